@@ -1,0 +1,1 @@
+"""Adapters: git, code hosts, model runtimes and notifiers. Each implements a core Protocol."""
