@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Local servers the tests drive the real client libraries against; each module provides fixtures.
+pytest_plugins = ["emulators.github_server", "emulators.bitbucket_server", "emulators.anthropic_stub"]
+
 SHARED_KB = Path(__file__).resolve().parents[2] / "shared" / "examples" / "kb"
 EXAMPLE_KB = Path(__file__).resolve().parents[1] / "examples" / "kb"
 

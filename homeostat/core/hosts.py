@@ -1,0 +1,352 @@
+"""The code-host interface and its host-neutral data types.
+
+The daily run, deep dive and review-merge talk to GitHub or Bitbucket only through `CodeHost`.
+Adapters (homeostat.adapters.github, homeostat.adapters.bitbucket) implement it; what one host cannot do
+is a declared `Capability`, never a silent no-op. URL parsing is pure and lives here so `learn --url`
+and the provenance check agree on what a review-comment URL is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from typing import Protocol
+from urllib.parse import urlsplit
+
+from homeostat.errors import HomeostatError
+
+
+class HostKind(str, Enum):
+    GITHUB = "github"
+    BITBUCKET = "bitbucket"
+
+
+class Capability(str, Enum):
+    """Things a host may or may not do; callers check before relying on them."""
+
+    TEAM_REVIEWERS = "team-reviewers"  # request a team (not only users) as reviewers
+    SQUASH_MESSAGE = "squash-message"  # squash-merge with our own commit title and message
+    ASYNC_MERGE = "async-merge"  # merge answers 202 and a task to poll
+    BRANCH_PROTECTION = "branch-protection"  # read the base branch's protection
+    TOKEN_SCOPES = "token-scopes"  # read what the token may do
+    EXPECTED_HEAD = "expected-head"  # merge only if the head is still the sha we pushed
+
+
+class UrlError(HomeostatError):
+    """A URL that is not a code-host repo, PR or review-comment URL."""
+
+
+@dataclass(frozen=True)
+class RepoRef:
+    """A code repo on a host. `owner` is the GitHub owner or the Bitbucket workspace."""
+
+    host: HostKind
+    owner: str
+    name: str
+    base_url: str = ""  # web origin, e.g. https://github.com or https://ghe.example.com
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    @property
+    def web_url(self) -> str:
+        origin = self.base_url or _DEFAULT_ORIGIN[self.host]
+        return f"{origin}/{self.owner}/{self.name}"
+
+    def same_repo(self, other: RepoRef) -> bool:
+        return (self.host, self.owner.lower(), self.name.lower()) == (
+            other.host,
+            other.owner.lower(),
+            other.name.lower(),
+        )
+
+
+_DEFAULT_ORIGIN = {HostKind.GITHUB: "https://github.com", HostKind.BITBUCKET: "https://bitbucket.org"}
+
+
+@dataclass(frozen=True)
+class CommentRef:
+    """A review comment, as named by its URL."""
+
+    repo: RepoRef
+    pull: int
+    comment_id: int
+
+
+class PullState(str, Enum):
+    OPEN = "open"
+    MERGED = "merged"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class MergedPull:
+    repo: RepoRef
+    number: int
+    title: str
+    body: str
+    author: str
+    merged_at: datetime
+    url: str
+    head_sha: str = ""
+    base_branch: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    id: int
+    author: str
+    body: str
+    path: str
+    line: int | None
+    created_at: datetime
+    url: str
+    in_reply_to: int | None = None
+
+
+@dataclass(frozen=True)
+class ReviewThread:
+    """A root review comment and its replies, with whether the code changed after it."""
+
+    repo: RepoRef
+    pull: int
+    pull_title: str
+    pull_author: str
+    root: ReviewComment
+    replies: tuple[ReviewComment, ...] = ()
+    followed_by_commit: bool = False
+
+    @property
+    def path(self) -> str:
+        return self.root.path
+
+    @property
+    def url(self) -> str:
+        return self.root.url
+
+    @property
+    def comments(self) -> tuple[ReviewComment, ...]:
+        return (self.root, *self.replies)
+
+    @property
+    def authors(self) -> tuple[str, ...]:
+        seen: list[str] = []
+        for comment in self.comments:
+            if comment.author not in seen:
+                seen.append(comment.author)
+        return tuple(seen)
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    repo: RepoRef
+    number: int
+    url: str
+    state: PullState
+    title: str
+    body: str
+    head_branch: str
+    base_branch: str
+    author: str = ""
+    head_sha: str = ""
+    merged_by: str | None = None
+    merged_at: datetime | None = None
+    closed_at: datetime | None = None
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    """A merge outcome. A refusal is a value so the caller can leave the PR open and go on."""
+
+    merged: bool
+    sha: str | None = None
+    reason: str = ""
+
+    @property
+    def refused(self) -> bool:
+        return not self.merged
+
+
+@dataclass(frozen=True)
+class BranchProtection:
+    branch: str
+    protected: bool
+    required_reviews: int = 0
+    required_checks: tuple[str, ...] = ()
+    allows_force_push: bool = False
+    known: bool = True  # False when the token may not read it
+
+
+@dataclass(frozen=True)
+class TokenReach:
+    user: str
+    can_read: bool
+    can_write: bool
+    can_admin: bool = False
+    scopes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+class CodeHost(Protocol):
+    """What the runs need from GitHub or Bitbucket. Every write is idempotent on rerun."""
+
+    kind: HostKind
+    capabilities: frozenset[Capability]
+
+    def list_merged_pulls(self, repo: RepoRef, since: datetime, until: datetime | None = None) -> list[MergedPull]:
+        """PRs merged in [since, until), newest first. Filtering (skip marker, opt-out) is the caller's."""
+        ...
+
+    def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
+        """The PR's inline review comments grouped into threads, each with `followed_by_commit`."""
+        ...
+
+    def get_comment_thread(self, ref: CommentRef) -> ReviewThread:
+        """The thread holding one review comment (for `learn --url`)."""
+        ...
+
+    def open_pull(self, repo: RepoRef, head: str, base: str, title: str, body: str) -> PullInfo:
+        """Open a PR, or return (and update) the open PR already on `head`."""
+        ...
+
+    def request_reviewers(
+        self, repo: RepoRef, number: int, users: Sequence[str], teams: Sequence[str] = ()
+    ) -> None: ...
+
+    def add_comment(self, repo: RepoRef, number: int, body: str) -> None: ...
+
+    def close_pull(self, repo: RepoRef, number: int) -> None: ...
+
+    def get_pull(self, repo: RepoRef, number: int) -> PullInfo: ...
+
+    def list_open_pulls(self, repo: RepoRef, branch_prefix: str) -> list[PullInfo]: ...
+
+    def merge_pull(
+        self, repo: RepoRef, number: int, title: str, message: str, expected_head: str | None = None
+    ) -> MergeResult:
+        """Squash-merge with our own message; a refusal (protection, checks) is a MergeResult."""
+        ...
+
+    def branch_protection(self, repo: RepoRef, branch: str) -> BranchProtection: ...
+
+    def token_reach(self, repo: RepoRef) -> TokenReach: ...
+
+
+# --- URL parsing (pure) -------------------------------------------------------------------------
+
+_GITHUB_PR = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull/(?P<number>\d+)(?:/(?:files|commits|changes))?/?$")
+_GITHUB_COMMENT_FRAGMENT = re.compile(r"^(?:discussion_r|r)(?P<id>\d+)$")
+_BITBUCKET_PR = re.compile(
+    r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull-requests/(?P<number>\d+)(?:/[^/]*)*/?$"
+)
+_BITBUCKET_COMMENT_FRAGMENT = re.compile(r"^comment-(?P<id>\d+)$")
+_REPO_PATH = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
+
+
+def _host_of(netloc: str) -> HostKind:
+    lowered = netloc.lower().split("@")[-1]
+    if lowered in ("bitbucket.org", "www.bitbucket.org"):
+        return HostKind.BITBUCKET
+    return HostKind.GITHUB  # github.com or a GitHub Enterprise host
+
+
+def _origin(scheme: str, netloc: str) -> str:
+    host = netloc.split("@")[-1].lower()
+    if host in ("github.com", "www.github.com", "bitbucket.org", "www.bitbucket.org"):
+        return ""
+    return f"{scheme}://{host}"
+
+
+def parse_repo_url(url: str) -> RepoRef:
+    """`https://github.com/acme/ledger`, `git@github.com:acme/ledger.git` or a Bitbucket URL."""
+    text = url.strip()
+    scp = re.match(r"^[\w.-]+@(?P<host>[\w.-]+):(?P<path>.+)$", text)
+    if scp:
+        text = f"https://{scp.group('host')}/{scp.group('path')}"
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https", "ssh") or not parts.netloc:
+        raise UrlError(f"not a repository URL: {url!r} (expected https://<host>/<owner>/<repo>)")
+    match = _REPO_PATH.match(parts.path)
+    if not match:
+        raise UrlError(f"not a repository URL: {url!r} (expected https://<host>/<owner>/<repo>)")
+    scheme = "https" if parts.scheme == "ssh" else parts.scheme
+    return RepoRef(_host_of(parts.netloc), match["owner"], match["name"], _origin(scheme, parts.netloc))
+
+
+def parse_pull_url(url: str) -> tuple[RepoRef, int]:
+    parts = urlsplit(url.strip())
+    host = _host_of(parts.netloc)
+    pattern = _GITHUB_PR if host is HostKind.GITHUB else _BITBUCKET_PR
+    match = pattern.match(parts.path) if parts.scheme in ("http", "https") else None
+    if not match:
+        raise UrlError(f"not a pull request URL: {url!r}")
+    repo = RepoRef(host, match["owner"], match["name"], _origin(parts.scheme, parts.netloc))
+    return repo, int(match["number"])
+
+
+def parse_comment_url(url: str) -> CommentRef:
+    """A review-comment URL: GitHub `…/pull/12#discussion_r345`, Bitbucket `…/pull-requests/12#comment-345`."""
+    repo, number = parse_pull_url(url.split("#", 1)[0])
+    fragment = urlsplit(url.strip()).fragment
+    pattern = _GITHUB_COMMENT_FRAGMENT if repo.host is HostKind.GITHUB else _BITBUCKET_COMMENT_FRAGMENT
+    match = pattern.match(fragment)
+    if not match:
+        expected = "#discussion_r<id>" if repo.host is HostKind.GITHUB else "#comment-<id>"
+        raise UrlError(f"not a review-comment URL: {url!r} (expected {expected} after the PR URL)")
+    return CommentRef(repo, number, int(match["id"]))
+
+
+def comment_url(repo: RepoRef, pull: int, comment_id: int) -> str:
+    if repo.host is HostKind.GITHUB:
+        return f"{repo.web_url}/pull/{pull}#discussion_r{comment_id}"
+    return f"{repo.web_url}/pull-requests/{pull}#comment-{comment_id}"
+
+
+def pull_url(repo: RepoRef, pull: int) -> str:
+    if repo.host is HostKind.GITHUB:
+        return f"{repo.web_url}/pull/{pull}"
+    return f"{repo.web_url}/pull-requests/{pull}"
+
+
+# --- Which merged PRs count (pure) ---------------------------------------------------------------
+
+
+def readable_pulls(
+    pulls: Iterable[MergedPull], *, skip_marker: str, opted_out: Iterable[str]
+) -> list[MergedPull]:
+    """Drop PRs marked with the skip marker and PRs by authors who opted out."""
+    out = {handle.lower() for handle in opted_out}
+    marker = skip_marker.strip()
+    return [
+        pull
+        for pull in pulls
+        if pull.author.lower() not in out and not (marker and (marker in pull.body or marker in pull.title))
+    ]
+
+
+def code_repos(
+    urls: Iterable[str], *, excluded: Iterable[str], kb_repo: RepoRef | None
+) -> list[RepoRef]:
+    """The code repos to read: excluded ones and the KB repo itself never count (its PRs are our output)."""
+    excluded_refs: list[RepoRef] = []
+    excluded_names: set[str] = set()
+    for item in excluded:
+        try:
+            excluded_refs.append(parse_repo_url(item))
+        except UrlError:
+            excluded_names.add(item.lower())
+    repos: list[RepoRef] = []
+    for url in urls:
+        ref = parse_repo_url(url)
+        if kb_repo is not None and ref.same_repo(kb_repo):
+            continue
+        if ref.name.lower() in excluded_names or any(ref.same_repo(other) for other in excluded_refs):
+            continue
+        if not any(ref.same_repo(seen) for seen in repos):
+            repos.append(ref)
+    return repos

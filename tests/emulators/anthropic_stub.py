@@ -1,0 +1,1 @@
+"""Placeholder; the emulator is being written."""

@@ -1,0 +1,111 @@
+"""What a contract test needs from a host emulator, so one suite runs against GitHub and Bitbucket.
+
+Each emulator module (tests/emulators/github_server.py, tests/emulators/bitbucket_server.py) provides
+a pytest fixture `<host>_harness` returning an object with this shape. The harness sets the world up
+as a user would see it on the host (repos backed by real bare git repos, merged PRs with review
+threads and follow-up commits), hands out a real adapter pointed at the emulator, and counts requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Protocol
+
+from homeostat.core.hosts import CodeHost, RepoRef
+
+
+@dataclass(frozen=True)
+class ReplySpec:
+    author: str
+    body: str
+
+
+@dataclass(frozen=True)
+class ThreadSpec:
+    """One review thread on a PR: a root comment on `path`/`line` and its replies.
+
+    `followed_by_commit` makes the fixture push a commit touching `path` after the comment;
+    `touch_other_file` pushes a later commit that touches only another file (which must not count).
+    """
+
+    author: str
+    body: str
+    path: str
+    line: int = 1
+    replies: tuple[ReplySpec, ...] = ()
+    followed_by_commit: bool = False
+    touch_other_file: bool = False
+
+
+@dataclass(frozen=True)
+class PullSpec:
+    author: str
+    title: str
+    files: dict[str, str]
+    merged_at: datetime
+    body: str = ""
+    threads: tuple[ThreadSpec, ...] = ()
+    merged_by: str = ""
+
+
+@dataclass
+class RequestLog:
+    """Requests the emulator served, as (method, path) pairs, so benchmarks and tests can count them."""
+
+    entries: list[tuple[str, str]] = field(default_factory=list)
+
+    def count(self, method: str | None = None, contains: str = "") -> int:
+        return sum(
+            1 for m, p in self.entries if (method is None or m == method) and contains in p
+        )
+
+    def clear(self) -> None:
+        self.entries.clear()
+
+
+class HostHarness(Protocol):
+    name: str  # "github" | "bitbucket"
+    requests: RequestLog
+    root: Path  # temp dir holding the bare repos
+
+    def adapter(self, token: str | None = None) -> CodeHost:
+        """A real adapter (PyGithub / atlassian client) pointed at the emulator; None = the valid token."""
+        ...
+
+    def create_repo(self, owner: str, name: str, default_branch: str = "main") -> RepoRef:
+        """A repo with one initial commit, backed by a bare git repo the test can clone and push to."""
+        ...
+
+    def bare_path(self, repo: RepoRef) -> Path: ...
+
+    def add_member(self, handle: str, teams: tuple[str, ...] = ()) -> None:
+        """Make a user (and the teams) known to the host so reviewers can be requested."""
+        ...
+
+    def merged_pull(self, repo: RepoRef, spec: PullSpec) -> int:
+        """Create a branch, a PR with the spec's files and review threads, follow-up commits, and merge it."""
+        ...
+
+    def open_pull_state(self, repo: RepoRef, number: int) -> dict[str, object]:
+        """The emulator's own record of a PR (state, reviewers requested, comments), for assertions."""
+        ...
+
+    def merge_as(self, repo: RepoRef, number: int, user: str) -> None:
+        """A person merges an open PR on the host (as a reviewer would)."""
+        ...
+
+    def close_as(self, repo: RepoRef, number: int, user: str) -> None: ...
+
+    def protect_branch(self, repo: RepoRef, branch: str, required_checks: tuple[str, ...] = ("ci",)) -> None:
+        """Make merges into `branch` refused, as branch protection with failing checks does."""
+        ...
+
+    def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
+        """The next `times` API requests answer `status` (5xx blips, 429 with Retry-After)."""
+        ...
+
+    def revoke_token(self) -> None:
+        """From now on the valid token answers 401, as an expired token does."""
+        ...
