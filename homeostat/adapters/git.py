@@ -1,0 +1,363 @@
+"""Git plumbing over the real `git` binary that never touches a working tree.
+
+Homeostat reads KBs and writes commits straight to refs (the state branch, candidate branches, daily
+PR branches), so a developer's checkout, index and HEAD are never disturbed, even while they work in
+it. Every call pins the few settings that change plumbing output or behaviour with `-c`, runs under
+`LC_ALL=C` so error text can be matched, never prompts, and never runs the repository's hooks.
+Credentials (`user:pass@` in a URL) are stripped from anything this module puts in an error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from homeostat.errors import GitError
+
+DEFAULT_IDENTITY = ("Homeostat", "homeostat@users.noreply.invalid")
+NULL_SHA = "0" * 40
+
+_PINNED_CONFIG = (
+    "core.quotePath=false",
+    "core.autocrlf=false",
+    "core.safecrlf=false",
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "color.ui=false",
+    "commit.gpgSign=false",
+    "i18n.commitEncoding=UTF-8",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "fetch.recurseSubmodules=false",
+    "push.recurseSubmodules=no",
+)
+# Variables a calling git (a hook, `git rebase --exec`) may export that would redirect our commands.
+_REPO_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_COMMON_DIR",
+)
+_CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
+_REJECTED_REASONS = ("non-fast-forward", "fetch first", "stale info")
+# A concurrent push that won the server's ref lock shows up as a remote rejection with these words.
+_RACE_REASONS = ("failed to update ref", "cannot lock ref", "incorrect old value", "failed to lock")
+_MISSING_REF = re.compile(r"couldn't find remote ref (\S+)")
+_REGULAR_FILE_MODES = ("100644", "100755")
+_CACHEINFO_CHUNK = 500
+
+
+def redact(text: str) -> str:
+    """Drop `user:password@` from every URL in the text, so tokens never reach a log or an error."""
+    return _CREDENTIALS.sub(r"\g<scheme>", text)
+
+
+@dataclass(frozen=True)
+class PushResult:
+    """How a push went: a refusal because the branch moved is an answer the caller acts on."""
+
+    ok: bool
+    rejected: bool = False
+    message: str = ""
+
+
+def _first_error_line(stderr: bytes) -> str:
+    lines = [line.strip() for line in stderr.decode("utf-8", "replace").splitlines() if line.strip()]
+    for line in lines:
+        if line.startswith(("fatal:", "error:")):
+            return line
+    return lines[0] if lines else "no error output"
+
+
+def _check_path(path: str) -> str:
+    parts = path.split("/")
+    if not path or any(part in ("", ".", "..", ".git") for part in parts) or "\0" in path:
+        raise GitError(
+            f"cannot commit the path {path!r}: use a relative file path without '.', '..' or '.git'"
+        )
+    return path
+
+
+def _resolve_git_dir(repo_dir: Path) -> Path:
+    """A clone's `.git` (a folder, or a `gitdir:` file in a worktree), else the folder itself (bare)."""
+    dot_git = repo_dir / ".git"
+    if dot_git.is_dir():
+        return dot_git
+    if dot_git.is_file():
+        target = dot_git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
+        return (repo_dir / target).resolve()
+    return repo_dir
+
+
+class Git:
+    """One repository's object store and refs, driven by `git` plumbing commands."""
+
+    def __init__(self, repo_dir: str | os.PathLike[str]) -> None:
+        self.git_dir = _resolve_git_dir(Path(repo_dir).resolve())
+
+    def run(
+        self, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
+        """Run one git command on this repository; a failure raises `GitError` unless `check` is off."""
+        command = ["git", "--git-dir", str(self.git_dir)]
+        for setting in _PINNED_CONFIG:
+            command += ["-c", setting]
+        command += args
+        full_env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
+        full_env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
+        full_env.update(env or {})
+        done = subprocess.run(
+            command, input=input, capture_output=True, env=full_env, cwd=self.git_dir, check=False
+        )
+        if check and done.returncode != 0:
+            raise self._error(args, done.stderr)
+        return done
+
+    @staticmethod
+    def _error(args: Sequence[str], stderr: bytes) -> GitError:
+        shown = " ".join(args[:6]) + (" …" if len(args) > 6 else "")
+        return GitError(redact(f"`git {shown}` failed: {_first_error_line(stderr)}"))
+
+    # Reading
+
+    def rev_parse(self, ref: str) -> str | None:
+        """The object a ref or revision names, or None when it does not exist."""
+        done = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", ref, check=False)
+        return done.stdout.decode().strip() if done.returncode == 0 else None
+
+    def remote_url(self, name: str = "origin") -> str | None:
+        """The remote's URL as configured (it may carry credentials: never print it unredacted)."""
+        done = self.run("config", "--get", f"remote.{name}.url", check=False)
+        return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
+
+    def _batch(
+        self, names: Iterable[str], *, check_only: bool = False
+    ) -> list[tuple[str, str, bytes] | None]:
+        """Look objects up in one `cat-file` process: (sha, type, content) for each, None when missing."""
+        names = list(names)
+        if not names:
+            return []
+        request = "".join(f"{name}\n" for name in names).encode("utf-8", "surrogateescape")
+        mode = "--batch-check" if check_only else "--batch"
+        out = self.run("cat-file", mode, "--buffer", input=request).stdout
+        found: list[tuple[str, str, bytes] | None] = []
+        pos = 0
+        for _ in names:
+            end = out.index(b"\n", pos)
+            header = out[pos:end].split(b" ")
+            pos = end + 1
+            if len(header) != 3 or header[1] == b"missing":
+                found.append(None)
+                continue
+            size = int(header[2])
+            content = b"" if check_only else out[pos : pos + size]
+            pos += 0 if check_only else size + 1
+            found.append((header[0].decode(), header[1].decode(), content))
+        return found
+
+    def read_files(self, treeish: str, prefix: str = "") -> dict[str, bytes]:
+        """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`.
+
+        One `ls-tree` and one `cat-file` process whatever the file count, so a KB of 10,000 files loads
+        from a ref as fast as git can stream it. Symlinks and submodules are left out.
+        """
+        folder = prefix.strip("/")
+        args = ["ls-tree", "-r", "-z", "--full-tree", treeish]
+        if folder:
+            args += ["--", folder + "/"]
+        listing = self.run(*args).stdout
+        paths: list[str] = []
+        shas: list[str] = []
+        for entry in listing.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, raw_path = entry.partition(b"\t")
+            mode, kind, sha = meta.decode().split(" ")
+            if kind != "blob" or mode not in _REGULAR_FILE_MODES:
+                continue
+            path = raw_path.decode("utf-8", "surrogateescape")
+            paths.append(path[len(folder) + 1 :] if folder else path)
+            shas.append(sha)
+        unique = sorted(set(shas))
+        contents = {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
+        return {path: contents[sha] for path, sha in zip(paths, shas, strict=True)}
+
+    def read_file(self, treeish: str, path: str) -> bytes | None:
+        """One file's content at a tree-ish, or None when the ref or the path does not exist."""
+        [found] = self._batch([f"{treeish}:{path}"])
+        return found[2] if found and found[1] == "blob" else None
+
+    def tree_hash(self, treeish: str, path: str = "") -> str | None:
+        """The tree object of a folder at a tree-ish (the whole tree by default), or None."""
+        name = f"{treeish}:{path.strip('/')}" if path.strip("/") else f"{treeish}^{{tree}}"
+        [found] = self._batch([name], check_only=True)
+        return found[0] if found and found[1] == "tree" else None
+
+    # Writing objects
+
+    def _hash_blobs(self, contents: Sequence[bytes], scratch: Path) -> list[str]:
+        """Store blobs with one `hash-object -w` process, byte for byte (no filters, no EOL changes)."""
+        if len(contents) == 1:
+            return [self.run("hash-object", "-w", "--stdin", input=contents[0]).stdout.decode().strip()]
+        files = []
+        for number, content in enumerate(contents):
+            file = scratch / f"blob-{number}"
+            file.write_bytes(content)
+            files.append(str(file))
+        listing = "".join(f"{file}\n" for file in files).encode()
+        out = self.run("hash-object", "-w", "--no-filters", "--stdin-paths", input=listing).stdout
+        return out.decode().split()
+
+    def commit_files(
+        self,
+        base: str | None,
+        changes: Mapping[str, bytes | None],
+        message: str,
+        *,
+        author: tuple[str, str] | None = None,
+        parents: Sequence[str] | None = None,
+    ) -> str:
+        """A new commit: `base`'s tree with `changes` applied (None deletes a file); returns its sha.
+
+        Built in a throwaway index file, so the repository's HEAD, index and work tree are untouched and
+        no ref moves. `parents` defaults to `[base]` (none for an orphan commit when `base` is None).
+        """
+        paths = sorted(_check_path(path) for path in changes)
+        written = [path for path in paths if changes[path] is not None]
+        with tempfile.TemporaryDirectory(prefix="homeostat-git-") as scratch_dir:
+            scratch = Path(scratch_dir)
+            env = {"GIT_INDEX_FILE": str(scratch / "index")}
+            if base is not None:
+                self.run("read-tree", f"{base}^{{tree}}", env=env)
+            blobs = dict(
+                zip(written, self._hash_blobs([changes[p] or b"" for p in written], scratch), strict=True)
+            )
+            self._remove_from_index([path for path in paths if path not in blobs], env)
+            self._add_to_index(blobs, env)
+            tree = self.run("write-tree", env=env).stdout.decode().strip()
+        return self._commit_tree(
+            tree, [base] if parents is None and base else list(parents or []), message, author
+        )
+
+    def _remove_from_index(self, paths: Sequence[str], env: Mapping[str, str]) -> None:
+        if paths:
+            info = "".join(f"0 {NULL_SHA}\t{path}\0" for path in paths).encode("utf-8", "surrogateescape")
+            self.run("update-index", "-z", "--index-info", input=info, env=env)
+
+    def _add_to_index(self, blobs: Mapping[str, str], env: Mapping[str, str]) -> None:
+        """`--cacheinfo` refuses a file clashing with a folder; `--index-info` would drop one silently."""
+        entries = [f"100644,{sha},{path}" for path, sha in blobs.items()]
+        for start in range(0, len(entries), _CACHEINFO_CHUNK):
+            args = ["update-index", "--add"]
+            for entry in entries[start : start + _CACHEINFO_CHUNK]:
+                args += ["--cacheinfo", entry]
+            self.run(*args, env=env)
+
+    def _commit_tree(
+        self, tree: str, parents: Sequence[str], message: str, author: tuple[str, str] | None
+    ) -> str:
+        name, email = author or DEFAULT_IDENTITY
+        env = {
+            "GIT_AUTHOR_NAME": name,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": DEFAULT_IDENTITY[0],
+            "GIT_COMMITTER_EMAIL": DEFAULT_IDENTITY[1],
+        }
+        args = ["commit-tree", "--no-gpg-sign", tree]
+        for parent in parents:
+            args += ["-p", parent]
+        text = message if message.endswith("\n") else message + "\n"
+        return self.run(*args, input=text.encode("utf-8"), env=env).stdout.decode().strip()
+
+    # Talking to remotes
+
+    def push(
+        self, remote: str, sha: str, branch: str, *, force: bool = False, expect: str | None = None
+    ) -> PushResult:
+        """Point `branch` on the remote at `sha`.
+
+        A refusal because the branch moved (not a fast-forward, or `expect` no longer matches) comes
+        back as `PushResult(ok=False, rejected=True)`; any other failure raises. `force` overwrites
+        whatever is there; `expect` overwrites only if the remote branch is still at that sha (an
+        empty string: only if the branch does not exist yet).
+        """
+        ref = f"refs/heads/{branch}"
+        args = ["push", "--porcelain", "--no-verify"]
+        if expect is not None:
+            args.append(f"--force-with-lease={ref}:{expect}")
+        done = self.run(*args, remote, f"{'+' if force else ''}{sha}:{ref}", check=False)
+        status = _porcelain_status(done.stdout, ref)
+        if status is None:
+            raise self._error(["push", remote, f"{sha}:{ref}"], done.stderr)
+        flag, summary = status
+        if flag != "!":
+            return PushResult(ok=True, message=redact(summary))
+        if any(reason in summary for reason in _REJECTED_REASONS + _RACE_REASONS):
+            return PushResult(ok=False, rejected=True, message=redact(summary))
+        raise GitError(redact(f"`git push {remote} {sha}:{ref}` was refused: {summary}"))
+
+    def fetch(self, remote: str, refspecs: Sequence[str]) -> bool:
+        """Fetch the refspecs; False (not an error) when a source branch does not exist on the remote.
+
+        The refspecs whose source does exist are still fetched, and the local ref a missing source
+        would have written is deleted (as `--prune` would), so a deleted branch is never read stale.
+        """
+        args = ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote]
+        done = self.run(*args, *refspecs, check=False)
+        if done.returncode == 0:
+            return True
+        if not _MISSING_REF.search(done.stderr.decode("utf-8", "replace")):
+            raise self._error([*args, *refspecs], done.stderr)
+        present = self.ls_remote(remote)
+        kept = [spec for spec in refspecs if _refspec_source(spec) in present]
+        for spec in refspecs:
+            if spec not in kept and _refspec_destination(spec):
+                self.run("update-ref", "-d", _refspec_destination(spec))
+        if kept:
+            self.run(*args, *kept)
+        return False
+
+    def ls_remote(self, remote: str, pattern: str | None = None) -> dict[str, str]:
+        """The remote's refs (optionally those matching a pattern such as `refs/heads/candidates/*`)."""
+        args = ["ls-remote", "--refs", remote] + ([pattern] if pattern else [])
+        refs: dict[str, str] = {}
+        for line in self.run(*args).stdout.decode("utf-8", "surrogateescape").splitlines():
+            sha, _, ref = line.partition("\t")
+            refs[ref] = sha
+        return refs
+
+    def delete_remote_branch(self, remote: str, branch: str) -> bool:
+        """Delete a branch on the remote; False when it was already gone."""
+        ref = f"refs/heads/{branch}"
+        done = self.run("push", "--porcelain", "--no-verify", remote, f":{ref}", check=False)
+        if done.returncode == 0:
+            return b"non-existent ref" not in done.stderr
+        if b"remote ref does not exist" in done.stderr:
+            return False
+        raise self._error(["push", remote, f":{ref}"], done.stderr)
+
+
+def _porcelain_status(stdout: bytes, ref: str) -> tuple[str, str] | None:
+    """The flag and summary `git push --porcelain` printed for `ref` (None if it printed none)."""
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        fields = line.split("\t")
+        if len(fields) >= 3 and fields[1].endswith(f":{ref}"):
+            return fields[0], fields[2]
+    return None
+
+
+def _refspec_source(spec: str) -> str:
+    return spec.removeprefix("+").split(":", 1)[0]
+
+
+def _refspec_destination(spec: str) -> str:
+    return spec.split(":", 1)[1] if ":" in spec else ""
