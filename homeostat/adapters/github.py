@@ -1,0 +1,692 @@
+"""The GitHub side of `CodeHost`, over PyGithub: github.com and GitHub Enterprise alike.
+
+Three choices shape this module:
+
+- PyGithub's own retry is off (`retry=None`). It retries POSTs on a 5xx, which can open a duplicate PR.
+  Each public method is one operation that is safe to run again (it looks before it writes), and
+  `homeostat.adapters.http_retry` reruns it on a 5xx, a timeout or a rate limit, within capped waits.
+- The client is lazy (`lazy=True`): naming a repo or a PR costs no request, so a method's requests are
+  exactly the ones it needs. Attributes that a list answer lacks would each cost a request to "complete"
+  the object, so list results are read only for fields the list endpoint returns.
+- Review comments are read as JSON through the client's public `requester`, not as PyGithub objects: a
+  root comment has no `in_reply_to_id`, and asking a PyGithub object for it fetches that comment again,
+  one request per thread.
+
+Every failure leaves as one `HostError` (or `AuthError`) line naming what was being done and the fix.
+The token never appears in a message or log line: messages are built from the status and GitHub's short
+`message` field, and scrubbed of the token besides.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import quote, urlsplit
+
+import requests
+from github import Auth, Github
+from github.GithubException import GithubException, RateLimitExceededException, UnknownObjectException
+from github.GithubObject import NotSet
+from github.PullRequest import PullRequest
+from github.Repository import Repository
+
+from homeostat.adapters.http_retry import (
+    RetriesExhausted,
+    RetryPolicy,
+    Transient,
+    retry_after,
+    transient_status,
+)
+from homeostat.core.hosts import (
+    BranchProtection,
+    Capability,
+    CommentRef,
+    HostKind,
+    MergedPull,
+    MergeResult,
+    PullInfo,
+    PullState,
+    RepoRef,
+    ReviewComment,
+    ReviewThread,
+    TokenReach,
+)
+from homeostat.errors import AuthError, ConfigError, HostError
+
+T = TypeVar("T")
+
+_log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.github.com"
+TOKEN_VARIABLES = ("HOMEOSTAT_GITHUB_TOKEN", "GITHUB_TOKEN")
+TOKEN_LABEL = "/".join(TOKEN_VARIABLES)
+API_URL_VARIABLE = "GITHUB_API_URL"
+
+_PER_PAGE = 100  # the REST maximum: 30 review comments or 500 PRs cost one page per 100
+_COMPARE_FILE_LIMIT = 300  # the compare endpoint lists at most this many files
+_READ = "contents:read and pull-requests:read"
+_WRITE = "contents:write and pull-requests:write"
+_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+
+
+def github_host_from_env(env: Mapping[str, str], *, retry: RetryPolicy | None = None) -> GitHubHost:
+    """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL."""
+    for variable in TOKEN_VARIABLES:
+        token = env.get(variable, "").strip()
+        if token:
+            api_url = env.get(API_URL_VARIABLE, "").strip() or DEFAULT_API_URL
+            return GitHubHost(api_url, token, token_variable=variable, retry=retry)
+    raise ConfigError(
+        "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
+        "contents:write and pull-requests:write; for GitHub Enterprise also set GITHUB_API_URL"
+    )
+
+
+@dataclass(frozen=True)
+class _Comment:
+    """A review comment as listed, with the commit it was written on."""
+
+    comment: ReviewComment
+    commit: str
+
+
+class GitHubHost:
+    """`CodeHost` for GitHub. Constructing it makes no request."""
+
+    kind = HostKind.GITHUB
+    capabilities = frozenset(
+        {
+            Capability.TEAM_REVIEWERS,
+            Capability.SQUASH_MESSAGE,
+            Capability.BRANCH_PROTECTION,
+            Capability.TOKEN_SCOPES,
+            Capability.EXPECTED_HEAD,
+        }
+    )
+
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        *,
+        token_variable: str = TOKEN_LABEL,
+        retry: RetryPolicy | None = None,
+        timeout: int = 30,
+        seconds_between_writes: float | None = 1.0,
+    ) -> None:
+        """`seconds_between_writes` follows GitHub's advice to space content-creating requests (secondary
+        rate limits); reads are serial anyway and are not spaced."""
+        parts = urlsplit(api_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConfigError(
+                f"{API_URL_VARIABLE} is not an API URL: {api_url!r} (expected https://api.github.com or "
+                "https://<host>/api/v3)"
+            )
+        if not token.strip():
+            raise ConfigError(f"the GitHub token in {token_variable} is empty: set it to a valid token")
+        self._api_url = api_url.strip().rstrip("/")
+        self._secret = token.strip()
+        self._variable = token_variable
+        self._retry = retry or RetryPolicy()
+        self._gh = Github(
+            base_url=self._api_url,
+            auth=Auth.Token(self._secret),
+            retry=None,
+            timeout=timeout,
+            per_page=_PER_PAGE,
+            lazy=True,
+            seconds_between_requests=None,
+            seconds_between_writes=seconds_between_writes,
+        )
+        self._repos: dict[str, Repository] = {}
+
+    def __repr__(self) -> str:
+        return f"GitHubHost({self._api_url!r}, token from {self._variable})"
+
+    # --- reading merged PRs and their review threads ---------------------------------------------
+
+    def list_merged_pulls(
+        self, repo: RepoRef, since: datetime, until: datetime | None = None
+    ) -> list[MergedPull]:
+        """Closed PRs by last update, newest first, until one was last updated before `since`.
+
+        The list endpoint has no `since`; a PR's merge updates it, so once `updated_at` falls before the
+        window no later page can hold a PR merged inside it.
+        """
+        start, end = _utc(since), _utc(until) if until is not None else None
+
+        def operation(_attempt: int) -> list[MergedPull]:
+            found: list[MergedPull] = []
+            listing = self._repo(repo).get_pulls(state="closed", sort="updated", direction="desc")
+            for pr in listing:
+                if pr.updated_at is not None and pr.updated_at < start:
+                    break
+                merged_at = pr.merged_at
+                if merged_at is None or merged_at < start or (end is not None and merged_at >= end):
+                    continue
+                found.append(self._merged_pull(repo, pr, merged_at))
+            return sorted(found, key=lambda pull: pull.merged_at, reverse=True)
+
+        return self._call(f"list merged PRs of {repo.full_name}", _READ, operation)
+
+    def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
+        """Threads of one merged PR in 1 + C requests, whatever the number of comments up to a page.
+
+        One request lists the review comments (100 a page). Whether code changed after a thread is one
+        compare, `GET /compare/{commit}...{head}`, per distinct commit the threads were written on (C;
+        one per review round, usually 1). Its file list is the net change since that commit, which is what
+        "a later commit touched the commented file" means, and costs no request per commit or per comment.
+        A rebased PR (the comment's commit no longer an ancestor of the head) or a change of more than 300
+        files falls back to comparing the two commits' trees, two requests.
+        """
+
+        def operation(_attempt: int) -> list[ReviewThread]:
+            comments = self._review_comments(pull.repo, pull.number)
+            if not comments:
+                return []
+            head = pull.head_sha or self._repo(pull.repo).get_pull(pull.number).head.sha
+            return self._threads(pull.repo, pull.number, pull.title, pull.author, head, comments, None)
+
+        return self._call(
+            f"read review threads of PR #{pull.number} of {pull.repo.full_name}", _READ, operation
+        )
+
+    def get_comment_thread(self, ref: CommentRef) -> ReviewThread:
+        """The thread holding one review comment: the PR, its comments, and one compare."""
+
+        def operation(_attempt: int) -> ReviewThread:
+            pr = self._repo(ref.repo).get_pull(ref.pull)
+            comments = self._review_comments(ref.repo, ref.pull)
+            by_id = {item.comment.id: item for item in comments}
+            if ref.comment_id not in by_id:
+                raise HostError(
+                    f"review comment {ref.comment_id} is not on PR #{ref.pull} of {ref.repo.full_name}: "
+                    "check the URL (it should end in #discussion_r<id>)"
+                )
+            root = _root_of(by_id[ref.comment_id], by_id)
+            threads = self._threads(
+                ref.repo, ref.pull, pr.title, _login(pr.user), pr.head.sha, comments, root.comment.id
+            )
+            return threads[0]
+
+        what = f"read review comment {ref.comment_id} on PR #{ref.pull} of {ref.repo.full_name}"
+        return self._call(what, _READ, operation)
+
+    # --- writing PRs -----------------------------------------------------------------------------
+
+    def open_pull(self, repo: RepoRef, head: str, base: str, title: str, body: str) -> PullInfo:
+        """Looks for an open PR on `head` first, so a rerun (or a retried POST) never opens a second one."""
+
+        def operation(_attempt: int) -> PullInfo:
+            existing = self._open_pull_on(repo, head)
+            if existing is not None:
+                return self._refresh(repo, existing, base, title, body)
+            try:
+                created = self._repo(repo).create_pull(base=base, head=head, title=title, body=body)
+            except GithubException as exc:
+                raced = self._open_pull_on(repo, head) if exc.status == 422 else None
+                if raced is None:
+                    raise
+                return self._refresh(repo, raced, base, title, body)
+            return self._pull_info(repo, created, with_merger=False)
+
+        return self._call(f"open a PR from {head} into {base} in {repo.full_name}", _WRITE, operation)
+
+    def request_reviewers(
+        self, repo: RepoRef, number: int, users: Sequence[str], teams: Sequence[str] = ()
+    ) -> None:
+        """Requesting someone already requested is a no-op on GitHub, so this is safe to repeat."""
+        if not users and not teams:
+            return
+
+        names = ", ".join([*users, *(f"team {team}" for team in teams)])
+        what = f"request reviews from {names} on PR #{number} of {repo.full_name}"
+
+        def operation(_attempt: int) -> None:
+            pr = self._repo(repo).get_pull(number)
+            try:
+                pr.create_review_request(
+                    reviewers=list(users) or NotSet, team_reviewers=list(teams) or NotSet
+                )
+            except GithubException as exc:
+                if exc.status != 422:
+                    raise
+                raise HostError(
+                    self._scrub(
+                        f"GitHub refused to {what} (422 {_message(exc)}{_errors(exc)}): each reviewer "
+                        f"must be a collaborator on {repo.full_name} (teams by slug, with access to the "
+                        "repo) and not the PR's author"
+                    )
+                ) from exc
+
+        self._call(what, "pull-requests:write", operation)
+
+    def add_comment(self, repo: RepoRef, number: int, body: str) -> None:
+        """A retry first looks for the comment, since a POST that timed out may have landed."""
+
+        def operation(attempt: int) -> None:
+            issue = self._repo(repo).get_issue(number)
+            if attempt > 1 and any(comment.body == body for comment in issue.get_comments()):
+                return
+            issue.create_comment(body)
+
+        self._call(f"comment on PR #{number} of {repo.full_name}", "pull-requests:write", operation)
+
+    def close_pull(self, repo: RepoRef, number: int) -> None:
+        def operation(_attempt: int) -> None:
+            self._repo(repo).get_pull(number).edit(state="closed")
+
+        self._call(f"close PR #{number} of {repo.full_name}", "pull-requests:write", operation)
+
+    def get_pull(self, repo: RepoRef, number: int) -> PullInfo:
+        """A 404 is an error, never "closed": settling a review on a wrong answer would decline lessons."""
+
+        def operation(_attempt: int) -> PullInfo:
+            return self._pull_info(repo, self._repo(repo).get_pull(number), with_merger=True)
+
+        return self._call(f"read PR #{number} of {repo.full_name}", _READ, operation)
+
+    def list_open_pulls(self, repo: RepoRef, branch_prefix: str) -> list[PullInfo]:
+        """Only PRs whose head branch is in the repo itself: a fork can name a branch anything."""
+
+        def operation(_attempt: int) -> list[PullInfo]:
+            found: list[PullInfo] = []
+            for pr in self._repo(repo).get_pulls(state="open", sort="created", direction="asc"):
+                head_repo = pr.head.repo
+                if head_repo is None or head_repo.full_name.lower() != repo.full_name.lower():
+                    continue
+                if pr.head.ref.startswith(branch_prefix):
+                    found.append(self._pull_info(repo, pr, with_merger=False))
+            return found
+
+        return self._call(f"list open PRs of {repo.full_name}", _READ, operation)
+
+    def merge_pull(
+        self, repo: RepoRef, number: int, title: str, message: str, expected_head: str | None = None
+    ) -> MergeResult:
+        """Squash-merge with our message. A refusal (405: protection, checks, not mergeable; 409: the head
+        moved) is a `MergeResult`. A retry first checks whether the lost first try merged it."""
+
+        def operation(attempt: int) -> MergeResult:
+            pr = self._repo(repo).get_pull(number)
+            if attempt > 1 and pr.merged:
+                return MergeResult(merged=True, sha=pr.merge_commit_sha, reason="already merged")
+            try:
+                status = pr.merge(
+                    commit_title=title,
+                    commit_message=message,
+                    merge_method="squash",
+                    sha=expected_head if expected_head else NotSet,
+                )
+            except GithubException as exc:
+                if exc.status in (405, 409):
+                    return MergeResult(merged=False, reason=self._refusal(repo, number, exc, expected_head))
+                raise
+            if not status.merged:
+                return MergeResult(
+                    merged=False, reason=self._scrub(f"GitHub did not merge: {status.message}")
+                )
+            return MergeResult(merged=True, sha=status.sha)
+
+        return self._call(f"merge PR #{number} of {repo.full_name}", _WRITE, operation)
+
+    # --- what the token may do -------------------------------------------------------------------
+
+    def branch_protection(self, repo: RepoRef, branch: str) -> BranchProtection:
+        """Reading protection needs admin rights. 404 "Branch not protected" means exactly that; a 403
+        (or another 404) falls back to the branch's own `protected` flag, with `known=False`."""
+
+        def operation(_attempt: int) -> BranchProtection:
+            path = f"{_repo_path(repo)}/branches/{quote(branch, safe='')}/protection"
+            try:
+                _headers, data = self._gh.requester.requestJsonAndCheck("GET", path)
+            except GithubException as exc:
+                if exc.status == 404 and _message(exc).lower() == "branch not protected":
+                    return BranchProtection(branch=branch, protected=False)
+                if exc.status not in (403, 404) or _transient(exc) is not None:
+                    raise
+                flag = self._repo(repo).get_branch(branch).protected
+                return BranchProtection(branch=branch, protected=bool(flag), known=False)
+            return _protection(branch, data)
+
+        return self._call(
+            f"read protection of {branch} in {repo.full_name}", "administration:read", operation
+        )
+
+    def token_reach(self, repo: RepoRef) -> TokenReach:
+        """Who the token is (`/user`), its classic scopes (`X-OAuth-Scopes`, absent for fine-grained and
+        app tokens), and its permissions on the repo."""
+
+        def operation(_attempt: int) -> TokenReach:
+            notes: list[str] = []
+            try:
+                user = self._gh.get_user().login
+            except GithubException as exc:
+                if exc.status != 403 or _transient(exc) is not None:
+                    raise
+                user = ""
+                notes.append("the token cannot read /user (an app or Actions token); its user is unknown")
+            scopes = tuple(scope.strip() for scope in (self._gh.oauth_scopes or []) if scope.strip())
+            if self._gh.oauth_scopes is None:
+                notes.append("no X-OAuth-Scopes header: a fine-grained or app token; repo permissions shown")
+            permissions = self._repo(repo).raw_data.get("permissions")
+            if not isinstance(permissions, dict):
+                notes.append(f"GitHub did not report the token's permissions on {repo.full_name}")
+                return TokenReach(user, True, False, False, scopes, tuple(notes))
+            return TokenReach(
+                user=user,
+                can_read=bool(permissions.get("pull", True)),
+                can_write=bool(permissions.get("push")),
+                can_admin=bool(permissions.get("admin")),
+                scopes=scopes,
+                notes=tuple(notes),
+            )
+
+        return self._call(f"read what the token may do in {repo.full_name}", "metadata:read", operation)
+
+    # --- helpers ---------------------------------------------------------------------------------
+
+    def _repo(self, repo: RepoRef) -> Repository:
+        key = repo.full_name.lower()
+        if key not in self._repos:
+            self._repos[key] = self._gh.get_repo(repo.full_name)
+        return self._repos[key]
+
+    def _merged_pull(self, repo: RepoRef, pr: PullRequest, merged_at: datetime) -> MergedPull:
+        return MergedPull(
+            repo=repo,
+            number=pr.number,
+            title=pr.title or "",
+            body=pr.body or "",
+            author=_login(pr.user),
+            merged_at=merged_at,
+            url=pr.html_url,
+            head_sha=pr.head.sha,
+            base_branch=pr.base.ref,
+        )
+
+    def _pull_info(self, repo: RepoRef, pr: PullRequest, *, with_merger: bool) -> PullInfo:
+        """`merged_by` only when asked: a PR from a list lacks it, and reading it would refetch the PR."""
+        merged_at = pr.merged_at
+        if merged_at is not None:
+            state = PullState.MERGED
+        else:
+            state = PullState.CLOSED if pr.state == "closed" else PullState.OPEN
+        merged_by = _login(pr.merged_by) if merged_at is not None and with_merger else None
+        return PullInfo(
+            repo=repo,
+            number=pr.number,
+            url=pr.html_url,
+            state=state,
+            title=pr.title or "",
+            body=pr.body or "",
+            head_branch=pr.head.ref,
+            base_branch=pr.base.ref,
+            author=_login(pr.user),
+            head_sha=pr.head.sha,
+            merged_by=merged_by or None,
+            merged_at=merged_at,
+            closed_at=pr.closed_at,
+            created_at=pr.created_at,
+        )
+
+    def _open_pull_on(self, repo: RepoRef, head: str) -> PullRequest | None:
+        listing = self._repo(repo).get_pulls(state="open", head=f"{repo.owner}:{head}")
+        return next((pr for pr in listing if pr.head.ref == head), None)
+
+    def _refresh(self, repo: RepoRef, pr: PullRequest, base: str, title: str, body: str) -> PullInfo:
+        """Bring an existing PR's title, body and base up to date; no request when nothing changed."""
+        if (pr.title, pr.body or "", pr.base.ref) != (title, body, base):
+            pr.edit(title=title, body=body, base=base)
+        return self._pull_info(repo, pr, with_merger=False)
+
+    def _review_comments(self, repo: RepoRef, number: int) -> list[_Comment]:
+        return [_parse_comment(item) for item in self._pages(f"{_repo_path(repo)}/pulls/{number}/comments")]
+
+    def _pages(self, path: str) -> Iterator[Mapping[str, Any]]:
+        """GET a list endpoint page by page, following the Link header's `next`."""
+        url: str | None = path
+        parameters: dict[str, Any] | None = {"per_page": _PER_PAGE}
+        while url is not None:
+            headers, data = self._gh.requester.requestJsonAndCheck("GET", url, parameters=parameters)
+            yield from (item for item in (data or []) if isinstance(item, Mapping))
+            match = _LINK_NEXT.search(str(headers.get("link", "")))
+            url, parameters = (match.group(1), None) if match and data else (None, None)
+
+    def _threads(
+        self,
+        repo: RepoRef,
+        number: int,
+        title: str,
+        author: str,
+        head: str,
+        comments: Sequence[_Comment],
+        only_root: int | None,
+    ) -> list[ReviewThread]:
+        grouped = _group(comments)
+        if only_root is not None:
+            grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
+        changed: dict[str, frozenset[str]] = {}
+        threads: list[ReviewThread] = []
+        for root, replies in grouped:
+            followed = False
+            if root.commit and root.commit != head:
+                if root.commit not in changed:
+                    changed[root.commit] = self._changed_since(repo, root.commit, head)
+                followed = root.comment.path in changed[root.commit]
+            threads.append(
+                ReviewThread(
+                    repo=repo,
+                    pull=number,
+                    pull_title=title,
+                    pull_author=author,
+                    root=root.comment,
+                    replies=tuple(reply.comment for reply in replies),
+                    followed_by_commit=followed,
+                )
+            )
+        return threads
+
+    def _changed_since(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
+        """Paths whose content differs between `start` and `head`: one compare, trees as a fallback."""
+        comparison = self._repo(repo).compare(start, head)
+        try:
+            status = comparison.status
+        except UnknownObjectException:
+            _log.info(
+                "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
+            )
+            return frozenset()
+        if status == "identical":
+            return frozenset()
+        files = comparison.files
+        if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
+            paths = {item.filename for item in files}
+            paths.update(item.previous_filename for item in files if item.previous_filename)
+            return frozenset(paths)
+        return self._changed_by_trees(repo, start, head)
+
+    def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
+        before = {item.path: item.sha for item in self._repo(repo).get_git_tree(start, recursive=True).tree}
+        after = {item.path: item.sha for item in self._repo(repo).get_git_tree(head, recursive=True).tree}
+        return frozenset(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+    def _refusal(self, repo: RepoRef, number: int, exc: GithubException, expected_head: str | None) -> str:
+        if exc.status == 409:
+            expected = f" (expected {expected_head[:12]})" if expected_head else ""
+            return (
+                f"PR #{number} of {repo.full_name} was not merged: its head changed since it was "
+                f"pushed{expected}"
+            )
+        return self._scrub(
+            f"GitHub refused to merge PR #{number} of {repo.full_name} "
+            f"(405 {_message(exc) or 'not mergeable'}): branch protection, a required check or a "
+            "conflict; it stays open for a person"
+        )
+
+    def _call(self, what: str, needs: str, operation: Callable[[int], T]) -> T:
+        """Run one operation under the retry policy and turn every failure into one actionable line."""
+        try:
+            return self._retry.run(operation, _transient, what=f"GitHub: {what}", log=_log)
+        except RetriesExhausted as gave_up:
+            raise HostError(self._scrub(self._gave_up(what, gave_up))) from gave_up.last
+        except GithubException as exc:
+            raise self._mapped(what, needs, exc) from exc
+        except requests.RequestException as exc:
+            raise HostError(
+                self._scrub(
+                    f"could not reach GitHub at {self._api_url} to {what} ({type(exc).__name__}): check "
+                    f"{API_URL_VARIABLE} and the network, then rerun"
+                )
+            ) from exc
+
+    def _gave_up(self, what: str, gave_up: RetriesExhausted) -> str:
+        reason = gave_up.transient.reason
+        if gave_up.asked:
+            return (
+                f"GitHub asked to wait {gave_up.asked:.0f}s ({reason}) to {what}, longer than this run "
+                f"waits ({self._retry.max_delay:.0f}s at once, {self._retry.max_total_wait:.0f}s in all): "
+                "rerun later"
+            )
+        return f"GitHub kept failing to {what}: {reason} on all {gave_up.attempts} tries; rerun later"
+
+    def _mapped(self, what: str, needs: str, exc: GithubException) -> HostError:
+        message = _message(exc)
+        detail = f"{exc.status} {message}".strip()
+        if exc.status == 401:
+            return AuthError(
+                self._scrub(
+                    f"GitHub refused the token in {self._variable} ({detail}): set a valid token with "
+                    "contents:write and pull-requests:write"
+                )
+            )
+        if exc.status == 403:
+            return AuthError(
+                self._scrub(
+                    f"GitHub refused the token in {self._variable} ({detail}) to {what}: give the token "
+                    f"{needs}"
+                )
+            )
+        if exc.status == 404:
+            return HostError(
+                self._scrub(
+                    f"GitHub answered 404 Not Found to {what}: check the name, and that the token in "
+                    f"{self._variable} can read it"
+                )
+            )
+        return HostError(self._scrub(f"GitHub refused to {what} ({detail}{_errors(exc)})"))
+
+    def _scrub(self, text: str) -> str:
+        return text.replace(self._secret, "[token]") if self._secret else text
+
+
+# --- pure helpers ------------------------------------------------------------------------------
+
+
+def _transient(exc: BaseException) -> Transient | None:
+    if isinstance(exc, GithubException):
+        found = transient_status(exc.status, exc.headers)
+        if found is None and isinstance(exc, RateLimitExceededException):
+            found = Transient(f"rate limited ({exc.status})", retry_after(exc.headers), rate_limited=True)
+        return found
+    if isinstance(exc, (requests.Timeout, requests.ConnectionError)):
+        return Transient(f"no answer ({type(exc).__name__})")
+    return None
+
+
+def _message(exc: GithubException) -> str:
+    data = exc.data
+    text = data.get("message") if isinstance(data, dict) else None
+    return str(text).strip().splitlines()[0][:200] if text else ""
+
+
+def _errors(exc: GithubException) -> str:
+    data = exc.data
+    errors = data.get("errors") if isinstance(data, dict) else None
+    if not isinstance(errors, list):
+        return ""
+    texts = [str(item.get("message") or item.get("code")) for item in errors if isinstance(item, dict)]
+    return f": {'; '.join(texts)[:300]}" if texts else ""
+
+
+def _login(user: Any) -> str:
+    return str(getattr(user, "login", "") or "") if user is not None else ""
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _repo_path(repo: RepoRef) -> str:
+    return f"/repos/{quote(repo.owner, safe='')}/{quote(repo.name, safe='')}"
+
+
+def _parse_time(text: object) -> datetime:
+    return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+
+
+def _parse_comment(data: Mapping[str, Any]) -> _Comment:
+    line = data.get("line")
+    if line is None:
+        line = data.get("original_line")
+    reply_to = data.get("in_reply_to_id")
+    user = data.get("user")
+    return _Comment(
+        comment=ReviewComment(
+            id=int(data["id"]),
+            author=str(user.get("login", "")) if isinstance(user, Mapping) else "",
+            body=str(data.get("body") or ""),
+            path=str(data.get("path") or ""),
+            line=int(line) if line is not None else None,
+            created_at=_parse_time(data["created_at"]),
+            url=str(data.get("html_url") or ""),
+            in_reply_to=int(reply_to) if reply_to is not None else None,
+        ),
+        commit=str(data.get("original_commit_id") or data.get("commit_id") or ""),
+    )
+
+
+def _root_of(item: _Comment, by_id: Mapping[int, _Comment]) -> _Comment:
+    """Replies point at the thread's root; follow a chain anyway, stopping at a missing or looping link."""
+    seen = {item.comment.id}
+    current = item
+    while current.comment.in_reply_to is not None and current.comment.in_reply_to in by_id:
+        parent = by_id[current.comment.in_reply_to]
+        if parent.comment.id in seen:
+            break
+        seen.add(parent.comment.id)
+        current = parent
+    return current
+
+
+def _group(comments: Sequence[_Comment]) -> list[tuple[_Comment, list[_Comment]]]:
+    """Roots in the order written, each with its replies in the order written."""
+    ordered = sorted(comments, key=lambda item: (item.comment.created_at, item.comment.id))
+    by_id = {item.comment.id: item for item in ordered}
+    threads: dict[int, tuple[_Comment, list[_Comment]]] = {}
+    for item in ordered:
+        root = _root_of(item, by_id)
+        entry = threads.setdefault(root.comment.id, (root, []))
+        if item is not root:
+            entry[1].append(item)
+    return sorted(threads.values(), key=lambda entry: (entry[0].comment.created_at, entry[0].comment.id))
+
+
+def _protection(branch: str, data: Any) -> BranchProtection:
+    body = data if isinstance(data, dict) else {}
+    checks = body.get("required_status_checks") or {}
+    contexts = [str(name) for name in checks.get("contexts") or []]
+    contexts += [str(item.get("context")) for item in checks.get("checks") or [] if isinstance(item, dict)]
+    reviews = body.get("required_pull_request_reviews") or {}
+    force = body.get("allow_force_pushes") or {}
+    return BranchProtection(
+        branch=branch,
+        protected=True,
+        required_reviews=int(reviews.get("required_approving_review_count") or 0),
+        required_checks=tuple(dict.fromkeys(contexts)),
+        allows_force_push=bool(force.get("enabled")),
+    )
