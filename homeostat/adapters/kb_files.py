@@ -1,0 +1,82 @@
+"""Reading a KB's files from a working tree or from a git tree-ish, and writing changed files back.
+
+The core loads a KB from a map of path → bytes; these functions are the only places that build that
+map. Reading from a ref needs no checkout (one `git ls-tree` and one `git cat-file --batch`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from homeostat.adapters.git import Git
+from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.errors import KBReadError
+
+_SKIP_DIRS = {".git", ".homeostat", "node_modules", ".venv", "__pycache__"}
+KB_PREFIXES = ("knowledge/",)
+
+
+def _wanted(path: str) -> bool:
+    return path == CONFIG_FILE or path.startswith(KB_PREFIXES)
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    """homeostat.yaml and everything under knowledge/, as repo-relative POSIX paths."""
+    if not root.exists():
+        raise KBReadError(f"{root}: the KB path does not exist")
+    if not root.is_dir():
+        raise KBReadError(f"{root}: the KB path is not a folder")
+    if not (root / CONFIG_FILE).is_file():
+        raise KBReadError(f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)")
+    if not (root / "knowledge").is_dir():
+        raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
+    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
+    for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+        for name in filenames:
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            try:
+                files[rel] = full.read_bytes()
+            except OSError as exc:
+                raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
+    files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
+    return files
+
+
+def read_ref(git: Git, treeish: str) -> dict[str, bytes]:
+    """The same map from a commit, branch or tree, without a checkout."""
+    if git.rev_parse(f"{treeish}^{{tree}}") is None:
+        raise KBReadError(f"{treeish}: no such ref in {git.git_dir}")
+    files = {path: data for path, data in git.read_files(treeish).items() if _wanted(path)}
+    if CONFIG_FILE not in files:
+        raise KBReadError(f"{treeish}: no {CONFIG_FILE} at the root of that tree")
+    if not any(path.startswith("knowledge/") for path in files):
+        raise KBReadError(f"{treeish}: no knowledge/ folder in that tree")
+    return files
+
+
+def load_kb_dir(root: Path) -> KB:
+    return load_kb(read_tree(root), root=str(root))
+
+
+def load_kb_ref(git: Git, treeish: str) -> KB:
+    return load_kb(read_ref(git, treeish), root=f"{treeish}")
+
+
+def write_changed(root: Path, changed: Mapping[str, str]) -> list[str]:
+    """Write files whose text changed, atomically (temp file + rename); return what was written."""
+    written: list[str] = []
+    for rel, text in sorted(changed.items()):
+        target = root / rel
+        data = text.encode("utf-8")
+        if target.exists() and target.read_bytes() == data:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        temp = target.with_name(f".{target.name}.homeostat-tmp")
+        temp.write_bytes(data)
+        os.replace(temp, target)
+        written.append(rel)
+    return written

@@ -1,0 +1,117 @@
+"""The `homeostat` command: argument parsing and the one place that maps errors to exit codes.
+
+Each subcommand lives in `homeostat/commands/<name>.py` with `register(subparsers)` and
+`run(args) -> int`. Nothing below this handler prints a traceback to a user: a `HomeostatError`
+becomes one line naming the file or setting, anything else one line plus how to see the details.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from homeostat import VERSION
+from homeostat.errors import HomeostatError
+
+# Subcommands and their one-line help, in the order `--help` lists them. A command's module is
+# imported only when that command runs, so `homeostat context` (run by a session hook on every
+# prompt) never pays for the model or host client libraries.
+COMMANDS: dict[str, str] = {
+    "validate": "check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
+    "daily": "the daily run: decide pending and review-drafted lessons, open and merge PRs",
+    "curate": "draft lessons from merged PRs' review threads (the daily run's first step, alone)",
+    "learn": "write a lesson to this clone's pending set",
+    "context": "the rules and document sections that apply to the files being changed",
+    "search": "keyword search over rules and document sections",
+    "read": "read one document section or a whole document",
+    "docs": "list documents and their sections",
+    "explain": "a rule's source, score breakdown, owner and conflicts",
+    "report": "KB health",
+    "mcp": "serve the KB to MCP clients over stdio",
+    "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
+    "eval": "measure rule selection against eval/selection.yaml",
+    "doctor": "check tokens, branch protection and settings against the live setup",
+}
+
+EXIT_INTERNAL = 3
+
+
+def _module_name(command: str) -> str:
+    return f"homeostat.commands.{command.replace('-', '_')}"
+
+
+def _has_module(command: str) -> bool:
+    return importlib.util.find_spec(_module_name(command)) is not None
+
+
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="homeostat",
+        description="A team knowledge base for coding agents that keeps itself current.",
+    )
+    parser.add_argument("--version", action="version", version=f"homeostat {VERSION}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress to stderr")
+    subparsers = parser.add_subparsers(dest="command", metavar="<command>")
+    for name, summary in COMMANDS.items():
+        if not _has_module(name):
+            continue
+        if name == selected:
+            importlib.import_module(_module_name(name)).register(subparsers)
+        else:
+            subparsers.add_parser(name, help=summary, add_help=False)
+    return parser
+
+
+def add_kb_option(parser: argparse.ArgumentParser) -> None:
+    """`--kb DIR`: the KB checkout; default $HOMEOSTAT_DIR, else the current folder."""
+    parser.add_argument(
+        "--kb",
+        metavar="DIR",
+        default=None,
+        help="the KB checkout (default: $HOMEOSTAT_DIR, else the current folder)",
+    )
+
+
+def kb_dir(value: str | None) -> str:
+    return value or os.environ.get("HOMEOSTAT_DIR") or "."
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    selected = next((a for a in argv if not a.startswith("-")), None)
+    parser = build_parser(selected if selected in COMMANDS else None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="homeostat: %(message)s",
+        stream=sys.stderr,
+    )
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 0
+    try:
+        result: int = args.run(args)
+        return result
+    except HomeostatError as exc:
+        print(f"homeostat: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("homeostat: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the one top-level handler
+        if os.environ.get("HOMEOSTAT_DEBUG"):
+            raise
+        print(
+            f"homeostat: internal error: {type(exc).__name__}: {exc} (set HOMEOSTAT_DEBUG=1 for the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def main_entry() -> None:
+    sys.exit(main())

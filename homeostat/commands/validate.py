@@ -1,0 +1,108 @@
+"""`homeostat validate`: check the whole KB; the PR check every KB runs.
+
+Exit 1 on any error finding, 0 otherwise, 2 when the KB cannot be read at all. Inside GitHub Actions
+the findings also become annotations and a job-summary table; inside Bitbucket Pipelines, a Code
+Insights report. Nothing is rewritten except by `--fix`, which touches only cached score/tokens.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import read_ref, read_tree, write_changed
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.fix import fix_cached_fields
+from homeostat.core.kb import load_kb
+from homeostat.core.report_format import (
+    code_insights,
+    format_json,
+    format_text,
+    github_annotations,
+    github_summary,
+    summary_line,
+)
+from homeostat.core.validate import ValidationResult, validate_kb
+from homeostat.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "validate",
+        help="check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
+        description="Check every rule, topic file, document and homeostat.yaml. Exit 1 on any error.",
+    )
+    parser.add_argument("path", nargs="?", help="the KB checkout (same as --kb)")
+    add_kb_option(parser)
+    parser.add_argument("--ref", help="validate this git ref of the KB repo instead of the working tree")
+    parser.add_argument("--fix", action="store_true", help="rewrite the cached score and tokens fields only")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument("--today", help="the date to check against, YYYY-MM-DD (default: today, UTC)")
+    parser.add_argument(
+        "--no-insights", action="store_true", help="inside Bitbucket Pipelines, do not post a Code Insights report"
+    )
+    parser.set_defaults(run=run)
+
+
+def parse_today(value: str | None) -> dt.date:
+    if value is None:
+        return dt.datetime.now(dt.UTC).date()
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise ConfigError(f"--today {value!r} is not a YYYY-MM-DD date") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.path or kb_dir(args.kb))
+    today = parse_today(args.today)
+    if args.ref:
+        if args.fix:
+            raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
+        files = read_ref(Git(root), args.ref)
+    else:
+        files = read_tree(root)
+    kb = load_kb(files, root=str(root))
+    result = validate_kb(kb, today)
+    if args.fix:
+        written = write_changed(root, fix_cached_fields(kb, result.cache))
+        for rel in written:
+            print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
+        if written:
+            result = validate_kb(load_kb(read_tree(root), root=str(root)), today)
+    emit(result, args.format)
+    publish_to_ci(result, insights=not args.no_insights)
+    return 1 if result.errors else 0
+
+
+def emit(result: ValidationResult, fmt: str) -> None:
+    rules, documents = len(result.kb.rules), len(result.kb.documents)
+    findings = list(result.findings)
+    if fmt == "json":
+        sys.stdout.write(format_json(findings, rules, documents))
+        return
+    sys.stdout.write(format_text(findings))
+    print(f"validate: {summary_line(findings, rules, documents)}")
+
+
+def publish_to_ci(result: ValidationResult, *, insights: bool) -> None:
+    """Annotations and a summary on GitHub Actions; a Code Insights report on Bitbucket Pipelines."""
+    findings = list(result.findings)
+    rules, documents = len(result.kb.rules), len(result.kb.documents)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        sys.stdout.write(github_annotations(findings))
+        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
+        if summary_path:
+            with open(summary_path, "a", encoding="utf-8") as handle:
+                handle.write(github_summary(findings, rules, documents))
+    if insights and os.environ.get("BITBUCKET_BUILD_NUMBER") and os.environ.get("BITBUCKET_COMMIT"):
+        from homeostat.adapters.code_insights import post_validation_report
+
+        report, annotations = code_insights(findings, rules, documents)
+        note = post_validation_report(os.environ, report, annotations)
+        if note:
+            print(f"homeostat: {note}", file=sys.stderr)

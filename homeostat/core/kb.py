@@ -1,0 +1,146 @@
+"""Loading a whole KB from a map of path → text (pure; the filesystem and git loaders feed it).
+
+Layout: `homeostat.yaml` at the root; rules under `knowledge/<area>/` (one file per rule, or topic
+files holding several); documents under `knowledge/<area>/docs/<name>.md`. With repo folders, an area
+folder is `knowledge/<repo>/<area>/` and its name `<repo>/<area>`; shared rules sit in `knowledge/core/`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from homeostat.core.config import Config
+from homeostat.core.findings import Finding, error
+from homeostat.core.model import Document, Rule
+from homeostat.core.parse import (
+    TopicFile,
+    is_topic_file,
+    load_mapping,
+    parse_document,
+    parse_rule_file,
+    parse_topic_file,
+    validate_model,
+)
+from homeostat.core.yamltext import YamlDoc
+from homeostat.errors import KBReadError
+
+CONFIG_FILE = "homeostat.yaml"
+KNOWLEDGE = "knowledge/"
+DOCS_DIR = "docs"
+
+
+@dataclass(frozen=True)
+class KB:
+    files: Mapping[str, str]
+    config: Config | None
+    config_doc: YamlDoc | None
+    rules: tuple[Rule, ...]
+    documents: tuple[Document, ...]
+    topic_files: tuple[TopicFile, ...]
+    problems: tuple[Finding, ...]
+    _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
+
+    def rule(self, rule_id: str) -> Rule | None:
+        if not self._by_id and self.rules:
+            for rule in self.rules:
+                self._by_id.setdefault(rule.id, rule)
+        return self._by_id.get(rule_id)
+
+    def document(self, doc_id: str) -> Document | None:
+        return next((d for d in self.documents if d.doc_id == doc_id), None)
+
+    def require_config(self) -> Config:
+        """For commands that cannot go on without a valid config (everything but validate)."""
+        if self.config is None:
+            first = next((f for f in self.problems if f.file == CONFIG_FILE), None)
+            detail = f"{first.file}:{first.line}: {first.message}" if first else f"{CONFIG_FILE} is invalid"
+            raise KBReadError(f"{detail} (run homeostat validate for every problem)")
+        return self.config
+
+
+def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, YamlDoc | None, list[Finding]]:
+    doc, found = load_mapping(text, file, 1, file)
+    if doc is None:
+        return None, None, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in found]
+    config, problems = validate_model(Config, doc.data, file, doc, 1)
+    return config, doc, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in problems]
+
+
+def decode_files(files: Mapping[str, str | bytes]) -> tuple[dict[str, str], list[Finding]]:
+    """Bytes become text; a file that is not UTF-8 is a finding, never a crash."""
+    texts: dict[str, str] = {}
+    found: list[Finding] = []
+    for path, content in files.items():
+        if isinstance(content, str):
+            texts[path] = content
+            continue
+        try:
+            texts[path] = content.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = content[: exc.start].count(b"\n") + 1
+            found.append(error("schema", path, line, f"not UTF-8 (byte {exc.start}); save the file as UTF-8"))
+    return texts, found
+
+
+def classify(path: str) -> tuple[str, str] | None:
+    """('rule'|'document', area_dir) for a Markdown file under knowledge/, else None."""
+    if not path.startswith(KNOWLEDGE) or not path.endswith(".md"):
+        return None
+    parts = path[len(KNOWLEDGE) :].split("/")
+    if parts[-1].lower() == "readme.md":
+        return None
+    if len(parts) >= 3 and parts[-2] == DOCS_DIR:
+        return "document", "/".join(parts[:-2])
+    return "rule", "/".join(parts[:-1])
+
+
+def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
+    """Load everything; problems become findings. Raise KBReadError only when there is no KB at all."""
+    if CONFIG_FILE not in files:
+        raise KBReadError(f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)")
+    if not any(path.startswith(KNOWLEDGE) for path in files):
+        raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
+    texts, problems = decode_files(files)
+    config: Config | None = None
+    config_doc: YamlDoc | None = None
+    if CONFIG_FILE in texts:
+        config, config_doc, found = load_config(texts[CONFIG_FILE])
+        problems += found
+    rules: list[Rule] = []
+    documents: list[Document] = []
+    topic_files: list[TopicFile] = []
+    for path in sorted(texts):
+        kind = classify(path)
+        if kind is None:
+            continue
+        what, area_dir = kind
+        text = texts[path]
+        if not area_dir:
+            problems.append(error("schema", path, 1, "a rule must sit in an area folder: knowledge/<area>/<id>.md"))
+            continue
+        if what == "document":
+            document, found = parse_document(path, text, area_dir)
+            problems += found
+            if document is not None:
+                documents.append(document)
+        elif is_topic_file(text):
+            topic_file, topic_rules, found = parse_topic_file(path, text, area_dir)
+            problems += found
+            rules += topic_rules
+            if topic_file is not None:
+                topic_files.append(topic_file)
+        else:
+            rule, found = parse_rule_file(path, text, area_dir)
+            problems += found
+            if rule is not None:
+                rules.append(rule)
+    return KB(
+        files=texts,
+        config=config,
+        config_doc=config_doc,
+        rules=tuple(rules),
+        documents=tuple(documents),
+        topic_files=tuple(topic_files),
+        problems=tuple(problems),
+    )

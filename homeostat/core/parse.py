@@ -1,0 +1,376 @@
+"""Parsing KB files into located rules and documents, turning every problem into a finding.
+
+Parsing never raises on bad content: a broken file becomes findings naming the file, line, key path
+and what was expected, and the rest of the KB still loads, so one bad rule cannot hide the others.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from homeostat.core.findings import Finding, error
+from homeostat.core.markdown import Heading, headings, split_frontmatter
+from homeostat.core.model import (
+    RULE_KEY_ORDER,
+    RULE_WORD_LIMIT,
+    TOPIC_SECTION_KEYS,
+    WHY_WORD_LIMIT,
+    BodySection,
+    DocMeta,
+    DocSection,
+    Document,
+    Provenance,
+    Rule,
+    RuleMeta,
+)
+from homeostat.core.text import count_words
+from homeostat.core.yamltext import YamlDoc, YamlError, line_of, load_yaml
+
+SCHEMA = "schema"
+_BODY_PARTS = {"rule": "Rule", "why": "Why", "example": "Example"}
+_COMMENT_OPEN = "<!-- homeostat"
+_PROVENANCE = re.compile(r"^<!--\s*homeostat:\s*(?P<fields>.*?)\s*-->\s*$")
+_PAIR = re.compile(r'(?P<key>[A-Za-z][\w-]*)=(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<plain>\S+))')
+
+
+def pydantic_findings(
+    exc: ValidationError, file: str, doc: YamlDoc | None, line_offset: int, *, check: str = SCHEMA
+) -> list[Finding]:
+    """One finding per validation error, with the key path and the line it sits on."""
+    found: list[Finding] = []
+    for item in exc.errors():
+        loc = tuple(item["loc"])
+        path = ".".join(str(part) for part in loc) or "(top level)"
+        if item["type"] == "extra_forbidden":
+            message = f"unknown key {path!r}; remove it or check its spelling"
+        elif item["type"] == "missing":
+            message = f"{path}: missing required key"
+        else:
+            detail = str(item["msg"]).removeprefix("Value error, ")
+            message = f"{path}: {detail}"
+        line = line_of(doc, loc, 1) if doc is not None else 1
+        found.append(error(check, file, line_offset + line - 1, message))
+    return found
+
+
+def load_mapping(
+    yaml_text: str, file: str, line_offset: int, what: str
+) -> tuple[YamlDoc | None, list[Finding]]:
+    try:
+        doc = load_yaml(yaml_text)
+    except YamlError as exc:
+        return None, [error(SCHEMA, file, line_offset + exc.line - 1, f"{what}: {exc}")]
+    if not isinstance(doc.data, dict):
+        return None, [error(SCHEMA, file, line_offset, f"{what} must be a YAML mapping of keys to values")]
+    return doc, []
+
+
+def validate_model(
+    model: type[BaseModel], data: Mapping[str, Any], file: str, doc: YamlDoc, line_offset: int
+) -> tuple[Any, list[Finding]]:
+    try:
+        return model.model_validate(dict(data)), []
+    except ValidationError as exc:
+        return None, pydantic_findings(exc, file, doc, line_offset)
+
+
+# --- rule bodies ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParsedBody:
+    parts: dict[str, BodySection]
+    findings: list[Finding]
+
+
+def parse_rule_body(body: str, file: str, body_line: int, level: int) -> ParsedBody:
+    """`## Rule`, `## Why`, optional `## Example` (### inside a topic file), with word limits."""
+    found: list[Finding] = []
+    parts: dict[str, BodySection] = {}
+    marks = [h for h in headings(body) if h.level == level]
+    if marks and body[: marks[0].start].strip():
+        found.append(error(SCHEMA, file, body_line, f"text before {'#' * level} Rule; move it into a section"))
+    if not marks and body.strip():
+        found.append(error(SCHEMA, file, body_line, f"the body needs {'#' * level} Rule and {'#' * level} Why"))
+    for index, mark in enumerate(marks):
+        end = marks[index + 1].start if index + 1 < len(marks) else len(body)
+        name = mark.title.strip().lower()
+        line = body_line + mark.line - 1
+        if name not in _BODY_PARTS:
+            found.append(
+                error(
+                    SCHEMA,
+                    file,
+                    line,
+                    f"unexpected section {'#' * level} {mark.title}; a rule has Rule, Why and optional Example",
+                )
+            )
+            continue
+        if name in parts:
+            found.append(error(SCHEMA, file, line, f"section {'#' * level} {mark.title} appears twice"))
+            continue
+        parts[name] = BodySection(_BODY_PARTS[name], body[mark.end : end].strip(), line)
+    for name, label in (("rule", "Rule"), ("why", "Why")):
+        if name not in parts:
+            found.append(error(SCHEMA, file, body_line, f"missing section {'#' * level} {label}"))
+        elif not parts[name].text:
+            found.append(error(SCHEMA, file, parts[name].line, f"section {'#' * level} {label} is empty"))
+    for name, limit in (("rule", RULE_WORD_LIMIT), ("why", WHY_WORD_LIMIT)):
+        part = parts.get(name)
+        if part is not None:
+            n = count_words(part.text)
+            if n > limit:
+                found.append(
+                    error(
+                        SCHEMA,
+                        file,
+                        part.line,
+                        f"{part.name} has {n} words (limit {limit}); shorten it or move detail to Why or a document",
+                    )
+                )
+    return ParsedBody(parts, found)
+
+
+def _rule_from(
+    meta: RuleMeta, body: ParsedBody, file: str, line: int, virtual_path: str, in_topic_file: bool
+) -> Rule | None:
+    if "rule" not in body.parts or "why" not in body.parts:
+        return None
+    example = body.parts.get("example")
+    return Rule(
+        meta=meta,
+        rule=body.parts["rule"].text,
+        why=body.parts["why"].text,
+        example=example.text if example else None,
+        file=file,
+        line=line,
+        virtual_path=virtual_path,
+        in_topic_file=in_topic_file,
+        body_lines={name: part.line for name, part in body.parts.items()},
+    )
+
+
+# --- rule files ----------------------------------------------------------------------------------
+
+
+def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, list[Finding]]:
+    """A one-rule file `knowledge/<area>/<id>.md`: YAML frontmatter, then the body."""
+    front = split_frontmatter(text)
+    if front is None:
+        return None, [error(SCHEMA, file, 1, "missing YAML frontmatter (the file must start with ---)")]
+    doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
+    if doc is None:
+        return None, found
+    meta, problems = validate_model(RuleMeta, doc.data, file, doc, front.yaml_line)
+    found += problems
+    body = parse_rule_body(front.body, file, front.body_line, level=2)
+    found += body.findings
+    if meta is None:
+        return None, found
+    stem = file.rsplit("/", 1)[-1].removesuffix(".md")
+    if stem != meta.id:
+        found.append(error(SCHEMA, file, line_of(doc, ("id",)), f"id {meta.id!r} does not match the file name {stem!r}.md"))
+    if meta.area != area_dir:
+        found.append(
+            error(SCHEMA, file, line_of(doc, ("area",)), f"area {meta.area!r} does not match its folder {area_dir!r}")
+        )
+    rule = _rule_from(meta, body, file, 1, f"{area_dir}/{meta.id}.md", False)
+    return rule, found
+
+
+# --- topic files ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TopicSection:
+    id: str
+    title: str
+    line: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class TopicFile:
+    file: str
+    area: str
+    topic: str
+    sections: tuple[TopicSection, ...]
+    preamble_end: int  # offset where the first section starts
+
+
+def is_topic_file(text: str) -> bool:
+    """A topic file's frontmatter names `topic:` and has no `id:`."""
+    front = split_frontmatter(text)
+    if front is None:
+        return False
+    keys = {line.split(":", 1)[0].strip() for line in front.yaml_text.splitlines() if ":" in line and not line.startswith((" ", "\t", "-"))}
+    return "topic" in keys and "id" not in keys
+
+
+def parse_topic_file(file: str, text: str, area_dir: str) -> tuple[TopicFile | None, list[Rule], list[Finding]]:
+    """`<area>/<topic>.md`: `## Title {#id}` sections, fields in a `<!-- homeostat … -->` YAML comment."""
+    front = split_frontmatter(text)
+    assert front is not None  # is_topic_file checked it
+    doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
+    if doc is None:
+        return None, [], found
+    header = dict(doc.data)
+    unknown = sorted(set(header) - {"area", "topic"})
+    for key in unknown:
+        found.append(error(SCHEMA, file, line_of(doc, (key,)), f"unknown key {key!r} in a topic file's frontmatter (it holds area and topic)"))
+    area = str(header.get("area", ""))
+    topic = str(header.get("topic", ""))
+    if area != area_dir:
+        found.append(error(SCHEMA, file, line_of(doc, ("area",)), f"area {area!r} does not match its folder {area_dir!r}"))
+    stem = file.rsplit("/", 1)[-1].removesuffix(".md")
+    if topic != stem:
+        found.append(error("topic-file", file, line_of(doc, ("topic",)), f"topic {topic!r} does not match the file name {stem!r}.md"))
+    body = front.body
+    offset = front.body_offset
+    marks = [h for h in headings(body) if h.level == 2]
+    rules: list[Rule] = []
+    sections: list[TopicSection] = []
+    if marks and body[: marks[0].start].strip():
+        found.append(error("topic-file", file, front.body_line, "text before the first ## section; a topic file holds only rule sections"))
+    for index, mark in enumerate(marks):
+        end = marks[index + 1].start if index + 1 < len(marks) else len(body)
+        line = front.body_line + mark.line - 1
+        if mark.anchor is None:
+            found.append(error("topic-file", file, line, f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'"))
+            continue
+        sections.append(TopicSection(mark.anchor, mark.title, line, offset + mark.start, offset + end))
+        rule, problems = _parse_topic_section(file, body[mark.end : end], mark, line, area, topic or stem)
+        found += problems
+        if rule is not None:
+            rules.append(rule)
+    topic_file = TopicFile(file, area, topic, tuple(sections), offset + (marks[0].start if marks else len(body)))
+    return topic_file, rules, found
+
+
+def _parse_topic_section(
+    file: str, text: str, mark: Heading, heading_line: int, area: str, topic: str
+) -> tuple[Rule | None, list[Finding]]:
+    found: list[Finding] = []
+    stripped = text.lstrip("\n")
+    skipped_lines = text[: len(text) - len(stripped)].count("\n")
+    comment_line = heading_line + 1 + skipped_lines
+    if not stripped.startswith(_COMMENT_OPEN):
+        return None, [error("topic-file", file, heading_line, f"section {{#{mark.anchor}}} must start with a <!-- homeostat … --> comment holding its fields")]
+    close = stripped.find("-->")
+    if close == -1:
+        return None, [error("topic-file", file, comment_line, "the <!-- homeostat comment is never closed with -->")]
+    first_break = stripped.find("\n")
+    if first_break == -1 or first_break > close:
+        return None, [error("topic-file", file, comment_line, "put the section's YAML fields on the lines after <!-- homeostat")]
+    yaml_text = stripped[first_break + 1 : close]
+    doc, problems = load_mapping(yaml_text, file, comment_line + 1, "section fields")
+    if doc is None:
+        return None, problems
+    data = dict(doc.data)
+    for key in ("id", "title", "area", "topic"):
+        if key in data:
+            found.append(error(SCHEMA, file, comment_line + line_of(doc, (key,)), f"{key} comes from the heading and the file; remove {key!r} from the section's fields"))
+            data.pop(key)
+    data.update({"id": mark.anchor, "title": mark.title, "area": area, "topic": topic})
+    meta, problems = validate_model(RuleMeta, data, file, doc, comment_line + 1)
+    found += problems
+    after = stripped[close + 3 :]
+    body_line = comment_line + stripped[: close + 3].count("\n")
+    body = parse_rule_body(after, file, body_line, level=3)
+    found += body.findings
+    if meta is None:
+        return None, found
+    return _rule_from(meta, body, file, heading_line, f"{area}/{meta.id}.md", True), found
+
+
+# --- documents -----------------------------------------------------------------------------------
+
+
+def parse_provenance(line: str) -> Provenance | None:
+    match = _PROVENANCE.match(line.strip())
+    if not match:
+        return None
+    values: dict[str, str] = {}
+    extra: list[tuple[str, str]] = []
+    for pair in _PAIR.finditer(match.group("fields")):
+        key = pair.group("key")
+        value = pair.group("quoted") if pair.group("quoted") is not None else pair.group("plain")
+        value = value.replace('\\"', '"')
+        if key in ("source", "url", "updated", "confidence", "note"):
+            values.setdefault(key, value)
+        else:
+            extra.append((key, value))
+    return Provenance(
+        source=values.get("source", ""),
+        url=values.get("url", ""),
+        updated=values.get("updated", ""),
+        confidence=values.get("confidence", ""),
+        note=values.get("note", ""),
+        extra=tuple(extra),
+    )
+
+
+def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None, list[Finding]]:
+    """`knowledge/<area>/docs/<name>.md`: frontmatter, then `## Heading {#id}` sections."""
+    front = split_frontmatter(text)
+    if front is None:
+        return None, [error(SCHEMA, file, 1, "missing YAML frontmatter (title, area, owner, scope, updated)")]
+    doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
+    if doc is None:
+        return None, found
+    meta, problems = validate_model(DocMeta, doc.data, file, doc, front.yaml_line)
+    found += problems
+    if meta is None:
+        return None, found
+    if meta.area != area_dir:
+        found.append(error(SCHEMA, file, line_of(doc, ("area",)), f"area {meta.area!r} does not match its folder {area_dir!r}"))
+    body = front.body
+    marks = [h for h in headings(body) if h.level == 2]
+    sections: list[DocSection] = []
+    for index, mark in enumerate(marks):
+        end = marks[index + 1].start if index + 1 < len(marks) else len(body)
+        line = front.body_line + mark.line - 1
+        if mark.anchor is None:
+            found.append(error("document", file, line, f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'"))
+            continue
+        content = body[mark.end : end]
+        first, _, rest = content.lstrip("\n").partition("\n")
+        provenance = parse_provenance(first)
+        section_body = rest if provenance is not None else content
+        sections.append(
+            DocSection(
+                id=mark.anchor,
+                heading=mark.title,
+                provenance=provenance,
+                body=section_body.strip("\n"),
+                line=line,
+                start=front.body_offset + mark.start,
+                end=front.body_offset + end,
+            )
+        )
+    name = file.rsplit("/", 1)[-1].removesuffix(".md")
+    return Document(meta, tuple(sections), file, f"{area_dir}/{name}"), found
+
+
+def canonical_key_order(keys: list[str]) -> list[str]:
+    order = {key: index for index, key in enumerate(RULE_KEY_ORDER)}
+    return sorted(keys, key=lambda k: order.get(k, len(order)))
+
+
+__all__ = [
+    "TOPIC_SECTION_KEYS",
+    "TopicFile",
+    "TopicSection",
+    "is_topic_file",
+    "parse_document",
+    "parse_provenance",
+    "parse_rule_file",
+    "parse_topic_file",
+    "pydantic_findings",
+]

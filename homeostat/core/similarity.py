@@ -1,0 +1,114 @@
+"""Word-overlap similarity with fact guards, shared by validate, the daily run and the deep dive.
+
+`same_lesson` says two texts teach the same thing; `distinct_facts` vetoes a pair outright when each
+states a number or version the other lacks (v1/v2, 101/102) or they name look-alike code
+(useFoo/useFooBar, ledger-sync/ledger-sink). Inflections (withRetry/withRetries) are the same name.
+Never delete on similarity: these functions only propose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+from homeostat.core.text import words
+
+STOPWORDS = frozenset(
+    """a an and are as at be been but by can do does for from has have if in into is it its not no of on
+    or our so such than that the their then there these this those to use used uses using was we were
+    when where which while will with without you your only always never should must any all each every
+    one more most other same new old just also before after them they via per like""".split()
+)
+_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z])")
+_CODE_NAME = re.compile(r"`([^`\n]+)`|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+)\b")
+_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A crude stemmer: enough that retry/retries/retried and cache/caching meet."""
+    w = word.lower()
+    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ying", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            return w[: -len(suffix)] + repl
+    return w
+
+
+def content_words(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 2 or not w.isascii()))
+
+
+def numbers(text: str) -> frozenset[str]:
+    return frozenset(m.group(0).lower().lstrip("v") for m in _NUMBER.finditer(text))
+
+
+def code_names(text: str) -> frozenset[str]:
+    names: set[str] = set()
+    for match in _CODE_NAME.finditer(text):
+        span = match.group(1) or match.group(2)
+        for part in re.split(r"[\s(),;]+", span):
+            part = part.strip(".:'\"")
+            if len(part) >= 3 and re.search(r"[A-Za-z]", part):
+                names.add(part)
+    return frozenset(names)
+
+
+def normalise_name(name: str) -> str:
+    """withRetries → with-retry; ledger_sync → ledger-sync (inflections and case ignored)."""
+    parts = _CAMEL.findall(name.replace("_", "-").replace(".", "-").replace("/", "-")) or [name]
+    return "-".join(stem(p) for p in (q for part in parts for q in part.split("-")) if p)
+
+
+def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
+    if abs(len(a) - len(b)) > limit:
+        return False
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        if min(current) > limit:
+            return False
+        previous = current
+    return previous[-1] <= limit
+
+
+def look_alike(a: str, b: str) -> bool:
+    """Different names a reader could confuse: one extends the other, or they differ by a letter or two."""
+    na, nb = normalise_name(a), normalise_name(b)
+    if na == nb:
+        return False
+    if na.startswith(nb + "-") or nb.startswith(na + "-"):
+        return True
+    return min(len(na), len(nb)) >= 4 and _edit_distance_at_most(na, nb, 2)
+
+
+def distinct_facts(a: str, b: str) -> bool:
+    """True when the two texts state different facts, so no similarity may merge them."""
+    na, nb = numbers(a), numbers(b)
+    if (na - nb) and (nb - na):
+        return True
+    only_a = {normalise_name(n): n for n in code_names(a)}
+    only_b = {normalise_name(n): n for n in code_names(b)}
+    shared = set(only_a) & set(only_b)
+    left = [only_a[k] for k in only_a if k not in shared]
+    right = [only_b[k] for k in only_b if k not in shared]
+    return any(look_alike(x, y) for x in left for y in right)
+
+
+def overlap(a: Iterable[str], b: Iterable[str]) -> float:
+    sa, sb = set(a), set(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+SAME_LESSON_THRESHOLD = 0.5
+
+
+def same_lesson(a: str, b: str, threshold: float = SAME_LESSON_THRESHOLD) -> bool:
+    """Word overlap (Jaccard of content words) at or above the threshold, unless the facts differ."""
+    if overlap(content_words(a), content_words(b)) < threshold:
+        return False
+    return not distinct_facts(a, b)

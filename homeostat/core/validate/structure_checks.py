@@ -1,0 +1,308 @@
+"""Checks on rules, topic files and documents as a whole: provenance, documents, conflicts, health."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import Counter, defaultdict
+
+from homeostat.core.config import CORE_AREA, Config
+from homeostat.core.findings import Finding, error, warning
+from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
+from homeostat.core.kb import KB
+from homeostat.core.markdown import check_fences, split_frontmatter
+from homeostat.core.model import SECTION_WORD_LIMIT, Document, Provenance, Rule
+from homeostat.core.rendering import rule_view
+from homeostat.core.scoring import conflict_counts, score_rule
+from homeostat.core.similarity import content_words, same_lesson
+from homeostat.core.text import count_words
+from homeostat.core.tokens import count_tokens_batch
+
+CATCH_ALL_TOPICS = frozenset({"general", "misc", "miscellaneous", "other", "others"})
+DOC_SOURCES = frozenset({"bootstrap", "curator", "manual", "deep-dive", "import"})
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def repo_of(area: str) -> str:
+    return area.split("/", 1)[0] if "/" in area else ""
+
+
+# --- schema extras -------------------------------------------------------------------------------
+
+
+def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in kb.rules:
+        meta = rule.meta
+        if meta.created > today:
+            found.append(error("schema", rule.file, rule.line, f"created {meta.created} is in the future (rule {meta.id})"))
+        if meta.last_confirmed > today:
+            found.append(error("schema", rule.file, rule.line, f"lastConfirmed {meta.last_confirmed} is in the future (rule {meta.id})"))
+        if not meta.adopted and meta.kind != "decision":
+            found.append(error("schema", rule.file, rule.line, f"adopted: false marks a rejected decision; set kind: decision (rule {meta.id})"))
+        if meta.source.type == "pr-feedback" and meta.source.changed_code is None:
+            found.append(warning("schema", rule.file, rule.line, f"source.changedCode is not set (rule {meta.id}); say whether code changed after the review"))
+    return found
+
+
+def computed_cache(kb: KB) -> dict[str, tuple[int, int]]:
+    """(score, tokens) per rule id as validate --fix would write them."""
+    counts = conflict_counts(kb.rules)
+    views = [rule_view(rule) for rule in kb.rules]
+    tokens = count_tokens_batch(views)
+    out: dict[str, tuple[int, int]] = {}
+    for rule, n in zip(kb.rules, tokens, strict=True):
+        out.setdefault(rule.id, (score_rule(rule.meta, kb.config, counts.get(rule.id, 0)).total, n))
+    return out
+
+
+def check_cache(kb: KB, cache: dict[str, tuple[int, int]]) -> list[Finding]:
+    found: list[Finding] = []
+    for rule in kb.rules:
+        score, tokens = cache[rule.id]
+        stale = []
+        if rule.meta.score != score:
+            stale.append(f"score {rule.meta.score if rule.meta.score is not None else 'missing'} (computed {score})")
+        if rule.meta.tokens != tokens:
+            stale.append(f"tokens {rule.meta.tokens if rule.meta.tokens is not None else 'missing'} (computed {tokens})")
+        if stale:
+            found.append(warning("cache", rule.file, rule.line, f"cached {' and '.join(stale)} for rule {rule.id}; run homeostat validate --fix"))
+    return found
+
+
+# --- provenance ----------------------------------------------------------------------------------
+
+
+def _code_repo_refs(config: Config) -> list[str]:
+    return [repo.url for repo in config.repos] + list(config.sources.repos)
+
+
+def _in_code_repos(url: str, config: Config) -> bool:
+    try:
+        repo, _ = parse_pull_url(url.split("#", 1)[0])
+    except UrlError:
+        return False
+    for candidate in _code_repo_refs(config):
+        try:
+            if parse_repo_url(candidate).same_repo(repo):
+                return True
+        except UrlError:
+            continue
+    return False
+
+
+def check_provenance(kb: KB, config: Config) -> list[Finding]:
+    """A pr-feedback lesson must come from a review in one of the KB's own code repos."""
+    found: list[Finding] = []
+    for rule in kb.rules:
+        source = rule.meta.source
+        urls = list(rule.meta.also_from)
+        if source.type == "pr-feedback":
+            if not source.url:
+                found.append(error("provenance", rule.file, rule.line, f"pr-feedback rule {rule.id} has no source.url; name the review comment it came from"))
+            else:
+                urls.insert(0, source.url)
+        for url in urls:
+            try:
+                parse_comment_url(url)
+            except UrlError:
+                try:
+                    parse_pull_url(url)
+                except UrlError:
+                    found.append(error("provenance", rule.file, rule.line, f"{url!r} is not a review-comment or PR URL (rule {rule.id})"))
+                    continue
+            if not _in_code_repos(url, config):
+                found.append(error("provenance", rule.file, rule.line, f"{url} is outside the KB's code repos (rule {rule.id}); only reviews in repos listed in homeostat.yaml count"))
+    for document in kb.documents:
+        for section in document.sections:
+            p = section.provenance
+            if p is None or p.source != "curator" or not p.url or _names_kb_document(p.url, kb):
+                continue
+            if not _in_code_repos(p.url, config):
+                found.append(error("provenance", document.file, section.line, f"section {{#{section.id}}} cites {p.url}, outside the KB's code repos"))
+    return found
+
+
+# --- documents -----------------------------------------------------------------------------------
+
+
+def _names_kb_document(url: str, kb: KB) -> Document | None:
+    target = url.split("#", 1)[0].rstrip("/")
+    for document in kb.documents:
+        if target.endswith(document.file) or target.endswith(document.file.removesuffix(".md")) or target == document.doc_id:
+            return document
+    return None
+
+
+def check_documents(kb: KB) -> list[Finding]:
+    found: list[Finding] = []
+    for document in kb.documents:
+        text = kb.files[document.file]
+        front = split_frontmatter(text)
+        body = front.body if front else text
+        offset = (front.body_line - 1) if front else 0
+        fences = check_fences(body)
+        if fences.unclosed_line is not None:
+            found.append(error("document", document.file, offset + fences.unclosed_line, "code fence opened here is never closed"))
+        if fences.wrapped:
+            found.append(error("document", document.file, offset + 1, "the whole document is wrapped in a code fence; remove the ``` wrapper"))
+        ids = Counter(s.id for s in document.sections)
+        headings = Counter(s.heading.strip().lower() for s in document.sections)
+        for section in document.sections:
+            if ids[section.id] > 1:
+                found.append(error("document", document.file, section.line, f"section id {{#{section.id}}} is used twice; ids must be unique"))
+            if headings[section.heading.strip().lower()] > 1:
+                found.append(error("document", document.file, section.line, f"heading {section.heading!r} appears twice; merge or rename the sections"))
+            found += _section_findings(document, section.line, section.id, section.provenance, section.body, text)
+    return found
+
+
+def _section_findings(
+    document: Document, line: int, section_id: str, p: Provenance | None, body: str, text: str
+) -> list[Finding]:
+    found: list[Finding] = []
+    if p is None:
+        return [error("document", document.file, line, f"section {{#{section_id}}} must start with <!-- homeostat: source=… updated=… -->")]
+    if p.source not in DOC_SOURCES:
+        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}"))
+    if p.updated and not _DATE.match(p.updated):
+        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date"))
+    if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
+        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100"))
+    raw_lines = text.splitlines()
+    if line < len(raw_lines):
+        comment = raw_lines[line] if raw_lines[line].lstrip().startswith("<!--") else ""
+        if comment.count("updated=") > 1:
+            found.append(warning("document", document.file, line + 1, f"section {{#{section_id}}}: updated= is repeated in its provenance"))
+    if "<!-- homeostat:" in body:
+        found.append(warning("document", document.file, line, f"section {{#{section_id}}} has a second provenance comment (repeated dates); keep one"))
+    words = count_words(body)
+    if words > SECTION_WORD_LIMIT:
+        found.append(warning("document", document.file, line, f"section {{#{section_id}}} has {words} words (limit {SECTION_WORD_LIMIT}); split it"))
+    return found
+
+
+def check_citation_loops(kb: KB) -> list[Finding]:
+    """Documents citing KB documents as evidence, in a loop (a document citing itself included)."""
+    edges: dict[str, set[str]] = defaultdict(set)
+    where: dict[tuple[str, str], tuple[str, int]] = {}
+    for document in kb.documents:
+        for section in document.sections:
+            if section.provenance is None or not section.provenance.url:
+                continue
+            cited = _names_kb_document(section.provenance.url, kb)
+            if cited is not None:
+                edges[document.doc_id].add(cited.doc_id)
+                where.setdefault((document.doc_id, cited.doc_id), (document.file, section.line))
+    found: list[Finding] = []
+    reported: set[tuple[str, str]] = set()
+    for start in list(edges):
+        stack = [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in edges.get(node, ()):
+                if nxt == start:
+                    edge = (node, nxt)
+                    if edge not in reported:
+                        reported.add(edge)
+                        file, line = where[edge]
+                        loop = " → ".join([*path, start])
+                        found.append(error("document", file, line, f"documents cite each other as evidence in a loop ({loop}); cite the review or code instead"))
+                elif nxt not in path and len(path) < 50:
+                    stack.append((nxt, [*path, nxt]))
+    return found
+
+
+def check_topic_files(kb: KB) -> list[Finding]:
+    found: list[Finding] = []
+    for topic_file in kb.topic_files:
+        ids = [s.id for s in topic_file.sections]
+        for previous, current in zip(ids, ids[1:], strict=False):
+            if current < previous:
+                section = topic_file.sections[ids.index(current)]
+                found.append(
+                    warning("topic-file", topic_file.file, section.line, f"sections are not sorted by id ({current} after {previous}); move it up")
+                )
+                break
+    return found
+
+
+# --- conflicts -----------------------------------------------------------------------------------
+
+
+def check_conflicts(kb: KB) -> list[Finding]:
+    found: list[Finding] = []
+    by_id: dict[str, list[Rule]] = defaultdict(list)
+    for rule in kb.rules:
+        by_id[rule.id].append(rule)
+    for rule_id, rules in by_id.items():
+        if len(rules) > 1:
+            places = ", ".join(f"{r.file}:{r.line}" for r in rules)
+            for rule in rules:
+                found.append(error("conflict", rule.file, rule.line, f"duplicate rule id {rule_id!r} ({places}); ids must be unique"))
+    for rule in kb.rules:
+        for other in rule.meta.contradicts:
+            if other not in by_id:
+                found.append(error("conflict", rule.file, rule.line, f"rule {rule.id} contradicts unknown rule {other!r}"))
+            else:
+                found.append(warning("conflict", rule.file, rule.line, f"rule {rule.id} declares a contradiction with {other}; a reviewer should settle which stands"))
+    found += _near_duplicates(kb)
+    return found
+
+
+def _near_duplicates(kb: KB) -> list[Finding]:
+    """Pairs teaching the same lesson, within one repo or against core, found through rare shared words."""
+    live = [r for r in kb.rules if r.meta.status != "retired"]
+    bags = [content_words(f"{r.title}\n{r.rule}") for r in live]
+    index: dict[str, list[int]] = defaultdict(list)
+    for i, bag in enumerate(bags):
+        for word in bag:
+            index[word].append(i)
+    common = max(20, len(live) // 50)
+    found: list[Finding] = []
+    seen: set[tuple[int, int]] = set()
+    for i, bag in enumerate(bags):
+        shared: Counter[int] = Counter()
+        for word in bag:
+            postings = index[word]
+            if len(postings) > common:
+                continue
+            for j in postings:
+                if j > i:
+                    shared[j] += 1
+        for j, n in shared.items():
+            if n < 2 or (i, j) in seen:
+                continue
+            a, b = live[i], live[j]
+            ra, rb = repo_of(a.area), repo_of(b.area)
+            if not (ra == rb or a.area == CORE_AREA or b.area == CORE_AREA):
+                continue
+            seen.add((i, j))
+            if same_lesson(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
+                found.append(warning("conflict", b.file, b.line, f"rule {b.id} looks like a near-duplicate of {a.id} ({a.file}); merge them or make the difference explicit"))
+    return found
+
+
+# --- aggregate health ----------------------------------------------------------------------------
+
+
+def check_health(kb: KB, config: Config) -> list[Finding]:
+    """Drift invisible per rule: most of an area's rules landing in a catch-all topic."""
+    per_area: dict[str, Counter[str]] = defaultdict(Counter)
+    for rule in kb.rules:
+        per_area[rule.area][rule.meta.topic or ""] += 1
+    found: list[Finding] = []
+    for area, topics in sorted(per_area.items()):
+        total = sum(topics.values())
+        catch_all = sum(n for topic, n in topics.items() if topic in CATCH_ALL_TOPICS)
+        if total >= 4 and catch_all * 2 > total:
+            found.append(
+                warning(
+                    "health",
+                    "homeostat.yaml",
+                    1,
+                    f"area {area}: {catch_all} of {total} rules sit in a catch-all topic; add specific topics to its list and move them",
+                )
+            )
+    del config
+    return found
