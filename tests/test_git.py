@@ -364,3 +364,12 @@ def test_ls_remote_and_delete_remote_branch(repos: tuple[Path, Path]) -> None:
 def test_ls_remote_of_an_empty_origin(tmp_path: Path) -> None:
     origin = make_bare(tmp_path / "empty.git")
     assert Git(origin).ls_remote(str(origin)) == {}
+
+
+def test_a_missing_repository_is_an_error_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(GitError) as error:
+        Git(tmp_path / "nowhere").rev_parse("HEAD")
+    assert (
+        str(error.value)
+        == f"{tmp_path / 'nowhere'} is not a git repository: clone the KB there or pass its path"
+    )

@@ -115,9 +115,14 @@ class Git:
         full_env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
         full_env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
         full_env.update(env or {})
-        done = subprocess.run(
-            command, input=input, capture_output=True, env=full_env, cwd=self.git_dir, check=False
-        )
+        if not self.git_dir.is_dir():
+            raise GitError(f"{self.git_dir} is not a git repository: clone the KB there or pass its path")
+        try:
+            done = subprocess.run(
+                command, input=input, capture_output=True, env=full_env, cwd=self.git_dir, check=False
+            )
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH: install git 2.30 or later") from None
         if check and done.returncode != 0:
             raise self._error(args, done.stderr)
         return done
@@ -205,17 +210,18 @@ class Git:
     # Writing objects
 
     def _hash_blobs(self, contents: Sequence[bytes], scratch: Path) -> list[str]:
-        """Store blobs with one `hash-object -w` process, byte for byte (no filters, no EOL changes)."""
+        """Store blobs byte for byte (no filters, no EOL changes): one `hash-object` for one blob, and
+        for several one `fast-import`, which writes a single pack instead of a loose file per blob."""
         if len(contents) == 1:
             return [self.run("hash-object", "-w", "--stdin", input=contents[0]).stdout.decode().strip()]
-        files = []
-        for number, content in enumerate(contents):
-            file = scratch / f"blob-{number}"
-            file.write_bytes(content)
-            files.append(str(file))
-        listing = "".join(f"{file}\n" for file in files).encode()
-        out = self.run("hash-object", "-w", "--no-filters", "--stdin-paths", input=listing).stdout
-        return out.decode().split()
+        stream = bytearray()
+        for mark, content in enumerate(contents, start=1):
+            stream += b"blob\nmark :%d\ndata %d\n" % (mark, len(content)) + content + b"\n"
+        stream += b"done\n"
+        marks = scratch / "marks"
+        self.run("fast-import", "--quiet", "--done", f"--export-marks={marks}", input=bytes(stream))
+        by_mark = dict(line.split(" ") for line in marks.read_text().splitlines())
+        return [by_mark[f":{mark}"] for mark in range(1, len(contents) + 1)]
 
     def commit_files(
         self,
