@@ -1,0 +1,44 @@
+"""The clone's pending lessons under `.homeostat/pending/` (git-ignored; the sync carries them)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from homeostat.core.pending import PENDING_DIR, PendingLesson, pending_path
+from homeostat.errors import HomeostatError
+
+
+def write_pending(kb_root: Path, lesson: PendingLesson) -> Path:
+    """Write atomically; writing the same lesson twice is one file (named by its content hash)."""
+    target = kb_root / pending_path(lesson)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_suffix(".tmp")
+    temp.write_text(lesson.to_json(), encoding="utf-8")
+    os.replace(temp, target)
+    return target
+
+
+def list_pending(kb_root: Path) -> list[tuple[Path, PendingLesson]]:
+    folder = kb_root / PENDING_DIR
+    if not folder.is_dir():
+        return []
+    found: list[tuple[Path, PendingLesson]] = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            found.append((path, PendingLesson.from_json(path.read_text(encoding="utf-8"))))
+        except (ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            raise HomeostatError(f"{path}: not a pending lesson ({first}); fix or delete it") from None
+    return found
+
+
+def remove_pending(kb_root: Path, keys: set[str]) -> list[Path]:
+    removed: list[Path] = []
+    for path, lesson in list_pending(kb_root):
+        if lesson.content_key() in keys:
+            path.unlink()
+            removed.append(path)
+    return removed

@@ -1,0 +1,89 @@
+"""Pending lessons: what a developer (or their agent) taught, waiting for the daily run.
+
+`homeostat learn` writes one to the clone's git-ignored `.homeostat/pending/`, where it applies to that
+developer's sessions at once; the background sync carries it to `candidates/<member>` at the same
+path; the daily run decides it and records the decision by content hash, so a lesson is decided once
+and the sync can clear it afterwards. A lesson is new, an update of a rule, a flag on a rule, or a
+document section patch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from homeostat.core.model import RuleKind
+from homeostat.core.text import content_hash
+
+PENDING_DIR = ".homeostat/pending"
+LessonKind = Literal["new", "update", "flag", "doc"]
+LessonSource = Literal["manual", "agent-handoff", "pr-feedback", "pr-feedback-no-change", "deep-dive"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
+
+
+class DocPatchRequest(_Strict):
+    doc: str = Field(description="<area>/<name> of the document")
+    section: str = Field(description="section id")
+    op: Literal["replace", "append", "add"] = "append"
+    heading: str = ""
+    body: str
+
+
+class PendingLesson(_Strict):
+    version: int = 1
+    kind: LessonKind = "new"
+    author: str
+    source: LessonSource = "manual"
+    url: str = ""
+    created: dt.datetime
+    title: str = ""
+    rule: str = ""
+    why: str = ""
+    example: str = ""
+    area: str = ""
+    topic: str = ""
+    scope: tuple[str, ...] = ()
+    lesson_kind: RuleKind | None = None
+    target: str = ""  # rule id for update and flag
+    reason: str = ""  # why a flag was raised
+    doc_patch: DocPatchRequest | None = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> PendingLesson:
+        if self.kind == "new" and not (self.title.strip() and self.rule.strip()):
+            raise ValueError("a new lesson needs a title and a rule")
+        if self.kind in ("update", "flag") and not self.target:
+            raise ValueError(f"a {self.kind} needs the target rule id")
+        if self.kind == "flag" and not self.reason.strip():
+            raise ValueError("a flag needs a reason")
+        if self.kind == "doc" and self.doc_patch is None:
+            raise ValueError("a doc lesson needs docPatch")
+        return self
+
+    def content_key(self) -> str:
+        """Hash of what the lesson says (never when or where it was written), to decide it once."""
+        parts = [self.kind, self.author, self.title, self.rule, self.why, self.example, self.area, self.target, self.reason]
+        if self.doc_patch is not None:
+            parts += [self.doc_patch.doc, self.doc_patch.section, self.doc_patch.op, self.doc_patch.body]
+        return content_hash(*parts)
+
+    def to_json(self) -> str:
+        data = self.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        data["version"] = self.version
+        data["created"] = self.created.isoformat()
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> PendingLesson:
+        return cls.model_validate(json.loads(text))
+
+
+def pending_path(lesson: PendingLesson) -> str:
+    return f"{PENDING_DIR}/{lesson.content_key()}.json"
