@@ -1,0 +1,959 @@
+"""Bitbucket Cloud behind the `CodeHost` interface, over atlassian-python-api.
+
+The client is used as an authenticated HTTP session only (`Cloud.request` with raw REST 2.0 paths):
+its object API re-fetches every PR one by one, its `merge()` takes no commit message and ignores a
+202, and its retries are off by default. So this module owns paging, retries with a capped wait,
+the asynchronous merge poll and error text. Tokens never reach a log line or an error: errors name
+the environment variable the token came from, and any text a server sends back is scrubbed of it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, cast
+from urllib.parse import quote, urlsplit
+
+import requests
+from atlassian.bitbucket.cloud import Cloud
+
+from homeostat.core.hosts import (
+    BranchProtection,
+    Capability,
+    CommentRef,
+    HostKind,
+    MergedPull,
+    MergeResult,
+    PullInfo,
+    PullState,
+    RepoRef,
+    ReviewComment,
+    ReviewThread,
+    TokenReach,
+    comment_url,
+    pull_url,
+)
+from homeostat.errors import AuthError, ConfigError, HostError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_API_URL = "https://api.bitbucket.org/"
+ACCESS_TOKEN_VARIABLE = "HOMEOSTAT_BITBUCKET_TOKEN"
+API_TOKEN_VARIABLE = "BITBUCKET_API_TOKEN"
+EMAIL_VARIABLE = "BITBUCKET_EMAIL"
+API_URL_VARIABLE = "BITBUCKET_API_URL"
+
+WRITE_SCOPES = "pullrequest:write and repository:write"
+READ_SCOPES = "pullrequest and repository (read)"
+
+Json = dict[str, Any]
+
+_STATES = {
+    "OPEN": PullState.OPEN,
+    "MERGED": PullState.MERGED,
+    "DECLINED": PullState.CLOSED,
+    "SUPERSEDED": PullState.CLOSED,
+}
+_ACCOUNT_ID = re.compile(r"^(?:\d+:[0-9a-fA-F-]{8,}|[0-9a-f]{24})$")
+_RESTRICTION_REVIEW_KINDS = ("require_approvals_to_merge", "require_default_reviewer_approvals_to_merge")
+
+
+class TransientHostError(HostError):
+    """Bitbucket kept failing (5xx, 429, timeouts) past the retry budget: the outcome is unknown."""
+
+
+class ForbiddenError(AuthError):
+    """A 403: the token is valid but lacks a permission (callers that can live without it catch this)."""
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries on 5xx, 429 and connection failures; the total sleep never exceeds `max_total_wait`."""
+
+    attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 20.0
+    max_total_wait: float = 60.0
+
+    def backoff(self, attempt: int) -> float:
+        return float(min(self.max_delay, self.base_delay * (2 ** (attempt - 1))))
+
+    def delay(self, attempt: int, retry_after: str | None) -> float:
+        asked = parse_retry_after(retry_after)
+        return self.backoff(attempt) if asked is None else asked
+
+
+@dataclass(frozen=True)
+class MergeWait:
+    """How long to poll an asynchronous merge task before calling the outcome unknown."""
+
+    timeout: float = 120.0
+    interval: float = 2.0
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+# --- HTTP layer ---------------------------------------------------------------------------------
+
+
+@dataclass
+class BitbucketApi:
+    """One authenticated client plus the policy every call shares: retries, auth errors, scrubbing."""
+
+    client: Cloud
+    variable: str  # the environment variable the credential came from, named in errors
+    secret: str = field(repr=False, default="")
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    basic_auth: bool = False
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        body: object = None,
+        absolute: bool = False,
+        accept: Sequence[int] = (),
+        need: str = READ_SCOPES,
+        retry_5xx: bool = True,
+    ) -> requests.Response:
+        """Send one request with retries; statuses in `accept` come back to the caller, other errors raise."""
+        if absolute:
+            self._check_origin(path)
+        waited = 0.0
+        attempt = 0
+        while True:
+            attempt += 1
+            problem, delay, response = self._attempt(method, path, params, body, absolute, retry_5xx, attempt)
+            if response is not None:
+                return self._check(method, path, response, accept, need)
+            if attempt >= self.retry.attempts or waited + delay > self.retry.max_total_wait:
+                raise TransientHostError(
+                    f"{problem} to {method} {self._where(path)} after {attempt} tries"
+                    f" ({waited:g}s of waiting): Bitbucket may be down or rate-limiting; rerun later"
+                )
+            log.info("Bitbucket: %s to %s %s; retrying in %.2gs", problem, method, self._where(path), delay)
+            time.sleep(delay)
+            waited += delay
+
+    def _attempt(
+        self,
+        method: str,
+        path: str,
+        params: Mapping[str, str | int] | None,
+        body: object,
+        absolute: bool,
+        retry_5xx: bool,
+        attempt: int,
+    ) -> tuple[str, float, requests.Response | None]:
+        """One try: (problem, delay, None) when it should be retried, else ("", 0, response)."""
+        try:
+            response = self.client.request(
+                method,
+                path,
+                params=dict(params) if params else None,
+                json=cast("dict[str, Any] | None", body),
+                absolute=absolute,
+                advanced_mode=True,
+            )
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            return f"could not reach Bitbucket ({type(exc).__name__})", self.retry.backoff(attempt), None
+        status = response.status_code
+        log.debug("Bitbucket: %s %s -> %s", method, self._where(path), status)
+        if status == 429 or (retry_5xx and 500 <= status < 600 and status != 555):
+            return (
+                f"Bitbucket answered {status}",
+                self.retry.delay(attempt, response.headers.get("Retry-After")),
+                None,
+            )
+        return "", 0.0, response
+
+    def _check(
+        self, method: str, path: str, response: requests.Response, accept: Sequence[int], need: str
+    ) -> requests.Response:
+        status = response.status_code
+        if status in accept:
+            return response
+        if status == 401:
+            raise AuthError(self.refused_message(401))
+        if status == 403:
+            raise ForbiddenError(self.refused_message(403, f"{method} {self._where(path)}", need))
+        if status >= 400:
+            raise HostError(
+                f"Bitbucket answered {status} to {method} {self._where(path)}: {self.error_text(response)}"
+            )
+        return response
+
+    def refused_message(self, status: int, what: str = "", need: str = WRITE_SCOPES) -> str:
+        who = f"{self.variable} with {EMAIL_VARIABLE}" if self.basic_auth else self.variable
+        if status == 401:
+            return f"Bitbucket refused the token in {who} (401): set a token with {WRITE_SCOPES}"
+        return f"Bitbucket refused the token in {who} (403) for {what}: set a token with {need}"
+
+    def error_text(self, response: requests.Response) -> str:
+        """The server's own error message, scrubbed of the secret and cut to one readable line."""
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        text = ""
+        if isinstance(data, dict) and isinstance(data.get("error"), dict):
+            error = data["error"]
+            text = str(error.get("message") or "")
+            detail = error.get("detail")
+            if detail:
+                text = f"{text} ({detail if isinstance(detail, str) else json.dumps(detail)})"
+        if not text:
+            text = response.reason or "no error message"
+        return self.scrub(" ".join(text.split()))[:400]
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self.secret, "[token]") if self.secret else text
+
+    def json(self, response: requests.Response, method: str, path: str) -> Json:
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            raise HostError(
+                f"Bitbucket answered {response.status_code} without a JSON object"
+                f" to {method} {self._where(path)}"
+            )
+        return data
+
+    def get(self, path: str, params: Mapping[str, str | int] | None = None, **kwargs: Any) -> Json:
+        return self.json(self.call("GET", path, params=params, **kwargs), "GET", path)
+
+    def pages(self, path: str, params: Mapping[str, str | int]) -> Iterator[Json]:
+        """Every value of a paged collection, following `next` links."""
+        page = self.get(path, params)
+        while True:
+            values = page.get("values") or []
+            yield from (value for value in values if isinstance(value, dict))
+            next_url = page.get("next")
+            if not next_url or not values:
+                return
+            page = self.get(str(next_url), absolute=True)
+
+    def _check_origin(self, url: str) -> None:
+        """Follow only links on the API's own host, so the credential is never sent elsewhere."""
+        if urlsplit(url).netloc.lower() != urlsplit(self.client.url).netloc.lower():
+            raise HostError(
+                f"Bitbucket linked to another host ({urlsplit(url).netloc}); refusing to follow it"
+            )
+
+    def _where(self, path: str) -> str:
+        parts = urlsplit(path)
+        text = parts.path if parts.netloc else path.split("?", 1)[0]
+        base = urlsplit(self.client.url).path.rstrip("/")
+        if base and text.startswith(base + "/"):
+            text = text[len(base) + 1 :]
+        return self.scrub(text.lstrip("/"))
+
+
+def make_client(api_url: str, *, token: str, email: str | None, timeout: int) -> Cloud:
+    """A Cloud client with its own retries off (ours are bounded); no network call happens here."""
+    auth: dict[str, Any] = {"username": email, "password": token} if email else {"token": token}
+    return Cloud(  # type: ignore[no-untyped-call]
+        url=api_url,
+        timeout=timeout,
+        backoff_and_retry=False,
+        retry_with_header=False,
+        **auth,
+    )
+
+
+# --- JSON to host-neutral values (pure) -----------------------------------------------------------
+
+
+def handle_of(account: object) -> str:
+    """A person's handle: the nickname Bitbucket shows, else display name, else account id."""
+    if not isinstance(account, dict):
+        return "unknown"
+    for key in ("nickname", "username", "display_name", "account_id", "uuid"):
+        value = account.get(key)
+        if value:
+            return str(value)
+    return "unknown"
+
+
+def parse_time(value: object) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _need_time(value: object, what: str) -> datetime:
+    parsed = parse_time(value)
+    if parsed is None:
+        raise HostError(f"Bitbucket sent no readable time for {what}: {value!r}")
+    return parsed
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _bbql_time(moment: datetime) -> str:
+    return _utc(moment).isoformat(timespec="seconds")
+
+
+def _dig(data: object, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
+def pull_info(repo: RepoRef, data: Json) -> PullInfo:
+    raw_state = str(data.get("state") or "")
+    state = _STATES.get(raw_state)
+    if state is None:
+        raise HostError(
+            f"Bitbucket sent an unknown state {raw_state!r} for PR #{data.get('id')} in {repo.full_name}"
+        )
+    changed = parse_time(data.get("updated_on"))
+    number = int(data["id"])
+    return PullInfo(
+        repo=repo,
+        number=number,
+        url=pull_url(repo, number),
+        state=state,
+        title=str(data.get("title") or ""),
+        body=str(data.get("description") or _dig(data, "summary", "raw") or ""),
+        head_branch=str(_dig(data, "source", "branch", "name") or ""),
+        base_branch=str(_dig(data, "destination", "branch", "name") or ""),
+        author=handle_of(data.get("author")),
+        head_sha=str(_dig(data, "source", "commit", "hash") or ""),
+        merged_by=handle_of(data.get("closed_by"))
+        if raw_state == "MERGED" and data.get("closed_by")
+        else None,
+        merged_at=changed if raw_state == "MERGED" else None,
+        closed_at=changed if raw_state != "OPEN" else None,
+        created_at=parse_time(data.get("created_on")),
+    )
+
+
+def merged_pull(repo: RepoRef, data: Json) -> MergedPull:
+    """Bitbucket has no merge time: a merged PR's `updated_on` is when it merged (or was last touched)."""
+    number = int(data["id"])
+    return MergedPull(
+        repo=repo,
+        number=number,
+        title=str(data.get("title") or ""),
+        body=str(data.get("description") or _dig(data, "summary", "raw") or ""),
+        author=handle_of(data.get("author")),
+        merged_at=_need_time(data.get("updated_on"), f"PR #{number} in {repo.full_name}"),
+        url=pull_url(repo, number),
+        head_sha=str(_dig(data, "source", "commit", "hash") or ""),
+        base_branch=str(_dig(data, "destination", "branch", "name") or ""),
+    )
+
+
+@dataclass(frozen=True)
+class RawComment:
+    id: int
+    parent: int | None
+    path: str
+    line: int | None
+    author: str
+    body: str
+    created: datetime
+    deleted: bool
+
+
+def raw_comment(data: Json) -> RawComment:
+    found = data.get("inline")
+    inline: Json = found if isinstance(found, dict) else {}
+    line = inline.get("to") or inline.get("from")
+    parent = _dig(data, "parent", "id")
+    return RawComment(
+        id=int(data["id"]),
+        parent=int(parent) if parent is not None else None,
+        path=str(inline.get("path") or ""),
+        line=int(line) if line is not None else None,
+        author=handle_of(data.get("user")),
+        body=str(_dig(data, "content", "raw") or ""),
+        created=_need_time(data.get("created_on"), f"comment {data.get('id')}"),
+        deleted=bool(data.get("deleted")),
+    )
+
+
+def group_threads(comments: Sequence[RawComment], *, inline_only: bool = True) -> list[list[RawComment]]:
+    """Comments grouped under their root (parent chains followed up), roots in id order, replies by time."""
+    by_id = {comment.id: comment for comment in comments}
+
+    def root_of(comment: RawComment) -> RawComment:
+        seen = {comment.id}
+        while comment.parent is not None and comment.parent in by_id and comment.parent not in seen:
+            comment = by_id[comment.parent]
+            seen.add(comment.id)
+        return comment
+
+    threads: dict[int, list[RawComment]] = {}
+    for comment in sorted(comments, key=lambda c: (c.created, c.id)):
+        root = root_of(comment)
+        if root.deleted or (inline_only and not root.path):
+            continue
+        thread = threads.setdefault(root.id, [root])
+        if comment.id != root.id and not comment.deleted:
+            thread.append(comment)
+    return [threads[key] for key in sorted(threads)]
+
+
+@dataclass(frozen=True)
+class PullCommit:
+    sha: str
+    date: datetime
+    parents: tuple[str, ...]
+
+
+def pull_commit(data: Json) -> PullCommit:
+    parents = tuple(str(p.get("hash")) for p in data.get("parents") or [] if isinstance(p, dict))
+    return PullCommit(str(data["hash"]), _need_time(data.get("date"), f"commit {data.get('hash')}"), parents)
+
+
+def boundary_before(commits: Sequence[PullCommit], when: datetime) -> str | None:
+    """The last PR commit at or before `when` (what the comment saw), or None when nothing came after it.
+
+    Diffing the PR head against it gives the files changed after the comment. With no commit before
+    the comment, the oldest commit's parent is the boundary, so every PR commit counts.
+    """
+    if not any(commit.date > when for commit in commits):
+        return None
+    earlier = [commit for commit in commits if commit.date <= when]
+    if earlier:
+        return max(earlier, key=lambda commit: commit.date).sha
+    oldest = min(commits, key=lambda commit: commit.date)
+    return oldest.parents[0] if oldest.parents else ""
+
+
+def diffstat_paths(values: Sequence[Json]) -> set[str]:
+    paths: set[str] = set()
+    for value in values:
+        for side in ("old", "new"):
+            path = _dig(value, side, "path")
+            if path:
+                paths.add(str(path))
+    return paths
+
+
+def restriction_applies(restriction: Json, branch: str) -> bool:
+    """Glob restrictions match like Bitbucket's: `*` is any run of characters, all else is literal."""
+    if restriction.get("branch_match_kind", "glob") != "glob":
+        return False
+    pattern = str(restriction.get("pattern") or "")
+    regex = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", pattern))
+    return re.fullmatch(regex, branch) is not None
+
+
+def protection_from(branch: str, restrictions: Sequence[Json]) -> BranchProtection:
+    applying = [r for r in restrictions if restriction_applies(r, branch)]
+    kinds = {str(r.get("kind")) for r in applying}
+    reviews = [int(r.get("value") or 0) for r in applying if r.get("kind") in _RESTRICTION_REVIEW_KINDS]
+    builds = [
+        int(r.get("value") or 0) for r in applying if r.get("kind") == "require_passing_builds_to_merge"
+    ]
+    checks = (f"{max(builds)} passing build{'s' if max(builds) != 1 else ''}",) if builds else ()
+    return BranchProtection(
+        branch=branch,
+        protected=bool(applying),
+        required_reviews=max(reviews, default=0),
+        required_checks=checks,
+        allows_force_push="force" not in kinds,
+    )
+
+
+# --- The adapter ----------------------------------------------------------------------------------
+
+
+class BitbucketHost:
+    """`CodeHost` for Bitbucket Cloud. Constructing it makes no network call."""
+
+    kind = HostKind.BITBUCKET
+    capabilities: frozenset[Capability] = frozenset(
+        {
+            Capability.SQUASH_MESSAGE,
+            Capability.ASYNC_MERGE,
+            Capability.BRANCH_PROTECTION,
+            Capability.TOKEN_SCOPES,
+        }
+    )
+
+    def __init__(
+        self,
+        api_url: str = DEFAULT_API_URL,
+        *,
+        token: str,
+        email: str | None = None,
+        token_variable: str | None = None,
+        retry: RetryPolicy | None = None,
+        merge_wait: MergeWait | None = None,
+        timeout: int = 30,
+    ) -> None:
+        if not token:
+            raise ConfigError(missing_token_message())
+        variable = token_variable or (API_TOKEN_VARIABLE if email else ACCESS_TOKEN_VARIABLE)
+        self.api_url = api_url
+        self.client = make_client(api_url, token=token, email=email, timeout=timeout)
+        self.api = BitbucketApi(self.client, variable, token, retry or RetryPolicy(), basic_auth=bool(email))
+        self.merge_wait = merge_wait or MergeWait()
+
+    def __repr__(self) -> str:
+        return f"BitbucketHost({self.api_url!r}, token from {self.api.variable})"
+
+    # paths
+
+    @staticmethod
+    def _repo_path(repo: RepoRef) -> str:
+        return f"repositories/{quote(repo.owner, safe='')}/{quote(repo.name, safe='')}"
+
+    def _pull_path(self, repo: RepoRef, number: int) -> str:
+        return f"{self._repo_path(repo)}/pullrequests/{int(number)}"
+
+    # reading merged PRs and their review threads
+
+    def list_merged_pulls(
+        self, repo: RepoRef, since: datetime, until: datetime | None = None
+    ) -> list[MergedPull]:
+        """One paged query (no per-PR fetch), newest first, merged in [since, until)."""
+        query = f"updated_on >= {_bbql_time(since)}"
+        if until is not None:
+            query += f" AND updated_on < {_bbql_time(until)}"
+        params: dict[str, str | int] = {"state": "MERGED", "sort": "-updated_on", "q": query, "pagelen": 50}
+        pulls: list[MergedPull] = []
+        for data in self.api.pages(f"{self._repo_path(repo)}/pullrequests", params):
+            pull = merged_pull(repo, data)
+            if pull.merged_at < _utc(since):
+                break  # sorted newest first: everything after is older
+            if until is None or pull.merged_at < _utc(until):
+                pulls.append(pull)
+        return sorted(pulls, key=lambda pull: pull.merged_at, reverse=True)
+
+    def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
+        """Inline comments grouped by thread: 1 request without threads, else 2 + one per review round."""
+        threads = group_threads(self._comments(pull.repo, pull.number))
+        followed = self._followed(pull.repo, pull.number, threads)
+        return [
+            self._thread(pull.repo, pull.number, pull.title, pull.author, thread, followed[thread[0].id])
+            for thread in threads
+        ]
+
+    def get_comment_thread(self, ref: CommentRef) -> ReviewThread:
+        data = self.api.get(self._pull_path(ref.repo, ref.pull))
+        comments = self._comments(ref.repo, ref.pull)
+        for thread in group_threads(comments, inline_only=False):
+            if any(comment.id == ref.comment_id for comment in thread):
+                followed = self._followed(ref.repo, ref.pull, [thread])
+                title, author = str(data.get("title") or ""), handle_of(data.get("author"))
+                return self._thread(ref.repo, ref.pull, title, author, thread, followed[thread[0].id])
+        raise HostError(
+            f"Bitbucket has no comment {ref.comment_id} on PR #{ref.pull} in {ref.repo.full_name}"
+            " (deleted, or the URL names another PR)"
+        )
+
+    def _comments(self, repo: RepoRef, number: int) -> list[RawComment]:
+        path = f"{self._pull_path(repo, number)}/comments"
+        return [raw_comment(data) for data in self.api.pages(path, {"pagelen": 100})]
+
+    def _followed(self, repo: RepoRef, number: int, threads: Sequence[list[RawComment]]) -> dict[int, bool]:
+        """Whether a PR commit after each root comment touched its file (a general comment: any commit)."""
+        result = {thread[0].id: False for thread in threads}
+        if not threads:
+            return result
+        path = f"{self._pull_path(repo, number)}/commits"
+        commits = [pull_commit(data) for data in self.api.pages(path, {"pagelen": 100})]
+        if not commits:
+            return result
+        head = max(commits, key=lambda commit: commit.date).sha
+        changed: dict[str, set[str]] = {}
+        for thread in threads:
+            root = thread[0]
+            boundary = boundary_before(commits, root.created)
+            if boundary is None:
+                continue
+            if not root.path:
+                result[root.id] = True
+                continue
+            if boundary not in changed:
+                changed[boundary] = self._changed_paths(repo, head, boundary)
+            result[root.id] = root.path in changed[boundary]
+        return result
+
+    def _changed_paths(self, repo: RepoRef, head: str, boundary: str) -> set[str]:
+        spec = f"{head}..{boundary}" if boundary else head
+        path = f"{self._repo_path(repo)}/diffstat/{quote(spec, safe='.')}"
+        return diffstat_paths(list(self.api.pages(path, {"pagelen": 500})))
+
+    @staticmethod
+    def _thread(
+        repo: RepoRef, number: int, title: str, author: str, thread: list[RawComment], followed: bool
+    ) -> ReviewThread:
+        root = thread[0]
+
+        def review_comment(comment: RawComment) -> ReviewComment:
+            return ReviewComment(
+                id=comment.id,
+                author=comment.author,
+                body=comment.body,
+                path=comment.path or root.path,
+                line=comment.line if comment.line is not None else root.line,
+                created_at=comment.created,
+                url=comment_url(repo, number, comment.id),
+                in_reply_to=None if comment.id == root.id else root.id,
+            )
+
+        return ReviewThread(
+            repo=repo,
+            pull=number,
+            pull_title=title,
+            pull_author=author,
+            root=review_comment(root),
+            replies=tuple(review_comment(comment) for comment in thread[1:]),
+            followed_by_commit=followed,
+        )
+
+    # writing PRs
+
+    def open_pull(self, repo: RepoRef, head: str, base: str, title: str, body: str) -> PullInfo:
+        """Create the PR, or update and return the open one already on `head` (so reruns never duplicate)."""
+        existing = self._open_pull_on(repo, head)
+        if existing is not None:
+            return self._update_pull(repo, existing, title, body, base)
+        payload = {
+            "title": title,
+            "description": body,
+            "source": {"branch": {"name": head}},
+            "destination": {"branch": {"name": base}},
+            "close_source_branch": True,
+        }
+        path = f"{self._repo_path(repo)}/pullrequests"
+        try:
+            response = self.api.call("POST", path, body=payload, need=WRITE_SCOPES, retry_5xx=False)
+        except TransientHostError:
+            existing = self._open_pull_on(repo, head)  # the failed create may have happened after all
+            if existing is not None:
+                return self._update_pull(repo, existing, title, body, base)
+            response = self.api.call("POST", path, body=payload, need=WRITE_SCOPES)
+        return pull_info(repo, self.api.json(response, "POST", path))
+
+    def _open_pull_on(self, repo: RepoRef, head: str) -> Json | None:
+        params: dict[str, str | int] = {
+            "state": "OPEN",
+            "q": f'source.branch.name = "{_bbql_string(head)}"',
+            "pagelen": 50,
+        }
+        for data in self.api.pages(f"{self._repo_path(repo)}/pullrequests", params):
+            if _dig(data, "source", "branch", "name") == head:
+                return data
+        return None
+
+    def _update_pull(self, repo: RepoRef, data: Json, title: str, body: str, base: str) -> PullInfo:
+        payload: Json = {"title": title, "description": body}
+        if _dig(data, "destination", "branch", "name") != base:
+            payload["destination"] = {"branch": {"name": base}}
+        path = self._pull_path(repo, int(data["id"]))
+        response = self.api.call("PUT", path, body=payload, need=WRITE_SCOPES)
+        return pull_info(repo, self.api.json(response, "PUT", path))
+
+    def request_reviewers(
+        self, repo: RepoRef, number: int, users: Sequence[str], teams: Sequence[str] = ()
+    ) -> None:
+        """Add users to the PR's reviewers, keeping those already there. Bitbucket has no team reviewers."""
+        if teams:
+            raise HostError(
+                f"Bitbucket has no team reviewers: cannot request {', '.join(teams)} on PR #{number}"
+                f" in {repo.full_name}; list the team's members in team.reviewers instead"
+            )
+        if not users:
+            return
+        path = self._pull_path(repo, number)
+        data = self.api.get(path)
+        current = [r for r in data.get("reviewers") or [] if isinstance(r, dict)]
+        author = data.get("author") if isinstance(data.get("author"), dict) else {}
+        wanted = self._resolve_users(repo.owner, users)
+        reviewers = [_reviewer_ref(r) for r in current]
+        for person in wanted:
+            if _same_account(person, author):
+                log.info("Bitbucket: not requesting %s on PR #%s: they wrote it", handle_of(person), number)
+                continue
+            if not any(_same_account(person, r) for r in current):
+                reviewers.append(_reviewer_ref(person))
+                current.append(person)
+        if len(reviewers) == len(data.get("reviewers") or []):
+            return
+        payload = {"title": data.get("title") or "", "reviewers": reviewers}
+        self.api.call("PUT", path, body=payload, need=WRITE_SCOPES)
+
+    def _resolve_users(self, workspace: str, handles: Sequence[str]) -> list[Json]:
+        """Account ids and {uuids} are used as they are; nicknames are looked up among workspace members."""
+        people: list[Json] = []
+        members: list[Json] | None = None
+        for handle in handles:
+            if handle.startswith("{") and handle.endswith("}"):
+                people.append({"uuid": handle})
+                continue
+            if _ACCOUNT_ID.match(handle):
+                people.append({"account_id": handle})
+                continue
+            if members is None:
+                path = f"workspaces/{quote(workspace, safe='')}/members"
+                members = [
+                    m["user"]
+                    for m in self.api.pages(path, {"pagelen": 100})
+                    if isinstance(m.get("user"), dict)
+                ]
+            match = [
+                m
+                for m in members
+                if handle.lower()
+                in (str(m.get("nickname", "")).lower(), str(m.get("display_name", "")).lower())
+            ]
+            if not match:
+                raise HostError(
+                    f"Bitbucket workspace {workspace} has no member {handle!r} to request as a reviewer:"
+                    " use their nickname as Bitbucket shows it, or their account id"
+                )
+            people.append(match[0])
+        return people
+
+    def add_comment(self, repo: RepoRef, number: int, body: str) -> None:
+        path = f"{self._pull_path(repo, number)}/comments"
+        self.api.call("POST", path, body={"content": {"raw": body}}, need=WRITE_SCOPES)
+
+    def close_pull(self, repo: RepoRef, number: int) -> None:
+        """Decline the PR; a PR already declined or merged is left as it is."""
+        path = self._pull_path(repo, number)
+        if self.api.get(path).get("state") != "OPEN":
+            return
+        self.api.call("POST", f"{path}/decline", body={}, need=WRITE_SCOPES)
+
+    def get_pull(self, repo: RepoRef, number: int) -> PullInfo:
+        return pull_info(repo, self.api.get(self._pull_path(repo, number)))
+
+    def list_open_pulls(self, repo: RepoRef, branch_prefix: str) -> list[PullInfo]:
+        params: dict[str, str | int] = {"state": "OPEN", "pagelen": 50}
+        if branch_prefix:
+            params["q"] = f'source.branch.name ~ "{_bbql_string(branch_prefix)}"'
+        found = [
+            pull_info(repo, data) for data in self.api.pages(f"{self._repo_path(repo)}/pullrequests", params)
+        ]
+        return [pull for pull in found if pull.head_branch.startswith(branch_prefix)]
+
+    # merging
+
+    def merge_pull(
+        self, repo: RepoRef, number: int, title: str, message: str, expected_head: str | None = None
+    ) -> MergeResult:
+        """Squash-merge with our message, asynchronously, polling the task; refusals come back as values.
+
+        `expected_head` is checked before the merge request (Bitbucket cannot make it a merge condition,
+        so `Capability.EXPECTED_HEAD` is not declared: a push between the check and the merge is not caught).
+        """
+        path = self._pull_path(repo, number)
+        before = self.api.get(path)
+        settled = _settled(before, number)
+        if settled is not None:
+            return settled
+        head = str(_dig(before, "source", "commit", "hash") or "")
+        if expected_head and not _same_sha(head, expected_head):
+            return MergeResult(
+                merged=False, reason=f"PR #{number} head moved to {head[:12]} (expected {expected_head[:12]})"
+            )
+        payload = {
+            "type": "pullrequest_merge_parameters",
+            "merge_strategy": "squash",
+            "message": f"{title}\n\n{message}".strip(),
+            "close_source_branch": True,
+        }
+        response = self.api.call(
+            "POST",
+            f"{path}/merge",
+            params={"async": "true"},
+            body=payload,
+            accept=(400, 405, 409, 555),
+            need=WRITE_SCOPES,
+        )
+        if response.status_code == 202:
+            return self._await_merge(repo, number, response.headers.get("Location", ""))
+        if response.status_code in (200, 201):
+            return _merged_result(self.api.json(response, "POST", f"{path}/merge"))
+        return self._refused(repo, number, response.status_code, self.api.error_text(response))
+
+    def _await_merge(self, repo: RepoRef, number: int, location: str) -> MergeResult:
+        if not location:
+            raise HostError(
+                f"Bitbucket accepted the merge of PR #{number} in {repo.full_name} without a task to poll"
+            )
+        deadline = time.monotonic() + self.merge_wait.timeout
+        while True:
+            response = self.api.call("GET", location, absolute=True, accept=(400,))
+            if response.status_code == 400:
+                return self._refused(repo, number, 400, self.api.error_text(response))
+            task = self.api.json(response, "GET", location)
+            status = str(task.get("task_status") or "").upper()
+            if status == "SUCCESS":
+                result = task.get("merge_result")
+                return _merged_result(result if isinstance(result, dict) else {})
+            if status == "FAILED":
+                return self._refused(
+                    repo, number, 200, self.api.error_text(response) if task.get("error") else ""
+                )
+            if time.monotonic() + self.merge_wait.interval > deadline:
+                break
+            time.sleep(self.merge_wait.interval)
+        settled = _settled(self.api.get(self._pull_path(repo, number)), number)
+        if settled is not None and settled.merged:
+            return settled
+        raise HostError(
+            f"Bitbucket had not finished merging PR #{number} in {repo.full_name} after"
+            f" {self.merge_wait.timeout:g}s (task still pending); it may still merge:"
+            " check the PR before rerunning"
+        )
+
+    def _refused(self, repo: RepoRef, number: int, status: int, text: str) -> MergeResult:
+        """A refusal, unless the PR turns out merged (a retried request after a merge that went through)."""
+        settled = _settled(self.api.get(self._pull_path(repo, number)), number)
+        if settled is not None and settled.merged:
+            return settled
+        reason = f"Bitbucket refused to merge PR #{number} ({status})"
+        return MergeResult(merged=False, reason=f"{reason}: {text}" if text else reason)
+
+    # settings the runs check before relying on them
+
+    def branch_protection(self, repo: RepoRef, branch: str) -> BranchProtection:
+        """Branch restrictions that apply to `branch`; reading them takes repository:admin, else unknown."""
+        path = f"{self._repo_path(repo)}/branch-restrictions"
+        try:
+            restrictions = list(self.api.pages(path, {"pagelen": 100}))
+        except ForbiddenError:
+            return BranchProtection(branch=branch, protected=False, known=False)
+        return protection_from(branch, restrictions)
+
+    def token_reach(self, repo: RepoRef) -> TokenReach:
+        response = self.api.call("GET", "user")
+        user = handle_of(self.api.json(response, "GET", "user"))
+        scopes = tuple(s.strip() for s in response.headers.get("X-OAuth-Scopes", "").split(",") if s.strip())
+        params: dict[str, str | int] = {
+            "q": f'repository.full_name = "{_bbql_string(repo.full_name)}"',
+            "pagelen": 10,
+        }
+        permissions = list(self.api.pages("user/permissions/repositories", params))
+        permission = str(permissions[0].get("permission") or "none") if permissions else ""
+        notes: tuple[str, ...] = ()
+        if not permission:
+            permission, notes = self._permission_from_scopes(repo, scopes)
+        return TokenReach(
+            user=user,
+            can_read=permission in ("read", "write", "admin"),
+            can_write=permission in ("write", "admin"),
+            can_admin=permission == "admin",
+            scopes=scopes,
+            notes=notes,
+        )
+
+    def _permission_from_scopes(self, repo: RepoRef, scopes: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+        """Access tokens list no user permission; what they may do is their scopes on the repo they reach."""
+        response = self.api.call("GET", self._repo_path(repo), accept=(403, 404))
+        if response.status_code != 200:
+            return "none", (f"the token cannot see {repo.full_name} ({response.status_code})",)
+        note = (f"{repo.full_name} lists no permission for this token; judged from its scopes",)
+        if "repository:admin" in scopes:
+            return "admin", note
+        if "repository:write" in scopes or "pullrequest:write" in scopes:
+            return "write", note
+        return "read", note
+
+
+def _bbql_string(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _same_sha(short: str, full: str) -> bool:
+    """Bitbucket shows 12-character hashes; compare on the shorter of the two."""
+    size = min(len(short), len(full))
+    return size >= 7 and short[:size].lower() == full[:size].lower()
+
+
+def _settled(data: Json, number: int) -> MergeResult | None:
+    """None for an open PR; a merged result, or a refusal naming the state, for one that is not."""
+    state = str(data.get("state") or "")
+    if state == "OPEN":
+        return None
+    if state == "MERGED":
+        return _merged_result(data)
+    return MergeResult(merged=False, reason=f"PR #{number} is {state.lower() or 'not open'}")
+
+
+def _merged_result(data: Json) -> MergeResult:
+    sha = _dig(data, "merge_commit", "hash")
+    return MergeResult(merged=True, sha=str(sha) if sha else None)
+
+
+def _reviewer_ref(account: Json) -> Json:
+    for key in ("uuid", "account_id"):
+        if account.get(key):
+            return {key: account[key]}
+    return {"uuid": account.get("uuid")}
+
+
+def _same_account(one: Json, other: object) -> bool:
+    if not isinstance(other, dict):
+        return False
+    return any(one.get(key) and one.get(key) == other.get(key) for key in ("uuid", "account_id"))
+
+
+def missing_token_message() -> str:
+    return (
+        f"no Bitbucket token: set {ACCESS_TOKEN_VARIABLE} (a repository or workspace access token) or"
+        f" {API_TOKEN_VARIABLE} with {EMAIL_VARIABLE} (an Atlassian API token and its account's email)"
+    )
+
+
+def bitbucket_host_from_env(env: Mapping[str, str], **options: Any) -> BitbucketHost:
+    """The adapter from the environment: an access token (Bearer) first, else an API token with its email."""
+    api_url = env.get(API_URL_VARIABLE, "").strip() or DEFAULT_API_URL
+    if urlsplit(api_url).scheme not in ("http", "https") or not urlsplit(api_url).netloc:
+        raise ConfigError(f"{API_URL_VARIABLE} is not a URL: {api_url!r} (expected e.g. {DEFAULT_API_URL})")
+    access = env.get(ACCESS_TOKEN_VARIABLE, "").strip()
+    if access:
+        return BitbucketHost(api_url, token=access, token_variable=ACCESS_TOKEN_VARIABLE, **options)
+    api_token = env.get(API_TOKEN_VARIABLE, "").strip()
+    email = env.get(EMAIL_VARIABLE, "").strip()
+    if api_token and not email:
+        raise ConfigError(
+            f"{API_TOKEN_VARIABLE} is set but {EMAIL_VARIABLE} is not: set {EMAIL_VARIABLE} to the email"
+            f" of the Atlassian account the API token belongs to, or use {ACCESS_TOKEN_VARIABLE} with an"
+            " access token"
+        )
+    if not api_token:
+        raise ConfigError(missing_token_message())
+    return BitbucketHost(api_url, token=api_token, email=email, token_variable=API_TOKEN_VARIABLE, **options)
