@@ -1,1 +1,378 @@
-"""Placeholder; the emulator is being written."""
+"""A local Anthropic Messages API on 127.0.0.1, a fake `claude` CLI, and their fixtures.
+
+`AnthropicStub` answers the real SDK clients (`Anthropic`, `AnthropicBedrock`, `AnthropicVertex`, via
+`base_url`) from a scripted queue, in the Messages API's response shape, and records every request.
+It serves three dialects on one port:
+
+- api:     POST /v1/messages                                  (x-api-key or Bearer)
+- bedrock: POST /model/{model}/invoke                         (SigV4 or Bearer, model in the path)
+- vertex:  POST /projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict   (Bearer)
+
+A scripted answer becomes a JSON text block when the request asked for structured output, and the
+input of a `tool_use` block when the request offered tools, so one script serves every runtime.
+
+`FakeClaude` drives `tests/fake_claude/claude` (a Python stand-in for `claude -p`) from a queue file
+and records each call's argv, stdin and environment names.
+
+Both fixtures check at teardown that no planted secret ever reached them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FAKE_CLAUDE_DIR = Path(__file__).resolve().parents[1] / "fake_claude"
+
+_BEDROCK = re.compile(r"^/model/(?P<model>[^/]+)/invoke$")
+_VERTEX = re.compile(
+    r"^/projects/(?P<project>[^/]+)/locations/(?P<location>[^/]+)/publishers/anthropic/models/(?P<model>[^/:]+):rawPredict$"
+)
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
+
+
+def planted_secret_values() -> list[str]:
+    """Credentials a test plants in prompts; built at run time so this file trips no scanner."""
+    return [
+        "ghp_" + "A1b2" * 9,
+        "AKIA" + "Q3ZT" + "7XKD" + "LMW2" + "P9RV",
+        "xoxb-" + "1234567890" + "-" + "0987654321" + "-" + "aBcD" * 6,
+    ]
+
+
+@dataclass(frozen=True)
+class Scripted:
+    kind: str  # answer, text, refusal, error
+    payload: Any = None
+    status: int = 200
+    headers: tuple[tuple[str, str], ...] = ()
+    delay: float = 0.0
+    usage: tuple[int, int, int, int] = (120, 40, 0, 0)
+
+
+@dataclass(frozen=True)
+class Recorded:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: str
+
+    @property
+    def json(self) -> dict[str, Any]:
+        value = json.loads(self.body) if self.body else {}
+        return value if isinstance(value, dict) else {}
+
+    @property
+    def dialect(self) -> str | None:
+        if self.path.split("?")[0] == "/v1/messages":
+            return "api"
+        if _BEDROCK.match(self.path):
+            return "bedrock"
+        if _VERTEX.match(self.path):
+            return "vertex"
+        return None
+
+    @property
+    def model(self) -> str:
+        match = _BEDROCK.match(self.path) or _VERTEX.match(self.path)
+        return match.group("model") if match else str(self.json.get("model", ""))
+
+
+@dataclass
+class AnthropicStub:
+    queue: deque[Scripted] = field(default_factory=deque)
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._count = 0
+
+    # -- script -------------------------------------------------------------------------------------
+
+    def answer(self, value: Any, *, usage: tuple[int, int, int, int] = (120, 40, 0, 0)) -> AnthropicStub:
+        """A structured answer: JSON text for structured output, the tool input for a tool call."""
+        self.queue.append(Scripted("answer", value, usage=usage))
+        return self
+
+    def text(self, text: str, *, usage: tuple[int, int, int, int] = (120, 40, 0, 0)) -> AnthropicStub:
+        """A plain text block: not JSON for structured output, no tool call for the tool runtimes."""
+        self.queue.append(Scripted("text", text, usage=usage))
+        return self
+
+    def refusal(self, *, usage: tuple[int, int, int, int] = (120, 8, 0, 0)) -> AnthropicStub:
+        self.queue.append(Scripted("refusal", "I can't help with that request.", usage=usage))
+        return self
+
+    def error(self, status: int, *, retry_after: str | None = None, message: str = "") -> AnthropicStub:
+        headers = (("retry-after", retry_after),) if retry_after is not None else ()
+        self.queue.append(
+            Scripted("error", message or f"stub error {status}", status=status, headers=headers)
+        )
+        return self
+
+    def slow(self, seconds: float, value: Any) -> AnthropicStub:
+        """An answer that arrives only after `seconds` (past the client's timeout, in tests)."""
+        self.queue.append(Scripted("answer", value, delay=seconds))
+        return self
+
+    # -- server -------------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "stub not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def start(self) -> AnthropicStub:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server.daemon_threads = True
+        server.stub = self  # type: ignore[attr-defined]
+        self._server = server
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def bodies(self) -> list[str]:
+        return [request.body for request in self.requests]
+
+    def user_prompts(self) -> list[str]:
+        """The user message of each recorded request, in order."""
+        return [str(request.json["messages"][0]["content"]) for request in self.requests if request.json]
+
+    def leaks(self, secrets: list[str]) -> list[str]:
+        return [secret for secret in secrets for request in self.requests if secret in request.body]
+
+    def _take(self, request: Recorded) -> Scripted | None:
+        with self._lock:
+            self.requests.append(request)
+            self._count += 1
+            return self.queue.popleft() if self.queue else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: ThreadingHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return None
+
+    def do_POST(self) -> None:
+        stub: AnthropicStub = self.server.stub  # type: ignore[attr-defined]
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length).decode("utf-8") if length else ""
+        request = Recorded("POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+        if request.dialect is None:
+            stub._take(request)
+            return self._error(404, "no such route on the stub", request)
+        if not _authorized(request):
+            stub._take(request)
+            return self._error(401, "missing credentials", request)
+        scripted = stub._take(request)
+        if scripted is None:
+            return self._error(500, "the stub's queue is empty: script an answer first", request)
+        if scripted.delay and stub._stopping.wait(scripted.delay):
+            return None
+        if scripted.kind == "error":
+            return self._error(scripted.status, str(scripted.payload), request, scripted.headers)
+        self._send(200, _message(scripted, request, stub._count))
+
+    def _error(
+        self, status: int, message: str, request: Recorded, headers: tuple[tuple[str, str], ...] = ()
+    ) -> None:
+        kind = _ERROR_TYPES.get(status, "api_error")
+        if request.dialect == "bedrock":
+            payload: dict[str, Any] = {"message": message}
+        else:
+            payload = {"type": "error", "error": {"type": kind, "message": message}, "request_id": "req_stub"}
+        self._send(status, payload, headers)
+
+    def _send(self, status: int, payload: dict[str, Any], headers: tuple[tuple[str, str], ...] = ()) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.send_header("request-id", "req_stub")
+            for name, value in headers:
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing to answer
+
+
+def _authorized(request: Recorded) -> bool:
+    auth = request.headers.get("authorization", "")
+    if request.dialect == "api":
+        return bool(request.headers.get("x-api-key")) or auth.startswith("Bearer ")
+    if request.dialect == "bedrock":
+        return auth.startswith(("Bearer ", "AWS4-HMAC-SHA256 "))
+    return auth.startswith("Bearer ")
+
+
+def _message(scripted: Scripted, request: Recorded, number: int) -> dict[str, Any]:
+    body = request.json
+    tools = body.get("tools") or []
+    thinking = {"type": "thinking", "thinking": "", "signature": "stub-signature"}
+    if scripted.kind == "refusal":
+        content: list[dict[str, Any]] = [{"type": "text", "text": scripted.payload}]
+        stop = "refusal"
+    elif scripted.kind == "text":
+        content, stop = [thinking, {"type": "text", "text": scripted.payload}], "end_turn"
+    elif tools:
+        call = {
+            "type": "tool_use",
+            "id": f"toolu_stub_{number:04d}",
+            "name": tools[0]["name"],
+            "input": scripted.payload,
+        }
+        content, stop = [thinking, call], "tool_use"
+    else:
+        content, stop = [thinking, {"type": "text", "text": json.dumps(scripted.payload)}], "end_turn"
+    fresh, out, cache_write, cache_read = scripted.usage
+    return {
+        "id": f"msg_stub_{number:04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": request.model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": fresh,
+            "output_tokens": out,
+            "cache_creation_input_tokens": cache_write,
+            "cache_read_input_tokens": cache_read,
+        },
+    }
+
+
+# --- the fake claude CLI ------------------------------------------------------------------------------
+
+
+class FakeClaude:
+    """Queue answers for `tests/fake_claude/claude` and read back what each call received."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.queue_file = folder / "queue.jsonl"
+        self.log_file = folder / "calls.jsonl"
+        self.queue_file.write_text("")
+
+    def env(self, **extra: str) -> dict[str, str]:
+        """An environment whose PATH finds the fake first; pass it to `asker_for(env=…)`."""
+        return {
+            "PATH": f"{FAKE_CLAUDE_DIR}{os.pathsep}{os.environ.get('PATH', '')}",
+            "FAKE_CLAUDE_QUEUE": str(self.queue_file),
+            "FAKE_CLAUDE_LOG": str(self.log_file),
+            **extra,
+        }
+
+    def _push(self, envelope: dict[str, Any], *, sleep: float = 0.0) -> FakeClaude:
+        with self.queue_file.open("a") as queue:
+            queue.write(json.dumps({"envelope": envelope, "sleep": sleep}) + "\n")
+        return self
+
+    def answer(self, value: Any, *, cost: float | None = 0.0125, sleep: float = 0.0) -> FakeClaude:
+        return self._push(_result(json.dumps(value), structured=value, cost=cost), sleep=sleep)
+
+    def refusal(self) -> FakeClaude:
+        return self._push(_result("I can't help with that request.", stop_reason="refusal"))
+
+    def api_error(self, status: int) -> FakeClaude:
+        kind = _ERROR_TYPES.get(status, "api_error")
+        text = f'API Error: {status} {{"type":"error","error":{{"type":"{kind}","message":"stub"}}}}'
+        return self._push(_result(text, is_error=True, cost=0.0))
+
+    def slow(self, seconds: float, value: Any) -> FakeClaude:
+        return self.answer(value, sleep=seconds)
+
+    @property
+    def calls(self) -> list[dict[str, Any]]:
+        if not self.log_file.exists():
+            return []
+        return [json.loads(line) for line in self.log_file.read_text().splitlines() if line.strip()]
+
+    def leaks(self, secrets: list[str]) -> list[str]:
+        sent = [json.dumps(call) for call in self.calls]
+        return [secret for secret in secrets for text in sent if secret in text]
+
+
+def _result(
+    text: str,
+    *,
+    structured: Any = None,
+    stop_reason: str = "end_turn",
+    is_error: bool = False,
+    cost: float | None = 0.0125,
+) -> dict[str, Any]:
+    envelope: dict[str, Any] = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": is_error,
+        "duration_ms": 1200,
+        "num_turns": 1,
+        "result": text,
+        "stop_reason": stop_reason,
+        "session_id": "00000000-0000-0000-0000-000000000000",
+        "usage": {
+            "input_tokens": 300,
+            "output_tokens": 60,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 0,
+        },
+        "structured_output": structured,
+    }
+    if cost is not None:
+        envelope["total_cost_usd"] = cost
+    return envelope
+
+
+# --- fixtures -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def planted_secrets() -> list[str]:
+    """Secrets to plant in prompts; the stub and fake claude fixtures fail if any reaches them."""
+    return planted_secret_values()
+
+
+@pytest.fixture
+def anthropic_stub(planted_secrets: list[str]) -> Iterator[AnthropicStub]:
+    stub = AnthropicStub().start()
+    yield stub
+    stub.stop()
+    leaked = stub.leaks(planted_secrets)
+    assert not leaked, f"a planted secret reached the model stub: {leaked[0][:8]}…"
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path, planted_secrets: list[str]) -> Iterator[FakeClaude]:
+    fake = FakeClaude(tmp_path / "fake-claude")
+    yield fake
+    leaked = fake.leaks(planted_secrets)
+    assert not leaked, f"a planted secret reached the fake claude CLI: {leaked[0][:8]}…"
