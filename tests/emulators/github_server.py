@@ -1,1 +1,1470 @@
-"""Placeholder; the emulator is being written."""
+"""A stateful GitHub REST emulator on 127.0.0.1, backed by real bare git repos, and `github_harness`.
+
+It answers every call the GitHub adapter makes with the JSON shapes PyGithub reads, pages lists with
+Link headers (`per_page`, `page`, at most 100 a page), and answers with GitHub's status codes: 401 for a
+bad token, 403/429 rate limits with Retry-After, 404, 405 for a refused merge, 409 for a stale head, 422
+for invalid input, and injected 5xx blips. Branches, commits and compares are read from the bare repo on
+every request, so a `git push` to it is what the API shows; a squash merge writes a real commit on the
+base branch with git plumbing (merge-tree, commit-tree, update-ref).
+
+Tests drive it through `GitHubHarness` (the `tests/hostkit.HostHarness` shape) and, for GitHub-only
+cases, through `harness.emulator`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+import pytest
+from hostkit import PullSpec, RequestLog
+
+from homeostat.adapters.github import GitHubHost
+from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.core.hosts import HostKind, RepoRef
+
+API_PREFIX = "/api/v3"
+BOT = "homeostat-bot"
+FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.01, max_delay=2.0, max_total_wait=5.0)
+
+Json = dict[str, Any]
+Change = tuple[dict[str, str], str, str, datetime]  # files, message, author, when
+
+
+# --- git plumbing over one bare repo -----------------------------------------------------------
+
+
+class Git:
+    """Plumbing on a bare repo; no work tree, so the emulator never checks anything out."""
+
+    def __init__(self, bare: Path) -> None:
+        self.bare = bare
+
+    def run(
+        self, *args: str, env: dict[str, str] | None = None, stdin: str | None = None, check: bool = True
+    ) -> str:
+        result = subprocess.run(
+            ["git", "--git-dir", str(self.bare), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            check=False,
+        )
+        if check and result.returncode != 0:
+            raise RuntimeError(f"git {' '.join(args)} failed: {result.stderr.strip()}")
+        return result.stdout
+
+    def rev(self, ref: str) -> str | None:
+        out = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False).strip()
+        return out or None
+
+    def branches(self) -> dict[str, str]:
+        out = self.run("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
+        return dict(line.split(" ", 1) for line in out.splitlines() if line)  # type: ignore[misc]
+
+    def commit(
+        self,
+        parents: list[str],
+        files: dict[str, str | None],
+        message: str,
+        author: str,
+        when: datetime,
+    ) -> str:
+        """A commit with `files` written over the first parent's tree (None deletes a path)."""
+        with tempfile.TemporaryDirectory() as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            if parents:
+                self.run("read-tree", parents[0], env=env)
+            for path, text in files.items():
+                if text is None:
+                    self.run("update-index", "--force-remove", path, env=env)
+                    continue
+                blob = self.run("hash-object", "-w", "--stdin", stdin=text).strip()
+                self.run("update-index", "--add", "--cacheinfo", f"100644,{blob},{path}", env=env)
+            tree = self.run("write-tree", env=env).strip()
+        return self.commit_tree(tree, parents, message, author, author, when)
+
+    def commit_tree(
+        self, tree: str, parents: list[str], message: str, author: str, committer: str, when: datetime
+    ) -> str:
+        stamp = f"{int(when.timestamp())} +0000"
+        env = {
+            "GIT_AUTHOR_NAME": author,
+            "GIT_AUTHOR_EMAIL": f"{author}@users.noreply.example",
+            "GIT_AUTHOR_DATE": stamp,
+            "GIT_COMMITTER_NAME": committer,
+            "GIT_COMMITTER_EMAIL": f"{committer}@users.noreply.example",
+            "GIT_COMMITTER_DATE": stamp,
+        }
+        args = ["commit-tree", tree]
+        for parent in parents:
+            args += ["-p", parent]
+        return self.run(*args, env=env, stdin=message).strip()
+
+    def update_ref(self, ref: str, new: str, old: str | None = None) -> bool:
+        args = ["update-ref", ref, new] + ([old] if old else [])
+        return (
+            subprocess.run(
+                ["git", "--git-dir", str(self.bare), *args], capture_output=True, check=False
+            ).returncode
+            == 0
+        )
+
+    def update_refs(self, updates: list[tuple[str, str, str | None]]) -> bool:
+        """Several ref updates in one transaction: all happen, or none (a moved old value refuses)."""
+        lines = "".join(f"update {ref} {new}{' ' + old if old else ''}\n" for ref, new, old in updates)
+        command = ["git", "--git-dir", str(self.bare), "update-ref", "--stdin"]
+        return (
+            subprocess.run(command, input=lines, capture_output=True, text=True, check=False).returncode == 0
+        )
+
+    def chain(self, branch: str, parent: str, commits: list[Change]) -> list[str]:
+        """Commits on `branch`, one after another from `parent`, in one fast-import run; the harness
+        builds hundreds of PRs, and one process per step is what costs."""
+        script: list[bytes] = []
+        for index, (files, message, author, when) in enumerate(commits, start=1):
+            who = f"{author} <{author}@users.noreply.example> {int(when.timestamp())} +0000"
+            text = message.encode() + b"\n"
+            script += [f"commit refs/heads/{branch}\nmark :{index}\n".encode(), f"author {who}\n".encode()]
+            script += [f"committer {who}\n".encode(), f"data {len(text)}\n".encode(), text]
+            if index == 1:
+                script.append(f"from {parent}\n".encode())
+            for path, content in files.items():
+                data = content.encode()
+                script += [f"M 100644 inline {path}\ndata {len(data)}\n".encode(), data, b"\n"]
+            script.append(b"\n")
+        with tempfile.TemporaryDirectory() as scratch:
+            marks = Path(scratch) / "marks"
+            command = ["git", "--git-dir", str(self.bare), "fast-import", "--quiet", "--force"]
+            subprocess.run(
+                [*command, f"--export-marks={marks}"], input=b"".join(script), capture_output=True, check=True
+            )
+            shas = dict(line.split(" ", 1) for line in marks.read_text().splitlines())
+        return [shas[f":{index}"] for index in range(1, len(commits) + 1)]
+
+    def merged_tree(self, base: str, head: str) -> str | None:
+        """The tree of merging `head` into `base` (the head's own tree when it contains the base), or
+        None on a conflict."""
+        result = subprocess.run(
+            ["git", "--git-dir", str(self.bare), "merge-tree", "--write-tree", base, head],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return result.stdout.split("\n", 1)[0].strip() if result.returncode == 0 else None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return (
+            subprocess.run(
+                ["git", "--git-dir", str(self.bare), "merge-base", "--is-ancestor", older, newer],
+                capture_output=True,
+                check=False,
+            ).returncode
+            == 0
+        )
+
+    def merge_base(self, first: str, second: str) -> str | None:
+        return self.run("merge-base", first, second, check=False).strip() or None
+
+    def log(self, *revisions: str, walk: bool = True) -> list[dict[str, Any]]:
+        """Commits as dicts, oldest first; `walk=False` reads exactly the given shas."""
+        fmt = "%H%x1f%T%x1f%P%x1f%an%x1f%ae%x1f%at%x1f%cn%x1f%ce%x1f%ct%x1f%B%x1e"
+        args = ["log", f"--format={fmt}"] + (["--reverse"] if walk else ["--no-walk=unsorted"])
+        out = self.run(*args, *revisions)
+        commits = []
+        for record in out.split("\x1e"):
+            record = record.strip("\n")
+            if not record:
+                continue
+            sha, tree, parents, an, ae, at, cn, ce, ct, body = record.split("\x1f")
+            commits.append(
+                {
+                    "sha": sha,
+                    "tree": tree,
+                    "parents": parents.split(),
+                    "author": (an, ae, int(at)),
+                    "committer": (cn, ce, int(ct)),
+                    "message": body.rstrip("\n"),
+                }
+            )
+        return commits
+
+    def changed(self, base: str, head: str) -> list[dict[str, Any]]:
+        out = self.run("diff", "--name-status", "-M", "-z", base, head)
+        fields = out.split("\0")
+        files: list[dict[str, Any]] = []
+        index = 0
+        while index < len(fields) and fields[index]:
+            status = fields[index]
+            if status.startswith("R"):
+                files.append(
+                    {
+                        "status": "renamed",
+                        "previous_filename": fields[index + 1],
+                        "filename": fields[index + 2],
+                    }
+                )
+                index += 3
+                continue
+            names = {"A": "added", "D": "removed", "M": "modified", "T": "changed"}
+            files.append({"status": names.get(status[0], "modified"), "filename": fields[index + 1]})
+            index += 2
+        return files
+
+    def tree_entries(self, commit: str) -> list[tuple[str, str, str, str]]:
+        out = self.run("ls-tree", "-r", "-z", commit)
+        entries = []
+        for item in out.split("\0"):
+            if item:
+                meta, path = item.split("\t", 1)
+                mode, kind, sha = meta.split()
+                entries.append((mode, kind, sha, path))
+        return entries
+
+
+# --- state ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Token:
+    login: str
+    scopes: str | None = "repo, workflow"  # None: a fine-grained token, no X-OAuth-Scopes header
+    revoked: bool = False
+
+
+@dataclass
+class ReviewCommentRecord:
+    id: int
+    pull: int
+    user: str
+    body: str
+    path: str
+    line: int
+    commit_id: str
+    created_at: datetime
+    in_reply_to: int | None = None
+
+
+@dataclass
+class IssueCommentRecord:
+    id: int
+    pull: int
+    user: str
+    body: str
+    created_at: datetime
+
+
+@dataclass
+class PullRecord:
+    number: int
+    id: int
+    title: str
+    body: str
+    user: str
+    head_ref: str
+    base_ref: str
+    created_at: datetime
+    updated_at: datetime
+    head_owner: str  # owner of the repo the head branch lives in (a fork's owner for a fork PR)
+    head_sha: str = ""  # frozen once closed; live from the branch while open
+    state: str = "open"
+    closed_at: datetime | None = None
+    merged_at: datetime | None = None
+    merged_by: str | None = None
+    merge_commit_sha: str | None = None
+    reviewers: list[str] = field(default_factory=list)
+    teams: list[str] = field(default_factory=list)
+    review_comments: list[ReviewCommentRecord] = field(default_factory=list)
+    comments: list[IssueCommentRecord] = field(default_factory=list)
+    fork: bool = False
+
+
+@dataclass
+class RepoRecord:
+    id: int
+    owner: str
+    name: str
+    default_branch: str
+    git: Git
+    pulls: dict[int, PullRecord] = field(default_factory=dict)
+    protections: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)  # login -> admin | write | read
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+
+class ApiError(Exception):
+    def __init__(
+        self, status: int, message: str, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body: Json = {"message": message, "documentation_url": "https://docs.github.com/rest", **extra}
+        self.headers = headers or {}
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    login: str
+    match: re.Match[str]
+
+    def int_query(self, name: str, default: int) -> int:
+        value = self.query.get(name, "")
+        return int(value) if value.isdigit() else default
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ") if moment else None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+# --- the emulator --------------------------------------------------------------------------------
+
+
+class GitHubEmulator:
+    """GitHub's REST API over in-memory records and bare git repos; thread-safe behind one lock."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.requests = RequestLog()
+        self.lock = threading.RLock()
+        self.tokens: dict[str, Token] = {}
+        self.users: dict[str, int] = {}
+        self.teams: dict[str, set[str]] = {}
+        self.repos: dict[str, RepoRecord] = {}
+        self.failures: list[tuple[int, int | None]] = []
+        self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
+        self.max_per_page = 100
+        self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
+        self._refs: dict[str, dict[str, str]] | None = None
+        self._ids = iter(range(1_000_001, 10**9))
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self.api_url = f"{self.origin}{API_PREFIX}"
+        self._routes = self._route_table()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    # --- setup used by the harness ---
+
+    def add_user(self, login: str) -> None:
+        with self.lock:
+            self.users.setdefault(login, self.next_id())
+
+    def add_token(self, token: str, login: str, scopes: str | None = "repo, workflow") -> None:
+        self.add_user(login)
+        self.tokens[token] = Token(login, scopes)
+
+    def add_repo(self, owner: str, name: str, default_branch: str) -> RepoRecord:
+        bare = self.root / owner / f"{name}.git"
+        bare.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["git", "init", "--bare", "--quiet", f"--initial-branch={default_branch}", str(bare)], check=True
+        )
+        git = Git(bare)
+        first = git.commit(
+            [], {"README.md": f"# {name}\n"}, "Initial commit", owner, _now() - timedelta(days=400)
+        )
+        git.update_ref(f"refs/heads/{default_branch}", first)
+        self.add_user(owner)
+        record = RepoRecord(self.next_id(), owner, name, default_branch, git)
+        record.permissions[BOT] = "admin"
+        record.permissions[owner] = "admin"
+        with self.lock:
+            self.repos[record.full_name.lower()] = record
+        return record
+
+    def repo(self, owner: str, name: str) -> RepoRecord:
+        record = self.repos.get(f"{owner}/{name}".lower())
+        if record is None:
+            raise ApiError(404, "Not Found")
+        return record
+
+    def branch_sha(self, repo: RepoRecord, branch: str) -> str | None:
+        """A branch tip, read once per request for all branches (a list of 100 PRs needs them all)."""
+        if self._refs is None:
+            return repo.git.rev(f"refs/heads/{branch}")
+        key = repo.full_name.lower()
+        if key not in self._refs:
+            self._refs[key] = repo.git.branches()
+        return self._refs[key].get(branch)
+
+    def head_sha(self, repo: RepoRecord, pull: PullRecord) -> str:
+        if pull.state == "open" and not pull.fork:
+            live = self.branch_sha(repo, pull.head_ref)
+            if live:
+                return live
+        return pull.head_sha
+
+    def new_pull(
+        self,
+        repo: RepoRecord,
+        head: str,
+        base: str,
+        title: str,
+        body: str,
+        user: str,
+        when: datetime,
+        head_sha: str | None = None,
+    ) -> PullRecord:
+        """A PR record; GitHub keeps `refs/pull/N/head`, so its commits outlive the branch."""
+        number = max(repo.pulls, default=0) + 1
+        sha = head_sha or repo.git.rev(f"refs/heads/{head}") or ""
+        pull = PullRecord(number, self.next_id(), title, body, user, head, base, when, when, repo.owner, sha)
+        repo.pulls[number] = pull
+        if sha:
+            repo.git.update_ref(f"refs/pull/{number}/head", sha)
+        return pull
+
+    def merge(
+        self,
+        repo: RepoRecord,
+        pull: PullRecord,
+        by: str,
+        title: str,
+        message: str,
+        method: str,
+        when: datetime,
+    ) -> str:
+        """Squash (or merge-commit) the PR into its base with real git objects; ApiError 405 on a conflict."""
+        head = self.head_sha(repo, pull)
+        base = repo.git.rev(f"refs/heads/{pull.base_ref}")
+        if base is None:
+            raise ApiError(405, "Base branch was deleted")
+        tree = repo.git.merged_tree(base, head)
+        if tree is None:
+            raise ApiError(405, "Pull Request is not mergeable")
+        parents = [base] if method == "squash" else [base, head]
+        text = f"{title}\n\n{message}".rstrip("\n") + "\n" if message else f"{title}\n"
+        sha = repo.git.commit_tree(tree, parents, text, pull.user, "GitHub", when)
+        updates = [(f"refs/heads/{pull.base_ref}", sha, base), (f"refs/pull/{pull.number}/head", head, None)]
+        if not repo.git.update_refs(updates):
+            raise ApiError(409, "Base branch was modified. Review and try the merge again.")
+        pull.head_sha, pull.state, pull.merged_by, pull.merge_commit_sha = head, "closed", by, sha
+        pull.merged_at = pull.closed_at = pull.updated_at = when
+        return sha
+
+    def close(self, repo: RepoRecord, pull: PullRecord, when: datetime) -> None:
+        pull.head_sha = self.head_sha(repo, pull)
+        pull.state, pull.closed_at, pull.updated_at = "closed", when, when
+
+    # --- HTTP ---
+
+    def handle(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
+        self.requests.entries.append((method, raw_path))
+        started = time.perf_counter()
+        with self.lock:
+            self._refs = {}
+            try:
+                return self._answer(method, raw_path, headers, raw_body)
+            finally:
+                self._refs = None
+                self.seconds_serving += time.perf_counter() - started
+
+    def _answer(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
+        if self.failures:
+            return self._injected(*self.failures.pop(0))
+        token = self._token(headers)
+        if token is None:
+            return Response(
+                401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
+            )
+        try:
+            response = self._dispatch(method, raw_path, raw_body, token.login)
+        except ApiError as error:
+            response = Response(error.status, error.body, error.headers)
+        lost = next((item for item in self.lost_answers if item[0] == method and item[1] in raw_path), None)
+        if lost is not None and response.status < 300:
+            self.lost_answers.remove(lost)
+            return self._injected(lost[2], None)
+        if token.scopes is not None:
+            response.headers.setdefault("X-OAuth-Scopes", token.scopes)
+        reset = str(int(time.time()) + 3600)
+        response.headers.update(
+            {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": reset}
+        )
+        return response
+
+    def _injected(self, status: int, retry_after: int | None) -> Response:
+        headers: dict[str, str] = {}
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
+        if status == 403:
+            if retry_after is None:
+                headers.update({"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": str(int(time.time()))})
+                return Response(403, {"message": "API rate limit exceeded for user ID 1."}, headers)
+            return Response(
+                403,
+                {
+                    "message": "You have exceeded a secondary rate limit. "
+                    "Please wait a few minutes before you try again."
+                },
+                headers,
+            )
+        if status == 429:
+            return Response(429, {"message": "You have exceeded a secondary rate limit."}, headers)
+        if status == 502:
+            return Response(
+                502,
+                b"<html><body><h1>502 Bad Gateway</h1></body></html>",
+                {"Content-Type": "text/html"} | headers,
+            )
+        return Response(status, {"message": "Server Error"}, headers)
+
+    def _token(self, headers: dict[str, str]) -> Token | None:
+        value = headers.get("authorization", "")
+        scheme, _, secret = value.partition(" ")
+        token = self.tokens.get(secret.strip()) if scheme.lower() in ("token", "bearer") else None
+        return token if token is not None and not token.revoked else None
+
+    def _dispatch(self, method: str, raw_path: str, raw_body: bytes, login: str) -> Response:
+        parts = urlsplit(raw_path)
+        path = unquote(parts.path)
+        if not path.startswith(API_PREFIX):
+            raise ApiError(404, "Not Found")
+        path = path[len(API_PREFIX) :] or "/"
+        query = dict(parse_qsl(parts.query))
+        try:
+            body = json.loads(raw_body) if raw_body else None
+        except ValueError:
+            raise ApiError(400, "Problems parsing JSON") from None
+        for verb, pattern, handler in self._routes:
+            match = pattern.match(path)
+            if match and verb == method:
+                return handler(Request(method, path, query, body, login, match))
+        if any(pattern.match(path) for _verb, pattern, _handler in self._routes):
+            raise ApiError(404, "Not Found")
+        raise ApiError(404, "Not Found")
+
+    def _route_table(self) -> list[tuple[str, re.Pattern[str], Callable[[Request], Response]]]:
+        repo = r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
+        table: list[tuple[str, str, Callable[[Request], Response]]] = [
+            ("GET", r"^/user$", self._get_user),
+            ("GET", repo + r"$", self._get_repo),
+            ("GET", repo + r"/pulls$", self._list_pulls),
+            ("POST", repo + r"/pulls$", self._create_pull),
+            ("GET", repo + r"/pulls/comments/(?P<id>\d+)$", self._get_review_comment),
+            ("GET", repo + r"/pulls/(?P<number>\d+)$", self._get_pull),
+            ("PATCH", repo + r"/pulls/(?P<number>\d+)$", self._edit_pull),
+            ("GET", repo + r"/pulls/(?P<number>\d+)/comments$", self._list_review_comments),
+            ("GET", repo + r"/pulls/(?P<number>\d+)/commits$", self._list_pull_commits),
+            ("POST", repo + r"/pulls/(?P<number>\d+)/requested_reviewers$", self._request_reviewers),
+            ("PUT", repo + r"/pulls/(?P<number>\d+)/merge$", self._merge_pull),
+            ("GET", repo + r"/pulls/(?P<number>\d+)/merge$", self._is_merged),
+            ("GET", repo + r"/issues/(?P<number>\d+)/comments$", self._list_issue_comments),
+            ("POST", repo + r"/issues/(?P<number>\d+)/comments$", self._create_issue_comment),
+            ("GET", repo + r"/compare/(?P<basehead>.+)$", self._compare),
+            ("GET", repo + r"/git/trees/(?P<sha>[^/]+)$", self._get_tree),
+            ("GET", repo + r"/branches/(?P<branch>.+)/protection$", self._get_protection),
+            ("GET", repo + r"/branches/(?P<branch>.+)$", self._get_branch),
+        ]
+        return [(verb, re.compile(pattern), handler) for verb, pattern, handler in table]
+
+    # --- JSON shapes ---
+
+    def user_json(self, login: str) -> Json:
+        uid = self.users.get(login) or self.next_id()
+        return {
+            "login": login,
+            "id": uid,
+            "node_id": f"U_{uid}",
+            "avatar_url": f"{self.origin}/avatars/{login}",
+            "url": f"{self.api_url}/users/{login}",
+            "html_url": f"{self.origin}/{login}",
+            "type": "User",
+            "site_admin": False,
+        }
+
+    def team_json(self, owner: str, slug: str) -> Json:
+        return {
+            "id": abs(hash(slug)) % 10**6,
+            "node_id": f"T_{slug}",
+            "url": f"{self.api_url}/orgs/{owner}/teams/{slug}",
+            "html_url": f"{self.origin}/orgs/{owner}/teams/{slug}",
+            "name": slug,
+            "slug": slug,
+            "description": "",
+            "privacy": "closed",
+            "permission": "push",
+            "parent": None,
+        }
+
+    def repo_json(self, repo: RepoRecord, login: str | None = None) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        data: Json = {
+            "id": repo.id,
+            "node_id": f"R_{repo.id}",
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "private": True,
+            "owner": self.user_json(repo.owner),
+            "html_url": f"{self.origin}/{repo.full_name}",
+            "description": None,
+            "fork": False,
+            "url": api,
+            "pulls_url": f"{api}/pulls{{/number}}",
+            "default_branch": repo.default_branch,
+            "visibility": "private",
+        }
+        if login is not None:
+            level = repo.permissions.get(login, "")
+            data["permissions"] = {
+                "admin": level == "admin",
+                "maintain": level == "admin",
+                "push": level in ("admin", "write"),
+                "triage": level in ("admin", "write"),
+                "pull": level in ("admin", "write", "read"),
+            }
+        return data
+
+    def commit_json(self, repo: RepoRecord, commit: dict[str, Any]) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        sha = commit["sha"]
+
+        def person(who: tuple[str, str, int]) -> Json:
+            return {"name": who[0], "email": who[1], "date": _iso(datetime.fromtimestamp(who[2], UTC))}
+
+        return {
+            "sha": sha,
+            "node_id": f"C_{sha[:16]}",
+            "url": f"{api}/commits/{sha}",
+            "html_url": f"{self.origin}/{repo.full_name}/commit/{sha}",
+            "comments_url": f"{api}/commits/{sha}/comments",
+            "commit": {
+                "url": f"{api}/git/commits/{sha}",
+                "author": person(commit["author"]),
+                "committer": person(commit["committer"]),
+                "message": commit["message"],
+                "tree": {"sha": commit["tree"], "url": f"{api}/git/trees/{commit['tree']}"},
+                "comment_count": 0,
+            },
+            "author": self.user_json(commit["author"][0]) if commit["author"][0] in self.users else None,
+            "committer": None,
+            "parents": [
+                {
+                    "sha": p,
+                    "url": f"{api}/commits/{p}",
+                    "html_url": f"{self.origin}/{repo.full_name}/commit/{p}",
+                }
+                for p in commit["parents"]
+            ],
+        }
+
+    def pull_json(self, repo: RepoRecord, pull: PullRecord, full: bool) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        html = f"{self.origin}/{repo.full_name}/pull/{pull.number}"
+        head_sha = self.head_sha(repo, pull)
+        base_sha = self.branch_sha(repo, pull.base_ref) or ""
+        head_repo = self.repo_json(repo)
+        if pull.fork:
+            head_repo = {
+                **head_repo,
+                "full_name": f"{pull.head_owner}/{repo.name}",
+                "fork": True,
+                "owner": self.user_json(pull.head_owner),
+            }
+        data: Json = {
+            "url": f"{api}/pulls/{pull.number}",
+            "id": pull.id,
+            "node_id": f"PR_{pull.id}",
+            "html_url": html,
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "issue_url": f"{api}/issues/{pull.number}",
+            "commits_url": f"{api}/pulls/{pull.number}/commits",
+            "review_comments_url": f"{api}/pulls/{pull.number}/comments",
+            "review_comment_url": f"{api}/pulls/comments{{/number}}",
+            "comments_url": f"{api}/issues/{pull.number}/comments",
+            "statuses_url": f"{api}/statuses/{head_sha}",
+            "number": pull.number,
+            "state": pull.state,
+            "locked": False,
+            "title": pull.title,
+            "user": self.user_json(pull.user),
+            "body": pull.body or None,
+            "labels": [],
+            "milestone": None,
+            "active_lock_reason": None,
+            "created_at": _iso(pull.created_at),
+            "updated_at": _iso(pull.updated_at),
+            "closed_at": _iso(pull.closed_at),
+            "merged_at": _iso(pull.merged_at),
+            "merge_commit_sha": pull.merge_commit_sha,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [self.user_json(login) for login in pull.reviewers],
+            "requested_teams": [self.team_json(repo.owner, slug) for slug in pull.teams],
+            "head": {
+                "label": f"{pull.head_owner}:{pull.head_ref}",
+                "ref": pull.head_ref,
+                "sha": head_sha,
+                "user": self.user_json(pull.head_owner),
+                "repo": head_repo,
+            },
+            "base": {
+                "label": f"{repo.owner}:{pull.base_ref}",
+                "ref": pull.base_ref,
+                "sha": base_sha,
+                "user": self.user_json(repo.owner),
+                "repo": self.repo_json(repo),
+            },
+            "_links": {"self": {"href": f"{api}/pulls/{pull.number}"}, "html": {"href": html}},
+            "author_association": "MEMBER",
+            "auto_merge": None,
+            "draft": False,
+        }
+        if full:
+            data.update(
+                {
+                    "merged": pull.merged_at is not None,
+                    "mergeable": pull.state == "open",
+                    "rebaseable": pull.state == "open",
+                    "mergeable_state": "clean" if pull.state == "open" else "unknown",
+                    "merged_by": self.user_json(pull.merged_by) if pull.merged_by else None,
+                    "comments": len(pull.comments),
+                    "review_comments": len(pull.review_comments),
+                    "maintainer_can_modify": False,
+                    "commits": len(self._pull_commits(repo, pull)),
+                    "additions": 0,
+                    "deletions": 0,
+                    "changed_files": 0,
+                }
+            )
+        return data
+
+    def review_comment_json(self, repo: RepoRecord, comment: ReviewCommentRecord) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        html = f"{self.origin}/{repo.full_name}/pull/{comment.pull}#discussion_r{comment.id}"
+        data: Json = {
+            "url": f"{api}/pulls/comments/{comment.id}",
+            "pull_request_review_id": comment.id + 7,
+            "id": comment.id,
+            "node_id": f"PRRC_{comment.id}",
+            "diff_hunk": f"@@ -1,1 +1,{comment.line} @@",
+            "path": comment.path,
+            "position": comment.line,
+            "original_position": comment.line,
+            "commit_id": comment.commit_id,
+            "original_commit_id": comment.commit_id,
+            "user": self.user_json(comment.user),
+            "body": comment.body,
+            "created_at": _iso(comment.created_at),
+            "updated_at": _iso(comment.created_at),
+            "html_url": html,
+            "pull_request_url": f"{api}/pulls/{comment.pull}",
+            "author_association": "MEMBER",
+            "_links": {"self": {"href": f"{api}/pulls/comments/{comment.id}"}, "html": {"href": html}},
+            "start_line": None,
+            "original_start_line": None,
+            "start_side": None,
+            "line": comment.line,
+            "original_line": comment.line,
+            "side": "RIGHT",
+            "subject_type": "line",
+        }
+        if comment.in_reply_to is not None:  # GitHub omits the key on a thread's root
+            data["in_reply_to_id"] = comment.in_reply_to
+        return data
+
+    def issue_comment_json(self, repo: RepoRecord, comment: IssueCommentRecord) -> Json:
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        return {
+            "id": comment.id,
+            "node_id": f"IC_{comment.id}",
+            "url": f"{api}/issues/comments/{comment.id}",
+            "html_url": f"{self.origin}/{repo.full_name}/pull/{comment.pull}#issuecomment-{comment.id}",
+            "body": comment.body,
+            "user": self.user_json(comment.user),
+            "created_at": _iso(comment.created_at),
+            "updated_at": _iso(comment.created_at),
+            "issue_url": f"{api}/issues/{comment.pull}",
+            "author_association": "MEMBER",
+        }
+
+    # --- pagination ---
+
+    def page(self, request: Request, items: list[Any]) -> Response:
+        per_page = max(1, min(request.int_query("per_page", 30), 100, self.max_per_page))
+        number = max(1, request.int_query("page", 1))
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(number - 1) * per_page : number * per_page]
+        links = []
+
+        def link(page: int, rel: str) -> str:
+            params = {**request.query, "per_page": str(per_page), "page": str(page)}
+            return f'<{self.api_url}{request.path}?{urlencode(params)}>; rel="{rel}"'
+
+        if number > 1:
+            links += [link(number - 1, "prev"), link(1, "first")]
+        if number < last:
+            links += [link(number + 1, "next"), link(last, "last")]
+        return Response(200, chunk, {"Link": ", ".join(links)} if links else {})
+
+    # --- handlers ---
+
+    def _pull(self, request: Request) -> tuple[RepoRecord, PullRecord]:
+        repo = self.repo(request.match["owner"], request.match["name"])
+        pull = repo.pulls.get(int(request.match["number"]))
+        if pull is None:
+            raise ApiError(404, "Not Found")
+        return repo, pull
+
+    def _readable(self, request: Request) -> RepoRecord:
+        repo = self.repo(request.match["owner"], request.match["name"])
+        if request.login not in repo.permissions:
+            raise ApiError(404, "Not Found")
+        return repo
+
+    def _writable(self, request: Request, repo: RepoRecord) -> None:
+        if repo.permissions.get(request.login) not in ("admin", "write"):
+            raise ApiError(403, "Resource not accessible by personal access token")
+
+    def _get_user(self, request: Request) -> Response:
+        data = self.user_json(request.login)
+        data.update({"name": request.login, "email": None, "two_factor_authentication": True})
+        return Response(200, data)
+
+    def _get_repo(self, request: Request) -> Response:
+        return Response(200, self.repo_json(self._readable(request), request.login))
+
+    def _list_pulls(self, request: Request) -> Response:
+        repo = self._readable(request)
+        state = request.query.get("state", "open")
+        pulls = [p for p in repo.pulls.values() if state == "all" or p.state == state]
+        if "head" in request.query:
+            owner, _, ref = request.query["head"].partition(":")
+            pulls = [p for p in pulls if p.head_owner.lower() == owner.lower() and p.head_ref == ref]
+        if "base" in request.query:
+            pulls = [p for p in pulls if p.base_ref == request.query["base"]]
+        sort = request.query.get("sort", "created")
+        direction = request.query.get("direction", "desc" if sort == "created" else "asc")
+        keyed: Callable[[PullRecord], Any] = (
+            (lambda p: (p.updated_at, p.number))
+            if sort == "updated"
+            else (lambda p: (p.created_at, p.number))
+        )
+        pulls.sort(key=keyed, reverse=direction == "desc")
+        page = self.page(request, pulls)
+        page.body = [self.pull_json(repo, pull, full=False) for pull in page.body]
+        return page
+
+    def _create_pull(self, request: Request) -> Response:
+        repo = self._readable(request)
+        self._writable(request, repo)
+        body = request.body or {}
+        head = str(body.get("head", "")).split(":")[-1]
+        base = str(body.get("base", ""))
+        title = body.get("title")
+        invalid = {"message": "Validation Failed"}
+        if not title:
+            raise ApiError(
+                422,
+                "Validation Failed",
+                errors=[{"resource": "PullRequest", "field": "title", "code": "missing_field"}],
+            )
+        head_sha, base_sha = repo.git.rev(f"refs/heads/{head}"), repo.git.rev(f"refs/heads/{base}")
+        if head_sha is None or base_sha is None:
+            field_name = "head" if head_sha is None else "base"
+            raise ApiError(
+                422,
+                invalid["message"],
+                errors=[{"resource": "PullRequest", "field": field_name, "code": "invalid"}],
+            )
+        for pull in repo.pulls.values():
+            if pull.state == "open" and pull.head_ref == head and pull.base_ref == base and not pull.fork:
+                raise ApiError(
+                    422,
+                    "Validation Failed",
+                    errors=[
+                        {
+                            "resource": "PullRequest",
+                            "code": "custom",
+                            "message": f"A pull request already exists for {repo.owner}:{head}.",
+                        }
+                    ],
+                )
+        if repo.git.is_ancestor(head_sha, base_sha):
+            raise ApiError(
+                422,
+                "Validation Failed",
+                errors=[
+                    {
+                        "resource": "PullRequest",
+                        "code": "custom",
+                        "message": f"No commits between {base} and {head}",
+                    }
+                ],
+            )
+        pull = self.new_pull(repo, head, base, str(title), str(body.get("body") or ""), request.login, _now())
+        return Response(201, self.pull_json(repo, pull, full=True))
+
+    def _get_pull(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        return Response(200, self.pull_json(repo, pull, full=True))
+
+    def _edit_pull(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._writable(request, self._readable(request))
+        body = request.body or {}
+        if "title" in body:
+            pull.title = str(body["title"])
+        if "body" in body:
+            pull.body = str(body["body"] or "")
+        if "base" in body and body["base"] != pull.base_ref:
+            if repo.git.rev(f"refs/heads/{body['base']}") is None:
+                raise ApiError(
+                    422,
+                    "Validation Failed",
+                    errors=[{"resource": "PullRequest", "field": "base", "code": "invalid"}],
+                )
+            pull.base_ref = str(body["base"])
+        if body.get("state") == "closed" and pull.state == "open":
+            self.close(repo, pull, _now())
+        elif body.get("state") == "open" and pull.state == "closed" and pull.merged_at is None:
+            pull.state, pull.closed_at = "open", None
+        pull.updated_at = _now()
+        return Response(200, self.pull_json(repo, pull, full=True))
+
+    def _list_review_comments(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        page = self.page(request, sorted(pull.review_comments, key=lambda c: c.id))
+        page.body = [self.review_comment_json(repo, comment) for comment in page.body]
+        return page
+
+    def _get_review_comment(self, request: Request) -> Response:
+        repo = self._readable(request)
+        wanted = int(request.match["id"])
+        for pull in repo.pulls.values():
+            for comment in pull.review_comments:
+                if comment.id == wanted:
+                    return Response(200, self.review_comment_json(repo, comment))
+        raise ApiError(404, "Not Found")
+
+    def _pull_commits(self, repo: RepoRecord, pull: PullRecord) -> list[dict[str, Any]]:
+        head = self.head_sha(repo, pull)
+        if pull.merge_commit_sha:
+            return repo.git.log(head, f"^{pull.merge_commit_sha}^1")
+        base = repo.git.rev(f"refs/heads/{pull.base_ref}")
+        return repo.git.log(head, f"^{base}") if base else repo.git.log(head)
+
+    def _list_pull_commits(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        page = self.page(request, self._pull_commits(repo, pull)[:250])
+        page.body = [self.commit_json(repo, commit) for commit in page.body]
+        return page
+
+    def _request_reviewers(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._writable(request, self._readable(request))
+        body = request.body or {}
+        users = [str(u) for u in body.get("reviewers") or []]
+        teams = [str(t) for t in body.get("team_reviewers") or []]
+        if pull.user in users:
+            raise ApiError(422, "Review cannot be requested from pull request author.")
+        unknown = [u for u in users if u not in repo.permissions] + [t for t in teams if t not in self.teams]
+        if unknown:
+            raise ApiError(
+                422,
+                "Reviews may only be requested from collaborators. One or more of the users or teams you "
+                f"specified is not a collaborator of the {repo.full_name} project.",
+            )
+        pull.reviewers += [u for u in users if u not in pull.reviewers]
+        pull.teams += [t for t in teams if t not in pull.teams]
+        pull.updated_at = _now()
+        return Response(201, self.pull_json(repo, pull, full=False))
+
+    def _merge_pull(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._writable(request, self._readable(request))
+        body = request.body or {}
+        method = body.get("merge_method", "merge")
+        if method not in ("merge", "squash"):
+            raise ApiError(405, f"{str(method).capitalize()} merges are not allowed on this repository.")
+        if pull.state != "open":
+            raise ApiError(405, "Pull Request is not mergeable")
+        head = self.head_sha(repo, pull)
+        if body.get("sha") and body["sha"] != head:
+            raise ApiError(409, "Head branch was modified. Review and try the merge again.")
+        checks = repo.protections.get(pull.base_ref)
+        if checks is not None:
+            message = (
+                f'Required status check "{checks[0]}" is expected.'
+                if checks
+                else "At least 1 approving review is required by reviewers with write access."
+            )
+            raise ApiError(405, message)
+        title = body.get("commit_title") or f"{pull.title} (#{pull.number})"
+        sha = self.merge(
+            repo, pull, request.login, str(title), str(body.get("commit_message") or ""), method, _now()
+        )
+        return Response(200, {"sha": sha, "merged": True, "message": "Pull Request successfully merged"})
+
+    def _is_merged(self, request: Request) -> Response:
+        _repo, pull = self._pull(request)
+        if pull.merged_at is None:
+            raise ApiError(404, "Not Found")
+        return Response(204)
+
+    def _list_issue_comments(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        page = self.page(request, list(pull.comments))
+        page.body = [self.issue_comment_json(repo, comment) for comment in page.body]
+        return page
+
+    def _create_issue_comment(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        text = (request.body or {}).get("body")
+        if not text:
+            raise ApiError(
+                422,
+                "Validation Failed",
+                errors=[{"resource": "IssueComment", "field": "body", "code": "missing_field"}],
+            )
+        comment = IssueCommentRecord(self.next_id(), pull.number, request.login, str(text), _now())
+        pull.comments.append(comment)
+        pull.updated_at = comment.created_at
+        return Response(201, self.issue_comment_json(repo, comment))
+
+    def _resolve(self, repo: RepoRecord, name: str) -> str:
+        ref = name.split(":", 1)[-1]
+        sha = repo.git.rev(f"refs/heads/{ref}") or (
+            repo.git.rev(ref) if re.fullmatch(r"[0-9a-f]{7,40}", ref) else None
+        )
+        if sha is None:
+            raise ApiError(404, "Not Found")
+        return sha
+
+    def _compare(self, request: Request) -> Response:
+        repo = self._readable(request)
+        base_name, sep, head_name = request.match["basehead"].partition("...")
+        if not sep:
+            raise ApiError(404, "Not Found")
+        base, head = self._resolve(repo, base_name), self._resolve(repo, head_name)
+        merge_base = repo.git.merge_base(base, head)
+        if merge_base is None:
+            raise ApiError(404, f"No common ancestor between {base_name} and {head_name}.")
+        ahead = repo.git.log(head, f"^{merge_base}") if head != merge_base else []
+        behind = int(repo.git.run("rev-list", "--count", base, f"^{merge_base}")) if base != merge_base else 0
+        if base == head:
+            status = "identical"
+        elif not behind:
+            status = "ahead"
+        elif not ahead:
+            status = "behind"
+        else:
+            status = "diverged"
+        per_page = max(1, min(request.int_query("per_page", 250), 250))
+        number = max(1, request.int_query("page", 1))
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        ends = {commit["sha"]: commit for commit in repo.git.log(base, merge_base, walk=False)}
+        files = [
+            {
+                "sha": "0" * 40,
+                "additions": 1,
+                "deletions": 0,
+                "changes": 1,
+                "blob_url": "",
+                "raw_url": "",
+                "contents_url": f"{api}/contents/{item['filename']}",
+                "patch": "",
+                **item,
+            }
+            for item in repo.git.changed(merge_base, head)[:300]
+        ]
+        data = {
+            "url": f"{api}/compare/{request.match['basehead']}",
+            "html_url": f"{self.origin}/{repo.full_name}/compare/{request.match['basehead']}",
+            "permalink_url": f"{self.origin}/{repo.full_name}/compare/{base}...{head}",
+            "diff_url": f"{self.origin}/{repo.full_name}/compare/{request.match['basehead']}.diff",
+            "patch_url": f"{self.origin}/{repo.full_name}/compare/{request.match['basehead']}.patch",
+            "base_commit": self.commit_json(repo, ends[base]),
+            "merge_base_commit": self.commit_json(repo, ends[merge_base]),
+            "status": status,
+            "ahead_by": len(ahead),
+            "behind_by": behind,
+            "total_commits": len(ahead),
+            "commits": [
+                self.commit_json(repo, c) for c in ahead[(number - 1) * per_page : number * per_page]
+            ],
+            "files": files,
+        }
+        return Response(200, data)
+
+    def _get_tree(self, request: Request) -> Response:
+        repo = self._readable(request)
+        sha = self._resolve(repo, request.match["sha"])
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        entries = [
+            {
+                "path": path,
+                "mode": mode,
+                "type": kind,
+                "sha": blob,
+                "size": 0,
+                "url": f"{api}/git/blobs/{blob}",
+            }
+            for mode, kind, blob, path in repo.git.tree_entries(sha)
+        ]
+        tree = repo.git.run("rev-parse", f"{sha}^{{tree}}").strip()
+        return Response(
+            200, {"sha": tree, "url": f"{api}/git/trees/{tree}", "tree": entries, "truncated": False}
+        )
+
+    def _branch_sha(self, repo: RepoRecord, branch: str) -> str:
+        sha = repo.git.rev(f"refs/heads/{branch}")
+        if sha is None:
+            raise ApiError(404, "Branch not found")
+        return sha
+
+    def _get_branch(self, request: Request) -> Response:
+        repo = self._readable(request)
+        branch = request.match["branch"]
+        sha = self._branch_sha(repo, branch)
+        api = f"{self.api_url}/repos/{repo.full_name}"
+        checks = repo.protections.get(branch)
+        data = {
+            "name": branch,
+            "commit": {"sha": sha, "url": f"{api}/commits/{sha}"},
+            "_links": {
+                "self": f"{api}/branches/{branch}",
+                "html": f"{self.origin}/{repo.full_name}/tree/{branch}",
+            },
+            "protected": checks is not None,
+            "protection": {
+                "enabled": checks is not None,
+                "required_status_checks": {
+                    "enforcement_level": "non_admins" if checks else "off",
+                    "contexts": list(checks or ()),
+                    "checks": [],
+                },
+            },
+            "protection_url": f"{api}/branches/{branch}/protection",
+        }
+        return Response(200, data)
+
+    def _get_protection(self, request: Request) -> Response:
+        repo = self._readable(request)
+        branch = request.match["branch"]
+        self._branch_sha(repo, branch)
+        if repo.permissions.get(request.login) != "admin":
+            raise ApiError(403, "Resource not accessible by personal access token")
+        checks = repo.protections.get(branch)
+        if checks is None:
+            raise ApiError(404, "Branch not protected")
+        url = f"{self.api_url}/repos/{repo.full_name}/branches/{branch}/protection"
+        data = {
+            "url": url,
+            "required_status_checks": {
+                "url": f"{url}/required_status_checks",
+                "strict": True,
+                "contexts": list(checks),
+                "contexts_url": f"{url}/required_status_checks/contexts",
+                "checks": [{"context": name, "app_id": None} for name in checks],
+            },
+            "required_pull_request_reviews": {
+                "url": f"{url}/required_pull_request_reviews",
+                "dismiss_stale_reviews": False,
+                "require_code_owner_reviews": False,
+                "require_last_push_approval": False,
+                "required_approving_review_count": 1,
+            },
+            "enforce_admins": {"url": f"{url}/enforce_admins", "enabled": False},
+            "required_linear_history": {"enabled": False},
+            "allow_force_pushes": {"enabled": False},
+            "allow_deletions": {"enabled": False},
+            "block_creations": {"enabled": False},
+            "required_conversation_resolution": {"enabled": False},
+            "lock_branch": {"enabled": False},
+            "allow_fork_syncing": {"enabled": False},
+        }
+        return Response(200, data)
+
+
+def _handler_for(emulator: GitHubEmulator) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            # Headers and body go out in two writes; without this, Nagle's algorithm and delayed ACKs
+            # add about 40 ms to every keep-alive request.
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            headers = {key.lower(): value for key, value in self.headers.items()}
+            response = emulator.handle(self.command, self.path, headers, raw)
+            if isinstance(response.body, bytes):
+                payload = response.body
+            elif response.body is None:
+                payload = b""
+            else:
+                payload = json.dumps(response.body).encode()
+            self.send_response(response.status)
+            if payload and "Content-Type" not in response.headers:
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+            for key, value in response.headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's name
+            return
+
+    return Handler
+
+
+# --- the harness ---------------------------------------------------------------------------------
+
+
+class GitHubHarness:
+    """`tests.hostkit.HostHarness` for GitHub: a world on the emulator, and real adapters pointed at it."""
+
+    name = "github"
+
+    def __init__(self, emulator: GitHubEmulator) -> None:
+        self.emulator = emulator
+        self.requests = emulator.requests
+        self.root = emulator.root
+        self.token = "emu_" + secrets.token_hex(16)
+        emulator.add_token(self.token, BOT)
+
+    def adapter(self, token: str | None = None) -> GitHubHost:
+        return GitHubHost(
+            self.emulator.api_url,
+            token or self.token,
+            retry=FAST_RETRY,
+            timeout=10,
+            seconds_between_writes=None,
+        )
+
+    def create_repo(self, owner: str, name: str, default_branch: str = "main") -> RepoRef:
+        self.emulator.add_repo(owner, name, default_branch)
+        return RepoRef(HostKind.GITHUB, owner, name, self.emulator.origin)
+
+    def bare_path(self, repo: RepoRef) -> Path:
+        return self._repo(repo).git.bare
+
+    def add_member(self, handle: str, teams: tuple[str, ...] = ()) -> None:
+        with self.emulator.lock:
+            self.emulator.add_user(handle)
+            for record in self.emulator.repos.values():
+                record.permissions.setdefault(handle, "write")
+            for team in teams:
+                self.emulator.teams.setdefault(team, set()).add(handle)
+
+    def merged_pull(self, repo: RepoRef, spec: PullSpec) -> int:
+        """A branch and PR with the spec's files, its threads written on the first commit, a follow-up
+        commit per thread that asks for one, and a squash merge at `spec.merged_at`."""
+        emulator, record = self.emulator, self._repo(repo)
+        git = record.git
+        with emulator.lock:
+            for login in {
+                spec.author,
+                *(t.author for t in spec.threads),
+                *(r.author for t in spec.threads for r in t.replies),
+            }:
+                emulator.add_user(login)
+                record.permissions.setdefault(login, "write")
+            start = spec.merged_at - timedelta(hours=3)
+            base = git.rev(f"refs/heads/{record.default_branch}")
+            assert base is not None
+            branch = f"feature/pr-{max(record.pulls, default=0) + 1}-{secrets.token_hex(3)}"
+            first: Change = (dict(spec.files), spec.title, spec.author, start)
+            shas = git.chain(branch, base, [first, *_follow_ups(spec, start + timedelta(hours=2))])
+            pull = emulator.new_pull(
+                record, branch, record.default_branch, spec.title, spec.body, spec.author, start, shas[-1]
+            )
+            self._write_threads(record, pull, spec, shas[0], start + timedelta(hours=1))
+            title = f"{spec.title} (#{pull.number})"
+            emulator.merge(record, pull, spec.merged_by or repo.owner, title, "", "squash", spec.merged_at)
+            return pull.number
+
+    def _write_threads(
+        self, record: RepoRecord, pull: PullRecord, spec: PullSpec, commit: str, at: datetime
+    ) -> None:
+        moment = at
+        for thread in spec.threads:
+            root = ReviewCommentRecord(
+                self.emulator.next_id(),
+                pull.number,
+                thread.author,
+                thread.body,
+                thread.path,
+                thread.line,
+                commit,
+                moment,
+            )
+            pull.review_comments.append(root)
+            for reply in thread.replies:
+                moment += timedelta(seconds=10)
+                pull.review_comments.append(
+                    ReviewCommentRecord(
+                        self.emulator.next_id(),
+                        pull.number,
+                        reply.author,
+                        reply.body,
+                        thread.path,
+                        thread.line,
+                        commit,
+                        moment,
+                        in_reply_to=root.id,
+                    )
+                )
+            moment += timedelta(seconds=10)
+
+    def open_pull_state(self, repo: RepoRef, number: int) -> dict[str, object]:
+        record = self._repo(repo)
+        pull = record.pulls[number]
+        state = "merged" if pull.merged_at else pull.state
+        return {
+            "state": state,
+            "title": pull.title,
+            "body": pull.body,
+            "head": pull.head_ref,
+            "base": pull.base_ref,
+            "reviewers": list(pull.reviewers),
+            "teams": list(pull.teams),
+            "comments": [comment.body for comment in pull.comments],
+            "merged_by": pull.merged_by,
+            "merge_commit_sha": pull.merge_commit_sha,
+        }
+
+    def merge_as(self, repo: RepoRef, number: int, user: str) -> None:
+        record = self._repo(repo)
+        with self.emulator.lock:
+            pull = record.pulls[number]
+            self.emulator.merge(record, pull, user, f"{pull.title} (#{number})", "", "squash", _now())
+
+    def close_as(self, repo: RepoRef, number: int, user: str) -> None:
+        record = self._repo(repo)
+        with self.emulator.lock:
+            self.emulator.close(record, record.pulls[number], _now())
+
+    def protect_branch(self, repo: RepoRef, branch: str, required_checks: tuple[str, ...] = ("ci",)) -> None:
+        with self.emulator.lock:
+            self._repo(repo).protections[branch] = tuple(required_checks)
+
+    def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
+        with self.emulator.lock:
+            self.emulator.failures.extend([(status, retry_after)] * times)
+
+    def revoke_token(self) -> None:
+        self.emulator.tokens[self.token].revoked = True
+
+    # --- GitHub-only helpers for tests ---
+
+    def add_token(self, login: str, permission: str = "write", scopes: str | None = "repo") -> str:
+        """Another token, for another user with `permission` on every repo (scopes None: fine-grained)."""
+        token = "emu_" + secrets.token_hex(16)
+        self.emulator.add_token(token, login, scopes)
+        with self.emulator.lock:
+            for record in self.emulator.repos.values():
+                record.permissions[login] = permission
+        return token
+
+    def push_commit(
+        self, repo: RepoRef, branch: str, files: dict[str, str | None], message: str = "Change"
+    ) -> str:
+        """A commit on `branch` (created from the default branch when missing), as a push would make."""
+        record = self._repo(repo)
+        with self.emulator.lock:
+            parent = record.git.rev(f"refs/heads/{branch}") or record.git.rev(
+                f"refs/heads/{record.default_branch}"
+            )
+            assert parent is not None
+            sha = record.git.commit([parent], files, message, BOT, _now())
+            record.git.update_ref(f"refs/heads/{branch}", sha)
+            return sha
+
+    def fork_pull(self, repo: RepoRef, fork_owner: str, branch: str, title: str) -> int:
+        """An open PR from a fork whose branch has the given name (its commits are not in this repo)."""
+        record = self._repo(repo)
+        with self.emulator.lock:
+            self.emulator.add_user(fork_owner)
+            base = record.git.rev(f"refs/heads/{record.default_branch}") or ""
+            pull = self.emulator.new_pull(
+                record, branch, record.default_branch, title, "", fork_owner, _now()
+            )
+            pull.fork, pull.head_owner, pull.head_sha = True, fork_owner, base
+            return pull.number
+
+    def _repo(self, repo: RepoRef) -> RepoRecord:
+        return self.emulator.repo(repo.owner, repo.name)
+
+
+def _follow_ups(spec: PullSpec, at: datetime) -> list[Change]:
+    """After the review: a commit on the thread's file, or one on another file only."""
+    files = dict(spec.files)
+    commits: list[Change] = []
+    for index, thread in enumerate(spec.threads):
+        moment = at + timedelta(minutes=2 * index)
+        if thread.followed_by_commit:
+            files[thread.path] = files.get(thread.path, "") + f"fixed after review {index}\n"
+            commits.append(
+                ({thread.path: files[thread.path]}, f"Address review {index}", spec.author, moment)
+            )
+        if thread.touch_other_file:
+            other = {f"docs/unrelated-{index}.md": f"note {index}\n"}
+            commits.append((other, f"Unrelated change {index}", spec.author, moment + timedelta(minutes=1)))
+    return commits
+
+
+@pytest.fixture
+def github_harness(tmp_path: Path) -> Iterator[GitHubHarness]:
+    emulator = GitHubEmulator(tmp_path / "github")
+    emulator.start()
+    try:
+        yield GitHubHarness(emulator)
+    finally:
+        emulator.stop()
