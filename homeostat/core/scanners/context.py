@@ -1,0 +1,288 @@
+"""Secrets found by their position: the value after a password or token key, in a URL's userinfo,
+after `curl -u`, in an `Authorization` header, or in a `<add key=… value=…>` element.
+
+The value must still look like a secret for the kind of key it sits under: any literal for a
+password key, a random-looking string (or a UUID for a token key) for other secret keys, and a long
+unmistakably random string when the key name says nothing (`mimi=…`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
+from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
+from homeostat.core.scanners.values import (
+    is_code_expression,
+    is_env_name,
+    is_reference,
+    is_uuid,
+    looks_fake,
+    looks_random,
+)
+
+_SEPARATOR = re.compile(r"[:=]")
+_KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
+_QUOTED = re.compile(r"""(["'`])((?:(?!\1).){1,300})\1""")
+_BARE = re.compile(r"[^\s,`]+")
+_BARE_CUT = re.compile(r"[;&](?=\s*[\w.\-]+=)")
+_PROSE_VALUE = re.compile(r"`([^`\s]{4,300})`")
+_PROSE_KEY = re.compile(
+    r"(?i:\b(password|passphrase|passwd|secret|token|api[ _-]?key|private[ _-]?key|secret[ _-]?key|"
+    r"access[ _-]?key)s?)(?:\*\*|__)?[ \t]+\Z"
+)
+# Paths, module names and hostnames in backticks: `src/app/db.py`, `config.secrets`, `vault.internal`.
+_DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?")
+_CALL_PAIR = re.compile(r"""(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
+_XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+_CLI_FLAG = re.compile(r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]+)(["']?)([^\s"']{4,300})\2""")
+_CURL_USER = re.compile(
+    r"""(?<![\w\-])(?:-u|--user)(?:=|[ \t]+)(?:"([^":\s]*):([^"]+)"|'([^':\s]*):([^']+)'|"""
+    r"""([^\s:"']*):(?:'([^']+)'|"([^"]+)"|(\S+)))"""
+)
+_AUTH_HEADER = re.compile(
+    r"(?i:\bbearer[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|token|bot|digest)?[ \t]*)"
+    r"([A-Za-z0-9._~+/\-]{16,}=*)"
+)
+_URL_USERINFO = re.compile(
+    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]*):([^\s/@?#"'`<>]+)@(?=[^\s/?#"'`<>]+)"""
+)
+_DB_SCHEMES = re.compile(
+    r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|oracle|"
+    r"clickhouse|cassandra|couchdb|neo4j|nats|kafka|jdbc|cockroachdb|snowflake)(?:\+\w+)?",
+    re.IGNORECASE,
+)
+# The shortest value `looks_random(strict=True)` accepts; lets most `Note: …` separators go unread.
+_MIN_RANDOM = 32
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+def _trim_bare(value: str) -> str:
+    """Cut a bare value at the next `;key=` or `&key=` and drop trailing punctuation or brackets."""
+    cut = _BARE_CUT.search(value)
+    if cut:
+        value = value[: cut.start()]
+    while value and value[-1] in ".,;:":
+        value = value[:-1]
+    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]):
+        value = value[:-1]
+    return value
+
+
+def _key_before(line: str, end: int) -> str:
+    """The key name ending just before a separator at `end`, past quotes, `]` and Markdown emphasis."""
+    i = end
+    while i > 0 and line[i - 1] in " \t":
+        i -= 1
+    if i > 0 and line[i - 1] == "]":
+        i -= 1
+    if line.endswith(("**", "__"), 0, i):
+        i -= 2
+    if i > 0 and line[i - 1] in "\"'`":
+        i -= 1
+    j = i
+    while j > 0 and j > i - 80 and line[j - 1] in _KEY_CHARS:
+        j -= 1
+    return line[j:i].lstrip("$@.-")
+
+
+def _skip_lead(line: str, pos: int) -> int:
+    """Past blanks and Markdown emphasis between a separator and its value."""
+    while pos < len(line) and line[pos] in " \t":
+        pos += 1
+    if line.startswith(("**", "__"), pos):
+        pos += 2
+    while pos < len(line) and line[pos] in " \t":
+        pos += 1
+    return pos
+
+
+def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
+    """The value starting at `pos` (after a separator): its start, text and whether it was quoted."""
+    pos = _skip_lead(line, pos)
+    quoted = _QUOTED.match(line, pos)
+    if quoted:
+        return quoted.start(2), quoted.group(2), True
+    bare = _BARE.match(line, pos)
+    if bare is None:
+        return None
+    return bare.start(), _trim_bare(bare.group(0)), False
+
+
+def password_ok(value: str, *, quoted: bool) -> bool:
+    """A literal password: any non-placeholder string when quoted, a mixed one of 6+ when bare."""
+    if is_reference(value) or looks_fake(value, password=True) or is_env_name(value):
+        return False
+    if quoted:
+        return len(value) >= 4
+    if len(value) < 6 or is_code_expression(value):
+        return False
+    classes = sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+    return classes >= 2
+
+
+def _secret_ok(key: str, value: str) -> bool:
+    if is_reference(value) or is_env_name(value):
+        return False
+    if is_uuid(value):
+        return takes_uuid_token(key) and not looks_fake(value)
+    return looks_random(value)
+
+
+def judge(key: str, value: str, *, quoted: bool) -> str | None:
+    """The kind to report for `value` under `key`, or None when it is not a secret."""
+    cls = classify_key(key)
+    if cls is KeyClass.PASSWORD:
+        return "password" if password_ok(value, quoted=quoted) else None
+    if cls is KeyClass.SECRET:
+        if not _secret_ok(key, value):
+            return None
+        return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
+    if cls is KeyClass.OTHER and not is_reference(value) and looks_random(value, strict=True):
+        return "high-entropy"
+    return None
+
+
+def _rank(kind: str) -> int:
+    return RANK_ENTROPY if kind == "high-entropy" else RANK_KEYED
+
+
+def _separator_end(line: str, pos: int) -> int:
+    """End of the assignment operator at `pos` (`=`, `:`, `:=`, `=>`), or -1 for `==`, `://`, `::`…"""
+    before = line[pos - 1] if pos else ""
+    after = line[pos + 1] if pos + 1 < len(line) else ""
+    if line[pos] == "=":
+        if before in "=!<>:" or after == "=":
+            return -1
+        return pos + 2 if after == ">" else pos + 1
+    if before == ":" or after in ":/":
+        return -1
+    return pos + 2 if after == "=" else pos + 1
+
+
+def assignments(line: str) -> Iterator[Found]:
+    """`key = value`, `key: value`, `key := value`, `"key": "value"`, `key=>value`, `**key:** `value``."""
+    for sep in _SEPARATOR.finditer(line):
+        if sep.start() == 0 or (sep.start() > 0 and line[sep.start() - 1] == "="):
+            continue
+        sep_end = _separator_end(line, sep.start())
+        if sep_end < 0:
+            continue
+        key = _key_before(line, sep.start())
+        if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
+            continue
+        value = _value_after(line, sep_end)
+        if value is None:
+            continue
+        start, text, quoted = value
+        kind = judge(key, text, quoted=quoted)
+        if kind:
+            yield Found(kind, start, start + len(text), _rank(kind))
+
+
+def prose_values(line: str) -> Iterator[Found]:
+    """Markdown prose: "password `hunter2-Wq7`", "private key `7d1ab9…`"."""
+    if "`" not in line:
+        return
+    for m in _PROSE_VALUE.finditer(line):
+        key = _PROSE_KEY.search(line, max(0, m.start() - 40), m.start())
+        value = m.group(1)
+        if key is None or _DOTTED_OR_PATH.fullmatch(value) or is_code_expression(value):
+            continue
+        # Held to the bar of a bare value: in prose, a backticked word is more often code than a secret.
+        kind = judge(key.group(1).replace(" ", "_"), value, quoted=False)
+        if kind:
+            yield Found(kind, m.start(1), m.end(1), _rank(kind))
+
+
+def call_pairs(line: str) -> Iterator[Found]:
+    """`getenv("api_token", "…")`, `config.set('password', '…')`."""
+    if "," not in line:
+        return
+    for m in _CALL_PAIR.finditer(line):
+        kind = judge(m.group(2), m.group(4), quoted=True)
+        if kind and kind != "high-entropy":
+            yield Found(kind, m.start(4), m.end(4), RANK_KEYED)
+
+
+def xml_pairs(line: str) -> Iterator[Found]:
+    """NuGet and .NET config: `<add key="ClearTextPassword" value="…" />`."""
+    if "value" not in line.lower():
+        return
+    for m in _XML_PAIR.finditer(line):
+        kind = judge(m.group(1), m.group(2), quoted=True)
+        if kind and kind != "high-entropy":
+            yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
+
+
+def cli_flags(line: str) -> Iterator[Found]:
+    """`--api-key …`, `--password=…`, `--token …` on a command line."""
+    if "--" not in line:
+        return
+    for m in _CLI_FLAG.finditer(line):
+        kind = judge(m.group(1), m.group(3), quoted=bool(m.group(2)))
+        if kind and kind != "high-entropy":
+            yield Found(kind, m.start(3), m.end(3), RANK_KEYED)
+
+
+def curl_users(line: str) -> Iterator[Found]:
+    """`curl -u user:password` and `--user "user:password"`: the password half."""
+    if "-u" not in line and "--user" not in line:
+        return
+    for m in _CURL_USER.finditer(line):
+        groups = m.groups()
+        for user_i, pw_i in ((0, 1), (2, 3), (4, 5), (4, 6), (4, 7)):
+            password = groups[pw_i]
+            if password is None:
+                continue
+            user = groups[user_i] or ""
+            if user[:1] in "<[{$" or not password_ok(password, quoted=True):
+                break
+            start = m.start(pw_i + 1)
+            yield Found("basic-auth", start, start + len(password), RANK_KEYED)
+            break
+
+
+def auth_headers(line: str) -> Iterator[Found]:
+    """`Authorization: Bearer …`, `Authorization: Basic …`."""
+    lowered = line.lower()
+    if "bearer" not in lowered and "authorization" not in lowered:
+        return
+    for m in _AUTH_HEADER.finditer(line):
+        value = m.group(1)
+        if not is_reference(value) and looks_random(value):
+            yield Found("authorization-header", m.start(1), m.end(1), RANK_KEYED)
+
+
+def url_credentials(line: str) -> Iterator[Found]:
+    """`scheme://user:password@host`: the password, for database and any other URLs."""
+    if "://" not in line or "@" not in line:
+        return
+    for m in _URL_USERINFO.finditer(line):
+        password = m.group(3)
+        if is_reference(password) or looks_fake(password, password=True) or is_env_name(password):
+            continue
+        if is_reference(m.group(2)) and password.startswith(("$", "%", "{")):
+            continue
+        kind = "database-url" if _DB_SCHEMES.fullmatch(m.group(1)) else "credentialed-url"
+        yield Found(kind, m.start(3), m.end(3), RANK_URL)
+
+
+CONTEXT_DETECTORS = (
+    assignments,
+    prose_values,
+    call_pairs,
+    xml_pairs,
+    cli_flags,
+    curl_users,
+    auth_headers,
+    url_credentials,
+)

@@ -1,0 +1,101 @@
+"""What a key name says about its value: a password, some other secret, or nothing in particular.
+
+`DB_PASSWORD`, `clientSecret`, `_authToken` and `heroku_api_key` hold secrets; `credentialsId`,
+`secretSize`, `public_key` and `password_hash` name something else, even though they share words.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from functools import lru_cache
+
+
+class KeyClass(Enum):
+    PASSWORD = "password"
+    SECRET = "secret"
+    OTHER = "other"
+    IGNORE = "ignore"
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw"})
+_PASSWORD_PARTS = ("password", "passwd", "passphrase")
+_SECRET_WORDS = frozenset(
+    {
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "key",
+        "apikey",
+        "accesskey",
+        "secretkey",
+        "privatekey",
+        "masterkey",
+        "signingkey",
+        "encryptionkey",
+        "authkey",
+        "appkey",
+        "clientkey",
+        "credential",
+        "credentials",
+        "creds",
+        "auth",
+        "authtoken",
+        "bearer",
+        "signature",
+        "pat",
+        "jwt",
+        "sas",
+        "cookie",
+    }
+)
+_SECRET_PARTS = ("secret", "token", "apikey", "credential")
+# A last word that makes the key name a property of the secret, not the secret itself.
+_NOT_THE_VALUE = frozenset(
+    "id ids name names size file files path paths dir url uri urls length len type types version ref refs "
+    "arn count prefix suffix header headers field fields format mode hint policy expiry expires expiration "
+    "ttl endpoint host region alias label labels enabled required min max pattern regex env var location "
+    "hash digest checksum provider store manager rotation timeout reset validation strength lifetime "
+    "source kind scope scopes usage limit param params method algorithm algo index idx".split()
+)
+_NEVER_SECRET = frozenset(
+    "public publishable pub sha sha1 sha256 sha512 md5 integrity srcrev revision rev commit etag "
+    "uuid guid".split()
+)
+# Keys whose value is a token even when it is shaped like a UUID (Heroku, npm, Postmark…).
+_TOKEN_WORDS = frozenset({"token", "apikey", "authtoken", "key"})
+
+
+def key_words(key: str) -> list[str]:
+    """`AUTH_CLIENTSECRET` → [auth, clientsecret]; `oktaApiToken` → [okta, api, token]."""
+    return [w.lower() for w in _WORD.findall(key)]
+
+
+@lru_cache(maxsize=4096)
+def classify_key(key: str) -> KeyClass:
+    words = key_words(key)
+    if not words:
+        return KeyClass.OTHER
+    if words[-1] in _NOT_THE_VALUE or any(w in _NEVER_SECRET for w in words):
+        return KeyClass.IGNORE
+    if any(w in _PASSWORD_WORDS or any(p in w for p in _PASSWORD_PARTS) for w in words):
+        return KeyClass.PASSWORD
+    if any(w in _SECRET_WORDS or any(p in w for p in _SECRET_PARTS) for w in words):
+        return KeyClass.SECRET
+    return KeyClass.OTHER
+
+
+@lru_cache(maxsize=4096)
+def takes_uuid_token(key: str) -> bool:
+    """`api_token`, `heroku_api_key`, `_authToken`: a UUID here is the credential itself."""
+    words = key_words(key)
+    if any(w in _TOKEN_WORDS or w.endswith("token") for w in words):
+        return "api" in words or any("token" in w for w in words) or "apikey" in words
+    return False
+
+
+def is_aws_secret(key: str) -> bool:
+    words = key_words(key)
+    return "aws" in words and ("secret" in words or "secretaccesskey" in "".join(words))

@@ -1,0 +1,93 @@
+"""Secrets recognised by their structure rather than a prefix: PEM private keys (which span lines),
+JWTs (checked by decoding), and payment card numbers (checked by Luhn and issuer ranges).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from homeostat.core.scanners.bridge import is_valid_jwt
+from homeostat.core.scanners.found import RANK_CARD, RANK_FORMAT, Found
+from homeostat.core.scanners.values import looks_fake, luhn_valid
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}? PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}? PRIVATE KEY(?: BLOCK)?-----")
+_PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:")
+_PUTTY_PRIVATE = re.compile(r"Private-Lines:\s*\d+")
+# Between the markers: base64 lines, escaped newlines (`\n` inside JSON or .env strings), headers.
+_PEM_BODY_CHARS = re.compile(r"[A-Za-z0-9+/=]")
+_MIN_KEY_BODY = 24
+_MAX_KEY_SPAN = 12_000
+
+_JWT = re.compile(
+    r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}={0,2}\.eyJ[A-Za-z0-9_\-]{4,}={0,2}\.[A-Za-z0-9_\-+/]{8,}={0,2}"
+)
+
+# Starts with a plain `\d{4}` so the engine can skip ahead quickly; the left edge is checked after.
+_CARD = re.compile(r"\d{4}(?:\d{9,15}|([ \-])\d{4}\1\d{4}\1\d{1,7}|([ \-])\d{6}\2\d{4,5})(?![\w/]|[.,\-:]\d)")
+_CARD_LEFT_EDGE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.,/-+#")
+
+
+def private_keys(text: str) -> Iterator[Found]:
+    """PEM and PuTTY private keys with a real body; a lone marker or `…anything…` is not a key."""
+    if "PRIVATE KEY" in text:
+        for begin in _PEM_BEGIN.finditer(text):
+            window_end = min(len(text), begin.end() + _MAX_KEY_SPAN)
+            end = _PEM_END.search(text, begin.end(), window_end)
+            body = text[begin.end() : end.start() if end else window_end]
+            if not end:
+                body = re.split(r"[\"'`]|\n\s*\n", body, maxsplit=1)[0]
+            if _key_body_length(body) < _MIN_KEY_BODY:
+                continue
+            stop = end.end() if end else begin.end() + len(body)
+            yield Found("private-key", begin.start(), stop, RANK_FORMAT)
+    if "PuTTY-User-Key-File" in text:
+        for m in _PUTTY.finditer(text):
+            private = _PUTTY_PRIVATE.search(text, m.end(), min(len(text), m.end() + 4000))
+            if private:
+                yield Found("private-key", m.start(), private.end(), RANK_FORMAT)
+
+
+def _key_body_length(body: str) -> int:
+    cleaned = body.replace("\\n", "\n").replace("\\r", "")
+    lines = [ln for ln in cleaned.splitlines() if ":" not in ln]  # drop `Proc-Type:` style headers
+    return len(_PEM_BODY_CHARS.findall("".join(lines)))
+
+
+def jwts(text: str, start: int, end: int) -> Iterator[Found]:
+    """JWTs inside `text[start:end]` whose header and payload decode to JSON."""
+    for m in _JWT.finditer(text, start, end):
+        if is_valid_jwt(m.group(0)) and not looks_fake(m.group(0)):
+            yield Found("jwt", m.start(), m.end(), RANK_FORMAT)
+
+
+def _issuer_accepts(digits: str) -> bool:
+    """Issuer ranges and lengths of the major schemes; anything else is an order or tracking number."""
+    n = len(digits)
+    two, four = int(digits[:2]), int(digits[:4])
+    if digits[0] == "4":
+        return n in (13, 16, 19)
+    if 51 <= two <= 55 or 2221 <= four <= 2720:
+        return n == 16
+    if two in (34, 37):
+        return n == 15
+    if digits.startswith("6011") or two == 65 or 644 <= int(digits[:3]) <= 649 or two == 62:
+        return 16 <= n <= 19
+    if 3528 <= four <= 3589:
+        return 16 <= n <= 19
+    if 300 <= int(digits[:3]) <= 305 or two in (36, 38, 39):
+        return 14 <= n <= 19
+    return False
+
+
+def cards(text: str) -> Iterator[Found]:
+    """Card numbers: Luhn-valid, in an issuer's range, not all one digit."""
+    for m in _CARD.finditer(text):
+        if m.start() > 0 and text[m.start() - 1] in _CARD_LEFT_EDGE:
+            continue
+        digits = re.sub(r"[ \-]", "", m.group(0))
+        if not 13 <= len(digits) <= 19 or len(set(digits)) == 1:
+            continue
+        if _issuer_accepts(digits) and luhn_valid(digits):
+            yield Found("credit-card", m.start(), m.end(), RANK_CARD)

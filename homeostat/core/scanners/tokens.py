@@ -1,0 +1,248 @@
+"""Token formats that identify themselves: a vendor prefix or a fixed shape, no context needed.
+
+Each format names the literal prefixes it starts with; one search for any prefix, run only inside
+long token-like runs of the text, finds where to try the formats. Shape-only formats (Discord bot
+tokens, Telegram, Azure AD client secrets…) name a literal their run must contain instead. Every
+match still has to pass `looks_fake`, which drops `ghp_xxxx…`, `glc_1111…` and the like.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+_E = r"(?![A-Za-z0-9_])"  # no word character after
+_ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one
+
+
+@dataclass(frozen=True)
+class Format:
+    kind: str
+    prefixes: tuple[str, ...]
+    pattern: re.Pattern[str]
+    bounded: bool = True  # the character before the token must not be a word character
+
+
+def _f(kind: str, prefixes: str, body: str, *, bounded: bool = True) -> Format:
+    """`prefixes` is space-separated; `body` is the whole token's regex, prefix included."""
+    return Format(kind, tuple(prefixes.split()), re.compile(body), bounded)
+
+
+FORMATS: tuple[Format, ...] = (
+    # Cloud
+    _f(
+        "aws-access-key",
+        "A3T AKIA ASIA ABIA ACCA AGPA AIDA AROA AIPA ANPA ANVA APKA",
+        r"(?:A3T[A-Z0-9]|[A-Z]{4})[A-Z0-9]{16}" + _E,
+    ),
+    _f("gcp-api-key", "AIza", r"AIza[0-9A-Za-z_\-]{35}" + _ED),
+    _f("digitalocean-token", "dop_v1_ doo_v1_ dor_v1_", r"do[opr]_v1_[a-f0-9]{64}" + _E),
+    _f("heroku-api-key", "HRKU-", r"HRKU-[A-Za-z0-9_\-]{58,64}" + _ED),
+    _f("flyio-token", "fo1_ fm1 fm2_", r"(?:fo1_[\w\-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})" + _ED),
+    _f("alibaba-access-key", "LTAI", r"LTAI[A-Za-z0-9]{20}" + _E),
+    _f("openshift-token", "sha256~", r"sha256~[\w\-]{43}" + _ED),
+    _f("scalingo-token", "tk-us-", r"tk-us-[\w\-]{48}" + _ED),
+    _f("age-secret-key", "AGE-SECRET-KEY-1", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}" + _E),
+    # Code hosts and package registries
+    _f("github-pat", "ghp_", r"ghp_[A-Za-z0-9]{36,255}" + _E),
+    _f("github-oauth-token", "gho_", r"gho_[A-Za-z0-9]{36,255}" + _E),
+    _f("github-app-token", "ghu_ ghs_", r"gh[us]_[A-Za-z0-9_]{36,255}" + _E),
+    _f("github-refresh-token", "ghr_", r"ghr_[A-Za-z0-9_]{36,255}" + _E),
+    _f("github-fine-grained-pat", "github_pat_", r"github_pat_[A-Za-z0-9_]{60,255}" + _E),
+    _f(
+        "gitlab-token",
+        "glpat- gldt- glrt- glsoat- glptt- glft- glimt- gloas- glcbt- glffct- glagent- GR1348941",
+        r"(?:gl(?:pat|dt|rt|soat|ptt|ft|imt|oas|cbt|ffct|agent)-[0-9A-Za-z_\-]{20,}"
+        r"(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?|GR1348941[0-9A-Za-z_\-]{20})" + _ED,
+    ),
+    _f("bitbucket-app-password", "ATBB", r"ATBB[A-Za-z0-9_=.\-]{12,}" + _ED),
+    _f("atlassian-api-token", "ATATT3 ATCTT3", r"AT(?:ATT|CTT)3[A-Za-z0-9_\-=]{150,}" + _ED),
+    _f("npm-token", "npm_", r"npm_[A-Za-z0-9]{36}" + _E),
+    _f("pypi-token", "pypi-Ag", r"pypi-Ag[A-Za-z0-9_\-]{50,}" + _ED),
+    _f("rubygems-token", "rubygems_", r"rubygems_[a-z0-9]{48}" + _E),
+    _f("nuget-api-key", "oy2", r"oy2[a-z0-9]{43}" + _E),
+    _f("dockerhub-token", "dckr_pat_ dckr_oat_", r"dckr_(?:pat|oat)_[A-Za-z0-9_\-]{20,}" + _ED),
+    _f("artifactory-token", "AKCp", r"AKCp[A-Za-z0-9]{69}" + _E),
+    _f("sourcegraph-token", "sgp_", r"sgp_(?:(?:[A-Fa-f0-9]{16}|local)_)?[A-Fa-f0-9]{40}" + _E),
+    # AI
+    _f("anthropic-api-key", "sk-ant-", r"sk-ant-(?:api|admin|oat|sid)\d\d-[A-Za-z0-9_\-]{32,}" + _ED),
+    _f("openrouter-api-key", "sk-or-v1-", r"sk-or-v1-[a-f0-9]{64}" + _E),
+    _f(
+        "openai-api-key",
+        "sk-",
+        r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,})"
+        + _ED,
+    ),
+    _f("huggingface-token", "hf_ api_org_", r"(?:hf_|api_org_)[A-Za-z0-9]{34}" + _E),
+    _f("groq-api-key", "gsk_", r"gsk_[A-Za-z0-9]{52}" + _E),
+    _f("xai-api-key", "xai-", r"xai-[A-Za-z0-9]{80}" + _E),
+    _f("perplexity-api-key", "pplx-", r"pplx-[A-Za-z0-9]{48}" + _E),
+    _f("replicate-token", "r8_", r"r8_[A-Za-z0-9]{37}" + _E),
+    _f("langsmith-key", "lsv2_pt_ lsv2_sk_", r"lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + _E),
+    # Messaging and webhooks
+    _f(
+        "slack-token",
+        "xoxa- xoxb- xoxp- xoxo- xoxs- xoxr- xoxe xapp-",
+        r"(?:xox[abposr]-\d{6,}(?:-\d{6,}){0,3}-(?=[0-9]*[A-Za-z])[0-9A-Za-z]{8,}"
+        r"|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,})" + _ED,
+    ),
+    _f(
+        "slack-webhook",
+        "https://hooks.slack.com/ http://hooks.slack.com/",
+        r"https?://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_\-]{20,}",
+        bounded=False,
+    ),
+    _f(
+        "discord-webhook",
+        "https://discord http://discord https://ptb.discord https://canary.discord",
+        r"https?://(?:ptb\.|canary\.)?discord(?:app)?\.com/api/webhooks/\d{15,20}/[A-Za-z0-9_\-]{60,}",
+        bounded=False,
+    ),
+    _f("twilio-api-key", "SK", r"SK[0-9a-fA-F]{32}" + _E),
+    _f("sendgrid-api-key", "SG.", r"SG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{30,60}" + _ED),
+    _f("mailgun-api-key", "key-", r"key-[0-9a-z]{32}" + _ED),
+    # Payment and commerce
+    _f(
+        "stripe-secret-key",
+        "sk_live_ sk_test_ rk_live_ rk_test_",
+        r"[sr]k_(?:live|test)_[A-Za-z0-9]{20,247}" + _E,
+    ),
+    _f(
+        "square-token",
+        "EAAA sq0atp- sq0csp-",
+        r"(?:EAAA[A-Za-z0-9_\-=+/]{22,60}|sq0atp-[A-Za-z0-9_\-]{22}|sq0csp-[A-Za-z0-9_\-]{43})" + _ED,
+    ),
+    _f(
+        "braintree-access-token",
+        "access_token$",
+        r"access_token\$(?:production|sandbox)\$[a-z0-9]{16}\$[a-f0-9]{32}" + _E,
+    ),
+    _f("shopify-token", "shpat_ shpca_ shppa_ shpss_", r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
+    _f("facebook-token", "EAAC EAAD EAAM", r"EAA[CDM][A-Za-z0-9]{80,}" + _E),
+    # Infrastructure, observability and productivity tools
+    _f(
+        "doppler-token",
+        "dp.pt. dp.st. dp.sa. dp.ct. dp.scim. dp.audit.",
+        r"dp\.[a-z]+\.[A-Za-z0-9]{40,44}" + _E,
+    ),
+    _f("vault-token", "hvs. hvb.", r"hv[sb]\.[A-Za-z0-9_\-]{90,}" + _ED),
+    # Legacy Vault tokens are `s.` and 24 random characters: require all three character classes.
+    _f(
+        "vault-token",
+        "s.",
+        r"s\.(?=[A-Za-z]*\d)(?=[a-z0-9]*[A-Z])(?=[A-Z0-9]*[a-z])[A-Za-z0-9]{24}" + _E,
+    ),
+    _f("pulumi-token", "pul-", r"pul-[a-f0-9]{40}" + _E),
+    _f("databricks-token", "dapi", r"dapi[a-f0-9]{32}(?:-\d)?" + _E),
+    _f("sentry-token", "sntrys_ sntryu_", r"(?:sntrys_eyJ[A-Za-z0-9_=+/\-]{60,}|sntryu_[a-f0-9]{64})" + _ED),
+    _f(
+        "grafana-token",
+        "glsa_ glc_ eyJrIjoi",
+        r"(?:glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}|eyJrIjoi[A-Za-z0-9]{60,400}={0,2})"
+        + _E,
+    ),
+    _f(
+        "newrelic-key",
+        "NRAK- NRJS- NRII-",
+        r"(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_\-]{32})" + _ED,
+    ),
+    _f("linear-api-key", "lin_api_ lin_oauth_", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _E),
+    _f("notion-token", "ntn_ secret_", r"(?:ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})" + _E),
+    _f("postman-key", "PMAK-", r"PMAK-[a-f0-9]{24}-[a-f0-9]{34}" + _E),
+    _f("prefect-token", "pnu_", r"pnu_[A-Za-z0-9]{36}" + _E),
+    _f("readme-token", "rdme_", r"rdme_[a-z0-9]{70}" + _E),
+    _f(
+        "onepassword-secret-key",
+        "A3-",
+        r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _E,
+    ),
+    _f("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{200,}={0,3}"),
+    _f("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _E),
+    _f("clickhouse-cloud-key", "4b1d", r"4b1d[A-Za-z0-9]{38}" + _E),
+)
+# The infracost prefix also ends file names (`video_box.ico-7a38…png`), so a dot may not precede it.
+_INFRACOST = _f("infracost-token", "ico-", r"ico-[A-Za-z0-9]{32}" + _E)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A format without a literal start: searched in runs that contain `marker`."""
+
+    kind: str
+    marker: str
+    pattern: re.Pattern[str]
+
+
+SHAPES: tuple[Shape, ...] = (
+    Shape(
+        "azure-ad-client-secret",
+        "Q~",
+        re.compile(
+            r"(?<![A-Za-z0-9_~.\-])[A-Za-z0-9_~.\-]{3}\dQ~[A-Za-z0-9_~.\-]{31,34}(?![A-Za-z0-9_~.\-])"
+        ),
+    ),
+    Shape(
+        "discord-bot-token",
+        ".",
+        re.compile(
+            r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" + _ED
+        ),
+    ),
+    Shape("telegram-bot-token", ":", re.compile(r"(?:(?<=bot)|(?<![\w:]))\d{8,10}:[A-Za-z0-9_\-]{35}" + _ED)),
+    Shape(
+        "mailgun-api-key", "-", re.compile(r"(?<![A-Za-z0-9_\-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}" + _ED)
+    ),
+    Shape("mailchimp-api-key", "-us", re.compile(r"(?<![A-Za-z0-9_\-])[0-9a-f]{32}-us\d{1,2}" + _E)),
+    Shape(
+        "terraform-cloud-token",
+        ".atlasv1.",
+        re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}" + _ED),
+    ),
+)
+
+_ALL_PREFIXED = (*FORMATS, _INFRACOST)
+_PREFIXES = sorted({p for f in _ALL_PREFIXED for p in f.prefixes}, key=len, reverse=True)
+_PREFIX_SEARCH = re.compile("|".join(re.escape(p) for p in _PREFIXES))
+# For the longest prefix found at a position, every format whose own prefix it starts with.
+_FORMATS_FOR: dict[str, tuple[Format, ...]] = {
+    hit: tuple(f for f in _ALL_PREFIXED if any(hit.startswith(p) for p in f.prefixes)) for hit in _PREFIXES
+}
+_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    kind: str
+    start: int
+    end: int
+
+
+def _bounded_ok(fmt: Format, text: str, pos: int) -> bool:
+    if pos == 0 or not fmt.bounded:
+        return True
+    before = text[pos - 1]
+    if fmt is _INFRACOST and before == ".":
+        return False
+    return before not in _WORD_CHARS
+
+
+def find_tokens(text: str, start: int, end: int) -> Iterator[TokenMatch]:
+    """Self-identifying tokens inside `text[start:end]` (a run), before the placeholder check."""
+    pos = start
+    while True:
+        hit = _PREFIX_SEARCH.search(text, pos, end)
+        if hit is None:
+            break
+        pos = hit.start() + 1
+        for fmt in _FORMATS_FOR[hit.group(0)]:
+            m = fmt.pattern.match(text, hit.start(), end)
+            if m and _bounded_ok(fmt, text, hit.start()):
+                yield TokenMatch(fmt.kind, m.start(), m.end())
+                pos = m.end()
+                break
+    run = text[start:end]
+    for shape in SHAPES:
+        if shape.marker in run:
+            for m in shape.pattern.finditer(text, start, end):
+                yield TokenMatch(shape.kind, m.start(), m.end())

@@ -1,0 +1,251 @@
+"""Judging a candidate value: placeholder, reference, or something that looks like a real secret.
+
+Every detector in the scanner funnels its candidates through these checks, so a placeholder such as
+`sk_live_xxxx…`, an env reference such as `${DB_PASSWORD}` or a base64-encoded sentence is rejected
+the same way whichever detector found it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+
+_PLACEHOLDER_WORDS = (
+    "xxxx",
+    "example",
+    "placeholder",
+    "changeme",
+    "change_me",
+    "change-me",
+    "replace",
+    "dummy",
+    "redacted",
+    "sample",
+    "your_",
+    "your-",
+    "yourtoken",
+    "yourkey",
+    "yourpass",
+    "_here",
+    "-here",
+    "insert",
+    "todo",
+)
+# Passwords are short and human-chosen, so a word like "fake" in one means a sample.
+_PASSWORD_PLACEHOLDER_WORDS = _PLACEHOLDER_WORDS + ("fake",)
+# Whole values that stand for "some value here" rather than being one.
+_STAND_IN_VALUES = frozenset(
+    "password passwd pass pwd secret token key apikey api_key none null nil true false required optional "
+    "string str undefined empty hidden masked value foo bar baz test".split()
+)
+_MASK_CHARS = re.compile(r"\*{3,}|•{2,}|…|\.\.\.|#{4,}|_{6,}|-{6,}")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}")
+_REFERENCE = re.compile(
+    r"""
+      \$\{\{.*\}\}                      # ${{ secrets.X }} (GitHub Actions)
+    | \$\{[^{}]*\}                      # ${VAR}, ${VAR:-default}, ${aws_db.x.password}
+    | \$\([^()]*(?:\([^()]*\)[^()]*)*\) # $(command)
+    | \$(?:[A-Z_][A-Z0-9_]*|[a-z_][a-z0-9_]*|[a-z][A-Za-z0-9]*)  # $VAR, $var, $dbPassword
+    | %[A-Za-z_][A-Za-z0-9_]*%          # %VAR% (Windows, NuGet)
+    | %\([A-Za-z_][A-Za-z0-9_]*\)[sd]   # %(VAR)s (Python config interpolation)
+    | \{\{.*\}\}                        # {{ .Values.apiKey }} (Helm, Jinja)
+    | \{[A-Za-z_][\w.]*\}               # {api_key} (format strings)
+    | <%.*%>                            # ERB
+    | <[^<>]*>                          # <YOUR_TOKEN>, <redacted>
+    | \[[^\[\]]*\]                      # [PASSWORD]
+    | `[^`]*`                           # `command`
+    | (?:os\.environ|os\.getenv|getenv|process\.env|ENV|env|System\.getenv|secrets|vars|var|local)
+      (?:\.[A-Za-z_]\w*|\[[^\]]*\]|\([^)]*\))+ .*
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+# A bare (unquoted) value that is a dotted name or a call is code, not a literal: `self.password`,
+# `var.db_password`, `settings.API_KEY`, `get_token()`, `request.headers["x"]`.
+_CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\])?[;,)]*")
+_SUBSTITUTION_STARTS = ("$(", "${", "{{", "<%", "%(", "`")
+_YAML_TAG = re.compile(r"!!?[A-Za-z][\w:.\-]*")  # !vault, !Ref, !!binary
+_CALL_OR_INDEX = re.compile(r"[A-Za-z_][\w.]*[(\[]")
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)+")
+_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)*")
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_SEGMENT_SPLIT = re.compile(r"[:_\-./]+")
+_BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?]+")
+
+
+def is_reference(value: str) -> bool:
+    """A value that names where the secret lives (env, template, vault path) rather than holding it."""
+    v = value.strip()
+    if not v:
+        return True
+    # A bare value cut at its first blank may hold only the start of a substitution or a YAML tag.
+    if v.startswith(_SUBSTITUTION_STARTS) or _YAML_TAG.fullmatch(v):
+        return True
+    return _REFERENCE.fullmatch(v) is not None
+
+
+def is_code_expression(value: str) -> bool:
+    """A bare value that reads as code: a dotted attribute, a call or an index (maybe cut short)."""
+    if _CALL_OR_INDEX.match(value):
+        return True
+    return _CODE_EXPRESSION.fullmatch(value) is not None and _DOTTED.match(value) is not None
+
+
+def is_identifier_like(value: str) -> bool:
+    """Words and small numbers joined by `:_-./` (`user:1234:profile`, `SalesResults-1.2`): a name."""
+    segments = [seg for seg in _SEGMENT_SPLIT.split(value) if seg]
+    if not segments:
+        return True
+    for seg in segments:
+        has_alpha = any(c.isalpha() for c in seg)
+        has_digit = any(c.isdigit() for c in seg)
+        if (has_alpha and has_digit) or len(seg) > 20 or (has_digit and len(seg) > 8):
+            return False
+    return True
+
+
+def is_env_name(value: str) -> bool:
+    """`PASSWORD`, `SLACK_BOT_TOKEN`: a variable's name standing in for its value."""
+    return _ENV_NAME.fullmatch(value) is not None and not any(c.isdigit() for c in value[-4:])
+
+
+def is_uuid(value: str) -> bool:
+    return _UUID.fullmatch(value) is not None
+
+
+def is_version(value: str) -> bool:
+    return _VERSION.search(value) is not None
+
+
+def repeated_fraction(value: str) -> float:
+    """Share of the value inside runs of three or more identical characters (`0000`, `xxxx`)."""
+    if not value:
+        return 0.0
+    covered = sum(len(m.group(0)) for m in _repeat_runs().finditer(value))
+    return covered / len(value)
+
+
+@lru_cache(maxsize=1)
+def _repeat_runs() -> re.Pattern[str]:
+    return re.compile(r"(.)\1{2,}", re.DOTALL)
+
+
+def sequential_fraction(value: str) -> float:
+    """Share of the value inside ascending runs of four or more (`abcdefgh`, `123456`)."""
+    if len(value) < 4:
+        return 0.0
+    covered = 0
+    run = 1
+    for prev, cur in zip(value, value[1:], strict=False):
+        if ord(cur) - ord(prev) == 1:
+            run += 1
+            continue
+        if run >= 4:
+            covered += run
+        run = 1
+    if run >= 4:
+        covered += run
+    return covered / len(value)
+
+
+def looks_fake(value: str, *, password: bool = False) -> bool:
+    """A placeholder, mask or made-up sequence: `xxxx`, `****`, `<token>`, `abcdef123456`, `0000…`."""
+    if not value:
+        return True
+    lowered = value.lower()
+    if lowered in _STAND_IN_VALUES:
+        return True
+    words = _PASSWORD_PLACEHOLDER_WORDS if password else _PLACEHOLDER_WORDS
+    if any(w in lowered for w in words) or _MASK_CHARS.search(value):
+        return True
+    if value[0] in "<[{" and value[-1] in ">]}":
+        return True
+    distinct = len(set(lowered))
+    if (len(value) >= 8 and distinct <= 4) or (len(value) >= 24 and distinct <= 6):
+        return True
+    if repeated_fraction(value) > 0.4:
+        return True
+    # People do pick `abcd1234` as a password, so a sequence is only a placeholder in machine tokens.
+    return not password and sequential_fraction(lowered) > 0.5
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character over the value's own characters."""
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def is_base64_of_text(value: str) -> bool:
+    """Base64 that decodes to ordinary words (`aGVsbG8gd29ybGQ=` is "hello world"), not key material."""
+    core = value.rstrip("=")
+    if len(core) < 8 or not re.fullmatch(r"[A-Za-z0-9+/_\-]+", core):
+        return False
+    padded = core + "=" * (-len(core) % 4)
+    try:
+        raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    try:
+        decoded = raw.decode("ascii")
+    except UnicodeDecodeError:
+        return False
+    if not decoded or not all(c.isprintable() for c in decoded):
+        return False
+    letters = sum(c.isalpha() or c == " " for c in decoded)
+    return letters / len(decoded) >= 0.8 and re.search(r"[A-Za-z]{3,}", decoded) is not None
+
+
+def looks_random(value: str, *, strict: bool = False) -> bool:
+    """A machine-made string: long, mixed and high in entropy, not a word, version, hash or id.
+
+    `strict` is for values whose key says nothing about secrets (`mimi=…`): only long, clearly
+    random base64-like strings count there, never hex (which is how hashes and ids look).
+    """
+    alphabet = _BASE64_CHARS if strict else _TOKEN_CHARS
+    if alphabet.fullmatch(value) is None or looks_fake(value) or is_base64_of_text(value):
+        return False
+    if _DIGIT_DOT_DIGIT.search(value) or is_identifier_like(value):
+        return False  # a version, an address or a name: `jjwt-jackson-0.11.2`, `user:1234:profile`
+    n = len(value)
+    if _HEX.fullmatch(value):
+        if strict or n < 16:
+            return False
+        return (
+            shannon_entropy(value) >= 3.0
+            and any(c.isdigit() for c in value)
+            and any(c.isalpha() for c in value)
+        )
+    min_len = 32 if strict else 16
+    if n < min_len:
+        return False
+    classes = sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+        )
+    )
+    if classes < (3 if strict else 2) or sum(c.isdigit() for c in value) < 2:
+        return False
+    return shannon_entropy(value) >= min(4.2 if strict else 3.7, math.log2(n) - 0.7)
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0

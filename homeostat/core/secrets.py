@@ -1,0 +1,178 @@
+"""Secret and personal-data scanner for KB text, model prompts and the daily run.
+
+`find_secrets` combines self-identifying token formats (`scanners.tokens`), structural checks (PEM
+keys, JWTs, card numbers), detect-secrets' IBM/Cloudant/SoftLayer detectors, and position-based
+detectors (password and token keys, credentialed URLs, `curl -u`, `Authorization` headers). Every
+candidate passes the same placeholder and reference checks (`scanners.values`).
+
+Speed: only lines that hold a long token-like run, a secret-ish word or `://` reach the detectors;
+everything else (most Markdown prose) is passed over by one regex search.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from homeostat.core.scanners.bridge import plugin_hits
+from homeostat.core.scanners.context import CONTEXT_DETECTORS
+from homeostat.core.scanners.found import RANK_FORMAT, Found
+from homeostat.core.scanners.structure import cards, jwts, private_keys
+from homeostat.core.scanners.tokens import find_tokens
+from homeostat.core.scanners.values import looks_fake
+
+__all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets"]
+
+
+@dataclass(frozen=True)
+class SecretHit:
+    """One finding: `text[start:end]` is the secret (a URL's password, a token, a whole PEM block)."""
+
+    kind: str
+    start: int
+    end: int
+    line: int
+
+
+# Every self-identifying token lies inside a run like this, so formats are only tried inside runs.
+_RUN = re.compile(r"[A-Za-z0-9_\-+/=.~$:]{16,}")
+_TOKENISH = re.compile(r"[A-Z0-9]")
+# A run this long may be a random value under an arbitrary key (`mimi=…`): check its line's keys.
+_LONG_RUN = 32
+# Position-based detectors only read lines where a secret-ish word is used as a key (followed by `=`,
+# `:`, `,` or a backticked value) or a CLI flag, or that mention `curl`, a bearer or authorization
+# header, an XML `value=`, or a URL with userinfo. Prose that merely mentions "the token" or "a
+# password" is passed over. Each word is found with `str.find`, far faster than one alternation.
+_KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_AS_KEY = re.compile(r"[\w.\-]*[\"'`\]]?(?:\*\*|__)?[ \t]*(?:[:=,]|`[^`\s])")
+_AS_FLAG = re.compile(r"--[\w\-]*\Z")
+_ALWAYS_WORDS = ("curl", "bearer", "value=")
+_USERINFO = re.compile(r"[^\s/@]*@")
+
+
+def _line_span(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, len(text) if end < 0 else end
+
+
+def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
+    """Token formats and JWTs inside runs; long runs also put their line on the `lines` list."""
+    for run in _RUN.finditer(text):
+        start, end = run.span()
+        if _TOKENISH.search(text, start, end) is None:
+            continue  # a lowercase path, URL or identifier: no token format is all lowercase letters
+        for token in find_tokens(text, start, end):
+            if not looks_fake(text[token.start : token.end]):
+                yield Found(token.kind, token.start, token.end, RANK_FORMAT)
+        if "eyJ" in run.group(0):
+            yield from jwts(text, start, end)
+        if end - start >= _LONG_RUN:
+            line_start, line_end = _line_span(text, start)
+            lines[line_start] = line_end
+
+
+def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
+    def mark(pos: int) -> int:
+        start, end = _line_span(text, pos)
+        lines[start] = end
+        return end
+
+    for word in _KEY_WORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            after = pos + len(word)
+            if _AS_KEY.match(lowered, after) or _AS_FLAG.search(lowered, max(0, pos - 40), pos):
+                after = mark(pos)
+            pos = lowered.find(word, after)
+    for word in _ALWAYS_WORDS:
+        pos = lowered.find(word)
+        while pos >= 0:
+            pos = lowered.find(word, mark(pos))
+    pos = lowered.find("://")
+    while pos >= 0:
+        after = pos + 3
+        if _USERINFO.match(lowered, after):
+            after = mark(pos)
+        pos = lowered.find("://", after)
+
+
+def _line_findings(line: str, lowered: str) -> Iterator[Found]:
+    yield from plugin_hits(line, lowered)
+    for detector in CONTEXT_DETECTORS:
+        yield from detector(line)
+
+
+def _resolve(found: list[Found]) -> list[Found]:
+    """Non-overlapping findings: the most specific kind wins, then the longer span."""
+    chosen: list[Found] = []
+    for f in sorted(found, key=lambda f: (f.rank, f.start - f.end, f.start)):
+        if f.end > f.start and all(f.end <= c.start or f.start >= c.end for c in chosen):
+            chosen.append(f)
+    chosen.sort(key=lambda f: f.start)
+    return chosen
+
+
+def _with_lines(text: str, found: list[Found]) -> list[SecretHit]:
+    hits: list[SecretHit] = []
+    line, counted = 1, 0
+    for f in found:
+        line += text.count("\n", counted, f.start)
+        counted = f.start
+        hits.append(SecretHit(f.kind, f.start, f.end, line))
+    return hits
+
+
+def find_secrets(text: str) -> list[SecretHit]:
+    """Secrets in `text`, sorted by start and non-overlapping."""
+    if not text:
+        return []
+    found = list(private_keys(text))
+    found.extend(cards(text))
+    lines: dict[int, int] = {}
+    found.extend(_run_findings(text, lines))
+    lowered = text.lower()
+    _keyword_lines(text, lowered, lines)
+    for start, end in lines.items():
+        for f in _line_findings(text[start:end], lowered[start:end]):
+            found.append(f.shifted(start))
+    return _with_lines(text, _resolve(found))
+
+
+def redact_secrets(text: str) -> tuple[str, int]:
+    """`text` with each secret replaced by `[REDACTED:<kind>]`, and how many were replaced."""
+    hits = find_secrets(text)
+    parts: list[str] = []
+    last = 0
+    for hit in hits:
+        parts.append(text[last : hit.start])
+        parts.append(f"[REDACTED:{hit.kind}]")
+        last = hit.end
+    parts.append(text[last:])
+    return "".join(parts), len(hits)
+
+
+_EMAIL = re.compile(
+    r"(?<![\w.+\-/:%@])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@"
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,24}(?![\w\-]|\.[A-Za-z0-9])"
+)
+# Reserved for documentation (RFC 2606, RFC 6761), so never a person's address.
+_EXAMPLE_DOMAIN = re.compile(r"(?:^|\.)(?:example\.(?:com|org|net)|example|invalid|test|localhost)$", re.I)
+_FILE_SUFFIX = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|js|ts|py|css|map|json|ya?ml|md|txt|lock)$", re.I)
+_ROLE_LOCAL_PARTS = frozenset({"git", "noreply", "no-reply", "donotreply", "do-not-reply"})
+
+
+def find_emails(text: str) -> list[SecretHit]:
+    """Email addresses that may name a person (not documentation domains, `git@`, or `icon@2x.png`)."""
+    if "@" not in text:
+        return []
+    found: list[Found] = []
+    for m in _EMAIL.finditer(text):
+        local, _, domain = m.group(0).partition("@")
+        if _EXAMPLE_DOMAIN.search(domain) or _FILE_SUFFIX.search(domain):
+            continue
+        if local.lower() in _ROLE_LOCAL_PARTS:
+            continue
+        found.append(Found("email", m.start(), m.end(), RANK_FORMAT))
+    return _with_lines(text, found)
