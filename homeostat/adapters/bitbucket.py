@@ -126,6 +126,7 @@ class BitbucketApi:
     secret: str = field(repr=False, default="")
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     basic_auth: bool = False
+    proxy: str = ""  # set when the Pipelines auth proxy authenticates instead of a token
 
     def call(
         self,
@@ -147,6 +148,11 @@ class BitbucketApi:
         while True:
             attempt += 1
             problem, delay, response = self._attempt(method, path, params, body, absolute, retry_5xx, attempt)
+            if response is not None and not retry_5xx and 500 <= response.status_code < 600:
+                raise TransientHostError(
+                    f"Bitbucket answered {response.status_code} to {method} {self._where(path)}:"
+                    " the outcome is unknown"
+                )
             if response is not None:
                 return self._check(method, path, response, accept, need)
             if attempt >= self.retry.attempts or waited + delay > self.retry.max_total_wait:
@@ -197,7 +203,7 @@ class BitbucketApi:
         if status in accept:
             return response
         if status == 401:
-            raise AuthError(self.refused_message(401))
+            raise AuthError(self.refused_message(401, f"{method} {self._where(path)}", need))
         if status == 403:
             raise ForbiddenError(self.refused_message(403, f"{method} {self._where(path)}", need))
         if status >= 400:
@@ -207,6 +213,11 @@ class BitbucketApi:
         return response
 
     def refused_message(self, status: int, what: str = "", need: str = WRITE_SCOPES) -> str:
+        if self.proxy:
+            return (
+                f"the Bitbucket Pipelines auth proxy at {self.proxy} refused {what or 'the request'}"
+                f" ({status}): run inside a Pipelines step, or set {self.variable} to a token with {need}"
+            )
         who = f"{self.variable} with {EMAIL_VARIABLE}" if self.basic_auth else self.variable
         if status == 401:
             return f"Bitbucket refused the token in {who} (401): set a token with {WRITE_SCOPES}"

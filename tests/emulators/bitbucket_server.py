@@ -462,7 +462,9 @@ class BitbucketEmulator:
         self.repos: dict[tuple[str, str], Repo] = {}
         self.tasks: dict[str, Task] = {}
         self.failures: list[tuple[int, int | None]] = []
+        self.lost_answers: list[tuple[str, str, int]] = []
         self.merge_task_polls: int | None = 2
+        self.page_cap: int | None = None  # a server-side page size below what clients ask for
         self.sync_merges = False
         self.merge_failures: list[tuple[str, str]] = []
         self.proxy_user = PIPELINES
@@ -506,7 +508,7 @@ class BitbucketEmulator:
         proxy = _server(self, proxy=True)
         self._servers = [api, proxy]
         for server in self._servers:
-            threading.Thread(target=server.serve_forever, daemon=True).start()
+            threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         self.api_url = f"http://127.0.0.1:{api.server_address[1]}/"
         self.proxy_url = f"http://127.0.0.1:{proxy.server_address[1]}"
 
@@ -531,7 +533,12 @@ class BitbucketEmulator:
                         else "Something went wrong",
                         headers=extra,
                     )
-                return self._dispatch(method, parts.path, parts.query, headers, raw, proxy)
+                reply = self._dispatch(method, parts.path, parts.query, headers, raw, proxy)
+                for lost in self.lost_answers:
+                    if lost[0] == method and lost[1] in parts.path:
+                        self.lost_answers.remove(lost)
+                        raise ApiError(lost[2], "Something went wrong")
+                return reply
             except ApiError as exc:
                 error: Json = {"message": exc.message}
                 if exc.detail is not None:
@@ -622,7 +629,9 @@ class BitbucketEmulator:
 
     def page(self, request: Request, values: list[Json], default: int = 10, maximum: int = 100) -> Reply:
         try:
-            pagelen = max(1, min(int(request.query.get("pagelen", default)), maximum))
+            pagelen = max(
+                1, min(int(request.query.get("pagelen", default)), maximum, self.page_cap or maximum)
+            )
             number = max(1, int(request.query.get("page", 1)))
         except ValueError as exc:
             raise ApiError(400, "pagelen and page must be numbers") from exc
@@ -1477,13 +1486,13 @@ class BitbucketHarness:
             when=merged_at - timedelta(hours=3),
         )
         for index, thread in enumerate(spec.threads):
-            said = merged_at - timedelta(hours=2) + timedelta(minutes=5 * index)
+            said = merged_at - timedelta(hours=2) + timedelta(seconds=20 * index)  # one review round
             root = self.comment_as(
                 repo, number, thread.author, thread.body, path=thread.path, line=thread.line, when=said
             )
             for offset, reply in enumerate(thread.replies, start=1):
                 self.comment_as(
-                    repo, number, reply.author, reply.body, parent=root, when=said + timedelta(minutes=offset)
+                    repo, number, reply.author, reply.body, parent=root, when=said + timedelta(seconds=offset)
                 )
         for index, thread in enumerate(spec.threads):
             later = merged_at - timedelta(hours=1) + timedelta(minutes=index)
@@ -1507,7 +1516,7 @@ class BitbucketHarness:
                     author=spec.author,
                     when=later + timedelta(seconds=30),
                 )
-        self.merge_as(repo, number, spec.merged_by or spec.author, when=merged_at)
+        self.merge_as(repo, number, spec.merged_by or repo.owner, when=merged_at)
         return number
 
     @staticmethod
@@ -1525,20 +1534,19 @@ class BitbucketHarness:
         with self.emulator.lock:
             pull = self.emulator.pull(state, number)
             return {
-                "state": pull.state,
-                "open": pull.state == "OPEN",
-                "merged": pull.state == "MERGED",
+                "state": {"OPEN": "open", "MERGED": "merged"}.get(pull.state, "closed"),
+                "bitbucket_state": pull.state,
                 "title": pull.title,
                 "body": pull.description,
                 "head": pull.source,
                 "base": pull.destination,
                 "author": pull.author,
                 "reviewers": list(pull.reviewers),
-                "team_reviewers": [],
+                "teams": [],
                 "comments": [c.raw for c in pull.comments if c.inline is None and not c.deleted],
                 "merged_by": pull.closed_by if pull.state == "MERGED" else None,
                 "closed_by": pull.closed_by,
-                "merge_commit": pull.merge_commit,
+                "merge_commit_sha": pull.merge_commit,
                 "merge_message": pull.merge_message,
                 "head_sha": self.emulator.source_sha(state, pull),
             }
@@ -1589,6 +1597,11 @@ class BitbucketHarness:
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:
             self.emulator.failures.extend([(status, retry_after)] * times)
+
+    def lose_next_answer(self, method: str, path_contains: str, status: int = 500) -> None:
+        """The next matching request is carried out, then answered `status`, as when a proxy times out."""
+        with self.emulator.lock:
+            self.emulator.lost_answers.append((method, path_contains, status))
 
     def fail_next_merge_task(self, reason: str, *, shape: str = "error") -> None:
         """The next asynchronous merge task ends FAILED with `reason` (shape "error": a 400 error body)."""
