@@ -362,6 +362,7 @@ class GitHubEmulator:
         self.tokens: dict[str, Token] = {}
         self.users: dict[str, int] = {}
         self.teams: dict[str, set[str]] = {}
+        self.members: set[str] = set()  # the organisation's people: collaborators on every repo
         self.repos: dict[str, RepoRecord] = {}
         self.failures: list[tuple[int, int | None]] = []
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
@@ -411,6 +412,9 @@ class GitHubEmulator:
         record = RepoRecord(self.next_id(), owner, name, default_branch, git)
         record.permissions[BOT] = "admin"
         record.permissions[owner] = "admin"
+        record.permissions.update(
+            {member: "write" for member in self.members if member not in record.permissions}
+        )
         with self.lock:
             self.repos[record.full_name.lower()] = record
         return record
@@ -1298,6 +1302,7 @@ class GitHubHarness:
     def add_member(self, handle: str, teams: tuple[str, ...] = ()) -> None:
         with self.emulator.lock:
             self.emulator.add_user(handle)
+            self.emulator.members.add(handle)
             for record in self.emulator.repos.values():
                 record.permissions.setdefault(handle, "write")
             for team in teams:
@@ -1401,6 +1406,10 @@ class GitHubHarness:
 
     def revoke_token(self) -> None:
         self.emulator.tokens[self.token].revoked = True
+
+    def limit_page_size(self, size: int) -> None:
+        """Serve at most `size` items a page whatever `per_page` asks, so a few records span pages."""
+        self.emulator.max_per_page = size
 
     # --- GitHub-only helpers for tests ---
 
