@@ -39,7 +39,7 @@ _XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""
 _CLI_FLAG = re.compile(r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]+)(["']?)([^\s"']{4,300})\2""")
 _CURL_USER = re.compile(
     r"""(?<![\w\-])(?:-u|--user)(?:=|[ \t]+)(?:"([^":\s]*):([^"]+)"|'([^':\s]*):([^']+)'|"""
-    r"""([^\s:"']*):(?:'([^']+)'|"([^"]+)"|(\S+)))"""
+    r"""([^\s:"']*):(?:'([^']+)'|"([^"]+)"|([^\s`'"]+)))"""
 )
 _AUTH_HEADER = re.compile(
     r"(?i:\bbearer[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|token|bot|digest)?[ \t]*)"
@@ -116,7 +116,7 @@ def password_ok(value: str, *, quoted: bool) -> bool:
         return False
     if quoted:
         return len(value) >= 4
-    if len(value) < 6 or is_code_expression(value):
+    if len(value) < 6 or is_code_expression(value) or value[0] in "([{":
         return False
     classes = sum(
         (
@@ -189,7 +189,7 @@ def assignments(line: str) -> Iterator[Found]:
 
 
 def prose_values(line: str) -> Iterator[Found]:
-    """Markdown prose: "password `hunter2-Wq7`", "private key `7d1ab9…`"."""
+    """Markdown prose: a backticked value right after "password", "private key", "api key"…"""
     if "`" not in line:
         return
     for m in _PROSE_VALUE.finditer(line):
@@ -208,7 +208,8 @@ def call_pairs(line: str) -> Iterator[Found]:
     if "," not in line:
         return
     for m in _CALL_PAIR.finditer(line):
-        kind = judge(m.group(2), m.group(4), quoted=True)
+        # Held to the bar of a bare value: most pairs of strings are tuples of names, not settings.
+        kind = judge(m.group(2), m.group(4), quoted=False)
         if kind and kind != "high-entropy":
             yield Found(kind, m.start(4), m.end(4), RANK_KEYED)
 
@@ -234,7 +235,7 @@ def cli_flags(line: str) -> Iterator[Found]:
 
 
 def curl_users(line: str) -> Iterator[Found]:
-    """`curl -u user:password` and `--user "user:password"`: the password half."""
+    """`curl -u user:…` and `--user "user:…"`: the half after the colon."""
     if "-u" not in line and "--user" not in line:
         return
     for m in _CURL_USER.finditer(line):
@@ -263,7 +264,7 @@ def auth_headers(line: str) -> Iterator[Found]:
 
 
 def url_credentials(line: str) -> Iterator[Found]:
-    """`scheme://user:password@host`: the password, for database and any other URLs."""
+    """The password in a URL's userinfo, for database and any other URLs."""
     if "://" not in line or "@" not in line:
         return
     for m in _URL_USERINFO.finditer(line):

@@ -7,15 +7,15 @@
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import Enum, auto
 from functools import lru_cache
 
 
 class KeyClass(Enum):
-    PASSWORD = "password"
-    SECRET = "secret"
-    OTHER = "other"
-    IGNORE = "ignore"
+    PASSWORD = auto()
+    SECRET = auto()
+    OTHER = auto()
+    IGNORE = auto()
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
@@ -68,9 +68,13 @@ _NEVER_SECRET = frozenset(
 _TOKEN_WORDS = frozenset({"token", "apikey", "authtoken", "key"})
 
 
+# Product names that contain a secret word but say nothing about the value (`onepassword_vault`).
+_PRODUCT_WORDS = frozenset({"onepassword", "lastpass", "keepass", "keepassxc", "passbolt"})
+
+
 def key_words(key: str) -> list[str]:
     """`AUTH_CLIENTSECRET` → [auth, clientsecret]; `oktaApiToken` → [okta, api, token]."""
-    return [w.lower() for w in _WORD.findall(key)]
+    return [w for w in (w.lower() for w in _WORD.findall(key)) if w not in _PRODUCT_WORDS]
 
 
 @lru_cache(maxsize=4096)
