@@ -29,7 +29,15 @@ from anthropic.types import Message
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
-from homeostat.core.asker import ModelCallError, ModelReply, ModelRequest, Usage, describe_validation_error
+from homeostat.core.asker import (
+    ModelCallError,
+    ModelReply,
+    ModelRequest,
+    Usage,
+    describe_validation_error,
+    retries_exhausted_message,
+    timeout_message,
+)
 from homeostat.core.config import AgentsConfig
 from homeostat.core.pricing import model_info
 from homeostat.errors import ConfigError
@@ -44,7 +52,6 @@ AUTO_TOOL_INSTRUCTION = (
     "its schema. Do not answer in plain text."
 )
 
-_STATUS_WORDS = {429: "rate limited", 529: "overloaded"}
 _log = logging.getLogger(__name__)
 
 
@@ -75,9 +82,7 @@ class Transport:
             raise self._exhausted(err) from err
         except anthropic.APITimeoutError as err:
             raise ModelCallError(
-                f"the {self.runtime} runtime got no answer within agents.timeoutSeconds "
-                f"({timeout_seconds:g} s); raise agents.timeoutSeconds or lower agents.effort",
-                runtime=self.runtime,
+                timeout_message(self.runtime, timeout_seconds), runtime=self.runtime
             ) from err
         except anthropic.APIConnectionError as err:
             raise ModelCallError(
@@ -90,12 +95,7 @@ class Transport:
 
     def _exhausted(self, err: RetriesExhausted) -> ModelCallError:
         status = err.last.status_code if isinstance(err.last, anthropic.APIStatusError) else None
-        word = _STATUS_WORDS.get(status or 0, "failing")
-        if err.asked:
-            why = f"and asked for a {err.asked:.0f} s wait, longer than a run waits"
-        else:
-            why = f"after {err.attempts} tries"
-        text = f"the {self.runtime} runtime is {word} ({err.transient.reason}) {why}; rerun later"
+        text = retries_exhausted_message(self.runtime, status, err.transient.reason, err.attempts, err.asked)
         return ModelCallError(text, runtime=self.runtime, status=status)
 
     def _refused(self, err: anthropic.APIStatusError) -> ModelCallError:

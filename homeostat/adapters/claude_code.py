@@ -26,7 +26,15 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
-from homeostat.core.asker import ModelCallError, ModelReply, ModelRequest, Usage, describe_validation_error
+from homeostat.core.asker import (
+    ModelCallError,
+    ModelReply,
+    ModelRequest,
+    Usage,
+    describe_validation_error,
+    retries_exhausted_message,
+    timeout_message,
+)
 from homeostat.core.config import AgentsConfig
 from homeostat.errors import ConfigError
 
@@ -156,14 +164,9 @@ class ClaudeCodeRuntime:
         try:
             envelope = self.retry.run(attempt, transient, what="claude-code model call", log=_log)
         except RetriesExhausted as err:
-            last = err.last
-            status = last.status if isinstance(last, CliApiError) else None
-            raise ModelCallError(
-                f"the claude-code runtime failed with {status} after {err.attempts} tries "
-                f"({err.transient.reason}); rerun later",
-                runtime=self.name,
-                status=status,
-            ) from err
+            status = err.last.status if isinstance(err.last, CliApiError) else None
+            text = retries_exhausted_message(self.name, status, err.transient.reason, err.attempts, err.asked)
+            raise ModelCallError(text, runtime=self.name, status=status) from err
         except CliApiError as err:
             raise self._error(err) from err
         return envelope_reply(envelope, request.schema)
@@ -194,11 +197,7 @@ class ClaudeCodeRuntime:
                 stdout, stderr = process.communicate(stdin, timeout=timeout)
             except subprocess.TimeoutExpired as err:
                 _kill_group(process)
-                raise ModelCallError(
-                    f"the claude-code runtime got no answer within agents.timeoutSeconds ({timeout:g} s); "
-                    "raise agents.timeoutSeconds or lower agents.effort",
-                    runtime=self.name,
-                ) from err
+                raise ModelCallError(timeout_message(self.name, timeout), runtime=self.name) from err
         envelope = parse_envelope(stdout)
         if envelope is None:
             first = next((line for line in stderr.splitlines() if line.strip()), "no output")

@@ -66,6 +66,21 @@ class ModelCallError(HomeostatError):
         super().__init__(message)
 
 
+def retries_exhausted_message(runtime: str, status: int | None, reason: str, tries: int, asked: float) -> str:
+    """One wording for every runtime whose retries ran out (or whose server asked for too long a wait)."""
+    word = {429: "rate limited", 529: "overloaded"}.get(status or 0, "answering with server errors")
+    label = str(status) if status is not None else reason
+    why = f"and asked for a {asked:.0f} s wait, longer than a run waits" if asked else f"after {tries} tries"
+    return f"the {runtime} runtime is {word} ({label}) {why}; rerun later"
+
+
+def timeout_message(runtime: str, timeout_seconds: float) -> str:
+    return (
+        f"the {runtime} runtime got no answer within agents.timeoutSeconds ({timeout_seconds:g} s); "
+        "raise agents.timeoutSeconds or lower agents.effort"
+    )
+
+
 # --- which runtime and model an agent uses --------------------------------------------------------
 
 AgentName = Literal["curator", "consolidator", "judge", "deep-dive", "retractor", "bootstrap"]

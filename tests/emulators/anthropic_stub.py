@@ -53,7 +53,9 @@ def planted_secret_values() -> list[str]:
     return [
         "ghp_" + "A1b2" * 9,
         "AKIA" + "Q3ZT" + "7XKD" + "LMW2" + "P9RV",
-        "xoxb-" + "1234567890" + "-" + "0987654321" + "-" + "aBcD" * 6,
+        "xoxb-" + "2817364509" + "-" + "6153920847" + "-" + "Qm7Rt2Kw9Xz4Lp8Vn3Bc5Hd1",
+        "sk-ant-api03-" + "Zq8Lm2Np5Rt7Vx9Bc4Df6Gh1Jk3Wy0Ue8Io2Pa5Sd7Fg9Hj" + "Kl4Zx6Cv8Bn1Mq3We5Rt7Yu9IoPa"
+        "-AbCdEfAA",
     ]
 
 
