@@ -1594,6 +1594,10 @@ class BitbucketHarness:
         self.emulator.user(user)
         self._repo(repo).permissions[user] = level
 
+    def limit_page_size(self, size: int) -> None:
+        """Serve at most `size` values a page whatever `pagelen` asks, so paging shows on a few PRs."""
+        self.emulator.page_cap = size
+
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:
             self.emulator.failures.extend([(status, retry_after)] * times)
