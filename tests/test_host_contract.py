@@ -236,6 +236,19 @@ def test_requests_reviewers(harness: HostHarness, repo: RepoRef, tmp_path: Path)
             host.request_reviewers(repo, pull.number, [], teams=["kb-reviewers"])
 
 
+def test_requesting_the_prs_own_author_is_skipped(
+    harness: HostHarness, repo: RepoRef, tmp_path: Path
+) -> None:
+    push(harness, repo, "homeostat/review-dev", {"knowledge/core/names.md": "rule\n"}, tmp_path)
+    host = harness.adapter()
+    pull = host.open_pull(repo, "homeostat/review-dev", "main", "Lessons to review", "")
+    assert pull.author
+
+    host.request_reviewers(repo, pull.number, [pull.author, "rita"])
+
+    assert harness.open_pull_state(repo, pull.number)["reviewers"] == ["rita"]
+
+
 def test_comments_on_a_pr(harness: HostHarness, repo: RepoRef, tmp_path: Path) -> None:
     push(harness, repo, "homeostat/daily-dev", {"knowledge/core/a.md": "rule\n"}, tmp_path)
     host = harness.adapter()

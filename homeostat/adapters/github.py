@@ -249,21 +249,37 @@ class GitHubHost:
         def operation(_attempt: int) -> None:
             pr = self._repo(repo).get_pull(number)
             try:
-                pr.create_review_request(
-                    reviewers=list(users) or NotSet, team_reviewers=list(teams) or NotSet
-                )
+                self._ask_for_review(pr, users, teams)
             except GithubException as exc:
                 if exc.status != 422:
                     raise
-                raise HostError(
-                    self._scrub(
-                        f"GitHub refused to {what} (422 {_message(exc)}{_errors(exc)}): each reviewer "
-                        f"must be a collaborator on {repo.full_name} (teams by slug, with access to the "
-                        "repo) and not the PR's author"
-                    )
-                ) from exc
+                # GitHub refuses the whole request when it names the PR's author; skip them, as
+                # Bitbucket does, rather than fail a run over a reviewer list that includes its own bot.
+                author = _login(pr.user)
+                others = [user for user in users if user.lower() != author.lower()]
+                if len(others) == len(users):
+                    raise HostError(self._reviewer_refusal(what, repo, exc)) from exc
+                _log.info("GitHub: not requesting %s on PR #%s: they opened it", author, number)
+                if not others and not teams:
+                    return
+                try:
+                    self._ask_for_review(pr, others, teams)
+                except GithubException as again:
+                    if again.status != 422:
+                        raise
+                    raise HostError(self._reviewer_refusal(what, repo, again)) from again
 
         self._call(what, "pull-requests:write", operation)
+
+    @staticmethod
+    def _ask_for_review(pr: PullRequest, users: Sequence[str], teams: Sequence[str]) -> None:
+        pr.create_review_request(reviewers=list(users) or NotSet, team_reviewers=list(teams) or NotSet)
+
+    def _reviewer_refusal(self, what: str, repo: RepoRef, exc: GithubException) -> str:
+        return self._scrub(
+            f"GitHub refused to {what} ({exc.status} {_message(exc)}{_errors(exc)}): each reviewer must be a "
+            f"collaborator on {repo.full_name} (teams by slug, with access to the repo)"
+        )
 
     def add_comment(self, repo: RepoRef, number: int, body: str) -> None:
         """A retry first looks for the comment, since a POST that timed out may have landed."""
