@@ -1,0 +1,309 @@
+"""The `.homeostat/` cache: the flattened corpus, who the session is, and per-session "already given" sets.
+
+The corpus cache carries its identity (PEERS.md, lesson 9): its file name is a hash of the KB's git
+tree (plus the content of any uncommitted KB file), or of the KB's content when it is not a git
+repository, together with the tokenizer and the corpus format version, and this clone's pending
+lessons. When any of them changes the corpus is rebuilt by itself (logged, never an error) and written
+atomically; deleting `.homeostat/` loses nothing. A warm load reads one JSON file and runs two git
+commands, so a session hook never pays for the models, the YAML parser or the tokenizer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import re
+import subprocess
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from homeostat.core.selection import CORPUS_FORMAT, Corpus
+
+log = logging.getLogger("homeostat.index")
+
+STATE_DIR = ".homeostat"
+INDEX_DIR = f"{STATE_DIR}/index"
+SESSIONS_DIR = f"{STATE_DIR}/sessions"
+PENDING_DIR = f"{STATE_DIR}/pending"
+SESSION_DAYS = 14
+_REPO_VARIABLES = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_COMMON_DIR",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
+    """Run a read-only git command; None when git is missing. Never prompts, never takes locks."""
+    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
+    env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
+    try:
+        return subprocess.run(
+            ["git", "-c", "core.fsmonitor=false", *args], cwd=cwd, env=env, capture_output=True, check=False
+        )
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+# --- the KB's identity ----------------------------------------------------------------------------
+
+
+def _hash_file(digest: hashlib._Hash, path: Path, name: str) -> None:
+    digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
+    try:
+        digest.update(path.read_bytes())
+    except OSError:
+        digest.update(b"<missing>")
+    digest.update(b"\0")
+
+
+def git_fingerprint(root: Path) -> str | None:
+    """HEAD's trees for knowledge/ and homeostat.yaml, plus the content of every uncommitted KB file.
+    None when the KB is not (yet) committed in a git repository."""
+    done = _git(root, "rev-parse", "--show-toplevel", "HEAD:./knowledge", "HEAD:./homeostat.yaml")
+    if done is None or done.returncode != 0:
+        return None
+    top, tree, config = done.stdout.decode("utf-8", "surrogateescape").split("\n")[:3]
+    status = _git(
+        root,
+        "status",
+        "--porcelain=v1",
+        "-z",
+        "--no-renames",
+        "--untracked-files=all",
+        "--",
+        "knowledge",
+        "homeostat.yaml",
+    )
+    if status is None or status.returncode != 0:
+        return None
+    digest = hashlib.sha256(f"{tree}\0{config}\0".encode())
+    for item in sorted(p for p in status.stdout.decode("utf-8", "surrogateescape").split("\0") if p):
+        rel = item[3:]
+        _hash_file(digest, Path(top) / rel, item)
+    return digest.hexdigest()
+
+
+def content_fingerprint(root: Path) -> str:
+    """For a KB that is not a git repository: a hash of every file the loader reads."""
+    digest = hashlib.sha256()
+    _hash_file(digest, root / "homeostat.yaml", "homeostat.yaml")
+    for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            full = Path(dirpath) / name
+            _hash_file(digest, full, full.relative_to(root).as_posix())
+    return digest.hexdigest()
+
+
+def pending_names(root: Path) -> list[str]:
+    """Pending lesson files are named by their content hash, so their names are their identity."""
+    folder = root / PENDING_DIR
+    return sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def tokenizer_id() -> str:
+    from homeostat.core.tokens import TOKENIZER_ID
+
+    return TOKENIZER_ID
+
+
+def corpus_key(root: Path) -> str:
+    source = git_fingerprint(root)
+    source = f"git:{source}" if source is not None else f"content:{content_fingerprint(root)}"
+    parts = [f"format={CORPUS_FORMAT}", f"tokenizer={tokenizer_id()}", source, *pending_names(root)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+
+
+# --- building and caching ---------------------------------------------------------------------------
+
+
+def _load_pending(root: Path) -> list[object]:
+    """This clone's pending lessons; a broken file is skipped with a warning, never fails a session."""
+    from pydantic import ValidationError
+
+    from homeostat.core.pending import PendingLesson
+
+    found: list[object] = []
+    for name in pending_names(root):
+        path = root / PENDING_DIR / name
+        try:
+            found.append(PendingLesson.from_json(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, ValidationError) as exc:
+            log.warning("%s: skipped, not a pending lesson (%s)", path, str(exc).splitlines()[0])
+    return found
+
+
+def build(root: Path) -> Corpus:
+    """The slow path: load and parse the KB, count tokens, index."""
+    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.core.render_view import memo_lines
+    from homeostat.core.selection import build_corpus, with_line_tokens
+    from homeostat.core.tokens import count_tokens_batch
+
+    kb = load_kb_dir(root)
+    corpus = build_corpus(kb, _load_pending(root), count_tokens_batch)  # type: ignore[arg-type]
+    doc_areas = {s.area for s in corpus.sections}
+    lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
+    return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    corpus: Corpus
+    key: str
+    rebuilt: bool
+    reason: str
+
+
+def load_corpus(root: Path) -> Loaded:
+    """The cached corpus when its identity matches, else a fresh one (written for next time)."""
+    key = corpus_key(root)
+    folder = root / INDEX_DIR
+    path = folder / f"corpus-{key}.json"
+    reason = "no cached index"
+    if path.is_file():
+        try:
+            return Loaded(
+                Corpus.from_data(json.loads(path.read_text(encoding="utf-8"))), key, False, "cached"
+            )
+        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            reason = f"cached index unreadable ({type(exc).__name__})"
+    elif folder.is_dir() and any(folder.glob("corpus-*.json")):
+        reason = "the KB, pending lessons, tokenizer or index format changed"
+    started = time.perf_counter()
+    corpus = build(root)
+    try:
+        _write_atomic(path, json.dumps(corpus.to_data(), ensure_ascii=False, separators=(",", ":")))
+        for old in folder.glob("corpus-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        log.warning(
+            "%s: could not write the search index (%s); it will be rebuilt next time", path, exc.strerror
+        )
+    log.info("search index rebuilt (%s) in %.0f ms", reason, (time.perf_counter() - started) * 1000)
+    return Loaded(corpus, key, True, reason)
+
+
+# --- who the session is -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Read from the code checkout: its top folder, `origin` URL and the git user."""
+
+    top: Path
+    origin: str | None
+    email: str | None
+    name: str | None
+    is_git: bool
+
+    @property
+    def folder(self) -> str:
+        return self.top.name
+
+
+def find_top(start: Path) -> Path | None:
+    """The working tree holding `start` (a `.git` folder, or a `.git` file in a worktree)."""
+    here = start.resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def checkout_identity(checkout: Path) -> Identity:
+    top = find_top(checkout)
+    where = top or checkout.resolve()
+    found: dict[str, str] = {}
+    done = _git(where, "config", "--get-regexp", r"^(remote\.origin\.url|user\.email|user\.name)$")
+    if done is not None and done.returncode == 0:
+        for line in done.stdout.decode("utf-8", "replace").splitlines():
+            key, _, value = line.partition(" ")
+            found.setdefault(key, value.strip())
+    return Identity(
+        where,
+        found.get("remote.origin.url"),
+        found.get("user.email"),
+        found.get("user.name"),
+        top is not None,
+    )
+
+
+def touched_from_git(top: Path, commits: int = 3) -> list[str]:
+    """Paths changed in the working tree, then in the last few commits: what the session is working on."""
+    paths: list[str] = []
+    status = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+    if status is not None and status.returncode == 0:
+        items = status.stdout.decode("utf-8", "surrogateescape").split("\0")
+        skip = False
+        for item in items:
+            if skip or not item:
+                skip = False
+                continue
+            paths.append(item[3:])
+            skip = item[0] in "RC"  # a rename's source path follows
+    logged = _git(top, "log", f"-n{commits}", "--name-only", "--pretty=format:", "-z", "--no-renames")
+    if logged is not None and logged.returncode == 0:
+        paths += [
+            p.strip("\n") for p in logged.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()
+        ]
+    return list(dict.fromkeys(p for p in paths if p))
+
+
+# --- per-session state ------------------------------------------------------------------------------
+
+_SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
+
+
+def _session_path(root: Path, session: str) -> Path:
+    name = session if _SAFE.match(session) else hashlib.sha256(session.encode()).hexdigest()[:32]
+    return root / SESSIONS_DIR / f"{name}.json"
+
+
+def load_session(root: Path, session: str) -> dict[str, list[str]]:
+    path = _session_path(root, session)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return (
+        {k: [str(v) for v in vals] for k, vals in data.items() if isinstance(vals, list)}
+        if isinstance(data, dict)
+        else {}
+    )
+
+
+def add_to_session(root: Path, session: str, key: str, values: Iterable[str]) -> None:
+    """Add ids to one of the session's sets (`given`, `known`); old session files are pruned."""
+    data = load_session(root, session)
+    data[key] = sorted(set(data.get(key, [])) | set(values))
+    _write_atomic(_session_path(root, session), json.dumps(data, sort_keys=True))
+    _prune_sessions(root / SESSIONS_DIR)
+
+
+def _prune_sessions(folder: Path) -> None:
+    cutoff = time.time() - SESSION_DAYS * 86400
+    for path in folder.glob("*.json"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:
+            continue

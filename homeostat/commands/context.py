@@ -1,0 +1,273 @@
+"""`homeostat context`: the rules and document sections that apply to the files being changed.
+
+A session hook runs this at session start (`--files`, or the checkout's changed files) and on every
+message (`--prompt`). It must stay cheap: it reads the cached corpus, never imports the model or host
+clients, and loads the tokenizer only when the corpus has to be rebuilt. The other read commands
+(`search`, `read`, `docs`, `explain`, `report`) and the MCP server share `open_session` from here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from homeostat.adapters.search_index import (
+    Identity,
+    Loaded,
+    add_to_session,
+    checkout_identity,
+    load_corpus,
+    load_session,
+    touched_from_git,
+)
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.render_view import (
+    LineCounter,
+    View,
+    build_view,
+    explain_view,
+    join,
+    render_new_rules,
+    render_prompt,
+)
+from homeostat.core.search import match_prompt
+from homeostat.core.selection import Audience, Corpus, audience_for, find_member, select_entries
+from homeostat.core.session_repo import session_repo
+from homeostat.errors import ConfigError
+
+log = logging.getLogger("homeostat.context")
+MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
+SESSION_VARIABLE = "HOMEOSTAT_SESSION"
+NEW_RULES_PER_PROMPT = 3
+
+
+@dataclass(frozen=True)
+class Session:
+    """A KB, the corpus loaded from its cache, and who is asking (repo from the checkout, member from git)."""
+
+    root: Path
+    loaded: Loaded
+    identity: Identity
+    audience: Audience
+
+    @property
+    def corpus(self) -> Corpus:
+        return self.loaded.corpus
+
+    def counter(self) -> LineCounter:
+        return LineCounter(self.corpus.line_tokens, _count_tokens)
+
+
+def _count_tokens(text: str) -> int:
+    from homeostat.core.tokens import count_tokens
+
+    return count_tokens(text)
+
+
+def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = None) -> Session:
+    """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
+    at a terminal; the MCP server never passes one, so its scope comes from the checkout."""
+    root = Path(kb_dir(kb))
+    loaded = load_corpus(root)
+    corpus = loaded.corpus
+    identity = checkout_identity(Path(checkout))
+    names = [r.name for r in corpus.repos]
+    if repo is not None and corpus.multi_repo and repo not in names:
+        raise ConfigError(f"--repo {repo!r} is not a repo in homeostat.yaml (repos: {', '.join(names)})")
+    name = repo or session_repo([(r.name, r.url) for r in corpus.repos], identity.origin, identity.folder)
+    member = find_member(
+        corpus, handle=os.environ.get(MEMBER_VARIABLE), email=identity.email, name=identity.name
+    )
+    return Session(root, loaded, identity, audience_for(corpus, name, member))
+
+
+def relative_paths(paths: Sequence[str], identity: Identity, base: Path) -> list[str]:
+    """Touched paths relative to the checkout's top folder (absolute or base-relative paths are fine)."""
+    out: list[str] = []
+    for raw in paths:
+        for piece in raw.split(","):
+            text = piece.strip()
+            if not text:
+                continue
+            candidate = Path(text) if Path(text).is_absolute() else (base / text)
+            try:
+                out.append(candidate.resolve().relative_to(identity.top).as_posix())
+            except ValueError:
+                out.append(text.replace("\\", "/").removeprefix("./"))
+    return list(dict.fromkeys(out))
+
+
+Scalar = str | int | float | bool | None
+
+
+def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
+    """Record a local usage event; the event log failing never fails a session."""
+    try:
+        from homeostat.adapters.event_log import SqliteEventLog, events_path
+        from homeostat.core.events import Event, utcnow
+
+        with SqliteEventLog(events_path(root)) as sink:
+            sink.record(Event(kind=kind, at=utcnow(), data=dict(data)))
+    except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
+        log.warning("could not record a %s event in %s (%s)", kind, root / ".homeostat/events.db", exc)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "context",
+        help="the rules and document sections that apply to the files being changed",
+        description=(
+            "Print the rendered view a coding agent gets: the rules for the touched files within the token "
+            "budget, document sections naming them, and a lookup guide. With --prompt, the rules and "
+            "sections "
+            "matching one chat message instead."
+        ),
+    )
+    parser.add_argument(
+        "--files", nargs="*", metavar="PATH", help="touched paths (default: the checkout's changed files)"
+    )
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
+    )
+    parser.add_argument(
+        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
+    )
+    parser.add_argument(
+        "--budget", type=int, metavar="N", help="token budget (default: distribution.tokenBudget)"
+    )
+    parser.add_argument("--prompt", metavar="TEXT", help="match one chat message against the KB instead")
+    parser.add_argument(
+        "--session",
+        metavar="ID",
+        default=None,
+        help=f"session id for once-per-session matching (${SESSION_VARIABLE})",
+    )
+    parser.add_argument(
+        "--explain", action="store_true", help="also print what was served, cut or left out, and why"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    if args.budget is not None and args.budget < 100:
+        raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
+    session = open_session(args.kb, args.checkout, args.repo)
+    session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
+    if args.prompt is not None:
+        return _prompt(session, args, session_id, started)
+    base = Path(args.checkout)
+    files = args.files if args.files is not None else touched_from_git(session.identity.top)
+    touched = relative_paths(files, session.identity, base)
+    budget = session.corpus.budget
+    if args.budget is not None:
+        budget = dataclasses.replace(budget, token_budget=args.budget)
+    view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget)
+    if session_id:
+        visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]
+        add_to_session(session.root, session_id, "known", visible)
+        add_to_session(session.root, session_id, "files", touched)
+        add_to_session(
+            session.root, session_id, "given", view.served_ids + tuple(s.key for s in view.sections)
+        )
+    _emit_view(view, args.format, args.explain)
+    _log_view(session, view, started)
+    return 0
+
+
+def _emit_view(view: View, fmt: str, explain: bool) -> None:
+    if fmt == "json":
+        sys.stdout.write(json.dumps(view.to_data(), ensure_ascii=False, indent=2) + "\n")
+        return
+    sys.stdout.write(view.text)
+    if explain:
+        sys.stdout.write("\n---\n" + explain_view(view))
+
+
+def _log_view(session: Session, view: View, started: float) -> None:
+    wall = round((time.perf_counter() - started) * 1000)
+    common: dict[str, Scalar] = {"source": "session-start", "repo": session.audience.repo or "", "ms": wall}
+    log_event(
+        session.root,
+        "injection",
+        {
+            **common,
+            "rules": len(view.placed),
+            "tokens": view.tokens,
+            "chars": view.chars,
+            "cut": len(view.cut),
+            "ids": ",".join(view.served_ids),
+        },
+    )
+    if view.sections:
+        log_event(
+            session.root,
+            "doc-injection",
+            {**common, "sections": len(view.sections), "ids": ",".join(s.key for s in view.sections)},
+        )
+
+
+def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
+    state = load_session(session.root, session_id) if session_id else {}
+    corpus, audience = session.corpus, session.audience
+    match = match_prompt(corpus, args.prompt, audience, state.get("given", ()))
+    count: Callable[[str], int] = session.counter()
+    new = []
+    if "known" in state:
+        known = set(state["known"])
+        ranked = select_entries(corpus, state.get("files", []), audience).ranked
+        new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
+    block = join([render_new_rules(new, count), render_prompt(match, count)])
+    given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
+    if session_id:
+        add_to_session(session.root, session_id, "given", given)
+        if new:
+            add_to_session(session.root, session_id, "known", [e.id for e in new])
+    if args.format == "json":
+        data = {
+            "text": block.text,
+            "tokens": block.tokens,
+            "rules": [e.id for e in match.rules],
+            "sections": [s.key for s in match.sections],
+            "newRules": [e.id for e in new],
+            "searched": match.searched,
+            "reason": match.reason,
+        }
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(block.text)
+        if args.explain:
+            rare = ", ".join(match.rare) or "none"
+            sys.stdout.write(f"\n---\nMessage match: {match.reason}; rare words: {rare}.\n")
+    wall = round((time.perf_counter() - started) * 1000)
+    common: dict[str, Scalar] = {"source": "prompt", "repo": audience.repo or "", "ms": wall}
+    if match.rules or new:
+        log_event(
+            session.root,
+            "injection",
+            {
+                **common,
+                "rules": len(match.rules) + len(new),
+                "tokens": block.tokens,
+                "ids": ",".join([e.id for e in match.rules] + [e.id for e in new]),
+            },
+        )
+    if match.sections:
+        log_event(
+            session.root,
+            "doc-injection",
+            {**common, "sections": len(match.sections), "ids": ",".join(s.key for s in match.sections)},
+        )
+    return 0

@@ -1,0 +1,154 @@
+"""`homeostat explain <id>`: where a rule came from, why it scores what it does, who owns it, what it
+conflicts with, and (with `--files`) where selection ranks it for those files.
+
+This reads the KB itself rather than the cached corpus, because provenance and flags are not part of
+what agents are served.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from homeostat.cli import add_kb_option
+from homeostat.commands.context import Session, open_session, relative_paths
+from homeostat.core.selection import select_entries
+
+if TYPE_CHECKING:
+    from homeostat.core.kb import KB
+    from homeostat.core.model import Rule
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "explain",
+        help="a rule's source, score breakdown, owner and conflicts",
+        description="Explain one rule: source, score breakdown, owner, conflicts; with --files, its rank.",
+    )
+    parser.add_argument("id", help="the rule id")
+    parser.add_argument(
+        "--files", nargs="*", metavar="PATH", help="also show where selection ranks it for these files"
+    )
+    parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
+    )
+    parser.add_argument(
+        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
+    )
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+@dataclass
+class Explanation:
+    id: str
+    found: bool
+    facts: dict[str, object] = field(default_factory=dict)
+
+    def text(self) -> str:
+        if not self.found:
+            return str(self.facts.get("hint", "")) + "\n"
+        lines = [f"{self.id}: {self.facts['title']}"]
+        lines += [
+            f"  {key}: {value}"
+            for key, value in self.facts.items()
+            if key != "title" and value not in ("", [], None)
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def _owner(kb: KB, rule: Rule) -> str:
+    config = kb.require_config()
+    area = config.area(rule.area)
+    team = rule.meta.owner or (area.owner if area else "")
+    handle = config.team_named(team).handle if team and config.team_named(team) else ""  # type: ignore[union-attr]
+    return f"{team} ({handle})" if handle else (team or "no owning team (core)")
+
+
+def _conflicts(kb: KB, rule: Rule) -> list[str]:
+    from homeostat.core.similarity import same_lesson
+
+    found = [f"contradicts {other}" for other in rule.meta.contradicts]
+    found += [f"contradicted by {r.id}" for r in kb.rules if rule.id in r.meta.contradicts]
+    repo = rule.area.split("/", 1)[0] if "/" in rule.area else rule.area
+    mine = f"{rule.title}\n{rule.rule}"
+    for other in kb.rules:
+        if other.id == rule.id or other.meta.status == "retired":
+            continue
+        other_repo = other.area.split("/", 1)[0] if "/" in other.area else other.area
+        if (other_repo == repo or "core" in (rule.area, other.area)) and same_lesson(
+            mine, f"{other.title}\n{other.rule}"
+        ):
+            found.append(f"near-duplicate of {other.id}")
+    return found
+
+
+def explain(kb: KB, session: Session, rule_id: str, files: list[str] | None) -> Explanation:
+    from homeostat.core.scoring import conflict_counts, score_rule
+
+    rule = kb.rule(rule_id)
+    if rule is None or not session.audience.sees(rule.area, session.corpus):
+        hint = f"No rule {rule_id!r} in this KB for this repo; `search` for it."
+        return Explanation(rule_id, False, {"hint": hint})
+    meta = rule.meta
+    breakdown = score_rule(meta, kb.config, conflict_counts(kb.rules).get(rule.id, 0))
+    terms = ", ".join(f"{name} {points:+d}" for name, points in breakdown.terms) or "no terms"
+    source = meta.source
+    facts: dict[str, object] = {
+        "title": meta.title,
+        "file": f"{rule.file}:{rule.line}" + (f" (topic {meta.topic})" if meta.topic else ""),
+        "area": meta.area,
+        "owner": _owner(kb, rule),
+        "status": meta.status + ("" if meta.adopted else ", rejected decision (served only as 'do not')"),
+        "kind": meta.kind or "",
+        "scope": ", ".join(meta.scope),
+        "source": f"{source.type}"
+        + (f" by {source.author}" if source.author else "")
+        + (f", {source.url}" if source.url else "")
+        + (
+            "" if source.changed_code is None else f", code changed: {'yes' if source.changed_code else 'no'}"
+        ),
+        "also from": list(meta.also_from),
+        "dates": f"created {meta.created}, last confirmed {meta.last_confirmed}",
+        "approved by": ", ".join(meta.approved_by),
+        "score": f"{breakdown.total} = {terms}"
+        + (f" (cached {meta.score})" if meta.score is not None else ""),
+        "open flags": [f"{f.by} on {f.at}: {f.reason}" for f in meta.open_flags],
+        "conflicts": _conflicts(kb, rule),
+    }
+    if files is not None:
+        touched = relative_paths(files, session.identity, Path("."))
+        ranked = select_entries(session.corpus, touched, session.audience).ranked
+        place = next(((i, r) for i, r in enumerate(ranked, start=1) if r.entry.id == rule_id), None)
+        if place is None:
+            facts["for these files"] = "not selected: its scope does not cover them and it names none of them"
+        else:
+            i, r = place
+            ranks = ", ".join(
+                f"{n} #{k}" for n, k in zip(("scope", "keywords", "code refs"), r.ranks, strict=True) if k
+            )
+            facts["for these files"] = (
+                f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({ranks or 'unranked'})"
+            )
+    return Explanation(rule_id, True, facts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.kb_files import load_kb_dir
+
+    session = open_session(args.kb, args.checkout, args.repo)
+    kb = load_kb_dir(session.root)
+    result = explain(kb, session, args.id, args.files)
+    if args.json:
+        sys.stdout.write(
+            json.dumps({"id": result.id, "found": result.found, **result.facts}, ensure_ascii=False, indent=2)
+            + "\n"
+        )
+    else:
+        sys.stdout.write(result.text())
+    return 0 if result.found else 1

@@ -1,0 +1,62 @@
+"""`homeostat read <doc>#<section> | <doc> | <area>/<topic>#<rule> | <rule-id>`: one thing, in full.
+
+A whole document prints each section once, with its source. A name that matches nothing is an
+ordinary answer (with a hint to search), not a failure of the tool; the exit code is 1 so a script
+can tell.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from homeostat.cli import add_kb_option
+from homeostat.commands.context import log_event, open_session
+from homeostat.core.render_view import render_rule, render_sections
+from homeostat.core.search import Found
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "read",
+        help="read one document section or a whole document",
+        description="Read a document section (<area>/<doc>#<section>), a whole document, a rule "
+        "(<area>/<topic>#<id> or its id) or a whole topic (<area>/<topic>).",
+    )
+    parser.add_argument("target", help="what to read, e.g. billing/api/overview#errors")
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
+    )
+    parser.add_argument(
+        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
+    )
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def render_found(found: Found) -> str:
+    if found.empty:
+        return found.hint + "\n"
+    parts = [render_rule(entry) for entry in found.rules]
+    if found.sections:
+        parts.append(render_sections(found.sections))
+    return "\n".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.core.search import lookup
+
+    session = open_session(args.kb, args.checkout, args.repo)
+    found = lookup(session.corpus, args.target, session.audience)
+    sys.stdout.write(render_found(found))
+    if found.sections:
+        log_event(
+            session.root,
+            "doc-read",
+            {
+                "source": "cli",
+                "sections": len(found.sections),
+                "ids": ",".join(s.key for s in found.sections),
+            },
+        )
+    return 1 if found.empty else 0

@@ -1,0 +1,69 @@
+"""`homeostat search "…"`: keyword search over the rules and document sections this repo may read.
+
+The same search the MCP `search` tool, `homeostat eval` and the per-message match use: BM25 over the
+cached corpus, no model call. Ten hits with snippets by default; rejected decisions appear, labelled,
+because knowing what was decided against is context too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from homeostat.cli import add_kb_option
+from homeostat.commands.context import open_session
+from homeostat.core.render_view import render_hits
+from homeostat.core.search import DEFAULT_LIMIT, search_entries, topic_listing
+from homeostat.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "search",
+        help="keyword search over rules and document sections",
+        description="Keyword search (BM25, no model call) over the rules and document sections of this repo.",
+    )
+    parser.add_argument("query", nargs="*", help="words to search for")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"hits to show (default {DEFAULT_LIMIT})",
+    )
+    parser.add_argument("--group", action="store_true", help="one hit per document (and per topic file)")
+    parser.add_argument("--topic", metavar="T", help="with --all: every rule of topic T (or <area>/<topic>)")
+    parser.add_argument("--all", action="store_true", help="no cutoff (with --topic: list the whole topic)")
+    parser.add_argument("--json", action="store_true", help="print the hits as JSON")
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
+    )
+    parser.add_argument(
+        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
+    )
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    query = " ".join(args.query).strip()
+    if args.topic and not args.all:
+        raise ConfigError(
+            "--topic lists a whole topic; pass it with --all (homeostat search --topic T --all)"
+        )
+    if not query and not args.topic:
+        raise ConfigError(
+            'search needs words to look for: homeostat search "retry budget" (or --topic T --all)'
+        )
+    session = open_session(args.kb, args.checkout, args.repo)
+    if args.topic:
+        hits = topic_listing(session.corpus, args.topic, session.audience)
+    else:
+        limit = None if args.all else args.limit
+        hits = search_entries(session.corpus, query, session.audience, limit=limit, group=args.group)
+    if args.json:
+        sys.stdout.write(json.dumps([h.to_data() for h in hits], ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_hits(hits, query or args.topic))
+    return 0

@@ -1,0 +1,747 @@
+"""Which rules a session gets, in what order, and how many fit: tiers, rank fusion, BM25, the budget.
+
+Everything here works on a `Corpus`: the KB flattened into plain records (rule entries, document
+sections, the few config facts selection needs, an inverted index and pre-counted token costs). A
+session hook runs on every prompt, so this module imports neither pydantic nor the tokenizer: the
+corpus is built once per KB version (`build_corpus`, which does load the models) and cached as JSON.
+
+Order (the design's): tier 1 is rules scoped to the touched files together with global rules that
+name a touched file outright; tier 2 global rules naming a file next to one; tier 3 global rules that
+name no file; tier 4 global rules naming other files. Within a tier, reciprocal rank fusion (k = 60)
+of scope (narrowest matching glob, then score), BM25 of the touched paths' words against the rule
+text, and code references (touched files the rule names); score breaks ties. Tiers come first, so a
+rule scoped to the touched files never loses to a general one that does not name them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from wcmatch import glob as wcglob
+
+from homeostat.core.similarity import STOPWORDS, stem
+from homeostat.core.text import identifiers, words
+
+if TYPE_CHECKING:
+    from homeostat.core.kb import KB
+    from homeostat.core.model import DocSection, Document
+    from homeostat.core.pending import PendingLesson
+
+CORPUS_FORMAT = 3
+CORE = "core"
+RRF_K = 60
+BM25_K1 = 1.2
+BM25_B = 0.75
+_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.NEGATE | wcglob.EXTGLOB
+_CODE_EXT = re.compile(
+    r"\.(py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sql|ya?ml|json|"
+    r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+# --- text to terms ---------------------------------------------------------------------------------
+
+
+def terms(text: str) -> list[str]:
+    """Search terms: lower-cased words without stopwords, crudely stemmed (retry/retries meet)."""
+    return [stem(w) for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+
+
+def path_terms(path: str) -> list[str]:
+    """The words of a path: `src/billing/api/refundHandler.py` → src, billing, api, refund, handler, py."""
+    return terms(re.sub(r"[/._\-]+", " ", path))
+
+
+def is_file_ref(name: str) -> bool:
+    """A code reference that names a file or folder (`src/api/app.py`, `web/routes/`, `errors.py`)."""
+    if "://" in name or name.startswith(("http", "@")):
+        return False
+    if "/" in name:
+        return True
+    return bool(_CODE_EXT.search(name)) and "." in name[1:]
+
+
+def file_refs(text: str) -> tuple[str, ...]:
+    """Files and folders the text names in backticks, without a leading `./`."""
+    found = {name.removeprefix("./") for name in identifiers(text) if is_file_ref(name)}
+    return tuple(sorted(found))
+
+
+# --- globs -------------------------------------------------------------------------------------------
+
+_MATCHERS: dict[str, Any] = {}
+
+
+def glob_matches(pattern: str, path: str) -> bool:
+    matcher = _MATCHERS.get(pattern)
+    if matcher is None:
+        matcher = _MATCHERS[pattern] = wcglob.compile(pattern.removeprefix("./"), flags=_GLOB_FLAGS)
+    return bool(matcher.match(path))
+
+
+def is_global(pattern: str) -> bool:
+    """A glob that is not anchored to a folder: `**`, `**/*.py`, `*.md` (any depth with no `/`)."""
+    text = pattern.removeprefix("./")
+    return text.startswith("**") or "/" not in text
+
+
+def specificity(pattern: str) -> tuple[int, int]:
+    """(literal leading folders, literal characters): `src/api/**/*.py` is narrower than `src/**`."""
+    text = pattern.removeprefix("./")
+    parts = text.split("/")
+    folders = 0
+    for part in parts[:-1]:
+        if wcglob.is_magic(part, flags=_GLOB_FLAGS):
+            break
+        folders += 1
+    literal = len(re.sub(r"[*?\[\]{}!]", "", text))
+    return folders, literal
+
+
+# --- the corpus ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One rule as selection and rendering need it (also a pending lesson of this clone)."""
+
+    id: str
+    title: str
+    area: str
+    topic: str
+    scope: tuple[str, ...]
+    kind: str
+    adopted: bool
+    status: str  # accepted, candidate, disputed, retired, or "pending" for this clone's lessons
+    score: int
+    refs: tuple[str, ...]
+    view: str  # the whole lean form (rule, why, example)
+    short: str  # rule only
+    tokens: int
+    short_tokens: int
+    file: str = ""
+    owner: str = ""
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "pending"
+
+    @property
+    def rejected(self) -> bool:
+        return not self.adopted
+
+
+@dataclass(frozen=True, slots=True)
+class SectionEntry:
+    """One `## Heading {#id}` section of a document."""
+
+    doc_id: str
+    id: str
+    doc_title: str
+    heading: str
+    area: str
+    scope: tuple[str, ...]
+    refs: tuple[str, ...]
+    source: str
+    updated: str
+    url: str
+    view: str
+    tokens: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.doc_id}#{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class AreaInfo:
+    name: str
+    owner: str
+    team_only: bool
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RepoInfo:
+    name: str
+    url: str
+    public: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class MemberInfo:
+    handle: str
+    name: str
+    email: str
+    teams: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """`distribution` from homeostat.yaml."""
+
+    token_budget: int = 2000
+    doc_token_budget: int = 1000
+    max_chars: int = 10000
+    rule_share: float = 0.8
+
+
+@dataclass(frozen=True)
+class Corpus:
+    entries: tuple[Entry, ...]
+    sections: tuple[SectionEntry, ...]
+    areas: Mapping[str, AreaInfo]
+    repos: tuple[RepoInfo, ...]
+    members: tuple[MemberInfo, ...]
+    budget: Budget
+    mcp_writes: bool = False
+    mcp_write_limit: int = 5
+    # term -> flat [doc, tf, doc, tf, …]; docs 0..len(entries)-1 are rules, then sections
+    postings: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    lengths: tuple[int, ...] = ()
+    line_tokens: Mapping[str, int] = field(default_factory=dict)
+    _by_id: dict[str, Entry] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def multi_repo(self) -> bool:
+        return bool(self.repos)
+
+    def entry(self, entry_id: str) -> Entry | None:
+        if not self._by_id:
+            for entry in self.entries:
+                self._by_id.setdefault(entry.id, entry)
+        return self._by_id.get(entry_id)
+
+    def doc_frequency(self, term: str) -> int:
+        return len(self.postings.get(term, ())) // 2
+
+    def to_data(self) -> dict[str, Any]:
+        """A JSON-ready form (lists and scalars only)."""
+        b = self.budget
+        return {
+            "format": CORPUS_FORMAT,
+            "entries": [_row(e) for e in self.entries],
+            "sections": [_row(s) for s in self.sections],
+            "areas": [[a.name, a.owner, a.team_only, list(a.paths)] for a in self.areas.values()],
+            "repos": [[r.name, r.url, r.public] for r in self.repos],
+            "members": [[m.handle, m.name, m.email, list(m.teams)] for m in self.members],
+            "budget": [b.token_budget, b.doc_token_budget, b.max_chars, b.rule_share],
+            "mcp": [self.mcp_writes, self.mcp_write_limit],
+            "postings": {term: list(p) for term, p in self.postings.items()},
+            "lengths": list(self.lengths),
+            "lineTokens": dict(self.line_tokens),
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Corpus:
+        if data.get("format") != CORPUS_FORMAT:
+            raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
+        return cls(
+            entries=tuple(_entry_from(row) for row in data["entries"]),
+            sections=tuple(_section_from(row) for row in data["sections"]),
+            areas={a[0]: AreaInfo(a[0], a[1], bool(a[2]), tuple(a[3])) for a in data["areas"]},
+            repos=tuple(RepoInfo(r[0], r[1], bool(r[2])) for r in data["repos"]),
+            members=tuple(MemberInfo(m[0], m[1], m[2], tuple(m[3])) for m in data["members"]),
+            budget=Budget(*data["budget"]),
+            mcp_writes=bool(data["mcp"][0]),
+            mcp_write_limit=int(data["mcp"][1]),
+            postings={term: tuple(p) for term, p in data["postings"].items()},
+            lengths=tuple(data["lengths"]),
+            line_tokens=dict(data["lineTokens"]),
+        )
+
+
+_TUPLE_FIELDS = frozenset({"scope", "refs"})
+
+
+def _row(record: Entry | SectionEntry) -> list[Any]:
+    """A record as a JSON list in field order (lists for tuples): compact and quick to load."""
+    return [list(v) if isinstance(v, tuple) else v for v in (getattr(record, f) for f in record.__slots__)]
+
+
+def _values(names: Sequence[str], row: list[Any]) -> list[Any]:
+    return [tuple(v) if f in _TUPLE_FIELDS else v for f, v in zip(names, row, strict=True)]
+
+
+def _entry_from(row: list[Any]) -> Entry:
+    return Entry(*_values(Entry.__slots__, row))
+
+
+def _section_from(row: list[Any]) -> SectionEntry:
+    return SectionEntry(*_values(SectionEntry.__slots__, row))
+
+
+# --- building the corpus from a loaded KB (the slow path, run when the KB changes) -----------------
+
+
+def section_view(doc_title: str, heading: str, key: str, body: str) -> str:
+    return f"### {doc_title} › {heading} ({key})\n{body.strip()}\n"
+
+
+def pending_view(lesson: PendingLesson, entry_id: str, *, with_why: bool = True) -> str:
+    lines = [f"**{lesson.title.strip()}** ({entry_id}, pending review)", lesson.rule.strip()]
+    if with_why and lesson.why.strip():
+        lines.append(f"Why: {lesson.why.strip()}")
+    if with_why and lesson.example.strip():
+        lines.append(f"Example: {lesson.example.strip()}")
+    return "\n".join(lines) + "\n"
+
+
+def build_corpus(
+    kb: KB,
+    pending: Sequence[PendingLesson],
+    count_batch: Callable[[list[str]], list[int]],
+) -> Corpus:
+    """Flatten a loaded KB (and this clone's pending lessons) into a corpus. Token counts come from
+    `count_batch` so the caller chooses the tokenizer; `line_tokens` is filled in by the caller."""
+    from homeostat.core.rendering import rule_view
+    from homeostat.core.scoring import conflict_counts, score_rule
+
+    config = kb.require_config()
+    areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
+    conflicts = conflict_counts(kb.rules)
+    drafts: list[Entry] = []
+    for rule in kb.rules:
+        meta = rule.meta
+        area = areas.get(meta.area)
+        drafts.append(
+            Entry(
+                id=meta.id,
+                title=meta.title,
+                area=meta.area,
+                topic=meta.topic or "",
+                scope=meta.scope,
+                kind=meta.kind or "",
+                adopted=meta.adopted,
+                status=meta.status,
+                score=score_rule(meta, config, conflicts.get(rule.id, 0)).total,
+                refs=file_refs(rule.text()),
+                view=rule_view(rule),
+                short=rule_view(rule, with_why=False),
+                tokens=0,
+                short_tokens=0,
+                file=rule.file,
+                owner=meta.owner or (area.owner if area else ""),
+            )
+        )
+    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in pending) if e is not None]
+    section_drafts = [_section_entry(document, sec) for document in kb.documents for sec in document.sections]
+    counts = count_batch(
+        [e.view for e in drafts] + [e.short for e in drafts] + [s.view for s in section_drafts]
+    )
+    n = len(drafts)
+    entries = tuple(replace(e, tokens=counts[i], short_tokens=counts[n + i]) for i, e in enumerate(drafts))
+    sections = tuple(replace(s, tokens=counts[2 * n + i]) for i, s in enumerate(section_drafts))
+    postings, lengths = _index(entries, sections)
+    d = config.distribution
+    return Corpus(
+        entries=entries,
+        sections=sections,
+        areas=areas,
+        repos=tuple(RepoInfo(r.name, r.url, bool(getattr(r, "public", False))) for r in config.repos),
+        members=tuple(MemberInfo(m.handle, m.name, m.email, m.teams) for m in config.team.members),
+        budget=Budget(d.token_budget, d.doc_token_budget, d.max_chars, d.rule_share),
+        mcp_writes=config.security.mcp_writes,
+        mcp_write_limit=config.security.mcp_write_limit,
+        postings=postings,
+        lengths=lengths,
+    )
+
+
+def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
+    key = f"{document.doc_id}#{sec.id}"
+    p = sec.provenance
+    return SectionEntry(
+        doc_id=document.doc_id,
+        id=sec.id,
+        doc_title=document.meta.title,
+        heading=sec.heading,
+        area=document.meta.area,
+        scope=document.meta.scope,
+        refs=file_refs(sec.body),
+        source=p.source if p else "",
+        updated=p.updated if p else "",
+        url=p.url if p else "",
+        view=section_view(document.meta.title, sec.heading, key, sec.body),
+        tokens=0,
+    )
+
+
+def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:
+    """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once."""
+    if lesson.kind != "new" or not lesson.title.strip() or not lesson.rule.strip():
+        return None
+    area = lesson.area
+    if area != CORE and area not in areas:
+        return None
+    scope = lesson.scope or (areas[area].paths if area in areas else ("**",))
+    entry_id = f"pending-{lesson.content_key()[:8]}"
+    text = "\n".join([lesson.title, lesson.rule, lesson.why, lesson.example])
+    return Entry(
+        id=entry_id,
+        title=lesson.title.strip(),
+        area=area,
+        topic=lesson.topic,
+        scope=tuple(scope),
+        kind=lesson.lesson_kind or "",
+        adopted=True,
+        status="pending",
+        score=0,
+        refs=file_refs(text),
+        view=pending_view(lesson, entry_id),
+        short=pending_view(lesson, entry_id, with_why=False),
+        tokens=0,
+        short_tokens=0,
+        owner=areas[area].owner if area in areas else "",
+    )
+
+
+def _index(
+    entries: Sequence[Entry], sections: Sequence[SectionEntry]
+) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...]]:
+    """Inverted index over rules then sections; a rule's title counts twice (it says what it is about)."""
+    flat: dict[str, list[int]] = {}
+    lengths: list[int] = []
+    texts = [f"{e.title}\n{e.view}" for e in entries] + [
+        f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
+    ]
+    for doc, text in enumerate(texts):
+        counted = Counter(terms(text))
+        lengths.append(sum(counted.values()))
+        for term, tf in counted.items():
+            flat.setdefault(term, []).extend((doc, tf))
+    return {term: tuple(p) for term, p in flat.items()}, tuple(lengths)
+
+
+def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
+    return replace(corpus, line_tokens=dict(line_tokens), _by_id={})
+
+
+# --- BM25 --------------------------------------------------------------------------------------------
+
+
+def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> dict[int, float]:
+    """BM25 (k1 = 1.2, b = 0.75) of each document (rules, then sections) for the query terms."""
+    total = len(corpus.lengths)
+    if not total:
+        return {}
+    average = sum(corpus.lengths) / total or 1.0
+    scores: dict[int, float] = {}
+    for term in set(query):
+        flat = corpus.postings.get(term)
+        if not flat:
+            continue
+        df = len(flat) // 2
+        idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+        for i in range(0, len(flat), 2):
+            doc, tf = flat[i], flat[i + 1]
+            if docs is not None and doc not in docs:
+                continue
+            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * corpus.lengths[doc] / average)
+            scores[doc] = scores.get(doc, 0.0) + idf * tf * (BM25_K1 + 1) / norm
+    return scores
+
+
+# --- who is asking ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Audience:
+    """The session's repo (None: unknown, so only core in a KB with repo folders) and member."""
+
+    repo: str | None
+    member: str | None = None
+    teams: frozenset[str] = frozenset()
+
+    def sees(self, area: str, corpus: Corpus) -> bool:
+        """Own repo plus core; another team's team-only area never."""
+        if area != CORE and corpus.multi_repo:
+            if self.repo is None or not area.startswith(f"{self.repo}/"):
+                return False
+        info = corpus.areas.get(area)
+        return info is None or not info.team_only or info.owner in self.teams
+
+
+def find_member(
+    corpus: Corpus, *, handle: str | None, email: str | None, name: str | None
+) -> MemberInfo | None:
+    """HOMEOSTAT_MEMBER (a handle) first, then the git email, then the git name as handle or name."""
+    lowered = (handle or "").strip().lower()
+    if lowered:
+        return next((m for m in corpus.members if m.handle.lower() == lowered), None)
+    mail = (email or "").strip().lower()
+    if mail:
+        found = next((m for m in corpus.members if m.email and m.email.lower() == mail), None)
+        if found is not None:
+            return found
+    who = (name or "").strip().lower()
+    if who:
+        return next((m for m in corpus.members if who in (m.handle.lower(), m.name.lower())), None)
+    return None
+
+
+def audience_for(corpus: Corpus, repo: str | None, member: MemberInfo | None) -> Audience:
+    if member is None:
+        return Audience(repo)
+    return Audience(repo, member.handle, frozenset(member.teams))
+
+
+# --- tiers and ranking -----------------------------------------------------------------------------
+
+OUTRIGHT, NEARBY, OTHER, NONE = 3, 2, 1, 0
+
+
+def _parent(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def is_folder_ref(ref: str) -> bool:
+    """`web/routes/legacy` (backticks drop a trailing slash): a last part without an extension."""
+    return ref.endswith("/") or "." not in ref.rstrip("/").rsplit("/", 1)[-1]
+
+
+def naming(ref: str, path: str) -> int:
+    """How a code reference relates to a touched path: names it, names a neighbour, or neither."""
+    if is_folder_ref(ref):
+        folder = ref.rstrip("/")
+        return NEARBY if path.startswith(folder + "/") else OTHER
+    if ref == path or path.endswith("/" + ref):
+        return OUTRIGHT
+    if "/" in ref and _parent(ref) == _parent(path):
+        return NEARBY
+    return OTHER
+
+
+def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
+    """(best relation over all refs and paths, code-reference weight: 1 per path named, ½ per neighbour)."""
+    best = NONE
+    weight = 0.0
+    for path in touched:
+        strongest = max((naming(ref, path) for ref in refs), default=NONE)
+        best = max(best, strongest)
+        weight += 1.0 if strongest == OUTRIGHT else 0.5 if strongest == NEARBY else 0.0
+    if refs and best == NONE:
+        best = OTHER
+    return best, weight
+
+
+@dataclass(frozen=True)
+class Ranked:
+    entry: Entry
+    tier: int
+    rrf: float
+    specificity: tuple[int, int]
+    keyword: float
+    references: float
+    ranks: tuple[int | None, int | None, int | None]  # scope, keyword, code-reference rank in its tier
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Every visible rule in order (tiers first), and the visible rules no tier took (`rest`)."""
+
+    ranked: tuple[Ranked, ...]
+    rest: tuple[Entry, ...]
+    touched: tuple[str, ...]
+
+
+def _tier(entry: Entry, touched: Sequence[str]) -> tuple[int | None, tuple[int, int], float]:
+    scoped = [g for g in entry.scope if not is_global(g) and any(glob_matches(g, p) for p in touched)]
+    best, weight = how_named(entry.refs, touched)
+    if scoped:
+        return 1, max(specificity(g) for g in scoped), weight
+    globals_ = [g for g in entry.scope if is_global(g)]
+    if not globals_:
+        return None, (0, 0), weight
+    applies = not touched or any(glob_matches(g, p) for g in globals_ for p in touched)
+    if best == OUTRIGHT:
+        return 1, (0, 0), weight
+    if not applies:
+        return None, (0, 0), weight
+    return {NEARBY: 2, NONE: 3, OTHER: 4}[best], max(specificity(g) for g in globals_), weight
+
+
+def _ranks(keys: Sequence[tuple[Any, ...] | None]) -> list[int | None]:
+    """1-based rank of each item by its key (smaller first); None keys are unranked."""
+    order = sorted((k, i) for i, k in enumerate(keys) if k is not None)
+    ranks: list[int | None] = [None] * len(keys)
+    for position, (_, i) in enumerate(order, start=1):
+        ranks[i] = position
+    return ranks
+
+
+def select_entries(corpus: Corpus, touched: Sequence[str], audience: Audience) -> Selection:
+    """Rank the rules this audience may see for these touched paths (budget comes later)."""
+    paths = tuple(dict.fromkeys(p.removeprefix("./") for p in touched if p.strip()))
+    index_of = {id(e): i for i, e in enumerate(corpus.entries)}
+    candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
+    rest: list[Entry] = []
+    for entry in corpus.entries:
+        if entry.status not in ("accepted", "pending") or not audience.sees(entry.area, corpus):
+            continue
+        tier, spec, weight = _tier(entry, paths)
+        if tier is None or (entry.rejected and tier != 1):
+            if not entry.rejected:
+                rest.append(entry)
+            continue
+        candidates.append((entry, tier, spec, weight))
+    docs = {index_of[id(c[0])] for c in candidates}
+    keyword = bm25(corpus, [t for p in paths for t in path_terms(p)], docs)
+    ranked: list[Ranked] = []
+    for tier in (1, 2, 3, 4):
+        group = [c for c in candidates if c[1] == tier]
+        scope_ranks = _ranks([(-c[2][0], -c[2][1], -c[0].score, c[0].id) for c in group])
+        kw = [keyword.get(index_of[id(c[0])], 0.0) for c in group]
+        kw_ranks = _ranks([(-s, c[0].id) if s > 0 else None for s, c in zip(kw, group, strict=True)])
+        ref_ranks = _ranks([(-c[3], c[0].id) if c[3] > 0 else None for c in group])
+        rows = []
+        for i, (entry, _, spec, weight) in enumerate(group):
+            ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i])
+            rrf = sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
+            rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks))
+        rows.sort(key=lambda r: (-r.rrf, -r.entry.score, r.entry.id))
+        ranked += rows
+    return Selection(tuple(ranked), tuple(rest), paths)
+
+
+# --- budget fitting ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    ranked: Ranked
+    form: str  # "full" or "rule-only"
+
+    @property
+    def entry(self) -> Entry:
+        return self.ranked.entry
+
+    @property
+    def text(self) -> str:
+        return self.entry.view if self.form == "full" else self.entry.short
+
+    @property
+    def tokens(self) -> int:
+        return self.entry.tokens if self.form == "full" else self.entry.short_tokens
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Something left out of a view, and why; every cut is reported (`--explain`, JSON, MCP)."""
+
+    id: str
+    what: str  # "rule" or "section"
+    reason: str
+    area: str = ""
+    topic: str = ""
+
+
+@dataclass(frozen=True)
+class Fitted:
+    placed: tuple[Placed, ...]
+    cut: tuple[Cut, ...]
+    tokens: int
+    chars: int
+
+
+def group_of(entry: Entry) -> str:
+    """The kind group a rule renders under; rejected decisions get their own."""
+    if entry.rejected:
+        return "rejected"
+    return entry.kind or "rule"
+
+
+def fit_rules(
+    ranked: Sequence[Ranked], tokens: int, chars: int, group_cost: Callable[[str], tuple[int, int]]
+) -> Fitted:
+    """Greedy in rank order: whole, else rule-only, else cut; a rule that does not fit never blocks a
+    smaller one after it. A group's guidance line is paid by the first rule placed in it."""
+    placed: list[Placed] = []
+    cut: list[Cut] = []
+    used_tokens = used_chars = 0
+    opened: set[str] = set()
+    for item in ranked:
+        group = group_of(item.entry)
+        extra_tokens, extra_chars = (0, 0) if group in opened else group_cost(group)
+        form = None
+        for name, cost, size in (
+            ("full", item.entry.tokens, len(item.entry.view)),
+            ("rule-only", item.entry.short_tokens, len(item.entry.short)),
+        ):
+            if used_tokens + cost + extra_tokens <= tokens and used_chars + size + extra_chars <= chars:
+                form = name
+                used_tokens += cost + extra_tokens
+                used_chars += size + extra_chars
+                break
+        if form is None:
+            over_chars = used_chars + len(item.entry.short) + extra_chars > chars
+            reason = "over the character cap" if over_chars else "over the rule token budget"
+            cut.append(Cut(item.entry.id, "rule", reason, item.entry.area, item.entry.topic))
+            continue
+        opened.add(group)
+        placed.append(Placed(item, form))
+    return Fitted(tuple(placed), tuple(cut), used_tokens, used_chars)
+
+
+# --- documents --------------------------------------------------------------------------------------
+
+
+def section_names(section: SectionEntry, touched: Sequence[str]) -> int:
+    """2 when the section names a touched file, 1 a folder holding one, else 0."""
+    best = 0
+    for ref in section.refs:
+        for path in touched:
+            relation = naming(ref, path)
+            if relation == OUTRIGHT:
+                return 2
+            if is_folder_ref(ref) and relation == NEARBY:
+                best = 1
+    return best
+
+
+def select_sections(corpus: Corpus, touched: Sequence[str], audience: Audience) -> list[SectionEntry]:
+    """Document sections that name a touched path (a file outright first, then a folder holding one)."""
+    if not touched:
+        return []
+    found: list[tuple[int, int, SectionEntry]] = []
+    for order, section in enumerate(corpus.sections):
+        if not audience.sees(section.area, corpus):
+            continue
+        strength = section_names(section, touched)
+        if strength:
+            found.append((-strength, order, section))
+    return [s for _, _, s in sorted(found, key=lambda f: (f[0], f[1]))]
+
+
+def covering_documents(corpus: Corpus, touched: Sequence[str], audience: Audience) -> dict[str, set[str]]:
+    """Area → ids of the visible documents whose scope covers a touched path (all of them with none)."""
+    found: dict[str, set[str]] = {}
+    for section in corpus.sections:
+        if not audience.sees(section.area, corpus):
+            continue
+        if touched and not any(glob_matches(g, p) for g in section.scope for p in touched):
+            continue
+        found.setdefault(section.area, set()).add(section.doc_id)
+    return found
+
+
+def fit_sections(
+    sections: Sequence[SectionEntry], tokens: int, chars: int
+) -> tuple[list[SectionEntry], list[Cut]]:
+    """Whole sections only, in order; one that does not fit never blocks a smaller one after it."""
+    kept: list[SectionEntry] = []
+    cut: list[Cut] = []
+    used_tokens = used_chars = 0
+    for section in sections:
+        if used_tokens + section.tokens <= tokens and used_chars + len(section.view) <= chars:
+            kept.append(section)
+            used_tokens += section.tokens
+            used_chars += len(section.view)
+        else:
+            cut.append(Cut(section.key, "section", "over the document budget", section.area))
+    return kept, cut
