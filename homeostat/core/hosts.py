@@ -248,6 +248,11 @@ _BITBUCKET_COMMENT_FRAGMENT = re.compile(r"^comment-(?P<id>\d+)$")
 _REPO_PATH = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
 
 
+def _shown(url: str) -> str:
+    """The URL as an error message may show it: credentials (`user:token@`) never leave in a message."""
+    return re.sub(r"(?<=://)[^/@\s]+@", "***@", url.strip())
+
+
 def _host_of(netloc: str) -> HostKind:
     lowered = netloc.lower().split("@")[-1]
     if lowered in ("bitbucket.org", "www.bitbucket.org"):
@@ -270,10 +275,10 @@ def parse_repo_url(url: str) -> RepoRef:
         text = f"https://{scp.group('host')}/{scp.group('path')}"
     parts = urlsplit(text)
     if parts.scheme not in ("http", "https", "ssh") or not parts.netloc:
-        raise UrlError(f"not a repository URL: {url!r} (expected https://<host>/<owner>/<repo>)")
+        raise UrlError(f"not a repository URL: {_shown(url)!r} (expected https://<host>/<owner>/<repo>)")
     match = _REPO_PATH.match(parts.path)
     if not match:
-        raise UrlError(f"not a repository URL: {url!r} (expected https://<host>/<owner>/<repo>)")
+        raise UrlError(f"not a repository URL: {_shown(url)!r} (expected https://<host>/<owner>/<repo>)")
     scheme = "https" if parts.scheme == "ssh" else parts.scheme
     return RepoRef(_host_of(parts.netloc), match["owner"], match["name"], _origin(scheme, parts.netloc))
 
@@ -284,7 +289,7 @@ def parse_pull_url(url: str) -> tuple[RepoRef, int]:
     pattern = _GITHUB_PR if host is HostKind.GITHUB else _BITBUCKET_PR
     match = pattern.match(parts.path) if parts.scheme in ("http", "https") else None
     if not match:
-        raise UrlError(f"not a pull request URL: {url!r}")
+        raise UrlError(f"not a pull request URL: {_shown(url)!r}")
     repo = RepoRef(host, match["owner"], match["name"], _origin(parts.scheme, parts.netloc))
     return repo, int(match["number"])
 
@@ -297,7 +302,7 @@ def parse_comment_url(url: str) -> CommentRef:
     match = pattern.match(fragment)
     if not match:
         expected = "#discussion_r<id>" if repo.host is HostKind.GITHUB else "#comment-<id>"
-        raise UrlError(f"not a review-comment URL: {url!r} (expected {expected} after the PR URL)")
+        raise UrlError(f"not a review-comment URL: {_shown(url)!r} (expected {expected} after the PR URL)")
     return CommentRef(repo, number, int(match["id"]))
 
 
