@@ -154,11 +154,12 @@ def run_action(
             returncode = proc.returncode
             break
     outputs = {name: context.substitute(meta["value"]) for name, meta in (spec.get("outputs") or {}).items()}
-    return ActionRun(returncode, "".join(stdout), "".join(stderr), outputs, summary.read_text(encoding="utf-8"))
+    summary_text = summary.read_text(encoding="utf-8")
+    return ActionRun(returncode, "".join(stdout), "".join(stderr), outputs, summary_text)
 
 
 @pytest.fixture
-def kb_workspace(tmp_path: Path) -> Path:
+def kb(tmp_path: Path) -> Path:
     """A copy of the example KB as the workspace, so nothing a run writes reaches the repository."""
     workspace = tmp_path / "workspace"
     shutil.copytree(EXAMPLE_KB, workspace)
@@ -183,8 +184,8 @@ def direct() -> dict[str, str]:
 # --- validate, run directly through HOMEOSTAT_BIN ---------------------------------------------------
 
 
-def test_validate_action_passes_a_clean_kb(kb_workspace: Path, tmp_path: Path) -> None:
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, env=direct())
+def test_validate_action_passes_a_clean_kb(kb: Path, tmp_path: Path) -> None:
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, env=direct())
     assert run.returncode == 0, run.stderr
     assert run.outputs["errors"] == "0"
     assert run.outputs["warnings"].isdigit()
@@ -193,9 +194,9 @@ def test_validate_action_passes_a_clean_kb(kb_workspace: Path, tmp_path: Path) -
     assert "0 errors" in run.summary
 
 
-def test_validate_action_fails_and_annotates_a_planted_problem(kb_workspace: Path, tmp_path: Path) -> None:
-    line = plant_unknown_key(kb_workspace)
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, env=direct())
+def test_validate_action_fails_and_annotates_a_planted_problem(kb: Path, tmp_path: Path) -> None:
+    line = plant_unknown_key(kb)
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, env=direct())
     assert run.returncode == 1
     annotations = re.findall(r"^::error file=([^,]+),line=(\d+)[^:]*::(.*)$", run.stdout, re.MULTILINE)
     assert (PLANTED_RULE, str(line)) in [(file, ln) for file, ln, _ in annotations], run.stdout
@@ -205,9 +206,9 @@ def test_validate_action_fails_and_annotates_a_planted_problem(kb_workspace: Pat
     assert f"| `{PLANTED_RULE}` | {line} |" in run.summary
 
 
-def test_validate_action_counts_findings_in_json_format(kb_workspace: Path, tmp_path: Path) -> None:
-    plant_unknown_key(kb_workspace)
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, {"format": "json"}, direct())
+def test_validate_action_counts_findings_in_json_format(kb: Path, tmp_path: Path) -> None:
+    plant_unknown_key(kb)
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, {"format": "json"}, direct())
     assert run.returncode == 1
     report = json.JSONDecoder().raw_decode(run.stdout)[0]
     assert run.outputs == {"errors": str(report["errors"]), "warnings": str(report["warnings"])}
@@ -231,28 +232,29 @@ def test_validate_action_reports_an_unreadable_kb_with_empty_counts(tmp_path: Pa
     assert run.outputs == {"errors": "", "warnings": ""}
 
 
-def test_validate_action_fix_rewrites_cached_fields_in_the_checkout(kb_workspace: Path, tmp_path: Path) -> None:
-    rule = kb_workspace / PLANTED_RULE
-    rule.write_text(rule.read_text(encoding="utf-8").replace("\ntokens: 61\n", "\ntokens: 999\n"), encoding="utf-8")
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, {"fix": "true"}, direct())
+def test_validate_action_fix_rewrites_cached_fields_in_the_checkout(kb: Path, tmp_path: Path) -> None:
+    rule = kb / PLANTED_RULE
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("\ntokens: 61\n", "\ntokens: 999\n"), encoding="utf-8")
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, {"fix": "true"}, direct())
     assert run.returncode == 0, run.stdout + run.stderr
     assert "tokens: 999" not in rule.read_text(encoding="utf-8")
     assert f"fixed cached score/tokens in {PLANTED_RULE}" in run.stderr
 
 
-def test_validate_action_refuses_a_fix_value_that_is_not_a_boolean(kb_workspace: Path, tmp_path: Path) -> None:
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, {"fix": "yes"}, direct())
+def test_validate_action_refuses_a_fix_value_that_is_not_a_boolean(kb: Path, tmp_path: Path) -> None:
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, {"fix": "yes"}, direct())
     assert run.returncode == 2
     assert "the input fix must be true or false, not 'yes'" in run.stderr
 
 
-def test_validate_action_checks_a_git_ref_instead_of_the_working_tree(kb_workspace: Path, tmp_path: Path) -> None:
-    git = ["git", "-C", str(kb_workspace)]
+def test_validate_action_checks_a_git_ref_instead_of_the_working_tree(kb: Path, tmp_path: Path) -> None:
+    git = ["git", "-C", str(kb)]
     subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "kb"], check=True)
-    plant_unknown_key(kb_workspace)  # only in the working tree
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, {"ref": "main"}, direct())
+    plant_unknown_key(kb)  # only in the working tree
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, {"ref": "main"}, direct())
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.outputs["errors"] == "0"
 
@@ -321,11 +323,11 @@ def fake_docker(tmp: Path) -> tuple[dict[str, str], Path]:
 
 
 def test_validate_action_runs_the_pinned_image_with_the_workspace_and_summary_mounted(
-    kb_workspace: Path, tmp_path: Path
+    kb: Path, tmp_path: Path
 ) -> None:
     env, record = fake_docker(tmp_path)
-    line = plant_unknown_key(kb_workspace)
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, env=env)
+    line = plant_unknown_key(kb)
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, env=env)
     args = json.loads(record.read_text())
     assert f"ghcr.io/homeostat/homeostat:{VERSION}" in args
     image_at = args.index(f"ghcr.io/homeostat/homeostat:{VERSION}")
@@ -337,31 +339,32 @@ def test_validate_action_runs_the_pinned_image_with_the_workspace_and_summary_mo
     assert int(run.outputs["errors"]) >= 1
 
 
-def test_docker_gets_credentials_by_name_never_by_value(kb_workspace: Path, tmp_path: Path) -> None:
+def test_docker_gets_credentials_by_name_never_by_value(kb: Path, tmp_path: Path) -> None:
     env, record = fake_docker(tmp_path)
     planted = "sk-ant-" + "Zq9x" * 10
-    env.update({"ANTHROPIC_API_KEY": planted, "HOMEOSTAT_GITHUB_TOKEN": "ghp_" + "A1b2" * 9, "UNRELATED": "x"})
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, env=env)
+    token = "ghp_" + "A1b2" * 9
+    env.update({"ANTHROPIC_API_KEY": planted, "HOMEOSTAT_GITHUB_TOKEN": token, "UNRELATED": "x"})
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, env=env)
     assert run.returncode == 0, run.stderr
     args = json.loads(record.read_text())
     forwarded = [args[i + 1] for i, a in enumerate(args) if a == "--env"]
     assert "ANTHROPIC_API_KEY" in forwarded and "HOMEOSTAT_GITHUB_TOKEN" in forwarded
     assert "UNRELATED" not in forwarded
-    assert not any(planted in a or "ghp_" in a for a in args)
+    assert not any(planted in a or token in a for a in args)
 
 
-def test_version_and_image_inputs_choose_the_image(kb_workspace: Path, tmp_path: Path) -> None:
+def test_version_and_image_inputs_choose_the_image(kb: Path, tmp_path: Path) -> None:
     env, record = fake_docker(tmp_path)
     inputs = {"version": "0.1.9", "image": "registry.example.com/mirror/homeostat"}
-    run_action(VALIDATE_ACTION, kb_workspace, tmp_path, inputs, env)
+    run_action(VALIDATE_ACTION, kb, tmp_path, inputs, env)
     assert "registry.example.com/mirror/homeostat:0.1.9" in json.loads(record.read_text())
 
 
-def test_without_docker_or_homeostat_bin_the_action_says_what_to_do(kb_workspace: Path, tmp_path: Path) -> None:
+def test_without_docker_or_homeostat_bin_the_action_says_what_to_do(kb: Path, tmp_path: Path) -> None:
     path = "/usr/bin:/bin"
     if shutil.which("docker", path=path):
         pytest.skip("docker is installed in /usr/bin or /bin on this machine")
-    run = run_action(VALIDATE_ACTION, kb_workspace, tmp_path, env={"PATH": path})
+    run = run_action(VALIDATE_ACTION, kb, tmp_path, env={"PATH": path})
     assert run.returncode == 2
     assert "docker is not available on this runner (Linux)" in run.stderr
     assert "set HOMEOSTAT_BIN" in run.stderr
@@ -370,31 +373,31 @@ def test_without_docker_or_homeostat_bin_the_action_says_what_to_do(kb_workspace
 # --- the root action: any command --------------------------------------------------------------------
 
 
-def test_root_action_runs_the_command_with_its_arguments(kb_workspace: Path, tmp_path: Path) -> None:
+def test_root_action_runs_the_command_with_its_arguments(kb: Path, tmp_path: Path) -> None:
     inputs = {"command": "validate", "args": ". --format json\n--today 2026-11-29"}
-    run = run_action(ROOT_ACTION, kb_workspace, tmp_path, inputs, direct())
+    run = run_action(ROOT_ACTION, kb, tmp_path, inputs, direct())
     assert run.returncode == 0, run.stderr
     assert json.JSONDecoder().raw_decode(run.stdout)[0]["errors"] == 0
 
 
-def test_root_action_passes_its_exit_code_through(kb_workspace: Path, tmp_path: Path) -> None:
-    plant_unknown_key(kb_workspace)
-    run = run_action(ROOT_ACTION, kb_workspace, tmp_path, {"command": "validate"}, direct())
+def test_root_action_passes_its_exit_code_through(kb: Path, tmp_path: Path) -> None:
+    plant_unknown_key(kb)
+    run = run_action(ROOT_ACTION, kb, tmp_path, {"command": "validate"}, direct())
     assert run.returncode == 1
     assert f"::error file={PLANTED_RULE}," in run.stdout
 
 
-def test_root_action_refuses_a_command_that_is_not_a_subcommand(kb_workspace: Path, tmp_path: Path) -> None:
+def test_root_action_refuses_a_command_that_is_not_a_subcommand(kb: Path, tmp_path: Path) -> None:
     env, record = fake_docker(tmp_path)
-    run = run_action(ROOT_ACTION, kb_workspace, tmp_path, {"command": "validate; id"}, env)
+    run = run_action(ROOT_ACTION, kb, tmp_path, {"command": "validate; id"}, env)
     assert run.returncode == 2
     assert "must be a homeostat subcommand such as validate, not 'validate; id'" in run.stderr
     assert not record.exists()
 
 
-def test_root_action_runs_the_image_with_command_then_arguments(kb_workspace: Path, tmp_path: Path) -> None:
+def test_root_action_runs_the_image_with_command_then_arguments(kb: Path, tmp_path: Path) -> None:
     env, record = fake_docker(tmp_path)
-    run = run_action(ROOT_ACTION, kb_workspace, tmp_path, {"command": "validate", "args": ". --no-insights"}, env)
+    run = run_action(ROOT_ACTION, kb, tmp_path, {"command": "validate", "args": ". --no-insights"}, env)
     assert run.returncode == 0, run.stderr
     args = json.loads(record.read_text())
     assert args[-4:] == [f"ghcr.io/homeostat/homeostat:{VERSION}", "validate", ".", "--no-insights"]
