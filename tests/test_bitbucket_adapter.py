@@ -18,10 +18,10 @@ from hostkit import PullSpec, ReplySpec, ThreadSpec
 from homeostat.adapters.bitbucket import (
     BitbucketHost,
     MergeWait,
-    RetryPolicy,
     TransientHostError,
     bitbucket_host_from_env,
 )
+from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import Capability, CommentRef, PullState, RepoRef, parse_comment_url
 from homeostat.errors import AuthError, ConfigError, HostError
 
@@ -555,8 +555,8 @@ def test_a_retry_after_past_the_wait_cap_gives_up_at_once(harness: BitbucketHarn
     with pytest.raises(TransientHostError) as caught:
         host.get_pull(repo, 1)
     assert str(caught.value) == (
-        "Bitbucket answered 429 to GET repositories/acme/ledger/pullrequests/1 after 1 tries (0s of waiting):"
-        " Bitbucket may be down or rate-limiting; rerun later"
+        "Bitbucket asked to wait 3600s (rate limited (429)) on GET repositories/acme/ledger/pullrequests/1,"
+        " longer than this run waits: rerun later"
     )
     assert len(harness.requests.entries) == 1
 
@@ -569,7 +569,8 @@ def test_persistent_5xx_is_an_unclear_answer_not_a_refusal(harness: BitbucketHar
     with pytest.raises(TransientHostError) as caught:
         host.merge_pull(repo, number, "Daily", "")
     assert str(caught.value).startswith(
-        f"Bitbucket answered 502 to GET repositories/acme/ledger/pullrequests/{number} after 4 tries"
+        f"Bitbucket kept failing (server error (502)) on GET repositories/acme/ledger/pullrequests/{number}"
+        " after 4 tries ("
     )
     assert harness.requests.count() == 4
     assert harness.open_pull_state(repo, number)["state"] == "open"

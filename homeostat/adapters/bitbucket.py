@@ -16,13 +16,13 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
 import requests
 from atlassian.bitbucket.cloud import Cloud
 
+from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -73,45 +73,11 @@ class ForbiddenError(AuthError):
 
 
 @dataclass(frozen=True)
-class RetryPolicy:
-    """Bounded retries on 5xx, 429 and connection failures; the total sleep never exceeds `max_total_wait`."""
-
-    attempts: int = 4
-    base_delay: float = 1.0
-    max_delay: float = 20.0
-    max_total_wait: float = 60.0
-
-    def backoff(self, attempt: int) -> float:
-        return float(min(self.max_delay, self.base_delay * (2 ** (attempt - 1))))
-
-    def delay(self, attempt: int, retry_after: str | None) -> float:
-        asked = parse_retry_after(retry_after)
-        return self.backoff(attempt) if asked is None else asked
-
-
-@dataclass(frozen=True)
 class MergeWait:
     """How long to poll an asynchronous merge task before calling the outcome unknown."""
 
     timeout: float = 120.0
     interval: float = 2.0
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or an HTTP date); None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
 # --- HTTP layer ---------------------------------------------------------------------------------
@@ -140,29 +106,23 @@ class BitbucketApi:
         need: str = READ_SCOPES,
         retry_5xx: bool = True,
     ) -> requests.Response:
-        """Send one request with retries; statuses in `accept` come back to the caller, other errors raise."""
+        """Send one request with retries; statuses in `accept` come back to the caller, other errors raise.
+
+        `retry_5xx=False` is for writes that must not be repeated blindly: a 5xx raises
+        `TransientHostError` at once so the caller can look for the write's effect first.
+        """
         if absolute:
             self._check_origin(path)
-        waited = 0.0
-        attempt = 0
-        while True:
-            attempt += 1
-            problem, delay, response = self._attempt(method, path, params, body, absolute, retry_5xx, attempt)
-            if response is not None and not retry_5xx and 500 <= response.status_code < 600:
-                raise TransientHostError(
-                    f"Bitbucket answered {response.status_code} to {method} {self._where(path)}:"
-                    " the outcome is unknown"
-                )
-            if response is not None:
-                return self._check(method, path, response, accept, need)
-            if attempt >= self.retry.attempts or waited + delay > self.retry.max_total_wait:
-                raise TransientHostError(
-                    f"{problem} to {method} {self._where(path)} after {attempt} tries"
-                    f" ({waited:g}s of waiting): Bitbucket may be down or rate-limiting; rerun later"
-                )
-            log.info("Bitbucket: %s to %s %s; retrying in %.2gs", problem, method, self._where(path), delay)
-            time.sleep(delay)
-            waited += delay
+        where = f"{method} {self._where(path)}"
+
+        def attempt(_: int) -> requests.Response:
+            return self._attempt(method, path, params, body, absolute, retry_5xx)
+
+        try:
+            response = self.retry.run(attempt, _blip, what=f"Bitbucket {where}", log=log)
+        except RetriesExhausted as gave_up:
+            raise TransientHostError(_gave_up_message(where, gave_up)) from None
+        return self._check(method, path, response, accept, need)
 
     def _attempt(
         self,
@@ -172,9 +132,8 @@ class BitbucketApi:
         body: object,
         absolute: bool,
         retry_5xx: bool,
-        attempt: int,
-    ) -> tuple[str, float, requests.Response | None]:
-        """One try: (problem, delay, None) when it should be retried, else ("", 0, response)."""
+    ) -> requests.Response:
+        """One try; a connection failure, 429 or 5xx is raised as a `_Blip` for the policy to judge."""
         try:
             response = self.client.request(
                 method,
@@ -185,16 +144,19 @@ class BitbucketApi:
                 advanced_mode=True,
             )
         except (requests.ConnectionError, requests.Timeout) as exc:
-            return f"could not reach Bitbucket ({type(exc).__name__})", self.retry.backoff(attempt), None
+            raise _Blip(Transient(f"could not reach Bitbucket ({type(exc).__name__})")) from None
         status = response.status_code
         log.debug("Bitbucket: %s %s -> %s", method, self._where(path), status)
-        if status == 429 or (retry_5xx and 500 <= status < 600 and status != 555):
-            return (
-                f"Bitbucket answered {status}",
-                self.retry.delay(attempt, response.headers.get("Retry-After")),
-                None,
+        if status == 555:  # Bitbucket's "the merge timed out": the caller decides
+            return response
+        transient = transient_status(status, response.headers) if status == 429 or status >= 500 else None
+        if transient is None:
+            return response
+        if not retry_5xx and not transient.rate_limited:
+            raise TransientHostError(
+                f"Bitbucket answered {status} to {method} {self._where(path)}: the outcome is unknown"
             )
-        return "", 0.0, response
+        raise _Blip(transient)
 
     def _check(
         self, method: str, path: str, response: requests.Response, accept: Sequence[int], need: str
@@ -283,6 +245,31 @@ class BitbucketApi:
         if base and text.startswith(base + "/"):
             text = text[len(base) + 1 :]
         return self.scrub(text.lstrip("/"))
+
+
+class _Blip(Exception):
+    """A failure that may pass, carried to the retry policy (never shown to a person)."""
+
+    def __init__(self, transient: Transient) -> None:
+        super().__init__(transient.reason)
+        self.transient = transient
+
+
+def _blip(exc: BaseException) -> Transient | None:
+    return exc.transient if isinstance(exc, _Blip) else None
+
+
+def _gave_up_message(where: str, gave_up: RetriesExhausted) -> str:
+    reason = gave_up.transient.reason
+    if gave_up.asked:
+        return (
+            f"Bitbucket asked to wait {gave_up.asked:g}s ({reason}) on {where}, longer than this run waits:"
+            " rerun later"
+        )
+    return (
+        f"Bitbucket kept failing ({reason}) on {where} after {gave_up.attempts} tries"
+        f" ({gave_up.waited:g}s of waiting): it may be down or rate-limiting; rerun later"
+    )
 
 
 def make_client(api_url: str, *, token: str, email: str | None, timeout: int) -> Cloud:

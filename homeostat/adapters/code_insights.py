@@ -24,9 +24,9 @@ from homeostat.adapters.bitbucket import (
     API_TOKEN_VARIABLE,
     BitbucketApi,
     BitbucketHost,
-    RetryPolicy,
     bitbucket_host_from_env,
 )
+from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.errors import ConfigError
 
 PIPELINES_PROXY = "http://localhost:29418"

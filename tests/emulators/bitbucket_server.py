@@ -33,13 +33,14 @@ from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 import pytest
 from hostkit import PullSpec, RequestLog
 
-from homeostat.adapters.bitbucket import BitbucketHost, MergeWait, RetryPolicy
+from homeostat.adapters.bitbucket import BitbucketHost, MergeWait
+from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
 
 Json = dict[str, Any]
 
 WRITE_SCOPES = ("account", "repository:admin", "pullrequest:write")
-FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.01, max_delay=0.05, max_total_wait=3.0)
+FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.01, max_delay=2.0, max_total_wait=3.0)
 FAST_MERGE_WAIT = MergeWait(timeout=2.0, interval=0.01)
 BOT = "homeostat-bot"
 PIPELINES = "bitbucket-pipelines"
