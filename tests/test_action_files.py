@@ -241,6 +241,9 @@ def test_one_version_everywhere() -> None:
         for found in re.findall(rf"{OWNER_REPO}(?:/[\w/-]+)?@v([\w.-]+)", text):
             if found != VERSION:
                 wrong.append(f"{rel(path)}: action ref v{found}")
+        for found in re.findall(r"\bhomeostat==([\w.-]+)", text):
+            if found != VERSION:
+                wrong.append(f"{rel(path)}: pip pin homeostat=={found}")
     for action_file in ACTION_FILES:
         default = str((load(action_file)["inputs"]["version"]).get("default"))
         if default != VERSION:
