@@ -23,7 +23,7 @@ PROMPT_RELATIVE = 0.6
 PROMPT_MIN_WORDS = 3
 PROMPT_MIN_RARE = 2
 # A word is rare when at most this share of the KB's rules and sections use it (and never fewer than 3).
-RARE_SHARE = 0.05
+RARE_SHARE = 0.1
 
 # Words of conversation: "yes, go ahead", "run the tests again", "commit it" never count toward a match.
 CONVERSATION = frozenset(

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 3
+CORPUS_FORMAT = 4
 CORE = "core"
 RRF_K = 60
 BM25_K1 = 1.2
@@ -47,9 +47,15 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 # --- text to terms ---------------------------------------------------------------------------------
 
 
+def term(word: str) -> str:
+    """Stemmed, then without a final "e", so invoice/invoices and cache/cached/caching meet."""
+    stemmed = stem(word)
+    return stemmed[:-1] if len(stemmed) > 3 and stemmed.endswith("e") else stemmed
+
+
 def terms(text: str) -> list[str]:
     """Search terms: lower-cased words without stopwords, crudely stemmed (retry/retries meet)."""
-    return [stem(w) for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+    return [term(w) for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
 
 
 def path_terms(path: str) -> list[str]:

@@ -1,0 +1,86 @@
+"""`homeostat eval`: measure rule selection against the KB's `eval/selection.yaml`.
+
+Cases run through the code the hook and the MCP server use, so a change to ranking shows up here
+before it reaches a session. Eval sees every area, team-only ones included (it measures selection,
+not who may read what). Exit 0 unless the case file is broken (2) or a `--min` floor fails (1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.evaluation import (
+    CASES_FILE,
+    EvalError,
+    failed_floors,
+    parse_cases,
+    parse_floor,
+    render_report,
+    run_cases,
+)
+from homeostat.core.render_view import LineCounter
+from homeostat.core.selection import Audience
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "eval",
+        help="measure rule selection against eval/selection.yaml",
+        description="Run the selection cases in eval/selection.yaml (touched paths or a search task, the "
+        "rule "
+        "ids expected) and report Hit, MRR, nDCG, recall and precision at 1/3/5/10, R-precision and the "
+        "share of expected rules served within the budget.",
+    )
+    parser.add_argument("--cases", metavar="FILE", help=f"the case file (default: <kb>/{CASES_FILE})")
+    parser.add_argument(
+        "--min",
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="fail (exit 1) when a summary metric is below VALUE, e.g. --min hit@5=0.8",
+    )
+    parser.add_argument("--repo", metavar="NAME", help="repo for cases that name none (default: core only)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.search_index import load_corpus
+    from homeostat.core.tokens import count_tokens
+
+    floors = [parse_floor(text) for text in args.min]
+    root = Path(kb_dir(args.kb))
+    path = Path(args.cases) if args.cases else root / CASES_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise EvalError(
+            f"{path}: cannot read the case file ({exc.strerror}); write cases there or pass --cases"
+        ) from None
+    cases = parse_cases(text, str(path))
+    corpus = load_corpus(root).corpus
+    names = {r.name for r in corpus.repos}
+    for case in cases:
+        if case.repo is not None and corpus.multi_repo and case.repo not in names:
+            raise EvalError(
+                f"{path}: case {case.name or case.expect[0]!r}: repo {case.repo!r} is not in homeostat.yaml"
+            )
+    teams = frozenset(info.owner for info in corpus.areas.values())
+
+    def audience(repo: str | None) -> Audience:
+        return Audience(repo or args.repo, "eval", teams)
+
+    report = run_cases(corpus, cases, audience, LineCounter(corpus.line_tokens, count_tokens))
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_data(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_report(report))
+    failed = failed_floors(report.summary, floors)
+    for line in failed:
+        print(f"homeostat: eval floor failed: {line}", file=sys.stderr)
+    return 1 if failed else 0

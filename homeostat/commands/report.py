@@ -1,0 +1,74 @@
+"""`homeostat report`: KB health, and what this machine's sessions used over recent days.
+
+Counts by status, area, topic and kind; stale rules; open flags; the share of rules in catch-all
+topics (drift invisible per rule, PEERS.md lesson 5); documents and sections; and validation's error
+and warning counts. With an event log on this machine, the injections, MCP calls and desire paths of
+the last `--days`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.errors import ConfigError
+
+USAGE_KINDS = ("injection", "doc-injection", "doc-read", "mcp-call", "desire-path")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "report", help="KB health", description="KB health and recent local usage."
+    )
+    parser.add_argument("--days", type=int, default=7, metavar="N", help="usage window in days (default 7)")
+    parser.add_argument("--today", help="the date to count staleness from, YYYY-MM-DD (default: today, UTC)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def usage(root: Path, days: int) -> dict[str, int] | None:
+    """Event counts by kind from `.homeostat/events.db`, or None when this machine has no log."""
+    from homeostat.adapters.event_log import SqliteEventLog, events_path
+
+    path = events_path(root)
+    if not path.is_file():
+        return None
+    since = dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
+    with SqliteEventLog(path) as log:
+        return {kind: len(log.query(kind, since)) for kind in USAGE_KINDS}
+
+
+def health_report(root: Path, today: dt.date, days: int) -> tuple[dict[str, object], str]:
+    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.core.evaluation import kb_health, render_health
+    from homeostat.core.validate import validate_kb
+    from homeostat.core.validate.structure_checks import CATCH_ALL_TOPICS
+
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    result = validate_kb(kb, today)
+    health = kb_health(
+        kb, today, config.scoring.stale_after_days, CATCH_ALL_TOPICS, len(result.errors), len(result.warnings)
+    )
+    counts = usage(root, days)
+    data = health.to_data()
+    if counts is not None:
+        data["usage"] = {"days": days, **counts}
+    return data, render_health(health, counts, days)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.days < 1:
+        raise ConfigError(f"--days {args.days}: give at least 1")
+    try:
+        today = dt.date.fromisoformat(args.today) if args.today else dt.datetime.now(dt.UTC).date()
+    except ValueError:
+        raise ConfigError(f"--today {args.today!r} is not a YYYY-MM-DD date") from None
+    data, text = health_report(Path(kb_dir(args.kb)), today, args.days)
+    sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else text)
+    return 0
