@@ -18,8 +18,13 @@ from hostkit import PullSpec, ReplySpec, ThreadSpec
 from homeostat.adapters.bitbucket import (
     BitbucketHost,
     MergeWait,
+    PullCommit,
+    RawComment,
     TransientHostError,
     bitbucket_host_from_env,
+    boundary_before,
+    group_threads,
+    restriction_applies,
 )
 from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import Capability, CommentRef, PullState, RepoRef, parse_comment_url
@@ -127,6 +132,55 @@ def test_env_errors_name_the_variables(env: dict[str, str], message: str) -> Non
     with pytest.raises(ConfigError) as caught:
         bitbucket_host_from_env(env)
     assert str(caught.value) == message
+
+
+# --- pure pieces --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("restriction", "branch", "applies"),
+    [
+        ({"pattern": "main"}, "main", True),
+        ({"pattern": "release/*"}, "release/1.0", True),
+        ({"pattern": "*"}, "homeostat/daily-alice", True),
+        ({"pattern": "ma*"}, "develop", False),
+        ({"pattern": "feature/*"}, "feature", False),
+        ({"pattern": "main.x"}, "mainxx", False),  # a dot is a dot, not a regex wildcard
+        ({"branch_match_kind": "branching_model", "branch_type": "production"}, "main", False),
+    ],
+)
+def test_restriction_globs(restriction: dict[str, str], branch: str, applies: bool) -> None:
+    assert restriction_applies(restriction, branch) is applies
+
+
+def raw(
+    id_: int, parent: int | None = None, path: str = "a.py", minute: int = 0, deleted: bool = False
+) -> RawComment:
+    return RawComment(id_, parent, path, 1, "bob", f"c{id_}", NOW + timedelta(minutes=minute), deleted)
+
+
+def test_threads_follow_parent_chains_and_drop_deleted_roots() -> None:
+    comments = [
+        raw(1, minute=0),
+        raw(2, parent=1, minute=1),
+        raw(3, parent=2, minute=2),  # a reply to a reply belongs to the root
+        raw(4, minute=3, deleted=True),
+        raw(5, parent=4, minute=4),
+        raw(6, path="", minute=5),  # a general comment
+        raw(7, parent=1, minute=6, deleted=True),
+    ]
+    assert [[c.id for c in thread] for thread in group_threads(comments)] == [[1, 2, 3]]
+    assert [[c.id for c in t] for t in group_threads(comments, inline_only=False)] == [[1, 2, 3], [6]]
+
+
+def test_the_boundary_is_the_last_commit_the_comment_saw() -> None:
+    def commit(sha: str, minute: int, parent: str) -> PullCommit:
+        return PullCommit(sha, NOW + timedelta(minutes=minute), (parent,))
+
+    commits = [commit("c3", 30, "c2"), commit("c2", 20, "c1"), commit("c1", 10, "base")]
+    assert boundary_before(commits, NOW + timedelta(minutes=25)) == "c2"
+    assert boundary_before(commits, NOW + timedelta(minutes=5)) == "base"  # every PR commit came after
+    assert boundary_before(commits, NOW + timedelta(minutes=35)) is None  # nothing came after
 
 
 # --- reading merged PRs ---------------------------------------------------------------------------

@@ -439,6 +439,12 @@ def pull_commit(data: Json) -> PullCommit:
     return PullCommit(str(data["hash"]), _need_time(data.get("date"), f"commit {data.get('hash')}"), parents)
 
 
+def pull_tip(commits: Sequence[PullCommit]) -> str:
+    """The PR's head: the commit no other PR commit descends from (the list is newest first)."""
+    parents = {parent for commit in commits for parent in commit.parents}
+    return next((commit.sha for commit in commits if commit.sha not in parents), commits[0].sha)
+
+
 def boundary_before(commits: Sequence[PullCommit], when: datetime) -> str | None:
     """The last PR commit at or before `when` (what the comment saw), or None when nothing came after it.
 
@@ -591,7 +597,7 @@ class BitbucketHost:
         commits = [pull_commit(data) for data in self.api.pages(path, {"pagelen": 100})]
         if not commits:
             return result
-        head = max(commits, key=lambda commit: commit.date).sha
+        head = pull_tip(commits)
         changed: dict[str, set[str]] = {}
         for thread in threads:
             root = thread[0]
@@ -716,32 +722,22 @@ class BitbucketHost:
         people: list[Json] = []
         members: list[Json] | None = None
         for handle in handles:
-            if handle.startswith("{") and handle.endswith("}"):
-                people.append({"uuid": handle})
-                continue
-            if _ACCOUNT_ID.match(handle):
-                people.append({"account_id": handle})
-                continue
-            if members is None:
-                path = f"workspaces/{quote(workspace, safe='')}/members"
-                members = [
-                    m["user"]
-                    for m in self.api.pages(path, {"pagelen": 100})
-                    if isinstance(m.get("user"), dict)
-                ]
-            match = [
-                m
-                for m in members
-                if handle.lower()
-                in (str(m.get("nickname", "")).lower(), str(m.get("display_name", "")).lower())
-            ]
-            if not match:
+            direct = _account_ref(handle)
+            if direct is None:
+                members = self._members(workspace) if members is None else members
+                direct = _member_named(members, handle)
+            if direct is None:
                 raise HostError(
                     f"Bitbucket workspace {workspace} has no member {handle!r} to request as a reviewer:"
                     " use their nickname as Bitbucket shows it, or their account id"
                 )
-            people.append(match[0])
+            people.append(direct)
         return people
+
+    def _members(self, workspace: str) -> list[Json]:
+        path = f"workspaces/{quote(workspace, safe='')}/members"
+        users = (member.get("user") for member in self.api.pages(path, {"pagelen": 100}))
+        return [user for user in users if isinstance(user, dict)]
 
     def add_comment(self, repo: RepoRef, number: int, body: str) -> None:
         path = f"{self._pull_path(repo, number)}/comments"
@@ -914,6 +910,20 @@ def _settled(data: Json, number: int) -> MergeResult | None:
 def _merged_result(data: Json) -> MergeResult:
     sha = _dig(data, "merge_commit", "hash")
     return MergeResult(merged=True, sha=str(sha) if sha else None)
+
+
+def _account_ref(handle: str) -> Json | None:
+    if handle.startswith("{") and handle.endswith("}"):
+        return {"uuid": handle}
+    return {"account_id": handle} if _ACCOUNT_ID.match(handle) else None
+
+
+def _member_named(members: Sequence[Json], handle: str) -> Json | None:
+    wanted = handle.lower()
+    for member in members:
+        if wanted in (str(member.get("nickname", "")).lower(), str(member.get("display_name", "")).lower()):
+            return member
+    return None
 
 
 def _reviewer_ref(account: Json) -> Json:
