@@ -406,6 +406,23 @@ def test_an_unreachable_host_is_a_host_error(harness: GitHubHarness, repo: RepoR
     )
 
 
+def test_a_timeout_is_retried_then_a_host_error(harness: GitHubHarness, repo: RepoRef) -> None:
+    number = harness.merged_pull(repo, reviewed(1))
+    host = GitHubHost(
+        harness.emulator.api_url, harness.token, retry=RetryPolicy(2, 0.01, 0.1, 0.5), timeout=1
+    )
+    harness.emulator.stalls.append(1.5)
+    assert host.get_pull(repo, number).state is PullState.MERGED  # the second try is answered
+
+    harness.emulator.stalls.extend([1.5, 1.5])
+    with pytest.raises(HostError) as raised:
+        host.get_pull(repo, number)
+    assert str(raised.value) == (
+        f"GitHub kept failing to read PR #{number} of acme/ledger: no answer (ReadTimeout) on all 2 tries; "
+        "rerun later"
+    )
+
+
 # --- what a token may do -------------------------------------------------------------------------
 
 

@@ -75,7 +75,7 @@ class Git:
 
     def branches(self) -> dict[str, str]:
         out = self.run("for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/")
-        return dict(line.split(" ", 1) for line in out.splitlines() if line)  # type: ignore[misc]
+        return dict(line.split(" ", 1) for line in out.splitlines() if line)
 
     def commit(
         self,
@@ -365,6 +365,7 @@ class GitHubEmulator:
         self.members: set[str] = set()  # the organisation's people: collaborators on every repo
         self.repos: dict[str, RepoRecord] = {}
         self.failures: list[tuple[int, int | None]] = []
+        self.stalls: list[float] = []  # seconds to sit on each of the next requests before answering
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
         self.max_per_page = 100
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
@@ -497,6 +498,8 @@ class GitHubEmulator:
 
     def handle(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
         self.requests.entries.append((method, raw_path))
+        if self.stalls:
+            time.sleep(self.stalls.pop(0))  # a hung upstream: the client's timeout fires first
         started = time.perf_counter()
         with self.lock:
             self._refs = {}
@@ -1251,6 +1254,12 @@ def _handler_for(emulator: GitHubEmulator) -> type[BaseHTTPRequestHandler]:
                 payload = b""
             else:
                 payload = json.dumps(response.body).encode()
+            try:
+                self._send(response, payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up waiting (a timeout test)
+
+        def _send(self, response: Response, payload: bytes) -> None:
             self.send_response(response.status)
             if payload and "Content-Type" not in response.headers:
                 self.send_header("Content-Type", "application/json; charset=utf-8")
