@@ -67,7 +67,9 @@ def _guarded_getaddrinfo(host: object, *args: object, **kwargs: object):  # type
 
 
 @pytest.fixture(autouse=True)
-def _no_network_no_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+def _no_network_no_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
     """Fail loudly on hidden defaults: any real network, real home directory or real token."""
     monkeypatch.setattr(socket.socket, "connect", _guarded_connect)
     monkeypatch.setattr(socket.socket, "connect_ex", _guarded_connect_ex)

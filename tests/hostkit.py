@@ -57,9 +57,7 @@ class RequestLog:
     entries: list[tuple[str, str]] = field(default_factory=list)
 
     def count(self, method: str | None = None, contains: str = "") -> int:
-        return sum(
-            1 for m, p in self.entries if (method is None or m == method) and contains in p
-        )
+        return sum(1 for m, p in self.entries if (method is None or m == method) and contains in p)
 
     def clear(self) -> None:
         self.entries.clear()

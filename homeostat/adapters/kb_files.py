@@ -29,7 +29,9 @@ def read_tree(root: Path) -> dict[str, bytes]:
     if not root.is_dir():
         raise KBReadError(f"{root}: the KB path is not a folder")
     if not (root / CONFIG_FILE).is_file():
-        raise KBReadError(f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)")
+        raise KBReadError(
+            f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
+        )
     if not (root / "knowledge").is_dir():
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
     files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}

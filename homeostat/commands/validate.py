@@ -11,11 +11,14 @@ import argparse
 import datetime as dt
 import os
 import sys
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import read_ref, read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
 from homeostat.core.kb import load_kb
 from homeostat.core.report_format import (
@@ -27,7 +30,7 @@ from homeostat.core.report_format import (
     summary_line,
 )
 from homeostat.core.validate import ValidationResult, validate_kb
-from homeostat.errors import ConfigError
+from homeostat.errors import ConfigError, HomeostatError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,10 +43,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_kb_option(parser)
     parser.add_argument("--ref", help="validate this git ref of the KB repo instead of the working tree")
     parser.add_argument("--fix", action="store_true", help="rewrite the cached score and tokens fields only")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
     parser.add_argument("--today", help="the date to check against, YYYY-MM-DD (default: today, UTC)")
     parser.add_argument(
-        "--no-insights", action="store_true", help="inside Bitbucket Pipelines, do not post a Code Insights report"
+        "--no-insights",
+        action="store_true",
+        help="inside Bitbucket Pipelines, do not post a Code Insights report",
     )
     parser.set_defaults(run=run)
 
@@ -75,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         if written:
             result = validate_kb(load_kb(read_tree(root), root=str(root)), today)
     emit(result, args.format)
-    publish_to_ci(result, insights=not args.no_insights)
+    publish_to_ci(result, root, insights=not args.no_insights)
     return 1 if result.errors else 0
 
 
@@ -89,20 +96,49 @@ def emit(result: ValidationResult, fmt: str) -> None:
     print(f"validate: {summary_line(findings, rules, documents)}")
 
 
-def publish_to_ci(result: ValidationResult, *, insights: bool) -> None:
-    """Annotations and a summary on GitHub Actions; a Code Insights report on Bitbucket Pipelines."""
+def repo_relative(findings: list[Finding], root: Path, workspace: str | None) -> list[Finding]:
+    """Findings name KB-relative files; annotations need paths relative to the CI checkout."""
+    if not workspace:
+        return findings
+    try:
+        prefix = root.resolve().relative_to(Path(workspace).resolve()).as_posix()
+    except ValueError:
+        return findings
+    if prefix in ("", "."):
+        return findings
+    return [replace(f, file=f"{prefix}/{f.file}") for f in findings]
+
+
+def publish_to_ci(result: ValidationResult, root: Path, *, insights: bool) -> None:
+    """Annotations, a summary and step outputs on GitHub Actions; Code Insights on Bitbucket Pipelines."""
     findings = list(result.findings)
     rules, documents = len(result.kb.rules), len(result.kb.documents)
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        sys.stdout.write(github_annotations(findings))
+        located = repo_relative(findings, root, os.environ.get("GITHUB_WORKSPACE"))
+        sys.stdout.write(github_annotations(located))
         summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary_path:
             with open(summary_path, "a", encoding="utf-8") as handle:
-                handle.write(github_summary(findings, rules, documents))
+                handle.write(github_summary(located, rules, documents))
+        output_path = os.environ.get("GITHUB_OUTPUT")
+        if output_path:
+            with open(output_path, "a", encoding="utf-8") as handle:
+                handle.write(f"errors={len(result.errors)}\nwarnings={len(result.warnings)}\n")
     if insights and os.environ.get("BITBUCKET_BUILD_NUMBER") and os.environ.get("BITBUCKET_COMMIT"):
-        from homeostat.adapters.code_insights import post_validation_report
-
         report, annotations = code_insights(findings, rules, documents)
-        note = post_validation_report(os.environ, report, annotations)
-        if note:
-            print(f"homeostat: {note}", file=sys.stderr)
+        print(f"homeostat: {post_validation_report(os.environ, report, annotations)}", file=sys.stderr)
+
+
+def post_validation_report(
+    env: Mapping[str, str], report: dict[str, object], annotations: list[dict[str, object]]
+) -> str:
+    """Post the report; a failure to post is reported, never a reason to change validate's verdict."""
+    from homeostat.adapters.code_insights import insights_api_from_env, pipelines_commit, post_code_insights
+
+    try:
+        workspace, repo, commit = pipelines_commit(env)
+        result = post_code_insights(insights_api_from_env(env), workspace, repo, commit, report, annotations)
+    except HomeostatError as exc:
+        return f"could not post the Code Insights report: {exc}"
+    dropped = f", {result.dropped} past Bitbucket's limit not posted" if result.dropped else ""
+    return f"posted Code Insights report {result.report_id} on {commit[:12]} ({result.annotations} annotations{dropped})"

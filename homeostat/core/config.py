@@ -30,16 +30,16 @@ DEFAULT_SLACK_WEBHOOK_ENV = "HOMEOSTAT_SLACK_WEBHOOK"
 class Model(BaseModel):
     """Base for every config section: camelCase aliases, unknown keys forbidden, immutable."""
 
-    model_config = ConfigDict(
-        extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True
-    )
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel, populate_by_name=True, frozen=True)
 
 
 class Member(Model):
     handle: str = Field(description="The member's code-host username; used in approvedBy, owners, reviewers.")
     name: str = Field(default="", description="Display name.")
     role: Role = Field(default="member", description="junior, member, senior or lead; counts in confidence.")
-    teams: tuple[str, ...] = Field(default=(), description="Names of the teams (from team.teams) they belong to.")
+    teams: tuple[str, ...] = Field(
+        default=(), description="Names of the teams (from team.teams) they belong to."
+    )
     email: str = Field(default="", description="Account email, used to match Bitbucket authors.")
     usage: bool = Field(default=False, description="Opt in to per-day usage counts in the sync heartbeat.")
 
@@ -53,7 +53,9 @@ class Member(Model):
 
 class Team(Model):
     name: str = Field(description="Team name used by members' teams and areas' owner.")
-    handle: str = Field(default="", description="Code-host team handle (@org/team) for CODEOWNERS and review requests.")
+    handle: str = Field(
+        default="", description="Code-host team handle (@org/team) for CODEOWNERS and review requests."
+    )
 
 
 class TeamConfig(Model):
@@ -68,7 +70,9 @@ class Area(Model):
     name: str = Field(description="Area name; inside a repo it is addressed as <repo>/<name>.")
     paths: tuple[str, ...] = Field(description="Path globs in the code repo that the area covers.")
     owner: str = Field(default="", description="The owning team (one per area).")
-    team_only: bool = Field(default=False, description="Served only to the owning team's sessions; never exported.")
+    team_only: bool = Field(
+        default=False, description="Served only to the owning team's sessions; never exported."
+    )
     topics: tuple[str, ...] | None = Field(
         default=None, description="Topic list for this area's topic files; defaults to the repo's list."
     )
@@ -90,9 +94,13 @@ class Area(Model):
 
 class Repo(Model):
     name: str = Field(description="Folder name under knowledge/ and the repo part of area names.")
-    url: str = Field(description="The code repo's web URL (https://github.com/org/repo or bitbucket.org/ws/repo).")
+    url: str = Field(
+        description="The code repo's web URL (https://github.com/org/repo or bitbucket.org/ws/repo)."
+    )
     areas: tuple[Area, ...] = Field(description="The repo's areas.")
-    topics: tuple[str, ...] = Field(default=(), description="Topic files rules are grouped into (empty: one file per rule).")
+    topics: tuple[str, ...] = Field(
+        default=(), description="Topic files rules are grouped into (empty: one file per rule)."
+    )
     exclude: bool = Field(default=False, description="Keep the repo's knowledge but never read its PRs.")
 
     @field_validator("name")
@@ -107,12 +115,16 @@ class SourcesConfig(Model):
     host: Host = Field(default="github", description="Code host: github or bitbucket.")
     base_branch: str = Field(default="main", description="The KB branch daily PRs target.")
     lookback_hours: int = Field(default=26, ge=1, description="Window of merged PRs the daily run reads.")
-    skip_marker: str = Field(default="homeostat:skip", description="PRs whose body contains it are never read.")
+    skip_marker: str = Field(
+        default="homeostat:skip", description="PRs whose body contains it are never read."
+    )
     exclude_paths: tuple[str, ...] = Field(default=(), description="Globs of commented files never read.")
     exclude_repos: tuple[str, ...] = Field(default=(), description="Code repo URLs or names never read.")
     opt_out: tuple[str, ...] = Field(default=(), description="Member handles whose PRs are never read.")
     repos: tuple[str, ...] = Field(default=(), description="Code repo URLs for a KB without repo folders.")
-    kb_repo: str = Field(default="", description="The KB repo's URL; never read as a code repo (default: origin).")
+    kb_repo: str = Field(
+        default="", description="The KB repo's URL; never read as a code repo (default: origin)."
+    )
 
 
 class Weights(Model):
@@ -124,7 +136,9 @@ class Weights(Model):
 
 
 class AutoMerge(Model):
-    areas: tuple[str, ...] = Field(default=(), description="Areas whose confident lessons merge with no person.")
+    areas: tuple[str, ...] = Field(
+        default=(), description="Areas whose confident lessons merge with no person."
+    )
 
 
 class ConfidenceBonus(Model):
@@ -144,7 +158,13 @@ class ConfidencePenalty(Model):
 
 
 def _default_base() -> dict[str, int]:
-    return {"pr-feedback": 50, "manual": 45, "deep-dive": 40, "agent-handoff": 25, "pr-feedback-no-change": 20}
+    return {
+        "pr-feedback": 50,
+        "manual": 45,
+        "deep-dive": 40,
+        "agent-handoff": 25,
+        "pr-feedback-no-change": 20,
+    }
 
 
 def _default_role() -> dict[str, int]:
@@ -156,7 +176,9 @@ class Confidence(Model):
     core_accept: int = Field(default=80, ge=0, le=100, description="Merge threshold for core or a ** scope.")
     decline: int = Field(default=35, ge=0, le=100, description="Decline below this confidence.")
     base: dict[str, int] = Field(default_factory=_default_base, description="Base points by source.")
-    role: dict[str, int] = Field(default_factory=_default_role, description="Points by the originator's role.")
+    role: dict[str, int] = Field(
+        default_factory=_default_role, description="Points by the originator's role."
+    )
     bonus: ConfidenceBonus = Field(default_factory=ConfidenceBonus, description="Bonuses.")
     penalty: ConfidencePenalty = Field(default_factory=ConfidencePenalty, description="Penalties.")
 
@@ -187,7 +209,9 @@ class Confidence(Model):
 
 class ScoringConfig(Model):
     weights: Weights = Field(default_factory=Weights, description="Rule score weights.")
-    stale_after_days: int = Field(default=180, ge=1, description="Deep dive retires rules unconfirmed this long.")
+    stale_after_days: int = Field(
+        default=180, ge=1, description="Deep dive retires rules unconfirmed this long."
+    )
     review_cadence: int | None = Field(default=None, description="Reserved; defined but not used yet.")
     auto_merge: AutoMerge = Field(default_factory=AutoMerge, description="Auto-merge gates.")
     confidence: Confidence = Field(default_factory=Confidence, description="Daily-run confidence weights.")
@@ -207,7 +231,9 @@ class CuratorSettings(AgentSettings):
     )
     judge_calls: int = Field(default=100, ge=0, description="Judge calls per run (0 turns the judge off).")
     consolidate_calls: int = Field(default=30, ge=0, description="Consolidator calls per run.")
-    doc_patch_calls: int = Field(default=20, ge=0, description="Threads checked for a document patch per run.")
+    doc_patch_calls: int = Field(
+        default=20, ge=0, description="Threads checked for a document patch per run."
+    )
     retract_calls: int = Field(default=10, ge=0, description="Retraction calls per run.")
 
 
@@ -221,12 +247,16 @@ class AgentsConfig(Model):
     runtime: Runtime = Field(default="api", description="Model runtime: api, bedrock, vertex or claude-code.")
     model: str = Field(default=DEFAULT_MODEL, description="Default model for every agent.")
     effort: Effort = Field(default="medium", description="Default effort.")
-    endpoint: str = Field(default="", description="Model endpoint base URL (api runtime); empty uses the SDK default.")
+    endpoint: str = Field(
+        default="", description="Model endpoint base URL (api runtime); empty uses the SDK default."
+    )
     region: str = Field(default="", description="Cloud region for bedrock or vertex.")
     project: str = Field(default="", description="Google Cloud project for vertex.")
     timeout_seconds: int = Field(default=300, ge=1, description="Per-call timeout.")
     max_cost_usd: float = Field(default=5.0, ge=0, description="Spending cap per run, in US dollars.")
-    curator: CuratorSettings = Field(default_factory=CuratorSettings, description="The daily run's drafter and caps.")
+    curator: CuratorSettings = Field(
+        default_factory=CuratorSettings, description="The daily run's drafter and caps."
+    )
     consolidator: AgentSettings = Field(default_factory=AgentSettings, description="Update-before-add agent.")
     judge: AgentSettings = Field(default_factory=AgentSettings, description="Judge runtime override.")
     deep_dive: AgentSettings = Field(default_factory=AgentSettings, description="Weekly deep dive agent.")
@@ -237,7 +267,9 @@ class AgentsConfig(Model):
 
 class DistributionConfig(Model):
     token_budget: int = Field(default=2000, ge=100, description="Tokens for the session-start view.")
-    doc_token_budget: int = Field(default=1000, ge=0, description="Tokens for document sections in that view.")
+    doc_token_budget: int = Field(
+        default=1000, ge=0, description="Tokens for document sections in that view."
+    )
     max_chars: int = Field(default=10000, ge=500, description="Character cap on the whole view.")
     rule_share: float = Field(default=0.8, gt=0, le=1, description="Share of the budget rules may take.")
 

@@ -71,7 +71,9 @@ def fix_cached_fields(kb: KB, cache: Mapping[str, tuple[int, int]]) -> dict[str,
             continue
         start, end = span
         block = kb.files[rule.file][start:end]
-        edits.setdefault(rule.file, []).append((start, end, _patch_block(block, {"score": score, "tokens": tokens})))
+        edits.setdefault(rule.file, []).append(
+            (start, end, _patch_block(block, {"score": score, "tokens": tokens}))
+        )
     changed: dict[str, str] = {}
     for path, spans in edits.items():
         text = kb.files[path]

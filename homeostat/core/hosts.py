@@ -12,19 +12,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Protocol
 from urllib.parse import urlsplit
 
 from homeostat.errors import HomeostatError
 
 
-class HostKind(str, Enum):
+class HostKind(StrEnum):
     GITHUB = "github"
     BITBUCKET = "bitbucket"
 
 
-class Capability(str, Enum):
+class Capability(StrEnum):
     """Things a host may or may not do; callers check before relying on them."""
 
     TEAM_REVIEWERS = "team-reviewers"  # request a team (not only users) as reviewers
@@ -77,7 +77,7 @@ class CommentRef:
     comment_id: int
 
 
-class PullState(str, Enum):
+class PullState(StrEnum):
     OPEN = "open"
     MERGED = "merged"
     CLOSED = "closed"
@@ -198,7 +198,9 @@ class CodeHost(Protocol):
     kind: HostKind
     capabilities: frozenset[Capability]
 
-    def list_merged_pulls(self, repo: RepoRef, since: datetime, until: datetime | None = None) -> list[MergedPull]:
+    def list_merged_pulls(
+        self, repo: RepoRef, since: datetime, until: datetime | None = None
+    ) -> list[MergedPull]:
         """PRs merged in [since, until), newest first. Filtering (skip marker, opt-out) is the caller's."""
         ...
 
@@ -239,11 +241,11 @@ class CodeHost(Protocol):
 
 # --- URL parsing (pure) -------------------------------------------------------------------------
 
-_GITHUB_PR = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull/(?P<number>\d+)(?:/(?:files|commits|changes))?/?$")
-_GITHUB_COMMENT_FRAGMENT = re.compile(r"^(?:discussion_r|r)(?P<id>\d+)$")
-_BITBUCKET_PR = re.compile(
-    r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull-requests/(?P<number>\d+)(?:/[^/]*)*/?$"
+_GITHUB_PR = re.compile(
+    r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull/(?P<number>\d+)(?:/(?:files|commits|changes))?/?$"
 )
+_GITHUB_COMMENT_FRAGMENT = re.compile(r"^(?:discussion_r|r)(?P<id>\d+)$")
+_BITBUCKET_PR = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+)/pull-requests/(?P<number>\d+)(?:/[^/]*)*/?$")
 _BITBUCKET_COMMENT_FRAGMENT = re.compile(r"^comment-(?P<id>\d+)$")
 _REPO_PATH = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
 
@@ -334,9 +336,7 @@ def readable_pulls(
     ]
 
 
-def code_repos(
-    urls: Iterable[str], *, excluded: Iterable[str], kb_repo: RepoRef | None
-) -> list[RepoRef]:
+def code_repos(urls: Iterable[str], *, excluded: Iterable[str], kb_repo: RepoRef | None) -> list[RepoRef]:
     """The code repos to read: excluded ones and the KB repo itself never count (its PRs are our output)."""
     excluded_refs: list[RepoRef] = []
     excluded_names: set[str] = set()

@@ -98,7 +98,9 @@ def classify(path: str) -> tuple[str, str] | None:
 def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
     """Load everything; problems become findings. Raise KBReadError only when there is no KB at all."""
     if CONFIG_FILE not in files:
-        raise KBReadError(f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)")
+        raise KBReadError(
+            f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
+        )
     if not any(path.startswith(KNOWLEDGE) for path in files):
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
     texts, problems = decode_files(files)
@@ -117,7 +119,9 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         what, area_dir = kind
         text = texts[path]
         if not area_dir:
-            problems.append(error("schema", path, 1, "a rule must sit in an area folder: knowledge/<area>/<id>.md"))
+            problems.append(
+                error("schema", path, 1, "a rule must sit in an area folder: knowledge/<area>/<id>.md")
+            )
             continue
         if what == "document":
             document, found = parse_document(path, text, area_dir)

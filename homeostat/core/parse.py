@@ -94,9 +94,13 @@ def parse_rule_body(body: str, file: str, body_line: int, level: int) -> ParsedB
     parts: dict[str, BodySection] = {}
     marks = [h for h in headings(body) if h.level == level]
     if marks and body[: marks[0].start].strip():
-        found.append(error(SCHEMA, file, body_line, f"text before {'#' * level} Rule; move it into a section"))
+        found.append(
+            error(SCHEMA, file, body_line, f"text before {'#' * level} Rule; move it into a section")
+        )
     if not marks and body.strip():
-        found.append(error(SCHEMA, file, body_line, f"the body needs {'#' * level} Rule and {'#' * level} Why"))
+        found.append(
+            error(SCHEMA, file, body_line, f"the body needs {'#' * level} Rule and {'#' * level} Why")
+        )
     for index, mark in enumerate(marks):
         end = marks[index + 1].start if index + 1 < len(marks) else len(body)
         name = mark.title.strip().lower()
@@ -174,10 +178,22 @@ def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, l
         return None, found
     stem = file.rsplit("/", 1)[-1].removesuffix(".md")
     if stem != meta.id:
-        found.append(error(SCHEMA, file, line_of(doc, ("id",)), f"id {meta.id!r} does not match the file name {stem!r}.md"))
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                front.yaml_line - 1 + line_of(doc, ("id",)),
+                f"id {meta.id!r} does not match the file name {stem!r}.md",
+            )
+        )
     if meta.area != area_dir:
         found.append(
-            error(SCHEMA, file, line_of(doc, ("area",)), f"area {meta.area!r} does not match its folder {area_dir!r}")
+            error(
+                SCHEMA,
+                file,
+                front.yaml_line - 1 + line_of(doc, ("area",)),
+                f"area {meta.area!r} does not match its folder {area_dir!r}",
+            )
         )
     rule = _rule_from(meta, body, file, 1, f"{area_dir}/{meta.id}.md", False)
     return rule, found
@@ -209,11 +225,17 @@ def is_topic_file(text: str) -> bool:
     front = split_frontmatter(text)
     if front is None:
         return False
-    keys = {line.split(":", 1)[0].strip() for line in front.yaml_text.splitlines() if ":" in line and not line.startswith((" ", "\t", "-"))}
+    keys = {
+        line.split(":", 1)[0].strip()
+        for line in front.yaml_text.splitlines()
+        if ":" in line and not line.startswith((" ", "\t", "-"))
+    }
     return "topic" in keys and "id" not in keys
 
 
-def parse_topic_file(file: str, text: str, area_dir: str) -> tuple[TopicFile | None, list[Rule], list[Finding]]:
+def parse_topic_file(
+    file: str, text: str, area_dir: str
+) -> tuple[TopicFile | None, list[Rule], list[Finding]]:
     """`<area>/<topic>.md`: `## Title {#id}` sections, fields in a `<!-- homeostat … -->` YAML comment."""
     front = split_frontmatter(text)
     assert front is not None  # is_topic_file checked it
@@ -223,33 +245,70 @@ def parse_topic_file(file: str, text: str, area_dir: str) -> tuple[TopicFile | N
     header = dict(doc.data)
     unknown = sorted(set(header) - {"area", "topic"})
     for key in unknown:
-        found.append(error(SCHEMA, file, line_of(doc, (key,)), f"unknown key {key!r} in a topic file's frontmatter (it holds area and topic)"))
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                front.yaml_line - 1 + line_of(doc, (key,)),
+                f"unknown key {key!r} in a topic file's frontmatter (it holds area and topic)",
+            )
+        )
     area = str(header.get("area", ""))
     topic = str(header.get("topic", ""))
     if area != area_dir:
-        found.append(error(SCHEMA, file, line_of(doc, ("area",)), f"area {area!r} does not match its folder {area_dir!r}"))
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                front.yaml_line - 1 + line_of(doc, ("area",)),
+                f"area {area!r} does not match its folder {area_dir!r}",
+            )
+        )
     stem = file.rsplit("/", 1)[-1].removesuffix(".md")
     if topic != stem:
-        found.append(error("topic-file", file, line_of(doc, ("topic",)), f"topic {topic!r} does not match the file name {stem!r}.md"))
+        found.append(
+            error(
+                "topic-file",
+                file,
+                front.yaml_line - 1 + line_of(doc, ("topic",)),
+                f"topic {topic!r} does not match the file name {stem!r}.md",
+            )
+        )
     body = front.body
     offset = front.body_offset
     marks = [h for h in headings(body) if h.level == 2]
     rules: list[Rule] = []
     sections: list[TopicSection] = []
     if marks and body[: marks[0].start].strip():
-        found.append(error("topic-file", file, front.body_line, "text before the first ## section; a topic file holds only rule sections"))
+        found.append(
+            error(
+                "topic-file",
+                file,
+                front.body_line,
+                "text before the first ## section; a topic file holds only rule sections",
+            )
+        )
     for index, mark in enumerate(marks):
         end = marks[index + 1].start if index + 1 < len(marks) else len(body)
         line = front.body_line + mark.line - 1
         if mark.anchor is None:
-            found.append(error("topic-file", file, line, f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'"))
+            found.append(
+                error(
+                    "topic-file",
+                    file,
+                    line,
+                    f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'",
+                )
+            )
             continue
         sections.append(TopicSection(mark.anchor, mark.title, line, offset + mark.start, offset + end))
         rule, problems = _parse_topic_section(file, body[mark.end : end], mark, line, area, topic or stem)
         found += problems
         if rule is not None:
             rules.append(rule)
-    topic_file = TopicFile(file, area, topic, tuple(sections), offset + (marks[0].start if marks else len(body)))
+    topic_file = TopicFile(
+        file, area, topic, tuple(sections), offset + (marks[0].start if marks else len(body))
+    )
     return topic_file, rules, found
 
 
@@ -261,13 +320,29 @@ def _parse_topic_section(
     skipped_lines = text[: len(text) - len(stripped)].count("\n")
     comment_line = heading_line + 1 + skipped_lines
     if not stripped.startswith(_COMMENT_OPEN):
-        return None, [error("topic-file", file, heading_line, f"section {{#{mark.anchor}}} must start with a <!-- homeostat … --> comment holding its fields")]
+        return None, [
+            error(
+                "topic-file",
+                file,
+                heading_line,
+                f"section {{#{mark.anchor}}} must start with a <!-- homeostat … --> comment holding its fields",
+            )
+        ]
     close = stripped.find("-->")
     if close == -1:
-        return None, [error("topic-file", file, comment_line, "the <!-- homeostat comment is never closed with -->")]
+        return None, [
+            error("topic-file", file, comment_line, "the <!-- homeostat comment is never closed with -->")
+        ]
     first_break = stripped.find("\n")
     if first_break == -1 or first_break > close:
-        return None, [error("topic-file", file, comment_line, "put the section's YAML fields on the lines after <!-- homeostat")]
+        return None, [
+            error(
+                "topic-file",
+                file,
+                comment_line,
+                "put the section's YAML fields on the lines after <!-- homeostat",
+            )
+        ]
     yaml_text = stripped[first_break + 1 : close]
     doc, problems = load_mapping(yaml_text, file, comment_line + 1, "section fields")
     if doc is None:
@@ -275,7 +350,14 @@ def _parse_topic_section(
     data = dict(doc.data)
     for key in ("id", "title", "area", "topic"):
         if key in data:
-            found.append(error(SCHEMA, file, comment_line + line_of(doc, (key,)), f"{key} comes from the heading and the file; remove {key!r} from the section's fields"))
+            found.append(
+                error(
+                    SCHEMA,
+                    file,
+                    comment_line + line_of(doc, (key,)),
+                    f"{key} comes from the heading and the file; remove {key!r} from the section's fields",
+                )
+            )
             data.pop(key)
     data.update({"id": mark.anchor, "title": mark.title, "area": area, "topic": topic})
     meta, problems = validate_model(RuleMeta, data, file, doc, comment_line + 1)
@@ -329,7 +411,14 @@ def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None
     if meta is None:
         return None, found
     if meta.area != area_dir:
-        found.append(error(SCHEMA, file, line_of(doc, ("area",)), f"area {meta.area!r} does not match its folder {area_dir!r}"))
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                front.yaml_line - 1 + line_of(doc, ("area",)),
+                f"area {meta.area!r} does not match its folder {area_dir!r}",
+            )
+        )
     body = front.body
     marks = [h for h in headings(body) if h.level == 2]
     sections: list[DocSection] = []
@@ -337,7 +426,14 @@ def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None
         end = marks[index + 1].start if index + 1 < len(marks) else len(body)
         line = front.body_line + mark.line - 1
         if mark.anchor is None:
-            found.append(error("document", file, line, f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'"))
+            found.append(
+                error(
+                    "document",
+                    file,
+                    line,
+                    f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'",
+                )
+            )
             continue
         content = body[mark.end : end]
         first, _, rest = content.lstrip("\n").partition("\n")

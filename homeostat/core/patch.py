@@ -58,7 +58,9 @@ def _check_body(body: str, section_id: str) -> None:
     if not body.strip():
         raise PatchError(f"patch for section {section_id!r} is empty")
     if any(h.level <= 2 for h in headings(body)):
-        raise PatchError(f"patch for section {section_id!r} contains a # or ## heading, which would split the document")
+        raise PatchError(
+            f"patch for section {section_id!r} contains a # or ## heading, which would split the document"
+        )
     if conflict_marker_lines(body):
         raise PatchError(f"patch for section {section_id!r} contains git conflict markers")
     fences = check_fences(body)
@@ -103,7 +105,9 @@ def apply_section_patch(text: str, patch: SectionPatch, today: dt.date, file: st
         words_after = count_words(new_body)
     elif patch.op == "add":
         if existing is not None:
-            raise PatchError(f"{file}: section {{#{patch.section_id}}} already exists; replace or append to it")
+            raise PatchError(
+                f"{file}: section {{#{patch.section_id}}} already exists; replace or append to it"
+            )
         if not is_valid_id(patch.section_id):
             raise PatchError(f"{file}: {patch.section_id!r} is not a valid section id")
         heading = patch.heading.strip()

@@ -69,7 +69,17 @@ class PendingLesson(_Strict):
 
     def content_key(self) -> str:
         """Hash of what the lesson says (never when or where it was written), to decide it once."""
-        parts = [self.kind, self.author, self.title, self.rule, self.why, self.example, self.area, self.target, self.reason]
+        parts = [
+            self.kind,
+            self.author,
+            self.title,
+            self.rule,
+            self.why,
+            self.example,
+            self.area,
+            self.target,
+            self.reason,
+        ]
         if self.doc_patch is not None:
             parts += [self.doc_patch.doc, self.doc_patch.section, self.doc_patch.op, self.doc_patch.body]
         return content_hash(*parts)

@@ -54,7 +54,9 @@ def github_annotations(findings: Sequence[Finding]) -> str:
     lines = []
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
-        props = f"file={_escape_property(f.file)},line={f.line},title={_escape_property('homeostat ' + f.check)}"
+        props = (
+            f"file={_escape_property(f.file)},line={f.line},title={_escape_property('homeostat ' + f.check)}"
+        )
         lines.append(f"::{level} {props}::{_escape_data(f.message)}\n")
     return "".join(lines)
 
@@ -73,7 +75,9 @@ def github_summary(findings: Sequence[Finding], rules: int, documents: int) -> s
     for f in findings:
         row = f"| {f.severity} | {f.check} | `{_cell(f.file)}` | {f.line} | {_cell(f.message)} |"
         if len(out) + sum(len(r) + 1 for r in rows) + len(row) > GITHUB_SUMMARY_LIMIT - 200:
-            rows.append(f"| … | | | | {len(findings) - len(rows) + 2} more findings; run homeostat validate locally |")
+            rows.append(
+                f"| … | | | | {len(findings) - len(rows) + 2} more findings; run homeostat validate locally |"
+            )
             break
         rows.append(row)
     return out + "\n".join(rows) + "\n"
@@ -82,7 +86,9 @@ def github_summary(findings: Sequence[Finding], rules: int, documents: int) -> s
 INSIGHTS_REPORT_ID = "homeostat-validate"
 
 
-def code_insights(findings: Sequence[Finding], rules: int, documents: int) -> tuple[dict[str, object], list[dict[str, object]]]:
+def code_insights(
+    findings: Sequence[Finding], rules: int, documents: int
+) -> tuple[dict[str, object], list[dict[str, object]]]:
     """A Bitbucket Code Insights report and its annotations."""
     errors, warnings = counts(findings)
     report: dict[str, object] = {

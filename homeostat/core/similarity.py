@@ -29,7 +29,16 @@ _CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 def stem(word: str) -> str:
     """A crude stemmer: enough that retry/retries/retried and cache/caching meet."""
     w = word.lower()
-    for suffix, repl in (("ies", "y"), ("ied", "y"), ("ying", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+    for suffix, repl in (
+        ("ies", "y"),
+        ("ied", "y"),
+        ("ying", "y"),
+        ("sses", "ss"),
+        ("ing", ""),
+        ("ed", ""),
+        ("es", ""),
+        ("s", ""),
+    ):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)] + repl
     return w

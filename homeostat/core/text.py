@@ -12,9 +12,7 @@ import unicodedata
 
 ID_PATTERN = re.compile(r"^[^\W_][\w-]*$", re.UNICODE)
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
-_CJK = re.compile(
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
-)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
 MAX_ID_LENGTH = 64
@@ -22,9 +20,13 @@ MAX_ID_LENGTH = 64
 
 def _strip_accents(text: str) -> str:
     """é → e, ß stays; only combining marks on Latin letters go, so CJK and Hangul keep their shape."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    kept = [ch for ch in decomposed if not unicodedata.combining(ch)]
-    return unicodedata.normalize("NFC", "".join(kept))
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFC", text):
+        if ord(ch) < 0x250:  # Latin letters: é → e
+            out.extend(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c))
+        else:  # every other script keeps its marks (で must not become て)
+            out.append(ch)
+    return "".join(out)
 
 
 def slugify(text: str, *, prefix: str = "rule") -> str:

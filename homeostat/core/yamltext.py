@@ -30,14 +30,14 @@ class YamlDoc:
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):  # type: ignore[valid-type,misc]
+class _Loader(_BaseLoader):  # type: ignore[valid-type,misc,unused-ignore]
     """SafeLoader (libyaml's when present, for speed on large KBs) that rejects duplicate keys."""
 
 
 def _construct_mapping(loader: _Loader, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
     seen: dict[Any, int] = {}
     for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+        key = loader.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call,unused-ignore]
         if isinstance(key, (list, dict)):
             raise YamlError("a mapping key must be a plain value", key_node.start_mark.line + 1)
         if key in seen:
@@ -45,10 +45,11 @@ def _construct_mapping(loader: _Loader, node: MappingNode, deep: bool = False) -
                 f"duplicate key {key!r} (first on line {seen[key]})", key_node.start_mark.line + 1
             )
         seen[key] = key_node.start_mark.line + 1
-    return loader.construct_mapping(node, deep=deep)
+    mapping: dict[Any, Any] = loader.construct_mapping(node, deep=deep)
+    return mapping
 
 
-_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)  # type: ignore[arg-type]
+_Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)  # type: ignore[arg-type,unused-ignore]
 
 
 def _walk(node: Node, path: tuple[str | int, ...], out: dict[tuple[str | int, ...], int]) -> None:

@@ -41,10 +41,16 @@ def check_config(config: Config, doc: YamlDoc | None) -> list[Finding]:
     for index, member in enumerate(config.team.members):
         for team in member.teams:
             if team not in known_teams:
-                add(("team", "members", index, "teams"), f"member {member.handle!r} is in unknown team {team!r}; add it to team.teams")
+                add(
+                    ("team", "members", index, "teams"),
+                    f"member {member.handle!r} is in unknown team {team!r}; add it to team.teams",
+                )
     for index, handle in enumerate(config.team.reviewers):
         if config.member(handle) is None:
-            add(("team", "reviewers", index), f"reviewer {handle!r} is not a team member; add them to team.members")
+            add(
+                ("team", "reviewers", index),
+                f"reviewer {handle!r} is not a team member; add them to team.members",
+            )
     for index, handle in enumerate(config.sources.opt_out):
         if config.member(handle) is None:
             add(("sources", "optOut", index), f"optOut names {handle!r}, who is not a team member")
@@ -58,7 +64,9 @@ def check_config(config: Config, doc: YamlDoc | None) -> list[Finding]:
         for name in _duplicates(area.name for area in repo.areas):
             add(("repos", r_index, "areas"), f"area {repo.name}/{name} is listed twice")
         for a_index, area in enumerate(repo.areas):
-            found += _area_findings(config, doc, ("repos", r_index, "areas", a_index), f"{repo.name}/{area.name}", area.owner)
+            found += _area_findings(
+                config, doc, ("repos", r_index, "areas", a_index), f"{repo.name}/{area.name}", area.owner
+            )
         found += _topic_findings(doc, ("repos", r_index, "topics"), repo.topics)
         for a_index, area in enumerate(repo.areas):
             if area.topics is not None:
@@ -78,10 +86,16 @@ def check_config(config: Config, doc: YamlDoc | None) -> list[Finding]:
     areas = set(config.area_names())
     for index, name in enumerate(config.scoring.auto_merge.areas):
         if name not in areas:
-            add(("scoring", "autoMerge", "areas", index), f"autoMerge names unknown area {name!r}; known: {', '.join(sorted(areas))}")
+            add(
+                ("scoring", "autoMerge", "areas", index),
+                f"autoMerge names unknown area {name!r}; known: {', '.join(sorted(areas))}",
+            )
     review = config.security.risk_reviewed_by
     if review is not None and config.member(review.by) is None:
-        add(("security", "riskReviewedBy", "by"), f"riskReviewedBy names {review.by!r}, who is not a team member")
+        add(
+            ("security", "riskReviewedBy", "by"),
+            f"riskReviewedBy names {review.by!r}, who is not a team member",
+        )
     return found
 
 
@@ -90,17 +104,40 @@ def _area_findings(
 ) -> list[Finding]:
     line = _line(doc, path)
     if not owner:
-        return [error(CHECK, CONFIG_FILE, line, f"area {name!r} has no owner; set owner to the one team that owns it")]
+        return [
+            error(
+                CHECK,
+                CONFIG_FILE,
+                line,
+                f"area {name!r} has no owner; set owner to the one team that owns it",
+            )
+        ]
     if config.team_named(owner) is None:
-        return [error(CHECK, CONFIG_FILE, _line(doc, (*path, "owner")), f"area {name!r} is owned by unknown team {owner!r}; add it to team.teams")]
+        return [
+            error(
+                CHECK,
+                CONFIG_FILE,
+                _line(doc, (*path, "owner")),
+                f"area {name!r} is owned by unknown team {owner!r}; add it to team.teams",
+            )
+        ]
     return []
 
 
-def _topic_findings(doc: YamlDoc | None, path: tuple[str | int, ...], topics: tuple[str, ...]) -> list[Finding]:
+def _topic_findings(
+    doc: YamlDoc | None, path: tuple[str | int, ...], topics: tuple[str, ...]
+) -> list[Finding]:
     found: list[Finding] = []
     for index, topic in enumerate(topics):
         if not is_valid_id(topic):
-            found.append(error(CHECK, CONFIG_FILE, _line(doc, (*path, index)), f"topic {topic!r} cannot be a file name; use {slugify(topic, prefix='topic')!r}"))
+            found.append(
+                error(
+                    CHECK,
+                    CONFIG_FILE,
+                    _line(doc, (*path, index)),
+                    f"topic {topic!r} cannot be a file name; use {slugify(topic, prefix='topic')!r}",
+                )
+            )
     for topic in _duplicates(topics):
         found.append(error(CHECK, CONFIG_FILE, _line(doc, path), f"topic {topic!r} is listed twice"))
     return found
@@ -113,7 +150,14 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
     for rule in kb.rules:
         meta = rule.meta
         if meta.area not in areas:
-            found.append(error(CHECK, rule.file, rule.line, f"unknown area {meta.area!r}; add it to homeostat.yaml or move the rule"))
+            found.append(
+                error(
+                    CHECK,
+                    rule.file,
+                    rule.line,
+                    f"unknown area {meta.area!r}; add it to homeostat.yaml or move the rule",
+                )
+            )
         people = [("approvedBy", h) for h in meta.approved_by] + [("flags.by", f.by) for f in meta.flags]
         if meta.source.author:
             people.append(("source.author", meta.source.author))
@@ -121,24 +165,58 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
             people.append(("riskReviewedBy", meta.risk_reviewed_by))
         for key, handle in people:
             if config.member(handle) is None:
-                found.append(error(CHECK, rule.file, rule.line, f"{key} names unknown member {handle!r} (rule {meta.id}); add them to team.members"))
+                found.append(
+                    error(
+                        CHECK,
+                        rule.file,
+                        rule.line,
+                        f"{key} names unknown member {handle!r} (rule {meta.id}); add them to team.members",
+                    )
+                )
         if meta.owner and config.team_named(meta.owner) is None:
-            found.append(error(CHECK, rule.file, rule.line, f"owner {meta.owner!r} is not a team (rule {meta.id})"))
+            found.append(
+                error(CHECK, rule.file, rule.line, f"owner {meta.owner!r} is not a team (rule {meta.id})")
+            )
         if meta.topic is not None and meta.area in areas and meta.topic not in config.topics_for(meta.area):
             if not rule.in_topic_file:
-                found.append(error("topic-file", rule.file, rule.line, f"topic {meta.topic!r} is not in the topic list of {meta.area}"))
+                found.append(
+                    error(
+                        "topic-file",
+                        rule.file,
+                        rule.line,
+                        f"topic {meta.topic!r} is not in the topic list of {meta.area}",
+                    )
+                )
     for topic_file in kb.topic_files:
         if topic_file.area in areas and topic_file.topic not in config.topics_for(topic_file.area):
             listed = ", ".join(config.topics_for(topic_file.area)) or "none"
-            found.append(error("topic-file", topic_file.file, 1, f"topic {topic_file.topic!r} is not in the topic list of {topic_file.area} (listed: {listed}); add it to homeostat.yaml"))
+            found.append(
+                error(
+                    "topic-file",
+                    topic_file.file,
+                    1,
+                    f"topic {topic_file.topic!r} is not in the topic list of {topic_file.area} (listed: {listed}); add it to homeostat.yaml",
+                )
+            )
     for document in kb.documents:
-        meta = document.meta
-        if meta.area not in areas:
-            found.append(error(CHECK, document.file, 1, f"unknown area {meta.area!r}; add it to homeostat.yaml or move the document"))
-        if meta.owner and config.team_named(meta.owner) is None:
-            found.append(error(CHECK, document.file, 1, f"owner {meta.owner!r} is not a team in team.teams"))
-        if meta.risk_reviewed_by and config.member(meta.risk_reviewed_by) is None:
-            found.append(error(CHECK, document.file, 1, f"riskReviewedBy names unknown member {meta.risk_reviewed_by!r}"))
+        doc_meta = document.meta
+        if doc_meta.area not in areas:
+            found.append(
+                error(
+                    CHECK,
+                    document.file,
+                    1,
+                    f"unknown area {doc_meta.area!r}; add it to homeostat.yaml or move the document",
+                )
+            )
+        if doc_meta.owner and config.team_named(doc_meta.owner) is None:
+            found.append(error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams"))
+        if doc_meta.risk_reviewed_by and config.member(doc_meta.risk_reviewed_by) is None:
+            found.append(
+                error(
+                    CHECK, document.file, 1, f"riskReviewedBy names unknown member {doc_meta.risk_reviewed_by!r}"
+                )
+            )
     return found
 
 

@@ -42,23 +42,44 @@ def readable_spans(kb: KB) -> list[Span]:
         text = kb.files[rule.file]
         if rule.in_topic_file:
             section = next(
-                (s for t in kb.topic_files if t.file == rule.file for s in t.sections if s.id == rule.id), None
+                (s for t in kb.topic_files if t.file == rule.file for s in t.sections if s.id == rule.id),
+                None,
             )
             if section is not None:
-                spans.append(Span(rule.file, text[section.start : section.end], section.line, f"rule {rule.id}", rule.meta.risk_reviewed_by))
+                spans.append(
+                    Span(
+                        rule.file,
+                        text[section.start : section.end],
+                        section.line,
+                        f"rule {rule.id}",
+                        rule.meta.risk_reviewed_by,
+                    )
+                )
             continue
         front = split_frontmatter(text)
         if front is not None:
             title_line = next(
                 (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), rule.line
             )
-            spans.append(Span(rule.file, rule.meta.title, title_line, f"rule {rule.id}", rule.meta.risk_reviewed_by))
-            spans.append(Span(rule.file, front.body, front.body_line, f"rule {rule.id}", rule.meta.risk_reviewed_by))
+            spans.append(
+                Span(rule.file, rule.meta.title, title_line, f"rule {rule.id}", rule.meta.risk_reviewed_by)
+            )
+            spans.append(
+                Span(rule.file, front.body, front.body_line, f"rule {rule.id}", rule.meta.risk_reviewed_by)
+            )
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
         if front is not None:
-            spans.append(Span(document.file, front.body, front.body_line, f"document {document.doc_id}", document.meta.risk_reviewed_by))
+            spans.append(
+                Span(
+                    document.file,
+                    front.body,
+                    front.body_line,
+                    f"document {document.doc_id}",
+                    document.meta.risk_reviewed_by,
+                )
+            )
     return spans
 
 
@@ -70,7 +91,12 @@ def check_secrets(kb: KB) -> list[Finding]:
             continue
         for hit in find_secrets(text):
             found.append(
-                error("secret", path, hit.line, f"possible {hit.kind} secret; remove it from the KB (and rotate it if it was real)")
+                error(
+                    "secret",
+                    path,
+                    hit.line,
+                    f"possible {hit.kind} secret; remove it from the KB (and rotate it if it was real)",
+                )
             )
     return found
 
@@ -80,7 +106,12 @@ def check_emails(spans: Sequence[Span]) -> list[Finding]:
     for span in spans:
         for hit in find_emails(span.text):
             found.append(
-                warning("email", span.file, span.line + hit.line - 1, f"an email address in {span.label} is personal data; name the team or role instead")
+                warning(
+                    "email",
+                    span.file,
+                    span.line + hit.line - 1,
+                    f"an email address in {span.label} is personal data; name the team or role instead",
+                )
             )
     return found
 
@@ -105,7 +136,9 @@ def check_risky(spans: Sequence[Span], config: Config | None) -> list[Finding]:
     found: list[Finding] = []
     domains = allowed_domains(config)
     for span in spans:
-        reviewed = bool(span.risk_reviewed_by) and (config is None or config.member(span.risk_reviewed_by) is not None)
+        reviewed = bool(span.risk_reviewed_by) and (
+            config is None or config.member(span.risk_reviewed_by) is not None
+        )
         if reviewed:
             continue
         for hit in find_risks(blank_homeostat_comments(span.text), domains):
@@ -131,13 +164,24 @@ def check_links(spans: Sequence[Span]) -> list[Finding]:
             if target.startswith(("#", "mailto:")):
                 continue
             if target.lower().startswith("file:") or target.startswith(("/", "~", "\\")):
-                found.append(error("link", span.file, line, f"link {target!r} points outside the KB; link to a KB file or an allowed URL"))
+                found.append(
+                    error(
+                        "link",
+                        span.file,
+                        line,
+                        f"link {target!r} points outside the KB; link to a KB file or an allowed URL",
+                    )
+                )
                 continue
             if _SCHEME.match(target):
                 continue
-            resolved = posixpath.normpath(posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0]))
+            resolved = posixpath.normpath(
+                posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0])
+            )
             if resolved == ".." or resolved.startswith("../"):
-                found.append(error("link", span.file, line, f"link {target!r} points outside the KB repository"))
+                found.append(
+                    error("link", span.file, line, f"link {target!r} points outside the KB repository")
+                )
     return found
 
 
@@ -146,7 +190,9 @@ def check_conflict_markers(kb: KB) -> list[Finding]:
     for path, text in kb.files.items():
         if not path.endswith((".md", ".yaml", ".yml")):
             continue
-        markers = [(m.group(1)[0], text.count("\n", 0, m.start()) + 1) for m in CONFLICT_MARKER.finditer(text)]
+        markers = [
+            (m.group(1)[0], text.count("\n", 0, m.start()) + 1) for m in CONFLICT_MARKER.finditer(text)
+        ]
         if not any(kind == "<" for kind, _ in markers) and not any(kind == ">" for kind, _ in markers):
             continue
         for _, line in markers:

@@ -35,13 +35,41 @@ def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
     for rule in kb.rules:
         meta = rule.meta
         if meta.created > today:
-            found.append(error("schema", rule.file, rule.line, f"created {meta.created} is in the future (rule {meta.id})"))
+            found.append(
+                error(
+                    "schema",
+                    rule.file,
+                    rule.line,
+                    f"created {meta.created} is in the future (rule {meta.id})",
+                )
+            )
         if meta.last_confirmed > today:
-            found.append(error("schema", rule.file, rule.line, f"lastConfirmed {meta.last_confirmed} is in the future (rule {meta.id})"))
+            found.append(
+                error(
+                    "schema",
+                    rule.file,
+                    rule.line,
+                    f"lastConfirmed {meta.last_confirmed} is in the future (rule {meta.id})",
+                )
+            )
         if not meta.adopted and meta.kind != "decision":
-            found.append(error("schema", rule.file, rule.line, f"adopted: false marks a rejected decision; set kind: decision (rule {meta.id})"))
+            found.append(
+                error(
+                    "schema",
+                    rule.file,
+                    rule.line,
+                    f"adopted: false marks a rejected decision; set kind: decision (rule {meta.id})",
+                )
+            )
         if meta.source.type == "pr-feedback" and meta.source.changed_code is None:
-            found.append(warning("schema", rule.file, rule.line, f"source.changedCode is not set (rule {meta.id}); say whether code changed after the review"))
+            found.append(
+                warning(
+                    "schema",
+                    rule.file,
+                    rule.line,
+                    f"source.changedCode is not set (rule {meta.id}); say whether code changed after the review",
+                )
+            )
     return found
 
 
@@ -62,11 +90,22 @@ def check_cache(kb: KB, cache: dict[str, tuple[int, int]]) -> list[Finding]:
         score, tokens = cache[rule.id]
         stale = []
         if rule.meta.score != score:
-            stale.append(f"score {rule.meta.score if rule.meta.score is not None else 'missing'} (computed {score})")
+            stale.append(
+                f"score {rule.meta.score if rule.meta.score is not None else 'missing'} (computed {score})"
+            )
         if rule.meta.tokens != tokens:
-            stale.append(f"tokens {rule.meta.tokens if rule.meta.tokens is not None else 'missing'} (computed {tokens})")
+            stale.append(
+                f"tokens {rule.meta.tokens if rule.meta.tokens is not None else 'missing'} (computed {tokens})"
+            )
         if stale:
-            found.append(warning("cache", rule.file, rule.line, f"cached {' and '.join(stale)} for rule {rule.id}; run homeostat validate --fix"))
+            found.append(
+                warning(
+                    "cache",
+                    rule.file,
+                    rule.line,
+                    f"cached {' and '.join(stale)} for rule {rule.id}; run homeostat validate --fix",
+                )
+            )
     return found
 
 
@@ -99,7 +138,14 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
         urls = list(rule.meta.also_from)
         if source.type == "pr-feedback":
             if not source.url:
-                found.append(error("provenance", rule.file, rule.line, f"pr-feedback rule {rule.id} has no source.url; name the review comment it came from"))
+                found.append(
+                    error(
+                        "provenance",
+                        rule.file,
+                        rule.line,
+                        f"pr-feedback rule {rule.id} has no source.url; name the review comment it came from",
+                    )
+                )
             else:
                 urls.insert(0, source.url)
         for url in urls:
@@ -109,17 +155,38 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                 try:
                     parse_pull_url(url)
                 except UrlError:
-                    found.append(error("provenance", rule.file, rule.line, f"{url!r} is not a review-comment or PR URL (rule {rule.id})"))
+                    found.append(
+                        error(
+                            "provenance",
+                            rule.file,
+                            rule.line,
+                            f"{url!r} is not a review-comment or PR URL (rule {rule.id})",
+                        )
+                    )
                     continue
             if not _in_code_repos(url, config):
-                found.append(error("provenance", rule.file, rule.line, f"{url} is outside the KB's code repos (rule {rule.id}); only reviews in repos listed in homeostat.yaml count"))
+                found.append(
+                    error(
+                        "provenance",
+                        rule.file,
+                        rule.line,
+                        f"{url} is outside the KB's code repos (rule {rule.id}); only reviews in repos listed in homeostat.yaml count",
+                    )
+                )
     for document in kb.documents:
         for section in document.sections:
             p = section.provenance
             if p is None or p.source != "curator" or not p.url or _names_kb_document(p.url, kb):
                 continue
             if not _in_code_repos(p.url, config):
-                found.append(error("provenance", document.file, section.line, f"section {{#{section.id}}} cites {p.url}, outside the KB's code repos"))
+                found.append(
+                    error(
+                        "provenance",
+                        document.file,
+                        section.line,
+                        f"section {{#{section.id}}} cites {p.url}, outside the KB's code repos",
+                    )
+                )
     return found
 
 
@@ -129,7 +196,11 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
 def _names_kb_document(url: str, kb: KB) -> Document | None:
     target = url.split("#", 1)[0].rstrip("/")
     for document in kb.documents:
-        if target.endswith(document.file) or target.endswith(document.file.removesuffix(".md")) or target == document.doc_id:
+        if (
+            target.endswith(document.file)
+            or target.endswith(document.file.removesuffix(".md"))
+            or target == document.doc_id
+        ):
             return document
     return None
 
@@ -143,17 +214,47 @@ def check_documents(kb: KB) -> list[Finding]:
         offset = (front.body_line - 1) if front else 0
         fences = check_fences(body)
         if fences.unclosed_line is not None:
-            found.append(error("document", document.file, offset + fences.unclosed_line, "code fence opened here is never closed"))
+            found.append(
+                error(
+                    "document",
+                    document.file,
+                    offset + fences.unclosed_line,
+                    "code fence opened here is never closed",
+                )
+            )
         if fences.wrapped:
-            found.append(error("document", document.file, offset + 1, "the whole document is wrapped in a code fence; remove the ``` wrapper"))
+            found.append(
+                error(
+                    "document",
+                    document.file,
+                    offset + 1,
+                    "the whole document is wrapped in a code fence; remove the ``` wrapper",
+                )
+            )
         ids = Counter(s.id for s in document.sections)
         headings = Counter(s.heading.strip().lower() for s in document.sections)
         for section in document.sections:
             if ids[section.id] > 1:
-                found.append(error("document", document.file, section.line, f"section id {{#{section.id}}} is used twice; ids must be unique"))
+                found.append(
+                    error(
+                        "document",
+                        document.file,
+                        section.line,
+                        f"section id {{#{section.id}}} is used twice; ids must be unique",
+                    )
+                )
             if headings[section.heading.strip().lower()] > 1:
-                found.append(error("document", document.file, section.line, f"heading {section.heading!r} appears twice; merge or rename the sections"))
-            found += _section_findings(document, section.line, section.id, section.provenance, section.body, text)
+                found.append(
+                    error(
+                        "document",
+                        document.file,
+                        section.line,
+                        f"heading {section.heading!r} appears twice; merge or rename the sections",
+                    )
+                )
+            found += _section_findings(
+                document, section.line, section.id, section.provenance, section.body, text
+            )
     return found
 
 
@@ -162,23 +263,72 @@ def _section_findings(
 ) -> list[Finding]:
     found: list[Finding] = []
     if p is None:
-        return [error("document", document.file, line, f"section {{#{section_id}}} must start with <!-- homeostat: source=… updated=… -->")]
+        return [
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}} must start with <!-- homeostat: source=… updated=… -->",
+            )
+        ]
     if p.source not in DOC_SOURCES:
-        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}"))
+        found.append(
+            error(
+                "document",
+                document.file,
+                line + 1,
+                f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}",
+            )
+        )
     if p.updated and not _DATE.match(p.updated):
-        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date"))
+        found.append(
+            error(
+                "document",
+                document.file,
+                line + 1,
+                f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date",
+            )
+        )
     if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
-        found.append(error("document", document.file, line + 1, f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100"))
+        found.append(
+            error(
+                "document",
+                document.file,
+                line + 1,
+                f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
+            )
+        )
     raw_lines = text.splitlines()
     if line < len(raw_lines):
         comment = raw_lines[line] if raw_lines[line].lstrip().startswith("<!--") else ""
         if comment.count("updated=") > 1:
-            found.append(warning("document", document.file, line + 1, f"section {{#{section_id}}}: updated= is repeated in its provenance"))
+            found.append(
+                warning(
+                    "document",
+                    document.file,
+                    line + 1,
+                    f"section {{#{section_id}}}: updated= is repeated in its provenance",
+                )
+            )
     if "<!-- homeostat:" in body:
-        found.append(warning("document", document.file, line, f"section {{#{section_id}}} has a second provenance comment (repeated dates); keep one"))
+        found.append(
+            warning(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}} has a second provenance comment (repeated dates); keep one",
+            )
+        )
     words = count_words(body)
     if words > SECTION_WORD_LIMIT:
-        found.append(warning("document", document.file, line, f"section {{#{section_id}}} has {words} words (limit {SECTION_WORD_LIMIT}); split it"))
+        found.append(
+            warning(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}} has {words} words (limit {SECTION_WORD_LIMIT}); split it",
+            )
+        )
     return found
 
 
@@ -207,7 +357,14 @@ def check_citation_loops(kb: KB) -> list[Finding]:
                         reported.add(edge)
                         file, line = where[edge]
                         loop = " → ".join([*path, start])
-                        found.append(error("document", file, line, f"documents cite each other as evidence in a loop ({loop}); cite the review or code instead"))
+                        found.append(
+                            error(
+                                "document",
+                                file,
+                                line,
+                                f"documents cite each other as evidence in a loop ({loop}); cite the review or code instead",
+                            )
+                        )
                 elif nxt not in path and len(path) < 50:
                     stack.append((nxt, [*path, nxt]))
     return found
@@ -221,7 +378,12 @@ def check_topic_files(kb: KB) -> list[Finding]:
             if current < previous:
                 section = topic_file.sections[ids.index(current)]
                 found.append(
-                    warning("topic-file", topic_file.file, section.line, f"sections are not sorted by id ({current} after {previous}); move it up")
+                    warning(
+                        "topic-file",
+                        topic_file.file,
+                        section.line,
+                        f"sections are not sorted by id ({current} after {previous}); move it up",
+                    )
                 )
                 break
     return found
@@ -239,13 +401,31 @@ def check_conflicts(kb: KB) -> list[Finding]:
         if len(rules) > 1:
             places = ", ".join(f"{r.file}:{r.line}" for r in rules)
             for rule in rules:
-                found.append(error("conflict", rule.file, rule.line, f"duplicate rule id {rule_id!r} ({places}); ids must be unique"))
+                found.append(
+                    error(
+                        "conflict",
+                        rule.file,
+                        rule.line,
+                        f"duplicate rule id {rule_id!r} ({places}); ids must be unique",
+                    )
+                )
     for rule in kb.rules:
         for other in rule.meta.contradicts:
             if other not in by_id:
-                found.append(error("conflict", rule.file, rule.line, f"rule {rule.id} contradicts unknown rule {other!r}"))
+                found.append(
+                    error(
+                        "conflict", rule.file, rule.line, f"rule {rule.id} contradicts unknown rule {other!r}"
+                    )
+                )
             else:
-                found.append(warning("conflict", rule.file, rule.line, f"rule {rule.id} declares a contradiction with {other}; a reviewer should settle which stands"))
+                found.append(
+                    warning(
+                        "conflict",
+                        rule.file,
+                        rule.line,
+                        f"rule {rule.id} declares a contradiction with {other}; a reviewer should settle which stands",
+                    )
+                )
     found += _near_duplicates(kb)
     return found
 
@@ -279,7 +459,14 @@ def _near_duplicates(kb: KB) -> list[Finding]:
                 continue
             seen.add((i, j))
             if same_lesson(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
-                found.append(warning("conflict", b.file, b.line, f"rule {b.id} looks like a near-duplicate of {a.id} ({a.file}); merge them or make the difference explicit"))
+                found.append(
+                    warning(
+                        "conflict",
+                        b.file,
+                        b.line,
+                        f"rule {b.id} looks like a near-duplicate of {a.id} ({a.file}); merge them or make the difference explicit",
+                    )
+                )
     return found
 
 

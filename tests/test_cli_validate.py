@@ -1,0 +1,138 @@
+"""`homeostat validate` as a user runs it: exit codes, output formats, CI integrations, --fix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gitfixtures import commit, make_origin_and_clone
+from kbfactory import EXAMPLE, example_files, write_files
+
+from homeostat.cli import main
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    target = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, target)
+    return target
+
+
+def _plant_error(kb: Path) -> str:
+    rel = "knowledge/core/log-with-fields.md"
+    path = kb / rel
+    path.write_text(path.read_text().replace("approvedBy: [ana]", "approvedBy: [nobody]"))
+    return rel
+
+
+def test_clean_kb_exits_0(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 0
+    assert capsys.readouterr().out == "validate: 0 errors, 0 warnings in 6 rules and 1 document\n"
+
+
+def test_an_error_exits_1_and_names_file_and_line(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rel = _plant_error(kb)
+    assert main(["validate", "--kb", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert f"{rel}:1: error [config] approvedBy names unknown member 'nobody'" in out
+    assert out.endswith("validate: 1 error, 0 warnings in 6 rules and 1 document\n")
+
+
+def test_json_output(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rel = _plant_error(kb)
+    assert main(["validate", str(kb), "--format", "json", "--today", "2026-11-29"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["ok"] is False and payload["errors"] == 1
+    assert payload["findings"][0] == {
+        "check": "config",
+        "severity": "error",
+        "file": rel,
+        "line": 1,
+        "message": "approvedBy names unknown member 'nobody' (rule log-with-fields); add them to team.members",
+    }
+
+
+@pytest.mark.parametrize(
+    ("setup", "message"),
+    [
+        (lambda p: p / "missing", "the KB path does not exist"),
+        (lambda p: (p / "empty").mkdir() or p / "empty", "no homeostat.yaml found"),
+    ],
+)
+def test_unreadable_kb_exits_2_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], setup, message
+) -> None:  # type: ignore[no-untyped-def]
+    assert main(["validate", str(setup(tmp_path))]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_github_actions_gets_annotations_and_a_summary_table(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rel = _plant_error(kb)
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        f"::error file={rel},line=1,title=homeostat config::approvedBy names unknown member 'nobody'" in out
+    )
+    table = summary.read_text()
+    assert "| Severity | Check | File | Line | Message |" in table
+    assert f"| error | config | `{rel}` | 1 |" in table
+
+
+def test_fix_rewrites_only_cached_fields(kb: Path) -> None:
+    rel = "knowledge/billing/api/money.md"
+    path = kb / rel
+    original = path.read_text()
+    path.write_text(original.replace("score: 4\n", "score: 99\n").replace("tokens: 80\n", ""))
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 0  # stale cache is a warning
+    assert main(["validate", str(kb), "--fix", "--today", "2026-11-29"]) == 0
+    assert path.read_text() == original
+    others = {p: t for p, t in example_files(kb).items() if p != rel}
+    assert others == {p: t for p, t in example_files().items() if p != rel}
+
+
+def test_nothing_is_rewritten_without_fix(kb: Path) -> None:
+    path = kb / "knowledge/core/log-with-fields.md"
+    path.write_text(path.read_text().replace("score: 3\n", "score: 7\n"))
+    before = example_files(kb)
+    main(["validate", str(kb), "--today", "2026-11-29"])
+    assert example_files(kb) == before
+
+
+def test_broken_inputs_never_crash(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_files(
+        kb,
+        {
+            "homeostat.yaml": "team: [\n",
+            "knowledge/core/binary.md": b"\xff\xfe\x00junk",
+            "knowledge/core/no-frontmatter.md": "just text\n",
+        },
+    )
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert "homeostat.yaml:2: error [config] homeostat.yaml: invalid YAML" in out
+    assert "knowledge/core/binary.md:1: error [schema] not UTF-8" in out
+    assert "knowledge/core/no-frontmatter.md:1: error [schema] missing YAML frontmatter" in out
+
+
+def test_validate_a_git_ref_without_checkout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    origin, clone = make_origin_and_clone(tmp_path, {})
+    commit(clone, dict(example_files()), "kb", push=True)
+    assert main(["validate", str(origin), "--ref", "main", "--today", "2026-11-29"]) == 0
+    assert "in 6 rules and 1 document" in capsys.readouterr().out
+
+
+def test_python_dash_m_and_help_work() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "homeostat", "validate", "--help"], capture_output=True, text=True
+    )
+    assert done.returncode == 0 and "--fix" in done.stdout and "--format" in done.stdout
