@@ -44,6 +44,7 @@ from homeostat.adapters.http_retry import (
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
+    CodeHost,
     CommentRef,
     HostKind,
     MergedPull,
@@ -176,12 +177,14 @@ class GitHubHost:
     def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
         """Threads of one merged PR in 1 + C requests, whatever the number of comments up to a page.
 
-        One request lists the review comments (100 a page). Whether code changed after a thread is one
-        compare, `GET /compare/{commit}...{head}`, per distinct commit the threads were written on (C;
-        one per review round, usually 1). Its file list is the net change since that commit, which is what
-        "a later commit touched the commented file" means, and costs no request per commit or per comment.
-        A rebased PR (the comment's commit no longer an ancestor of the head) or a change of more than 300
-        files falls back to comparing the two commits' trees, two requests.
+        One request lists the review comments (100 a page). Each comment names the commit it was written
+        on (`original_commit_id`), so the PR's commit list is not needed: whether code changed after a
+        thread is one compare, `GET /compare/{commit}...{head}`, per distinct such commit (C: one per
+        review round that was followed by a push, usually 1, none when nothing came after). The compare's
+        file list is the net change from that commit to the PR's head, so one request answers for every
+        thread of the round, and a change made and then undone does not count. A rebased PR (the
+        comment's commit is no longer an ancestor of the head) or a change of 300 files or more falls
+        back to comparing the two commits' trees, two requests.
         """
 
         def operation(_attempt: int) -> list[ReviewThread]:
@@ -598,6 +601,11 @@ class GitHubHost:
 
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "[token]") if self._secret else text
+
+
+def _implements_code_host(host: GitHubHost) -> CodeHost:
+    """Never called: mypy checks here that `GitHubHost` satisfies the `CodeHost` Protocol."""
+    return host
 
 
 # --- pure helpers ------------------------------------------------------------------------------
