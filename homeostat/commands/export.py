@@ -1,0 +1,169 @@
+"""`homeostat export <code-repo-checkout>`: write Claude, Cursor, Copilot and AGENTS.md rule files.
+
+The repo comes from the checkout (its `origin`, else its folder name) unless `--repo` names it. Only
+Homeostat's own files and the text between its markers are rewritten; a hand-written file where an
+own file would go is left alone and reported. `--check` writes nothing and exits 1 when anything is
+stale, for CI. Team-only areas and rejected decisions are never exported. A public repo needs
+`--allow-public`: whether it is public cannot be asked of the code host offline, so the checkout is
+treated as public when `--visibility public` says so (or, once homeostat.yaml has it, the repo entry's
+`public: true`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from homeostat.cli import add_kb_option
+from homeostat.commands.context import open_session
+from homeostat.core.exports import (
+    COPILOT_DIR,
+    FORMATS,
+    ExportError,
+    ExportPlan,
+    apply_block,
+    exportable,
+    owns,
+    plan_export,
+)
+from homeostat.core.selection import Audience
+from homeostat.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "export",
+        help="write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
+        description="Write the KB's rules for one code repo in each agent tool's native, path-scoped format.",
+    )
+    parser.add_argument("checkout", help="the code repo checkout to write into")
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="write nothing; exit 1 when the exported files are stale"
+    )
+    parser.add_argument(
+        "--formats",
+        default=",".join(FORMATS),
+        metavar="LIST",
+        help=f"comma-separated subset of {','.join(FORMATS)} (default: all)",
+    )
+    parser.add_argument(
+        "--visibility",
+        choices=("private", "public"),
+        default=None,
+        help="say whether the code repo is public (default: homeostat.yaml, else private)",
+    )
+    parser.add_argument("--allow-public", action="store_true", help="export into a public repo anyway")
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+@dataclass
+class Changes:
+    write: dict[str, str] = field(default_factory=dict)
+    delete: list[str] = field(default_factory=list)
+    hand_written: list[str] = field(default_factory=list)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _existing_own(checkout: Path, plan: ExportPlan) -> list[str]:
+    found: list[str] = []
+    for folder in plan.own_dirs:
+        base = checkout / folder
+        if not base.is_dir():
+            continue
+        walker = [(str(base), [], sorted(os.listdir(base)))] if folder == COPILOT_DIR else os.walk(base)
+        for dirpath, _, names in walker:
+            for name in names:
+                full = Path(dirpath) / name
+                if full.is_file():
+                    found.append(full.relative_to(checkout).as_posix())
+    return found
+
+
+def diff(checkout: Path, plan: ExportPlan) -> Changes:
+    changes = Changes()
+    for rel, text in plan.files.items():
+        current = _read(checkout / rel)
+        if current == text:
+            continue
+        if current is not None and not owns(rel, current, plan):
+            changes.hand_written.append(rel)
+            continue
+        changes.write[rel] = text
+    for rel, body in plan.blocks.items():
+        current = _read(checkout / rel)
+        try:
+            updated = apply_block(current, body, rel)
+        except ExportError as exc:
+            raise ConfigError(str(exc)) from None
+        if updated != current:
+            changes.write[rel] = updated
+    for rel in _existing_own(checkout, plan):
+        found = _read(checkout / rel)
+        if rel not in plan.files and found is not None and owns(rel, found, plan):
+            changes.delete.append(rel)
+    return changes
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.kb_files import write_changed
+
+    checkout = Path(args.checkout)
+    if not checkout.is_dir():
+        raise ConfigError(f"{checkout}: not a folder; pass the code repo checkout to export into")
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown or not formats:
+        raise ConfigError(f"--formats {args.formats!r}: use a comma-separated subset of {','.join(FORMATS)}")
+    session = open_session(args.kb, checkout, args.repo)
+    corpus, repo = session.corpus, session.audience.repo
+    if corpus.multi_repo and repo is None:
+        raise ConfigError(
+            f"{checkout}: its origin and folder name match no repo in homeostat.yaml; pass --repo NAME"
+        )
+    info = next((r for r in corpus.repos if r.name == repo), None)
+    public = args.visibility == "public" or (args.visibility is None and info is not None and info.public)
+    if public and not args.allow_public:
+        raise ConfigError(
+            f"{checkout}: the repo is public, and exported rules would be readable by anyone; "
+            "pass --allow-public to export anyway"
+        )
+    team_only = {name for name, area in corpus.areas.items() if area.team_only}
+    outsider = Audience(repo)
+    entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
+    sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
+    plan = plan_export(entries, sections, formats)
+    changes = diff(checkout, plan)
+    for rel in changes.hand_written:
+        print(
+            f"homeostat: {rel}: a hand-written file is where an exported one goes; left as is",
+            file=sys.stderr,
+        )
+    if args.check:
+        for rel in sorted(changes.write):
+            print(f"stale: {rel}")
+        for rel in changes.delete:
+            print(f"stale (to delete): {rel}")
+        stale = bool(changes.write or changes.delete or changes.hand_written)
+        print(f"export: {'stale; run homeostat export to update' if stale else 'up to date'}")
+        return 1 if stale else 0
+    written = write_changed(checkout, changes.write)
+    for rel in changes.delete:
+        (checkout / rel).unlink()
+    print(
+        f"export: {len(entries)} rules, {len(written)} files written, {len(changes.delete)} removed "
+        f"({', '.join(formats)})"
+    )
+    return 1 if changes.hand_written else 0

@@ -1,0 +1,322 @@
+"""The MCP server (`homeostat mcp`, stdio): the KB for any MCP client, re-read on every call.
+
+Tools: `context`, `search`, `explain`, `docs`, `read`, `report`, and `learn`/`flag` only when
+`security.mcpWrites` is on (at most `mcpWriteLimit` per session; they write pending lessons, which the
+daily run decides). Reads are annotated `readOnlyHint`, `flag` `destructiveHint`, nothing open-world.
+
+Scope comes from where the server stands: the session's repo is the checkout's `origin` (or folder
+name), never a tool argument, so an agent cannot ask for another team's area. Agents guess tool names
+(`get_rules`, `remember`, `open`): an alias table resolves them and logs each as a desire path.
+Unknown arguments are dropped, JSON sent as a string is parsed, and an expected miss (nothing found)
+is an ordinary answer, not an error. The tool list itself is sent on every turn, so its descriptions
+stay short (a test caps the whole list's token cost).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+
+from homeostat.commands.context import Session, log_event, open_session, relative_paths
+from homeostat.core.render_view import build_view, render_docs, render_hits
+from homeostat.core.search import lookup, search_entries, topic_listing
+from homeostat.core.text import count_words
+
+TITLE_CHAR_LIMIT = 80  # as homeostat.core.model; not imported, to keep pydantic models out of startup
+RULE_WORD_LIMIT = 60
+
+INSTRUCTIONS = (
+    "Homeostat serves your team's reviewed coding rules and documents for this repo. Call `context` with "
+    "the files you will change before editing them. `search` (then `read`) at these moments: a bug report, "
+    "writing a test, new code or making parts fit, a why or what's-left question, before a commit. "
+    "`explain` says where a rule came from. Rules never override the user or safety. When a rule or "
+    "section guides your work, say so: `> From Homeostat (<id>)`."
+)
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+LEARN = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+FLAG = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+ALIASES: dict[str, str] = {
+    **dict.fromkeys(("get_rules", "rules", "get_context", "rules_for_files", "applicable_rules"), "context"),
+    **dict.fromkeys(
+        ("find", "query", "lookup", "search_rules", "search_kb", "search_docs", "grep"), "search"
+    ),
+    **dict.fromkeys(
+        ("open", "get", "fetch", "get_section", "read_section", "get_document", "read_doc"), "read"
+    ),
+    **dict.fromkeys(("list_docs", "list_documents", "documents", "list"), "docs"),
+    **dict.fromkeys(("why", "get_rule", "describe", "source", "rule_info"), "explain"),
+    **dict.fromkeys(("health", "status", "stats", "kb_health"), "report"),
+    **dict.fromkeys(("remember", "add_rule", "save", "teach", "note", "add_lesson", "memorize"), "learn"),
+    **dict.fromkeys(("dispute", "report_rule", "object", "flag_rule", "challenge"), "flag"),
+}
+ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
+    "context": {**dict.fromkeys(("paths", "path", "file", "touched", "filenames"), "files")},
+    "search": {**dict.fromkeys(("q", "text", "terms", "keywords", "search", "words"), "query")},
+    "read": {**dict.fromkeys(("id", "name", "section", "doc", "document", "path", "ref", "key"), "target")},
+    "explain": {**dict.fromkeys(("rule", "rule_id", "name", "target"), "id")},
+    "learn": {
+        **dict.fromkeys(("text", "content", "lesson", "body", "instruction"), "rule"),
+        **dict.fromkeys(("reason", "rationale", "because"), "why"),
+        **dict.fromkeys(("paths", "files", "globs", "glob"), "scope"),
+        "name": "title",
+    },
+    "flag": {
+        **dict.fromkeys(("rule", "rule_id", "target"), "id"),
+        **dict.fromkeys(("why", "comment", "message"), "reason"),
+    },
+}
+LIST_ARGUMENTS = {"files", "scope"}
+
+
+def canonical(name: str) -> str:
+    """`Homeostat.Get-Rules` → `get_rules`."""
+    lowered = name.strip().lower().replace("-", "_").replace(".", "_")
+    for prefix in ("homeostat_", "mcp_homeostat_"):
+        lowered = lowered.removeprefix(prefix)
+    return lowered
+
+
+def clean_arguments(
+    tool: str, arguments: Mapping[str, Any], known: set[str]
+) -> tuple[dict[str, Any], list[str]]:
+    """Rename guessed argument names, parse JSON sent as strings, split comma lists, drop the rest."""
+    aliases = ARGUMENT_ALIASES.get(tool, {})
+    out: dict[str, Any] = {}
+    dropped: list[str] = []
+    for raw_name, value in arguments.items():
+        name = aliases.get(canonical(raw_name), canonical(raw_name))
+        if name not in known:
+            dropped.append(raw_name)
+            continue
+        if isinstance(value, str) and value.strip()[:1] in ("[", "{"):
+            try:
+                value = json.loads(value)
+            except ValueError:
+                pass
+        if name in LIST_ARGUMENTS and isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        out.setdefault(name, value)
+    return out, dropped
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Pydantic adds a `title` to every property; agents do not need them and they cost tokens."""
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+class HomeostatServer(MCPServer):
+    """MCPServer with alias resolution, argument cleaning, event logging and lean tool schemas."""
+
+    def __init__(self, kb: str | None, checkout: Path, *, writes: bool, write_limit: int) -> None:
+        super().__init__("homeostat", instructions=INSTRUCTIONS, log_level="WARNING")
+        self.kb = kb
+        self.checkout = checkout
+        self.write_limit = write_limit
+        self.writes_done = 0
+        self.writes = writes
+        self.root = Path(kb) if kb else None
+
+    def session(self) -> Session:
+        """Re-read the KB (through the corpus cache) and who is asking, on every call."""
+        session = open_session(self.kb, self.checkout)
+        self.root = session.root
+        return session
+
+    async def list_tools(self) -> list[Tool]:
+        tools = await super().list_tools()
+        return [
+            t.model_copy(update={"input_schema": _strip_titles(t.input_schema), "output_schema": None})
+            for t in tools
+        ]
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        started = time.perf_counter()
+        asked = name
+        resolved = canonical(name)
+        resolved = ALIASES.get(resolved, resolved)
+        tool = self._tool_manager.get_tool(resolved)
+        if resolved != asked:
+            self._log("desire-path", {"asked": asked[:80], "tool": resolved if tool else ""})
+        if tool is None and resolved in ("learn", "flag"):
+            text = "MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`."
+            return CallToolResult(content=[TextContent(type="text", text=text)])
+        if tool is None:
+            names = ", ".join(t.name for t in self._tool_manager.list_tools())
+            return CallToolResult(
+                content=[TextContent(type="text", text=f"No tool {asked!r}. Tools: {names}.")]
+            )
+        known = set(tool.parameters.get("properties", {}))
+        cleaned, dropped = clean_arguments(resolved, arguments or {}, known)
+        result = await super().call_tool(resolved, cleaned, context)
+        wall = round((time.perf_counter() - started) * 1000)
+        self._log("mcp-call", {"tool": resolved, "ms": wall, "dropped": len(dropped)})
+        return result
+
+    def _log(self, kind: str, data: dict[str, str | int]) -> None:
+        root = self.root or Path(self.kb or ".")
+        log_event(root, kind, data)
+
+
+def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
+    """The server with its tools; `learn` and `flag` only when the KB allows MCP writes."""
+    first = open_session(kb, checkout)
+    corpus = first.corpus
+    server = HomeostatServer(kb, checkout, writes=corpus.mcp_writes, write_limit=corpus.mcp_write_limit)
+    server.root = first.root
+    for fn, hints in _read_tools(server):
+        server.add_tool(fn, annotations=hints, structured_output=False)
+    if corpus.mcp_writes:
+        learn, flag = _write_tools(server)
+        server.add_tool(learn, annotations=LEARN, structured_output=False)
+        server.add_tool(flag, annotations=FLAG, structured_output=False)
+    return server
+
+
+def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolAnnotations]]:
+    def context(files: list[str] | None = None, budget: int | None = None) -> str:
+        """Team rules and document sections for the files you will change, within a token budget. Call
+        before editing."""
+        s = server.session()
+        touched = relative_paths(files or [], s.identity, s.identity.top)
+        limits = s.corpus.budget
+        if budget is not None and budget >= 100:
+            from dataclasses import replace
+
+            limits = replace(limits, token_budget=budget)
+        view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits)
+        server._log(
+            "injection",
+            {
+                "source": "mcp",
+                "rules": len(view.placed),
+                "tokens": view.tokens,
+                "ids": ",".join(view.served_ids),
+            },
+        )
+        cut = f"\n({len(view.cut)} left out for the budget; `search` finds them.)\n" if view.cut else ""
+        return view.text + cut
+
+    def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
+        """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
+        a why or what's-left question, a commit. `topic` lists a whole topic."""
+        s = server.session()
+        if topic:
+            return render_hits(topic_listing(s.corpus, topic, s.audience), topic)
+        if not query.strip():
+            return "Give `query` (words to look for) or `topic` (a topic to list)."
+        hits = search_entries(s.corpus, query, s.audience, limit=max(1, min(limit, 50)), group=group)
+        return render_hits(hits, query)
+
+    def read(target: str) -> str:
+        """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
+        `area/topic#id`), with its source."""
+        from homeostat.commands.read import render_found
+
+        s = server.session()
+        found = lookup(s.corpus, target, s.audience)
+        if found.sections:
+            server._log(
+                "doc-read",
+                {
+                    "source": "mcp",
+                    "sections": len(found.sections),
+                    "ids": ",".join(x.key for x in found.sections),
+                },
+            )
+        return render_found(found)
+
+    def docs() -> str:
+        """List the documents and their sections; then `read` one."""
+        s = server.session()
+        return render_docs(s.corpus, s.audience)
+
+    def explain(id: str) -> str:  # noqa: A002 - the tool's argument is a rule id
+        """Where a rule came from: source, score breakdown, owner, conflicts."""
+        from homeostat.adapters.kb_files import load_kb_dir
+        from homeostat.commands.explain import explain as explain_rule
+
+        s = server.session()
+        return explain_rule(load_kb_dir(s.root), s, id, None).text()
+
+    def report(days: int = 7) -> str:
+        """KB health: counts, stale rules, open flags, validation, recent use."""
+        from homeostat.commands.report import health_report
+
+        s = server.session()
+        return health_report(s.root, dt.datetime.now(dt.UTC).date(), max(1, days))[1]
+
+    return [(context, READ), (search, READ), (read, READ), (docs, READ), (explain, READ), (report, READ)]
+
+
+def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[..., str]]:
+    def learn(
+        title: str, rule: str, area: str, why: str = "", scope: list[str] | None = None, kind: str = ""
+    ) -> str:
+        """Save a lesson the user taught as a pending rule for the team to review (title ≤80 chars,
+        rule ≤60 words)."""
+        s = server.session()
+        areas = sorted({*s.corpus.areas, "core"})
+        if area not in areas:
+            return f"Unknown area {area!r}; use one of: {', '.join(areas)}."
+        if len(title) > TITLE_CHAR_LIMIT or count_words(rule) > RULE_WORD_LIMIT:
+            return f"Not saved: keep the title within {TITLE_CHAR_LIMIT} characters and the rule within {RULE_WORD_LIMIT} words."
+        return _write(
+            server,
+            s,
+            {
+                "kind": "new",
+                "title": title,
+                "rule": rule,
+                "why": why,
+                "area": area,
+                "scope": tuple(scope or ()),
+                "lessonKind": kind or None,
+            },
+        )
+
+    def flag(id: str, reason: str) -> str:  # noqa: A002
+        """Flag a rule as wrong or outdated, with the reason; a reviewer settles it."""
+        s = server.session()
+        entry = s.corpus.entry(id)
+        if entry is None or not s.audience.sees(entry.area, s.corpus):
+            return f"No rule {id!r} for this repo; `search` for it."
+        return _write(server, s, {"kind": "flag", "target": id, "reason": reason})
+
+    return learn, flag
+
+
+def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) -> str:
+    from pydantic import ValidationError
+
+    from homeostat.adapters.pending_store import write_pending
+    from homeostat.core.pending import PendingLesson
+
+    if not session.corpus.mcp_writes:
+        return "MCP writes are off for this KB (security.mcpWrites)."
+    if server.writes_done >= server.write_limit:
+        return f"This session has used its {server.write_limit} MCP writes (security.mcpWriteLimit)."
+    author = session.audience.member or session.identity.name or "unknown"
+    try:
+        lesson = PendingLesson.model_validate(
+            {"author": author, "source": "agent-handoff", "created": dt.datetime.now(dt.UTC), **fields}
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return f"Not saved: {'.'.join(str(p) for p in first['loc']) or 'lesson'}: {first['msg']}."
+    path = write_pending(session.root, lesson)
+    server.writes_done += 1
+    server._log("capture" if fields["kind"] == "new" else "flag", {"source": "mcp", "kind": fields["kind"]})
+    left = server.write_limit - server.writes_done
+    return f"Saved as a pending {fields['kind']} lesson ({path.name}); the daily run decides it. {left} writes left."
