@@ -1,0 +1,208 @@
+"""Turning decided lessons into KB file changes (pure: a map of files in, a map of files out).
+
+New rules go to their topic file (sections sorted by id) or their own file; an update rewrites the rule
+keeping its id, area, scope, owner, first source and example; a duplicate reconfirms; a flag makes the
+rule disputed; a retirement retires it; a document lesson is one section patch. Each edit re-reads the
+current text, so several edits to one topic file compose, and untouched bytes stay as they were.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from homeostat.core.config import Config
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.kb import KB, load_kb
+from homeostat.core.model import Flag, Rule, RuleMeta, Source
+from homeostat.core.parse import parse_topic_file
+from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
+from homeostat.core.rendering import rule_view
+from homeostat.core.scoring import score_rule
+from homeostat.core.text import slugify
+from homeostat.core.tokens import count_tokens
+from homeostat.core.write import (
+    render_rule_file,
+    render_topic_file,
+    render_topic_section,
+    upsert_topic_section,
+)
+
+KNOWLEDGE = "knowledge"
+
+
+class ApplyError(ValueError):
+    """A lesson that cannot be applied to the KB as it stands (its rule is gone, a patch refused)."""
+
+
+@dataclass
+class KbEdit:
+    """A working copy of the KB's files that decided lessons are applied to, one at a time."""
+
+    files: dict[str, str]
+    config: Config
+    today: dt.date
+    changed: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, kb: KB, today: dt.date) -> KbEdit:
+        return cls(dict(kb.files), kb.require_config(), today)
+
+    def kb(self) -> KB:
+        return load_kb(self.files)
+
+    def _set(self, path: str, text: str) -> None:
+        if self.files.get(path) != text:
+            self.files[path] = text
+            self.changed.add(path)
+
+    def diff(self, base: Mapping[str, str]) -> dict[str, str]:
+        return {path: self.files[path] for path in sorted(self.changed) if base.get(path) != self.files[path]}
+
+    # --- rules ---------------------------------------------------------------------------------
+
+    def new_id(self, lesson: Lesson) -> str:
+        taken = {rule.id for rule in self.kb().rules}
+        base = slugify(" ".join(lesson.title.split()[:8]))
+        candidate, n = base, 2
+        while candidate in taken:
+            candidate, n = f"{base}-{n}", n + 1
+        return candidate
+
+    def _cached(self, meta: RuleMeta, rule: str, why: str, example: str | None) -> RuleMeta:
+        probe = Rule(meta, rule, why, example, "", 0, "")
+        score = score_rule(meta, self.config).total
+        return meta.model_copy(update={"score": score, "tokens": count_tokens(rule_view(probe))})
+
+    def write_rule(self, meta: RuleMeta, rule: str, why: str, example: str | None) -> str:
+        """Write one rule where it belongs: its topic file, or its own file. Returns the path."""
+        meta = self._cached(meta, rule, why, example)
+        topics = self.config.topics_for(meta.area)
+        if topics:
+            topic = meta.topic if meta.topic in topics else topics[0]
+            meta = meta.model_copy(update={"topic": topic})
+            path = f"{KNOWLEDGE}/{meta.area}/{topic}.md"
+            section = render_topic_section(meta, rule, why, example)
+            current = self.files.get(path)
+            if current is None:
+                self._set(path, render_topic_file(meta.area, topic, [(meta.id, section)]))
+                return path
+            topic_file, _, _ = parse_topic_file(path, current, meta.area)
+            if topic_file is None:
+                raise ApplyError(f"{path} does not parse; fix it before the run can add to it")
+            self._set(path, upsert_topic_section(current, topic_file, meta.id, section))
+            return path
+        path = f"{KNOWLEDGE}/{meta.area}/{meta.id}.md"
+        self._set(path, render_rule_file(meta.model_copy(update={"topic": None}), rule, why, example))
+        return path
+
+    def _rewrite(self, rule: Rule, meta: RuleMeta, text: str, why: str, example: str | None) -> str:
+        if rule.in_topic_file:
+            current = self.files[rule.file]
+            topic_file, _, _ = parse_topic_file(rule.file, current, rule.area)
+            if topic_file is None:
+                raise ApplyError(f"{rule.file} does not parse")
+            self._set(
+                rule.file,
+                upsert_topic_section(
+                    current,
+                    topic_file,
+                    rule.id,
+                    render_topic_section(self._cached(meta, text, why, example), text, why, example),
+                ),
+            )
+            return rule.file
+        self._set(rule.file, render_rule_file(self._cached(meta, text, why, example), text, why, example))
+        return rule.file
+
+    def rule(self, rule_id: str) -> Rule:
+        found = self.kb().rule(rule_id)
+        if found is None:
+            raise ApplyError(f"rule {rule_id} is no longer in the KB")
+        return found
+
+    def add_new(self, lesson: Lesson, *, status: str = "accepted", approved_by: tuple[str, ...] = ()) -> str:
+        changed_code = lesson.source == "pr-feedback"
+        source_type = "pr-feedback" if lesson.source.startswith("pr-feedback") else lesson.source
+        meta = RuleMeta(
+            id=self.new_id(lesson),
+            title=lesson.title,
+            area=lesson.area,
+            topic=lesson.topic or None,
+            scope=lesson.scope or ("**",),
+            status=status,  # type: ignore[arg-type]
+            approved_by=approved_by,
+            source=Source(
+                type=source_type,  # type: ignore[arg-type]
+                url=lesson.url,
+                author=lesson.originator,
+                changed_code=changed_code if source_type == "pr-feedback" else None,
+            ),
+            created=lesson.created.date(),
+            last_confirmed=self.today,
+        )
+        self.write_rule(meta, lesson.rule, lesson.why, lesson.example or None)
+        return meta.id
+
+    def update(self, rule_id: str, lesson: Lesson, title: str, text: str, why: str) -> str:
+        rule = self.rule(rule_id)
+        also = rule.meta.also_from + (
+            (lesson.url,) if lesson.url and lesson.url not in rule.meta.also_from else ()
+        )
+        meta = rule.meta.model_copy(update={"title": title, "last_confirmed": self.today, "also_from": also})
+        return self._rewrite(rule, meta, text, why, rule.example)
+
+    def reconfirm(self, rule_id: str, url: str = "") -> str:
+        rule = self.rule(rule_id)
+        also = rule.meta.also_from
+        if url and url != rule.meta.source.url and url not in also:
+            also = (*also, url)
+        meta = rule.meta.model_copy(
+            update={"last_confirmed": max(self.today, rule.meta.created), "also_from": also}
+        )
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
+    def flag(self, rule_id: str, by: str, reason: str) -> str:
+        rule = self.rule(rule_id)
+        flags = (*rule.meta.flags, Flag(by=by, at=self.today, reason=reason))
+        meta = rule.meta.model_copy(update={"status": "disputed", "flags": flags})
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
+    def retire(self, rule_id: str) -> str:
+        rule = self.rule(rule_id)
+        meta = rule.meta.model_copy(update={"status": "retired"})
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
+    def restore(self, rule_id: str, title: str, text: str, why: str) -> str:
+        """A dispute's fix: the rule back in force with its flags resolved."""
+        rule = self.rule(rule_id)
+        flags = tuple(f.model_copy(update={"resolved": True}) for f in rule.meta.flags)
+        meta = rule.meta.model_copy(
+            update={"status": "accepted", "title": title, "flags": flags, "last_confirmed": self.today}
+        )
+        return self._rewrite(rule, meta, text, why, rule.example)
+
+    # --- documents -----------------------------------------------------------------------------
+
+    def patch_document(self, lesson: Lesson) -> str:
+        request = lesson.doc_patch
+        if request is None:
+            raise ApplyError("not a document lesson")
+        path = f"{KNOWLEDGE}/{request.doc.rsplit('/', 1)[0]}/docs/{request.doc.rsplit('/', 1)[1]}.md"
+        current = self.files.get(path)
+        if current is None:
+            raise ApplyError(f"document {request.doc} is not in the KB")
+        patch = SectionPatch(
+            op=request.op,
+            section_id=request.section,
+            body=request.body,
+            source="curator" if lesson.from_review else "manual",
+            url=lesson.url,
+            heading=request.heading,
+        )
+        try:
+            self._set(path, apply_section_patch(current, patch, self.today, path))
+        except PatchError as exc:
+            raise ApplyError(str(exc)) from None
+        return path

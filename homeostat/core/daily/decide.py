@@ -1,0 +1,72 @@
+"""Deciding a lesson: merge, send to a reviewer, or decline — people only for the middle band.
+
+Merge at `accept` (70) or more, `coreAccept` (80) for core or a `**` scope; decline below `decline`
+(35), on a validation error, or as a duplicate (which reconfirms the original); otherwise review, and
+always review risky content, conflicts, documents, suggested new topics and areas outside
+`scoring.autoMerge`. A flag merges at once: its rule becomes disputed and a reviewer settles it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from homeostat.core.config import CORE_AREA, Config
+from homeostat.core.daily.confidence import Confidence
+from homeostat.core.daily.lessons import Lesson
+
+Verdict = Literal["merge", "review", "decline", "duplicate"]
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What the run found out about a lesson before deciding it."""
+
+    validation_errors: tuple[str, ...] = ()
+    risky: tuple[str, ...] = ()
+    duplicate_of: str = ""
+    contradicts: str = ""
+    waits_with: str = ""  # the lesson updates or repeats one still waiting in review
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    reason: str
+    needs_judge: bool = False
+
+
+def merge_threshold(lesson: Lesson, config: Config) -> int:
+    confidence = config.scoring.confidence
+    if lesson.area == CORE_AREA or any(glob.strip() in ("**", "**/*") for glob in lesson.scope):
+        return confidence.core_accept
+    return confidence.accept
+
+
+def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Config) -> Decision:
+    weights = config.scoring.confidence
+    if lesson.kind == "flag":
+        return Decision("merge", f"flag on {lesson.target}: the rule is disputed until a reviewer settles it")
+    if checks.validation_errors:
+        return Decision("decline", f"fails validation: {checks.validation_errors[0]}")
+    if checks.duplicate_of:
+        return Decision("duplicate", f"repeats {checks.duplicate_of}, which is reconfirmed")
+    if checks.waits_with:
+        return Decision("review", f"waits with {checks.waits_with}, still in review")
+    if confidence.total < weights.decline:
+        return Decision("decline", f"confidence {confidence.total} is below {weights.decline}")
+    if checks.risky:
+        return Decision("review", f"risky content: {checks.risky[0]}")
+    if checks.contradicts:
+        return Decision("review", f"contradicts {checks.contradicts}; a reviewer decides which stands")
+    if lesson.kind == "doc":
+        return Decision("review", "document changes always go to a reviewer")
+    if lesson.suggested_topic:
+        return Decision("review", f"suggests a new topic {lesson.suggested_topic!r}; filed under general")
+    if lesson.area not in config.scoring.auto_merge.areas:
+        return Decision("review", f"area {lesson.area or '(none)'} is not in scoring.autoMerge")
+    threshold = merge_threshold(lesson, config)
+    if confidence.total >= threshold:
+        judge = lesson.from_review and lesson.kind in ("new", "update")
+        return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
+    return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")

@@ -1,0 +1,247 @@
+"""Drafting from review threads: which threads count, what the model sees, and what it may answer.
+
+A thread counts only if a team member wrote it, a commit followed it, its file is not excluded and no
+rule or document section already cites it. The model gets the redacted thread and answers one rule
+(keep, title, rule, why, area, topic from the repo's list or a suggested new one). Where a document's
+scope covers the commented file, it may also get the three covering sections that best match the
+thread (about 3,000 tokens at most) and answer at most one section patch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from homeostat.core.config import Config
+from homeostat.core.daily.lessons import Lesson, review_key
+from homeostat.core.hosts import MergedPull, ReviewThread
+from homeostat.core.kb import KB
+from homeostat.core.model import RuleKind
+from homeostat.core.pending import DocPatchRequest
+from homeostat.core.selection import glob_matches
+from homeostat.core.similarity import content_words
+from homeostat.core.tokens import count_tokens
+
+DOC_CONTEXT_TOKENS = 3000
+DOC_SECTIONS = 3
+CATCH_ALL_TOPIC = "general"
+
+
+# --- which threads count ---------------------------------------------------------------------------
+
+
+def cited_urls(kb: KB) -> set[str]:
+    """Review URLs already behind a rule (source or alsoFrom) or a document section."""
+    urls: set[str] = set()
+    for rule in kb.rules:
+        if rule.meta.source.url:
+            urls.add(rule.meta.source.url)
+        urls.update(rule.meta.also_from)
+    for document in kb.documents:
+        for section in document.sections:
+            if section.provenance is not None and section.provenance.url:
+                urls.add(section.provenance.url)
+    return urls
+
+
+def thread_skip_reason(thread: ReviewThread, config: Config, cited: set[str]) -> str | None:
+    """Why a thread does not count, or None when it does."""
+    if config.member(thread.root.author) is None:
+        return f"{thread.root.author} is not a team member"
+    if not thread.followed_by_commit:
+        return "no commit followed it"
+    if any(glob_matches(glob, thread.path) for glob in config.sources.exclude_paths):
+        return f"{thread.path} is excluded"
+    if thread.url in cited:
+        return "already cited by the KB"
+    return None
+
+
+def area_for_path(config: Config, repo_name: str, path: str) -> str:
+    """The area whose globs cover the commented file (the narrowest listed first wins), else ''."""
+    for name, area in config.iter_areas():
+        if config.repos and not name.startswith(f"{repo_name}/"):
+            continue
+        if any(glob_matches(glob, path) for glob in area.paths):
+            return name
+    return ""
+
+
+def render_thread(pull: MergedPull, thread: ReviewThread) -> str:
+    """The thread as the model sees it: PR title, file and line, who said what. Never code."""
+    where = f"{thread.path}" + (f" line {thread.root.line}" if thread.root.line else "")
+    lines = [f"Pull request: {pull.title} (by {pull.author})", f"File: {where}", ""]
+    for comment in thread.comments:
+        lines.append(f"{comment.author}: {comment.body.strip()}")
+    return "\n".join(lines)
+
+
+# --- the rule draft ------------------------------------------------------------------------------
+
+
+class DraftAnswer(BaseModel):
+    keep: bool = Field(description="False when the thread teaches nothing reusable (a typo, a one-off).")
+    title: str = Field(default="", description="At most 80 characters, specific.")
+    rule: str = Field(default="", description="One instruction, at most 60 words.")
+    why: str = Field(default="", description="At most 100 words, from the thread only.")
+    example: str = Field(default="", description="Optional short example from the thread.")
+    area: str = Field(default="", description="One of the listed areas.")
+    topic: str = Field(default="", description="One of the listed topics, or empty.")
+    suggested_topic: str = Field(default="", description="A new topic when none of the listed ones fits.")
+    kind: RuleKind | None = None
+    rating: float | None = Field(default=None, description="0–1: how likely the rule holds beyond this PR.")
+
+
+DRAFT_SYSTEM = """You turn one code-review thread, in which a reviewer's feedback led to a code change, \
+into at most one short rule for the team's coding agents. Use only what the thread says: never invent \
+values, names, paths or reasons. Keep it as narrow as the thread. Answer keep: false when the thread \
+teaches nothing reusable. The rule is one instruction of at most 60 words; why is at most 100 words."""
+
+
+def draft_prompt(thread_text: str, areas: Sequence[str], topics: Sequence[str], default_area: str) -> str:
+    topic_line = ", ".join(topics) if topics else "(no topics: leave topic empty)"
+    return "\n".join(
+        [
+            thread_text,
+            "",
+            f"Areas: {', '.join(areas)} (the commented file is in {default_area or 'none of them'})",
+            f"Topics: {topic_line}",
+        ]
+    )
+
+
+def lesson_from_draft(
+    answer: DraftAnswer,
+    *,
+    config: Config,
+    pull: MergedPull,
+    thread: ReviewThread,
+    thread_text: str,
+    repo_name: str,
+) -> Lesson | None:
+    """A review lesson filed under the PR author, vouched for by the reviewer; None when not kept."""
+    if not answer.keep or not answer.title.strip() or not answer.rule.strip():
+        return None
+    default_area = area_for_path(config, repo_name, thread.path)
+    known = set(config.area_names())
+    area = answer.area if answer.area in known else default_area
+    if not area:
+        return None
+    topics = config.topics_for(area)
+    topic, suggested = answer.topic, answer.suggested_topic.strip()
+    if topics and topic not in topics:
+        suggested = suggested or topic
+        topic = CATCH_ALL_TOPIC if CATCH_ALL_TOPIC in topics else topics[0]
+    elif not topics:
+        topic = ""
+    if suggested and suggested in topics:
+        topic, suggested = suggested, ""
+    area_config = config.area(area)
+    scope = area_config.paths if area_config is not None else ("**",)
+    return Lesson(
+        key=review_key(thread.url),
+        origin="review",
+        kind="new",
+        member=pull.author,
+        originator=thread.root.author,
+        source="pr-feedback" if thread.followed_by_commit else "pr-feedback-no-change",
+        created=thread.root.created_at,
+        title=answer.title.strip(),
+        rule=answer.rule.strip(),
+        why=answer.why.strip(),
+        example=answer.example.strip(),
+        area=area,
+        topic=topic,
+        suggested_topic=suggested,
+        scope=tuple(scope),
+        url=thread.url,
+        thread=thread_text,
+        repo=repo_name,
+        model_rating=answer.rating,
+    )
+
+
+# --- the document patch ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoveringSection:
+    doc_id: str
+    section_id: str
+    heading: str
+    body: str
+
+
+def covering_sections(
+    kb: KB, path: str, query: str, budget: int = DOC_CONTEXT_TOKENS
+) -> list[CoveringSection]:
+    """The (at most three) sections of documents covering `path` that best match the thread."""
+    query_words = content_words(query)
+    ranked: list[tuple[int, CoveringSection]] = []
+    for document in kb.documents:
+        if not any(glob_matches(glob, path) for glob in document.meta.scope):
+            continue
+        for section in document.sections:
+            shared = len(query_words & content_words(f"{section.heading}\n{section.body}"))
+            ranked.append(
+                (shared, CoveringSection(document.doc_id, section.id, section.heading, section.body))
+            )
+    ranked.sort(key=lambda item: (-item[0], item[1].doc_id, item[1].section_id))
+    chosen: list[CoveringSection] = []
+    used = 0
+    for _, candidate in ranked:
+        if len(chosen) == DOC_SECTIONS:
+            break
+        cost = count_tokens(f"{candidate.heading}\n{candidate.body}")
+        if used + cost > budget:
+            continue
+        chosen.append(candidate)
+        used += cost
+    return chosen
+
+
+class DocPatchAnswer(BaseModel):
+    patch: bool = Field(description="False when no shown section should change.")
+    section: str = Field(default="", description="The id of the one section to change.")
+    op: Literal["replace", "append"] = "append"
+    body: str = Field(default="", description="replace: the whole new section body; append: the text to add.")
+    reason: str = ""
+
+
+DOC_PATCH_SYSTEM = """You keep a team's reference documents true. Given a code-review thread that led to a \
+code change and up to three document sections that cover the commented file, propose at most one patch \
+to one section (replace its body or append to it) when the thread shows the section is wrong or \
+incomplete. Use only what the thread says. Answer patch: false otherwise."""
+
+
+def doc_patch_prompt(thread_text: str, sections: Sequence[CoveringSection]) -> str:
+    parts = [thread_text, "", "Sections:"]
+    for section in sections:
+        parts += [f"--- {section.doc_id}#{section.section_id}: {section.heading}", section.body.strip()]
+    return "\n".join(parts)
+
+
+def doc_lesson(
+    answer: DocPatchAnswer | None, review_lesson_base: Lesson, sections: Sequence[CoveringSection]
+) -> Lesson | None:
+    if answer is None or not answer.patch or not answer.body.strip():
+        return None
+    match = next(
+        (s for s in sections if answer.section in (s.section_id, f"{s.doc_id}#{s.section_id}")), None
+    )
+    if match is None:
+        return None
+    patch = DocPatchRequest(
+        doc=match.doc_id, section=match.section_id, op=answer.op, body=answer.body.strip()
+    )
+    return review_lesson_base.with_changes(
+        key=review_lesson_base.key + "-doc",
+        kind="doc",
+        title=f"Update {match.doc_id}#{match.section_id}",
+        rule="",
+        why=answer.reason.strip(),
+        doc_patch=patch,
+    )

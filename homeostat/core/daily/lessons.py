@@ -1,0 +1,86 @@
+"""A lesson the daily run decides, whatever it came from: a pending lesson or a review thread.
+
+Pending lessons (new, update, flag, doc) come from `candidates/<member>`; review lessons are drafted
+from threads on that member's merged PRs. Both become a `Lesson` so scoring, consolidation, the judge
+and the decision have one code path. `key` is the content hash the decision is recorded under, so a
+lesson is decided once and never drafted twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from homeostat.core.pending import DocPatchRequest, PendingLesson
+from homeostat.core.text import content_hash
+
+Origin = Literal["pending", "review"]
+Kind = Literal["new", "update", "flag", "doc"]
+
+
+@dataclass(frozen=True)
+class Lesson:
+    key: str  # content hash; the decision record's hash
+    origin: Origin
+    kind: Kind
+    member: str  # whose daily PR it files under (the PR author for review lessons)
+    originator: str  # who vouches for it: the reviewer for review lessons, else the author
+    source: str  # pr-feedback | pr-feedback-no-change | manual | agent-handoff | deep-dive
+    created: dt.datetime
+    title: str = ""
+    rule: str = ""
+    why: str = ""
+    example: str = ""
+    area: str = ""
+    topic: str = ""
+    suggested_topic: str = ""  # a topic the drafter proposed that is not in the list
+    scope: tuple[str, ...] = ()
+    url: str = ""
+    target: str = ""  # rule id for update and flag
+    reason: str = ""  # flag reason
+    doc_patch: DocPatchRequest | None = None
+    thread: str = ""  # the redacted review thread, for the judge
+    repo: str = ""  # code repo name the lesson came from
+    model_rating: float | None = None
+    extra_urls: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(part for part in (self.title, self.rule, self.why, self.example) if part)
+
+    @property
+    def from_review(self) -> bool:
+        return self.origin == "review"
+
+    def with_changes(self, **changes: object) -> Lesson:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def from_pending(pending: PendingLesson, member: str) -> Lesson:
+    """A lesson from `candidates/<member>`; its key is the pending file's content hash."""
+    return Lesson(
+        key=pending.content_key(),
+        origin="pending",
+        kind=pending.kind,
+        member=member,
+        originator=pending.author,
+        source=pending.source,
+        created=pending.created,
+        title=pending.title,
+        rule=pending.rule,
+        why=pending.why,
+        example=pending.example,
+        area=pending.area,
+        topic=pending.topic,
+        scope=pending.scope,
+        url=pending.url,
+        target=pending.target,
+        reason=pending.reason,
+        doc_patch=pending.doc_patch,
+    )
+
+
+def review_key(thread_url: str) -> str:
+    """A review thread is decided once, whatever the model drafts from it on a rerun."""
+    return content_hash("review-thread", thread_url)

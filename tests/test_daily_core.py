@@ -1,0 +1,216 @@
+"""The daily run's decisions, without hosts: confidence, update-before-add, the judge, KB edits."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from fakes import FakeAsker
+from kbfactory import example_files
+
+from homeostat.core.daily.apply import KbEdit
+from homeostat.core.daily.confidence import is_vague_title, score_confidence
+from homeostat.core.daily.consolidate import Candidate, consolidate, fallback, merge_candidates
+from homeostat.core.daily.decide import Checks, decide
+from homeostat.core.daily.judge import judge
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.kb import load_kb
+from homeostat.core.similarity import distinct_facts, look_alike
+from homeostat.core.validate import validate_files
+
+TODAY = dt.date(2026, 11, 29)
+CREATED = dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC)
+
+
+def lesson(**changes: object) -> Lesson:
+    base = Lesson(
+        key="k1",
+        origin="review",
+        kind="new",
+        member="cy",
+        originator="bo",
+        source="pr-feedback",
+        created=CREATED,
+        title="Round refunds with Money.round_half_even",
+        rule="Round refund amounts with `Money.round_half_even()` in `src/billing/api/refunds.py`.",
+        why="Banker's rounding matches the ledger.",
+        area="billing/api",
+        topic="money",
+        scope=("src/billing/api/**",),
+        url="https://github.com/example/billing/pull/80#discussion_r1",
+        thread="bo: please round half-even here, the ledger does",
+    )
+    return base.with_changes(**changes)
+
+
+@pytest.fixture
+def config():  # type: ignore[no-untyped-def]
+    return load_kb(example_files()).require_config()
+
+
+def test_confidence_terms_follow_the_config(config) -> None:  # type: ignore[no-untyped-def]
+    c = score_confidence(lesson(), config)
+    assert c.as_dict() == {
+        "base:pr-feedback": 50,
+        "role:senior": 14,
+        "owner": 8,
+        "specific": 6,
+        "clearTitle": 4,
+    }
+    assert c.total == 82
+    junior = score_confidence(lesson(originator="dee", title="fix"), config)
+    assert junior.as_dict()["vagueTitle"] == -10 and "owner" not in junior.as_dict()
+    assert score_confidence(lesson(), config, repeated_by=3).as_dict()["repeated"] == 12
+    flagged = score_confidence(lesson(), config, open_flags=1, conflicts=1)
+    assert flagged.total == 82 - 20 - 20
+
+
+@pytest.mark.parametrize(
+    ("title", "vague"), [("Fix", True), ("misc review notes", True), ("Round refunds half-even", False)]
+)
+def test_vague_titles(title: str, vague: bool) -> None:
+    assert is_vague_title(title) is vague
+
+
+def test_decide_bands(config) -> None:  # type: ignore[no-untyped-def]
+    confident = score_confidence(lesson(), config)
+    assert decide(lesson(), confident, Checks(), config).verdict == "merge"
+    assert decide(lesson(), confident, Checks(), config).needs_judge
+    assert decide(lesson(area="billing/db"), confident, Checks(), config).verdict == "review"  # not autoMerge
+    assert (
+        decide(lesson(area="core", scope=("**",)), confident.with_term("x", -5), Checks(), config).verdict
+        == "review"
+    )
+    assert decide(lesson(), confident, Checks(risky=("piped-shell",)), config).verdict == "review"
+    assert decide(lesson(), confident, Checks(contradicts="x"), config).verdict == "review"
+    assert decide(lesson(), confident, Checks(validation_errors=("bad",)), config).verdict == "decline"
+    assert decide(lesson(), confident, Checks(duplicate_of="x"), config).verdict == "duplicate"
+    low = score_confidence(
+        lesson(originator="dee", title="fix", rule="do it", source="agent-handoff"), config
+    )
+    assert low.total < 35 and decide(lesson(), low, Checks(), config).verdict == "decline"
+    assert decide(lesson(kind="flag", target="x"), low, Checks(), config).verdict == "merge"
+    assert decide(lesson(origin="pending", source="manual"), confident, Checks(), config).needs_judge is False
+
+
+def test_merge_candidates_and_fact_guards() -> None:
+    pool = [
+        Candidate(
+            "money-minor",
+            "Keep amounts in integer minor units",
+            "Store amounts as `int` minor units; never `float`.",
+            "",
+            "billing/api",
+            ("src/billing/**",),
+            TODAY,
+        ),
+        Candidate(
+            "other-repo",
+            "Keep amounts in integer minor units",
+            "Store amounts as `int` minor units.",
+            "",
+            "storefront/ui",
+            ("web/**",),
+            TODAY,
+        ),
+        Candidate(
+            "unrelated", "Log with fields", "Use structured logging fields.", "", "core", ("**",), TODAY
+        ),
+    ]
+    new = lesson(
+        title="Amounts stay integer minor units",
+        rule="Pass amounts as `int` minor units everywhere; `float` loses cents.",
+    )
+    assert [c.id for c in merge_candidates(new, pool)] == ["money-minor"]
+    assert distinct_facts("Use API v1 for refunds", "Use API v2 for refunds")
+    assert look_alike("useFoo", "useFooBar") and look_alike("ledger-sync", "ledger-sink")
+    assert not look_alike("withRetry", "withRetries")
+
+
+def test_consolidator_answers_are_checked_before_use() -> None:
+    candidates = [
+        Candidate(
+            "money-minor",
+            "Keep amounts in minor units",
+            "Store amounts as int minor units.",
+            "Rounding.",
+            "billing/api",
+            (),
+            TODAY,
+        )
+    ]
+    asker = FakeAsker(
+        {
+            "reason": "refines",
+            "action": "update",
+            "target": "money-minor",
+            "title": "Keep amounts in integer minor units",
+            "rule": "Store and pass amounts as int minor units.",
+            "why": "Rounding.",
+        },
+        {
+            "reason": "?",
+            "action": "update",
+            "target": "not-a-candidate",
+            "title": "t",
+            "rule": "r",
+            "why": "w",
+        },
+        {"reason": "same", "action": "create", "rule": "Store amounts as int minor units."},
+    )
+    first = consolidate(asker, lesson(), candidates)
+    assert first is not None and (first.action, first.target) == ("update", "money-minor")
+    assert consolidate(asker, lesson(), candidates) is None  # unknown id: no answer
+    third = consolidate(asker, lesson(), candidates)
+    assert third is not None and (third.action, third.target) == ("duplicate", "money-minor")
+    assert "New lesson" in asker.history[0].user and "money-minor" in asker.history[0].user
+    dup = fallback(
+        lesson(title="Keep amounts in minor units", rule="Store amounts as int minor units."), candidates
+    )
+    assert dup.action == "duplicate"
+
+
+def test_judge_majority_and_failing_closed() -> None:
+    bad = {
+        "ok": False,
+        "problems": [{"trap": "invented-detail", "evidence": "round_half_even is not in the thread"}],
+    }
+    good = {"ok": True, "problems": []}
+    contra = {"ok": False, "problems": [{"trap": "contradicts-thread", "evidence": "thread says round down"}]}
+    assert judge(FakeAsker(good), lesson()).outcome == "pass"
+    kept = judge(FakeAsker(bad, bad, good), lesson())
+    assert (kept.outcome, kept.calls) == ("fail", 3) and "invented-detail" in kept.evidence
+    assert judge(FakeAsker(bad, good, good), lesson()).outcome == "pass"
+    assert judge(FakeAsker(contra, contra, bad), lesson()).outcome == "contradicts"
+    assert judge(FakeAsker(None), lesson()).outcome == "unavailable"
+    asker = FakeAsker(good)
+    judge(asker, lesson())
+    assert "src/billing/api/**" not in asker.history[0].user  # the rule's paths are never shown
+
+
+def test_kb_edits_validate_and_touch_only_their_files() -> None:
+    files = example_files()
+    edit = KbEdit.of(load_kb(files), TODAY)
+    new_id = edit.add_new(lesson(), approved_by=("bo",))
+    edit.reconfirm("log-with-fields", "https://github.com/example/billing/pull/81#discussion_r2")
+    edit.flag("use-theme-spacing", "dee", "tokens were renamed")
+    changed = edit.diff(files)
+    assert sorted(changed) == [
+        "knowledge/billing/api/money.md",
+        "knowledge/core/log-with-fields.md",
+        "knowledge/storefront/ui/use-theme-spacing.md",
+    ]
+    result = validate_files({**files, **changed}, TODAY)
+    assert result.errors == ()
+    kb = load_kb({**files, **changed})
+    added = kb.rule(new_id)
+    assert added is not None and added.meta.topic == "money" and added.meta.last_confirmed == TODAY
+    assert kb.rule("use-theme-spacing").meta.status == "disputed"  # type: ignore[union-attr]
+    assert kb.rule("log-with-fields").meta.also_from == (
+        "https://github.com/example/billing/pull/81#discussion_r2",
+    )  # type: ignore[union-attr]
+    # the other section of money.md is byte-identical
+    assert (
+        files["knowledge/billing/api/money.md"].split("---\n", 2)[2]
+        in changed["knowledge/billing/api/money.md"]
+    )
