@@ -20,7 +20,7 @@ from homeostat.core.scanners.context import CONTEXT_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.structure import cards, jwts, private_keys
 from homeostat.core.scanners.tokens import find_tokens
-from homeostat.core.scanners.values import looks_fake
+from homeostat.core.scanners.values import looks_fake, lower_same_length
 
 __all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets"]
 
@@ -132,7 +132,7 @@ def find_secrets(text: str) -> list[SecretHit]:
     found.extend(cards(text))
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
-    lowered = text.lower()
+    lowered = lower_same_length(text)
     _keyword_lines(text, lowered, lines)
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):

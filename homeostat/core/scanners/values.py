@@ -79,6 +79,16 @@ _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?]+")
 
 
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def lower_same_length(text: str) -> str:
+    """`text.lower()`, unless that changes the length (`İ` lowers to two characters): then ASCII only,
+    so offsets into the lowered text stay offsets into `text`."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
 def is_reference(value: str) -> bool:
     """A value that names where the secret lives (env, template, vault path) rather than holding it."""
     v = value.strip()

@@ -1,0 +1,266 @@
+"""Risky-content linter: a rule is a prompt to every developer's agent, so content that could poison
+it is an error until a person marks it reviewed (`riskReviewedBy`, which the validator handles).
+
+Families: piped shell, unlisted domains, credential handling, disabling security checks, injection
+phrasing, destructive commands, hidden characters and instructions hidden in HTML comments.
+Homeostat's own `<!-- homeostat … -->` comments are skipped. Inline and fenced code are scanned like
+prose. Phrase families are negation-aware per clause: "Never pass `verify=False`" warns *against*
+the risk and passes, "Pass `verify=False` to the client" does not.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from homeostat.core.scanners.domains import host_refs, is_allowed
+from homeostat.core.scanners.hidden import (
+    blank_homeostat_comments,
+    describe,
+    escape_invisible,
+    hidden_characters,
+    instruction_comments,
+    tag_payload,
+)
+from homeostat.core.scanners.risk_rules import (
+    CLAUSE_LEAD,
+    NEGATION_AFTER,
+    NEGATION_BEFORE,
+    PHRASE_RULES,
+    SECRET_STORE,
+    Pattern,
+    PhraseRule,
+    gate_of,
+    words_of,
+)
+from homeostat.core.scanners.values import lower_same_length
+
+__all__ = ["RiskHit", "find_risks"]
+
+_EXCERPT_LIMIT = 80
+_CLAUSE_LOOKBACK = 300
+_CLAUSE_BOUNDARY = re.compile(r"[.!?](?=\s)|[,;]|\n[ \t]*\n|\n[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|>|\|)")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class RiskHit:
+    """One finding: what it is, where, the text at fault (printable) and what a reviewer should do."""
+
+    kind: str
+    line: int
+    excerpt: str
+    message: str
+
+
+def _excerpt(text: str) -> str:
+    """One printable line of at most 80 characters, invisible characters spelled as escapes."""
+    flat = escape_invisible(" ".join(text.split()))
+    return flat if len(flat) <= _EXCERPT_LIMIT else flat[: _EXCERPT_LIMIT - 1] + "…"
+
+
+class _Text:
+    """The scanned text with the lookups the families share, each computed once and only if needed."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._occurrences: dict[str, list[int]] = {}
+
+    @cached_property
+    def lowered(self) -> str:
+        return lower_same_length(self.text)
+
+    @cached_property
+    def fences(self) -> list[tuple[int, int]]:
+        """Offsets of fenced code blocks (an unclosed fence runs to the end)."""
+        marks = [m.start() for m in _FENCE.finditer(self.text)]
+        blocks = []
+        for i in range(0, len(marks), 2):
+            end = marks[i + 1] if i + 1 < len(marks) else len(self.text)
+            blocks.append((marks[i], end))
+        return blocks
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        return [0, *(m.end() for m in re.finditer("\n", self.text))]
+
+    def line_of(self, pos: int) -> int:
+        return bisect_right(self._line_starts, pos)
+
+    def occurrences(self, word: str) -> list[int]:
+        """Offsets of `word` (lowercase) in the text."""
+        found = self._occurrences.get(word)
+        if found is None:
+            found = []
+            pos = self.lowered.find(word)
+            while pos >= 0:
+                found.append(pos)
+                pos = self.lowered.find(word, pos + 1)
+            self._occurrences[word] = found
+        return found
+
+    def lines_with(self, words: tuple[str, ...]) -> list[tuple[int, int]]:
+        """Spans of the lines holding any of `words` (lowercase), in order."""
+        spans: dict[int, int] = {}
+        for word in words:
+            for pos in self.occurrences(word):
+                start, end = self.line_span(pos)
+                spans[start] = end
+        return sorted(spans.items())
+
+    def line_span(self, pos: int) -> tuple[int, int]:
+        start = self.text.rfind("\n", 0, pos) + 1
+        end = self.text.find("\n", pos)
+        return start, len(self.text) if end < 0 else end
+
+    def in_code_block(self, pos: int) -> bool:
+        return any(start <= pos < end for start, end in self.fences)
+
+    def clause_before(self, pos: int) -> str:
+        """Text from the start of the clause holding `pos` up to it; code blocks are read line by line."""
+        if self.in_code_block(pos):
+            return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]
+        window = self.text[max(0, pos - _CLAUSE_LOOKBACK) : pos]
+        # A comma inside `code, like this` is no boundary: mask closed code spans before looking.
+        masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), window)
+        if masked.count("`") % 2:  # `pos` itself sits inside a code span that opened here
+            opened = masked.rfind("`")
+            masked = masked[:opened] + "x" * (len(masked) - opened)
+        start = 0
+        for m in _CLAUSE_BOUNDARY.finditer(masked):
+            start = m.end()
+        return window[start:]
+
+    def clause_after(self, pos: int) -> str:
+        end = self.line_span(pos)[1]
+        rest = self.text[pos:end]
+        cut = re.search(r"[.!?](?=\s|$)|[,;]", rest)
+        return rest[: cut.start()] if cut else rest
+
+
+def _negated(doc: _Text, start: int, end: int) -> bool:
+    return bool(
+        NEGATION_BEFORE.search(doc.clause_before(start)) or NEGATION_AFTER.match(doc.clause_after(end))
+    )
+
+
+def _opens_clause(doc: _Text, start: int, verb: str) -> bool:
+    """The verb starts its clause (after "you should", "then"…) and is no SHOUTED HTTP method or constant."""
+    return not verb.isupper() and CLAUSE_LEAD.match(doc.clause_before(start)) is not None
+
+
+# Trigger gates that are symbols only (`<(`, `$(`): looked for as substrings, not as words.
+_SYMBOL_GATES = tuple(
+    sorted({g for rule in PHRASE_RULES for p in rule.patterns for g in p.gates if not g[0].isalnum()})
+)
+def _index_by_gate() -> dict[str, list[tuple[int, PhraseRule, Pattern]]]:
+    """Gate word → the patterns it opens, in rule order, so a text only visits the patterns it can match."""
+    index: dict[str, list[tuple[int, PhraseRule, Pattern]]] = {}
+    entries = ((rule, pattern) for rule in PHRASE_RULES for pattern in rule.patterns)
+    for order, (rule, pattern) in enumerate(entries):
+        for gate in pattern.gates:
+            index.setdefault(gate, []).append((order, rule, pattern))
+    return index
+
+
+_BY_GATE = _index_by_gate()
+_GATE_WORDS = frozenset(_BY_GATE)
+
+
+def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[re.Match[str]]:
+    """Anchored patterns are tried only where a trigger starts; the others over each trigger's line."""
+    if pattern.anchored:
+        for pos in sorted({p for w in words for p in doc.occurrences(w)}):
+            m = pattern.regex.match(doc.text, pos, doc.line_span(pos)[1])
+            if m:
+                yield m
+        return
+    for start, end in doc.lines_with(words):
+        yield from pattern.regex.finditer(doc.text, start, end)
+
+
+def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
+    present = words_of(doc.lowered) & _GATE_WORDS
+    present.update(g for g in _SYMBOL_GATES if g in doc.lowered)
+    if not present:
+        return
+    opened = {entry[0]: entry for gate in present for entry in _BY_GATE[gate]}
+    for _, rule, pattern in (opened[k] for k in sorted(opened)):
+        words = tuple(w for w in pattern.triggers if gate_of(w) in present)
+        for m in _matches(doc, pattern, words):
+            s, e = m.start(), m.end()
+            if pattern.opens_clause and not _opens_clause(doc, s, m.group(0).split()[0]):
+                continue
+            if rule.negatable and _negated(doc, s, e):
+                continue
+            if rule.kind == "credential-handling" and SECRET_STORE.search(doc.text, s, doc.line_span(s)[1]):
+                continue
+            yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:
+    for hidden in hidden_characters(text):
+        payload = tag_payload(hidden.chars)
+        spelled = f' spelling "{_excerpt(payload)}"' if payload else ""
+        before = text[max(0, hidden.start - 20) : hidden.start]
+        after = text[hidden.end : hidden.end + 20]
+        shown = escape_invisible(hidden.chars)
+        if len(shown) > 40:
+            shown = shown[:39] + "…"
+        yield RiskHit(
+            "hidden-text",
+            doc.line_of(hidden.start),
+            _excerpt(before.rsplit("\n", 1)[-1]) + shown + _excerpt(after.split("\n", 1)[0]),
+            f"invisible characters ({describe(hidden.chars)}){spelled} can hide text from reviewers; delete them",
+        )
+
+
+def _hidden_comment_hits(doc: _Text) -> Iterator[RiskHit]:
+    for m in instruction_comments(doc.text):
+        yield RiskHit(
+            "hidden-comment",
+            doc.line_of(m.start()),
+            _excerpt(m.group(0)),
+            "an HTML comment is invisible on the rendered page but agents read it, and this one gives "
+            "instructions; move the text into the visible rule or delete it",
+        )
+
+
+def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit]:
+    verdicts: dict[str, bool] = {}
+    for ref in host_refs(doc.text):
+        if ref.host not in verdicts:
+            verdicts[ref.host] = is_allowed(ref.host, allowed_domains)
+        if not verdicts[ref.host]:
+            yield RiskHit(
+                "unlisted-domain",
+                doc.line_of(ref.start),
+                _excerpt(ref.host),
+                f"names {ref.host}, which is not in security.allowedDomains; add the domain there if the team "
+                "trusts it, or remove the reference",
+            )
+
+
+def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
+    """Risky content in `text`, one hit per kind and line (per host for domains), in line order."""
+    if not text:
+        return []
+    visible = _Text(blank_homeostat_comments(text))
+    found = [
+        *_hidden_text_hits(text, visible),
+        *_hidden_comment_hits(visible),
+        *_phrase_hits(visible),
+        *_domain_hits(visible, allowed_domains),
+    ]
+    seen: set[tuple[str, int, str]] = set()
+    unique: list[RiskHit] = []
+    for hit in found:
+        key = (hit.kind, hit.line, hit.excerpt if hit.kind == "unlisted-domain" else "")
+        if key not in seen:
+            seen.add(key)
+            unique.append(hit)
+    return sorted(unique, key=lambda h: h.line)

@@ -1,0 +1,156 @@
+"""Text a person reviewing a rule does not see but an agent reads: invisible characters and HTML
+comments.
+
+Invisible characters that scripts need are left alone: the zero-width joiner inside emoji sequences
+and Indic or Arabic words, the zero-width non-joiner in Persian, the zero-width space between Thai or
+Khmer words, and tag characters spelling a subdivision flag (🏴 + tags + cancel tag).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+ZWSP, ZWNJ, ZWJ, WORD_JOINER, BOM = "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"
+_HIDDEN = re.compile("[\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]+")
+_TAG_BASE, _TAG_CANCEL, _BLACK_FLAG = 0xE0000, 0xE007F, "\U0001f3f4"
+_FLAG_TAG = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
+
+# Scripts whose orthography uses the joiners, and scripts written without spaces between words.
+_JOINING_RANGES = (
+    (0x0590, 0x08FF),  # Hebrew, Arabic, Syriac, Thaana, NKo…
+    (0x0900, 0x0DFF),  # Devanagari … Sinhala
+    (0x0F00, 0x0FFF),  # Tibetan
+    (0x1800, 0x18AF),  # Mongolian
+    (0xFB1D, 0xFDFF),  # Hebrew and Arabic presentation forms
+    (0xFE70, 0xFEFE),
+)
+_SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x0F00, 0x0FFF))
+_EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0xFE0F, 0xFE0F), (0x2190, 0x21FF))
+
+
+def _in(ch: str, ranges: tuple[tuple[int, int], ...]) -> bool:
+    code = ord(ch)
+    return any(lo <= code <= hi for lo, hi in ranges)
+
+
+@dataclass(frozen=True)
+class Hidden:
+    start: int
+    end: int
+    chars: str
+
+
+def _legitimate(text: str, start: int, end: int) -> bool:
+    run = text[start:end]
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    if run == BOM and start == 0:
+        return True
+    if before == _BLACK_FLAG and _FLAG_TAG.fullmatch(run):
+        return True
+    if len(run) != 1 or not before or not after:
+        return False
+    if run == ZWJ and _in(before, _EMOJI_RANGES) and _in(after, _EMOJI_RANGES):
+        return True
+    if run in (ZWJ, ZWNJ) and _in(before, _JOINING_RANGES) and _in(after, _JOINING_RANGES):
+        return True
+    return run == ZWSP and _in(before, _SPACELESS_RANGES) and _in(after, _SPACELESS_RANGES)
+
+
+def hidden_characters(text: str) -> Iterator[Hidden]:
+    """Runs of zero-width, bidi-control and tag characters that no script needs where they stand."""
+    if text.isascii():
+        return
+    for m in _HIDDEN.finditer(text):
+        if not _legitimate(text, m.start(), m.end()):
+            yield Hidden(m.start(), m.end(), m.group(0))
+
+
+def tag_payload(chars: str) -> str:
+    """The ASCII that Unicode tag characters spell (the "ASCII smuggling" trick), if any."""
+    spelled = "".join(chr(ord(c) - _TAG_BASE) for c in chars if _TAG_BASE < ord(c) < _TAG_CANCEL)
+    return "".join(c for c in spelled if c.isprintable())
+
+
+def describe(chars: str) -> str:
+    """`U+200B ZERO WIDTH SPACE`-style summary of the distinct characters in a run."""
+    names = {
+        ZWSP: "zero-width space",
+        ZWNJ: "zero-width non-joiner",
+        ZWJ: "zero-width joiner",
+        WORD_JOINER: "word joiner",
+        BOM: "byte-order mark",
+    }
+    seen: list[str] = []
+    for c in chars:
+        code = ord(c)
+        if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
+            label = f"U+{code:04X} bidi control"
+        elif code >= _TAG_BASE:
+            label = "Unicode tag characters"
+        else:
+            label = f"U+{code:04X} {names.get(c, 'invisible character')}"
+        if label not in seen:
+            seen.append(label)
+    return ", ".join(seen)
+
+
+def escape_invisible(text: str) -> str:
+    """Printable form for an excerpt: hidden and control characters as `\\uXXXX`."""
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for c in text:
+        code = ord(c)
+        if c.isprintable() and not _HIDDEN.match(c):
+            out.append(c)
+        elif code > 0xFFFF:
+            out.append(f"\\U{code:08x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)
+
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_HOMEOSTAT_COMMENT = re.compile(r"<!--\s*homeostat\b.*?-->", re.DOTALL)
+# Tool directives that live in comments by design.
+_DIRECTIVE = re.compile(
+    r"\s*(?:markdownlint|prettier|eslint|textlint|vale|cspell|spell-?checker|codespell|toc|tocstop|"
+    r"end\s*toc|region|endregion|more|begin|end|start|stop|include|snippet|lint|nolint|"
+    r"mdformat|remark|docs?-)",
+    re.IGNORECASE,
+)
+_ADDRESSES_AGENT = re.compile(
+    r"\b(?:you|your|yourself|agent|agents|assistant|llm|claude|copilot|gpt|chatgpt)\b",
+    re.IGNORECASE,
+)
+_IMPERATIVE_START = re.compile(
+    r"\s*(?:always|never|ignore|disregard|forget|run|execute|install|download|send|upload|delete|remove|"
+    r"print|reveal|use|add|set|call|do|don't|make|write|read|open|fetch|post|push|commit|copy|paste|"
+    r"include|insert|replace|skip|disable|enable|turn|tell|say|respond|reply|answer|output|return)\b",
+    re.IGNORECASE,
+)
+_TODO = re.compile(r"\s*(?:todo|fixme|xxx|note|hack)\b", re.IGNORECASE)
+
+
+def blank_homeostat_comments(text: str) -> str:
+    """Homeostat's own `<!-- homeostat … -->` comments blanked to spaces, newlines and offsets kept."""
+    if "<!--" not in text:
+        return text
+    return _HOMEOSTAT_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def instruction_comments(text: str) -> Iterator[re.Match[str]]:
+    """HTML comments that address an agent or open with an order; tool directives and notes are fine."""
+    if "<!--" not in text:
+        return
+    for m in _COMMENT.finditer(text):
+        body = m.group(1)
+        if not body.strip():
+            continue
+        if _DIRECTIVE.match(body) and len(body) <= 80 and not _ADDRESSES_AGENT.search(body):
+            continue
+        if _ADDRESSES_AGENT.search(body) or (not _TODO.match(body) and _IMPERATIVE_START.match(body)):
+            yield m

@@ -1,0 +1,345 @@
+"""The phrase families of the risky-content linter: what each looks for, and what a reviewer is told.
+
+Each pattern names lowercase trigger words; only lines holding one are searched with it, so a large KB
+is read once per trigger word with `str.find` rather than once per pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_I = re.IGNORECASE
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A regex, the lowercase words a line must hold for it to be tried, and whether the match must
+    open its clause (so "the share password" is not read as "share the password")."""
+
+    triggers: tuple[str, ...]
+    regex: re.Pattern[str]
+    opens_clause: bool = False
+    anchored: bool = True  # the regex starts where a trigger does, so it is only tried there
+
+    @property
+    def gates(self) -> frozenset[str]:
+        return frozenset(gate_of(t) for t in self.triggers)
+
+
+@dataclass(frozen=True)
+class PhraseRule:
+    kind: str
+    patterns: tuple[Pattern, ...]
+    message: str
+    negatable: bool = True
+
+
+_GATE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=512)
+def gate_of(trigger: str) -> str:
+    """The word a text must contain for `trigger` to occur in it: its longest `[a-z0-9]+` run, or the
+    trigger itself when it is all symbols (`<(`). Lets a text be checked with one word split."""
+    tokens = _GATE_TOKEN.findall(trigger)
+    return max(tokens, key=len) if tokens else trigger
+
+
+_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~‘’“”—–…•·«»"
+_TO_SPACES = str.maketrans(dict.fromkeys(_PUNCTUATION, " "))
+
+
+def words_of(lowered: str) -> set[str]:
+    """The `[a-z0-9]+` words of a lowercased text (a translate and split: twice as fast as a regex)."""
+    return set(lowered.translate(_TO_SPACES).split())
+
+
+def _p(triggers: str, regex: str, *, opens_clause: bool = False, anchored: bool = True) -> Pattern:
+    """`triggers` is space-separated lowercase words; `~` stands for a space inside one (`do~not`)."""
+    words = tuple(w.replace("~", " ") for w in triggers.split())
+    return Pattern(words, re.compile(regex, _I), opens_clause, anchored)
+
+
+_INTERPRETER = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|pwsh|powershell|php)\b"
+_SECRET_NOUN = (
+    r"(?:(?<![-_/.])\b(?:(?:api|access|secret|private|ssh|signing|deploy|client)[ _-]?keys?|tokens?|passwords?|"
+    r"passphrases?|secrets?|credentials?|creds|env\s+files?|session\s+cookies?|cookies|"
+    r"auth(?:orization)?\s+headers?)|`?\.env\b(?!\.))"
+    # "password reset", "token count", "key rotation" name something else
+    r"(?!\s*(?:reset|resets|polic(?:y|ies)|rotation|expiry|expiration|length|limits?|counts?|bucket|usage|budget|"
+    r"manager|field|prompt|hash|strength|requirements?|change|validation|complexity|format|type|name|ids?|"
+    r"scann(?:er|ing)|store|vault)\b)"
+)
+_EXPOSING_VERBS = (
+    "print echo log dump display show reveal output expose leak paste send post share upload forward commit "
+    "push hardcode hard-code embed check"
+)
+_EXPOSING_VERB = (
+    r"(?<![-_/.\w])(?:print|echo|log|dump|display|show|reveal|output|expose|leak|paste|send|post|share|upload|"
+    r"forward|commit|push|hard-?code|embed|check\s+in)\b(?=[ \t]+[^\s=(:])"
+)
+_PLACING_VERBS = (
+    "put place store add include write insert append pass set keep save embed hardcode hard-code inline"
+)
+_BAD_PLACE = (
+    r"(?:source(?:\s+code)?|code|codebase|repo(?:sitory)?|url|query\s*(?:string|param(?:eter)?s?)|commit|readme|"
+    r"docs?|documentation|logs?|chat|slack|issue|pull\s+request|pr|comment|config(?:uration)?\s+file|dockerfile|"
+    r"image|frontend|client|browser|local\s*storage|git|stdout|console|output|prompt)"
+)
+# Saying where a secret goes is fine when that place is a secret store.
+SECRET_STORE = re.compile(
+    r"\b(?:vault|secrets?\s+manager|key\s*vault|keychain|1password|ci\s+secrets?|github\s+secrets|"
+    r"repository\s+secrets|actions\s+secrets|kms|parameter\s+store|sealed-?secrets|sops|credential\s+manager|"
+    r"secret\s+store|password\s+manager|environment\s+secrets?)\b",
+    _I,
+)
+_FETCHERS = r"(?:iwr|irm|invoke-webrequest|invoke-restmethod)"
+
+PIPED_SHELL = PhraseRule(
+    "piped-shell",
+    (
+        _p("curl wget fetch", r"\b(?:curl|wget|fetch)\b[^\n|;]*\|\s*" + _INTERPRETER),
+        _p(
+            "iwr irm invoke-webrequest invoke-restmethod",
+            r"\b" + _FETCHERS + r"\b[^\n|;]*\|\s*(?:iex|invoke-expression)\b",
+        ),
+        _p(
+            "iex invoke-expression",
+            r"\b(?:iex|invoke-expression)\b\s*\(?\s*(?:\(?\s*new-object\s+(?:system\.)?net\.webclient\)?"
+            r"\.downloadstring|\(?\s*" + _FETCHERS + r"\b)",
+        ),
+        _p("<(", r"(?:\b(?:ba|z|k|da)?sh|\bsource|(?<![\w.])\.)\s+<\(\s*(?:curl|wget)\b", anchored=False),
+        _p(
+            "$(",
+            r"\b(?:(?:ba|z|k|da)?sh|python[0-9.]*|eval)\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b",
+            anchored=False,
+        ),
+        _p("pipe", r"\bpipe\b[^.\n]{0,40}\b(?:curl|wget)\b[^.\n]{0,40}\b(?:in)?to\s+`?(?:ba|z)?sh\b"),
+    ),
+    "runs a downloaded script straight in a shell; download it, check it (pinned version or checksum), then run it",
+)
+
+CREDENTIAL_HANDLING = PhraseRule(
+    "credential-handling",
+    (
+        _p(_EXPOSING_VERBS, _EXPOSING_VERB + r"[^.\n]{0,40}?" + _SECRET_NOUN, opens_clause=True),
+        _p(
+            _PLACING_VERBS,
+            r"(?<![-_/.\w])(?:put|place|store|add|include|write|insert|append|pass|set|keep|save|embed|hard-?code|"
+            r"inline)\b(?=[ \t]+[^\s=(:])[^.\n]{0,40}?"
+            + _SECRET_NOUN
+            + r"[^.\n]{0,40}?\b(?:in|into|to|inside|within)\s+"
+            r"(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+){0,2}" + _BAD_PLACE + r"\b",
+            opens_clause=True,
+        ),
+        _p(
+            "echo print puts console. logger. logging. log. println fmt.print",
+            r"\b(?:echo|print|printf|puts|console\.(?:log|error|info|warn)|logger\.\w+|logging\.\w+|log\.\w+|"
+            r"println|fmt\.print\w*)\b\s*\(?[^)\n]{0,40}?(?:\$\{?|os\.environ|process\.env\.|getenv\(|env\[)\s*"
+            r"[\[(\"']?\w*(?:token|secret|password|passwd|api_?key|private_?key|credentials?)",
+        ),
+        _p(
+            "cat",
+            r"\bcat\s+[^\n|;]*(?:\.env(?![\w.])|id_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|\.pem\b|credentials\b|"
+            r"\.npmrc\b|\.pypirc\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json|kubeconfig\b|\.kube/config\b)",
+        ),
+        _p(
+            "ask",
+            r"\bask\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|send|share|enter|provide|type))\s+"
+            r"(?:their\s+|his\s+|her\s+|the\s+|a\s+|an\s+|your\s+)?" + _SECRET_NOUN,
+        ),
+    ),
+    "asks to print, share or commit a credential, or to put one in code or a URL; keep secrets in the secret "
+    "store and out of code, logs and chat",
+)
+
+DISABLE_SECURITY = PhraseRule(
+    "disable-security",
+    (
+        _p("verify", r"\bverify(?:_ssl|_certs?)?\s*=\s*False\b"),
+        _p("ssl_verify sslverify", r"\bssl_?verify\s*[:=]\s*(?:false|0|no)\b"),
+        _p("--insecure", r"(?<![\w-])--insecure\b"),
+        _p("curl", r"\bcurl\b[^\n|;]*\s-k\b"),
+        _p("node_tls_reject_unauthorized", r"\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*[\"']?0"),
+        _p("rejectunauthorized", r"\brejectUnauthorized\s*:\s*false\b"),
+        _p("insecureskipverify", r"\bInsecureSkipVerify\s*:\s*true\b"),
+        _p(
+            "--no-verify --no-check-certificate --insecure-skip-tls-verify --skip-tls-verify --disable-web-security "
+            "--no-sandbox --allow-unauthenticated --disable-content-trust --privileged",
+            r"(?<![\w-])--(?:no-verify|no-check-certificate|insecure-skip-tls-verify|skip-tls-verify|"
+            r"disable-web-security|no-sandbox|allow-unauthenticated|disable-content-trust|privileged)\b",
+        ),
+        _p("--tls-verify", r"--tls-verify\s*=\s*false\b"),
+        _p("strict-ssl strict_ssl", r"\bstrict[-_]ssl\s*(?:[:=]\s*|\s+)false\b"),
+        _p("git_ssl_no_verify", r"\bGIT_SSL_NO_VERIFY\s*=\s*(?:1|true)\b"),
+        _p("http.sslverify", r"\bhttp\.sslVerify\s+false\b"),
+        _p("pythonhttpsverify", r"\bPYTHONHTTPSVERIFY\s*=\s*0\b"),
+        _p("--trusted-host", r"(?<![\w-])--trusted-host\b"),
+        _p(
+            "csrf",
+            r"\bcsrf_exempt\b|\b(?:WTF_)?CSRF_ENABLED\s*=\s*False\b|\bcsrf\s*[:=]\s*false\b|\.csrf\(\)\s*\.disable\(\)",
+            anchored=False,
+        ),
+        _p("chmod", r"\bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx)\b"),
+        _p("setenforce", r"\bsetenforce\s+0\b"),
+        _p("allowanonymous permitall", r"\bAllowAnonymous\b|\bpermitAll\(\)"),
+        _p("nosec nosemgrep noqa", r"#\s*nosec\b|#\s*nosemgrep\b|\bnoqa\s*:\s*S\d{3}\b", anchored=False),
+        _p("eslint-disable", r"\beslint-disable(?:-next-line|-line)?\b[^\n]*\bsecurity\b"),
+        _p("set-executionpolicy", r"\bSet-ExecutionPolicy\s+(?:Bypass|Unrestricted)\b"),
+        _p("ufw iptables", r"\bufw\s+disable\b|\biptables\s+-F\b"),
+        _p("docker_content_trust", r"\bDOCKER_CONTENT_TRUST\s*=\s*0\b"),
+        _p(
+            "allow_origins allow-origin",
+            r"\ballow_origins\s*=\s*\[\s*[\"']\*[\"']\s*\]|\bAccess-Control-Allow-Origin\s*:\s*\*",
+        ),
+        _p(
+            "disable disabling turn turning switch switching bypass bypassing skip skipping",
+            r"\b(?:disable|disabling|turn(?:ing)?\s+off|switch(?:ing)?\s+off|bypass(?:ing)?|skip(?:ping)?)\s+"
+            r"(?:the\s+|all\s+|any\s+)?(?:ssl|tls|https|certificate|cert|hostname|signature|csrf|xsrf|auth|"
+            r"authentication|authorization|2fa|mfa|sso|firewall|sandbox|secret\s+scanning|code\s+scanning|"
+            r"branch\s+protection|pre-commit\s+hooks?|git\s+hooks?|commit\s+hooks?|security|"
+            r"(?:certificate|ssl|tls)\s+(?:verification|validation|checks?))\b(?!\s+(?:tests?|docs?|page|team)\b)",
+        ),
+        _p(
+            "disable turn switch remove ignore",
+            r"\b(?:disable|turn\s+off|switch\s+off|remove|ignore)\s+(?:the\s+)?(?:\w+\s+){0,2}(?:linter'?s?|lint)\s+"
+            r"security\s+(?:rules?|checks?|warnings?)",
+        ),
+    ),
+    "switches off a security check (TLS verification, CSRF, auth, hooks, permissions); keep it on, or state "
+    "the narrow exception",
+)
+
+INJECTION = PhraseRule(
+    "injection",
+    (
+        _p(
+            "ignore disregard forget override bypass",
+            r"\b(?:ignore|disregard|forget|override|bypass)\s+(?:(?:all|any|the|your|my|every|of)\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|former|original|system|other|existing|safety)?\s*"
+            r"(?:instructions?|prompts?|guidelines|directions|directives|guardrails)\b",
+        ),
+        _p(
+            "ignore disregard forget override",
+            r"\b(?:ignore|disregard|forget|override)\s+(?:(?:all|any|the|your|every)\s+)*"
+            r"(?:previous|prior|above|earlier|preceding|system|safety)\s+(?:rules|context|constraints|policies)\b",
+        ),
+        _p(
+            "disregard",
+            r"\bdisregard\b[^.\n]{0,30}\b(?:system|developer)\s+(?:prompt|message|instructions?)\b",
+        ),
+        _p("you from", r"\byou\s+are\s+now\b|\bfrom\s+now\s+on,?\s+you\b"),
+        _p(
+            "act behave",
+            r"\b(?:act|behave)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|jailbroken|"
+            r"unfiltered|dan\b|evil|root\b|admin(?:istrator)?\b|developer\s+mode)",
+        ),
+        _p("pretend jailbreak", r"\bpretend\s+(?:to\s+be|you\s+are)\b|\bjailbreak"),
+        _p(
+            "do~not don't dont never",
+            r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|show|mention\s+(?:this\s+|it\s+)?to|"
+            r"report\s+(?:this\s+|it\s+)?to)\s+(?:the\s+)?users?\b",
+        ),
+        _p(
+            "without",
+            r"\bwithout\s+(?:asking|telling|informing|notifying|consulting|alerting|confirming\s+with)\s+(?:the\s+)?"
+            r"users?\b|\bwithout\s+the\s+users?'?s?\s+(?:knowledge|consent|approval|permission)\b",
+        ),
+        _p(
+            "keep hide conceal",
+            r"\bkeep\s+(?:this|it|these\s+instructions)\s+(?:secret|hidden)\s+from\s+the\s+users?\b|"
+            r"\b(?:hide|conceal)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+from\s+the\s+users?\b",
+        ),
+        _p(
+            "system new important",
+            r"\b(?:system\s+prompt|system\s+message|new\s+instructions|important\s+instructions?)\s*:",
+        ),
+        _p(
+            "<|im_start|> <|system|> [inst] [/inst] <<sys>>",
+            r"<\|im_start\|>|<\|system\|>|\[/?INST\]|<<SYS>>",
+        ),
+        _p(
+            "this",
+            r"\bthis\s+(?:rule|instruction)\s+(?:overrides?|supersedes?|takes\s+precedence\s+over)\b",
+        ),
+        _p("higher top", r"\b(?:higher|top)\s+priority\s+than\s+(?:the\s+)?(?:user|system|any)\b"),
+        _p("reveal", r"\breveal\s+(?:your|the)\s+(?:system\s+prompt|instructions|hidden\s+instructions)\b"),
+    ),
+    "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
+    "asking); a rule must never steer the agent against its user",
+)
+
+DESTRUCTIVE = PhraseRule(
+    "destructive-command",
+    (
+        _p(
+            "rm ",
+            r"\brm\s+(?:-[a-zA-Z]*\s+|--[a-z-]+\s+)*?(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\s+"
+            r"(?:-[a-zA-Z]+\s+|--[a-z-]+\s+)*[\"']?(?:/\*?|~/?\*?|\$HOME/?\*?|\$\{HOME\}/?\*?|\*|\.\.?/?|"
+            r"\$\{?\w+\}?/\*?)[\"']?(?=[\s;&|`)]|$)",
+        ),
+        _p(
+            "git",
+            r"\bgit\s+push\b[^\n;&|`]*?(?:\s--force(?:-with-lease)?\b|\s-f\b)[^\n;&|`]*?\b(?:main|master)\b|"
+            r"\bgit\s+push\b[^\n;&|`]*?\b(?:main|master)\b[^\n;&|`]*?\s(?:--force(?:-with-lease)?|-f)\b|"
+            r"\bgit\s+push\b[^\n;&|`]*?\s\+(?:main|master|HEAD:main|HEAD:master)\b|"
+            r"\bgit\s+push\s+\S+\s+(?:--delete\s+|:)(?:main|master)\b",
+        ),
+        _p("git", r"\bgit\s+reset\s+--hard\s+(?:origin|upstream)\b"),
+        _p("git", r"\bgit\s+clean\s+-(?=[a-zA-Z]*f)(?=[a-zA-Z]*d)(?=[a-zA-Z]*x)[a-zA-Z]+"),
+        _p("drop", r"\bdrop\s+(?:table|database|schema)\s+(?:if\s+exists\s+)?[\w.\"`\[]+"),
+        _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+"),
+        _p("delete", r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)"),
+        _p("mkfs", r"\bmkfs(?:\.\w+)?\s+/dev/"),
+        _p("dd", r"\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)"),
+        _p("/dev/sd", r">\s*/dev/sd[a-z]\b", anchored=False),
+        _p(":(", r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
+        _p("chmod chown", r"\bchmod\s+-R\s+0{3,4}\s+/(?=\s|$)|\bchown\s+-R\s+\S+\s+/(?=\s|$)"),
+        _p("kubectl", r"\bkubectl\s+delete\s+(?:ns|namespaces?)\b|\bkubectl\s+delete\b[^\n]*\s--all\b"),
+        _p("terraform", r"\bterraform\s+destroy\b"),
+        _p(
+            "aws gsutil",
+            r"\baws\s+s3\s+(?:rm\s+[^\n]*--recursive|rb\s+[^\n]*--force)\b|\bgsutil\s+(?:-m\s+)?rm\s+-r\b",
+        ),
+        _p("flush db.dropdatabase", r"\bflush(?:all|db)\b|\bdb\.dropDatabase\(\)"),
+        _p(
+            "remove-item del format",
+            r"\bRemove-Item\b[^\n]*-Recurse[^\n]*\s(?:[A-Za-z]:\\\s|[A-Za-z]:\\?$|/\s|~)|"
+            r"\bdel\s+/[sq]\s+/[sq]\s+[a-zA-Z]:\\|\bformat\s+[a-zA-Z]:(?=\s|$)",
+        ),
+        _p("shred wipefs", r"\b(?:shred|wipefs)\s+[^\n]*/dev/"),
+    ),
+    "runs a command that destroys data or history (rm -rf on / or ~, force-push to main, DROP TABLE); scope "
+    "it to what must go, or remove it",
+)
+
+PHRASE_RULES: tuple[PhraseRule, ...] = (
+    PIPED_SHELL,
+    CREDENTIAL_HANDLING,
+    DISABLE_SECURITY,
+    INJECTION,
+    DESTRUCTIVE,
+)
+
+# Words that turn an instruction into a warning when they open its clause: "Never pass verify=False",
+# "Do not run rm -rf in CI", "Avoid `chmod 777`", "instead of piping curl to sh".
+NEGATION_BEFORE = re.compile(
+    r"\b(?:never|not|no|don'?t|dont|doesn'?t|isn'?t|aren'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|avoids|"
+    r"avoiding|stop|instead\s+of|rather\s+than|without|forbid\w*|prohibit\w*|disallow\w*|refuse|reject|"
+    r"warn(?:s|ed|ing)?\s+against|beware|nor|prevent\w*|block\w*|ban|bans|banned)\b",
+    _I,
+)
+# …or when they follow it: "`chmod 777` is forbidden", "piping curl to sh is not allowed".
+NEGATION_AFTER = re.compile(
+    r"^[^.!?]{0,60}?\b(?:is|are|was|were)\s+(?:not\s+allowed|forbidden|prohibited|banned|dangerous|unsafe|insecure|"
+    r"never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b",
+    _I,
+)
+# What may come before a verb that opens its clause: "Print the token", "You should print the token".
+CLAUSE_LEAD = re.compile(
+    r"^(?:[\s\-*+>#`_\d.)]|\b(?:to|should|must|please|and|then|also|always|just|you|we|i|can|will|could|would|"
+    r"may|might|shall|or|first|now|simply)\b)*$",
+    _I,
+)
