@@ -1,0 +1,348 @@
+"""The delivery commands end to end: context, search, read, docs, explain, report, and the index cache."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.search_index import INDEX_DIR, load_corpus
+from homeostat.cli import main
+
+HERE = Path(__file__).resolve().parent
+EXAMPLE = HERE.parent / "examples" / "kb"
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    return done.stdout.decode().strip()
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root)
+    return root
+
+
+def checkout(tmp_path: Path, name: str, origin: str | None, files: dict[str, str] | None = None) -> Path:
+    """A code repo checkout with an origin remote and, optionally, committed files."""
+    work = tmp_path / name
+    work.mkdir()
+    git(work, "init", "--quiet", "--initial-branch=main")
+    if origin:
+        git(work, "remote", "add", "origin", origin)
+    for rel, text in (files or {}).items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_text(text, encoding="utf-8")
+    if files:
+        git(work, "add", ".")
+        git(work, "commit", "--quiet", "-m", "start")
+    return work
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_context_serves_the_checkouts_repo_from_its_origin(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    web = checkout(tmp_path, "shop", "git@github.com:example/storefront.git")
+    code, out, _ = run(
+        capsys,
+        "context",
+        "--kb",
+        str(kb),
+        "--checkout",
+        str(web),
+        "--files",
+        "web/components/Button.tsx",
+        "src/billing/api/app.py",
+    )
+    assert code == 0
+    assert "(use-theme-spacing)" in out
+    assert "billing-api" not in out
+
+
+def test_context_reads_changed_files_from_git_when_none_are_given(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    billing = checkout(tmp_path, "billing", "https://github.com/example/billing", {"README.md": "hi\n"})
+    (billing / "src/billing/api").mkdir(parents=True)
+    (billing / "src/billing/api/errors.py").write_text("x = 1\n", encoding="utf-8")
+    code, out, _ = run(capsys, "context", "--kb", str(kb), "--checkout", str(billing))
+    assert code == 0 and "(billing-api-error-status-table)" in out
+
+
+def test_context_explain_and_json_report_every_cut(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--budget",
+        "200",
+        "--files",
+        "src/billing/api/errors.py",
+        "--explain",
+    )
+    assert code == 0
+    view, _, report = out.partition("\n---\n")
+    assert "Served " in report and "budget 200" in report
+    assert "  cut     " in report and "over the rule token budget" in report
+    code, out, _ = run(
+        capsys,
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--budget",
+        "200",
+        "--files",
+        "src/billing/api/errors.py",
+        "--format",
+        "json",
+    )
+    data = json.loads(out)
+    assert data["cut"] and {"id", "what", "reason"} <= set(data["cut"][0])
+    assert data["tokens"] <= 200 and data["budget"]["tokens"] == 200
+
+
+def test_context_records_an_injection_event(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "context", "--kb", str(kb), "--repo", "billing", "--files", "src/billing/api/errors.py")
+    with SqliteEventLog(events_path(kb)) as log:
+        [event] = log.query("injection")
+    assert event.data["source"] == "session-start" and event.data["repo"] == "billing"
+    assert "billing-api-error-status-table" in str(event.data["ids"])
+    assert isinstance(event.data["ms"], int) and event.data["tokens"]
+
+
+def test_team_only_areas_follow_the_member(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    args = ("context", "--kb", str(kb), "--repo", "billing", "--files", "migrations/0042_add.sql")
+    assert "(migrations-expand-then-contract)" not in run(capsys, *args)[1]
+    monkeypatch.setenv("HOMEOSTAT_MEMBER", "ana")
+    assert "(migrations-expand-then-contract)" in run(capsys, *args)[1]
+    monkeypatch.setenv("HOMEOSTAT_MEMBER", "cy")  # web team
+    assert "(migrations-expand-then-contract)" not in run(capsys, *args)[1]
+    monkeypatch.delenv("HOMEOSTAT_MEMBER")
+    billing = checkout(tmp_path, "billing", "https://github.com/example/billing")
+    git(billing, "config", "user.name", "Bo Chen")  # matched to the member's name
+    code, out, _ = run(
+        capsys, "context", "--kb", str(kb), "--checkout", str(billing), "--files", "migrations/1.sql"
+    )
+    assert code == 0 and "(migrations-expand-then-contract)" in out
+
+
+def test_unknown_repo_is_an_error_naming_the_repos(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "context", "--kb", str(kb), "--repo", "ledger", "--files", "a.py")
+    assert code == 2
+    assert "homeostat: --repo 'ledger' is not a repo in homeostat.yaml (repos: billing, storefront)" in err
+
+
+def test_a_message_is_matched_once_per_session(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = ("context", "--kb", str(kb), "--repo", "billing", "--session", "s1", "--format", "json")
+    message = "the refund amount uses float rounding, should money be integer minor units?"
+    first = json.loads(run(capsys, *base, "--prompt", message)[1])
+    assert first["rules"] == ["billing-api-integer-minor-units"]
+    assert "## Team knowledge matching this message" in first["text"]
+    second = json.loads(run(capsys, *base, "--prompt", message)[1])
+    assert second["rules"] == [] and "search` the team KB first" in second["text"]
+    chat = json.loads(run(capsys, *base, "--prompt", "yes go ahead, commit it")[1])
+    assert chat["searched"] is False and chat["tokens"] < 80
+
+
+def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    start = (
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--session",
+        "s2",
+        "--files",
+        "src/billing/api/x.py",
+    )
+    run(capsys, *start)
+    new_rule = (EXAMPLE / "knowledge/core/log-with-fields.md").read_text(encoding="utf-8")
+    new_rule = new_rule.replace("id: log-with-fields", "id: trace-every-request").replace(
+        "title: Log with structured fields, not formatted strings", "title: Trace every request"
+    )
+    (kb / "knowledge/core/trace-every-request.md").write_text(new_rule, encoding="utf-8")
+    code, out, _ = run(
+        capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s2", "--prompt", "ok"
+    )
+    assert (
+        code == 0 and "## New team rules since this session started" in out and "(trace-every-request)" in out
+    )
+    _, again, _ = run(
+        capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s2", "--prompt", "ok"
+    )
+    assert "(trace-every-request)" not in again
+
+
+def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "float", "money")
+    assert code == 0 and "(billing-api-integer-minor-units) [rule, billing/api]" in out
+    code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "--json", "status", "errors")
+    hits = json.loads(out)
+    assert hits[0]["id"] == "billing-api-error-status-table" and {"kind", "snippet", "score"} <= set(hits[0])
+    code, out, _ = run(
+        capsys, "search", "--kb", str(kb), "--repo", "billing", "--topic", "money", "--all", "--json"
+    )
+    assert [h["id"] for h in json.loads(out)] == ["billing-api-integer-minor-units"]
+    code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "storefront", "router")
+    assert "rejected decision (do not do this)" in out
+
+
+def test_search_needs_words_or_a_whole_topic(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "search", "--kb", str(kb), "--topic", "money")
+    assert code == 2 and "--topic lists a whole topic; pass it with --all" in err
+    code, _, err = run(capsys, "search", "--kb", str(kb))
+    assert code == 2 and 'search needs words to look for: homeostat search "retry budget"' in err
+
+
+def test_read_and_docs(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "read", "--kb", str(kb), "--repo", "billing", "billing/api/overview#errors")
+    assert code == 0 and out.startswith("### Billing API overview › Errors (billing/api/overview#errors)")
+    assert "(source: curator, updated 2026-11-12, https://github.com/example/billing/pull/41" in out
+    code, out, _ = run(capsys, "read", "--kb", str(kb), "--repo", "billing", "billing/api/overview")
+    assert code == 0 and out.count("### Billing API overview") == 2
+    code, out, _ = run(capsys, "read", "--kb", str(kb), "--repo", "billing", "billing/api/nothing")
+    assert code == 1 and "Nothing named 'billing/api/nothing' for this repo" in out
+    code, out, _ = run(capsys, "docs", "--kb", str(kb), "--repo", "billing")
+    assert "- billing/api/overview: Billing API overview (2 sections)" in out and "  - #errors Errors" in out
+    code, out, _ = run(capsys, "docs", "--kb", str(kb), "--repo", "storefront")
+    assert "No documents" in out
+
+
+def test_explain(kb: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    code, out, _ = run(
+        capsys,
+        "explain",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "billing-api-integer-minor-units",
+        "--files",
+        "src/billing/api/errors.py",
+    )
+    assert code == 0
+    assert "score: 4 = prFeedback +3, seniorAuthor +1 (cached 4)" in out
+    assert "owner: payments (@example/payments)" in out
+    assert "source: pr-feedback by bo, https://github.com/example/billing/pull/57" in out
+    assert "for these files: #2 of 3, tier 1" in out
+    code, out, _ = run(
+        capsys, "explain", "--kb", str(kb), "--repo", "billing", "migrations-expand-then-contract"
+    )
+    assert code == 1 and "No rule 'migrations-expand-then-contract'" in out
+    monkeypatch.setenv("HOMEOSTAT_MEMBER", "ana")
+    code, out, _ = run(
+        capsys, "explain", "--kb", str(kb), "--repo", "billing", "--json", "migrations-expand-then-contract"
+    )
+    assert code == 0 and json.loads(out)["kind"] == "migration"
+
+
+def test_report(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, "context", "--kb", str(kb), "--repo", "billing", "--files", "src/billing/api/errors.py")
+    code, out, _ = run(capsys, "report", "--kb", str(kb), "--today", "2026-12-01")
+    assert code == 0 and out.startswith("Rules: 6 (accepted 6)")
+    assert "By kind: convention 4, decision (rejected) 1, migration 1" in out
+    assert "Documents: 1 with 2 sections" in out and "Last 7 days on this machine: " in out
+    code, out, _ = run(capsys, "report", "--kb", str(kb), "--json", "--today", "2027-12-01")
+    data = json.loads(out)
+    assert len(data["stale"]) == 6 and data["usage"]["injection"] == 1
+    assert set(data["validation"]) == {"errors", "warnings"}
+
+
+def test_the_index_is_rebuilt_when_the_kb_changes_and_never_fails(
+    kb: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="homeostat.index")
+    first = load_corpus(kb)
+    assert first.rebuilt and first.reason == "no cached index"
+    assert not load_corpus(kb).rebuilt
+    rule = kb / "knowledge/core/log-with-fields.md"
+    rule.write_text(
+        rule.read_text(encoding="utf-8").replace("as fields", "as named fields"), encoding="utf-8"
+    )
+    changed = load_corpus(kb)
+    assert changed.rebuilt and changed.key != first.key and "changed" in changed.reason
+    assert "as named fields" in (changed.corpus.entry("log-with-fields") or first.corpus.entries[0]).view
+    index = next((kb / INDEX_DIR).glob("corpus-*.json"))
+    index.write_text("{not json", encoding="utf-8")
+    broken = load_corpus(kb)
+    assert broken.rebuilt and "unreadable" in broken.reason
+    assert len(list((kb / INDEX_DIR).glob("corpus-*.json"))) == 1
+    shutil.rmtree(kb / ".homeostat")
+    assert load_corpus(kb).corpus.entries == changed.corpus.entries
+    assert any("search index rebuilt" in r.message for r in caplog.records)
+
+
+def test_the_index_key_follows_git_trees_and_uncommitted_edits(tmp_path: Path) -> None:
+    repo = tmp_path / "kbrepo"
+    shutil.copytree(EXAMPLE, repo / "kb")  # a KB in a folder of a larger repo
+    git(repo, "init", "--quiet")
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "kb")
+    root = repo / "kb"
+    committed = load_corpus(root)
+    assert not load_corpus(root).rebuilt
+    rule = root / "knowledge/core/log-with-fields.md"
+    rule.write_text(rule.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    dirty = load_corpus(root)
+    assert dirty.rebuilt and dirty.key != committed.key
+    (root / "knowledge/core/new.md").write_text("not a rule yet\n", encoding="utf-8")
+    assert load_corpus(root).key != dirty.key  # untracked files count too
+
+
+def test_the_index_notices_pending_lessons(kb: Path) -> None:
+    from homeostat.adapters.pending_store import write_pending
+    from homeostat.core.pending import PendingLesson
+
+    before = load_corpus(kb)
+    write_pending(
+        kb,
+        PendingLesson(
+            author="ana",
+            created=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+            title="Name it",
+            rule="Name money fields `*_minor`.",
+            area="billing/api",
+        ),
+    )
+    after = load_corpus(kb)
+    assert after.rebuilt and any(e.pending for e in after.corpus.entries) and before.key != after.key
+
+
+def test_context_imports_no_model_host_or_mcp_client(kb: Path) -> None:
+    script = (
+        "import sys\nfrom homeostat.cli import main\n"
+        f"main(['context', '--kb', {str(kb)!r}, '--repo', 'billing', '--files', 'src/billing/api/errors.py'])\n"
+        "heavy = [m for m in ('anthropic', 'github', 'atlassian', 'mcp') if m in sys.modules]\n"
+        "print('HEAVY', heavy)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout

@@ -1,0 +1,128 @@
+"""`homeostat eval`: metrics, floors, broken case files, and the synthetic 150-rule fixture."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from homeostat.adapters.search_index import build
+from homeostat.cli import main
+from homeostat.core.evaluation import EvalError, case_metrics, parse_cases, parse_floor
+from homeostat.core.search import match_prompt
+from homeostat.core.selection import Audience
+
+HERE = Path(__file__).resolve().parent
+EVAL150 = HERE / "fixtures" / "eval150"
+
+
+@pytest.fixture
+def fixture_kb(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    shutil.copytree(EVAL150, root)
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["eval", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_metrics_for_one_case() -> None:
+    m = case_metrics(["x", "a", "y", "b"], ["a", "b"], served=["x", "a"])
+    assert m["mrr"] == 0.5 and m["hit@1"] == 0.0 and m["hit@3"] == 1.0
+    assert m["precision@3"] == pytest.approx(1 / 3) and m["recall@3"] == 0.5 and m["recall@5"] == 1.0
+    assert m["r-precision"] == 0.5 and m["served"] == 0.5
+    ideal = 1 + 1 / math.log2(3)
+    assert m["ndcg@5"] == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / ideal)
+    perfect = case_metrics(["a", "b"], ["a", "b"], served=["a", "b"])
+    assert all(perfect[k] == 1.0 for k in ("mrr", "hit@1", "ndcg@10", "recall@3", "r-precision", "served"))
+    assert case_metrics(["x"], ["a"], served=[])["mrr"] == 0.0
+
+
+def test_the_fixture_selects_well(fixture_kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "--kb", str(fixture_kb), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["cases"] == 30
+    assert data["summary"]["hit@5"] >= 0.95 and data["summary"]["mrr"] >= 0.9
+    assert data["summary"]["served"] >= 0.95
+    code, out, _ = run(capsys, "--kb", str(fixture_kb))
+    assert out.startswith("30 cases\n  @1   hit ") and "MRR " in out
+
+
+def test_a_floor_fails_the_run(fixture_kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "--kb", str(fixture_kb), "--min", "hit@5=0.5", "--min", "precision@10=0.99")
+    assert code == 1 and "homeostat: eval floor failed: precision@10 " in err and "< 0.99" in err
+    assert run(capsys, "--kb", str(fixture_kb), "--min", "hit@5=0.5")[0] == 0
+    code, _, err = run(capsys, "--kb", str(fixture_kb), "--min", "hits=0.5")
+    assert code == 2 and "--min 'hits=0.5': expected metric=value with metric one of hit@1" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("cases: [", "eval/selection.yaml:1: not valid YAML"),
+        ("cases: []", "eval/selection.yaml: cases: Tuple should have at least 1 item"),
+        ("cases:\n  - {files: [a.py]}\n", "eval/selection.yaml: cases.0.expect: Field required"),
+        (
+            "cases:\n  - {files: [a.py], task: x, expect: [r]}\n",
+            "a case has either files (touched paths) or a task",
+        ),
+        (
+            "cases:\n  - {file: [a.py], expect: [r]}\n",
+            "eval/selection.yaml: cases.0.file: Extra inputs are not permitted",
+        ),
+    ],
+)
+def test_broken_case_files_name_the_problem(text: str, message: str) -> None:
+    with pytest.raises(EvalError) as caught:
+        parse_cases(text, "eval/selection.yaml")
+    assert message in str(caught.value)
+
+
+def test_a_broken_case_file_exits_2(fixture_kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (fixture_kb / "eval/selection.yaml").write_text(
+        "cases:\n  - {task: retries, repo: ledger, expect: [x]}\n"
+    )
+    code, _, err = run(capsys, "--kb", str(fixture_kb))
+    assert code == 2 and "repo 'ledger' is not in homeostat.yaml" in err
+    code, _, err = run(capsys, "--kb", str(fixture_kb), "--cases", str(fixture_kb / "missing.yaml"))
+    assert code == 2 and "missing.yaml: cannot read the case file" in err
+
+
+def test_parse_floor() -> None:
+    assert parse_floor("Hit@5=0.8") == ("hit@5", 0.8)
+    with pytest.raises(EvalError, match="'x' is not a number"):
+        parse_floor("mrr=x")
+
+
+def test_prompts_written_for_the_fixture_find_their_rule(fixture_kb: Path) -> None:
+    corpus = build(fixture_kb)
+    rows = yaml.safe_load((fixture_kb / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
+    teams = frozenset({"payments", "web"})
+    found = 0
+    for row in rows:
+        match = match_prompt(corpus, row["prompt"], Audience(row["repo"], "t", teams))
+        got = [e.id for e in match.rules] + [s.key for s in match.sections]
+        if row["expect"] is None:
+            assert got == [], row["prompt"]
+        else:
+            found += row["expect"] in got
+    assert len(rows) >= 32 and found >= 27
+
+
+def test_the_committed_fixture_matches_its_generator() -> None:
+    done = subprocess.run(
+        [sys.executable, str(HERE / "fixtures/make_eval150.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
