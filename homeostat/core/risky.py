@@ -157,6 +157,8 @@ def _opens_clause(doc: _Text, start: int, verb: str) -> bool:
 _SYMBOL_GATES = tuple(
     sorted({g for rule in PHRASE_RULES for p in rule.patterns for g in p.gates if not g[0].isalnum()})
 )
+
+
 def _index_by_gate() -> dict[str, list[tuple[int, PhraseRule, Pattern]]]:
     """Gate word → the patterns it opens, in rule order, so a text only visits the patterns it can match."""
     index: dict[str, list[tuple[int, PhraseRule, Pattern]]] = {}

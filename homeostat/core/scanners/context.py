@@ -20,6 +20,7 @@ from homeostat.core.scanners.values import (
     is_uuid,
     looks_fake,
     looks_random,
+    names_a_secret,
 )
 
 _SEPARATOR = re.compile(r"[:=]")
@@ -34,7 +35,8 @@ _PROSE_KEY = re.compile(
 )
 # Paths, module names and hostnames in backticks: `src/app/db.py`, `config.secrets`, `vault.internal`.
 _DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?")
-_CALL_PAIR = re.compile(r"""(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
+# First two arguments of a call: `getenv("API_TOKEN", "…")`, `config.get('password', '…')`.
+_CALL_PAIR = re.compile(r"""\(\s*(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
 _XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
 _CLI_FLAG = re.compile(r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]+)(["']?)([^\s"']{4,300})\2""")
 _CURL_USER = re.compile(
@@ -55,6 +57,8 @@ _DB_SCHEMES = re.compile(
 )
 # The shortest value `looks_random(strict=True)` accepts; lets most `Note: …` separators go unread.
 _MIN_RANDOM = 32
+_STRING_PREFIXES = frozenset("rRbBuUfF")
+_SNAKE_NAME = re.compile(r"_*[a-z]+(?:_[a-z0-9]+)+")
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
@@ -101,6 +105,10 @@ def _skip_lead(line: str, pos: int) -> int:
 def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
     """The value starting at `pos` (after a separator): its start, text and whether it was quoted."""
     pos = _skip_lead(line, pos)
+    if line[pos : pos + 1] in _STRING_PREFIXES and line[pos + 1 : pos + 2] in ("'", '"'):
+        if line[pos] in "fF":
+            return None  # an f-string is built from variables
+        pos += 1  # r'…', b'…', u'…' are literals like any other
     quoted = _QUOTED.match(line, pos)
     if quoted:
         return quoted.start(2), quoted.group(2), True
@@ -112,10 +120,12 @@ def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
 
 def password_ok(value: str, *, quoted: bool) -> bool:
     """A literal password: any non-placeholder string when quoted, a mixed one of 6+ when bare."""
-    if is_reference(value) or looks_fake(value, password=True) or is_env_name(value):
+    if is_reference(value) or looks_fake(value, password=True) or is_env_name(value) or names_a_secret(value):
         return False
     if quoted:
         return len(value) >= 4
+    if _SNAKE_NAME.fullmatch(value):
+        return False  # a variable: `pass_fds=pass_fds`, `password=user_password`
     if len(value) < 6 or is_code_expression(value) or value[0] in "([{":
         return False
     classes = sum(
@@ -129,8 +139,8 @@ def password_ok(value: str, *, quoted: bool) -> bool:
     return classes >= 2
 
 
-def _secret_ok(key: str, value: str) -> bool:
-    if is_reference(value) or is_env_name(value):
+def _secret_ok(key: str, value: str, *, quoted: bool) -> bool:
+    if is_reference(value) or is_env_name(value) or (not quoted and is_code_expression(value)):
         return False
     if is_uuid(value):
         return takes_uuid_token(key) and not looks_fake(value)
@@ -143,10 +153,12 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
     if cls is KeyClass.PASSWORD:
         return "password" if password_ok(value, quoted=quoted) else None
     if cls is KeyClass.SECRET:
-        if not _secret_ok(key, value):
+        if not _secret_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
-    if cls is KeyClass.OTHER and not is_reference(value) and looks_random(value, strict=True):
+    if cls is KeyClass.OTHER and is_reference(value) or (not quoted and is_code_expression(value)):
+        return None
+    if cls is KeyClass.OTHER and looks_random(value, strict=True):
         return "high-entropy"
     return None
 
@@ -208,8 +220,11 @@ def call_pairs(line: str) -> Iterator[Found]:
     if "," not in line:
         return
     for m in _CALL_PAIR.finditer(line):
+        key = m.group(2)
+        if key[0].isupper() and not key.isupper():
+            continue  # `MovedAttribute("HTTPPasswordMgr", …)`: a class name, not a setting
         # Held to the bar of a bare value: most pairs of strings are tuples of names, not settings.
-        kind = judge(m.group(2), m.group(4), quoted=False)
+        kind = judge(key, m.group(4), quoted=False)
         if kind and kind != "high-entropy":
             yield Found(kind, m.start(4), m.end(4), RANK_KEYED)
 

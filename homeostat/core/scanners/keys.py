@@ -44,7 +44,6 @@ _SECRET_WORDS = frozenset(
         "auth",
         "authtoken",
         "bearer",
-        "signature",
         "pat",
         "jwt",
         "sas",

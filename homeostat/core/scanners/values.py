@@ -73,6 +73,12 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)+")
 _VERSION = re.compile(r"\d+\.\d+(?:\.\d+)*")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_LETTERS_AND_JOINERS = re.compile(r"[A-Za-z][A-Za-z_.\-]*|_[A-Za-z_.\-]+")
+_NAME_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_SECRET_NAME_WORDS = frozenset(
+    {"password", "passwd", "pass", "pwd", "passphrase", "secret", "token", "key", "credential", "credentials"}
+)
+_CAPITALISED_WORD = re.compile(r"[A-Z][a-z]{2,}")
 _SEGMENT_SPLIT = re.compile(r"[:_\-./]+")
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
@@ -107,10 +113,27 @@ def is_code_expression(value: str) -> bool:
     return _CODE_EXPRESSION.fullmatch(value) is not None and _DOTTED.match(value) is not None
 
 
+def names_a_secret(value: str) -> bool:
+    """A name that mentions a secret rather than holding one: `userPassword`, `cloud-api-token`,
+    `ssl_keyfile_password`, `_PasswordType`: only letters, split by case or `_-.`, one part a secret word."""
+    if not _LETTERS_AND_JOINERS.fullmatch(value):
+        return False
+    parts = {p.lower() for p in _NAME_PART.findall(value)}
+    return len(parts) >= 2 and not parts.isdisjoint(_SECRET_NAME_WORDS)
+
+
 def is_identifier_like(value: str) -> bool:
-    """Words and small numbers joined by `:_-./` (`user:1234:profile`, `SalesResults-1.2`): a name."""
+    """A name, not key material: words and small numbers joined by `:_-./` (`user:1234:profile`),
+    snake_case with mostly alphabetic parts (`crypto_secretstream_xchacha20poly1305_TAG`), or
+    CamelCase made mostly of capitalised words (`AgentToolset20260401WriteInput`)."""
     segments = [seg for seg in _SEGMENT_SPLIT.split(value) if seg]
     if not segments:
+        return True
+    alpha = [seg for seg in segments if seg.isalpha() and (seg.islower() or seg.isupper() or seg.istitle())]
+    if len(segments) >= 3 and len(alpha) * 3 >= len(segments) * 2:
+        return True
+    letters = sum(c.isalpha() for c in value)
+    if letters and sum(len(w) for w in _CAPITALISED_WORD.findall(value)) >= 0.7 * letters:
         return True
     for seg in segments:
         has_alpha = any(c.isalpha() for c in seg)
