@@ -68,11 +68,6 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None, check: bool =
     return done.stdout
 
 
-def git_ok(repo: Path, *args: str) -> bool:
-    done = subprocess.run(["git", "--git-dir", str(repo), *args], capture_output=True, check=False)
-    return done.returncode == 0
-
-
 def git_date(moment: datetime) -> str:
     return f"{int(moment.timestamp())} +0000"
 
@@ -838,17 +833,13 @@ class BitbucketEmulator:
     def list_pulls(self, request: Request, ws: str, slug: str) -> Reply:
         found = self.repo(ws, slug)
         self.need(found, request.user, "read")
-        states = (
-            [s.upper() for s in request.query.get("state", "OPEN").split(",")]
-            if "state" in request.query
-            else ["OPEN"]
-        )
+        states = [state.upper() for state in request.query.get("state", "OPEN").split(",")]
         values = [
             self.pull_json(request, found, p, full=False) for p in found.pulls.values() if p.state in states
         ]
         if "q" in request.query:
             values = [value for value in values if bbql(request.query["q"])(value)]
-        sort = request.query.get("sort", "-id" if "q" not in request.query else "-id")
+        sort = request.query.get("sort", "-id")
         key = sort.lstrip("-")
         values.sort(
             key=lambda value: str(_field(value, key)) if key != "id" else f"{value['id']:09d}",
