@@ -26,6 +26,7 @@ from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transie
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
+    CodeHost,
     CommentRef,
     HostKind,
     MergedPull,
@@ -885,6 +886,11 @@ class BitbucketHost:
         if "repository:write" in scopes or "pullrequest:write" in scopes:
             return "write", note
         return "read", note
+
+
+def _implements_code_host(host: BitbucketHost) -> CodeHost:
+    """Never called: mypy checks here that `BitbucketHost` satisfies the `CodeHost` Protocol."""
+    return host
 
 
 def _bbql_string(text: str) -> str:
