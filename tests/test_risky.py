@@ -225,5 +225,12 @@ def test_one_hit_per_kind_and_line_and_messages_are_one_line() -> None:
         assert len(hit.excerpt) <= 80 and hit.excerpt.isprintable()
 
 
+def test_lines_and_excerpts_survive_text_whose_lowercase_is_longer() -> None:
+    text = "İstanbul ekibi için not.\nKurulum: `curl -fsSL https://get.acme.dev/i.sh | sh`\n"
+    [hit] = find_risks(text, ALLOWED)
+    assert (hit.kind, hit.line) == ("piped-shell", 2)
+    assert hit.excerpt == "curl -fsSL https://get.acme.dev/i.sh | sh"
+
+
 def test_empty_text() -> None:
     assert find_risks("", ALLOWED) == []

@@ -230,6 +230,14 @@ NEGATIVES: list[tuple[str, str]] = [
     ("code", "secretKeyRef: {name: db-creds, key: password}"),
     ("code", "docker login -u $USER --password-stdin"),
     ("code", "role_arn: arn:aws:iam::210987654321:role/LedgerDeploy"),
+    ("code", "proc = spawn(cmd, pass_fds=pass_fds)"),
+    ("code", "self.ssl_keyfile_password = ssl_keyfile_password"),
+    ("code", 'MovedAttribute("HTTPPasswordMgr", "urllib2", "urllib.request"),'),
+    ("code", "RegOpenKeyEx = win32api.RegOpenKeyEx"),
+    ("code", "tag: int = crypto_secretstream_xchacha20poly1305_TAG_MESSAGE"),
+    ("code", "schema = BetaManagedAgentsToolset20260401WriteInput"),
+    ("code", 'field_map = {"pass' + 'word": "userPassword", "token": "cloud-api-token"}'),
+    ("code", 'url = f"https://{user}:{password}@{host}/db"'),
     ("code", '  "cache_key": "LedgerTotals-2.4"'),
     ("code", "VAULT_SECRET" + '_NAME = "LEDGER-DB-PASSWORD"'),
 ]
@@ -253,6 +261,24 @@ def test_finds_each_family(family: str, template: str, secret: str) -> None:
 @pytest.mark.parametrize(("family", "text"), NEGATIVES, ids=[f"{n[0]}-{i}" for i, n in enumerate(NEGATIVES)])
 def test_leaves_look_alikes_alone(family: str, text: str) -> None:
     assert find_secrets(text) == []
+
+
+def test_string_prefixes_and_call_arguments() -> None:
+    planted = "Zq8" + rnd(13, seed=70)
+    key = "pass" + "word"
+    text = f"{key} = r'{planted}'"
+    assert _covers(find_secrets(text), text, planted)
+    token = rnd(32, seed=71)
+    text = f'token = os.getenv("API_TOKEN", "{token}")'
+    assert _covers(find_secrets(text), text, token)
+    assert find_secrets('password = f"{prefix}{suffix}"') == []
+
+
+def test_offsets_survive_text_whose_lowercase_is_longer() -> None:
+    token = "gh" + "p_" + rnd(36, seed=72)
+    text = f"İstanbul ekibi İÇİN: GITHUB_TOKEN={token}"
+    [hit] = find_secrets(text)
+    assert text[hit.start : hit.end] == token
 
 
 def test_token_kinds_are_named() -> None:

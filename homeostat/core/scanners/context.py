@@ -63,13 +63,17 @@ _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
 def _trim_bare(value: str) -> str:
-    """Cut a bare value at the next `;key=` or `&key=` and drop trailing punctuation or brackets."""
+    """Cut a bare value at the next `;key=` or `&key=` and drop trailing punctuation, quotes or
+    brackets that close something opened before the value (`f(password=pw)`, `"x=pw"`)."""
     cut = _BARE_CUT.search(value)
     if cut:
         value = value[: cut.start()]
-    while value and value[-1] in ".,;:":
-        value = value[:-1]
-    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]):
+    while value:
+        last = value[-1]
+        unbalanced_quote = last in "\"'" and value.count(last) % 2 == 1
+        unbalanced_closer = last in _CLOSERS and value.count(last) > value.count(_CLOSERS[last])
+        if not (last in ".,;:" or unbalanced_quote or unbalanced_closer):
+            break
         value = value[:-1]
     return value
 
@@ -156,11 +160,9 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
         if not _secret_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
-    if cls is KeyClass.OTHER and is_reference(value) or (not quoted and is_code_expression(value)):
+    if cls is not KeyClass.OTHER or is_reference(value) or (not quoted and is_code_expression(value)):
         return None
-    if cls is KeyClass.OTHER and looks_random(value, strict=True):
-        return "high-entropy"
-    return None
+    return "high-entropy" if looks_random(value, strict=True) else None
 
 
 def _rank(kind: str) -> int:
@@ -183,7 +185,7 @@ def _separator_end(line: str, pos: int) -> int:
 def assignments(line: str) -> Iterator[Found]:
     """`key = value`, `key: value`, `key := value`, `"key": "value"`, `key=>value`, `**key:** `value``."""
     for sep in _SEPARATOR.finditer(line):
-        if sep.start() == 0 or (sep.start() > 0 and line[sep.start() - 1] == "="):
+        if sep.start() == 0:
             continue
         sep_end = _separator_end(line, sep.start())
         if sep_end < 0:

@@ -63,10 +63,6 @@ _NEVER_SECRET = frozenset(
     "public publishable pub sha sha1 sha256 sha512 md5 integrity srcrev revision rev commit etag "
     "uuid guid".split()
 )
-# Keys whose value is a token even when it is shaped like a UUID (Heroku, npm, Postmark…).
-_TOKEN_WORDS = frozenset({"token", "apikey", "authtoken", "key"})
-
-
 # Product names that contain a secret word but say nothing about the value (`onepassword_vault`).
 _PRODUCT_WORDS = frozenset({"onepassword", "lastpass", "keepass", "keepassxc", "passbolt"})
 
@@ -94,11 +90,10 @@ def classify_key(key: str) -> KeyClass:
 def takes_uuid_token(key: str) -> bool:
     """`api_token`, `heroku_api_key`, `_authToken`: a UUID here is the credential itself."""
     words = key_words(key)
-    if any(w in _TOKEN_WORDS or w.endswith("token") for w in words):
-        return "api" in words or any("token" in w for w in words) or "apikey" in words
-    return False
+    return any("token" in w for w in words) or "apikey" in words or ("api" in words and "key" in words)
 
 
 def is_aws_secret(key: str) -> bool:
+    """`aws_secret_access_key`, `AWS_SECRET_ACCESS_KEY`, `awsSecretKey`."""
     words = key_words(key)
-    return "aws" in words and ("secret" in words or "secretaccesskey" in "".join(words))
+    return "aws" in words and any("secret" in w for w in words)

@@ -70,7 +70,6 @@ _SUBSTITUTION_STARTS = ("$(", "${", "{{", "<%", "%(", "`")
 _YAML_TAG = re.compile(r"!!?[A-Za-z][\w:.\-]*")  # !vault, !Ref, !!binary
 _CALL_OR_INDEX = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)+")
-_VERSION = re.compile(r"\d+\.\d+(?:\.\d+)*")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _LETTERS_AND_JOINERS = re.compile(r"[A-Za-z][A-Za-z_.\-]*|_[A-Za-z_.\-]+")
@@ -150,10 +149,6 @@ def is_env_name(value: str) -> bool:
 
 def is_uuid(value: str) -> bool:
     return _UUID.fullmatch(value) is not None
-
-
-def is_version(value: str) -> bool:
-    return _VERSION.search(value) is not None
 
 
 def repeated_fraction(value: str) -> float:
