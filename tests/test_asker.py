@@ -260,7 +260,7 @@ def test_the_cap_stops_the_next_call_not_the_one_that_crossed_it() -> None:
         asker.ask("system", "user", Verdict)
     assert len(runtime.requests) == 1
     assert str(caught.value) == (
-        "spending cap reached: this run has spent $0.01 of the $0.01 allowed by agents.maxCostUsd, so no "
+        "spending cap reached: this run has spent $0.0060 of the $0.0050 allowed by agents.maxCostUsd, so no "
         "further model call was started (raise agents.maxCostUsd to allow more)"
     )
     assert stats.cost_usd == pytest.approx(0.006)
@@ -394,3 +394,10 @@ def test_the_fake_asker_fails_loudly_on_an_empty_queue_or_a_wrong_type() -> None
         FakeAsker(Other(x=1)).ask("s", "u", Verdict)
     with pytest.raises(AssertionError, match="1 queued answer"):
         FakeAsker(None).assert_all_used()
+
+
+def test_a_cap_above_a_dollar_is_reported_to_the_cent() -> None:
+    assert str(SpendingCapError(5.021, 5.0, "--max-cost")) == (
+        "spending cap reached: this run has spent $5.02 of the $5.00 allowed by --max-cost, so no further "
+        "model call was started (raise --max-cost to allow more)"
+    )

@@ -184,7 +184,8 @@ def test_the_cap_stops_the_next_call_and_never_one_in_flight(harness: Harness) -
         **GOOD
     )  # crosses the cap, answered
     with pytest.raises(
-        SpendingCapError, match=r"^spending cap reached: this run has spent \$0\.0\d of the \$0\.00"
+        SpendingCapError,
+        match=r"^spending cap reached: this run has spent \$0\.0\d{3} of the \$0\.0010 allowed by agents.maxCostUsd",
     ):
         asker.ask("Judge the rule.", "Thread two.", Verdict)
     assert harness.users() == ["Thread one."]

@@ -21,10 +21,15 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import anthropic
-from anthropic import Anthropic, AnthropicBedrock, AnthropicVertex, Middleware
-from anthropic._middleware import CallNext
-from anthropic._request import APIRequest
-from anthropic._response import APIResponse
+from anthropic import (
+    Anthropic,
+    AnthropicBedrock,
+    AnthropicVertex,
+    APIRequest,
+    APIResponse,
+    CallNext,
+    Middleware,
+)
 from anthropic.types import Message
 from pydantic import BaseModel, ValidationError
 

@@ -50,9 +50,14 @@ class SpendingCapError(HomeostatError):
         self.cap_usd = cap_usd
         self.source = source
         super().__init__(
-            f"spending cap reached: this run has spent ${spent_usd:.2f} of the ${cap_usd:.2f} allowed by "
+            f"spending cap reached: this run has spent {usd(spent_usd)} of the {usd(cap_usd)} allowed by "
             f"{source}, so no further model call was started (raise {source} to allow more)"
         )
+
+
+def usd(amount: float) -> str:
+    """Dollars to the cent, or to a hundredth of a cent below a dollar, where single calls live."""
+    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
 class ModelCallError(HomeostatError):
