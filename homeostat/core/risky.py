@@ -27,6 +27,7 @@ from homeostat.core.scanners.hidden import (
 )
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
+    MODEL_TOKENS,
     NEGATION_AFTER,
     NEGATION_BEFORE,
     PHRASE_RULES,
@@ -199,7 +200,9 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 continue
             if rule.negatable and _negated(doc, s, e):
                 continue
-            if rule.kind == "credential-handling" and SECRET_STORE.search(doc.text, s, doc.line_span(s)[1]):
+            if rule.kind == "credential-handling" and (
+                SECRET_STORE.search(doc.text, s, doc.line_span(s)[1]) or MODEL_TOKENS.search(m.group(0))
+            ):
                 continue
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
 

@@ -79,6 +79,14 @@ _EXPOSING_VERBS = (
 _EXPOSING_VERB = (
     r"(?<![-_/.\w])(?:print|echo|log|dump|display|show|reveal|output|expose|leak|paste|send|post|share|upload|"
     r"forward|commit|push|hard-?code|embed|check\s+in)\b(?=[ \t]+[^\s=(:])"
+    # a verb takes an object: "output and cache tokens" is a list of nouns
+    r"(?![ \t]+(?:and|or|of|from|is|are|was|were|to|for|by)\b)"
+)
+# Tokens a model reads and writes are not credentials: "input, output and cache tokens".
+MODEL_TOKENS = re.compile(
+    r"\b(?:input|output|prompt|completion|cache[ds]?|context|max|total|llm|model|reasoning|thinking)"
+    r"(?:\s+|-)tokens?\W*$",
+    _I,
 )
 _PLACING_VERBS = (
     "put place store add include write insert append pass set keep save embed hardcode hard-code inline"
@@ -290,7 +298,7 @@ DESTRUCTIVE = PhraseRule(
         _p("git", r"\bgit\s+reset\s+--hard\s+(?:origin|upstream)\b"),
         _p("git", r"\bgit\s+clean\s+-(?=[a-zA-Z]*f)(?=[a-zA-Z]*d)(?=[a-zA-Z]*x)[a-zA-Z]+"),
         _p("drop", r"\bdrop\s+(?:table|database|schema)\s+(?:if\s+exists\s+)?[\w.\"`\[]+"),
-        _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+"),
+        _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+|(?-i:\bTRUNCATE\s+[\w.\"`\[]+)"),
         _p("delete", r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)"),
         _p("mkfs", r"\bmkfs(?:\.\w+)?\s+/dev/"),
         _p("dd", r"\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)"),
