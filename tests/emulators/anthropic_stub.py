@@ -149,7 +149,7 @@ class AnthropicStub:
         server.daemon_threads = True
         server.stub = self  # type: ignore[attr-defined]
         self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
     def stop(self) -> None:
