@@ -402,6 +402,8 @@ def test_bedrock_offers_one_answer_tool_and_forces_it_where_the_model_allows(
     assert tool["name"] == "answer" and tool["input_schema"]["required"] == ["ok", "reason"]
     assert forced.json["tool_choice"] == {"type": "tool", "name": "answer"}
     assert forced.json["system"] == "System."
+    assert "output_config" not in forced.json  # Haiku 4.5 takes no effort setting
+    assert auto.json["output_config"] == {"effort": "medium"}
     # Opus 5.5 answers a forced tool_choice with a 400: the tool is offered with an instruction instead.
     assert auto.path == "/model/anthropic.claude-opus-5-5/invoke"
     assert auto.json["tool_choice"] == {"type": "auto"}
@@ -527,3 +529,17 @@ def test_the_stub_would_catch_a_leaked_secret(planted_secrets: list[str]) -> Non
     finally:
         stub.stop()
     assert stub.leaks(planted_secrets) == [planted_secrets[1]]
+
+
+def test_api_sends_no_effort_to_a_model_without_it(api: tuple[AnthropicStub, list[float]]) -> None:
+    stub, sleeps = api
+    stub.answer(GOOD)
+    api_asker(stub, sleeps, model="claude-haiku-4-5-20251001", effort="high").ask("s", "u", Verdict)
+    assert set(stub.requests[0].json["output_config"]) == {"format"}
+
+
+def test_claude_code_sends_no_effort_to_a_model_without_it(fake_claude: FakeClaude) -> None:
+    fake_claude.answer(GOOD)
+    config = AgentsConfig(runtime="claude-code", model="claude-haiku-4-5-20251001")
+    asker_for("curator", config, RunStats(), sink=MemorySink(), env=fake_claude.env()).ask("s", "u", Verdict)
+    assert "--effort" not in fake_claude.calls[0]["argv"]

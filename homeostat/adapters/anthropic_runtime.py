@@ -29,6 +29,7 @@ from anthropic import (
     APIResponse,
     CallNext,
     Middleware,
+    omit,
 )
 from anthropic.types import Message
 from pydantic import BaseModel, ValidationError
@@ -201,7 +202,7 @@ class ApiRuntime:
                 system=request.system,
                 messages=[{"role": "user", "content": request.user}],
                 output_format=request.schema,
-                output_config={"effort": request.effort},
+                output_config={"effort": request.effort} if request.effort else {},
                 timeout=request.timeout_seconds,
             )
 
@@ -256,7 +257,7 @@ class ToolCallRuntime:
                 messages=[{"role": "user", "content": request.user}],
                 tools=[tool],
                 tool_choice={"type": "tool", "name": ANSWER_TOOL} if forced else {"type": "auto"},
-                output_config={"effort": request.effort},
+                output_config={"effort": request.effort} if request.effort else omit,
                 timeout=request.timeout_seconds,
             )
 

@@ -49,6 +49,7 @@ _WITHHELD_PREFIXES = ("HOMEOSTAT_", "GITHUB_", "GH_", "BITBUCKET_", "SLACK_")
 
 def claude_arguments(command: str, request: ModelRequest[Any]) -> list[str]:
     """The argv of one call; the user prompt goes to stdin."""
+    effort = ["--effort", request.effort] if request.effort else []
     return [
         command,
         "-p",
@@ -58,8 +59,7 @@ def claude_arguments(command: str, request: ModelRequest[Any]) -> list[str]:
         json.dumps(request.schema.model_json_schema(), separators=(",", ":")),
         "--model",
         request.model,
-        "--effort",
-        request.effort,
+        *effort,
         "--system-prompt",
         request.system,
         "--tools",

@@ -201,7 +201,7 @@ class ModelRequest(Generic[M]):
     user: str
     schema: type[M]
     model: str
-    effort: Effort
+    effort: Effort | None  # None for a model that takes no effort setting
     timeout_seconds: float
 
 
@@ -397,9 +397,7 @@ class ModelAsker:
 
     def _call(self, system: str, user: str, schema: type[T]) -> ModelReply[T]:
         self.cap.check(self.stats)
-        request = ModelRequest(
-            system, user, schema, self.choice.model, self.choice.effort, self.timeout_seconds
-        )
+        request = ModelRequest(system, user, schema, self.choice.model, self._effort(), self.timeout_seconds)
         started = self._clock()
         try:
             reply = self.runtime.send(request)
@@ -410,6 +408,10 @@ class ModelAsker:
         self.stats.add(self.choice.agent, reply.usage, cost, estimated)
         self._record(reply.usage, cost, estimated, started, reply.outcome)
         return reply
+
+    def _effort(self) -> Effort | None:
+        info = model_info(self.choice.model)
+        return self.choice.effort if info is not None and info.effort else None
 
     def _record(self, usage: Usage, cost: float, estimated: bool, started: float, outcome: Outcome) -> None:
         event = ModelCall(

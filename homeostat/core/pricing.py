@@ -46,6 +46,8 @@ class ModelInfo:
     # Opus 5.5, Sonnet 5.5 and every model with thinking always on answer a forced tool_choice with a 400,
     # so the tool-call runtimes fall back to tool_choice auto with an instruction for those.
     forced_tool_choice: bool = False
+    # Haiku 4.5 answers `output_config.effort` with a 400; it is left out for models without it.
+    effort: bool = True
     long_prompt: LongPromptTier | None = None
 
 
@@ -60,7 +62,13 @@ _MODELS = (
         Price(0.10, 0.50, 0.125, 0.01),
         long_prompt=LongPromptTier(threshold=100_000, factor=5.0),
     ),
-    ModelInfo("claude-haiku-4-5-20251001", "haiku", Price(1.0, 5.0, 1.25, 0.10), forced_tool_choice=True),
+    ModelInfo(
+        "claude-haiku-4-5-20251001",
+        "haiku",
+        Price(1.0, 5.0, 1.25, 0.10),
+        forced_tool_choice=True,
+        effort=False,
+    ),
 )
 
 MODELS: dict[str, ModelInfo] = {info.name: info for info in _MODELS}
