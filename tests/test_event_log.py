@@ -11,7 +11,7 @@ from emulators.anthropic_stub import AnthropicStub
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.askers import asker_for
-from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, events_path
+from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, event_sink, events_path
 from homeostat.core.asker import RunStats
 from homeostat.core.config import AgentsConfig
 from homeostat.core.events import MODEL_CALL, Event, ModelCall
@@ -130,3 +130,12 @@ def test_the_ci_sink_logs_one_line_of_sizes(caplog: pytest.LogCaptureFixture) ->
         "model-call agent=judge cache_creation_tokens=0 cache_read_tokens=0 cost_usd=0.0064 duration_ms=950 "
         "estimated=True input_tokens=1200 model=claude-opus-5-5 outcome=ok output_tokens=80 runtime=api"
     ]
+
+
+def test_ci_logs_events_and_a_machine_keeps_them(tmp_path: Path) -> None:
+    assert isinstance(event_sink(tmp_path, {"GITHUB_ACTIONS": "true"}), LoggingSink)
+    assert isinstance(event_sink(tmp_path, {"BITBUCKET_BUILD_NUMBER": "17"}), LoggingSink)
+    assert not (tmp_path / ".homeostat").exists()
+    local = event_sink(tmp_path, {})
+    assert isinstance(local, SqliteEventLog) and local.path == tmp_path / ".homeostat" / "events.db"
+    local.close()

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
-from homeostat.core.events import Event, utcnow
+from homeostat.core.events import Event, EventSink, utcnow
 
 RETENTION_DAYS = 90
 EVENTS_DB = Path(".homeostat") / "events.db"
@@ -101,3 +102,14 @@ class LoggingSink:
     def record(self, event: Event) -> None:
         fields = " ".join(f"{name}={value}" for name, value in sorted(event.data.items()))
         self.logger.info("%s %s", event.kind, fields)
+
+
+_CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
+
+
+def event_sink(root: Path, env: Mapping[str, str] | None = None) -> EventSink:
+    """The log lines in CI (its machine is thrown away), else the checkout's `.homeostat/events.db`."""
+    variables = os.environ if env is None else env
+    if any(variables.get(name) for name in _CI_VARIABLES):
+        return LoggingSink()
+    return SqliteEventLog(events_path(root))
