@@ -1,0 +1,265 @@
+"""`homeostat curate`: draft lessons from merged PRs' review threads, alone, and print them.
+
+The same pipeline as the daily run's first step (`homeostat.runs.curate`), without deciding or writing
+anything: it is the way to see what the daily run would draft, and (with `--show-prompts`) exactly what
+would be sent to the model. Credentials come from the CI environment under the names each ecosystem
+uses; a missing one stops the command before any call, naming the variable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.asker import Asker, RunStats
+from homeostat.core.config import Config
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.events import EventSink, NullSink
+from homeostat.core.hosts import CodeHost
+from homeostat.errors import ConfigError, GitError, HomeostatError
+from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
+
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "curate",
+        help="draft lessons from merged PRs' review threads (the daily run's first step, alone)",
+        description=(
+            "Read the PRs merged in the KB's code repos, keep the review threads a team member wrote that "
+            "a commit followed, and print the rules (and document patches) the curator drafts from them. "
+            "Nothing is written: the daily run decides and files lessons."
+        ),
+    )
+    add_kb_option(parser)
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="read PRs merged since this date (YYYY-MM-DD, UTC) or ISO time (default: sources.lookbackHours ago)",
+    )
+    parser.add_argument(
+        "--until", metavar="WHEN", help="read PRs merged before this date or time (default: now)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--show-prompts",
+        action="store_true",
+        help="print every prompt (after redaction) that would be sent, and send nothing",
+    )
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="spending cap for this run, in US dollars (default: agents.maxCostUsd)",
+    )
+    parser.add_argument(
+        "--show-skipped", action="store_true", help="list every PR and thread skipped, and why"
+    )
+    parser.add_argument("--dry-run", action="store_true", help="accepted for symmetry: curate never writes")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.json and args.show_prompts:
+        raise ConfigError("--show-prompts prints prompts, not lessons: drop --json to see them")
+    if args.max_cost is not None and args.max_cost < 0:
+        raise ConfigError(
+            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
+        )
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    env = os.environ
+    now = dt.datetime.now(dt.UTC)
+    since = parse_when(args.since, "--since")
+    until = parse_when(args.until, "--until") or now
+    if since is not None and since >= until:
+        raise ConfigError(
+            f"--since {args.since} is not before --until ({until.isoformat()}): widen the window"
+        )
+    if not _has_repos(config):
+        raise ConfigError(
+            "homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos in a KB without "
+            "repo folders)"
+        )
+    host = host_from_env(config, env)
+    git = _git(root)
+    origin = git.remote_url("origin") if git is not None else None
+    stats = RunStats()
+    with _sink(env, root, args.show_prompts) as sink:
+        asker = _asker(config, stats, env, args, sink)
+        cited = review_branch_citations(git) if git is not None and origin else set()
+        result = run_curate(
+            host, kb, asker, extra_cited=cited, kb_repo=kb_repo_ref(config, origin), since=since, until=until
+        )
+    if not result.repos:
+        raise ConfigError(
+            "every code repo in homeostat.yaml is excluded (repos[].exclude, sources.excludeRepos) or is the "
+            "KB repo itself: nothing to read"
+        )
+    if args.show_prompts:
+        sys.stderr.write(f"homeostat: printed {result.model_calls} prompt(s); nothing was sent\n")
+    elif args.json:
+        data = result.to_data()
+        data["cost"] = {"usd": round(stats.cost_usd, 6), "estimated": stats.estimated}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_result(result, stats, show_skipped=args.show_skipped))
+    return _outcome(result)
+
+
+def _outcome(result: CurateResult) -> int:
+    if result.all_calls_failed:
+        raise HomeostatError(
+            f"every model call failed ({result.failed_calls}), the first with: {result.failures[0]}; "
+            "nothing was drafted: rerun later"
+        )
+    if result.capped:
+        sys.stderr.write(f"homeostat: {result.cap_message}; the lessons listed were drafted before it\n")
+    return 0
+
+
+# --- wiring -------------------------------------------------------------------------------------
+
+
+def host_from_env(config: Config, env: Mapping[str, str]) -> CodeHost:
+    """The code host `sources.host` names, with its credential from the CI environment."""
+    if config.sources.host == "bitbucket":
+        from homeostat.adapters.bitbucket import bitbucket_host_from_env
+
+        return bitbucket_host_from_env(env)
+    from homeostat.adapters.github import github_host_from_env
+
+    return github_host_from_env(env)
+
+
+def _asker(
+    config: Config, stats: RunStats, env: Mapping[str, str], args: argparse.Namespace, sink: EventSink
+) -> Asker:
+    from homeostat.adapters.askers import asker_for
+
+    return asker_for(
+        "curator",
+        config,
+        stats,
+        sink=sink,
+        max_cost_usd=args.max_cost,
+        show_prompts=sys.stdout if args.show_prompts else None,
+        env=env,
+    )
+
+
+@contextmanager
+def _sink(env: Mapping[str, str], root: Path, show_prompts: bool) -> Iterator[EventSink]:
+    """Model-call events (sizes only): log lines in CI, the local event log on a machine."""
+    from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, events_path
+
+    if show_prompts:
+        yield NullSink()  # nothing is sent, so nothing is logged
+        return
+    if any(env.get(name) for name in CI_VARIABLES):
+        yield LoggingSink()
+        return
+    with SqliteEventLog(events_path(root)) as log:
+        yield log
+
+
+def _git(root: Path) -> Git | None:
+    try:
+        git = Git(root)
+        git.rev_parse("HEAD")
+    except GitError:
+        return None
+    return git
+
+
+def _has_repos(config: Config) -> bool:
+    return bool(config.repos or config.sources.repos)
+
+
+def parse_when(value: str | None, flag: str) -> dt.datetime | None:
+    """A date (midnight UTC) or an ISO time (UTC when it names no zone)."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.UTC)
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(
+            f"{flag} {value!r} is not a date (YYYY-MM-DD) or an ISO time (2026-11-20T06:00Z)"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+# --- output -------------------------------------------------------------------------------------
+
+
+def render_result(result: CurateResult, stats: RunStats, *, show_skipped: bool = False) -> str:
+    lines: list[str] = []
+    if result.lessons:
+        lines.append(
+            _table(["member", "reviewer", "area", "source", "title", "thread"], _rule_rows(result.lessons))
+        )
+    if result.doc_lessons:
+        lines.append(_table(["member", "reviewer", "section", "op", "thread"], _doc_rows(result.doc_lessons)))
+    if not result.lessons and not result.doc_lessons:
+        lines.append("No lessons drafted.")
+    if show_skipped and result.skipped:
+        lines.append(_table(["skipped", "why", "url"], [[s.what, s.reason, s.url] for s in result.skipped]))
+    lines.append(summary_line(result, stats))
+    return "\n\n".join(lines) + "\n"
+
+
+def summary_line(result: CurateResult, stats: RunStats) -> str:
+    window = f"{_stamp(result.since)} to {_stamp(result.until)}"
+    cost = f"${stats.cost_usd:.4f}{' estimated' if stats.estimated else ''}"
+    return (
+        f"Read {window}: {len(result.repos)} repo(s), {result.pulls_listed} PR(s) merged "
+        f"({result.pulls_read} read), {result.threads_seen} thread(s) ({result.threads_kept} kept); "
+        f"drafted {len(result.lessons)} rule(s) and {len(result.doc_lessons)} document patch(es); "
+        f"{result.model_calls} model call(s) ({result.failed_calls} failed, {cost}); "
+        f"{result.redactions} secret(s) redacted."
+    )
+
+
+def _stamp(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _rule_rows(lessons: list[Lesson]) -> list[list[str]]:
+    rows = []
+    for lesson in lessons:
+        area = f"{lesson.area}/{lesson.topic}" if lesson.topic else lesson.area
+        if lesson.suggested_topic:
+            area += f" (new topic {lesson.suggested_topic}?)"
+        rows.append([lesson.member, lesson.originator, area, lesson.source, lesson.title, lesson.url])
+    return rows
+
+
+def _doc_rows(lessons: list[Lesson]) -> list[list[str]]:
+    rows = []
+    for lesson in lessons:
+        patch = lesson.doc_patch
+        section = f"{patch.doc}#{patch.section}" if patch is not None else ""
+        rows.append([lesson.member, lesson.originator, section, patch.op if patch else "", lesson.url])
+    return rows
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    cells = [header, *[[" ".join(cell.split()) for cell in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    out = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in cells]
+    out.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(out)
