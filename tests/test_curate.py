@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from fakes import FakeAsker
+from gitfixtures import commit, git, make_origin_and_clone, snapshot
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 from kbfactory import write_files
 
@@ -756,3 +757,39 @@ def test_result_json_leaves_the_thread_text_out() -> None:
     result = CurateResult(since=NOW - timedelta(hours=26), until=NOW)
     data = result.to_data()
     assert data["counts"]["modelCalls"] == 0 and data["lessons"] == [] and data["capped"] is False
+
+
+def test_curate_skips_threads_cited_on_open_review_branches_and_leaves_the_clone_alone(
+    github_harness: HostHarness,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    billing = github_harness.create_repo("acme", "billing")
+    github_harness.merged_pull(
+        billing,
+        pull("cy", "Status codes", 3, thread("ana", "Map errors in one table.", followed_by_commit=True)),
+    )
+    url = thread_urls(github_harness, billing)["Map errors in one table."]
+    kb_files = {"homeostat.yaml": config_yaml(billing), "knowledge/core/.keep": ""}
+    _, clone_dir = make_origin_and_clone(tmp_path, kb_files)
+    git(clone_dir, "checkout", "--quiet", "-b", "homeostat/review-cy-2026-11-20")
+    commit(clone_dir, {"knowledge/billing/api/errors.md": cited_rule(url)}, "review PR", push=True)
+    git(clone_dir, "checkout", "--quiet", "main")
+    git(clone_dir, "branch", "--quiet", "-D", "homeostat/review-cy-2026-11-20")
+    before = snapshot(clone_dir)
+    monkeypatch.setenv("GITHUB_TOKEN", github_harness.token)  # type: ignore[attr-defined]
+    monkeypatch.setenv("GITHUB_API_URL", github_harness.emulator.api_url)  # type: ignore[attr-defined]
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # never called: nothing is left to draft
+    monkeypatch.setenv("CI", "true")
+
+    code = main(["curate", "--kb", str(clone_dir), "--json"])
+
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert out["skipped"] == [
+        {"what": "thread", "url": url, "reason": "already cited by the KB", "member": "cy"}
+    ]
+    assert out["counts"]["modelCalls"] == 0
+    assert snapshot(clone_dir) == before
