@@ -285,6 +285,21 @@ def test_the_vertex_runtime_names_its_extra_without_a_token() -> None:
     )
 
 
+def test_vertex_without_google_credentials_says_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("google.auth")
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    monkeypatch.setenv("NO_GCE_CHECK", "true")  # no metadata-server probe (read when google-auth loads it)
+    monkeypatch.setenv("CLOUDSDK_CONFIG", str(tmp_path / "gcloud"))
+    with pytest.raises(ConfigError) as caught:
+        ask_with("vertex", {}, region="us-east5", project="kb")
+    assert str(caught.value) == (
+        "the vertex runtime found no Google credentials: run `gcloud auth application-default login`, "
+        "set GOOGLE_APPLICATION_CREDENTIALS, or set GOOGLE_OAUTH_ACCESS_TOKEN"
+    )
+
+
 def test_the_claude_code_runtime_needs_the_cli(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         ask_with("claude-code", {"PATH": str(tmp_path)})
@@ -421,6 +436,8 @@ def test_bedrock_signs_with_sigv4_from_static_credentials(
 ) -> None:
     pytest.importorskip("botocore")
     pytest.importorskip("boto3")
+    for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_SESSION_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIA" + "TESTTESTTESTTEST")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "test-secret")
     anthropic_stub.answer(GOOD)
@@ -428,6 +445,23 @@ def test_bedrock_signs_with_sigv4_from_static_credentials(
     env = {"ANTHROPIC_BEDROCK_BASE_URL": anthropic_stub.url}
     asker_for("curator", config, RunStats(), sink=MemorySink(), env=env).ask("s", "u", Verdict)
     assert anthropic_stub.requests[0].headers["authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIA")
+
+
+def test_bedrock_without_any_aws_credentials_says_what_to_set(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    pytest.importorskip("boto3")
+    for name in ("AWS_BEARER_TOKEN_BEDROCK", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    with pytest.raises(ConfigError) as caught:
+        ask_with("bedrock", {}, region="eu-west-1")
+    assert str(caught.value) == (
+        "the bedrock runtime found no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, "
+        "AWS_PROFILE, or AWS_BEARER_TOKEN_BEDROCK (or run where an AWS role is attached)"
+    )
 
 
 def test_vertex_posts_raw_predict_for_the_project_and_region(anthropic_stub: AnthropicStub) -> None:

@@ -352,12 +352,8 @@ def vertex_runtime(agents: AgentsConfig, env: Mapping[str, str], retry: RetryPol
             "or ANTHROPIC_VERTEX_PROJECT_ID"
         )
     token = env.get("GOOGLE_OAUTH_ACCESS_TOKEN") or None
-    if token is None and not _installed("google.auth"):
-        raise ConfigError(
-            "the vertex runtime uses Google Application Default Credentials through google-auth, which "
-            "is not installed: pip install 'homeostat[vertex]' "
-            "(or set GOOGLE_OAUTH_ACCESS_TOKEN to a short-lived token)"
-        )
+    if token is None:
+        _require_google_credentials()
     client = AnthropicVertex(
         region=region,
         project_id=project,
@@ -372,6 +368,23 @@ def vertex_runtime(agents: AgentsConfig, env: Mapping[str, str], retry: RetryPol
         "GOOGLE_OAUTH_ACCESS_TOKEN) and the project's Vertex AI access to the model",
         retry=retry,
     )
+
+
+def _require_google_credentials() -> None:
+    if not _installed("google.auth"):
+        raise ConfigError(
+            "the vertex runtime uses Google Application Default Credentials through google-auth, which "
+            "is not installed: pip install 'homeostat[vertex]' "
+            "(or set GOOGLE_OAUTH_ACCESS_TOKEN to a short-lived token)"
+        )
+    google_auth = importlib.import_module("google.auth")
+    try:
+        google_auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
+    except importlib.import_module("google.auth.exceptions").DefaultCredentialsError as err:
+        raise ConfigError(
+            "the vertex runtime found no Google credentials: run `gcloud auth application-default login`, "
+            "set GOOGLE_APPLICATION_CREDENTIALS, or set GOOGLE_OAUTH_ACCESS_TOKEN"
+        ) from err
 
 
 def _installed(module: str) -> bool:
