@@ -141,7 +141,9 @@ def test_every_planted_problem_is_an_error_naming_its_file_and_look_alikes_are_c
     files_with_errors = {file for file, _, _ in errors}
     assert set(PLANTED) <= files_with_errors, sorted(set(PLANTED) - files_with_errors)
     assert not (set(LOOK_ALIKES) & files_with_errors), [e for e in errors if e[0] in LOOK_ALIKES]
-    assert not [e for e in errors if e[0] not in PLANTED and e[0] not in LOOK_ALIKES]
+    # a duplicate id is reported on both of its files, the example's own included
+    others = [e for e in errors if e[0] not in PLANTED and e[0] not in LOOK_ALIKES]
+    assert [(f, c) for f, c, _ in others] == [("knowledge/core/log-with-fields.md", "conflict")]
 
 
 @pytest.mark.parametrize(
@@ -169,7 +171,8 @@ def test_every_planted_problem_is_an_error_naming_its_file_and_look_alikes_are_c
     ],
 )
 def test_each_planted_problem_says_what_to_change(path: str, check: str, fragment: str) -> None:
-    errors = _validate({path: PLANTED[path]})
+    extra = {f"{A}/docs/loop-b.md": PLANTED[f"{A}/docs/loop-b.md"]} if "loop" in path else {}
+    errors = _validate({path: PLANTED[path], **extra})
     assert any(file == path and c == check and fragment in message for file, c, message in errors), errors
 
 
@@ -202,7 +205,7 @@ def test_changed_model_endpoint_needs_a_fingerprinted_review() -> None:
 def test_emails_are_warnings_not_errors() -> None:
     path = f"{A}/email.md"
     text = rule(
-        "email", "billing/api", "## Rule\nAsk ana.lima@example.com before changing fees.\n\n## Why\nx\n"
+        "email", "billing/api", "## Rule\nAsk ana.lima@acmepay.io before changing fees.\n\n## Why\nx\n"
     )
     result = validate_files({**example_files(), path: text}, TODAY)
     assert [(f.file, f.check, f.severity) for f in result.findings] == [
@@ -240,4 +243,5 @@ def test_near_duplicates_within_a_repo_are_warned() -> None:
     )
     result = validate_files({**example_files(), path: text}, TODAY)
     near = [f for f in result.findings if f.check == "conflict"]
-    assert near and "near-duplicate of billing-api-integer-minor-units" in near[0].message
+    assert len(near) == 1 and "near-duplicate" in near[0].message
+    assert {"billing-api-integer-minor-units", "integer-money"} <= set(near[0].message.replace("(", " ").split())

@@ -37,12 +37,18 @@ from homeostat.errors import HomeostatError
 STATE_BRANCH = "homeostat/state"
 STATE_VERSION: Literal[1] = 1
 
-DecisionKind = Literal["new", "update", "flag", "review-thread", "dispute"]
+DecisionKind = Literal["new", "update", "flag", "review-thread", "dispute", "doc"]
 Outcome = Literal["merged", "review", "declined", "duplicate", "updated", "disputed", "retired"]
 ReviewState = Literal["in-review", "settled"]
 RunKind = Literal["daily", "deep-dive", "bootstrap"]
 NoticeKind = Literal[
-    "spending-cap", "judge-cap", "retract-cap", "slack-unset", "model-failure", "merge-refused"
+    "spending-cap",
+    "judge-cap",
+    "retract-cap",
+    "slack-unset",
+    "model-failure",
+    "merge-refused",
+    "host-unclear",
 ]
 
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
