@@ -209,8 +209,8 @@ def test_emails_are_warnings_not_errors() -> None:
     )
     result = validate_files({**example_files(), path: text}, TODAY)
     assert [(f.file, f.check, f.severity) for f in result.findings] == [
-        (path, "email", "warning"),
         (path, "cache", "warning"),
+        (path, "email", "warning"),
     ]
 
 
