@@ -47,14 +47,9 @@ def push(harness: HostHarness, repo: RepoRef, branch: str, files: dict[str, str]
 
 
 def test_merging_again_after_a_merge_reports_merged(
-    harness: HostHarness, repo: RepoRef, tmp_path: Path, request: pytest.FixtureRequest
+    harness: HostHarness, repo: RepoRef, tmp_path: Path
 ) -> None:
     """A rerun after a crash between merging and recording it must not read as a refusal."""
-    if harness.name == "github":
-        reason = (
-            "GitHubHost.merge_pull answers an already-merged PR's 405 as a refusal; reported to its owner"
-        )
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     head = push(harness, repo, "homeostat/daily-dev", {"knowledge/a.md": "rule\n"}, tmp_path)
     host = harness.adapter()
     pull = host.open_pull(repo, "homeostat/daily-dev", "main", "Daily lessons", "")

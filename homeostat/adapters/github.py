@@ -332,7 +332,7 @@ class GitHubHost:
 
         def operation(attempt: int) -> MergeResult:
             pr = self._repo(repo).get_pull(number)
-            if attempt > 1 and pr.merged:
+            if pr.merged:  # a rerun after a crash, or the lost first try of this one
                 return MergeResult(merged=True, sha=pr.merge_commit_sha, reason="already merged")
             try:
                 status = pr.merge(
