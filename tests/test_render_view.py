@@ -149,3 +149,13 @@ def test_every_number_up_to_three_digits_is_one_token() -> None:
     """The line memo normalises digits on this property of cl100k."""
     assert all(count_tokens(str(n)) == 1 for n in range(1000))
     assert normalise("- a › b: 1234 rules") == ("- a › b: 0 rules", 1)
+
+
+def test_hidden_unicode_never_reaches_the_view(tmp_path: Path) -> None:
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root)
+    rule = root / "knowledge/core/log-with-fields.md"
+    text = rule.read_text(encoding="utf-8").replace("Pass values", "Pass\u200b values\u202e")
+    rule.write_text(text, encoding="utf-8")
+    v, _ = view(build(root), ["src/billing/api/app.py"], "billing")
+    assert "Pass values" in v.text and "\u200b" not in v.text and "\u202e" not in v.text

@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import marshal
 import os
 import re
 import subprocess
+import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -120,7 +122,9 @@ def tokenizer_id() -> str:
 def corpus_key(root: Path) -> str:
     source = git_fingerprint(root)
     source = f"git:{source}" if source is not None else f"content:{content_fingerprint(root)}"
-    parts = [f"format={CORPUS_FORMAT}", f"tokenizer={tokenizer_id()}", source, *pending_names(root)]
+    # marshal's format belongs to the Python version that wrote it
+    python = f"python={sys.version_info[0]}.{sys.version_info[1]} marshal={marshal.version}"
+    parts = [f"format={CORPUS_FORMAT}", f"tokenizer={tokenizer_id()}", python, source, *pending_names(root)]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
@@ -157,10 +161,10 @@ def build(root: Path) -> Corpus:
     return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def _write_atomic(path: Path, content: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
+    temp.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
     os.replace(temp, path)
 
 
@@ -176,22 +180,20 @@ def load_corpus(root: Path) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time)."""
     key = corpus_key(root)
     folder = root / INDEX_DIR
-    path = folder / f"corpus-{key}.json"
+    path = folder / f"corpus-{key}.marshal"
     reason = "no cached index"
     if path.is_file():
         try:
-            return Loaded(
-                Corpus.from_data(json.loads(path.read_text(encoding="utf-8"))), key, False, "cached"
-            )
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
+            return Loaded(Corpus.from_data(marshal.loads(path.read_bytes())), key, False, "cached")
+        except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
             reason = f"cached index unreadable ({type(exc).__name__})"
-    elif folder.is_dir() and any(folder.glob("corpus-*.json")):
+    elif folder.is_dir() and any(folder.glob("corpus-*")):
         reason = "the KB, pending lessons, tokenizer or index format changed"
     started = time.perf_counter()
     corpus = build(root)
     try:
-        _write_atomic(path, json.dumps(corpus.to_data(), ensure_ascii=False, separators=(",", ":")))
-        for old in folder.glob("corpus-*.json"):
+        _write_atomic(path, marshal.dumps(corpus.to_data()))
+        for old in folder.glob("corpus-*"):
             if old != path:
                 old.unlink(missing_ok=True)
     except OSError as exc:
@@ -291,10 +293,11 @@ def load_session(root: Path, session: str) -> dict[str, list[str]]:
     )
 
 
-def add_to_session(root: Path, session: str, key: str, values: Iterable[str]) -> None:
-    """Add ids to one of the session's sets (`given`, `known`); old session files are pruned."""
+def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[str]]) -> None:
+    """Add ids to the session's sets (`given`, `known`, `files`) in one write; old sessions are pruned."""
     data = load_session(root, session)
-    data[key] = sorted(set(data.get(key, [])) | set(values))
+    for key, values in additions.items():
+        data[key] = sorted(set(data.get(key, [])) | set(values))
     _write_atomic(_session_path(root, session), json.dumps(data, sort_keys=True))
     _prune_sessions(root / SESSIONS_DIR)
 

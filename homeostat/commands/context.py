@@ -109,15 +109,22 @@ Scalar = str | int | float | bool | None
 
 
 def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
-    """Record a local usage event; the event log failing never fails a session."""
+    log_events(root, [(kind, data)])
+
+
+def log_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]]) -> None:
+    """Record local usage events; the event log failing never fails a session."""
+    if not events:
+        return
     try:
         from homeostat.adapters.event_log import SqliteEventLog, events_path
         from homeostat.core.events import Event, utcnow
 
         with SqliteEventLog(events_path(root)) as sink:
-            sink.record(Event(kind=kind, at=utcnow(), data=dict(data)))
+            for kind, data in events:
+                sink.record(Event(kind=kind, at=utcnow(), data=dict(data)))
     except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
-        log.warning("could not record a %s event in %s (%s)", kind, root / ".homeostat/events.db", exc)
+        log.warning("could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -177,12 +184,10 @@ def run(args: argparse.Namespace) -> int:
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget)
     if session_id:
         visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]
-        add_to_session(session.root, session_id, "known", visible)
-        add_to_session(session.root, session_id, "files", touched)
-        add_to_session(
-            session.root, session_id, "given", view.served_ids + tuple(s.key for s in view.sections)
-        )
+        given = view.served_ids + tuple(s.key for s in view.sections)
+        add_to_session(session.root, session_id, {"known": visible, "files": touched, "given": given})
     _emit_view(view, args.format, args.explain)
+    sys.stdout.flush()
     _log_view(session, view, started)
     return 0
 
@@ -199,24 +204,24 @@ def _emit_view(view: View, fmt: str, explain: bool) -> None:
 def _log_view(session: Session, view: View, started: float) -> None:
     wall = round((time.perf_counter() - started) * 1000)
     common: dict[str, Scalar] = {"source": "session-start", "repo": session.audience.repo or "", "ms": wall}
-    log_event(
-        session.root,
-        "injection",
-        {
-            **common,
-            "rules": len(view.placed),
-            "tokens": view.tokens,
-            "chars": view.chars,
-            "cut": len(view.cut),
-            "ids": ",".join(view.served_ids),
-        },
-    )
+    ids = ",".join(view.served_ids)
+    events: list[tuple[str, Mapping[str, Scalar]]] = [
+        (
+            "injection",
+            {
+                **common,
+                "rules": len(view.placed),
+                "tokens": view.tokens,
+                "chars": view.chars,
+                "cut": len(view.cut),
+                "ids": ids,
+            },
+        ),
+    ]
     if view.sections:
-        log_event(
-            session.root,
-            "doc-injection",
-            {**common, "sections": len(view.sections), "ids": ",".join(s.key for s in view.sections)},
-        )
+        keys = ",".join(s.key for s in view.sections)
+        events.append(("doc-injection", {**common, "sections": len(view.sections), "ids": keys}))
+    log_events(session.root, events)
 
 
 def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
@@ -232,9 +237,7 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
     block = join([render_new_rules(new, count), render_prompt(match, count)])
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
     if session_id:
-        add_to_session(session.root, session_id, "given", given)
-        if new:
-            add_to_session(session.root, session_id, "known", [e.id for e in new])
+        add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
     if args.format == "json":
         data = {
             "text": block.text,
@@ -253,21 +256,17 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
             sys.stdout.write(f"\n---\nMessage match: {match.reason}; rare words: {rare}.\n")
     wall = round((time.perf_counter() - started) * 1000)
     common: dict[str, Scalar] = {"source": "prompt", "repo": audience.repo or "", "ms": wall}
+    events: list[tuple[str, Mapping[str, Scalar]]] = []
     if match.rules or new:
-        log_event(
-            session.root,
-            "injection",
-            {
-                **common,
-                "rules": len(match.rules) + len(new),
-                "tokens": block.tokens,
-                "ids": ",".join([e.id for e in match.rules] + [e.id for e in new]),
-            },
+        ids = ",".join([e.id for e in match.rules] + [e.id for e in new])
+        events.append(
+            (
+                "injection",
+                {**common, "rules": len(match.rules) + len(new), "tokens": block.tokens, "ids": ids},
+            )
         )
     if match.sections:
-        log_event(
-            session.root,
-            "doc-injection",
-            {**common, "sections": len(match.sections), "ids": ",".join(s.key for s in match.sections)},
-        )
+        keys = ",".join(s.key for s in match.sections)
+        events.append(("doc-injection", {**common, "sections": len(match.sections), "ids": keys}))
+    log_events(session.root, events)
     return 0

@@ -88,7 +88,9 @@ def _conflicts(kb: KB, rule: Rule) -> list[str]:
     return found
 
 
-def explain(kb: KB, session: Session, rule_id: str, files: list[str] | None) -> Explanation:
+def explain(
+    kb: KB, session: Session, rule_id: str, files: list[str] | None, base: Path | None = None
+) -> Explanation:
     from homeostat.core.scoring import conflict_counts, score_rule
 
     rule = kb.rule(rule_id)
@@ -122,7 +124,7 @@ def explain(kb: KB, session: Session, rule_id: str, files: list[str] | None) -> 
         "conflicts": _conflicts(kb, rule),
     }
     if files is not None:
-        touched = relative_paths(files, session.identity, Path("."))
+        touched = relative_paths(files, session.identity, base or session.identity.top)
         ranked = select_entries(session.corpus, touched, session.audience).ranked
         place = next(((i, r) for i, r in enumerate(ranked, start=1) if r.entry.id == rule_id), None)
         if place is None:
@@ -143,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
 
     session = open_session(args.kb, args.checkout, args.repo)
     kb = load_kb_dir(session.root)
-    result = explain(kb, session, args.id, args.files)
+    result = explain(kb, session, args.id, args.files, Path(args.checkout))
     if args.json:
         sys.stdout.write(
             json.dumps({"id": result.id, "found": result.found, **result.facts}, ensure_ascii=False, indent=2)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 4
+CORPUS_FORMAT = 5
 CORE = "core"
 RRF_K = 60
 BM25_K1 = 1.2
@@ -43,6 +43,14 @@ _CODE_EXT = re.compile(
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
+# everything an agent is served or an export writes.
+_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def strip_hidden(text: str) -> str:
+    return _HIDDEN.sub("", text)
+
 
 # --- text to terms ---------------------------------------------------------------------------------
 
@@ -83,7 +91,19 @@ def file_refs(text: str) -> tuple[str, ...]:
 _MATCHERS: dict[str, Any] = {}
 
 
+_MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")
+
+
 def glob_matches(pattern: str, path: str) -> bool:
+    """wcmatch globstar matching, compiled once per glob; a glob whose literal start cannot match
+    is rejected without compiling (a KB has hundreds of distinct globs, a session touches a few files)."""
+    magic = _MAGIC.search(pattern)
+    literal = pattern[: magic.start()] if magic else pattern
+    literal = literal.removeprefix("./")
+    if magic is None:
+        return literal == path
+    if not path.startswith(literal):
+        return False
     matcher = _MATCHERS.get(pattern)
     if matcher is None:
         matcher = _MATCHERS[pattern] = wcglob.compile(pattern.removeprefix("./"), flags=_GLOB_FLAGS)
@@ -91,9 +111,8 @@ def glob_matches(pattern: str, path: str) -> bool:
 
 
 def is_global(pattern: str) -> bool:
-    """A glob that is not anchored to a folder: `**`, `**/*.py`, `*.md` (any depth with no `/`)."""
-    text = pattern.removeprefix("./")
-    return text.startswith("**") or "/" not in text
+    """A glob for any folder: `**`, `**/*.py`. (`*.md` matches files at the repo's root only.)"""
+    return pattern.removeprefix("./").startswith("**")
 
 
 def specificity(pattern: str) -> tuple[int, int]:
@@ -208,7 +227,7 @@ class Corpus:
     mcp_writes: bool = False
     mcp_write_limit: int = 5
     # term -> flat [doc, tf, doc, tf, …]; docs 0..len(entries)-1 are rules, then sections
-    postings: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    postings: Mapping[str, Sequence[int]] = field(default_factory=dict)
     lengths: tuple[int, ...] = ()
     line_tokens: Mapping[str, int] = field(default_factory=dict)
     _by_id: dict[str, Entry] = field(default_factory=dict, compare=False, repr=False)
@@ -256,30 +275,42 @@ class Corpus:
             budget=Budget(*data["budget"]),
             mcp_writes=bool(data["mcp"][0]),
             mcp_write_limit=int(data["mcp"][1]),
-            postings={term: tuple(p) for term, p in data["postings"].items()},
+            postings=data["postings"],
             lengths=tuple(data["lengths"]),
             line_tokens=dict(data["lineTokens"]),
         )
 
 
-_TUPLE_FIELDS = frozenset({"scope", "refs"})
-
-
 def _row(record: Entry | SectionEntry) -> list[Any]:
-    """A record as a JSON list in field order (lists for tuples): compact and quick to load."""
+    """A record as a list in field order (lists for tuples): compact and quick to load."""
     return [list(v) if isinstance(v, tuple) else v for v in (getattr(record, f) for f in record.__slots__)]
 
 
-def _values(names: Sequence[str], row: list[Any]) -> list[Any]:
-    return [tuple(v) if f in _TUPLE_FIELDS else v for f, v in zip(names, row, strict=True)]
+def _entry_from(r: list[Any]) -> Entry:
+    return Entry(
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        tuple(r[4]),
+        r[5],
+        r[6],
+        r[7],
+        r[8],
+        tuple(r[9]),
+        r[10],
+        r[11],
+        r[12],
+        r[13],
+        r[14],
+        r[15],
+    )
 
 
-def _entry_from(row: list[Any]) -> Entry:
-    return Entry(*_values(Entry.__slots__, row))
-
-
-def _section_from(row: list[Any]) -> SectionEntry:
-    return SectionEntry(*_values(SectionEntry.__slots__, row))
+def _section_from(r: list[Any]) -> SectionEntry:
+    return SectionEntry(
+        r[0], r[1], r[2], r[3], r[4], tuple(r[5]), tuple(r[6]), r[7], r[8], r[9], r[10], r[11]
+    )
 
 
 # --- building the corpus from a loaded KB (the slow path, run when the KB changes) -----------------
@@ -327,8 +358,8 @@ def build_corpus(
                 status=meta.status,
                 score=score_rule(meta, config, conflicts.get(rule.id, 0)).total,
                 refs=file_refs(rule.text()),
-                view=rule_view(rule),
-                short=rule_view(rule, with_why=False),
+                view=strip_hidden(rule_view(rule)),
+                short=strip_hidden(rule_view(rule, with_why=False)),
                 tokens=0,
                 short_tokens=0,
                 file=rule.file,
@@ -373,7 +404,7 @@ def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
         source=p.source if p else "",
         updated=p.updated if p else "",
         url=p.url if p else "",
-        view=section_view(document.meta.title, sec.heading, key, sec.body),
+        view=strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body)),
         tokens=0,
     )
 
@@ -399,8 +430,8 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
         status="pending",
         score=0,
         refs=file_refs(text),
-        view=pending_view(lesson, entry_id),
-        short=pending_view(lesson, entry_id, with_why=False),
+        view=strip_hidden(pending_view(lesson, entry_id)),
+        short=strip_hidden(pending_view(lesson, entry_id, with_why=False)),
         tokens=0,
         short_tokens=0,
         owner=areas[area].owner if area in areas else "",
@@ -409,7 +440,7 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
 
 def _index(
     entries: Sequence[Entry], sections: Sequence[SectionEntry]
-) -> tuple[dict[str, tuple[int, ...]], tuple[int, ...]]:
+) -> tuple[dict[str, list[int]], tuple[int, ...]]:
     """Inverted index over rules then sections; a rule's title counts twice (it says what it is about)."""
     flat: dict[str, list[int]] = {}
     lengths: list[int] = []
@@ -421,7 +452,7 @@ def _index(
         lengths.append(sum(counted.values()))
         for term, tf in counted.items():
             flat.setdefault(term, []).extend((doc, tf))
-    return {term: tuple(p) for term, p in flat.items()}, tuple(lengths)
+    return flat, tuple(lengths)
 
 
 def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
