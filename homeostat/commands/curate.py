@@ -21,7 +21,7 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.asker import Asker, RunStats
-from homeostat.core.config import Config
+from homeostat.core.config import Config, Host
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.events import EventSink, NullSink
 from homeostat.core.hosts import CodeHost
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             "homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos in a KB without "
             "repo folders)"
         )
-    host = host_from_env(config, env)
+    host = host_from_env(config.sources.host, env)
     git = _git(root)
     origin = git.remote_url("origin") if git is not None else None
     stats = RunStats()
@@ -132,9 +132,9 @@ def _outcome(result: CurateResult) -> int:
 # --- wiring -------------------------------------------------------------------------------------
 
 
-def host_from_env(config: Config, env: Mapping[str, str]) -> CodeHost:
-    """The code host `sources.host` names, with its credential from the CI environment."""
-    if config.sources.host == "bitbucket":
+def host_from_env(kind: Host, env: Mapping[str, str]) -> CodeHost:
+    """The code host (`sources.host`, or the one a URL names), with its credential from the environment."""
+    if kind == "bitbucket":
         from homeostat.adapters.bitbucket import bitbucket_host_from_env
 
         return bitbucket_host_from_env(env)

@@ -179,6 +179,17 @@ def curated_repos(config: Config, kb_repo: RepoRef | None) -> list[RepoRef]:
     return code_repos(urls, excluded=excluded, kb_repo=kb_repo)
 
 
+def kb_code_repos(config: Config) -> list[RepoRef]:
+    """Every code repo the KB names, excluded ones too: where a review lesson's URL may point."""
+    refs: list[RepoRef] = []
+    for url in [repo.url for repo in config.repos] or list(config.sources.repos):
+        try:
+            refs.append(parse_repo_url(url))
+        except UrlError:
+            continue
+    return refs
+
+
 def repo_name(config: Config, repo: RepoRef) -> str:
     """The repo's folder name in the KB (what its areas are prefixed with), else its host name."""
     for candidate in config.repos:

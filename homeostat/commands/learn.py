@@ -1,0 +1,516 @@
+"""`homeostat learn`: write a lesson to this clone's pending set (`.homeostat/pending/`).
+
+A pending lesson applies to the developer's own sessions at once, and the background sync carries it to
+`candidates/<member>` for the daily run to decide. So it is checked against the KB before it is
+written (a known area and topic, the word limits, an existing rule for an update or flag, a document
+section a patch can apply to, no secrets): a broken lesson would otherwise fail only the next morning,
+far from the person who wrote it. The same lesson written twice is one file (named by its content).
+
+`--url` takes a review-comment URL instead: the thread is fetched through the code host, redacted,
+and (for whatever `--title`, `--rule` and `--why` leave out) drafted by the curator in one model call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import get_args
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.adapters.pending_store import write_pending
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.asker import Asker
+from homeostat.core.config import Config
+from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, parse_comment_url, pull_url
+from homeostat.core.kb import KB
+from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
+from homeostat.core.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
+from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, pending_path
+from homeostat.core.secrets import find_secrets
+from homeostat.core.text import count_words
+from homeostat.errors import GitError, HomeostatError
+
+MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
+CONTENT_FLAGS = ("title", "rule", "why", "example", "area", "topic", "scope", "kind")
+
+
+class LessonError(HomeostatError):
+    """A lesson that would not survive the daily run; the message names the flag to change."""
+
+    exit_code = 2
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "learn",
+        help="write a lesson to this clone's pending set",
+        description=(
+            "Write a lesson to .homeostat/pending/ (git-ignored): it applies to your sessions at once and "
+            "the daily run decides it. A new rule, an update of a rule, a flag on a rule, or a patch to "
+            "one document section; or a lesson drafted from a review comment's URL."
+        ),
+    )
+    add_kb_option(parser)
+    parser.add_argument("--title", help=f"the rule's title (at most {TITLE_CHAR_LIMIT} characters)")
+    parser.add_argument("--rule", help=f"one instruction (at most {RULE_WORD_LIMIT} words)")
+    parser.add_argument("--why", help=f"why it holds (at most {WHY_WORD_LIMIT} words)")
+    parser.add_argument("--example", help="an optional short example")
+    parser.add_argument(
+        "--area", help="the area it belongs to, as homeostat.yaml names it (e.g. billing/api)"
+    )
+    parser.add_argument("--topic", help="the area's topic file, when the area has topics")
+    parser.add_argument(
+        "--scope", action="append", metavar="GLOB", help="a path glob (repeat; default: the area's)"
+    )
+    parser.add_argument("--kind", choices=get_args(RuleKind), help="convention, anti-pattern, migration, …")
+    parser.add_argument(
+        "--source",
+        choices=("manual", "agent-handoff"),
+        help="who wrote it: you (manual, the default) or an agent",
+    )
+    parser.add_argument(
+        "--author", help=f"your member handle (default: ${MEMBER_VARIABLE}, else your git email)"
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--update", metavar="ID", help="rewrite rule ID (what you leave out is kept)")
+    mode.add_argument("--flag", metavar="ID", help="flag rule ID as wrong or outdated (with --reason)")
+    mode.add_argument("--doc", metavar="AREA/NAME", help="patch one section of this document")
+    parser.add_argument("--reason", help="with --flag: what is wrong with the rule")
+    parser.add_argument("--section", metavar="ID", help="with --doc: the section id")
+    parser.add_argument("--op", choices=("replace", "append", "add"), default="append", help="with --doc")
+    parser.add_argument("--heading", help="with --doc --op add: the new section's heading")
+    parser.add_argument("--body", help="with --doc: the section text (- reads it from stdin)")
+    parser.add_argument("--url", help="a review-comment URL: fetch the thread and draft what is left out")
+    parser.add_argument("--json", action="store_true", help="print the pending lesson as JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    author = resolve_author(config, args.author, os.environ, _git_email(root))
+    lesson = build_lesson(args, kb, author, _now())
+    check_secrets(lesson)
+    target = root / pending_path(lesson)
+    existed = target.is_file()
+    if not existed:
+        _ignore_local_folder(root)
+        write_pending(root, lesson)
+        _log_capture(root, lesson)
+    if args.json:
+        data = {"path": pending_path(lesson), "written": not existed, "lesson": json.loads(lesson.to_json())}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        verb = "already pending" if existed else "written"
+        sys.stdout.write(f"{describe(lesson)}: {verb} as {pending_path(lesson)}; the daily run decides it\n")
+    return 0
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+# --- who is teaching ------------------------------------------------------------------------------
+
+
+def resolve_author(config: Config, flag: str | None, env: Mapping[str, str], git_email: str | None) -> str:
+    """--author, else $HOMEOSTAT_MEMBER, else the member whose email is the clone's git user.email."""
+    for value, where in ((flag, "--author"), (env.get(MEMBER_VARIABLE, "").strip(), MEMBER_VARIABLE)):
+        if value:
+            member = config.member(value)
+            if member is None:
+                raise LessonError(
+                    f"{where} {value!r} is not in team.members of homeostat.yaml: use a member's handle"
+                )
+            return member.handle
+    if git_email:
+        found = next(
+            (m for m in config.team.members if m.email and m.email.lower() == git_email.lower()), None
+        )
+        if found is not None:
+            return found.handle
+    raise LessonError(
+        f"cannot tell who is teaching this: pass --author <handle>, set {MEMBER_VARIABLE}, or add your git "
+        "user.email to your entry in team.members"
+    )
+
+
+def _git_email(root: Path) -> str | None:
+    try:
+        done = Git(root).run("config", "--get", "user.email", check=False)
+    except GitError:
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() or None
+
+
+# --- building the lesson --------------------------------------------------------------------------
+
+
+def build_lesson(args: argparse.Namespace, kb: KB, author: str, now: dt.datetime) -> PendingLesson:
+    config = kb.require_config()
+    if args.flag:
+        _only(args, "--flag", ("reason",))
+        return flag_lesson(kb, args.flag, args.reason or "", author, now, args.source or "manual")
+    if args.doc:
+        _only(args, "--doc", ("section", "op", "heading", "body"))
+        body = sys.stdin.read() if args.body == "-" else args.body or ""
+        return doc_lesson(kb, args.doc, args.section or "", args.op, body, args.heading or "", author, now)
+    _refuse(args, ("reason", "section", "heading", "body"), "a rule lesson")
+    fields = Fields.of(args)
+    source: LessonSource = args.source or "manual"
+    url = ""
+    if args.url:
+        if args.source:
+            raise LessonError("--url sets the source from the thread (pr-feedback): drop --source")
+        thread = fetch_thread(config, args.url)
+        fields, url = fields_from_thread(kb, thread, fields), thread.url
+        source = "pr-feedback" if thread.followed_by_commit else "pr-feedback-no-change"
+    if args.update:
+        return update_lesson(kb, args.update, fields, author, now, source, url)
+    return new_lesson(kb, fields, author, now, source, url)
+
+
+@dataclass(frozen=True)
+class Fields:
+    """What the flags said about a rule; empty strings are "not given"."""
+
+    title: str = ""
+    rule: str = ""
+    why: str = ""
+    example: str = ""
+    area: str = ""
+    topic: str = ""
+    scope: tuple[str, ...] = ()
+    kind: RuleKind | None = None
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Fields:
+        return cls(
+            title=(args.title or "").strip(),
+            rule=(args.rule or "").strip(),
+            why=(args.why or "").strip(),
+            example=(args.example or "").strip(),
+            area=(args.area or "").strip(),
+            topic=(args.topic or "").strip(),
+            scope=tuple(glob.strip() for glob in args.scope or () if glob.strip()),
+            kind=args.kind,
+        )
+
+
+def new_lesson(
+    kb: KB, fields: Fields, author: str, now: dt.datetime, source: LessonSource, url: str = ""
+) -> PendingLesson:
+    config = kb.require_config()
+    missing = [f"--{name}" for name in ("title", "rule", "why") if not getattr(fields, name)]
+    if missing:
+        raise LessonError(f"a new lesson needs --title, --rule and --why (missing: {', '.join(missing)})")
+    if not fields.area:
+        raise LessonError(f"a new lesson needs --area: one of {', '.join(config.area_names())}")
+    check_area(config, fields.area, fields.topic)
+    check_limits(fields)
+    cited = _rule_citing(kb, url) if url else None
+    if cited is not None:
+        raise LessonError(
+            f"the thread is already behind rule {cited.id}: use --update {cited.id} to change it"
+        )
+    area = config.area(fields.area)
+    scope = fields.scope or (area.paths if area is not None else ("**",))
+    return PendingLesson(
+        kind="new",
+        author=author,
+        source=source,
+        url=url,
+        created=now,
+        title=fields.title,
+        rule=fields.rule,
+        why=fields.why,
+        example=fields.example,
+        area=fields.area,
+        topic=fields.topic,
+        scope=tuple(scope),
+        lesson_kind=fields.kind,
+    )
+
+
+def update_lesson(
+    kb: KB, rule_id: str, fields: Fields, author: str, now: dt.datetime, source: LessonSource, url: str = ""
+) -> PendingLesson:
+    """The whole rewritten rule: what the flags leave out is kept from the rule as it stands."""
+    rule = find_rule(kb, rule_id, "--update")
+    for name, current in (("area", rule.area), ("topic", rule.meta.topic or ""), ("scope", rule.meta.scope)):
+        given = getattr(fields, name)
+        if given and given != current:
+            raise LessonError(
+                f"--update keeps rule {rule.id}'s {name}: drop --{name} (flag the rule instead if it is wrong)"
+            )
+    merged = Fields(
+        title=fields.title or rule.title,
+        rule=fields.rule or rule.rule,
+        why=fields.why or rule.why,
+        example=fields.example or (rule.example or ""),
+        kind=fields.kind or rule.meta.kind,
+    )
+    if (merged.title, merged.rule, merged.why, merged.example, merged.kind) == (
+        rule.title,
+        rule.rule,
+        rule.why,
+        rule.example or "",
+        rule.meta.kind,
+    ):
+        raise LessonError(
+            f"--update {rule.id} changes nothing: pass the new --rule, --title, --why or --example"
+        )
+    check_limits(merged)
+    return PendingLesson(
+        kind="update",
+        author=author,
+        source=source,
+        url=url,
+        created=now,
+        title=merged.title,
+        rule=merged.rule,
+        why=merged.why,
+        example=merged.example,
+        area=rule.area,
+        topic=rule.meta.topic or "",
+        scope=rule.meta.scope,
+        lesson_kind=merged.kind,
+        target=rule.id,
+    )
+
+
+def flag_lesson(
+    kb: KB, rule_id: str, reason: str, author: str, now: dt.datetime, source: LessonSource
+) -> PendingLesson:
+    rule = find_rule(kb, rule_id, "--flag")
+    if not reason.strip():
+        raise LessonError(f"--flag {rule.id} needs --reason: say what is wrong with the rule")
+    if count_words(reason) > WHY_WORD_LIMIT:
+        raise LessonError(f"--reason has {count_words(reason)} words (limit {WHY_WORD_LIMIT}): shorten it")
+    return PendingLesson(
+        kind="flag",
+        author=author,
+        source=source,
+        created=now,
+        area=rule.area,
+        target=rule.id,
+        reason=reason.strip(),
+    )
+
+
+def doc_lesson(
+    kb: KB, doc_id: str, section: str, op: PatchOp, body: str, heading: str, author: str, now: dt.datetime
+) -> PendingLesson:
+    """A one-section patch, tried on the document as it stands so a refused patch is never written."""
+    document = kb.document(doc_id.strip().removesuffix(".md"))
+    if document is None:
+        known = ", ".join(sorted(d.doc_id for d in kb.documents)) or "none yet"
+        raise LessonError(f"no document {doc_id!r} in the KB (--doc takes <area>/<name>; documents: {known})")
+    if not section:
+        raise LessonError(
+            f"--doc {document.doc_id} needs --section <id> (the {{#id}} of the section to {op})"
+        )
+    if not body.strip():
+        raise LessonError(f"--doc {document.doc_id} needs --body: the section text to {op}")
+    if op == "add" and not heading.strip():
+        raise LessonError("--op add needs --heading: the new section's one-line heading")
+    patch = SectionPatch(op=op, section_id=section, body=body, source="manual", heading=heading.strip())
+    try:
+        apply_section_patch(kb.files[document.file], patch, now.date(), document.file)
+    except PatchError as exc:
+        raise LessonError(f"the patch would be refused: {exc}") from None
+    request = DocPatchRequest(
+        doc=document.doc_id, section=section, op=op, heading=heading.strip(), body=body.strip()
+    )
+    return PendingLesson(
+        kind="doc", author=author, source="manual", created=now, area=document.meta.area, doc_patch=request
+    )
+
+
+# --- checks ---------------------------------------------------------------------------------------
+
+
+def check_area(config: Config, area: str, topic: str) -> None:
+    names = config.area_names()
+    if area not in names:
+        raise LessonError(f"unknown area {area!r}: use one of {', '.join(names)} (--area)")
+    topics = config.topics_for(area)
+    if topics and not topic:
+        raise LessonError(f"area {area} groups rules by topic: pass --topic with one of {', '.join(topics)}")
+    if topics and topic not in topics:
+        raise LessonError(f"unknown topic {topic!r} for {area}: use one of {', '.join(topics)} (--topic)")
+    if not topics and topic:
+        raise LessonError(f"area {area} has no topics: drop --topic")
+
+
+def check_limits(fields: Fields) -> None:
+    if len(fields.title) > TITLE_CHAR_LIMIT:
+        raise LessonError(
+            f"--title has {len(fields.title)} characters (limit {TITLE_CHAR_LIMIT}): shorten it"
+        )
+    rule_words, why_words = count_words(fields.rule), count_words(fields.why)
+    if rule_words > RULE_WORD_LIMIT:
+        raise LessonError(
+            f"--rule has {rule_words} words (limit {RULE_WORD_LIMIT}): shorten it or move detail to --why"
+        )
+    if why_words > WHY_WORD_LIMIT:
+        raise LessonError(f"--why has {why_words} words (limit {WHY_WORD_LIMIT}): shorten it")
+
+
+def check_secrets(lesson: PendingLesson) -> None:
+    """A pending lesson travels to the team's branch: a credential in it is refused, never redacted."""
+    texts = {
+        "--title": lesson.title,
+        "--rule": lesson.rule,
+        "--why": lesson.why,
+        "--example": lesson.example,
+        "--reason": lesson.reason,
+        "--body": lesson.doc_patch.body if lesson.doc_patch else "",
+    }
+    for flag, text in texts.items():
+        hits = find_secrets(text)
+        if hits:
+            raise LessonError(
+                f"{flag} holds what looks like a secret ({hits[0].kind}): remove it, lessons are shared"
+            )
+
+
+def find_rule(kb: KB, rule_id: str, flag: str) -> Rule:
+    rule = kb.rule(rule_id.strip())
+    if rule is None:
+        raise LessonError(f"{flag} {rule_id!r}: no such rule in the KB (find its id with homeostat search)")
+    return rule
+
+
+def _rule_citing(kb: KB, url: str) -> Rule | None:
+    return next((r for r in kb.rules if url == r.meta.source.url or url in r.meta.also_from), None)
+
+
+def _only(args: argparse.Namespace, mode: str, allowed: tuple[str, ...]) -> None:
+    extra = [
+        name
+        for name in (*CONTENT_FLAGS, "reason", "section", "heading", "body", "url")
+        if name not in allowed
+    ]
+    _refuse(args, tuple(extra), mode)
+
+
+def _refuse(args: argparse.Namespace, names: tuple[str, ...], mode: str) -> None:
+    for name in names:
+        if getattr(args, name, None):
+            raise LessonError(f"--{name} does not apply to {mode}: drop it")
+
+
+# --- from a review comment ------------------------------------------------------------------------
+
+
+def fetch_thread(config: Config, url: str) -> ReviewThread:
+    """The thread holding the comment, through the host its URL names, from a KB code repo only."""
+    from homeostat.commands.curate import host_from_env
+    from homeostat.runs.curate import kb_code_repos
+
+    try:
+        ref = parse_comment_url(url)
+    except UrlError as exc:
+        raise LessonError(f"--url: {exc}") from None
+    if not any(ref.repo.same_repo(repo) for repo in kb_code_repos(config)):
+        raise LessonError(
+            f"--url names a comment in {ref.repo.full_name}, which is not one of the KB's code repos "
+            "(repos[].url in homeostat.yaml): review lessons come from those only"
+        )
+    host = host_from_env("bitbucket" if ref.repo.host is HostKind.BITBUCKET else "github", os.environ)
+    return host.get_comment_thread(ref)
+
+
+def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
+    """Fill in what the flags left out from the curator's draft of the redacted thread (one call)."""
+    from homeostat.core.daily.drafting import (
+        DRAFT_SYSTEM,
+        DraftAnswer,
+        area_for_path,
+        draft_prompt,
+        render_thread,
+    )
+    from homeostat.core.secrets import redact_secrets
+    from homeostat.runs.curate import repo_name
+
+    config = kb.require_config()
+    name = repo_name(config, thread.repo)
+    area = given.area or area_for_path(config, name, thread.path)
+    if given.title and given.rule and given.why:
+        return Fields(**{**given.__dict__, "area": area})
+    pull = MergedPull(
+        thread.repo,
+        thread.pull,
+        thread.pull_title,
+        "",
+        thread.pull_author,
+        thread.root.created_at,
+        pull_url(thread.repo, thread.pull),
+    )
+    text, _ = redact_secrets(render_thread(pull, thread))
+    areas = [a for a in config.area_names() if not config.repos or a.startswith(f"{name}/") or a == "core"]
+    topics = config.topics_for(area) if area else ()
+    answer = _asker(config).ask(DRAFT_SYSTEM, draft_prompt(text, areas, topics, area), DraftAnswer)
+    if answer is None or not answer.keep or not answer.title.strip() or not answer.rule.strip():
+        raise LessonError(
+            f"the model drafted no rule from {thread.url}: pass --title, --rule and --why yourself"
+        )
+    drafted_area = area or (answer.area if answer.area in config.area_names() else "")
+    topic = given.topic or (answer.topic if answer.topic in config.topics_for(drafted_area) else "")
+    return Fields(
+        title=given.title or answer.title.strip(),
+        rule=given.rule or answer.rule.strip(),
+        why=given.why or answer.why.strip(),
+        example=given.example or answer.example.strip(),
+        area=drafted_area,
+        topic=topic,
+        scope=given.scope,
+        kind=given.kind or answer.kind,
+    )
+
+
+def _asker(config: Config) -> Asker:
+    from homeostat.adapters.askers import asker_for
+    from homeostat.core.asker import RunStats
+    from homeostat.core.events import NullSink
+
+    return asker_for("curator", config, RunStats(), sink=NullSink())
+
+
+# --- output and local bookkeeping -----------------------------------------------------------------
+
+
+def describe(lesson: PendingLesson) -> str:
+    if lesson.kind == "flag":
+        return f"flag on rule {lesson.target}"
+    if lesson.kind == "doc" and lesson.doc_patch is not None:
+        return f"{lesson.doc_patch.op} of {lesson.doc_patch.doc}#{lesson.doc_patch.section}"
+    if lesson.kind == "update":
+        return f"update of rule {lesson.target} ({lesson.title!r})"
+    return f"new rule {lesson.title!r} in {lesson.area}"
+
+
+def _ignore_local_folder(root: Path) -> None:
+    """`.homeostat/` is local state: ignored by git even where the KB's .gitignore does not say so."""
+    marker = root / ".homeostat" / ".gitignore"
+    if not marker.exists():
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text("*\n", encoding="utf-8")
+
+
+def _log_capture(root: Path, lesson: PendingLesson) -> None:
+    from homeostat.commands.context import log_event
+
+    kind = "flag" if lesson.kind == "flag" else "capture"
+    log_event(root, kind, {"source": lesson.source, "kind": lesson.kind})
