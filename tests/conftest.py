@@ -10,7 +10,12 @@ from pathlib import Path
 import pytest
 
 # Local servers the tests drive the real client libraries against; each module provides fixtures.
-pytest_plugins = ["emulators.github_server", "emulators.bitbucket_server", "emulators.anthropic_stub"]
+pytest_plugins = [
+    "emulators.github_server",
+    "emulators.bitbucket_server",
+    "emulators.anthropic_stub",
+    "emulators.slack_sink",
+]
 
 SHARED_KB = Path(__file__).resolve().parents[2] / "shared" / "examples" / "kb"
 EXAMPLE_KB = Path(__file__).resolve().parents[1] / "examples" / "kb"
