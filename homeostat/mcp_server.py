@@ -192,9 +192,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
         touched = relative_paths(files or [], s.identity, s.identity.top)
         limits = s.corpus.budget
         if budget is not None and budget >= 100:
-            from dataclasses import replace
-
-            limits = replace(limits, token_budget=budget)
+            limits = limits._replace(token_budget=budget)
         view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits)
         server._log(
             "injection",

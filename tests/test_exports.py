@@ -218,7 +218,7 @@ def test_hidden_unicode_is_stripped_from_everything_written() -> None:
     sneaky = rule("r", ("src/**",))
     sneaky = Entry(
         **{
-            **{f: getattr(sneaky, f) for f in sneaky.__slots__},
+            **sneaky._asdict(),
             "view": "**Rule r** (r)\nUse\u200b the\u202e API.\n",
         }
     )

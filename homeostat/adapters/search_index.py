@@ -20,8 +20,8 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from homeostat.core.selection import CORPUS_FORMAT, Corpus
 
@@ -168,8 +168,7 @@ def _write_atomic(path: Path, content: str | bytes) -> None:
     os.replace(temp, path)
 
 
-@dataclass(frozen=True)
-class Loaded:
+class Loaded(NamedTuple):
     corpus: Corpus
     key: str
     rebuilt: bool
@@ -207,8 +206,7 @@ def load_corpus(root: Path) -> Loaded:
 # --- who the session is -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Identity:
+class Identity(NamedTuple):
     """Read from the code checkout: its top folder, `origin` URL and the git user."""
 
     top: Path

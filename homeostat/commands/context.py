@@ -9,15 +9,14 @@ clients, and loads the tokenizer only when the corpus has to be rebuilt. The oth
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import logging
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from homeostat.adapters.search_index import (
     Identity,
@@ -49,8 +48,7 @@ SESSION_VARIABLE = "HOMEOSTAT_SESSION"
 NEW_RULES_PER_PROMPT = 3
 
 
-@dataclass(frozen=True)
-class Session:
+class Session(NamedTuple):
     """A KB, the corpus loaded from its cache, and who is asking (repo from the checkout, member from git)."""
 
     root: Path
@@ -180,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
     touched = relative_paths(files, session.identity, base)
     budget = session.corpus.budget
     if args.budget is not None:
-        budget = dataclasses.replace(budget, token_budget=args.budget)
+        budget = budget._replace(token_budget=args.budget)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget)
     if session_id:
         visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]

@@ -21,7 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from homeostat.core.search import Hit, PromptMatch
 from homeostat.core.selection import (
@@ -105,13 +105,13 @@ def normalise(line: str) -> tuple[str, int]:
     return _DIGITS.sub(one, line), extra
 
 
-@dataclass
 class LineCounter:
     """Counts a line from the corpus's memo; anything else goes to `fallback` (the real tokenizer)."""
 
-    memo: Mapping[str, int]
-    fallback: Callable[[str], int] | None = None
-    misses: list[str] = field(default_factory=list)
+    def __init__(self, memo: Mapping[str, int], fallback: Callable[[str], int] | None = None) -> None:
+        self.memo = memo
+        self.fallback = fallback
+        self.misses: list[str] = []
 
     def __call__(self, line: str) -> int:
         key, extra = normalise(line)
@@ -168,8 +168,7 @@ def memo_lines(entries: Iterable[Entry], doc_areas: Iterable[str], area_names: I
 # --- blocks ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     text: str
     tokens: int
 
@@ -192,8 +191,7 @@ def join(blocks: Iterable[Block]) -> Block:
 # --- the session view -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     text: str
     tokens: int
     selection: Selection

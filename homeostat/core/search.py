@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, terms
 from homeostat.core.text import words
@@ -35,8 +35,7 @@ CONVERSATION = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     kind: str  # "rule" or "section"
     id: str  # rule id, or <doc>#<section>
     title: str
@@ -186,8 +185,7 @@ def topic_listing(corpus: Corpus, topic: str, audience: Audience) -> list[Hit]:
 # --- matching a chat message ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PromptMatch:
+class PromptMatch(NamedTuple):
     rules: tuple[Entry, ...]
     sections: tuple[SectionEntry, ...]
     searched: bool
@@ -267,8 +265,7 @@ def visible_areas(corpus: Corpus, audience: Audience) -> list[str]:
 # --- reading one thing by name ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Found:
+class Found(NamedTuple):
     """What `read` resolved a name to: rules and/or sections, or nothing (with a hint)."""
 
     rules: tuple[Entry, ...] = ()

@@ -19,8 +19,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wcmatch import glob as wcglob
 
@@ -131,8 +130,7 @@ def specificity(pattern: str) -> tuple[int, int]:
 # --- the corpus ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One rule as selection and rendering need it (also a pending lesson of this clone)."""
 
     id: str
@@ -161,8 +159,7 @@ class Entry:
         return not self.adopted
 
 
-@dataclass(frozen=True, slots=True)
-class SectionEntry:
+class SectionEntry(NamedTuple):
     """One `## Heading {#id}` section of a document."""
 
     doc_id: str
@@ -183,31 +180,27 @@ class SectionEntry:
         return f"{self.doc_id}#{self.id}"
 
 
-@dataclass(frozen=True, slots=True)
-class AreaInfo:
+class AreaInfo(NamedTuple):
     name: str
     owner: str
     team_only: bool
     paths: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class RepoInfo:
+class RepoInfo(NamedTuple):
     name: str
     url: str
     public: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class MemberInfo:
+class MemberInfo(NamedTuple):
     handle: str
     name: str
     email: str
     teams: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Budget:
+class Budget(NamedTuple):
     """`distribution` from homeostat.yaml."""
 
     token_budget: int = 2000
@@ -216,8 +209,7 @@ class Budget:
     rule_share: float = 0.8
 
 
-@dataclass(frozen=True)
-class Corpus:
+class Corpus(NamedTuple):
     entries: tuple[Entry, ...]
     sections: tuple[SectionEntry, ...]
     areas: Mapping[str, AreaInfo]
@@ -227,20 +219,19 @@ class Corpus:
     mcp_writes: bool = False
     mcp_write_limit: int = 5
     # term -> flat [doc, tf, doc, tf, …]; docs 0..len(entries)-1 are rules, then sections
-    postings: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    postings: Mapping[str, Sequence[int]] = {}
     lengths: tuple[int, ...] = ()
-    line_tokens: Mapping[str, int] = field(default_factory=dict)
-    _by_id: dict[str, Entry] = field(default_factory=dict, compare=False, repr=False)
+    line_tokens: Mapping[str, int] = {}
+    by_id: Mapping[str, Entry] = {}
 
     @property
     def multi_repo(self) -> bool:
         return bool(self.repos)
 
     def entry(self, entry_id: str) -> Entry | None:
-        if not self._by_id:
-            for entry in self.entries:
-                self._by_id.setdefault(entry.id, entry)
-        return self._by_id.get(entry_id)
+        if self.by_id:
+            return self.by_id.get(entry_id)
+        return next((e for e in self.entries if e.id == entry_id), None)
 
     def doc_frequency(self, term: str) -> int:
         return len(self.postings.get(term, ())) // 2
@@ -266,8 +257,9 @@ class Corpus:
     def from_data(cls, data: Mapping[str, Any]) -> Corpus:
         if data.get("format") != CORPUS_FORMAT:
             raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
+        entries = tuple(_entry_from(row) for row in data["entries"])
         return cls(
-            entries=tuple(_entry_from(row) for row in data["entries"]),
+            entries=entries,
             sections=tuple(_section_from(row) for row in data["sections"]),
             areas={a[0]: AreaInfo(a[0], a[1], bool(a[2]), tuple(a[3])) for a in data["areas"]},
             repos=tuple(RepoInfo(r[0], r[1], bool(r[2])) for r in data["repos"]),
@@ -278,12 +270,13 @@ class Corpus:
             postings=data["postings"],
             lengths=tuple(data["lengths"]),
             line_tokens=dict(data["lineTokens"]),
+            by_id=_by_id(entries),
         )
 
 
 def _row(record: Entry | SectionEntry) -> list[Any]:
     """A record as a list in field order (lists for tuples): compact and quick to load."""
-    return [list(v) if isinstance(v, tuple) else v for v in (getattr(record, f) for f in record.__slots__)]
+    return [list(v) if isinstance(v, tuple) else v for v in record]
 
 
 def _entry_from(r: list[Any]) -> Entry:
@@ -372,8 +365,8 @@ def build_corpus(
         [e.view for e in drafts] + [e.short for e in drafts] + [s.view for s in section_drafts]
     )
     n = len(drafts)
-    entries = tuple(replace(e, tokens=counts[i], short_tokens=counts[n + i]) for i, e in enumerate(drafts))
-    sections = tuple(replace(s, tokens=counts[2 * n + i]) for i, s in enumerate(section_drafts))
+    entries = tuple(e._replace(tokens=counts[i], short_tokens=counts[n + i]) for i, e in enumerate(drafts))
+    sections = tuple(s._replace(tokens=counts[2 * n + i]) for i, s in enumerate(section_drafts))
     postings, lengths = _index(entries, sections)
     d = config.distribution
     return Corpus(
@@ -387,7 +380,16 @@ def build_corpus(
         mcp_write_limit=config.security.mcp_write_limit,
         postings=postings,
         lengths=lengths,
+        by_id=_by_id(entries),
     )
+
+
+def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
+    """The first rule with each id (validate reports duplicates)."""
+    found: dict[str, Entry] = {}
+    for entry in entries:
+        found.setdefault(entry.id, entry)
+    return found
 
 
 def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
@@ -456,7 +458,7 @@ def _index(
 
 
 def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
-    return replace(corpus, line_tokens=dict(line_tokens), _by_id={})
+    return corpus._replace(line_tokens=dict(line_tokens))
 
 
 # --- BM25 --------------------------------------------------------------------------------------------
@@ -487,8 +489,7 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
 # --- who is asking ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Audience:
+class Audience(NamedTuple):
     """The session's repo (None: unknown, so only core in a KB with repo folders) and member."""
 
     repo: str | None
@@ -567,8 +568,7 @@ def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
     return best, weight
 
 
-@dataclass(frozen=True)
-class Ranked:
+class Ranked(NamedTuple):
     entry: Entry
     tier: int
     rrf: float
@@ -578,8 +578,7 @@ class Ranked:
     ranks: tuple[int | None, int | None, int | None]  # scope, keyword, code-reference rank in its tier
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(NamedTuple):
     """Every visible rule in order (tiers first), and the visible rules no tier took (`rest`)."""
 
     ranked: tuple[Ranked, ...]
@@ -649,8 +648,7 @@ def select_entries(corpus: Corpus, touched: Sequence[str], audience: Audience) -
 # --- budget fitting ----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Placed:
+class Placed(NamedTuple):
     ranked: Ranked
     form: str  # "full" or "rule-only"
 
@@ -667,8 +665,7 @@ class Placed:
         return self.entry.tokens if self.form == "full" else self.entry.short_tokens
 
 
-@dataclass(frozen=True)
-class Cut:
+class Cut(NamedTuple):
     """Something left out of a view, and why; every cut is reported (`--explain`, JSON, MCP)."""
 
     id: str
@@ -678,8 +675,7 @@ class Cut:
     topic: str = ""
 
 
-@dataclass(frozen=True)
-class Fitted:
+class Fitted(NamedTuple):
     placed: tuple[Placed, ...]
     cut: tuple[Cut, ...]
     tokens: int

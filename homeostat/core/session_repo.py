@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 _SCP = re.compile(r"^(?:[\w.+-]+@)?(?P<host>[\w.-]+):(?!//)(?P<path>.+)$")
 
 
-@dataclass(frozen=True)
-class RepoSlug:
+class RepoSlug(NamedTuple):
     """host (lower case, "" for a local path), the path's owner part and the repo name."""
 
     host: str
