@@ -141,7 +141,9 @@ def test_posts_the_message_as_json(slack_sink: SlackSink) -> None:
 
     notifier(slack_sink).post(message)
 
-    assert slack_sink.posts == [message.payload()]
+    notifier(slack_sink).post("plain *mrkdwn* text")
+
+    assert slack_sink.posts == [message.payload(), SlackMessage("plain *mrkdwn* text").payload()]
 
 
 def test_passing_failures_are_retried_within_bounds(

@@ -55,7 +55,10 @@ class SlackNotifier:
     def __repr__(self) -> str:
         return f"SlackNotifier(variable={self.variable!r})"
 
-    def post(self, message: SlackMessage) -> None:
+    def post(self, message: SlackMessage | str) -> None:
+        """Post one message; plain text is taken as mrkdwn text. Raises `NotifyError` when undelivered."""
+        if isinstance(message, str):
+            message = SlackMessage(message)
         body = json.dumps(message.payload(), ensure_ascii=False).encode("utf-8")
         try:
             self.retry.run(
