@@ -458,3 +458,24 @@ def test_url_of_a_thread_already_behind_a_rule_points_at_update(
         f"homeostat: the thread is already behind rule {RULE_ID}: use --update {RULE_ID} to change it\n",
     )
     assert not (kb / ".homeostat").exists()
+
+
+def test_url_with_update_records_the_thread_without_drafting(
+    harness: HostHarness, kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    billing, urls = reviewed(harness)
+    url_kb(kb, billing, harness.name)
+    host_env(harness, monkeypatch)  # no model credential: an update is never drafted
+    rule = "Raise domain errors from `billing.errors`; refunds also send an idempotency key."
+
+    assert learn(kb, "--author", "ana", "--update", RULE_ID, "--rule", rule, "--url", urls["Added one."]) == 0
+
+    (lesson,) = pending(kb)
+    assert (lesson.kind, lesson.target, lesson.rule, lesson.source, lesson.url) == (
+        "update",
+        RULE_ID,
+        rule,
+        "pr-feedback",
+        urls["Refunds need an idempotency key."],
+    )
+    assert lesson.title == "Map domain errors to one HTTP status table"

@@ -173,8 +173,10 @@ def build_lesson(args: argparse.Namespace, kb: KB, author: str, now: dt.datetime
         if args.source:
             raise LessonError("--url sets the source from the thread (pr-feedback): drop --source")
         thread = fetch_thread(config, args.url)
-        fields, url = fields_from_thread(kb, thread, fields), thread.url
+        url = thread.url
         source = "pr-feedback" if thread.followed_by_commit else "pr-feedback-no-change"
+        if not args.update:  # an update keeps what it leaves out from the rule, not from a draft
+            fields = fields_from_thread(kb, thread, fields)
     if args.update:
         return update_lesson(kb, args.update, fields, author, now, source, url)
     return new_lesson(kb, fields, author, now, source, url)
