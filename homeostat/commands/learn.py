@@ -18,7 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import get_args
 
@@ -450,7 +450,7 @@ def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
     name = repo_name(config, thread.repo)
     area = given.area or area_for_path(config, name, thread.path)
     if given.title and given.rule and given.why:
-        return Fields(**{**given.__dict__, "area": area})
+        return replace(given, area=area)
     pull = MergedPull(
         thread.repo,
         thread.pull,
