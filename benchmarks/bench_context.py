@@ -6,7 +6,7 @@ For generated KBs of each size (two repos, topic files, committed in git like a 
   - cold: the whole process when the corpus cache must be built (median of 3, cache deleted each time);
   - warm: the whole process with the cache in place (median of --runs), the hook's usual case;
   - the warm run's parts, in process: the cache key (two git commands), loading the corpus, selecting
-    and rendering, and writing the injection event;
+    and rendering, and handing the injection event to its detached recorder;
   - tokens of the rendered rules against the stored files for the same rules (the design: 2.9x).
 Prints numbers only; nothing here asserts a time.
 """
@@ -146,7 +146,7 @@ def timed(command: list[str], env: dict[str, str]) -> float:
 def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
     """The warm run's stages in this process (imports already paid)."""
     from homeostat.adapters.search_index import corpus_key, load_corpus
-    from homeostat.commands.context import log_event, open_session
+    from homeostat.commands.context import log_events, open_session
     from homeostat.core.render_view import build_view
 
     out: dict[str, list[float]] = {"key": [], "load": [], "select+render": [], "event": []}
@@ -160,7 +160,7 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
         t3 = time.perf_counter()
         view = build_view(session.corpus, [touched], session.audience, session.counter())
         t4 = time.perf_counter()
-        log_event(kb, "injection", {"source": "bench", "rules": len(view.placed)})
+        log_events(kb, [("injection", {"source": "bench", "rules": len(view.placed)})], detach=True)
         t5 = time.perf_counter()
         out["key"].append((t1 - t0) * 1000)
         out["load"].append((t2 - t1 - (t1 - t0)) * 1000)

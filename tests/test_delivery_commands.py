@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.search_index import INDEX_DIR, load_corpus
 from homeostat.cli import main
+from homeostat.core.events import Event
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
@@ -48,6 +50,20 @@ def checkout(tmp_path: Path, name: str, origin: str | None, files: dict[str, str
         git(work, "add", ".")
         git(work, "commit", "--quiet", "-m", "start")
     return work
+
+
+def recorded(kb: Path, kind: str) -> list[Event]:
+    """Events of a kind, waiting for the detached recorder `context` hands them to (30 s at most)."""
+    deadline = time.monotonic() + 30
+    while True:
+        if events_path(kb).is_file():
+            with SqliteEventLog(events_path(kb)) as log:
+                found = log.query(kind)
+            if found:
+                return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {kind} event in {events_path(kb)}")
+        time.sleep(0.05)
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -125,8 +141,7 @@ def test_context_explain_and_json_report_every_cut(kb: Path, capsys: pytest.Capt
 
 def test_context_records_an_injection_event(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "context", "--kb", str(kb), "--repo", "billing", "--files", "src/billing/api/errors.py")
-    with SqliteEventLog(events_path(kb)) as log:
-        [event] = log.query("injection")
+    [event] = recorded(kb, "injection")
     assert event.data["source"] == "session-start" and event.data["repo"] == "billing"
     assert "billing-api-error-status-table" in str(event.data["ids"])
     assert isinstance(event.data["ms"], int) and event.data["tokens"]
@@ -263,6 +278,7 @@ def test_explain(kb: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pyte
 
 def test_report(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run(capsys, "context", "--kb", str(kb), "--repo", "billing", "--files", "src/billing/api/errors.py")
+    recorded(kb, "injection")
     code, out, _ = run(capsys, "report", "--kb", str(kb), "--today", "2026-12-01")
     assert code == 0 and out.startswith("Rules: 6 (accepted 6)")
     assert "By kind: convention 4, decision (rejected) 1, migration 1" in out

@@ -9,6 +9,7 @@ clients, and loads the tokenizer only when the corpus has to be rebuilt. The oth
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import logging
 import os
@@ -110,19 +111,63 @@ def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
     log_events(root, [(kind, data)])
 
 
-def log_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]]) -> None:
-    """Record local usage events; the event log failing never fails a session."""
+def log_events(
+    root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], *, detach: bool = False
+) -> None:
+    """Record local usage events; the event log failing never fails a session.
+
+    With `detach`, a child process records them and this one does not wait: the event model (pydantic)
+    costs more to import than the whole view does to build, and a session hook's caller waits for it.
+    """
     if not events:
         return
+    stamped = [(kind, dict(data), time.time()) for kind, data in events]
+    if detach and hasattr(os, "posix_spawn"):
+        try:
+            _spawn_recorder(root, stamped)
+            return
+        except OSError as exc:
+            log.info("recording events in this process (%s)", exc)
+    record_events(root, stamped)
+
+
+def record_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar], float]]) -> None:
     try:
         from homeostat.adapters.event_log import SqliteEventLog, events_path
-        from homeostat.core.events import Event, utcnow
+        from homeostat.core.events import Event
 
         with SqliteEventLog(events_path(root)) as sink:
-            for kind, data in events:
-                sink.record(Event(kind=kind, at=utcnow(), data=dict(data)))
+            for kind, data, at in events:
+                sink.record(Event(kind=kind, at=dt.datetime.fromtimestamp(at, dt.UTC), data=dict(data)))
     except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
         log.warning("could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc)
+
+
+def record_payload(payload: bytes) -> None:
+    """The detached recorder's entry point: `{"root": …, "events": [[kind, data, at], …]}` on stdin."""
+    data = json.loads(payload)
+    record_events(Path(data["root"]), [(kind, fields, at) for kind, fields, at in data["events"]])
+
+
+_RECORDER = "import sys; from homeostat.commands.context import record_payload; record_payload(sys.stdin.buffer.read())"
+
+
+def _spawn_recorder(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar], float]]) -> None:
+    payload = json.dumps({"root": str(root.resolve()), "events": events}).encode("utf-8")
+    read, write = os.pipe()  # both ends close on exec, so the child holds only its stdin
+    actions = [
+        (os.POSIX_SPAWN_DUP2, read, 0),
+        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    try:
+        os.posix_spawn(
+            sys.executable, [sys.executable, "-c", _RECORDER], os.environ, file_actions=actions, setsid=True
+        )
+    finally:
+        os.close(read)
+    with os.fdopen(write, "wb") as pipe:
+        pipe.write(payload)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -219,7 +264,7 @@ def _log_view(session: Session, view: View, started: float) -> None:
     if view.sections:
         keys = ",".join(s.key for s in view.sections)
         events.append(("doc-injection", {**common, "sections": len(view.sections), "ids": keys}))
-    log_events(session.root, events)
+    log_events(session.root, events, detach=True)
 
 
 def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
@@ -266,5 +311,5 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
     if match.sections:
         keys = ",".join(s.key for s in match.sections)
         events.append(("doc-injection", {**common, "sections": len(match.sections), "ids": keys}))
-    log_events(session.root, events)
+    log_events(session.root, events, detach=True)
     return 0
