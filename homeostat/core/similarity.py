@@ -88,6 +88,13 @@ def look_alike(a: str, b: str) -> bool:
     na, nb = normalise_name(a), normalise_name(b)
     if na == nb:
         return False
+    if "/" in a or "/" in b:  # a file inside a folder is not a look-alike of the folder
+        return (
+            "/" in a
+            and "/" in b
+            and a.rsplit("/", 1)[0] == b.rsplit("/", 1)[0]
+            and _edit_distance_at_most(na, nb, 2)
+        )
     if na.startswith(nb + "-") or nb.startswith(na + "-"):
         return True
     return min(len(na), len(nb)) >= 4 and _edit_distance_at_most(na, nb, 2)

@@ -35,7 +35,9 @@ def slugify(text: str, *, prefix: str = "rule") -> str:
     slug = _NON_WORD.sub("-", folded).replace("_", "-").strip("-")
     slug = re.sub(r"-{2,}", "-", slug)
     if len(slug) > MAX_ID_LENGTH:
-        slug = slug[:MAX_ID_LENGTH].rstrip("-")
+        cut = slug[: MAX_ID_LENGTH + 1]
+        slug = cut[: cut.rfind("-")] if "-" in cut[MAX_ID_LENGTH // 2 :] else slug[:MAX_ID_LENGTH]
+        slug = slug.rstrip("-")
     if not slug or not ID_PATTERN.match(slug):
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
         slug = f"{prefix}-{digest}"

@@ -24,7 +24,7 @@ import os
 import re
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -97,10 +97,14 @@ class Recorded:
         return match.group("model") if match else str(self.json.get("model", ""))
 
 
+Responder = Callable[[str, str], Any]
+
+
 @dataclass
 class AnthropicStub:
     queue: deque[Scripted] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
+    responder: Responder | None = None  # answers by content once the queue is empty
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -134,6 +138,12 @@ class AnthropicStub:
     def slow(self, seconds: float, value: Any) -> AnthropicStub:
         """An answer that arrives only after `seconds` (past the client's timeout, in tests)."""
         self.queue.append(Scripted("answer", value, delay=seconds))
+        return self
+
+    def respond_with(self, responder: Responder) -> AnthropicStub:
+        """Answer by content when the queue is empty: `responder(system, user)` returns the structured
+        value, a `Scripted`, or None for a refusal. For runs whose call order is not fixed."""
+        self.responder = responder
         return self
 
     # -- server -------------------------------------------------------------------------------------
@@ -172,7 +182,24 @@ class AnthropicStub:
         with self._lock:
             self.requests.append(request)
             self._count += 1
-            return self.queue.popleft() if self.queue else None
+            if self.queue:
+                return self.queue.popleft()
+        if self.responder is None:
+            return None
+        body = request.json
+        system = body.get("system", "")
+        if isinstance(system, list):
+            system = "\n".join(str(part.get("text", "")) for part in system if isinstance(part, dict))
+        messages = body.get("messages") or [{}]
+        content = messages[-1].get("content", "")
+        if isinstance(content, list):
+            content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        value = self.responder(str(system), str(content))
+        if isinstance(value, Scripted):
+            return value
+        if value is None:
+            return Scripted("refusal", "I can't help with that request.", usage=(120, 8, 0, 0))
+        return Scripted("answer", value)
 
 
 class _Handler(BaseHTTPRequestHandler):

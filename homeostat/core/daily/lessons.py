@@ -67,7 +67,7 @@ def from_pending(pending: PendingLesson, member: str) -> Lesson:
         originator=pending.author,
         source=pending.source,
         created=pending.created,
-        title=pending.title,
+        title=pending.title if pending.kind == "new" or pending.title else _untitled(pending),
         rule=pending.rule,
         why=pending.why,
         example=pending.example,
@@ -79,6 +79,14 @@ def from_pending(pending: PendingLesson, member: str) -> Lesson:
         reason=pending.reason,
         doc_patch=pending.doc_patch,
     )
+
+
+def _untitled(pending: PendingLesson) -> str:
+    if pending.kind == "flag":
+        return f"Flag on {pending.target}"
+    if pending.doc_patch is not None:
+        return f"Update {pending.doc_patch.doc}#{pending.doc_patch.section}"
+    return ""
 
 
 def review_key(thread_url: str) -> str:

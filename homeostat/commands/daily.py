@@ -1,0 +1,195 @@
+"""`homeostat daily`: wire the daily run to the CI environment's host, model and Slack credentials.
+
+Credentials come from the names the ecosystem already uses: `GITHUB_TOKEN` (or
+`HOMEOSTAT_GITHUB_TOKEN`) and `GITHUB_API_URL` as the Actions runner sets them; Bitbucket's variables
+plus an API token; `ANTHROPIC_API_KEY`/`ANTHROPIC_BASE_URL` as the anthropic SDK reads them; the Slack
+webhook from the variable `notifications.slackWebhookEnv` names. The KB is the checkout the job runs in.
+`--offline` needs none of them: it decides this clone's own pending lessons with no host and no model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.asker import Asker, RunStats
+from homeostat.core.config import Config
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.events import EventSink, NullSink
+from homeostat.core.hosts import CodeHost, RepoRef
+from homeostat.core.kb import KB
+from homeostat.errors import ConfigError, GitError
+from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, run_daily
+
+CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "daily",
+        help="the daily run: decide pending and review-drafted lessons, open and merge PRs",
+        description=(
+            "Decide every member's pending lessons and the lessons drafted from reviews on their merged PRs; "
+            "merge the confident ones in one daily PR per member, open review PRs for the middle band and "
+            "dispute PRs for flagged rules, and record the decisions on the state branch."
+        ),
+    )
+    add_kb_option(parser)
+    parser.add_argument(
+        "--dry-run", action="store_true", help="decide and print the decisions and PR bodies; write nothing"
+    )
+    parser.add_argument(
+        "--since",
+        metavar="WHEN",
+        help="backfill: read reviews merged since this date (YYYY-MM-DD) or ISO time",
+    )
+    parser.add_argument(
+        "--max-cost", type=float, metavar="USD", help="spending cap for this run (default: agents.maxCostUsd)"
+    )
+    parser.add_argument(
+        "--no-reviews", action="store_true", help="decide pending lessons only; read no reviews"
+    )
+    parser.add_argument(
+        "--show-prompts",
+        action="store_true",
+        help="print every prompt the run would send; send and write nothing",
+    )
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="no host, no model: decide this clone's .homeostat/pending lessons against the checkout (implies --dry-run)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.commands.curate import parse_when
+
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    if args.max_cost is not None and args.max_cost < 0:
+        raise ConfigError(
+            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
+        )
+    git = _git(root)
+    options = DailyOptions(
+        dry_run=args.dry_run or args.offline,
+        since=parse_when(args.since, "--since"),
+        max_cost=args.max_cost,
+        no_reviews=args.no_reviews,
+        show_prompts=args.show_prompts,
+        offline=args.offline,
+    )
+    env = os.environ
+    stats = RunStats()
+    if args.offline:
+        deps = DailyDeps(
+            git=git, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=sys.stdout, checkout=root
+        )
+        return run_daily(deps, options).exit_code
+    host, kb_repo = _host(config, git, env)
+    with _sink(env, root, args.show_prompts) as sink:
+        from homeostat.adapters.askers import asker_for
+
+        def ask(agent: str) -> Asker:
+            return asker_for(
+                agent,
+                config,
+                stats,
+                sink=sink,
+                max_cost_usd=args.max_cost,
+                show_prompts=sys.stdout if args.show_prompts else None,
+                env=env,
+            )
+
+        ask("curator")  # a missing key or an unknown model stops the run here, before anything is read
+        notifier, missing = _notifier(config, env)
+        deps = DailyDeps(
+            git=git,
+            host=host,
+            kb_repo=kb_repo,
+            asker_for=ask,
+            stats=stats,
+            out=sys.stdout,
+            curate=_curate_step(host, kb_repo),
+            notifier=notifier,
+            notifier_missing=missing,
+        )
+        return run_daily(deps, options).exit_code
+
+
+def _no_asker(agent: str) -> Asker:
+    raise ConfigError("--offline asks no model")
+
+
+def _git(root: Path) -> Git:
+    try:
+        git = Git(root)
+        head = git.rev_parse("HEAD")
+    except GitError:
+        head = None
+    if head is None:
+        raise ConfigError(
+            f"{root}: not a git checkout of the KB repo; the daily run works on the KB repo's refs"
+        )
+    return git
+
+
+def _host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeHost, RepoRef]:
+    from homeostat.commands.curate import host_from_env
+    from homeostat.runs.curate import kb_repo_ref
+
+    kb_repo = kb_repo_ref(config, git.remote_url("origin"))
+    if kb_repo is None:
+        raise ConfigError(
+            "cannot tell which repo the KB is: set sources.kbRepo in homeostat.yaml or give the checkout an origin remote"
+        )
+    return host_from_env(config.sources.host, env), kb_repo
+
+
+def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-def]
+    from homeostat.runs.curate import run_curate
+
+    def step(
+        *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+    ) -> CurateOutcome:
+        result = run_curate(
+            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until
+        )
+        lessons: list[Lesson] = [*result.lessons, *result.doc_lessons]
+        return CurateOutcome(lessons=tuple(lessons), capped=result.capped)
+
+    return step
+
+
+def _notifier(config: Config, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
+    variable = config.notifications.slack_webhook_env
+    url = env.get(variable, "").strip()
+    if not url:
+        return None, f"{variable} is not set; the review queue was not posted to Slack"
+    from homeostat.adapters.slack import SlackNotifier
+
+    return SlackNotifier(url, variable=variable), ""
+
+
+@contextmanager
+def _sink(env: Mapping[str, str], root: Path, show_prompts: bool) -> Iterator[EventSink]:
+    from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, events_path
+
+    if show_prompts:
+        yield NullSink()
+        return
+    if any(env.get(name) for name in CI_VARIABLES):
+        yield LoggingSink()
+        return
+    with SqliteEventLog(events_path(root)) as log:
+        yield log

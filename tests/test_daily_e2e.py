@@ -1,0 +1,299 @@
+"""`homeostat daily` end to end: the GitHub emulator, real git, the model stub."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dailyworld import DailyWorld
+from hostkit import PullSpec, ReplySpec, ThreadSpec
+
+
+@pytest.fixture
+def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
+    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
+
+
+def test_a_confident_review_lesson_merges_in_the_authors_daily_pr(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo",
+            title="Refund endpoint",
+            files={"src/billing/api/refunds.py": "def refund(): pass\n"},
+            merged_at=world.hours_ago(3),
+            threads=(
+                ThreadSpec(
+                    author="ana",
+                    body="Raise RefundDeclined from billing.errors instead of returning None.",
+                    path="src/billing/api/refunds.py",
+                    replies=(ReplySpec("bo", "Done."),),
+                    followed_by_commit=True,
+                ),
+            ),
+        ),
+    )
+    code = world.daily()
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    records = world.records()
+    [record] = [r for r in records.values() if r.kind == "review-thread"]
+    assert record.outcome == "merged" and record.member == "bo" and record.state == "settled"
+    assert record.breakdown["role:lead"] == 20
+    main = world.main_files()
+    assert "Raise RefundDeclined from billing.errors" in main["knowledge/billing/api/errors.md"]
+    pulls = world.pulls()
+    [daily] = [p for p in pulls.values() if p.head_ref.startswith("homeostat/daily-bo")]
+    assert daily.merged_at is not None
+    assert "## Every decision" in daily.body and "role:lead +20" in daily.body
+
+
+def thread(author: str, body: str, path: str, *, followed: bool = True) -> ThreadSpec:
+    return ThreadSpec(author=author, body=body, path=path, followed_by_commit=followed)
+
+
+def pr(
+    world: DailyWorld,
+    repo: str,
+    author: str,
+    title: str,
+    *threads: ThreadSpec,
+    body: str = "",
+    hours: float = 3,
+) -> int:
+    files = {t.path: "x = 1\n" for t in threads} or {"README.md": "x\n"}
+    return world.merged_pull(
+        repo,
+        PullSpec(
+            author=author,
+            title=title,
+            files=files,
+            merged_at=world.hours_ago(hours),
+            threads=threads,
+            body=body,
+        ),
+    )
+
+
+def build_a_busy_day(world: DailyWorld) -> None:
+    """A dozen merged PRs with threads that should and should not count, and two members' pending lessons."""
+    api = "src/billing/api/refunds.py"
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Refunds",
+        thread("ana", "Raise RefundDeclined from billing.errors instead of returning None.", api),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Refund limits",
+        thread(
+            "dee", "Check refund limits with RefundPolicy.allows before posting.", "src/billing/api/limits.py"
+        ),
+    )
+    pr(
+        world,
+        "storefront",
+        "cy",
+        "Buttons",
+        thread(
+            "ana",
+            "Use the Button primitive from web/components/ui for every clickable control.",
+            "web/components/Cart.tsx",
+        ),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Migration",
+        thread(
+            "ana",
+            "Backfill new columns in a separate migration after the deploy.",
+            "src/billing/db/schema.py",
+        ),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Outsider review",
+        thread("zed", "Use tabs not spaces everywhere in the service.", api),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "No change after review",
+        thread("ana", "Consider caching the exchange rates lookup.", api, followed=False),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Generated code",
+        thread("ana", "Regenerate the client with the new flag.", "src/billing/generated/client.py"),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Skipped",
+        thread("ana", "Log the refund id as a field.", api),
+        body="homeostat:skip",
+    )
+    pr(
+        world,
+        "billing",
+        "zed",
+        "Contractor PR",
+        thread("ana", "Wrap ledger writes in a transaction block.", api),
+    )
+    pr(
+        world,
+        "storefront",
+        "cy",
+        "Spacing",
+        thread(
+            "bo",
+            "Use theme.space for margins in components, never pixel values.",
+            "web/components/Header.tsx",
+        ),
+    )
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Webhook",
+        thread(
+            "ana",
+            "Verify the webhook signature with the key ghp_" + "A1b2" * 9 + " before parsing the body.",
+            "src/billing/api/webhooks.py",
+        ),
+    )
+    pr(
+        world,
+        "storefront",
+        "cy",
+        "Prices",
+        thread(
+            "ana", "Format prices with formatMoney from web/components/money.", "web/components/Price.tsx"
+        ),
+    )
+    world.script.judge_failures["Button primitive"] = {
+        "ok": False,
+        "problems": [{"trap": "wider-scope", "evidence": "the thread named one component"}],
+    }
+    world.script.judge_failures["formatMoney"] = {
+        "ok": False,
+        "problems": [{"trap": "contradicts-thread", "evidence": "the thread says formatPrice"}],
+    }
+    world.script.duplicates["theme.space for margins"] = "use-theme-spacing"
+    world.pending(
+        "cy",
+        title="Name custom hooks with a use prefix",
+        rule="Name custom hooks in `web/components/` `useThing` so lint finds them.",
+        why="The hooks lint rule only checks names starting with use.",
+        area="storefront/ui",
+    )
+    world.pending(
+        "dee",
+        kind="flag",
+        target="log-with-fields",
+        reason="the log pipeline now parses message templates too",
+    )
+    world.pending(
+        "dee", title="misc notes", rule="stuff", why="x", area="storefront/ui", source="agent-handoff"
+    )
+
+
+def test_a_busy_day_merges_reviews_and_declines_the_right_lessons(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_a_busy_day(world)
+    code = world.daily()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    records = world.records()
+    outcomes = {title[:40]: (r.outcome, r.member) for title, r in records.items() if r.kind != "dispute"}
+    assert outcomes["Raise RefundDeclined from billingerrors "] == ("merged", "bo")
+    assert outcomes["Check refund limits with RefundPolicyall"] == ("review", "bo")  # a junior's review
+    assert outcomes["Use the Button primitive from webcompone"] == ("review", "cy")  # judge kept a failure
+    assert outcomes["Backfill new columns in a separate migra"] == (
+        "review",
+        "bo",
+    )  # billing/db is not autoMerge
+    assert outcomes["Use themespace for margins in components"] == ("duplicate", "cy")
+    assert outcomes["Format prices with formatMoney from webc"] == (
+        "declined",
+        "cy",
+    )  # judge: contradicts its thread
+    assert outcomes["Name custom hooks with a use prefix"] == ("review", "cy")
+    assert outcomes["Flag on log-with-fields"] == ("disputed", "dee")
+    assert outcomes["misc notes"] == ("declined", "dee")
+    assert [v for t, v in outcomes.items() if t.startswith("Verify the webhook")] == [("merged", "bo")]
+    assert not [
+        t
+        for t in outcomes
+        if "tabs" in t or "caching" in t or "Regenerate" in t or "Log the refund" in t or "transaction" in t
+    ]
+    assert len(outcomes) == 10
+    # the planted token never reached the model
+    assert all("A1b2A1b2" not in body for body in world.stub.bodies())
+    # daily PRs were squash-merged with every decision and its breakdown
+    pulls = {p.head_ref: p for p in world.pulls().values()}
+    daily_bo = next(p for ref, p in pulls.items() if ref.startswith("homeostat/daily-bo-"))
+    assert daily_bo.merged_at is not None and "base:pr-feedback +50, role:lead +20" in daily_bo.body
+    assert "| Check refund limits" in daily_bo.body  # the review-band decision is listed too
+    main = world.main_files()
+    assert "RefundDeclined" in main["knowledge/billing/api/errors.md"]
+    assert (
+        "lastConfirmed: " + world.now.date().isoformat()
+        in main["knowledge/storefront/ui/use-theme-spacing.md"]
+    )
+    assert "status: disputed" in main["knowledge/core/log-with-fields.md"]
+    # review PRs are level with main and ask the team's reviewers
+    review_bo = next(p for ref, p in pulls.items() if ref.startswith("homeostat/review-bo-"))
+    assert review_bo.state == "open" and review_bo.reviewers == ["ana"]
+    assert "Why a person" in review_bo.body
+    review_cy = next(p for ref, p in pulls.items() if ref.startswith("homeostat/review-cy-"))
+    assert "wider-scope" in review_cy.body
+    dispute = next(
+        p for ref, p in pulls.items() if ref.startswith("homeostat/review-dispute-log-with-fields-")
+    )
+    assert dispute.state == "open"
+    # the state branch holds a run report
+    state = world.state()
+    [report] = state.runs.values()
+    assert report.decided["merged"] == 2 and report.notices[0].kind == "slack-unset"
+
+
+def test_the_next_run_settles_review_prs_and_drafts_nothing_twice(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    build_a_busy_day(world)
+    assert world.daily() == 0
+    drafted_first = sum(1 for system, _ in world.script.calls if system.startswith("You turn one"))
+    pulls = {p.head_ref: (n, p) for n, p in world.pulls().items()}
+    review_bo = next(n for ref, (n, _) in pulls.items() if ref.startswith("homeostat/review-bo-"))
+    dispute = next(n for ref, (n, _) in pulls.items() if ref.startswith("homeostat/review-dispute-"))
+    world.harness.merge_as(world.kb_repo, review_bo, "ana")
+    world.harness.close_as(world.kb_repo, dispute, "ana")
+    capsys.readouterr()
+    assert world.daily() == 0, capsys.readouterr().out
+    drafted_second = (
+        sum(1 for system, _ in world.script.calls if system.startswith("You turn one")) - drafted_first
+    )
+    assert drafted_second == 0
+    records = {title[:40]: r for title, r in world.records().items()}
+    assert records["Check refund limits with RefundPolicyall"].outcome == "merged"
+    assert records["Check refund limits with RefundPolicyall"].state == "settled"
+    assert records["Use the Button primitive from webcompone"].state == "in-review"
+    disputes = [r for r in records.values() if r.kind == "dispute"]
+    assert [(r.outcome, r.state) for r in disputes] == [("retired", "settled")]
+    assert "status: retired" in world.main_files()["knowledge/core/log-with-fields.md"]
