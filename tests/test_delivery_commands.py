@@ -362,3 +362,18 @@ def test_context_imports_no_model_host_or_mcp_client(kb: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_the_shared_format_contract_is_served(
+    shared_kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "contract"
+    shutil.copytree(shared_kb, root)  # the index is written beside the KB, never into ../shared
+    code, out, _ = run(
+        capsys, "context", "--kb", str(root), "--repo", "ledger", "--files", "src/api/handlers/pay.py"
+    )
+    assert code == 0 and "(ledger-api-problem-json)" in out
+    code, out, _ = run(
+        capsys, "read", "--kb", str(root), "--repo", "ledger", "ledger/api/architecture#request-flow"
+    )
+    assert code == 0 and "src/api/app.py" in out
