@@ -297,3 +297,130 @@ def test_the_next_run_settles_review_prs_and_drafts_nothing_twice(
     disputes = [r for r in records.values() if r.kind == "dispute"]
     assert [(r.outcome, r.state) for r in disputes] == [("retired", "settled")]
     assert "status: retired" in world.main_files()["knowledge/core/log-with-fields.md"]
+
+
+def one_confident_pr(
+    world: DailyWorld,
+    hours: float = 3,
+    body: str = "Raise RefundDeclined from billing.errors instead of returning None.",
+) -> int:
+    return pr(
+        world, "billing", "bo", "Refunds", thread("ana", body, "src/billing/api/refunds.py"), hours=hours
+    )
+
+
+def test_a_protected_base_branch_leaves_the_daily_pr_open_and_its_lessons_in_review(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_confident_pr(world)
+    world.harness.protect_branch(world.kb_repo, "main")
+    before = world.main_files()
+    assert world.daily() == 0
+    out = capsys.readouterr().out
+    assert "was not merged" in out and "it stays open" in out
+    [record] = [r for r in world.records().values() if r.kind == "review-thread"]
+    assert (record.outcome, record.state) == ("review", "in-review")
+    assert record.pr is not None and record.pr.branch.startswith("homeostat/daily-bo-")
+    daily = world.pulls()[record.pr.number]
+    assert daily.state == "open"
+    commits = (
+        world.bare().run("log", "--format=%s", f"refs/heads/{record.pr.branch}").stdout.decode().splitlines()
+    )
+    assert (
+        commits[0].endswith("run the checks") and "[skip ci]" not in commits[0] and "[skip ci]" in commits[1]
+    )
+    assert world.main_files() == before
+    assert [
+        n.kind
+        for n in world.state().runs[next(iter(world.state().runs))].notices
+        if n.kind == "merge-refused"
+    ]
+
+
+def test_a_capped_run_leaves_lessons_undecided_and_the_next_run_reads_its_window(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_confident_pr(world, hours=20)
+    assert world.daily("--max-cost", "0") == 0
+    out = capsys.readouterr().out
+    assert "spending cap" in out
+    assert world.records() == {}
+    [report] = world.state().runs.values()
+    assert report.capped is not None
+    assert world.pulls() == {}
+    # the next run (the day after, uncapped) reads from the capped run's window start
+    assert world.daily() == 0
+    assert [r.outcome for r in world.records().values()] == ["merged"]
+
+
+def test_a_model_returning_garbage_decides_nothing_it_drafted_and_half_applies_nothing(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_confident_pr(world)
+    world.pending(
+        "cy",
+        title="Name custom hooks with a use prefix",
+        rule="Name custom hooks in `web/components/` `useThing`.",
+        why="Lint finds them.",
+        area="storefront/ui",
+    )
+    world.script.broken = True
+    before = world.main_files()
+    assert world.daily() == 0
+    records = world.records()
+    assert [r.title for r in records.values()] == ["Name custom hooks with a use prefix"]
+    assert records["Name custom hooks with a use prefix"].outcome == "review"
+    assert world.main_files() == before
+
+
+def test_a_run_whose_model_calls_all_fail_exits_non_zero_and_the_next_run_covers_its_window(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_confident_pr(world, hours=20)
+    for _ in range(12):
+        world.stub.error(401, message="invalid x-api-key")
+    code = world.daily()
+    out = capsys.readouterr().out
+    assert code == 1 and "every model call failed" in out
+    assert world.records() == {} and world.pulls() == {}
+    [report] = world.state().runs.values()
+    assert report.failed is not None
+    world.stub.queue.clear()
+    assert world.daily() == 0
+    assert [r.outcome for r in world.records().values()] == ["merged"]
+
+
+def test_an_overlapping_run_lands_each_lesson_once_and_loses_no_record(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one_confident_pr(world)
+    world.pending(
+        "cy",
+        title="Name custom hooks with a use prefix",
+        rule="Name custom hooks in `web/components/` `useThing`.",
+        why="Lint finds them.",
+        area="storefront/ui",
+    )
+    import homeostat.runs.daily as daily_module
+
+    original = daily_module.DailyRun._decide_all
+    ran_inside = []
+
+    def decide_then_let_another_run_finish(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        decided = original(self, *args, **kwargs)
+        if not ran_inside:
+            ran_inside.append(True)
+            assert world.daily() == 0  # the manual run overlaps: it finishes while this one is mid-way
+        return decided
+
+    monkeypatch.setattr(daily_module.DailyRun, "_decide_all", decide_then_let_another_run_finish)
+    assert world.daily() == 0
+    out = capsys.readouterr().out
+    assert "decided by an overlapping run" in out
+    main = world.main_files()
+    assert main["knowledge/billing/api/errors.md"].count("RefundDeclined from billing.errors") == 1
+    records = world.records()
+    assert {r.outcome for r in records.values()} == {"merged", "review"}
+    assert len(world.state().runs) == 2
+    review_prs = [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/review-cy-")]
+    assert len(review_prs) == 1

@@ -43,6 +43,7 @@ from homeostat.core.daily.consolidate import (
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_prompt, usable_fix
+from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson, from_pending
 from homeostat.core.daily.reviewers import choose_reviewers
@@ -336,6 +337,7 @@ class DailyRun:
         if self.dry:
             self._print_dry_run(config, live, retirements, run)
             return DailyResult(0, tuple(decided), (), None)
+        live, base_sha = self._drop_overlap(base, live, run)
         base_sha = self._daily_prs(config, base, base_sha, live, retirements, run)
         self._review_prs(config, base, base_sha, live, run)
         self._dispute_prs(config, base, live, run)
@@ -693,6 +695,25 @@ class DailyRun:
         risky = tuple(f.message for f in new if f.check == "risky")
         others = tuple(f.message for f in new if f.check != "risky")
         return replace(checks, risky=risky, validation_errors=others)
+
+    def _drop_overlap(self, base: str, decided: list[Decided], run: RunState) -> tuple[list[Decided], str]:
+        """Another run (the schedule and a manual run) may have decided some of these since this one
+        started: leave those to it, so no lesson lands twice."""
+        self._fetch(base)
+        base_sha = self._base_tip(base)
+        fresh = read_state(self.deps.git, self.deps.remote, state_branch(base))
+        already = fresh.decided_hashes() - run.state.decided_hashes()
+        cited = cited_urls(load_kb_ref(self.deps.git, base_sha))
+        kept: list[Decided] = []
+        for d in decided:
+            if d.lesson.key in already or (d.lesson.from_review and d.lesson.url in cited):
+                print(
+                    f"notice: {d.lesson.title[:60]!r} was decided by an overlapping run; left to it",
+                    file=self.out,
+                )
+                continue
+            kept.append(d)
+        return kept, base_sha
 
     # .. pull requests ..
 
