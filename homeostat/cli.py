@@ -100,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HomeostatError as exc:
         print(f"homeostat: {exc}", file=sys.stderr)
         return exc.exit_code
+    except BrokenPipeError:  # `homeostat … | head`: the reader left; not an error of ours
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("homeostat: interrupted", file=sys.stderr)
         return 130

@@ -424,3 +424,17 @@ def test_an_overlapping_run_lands_each_lesson_once_and_loses_no_record(
     assert len(world.state().runs) == 2
     review_prs = [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/review-cy-")]
     assert len(review_prs) == 1
+
+
+def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+    from homeostat.cli import main
+    from kbfactory import EXAMPLE, example_files
+
+    before = example_files()
+    assert main(["daily", "--offline", "--kb", str(EXAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "merged     77  @bo           Send an Idempotency-Key with every refund POST" in out
+    assert "declined   23  @dee          misc notes" in out
+    assert "--- daily PR for bo, changing:\n  knowledge/billing/api/errors.md" in out
+    assert "--- review PR for cy" in out
+    assert example_files() == before

@@ -80,7 +80,6 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
         )
-    git = _git(root)
     options = DailyOptions(
         dry_run=args.dry_run or args.offline,
         since=parse_when(args.since, "--since"),
@@ -93,9 +92,10 @@ def run(args: argparse.Namespace) -> int:
     stats = RunStats()
     if args.offline:
         deps = DailyDeps(
-            git=git, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=sys.stdout, checkout=root
+            git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=sys.stdout, checkout=root
         )
         return run_daily(deps, options).exit_code
+    git = _git(root)
     host, kb_repo = _host(config, git, env)
     with _sink(env, root, args.show_prompts) as sink:
         from homeostat.adapters.askers import asker_for

@@ -25,7 +25,7 @@ from typing import Protocol, TextIO, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.git import Git
-from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref
 from homeostat.adapters.pending_store import list_pending
 from homeostat.adapters.state_store import read_state, write_state
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
@@ -117,7 +117,7 @@ class Notifier(Protocol):
 
 @dataclass
 class DailyDeps:
-    git: Git  # the KB checkout; its `remote` is the KB repo
+    git: Git | None  # the KB checkout; its `remote` is the KB repo (None with --offline)
     host: CodeHost | None
     kb_repo: RepoRef | None
     asker_for: Callable[[str], Asker]
@@ -260,6 +260,12 @@ class DailyRun:
 
     # .. small helpers ..
 
+    @property
+    def git(self) -> Git:
+        if self.deps.git is None:
+            raise HomeostatError("this step needs the KB repo's git checkout (it does not run with --offline)")
+        return self.deps.git
+
     def ask(self, agent: str) -> Asker:
         if self.options.offline:
             return NoModel()
@@ -267,7 +273,7 @@ class DailyRun:
 
     def _fetch(self, base: str) -> None:
         remote = self.deps.remote
-        self.deps.git.fetch(
+        self.git.fetch(
             remote,
             [
                 f"+refs/heads/{base}:refs/remotes/{remote}/{base}",
@@ -277,7 +283,7 @@ class DailyRun:
         )
 
     def _base_tip(self, base: str) -> str:
-        sha = self.deps.git.rev_parse(f"refs/remotes/{self.deps.remote}/{base}")
+        sha = self.git.rev_parse(f"refs/remotes/{self.deps.remote}/{base}")
         if sha is None:
             raise HomeostatError(
                 f"the KB repo has no branch {base!r} on {self.deps.remote} (sources.baseBranch)"
@@ -287,17 +293,20 @@ class DailyRun:
     # .. the whole run ..
 
     def run(self) -> DailyResult:
-        git, remote = self.deps.git, self.deps.remote
         started = self.deps.now()
-        base = self._config_from_checkout().sources.base_branch
-        if not self.options.offline:
+        if self.options.offline:
+            assert self.deps.checkout is not None
+            kb = load_kb_dir(self.deps.checkout)  # the working tree, git or not
+            config = kb.require_config()
+            base = config.sources.base_branch
+            snapshot = StateSnapshot()
+        else:
+            git, remote = self.git, self.deps.remote
+            base = self._config_from_checkout().sources.base_branch
             self._fetch(base)
-        base_sha = git.rev_parse("HEAD") if self.options.offline else self._base_tip(base)
-        assert base_sha is not None
-        kb = load_kb_ref(git, base_sha)
-        config = kb.require_config()
-        branch = state_branch(base)
-        snapshot = StateSnapshot() if self.options.offline else read_state(git, remote, branch)
+            kb = load_kb_ref(git, self._base_tip(base))
+            config = kb.require_config()
+            snapshot = read_state(git, remote, state_branch(base))
         since = self._window_start(config, snapshot, started)
         run = RunState(started=started, since=since, base=base, state=snapshot)
         retirements = self._settle(config, snapshot, run)
@@ -335,7 +344,7 @@ class DailyRun:
             return self._fail(run, config, "every model call failed: " + "; ".join(self.tally.error_messages))
         live = [d for d in decided if not d.undecided]
         if self.dry:
-            self._print_dry_run(config, live, retirements, run)
+            self._print_dry_run(kb, live, retirements, run)
             return DailyResult(0, tuple(decided), (), None)
         live, base_sha = self._drop_overlap(base, live, run)
         base_sha = self._daily_prs(config, base, base_sha, live, retirements, run)
@@ -350,10 +359,10 @@ class DailyRun:
 
     def _config_from_checkout(self) -> Config:
         """The checkout's own homeostat.yaml names the base branch to fetch."""
-        head = self.deps.git.rev_parse("HEAD")
+        head = self.git.rev_parse("HEAD")
         if head is None:
             raise HomeostatError("the KB checkout has no commits")
-        return load_kb_ref(self.deps.git, head).require_config()
+        return load_kb_ref(self.git, head).require_config()
 
     # .. the review window ..
 
@@ -423,7 +432,7 @@ class DailyRun:
                 if pending.content_key() not in decided:
                     lessons.append(from_pending(pending, pending.author))
             return lessons, heartbeats
-        git, remote = self.deps.git, self.deps.remote
+        git, remote = self.git, self.deps.remote
         refs = git.run(
             "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/{CANDIDATES_PREFIX}"
         ).stdout.decode()
@@ -463,7 +472,7 @@ class DailyRun:
         """Rules added or changed in open review PRs: lessons may update or repeat them, and their URLs are cited."""
         if self.options.offline:
             return [], frozenset()
-        git, remote = self.deps.git, self.deps.remote
+        git, remote = self.git, self.deps.remote
         refs = git.run(
             "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/{REVIEW_PREFIX}"
         ).stdout.decode()
@@ -701,9 +710,9 @@ class DailyRun:
         started: leave those to it, so no lesson lands twice."""
         self._fetch(base)
         base_sha = self._base_tip(base)
-        fresh = read_state(self.deps.git, self.deps.remote, state_branch(base))
+        fresh = read_state(self.git, self.deps.remote, state_branch(base))
         already = fresh.decided_hashes() - run.state.decided_hashes()
-        cited = cited_urls(load_kb_ref(self.deps.git, base_sha))
+        cited = cited_urls(load_kb_ref(self.git, base_sha))
         kept: list[Decided] = []
         for d in decided:
             if d.lesson.key in already or (d.lesson.from_review and d.lesson.url in cited):
@@ -720,7 +729,7 @@ class DailyRun:
     def _branch_name(self, prefix: str, name: str) -> str:
         date = self.deps.now().date().isoformat()
         base = f"{prefix}{name}-{date}"
-        existing = self.deps.git.ls_remote(self.deps.remote, f"refs/heads/{base}*")
+        existing = self.git.ls_remote(self.deps.remote, f"refs/heads/{base}*")
         candidate, n = base, 2
         while f"refs/heads/{candidate}" in existing:
             candidate, n = f"{base}-{n}", n + 1
@@ -736,7 +745,7 @@ class DailyRun:
         body: str,
         message: str,
     ) -> tuple[str, PullInfo]:
-        git, host, repo = self.deps.git, self.deps.host, self.deps.kb_repo
+        git, host, repo = self.git, self.deps.host, self.deps.kb_repo
         assert host is not None and repo is not None
         sha = git.commit_files(base_sha, {p: t.encode("utf-8") for p, t in changed.items()}, message)
         pushed = git.push(self.deps.remote, sha, branch)
@@ -763,30 +772,9 @@ class DailyRun:
             my_retirements = [r for r in retirements if r.member == member]
             if not landing and not my_retirements:
                 continue
-            kb = load_kb_ref(self.deps.git, base_sha)
+            kb = load_kb_ref(self.git, base_sha)
             edit = KbEdit.of(kb, today)
-            reconfirmed: set[str] = set()
-            applied: list[Decided] = []
-            for d in landing:
-                try:
-                    if d.lesson.kind == "flag":
-                        edit.flag(d.target, d.lesson.originator, d.lesson.reason)
-                        d.rule_id = d.target
-                    elif d.verdict == "duplicate":
-                        if d.target in reconfirmed or not d.target or kb.rule(d.target) is None:
-                            d.rule_id = d.target
-                            continue
-                        edit.reconfirm(d.target, d.lesson.url)
-                        reconfirmed.add(d.target)
-                        d.rule_id = d.target
-                    elif d.update is not None and d.update.action == "update":
-                        edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
-                        d.rule_id = d.update.target
-                    else:
-                        d.rule_id = edit.add_new(d.lesson, approved_by=(d.lesson.originator,))
-                    applied.append(d)
-                except ApplyError as exc:
-                    d.verdict, d.reason = "decline", str(exc)
+            applied = _apply_landing(edit, kb, landing)
             done_retirements = []
             for r in my_retirements:
                 try:
@@ -836,15 +824,15 @@ class DailyRun:
                     d.pr = pr_ref
                 self._fetch(base)
                 base_sha = self._base_tip(base)
-                self.deps.git.delete_remote_branch(self.deps.remote, branch)
+                self.git.delete_remote_branch(self.deps.remote, branch)
             else:
                 run.notice(
                     "merge-refused",
                     f"daily PR #{info.number} for {member} was not merged ({merged.reason}); it stays open",
                     self.out,
                 )
-                plain = self.deps.git.commit_files(sha, {}, f"{title}: run the checks", parents=[sha])
-                self.deps.git.push(self.deps.remote, plain, branch)
+                plain = self.git.commit_files(sha, {}, f"{title}: run the checks", parents=[sha])
+                self.git.push(self.deps.remote, plain, branch)
                 for d in applied:
                     if d.verdict == "merge":
                         d.verdict, d.reason, d.pr = (
@@ -869,24 +857,9 @@ class DailyRun:
             ]
             if not waiting:
                 continue
-            kb = load_kb_ref(self.deps.git, base_sha)
+            kb = load_kb_ref(self.git, base_sha)
             edit = KbEdit.of(kb, today)
-            included: list[Decided] = []
-            for d in waiting:
-                try:
-                    if d.lesson.kind == "doc":
-                        edit.patch_document(d.lesson)
-                        d.rule_id = ""
-                    elif d.update is not None and d.update.action == "update":
-                        edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
-                        d.rule_id = d.update.target
-                    elif d.lesson.kind == "new":
-                        d.rule_id = edit.add_new(d.lesson)
-                    else:
-                        continue
-                    included.append(d)
-                except ApplyError as exc:
-                    d.verdict, d.reason = "decline", str(exc)
+            included = _apply_review(edit, waiting)
             changed = edit.diff(kb.files)
             if not changed:
                 continue
@@ -926,7 +899,7 @@ class DailyRun:
         base_sha = self._base_tip(base)
         asker = self.ask("curator")
         for rule_id in flagged:
-            kb = load_kb_ref(self.deps.git, base_sha)
+            kb = load_kb_ref(self.git, base_sha)
             rule = kb.rule(rule_id)
             if rule is None:
                 continue
@@ -1009,7 +982,7 @@ class DailyRun:
     def _report(self, config: Config, decided: list[Decided], run: RunState, failed: str | None) -> RunReport:
         finished = self.deps.now()
         counts = Counter(d.outcome for d in decided)
-        kb = load_kb_ref(self.deps.git, self._base_tip(run.base)) if not self.options.offline else None
+        kb = load_kb_ref(self.git, self._base_tip(run.base)) if not self.options.offline else None
         health: dict[str, int] = {}
         if kb is not None:
             health = dict(Counter(f"rules.{r.meta.status}" for r in kb.rules))
@@ -1042,7 +1015,7 @@ class DailyRun:
             files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
         files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
         write_state(
-            self.deps.git,
+            self.git,
             files,
             remote=self.deps.remote,
             branch=state_branch(run.base),
@@ -1086,14 +1059,21 @@ class DailyRun:
         print(f"daily: {parts}; {len(self.opened)} PR(s) opened", file=self.out)
 
     def _print_dry_run(
-        self, config: Config, decided: list[Decided], retirements: list[Retirement], run: RunState
+        self, kb: KB, decided: list[Decided], retirements: list[Retirement], run: RunState
     ) -> None:
-        print("Decisions (dry run: nothing is written):", file=self.out)
-        self.out.write(render("decisions.txt.j2", decisions=decided))
-        today = self.deps.now().date().isoformat()
+        """The decisions table and every PR body, built on a scratch copy of the KB; nothing is written."""
+        day = self.deps.now().date()
+        today = day.isoformat()
+        bodies: list[str] = []
         for member in sorted({d.lesson.member for d in decided}):
             mine = [d for d in decided if d.lesson.member == member]
             landing = [d for d in mine if d.verdict == "merge"]
+            edit = KbEdit.of(kb, day)
+            _apply_landing(edit, kb, [d for d in mine if d.verdict in ("merge", "duplicate")])
+            daily_files = sorted(edit.diff(kb.files))
+            review_edit = KbEdit.of(kb, day)
+            _apply_review(review_edit, [d for d in mine if d.verdict == "review"])
+            review_files = sorted(review_edit.diff(kb.files))
             if landing or any(d.verdict == "duplicate" for d in mine):
                 body = render(
                     "daily_pr.md.j2",
@@ -1109,11 +1089,17 @@ class DailyRun:
                     decisions=mine,
                     state_branch=state_branch(run.base),
                 )
-                print(f"\n--- daily PR for {member}\n{body}", file=self.out)
+                files = "".join(f"  {path}\n" for path in daily_files)
+                bodies.append(f"\n--- daily PR for {member}, changing:\n{files}\n{body}")
             review = [d for d in mine if d.verdict == "review"]
             if review:
                 body = render("review_pr.md.j2", member=member, date=today, decisions=review, retractions=[])
-                print(f"\n--- review PR for {member}\n{body}", file=self.out)
+                files = "".join(f"  {path}\n" for path in review_files)
+                bodies.append(f"\n--- review PR for {member}, changing:\n{files}\n{body}")
+        print("Decisions (dry run: nothing is written):", file=self.out)
+        self.out.write(render("decisions.txt.j2", decisions=decided))
+        for body in bodies:
+            print(body, file=self.out)
         counts = Counter(d.outcome for d in decided)
         parts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing to decide"
         print(f"daily (dry run): {parts}", file=self.out)
@@ -1154,6 +1140,53 @@ def _new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.
             continue
         new.append(finding)
     return new
+
+
+def _apply_landing(edit: KbEdit, kb: KB, landing: Sequence[Decided]) -> list[Decided]:
+    """Apply merged lessons and reconfirmations to one member's daily edit; a rule reconfirmed once."""
+    reconfirmed: set[str] = set()
+    applied: list[Decided] = []
+    for d in landing:
+        try:
+            if d.lesson.kind == "flag":
+                edit.flag(d.target, d.lesson.originator, d.lesson.reason)
+                d.rule_id = d.target
+            elif d.verdict == "duplicate":
+                d.rule_id = d.target
+                if d.target in reconfirmed or not d.target or kb.rule(d.target) is None:
+                    continue
+                edit.reconfirm(d.target, d.lesson.url)
+                reconfirmed.add(d.target)
+            elif d.is_update and d.update is not None:
+                edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
+                d.rule_id = d.update.target
+            else:
+                d.rule_id = edit.add_new(d.lesson, approved_by=(d.lesson.originator,))
+            applied.append(d)
+        except ApplyError as exc:
+            d.verdict, d.reason = "decline", str(exc)
+    return applied
+
+
+def _apply_review(edit: KbEdit, waiting: Sequence[Decided]) -> list[Decided]:
+    """Apply middle-band lessons to one member's review edit."""
+    included: list[Decided] = []
+    for d in waiting:
+        try:
+            if d.lesson.kind == "doc":
+                edit.patch_document(d.lesson)
+                d.rule_id = ""
+            elif d.is_update and d.update is not None:
+                edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
+                d.rule_id = d.update.target
+            elif d.lesson.kind == "new":
+                d.rule_id = edit.add_new(d.lesson)
+            else:
+                continue
+            included.append(d)
+        except ApplyError as exc:
+            d.verdict, d.reason = "decline", str(exc)
+    return included
 
 
 def _decided_urls(snapshot: StateSnapshot) -> frozenset[str]:
