@@ -21,6 +21,7 @@ from homeostat.core.events import Event
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 def git(cwd: Path, *args: str) -> str:
@@ -32,7 +33,7 @@ def git(cwd: Path, *args: str) -> str:
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return root
 
 
@@ -315,7 +316,7 @@ def test_the_index_is_rebuilt_when_the_kb_changes_and_never_fails(
 
 def test_the_index_key_follows_git_trees_and_uncommitted_edits(tmp_path: Path) -> None:
     repo = tmp_path / "kbrepo"
-    shutil.copytree(EXAMPLE, repo / "kb")  # a KB in a folder of a larger repo
+    shutil.copytree(EXAMPLE, repo / "kb", ignore=CLONE_STATE)  # a KB in a folder of a larger repo
     git(repo, "init", "--quiet")
     git(repo, "add", ".")
     git(repo, "commit", "--quiet", "-m", "kb")
@@ -368,7 +369,9 @@ def test_the_shared_format_contract_is_served(
     shared_kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "contract"
-    shutil.copytree(shared_kb, root)  # the index is written beside the KB, never into ../shared
+    shutil.copytree(
+        shared_kb, root, ignore=CLONE_STATE
+    )  # the index is written beside the KB, never into ../shared
     code, out, _ = run(
         capsys, "context", "--kb", str(root), "--repo", "ledger", "--files", "src/api/handlers/pay.py"
     )
@@ -377,3 +380,18 @@ def test_the_shared_format_contract_is_served(
         capsys, "read", "--kb", str(root), "--repo", "ledger", "ledger/api/architecture#request-flow"
     )
     assert code == 0 and "src/api/app.py" in out
+
+
+def test_an_unchanged_kb_is_recognised_without_git_and_any_edit_is_not(kb: Path) -> None:
+    from homeostat.adapters.search_index import STAT_FILE
+
+    first = load_corpus(kb)
+    assert (kb / STAT_FILE).is_file()  # the copied files are older than the racy window
+    again = load_corpus(kb)
+    assert not again.rebuilt and again.key == first.key
+    rule = kb / "knowledge/core/log-with-fields.md"
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("as fields", "AS FIELDS"), encoding="utf-8")  # same size, new content
+    edited = load_corpus(kb)
+    assert edited.rebuilt and edited.key != first.key
+    assert "AS FIELDS" in (edited.corpus.entry("log-with-fields") or edited.corpus.entries[0]).view

@@ -20,12 +20,13 @@ from homeostat.core.selection import Audience
 
 HERE = Path(__file__).resolve().parent
 EVAL150 = HERE / "fixtures" / "eval150"
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 @pytest.fixture
 def fixture_kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
-    shutil.copytree(EVAL150, root)
+    shutil.copytree(EVAL150, root, ignore=CLONE_STATE)
     return root
 
 

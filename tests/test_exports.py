@@ -33,6 +33,7 @@ from homeostat.core.selection import Entry
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
 EVAL150 = HERE / "fixtures" / "eval150"
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -51,7 +52,7 @@ def code_repo(tmp_path: Path, name: str, origin: str) -> Path:
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return root
 
 
@@ -93,7 +94,7 @@ def test_the_fixture_round_trips_through_every_format(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     root = tmp_path / "kb"
-    shutil.copytree(EVAL150, root)
+    shutil.copytree(EVAL150, root, ignore=CLONE_STATE)
     repo = code_repo(tmp_path, "payments", "https://github.com/acme/payments.git")
     code, out, _ = export(capsys, str(repo), "--kb", str(root))
     assert code == 0 and out.startswith("export: ")

@@ -22,6 +22,7 @@ from homeostat.mcp_server import build_server
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -32,7 +33,7 @@ def git(cwd: Path, *args: str) -> None:
 @pytest.fixture
 def kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return root
 
 

@@ -22,19 +22,20 @@ from homeostat.core.tokens import count_tokens
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
 EVAL150 = HERE / "fixtures" / "eval150"
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     root = tmp_path_factory.mktemp("example") / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return build(root)
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     root = tmp_path_factory.mktemp("eval150") / "kb"
-    shutil.copytree(EVAL150, root)
+    shutil.copytree(EVAL150, root, ignore=CLONE_STATE)
     return build(root)
 
 
@@ -153,7 +154,7 @@ def test_every_number_up_to_three_digits_is_one_token() -> None:
 
 def test_hidden_unicode_never_reaches_the_view(tmp_path: Path) -> None:
     root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     rule = root / "knowledge/core/log-with-fields.md"
     text = rule.read_text(encoding="utf-8").replace("Pass values", "Pass\u200b values\u202e")
     rule.write_text(text, encoding="utf-8")

@@ -15,19 +15,20 @@ HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
 EVAL150 = HERE / "fixtures" / "eval150"
 ALL_TEAMS = frozenset({"payments", "web"})
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     root = tmp_path_factory.mktemp("example") / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return build(root)
 
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     root = tmp_path_factory.mktemp("eval150") / "kb"
-    shutil.copytree(EVAL150, root)
+    shutil.copytree(EVAL150, root, ignore=CLONE_STATE)
     return build(root)
 
 
@@ -75,7 +76,7 @@ def test_search_respects_repo_and_team_only(big: Corpus) -> None:
 
 def test_search_reads_non_english_text(tmp_path: Path) -> None:
     root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     (root / "knowledge/core/cjk.md").write_text(
         '---\nid: cjk-logging\ntitle: 日志使用结构化字段\narea: core\nscope: ["**"]\nstatus: accepted\n'
         "source:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n---\n"

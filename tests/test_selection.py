@@ -35,6 +35,7 @@ areas:
   - {name: api, paths: ["src/api/**"], owner: api}
   - {name: secret, paths: ["src/secret/**"], owner: api, teamOnly: true}
 """
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 def rule_file(
@@ -189,7 +190,7 @@ def test_rejected_decisions_are_served_only_where_they_apply(tiers: Corpus) -> N
 
 
 def test_sessions_see_their_repo_plus_core(tmp_path: Path) -> None:
-    shutil.copytree(EXAMPLE, tmp_path / "kb")
+    shutil.copytree(EXAMPLE, tmp_path / "kb", ignore=CLONE_STATE)
     corpus = build(tmp_path / "kb")
     web = select_entries(
         corpus, ["web/components/Button.tsx", "src/billing/api/app.py"], Audience("storefront")

@@ -175,17 +175,90 @@ class Loaded(NamedTuple):
     reason: str
 
 
+# --- the stat shortcut ------------------------------------------------------------------------------
+#
+# Working out the git key takes two git processes. When no KB file (nor a pending lesson) has changed
+# size or modification time since the key was last worked out, the key is the one recorded then; this
+# is the check git itself makes before it reads a file. A file modified within two seconds of the
+# record is never trusted ("racily clean"), and any doubt falls back to git.
+
+STAT_FILE = f"{INDEX_DIR}/stat.json"
+_RACY_NS = 2_000_000_000
+
+
+def stat_signature(root: Path) -> tuple[str, int]:
+    """A hash of every KB file's path, size and mtime, and the newest mtime."""
+    from homeostat import VERSION
+
+    digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{sys.version_info[:2]}\n".encode())
+    newest = 0
+    paths = [root / "homeostat.yaml"]
+    for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+        dirnames.sort()
+        paths += [Path(dirpath) / name for name in sorted(filenames)]
+    folder = root / PENDING_DIR
+    if folder.is_dir():
+        paths += sorted(folder.glob("*.json"))
+    for path in paths:
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        newest = max(newest, st.st_mtime_ns)
+        digest.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return digest.hexdigest(), newest
+
+
+def _recorded_key(root: Path, signature: str) -> str | None:
+    try:
+        data = json.loads((root / STAT_FILE).read_text(encoding="utf-8"))
+        return str(data["key"]) if data.get("signature") == signature else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _record_key(root: Path, signature: str, newest: int, key: str) -> None:
+    if time.time_ns() - newest < _RACY_NS:
+        return
+    try:
+        _write_atomic(root / STAT_FILE, json.dumps({"signature": signature, "key": key}))
+    except OSError:
+        pass
+
+
 def load_corpus(root: Path) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time)."""
+    signature, newest = stat_signature(root)
+    recorded = _recorded_key(root, signature)
+    if recorded is not None and (root / INDEX_DIR / f"corpus-{recorded}.marshal").is_file():
+        loaded = _load(root, recorded)
+        if loaded is not None:
+            return loaded
     key = corpus_key(root)
+    loaded = _load(root, key)
+    if loaded is None:
+        loaded = _rebuild(root, key)
+    _record_key(root, signature, newest, key)
+    return loaded
+
+
+def _load(root: Path, key: str) -> Loaded | None:
+    path = root / INDEX_DIR / f"corpus-{key}.marshal"
+    if not path.is_file():
+        return None
+    try:
+        return Loaded(Corpus.from_data(marshal.loads(path.read_bytes())), key, False, "cached")
+    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
+        log.info("%s: unreadable (%s)", path, type(exc).__name__)
+        return None
+
+
+def _rebuild(root: Path, key: str) -> Loaded:
     folder = root / INDEX_DIR
     path = folder / f"corpus-{key}.marshal"
     reason = "no cached index"
     if path.is_file():
-        try:
-            return Loaded(Corpus.from_data(marshal.loads(path.read_bytes())), key, False, "cached")
-        except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
-            reason = f"cached index unreadable ({type(exc).__name__})"
+        reason = "cached index unreadable"
     elif folder.is_dir() and any(folder.glob("corpus-*")):
         reason = "the KB, pending lessons, tokenizer or index format changed"
     started = time.perf_counter()
