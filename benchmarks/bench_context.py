@@ -220,7 +220,7 @@ def main(argv: list[str]) -> int:
     )
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; medians; wall ms (cpu ms)")
     print(
-        f"{'rules':>6} {'cold ms':>12} {'warm ms':>12} {'key':>6} {'load':>6} {'render':>7} {'event':>6} "
+        f"{'rules':>6} {'cold ms':>12} {'warm ms':>12} {'stat':>6} {'gitkey':>6} {'load':>6} {'render':>7} {'event':>6} "
         f"{'view tok':>9} {'tokens rendered/stored':>24}"
     )
     for size in (int(s) for s in args.sizes.split(",")):

@@ -395,3 +395,16 @@ def test_an_unchanged_kb_is_recognised_without_git_and_any_edit_is_not(kb: Path)
     edited = load_corpus(kb)
     assert edited.rebuilt and edited.key != first.key
     assert "AS FIELDS" in (edited.corpus.entry("log-with-fields") or edited.corpus.entries[0]).view
+
+
+def test_a_large_kb_goes_straight_to_git(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import homeostat.adapters.search_index as index
+
+    monkeypatch.setattr(index, "STAT_MAX_FILES", 3)  # the example KB has more files than that
+    first = load_corpus(kb)
+    walked: list[Path] = []
+    monkeypatch.setattr(index, "stat_signature", lambda root: walked.append(root) or ("", 0, 0))
+    assert not load_corpus(kb).rebuilt and walked == []
+    rule = kb / "knowledge/core/log-with-fields.md"
+    rule.write_text(rule.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    assert load_corpus(kb).key != first.key

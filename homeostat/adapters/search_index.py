@@ -184,10 +184,12 @@ class Loaded(NamedTuple):
 
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
+# Above this many files, walking them in Python costs more than asking git (which walks in C).
+STAT_MAX_FILES = 1000
 
 
-def stat_signature(root: Path) -> tuple[str, int]:
-    """A hash of every KB file's path, size and mtime, and the newest mtime."""
+def stat_signature(root: Path) -> tuple[str, int, int]:
+    """A hash of every KB file's path, size and mtime; the newest mtime; the number of files."""
     from homeostat import VERSION
 
     digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{sys.version_info[:2]}\n".encode())
@@ -206,39 +208,42 @@ def stat_signature(root: Path) -> tuple[str, int]:
             continue
         newest = max(newest, st.st_mtime_ns)
         digest.update(f"{path.relative_to(root).as_posix()}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return digest.hexdigest(), newest
+    return digest.hexdigest(), newest, len(paths)
 
 
-def _recorded_key(root: Path, signature: str) -> str | None:
+def _recorded(root: Path) -> dict[str, object]:
     try:
         data = json.loads((root / STAT_FILE).read_text(encoding="utf-8"))
-        return str(data["key"]) if data.get("signature") == signature else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return None
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
-def _record_key(root: Path, signature: str, newest: int, key: str) -> None:
+def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -> None:
+    """Remember the key for this signature (and how many files there are, to know when to stop)."""
     if time.time_ns() - newest < _RACY_NS:
         return
     try:
-        _write_atomic(root / STAT_FILE, json.dumps({"signature": signature, "key": key}))
+        _write_atomic(root / STAT_FILE, json.dumps({"signature": signature, "key": key, "files": files}))
     except OSError:
         pass
 
 
 def load_corpus(root: Path) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time)."""
-    signature, newest = stat_signature(root)
-    recorded = _recorded_key(root, signature)
-    if recorded is not None and (root / INDEX_DIR / f"corpus-{recorded}.marshal").is_file():
-        loaded = _load(root, recorded)
+    record = _recorded(root)
+    counted = record.get("files")
+    large = isinstance(counted, int) and counted > STAT_MAX_FILES
+    stat = None if large else stat_signature(root)
+    recorded_key = record.get("key")
+    if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
+        loaded = _load(root, recorded_key)
         if loaded is not None:
             return loaded
     key = corpus_key(root)
-    loaded = _load(root, key)
-    if loaded is None:
-        loaded = _rebuild(root, key)
-    _record_key(root, signature, newest, key)
+    loaded = _load(root, key) or _rebuild(root, key)
+    if stat is not None:
+        _record_key(root, *stat, key)
     return loaded
 
 
