@@ -8,10 +8,11 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 
 
 def example_files(root: Path = EXAMPLE) -> dict[str, str]:
+    """The KB's files; a clone's own `.homeostat/` (pending lessons, caches) is not part of the KB."""
     return {
         p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
         for p in sorted(root.rglob("*"))
-        if p.is_file()
+        if p.is_file() and ".homeostat" not in p.relative_to(root).parts
     }
 
 
