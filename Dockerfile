@@ -46,7 +46,6 @@ RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/hom
 USER 10001:10001
 WORKDIR /workspace
 
+# With no arguments (a Bitbucket `pipe: docker://…` step) the image runs $HOMEOSTAT_COMMAND, and
+# inside Pipelines without it, `homeostat validate` on $HOMEOSTAT_DIR (or its working folder).
 ENTRYPOINT ["homeostat"]
-# With no arguments (a Bitbucket `pipe: docker://…` step) the image checks the KB in its working
-# folder, or in $HOMEOSTAT_DIR.
-CMD ["validate"]

@@ -12,8 +12,9 @@ import importlib
 import importlib.util
 import logging
 import os
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
 from homeostat.errors import HomeostatError
@@ -81,8 +82,21 @@ def kb_dir(value: str | None) -> str:
     return value or os.environ.get("HOMEOSTAT_DIR") or "."
 
 
+def default_command(env: Mapping[str, str]) -> list[str]:
+    """With no arguments (a Bitbucket `pipe: docker://…` step): `$HOMEOSTAT_COMMAND`, else validate
+    inside Pipelines, else nothing (the help)."""
+    command = env.get("HOMEOSTAT_COMMAND", "").strip()
+    if command:
+        return shlex.split(command)
+    if env.get("BITBUCKET_BUILD_NUMBER"):
+        return ["validate"]
+    return []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        argv = default_command(os.environ)
     selected = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(selected if selected in COMMANDS else None)
     args = parser.parse_args(argv)

@@ -136,3 +136,24 @@ def test_python_dash_m_and_help_work() -> None:
         [sys.executable, "-m", "homeostat", "validate", "--help"], capture_output=True, text=True
     )
     assert done.returncode == 0 and "--fix" in done.stdout and "--format" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"HOMEOSTAT_COMMAND": "daily --since 2026-11-01"}, ["daily", "--since", "2026-11-01"]),
+        ({"BITBUCKET_BUILD_NUMBER": "7"}, ["validate"]),
+        ({}, []),
+    ],
+)
+def test_the_image_with_no_arguments_runs_the_configured_command(env: dict[str, str], expected: list[str]) -> None:
+    from homeostat.cli import default_command
+
+    assert default_command(env) == expected
+
+
+def test_a_pipe_with_no_arguments_validates_its_kb(kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("HOMEOSTAT_COMMAND", "validate --today 2026-11-29 --no-insights")
+    monkeypatch.setenv("HOMEOSTAT_DIR", str(kb))
+    assert main([]) == 0
+    assert "validate: 0 errors" in capsys.readouterr().out
