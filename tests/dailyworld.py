@@ -81,6 +81,7 @@ class ModelScript:
 class DailyWorld:
     def __init__(self, harness: Any, stub: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         self.harness = harness
+        self.host = harness.name
         self.stub = stub
         self.tmp = tmp_path
         self.monkeypatch = monkeypatch
@@ -101,6 +102,8 @@ class DailyWorld:
         files["homeostat.yaml"] = files["homeostat.yaml"].replace(
             "  excludePaths:", KB_CONFIG_EXTRA + "  excludePaths:"
         )
+        if self.host == "bitbucket":
+            files = {path: as_bitbucket(text) for path, text in files.items()}
         for rel, text in files.items():
             target = self.work / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -137,8 +140,12 @@ class DailyWorld:
         return path
 
     def env(self) -> None:
-        self.monkeypatch.setenv("GITHUB_TOKEN", self.harness.token)
-        self.monkeypatch.setenv("GITHUB_API_URL", self.harness.emulator.api_url)
+        if self.host == "bitbucket":
+            self.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", self.harness.token)
+            self.monkeypatch.setenv("BITBUCKET_API_URL", self.harness.api_url)
+        else:
+            self.monkeypatch.setenv("GITHUB_TOKEN", self.harness.token)
+            self.monkeypatch.setenv("GITHUB_API_URL", self.harness.emulator.api_url)
         self.monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
         self.monkeypatch.setenv("ANTHROPIC_BASE_URL", self.stub.url)
         self.monkeypatch.setenv("CI", "true")
@@ -172,6 +179,17 @@ class DailyWorld:
 
     def pull_state(self, number: int) -> dict[str, object]:
         return dict(self.harness.open_pull_state(self.kb_repo, number))
+
+
+def as_bitbucket(text: str) -> str:
+    """The example KB as a Bitbucket team writes it: bitbucket.org repos and comment URLs."""
+    text = text.replace("host: github", "host: bitbucket")
+    text = re.sub(
+        r"https://github\.com/(\w+)/(\w+)/pull/(\d+)#discussion_r(\d+)",
+        r"https://bitbucket.org/\1/\2/pull-requests/\3#comment-\4",
+        text,
+    )
+    return text.replace("https://github.com/", "https://bitbucket.org/")
 
 
 def git_log(path: Path, ref: str = "main") -> list[str]:

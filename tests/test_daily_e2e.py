@@ -426,7 +426,9 @@ def test_an_overlapping_run_lands_each_lesson_once_and_loses_no_record(
     assert len(review_prs) == 1
 
 
-def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from homeostat.cli import main
     from kbfactory import EXAMPLE, example_files
 
@@ -438,3 +440,39 @@ def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(
     assert "--- daily PR for bo, changing:\n  knowledge/billing/api/errors.md" in out
     assert "--- review PR for cy" in out
     assert example_files() == before
+
+
+@pytest.fixture
+def bitbucket_world(
+    bitbucket_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DailyWorld:  # type: ignore[no-untyped-def]
+    return DailyWorld(bitbucket_harness, anthropic_stub, tmp_path, monkeypatch)
+
+
+def test_the_daily_run_on_bitbucket_merges_reviews_and_records(
+    bitbucket_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = bitbucket_world
+    one_confident_pr(world)
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Refund limits",
+        thread(
+            "dee", "Check refund limits with RefundPolicy.allows before posting.", "src/billing/api/limits.py"
+        ),
+    )
+    code = world.daily()
+    out = capsys.readouterr().out
+    assert code == 0, out
+    outcomes = sorted((r.outcome, r.member) for r in world.records().values())
+    assert outcomes == [("merged", "bo"), ("review", "bo")]
+    assert "RefundDeclined" in world.main_files()["knowledge/billing/api/errors.md"]
+    review = next(r for r in world.records().values() if r.outcome == "review")
+    assert review.pr is not None
+    state = world.harness.open_pull_state(world.kb_repo, review.pr.number)
+    assert state["state"] == "open" and state["reviewers"]
+    world.harness.merge_as(world.kb_repo, review.pr.number, "ana")
+    assert world.daily() == 0
+    assert sorted(r.outcome for r in world.records().values()) == ["merged", "merged"]
