@@ -5,8 +5,8 @@ Homeostat's own files and the text between its markers are rewritten; a hand-wri
 own file would go is left alone and reported. `--check` writes nothing and exits 1 when anything is
 stale, for CI. Team-only areas and rejected decisions are never exported. A public repo needs
 `--allow-public`: whether it is public cannot be asked of the code host offline, so the checkout is
-treated as public when `--visibility public` says so (or, once homeostat.yaml has it, the repo entry's
-`public: true`).
+treated as public when `--visibility public` says so, or the repo entry in homeostat.yaml has
+`public: true`.
 """
 
 from __future__ import annotations

@@ -102,6 +102,9 @@ class Repo(Model):
         default=(), description="Topic files rules are grouped into (empty: one file per rule)."
     )
     exclude: bool = Field(default=False, description="Keep the repo's knowledge but never read its PRs.")
+    public: bool = Field(
+        default=False, description="The code repo is public: export into it needs --allow-public."
+    )
 
     @field_validator("name")
     @classmethod

