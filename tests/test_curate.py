@@ -793,3 +793,65 @@ def test_curate_skips_threads_cited_on_open_review_branches_and_leaves_the_clone
     ]
     assert out["counts"]["modelCalls"] == 0
     assert snapshot(clone_dir) == before
+
+
+def test_the_table_lists_rules_patches_skips_and_a_summary() -> None:
+    from homeostat.commands.curate import render_result
+    from homeostat.core.asker import RunStats
+    from homeostat.core.daily.lessons import Lesson
+    from homeostat.core.pending import DocPatchRequest
+    from homeostat.runs.curate import Skip
+
+    url = "https://github.com/acme/billing/pull/7#discussion_r70"
+    rule = Lesson(
+        key="k1",
+        origin="review",
+        kind="new",
+        member="cy",
+        originator="ana",
+        source="pr-feedback",
+        created=NOW,
+        title="Paginate invoices with a cursor",
+        area="billing/api",
+        topic="money",
+        url=url,
+    )
+    patch = rule.with_changes(
+        key="k1-doc",
+        kind="doc",
+        doc_patch=DocPatchRequest(doc="billing/api/overview", section="pagination", body="B"),
+    )
+    result = CurateResult(
+        since=datetime(2026, 11, 19, 4, 0, tzinfo=UTC),
+        until=datetime(2026, 11, 20, 6, 0, tzinfo=UTC),
+        lessons=[rule],
+        doc_lessons=[patch],
+        skipped=[Skip("thread", url.replace("70", "71"), "no commit followed it", "cy")],
+        pulls_listed=3,
+        pulls_read=2,
+        threads_seen=2,
+        threads_kept=1,
+        model_calls=2,
+        ok_calls=2,
+    )
+
+    text = render_result(result, RunStats(), show_skipped=True)
+
+    assert text.splitlines() == [
+        "member  reviewer  area               source       title                            thread",
+        "------  --------  -----------------  -----------  -------------------------------  "
+        + "-" * len(url),
+        f"cy      ana       billing/api/money  pr-feedback  Paginate invoices with a cursor  {url}",
+        "",
+        "member  reviewer  section                          op      thread",
+        "------  --------  -------------------------------  ------  " + "-" * len(url),
+        f"cy      ana       billing/api/overview#pagination  append  {url}",
+        "",
+        "skipped  why                    url",
+        "-------  ---------------------  " + "-" * len(url),
+        f"thread   no commit followed it  {url.replace('70', '71')}",
+        "",
+        "Read 2026-11-19 04:00 UTC to 2026-11-20 06:00 UTC: 0 repo(s), 3 PR(s) merged (2 read), 2 thread(s) "
+        "(1 kept); drafted 1 rule(s) and 1 document patch(es); 2 model call(s) (0 failed, $0.0000); "
+        "0 secret(s) redacted.",
+    ]
