@@ -63,3 +63,34 @@ def test_config_is_immutable() -> None:
     config = Config()
     with pytest.raises(Exception):
         config.version = "9"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: 1\nb: yes\nc: ~\nd: null\ne: 1.5\nf: 0x10\ng: 1_000\nh: 2026-01-01 10:00:00\ni: 2026-02-03\n",
+        'a: "x: y"\nb: [a, "b c", 3]\nc: [ ]\nd:\n',
+        "a: b # c\nd: 'x'\ne: -1\nf: 1:30\ng: .inf\nh: 007\ni: +12\nj: Off\nk: NULL\n",
+        "url: https://github.com/o/r/pull/1#discussion_r2\ntitle: Why? Because\nx: x:y\n",
+        "source:\n  type: manual\n  author: bo\ncreated: 2026-09-01\n",
+        "a: b:\n",
+        "a: [x #y]\n",
+        'a: "x"y\n',
+        "title: Use X: not Y\n",
+        "a: b\n  c: d\n",
+        "a: 2026-13-45\n",
+    ],
+)
+def test_yaml_reading_agrees_with_pyyaml(text: str) -> None:
+    """The fast path for Homeostat's own YAML must read exactly what PyYAML reads, or fail alike."""
+    import yaml
+
+    from homeostat.core.yamltext import YamlError, load_yaml
+
+    try:
+        expected = yaml.safe_load(text)
+    except (yaml.YAMLError, ValueError):
+        with pytest.raises(YamlError):
+            load_yaml(text)
+        return
+    assert load_yaml(text).data == expected

@@ -64,30 +64,45 @@ def iter_lines(text: str) -> Iterator[tuple[int, int, str]]:
         number += 1
 
 
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
+
+
+def _fenced_spans(text: str) -> list[tuple[int, int]]:
+    """Character spans of fenced code blocks (an unclosed fence runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    opened: tuple[str, int] | None = None
+    for match in _FENCE_LINE.finditer(text):
+        marker = match.group(1)
+        if opened is None:
+            opened = (marker, match.start())
+        elif marker[0] == opened[0][0] and len(marker) >= len(opened[0]) and not match.group(2).strip():
+            spans.append((opened[1], match.end()))
+            opened = None
+    if opened is not None:
+        spans.append((opened[1], len(text)))
+    return spans
+
+
 def headings(text: str) -> list[Heading]:
     """ATX headings outside fenced code blocks."""
+    fenced = _fenced_spans(text) if ("```" in text or "~~~" in text) else []
     found: list[Heading] = []
-    fence: str | None = None
-    for number, start, line in iter_lines(text):
-        match = _FENCE.match(line)
-        if match:
-            marker = match.group(1)
-            if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence) and not match.group(2).strip():
-                fence = None
+    line = 1
+    counted_to = 0
+    for match in _HEADING_LINE.finditer(text):
+        start = match.start()
+        if fenced and any(a <= start < b for a, b in fenced):
             continue
-        if fence is not None:
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            title = heading.group(2)
-            anchor_match = _HEADING_ID.match(title)
-            anchor = anchor_match.group("id") if anchor_match else None
-            if anchor_match:
-                title = anchor_match.group("title")
-            end = start + len(line) + (1 if start + len(line) < len(text) else 0)
-            found.append(Heading(len(heading.group(1)), title.strip(), anchor, number, start, end))
+        line += text.count("\n", counted_to, start)
+        counted_to = start
+        title = match.group(2)
+        anchor_match = _HEADING_ID.match(title)
+        anchor = anchor_match.group("id") if anchor_match else None
+        if anchor_match:
+            title = anchor_match.group("title")
+        end = match.end() + (1 if match.end() < len(text) else 0)
+        found.append(Heading(len(match.group(1)), title.strip(), anchor, line, start, end))
     return found
 
 

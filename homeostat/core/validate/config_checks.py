@@ -210,11 +210,16 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
                 )
             )
         if doc_meta.owner and config.team_named(doc_meta.owner) is None:
-            found.append(error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams"))
+            found.append(
+                error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams")
+            )
         if doc_meta.risk_reviewed_by and config.member(doc_meta.risk_reviewed_by) is None:
             found.append(
                 error(
-                    CHECK, document.file, 1, f"riskReviewedBy names unknown member {doc_meta.risk_reviewed_by!r}"
+                    CHECK,
+                    document.file,
+                    1,
+                    f"riskReviewedBy names unknown member {doc_meta.risk_reviewed_by!r}",
                 )
             )
     return found

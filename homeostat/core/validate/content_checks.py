@@ -15,14 +15,8 @@ from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
 from homeostat.core.risky import find_risks
 from homeostat.core.secrets import find_emails, find_secrets
 
-_HOMEOSTAT_COMMENT = re.compile(r"<!--\s*homeostat.*?-->", re.DOTALL)
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-
-
-def blank_homeostat_comments(text: str) -> str:
-    """Our own comments hold URLs and YAML; blank them (keeping newlines) so scanners skip them."""
-    return _HOMEOSTAT_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 @dataclass(frozen=True)
@@ -141,7 +135,7 @@ def check_risky(spans: Sequence[Span], config: Config | None) -> list[Finding]:
         )
         if reviewed:
             continue
-        for hit in find_risks(blank_homeostat_comments(span.text), domains):
+        for hit in find_risks(span.text, domains):  # it skips Homeostat's own comments itself
             found.append(
                 error(
                     "risky",
@@ -157,7 +151,7 @@ def check_links(spans: Sequence[Span]) -> list[Finding]:
     """Relative links that climb out of the KB, and file:// or absolute paths, point at things we cannot see."""
     found: list[Finding] = []
     for span in spans:
-        text = blank_homeostat_comments(span.text)
+        text = span.text  # Homeostat's comments hold no Markdown links
         for match in _LINK.finditer(text):
             target = match.group(1)
             line = span.line + text.count("\n", 0, match.start())

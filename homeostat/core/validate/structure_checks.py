@@ -16,7 +16,7 @@ from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.similarity import content_words, same_lesson
 from homeostat.core.text import count_words
-from homeostat.core.tokens import count_tokens_batch
+from homeostat.core.tokens import count_tokens
 
 CATCH_ALL_TOPICS = frozenset({"general", "misc", "miscellaneous", "other", "others"})
 DOC_SOURCES = frozenset({"bootstrap", "curator", "manual", "deep-dive", "import"})
@@ -76,8 +76,7 @@ def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
 def computed_cache(kb: KB) -> dict[str, tuple[int, int]]:
     """(score, tokens) per rule id as validate --fix would write them."""
     counts = conflict_counts(kb.rules)
-    views = [rule_view(rule) for rule in kb.rules]
-    tokens = count_tokens_batch(views)
+    tokens = [count_tokens(rule_view(rule)) for rule in kb.rules]
     out: dict[str, tuple[int, int]] = {}
     for rule, n in zip(kb.rules, tokens, strict=True):
         out.setdefault(rule.id, (score_rule(rule.meta, kb.config, counts.get(rule.id, 0)).total, n))
@@ -112,27 +111,30 @@ def check_cache(kb: KB, cache: dict[str, tuple[int, int]]) -> list[Finding]:
 # --- provenance ----------------------------------------------------------------------------------
 
 
-def _code_repo_refs(config: Config) -> list[str]:
-    return [repo.url for repo in config.repos] + list(config.sources.repos)
+def _code_repo_keys(config: Config) -> frozenset[tuple[str, str, str]]:
+    keys = set()
+    for url in [repo.url for repo in config.repos] + list(config.sources.repos):
+        try:
+            ref = parse_repo_url(url)
+        except UrlError:
+            continue
+        keys.add((ref.host.value, ref.owner.lower(), ref.name.lower()))
+    return frozenset(keys)
 
 
-def _in_code_repos(url: str, config: Config) -> bool:
+def _in_code_repos(url: str, config: Config, keys: frozenset[tuple[str, str, str]] | None = None) -> bool:
     try:
         repo, _ = parse_pull_url(url.split("#", 1)[0])
     except UrlError:
         return False
-    for candidate in _code_repo_refs(config):
-        try:
-            if parse_repo_url(candidate).same_repo(repo):
-                return True
-        except UrlError:
-            continue
-    return False
+    known = keys if keys is not None else _code_repo_keys(config)
+    return (repo.host.value, repo.owner.lower(), repo.name.lower()) in known
 
 
 def check_provenance(kb: KB, config: Config) -> list[Finding]:
     """A pr-feedback lesson must come from a review in one of the KB's own code repos."""
     found: list[Finding] = []
+    keys = _code_repo_keys(config)
     for rule in kb.rules:
         source = rule.meta.source
         urls = list(rule.meta.also_from)
@@ -164,7 +166,7 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                         )
                     )
                     continue
-            if not _in_code_repos(url, config):
+            if not _in_code_repos(url, config, keys):
                 found.append(
                     error(
                         "provenance",
@@ -178,7 +180,7 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
             p = section.provenance
             if p is None or p.source != "curator" or not p.url or _names_kb_document(p.url, kb):
                 continue
-            if not _in_code_repos(p.url, config):
+            if not _in_code_repos(p.url, config, keys):
                 found.append(
                     error(
                         "provenance",
