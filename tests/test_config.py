@@ -61,7 +61,9 @@ def test_repos_and_top_level_areas_are_exclusive() -> None:
 
 def test_config_is_immutable() -> None:
     config = Config()
-    with pytest.raises(Exception):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="frozen"):
         config.version = "9"  # type: ignore[misc]
 
 

@@ -138,7 +138,7 @@ def _fast_scalar(text: str, line: int) -> Any:
             raise _Slow from None
     if _SIMPLE_INT.match(text) and not text.startswith(("0", "+0", "-0")) or text == "0":
         return int(text)
-    node = ScalarNode(_RESOLVER.resolve(ScalarNode, text, (True, False)), text)
+    node = ScalarNode(_RESOLVER.resolve(ScalarNode, text, (True, False)), text)  # type: ignore[no-untyped-call,unused-ignore]
     if node.tag not in _FAST_TAGS:
         raise _Slow
     return _scalar(node)
