@@ -476,3 +476,15 @@ def test_the_daily_run_on_bitbucket_merges_reviews_and_records(
     world.harness.merge_as(world.kb_repo, review.pr.number, "ana")
     assert world.daily() == 0
     assert sorted(r.outcome for r in world.records().values()) == ["merged", "merged"]
+
+
+def test_the_review_queue_is_posted_to_slack(world: DailyWorld, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    pr(world, "billing", "bo", "Refund limits", thread("dee", "Check refund limits with RefundPolicy.allows before posting.", "src/billing/api/limits.py"))
+    monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.url)
+    assert world.daily() == 0
+    [post] = slack_sink.posts
+    text = str(post["text"])
+    assert "Check refund limits" in text and "ana" in text
+    assert slack_sink.url not in capsys.readouterr().out
+    [report] = world.state().runs.values()
+    assert not [n for n in report.notices if n.kind == "slack-unset"]

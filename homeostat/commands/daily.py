@@ -26,6 +26,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.events import EventSink, NullSink
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
+from homeostat.core.notify import Notifier
 from homeostat.errors import ConfigError, GitError
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, run_daily
 
@@ -171,14 +172,13 @@ def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-d
     return step
 
 
-def _notifier(config: Config, env: Mapping[str, str]):  # type: ignore[no-untyped-def]
-    variable = config.notifications.slack_webhook_env
-    url = env.get(variable, "").strip()
-    if not url:
-        return None, f"{variable} is not set; the review queue was not posted to Slack"
-    from homeostat.adapters.slack import SlackNotifier
+def _notifier(config: Config, env: Mapping[str, str]) -> tuple[Notifier | None, str]:
+    from homeostat.adapters.slack import slack_notifier_from_env
 
-    return SlackNotifier(url, variable=variable), ""
+    found = slack_notifier_from_env(config.notifications, env)
+    if isinstance(found, str):
+        return None, found
+    return found, ""
 
 
 @contextmanager

@@ -50,6 +50,7 @@ from homeostat.core.daily.reviewers import choose_reviewers
 from homeostat.core.findings import Finding
 from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef
 from homeostat.core.kb import KB, load_kb
+from homeostat.core.notify import Notifier, queue_items, review_queue_message
 from homeostat.core.pending import PENDING_DIR, PendingLesson
 from homeostat.core.similarity import same_lesson
 from homeostat.core.state import (
@@ -109,10 +110,6 @@ class CurateStep(Protocol):
     def __call__(
         self, *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
     ) -> CurateOutcome: ...
-
-
-class Notifier(Protocol):
-    def post(self, text: str) -> None: ...
 
 
 @dataclass
@@ -1023,7 +1020,8 @@ class DailyRun:
         )
 
     def _notify(self, config: Config, run: RunState) -> None:
-        """Post the review queue; a Slack variable that is not set is a recorded notice, never silence."""
+        """Post the review queue (new reviews, and overdue ones again); a Slack variable that is not
+        set is a recorded notice, never silence."""
         if self.deps.notifier is None:
             message = (
                 self.deps.notifier_missing
@@ -1034,22 +1032,17 @@ class DailyRun:
         latest = {record.hash: record for record in run.state.records()}
         for records in run.records.values():
             latest.update({record.hash: record for record in records})
-        waiting = [r for r in latest.values() if r.state == "in-review"]
-        if not waiting:
+        text = review_queue_message(
+            queue_items(latest.values()),
+            now=self.deps.now(),
+            opened_since=run.started,
+            overdue_days=config.notifications.review_overdue_days,
+            reviewers=config.team.reviewers,
+        )
+        if text is None:
             return
-        now = self.deps.now()
-        overdue_after = dt.timedelta(days=config.notifications.review_overdue_days)
-        lines = ["*Homeostat review queue*"]
-        if config.team.reviewers:
-            lines.append("Reviewers: " + ", ".join(f"@{h}" for h in config.team.reviewers))
-        for record in sorted(waiting, key=lambda r: r.review_opened_at or r.at):
-            opened = record.review_opened_at or record.at
-            late = now - opened > overdue_after
-            link = f"<{record.pr.url}|#{record.pr.number}>" if record.pr else ""
-            wait = f" (waiting {(now - opened).days} days)" if late else ""
-            lines.append(f"• {record.title} {link}{wait}")
         try:
-            self.deps.notifier.post("\n".join(lines))
+            self.deps.notifier.post(text)
         except HomeostatError as exc:
             print(f"notice: the Slack notice was not posted: {exc}", file=self.out)
 
