@@ -79,6 +79,10 @@ class PendingLesson(_Strict):
             self.area,
             self.target,
             self.reason,
+            self.source,
+            self.url,
+            self.topic,
+            "\n".join(self.scope),
         ]
         if self.doc_patch is not None:
             parts += [self.doc_patch.doc, self.doc_patch.section, self.doc_patch.op, self.doc_patch.body]
