@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import logging
 import os
 import shlex
 import sys
@@ -40,6 +39,8 @@ COMMANDS: dict[str, str] = {
 }
 
 EXIT_INTERNAL = 3
+# Commands a hook runs on every prompt: their start-up must stay as light as possible.
+LIGHT_COMMANDS = frozenset({"context"})
 
 
 def _module_name(command: str) -> str:
@@ -100,11 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     selected = next((a for a in argv if not a.startswith("-")), None)
     parser = build_parser(selected if selected in COMMANDS else None)
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="homeostat: %(message)s",
-        stream=sys.stderr,
-    )
+    if args.verbose or args.command not in LIGHT_COMMANDS:
+        import logging  # a session hook's `context` skips logging's import unless asked to talk
+
+        logging.basicConfig(
+            level=logging.INFO if args.verbose else logging.WARNING,
+            format="homeostat: %(message)s",
+            stream=sys.stderr,
+        )
     if not getattr(args, "command", None):
         parser.print_help()
         return 0

@@ -429,8 +429,9 @@ def test_an_overlapping_run_lands_each_lesson_once_and_loses_no_record(
 def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from homeostat.cli import main
     from kbfactory import EXAMPLE, example_files
+
+    from homeostat.cli import main
 
     before = example_files()
     assert main(["daily", "--offline", "--kb", str(EXAMPLE)]) == 0

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from emulators.anthropic_stub import AnthropicStub
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from homeostat.adapters.askers import asker_for
 from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, event_sink, events_path
@@ -25,8 +25,8 @@ class Verdict(BaseModel):
 
 
 def call(outcome: str = "ok", **sizes: int) -> ModelCall:
-    return ModelCall.model_validate(
-        {
+    return ModelCall(
+        **{
             "runtime": "api",
             "model": "claude-opus-5-5",
             "agent": "judge",
@@ -89,9 +89,9 @@ def test_two_processes_can_share_the_log(tmp_path: Path) -> None:
 
 
 def test_an_event_needs_a_timezone_and_a_kebab_case_kind() -> None:
-    with pytest.raises(ValidationError, match="needs a timezone"):
+    with pytest.raises(ValueError, match="needs a timezone"):
         Event(kind=MODEL_CALL, at=datetime(2026, 11, 29))
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValueError, match="is not lower-case words"):
         Event(kind="Model Call", at=NOW)
 
 

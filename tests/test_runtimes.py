@@ -212,7 +212,7 @@ def test_model_call_events_hold_sizes_only(harness: Harness) -> None:
     harness.answer({"ok": True, "reason": "ANSWER-MARKER"})
     harness.asker().ask("SYSTEM-MARKER", "USER-MARKER", Verdict)
     [event] = harness.sink.events
-    assert "MARKER" not in json.dumps(event.model_dump(mode="json"))
+    assert "MARKER" not in json.dumps(event.as_dict())
     call = ModelCall.from_event(event)
     assert (call.runtime, call.agent, call.model) == (harness.runtime, "curator", "claude-opus-5-5")
     assert call.input_tokens > 0 and call.output_tokens > 0 and call.cost_usd > 0

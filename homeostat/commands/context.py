@@ -11,13 +11,12 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import logging
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from homeostat.adapters.search_index import (
     Identity,
@@ -43,7 +42,17 @@ from homeostat.core.selection import Audience, Corpus, audience_for, find_member
 from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
 
-log = logging.getLogger("homeostat.context")
+if TYPE_CHECKING:
+    import logging
+
+
+def _log() -> logging.Logger:
+    """Imported on first use: the warm path of a session hook logs nothing."""
+    import logging
+
+    return logging.getLogger("homeostat.context")
+
+
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 SESSION_VARIABLE = "HOMEOSTAT_SESSION"
 NEW_RULES_PER_PROMPT = 3
@@ -127,7 +136,7 @@ def log_events(
             _spawn_recorder(root, stamped)
             return
         except OSError as exc:
-            log.info("recording events in this process (%s)", exc)
+            _log().info("recording events in this process (%s)", exc)
     record_events(root, stamped)
 
 
@@ -140,7 +149,9 @@ def record_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar], 
             for kind, data, at in events:
                 sink.record(Event(kind=kind, at=dt.datetime.fromtimestamp(at, dt.UTC), data=dict(data)))
     except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
-        log.warning("could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc)
+        _log().warning(
+            "could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc
+        )
 
 
 def record_payload(payload: bytes) -> None:

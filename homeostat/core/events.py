@@ -7,47 +7,56 @@ review, so nothing in it may be worth leaking. `ModelCall` has no text field at 
 
 from __future__ import annotations
 
+import re
+from dataclasses import asdict, dataclass, field, fields
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+# Plain dataclasses, not pydantic: a session hook records events on every prompt, and importing
+# pydantic would cost it more than building the view it logs.
 
 Scalar = str | int | float | bool | None
 
 MODEL_CALL = "model-call"
 
 Outcome = Literal["ok", "refusal", "invalid", "error"]
+_KIND = re.compile(r"^[a-z][a-z0-9-]*$")
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class Event(BaseModel):
+@dataclass(frozen=True)
+class Event:
     """One local event: a kind (`model-call`, `injection`, …), when, and flat scalar fields."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    kind: str = Field(pattern=r"^[a-z][a-z0-9-]*$")
+    kind: str
     at: datetime
-    data: dict[str, Scalar] = Field(default_factory=dict)
+    data: dict[str, Scalar] = field(default_factory=dict)
 
-    @field_validator("at")
-    @classmethod
-    def _aware(cls, value: datetime) -> datetime:
-        if value.tzinfo is None:
+    def __post_init__(self) -> None:
+        if not _KIND.match(self.kind):
+            raise ValueError(f"event kind {self.kind!r} is not lower-case words joined by '-'")
+        if self.at.tzinfo is None:
             raise ValueError("an event time needs a timezone (use UTC)")
-        return value.astimezone(UTC)
+        object.__setattr__(self, "at", self.at.astimezone(UTC))
+        for key, value in self.data.items():
+            if not isinstance(value, (str, int, float, bool)) and value is not None:
+                raise ValueError(f"event field {key!r} is not a flat scalar")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "at": self.at.isoformat(), "data": dict(self.data)}
 
 
-class ModelCall(BaseModel):
+@dataclass(frozen=True)
+class ModelCall:
     """The size-only record of one model call (one request and its answer, or its failure)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     runtime: str
     model: str
     agent: str
+    outcome: Outcome
     input_tokens: int = 0
     output_tokens: int = 0
     cache_creation_tokens: int = 0
@@ -55,16 +64,23 @@ class ModelCall(BaseModel):
     cost_usd: float = 0.0
     estimated: bool = True
     duration_ms: int = 0
-    outcome: Outcome
+
+    def __post_init__(self) -> None:
+        if self.outcome not in get_args(Outcome):
+            raise ValueError(f"outcome {self.outcome!r} is not one of {', '.join(get_args(Outcome))}")
 
     def to_event(self, at: datetime) -> Event:
-        return Event(kind=MODEL_CALL, at=at, data=self.model_dump())
+        return Event(kind=MODEL_CALL, at=at, data=asdict(self))
 
     @classmethod
     def from_event(cls, event: Event) -> ModelCall:
         if event.kind != MODEL_CALL:
             raise ValueError(f"not a {MODEL_CALL} event: {event.kind}")
-        return cls.model_validate(event.data)
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(event.data) - names)
+        if unknown:
+            raise ValueError(f"unknown model-call fields: {', '.join(unknown)}")
+        return cls(**event.data)  # type: ignore[arg-type]
 
 
 class EventSink(Protocol):

@@ -21,8 +21,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from wcmatch import glob as wcglob
-
 from homeostat.core.similarity import STOPWORDS, stem
 from homeostat.core.text import identifiers, words
 
@@ -36,7 +34,6 @@ CORE = "core"
 RRF_K = 60
 BM25_K1 = 1.2
 BM25_B = 0.75
-_GLOB_FLAGS = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.NEGATE | wcglob.EXTGLOB
 _CODE_EXT = re.compile(
     r"\.(py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sql|ya?ml|json|"
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
@@ -105,8 +102,16 @@ def glob_matches(pattern: str, path: str) -> bool:
         return False
     matcher = _MATCHERS.get(pattern)
     if matcher is None:
-        matcher = _MATCHERS[pattern] = wcglob.compile(pattern.removeprefix("./"), flags=_GLOB_FLAGS)
+        matcher = _MATCHERS[pattern] = _compile_glob(pattern.removeprefix("./"))
     return bool(matcher.match(path))
+
+
+def _compile_glob(pattern: str) -> Any:
+    """wcmatch, imported on the first glob that needs it: most session hooks match a few globs."""
+    from wcmatch import glob as wcglob
+
+    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.NEGATE | wcglob.EXTGLOB
+    return wcglob.compile(pattern, flags=flags)
 
 
 def is_global(pattern: str) -> bool:
@@ -120,7 +125,7 @@ def specificity(pattern: str) -> tuple[int, int]:
     parts = text.split("/")
     folders = 0
     for part in parts[:-1]:
-        if wcglob.is_magic(part, flags=_GLOB_FLAGS):
+        if _MAGIC.search(part):
             break
         folders += 1
     literal = len(re.sub(r"[*?\[\]{}!]", "", text))

@@ -10,10 +10,27 @@ import hashlib
 import re
 import unicodedata
 
-ID_PATTERN = re.compile(r"^[^\W_][\w-]*$", re.UNICODE)
-_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+class _Lazy:
+    """A regex compiled on first use: Unicode classes cost milliseconds to compile, and a session
+    hook that never meets CJK text should not pay for them at import."""
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> object:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
+ID_PATTERN: re.Pattern[str] = _Lazy(r"^[^\W_][\w-]*$", re.UNICODE)  # type: ignore[assignment]
+_NON_WORD: re.Pattern[str] = _Lazy(r"[^\w]+", re.UNICODE)  # type: ignore[assignment]
+_CJK: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
+)
+_WORD: re.Pattern[str] = _Lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # type: ignore[assignment]
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
 MAX_ID_LENGTH = 64
 
