@@ -146,13 +146,17 @@ def test_python_dash_m_and_help_work() -> None:
         ({}, []),
     ],
 )
-def test_the_image_with_no_arguments_runs_the_configured_command(env: dict[str, str], expected: list[str]) -> None:
+def test_the_image_with_no_arguments_runs_the_configured_command(
+    env: dict[str, str], expected: list[str]
+) -> None:
     from homeostat.cli import default_command
 
     assert default_command(env) == expected
 
 
-def test_a_pipe_with_no_arguments_validates_its_kb(kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_pipe_with_no_arguments_validates_its_kb(
+    kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("HOMEOSTAT_COMMAND", "validate --today 2026-11-29 --no-insights")
     monkeypatch.setenv("HOMEOSTAT_DIR", str(kb))
     assert main([]) == 0

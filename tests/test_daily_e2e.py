@@ -479,8 +479,18 @@ def test_the_daily_run_on_bitbucket_merges_reviews_and_records(
     assert sorted(r.outcome for r in world.records().values()) == ["merged", "merged"]
 
 
-def test_the_review_queue_is_posted_to_slack(world: DailyWorld, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    pr(world, "billing", "bo", "Refund limits", thread("dee", "Check refund limits with RefundPolicy.allows before posting.", "src/billing/api/limits.py"))
+def test_the_review_queue_is_posted_to_slack(
+    world: DailyWorld, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    pr(
+        world,
+        "billing",
+        "bo",
+        "Refund limits",
+        thread(
+            "dee", "Check refund limits with RefundPolicy.allows before posting.", "src/billing/api/limits.py"
+        ),
+    )
     monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.url)
     assert world.daily() == 0
     [post] = slack_sink.posts

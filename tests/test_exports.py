@@ -254,14 +254,15 @@ def test_brace_expansion() -> None:
     assert plan_export([], [], ["claude"]).files == {}
 
 
-
 def test_a_repo_marked_public_in_the_config_needs_allow_public(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     kb = tmp_path / "kb"
     shutil.copytree(EXAMPLE, kb, ignore=CLONE_STATE)
     config = kb / "homeostat.yaml"
-    config.write_text(config.read_text().replace("  - name: storefront\n", "  - name: storefront\n    public: true\n"))
+    config.write_text(
+        config.read_text().replace("  - name: storefront\n", "  - name: storefront\n    public: true\n")
+    )
     checkout = tmp_path / "storefront"
     checkout.mkdir()
     assert main(["export", str(checkout), "--kb", str(kb), "--repo", "storefront"]) == 2

@@ -244,4 +244,6 @@ def test_near_duplicates_within_a_repo_are_warned() -> None:
     result = validate_files({**example_files(), path: text}, TODAY)
     near = [f for f in result.findings if f.check == "conflict"]
     assert len(near) == 1 and "near-duplicate" in near[0].message
-    assert {"billing-api-integer-minor-units", "integer-money"} <= set(near[0].message.replace("(", " ").split())
+    assert {"billing-api-integer-minor-units", "integer-money"} <= set(
+        near[0].message.replace("(", " ").split()
+    )

@@ -260,7 +260,9 @@ class DailyRun:
     @property
     def git(self) -> Git:
         if self.deps.git is None:
-            raise HomeostatError("this step needs the KB repo's git checkout (it does not run with --offline)")
+            raise HomeostatError(
+                "this step needs the KB repo's git checkout (it does not run with --offline)"
+            )
         return self.deps.git
 
     def ask(self, agent: str) -> Asker:
