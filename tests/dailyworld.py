@@ -37,6 +37,7 @@ class ModelScript:
         self.judge_failures: dict[str, dict[str, Any]] = {}  # thread keyword -> failing answer
         self.duplicates: dict[str, str] = {}  # thread keyword -> candidate id
         self.dispute_fix: dict[str, Any] | None = None
+        self.retraction: dict[str, Any] | None = None
         self.calls: list[tuple[str, str]] = []
         self.broken = False
 
@@ -60,6 +61,8 @@ class ModelScript:
             return {"ok": True, "problems": []}
         if "was flagged by developers" in system:
             return self.dispute_fix or {"fixable": False}
+        if "was retired. A document section cites it" in system:
+            return self.retraction or {"change": False}
         raise AssertionError(f"unexpected prompt: {system[:80]}")
 
     @staticmethod

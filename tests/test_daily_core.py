@@ -214,3 +214,32 @@ def test_kb_edits_validate_and_touch_only_their_files() -> None:
         files["knowledge/billing/api/money.md"].split("---\n", 2)[2]
         in changed["knowledge/billing/api/money.md"]
     )
+
+
+def test_citations_are_found_by_whole_id_or_by_thread_never_by_similarity() -> None:
+    from homeostat.core.daily.retract import RetractAnswer, acceptable_rewrite, find_citations
+
+    files = example_files()
+    doc = "knowledge/billing/api/docs/overview.md"
+    files[doc] += (
+        "\n## Money {#money}\n<!-- homeostat: source=manual updated=2026-11-01 -->\n"
+        "Amounts are integers; see `billing-api-integer-minor-units-extra` (a different rule).\n"
+    )
+    kb = load_kb(files)
+    status_rule = kb.rule("billing-api-error-status-table")
+    money_rule = kb.rule("billing-api-integer-minor-units")
+    assert status_rule is not None and money_rule is not None
+    cited = find_citations(kb, status_rule)
+    assert [(c.section_id, c.by_url) for c in cited] == [("errors", True)]
+    assert find_citations(kb, money_rule) == []  # a longer id that starts with it is another rule
+    citation = cited[0]
+    assert acceptable_rewrite(
+        RetractAnswer(change=True, body="Handlers raise domain errors."), status_rule, citation
+    )
+    added = RetractAnswer(
+        change=True, body="Handlers raise domain errors and log every status code they choose."
+    )
+    assert acceptable_rewrite(added, status_rule, citation) is None
+    still = RetractAnswer(change=True, body="See (billing-api-error-status-table).")
+    assert acceptable_rewrite(still, status_rule, citation) is None
+    assert acceptable_rewrite(RetractAnswer(change=False), status_rule, citation) is None

@@ -499,3 +499,32 @@ def test_the_review_queue_is_posted_to_slack(
     assert slack_sink.url not in capsys.readouterr().out
     [report] = world.state().runs.values()
     assert not [n for n in report.notices if n.kind == "slack-unset"]
+
+
+def test_a_closed_dispute_retires_the_rule_and_retracts_the_sections_citing_it(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world.pending(
+        "cy",
+        kind="flag",
+        target="billing-api-error-status-table",
+        reason="the status table moved to the gateway",
+    )
+    assert world.daily() == 0
+    dispute = next(r for r in world.records().values() if r.kind == "dispute")
+    assert dispute.pr is not None
+    world.harness.close_as(world.kb_repo, dispute.pr.number, "ana")
+    world.script.retraction = {"change": True, "body": "Handlers raise domain errors."}
+    assert world.daily() == 0, capsys.readouterr().out
+    main = world.main_files()
+    assert "status: retired" in main["knowledge/billing/api/errors.md"]
+    review = next(p for p in world.pulls().values() if p.head_ref.startswith("homeostat/review-cy-"))
+    assert "Retract billing-api-error-status-table from billing/api/overview#errors" in review.body
+    patched = world.bare().read_file(
+        f"refs/heads/{review.head_ref}", "knowledge/billing/api/docs/overview.md"
+    )
+    assert patched is not None
+    text = patched.decode()
+    assert 'note="retracted billing-api-error-status-table"' in text
+    assert "Handlers raise domain errors.\n" in text and "(billing-api-error-status-table)" not in text
+    assert "knowledge/billing/api/docs/overview.md" not in [p for p in main if "retracted" in main[p]]

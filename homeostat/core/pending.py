@@ -34,6 +34,7 @@ class DocPatchRequest(_Strict):
     op: Literal["replace", "append", "add"] = "append"
     heading: str = ""
     body: str
+    note: str = ""  # provenance note, e.g. "retracted <id>"
 
 
 class PendingLesson(_Strict):

@@ -46,12 +46,20 @@ from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_pro
 from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson, from_pending
+from homeostat.core.daily.retract import (
+    RETRACT_SYSTEM,
+    RetractAnswer,
+    acceptable_rewrite,
+    find_citations,
+    retract_prompt,
+    still_supported,
+)
 from homeostat.core.daily.reviewers import choose_reviewers
 from homeostat.core.findings import Finding
 from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef
 from homeostat.core.kb import KB, load_kb
 from homeostat.core.notify import Notifier, queue_items, review_queue_message
-from homeostat.core.pending import PENDING_DIR, PendingLesson
+from homeostat.core.pending import PENDING_DIR, DocPatchRequest, PendingLesson
 from homeostat.core.similarity import same_lesson
 from homeostat.core.state import (
     Capped,
@@ -71,6 +79,7 @@ from homeostat.core.state import (
     dump_state,
     state_branch,
 )
+from homeostat.core.text import content_hash
 from homeostat.core.validate import validate_files
 from homeostat.errors import HomeostatError, HostError
 
@@ -347,7 +356,9 @@ class DailyRun:
             return DailyResult(0, tuple(decided), (), None)
         live, base_sha = self._drop_overlap(base, live, run)
         base_sha = self._daily_prs(config, base, base_sha, live, retirements, run)
-        self._review_prs(config, base, base_sha, live, run)
+        retractions, listed = self._retractions(kb, config, retirements, run)
+        live += retractions
+        self._review_prs(config, base, base_sha, live, run, listed)
         self._dispute_prs(config, base, live, run)
         self._record(config, live, retirements, run)
         self._notify(config, run)
@@ -842,8 +853,91 @@ class DailyRun:
                         d.waiting_key = "daily-refused"
         return base_sha
 
+    def _retractions(
+        self, kb: KB, config: Config, retirements: list[Retirement], run: RunState
+    ) -> tuple[list[Decided], dict[str, list[dict[str, str]]]]:
+        """Patches for document sections citing a rule a closed dispute retired; the rest, listed.
+
+        Documents never merge without a person, so the patches go in the member's review PR."""
+        decided: list[Decided] = []
+        listed: dict[str, list[dict[str, str]]] = defaultdict(list)
+        left = config.agents.curator.retract_calls
+        asker = self.ask("retractor")
+        for retirement in retirements:
+            rule = kb.rule(retirement.rule_id)
+            if rule is None:
+                continue
+            for citation in find_citations(kb, rule):
+                body: str | None = None
+                note = "no model call left this run (agents.curator.retractCalls)"
+                if left > 0:
+                    left -= 1
+                    try:
+                        answer = asker.ask(
+                            RETRACT_SYSTEM,
+                            retract_prompt(rule, citation, still_supported(kb, citation, rule.id)),
+                            RetractAnswer,
+                        )
+                        body = acceptable_rewrite(answer, rule, citation)
+                        note = "the model's rewrite was not safe to keep" if body is None else ""
+                    except SpendingCapError:
+                        left = 0
+                        note = "the spending cap was reached"
+                    except HomeostatError as exc:
+                        note = f"the retractor failed: {exc}"
+                if body is None:
+                    listed[retirement.member].append(
+                        {
+                            "doc": citation.doc_id,
+                            "section": citation.section_id,
+                            "rule_id": rule.id,
+                            "note": note,
+                        }
+                    )
+                    continue
+                document = kb.document(citation.doc_id)
+                section = document.section(citation.section_id) if document else None
+                keep_url = not citation.by_url and section is not None and section.provenance is not None
+                lesson = Lesson(
+                    key=content_hash("retract", rule.id, citation.doc_id, citation.section_id),
+                    origin="review",
+                    kind="doc",
+                    member=retirement.member,
+                    originator=retirement.member,
+                    source="deep-dive",
+                    created=self.deps.now(),
+                    title=f"Retract {rule.id} from {citation.doc_id}#{citation.section_id}",
+                    why=f"{rule.id} was retired ({retirement.reason})",
+                    area=document.meta.area if document else "",
+                    url=section.provenance.url if keep_url and section and section.provenance else "",
+                    doc_patch=DocPatchRequest(
+                        doc=citation.doc_id,
+                        section=citation.section_id,
+                        op="replace",
+                        body=body,
+                        note=f"retracted {rule.id}",
+                    ),
+                )
+                decided.append(
+                    Decided(lesson, Confidence(0, ()), "review", f"retracts the retired rule {rule.id}")
+                )
+        if any(listed.values()):
+            count = sum(len(items) for items in listed.values())
+            run.notice(
+                "retract-cap",
+                f"{count} document section(s) citing a retired rule are listed for a person",
+                self.out,
+            )
+        return decided, listed
+
     def _review_prs(
-        self, config: Config, base: str, base_sha: str, decided: list[Decided], run: RunState
+        self,
+        config: Config,
+        base: str,
+        base_sha: str,
+        decided: list[Decided],
+        run: RunState,
+        retractions: Mapping[str, list[dict[str, str]]] | None = None,
     ) -> None:
         today = self.deps.now().date()
         host = self.deps.host
@@ -864,7 +958,11 @@ class DailyRun:
                 continue
             title = f"Homeostat review: {member} {today.isoformat()}"
             body = render(
-                "review_pr.md.j2", member=member, date=today.isoformat(), decisions=included, retractions=[]
+                "review_pr.md.j2",
+                member=member,
+                date=today.isoformat(),
+                decisions=included,
+                retractions=(retractions or {}).get(member, []),
             )
             branch = self._branch_name(REVIEW_PREFIX, member)
             _, info = self._push_pr(base, base_sha, changed, branch, title, body, title)

@@ -200,6 +200,7 @@ class KbEdit:
             source="curator" if lesson.from_review else "manual",
             url=lesson.url,
             heading=request.heading,
+            note=request.note,
         )
         try:
             self._set(path, apply_section_patch(current, patch, self.today, path))
