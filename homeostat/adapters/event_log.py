@@ -11,12 +11,13 @@ import json
 import logging
 import os
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 
-from homeostat.core.events import Event, EventSink, utcnow
+from homeostat.core.events import Event, EventSink, NullSink, utcnow
 
 RETENTION_DAYS = 90
 EVENTS_DB = Path(".homeostat") / "events.db"
@@ -113,3 +114,18 @@ def event_sink(root: Path, env: Mapping[str, str] | None = None) -> EventSink:
     if any(variables.get(name) for name in _CI_VARIABLES):
         return LoggingSink()
     return SqliteEventLog(events_path(root))
+
+
+@contextmanager
+def run_events(root: Path, env: Mapping[str, str], *, show_prompts: bool = False) -> Iterator[EventSink]:
+    """The sink a run's model calls log to: nothing under --show-prompts (nothing is sent), log
+    lines in CI, the checkout's event log on a machine (closed when the run ends)."""
+    if show_prompts:
+        yield NullSink()
+        return
+    sink = event_sink(root, env)
+    if isinstance(sink, SqliteEventLog):
+        with sink:
+            yield sink
+    else:
+        yield sink

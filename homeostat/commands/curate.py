@@ -13,17 +13,17 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
+from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config, Host
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.events import EventSink, NullSink
+from homeostat.core.events import EventSink
 from homeostat.core.hosts import CodeHost
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     git = _git(root)
     origin = git.remote_url("origin") if git is not None else None
     stats = RunStats()
-    with _sink(env, root, args.show_prompts) as sink:
+    with run_events(root, env, show_prompts=args.show_prompts) as sink:
         asker = _asker(config, stats, env, args, sink)
         cited = review_branch_citations(git) if git is not None and origin else set()
         result = run_curate(
@@ -157,21 +157,6 @@ def _asker(
         show_prompts=sys.stdout if args.show_prompts else None,
         env=env,
     )
-
-
-@contextmanager
-def _sink(env: Mapping[str, str], root: Path, show_prompts: bool) -> Iterator[EventSink]:
-    """Model-call events (sizes only): log lines in CI, the local event log on a machine."""
-    from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, events_path
-
-    if show_prompts:
-        yield NullSink()  # nothing is sent, so nothing is logged
-        return
-    if any(env.get(name) for name in CI_VARIABLES):
-        yield LoggingSink()
-        return
-    with SqliteEventLog(events_path(root)) as log:
-        yield log
 
 
 def _git(root: Path) -> Git | None:

@@ -13,17 +13,16 @@ import argparse
 import datetime as dt
 import os
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 
+from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.events import EventSink, NullSink
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
@@ -98,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         return run_daily(deps, options).exit_code
     git = _git(root)
     host, kb_repo = _host(config, git, env)
-    with _sink(env, root, args.show_prompts) as sink:
+    with run_events(root, env, show_prompts=args.show_prompts) as sink:
         from homeostat.adapters.askers import asker_for
 
         def ask(agent: str) -> Asker:
@@ -179,17 +178,3 @@ def _notifier(config: Config, env: Mapping[str, str]) -> tuple[Notifier | None, 
     if isinstance(found, str):
         return None, found
     return found, ""
-
-
-@contextmanager
-def _sink(env: Mapping[str, str], root: Path, show_prompts: bool) -> Iterator[EventSink]:
-    from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, events_path
-
-    if show_prompts:
-        yield NullSink()
-        return
-    if any(env.get(name) for name in CI_VARIABLES):
-        yield LoggingSink()
-        return
-    with SqliteEventLog(events_path(root)) as log:
-        yield log

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from homeostat.core.asker import Asker
 from homeostat.core.config import CORE_AREA
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.model import RULE_WORD_LIMIT, WHY_WORD_LIMIT, Rule
+from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
 from homeostat.core.similarity import code_names, content_words, distinct_facts, normalise_name, same_lesson
 from homeostat.core.text import count_words
 
@@ -157,6 +157,17 @@ class Consolidation:
     reason: str = ""
 
 
+def fits_a_rule(title: str, rule: str, why: str) -> bool:
+    """A model-written rule is usable only whole and within the schema's limits."""
+    if not (title.strip() and rule.strip() and why.strip()):
+        return False
+    return (
+        count_words(rule) <= RULE_WORD_LIMIT
+        and count_words(why) <= WHY_WORD_LIMIT
+        and len(title) <= TITLE_CHAR_LIMIT
+    )
+
+
 def usable(answer: ConsolidationAnswer | None, candidates: Sequence[Candidate]) -> Consolidation | None:
     """An answer the run can apply, or None (an unknown id or an update over the word limits)."""
     if answer is None:
@@ -166,15 +177,8 @@ def usable(answer: ConsolidationAnswer | None, candidates: Sequence[Candidate]) 
         return None
     if answer.action in ("update", "duplicate") and answer.target not in ids:
         return None
-    if answer.action == "update":
-        if not (answer.title.strip() and answer.rule.strip() and answer.why.strip()):
-            return None
-        if (
-            count_words(answer.rule) > RULE_WORD_LIMIT
-            or count_words(answer.why) > WHY_WORD_LIMIT
-            or len(answer.title) > 80
-        ):
-            return None
+    if answer.action == "update" and not fits_a_rule(answer.title, answer.rule, answer.why):
+        return None
     result = Consolidation(
         answer.action, answer.target, answer.title, answer.rule, answer.why, answer.contradicts, answer.reason
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from homeostat.core.model import RULE_WORD_LIMIT, WHY_WORD_LIMIT, Rule
-from homeostat.core.text import count_words
+from homeostat.core.daily.consolidate import fits_a_rule
+from homeostat.core.model import Rule
 
 
 class DisputeFix(BaseModel):
@@ -31,12 +31,4 @@ def dispute_prompt(rule: Rule) -> str:
 def usable_fix(answer: DisputeFix | None) -> DisputeFix | None:
     if answer is None or not answer.fixable:
         return None
-    if not (answer.title.strip() and answer.rule.strip() and answer.why.strip()):
-        return None
-    if (
-        count_words(answer.rule) > RULE_WORD_LIMIT
-        or count_words(answer.why) > WHY_WORD_LIMIT
-        or len(answer.title) > 80
-    ):
-        return None
-    return answer
+    return answer if fits_a_rule(answer.title, answer.rule, answer.why) else None
