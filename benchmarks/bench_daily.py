@@ -47,13 +47,15 @@ def world(folder: Path) -> tuple[DailyWorld, GitHubEmulator, AnthropicStub]:
 
 
 def big_document(area: str, sections: int = 6, words: int = 1500) -> str:
-    filler = "handlers call the refund service and record every ledger entry with its currency code " * (words // 14)
+    filler = "handlers call the refund service and record every ledger entry with its currency code " * (
+        words // 14
+    )
     parts = [
         f"## Part {n} {{#part-{n}}}\n<!-- homeostat: source=bootstrap updated=2026-10-20 confidence=70 -->\n{filler}\n"
         for n in range(sections)
     ]
     return (
-        f"---\ntitle: Refunds in depth\narea: {area}\nowner: payments\nscope: [\"src/billing/api/**\"]\n"
+        f'---\ntitle: Refunds in depth\narea: {area}\nowner: payments\nscope: ["src/billing/api/**"]\n'
         f"updated: 2026-11-01\n---\n" + "\n".join(parts)
     )
 
@@ -99,7 +101,9 @@ def per_lesson() -> None:
             assert w.daily() == 0
             calls, tokens = input_tokens(stub, before)
             covering = sum(count_tokens(p) for p in doc.read_text().split("## ")[1:])
-            print(f"per drafted lesson: {calls} model calls, {tokens} input tokens (covering sections: {covering} tokens)")
+            print(
+                f"per drafted lesson: {calls} model calls, {tokens} input tokens (covering sections: {covering} tokens)"
+            )
         finally:
             stub.stop()
             emulator.stop()
@@ -112,7 +116,11 @@ def at_scale(pulls: int, members: int) -> None:
             handles = [f"dev{n:02d}" for n in range(members)]
             config = w.work / "homeostat.yaml"
             extra = "".join(f"    - {{handle: {h}, role: member, teams: [payments]}}\n" for h in handles)
-            config.write_text(config.read_text().replace("  teams:\n    - name: payments", extra + "  teams:\n    - name: payments", 1))
+            config.write_text(
+                config.read_text().replace(
+                    "  teams:\n    - name: payments", extra + "  teams:\n    - name: payments", 1
+                )
+            )
             os.system(f"cd {w.work} && git add -A && git commit -qm team && git push -q origin HEAD:main")
             for handle in handles:
                 w.harness.add_member(handle, ("payments",))
