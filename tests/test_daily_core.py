@@ -243,3 +243,22 @@ def test_citations_are_found_by_whole_id_or_by_thread_never_by_similarity() -> N
     still = RetractAnswer(change=True, body="See (billing-api-error-status-table).")
     assert acceptable_rewrite(still, status_rule, citation) is None
     assert acceptable_rewrite(RetractAnswer(change=False), status_rule, citation) is None
+
+
+def test_folder_names_in_paths_do_not_make_candidates() -> None:
+    pool = [
+        Candidate(
+            "status-table",
+            "Map domain errors to one status table",
+            "Raise domain errors from `billing.errors`; `STATUS_BY_ERROR` in `src/billing/api/errors.py` maps them.",
+            "",
+            "billing/api",
+            ("src/billing/api/**/*.py",),
+            TODAY,
+        )
+    ]
+    unrelated = lesson(
+        title="Close the ledger cursor in a finally block",
+        rule="Close the ledger cursor in a finally block in `src/billing/api/refunds.py`.",
+    )
+    assert merge_candidates(unrelated, pool) == []

@@ -84,7 +84,9 @@ def merge_candidates(lesson: Lesson, pool: Iterable[Candidate]) -> list[Candidat
     name_counts: Counter[str] = Counter()
     for candidate in items:
         name_counts.update({normalise_name(n) for n in code_names(candidate.text)})
-    lesson_words = content_words(lesson.title) | content_words(lesson.rule)
+    # Folder names from paths ("src", "billing", "api") say where, not what: they never count as overlap.
+    where = content_words(" ".join((*lesson.scope, lesson.area.replace("/", " "))))
+    lesson_words = (content_words(lesson.title) | content_words(lesson.rule)) - where
     lesson_names = {normalise_name(n) for n in code_names(lesson.text)}
     scored: list[tuple[float, Candidate]] = []
     for candidate in items:
@@ -92,7 +94,8 @@ def merge_candidates(lesson: Lesson, pool: Iterable[Candidate]) -> list[Candidat
             continue
         if distinct_facts(lesson.text, candidate.text):
             continue
-        shared_words = len(lesson_words & (content_words(candidate.title) | content_words(candidate.rule)))
+        theirs = content_words(candidate.title) | content_words(candidate.rule)
+        shared_words = len(lesson_words & (theirs - content_words(" ".join(candidate.scope))))
         shared_names = lesson_names & {normalise_name(n) for n in code_names(candidate.text)}
         score = shared_words + sum(1 / math.sqrt(name_counts[n]) for n in shared_names)
         if shared_words >= 2 or shared_names:
