@@ -262,3 +262,19 @@ def test_folder_names_in_paths_do_not_make_candidates() -> None:
         rule="Close the ledger cursor in a finally block in `src/billing/api/refunds.py`.",
     )
     assert merge_candidates(unrelated, pool) == []
+
+
+def test_reviewers_are_the_named_reviewers_else_owning_teams_else_seniors(config) -> None:  # type: ignore[no-untyped-def]
+    from homeostat.core.daily.reviewers import choose_reviewers
+
+    assert choose_reviewers(config, ["billing/api"], "bo", team_reviewers=True).users == ("ana",)
+    # ana reviews everyone else, but never her own lessons
+    no_named = config.model_copy(update={"team": config.team.model_copy(update={"reviewers": ()})})
+    teams = choose_reviewers(no_named, ["billing/api", "storefront/ui"], "bo", team_reviewers=True)
+    assert (teams.users, teams.teams) == ((), ("payments", "web"))
+    members = choose_reviewers(no_named, ["storefront/ui"], "cy", team_reviewers=False)
+    assert members.users == ("dee",)  # Bitbucket: the owning team's members, not the author
+    seniors = choose_reviewers(no_named, ["core"], "dee", team_reviewers=True)
+    assert seniors.users == ("ana", "bo")
+    only_ana = choose_reviewers(config, ["billing/api"], "ana", team_reviewers=True)
+    assert only_ana.teams == ("payments",) and "ana" not in only_ana.users

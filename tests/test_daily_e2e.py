@@ -528,3 +528,62 @@ def test_a_closed_dispute_retires_the_rule_and_retracts_the_sections_citing_it(
     assert 'note="retracted billing-api-error-status-table"' in text
     assert "Handlers raise domain errors.\n" in text and "(billing-api-error-status-table)" not in text
     assert "knowledge/billing/api/docs/overview.md" not in [p for p in main if "retracted" in main[p]]
+
+
+def test_a_run_with_nothing_to_decide_opens_no_pr_and_leaves_the_kb_untouched(world: DailyWorld) -> None:
+    before = world.main_files()
+    assert world.daily() == 0
+    assert world.pulls() == {}
+    assert world.main_files() == before
+    [report] = world.state().runs.values()
+    assert report.decided == {}
+
+
+def test_dry_run_and_show_prompts_write_nothing(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    one_confident_pr(world)
+    world.pending(
+        "cy",
+        title="Name custom hooks with a use prefix",
+        rule="Name custom hooks in `web/components/` `useThing`.",
+        why="Lint finds them.",
+        area="storefront/ui",
+    )
+    before = world.main_files()
+    assert world.daily("--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "Decisions (dry run: nothing is written):" in out and "--- daily PR for bo" in out
+    sent = len(world.stub.requests)
+    assert world.daily("--show-prompts") == 0
+    out = capsys.readouterr().out
+    assert "into at most one short rule" in out  # the drafter's prompt, printed
+    assert len(world.stub.requests) == sent  # and not sent
+    assert world.pulls() == {} and world.main_files() == before
+    assert world.bare().rev_parse("refs/heads/homeostat/state") is None
+
+
+def test_a_missing_host_token_is_named(
+    world: DailyWorld, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from homeostat.cli import main
+
+    world.env()
+    monkeypatch.delenv("GITHUB_TOKEN")
+    assert main(["daily", "--kb", str(world.checkout())]) == 2
+    err = capsys.readouterr().err
+    assert "GITHUB_TOKEN" in err and err.count("\n") == 1
+
+
+def test_a_missing_model_key_is_named_before_anything_is_read(
+    world: DailyWorld, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from homeostat.cli import main
+
+    one_confident_pr(world)
+    world.env()
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    world.harness.requests.clear()
+    assert main(["daily", "--kb", str(world.checkout())]) == 2
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+    assert world.harness.requests.entries == []

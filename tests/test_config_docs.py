@@ -1,0 +1,30 @@
+"""docs/config.md documents every homeostat.yaml key with its default; this fails when one is missing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from homeostat.core.config import Config
+from homeostat.core.config_keys import walk
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "config.md"
+KEYS = list(walk(Config))
+
+
+@pytest.mark.parametrize(("path", "default"), [(p, d) for p, d, _ in KEYS], ids=[p for p, _, _ in KEYS])
+def test_every_config_key_is_documented_with_its_default(path: str, default: str) -> None:
+    text = DOC.read_text(encoding="utf-8")
+    row = next((line for line in text.splitlines() if line.startswith(f"| `{path}` |")), None)
+    assert row is not None, f"docs/config.md has no row for `{path}`"
+    assert f"`{default}`" in row, f"docs/config.md gives `{path}` another default than {default}"
+
+
+def test_the_walk_sees_nested_keys() -> None:
+    paths = {p for p, _, _ in KEYS}
+    assert {
+        "scoring.confidence.penalty.judge",
+        "repos[].areas[].teamOnly",
+        "agents.curator.judgeCalls",
+    } <= paths
