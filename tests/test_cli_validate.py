@@ -161,3 +161,37 @@ def test_a_pipe_with_no_arguments_validates_its_kb(
     monkeypatch.setenv("HOMEOSTAT_DIR", str(kb))
     assert main([]) == 0
     assert "validate: 0 errors" in capsys.readouterr().out
+
+
+def test_inside_bitbucket_pipelines_the_findings_become_a_code_insights_report(
+    kb: Path,
+    bitbucket_harness,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+) -> None:
+    repo = bitbucket_harness.create_repo("acme", "kb")
+    sha = bitbucket_harness.head(repo)
+    rel = _plant_error(kb)
+    for name, value in {
+        "BITBUCKET_BUILD_NUMBER": "41",
+        "BITBUCKET_COMMIT": sha,
+        "BITBUCKET_WORKSPACE": "acme",
+        "BITBUCKET_REPO_SLUG": "kb",
+        "HOMEOSTAT_BITBUCKET_PROXY": bitbucket_harness.proxy_url,
+    }.items():
+        monkeypatch.setenv(name, value)
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    assert "posted Code Insights report homeostat-validate" in capsys.readouterr().err
+    report = bitbucket_harness.reports(repo, sha)["homeostat-validate"]
+    assert report["result"] == "FAILED"
+    [annotation] = bitbucket_harness.annotations(repo, sha, "homeostat-validate")
+    assert (annotation["path"], annotation["line"], annotation["severity"]) == (rel, 1, "HIGH")
+
+
+def test_a_report_that_cannot_be_posted_never_changes_the_verdict(
+    kb: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BITBUCKET_BUILD_NUMBER", "41")
+    monkeypatch.setenv("BITBUCKET_COMMIT", "0" * 40)
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 0
+    assert "could not post the Code Insights report" in capsys.readouterr().err
