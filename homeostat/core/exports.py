@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import yaml
 
+from homeostat.core.globs import expand_braces
 from homeostat.core.selection import Entry, SectionEntry, strip_hidden
 
 FORMATS = ("claude", "cursor", "copilot", "agents")
@@ -58,36 +59,6 @@ def clean(text: str) -> str:
 
 def is_everywhere(scope: Sequence[str]) -> bool:
     return any(glob.removeprefix("./") in EVERYWHERE for glob in scope)
-
-
-def _split_top(inner: str) -> list[str]:
-    parts, depth, current = [], 0, ""
-    for ch in inner:
-        if ch == "," and depth == 0:
-            parts.append(current)
-            current = ""
-            continue
-        depth += {"{": 1, "}": -1}.get(ch, 0)
-        current += ch
-    return [*parts, current]
-
-
-def expand_braces(glob: str) -> list[str]:
-    """`src/*.{ts,tsx}` → `src/*.ts`, `src/*.tsx` (nested groups too; a group without a comma is literal)."""
-    depth, start = 0, -1
-    for i, ch in enumerate(glob):
-        if ch == "{":
-            start = i if depth == 0 else start
-            depth += 1
-        elif ch == "}" and depth:
-            depth -= 1
-            if depth == 0:
-                options = _split_top(glob[start + 1 : i])
-                if len(options) > 1:
-                    return [
-                        x for option in options for x in expand_braces(glob[:start] + option + glob[i + 1 :])
-                    ]
-    return [glob]
 
 
 def expanded(scope: Sequence[str]) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from homeostat.core.globs import compile_glob
 from homeostat.core.similarity import STOPWORDS, stem
 from homeostat.core.text import identifiers, words
 
@@ -102,16 +103,8 @@ def glob_matches(pattern: str, path: str) -> bool:
         return False
     matcher = _MATCHERS.get(pattern)
     if matcher is None:
-        matcher = _MATCHERS[pattern] = _compile_glob(pattern.removeprefix("./"))
+        matcher = _MATCHERS[pattern] = compile_glob(pattern.removeprefix("./"))
     return bool(matcher.match(path))
-
-
-def _compile_glob(pattern: str) -> Any:
-    """wcmatch, imported on the first glob that needs it: most session hooks match a few globs."""
-    from wcmatch import glob as wcglob
-
-    flags = wcglob.GLOBSTAR | wcglob.BRACE | wcglob.DOTGLOB | wcglob.NEGATE | wcglob.EXTGLOB
-    return wcglob.compile(pattern, flags=flags)
 
 
 def is_global(pattern: str) -> bool:
