@@ -303,6 +303,12 @@ def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) ->
 
     if not session.corpus.mcp_writes:
         return "MCP writes are off for this KB (security.mcpWrites)."
+    from homeostat.core.secrets import find_secrets
+
+    for name in ("title", "rule", "why", "reason"):
+        hits = find_secrets(str(fields.get(name, "")))
+        if hits:  # a pending lesson travels to the team's branch: refused, never redacted
+            return f"Not saved: the {name} holds what looks like a secret ({hits[0].kind}); remove it."
     if server.writes_done >= server.write_limit:
         return f"This session has used its {server.write_limit} MCP writes (security.mcpWriteLimit)."
     author = session.audience.member or session.identity.name or "unknown"

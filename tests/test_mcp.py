@@ -225,3 +225,24 @@ def test_over_stdio(kb: Path, web: Path) -> None:
             assert "(use-theme-spacing)" in await call(client, "search", {"query": "theme spacing colours"})
 
     anyio.run(main)
+
+
+def test_an_agent_cannot_write_a_secret_into_a_pending_lesson(kb: Path, web: Path) -> None:
+    allow_writes(kb, limit=3)
+    token = "gh" + "p_" + "Zq8Lm2Np5Rt7Vx9Bc4Df6Gh1Jk3Wy0Ue8Io2"
+
+    async def body(client: Client) -> None:
+        text = await call(
+            client,
+            "learn",
+            {
+                "title": "Call the API with the team token",
+                "rule": f"Use `{token}` for the API.",
+                "area": "storefront/ui",
+            },
+        )
+        assert text.startswith("Not saved: the rule holds what looks like a secret (github-pat)")
+        assert token not in text
+
+    session(kb, web, body)
+    assert list_pending(kb) == []
