@@ -35,7 +35,6 @@ COMMANDS: dict[str, str] = {
     "mcp": "serve the KB to MCP clients over stdio",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
     "eval": "measure rule selection against eval/selection.yaml",
-    "doctor": "check tokens, branch protection and settings against the live setup",
 }
 
 EXIT_INTERNAL = 3
