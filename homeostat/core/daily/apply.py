@@ -44,10 +44,12 @@ class KbEdit:
     config: Config
     today: dt.date
     changed: set[str] = field(default_factory=set)
+    base: KB | None = None  # the KB as loaded before any edit, so lookups need no reload
+    taken: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, kb: KB, today: dt.date) -> KbEdit:
-        return cls(dict(kb.files), kb.require_config(), today)
+        return cls(dict(kb.files), kb.require_config(), today, base=kb, taken={r.id for r in kb.rules})
 
     def kb(self) -> KB:
         return load_kb(self.files)
@@ -57,16 +59,21 @@ class KbEdit:
             self.files[path] = text
             self.changed.add(path)
 
+    def _reparse(self, path: str) -> KB:
+        """Only the edited file (and the config), so a rule lookup on a large KB stays cheap."""
+        return load_kb({"homeostat.yaml": self.files["homeostat.yaml"], path: self.files[path]})
+
     def diff(self, base: Mapping[str, str]) -> dict[str, str]:
         return {path: self.files[path] for path in sorted(self.changed) if base.get(path) != self.files[path]}
 
     # --- rules ---------------------------------------------------------------------------------
 
     def new_id(self, lesson: Lesson) -> str:
-        taken = {rule.id for rule in self.kb().rules}
+        if self.base is None:
+            self.taken |= {rule.id for rule in self.kb().rules}
         base = slugify(" ".join(lesson.title.split()[:8]))
         candidate, n = base, 2
-        while candidate in taken:
+        while candidate in self.taken:
             candidate, n = f"{base}-{n}", n + 1
         return candidate
 
@@ -117,7 +124,14 @@ class KbEdit:
         return rule.file
 
     def rule(self, rule_id: str) -> Rule:
-        found = self.kb().rule(rule_id)
+        found = self.base.rule(rule_id) if self.base is not None else self.kb().rule(rule_id)
+        if found is not None and found.file in self.changed:
+            found = self._reparse(found.file).rule(rule_id)
+        if found is None and self.base is not None:  # a rule this edit added
+            for path in sorted(self.changed):
+                found = self._reparse(path).rule(rule_id)
+                if found is not None:
+                    break
         if found is None:
             raise ApplyError(f"rule {rule_id} is no longer in the KB")
         return found
@@ -125,8 +139,10 @@ class KbEdit:
     def add_new(self, lesson: Lesson, *, status: str = "accepted", approved_by: tuple[str, ...] = ()) -> str:
         changed_code = lesson.source == "pr-feedback"
         source_type = "pr-feedback" if lesson.source.startswith("pr-feedback") else lesson.source
+        new_id = self.new_id(lesson)
+        self.taken.add(new_id)
         meta = RuleMeta(
-            id=self.new_id(lesson),
+            id=new_id,
             title=lesson.title,
             area=lesson.area,
             topic=lesson.topic or None,
