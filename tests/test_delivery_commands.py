@@ -408,3 +408,15 @@ def test_a_large_kb_goes_straight_to_git(kb: Path, monkeypatch: pytest.MonkeyPat
     rule = kb / "knowledge/core/log-with-fields.md"
     rule.write_text(rule.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert load_corpus(kb).key != first.key
+
+
+def test_the_checkouts_identity_is_remembered_until_its_git_config_changes(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    work = checkout(tmp_path, "work", "git@github.com:example/storefront.git")
+    args = ("context", "--kb", str(kb), "--checkout", str(work), "--files", "web/components/Button.tsx")
+    assert "(use-theme-spacing)" in run(capsys, *args)[1]
+    assert (kb / ".homeostat/identity.json").is_file()
+    git(work, "remote", "set-url", "origin", "https://github.com/example/billing")  # the config file changes
+    out = run(capsys, *args)[1]
+    assert "(use-theme-spacing)" not in out  # the new origin is read, not the remembered one

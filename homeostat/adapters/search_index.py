@@ -15,7 +15,6 @@ import json
 import marshal
 import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import Iterable, Mapping
@@ -26,6 +25,7 @@ from homeostat.core.selection import CORPUS_FORMAT, Corpus
 
 if TYPE_CHECKING:
     import logging
+    import subprocess
 
 
 def _log() -> logging.Logger:
@@ -54,6 +54,8 @@ _REPO_VARIABLES = (
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
     """Run a read-only git command; None when git is missing. Never prompts, never takes locks."""
+    import subprocess  # only when a cache misses: a warm session hook starts no process
+
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
     env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
     try:
@@ -337,22 +339,81 @@ def find_top(start: Path) -> Path | None:
     return None
 
 
-def checkout_identity(checkout: Path) -> Identity:
+def _config_files(top: Path | None) -> list[str]:
+    """The git config files that decide origin and user: the checkout's, the user's, XDG's."""
+    home = Path(os.environ.get("HOME", "~")).expanduser()
+    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    files = [str(home / ".gitconfig"), str(xdg / "git" / "config")]
+    if os.environ.get("GIT_CONFIG_GLOBAL"):
+        files.append(os.environ["GIT_CONFIG_GLOBAL"])
+    if top is not None:
+        dot_git = top / ".git"
+        files.append(str(dot_git / "config") if dot_git.is_dir() else str(dot_git))
+    return files
+
+
+def _config_stamp(top: Path | None) -> str:
+    parts = []
+    for name in _config_files(top):
+        try:
+            st = os.stat(name)
+            parts.append(f"{name}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{name}:-")
+    return "|".join(parts)
+
+
+def checkout_identity(checkout: Path, cache: Path | None = None) -> Identity:
+    """Origin and git user, read with `git config` — or, when `cache` (a file under the KB's
+    `.homeostat/`) holds them for unchanged config files, without starting git at all."""
     top = find_top(checkout)
     where = top or checkout.resolve()
+    stamp = _config_stamp(top) if cache is not None else ""
+    if cache is not None:
+        try:
+            recorded = json.loads(cache.read_text(encoding="utf-8")).get(str(where))
+        except (OSError, ValueError, AttributeError):
+            recorded = None
+        if isinstance(recorded, dict) and recorded.get("stamp") == stamp:
+            return Identity(
+                where, recorded.get("origin"), recorded.get("email"), recorded.get("name"), top is not None
+            )
     found: dict[str, str] = {}
     done = _git(where, "config", "--get-regexp", r"^(remote\.origin\.url|user\.email|user\.name)$")
     if done is not None and done.returncode == 0:
         for line in done.stdout.decode("utf-8", "replace").splitlines():
             key, _, value = line.partition(" ")
             found.setdefault(key, value.strip())
-    return Identity(
+    identity = Identity(
         where,
         found.get("remote.origin.url"),
         found.get("user.email"),
         found.get("user.name"),
         top is not None,
     )
+    if cache is not None and done is not None:
+        _remember_identity(cache, where, stamp, identity)
+    return identity
+
+
+def _remember_identity(cache: Path, where: Path, stamp: str, identity: Identity) -> None:
+    try:
+        known = json.loads(cache.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    known[str(where)] = {
+        "stamp": stamp,
+        "origin": identity.origin,
+        "email": identity.email,
+        "name": identity.name,
+    }
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomic(cache, json.dumps(known, sort_keys=True))
+    except OSError:
+        pass
 
 
 def touched_from_git(top: Path, commits: int = 3) -> list[str]:

@@ -80,13 +80,16 @@ def _count_tokens(text: str) -> int:
     return count_tokens(text)
 
 
+IDENTITY_CACHE = ".homeostat/identity.json"
+
+
 def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = None) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
     at a terminal; the MCP server never passes one, so its scope comes from the checkout."""
     root = Path(kb_dir(kb))
     loaded = load_corpus(root)
     corpus = loaded.corpus
-    identity = checkout_identity(Path(checkout))
+    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
     names = [r.name for r in corpus.repos]
     if repo is not None and corpus.multi_repo and repo not in names:
         raise ConfigError(f"--repo {repo!r} is not a repo in homeostat.yaml (repos: {', '.join(names)})")
