@@ -17,7 +17,7 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import get_args
@@ -179,7 +179,31 @@ def build_lesson(args: argparse.Namespace, kb: KB, author: str, now: dt.datetime
             fields = fields_from_thread(kb, thread, fields)
     if args.update:
         return update_lesson(kb, args.update, fields, author, now, source, url)
+    if not args.url and _interactive():
+        fields = ask_missing(config, fields, input)
     return new_lesson(kb, fields, author, now, source, url)
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def ask_missing(config: Config, fields: Fields, prompt: Callable[[str], str]) -> Fields:
+    """At a terminal, a new lesson's missing fields are asked for, one line each (Enter skips)."""
+    values = {
+        "title": fields.title or prompt(f"Title (at most {TITLE_CHAR_LIMIT} characters): ").strip(),
+        "rule": fields.rule or prompt(f"Rule (one instruction, at most {RULE_WORD_LIMIT} words): ").strip(),
+        "why": fields.why or prompt(f"Why (at most {WHY_WORD_LIMIT} words): ").strip(),
+        "example": fields.example,
+        "area": fields.area or prompt(f"Area ({', '.join(config.area_names())}): ").strip(),
+        "topic": fields.topic,
+        "scope": fields.scope,
+        "kind": fields.kind,
+    }
+    topics = config.topics_for(str(values["area"])) if values["area"] else ()
+    if topics and not values["topic"]:
+        values["topic"] = prompt(f"Topic ({', '.join(topics)}): ").strip()
+    return Fields(**values)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
