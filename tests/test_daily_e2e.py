@@ -293,6 +293,11 @@ def test_the_next_run_settles_review_prs_and_drafts_nothing_twice(
     records = {title[:40]: r for title, r in world.records().items()}
     assert records["Check refund limits with RefundPolicyall"].outcome == "merged"
     assert records["Check refund limits with RefundPolicyall"].state == "settled"
+    # merging was approval: the reviewer is recorded on the rules the review PR held
+    limits = records["Check refund limits with RefundPolicyall"].rule_id
+    errors_file = world.main_files()["knowledge/billing/api/errors.md"]
+    section = errors_file[errors_file.index(f"{{#{limits}}}") :].split("-->")[0]
+    assert "approvedBy: [ana]" in section
     assert records["Use the Button primitive from webcompone"].state == "in-review"
     disputes = [r for r in records.values() if r.kind == "dispute"]
     assert [(r.outcome, r.state) for r in disputes] == [("retired", "settled")]

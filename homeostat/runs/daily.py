@@ -20,7 +20,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Protocol, TextIO, TypeVar
+from typing import Literal, Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -219,10 +219,15 @@ class Decided:
 
 @dataclass
 class Retirement:
+    """A change the settled PRs ask of the KB, landed through the member's daily PR: a closed
+    dispute retires its rule; a reviewer's merge records who approved the rules it held."""
+
     rule_id: str
     member: str
     reason: str
     record: DecisionRecord | None = None
+    action: Literal["retire", "approve"] = "retire"
+    by: str = ""
 
 
 @dataclass
@@ -412,6 +417,18 @@ class DailyRun:
                 settled = record.model_copy(
                     update={"outcome": "merged", "state": "settled", "settled_at": now, "at": now}
                 )
+                merger = config.member(info.merged_by or "")
+                if record.rule_id and record.kind != "dispute" and merger is not None:
+                    retirements.append(
+                        Retirement(
+                            record.rule_id,
+                            record.member,
+                            f"merged by @{merger.handle} in #{record.pr.number}",
+                            settled,
+                            action="approve",
+                            by=merger.handle,
+                        )
+                    )
             else:
                 outcome: Outcome = "retired" if record.kind == "dispute" else "declined"
                 settled = record.model_copy(
@@ -785,13 +802,18 @@ class DailyRun:
             kb = load_kb_ref(self.git, base_sha)
             edit = KbEdit.of(kb, today)
             applied = _apply_landing(edit, kb, landing)
-            done_retirements = []
+            done_retirements: list[Retirement] = []
+            done_approvals: list[Retirement] = []
             for r in my_retirements:
                 try:
-                    edit.retire(r.rule_id)
-                    done_retirements.append(r)
+                    if r.action == "approve":
+                        edit.approve(r.rule_id, r.by)
+                        done_approvals.append(r)
+                    else:
+                        edit.retire(r.rule_id)
+                        done_retirements.append(r)
                 except ApplyError as exc:
-                    log.warning("cannot retire %s: %s", r.rule_id, exc)
+                    log.warning("cannot %s %s: %s", r.action, r.rule_id, exc)
             changed = edit.diff(kb.files)
             if not changed:
                 continue
@@ -818,6 +840,7 @@ class DailyRun:
                 reconfirmed=[d for d in applied if d.verdict == "duplicate"],
                 disputed=[d for d in applied if d.outcome == "disputed"],
                 retired=[{"rule_id": r.rule_id, "reason": r.reason} for r in done_retirements],
+                approved=[{"rule_id": r.rule_id, "reason": r.reason} for r in done_approvals],
                 decisions=mine,
                 state_branch=state_branch(base),
             )
@@ -865,7 +888,7 @@ class DailyRun:
         asker = self.ask("retractor")
         for retirement in retirements:
             rule = kb.rule(retirement.rule_id)
-            if rule is None:
+            if rule is None or retirement.action != "retire":
                 continue
             for citation in find_citations(kb, rule):
                 body: str | None = None
@@ -1177,7 +1200,14 @@ class DailyRun:
                     reconfirmed=[d for d in mine if d.verdict == "duplicate"],
                     disputed=[d for d in landing if d.outcome == "disputed"],
                     retired=[
-                        {"rule_id": r.rule_id, "reason": r.reason} for r in retirements if r.member == member
+                        {"rule_id": r.rule_id, "reason": r.reason}
+                        for r in retirements
+                        if r.member == member and r.action == "retire"
+                    ],
+                    approved=[
+                        {"rule_id": r.rule_id, "reason": r.reason}
+                        for r in retirements
+                        if r.member == member and r.action == "approve"
                     ],
                     decisions=mine,
                     state_branch=state_branch(run.base),

@@ -185,6 +185,14 @@ class KbEdit:
         meta = rule.meta.model_copy(update={"status": "disputed", "flags": flags})
         return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
 
+    def approve(self, rule_id: str, handle: str) -> str:
+        """Record who merged the rule (merging is approval); nothing changes when already listed."""
+        rule = self.rule(rule_id)
+        if handle in rule.meta.approved_by:
+            return rule.file
+        meta = rule.meta.model_copy(update={"approved_by": (*rule.meta.approved_by, handle)})
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
     def retire(self, rule_id: str) -> str:
         rule = self.rule(rule_id)
         meta = rule.meta.model_copy(update={"status": "retired"})
