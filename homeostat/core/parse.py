@@ -14,11 +14,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from homeostat.core.findings import Finding, error
-from homeostat.core.markdown import Heading, headings, split_frontmatter
+from homeostat.core.markdown import Frontmatter, Heading, headings, split_frontmatter
 from homeostat.core.model import (
-    RULE_KEY_ORDER,
     RULE_WORD_LIMIT,
-    TOPIC_SECTION_KEYS,
     WHY_WORD_LIMIT,
     BodySection,
     DocMeta,
@@ -162,16 +160,25 @@ def _rule_from(
 # --- rule files ----------------------------------------------------------------------------------
 
 
-def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, list[Finding]]:
-    """A one-rule file `knowledge/<area>/<id>.md`: YAML frontmatter, then the body."""
+def _frontmatter(
+    file: str, text: str, model: type[BaseModel], missing: str
+) -> tuple[Any, Frontmatter | None, YamlDoc | None, list[Finding]]:
+    """Split, parse and validate a file's frontmatter; every problem is a finding."""
     front = split_frontmatter(text)
     if front is None:
-        return None, [error(SCHEMA, file, 1, "missing YAML frontmatter (the file must start with ---)")]
+        return None, None, None, [error(SCHEMA, file, 1, f"missing YAML frontmatter ({missing})")]
     doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
     if doc is None:
+        return None, front, None, found
+    meta, problems = validate_model(model, doc.data, file, doc, front.yaml_line)
+    return meta, front, doc, found + problems
+
+
+def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, list[Finding]]:
+    """A one-rule file `knowledge/<area>/<id>.md`: YAML frontmatter, then the body."""
+    meta, front, doc, found = _frontmatter(file, text, RuleMeta, "the file must start with ---")
+    if front is None or doc is None:
         return None, found
-    meta, problems = validate_model(RuleMeta, doc.data, file, doc, front.yaml_line)
-    found += problems
     body = parse_rule_body(front.body, file, front.body_line, level=2)
     found += body.findings
     if meta is None:
@@ -400,15 +407,8 @@ def parse_provenance(line: str) -> Provenance | None:
 
 def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None, list[Finding]]:
     """`knowledge/<area>/docs/<name>.md`: frontmatter, then `## Heading {#id}` sections."""
-    front = split_frontmatter(text)
-    if front is None:
-        return None, [error(SCHEMA, file, 1, "missing YAML frontmatter (title, area, owner, scope, updated)")]
-    doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
-    if doc is None:
-        return None, found
-    meta, problems = validate_model(DocMeta, doc.data, file, doc, front.yaml_line)
-    found += problems
-    if meta is None:
+    meta, front, doc, found = _frontmatter(file, text, DocMeta, "title, area, owner, scope, updated")
+    if meta is None or front is None or doc is None:
         return None, found
     if meta.area != area_dir:
         found.append(
@@ -452,21 +452,3 @@ def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None
         )
     name = file.rsplit("/", 1)[-1].removesuffix(".md")
     return Document(meta, tuple(sections), file, f"{area_dir}/{name}"), found
-
-
-def canonical_key_order(keys: list[str]) -> list[str]:
-    order = {key: index for index, key in enumerate(RULE_KEY_ORDER)}
-    return sorted(keys, key=lambda k: order.get(k, len(order)))
-
-
-__all__ = [
-    "TOPIC_SECTION_KEYS",
-    "TopicFile",
-    "TopicSection",
-    "is_topic_file",
-    "parse_document",
-    "parse_provenance",
-    "parse_rule_file",
-    "parse_topic_file",
-    "pydantic_findings",
-]
