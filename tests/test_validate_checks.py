@@ -247,3 +247,21 @@ def test_near_duplicates_within_a_repo_are_warned() -> None:
     assert {"billing-api-integer-minor-units", "integer-money"} <= set(
         near[0].message.replace("(", " ").split()
     )
+
+
+def test_repeated_dates_in_a_sections_provenance_are_warned() -> None:
+    files = example_files()
+    path = "knowledge/billing/api/docs/overview.md"
+    files[path] = files[path].replace(
+        "source=bootstrap updated=2026-10-20", "source=bootstrap updated=2026-10-20 updated=2026-10-21"
+    )
+    files[path] += "<!-- homeostat: source=manual updated=2026-11-01 -->\n"
+    found = [
+        (f.line, f.severity, f.message)
+        for f in validate_files(files, TODAY).findings
+        if f.check == "document"
+    ]
+    assert found == [
+        (9, "warning", "section {#request-path}: updated= is repeated in its provenance"),
+        (12, "warning", "section {#errors} has a second provenance comment (repeated dates); keep one"),
+    ]

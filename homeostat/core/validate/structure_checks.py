@@ -11,7 +11,7 @@ from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
 from homeostat.core.kb import KB
 from homeostat.core.markdown import check_fences, split_frontmatter
-from homeostat.core.model import SECTION_WORD_LIMIT, Document, Provenance, Rule
+from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.similarity import content_words, same_lesson
@@ -254,15 +254,12 @@ def check_documents(kb: KB) -> list[Finding]:
                         f"heading {section.heading!r} appears twice; merge or rename the sections",
                     )
                 )
-            found += _section_findings(
-                document, section.line, section.id, section.provenance, section.body, text
-            )
+            found += _section_findings(document, section, text)
     return found
 
 
-def _section_findings(
-    document: Document, line: int, section_id: str, p: Provenance | None, body: str, text: str
-) -> list[Finding]:
+def _section_findings(document: Document, section: DocSection, text: str) -> list[Finding]:
+    line, section_id, p, body = section.line, section.id, section.provenance, section.body
     found: list[Finding] = []
     if p is None:
         return [
@@ -300,10 +297,9 @@ def _section_findings(
                 f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
             )
         )
-    raw_lines = text.splitlines()
-    if line < len(raw_lines):
-        comment = raw_lines[line] if raw_lines[line].lstrip().startswith("<!--") else ""
-        if comment.count("updated=") > 1:
+    comment = text[section.start : section.end].split("\n", 2)[1:2]  # the line after the heading
+    if comment and comment[0].lstrip().startswith("<!--"):
+        if comment[0].count("updated=") > 1:
             found.append(
                 warning(
                     "document",
