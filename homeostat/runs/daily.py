@@ -326,7 +326,7 @@ class DailyRun:
         decided_keys = snapshot.decided_hashes()
         pending, heartbeats = self._collect_pending(config, decided_keys, run)
         run.heartbeats = heartbeats
-        waiting, waiting_cited = self._waiting_lessons(kb, base, config)
+        waiting, waiting_cited = self._waiting_lessons(kb)
         reviews: list[Lesson] = []
         if not (self.options.no_reviews or self.options.offline) and self.deps.curate is not None:
             try:
@@ -495,7 +495,7 @@ class DailyRun:
                 lessons.append(from_pending(pending, member))
         return lessons, heartbeats
 
-    def _waiting_lessons(self, kb: KB, base: str, config: Config) -> tuple[list[Candidate], frozenset[str]]:
+    def _waiting_lessons(self, kb: KB) -> tuple[list[Candidate], frozenset[str]]:
         """Rules added or changed in open review PRs: lessons may update or repeat them, and their URLs are cited."""
         if self.options.offline:
             return [], frozenset()
@@ -516,13 +516,8 @@ class DailyRun:
                 if base_rule is not None and base_rule.rule == rule.rule and base_rule.title == rule.title:
                     continue
                 waiting.append(replace(candidate_from_rule(rule), waiting=True))
-                cited.add(rule.meta.source.url)
-                cited.update(rule.meta.also_from)
-            for document in branch_kb.documents:
-                for section in document.sections:
-                    if section.provenance is not None and section.provenance.url:
-                        cited.add(section.provenance.url)
-        return waiting, frozenset(u for u in cited if u)
+            cited |= cited_urls(branch_kb)
+        return waiting, frozenset(cited)
 
     # .. deciding ..
 
