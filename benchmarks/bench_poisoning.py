@@ -18,19 +18,24 @@ from pathlib import Path
 
 sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))
 
-import homeostat  # noqa: E402
 from poisoning import load_corpus, score  # noqa: E402
+
+import homeostat  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--show", action="store_true", help="print the text of each miss and false positive")
     args = parser.parse_args()
     corpus = load_corpus()
     result = score(corpus)
     print(f"homeostat from {Path(homeostat.__file__).parent}")
     print(f"catch rate: {len(result.caught)}/{result.probes} = {result.catch_rate:.3f}")
-    print(f"false-positive rate: {len(result.flagged)}/{result.look_alikes} = {result.false_positive_rate:.3f}")
+    print(
+        f"false-positive rate: {len(result.flagged)}/{result.look_alikes} = {result.false_positive_rate:.3f}"
+    )
     by_check = Counter(p.check for p in corpus.probes)
     caught = Counter(p.check for p in result.caught)
     print("\nper check (caught/probes):")

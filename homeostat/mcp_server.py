@@ -299,16 +299,10 @@ def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) ->
     from pydantic import ValidationError
 
     from homeostat.adapters.pending_store import write_pending
-    from homeostat.core.pending import PendingLesson
+    from homeostat.core.pending import PendingLesson, secret_fields
 
     if not session.corpus.mcp_writes:
         return "MCP writes are off for this KB (security.mcpWrites)."
-    from homeostat.core.secrets import find_secrets
-
-    for name in ("title", "rule", "why", "reason"):
-        hits = find_secrets(str(fields.get(name, "")))
-        if hits:  # a pending lesson travels to the team's branch: refused, never redacted
-            return f"Not saved: the {name} holds what looks like a secret ({hits[0].kind}); remove it."
     if server.writes_done >= server.write_limit:
         return f"This session has used its {server.write_limit} MCP writes (security.mcpWriteLimit)."
     author = session.audience.member or session.identity.name or "unknown"
@@ -319,6 +313,10 @@ def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) ->
     except ValidationError as exc:
         first = exc.errors()[0]
         return f"Not saved: {'.'.join(str(p) for p in first['loc']) or 'lesson'}: {first['msg']}."
+    found = secret_fields(lesson)
+    if found:  # a pending lesson travels to the team's branch: refused, never redacted
+        name, kind = found[0]
+        return f"Not saved: the {name} holds what looks like a secret ({kind}); remove it."
     path = write_pending(session.root, lesson)
     server.writes_done += 1
     server._log("capture" if fields["kind"] == "new" else "flag", {"source": "mcp", "kind": fields["kind"]})

@@ -109,10 +109,14 @@ def _random(rng: random.Random, alphabet: str, n: int) -> str:
     """Random characters; eight or more hold two digits and each letter case the alphabet has."""
     while True:
         value = "".join(rng.choice(alphabet) for _ in range(n))
-        if n >= 8 and alphabet != string.digits and (
-            sum(c.isdigit() for c in value) < 2
-            or (any(c.isupper() for c in alphabet) and not any(c.isupper() for c in value))
-            or (any(c.islower() for c in alphabet) and not any(c.islower() for c in value))
+        if (
+            n >= 8
+            and alphabet != string.digits
+            and (
+                sum(c.isdigit() for c in value) < 2
+                or (any(c.isupper() for c in alphabet) and not any(c.isupper() for c in value))
+                or (any(c.islower() for c in alphabet) and not any(c.islower() for c in value))
+            )
         ):
             continue
         return value
@@ -139,21 +143,20 @@ SECRETS: dict[str, Callable[[random.Random], str]] = {
     "github-fine-grained": lambda r: "github_pat_" + _random(r, _ALNUM, 22) + "_" + _random(r, _ALNUM, 59),
     "aws-access-key": lambda r: "AKIA" + _random(r, string.ascii_uppercase + "234567", 16),
     "aws-secret": lambda r: _random(r, _B64, 40),
-    "slack-bot": lambda r: "xoxb-"
-    + _random(r, string.digits, 12)
-    + "-"
-    + _random(r, string.digits, 13)
-    + "-"
-    + _random(r, _ALNUM, 24),
+    "slack-bot": lambda r: (
+        "xoxb-"
+        + _random(r, string.digits, 12)
+        + "-"
+        + _random(r, string.digits, 13)
+        + "-"
+        + _random(r, _ALNUM, 24)
+    ),
     "stripe": lambda r: "sk_" + "live_" + _random(r, _ALNUM, 24),
     "npm": lambda r: "npm_" + _random(r, _ALNUM, 36),
     "gitlab": lambda r: "glpat-" + _random(r, _ALNUM, 20),
     "anthropic": lambda r: "sk-ant-api03-" + _random(r, _ALNUM + "-_", 93) + "AA",
     "doppler-service": lambda r: "dp.st.prd." + _random(r, _ALNUM, 43),
-    "flyio-macaroon": lambda r: "FlyV1 fm2_"
-    + _random(r, _B64, 64)
-    + ",fm2_"
-    + _random(r, _B64, 64),
+    "flyio-macaroon": lambda r: "FlyV1 fm2_" + _random(r, _B64, 64) + ",fm2_" + _random(r, _B64, 64),
     "docker-auth": lambda r: base64.b64encode(f"deploy:{_random(r, _ALNUM, 18)}".encode()).decode(),
     "password": lambda r: _random(r, _ALNUM, 10) + "!" + _random(r, _ALNUM, 3),
     "hex-secret": lambda r: _random(r, "0123456789abcdef", 40),

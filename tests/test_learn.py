@@ -284,6 +284,29 @@ def test_a_secret_is_refused_not_written(
     assert not (kb / ".homeostat").exists()
 
 
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--scope", "src/{secret}/**"),
+        ("--title", "Use {secret}"),
+        ("--example", "export T={secret}"),
+        ("--why", "It needs {secret} to run."),
+    ],
+)
+def test_a_secret_in_any_field_is_refused(
+    kb: Path, planted_secrets: list[str], capsys: pytest.CaptureFixture[str], flag: str, value: str
+) -> None:
+    args = dict(zip(NEW[::2], NEW[1::2], strict=True))
+    args[flag] = value.format(secret=planted_secrets[0])
+    code = learn(kb, "--author", "ana", *[part for pair in args.items() for part in pair])
+
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"homeostat: {flag} holds what looks like a secret (github-pat)")
+    assert planted_secrets[0] not in err
+    assert not (kb / ".homeostat").exists()
+
+
 # --- from a review comment ------------------------------------------------------------------------
 
 

@@ -243,6 +243,17 @@ def test_an_agent_cannot_write_a_secret_into_a_pending_lesson(kb: Path, web: Pat
         )
         assert text.startswith("Not saved: the rule holds what looks like a secret (github-pat)")
         assert token not in text
+        text = await call(
+            client,
+            "learn",
+            {
+                "title": "Scope it",
+                "rule": "Keep it small.",
+                "area": "storefront/ui",
+                "scope": [f"web/{token}/**"],
+            },
+        )
+        assert text.startswith("Not saved: the scope holds what looks like a secret (github-pat)")
 
     session(kb, web, body)
     assert list_pending(kb) == []

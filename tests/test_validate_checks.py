@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from kbfactory import example_files
@@ -176,13 +177,29 @@ def test_each_planted_problem_says_what_to_change(path: str, check: str, fragmen
     assert any(file == path and c == check and fragment in message for file, c, message in errors), errors
 
 
-def test_risky_content_passes_once_a_member_reviewed_it() -> None:
-    reviewed = PLANTED[f"{A}/piped-shell.md"]
-    assert isinstance(reviewed, str)
-    reviewed = reviewed.replace("approvedBy: [ana]", "approvedBy: [ana]\nriskReviewedBy: ana")
-    assert _validate({f"{A}/piped-shell.md": reviewed}) == []
-    stranger = reviewed.replace("riskReviewedBy: ana", "riskReviewedBy: zed")
-    assert any(c == "risky" for _, c, _ in _validate({f"{A}/piped-shell.md": stranger}))
+def test_risky_content_passes_once_a_member_signed_off_that_text() -> None:
+    path = f"{A}/piped-shell.md"
+    planted = PLANTED[path]
+    assert isinstance(planted, str)
+    [(_, _, message)] = _validate({path: planted})
+    fingerprint = re.search(r"fingerprint: ([0-9a-f]{12})\}", message)
+    assert fingerprint, message
+    signed = f"riskReviewedBy: {{by: ana, fingerprint: {fingerprint.group(1)}}}"
+    reviewed = planted.replace("approvedBy: [ana]", f"approvedBy: [ana]\n{signed}")
+    assert _validate({path: reviewed}) == []
+    # a bare handle says nothing about which text was read
+    bare = planted.replace("approvedBy: [ana]", "approvedBy: [ana]\nriskReviewedBy: ana")
+    [(_, check, message)] = _validate({path: bare})
+    assert check == "risky" and "does not say which text" in message
+    # someone outside the team
+    stranger = reviewed.replace("by: ana", "by: zed")
+    assert any(c == "risky" for _, c, _ in _validate({path: stranger}))
+    # the words changed after the sign-off: risky again, with the new text's fingerprint
+    rewritten = reviewed.replace("## Why\n", "## Why\nIt is quicker.\n")
+    assert rewritten != reviewed
+    [(_, check, message)] = [e for e in _validate({path: rewritten}) if e[1] == "risky"]
+    assert "the text changed since ana signed it off" in message
+    assert f"fingerprint: {fingerprint.group(1)}" not in message
 
 
 def test_changed_model_endpoint_needs_a_fingerprinted_review() -> None:

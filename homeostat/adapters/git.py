@@ -367,3 +367,22 @@ def _refspec_source(spec: str) -> str:
 
 def _refspec_destination(spec: str) -> str:
     return spec.split(":", 1)[1] if ":" in spec else ""
+
+
+def work_tree_files(folder: Path) -> list[str] | None:
+    """The files git would check out or commit under `folder` (tracked, and untracked but not
+    ignored), relative to it; None when `folder` is not inside a git work tree. Only reads the index."""
+    command = ["git", "-C", str(folder)]
+    for setting in _PINNED_CONFIG:
+        command += ["-c", setting]
+    command += ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
+    env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
+    try:
+        done = subprocess.run(command, capture_output=True, env=env, check=False)
+    except FileNotFoundError:
+        return None
+    if done.returncode != 0:
+        return None
+    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return sorted({name for name in names if name})

@@ -2,6 +2,11 @@
 
 The core loads a KB from a map of path → bytes; these functions are the only places that build that
 map. Reading from a ref needs no checkout (one `git ls-tree` and one `git cat-file --batch`).
+
+Most commands need only `homeostat.yaml` and `knowledge/`. `validate` reads the whole repo
+(`whole_repo=True`): every file CI checks out may hold a secret, whatever its name or folder. In a git
+checkout that is what git tracks or would commit (ignored files are skipped, as CI never sees them),
+and from a ref it is the ref's whole tree, so the PR check and `--ref` read the same files.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git import Git, work_tree_files
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.errors import KBReadError
 
@@ -22,8 +27,7 @@ def _wanted(path: str) -> bool:
     return path == CONFIG_FILE or path.startswith(KB_PREFIXES)
 
 
-def read_tree(root: Path) -> dict[str, bytes]:
-    """homeostat.yaml and everything under knowledge/, as repo-relative POSIX paths."""
+def _check_kb_folder(root: Path) -> None:
     if not root.exists():
         raise KBReadError(f"{root}: the KB path does not exist")
     if not root.is_dir():
@@ -34,25 +38,52 @@ def read_tree(root: Path) -> dict[str, bytes]:
         )
     if not (root / "knowledge").is_dir():
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
-    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
-    for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+
+
+def _read(root: Path, rel: str) -> bytes:
+    try:
+        return (root / rel).read_bytes()
+    except OSError as exc:
+        raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
+
+
+def _whole_repo_paths(root: Path) -> list[str]:
+    """What CI would check out: git's files, or (outside git) every regular file but `.git/`."""
+    listed = work_tree_files(root)
+    if listed is not None:
+        return [rel for rel in listed if (root / rel).is_file() and not (root / rel).is_symlink()]
+    paths: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d != ".git")
         for name in filenames:
             full = Path(dirpath) / name
-            rel = full.relative_to(root).as_posix()
-            try:
-                files[rel] = full.read_bytes()
-            except OSError as exc:
-                raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
+            if not full.is_symlink():
+                paths.append(full.relative_to(root).as_posix())
+    return paths
+
+
+def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, bytes]:
+    """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths."""
+    _check_kb_folder(root)
+    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
+    if whole_repo:
+        for rel in _whole_repo_paths(root):
+            files[rel] = _read(root, rel)
+    else:
+        for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for name in filenames:
+                rel = (Path(dirpath) / name).relative_to(root).as_posix()
+                files[rel] = _read(root, rel)
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
 
 
-def read_ref(git: Git, treeish: str) -> dict[str, bytes]:
+def read_ref(git: Git, treeish: str, *, whole_repo: bool = False) -> dict[str, bytes]:
     """The same map from a commit, branch or tree, without a checkout."""
     if git.rev_parse(f"{treeish}^{{tree}}") is None:
         raise KBReadError(f"{treeish}: no such ref in {git.git_dir}")
-    files = {path: data for path, data in git.read_files(treeish).items() if _wanted(path)}
+    files = {path: data for path, data in git.read_files(treeish).items() if whole_repo or _wanted(path)}
     if CONFIG_FILE not in files:
         raise KBReadError(f"{treeish}: no {CONFIG_FILE} at the root of that tree")
     if not any(path.startswith("knowledge/") for path in files):

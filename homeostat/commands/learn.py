@@ -32,8 +32,7 @@ from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, p
 from homeostat.core.kb import KB
 from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
 from homeostat.core.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
-from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, pending_path
-from homeostat.core.secrets import find_secrets
+from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, pending_path, secret_fields
 from homeostat.core.text import count_words
 from homeostat.errors import GitError, HomeostatError
 
@@ -393,22 +392,25 @@ def check_limits(fields: Fields) -> None:
         raise LessonError(f"--why has {why_words} words (limit {WHY_WORD_LIMIT}): shorten it")
 
 
+# The flag that sets each field of a pending lesson, for the error that names it.
+_FLAG_OF = {
+    "target": "--update/--flag",
+    "lessonKind": "--kind",
+    "docPatch.doc": "--doc",
+    "docPatch.section": "--section",
+    "docPatch.heading": "--heading",
+    "docPatch.body": "--body",
+    "docPatch.note": "--body",
+}
+
+
 def check_secrets(lesson: PendingLesson) -> None:
-    """A pending lesson travels to the team's branch: a credential in it is refused, never redacted."""
-    texts = {
-        "--title": lesson.title,
-        "--rule": lesson.rule,
-        "--why": lesson.why,
-        "--example": lesson.example,
-        "--reason": lesson.reason,
-        "--body": lesson.doc_patch.body if lesson.doc_patch else "",
-    }
-    for flag, text in texts.items():
-        hits = find_secrets(text)
-        if hits:
-            raise LessonError(
-                f"{flag} holds what looks like a secret ({hits[0].kind}): remove it, lessons are shared"
-            )
+    """A pending lesson travels to the team's branch: a credential in any field is refused, never redacted."""
+    found = secret_fields(lesson)
+    if found:
+        name, kind = found[0]
+        flag = _FLAG_OF.get(name, f"--{name}")
+        raise LessonError(f"{flag} holds what looks like a secret ({kind}): remove it, lessons are shared")
 
 
 def find_rule(kb: KB, rule_id: str, flag: str) -> Rule:

@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if args.ref:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
-        files = read_ref(Git(root), args.ref)
+        files = read_ref(Git(root), args.ref, whole_repo=True)
     else:
-        files = read_tree(root)
+        files = read_tree(root, whole_repo=True)
     kb = load_kb(files, root=str(root))
     result = validate_kb(kb, today)
     if args.fix:
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         for rel in written:
             print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
         if written:
-            result = validate_kb(load_kb(read_tree(root), root=str(root)), today)
+            result = validate_kb(load_kb(read_tree(root, whole_repo=True), root=str(root)), today)
     emit(result, args.format)
     publish_to_ci(result, root, insights=not args.no_insights)
     return 1 if result.errors else 0

@@ -39,6 +39,7 @@ class KB:
     documents: tuple[Document, ...]
     topic_files: tuple[TopicFile, ...]
     problems: tuple[Finding, ...]
+    binaries: Mapping[str, bytes] = field(default_factory=dict)  # files that are not text (images…)
     _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
 
     def rule(self, rule_id: str) -> Rule | None:
@@ -67,9 +68,13 @@ def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, Yaml
     return config, doc, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in problems]
 
 
-def decode_files(files: Mapping[str, str | bytes]) -> tuple[dict[str, str], list[Finding]]:
-    """Bytes become text; a file that is not UTF-8 is a finding, never a crash."""
+def decode_files(
+    files: Mapping[str, str | bytes],
+) -> tuple[dict[str, str], dict[str, bytes], list[Finding]]:
+    """Bytes become text. A rule, document or config file that is not UTF-8 is a finding, never a
+    crash; any other file that is not is a binary (an image, an archive), kept as bytes."""
     texts: dict[str, str] = {}
+    binaries: dict[str, bytes] = {}
     found: list[Finding] = []
     for path, content in files.items():
         if isinstance(content, str):
@@ -78,9 +83,12 @@ def decode_files(files: Mapping[str, str | bytes]) -> tuple[dict[str, str], list
         try:
             texts[path] = content.decode("utf-8")
         except UnicodeDecodeError as exc:
+            if path != CONFIG_FILE and classify(path) is None:
+                binaries[path] = content
+                continue
             line = content[: exc.start].count(b"\n") + 1
             found.append(error("schema", path, line, f"not UTF-8 (byte {exc.start}); save the file as UTF-8"))
-    return texts, found
+    return texts, binaries, found
 
 
 def classify(path: str) -> tuple[str, str] | None:
@@ -103,7 +111,7 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         )
     if not any(path.startswith(KNOWLEDGE) for path in files):
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
-    texts, problems = decode_files(files)
+    texts, binaries, problems = decode_files(files)
     config: Config | None = None
     config_doc: YamlDoc | None = None
     if CONFIG_FILE in texts:
@@ -147,4 +155,5 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         documents=tuple(documents),
         topic_files=tuple(topic_files),
         problems=tuple(problems),
+        binaries=binaries,
     )

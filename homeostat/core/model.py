@@ -72,6 +72,21 @@ class Flag(Strict):
     resolved: bool = False
 
 
+class RiskSignOff(Strict):
+    """A member's sign-off on risky content, bound to the text they read (see `core.signoff`)."""
+
+    by: str
+    fingerprint: str = ""
+
+
+def _reviewer(value: str | RiskSignOff) -> str:
+    return value.by if isinstance(value, RiskSignOff) else value
+
+
+def _reviewed_fingerprint(value: str | RiskSignOff) -> str:
+    return value.fingerprint if isinstance(value, RiskSignOff) else ""
+
+
 class RuleMeta(Strict):
     """The machine fields of one rule, exactly as the frontmatter (or topic comment) holds them."""
 
@@ -87,7 +102,7 @@ class RuleMeta(Strict):
     approved_by: tuple[str, ...] = ()
     flags: tuple[Flag, ...] = ()
     contradicts: tuple[str, ...] = ()
-    risk_reviewed_by: str = ""
+    risk_reviewed_by: str | RiskSignOff = ""  # a bare handle is read as a sign-off on no text in particular
     source: Source
     also_from: tuple[str, ...] = ()
     created: dt.date
@@ -123,6 +138,14 @@ class RuleMeta(Strict):
         return self
 
     @property
+    def risk_reviewer(self) -> str:
+        return _reviewer(self.risk_reviewed_by)
+
+    @property
+    def risk_fingerprint(self) -> str:
+        return _reviewed_fingerprint(self.risk_reviewed_by)
+
+    @property
     def open_flags(self) -> tuple[Flag, ...]:
         return tuple(flag for flag in self.flags if not flag.resolved)
 
@@ -137,7 +160,15 @@ class DocMeta(Strict):
     owner: str = ""
     scope: tuple[str, ...] = ()
     updated: dt.date
-    risk_reviewed_by: str = ""
+    risk_reviewed_by: str | RiskSignOff = ""
+
+    @property
+    def risk_reviewer(self) -> str:
+        return _reviewer(self.risk_reviewed_by)
+
+    @property
+    def risk_fingerprint(self) -> str:
+        return _reviewed_fingerprint(self.risk_reviewed_by)
 
 
 @dataclass(frozen=True)

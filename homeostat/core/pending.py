@@ -100,5 +100,31 @@ class PendingLesson(_Strict):
         return cls.model_validate(json.loads(text))
 
 
+def _strings(value: object, name: str) -> list[tuple[str, str]]:
+    if isinstance(value, str):
+        return [(name, value)]
+    if isinstance(value, dict):
+        return [
+            pair for key, item in value.items() for pair in _strings(item, f"{name}.{key}" if name else key)
+        ]
+    if isinstance(value, list | tuple):
+        return [pair for item in value for pair in _strings(item, name)]
+    return []
+
+
+def secret_fields(lesson: PendingLesson) -> list[tuple[str, str]]:
+    """(field, secret kind) for every field of the lesson that holds a secret: scope globs, topic,
+    URL and the document patch included, since the whole lesson travels to the team's branch."""
+    from homeostat.core.secrets import find_secrets  # not loaded by the hooks that only read lessons
+
+    data = lesson.model_dump(mode="json", by_alias=True, exclude={"created", "version"})
+    found: list[tuple[str, str]] = []
+    for name, text in _strings(data, ""):
+        hits = find_secrets(text)
+        if hits and all(name != seen for seen, _ in found):
+            found.append((name, hits[0].kind))
+    return found
+
+
 def pending_path(lesson: PendingLesson) -> str:
     return f"{PENDING_DIR}/{lesson.content_key()}.json"

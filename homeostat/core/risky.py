@@ -5,7 +5,11 @@ Families: piped shell, unlisted domains, credential handling, disabling security
 phrasing, destructive commands, hidden characters and instructions hidden in HTML comments.
 Homeostat's own `<!-- homeostat … -->` comments are skipped. Inline and fenced code are scanned like
 prose. Phrase families are negation-aware per clause: "Never pass `verify=False`" warns *against*
-the risk and passes, "Pass `verify=False` to the client" does not.
+the risk and passes, "Pass `verify=False` to the client" does not, and neither does "Never forget to
+pass `verify=False`" (a double negative orders it). A heading line ends a clause, so the first line of
+a section is read as the start of one. Phrases and domains are read on the normalised text (NFKC,
+invisible characters dropped, HTML character references decoded), so `ｃｕｒｌ … &#124; sh` is still
+piped shell; the invisible characters themselves are reported from the original.
 """
 
 from __future__ import annotations
@@ -16,17 +20,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from homeostat.core.scanners.domains import host_refs, is_allowed
+from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.hidden import (
     blank_homeostat_comments,
     describe,
     escape_invisible,
     hidden_characters,
+    hidden_payload,
     instruction_comments,
-    tag_payload,
 )
+from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
+    DOUBLE_NEGATIVE,
     MODEL_TOKENS,
     NEGATION_AFTER,
     NEGATION_BEFORE,
@@ -43,7 +49,12 @@ __all__ = ["RiskHit", "find_risks"]
 
 _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
-_CLAUSE_BOUNDARY = re.compile(r"[.!?](?=\s)|[,;]|\n[ \t]*\n|\n[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|>|\|)")
+# Sentence ends, commas, blank lines, list items and table rows, and the end of a heading line or of a
+# line that introduces what follows ("Steps:").
+_CLAUSE_BOUNDARY = re.compile(
+    r"[.!?](?=\s)|[,;]|\n[ \t]*\n|\n[ \t]*(?:[-*+][ \t]|\d+[.)][ \t]|#|>|\|)|"
+    r"(?m:^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?\n)|:[ \t]*\n"
+)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
 
@@ -118,6 +129,19 @@ class _Text:
         end = self.text.find("\n", pos)
         return start, len(self.text) if end < 0 else end
 
+    def command_end(self, pos: int) -> int:
+        """End of the line holding `pos`, or of the shell command it starts when a line ends in `\\` or
+        `|` (`curl … \\` / `| bash` is one command across two lines)."""
+        end = self.line_span(pos)[1]
+        while end < len(self.text):
+            last = end - 1
+            while last > pos and self.text[last] in " \t":
+                last -= 1
+            if self.text[last] not in "\\|":
+                break
+            end = self.line_span(end + 1)[1]
+        return end
+
     def in_code_block(self, pos: int) -> bool:
         return any(start <= pos < end for start, end in self.fences)
 
@@ -144,14 +168,13 @@ class _Text:
 
 
 def _negated(doc: _Text, start: int, end: int) -> bool:
-    return bool(
-        NEGATION_BEFORE.search(doc.clause_before(start)) or NEGATION_AFTER.match(doc.clause_after(end))
-    )
+    before = DOUBLE_NEGATIVE.sub(" ", doc.clause_before(start))
+    return bool(NEGATION_BEFORE.search(before) or NEGATION_AFTER.match(doc.clause_after(end)))
 
 
-def _opens_clause(doc: _Text, start: int, verb: str) -> bool:
-    """The verb starts its clause (after "you should", "then"…) and is no SHOUTED HTTP method or constant."""
-    return not verb.isupper() and CLAUSE_LEAD.match(doc.clause_before(start)) is not None
+def _opens_clause(doc: _Text, start: int) -> bool:
+    """The match starts its clause (after "you should", "then", "Tip:"…)."""
+    return CLAUSE_LEAD.match(DOUBLE_NEGATIVE.sub(" ", doc.clause_before(start))) is not None
 
 
 # Trigger gates that are symbols only (`<(`, `$(`): looked for as substrings, not as words.
@@ -178,7 +201,7 @@ def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[r
     """Anchored patterns are tried only where a trigger starts; the others over each trigger's line."""
     if pattern.anchored:
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
-            m = pattern.regex.match(doc.text, pos, doc.line_span(pos)[1])
+            m = pattern.regex.match(doc.text, pos, doc.command_end(pos))
             if m:
                 yield m
         return
@@ -196,7 +219,9 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
         words = tuple(w for w in pattern.triggers if gate_of(w) in present)
         for m in _matches(doc, pattern, words):
             s, e = m.start(), m.end()
-            if pattern.opens_clause and not _opens_clause(doc, s, m.group(0).split()[0]):
+            # A SHOUTED verb is an HTTP method or a constant ("POST the token"), not an order to expose it.
+            shouted = rule.kind == "credential-handling" and m.group(0).split()[0].isupper()
+            if pattern.opens_clause and (shouted or not _opens_clause(doc, s)):
                 continue
             if rule.negatable and _negated(doc, s, e):
                 continue
@@ -209,7 +234,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
 
 def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:
     for hidden in hidden_characters(text):
-        payload = tag_payload(hidden.chars)
+        payload = hidden_payload(hidden.chars)
         spelled = f' spelling "{_excerpt(payload)}"' if payload else ""
         before = text[max(0, hidden.start - 20) : hidden.start]
         after = text[hidden.end : hidden.end + 20]
@@ -236,30 +261,37 @@ def _hidden_comment_hits(doc: _Text) -> Iterator[RiskHit]:
 
 
 def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit]:
-    verdicts: dict[str, bool] = {}
+    verdicts: dict[tuple[str, str], bool] = {}
     for ref in host_refs(doc.text):
-        if ref.host not in verdicts:
-            verdicts[ref.host] = is_allowed(ref.host, allowed_domains)
-        if not verdicts[ref.host]:
-            yield RiskHit(
-                "unlisted-domain",
-                doc.line_of(ref.start),
-                _excerpt(ref.host),
-                f"names {ref.host}, which is not in security.allowedDomains; add the domain there if the team "
-                "trusts it, or remove the reference",
-            )
+        key = (ref.host, ref.path)
+        if key not in verdicts:
+            verdicts[key] = is_allowed(ref.host, allowed_domains, ref.path)
+        if verdicts[key]:
+            continue
+        shown = ref.host
+        if ref.path.strip("/") and path_scoped(ref.host, allowed_domains):
+            shown += "/" + ref.path.strip("/").split("/", 1)[0]
+        yield RiskHit(
+            "unlisted-domain",
+            doc.line_of(ref.start),
+            _excerpt(shown),
+            f"names {shown}, which is not in security.allowedDomains nor one of the team's code-repo owners; "
+            "add it there if the team trusts it, or remove the reference",
+        )
 
 
 def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
     """Risky content in `text`, one hit per kind and line (per host for domains), in line order."""
     if not text:
         return []
-    visible = _Text(blank_homeostat_comments(text))
+    visible = blank_homeostat_comments(text)
+    plain = normalise(visible)
+    read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
-        *_hidden_text_hits(text, visible),
-        *_hidden_comment_hits(visible),
-        *_phrase_hits(visible),
-        *_domain_hits(visible, allowed_domains),
+        *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
+        *_hidden_comment_hits(read),
+        *_phrase_hits(read),
+        *_domain_hits(read, allowed_domains),
     ]
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []

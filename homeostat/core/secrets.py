@@ -5,6 +5,10 @@ keys, JWTs, card numbers), detect-secrets' IBM/Cloudant/SoftLayer detectors, and
 detectors (password and token keys, credentialed URLs, `curl -u`, `Authorization` headers). Every
 candidate passes the same placeholder and reference checks (`scanners.values`).
 
+Disguises are undone first (`scanners.normalise`): a token split by a zero-width character or a soft
+hyphen, written in fullwidth letters, percent-encoded or as HTML character references is found on the
+lines that held one, and reported (and redacted) at its span in the original text.
+
 Speed: only lines that hold a long token-like run, a secret-ish word or `://` reach the detectors;
 everything else (most Markdown prose) is passed over by one regex search.
 """
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 from homeostat.core.scanners.bridge import plugin_hits
 from homeostat.core.scanners.context import CONTEXT_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
+from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.structure import cards, jwts, private_keys
 from homeostat.core.scanners.tokens import find_tokens
 from homeostat.core.scanners.values import looks_fake, lower_same_length
@@ -47,7 +52,7 @@ _LONG_RUN = 32
 _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _AS_KEY = re.compile(r"[\w.\-]*[\"'`\]]?(?:\*\*|__)?[ \t]*(?:[:=,]|`[^`\s])")
 _AS_FLAG = re.compile(r"--[\w\-]*\Z")
-_ALWAYS_WORDS = ("curl", "bearer", "value=")
+_ALWAYS_WORDS = ("curl", "bearer", "value=", "mysql", "mariadb", "flyv1")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
 
@@ -124,10 +129,7 @@ def _with_lines(text: str, found: list[Found]) -> list[SecretHit]:
     return hits
 
 
-def find_secrets(text: str) -> list[SecretHit]:
-    """Secrets in `text`, sorted by start and non-overlapping."""
-    if not text:
-        return []
+def _scan(text: str) -> list[Found]:
     found = list(private_keys(text))
     found.extend(cards(text))
     lines: dict[int, int] = {}
@@ -137,6 +139,28 @@ def find_secrets(text: str) -> list[SecretHit]:
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):
             found.append(f.shifted(start))
+    return found
+
+
+def _disguised(plain: Normalised) -> Iterator[Found]:
+    """Findings on the normalised lines that held a disguise, at their spans in the original."""
+    line_starts = sorted({plain.text.rfind("\n", 0, piece[0]) + 1 for piece in plain.pieces})
+    for start in line_starts:
+        end = plain.text.find("\n", start)
+        end = len(plain.text) if end < 0 else end
+        for f in _scan(plain.text[start:end]):
+            original = plain.original_span(f.start + start, f.end + start)
+            yield Found(f.kind, original[0], original[1], f.rank)
+
+
+def find_secrets(text: str) -> list[SecretHit]:
+    """Secrets in `text`, disguised or not, sorted by start and non-overlapping."""
+    if not text:
+        return []
+    found = _scan(text)
+    plain = normalise(text, percent=True)
+    if plain.changed:
+        found.extend(_disguised(plain))
     return _with_lines(text, _resolve(found))
 
 

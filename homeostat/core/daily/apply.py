@@ -4,6 +4,10 @@ New rules go to their topic file (sections sorted by id) or their own file; an u
 keeping its id, area, scope, owner, first source and example; a duplicate reconfirms; a flag makes the
 rule disputed; a retirement retires it; a document lesson is one section patch. Each edit re-reads the
 current text, so several edits to one topic file compose, and untouched bytes stay as they were.
+
+Sign-offs belong to the text they were given for: a rewrite of a rule's words drops its
+`riskReviewedBy` (its risky content is an error again until a member reads the new text), and an update
+replaces `approvedBy` with who approved the new text.
 """
 
 from __future__ import annotations
@@ -105,6 +109,13 @@ class KbEdit:
         return path
 
     def _rewrite(self, rule: Rule, meta: RuleMeta, text: str, why: str, example: str | None) -> str:
+        if (meta.title, text.strip(), why.strip(), example) != (
+            rule.meta.title,
+            rule.rule.strip(),
+            rule.why.strip(),
+            rule.example,
+        ):
+            meta = meta.model_copy(update={"risk_reviewed_by": ""})  # nobody has read the new words yet
         if rule.in_topic_file:
             current = self.files[rule.file]
             topic_file, _, _ = parse_topic_file(rule.file, current, rule.area)
@@ -161,12 +172,29 @@ class KbEdit:
         self.write_rule(meta, lesson.rule, lesson.why, lesson.example or None)
         return meta.id
 
-    def update(self, rule_id: str, lesson: Lesson, title: str, text: str, why: str) -> str:
+    def update(
+        self,
+        rule_id: str,
+        lesson: Lesson,
+        title: str,
+        text: str,
+        why: str,
+        *,
+        approved_by: tuple[str, ...] = (),
+    ) -> str:
+        """Rewrite the rule; the old approvals were for the old text, so `approved_by` replaces them."""
         rule = self.rule(rule_id)
         also = rule.meta.also_from + (
             (lesson.url,) if lesson.url and lesson.url not in rule.meta.also_from else ()
         )
-        meta = rule.meta.model_copy(update={"title": title, "last_confirmed": self.today, "also_from": also})
+        meta = rule.meta.model_copy(
+            update={
+                "title": title,
+                "last_confirmed": self.today,
+                "also_from": also,
+                "approved_by": approved_by,
+            }
+        )
         return self._rewrite(rule, meta, text, why, rule.example)
 
     def reconfirm(self, rule_id: str, url: str = "") -> str:

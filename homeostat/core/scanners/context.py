@@ -1,5 +1,6 @@
 """Secrets found by their position: the value after a password or token key, in a URL's userinfo,
-after `curl -u`, in an `Authorization` header, or in a `<add key=… value=…>` element.
+after `curl -u` or `mysql -p`, in an `Authorization` header, after Fly.io's `FlyV1` scheme, or in a
+`<add key=… value=…>` element.
 
 The value must still look like a secret for the kind of key it sits under: any literal for a
 password key, a random-looking string (or a UUID for a token key) for other secret keys, and a long
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
 from homeostat.core.scanners.values import (
+    is_base64_userinfo,
     is_code_expression,
     is_env_name,
     is_reference,
@@ -49,6 +51,15 @@ _AUTH_HEADER = re.compile(
 )
 _URL_USERINFO = re.compile(
     r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]*):([^\s/@?#"'`<>]+)@(?=[^\s/?#"'`<>]+)"""
+)
+# `mysql -u root -pS3cret`: the password sits right after `-p`, with no blank (`-p` alone prompts).
+_MYSQL_PASSWORD = re.compile(
+    r"""\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?"""
+    r"""(?<=\s)-p(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"""
+)
+# Fly.io macaroons after their auth scheme: `FlyV1 fm2_…,fm2_…`.
+_FLY_MACAROONS = re.compile(
+    r"\bFlyV1[ \t]+(fm[12][ar]?_[A-Za-z0-9+/=_\-]{20,}(?:,fm[12][ar]?_[A-Za-z0-9+/=_\-]{20,})*)"
 )
 _DB_SCHEMES = re.compile(
     r"(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|oracle|"
@@ -146,6 +157,8 @@ def password_ok(value: str, *, quoted: bool) -> bool:
 def _secret_ok(key: str, value: str, *, quoted: bool) -> bool:
     if is_reference(value) or is_env_name(value) or (not quoted and is_code_expression(value)):
         return False
+    if is_base64_userinfo(value):
+        return True  # `"auth": "ZGVwbG95Oi…"` in a Docker config, `_auth=` in .npmrc: user:password
     if is_uuid(value):
         return takes_uuid_token(key) and not looks_fake(value)
     return looks_random(value)
@@ -191,6 +204,8 @@ def assignments(line: str) -> Iterator[Found]:
         if sep_end < 0:
             continue
         key = _key_before(line, sep.start())
+        if "@" in key:
+            continue  # `user:password@host:5432/dev`: a URL's host and port, not a key
         if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
             continue
         value = _value_after(line, sep_end)
@@ -269,6 +284,25 @@ def curl_users(line: str) -> Iterator[Found]:
             break
 
 
+def mysql_passwords(line: str) -> Iterator[Found]:
+    """`mysql -u root -p…` and `mysqldump -p'…'`."""
+    if "-p" not in line:
+        return
+    for m in _MYSQL_PASSWORD.finditer(line):
+        group = next(i for i in (1, 2, 3) if m.group(i) is not None)
+        if password_ok(m.group(group), quoted=True):
+            yield Found("mysql-password", m.start(group), m.end(group), RANK_KEYED)
+
+
+def fly_tokens(line: str) -> Iterator[Found]:
+    """Fly.io tokens after `FlyV1`, however short each macaroon is."""
+    if "FlyV1" not in line:
+        return
+    for m in _FLY_MACAROONS.finditer(line):
+        if not looks_fake(m.group(1)):
+            yield Found("flyio-token", m.start(1), m.end(1), RANK_KEYED)
+
+
 def auth_headers(line: str) -> Iterator[Found]:
     """`Authorization: Bearer …`, `Authorization: Basic …`."""
     lowered = line.lower()
@@ -301,6 +335,8 @@ CONTEXT_DETECTORS = (
     xml_pairs,
     cli_flags,
     curl_users,
+    mysql_passwords,
+    fly_tokens,
     auth_headers,
     url_credentials,
 )

@@ -3,19 +3,31 @@ comments.
 
 Invisible characters that scripts need are left alone: the zero-width joiner inside emoji sequences
 and Indic or Arabic words, the zero-width non-joiner in Persian, the zero-width space between Thai or
-Khmer words, and tag characters spelling a subdivision flag (🏴 + tags + cancel tag).
+Khmer words, a bidi mark near right-to-left text, one variation selector after the character it
+styles (an emoji, a CJK ideograph, a keycap digit), and tag characters spelling a subdivision flag
+(🏴 + tags + cancel tag). A run of variation selectors is never styling: it is the "emoji smuggling"
+trick, and like tag characters it is decoded for the reviewer.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 ZWSP, ZWNJ, ZWJ, WORD_JOINER, BOM = "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"
-_HIDDEN = re.compile("[\u200b-\u200d\u2060\ufeff\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]+")
+LRM, RLM, ALM, SOFT_HYPHEN, CGJ = "\u200e", "\u200f", "\u061c", "\u00ad", "\u034f"
+# Every character that renders as nothing (or as blank space a reader takes for nothing).
+INVISIBLE_CLASS = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028\u2029\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_HIDDEN = re.compile(f"[{INVISIBLE_CLASS}]+")
 _TAG_BASE, _TAG_CANCEL, _BLACK_FLAG = 0xE0000, 0xE007F, "\U0001f3f4"
 _FLAG_TAG = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f")
+_VARIATION_SELECTORS = ((0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
 
 # Scripts whose orthography uses the joiners, and scripts written without spaces between words.
 _JOINING_RANGES = (
@@ -26,8 +38,11 @@ _JOINING_RANGES = (
     (0xFB1D, 0xFDFF),  # Hebrew and Arabic presentation forms
     (0xFE70, 0xFEFE),
 )
+_RIGHT_TO_LEFT_RANGES = ((0x0590, 0x08FF), (0xFB1D, 0xFDFF), (0xFE70, 0xFEFE))
 _SPACELESS_RANGES = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF), (0x0F00, 0x0FFF))
 _EMOJI_RANGES = ((0x1F000, 0x1FAFF), (0x2600, 0x27BF), (0x2B00, 0x2BFF), (0xFE0F, 0xFE0F), (0x2190, 0x21FF))
+_BIDI_MARK_REACH = 30  # a bidi mark is styling when right-to-left text is this close
+_KEYCAP_BASES = frozenset("0123456789#*")
 
 
 def _in(ch: str, ranges: tuple[tuple[int, int], ...]) -> bool:
@@ -42,6 +57,19 @@ class Hidden:
     chars: str
 
 
+def _styles(before: str) -> bool:
+    """A character a single variation selector may follow: anything visible but plain ASCII letters,
+    blanks and punctuation, except the keycap bases (1️⃣)."""
+    if not before or before.isspace() or _HIDDEN.match(before):
+        return False
+    return before in _KEYCAP_BASES or not before.isascii()
+
+
+def _near_right_to_left(text: str, start: int, end: int) -> bool:
+    window = text[max(0, start - _BIDI_MARK_REACH) : end + _BIDI_MARK_REACH]
+    return any(_in(c, _RIGHT_TO_LEFT_RANGES) for c in window if not c.isascii())
+
+
 def _legitimate(text: str, start: int, end: int) -> bool:
     run = text[start:end]
     before = text[start - 1] if start > 0 else ""
@@ -50,7 +78,21 @@ def _legitimate(text: str, start: int, end: int) -> bool:
         return True
     if before == _BLACK_FLAG and _FLAG_TAG.fullmatch(run):
         return True
-    if len(run) != 1 or not before or not after:
+    if len(run) != 1:
+        return False
+    if _in(run, _VARIATION_SELECTORS):
+        return _styles(before)
+    if run in (LRM, RLM, ALM):
+        return _near_right_to_left(text, start, end)
+    if run == CGJ:
+        return bool(before) and (_in(before, _JOINING_RANGES) or unicodedata.category(before) == "Mn")
+    if run == "\u1160":  # a Hangul jamo filler inside an old-Hangul syllable
+        return bool(before) and 0x1100 <= ord(before) <= 0x115F
+    if run == "\u115f":
+        return bool(after) and 0x1160 <= ord(after) <= 0x11A7
+    if "\u180b" <= run <= "\u180d" or run == "\u180f":  # Mongolian free variation selectors
+        return bool(before) and _in(before, _JOINING_RANGES)
+    if not before or not after:
         return False
     if run == ZWJ and _in(before, _EMOJI_RANGES) and _in(after, _EMOJI_RANGES):
         return True
@@ -60,7 +102,8 @@ def _legitimate(text: str, start: int, end: int) -> bool:
 
 
 def hidden_characters(text: str) -> Iterator[Hidden]:
-    """Runs of zero-width, bidi-control and tag characters that no script needs where they stand."""
+    """Runs of invisible characters (zero-width, bidi, tags, fillers, variation selectors…) that no
+    script needs where they stand."""
     if text.isascii():
         return
     for m in _HIDDEN.finditer(text):
@@ -68,30 +111,53 @@ def hidden_characters(text: str) -> Iterator[Hidden]:
             yield Hidden(m.start(), m.end(), m.group(0))
 
 
-def tag_payload(chars: str) -> str:
-    """The ASCII that Unicode tag characters spell (the "ASCII smuggling" trick), if any."""
+def hidden_payload(chars: str) -> str:
+    """The text invisible characters spell, if any: Unicode tag characters carry ASCII ("ASCII
+    smuggling"); a run of variation selectors carries one byte each ("emoji smuggling")."""
     spelled = "".join(chr(ord(c) - _TAG_BASE) for c in chars if _TAG_BASE < ord(c) < _TAG_CANCEL)
+    selectors = [ord(c) for c in chars if _in(c, _VARIATION_SELECTORS)]
+    if len(selectors) > 1:
+        data = bytes(v - 0xFE00 if v <= 0xFE0F else v - 0xE0100 + 16 for v in selectors)
+        spelled += data.decode("utf-8", "ignore")
     return "".join(c for c in spelled if c.isprintable())
 
 
+_NAMES = {
+    ZWSP: "zero-width space",
+    ZWNJ: "zero-width non-joiner",
+    ZWJ: "zero-width joiner",
+    WORD_JOINER: "word joiner",
+    BOM: "byte-order mark",
+    LRM: "left-to-right mark",
+    RLM: "right-to-left mark",
+    ALM: "Arabic letter mark",
+    SOFT_HYPHEN: "soft hyphen",
+    CGJ: "combining grapheme joiner",
+    "\u3164": "Hangul filler",
+    "\uffa0": "halfwidth Hangul filler",
+    "\u115f": "Hangul choseong filler",
+    "\u1160": "Hangul jungseong filler",
+    "\u2061": "invisible function application",
+    "\u2062": "invisible times",
+    "\u2063": "invisible separator",
+    "\u2064": "invisible plus",
+}
+
+
 def describe(chars: str) -> str:
-    """`U+200B ZERO WIDTH SPACE`-style summary of the distinct characters in a run."""
-    names = {
-        ZWSP: "zero-width space",
-        ZWNJ: "zero-width non-joiner",
-        ZWJ: "zero-width joiner",
-        WORD_JOINER: "word joiner",
-        BOM: "byte-order mark",
-    }
+    """`U+200B zero-width space`-style summary of the distinct characters in a run."""
     seen: list[str] = []
     for c in chars:
         code = ord(c)
         if 0x202A <= code <= 0x202E or 0x2066 <= code <= 0x2069:
             label = f"U+{code:04X} bidi control"
-        elif code >= _TAG_BASE:
+        elif _TAG_BASE <= code <= _TAG_CANCEL:
             label = "Unicode tag characters"
+        elif _in(c, _VARIATION_SELECTORS):
+            label = "variation selectors"
         else:
-            label = f"U+{code:04X} {names.get(c, 'invisible character')}"
+            name = _NAMES.get(c) or unicodedata.name(c, "invisible character").lower()
+            label = f"U+{code:04X} {name}"
         if label not in seen:
             seen.append(label)
     return ", ".join(seen)

@@ -62,11 +62,34 @@ def _p(triggers: str, regex: str, *, opens_clause: bool = False, anchored: bool 
     return Pattern(words, re.compile(regex, _I), opens_clause, anchored)
 
 
-_INTERPRETER = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|pwsh|powershell|php)\b"
+# What reads a script from its standard input: `sh`, `/bin/bash`, `sudo -E /usr/bin/env bash`,
+# `python3 -`, but not `python -m json.tool` or `sh -c '…'`, which take their program elsewhere.
+_INTERPRETER = (
+    r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:/usr)?(?:/local)?/s?bin/)?(?:env\s+(?:-\S+\s+)*)?(?:(?:/usr)?(?:/local)?/s?bin/)?"
+    r"(?:(?:ba|z|k|da|fi|c|tc)?sh|python[0-9.]*|perl|ruby|node|pwsh|powershell|php)\b"
+    r"(?![.\w-]|[ \t]+-(?:[cemnpV]|ne|pe|-version|-help)\b)"
+)
+# One stage of a shell pipeline: anything but a pipe, `;`, `&&` or a line end (a `\` continues it).
+_STAGE = r"(?:\\\n|[^\n|;&]|&(?![&\s]))*"
+_PIPED_INTO = r"(?:\|(?!\|)" + _STAGE + r")*?\|(?!\|)\s*" + _INTERPRETER
+# Files that hold credentials: `~/.aws/credentials`, `.env`, `~/.ssh/id_ed25519`, `~/.kube/config`.
+SECRET_FILE = (
+    r"(?:(?:~|\$HOME|\$\{HOME\})?/?(?:[\w.-]+/)*(?:\.aws/credentials|\.ssh/id_(?:rsa|ed25519|ecdsa|dsa)(?![\w.])|"
+    r"\.npmrc|\.netrc|\.pypirc|\.git-credentials|\.docker/config\.json|\.kube/config|kubeconfig|\.env(?![\w.]))|"
+    r"\bid_(?:rsa|ed25519|ecdsa|dsa)(?![\w.]))"
+)
+# A dump of the environment holds every secret a job has: `printenv`, `` `env` ``, `os.environ`.
+_ENVIRONMENT_DUMP = (
+    r"(?:\bprintenv\b|`(?:env|set|export\s+-p|printenv)`|\bos\.environ\b(?![.\[(])|\bprocess\.env\b(?![.\[])|"
+    r"\b(?:Get-ChildItem|gci|dir)\s+env:)"
+)
 _SECRET_NOUN = (
     r"(?:(?<![-_/.])\b(?:(?:api|access|secret|private|ssh|signing|deploy|client)[ _-]?keys?|tokens?|passwords?|"
     r"passphrases?|secrets?|credentials?|creds|env\s+files?|session\s+cookies?|cookies|"
-    r"auth(?:orization)?\s+headers?)|`?\.env\b(?!\.))"
+    r"auth(?:orization)?\s+headers?)|`?\.env\b(?!\.)|"
+    # an environment variable that holds one: `GITHUB_TOKEN`, `$AWS_SECRET_ACCESS_KEY`
+    r"`?\$?\{?(?-i:\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|ACCESS_KEY|"
+    r"SECRET_KEY|PRIVATE_KEY|CREDENTIALS?)\b)|" + SECRET_FILE + "|" + _ENVIRONMENT_DUMP + r")"
     # "password reset", "token count", "key rotation" name something else
     r"(?!\s*(?:reset|resets|polic(?:y|ies)|rotation|expiry|expiration|length|limits?|counts?|bucket|usage|budget|"
     r"manager|field|prompt|hash|strength|requirements?|change|validation|complexity|format|type|name|ids?|"
@@ -74,11 +97,11 @@ _SECRET_NOUN = (
 )
 _EXPOSING_VERBS = (
     "print echo log dump display show reveal output expose leak paste send post share upload forward commit "
-    "push hardcode hard-code embed check"
+    "push hardcode hard-code embed check attach email mail publish"
 )
 _EXPOSING_VERB = (
     r"(?<![-_/.\w])(?:print|echo|log|dump|display|show|reveal|output|expose|leak|paste|send|post|share|upload|"
-    r"forward|commit|push|hard-?code|embed|check\s+in)\b(?=[ \t]+[^\s=(:])"
+    r"forward|commit|push|hard-?code|embed|check\s+in|attach|e?mail|publish)\b(?=[ \t]+[^\s=(:])"
     # a verb takes an object: "output and cache tokens" is a list of nouns
     r"(?![ \t]+(?:and|or|of|from|is|are|was|were|to|for|by)\b)"
 )
@@ -105,10 +128,21 @@ SECRET_STORE = re.compile(
 )
 _FETCHERS = r"(?:iwr|irm|invoke-webrequest|invoke-restmethod)"
 
+_INTERPRETER_WORD = (
+    r"`?(?:(?:ba|z|k|da|fi)?sh|python[0-9]?|powershell|pwsh|iex|node|perl|ruby)`?\b"
+    r"(?!['’]s|\s+(?:modules?|packages?|library|libraries|scripts?|files?|docs?|versions?|code|api|tests?|"
+    r"history|sessions?|prompts?|profiles?|configs?))"
+)
+# Code that runs what it downloads: `exec(urlopen(…).read())`, `eval(execSync('curl …'))`.
+_FETCHED_CODE = (
+    r"\b(?:exec|eval)\s*\(\s*[^\n]{0,80}?(?:\burlopen\b|\burllib\b|\brequests\.get\b|\bhttpx\.get\b|"
+    r"\bexecSync\s*\(\s*[\"'`](?:curl|wget)\b|\bfetch\s*\(|\bInvoke-WebRequest\b|\bDownloadString\b)"
+)
+
 PIPED_SHELL = PhraseRule(
     "piped-shell",
     (
-        _p("curl wget fetch", r"\b(?:curl|wget|fetch)\b[^\n|;]*\|\s*" + _INTERPRETER),
+        _p("curl wget fetch", r"\b(?:curl|wget|fetch)\b" + _STAGE + _PIPED_INTO),
         _p(
             "iwr irm invoke-webrequest invoke-restmethod",
             r"\b" + _FETCHERS + r"\b[^\n|;]*\|\s*(?:iex|invoke-expression)\b",
@@ -121,10 +155,21 @@ PIPED_SHELL = PhraseRule(
         _p("<(", r"(?:\b(?:ba|z|k|da)?sh|\bsource|(?<![\w.])\.)\s+<\(\s*(?:curl|wget)\b", anchored=False),
         _p(
             "$(",
-            r"\b(?:(?:ba|z|k|da)?sh|python[0-9.]*|eval)\s+(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b",
+            r"\b(?:(?:ba|z|k|da)?sh|python[0-9.]*|node|eval)\s+(?:-[ce]\s+)?[\"']?\$\(\s*(?:curl|wget)\b",
             anchored=False,
         ),
-        _p("pipe", r"\bpipe\b[^.\n]{0,40}\b(?:curl|wget)\b[^.\n]{0,40}\b(?:in)?to\s+`?(?:ba|z)?sh\b"),
+        # An encoded payload decoded straight into a shell: `echo … | base64 -d | sh`.
+        _p(
+            "base64 xxd",
+            r"\b(?:base64\s+(?:-\w+\s+)*(?:-d|-D|--decode)|xxd\s+(?:-\w+\s+)*-r)\b" + _STAGE + _PIPED_INTO,
+        ),
+        _p("exec eval", _FETCHED_CODE),
+        # Prose: "pipe the installer into bash", "feed the script to sh".
+        _p(
+            "pipe piping piped pipes feed feeding",
+            r"\b(?:pip(?:e|es|ed|ing)|feed(?:s|ing)?)\b[^.\n]{0,80}?\b(?:in)?to\s+(?:a\s+|the\s+)?"
+            + _INTERPRETER_WORD,
+        ),
     ),
     "runs a downloaded script straight in a shell; download it, check it (pinned version or checksum), then run it",
 )
@@ -132,11 +177,11 @@ PIPED_SHELL = PhraseRule(
 CREDENTIAL_HANDLING = PhraseRule(
     "credential-handling",
     (
-        _p(_EXPOSING_VERBS, _EXPOSING_VERB + r"[^.\n]{0,40}?" + _SECRET_NOUN, opens_clause=True),
+        _p(_EXPOSING_VERBS, _EXPOSING_VERB + r"[^.,;\n]{0,40}?" + _SECRET_NOUN, opens_clause=True),
         _p(
             _PLACING_VERBS,
             r"(?<![-_/.\w])(?:put|place|store|add|include|write|insert|append|pass|set|keep|save|embed|hard-?code|"
-            r"inline)\b(?=[ \t]+[^\s=(:])[^.\n]{0,40}?"
+            r"inline)\b(?=[ \t]+[^\s=(:])[^.,;\n]{0,40}?"
             + _SECRET_NOUN
             + r"[^.\n]{0,40}?\b(?:in|into|to|inside|within)\s+"
             r"(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+){0,2}" + _BAD_PLACE + r"\b",
@@ -146,7 +191,7 @@ CREDENTIAL_HANDLING = PhraseRule(
             "echo print puts console. logger. logging. log. println fmt.print",
             r"\b(?:echo|print|printf|puts|console\.(?:log|error|info|warn)|logger\.\w+|logging\.\w+|log\.\w+|"
             r"println|fmt\.print\w*)\b\s*\(?[^)\n]{0,40}?(?:\$\{?|os\.environ|process\.env\.|getenv\(|env\[)\s*"
-            r"[\[(\"']?\w*(?:token|secret|password|passwd|api_?key|private_?key|credentials?)",
+            r"[\[(\"']{0,2}\w*(?:token|secret|password|passwd|api_?key|private_?key|credentials?)",
         ),
         _p(
             "cat",
@@ -157,6 +202,17 @@ CREDENTIAL_HANDLING = PhraseRule(
             "ask",
             r"\bask\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|send|share|enter|provide|type))\s+"
             r"(?:their\s+|his\s+|her\s+|the\s+|a\s+|an\s+|your\s+)?" + _SECRET_NOUN,
+        ),
+        # The environment or a credential file sent over the network: `printenv | curl -d @- …`.
+        _p(
+            "printenv env set export cat",
+            r"\b(?:printenv|env|set|export\s+-p|cat\s+[^\n|;]*?" + SECRET_FILE + r")\s*\|\s*(?:\S*/)?"
+            r"(?:curl|wget|nc|ncat|netcat|socat|telnet|gh|base64|mail|sendmail|xclip|pbcopy)\b",
+        ),
+        _p(
+            "curl",
+            r"\bcurl\b[^\n]*?\s(?:-d|--data(?:-binary|-raw|-urlencode)?|-F|--form|-T|--upload-file)[\s=]*[\"']?"
+            r"(?:[\w-]+=)?@?[\"']?" + SECRET_FILE,
         ),
     ),
     "asks to print, share or commit a credential, or to put one in code or a URL; keep secrets in the secret "
@@ -185,12 +241,51 @@ DISABLE_SECURITY = PhraseRule(
         _p("http.sslverify", r"\bhttp\.sslVerify\s+false\b"),
         _p("pythonhttpsverify", r"\bPYTHONHTTPSVERIFY\s*=\s*0\b"),
         _p("--trusted-host", r"(?<![\w-])--trusted-host\b"),
+        # Hooks and scanners switched off: `git commit -n`, `HUSKY=0`, `SKIP=gitleaks`, a null hooks path.
+        _p("git", r"\bgit\s+commit\b[^\n;&|`]*?\s-(?!-)[a-zA-Z]*n[a-zA-Z]*(?=[\s`'\"]|$)"),
+        _p("husky", r"\bHUSKY\s*=\s*[\"']?0\b|\bHUSKY_SKIP_HOOKS\s*=\s*[\"']?(?:1|true)\b"),
+        _p(
+            "skip",
+            r"(?-i:\bSKIP)\s*=\s*[\"']?[\w,-]*(?:detect-secrets|gitleaks|trufflehog|secrets?|bandit|semgrep|"
+            r"security|talisman|ggshield)",
+        ),
+        _p("core.hookspath hookspath", r"\bcore\.hooksPath\s*[= ]\s*[\"']?/dev/null\b"),
+        _p(
+            "gitleaksignore gitleaks allowlist trufflehog",
+            r"\.gitleaksignore\b|\bgitleaks:allow\b|\bpragma:\s*allowlist[ -]secret\b|\btrufflehog:ignore\b",
+            anchored=False,
+        ),
+        # SSH without host-key checks.
+        _p(
+            "stricthostkeychecking userknownhostsfile",
+            r"\bStrictHostKeyChecking\s*[=\s]\s*[\"']?(?:no|off|false)\b|\bUserKnownHostsFile\s*[=\s]\s*/dev/null\b",
+        ),
+        # Containers without their confinement.
+        _p(
+            "seccomp apparmor label systempaths",
+            r"\b(?:seccomp|apparmor|systempaths)\s*[=:]\s*unconfined\b|\blabel\s*[=:]\s*disable\b",
+        ),
+        _p("--cap-add", r"--cap-add[=\s]+[\"']?(?:ALL|SYS_ADMIN|SYS_PTRACE|SYS_MODULE|NET_ADMIN)\b"),
+        # Web framework settings that switch protection off.
+        _p("debug", r"(?-i:\bDEBUG\s*=\s*True\b)"),
+        _p("allowed_hosts", r"\bALLOWED_HOSTS\s*=\s*[\[(]\s*[\"']\*[\"']"),
+        # Deserialising what an attacker may control.
+        _p(
+            "pickle cpickle dill marshal jsonpickle",
+            r"\b(?:c?pickle|dill|marshal|cloudpickle)\.loads?\s*\(|\bjsonpickle\.decode\s*\(",
+        ),
+        _p(
+            "yaml.load yaml.unsafe_load yaml.full_load",
+            r"\byaml\.(?:unsafe_load|full_load)(?:_all)?\s*\(|"
+            r"\byaml\.load(?:_all)?\s*\((?![^)\n]*Loader\s*=\s*(?:yaml\.)?C?(?:Safe|Base)Loader)",
+        ),
         _p(
             "csrf",
             r"\bcsrf_exempt\b|\b(?:WTF_)?CSRF_ENABLED\s*=\s*False\b|\bcsrf\s*[:=]\s*false\b|\.csrf\(\)\s*\.disable\(\)",
             anchored=False,
         ),
-        _p("chmod", r"\bchmod\s+(?:-R\s+)?(?:0?777|a\+rwx)\b"),
+        # World-writable modes: 777, 666, 0662…, o+w, a+rw (a socket or a file anyone may change).
+        _p("chmod", r"\bchmod\s+(?:-R\s+)?(?:0?[0-7]?[0-7][0-7][2367](?=\s|$)|(?:a|o|ugo)\+r?wx?\b)"),
         _p("setenforce", r"\bsetenforce\s+0\b"),
         _p("allowanonymous permitall", r"\bAllowAnonymous\b|\bpermitAll\(\)"),
         _p("nosec nosemgrep noqa", r"#\s*nosec\b|#\s*nosemgrep\b|\bnoqa\s*:\s*S\d{3}\b", anchored=False),
@@ -208,6 +303,9 @@ DISABLE_SECURITY = PhraseRule(
             r"(?:the\s+|all\s+|any\s+)?(?:ssl|tls|https|certificate|cert|hostname|signature|csrf|xsrf|auth|"
             r"authentication|authorization|2fa|mfa|sso|firewall|sandbox|secret\s+scanning|code\s+scanning|"
             r"branch\s+protection|pre-commit\s+hooks?|git\s+hooks?|commit\s+hooks?|security|"
+            r"secrets?\s+scanners?|secrets?\s+detection|push\s+protection|dependabot(?:\s+alerts)?|"
+            r"code\s+scanners?|gitleaks|trufflehog|detect-secrets|antivirus|virus\s+scann(?:er|ing)|selinux|"
+            r"apparmor|seccomp|audit\s+log(?:ging|s)?|"
             r"(?:certificate|ssl|tls)\s+(?:verification|validation|checks?))\b(?!\s+(?:tests?|docs?|page|team)\b)",
         ),
         _p(
@@ -274,6 +372,34 @@ INJECTION = PhraseRule(
         ),
         _p("higher top", r"\b(?:higher|top)\s+priority\s+than\s+(?:the\s+)?(?:user|system|any)\b"),
         _p("reveal", r"\breveal\s+(?:your|the)\s+(?:system\s+prompt|instructions|hidden\s+instructions)\b"),
+        # "Ignore the above and…", "disregard everything above" (but "ignore the above warning" is advice).
+        _p(
+            "ignore disregard forget",
+            r"\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+|anything\s+)?(?:of\s+)?"
+            r"(?:the\s+|that\s+|what(?:'s|\s+is|\s+was)\s+(?:written\s+|said\s+)?)?"
+            r"(?:above|before\s+this|previous(?:ly)?|prior|preceding|earlier)\b"
+            r"(?!\s+(?:warnings?|errors?|steps?|examples?|sections?|notes?|tables?|lists?|code|outputs?|tests?|lines?|"
+            r"paragraphs?|commands?|messages?|logs?|screenshots?|figures?|images?|snippets?|values?|versions?|"
+            r"releases?|runs?|results?|failures?|exceptions?))",
+        ),
+        # A new order dressed as a heading: "NEW TASK:", "Updated instructions:".
+        _p(
+            "new updated real actual additional secret hidden revised true",
+            r"\b(?:new|updated|real|actual|additional|secret|hidden|revised|true)\s+(?:tasks?|instructions?|"
+            r"directives?|orders?|objectives?|goals?|missions?)\s*:",
+            opens_clause=True,
+        ),
+        # A chat transcript's role line or a model's control tags inside a rule.
+        _p(
+            "assistant system human",
+            r"(?m:^)[ \t>*_\-]*(?-i:(?:Assistant|System|Human))[ \t]*:[ \t]*\S",
+            anchored=False,
+        ),
+        _p(
+            "<system </system <instruction <instructions </instruction </instructions <assistant </assistant "
+            "<human </human <|endoftext|> <|im_end|>",
+            r"</?(?:system(?:[-_]\w+)?|instructions?|assistant|human)(?:\s[^>\n]{0,40})?>|<\|(?:endoftext|im_end)\|>",
+        ),
     ),
     "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
     "asking); a rule must never steer the agent against its user",
@@ -318,6 +444,12 @@ DESTRUCTIVE = PhraseRule(
             r"\bdel\s+/[sq]\s+/[sq]\s+[a-zA-Z]:\\|\bformat\s+[a-zA-Z]:(?=\s|$)",
         ),
         _p("shred wipefs", r"\b(?:shred|wipefs)\s+[^\n]*/dev/"),
+        # `find / -delete`, `find ~ -exec rm -rf {} +`: deletes across the whole disk or home.
+        _p(
+            "find",
+            r"\bfind\s+(?:-[HLP]\s+)*[\"']?(?:/|~/?|\$HOME/?|\$\{HOME\}/?|/home/?|/root/?|/etc/?|/var/?|/usr/?)[\"']?"
+            r"(?=\s)[^\n;|&]*?\s(?:-delete\b|-exec(?:dir)?\s+(?:sudo\s+)?(?:/bin/)?(?:rm|shred)\b)",
+        ),
     ),
     "runs a command that destroys data or history (rm -rf on / or ~, force-push to main, DROP TABLE); scope "
     "it to what must go, or remove it",
@@ -345,9 +477,24 @@ NEGATION_AFTER = re.compile(
     r"never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b",
     _I,
 )
-# What may come before a verb that opens its clause: "Print the token", "You should print the token".
+# Phrases that hold a negation word but order the thing they precede: "never forget to", "don't skip",
+# "it is not optional to", "no need to check it:". They are blanked before NEGATION_BEFORE is read.
+DOUBLE_NEGATIVE = re.compile(
+    r"\b(?:never|not|no|don'?t|dont|doesn'?t|mustn'?t|shouldn'?t|won'?t|cannot|can'?t)\s+(?:ever\s+)?"
+    r"(?:forget|skip|neglect|omit|fail|hesitate|miss|overlook)\w*\b|"
+    r"\b(?:not|never|no\s+longer|isn'?t|aren'?t)\s+(?:optional|negotiable)\b|"
+    r"\bno\s+(?:need|reason|point)\s+(?:to\s+|in\s+|for\s+)?(?:check|verify|validate|review|read|inspect|worry|"
+    r"test|audit|look|ask|confirm)\w*\b|"
+    r"\bwithout\s+(?:first\s+)?(?:checking|verifying|validating|reviewing|reading|inspecting|auditing|asking|"
+    r"confirming|looking|testing|hesitation|fail|exception)\b|"
+    r"\bnever\s+(?:check|verify|validate|review|inspect|audit)\b(?!\s+in\b)",
+    _I,
+)
+# What may come before a verb that opens its clause: "Print the token", "You should print the token",
+# and a short label first: "Tip: print the token", "Step 2: paste it".
 CLAUSE_LEAD = re.compile(
-    r"^(?:[\s\-*+>#`_\d.)]|\b(?:to|should|must|please|and|then|also|always|just|you|we|i|can|will|could|would|"
-    r"may|might|shall|or|first|now|simply)\b)*$",
+    r"^(?:[^:\n]{0,30}:[ \t]+)?(?:[\s\-*+>#`_\d.)]|\b(?:to|should|must|please|and|then|also|always|just|you|we|i|"
+    r"can|will|could|would|may|might|shall|or|first|now|simply|make\s+sure|be\s+sure|remember|ensure|"
+    r"feel\s+free|go\s+ahead\s+and|need|have|want|it'?s\s+(?:fine|ok|okay|safe)|it\s+is\s+(?:fine|ok|okay|safe))\b)*$",
     _I,
 )

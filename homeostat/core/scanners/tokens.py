@@ -124,7 +124,8 @@ FORMATS: tuple[Format, ...] = (
     _f(
         "doppler-token",
         "dp.pt. dp.st. dp.sa. dp.ct. dp.scim. dp.audit.",
-        r"dp\.[a-z]+\.[A-Za-z0-9]{40,44}" + _E,
+        # a service token names its config: `dp.st.prd.…`
+        r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9][a-z0-9_\-]{0,30}\.)?[A-Za-z0-9]{40,44}" + _E,
     ),
     _f("vault-token", "hvs. hvb.", r"hv[sb]\.[A-Za-z0-9_\-]{90,}" + _ED),
     # Legacy Vault tokens are `s.` and 24 random characters: require all three character classes.

@@ -232,6 +232,18 @@ def is_base64_of_text(value: str) -> bool:
     return letters / len(decoded) >= 0.8 and re.search(r"[A-Za-z]{3,}", decoded) is not None
 
 
+def is_base64_userinfo(value: str) -> bool:
+    """Base64 of `user:password` (a Docker config's `auth`, an .npmrc `_auth`, a Basic header)."""
+    if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value) or len(value) % 4:
+        return False
+    try:
+        decoded = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, ValueError):
+        return False
+    user, colon, password = decoded.partition(":")
+    return bool(colon and user and decoded.isprintable() and len(password) >= 6 and not looks_fake(password))
+
+
 def looks_random(value: str, *, strict: bool = False) -> bool:
     """A machine-made string: long, mixed and high in entropy, not a word, version, hash or id.
 

@@ -161,8 +161,8 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
         people = [("approvedBy", h) for h in meta.approved_by] + [("flags.by", f.by) for f in meta.flags]
         if meta.source.author:
             people.append(("source.author", meta.source.author))
-        if meta.risk_reviewed_by:
-            people.append(("riskReviewedBy", meta.risk_reviewed_by))
+        if meta.risk_reviewer:
+            people.append(("riskReviewedBy", meta.risk_reviewer))
         for key, handle in people:
             if config.member(handle) is None:
                 found.append(
@@ -213,13 +213,13 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
             found.append(
                 error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams")
             )
-        if doc_meta.risk_reviewed_by and config.member(doc_meta.risk_reviewed_by) is None:
+        if doc_meta.risk_reviewer and config.member(doc_meta.risk_reviewer) is None:
             found.append(
                 error(
                     CHECK,
                     document.file,
                     1,
-                    f"riskReviewedBy names unknown member {doc_meta.risk_reviewed_by!r}",
+                    f"riskReviewedBy names unknown member {doc_meta.risk_reviewer!r}",
                 )
             )
     return found

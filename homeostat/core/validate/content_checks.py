@@ -9,11 +9,13 @@ from dataclasses import dataclass
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error, warning
-from homeostat.core.hosts import UrlError, parse_repo_url
+from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import KB
 from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
+from homeostat.core.model import Rule
 from homeostat.core.risky import find_risks
 from homeostat.core.secrets import find_emails, find_secrets
+from homeostat.core.signoff import document_fingerprint, rule_fingerprint
 
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -21,13 +23,29 @@ _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 @dataclass(frozen=True)
 class Span:
-    """A piece of a file an agent reads, with the line it starts on and who reviewed its risks."""
+    """A piece of a file an agent reads, with the line it starts on, who signed off its risks and on
+    what text (`signed`), and the fingerprint of the text it holds now (`fingerprint`)."""
 
     file: str
     text: str
     line: int
     label: str
     risk_reviewed_by: str = ""
+    signed: str = ""
+    fingerprint: str = ""
+
+
+def _rule_span(rule: Rule, text: str, line: int) -> Span:
+    meta = rule.meta
+    return Span(
+        rule.file,
+        text,
+        line,
+        f"rule {rule.id}",
+        meta.risk_reviewer,
+        meta.risk_fingerprint,
+        rule_fingerprint(rule),
+    )
 
 
 def readable_spans(kb: KB) -> list[Span]:
@@ -40,49 +58,47 @@ def readable_spans(kb: KB) -> list[Span]:
                 None,
             )
             if section is not None:
-                spans.append(
-                    Span(
-                        rule.file,
-                        text[section.start : section.end],
-                        section.line,
-                        f"rule {rule.id}",
-                        rule.meta.risk_reviewed_by,
-                    )
-                )
+                spans.append(_rule_span(rule, text[section.start : section.end], section.line))
             continue
         front = split_frontmatter(text)
         if front is not None:
             title_line = next(
                 (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), rule.line
             )
-            spans.append(
-                Span(rule.file, rule.meta.title, title_line, f"rule {rule.id}", rule.meta.risk_reviewed_by)
-            )
-            spans.append(
-                Span(rule.file, front.body, front.body_line, f"rule {rule.id}", rule.meta.risk_reviewed_by)
-            )
+            spans.append(_rule_span(rule, rule.meta.title, title_line))
+            spans.append(_rule_span(rule, front.body, front.body_line))
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
         if front is not None:
+            meta = document.meta
             spans.append(
                 Span(
                     document.file,
                     front.body,
                     front.body_line,
                     f"document {document.doc_id}",
-                    document.meta.risk_reviewed_by,
+                    meta.risk_reviewer,
+                    meta.risk_fingerprint,
+                    document_fingerprint(document, front.body),
                 )
             )
     return spans
 
 
+_PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t]{8,}")
+
+
+def printable_strings(data: bytes) -> str:
+    """The runs of printable ASCII in a binary file, one a line (what `strings` shows)."""
+    return "\n".join(m.group(0).decode("ascii") for m in _PRINTABLE_RUN.finditer(data))
+
+
 def check_secrets(kb: KB) -> list[Finding]:
-    """Every text file in the KB, frontmatter and config included: a secret anywhere is an error."""
+    """Every file in the KB, whatever its name, binaries by their printable strings: a secret anywhere
+    is an error."""
     found: list[Finding] = []
     for path, text in kb.files.items():
-        if not (path.endswith((".md", ".yaml", ".yml", ".json", ".txt")) or path == "homeostat.yaml"):
-            continue
         for hit in find_secrets(text):
             found.append(
                 error(
@@ -90,6 +106,17 @@ def check_secrets(kb: KB) -> list[Finding]:
                     path,
                     hit.line,
                     f"possible {hit.kind} secret; remove it from the KB (and rotate it if it was real)",
+                )
+            )
+    for path, data in kb.binaries.items():
+        for hit in find_secrets(printable_strings(data))[:1]:
+            found.append(
+                error(
+                    "secret",
+                    path,
+                    1,
+                    f"possible {hit.kind} secret in this binary file's text; remove the file from the KB "
+                    "(and rotate the secret if it was real)",
                 )
             )
     return found
@@ -110,38 +137,67 @@ def check_emails(spans: Sequence[Span]) -> list[Finding]:
     return found
 
 
+def owner_paths(url: str) -> list[str]:
+    """What a code repo's URL allows rules to name: its owner's paths on the web host and the API host
+    (`github.com/acme`, `api.github.com/repos/acme`), never the whole shared host."""
+    try:
+        ref = parse_repo_url(url)
+    except UrlError:
+        return []
+    host = ref.web_url.split("://", 1)[-1].split("/", 1)[0].lower()
+    owner = ref.owner.lower()
+    paths = [f"{host}/{owner}"]
+    if host == "github.com":
+        paths.append(f"api.github.com/repos/{owner}")
+    elif host == "bitbucket.org":
+        paths.append(f"api.bitbucket.org/2.0/repositories/{owner}")
+    elif ref.host is HostKind.GITHUB:
+        paths.append(f"{host}/api/v3/repos/{owner}")
+    else:
+        paths += [f"{host}/projects/{owner}", f"{host}/rest/api/1.0/projects/{owner}"]
+    return paths
+
+
 def allowed_domains(config: Config | None) -> list[str]:
-    """`security.allowedDomains` plus the hosts of the KB's own code repos (their PR links are provenance)."""
+    """`security.allowedDomains` plus the KB's own code repos' owner paths (their PR links are provenance)."""
     if config is None:
         return []
     domains = list(config.security.allowed_domains)
     for url in [repo.url for repo in config.repos] + list(config.sources.repos):
-        try:
-            ref = parse_repo_url(url)
-        except UrlError:
-            continue
-        host = (ref.base_url or ref.web_url).split("://", 1)[-1].split("/", 1)[0]
-        if host not in domains:
-            domains.append(host)
+        domains += [path for path in owner_paths(url) if path not in domains]
     return domains
+
+
+def _sign_off_advice(span: Span, config: Config | None) -> str | None:
+    """None when a member signed off this very text; else what a reviewer should do."""
+    wanted = f"riskReviewedBy: {{by: <handle>, fingerprint: {span.fingerprint}}}"
+    who = span.risk_reviewed_by
+    if not who:
+        return f"a member who has read it sets {wanted}"
+    if config is not None and config.member(who) is None:
+        return f"riskReviewedBy names {who!r}, who is not a member; a member who has read it sets {wanted}"
+    if not span.signed:
+        return f"riskReviewedBy: {who} does not say which text they read; after reading it set {wanted}"
+    if span.signed != span.fingerprint:
+        return f"the text changed since {who} signed it off; a member who has read it sets {wanted}"
+    return None
 
 
 def check_risky(spans: Sequence[Span], config: Config | None) -> list[Finding]:
     found: list[Finding] = []
     domains = allowed_domains(config)
     for span in spans:
-        reviewed = bool(span.risk_reviewed_by) and (
-            config is None or config.member(span.risk_reviewed_by) is not None
-        )
-        if reviewed:
+        hits = find_risks(span.text, domains)  # it skips Homeostat's own comments itself
+        advice = _sign_off_advice(span, config) if hits else None
+        if advice is None:
             continue
-        for hit in find_risks(span.text, domains):  # it skips Homeostat's own comments itself
+        for hit in hits:
             found.append(
                 error(
                     "risky",
                     span.file,
                     span.line + hit.line - 1,
-                    f"{hit.kind} in {span.label}: {hit.message}; a reviewer who has read it sets riskReviewedBy: <handle>",
+                    f"{hit.kind} in {span.label}: {hit.message}; {advice}",
                 )
             )
     return found
