@@ -132,6 +132,33 @@ def spawn_daily(world: DailyWorld, kill_at: str = "") -> subprocess.Popen[str]:
     )
 
 
+def concurrent_round(
+    folder: Path, host: str, runs: int, env: Any = None
+) -> tuple[EndState, list[int], list[str]]:
+    """`runs` processes of `homeostat daily` started together over one seeded world."""
+    world = fresh_world(folder, host, env)
+    try:
+        seed(world.daily)
+        processes = [spawn_daily(world.daily) for _ in range(runs)]
+        outputs = [process.communicate(timeout=600)[0] for process in processes]
+        return end_state(world.daily), [p.returncode for p in processes], outputs
+    finally:
+        world.close()
+
+
+def killed_then_rerun(folder: Path, host: str, point: str, env: Any = None) -> tuple[EndState, int, int]:
+    """A run SIGKILLed at `point`, then one clean rerun; the end state and both exit codes."""
+    world = fresh_world(folder, host, env)
+    try:
+        seed(world.daily)
+        killed = spawn_daily(world.daily, kill_at=point)
+        killed.communicate(timeout=600)
+        rerun = world.daily.daily()
+        return end_state(world.daily), killed.returncode, rerun
+    finally:
+        world.close()
+
+
 @dataclass(frozen=True)
 class EndState:
     pulls: tuple[tuple[str, str], ...]  # (head branch without its date, state), sorted

@@ -13,11 +13,12 @@ from racekit import (
     BITBUCKET_KILL_POINTS,
     KILL_POINTS,
     EndState,
+    concurrent_round,
     end_state,
     fresh_world,
+    killed_then_rerun,
     problems,
     seed,
-    spawn_daily,
 )
 
 from homeostat.adapters.git import Git
@@ -45,27 +46,13 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, EndState]:
     return states
 
 
-def concurrent_round(
-    folder: Path, host: str, runs: int, env: pytest.MonkeyPatch
-) -> tuple[EndState, list[str]]:
-    world = fresh_world(folder, host, env)
-    try:
-        seed(world.daily)
-        processes = [spawn_daily(world.daily) for _ in range(runs)]
-        outputs = [process.communicate(timeout=600)[0] for process in processes]
-        for process, output in zip(processes, outputs, strict=True):
-            assert process.returncode == 0, output
-        return end_state(world.daily), outputs
-    finally:
-        world.close()
-
-
 @pytest.mark.parametrize("runs", sorted(ROUNDS))
 def test_concurrent_runs_open_one_pr_each_and_decide_every_lesson_once(
     runs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, EndState]
 ) -> None:
     for round_ in range(ROUNDS[runs]):
-        state, outputs = concurrent_round(tmp_path / f"round-{round_}", "github", runs, monkeypatch)
+        state, codes, outputs = concurrent_round(tmp_path / f"round-{round_}", "github", runs, monkeypatch)
+        assert codes == [0] * runs, outputs
         assert problems(state, clean["github"]) == [], f"round {round_}"
         stood_aside = [o for o in outputs if "another run owns these lessons" in o]
         assert len(stood_aside) == runs - 1, outputs
@@ -76,28 +63,17 @@ def test_concurrent_runs_on_bitbucket_with_its_asynchronous_merge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, EndState]
 ) -> None:
     for round_ in range(BITBUCKET_ROUNDS):
-        state, _ = concurrent_round(tmp_path / f"round-{round_}", "bitbucket", 2, monkeypatch)
+        state, codes, outputs = concurrent_round(tmp_path / f"round-{round_}", "bitbucket", 2, monkeypatch)
+        assert codes == [0, 0], outputs
         assert problems(state, clean["bitbucket"]) == [], f"round {round_}"
-
-
-def killed_then_rerun(folder: Path, host: str, point: str, env: pytest.MonkeyPatch) -> tuple[EndState, str]:
-    world = fresh_world(folder, host, env)
-    try:
-        seed(world.daily)
-        killed = spawn_daily(world.daily, kill_at=point)
-        out = killed.communicate(timeout=600)[0]
-        assert killed.returncode == -9, out
-        assert world.daily.daily() == 0
-        return end_state(world.daily), out
-    finally:
-        world.close()
 
 
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_a_run_killed_at_a_step_boundary_then_rerun_ends_as_one_clean_run(
     point: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, EndState]
 ) -> None:
-    state, _ = killed_then_rerun(tmp_path, "github", point, monkeypatch)
+    state, killed, rerun = killed_then_rerun(tmp_path, "github", point, monkeypatch)
+    assert (killed, rerun) == (-9, 0)
     assert problems(state, clean["github"]) == []
 
 
@@ -105,7 +81,8 @@ def test_a_run_killed_at_a_step_boundary_then_rerun_ends_as_one_clean_run(
 def test_a_run_killed_on_bitbucket_then_rerun_ends_as_one_clean_run(
     point: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, EndState]
 ) -> None:
-    state, _ = killed_then_rerun(tmp_path, "bitbucket", point, monkeypatch)
+    state, killed, rerun = killed_then_rerun(tmp_path, "bitbucket", point, monkeypatch)
+    assert (killed, rerun) == (-9, 0)
     assert problems(state, clean["bitbucket"]) == []
 
 
@@ -141,6 +118,7 @@ def test_a_live_claim_of_another_run_makes_this_one_stand_aside(
     assert world.pulls() == {} and world.records() == {}
     [report] = world.state().runs.values()
     assert [n.kind for n in report.notices] == ["overlap"]
+    assert world.state().last_run() is None  # a run that stood aside never hides a capped run's window
     assert world.state().claims["daily"].run_id == "20261201T060000-abcdef"
 
 
@@ -192,3 +170,23 @@ def test_a_change_the_base_already_holds_is_closed_not_merged(world: DailyWorld)
     assert result.merged and "closed, not merged" in result.reason
     assert world.bare().rev_parse("refs/heads/main") == base
     assert world.pull_state(published.pull.number)["state"] == "closed"
+
+
+def test_a_claim_is_replaced_only_by_its_own_runs_copy() -> None:
+    from homeostat.core.state import merge_state_files, parse_state_file
+
+    now = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
+    owner = ClaimOwner(host="runner", pid=7)
+    mine = Claim(
+        run_id="run-a", kind="daily", owner=owner, claimed_at=now, expires_at=now + dt.timedelta(hours=1)
+    )
+    theirs = mine.model_copy(update={"run_id": "run-b"})
+    released = mine.model_copy(update={"released_at": now + dt.timedelta(minutes=5)})
+    path = claim_path("daily")
+    assert merge_state_files({path: dump_state(theirs)}, {path: dump_state(released)})[path] == dump_state(
+        theirs
+    )
+    assert merge_state_files({path: dump_state(mine)}, {path: dump_state(released)})[path] == dump_state(
+        released
+    )
+    assert parse_state_file(path, dump_state(released)) == released

@@ -98,7 +98,10 @@ def take_claim(
     live: Callable[[Claim], bool],
     pause: Callable[[float], None] = time.sleep,
 ) -> Taken | Held:
-    """Push `claim` unless another live run's claim is on the tip; the state as of the claim."""
+    """Push `claim` unless another live run's claim is on the tip; the state as of the claim.
+
+    Taking over a dead run's claim inherits its journal, so a run that dies while finishing it
+    leaves the journal for the next one; the run drops it once its records are written."""
     for attempt in range(1, ATTEMPTS + 1):
         tip = fetch_state_tip(git, remote, branch)
         files = git.read_files(tip) if tip else {}
@@ -106,14 +109,14 @@ def take_claim(
         current = state.claims.get(claim.kind)
         if current is not None and current.run_id != claim.run_id and live(current):
             return Held(current)
-        commit = git.commit_files(
-            tip, {path: dump_state(claim)}, f"homeostat: claim {claim.run_id} [skip ci]"
-        )
+        mine = claim
+        if current is not None and current.journal:
+            mine = claim.model_copy(update={"journal": current.journal, "base_tip": current.base_tip})
+        data = dump_state(mine)
+        commit = git.commit_files(tip, {path: data}, f"homeostat: claim {claim.run_id} [skip ci]")
         if git.push(remote, commit, branch).ok:
             git.run("update-ref", tracking_ref(remote, branch), commit)
-            return Taken(
-                claim, current, parse_state({**files, path: dump_state(claim)}, commit, branch=branch)
-            )
+            return Taken(mine, current, parse_state({**files, path: data}, commit, branch=branch))
         pause(random.uniform(0.05, 0.25) * attempt)
     raise StateWriteError(
         f"could not claim {remote}/{branch} for this run: the branch moved under each of {ATTEMPTS} tries"

@@ -358,7 +358,12 @@ class StateSnapshot:
         return frozenset(record.hash for file in self.decisions.values() for record in file.records)
 
     def last_run(self, kind: RunKind = "daily") -> RunReport | None:
-        reports = [report for report in self.runs.values() if report.kind == kind]
+        """The latest run that did the work (one that stood aside for another run's claim did none)."""
+        reports = [
+            report
+            for report in self.runs.values()
+            if report.kind == kind and not any(n.kind == "overlap" for n in report.notices)
+        ]
         return max(reports, key=lambda report: report.started_at, default=None)
 
 

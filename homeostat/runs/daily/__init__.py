@@ -47,6 +47,7 @@ from homeostat.runs.daily.context import (
     Decided,
     Retirement,
     RunState,
+    new_run_id,
 )
 
 T = TypeVar("T")
@@ -59,7 +60,7 @@ class DailyRun:
     def run(self) -> DailyResult:
         ctx = self.ctx
         started = ctx.now()
-        run_id = RunState(started=started, since=started, base="", state=StateSnapshot()).run_id
+        run_id = new_run_id(started)
         early: list[Notice] = []
         state: StateSnapshot | None = None
         if not (ctx.dry or ctx.options.offline):

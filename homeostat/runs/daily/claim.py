@@ -42,7 +42,7 @@ class RunClaim:
 
     def take(self) -> Taken | Held:
         now = self.ctx.now()
-        return take_claim(
+        taken = take_claim(
             self.ctx.git,
             self.claim,
             remote=self.ctx.deps.remote,
@@ -50,6 +50,9 @@ class RunClaim:
             path=claim_path("daily"),
             live=lambda other: is_live(other, now),
         )
+        if isinstance(taken, Taken):
+            self.claim = taken.claim  # with a dead run's journal, until `settle_journal`
+        return taken
 
     def _write(self, files: dict[str, bytes] | None = None) -> None:
         update_claim(
@@ -69,8 +72,8 @@ class RunClaim:
         self._write()
 
     def settle_journal(self, files: dict[str, bytes]) -> None:
-        """Write what finishing a dead run's journal recorded, with this run's journal still empty."""
-        self.claim = self._renewal()
+        """Write what finishing a dead run's journal recorded, dropping that journal in the same commit."""
+        self.claim = self._renewal().model_copy(update={"journal": (), "base_tip": ""})
         self._write(files)
 
     def renew_if_due(self) -> None:

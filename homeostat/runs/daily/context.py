@@ -199,13 +199,17 @@ class RunState:
     run_id: str = ""
 
     def __post_init__(self) -> None:
-        if not self.run_id:
-            self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        self.run_id = self.run_id or new_run_id(self.started)
 
     def notice(self, kind: NoticeKind, message: str, out: TextIO) -> None:
         if not any(n.kind == kind and n.message == message for n in self.notices):
             self.notices.append(Notice(kind=kind, message=message))
         print(f"notice: {message}", file=out)
+
+
+def new_run_id(started: dt.datetime) -> str:
+    """The run's id: its start and a random suffix, so runs started in the same second differ."""
+    return f"{started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
 @dataclass(frozen=True)
