@@ -18,6 +18,8 @@ Real processes, the emulators on 127.0.0.1 and real git; prints numbers only.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import statistics
 import sys
 import tempfile
@@ -64,7 +66,8 @@ def clean_state(folder: Path, host: str) -> EndState:
     world = fresh_world(folder, host)
     try:
         seed(world.daily)
-        assert world.daily.daily() == 0
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert world.daily.daily() == 0
         return end_state(world.daily)
     finally:
         world.close()
@@ -89,7 +92,8 @@ def kills(folder: Path, host: str, clean: EndState, repeat: int) -> None:
     started = time.perf_counter()
     for n in range(repeat):
         for point in points:
-            state, killed, rerun = killed_then_rerun(folder / f"kill-{point}-{n}", host, point)
+            with contextlib.redirect_stdout(io.StringIO()):
+                state, killed, rerun = killed_then_rerun(folder / f"kill-{point}-{n}", host, point)
             compare(state, clean, tally)
             tally["not killed"] += int(killed != -9)
             tally["rerun exited non-zero"] += int(rerun != 0)
@@ -134,24 +138,38 @@ def claim_cost(folder: Path, repeat: int) -> None:
     world = fresh_world(folder, "github")
     try:
         seed(world.daily)
-        assert world.daily.daily() == 0
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert world.daily.daily() == 0
         spent: list[float] = []
         timed(claim.RunClaim, "take", spent)
         timed(recover, "reconcile", spent)
         pushes: list[float] = []
         timed(Git, "push", pushes)
+        log = world.daily.harness.requests
+        reconcile_requests: list[int] = []
+        original = recover.reconcile
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            before = log.count()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                reconcile_requests.append(log.count() - before)
+
+        recover.reconcile = counted  # type: ignore[assignment]
         walls: list[float] = []
         shares: list[float] = []
         requests: list[int] = []
         for _ in range(repeat):
             spent.clear()
             pushes.clear()
-            world.daily.harness.requests.clear()
+            log.clear()
             started = time.perf_counter()
-            assert world.daily.daily() == 0
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert world.daily.daily() == 0
             walls.append(time.perf_counter() - started)
             shares.append(sum(spent))
-            requests.append(world.daily.harness.requests.count())
+            requests.append(log.count())
         print(f"a run with nothing to do, x{repeat} (github)")
         print(f"  wall time, median             {statistics.median(walls) * 1000:.0f} ms")
         print(f"  claim + reconcile, median     {statistics.median(shares) * 1000:.0f} ms")
@@ -159,7 +177,10 @@ def claim_cost(folder: Path, repeat: int) -> None:
         print(
             f"  git pushes per run            {len(pushes)} (the claim, and the state write that releases it)"
         )
-        print(f"  host API requests per run     {statistics.median(requests):.0f}")
+        print(
+            f"  host API requests per run     {statistics.median(requests):.0f}"
+            f" (reconcile: {statistics.median(reconcile_requests):.0f})"
+        )
     finally:
         world.close()
 
