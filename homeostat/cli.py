@@ -35,6 +35,9 @@ COMMANDS: dict[str, str] = {
     "mcp": "serve the KB to MCP clients over stdio",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
     "eval": "measure rule selection against eval/selection.yaml",
+    "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
+    "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
+    "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
 }
 
 EXIT_INTERNAL = 3
