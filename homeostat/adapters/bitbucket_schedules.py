@@ -18,7 +18,7 @@ from homeostat.core.hosts import RepoRef
 from homeostat.core.schedules import PipelineSchedule
 from homeostat.errors import HostError
 
-READ_SCOPE = "pipeline (read)"
+READ_SCOPE = "pipeline (read), and pipeline:write to create schedules"
 WRITE_SCOPE = "pipeline:write"
 
 

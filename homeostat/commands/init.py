@@ -357,7 +357,13 @@ def _next_steps(config: Config, created_schedules: bool) -> list[str]:
             " secured repository variables"
         )
         steps.append(f"  - protect {base}: require pull requests and a passing build")
-        if not created_schedules:
+        if created_schedules:
+            steps.append(
+                "  - Bitbucket has no scheduler in the repository: the schedules above live in Bitbucket"
+                " (Repository settings > Pipelines > Schedules); rerun with --create-schedules after"
+                " changing agents.schedules"
+            )
+        else:
             steps.append(
                 "  - Bitbucket has no scheduler in the repository: the custom pipelines run only on a"
                 " schedule kept in Bitbucket. Once the file is pushed, run `homeostat init"

@@ -183,6 +183,13 @@ def check_branch_protection(setup: Setup, config: Config) -> Finding:
     protection = host.protection
     if protection is None:
         return _warn(name, f"could not read the protection of {branch}: {host.protection_error}", fix)
+    if not protection.known and not protection.protected and config.sources.host == "bitbucket":
+        # Bitbucket shows its restrictions to admins only; GitHub's fallback still reads the branch's flag.
+        return _warn(
+            name,
+            f"cannot tell whether {branch} is protected: the token cannot read the rules (it needs admin)",
+            fix,
+        )
     if not protection.protected:
         return _fail(
             name,
