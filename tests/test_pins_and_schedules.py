@@ -70,16 +70,17 @@ steps:
         (".github/workflows/a.yaml", 2, "homeostat/homeostat/actions/daily@v0.2.0", "0.2.0"),
         (".github/workflows/a.yaml", 5, "version: 0.1.0", "0.1.0"),
     ]
-    assert pinned_version(pins) is None
+    assert pinned_version({".github/workflows/a.yaml": text}) is None  # 0.2.0 and 0.1.0: not one version
 
 
 def test_pinned_version_is_the_one_exact_version_or_none() -> None:
-    one = find_pins({"bitbucket-pipelines.yml": "image: ghcr.io/homeostat/homeostat:0.2.0\n"})
-    assert pinned_version(one) == "0.2.0"
-    assert pinned_version([]) is None
-    assert (
-        pinned_version(find_pins({"bitbucket-pipelines.yml": "image: ghcr.io/homeostat/homeostat\n"})) is None
-    )
+    sha = {".github/workflows/a.yml": f"    - uses: homeostat/daily@{SHA} # v0.2.0\n"}
+    assert pinned_version(sha) == "0.2.0"
+    moving = {
+        "bitbucket-pipelines.yml": "image: ghcr.io/homeostat/homeostat:0.2.0\n  - pipe: docker://ghcr.io/homeostat/homeostat\n"
+    }
+    assert pinned_version(moving) == "0.2.0"  # the moving pin names no version; doctor reports it
+    assert pinned_version({"README.md": "uses: homeostat/daily@v0.1.0\n"}) is None
 
 
 @pytest.mark.parametrize(

@@ -1,11 +1,14 @@
-"""Which Homeostat version a KB's CI files run: one reader for `doctor`, `init` and the plugin.
+"""The Homeostat version a KB pins in its CI files: one reader for `doctor`, `init` and the plugin.
 
-The version a team runs is whatever its own CI files pin, so this reads their text, not a setting:
-action refs (`homeostat/daily@v0.2.0`, `homeostat/homeostat/actions/daily@v0.2.0`, or a commit SHA
-followed by its `# v0.2.0` comment), the `version:` input a step may set on one of those actions, image
-references (`ghcr.io/homeostat/homeostat:0.2.0`, with or without a digest) and pip pins
-(`homeostat==0.2.0`). A moving ref (`@v0.2`, `@main`, `:latest`, an image with no tag) is a pin too,
-marked floating, because "one exact version everywhere" is the promise it breaks.
+`init` pins every action and image to one exact version, so the KB's own CI files say which Homeostat
+the team runs; the plugin runs that version on laptops too (`homeostat.adapters.runner`), so a session
+and the daily run read the KB the same way, and `doctor` compares it with the running one. This reads
+their text, not a setting: action refs (`homeostat/daily@v0.2.0`,
+`homeostat/homeostat/actions/daily@v0.2.0`, or a commit SHA followed by its `# v0.2.0` comment), the
+`version:` input a step may set on one of those actions, image references
+(`ghcr.io/homeostat/homeostat:0.2.0`, with or without a digest) and pip pins (`homeostat==0.2.0`). A
+moving ref (`@v0.2`, `@main`, `:latest`, an image with no tag) is a pin too, marked floating, because
+"one exact version everywhere" is the promise it breaks.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ from dataclasses import dataclass
 
 GITHUB_WORKFLOWS = ".github/workflows/"
 BITBUCKET_PIPELINES = "bitbucket-pipelines.yml"
+CI_FILES = (GITHUB_WORKFLOWS.rstrip("/"), BITBUCKET_PIPELINES)  # the folder and the file CI runs from
 
-_EXACT = re.compile(r"^\d+\.\d+\.\d+(?:(?:a|b|rc)\d+|\.post\d+|\.dev\d+)?$")
+_EXACT = re.compile(r"^\d+\.\d+\.\d+(?:[-+.]?[0-9A-Za-z][\w.]*)?$")
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 _USES = re.compile(
     r"^(?P<indent>\s*(?:-\s+)?)uses:\s*[\"']?(?P<ref>homeostat/[\w.-]+(?:/[\w./-]+)?@(?P<at>[\w.-]+))"
@@ -111,9 +115,14 @@ def _version_inputs(path: str, lines: list[str], number: int, key_column: int) -
     return found
 
 
-def pinned_version(pins: list[Pin]) -> str | None:
-    """The one exact version every pin names, or None when they disagree, float or there are none."""
-    versions = {pin.version for pin in pins}
-    if len(versions) != 1 or any(pin.floating for pin in pins):
-        return None
-    return versions.pop() or None
+def pinned_version(files: Mapping[str, str]) -> str | None:
+    """The one exact version the CI files among `files` pin, or None when they pin none or disagree
+    (then nothing is pinned for sure, and the caller runs its own version). Moving refs name no
+    version and are left out here; `doctor` reports them."""
+    versions = {pin.version for pin in find_pins(files) if pin.version}
+    return versions.pop() if len(versions) == 1 else None
+
+
+def is_version(text: str) -> bool:
+    """Whether `text` is one exact release (`0.2.0`, `0.3.0rc1`), as a versions folder is named."""
+    return bool(_EXACT.match(text))

@@ -19,10 +19,10 @@ from homeostat.adapters import work_tree
 from homeostat.adapters.event_log import RETENTION_DAYS, events_path, log_summary
 from homeostat.adapters.git import redact
 from homeostat.adapters.kb_files import read_tree
+from homeostat.adapters.runner import ci_files
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.doctor import EventLogFacts, HostFacts, Setup
 from homeostat.core.kb import CONFIG_FILE, load_kb
-from homeostat.core.pins import BITBUCKET_PIPELINES, GITHUB_WORKFLOWS
 from homeostat.core.scaffold import IGNORED, ignores_state
 from homeostat.errors import HomeostatError
 
@@ -76,16 +76,12 @@ def _kb(root: Path) -> tuple[Config | None, str, frozenset[str], int, int]:
 
 
 def _files(root: Path) -> dict[str, str]:
-    """The CI files and CODEOWNERS as committed in the checkout."""
-    paths = sorted((root / GITHUB_WORKFLOWS).glob("*.y*ml")) if (root / GITHUB_WORKFLOWS).is_dir() else []
-    paths += [root / BITBUCKET_PIPELINES, *(root / name for name in CODEOWNERS_FILES)]
-    found: dict[str, str] = {}
-    for path in paths:
+    """The CI files (as the plugin reads them for its pin) and CODEOWNERS, as in the checkout."""
+    found = ci_files(root)
+    for name in CODEOWNERS_FILES:
+        path = root / name
         if path.is_file():
-            try:
-                found[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
+            found[name] = path.read_text(encoding="utf-8", errors="replace")
     return found
 
 
