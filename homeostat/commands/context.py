@@ -28,6 +28,7 @@ from homeostat.adapters.search_index import (
     touched_from_git,
 )
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import note_unreadable
 from homeostat.core.render_view import (
     Block,
     LineCounter,
@@ -90,6 +91,7 @@ def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = 
     root = Path(kb_dir(kb))
     loaded = load_corpus(root)
     corpus = loaded.corpus
+    note_unreadable(corpus.unreadable)
     identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
     names = [r.name for r in corpus.repos]
     if repo is not None and corpus.multi_repo and repo not in names:
