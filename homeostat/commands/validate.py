@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.kb_files import read_ref, read_tree, write_changed
+from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
+from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
-from homeostat.core.kb import load_kb
+from homeostat.core.kb import CONFIG_FILE, load_kb
 from homeostat.core.report_format import (
     code_insights,
     format_json,
@@ -29,7 +29,7 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
-from homeostat.core.validate import ValidationResult, validate_kb
+from homeostat.core.validate import ValidationResult, config_readable, validate_kb
 from homeostat.errors import ConfigError, HomeostatError
 
 
@@ -70,12 +70,19 @@ def run(args: argparse.Namespace) -> int:
     if args.ref:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
-        files = read_ref(Git(root), args.ref)
+        git, folder = kb_repository(root)
+        files = read_ref(git, args.ref, folder)
     else:
         files = read_tree(root)
     kb = load_kb(files, root=str(root))
     result = validate_kb(kb, today)
     if args.fix:
+        if not config_readable(result.findings):
+            first = next(f for f in result.errors if f.file == CONFIG_FILE)
+            raise ConfigError(
+                f"--fix: {first.file}:{first.line}: {first.message}; fix homeostat.yaml first "
+                "(cached scores depend on its members and roles)"
+            )
         written = write_changed(root, fix_cached_fields(kb, result.cache))
         for rel in written:
             print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
@@ -110,20 +117,15 @@ def repo_relative(findings: list[Finding], root: Path, workspace: str | None) ->
 
 
 def publish_to_ci(result: ValidationResult, root: Path, *, insights: bool) -> None:
-    """Annotations, a summary and step outputs on GitHub Actions; Code Insights on Bitbucket Pipelines."""
+    """Annotations (on stderr, apart from the report), a summary and step outputs on GitHub Actions;
+    Code Insights on Bitbucket Pipelines."""
     findings = list(result.findings)
     rules, documents = len(result.kb.rules), len(result.kb.documents)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
+    if in_github_actions():
         located = repo_relative(findings, root, os.environ.get("GITHUB_WORKSPACE"))
-        sys.stdout.write(github_annotations(located))
-        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary_path:
-            with open(summary_path, "a", encoding="utf-8") as handle:
-                handle.write(github_summary(located, rules, documents))
-        output_path = os.environ.get("GITHUB_OUTPUT")
-        if output_path:
-            with open(output_path, "a", encoding="utf-8") as handle:
-                handle.write(f"errors={len(result.errors)}\nwarnings={len(result.warnings)}\n")
+        write_commands(github_annotations(located))
+        append_summary(github_summary(located, rules, documents))
+        write_outputs({"errors": str(len(result.errors)), "warnings": str(len(result.warnings))})
     if insights and os.environ.get("BITBUCKET_BUILD_NUMBER") and os.environ.get("BITBUCKET_COMMIT"):
         report, annotations = code_insights(findings, rules, documents)
         print(f"homeostat: {post_validation_report(os.environ, report, annotations)}", file=sys.stderr)
