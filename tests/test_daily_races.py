@@ -203,3 +203,14 @@ def test_a_claim_of_a_process_gone_from_this_machine_is_dead_and_elsewhere_only_
     child.wait()
     assert not owner_alive(me.model_copy(update={"pid": child.pid}))
     assert owner_alive(me.model_copy(update={"pid": child.pid, "machine": "another-machine"}))
+
+
+def test_a_deleted_pr_branch_is_never_read_stale_from_an_earlier_fetch(world: DailyWorld) -> None:
+    checkout = Git(world.checkout())
+    world.harness.push_commit(world.kb_repo, "homeostat/review-cy-2026-11-30", {"knowledge/x.md": "x\n"})
+    spec = "+refs/heads/homeostat/review-*:refs/remotes/origin/homeostat/review-*"
+    checkout.fetch("origin", [spec])
+    assert checkout.rev_parse("refs/remotes/origin/homeostat/review-cy-2026-11-30")
+    world.bare().run("update-ref", "-d", "refs/heads/homeostat/review-cy-2026-11-30")
+    checkout.fetch("origin", [spec])
+    assert checkout.rev_parse("refs/remotes/origin/homeostat/review-cy-2026-11-30") is None
