@@ -74,8 +74,11 @@ _WRITE = "contents:write and pull-requests:write"
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
 
-def github_host_from_env(env: Mapping[str, str], *, retry: RetryPolicy | None = None) -> GitHubHost:
-    """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL."""
+def github_host_from_env(
+    env: Mapping[str, str], *, retry: RetryPolicy | None = None, read_only: bool = False
+) -> GitHubHost:
+    """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL.
+    `read_only` for a command that only reads reviews (curate, learn --url): its token needs no write."""
     for variable in TOKEN_VARIABLES:
         token = env.get(variable, "").strip()
         if token:
@@ -83,7 +86,7 @@ def github_host_from_env(env: Mapping[str, str], *, retry: RetryPolicy | None = 
             return GitHubHost(api_url, token, token_variable=variable, retry=retry)
     raise ConfigError(
         "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
-        "contents:write and pull-requests:write; for GitHub Enterprise also set GITHUB_API_URL"
+        f"{_READ if read_only else _WRITE}; for GitHub Enterprise also set GITHUB_API_URL"
     )
 
 
@@ -395,7 +398,7 @@ class GitHubHost:
             permissions = self._repo(repo).raw_data.get("permissions")
             if not isinstance(permissions, dict):
                 notes.append(f"GitHub did not report the token's permissions on {repo.full_name}")
-                return TokenReach(user, True, False, False, scopes, tuple(notes))
+                return TokenReach(user, True, False, False, scopes, tuple(notes), known=False)
             return TokenReach(
                 user=user,
                 can_read=bool(permissions.get("pull", True)),
@@ -406,6 +409,14 @@ class GitHubHost:
             )
 
         return self._call(f"read what the token may do in {repo.full_name}", "metadata:read", operation)
+
+    def repo_visibility(self, repo: RepoRef) -> str:
+        def operation(_attempt: int) -> str:
+            data = self._repo(repo).raw_data
+            visibility = str(data.get("visibility") or "")
+            return visibility or ("private" if data.get("private") else "public")
+
+        return self._call(f"read the visibility of {repo.full_name}", "metadata:read", operation)
 
     # --- helpers ---------------------------------------------------------------------------------
 
