@@ -17,6 +17,7 @@ from pathlib import Path
 
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
+from homeostat.adapters.token_memo import load_token_counts, save_token_counts
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
@@ -71,11 +72,11 @@ def run(args: argparse.Namespace) -> int:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
         git, folder = kb_repository(root)
-        files = read_ref(git, args.ref, folder)
+        kb = load_kb(read_ref(git, args.ref, folder), root=str(root))  # its bytes not held past loading
     else:
-        files = read_tree(root)
-    kb = load_kb(files, root=str(root))
-    result = validate_kb(kb, today)
+        kb = load_kb(read_tree(root), root=str(root))
+    tokens = load_token_counts(root)
+    result = validate_kb(kb, today, tokens)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)
@@ -87,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
         for rel in written:
             print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
         if written:
-            result = validate_kb(load_kb(read_tree(root), root=str(root)), today)
+            result = validate_kb(load_kb(read_tree(root), root=str(root)), today, tokens)
+    if not args.ref:  # a --ref may name a bare repository: no cache is written beside it
+        save_token_counts(root, tokens)
     emit(result, args.format)
     publish_to_ci(result, root, insights=not args.no_insights)
     return 1 if result.errors else 0
