@@ -19,6 +19,7 @@ from homeostat.adapters.github_actions import append_summary, in_github_actions,
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.adapters.token_memo import load_token_counts, save_token_counts
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import Progress
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
 from homeostat.core.kb import CONFIG_FILE, load_kb
@@ -72,11 +73,15 @@ def run(args: argparse.Namespace) -> int:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
         git, folder = kb_repository(root)
-        kb = load_kb(read_ref(git, args.ref, folder), root=str(root))  # its bytes not held past loading
+        files = read_ref(git, args.ref, folder)
     else:
-        kb = load_kb(read_tree(root), root=str(root))
+        files = read_tree(root)
     tokens = load_token_counts(root)
-    result = validate_kb(kb, today, tokens)
+    with Progress("validating") as progress:
+        kb = load_kb(files, root=str(root), on_file=progress.update)
+        del files  # a ref's bytes are not held past loading (a tree's texts are the KB's own)
+        progress.update(progress.done, what="checking")
+        result = validate_kb(kb, today, tokens)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)
