@@ -69,6 +69,7 @@ def parse_today(value: str | None) -> dt.date:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.path or kb_dir(args.kb))
     today = parse_today(args.today)
+    files: Mapping[str, str | bytes]
     if args.ref:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
