@@ -41,9 +41,9 @@ def _check_kb_folder(root: Path) -> None:
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
 
 
-def _read(root: Path, rel: str) -> bytes:
+def _read(root: Path, rel: str) -> str | bytes:
     try:
-        return (root / rel).read_bytes()
+        return _text((root / rel).read_bytes())
     except OSError as exc:
         raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
 
@@ -63,10 +63,13 @@ def _whole_repo_paths(root: Path) -> list[str]:
     return paths
 
 
-def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, bytes]:
-    """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths."""
+def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]:
+    """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths.
+
+    Each file is decoded as it is read (left as bytes when it is not UTF-8, for the loader to report):
+    holding every file's bytes and its text at once doubled the memory of loading a large KB."""
     _check_kb_folder(root)
-    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
+    files: dict[str, str | bytes] = {CONFIG_FILE: _text((root / CONFIG_FILE).read_bytes())}
     if whole_repo:
         for rel in _whole_repo_paths(root):
             files[rel] = _read(root, rel)
@@ -78,6 +81,13 @@ def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, bytes]:
                 files[rel] = _read(root, rel)
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
+
+
+def _text(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
 
 
 def read_ref(git: Git, treeish: str, folder: str = "", *, whole_repo: bool = False) -> dict[str, bytes]:
