@@ -70,11 +70,14 @@ def _rule_span(rule: Rule, source: str, start: int, end: int, line: int) -> Span
 
 def readable_spans(kb: KB) -> list[Span]:
     spans: list[Span] = []
+    sections: set[tuple[str, int]] = set()
     for rule in kb.rules:
         text = kb.files[rule.file]
         if rule.in_topic_file:
             section = kb.topic_section(rule.file, rule.id)
-            if section is not None:
+            # a duplicate id finds the first section again: read it once, as its own rule's
+            if section is not None and (rule.file, section.start) not in sections:
+                sections.add((rule.file, section.start))
                 spans.append(_rule_span(rule, text, section.start, section.end, section.line))
             continue
         front = split_frontmatter(text)
