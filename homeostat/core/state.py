@@ -273,10 +273,32 @@ def _sorted(value: object) -> object:
     return value
 
 
+def _redacted(value: object) -> object:
+    from homeostat.core.secrets import redacted
+
+    if isinstance(value, str):
+        return redacted(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted(item) for item in value]
+    return value
+
+
 def dump_state(model: StateFile) -> bytes:
     """The canonical JSON form (what `json.dumps(sort_keys=True, indent=2, ensure_ascii=False)` gives,
-    made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes."""
-    return to_json(_sorted(model.model_dump(mode="json", by_alias=True)), indent=2) + b"\n"
+    made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes.
+
+    The state branch is never force-pushed, so a secret written to it stays in its history: every
+    string that holds one (a declined lesson's title, say) is redacted first. The whole file is
+    scanned once and only a file with a finding is walked value by value."""
+    from homeostat.core.secrets import find_secrets
+
+    data = _sorted(model.model_dump(mode="json", by_alias=True))
+    raw = to_json(data, indent=2) + b"\n"
+    if find_secrets(raw.decode("utf-8")):
+        raw = to_json(_redacted(data), indent=2) + b"\n"
+    return raw
 
 
 def state_files(
