@@ -69,9 +69,19 @@ def _utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def _redacted(value: str) -> str:
+    from homeostat.core.secrets import redacted  # not loaded by a laptop's sync until a record is made
+
+    return redacted(value)
+
+
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc)]
 Handle = Annotated[str, Field(pattern=_HANDLE.pattern)]
 Text = Annotated[str, Field(min_length=1)]
+# What a run says about a lesson (its title, a decision's reason, a notice): the state branch is never
+# force-pushed, so a secret written there would stay in its history. Redacted whenever a record is
+# made or read.
+FreeText = Annotated[str, AfterValidator(_redacted)]
 
 
 class StateModel(BaseModel):
@@ -89,7 +99,7 @@ class StateModel(BaseModel):
 
 class LessonSource(StateModel):
     type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
-    url: str | None = None
+    url: FreeText | None = None
 
 
 class PullRef(StateModel):
@@ -104,7 +114,7 @@ class DecisionRecord(StateModel):
     hash: Annotated[str, Field(pattern=r"^\S+$")]
     member: Handle
     kind: DecisionKind
-    title: Text
+    title: Annotated[FreeText, Field(min_length=1)]
     rule_id: str | None = None
     area: str | None = None
     source: LessonSource
@@ -112,7 +122,7 @@ class DecisionRecord(StateModel):
     state: ReviewState
     confidence: Annotated[int, Field(ge=0, le=100)]
     breakdown: dict[str, int] = Field(default_factory=dict)
-    reason: str = ""
+    reason: FreeText = ""
     pr: PullRef | None = None
     review_opened_at: UtcDatetime | None = None
     settled_at: UtcDatetime | None = None
@@ -152,7 +162,7 @@ class Heartbeat(StateModel):
 
 class Notice(StateModel):
     kind: NoticeKind
-    message: Text
+    message: Annotated[FreeText, Field(min_length=1)]
 
 
 class Capped(StateModel):
@@ -161,7 +171,7 @@ class Capped(StateModel):
 
 class Failed(StateModel):
     since: UtcDatetime
-    reason: Text
+    reason: Annotated[FreeText, Field(min_length=1)]
 
 
 class Cost(StateModel):
@@ -209,9 +219,9 @@ class JournalEntry(StateModel):
     kind: JournalKind
     member: Handle
     branch: Text
-    title: Text
+    title: Annotated[FreeText, Field(min_length=1)]
     sha: Text  # the commit pushed to `branch`
-    merge_message: str = ""
+    merge_message: FreeText = ""
     records: tuple[DecisionRecord, ...] = ()  # the PR's lessons, as recorded once it lands (no `pr` yet)
     settled: tuple[DecisionRecord, ...] = ()  # settled reviews whose change (retire, approve) it carries
 
@@ -273,32 +283,10 @@ def _sorted(value: object) -> object:
     return value
 
 
-def _redacted(value: object) -> object:
-    from homeostat.core.secrets import redacted
-
-    if isinstance(value, str):
-        return redacted(value)
-    if isinstance(value, dict):
-        return {key: _redacted(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted(item) for item in value]
-    return value
-
-
 def dump_state(model: StateFile) -> bytes:
     """The canonical JSON form (what `json.dumps(sort_keys=True, indent=2, ensure_ascii=False)` gives,
-    made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes.
-
-    The state branch is never force-pushed, so a secret written to it stays in its history: every
-    string that holds one (a declined lesson's title, say) is redacted first. The whole file is
-    scanned once and only a file with a finding is walked value by value."""
-    from homeostat.core.secrets import find_secrets
-
-    data = _sorted(model.model_dump(mode="json", by_alias=True))
-    raw = to_json(data, indent=2) + b"\n"
-    if find_secrets(raw.decode("utf-8")):
-        raw = to_json(_redacted(data), indent=2) + b"\n"
-    return raw
+    made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes."""
+    return to_json(_sorted(model.model_dump(mode="json", by_alias=True)), indent=2) + b"\n"
 
 
 def state_files(
