@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.git import Git, work_tree_files
+from homeostat.console import Progress
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.errors import KBReadError
 
@@ -40,9 +41,9 @@ def _check_kb_folder(root: Path) -> None:
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
 
 
-def _read(root: Path, rel: str) -> bytes:
+def _read(root: Path, rel: str) -> str | bytes:
     try:
-        return (root / rel).read_bytes()
+        return _text((root / rel).read_bytes())
     except OSError as exc:
         raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
 
@@ -62,10 +63,13 @@ def _whole_repo_paths(root: Path) -> list[str]:
     return paths
 
 
-def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, bytes]:
-    """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths."""
+def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]:
+    """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths.
+
+    Each file is decoded as it is read (left as bytes when it is not UTF-8, for the loader to report):
+    holding every file's bytes and its text at once doubled the memory of loading a large KB."""
     _check_kb_folder(root)
-    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
+    files: dict[str, str | bytes] = {CONFIG_FILE: _text((root / CONFIG_FILE).read_bytes())}
     if whole_repo:
         for rel in _whole_repo_paths(root):
             files[rel] = _read(root, rel)
@@ -77,6 +81,13 @@ def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, bytes]:
                 files[rel] = _read(root, rel)
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
+
+
+def _text(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
 
 
 def read_ref(git: Git, treeish: str, folder: str = "", *, whole_repo: bool = False) -> dict[str, bytes]:
@@ -110,8 +121,13 @@ def kb_repository(root: Path) -> tuple[Git, str]:
     raise KBReadError(f"{root}: not inside a git repository; --ref needs the KB's git history")
 
 
-def load_kb_dir(root: Path) -> KB:
-    return load_kb(read_tree(root), root=str(root))
+def load_kb_dir(root: Path, progress: Progress | None = None) -> KB:
+    """The working tree's KB; a large one shows its parsing as progress on stderr."""
+    files = read_tree(root)
+    if progress is not None:  # the caller's, which it finishes
+        return load_kb(files, root=str(root), on_file=progress.update)
+    with Progress("reading the KB") as own:
+        return load_kb(files, root=str(root), on_file=own.update)
 
 
 def load_kb_ref(git: Git, treeish: str) -> KB:

@@ -7,7 +7,7 @@ folder is `knowledge/<repo>/<area>/` and its name `<repo>/<area>`; shared rules 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
@@ -16,6 +16,7 @@ from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import (
     TopicFile,
+    TopicSection,
     is_topic_file,
     load_mapping,
     parse_document,
@@ -63,12 +64,22 @@ class KB:
     unreadable: tuple[Unreadable, ...] = ()
     binaries: Mapping[str, bytes] = field(default_factory=dict)  # files that are not text (images…)
     _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
+    _sections: dict[tuple[str, str], TopicSection] = field(default_factory=dict, compare=False, repr=False)
 
     def rule(self, rule_id: str) -> Rule | None:
         if not self._by_id and self.rules:
             for rule in self.rules:
                 self._by_id.setdefault(rule.id, rule)
         return self._by_id.get(rule_id)
+
+    def topic_section(self, file: str, rule_id: str) -> TopicSection | None:
+        """The first section `{#rule_id}` of topic file `file`; one map for the KB, so looking up
+        every rule's section costs the number of rules, not rules times the sections of their file."""
+        if not self._sections and self.topic_files:
+            for topic_file in self.topic_files:
+                for section in topic_file.sections:
+                    self._sections.setdefault((topic_file.file, section.id), section)
+        return self._sections.get((file, rule_id))
 
     def served_rules(self) -> tuple[Rule, ...]:
         """The rules a reader serves: none from a file, or topic section, that fails the schema."""
@@ -104,8 +115,11 @@ def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, Yaml
 def decode_files(
     files: Mapping[str, str | bytes],
 ) -> tuple[dict[str, str], dict[str, bytes], list[Finding]]:
-    """Bytes become text. A rule, document or config file that is not UTF-8 is a finding, never a
-    crash; any other file that is not is a binary (an image, an archive), kept as bytes."""
+    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash.
+
+    Only Markdown and homeostat.yaml must be text: an image beside a document is no KB file, so one
+    that does not decode is kept as bytes (validate scans its printable strings for secrets).
+    """
     texts: dict[str, str] = {}
     binaries: dict[str, bytes] = {}
     found: list[Finding] = []
@@ -116,7 +130,7 @@ def decode_files(
         try:
             texts[path] = content.decode("utf-8")
         except UnicodeDecodeError as exc:
-            if path != CONFIG_FILE and classify(path) is None:
+            if path != CONFIG_FILE and not path.endswith(".md"):
                 binaries[path] = content
                 continue
             line = content[: exc.start].count(b"\n") + 1
@@ -136,8 +150,13 @@ def classify(path: str) -> tuple[str, str] | None:
     return "rule", "/".join(parts[:-1])
 
 
-def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
-    """Load everything; problems become findings. Raise KBReadError only when there is no KB at all."""
+def load_kb(
+    files: Mapping[str, str | bytes], *, root: str = ".", on_file: Callable[[int, int], None] | None = None
+) -> KB:
+    """Load everything; problems become findings. Raise KBReadError only when there is no KB at all.
+
+    `on_file(done, total)` is told as each KB file is parsed, for a caller that shows progress.
+    """
     if CONFIG_FILE not in files:
         raise KBReadError(
             f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
@@ -158,7 +177,10 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         for f in problems
         if (kind := classify(f.file)) is not None
     ]
-    for path in sorted(texts):
+    paths = [path for path in sorted(texts) if classify(path) is not None]
+    for done, path in enumerate(paths, 1):
+        if on_file is not None:
+            on_file(done, len(paths))
         kind = classify(path)
         if kind is None:
             continue

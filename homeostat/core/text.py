@@ -67,6 +67,8 @@ def is_valid_id(value: str) -> bool:
 
 def count_words(text: str) -> int:
     """Words as a reader counts them: each CJK character is a word, other scripts split on spaces."""
+    if text.isascii():  # no CJK to find: the common case, and validate counts every rule's parts
+        return len(text.split())
     cjk = len(_CJK.findall(text))
     rest = _CJK.sub(" ", text)
     return cjk + len(rest.split())
@@ -105,3 +107,8 @@ def content_hash(*parts: str) -> str:
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()[:16]
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`: counts in messages read as English."""
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"

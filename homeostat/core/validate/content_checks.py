@@ -12,7 +12,7 @@ from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import KB
 from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
-from homeostat.core.model import Rule
+from homeostat.core.model import Document, Rule
 from homeostat.core.risky import find_risks
 from homeostat.core.secrets import find_emails, find_secrets
 from homeostat.core.signoff import document_fingerprint, rule_fingerprint
@@ -21,30 +21,50 @@ _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Span:
     """A piece of a file an agent reads, with the line it starts on, who signed off its risks and on
-    what text (`signed`), and the fingerprint of the text it holds now (`fingerprint`)."""
+    what text (`signed`), and the rule or document it belongs to (for the fingerprint of its text now).
+
+    It holds its place, not a copy: at 100,000 rules the copies of every section would be 100 MB
+    held at once, where cutting `text` when a check reads it keeps one at a time."""
 
     file: str
-    text: str
+    source: str  # the text it is cut from
+    start: int
+    end: int
     line: int
     label: str
     risk_reviewed_by: str = ""
     signed: str = ""
-    fingerprint: str = ""
+    rule: Rule | None = None
+    document: Document | None = None
+
+    @property
+    def text(self) -> str:
+        return self.source[self.start : self.end]
+
+    @property
+    def fingerprint(self) -> str:
+        """Of the rule or document as it reads now; computed only for a span with risky content."""
+        if self.rule is not None:
+            return rule_fingerprint(self.rule)
+        assert self.document is not None
+        return document_fingerprint(self.document, self.text)
 
 
-def _rule_span(rule: Rule, text: str, line: int) -> Span:
+def _rule_span(rule: Rule, source: str, start: int, end: int, line: int) -> Span:
     meta = rule.meta
     return Span(
         rule.file,
-        text,
+        source,
+        start,
+        end,
         line,
         f"rule {rule.id}",
         meta.risk_reviewer,
         meta.risk_fingerprint,
-        rule_fingerprint(rule),
+        rule,
     )
 
 
@@ -53,20 +73,18 @@ def readable_spans(kb: KB) -> list[Span]:
     for rule in kb.rules:
         text = kb.files[rule.file]
         if rule.in_topic_file:
-            section = next(
-                (s for t in kb.topic_files if t.file == rule.file for s in t.sections if s.id == rule.id),
-                None,
-            )
+            section = kb.topic_section(rule.file, rule.id)
             if section is not None:
-                spans.append(_rule_span(rule, text[section.start : section.end], section.line))
+                spans.append(_rule_span(rule, text, section.start, section.end, section.line))
             continue
         front = split_frontmatter(text)
         if front is not None:
             title_line = next(
                 (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), rule.line
             )
-            spans.append(_rule_span(rule, rule.meta.title, title_line))
-            spans.append(_rule_span(rule, front.body, front.body_line))
+            title = rule.meta.title
+            spans.append(_rule_span(rule, title, 0, len(title), title_line))
+            spans.append(_rule_span(rule, text, front.body_offset, len(text), front.body_line))
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
@@ -75,12 +93,14 @@ def readable_spans(kb: KB) -> list[Span]:
             spans.append(
                 Span(
                     document.file,
-                    front.body,
+                    text,
+                    front.body_offset,
+                    len(text),
                     front.body_line,
                     f"document {document.doc_id}",
                     meta.risk_reviewer,
                     meta.risk_fingerprint,
-                    document_fingerprint(document, front.body),
+                    document=document,
                 )
             )
     return spans
@@ -208,6 +228,8 @@ def check_links(spans: Sequence[Span]) -> list[Finding]:
     found: list[Finding] = []
     for span in spans:
         text = span.text  # Homeostat's comments hold no Markdown links
+        if "](" not in text:  # every link has one; most rules have no link at all
+            continue
         for match in _LINK.finditer(text):
             target = match.group(1)
             line = span.line + text.count("\n", 0, match.start())
@@ -238,8 +260,8 @@ def check_links(spans: Sequence[Span]) -> list[Finding]:
 def check_conflict_markers(kb: KB) -> list[Finding]:
     found: list[Finding] = []
     for path, text in kb.files.items():
-        if not path.endswith((".md", ".yaml", ".yml")):
-            continue
+        if not path.endswith((".md", ".yaml", ".yml")) or ("<<<<<<<" not in text and ">>>>>>>" not in text):
+            continue  # without a `<<<<<<<` or `>>>>>>>` line there is no conflict to report
         markers = [
             (m.group(1)[0], text.count("\n", 0, m.start()) + 1) for m in CONFLICT_MARKER.finditer(text)
         ]
