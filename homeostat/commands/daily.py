@@ -30,6 +30,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
+from homeostat.core.secrets import redacted
 from homeostat.errors import ConfigError, GitError
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
 
@@ -150,12 +151,14 @@ def ci_report_of(result: DailyResult, options: DailyOptions, stats: RunStats) ->
     counts = dict(report.decided) if report is not None else dict(Counter(d.outcome for d in live))
     return DailyReport(
         counts=counts,
-        rows=[
-            DecisionRow(d.outcome, d.confidence.total, d.lesson.member, d.lesson.title, d.reason)
+        rows=[  # the job summary is public to the repo's readers: nothing said about a lesson leaks
+            DecisionRow(
+                d.outcome, d.confidence.total, d.lesson.member, redacted(d.lesson.title), redacted(d.reason)
+            )
             for d in live
         ],
         pr_urls=[pr.url for pr in result.prs],
-        notices=[(n.kind, n.message) for n in report.notices] if report is not None else [],
+        notices=[(n.kind, redacted(n.message)) for n in report.notices] if report is not None else [],
         cost_usd=None if options.offline else stats.cost_usd,
         dry_run=options.dry_run,
         failed=report.failed.reason if report is not None and report.failed else None,

@@ -27,7 +27,7 @@ from homeostat.core.scanners.structure import cards, jwts, private_keys
 from homeostat.core.scanners.tokens import find_tokens
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 
-__all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets"]
+__all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets", "redacted"]
 
 
 @dataclass(frozen=True)
@@ -175,6 +175,11 @@ def redact_secrets(text: str) -> tuple[str, int]:
         last = hit.end
     parts.append(text[last:])
     return "".join(parts), len(hits)
+
+
+def redacted(text: str) -> str:
+    """`text` with every secret replaced: what a run may write or print about a lesson."""
+    return redact_secrets(text)[0] if text else text
 
 
 _EMAIL = re.compile(

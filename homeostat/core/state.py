@@ -69,9 +69,19 @@ def _utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
+def _redacted(value: str) -> str:
+    from homeostat.core.secrets import redacted  # not loaded by a laptop's sync until a record is made
+
+    return redacted(value)
+
+
 UtcDatetime = Annotated[AwareDatetime, AfterValidator(_utc)]
 Handle = Annotated[str, Field(pattern=_HANDLE.pattern)]
 Text = Annotated[str, Field(min_length=1)]
+# What a run says about a lesson (its title, a decision's reason, a notice): the state branch is never
+# force-pushed, so a secret written there would stay in its history. Redacted whenever a record is
+# made or read.
+FreeText = Annotated[str, AfterValidator(_redacted)]
 
 
 class StateModel(BaseModel):
@@ -89,7 +99,7 @@ class StateModel(BaseModel):
 
 class LessonSource(StateModel):
     type: Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]*$")]
-    url: str | None = None
+    url: FreeText | None = None
 
 
 class PullRef(StateModel):
@@ -104,7 +114,7 @@ class DecisionRecord(StateModel):
     hash: Annotated[str, Field(pattern=r"^\S+$")]
     member: Handle
     kind: DecisionKind
-    title: Text
+    title: Annotated[FreeText, Field(min_length=1)]
     rule_id: str | None = None
     area: str | None = None
     source: LessonSource
@@ -112,7 +122,7 @@ class DecisionRecord(StateModel):
     state: ReviewState
     confidence: Annotated[int, Field(ge=0, le=100)]
     breakdown: dict[str, int] = Field(default_factory=dict)
-    reason: str = ""
+    reason: FreeText = ""
     pr: PullRef | None = None
     review_opened_at: UtcDatetime | None = None
     settled_at: UtcDatetime | None = None
@@ -152,7 +162,7 @@ class Heartbeat(StateModel):
 
 class Notice(StateModel):
     kind: NoticeKind
-    message: Text
+    message: Annotated[FreeText, Field(min_length=1)]
 
 
 class Capped(StateModel):
@@ -161,7 +171,7 @@ class Capped(StateModel):
 
 class Failed(StateModel):
     since: UtcDatetime
-    reason: Text
+    reason: Annotated[FreeText, Field(min_length=1)]
 
 
 class Cost(StateModel):
@@ -209,9 +219,9 @@ class JournalEntry(StateModel):
     kind: JournalKind
     member: Handle
     branch: Text
-    title: Text
+    title: Annotated[FreeText, Field(min_length=1)]
     sha: Text  # the commit pushed to `branch`
-    merge_message: str = ""
+    merge_message: FreeText = ""
     records: tuple[DecisionRecord, ...] = ()  # the PR's lessons, as recorded once it lands (no `pr` yet)
     settled: tuple[DecisionRecord, ...] = ()  # settled reviews whose change (retire, approve) it carries
 

@@ -23,6 +23,8 @@ here, once:
   (`team.reviewers`, else the owning teams, else seniors and leads); a refusal is a printed notice.
 - `Publisher.record(files, branch=..., message=...)` merges state files into the state branch,
   never force-pushed (see `homeostat.adapters.state_store`).
+- Every PR title, body, comment and commit message is redacted on its way out: what a run says
+  about a lesson (a declined one's title, say) never carries a secret to the host or into history.
 - For finishing or undoing what a killed run left: `open_pulls(prefix)`, `branches(prefix)`,
   `merged_since(base, since, title)` (the squash commit a PR left on the base), `close(pull, why)`
   and `delete_branch(branch)`.
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 from homeostat.adapters.git import Git
@@ -41,6 +43,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.bodies import render
 from homeostat.core.daily.reviewers import choose_reviewers
 from homeostat.core.hosts import Capability, CodeHost, MergeResult, PullInfo, PullState, RepoRef
+from homeostat.core.secrets import redacted
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
 
@@ -120,7 +123,8 @@ class Publisher:
         return candidate
 
     def commit(self, base_sha: str, files: Mapping[str, str], message: str) -> str:
-        return self.git.commit_files(base_sha, {p: t.encode("utf-8") for p, t in files.items()}, message)
+        encoded = {p: t.encode("utf-8") for p, t in files.items()}
+        return self.git.commit_files(base_sha, encoded, redacted(message))
 
     def push(self, branch: str, sha: str) -> None:
         pushed = self.git.push(self.remote, sha, branch)
@@ -132,6 +136,7 @@ class Publisher:
     def open(self, change: Change, before_push: Callable[[str], None] | None = None) -> Published:
         """Commit, push, and find-or-open the PR on the change's branch."""
         host, repo = self.host
+        change = replace(change, title=redacted(change.title), body=redacted(change.body))
         sha = self.commit(change.base_sha, change.files, change.commit_message)
         if before_push is not None:
             before_push(sha)
@@ -143,7 +148,7 @@ class Publisher:
     def merge(self, number: int, sha: str, title: str, message: str) -> MergeResult:
         """Squash-merge PR `number` with our own title and message, only while its head is `sha`."""
         host, repo = self.host
-        return host.merge_pull(repo, number, title, message, sha)
+        return host.merge_pull(repo, number, redacted(title), redacted(message), sha)
 
     def land(self, published: Published, title: str, message: str) -> MergeResult:
         """Merge and delete the branch; on a refusal, leave the PR open with a commit whose checks run."""
@@ -192,7 +197,7 @@ class Publisher:
     def close(self, pull: PullInfo, why: str) -> None:
         """Close a PR with one comment saying why, and delete its branch."""
         host, repo = self.host
-        host.add_comment(repo, pull.number, why)
+        host.add_comment(repo, pull.number, redacted(why))
         host.close_pull(repo, pull.number)
         self.delete_branch(pull.head_branch)
 

@@ -3,7 +3,9 @@
 Merge at `accept` (70) or more, `coreAccept` (80) for core or a `**` scope; decline below `decline`
 (35), on a validation error, or as a duplicate (which reconfirms the original); otherwise review, and
 always review risky content, conflicts, documents, suggested new topics and areas outside
-`scoring.autoMerge`. A flag merges at once: its rule becomes disputed and a reviewer settles it.
+`scoring.autoMerge`. A flag merges at once: its rule becomes disputed and a reviewer settles it; but
+a flag whose reason fails validation or holds risky content is declined, since its reason would land
+in the rule with no person reading it.
 """
 
 from __future__ import annotations
@@ -45,10 +47,12 @@ def merge_threshold(lesson: Lesson, config: Config) -> int:
 
 def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Config) -> Decision:
     weights = config.scoring.confidence
-    if lesson.kind == "flag":
-        return Decision("merge", f"flag on {lesson.target}: the rule is disputed until a reviewer settles it")
     if checks.validation_errors:
         return Decision("decline", f"fails validation: {checks.validation_errors[0]}")
+    if lesson.kind == "flag":
+        if checks.risky:
+            return Decision("decline", f"the flag's reason holds risky content: {checks.risky[0]}")
+        return Decision("merge", f"flag on {lesson.target}: the rule is disputed until a reviewer settles it")
     if checks.duplicate_of:
         return Decision("duplicate", f"repeats {checks.duplicate_of}, which is reconfirmed")
     if checks.waits_with:

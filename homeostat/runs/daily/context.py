@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
+from homeostat.core.secrets import redacted
 from homeostat.core.state import (
     DecisionRecord,
     Heartbeat,
@@ -112,8 +114,8 @@ class CountingAsker:
         self.tally = tally
 
     def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        try:
-            answer = self.inner.ask(system, user, schema)
+        try:  # a pending lesson's text is the developer's, unredacted: no secret in it reaches a model
+            answer = self.inner.ask(system, redacted(user), schema)
         except SpendingCapError:
             raise
         except HomeostatError as exc:
@@ -126,6 +128,20 @@ class CountingAsker:
         else:
             self.tally.answered += 1
         return answer
+
+
+class RedactingOut(io.TextIOBase):
+    """The run's output stream: whatever a step prints about a lesson passes redaction first."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self.inner = inner
+
+    def write(self, text: str) -> int:
+        self.inner.write(redacted(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.inner.flush()
 
 
 class NoModel:
@@ -231,7 +247,7 @@ class DailyContext:
         self.options = options
         self.dry = options.dry_run or options.show_prompts
         self.tally = CallTally()
-        self.out = deps.out
+        self.out: TextIO = RedactingOut(deps.out)  # type: ignore[assignment]
         self._publisher: Publisher | None = None
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
 

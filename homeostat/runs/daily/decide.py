@@ -31,6 +31,7 @@ from homeostat.core.daily.consolidate import (
     merge_candidates,
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
+from homeostat.core.daily.field_checks import field_problems
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.findings import Finding
@@ -210,11 +211,12 @@ def score_all(
 
 
 def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:
-    """The lesson as the update would land: the rewritten rule, in the rule's own area and scope."""
+    """The lesson as the update would land: the rewritten rule, in the rule's own area and scope,
+    with the rule's own example (an update keeps it), so the judge and the checks read what merges."""
     effective = lesson.with_changes(title=consolidation.title, rule=consolidation.rule, why=consolidation.why)
     rule = kb.rule(consolidation.target)
     if rule is not None:
-        effective = effective.with_changes(area=rule.area, scope=rule.meta.scope)
+        effective = effective.with_changes(area=rule.area, scope=rule.meta.scope, example=rule.example or "")
     return effective
 
 
@@ -226,7 +228,12 @@ def validate_draft(
     consolidation: Consolidation | None,
     checks: Checks,
 ) -> Checks:
-    """Apply the lesson to a scratch copy and validate the files it touched."""
+    """Check the lesson's own fields, then apply it to a scratch copy and validate the files it
+    touched: the findings are those of the text as it would land (an update already rewritten)."""
+    secrets, field_risky = field_problems(lesson, config)
+    if secrets:
+        return replace(checks, validation_errors=secrets)
+    checks = replace(checks, risky=checks.risky + field_risky)
     if lesson.kind == "flag" or checks.validation_errors:
         return checks
     edit = KbEdit.of(kb, ctx.now().date())
@@ -249,12 +256,17 @@ def validate_draft(
     new = new_errors(kb.files, changed, ctx.now().date())
     risky = tuple(f.message for f in new if f.check == "risky")
     others = tuple(f.message for f in new if f.check != "risky")
-    return replace(checks, risky=risky, validation_errors=others)
+    return replace(checks, risky=checks.risky + risky, validation_errors=others)
+
+
+# Findings that are never forgiven because the file had them before: what merges must hold none.
+_ALWAYS_NEW = ("risky", "secret")
 
 
 def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
     """Errors the change brings into the files it touches, checked on those files alone (fast on a
-    large KB; whole-KB checks run once on each PR)."""
+    large KB; whole-KB checks run once on each PR). Risky content and secrets in a touched file count
+    even when the file had them before."""
     config = {"homeostat.yaml": files["homeostat.yaml"], "knowledge/": ""}
     before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
     after = validate_files({**config, **changed}, today)
@@ -264,7 +276,7 @@ def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.d
         key = (finding.file, finding.check, finding.message)
         if finding.file not in changed or finding.check in ("conflict", "cache"):
             continue
-        if seen[key]:
+        if seen[key] and finding.check not in _ALWAYS_NEW:
             seen[key] -= 1
             continue
         new.append(finding)

@@ -204,8 +204,9 @@ def apply_landing(edit: KbEdit, kb: KB, landing: Sequence[Decided]) -> list[Deci
                 edit.reconfirm(d.target, d.lesson.url)
                 reconfirmed.add(d.target)
             elif d.is_update and d.update is not None:
-                edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
-                d.rule_id = d.update.target
+                u = d.update
+                edit.update(u.target, d.lesson, u.title, u.rule, u.why, approved_by=(d.lesson.originator,))
+                d.rule_id = u.target
             else:
                 d.rule_id = edit.add_new(d.lesson, approved_by=(d.lesson.originator,))
             applied.append(d)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.notify import queue_items, review_queue_message
+from homeostat.core.secrets import redacted
 from homeostat.core.state import (
     Capped,
     Cost,
@@ -140,7 +142,7 @@ def notify(ctx: DailyContext, config: Config, run: RunState) -> None:
     if text is None:
         return
     try:
-        ctx.deps.notifier.post(text)
+        ctx.deps.notifier.post(replace(text, text=redacted(text.text)))
     except HomeostatError as exc:
         print(f"notice: the Slack notice was not posted: {exc}", file=ctx.out)
 
