@@ -339,7 +339,7 @@ def test_image_is_pinned_non_root_and_runs_homeostat() -> None:
     assert users and users[-1].split(":")[0] not in {"0", "root"}
     assert ("ENTRYPOINT", '["homeostat"]') in instructions
     runs = " ".join(rest for word, rest in instructions if word == "RUN")
-    assert "pip install --no-cache-dir -r requirements.lock" in runs
+    assert "-r requirements.lock" in runs
     assert "--no-deps" in runs
     assert re.search(r"\bgit=\S+", runs), "git must be installed (the entrypoints run git)"
 
@@ -375,15 +375,40 @@ def test_dockerignore_keeps_what_the_dockerfile_copies() -> None:
 # --- requirements.lock ----------------------------------------------------------------------------
 
 
-def lock_pins() -> dict[str, str]:
-    pins: dict[str, str] = {}
-    for line in LOCK.read_text(encoding="utf-8").splitlines():
+def lock_entries() -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, sha256 hashes), from `name==version \\` lines and their `--hash=` lines."""
+    text = re.sub(r"\s*\\\n\s*", " ", LOCK.read_text(encoding="utf-8"))
+    entries: dict[str, tuple[str, list[str]]] = {}
+    for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([\w.+!-]+)", line.strip())
-        assert match, f"requirements.lock: {line!r} is not an exact name==version pin"
-        pins[canonicalize_name(match.group(1))] = match.group(2)
-    return pins
+        match = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==([\w.+!-]+)((?: --hash=sha256:[0-9a-f]{64})*)", line.strip()
+        )
+        assert match, f"requirements.lock: {line[:80]!r} is not an exact name==version pin with its hashes"
+        hashes = re.findall(r"sha256:([0-9a-f]{64})", match.group(3))
+        entries[canonicalize_name(match.group(1))] = (match.group(2), hashes)
+    return entries
+
+
+def lock_pins() -> dict[str, str]:
+    return {name: version for name, (version, _) in lock_entries().items()}
+
+
+def test_every_locked_package_carries_its_hashes() -> None:
+    """pip --require-hashes refuses a lock with an unhashed line; the image build depends on that."""
+    unhashed = [name for name, (_, hashes) in lock_entries().items() if not hashes]
+    assert not unhashed, f"requirements.lock has no --hash for {unhashed}: regenerate it (docs/actions.md)"
+    runs = " ".join(rest for word, rest in dockerfile_instructions() if word == "RUN")
+    assert "pip install --no-cache-dir --require-hashes -r requirements.lock" in runs
+
+
+def test_the_build_backend_is_locked_as_pyproject_pins_it() -> None:
+    build = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
+    [backend] = build["requires"]
+    name, _, version = backend.partition("==")
+    assert version, f"pyproject.toml [build-system] requires {backend!r}: pin it exactly"
+    assert lock_pins().get(canonicalize_name(name)) == version
 
 
 def test_lock_pins_every_direct_dependency_as_pyproject_does() -> None:
@@ -397,6 +422,8 @@ def test_lock_pins_every_direct_dependency_as_pyproject_does() -> None:
             f"requirements.lock pins {name}=={pins[name]} but pyproject.toml says {requirement.specifier}"
         )
     assert canonicalize_name("homeostat") not in pins
+    extra = set(pins) - {canonicalize_name(Requirement(d).name) for d in project["dependencies"]}
+    assert extra, "the lock holds transitive dependencies too"
 
 
 def test_lock_is_closed_under_its_own_requirements() -> None:
