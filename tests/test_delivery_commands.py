@@ -420,3 +420,9 @@ def test_the_checkouts_identity_is_remembered_until_its_git_config_changes(
     git(work, "remote", "set-url", "origin", "https://github.com/example/billing")  # the config file changes
     out = run(capsys, *args)[1]
     assert "(use-theme-spacing)" not in out  # the new origin is read, not the remembered one
+
+
+@pytest.mark.parametrize("days", ["0", "100000000"])
+def test_report_bounds_its_window(kb: Path, capsys: pytest.CaptureFixture[str], days: str) -> None:
+    code, _, err = run(capsys, "report", "--kb", str(kb), "--days", days)
+    assert code == 2 and err == f"homeostat: --days {days}: give a number of days from 1 to 3650\n"
