@@ -30,21 +30,18 @@ IMAGE = "ghcr.io/homeostat/homeostat"
 
 ACTION_FILES = sorted([REPO / "action.yml", *(REPO / "actions").glob("*/action.yml")])
 GITHUB_TEMPLATES = sorted((REPO / "workflows" / "github").glob("*.yml"))
+OWN_WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+# Each action is also its own repository, homeostat/<folder>: what templates and docs name.
+ACTION_REPOS = sorted(p.parent.name for p in (REPO / "actions").glob("*/action.yml"))
+OWN_ACTION = re.compile(
+    rf"homeostat/(?:homeostat(?:/actions/(?P<path>[\w-]+))?|(?P<repo>{'|'.join(ACTION_REPOS)}))@"
+)
 BITBUCKET_TEMPLATE = REPO / "workflows" / "bitbucket" / "bitbucket-pipelines.yml"
 PIPE_FILES = sorted((REPO / "actions").glob("*/pipe.yml"))
 DOCS = REPO / "docs" / "actions.md"
 DOCKERFILE = REPO / "Dockerfile"
 LOCK = REPO / "requirements.lock"
 SCRIPTS = sorted((REPO / "actions").glob("_shared/*.sh"))
-SUITE_FILES = [
-    *ACTION_FILES,
-    *GITHUB_TEMPLATES,
-    BITBUCKET_TEMPLATE,
-    *PIPE_FILES,
-    *(REPO / "actions").glob("*/README.md"),
-    DOCS,
-    DOCKERFILE,
-]
 
 
 def tool(name: str) -> Path:
@@ -66,9 +63,14 @@ def load(path: Path) -> dict:
 
 
 def action_address(action_file: Path) -> str:
-    """How a KB repo's workflow names this action: owner/repo[/path]@vVERSION."""
+    """How this repository's docs head each action: owner/repo[/path]@vVERSION (the monorepo path)."""
     folder = action_file.parent.relative_to(REPO).as_posix()
     return f"{OWNER_REPO}{'' if folder == '.' else '/' + folder}@v{VERSION}"
+
+
+def repo_address(name: str) -> str:
+    """How a KB repo's workflow names an action: its own repository, homeostat/<name>@vVERSION."""
+    return f"homeostat/{name}@v{VERSION}"
 
 
 def uses_lines(path: Path) -> list[str]:
@@ -96,7 +98,12 @@ def actionlint_repo(tmp: Path, workflows: dict[str, str]) -> Path:
 
 def with_local_actions(text: str) -> str:
     """Point our own actions at the copied folders, so actionlint checks `with:` against their inputs."""
-    return re.sub(rf"{OWNER_REPO}(/[\w/-]+)?@v[\w.]+", lambda m: "./" + (m.group(1) or "").lstrip("/"), text)
+
+    def local(match: re.Match[str]) -> str:
+        name = match.group("path") or match.group("repo")
+        return f"./actions/{name}" if name else "./"
+
+    return re.sub(OWN_ACTION.pattern + r"v[\w.]+", local, text)
 
 
 def test_actionlint_accepts_the_github_templates(tmp_path: Path) -> None:
@@ -107,6 +114,15 @@ def test_actionlint_accepts_the_github_templates(tmp_path: Path) -> None:
     repo = actionlint_repo(tmp_path, workflows)
     result = run([tool("actionlint"), "-no-color"], cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_accepts_the_release_workflow(tmp_path: Path) -> None:
+    assert [p.name for p in OWN_WORKFLOWS] == ["release.yml"]
+    repo = actionlint_repo(tmp_path, {p.name: p.read_text(encoding="utf-8") for p in OWN_WORKFLOWS})
+    result = run([tool("actionlint"), "-no-color"], cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    schema = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *OWN_WORKFLOWS])
+    assert schema.returncode == 0, schema.stdout + schema.stderr
 
 
 def test_actionlint_sees_an_input_the_action_does_not_declare(tmp_path: Path) -> None:
@@ -160,14 +176,14 @@ def test_shellcheck_accepts_every_script(tmp_path: Path) -> None:
 # --- the suite's rules ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [*ACTION_FILES, *GITHUB_TEMPLATES], ids=rel)
+@pytest.mark.parametrize("path", [*ACTION_FILES, *GITHUB_TEMPLATES, *OWN_WORKFLOWS], ids=rel)
 def test_third_party_actions_are_pinned_to_a_commit_sha(path: Path) -> None:
     for uses in uses_lines(path):
         if uses.startswith("./"):
             continue
         if uses.startswith("docker://"):
             assert re.search(r"@sha256:[0-9a-f]{64}$", uses), f"{rel(path)}: {uses} is not pinned by digest"
-        elif uses.startswith(f"{OWNER_REPO}/") or uses.startswith(f"{OWNER_REPO}@"):
+        elif OWN_ACTION.match(uses):
             assert uses.endswith(f"@v{VERSION}"), f"{rel(path)}: {uses} must pin Homeostat's exact v{VERSION}"
         else:
             assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}", uses), (
@@ -231,29 +247,6 @@ def test_the_escape_hatch_variable_is_documented() -> None:
     assert "| `HOMEOSTAT_BIN` |" in docs_section("Environment variables")
 
 
-def test_one_version_everywhere() -> None:
-    wrong: list[str] = []
-    for path in SUITE_FILES:
-        text = path.read_text(encoding="utf-8")
-        for found in re.findall(rf"{re.escape(IMAGE)}:([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: image tag {found}")
-        for found in re.findall(rf"{OWNER_REPO}(?:/[\w/-]+)?@v([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: action ref v{found}")
-        for found in re.findall(r"\bhomeostat==([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: pip pin homeostat=={found}")
-    for action_file in ACTION_FILES:
-        default = str((load(action_file)["inputs"]["version"]).get("default"))
-        if default != VERSION:
-            wrong.append(f"{rel(action_file)}: version input default {default}")
-    arg = re.search(r"^ARG HOMEOSTAT_VERSION=(\S+)$", DOCKERFILE.read_text(encoding="utf-8"), re.MULTILINE)
-    if not arg or arg.group(1) != VERSION:
-        wrong.append(f"Dockerfile: ARG HOMEOSTAT_VERSION={arg.group(1) if arg else 'missing'}")
-    assert not wrong, f"not homeostat.VERSION {VERSION}: {wrong}"
-
-
 def test_templates_and_pipe_run_the_same_image() -> None:
     image = f"{IMAGE}:{VERSION}"
     bitbucket = load(BITBUCKET_TEMPLATE)
@@ -270,8 +263,8 @@ def test_templates_and_pipe_run_the_same_image() -> None:
     declared = {v["name"] for v in load(REPO / "actions" / "validate" / "pipe.yml")["variables"]}
     for step in pipe_steps:
         assert set(step["variables"]) <= declared
-    validate_uses = [u for p in GITHUB_TEMPLATES for u in uses_lines(p) if "/actions/validate@" in u]
-    assert validate_uses == [action_address(REPO / "actions" / "validate" / "action.yml")]
+    validate_uses = [u for p in GITHUB_TEMPLATES for u in uses_lines(p) if "validate@" in u]
+    assert validate_uses == [repo_address("validate")]
 
 
 def test_bitbucket_custom_pipelines_run_the_scheduled_commands() -> None:

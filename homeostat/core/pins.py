@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-_ACTION = re.compile(r"homeostat/homeostat(?:/actions/[\w.-]+)?@v(\d+\.\d+\.\d+(?:[-+.][\w.]+)?)\b")
+# The monorepo path, or an action's own repository (homeostat/daily@v0.2.0); a SHA pin carries the
+# version in its comment (homeostat/daily@<sha> # v0.2.0).
+_ACTION = re.compile(
+    r"homeostat/(?:homeostat(?:/actions/[\w.-]+)?|validate|daily|deep-dive|digest|review-merge)"
+    r"@(?:[0-9a-f]{40}\s+#\s*)?v(\d+\.\d+\.\d+(?:[-+.][\w.]+)?)\b"
+)
 _IMAGE = re.compile(r"homeostat/homeostat:v?(\d+\.\d+\.\d+(?:[-+.][\w.]+)?)\b")
 _VERSION = re.compile(r"^\d+\.\d+\.\d+(?:[-+.][\w.]+)?$")
 CI_FILES = (".github/workflows", "bitbucket-pipelines.yml")
