@@ -243,3 +243,83 @@ def test_the_image_runs_as_a_non_root_user(image: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert re.match(r"uid=10001\(homeostat\) gid=10001\(homeostat\)", done.stdout), done.stdout
+
+
+# --- the Bitbucket daily pipe: no arguments, HOMEOSTAT_COMMAND, the Pipelines proxy ---------------------
+
+
+def test_the_daily_pipe_pushes_through_the_pipelines_proxy(
+    image: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """The pipe as Bitbucket starts it: the image with no arguments, the clone mounted at its own path,
+    its origin `http://bitbucket.org/…` behind the Pipelines proxy that the clone's config names as
+    localhost:29418 (nobody, in a pipe's container). The container runs as the clone's owner here,
+    an assumption about Pipelines no Bitbucket account could check when this was written."""
+    from dailyworld import DailyWorld
+    from emulators.git_http import GitHttpServer, PipelinesProxy
+    from gitfixtures import git
+    from test_git_auth import with_a_review_thread
+
+    harness = request.getfixturevalue("bitbucket_harness")
+    world = with_a_review_thread(
+        DailyWorld(
+            harness,
+            request.getfixturevalue("anthropic_stub"),
+            tmp_path,
+            request.getfixturevalue("monkeypatch"),
+        )
+    )
+    pipeline_token = "pipelines-" + "k7" * 10
+    server = GitHttpServer(harness.root, {pipeline_token}, private=True)
+    proxy = PipelinesProxy(server, pipeline_token)
+    build = Path(tempfile.mkdtemp(prefix="homeostat-pipe-", dir="/var/tmp"))
+    try:
+        build.chmod(0o755)
+        clone = build / "build"
+        git(build, "clone", "--quiet", str(harness.bare_path(world.kb_repo)), str(clone))
+        origin = "http://bitbucket.org/example/kb"
+        git(clone, "remote", "set-url", "origin", origin)
+        git(clone, "config", f"http.{origin}.proxy", "http://localhost:9/")
+        for path in (clone, *clone.rglob("*")):
+            os.lchown(path, RUNNER_UID, RUNNER_UID)
+        variables = {
+            "HOMEOSTAT_COMMAND": "daily",
+            "HOMEOSTAT_DIR": str(clone),
+            "HOMEOSTAT_BITBUCKET_TOKEN": harness.token,
+            "BITBUCKET_API_URL": harness.api_url,
+            "BITBUCKET_GIT_HTTP_ORIGIN": origin,
+            "BITBUCKET_BUILD_NUMBER": "7",
+            "BITBUCKET_CLONE_DIR": str(clone),
+            "HOMEOSTAT_BITBUCKET_PROXY": proxy.url,
+            "ANTHROPIC_API_KEY": "sk-ant-test",
+            "ANTHROPIC_BASE_URL": world.stub.url,
+            "CI": "true",
+        }
+        done = subprocess.run(
+            [
+                *podman_base(),
+                "run",
+                "--rm",
+                *LIMITS,
+                "--network=host",
+                "--user",
+                f"{RUNNER_UID}:{RUNNER_UID}",
+                "--volume",
+                f"{clone}:{clone}",
+                "--workdir",
+                str(clone),
+                *(arg for name, value in variables.items() for arg in ("--env", f"{name}={value}")),
+                image,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    finally:
+        proxy.close()
+        server.close()
+        shutil.rmtree(build, ignore_errors=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert any(path.startswith(origin) for path in proxy.requests)
+    assert server.pushes() and all(p.user == "x-token-auth" and p.status == 200 for p in server.pushes())
+    assert world.bare().rev_parse("refs/heads/homeostat/state"), "the state branch was not pushed"
