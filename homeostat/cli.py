@@ -33,10 +33,16 @@ COMMANDS: dict[str, str] = {
     "docs": "list documents and their sections",
     "explain": "a rule's source, score breakdown, owner and conflicts",
     "report": "KB health",
+    "events": "this machine's event log: injections, MCP calls, syncs, turn usage, model calls",
+    "status": "this clone: pinned version, behind/ahead, pending lessons, last sync and heartbeat, notices",
+    "metrics": "decisions, calibration, review latency, reach, cost and turn usage",
     "mcp": "serve the KB to MCP clients over stdio",
     "hook": "Claude Code hook entrypoints: session-start, prompt, stop",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
     "eval": "measure rule selection against eval/selection.yaml",
+    "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
+    "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
+    "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
 }
 
 EXIT_INTERNAL = 3

@@ -58,6 +58,7 @@ SITES = (
     Site("image tag", re.compile(rf"{re.escape(IMAGE)}:(?P<v>{VER})")),
     Site("action ref", re.compile(rf"\bhomeostat/[\w.-]+(?:/[\w./-]*[\w-])?@v(?P<v>{VER})")),
     Site("pip pin", re.compile(rf"\b(?:{re.escape(DISTRIBUTION)}|homeostat)(?:\[[\w,]+\])?==(?P<v>{VER})")),
+    Site("SHA pin comment", re.compile(rf"\bhomeostat/[\w./-]+@[0-9a-f]{{40}}\s+#\s*v(?P<v>{VER})")),
     Site("install folder", re.compile(rf"homeostat/versions/(?P<v>{VER})\b")),
     Site(
         "plugin manifest",

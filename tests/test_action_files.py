@@ -15,6 +15,7 @@ import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import yaml
@@ -66,11 +67,6 @@ def action_address(action_file: Path) -> str:
     """How this repository's docs head each action: owner/repo[/path]@vVERSION (the monorepo path)."""
     folder = action_file.parent.relative_to(REPO).as_posix()
     return f"{OWNER_REPO}{'' if folder == '.' else '/' + folder}@v{VERSION}"
-
-
-def repo_address(name: str) -> str:
-    """How a KB repo's workflow names an action: its own repository, homeostat/<name>@vVERSION."""
-    return f"homeostat/{name}@v{VERSION}"
 
 
 def uses_lines(path: Path) -> list[str]:
@@ -264,17 +260,25 @@ def test_templates_and_pipe_run_the_same_image() -> None:
     for step in pipe_steps:
         assert set(step["variables"]) <= declared
     validate_uses = [u for p in GITHUB_TEMPLATES for u in uses_lines(p) if "validate@" in u]
-    assert validate_uses == [repo_address("validate")]
+    assert validate_uses == [action_address(REPO / "actions" / "validate" / "action.yml")]
 
 
 def test_bitbucket_custom_pipelines_run_the_scheduled_commands() -> None:
     custom = load(BITBUCKET_TEMPLATE)["pipelines"]["custom"]
-    commands = {name: [s["step"]["script"] for s in steps] for name, steps in custom.items()}
+    commands = {name: [s["step"]["script"] for s in steps if "step" in s] for name, steps in custom.items()}
     assert commands == {
         "homeostat-daily": [["homeostat daily"]],
         "homeostat-deep-dive": [["homeostat deep-dive"]],
         "homeostat-digest": [["homeostat digest"]],
+        "homeostat-review-merge": [
+            [
+                'if [ "$HOMEOSTAT_PR" = all ]; then homeostat review merge --all; else homeostat review merge'
+                ' "$HOMEOSTAT_PR"; fi'
+            ]
+        ],
     }
+    variables = [s["variables"] for s in custom["homeostat-review-merge"] if "variables" in s]
+    assert variables == [[{"name": "HOMEOSTAT_PR", "default": "all", "description": mock.ANY}]]
 
 
 @pytest.mark.parametrize("pipe_file", PIPE_FILES, ids=rel)
@@ -299,6 +303,12 @@ LEAST_PERMISSIONS = {
     "homeostat-validate.yml": {"contents": "read"},
     # the daily run pushes its branches and homeostat/state, and opens and merges the KB's PRs
     "homeostat-daily.yml": {"contents": "write", "pull-requests": "write"},
+    # the deep dive pushes its branch and homeostat/state and opens one PR (a person merges it)
+    "homeostat-deep-dive.yml": {"contents": "write", "pull-requests": "write"},
+    # the digest reads history and homeostat/state; Slack is a secret, not a permission
+    "homeostat-digest.yml": {"contents": "read"},
+    # review merge pushes the rebuilt review branch and merges the PR
+    "homeostat-review-merge.yml": {"contents": "write", "pull-requests": "write"},
 }
 
 

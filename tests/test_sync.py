@@ -113,6 +113,10 @@ def test_a_lesson_travels_to_the_daily_run_and_its_decision_comes_back_once(
     # the daily run merged its PRs into main; the clean clone on main was fast-forwarded
     assert git(dev, "rev-parse", "HEAD") == world.bare().rev_parse("refs/heads/main")
     assert after["behind"] == 0
+    # metrics read the state branch sync fetched: cy's lesson went to a reviewer
+    done = homeostat("metrics", "--kb", str(dev), "--json")
+    decisions = json.loads(done.stdout)["decisions"]
+    assert (decisions["decided"], decisions["sentToReview"]) == (1, 1)
 
     with SqliteEventLog(events_path(dev)) as log:
         outcomes = [e.data["outcome"] for e in log.query("sync")]

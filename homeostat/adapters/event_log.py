@@ -13,7 +13,7 @@ import os
 import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -146,3 +146,17 @@ def run_events(root: Path, env: Mapping[str, str], *, show_prompts: bool = False
             yield sink
     else:
         yield sink
+
+
+def log_summary(path: Path) -> tuple[int, datetime | None, int]:
+    """(events, the oldest event's time, bytes on disk) of a log, read-only: nothing is pruned or
+    created, so asking about a log never changes it. A missing or unreadable log is (0, None, 0)."""
+    if not path.is_file():
+        return 0, None, 0
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)) as db:
+            count, oldest = db.execute("SELECT COUNT(*), MIN(at_ms) FROM events").fetchone()
+    except sqlite3.Error:
+        return 0, None, size
+    return int(count), datetime.fromtimestamp(oldest / 1000, UTC) if oldest is not None else None, size

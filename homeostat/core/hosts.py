@@ -190,6 +190,7 @@ class TokenReach:
     can_admin: bool = False
     scopes: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    known: bool = True  # False when the host did not say what the token may do on the repo
 
 
 class CodeHost(Protocol):
@@ -237,6 +238,10 @@ class CodeHost(Protocol):
     def branch_protection(self, repo: RepoRef, branch: str) -> BranchProtection: ...
 
     def token_reach(self, repo: RepoRef) -> TokenReach: ...
+
+    def repo_visibility(self, repo: RepoRef) -> str:
+        """public, private, or internal (GitHub Enterprise: every member of the enterprise)."""
+        ...
 
 
 # --- URL parsing (pure) -------------------------------------------------------------------------

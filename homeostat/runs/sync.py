@@ -91,7 +91,7 @@ class Clone:
 
 def open_clone(root: Path, env: Mapping[str, str]) -> Clone:
     """The KB, its config and who is syncing; every way this fails is a setting to fix."""
-    config = _config(root)
+    config = read_config(root)
     git = Git(root)
     if git.remote_url(REMOTE) is None:
         raise SyncSetupError(f"{root}: the KB clone has no `{REMOTE}` remote: clone the KB repo to sync it")
@@ -109,7 +109,7 @@ def open_clone(root: Path, env: Mapping[str, str]) -> Clone:
     return Clone(root, git, config, member, base, state_branch(base))
 
 
-def _config(root: Path) -> Config:
+def read_config(root: Path) -> Config:
     """Only homeostat.yaml: sync needs the team and the base branch, not the rules."""
     path = root / CONFIG_FILE
     try:
