@@ -160,15 +160,18 @@ def _load_pending(root: Path) -> list[object]:
 def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index."""
     from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.console import Progress
     from homeostat.core.render_view import memo_lines
     from homeostat.core.selection import build_corpus, with_line_tokens
     from homeostat.core.tokens import count_tokens_batch
 
-    kb = load_kb_dir(root)
-    corpus = build_corpus(kb, _load_pending(root), count_tokens_batch)  # type: ignore[arg-type]
-    doc_areas = {s.area for s in corpus.sections}
-    lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-    return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
+    with Progress("building the search index") as progress:
+        kb = load_kb_dir(root, progress)
+        progress.update(progress.done, what="counting tokens")
+        corpus = build_corpus(kb, _load_pending(root), count_tokens_batch)  # type: ignore[arg-type]
+        doc_areas = {s.area for s in corpus.sections}
+        lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
+        return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
 
 
 def _write_atomic(path: Path, content: str | bytes) -> None:
