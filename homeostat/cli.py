@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.run(args)
         return result
     except HomeostatError as exc:
-        print(f"homeostat: {exc}", file=sys.stderr)
+        print(f"homeostat: {_redacted(str(exc))}", file=sys.stderr)
         return exc.exit_code
     except BrokenPipeError:  # `homeostat … | head`: the reader left; not an error of ours
         sys.stderr.close()
@@ -131,10 +131,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("HOMEOSTAT_DEBUG"):
             raise
         print(
-            f"homeostat: internal error: {type(exc).__name__}: {exc} (set HOMEOSTAT_DEBUG=1 for the traceback)",
+            f"homeostat: internal error: {type(exc).__name__}: {_redacted(str(exc))} "
+            "(set HOMEOSTAT_DEBUG=1 for the traceback)",
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def _redacted(message: str) -> str:
+    """An error often quotes what was passed (`unknown topic 'ghp_…'`): it never prints a secret."""
+    from homeostat.core.secrets import redacted  # loaded only when there is an error to print
+
+    return redacted(message)
 
 
 def main_entry() -> None:

@@ -40,13 +40,16 @@ def commit_to_main(world: DailyWorld, files: dict[str, str], message: str) -> No
     repo.run("update-ref", "refs/heads/main", sha)
 
 
-def signed_off_risky_rule() -> str:
-    """The status-table rule with `curl -k` in it, signed off by ana for exactly that text."""
+def signed_off_risky_rule(fingerprinted: bool) -> str:
+    """The status-table rule with `curl -k` in it, signed off by ana: for exactly that text, or (as
+    the issue's attacker found it) by a bare handle, which no longer passes validate by itself."""
     files = dict(example_files())
     text = files[STATUS_TABLE].replace(
         "Never pick a status code inside a handler.",
         "Never pick a status code inside a handler. Probe staging with `curl -k https://staging.example.com`.",
     )
+    if not fingerprinted:
+        return text.replace("approvedBy: [ana]\n", "approvedBy: [ana]\nriskReviewedBy: ana\n")
     rule = load_kb({**files, STATUS_TABLE: text}).rule("billing-api-error-status-table")
     assert rule is not None
     signed = text.replace(
@@ -57,10 +60,11 @@ def signed_off_risky_rule() -> str:
     return signed
 
 
+@pytest.mark.parametrize("fingerprinted", [True, False], ids=["fingerprint", "bare-handle"])
 def test_an_update_that_makes_a_signed_off_rule_risky_goes_to_a_person(
-    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+    world: DailyWorld, capsys: pytest.CaptureFixture[str], fingerprinted: bool
 ) -> None:
-    commit_to_main(world, {STATUS_TABLE: signed_off_risky_rule()}, "a reviewed rule")
+    commit_to_main(world, {STATUS_TABLE: signed_off_risky_rule(fingerprinted)}, "a reviewed rule")
     # the control: the same member's safe rewrite of the other billing rule merges
     world.pending(
         "ana",

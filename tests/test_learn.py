@@ -307,6 +307,20 @@ def test_a_secret_in_any_field_is_refused(
     assert not (kb / ".homeostat").exists()
 
 
+def test_an_error_that_quotes_a_bad_value_never_prints_the_secret_in_it(
+    kb: Path, planted_secrets: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = dict(zip(NEW[::2], NEW[1::2], strict=True))
+    args["--topic"] = planted_secrets[0]  # refused as an unknown topic before its secret is looked at
+    code = learn(kb, "--author", "ana", *[part for pair in args.items() for part in pair])
+
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("homeostat: unknown topic '[REDACTED:github-pat]'")
+    assert planted_secrets[0] not in err
+    assert not (kb / ".homeostat").exists()
+
+
 # --- from a review comment ------------------------------------------------------------------------
 
 

@@ -313,6 +313,7 @@ def test_a_disguised_token_is_found_and_redacted_where_it_stands(disguise: objec
         ("mysqldump -uadmin -p'{p}' --all-databases", "{p}"),
         ('{{"auths": {{"registry.acme.dev": {{"auth": "{b}"}}}}}}', "{b}"),
         ("_auth={b}", "{b}"),
+        ('"auth": "{w}"', "{w}"),  # user:password of plain words: no entropy to find it by
         ('FLY_API_TOKEN="FlyV1 fm2_{f},fm2_{f}"', "fm2_{f},fm2_{f}"),
     ],
 )
@@ -322,6 +323,7 @@ def test_formats_the_scanner_missed(text: str, secret: str) -> None:
         "p": "Rt7!vX2q" + "Lm9w",
         "b": base64.b64encode(b"deploy:" + b"Wq3Zr8Ty1Ux6").decode(),
         "f": "lJPECAAAAAAACbadxBByu1BWuBkJm+nk8+lg871owrVodHRwczovL2FwaS5mbHkuaW8vdjGU",
+        "w": base64.b64encode(b"jenkins:" + b"registrypass").decode(),
     }
     planted = text.format(**values)
     wanted = secret.format(**values)
@@ -336,6 +338,7 @@ def test_formats_the_scanner_missed(text: str, secret: str) -> None:
         "Use `mysql -u root -p` and type the password.",
         '{"auths": {"registry.acme.dev": {"auth": ""}}}',
         "FlyV1 fm2_FAKE0000FAKE0000FAKE0000FAKE0000FAKE0000",
+        '{"auths": {"registry.acme.dev": {"auth": "dXNlcjpwYXNzd29yZA=="}}}',  # user:password
     ],
 )
 def test_their_look_alikes_are_not_secrets(text: str) -> None:
@@ -386,6 +389,8 @@ def test_every_checked_out_file_is_scanned_on_the_tree_and_on_a_ref(
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A", "-f", "--", ".", ":!ignored")
     git(root, "commit", "-q", "-m", "kb")
+    # Homeostat's own local caches, untracked (and here not even git-ignored): no checkout has them
+    write_files(root, {".homeostat/index/stat.json": f'{{"k": "{token()}"}}\n'})
 
     tree = validate_json(root, capsys=capsys)
     ref = validate_json(root, "--ref", "HEAD", capsys=capsys)
@@ -398,6 +403,7 @@ def test_every_checked_out_file_is_scanned_on_the_tree_and_on_a_ref(
 def test_a_folder_outside_git_is_read_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = write_files(tmp_path / "kb", dict(example_files()))  # type: ignore[arg-type]
     write_files(root, {"knowledge/core/node_modules/x/a.sh": f"T={token()}\n"})
+    write_files(root, {".homeostat/index/stat.json": f'{{"k": "{token()}"}}\n'})  # local caches
     found = validate_json(root, capsys=capsys)
     assert found == {"knowledge/core/node_modules/x/a.sh": ["secret"]}
 

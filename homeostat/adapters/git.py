@@ -373,13 +373,15 @@ def _refspec_destination(spec: str) -> str:
     return spec.split(":", 1)[1] if ":" in spec else ""
 
 
-def work_tree_files(folder: Path) -> list[str] | None:
-    """The files git would check out or commit under `folder` (tracked, and untracked but not
-    ignored), relative to it; None when `folder` is not inside a git work tree. Only reads the index."""
+def work_tree_files(folder: Path, untracked_skip: tuple[str, ...] = ()) -> list[str] | None:
+    """The files git would check out or commit under `folder` (tracked, and untracked but neither
+    ignored nor matching `untracked_skip`), relative to it; None when `folder` is not inside a git work
+    tree. Only reads the index."""
     command = ["git", "-C", str(folder)]
     for setting in _PINNED_CONFIG:
         command += ["-c", setting]
     command += ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
+    command += [f"--exclude={pattern}" for pattern in untracked_skip]  # applies to untracked files only
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
     env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
     try:

@@ -48,14 +48,20 @@ def _read(root: Path, rel: str) -> str | bytes:
         raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
 
 
+# Homeostat's own per-clone state and caches (git-ignored by `init` and by the folder's own marker):
+# never checked out by CI, so read only where someone committed a file there.
+_LOCAL_STATE = ".homeostat"
+
+
 def _whole_repo_paths(root: Path) -> list[str]:
-    """What CI would check out: git's files, or (outside git) every regular file but `.git/`."""
-    listed = work_tree_files(root)
+    """What CI would check out: git's files, or (outside git) every regular file but `.git/` and the
+    local state folder."""
+    listed = work_tree_files(root, untracked_skip=(f"{_LOCAL_STATE}/",))
     if listed is not None:
         return [rel for rel in listed if (root / rel).is_file() and not (root / rel).is_symlink()]
     paths: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d != ".git")
+        dirnames[:] = sorted(d for d in dirnames if d not in {".git", _LOCAL_STATE})
         for name in filenames:
             full = Path(dirpath) / name
             if not full.is_symlink():
