@@ -127,3 +127,31 @@ def test_the_committed_fixture_matches_its_generator() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+REVIEWS = HERE / "fixtures" / "reviews"
+
+
+def test_the_review_fixture_matches_its_source() -> None:
+    done = subprocess.run(
+        [sys.executable, str(HERE / "fixtures/make_reviews.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_review_fixture_is_a_real_eval_set() -> None:
+    """100 rules each citing its review thread; file cases are real PRs with title, branch and commits."""
+    source = yaml.safe_load((HERE / "fixtures/reviews.yaml").read_text(encoding="utf-8"))
+    rules = source["rules"]
+    assert len(rules) >= 100 and all(r["url"].startswith("https://github.com/") for r in rules)
+    assert {r["url"].split("/")[4] for r in rules} == {"flask", "pip"}
+    cases = parse_cases((REVIEWS / "eval/selection.yaml").read_text(encoding="utf-8"))
+    assert len(cases) >= 60
+    assert all(c.files and c.branch and c.commits and c.source.startswith("https://") for c in cases)
+    ids = {r["id"] for r in rules}
+    assert all(set(c.expect) <= ids for c in cases)
+    prompts = yaml.safe_load((REVIEWS / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
+    assert sum(1 for p in prompts if p["expect"]) >= 40

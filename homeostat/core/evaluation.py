@@ -43,12 +43,17 @@ class Case(BaseModel):
     files: tuple[str, ...] = ()
     task: str = ""
     repo: str | None = None
+    branch: str = ""
+    commits: tuple[str, ...] = ()
+    source: str = ""
     expect: tuple[str, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
         if bool(self.files) == bool(self.task.strip()):
             raise ValueError("a case has either files (touched paths) or a task (search words), not both")
+        if (self.branch or self.commits) and not self.files:
+            raise ValueError("branch and commits describe a change, so they need files")
         return self
 
 
