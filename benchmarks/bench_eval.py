@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
 
 def report(fixture: Path, *, task: bool) -> None:
     from homeostat.adapters.search_index import build
-    from homeostat.core import search
+    from homeostat.core import search, selection
     from homeostat.core.evaluation import parse_cases, run_cases
     from homeostat.core.render_view import LineCounter, render_prompt
     from homeostat.core.selection import Audience
@@ -95,14 +95,14 @@ def report(fixture: Path, *, task: bool) -> None:
         f"  a matched message adds {statistics.median(tokens):.0f} tokens (median; max {max(tokens)}); "
         f"a match takes {statistics.median(times):.2f} ms (median, in process)"
     )
-    original = search.RARE_SHARE
+    original = selection.RARE_SHARE
     for share in (0.03, 0.05, 0.08, 0.1, 0.15):
-        search.RARE_SHARE = share
+        selection.RARE_SHARE = share
         h, w, c, n, _, _ = rate()
         print(
             f"  rare = in at most {share:.0%} of rules and sections: {h}/{w} hit, {c}/{n} conversation clean"
         )
-    search.RARE_SHARE = original
+    selection.RARE_SHARE = original
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from homeostat.core.render_view import build_view
 from homeostat.core.search import search_entries
-from homeostat.core.selection import Audience, Corpus
+from homeostat.core.selection import Audience, Corpus, task_words
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
@@ -198,7 +198,9 @@ def run_cases(
     for case in cases:
         audience = audience_for(case.repo)
         if case.files:
-            view = build_view(corpus, case.files, audience, count)
+            # A case is a branch whose work is committed: its task is the branch and the commits.
+            task = task_words(case.branch, case.commits)
+            view = build_view(corpus, case.files, audience, count, task=task)
             ranked = tuple(r.entry.id for r in view.selection.ranked)
             served = view.served_ids
         else:
