@@ -15,6 +15,7 @@ pytest_plugins = [
     "emulators.bitbucket_server",
     "emulators.anthropic_stub",
     "emulators.slack_sink",
+    "emulators.git_http",
 ]
 
 SHARED_KB = Path(__file__).resolve().parents[2] / "shared" / "examples" / "kb"

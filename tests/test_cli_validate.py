@@ -78,10 +78,12 @@ def test_github_actions_gets_annotations_and_a_summary_table(
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
-    out = capsys.readouterr().out
+    assert main(["validate", str(kb), "--today", "2026-11-29", "--format", "json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["errors"] >= 1  # annotations stay apart from the report
     assert (
-        f"::error file={rel},line=1,title=homeostat config::approvedBy names unknown member 'nobody'" in out
+        f"::error file={rel},line=1,title=homeostat config::approvedBy names unknown member 'nobody'"
+        in captured.err
     )
     table = summary.read_text()
     assert "| Severity | Check | File | Line | Message |" in table

@@ -1,11 +1,8 @@
-"""The composite actions, run the way the GitHub runner runs them.
+"""The composite actions, run the way the GitHub runner runs them (tests/actionkit.py).
 
-The runner evaluates each step's `env:` expressions, writes `run:` to a file and runs it with
-`bash --noprofile --norc -eo pipefail`, with GITHUB_ACTION_PATH, GITHUB_OUTPUT and
-GITHUB_STEP_SUMMARY set; the action's outputs are then read from the steps' output files. This
-harness does the same, with the entrypoint resolved to this checkout's `homeostat` through
-HOMEOSTAT_BIN, or to a stand-in `docker` that checks what a real `docker run` would need (mounts,
-forwarded variables) and then runs this checkout's `homeostat` in its place.
+The entrypoint is resolved to this checkout's `homeostat` through HOMEOSTAT_BIN, or to a stand-in
+`docker` that checks what a real `docker run` would need (mounts, forwarded variables) and then runs
+this checkout's `homeostat` in its place. tests/test_image.py runs the same actions in the real image.
 """
 
 from __future__ import annotations
@@ -17,11 +14,10 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
+from actionkit import parse_github_output, run_action
 
 from homeostat import VERSION
 
@@ -31,131 +27,6 @@ HOMEOSTAT = Path(sys.executable).parent / "homeostat"
 VALIDATE_ACTION = REPO / "actions" / "validate"
 ROOT_ACTION = REPO
 PLANTED_RULE = "knowledge/core/log-with-fields.md"
-
-_EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
-
-
-@dataclass(frozen=True)
-class ActionRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    outputs: dict[str, str]
-    summary: str
-
-
-def parse_github_output(text: str) -> dict[str, str]:
-    """`name=value` lines and `name<<DELIMITER` blocks, as the runner reads $GITHUB_OUTPUT."""
-    values: dict[str, str] = {}
-    lines = iter(text.splitlines())
-    for line in lines:
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            body: list[str] = []
-            for part in lines:
-                if part == delimiter:
-                    break
-                body.append(part)
-            values[name] = "\n".join(body)
-        elif "=" in line:
-            name, value = line.split("=", 1)
-            values[name] = value
-    return values
-
-
-class Context:
-    """The expression contexts a composite action may use here; anything else fails the test."""
-
-    def __init__(self, inputs: dict[str, str], action_path: Path) -> None:
-        self.inputs = inputs
-        self.action_path = action_path
-        self.steps: dict[str, dict[str, str]] = {}
-
-    def evaluate(self, expression: str) -> str:
-        if match := re.fullmatch(r"inputs\.([\w-]+)", expression):
-            return self.inputs[match.group(1)]
-        if match := re.fullmatch(r"steps\.([\w-]+)\.outputs\.([\w-]+)", expression):
-            return self.steps.get(match.group(1), {}).get(match.group(2), "")
-        if expression == "github.action_path":
-            return str(self.action_path)
-        raise AssertionError(f"expression the harness does not evaluate: ${{{{ {expression} }}}}")
-
-    def substitute(self, text: str) -> str:
-        return _EXPRESSION.sub(lambda m: self.evaluate(m.group(1)), text)
-
-
-def load_action(action_dir: Path) -> dict:
-    return yaml.safe_load((action_dir / "action.yml").read_text(encoding="utf-8"))
-
-
-def action_inputs(spec: dict, given: dict[str, str]) -> dict[str, str]:
-    declared = spec.get("inputs") or {}
-    unknown = set(given) - set(declared)
-    assert not unknown, f"inputs the action does not declare: {sorted(unknown)}"
-    values = {name: str(meta.get("default", "")) for name, meta in declared.items()}
-    values.update(given)
-    missing = [n for n, meta in declared.items() if meta.get("required") and not values[n]]
-    assert not missing, f"required inputs not given: {missing}"
-    return values
-
-
-def run_action(
-    action_dir: Path,
-    workspace: Path,
-    tmp: Path,
-    inputs: dict[str, str] | None = None,
-    env: dict[str, str] | None = None,
-) -> ActionRun:
-    spec = load_action(action_dir)
-    assert spec["runs"]["using"] == "composite"
-    context = Context(action_inputs(spec, inputs or {}), action_dir)
-    runner_temp = tmp / "runner-temp"
-    commands = runner_temp / "_runner_file_commands"
-    commands.mkdir(parents=True, exist_ok=True)
-    summary = commands / "step_summary"
-    summary.touch()
-    base_env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(tmp / "home"),
-        "LANG": "C.UTF-8",
-        "CI": "true",
-        "GITHUB_ACTIONS": "true",
-        "GITHUB_WORKSPACE": str(workspace),
-        "GITHUB_ACTION_PATH": str(action_dir),
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "RUNNER_OS": "Linux",
-        "RUNNER_TEMP": str(runner_temp),
-    }
-    if "PYTHONPATH" in os.environ:  # run the same package the tests import
-        base_env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    base_env.update(env or {})
-    stdout, stderr, returncode = [], [], 0
-    for index, step in enumerate(spec["runs"]["steps"]):
-        assert step.get("shell") == "bash", "composite run steps must say shell: bash"
-        output_file = commands / f"set_output_{index}"
-        output_file.touch()
-        step_env = dict(base_env, GITHUB_OUTPUT=str(output_file))
-        step_env.update({k: context.substitute(str(v)) for k, v in (step.get("env") or {}).items()})
-        script = runner_temp / f"step_{index}.sh"
-        script.write_text(context.substitute(step["run"]), encoding="utf-8")
-        proc = subprocess.run(
-            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-            cwd=workspace,
-            env=step_env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        stdout.append(proc.stdout)
-        stderr.append(proc.stderr)
-        if "id" in step:
-            context.steps[step["id"]] = parse_github_output(output_file.read_text(encoding="utf-8"))
-        if proc.returncode != 0:
-            returncode = proc.returncode
-            break
-    outputs = {name: context.substitute(meta["value"]) for name, meta in (spec.get("outputs") or {}).items()}
-    summary_text = summary.read_text(encoding="utf-8")
-    return ActionRun(returncode, "".join(stdout), "".join(stderr), outputs, summary_text)
 
 
 @pytest.fixture
@@ -189,7 +60,7 @@ def test_validate_action_passes_a_clean_kb(kb: Path, tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert run.outputs["errors"] == "0"
     assert run.outputs["warnings"].isdigit()
-    assert "::error" not in run.stdout
+    assert "::error" not in run.stdout + run.stderr
     assert run.summary.startswith("## Homeostat validate\n")
     assert "0 errors" in run.summary
 
@@ -198,8 +69,8 @@ def test_validate_action_fails_and_annotates_a_planted_problem(kb: Path, tmp_pat
     line = plant_unknown_key(kb)
     run = run_action(VALIDATE_ACTION, kb, tmp_path, env=direct())
     assert run.returncode == 1
-    annotations = re.findall(r"^::error file=([^,]+),line=(\d+)[^:]*::(.*)$", run.stdout, re.MULTILINE)
-    assert (PLANTED_RULE, str(line)) in [(file, ln) for file, ln, _ in annotations], run.stdout
+    annotations = re.findall(r"^::error file=([^,]+),line=(\d+)[^:]*::(.*)$", run.stderr, re.MULTILINE)
+    assert (PLANTED_RULE, str(line)) in [(file, ln) for file, ln, _ in annotations], run.stderr
     assert int(run.outputs["errors"]) >= 1
     assert run.outputs["errors"] == str(len(annotations))
     assert "| Severity | Check | File | Line | Message |" in run.summary
@@ -210,7 +81,8 @@ def test_validate_action_counts_findings_in_json_format(kb: Path, tmp_path: Path
     plant_unknown_key(kb)
     run = run_action(VALIDATE_ACTION, kb, tmp_path, {"format": "json"}, direct())
     assert run.returncode == 1
-    report = json.JSONDecoder().raw_decode(run.stdout)[0]
+    report = json.loads(run.stdout)  # the report alone: the annotations went to stderr
+    assert "::error" in run.stderr
     assert run.outputs == {"errors": str(report["errors"]), "warnings": str(report["warnings"])}
     assert report["errors"] >= 1
 
@@ -334,7 +206,7 @@ def test_validate_action_runs_the_pinned_image_with_the_workspace_and_summary_mo
     assert args[image_at + 1 :] == ["validate", ".", "--format", "text"]
     assert args[args.index("--user") + 1] == f"{os.getuid()}:{os.getgid()}"
     assert run.returncode == 1, run.stderr
-    assert f"::error file={PLANTED_RULE},line={line}," in run.stdout
+    assert f"::error file={PLANTED_RULE},line={line}," in run.stderr
     assert f"| `{PLANTED_RULE}` | {line} |" in run.summary
     assert int(run.outputs["errors"]) >= 1
 
@@ -377,14 +249,14 @@ def test_root_action_runs_the_command_with_its_arguments(kb: Path, tmp_path: Pat
     inputs = {"command": "validate", "args": ". --format json\n--today 2026-11-29"}
     run = run_action(ROOT_ACTION, kb, tmp_path, inputs, direct())
     assert run.returncode == 0, run.stderr
-    assert json.JSONDecoder().raw_decode(run.stdout)[0]["errors"] == 0
+    assert json.loads(run.stdout)["errors"] == 0
 
 
 def test_root_action_passes_its_exit_code_through(kb: Path, tmp_path: Path) -> None:
     plant_unknown_key(kb)
     run = run_action(ROOT_ACTION, kb, tmp_path, {"command": "validate"}, direct())
     assert run.returncode == 1
-    assert f"::error file={PLANTED_RULE}," in run.stdout
+    assert f"::error file={PLANTED_RULE}," in run.stderr
 
 
 def test_root_action_refuses_a_command_that_is_not_a_subcommand(kb: Path, tmp_path: Path) -> None:
@@ -416,3 +288,66 @@ def test_root_action_runs_the_image_with_command_then_arguments(kb: Path, tmp_pa
 )
 def test_github_output_parser(text: str, expected: dict[str, str]) -> None:
     assert parse_github_output(text) == expected
+
+
+# --- daily, run directly ------------------------------------------------------------------------------
+
+DAILY_ACTION = REPO / "actions" / "daily"
+
+
+@pytest.fixture
+def daily_world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    from dailyworld import DailyWorld
+    from test_git_auth import with_a_review_thread
+
+    return with_a_review_thread(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+def test_daily_action_writes_outputs_a_summary_and_notices(daily_world, git_http, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from runnerkit import daily_env, runner_checkout
+
+    world = daily_world
+    workspace = runner_checkout(
+        git_http.repo_url("example", "kb"),
+        tmp_path / "work" / "kb",
+        tmp_path / "runner-temp",
+        token=world.harness.token,
+        server=git_http.url,
+        layout="v7",
+    )
+    env = daily_env(world, git_http.url) | direct()
+    run = run_action(DAILY_ACTION, workspace, tmp_path, {"token": world.harness.token}, env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.outputs["merged"] == "1" and run.outputs["review"] == "0" and run.outputs["decided"] == "1"
+    [url] = json.loads(run.outputs["pr-urls"])
+    assert "/pull/" in url and run.outputs["dry-run"] == "false"
+    assert run.summary.startswith("## Homeostat daily\n")
+    assert "| Outcome | Confidence | Member | Lesson | Reason |" in run.summary
+    assert "| merged |" in run.summary and "@bo" in run.summary and url in run.summary
+    # No Slack variable is set: a notice annotation, on stderr, apart from the decisions on stdout.
+    assert re.search(
+        r"^::notice title=homeostat daily \(slack-unset\)::HOMEOSTAT_SLACK_WEBHOOK", run.stderr, re.M
+    )
+    assert "::notice" not in run.stdout
+
+
+def test_daily_action_dry_run_has_outputs_but_opens_nothing(daily_world, git_http, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from runnerkit import daily_env, runner_checkout
+
+    world = daily_world
+    workspace = runner_checkout(
+        git_http.repo_url("example", "kb"),
+        tmp_path / "work" / "kb",
+        tmp_path / "runner-temp",
+        token=world.harness.token,
+        server=git_http.url,
+        layout="none",
+    )
+    env = daily_env(world, git_http.url) | direct()
+    inputs = {"token": world.harness.token, "dry-run": "true"}
+    run = run_action(DAILY_ACTION, workspace, tmp_path, inputs, env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.outputs["dry-run"] == "true" and run.outputs["pr-urls"] == "[]"
+    assert run.outputs["merged"] == "1"  # what it would merge
+    assert "(dry run: nothing was written)" in run.summary
+    assert not git_http.pushes()

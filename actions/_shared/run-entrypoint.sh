@@ -33,4 +33,22 @@ while IFS= read -r name; do
   args+=(--env "$name")
 done < <(compgen -e | grep -E '^(HOMEOSTAT_|GITHUB_|RUNNER_|ANTHROPIC_|AWS_|GOOGLE_|CLOUD_ML_|CI$)' || true)
 
+# The Slack webhook lives in whatever variable notifications.slackWebhookEnv names, which need not
+# start with HOMEOSTAT_: read that one key from the KB's homeostat.yaml (block style, as init writes
+# it) and forward that variable too, by name.
+slack_webhook_env() {
+  local config="${INPUT_KB_PATH:-.}/homeostat.yaml"
+  [[ -f "$config" ]] || return 0
+  awk '
+    /^[^[:space:]#]/ { section = $1 }
+    section == "notifications:" && $1 == "slackWebhookEnv:" {
+      value = $2; gsub(/["\047]/, "", value); print value; exit
+    }
+  ' "$config"
+}
+slack_env="$(slack_webhook_env)"
+if [[ "$slack_env" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+  args+=(--env "$slack_env")
+fi
+
 exec docker "${args[@]}" "$image" "$@"

@@ -101,8 +101,10 @@ def _resolve_git_dir(repo_dir: Path) -> Path:
 class Git:
     """One repository's object store and refs, driven by `git` plumbing commands."""
 
-    def __init__(self, repo_dir: str | os.PathLike[str]) -> None:
+    def __init__(self, repo_dir: str | os.PathLike[str], env: Mapping[str, str] | None = None) -> None:
         self.git_dir = _resolve_git_dir(Path(repo_dir).resolve())
+        # Set for every command, e.g. origin credentials as GIT_CONFIG_* (homeostat.adapters.git_auth).
+        self.env = dict(env or {})
 
     def run(
         self, *args: str, input: bytes | None = None, env: Mapping[str, str] | None = None, check: bool = True
@@ -114,6 +116,7 @@ class Git:
         command += args
         full_env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
         full_env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
+        full_env.update(self.env)
         full_env.update(env or {})
         if not self.git_dir.is_dir():
             raise GitError(f"{self.git_dir} is not a git repository: clone the KB there or pass its path")

@@ -13,6 +13,7 @@ import argparse
 import datetime as dt
 import os
 import sys
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,12 +23,14 @@ from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
+from homeostat.core.daily import ci_report
+from homeostat.core.daily.ci_report import DailyReport, DecisionRow
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
 from homeostat.errors import ConfigError, GitError
-from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, run_daily
+from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -94,8 +97,8 @@ def run(args: argparse.Namespace) -> int:
         deps = DailyDeps(
             git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=sys.stdout, checkout=root
         )
-        return run_daily(deps, options).exit_code
-    git = _git(root)
+        return _publish(run_daily(deps, options), options, stats)
+    git = _git(root, config, env)
     host, kb_repo = _host(config, git, env)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
         from homeostat.adapters.askers import asker_for
@@ -124,14 +127,47 @@ def run(args: argparse.Namespace) -> int:
             notifier=notifier,
             notifier_missing=missing,
         )
-        return run_daily(deps, options).exit_code
+        return _publish(run_daily(deps, options), options, stats)
+
+
+def _publish(result: DailyResult, options: DailyOptions, stats: RunStats) -> int:
+    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the run's result."""
+    from homeostat.adapters import github_actions
+
+    if github_actions.in_github_actions():
+        report = ci_report_of(result, options, stats)
+        github_actions.write_outputs(ci_report.outputs(report))
+        github_actions.append_summary(ci_report.summary(report))
+        github_actions.write_commands(ci_report.workflow_commands(report))
+    return result.exit_code
+
+
+def ci_report_of(result: DailyResult, options: DailyOptions, stats: RunStats) -> DailyReport:
+    live = [d for d in result.decided if not d.undecided]
+    report = result.report
+    counts = dict(report.decided) if report is not None else dict(Counter(d.outcome for d in live))
+    return DailyReport(
+        counts=counts,
+        rows=[
+            DecisionRow(d.outcome, d.confidence.total, d.lesson.member, d.lesson.title, d.reason)
+            for d in live
+        ],
+        pr_urls=[pr.url for pr in result.prs],
+        notices=[(n.kind, n.message) for n in report.notices] if report is not None else [],
+        cost_usd=None if options.offline else stats.cost_usd,
+        dry_run=options.dry_run,
+        failed=report.failed.reason if report is not None and report.failed else None,
+    )
 
 
 def _no_asker(agent: str) -> Asker:
     raise ConfigError("--offline asks no model")
 
 
-def _git(root: Path) -> Git:
+def _git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
+    """The KB checkout, with git authenticated to its origin by the run's own host token."""
+    from homeostat.adapters.git_auth import origin_auth_env
+
     try:
         git = Git(root)
         head = git.rev_parse("HEAD")
@@ -141,6 +177,7 @@ def _git(root: Path) -> Git:
         raise ConfigError(
             f"{root}: not a git checkout of the KB repo; the daily run works on the KB repo's refs"
         )
+    git.env.update(origin_auth_env(config.sources.host, git.remote_url("origin"), env))
     return git
 
 

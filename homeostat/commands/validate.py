@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from homeostat.adapters.git import Git
+from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import read_ref, read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.findings import Finding
@@ -110,20 +111,15 @@ def repo_relative(findings: list[Finding], root: Path, workspace: str | None) ->
 
 
 def publish_to_ci(result: ValidationResult, root: Path, *, insights: bool) -> None:
-    """Annotations, a summary and step outputs on GitHub Actions; Code Insights on Bitbucket Pipelines."""
+    """Annotations (on stderr, apart from the report), a summary and step outputs on GitHub Actions;
+    Code Insights on Bitbucket Pipelines."""
     findings = list(result.findings)
     rules, documents = len(result.kb.rules), len(result.kb.documents)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
+    if in_github_actions():
         located = repo_relative(findings, root, os.environ.get("GITHUB_WORKSPACE"))
-        sys.stdout.write(github_annotations(located))
-        summary_path = os.environ.get("GITHUB_STEP_SUMMARY")
-        if summary_path:
-            with open(summary_path, "a", encoding="utf-8") as handle:
-                handle.write(github_summary(located, rules, documents))
-        output_path = os.environ.get("GITHUB_OUTPUT")
-        if output_path:
-            with open(output_path, "a", encoding="utf-8") as handle:
-                handle.write(f"errors={len(result.errors)}\nwarnings={len(result.warnings)}\n")
+        write_commands(github_annotations(located))
+        append_summary(github_summary(located, rules, documents))
+        write_outputs({"errors": str(len(result.errors)), "warnings": str(len(result.warnings))})
     if insights and os.environ.get("BITBUCKET_BUILD_NUMBER") and os.environ.get("BITBUCKET_COMMIT"):
         report, annotations = code_insights(findings, rules, documents)
         print(f"homeostat: {post_validation_report(os.environ, report, annotations)}", file=sys.stderr)

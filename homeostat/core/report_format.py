@@ -41,12 +41,12 @@ def format_json(findings: Sequence[Finding], rules: int, documents: int) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
 
 
-def _escape_data(value: str) -> str:
+def escape_data(value: str) -> str:
     return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(value: str) -> str:
-    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+def escape_property(value: str) -> str:
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
 def github_annotations(findings: Sequence[Finding]) -> str:
@@ -55,13 +55,13 @@ def github_annotations(findings: Sequence[Finding]) -> str:
     for f in findings:
         level = "error" if f.severity == "error" else "warning"
         props = (
-            f"file={_escape_property(f.file)},line={f.line},title={_escape_property('homeostat ' + f.check)}"
+            f"file={escape_property(f.file)},line={f.line},title={escape_property('homeostat ' + f.check)}"
         )
-        lines.append(f"::{level} {props}::{_escape_data(f.message)}\n")
+        lines.append(f"::{level} {props}::{escape_data(f.message)}\n")
     return "".join(lines)
 
 
-def _cell(value: str) -> str:
+def table_cell(value: str) -> str:
     return value.replace("|", "\\|").replace("\n", " ")
 
 
@@ -73,7 +73,7 @@ def github_summary(findings: Sequence[Finding], rules: int, documents: int) -> s
     rows = ["| Severity | Check | File | Line | Message |", "| --- | --- | --- | --- | --- |"]
     out = head
     for f in findings:
-        row = f"| {f.severity} | {f.check} | `{_cell(f.file)}` | {f.line} | {_cell(f.message)} |"
+        row = f"| {f.severity} | {f.check} | `{table_cell(f.file)}` | {f.line} | {table_cell(f.message)} |"
         if len(out) + sum(len(r) + 1 for r in rows) + len(row) > GITHUB_SUMMARY_LIMIT - 200:
             rows.append(
                 f"| … | | | | {len(findings) - len(rows) + 2} more findings; run homeostat validate locally |"

@@ -1,0 +1,215 @@
+"""Collect: the KB as the base branch holds it, the state branch, and every lesson to decide.
+
+Lessons come from each member's `candidates/<member>` branch (pending lessons, and the heartbeat
+their sync pushed) and from review threads on their merged PRs (drafted by homeostat.runs.curate).
+Anything already decided (by content hash on the state branch) is skipped; rules waiting in open
+review PRs are collected too, so a lesson that repeats or updates one waits with it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, replace
+
+from pydantic import ValidationError
+
+from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref
+from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.state_store import read_state
+from homeostat.core.asker import SpendingCapError
+from homeostat.core.config import Config
+from homeostat.core.daily.consolidate import Candidate, candidate_from_rule
+from homeostat.core.daily.drafting import cited_urls
+from homeostat.core.daily.lessons import Lesson, from_pending
+from homeostat.core.kb import KB
+from homeostat.core.pending import PENDING_DIR, PendingLesson
+from homeostat.core.state import Heartbeat, StateSnapshot, state_branch
+from homeostat.errors import HomeostatError, HostError
+from homeostat.runs.daily.context import (
+    CANDIDATES_PREFIX,
+    HEARTBEAT_FILE,
+    REVIEW_PREFIX,
+    CurateOutcome,
+    DailyContext,
+    RunState,
+)
+
+
+class StepFailed(HomeostatError):
+    """A step cannot go on (the host did not answer clearly); the run fails with this reason."""
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What the run starts from: the KB at the base branch's tip and the state branch."""
+
+    kb: KB
+    config: Config
+    base: str
+    snapshot: StateSnapshot
+
+
+@dataclass(frozen=True)
+class Collected:
+    lessons: list[Lesson]  # pending lessons first, then those drafted from reviews
+    waiting: list[Candidate]  # rules added or changed in open review PRs
+
+
+def load(ctx: DailyContext) -> Loaded:
+    """The KB and state the run decides against (with --offline: the clone's working tree, no state)."""
+    if ctx.options.offline:
+        assert ctx.deps.checkout is not None
+        kb = load_kb_dir(ctx.deps.checkout)  # the working tree, git or not
+        config = kb.require_config()
+        return Loaded(kb, config, config.sources.base_branch, StateSnapshot())
+    base = _config_from_checkout(ctx).sources.base_branch
+    ctx.fetch(base)
+    kb = load_kb_ref(ctx.git, ctx.base_tip(base))
+    snapshot = read_state(ctx.git, ctx.deps.remote, state_branch(base))
+    return Loaded(kb, kb.require_config(), base, snapshot)
+
+
+def _config_from_checkout(ctx: DailyContext) -> Config:
+    """The checkout's own homeostat.yaml names the base branch to fetch."""
+    head = ctx.git.rev_parse("HEAD")
+    if head is None:
+        raise HomeostatError("the KB checkout has no commits")
+    return load_kb_ref(ctx.git, head).require_config()
+
+
+def window_start(ctx: DailyContext, config: Config, snapshot: StateSnapshot, now: dt.datetime) -> dt.datetime:
+    """Where the review window opens: --since, else the lookback, reaching back over a capped or
+    failed last run so no thread ages out unread."""
+    if ctx.options.since is not None:
+        return ctx.options.since
+    default = now - dt.timedelta(hours=config.sources.lookback_hours)
+    last = snapshot.last_run("daily")
+    if last is not None:
+        for carried in (
+            last.capped.since if last.capped else None,
+            last.failed.since if last.failed else None,
+        ):
+            if carried is not None and carried < default:
+                default = carried
+    return default
+
+
+def collect(ctx: DailyContext, kb: KB, config: Config, run: RunState) -> Collected:
+    """Every lesson not yet decided, and the rules waiting in review; heartbeats go on `run`."""
+    decided_keys = run.state.decided_hashes()
+    pending, run.heartbeats = collect_pending(ctx, config, decided_keys)
+    waiting, waiting_cited = waiting_lessons(ctx, kb)
+    reviews = drafted_reviews(ctx, kb, run, waiting_cited | decided_urls(run.state))
+    return Collected(pending + [lesson for lesson in reviews if lesson.key not in decided_keys], waiting)
+
+
+def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[str]) -> list[Lesson]:
+    """Lessons drafted from review threads in the window; none with --no-reviews or --offline."""
+    if ctx.options.no_reviews or ctx.options.offline or ctx.deps.curate is None:
+        return []
+    try:
+        outcome = ctx.deps.curate(
+            kb=kb, since=run.since, until=run.started, extra_cited=cited, asker=ctx.ask("curator")
+        )
+    except SpendingCapError as exc:
+        outcome = CurateOutcome(capped=True)
+        run.notice("spending-cap", f"spending cap reached while drafting: {exc}", ctx.out)
+    except HostError as exc:
+        raise StepFailed(f"the code host did not answer clearly: {exc}") from exc
+    if outcome.capped:
+        run.capped = True
+        run.notice(
+            "spending-cap", "spending cap reached while drafting; later threads are read next run", ctx.out
+        )
+    return list(outcome.lessons)
+
+
+def collect_pending(
+    ctx: DailyContext, config: Config, decided: frozenset[str]
+) -> tuple[list[Lesson], list[Heartbeat]]:
+    """Each member's undecided pending lessons and heartbeat, from their candidates branch."""
+    if ctx.options.offline:
+        checkout = ctx.deps.checkout
+        mine = [
+            from_pending(pending, pending.author)
+            for _, pending in (list_pending(checkout) if checkout else [])
+            if pending.content_key() not in decided
+        ]
+        return mine, []
+    git, remote = ctx.git, ctx.deps.remote
+    refs = git.run(
+        "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/{CANDIDATES_PREFIX}"
+    ).stdout.decode()
+    lessons: list[Lesson] = []
+    heartbeats: list[Heartbeat] = []
+    for ref in sorted(line for line in refs.splitlines() if line):
+        member = ref.rsplit("/", 1)[-1]
+        if config.member(member) is None:
+            print(
+                f"notice: {CANDIDATES_PREFIX}{member}: {member} is not in team.members; skipped", file=ctx.out
+            )
+            continue
+        _read_candidates(ctx, ref, member, decided, lessons, heartbeats)
+    return lessons, heartbeats
+
+
+def _read_candidates(
+    ctx: DailyContext,
+    ref: str,
+    member: str,
+    decided: frozenset[str],
+    lessons: list[Lesson],
+    heartbeats: list[Heartbeat],
+) -> None:
+    for name, data in sorted(ctx.git.read_files(ref, ".homeostat").items()):
+        path = f".homeostat/{name}"
+        if path == HEARTBEAT_FILE:
+            try:
+                heartbeats.append(Heartbeat.model_validate_json(data))
+            except ValidationError:
+                print(f"notice: {ref}:{path} is not a heartbeat; ignored", file=ctx.out)
+            continue
+        if not path.startswith(PENDING_DIR + "/") or not path.endswith(".json"):
+            continue
+        try:
+            pending = PendingLesson.from_json(data.decode("utf-8"))
+        except (ValueError, ValidationError) as exc:
+            print(
+                f"notice: {ref}:{path} is not a pending lesson ({str(exc).splitlines()[0]}); skipped",
+                file=ctx.out,
+            )
+            continue
+        if pending.content_key() not in decided:
+            lessons.append(from_pending(pending, member))
+
+
+def waiting_lessons(ctx: DailyContext, kb: KB) -> tuple[list[Candidate], frozenset[str]]:
+    """Rules added or changed in open review PRs: lessons may update or repeat them, and their URLs are cited."""
+    if ctx.options.offline:
+        return [], frozenset()
+    git, remote = ctx.git, ctx.deps.remote
+    refs = git.run(
+        "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/{REVIEW_PREFIX}"
+    ).stdout.decode()
+    known = {rule.id: rule for rule in kb.rules}
+    waiting: list[Candidate] = []
+    cited: set[str] = set()
+    for ref in (line for line in refs.splitlines() if line):
+        try:
+            branch_kb = load_kb_ref(git, ref)
+        except HomeostatError:
+            continue
+        for rule in branch_kb.rules:
+            base_rule = known.get(rule.id)
+            if base_rule is not None and base_rule.rule == rule.rule and base_rule.title == rule.title:
+                continue
+            waiting.append(replace(candidate_from_rule(rule), waiting=True))
+        cited |= cited_urls(branch_kb)
+    return waiting, frozenset(cited)
+
+
+def decided_urls(snapshot: StateSnapshot) -> frozenset[str]:
+    """Review threads already decided (whatever the outcome) are never drafted again."""
+    return frozenset(
+        r.source.url for r in snapshot.records() if r.kind in ("review-thread", "doc") and r.source.url
+    )

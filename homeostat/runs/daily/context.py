@@ -1,0 +1,264 @@
+"""What every step of the daily run shares: its inputs, what it decides, and what it accumulates."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, Protocol, TextIO, TypeVar
+
+from pydantic import BaseModel
+
+from homeostat.adapters.git import Git
+from homeostat.core.asker import Asker, RunStats, SpendingCapError
+from homeostat.core.daily.confidence import Confidence
+from homeostat.core.daily.consolidate import Consolidation
+from homeostat.core.daily.judge import Verdict
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
+from homeostat.core.kb import KB
+from homeostat.core.notify import Notifier
+from homeostat.core.state import (
+    DecisionRecord,
+    Heartbeat,
+    Notice,
+    NoticeKind,
+    Outcome,
+    PullRef,
+    RunReport,
+    StateSnapshot,
+)
+from homeostat.errors import HomeostatError
+from homeostat.runs.publish import Publisher
+
+T = TypeVar("T", bound=BaseModel)
+
+HEARTBEAT_FILE = ".homeostat/heartbeat.json"
+CANDIDATES_PREFIX = "candidates/"
+REVIEW_PREFIX = "homeostat/review-"
+DAILY_PREFIX = "homeostat/daily-"
+DISPUTE_PREFIX = "homeostat/review-dispute-"
+
+
+# --- inputs ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DailyOptions:
+    dry_run: bool = False
+    since: dt.datetime | None = None
+    max_cost: float | None = None
+    no_reviews: bool = False
+    show_prompts: bool = False
+    offline: bool = False  # no host and no model: this clone's pending lessons only
+
+
+@dataclass(frozen=True)
+class CurateOutcome:
+    """What the review-drafting step hands back (see homeostat.runs.curate)."""
+
+    lessons: tuple[Lesson, ...] = ()
+    capped: bool = False
+    cited: frozenset[str] = frozenset()
+
+
+class CurateStep(Protocol):
+    def __call__(
+        self, *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+    ) -> CurateOutcome: ...
+
+
+@dataclass
+class DailyDeps:
+    git: Git | None  # the KB checkout; its `remote` is the KB repo (None with --offline)
+    host: CodeHost | None
+    kb_repo: RepoRef | None
+    asker_for: Callable[[str], Asker]
+    stats: RunStats
+    out: TextIO
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+    curate: CurateStep | None = None
+    notifier: Notifier | None = None
+    notifier_missing: str = ""  # why no notifier: a Slack variable that is not set
+    remote: str = "origin"
+    checkout: Path | None = None  # for --offline: the clone whose .homeostat/pending is read
+
+
+# --- model calls, counted so an all-failed run is told apart from an empty one --------------------
+
+
+@dataclass
+class CallTally:
+    answered: int = 0
+    unusable: int = 0
+    errors: int = 0
+    error_messages: list[str] = field(default_factory=list)
+
+    @property
+    def all_failed(self) -> bool:
+        return self.errors > 0 and self.answered == 0 and self.unusable == 0
+
+
+class CountingAsker:
+    def __init__(self, inner: Asker, tally: CallTally) -> None:
+        self.inner = inner
+        self.tally = tally
+
+    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
+        try:
+            answer = self.inner.ask(system, user, schema)
+        except SpendingCapError:
+            raise
+        except HomeostatError as exc:
+            self.tally.errors += 1
+            if len(self.tally.error_messages) < 3:
+                self.tally.error_messages.append(str(exc))
+            raise
+        if answer is None:
+            self.tally.unusable += 1
+        else:
+            self.tally.answered += 1
+        return answer
+
+
+class NoModel:
+    """The offline runtime: no usable answer, so every agent falls back or fails closed."""
+
+    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
+        return None
+
+
+# --- what the run decides -------------------------------------------------------------------------
+
+
+@dataclass
+class Decided:
+    lesson: Lesson
+    confidence: Confidence
+    verdict: str  # merge | review | decline | duplicate
+    reason: str
+    target: str = ""  # rule id an update, duplicate or flag is about
+    update: Consolidation | None = None
+    judge: Verdict | None = None
+    rule_id: str = ""
+    pr: PullRef | None = None
+    undecided: bool = False
+    waiting_key: str = ""
+
+    @property
+    def is_update(self) -> bool:
+        return self.update is not None and self.update.action == "update"
+
+    @property
+    def outcome(self) -> Outcome:
+        if self.verdict == "decline":
+            return "declined"
+        if self.verdict == "duplicate":
+            return "duplicate"
+        if self.verdict == "review":
+            return "review"
+        if self.lesson.kind == "flag":
+            return "disputed"
+        if self.update is not None and self.update.action == "update":
+            return "updated"
+        return "merged"
+
+
+@dataclass
+class Retirement:
+    """A change the settled PRs ask of the KB, landed through the member's daily PR: a closed
+    dispute retires its rule; a reviewer's merge records who approved the rules it held."""
+
+    rule_id: str
+    member: str
+    reason: str
+    record: DecisionRecord | None = None
+    action: Literal["retire", "approve"] = "retire"
+    by: str = ""
+
+
+@dataclass
+class RunState:
+    """Everything one run accumulates; written out once at the end."""
+
+    started: dt.datetime
+    since: dt.datetime
+    base: str
+    state: StateSnapshot
+    notices: list[Notice] = field(default_factory=list)
+    records: dict[str, list[DecisionRecord]] = field(default_factory=lambda: defaultdict(list))
+    heartbeats: list[Heartbeat] = field(default_factory=list)
+    capped: bool = False
+
+    def notice(self, kind: NoticeKind, message: str, out: TextIO) -> None:
+        if not any(n.kind == kind and n.message == message for n in self.notices):
+            self.notices.append(Notice(kind=kind, message=message))
+        print(f"notice: {message}", file=out)
+
+
+@dataclass(frozen=True)
+class DailyResult:
+    exit_code: int
+    decided: tuple[Decided, ...]
+    prs: tuple[PullInfo, ...]
+    report: RunReport | None
+
+
+# --- the run's own handles ------------------------------------------------------------------------
+
+
+class DailyContext:
+    """One run's dependencies and options, as every step reads them."""
+
+    def __init__(self, deps: DailyDeps, options: DailyOptions) -> None:
+        self.deps = deps
+        self.options = options
+        self.dry = options.dry_run or options.show_prompts
+        self.tally = CallTally()
+        self.out = deps.out
+        self._publisher: Publisher | None = None
+
+    @property
+    def git(self) -> Git:
+        if self.deps.git is None:
+            raise HomeostatError(
+                "this step needs the KB repo's git checkout (it does not run with --offline)"
+            )
+        return self.deps.git
+
+    @property
+    def publisher(self) -> Publisher:
+        if self._publisher is None:
+            self._publisher = Publisher(
+                self.git, self.deps.host, self.deps.kb_repo, remote=self.deps.remote, out=self.out
+            )
+        return self._publisher
+
+    @property
+    def opened(self) -> list[PullInfo]:
+        return self._publisher.opened if self._publisher is not None else []
+
+    def now(self) -> dt.datetime:
+        return self.deps.now()
+
+    def ask(self, agent: str) -> Asker:
+        if self.options.offline:
+            return NoModel()
+        return CountingAsker(self.deps.asker_for(agent), self.tally)
+
+    def fetch(self, base: str) -> None:
+        """The base branch, every member's candidates branch and the open review branches."""
+        remote = self.deps.remote
+        self.git.fetch(
+            remote,
+            [
+                f"+refs/heads/{base}:refs/remotes/{remote}/{base}",
+                f"+refs/heads/{CANDIDATES_PREFIX}*:refs/remotes/{remote}/{CANDIDATES_PREFIX}*",
+                f"+refs/heads/{REVIEW_PREFIX}*:refs/remotes/{remote}/{REVIEW_PREFIX}*",
+            ],
+        )
+
+    def base_tip(self, base: str) -> str:
+        return self.publisher.base_tip(base)

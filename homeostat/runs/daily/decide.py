@@ -1,0 +1,369 @@
+"""Decide: every collected lesson gets a verdict (merge, review, decline, duplicate) in three passes.
+
+1. consolidate: a new lesson that repeats or refines a rule (or one waiting in review) becomes a
+   duplicate or an update of it; one consolidator call each, at most `consolidateCalls` a run.
+2. score: the lesson as it would land is applied to a scratch copy and validated (`validate_draft`),
+   scored for confidence and decided by the thresholds.
+3. judge: a review-drafted rule that would merge with no person is checked by the judge first.
+
+The spending cap stops a pass where it is reached: those lessons are left undecided (no record).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from pydantic import ValidationError
+
+from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.config import Config
+from homeostat.core.daily.apply import ApplyError, KbEdit
+from homeostat.core.daily.confidence import Confidence, score_confidence
+from homeostat.core.daily.consolidate import (
+    Candidate,
+    Consolidation,
+    candidate_from_rule,
+    consolidate,
+    fallback,
+    merge_candidates,
+)
+from homeostat.core.daily.decide import Checks, Decision, decide
+from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.findings import Finding
+from homeostat.core.kb import KB
+from homeostat.core.similarity import same_lesson
+from homeostat.core.validate import validate_files
+from homeostat.errors import HomeostatError
+from homeostat.runs.daily.context import DailyContext, Decided, RunState
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A lesson after consolidation: what it would change, and what the checks found so far."""
+
+    lesson: Lesson
+    checks: Checks
+    consolidation: Consolidation | None
+    target: str
+
+
+@dataclass(frozen=True)
+class Scored:
+    lesson: Lesson  # as it would land (an update carries the rewritten rule)
+    consolidation: Consolidation | None
+    target: str
+    confidence: Confidence
+    decision: Decision
+
+
+@dataclass
+class _Budget:
+    """One agent's model calls in this run: its cap, the calls made, the drafts that went without."""
+
+    cap: int
+    used: int = 0
+    skipped: int = 0
+
+    @property
+    def left(self) -> int:
+        return self.cap - self.used
+
+
+def decide_all(
+    ctx: DailyContext, kb: KB, config: Config, lessons: list[Lesson], waiting: list[Candidate], run: RunState
+) -> list[Decided]:
+    consolidator, judge_asker = ctx.ask("consolidator"), ctx.ask("judge")
+    drafts, capped_keys = consolidate_all(ctx, kb, config, lessons, waiting, run, consolidator)
+    scored = score_all(ctx, kb, config, lessons, drafts)
+    decided = judge_all(ctx, kb, config, scored, run, judge_asker)
+    for lesson in lessons:
+        if lesson.key in capped_keys:
+            decided.append(Decided(lesson, Confidence(0, ()), "review", "spending cap", undecided=True))
+    return decided
+
+
+# --- 1. consolidate ---------------------------------------------------------------------------------
+
+
+def consolidate_all(
+    ctx: DailyContext,
+    kb: KB,
+    config: Config,
+    lessons: list[Lesson],
+    waiting: list[Candidate],
+    run: RunState,
+    consolidator: Asker,
+) -> tuple[list[Draft], set[str]]:
+    """Each lesson's draft; the keys left undecided because the spending cap was reached."""
+    pool = [candidate_from_rule(r) for r in kb.rules if r.meta.status == "accepted" and r.meta.adopted]
+    pool += waiting
+    waiting_ids = {c.id for c in waiting}
+    budget = _Budget(config.agents.curator.consolidate_calls)
+    drafts: list[Draft] = []
+    capped_keys: set[str] = set()
+    for lesson in lessons:
+        if lesson.key in capped_keys:
+            continue
+        if lesson.kind in ("update", "flag"):
+            drafts.append(_by_hand(kb, lesson))
+        elif lesson.kind != "new":
+            drafts.append(Draft(lesson, Checks(), None, ""))
+        else:
+            try:
+                drafts.append(_new_lesson(ctx, consolidator, budget, lesson, pool, waiting_ids))
+            except SpendingCapError:
+                run.capped = True
+                run.notice(
+                    "spending-cap",
+                    "spending cap reached during consolidation; those lessons wait for the next run",
+                    ctx.out,
+                )
+                capped_keys.update(_copies(lesson, lessons))
+    return drafts, capped_keys
+
+
+def _by_hand(kb: KB, lesson: Lesson) -> Draft:
+    """An update or flag names its rule; an update by hand keeps what it does not change."""
+    rule = kb.rule(lesson.target)
+    if rule is None:
+        return Draft(
+            lesson, Checks(validation_errors=(f"no rule {lesson.target} in the KB",)), None, lesson.target
+        )
+    if lesson.kind != "update":
+        return Draft(lesson, Checks(), None, rule.id)
+    consolidation = Consolidation(
+        "update",
+        rule.id,
+        lesson.title or rule.title,
+        lesson.rule or rule.rule,
+        lesson.why or rule.why,
+        reason="update by hand",
+    )
+    return Draft(lesson, Checks(), consolidation, rule.id)
+
+
+def _new_lesson(
+    ctx: DailyContext,
+    consolidator: Asker,
+    budget: _Budget,
+    lesson: Lesson,
+    pool: Sequence[Candidate],
+    waiting_ids: set[str],
+) -> Draft:
+    """Update before add: the consolidator (or word overlap) says whether it repeats or refines a rule."""
+    candidates = merge_candidates(lesson, pool)
+    if not candidates:
+        return Draft(lesson, Checks(), None, "")
+    if ctx.options.no_reviews or budget.left <= 0:
+        consolidation = fallback(lesson, candidates)
+    else:
+        budget.used += 1
+        try:
+            consolidation = consolidate(consolidator, lesson, candidates) or fallback(lesson, candidates)
+        except SpendingCapError:
+            raise
+        except HomeostatError:
+            consolidation = fallback(lesson, candidates)
+    checks = Checks()
+    if consolidation.action in ("update", "duplicate") and consolidation.target in waiting_ids:
+        checks = replace(checks, waits_with=consolidation.target)
+    elif consolidation.action == "duplicate":
+        checks = replace(checks, duplicate_of=consolidation.target)
+    if consolidation.contradicts:
+        checks = replace(checks, contradicts=consolidation.contradicts)
+    return Draft(lesson, checks, consolidation, consolidation.target)
+
+
+# --- 2. score -------------------------------------------------------------------------------------
+
+
+def score_all(
+    ctx: DailyContext, kb: KB, config: Config, lessons: Sequence[Lesson], drafts: Sequence[Draft]
+) -> list[Scored]:
+    repeated = _repeated_by(lessons)
+    updated_rules: set[str] = set()
+    scored: list[Scored] = []
+    for draft in drafts:
+        effective, checks, consolidation = draft.lesson, draft.checks, draft.consolidation
+        if consolidation is not None and consolidation.action == "update":
+            if consolidation.target in updated_rules:
+                checks = replace(checks, waits_with=f"another update of {consolidation.target} in this run")
+            effective = _as_updated(kb, effective, consolidation)
+        checks = validate_draft(ctx, kb, config, effective, consolidation, checks)
+        rule = kb.rule(draft.target) if draft.target else None
+        confidence = score_confidence(
+            effective,
+            config,
+            repeated_by=repeated.get(draft.lesson.key, 0),
+            open_flags=len(rule.meta.open_flags) if rule is not None and draft.lesson.kind == "update" else 0,
+            conflicts=1 if checks.contradicts else 0,
+        )
+        decision = decide(effective, confidence, checks, config)
+        if decision.verdict == "merge" and consolidation is not None and consolidation.action == "update":
+            updated_rules.add(consolidation.target)
+        scored.append(Scored(effective, consolidation, draft.target, confidence, decision))
+    return scored
+
+
+def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:
+    """The lesson as the update would land: the rewritten rule, in the rule's own area and scope."""
+    effective = lesson.with_changes(title=consolidation.title, rule=consolidation.rule, why=consolidation.why)
+    rule = kb.rule(consolidation.target)
+    if rule is not None:
+        effective = effective.with_changes(area=rule.area, scope=rule.meta.scope)
+    return effective
+
+
+def validate_draft(
+    ctx: DailyContext,
+    kb: KB,
+    config: Config,
+    lesson: Lesson,
+    consolidation: Consolidation | None,
+    checks: Checks,
+) -> Checks:
+    """Apply the lesson to a scratch copy and validate the files it touched."""
+    if lesson.kind == "flag" or checks.validation_errors:
+        return checks
+    edit = KbEdit.of(kb, ctx.now().date())
+    try:
+        if lesson.kind == "doc":
+            edit.patch_document(lesson)
+        elif consolidation is not None and consolidation.action == "update":
+            edit.update(
+                consolidation.target, lesson, consolidation.title, consolidation.rule, consolidation.why
+            )
+        elif lesson.kind == "new":
+            if not lesson.area or config.area(lesson.area) is None and lesson.area != "core":
+                return replace(checks, validation_errors=(f"unknown area {lesson.area!r}",))
+            edit.add_new(lesson)
+        else:
+            return checks
+    except (ApplyError, ValidationError, ValueError) as exc:
+        return replace(checks, validation_errors=(str(exc).splitlines()[0],))
+    changed = edit.diff(kb.files)
+    new = new_errors(kb.files, changed, ctx.now().date())
+    risky = tuple(f.message for f in new if f.check == "risky")
+    others = tuple(f.message for f in new if f.check != "risky")
+    return replace(checks, risky=risky, validation_errors=others)
+
+
+def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
+    """Errors the change brings into the files it touches, checked on those files alone (fast on a
+    large KB; whole-KB checks run once on each PR)."""
+    config = {"homeostat.yaml": files["homeostat.yaml"], "knowledge/": ""}
+    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
+    after = validate_files({**config, **changed}, today)
+    seen = Counter((f.file, f.check, f.message) for f in before.errors)
+    new: list[Finding] = []
+    for finding in after.errors:
+        key = (finding.file, finding.check, finding.message)
+        if finding.file not in changed or finding.check in ("conflict", "cache"):
+            continue
+        if seen[key]:
+            seen[key] -= 1
+            continue
+        new.append(finding)
+    return new
+
+
+# --- 3. judge -------------------------------------------------------------------------------------
+
+
+def judge_all(
+    ctx: DailyContext, kb: KB, config: Config, scored: Sequence[Scored], run: RunState, judge_asker: Asker
+) -> list[Decided]:
+    """Judge the confident review drafts, within `judgeCalls` (raised for a --since backfill)."""
+    cap = config.agents.curator.judge_calls
+    if ctx.options.since is not None:
+        confident = sum(1 for s in scored if s.decision.needs_judge)
+        cap = max(cap, (1 + JUDGE_CONFIRMATIONS) * confident)
+    budget = _Budget(cap)
+    decided = [_judge_one(ctx, kb, config, s, run, judge_asker, budget) for s in scored]
+    if budget.skipped:
+        run.notice(
+            "judge-cap",
+            f"{budget.skipped} confident draft(s) went to review without a judge's pass",
+            ctx.out,
+        )
+    return decided
+
+
+def _judge_one(
+    ctx: DailyContext, kb: KB, config: Config, s: Scored, run: RunState, asker: Asker, budget: _Budget
+) -> Decided:
+    confidence, outcome, reason = s.confidence, s.decision.verdict, s.decision.reason
+    verdict: Verdict | None = None
+    if s.decision.needs_judge and budget.cap != 0:
+        if budget.left <= 0:
+            budget.skipped += 1
+            outcome, reason = "review", "the judge's call cap was reached; a person reads it"
+        else:
+            try:
+                verdict = judge(asker, s.lesson, _rewritten(kb, s.consolidation))
+            except SpendingCapError:
+                run.capped = True
+                run.notice(
+                    "spending-cap",
+                    "spending cap reached before the judge; those drafts wait for the next run",
+                    ctx.out,
+                )
+                return Decided(
+                    s.lesson,
+                    confidence,
+                    "review",
+                    "spending cap",
+                    target=s.target,
+                    update=s.consolidation,
+                    undecided=True,
+                )
+            budget.used += verdict.calls
+            if verdict.outcome == "unavailable":
+                budget.skipped += 1
+                outcome, reason = (
+                    "review",
+                    f"the judge gave no usable answer ({verdict.detail}); a person reads it",
+                )
+            elif verdict.outcome == "contradicts":
+                outcome, reason = "decline", "the judge found it contradicts its thread: " + verdict.evidence
+            elif verdict.outcome == "fail":
+                confidence = confidence.with_term("judge", -config.scoring.confidence.penalty.judge)
+                outcome, reason = "review", "the judge found: " + verdict.evidence
+    return Decided(
+        s.lesson, confidence, outcome, reason, target=s.target, update=s.consolidation, judge=verdict
+    )
+
+
+def _rewritten(kb: KB, consolidation: Consolidation | None) -> str:
+    """For an update, the rule it rewrites, so the judge sees what changed."""
+    if consolidation is None or consolidation.action != "update":
+        return ""
+    old = kb.rule(consolidation.target)
+    return f"{old.title}\n{old.rule}" if old else ""
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _repeated_by(lessons: Sequence[Lesson]) -> dict[str, int]:
+    """How many other members taught the same lesson in this run."""
+    counts: dict[str, int] = {}
+    for lesson in lessons:
+        if lesson.kind != "new":
+            continue
+        others = {
+            o.member
+            for o in lessons
+            if o.kind == "new" and o.member != lesson.member and same_lesson(lesson.text, o.text)
+        }
+        if others:
+            counts[lesson.key] = len(others)
+    return counts
+
+
+def _copies(lesson: Lesson, lessons: Sequence[Lesson]) -> set[str]:
+    return {lesson.key} | {o.key for o in lessons if o.kind == "new" and same_lesson(lesson.text, o.text)}

@@ -1,0 +1,143 @@
+"""Record: every decision, the members' heartbeats and the run report on the state branch (never
+force-pushed), the review queue to Slack, and the one-line summary."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.core.config import Config
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.notify import queue_items, review_queue_message
+from homeostat.core.state import (
+    Capped,
+    Cost,
+    DecisionKind,
+    DecisionRecord,
+    DecisionsFile,
+    Failed,
+    LessonSource,
+    RunReport,
+    dump_state,
+    state_branch,
+)
+from homeostat.errors import HomeostatError
+from homeostat.runs.daily.context import DailyContext, Decided, RunState
+
+
+def record_decisions(ctx: DailyContext, decided: list[Decided], run: RunState) -> None:
+    """One record per decided lesson; middle-band ones stay in review until a person settles them."""
+    now = ctx.now()
+    for d in decided:
+        outcome = d.outcome
+        in_review = outcome == "review"
+        run.records[d.lesson.member].append(
+            DecisionRecord(
+                hash=d.lesson.key,
+                member=d.lesson.member,
+                kind=record_kind(d.lesson),
+                title=d.lesson.title or d.lesson.target or "(untitled)",
+                rule_id=d.rule_id or d.target or None,
+                area=d.lesson.area or None,
+                source=LessonSource(type=d.lesson.source, url=d.lesson.url or None),
+                outcome=outcome,
+                state="in-review" if in_review else "settled",
+                confidence=d.confidence.total,
+                breakdown=d.confidence.as_dict(),
+                reason=d.reason,
+                pr=d.pr,
+                review_opened_at=now if in_review else None,
+                settled_at=None if in_review else now,
+                at=now,
+            )
+        )
+
+
+def record_kind(lesson: Lesson) -> DecisionKind:
+    if lesson.from_review and lesson.kind == "new":
+        return "review-thread"
+    return {
+        "new": "new",
+        "update": "update",
+        "flag": "flag",
+        "doc": "review-thread" if lesson.from_review else "new",
+    }[lesson.kind]
+
+
+def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed: str | None) -> RunReport:
+    """The run's timing, decisions per outcome, the KB's health after it, notices and cost."""
+    finished = ctx.now()
+    counts = Counter(d.outcome for d in decided)
+    kb = load_kb_ref(ctx.git, ctx.base_tip(run.base)) if not ctx.options.offline else None
+    health: dict[str, int] = {}
+    if kb is not None:
+        health = dict(Counter(f"rules.{r.meta.status}" for r in kb.rules))
+        health["documents"] = len(kb.documents)
+    stats = ctx.deps.stats
+    return RunReport(
+        run_id=f"{run.started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}",
+        kind="daily",
+        started_at=run.started,
+        finished_at=finished,
+        duration_seconds=max(0.0, (finished - run.started).total_seconds()),
+        decided=dict(counts),
+        health=health,
+        notices=tuple(run.notices),
+        capped=Capped(since=run.since) if run.capped else None,
+        failed=Failed(since=run.since, reason=failed) if failed else None,
+        cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+    )
+
+
+def write_run_state(ctx: DailyContext, run: RunState, report: RunReport) -> None:
+    """Decisions (the latest record per lesson), heartbeats and the report, merged into the branch."""
+    files: dict[str, bytes] = {}
+    for member, records in run.records.items():
+        latest: dict[str, DecisionRecord] = {}
+        for record in records:
+            latest[record.hash] = record
+        files[f"decisions/{member}.json"] = dump_state(
+            DecisionsFile(member=member, records=tuple(latest.values()))
+        )
+    for heartbeat in run.heartbeats:
+        files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
+    files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
+    ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")
+
+
+def notify(ctx: DailyContext, config: Config, run: RunState) -> None:
+    """Post the review queue (new reviews, and overdue ones again); a Slack variable that is not
+    set is a recorded notice, never silence."""
+    if ctx.deps.notifier is None:
+        message = (
+            ctx.deps.notifier_missing
+            or f"{config.notifications.slack_webhook_env} is not set; no Slack notice was posted"
+        )
+        run.notice("slack-unset", message, ctx.out)
+        return
+    latest = {record.hash: record for record in run.state.records()}
+    for records in run.records.values():
+        latest.update({record.hash: record for record in records})
+    text = review_queue_message(
+        queue_items(latest.values()),
+        now=ctx.now(),
+        opened_since=run.started,
+        overdue_days=config.notifications.review_overdue_days,
+        reviewers=config.team.reviewers,
+    )
+    if text is None:
+        return
+    try:
+        ctx.deps.notifier.post(text)
+    except HomeostatError as exc:
+        print(f"notice: the Slack notice was not posted: {exc}", file=ctx.out)
+
+
+def outcome_counts(decided: list[Decided]) -> str:
+    counts = Counter(d.outcome for d in decided)
+    return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "nothing to decide"
+
+
+def summary(ctx: DailyContext, decided: list[Decided]) -> None:
+    print(f"daily: {outcome_counts(decided)}; {len(ctx.opened)} PR(s) opened", file=ctx.out)

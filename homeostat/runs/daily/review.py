@@ -1,0 +1,296 @@
+"""Publish, part 2: what waits for a person. One review PR per member for the middle band (and the
+retraction patches for document sections citing a rule a closed dispute retired), level with the
+base after every daily PR merged; one dispute PR per disputed rule. Reviewers are requested on each;
+none is ever merged by the run."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+
+from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.config import Config
+from homeostat.core.daily.apply import ApplyError, KbEdit
+from homeostat.core.daily.confidence import Confidence
+from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_prompt, usable_fix
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.retract import (
+    RETRACT_SYSTEM,
+    Citation,
+    RetractAnswer,
+    acceptable_rewrite,
+    find_citations,
+    retract_prompt,
+    still_supported,
+)
+from homeostat.core.kb import KB
+from homeostat.core.model import Rule
+from homeostat.core.pending import DocPatchRequest
+from homeostat.core.state import DecisionRecord, LessonSource, PullRef
+from homeostat.core.text import content_hash
+from homeostat.errors import HomeostatError
+from homeostat.runs.daily.context import (
+    DISPUTE_PREFIX,
+    REVIEW_PREFIX,
+    DailyContext,
+    Decided,
+    Retirement,
+    RunState,
+)
+from homeostat.runs.publish import Change, body
+
+Listed = dict[str, list[dict[str, str]]]  # member -> citing sections left for a person
+
+
+# --- retractions ----------------------------------------------------------------------------------
+
+
+def retractions(
+    ctx: DailyContext, kb: KB, config: Config, retirements: list[Retirement], run: RunState
+) -> tuple[list[Decided], Listed]:
+    """Patches for document sections citing a rule a closed dispute retired; the rest, listed.
+
+    Documents never merge without a person, so the patches go in the member's review PR."""
+    decided: list[Decided] = []
+    listed: Listed = defaultdict(list)
+    left = [config.agents.curator.retract_calls]
+    asker = ctx.ask("retractor")
+    for retirement in retirements:
+        rule = kb.rule(retirement.rule_id)
+        if rule is None or retirement.action != "retire":
+            continue
+        for citation in find_citations(kb, rule):
+            text, note = _rewrite(asker, kb, rule, citation, left)
+            if text is None:
+                listed[retirement.member].append(
+                    {"doc": citation.doc_id, "section": citation.section_id, "rule_id": rule.id, "note": note}
+                )
+                continue
+            lesson = _retraction_lesson(ctx, kb, rule, citation, retirement, text)
+            decided.append(
+                Decided(lesson, Confidence(0, ()), "review", f"retracts the retired rule {rule.id}")
+            )
+    if any(listed.values()):
+        count = sum(len(items) for items in listed.values())
+        run.notice(
+            "retract-cap",
+            f"{count} document section(s) citing a retired rule are listed for a person",
+            ctx.out,
+        )
+    return decided, listed
+
+
+def _rewrite(asker: Asker, kb: KB, rule: Rule, citation: Citation, left: list[int]) -> tuple[str | None, str]:
+    """The section without the retired claims, or None and why a person must do it."""
+    if left[0] <= 0:
+        return None, "no model call left this run (agents.curator.retractCalls)"
+    left[0] -= 1
+    try:
+        answer = asker.ask(
+            RETRACT_SYSTEM,
+            retract_prompt(rule, citation, still_supported(kb, citation, rule.id)),
+            RetractAnswer,
+        )
+    except SpendingCapError:
+        left[0] = 0
+        return None, "the spending cap was reached"
+    except HomeostatError as exc:
+        return None, f"the retractor failed: {exc}"
+    text = acceptable_rewrite(answer, rule, citation)
+    return text, "the model's rewrite was not safe to keep" if text is None else ""
+
+
+def _retraction_lesson(
+    ctx: DailyContext, kb: KB, rule: Rule, citation: Citation, retirement: Retirement, text: str
+) -> Lesson:
+    document = kb.document(citation.doc_id)
+    section = document.section(citation.section_id) if document else None
+    keep_url = not citation.by_url and section is not None and section.provenance is not None
+    return Lesson(
+        key=content_hash("retract", rule.id, citation.doc_id, citation.section_id),
+        origin="review",
+        kind="doc",
+        member=retirement.member,
+        originator=retirement.member,
+        source="deep-dive",
+        created=ctx.now(),
+        title=f"Retract {rule.id} from {citation.doc_id}#{citation.section_id}",
+        why=f"{rule.id} was retired ({retirement.reason})",
+        area=document.meta.area if document else "",
+        url=section.provenance.url if keep_url and section and section.provenance else "",
+        doc_patch=DocPatchRequest(
+            doc=citation.doc_id,
+            section=citation.section_id,
+            op="replace",
+            body=text,
+            note=f"retracted {rule.id}",
+        ),
+    )
+
+
+# --- review PRs -----------------------------------------------------------------------------------
+
+
+def open_review_prs(
+    ctx: DailyContext,
+    config: Config,
+    base: str,
+    base_sha: str,
+    decided: list[Decided],
+    listed: Mapping[str, list[dict[str, str]]] | None = None,
+) -> None:
+    """One review PR per member with their middle-band lessons, each on the same base."""
+    today = ctx.now().date()
+    for member in sorted({d.lesson.member for d in decided}):
+        waiting = [
+            d
+            for d in decided
+            if d.lesson.member == member and d.verdict == "review" and d.pr is None and not d.undecided
+        ]
+        if waiting:
+            _review_pr(ctx, config, base, base_sha, member, today, waiting, (listed or {}).get(member, []))
+
+
+def _review_pr(
+    ctx: DailyContext,
+    config: Config,
+    base: str,
+    base_sha: str,
+    member: str,
+    today: dt.date,
+    waiting: list[Decided],
+    listed: list[dict[str, str]],
+) -> None:
+    kb = load_kb_ref(ctx.git, base_sha)
+    edit = KbEdit.of(kb, today)
+    included = apply_review(edit, waiting)
+    changed = edit.diff(kb.files)
+    if not changed:
+        return
+    title = f"Homeostat review: {member} {today.isoformat()}"
+    text = review_body(member, today, included, listed)
+    branch = ctx.publisher.branch_name(REVIEW_PREFIX, member, today.isoformat())
+    published = ctx.publisher.open(Change(base, base_sha, changed, branch, title, text))
+    areas = {d.lesson.area for d in included if d.lesson.area}
+    ctx.publisher.request_reviewers(published.pull, config, areas, member)
+    for d in included:
+        d.pr = published.ref
+
+
+def review_body(
+    member: str, day: dt.date, included: Sequence[Decided], listed: Sequence[dict[str, str]]
+) -> str:
+    return body(
+        "review_pr.md.j2",
+        member=member,
+        date=day.isoformat(),
+        decisions=list(included),
+        retractions=list(listed),
+    )
+
+
+def apply_review(edit: KbEdit, waiting: Sequence[Decided]) -> list[Decided]:
+    """Apply middle-band lessons to one member's review edit."""
+    included: list[Decided] = []
+    for d in waiting:
+        try:
+            if d.lesson.kind == "doc":
+                edit.patch_document(d.lesson)
+                d.rule_id = ""
+            elif d.is_update and d.update is not None:
+                edit.update(d.update.target, d.lesson, d.update.title, d.update.rule, d.update.why)
+                d.rule_id = d.update.target
+            elif d.lesson.kind == "new":
+                d.rule_id = edit.add_new(d.lesson)
+            else:
+                continue
+            included.append(d)
+        except ApplyError as exc:
+            d.verdict, d.reason = "decline", str(exc)
+    return included
+
+
+# --- dispute PRs ----------------------------------------------------------------------------------
+
+
+def open_dispute_prs(
+    ctx: DailyContext, config: Config, base: str, decided: list[Decided], run: RunState
+) -> None:
+    """One dispute PR per rule a flag disputed in this run's daily PR: a drafted fix, or its retirement."""
+    flagged = sorted(
+        {
+            d.target
+            for d in decided
+            if d.lesson.kind == "flag" and d.outcome == "disputed" and d.pr is not None
+        }
+    )
+    if not flagged:
+        return
+    ctx.fetch(base)
+    base_sha = ctx.base_tip(base)
+    asker = ctx.ask("curator")
+    for rule_id in flagged:
+        kb = load_kb_ref(ctx.git, base_sha)
+        rule = kb.rule(rule_id)
+        if rule is None:
+            continue
+        try:
+            fix = usable_fix(asker.ask(DISPUTE_SYSTEM, dispute_prompt(rule), DisputeFix))
+        except SpendingCapError:
+            run.notice(
+                "spending-cap",
+                f"spending cap reached: the dispute fix for {rule_id} waits for the next run",
+                ctx.out,
+            )
+            return
+        except HomeostatError:
+            fix = None
+        flaggers = [d for d in decided if d.lesson.kind == "flag" and d.target == rule_id]
+        member = flaggers[0].lesson.member if flaggers else rule.meta.source.author
+        _dispute_pr(ctx, config, base, base_sha, kb, rule, fix, member, run)
+
+
+def _dispute_pr(
+    ctx: DailyContext,
+    config: Config,
+    base: str,
+    base_sha: str,
+    kb: KB,
+    rule: Rule,
+    fix: DisputeFix | None,
+    member: str,
+    run: RunState,
+) -> None:
+    today = ctx.now().date()
+    edit = KbEdit.of(kb, today)
+    if fix is not None:
+        edit.restore(rule.id, fix.title, fix.rule, fix.why)
+    else:
+        edit.retire(rule.id)
+    changed = edit.diff(kb.files)
+    title = f"Homeostat dispute: {rule.id}"
+    text = body("dispute_pr.md.j2", rule=rule, flags=rule.meta.open_flags, fix=fix)
+    branch = ctx.publisher.branch_name(DISPUTE_PREFIX, rule.id, today.isoformat())
+    published = ctx.publisher.open(Change(base, base_sha, changed, branch, title, text))
+    ctx.publisher.request_reviewers(published.pull, config, {rule.area}, member)
+    now = ctx.now()
+    run.records[member].append(
+        DecisionRecord(
+            hash=f"dispute-{rule.id}-{today.isoformat()}",
+            member=member,
+            kind="dispute",
+            title=rule.title,
+            rule_id=rule.id,
+            area=rule.area,
+            source=LessonSource(type="flag", url=None),
+            outcome="review",
+            state="in-review",
+            confidence=0,
+            reason="fix drafted from the flags" if fix else "no fix could be drafted; retires the rule",
+            pr=PullRef(number=published.pull.number, url=published.pull.url, branch=branch),
+            review_opened_at=now,
+            at=now,
+        )
+    )

@@ -1,0 +1,74 @@
+"""Settle: review PRs from earlier runs. Merged by a reviewer means merged (and approved by them);
+closed means declined, or for a dispute PR, the rule retired. An unclear answer from the host is
+never read as closed: the record stays as it was."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+
+from homeostat.core.config import Config
+from homeostat.core.hosts import PullInfo, PullState
+from homeostat.core.state import DecisionRecord, Outcome, StateSnapshot
+from homeostat.errors import HomeostatError
+from homeostat.runs.daily.context import DailyContext, Retirement, RunState
+
+log = logging.getLogger("homeostat.daily")
+
+
+def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunState) -> list[Retirement]:
+    """Settle every in-review record whose PR a person merged or closed; what the KB must change."""
+    retirements: list[Retirement] = []
+    host, repo = ctx.deps.host, ctx.deps.kb_repo
+    if host is None or repo is None:
+        return retirements
+    now = ctx.now()
+    for record in snapshot.records():
+        if record.state != "in-review" or record.pr is None:
+            continue
+        try:
+            info = host.get_pull(repo, record.pr.number)
+        except HomeostatError as exc:
+            log.warning("PR %s: unclear answer (%s); left as it was", record.pr.number, exc)
+            continue
+        if info.state is PullState.OPEN:
+            continue
+        if info.state is PullState.MERGED:
+            settled, retirement = _merged(config, record, info, now)
+        else:
+            settled, retirement = _closed(record, now)
+        if retirement is not None:
+            retirements.append(retirement)
+        run.records[record.member].append(settled)
+    return retirements
+
+
+def _merged(
+    config: Config, record: DecisionRecord, info: PullInfo, now: dt.datetime
+) -> tuple[DecisionRecord, Retirement | None]:
+    """A reviewer's merge: the rule is in force and records who approved it."""
+    settled = record.model_copy(
+        update={"outcome": "merged", "state": "settled", "settled_at": now, "at": now}
+    )
+    merger = config.member(info.merged_by or "")
+    if not record.rule_id or record.kind == "dispute" or merger is None or record.pr is None:
+        return settled, None
+    return settled, Retirement(
+        record.rule_id,
+        record.member,
+        f"merged by @{merger.handle} in #{record.pr.number}",
+        settled,
+        action="approve",
+        by=merger.handle,
+    )
+
+
+def _closed(record: DecisionRecord, now: dt.datetime) -> tuple[DecisionRecord, Retirement | None]:
+    """A closed review PR declines its lessons; a closed dispute PR retires its rule."""
+    outcome: Outcome = "retired" if record.kind == "dispute" else "declined"
+    settled = record.model_copy(update={"outcome": outcome, "state": "settled", "settled_at": now, "at": now})
+    if record.kind != "dispute" or not record.rule_id or record.pr is None:
+        return settled, None
+    return settled, Retirement(
+        record.rule_id, record.member, f"dispute PR #{record.pr.number} was closed", settled
+    )

@@ -1,0 +1,166 @@
+"""Publishing: every run changes the KB repo the same way, by pull request, and records what it did.
+
+The daily run, the weekly deep dive, `review merge`, bootstrap and retraction patches all need the
+same few steps, and a rerun or an overlapping run must never make a twin of any of them. They live
+here, once:
+
+- `Change` is what to publish: a branch built from a base commit plus changed files, a PR title and
+  a body (`body(template, ...)` renders one from the package's templates).
+- `Publisher.open(change)` commits the files on the base commit (the checkout's HEAD, index and work
+  tree are untouched), pushes the branch and finds-or-opens the PR by its head branch, so a rerun
+  updates the PR it opened instead of opening a second one. It hands back a `Published`.
+- `Publisher.land(published, title, message)` squash-merges it with its own message, only at the
+  commit pushed, and deletes the branch; a host that refuses (branch protection, a failing check)
+  is a value, not an error: the PR is left open with a plain commit so its checks run, and the
+  caller counts what it holds as waiting for a person. A run whose PRs a person merges (the deep
+  dive, bootstrap) stops at `open`.
+- `Publisher.merge(number, sha, title, message)` is the bare squash-merge (`review merge` rebuilds
+  a PR with `commit` and `push`, then merges it; Bitbucket's asynchronous merge is polled by its
+  adapter).
+- `Publisher.request_reviewers(pull, config, areas, author)` asks for the reviewers the design names
+  (`team.reviewers`, else the owning teams, else seniors and leads); a refusal is a printed notice.
+- `Publisher.record(files, branch=..., message=...)` merges state files into the state branch,
+  never force-pushed (see `homeostat.adapters.state_store`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.state_store import write_state
+from homeostat.core.config import Config
+from homeostat.core.daily.bodies import render
+from homeostat.core.daily.reviewers import choose_reviewers
+from homeostat.core.hosts import Capability, CodeHost, MergeResult, PullInfo, RepoRef
+from homeostat.core.state import PullRef
+from homeostat.errors import HomeostatError
+
+SKIP_CI = "[skip ci]"
+
+
+def body(template: str, **context: Any) -> str:
+    """A PR body from one of the package's templates (homeostat/templates)."""
+    return render(template, **context)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One PR's content: `files` (path to new text) applied to `base_sha`, pushed to `branch`."""
+
+    base: str  # the branch the PR targets
+    base_sha: str
+    files: Mapping[str, str]
+    branch: str
+    title: str
+    body: str
+    message: str = ""  # the branch commit's message; the title when empty
+
+    @property
+    def commit_message(self) -> str:
+        return self.message or self.title
+
+
+@dataclass(frozen=True)
+class Published:
+    """A change pushed and its PR open: `sha` is the commit the PR's head was pushed at."""
+
+    change: Change
+    sha: str
+    pull: PullInfo
+
+    @property
+    def ref(self) -> PullRef:
+        return PullRef(number=self.pull.number, url=self.pull.url, branch=self.change.branch)
+
+
+class Publisher:
+    """Branches, PRs and state writes for one run against one KB repo."""
+
+    def __init__(
+        self, git: Git, host: CodeHost | None, repo: RepoRef | None, *, remote: str, out: TextIO
+    ) -> None:
+        self.git = git
+        self._host = host
+        self._repo = repo
+        self.remote = remote
+        self.out = out
+        self.opened: list[PullInfo] = []
+
+    @property
+    def host(self) -> tuple[CodeHost, RepoRef]:
+        if self._host is None or self._repo is None:
+            raise HomeostatError("this step needs the code host (it does not run with --offline)")
+        return self._host, self._repo
+
+    # .. branches ..
+
+    def base_tip(self, base: str) -> str:
+        """The base branch's commit as last fetched."""
+        sha = self.git.rev_parse(f"refs/remotes/{self.remote}/{base}")
+        if sha is None:
+            raise HomeostatError(f"the KB repo has no branch {base!r} on {self.remote} (sources.baseBranch)")
+        return sha
+
+    def branch_name(self, prefix: str, name: str, day: str) -> str:
+        """`<prefix><name>-<day>`, or the first free `-N` after it on the remote."""
+        base = f"{prefix}{name}-{day}"
+        existing = self.git.ls_remote(self.remote, f"refs/heads/{base}*")
+        candidate, n = base, 2
+        while f"refs/heads/{candidate}" in existing:
+            candidate, n = f"{base}-{n}", n + 1
+        return candidate
+
+    def commit(self, base_sha: str, files: Mapping[str, str], message: str) -> str:
+        return self.git.commit_files(base_sha, {p: t.encode("utf-8") for p, t in files.items()}, message)
+
+    def push(self, branch: str, sha: str) -> None:
+        pushed = self.git.push(self.remote, sha, branch)
+        if not pushed.ok:
+            raise HomeostatError(f"could not push {branch}: {pushed.message}")
+
+    # .. pull requests ..
+
+    def open(self, change: Change) -> Published:
+        """Commit, push, and find-or-open the PR on the change's branch."""
+        host, repo = self.host
+        sha = self.commit(change.base_sha, change.files, change.commit_message)
+        self.push(change.branch, sha)
+        info = host.open_pull(repo, change.branch, change.base, change.title, change.body)
+        self.opened.append(info)
+        return Published(change, sha, info)
+
+    def merge(self, number: int, sha: str, title: str, message: str) -> MergeResult:
+        """Squash-merge PR `number` with our own title and message, only while its head is `sha`."""
+        host, repo = self.host
+        return host.merge_pull(repo, number, title, message, sha)
+
+    def land(self, published: Published, title: str, message: str) -> MergeResult:
+        """Merge and delete the branch; on a refusal, leave the PR open with a commit whose checks run."""
+        branch = published.change.branch
+        merged = self.merge(published.pull.number, published.sha, title, message)
+        if merged.merged:
+            self.git.delete_remote_branch(self.remote, branch)
+            return merged
+        plain = self.git.commit_files(
+            published.sha, {}, f"{published.change.title}: run the checks", parents=[published.sha]
+        )
+        self.git.push(self.remote, plain, branch)
+        return merged
+
+    def request_reviewers(self, pull: PullInfo, config: Config, areas: Iterable[str], author: str) -> None:
+        host, repo = self.host
+        teams_ok = Capability.TEAM_REVIEWERS in host.capabilities
+        request = choose_reviewers(config, areas, author, team_reviewers=teams_ok)
+        try:
+            host.request_reviewers(repo, pull.number, request.users, request.teams)
+        except HomeostatError as exc:
+            print(f"notice: could not request reviewers on #{pull.number}: {exc}", file=self.out)
+
+    # .. state ..
+
+    def record(self, files: Mapping[str, bytes], *, branch: str, message: str) -> str | None:
+        """Merge `files` into the state branch (never force-pushed); its commit afterwards."""
+        return write_state(self.git, files, remote=self.remote, branch=branch, message=message)
