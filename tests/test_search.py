@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -165,3 +167,13 @@ def test_the_stemmer_named_in_the_index_identity_is_the_installed_one() -> None:
     from importlib.metadata import version
 
     assert STEMMER_ID == f"snowball-english-{version('snowballstemmer')}"
+
+
+def test_stemming_loads_only_the_english_stemmer_and_leaves_the_package_importable() -> None:
+    code = (
+        "import sys; from homeostat.core.selection import term; assert term('statuses') == 'status';"
+        "assert 'snowballstemmer.turkish_stemmer' not in sys.modules and 'snowballstemmer' not in sys.modules;"
+        "import snowballstemmer; assert snowballstemmer.stemmer('english').stemWord('running') == 'run'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

@@ -67,11 +67,24 @@ _ENGLISH: list[Callable[[str], str]] = []
 
 
 def _stemmer() -> Callable[[str], str]:
-    """snowballstemmer's English (Porter2) stemmer, imported on first use: importing the package loads
-    all its languages (about 13 ms), so a warm run asks it only for words its index has not seen."""
+    """snowballstemmer's English (Porter2) stemmer, loaded on first use. The package's `__init__`
+    imports all 36 of its languages (about 13 ms, a tenth of a warm session hook), so a bare stand-in
+    package lets only `english_stemmer` and its two helpers load; the stand-in is then removed, so a
+    later `import snowballstemmer` anywhere in the process still runs the real `__init__`."""
     if not _ENGLISH:
-        from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
+        import importlib.util
+        import sys
 
+        standin = None
+        if "snowballstemmer" not in sys.modules:
+            spec = importlib.util.find_spec("snowballstemmer")
+            if spec is not None:
+                standin = sys.modules["snowballstemmer"] = importlib.util.module_from_spec(spec)
+        try:
+            from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
+        finally:
+            if standin is not None and sys.modules.get("snowballstemmer") is standin:
+                del sys.modules["snowballstemmer"]
         _ENGLISH.append(EnglishStemmer().stemWord)
     return _ENGLISH[0]
 
