@@ -26,6 +26,9 @@ from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 if TYPE_CHECKING:
     import logging
     import subprocess
+    from collections.abc import Sequence
+
+    from homeostat.core.kb import KB
 
 
 def _log() -> logging.Logger:
@@ -167,12 +170,17 @@ def _load_pending(root: Path) -> list[object]:
 def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index."""
     from homeostat.adapters.kb_files import load_kb_dir
+
+    return build_from_kb(load_kb_dir(root), _load_pending(root))
+
+
+def build_from_kb(kb: KB, pending: Sequence[object] = ()) -> Corpus:
+    """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
     from homeostat.core.render_view import memo_lines
     from homeostat.core.selection import build_corpus, with_line_tokens
     from homeostat.core.tokens import count_tokens_batch
 
-    kb = load_kb_dir(root)
-    corpus = build_corpus(kb, _load_pending(root), count_tokens_batch)  # type: ignore[arg-type]
+    corpus = build_corpus(kb, pending, count_tokens_batch)  # type: ignore[arg-type]
     doc_areas = {s.area for s in corpus.sections}
     lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
     return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))

@@ -16,6 +16,8 @@ from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.evaluation import (
     CASES_FILE,
     EvalError,
+    audiences,
+    check_repos,
     failed_floors,
     parse_cases,
     parse_floor,
@@ -23,7 +25,6 @@ from homeostat.core.evaluation import (
     run_cases,
 )
 from homeostat.core.render_view import LineCounter
-from homeostat.core.selection import Audience
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,18 +65,10 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     cases = parse_cases(text, str(path))
     corpus = load_corpus(root).corpus
-    names = {r.name for r in corpus.repos}
-    for case in cases:
-        if case.repo is not None and corpus.multi_repo and case.repo not in names:
-            raise EvalError(
-                f"{path}: case {case.name or case.expect[0]!r}: repo {case.repo!r} is not in homeostat.yaml"
-            )
-    teams = frozenset(info.owner for info in corpus.areas.values())
-
-    def audience(repo: str | None) -> Audience:
-        return Audience(repo or args.repo, "eval", teams)
-
-    report = run_cases(corpus, cases, audience, LineCounter(corpus.line_tokens, count_tokens))
+    check_repos(cases, corpus, str(path))
+    report = run_cases(
+        corpus, cases, audiences(corpus, args.repo), LineCounter(corpus.line_tokens, count_tokens)
+    )
     if args.json:
         sys.stdout.write(json.dumps(report.to_data(), indent=2) + "\n")
     else:
