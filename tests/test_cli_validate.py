@@ -226,7 +226,10 @@ def test_validate_holds_selection_to_the_floors_in_homeostat_yaml(
     assert len(found) == 1 and found[0]["file"] == "eval/selection.yaml"
     message = found[0]["message"]
     assert message.startswith("hit@1 0.967 is below eval.minHitAt1 0.99 in homeostat.yaml; 1 of 30 cases")
-    assert "fall short: 'core rule for any python file' (expected no-broad-except, sql-parameters; top " in message
+    assert (
+        "fall short: 'core rule for any python file' (expected no-broad-except, sql-parameters; top "
+        in message
+    )
     (eval_kb / "homeostat.yaml").write_text(
         (eval_kb / "homeostat.yaml").read_text(encoding="utf-8").replace("minHitAt1: 0.99", "minHitAt1: 0.9"),
         encoding="utf-8",
