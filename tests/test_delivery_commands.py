@@ -431,25 +431,18 @@ def test_the_checkouts_identity_is_remembered_until_its_git_config_changes(
     assert "(use-theme-spacing)" not in out  # the new origin is read, not the remembered one
 
 
+def commit_all(work: Path, subject: str, body: str = "") -> None:
+    git(work, "add", ".")
+    message = ["-m", subject] + (["-m", body] if body else [])
+    git(work, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "--quiet", *message)
+
+
 def test_the_git_commands_that_find_the_changes_also_give_branch_and_commits(tmp_path: Path) -> None:
     work = checkout(tmp_path, "app", None)
     assert change_from_git(work) == WorkingChange((), "main", (), ())  # no commits yet on main
     git(work, "switch", "--quiet", "-c", "feature/apikey-from-file")
     (work / "cfg.py").write_text("a = 1\n", encoding="utf-8")
-    git(work, "add", ".")
-    git(
-        work,
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@x",
-        "commit",
-        "--quiet",
-        "-m",
-        "Read the API key from a file",
-        "-m",
-        "Never from argv.\nMore text.",
-    )
+    commit_all(work, "Read the API key from a file", "Never from argv.\nMore text.")
     (work / "new_loader.py").write_text("b = 2\n", encoding="utf-8")
     change = change_from_git(work)
     assert change.branch == "feature/apikey-from-file" and change.changed == ("new_loader.py",)
@@ -467,18 +460,7 @@ def test_context_ranks_by_the_branch_and_commits_and_explains_it(
     git(billing, "switch", "--quiet", "-c", "fix/JIRA-7-refund-status")
     (billing / "src/billing/api").mkdir(parents=True)
     (billing / "src/billing/api/errors.py").write_text("x = 1\n", encoding="utf-8")
-    git(billing, "add", ".")
-    git(
-        billing,
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@x",
-        "commit",
-        "--quiet",
-        "-m",
-        "Map refund errors to statuses",
-    )
+    commit_all(billing, "Map refund errors to statuses")
     argv = ("context", "--kb", str(kb), "--checkout", str(billing), "--explain")
     code, out, _ = run(capsys, *argv)
     assert code == 0 and "Task words: refund, status, map, errors, start." in out
