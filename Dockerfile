@@ -36,6 +36,8 @@ RUN pip install --no-cache-dir -r requirements.lock
 # is fetched while building.
 COPY pyproject.toml ./
 COPY homeostat ./homeostat
+# homeostat/templates/workflows links to ../../workflows: the CI templates `homeostat init` writes.
+COPY workflows ./workflows
 RUN pip install --no-cache-dir setuptools==84.2.1 \
  && pip install --no-cache-dir --no-deps --no-build-isolation . \
  && rm -rf build homeostat.egg-info

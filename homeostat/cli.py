@@ -26,20 +26,28 @@ COMMANDS: dict[str, str] = {
     "daily": "the daily run: decide pending and review-drafted lessons, open and merge PRs",
     "curate": "draft lessons from merged PRs' review threads (the daily run's first step, alone)",
     "learn": "write a lesson to this clone's pending set",
+    "sync": "push pending lessons to candidates/<member>, clear the decided ones, update the clone",
     "context": "the rules and document sections that apply to the files being changed",
     "search": "keyword search over rules and document sections",
     "read": "read one document section or a whole document",
     "docs": "list documents and their sections",
     "explain": "a rule's source, score breakdown, owner and conflicts",
     "report": "KB health",
+    "events": "this machine's event log: injections, MCP calls, syncs, turn usage, model calls",
+    "status": "this clone: pinned version, behind/ahead, pending lessons, last sync and heartbeat, notices",
+    "metrics": "decisions, calibration, review latency, reach, cost and turn usage",
     "mcp": "serve the KB to MCP clients over stdio",
+    "hook": "Claude Code hook entrypoints: session-start, prompt, stop",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
     "eval": "measure rule selection against eval/selection.yaml",
+    "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
+    "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
+    "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
 }
 
 EXIT_INTERNAL = 3
 # Commands a hook runs on every prompt: their start-up must stay as light as possible.
-LIGHT_COMMANDS = frozenset({"context"})
+LIGHT_COMMANDS = frozenset({"context", "hook"})
 
 
 def _module_name(command: str) -> str:

@@ -16,22 +16,32 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
+import re
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent, Tool, ToolAnnotations
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnnotations
+from pydantic import ValidationError
 
+from homeostat import VERSION
 from homeostat.commands.context import Session, log_event, open_session, relative_paths
 from homeostat.core.render_view import build_view, render_docs, render_hits
 from homeostat.core.search import lookup, search_entries, topic_listing
 from homeostat.core.selection import task_words
-from homeostat.core.text import count_words
+from homeostat.errors import HomeostatError
 
-TITLE_CHAR_LIMIT = 80  # as homeostat.core.model; not imported, to keep pydantic models out of startup
-RULE_WORD_LIMIT = 60
+if TYPE_CHECKING:
+    from homeostat.core.config import Config
+
+MIN_BUDGET = 100  # as `context --budget`
+MAX_BUDGET = 100_000
+MAX_LIMIT = 50  # search hits per call
 
 INSTRUCTIONS = (
     "Homeostat serves your team's reviewed coding rules and documents for this repo. Call `context` with "
@@ -78,9 +88,9 @@ LIST_ARGUMENTS = {"files", "scope"}
 
 
 def canonical(name: str) -> str:
-    """`Homeostat.Get-Rules` → `get_rules`."""
-    lowered = name.strip().lower().replace("-", "_").replace(".", "_")
-    for prefix in ("homeostat_", "mcp_homeostat_"):
+    """`Homeostat.Get-Rules` → `get_rules`; Claude Code's `mcp__homeostat__search` → `search`."""
+    lowered = re.sub(r"_+", "_", name.strip().lower().replace("-", "_").replace(".", "_")).strip("_")
+    for prefix in ("mcp_homeostat_", "homeostat_"):
         lowered = lowered.removeprefix(prefix)
     return lowered
 
@@ -109,19 +119,55 @@ def clean_arguments(
 
 
 def _strip_titles(schema: Any) -> Any:
-    """Pydantic adds a `title` to every property; agents do not need them and they cost tokens."""
+    """Pydantic adds a `title` to every schema; agents do not need them and they cost tokens.
+
+    Only the annotation goes: under `properties` the keys are argument names, and an argument may well
+    be called `title` (learn's is).
+    """
     if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+        return {
+            k: (
+                {name: _strip_titles(sub) for name, sub in v.items()}
+                if k == "properties"
+                else _strip_titles(v)
+            )
+            for k, v in schema.items()
+            if not (k == "title" and isinstance(v, str))
+        }
     if isinstance(schema, list):
         return [_strip_titles(v) for v in schema]
     return schema
+
+
+def argument_problems(tool: str, exc: ValidationError) -> str:
+    """A tool's rejected arguments as one line an agent can act on (pydantic's report is for developers)."""
+    problems = []
+    for item in exc.errors():
+        name = ".".join(str(part) for part in item["loc"]) or "arguments"
+        detail = "missing" if item["type"] == "missing" else str(item["msg"]).removeprefix("Value error, ")
+        problems.append(f"`{name}`: {detail}")
+    return f"Invalid arguments for {tool}: {'; '.join(problems)}."
+
+
+UNSERVED = (  # MCPServer answers these with empty lists; advertising them sends clients looking
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+)
 
 
 class HomeostatServer(MCPServer):
     """MCPServer with alias resolution, argument cleaning, event logging and lean tool schemas."""
 
     def __init__(self, kb: str | None, checkout: Path, *, writes: bool, write_limit: int) -> None:
-        super().__init__("homeostat", instructions=INSTRUCTIONS, log_level="WARNING")
+        super().__init__("homeostat", instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING")
+        handlers = self._lowlevel_server._request_handlers  # no public way to withdraw a handler
+        for method in UNSERVED:
+            handlers.pop(method, None)
         self.kb = kb
         self.checkout = checkout
         self.write_limit = write_limit
@@ -155,12 +201,13 @@ class HomeostatServer(MCPServer):
             return CallToolResult(content=[TextContent(type="text", text=text)])
         if tool is None:
             names = ", ".join(t.name for t in self._tool_manager.list_tools())
-            return CallToolResult(
-                content=[TextContent(type="text", text=f"No tool {asked!r}. Tools: {names}.")]
-            )
+            raise MCPError(INVALID_PARAMS, f"Unknown tool {asked[:80]!r}; the tools are: {names}.")
         known = set(tool.parameters.get("properties", {}))
         cleaned, dropped = clean_arguments(resolved, arguments or {}, known)
-        result = await super().call_tool(resolved, cleaned, context)
+        try:
+            result = await super().call_tool(resolved, cleaned, context)
+        except ToolError as exc:
+            return _failed(resolved, exc)
         wall = round((time.perf_counter() - started) * 1000)
         self._log("mcp-call", {"tool": resolved, "ms": wall, "dropped": len(dropped)})
         return result
@@ -168,6 +215,22 @@ class HomeostatServer(MCPServer):
     def _log(self, kind: str, data: dict[str, str | int]) -> None:
         root = self.root or Path(self.kb or ".")
         log_event(root, kind, data)
+
+
+def _failed(tool: str, exc: ToolError) -> CallToolResult:
+    """A tool that could not answer says why in its result: the KB's own message (a broken
+    homeostat.yaml, named with its line), the arguments it rejected, or one line for a bug. Never a
+    traceback, and never only "Error executing tool"."""
+    cause = exc.__cause__
+    if isinstance(cause, HomeostatError):
+        text = str(cause)
+    elif isinstance(cause, ValidationError):
+        text = argument_problems(tool, cause)
+    else:
+        what = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+        logging.getLogger("homeostat.mcp").warning("tool %s failed: %s", tool, what)
+        text = f"Homeostat could not answer {tool} ({what}); run `homeostat {tool}` to see more."
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
 
 
 def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
@@ -192,8 +255,12 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
         limits = s.corpus.budget
-        if budget is not None and budget >= 100:
-            limits = limits._replace(token_budget=budget)
+        said = ""
+        if budget is not None:
+            used = min(max(budget, MIN_BUDGET), MAX_BUDGET)
+            if used != budget:
+                said = f"(budget {budget} is outside {MIN_BUDGET} to {MAX_BUDGET} tokens; used {used}.)\n"
+            limits = limits._replace(token_budget=used)
         words = task_words(commits=(task,)) if task else ()
         view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits, task=words)
         server._log(
@@ -206,7 +273,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
             },
         )
         cut = f"\n({len(view.cut)} left out for the budget; `search` finds them.)\n" if view.cut else ""
-        return view.text + cut
+        return said + view.text + cut
 
     def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
         """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
@@ -216,8 +283,10 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
             return render_hits(topic_listing(s.corpus, topic, s.audience), topic)
         if not query.strip():
             return "Give `query` (words to look for) or `topic` (a topic to list)."
-        hits = search_entries(s.corpus, query, s.audience, limit=max(1, min(limit, 50)), group=group)
-        return render_hits(hits, query)
+        used = max(1, min(limit, MAX_LIMIT))
+        said = f"(limit {limit} is outside 1 to {MAX_LIMIT}; used {used}.)\n" if used != limit else ""
+        hits = search_entries(s.corpus, query, s.audience, limit=used, group=group)
+        return said + render_hits(hits, query)
 
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
@@ -252,26 +321,39 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.commands.report import health_report
+        from homeostat.commands.report import MAX_DAYS, health_report
 
         s = server.session()
-        return health_report(s.root, dt.datetime.now(dt.UTC).date(), max(1, days))[1]
+        window = min(max(1, days), MAX_DAYS)
+        said = f"(days {days} is outside 1 to {MAX_DAYS}; used {window}.)\n" if window != days else ""
+        return said + health_report(s.root, dt.datetime.now(dt.UTC).date(), window)[1]
 
     return [(context, READ), (search, READ), (read, READ), (docs, READ), (explain, READ), (report, READ)]
 
 
 def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[..., str]]:
     def learn(
-        title: str, rule: str, area: str, why: str = "", scope: list[str] | None = None, kind: str = ""
+        title: str,
+        rule: str,
+        area: str,
+        why: str = "",
+        topic: str = "",
+        scope: list[str] | None = None,
+        kind: str = "",
     ) -> str:
         """Save a lesson the user taught as a pending rule for the team to review (title ≤80 chars,
-        rule ≤60 words)."""
+        rule ≤60 words; `topic` where the area has topics)."""
+        from homeostat.commands.learn import Fields, LessonError, check_area, check_limits
+
         s = server.session()
-        areas = sorted({*s.corpus.areas, "core"})
-        if area not in areas:
-            return f"Unknown area {area!r}; use one of: {', '.join(areas)}."
-        if len(title) > TITLE_CHAR_LIMIT or count_words(rule) > RULE_WORD_LIMIT:
-            return f"Not saved: keep the title within {TITLE_CHAR_LIMIT} characters and the rule within {RULE_WORD_LIMIT} words."
+        refused = _refuse_author(s)
+        if refused:
+            return refused
+        try:
+            check_area(_config(s), area, topic, _argument)
+            check_limits(Fields(title=title, rule=rule, why=why), _argument)
+        except LessonError as exc:
+            return f"Not saved: {exc}."
         return _write(
             server,
             s,
@@ -281,6 +363,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
                 "rule": rule,
                 "why": why,
                 "area": area,
+                "topic": topic,
                 "scope": tuple(scope or ()),
                 "lessonKind": kind or None,
             },
@@ -292,9 +375,33 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
         entry = s.corpus.entry(id)
         if entry is None or not s.audience.sees(entry.area, s.corpus):
             return f"No rule {id!r} for this repo; `search` for it."
-        return _write(server, s, {"kind": "flag", "target": id, "reason": reason})
+        return _refuse_author(s) or _write(server, s, {"kind": "flag", "target": id, "reason": reason})
 
     return learn, flag
+
+
+def _argument(name: str) -> str:
+    return f"`{name}`"
+
+
+def _config(session: Session) -> Config:
+    from homeostat.core.kb import CONFIG_FILE, load_config
+
+    config, _, problems = load_config((session.root / CONFIG_FILE).read_text(encoding="utf-8"))
+    if config is None:
+        raise HomeostatError(f"{CONFIG_FILE}:{problems[0].line}: {problems[0].message}")
+    return config
+
+
+def _refuse_author(session: Session) -> str:
+    """A lesson is filed under a member; one from a stranger would only be declined the next morning."""
+    if session.audience.member:
+        return ""
+    who = session.identity.email or session.identity.name or "not set"
+    return (
+        f"Not saved: this checkout's git user ({who}) is not in team.members of homeostat.yaml. Ask the user "
+        "to set HOMEOSTAT_MEMBER to their member handle, or to add their git email to their entry."
+    )
 
 
 def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) -> str:
@@ -313,7 +420,7 @@ def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) ->
             return f"Not saved: the {name} holds what looks like a secret ({hits[0].kind}); remove it."
     if server.writes_done >= server.write_limit:
         return f"This session has used its {server.write_limit} MCP writes (security.mcpWriteLimit)."
-    author = session.audience.member or session.identity.name or "unknown"
+    author = session.audience.member
     try:
         lesson = PendingLesson.model_validate(
             {"author": author, "source": "agent-handoff", "created": dt.datetime.now(dt.UTC), **fields}

@@ -15,6 +15,7 @@ import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
+from unittest import mock
 
 import pytest
 import yaml
@@ -276,12 +277,20 @@ def test_templates_and_pipe_run_the_same_image() -> None:
 
 def test_bitbucket_custom_pipelines_run_the_scheduled_commands() -> None:
     custom = load(BITBUCKET_TEMPLATE)["pipelines"]["custom"]
-    commands = {name: [s["step"]["script"] for s in steps] for name, steps in custom.items()}
+    commands = {name: [s["step"]["script"] for s in steps if "step" in s] for name, steps in custom.items()}
     assert commands == {
         "homeostat-daily": [["homeostat daily"]],
         "homeostat-deep-dive": [["homeostat deep-dive"]],
         "homeostat-digest": [["homeostat digest"]],
+        "homeostat-review-merge": [
+            [
+                'if [ "$HOMEOSTAT_PR" = all ]; then homeostat review merge --all; else homeostat review merge'
+                ' "$HOMEOSTAT_PR"; fi'
+            ]
+        ],
     }
+    variables = [s["variables"] for s in custom["homeostat-review-merge"] if "variables" in s]
+    assert variables == [[{"name": "HOMEOSTAT_PR", "default": "all", "description": mock.ANY}]]
 
 
 @pytest.mark.parametrize("pipe_file", PIPE_FILES, ids=rel)
@@ -306,6 +315,12 @@ LEAST_PERMISSIONS = {
     "homeostat-validate.yml": {"contents": "read"},
     # the daily run pushes its branches and homeostat/state, and opens and merges the KB's PRs
     "homeostat-daily.yml": {"contents": "write", "pull-requests": "write"},
+    # the deep dive pushes its branch and homeostat/state and opens one PR (a person merges it)
+    "homeostat-deep-dive.yml": {"contents": "write", "pull-requests": "write"},
+    # the digest reads history and homeostat/state; Slack is a secret, not a permission
+    "homeostat-digest.yml": {"contents": "read"},
+    # review merge pushes the rebuilt review branch and merges the PR
+    "homeostat-review-merge.yml": {"contents": "write", "pull-requests": "write"},
 }
 
 

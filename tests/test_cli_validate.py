@@ -261,3 +261,64 @@ def test_validate_a_ref_reads_its_cases_and_floors_from_that_ref(
     commit(clone, files, "kb with a floor it misses", push=True)
     assert main(["validate", str(origin), "--ref", "main", "--today", "2026-11-29"]) == 1
     assert "error [eval] mrr 0." in capsys.readouterr().out
+
+
+def test_a_bracket_in_a_repo_or_source_url_is_a_finding_not_a_crash(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = kb / "homeostat.yaml"
+    config.write_text(config.read_text().replace("https://github.com/example/storefront", "https://[x/y/z"))
+    rule = kb / "knowledge/billing/api/errors.md"
+    rule.write_text(rule.read_text().replace("url: https://github.com/", "url: https://[github.com/"))
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "homeostat.yaml:51: error [config] not a repository URL: 'https://[x/y/z' (Invalid IPv6 URL)" in out
+    )
+    assert (
+        "knowledge/billing/api/errors.md:5: error [provenance] source.url "
+        "'https://[github.com/example/billing/pull/41#discussion_r9100000001' is not a review-comment or PR URL"
+    ) in out
+
+
+def test_a_timestamp_that_cannot_be_is_a_finding_not_a_crash(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = kb / "knowledge/billing/api/docs/overview.md"
+    doc.write_text(doc.read_text().replace("updated: 2026-11-12", "updated: 2026-01-01T25:00:00"))
+    rule = kb / "knowledge/core/log-with-fields.md"
+    title = "Log with structured fields, not formatted strings"
+    rule.write_text(rule.read_text().replace(f"title: {title}", f'title: "{title.replace(" ", chr(9), 1)}"'))
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert "is not a valid timestamp (hour must be in 0..23)" in out
+    assert "log-with-fields" not in out
+
+
+def test_fix_refuses_while_the_config_is_broken_and_cache_warnings_wait_for_it(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = kb / "homeostat.yaml"
+    config.write_text(
+        config.read_text().replace("      role: senior\n", "      role: senior\n      shoe: 9\n")
+    )
+    before = example_files(kb)
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert "unknown key 'team.members.1.shoe'" in out
+    assert "[cache]" not in out and "--fix" not in out
+    assert main(["validate", str(kb), "--fix", "--today", "2026-11-29"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("homeostat: --fix: homeostat.yaml:") and "fix homeostat.yaml first" in err
+    assert example_files(kb) == before
+
+
+def test_ref_reads_a_kb_in_a_subfolder_of_its_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, clone = make_origin_and_clone(tmp_path, {})
+    commit(clone, {f"kb/{rel}": text for rel, text in example_files().items()}, "kb")
+    assert main(["validate", "--kb", str(clone / "kb"), "--ref", "HEAD", "--today", "2026-11-29"]) == 0
+    assert "in 6 rules and 1 document" in capsys.readouterr().out
+    assert main(["validate", "--kb", str(clone), "--ref", "HEAD"]) == 2
+    assert "HEAD: no homeostat.yaml at the root of that tree" in capsys.readouterr().err

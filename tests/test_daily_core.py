@@ -278,3 +278,49 @@ def test_reviewers_are_the_named_reviewers_else_owning_teams_else_seniors(config
     assert seniors.users == ("ana", "bo")
     only_ana = choose_reviewers(config, ["billing/api"], "ana", team_reviewers=True)
     assert only_ana.teams == ("payments",) and "ana" not in only_ana.users
+
+
+def _drafted(config, area: str, path: str, topic: str, suggested: str) -> Lesson:  # type: ignore[no-untyped-def]
+    from homeostat.core.daily.drafting import DraftAnswer, lesson_from_draft
+    from homeostat.core.hosts import HostKind, MergedPull, RepoRef, ReviewComment, ReviewThread
+
+    repo = RepoRef(HostKind.GITHUB, "example", area.split("/")[0])
+    when = dt.datetime(2026, 11, 20, tzinfo=dt.UTC)
+    url = f"{repo.web_url}/pull/9#discussion_r5"
+    root = ReviewComment(5, "bo", "use the theme's spacing scale", path, 3, when, url)
+    thread = ReviewThread(repo, 9, "Card", "cy", root, followed_by_commit=True)
+    pull = MergedPull(repo, 9, "Card", "", "cy", when, f"{repo.web_url}/pull/9")
+    answer = DraftAnswer(
+        keep=True,
+        title="Use the theme spacing scale",
+        rule="Take margins from the theme's spacing scale.",
+        why="Hard-coded pixels drift from the design system.",
+        area=area,
+        topic=topic,
+        suggested_topic=suggested,
+    )
+    drafted = lesson_from_draft(
+        answer,
+        config=config,
+        pull=pull,
+        thread=thread,
+        thread_text="bo: use it",
+        repo_name=area.split("/")[0],
+    )
+    assert drafted is not None
+    return drafted
+
+
+def test_without_topic_files_a_suggested_topic_is_ignored_and_does_not_send_the_lesson_to_review(  # type: ignore[no-untyped-def]
+    config,
+) -> None:
+    drafted = _drafted(config, "storefront/ui", "web/components/Card.tsx", "layout", "spacing")
+    assert (drafted.topic, drafted.suggested_topic) == ("", "")
+    checks = Checks()
+    decision = decide(drafted, score_confidence(drafted, config), checks, config)
+    assert "topic" not in decision.reason
+
+
+def test_with_topic_files_a_new_topic_is_still_suggested(config) -> None:  # type: ignore[no-untyped-def]
+    drafted = _drafted(config, "billing/api", "src/billing/api/app.py", "", "retries")
+    assert (drafted.topic, drafted.suggested_topic) == ("errors", "retries")

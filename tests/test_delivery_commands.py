@@ -476,3 +476,9 @@ def test_context_ranks_by_the_branch_and_commits_and_explains_it(
     assert "Task words: none" in out
     with pytest.raises(SystemExit):
         main([*argv, "--task", "x", "--no-task"])
+
+
+@pytest.mark.parametrize("days", ["0", "100000000"])
+def test_report_bounds_its_window(kb: Path, capsys: pytest.CaptureFixture[str], days: str) -> None:
+    code, _, err = run(capsys, "report", "--kb", str(kb), "--days", days)
+    assert code == 2 and err == f"homeostat: --days {days}: give a number of days from 1 to 3650\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 import pytest
@@ -266,3 +267,19 @@ def test_the_same_name_on_another_host_is_another_repo() -> None:
 def test_a_bad_repo_url_is_an_error_not_a_skip() -> None:
     with pytest.raises(UrlError):
         code_repos(["https://github.com/acme"], excluded=[], kb_repo=None)
+
+
+@pytest.mark.parametrize(
+    ("parse", "url"),
+    [
+        (parse_repo_url, "https://[github.com/acme/ledger"),
+        (parse_repo_url, "https://github.com:port/acme/ledger"),
+        (parse_pull_url, "https://[github.com/acme/ledger/pull/3"),
+        (parse_comment_url, "https://github.com]/acme/ledger/pull/3#discussion_r1"),
+    ],
+)
+def test_a_stray_bracket_or_a_bad_port_is_a_url_error_not_a_crash(
+    parse: Callable[[str], object], url: str
+) -> None:
+    with pytest.raises(UrlError, match="not a "):
+        parse(url)

@@ -14,7 +14,10 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import MCPError
 
+from homeostat import VERSION
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.pending_store import list_pending
 from homeostat.core.tokens import count_tokens
@@ -43,6 +46,7 @@ def web(tmp_path: Path) -> Path:
     work.mkdir()
     git(work, "init", "--quiet")
     git(work, "remote", "add", "origin", "git@github.com:example/storefront.git")
+    git(work, "config", "user.name", "Cy Moreau")  # a member: lessons are filed under them
     return work
 
 
@@ -161,8 +165,6 @@ def test_expected_misses_are_normal_results(kb: Path, web: Path) -> None:
         assert "No rules or document sections match" in await call(client, "search", {"query": "zzqx"})
         assert "No rule 'nope'" in await call(client, "explain", {"id": "nope"})
         assert "No documents" in await call(client, "docs")
-        result = await client.call_tool("no_such_tool", {})
-        assert not result.is_error and "Tools: context" in result.content[0].text  # type: ignore[union-attr]
 
     session(kb, web, body)
 
@@ -193,7 +195,9 @@ def test_learn_and_flag_write_pending_lessons_up_to_the_limit(kb: Path, web: Pat
             },
         )
         assert "Saved as a pending new lesson" in text and "1 writes left" in text
-        assert "Unknown area 'web'" in await call(client, "learn", {"title": "t", "rule": "r", "area": "web"})
+        assert "unknown area 'web': use one of billing/api" in await call(
+            client, "learn", {"title": "t", "rule": "r", "area": "web"}
+        )
         assert "No rule 'billing-api-error-status-table'" in await call(
             client, "flag", {"id": "billing-api-error-status-table", "reason": "other repo"}
         )
@@ -246,3 +250,132 @@ def test_an_agent_cannot_write_a_secret_into_a_pending_lesson(kb: Path, web: Pat
 
     session(kb, web, body)
     assert list_pending(kb) == []
+
+
+def test_an_unknown_tool_is_a_protocol_error_naming_the_tools(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        with pytest.raises(MCPError) as raised:
+            await client.call_tool("no_such_tool", {})
+        assert raised.value.error.code == -32602
+        assert "Unknown tool 'no_such_tool'; the tools are: context, search" in raised.value.error.message
+
+    session(kb, web, body)
+
+
+def test_claude_codes_own_tool_names_resolve(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        assert "(use-theme-spacing)" in await call(
+            client, "mcp__homeostat__search", {"query": "theme spacing"}
+        )
+        assert "(use-theme-spacing)" in await call(
+            client, "mcp__homeostat__read", {"target": "use-theme-spacing"}
+        )
+
+    session(kb, web, body)
+
+
+def test_the_server_names_its_version_and_advertises_only_tools(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        assert client.server_info is not None
+        assert (client.server_info.name, client.server_info.version) == ("homeostat", VERSION)
+        capabilities = client.server_capabilities
+        assert capabilities.tools is not None
+        assert capabilities.prompts is None and capabilities.resources is None
+        with pytest.raises(MCPError) as raised:
+            await client.list_prompts()
+        assert raised.value.error.code == -32601  # method not found
+
+    session(kb, web, body)
+
+
+def test_learns_schema_keeps_its_title_argument(kb: Path, web: Path) -> None:
+    allow_writes(kb)
+
+    async def body(client: Client) -> None:
+        learn = next(t for t in (await client.list_tools()).tools if t.name == "learn")
+        schema = learn.input_schema
+        assert {"title", "rule", "area", "why", "topic", "scope", "kind"} <= set(schema["properties"])
+        assert set(schema["required"]) == {"title", "rule", "area"}
+        assert all("title" not in prop for prop in schema["properties"].values())
+        assert "title" not in schema
+
+    session(kb, web, body)
+
+
+def test_a_budget_or_limit_out_of_range_is_clamped_and_said(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        text = await call(client, "context", {"files": ["web/components/Card.tsx"], "budget": 5})
+        assert text.startswith("(budget 5 is outside 100 to 100000 tokens; used 100.)\n")
+        text = await call(client, "search", {"query": "theme spacing", "limit": 0})
+        assert text.startswith("(limit 0 is outside 1 to 50; used 1.)\n")
+        text = await call(client, "report", {"days": 10**7})
+        assert text.startswith("(days 10000000 is outside 1 to 3650; used 3650.)\n")
+
+    session(kb, web, body)
+
+
+def test_arguments_of_the_wrong_type_are_named_without_pydantic_internals(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        result = await client.call_tool("search", {"query": "x", "limit": "many"})
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text.startswith("Invalid arguments for search: `limit`: Input should be a valid integer")
+        assert "pydantic" not in text and "validation error" not in text and "type=" not in text
+        result = await client.call_tool("read", {})
+        assert result.content[0].text == "Invalid arguments for read: `target`: missing."  # type: ignore[union-attr]
+
+    session(kb, web, body)
+
+
+def test_a_kb_broken_mid_session_answers_with_its_message_and_no_traceback(
+    kb: Path, web: Path, tmp_path: Path
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "homeostat", "mcp", "--kb", str(kb)], cwd=str(web), env=env
+    )
+    errors = tmp_path / "stderr.txt"
+    config = kb / "homeostat.yaml"
+
+    async def main() -> None:
+        with errors.open("w") as errlog:
+            async with Client(stdio_client(params, errlog=errlog)) as client:
+                assert "(use-theme-spacing)" in await call(client, "search", {"query": "theme spacing"})
+                config.write_text(config.read_text(encoding="utf-8") + "team: [\n", encoding="utf-8")
+                for name, args in (("search", {"query": "x"}), ("context", {}), ("docs", {}), ("report", {})):
+                    result = await client.call_tool(name, args)
+                    assert result.is_error
+                    text = result.content[0].text  # type: ignore[union-attr]
+                    assert text.startswith("homeostat.yaml:") and "invalid YAML" in text, text
+
+    anyio.run(main)
+    assert "Traceback" not in errors.read_text()
+
+
+def test_learn_refuses_a_stranger_and_asks_for_the_topic_its_area_needs(kb: Path, web: Path) -> None:
+    allow_writes(kb, limit=5)
+    stranger = web.parent / "stranger"
+    shutil.copytree(web, stranger)
+    git(stranger, "config", "user.name", "Somebody Else")
+    lesson = {"title": "Return problem+json", "rule": "Return errors as problem+json.", "area": "billing/api"}
+
+    async def as_stranger(client: Client) -> None:
+        assert "git user (Somebody Else) is not in team.members" in await call(client, "learn", lesson)
+        assert "is not in team.members" in await call(
+            client, "flag", {"id": "use-theme-spacing", "reason": "x"}
+        )
+
+    session(kb, stranger, as_stranger)
+
+    async def as_member(client: Client) -> None:
+        text = await call(client, "learn", lesson)
+        assert (
+            text
+            == "Not saved: area billing/api groups rules by topic: pass `topic` with one of errors, money."
+        )
+        text = await call(client, "learn", {**lesson, "topic": "nope"})
+        assert "unknown topic 'nope' for billing/api: use one of errors, money (`topic`)" in text
+        assert "Saved as a pending new lesson" in await call(client, "learn", {**lesson, "topic": "errors"})
+
+    session(kb, web, as_member)
+    assert [lesson.author for _, lesson in list_pending(kb)] == ["cy"]

@@ -265,3 +265,18 @@ def test_repeated_dates_in_a_sections_provenance_are_warned() -> None:
         (9, "warning", "section {#request-path}: updated= is repeated in its provenance"),
         (12, "warning", "section {#errors} has a second provenance comment (repeated dates); keep one"),
     ]
+
+
+def test_an_area_named_docs_inside_a_repo_is_refused_with_the_reason() -> None:
+    files = example_files()
+    files["homeostat.yaml"] = files["homeostat.yaml"].replace("      - name: db\n", "      - name: docs\n")
+    files["knowledge/billing/docs/keep-it.md"] = rule("keep-it", "billing/docs")
+    result = validate_files(files, TODAY)
+    messages = [f"{f.file}:{f.line}: {f.message}" for f in result.errors]
+    assert any(
+        m.startswith(
+            "homeostat.yaml:46: area 'billing/docs': the name 'docs' is taken, knowledge/<repo>/docs/"
+        )
+        and "rename the area" in m
+        for m in messages
+    ), messages

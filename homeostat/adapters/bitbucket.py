@@ -221,16 +221,16 @@ class BitbucketApi:
     def get(self, path: str, params: Mapping[str, str | int] | None = None, **kwargs: Any) -> Json:
         return self.json(self.call("GET", path, params=params, **kwargs), "GET", path)
 
-    def pages(self, path: str, params: Mapping[str, str | int]) -> Iterator[Json]:
+    def pages(self, path: str, params: Mapping[str, str | int], need: str = READ_SCOPES) -> Iterator[Json]:
         """Every value of a paged collection, following `next` links."""
-        page = self.get(path, params)
+        page = self.get(path, params, need=need)
         while True:
             values = page.get("values") or []
             yield from (value for value in values if isinstance(value, dict))
             next_url = page.get("next")
             if not next_url or not values:
                 return
-            page = self.get(str(next_url), absolute=True)
+            page = self.get(str(next_url), absolute=True, need=need)
 
     def _check_origin(self, url: str) -> None:
         """Follow only links on the API's own host, so the credential is never sent elsewhere."""
@@ -874,6 +874,9 @@ class BitbucketHost:
             scopes=scopes,
             notes=notes,
         )
+
+    def repo_visibility(self, repo: RepoRef) -> str:
+        return "private" if self.api.get(self._repo_path(repo)).get("is_private") else "public"
 
     def _permission_from_scopes(self, repo: RepoRef, scopes: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
         """Access tokens list no user permission; what they may do is their scopes on the repo they reach."""

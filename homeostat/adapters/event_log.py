@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +21,7 @@ from types import TracebackType
 from homeostat.core.events import Event, EventSink, NullSink, utcnow
 
 RETENTION_DAYS = 90
+_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 EVENTS_DB = Path(".homeostat") / "events.db"
 
 _SCHEMA = """
@@ -55,6 +57,7 @@ class SqliteEventLog:
         self._now = now
         self._db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self.prune()
 
@@ -63,6 +66,20 @@ class SqliteEventLog:
             "INSERT INTO events (kind, at_ms, data) VALUES (?, ?, ?)",
             (event.kind, _ms(event.at), json.dumps(event.data, sort_keys=True)),
         )
+
+    def replace(self, event: Event, keys: tuple[str, ...]) -> None:
+        """Record `event` in place of any earlier event of its kind with the same values of `keys`
+        (a turn's usage, re-read when the transcript has caught up), in one transaction."""
+        if not keys or not all(_KEY.match(key) for key in keys):
+            raise ValueError(f"replace keys must be field names: {keys!r}")
+        where = " AND ".join(f"json_extract(data, '$.{key}') IS ?" for key in keys)
+        with self._db:
+            self._db.execute("BEGIN IMMEDIATE")
+            self._db.execute(
+                f"DELETE FROM events WHERE kind = ? AND {where}",  # noqa: S608 - keys are our own names
+                (event.kind, *(event.data.get(key) for key in keys)),
+            )
+            self.record(event)
 
     def query(self, kind: str | None = None, since: datetime | None = None) -> list[Event]:
         """Events of `kind` (every kind when None) at or after `since`, oldest first."""
@@ -129,3 +146,17 @@ def run_events(root: Path, env: Mapping[str, str], *, show_prompts: bool = False
             yield sink
     else:
         yield sink
+
+
+def log_summary(path: Path) -> tuple[int, datetime | None, int]:
+    """(events, the oldest event's time, bytes on disk) of a log, read-only: nothing is pruned or
+    created, so asking about a log never changes it. A missing or unreadable log is (0, None, 0)."""
+    if not path.is_file():
+        return 0, None, 0
+    size = sum(p.stat().st_size for p in path.parent.glob(path.name + "*") if p.is_file())
+    try:
+        with closing(sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5.0)) as db:
+            count, oldest = db.execute("SELECT COUNT(*), MIN(at_ms) FROM events").fetchone()
+    except sqlite3.Error:
+        return 0, None, size
+    return int(count), datetime.fromtimestamp(oldest / 1000, UTC) if oldest is not None else None, size

@@ -395,7 +395,7 @@ class GitHubHost:
             permissions = self._repo(repo).raw_data.get("permissions")
             if not isinstance(permissions, dict):
                 notes.append(f"GitHub did not report the token's permissions on {repo.full_name}")
-                return TokenReach(user, True, False, False, scopes, tuple(notes))
+                return TokenReach(user, True, False, False, scopes, tuple(notes), known=False)
             return TokenReach(
                 user=user,
                 can_read=bool(permissions.get("pull", True)),
@@ -406,6 +406,14 @@ class GitHubHost:
             )
 
         return self._call(f"read what the token may do in {repo.full_name}", "metadata:read", operation)
+
+    def repo_visibility(self, repo: RepoRef) -> str:
+        def operation(_attempt: int) -> str:
+            data = self._repo(repo).raw_data
+            visibility = str(data.get("visibility") or "")
+            return visibility or ("private" if data.get("private") else "public")
+
+        return self._call(f"read the visibility of {repo.full_name}", "metadata:read", operation)
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -48,16 +48,34 @@ def read_tree(root: Path) -> dict[str, bytes]:
     return files
 
 
-def read_ref(git: Git, treeish: str) -> dict[str, bytes]:
-    """The same map from a commit, branch or tree, without a checkout."""
+def read_ref(git: Git, treeish: str, folder: str = "") -> dict[str, bytes]:
+    """The same map from a commit, branch or tree, without a checkout; `folder` is where the KB sits
+    inside the repository ('' at its top)."""
     if git.rev_parse(f"{treeish}^{{tree}}") is None:
         raise KBReadError(f"{treeish}: no such ref in {git.git_dir}")
-    files = {path: data for path, data in git.read_files(treeish).items() if _wanted(path)}
+    files = {path: data for path, data in git.read_files(treeish, folder).items() if _wanted(path)}
+    where = f"{folder}/ in that tree" if folder else "the root of that tree"
     if CONFIG_FILE not in files:
-        raise KBReadError(f"{treeish}: no {CONFIG_FILE} at the root of that tree")
+        raise KBReadError(f"{treeish}: no {CONFIG_FILE} at {where}")
     if not any(path.startswith("knowledge/") for path in files):
-        raise KBReadError(f"{treeish}: no knowledge/ folder in that tree")
+        raise KBReadError(f"{treeish}: no knowledge/ folder at {where}")
     return files
+
+
+def kb_repository(root: Path) -> tuple[Git, str]:
+    """The git repository holding the KB at `root`, and the KB's folder inside it ('' at its top).
+
+    A KB may be a folder of a larger repository (the validate action's `kb-path`): its files at a ref
+    are then under that folder. A bare repository is its own top.
+    """
+    here = root.resolve()
+    if (here / "HEAD").is_file() and (here / "objects").is_dir():
+        return Git(here), ""
+    for top in (here, *here.parents):
+        if (top / ".git").exists():
+            folder = here.relative_to(top).as_posix()
+            return Git(top), "" if folder == "." else folder
+    raise KBReadError(f"{root}: not inside a git repository; --ref needs the KB's git history")
 
 
 def load_kb_dir(root: Path) -> KB:

@@ -29,7 +29,9 @@ from homeostat.adapters.search_index import (
     load_session,
 )
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import note_unreadable
 from homeostat.core.render_view import (
+    Block,
     LineCounter,
     View,
     build_view,
@@ -38,10 +40,11 @@ from homeostat.core.render_view import (
     render_new_rules,
     render_prompt,
 )
-from homeostat.core.search import match_prompt
+from homeostat.core.search import PromptMatch, match_prompt
 from homeostat.core.selection import (
     Audience,
     Corpus,
+    Entry,
     audience_for,
     find_member,
     select_entries,
@@ -97,6 +100,7 @@ def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = 
     root = Path(kb_dir(kb))
     loaded = load_corpus(root)
     corpus = loaded.corpus
+    note_unreadable(corpus.unreadable)
     identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
     names = [r.name for r in corpus.repos]
     if repo is not None and corpus.multi_repo and repo not in names:
@@ -247,23 +251,37 @@ def run(args: argparse.Namespace) -> int:
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
-    base = Path(args.checkout)
     change = change_from_git(session.identity.top) if args.files is None else None
     files = args.files if change is None else list(change.paths)
+    task = session_task(args.task, args.no_task, change)
+    view = session_view(session, files, Path(args.checkout), session_id, args.budget, task)
+    _emit_view(view, args.format, args.explain)
+    sys.stdout.flush()
+    log_view(session, view, started)
+    return 0
+
+
+def session_view(
+    session: Session,
+    files: Sequence[str],
+    base: Path,
+    session_id: str,
+    budget_tokens: int | None = None,
+    task: Sequence[str] = (),
+) -> View:
+    """The session-start view for the touched files (what `context` prints and the SessionStart hook
+    sends), ranked by the task words too; with a session id, what it served is remembered for
+    once-per-session matching."""
     touched = relative_paths(files, session.identity, base)
     budget = session.corpus.budget
-    if args.budget is not None:
-        budget = budget._replace(token_budget=args.budget)
-    task = session_task(args.task, args.no_task, change)
+    if budget_tokens is not None:
+        budget = budget._replace(token_budget=budget_tokens)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
         visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]
         given = view.served_ids + tuple(s.key for s in view.sections)
         add_to_session(session.root, session_id, {"known": visible, "files": touched, "given": given})
-    _emit_view(view, args.format, args.explain)
-    sys.stdout.flush()
-    _log_view(session, view, started)
-    return 0
+    return view
 
 
 def session_task(text: str | None, off: bool, change: WorkingChange | None) -> tuple[str, ...]:
@@ -287,7 +305,7 @@ def _emit_view(view: View, fmt: str, explain: bool) -> None:
         sys.stdout.write("\n---\n" + explain_view(view))
 
 
-def _log_view(session: Session, view: View, started: float) -> None:
+def log_view(session: Session, view: View, started: float) -> None:
     wall = round((time.perf_counter() - started) * 1000)
     common: dict[str, Scalar] = {"source": "session-start", "repo": session.audience.repo or "", "ms": wall}
     ids = ",".join(view.served_ids)
@@ -310,10 +328,20 @@ def _log_view(session: Session, view: View, started: float) -> None:
     log_events(session.root, events, detach=True)
 
 
-def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
+class PromptBlock(NamedTuple):
+    """What one chat message gets: the new rules, the matches and the reminder, as one block."""
+
+    block: Block
+    match: PromptMatch
+    new: list[Entry]
+
+
+def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
+    """Rules new since the session started and the message's matches, each once per session (the
+    session's `given` and `known` sets), then the one-line reminder; remembered for the session."""
     state = load_session(session.root, session_id) if session_id else {}
     corpus, audience = session.corpus, session.audience
-    match = match_prompt(corpus, args.prompt, audience, state.get("given", ()))
+    match = match_prompt(corpus, prompt, audience, state.get("given", ()))
     count: Callable[[str], int] = session.counter()
     new = []
     if "known" in state:
@@ -324,24 +352,13 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
     if session_id:
         add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
-    if args.format == "json":
-        data = {
-            "text": block.text,
-            "tokens": block.tokens,
-            "rules": [e.id for e in match.rules],
-            "sections": [s.key for s in match.sections],
-            "newRules": [e.id for e in new],
-            "searched": match.searched,
-            "reason": match.reason,
-        }
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-    else:
-        sys.stdout.write(block.text)
-        if args.explain:
-            rare = ", ".join(match.rare) or "none"
-            sys.stdout.write(f"\n---\nMessage match: {match.reason}; rare words: {rare}.\n")
+    return PromptBlock(block, match, new)
+
+
+def log_prompt(session: Session, result: PromptBlock, started: float) -> None:
+    match, new, block = result.match, result.new, result.block
     wall = round((time.perf_counter() - started) * 1000)
-    common: dict[str, Scalar] = {"source": "prompt", "repo": audience.repo or "", "ms": wall}
+    common: dict[str, Scalar] = {"source": "prompt", "repo": session.audience.repo or "", "ms": wall}
     events: list[tuple[str, Mapping[str, Scalar]]] = []
     if match.rules or new:
         ids = ",".join([e.id for e in match.rules] + [e.id for e in new])
@@ -355,4 +372,26 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
         keys = ",".join(s.key for s in match.sections)
         events.append(("doc-injection", {**common, "sections": len(match.sections), "ids": keys}))
     log_events(session.root, events, detach=True)
+
+
+def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
+    result = prompt_block(session, args.prompt, session_id)
+    match, block = result.match, result.block
+    if args.format == "json":
+        data = {
+            "text": block.text,
+            "tokens": block.tokens,
+            "rules": [e.id for e in match.rules],
+            "sections": [s.key for s in match.sections],
+            "newRules": [e.id for e in result.new],
+            "searched": match.searched,
+            "reason": match.reason,
+        }
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(block.text)
+        if args.explain:
+            rare = ", ".join(match.rare) or "none"
+            sys.stdout.write(f"\n---\nMessage match: {match.reason}; rare words: {rare}.\n")
+    log_prompt(session, result, started)
     return 0

@@ -20,6 +20,7 @@ from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config, Host
 from homeostat.core.daily.lessons import Lesson
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
+    note_unreadable([u.row() for u in kb.unreadable])
     env = os.environ
     now = dt.datetime.now(dt.UTC)
     since = parse_when(args.since, "--since")

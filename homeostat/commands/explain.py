@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from homeostat.cli import add_kb_option
 from homeostat.commands.context import Session, open_session, relative_paths
-from homeostat.core.selection import rank_summary, select_entries
+from homeostat.core.selection import Entry, rank_summary, select_entries
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
@@ -95,7 +95,15 @@ def explain(
 
     rule = kb.rule(rule_id)
     if rule is None or not session.audience.sees(rule.area, session.corpus):
-        hint = f"No rule {rule_id!r} in this KB for this repo; `search` for it."
+        pending = session.corpus.entry(rule_id)
+        if rule is None and pending is not None and session.audience.sees(pending.area, session.corpus):
+            return _explain_pending(pending)
+        broken = kb.unreadable_rule(rule_id) if rule is None else None
+        hint = (
+            f"Rule {rule_id!r} cannot be read ({broken}); run homeostat validate."
+            if broken is not None
+            else f"No rule {rule_id!r} in this KB for this repo; `search` for it."
+        )
         return Explanation(rule_id, False, {"hint": hint})
     meta = rule.meta
     breakdown = score_rule(meta, kb.config, conflict_counts(kb.rules).get(rule.id, 0))
@@ -135,6 +143,19 @@ def explain(
                 f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({rank_summary(r)})"
             )
     return Explanation(rule_id, True, facts)
+
+
+def _explain_pending(entry: Entry) -> Explanation:
+    """A lesson in this clone's pending set: served to this clone's sessions, not yet decided."""
+    facts: dict[str, object] = {
+        "title": entry.title,
+        "status": "pending: a lesson in this clone's .homeostat/pending/; the daily run decides it",
+        "area": entry.area,
+        "owner": entry.owner or "no owning team (core)",
+        "kind": entry.kind,
+        "scope": ", ".join(entry.scope),
+    }
+    return Explanation(entry.id, True, facts)
 
 
 def run(args: argparse.Namespace) -> int:

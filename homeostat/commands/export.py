@@ -14,11 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeostat.cli import add_kb_option
 from homeostat.commands.context import open_session
+from homeostat.console import Unreadable
 from homeostat.core.exports import (
     COPILOT_DIR,
     FORMATS,
@@ -27,8 +29,10 @@ from homeostat.core.exports import (
     apply_block,
     exportable,
     owns,
+    paths_for,
     plan_export,
 )
+from homeostat.core.kb import classify
 from homeostat.core.selection import Audience
 from homeostat.errors import ConfigError
 
@@ -92,7 +96,8 @@ def _existing_own(checkout: Path, plan: ExportPlan) -> list[str]:
     return found
 
 
-def diff(checkout: Path, plan: ExportPlan) -> Changes:
+def diff(checkout: Path, plan: ExportPlan, keep: set[str] | frozenset[str] = frozenset()) -> Changes:
+    """What to write and delete; `keep` are own files of rules that exist but cannot be read now."""
     changes = Changes()
     for rel, text in plan.files.items():
         current = _read(checkout / rel)
@@ -112,9 +117,20 @@ def diff(checkout: Path, plan: ExportPlan) -> Changes:
             changes.write[rel] = updated
     for rel in _existing_own(checkout, plan):
         found = _read(checkout / rel)
-        if rel not in plan.files and found is not None and owns(rel, found, plan):
+        if rel not in plan.files and rel not in keep and found is not None and owns(rel, found, plan):
             changes.delete.append(rel)
     return changes
+
+
+def kept_for_unreadable(unreadable: Sequence[Unreadable], formats: Sequence[str]) -> set[str]:
+    """A rule whose file fails to parse still exists: its exported files stay until it reads again."""
+    rule_ids = [rule_id for *_, ids in unreadable for rule_id in ids]
+    doc_ids = [
+        f"{kind[1]}/{file.rsplit('/', 1)[-1].removesuffix('.md')}"
+        for file, *_ in unreadable
+        if (kind := classify(file)) is not None and kind[0] == "document"
+    ]
+    return paths_for(rule_ids, doc_ids, formats)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
     entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
     sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
     plan = plan_export(entries, sections, formats)
-    changes = diff(checkout, plan)
+    changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))
     for rel in changes.hand_written:
         print(
             f"homeostat: {rel}: a hand-written file is where an exported one goes; left as is",

@@ -366,31 +366,41 @@ def doc_lesson(
 # --- checks ---------------------------------------------------------------------------------------
 
 
-def check_area(config: Config, area: str, topic: str) -> None:
+def cli_flag(name: str) -> str:
+    """How a message names a field: `--topic` at the command line (MCP names its arguments instead)."""
+    return f"--{name}"
+
+
+def check_area(config: Config, area: str, topic: str, field: Callable[[str], str] = cli_flag) -> None:
     names = config.area_names()
     if area not in names:
-        raise LessonError(f"unknown area {area!r}: use one of {', '.join(names)} (--area)")
+        raise LessonError(f"unknown area {area!r}: use one of {', '.join(names)} ({field('area')})")
     topics = config.topics_for(area)
     if topics and not topic:
-        raise LessonError(f"area {area} groups rules by topic: pass --topic with one of {', '.join(topics)}")
+        raise LessonError(
+            f"area {area} groups rules by topic: pass {field('topic')} with one of {', '.join(topics)}"
+        )
     if topics and topic not in topics:
-        raise LessonError(f"unknown topic {topic!r} for {area}: use one of {', '.join(topics)} (--topic)")
+        raise LessonError(
+            f"unknown topic {topic!r} for {area}: use one of {', '.join(topics)} ({field('topic')})"
+        )
     if not topics and topic:
-        raise LessonError(f"area {area} has no topics: drop --topic")
+        raise LessonError(f"area {area} has no topics: drop {field('topic')}")
 
 
-def check_limits(fields: Fields) -> None:
+def check_limits(fields: Fields, field: Callable[[str], str] = cli_flag) -> None:
     if len(fields.title) > TITLE_CHAR_LIMIT:
         raise LessonError(
-            f"--title has {len(fields.title)} characters (limit {TITLE_CHAR_LIMIT}): shorten it"
+            f"{field('title')} has {len(fields.title)} characters (limit {TITLE_CHAR_LIMIT}): shorten it"
         )
     rule_words, why_words = count_words(fields.rule), count_words(fields.why)
     if rule_words > RULE_WORD_LIMIT:
         raise LessonError(
-            f"--rule has {rule_words} words (limit {RULE_WORD_LIMIT}): shorten it or move detail to --why"
+            f"{field('rule')} has {rule_words} words (limit {RULE_WORD_LIMIT}): shorten it or move detail to "
+            f"{field('why')}"
         )
     if why_words > WHY_WORD_LIMIT:
-        raise LessonError(f"--why has {why_words} words (limit {WHY_WORD_LIMIT}): shorten it")
+        raise LessonError(f"{field('why')} has {why_words} words (limit {WHY_WORD_LIMIT}): shorten it")
 
 
 def check_secrets(lesson: PendingLesson) -> None:
@@ -414,6 +424,11 @@ def check_secrets(lesson: PendingLesson) -> None:
 def find_rule(kb: KB, rule_id: str, flag: str) -> Rule:
     rule = kb.rule(rule_id.strip())
     if rule is None:
+        broken = kb.unreadable_rule(rule_id.strip())
+        if broken is not None:
+            raise LessonError(
+                f"{flag} {rule_id!r}: its file cannot be read ({broken}); fix the file first (homeostat validate)"
+            )
         raise LessonError(f"{flag} {rule_id!r}: no such rule in the KB (find its id with homeostat search)")
     return rule
 

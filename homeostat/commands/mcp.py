@@ -8,8 +8,10 @@ read from the checkout the client starts the server in (`--checkout`, default th
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
+from homeostat.adapters.search_index import find_top
 from homeostat.cli import add_kb_option
 
 
@@ -28,8 +30,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.runner import hand_over, pinned_runner
     from homeostat.mcp_server import build_server
 
-    server = build_server(args.kb, Path(args.checkout))
+    checkout = Path(args.checkout)
+    kb = args.kb or os.environ.get("HOMEOSTAT_DIR") or _checkout_kb(checkout)
+    _, runner = pinned_runner(Path(kb))
+    if runner is not None:  # the KB pins another installed version: serve with that one
+        hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
+    server = build_server(kb, checkout)
     server.run("stdio")
     return 0
+
+
+def _checkout_kb(checkout: Path) -> str:
+    """With no --kb and no $HOMEOSTAT_DIR, the checkout itself when it is the KB repo."""
+    top = find_top(checkout) or checkout
+    return str(top) if (top / "homeostat.yaml").is_file() else "."

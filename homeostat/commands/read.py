@@ -34,12 +34,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def render_found(found: Found) -> str:
+READ_TOKEN_LIMIT = 4000  # what one `read` returns at most: a whole large document, or a runaway file
+_CHARS_PER_TOKEN = 4
+
+
+def render_found(found: Found, limit: int = READ_TOKEN_LIMIT) -> str:
+    """Rules, then sections, whole, up to `limit` tokens; what does not fit is named, not printed."""
     if found.empty:
         return found.hint + "\n"
-    parts = [render_rule(entry) for entry in found.rules]
-    if found.sections:
-        parts.append(render_sections(found.sections))
+    items = [(entry.tokens, render_rule(entry), entry.id) for entry in found.rules]
+    seen: set[str] = set()
+    for section in found.sections:
+        if section.key not in seen:
+            seen.add(section.key)
+            items.append((section.tokens, render_sections([section]), section.key))
+    parts: list[str] = []
+    used = 0
+    left: list[str] = []
+    for tokens, text, key in items:
+        if not left and used + tokens <= limit:
+            parts.append(text)
+            used += tokens
+        elif not parts:  # even the first is over the limit: its beginning, cut at a line
+            head = text[: limit * _CHARS_PER_TOKEN]
+            head = head[: head.rfind("\n") + 1] or head
+            parts.append(f"{head}\n(cut at {limit} tokens; read a section)\n")
+            used = limit
+        else:
+            left.append(key)
+    if left:
+        parts.append(f"(cut at {limit} tokens; read a section: {', '.join(left)})\n")
     return "\n".join(parts)
 
 

@@ -18,6 +18,7 @@ from homeostat.cli import add_kb_option, kb_dir
 from homeostat.errors import ConfigError
 
 USAGE_KINDS = ("injection", "doc-injection", "doc-read", "mcp-call", "desire-path")
+MAX_DAYS = 3650  # ten years: the event log keeps nothing older, and a date before year 1 does not exist
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -57,14 +58,18 @@ def health_report(root: Path, today: dt.date, days: int) -> tuple[dict[str, obje
     )
     counts = usage(root, days)
     data = health.to_data()
+    data["unreadable"] = [str(u) for u in kb.unreadable]
     if counts is not None:
         data["usage"] = {"days": days, **counts}
-    return data, render_health(health, counts, days)
+    text = render_health(health, counts, days)
+    if kb.unreadable:
+        text += f"Unreadable, left out of what agents read: {len(kb.unreadable)} ({kb.unreadable[0]})\n"
+    return data, text
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.days < 1:
-        raise ConfigError(f"--days {args.days}: give at least 1")
+    if not 1 <= args.days <= MAX_DAYS:
+        raise ConfigError(f"--days {args.days}: give a number of days from 1 to {MAX_DAYS}")
     try:
         today = dt.date.fromisoformat(args.today) if args.today else dt.datetime.now(dt.UTC).date()
     except ValueError:

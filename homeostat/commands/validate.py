@@ -15,13 +15,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from homeostat.adapters.git import Git
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
-from homeostat.adapters.kb_files import read_ref, read_tree, write_changed
+from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
-from homeostat.core.kb import load_kb
+from homeostat.core.kb import CONFIG_FILE, load_kb
 from homeostat.core.report_format import (
     code_insights,
     format_json,
@@ -30,7 +29,7 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
-from homeostat.core.validate import ValidationResult, validate_kb
+from homeostat.core.validate import ValidationResult, config_readable, validate_kb
 from homeostat.errors import ConfigError, HomeostatError
 
 
@@ -71,12 +70,19 @@ def run(args: argparse.Namespace) -> int:
     if args.ref:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
-        files = read_ref(Git(root), args.ref)
+        git, folder = kb_repository(root)
+        files = read_ref(git, args.ref, folder)
     else:
         files = read_tree(root)
     kb = load_kb(files, root=str(root))
     result = validate_kb(kb, today)
     if args.fix:
+        if not config_readable(result.findings):
+            first = next(f for f in result.errors if f.file == CONFIG_FILE)
+            raise ConfigError(
+                f"--fix: {first.file}:{first.line}: {first.message}; fix homeostat.yaml first "
+                "(cached scores depend on its members and roles)"
+            )
         written = write_changed(root, fix_cached_fields(kb, result.cache))
         for rel in written:
             print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
@@ -94,7 +100,8 @@ def with_selection_eval(result: ValidationResult, root: Path, ref: str | None) -
     from homeostat.core.evaluation import CASES_FILE
 
     if ref:
-        data = Git(root).read_file(ref, CASES_FILE)
+        git, folder = kb_repository(root)
+        data = git.read_file(ref, f"{folder}/{CASES_FILE}" if folder else CASES_FILE)
     else:
         path = root / CASES_FILE
         data = path.read_bytes() if path.is_file() else None

@@ -107,3 +107,32 @@ class NullSink:
 
     def record(self, event: Event) -> None:
         return None
+
+
+# --- reading the log back (`homeostat events`) ------------------------------------------------------
+
+_SINCE = re.compile(r"^(\d+)\s*([mhdw])$")
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """`--since`: an age (`90m`, `24h`, `7d`, `2w`) or an ISO date or time (UTC unless it says)."""
+    value = text.strip()
+    age = _SINCE.match(value.lower())
+    if age:
+        from datetime import timedelta
+
+        return now - timedelta(seconds=int(age.group(1)) * _UNITS[age.group(2)])
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(
+            f"--since {text!r} is neither an age (90m, 24h, 7d, 2w) nor an ISO date (2026-12-01)"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def format_event(event: Event) -> str:
+    """One line: when, the kind, then its fields as key=value, sorted."""
+    fields = " ".join(f"{key}={value}" for key, value in sorted(event.data.items()))
+    return f"{event.at.strftime('%Y-%m-%dT%H:%M:%SZ')}  {event.kind:<14} {fields}".rstrip()

@@ -272,6 +272,22 @@ def plan_export(
     return ExportPlan(files, blocks, tuple(dirs))
 
 
+def paths_for(rule_ids: Iterable[str], doc_ids: Iterable[str], formats: Iterable[str] = FORMATS) -> set[str]:
+    """The own files these rules and documents are exported as: what a broken KB file must keep."""
+    chosen = set(formats)
+    paths: set[str] = set()
+    for rule_id in rule_ids:
+        if "claude" in chosen:
+            paths.add(f"{CLAUDE_DIR}{rule_id}.md")
+        if "cursor" in chosen:
+            paths.add(f"{CURSOR_DIR}{rule_id}.mdc")
+        if "copilot" in chosen:
+            paths.add(f"{COPILOT_DIR}{COPILOT_PREFIX}{rule_id}{COPILOT_SUFFIX}")
+    if "agents" in chosen:
+        paths |= {f"{AGENTS_DOCS}{doc_id}.md" for doc_id in doc_ids}
+    return paths
+
+
 def owns(path: str, text: str, plan: ExportPlan) -> bool:
     """A file Homeostat may replace or delete: in one of its folders and carrying its mark."""
     in_dir = any(path.startswith(d) for d in plan.own_dirs)

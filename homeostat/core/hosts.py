@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from homeostat.errors import HomeostatError
 
@@ -190,6 +190,7 @@ class TokenReach:
     can_admin: bool = False
     scopes: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    known: bool = True  # False when the host did not say what the token may do on the repo
 
 
 class CodeHost(Protocol):
@@ -238,6 +239,10 @@ class CodeHost(Protocol):
 
     def token_reach(self, repo: RepoRef) -> TokenReach: ...
 
+    def repo_visibility(self, repo: RepoRef) -> str:
+        """public, private, or internal (GitHub Enterprise: every member of the enterprise)."""
+        ...
+
 
 # --- URL parsing (pure) -------------------------------------------------------------------------
 
@@ -253,6 +258,16 @@ _REPO_PATH = re.compile(r"^/(?P<owner>[^/]+)/(?P<name>[^/]+?)(?:\.git)?/?$")
 def _shown(url: str) -> str:
     """The URL as an error message may show it: credentials (`user:token@`) never leave in a message."""
     return re.sub(r"(?<=://)[^/@\s]+@", "***@", url.strip())
+
+
+def _split(url: str, what: str) -> SplitResult:
+    """urlsplit, with its ValueError (a stray `[` reads as a broken IPv6 host) as our UrlError."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - a port that is not a number raises only when asked for
+    except ValueError as exc:
+        raise UrlError(f"not {what}: {_shown(url)!r} ({exc})") from None
+    return parts
 
 
 def _host_of(netloc: str) -> HostKind:
@@ -275,7 +290,7 @@ def parse_repo_url(url: str) -> RepoRef:
     scp = re.match(r"^[\w.-]+@(?P<host>[\w.-]+):(?P<path>.+)$", text)
     if scp:
         text = f"https://{scp.group('host')}/{scp.group('path')}"
-    parts = urlsplit(text)
+    parts = _split(text, "a repository URL")
     if parts.scheme not in ("http", "https", "ssh") or not parts.netloc:
         raise UrlError(f"not a repository URL: {_shown(url)!r} (expected https://<host>/<owner>/<repo>)")
     match = _REPO_PATH.match(parts.path)
@@ -286,7 +301,7 @@ def parse_repo_url(url: str) -> RepoRef:
 
 
 def parse_pull_url(url: str) -> tuple[RepoRef, int]:
-    parts = urlsplit(url.strip())
+    parts = _split(url.strip(), "a pull request URL")
     host = _host_of(parts.netloc)
     pattern = _GITHUB_PR if host is HostKind.GITHUB else _BITBUCKET_PR
     match = pattern.match(parts.path) if parts.scheme in ("http", "https") else None
@@ -299,7 +314,7 @@ def parse_pull_url(url: str) -> tuple[RepoRef, int]:
 def parse_comment_url(url: str) -> CommentRef:
     """A review-comment URL: GitHub `…/pull/12#discussion_r345`, Bitbucket `…/pull-requests/12#comment-345`."""
     repo, number = parse_pull_url(url.split("#", 1)[0])
-    fragment = urlsplit(url.strip()).fragment
+    fragment = _split(url.strip(), "a review-comment URL").fragment
     pattern = _GITHUB_COMMENT_FRAGMENT if repo.host is HostKind.GITHUB else _BITBUCKET_COMMENT_FRAGMENT
     match = pattern.match(fragment)
     if not match:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error
+from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import (
     TopicFile,
@@ -31,6 +32,26 @@ DOCS_DIR = "docs"
 
 
 @dataclass(frozen=True)
+class Unreadable:
+    """A KB file (or one topic-file section) the loader could not read as a rule or document.
+
+    Readers leave it out and say so; `ids` are the rule ids it would hold (the file name, or the
+    sections' `{#id}`s), so `learn --update` and `export` can tell a broken rule from a missing one.
+    """
+
+    file: str
+    line: int
+    message: str
+    ids: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message}"
+
+    def row(self) -> tuple[str, int, str, tuple[str, ...]]:
+        return (self.file, self.line, self.message, self.ids)
+
+
+@dataclass(frozen=True)
 class KB:
     files: Mapping[str, str]
     config: Config | None
@@ -39,6 +60,7 @@ class KB:
     documents: tuple[Document, ...]
     topic_files: tuple[TopicFile, ...]
     problems: tuple[Finding, ...]
+    unreadable: tuple[Unreadable, ...] = ()
     _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
 
     def rule(self, rule_id: str) -> Rule | None:
@@ -46,6 +68,17 @@ class KB:
             for rule in self.rules:
                 self._by_id.setdefault(rule.id, rule)
         return self._by_id.get(rule_id)
+
+    def served_rules(self) -> tuple[Rule, ...]:
+        """The rules a reader serves: none from a file, or topic section, that fails the schema."""
+        if not self.unreadable:
+            return self.rules
+        broken = {(u.file, rule_id) for u in self.unreadable for rule_id in u.ids}
+        return tuple(r for r in self.rules if (r.file, r.id) not in broken)
+
+    def unreadable_rule(self, rule_id: str) -> Unreadable | None:
+        """The unreadable file that would hold rule `rule_id`, if one does."""
+        return next((u for u in self.unreadable if rule_id in u.ids), None)
 
     def document(self, doc_id: str) -> Document | None:
         return next((d for d in self.documents if d.doc_id == doc_id), None)
@@ -112,6 +145,11 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
     rules: list[Rule] = []
     documents: list[Document] = []
     topic_files: list[TopicFile] = []
+    unreadable = [  # not UTF-8
+        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind[0] == "rule" else ())
+        for f in problems
+        if (kind := classify(f.file)) is not None
+    ]
     for path in sorted(texts):
         kind = classify(path)
         if kind is None:
@@ -128,17 +166,23 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
             problems += found
             if document is not None:
                 documents.append(document)
+            elif found:
+                unreadable.append(Unreadable(path, found[0].line, found[0].message))
         elif is_topic_file(text):
             topic_file, topic_rules, found = parse_topic_file(path, text, area_dir)
             problems += found
             rules += topic_rules
             if topic_file is not None:
                 topic_files.append(topic_file)
+            unreadable += _unreadable_sections(path, text, topic_file, found)
         else:
             rule, found = parse_rule_file(path, text, area_dir)
             problems += found
             if rule is not None:
                 rules.append(rule)
+            failed = [f for f in found if f.severity == "error"]
+            if failed:
+                unreadable.append(Unreadable(path, failed[0].line, failed[0].message, _rule_ids(path, text)))
     return KB(
         files=texts,
         config=config,
@@ -147,4 +191,36 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         documents=tuple(documents),
         topic_files=tuple(topic_files),
         problems=tuple(problems),
+        unreadable=tuple(unreadable),
     )
+
+
+def _rule_ids(path: str, text: str | bytes) -> tuple[str, ...]:
+    """The ids a rule file holds by its layout: its name, or (a topic file) its sections' anchors."""
+    front = split_frontmatter(text) if isinstance(text, str) else None
+    if front is not None and isinstance(text, str) and is_topic_file(text):
+        return tuple(h.anchor for h in headings(front.body) if h.level == 2 and h.anchor)
+    return (path.rsplit("/", 1)[-1].removesuffix(".md"),)
+
+
+def _unreadable_sections(
+    path: str, text: str, topic_file: TopicFile | None, found: list[Finding]
+) -> list[Unreadable]:
+    """A topic file's errors, each charged to the section it sits in (before the first: the whole file)."""
+    failed = [f for f in found if f.severity == "error"]
+    if not failed:
+        return []
+    sections = topic_file.sections if topic_file is not None else ()
+    front = split_frontmatter(text)
+    body, offset = (front.body, front.body_line - 1) if front is not None else (text, 0)
+    starts = [offset + h.line for h in headings(body) if h.level == 2]
+    head = [f for f in failed if not starts or f.line < starts[0]]
+    if head:
+        return [Unreadable(path, head[0].line, head[0].message, _rule_ids(path, text))]
+    out: list[Unreadable] = []
+    for section in sections:
+        end = next((line for line in starts if line > section.line), None)
+        mine = [f for f in failed if f.line >= section.line and (end is None or f.line < end)]
+        if mine:
+            out.append(Unreadable(path, mine[0].line, mine[0].message, (section.id,)))
+    return out

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from homeostat.core.globs import compile_glob
-from homeostat.core.similarity import STOPWORDS
+from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, words
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 6
+CORPUS_FORMAT = 7
 CORE = "core"
 RRF_K = 60
 # The task ranking ranks only rules the task names at least this share as strongly as its best match in
@@ -315,6 +315,8 @@ class Corpus(NamedTuple):
     line_tokens: Mapping[str, int] = {}
     by_id: Mapping[str, Entry] = {}
     stems: Mapping[str, str] = {}  # every indexed word's term, so a warm run rarely needs the stemmer
+    # KB files left out because they fail the schema: (file, line, message, ids), for readers to report
+    unreadable: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
 
     @property
     def multi_repo(self) -> bool:
@@ -344,6 +346,7 @@ class Corpus(NamedTuple):
             "lengths": list(self.lengths),
             "lineTokens": dict(self.line_tokens),
             "stems": dict(self.stems),
+            "unreadable": [[f, n, m, list(ids)] for f, n, m, ids in self.unreadable],
         }
 
     @classmethod
@@ -366,6 +369,7 @@ class Corpus(NamedTuple):
             line_tokens=dict(data["lineTokens"]),
             by_id=_by_id(entries),
             stems=data["stems"],
+            unreadable=tuple((u[0], u[1], u[2], tuple(u[3])) for u in data["unreadable"]),
         )
 
 
@@ -440,7 +444,7 @@ def build_corpus(
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
     conflicts = conflict_counts(kb.rules)
     drafts: list[Entry] = []
-    for rule in kb.rules:
+    for rule in kb.served_rules():
         meta = rule.meta
         area = areas.get(meta.area)
         drafts.append(
@@ -463,7 +467,8 @@ def build_corpus(
                 owner=meta.owner or (area.owner if area else ""),
             )
         )
-    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in pending) if e is not None]
+    live = [lesson for lesson in pending if not _landed(lesson, kb)]
+    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in live) if e is not None]
     section_drafts = [_section_entry(document, sec) for document in kb.documents for sec in document.sections]
     counts = count_batch(
         [e.view for e in drafts] + [e.short for e in drafts] + [s.view for s in section_drafts]
@@ -486,6 +491,7 @@ def build_corpus(
         lengths=lengths,
         by_id=_by_id(entries),
         stems=stems,
+        unreadable=tuple(u.row() for u in kb.unreadable),
     )
 
 
@@ -513,6 +519,17 @@ def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
         url=p.url if p else "",
         view=strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body)),
         tokens=0,
+    )
+
+
+def _landed(lesson: PendingLesson, kb: KB) -> bool:
+    """A pending lesson the KB already holds (merged, and this clone's copy not yet cleared): serving both
+    would give the session one rule twice."""
+    if lesson.kind != "new":
+        return False
+    text = f"{lesson.title}\n{lesson.rule}"
+    return any(
+        rule.area == lesson.area and same_lesson(text, f"{rule.title}\n{rule.rule}") for rule in kb.rules
     )
 
 

@@ -35,8 +35,11 @@ def parse_origin(url: str) -> RepoSlug | None:
     path = text
     scp = _SCP.match(text)
     if "://" in text:
-        parts = urlsplit(text)
-        host = (parts.hostname or "").lower()
+        try:
+            parts = urlsplit(text)
+            host = (parts.hostname or "").lower()
+        except ValueError:  # `https://[host/…`: no host we could match
+            return None
         path = parts.path
     elif scp and not re.match(r"^[A-Za-z]:[\\/]", text):  # C:\… is a Windows path, not scp syntax
         host = scp.group("host").lower()

@@ -57,7 +57,13 @@ def _scalar(node: ScalarNode) -> Any:
         return value.lower() in ("yes", "true", "on")
     if tag == _INT and _SIMPLE_INT.match(value):
         return int(value)
-    return _SCALARS.construct_object(node, deep=True)  # type: ignore[no-untyped-call,unused-ignore]
+    try:
+        return _SCALARS.construct_object(node, deep=True)  # type: ignore[no-untyped-call,unused-ignore]
+    except (ValueError, OverflowError) as exc:  # `2026-01-01T25:00:00` resolves as a timestamp, then fails
+        line = node.start_mark.line + 1 if node.start_mark is not None else 1
+        raise YamlError(
+            f"invalid YAML: {value!r} is not a valid {tag.rsplit(':', 1)[-1]} ({exc})", line
+        ) from None
 
 
 def _build(
@@ -119,7 +125,10 @@ def _fast_scalar(text: str, line: int) -> Any:
     if text.startswith('"'):
         if not _QUOTED.match(text):
             raise _Slow
-        return json.loads(text)
+        try:
+            return json.loads(text)
+        except ValueError:  # a raw tab or other control character: YAML allows some, JSON none
+            raise _Slow from None
     if (
         not text
         or not _PLAIN_ITEM.match(text)
@@ -141,7 +150,10 @@ def _fast_scalar(text: str, line: int) -> Any:
     node = ScalarNode(_RESOLVER.resolve(ScalarNode, text, (True, False)), text)  # type: ignore[no-untyped-call,unused-ignore]
     if node.tag not in _FAST_TAGS:
         raise _Slow
-    return _scalar(node)
+    try:
+        return _scalar(node)
+    except (YamlError, ValueError, OverflowError):
+        raise _Slow from None
 
 
 def _fast_value(text: str, line: int) -> Any:
@@ -157,7 +169,13 @@ class _Slow(Exception):
     """The text is outside the simple shape; use the full parser."""
 
 
+# Characters YAML refuses (the full parser names them) and line breaks other than \n (YAML folds them).
+_NOT_SIMPLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _load_simple(text: str) -> YamlDoc:
+    if _NOT_SIMPLE.search(text):
+        raise _Slow
     data: dict[str, Any] = {}
     lines: dict[tuple[str | int, ...], int] = {}
     parent: str | None = None
@@ -200,11 +218,21 @@ def _load_simple(text: str) -> YamlDoc:
 
 
 def load_yaml(text: str) -> YamlDoc:
-    """Parse one YAML document; raise YamlError with a 1-based line on any problem."""
+    """Parse one YAML document; raise YamlError with a 1-based line on any problem.
+
+    The fast path either gives PyYAML's values or steps aside: anything it cannot take (a control
+    character in a quoted string, a timestamp that resolves but does not construct) goes to the full
+    parser, which decides whether the text is YAML at all. Only a duplicate key, which the full parser
+    refuses too, is reported from the fast path.
+    """
     try:
         return _load_simple(text)
     except _Slow:
-        pass
+        return load_full(text)
+
+
+def load_full(text: str) -> YamlDoc:
+    """The full parser (libyaml's composer, our construction); the reference the fast path must match."""
     lines: dict[tuple[str | int, ...], int] = {}
     try:
         loader = _Loader(text)

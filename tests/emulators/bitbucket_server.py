@@ -51,7 +51,9 @@ _IMPLIED = {
     "repository:write": ("repository",),
     "pullrequest:write": ("pullrequest", "repository:write", "repository"),
     "pullrequest": ("repository",),
+    "pipeline:write": ("pipeline",),
 }
+_QUARTZ_FIELD = re.compile(r"^[\w*?,/#-]+$")
 _PERMISSION_RANK = {"none": 0, "read": 1, "write": 2, "admin": 3}
 
 
@@ -283,6 +285,8 @@ class Repo:
     builds: dict[str, list[Json]] = field(default_factory=dict)
     reports: dict[tuple[str, str], Json] = field(default_factory=dict)
     annotations: dict[tuple[str, str], list[Json]] = field(default_factory=dict)
+    schedules: list[Json] = field(default_factory=list)  # Pipelines schedules, as the API shows them
+    private: bool = True
 
     @property
     def full_name(self) -> str:
@@ -769,6 +773,15 @@ class BitbucketEmulator:
             ("GET", repo + r"/branch-restrictions", self.list_restrictions, "repository:admin"),
             ("POST", repo + r"/branch-restrictions", self.create_restriction, "repository:admin"),
             ("POST", repo + r"/commit/(?P<sha>[^/]+)/statuses/build", self.post_build, "repository"),
+            ("GET", repo + r"/pipelines_config/schedules/?", self.list_schedules, "pipeline"),
+            ("POST", repo + r"/pipelines_config/schedules/?", self.create_schedule, "pipeline:write"),
+            ("GET", repo + r"/pipelines_config/schedules/(?P<uuid>[^/]+)", self.get_schedule, "pipeline"),
+            (
+                "DELETE",
+                repo + r"/pipelines_config/schedules/(?P<uuid>[^/]+)",
+                self.delete_schedule,
+                "pipeline:write",
+            ),
             ("GET", repo + r"/commit/(?P<sha>[^/]+)/reports", self.list_reports, "repository"),
             ("PUT", report, self.put_report, "repository"),
             ("GET", report, self.get_report, "repository"),
@@ -815,6 +828,7 @@ class BitbucketEmulator:
             {
                 **found.mini(),
                 "slug": found.slug,
+                "is_private": found.private,
                 "mainbranch": {"type": "branch", "name": found.default_branch},
             },
         )
@@ -1189,6 +1203,67 @@ class BitbucketEmulator:
         }
         repo.restrictions.append(restriction)
         return restriction
+
+    # Pipelines schedules: a custom pipeline on a branch, on a seven-field (Quartz) cron in UTC
+
+    def list_schedules(self, request: Request, ws: str, slug: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        return self.page(request, list(found.schedules), default=10, maximum=100)
+
+    def get_schedule(self, request: Request, ws: str, slug: str, uuid: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        return Reply(200, self._schedule(found, uuid))
+
+    def create_schedule(self, request: Request, ws: str, slug: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "write")
+        body = request.body if isinstance(request.body, dict) else {}
+        target = body.get("target") if isinstance(body.get("target"), dict) else {}
+        selector = target.get("selector") if isinstance(target.get("selector"), dict) else {}
+        if not body.get("cron_pattern") or not target.get("ref_name") or not selector.get("pattern"):
+            raise ApiError(400, "cron_pattern, target.ref_name and target.selector.pattern are required")
+        if target.get("ref_type") != "branch" or selector.get("type") != "custom":
+            raise ApiError(400, "Only branch targets with a custom pipeline selector can be scheduled")
+        fields = str(body["cron_pattern"]).split()
+        if (
+            len(fields) != 7
+            or not all(_QUARTZ_FIELD.match(item) for item in fields)
+            or "?" not in fields[3::2]
+        ):
+            raise ApiError(400, f"Invalid cron expression: {body['cron_pattern']}")
+        now = iso(self.clock())
+        schedule = {
+            "type": "pipeline_schedule",
+            "uuid": "{" + str(uuidlib.uuid4()) + "}",
+            "enabled": bool(body.get("enabled", True)),
+            "cron_pattern": str(body["cron_pattern"]),
+            "target": {
+                "type": "pipeline_ref_target",
+                "ref_type": "branch",
+                "ref_name": str(target["ref_name"]),
+                "selector": {"type": "custom", "pattern": str(selector["pattern"])},
+            },
+            "created_on": now,
+            "updated_on": now,
+        }
+        found.schedules.append(schedule)
+        return Reply(201, schedule)
+
+    def delete_schedule(self, request: Request, ws: str, slug: str, uuid: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "write")
+        schedule = self._schedule(found, uuid)
+        found.schedules.remove(schedule)
+        return Reply(204)
+
+    @staticmethod
+    def _schedule(repo: Repo, uuid: str) -> Json:
+        for schedule in repo.schedules:
+            if schedule["uuid"] == uuid:
+                return schedule
+        raise ApiError(404, f"Schedule {uuid} not found")
 
     def post_build(self, request: Request, ws: str, slug: str, sha: str) -> Reply:
         found = self.repo(ws, slug)
@@ -1581,6 +1656,13 @@ class BitbucketHarness:
         state = self._repo(repo)
         with self.emulator.lock:
             state.builds.setdefault(sha, []).append({"type": "commitstatus", "key": key, "state": result})
+
+    def set_visibility(self, repo: RepoRef, visibility: str) -> None:
+        """public or private (Bitbucket has no internal), as `is_private` reports it."""
+        self._repo(repo).private = visibility != "public"
+
+    def schedules(self, repo: RepoRef) -> list[Json]:
+        return list(self._repo(repo).schedules)
 
     def set_permission(self, repo: RepoRef, user: str, level: str) -> None:
         self.emulator.user(user)

@@ -304,6 +304,7 @@ class RepoRecord:
     pulls: dict[int, PullRecord] = field(default_factory=dict)
     protections: dict[str, tuple[str, ...]] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)  # login -> admin | write | read
+    visibility: str = "private"  # private | public | internal
 
     @property
     def full_name(self) -> str:
@@ -644,7 +645,7 @@ class GitHubEmulator:
             "node_id": f"R_{repo.id}",
             "name": repo.name,
             "full_name": repo.full_name,
-            "private": True,
+            "private": repo.visibility != "public",
             "owner": self.user_json(repo.owner),
             "html_url": f"{self.origin}/{repo.full_name}",
             "description": None,
@@ -652,7 +653,7 @@ class GitHubEmulator:
             "url": api,
             "pulls_url": f"{api}/pulls{{/number}}",
             "default_branch": repo.default_branch,
-            "visibility": "private",
+            "visibility": repo.visibility,
         }
         if login is not None:
             level = repo.permissions.get(login, "")
@@ -1412,6 +1413,10 @@ class GitHubHarness:
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:
             self.emulator.failures.extend([(status, retry_after)] * times)
+
+    def set_visibility(self, repo: RepoRef, visibility: str) -> None:
+        """public, private or internal, as the repo's JSON reports it."""
+        self._repo(repo).visibility = visibility
 
     def revoke_token(self) -> None:
         self.emulator.tokens[self.token].revoked = True

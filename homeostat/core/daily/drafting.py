@@ -135,8 +135,8 @@ def lesson_from_draft(
     if topics and topic not in topics:
         suggested = suggested or topic
         topic = CATCH_ALL_TOPIC if CATCH_ALL_TOPIC in topics else topics[0]
-    elif not topics:
-        topic = ""
+    elif not topics:  # without topic files there is no topic, and nothing to suggest one for
+        topic, suggested = "", ""
     if suggested and suggested in topics:
         topic, suggested = suggested, ""
     area_config = config.area(area)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from homeostat.core.findings import Finding
-from homeostat.core.kb import KB, load_kb
+from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
 from homeostat.core.validate.content_checks import (
     check_conflict_markers,
@@ -85,9 +85,15 @@ def validate_kb(kb: KB, today: dt.date) -> ValidationResult:
         findings += check_provenance(kb, config)
         findings += check_health(kb, config)
     cache = computed_cache(kb)
-    findings += check_cache(kb, cache)
+    if config_readable(findings):  # scores depend on members' roles: judged against a broken config, wrong
+        findings += check_cache(kb, cache)
     unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))
     return ValidationResult(kb, tuple(unique), cache)
+
+
+def config_readable(findings: list[Finding] | tuple[Finding, ...]) -> bool:
+    """homeostat.yaml loaded and has no error: what cached scores may be checked (or fixed) against."""
+    return not any(f.file == CONFIG_FILE and f.severity == "error" for f in findings)
 
 
 def validate_files(files: Mapping[str, str | bytes], today: dt.date, *, root: str = ".") -> ValidationResult:

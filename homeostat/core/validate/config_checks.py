@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from homeostat.core.config import DEFAULT_SLACK_WEBHOOK_ENV, Config
 from homeostat.core.findings import Finding, error
 from homeostat.core.hosts import UrlError, parse_repo_url
-from homeostat.core.kb import CONFIG_FILE, KB
+from homeostat.core.kb import CONFIG_FILE, DOCS_DIR, KB
 from homeostat.core.text import is_valid_id, slugify
 from homeostat.core.yamltext import YamlDoc, line_of
 
@@ -103,6 +103,16 @@ def _area_findings(
     config: Config, doc: YamlDoc | None, path: tuple[str | int, ...], name: str, owner: str
 ) -> list[Finding]:
     line = _line(doc, path)
+    if "/" in name and name.rsplit("/", 1)[-1] == DOCS_DIR:
+        return [
+            error(
+                CHECK,
+                CONFIG_FILE,
+                _line(doc, (*path, "name")),
+                f"area {name!r}: the name {DOCS_DIR!r} is taken, knowledge/<repo>/{DOCS_DIR}/ holds the repo's "
+                "documents and its rules would be read as documents; rename the area (e.g. 'documentation')",
+            )
+        ]
     if not owner:
         return [
             error(

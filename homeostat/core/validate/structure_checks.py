@@ -137,7 +137,7 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
     keys = _code_repo_keys(config)
     for rule in kb.rules:
         source = rule.meta.source
-        urls = list(rule.meta.also_from)
+        urls = [(f"alsoFrom[{index}]", url) for index, url in enumerate(rule.meta.also_from)]
         if source.type == "pr-feedback":
             if not source.url:
                 found.append(
@@ -149,8 +149,8 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                     )
                 )
             else:
-                urls.insert(0, source.url)
-        for url in urls:
+                urls.insert(0, ("source.url", source.url))
+        for key, url in urls:
             try:
                 parse_comment_url(url)
             except UrlError:
@@ -162,7 +162,7 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                             "provenance",
                             rule.file,
                             rule.line,
-                            f"{url!r} is not a review-comment or PR URL (rule {rule.id})",
+                            f"{key} {url!r} is not a review-comment or PR URL (rule {rule.id})",
                         )
                     )
                     continue

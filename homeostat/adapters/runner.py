@@ -1,0 +1,71 @@
+"""Run the Homeostat the KB pins: a session reads the KB with the same version as the team's CI.
+
+The KB's CI files pin one exact version (`homeostat.core.pins`). When the running Homeostat is another
+version and the pinned one is installed under the versions folder (`$HOMEOSTAT_VERSIONS_DIR`, else
+`$CLAUDE_PLUGIN_DATA/versions`, else `~/.local/share/homeostat/versions`, one `<version>/bin/homeostat`
+each), the hook or MCP server hands over to it with `exec`; otherwise it runs itself. Nothing is
+downloaded: installing a version is the developer's step (`docs/plugin.md`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from homeostat import VERSION
+from homeostat.core.pins import CI_FILES, is_version, pinned_version
+
+HANDED_OVER = "HOMEOSTAT_PINNED"  # set in the process a hand-over starts, so it never hands over again
+
+
+def ci_files(root: Path) -> dict[str, str]:
+    """The KB's CI files that can pin a version (GitHub workflows, bitbucket-pipelines.yml)."""
+    found: dict[str, str] = {}
+    workflows = root / CI_FILES[0]
+    candidates = sorted(workflows.glob("*.y*ml")) if workflows.is_dir() else []
+    candidates.append(root / CI_FILES[1])
+    for path in candidates:
+        try:
+            found[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+    return found
+
+
+def kb_pin(root: Path) -> str | None:
+    return pinned_version(ci_files(root))
+
+
+def versions_dir() -> Path:
+    explicit = os.environ.get("HOMEOSTAT_VERSIONS_DIR")
+    if explicit:
+        return Path(explicit)
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if data:
+        return Path(data) / "versions"
+    return Path(os.environ.get("HOME", "~")).expanduser() / ".local/share/homeostat/versions"
+
+
+def pinned_runner(root: Path) -> tuple[str | None, Path | None]:
+    """The pinned version and its installed executable (None when it is this one, or not installed)."""
+    pin = kb_pin(root)
+    if pin is None or pin == VERSION or not is_version(pin) or os.environ.get(HANDED_OVER):
+        return pin, None
+    runner = versions_dir() / pin / "bin" / "homeostat"
+    return pin, runner if os.access(runner, os.X_OK) else None
+
+
+def hand_over(runner: Path, args: list[str], stdin: bytes | None = None) -> None:
+    """Replace this process with the pinned Homeostat; `stdin` (already read) is passed on through a
+    file. Returns only when the exec failed, and then this version carries on."""
+    env = {**os.environ, HANDED_OVER: "1"}
+    try:
+        if stdin is not None:
+            with tempfile.TemporaryFile() as handle:
+                handle.write(stdin)
+                handle.seek(0)
+                os.dup2(handle.fileno(), 0)
+        os.execve(runner, [str(runner), *args], env)
+    except OSError:
+        return

@@ -1,0 +1,52 @@
+"""A checkout's work tree as git sees it: where it starts, what it ignores, which branch it is on.
+
+`homeostat.adapters.git.Git` drives plumbing on a repository's object store and never looks at a work
+tree; `init` and `doctor` need the few facts only the work tree has. Each function answers None (or
+False) outside a git checkout rather than failing, because "not a checkout yet" is a normal state for
+a folder `init` is about to set up.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+_REPO_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
+
+
+def _git(path: Path, *args: str) -> str | None:
+    """git's stdout (stripped) run in `path`, or None when it failed or git is missing."""
+    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
+    env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(path), *args], capture_output=True, env=env, check=False, timeout=30
+        )
+    except (FileNotFoundError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8", "replace").strip() if done.returncode == 0 else None
+
+
+def top_level(path: Path) -> Path | None:
+    """The root of the work tree holding `path`, or None when `path` is in none."""
+    found = _git(path, "rev-parse", "--show-toplevel")
+    return Path(found) if found else None
+
+
+def is_ignored(root: Path, relative: str) -> bool:
+    """Whether git would ignore `relative` (a path that need not exist) in the work tree at `root`."""
+    return _git(root, "check-ignore", "--quiet", "--no-index", relative) is not None
+
+
+def default_branch(root: Path) -> str | None:
+    """The branch `origin/HEAD` names, else the branch checked out (even one with no commit yet)."""
+    remote = _git(root, "symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD")
+    if remote and "/" in remote:
+        return remote.split("/", 1)[1]
+    return _git(root, "symbolic-ref", "--quiet", "--short", "HEAD") or None
+
+
+def origin_url(root: Path) -> str | None:
+    """The `origin` remote's URL as configured (it may hold credentials: redact before showing it)."""
+    return _git(root, "config", "--get", "remote.origin.url") or None

@@ -1,0 +1,56 @@
+"""`homeostat events`: this machine's event log (`.homeostat/events.db`), newest last.
+
+The log keeps 90 days: opening it deletes older events, so reading it also prunes it. Events hold
+names, ids, sizes and counts only (see `homeostat.core.events`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.events import format_event, parse_since
+from homeostat.errors import ConfigError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "events",
+        help="this machine's event log: injections, MCP calls, syncs, turn usage, model calls",
+        description=f"List the local event log, oldest first (it keeps {RETENTION_DAYS} days).",
+    )
+    parser.add_argument(
+        "--kind", metavar="K", help="only events of this kind (injection, sync, turn-usage, …)"
+    )
+    parser.add_argument("--since", metavar="D", help="only events since an age (24h, 7d) or an ISO date")
+    parser.add_argument("--json", action="store_true", help="print the events as a JSON array")
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(kb_dir(args.kb))
+    since = None
+    if args.since:
+        try:
+            since = parse_since(args.since, datetime.now(UTC))
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+    path = events_path(root)
+    found = []
+    if path.is_file():
+        with SqliteEventLog(path) as log:
+            found = log.query(args.kind, since)
+    if args.json:
+        sys.stdout.write(json.dumps([e.as_dict() for e in found], ensure_ascii=False, indent=2) + "\n")
+    else:
+        for event in found:
+            sys.stdout.write(format_event(event) + "\n")
+        if not found:
+            print(f"no events in {path}" + (" matching" if args.kind or since else ""), file=sys.stderr)
+    return 0

@@ -1,0 +1,391 @@
+"""`homeostat init`: set up a KB repo (homeostat.yaml, the CI files, CODEOWNERS, .gitignore, core/).
+
+It runs in the KB repo's checkout. The answers (host, members, code repos) come from flags or, at a
+terminal, a few questions; nothing is filled in that the person did not give (PEERS.md, lesson 7).
+Rerunning it is safe: a file that already holds what init would write is left alone, and a file that
+differs (the user edited it, or it comes from another release) is kept and its diff printed, unless
+`--force`. `homeostat.yaml` is written only when it is missing (or replaced, with flags and --force);
+an existing one is what the other files are rendered from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import TypeVar
+
+from homeostat import VERSION
+from homeostat.adapters import work_tree
+from homeostat.adapters.kb_files import read_tree, write_changed
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.codeowners import default_path, render_codeowners
+from homeostat.core.config import Config, Host
+from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
+from homeostat.core.kb import CONFIG_FILE, load_config, load_kb
+from homeostat.core.scaffold import (
+    CI_TEMPLATES,
+    CORE_README,
+    CORE_README_TEXT,
+    GITIGNORE,
+    FilePlan,
+    InitAnswers,
+    Outcome,
+    check_answers,
+    merged_gitignore,
+    parse_member,
+    parse_repo,
+    plan_files,
+    render_ci,
+    render_config,
+)
+from homeostat.errors import ConfigError, HomeostatError
+
+Ask = Callable[[str], str]
+T = TypeVar("T")
+_TRIES = 3
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "init",
+        help="set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
+        description=(
+            "Write a commented homeostat.yaml (from the flags, or a few questions at a terminal), the CI "
+            "files pinned to this exact Homeostat version, CODEOWNERS, a .gitignore entry for .homeostat/ "
+            "and knowledge/core/. A second run changes nothing; a file you edited is kept, with its diff "
+            "shown, unless --force."
+        ),
+    )
+    parser.add_argument("path", nargs="?", metavar="DIR", help="the KB repo's checkout (same as --kb)")
+    add_kb_option(parser)
+    parser.add_argument("--host", choices=("github", "bitbucket"), help="the code host (default: origin's)")
+    parser.add_argument(
+        "--member",
+        action="append",
+        default=[],
+        metavar="HANDLE[:ROLE]",
+        help="a team member's code-host handle, optionally with a role (ana:lead); repeat for each",
+    )
+    parser.add_argument(
+        "--repo",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="a code repo this KB serves (ledger=https://github.com/acme/ledger); repeat for each",
+    )
+    parser.add_argument(
+        "--base-branch",
+        metavar="BRANCH",
+        help="the KB's base branch (default: origin's, else the current one)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite files that differ from what init writes"
+    )
+    parser.add_argument("--yes", "-y", action="store_true", help="ask nothing: take the flags as they are")
+    parser.add_argument(
+        "--create-schedules",
+        action="store_true",
+        help="Bitbucket: create the daily and weekly schedules through the Pipelines API",
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    root = _root(args.path or kb_dir(args.kb))
+    ask = input if _interactive(args) else None
+    config_plan, config = _config_plan(root, args, ask)
+    plans = [config_plan, *_other_plans(root, config, force=args.force)]
+    plans = _confirmed(plans, ask)
+    write_changed(root, {plan.path: plan.text for plan in plans if plan.writes})
+    schedules: list[dict[str, str]] = []
+    if args.create_schedules:
+        from homeostat.runs.schedules import create_schedules
+
+        schedules = create_schedules(root, config, force=args.force)
+    findings = _validate(root)
+    if args.format == "json":
+        print(json.dumps(_json(root, config, plans, schedules, findings), indent=2))
+    else:
+        _print_text(root, config, plans, schedules, findings, args.create_schedules)
+    return 0
+
+
+def _interactive(args: argparse.Namespace) -> bool:
+    return not args.yes and args.format == "text" and sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _root(value: str) -> Path:
+    root = Path(value)
+    if root.exists() and not root.is_dir():
+        raise ConfigError(f"{root}: not a folder; give the KB repo's checkout")
+    root.mkdir(parents=True, exist_ok=True)
+    top = work_tree.top_level(root)
+    if top is not None and top.resolve() != root.resolve():
+        raise ConfigError(
+            f"{root} is inside the git repository {top} but not at its root: a KB is a repository of its"
+            " own (run init at the root of a clone of the KB repo)"
+        )
+    return root
+
+
+# --- homeostat.yaml -----------------------------------------------------------------------------
+
+
+def _config_plan(root: Path, args: argparse.Namespace, ask: Ask | None) -> tuple[FilePlan, Config]:
+    """The plan for homeostat.yaml and the config the other files are rendered from."""
+    path = root / CONFIG_FILE
+    current = path.read_text(encoding="utf-8") if path.is_file() else None
+    given = bool(args.host or args.member or args.repo or args.base_branch)
+    existing = _existing_config(current, replacing=given and args.force)
+    if current is not None and existing is not None and not given:
+        return FilePlan(CONFIG_FILE, current, current, Outcome.SAME), existing
+    answers = _answers(root, args, ask if current is None else None, existing)
+    (plan,) = plan_files(
+        {CONFIG_FILE: render_config(answers, VERSION)},
+        {CONFIG_FILE: current},
+        force=args.force,
+        merged=frozenset(),
+    )
+    if existing is not None and not plan.writes:
+        return plan, existing
+    return plan, _parse_config(plan.text)
+
+
+def _existing_config(current: str | None, *, replacing: bool) -> Config | None:
+    """The config already on disk; a broken one stops init unless the flags are to replace it."""
+    if current is None:
+        return None
+    try:
+        return _parse_config(current)
+    except ConfigError as exc:
+        if replacing:
+            return None
+        raise ConfigError(
+            f"{exc}; fix it (homeostat validate shows every problem), or give the flags and --force to"
+            " write a new one"
+        ) from None
+
+
+def _parse_config(text: str) -> Config:
+    config, _doc, findings = load_config(text)
+    if config is None:
+        first = next(iter(findings), None)
+        raise ConfigError(
+            f"{first.file}:{first.line}: {first.message}" if first else f"{CONFIG_FILE} is invalid"
+        )
+    return config
+
+
+def _answers(root: Path, args: argparse.Namespace, ask: Ask | None, existing: Config | None) -> InitAnswers:
+    """From the flags, then the questions; an existing config fills in the host and base branch."""
+    host = _host(root, args.host or (existing.sources.host if existing else None), ask)
+    members = tuple(parse_member(text) for text in args.member)
+    if not members and ask is not None:
+        members = _ask_list(
+            ask,
+            "Team members: code-host handles separated by spaces, each optionally :lead, :senior or"
+            " :junior (Enter for none yet): ",
+            parse_member,
+        )
+    repos = tuple(parse_repo(text, host) for text in args.repo)
+    if not repos and ask is not None:
+        repos = _ask_list(
+            ask,
+            "Code repos this KB serves, as NAME=URL separated by spaces (Enter for none yet): ",
+            lambda text: parse_repo(text, host),
+        )
+    base = (
+        args.base_branch
+        or (existing.sources.base_branch if existing else None)
+        or work_tree.default_branch(root)
+        or "main"
+    )
+    answers = InitAnswers(host=host, base_branch=base, members=members, repos=repos)
+    check_answers(answers)
+    return answers
+
+
+def _host(root: Path, flag: str | None, ask: Ask | None) -> Host:
+    if flag:
+        return flag  # type: ignore[return-value]
+    inferred = _host_of_origin(root)
+    if inferred:
+        return inferred
+    if ask is None:
+        raise ConfigError(
+            "which code host is the KB on? give --host github or --host bitbucket (origin does not say)"
+        )
+    for _ in range(_TRIES):
+        answer = ask("Code host (github or bitbucket): ").strip().lower()
+        if answer in ("github", "bitbucket"):
+            return answer  # type: ignore[return-value]
+        print("homeostat: answer github or bitbucket", file=sys.stderr)
+    raise ConfigError("no code host given: rerun with --host github or --host bitbucket")
+
+
+def _host_of_origin(root: Path) -> Host | None:
+    """github or bitbucket when origin is on github.com or bitbucket.org; other hosts are not guessed."""
+    url = work_tree.origin_url(root)
+    if not url:
+        return None
+    try:
+        ref = parse_repo_url(url)
+    except UrlError:
+        return None
+    if ref.base_url:
+        return None
+    return "bitbucket" if ref.host is HostKind.BITBUCKET else "github"
+
+
+def _ask_list(ask: Ask, question: str, parse: Callable[[str], T]) -> tuple[T, ...]:
+    for _ in range(_TRIES):
+        try:
+            return tuple(parse(item) for item in ask(question).split())
+        except HomeostatError as exc:
+            print(f"homeostat: {exc}", file=sys.stderr)
+    raise ConfigError("no usable answer after three tries: rerun init with the flags (see --help)")
+
+
+# --- the other files ------------------------------------------------------------------------------
+
+
+def template_text(source: str) -> str:
+    """A workflow template as shipped in the package (`workflows/` in the repository)."""
+    return (resources.files("homeostat") / "templates" / "workflows" / source).read_text(encoding="utf-8")
+
+
+def _other_plans(root: Path, config: Config, *, force: bool) -> list[FilePlan]:
+    host = config.sources.host
+    generated = {
+        template.target: render_ci(template, template_text(template.source), config, VERSION)
+        for template in CI_TEMPLATES[host]
+    }
+    codeowners = default_path(host)
+    generated[codeowners] = render_codeowners(config, codeowners)
+    current = {path: _read(root / path) for path in [*generated, GITIGNORE, CORE_README]}
+    wanted = {
+        **generated,
+        GITIGNORE: merged_gitignore(current[GITIGNORE]),
+        CORE_README: current[CORE_README] or CORE_README_TEXT,
+    }
+    return plan_files(wanted, current, force=force, merged=frozenset({GITIGNORE}))
+
+
+def _read(path: Path) -> str | None:
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def _confirmed(plans: list[FilePlan], ask: Ask | None) -> list[FilePlan]:
+    """At a terminal, --force shows what it would overwrite and asks once (--yes does not ask)."""
+    replacing = [plan for plan in plans if plan.outcome is Outcome.REPLACE]
+    if not replacing or ask is None:
+        return plans
+    for plan in replacing:
+        sys.stdout.write(plan.diff())
+    answer = ask(f"Overwrite {len(replacing)} file(s) that differ, as shown above? [y/N] ").strip().lower()
+    if answer in ("y", "yes"):
+        return plans
+    return [
+        FilePlan(plan.path, plan.text, plan.current, Outcome.KEEP)
+        if plan.outcome is Outcome.REPLACE
+        else plan
+        for plan in plans
+    ]
+
+
+def _validate(root: Path) -> list[str]:
+    """validate's error findings on what is now on disk (what init wrote must pass)."""
+    from homeostat.core.validate import validate_kb
+
+    result = validate_kb(load_kb(read_tree(root), root=str(root)), dt.datetime.now(dt.UTC).date())
+    return [f"{f.file}:{f.line}: {f.message}" for f in result.errors]
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+def _print_text(
+    root: Path,
+    config: Config,
+    plans: list[FilePlan],
+    schedules: list[dict[str, str]],
+    errors: list[str],
+    created_schedules: bool,
+) -> None:
+    host, base = config.sources.host, config.sources.base_branch
+    print(f"homeostat init: {root} ({host}, base branch {base}, Homeostat {VERSION})")
+    for plan in plans:
+        note = ""
+        if plan.outcome is Outcome.KEEP:
+            note = ": it differs from what init writes, so yours stays (--force overwrites it):"
+        print(f"  {plan.outcome.value:<10} {plan.path}{note}")
+        if plan.outcome in (Outcome.KEEP, Outcome.REPLACE):
+            sys.stdout.write(_indented(plan.diff()))
+    for item in schedules:
+        print(f"  {item['outcome']:<10} schedule {item['pipeline']} on {item['branch']} ({item['cron']})")
+    print(f"validate: {len(errors)} error{'s' if len(errors) != 1 else ''}")
+    for error in errors:
+        print(f"  {error}")
+    for line in _next_steps(config, created_schedules):
+        print(line)
+
+
+def _indented(text: str) -> str:
+    return "".join(f"      {line}" for line in text.splitlines(keepends=True))
+
+
+def _next_steps(config: Config, created_schedules: bool) -> list[str]:
+    base = config.sources.base_branch
+    steps = ["Next:", "  - commit and push these files to the KB repo"]
+    if config.sources.host == "github":
+        steps.append(
+            "  - store ANTHROPIC_API_KEY (or your runtime's credential) and HOMEOSTAT_SLACK_WEBHOOK as"
+            " repository secrets"
+        )
+        steps.append(f"  - protect {base}: require pull requests and the `validate` status check")
+    else:
+        steps.append(
+            "  - store HOMEOSTAT_BITBUCKET_TOKEN and ANTHROPIC_API_KEY (or your runtime's credential) as"
+            " secured repository variables"
+        )
+        steps.append(f"  - protect {base}: require pull requests and a passing build")
+        if created_schedules:
+            steps.append(
+                "  - Bitbucket has no scheduler in the repository: the schedules above live in Bitbucket"
+                " (Repository settings > Pipelines > Schedules); rerun with --create-schedules after"
+                " changing agents.schedules"
+            )
+        else:
+            steps.append(
+                "  - Bitbucket has no scheduler in the repository: the custom pipelines run only on a"
+                " schedule kept in Bitbucket. Once the file is pushed, run `homeostat init"
+                " --create-schedules` with HOMEOSTAT_BITBUCKET_TOKEN set (or add them under Repository"
+                " settings > Pipelines > Schedules)"
+            )
+    steps.append("  - choose agents.runtime and agents.model in homeostat.yaml, then run `homeostat doctor`")
+    return steps
+
+
+def _json(
+    root: Path, config: Config, plans: list[FilePlan], schedules: list[dict[str, str]], errors: list[str]
+) -> dict[str, object]:
+    return {
+        "kb": str(root),
+        "version": VERSION,
+        "host": config.sources.host,
+        "baseBranch": config.sources.base_branch,
+        "files": [
+            {"path": plan.path, "outcome": plan.outcome.value, "diff": plan.diff() if plan.current else ""}
+            for plan in plans
+        ],
+        "schedules": schedules,
+        "validateErrors": errors,
+    }

@@ -1,0 +1,77 @@
+"""`homeostat metrics`: how well the KB is working, from the clone's copy of the state branch (as of
+the last fetch: no network call) and this machine's event log. The computation is
+`homeostat.core.metrics`, shared with the dashboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.git import Git
+from homeostat.adapters.state_store import tracking_ref
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.core.metrics import compute_metrics, render_metrics
+from homeostat.core.state import StateSnapshot, parse_state, state_branch
+from homeostat.errors import ConfigError, GitError
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "metrics",
+        help="decisions, calibration, review latency, reach, cost and turn usage",
+        description=(
+            "Metrics from the clone's copy of the state branch and the local event log: share merged "
+            "without a person, calibration per confidence band, review latency, reach, cost per step, "
+            "turns that looked something up and credited it, rules served but never credited."
+        ),
+    )
+    parser.add_argument("--days", type=int, default=30, metavar="N", help="the window (default: 30 days)")
+    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def local_state(root: Path) -> StateSnapshot:
+    """The state branch as this clone last fetched it (sync keeps it current)."""
+    from homeostat.runs.sync import read_config
+
+    branch = state_branch(read_config(root).sources.base_branch)
+    try:
+        git = Git(root)
+        tip = git.rev_parse(tracking_ref("origin", branch))
+        return StateSnapshot() if tip is None else parse_state(git.read_files(tip), tip, branch=branch)
+    except GitError:
+        return StateSnapshot()
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.days < 1:
+        raise ConfigError(f"--days {args.days}: pass at least 1")
+    root = Path(kb_dir(args.kb))
+    snapshot = local_state(root)
+    path = events_path(root)
+    events = []
+    if path.is_file():
+        with SqliteEventLog(path) as log:
+            events = log.query()
+    accepted = _accepted(root)
+    metrics = compute_metrics(snapshot, events, datetime.now(UTC), args.days, accepted)
+    if args.json:
+        sys.stdout.write(json.dumps(metrics.to_data(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_metrics(metrics))
+    return 0
+
+
+def _accepted(root: Path) -> frozenset[str] | None:
+    from homeostat.adapters.search_index import load_corpus
+
+    try:
+        return frozenset(e.id for e in load_corpus(root).corpus.entries)
+    except Exception:  # noqa: BLE001 - a KB that does not load only loses the filter
+        return None

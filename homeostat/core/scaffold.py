@@ -1,0 +1,305 @@
+"""What `homeostat init` writes into a KB repo, as text; the command reads and writes the files.
+
+Nothing here invents an identity, an endpoint or a model (PEERS.md, lesson 7): members, repos and the
+host come from the person running init, and the model section is left for them to fill in. The CI
+files are the templates under `workflows/` with two things filled in from homeostat.yaml (the base
+branch and the schedules); the templates already pin this release, and the output is checked to pin
+nothing else. Every output is a pure function of its inputs, so a second run writes the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import get_args
+
+from homeostat.core.config import CORE_AREA, HANDLE, NAME, Config, Host, Role
+from homeostat.core.diff import unified_diff
+from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
+from homeostat.core.pins import find_pins
+from homeostat.core.schedules import CronError, cron_fields, scheduled_jobs
+from homeostat.core.write import scalar
+from homeostat.errors import ConfigError
+
+GITIGNORE = ".gitignore"
+IGNORED = ".homeostat/"
+CORE_README = f"knowledge/{CORE_AREA}/README.md"
+ROLES: tuple[str, ...] = get_args(Role)
+
+
+@dataclass(frozen=True)
+class InitAnswers:
+    """What the person told init (flags or prompts); nothing here is a guess."""
+
+    host: Host
+    base_branch: str
+    members: tuple[tuple[str, Role], ...] = ()
+    repos: tuple[tuple[str, str], ...] = ()  # (name, url)
+
+
+# --- parsing the flags -----------------------------------------------------------------------------
+
+
+def parse_member(text: str) -> tuple[str, Role]:
+    """`ana` or `ana:lead`: a code-host handle and, optionally, its role (default member)."""
+    handle, _, role = text.strip().partition(":")
+    handle = handle.strip().lstrip("@")
+    if not HANDLE.match(handle):
+        raise ConfigError(
+            f"--member {text!r}: a handle is letters, digits, '.', '_' or '-' (e.g. ana or ana:lead)"
+        )
+    role = role.strip().lower() or "member"
+    if role not in ROLES:
+        raise ConfigError(f"--member {text!r}: the role must be one of {', '.join(ROLES)}")
+    return handle, role  # type: ignore[return-value]
+
+
+def parse_repo(text: str, host: Host) -> tuple[str, str]:
+    """`ledger=https://github.com/acme/ledger`, or the URL alone (the name is then the repo's own)."""
+    name, sep, url = text.strip().partition("=")
+    if not sep:
+        name, url = "", text.strip()
+    try:
+        ref = parse_repo_url(url.strip())
+    except UrlError as exc:
+        raise ConfigError(f"--repo {text!r}: {exc}") from None
+    name = (name.strip() or ref.name).lower()
+    if not NAME.match(name) or name == CORE_AREA:
+        raise ConfigError(
+            f"--repo {text!r}: the name {name!r} must be lower-case letters, digits, '.', '_' or '-', and not"
+            " 'core' (give one: --repo NAME=URL)"
+        )
+    if ref.host is not HostKind(host):
+        raise ConfigError(
+            f"--repo {text!r} is on {ref.host.value} but the KB's host is {host}: one KB reads the code"
+            " repos of one host"
+        )
+    return name, url.strip()
+
+
+def check_answers(answers: InitAnswers) -> None:
+    handles = [handle.lower() for handle, _ in answers.members]
+    twice = sorted({h for h in handles if handles.count(h) > 1})
+    if twice:
+        raise ConfigError(f"--member {twice[0]} is given twice")
+    names = [name for name, _ in answers.repos]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"--repo {twice[0]} is given twice: give each repo its own name (NAME=URL)")
+
+
+# --- homeostat.yaml -------------------------------------------------------------------------------
+
+_CONFIG_HEAD = """\
+# homeostat.yaml: the settings of this Homeostat knowledge base. Every key and its default is in
+# docs/config.md in the Homeostat repository. `homeostat init` wrote this file; it is yours to edit
+# (init does not overwrite it), and `homeostat validate` checks it on every pull request.
+
+# The Homeostat version this KB runs. The CI files pin the same exact version, and the Claude Code
+# plugin on developers' laptops runs the version they pin.
+"""
+
+_TEAM = """
+# Everyone whose lessons and reviews count. role is junior, member, senior or lead: it weighs in the
+# daily run's confidence, and seniors and leads own homeostat.yaml and knowledge/core/ (CODEOWNERS).
+# Teams own areas; give each its code-host handle for CODEOWNERS and review requests.
+team:
+"""
+
+_TEAMS_EXAMPLE = """\
+  teams: []
+  #   - name: payments
+  #     handle: "@your-org/payments"
+  # reviewers: [handle]   # asked to review the middle band (default: the area's owning team)
+"""
+
+_SOURCES = """
+# Where lessons come from: the review threads of merged pull requests in the code repos below.
+# Comments on files matching excludePaths are never read, nor PRs holding the skip marker.
+sources:
+"""
+
+_SOURCES_EXAMPLE = """\
+  # excludePaths: ["**/generated/**", "**/*.lock"]
+  # optOut: [handle]   # members whose pull requests are never read
+"""
+
+_REPOS = """
+# The code repos this KB serves. Each repo's rules live in knowledge/<repo>/<area>/: list its areas
+# (path globs in that repo, each owned by one team from team.teams) before the first daily run.
+"""
+
+_AREA_EXAMPLE = """\
+    # areas:
+    #   - name: api
+    #     paths: ["src/api/**"]
+    #     owner: payments
+"""
+
+_AGENTS = """
+# The model the scheduled runs ask. Nothing is chosen for you here: pick a runtime (api, bedrock,
+# vertex or claude-code) and a model, and store the runtime's credential as a CI secret; see
+# docs/runtimes.md. A runtime other than api is an endpoint change that a member reviews
+# (security.riskReviewedBy; `homeostat validate` prints the fingerprint).
+# agents:
+#   runtime: api
+#   model: <model id>
+#   maxCostUsd: 5.0
+"""
+
+
+def render_config(answers: InitAnswers, version: str) -> str:
+    """The commented homeostat.yaml for these answers."""
+    parts = [_CONFIG_HEAD, f"version: {version}\n", _TEAM]
+    if answers.members:
+        parts.append("  members:\n")
+        for handle, role in answers.members:
+            parts.append(f"    - handle: {scalar(handle)}\n      role: {role}\n")
+    else:
+        parts.append("  members: []   # - handle: <code-host username>\n  #   role: lead\n")
+    parts += [_TEAMS_EXAMPLE, _SOURCES]
+    parts.append(f"  host: {answers.host}\n  baseBranch: {scalar(answers.base_branch)}\n")
+    parts += [_SOURCES_EXAMPLE, _REPOS]
+    if answers.repos:
+        parts.append("repos:\n")
+        for name, url in answers.repos:
+            parts.append(f"  - name: {scalar(name)}\n    url: {scalar(url)}\n    areas: []\n{_AREA_EXAMPLE}")
+    else:
+        parts.append(
+            "repos: []\n  # - name: ledger\n  #   url: https://<host>/<owner>/ledger\n  #   areas: []\n"
+        )
+    parts.append(_AGENTS)
+    return "".join(parts)
+
+
+# --- the CI files ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CiTemplate:
+    """A template under `workflows/`, where init writes it, and the schedule its cron comes from."""
+
+    source: str
+    target: str
+    schedule: str = ""  # a key of agents.schedules (daily, deepDive, digest)
+
+
+CI_TEMPLATES: dict[Host, tuple[CiTemplate, ...]] = {
+    "github": (
+        CiTemplate("github/homeostat-validate.yml", ".github/workflows/homeostat-validate.yml"),
+        CiTemplate("github/homeostat-daily.yml", ".github/workflows/homeostat-daily.yml", "daily"),
+        CiTemplate("github/homeostat-deep-dive.yml", ".github/workflows/homeostat-deep-dive.yml", "deepDive"),
+        CiTemplate("github/homeostat-digest.yml", ".github/workflows/homeostat-digest.yml", "digest"),
+        CiTemplate("github/homeostat-review-merge.yml", ".github/workflows/homeostat-review-merge.yml"),
+    ),
+    "bitbucket": (CiTemplate("bitbucket/bitbucket-pipelines.yml", "bitbucket-pipelines.yml"),),
+}
+
+_BRANCHES = re.compile(r"^(?P<key>\s*branches: )\[main\]\s*$", re.MULTILINE)
+_CRON = re.compile(r"^(?P<key>\s*- cron: )\"[^\"]*\"\s*$", re.MULTILINE)
+
+
+def render_ci(template: CiTemplate, text: str, config: Config, version: str) -> str:
+    """The template with the base branch and its schedule filled in; it must pin `version` only."""
+    branch = scalar(config.sources.base_branch, in_flow=True)
+    rendered = _BRANCHES.sub(lambda m: f"{m.group('key')}[{branch}]", text)
+    if template.schedule:
+        cron = _cron(config, template.schedule)
+        rendered, count = _CRON.subn(lambda m: f"{m.group('key')}{json.dumps(cron)}", rendered)
+        if count != 1:
+            raise ValueError(f"workflows/{template.source} must have exactly one `- cron:` line, not {count}")
+    wrong = [pin for pin in find_pins({template.target: rendered}) if pin.floating or pin.version != version]
+    if wrong:
+        raise ValueError(f"workflows/{template.source}:{wrong[0].line} pins {wrong[0].ref}, not {version}")
+    return rendered
+
+
+def _cron(config: Config, key: str) -> str:
+    cron = {job.key: job.cron for job in scheduled_jobs(config.agents.schedules)}[key]
+    try:
+        return " ".join(cron_fields(cron))
+    except CronError as exc:
+        raise ConfigError(f"homeostat.yaml: agents.schedules.{key}: {exc}") from None
+
+
+# --- .gitignore and knowledge/core/ -----------------------------------------------------------------
+
+_GITIGNORE_BLOCK = (
+    "# Homeostat's per-clone state: pending lessons, the local event log, caches. Never committed.\n"
+    f"{IGNORED}\n"
+)
+
+CORE_README_TEXT = """\
+# core
+
+Rules every session gets, whatever repo or files it works on: the team's shared conventions. A rule
+here reaches every developer's agent, so seniors and leads own this folder (CODEOWNERS) and the
+daily run holds it to a higher bar (scoring.confidence.coreAccept). Rules are added by pull request,
+usually from `homeostat learn` or the daily run, never by editing this folder on the base branch.
+"""
+
+
+def ignores_state(text: str) -> bool:
+    """Whether a .gitignore already ignores `.homeostat/` (as `.homeostat`, `/.homeostat/`, …)."""
+    wanted = {".homeostat", ".homeostat/", "/.homeostat", "/.homeostat/", ".homeostat/*", "/.homeostat/*"}
+    return any(line.strip() in wanted for line in text.splitlines())
+
+
+def merged_gitignore(current: str | None) -> str:
+    """The user's .gitignore with the Homeostat block appended when it does not ignore the state yet."""
+    if current is not None and ignores_state(current):
+        return current
+    if not current:
+        return _GITIGNORE_BLOCK
+    return current + ("" if current.endswith("\n") else "\n") + "\n" + _GITIGNORE_BLOCK
+
+
+# --- what happens to each file --------------------------------------------------------------------
+
+
+class Outcome(StrEnum):
+    CREATE = "wrote"
+    SAME = "unchanged"
+    UPDATE = "updated"  # merged into the user's file (the .gitignore)
+    REPLACE = "overwrote"  # --force over a file that differed
+    KEEP = "kept"  # differs, and without --force the user's version stays
+
+
+@dataclass(frozen=True)
+class FilePlan:
+    path: str
+    text: str  # what init would write
+    current: str | None  # what is there now
+    outcome: Outcome
+
+    @property
+    def writes(self) -> bool:
+        return self.outcome in (Outcome.CREATE, Outcome.UPDATE, Outcome.REPLACE)
+
+    def diff(self) -> str:
+        return unified_diff(self.path, self.current, self.text)
+
+
+def plan_file(path: str, wanted: str, current: str | None, *, force: bool, merged: bool = False) -> FilePlan:
+    """`merged`: `wanted` already holds the user's content, so writing it loses nothing."""
+    if current is None:
+        outcome = Outcome.CREATE
+    elif current == wanted:
+        outcome = Outcome.SAME
+    elif merged:
+        outcome = Outcome.UPDATE
+    else:
+        outcome = Outcome.REPLACE if force else Outcome.KEEP
+    return FilePlan(path, wanted, current, outcome)
+
+
+def plan_files(
+    wanted: Mapping[str, str], current: Mapping[str, str | None], *, force: bool, merged: frozenset[str]
+) -> list[FilePlan]:
+    return [
+        plan_file(path, text, current.get(path), force=force, merged=path in merged)
+        for path, text in wanted.items()
+    ]
