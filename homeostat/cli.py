@@ -16,6 +16,8 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
+from homeostat.cli_options import add_kb_option as add_kb_option  # commands import these from here
+from homeostat.cli_options import kb_dir as kb_dir
 from homeostat.errors import HomeostatError
 
 # Subcommands and their one-line help, in the order `--help` lists them. A command's module is
@@ -71,23 +73,17 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
             continue
         if name == selected:
             importlib.import_module(_module_name(name)).register(subparsers)
+            # `-v` after the command as well as before it; SUPPRESS keeps a `-v` given before it
+            subparsers.choices[name].add_argument(
+                "-v",
+                "--verbose",
+                action="store_true",
+                default=argparse.SUPPRESS,
+                help="log progress to stderr",
+            )
         else:
             subparsers.add_parser(name, help=summary, add_help=False)
     return parser
-
-
-def add_kb_option(parser: argparse.ArgumentParser) -> None:
-    """`--kb DIR`: the KB checkout; default $HOMEOSTAT_DIR, else the current folder."""
-    parser.add_argument(
-        "--kb",
-        metavar="DIR",
-        default=None,
-        help="the KB checkout (default: $HOMEOSTAT_DIR, else the current folder)",
-    )
-
-
-def kb_dir(value: str | None) -> str:
-    return value or os.environ.get("HOMEOSTAT_DIR") or "."
 
 
 def default_command(env: Mapping[str, str]) -> list[str]:
@@ -117,8 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream=sys.stderr,
         )
     if not getattr(args, "command", None):
-        parser.print_help()
-        return 0
+        parser.print_help(sys.stderr)  # a usage error, as argparse's own: a script must not read it as done
+        return 2
     try:
         result: int = args.run(args)
         return result

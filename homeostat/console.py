@@ -10,19 +10,14 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TextIO, TypeVar
+from collections.abc import Sequence
+from typing import TextIO
 
-T = TypeVar("T")
+from homeostat.core.text import plural
 
 
 def note(message: str, stream: TextIO | None = None) -> None:
     print(f"homeostat: {message}", file=stream or sys.stderr)
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """`1 file`, `2 files`: counts in messages read as English."""
-    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 Unreadable = tuple[str, int, str, tuple[str, ...]]  # file, line, message, the rule ids it would hold
@@ -49,10 +44,10 @@ def note_unreadable(items: Sequence[Unreadable]) -> None:
 
 
 class Progress:
-    """Progress of long work on stderr: a redrawn bar at a terminal, a plain line every step elsewhere.
+    """Progress of long work on stderr: a redrawn bar at a terminal, a plain line now and then elsewhere.
 
     Quiet for work that ends quickly: nothing is shown before `delay` seconds have passed, so a warm
-    command prints nothing. In CI (not a terminal) a line is written at most every `every` seconds.
+    command prints nothing. Not at a terminal (CI), a line is written at most every `every` seconds.
     """
 
     def __init__(
@@ -70,65 +65,56 @@ class Progress:
         self.delay = delay
         self.every = every
         self.done = 0
+        self.what = ""
         self.started = time.monotonic()
         self._last = 0.0
-        self._drawn = False
+        self._shown = False
         self.bar = _is_terminal(self.stream)
 
-    def step(self, count: int = 1, what: str = "") -> None:
-        self.done += count
+    def update(self, done: int, total: int | None = None, what: str = "") -> None:
+        """`done` of `total` (kept from before when not given), and what is being done now."""
+        self.done = done
+        self.total = total if total is not None else self.total
+        self.what = what or self.what
         now = time.monotonic()
-        if now - self.started < self.delay:
+        if now - self.started < self.delay or now - self._last < (0.1 if self.bar else self.every):
             return
-        if self.bar:
-            if now - self._last >= 0.1:
-                self._draw(what)
-                self._last = now
-        elif now - self._last >= self.every:
-            self._line(what)
-            self._last = now
+        self._last = now
+        self._show()
 
-    def finish(self, what: str = "") -> None:
-        """End the bar's line; in a log, one closing line only when progress was shown at all."""
-        if self.bar and self._drawn:
-            self._draw(what)
-            self.stream.write("\n")
-        elif not self.bar and self._last:
-            self._line(what or "done")
+    def step(self, count: int = 1, what: str = "") -> None:
+        self.update(self.done + count, what=what)
+
+    def finish(self) -> None:
+        """End the bar's line; in a log, a closing line, but only when progress was shown at all."""
+        if self._shown:
+            if self.total:
+                self.done = self.total
+            self.what = "done"
+            self._show()
+            if self.bar:
+                self.stream.write("\n")
         self.stream.flush()
 
-    def _count(self) -> str:
-        return f"{self.done}/{self.total}" if self.total else str(self.done)
+    def __enter__(self) -> Progress:
+        return self
 
-    def _draw(self, what: str) -> None:
-        width = 24
-        if self.total:
-            filled = min(width, self.done * width // max(self.total, 1))
-            bar = "#" * filled + "-" * (width - filled)
-        else:
-            bar = ""
-        tail = f" {what}" if what else ""
-        text = f"\rhomeostat: {self.label} [{bar}] {self._count()}{tail}"
-        self.stream.write(text[:200].ljust(80))
-        self.stream.flush()
-        self._drawn = True
+    def __exit__(self, *_: object) -> None:
+        self.finish()
 
-    def _line(self, what: str) -> None:
-        tail = f" {what}" if what else ""
+    def _show(self) -> None:
+        count = f"{self.done:,}/{self.total:,}" if self.total else f"{self.done:,}"
+        tail = f" {self.what}" if self.what else ""
         seconds = time.monotonic() - self.started
-        self.stream.write(f"homeostat: {self.label}: {self._count()}{tail} ({seconds:.0f} s)\n")
+        if self.bar:
+            width = 24
+            filled = min(width, self.done * width // self.total) if self.total else 0
+            bar = f" [{'#' * filled}{'-' * (width - filled)}]" if self.total else ""
+            self.stream.write(f"\rhomeostat: {self.label}{bar} {count}{tail}\x1b[K")
+        else:
+            self.stream.write(f"homeostat: {self.label}: {count}{tail} ({seconds:.0f} s)\n")
         self.stream.flush()
-
-
-def track(items: Iterable[T], label: str, total: int | None = None, **options: float) -> Iterator[T]:
-    """Iterate with progress: `for rule in track(rules, "checking rules", len(rules))`."""
-    progress = Progress(label, total, **options)  # type: ignore[arg-type]
-    try:
-        for item in items:
-            yield item
-            progress.step()
-    finally:
-        progress.finish()
+        self._shown = True
 
 
 def _is_terminal(stream: TextIO) -> bool:

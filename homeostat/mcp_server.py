@@ -30,10 +30,11 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnn
 from pydantic import ValidationError
 
 from homeostat import VERSION
-from homeostat.commands.context import Session, log_event, open_session, relative_paths
+from homeostat.commands.context import Session, log_event, no_repo_note, open_session, relative_paths
 from homeostat.core.render_view import build_view, render_docs, render_hits
 from homeostat.core.search import lookup, search_entries, topic_listing
 from homeostat.core.selection import task_words
+from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
@@ -177,7 +178,7 @@ class HomeostatServer(MCPServer):
 
     def session(self) -> Session:
         """Re-read the KB (through the corpus cache) and who is asking, on every call."""
-        session = open_session(self.kb, self.checkout)
+        session = open_session(self.kb, self.checkout, say_scope=False)
         self.root = session.root
         return session
 
@@ -273,20 +274,20 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
             },
         )
         cut = f"\n({len(view.cut)} left out for the budget; `search` finds them.)\n" if view.cut else ""
-        return said + view.text + cut
+        return _scope(s) + said + view.text + cut
 
     def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
         """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
         a why or what's-left question, a commit. `topic` lists a whole topic."""
         s = server.session()
         if topic:
-            return render_hits(topic_listing(s.corpus, topic, s.audience), topic)
+            return _scope(s) + render_hits(topic_listing(s.corpus, topic, s.audience), topic)
         if not query.strip():
             return "Give `query` (words to look for) or `topic` (a topic to list)."
         used = max(1, min(limit, MAX_LIMIT))
         said = f"(limit {limit} is outside 1 to {MAX_LIMIT}; used {used}.)\n" if used != limit else ""
         hits = search_entries(s.corpus, query, s.audience, limit=used, group=group)
-        return said + render_hits(hits, query)
+        return _scope(s) + said + render_hits(hits, query)
 
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
@@ -304,12 +305,12 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
                     "ids": ",".join(x.key for x in found.sections),
                 },
             )
-        return render_found(found)
+        return _scope(s) + render_found(found)
 
     def docs() -> str:
         """List the documents and their sections; then `read` one."""
         s = server.session()
-        return render_docs(s.corpus, s.audience)
+        return _scope(s) + render_docs(s.corpus, s.audience)
 
     def explain(id: str) -> str:  # noqa: A002 - the tool's argument is a rule id
         """Where a rule came from: source, score breakdown, owner, conflicts."""
@@ -380,6 +381,17 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
     return learn, flag
 
 
+def _scope(session: Session) -> str:
+    """A first line when the checkout matches no repo: an agent would read "nothing found" as "none"."""
+    unmatched = no_repo_note(session)
+    if not unmatched:
+        return ""
+    return (
+        f"({unmatched[0].upper()}{unmatched[1:]}. The server serves the repo of the checkout it starts in, "
+        "matched by its origin against repos[].url.)\n"
+    )
+
+
 def _argument(name: str) -> str:
     return f"`{name}`"
 
@@ -432,4 +444,4 @@ def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) ->
     server.writes_done += 1
     server._log("capture" if fields["kind"] == "new" else "flag", {"source": "mcp", "kind": fields["kind"]})
     left = server.write_limit - server.writes_done
-    return f"Saved as a pending {fields['kind']} lesson ({path.name}); the daily run decides it. {left} writes left."
+    return f"Saved as a pending {fields['kind']} lesson ({path.name}); the daily run decides it. {plural(left, 'write')} left."

@@ -677,7 +677,7 @@ def test_curate_table_and_show_prompts(
             "github",
             {},
             "homeostat: no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token "
-            "with contents:write and pull-requests:write; for GitHub Enterprise also set GITHUB_API_URL\n",
+            "with contents:read and pull-requests:read; for GitHub Enterprise also set GITHUB_API_URL\n",
         ),
         (
             "github",

@@ -480,5 +480,7 @@ def test_context_ranks_by_the_branch_and_commits_and_explains_it(
 
 @pytest.mark.parametrize("days", ["0", "100000000"])
 def test_report_bounds_its_window(kb: Path, capsys: pytest.CaptureFixture[str], days: str) -> None:
-    code, _, err = run(capsys, "report", "--kb", str(kb), "--days", days)
-    assert code == 2 and err == f"homeostat: --days {days}: give a number of days from 1 to 3650\n"
+    with pytest.raises(SystemExit) as exited:
+        main(["report", "--kb", str(kb), "--days", days])
+    assert exited.value.code == 2
+    assert f"argument --days: {days} is out of range: give a number from 1 to 3650" in capsys.readouterr().err

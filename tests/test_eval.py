@@ -70,15 +70,19 @@ def test_a_floor_fails_the_run(fixture_kb: Path, capsys: pytest.CaptureFixture[s
     ("text", "message"),
     [
         ("cases: [", "eval/selection.yaml:1: not valid YAML"),
-        ("cases: []", "eval/selection.yaml: cases: Tuple should have at least 1 item"),
-        ("cases:\n  - {files: [a.py]}\n", "eval/selection.yaml: cases.0.expect: Field required"),
+        ("cases: []", "eval/selection.yaml: cases needs at least one entry"),
+        ("cases:\n  - {files: [a.py]}\n", "eval/selection.yaml: case 1: expect is missing"),
+        (
+            "cases:\n  - {files: [a.py], expect: []}\n",
+            "eval/selection.yaml: case 1: expect needs at least one entry",
+        ),
         (
             "cases:\n  - {files: [a.py], task: x, expect: [r]}\n",
             "a case has either files (touched paths) or a task",
         ),
         (
             "cases:\n  - {file: [a.py], expect: [r]}\n",
-            "eval/selection.yaml: cases.0.file: Extra inputs are not permitted",
+            "eval/selection.yaml: case 1: file is an unknown key; remove it or check its spelling",
         ),
     ],
 )

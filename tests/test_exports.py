@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 from homeostat.adapters.search_index import build
 from homeostat.cli import main
@@ -269,3 +270,13 @@ def test_a_repo_marked_public_in_the_config_needs_allow_public(
     assert "the repo is public" in capsys.readouterr().err
     assert not list(checkout.rglob("*"))
     assert main(["export", str(checkout), "--kb", str(kb), "--repo", "storefront", "--allow-public"]) == 0
+
+
+@pytest.mark.parametrize(
+    "title", ["Retries: at most three", "Use C# records #not-a-comment", 'Say "no" \\ politely']
+)
+def test_a_cursor_description_survives_colons_hashes_and_quotes(title: str) -> None:
+    entry = rule("r", ("src/**",))._replace(title=title)
+    front = cursor_file(entry).split("---\n")[1]
+    description = next(line for line in front.splitlines() if line.startswith("description:"))
+    assert yaml.safe_load(description) == {"description": title}

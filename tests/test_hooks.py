@@ -260,3 +260,21 @@ def test_the_plugin_files_have_the_shapes_claude_code_reads() -> None:
         head = text.split("---")[1]
         assert f"name: {skill}" in head and "description: " in head
     assert os.access(PLUGIN / "bin/homeostat", os.X_OK)
+
+
+def test_the_hook_hands_over_to_the_version_the_kb_pins(kb: Path, tmp_path: Path) -> None:
+    workflow = kb / ".github/workflows/homeostat-daily.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("steps:\n  - uses: homeostat/homeostat/actions/daily@v9.8.7\n")
+    versions = tmp_path / "versions"
+    runner = versions / "9.8.7" / "bin" / "homeostat"
+    runner.parent.mkdir(parents=True)
+    runner.write_text('#!/bin/sh\ncat > "$0.stdin"\necho "{\\"pinned\\": \\"$1 $2 $HOMEOSTAT_PINNED\\"}"\n')
+    runner.chmod(0o755)
+    stdin = fixture("prompt", kb)
+    done = run_hook("prompt", stdin, env={"HOMEOSTAT_VERSIONS_DIR": str(versions)}, launcher=True)
+    assert json.loads(done.stdout) == {"pinned": "hook prompt 1"}
+    assert Path(f"{runner}.stdin").read_text() == stdin  # the event reaches it whole
+    runner.unlink()  # the pinned version is not installed: the plugin runs its own
+    done = run_hook("prompt", stdin, env={"HOMEOSTAT_VERSIONS_DIR": str(versions)}, launcher=True)
+    assert REMINDER in answer(done, "prompt")

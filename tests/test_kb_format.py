@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,25 @@ def test_topic_file_detection() -> None:
     files = example_files()
     assert is_topic_file(files["knowledge/billing/api/errors.md"])
     assert not is_topic_file(files["knowledge/core/log-with-fields.md"])
+
+
+@pytest.mark.parametrize(
+    ("path", "ignored"),
+    [
+        ("examples/kb/.homeostat/events.db", True),
+        ("examples/kb/.homeostat/identity.json", True),
+        ("examples/kb/.homeostat/index/corpus-0.marshal", True),
+        ("examples/kb/.homeostat/sessions/s.json", True),
+        ("examples/kb/.homeostat/pending/0cefda65a0981468.json", False),
+    ],
+)
+def test_running_the_readme_on_the_example_leaves_only_its_pending_lessons_tracked(
+    path: str, ignored: bool
+) -> None:
+    """The README's commands write the event log, the index and the git user's identity into
+    examples/kb/.homeostat/: none of it may show up in `git status` of a fresh clone."""
+    repo = Path(__file__).resolve().parents[1]
+    if not (repo / ".git").exists():
+        pytest.skip("not a git clone of the project")
+    done = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=repo, check=False)
+    assert (done.returncode == 0) is ignored

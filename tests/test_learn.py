@@ -437,7 +437,9 @@ def test_url_missing_host_token_is_named(kb: Path, capsys: pytest.CaptureFixture
     code = learn(kb, "--author", "ana", "--url", "https://github.com/example/billing/pull/3#discussion_r12")
 
     assert code == 2
-    assert capsys.readouterr().err.startswith("homeostat: no GitHub token: set HOMEOSTAT_GITHUB_TOKEN")
+    err = capsys.readouterr().err
+    assert err.startswith("homeostat: no GitHub token: set HOMEOSTAT_GITHUB_TOKEN")
+    assert "with contents:read and pull-requests:read;" in err  # it only reads the thread
     assert not (kb / ".homeostat").exists()
 
 

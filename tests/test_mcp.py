@@ -194,7 +194,7 @@ def test_learn_and_flag_write_pending_lessons_up_to_the_limit(kb: Path, web: Pat
                 "scope": '["web/components/**"]',
             },
         )
-        assert "Saved as a pending new lesson" in text and "1 writes left" in text
+        assert "Saved as a pending new lesson" in text and "1 write left" in text
         assert "unknown area 'web': use one of billing/api" in await call(
             client, "learn", {"title": "t", "rule": "r", "area": "web"}
         )

@@ -74,8 +74,11 @@ _WRITE = "contents:write and pull-requests:write"
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
 
-def github_host_from_env(env: Mapping[str, str], *, retry: RetryPolicy | None = None) -> GitHubHost:
-    """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL."""
+def github_host_from_env(
+    env: Mapping[str, str], *, retry: RetryPolicy | None = None, read_only: bool = False
+) -> GitHubHost:
+    """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL.
+    `read_only` for a command that only reads reviews (curate, learn --url): its token needs no write."""
     for variable in TOKEN_VARIABLES:
         token = env.get(variable, "").strip()
         if token:
@@ -83,7 +86,7 @@ def github_host_from_env(env: Mapping[str, str], *, retry: RetryPolicy | None = 
             return GitHubHost(api_url, token, token_variable=variable, retry=retry)
     raise ConfigError(
         "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
-        "contents:write and pull-requests:write; for GitHub Enterprise also set GITHUB_API_URL"
+        f"{_READ if read_only else _WRITE}; for GitHub Enterprise also set GITHUB_API_URL"
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.git import Git
+from homeostat.console import Progress
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.errors import KBReadError
 
@@ -78,8 +79,13 @@ def kb_repository(root: Path) -> tuple[Git, str]:
     raise KBReadError(f"{root}: not inside a git repository; --ref needs the KB's git history")
 
 
-def load_kb_dir(root: Path) -> KB:
-    return load_kb(read_tree(root), root=str(root))
+def load_kb_dir(root: Path, progress: Progress | None = None) -> KB:
+    """The working tree's KB; a large one shows its parsing as progress on stderr."""
+    files = read_tree(root)
+    if progress is not None:  # the caller's, which it finishes
+        return load_kb(files, root=str(root), on_file=progress.update)
+    with Progress("reading the KB") as own:
+        return load_kb(files, root=str(root), on_file=own.update)
 
 
 def load_kb_ref(git: Git, treeish: str) -> KB:

@@ -170,8 +170,12 @@ def _load_pending(root: Path) -> list[object]:
 def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index."""
     from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.console import Progress
 
-    return build_from_kb(load_kb_dir(root), _load_pending(root))
+    with Progress("building the search index") as progress:
+        kb = load_kb_dir(root, progress)
+        progress.update(progress.done, what="counting tokens")
+        return build_from_kb(kb, _load_pending(root))
 
 
 def build_from_kb(kb: KB, pending: Sequence[object] = ()) -> Corpus:

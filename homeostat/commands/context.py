@@ -29,7 +29,7 @@ from homeostat.adapters.search_index import (
     load_session,
 )
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.console import note_unreadable
+from homeostat.console import note, note_unreadable
 from homeostat.core.render_view import (
     Block,
     LineCounter,
@@ -94,9 +94,12 @@ def _count_tokens(text: str) -> int:
 IDENTITY_CACHE = ".homeostat/identity.json"
 
 
-def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = None) -> Session:
+def open_session(
+    kb: str | None, checkout: str | Path = ".", repo: str | None = None, *, say_scope: bool = True
+) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
-    at a terminal; the MCP server never passes one, so its scope comes from the checkout."""
+    at a terminal; the MCP server never passes one, so its scope comes from the checkout. A checkout
+    that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB."""
     root = Path(kb_dir(kb))
     loaded = load_corpus(root)
     corpus = loaded.corpus
@@ -109,7 +112,21 @@ def open_session(kb: str | None, checkout: str | Path = ".", repo: str | None = 
     member = find_member(
         corpus, handle=os.environ.get(MEMBER_VARIABLE), email=identity.email, name=identity.name
     )
-    return Session(root, loaded, identity, audience_for(corpus, name, member))
+    session = Session(root, loaded, identity, audience_for(corpus, name, member))
+    unmatched = no_repo_note(session)
+    if say_scope and unmatched:
+        note(f"{unmatched}; pass --repo NAME")
+    return session
+
+
+def no_repo_note(session: Session) -> str:
+    """What to say when the checkout matches no repo of a multi-repo KB (so only `core` is served)."""
+    corpus, identity = session.corpus, session.identity
+    if not corpus.multi_repo or session.audience.repo is not None:
+        return ""
+    where = f"origin {identity.origin}" if identity.origin else f"folder {identity.folder!r}, no origin"
+    names = ", ".join(r.name for r in corpus.repos)
+    return f"the checkout ({where}) matches no repo in homeostat.yaml (repos: {names}), so only core is shown"
 
 
 def relative_paths(paths: Sequence[str], identity: Identity, base: Path) -> list[str]:

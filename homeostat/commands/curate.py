@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             "homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos in a KB without "
             "repo folders)"
         )
-    host = host_from_env(config.sources.host, env)
+    host = host_from_env(config.sources.host, env, read_only=True)
     git = _git(root)
     origin = git.remote_url("origin") if git is not None else None
     stats = RunStats()
@@ -134,15 +134,16 @@ def _outcome(result: CurateResult) -> int:
 # --- wiring -------------------------------------------------------------------------------------
 
 
-def host_from_env(kind: Host, env: Mapping[str, str]) -> CodeHost:
-    """The code host (`sources.host`, or the one a URL names), with its credential from the environment."""
+def host_from_env(kind: Host, env: Mapping[str, str], *, read_only: bool = False) -> CodeHost:
+    """The code host (`sources.host`, or the one a URL names), with its credential from the environment;
+    `read_only` when the command only reads reviews, so a missing token asks for read scopes only."""
     if kind == "bitbucket":
         from homeostat.adapters.bitbucket import bitbucket_host_from_env
 
         return bitbucket_host_from_env(env)
     from homeostat.adapters.github import github_host_from_env
 
-    return github_host_from_env(env)
+    return github_host_from_env(env, read_only=read_only)
 
 
 def _asker(

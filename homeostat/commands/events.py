@@ -14,6 +14,7 @@ from pathlib import Path
 
 from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import note
 from homeostat.core.events import format_event, parse_since
 from homeostat.errors import ConfigError
 
@@ -52,5 +53,5 @@ def run(args: argparse.Namespace) -> int:
         for event in found:
             sys.stdout.write(format_event(event) + "\n")
         if not found:
-            print(f"no events in {path}" + (" matching" if args.kind or since else ""), file=sys.stderr)
+            note(f"no events in {path}" + (" matching" if args.kind or since else ""))
     return 0

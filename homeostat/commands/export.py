@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeostat.cli import add_kb_option
 from homeostat.commands.context import open_session
-from homeostat.console import Unreadable
+from homeostat.console import Unreadable, note
 from homeostat.core.exports import (
     COPILOT_DIR,
     FORMATS,
@@ -34,6 +33,7 @@ from homeostat.core.exports import (
 )
 from homeostat.core.kb import classify
 from homeostat.core.selection import Audience
+from homeostat.core.text import plural
 from homeostat.errors import ConfigError
 
 
@@ -143,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     unknown = sorted(set(formats) - set(FORMATS))
     if unknown or not formats:
         raise ConfigError(f"--formats {args.formats!r}: use a comma-separated subset of {','.join(FORMATS)}")
-    session = open_session(args.kb, checkout, args.repo)
+    session = open_session(args.kb, checkout, args.repo, say_scope=False)
     corpus, repo = session.corpus, session.audience.repo
     if corpus.multi_repo and repo is None:
         raise ConfigError(
@@ -163,23 +163,34 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_export(entries, sections, formats)
     changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))
     for rel in changes.hand_written:
-        print(
-            f"homeostat: {rel}: a hand-written file is where an exported one goes; left as is",
-            file=sys.stderr,
+        note(
+            f"{rel}: a hand-written file is where an exported one goes; left as is (move or delete it to export there)"
         )
     if args.check:
         for rel in sorted(changes.write):
             print(f"stale: {rel}")
         for rel in changes.delete:
             print(f"stale (to delete): {rel}")
-        stale = bool(changes.write or changes.delete or changes.hand_written)
-        print(f"export: {'stale; run homeostat export to update' if stale else 'up to date'}")
-        return 1 if stale else 0
+        print(f"export: {check_verdict(changes)}")
+        return 1 if changes.write or changes.delete or changes.hand_written else 0
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()
     print(
-        f"export: {len(entries)} rules, {len(written)} files written, {len(changes.delete)} removed "
-        f"({', '.join(formats)})"
+        f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
+        f"{len(changes.delete)} removed ({', '.join(formats)})"
     )
     return 1 if changes.hand_written else 0
+
+
+def check_verdict(changes: Changes) -> str:
+    """What `--check` tells CI to do: running export fixes stale files, not a hand-written one in the way."""
+    parts = []
+    if changes.write or changes.delete:
+        parts.append("stale; run homeostat export to update")
+    if changes.hand_written:
+        blocked = plural(len(changes.hand_written), "hand-written file")
+        parts.append(
+            f"{blocked} in the way of exported ones (above): move or delete them, then run homeostat export"
+        )
+    return "; ".join(parts) or "up to date"

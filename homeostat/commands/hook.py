@@ -131,6 +131,13 @@ def _context(name: str, text: str) -> Answer:
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
 
 
+def _sync_if_older(root: Path, seconds: float) -> None:
+    """Start a background sync unless one was started less than `seconds` ago."""
+    since = seconds_since_started(root)
+    if since is None or since > seconds:
+        start_background_sync(root)
+
+
 def _with_notices(root: Path, text: str) -> str:
     notices = take_notices(root)
     return "\n\n".join([*notices, text]) if notices else text
@@ -151,9 +158,7 @@ def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answe
         state = load_hook_state(root, session_id)
         state["pending"] = pending_names(root)
         save_hook_state(root, session_id, state)
-    since = seconds_since_started(root)
-    if since is None or since > START_SYNC_SECONDS:
-        start_background_sync(root)
+    _sync_if_older(root, START_SYNC_SECONDS)
     return _context("SessionStart", text)
 
 
@@ -162,9 +167,7 @@ def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")
     text = _with_notices(root, result.block.text)
     log_prompt(session, result, started)
-    since = seconds_since_started(root)
-    if since is None or since > PROMPT_SYNC_SECONDS:
-        start_background_sync(root)
+    _sync_if_older(root, PROMPT_SYNC_SECONDS)
     return _context("UserPromptSubmit", text)
 
 
@@ -209,6 +212,8 @@ def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) ->
     if not path.is_file():
         return
     offset, first = int(state.get("offset", 0)), int(state.get("turn", 1))
+    if offset > path.stat().st_size:  # the file was rewritten: read it again from the start
+        offset, first = 0, 1
     turns = read_turns(_lines(path, offset))
     if not turns:
         return

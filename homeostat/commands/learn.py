@@ -469,7 +469,9 @@ def fetch_thread(config: Config, url: str) -> ReviewThread:
             f"--url names a comment in {ref.repo.full_name}, which is not one of the KB's code repos "
             "(repos[].url in homeostat.yaml): review lessons come from those only"
         )
-    host = host_from_env("bitbucket" if ref.repo.host is HostKind.BITBUCKET else "github", os.environ)
+    host = host_from_env(
+        "bitbucket" if ref.repo.host is HostKind.BITBUCKET else "github", os.environ, read_only=True
+    )
     return host.get_comment_thread(ref)
 
 

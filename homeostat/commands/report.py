@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import at_least
 from homeostat.errors import ConfigError
 
 USAGE_KINDS = ("injection", "doc-injection", "doc-read", "mcp-call", "desire-path")
@@ -25,7 +26,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "report", help="KB health", description="KB health and recent local usage."
     )
-    parser.add_argument("--days", type=int, default=7, metavar="N", help="usage window in days (default 7)")
+    parser.add_argument(
+        "--days",
+        type=at_least(1, MAX_DAYS),
+        default=7,
+        metavar="N",
+        help=f"usage window in days (default 7, at most {MAX_DAYS})",
+    )
     parser.add_argument("--today", help="the date to count staleness from, YYYY-MM-DD (default: today, UTC)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_kb_option(parser)
@@ -68,8 +75,6 @@ def health_report(root: Path, today: dt.date, days: int) -> tuple[dict[str, obje
 
 
 def run(args: argparse.Namespace) -> int:
-    if not 1 <= args.days <= MAX_DAYS:
-        raise ConfigError(f"--days {args.days}: give a number of days from 1 to {MAX_DAYS}")
     try:
         today = dt.date.fromisoformat(args.today) if args.today else dt.datetime.now(dt.UTC).date()
     except ValueError:

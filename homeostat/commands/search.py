@@ -12,6 +12,7 @@ import json
 import sys
 
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import at_least
 from homeostat.commands.context import open_session
 from homeostat.core.render_view import render_hits
 from homeostat.core.search import DEFAULT_LIMIT, search_entries, topic_listing
@@ -27,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("query", nargs="*", help="words to search for")
     parser.add_argument(
         "--limit",
-        type=int,
+        type=at_least(1),
         default=DEFAULT_LIMIT,
         metavar="N",
         help=f"hits to show (default {DEFAULT_LIMIT})",

@@ -18,6 +18,7 @@ from pathlib import Path
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import Progress
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
 from homeostat.core.kb import CONFIG_FILE, load_kb
@@ -74,8 +75,10 @@ def run(args: argparse.Namespace) -> int:
         files = read_ref(git, args.ref, folder)
     else:
         files = read_tree(root)
-    kb = load_kb(files, root=str(root))
-    result = validate_kb(kb, today)
+    with Progress("validating") as progress:
+        kb = load_kb(files, root=str(root), on_file=progress.update)
+        progress.update(progress.done, what="checking")
+        result = validate_kb(kb, today)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)

@@ -22,6 +22,7 @@ from homeostat.core.findings import Finding, error
 from homeostat.core.render_view import build_view
 from homeostat.core.search import search_entries
 from homeostat.core.selection import Audience, Corpus, task_words
+from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
@@ -77,9 +78,30 @@ def parse_cases(text: str, file: str = CASES_FILE) -> tuple[Case, ...]:
     try:
         return CaseFile.model_validate(data).cases
     except ValidationError as exc:
-        first = exc.errors()[0]
-        path = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise EvalError(f"{file}: {path}: {first['msg']} (see docs/delivery.md, 'homeostat eval')") from None
+        raise EvalError(f"{file}: {_case_problem(exc)} (see docs/delivery.md, 'homeostat eval')") from None
+
+
+_PROBLEMS = {
+    "missing": "is missing",
+    "extra_forbidden": "is an unknown key; remove it or check its spelling",
+    "too_short": "needs at least one entry",
+    "model_type": "must be a mapping of keys to values",
+    "tuple_type": "must be a list",
+}
+
+
+def _case_problem(exc: ValidationError) -> str:
+    """The first problem as a person would say it: `case 2: expect needs at least one entry`."""
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # a typo explains a miss
+    first = errors[0]
+    loc = list(first["loc"])
+    where = "(top level)"
+    if loc[:1] == ["cases"] and len(loc) > 1 and isinstance(loc[1], int):
+        where = f"case {loc[1] + 1}" + (f": {'.'.join(str(p) for p in loc[2:])}" if loc[2:] else "")
+    elif loc:
+        where = ".".join(str(p) for p in loc)
+    detail = _PROBLEMS.get(first["type"], str(first["msg"]).removeprefix("Value error, "))
+    return f"{where} {detail}" if first["type"] in _PROBLEMS else f"{where}: {detail}"
 
 
 # --- metrics ---------------------------------------------------------------------------------------
@@ -214,7 +236,7 @@ def run_cases(
 
 def render_report(report: EvalReport) -> str:
     s = report.summary
-    lines = [f"{len(report.results)} cases"]
+    lines = [plural(len(report.results), "case")]
     for k in KS:
         lines.append(
             f"  @{k:<3} hit {s[f'hit@{k}']:.3f}  ndcg {s[f'ndcg@{k}']:.3f}  "
@@ -384,12 +406,12 @@ def render_health(health: Health, usage: Mapping[str, int] | None = None, days: 
             if health.stale
             else ""
         ),
-        f"Open flags: {sum(n for _, n in health.open_flags)} on {len(health.open_flags)} rules"
+        f"Open flags: {sum(n for _, n in health.open_flags)} on {plural(len(health.open_flags), 'rule')}"
         + (f" ({', '.join(rid for rid, _ in health.open_flags[:10])})" if health.open_flags else ""),
         f"Catch-all topics hold {health.catch_all_share:.0%} of live rules",
-        f"Documents: {health.documents} with {health.sections} sections",
-        f"Validation: {health.errors} errors, {health.warnings} warnings",
+        f"Documents: {health.documents} with {plural(health.sections, 'section')}",
+        f"Validation: {plural(health.errors, 'error')}, {plural(health.warnings, 'warning')}",
     ]
     if usage is not None:
-        lines.append(f"Last {days} days on this machine: {counts(usage)}")
+        lines.append(f"Last {plural(days, 'day')} on this machine: {counts(usage)}")
     return "\n".join(lines) + "\n"

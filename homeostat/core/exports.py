@@ -95,7 +95,8 @@ def claude_file(entry: Entry) -> str:
 
 
 def cursor_file(entry: Entry) -> str:
-    title = clean(entry.title).replace("\n", " ")
+    # quoted: a title holding ": " or " #" would otherwise end the value or start a comment
+    title = _quoted(clean(entry.title).replace("\n", " "))
     if is_everywhere(entry.scope):
         return f"---\ndescription: {title}\nglobs:\nalwaysApply: true\n---\n{_body(entry)}"
     globs = ",".join(expanded(entry.scope))

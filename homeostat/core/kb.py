@@ -7,7 +7,7 @@ folder is `knowledge/<repo>/<area>/` and its name `<repo>/<area>`; shared rules 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
@@ -101,7 +101,11 @@ def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, Yaml
 
 
 def decode_files(files: Mapping[str, str | bytes]) -> tuple[dict[str, str], list[Finding]]:
-    """Bytes become text; a file that is not UTF-8 is a finding, never a crash."""
+    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash.
+
+    Only Markdown and homeostat.yaml must be text: an image beside a document is no KB file, so one
+    that does not decode is simply not read.
+    """
     texts: dict[str, str] = {}
     found: list[Finding] = []
     for path, content in files.items():
@@ -111,6 +115,8 @@ def decode_files(files: Mapping[str, str | bytes]) -> tuple[dict[str, str], list
         try:
             texts[path] = content.decode("utf-8")
         except UnicodeDecodeError as exc:
+            if path != CONFIG_FILE and not path.endswith(".md"):
+                continue
             line = content[: exc.start].count(b"\n") + 1
             found.append(error("schema", path, line, f"not UTF-8 (byte {exc.start}); save the file as UTF-8"))
     return texts, found
@@ -128,8 +134,13 @@ def classify(path: str) -> tuple[str, str] | None:
     return "rule", "/".join(parts[:-1])
 
 
-def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
-    """Load everything; problems become findings. Raise KBReadError only when there is no KB at all."""
+def load_kb(
+    files: Mapping[str, str | bytes], *, root: str = ".", on_file: Callable[[int, int], None] | None = None
+) -> KB:
+    """Load everything; problems become findings. Raise KBReadError only when there is no KB at all.
+
+    `on_file(done, total)` is told as each KB file is parsed, for a caller that shows progress.
+    """
     if CONFIG_FILE not in files:
         raise KBReadError(
             f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
@@ -150,7 +161,10 @@ def load_kb(files: Mapping[str, str | bytes], *, root: str = ".") -> KB:
         for f in problems
         if (kind := classify(f.file)) is not None
     ]
-    for path in sorted(texts):
+    paths = [path for path in sorted(texts) if classify(path) is not None]
+    for done, path in enumerate(paths, 1):
+        if on_file is not None:
+            on_file(done, len(paths))
         kind = classify(path)
         if kind is None:
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -68,42 +69,137 @@ _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 
-def _fenced_spans(text: str) -> list[tuple[int, int]]:
-    """Character spans of fenced code blocks (an unclosed fence runs to the end)."""
+_COMMENT_START = re.compile(r"^ {0,3}<!--")
+
+
+def _skipped_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of fenced code blocks and HTML comment blocks, which CommonMark reads no heading in.
+
+    A comment block starts at a line opening with `<!--` and runs to the first line holding `-->`
+    (the same line, for a one-line comment); an unclosed fence or comment runs to the end.
+    """
     spans: list[tuple[int, int]] = []
-    opened: tuple[str, int] | None = None
-    for match in _FENCE_LINE.finditer(text):
-        marker = match.group(1)
-        if opened is None:
-            opened = (marker, match.start())
-        elif marker[0] == opened[0][0] and len(marker) >= len(opened[0]) and not match.group(2).strip():
-            spans.append((opened[1], match.end()))
-            opened = None
-    if opened is not None:
-        spans.append((opened[1], len(text)))
+    fence: str | None = None
+    in_comment = False
+    opened = 0
+    for _, start, line in iter_lines(text):
+        end = start + len(line)
+        if fence is not None:
+            match = _FENCE.match(line)
+            if (
+                match
+                and match.group(1)[0] == fence[0]
+                and len(match.group(1)) >= len(fence)
+                and not match.group(2).strip()
+            ):
+                spans.append((opened, end))
+                fence = None
+            continue
+        if in_comment:
+            if "-->" in line:
+                spans.append((opened, end))
+                in_comment = False
+            continue
+        match = _FENCE.match(line)
+        if match:
+            fence, opened = match.group(1), start
+        elif _COMMENT_START.match(line):
+            if "-->" in line:
+                spans.append((start, end))
+            else:
+                in_comment, opened = True, start
+    if fence is not None or in_comment:
+        spans.append((opened, len(text)))
     return spans
 
 
 def headings(text: str) -> list[Heading]:
-    """ATX headings outside fenced code blocks."""
-    fenced = _fenced_spans(text) if ("```" in text or "~~~" in text) else []
+    """Top-level ATX and setext headings, as CommonMark reads them.
+
+    Most KB text is plain: ATX headings at the start of a line, fences at the start of a line, no
+    HTML. For that a line scan gives CommonMark's answer; anything the scan could misread (an HTML
+    block, which may hold a `## heading` inside a comment; a setext underline; an indented heading or
+    fence; an empty heading or one closed by `#`) goes to markdown-it, a CommonMark parser.
+    A differential test keeps the two equal where the scan is used.
+    """
+    if "\r" in text or _NEEDS_COMMONMARK.search(text) or _odd_fence(text):
+        return commonmark_headings(text)
+    return simple_headings(text)
+
+
+# Lines only a CommonMark parser reads right: an HTML block start, a setext underline (or thematic
+# break made of `-`), an ATX heading or fence indented 1 to 3 spaces, an ATX heading that is empty,
+# ends in `#` or holds a backslash.
+_NEEDS_COMMONMARK = re.compile(
+    r"^(?: {0,3}<(?!!--)| {0,3}(?:=+|-+)[ \t]*$| {1,3}(?:#|`{3}|~{3})"
+    r"|#{1,6}(?:[ \t]*|[ \t].*#[ \t]*|[ \t].*\\.*)$)",
+    re.MULTILINE,
+)
+
+
+def _odd_fence(text: str) -> bool:
+    """A backtick fence line whose info string holds a backtick is no fence in CommonMark."""
+    if "```" not in text:
+        return False
+    return any(m.group(1)[0] == "`" and "`" in m.group(2) for m in _FENCE_LINE.finditer(text))
+
+
+def simple_headings(text: str) -> list[Heading]:
+    """ATX headings at the start of a line, outside fenced code and HTML comments (the fast path)."""
+    fenced = _skipped_spans(text) if ("```" in text or "~~~" in text or "<!--" in text) else []
     found: list[Heading] = []
     line = 1
     counted_to = 0
+    span = 0  # spans and headings both come in text order: one walk over each
     for match in _HEADING_LINE.finditer(text):
         start = match.start()
-        if fenced and any(a <= start < b for a, b in fenced):
+        while span < len(fenced) and fenced[span][1] <= start:
+            span += 1
+        if span < len(fenced) and fenced[span][0] <= start:
             continue
         line += text.count("\n", counted_to, start)
         counted_to = start
-        title = match.group(2)
-        anchor_match = _HEADING_ID.match(title)
-        anchor = anchor_match.group("id") if anchor_match else None
-        if anchor_match:
-            title = anchor_match.group("title")
         end = match.end() + (1 if match.end() < len(text) else 0)
-        found.append(Heading(len(match.group(1)), title.strip(), anchor, line, start, end))
+        found.append(_heading(len(match.group(1)), match.group(2), line, start, end))
     return found
+
+
+def commonmark_headings(text: str) -> list[Heading]:
+    """Top-level headings as markdown-it parses them (blocks only; inline parsing is not needed)."""
+    starts = [0, *(m.end() for m in _LINE_BREAK.finditer(text)), len(text)]
+    tokens = _parser().parse(text)
+    found: list[Heading] = []
+    for index, token in enumerate(tokens):
+        if token.type != "heading_open" or token.level != 0 or token.map is None:
+            continue
+        first, last = token.map
+        content = tokens[index + 1].content.replace("\n", " ") if index + 1 < len(tokens) else ""
+        start = starts[min(first, len(starts) - 1)]
+        end = starts[min(last, len(starts) - 1)]
+        found.append(_heading(int(token.tag[1]), content, first + 1, start, end))
+    return found
+
+
+def _heading(level: int, raw_title: str, line: int, start: int, end: int) -> Heading:
+    title = raw_title
+    anchor_match = _HEADING_ID.match(title)
+    anchor = anchor_match.group("id") if anchor_match else None
+    if anchor_match:
+        title = anchor_match.group("title")
+    return Heading(level, title.strip(), anchor, line, start, end)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as markdown-it counts lines
+_MARKDOWN_IT: list[object] = []
+
+
+def _parser() -> Any:
+    """markdown-it's CommonMark preset, built on first use: most texts never need it."""
+    if not _MARKDOWN_IT:
+        from markdown_it import MarkdownIt
+
+        _MARKDOWN_IT.append(MarkdownIt("commonmark").disable("inline"))
+    return _MARKDOWN_IT[0]
 
 
 @dataclass(frozen=True)

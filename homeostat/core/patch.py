@@ -57,12 +57,12 @@ def render_provenance(p: Provenance) -> str:
 def _check_body(body: str, section_id: str) -> None:
     if not body.strip():
         raise PatchError(f"patch for section {section_id!r} is empty")
+    if conflict_marker_lines(body):  # first: `x` over `=======` also reads as a heading
+        raise PatchError(f"patch for section {section_id!r} contains git conflict markers")
     if any(h.level <= 2 for h in headings(body)):
         raise PatchError(
             f"patch for section {section_id!r} contains a # or ## heading, which would split the document"
         )
-    if conflict_marker_lines(body):
-        raise PatchError(f"patch for section {section_id!r} contains git conflict markers")
     fences = check_fences(body)
     if fences.unclosed_line is not None:
         raise PatchError(f"patch for section {section_id!r} opens a code fence it never closes")

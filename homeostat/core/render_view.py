@@ -43,6 +43,7 @@ from homeostat.core.selection import (
     select_entries,
     select_sections,
 )
+from homeostat.core.text import plural
 
 CREDIT = "> From Homeostat (<id>)"
 HEADER = (
@@ -336,7 +337,7 @@ def build_view(
 def explain_view(view: View) -> str:
     """What was served, what was cut and why, and what did not apply: `--explain`."""
     lines = [
-        f"Served {len(view.placed)} rules and {len(view.sections)} document sections in {view.tokens} tokens "
+        f"Served {plural(len(view.placed), 'rule')} and {plural(len(view.sections), 'document section')} in {view.tokens} tokens "
         f"(budget {view.budget.token_budget}), {view.chars} characters (cap {view.budget.max_chars})"
         + (", compact guide" if view.compact else "")
         + ".",
@@ -356,7 +357,7 @@ def explain_view(view: View) -> str:
         lines.append(f"  cut     {cut.id}  {cut.what}: {cut.reason}")
     if view.not_applicable:
         lines.append(
-            f"  {len(view.not_applicable)} rules do not apply to these files (counted in the lookup guide)."
+            f"  {plural(len(view.not_applicable), 'rule')} do not apply to these files (counted in the lookup guide)."
         )
     return "\n".join(lines) + "\n"
 
@@ -416,7 +417,7 @@ def render_docs(corpus: Corpus, audience: Audience) -> str:
         return "No documents in this KB for this repo.\n"
     lines = []
     for doc_id, sections in sorted(by_doc.items()):
-        lines.append(f"- {doc_id}: {sections[0].doc_title} ({len(sections)} sections)")
+        lines.append(f"- {doc_id}: {sections[0].doc_title} ({plural(len(sections), 'section')})")
         lines += [f"  - #{s.id} {s.heading}" for s in sections]
     lines.append("Read one with `read <doc>#<section>` (or the whole document with `read <doc>`).")
     return "\n".join(lines) + "\n"

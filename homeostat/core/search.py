@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, rare_limit, terms
-from homeostat.core.text import words
+from homeostat.core.text import plural, words
 
 DEFAULT_LIMIT = 10
 SNIPPET_CHARS = 180
@@ -223,7 +223,7 @@ def match_prompt(corpus: Corpus, message: str, audience: Audience, given: Iterab
     rules = [corpus.entries[d] for d in _pick(rule_scores, holders, PROMPT_RULES, done, corpus)]
     sections = [corpus.sections[d - n] for d in _pick(section_scores, holders, PROMPT_SECTIONS, done, corpus)]
     reason = (
-        f"{len(rules)} rules and {len(sections)} sections matched"
+        f"{plural(len(rules), 'rule')} and {plural(len(sections), 'section')} matched"
         if rules or sections
         else "no hit shares two rare words"
     )

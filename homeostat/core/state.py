@@ -49,11 +49,16 @@ NoticeKind = Literal[
     "model-failure",
     "merge-refused",
     "host-unclear",
+    "overlap",
+    "recovered",
+    "reconciled",
 ]
+JournalKind = Literal["daily", "review", "dispute"]
 
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MEMBER_FILE = re.compile(r"^(decisions|heartbeats)/([A-Za-z0-9][A-Za-z0-9._-]*)\.json$")
 _RUN_FILE = re.compile(r"^runs/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
+_CLAIM_FILE = re.compile(r"^claims/(daily|deep-dive|bootstrap)\.json$")
 
 
 class StateFileError(HomeostatError):
@@ -185,7 +190,53 @@ class RunReport(StateModel):
         return self
 
 
-StateFile = DecisionsFile | Heartbeat | RunReport
+class ClaimOwner(StateModel):
+    """The process holding a claim. `machine` (boot id and pid namespace) lets a run on the same
+    machine see that the owner died; from anywhere else only the claim's expiry tells."""
+
+    host: Text
+    pid: Annotated[int, Field(ge=1)]
+    machine: str = ""
+    process_start: NonNegativeInt = 0
+
+
+class JournalEntry(StateModel):
+    """Write-ahead: a PR a run is about to push, with the records it settles once it lands.
+
+    Written before the branch is pushed, so a run killed at any later point leaves an entry the
+    next run can finish (merge, adopt) or undo (delete the branch), never a gap."""
+
+    kind: JournalKind
+    member: Handle
+    branch: Text
+    title: Text
+    sha: Text  # the commit pushed to `branch`
+    merge_message: str = ""
+    records: tuple[DecisionRecord, ...] = ()  # the PR's lessons, as recorded once it lands (no `pr` yet)
+    settled: tuple[DecisionRecord, ...] = ()  # settled reviews whose change (retire, approve) it carries
+
+
+class Claim(StateModel):
+    """One run's claim on a base branch's lessons (`claims/<kind>.json`): pushed before any work and
+    released by the run's last state write. A live claim of another run makes a run stand aside; a
+    released, expired or dead one is taken over, and its journal finished first."""
+
+    version: Literal[1] = STATE_VERSION
+    run_id: Text
+    kind: RunKind
+    owner: ClaimOwner
+    claimed_at: UtcDatetime
+    expires_at: UtcDatetime
+    released_at: UtcDatetime | None = None
+    base_tip: str = ""  # the base branch's commit when the run started publishing
+    journal: tuple[JournalEntry, ...] = ()
+
+    def live(self, now: datetime) -> bool:
+        """Held and not expired (whether its process still runs is the adapter's to tell)."""
+        return self.released_at is None and self.expires_at > now
+
+
+StateFile = DecisionsFile | Heartbeat | RunReport | Claim
 _Model = TypeVar("_Model", bound=StateModel)
 
 
@@ -203,6 +254,10 @@ def decisions_path(member: str) -> str:
 
 def heartbeat_path(member: str) -> str:
     return f"heartbeats/{member}.json"
+
+
+def claim_path(kind: RunKind = "daily") -> str:
+    return f"claims/{kind}.json"
 
 
 def run_path(report: RunReport) -> str:
@@ -274,6 +329,8 @@ def parse_state_file(path: str, data: bytes, *, branch: str = STATE_BRANCH) -> S
         return parsed
     if _RUN_FILE.match(path):
         return _load(RunReport, path, data, branch)
+    if _CLAIM_FILE.match(path):
+        return _load(Claim, path, data, branch)
     return None
 
 
@@ -289,6 +346,7 @@ class StateSnapshot:
     heartbeats: Mapping[str, Heartbeat] = field(default_factory=dict)
     runs: Mapping[str, RunReport] = field(default_factory=dict)
     other: Mapping[str, bytes] = field(default_factory=dict)
+    claims: Mapping[str, Claim] = field(default_factory=dict)
 
     def records(self) -> list[DecisionRecord]:
         """Every member's decision records, oldest first."""
@@ -300,7 +358,12 @@ class StateSnapshot:
         return frozenset(record.hash for file in self.decisions.values() for record in file.records)
 
     def last_run(self, kind: RunKind = "daily") -> RunReport | None:
-        reports = [report for report in self.runs.values() if report.kind == kind]
+        """The latest run that did the work (one that stood aside for another run's claim did none)."""
+        reports = [
+            report
+            for report in self.runs.values()
+            if report.kind == kind and not any(n.kind == "overlap" for n in report.notices)
+        ]
         return max(reports, key=lambda report: report.started_at, default=None)
 
 
@@ -312,6 +375,7 @@ def parse_state(
     heartbeats: dict[str, Heartbeat] = {}
     runs: dict[str, RunReport] = {}
     other: dict[str, bytes] = {}
+    claims: dict[str, Claim] = {}
     for path in sorted(files):
         parsed = parse_state_file(path, files[path], branch=branch)
         if isinstance(parsed, DecisionsFile):
@@ -320,9 +384,11 @@ def parse_state(
             heartbeats[parsed.member] = parsed
         elif isinstance(parsed, RunReport):
             runs[path] = parsed
+        elif isinstance(parsed, Claim):
+            claims[parsed.kind] = parsed
         else:
             other[path] = files[path]
-    return StateSnapshot(commit, decisions, heartbeats, runs, other)
+    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims)
 
 
 # Merging concurrent writes
@@ -376,7 +442,8 @@ def merge_state_files(
     """The branch's files after adding ours to the tip's, losing neither side's records.
 
     Runs are kept side by side, the newer heartbeat wins, and decisions merge record by record
-    (see `_newer_record`). Files only the tip has are kept; a file whose merge changes nothing keeps
+    (see `_newer_record`). A claim is only ever replaced by its own run's copy: a run whose claim
+    another run took over cannot write it back. Files only the tip has are kept; a file whose merge changes nothing keeps
     the tip's exact bytes, so an unchanged state makes no commit.
     """
     merged = dict(tip)
@@ -393,8 +460,12 @@ def merge_state_files(
     return merged
 
 
-def _merge_member_file(path: str, tip_data: bytes, ours: DecisionsFile | Heartbeat, branch: str) -> bytes:
+def _merge_member_file(
+    path: str, tip_data: bytes, ours: DecisionsFile | Heartbeat | Claim, branch: str
+) -> bytes:
     tip = parse_state_file(path, tip_data, branch=branch)
+    if isinstance(ours, Claim) and isinstance(tip, Claim):
+        return dump_state(ours) if tip.run_id == ours.run_id else tip_data
     if isinstance(ours, DecisionsFile) and isinstance(tip, DecisionsFile):
         combined = _merge_decisions(tip, ours)
         return tip_data if combined is None else dump_state(combined)

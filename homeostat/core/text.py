@@ -105,3 +105,8 @@ def content_hash(*parts: str) -> str:
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")
     return digest.hexdigest()[:16]
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """`1 file`, `2 files`: counts in messages read as English."""
+    return f"{count:,} {one if count == 1 else (many or one + 's')}"

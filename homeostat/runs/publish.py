@@ -6,14 +6,16 @@ here, once:
 
 - `Change` is what to publish: a branch built from a base commit plus changed files, a PR title and
   a body (`body(template, ...)` renders one from the package's templates).
-- `Publisher.open(change)` commits the files on the base commit (the checkout's HEAD, index and work
-  tree are untouched), pushes the branch and finds-or-opens the PR by its head branch, so a rerun
-  updates the PR it opened instead of opening a second one. It hands back a `Published`.
+- `Publisher.open(change, before_push=...)` commits the files on the base commit (the checkout's
+  HEAD, index and work tree are untouched), hands the commit to `before_push` (where a run writes
+  ahead what it is about to do), pushes the branch and finds-or-opens the PR by its head branch, so
+  a rerun updates the PR it opened instead of opening a second one. It hands back a `Published`.
 - `Publisher.land(published, title, message)` squash-merges it with its own message, only at the
   commit pushed, and deletes the branch; a host that refuses (branch protection, a failing check)
   is a value, not an error: the PR is left open with a plain commit so its checks run, and the
-  caller counts what it holds as waiting for a person. A run whose PRs a person merges (the deep
-  dive, bootstrap) stops at `open`.
+  caller counts what it holds as waiting for a person. A change the base already holds is never
+  merged (no empty commits): its PR is closed and the result says so. A run whose PRs a person
+  merges (the deep dive, bootstrap) stops at `open`.
 - `Publisher.merge(number, sha, title, message)` is the bare squash-merge (`review merge` rebuilds
   a PR with `commit` and `push`, then merges it; Bitbucket's asynchronous merge is polled by its
   adapter).
@@ -21,11 +23,15 @@ here, once:
   (`team.reviewers`, else the owning teams, else seniors and leads); a refusal is a printed notice.
 - `Publisher.record(files, branch=..., message=...)` merges state files into the state branch,
   never force-pushed (see `homeostat.adapters.state_store`).
+- For finishing or undoing what a killed run left: `open_pulls(prefix)`, `branches(prefix)`,
+  `merged_since(base, since, title)` (the squash commit a PR left on the base), `close(pull, why)`
+  and `delete_branch(branch)`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -34,7 +40,7 @@ from homeostat.adapters.state_store import write_state
 from homeostat.core.config import Config
 from homeostat.core.daily.bodies import render
 from homeostat.core.daily.reviewers import choose_reviewers
-from homeostat.core.hosts import Capability, CodeHost, MergeResult, PullInfo, RepoRef
+from homeostat.core.hosts import Capability, CodeHost, MergeResult, PullInfo, PullState, RepoRef
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
 
@@ -123,10 +129,12 @@ class Publisher:
 
     # .. pull requests ..
 
-    def open(self, change: Change) -> Published:
+    def open(self, change: Change, before_push: Callable[[str], None] | None = None) -> Published:
         """Commit, push, and find-or-open the PR on the change's branch."""
         host, repo = self.host
         sha = self.commit(change.base_sha, change.files, change.commit_message)
+        if before_push is not None:
+            before_push(sha)
         self.push(change.branch, sha)
         info = host.open_pull(repo, change.branch, change.base, change.title, change.body)
         self.opened.append(info)
@@ -140,6 +148,9 @@ class Publisher:
     def land(self, published: Published, title: str, message: str) -> MergeResult:
         """Merge and delete the branch; on a refusal, leave the PR open with a commit whose checks run."""
         branch = published.change.branch
+        if not self.would_change(self.base_tip(published.change.base), published.sha):
+            self.close(published.pull, "Nothing to merge: the base branch already holds this change.")
+            return MergeResult(merged=True, reason="the base already holds it; closed, not merged")
         merged = self.merge(published.pull.number, published.sha, title, message)
         if merged.merged:
             self.git.delete_remote_branch(self.remote, branch)
@@ -149,6 +160,44 @@ class Publisher:
         )
         self.git.push(self.remote, plain, branch)
         return merged
+
+    def would_change(self, base_sha: str, sha: str) -> bool:
+        """Whether merging `sha` (a commit on some earlier base) into `base_sha` changes its tree."""
+        done = self.git.run("merge-tree", "--write-tree", base_sha, sha, check=False)
+        tree = done.stdout.decode().split("\n", 1)[0].strip()
+        return done.returncode != 0 or tree != self.git.tree_hash(base_sha)
+
+    # .. what a killed run left ..
+
+    def open_pulls(self, prefix: str) -> list[PullInfo]:
+        host, repo = self.host
+        return host.list_open_pulls(repo, prefix)
+
+    def branches(self, prefix: str) -> dict[str, str]:
+        """The remote's branches under `prefix`, name to commit."""
+        refs = self.git.ls_remote(self.remote, f"refs/heads/{prefix}*")
+        return {ref.removeprefix("refs/heads/"): sha for ref, sha in refs.items()}
+
+    def merged_since(self, base: str, since: str, title: str) -> PullInfo | None:
+        """The PR titled `title` whose squash commit reached the base after `since` (as last fetched)."""
+        host, repo = self.host
+        log = self.git.run("log", "--format=%s", f"{since}..refs/remotes/{self.remote}/{base}", check=False)
+        for subject in log.stdout.decode("utf-8", "replace").splitlines():
+            found = re.fullmatch(re.escape(title) + r" \(#(\d+)\)", subject)
+            if found:
+                pull = host.get_pull(repo, int(found.group(1)))
+                return pull if pull.state is PullState.MERGED else None
+        return None
+
+    def close(self, pull: PullInfo, why: str) -> None:
+        """Close a PR with one comment saying why, and delete its branch."""
+        host, repo = self.host
+        host.add_comment(repo, pull.number, why)
+        host.close_pull(repo, pull.number)
+        self.delete_branch(pull.head_branch)
+
+    def delete_branch(self, branch: str) -> bool:
+        return self.git.delete_remote_branch(self.remote, branch)
 
     def request_reviewers(self, pull: PullInfo, config: Config, areas: Iterable[str], author: str) -> None:
         host, repo = self.host

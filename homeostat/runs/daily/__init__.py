@@ -12,6 +12,11 @@ The run is five steps, each a module here:
 - record (`record.py`): decisions, heartbeats and the run report on the state branch, never
   force-pushed, and the review queue to Slack.
 
+Around them, overlaps and crashes (`claim.py`, `recover.py`): a run first claims the base's
+lessons on the state branch (a run that finds another live claim stands aside, exit 0), finishes
+what a dead run's journal left, and writes ahead each PR before pushing it; its last state write
+releases the claim.
+
 A run whose model calls all failed is not an empty run: it exits non-zero, records no decisions,
 opens no PR, and the next run reads its review window again. An unclear answer from the host is
 never read as "closed" or "declined".
@@ -19,13 +24,20 @@ never read as "closed" or "declined".
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
+from typing import TypeVar
+
+from homeostat.adapters.run_claim import Held, Taken
+from homeostat.adapters.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.state import RunReport
+from homeostat.core.state import Claim, Notice, RunReport, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
-from homeostat.runs.daily import collect, decide, dry_run, land, record, review, settle
+from homeostat.runs.daily import collect, decide, dry_run, land, record, recover, review, settle
+from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import (
     CurateOutcome,
     DailyContext,
@@ -35,7 +47,10 @@ from homeostat.runs.daily.context import (
     Decided,
     Retirement,
     RunState,
+    new_run_id,
 )
+
+T = TypeVar("T")
 
 
 class DailyRun:
@@ -45,10 +60,65 @@ class DailyRun:
     def run(self) -> DailyResult:
         ctx = self.ctx
         started = ctx.now()
-        loaded = collect.load(ctx)
+        run_id = new_run_id(started)
+        early: list[Notice] = []
+        state: StateSnapshot | None = None
+        if not (ctx.dry or ctx.options.offline):
+            base = collect.base_branch(ctx)
+            claim = RunClaim(ctx, base, run_id)
+            taken = claim.take()
+            if isinstance(taken, Held):
+                return self._stand_aside(base, started, run_id, taken.claim)
+            ctx.claim = claim
+            state, early = self._guarded(lambda: self._recover(base, taken))
+        return self._guarded(lambda: self._run(started, run_id, state, early))
+
+    def _guarded(self, step: Callable[[], T]) -> T:
+        """A run that stops on an error releases its claim and keeps its journal for the next run."""
+        try:
+            return step()
+        except BaseException:
+            if self.ctx.claim is not None:
+                self.ctx.claim.abandon()
+            raise
+
+    def _recover(self, base: str, taken: Taken) -> tuple[StateSnapshot, list[Notice]]:
+        """Finish a dead run's journal, then reconcile what no record explains; the state to start from."""
+        ctx, state, notices = self.ctx, taken.state, []
+        if taken.previous is not None and taken.previous.journal and ctx.claim is not None:
+            records, lines = recover.recover(ctx, base, taken.previous)
+            ctx.claim.settle_journal(record.decision_files(records))
+            state = read_state(ctx.git, ctx.deps.remote, state_branch(base))
+            notices += [Notice(kind="recovered", message=line) for line in lines]
+        notices += [Notice(kind="reconciled", message=line) for line in recover.reconcile(ctx, base, state)]
+        for notice in notices:
+            print(f"notice: {notice.message}", file=ctx.out)
+        return state, notices
+
+    def _stand_aside(self, base: str, started: dt.datetime, run_id: str, owner: Claim) -> DailyResult:
+        """Another live run owns the lessons: say so, record this run, decide nothing."""
+        ctx = self.ctx
+        line = (
+            "another run owns these lessons: they are decided by an overlapping run, "
+            f"{owner_line(owner)}; this run leaves them to it"
+        )
+        print(f"homeostat: {line}", file=ctx.out)
+        ctx.fetch(base)
+        run = RunState(started=started, since=started, base=base, state=StateSnapshot(), run_id=run_id)
+        run.notices.append(Notice(kind="overlap", message=line))
+        report = record.run_report(ctx, [], run, failed=None)
+        record.write_run_state(ctx, run, report)
+        return DailyResult(0, (), (), report)
+
+    def _run(
+        self, started: dt.datetime, run_id: str, state: StateSnapshot | None, early: list[Notice]
+    ) -> DailyResult:
+        ctx = self.ctx
+        loaded = collect.load(ctx, state)
         kb, config = loaded.kb, loaded.config
         since = collect.window_start(ctx, config, loaded.snapshot, started)
-        run = RunState(started=started, since=since, base=loaded.base, state=loaded.snapshot)
+        run = RunState(started=started, since=since, base=loaded.base, state=loaded.snapshot, run_id=run_id)
+        run.notices += early
         retirements = settle.settle(ctx, config, loaded.snapshot, run)
         try:
             found = collect.collect(ctx, kb, config, run)
@@ -56,6 +126,7 @@ class DailyRun:
             return self._fail(run, config, str(exc))
         if ctx.tally.all_failed:
             return self._fail(run, config, "every model call failed: " + "; ".join(ctx.tally.error_messages))
+        self._renew()
         decided = self._decide_all(kb, config, found.lessons, found.waiting, run)
         if ctx.tally.all_failed:
             return self._fail(run, config, "every model call failed: " + "; ".join(ctx.tally.error_messages))
@@ -63,10 +134,15 @@ class DailyRun:
         if ctx.dry:
             dry_run.print_dry_run(ctx, kb, live, retirements, run)
             return DailyResult(0, tuple(decided), (), None)
+        self._renew()
         live = self._publish(kb, config, live, retirements, run)
         report = self._record(config, live, run)
         record.summary(ctx, live)
         return DailyResult(0, tuple(decided), tuple(ctx.opened), report)
+
+    def _renew(self) -> None:
+        if self.ctx.claim is not None:
+            self.ctx.claim.renew_if_due()
 
     def _decide_all(
         self, kb: KB, config: Config, lessons: list[Lesson], waiting: list[Candidate], run: RunState

@@ -55,26 +55,27 @@ class Collected:
     waiting: list[Candidate]  # rules added or changed in open review PRs
 
 
-def load(ctx: DailyContext) -> Loaded:
-    """The KB and state the run decides against (with --offline: the clone's working tree, no state)."""
+def load(ctx: DailyContext, state: StateSnapshot | None = None) -> Loaded:
+    """The KB at the base branch's tip and the state the run decides against (`state` when the claim
+    step already read it; with --offline: the clone's working tree, and no state)."""
     if ctx.options.offline:
         assert ctx.deps.checkout is not None
         kb = load_kb_dir(ctx.deps.checkout)  # the working tree, git or not
         config = kb.require_config()
         return Loaded(kb, config, config.sources.base_branch, StateSnapshot())
-    base = _config_from_checkout(ctx).sources.base_branch
+    base = base_branch(ctx)
     ctx.fetch(base)
     kb = load_kb_ref(ctx.git, ctx.base_tip(base))
-    snapshot = read_state(ctx.git, ctx.deps.remote, state_branch(base))
+    snapshot = state if state is not None else read_state(ctx.git, ctx.deps.remote, state_branch(base))
     return Loaded(kb, kb.require_config(), base, snapshot)
 
 
-def _config_from_checkout(ctx: DailyContext) -> Config:
-    """The checkout's own homeostat.yaml names the base branch to fetch."""
+def base_branch(ctx: DailyContext) -> str:
+    """The checkout's own homeostat.yaml names the base branch (`sources.baseBranch`) to fetch."""
     head = ctx.git.rev_parse("HEAD")
     if head is None:
         raise HomeostatError("the KB checkout has no commits")
-    return load_kb_ref(ctx.git, head).require_config()
+    return load_kb_ref(ctx.git, head).require_config().sources.base_branch
 
 
 def window_start(ctx: DailyContext, config: Config, snapshot: StateSnapshot, now: dt.datetime) -> dt.datetime:

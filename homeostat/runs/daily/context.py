@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel
 
@@ -32,6 +33,10 @@ from homeostat.core.state import (
 )
 from homeostat.errors import HomeostatError
 from homeostat.runs.publish import Publisher
+
+if TYPE_CHECKING:
+    from homeostat.core.state import JournalEntry
+    from homeostat.runs.daily.claim import RunClaim
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -191,11 +196,20 @@ class RunState:
     records: dict[str, list[DecisionRecord]] = field(default_factory=lambda: defaultdict(list))
     heartbeats: list[Heartbeat] = field(default_factory=list)
     capped: bool = False
+    run_id: str = ""
+
+    def __post_init__(self) -> None:
+        self.run_id = self.run_id or new_run_id(self.started)
 
     def notice(self, kind: NoticeKind, message: str, out: TextIO) -> None:
         if not any(n.kind == kind and n.message == message for n in self.notices):
             self.notices.append(Notice(kind=kind, message=message))
         print(f"notice: {message}", file=out)
+
+
+def new_run_id(started: dt.datetime) -> str:
+    """The run's id: its start and a random suffix, so runs started in the same second differ."""
+    return f"{started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
 
 
 @dataclass(frozen=True)
@@ -219,6 +233,7 @@ class DailyContext:
         self.tally = CallTally()
         self.out = deps.out
         self._publisher: Publisher | None = None
+        self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
 
     @property
     def git(self) -> Git:
@@ -249,7 +264,7 @@ class DailyContext:
         return CountingAsker(self.deps.asker_for(agent), self.tally)
 
     def fetch(self, base: str) -> None:
-        """The base branch, every member's candidates branch and the open review branches."""
+        """The base branch, every member's candidates branch and Homeostat's PR branches."""
         remote = self.deps.remote
         self.git.fetch(
             remote,
@@ -257,8 +272,14 @@ class DailyContext:
                 f"+refs/heads/{base}:refs/remotes/{remote}/{base}",
                 f"+refs/heads/{CANDIDATES_PREFIX}*:refs/remotes/{remote}/{CANDIDATES_PREFIX}*",
                 f"+refs/heads/{REVIEW_PREFIX}*:refs/remotes/{remote}/{REVIEW_PREFIX}*",
+                f"+refs/heads/{DAILY_PREFIX}*:refs/remotes/{remote}/{DAILY_PREFIX}*",
             ],
         )
 
     def base_tip(self, base: str) -> str:
         return self.publisher.base_tip(base)
+
+    def write_ahead(self, entry: JournalEntry, base_tip: str) -> None:
+        """Journal a PR about to be pushed (see homeostat.runs.daily.claim)."""
+        if self.claim is not None:
+            self.claim.write_ahead(entry, base_tip)

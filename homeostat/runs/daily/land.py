@@ -15,9 +15,10 @@ from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.kb import KB
-from homeostat.core.state import state_branch
+from homeostat.core.state import JournalEntry, state_branch
 from homeostat.core.validate import validate_files
 from homeostat.runs.daily.context import DAILY_PREFIX, DailyContext, Decided, Retirement, RunState
+from homeostat.runs.daily.record import decision_record
 from homeostat.runs.publish import SKIP_CI, Change, Published, body
 
 log = logging.getLogger("homeostat.daily")
@@ -102,8 +103,22 @@ def _daily_pr(
         decisions=mine,
     )
     branch = ctx.publisher.branch_name(DAILY_PREFIX, member, today.isoformat())
-    published = ctx.publisher.open(Change(base, base_sha, changed, branch, title, text, f"{title} {SKIP_CI}"))
-    return _merge(ctx, base, base_sha, member, published, daily.applied, run)
+    message = "\n".join(f"- {d.outcome}: {d.lesson.title}" for d in daily.applied) or "retirements"
+    entry = JournalEntry(
+        kind="daily",
+        member=member,
+        branch=branch,
+        title=title,
+        sha="-",
+        merge_message=message,
+        records=tuple(decision_record(d, ctx.now()) for d in daily.applied),
+        settled=tuple(r.record for r in (*daily.retired, *daily.approved) if r.record is not None),
+    )
+    published = ctx.publisher.open(
+        Change(base, base_sha, changed, branch, title, text, f"{title} {SKIP_CI}"),
+        before_push=lambda sha: ctx.write_ahead(entry.model_copy(update={"sha": sha}), base_sha),
+    )
+    return _merge(ctx, base, base_sha, member, published, daily.applied, message, run)
 
 
 def _merge(
@@ -113,11 +128,11 @@ def _merge(
     member: str,
     published: Published,
     applied: list[Decided],
+    message: str,
     run: RunState,
 ) -> str:
     """Squash-merge; the new base tip. A refusal turns the PR's merged lessons into review."""
     number, title = published.pull.number, published.change.title
-    message = "\n".join(f"- {d.outcome}: {d.lesson.title}" for d in applied) or "retirements"
     merged = ctx.publisher.land(published, f"{title} (#{number})", message)
     if merged.merged:
         for d in applied:

@@ -3,8 +3,9 @@ force-pushed), the review queue to Slack, and the one-line summary."""
 
 from __future__ import annotations
 
-import uuid
+import datetime as dt
 from collections import Counter
+from collections.abc import Iterable, Mapping
 
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.config import Config
@@ -30,28 +31,30 @@ def record_decisions(ctx: DailyContext, decided: list[Decided], run: RunState) -
     """One record per decided lesson; middle-band ones stay in review until a person settles them."""
     now = ctx.now()
     for d in decided:
-        outcome = d.outcome
-        in_review = outcome == "review"
-        run.records[d.lesson.member].append(
-            DecisionRecord(
-                hash=d.lesson.key,
-                member=d.lesson.member,
-                kind=record_kind(d.lesson),
-                title=d.lesson.title or d.lesson.target or "(untitled)",
-                rule_id=d.rule_id or d.target or None,
-                area=d.lesson.area or None,
-                source=LessonSource(type=d.lesson.source, url=d.lesson.url or None),
-                outcome=outcome,
-                state="in-review" if in_review else "settled",
-                confidence=d.confidence.total,
-                breakdown=d.confidence.as_dict(),
-                reason=d.reason,
-                pr=d.pr,
-                review_opened_at=now if in_review else None,
-                settled_at=None if in_review else now,
-                at=now,
-            )
-        )
+        run.records[d.lesson.member].append(decision_record(d, now))
+
+
+def decision_record(d: Decided, now: dt.datetime) -> DecisionRecord:
+    outcome = d.outcome
+    in_review = outcome == "review"
+    return DecisionRecord(
+        hash=d.lesson.key,
+        member=d.lesson.member,
+        kind=record_kind(d.lesson),
+        title=d.lesson.title or d.lesson.target or "(untitled)",
+        rule_id=d.rule_id or d.target or None,
+        area=d.lesson.area or None,
+        source=LessonSource(type=d.lesson.source, url=d.lesson.url or None),
+        outcome=outcome,
+        state="in-review" if in_review else "settled",
+        confidence=d.confidence.total,
+        breakdown=d.confidence.as_dict(),
+        reason=d.reason,
+        pr=d.pr,
+        review_opened_at=now if in_review else None,
+        settled_at=None if in_review else now,
+        at=now,
+    )
 
 
 def record_kind(lesson: Lesson) -> DecisionKind:
@@ -76,7 +79,7 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
         health["documents"] = len(kb.documents)
     stats = ctx.deps.stats
     return RunReport(
-        run_id=f"{run.started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}",
+        run_id=run.run_id,
         kind="daily",
         started_at=run.started,
         finished_at=finished,
@@ -91,19 +94,26 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
 
 
 def write_run_state(ctx: DailyContext, run: RunState, report: RunReport) -> None:
-    """Decisions (the latest record per lesson), heartbeats and the report, merged into the branch."""
-    files: dict[str, bytes] = {}
-    for member, records in run.records.items():
-        latest: dict[str, DecisionRecord] = {}
-        for record in records:
-            latest[record.hash] = record
-        files[f"decisions/{member}.json"] = dump_state(
-            DecisionsFile(member=member, records=tuple(latest.values()))
-        )
+    """Decisions (the latest record per lesson), heartbeats and the report, merged into the branch in
+    one commit that also releases the run's claim."""
+    files = decision_files(run.records)
+    if ctx.claim is not None:
+        files.update(ctx.claim.released())
     for heartbeat in run.heartbeats:
         files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
     files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
     ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")
+
+
+def decision_files(records: Mapping[str, Iterable[DecisionRecord]]) -> dict[str, bytes]:
+    """`decisions/<member>.json` for each member's records (the latest per lesson)."""
+    files: dict[str, bytes] = {}
+    for member, mine in records.items():
+        latest = {record.hash: record for record in mine}
+        files[f"decisions/{member}.json"] = dump_state(
+            DecisionsFile(member=member, records=tuple(latest.values()))
+        )
+    return files
 
 
 def notify(ctx: DailyContext, config: Config, run: RunState) -> None:

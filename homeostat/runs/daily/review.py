@@ -28,7 +28,7 @@ from homeostat.core.daily.retract import (
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
 from homeostat.core.pending import DocPatchRequest
-from homeostat.core.state import DecisionRecord, LessonSource, PullRef
+from homeostat.core.state import DecisionRecord, JournalEntry, LessonSource
 from homeostat.core.text import content_hash
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import (
@@ -39,6 +39,7 @@ from homeostat.runs.daily.context import (
     Retirement,
     RunState,
 )
+from homeostat.runs.daily.record import decision_record
 from homeostat.runs.publish import Change, body
 
 Listed = dict[str, list[dict[str, str]]]  # member -> citing sections left for a person
@@ -172,7 +173,14 @@ def _review_pr(
     title = f"Homeostat review: {member} {today.isoformat()}"
     text = review_body(member, today, included, listed)
     branch = ctx.publisher.branch_name(REVIEW_PREFIX, member, today.isoformat())
-    published = ctx.publisher.open(Change(base, base_sha, changed, branch, title, text))
+    records = tuple(decision_record(d, ctx.now()) for d in included)
+    published = ctx.publisher.open(
+        Change(base, base_sha, changed, branch, title, text),
+        before_push=lambda sha: ctx.write_ahead(
+            JournalEntry(kind="review", member=member, branch=branch, title=title, sha=sha, records=records),
+            base_sha,
+        ),
+    )
     areas = {d.lesson.area for d in included if d.lesson.area}
     ctx.publisher.request_reviewers(published.pull, config, areas, member)
     for d in included:
@@ -273,24 +281,30 @@ def _dispute_pr(
     title = f"Homeostat dispute: {rule.id}"
     text = body("dispute_pr.md.j2", rule=rule, flags=rule.meta.open_flags, fix=fix)
     branch = ctx.publisher.branch_name(DISPUTE_PREFIX, rule.id, today.isoformat())
-    published = ctx.publisher.open(Change(base, base_sha, changed, branch, title, text))
-    ctx.publisher.request_reviewers(published.pull, config, {rule.area}, member)
     now = ctx.now()
-    run.records[member].append(
-        DecisionRecord(
-            hash=f"dispute-{rule.id}-{today.isoformat()}",
-            member=member,
-            kind="dispute",
-            title=rule.title,
-            rule_id=rule.id,
-            area=rule.area,
-            source=LessonSource(type="flag", url=None),
-            outcome="review",
-            state="in-review",
-            confidence=0,
-            reason="fix drafted from the flags" if fix else "no fix could be drafted; retires the rule",
-            pr=PullRef(number=published.pull.number, url=published.pull.url, branch=branch),
-            review_opened_at=now,
-            at=now,
-        )
+    record = DecisionRecord(
+        hash=f"dispute-{rule.id}-{today.isoformat()}",
+        member=member,
+        kind="dispute",
+        title=rule.title,
+        rule_id=rule.id,
+        area=rule.area,
+        source=LessonSource(type="flag", url=None),
+        outcome="review",
+        state="in-review",
+        confidence=0,
+        reason="fix drafted from the flags" if fix else "no fix could be drafted; retires the rule",
+        review_opened_at=now,
+        at=now,
     )
+    published = ctx.publisher.open(
+        Change(base, base_sha, changed, branch, title, text),
+        before_push=lambda sha: ctx.write_ahead(
+            JournalEntry(
+                kind="dispute", member=member, branch=branch, title=title, sha=sha, records=(record,)
+            ),
+            base_sha,
+        ),
+    )
+    ctx.publisher.request_reviewers(published.pull, config, {rule.area}, member)
+    run.records[member].append(record.model_copy(update={"pr": published.ref}))

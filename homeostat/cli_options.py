@@ -1,0 +1,100 @@
+"""The options every command spells the same way, defined once (docs/cli.md is their reference).
+
+`--kb DIR` is the KB checkout, `--checkout DIR` the code checkout, `--repo NAME` a repo of
+homeostat.yaml, `--files PATH` a touched path (repeat it, or separate paths with commas), `--format
+text|json` the output. Spellings from before this convention (`--json`, `validate PATH`, `export
+CHECKOUT`, `--files a b`) still work for one release and are left out of `--help`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
+
+
+def kb_dir(value: str | None) -> str:
+    return value or os.environ.get("HOMEOSTAT_DIR") or "."
+
+
+def add_kb_option(parser: argparse.ArgumentParser) -> None:
+    """`--kb DIR`: the KB checkout; default $HOMEOSTAT_DIR, else the current folder."""
+    parser.add_argument(
+        "--kb",
+        metavar="DIR",
+        default=None,
+        help="the KB checkout (default: $HOMEOSTAT_DIR, else the current folder)",
+    )
+
+
+def add_format_option(parser: argparse.ArgumentParser) -> None:
+    """`--format text|json`; the older `--json` is its hidden alias."""
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text (default) or json: one JSON object on stdout, its shape in docs/cli.md",
+    )
+    parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
+
+
+def existing_folder(value: str) -> str:
+    """An argparse type: a folder that exists (`--checkout /nonexistent` is a mistake, not a default)."""
+    if not Path(value).is_dir():
+        what = "is not a folder" if Path(value).exists() else "does not exist"
+        raise argparse.ArgumentTypeError(f"{value} {what}")
+    return value
+
+
+def add_checkout_option(parser: argparse.ArgumentParser, help: str = "") -> None:
+    parser.add_argument(
+        "--checkout",
+        metavar="DIR",
+        type=existing_folder,
+        default=None,
+        help=help or "the code checkout (default: the current folder)",
+    )
+
+
+def checkout_dir(args: argparse.Namespace) -> str:
+    return str(getattr(args, "checkout", None) or ".")
+
+
+def add_repo_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
+    )
+
+
+def add_files_option(parser: argparse.ArgumentParser, help: str) -> None:
+    """`--files PATH`, once per path (or comma-separated): it never swallows a positional argument."""
+    parser.add_argument(
+        "--files", action="append", metavar="PATH", help=f"{help}; repeat, or separate with commas"
+    )
+
+
+def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number in range, so `--limit 0` is an error rather than "no match"."""
+
+    def parse(value: str) -> int:
+        try:
+            number = int(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+        if number < minimum or (maximum is not None and number > maximum):
+            span = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
+            raise argparse.ArgumentTypeError(f"{value} is out of range: give a number {span}")
+        return number
+
+    parse.__name__ = "number"
+    return parse
+
+
+def emit_json(data: object) -> None:
+    """The one JSON object a command prints on stdout (UTF-8 as is, two-space indent, a final newline)."""
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")

@@ -1,0 +1,110 @@
+"""Claim: one daily run at a time decides a base branch's lessons, and writes ahead what it publishes.
+
+Before it reads anything, a run pushes its claim to the state branch (`claims/daily.json`, without
+force: of runs that start together exactly one push lands). A run that finds another live run's
+claim stands aside with one line, "another run owns these lessons", and exits 0: what it would
+have decided stays pending, and the owner or the next run decides it, once.
+
+Before each branch push the run adds a journal entry to its claim (the branch, the commit, the PR
+title and the decision records the PR settles once it lands), so a run killed at any point leaves
+either nothing on the host or an entry the next run finishes (`recover.py`). The run's last state
+write releases the claim and drops the journal in the same commit as its records. A claim expires
+`CLAIM_TTL` after its last renewal; a run on the same machine sees at once that the owner died.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from homeostat.adapters.run_claim import Held, Taken, is_live, take_claim, this_process, update_claim
+from homeostat.core.state import Claim, JournalEntry, claim_path, dump_state, state_branch
+from homeostat.runs.daily.context import DailyContext
+
+CLAIM_TTL = dt.timedelta(minutes=60)
+RENEW_AFTER = dt.timedelta(minutes=10)
+
+
+class RunClaim:
+    """This run's claim and journal on the state branch of `base`."""
+
+    def __init__(self, ctx: DailyContext, base: str, run_id: str) -> None:
+        self.ctx = ctx
+        self.base = base
+        now = ctx.now()
+        self.claim = Claim(
+            run_id=run_id,
+            kind="daily",
+            owner=this_process(),
+            claimed_at=now,
+            expires_at=now + CLAIM_TTL,
+        )
+        self._renewed = now
+
+    def take(self) -> Taken | Held:
+        now = self.ctx.now()
+        taken = take_claim(
+            self.ctx.git,
+            self.claim,
+            remote=self.ctx.deps.remote,
+            branch=state_branch(self.base),
+            path=claim_path("daily"),
+            live=lambda other: is_live(other, now),
+        )
+        if isinstance(taken, Taken):
+            self.claim = taken.claim  # with a dead run's journal, until `settle_journal`
+        return taken
+
+    def _write(self, files: dict[str, bytes] | None = None) -> None:
+        update_claim(
+            self.ctx.git,
+            self.claim,
+            files,
+            remote=self.ctx.deps.remote,
+            branch=state_branch(self.base),
+            path=claim_path("daily"),
+        )
+
+    def write_ahead(self, entry: JournalEntry, base_tip: str) -> None:
+        """Add `entry` to the journal (and renew) before the push it describes; stops if the claim was lost."""
+        self.claim = self._renewal().model_copy(
+            update={"journal": (*self.claim.journal, entry), "base_tip": self.claim.base_tip or base_tip}
+        )
+        self._write()
+
+    def settle_journal(self, files: dict[str, bytes]) -> None:
+        """Write what finishing a dead run's journal recorded, dropping that journal in the same commit."""
+        self.claim = self._renewal().model_copy(update={"journal": (), "base_tip": ""})
+        self._write(files)
+
+    def renew_if_due(self) -> None:
+        """A long step (drafting many reviews) must not outlive the claim."""
+        if self.ctx.now() - self._renewed >= RENEW_AFTER:
+            self.claim = self._renewal()
+            self._write()
+
+    def released(self) -> dict[str, bytes]:
+        """The claim file that the run's last state write carries: released, journal done."""
+        done = self.claim.model_copy(update={"released_at": self.ctx.now(), "journal": ()})
+        return {claim_path("daily"): dump_state(done)}
+
+    def abandon(self) -> None:
+        """A run that fails mid-way releases its claim but keeps its journal, for the next run to finish."""
+        try:
+            self.claim = self.claim.model_copy(update={"released_at": self.ctx.now()})
+            self._write()
+        except Exception as exc:  # noqa: BLE001 - the run is already failing; say so, keep its own error
+            print(
+                f"notice: could not release this run's claim ({exc}); it expires on its own",
+                file=self.ctx.out,
+            )
+
+    def _renewal(self) -> Claim:
+        self._renewed = self.ctx.now()
+        return self.claim.model_copy(update={"expires_at": self._renewed + CLAIM_TTL})
+
+
+def owner_line(claim: Claim) -> str:
+    """Who holds a claim, for the line a run that stands aside prints."""
+    until = claim.expires_at.strftime("%H:%M UTC")
+    since = claim.claimed_at.strftime("%H:%M UTC")
+    return f"run {claim.run_id} (pid {claim.owner.pid} on {claim.owner.host}, since {since}, claim until {until})"

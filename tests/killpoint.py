@@ -1,0 +1,82 @@
+"""Run the homeostat CLI and SIGKILL this process at one step boundary of the daily run.
+
+    python tests/killpoint.py after-merge daily --kb DIR
+
+A test harness for the crash tests (tests/test_daily_races.py): it wraps Homeostat's own steps (never
+a client library) so the process dies exactly where a CI runner could lose it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import signal
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from homeostat.adapters import bitbucket, git
+from homeostat.cli import main
+from homeostat.runs import publish
+from homeostat.runs.daily import claim, record, review
+
+seen: dict[str, int] = {}
+
+
+def die() -> None:
+    sys.stdout.flush()
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def wrap(
+    owner: Any, name: str, *, before: bool = False, when: Callable[..., bool] = lambda *a, **k: True
+) -> None:
+    original = getattr(owner, name)
+
+    @functools.wraps(original)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if before and when(*args, **kwargs):
+            die()
+        result = original(*args, **kwargs)
+        if not before and when(*args, **kwargs):
+            die()
+        return result
+
+    setattr(owner, name, wrapped)
+
+
+def _state_push(_self: Any, _remote: str, _sha: str, branch: str, **_: Any) -> bool:
+    return branch.startswith("homeostat/state") and seen.get("final", 0) > 0
+
+
+def _final_write(*args: Any, **kwargs: Any) -> Any:
+    seen["final"] = 1
+    return _original_write(*args, **kwargs)
+
+
+_original_write = record.write_run_state
+
+POINTS: dict[str, Callable[[], None]] = {
+    "after-claim": lambda: wrap(claim.RunClaim, "take"),
+    "after-journal": lambda: wrap(claim.RunClaim, "write_ahead"),
+    "after-push": lambda: wrap(publish.Publisher, "push"),
+    "after-open": lambda: wrap(publish.Publisher, "open"),
+    "during-merge": lambda: wrap(bitbucket.BitbucketHost, "_await_merge", before=True),
+    "after-merge": lambda: wrap(publish.Publisher, "merge"),
+    "after-daily": lambda: wrap(publish.Publisher, "land"),
+    "after-review-push": lambda: wrap(
+        publish.Publisher, "push", when=lambda _s, branch, _sha: branch.startswith("homeostat/review-")
+    ),
+    "after-reviews": lambda: wrap(review, "open_review_prs"),
+    "before-state": lambda: wrap(record, "write_run_state", before=True),
+    "during-state": lambda: (
+        setattr(record, "write_run_state", _final_write),
+        wrap(git.Git, "push", before=True, when=_state_push),
+    ),
+}
+
+
+if __name__ == "__main__":
+    point = sys.argv[1]
+    POINTS[point]()
+    sys.exit(main(sys.argv[2:]))

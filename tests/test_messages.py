@@ -1,0 +1,106 @@
+"""What a newcomer meets: each message says what happened and what to do."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kbfactory import EXAMPLE
+
+from homeostat.cli import main
+
+CLONE_STATE = shutil.ignore_patterns(".homeostat")
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"
+
+
+def git(cwd: Path, *args: str) -> None:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
+    return root
+
+
+def code_repo(tmp_path: Path, name: str, origin: str) -> Path:
+    work = tmp_path / name
+    work.mkdir()
+    git(work, "init", "--quiet")
+    git(work, "remote", "add", "origin", origin)
+    return work
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_checkout_that_matches_no_repo_says_so_and_names_the_repos(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = code_repo(tmp_path, "elsewhere", "https://github.com/example/elsewhere")
+    for argv in (["search", "money"], ["docs"], ["read", "billing/api/overview"]):
+        _, _, err = run(capsys, *argv, "--kb", str(kb), "--checkout", str(elsewhere))
+        assert err == (
+            "homeostat: the checkout (origin https://github.com/example/elsewhere) matches no repo in "
+            "homeostat.yaml (repos: billing, storefront), so only core is shown; pass --repo NAME\n"
+        ), argv
+    _, _, err = run(
+        capsys, "search", "money", "--kb", str(kb), "--checkout", str(elsewhere), "--repo", "billing"
+    )
+    assert err == ""
+
+
+def test_an_image_beside_a_document_is_no_kb_file(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (kb / "knowledge/billing/api/docs/flow.png").write_bytes(PNG)
+    (kb / "knowledge/core/broken.md").write_bytes(b"---\n\xff\n")
+    code, out, _ = run(capsys, "validate", "--kb", str(kb), "--today", "2026-11-29")
+    assert "flow.png" not in out
+    assert "knowledge/core/broken.md:2: error [schema] not UTF-8 (byte 4); save the file as UTF-8" in out
+
+
+def test_export_check_says_a_hand_written_file_needs_a_person(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = code_repo(tmp_path, "billing", "https://github.com/example/billing")
+    assert main(["export", str(repo), "--kb", str(kb)]) == 0
+    mine = repo / ".claude/rules/homeostat/log-with-fields.md"
+    mine.write_text("my own notes\n")
+    capsys.readouterr()
+    code, out, err = run(capsys, "export", str(repo), "--kb", str(kb), "--check")
+    assert code == 1
+    assert out.endswith(
+        "export: 1 hand-written file in the way of exported ones (above): move or delete them, then run "
+        "homeostat export\n"
+    )
+    assert "run homeostat export to update" not in out
+    assert (
+        ".claude/rules/homeostat/log-with-fields.md: a hand-written file is where an exported one goes" in err
+    )
+
+
+def test_counts_are_english(tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = code_repo(tmp_path, "storefront", "https://github.com/example/storefront")
+    code, out, _ = run(capsys, "export", str(repo), "--kb", str(kb), "--formats", "agents")
+    assert code == 0 and out.startswith("export: 2 rules, 1 file written, 0 removed (agents)")
+
+
+@pytest.mark.parametrize("limit", ["0", "-3", "x"])
+def test_search_refuses_a_limit_below_one(kb: Path, capsys: pytest.CaptureFixture[str], limit: str) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["search", "money", "--kb", str(kb), "--limit", limit])
+    assert exited.value.code == 2
+    assert "argument --limit:" in capsys.readouterr().err
+
+
+def test_no_command_is_a_usage_error() -> None:
+    done = subprocess.run([sys.executable, "-m", "homeostat"], capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "usage: homeostat" in done.stderr and "validate" in done.stderr
