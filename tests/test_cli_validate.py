@@ -245,7 +245,7 @@ def test_a_broken_case_file_fails_validate_naming_the_key(
     )
     assert main(["validate", str(eval_kb), "--today", "2026-11-29"]) == 1
     out = capsys.readouterr().out
-    assert "eval/selection.yaml:1: error [eval] cases.0.expect: Field required" in out
+    assert "eval/selection.yaml:1: error [eval] case 1: expected is an unknown key" in out
 
 
 def test_validate_a_ref_reads_its_cases_and_floors_from_that_ref(

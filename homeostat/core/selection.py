@@ -39,7 +39,6 @@ RRF_K = 60
 # the tier: reciprocal rank fusion rewards being ranked at all far more than being ranked first, so a
 # faint match on one common word would otherwise count almost as much as the rule the task is about.
 TASK_RELATIVE = 0.5
-TASK_WEIGHT = 1.0
 BM25_K1 = 1.2
 BM25_B = 0.75
 _CODE_EXT = re.compile(
@@ -695,7 +694,6 @@ def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
 
 
 RANKINGS = ("scope", "keywords", "code refs", "task")
-WEIGHTS = (1.0, 1.0, 1.0, TASK_WEIGHT)
 
 
 class Ranked(NamedTuple):
@@ -797,7 +795,7 @@ def select_entries(
         rows = []
         for i, (entry, _, spec, weight) in enumerate(group):
             ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i], task_ranks[i])
-            rrf = sum(w / (RRF_K + r) for w, r in zip(WEIGHTS, ranks, strict=True) if r is not None)
+            rrf = sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
             rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks, tk[i], id(entry) in lifts))
         rows.sort(key=lambda r: (not r.lifted, -r.rrf, -r.entry.score, r.entry.id))
         ranked += rows
