@@ -190,3 +190,27 @@ def test_a_claim_is_replaced_only_by_its_own_runs_copy() -> None:
         released
     )
     assert parse_state_file(path, dump_state(released)) == released
+
+
+def test_a_claim_of_a_process_gone_from_this_machine_is_dead_and_elsewhere_only_expiry_tells() -> None:
+    import subprocess
+
+    from homeostat.adapters.run_claim import owner_alive, this_process
+
+    me = this_process()
+    assert owner_alive(me)
+    child = subprocess.Popen(["sleep", "0"])
+    child.wait()
+    assert not owner_alive(me.model_copy(update={"pid": child.pid}))
+    assert owner_alive(me.model_copy(update={"pid": child.pid, "machine": "another-machine"}))
+
+
+def test_a_deleted_pr_branch_is_never_read_stale_from_an_earlier_fetch(world: DailyWorld) -> None:
+    checkout = Git(world.checkout())
+    world.harness.push_commit(world.kb_repo, "homeostat/review-cy-2026-11-30", {"knowledge/x.md": "x\n"})
+    spec = "+refs/heads/homeostat/review-*:refs/remotes/origin/homeostat/review-*"
+    checkout.fetch("origin", [spec])
+    assert checkout.rev_parse("refs/remotes/origin/homeostat/review-cy-2026-11-30")
+    world.bare().run("update-ref", "-d", "refs/heads/homeostat/review-cy-2026-11-30")
+    checkout.fetch("origin", [spec])
+    assert checkout.rev_parse("refs/remotes/origin/homeostat/review-cy-2026-11-30") is None

@@ -153,6 +153,23 @@ def test_an_edited_file_survives_without_force_and_its_diff_is_shown(
     assert "timeout-minutes: 60" in daily.read_text()
 
 
+def test_a_new_release_moves_the_config_version_pin_and_nothing_else(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert init(repo, "--host", "github", "--member", "ana:lead", "--yes") == 0
+    config = repo / "homeostat.yaml"
+    older = config.read_text().replace(f"version: {VERSION}\n", "version: 0.1.0  # the release we run\n")
+    older = older.replace("  baseBranch: main\n", "  baseBranch: main\n  lookbackHours: 30\n")
+    config.write_text(older)
+    capsys.readouterr()
+    assert init(repo, "--yes") == 0
+    out = capsys.readouterr().out
+    assert config.read_text() == older
+    assert "kept       homeostat.yaml" in out and f"+version: {VERSION}  # the release we run" in out
+    assert init(repo, "--yes", "--force") == 0
+    assert config.read_text() == older.replace("version: 0.1.0", f"version: {VERSION}")
+
+
 def test_flags_against_an_existing_config_never_replace_it_without_force(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -273,6 +290,14 @@ def test_init_refuses_a_folder_inside_another_repository(
 ) -> None:
     assert init(repo / "kb", "--host", "github", "--yes") == 2
     assert "is inside the git repository" in capsys.readouterr().err
+    assert not (repo / "kb").exists()
+    assert main(["init", str(repo), "--kb", str(repo.parent), "--host", "github"]) == 2
+    assert "name two folders: give one of them" in capsys.readouterr().err
+
+
+def test_init_makes_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
+    assert init(tmp_path / "new" / "kb", "--host", "github", "--yes") == 0
+    assert (tmp_path / "new" / "kb" / "homeostat.yaml").is_file()
 
 
 def test_json_output_lists_every_file_and_its_outcome(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:

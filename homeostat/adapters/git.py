@@ -318,10 +318,11 @@ class Git:
         """Fetch the refspecs; False (not an error) when a source branch does not exist on the remote.
 
         The refspecs whose source does exist are still fetched, and the local ref a missing source
-        would have written is deleted (as `--prune` would), so a deleted branch is never read stale.
+        would have written is deleted (as `--prune` would), so a deleted branch is never read stale;
+        a glob's local refs whose branches are gone are pruned too.
         """
         args = ["fetch", "--no-tags", "--no-write-fetch-head", "--quiet", remote]
-        done = self.run(*args, *refspecs, check=False)
+        done = self.run(*args, *refspecs, "--prune", check=False)
         if done.returncode == 0:
             return True
         if not _MISSING_REF.search(done.stderr.decode("utf-8", "replace")):
@@ -332,7 +333,7 @@ class Git:
             if spec not in kept and _refspec_destination(spec):
                 self.run("update-ref", "-d", _refspec_destination(spec))
         if kept:
-            self.run(*args, *kept)
+            self.run(*args, *kept, "--prune")
         return False
 
     def ls_remote(self, remote: str, pattern: str | None = None) -> dict[str, str]:

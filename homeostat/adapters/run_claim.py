@@ -80,12 +80,14 @@ def _machine() -> str:
 
 
 def _started(pid: int) -> int:
-    """The process's start time in clock ticks since boot (0 when there is no such process)."""
+    """The process's start time in clock ticks since boot (0 when there is no such process, or only
+    its zombie is left)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return 0
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    fields = stat.rsplit(")", 1)[1].split()
+    return 0 if fields[0] in ("Z", "X") else int(fields[19])
 
 
 def take_claim(

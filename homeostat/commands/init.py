@@ -39,6 +39,7 @@ from homeostat.core.scaffold import (
     merged_gitignore,
     parse_member,
     parse_repo,
+    pin_config_version,
     plan_files,
     render_ci,
     render_config,
@@ -99,6 +100,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
+        raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
     root = _root(args.path or kb_dir(args.kb))
     ask = input if _interactive(args) else None
     config_plan, config = _config_plan(root, args, ask)
@@ -123,11 +126,12 @@ def _interactive(args: argparse.Namespace) -> bool:
 
 
 def _root(value: str) -> Path:
+    """The KB folder (made when files are written, so a refused run leaves no folder behind)."""
     root = Path(value)
     if root.exists() and not root.is_dir():
         raise ConfigError(f"{root}: not a folder; give the KB repo's checkout")
-    root.mkdir(parents=True, exist_ok=True)
-    top = work_tree.top_level(root)
+    existing = next(folder for folder in (root.absolute(), *root.absolute().parents) if folder.exists())
+    top = work_tree.top_level(existing)
     if top is not None and top.resolve() != root.resolve():
         raise ConfigError(
             f"{root} is inside the git repository {top} but not at its root: a KB is a repository of its"
@@ -146,14 +150,10 @@ def _config_plan(root: Path, args: argparse.Namespace, ask: Ask | None) -> tuple
     given = bool(args.host or args.member or args.repo or args.base_branch)
     existing = _existing_config(current, replacing=given and args.force)
     if current is not None and existing is not None and not given:
-        return FilePlan(CONFIG_FILE, current, current, Outcome.SAME), existing
-    answers = _answers(root, args, ask if current is None else None, existing)
-    (plan,) = plan_files(
-        {CONFIG_FILE: render_config(answers, VERSION)},
-        {CONFIG_FILE: current},
-        force=args.force,
-        merged=frozenset(),
-    )
+        wanted = pin_config_version(current, VERSION)  # yours, with only its version pin moved
+    else:
+        wanted = render_config(_answers(root, args, ask if current is None else None, existing), VERSION)
+    (plan,) = plan_files({CONFIG_FILE: wanted}, {CONFIG_FILE: current}, force=args.force, merged=frozenset())
     if existing is not None and not plan.writes:
         return plan, existing
     return plan, _parse_config(plan.text)

@@ -175,6 +175,14 @@ def render_config(answers: InitAnswers, version: str) -> str:
     return "".join(parts)
 
 
+_VERSION_LINE = re.compile(r"^(?P<key>version:[ \t]*)(?P<quote>[\"']?)[^\s#\"']+(?P=quote)", re.MULTILINE)
+
+
+def pin_config_version(text: str, version: str) -> str:
+    """The user's homeostat.yaml with only its top-level `version:` value set to `version`."""
+    return _VERSION_LINE.sub(lambda m: f"{m.group('key')}{version}", text, count=1)
+
+
 # --- the CI files ---------------------------------------------------------------------------------
 
 

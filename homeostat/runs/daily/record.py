@@ -103,6 +103,7 @@ def write_run_state(ctx: DailyContext, run: RunState, report: RunReport) -> None
         files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
     files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
     ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")
+    ctx.claim = None  # released: nothing is left for an error after this to hand on
 
 
 def decision_files(records: Mapping[str, Iterable[DecisionRecord]]) -> dict[str, bytes]:
