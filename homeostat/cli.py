@@ -48,6 +48,7 @@ COMMANDS: dict[str, str] = {
     "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
     "seed": "draft one code repo's documents from its code (by hand; previews and asks first)",
     "bootstrap": "seed every repo from its local checkout and import its docs, one PR per repo",
+    "import": "bring a code repo's CLAUDE.md, AGENTS.md, Cursor and Copilot rule files under review",
 }
 
 EXIT_INTERNAL = 3

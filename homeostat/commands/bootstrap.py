@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             f"no checkout of any repo in homeostat.yaml was found in {', '.join(map(str, folders))}: "
             "clone them there or pass --checkouts DIR"
         )
-    publisher = None if args.dry_run else _publisher(root, config)
+    publisher = None if args.dry_run else publisher_for(root, config)
     out = output(args)
     with model_access(config, root, args) as (asker, stats):
         deps = SeedDeps(
@@ -104,7 +104,8 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _publisher(root: Path, config: Config) -> Publisher:
+def publisher_for(root: Path, config: Config) -> Publisher:
+    """The KB checkout's git (authenticated to origin) and its code host, as the daily run uses them."""
     from homeostat.commands.daily import _git, _host
 
     git = _git(root, config, os.environ)

@@ -32,7 +32,9 @@ from homeostat.core.secrets import redact_secrets
 from homeostat.core.text import content_hash, count_words, slugify, words
 from homeostat.core.validate import validate_files
 
-MIN_WORDS = 2  # an item shorter than this (its lead-in aside) is a label, not an instruction
+# Shorter items are labels, not instructions ("Project Structure"); under a lead-in ("ALWAYS:") two
+# words can instruct ("Pin dependencies").
+MIN_WORDS, MIN_WORDS_LED = 3, 2
 _BOLD_LEAD = re.compile(r"^\*\*(.+?)\*\*[:\s—–-]*")
 _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s|\s[—–]\s")
@@ -111,8 +113,9 @@ def topic_for(config: Config, area: str, hints: Iterable[str]) -> str:
 
 @dataclass(frozen=True)
 class Split:
-    """A rule file's candidates, and its prose as document sections."""
+    """A rule file's candidates, and its prose as document sections, all in one area."""
 
+    area: str
     candidates: tuple[Candidate, ...]
     sections: tuple[Drafted, ...]
 
@@ -154,10 +157,10 @@ def split_file(
     leftover = list(prose)
     for item in items:
         own = item.text[len(item.lead_in) :] if item.lead_in else item.text
-        if count_words(own) < MIN_WORDS:
+        if count_words(own) < (MIN_WORDS_LED if item.lead_in else MIN_WORDS):
             continue
         if count_words(item.text) > RULE_WORD_LIMIT:
-            leftover.append(Prose(item.headings, f"- {item.text}", item.line))
+            leftover.append(Prose(item.headings, f"- {item.written}", item.line))
             continue
         topic = topic_for(config, area, [rule_file.path, *item.headings, item.text])
         candidates.append(
@@ -166,7 +169,7 @@ def split_file(
                 file=rule_file.path,
                 line=item.line,
                 title=title_of(item),
-                rule=item.text,
+                rule=item.written,
                 why=why_of(rule_file.path, item.headings),
                 example=item.example,
                 scope=rule_file.scope,
@@ -176,7 +179,7 @@ def split_file(
             )
         )
     leftover.sort(key=lambda p: p.line)
-    return Split(tuple(candidates), tuple(_sections(leftover, rule_file.path)))
+    return Split(area, tuple(candidates), tuple(_sections(leftover, rule_file.path)))
 
 
 # --- duplicates -----------------------------------------------------------------------------------
@@ -203,7 +206,8 @@ def dedupe(kb: KB, repo: str | None, candidates: Sequence[Candidate], now: dt.da
     waiting: dict[str, Candidate] = {}
     verdicts: list[Verdict] = []
     for candidate in candidates:
-        lesson = candidate.lesson(now)
+        # The why is ours, not the file's: it would only dilute the word overlap.
+        lesson = candidate.lesson(now).with_changes(why="")
         choices = merge_candidates(lesson, [*pool, *(_waiting(c) for c in waiting.values())])
         decided = fallback(lesson, choices)
         if decided.action == "duplicate":

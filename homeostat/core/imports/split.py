@@ -20,15 +20,21 @@ _ITEM = re.compile(r"^( {0,3})([-*+]|\d{1,3}[.)])[ \t]+(.*)$")
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _CHECKBOX = re.compile(r"^\[[ xX]\][ \t]+")
 LEAD_IN_WORDS = 12
+PSEUDO_LEVEL = 7  # below every Markdown heading
 
 
 @dataclass(frozen=True)
 class Item:
-    text: str  # the instruction, lead-in first
+    text: str  # the instruction on one line, lead-in first
     lead_in: str
     headings: tuple[str, ...]  # the headings it sits under, outermost first
     line: int  # its line in the file
     example: str = ""
+    markdown: str = ""  # as written (nested items kept), lead-in first
+
+    @property
+    def written(self) -> str:
+        return self.markdown or self.text
 
 
 @dataclass(frozen=True)
@@ -57,23 +63,37 @@ class _State:
         return tuple(title for _, title in self.headings)
 
 
-def _flush_item(state: _State) -> None:
+def _flush_item(state: _State) -> str:
+    """Emit the item; a short one ending in a colon (`5. Type hints:`) is a label for the list after
+    it and is handed back instead."""
     if state.item is None:
-        return
+        return ""
     text = " ".join(" ".join(line.split()) for line in state.item if line.strip())
     text = _CHECKBOX.sub("", text)
     example = "\n".join(state.item_example or []).strip("\n")
+    if not example and text.endswith(":") and count_words(text) <= LEAD_IN_WORDS:
+        state.item = None
+        return text
     lead = state.lead_in
     whole = f"{lead} {text}".strip() if lead else text
-    state.items.append(Item(whole, lead, state.heading_path(), state.item_line, _dedent(example)))
+    first, *rest = [line for line in state.item if line.strip()]
+    markdown = "\n".join(
+        [f"{lead} {first}".strip() if lead else first, *(f"  {line.strip()}" for line in rest)]
+    )
+    state.items.append(Item(whole, lead, state.heading_path(), state.item_line, _dedent(example), markdown))
     state.item = None
     state.item_example = None
+    return ""
 
 
 def _dedent(block: str) -> str:
     lines = block.split("\n")
     indent = min((len(line) - len(line.lstrip()) for line in lines if line.strip()), default=0)
     return "\n".join(line[indent:] for line in lines)
+
+
+_TITLE_LIKE = re.compile(r"^[^\s>|`<#*+-][^.!?,;]*$")
+TITLE_WORDS = 6
 
 
 def _flush_para(state: _State, *, before_list: bool = False) -> None:
@@ -84,6 +104,11 @@ def _flush_para(state: _State, *, before_list: bool = False) -> None:
     single = "\n" not in text.strip()
     if before_list and single and text.rstrip().endswith(":") and count_words(text) <= LEAD_IN_WORDS:
         state.lead_in = " ".join(text.split())
+        return
+    if single and count_words(text) <= TITLE_WORDS and _TITLE_LIKE.match(text.strip()):
+        # A short line standing alone ("Key Principles") is a heading written without the `#`s.
+        state.headings = [(level, title) for level, title in state.headings if level < PSEUDO_LEVEL]
+        state.headings.append((PSEUDO_LEVEL, text.strip().rstrip(":")))
         return
     state.prose.append(Prose(state.heading_path(), text, state.para_line))
 
@@ -149,9 +174,10 @@ def split_body(body: str, body_line: int = 1) -> tuple[list[Item], list[Prose]]:
         item = _ITEM.match(line)
         if item and (state.item is None or len(item.group(1)) <= 1):
             marker = item.group(2)[-1] if item.group(2)[-1] in ".)" else "-"
-            _flush_item(state)
+            label = _flush_item(state)
             if state.marker and marker != state.marker:
                 state.lead_in = ""  # another kind of list is another list
+            state.lead_in = label or state.lead_in
             _flush_para(state, before_list=True)
             state.marker = marker
             state.item, state.item_line = [item.group(3)], number
