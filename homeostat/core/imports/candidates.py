@@ -250,4 +250,6 @@ def candidate_findings(config_text: str, candidate: Candidate, today: dt.date, n
         return [f"schema: {str(exc).splitlines()[0]}"]
     result = validate_files({**files, **edit.diff(files)}, today)
     found = [f for f in result.errors if f.file in edit.changed and f.check not in ("cache", "conflict")]
-    return [redact_secrets(f"{f.check}: {f.message}")[0] for f in found]
+    return list(
+        dict.fromkeys(redact_secrets(f"{f.check}: {f.message}")[0] for f in found)
+    )  # title and rule: once
