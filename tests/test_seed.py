@@ -254,3 +254,51 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     assert "src/billing/huge.py: too large (50.0 MB; the limit is 1.0 MB)" in out
     assert "src/billing/pipe.py: not a regular file" in out
     assert (kb / ARCHITECTURE).is_file()
+
+
+def test_the_json_shapes_of_seed_and_import(
+    kb: Path,
+    checkout: Path,
+    drafter: Drafter,
+    anthropic_stub,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+) -> None:
+    import json
+
+    assert main(["seed", "--checkout", str(checkout), "--kb", str(kb), "--dry-run", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {"dryRun", "plans", "written", "costUsd", "exitCode", "text"}
+    assert set(data["plans"][0]) == {
+        "repo",
+        "checkout",
+        "topics",
+        "docs",
+        "neverRead",
+        "refused",
+        "unreadable",
+    }
+    assert set(data["plans"][0]["topics"][0]) == {
+        "topic",
+        "document",
+        "files",
+        "skipped",
+        "inputTokens",
+        "costUsd",
+    }
+    assert data["plans"][0]["neverRead"][".env"] == "env file" and "estimated cost" in data["text"]
+    assert main(["import", str(checkout), "--kb", str(kb), "--dry-run", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert set(data) == {
+        "repo",
+        "dryRun",
+        "files",
+        "new",
+        "duplicates",
+        "blocked",
+        "documents",
+        "skipped",
+        "own",
+        "pr",
+        "text",
+    }
+    assert anthropic_stub.requests == []

@@ -14,7 +14,14 @@ import argparse
 import datetime as dt
 from pathlib import Path
 
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, existing_folder, kb_dir
+from homeostat.cli_options import (
+    add_checkout_option,
+    add_format_option,
+    add_kb_option,
+    emit_json,
+    kb_dir,
+    one_of,
+)
 from homeostat.errors import ConfigError
 
 
@@ -28,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("checkout_arg", nargs="?", metavar="CHECKOUT", help="the code repo's checkout")
-    parser.add_argument("--checkout", metavar="DIR", type=existing_folder, help="the code repo's checkout")
+    add_checkout_option(parser, "the code repo's checkout (the same as CHECKOUT)", default=None)
     parser.add_argument(
         "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
     )
@@ -47,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from homeostat.runs.imports import BRANCH_PREFIX, plan_import, pr_body, rows, summary
     from homeostat.runs.proposal import open_proposal, publish_proposal
 
-    given = args.checkout or args.checkout_arg
+    given = one_of(args, "checkout", "checkout_arg", "the checkout")
     if given is None:
         raise ConfigError("import needs the code repo's checkout: homeostat import DIR")
     root = Path(kb_dir(args.kb))

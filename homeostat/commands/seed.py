@@ -19,7 +19,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, existing_folder, kb_dir
+from homeostat.cli_options import (
+    add_checkout_option,
+    add_format_option,
+    add_kb_option,
+    emit_json,
+    kb_dir,
+    one_of,
+)
 from homeostat.core.asker import Asker, RunStats, resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.core.bootstrap.plan import RepoPlan
@@ -38,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("checkout_arg", nargs="?", metavar="CHECKOUT", help="the code repo's checkout")
     add_seed_options(parser)
-    parser.add_argument("--checkout", metavar="DIR", type=existing_folder, help="the code repo's checkout")
+    add_checkout_option(parser, "the code repo's checkout (the same as CHECKOUT)", default=None)
     parser.add_argument(
         "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
     )
@@ -142,11 +149,9 @@ def run(args: argparse.Namespace) -> int:
     from homeostat.runs.bootstrap.targets import target_for
 
     check_cost(args)
-    given = args.checkout or args.checkout_arg
+    given = one_of(args, "checkout", "checkout_arg", "the checkout")
     if given is None:
         raise ConfigError("seed needs the code repo's checkout: homeostat seed DIR")
-    if args.checkout and args.checkout_arg and Path(args.checkout) != Path(args.checkout_arg):
-        raise ConfigError(f"the checkout is given twice ({args.checkout_arg} and --checkout {args.checkout})")
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
