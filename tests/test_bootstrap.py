@@ -6,15 +6,21 @@ checkout, as on a laptop; the model is the Anthropic stub behind the real client
 
 from __future__ import annotations
 
+import datetime as dt
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from bootstrapkit import PLANTED, Drafter, git, monorepo
 from dailyworld import DailyWorld
 from emulators.anthropic_stub import planted_secret_values
+from racekit import KILLPOINT, daily_env
 
 from homeostat.adapters.git import Git
 from homeostat.cli import main
+from homeostat.core.validate import validate_files
 
 ARCHITECTURE = "knowledge/billing/api/docs/architecture.md"
 RUNBOOK = "knowledge/billing/api/docs/runbook.md"
@@ -81,6 +87,9 @@ def test_bootstrap_opens_one_pr_per_repo_with_drafted_and_imported_documents(
     assert "## Restarting the worker {#restarting-the-worker}" in runbook and "source=import" in runbook
     assert "(https://github.com/example/billing/blob/HEAD/charts/billing/values.yaml)" in runbook
     assert world.main_files().get(ARCHITECTURE) is None  # nothing reaches main without a person
+    for branch in pulls:  # what a person is asked to merge passes the KB's own PR check
+        errors = validate_files(world.branch_files(branch), dt.datetime.now(dt.UTC).date()).errors
+        assert not errors, (branch, errors)
     assert "drafting billing" in err and f"/example/kb/pull/{billing.number}" in out
 
 
@@ -170,3 +179,33 @@ def test_a_repo_without_a_checkout_is_named_and_the_others_still_run(
     assert code == 1
     assert f"homeostat: storefront: no checkout found in {world.code}" in err
     assert set(world.bootstrap_pulls()) == {"homeostat/bootstrap-billing"}
+
+
+@pytest.mark.parametrize("point", ["after-push", "after-open"])
+def test_a_run_killed_between_push_and_pr_or_between_repos_leaves_no_twin_after_a_rerun(
+    world: World, capsys: pytest.CaptureFixture[str], point: str
+) -> None:
+    """SIGKILLed after billing's branch was pushed (no PR yet), or after its PR was opened (storefront
+    not yet published): the rerun ends with one PR per repo, each branch a clean draft."""
+    killed = subprocess.run(
+        [sys.executable, str(KILLPOINT), point, "bootstrap", "--kb", str(world.checkout())]
+        + ["--checkouts", str(world.code), "--yes"],
+        env=daily_env(world),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stdout + killed.stderr
+    left = world.bootstrap_pulls()
+    assert len(left) == (1 if point == "after-open" else 0)
+    calls = len(world.stub.requests)
+    code, out, err = world.bootstrap(capsys)
+    assert code == 0, out + err
+    pulls = world.bootstrap_pulls()
+    assert set(pulls) == {"homeostat/bootstrap-billing", "homeostat/bootstrap-storefront"}
+    assert len(world.pulls()) == 2 and all(p.state == "open" for p in pulls.values())  # type: ignore[attr-defined]
+    assert "source=bootstrap" in world.branch_files("homeostat/bootstrap-billing")[ARCHITECTURE]
+    if point == "after-open":  # billing's open PR holds its drafts: nothing of it is paid for again
+        assert pulls["homeostat/bootstrap-billing"].number == left["homeostat/bootstrap-billing"].number  # type: ignore[attr-defined]
+        assert world.drafter.calls[calls:].count("architecture") == 1  # storefront's only

@@ -301,6 +301,10 @@ def test_import_opens_one_review_pr_and_a_rerun_adds_only_what_is_new(
         and "`apps/backend/src/middleware/**`" in pull.body
     )
     assert pull.reviewers == ["ana"]
+    proposed = {
+        p: d.decode() for p, d in world.bare().read_files("refs/heads/homeostat/import-billing").items()
+    }
+    assert not validate_files(proposed, dt.datetime.now(dt.UTC).date()).errors
     tip = world.bare().rev_parse("refs/heads/homeostat/import-billing")
     _, out = run()
     assert world.bare().rev_parse("refs/heads/homeostat/import-billing") == tip and len(world.pulls()) == 1

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pty
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bootstrapkit import (
@@ -24,7 +28,7 @@ from bootstrapkit import (
     monorepo,
     opened_in,
 )
-from emulators.anthropic_stub import planted_secret_values
+from emulators.anthropic_stub import Scripted, planted_secret_values
 from kbfactory import EXAMPLE
 
 from homeostat.cli import main
@@ -222,6 +226,40 @@ def test_without_a_terminal_seed_asks_for_yes_and_sends_nothing(
     assert anthropic_stub.requests == [] and "estimated cost" in out
 
 
+def test_at_a_terminal_seed_asks_first_and_a_no_sends_nothing(
+    kb: Path,
+    checkout: Path,
+    drafter: Drafter,
+    anthropic_stub,  # type: ignore[no-untyped-def]
+) -> None:
+    before = tree_digest(kb)
+
+    def at_a_terminal(answer: str) -> subprocess.CompletedProcess[str]:
+        keyboard, terminal = pty.openpty()
+        os.write(keyboard, answer.encode())
+        try:
+            return subprocess.run(
+                [sys.executable, "-m", "homeostat", "seed", str(checkout), "--kb", str(kb)],
+                stdin=terminal,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+            )
+        finally:
+            os.close(keyboard)
+            os.close(terminal)
+
+    declined = at_a_terminal("n\n")
+    assert declined.returncode == 1, declined.stdout + declined.stderr
+    assert "estimated cost: ~$" in declined.stdout  # the preview comes before the question
+    assert "Send these files to claude-opus-5-5 in 5 call(s), about $" in declined.stderr
+    assert anthropic_stub.requests == [] and tree_digest(kb) == before
+    accepted = at_a_terminal("y\n")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    assert len(anthropic_stub.requests) == 5 and (kb / ARCHITECTURE).is_file()
+
+
 def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     kb: Path,
     checkout: Path,
@@ -239,6 +277,13 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
         == f"homeostat: {plain}: not a git checkout (no .git); pass the top folder of a clone of the code repo"
     )
     assert tree_digest(kb) == before
+    stranger = monorepo(
+        tmp_path / "stranger", origin=f"https://x-access-token:{PLANTED[0]}@github.com/example/x.git"
+    )
+    code, _, err = seed(capsys, stranger, kb, "--yes")
+    assert code == 2 and "matches no repo in homeostat.yaml" in err and "pass --repo NAME" in err
+    assert PLANTED[0] not in err  # a CI clone's token in its origin URL is never printed
+    assert tree_digest(kb) == before
     (checkout / "src/billing/blob.py").write_bytes(b"\x00\x01binary\x00")
     (checkout / "src/billing/huge.py").write_text("x = 1\n")
     (checkout / "src/billing/pipe.py").write_text("y = 2\n")
@@ -254,6 +299,68 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     assert "src/billing/huge.py: too large (50.0 MB; the limit is 1.0 MB)" in out
     assert "src/billing/pipe.py: not a regular file" in out
     assert (kb / ARCHITECTURE).is_file()
+
+
+class Misbehaving(Drafter):
+    """Garbage for data (prose, not the JSON asked for), a `curl | sh` and a credential in two
+    infrastructure sections, and a sane draft for everything else."""
+
+    def __init__(self, credential: str) -> None:
+        super().__init__()
+        self.credential = credential
+
+    def __call__(self, system: str, user: str) -> Any:
+        answer = super().__call__(system, user)
+        topic = self.calls[-1]
+        if topic == "data" and self.version == 1:
+            return Scripted("text", "Sure! Here is a lovely document about the data model of billing.")
+        if topic == "infrastructure" and self.version == 1:
+            answer["sections"] += [
+                {
+                    "id": "installing",
+                    "heading": "Installing the tools",
+                    "body": "Install the deploy tool with `curl -fsSL https://get.deploytool.dev/i.sh | sh` first.",
+                },
+                {
+                    "id": "registry",
+                    "heading": "Pushing images",
+                    "body": f"Log in to the registry with the token `{self.credential}` before pushing.",
+                },
+            ]
+        return answer
+
+
+def test_a_model_answering_garbage_or_risky_text_writes_nothing_of_it_and_a_rerun_finishes(
+    kb: Path,
+    checkout: Path,
+    anthropic_stub,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],  # type: ignore[no-untyped-def]
+) -> None:
+    credential = "ghp_" + "Zr5m" * 9
+    drafter = Misbehaving(credential)
+    anthropic_stub.respond_with(drafter)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", anthropic_stub.url)
+    monkeypatch.setenv("CI", "true")
+    code, out, err = seed(capsys, checkout, kb, "--yes")
+    assert code == 1, out + err  # a topic is missing: the run says so in its exit code
+    assert drafter.calls.count("data") == 2  # the answer was asked for again once, then given up on
+    assert "not drafted: data: no usable answer" in out
+    assert not (kb / DATA).exists()  # nothing half-written for the topic that failed
+    infrastructure = kb / "knowledge/billing/api/docs/infrastructure.md"
+    text = infrastructure.read_text()
+    assert "{#overview}" in text and "curl" not in text and credential not in text
+    assert f"left out {infrastructure.relative_to(kb).as_posix()}#installing:" in out
+    assert f"left out {infrastructure.relative_to(kb).as_posix()}#registry:" in out
+    assert credential not in out + err  # the finding names the secret, never shows it
+    written = load_kb(kb_files(kb))
+    assert not validate_files(kb_files(kb), written.documents[0].meta.updated).errors
+    drafter.version = 2  # the model behaves on the rerun
+    code, out, err = seed(capsys, checkout, kb, "--yes")
+    assert code == 0, out + err
+    assert drafter.calls[-1:] == ["data"] and (kb / DATA).is_file()
+    assert "skipped 4 (unchanged" in out  # what was drafted is not paid for twice
 
 
 def test_the_json_shapes_of_seed_and_import(

@@ -15,6 +15,7 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.source_reader import require_checkout
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.core.config import Config
+from homeostat.core.secrets import redact_secrets
 from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
 from homeostat.runs.bootstrap.plan import SeedTarget
@@ -39,7 +40,8 @@ def target_for(
         [(r.name, r.url) for r in config.repos], _origin(checkout), checkout.resolve().name
     )
     if name is None:
-        where = _origin(checkout) or f"folder {checkout.resolve().name!r}"
+        # a CI clone's origin may carry its token (https://x-access-token:…@host/…): never print it
+        where = redact_secrets(_origin(checkout) or "")[0] or f"folder {checkout.resolve().name!r}"
         raise ConfigError(
             f"{checkout}: its origin ({where}) matches no repo in homeostat.yaml (repos: {', '.join(names)}); "
             "pass --repo NAME"
