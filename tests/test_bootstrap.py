@@ -209,3 +209,32 @@ def test_a_run_killed_between_push_and_pr_or_between_repos_leaves_no_twin_after_
     if point == "after-open":  # billing's open PR holds its drafts: nothing of it is paid for again
         assert pulls["homeostat/bootstrap-billing"].number == left["homeostat/bootstrap-billing"].number  # type: ignore[attr-defined]
         assert world.drafter.calls[calls:].count("architecture") == 1  # storefront's only
+
+
+def test_a_doc_written_in_chinese_or_french_keeps_its_headings_and_passes_validate() -> None:
+    """Ids are made from the headings as written, never squashed to ASCII placeholders."""
+    from kbfactory import example_files
+
+    from homeostat.core.bootstrap.markdown_docs import document_name, import_markdown
+    from homeostat.core.bootstrap.merge import DocumentDraft, merge_validated
+    from homeostat.core.bootstrap.placement import document_path
+
+    source = "# 系统设计\n\n概述。\n\n## 数据库\n\n我们使用 PostgreSQL 存储发票。\n\n## Déploiement\n\nÇa marche.\n"
+    imported = import_markdown("docs/设计.md", source, "https://github.com/example/billing/blob/HEAD")
+    path = document_path("billing/api", document_name("docs/设计.md"))
+    draft = DocumentDraft(
+        path=path,
+        title=imported.title,
+        area="billing/api",
+        owner="",
+        scope=("**",),
+        source="import",
+        sections=imported.sections,
+        source_hash="h",
+    )
+    files = example_files()
+    today = dt.datetime.now(dt.UTC).date()
+    text, _, blocked = merge_validated(None, draft, today, files["homeostat.yaml"])
+    assert blocked == [] and text is not None
+    assert "title: 系统设计" in text and "## 数据库 {#数据库}" in text and "{#deploiement}" in text
+    assert not validate_files({**files, path: text}, today).errors

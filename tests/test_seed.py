@@ -287,6 +287,7 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     (checkout / "src/billing/blob.py").write_bytes(b"\x00\x01binary\x00")
     (checkout / "src/billing/huge.py").write_text("x = 1\n")
     (checkout / "src/billing/pipe.py").write_text("y = 2\n")
+    (checkout / "src/billing/latin.py").write_bytes("# caf\u00e9 = 3\n".encode("latin-1"))
     git(checkout, "add", "-A")
     git(checkout, "commit", "--quiet", "-m", "odd files")
     with open(checkout / "src/billing/huge.py", "ab") as handle:
@@ -298,6 +299,7 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     assert "src/billing/blob.py: binary" in out
     assert "src/billing/huge.py: too large (50.0 MB; the limit is 1.0 MB)" in out
     assert "src/billing/pipe.py: not a regular file" in out
+    assert "src/billing/latin.py: not UTF-8 text" in out
     assert (kb / ARCHITECTURE).is_file()
 
 
