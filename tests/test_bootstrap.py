@@ -238,3 +238,32 @@ def test_a_doc_written_in_chinese_or_french_keeps_its_headings_and_passes_valida
     assert blocked == [] and text is not None
     assert "title: 系统设计" in text and "## 数据库 {#数据库}" in text and "{#deploiement}" in text
     assert not validate_files({**files, path: text}, today).errors
+
+
+def test_two_runs_at_once_never_open_a_twin_and_a_rerun_settles_it(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both plan from the same base and push the same branches: the loser's push is refused (never
+    forced), it says so in one line, and a later run finishes what it left."""
+    command = [sys.executable, "-m", "homeostat", "bootstrap", "--checkouts", str(world.code), "--yes"]
+    runs = [
+        subprocess.Popen(
+            [*command, "--kb", str(world.checkout())],
+            env=daily_env(world),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [run.communicate(timeout=300) for run in runs]
+    for run, (out, err) in zip(runs, outputs, strict=True):
+        assert run.returncode in (0, 1), out + err
+        assert "Traceback" not in err, err
+    assert len(world.pulls()) <= 2 and len(set(world.bootstrap_pulls())) == len(world.pulls())
+    code, out, err = world.bootstrap(capsys)
+    assert code == 0, out + err
+    assert set(world.bootstrap_pulls()) == {"homeostat/bootstrap-billing", "homeostat/bootstrap-storefront"}
+    assert len(world.pulls()) == 2
+    for branch in world.bootstrap_pulls():
+        assert not validate_files(world.branch_files(branch), dt.datetime.now(dt.UTC).date()).errors
