@@ -260,6 +260,8 @@ def test_two_runs_at_once_never_open_a_twin_and_a_rerun_settles_it(
     for run, (out, err) in zip(runs, outputs, strict=True):
         assert run.returncode in (0, 1), out + err
         assert "Traceback" not in err, err
+        if run.returncode == 1:  # the loser says which push was refused, in one line
+            assert "homeostat: could not push homeostat/bootstrap-" in err, err
     assert len(world.pulls()) <= 2 and len(set(world.bootstrap_pulls())) == len(world.pulls())
     code, out, err = world.bootstrap(capsys)
     assert code == 0, out + err
