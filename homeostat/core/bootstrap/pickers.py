@@ -271,6 +271,17 @@ def _first(paths: Iterable[str], limit: int) -> list[str]:
     return list(dict.fromkeys(paths))[:limit]
 
 
+def _round_robin(groups: Sequence[Sequence[str]], limit: int) -> list[str]:
+    """One from each group in turn, until `limit`: a bit of every kind before more of one."""
+    queues = [list(group) for group in groups]
+    picked: list[str] = []
+    while len(picked) < limit and any(queues):
+        for queue in queues:
+            if queue and len(picked) < limit:
+                picked.append(queue.pop(0))
+    return picked
+
+
 def _architecture(paths: Sequence[str], texts: Mapping[str, str]) -> list[str]:
     readme = _shallow(p for p in paths if _README.match(_name(p)) and _depth(p) == 0)
     design = _shallow(
@@ -308,12 +319,9 @@ def _data(paths: Sequence[str], texts: Mapping[str, str]) -> list[str]:
         for p in paths
         if p.endswith(_CODE) and _history_of(p) is None and TABLE_DEFINITION.search(texts.get(p, ""))
     )
-    migrations = [
-        path
-        for history, files in sorted(migration_histories(paths).items())
-        for path in newest_migrations(history, files, texts)
-    ]
-    return _first([*dumps[:3], *orm[:4], *migrations[:6]], MAX_FILES)
+    histories = sorted(migration_histories(paths).items())
+    migrations = _round_robin([newest_migrations(h, files, texts) for h, files in histories], 6)
+    return _first([*dumps[:3], *orm[:4], *migrations], MAX_FILES)
 
 
 def _chart_of(path: str, path_set: frozenset[str]) -> str | None:
@@ -356,13 +364,7 @@ def _infrastructure(paths: Sequence[str], texts: Mapping[str, str]) -> list[str]
     )
     docker = _shallow(p for p in paths if _DOCKERFILE.match(_name(p)) or _COMPOSE.match(_name(p)))
     ci = _shallow(p for p in paths if _CI.match(p))
-    groups = [charts, terraform, manifests, docker, ci]
-    picked: list[str] = []
-    while len(picked) < MAX_FILES and any(groups):  # round robin: a bit of every kind
-        for group in groups:
-            if group and len(picked) < MAX_FILES:
-                picked.append(group.pop(0))
-    return _first(picked, MAX_FILES)
+    return _first(_round_robin([charts, terraform, manifests, docker, ci], MAX_FILES), MAX_FILES)
 
 
 _PICKERS = {
