@@ -1,0 +1,113 @@
+"""`homeostat deep-dive`: wire the weekly deep dive to the CI environment's host and model credentials.
+
+The same credentials as `homeostat daily` (`GITHUB_TOKEN` or `HOMEOSTAT_GITHUB_TOKEN`, Bitbucket's
+variables, `ANTHROPIC_API_KEY`); the KB is the checkout the job runs in. `--dry-run` and
+`--show-prompts` need no host token: they open nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from homeostat.adapters.event_log import run_events
+from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.console import note_unreadable
+from homeostat.core.asker import Asker, RunStats
+from homeostat.core.deep_dive import ci_report
+from homeostat.core.deep_dive.ci_report import DeepDiveReport
+from homeostat.errors import ConfigError
+from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "deep-dive",
+        help="the weekly deep dive: merge near-duplicates, check contradictions, retire stale rules",
+        description=(
+            "Merge near-duplicate rules into the higher-scoring one, ask the model about contradictions "
+            "between the week's new rules and the rules they overlap, retire rules unconfirmed for "
+            "scoring.staleAfterDays and retract the document sections citing them, and note documents "
+            "that do not keep up; all in one deep-dive PR a person merges."
+        ),
+    )
+    add_kb_option(parser)
+    parser.add_argument(
+        "--dry-run", action="store_true", help="find and print what the PR would hold; write nothing"
+    )
+    parser.add_argument(
+        "--max-cost", type=float, metavar="USD", help="spending cap for this run (default: agents.maxCostUsd)"
+    )
+    parser.add_argument(
+        "--show-prompts",
+        action="store_true",
+        help="print every prompt the run would send; send and write nothing",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from homeostat.commands.daily import _git, _host
+
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    note_unreadable([u.row() for u in kb.unreadable])
+    if args.max_cost is not None and args.max_cost < 0:
+        raise ConfigError(
+            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
+        )
+    options = DeepDiveOptions(dry_run=args.dry_run, max_cost=args.max_cost, show_prompts=args.show_prompts)
+    env = os.environ
+    stats = RunStats()
+    git = _git(root, config, env)
+    host, kb_repo = _host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)
+    with run_events(root, env, show_prompts=args.show_prompts) as sink:
+        from homeostat.adapters.askers import asker_for
+
+        def ask(agent: str) -> Asker:
+            return asker_for(
+                agent,
+                config,
+                stats,
+                sink=sink,
+                max_cost_usd=args.max_cost,
+                show_prompts=sys.stdout if args.show_prompts else None,
+                env=env,
+            )
+
+        ask("deep-dive")  # a missing key or an unknown model stops the run here, before anything is read
+        deps = DeepDiveDeps(git=git, host=host, kb_repo=kb_repo, asker_for=ask, stats=stats, out=sys.stdout)
+        return _publish(run_deep_dive(deps, options), stats)
+
+
+def _publish(result: DeepDiveResult, stats: RunStats) -> int:
+    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the result."""
+    from homeostat.adapters import github_actions
+
+    if github_actions.in_github_actions():
+        report = ci_report_of(result, stats)
+        github_actions.write_outputs(ci_report.outputs(report))
+        github_actions.append_summary(ci_report.summary(report))
+        github_actions.write_commands(ci_report.workflow_commands(report))
+    return result.exit_code
+
+
+def ci_report_of(result: DeepDiveResult, stats: RunStats) -> DeepDiveReport:
+    from homeostat.runs.deep_dive.propose import summary_line
+
+    found = result.found
+    return DeepDiveReport(
+        counts=found.counts() if found is not None else {},
+        summary=summary_line(found) if found is not None else "",
+        pr_url=result.pull.url if result.pull is not None else "",
+        notices=[(n.kind, n.message) for n in found.notices] if found is not None else [],
+        cost_usd=stats.cost_usd,
+        dry_run=result.dry_run,
+        capped=found.capped if found is not None else False,
+        failed=result.failed,
+        week_done=result.week_done,
+    )

@@ -1,0 +1,460 @@
+"""`homeostat deep-dive` end to end: the host emulators, real git, the model stub.
+
+The world is the daily run's (tests/dailyworld.py): the example KB on the emulated host, with every
+date moved to this week so only what a test plants is stale or new.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dailyworld import DailyWorld, as_bitbucket
+from gitfixtures import git
+
+from homeostat.core.kb import load_kb
+from homeostat.core.pricing import call_cost
+from homeostat.core.validate import validate_files
+
+TODAY = dt.datetime.now(dt.UTC).date()
+RECENT = (TODAY - dt.timedelta(days=2)).isoformat()
+LONG_AGO = (TODAY - dt.timedelta(days=400)).isoformat()
+OVERVIEW = "knowledge/billing/api/docs/overview.md"
+SAME_RULE = "Two rules in the team's knowledge base look alike"
+CONTRADICTION = "You check a team's coding rules for contradictions"
+RETRACT = "was retired. A document section cites it"
+
+
+class DeepDiveScript:
+    """Answers the deep dive's agents by content; `calls` records (agent, user prompt)."""
+
+    def __init__(self) -> None:
+        self.same: bool | dict[str, Any] = True
+        self.contradicts: dict[str, list[str]] = {}  # new rule id -> ids it contradicts
+        self.retraction: dict[str, Any] = {"change": False}
+        self.calls: list[tuple[str, str]] = []
+        self.garbage = False
+
+    def __call__(self, system: str, user: str) -> Any:
+        agent = "same" if SAME_RULE in system else "contradiction" if CONTRADICTION in system else ""
+        agent = agent or ("retract" if RETRACT in system else "")
+        assert agent, f"unexpected prompt: {system[:80]}"
+        self.calls.append((agent, user))
+        if self.garbage:
+            return {"not": "the schema"}
+        if agent == "same":
+            return (
+                self.same
+                if isinstance(self.same, dict)
+                else {"reason": "same instruction", "same": self.same}
+            )
+        if agent == "contradiction":
+            new = re.search(r"^New rule (\S+)", user, re.M)
+            ids = self.contradicts.get(new.group(1) if new else "", [])
+            return {"reason": "they disagree" if ids else "no conflict", "contradicts": ids}
+        return self.retraction
+
+    def asked(self, agent: str) -> list[str]:
+        return [user for name, user in self.calls if name == agent]
+
+
+def rule_file(rule_id: str, title: str, text: str, **fields: str) -> str:
+    author = fields.get("author", "cy")
+    url = fields.get(
+        "url", f"https://github.com/example/storefront/pull/9#discussion_r{abs(hash(rule_id)) % 10**9}"
+    )
+    return (
+        f'---\nid: {rule_id}\ntitle: {title}\narea: storefront/ui\nscope: ["web/components/**/*.tsx"]\n'
+        f"status: accepted\nkind: convention\nsource:\n  type: pr-feedback\n  url: {url}\n"
+        f"  author: {author}\n  changedCode: true\ncreated: {fields.get('created', '2026-10-01')}\n"
+        f"lastConfirmed: {fields.get('confirmed', RECENT)}\n---\n## Rule\n{text}\n\n## Why\n"
+        f"{fields.get('why', 'The reviewers asked for it and the code changed after.')}\n"
+    )
+
+
+LOOK_ALIKES = {
+    "fetch-with-use-foo": (
+        "Fetch product data with the useFoo hook",
+        "Fetch product data in components with `useFoo()`; never call the product API directly.",
+    ),
+    "fetch-with-use-foo-bar": (
+        "Fetch product data with the useFooBar hook",
+        "Fetch product data in components with `useFooBar()`; never call the product API directly.",
+    ),
+    "checkout-api-v1": (
+        "Call the checkout API v1 for payments",
+        "Call the checkout API v1 from payment components; never post payments from a page.",
+    ),
+    "checkout-api-v2": (
+        "Call the checkout API v2 for payments",
+        "Call the checkout API v2 from payment components; never post payments from a page.",
+    ),
+    "retry-limit-101": (
+        "Stop retrying image uploads after 101 attempts",
+        "Stop retrying image uploads from components after 101 attempts and show the upload error.",
+    ),
+    "retry-limit-102": (
+        "Stop retrying image uploads after 102 attempts",
+        "Stop retrying image uploads from components after 102 attempts and show the upload error.",
+    ),
+}
+DUPLICATES = {
+    "cart-totals-hook": rule_file(
+        "cart-totals-hook",
+        "Read cart totals through the useCartTotals hook",
+        "Read cart totals in components through `useCartTotals()`; never sum line items inside a component.",
+        author="ana",
+        url="https://github.com/example/storefront/pull/20#discussion_r2000000001",
+    ),
+    "cart-totals-hook-again": rule_file(
+        "cart-totals-hook-again",
+        "Read cart totals with the useCartTotals hook",
+        "Read the cart totals in components with `useCartTotals()`; do not sum line items in a component.",
+        author="dee",
+        url="https://github.com/example/storefront/pull/31#discussion_r2000000002",
+    ),
+}
+
+
+class DeepDiveWorld:
+    def __init__(self, world: DailyWorld) -> None:
+        self.world = world
+        self.script = DeepDiveScript()
+        world.stub.respond_with(self.script)
+        self.refresh_dates()
+
+    def refresh_dates(self) -> None:
+        """Every rule confirmed and every section updated two days ago: nothing is stale by accident."""
+        work = self.world.work
+        for path in (work / "knowledge").rglob("*.md"):
+            text = path.read_text()
+            text = re.sub(r"^lastConfirmed: \S+$", f"lastConfirmed: {RECENT}", text, flags=re.M)
+            text = re.sub(r"^updated: \S+$", f"updated: {RECENT}", text, flags=re.M)
+            text = re.sub(r"updated=\d{4}-\d{2}-\d{2}", f"updated={RECENT}", text)
+            path.write_text(text)
+        self.push("dates this week")
+
+    def add(self, files: dict[str, str], message: str = "more rules") -> None:
+        if self.world.host == "bitbucket":
+            files = {rel: as_bitbucket(text) for rel, text in files.items()}
+        for rel, text in files.items():
+            (self.world.work / rel).parent.mkdir(parents=True, exist_ok=True)
+            (self.world.work / rel).write_text(text)
+        self.push(message)
+
+    def push(self, message: str) -> None:
+        work = self.world.work
+        git(work, "add", "-A")
+        git(work, "commit", "--quiet", "--allow-empty", "-m", message)
+        git(work, "push", "--quiet", "origin", "HEAD:main")
+
+    def run(self, *args: str, token: str = "") -> int:
+        from homeostat.cli import main
+
+        self.world.env()
+        if token:
+            self.world.monkeypatch.setenv("GITHUB_TOKEN", token)
+        return main(["deep-dive", "--kb", str(self.world.checkout()), *args])
+
+    def open_deep_dive_pulls(self) -> list[Any]:
+        """As the host's own API lists them (either host)."""
+        return self.world.harness.adapter().list_open_pulls(self.world.kb_repo, "homeostat/deep-dive-")
+
+    def deep_dive_pulls(self) -> list[Any]:
+        return [p for p in self.world.pulls().values() if p.head_ref.startswith("homeostat/deep-dive-")]
+
+    def branch_files(self, pull: Any) -> dict[str, str]:
+        return {p: d.decode() for p, d in self.world.bare().read_files(f"refs/heads/{pull.head_ref}").items()}
+
+    def deep_dive_runs(self) -> list[Any]:
+        return [r for r in self.world.state().runs.values() if r.kind == "deep-dive"]
+
+
+@pytest.fixture(params=["github", "bitbucket"])
+def any_host_dd(
+    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    harness = request.getfixturevalue(f"{request.param}_harness")
+    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+@pytest.fixture
+def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+def look_alike_files() -> dict[str, str]:
+    return {
+        f"knowledge/storefront/ui/{rule_id}.md": rule_file(rule_id, title, text)
+        for rule_id, (title, text) in LOOK_ALIKES.items()
+    }
+
+
+def duplicate_files() -> dict[str, str]:
+    return {f"knowledge/storefront/ui/{rule_id}.md": text for rule_id, text in DUPLICATES.items()}
+
+
+# --- merging near-duplicates -------------------------------------------------------------------------
+
+
+def test_near_duplicates_merge_into_the_higher_scoring_rule_while_look_alikes_stay_apart(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add({**look_alike_files(), **duplicate_files()})
+    before = dd.world.main_files()
+    assert dd.run() == 0, capsys.readouterr().out
+    # Only the real pair reached the model: the fact guards kept every look-alike pair from it.
+    [asked] = dd.script.asked("same")
+    assert "cart-totals-hook" in asked and "useFoo" not in asked and "v1" not in asked
+    [pull] = dd.deep_dive_pulls()
+    assert pull.merged_at is None and pull.state == "open"  # a person merges it, never the run
+    assert dd.world.main_files() == before
+    kb = load_kb(dd.branch_files(pull))
+    keep, drop = kb.rule("cart-totals-hook"), kb.rule("cart-totals-hook-again")
+    assert keep is not None and drop is not None
+    assert keep.meta.status == "accepted" and drop.meta.status == "retired"
+    assert keep.meta.also_from == ("https://github.com/example/storefront/pull/31#discussion_r2000000002",)
+    for rule_id in LOOK_ALIKES:
+        assert kb.rule(rule_id).meta.status == "accepted"  # type: ignore[union-attr]
+    assert "`cart-totals-hook-again` merged into `cart-totals-hook`" in pull.body
+    [report] = dd.deep_dive_runs()
+    assert report.decided == {"duplicate": 1}
+    assert [p.number for p in report.pulls] == [pull.number]
+    assert f"/pull/{pull.number} (a person merges it)" in capsys.readouterr().out
+
+
+def test_a_rerun_in_the_same_week_updates_its_pr_and_once_merged_opens_nothing(
+    any_host_dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd = any_host_dd
+    dd.add(duplicate_files())
+    assert dd.run() == 0, capsys.readouterr().out
+    [first] = dd.open_deep_dive_pulls()
+    dd.add({"README.md": "The team's KB.\n"}, "someone else's change on main")  # the base moves
+    assert dd.run() == 0, capsys.readouterr().out
+    [again] = dd.open_deep_dive_pulls()
+    assert again.number == first.number
+    bare = dd.world.bare()
+    base, head = bare.rev_parse("refs/heads/main"), bare.rev_parse(f"refs/heads/{again.head_branch}")
+    assert bare.run("merge-base", "--is-ancestor", base, head, check=False).returncode == 0  # rebuilt on it
+    dd.world.harness.merge_as(dd.world.kb_repo, first.number, "ana")
+    capsys.readouterr()
+    assert dd.run() == 0
+    assert f"this week's PR #{first.number} is merged" in capsys.readouterr().out
+    assert dd.open_deep_dive_pulls() == []
+    runs = dd.deep_dive_runs()
+    assert len(runs) == 2  # the settled week's rerun records nothing
+    assert {p.number for r in runs for p in r.pulls} == {first.number}
+
+
+# --- contradictions ---------------------------------------------------------------------------------
+
+
+def test_the_weeks_new_rule_contradicting_one_it_overlaps_is_declared_for_a_reviewer(
+    dd: DeepDiveWorld,
+) -> None:
+    new = rule_file(
+        "checkout-pixel-spacing",
+        "Write checkout spacing in pixels",
+        "Write spacing as pixel values in `web/components/checkout/`; skip `theme.space` there.",
+        created=RECENT,
+    )
+    dd.add({"knowledge/storefront/ui/checkout-pixel-spacing.md": new})
+    dd.script.contradicts = {"checkout-pixel-spacing": ["use-theme-spacing"]}
+    assert dd.run() == 0
+    [asked] = dd.script.asked("contradiction")  # only the week's new rule is asked about
+    assert asked.startswith("New rule checkout-pixel-spacing") and "- id: use-theme-spacing" in asked
+    [pull] = dd.deep_dive_pulls()
+    files = dd.branch_files(pull)
+    result = validate_files(files, TODAY)
+    assert result.errors == ()
+    assert not [f for f in result.warnings if f.check == "cache"]  # both sides' scores follow
+    assert result.kb.rule("checkout-pixel-spacing").meta.contradicts == ("use-theme-spacing",)  # type: ignore[union-attr]
+    assert "`checkout-pixel-spacing` (new this week) contradicts `use-theme-spacing`" in pull.body
+
+
+# --- stale rules and retractions -------------------------------------------------------------------
+
+STALE_ID = "storefront-ui-legacy-grid"
+STALE = rule_file(
+    STALE_ID,
+    "Lay out product pages on the legacy grid",
+    "Lay out product pages in `web/components/` on `LegacyGrid`; never nest flex containers for columns.",
+    confirmed=LONG_AGO,
+    created="2025-01-01",
+)
+LAYOUT_DOC = f"""---
+title: Storefront layout
+area: storefront/ui
+owner: web
+scope: ["web/components/**"]
+updated: {RECENT}
+---
+## Columns {{#columns}}
+<!-- homeostat: source=manual updated={RECENT} -->
+Product pages use twelve columns. Columns come from `LegacyGrid` (see ({STALE_ID})). Gutters come from the theme.
+
+## Grid {{#grid}}
+<!-- homeostat: source=manual updated={RECENT} -->
+The grid is part of the layout. Product pages keep a twelve column grid with theme gutters.
+"""
+
+
+def stale_world(dd: DeepDiveWorld) -> None:
+    dd.add(
+        {
+            f"knowledge/storefront/ui/{STALE_ID}.md": STALE,
+            "knowledge/storefront/ui/docs/layout.md": LAYOUT_DOC,
+        }
+    )
+
+
+def section(text: str, section_id: str) -> str:
+    found = re.search(rf"^## [^\n]*\{{#{section_id}\}}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert found, section_id
+    return found.group(1)
+
+
+def test_a_stale_rule_is_retired_and_only_the_section_citing_it_is_rewritten(dd: DeepDiveWorld) -> None:
+    stale_world(dd)
+    dd.script.retraction = {
+        "change": True,
+        "body": "Product pages use twelve columns. Gutters come from the theme.",
+    }
+    assert dd.run() == 0
+    [pull] = dd.deep_dive_pulls()
+    files = dd.branch_files(pull)
+    assert load_kb(files).rule(STALE_ID).meta.status == "retired"  # type: ignore[union-attr]
+    layout = files["knowledge/storefront/ui/docs/layout.md"]
+    columns = section(layout, "columns")
+    assert columns.startswith(
+        f'<!-- homeostat: source=deep-dive updated={TODAY.isoformat()} note="retracted {STALE_ID}" -->'
+    )
+    assert columns.split("\n", 1)[1] == "Product pages use twelve columns. Gutters come from the theme.\n\n"
+    # The section on the same subject that does not cite the rule is byte for byte as it was.
+    assert section(layout, "grid") == section(LAYOUT_DOC, "grid")
+    [asked] = dd.script.asked("retract")
+    assert "#columns" in asked and "twelve column grid" not in asked
+    assert (
+        f"`{STALE_ID}` (**Lay out product pages on the legacy grid**), last confirmed {LONG_AGO}" in pull.body
+    )
+    assert "`storefront/ui/layout#columns`: the claims resting on" in pull.body
+
+
+def test_a_retraction_that_adds_words_is_refused_and_listed_for_a_person(dd: DeepDiveWorld) -> None:
+    stale_world(dd)
+    dd.script.retraction = {
+        "change": True,
+        "body": "Product pages use twelve columns from the new responsive layout primitives. Gutters come from the theme.",
+    }
+    assert dd.run() == 0
+    [pull] = dd.deep_dive_pulls()
+    files = dd.branch_files(pull)
+    assert load_kb(files).rule(STALE_ID).meta.status == "retired"  # type: ignore[union-attr]
+    assert files["knowledge/storefront/ui/docs/layout.md"] == LAYOUT_DOC
+    assert (
+        f"`storefront/ui/layout#columns` cites `{STALE_ID}` — the model's rewrite was not safe to keep"
+        in pull.body
+    )
+    [report] = dd.deep_dive_runs()
+    assert any(n.kind == "retract-cap" for n in report.notices)
+
+
+# --- the spending cap, a model answering garbage, a host that refuses --------------------------------
+
+
+def test_the_spending_cap_stops_new_calls_mid_run_and_names_what_it_skipped(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    more = {
+        f"knowledge/storefront/ui/{name}.md": rule_file(
+            name,
+            f"Format {thing} prices with the formatPrice helper",
+            f"Format {thing} prices in components with `formatPrice()`; never build price strings by hand.",
+            author=author,
+        )
+        for name, thing, author in (
+            ("price-format-cart", "cart", "ana"),
+            ("price-format-cart-copy", "cart", "dee"),
+        )
+    }
+    dd.add({**duplicate_files(), **more})
+    usage = (200_000, 1_000, 0, 0)
+    per_call = call_cost("claude-opus-5-5", input_tokens=usage[0], output_tokens=usage[1])
+    dd.world.stub.responder = None  # answers from the queue now: one call is affordable
+    dd.world.stub.answer({"reason": "same instruction", "same": True}, usage=usage)
+    assert dd.run("--max-cost", f"{per_call / 2:.6f}") == 0, capsys.readouterr().out
+    assert len(dd.world.stub.requests) == 1
+    [pull] = dd.deep_dive_pulls()
+    assert "## Not done this run" in pull.body and "The spending cap stopped new model calls" in pull.body
+    [report] = dd.deep_dive_runs()
+    assert report.capped is not None
+    [cap] = [n for n in report.notices if n.kind == "spending-cap"]
+    assert "skipped 1 check(s): merge of" in cap.message
+    assert report.decided == {"duplicate": 1}
+
+
+def test_a_model_answering_garbage_merges_nothing_and_still_retires_stale_rules(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    stale_world(dd)
+    dd.script.garbage = True
+    assert dd.run() == 0, capsys.readouterr().out
+    [pull] = dd.deep_dive_pulls()
+    kb = load_kb(dd.branch_files(pull))
+    assert kb.rule("cart-totals-hook-again").meta.status == "accepted"  # type: ignore[union-attr]
+    assert kb.rule(STALE_ID).meta.status == "retired"  # type: ignore[union-attr]
+    assert "The model gave no usable answer" in pull.body
+    assert "merge of cart-totals-hook-again into cart-totals-hook: no usable answer" in pull.body
+    assert f"cites `{STALE_ID}` — the model's rewrite was not safe to keep" in pull.body
+
+
+def test_a_host_that_refuses_to_open_the_pr_is_one_line_and_a_rerun_opens_the_one_pr(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    read_only = dd.world.harness.add_token("ci-reader", "read")
+    capsys.readouterr()
+    code = dd.run(token=read_only)
+    err = capsys.readouterr().err
+    assert code != 0
+    assert len(err.strip().splitlines()) == 1, err
+    assert err.startswith("homeostat: could not open the deep-dive PR from homeostat/deep-dive-")
+    assert "rerunning the deep dive opens it" in err
+    assert dd.deep_dive_pulls() == [] and dd.deep_dive_runs() == []
+    assert dd.run() == 0  # the pushed branch is taken over, not refused
+    [pull] = dd.deep_dive_pulls()
+    assert "`cart-totals-hook-again` merged into `cart-totals-hook`" in pull.body
+
+
+# --- nothing to do, dry runs ----------------------------------------------------------------------
+
+
+def test_a_kb_with_nothing_to_do_opens_no_pr_and_says_so(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = dd.world.main_files()
+    assert dd.run() == 0
+    out = capsys.readouterr().out
+    assert "deep dive: nothing to change in the KB" in out and "no PR opened" in out
+    assert dd.deep_dive_pulls() == [] and dd.world.main_files() == before
+    [report] = dd.deep_dive_runs()
+    assert report.decided == {} and report.pulls == ()
+
+
+def test_a_dry_run_prints_the_pr_and_writes_nothing(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    state_before = dd.world.bare().rev_parse("refs/heads/homeostat/state")
+    assert dd.run("--dry-run") == 0
+    out = capsys.readouterr().out
+    assert "`cart-totals-hook-again` merged into `cart-totals-hook`" in out
+    assert "dry run: nothing was written" in out
+    assert dd.deep_dive_pulls() == []
+    assert dd.world.bare().rev_parse("refs/heads/homeostat/state") == state_before
+    assert dd.world.bare().run("for-each-ref", "refs/heads/homeostat/deep-dive-").stdout == b""
