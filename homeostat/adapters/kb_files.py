@@ -23,8 +23,11 @@ def _wanted(path: str) -> bool:
     return path == CONFIG_FILE or path.startswith(KB_PREFIXES)
 
 
-def read_tree(root: Path) -> dict[str, bytes]:
-    """homeostat.yaml and everything under knowledge/, as repo-relative POSIX paths."""
+def read_tree(root: Path) -> dict[str, str | bytes]:
+    """homeostat.yaml and everything under knowledge/, as repo-relative POSIX paths.
+
+    Each file is decoded as it is read (left as bytes when it is not UTF-8, for the loader to report):
+    holding every file's bytes and its text at once doubled the memory of loading a large KB."""
     if not root.exists():
         raise KBReadError(f"{root}: the KB path does not exist")
     if not root.is_dir():
@@ -35,18 +38,25 @@ def read_tree(root: Path) -> dict[str, bytes]:
         )
     if not (root / "knowledge").is_dir():
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
-    files: dict[str, bytes] = {CONFIG_FILE: (root / CONFIG_FILE).read_bytes()}
+    files: dict[str, str | bytes] = {CONFIG_FILE: _text((root / CONFIG_FILE).read_bytes())}
     for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
         dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
         for name in filenames:
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()
             try:
-                files[rel] = full.read_bytes()
+                files[rel] = _text(full.read_bytes())
             except OSError as exc:
                 raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
+
+
+def _text(data: bytes) -> str | bytes:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
 
 
 def read_ref(git: Git, treeish: str, folder: str = "") -> dict[str, bytes]:

@@ -14,13 +14,14 @@ import tempfile
 from pathlib import Path
 
 from homeostat import VERSION
-from homeostat.core.pins import CI_FILES, is_version, pinned_version
 
 HANDED_OVER = "HOMEOSTAT_PINNED"  # set in the process a hand-over starts, so it never hands over again
 
 
 def ci_files(root: Path) -> dict[str, str]:
     """The KB's CI files that can pin a version (GitHub workflows, bitbucket-pipelines.yml)."""
+    from homeostat.core.pins import CI_FILES
+
     found: dict[str, str] = {}
     workflows = root / CI_FILES[0]
     candidates = sorted(workflows.glob("*.y*ml")) if workflows.is_dir() else []
@@ -34,6 +35,8 @@ def ci_files(root: Path) -> dict[str, str]:
 
 
 def kb_pin(root: Path) -> str | None:
+    from homeostat.core.pins import pinned_version
+
     return pinned_version(ci_files(root))
 
 
@@ -47,13 +50,27 @@ def versions_dir() -> Path:
     return Path(os.environ.get("HOME", "~")).expanduser() / ".local/share/homeostat/versions"
 
 
-def pinned_runner(root: Path) -> tuple[str | None, Path | None]:
-    """The pinned version and its installed executable (None when it is this one, or not installed)."""
+def pinned_runner(root: Path) -> Path | None:
+    """The installed executable of the version the KB pins, when that is not this version.
+
+    Every hook asks, so the common case costs one directory listing: with no other version installed
+    there is nothing to hand over to, and the CI files are not read at all."""
+    if os.environ.get(HANDED_OVER):
+        return None
+    folder = versions_dir()
+    try:
+        others = [name for name in os.listdir(folder) if name != VERSION]
+    except OSError:
+        return None
+    if not others:
+        return None
+    from homeostat.core.pins import is_version
+
     pin = kb_pin(root)
-    if pin is None or pin == VERSION or not is_version(pin) or os.environ.get(HANDED_OVER):
-        return pin, None
-    runner = versions_dir() / pin / "bin" / "homeostat"
-    return pin, runner if os.access(runner, os.X_OK) else None
+    if pin is None or pin == VERSION or not is_version(pin) or pin not in others:
+        return None
+    runner = folder / pin / "bin" / "homeostat"
+    return runner if os.access(runner, os.X_OK) else None
 
 
 def hand_over(runner: Path, args: list[str], stdin: bytes | None = None) -> None:

@@ -117,7 +117,7 @@ def _checkout(event: Mapping[str, Any]) -> Path:
 def _maybe_hand_over(root: Path, name: str, raw: bytes) -> None:
     from homeostat.adapters.runner import hand_over, pinned_runner
 
-    _, runner = pinned_runner(root)
+    runner = pinned_runner(root)
     if runner is not None:
         hand_over(runner, ["hook", name], raw)
 

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     checkout = Path(args.checkout)
     kb = args.kb or os.environ.get("HOMEOSTAT_DIR") or _checkout_kb(checkout)
-    _, runner = pinned_runner(Path(kb))
+    runner = pinned_runner(Path(kb))
     if runner is not None:  # the KB pins another installed version: serve with that one
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
     server = build_server(kb, checkout)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
+from homeostat.adapters.token_memo import load_token_counts, save_token_counts
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.console import Progress
 from homeostat.core.findings import Finding
@@ -68,6 +69,7 @@ def parse_today(value: str | None) -> dt.date:
 def run(args: argparse.Namespace) -> int:
     root = Path(args.path or kb_dir(args.kb))
     today = parse_today(args.today)
+    files: Mapping[str, str | bytes]
     if args.ref:
         if args.fix:
             raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
@@ -75,10 +77,12 @@ def run(args: argparse.Namespace) -> int:
         files = read_ref(git, args.ref, folder)
     else:
         files = read_tree(root)
+    tokens = load_token_counts(root)
     with Progress("validating") as progress:
         kb = load_kb(files, root=str(root), on_file=progress.update)
+        del files  # a ref's bytes are not held past loading (a tree's texts are the KB's own)
         progress.update(progress.done, what="checking")
-        result = validate_kb(kb, today)
+        result = validate_kb(kb, today, tokens)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)
@@ -90,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
         for rel in written:
             print(f"fixed cached score/tokens in {rel}", file=sys.stderr)
         if written:
-            result = validate_kb(load_kb(read_tree(root), root=str(root)), today)
+            result = validate_kb(load_kb(read_tree(root), root=str(root)), today, tokens)
+    if not args.ref:  # a --ref may name a bare repository: no cache is written beside it
+        save_token_counts(root, tokens)
     emit(result, args.format)
     publish_to_ci(result, root, insights=not args.no_insights)
     return 1 if result.errors else 0

@@ -1,7 +1,7 @@
 """`validate --fix`: rewrite only the cached `score` and `tokens` lines, nothing else.
 
 Generators that regenerate whole files clobber what people wrote (PEERS.md, lesson 1). So the fixer
-edits single lines inside each rule's own field block, back to front so earlier offsets stay valid, and
+edits single lines inside each rule's own field block, joining a file's edits in one pass, and
 returns only the files whose text actually changed.
 """
 
@@ -27,18 +27,15 @@ def _block_span(kb: KB, rule: Rule) -> tuple[int, int] | None:
             return None
         start = text.index("\n") + 1
         return start, start + len(front.yaml_text)
-    for topic_file in kb.topic_files:
-        if topic_file.file != rule.file:
-            continue
-        for section in topic_file.sections:
-            if section.id == rule.id:
-                open_at = text.find("<!-- homeostat", section.start, section.end)
-                if open_at == -1:
-                    return None
-                start = text.find("\n", open_at) + 1
-                end = text.find("-->", start, section.end)
-                return (start, end) if end != -1 else None
-    return None
+    section = kb.topic_section(rule.file, rule.id)
+    if section is None:
+        return None
+    open_at = text.find("<!-- homeostat", section.start, section.end)
+    if open_at == -1:
+        return None
+    start = text.find("\n", open_at) + 1
+    end = text.find("-->", start, section.end)
+    return (start, end) if end != -1 else None
 
 
 def _patch_block(block: str, values: Mapping[str, int]) -> str:
@@ -76,9 +73,13 @@ def fix_cached_fields(kb: KB, cache: Mapping[str, tuple[int, int]]) -> dict[str,
         )
     changed: dict[str, str] = {}
     for path, spans in edits.items():
-        text = kb.files[path]
-        for start, end, replacement in sorted(spans, reverse=True):
-            text = text[:start] + replacement + text[end:]
-        if text != kb.files[path]:
+        original = kb.files[path]
+        parts: list[str] = []
+        done = 0
+        for start, end, replacement in sorted(set(spans)):  # a duplicated id names one block twice
+            parts += [original[done:start], replacement]
+            done = end
+        text = "".join([*parts, original[done:]])
+        if text != original:
             changed[path] = text
     return changed

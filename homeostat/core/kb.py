@@ -16,6 +16,7 @@ from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import (
     TopicFile,
+    TopicSection,
     is_topic_file,
     load_mapping,
     parse_document,
@@ -62,12 +63,22 @@ class KB:
     problems: tuple[Finding, ...]
     unreadable: tuple[Unreadable, ...] = ()
     _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
+    _sections: dict[tuple[str, str], TopicSection] = field(default_factory=dict, compare=False, repr=False)
 
     def rule(self, rule_id: str) -> Rule | None:
         if not self._by_id and self.rules:
             for rule in self.rules:
                 self._by_id.setdefault(rule.id, rule)
         return self._by_id.get(rule_id)
+
+    def topic_section(self, file: str, rule_id: str) -> TopicSection | None:
+        """The first section `{#rule_id}` of topic file `file`; one map for the KB, so looking up
+        every rule's section costs the number of rules, not rules times the sections of their file."""
+        if not self._sections and self.topic_files:
+            for topic_file in self.topic_files:
+                for section in topic_file.sections:
+                    self._sections.setdefault((topic_file.file, section.id), section)
+        return self._sections.get((file, rule_id))
 
     def served_rules(self) -> tuple[Rule, ...]:
         """The rules a reader serves: none from a file, or topic section, that fails the schema."""

@@ -41,7 +41,7 @@ def split_frontmatter(text: str) -> Frontmatter | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Heading:
     level: int
     title: str  # without the {#id} suffix

@@ -8,7 +8,7 @@ comment under its heading); its body is `Rule` (≤60 words), `Why` (≤100 word
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -140,7 +140,7 @@ class DocMeta(Strict):
     risk_reviewed_by: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """`<!-- homeostat: source=… url=… updated=… confidence=… note=… -->` at the top of a section."""
 
@@ -161,7 +161,7 @@ class BodySection:
     line: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Rule:
     """A loaded rule with where it came from, so findings can point at a file and line."""
 
@@ -173,7 +173,6 @@ class Rule:
     line: int  # 1-based line of its frontmatter start or its section heading
     virtual_path: str  # <area>/<id>.md
     in_topic_file: bool = False
-    body_lines: dict[str, int] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
@@ -195,7 +194,7 @@ class Rule:
         return "\n".join(parts)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DocSection:
     id: str
     heading: str

@@ -7,9 +7,10 @@ and what was expected, and the rest of the KB still loads, so one bad rule canno
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -72,9 +73,44 @@ def validate_model(
     model: type[BaseModel], data: Mapping[str, Any], file: str, doc: YamlDoc, line_offset: int
 ) -> tuple[Any, list[Finding]]:
     try:
-        return model.model_validate(dict(data)), []
+        value = model.model_validate(dict(data))
     except ValidationError as exc:
         return None, pydantic_findings(exc, file, doc, line_offset)
+    _share_fields_sets(value)
+    return value, []
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
+_NESTED: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def _share_fields_sets(value: BaseModel) -> None:
+    """pydantic keeps, per instance, the set of the fields its input gave (about 700 bytes), and a KB's
+    rules give a handful of combinations between them. A frozen model's set is never changed in place
+    (model_copy copies it), so instances share one set per combination: 90 MB at 100,000 rules."""
+    if not value.model_config.get("frozen"):
+        return
+    fields = value.__pydantic_fields_set__
+    if len(_FIELDS_SETS) < 1000 or frozenset(fields) in _FIELDS_SETS:
+        object.__setattr__(
+            value, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields)
+        )
+    kind = type(value)
+    if kind not in _NESTED:
+        _NESTED[kind] = tuple(
+            name for name, info in kind.model_fields.items() if _holds_models(info.annotation)
+        )
+    for name in _NESTED[kind]:
+        item = getattr(value, name)
+        for nested in item if isinstance(item, tuple) else (item,):
+            if isinstance(nested, BaseModel):
+                _share_fields_sets(nested)
+
+
+def _holds_models(annotation: object) -> bool:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_holds_models(arg) for arg in get_args(annotation))
 
 
 # --- rule bodies ---------------------------------------------------------------------------------
@@ -86,11 +122,15 @@ class ParsedBody:
     findings: list[Finding]
 
 
-def parse_rule_body(body: str, file: str, body_line: int, level: int) -> ParsedBody:
-    """`## Rule`, `## Why`, optional `## Example` (### inside a topic file), with word limits."""
+def parse_rule_body(
+    body: str, file: str, body_line: int, level: int, found_headings: Sequence[Heading] | None = None
+) -> ParsedBody:
+    """`## Rule`, `## Why`, optional `## Example` (### inside a topic file), with word limits.
+
+    `found_headings` are `body`'s headings when the caller has already found them."""
     found: list[Finding] = []
     parts: dict[str, BodySection] = {}
-    marks = [h for h in headings(body) if h.level == level]
+    marks = [h for h in (headings(body) if found_headings is None else found_headings) if h.level == level]
     if marks and body[: marks[0].start].strip():
         found.append(
             error(SCHEMA, file, body_line, f"text before {'#' * level} Rule; move it into a section")
@@ -153,7 +193,6 @@ def _rule_from(
         line=line,
         virtual_path=virtual_path,
         in_topic_file=in_topic_file,
-        body_lines={name: part.line for name, part in body.parts.items()},
     )
 
 
@@ -209,7 +248,7 @@ def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, l
 # --- topic files ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TopicSection:
     id: str
     title: str
@@ -283,7 +322,9 @@ def parse_topic_file(
         )
     body = front.body
     offset = front.body_offset
-    marks = [h for h in headings(body) if h.level == 2]
+    every = headings(body)  # the file's one heading pass; each section takes its own from it
+    starts = [h.start for h in every]
+    marks = [h for h in every if h.level == 2]
     rules: list[Rule] = []
     sections: list[TopicSection] = []
     if marks and body[: marks[0].start].strip():
@@ -309,7 +350,10 @@ def parse_topic_file(
             )
             continue
         sections.append(TopicSection(mark.anchor, mark.title, line, offset + mark.start, offset + end))
-        rule, problems = _parse_topic_section(file, body[mark.end : end], mark, line, area, topic or stem)
+        inner = every[bisect_left(starts, mark.end) : bisect_left(starts, end)]
+        rule, problems = _parse_topic_section(
+            file, body[mark.end : end], mark, line, area, topic or stem, inner
+        )
         found += problems
         if rule is not None:
             rules.append(rule)
@@ -319,13 +363,40 @@ def parse_topic_file(
     return topic_file, rules, found
 
 
+def _headings_after(text: str, at: int, mark: Heading, inner: Sequence[Heading]) -> list[Heading] | None:
+    """`headings(text[at:])` for a section's `text` (`body[mark.end:end]`, under heading `mark`), taken
+    from the file's one heading pass (`inner`: its headings inside the section). None where the two
+    could differ: text after the field comment's `-->` on its line, or a fence before `at`."""
+    line_end = text.find("\n", at)
+    if text[at : len(text) if line_end == -1 else line_end].strip():
+        return None
+    head = text[:at]
+    if "```" in head or "~~~" in head:
+        return None
+    offset = mark.end + at
+    lines = mark.line + head.count("\n")
+    return [
+        Heading(h.level, h.title, h.anchor, h.line - lines, h.start - offset, h.end - offset)
+        for h in inner
+        if h.start >= offset
+    ]
+
+
 def _parse_topic_section(
-    file: str, text: str, mark: Heading, heading_line: int, area: str, topic: str
+    file: str,
+    text: str,
+    mark: Heading,
+    heading_line: int,
+    area: str,
+    topic: str,
+    inner: Sequence[Heading] | None = None,
 ) -> tuple[Rule | None, list[Finding]]:
+    """`inner`: the file's headings inside this section, from its one heading pass; None reads the
+    section's body on its own."""
     found: list[Finding] = []
     stripped = text.lstrip("\n")
-    skipped_lines = text[: len(text) - len(stripped)].count("\n")
-    comment_line = heading_line + 1 + skipped_lines
+    skipped = len(text) - len(stripped)  # blank lines: lstrip took only newlines
+    comment_line = heading_line + 1 + skipped
     if not stripped.startswith(_COMMENT_OPEN):
         return None, [
             error(
@@ -369,9 +440,11 @@ def _parse_topic_section(
     data.update({"id": mark.anchor, "title": mark.title, "area": area, "topic": topic})
     meta, problems = validate_model(RuleMeta, data, file, doc, comment_line + 1)
     found += problems
-    after = stripped[close + 3 :]
+    at = skipped + close + 3
+    after = text[at:]
     body_line = comment_line + stripped[: close + 3].count("\n")
-    body = parse_rule_body(after, file, body_line, level=3)
+    known = None if inner is None else _headings_after(text, at, mark, inner)
+    body = parse_rule_body(after, file, body_line, 3, known)
     found += body.findings
     if meta is None:
         return None, found

@@ -9,7 +9,7 @@ Never delete on similarity: these functions only propose.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
 
 from homeostat.core.text import words
@@ -45,7 +45,8 @@ def stem(word: str) -> str:
 
 
 def content_words(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in words(text) if w not in STOPWORDS and (len(w) > 2 or not w.isascii()))
+    distinct = set(words(text)) - STOPWORDS  # each word stemmed once, however often it is used
+    return frozenset(stem(w) for w in distinct if len(w) > 2 or not w.isascii())
 
 
 def numbers(text: str) -> frozenset[str]:
@@ -113,7 +114,7 @@ def distinct_facts(a: str, b: str) -> bool:
     return any(look_alike(x, y) for x in left for y in right)
 
 
-def overlap(a: Iterable[str], b: Iterable[str]) -> float:
+def overlap(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
     sa, sb = set(a), set(b)
     if not sa or not sb:
         return 0.0

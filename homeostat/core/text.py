@@ -67,6 +67,8 @@ def is_valid_id(value: str) -> bool:
 
 def count_words(text: str) -> int:
     """Words as a reader counts them: each CJK character is a word, other scripts split on spaces."""
+    if text.isascii():  # no CJK to find: the common case, and validate counts every rule's parts
+        return len(text.split())
     cjk = len(_CJK.findall(text))
     rest = _CJK.sub(" ", text)
     return cjk + len(rest.split())

@@ -156,13 +156,28 @@ def _fast_scalar(text: str, line: int) -> Any:
         raise _Slow from None
 
 
+# Values already read, by their text: a KB repeats the same few (`accepted`, `[ana]`, a date, an
+# area's scope) in every rule. Only immutable values are kept (a list as a tuple, copied on the way
+# out), so every rule can share one `accepted` and one date instead of parsing and holding its own.
+_VALUES: dict[str, Any] = {}
+_VALUES_HELD = 4096
+_MISSING = object()
+
+
 def _fast_value(text: str, line: int) -> Any:
+    known = _VALUES.get(text, _MISSING)
+    if known is not _MISSING:
+        return list(known) if isinstance(known, tuple) else known
     if text.startswith("[") and text.endswith("]"):
-        inner = text[1:-1].strip()
-        if not inner:
-            return []
-        return [_fast_scalar(item.strip(), line) for item in inner.split(",")]
-    return _fast_scalar(text, line)
+        inner = text[1:-1].strip(" \t")  # YAML's white space; a no-break space is text
+        value: Any = [_fast_scalar(item.strip(" \t"), line) for item in inner.split(",")] if inner else []
+    else:
+        value = _fast_scalar(text, line)
+    if len(text) <= 64:
+        if len(_VALUES) >= _VALUES_HELD:
+            _VALUES.clear()
+        _VALUES[text] = tuple(value) if isinstance(value, list) else value
+    return value
 
 
 class _Slow(Exception):

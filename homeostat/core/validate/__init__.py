@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from homeostat.core.findings import Finding
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
 from homeostat.core.validate.content_checks import (
     check_conflict_markers,
@@ -65,7 +66,9 @@ class ValidationResult:
         return tuple(f for f in self.findings if f.severity == "warning")
 
 
-def validate_kb(kb: KB, today: dt.date) -> ValidationResult:
+def validate_kb(kb: KB, today: dt.date, tokens: TokenCounts | None = None) -> ValidationResult:
+    """`tokens`: counts from earlier runs, so unchanged rules are not counted again (and it learns
+    this run's)."""
     findings: list[Finding] = list(kb.problems)
     config = kb.config
     spans = readable_spans(kb)
@@ -74,6 +77,7 @@ def validate_kb(kb: KB, today: dt.date) -> ValidationResult:
     findings += check_emails(spans)
     findings += check_risky(spans, config)
     findings += check_links(spans)
+    del spans  # not held while the checks below build their own indexes
     findings += check_conflict_markers(kb)
     findings += check_topic_files(kb)
     findings += check_documents(kb)
@@ -85,7 +89,7 @@ def validate_kb(kb: KB, today: dt.date) -> ValidationResult:
         findings += check_names(kb, config)
         findings += check_provenance(kb, config)
         findings += check_health(kb, config)
-    cache = computed_cache(kb)
+    cache = computed_cache(kb, tokens)
     if config_readable(findings):  # scores depend on members' roles: judged against a broken config, wrong
         findings += check_cache(kb, cache)
     unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))

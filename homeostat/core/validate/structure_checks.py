@@ -4,23 +4,30 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from array import array
+from bisect import bisect_right
 from collections import Counter, defaultdict
+from itertools import chain, count
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
-from homeostat.core.kb import KB
+from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.markdown import check_fences, split_frontmatter
 from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
-from homeostat.core.similarity import content_words, same_lesson
+from homeostat.core.similarity import SAME_LESSON_THRESHOLD, content_words, distinct_facts, overlap
 from homeostat.core.text import count_words
-from homeostat.core.tokens import count_tokens
+from homeostat.core.token_counts import TokenCounts
 
 CATCH_ALL_TOPICS = frozenset({"general", "misc", "miscellaneous", "other", "others"})
 DOC_SOURCES = frozenset({"bootstrap", "curator", "manual", "deep-dive", "import"})
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# A word in more rules than this is too common to pair rules by: every pair of its rules would be
+# counted, so a bound that grew with the KB (2% of its rules) made the check grow with its square.
+# 200 is 2% of 10,000 rules, so KBs up to that size see the same pairs as before the bound.
+RARE_WORD_RULES = 200
 
 
 def repo_of(area: str) -> str:
@@ -73,10 +80,11 @@ def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
     return found
 
 
-def computed_cache(kb: KB) -> dict[str, tuple[int, int]]:
+def computed_cache(kb: KB, counter: TokenCounts | None = None) -> dict[str, tuple[int, int]]:
     """(score, tokens) per rule id as validate --fix would write them."""
     counts = conflict_counts(kb.rules)
-    tokens = [count_tokens(rule_view(rule)) for rule in kb.rules]
+    count = (counter or TokenCounts()).count
+    tokens = [count(rule_view(rule)) for rule in kb.rules]
     out: dict[str, tuple[int, int]] = {}
     for rule, n in zip(kb.rules, tokens, strict=True):
         out.setdefault(rule.id, (score_rule(rule.meta, kb.config, counts.get(rule.id, 0)).total, n))
@@ -152,10 +160,10 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                 urls.insert(0, ("source.url", source.url))
         for key, url in urls:
             try:
-                parse_comment_url(url)
+                repo = parse_comment_url(url).repo
             except UrlError:
                 try:
-                    parse_pull_url(url)
+                    repo, _ = parse_pull_url(url)
                 except UrlError:
                     found.append(
                         error(
@@ -166,7 +174,7 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                         )
                     )
                     continue
-            if not _in_code_repos(url, config, keys):
+            if (repo.host.value, repo.owner.lower(), repo.name.lower()) not in keys:
                 found.append(
                     error(
                         "provenance",
@@ -175,10 +183,11 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
                         f"{url} is outside the KB's code repos (rule {rule.id}); only reviews in repos listed in homeostat.yaml count",
                     )
                 )
+    names = _DocumentNames(kb)
     for document in kb.documents:
         for section in document.sections:
             p = section.provenance
-            if p is None or p.source != "curator" or not p.url or _names_kb_document(p.url, kb):
+            if p is None or p.source != "curator" or not p.url or names.of(p.url):
                 continue
             if not _in_code_repos(p.url, config, keys):
                 found.append(
@@ -195,16 +204,39 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
 # --- documents -----------------------------------------------------------------------------------
 
 
-def _names_kb_document(url: str, kb: KB) -> Document | None:
-    target = url.split("#", 1)[0].rstrip("/")
-    for document in kb.documents:
-        if (
-            target.endswith(document.file)
-            or target.endswith(document.file.removesuffix(".md"))
-            or target == document.doc_id
-        ):
-            return document
-    return None
+class _DocumentNames:
+    """Which KB document a URL names: its path ends with the document's file (with or without `.md`),
+    or it is the document's id; the first such document. Looked up by the URL's own suffixes, since
+    scanning every document for every cited URL grew with documents times sections."""
+
+    def __init__(self, kb: KB) -> None:
+        self.documents = kb.documents
+        self.by_path: dict[str, int] = {}
+        self.by_id: dict[str, int] = {}
+        for n, document in enumerate(kb.documents):
+            self.by_path.setdefault(document.file, n)
+            self.by_path.setdefault(document.file.removesuffix(".md"), n)
+            self.by_id.setdefault(document.doc_id, n)
+        # a document's file starts with knowledge/, so only a suffix starting there can be one
+        self.scan = not all(d.file.startswith(KNOWLEDGE) for d in kb.documents)
+
+    def of(self, url: str) -> Document | None:
+        target = url.split("#", 1)[0].rstrip("/")
+        if self.scan:
+            return next((d for d in self.documents if self._names(target, d)), None)
+        found = [self.by_id[target]] if target in self.by_id else []
+        at = target.find(KNOWLEDGE)
+        while at != -1:
+            n = self.by_path.get(target[at:])
+            if n is not None:
+                found.append(n)
+            at = target.find(KNOWLEDGE, at + 1)
+        return self.documents[min(found)] if found else None
+
+    @staticmethod
+    def _names(target: str, document: Document) -> bool:
+        file = document.file
+        return target.endswith(file) or target.endswith(file.removesuffix(".md")) or target == document.doc_id
 
 
 def check_documents(kb: KB) -> list[Finding]:
@@ -334,11 +366,12 @@ def check_citation_loops(kb: KB) -> list[Finding]:
     """Documents citing KB documents as evidence, in a loop (a document citing itself included)."""
     edges: dict[str, set[str]] = defaultdict(set)
     where: dict[tuple[str, str], tuple[str, int]] = {}
+    names = _DocumentNames(kb)
     for document in kb.documents:
         for section in document.sections:
             if section.provenance is None or not section.provenance.url:
                 continue
-            cited = _names_kb_document(section.provenance.url, kb)
+            cited = names.of(section.provenance.url)
             if cited is not None:
                 edges[document.doc_id].add(cited.doc_id)
                 where.setdefault((document.doc_id, cited.doc_id), (document.file, section.line))
@@ -431,32 +464,34 @@ def check_conflicts(kb: KB) -> list[Finding]:
 def _near_duplicates(kb: KB) -> list[Finding]:
     """Pairs teaching the same lesson, within one repo or against core, found through rare shared words."""
     live = [r for r in kb.rules if r.meta.status != "retired"]
-    bags = [content_words(f"{r.title}\n{r.rule}") for r in live]
-    index: dict[str, list[int]] = defaultdict(list)
-    for i, bag in enumerate(bags):
-        for word in bag:
+    # Each rule's content words as numbers in an array: a tenth of the memory of a set of strings,
+    # which at 100,000 rules was most of the memory validate needed beyond the KB itself.
+    ids: defaultdict[str, int] = defaultdict(count().__next__)
+    number = ids.__getitem__
+    bags = [array("I", map(number, content_words(f"{r.title}\n{r.rule}"))) for r in live]
+    del ids, number
+    rules_with = Counter(chain.from_iterable(bags))
+    common = min(max(20, len(live) // 50), RARE_WORD_RULES)
+    index: dict[int, list[int]] = {word: [] for word, n in rules_with.items() if 2 <= n <= common}
+    del rules_with  # a word in one rule pairs it with none
+    rare = [tuple(word for word in bag if word in index) for bag in bags]
+    for i, words in enumerate(rare):
+        for word in words:
             index[word].append(i)
-    common = max(20, len(live) // 50)
     found: list[Finding] = []
-    seen: set[tuple[int, int]] = set()
-    for i, bag in enumerate(bags):
-        shared: Counter[int] = Counter()
-        for word in bag:
-            postings = index[word]
-            if len(postings) > common:
-                continue
-            for j in postings:
-                if j > i:
-                    shared[j] += 1
-        for j, n in shared.items():
-            if n < 2 or (i, j) in seen:
+    for i, words in enumerate(rare):
+        later = (index[word][bisect_right(index[word], i) :] for word in words)  # postings ascend
+        for j, n in Counter(chain.from_iterable(later)).items():
+            if n < 2:
                 continue
             a, b = live[i], live[j]
             ra, rb = repo_of(a.area), repo_of(b.area)
             if not (ra == rb or a.area == CORE_AREA or b.area == CORE_AREA):
                 continue
-            seen.add((i, j))
-            if same_lesson(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
+            # same_lesson, with the content words already counted (as numbers, the same overlap)
+            if overlap(bags[i], bags[j]) < SAME_LESSON_THRESHOLD:
+                continue
+            if not distinct_facts(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
                 found.append(
                     warning(
                         "conflict",
