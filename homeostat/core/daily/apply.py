@@ -246,24 +246,12 @@ class KbEdit:
 
     # --- documents -----------------------------------------------------------------------------
 
-    def apply_patch(self, path: str, patch: SectionPatch) -> str:
-        """One section patch on a document file, as `apply_section_patch` checks it."""
-        current = self.files.get(path)
-        if current is None:
-            raise ApplyError(f"document {path} is not in the KB")
-        try:
-            self._set(path, apply_section_patch(current, patch, self.today, path))
-        except PatchError as exc:
-            raise ApplyError(str(exc)) from None
-        return path
-
     def patch_document(self, lesson: Lesson) -> str:
         request = lesson.doc_patch
         if request is None:
             raise ApplyError("not a document lesson")
         path = f"{KNOWLEDGE}/{request.doc.rsplit('/', 1)[0]}/docs/{request.doc.rsplit('/', 1)[1]}.md"
-        current = self.files.get(path)
-        if current is None:
+        if path not in self.files:
             raise ApplyError(f"document {request.doc} is not in the KB")
         patch = SectionPatch(
             op=request.op,
@@ -274,6 +262,13 @@ class KbEdit:
             heading=request.heading,
             note=request.note,
         )
+        return self.apply_patch(path, patch)
+
+    def apply_patch(self, path: str, patch: SectionPatch) -> str:
+        """One section patch on a document file, as `apply_section_patch` checks it."""
+        current = self.files.get(path)
+        if current is None:
+            raise ApplyError(f"document {path} is not in the KB")
         try:
             self._set(path, apply_section_patch(current, patch, self.today, path))
         except PatchError as exc:

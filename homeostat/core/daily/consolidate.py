@@ -105,8 +105,10 @@ class OverlapIndex:
 
     def __init__(self, pool: Iterable[Candidate]) -> None:
         self._entries: list[_Entry] = []
-        self._by_word: dict[str, list[int]] = defaultdict(list)
-        self._by_name: dict[str, list[int]] = defaultdict(list)
+        self._ids: list[str] = []
+        # Postings per group (a repo's areas, or core), so a question reads only rules it may meet.
+        self._by_word: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._by_name: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
         self._names_in: dict[str, Counter[str]] = defaultdict(Counter)  # repo ("" or core) -> name counts
         self._names_in_core: Counter[str] = Counter()
         self._names_all: Counter[str] = Counter()
@@ -121,10 +123,12 @@ class OverlapIndex:
         names = frozenset(normalise_name(n) for n in code_names(candidate.text))
         entry = _Entry(candidate, _repo(candidate.area), words, names)
         self._entries.append(entry)
+        self._ids.append(candidate.id)
+        group = CORE_AREA if candidate.area == CORE_AREA else entry.repo
         for word in words:
-            self._by_word[word].append(at)
+            self._by_word[group][word].append(at)
         for name in names:
-            self._by_name[name].append(at)
+            self._by_name[group][name].append(at)
         (self._names_in_core if candidate.area == CORE_AREA else self._names_in[entry.repo]).update(names)
         self._names_all.update(names)
 
@@ -149,27 +153,39 @@ class OverlapIndex:
         where = content_words(" ".join((*probe.scope, probe.area.replace("/", " "))))
         probe_words = (content_words(probe.title) | content_words(probe.rule)) - where
         probe_names = {normalise_name(n) for n in code_names(probe.text)}
-        shared_words = Counter(chain.from_iterable(self._by_word.get(w, ()) for w in probe_words))
-        named = set(chain.from_iterable(self._by_name.get(n, ()) for n in probe_names))
-        hits = sorted({at for at, n in shared_words.items() if n >= 2} | named)
-        repo = _repo(probe.area)
-        scored: list[tuple[float, Candidate]] = []
-        for at in hits:
-            entry = self._entries[at]
-            candidate = entry.candidate
-            if candidate.id == exclude:
-                continue
-            if not (candidate.area == CORE_AREA or probe.area == CORE_AREA or entry.repo == repo):
-                continue
-            if not scopes_overlap(probe.scope, candidate.scope):
-                continue
-            if guard and distinct_facts(probe.text, candidate.text):
-                continue
-            names = probe_names & entry.names
+        groups = list(self._by_word) if probe.area == CORE_AREA else [_repo(probe.area), CORE_AREA]
+        by_word = [self._by_word[g] for g in groups if g in self._by_word]
+        by_name = [self._by_name[g] for g in groups if g in self._by_name]
+        shared_words = Counter(chain.from_iterable(p.get(w, ()) for p in by_word for w in probe_words))
+        named = set(chain.from_iterable(p.get(n, ()) for p in by_name for n in probe_names))
+        ids = self._ids
+        ranked: list[tuple[float, str, int]] = [
+            (-n, ids[at], at) for at, n in shared_words.items() if n >= 2 and at not in named
+        ]
+        for at in named:
+            names = probe_names & self._entries[at].names
             score = shared_words[at] + sum(1 / math.sqrt(self._name_count(n, probe.area)) for n in names)
-            scored.append((score, candidate))
-        scored.sort(key=lambda item: (-item[0], item[1].id))
-        return [candidate for _, candidate in scored[:limit]]
+            ranked.append((-score, ids[at], at))
+        ranked.sort()
+        # Closest first, so the dearer checks (scopes, the fact guards) run only until `limit` pass.
+        found: list[Candidate] = []
+        for _, _, at in ranked:
+            if len(found) == limit:
+                break
+            if self._fits(probe, self._entries[at], guard, exclude):
+                found.append(self._entries[at].candidate)
+        return found
+
+    @staticmethod
+    def _fits(probe: Probe, entry: _Entry, guard: bool, exclude: str) -> bool:
+        candidate = entry.candidate
+        if candidate.id == exclude:
+            return False
+        if not (candidate.area == CORE_AREA or probe.area == CORE_AREA or entry.repo == _repo(probe.area)):
+            return False
+        if not scopes_overlap(probe.scope, candidate.scope):
+            return False
+        return not (guard and distinct_facts(probe.text, candidate.text))
 
 
 def merge_candidates(lesson: Lesson, pool: Iterable[Candidate] | OverlapIndex) -> list[Candidate]:

@@ -53,7 +53,8 @@ class DeepDiveRun:
         changed = propose.changes(ctx, loaded, found)
         text = propose.pr_body(loaded, found)
         if ctx.dry:
-            print(text, file=ctx.out)
+            if not ctx.options.show_prompts:  # unsent prompts have no answers to show
+                print(text, file=ctx.out)
             record.say(ctx, found, None)
             return DeepDiveResult(0, found, None, None, dry_run=True)
         pull = propose.publish(ctx, loaded, week, changed, text, found)

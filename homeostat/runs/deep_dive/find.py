@@ -9,6 +9,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel
 
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.adapters.state_store import read_state
@@ -40,6 +43,7 @@ from homeostat.errors import HomeostatError
 from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
 
 FIRST_WINDOW = dt.timedelta(days=7)
+T = TypeVar("T", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -121,21 +125,8 @@ def merge_duplicates(found: Found, pairs: Sequence[Pair], asker: Asker) -> None:
         if pair.keep.id in gone or pair.drop.id in gone:
             continue
         name = f"merge of {pair.drop.id} into {pair.keep.id}"
-        if found.capped:
-            found.skipped.append(name)
-            continue
-        try:
-            answer = asker.ask(SAME_RULE_SYSTEM, same_rule_prompt(pair), SameRuleAnswer)
-        except SpendingCapError:
-            found.capped = True
-            found.skipped.append(name)
-            continue
-        except HomeostatError as exc:
-            found.unanswered.append(f"{name}: the model call failed ({exc})")
-            continue
-        if answer is None:
-            found.unanswered.append(f"{name}: no usable answer")
-        elif answer.same:
+        answer = _ask(found, name, asker, SAME_RULE_SYSTEM, same_rule_prompt(pair), SameRuleAnswer)
+        if answer is not None and answer.same:
             found.merges.append(Merge(pair.keep, pair.drop, answer.reason))
             gone.add(pair.drop.id)
 
@@ -150,19 +141,9 @@ def check_contradictions(
         if not others:
             continue
         name = f"contradiction check of {rule.id}"
-        if found.capped:
-            found.skipped.append(name)
-            continue
-        try:
-            answer = asker.ask(CONTRADICTION_SYSTEM, contradiction_prompt(rule, others), ContradictionAnswer)
-        except SpendingCapError:
-            found.capped = True
-            found.skipped.append(name)
-            continue
-        except HomeostatError as exc:
-            found.unanswered.append(f"{name}: the model call failed ({exc})")
-            continue
-        usable = usable_contradictions(answer, rule, others)
+        prompt = contradiction_prompt(rule, others)
+        answer = _ask(found, name, asker, CONTRADICTION_SYSTEM, prompt, ContradictionAnswer)
+        usable = usable_contradictions(answer, rule, others) if answer is not None else []
         if usable is None:
             found.unanswered.append(f"{name}: no usable answer")
             continue
@@ -170,6 +151,26 @@ def check_contradictions(
             if (c.other, c.rule.id) not in declared:
                 declared.add((c.rule.id, c.other))
                 found.contradictions.append(c)
+
+
+def _ask(found: Found, name: str, asker: Asker, system: str, prompt: str, schema: type[T]) -> T | None:
+    """One check's call; past the spending cap it is skipped by name, and a failure or an answer
+    that does not fit is named too. None whenever there is nothing to act on."""
+    if found.capped:
+        found.skipped.append(name)
+        return None
+    try:
+        answer = asker.ask(system, prompt, schema)
+    except SpendingCapError:
+        found.capped = True
+        found.skipped.append(name)
+        return None
+    except HomeostatError as exc:
+        found.unanswered.append(f"{name}: the model call failed ({exc})")
+        return None
+    if answer is None:
+        found.unanswered.append(f"{name}: no usable answer")
+    return answer
 
 
 def retract_stale(ctx: DeepDiveContext, found: Found, kb: KB, config: Config, today: dt.date) -> None:
