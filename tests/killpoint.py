@@ -65,7 +65,7 @@ POINTS: dict[str, Callable[[], None]] = {
     "after-merge": lambda: wrap(publish.Publisher, "merge"),
     "after-daily": lambda: wrap(publish.Publisher, "land"),
     "after-review-push": lambda: wrap(
-        publish.Publisher, "push", when=lambda _s, branch, _sha: branch.startswith("homeostat/review-")
+        publish.Publisher, "push", when=lambda _s, branch, _sha, **_: branch.startswith("homeostat/review-")
     ),
     "after-reviews": lambda: wrap(review, "open_review_prs"),
     "before-state": lambda: wrap(record, "write_run_state", before=True),
