@@ -301,3 +301,22 @@ def test_a_dry_run_prints_the_pr_and_writes_nothing(
     assert dd.deep_dive_pulls() == []
     assert dd.world.bare().rev_parse("refs/heads/homeostat/state") == state_before
     assert dd.world.bare().run("for-each-ref", "refs/heads/homeostat/deep-dive-").stdout == b""
+
+
+def test_format_json_is_one_object_with_the_documented_keys(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    dd.add(duplicate_files())
+    capsys.readouterr()
+    assert dd.run("--dry-run", "--format", "json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == [
+        "dryRun", "exitCode", "failed", "weekDone", "pr", "counts", "capped", "merges", "contradictions",
+        "stale", "retracted", "listed", "notes", "skipped", "unanswered", "notices", "text",
+    ]  # fmt: skip
+    assert data["dryRun"] is True and data["pr"] is None and data["counts"]["merged"] == 1
+    [merge] = data["merges"]
+    assert merge["keep"]["id"] == "cart-totals-hook" and merge["drop"]["id"] == "cart-totals-hook-again"
+    assert "dry run: nothing was written" in data["text"]

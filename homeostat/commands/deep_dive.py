@@ -8,17 +8,21 @@ variables, `ANTHROPIC_API_KEY`); the KB is the checkout the job runs in. `--dry-
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
+from homeostat.core.model import Rule
 from homeostat.errors import ConfigError
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 
@@ -35,6 +39,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     add_kb_option(parser)
+    add_format_option(parser)
     parser.add_argument(
         "--dry-run", action="store_true", help="find and print what the PR would hold; write nothing"
     )
@@ -60,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
         )
+    if args.format == "json" and args.show_prompts:
+        raise ConfigError("--show-prompts prints prompts, not a result: drop --format json to see them")
+    out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
     options = DeepDiveOptions(dry_run=args.dry_run, max_cost=args.max_cost, show_prompts=args.show_prompts)
     env = os.environ
     stats = RunStats()
@@ -80,13 +88,17 @@ def run(args: argparse.Namespace) -> int:
             )
 
         ask("deep-dive")  # a missing key or an unknown model stops the run here, before anything is read
-        deps = DeepDiveDeps(git=git, host=host, kb_repo=kb_repo, asker_for=ask, stats=stats, out=sys.stdout)
-        return _publish(run_deep_dive(deps, options), stats)
+        deps = DeepDiveDeps(git=git, host=host, kb_repo=kb_repo, asker_for=ask, stats=stats, out=out)
+        return _publish(run_deep_dive(deps, options), stats, out)
 
 
-def _publish(result: DeepDiveResult, stats: RunStats) -> int:
-    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the result."""
+def _publish(result: DeepDiveResult, stats: RunStats, out: TextIO) -> int:
+    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the result;
+    with --format json, the result as JSON (what the text form printed is its `text`)."""
     from homeostat.adapters import github_actions
+
+    if isinstance(out, io.StringIO):
+        emit_json(deep_dive_data(result, out.getvalue()))
 
     if github_actions.in_github_actions():
         report = ci_report_of(result, stats)
@@ -111,3 +123,63 @@ def ci_report_of(result: DeepDiveResult, stats: RunStats) -> DeepDiveReport:
         failed=result.failed,
         week_done=result.week_done,
     )
+
+
+def deep_dive_data(result: DeepDiveResult, text: str) -> dict[str, object]:
+    """`--format json` (docs/cli.md): rules as objects with an id, sections as `<doc>#<section>`."""
+    found = result.found
+    pull = result.pull
+    data: dict[str, object] = {
+        "dryRun": result.dry_run,
+        "exitCode": result.exit_code,
+        "failed": result.failed or None,
+        "weekDone": result.week_done or None,
+        "pr": {"number": pull.number, "url": pull.url, "state": str(pull.state)} if pull else None,
+        "counts": found.counts() if found is not None else {},
+        "capped": found.capped if found is not None else False,
+        "merges": [],
+        "contradictions": [],
+        "stale": [],
+        "retracted": [],
+        "listed": [],
+        "notes": [],
+        "skipped": [],
+        "unanswered": [],
+        "notices": [],
+        "text": text,
+    }
+    if found is None:
+        return data
+    data["merges"] = [
+        {"keep": _rule(m.keep), "drop": _rule(m.drop), "reason": m.reason} for m in found.merges
+    ]
+    data["contradictions"] = [
+        {"rule": _rule(c.rule), "contradicts": {"id": c.other}, "reason": c.reason}
+        for c in found.contradictions
+    ]
+    data["stale"] = [{**_rule(r), "lastConfirmed": r.meta.last_confirmed.isoformat()} for r in found.stale]
+    data["retracted"] = [
+        {"section": f"{w.citation.doc_id}#{w.citation.section_id}", "ruleId": w.rule_id}
+        for w in found.rewrites
+    ]
+    data["listed"] = [
+        {"section": f"{r.doc}#{r.section}", "ruleId": r.rule_id, "note": r.note} for r in found.listed
+    ]
+    data["notes"] = [
+        {
+            "kind": n.kind,
+            "area": n.area,
+            "rules": n.rules,
+            "section": f"{n.doc}#{n.section}" if n.doc else None,
+            "updated": n.updated or None,
+        }
+        for n in found.notes
+    ]
+    data["skipped"] = list(found.skipped)
+    data["unanswered"] = list(found.unanswered)
+    data["notices"] = [{"kind": n.kind, "message": n.message} for n in found.notices]
+    return data
+
+
+def _rule(rule: Rule) -> dict[str, str]:
+    return {"id": rule.id, "title": rule.title, "area": rule.area}
