@@ -21,6 +21,7 @@ from deepdiveworld import (
     look_alike_files,
     rule_file,
 )
+from emulators.anthropic_stub import planted_secret_values
 
 from homeostat.core.kb import load_kb
 from homeostat.core.pricing import call_cost
@@ -90,6 +91,7 @@ def test_a_rerun_in_the_same_week_updates_its_pr_and_once_merged_opens_nothing(
     assert dd.open_deep_dive_pulls() == []
     runs = dd.deep_dive_runs()
     assert len(runs) == 2  # the settled week's rerun records nothing
+    assert dd.world.state().claims["deep-dive"].released_at is not None  # but releases its claim
     assert {p.number for r in runs for p in r.pulls} == {first.number}
 
 
@@ -320,3 +322,118 @@ def test_format_json_is_one_object_with_the_documented_keys(
     [merge] = data["merges"]
     assert merge["keep"]["id"] == "cart-totals-hook" and merge["drop"]["id"] == "cart-totals-hook-again"
     assert "dry run: nothing was written" in data["text"]
+
+
+# --- every call failing, prompts shown, an earlier week's PR ---------------------------------------
+
+
+def test_a_deep_dive_whose_model_calls_all_fail_exits_non_zero_and_the_next_covers_its_window(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    for _ in range(12):
+        dd.world.stub.error(401, message="invalid x-api-key")
+    capsys.readouterr()
+    assert dd.run() == 1
+    out = capsys.readouterr().out
+    assert "homeostat: deep dive failed: every model call failed" in out and "no PR was opened" in out
+    assert dd.deep_dive_pulls() == []
+    [failed] = dd.deep_dive_runs()
+    assert failed.failed is not None and failed.decided == {}
+    assert dd.world.state().claims["deep-dive"].released_at is not None
+    dd.world.stub.queue.clear()
+    assert dd.run() == 0
+    [pull] = dd.deep_dive_pulls()
+    assert "`cart-totals-hook-again` merged into `cart-totals-hook`" in pull.body
+
+
+def test_show_prompts_prints_each_prompt_and_sends_and_writes_nothing(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    stale_world(dd)
+    state_before = dd.world.bare().rev_parse("refs/heads/homeostat/state")
+    capsys.readouterr()
+    assert dd.run("--show-prompts") == 0
+    out = capsys.readouterr().out
+    assert "cart-totals-hook-again" in out and "useCartTotals" in out  # the merge check's prompt
+    assert dd.world.stub.requests == [] and dd.deep_dive_pulls() == []
+    assert dd.world.bare().rev_parse("refs/heads/homeostat/state") == state_before
+
+
+def test_an_earlier_weeks_open_deep_dive_pr_is_closed_as_superseded(dd: DeepDiveWorld) -> None:
+    bare = dd.world.bare()
+    old_branch = "homeostat/deep-dive-2020-W01"
+    main = bare.rev_parse("refs/heads/main")
+    assert main is not None
+    old_sha = bare.commit_files(main, {"README.md": b"an old week's deep dive\n"}, "old deep dive")
+    bare.run("update-ref", f"refs/heads/{old_branch}", old_sha)
+    host = dd.world.harness.adapter()
+    old = host.open_pull(dd.world.kb_repo, old_branch, "main", "Homeostat deep dive: 2020-W01", "old")
+    dd.add(duplicate_files())
+    assert dd.run() == 0
+    pulls = {p.number: p for p in dd.deep_dive_pulls()}
+    [current] = [p for p in pulls.values() if p.number != old.number]
+    assert pulls[old.number].state == "closed" and current.state == "open"
+    [comment] = dd.world.pulls()[old.number].comments
+    assert f"Superseded by #{current.number}" in comment.body
+    assert bare.rev_parse(f"refs/heads/{old_branch}") is None
+
+
+# --- what the retractor is sent, and what it is never asked about ----------------------------------
+
+
+def test_the_retractor_sees_the_section_redacted_with_the_rules_it_still_rests_on(
+    dd: DeepDiveWorld,
+) -> None:
+    secret = planted_secret_values()[0]
+    layout = LAYOUT_DOC.replace(
+        "Gutters come from the theme.",
+        f"Gutters come from the theme (`use-theme-spacing`). The grid service token is {secret}.",
+        1,
+    )
+    dd.add(
+        {f"knowledge/storefront/ui/{STALE_ID}.md": STALE, "knowledge/storefront/ui/docs/layout.md": layout}
+    )
+    dd.script.retraction = {
+        "change": True,
+        "body": "Product pages use twelve columns. Gutters come from the theme (`use-theme-spacing`).",
+    }
+    assert dd.run() == 0
+    [asked] = dd.script.asked("retract")
+    assert secret not in asked  # and the stub fixture checks no request carried it
+    assert "Rules still in force that the section also cites:\n- use-theme-spacing:" in asked
+    [pull] = dd.deep_dive_pulls()
+    columns = section(dd.branch_files(pull)["knowledge/storefront/ui/docs/layout.md"], "columns")
+    assert f'note="retracted {STALE_ID}"' in columns and "`use-theme-spacing`" in columns
+
+
+def test_a_merged_duplicates_citations_are_listed_for_a_person_not_retracted(dd: DeepDiveWorld) -> None:
+    doc = LAYOUT_DOC.replace(f"(see ({STALE_ID}))", "(see (cart-totals-hook-again))")
+    dd.add({**duplicate_files(), "knowledge/storefront/ui/docs/layout.md": doc})
+    assert dd.run() == 0
+    assert dd.script.asked("retract") == []
+    [pull] = dd.deep_dive_pulls()
+    assert dd.branch_files(pull)["knowledge/storefront/ui/docs/layout.md"] == doc
+    assert (
+        "`storefront/ui/layout#columns` cites `cart-totals-hook-again` — merged into cart-totals-hook "
+        "as a duplicate: cite cart-totals-hook instead" in pull.body
+    )
+
+
+def test_citations_past_retract_calls_are_listed_for_a_person(dd: DeepDiveWorld) -> None:
+    other = LAYOUT_DOC.replace("title: Storefront layout", "title: Storefront pages")
+    dd.add(
+        {
+            "homeostat.yaml": dd.world.main_files()["homeostat.yaml"].replace(
+                "agents:\n", "agents:\n  deepDive:\n    retractCalls: 1\n", 1
+            ),
+            f"knowledge/storefront/ui/{STALE_ID}.md": STALE,
+            "knowledge/storefront/ui/docs/layout.md": LAYOUT_DOC,
+            "knowledge/storefront/ui/docs/pages.md": other,
+        }
+    )
+    assert dd.run() == 0
+    assert len(dd.script.asked("retract")) == 1
+    [pull] = dd.deep_dive_pulls()
+    assert "no model call left this run (agents.deepDive.retractCalls)" in pull.body

@@ -1,6 +1,8 @@
 """`homeostat deep-dive`: the weekly upkeep of the KB, proposed in one PR that a person merges.
 
-The run is four steps, each a module here:
+One deep dive at a time: a run first takes the base's deep-dive claim on the state branch (see
+`homeostat.runs.daily.claim`); one that finds another live deep dive's claim stands aside with one
+line and exits 0. The run is four steps, each a module here:
 
 - find (`find.py`): the KB at the base's tip and the state branch; near-duplicates merged into the
   higher-scoring rule (pairs from the consolidation's overlap index and its fact guards, confirmed
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import datetime as dt
 
+from homeostat.adapters.run_claim import Held
 from homeostat.errors import HomeostatError
+from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import new_run_id
 from homeostat.runs.deep_dive import find, propose, record
 from homeostat.runs.deep_dive.context import (
@@ -35,10 +39,33 @@ class DeepDiveRun:
         self.ctx = DeepDiveContext(deps, options)
 
     def run(self) -> DeepDiveResult:
+        """Claim the base's deep dive (one at a time), then run it; a run that stops on an error
+        releases its claim."""
         ctx = self.ctx
         started = ctx.now()
         run_id = new_run_id(started)
-        loaded = find.load(ctx, started)
+        base = find.base_branch(ctx)
+        if not ctx.dry:
+            claim = RunClaim(ctx, base, run_id, kind="deep-dive")
+            taken = claim.take()
+            if isinstance(taken, Held):
+                print(
+                    f"homeostat: another deep dive is running: {owner_line(taken.claim)}; "
+                    "this run leaves this week's PR to it",
+                    file=ctx.out,
+                )
+                return DeepDiveResult(0, None, None, None, stood_aside=taken.claim.run_id)
+            ctx.claim = claim
+        try:
+            return self._run(base, started, run_id)
+        except BaseException:
+            if ctx.claim is not None:
+                ctx.claim.abandon()
+            raise
+
+    def _run(self, base: str, started: dt.datetime, run_id: str) -> DeepDiveResult:
+        ctx = self.ctx
+        loaded = find.load(ctx, base, started)
         week = propose.this_week(ctx, loaded)
         if week.done is not None:
             print(
@@ -46,6 +73,8 @@ class DeepDiveRun:
                 "the next deep dive runs next week, so this run opens nothing",
                 file=ctx.out,
             )
+            if ctx.claim is not None:
+                ctx.claim.release()
             return DeepDiveResult(0, None, None, None, week_done=week.done.url)
         found = find.find(ctx, loaded)
         if ctx.tally.all_failed:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO, TypeVar
+
+from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
 from homeostat.core.asker import Asker, RunStats
@@ -18,6 +20,10 @@ from homeostat.core.state import Notice, NoticeKind, RunReport
 from homeostat.runs.daily.context import CallTally, CountingAsker
 from homeostat.runs.publish import Publisher
 
+if TYPE_CHECKING:
+    from homeostat.runs.daily.claim import RunClaim
+
+T = TypeVar("T", bound=BaseModel)
 BRANCH_PREFIX = "homeostat/deep-dive-"
 
 
@@ -87,6 +93,7 @@ class DeepDiveResult:
     dry_run: bool = False
     failed: str = ""
     week_done: str = ""  # this week's PR, merged or closed already: the run did nothing
+    stood_aside: str = ""  # the run id of another deep dive still running: this one did nothing
 
 
 class DeepDiveContext:
@@ -100,12 +107,13 @@ class DeepDiveContext:
         self.out = deps.out
         self.git = deps.git
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
+        self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
 
     def now(self) -> dt.datetime:
         return self.deps.now()
 
     def ask(self, agent: str) -> Asker:
-        return CountingAsker(self.deps.asker_for(agent), self.tally)
+        return CountingAsker(_KeepingClaim(self.deps.asker_for(agent), self), self.tally)
 
     def notice(self, found: Found, kind: NoticeKind, message: str) -> None:
         if not any(n.kind == kind and n.message == message for n in found.notices):
@@ -122,3 +130,16 @@ class DeepDiveContext:
                 f"+refs/heads/{BRANCH_PREFIX}*:refs/remotes/{remote}/{BRANCH_PREFIX}*",
             ],
         )
+
+
+class _KeepingClaim:
+    """Renews the run's claim before a call when it is due, so a long deep dive never outlives it."""
+
+    def __init__(self, inner: Asker, ctx: DeepDiveContext) -> None:
+        self.inner = inner
+        self.ctx = ctx
+
+    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
+        if self.ctx.claim is not None:
+            self.ctx.claim.renew_if_due()
+        return self.inner.ask(system, user, schema)

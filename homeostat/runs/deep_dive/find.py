@@ -57,12 +57,16 @@ class Loaded:
     since: dt.datetime  # rules new since then are checked for contradictions
 
 
-def load(ctx: DeepDiveContext, now: dt.datetime) -> Loaded:
-    """The KB at the base's tip (the checkout's homeostat.yaml names the base) and the state branch."""
+def base_branch(ctx: DeepDiveContext) -> str:
+    """The branch the checkout's homeostat.yaml names as the base (`sources.baseBranch`)."""
     head = ctx.git.rev_parse("HEAD")
     if head is None:
         raise HomeostatError("the KB checkout has no commits")
-    base = load_kb_ref(ctx.git, head).require_config().sources.base_branch
+    return load_kb_ref(ctx.git, head).require_config().sources.base_branch
+
+
+def load(ctx: DeepDiveContext, base: str, now: dt.datetime) -> Loaded:
+    """The KB at the base's tip and the state branch (read after the run's claim is taken)."""
     ctx.fetch(base)
     base_sha = ctx.publisher.base_tip(base)
     kb = load_kb_ref(ctx.git, base_sha)

@@ -1,7 +1,8 @@
 """Record: the run report on the state branch (never force-pushed), and what the run says at the end.
 
 The report's `pulls` names this week's deep-dive PR, so a rerun in the same week finds it; `capped`
-(and `failed`) carry the window over, so the next deep dive checks what this one could not.
+(and `failed`) carry the window over, so the next deep dive checks what this one could not. The
+same commit releases the run's claim.
 """
 
 from __future__ import annotations
@@ -61,11 +62,14 @@ def run_report(
 
 
 def write(ctx: DeepDiveContext, loaded: Loaded, report: RunReport) -> None:
+    """The run report, in the one commit that also releases the run's claim."""
+    files = {run_path(report): dump_state(report)}
+    if ctx.claim is not None:
+        files.update(ctx.claim.released())
     ctx.publisher.record(
-        {run_path(report): dump_state(report)},
-        branch=state_branch(loaded.base),
-        message=f"homeostat deep dive {report.run_id} [skip ci]",
+        files, branch=state_branch(loaded.base), message=f"homeostat deep dive {report.run_id} [skip ci]"
     )
+    ctx.claim = None  # released: nothing is left for an error after this to hand on
 
 
 def say(ctx: DeepDiveContext, found: Found, pull: PullInfo | None) -> None:
