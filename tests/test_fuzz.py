@@ -1,7 +1,9 @@
 """Fuzzing: the loader, validate, the section patcher and the MCP tool arguments never crash.
 
-Marked `slow` (left out of the default run; `pytest -m slow` runs them): each target takes a few
-thousand generated inputs, `HOMEOSTAT_FUZZ_EXAMPLES` apiece (default 2,000). What counts as a crash:
+Each property runs twice: a short run (`SMOKE` cases) in the default suite, so CI keeps every target
+and its harness working, and the full run marked `slow` (left out of the default run; `pytest -m
+slow` runs it) with a few thousand generated inputs, `HOMEOSTAT_FUZZ_EXAMPLES` apiece (default
+2,000). What counts as a crash:
 any exception but the ones the code promises (`KBReadError` for a missing KB, `PatchError` for a
 refused patch, an MCP error result). The counts and the crashes found are in
 docs/dev/fuzzing.md.
@@ -23,16 +25,16 @@ from homeostat.core.kb import load_kb
 from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.validate import validate_kb
 
-pytestmark = pytest.mark.slow
-
 EXAMPLES = int(os.environ.get("HOMEOSTAT_FUZZ_EXAMPLES", "2000"))
+SMOKE = 25
+RUNS = pytest.mark.parametrize(
+    "examples", [SMOKE, pytest.param(EXAMPLES, marks=pytest.mark.slow)], ids=["smoke", "full"]
+)
 FUZZ = settings(
-    max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[
         HealthCheck.too_slow,
         HealthCheck.data_too_large,
-        HealthCheck.function_scoped_fixture,
     ],
     database=None,
 )
@@ -120,44 +122,52 @@ def _count(target: str) -> None:
     COUNTS[target] = COUNTS.get(target, 0) + 1
 
 
-@FUZZ
-@given(kb_files())
-def test_the_loader_and_validate_never_crash(files: dict[str, str | bytes]) -> None:
-    kb = load_kb(files)
-    _count("loader")
-    result = validate_kb(kb, TODAY)
-    _count("validate")
-    assert all(f.line >= 1 and f.file for f in result.findings)
-    for unreadable in kb.unreadable:
-        assert unreadable.file in files
+@RUNS
+def test_the_loader_and_validate_never_crash(examples: int) -> None:
+    @settings(FUZZ, max_examples=examples)
+    @given(kb_files())
+    def check(files: dict[str, str | bytes]) -> None:
+        kb = load_kb(files)
+        _count("loader")
+        result = validate_kb(kb, TODAY)
+        _count("validate")
+        assert all(f.line >= 1 and f.file for f in result.findings)
+        for unreadable in kb.unreadable:
+            assert unreadable.file in files
+
+    check()
 
 
 SECTION_IDS = st.sampled_from(["errors", "request-path", "new-one", "x", "", "bad id", "errors#", "é"])
 BODIES = st.one_of(TEXT, st.sampled_from(["## split", "```\nopen", "<!-- homeostat -->", "x\n=======", "ok"]))
 
 
-@FUZZ
-@given(
-    st.one_of(st.just(BASE[DOC]), TEXT.map(lambda t: BASE[DOC] + "\n" + t), TEXT.map(lambda t: "---\n" + t)),
-    st.sampled_from(["replace", "append", "add"]),
-    SECTION_IDS,
-    BODIES,
-    st.text(max_size=30),
-    st.sampled_from(["", "errors", "missing"]),
-)
-def test_the_section_patcher_applies_or_refuses_and_never_crashes(
-    text: str, op: Any, section: str, body: str, heading: str, after: str
-) -> None:
-    patch = SectionPatch(op, section, body, heading=heading, after=after)
-    try:
-        patched = apply_section_patch(text, patch, TODAY, DOC)
-    except PatchError as exc:
-        assert str(exc)
+@RUNS
+def test_the_section_patcher_applies_or_refuses_and_never_crashes(examples: int) -> None:
+    @settings(FUZZ, max_examples=examples)
+    @given(
+        st.one_of(
+            st.just(BASE[DOC]), TEXT.map(lambda t: BASE[DOC] + "\n" + t), TEXT.map(lambda t: "---\n" + t)
+        ),
+        st.sampled_from(["replace", "append", "add"]),
+        SECTION_IDS,
+        BODIES,
+        st.text(max_size=30),
+        st.sampled_from(["", "errors", "missing"]),
+    )
+    def check(text: str, op: Any, section: str, body: str, heading: str, after: str) -> None:
+        patch = SectionPatch(op, section, body, heading=heading, after=after)
+        try:
+            patched = apply_section_patch(text, patch, TODAY, DOC)
+        except PatchError as exc:
+            assert str(exc)
+            _count("patch")
+            return
         _count("patch")
-        return
-    _count("patch")
-    document = load_kb({**BASE, DOC: patched}).document("billing/api/overview")
-    assert document is not None and document.section(section) is not None
+        document = load_kb({**BASE, DOC: patched}).document("billing/api/overview")
+        assert document is not None and document.section(section) is not None
+
+    check()
 
 
 TOOLS = st.sampled_from(
@@ -214,26 +224,29 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return build_server(str(kb), web)
 
 
-@FUZZ
-@given(TOOLS, st.dictionaries(ARGUMENT_NAMES, VALUES, max_size=5))
-def test_mcp_tools_answer_any_arguments_without_crashing(
-    server: Any, tool: str, arguments: dict[str, Any]
-) -> None:
+@RUNS
+def test_mcp_tools_answer_any_arguments_without_crashing(server: Any, examples: int) -> None:
     from mcp.types import CallToolResult, TextContent
 
-    async def call() -> Any:
-        return await server.call_tool(tool, arguments)
+    @settings(FUZZ, max_examples=examples)
+    @given(TOOLS, st.dictionaries(ARGUMENT_NAMES, VALUES, max_size=5))
+    def check(tool: str, arguments: dict[str, Any]) -> None:
+        async def call() -> Any:
+            return await server.call_tool(tool, arguments)
 
-    result = anyio.run(call)
-    _count("mcp")
-    assert isinstance(result, CallToolResult | list | tuple)
-    if isinstance(result, CallToolResult):
-        assert result.content and isinstance(result.content[0], TextContent)
-        assert "Traceback" not in result.content[0].text
-        if result.is_error:
-            assert not result.content[0].text.startswith("Homeostat could not answer"), result.content[0].text
+        result = anyio.run(call)
+        _count("mcp")
+        assert isinstance(result, CallToolResult | list | tuple)
+        if isinstance(result, CallToolResult):
+            assert result.content and isinstance(result.content[0], TextContent)
+            text = result.content[0].text
+            assert "Traceback" not in text
+            assert not (result.is_error and text.startswith("Homeostat could not answer")), text
+
+    check()
 
 
+@pytest.mark.slow
 def test_report_the_counts() -> None:
     """Runs last in this file: the counts a fuzz run reached, for the record."""
     print("fuzz cases:", ", ".join(f"{k} {v:,}" for k, v in sorted(COUNTS.items())))
