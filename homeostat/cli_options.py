@@ -12,7 +12,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from homeostat.errors import ConfigError
@@ -102,6 +102,16 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "number"
     return parse
+
+
+def camel_keys(data: Mapping[str, object]) -> dict[str, object]:
+    """A record's snake_case field names as the camelCase keys every JSON answer uses."""
+    return {_camel(key): value for key, value in data.items()}
+
+
+def _camel(key: str) -> str:
+    first, *rest = key.split("_")
+    return first + "".join(word.capitalize() for word in rest)
 
 
 def emit_json(data: object) -> None:

@@ -140,11 +140,11 @@ def test_a_clone_off_the_base_branch_or_with_edits_is_never_moved(world: DailyWo
     git(dev, "checkout", "--quiet", "-b", "my-work")
     someone_merges(world)
     result = sync(dev)
-    assert result["branch"] == "my-work" and result["behind"] >= 1 and not result["fast_forwarded"]
+    assert result["branch"] == "my-work" and result["behind"] >= 1 and not result["fastForwarded"]
     git(dev, "checkout", "--quiet", "main")
     (dev / "homeostat.yaml").write_text((dev / "homeostat.yaml").read_text() + "# my edit\n")
     result = sync(dev)
-    assert result["behind"] >= 1 and not result["fast_forwarded"]
+    assert result["behind"] >= 1 and not result["fastForwarded"]
     assert "# my edit" in (dev / "homeostat.yaml").read_text()
 
 
