@@ -91,6 +91,10 @@ def test_a_lesson_travels_to_the_daily_run_and_its_decision_comes_back_once(
 
     first = sync(dev)
     assert first["outcome"] == "ok" and first["pushed"] and first["member"] == "cy"
+    assert set(first) == {  # the JSON shape docs/developer.md documents, camelCase as every command's
+        "outcome", "member", "pushed", "reason", "cleared", "pending", "branch", "behind", "ahead",
+        "fastForwarded", "error", "at", "heartbeatAt", "ms", "extra",
+    }  # fmt: skip
     branch = candidates(world, "cy")
     assert branch[f".homeostat/pending/{pending.name}"] == pending.read_bytes()
     beat = Heartbeat.model_validate_json(branch[".homeostat/heartbeat.json"])
