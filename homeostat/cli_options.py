@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from homeostat.core.text import camel_case
 from homeostat.errors import ConfigError
 
 SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
@@ -106,12 +107,7 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
 
 def camel_keys(data: Mapping[str, object]) -> dict[str, object]:
     """A record's snake_case field names as the camelCase keys every JSON answer uses."""
-    return {_camel(key): value for key, value in data.items()}
-
-
-def _camel(key: str) -> str:
-    first, *rest = key.split("_")
-    return first + "".join(word.capitalize() for word in rest)
+    return {camel_case(key): value for key, value in data.items()}
 
 
 def emit_json(data: object) -> None:
