@@ -20,8 +20,7 @@ from kbfactory import example_files
 from homeostat.core.kb import load_kb
 from homeostat.core.signoff import rule_fingerprint
 from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state, parse_state
-from homeostat.core.validate import validate_files
-from homeostat.runs.daily.decide import new_errors
+from homeostat.core.validate import NEVER_FORGIVEN, new_errors, validate_files
 
 STATUS_TABLE = "knowledge/billing/api/errors.md"
 TODAY = dt.date(2026, 11, 29)
@@ -209,7 +208,8 @@ def test_new_errors_never_forgive_risky_content_a_touched_file_already_had() -> 
     )
     files[STATUS_TABLE] = unsigned
     touched = {STATUS_TABLE: unsigned.replace("lastConfirmed: 2026-11-12", "lastConfirmed: 2026-11-28")}
-    assert {f.check for f in new_errors(files, touched, TODAY)} == {"risky"}
+    assert {f.check for f in new_errors(files, touched, TODAY, never_forgiven=NEVER_FORGIVEN)} == {"risky"}
+    assert new_errors(files, touched, TODAY) == []  # a change a person merges only answers for its own
 
 
 def test_state_files_hold_no_secret_and_stay_canonical(planted_secrets: list[str]) -> None:

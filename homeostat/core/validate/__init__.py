@@ -7,7 +7,8 @@ call this; nothing here reads a file or the clock (today is passed in).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.findings import Finding
@@ -103,3 +104,33 @@ def config_readable(findings: list[Finding] | tuple[Finding, ...]) -> bool:
 def validate_files(files: Mapping[str, str | bytes], today: dt.date, *, root: str = ".") -> ValidationResult:
     """Load and validate; raises KBReadError only when there is no KB to read at all."""
     return validate_kb(load_kb(files, root=root), today)
+
+
+# Findings a change that merges with no person must never carry, even where the file had them before.
+NEVER_FORGIVEN = ("risky", "secret")
+
+
+def new_errors(
+    files: Mapping[str, str],
+    changed: Mapping[str, str],
+    today: dt.date,
+    *,
+    never_forgiven: Sequence[str] = (),
+) -> list[Finding]:
+    """Errors a change brings into the files it touches, checked on those files alone (fast on a
+    large KB; whole-KB checks run once on each PR). Shared by the daily run's drafts and retractions.
+    A check in `never_forgiven` counts in a touched file even when the file had it before."""
+    config = {CONFIG_FILE: files[CONFIG_FILE], "knowledge/": ""}
+    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
+    after = validate_files({**config, **changed}, today)
+    seen = Counter((f.file, f.check, f.message) for f in before.errors)
+    new: list[Finding] = []
+    for finding in after.errors:
+        key = (finding.file, finding.check, finding.message)
+        if finding.file not in changed or finding.check in ("conflict", "cache"):
+            continue
+        if seen[key] and finding.check not in never_forgiven:
+            seen[key] -= 1
+            continue
+        new.append(finding)
+    return new
