@@ -78,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="who wrote it: you (manual, the default) or an agent",
     )
     parser.add_argument(
-        "--author", help=f"your member handle (default: ${MEMBER_VARIABLE}, else the member your git email or name matches)"
+        "--author",
+        help=f"your member handle (default: ${MEMBER_VARIABLE}, else the member your git email or name matches)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--update", metavar="ID", help="rewrite rule ID (what you leave out is kept)")
