@@ -254,6 +254,7 @@ def test_at_a_terminal_seed_asks_first_and_a_no_sends_nothing(
     assert declined.returncode == 1, declined.stdout + declined.stderr
     assert "estimated cost: ~$" in declined.stdout  # the preview comes before the question
     assert "Send these files to claude-opus-5-5 in 5 call(s), about $" in declined.stderr
+    assert "not confirmed: nothing was sent, written or published" in declined.stdout
     assert anthropic_stub.requests == [] and tree_digest(kb) == before
     accepted = at_a_terminal("y\n")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
