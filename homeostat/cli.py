@@ -27,6 +27,7 @@ from homeostat.errors import HomeostatError
 COMMANDS: dict[str, str] = {
     "validate": "check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
     "daily": "the daily run: decide pending and review-drafted lessons, open and merge PRs",
+    "deep-dive": "the weekly deep dive: merge near-duplicates, check contradictions, retire stale rules",
     "curate": "draft lessons from merged PRs' review threads (the daily run's first step, alone)",
     "learn": "write a lesson to this clone's pending set",
     "sync": "push pending lessons to candidates/<member>, clear the decided ones, update the clone",

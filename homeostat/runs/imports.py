@@ -26,8 +26,8 @@ from homeostat.core.imports.split import split_body
 from homeostat.core.kb import KB
 from homeostat.core.secrets import redact_secrets
 from homeostat.core.text import content_hash, plural, slugify
+from homeostat.core.validate import new_errors
 from homeostat.runs.bootstrap.plan import SeedTarget
-from homeostat.runs.daily.decide import new_errors
 from homeostat.runs.publish import body
 
 BRANCH_PREFIX = "homeostat/import-"
