@@ -45,6 +45,8 @@ COMMANDS: dict[str, str] = {
     "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
     "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
     "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
+    "dashboard": "the KB's health in a browser: agents, review queue, sync, metrics, entries, settings",
+    "up": "run the daily run, deep dive and digest on their schedules, and serve the dashboard",
 }
 
 EXIT_INTERNAL = 3
