@@ -53,11 +53,12 @@ def stacked(rows: Sequence[tuple[str, Mapping[str, int]]], title: str) -> Markup
     """Vertical stacked columns (a run per column, its outcomes stacked), with a legend."""
     if not rows:
         return Markup("")
-    height, column, gap = 140, 16, 4
+    height, column, gap = 140, 22, 6
     top = max((sum(counts.values()) for _, counts in rows), default=0) or 1
     parts = []
     for i, (label, counts) in enumerate(rows):
         x, y = i * (column + gap), height
+        parts.append(f'<text x="{x}" y="{height + 12}" font-size="9">{escape(label[-5:])}</text>')
         for outcome in COLOURS:
             value = counts.get(outcome, 0)
             if not value:
@@ -69,9 +70,9 @@ def stacked(rows: Sequence[tuple[str, Mapping[str, int]]], title: str) -> Markup
                 f"<title>{escape(label)}: {value} {escape(outcome)}</title></rect>"
             )
     legend = [
-        f'<rect x="{j * 90}" y="{height + 8}" width="10" height="10" fill="{colour}"/>'
-        f'<text x="{j * 90 + 14}" y="{height + 17}" font-size="11">{outcome}</text>'
+        f'<rect x="{j * 90}" y="{height + 20}" width="10" height="10" fill="{colour}"/>'
+        f'<text x="{j * 90 + 14}" y="{height + 29}" font-size="11">{outcome}</text>'
         for j, (outcome, colour) in enumerate(COLOURS.items())
     ]
     width = max(len(COLOURS) * 90, len(rows) * (column + gap))
-    return _svg(width, height + 24, title, "".join(parts + legend))
+    return _svg(width, height + 36, title, "".join(parts + legend))
