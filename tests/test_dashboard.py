@@ -127,7 +127,7 @@ def test_performance_shows_what_homeostat_metrics_computes(
     server: DashboardServer, world: DashboardWorld
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "homeostat", "metrics", "--json", "--kb", str(world.work)],
+        [sys.executable, "-m", "homeostat", "metrics", "--format", "json", "--kb", str(world.work)],
         capture_output=True,
         text=True,
         check=True,
