@@ -262,7 +262,8 @@ def test_two_boxes_run_each_slot_once(tmp_path: Path) -> None:
 
 
 class SlowJob(JobProcess):
-    """A job that takes a while: a child process sleeping (or writing `done` when it is not cut off)."""
+    """A job that takes a while: a child process sleeping (or writing `done` when it is not cut off),
+    its pid in `<marks>.pid`."""
 
     def __init__(self, root: Path, seconds: float, marks: Path) -> None:
         super().__init__(root)
@@ -271,13 +272,17 @@ class SlowJob(JobProcess):
 
     def command(self, job: Job) -> list[str]:
         script = (
-            f"import time, pathlib; p = pathlib.Path({str(self.marks)!r}); p.write_text('started'); "
+            f"import os, time, pathlib; p = pathlib.Path({str(self.marks)!r}); "
+            "p.with_suffix('.pid').write_text(str(os.getpid())); p.write_text('started'); "
             f"time.sleep({self.seconds}); p.write_text('done')"
         )
         return [sys.executable, "-c", script]
 
 
-def _stoppable_box(clone: str, marks: str, seconds: float, log: str) -> None:
+EVERY_MINUTE = "* * * * *"
+
+
+def _stoppable_box(clone: str, marks: str, seconds: float, log: str, daily: str) -> None:
     from homeostat.commands.up import _on_signals
 
     process = SlowJob(Path(clone), seconds, Path(marks))
@@ -287,9 +292,7 @@ def _stoppable_box(clone: str, marks: str, seconds: float, log: str) -> None:
         deps = UpDeps(
             locks=SlotLocks(Git(clone), remote="origin", branch="homeostat/state"),
             owner=this_process(),
-            jobs=lambda: scheduled_jobs(
-                Schedules(daily="* * * * *", deep_dive="0 0 1 1 *", digest="0 0 1 1 *")
-            ),
+            jobs=lambda: scheduled_jobs(Schedules(daily=daily, deep_dive="0 0 1 1 *", digest="0 0 1 1 *")),
             run_job=process.run,
             now=lambda: dt.datetime.now(UTC),
             sleep=stop.event.wait,
@@ -299,12 +302,14 @@ def _stoppable_box(clone: str, marks: str, seconds: float, log: str) -> None:
         Scheduler(deps).loop()
 
 
-def _start_stoppable(tmp_path: Path, seconds: float) -> tuple[Any, Path, Path, Path]:
-    origin = kb_origin(tmp_path)
-    clone = box(origin, "box")
-    marks, log = tmp_path / "marks", tmp_path / "up.log"
+def _start_stoppable(
+    tmp_path: Path, seconds: float, daily: str = EVERY_MINUTE, origin: Path | None = None, name: str = "box"
+) -> tuple[Any, Path, Path, Path]:
+    origin = origin or kb_origin(tmp_path)
+    clone = box(origin, name)
+    marks, log = tmp_path / f"{name}.marks", tmp_path / f"{name}.log"
     child = multiprocessing.get_context("fork").Process(
-        target=_stoppable_box, args=(str(clone), str(marks), seconds, str(log))
+        target=_stoppable_box, args=(str(clone), str(marks), seconds, str(log), daily)
     )
     child.start()
     deadline = time.monotonic() + 30
@@ -312,6 +317,12 @@ def _start_stoppable(tmp_path: Path, seconds: float) -> tuple[Any, Path, Path, P
         time.sleep(0.05)
     assert marks.exists(), "the job never started"
     return child, origin, marks, log
+
+
+def daily_lock(origin: Path) -> ScheduleLock:
+    data = Git(origin).read_file("refs/heads/homeostat/state", "schedules/daily.json")
+    assert data is not None, "no daily lock on the state branch"
+    return parse_lock("schedules/daily.json", data, "homeostat/state")
 
 
 def test_sigterm_stops_between_jobs_after_the_running_one_ends(tmp_path: Path) -> None:
@@ -322,8 +333,7 @@ def test_sigterm_stops_between_jobs_after_the_running_one_ends(tmp_path: Path) -
     assert marks.read_text() == "done"  # the job ran to its end
     text = log.read_text()
     assert "finished, exit 0" in text and text.rstrip().endswith("homeostat: up: stopped")
-    data = Git(origin).read_file("refs/heads/homeostat/state", "schedules/daily.json")
-    assert data is not None and parse_lock("schedules/daily.json", data, "s").exit_code == 0
+    assert daily_lock(origin).exit_code == 0
 
 
 def test_a_second_sigterm_stops_the_running_job_too(tmp_path: Path) -> None:
@@ -335,6 +345,30 @@ def test_a_second_sigterm_stops_the_running_job_too(tmp_path: Path) -> None:
     assert child.exitcode == 0
     assert marks.read_text() == "started"
     assert f"finished, exit {-signal.SIGTERM}" in log.read_text()
+
+
+def test_a_box_killed_mid_job_leaves_its_slot_to_the_next_box(tmp_path: Path) -> None:
+    ten_minutes_ago = dt.datetime.now(UTC) - dt.timedelta(minutes=10)
+    hourly = f"{ten_minutes_ago.minute} * * * *"  # its latest slot is ten minutes old: no rollover here
+    first, origin, marks, _ = _start_stoppable(tmp_path, 60, hourly, name="box-1")
+    os.kill(first.pid, signal.SIGKILL)  # the box went down mid-job, and its job with it
+    first.join(timeout=30)
+    os.kill(int(marks.with_suffix(".pid").read_text()), signal.SIGKILL)
+    taken = daily_lock(origin)
+    assert taken.finished_at is None and taken.owner.pid == first.pid  # still says "running"
+
+    second, _, again, log = _start_stoppable(tmp_path, 0.2, hourly, origin=origin, name="box-2")
+    deadline = time.monotonic() + 30
+    while "finished" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(second.pid, signal.SIGTERM)
+    second.join(timeout=30)
+    assert second.exitcode == 0 and again.read_text() == "done"
+    text = log.read_text()
+    assert "running again (its earlier run died)" in text and "finished, exit 0" in text, text
+    done = daily_lock(origin)
+    assert (done.slot, done.owner.pid, done.exit_code) == (taken.slot, second.pid, 0)
+    assert done.finished_at is not None
 
 
 # --- the command, end to end ---------------------------------------------------------------------
@@ -360,7 +394,6 @@ def test_up_runs_the_daily_run_serves_the_dashboard_and_stops(world: DailyWorld)
     git(world.work, "push", "--quiet", "origin", "HEAD:main")
     clone = world.checkout()
     world.env()
-    started = time.monotonic()
     child = subprocess.Popen(
         [sys.executable, "-m", "homeostat", "up", "--port", "0", "--kb", str(clone)],
         stderr=subprocess.PIPE,
@@ -371,7 +404,6 @@ def test_up_runs_the_daily_run_serves_the_dashboard_and_stops(world: DailyWorld)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         line = child.stderr.readline()
-        print("LINE", round(time.monotonic() - started, 2), line.rstrip())
         lines.append(line)
         if "daily" in line and "finished" in line or not line:
             break
@@ -381,14 +413,11 @@ def test_up_runs_the_daily_run_serves_the_dashboard_and_stops(world: DailyWorld)
     connection.request("GET", "/")
     overview = connection.getresponse().read().decode()
     child.send_signal(signal.SIGTERM)
-    print("SIGTERM", round(time.monotonic() - started, 2))
     rest = child.stderr.read()
-    print("EXIT", round(time.monotonic() - started, 2))
     assert child.wait(timeout=60) == 0, rest
     assert "homeostat: up: stopped" in rest
     state = world.state()
     assert state.last_run("daily") is not None
-    print("DURATION", state.last_run("daily").duration_seconds, time.monotonic() - started)
     lock = parse_lock(
         "schedules/daily.json",
         world.bare().read_file("refs/heads/homeostat/state", "schedules/daily.json") or b"",

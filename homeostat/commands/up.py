@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import os
 import signal
 import sys
@@ -52,7 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb)).resolve()
     config = read_config(root)
-    scheduled_jobs(config.agents.schedules)  # a broken cron line stops here, before anything runs
+    for job in scheduled_jobs(config.agents.schedules):  # a broken cron line stops here
+        if not _installed(job):
+            print(
+                f"homeostat: up: {job.name}: not in this release of homeostat; its schedule waits",
+                file=sys.stderr,
+            )
     git = _git(root, config, os.environ)
     process = JobProcess(root)
     stop = Stop()
@@ -63,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     deps = UpDeps(
         locks=SlotLocks(git, remote="origin", branch=state_branch(config.sources.base_branch)),
         owner=this_process(),
-        jobs=lambda: scheduled_jobs(read_config(root).agents.schedules),
+        jobs=lambda: tuple(filter(_installed, scheduled_jobs(read_config(root).agents.schedules))),
         run_job=_runner(root, process),
         now=lambda: dt.datetime.now(dt.UTC),
         sleep=stop.event.wait,
@@ -76,6 +82,11 @@ def run(args: argparse.Namespace) -> int:
         if server is not None:
             server.stop()
     return 0
+
+
+def _installed(job: Job) -> bool:
+    """Whether this install has the job's command (a job added in a later release is left out)."""
+    return importlib.util.find_spec(f"homeostat.commands.{job.name.replace('-', '_')}") is not None
 
 
 def _on_signals(stop: Stop, interrupt: Callable[[], None]) -> None:
