@@ -1,14 +1,19 @@
 """The dashboard in a real headless Chromium: every page loads with no console error and no request
-leaving 127.0.0.1, a settings form round-trips a change to a PR on the GitHub emulator, and the
-overview's screenshot is kept as a test artifact (`<pytest tmp dir>/artifacts/overview.png`).
+leaving 127.0.0.1, a settings form round-trips a change to a PR on the GitHub emulator (and one that
+another site posts is refused, even holding the token), and the overview's screenshot is kept as a
+test artifact (`<pytest tmp dir>/artifacts/overview.png`).
 
 One browser process serves the whole module. Skipped, saying why, only where chromium cannot run.
 """
 
 from __future__ import annotations
 
+import html
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 from browserkit import Browser, BrowserError, chromium_path
@@ -79,3 +84,46 @@ def test_a_settings_form_round_trips_to_a_pr(browser: Browser, world: DashboardW
     text = world.bare().read_file(f"refs/heads/{pull.head_ref}", "homeostat.yaml")
     assert text is not None and "notifications:\n  reviewOverdueDays: 4\n" in text.decode()
     assert "`notifications.reviewOverdueDays`: `4`" in pull.body
+
+
+class _AttackerPage(BaseHTTPRequestHandler):
+    """Another site's page (another port is another origin) holding a form aimed at the dashboard."""
+
+    page = b""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.page)))
+        self.end_headers()
+        self.wfile.write(self.page)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        return None
+
+
+def test_a_form_on_another_site_cannot_change_settings(browser: Browser, world: DashboardWorld) -> None:
+    """Even holding this run's token (say it leaked), a form another origin posts is refused."""
+    with DashboardServer(Dashboard(world.work, env=world.host_env())) as server:
+        fields = {"token": server.app.token, "notifications.reviewOverdueDays": "1"}
+        inputs = "".join(
+            f'<input name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items()
+        )
+        target = server.url + "settings/notifications"
+        _AttackerPage.page = (
+            f'<!doctype html><title>win a prize</title><form id="f" method="post" action="{target}">'
+            f"{inputs}</form>"
+        ).encode()
+        attacker = ThreadingHTTPServer(("127.0.0.1", 0), _AttackerPage)
+        threading.Thread(target=attacker.serve_forever, daemon=True).start()
+        try:
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{attacker.server_address[1]}/")
+            page.navigate(lambda: page.evaluate("document.getElementById('f').submit()"))
+            shown = page.evaluate("document.body.innerText")
+        finally:
+            attacker.shutdown()
+            attacker.server_close()
+        assert page.statuses[target] == 403 and "cross-origin write refused" in shown, shown
+    assert not [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/settings-")]
+    assert "reviewOverdueDays" not in (world.work / "homeostat.yaml").read_text()
