@@ -50,6 +50,8 @@ COMMANDS: dict[str, str] = {
     "seed": "draft one code repo's documents from its code (by hand; previews and asks first)",
     "bootstrap": "seed every repo from its local checkout and import its docs, one PR per repo",
     "import": "bring a code repo's CLAUDE.md, AGENTS.md, Cursor and Copilot rule files under review",
+    "dashboard": "the KB's health in a browser: agents, review queue, sync, metrics, entries, settings",
+    "up": "run the daily run, deep dive and digest on their schedules, and serve the dashboard",
 }
 
 EXIT_INTERNAL = 3

@@ -238,6 +238,7 @@ def test_every_answering_command_takes_format_json() -> None:
     from homeostat.cli import COMMANDS, build_parser
 
     protocol = {"mcp", "hook"}  # they speak MCP and Claude Code's hook JSON on stdout
+    protocol |= {"dashboard", "up"}  # servers: they answer in a browser, and log to stderr
     missing = []
     for name in COMMANDS:
         if name in protocol:
