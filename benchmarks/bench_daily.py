@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_daily.py [--pulls 200] [--members 20] [--rules 0]
     .venv/bin/python benchmarks/bench_daily.py --sizes      # issue 18's grid (takes minutes)
+    .venv/bin/python benchmarks/bench_daily.py --pulls 10 --members 5 --rules 2000 --profile daily.prof
 
 1. One merged PR with one review thread on a file that large documents cover (about 9,000 tokens of
    covering sections): how many model calls and input tokens the daily run spends on that lesson
@@ -21,8 +22,10 @@ Runs `homeostat daily` in-process against local servers on 127.0.0.1; prints num
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -206,7 +209,7 @@ def per_lesson() -> None:
             emulator.stop()
 
 
-def at_scale(pulls: int, members: int, rules: int = 0) -> float:
+def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> float:
     """One daily run; its own time (wall less the waits between host writes), in seconds."""
     with tempfile.TemporaryDirectory() as scratch:
         w, emulator, stub = world(Path(scratch))
@@ -260,24 +263,38 @@ def at_scale(pulls: int, members: int, rules: int = 0) -> float:
                 real_sleep(seconds)
 
             time.sleep = counted_sleep
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), cpu_seconds()
+            profiler = cProfile.Profile() if profile else None
             try:
+                if profiler is not None:
+                    profiler.enable()
                 code = w.daily()
             finally:
+                if profiler is not None:
+                    profiler.disable()
+                    profiler.dump_stats(profile)
                 time.sleep = real_sleep
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
             requests = len(w.harness.requests.entries) - emulator_requests
             kb = f" at {rules} generated rules (+ the example KB)" if rules else ""
             print(
                 f"daily over {pulls} merged PRs and {members} members{kb}: exit {code}, {wall:.1f} s wall, "
                 f"{slept[0]:.1f} s of it waiting between host writes, own time {wall - slept[0]:.1f} s "
-                f"({len(stub.requests)} model calls answered at once; {requests} host API requests; "
+                f"(CPU {cpu:.1f} s with git's; {len(stub.requests)} model calls answered at once; {requests} host API requests; "
                 f"building the PRs took {built:.1f} s, not counted)"
             )
             return wall - slept[0]
         finally:
             stub.stop()
             emulator.stop()
+
+
+def cpu_seconds() -> float:
+    """This process's CPU (the run, and the emulators' threads) and its finished children's (git):
+    on a shared machine, what other work skews least."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def sizes() -> None:
@@ -297,12 +314,14 @@ def main() -> None:
     parser.add_argument("--members", type=int, default=20)
     parser.add_argument("--rules", type=int, default=0, help="grow the example KB to this many more rules")
     parser.add_argument("--sizes", action="store_true", help="issue 18's grid of PRs, members and KB sizes")
+    parser.add_argument("--profile", default="", help="write the daily run's cProfile stats to this file")
     args = parser.parse_args()
     if args.sizes:
         sizes()
         return
-    per_lesson()
-    at_scale(args.pulls, args.members, args.rules)
+    if not args.profile:
+        per_lesson()
+    at_scale(args.pulls, args.members, args.rules, args.profile)
 
 
 if __name__ == "__main__":
