@@ -61,8 +61,14 @@ class FileErrors:
         self._known: dict[str, list[_Checked]] = {}
 
     def in_kb(self, kb: KB, paths: Collection[str]) -> list[Finding]:
-        """What `validate_kb(kb).errors` holds for `paths`, in the same order."""
-        found = {f for path in paths for f in self.of(kb, path)}
+        """What `validate_kb(kb).errors` holds for `paths`, in the same order. A document's checks
+        read the other documents (citation loops, citations of KB documents), so an edited document
+        is checked beside every document."""
+        documents = {d.file for d in kb.documents}
+        found = {f for path in paths if path not in documents for f in self.of(kb, path)}
+        if documents & set(paths):
+            result = validate_kb(kb.only(documents), self.today, errors_only=True)
+            found |= {f for f in result.errors if f.file in paths and f.check != "conflict"}
         found |= {f for f in check_rule_ids(kb, paths) if f.severity == "error"}
         return sorted(found, key=_sort_key)
 
