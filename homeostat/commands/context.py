@@ -190,6 +190,8 @@ _FAST_OPTIONS = {
     "--repo": ("repo", True),
     "--checkout": ("checkout", True),
     "--budget": ("budget", True),
+    "--task": ("task", True),
+    "--no-task": ("no_task", False),
     "--prompt": ("prompt", True),
     "--session": ("session", True),
     "--format": ("format", True),
@@ -203,8 +205,8 @@ def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """What argparse reads from a plain `context` command line; None for anything else (a positional
     path, an abbreviation, a value starting with "-", a bad value, help), left to argparse."""
     values: dict[str, object] = {
-        "files": None, "paths": [], "repo": None, "checkout": ".", "budget": None, "prompt": None,
-        "session": None, "explain": False, "format": "text", "kb": None,
+        "files": None, "paths": [], "repo": None, "checkout": ".", "budget": None, "task": None,
+        "no_task": False, "prompt": None, "session": None, "explain": False, "format": "text", "kb": None,
     }  # fmt: skip
     at = 0
     while at < len(argv):
@@ -217,7 +219,7 @@ def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
         if not takes:
             if eq:
                 return None
-            values[name] = True if name == "explain" else "json"
+            values[name] = "json" if name == "format" else True
             continue
         if not eq:
             if at == len(argv):
@@ -239,6 +241,8 @@ def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
             return None
         else:
             values[name] = value
+    if values["task"] is not None and values["no_task"]:
+        return None  # argparse says they exclude each other
     return cast("argparse.Namespace", SimpleNamespace(command="context", verbose=False, run=run, **values))
 
 
