@@ -161,7 +161,10 @@ class KbTrees:
             return
         if any(_blob_id(texts[path].encode("utf-8"), len(sha)) != sha for path, sha in blobs.items()):
             return
-        self._by_tree[head] = kb.with_files({"knowledge/": None}) if "knowledge/" in kb.files else kb
+        try:
+            self._by_tree[head] = kb.with_files({"knowledge/": None}) if "knowledge/" in kb.files else kb
+        except KBReadError:
+            return  # no rule file at all: reading HEAD says so, naming it
 
 
 def _blob_id(data: bytes, length: int) -> str:
