@@ -13,6 +13,7 @@ from kbfactory import example_files
 from homeostat.core.kb import KB, load_kb
 from homeostat.core.validate import validate_kb
 from homeostat.core.validate.files import FileErrors
+from homeostat.runs.daily.decide import draft_errors, new_errors
 
 TODAY = dt.date(2026, 12, 1)
 TOPIC = "knowledge/billing/api/money.md"
@@ -105,6 +106,10 @@ def test_an_edited_kb_reads_and_checks_as_if_read_whole(seed: int) -> None:
         assert checks.of(kb, TOPIC) == errors_alone(whole, TOPIC)
         full = validate_kb(whole, TODAY)
         assert checks.in_kb(kb, [TOPIC]) == [f for f in full.errors if f.file == TOPIC]
+        # a draft on this KB: what it brings in, as reading both versions of the file whole says
+        drafted = edited(text, rng, 30)
+        after = kb.with_files({TOPIC: drafted})
+        assert draft_errors(checks, kb, after, [TOPIC]) == new_errors(kb.files, {TOPIC: drafted}, TODAY)
 
 
 def test_a_rule_file_added_and_removed_keeps_the_id_index() -> None:

@@ -11,8 +11,9 @@ The spending cap stops a pass where it is reached: those lessons are left undeci
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -36,6 +37,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
+from homeostat.core.validate import validate_files
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
@@ -247,16 +249,34 @@ def validate_draft(
     except (ApplyError, ValidationError, ValueError) as exc:
         return replace(checks, validation_errors=(str(exc).splitlines()[0],))
     changed = edit.diff(kb.files)
-    new = new_errors(ctx.file_errors(), kb, edit.kb(), changed)
+    new = draft_errors(ctx.file_errors(), kb, edit.kb(), changed)
     risky = tuple(f.message for f in new if f.check == "risky")
     others = tuple(f.message for f in new if f.check != "risky")
     return replace(checks, risky=risky, validation_errors=others)
 
 
-def new_errors(checks: FileErrors, before: KB, after: KB, changed: Collection[str]) -> list[Finding]:
-    """Errors the change brings into the files it touches, each checked with only homeostat.yaml
-    beside it (whole-KB checks run on each daily PR): the sections it changed are checked, and the
-    rest of each file keeps the errors it had (see FileErrors)."""
+def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
+    """Errors the change brings into the files it touches, checked on those files alone (fast on a
+    large KB; whole-KB checks run once on each PR)."""
+    config = {"homeostat.yaml": files["homeostat.yaml"], "knowledge/": ""}
+    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
+    after = validate_files({**config, **changed}, today)
+    seen = Counter((f.file, f.check, f.message) for f in before.errors)
+    new: list[Finding] = []
+    for finding in after.errors:
+        key = (finding.file, finding.check, finding.message)
+        if finding.file not in changed or finding.check in ("conflict", "cache"):
+            continue
+        if seen[key]:
+            seen[key] -= 1
+            continue
+        new.append(finding)
+    return new
+
+
+def draft_errors(checks: FileErrors, before: KB, after: KB, changed: Collection[str]) -> list[Finding]:
+    """`new_errors` for a run's drafts, all edits of one base KB: the sections each changed are
+    checked, and the rest of each file keeps the errors it had (see FileErrors)."""
     seen = Counter((f.file, f.check, f.message) for path in changed for f in checks.of(before, path))
     new: list[Finding] = []
     for finding in (f for path in sorted(changed) for f in checks.of(after, path)):
