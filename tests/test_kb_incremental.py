@@ -11,9 +11,9 @@ import pytest
 from kbfactory import example_files
 
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.validate import validate_kb
+from homeostat.core.validate import new_errors, validate_kb
 from homeostat.core.validate.files import FileErrors
-from homeostat.runs.daily.decide import draft_errors, new_errors
+from homeostat.runs.daily.decide import draft_errors
 
 TODAY = dt.date(2026, 12, 1)
 TOPIC = "knowledge/billing/api/money.md"

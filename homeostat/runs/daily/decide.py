@@ -11,9 +11,8 @@ The spending cap stops a pass where it is reached: those lessons are left undeci
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -24,8 +23,8 @@ from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.confidence import Confidence, score_confidence
 from homeostat.core.daily.consolidate import (
     Candidate,
-    CandidatePool,
     Consolidation,
+    OverlapIndex,
     candidate_from_rule,
     consolidate,
     fallback,
@@ -37,7 +36,6 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
-from homeostat.core.validate import validate_files
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
@@ -101,7 +99,7 @@ def consolidate_all(
     consolidator: Asker,
 ) -> tuple[list[Draft], set[str]]:
     """Each lesson's draft; the keys left undecided because the spending cap was reached."""
-    pool = CandidatePool(
+    pool = OverlapIndex(  # indexed once a run, not once a lesson
         [candidate_from_rule(r) for r in kb.rules if r.meta.status == "accepted" and r.meta.adopted] + waiting
     )
     waiting_ids = {c.id for c in waiting}
@@ -154,7 +152,7 @@ def _new_lesson(
     consolidator: Asker,
     budget: _Budget,
     lesson: Lesson,
-    pool: CandidatePool,
+    pool: OverlapIndex,
     waiting_ids: set[str],
 ) -> Draft:
     """Update before add: the consolidator (or word overlap) says whether it repeats or refines a rule."""
@@ -255,27 +253,8 @@ def validate_draft(
     return replace(checks, risky=risky, validation_errors=others)
 
 
-def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
-    """Errors the change brings into the files it touches, checked on those files alone (fast on a
-    large KB; whole-KB checks run once on each PR)."""
-    config = {"homeostat.yaml": files["homeostat.yaml"], "knowledge/": ""}
-    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
-    after = validate_files({**config, **changed}, today)
-    seen = Counter((f.file, f.check, f.message) for f in before.errors)
-    new: list[Finding] = []
-    for finding in after.errors:
-        key = (finding.file, finding.check, finding.message)
-        if finding.file not in changed or finding.check in ("conflict", "cache"):
-            continue
-        if seen[key]:
-            seen[key] -= 1
-            continue
-        new.append(finding)
-    return new
-
-
 def draft_errors(checks: FileErrors, before: KB, after: KB, changed: Collection[str]) -> list[Finding]:
-    """`new_errors` for a run's drafts, all edits of one base KB: the sections each changed are
+    """`core.validate.new_errors` for a run's drafts, all edits of one base KB: the sections each changed are
     checked, and the rest of each file keeps the errors it had (see FileErrors)."""
     seen = Counter((f.file, f.check, f.message) for path in changed for f in checks.of(before, path))
     new: list[Finding] = []
