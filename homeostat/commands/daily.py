@@ -135,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
             curate=_curate_step(host, kb_repo),
             notifier=notifier,
             notifier_missing=missing,
+            kb=kb,
         )
         return _publish(run_daily(deps, options), options, stats, out)
 
