@@ -1,0 +1,214 @@
+"""`homeostat digest`: built from the KB's history and the state branch, posted to a local Slack sink."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from digestworld import TOPIC, DigestWorld, many_rules
+
+from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.adapters.slack import SlackNotifier
+from homeostat.core import blocks
+from homeostat.core.events import Event
+from homeostat.core.state import parse_state
+from homeostat.runs.curate import kb_repo_ref
+from homeostat.runs.digest import DigestDeps, DigestOptions, events_desire_paths, run_digest
+
+NOW = dt.datetime(2026, 12, 7, 8, 0, tzinfo=dt.UTC)
+SNAPSHOT = Path(__file__).parent / "fixtures" / "digest" / "small_kb.json"
+
+
+def small_world(tmp_path: Path, now: dt.datetime = NOW) -> DigestWorld:
+    world = DigestWorld(tmp_path, now=now)
+    day = (now - dt.timedelta(days=2)).date().isoformat()
+    world.commit(world.week_of_changes(day), when=now - dt.timedelta(days=2), message="A week of lessons")
+    world.in_review(
+        [
+            ("Use RefundPolicy.allows before posting", "bo", now - dt.timedelta(days=4)),
+            ("Backfill columns after the deploy", "cy", now - dt.timedelta(hours=20)),
+        ]
+    )
+    return world
+
+
+def deps(world: DigestWorld, notifier: SlackNotifier | None, out: io.StringIO, **extra: object) -> DigestDeps:
+    config = load_kb_dir(world.work).require_config()
+    git = Git(world.work)
+    return DigestDeps(
+        git=git,
+        config=config,
+        kb_repo=kb_repo_ref(config, None),
+        out=out,
+        notifier=notifier,
+        now=lambda: world.now,
+        kb_name="example/kb",
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def notifier(sink) -> SlackNotifier:  # type: ignore[no-untyped-def]
+    return SlackNotifier(sink.url, "HOMEOSTAT_SLACK_WEBHOOK")
+
+
+def test_the_digest_of_a_small_kb_matches_its_snapshot(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    log = SqliteEventLog(events_path(world.work), now=lambda: NOW)
+    for asked, tool in (("get_rules", "context"), ("get_rules", "context"), ("remember", "")):
+        log.record(Event("desire-path", NOW - dt.timedelta(days=1), {"asked": asked, "tool": tool}))
+    log.close()
+    out = io.StringIO()
+    result = run_digest(
+        deps(world, notifier(slack_sink), out, desire_paths=events_desire_paths(world.work)), DigestOptions()
+    )
+    assert result.posted and result.recorded
+    [post] = slack_sink.posts
+    if os.environ.get("UPDATE_SNAPSHOTS"):
+        SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
+        SNAPSHOT.write_text(json.dumps(post, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    assert post == json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert result.digest.counts == {
+        "new-rules": 2,
+        "reconfirmed": 1,
+        "rejected-decisions": 1,
+        "retired": 0,
+        "updated-sections": 1,
+        "review-queue": 2,
+        "open-flags": 1,
+        "desire-paths": 2,
+        "overdue": 1,
+    }
+
+
+def test_a_digest_of_500_new_rules_stays_within_every_slack_limit(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = DigestWorld(tmp_path, now=NOW)
+    world.commit({TOPIC: many_rules(500, "2026-12-05")}, when=NOW - dt.timedelta(days=2))
+    world.in_review(
+        [(f"Lesson {n} " + "with a long title " * 6, "bo", NOW - dt.timedelta(days=n % 5)) for n in range(80)]
+    )
+    result = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
+    assert result.posted, slack_sink.refused
+    [post] = slack_sink.posts
+    assert blocks.problems(post["blocks"], post["text"]) == []
+    assert len(post["blocks"]) <= 50
+    assert all(len(b["text"]["text"]) <= 3000 for b in post["blocks"] if b["type"] == "section")
+    sections = [b["text"]["text"] for b in post["blocks"] if b["type"] == "section"]
+    new = next(text for text in sections if text.startswith("*New rules* (500)"))
+    assert "…and 490 more: <https://github.com/example/kb/tree/main/knowledge|see them all>" in new
+    assert "&lt;angle&gt; &amp; ampersands" in new  # escaped, so Slack shows them as text
+    queue = next(text for text in sections if text.startswith("*Review queue* (80)"))
+    assert "…and 70 more: <https://github.com/example/kb/pulls|see them all>" in queue
+    assert post["text"].startswith(
+        "Homeostat digest for example/kb, 2026-11-30 to 2026-12-07: 500 new rules, "
+    )
+
+
+def test_blocks_fit_cuts_any_message_to_slacks_limits() -> None:
+    raw: list[dict[str, object]] = [{"type": "header", "text": {"type": "plain_text", "text": "h" * 400}}]
+    raw += [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 5000}} for _ in range(80)]
+    assert len(blocks.problems(raw, "")) == 83  # too many blocks, 81 texts too long, no fallback
+    fitted = blocks.fit(raw)
+    assert blocks.problems(fitted, "fallback") == []
+    assert len(fitted) == 50 and "…and 32 more blocks" in fitted[-1]["elements"][0]["text"]  # type: ignore[index]
+
+
+def test_a_week_with_nothing_new_says_so_in_one_line(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = DigestWorld(tmp_path, now=NOW)
+    result = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
+    [post] = slack_sink.posts
+    line = "Homeostat digest for example/kb: nothing new from 2026-11-30 to 2026-12-07."
+    assert post["text"] == line
+    assert post["blocks"] == [{"type": "section", "text": {"type": "mrkdwn", "text": line}}]
+    assert result.digest.empty
+
+
+def test_the_next_digest_starts_where_the_last_posted_one_ended(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
+    state = parse_state(world.state_files(), None)
+    [record] = state.digests.values()
+    assert record.posted and record.since == NOW - dt.timedelta(days=7) and record.until == NOW
+    assert record.counts["new-rules"] == 2
+
+    world.now = NOW + dt.timedelta(days=3)
+    later = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
+    assert later.digest.since == NOW
+    assert later.digest.counts["new-rules"] == 0  # the week's rules were in the last digest
+    assert later.digest.counts["review-queue"] == 2  # still waiting: shown again
+    assert len(parse_state(world.state_files(), None).digests) == 2
+
+
+def test_print_shows_the_blocks_text_and_posts_and_records_nothing(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    before = world.state_files()
+    out = io.StringIO()
+    run_digest(deps(world, notifier(slack_sink), out), DigestOptions(print_only=True))
+    assert slack_sink.posts == [] and slack_sink.attempts == []
+    assert world.state_files() == before
+    text = out.getvalue()
+    assert text.startswith(
+        "Homeostat digest: example/kb\n\nFrom 2026-11-30 to 2026-12-07\n\n*New rules* (2)\n"
+    )
+    assert "Use RefundPolicy.allows before posting" in text and ":warning: *overdue*" in text
+
+
+def test_an_unset_slack_variable_is_printed_and_recorded_as_a_notice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = small_world(tmp_path)
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work)]) == 0
+    out = capsys.readouterr().out
+    assert "notice: HOMEOSTAT_SLACK_WEBHOOK is not set, so the digest was not posted to Slack" in out
+    assert "*New rules* (2)" in out  # the week is in the log, at least
+    [record] = parse_state(world.state_files(), None).digests.values()
+    assert not record.posted and [n.kind for n in record.notices] == ["slack-unset"]
+
+
+def test_slack_refusing_the_post_fails_the_run_and_records_nothing(
+    tmp_path: Path, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    before = world.state_files()
+    monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.origin + "/services/revoked")
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        "homeostat: Slack refused the post (404 no_service): check the webhook URL in HOMEOSTAT_SLACK_WEBHOOK"
+    )
+    assert world.state_files() == before
+
+
+def test_the_cli_posts_and_reports_json(
+    tmp_path: Path, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.url)
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["posted"] and report["recorded"]
+    assert report["counts"]["new-rules"] == 2 and report["counts"]["overdue"] == 1
+    assert len(slack_sink.posts) == 1
+
+
+def test_since_sets_the_window(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work), "--print", "--since", "2020-01-01"]) == 0
+    out = capsys.readouterr().out
+    assert "From 2020-01-01 to" in out
+    assert "*New rules* (" in out  # everything since the KB began
+    assert main(["digest", "--kb", str(world.work), "--print", "--since", "last week"]) == 2
+    assert "--since 'last week' is not a date" in capsys.readouterr().err
