@@ -212,3 +212,26 @@ def test_since_sets_the_window(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "*New rules* (" in out  # everything since the KB began
     assert main(["digest", "--kb", str(world.work), "--print", "--since", "last week"]) == 2
     assert "--since 'last week' is not a date" in capsys.readouterr().err
+
+
+def test_digest_records_round_trip_and_two_on_one_day_are_both_kept() -> None:
+    from homeostat.core.state import (
+        DigestRecord,
+        digest_path,
+        dump_state,
+        merge_state_files,
+        parse_state_file,
+    )
+
+    first = DigestRecord(
+        run_id="a", since=NOW - dt.timedelta(days=7), until=NOW, counts={"new-rules": 3}, posted=True
+    )
+    second = first.model_copy(update={"run_id": "b", "posted": False})
+    path = digest_path(first)
+    assert path == "digests/2026-12-07.json"
+    assert parse_state_file(path, dump_state(first)) == first
+    merged = merge_state_files({path: dump_state(first)}, {path: dump_state(second)})
+    assert sorted(merged) == ["digests/2026-12-07-2.json", "digests/2026-12-07.json"]
+    assert merge_state_files(merged, {path: dump_state(second)}) == merged  # a rerun adds nothing
+    with pytest.raises(ValueError, match="until is before since"):
+        DigestRecord(run_id="c", since=NOW, until=NOW - dt.timedelta(days=1), posted=True)

@@ -79,7 +79,7 @@ def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
         since=since,
         until=until,
         overdue_days=deps.config.notifications.review_overdue_days,
-        links=_links(deps.kb_repo, base),
+        links=links_for(deps.kb_repo, base),
     )
     result = DigestResult(digest, digest_message(digest))
     if options.print_only:
@@ -120,7 +120,7 @@ def _kb_at(git: Git, tip: str, since: dt.datetime) -> KB | None:
         return None
 
 
-def _links(repo: RepoRef | None, base: str) -> Links:
+def links_for(repo: RepoRef | None, base: str) -> Links:
     if repo is None:
         return Links()
     return Links(
