@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dailyworld import KB_CONFIG_EXTRA, as_bitbucket
+from dailyworld import push_example_kb
 from gitfixtures import git
-from kbfactory import example_files
 
 from homeostat.adapters.git import Git
 from homeostat.core.model import RuleMeta
@@ -54,20 +53,7 @@ class ReviewWorld:
             harness.add_member(handle)
         self.kb_repo = harness.create_repo("example", "kb")
         self.adapter = harness.adapter()
-        work = tmp_path / "kb-work"
-        git(tmp_path, "clone", "--quiet", str(harness.bare_path(self.kb_repo)), str(work))
-        files = example_files()
-        files["homeostat.yaml"] = files["homeostat.yaml"].replace(
-            "  excludePaths:", KB_CONFIG_EXTRA + "  excludePaths:"
-        )
-        if self.host == "bitbucket":
-            files = {path: as_bitbucket(text) for path, text in files.items()}
-        for rel, text in files.items():
-            (work / rel).parent.mkdir(parents=True, exist_ok=True)
-            (work / rel).write_text(text)
-        git(work, "add", "-A")
-        git(work, "commit", "--quiet", "-m", "KB")
-        git(work, "push", "--quiet", "origin", "HEAD:main")
+        push_example_kb(harness, self.kb_repo, tmp_path / "kb-work")
 
     def bare(self) -> Git:
         return Git(self.harness.bare_path(self.kb_repo))

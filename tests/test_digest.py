@@ -235,3 +235,17 @@ def test_digest_records_round_trip_and_two_on_one_day_are_both_kept() -> None:
     assert merge_state_files(merged, {path: dump_state(second)}) == merged  # a rerun adds nothing
     with pytest.raises(ValueError, match="until is before since"):
         DigestRecord(run_id="c", since=NOW, until=NOW - dt.timedelta(days=1), posted=True)
+
+
+def test_a_shallow_ci_clone_gets_the_history_it_needs(tmp_path: Path) -> None:
+    """Bitbucket clones 50 commits deep by default, a checkout 1: the window's start must not be cut off,
+    or every rule would read as new."""
+    from digestworld import git
+
+    world = small_world(tmp_path)
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "--quiet", "--depth", "1", world.origin.as_uri(), str(shallow))
+    world.work = shallow
+    result = run_digest(deps(world, None, io.StringIO()), DigestOptions(print_only=True))
+    assert result.digest.counts["new-rules"] == 2
+    assert git(shallow, "rev-parse", "--is-shallow-repository") == "false"

@@ -93,6 +93,7 @@ def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
 def _fetch(deps: DigestDeps, base: str) -> tuple[str, StateSnapshot]:
     """The base branch's tip and the state branch, as they are on the remote now."""
     ref = tracking_ref(deps.remote, base)
+    deps.git.unshallow(deps.remote)  # the window's start must be in the history, not cut off
     deps.git.fetch(deps.remote, [f"+refs/heads/{base}:{ref}"])
     tip = deps.git.rev_parse(ref)
     if tip is None:

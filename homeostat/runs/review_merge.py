@@ -166,6 +166,7 @@ class ReviewMerge:
                 f"{self.base} (sources.baseBranch)"
             )
         git, remote = self.deps.git, self.deps.remote
+        git.unshallow(remote)  # the merge base must be in the history, not cut off
         git.fetch(
             remote,
             [f"+refs/heads/{ref}:{tracking_ref(remote, ref)}" for ref in (self.base, branch)],
