@@ -6,6 +6,9 @@ import datetime as dt
 import io
 import json
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from digestworld import TOPIC, DigestWorld, many_rules
 
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.git import Git
+from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.slack import SlackNotifier
 from homeostat.core import blocks
@@ -23,6 +27,7 @@ from homeostat.runs.digest import DigestDeps, DigestOptions, events_desire_paths
 
 NOW = dt.datetime(2026, 12, 7, 8, 0, tzinfo=dt.UTC)
 SNAPSHOT = Path(__file__).parent / "fixtures" / "digest" / "small_kb.json"
+KILLPOINT = Path(__file__).with_name("killpoint.py")
 
 
 def small_world(tmp_path: Path, now: dt.datetime = NOW) -> DigestWorld:
@@ -136,12 +141,96 @@ def test_the_next_digest_starts_where_the_last_posted_one_ended(tmp_path: Path, 
     assert record.posted and record.since == NOW - dt.timedelta(days=7) and record.until == NOW
     assert record.counts["new-rules"] == 2
 
-    world.now = NOW + dt.timedelta(days=3)
+    world.now = NOW + dt.timedelta(days=7, minutes=-40)  # next week's scheduled run, started late
     later = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
-    assert later.digest.since == NOW
+    assert later.posted and later.digest.since == NOW
     assert later.digest.counts["new-rules"] == 0  # the week's rules were in the last digest
     assert later.digest.counts["review-queue"] == 2  # still waiting: shown again
     assert len(parse_state(world.state_files(), None).digests) == 2
+    assert len(slack_sink.posts) == 2
+
+
+def test_a_second_run_in_the_same_week_posts_nothing(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    assert run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions()).posted
+    recorded = world.state_files()
+
+    world.now = NOW + dt.timedelta(days=3)
+    out = io.StringIO()
+    again = run_digest(deps(world, notifier(slack_sink), out), DigestOptions())
+    assert not again.posted and len(slack_sink.posts) == 1
+    assert (
+        again.skipped
+        == "this week's digest (2026-11-30 08:00 to 2026-12-07 08:00 UTC) was already posted to Slack"
+    )
+    assert f"digest: {again.skipped}; nothing posted (`--since DATE` posts another)" in out.getvalue()
+    assert world.state_files() == recorded  # and nothing recorded: next week starts where the post ended
+
+    forced = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions(since=NOW))
+    assert forced.posted and len(slack_sink.posts) == 2  # asked for by hand: posted
+
+
+@pytest.mark.parametrize("point", ["digest-before-post", "digest-after-post"])
+def test_a_run_killed_while_posting_is_not_posted_again_and_next_week_covers_it(
+    tmp_path: Path, slack_sink, point: str
+) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    killed = spawn_digest(world, slack_sink, point)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert len(slack_sink.posts) == (1 if point == "digest-after-post" else 0)
+    [stopped] = parse_state(world.state_files(), None).digests.values()
+    assert stopped.sending and not stopped.posted
+
+    out = io.StringIO()
+    rerun = run_digest(deps(world, notifier(slack_sink), out), DigestOptions())
+    assert not rerun.posted and len(slack_sink.posts) == (1 if point == "digest-after-post" else 0)
+    assert [n.kind for n in rerun.notices] == ["digest-unconfirmed"]
+    assert "so it may not have; next week's digest covers those days too" in out.getvalue()
+
+    world.now += dt.timedelta(days=7)
+    next_week = run_digest(deps(world, notifier(slack_sink), io.StringIO()), DigestOptions())
+    assert next_week.posted and next_week.digest.since == stopped.since  # the stopped week again
+    assert next_week.digest.counts["new-rules"] == 2
+
+
+def test_runs_at_once_post_one_digest(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    from digestworld import git
+
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    checkouts = [tmp_path / f"job-{n}" for n in range(3)]  # three CI jobs, each its own checkout
+    for checkout in checkouts:
+        git(tmp_path, "clone", "--quiet", world.origin.as_uri(), str(checkout))
+    runs = [spawn_digest(world, slack_sink, wait=False, kb=checkout) for checkout in checkouts]
+    for run in runs:
+        assert run.wait(timeout=120) == 0, run.stderr.read() if run.stderr else ""
+    assert len(slack_sink.posts) == 1
+    records = parse_state(world.state_files(), None).digests.values()
+    # one posted; a run that started after it records nothing, one that raced it records why it did not post
+    assert [r for r in records if r.posted] and not any(r.sending for r in records)
+    assert all(r.posted or [n.kind for n in r.notices] == ["digest-already-posted"] for r in records), [
+        (r.posted, r.sending, [n.message for n in r.notices]) for r in records
+    ]
+
+
+def spawn_digest(world: DigestWorld, sink, point: str = "", *, wait: bool = True, kb: Path | None = None):  # type: ignore[no-untyped-def]
+    """`homeostat digest` as its own process (under tests/killpoint.py when `point` is given)."""
+    env = {**os.environ, "HOMEOSTAT_SLACK_WEBHOOK": sink.url}
+    script = [str(KILLPOINT), point] if point else ["-m", "homeostat"]
+    argv = [sys.executable, *script, "digest", "--kb", str(kb or world.work)]
+    if wait:
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_passing_slack_failure_is_retried_and_posted_once(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path)
+    slack_sink.fail_next(503)
+    quick = SlackNotifier(
+        slack_sink.url, "HOMEOSTAT_SLACK_WEBHOOK", retry=RetryPolicy(attempts=3, base_delay=0.01)
+    )
+    result = run_digest(deps(world, quick, io.StringIO()), DigestOptions())
+    assert result.posted and len(slack_sink.posts) == 1
+    assert [status for _path, status in slack_sink.attempts] == [503, 200]
 
 
 def test_print_shows_the_blocks_text_and_posts_and_records_nothing(tmp_path: Path, slack_sink) -> None:  # type: ignore[no-untyped-def]
@@ -172,11 +261,10 @@ def test_an_unset_slack_variable_is_printed_and_recorded_as_a_notice(
     assert not record.posted and [n.kind for n in record.notices] == ["slack-unset"]
 
 
-def test_slack_refusing_the_post_fails_the_run_and_records_nothing(
+def test_slack_refusing_the_post_fails_the_run_and_a_rerun_posts_it(
     tmp_path: Path, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:  # type: ignore[no-untyped-def]
-    world = small_world(tmp_path)
-    before = world.state_files()
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
     monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.origin + "/services/revoked")
     from homeostat.cli import main
 
@@ -185,7 +273,13 @@ def test_slack_refusing_the_post_fails_the_run_and_records_nothing(
     assert err.strip() == (
         "homeostat: Slack refused the post (404 no_service): check the webhook URL in HOMEOSTAT_SLACK_WEBHOOK"
     )
-    assert world.state_files() == before
+    [record] = parse_state(world.state_files(), None).digests.values()
+    assert not record.posted and not record.sending and [n.kind for n in record.notices] == ["slack-failed"]
+
+    monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.url)  # the webhook fixed
+    assert main(["digest", "--kb", str(world.work)]) == 0
+    [post] = slack_sink.posts
+    assert "*New rules* (2)" in json.dumps(post)
 
 
 def test_the_cli_posts_and_reports_json(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import io
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +16,7 @@ from homeostat.errors import HomeostatError
 from homeostat.runs.publish import Publisher
 
 RULE = "billing-api-error-status-table"
+KILLPOINT = Path(__file__).with_name("killpoint.py")
 
 
 @pytest.fixture(params=["github", "bitbucket"])
@@ -54,6 +58,34 @@ def test_two_review_prs_adding_sections_to_one_topic_file_both_merge(
     assert world.state(first)["state"] == world.state(second)["state"] == "merged"
     assert world.log()[0].startswith(f"Homeostat review: bo 2026-12-01 (#{second})")
     assert world.branch("homeostat/review-bo-2026-12-01") is None  # deleted once merged
+
+
+def test_a_run_killed_after_pushing_the_rebuilt_branch_merges_it_on_the_rerun(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = world.review_pr(
+        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
+    )
+    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    assert world.run("review", "merge", str(first)) == 0
+    world.env()
+    killed = subprocess.run(
+        [sys.executable, str(KILLPOINT), "after-rebuilt-push", "review", "merge", str(second)]
+        + ["--kb", str(world.checkout())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    assert world.state(second)["state"] == "open"  # rebuilt and pushed, not merged
+    capsys.readouterr()
+
+    assert world.run("review", "merge", "--all") == 0
+    assert f"PR #{second}: merged: merged (" in capsys.readouterr().out  # level with main: no second rebuild
+    topic = world.main_text(TOPIC)
+    assert topic.count("{#billing-api-log-codes}") == topic.count("{#billing-api-retry-refunds}") == 1
+    assert world.validate_main() == []
 
 
 def test_a_pr_level_with_the_base_merges_without_a_rebuild(

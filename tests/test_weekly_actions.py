@@ -68,6 +68,17 @@ def test_digest_action_posts_writes_counts_and_a_summary_and_records_itself(
     assert any(path.startswith("digests/") for path in state), "the digest was not recorded"
     assert git_http.pushes() and all(p.user == "x-access-token" for p in git_http.pushes())
 
+    again = run_action(  # the job retried, or run by hand the same week: one post all the same
+        REPO / "actions" / "digest",
+        checkout(world, git_http, tmp_path / "again"),
+        tmp_path / "again",
+        {"token": world.harness.token},
+        env,
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.outputs["posted"] == "false" and len(slack_sink.posts) == 1
+    assert again.summary.startswith("## Homeostat digest\n\nNothing posted: this week's digest (")
+
 
 def test_digest_action_print_posts_nothing_and_an_unset_variable_is_a_notice(
     world: ReviewWorld, git_http, slack_sink, tmp_path: Path

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     result = run_digest(deps, DigestOptions(print_only=args.print, since=parse_when(args.since, "--since")))
     if args.format == "json":
         emit_json(as_json(result))
-    elif not args.print:
+    elif not args.print and not result.skipped:
         where = "posted to Slack" if result.posted else "not posted"
         print(f"digest: {where}; {digests.summary_line(result.digest)}")
     _ci(result)
@@ -84,6 +84,7 @@ def as_json(result: DigestResult) -> dict[str, object]:
         "until": digest.until.isoformat(),
         "posted": result.posted,
         "recorded": result.recorded,
+        "skipped": result.skipped or None,
         "counts": digest.counts,
         "summary": digests.summary_line(digest),
         "text": block_text(result.message.blocks),
@@ -93,10 +94,14 @@ def as_json(result: DigestResult) -> dict[str, object]:
 
 
 def _ci(result: DigestResult) -> None:
-    """Inside GitHub Actions: the counts as step outputs, the digest as the job summary."""
+    """Inside GitHub Actions: the counts as step outputs, the digest (or why none was posted) as the
+    job summary."""
     from homeostat.adapters import github_actions
 
     if github_actions.in_github_actions():
         github_actions.write_outputs(digests.ci_outputs(result.digest, posted=result.posted))
-        github_actions.append_summary(digests.digest_markdown(result.digest, result.notices))
+        summary = digests.digest_markdown(result.digest, result.notices)
+        if result.skipped:
+            summary = f"## Homeostat digest\n\nNothing posted: {result.skipped}.\n"
+        github_actions.append_summary(summary)
         github_actions.write_commands(digests.workflow_commands(result.notices))

@@ -52,6 +52,9 @@ NoticeKind = Literal[
     "overlap",
     "recovered",
     "reconciled",
+    "slack-failed",
+    "digest-unconfirmed",
+    "digest-already-posted",
 ]
 JournalKind = Literal["daily", "review", "dispute"]
 
@@ -248,6 +251,9 @@ class DigestRecord(StateModel):
     until: UtcDatetime
     counts: dict[str, NonNegativeInt] = Field(default_factory=dict)
     posted: bool
+    # written before the post and cleared after it: a record still `sending` is a run stopped while
+    # posting, whose digest may or may not have reached Slack
+    sending: bool = False
     notices: tuple[Notice, ...] = ()
 
     @model_validator(mode="after")
@@ -382,6 +388,12 @@ class StateSnapshot:
         only recorded, its Slack variable unset, was read by nobody)."""
         posted = [record for record in self.digests.values() if record.posted]
         return max(posted, key=lambda record: record.until, default=None)
+
+    def digests_claimed_after(self, after: datetime) -> list[DigestRecord]:
+        """Digests ending after `after` that reached Slack or were being posted when their run
+        stopped, first run first: the ones a rerun in the same week must not post again."""
+        claimed = [r for r in self.digests.values() if (r.posted or r.sending) and r.until > after]
+        return sorted(claimed, key=lambda record: record.run_id)
 
     def records(self) -> list[DecisionRecord]:
         """Every member's decision records, oldest first."""

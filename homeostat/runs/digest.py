@@ -6,9 +6,17 @@ the window's start and now, the decision records and this machine's event log (n
 API); then post it through the notifier and record it on the state branch (`digests/<date>.json`,
 never force-pushed). `--print` shows the blocks' text and writes nothing.
 
+Once a week, whatever reruns: a run finds the digests recorded in the last six days (under a week,
+so a scheduled run that started late never skips the next one) and posts nothing when one reached
+Slack or was being posted. Each post is recorded `sending` first and settled after, so a run killed
+mid-post leaves a record its rerun sees (it says the digest may not have reached Slack; the next
+week's digest covers those days again, as the window starts at the last digest known posted). Two
+runs at once both record, read the state again, and only the first posts. `--since` always posts.
+
 A Slack variable that is not set is printed and recorded as a notice (the digest is printed too, so
-the week is not lost from the log); a post Slack refuses fails the run and records nothing, so a
-rerun covers the same window. A state write the token may not make is a notice: the digest is out.
+the week is not lost from the log); a post Slack refuses fails the run and is recorded as not
+posted, so a rerun posts the same window. A state write the token may not make is a notice: the
+digest is posted all the same.
 """
 
 from __future__ import annotations
@@ -28,12 +36,14 @@ from homeostat.core.config import Config
 from homeostat.core.digest import Digest, Links, build_digest, digest_message
 from homeostat.core.hosts import RepoRef, file_url, pulls_url
 from homeostat.core.kb import KB
-from homeostat.core.notify import Notifier, SlackMessage
+from homeostat.core.notify import Notifier, NotifyError, SlackMessage
 from homeostat.core.state import DigestRecord, Notice, StateSnapshot, digest_path, dump_state, state_branch
 from homeostat.errors import HomeostatError, KBReadError
 from homeostat.runs.publish import Publisher
 
 WINDOW = dt.timedelta(days=7)
+RERUN_GAP = dt.timedelta(days=6)  # a digest posted more recently than this makes a rerun post nothing
+DIGEST_COMMIT = "homeostat digest "  # the state commit's subject: this, the run id, [skip ci]
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,7 @@ class DigestResult:
     posted: bool = False
     recorded: bool = False
     notices: list[Notice] = field(default_factory=list)
+    skipped: str = ""  # why nothing was posted: this week's digest already was
 
 
 def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
@@ -85,8 +96,14 @@ def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
     if options.print_only:
         deps.out.write(block_text(result.message.blocks))
         return result
-    _post(deps, result)
-    _record(deps, base, result)
+    earlier = None if options.since is not None else first_claim(state, until)
+    if earlier is not None:
+        _skip(deps, result, earlier)
+    elif deps.notifier is None:
+        _print_instead(deps, result)
+        result.recorded = _record(deps, base, _settled(result))
+    else:
+        _post_once(deps, base, result, deps.notifier, raced=options.since is None)
     return result
 
 
@@ -102,11 +119,16 @@ def _fetch(deps: DigestDeps, base: str) -> tuple[str, StateSnapshot]:
 
 
 def window_start(state: StateSnapshot, since: dt.datetime | None, until: dt.datetime) -> dt.datetime:
-    """`--since`, else where the last digest that reached Slack ended, else a week ago."""
+    """`--since`, else where the last digest that reached Slack ended, else a week ago; earlier when
+    a run after that stopped while posting (its days may not have reached Slack)."""
     if since is not None:
         return since
     last = state.last_digest()
-    return last.until if last is not None else until - WINDOW
+    start = last.until if last is not None else until - WINDOW
+    stopped = [
+        r.since for r in state.digests.values() if r.sending and (last is None or r.until > last.until)
+    ]
+    return min([start, *stopped])
 
 
 def _kb_at(git: Git, tip: str, since: dt.datetime) -> KB | None:
@@ -131,41 +153,102 @@ def links_for(repo: RepoRef | None, base: str) -> Links:
     )
 
 
-def _post(deps: DigestDeps, result: DigestResult) -> None:
-    """Post; with no Slack variable, print the digest and a notice instead. A refused post raises."""
-    if deps.notifier is None:
-        message = deps.notifier_missing or (
-            f"{deps.config.notifications.slack_webhook_env} is not set, so the digest was not posted to Slack"
+def first_claim(state: StateSnapshot, now: dt.datetime) -> DigestRecord | None:
+    """The first digest of the last six days that reached Slack or was being posted, if any."""
+    claimed = state.digests_claimed_after(now - RERUN_GAP)
+    return claimed[0] if claimed else None
+
+
+def _skip(deps: DigestDeps, result: DigestResult, earlier: DigestRecord, *, raced: bool = False) -> None:
+    """This week's digest was posted, or is being posted, or was when its run stopped: post nothing."""
+    when = f"{earlier.since:%Y-%m-%d %H:%M} to {earlier.until:%Y-%m-%d %H:%M} UTC"
+    if raced:
+        result.skipped = f"another run ({earlier.run_id}) recorded this week's digest ({when}) first"
+        result.notices.append(Notice(kind="digest-already-posted", message=result.skipped))
+    elif earlier.posted:
+        result.skipped = f"this week's digest ({when}) was already posted to Slack"
+    else:
+        result.skipped = f"this week's digest ({when}) was being posted by run {earlier.run_id}"
+        message = (
+            f"the digest run {earlier.run_id} was posting {when} and never recorded that it reached Slack "
+            f"(it stopped, or is still running), so it may not have; next week's digest covers those "
+            f"days too, or `homeostat digest --since {earlier.since:%Y-%m-%d}` posts them now"
         )
-        result.notices.append(Notice(kind="slack-unset", message=message))
-        deps.out.write(block_text(result.message.blocks))
+        result.notices.append(Notice(kind="digest-unconfirmed", message=message))
         print(f"notice: {message}", file=deps.out)
-        return
-    deps.notifier.post(result.message)
+    print(f"digest: {result.skipped}; nothing posted (`--since DATE` posts another)", file=deps.out)
+
+
+def _print_instead(deps: DigestDeps, result: DigestResult) -> None:
+    """No Slack variable: the digest goes to the log, with a notice saying it was not posted."""
+    message = deps.notifier_missing or (
+        f"{deps.config.notifications.slack_webhook_env} is not set, so the digest was not posted to Slack"
+    )
+    result.notices.append(Notice(kind="slack-unset", message=message))
+    deps.out.write(block_text(result.message.blocks))
+    print(f"notice: {message}", file=deps.out)
+
+
+def _post_once(deps: DigestDeps, base: str, result: DigestResult, notifier: Notifier, *, raced: bool) -> None:
+    """Record the post as `sending`, post, then settle the record; a refused post is recorded as not
+    posted and raised. When another run recorded this week's digest first, this one posts nothing."""
+    sending = _settled(result).model_copy(update={"sending": True})
+    if _record(deps, base, sending) and raced:
+        first = _first_recorded(deps, base, result.digest.until)
+        if first is not None and first.run_id != sending.run_id:
+            _skip(deps, result, first, raced=True)
+            result.recorded = _record(deps, base, _settled(result, sending.run_id))
+            return
+    try:
+        notifier.post(result.message)
+    except NotifyError as exc:
+        result.notices.append(Notice(kind="slack-failed", message=str(exc)))
+        _record(deps, base, _settled(result, sending.run_id))
+        raise
     result.posted = True
+    result.recorded = _record(deps, base, _settled(result, sending.run_id))
 
 
-def _record(deps: DigestDeps, base: str, result: DigestResult) -> None:
+def _first_recorded(deps: DigestDeps, base: str, now: dt.datetime) -> DigestRecord | None:
+    """Of this week's claimed digests, the one whose record reached the state branch first: the
+    branch is one line of commits, so every racing run reads the same order."""
+    state = read_state(deps.git, deps.remote, state_branch(base))
+    claimed = {record.run_id: record for record in state.digests_claimed_after(now - RERUN_GAP)}
+    if state.commit is None or not claimed:
+        return None
+    log = deps.git.run("log", "--reverse", "--format=%s", state.commit, "--", "digests", check=False)
+    for subject in log.stdout.decode().splitlines():
+        run_id = subject.removeprefix(DIGEST_COMMIT).split(" ")[0]
+        if subject.startswith(DIGEST_COMMIT) and run_id in claimed:
+            return claimed[run_id]
+    return first_claim(state, now)
+
+
+def _settled(result: DigestResult, run_id: str = "") -> DigestRecord:
     digest = result.digest
-    record = DigestRecord(
-        run_id=f"{digest.until.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}",
+    return DigestRecord(
+        run_id=run_id or f"{digest.until.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}",
         since=digest.since,
         until=digest.until,
         counts=digest.counts,
         posted=result.posted,
         notices=tuple(result.notices),
     )
+
+
+def _record(deps: DigestDeps, base: str, record: DigestRecord) -> bool:
+    """Merge the record into the state branch; a write the token may not make is a notice."""
     publisher = Publisher(deps.git, None, None, remote=deps.remote, out=deps.out)
     try:
         publisher.record(
             {digest_path(record): dump_state(record)},
             branch=state_branch(base),
-            message=f"homeostat digest {record.run_id} [skip ci]",
+            message=f"{DIGEST_COMMIT}{record.run_id} [skip ci]",
         )
     except HomeostatError as exc:
         print(f"notice: the digest was not recorded on {state_branch(base)}: {exc}", file=deps.out)
-        return
-    result.recorded = True
+        return False
+    return True
 
 
 def events_desire_paths(root: Path) -> Callable[[dt.datetime], list[tuple[str, str]]]:
