@@ -29,6 +29,15 @@ def world(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mo
     return made
 
 
+def two_additions(world: ReviewWorld) -> tuple[int, int]:
+    """Two review PRs (ana's, then bo's), each adding a section at the end of the same topic file."""
+    first = world.review_pr(
+        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
+    )
+    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    return first, second
+
+
 @pytest.fixture
 def github_world(github_harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ReviewWorld:  # type: ignore[no-untyped-def]
     return ReviewWorld(github_harness, tmp_path, monkeypatch)
@@ -37,10 +46,7 @@ def github_world(github_harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_two_review_prs_adding_sections_to_one_topic_file_both_merge(
     world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    first = world.review_pr(
-        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
-    )
-    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    first, second = two_additions(world)
     assert world.run("review", "merge", str(first)) == 0, capsys.readouterr()
     # git alone cannot merge the second any more: both added lines at the end of the same file
     refused = world.adapter.merge_pull(world.kb_repo, second, "t", "m")
@@ -63,10 +69,7 @@ def test_two_review_prs_adding_sections_to_one_topic_file_both_merge(
 def test_a_run_killed_after_pushing_the_rebuilt_branch_merges_it_on_the_rerun(
     world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    first = world.review_pr(
-        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
-    )
-    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    first, second = two_additions(world)
     assert world.run("review", "merge", str(first)) == 0
     world.env()
     killed = subprocess.run(
@@ -128,10 +131,7 @@ def test_the_same_rule_changed_on_both_sides_is_left_open_with_one_comment(
 def test_a_host_that_refuses_the_merge_leaves_the_rebuilt_pr_open(
     world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    first = world.review_pr(
-        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
-    )
-    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    first, second = two_additions(world)
     assert world.run("review", "merge", str(first)) == 0
     world.harness.protect_branch(world.kb_repo, "main")
     capsys.readouterr()
@@ -195,10 +195,7 @@ def test_a_dry_run_rebuilds_and_pushes_comments_and_merges_nothing(
     github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     world = github_world
-    first = world.review_pr(
-        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
-    )
-    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    first, second = two_additions(world)
     world.harness.merge_as(world.kb_repo, first, "ana")
     head = world.branch("homeostat/review-bo-2026-12-01")
     capsys.readouterr()
