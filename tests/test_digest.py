@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from digestworld import TOPIC, DigestWorld, many_rules
+from kbfactory import stderr_errors
 
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.git import Git
@@ -269,7 +270,7 @@ def test_slack_refusing_the_post_fails_the_run_and_a_rerun_posts_it(
     from homeostat.cli import main
 
     assert main(["digest", "--kb", str(world.work)]) == 1
-    err = capsys.readouterr().err
+    err = stderr_errors(capsys.readouterr().err)
     assert err.strip() == (
         "homeostat: Slack refused the post (404 no_service): check the webhook URL in HOMEOSTAT_SLACK_WEBHOOK"
     )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kbfactory import stderr_errors
 from reviewworld import TOPIC, ReviewWorld, section
 
 from homeostat.core.hosts import PullState
@@ -171,7 +172,7 @@ def test_an_unknown_pr_number_is_one_line_naming_it(
     world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert world.run("review", "merge", "999") != 0
-    err = capsys.readouterr().err
+    err = stderr_errors(capsys.readouterr().err)
     assert len(err.strip().splitlines()) == 1
     assert "PR #999" in err and err.startswith("homeostat: ")
 
@@ -183,7 +184,7 @@ def test_a_pr_that_is_not_homeostats_is_refused_and_left_alone(
     number = world.adapter.open_pull(world.kb_repo, "feature/faster", "main", "Faster", "").number
     tip = world.branch("main")
     assert world.run("review", "merge", str(number)) == 2
-    err = capsys.readouterr().err
+    err = stderr_errors(capsys.readouterr().err)
     assert err.strip() == (
         f"homeostat: PR #{number} is not a Homeostat review or dispute PR: its branch is 'feature/faster' into "
         "'main', and review merge only merges homeostat/review-* branches into main (sources.baseBranch)"
