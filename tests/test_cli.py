@@ -258,6 +258,8 @@ def _leaves(parser: argparse.ArgumentParser, name: str) -> list[tuple[argparse.A
     if not nested:
         return [(parser, name)]
     return [leaf for a in nested for sub, p in a.choices.items() for leaf in _leaves(p, f"{name} {sub}")]
+
+
 def test_status_events_metrics_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _, data = as_json(capsys, "status", "--kb", str(kb))
     assert keys(data) == {
