@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "validate": "check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
     "daily": "the daily run: decide pending and review-drafted lessons, open and merge PRs",
     "deep-dive": "the weekly deep dive: merge near-duplicates, check contradictions, retire stale rules",
+    "digest": "the weekly Slack digest: new and reconfirmed rules, updated sections, the review queue",
+    "review": "review merge: rebuild review and dispute PRs on the base, section by section, and merge them",
     "curate": "draft lessons from merged PRs' review threads (the daily run's first step, alone)",
     "learn": "write a lesson to this clone's pending set",
     "sync": "push pending lessons to candidates/<member>, clear the decided ones, update the clone",

@@ -357,6 +357,14 @@ class Git:
             self.run(*args, *kept, "--prune")
         return False
 
+    def unshallow(self, remote: str) -> bool:
+        """Fetch the rest of the history when this clone is shallow (a CI checkout's default depth),
+        for a command that reads history or merge bases; True when it had to."""
+        shallow = self.run("rev-parse", "--is-shallow-repository").stdout.decode().strip() == "true"
+        if shallow:
+            self.run("fetch", "--unshallow", "--no-tags", "--no-write-fetch-head", "--quiet", remote)
+        return shallow
+
     def ls_remote(self, remote: str, pattern: str | None = None) -> dict[str, str]:
         """The remote's refs (optionally those matching a pattern such as `refs/heads/candidates/*`)."""
         args = ["ls-remote", "--refs", remote] + ([pattern] if pattern else [])
