@@ -379,3 +379,36 @@ def test_learn_refuses_a_stranger_and_asks_for_the_topic_its_area_needs(kb: Path
 
     session(kb, web, as_member)
     assert [lesson.author for _, lesson in list_pending(kb)] == ["cy"]
+
+
+def test_the_corpus_is_kept_between_calls_until_the_kb_changes(kb: Path, web: Path) -> None:
+    """The server holds what it loaded while the KB's key is unchanged; an edit is seen on the next
+    call, by search (the corpus) and by explain and report (the KB itself)."""
+    server = build_server(str(kb), web)
+    rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await call(client, "search", {"query": "theme spacing"})
+            before = await call(client, "explain", {"id": "use-theme-spacing"})
+            report = await call(client, "report")
+            await call(client, "search", {"query": "theme spacing"})
+            assert server.loaded is not None and server.loaded.reason == "kept"
+            kept_kb = server.kb_of(server.session())
+
+            text = rule.read_text(encoding="utf-8").replace(
+                "title: Take spacing", "title: Take zebrapixel spacing"
+            )
+            rule.write_text(text, encoding="utf-8")
+            assert "(use-theme-spacing)" in await call(client, "search", {"query": "zebrapixel"})
+            assert server.loaded.reason != "kept"
+            assert "zebrapixel" in await call(client, "explain", {"id": "use-theme-spacing"})
+            assert "zebrapixel" not in before
+            assert server.kb_of(server.session()) is not kept_kb
+
+            rule.unlink()
+            assert "No rule" in await call(client, "explain", {"id": "use-theme-spacing"})
+            assert await call(client, "report") != report
+            assert "(use-theme-spacing)" not in await call(client, "search", {"query": "zebrapixel"})
+
+    anyio.run(main)
