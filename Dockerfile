@@ -28,21 +28,23 @@ RUN apt-get update \
 
 WORKDIR /opt/homeostat
 
-# Dependencies first, from exact pins (requirements.lock), so a code change reuses this layer.
+# Dependencies first, from exact pins with the hash of every file (requirements.lock), so a code
+# change reuses this layer and a tampered or re-uploaded file fails the build. The lock carries the
+# build backend too.
 COPY requirements.lock ./
-RUN pip install --no-cache-dir -r requirements.lock
+RUN pip install --no-cache-dir --require-hashes -r requirements.lock
 
-# The package itself, with no dependency resolution and a pinned build backend: nothing unpinned
+# The package itself, with no dependency resolution and the locked build backend: nothing unpinned
 # is fetched while building.
 COPY pyproject.toml ./
 COPY homeostat ./homeostat
 # homeostat/templates/workflows links to ../../workflows: the CI templates `homeostat init` writes.
 COPY workflows ./workflows
-RUN pip install --no-cache-dir setuptools==84.2.1 \
- && pip install --no-cache-dir --no-deps --no-build-isolation . \
+RUN pip install --no-cache-dir --no-deps --no-build-isolation . \
  && rm -rf build homeostat.egg-info
 
-RUN useradd --system --uid 10001 --user-group --create-home --home-dir /home/homeostat homeostat \
+RUN groupadd --system --gid 10001 homeostat \
+ && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /home/homeostat homeostat \
  && mkdir /workspace \
  && chown homeostat:homeostat /workspace
 USER 10001:10001

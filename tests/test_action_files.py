@@ -31,21 +31,18 @@ IMAGE = "ghcr.io/homeostat/homeostat"
 
 ACTION_FILES = sorted([REPO / "action.yml", *(REPO / "actions").glob("*/action.yml")])
 GITHUB_TEMPLATES = sorted((REPO / "workflows" / "github").glob("*.yml"))
+OWN_WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
+# Each action is also its own repository, homeostat/<folder>: what templates and docs name.
+ACTION_REPOS = sorted(p.parent.name for p in (REPO / "actions").glob("*/action.yml"))
+OWN_ACTION = re.compile(
+    rf"homeostat/(?:homeostat(?:/actions/(?P<path>[\w-]+))?|(?P<repo>{'|'.join(ACTION_REPOS)}))@"
+)
 BITBUCKET_TEMPLATE = REPO / "workflows" / "bitbucket" / "bitbucket-pipelines.yml"
 PIPE_FILES = sorted((REPO / "actions").glob("*/pipe.yml"))
 DOCS = REPO / "docs" / "actions.md"
 DOCKERFILE = REPO / "Dockerfile"
 LOCK = REPO / "requirements.lock"
 SCRIPTS = sorted((REPO / "actions").glob("_shared/*.sh"))
-SUITE_FILES = [
-    *ACTION_FILES,
-    *GITHUB_TEMPLATES,
-    BITBUCKET_TEMPLATE,
-    *PIPE_FILES,
-    *(REPO / "actions").glob("*/README.md"),
-    DOCS,
-    DOCKERFILE,
-]
 
 
 def tool(name: str) -> Path:
@@ -67,7 +64,7 @@ def load(path: Path) -> dict:
 
 
 def action_address(action_file: Path) -> str:
-    """How a KB repo's workflow names this action: owner/repo[/path]@vVERSION."""
+    """How this repository's docs head each action: owner/repo[/path]@vVERSION (the monorepo path)."""
     folder = action_file.parent.relative_to(REPO).as_posix()
     return f"{OWNER_REPO}{'' if folder == '.' else '/' + folder}@v{VERSION}"
 
@@ -97,7 +94,12 @@ def actionlint_repo(tmp: Path, workflows: dict[str, str]) -> Path:
 
 def with_local_actions(text: str) -> str:
     """Point our own actions at the copied folders, so actionlint checks `with:` against their inputs."""
-    return re.sub(rf"{OWNER_REPO}(/[\w/-]+)?@v[\w.]+", lambda m: "./" + (m.group(1) or "").lstrip("/"), text)
+
+    def local(match: re.Match[str]) -> str:
+        name = match.group("path") or match.group("repo")
+        return f"./actions/{name}" if name else "./"
+
+    return re.sub(OWN_ACTION.pattern + r"v[\w.]+", local, text)
 
 
 def test_actionlint_accepts_the_github_templates(tmp_path: Path) -> None:
@@ -108,6 +110,15 @@ def test_actionlint_accepts_the_github_templates(tmp_path: Path) -> None:
     repo = actionlint_repo(tmp_path, workflows)
     result = run([tool("actionlint"), "-no-color"], cwd=repo)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_accepts_the_release_workflow(tmp_path: Path) -> None:
+    assert [p.name for p in OWN_WORKFLOWS] == ["release.yml"]
+    repo = actionlint_repo(tmp_path, {p.name: p.read_text(encoding="utf-8") for p in OWN_WORKFLOWS})
+    result = run([tool("actionlint"), "-no-color"], cwd=repo)
+    assert result.returncode == 0, result.stdout + result.stderr
+    schema = run([tool("check-jsonschema"), "--builtin-schema", "vendor.github-workflows", *OWN_WORKFLOWS])
+    assert schema.returncode == 0, schema.stdout + schema.stderr
 
 
 def test_actionlint_sees_an_input_the_action_does_not_declare(tmp_path: Path) -> None:
@@ -161,14 +172,14 @@ def test_shellcheck_accepts_every_script(tmp_path: Path) -> None:
 # --- the suite's rules ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [*ACTION_FILES, *GITHUB_TEMPLATES], ids=rel)
+@pytest.mark.parametrize("path", [*ACTION_FILES, *GITHUB_TEMPLATES, *OWN_WORKFLOWS], ids=rel)
 def test_third_party_actions_are_pinned_to_a_commit_sha(path: Path) -> None:
     for uses in uses_lines(path):
         if uses.startswith("./"):
             continue
         if uses.startswith("docker://"):
             assert re.search(r"@sha256:[0-9a-f]{64}$", uses), f"{rel(path)}: {uses} is not pinned by digest"
-        elif uses.startswith(f"{OWNER_REPO}/") or uses.startswith(f"{OWNER_REPO}@"):
+        elif OWN_ACTION.match(uses):
             assert uses.endswith(f"@v{VERSION}"), f"{rel(path)}: {uses} must pin Homeostat's exact v{VERSION}"
         else:
             assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}", uses), (
@@ -232,29 +243,6 @@ def test_the_escape_hatch_variable_is_documented() -> None:
     assert "| `HOMEOSTAT_BIN` |" in docs_section("Environment variables")
 
 
-def test_one_version_everywhere() -> None:
-    wrong: list[str] = []
-    for path in SUITE_FILES:
-        text = path.read_text(encoding="utf-8")
-        for found in re.findall(rf"{re.escape(IMAGE)}:([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: image tag {found}")
-        for found in re.findall(rf"{OWNER_REPO}(?:/[\w/-]+)?@v([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: action ref v{found}")
-        for found in re.findall(r"\bhomeostat==([\w.-]+)", text):
-            if found != VERSION:
-                wrong.append(f"{rel(path)}: pip pin homeostat=={found}")
-    for action_file in ACTION_FILES:
-        default = str((load(action_file)["inputs"]["version"]).get("default"))
-        if default != VERSION:
-            wrong.append(f"{rel(action_file)}: version input default {default}")
-    arg = re.search(r"^ARG HOMEOSTAT_VERSION=(\S+)$", DOCKERFILE.read_text(encoding="utf-8"), re.MULTILINE)
-    if not arg or arg.group(1) != VERSION:
-        wrong.append(f"Dockerfile: ARG HOMEOSTAT_VERSION={arg.group(1) if arg else 'missing'}")
-    assert not wrong, f"not homeostat.VERSION {VERSION}: {wrong}"
-
-
 def test_templates_and_pipe_run_the_same_image() -> None:
     image = f"{IMAGE}:{VERSION}"
     bitbucket = load(BITBUCKET_TEMPLATE)
@@ -271,7 +259,7 @@ def test_templates_and_pipe_run_the_same_image() -> None:
     declared = {v["name"] for v in load(REPO / "actions" / "validate" / "pipe.yml")["variables"]}
     for step in pipe_steps:
         assert set(step["variables"]) <= declared
-    validate_uses = [u for p in GITHUB_TEMPLATES for u in uses_lines(p) if "/actions/validate@" in u]
+    validate_uses = [u for p in GITHUB_TEMPLATES for u in uses_lines(p) if "validate@" in u]
     assert validate_uses == [action_address(REPO / "actions" / "validate" / "action.yml")]
 
 
@@ -354,7 +342,7 @@ def test_image_is_pinned_non_root_and_runs_homeostat() -> None:
     assert users and users[-1].split(":")[0] not in {"0", "root"}
     assert ("ENTRYPOINT", '["homeostat"]') in instructions
     runs = " ".join(rest for word, rest in instructions if word == "RUN")
-    assert "pip install --no-cache-dir -r requirements.lock" in runs
+    assert "-r requirements.lock" in runs
     assert "--no-deps" in runs
     assert re.search(r"\bgit=\S+", runs), "git must be installed (the entrypoints run git)"
 
@@ -390,15 +378,40 @@ def test_dockerignore_keeps_what_the_dockerfile_copies() -> None:
 # --- requirements.lock ----------------------------------------------------------------------------
 
 
-def lock_pins() -> dict[str, str]:
-    pins: dict[str, str] = {}
-    for line in LOCK.read_text(encoding="utf-8").splitlines():
+def lock_entries() -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, sha256 hashes), from `name==version \\` lines and their `--hash=` lines."""
+    text = re.sub(r"\s*\\\n\s*", " ", LOCK.read_text(encoding="utf-8"))
+    entries: dict[str, tuple[str, list[str]]] = {}
+    for line in text.splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([\w.+!-]+)", line.strip())
-        assert match, f"requirements.lock: {line!r} is not an exact name==version pin"
-        pins[canonicalize_name(match.group(1))] = match.group(2)
-    return pins
+        match = re.fullmatch(
+            r"([A-Za-z0-9][A-Za-z0-9._-]*)==([\w.+!-]+)((?: --hash=sha256:[0-9a-f]{64})*)", line.strip()
+        )
+        assert match, f"requirements.lock: {line[:80]!r} is not an exact name==version pin with its hashes"
+        hashes = re.findall(r"sha256:([0-9a-f]{64})", match.group(3))
+        entries[canonicalize_name(match.group(1))] = (match.group(2), hashes)
+    return entries
+
+
+def lock_pins() -> dict[str, str]:
+    return {name: version for name, (version, _) in lock_entries().items()}
+
+
+def test_every_locked_package_carries_its_hashes() -> None:
+    """pip --require-hashes refuses a lock with an unhashed line; the image build depends on that."""
+    unhashed = [name for name, (_, hashes) in lock_entries().items() if not hashes]
+    assert not unhashed, f"requirements.lock has no --hash for {unhashed}: regenerate it (docs/actions.md)"
+    runs = " ".join(rest for word, rest in dockerfile_instructions() if word == "RUN")
+    assert "pip install --no-cache-dir --require-hashes -r requirements.lock" in runs
+
+
+def test_the_build_backend_is_locked_as_pyproject_pins_it() -> None:
+    build = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["build-system"]
+    [backend] = build["requires"]
+    name, _, version = backend.partition("==")
+    assert version, f"pyproject.toml [build-system] requires {backend!r}: pin it exactly"
+    assert lock_pins().get(canonicalize_name(name)) == version
 
 
 def test_lock_pins_every_direct_dependency_as_pyproject_does() -> None:
@@ -412,6 +425,8 @@ def test_lock_pins_every_direct_dependency_as_pyproject_does() -> None:
             f"requirements.lock pins {name}=={pins[name]} but pyproject.toml says {requirement.specifier}"
         )
     assert canonicalize_name("homeostat") not in pins
+    extra = set(pins) - {canonicalize_name(Requirement(d).name) for d in project["dependencies"]}
+    assert extra, "the lock holds transitive dependencies too"
 
 
 def test_lock_is_closed_under_its_own_requirements() -> None:

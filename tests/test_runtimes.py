@@ -285,7 +285,7 @@ def test_the_bedrock_runtime_names_its_extra_when_it_must_sign() -> None:
     message = error_without({"boto3", "botocore"}, {"runtime": "bedrock", "region": "eu-west-1"})
     assert message == (
         "the bedrock runtime signs requests with your AWS credentials through boto3, which is not installed: "
-        "pip install 'homeostat[bedrock]' (or set AWS_BEARER_TOKEN_BEDROCK to use a Bedrock API key)"
+        "pip install 'homeostat-kb[bedrock]' (or set AWS_BEARER_TOKEN_BEDROCK to use a Bedrock API key)"
     )
 
 
@@ -308,7 +308,7 @@ def test_the_vertex_runtime_names_its_extra_without_a_token() -> None:
     message = error_without({"google"}, {"runtime": "vertex", "region": "us-east5", "project": "kb"})
     assert message == (
         "the vertex runtime uses Google Application Default Credentials through google-auth, which is not "
-        "installed: pip install 'homeostat[vertex]' (or set GOOGLE_OAUTH_ACCESS_TOKEN to a short-lived token)"
+        "installed: pip install 'homeostat-kb[vertex]' (or set GOOGLE_OAUTH_ACCESS_TOKEN to a short-lived token)"
     )
 
 

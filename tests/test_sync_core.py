@@ -47,6 +47,9 @@ def test_the_candidates_tree_drops_stray_homeostat_files_of_the_base() -> None:
     ("files", "pin"),
     [
         ({".github/workflows/d.yml": "uses: homeostat/homeostat/actions/daily@v0.2.1\n"}, "0.2.1"),
+        ({".github/workflows/d.yml": "uses: homeostat/daily@v0.2.1\n"}, "0.2.1"),
+        ({".github/workflows/d.yml": "uses: homeostat/daily@" + "a1" * 20 + " # v0.2.1\n"}, "0.2.1"),
+        ({"bitbucket-pipelines.yml": "image: ghcr.io/homeostat/homeostat:0.2.1@sha256:" + "0" * 64}, "0.2.1"),
         ({"bitbucket-pipelines.yml": "image: ghcr.io/homeostat/homeostat:0.3.0\n"}, "0.3.0"),
         (
             {

@@ -327,7 +327,7 @@ def _require_aws_credentials(region: str) -> None:
     if not (_installed("boto3") and _installed("botocore")):
         raise ConfigError(
             "the bedrock runtime signs requests with your AWS credentials through boto3, which is not "
-            "installed: pip install 'homeostat[bedrock]' "
+            "installed: pip install 'homeostat-kb[bedrock]' "
             "(or set AWS_BEARER_TOKEN_BEDROCK to use a Bedrock API key)"
         )
     boto3 = importlib.import_module("boto3")
@@ -374,7 +374,7 @@ def _require_google_credentials() -> None:
     if not _installed("google.auth"):
         raise ConfigError(
             "the vertex runtime uses Google Application Default Credentials through google-auth, which "
-            "is not installed: pip install 'homeostat[vertex]' "
+            "is not installed: pip install 'homeostat-kb[vertex]' "
             "(or set GOOGLE_OAUTH_ACCESS_TOKEN to a short-lived token)"
         )
     google_auth = importlib.import_module("google.auth")

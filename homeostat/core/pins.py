@@ -28,7 +28,7 @@ _USES = re.compile(
     r"[\"']?\s*(?:#\s*(?P<comment>\S+))?"
 )
 _IMAGE = re.compile(r"ghcr\.io/homeostat/homeostat(?::(?P<tag>[\w.-]+))?(?:@sha256:[0-9a-f]{64})?(?![\w./-])")
-_PIP = re.compile(r"\bhomeostat==(?P<version>[\w.+-]+)")
+_PIP = re.compile(r"\bhomeostat(?:-kb)?==(?P<version>[\w.+-]+)")  # the PyPI name is homeostat-kb
 _VERSION_INPUT = re.compile(r"^\s*version:\s*[\"']?(?P<version>[^\"'\s#]+)")
 
 

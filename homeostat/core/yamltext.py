@@ -180,6 +180,10 @@ def _fast_value(text: str, line: int) -> Any:
     return value
 
 
+# Keys PyYAML reads as a boolean or null, not a string (`no: 1` is {False: 1}); the full parser decides.
+_NOT_STRING_KEYS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
+
+
 class _Slow(Exception):
     """The text is outside the simple shape; use the full parser."""
 
@@ -204,7 +208,7 @@ def _load_simple(text: str) -> YamlDoc:
         if match is None:
             raise _Slow
         indent, key, value = match.groups()
-        if indent == " " or (indent and parent is None):
+        if indent == " " or (indent and parent is None) or key.lower() in _NOT_STRING_KEYS:
             raise _Slow
         nested = bool(indent)
         path: tuple[str, ...] = (parent, key) if nested and parent else (key,)
