@@ -15,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from homeostat.errors import ConfigError
+
 SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
 
 
@@ -51,18 +53,25 @@ def existing_folder(value: str) -> str:
     return value
 
 
-def add_checkout_option(parser: argparse.ArgumentParser, help: str = "") -> None:
+def add_checkout_option(parser: argparse.ArgumentParser, help: str = "", default: str | None = ".") -> None:
     parser.add_argument(
         "--checkout",
         metavar="DIR",
         type=existing_folder,
-        default=None,
+        default=default,
         help=help or "the code checkout (default: the current folder)",
     )
 
 
-def checkout_dir(args: argparse.Namespace) -> str:
-    return str(getattr(args, "checkout", None) or ".")
+def one_of(args: argparse.Namespace, flag: str, old: str, what: str) -> str | None:
+    """The value of `--flag`, or of its old positional spelling; both, and different, is a mistake."""
+    new_value: str | None = getattr(args, flag)
+    old_value: str | None = getattr(args, old)
+    if new_value is not None and old_value is not None and Path(new_value) != Path(old_value):
+        raise ConfigError(
+            f"{what} given twice ({old_value} and --{flag} {new_value}): give it once, as --{flag}"
+        )
+    return new_value if new_value is not None else old_value
 
 
 def add_repo_option(parser: argparse.ArgumentParser) -> None:

@@ -203,7 +203,7 @@ def test_validate_action_runs_the_pinned_image_with_the_workspace_and_summary_mo
     args = json.loads(record.read_text())
     assert f"ghcr.io/homeostat/homeostat:{VERSION}" in args
     image_at = args.index(f"ghcr.io/homeostat/homeostat:{VERSION}")
-    assert args[image_at + 1 :] == ["validate", ".", "--format", "text"]
+    assert args[image_at + 1 :] == ["validate", "--kb", ".", "--format", "text"]
     assert args[args.index("--user") + 1] == f"{os.getuid()}:{os.getgid()}"
     assert run.returncode == 1, run.stderr
     assert f"::error file={PLANTED_RULE},line={line}," in run.stderr

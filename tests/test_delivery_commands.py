@@ -176,7 +176,7 @@ def test_a_message_is_matched_once_per_session(kb: Path, capsys: pytest.CaptureF
     base = ("context", "--kb", str(kb), "--repo", "billing", "--session", "s1", "--format", "json")
     message = "the refund amount uses float rounding, should money be integer minor units?"
     first = json.loads(run(capsys, *base, "--prompt", message)[1])
-    assert first["rules"] == ["billing-api-integer-minor-units"]
+    assert first["rules"] == [{"id": "billing-api-integer-minor-units"}]
     assert "## Team knowledge matching this message" in first["text"]
     second = json.loads(run(capsys, *base, "--prompt", message)[1])
     assert second["rules"] == [] and "search` the team KB first" in second["text"]
@@ -217,13 +217,25 @@ def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest
 def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "float", "money")
     assert code == 0 and "(billing-api-integer-minor-units) [rule, billing/api]" in out
-    code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "--json", "status", "errors")
-    hits = json.loads(out)
+    code, out, _ = run(
+        capsys, "search", "--kb", str(kb), "--repo", "billing", "--format", "json", "status", "errors"
+    )
+    hits = json.loads(out)["hits"]
     assert hits[0]["id"] == "billing-api-error-status-table" and {"kind", "snippet", "score"} <= set(hits[0])
     code, out, _ = run(
-        capsys, "search", "--kb", str(kb), "--repo", "billing", "--topic", "money", "--all", "--json"
+        capsys,
+        "search",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--topic",
+        "money",
+        "--all",
+        "--format",
+        "json",
     )
-    assert [h["id"] for h in json.loads(out)] == ["billing-api-integer-minor-units"]
+    assert [h["id"] for h in json.loads(out)["hits"]] == ["billing-api-integer-minor-units"]
     code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "storefront", "router")
     assert "rejected decision (do not do this)" in out
 

@@ -84,7 +84,7 @@ def test_report_counts_unreadable_files(kb: Path, capsys: pytest.CaptureFixture[
         code == 0
         and "Unreadable, left out of what agents read: 1 (knowledge/core/log-with-fields.md:4:" in out
     )
-    code, out, _ = run(capsys, "report", "--kb", str(kb), "--today", "2026-12-01", "--json")
+    code, out, _ = run(capsys, "report", "--kb", str(kb), "--today", "2026-12-01", "--format", "json")
     assert json.loads(out)["unreadable"][0].startswith("knowledge/core/log-with-fields.md:4: frontmatter")
 
 
@@ -95,17 +95,17 @@ def test_export_keeps_the_files_of_a_rule_that_fails_to_parse(
     repo.mkdir()
     git(repo, "init", "--quiet")
     git(repo, "remote", "add", "origin", "https://github.com/example/billing")
-    assert main(["export", str(repo), "--kb", str(kb)]) == 0
+    assert main(["export", "--checkout", str(repo), "--kb", str(kb)]) == 0
     exported = sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*log-with-fields*"))
     assert len(exported) == 3
     break_rule(kb)
     capsys.readouterr()
-    code, out, err = run(capsys, "export", str(repo), "--kb", str(kb), "--check")
+    code, out, err = run(capsys, "export", "--checkout", str(repo), "--kb", str(kb), "--check")
     assert "log-with-fields" not in out and NOTE in err
-    assert main(["export", str(repo), "--kb", str(kb)]) == 0
+    assert main(["export", "--checkout", str(repo), "--kb", str(kb)]) == 0
     assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob("*log-with-fields*")) == exported
     (kb / RULE).unlink()  # gone for real: now its files go
-    assert main(["export", str(repo), "--kb", str(kb)]) == 0
+    assert main(["export", "--checkout", str(repo), "--kb", str(kb)]) == 0
     assert not list(repo.rglob("*log-with-fields*"))
 
 
@@ -184,8 +184,10 @@ def test_explain_knows_a_pending_lesson_that_context_serves(
         "Ownership.",
     )
     assert code == 0
-    code, out, _ = run(capsys, "search", "queue", "names", "--kb", str(kb), "--repo", "billing", "--json")
-    [hit] = [h for h in json.loads(out) if h["id"].startswith("pending-")]
+    code, out, _ = run(
+        capsys, "search", "queue", "names", "--kb", str(kb), "--repo", "billing", "--format", "json"
+    )
+    [hit] = [h for h in json.loads(out)["hits"] if h["id"].startswith("pending-")]
     code, out, _ = run(capsys, "explain", hit["id"], "--kb", str(kb), "--repo", "billing")
     assert code == 0 and out.startswith(f"{hit['id']}: Name queues by owner")
     assert "status: pending: a lesson in this clone's .homeostat/pending/" in out

@@ -28,6 +28,7 @@ from homeostat.adapters.search_index import (
     touched_from_git,
 )
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option
 from homeostat.console import note, note_unreadable
 from homeostat.core.render_view import (
     Block,
@@ -221,15 +222,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "matching one chat message instead."
         ),
     )
-    parser.add_argument(
-        "--files", nargs="*", metavar="PATH", help="touched paths (default: the checkout's changed files)"
-    )
+    add_files_option(parser, "a touched path (default: the checkout's changed files)")
+    parser.add_argument("paths", nargs="*", help=argparse.SUPPRESS)  # `--files a b`, for one more release
     parser.add_argument(
         "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
     parser.add_argument(
         "--budget", type=int, metavar="N", help="token budget (default: distribution.tokenBudget)"
     )
@@ -243,9 +241,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--explain", action="store_true", help="also print what was served, cut or left out, and why"
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -258,7 +254,8 @@ def run(args: argparse.Namespace) -> int:
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
-    files = args.files if args.files is not None else touched_from_git(session.identity.top)
+    given = [*(args.files or ()), *args.paths]
+    files = given if args.files is not None or args.paths else touched_from_git(session.identity.top)
     view = session_view(session, files, Path(args.checkout), session_id, args.budget)
     _emit_view(view, args.format, args.explain)
     sys.stdout.flush()
@@ -368,9 +365,9 @@ def _prompt(session: Session, args: argparse.Namespace, session_id: str, started
         data = {
             "text": block.text,
             "tokens": block.tokens,
-            "rules": [e.id for e in match.rules],
+            "rules": [{"id": e.id} for e in match.rules],
             "sections": [s.key for s in match.sections],
-            "newRules": [e.id for e in result.new],
+            "newRules": [{"id": e.id} for e in result.new],
             "searched": match.searched,
             "reason": match.reason,
         }

@@ -20,6 +20,7 @@ from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config, Host
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--until", metavar="WHEN", help="read PRs merged before this date or time (default: now)"
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_format_option(parser)
     parser.add_argument(
         "--show-prompts",
         action="store_true",
@@ -71,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.json and args.show_prompts:
+    if args.format == "json" and args.show_prompts:
         raise ConfigError("--show-prompts prints prompts, not lessons: drop --json to see them")
     if args.max_cost is not None and args.max_cost < 0:
         raise ConfigError(
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.show_prompts:
         sys.stderr.write(f"homeostat: printed {result.model_calls} prompt(s); nothing was sent\n")
-    elif args.json:
+    elif args.format == "json":
         data = result.to_data()
         data["cost"] = {"usd": round(stats.cost_usd, 6), "estimated": stats.estimated}
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import io
 import os
 import sys
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TextIO
 
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
@@ -71,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="no host, no model: decide this clone's .homeostat/pending lessons against the checkout (implies --dry-run)",
     )
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -85,6 +89,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
         )
+    if args.format == "json" and args.show_prompts:
+        raise ConfigError("--show-prompts prints prompts, not decisions: drop --format json to see them")
+    out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
     options = DailyOptions(
         dry_run=args.dry_run or args.offline,
         since=parse_when(args.since, "--since"),
@@ -97,9 +104,9 @@ def run(args: argparse.Namespace) -> int:
     stats = RunStats()
     if args.offline:
         deps = DailyDeps(
-            git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=sys.stdout, checkout=root
+            git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=out, checkout=root
         )
-        return _publish(run_daily(deps, options), options, stats)
+        return _publish(run_daily(deps, options), options, stats, out)
     git = _git(root, config, env)
     host, kb_repo = _host(config, git, env)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
@@ -124,17 +131,21 @@ def run(args: argparse.Namespace) -> int:
             kb_repo=kb_repo,
             asker_for=ask,
             stats=stats,
-            out=sys.stdout,
+            out=out,
             curate=_curate_step(host, kb_repo),
             notifier=notifier,
             notifier_missing=missing,
         )
-        return _publish(run_daily(deps, options), options, stats)
+        return _publish(run_daily(deps, options), options, stats, out)
 
 
-def _publish(result: DailyResult, options: DailyOptions, stats: RunStats) -> int:
-    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the run's result."""
+def _publish(result: DailyResult, options: DailyOptions, stats: RunStats, out: TextIO) -> int:
+    """Inside GitHub Actions: step outputs, the job summary and annotations, read off the run's result;
+    with --format json, the result as JSON (what the text form printed is its `text`)."""
     from homeostat.adapters import github_actions
+
+    if isinstance(out, io.StringIO):
+        emit_json(daily_data(result, options, out.getvalue()))
 
     if github_actions.in_github_actions():
         report = ci_report_of(result, options, stats)
@@ -142,6 +153,34 @@ def _publish(result: DailyResult, options: DailyOptions, stats: RunStats) -> int
         github_actions.append_summary(ci_report.summary(report))
         github_actions.write_commands(ci_report.workflow_commands(report))
     return result.exit_code
+
+
+def daily_data(result: DailyResult, options: DailyOptions, text: str) -> dict[str, object]:
+    return {
+        "dryRun": options.dry_run,
+        "exitCode": result.exit_code,
+        "decisions": [
+            {
+                "key": d.lesson.key,
+                "kind": d.lesson.kind,
+                "member": d.lesson.member,
+                "title": d.lesson.title,
+                "area": d.lesson.area,
+                "verdict": d.verdict,
+                "outcome": d.outcome,
+                "reason": d.reason,
+                "target": d.target,
+                "ruleId": d.rule_id,
+                "pr": d.pr.url if d.pr is not None else None,
+            }
+            for d in result.decided
+            if not d.undecided
+        ],
+        "prs": [
+            {"number": p.number, "url": p.url, "title": p.title, "state": str(p.state)} for p in result.prs
+        ],
+        "text": text,
+    }
 
 
 def ci_report_of(result: DailyResult, options: DailyOptions, stats: RunStats) -> DailyReport:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_checkout_option, add_format_option, emit_json
 from homeostat.commands.context import open_session
 from homeostat.core.render_view import render_docs
 
@@ -15,13 +15,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "docs", help="list documents and their sections", description="List the documents this repo may read."
     )
-    parser.add_argument("--json", action="store_true", help="print the list as JSON")
+    add_format_option(parser)
     parser.add_argument(
         "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -29,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     session = open_session(args.kb, args.checkout, args.repo)
     corpus, audience = session.corpus, session.audience
-    if args.json:
+    if args.format == "json":
         docs: dict[str, dict[str, object]] = {}
         for s in corpus.sections:
             if audience.sees(s.area, corpus):
@@ -37,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
                     s.doc_id, {"id": s.doc_id, "title": s.doc_title, "area": s.area, "sections": []}
                 )
                 doc["sections"].append({"id": s.id, "heading": s.heading})  # type: ignore[attr-defined]
-        sys.stdout.write(json.dumps(list(docs.values()), ensure_ascii=False, indent=2) + "\n")
+        emit_json({"documents": list(docs.values())})
     else:
         sys.stdout.write(render_docs(corpus, audience))
     return 0

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.core.evaluation import (
     CASES_FILE,
     EvalError,
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="fail (exit 1) when a summary metric is below VALUE, e.g. --min hit@5=0.8",
     )
     parser.add_argument("--repo", metavar="NAME", help="repo for cases that name none (default: core only)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         return Audience(repo or args.repo, "eval", teams)
 
     report = run_cases(corpus, cases, audience, LineCounter(corpus.line_tokens, count_tokens))
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps(report.to_data(), indent=2) + "\n")
     else:
         sys.stdout.write(render_report(report))

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.console import note
 from homeostat.core.events import format_event, parse_since
 from homeostat.errors import ConfigError
@@ -29,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--kind", metavar="K", help="only events of this kind (injection, sync, turn-usage, …)"
     )
     parser.add_argument("--since", metavar="D", help="only events since an age (24h, 7d) or an ISO date")
-    parser.add_argument("--json", action="store_true", help="print the events as a JSON array")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     if path.is_file():
         with SqliteEventLog(path) as log:
             found = log.query(args.kind, since)
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps([e.as_dict() for e in found], ensure_ascii=False, indent=2) + "\n")
     else:
         for event in found:

@@ -8,13 +8,13 @@ what agents are served.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option, emit_json
 from homeostat.commands.context import Session, open_session, relative_paths
 from homeostat.core.selection import Entry, select_entries
 
@@ -30,16 +30,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Explain one rule: source, score breakdown, owner, conflicts; with --files, its rank.",
     )
     parser.add_argument("id", help="the rule id")
-    parser.add_argument(
-        "--files", nargs="*", metavar="PATH", help="also show where selection ranks it for these files"
-    )
-    parser.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    add_files_option(parser, "also show where selection ranks it for this file")
+    add_format_option(parser)
     parser.add_argument(
         "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -60,6 +56,38 @@ class Explanation:
             if key != "title" and value not in ("", [], None)
         ]
         return "\n".join(lines) + "\n"
+
+    def to_data(self) -> dict[str, object]:
+        """The JSON form: every key always present (null when it does not apply), camelCase."""
+        data: dict[str, object] = {"id": self.id, "found": self.found, **dict.fromkeys(JSON_KEYS)}
+        data.update({_camel(label): value for label, value in self.facts.items()})
+        return data
+
+
+JSON_KEYS = (
+    "hint",
+    "title",
+    "file",
+    "area",
+    "owner",
+    "status",
+    "kind",
+    "scope",
+    "source",
+    "alsoFrom",
+    "dates",
+    "approvedBy",
+    "score",
+    "openFlags",
+    "conflicts",
+    "forTheseFiles",
+)
+
+
+def _camel(label: str) -> str:
+    """`approved by` → `approvedBy`: the text form's labels as JSON keys."""
+    first, *rest = label.split()
+    return first + "".join(word.capitalize() for word in rest)
 
 
 def _owner(kb: KB, rule: Rule) -> str:
@@ -169,11 +197,8 @@ def run(args: argparse.Namespace) -> int:
     session = open_session(args.kb, args.checkout, args.repo)
     kb = load_kb_dir(session.root)
     result = explain(kb, session, args.id, args.files, Path(args.checkout))
-    if args.json:
-        sys.stdout.write(
-            json.dumps({"id": result.id, "found": result.found, **result.facts}, ensure_ascii=False, indent=2)
-            + "\n"
-        )
+    if args.format == "json":
+        emit_json(result.to_data())
     else:
         sys.stdout.write(result.text())
     return 0 if result.found else 1

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
 from homeostat.commands.context import open_session
 from homeostat.console import Unreadable, note
 from homeostat.core.exports import (
@@ -43,7 +44,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
         description="Write the KB's rules for one code repo in each agent tool's native, path-scoped format.",
     )
-    parser.add_argument("checkout", help="the code repo checkout to write into")
+    add_checkout_option(parser, "the code repo checkout to write into", default=None)
+    parser.add_argument(
+        "old_checkout", nargs="?", help=argparse.SUPPRESS
+    )  # `export DIR`, for one more release
     parser.add_argument(
         "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
     )
@@ -63,6 +67,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="say whether the code repo is public (default: homeostat.yaml, else private)",
     )
     parser.add_argument("--allow-public", action="store_true", help="export into a public repo anyway")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -136,7 +141,10 @@ def kept_for_unreadable(unreadable: Sequence[Unreadable], formats: Sequence[str]
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.kb_files import write_changed
 
-    checkout = Path(args.checkout)
+    given = one_of(args, "checkout", "old_checkout", "the checkout")
+    if given is None:
+        raise ConfigError("export needs the code repo checkout to write into: --checkout DIR")
+    checkout = Path(given)
     if not checkout.is_dir():
         raise ConfigError(f"{checkout}: not a folder; pass the code repo checkout to export into")
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
@@ -166,20 +174,38 @@ def run(args: argparse.Namespace) -> int:
         note(
             f"{rel}: a hand-written file is where an exported one goes; left as is (move or delete it to export there)"
         )
+    kept = sorted(kept_for_unreadable(corpus.unreadable, formats) & set(_existing_own(checkout, plan)))
+    data: dict[str, object] = {
+        "repo": repo,
+        "formats": formats,
+        "rules": len(entries),
+        "check": args.check,
+        "written": [],
+        "removed": [],
+        "stale": sorted([*changes.write, *changes.delete]),
+        "handWritten": changes.hand_written,
+        "kept": kept,
+    }
     if args.check:
-        for rel in sorted(changes.write):
-            print(f"stale: {rel}")
-        for rel in changes.delete:
-            print(f"stale (to delete): {rel}")
-        print(f"export: {check_verdict(changes)}")
+        if args.format == "json":
+            emit_json(data)
+        else:
+            for rel in sorted(changes.write):
+                print(f"stale: {rel}")
+            for rel in changes.delete:
+                print(f"stale (to delete): {rel}")
+            print(f"export: {check_verdict(changes)}")
         return 1 if changes.write or changes.delete or changes.hand_written else 0
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()
-    print(
-        f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
-        f"{len(changes.delete)} removed ({', '.join(formats)})"
-    )
+    if args.format == "json":
+        emit_json({**data, "written": written, "removed": changes.delete, "stale": []})
+    else:
+        print(
+            f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
+            f"{len(changes.delete)} removed ({', '.join(formats)})"
+        )
     return 1 if changes.hand_written else 0
 
 

@@ -26,6 +26,7 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.pending_store import write_pending
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, parse_comment_url, pull_url
@@ -88,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--heading", help="with --doc --op add: the new section's heading")
     parser.add_argument("--body", help="with --doc: the section text (- reads it from stdin)")
     parser.add_argument("--url", help="a review-comment URL: fetch the thread and draft what is left out")
-    parser.add_argument("--json", action="store_true", help="print the pending lesson as JSON")
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -105,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
         _ignore_local_folder(root)
         write_pending(root, lesson)
         _log_capture(root, lesson)
-    if args.json:
+    if args.format == "json":
         data = {"path": pending_path(lesson), "written": not existed, "lesson": json.loads(lesson.to_json())}
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:

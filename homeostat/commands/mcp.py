@@ -13,6 +13,7 @@ from pathlib import Path
 
 from homeostat.adapters.search_index import find_top
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_checkout_option
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,9 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Serve context, search, read, docs, explain and report (and learn/flag when "
         "security.mcpWrites is on) to an MCP client over stdio.",
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 

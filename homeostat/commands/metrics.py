@@ -15,6 +15,7 @@ from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.git import Git
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.core.metrics import compute_metrics, render_metrics
 from homeostat.core.state import StateSnapshot, parse_state, state_branch
 from homeostat.errors import ConfigError, GitError
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         ),
     )
     parser.add_argument("--days", type=int, default=30, metavar="N", help="the window (default: 30 days)")
-    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
             events = log.query()
     accepted = _accepted(root)
     metrics = compute_metrics(snapshot, events, datetime.now(UTC), args.days, accepted)
-    if args.json:
+    if args.format == "json":
         sys.stdout.write(json.dumps(metrics.to_data(), indent=2) + "\n")
     else:
         sys.stdout.write(render_metrics(metrics))

@@ -11,6 +11,7 @@ import argparse
 import sys
 
 from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_checkout_option, add_format_option, emit_json
 from homeostat.commands.context import log_event, open_session
 from homeostat.core.render_view import render_rule, render_sections
 from homeostat.core.search import Found
@@ -27,9 +28,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -67,12 +67,61 @@ def render_found(found: Found, limit: int = READ_TOKEN_LIMIT) -> str:
     return "\n".join(parts)
 
 
+def found_data(target: str, found: Found, limit: int = READ_TOKEN_LIMIT) -> dict[str, object]:
+    """The JSON form of `read`: what the text form prints, as fields, within the same token limit."""
+    rules: list[dict[str, object]] = []
+    sections: list[dict[str, object]] = []
+    cut: list[str] = []
+    used = 0
+    for entry in found.rules:
+        if used + entry.tokens > limit and (rules or sections):
+            cut.append(entry.id)
+            continue
+        used += entry.tokens
+        rules.append(
+            {
+                "id": entry.id,
+                "title": entry.title,
+                "area": entry.area,
+                "scope": list(entry.scope),
+                "status": entry.status,
+                "text": entry.view[: limit * _CHARS_PER_TOKEN],
+            }
+        )
+    for section in dict.fromkeys(found.sections):
+        if used + section.tokens > limit and (rules or sections):
+            cut.append(section.key)
+            continue
+        used += section.tokens
+        sections.append(
+            {
+                "key": section.key,
+                "heading": section.heading,
+                "source": section.source,
+                "updated": section.updated,
+                "url": section.url,
+                "text": section.view[: limit * _CHARS_PER_TOKEN],
+            }
+        )
+    return {
+        "target": target,
+        "found": not found.empty,
+        "rules": rules,
+        "sections": sections,
+        "cut": cut,
+        "hint": found.hint,
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from homeostat.core.search import lookup
 
     session = open_session(args.kb, args.checkout, args.repo)
     found = lookup(session.corpus, args.target, session.audience)
-    sys.stdout.write(render_found(found))
+    if args.format == "json":
+        emit_json(found_data(args.target, found))
+    else:
+        sys.stdout.write(render_found(found))
     if found.sections:
         log_event(
             session.root,

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import at_least
+from homeostat.cli_options import add_format_option, at_least, emit_json
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help=f"usage window in days (default 7, at most {MAX_DAYS})",
     )
     parser.add_argument("--today", help="the date to count staleness from, YYYY-MM-DD (default: today, UTC)")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -78,8 +77,7 @@ def health_report(
     counts = usage(root, days)
     data = health.to_data()
     data["unreadable"] = [str(u) for u in kb.unreadable]
-    if counts is not None:
-        data["usage"] = {"days": days, **counts}
+    data["usage"] = {"days": days, **counts} if counts is not None else None
     text = render_health(health, counts, days)
     if kb.unreadable:
         text += f"Unreadable, left out of what agents read: {len(kb.unreadable)} ({kb.unreadable[0]})\n"
@@ -92,5 +90,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError:
         raise ConfigError(f"--today {args.today!r} is not a YYYY-MM-DD date") from None
     data, text = health_report(Path(kb_dir(args.kb)), today, args.days)
-    sys.stdout.write(json.dumps(data, indent=2) + "\n" if args.json else text)
+    if args.format == "json":
+        emit_json(data)
+    else:
+        sys.stdout.write(text)
     return 0

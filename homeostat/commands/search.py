@@ -8,14 +8,13 @@ because knowing what was decided against is context too.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from homeostat.cli import add_kb_option
-from homeostat.cli_options import at_least
+from homeostat.cli_options import add_checkout_option, add_format_option, at_least, emit_json
 from homeostat.commands.context import open_session
 from homeostat.core.render_view import render_hits
-from homeostat.core.search import DEFAULT_LIMIT, search_entries, topic_listing
+from homeostat.core.search import DEFAULT_LIMIT, Hit, search_entries, topic_listing
 from homeostat.errors import ConfigError
 
 
@@ -36,15 +35,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--group", action="store_true", help="one hit per document (and per topic file)")
     parser.add_argument("--topic", metavar="T", help="with --all: every rule of topic T (or <area>/<topic>)")
     parser.add_argument("--all", action="store_true", help="no cutoff (with --topic: list the whole topic)")
-    parser.add_argument("--json", action="store_true", help="print the hits as JSON")
+    add_format_option(parser)
     parser.add_argument(
         "--repo", metavar="NAME", help="the code repo's name in homeostat.yaml (default: from the checkout)"
     )
-    parser.add_argument(
-        "--checkout", metavar="DIR", default=".", help="the code checkout (default: the current folder)"
-    )
+    add_checkout_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
+
+
+def hit_data(hit: Hit) -> dict[str, object]:
+    """A hit with every key present (`topic` empty for a section, `rejected` false for most)."""
+    data = hit.to_data()
+    return {"topic": "", "rejected": False, **data}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,8 +66,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         limit = None if args.all else args.limit
         hits = search_entries(session.corpus, query, session.audience, limit=limit, group=args.group)
-    if args.json:
-        sys.stdout.write(json.dumps([h.to_data() for h in hits], ensure_ascii=False, indent=2) + "\n")
+    if args.format == "json":
+        emit_json({"query": query, "topic": args.topic, "hits": [hit_data(h) for h in hits]})
     else:
         sys.stdout.write(render_hits(hits, query or args.topic))
     return 0

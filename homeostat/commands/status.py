@@ -21,6 +21,7 @@ from homeostat.adapters.runner import kb_pin
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.adapters.sync_store import last_sync, pending_notices
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.errors import GitError, KBReadError
 
 
@@ -30,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="this clone: pinned version, behind/ahead, pending lessons, last sync and heartbeat, notices",
         description="Show this KB clone's state without any network call.",
     )
-    parser.add_argument("--json", action="store_true", help="print the status as JSON")
+    add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
 
@@ -100,5 +101,7 @@ def render(data: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     data = clone_status(Path(kb_dir(args.kb)))
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n" if args.json else render(data))
+    sys.stdout.write(
+        json.dumps(data, indent=2, ensure_ascii=False) + "\n" if args.format == "json" else render(data)
+    )
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from homeostat.adapters.sync_store import SyncBusy, start_background_sync, sync_lock
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option
 from homeostat.commands.context import log_event
 from homeostat.runs.sync import SyncResult, finish, run_sync
 
@@ -34,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--background", action="store_true", help="start the sync detached and return at once (for hooks)"
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -42,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb))
     if args.background:
         started = start_background_sync(root)
-        if args.json:
+        if args.format == "json":
             sys.stdout.write(json.dumps({"started": started}) + "\n")
         return 0
-    return sync_now(root, as_json=args.json)
+    return sync_now(root, as_json=args.format == "json")
 
 
 def sync_now(root: Path, *, as_json: bool = False) -> int:

@@ -19,6 +19,7 @@ from homeostat.adapters.github_actions import append_summary, in_github_actions,
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.adapters.token_memo import load_token_counts, save_token_counts
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, one_of
 from homeostat.console import Progress
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
@@ -41,13 +42,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
         description="Check every rule, topic file, document and homeostat.yaml. Exit 1 on any error.",
     )
-    parser.add_argument("path", nargs="?", help="the KB checkout (same as --kb)")
+    parser.add_argument("path", nargs="?", help=argparse.SUPPRESS)  # `validate DIR`, for one more release
     add_kb_option(parser)
     parser.add_argument("--ref", help="validate this git ref of the KB repo instead of the working tree")
     parser.add_argument("--fix", action="store_true", help="rewrite the cached score and tokens fields only")
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
+    add_format_option(parser)
     parser.add_argument("--today", help="the date to check against, YYYY-MM-DD (default: today, UTC)")
     parser.add_argument(
         "--no-insights",
@@ -67,7 +66,7 @@ def parse_today(value: str | None) -> dt.date:
 
 
 def run(args: argparse.Namespace) -> int:
-    root = Path(args.path or kb_dir(args.kb))
+    root = Path(one_of(args, "kb", "path", "the KB") or kb_dir(None))
     today = parse_today(args.today)
     files: Mapping[str, str | bytes]
     if args.ref:

@@ -1,0 +1,249 @@
+"""One command line: the shared options, the old spellings kept for a release, and each command's
+JSON shape (docs/cli.md) pinned key by key, so a script written against it keeps working."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from kbfactory import EXAMPLE
+
+from homeostat.cli import main
+
+CLONE_STATE = shutil.ignore_patterns(".homeostat")
+
+
+def git(cwd: Path, *args: str) -> None:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
+    return root
+
+
+@pytest.fixture
+def billing(tmp_path: Path) -> Path:
+    work = tmp_path / "billing"
+    work.mkdir()
+    git(work, "init", "--quiet")
+    git(work, "remote", "add", "origin", "https://github.com/example/billing")
+    return work
+
+
+def as_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    code = main([*argv, "--format", "json"])
+    out = capsys.readouterr().out
+    data = json.loads(out)
+    assert isinstance(data, dict), "the top level is always an object"
+    assert out.endswith("}\n")
+    return code, data
+
+
+def keys(data: object) -> set[str]:
+    assert isinstance(data, dict)
+    return set(data)
+
+
+def test_validate_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = as_json(capsys, "validate", "--kb", str(kb), "--today", "2026-11-29")
+    assert code == 0 and keys(data) == {"ok", "errors", "warnings", "rules", "documents", "findings"}
+
+
+def test_daily_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(EXAMPLE / ".homeostat" / "pending", kb / ".homeostat" / "pending")
+    code, data = as_json(capsys, "daily", "--offline", "--kb", str(kb))
+    assert code == 0 and keys(data) == {"dryRun", "exitCode", "decisions", "prs", "text"}
+    decisions = data["decisions"]
+    assert isinstance(decisions, list) and decisions
+    assert keys(decisions[0]) == {
+        "key",
+        "kind",
+        "member",
+        "title",
+        "area",
+        "verdict",
+        "outcome",
+        "reason",
+        "target",
+        "ruleId",
+        "pr",
+    }
+    assert data["dryRun"] is True and data["exitCode"] == 0 and data["text"]
+
+
+def test_learn_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, data = as_json(
+        capsys, "learn", "--kb", str(kb), "--author", "ana", "--area", "core",
+        "--title", "Name queues by owner", "--rule", "Prefix queue names with the team.", "--why", "Ownership.",
+    )  # fmt: skip
+    assert code == 0 and keys(data) == {"path", "written", "lesson"}
+
+
+def test_context_json_and_prompt_json_name_rules_the_same_way(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["context", "--kb", str(kb), "--repo", "billing"]
+    code, data = as_json(capsys, *base, "--files", "src/billing/api/errors.py")
+    assert code == 0 and keys(data) == {
+        "text",
+        "tokens",
+        "chars",
+        "rules",
+        "sections",
+        "cut",
+        "notForTheseFiles",
+        "compact",
+        "budget",
+    }
+    rules = data["rules"]
+    assert isinstance(rules, list) and rules and keys(rules[0]) == {"id", "form", "tier"}
+    code, data = as_json(capsys, *base, "--prompt", "how do we return error status codes from the api")
+    assert keys(data) == {"text", "tokens", "rules", "sections", "newRules", "searched", "reason"}
+    assert all(isinstance(rule, dict) and "id" in rule for rule in data["rules"])  # type: ignore[attr-defined]
+
+
+def test_search_read_docs_explain_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scope = ["--kb", str(kb), "--repo", "billing"]
+    _, data = as_json(capsys, "search", "money", "minor", "units", *scope)
+    assert keys(data) == {"query", "topic", "hits"}
+    hits = data["hits"]
+    assert isinstance(hits, list) and hits
+    assert keys(hits[0]) == {"kind", "id", "title", "area", "topic", "score", "snippet", "rejected"}
+    code, data = as_json(capsys, "read", "billing/api/overview", *scope)
+    assert code == 0 and keys(data) == {"target", "found", "rules", "sections", "cut", "hint"}
+    sections = data["sections"]
+    assert isinstance(sections, list)
+    assert keys(sections[0]) == {"key", "heading", "source", "updated", "url", "text"}
+    code, data = as_json(capsys, "read", "nothing-here", *scope)
+    assert code == 1 and data["found"] is False and data["hint"]
+    _, data = as_json(capsys, "docs", *scope)
+    assert keys(data) == {"documents"}
+    documents = data["documents"]
+    assert isinstance(documents, list) and keys(documents[0]) == {"id", "title", "area", "sections"}
+    code, data = as_json(capsys, "explain", "billing-api-integer-minor-units", *scope)
+    assert code == 0 and keys(data) == {
+        "id",
+        "found",
+        "hint",
+        "title",
+        "file",
+        "area",
+        "owner",
+        "status",
+        "kind",
+        "scope",
+        "source",
+        "alsoFrom",
+        "dates",
+        "approvedBy",
+        "score",
+        "openFlags",
+        "conflicts",
+        "forTheseFiles",
+    }
+
+
+def test_report_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, data = as_json(capsys, "report", "--kb", str(kb), "--today", "2026-12-01")
+    assert {"rules", "byStatus", "validation", "unreadable", "usage"} <= keys(data)
+    assert data["usage"] is None  # no event log on this machine: null, not a missing key
+
+
+def test_export_json(kb: Path, billing: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shape = {"repo", "formats", "rules", "check", "written", "removed", "stale", "handWritten", "kept"}
+    code, data = as_json(capsys, "export", "--checkout", str(billing), "--kb", str(kb), "--check")
+    assert code == 1 and keys(data) == shape and data["stale"]
+    code, data = as_json(capsys, "export", "--checkout", str(billing), "--kb", str(kb))
+    assert code == 0 and keys(data) == shape and data["written"] and data["stale"] == []
+
+
+def test_eval_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(
+        "cases:\n  - files: [src/billing/api/errors.py]\n    repo: billing\n    expect: [billing-api-error-status-table]\n"
+    )
+    code, data = as_json(capsys, "eval", "--kb", str(kb), "--cases", str(cases))
+    assert code == 0 and keys(data) == {"cases", "summary", "results"}
+
+
+def test_the_old_spellings_still_work_for_a_release(
+    kb: Path, billing: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "money", "--kb", str(kb), "--repo", "billing", "--json"]) == 0
+    assert "hits" in json.loads(capsys.readouterr().out)
+    assert main(["validate", str(kb), "--today", "2026-11-29"]) == 0
+    assert main(["export", str(billing), "--kb", str(kb)]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "context",
+                "--kb",
+                str(kb),
+                "--repo",
+                "billing",
+                "--files",
+                "src/billing/api/errors.py",
+                "web/x.ts",
+            ]
+        )
+        == 0
+    )
+    assert "(billing-api-error-status-table)" in capsys.readouterr().out
+
+
+def test_the_old_and_new_spelling_may_not_disagree(
+    kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(tmp_path), "--kb", str(kb)]) == 2
+    assert "the KB given twice" in capsys.readouterr().err
+
+
+def test_files_never_swallows_the_rule_id(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        [
+            "explain",
+            "--kb",
+            str(kb),
+            "--repo",
+            "billing",
+            "--files",
+            "src/billing/api/errors.py",
+            "billing-api-integer-minor-units",
+        ]
+    )
+    assert code == 0 and "for these files: #" in capsys.readouterr().out
+
+
+def test_a_checkout_that_does_not_exist_is_an_error(
+    kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for command in (["search", "money"], ["context"], ["export"]):
+        with pytest.raises(SystemExit) as exited:
+            main([*command, "--kb", str(kb), "--checkout", str(tmp_path / "nowhere")])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert "argument --checkout:" in err and "nowhere does not exist" in err, command
+
+
+def test_every_answering_command_takes_format_json() -> None:
+    from homeostat.cli import COMMANDS, build_parser
+
+    protocol = {"mcp", "hook"}  # they speak MCP and Claude Code's hook JSON on stdout
+    missing = []
+    for name in COMMANDS:
+        if name in protocol:
+            continue
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        options = {o for action in sub._actions for o in action.option_strings}
+        if "--format" not in options:
+            missing.append(name)
+    assert missing == []
