@@ -227,6 +227,9 @@ def test_over_stdio(kb: Path, web: Path) -> None:
             names = sorted(t.name for t in (await client.list_tools()).tools)
             assert names == ["context", "docs", "explain", "read", "report", "search"]
             assert "(use-theme-spacing)" in await call(client, "search", {"query": "theme spacing colours"})
+            rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"  # edited between two calls
+            rule.write_text(rule.read_text(encoding="utf-8").replace("no pixel values", "no quokka values"))
+            assert "no quokka values" in await call(client, "read", {"target": "use-theme-spacing"})
 
     anyio.run(main)
 
@@ -412,3 +415,22 @@ def test_the_corpus_is_kept_between_calls_until_the_kb_changes(kb: Path, web: Pa
             assert "(use-theme-spacing)" not in await call(client, "search", {"query": "zebrapixel"})
 
     anyio.run(main)
+
+
+def test_a_pull_into_a_git_kb_is_seen_by_the_next_call(kb: Path, web: Path) -> None:
+    """A KB in git: the key is git's tree, so a commit (as a pull makes) replaces what the server holds."""
+    git(kb, "init", "--quiet")
+    git(kb, "add", "-A")
+    git(kb, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "kb")
+    rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
+
+    async def body(client: Client) -> None:
+        assert "quokka" not in await call(client, "explain", {"id": "use-theme-spacing"})
+        assert "no pixel values" in await call(client, "read", {"target": "use-theme-spacing"})
+        text = rule.read_text(encoding="utf-8").replace("no pixel values", "no quokka values")
+        rule.write_text(text.replace("title: Take spacing", "title: Take quokka spacing"), encoding="utf-8")
+        git(kb, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "pull")
+        assert "no quokka values" in await call(client, "read", {"target": "use-theme-spacing"})
+        assert "Take quokka spacing" in await call(client, "explain", {"id": "use-theme-spacing"})
+
+    session(kb, web, body)
