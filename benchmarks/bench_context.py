@@ -5,6 +5,9 @@
 For generated KBs of each size (two repos, topic files, committed in git like a real KB clone):
   - cold: the whole process when the corpus cache must be built (median of 3, cache deleted each time);
   - warm: the whole process with the cache in place (median of --runs), the hook's usual case;
+  - hook: the same without --files, in a checkout on a feature branch with commits and an edited
+    file, so the two git commands that find the changes (and the branch and commit subjects for the
+    task signal) run too;
   - the warm run's parts, in process: the stat check that stands in for the git key when nothing
     changed, the git key itself (two git commands; paid only after an edit), loading the corpus,
     selecting and rendering, and handing the injection event to its detached recorder;
@@ -130,6 +133,19 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
+def feature_branch(checkout: Path, touched: str) -> None:
+    """Three commits on a feature branch and an uncommitted edit, as a session hook finds them."""
+    who = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
+    git(checkout, "switch", "--quiet", "-c", "feature/PAY-12-refund-retries")
+    path = checkout / touched
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for n, subject in enumerate(("Add the refund client", "Retry refunds with backoff", "Log refund ids")):
+        path.write_text(f"step = {n}\n", encoding="utf-8")
+        git(checkout, "add", ".")
+        git(checkout, *who, "commit", "--quiet", "-m", subject, "-m", "Details in the ticket.")
+    path.write_text("step = 3\n", encoding="utf-8")
+
+
 CPU: list[float] = []
 
 
@@ -220,9 +236,10 @@ def main(argv: list[str]) -> int:
     )
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; medians; wall ms (cpu ms)")
     print(
-        f"{'rules':>6} {'cold ms':>12} {'warm ms':>12} {'stat':>6} {'gitkey':>6} {'load':>6} {'render':>7} {'event':>6} "
+        f"{'rules':>6} {'cold ms':>12} {'warm ms':>12} {'hook ms':>12} {'stat':>6} {'gitkey':>6} {'load':>6} {'render':>7} {'event':>6} "
         f"{'view tok':>9} {'tokens rendered/stored':>24}"
     )
+    results: list[tuple[int, float, float]] = []
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
             kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
@@ -231,6 +248,7 @@ def main(argv: list[str]) -> int:
             git(checkout, "init", "--quiet")
             git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
             touched = next(c.path for c in comps if c.area == "payments/api")
+            feature_branch(checkout, touched)
             command = [exe, "context", "--kb", str(kb), "--checkout", str(checkout), "--files", touched]
             cold = []
             CPU.clear()
@@ -241,6 +259,9 @@ def main(argv: list[str]) -> int:
             CPU.clear()
             warm = [timed(command, env) for _ in range(args.runs)]
             warm_cpu = statistics.median(CPU)
+            CPU.clear()
+            hook = [timed(command[: command.index("--files")], env) for _ in range(args.runs)]
+            hook_cpu = statistics.median(CPU)
             stages = parts(kb, checkout, touched)
             out = subprocess.run(
                 [*command, "--format", "json"], check=True, capture_output=True, env=env
@@ -251,19 +272,27 @@ def main(argv: list[str]) -> int:
             rendered, stored = token_ratio(kb)
             cold_text = f"{statistics.median(cold):.0f} ({cold_cpu:.0f})"
             warm_text = f"{statistics.median(warm):.0f} ({warm_cpu:.0f})"
+            hook_text = f"{statistics.median(hook):.0f} ({hook_cpu:.0f})"
+            results.append((size, statistics.median(warm), statistics.median(hook)))
             print(
-                f"{size:>6} {cold_text:>12} {warm_text:>12} {stages['stat']:>6.1f} {stages['git key']:>6.1f} "
+                f"{size:>6} {cold_text:>12} {warm_text:>12} {hook_text:>12} {stages['stat']:>6.1f} {stages['git key']:>6.1f} "
                 f"{stages['load']:>6.1f} {stages['select+render']:>7.1f} {stages['event']:>6.1f} {view_tokens:>9} "
                 f"{rendered:>9} / {stored:<8} {stored / rendered:.2f}x"
             )
+    starts: dict[str, float] = {}
     for label, code in (
         ("python start", "pass"),
         ("+ context's imports", "import homeostat.commands.context"),
         ("+ the event log's imports", "import homeostat.commands.context, homeostat.adapters.event_log"),
     ):
         CPU.clear()
-        wall = statistics.median(timed([sys.executable, "-c", code], env) for _ in range(7))
+        wall = starts[label] = statistics.median(timed([sys.executable, "-c", code], env) for _ in range(7))
         print(f"{label}: {wall:.0f} ms ({statistics.median(CPU):.0f} cpu)")
+    for size, warm_ms, hook_ms in results:
+        start = starts["python start"]
+        print(
+            f"{size} rules: warm {warm_ms / start:.2f}x, hook {hook_ms / start:.2f}x `python -c pass` (same run)"
+        )
     return 0
 
 

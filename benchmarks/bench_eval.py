@@ -1,15 +1,18 @@
-"""Selection quality on the synthetic 150-rule fixture, and the per-message match's hit rate.
+"""Selection quality on the eval fixtures, and the per-message match's hit rate.
 
-    .venv/bin/python benchmarks/bench_eval.py
+    .venv/bin/python benchmarks/bench_eval.py [--fixture eval150|reviews] [--no-task]
 
-Prints: `homeostat eval`'s summary (Hit@5, MRR and the rest) on tests/fixtures/eval150; then, for the
-chat messages in its eval/prompts.yaml, how many received the rule or section they were written from,
+Prints, for the fixture (default: both; `reviews` is written from real review threads, `eval150` is
+synthetic): `homeostat eval`'s summary (Hit@1/3/5, MRR and the rest) over the touched-file cases
+(with the task signal from each case's branch and commits, or without it with `--no-task`) and over
+the search cases; then, for the chat messages in its eval/prompts.yaml, how many received the rule or section they were written from,
 how many conversation-only messages matched nothing, the tokens a matched message adds and the time a
 match takes; and how the hit rate moves with the threshold for "rare in the KB". Numbers only.
 """
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import statistics
 import sys
@@ -20,12 +23,22 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "tests" / "fixtures" / "eval150"
+FIXTURES = ("reviews", "eval150")
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="selection and per-message match quality")
+    parser.add_argument("--fixture", choices=FIXTURES, action="append")
+    parser.add_argument("--no-task", action="store_true", help="ignore the cases' branch and commits")
+    args = parser.parse_args(argv)
+    for name in args.fixture or FIXTURES:
+        report(ROOT / "tests" / "fixtures" / name, task=not args.no_task)
+    return 0
+
+
+def report(fixture: Path, *, task: bool) -> None:
     from homeostat.adapters.search_index import build
-    from homeostat.core import search
+    from homeostat.core import search, selection
     from homeostat.core.evaluation import parse_cases, run_cases
     from homeostat.core.render_view import LineCounter, render_prompt
     from homeostat.core.selection import Audience
@@ -33,19 +46,27 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch) / "kb"
-        shutil.copytree(FIXTURE, root)
+        shutil.copytree(fixture, root)
         corpus = build(root)
     teams = frozenset(a.owner for a in corpus.areas.values())
     counter = LineCounter(corpus.line_tokens, count_tokens)
-    cases = parse_cases((FIXTURE / "eval/selection.yaml").read_text(encoding="utf-8"))
-    report = run_cases(corpus, cases, lambda repo: Audience(repo, "eval", teams), counter)
-    s = report.summary
-    print(f"eval: {len(cases)} cases on {len(corpus.entries)} rules")
-    print(
-        f"  Hit@1 {s['hit@1']:.3f}  Hit@5 {s['hit@5']:.3f}  MRR {s['mrr']:.3f}  nDCG@5 {s['ndcg@5']:.3f}  "
-        f"recall@5 {s['recall@5']:.3f}  R-precision {s['r-precision']:.3f}  served {s['served']:.3f}"
-    )
-    rows = yaml.safe_load((FIXTURE / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
+    cases = parse_cases((fixture / "eval/selection.yaml").read_text(encoding="utf-8"))
+    print(f"{fixture.name}: {len(corpus.entries)} rules")
+    for label, group in (
+        ("touched-file cases", [c for c in cases if c.files]),
+        ("search cases", [c for c in cases if not c.files]),
+    ):
+        if not group:
+            continue
+        if not task:
+            group = [c.model_copy(update={"branch": "", "commits": ()}) for c in group]
+        s = run_cases(corpus, group, lambda repo: Audience(repo, "eval", teams), counter).summary
+        print(
+            f"  {label} ({len(group)}): Hit@1 {s['hit@1']:.3f}  Hit@3 {s['hit@3']:.3f}  "
+            f"Hit@5 {s['hit@5']:.3f}  MRR {s['mrr']:.3f}  nDCG@5 {s['ndcg@5']:.3f}  "
+            f"recall@5 {s['recall@5']:.3f}  served {s['served']:.3f}"
+        )
+    rows = yaml.safe_load((fixture / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
 
     def rate() -> tuple[int, int, int, int, list[int], list[float]]:
         hits = chats_clean = 0
@@ -74,16 +95,15 @@ def main() -> int:
         f"  a matched message adds {statistics.median(tokens):.0f} tokens (median; max {max(tokens)}); "
         f"a match takes {statistics.median(times):.2f} ms (median, in process)"
     )
-    original = search.RARE_SHARE
+    original = selection.RARE_SHARE
     for share in (0.03, 0.05, 0.08, 0.1, 0.15):
-        search.RARE_SHARE = share
+        selection.RARE_SHARE = share
         h, w, c, n, _, _ = rate()
         print(
             f"  rare = in at most {share:.0%} of rules and sections: {h}/{w} hit, {c}/{n} conversation clean"
         )
-    search.RARE_SHARE = original
-    return 0
+    selection.RARE_SHARE = original
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -36,6 +36,7 @@ from homeostat import VERSION
 from homeostat.commands.context import Session, log_event, no_repo_note, open_session, relative_paths
 from homeostat.core.render_view import build_view, render_docs, render_hits
 from homeostat.core.search import lookup, search_entries, topic_listing
+from homeostat.core.selection import task_words
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
@@ -280,9 +281,9 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
 
 
 def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolAnnotations]]:
-    def context(files: list[str] | None = None, budget: int | None = None) -> str:
+    def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
         """Team rules and document sections for the files you will change, within a token budget. Call
-        before editing."""
+        before editing; `task` says in a few words what you are doing, to rank by."""
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
         limits = s.corpus.budget
@@ -292,7 +293,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
             if used != budget:
                 said = f"(budget {budget} is outside {MIN_BUDGET} to {MAX_BUDGET} tokens; used {used}.)\n"
             limits = limits._replace(token_budget=used)
-        view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits)
+        words = task_words(commits=(task,)) if task else ()
+        view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits, task=words)
         server._log(
             "injection",
             {

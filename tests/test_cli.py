@@ -101,6 +101,7 @@ def test_context_json_and_prompt_json_name_rules_the_same_way(
         "notForTheseFiles",
         "compact",
         "budget",
+        "task",
     }
     rules = data["rules"]
     assert isinstance(rules, list) and rules and keys(rules[0]) == {"id", "form", "tier"}

@@ -199,6 +199,70 @@ def test_a_report_that_cannot_be_posted_never_changes_the_verdict(
     assert "could not post the Code Insights report" in capsys.readouterr().err
 
 
+EVAL150 = Path(__file__).resolve().parent / "fixtures" / "eval150"
+
+
+@pytest.fixture
+def eval_kb(tmp_path: Path) -> Path:
+    root = tmp_path / "eval150"
+    shutil.copytree(EVAL150, root, ignore=shutil.ignore_patterns(".homeostat"))
+    return root
+
+
+def _floors(root: Path, **floors: float) -> None:
+    lines = "".join(f"  {key}: {value}\n" for key, value in floors.items())
+    with (root / "homeostat.yaml").open("a", encoding="utf-8") as handle:
+        handle.write(f"eval:\n{lines}")
+
+
+def test_validate_holds_selection_to_the_floors_in_homeostat_yaml(
+    eval_kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["validate", str(eval_kb), "--today", "2026-11-29"]) == 0  # cases, but no floor
+    capsys.readouterr()
+    _floors(eval_kb, minHitAt5=0.95, minHitAt1=0.99)
+    assert main(["validate", str(eval_kb), "--today", "2026-11-29", "--format", "json"]) == 1
+    found = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "eval"]
+    assert len(found) == 1 and found[0]["file"] == "eval/selection.yaml"
+    message = found[0]["message"]
+    assert message.startswith("hit@1 0.967 is below eval.minHitAt1 0.99 in homeostat.yaml; 1 of 30 cases")
+    assert (
+        "fall short: 'core rule for any python file' (expected no-broad-except, sql-parameters; top "
+        in message
+    )
+    (eval_kb / "homeostat.yaml").write_text(
+        (eval_kb / "homeostat.yaml").read_text(encoding="utf-8").replace("minHitAt1: 0.99", "minHitAt1: 0.9"),
+        encoding="utf-8",
+    )
+    assert main(["validate", str(eval_kb), "--today", "2026-11-29"]) == 0
+
+
+def test_a_broken_case_file_fails_validate_naming_the_key(
+    eval_kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (eval_kb / "eval/selection.yaml").write_text(
+        "cases:\n  - {files: [a.py], expected: [x]}\n", encoding="utf-8"
+    )
+    assert main(["validate", str(eval_kb), "--today", "2026-11-29"]) == 1
+    out = capsys.readouterr().out
+    assert "eval/selection.yaml:1: error [eval] case 1: expected is an unknown key" in out
+
+
+def test_validate_a_ref_reads_its_cases_and_floors_from_that_ref(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    origin, clone = make_origin_and_clone(tmp_path, {})
+    files = {
+        p.relative_to(EVAL150).as_posix(): p.read_text(encoding="utf-8")
+        for p in EVAL150.rglob("*")
+        if p.is_file() and ".homeostat" not in p.parts
+    }
+    files["homeostat.yaml"] += "eval:\n  minMrr: 0.999\n"
+    commit(clone, files, "kb with a floor it misses", push=True)
+    assert main(["validate", str(origin), "--ref", "main", "--today", "2026-11-29"]) == 1
+    assert "error [eval] mrr 0." in capsys.readouterr().out
+
+
 def test_a_bracket_in_a_repo_or_source_url_is_a_finding_not_a_crash(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from homeostat.adapters import search_index
 from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.search_index import INDEX_DIR, load_corpus
+from homeostat.adapters.search_index import INDEX_DIR, WorkingChange, change_from_git, load_corpus
 from homeostat.cli import main
 from homeostat.core.events import Event
 
@@ -343,6 +344,14 @@ def test_the_index_key_follows_git_trees_and_uncommitted_edits(tmp_path: Path) -
     assert load_corpus(root).key != dirty.key  # untracked files count too
 
 
+def test_an_index_built_with_another_stemmer_is_rebuilt(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = load_corpus(kb)
+    assert not load_corpus(kb).rebuilt  # the stat shortcut and the git key both find it
+    monkeypatch.setattr(search_index, "STEMMER_ID", "snowball-english-0.0.0")
+    again = load_corpus(kb)
+    assert again.rebuilt and again.key != first.key and "stemmer" in again.reason
+
+
 def test_the_index_notices_pending_lessons(kb: Path) -> None:
     from homeostat.adapters.pending_store import write_pending
     from homeostat.core.pending import PendingLesson
@@ -432,6 +441,53 @@ def test_the_checkouts_identity_is_remembered_until_its_git_config_changes(
     git(work, "remote", "set-url", "origin", "https://github.com/example/billing")  # the config file changes
     out = run(capsys, *args)[1]
     assert "(use-theme-spacing)" not in out  # the new origin is read, not the remembered one
+
+
+def commit_all(work: Path, subject: str, body: str = "") -> None:
+    git(work, "add", ".")
+    message = ["-m", subject] + (["-m", body] if body else [])
+    git(work, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "--quiet", *message)
+
+
+def test_the_git_commands_that_find_the_changes_also_give_branch_and_commits(tmp_path: Path) -> None:
+    work = checkout(tmp_path, "app", None)
+    assert change_from_git(work) == WorkingChange((), "main", (), ())  # no commits yet on main
+    git(work, "switch", "--quiet", "-c", "feature/apikey-from-file")
+    (work / "cfg.py").write_text("a = 1\n", encoding="utf-8")
+    commit_all(work, "Read the API key from a file", "Never from argv.\nMore text.")
+    (work / "new_loader.py").write_text("b = 2\n", encoding="utf-8")
+    change = change_from_git(work)
+    assert change.branch == "feature/apikey-from-file" and change.changed == ("new_loader.py",)
+    assert change.paths == ("new_loader.py", "cfg.py")
+    assert change.commits == ("Read the API key from a file\nNever from argv.",)
+    git(work, "switch", "--quiet", "--detach")
+    assert change_from_git(work).branch == ""
+    assert change_from_git(tmp_path / "not-a-repo-at-all") == WorkingChange((), "", (), ())
+
+
+def test_context_ranks_by_the_branch_and_commits_and_explains_it(
+    tmp_path: Path, kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    billing = checkout(tmp_path, "billing", "https://github.com/example/billing", {"README.md": "hi\n"})
+    git(billing, "switch", "--quiet", "-c", "fix/JIRA-7-refund-status")
+    (billing / "src/billing/api").mkdir(parents=True)
+    (billing / "src/billing/api/errors.py").write_text("x = 1\n", encoding="utf-8")
+    commit_all(billing, "Map refund errors to statuses")
+    argv = ("context", "--kb", str(kb), "--checkout", str(billing), "--explain")
+    code, out, _ = run(capsys, *argv)
+    assert code == 0 and "Task words: refund, status, map, errors, start." in out
+    assert "task #1" in out
+    code, out, _ = run(capsys, *argv, "--task", "idempotent retries")
+    assert "Task words: idempotent, retries." in out
+    code, out, _ = run(capsys, *argv, "--no-task")
+    assert "Task words: none (ranked by the touched paths alone)." in out and "task #" not in out
+    code, out, _ = run(capsys, "context", "--kb", str(kb), "--checkout", str(billing), "--format", "json")
+    assert json.loads(out)["task"][:2] == ["refund", "status"]
+    # --files names the paths by hand, so no git runs and only --task gives a task
+    code, out, _ = run(capsys, *argv, "--files", "src/billing/api/errors.py")
+    assert "Task words: none" in out
+    with pytest.raises(SystemExit):
+        main([*argv, "--task", "x", "--no-task"])
 
 
 @pytest.mark.parametrize("days", ["0", "100000000"])

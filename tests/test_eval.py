@@ -123,11 +123,59 @@ def test_prompts_written_for_the_fixture_find_their_rule(fixture_kb: Path) -> No
     assert len(rows) >= 32 and found >= 27
 
 
-def test_the_committed_fixture_matches_its_generator() -> None:
+@pytest.mark.parametrize("generator", ["make_eval150.py", "make_reviews.py"])
+def test_the_committed_fixtures_match_their_generators(generator: str) -> None:
     done = subprocess.run(
-        [sys.executable, str(HERE / "fixtures/make_eval150.py"), "--check"],
+        [sys.executable, str(HERE / "fixtures" / generator), "--check"],
         capture_output=True,
         text=True,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+REVIEWS = HERE / "fixtures" / "reviews"
+
+
+def test_the_review_fixture_is_a_real_eval_set() -> None:
+    """100 rules each citing its review thread; file cases are real PRs with title, branch and commits."""
+    source = yaml.safe_load((HERE / "fixtures/reviews.yaml").read_text(encoding="utf-8"))
+    rules = source["rules"]
+    assert len(rules) >= 100 and all(r["url"].startswith("https://github.com/") for r in rules)
+    assert {r["url"].split("/")[4] for r in rules} == {"flask", "pip"}
+    cases = parse_cases((REVIEWS / "eval/selection.yaml").read_text(encoding="utf-8"))
+    assert len(cases) >= 60
+    assert all(c.files and c.branch and c.commits and c.source.startswith("https://") for c in cases)
+    ids = {r["id"] for r in rules}
+    assert all(set(c.expect) <= ids for c in cases)
+    prompts = yaml.safe_load((REVIEWS / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
+    assert sum(1 for p in prompts if p["expect"]) >= 40
+
+
+def test_the_review_fixture_meets_the_selection_targets(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the task signal (each case's branch and commits): MRR ≥ 0.85 and Hit@5 ≥ 0.95 on touched
+    files written from real reviews; without it, far less. Messages find their rule ≥ 90 % of the time."""
+    root = tmp_path / "reviews"
+    shutil.copytree(REVIEWS, root, ignore=CLONE_STATE)
+    code, out, _ = run(capsys, "--kb", str(root), "--json")
+    summary = json.loads(out)["summary"]
+    assert code == 0 and summary["mrr"] >= 0.85 and summary["hit@5"] >= 0.95
+    text = (root / "eval/selection.yaml").read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    for case in data["cases"]:
+        case.pop("branch"), case.pop("commits")
+    (root / "eval/paths-only.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
+    _, out, _ = run(capsys, "--kb", str(root), "--json", "--cases", str(root / "eval/paths-only.yaml"))
+    assert json.loads(out)["summary"]["mrr"] < 0.6
+    corpus = build(root)
+    rows = yaml.safe_load((root / "eval/prompts.yaml").read_text(encoding="utf-8"))["prompts"]
+    teams = frozenset(a.owner for a in corpus.areas.values())
+    found = 0
+    for row in rows:
+        got = [e.id for e in match_prompt(corpus, row["prompt"], Audience(row["repo"], "t", teams)).rules]
+        if row["expect"] is None:
+            assert got == [], row["prompt"]
+        found += row["expect"] in got
+    assert found >= 0.9 * sum(1 for r in rows if r["expect"])

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from homeostat.adapters.search_index import build
 from homeostat.core.search import lookup, match_prompt, message_terms, search_entries, topic_listing
-from homeostat.core.selection import Audience, Corpus
+from homeostat.core.selection import STEMMER_ID, Audience, Corpus, terms
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
@@ -146,3 +148,32 @@ def test_a_match_scores_at_least_six_tenths_of_the_best(big: Corpus) -> None:
     best = max(rule_scores.values())
     assert match.rules
     assert all(rule_scores[e.id] >= PROMPT_RELATIVE * best for e in match.rules)
+
+
+def test_word_forms_meet_through_the_stemmer(tmp_path: Path) -> None:
+    """`statuses` finds a rule that says `status` (the old suffix stripping did not), and back."""
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
+    corpus = build(root)
+    status = [h.id for h in search_entries(corpus, "status", Audience("billing"), kinds=("rule",))]
+    assert (
+        status
+        and [h.id for h in search_entries(corpus, "statuses", Audience("billing"), kinds=("rule",))] == status
+    )
+    assert terms("retry retries retried") == ["retri"] * 3 and terms("caching cached cache") == ["cach"] * 3
+
+
+def test_the_stemmer_named_in_the_index_identity_is_the_installed_one() -> None:
+    from importlib.metadata import version
+
+    assert STEMMER_ID == f"snowball-english-{version('snowballstemmer')}"
+
+
+def test_stemming_loads_only_the_english_stemmer_and_leaves_the_package_importable() -> None:
+    code = (
+        "import sys; from homeostat.core.selection import term; assert term('statuses') == 'status';"
+        "assert 'snowballstemmer.turkish_stemmer' not in sys.modules and 'snowballstemmer' not in sys.modules;"
+        "import snowballstemmer; assert snowballstemmer.stemmer('english').stemWord('running') == 'run'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr

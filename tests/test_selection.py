@@ -14,11 +14,14 @@ from homeostat.core.selection import (
     Entry,
     Ranked,
     audience_for,
+    branch_words,
     find_member,
     fit_rules,
     is_global,
+    rank_summary,
     select_entries,
     specificity,
+    task_words,
 )
 from homeostat.core.session_repo import parse_origin, session_repo
 
@@ -313,3 +316,79 @@ def test_parse_origin_keeps_the_owner_path() -> None:
     slug = parse_origin("https://gitlab.example/group/sub/app.git")
     assert slug is not None and (slug.host, slug.owner, slug.name) == ("gitlab.example", "group/sub", "app")
     assert parse_origin("/srv/git/app.git") is not None and parse_origin("   ") is None
+
+
+# --- the task signal ---------------------------------------------------------------------------------
+
+
+def test_task_words_from_a_branch_commits_and_files() -> None:
+    assert branch_words("feature/PROJ-123-apikeyFromFile") == ["apikey", "file"]
+    assert branch_words("wip/fix_retry-backoff2") == ["retry", "backoff"]
+    assert branch_words("main") == []
+    words = task_words(
+        "read-key",
+        ["Merge branch 'main' into read-key", "Read the API key from a file\nKeep it out of argv"],
+        ["src/config/keyLoader.py", "tests/test_key_loader.py"],
+    )
+    assert words == ("read", "key", "api", "file", "keep", "out", "argv", "loader")
+
+
+TASK_RULES = {
+    "api/retries.md": rule_file(
+        "retries", "api", ["src/api/**"], "Retry outbound calls with jittered backoff."
+    ),
+    "api/errors.md": rule_file("errors", "api", ["src/api/**"], "Map domain errors to one status table."),
+    "api/logging.md": rule_file("logging", "api", ["src/api/**"], "Log with the request id bound."),
+    "core/tz.md": rule_file(
+        "tz-aware", "core", ["**/*.py"], "Use timezone-aware UTC datetimes, never naive utcnow timestamps."
+    ),
+    "core/commits.md": rule_file(
+        "commit-split", "core", ["**"], "Split timezone refactors from behaviour changes in separate commits."
+    ),
+}
+
+
+@pytest.fixture
+def tasks(tmp_path: Path) -> Corpus:
+    return build(write_kb(tmp_path / "kb", TASK_RULES))
+
+
+def test_the_task_is_a_fourth_ranking_inside_the_tier(tasks: Corpus) -> None:
+    touched = ["src/api/client.py"]
+    plain = select_entries(tasks, touched, Audience(None))
+    assert plain.task == () and all(r.ranks[3] is None for r in plain.ranked)
+    task = task_words("retry-backoff", ["Retry the payout call with backoff"])
+    ranked = select_entries(tasks, touched, Audience(None), task).ranked
+    assert ranked[0].entry.id == "retries" and ranked[0].ranks[3] == 1 and ranked[0].tier == 1
+    # only rules the task names about as strongly as its best match are ranked by it
+    assert all(r.ranks[3] is None for r in ranked if r.entry.id != "retries")
+
+
+def test_a_language_wide_rule_the_task_is_about_is_lifted_first(tasks: Corpus) -> None:
+    touched = ["src/api/client.py"]
+    plain = select_entries(tasks, touched, Audience(None)).ranked
+    assert next(r for r in plain if r.entry.id == "tz-aware").tier == 3
+    task = task_words("tz-aware-expiry", ["Use timezone-aware datetimes for session expiry"])
+    ranked = select_entries(tasks, touched, Audience(None), task).ranked
+    assert ranked[0].entry.id == "tz-aware" and ranked[0].lifted and ranked[0].tier == 1
+    assert "lifted by the task" in rank_summary(ranked[0])
+    # a process rule for every file is lifted the same way when the commits are about it
+    split = select_entries(tasks, touched, Audience(None), task_words("", ["Split refactor commits"])).ranked
+    assert split[0].entry.id == "commit-split" and split[0].lifted
+
+
+def test_one_rare_word_common_words_or_a_stronger_folder_rule_lift_nothing(
+    tasks: Corpus, tmp_path: Path
+) -> None:
+    touched = ["src/api/client.py"]
+    assert not any(r.lifted for r in select_entries(tasks, touched, Audience(None), ("timezone",)).ranked)
+    notes = {
+        f"api/note-{i}.md": rule_file(f"note-{i}", "api", ["src/api/**"], "Naive UTC notes.")
+        for i in range(8)
+    }
+    crowded = build(write_kb(tmp_path / "crowded", {**TASK_RULES, **notes}))
+    common = select_entries(crowded, touched, Audience(None), ("naive", "utc")).ranked
+    assert not any(r.lifted for r in common)  # both words are in more than a tenth of the rules
+    folder = task_words("", ["Retry outbound calls with jittered backoff, naive timestamps"])
+    ranked = select_entries(tasks, touched, Audience(None), folder).ranked
+    assert ranked[0].entry.id == "retries" and not any(r.lifted for r in ranked)

@@ -2,7 +2,7 @@
 
 The corpus cache carries its identity (PEERS.md, lesson 9): its file name is a hash of the KB's git
 tree (plus the content of any uncommitted KB file), or of the KB's content when it is not a git
-repository, together with the tokenizer and the corpus format version, and this clone's pending
+repository, together with the tokenizer, the stemmer and the corpus format version, and this clone's pending
 lessons. When any of them changes the corpus is rebuilt by itself (logged, never an error) and written
 atomically; deleting `.homeostat/` loses nothing. A warm load reads one JSON file and runs two git
 commands, so a session hook never pays for the models, the YAML parser or the tokenizer.
@@ -21,11 +21,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from homeostat.core.selection import CORPUS_FORMAT, Corpus
+from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 
 if TYPE_CHECKING:
     import logging
     import subprocess
+    from collections.abc import Sequence
+
+    from homeostat.core.kb import KB
 
 
 def _log() -> logging.Logger:
@@ -134,7 +137,14 @@ def corpus_key(root: Path) -> str:
     source = f"git:{source}" if source is not None else f"content:{content_fingerprint(root)}"
     # marshal's format belongs to the Python version that wrote it
     python = f"python={sys.version_info[0]}.{sys.version_info[1]} marshal={marshal.version}"
-    parts = [f"format={CORPUS_FORMAT}", f"tokenizer={tokenizer_id()}", python, source, *pending_names(root)]
+    parts = [
+        f"format={CORPUS_FORMAT}",
+        f"tokenizer={tokenizer_id()}",
+        f"stemmer={STEMMER_ID}",
+        python,
+        source,
+        *pending_names(root),
+    ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
@@ -161,17 +171,23 @@ def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index."""
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.console import Progress
-    from homeostat.core.render_view import memo_lines
-    from homeostat.core.selection import build_corpus, with_line_tokens
-    from homeostat.core.tokens import count_tokens_batch
 
     with Progress("building the search index") as progress:
         kb = load_kb_dir(root, progress)
         progress.update(progress.done, what="counting tokens")
-        corpus = build_corpus(kb, _load_pending(root), count_tokens_batch)  # type: ignore[arg-type]
-        doc_areas = {s.area for s in corpus.sections}
-        lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-        return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
+        return build_from_kb(kb, _load_pending(root))
+
+
+def build_from_kb(kb: KB, pending: Sequence[object] = ()) -> Corpus:
+    """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
+    from homeostat.core.render_view import memo_lines
+    from homeostat.core.selection import build_corpus, with_line_tokens
+    from homeostat.core.tokens import count_tokens_batch
+
+    corpus = build_corpus(kb, pending, count_tokens_batch)  # type: ignore[arg-type]
+    doc_areas = {s.area for s in corpus.sections}
+    lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
+    return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
 
 
 def _write_atomic(path: Path, content: str | bytes) -> None:
@@ -223,7 +239,7 @@ def stat_signature(root: Path) -> tuple[str, int, int]:
     """A hash of every KB file's path, size and mtime; the newest mtime; the number of files."""
     from homeostat import VERSION
 
-    digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{sys.version_info[:2]}\n".encode())
+    digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
     base = str(root)
     found: list[tuple[str, int, int]] = []
     try:
@@ -309,7 +325,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
     if path.is_file():
         reason = "cached index unreadable"
     elif folder.is_dir() and any(folder.glob("corpus-*")):
-        reason = "the KB, pending lessons, tokenizer or index format changed"
+        reason = "the KB, pending lessons, tokenizer, stemmer or index format changed"
     started = time.perf_counter()
     corpus = build(root)
     try:
@@ -428,25 +444,62 @@ def _remember_identity(cache: Path, where: Path, stamp: str, identity: Identity)
         pass
 
 
-def touched_from_git(top: Path, commits: int = 3) -> list[str]:
-    """Paths changed in the working tree, then in the last few commits: what the session is working on."""
-    paths: list[str] = []
-    status = _git(top, "status", "--porcelain=v1", "-z", "--untracked-files=all")
+class WorkingChange(NamedTuple):
+    """What the checkout says the session is working on, from the two git commands it already ran."""
+
+    paths: tuple[str, ...]  # changed and untracked files, then the files of the last few commits
+    branch: str  # "" when detached or not a git checkout
+    commits: tuple[str, ...]  # subject (and first body line) of each of those commits, newest first
+    changed: tuple[str, ...]  # the working tree's changed and untracked files only
+
+
+def change_from_git(top: Path, commits: int = 3) -> WorkingChange:
+    """`git status --branch` gives the changed files and the branch; one `git log` gives the last
+    few commits' files, subjects and first body lines. No other git process runs."""
+    changed: list[str] = []
+    branch = ""
+    status = _git(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
     if status is not None and status.returncode == 0:
-        items = status.stdout.decode("utf-8", "surrogateescape").split("\0")
         skip = False
-        for item in items:
+        for item in status.stdout.decode("utf-8", "surrogateescape").split("\0"):
             if skip or not item:
                 skip = False
                 continue
-            paths.append(item[3:])
+            if item.startswith("## "):
+                branch = _branch_of(item[3:])
+                continue
+            changed.append(item[3:])
             skip = item[0] in "RC"  # a rename's source path follows
-    logged = _git(top, "log", f"-n{commits}", "--name-only", "--pretty=format:", "-z", "--no-renames")
+    paths = list(changed)
+    subjects: list[str] = []
+    logged = _git(
+        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
+    )
     if logged is not None and logged.returncode == 0:
-        paths += [
-            p.strip("\n") for p in logged.stdout.decode("utf-8", "surrogateescape").split("\0") if p.strip()
-        ]
-    return list(dict.fromkeys(p for p in paths if p))
+        for record in logged.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
+            subject, _, rest = record.partition("\x1f")
+            body, _, names = rest.partition("\x1f")
+            first_body = next((line.strip() for line in body.splitlines() if line.strip()), "")
+            subjects.append(f"{subject.strip()}\n{first_body}".strip())
+            paths += [p.strip("\n") for p in names.split("\0") if p.strip()]
+    return WorkingChange(
+        tuple(dict.fromkeys(p for p in paths if p)), branch, tuple(subjects), tuple(dict.fromkeys(changed))
+    )
+
+
+def _branch_of(header: str) -> str:
+    """The branch from `git status --branch`'s header: `main...origin/main [ahead 1]`, `No commits
+    yet on main`, or `HEAD (no branch)` when detached."""
+    if header.startswith("No commits yet on "):
+        return header.removeprefix("No commits yet on ").strip()
+    if header.startswith("HEAD (no branch)"):
+        return ""
+    return header.split("...", 1)[0].split(" ", 1)[0]
+
+
+def touched_from_git(top: Path, commits: int = 3) -> list[str]:
+    """Paths changed in the working tree, then in the last few commits: what the session is working on."""
+    return list(change_from_git(top, commits).paths)
 
 
 # --- per-session state ------------------------------------------------------------------------------

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, NamedTuple
 from homeostat.adapters.search_index import (
     Identity,
     Loaded,
+    WorkingChange,
     add_to_session,
+    change_from_git,
     checkout_identity,
     load_corpus,
     load_session,
-    touched_from_git,
 )
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option
@@ -41,7 +42,15 @@ from homeostat.core.render_view import (
     render_prompt,
 )
 from homeostat.core.search import PromptMatch, match_prompt
-from homeostat.core.selection import Audience, Corpus, Entry, audience_for, find_member, select_entries
+from homeostat.core.selection import (
+    Audience,
+    Corpus,
+    Entry,
+    audience_for,
+    find_member,
+    select_entries,
+    task_words,
+)
 from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
 
@@ -231,6 +240,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--budget", type=int, metavar="N", help="token budget (default: distribution.tokenBudget)"
     )
+    task = parser.add_mutually_exclusive_group()
+    task.add_argument(
+        "--task",
+        metavar="TEXT",
+        help="what you are doing, in words, to rank by (default: the branch name and recent commit subjects)",
+    )
+    task.add_argument("--no-task", action="store_true", help="rank by the touched paths alone")
     parser.add_argument("--prompt", metavar="TEXT", help="match one chat message against the KB instead")
     parser.add_argument(
         "--session",
@@ -255,8 +271,10 @@ def run(args: argparse.Namespace) -> int:
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
     given = [*(args.files or ()), *args.paths]
-    files = given if args.files is not None or args.paths else touched_from_git(session.identity.top)
-    view = session_view(session, files, Path(args.checkout), session_id, args.budget)
+    change = change_from_git(session.identity.top) if args.files is None and not args.paths else None
+    files = given if change is None else list(change.paths)
+    task = session_task(args.task, args.no_task, change)
+    view = session_view(session, files, Path(args.checkout), session_id, args.budget, task)
     _emit_view(view, args.format, args.explain)
     sys.stdout.flush()
     log_view(session, view, started)
@@ -264,20 +282,38 @@ def run(args: argparse.Namespace) -> int:
 
 
 def session_view(
-    session: Session, files: Sequence[str], base: Path, session_id: str, budget_tokens: int | None = None
+    session: Session,
+    files: Sequence[str],
+    base: Path,
+    session_id: str,
+    budget_tokens: int | None = None,
+    task: Sequence[str] = (),
 ) -> View:
     """The session-start view for the touched files (what `context` prints and the SessionStart hook
-    sends); with a session id, what it served is remembered for once-per-session matching."""
+    sends), ranked by the task words too; with a session id, what it served is remembered for
+    once-per-session matching."""
     touched = relative_paths(files, session.identity, base)
     budget = session.corpus.budget
     if budget_tokens is not None:
         budget = budget._replace(token_budget=budget_tokens)
-    view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget)
+    view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
         visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]
         given = view.served_ids + tuple(s.key for s in view.sections)
         add_to_session(session.root, session_id, {"known": visible, "files": touched, "given": given})
     return view
+
+
+def session_task(text: str | None, off: bool, change: WorkingChange | None) -> tuple[str, ...]:
+    """The task words: `--task TEXT`, else the branch and recent commits when the touched paths came
+    from git (the same two git commands), else none; `--no-task` turns it off."""
+    if off:
+        return ()
+    if text is not None:
+        return task_words(commits=(text,))
+    if change is None:
+        return ()
+    return task_words(change.branch, change.commits, change.changed)
 
 
 def _emit_view(view: View, fmt: str, explain: bool) -> None:

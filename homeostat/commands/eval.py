@@ -17,6 +17,8 @@ from homeostat.cli_options import add_format_option
 from homeostat.core.evaluation import (
     CASES_FILE,
     EvalError,
+    audiences,
+    check_repos,
     failed_floors,
     parse_cases,
     parse_floor,
@@ -24,7 +26,6 @@ from homeostat.core.evaluation import (
     run_cases,
 )
 from homeostat.core.render_view import LineCounter
-from homeostat.core.selection import Audience
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -65,18 +66,10 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     cases = parse_cases(text, str(path))
     corpus = load_corpus(root).corpus
-    names = {r.name for r in corpus.repos}
-    for case in cases:
-        if case.repo is not None and corpus.multi_repo and case.repo not in names:
-            raise EvalError(
-                f"{path}: case {case.name or case.expect[0]!r}: repo {case.repo!r} is not in homeostat.yaml"
-            )
-    teams = frozenset(info.owner for info in corpus.areas.values())
-
-    def audience(repo: str | None) -> Audience:
-        return Audience(repo or args.repo, "eval", teams)
-
-    report = run_cases(corpus, cases, audience, LineCounter(corpus.line_tokens, count_tokens))
+    check_repos(cases, corpus, str(path))
+    report = run_cases(
+        corpus, cases, audiences(corpus, args.repo), LineCounter(corpus.line_tokens, count_tokens)
+    )
     if args.format == "json":
         sys.stdout.write(json.dumps(report.to_data(), indent=2) + "\n")
     else:

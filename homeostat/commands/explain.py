@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option, emit_json
 from homeostat.commands.context import Session, open_session, relative_paths
-from homeostat.core.selection import Entry, select_entries
+from homeostat.core.selection import Entry, rank_summary, select_entries
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
@@ -169,11 +169,8 @@ def explain(
             facts["for these files"] = "not selected: its scope does not cover them and it names none of them"
         else:
             i, r = place
-            ranks = ", ".join(
-                f"{n} #{k}" for n, k in zip(("scope", "keywords", "code refs"), r.ranks, strict=True) if k
-            )
             facts["for these files"] = (
-                f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({ranks or 'unranked'})"
+                f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({rank_summary(r)})"
             )
     return Explanation(rule_id, True, facts)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
-from homeostat.adapters.search_index import find_top, pending_names, touched_from_git
+from homeostat.adapters.search_index import change_from_git, find_top, pending_names
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
 from homeostat.commands.context import (
     log_event,
@@ -31,6 +31,7 @@ from homeostat.commands.context import (
     log_view,
     open_session,
     prompt_block,
+    session_task,
     session_view,
 )
 
@@ -148,8 +149,9 @@ def _with_notices(root: Path, text: str) -> str:
 def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     session_id = event.get("session_id") or ""
     session = open_session(str(root), _checkout(event))
-    files = touched_from_git(session.identity.top)
-    view = session_view(session, files, _checkout(event), session_id)
+    change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
+    task = session_task(None, False, change)
+    view = session_view(session, list(change.paths), _checkout(event), session_id, task=task)
     text = _with_notices(root, view.text)
     log_view(session, view, started)
     if session_id:

@@ -298,6 +298,29 @@ class SecurityConfig(Model):
     )
 
 
+class EvalConfig(Model):
+    """Floors `validate` holds `eval/selection.yaml` to (when the KB has one); none by default."""
+
+    min_hit_at1: float | None = Field(default=None, ge=0, le=1, description="Least Hit@1 over the cases.")
+    min_hit_at3: float | None = Field(default=None, ge=0, le=1, description="Least Hit@3 over the cases.")
+    min_hit_at5: float | None = Field(default=None, ge=0, le=1, description="Least Hit@5 over the cases.")
+    min_mrr: float | None = Field(default=None, ge=0, le=1, description="Least mean reciprocal rank.")
+    min_served: float | None = Field(
+        default=None, ge=0, le=1, description="Least share of expected rules served within the budget."
+    )
+
+    def floors(self) -> dict[str, float]:
+        """Metric name (as `homeostat eval --min` takes it) → floor, for the floors that are set."""
+        named = {
+            "hit@1": self.min_hit_at1,
+            "hit@3": self.min_hit_at3,
+            "hit@5": self.min_hit_at5,
+            "mrr": self.min_mrr,
+            "served": self.min_served,
+        }
+        return {name: value for name, value in named.items() if value is not None}
+
+
 class HandoffConfig(Model):
     min_edits: int = Field(default=5, ge=0, description="Edits in a session before a handoff note is asked.")
 
@@ -315,6 +338,10 @@ class Config(Model):
     notifications: NotificationsConfig = Field(default_factory=NotificationsConfig, description="Slack.")
     security: SecurityConfig = Field(default_factory=SecurityConfig, description="Security switches.")
     handoff: HandoffConfig = Field(default_factory=HandoffConfig, description="Handoff notes.")
+    eval: EvalConfig = Field(
+        default_factory=EvalConfig,
+        description="Selection floors validate checks eval/selection.yaml against.",
+    )
 
     @model_validator(mode="after")
     def _repos_or_areas(self) -> Config:

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from homeostat.core.findings import Finding, error
 from homeostat.core.render_view import build_view
 from homeostat.core.search import search_entries
-from homeostat.core.selection import Audience, Corpus
+from homeostat.core.selection import Audience, Corpus, task_words
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
@@ -44,12 +45,17 @@ class Case(BaseModel):
     files: tuple[str, ...] = ()
     task: str = ""
     repo: str | None = None
+    branch: str = ""
+    commits: tuple[str, ...] = ()
+    source: str = ""
     expect: tuple[str, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _one_kind(self) -> Case:
         if bool(self.files) == bool(self.task.strip()):
             raise ValueError("a case has either files (touched paths) or a task (search words), not both")
+        if (self.branch or self.commits) and not self.files:
+            raise ValueError("branch and commits describe a change, so they need files")
         return self
 
 
@@ -215,7 +221,9 @@ def run_cases(
     for case in cases:
         audience = audience_for(case.repo)
         if case.files:
-            view = build_view(corpus, case.files, audience, count)
+            # A case is a branch whose work is committed: its task is the branch and the commits.
+            task = task_words(case.branch, case.commits)
+            view = build_view(corpus, case.files, audience, count, task=task)
             ranked = tuple(r.entry.id for r in view.selection.ranked)
             served = view.served_ids
         else:
@@ -244,6 +252,80 @@ def render_report(report: EvalReport) -> str:
             f"top {', '.join(r.ranked[:5]) or 'nothing'}"
         )
     return "\n".join(lines) + "\n"
+
+
+def check_repos(cases: Sequence[Case], corpus: Corpus, file: str) -> None:
+    """A case naming a repo homeostat.yaml does not have is a broken case file."""
+    names = {r.name for r in corpus.repos}
+    for case in cases:
+        if case.repo is not None and corpus.multi_repo and case.repo not in names:
+            raise EvalError(
+                f"{file}: case {case.name or case.expect[0]!r}: repo {case.repo!r} is not in homeostat.yaml"
+            )
+
+
+def audiences(corpus: Corpus, default_repo: str | None = None) -> Callable[[str | None], Audience]:
+    """Eval sees every area, team-only ones included: it measures selection, not permissions."""
+    teams = frozenset(info.owner for info in corpus.areas.values())
+    return lambda repo: Audience(repo or default_repo, "eval", teams)
+
+
+FLOOR_KEYS = {
+    "hit@1": "minHitAt1",
+    "hit@3": "minHitAt3",
+    "hit@5": "minHitAt5",
+    "mrr": "minMrr",
+    "served": "minServed",
+}
+NAMED_CASES = 5
+
+
+def short_cases(report: EvalReport, metric: str, floor: float) -> list[CaseResult]:
+    """The cases that pull a summary metric below its floor, worst first."""
+    if metric.startswith("hit@"):
+        return [r for r in report.results if r.metrics.get(metric, 0.0) < 1.0]
+    below = [r for r in report.results if r.metrics.get(metric, 0.0) < floor]
+    return sorted(below, key=lambda r: (r.metrics.get(metric, 0.0), r.label))
+
+
+def selection_findings(
+    corpus: Corpus,
+    text: str,
+    floors: Mapping[str, float],
+    count: Callable[[str], int],
+    file: str = CASES_FILE,
+) -> list[Finding]:
+    """`validate`'s check of eval/selection.yaml: a broken case file is an error; so is each floor set
+    in homeostat.yaml (`eval.minHitAt5` …) that the cases fall below, naming the cases that fall short."""
+    try:
+        cases = parse_cases(text, file)
+        check_repos(cases, corpus, file)
+    except EvalError as exc:
+        return [error("eval", file, 1, str(exc).removeprefix(f"{file}: "))]
+    if not floors:
+        return []
+    report = run_cases(corpus, cases, audiences(corpus), count)
+    findings = []
+    for metric, floor in floors.items():
+        value = report.summary[metric]
+        if value >= floor - 1e-12:
+            continue
+        short = short_cases(report, metric, floor)
+        named = "; ".join(
+            f"{r.label!r} (expected {', '.join(r.case.expect)}; top {', '.join(r.ranked[:3]) or 'nothing'})"
+            for r in short[:NAMED_CASES]
+        )
+        more = f"; and {len(short) - NAMED_CASES} more" if len(short) > NAMED_CASES else ""
+        findings.append(
+            error(
+                "eval",
+                file,
+                1,
+                f"{metric} {value:.3f} is below eval.{FLOOR_KEYS[metric]} {floor:g} in homeostat.yaml; "
+                f"{len(short)} of {len(report.results)} cases fall short: {named}{more}",
+            )
+        )
+    return findings
 
 
 # --- KB health ---------------------------------------------------------------------------------------

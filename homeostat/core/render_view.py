@@ -39,6 +39,7 @@ from homeostat.core.selection import (
     fit_rules,
     fit_sections,
     group_of,
+    rank_summary,
     select_entries,
     select_sections,
 )
@@ -222,6 +223,7 @@ class View(NamedTuple):
             "sections": [s.key for s in self.sections],
             "cut": [{"id": c.id, "what": c.what, "reason": c.reason} for c in self.cut],
             "notForTheseFiles": len(self.not_applicable),
+            "task": list(self.selection.task),
             "compact": self.compact,
             "budget": {
                 "tokens": self.budget.token_budget,
@@ -284,10 +286,11 @@ def build_view(
     count: Callable[[str], int],
     *,
     budget: Budget | None = None,
+    task: Sequence[str] = (),
 ) -> View:
-    """Select, fit and render the session-start view."""
+    """Select, fit and render the session-start view; `task` is what the developer is doing, as words."""
     limits = budget or corpus.budget
-    selection = select_entries(corpus, touched, audience)
+    selection = select_entries(corpus, touched, audience, task)
     header = lines_block(HEADER, count)
     covering = {
         area: len(ids) for area, ids in covering_documents(corpus, selection.touched, audience).items()
@@ -339,15 +342,14 @@ def explain_view(view: View) -> str:
         + (", compact guide" if view.compact else "")
         + ".",
     ]
+    task = view.selection.task
+    lines.append(
+        f"Task words: {', '.join(task)}." if task else "Task words: none (ranked by the touched paths alone)."
+    )
     for item in view.placed:
         r = item.ranked
-        ranks = ", ".join(
-            f"{name} #{rank}"
-            for name, rank in zip(("scope", "keywords", "code refs"), r.ranks, strict=True)
-            if rank
-        )
         lines.append(
-            f"  served  {item.entry.id}  tier {r.tier}, {item.form}, rrf {r.rrf:.4f} ({ranks or 'unranked'})"
+            f"  served  {item.entry.id}  tier {r.tier}, {item.form}, rrf {r.rrf:.4f} ({rank_summary(r)})"
         )
     for section in view.sections:
         lines.append(f"  served  {section.key}  section naming a touched path")

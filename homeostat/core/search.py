@@ -7,12 +7,11 @@ No model and no embeddings: BM25 over the corpus's inverted index, on the CPU. T
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, terms
+from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, rare_limit, terms
 from homeostat.core.text import plural, words
 
 DEFAULT_LIMIT = 10
@@ -22,8 +21,6 @@ PROMPT_SECTIONS = 2
 PROMPT_RELATIVE = 0.6
 PROMPT_MIN_WORDS = 3
 PROMPT_MIN_RARE = 2
-# A word is rare when at most this share of the KB's rules and sections use it (and never fewer than 3).
-RARE_SHARE = 0.1
 
 # Words of conversation: "yes, go ahead", "run the tests again", "commit it" never count toward a match.
 CONVERSATION = frozenset(
@@ -197,10 +194,6 @@ def message_terms(message: str) -> list[str]:
     """The message's words that are neither stopwords nor conversation, as search terms."""
     kept = [w for w in words(message) if w not in CONVERSATION]
     return terms(" ".join(kept))
-
-
-def rare_limit(corpus: Corpus) -> int:
-    return max(3, math.ceil(RARE_SHARE * len(corpus.lengths)))
 
 
 def _docs_with(corpus: Corpus, term: str) -> set[int]:

@@ -9,8 +9,10 @@ Order (the design's): tier 1 is rules scoped to the touched files together with 
 name a touched file outright; tier 2 global rules naming a file next to one; tier 3 global rules that
 name no file; tier 4 global rules naming other files. Within a tier, reciprocal rank fusion (k = 60)
 of scope (narrowest matching glob, then score), BM25 of the touched paths' words against the rule
-text, and code references (touched files the rule names); score breaks ties. Tiers come first, so a
-rule scoped to the touched files never loses to a general one that does not name them.
+text, code references (touched files the rule names) and, when the session knows what the developer
+is doing, the task (BM25 of the branch name's and recent commit subjects' words); score breaks ties.
+Tiers come first, so a rule scoped to the touched files never loses to a general one that does not
+name them; the one exception is stated with `lifted` below.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from homeostat.core.globs import compile_glob
-from homeostat.core.similarity import STOPWORDS, same_lesson, stem
+from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, words
 
 if TYPE_CHECKING:
@@ -30,9 +32,13 @@ if TYPE_CHECKING:
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 6
+CORPUS_FORMAT = 7
 CORE = "core"
 RRF_K = 60
+# The task ranking ranks only rules the task names at least this share as strongly as its best match in
+# the tier: reciprocal rank fusion rewards being ranked at all far more than being ranked first, so a
+# faint match on one common word would otherwise count almost as much as the rule the task is about.
+TASK_RELATIVE = 0.5
 BM25_K1 = 1.2
 BM25_B = 0.75
 _CODE_EXT = re.compile(
@@ -52,14 +58,52 @@ def strip_hidden(text: str) -> str:
 # --- text to terms ---------------------------------------------------------------------------------
 
 
+# The stemmer is part of the index's identity (search_index.corpus_key): the same word must become the
+# same term when the index is built and when it is queried.
+STEMMER_ID = "snowball-english-3.1.1"
+_STEMS: dict[str, str] = {}
+_ENGLISH: list[Callable[[str], str]] = []
+
+
+def _stemmer() -> Callable[[str], str]:
+    """snowballstemmer's English (Porter2) stemmer, loaded on first use. The package's `__init__`
+    imports all 36 of its languages (about 13 ms, a tenth of a warm session hook), so a bare stand-in
+    package lets only `english_stemmer` and its two helpers load; the stand-in is then removed, so a
+    later `import snowballstemmer` anywhere in the process still runs the real `__init__`."""
+    if not _ENGLISH:
+        import importlib.util
+        import sys
+
+        standin = None
+        if "snowballstemmer" not in sys.modules:
+            spec = importlib.util.find_spec("snowballstemmer")
+            if spec is not None:
+                standin = sys.modules["snowballstemmer"] = importlib.util.module_from_spec(spec)
+        try:
+            from snowballstemmer.english_stemmer import EnglishStemmer  # type: ignore[import-untyped]
+        finally:
+            if standin is not None and sys.modules.get("snowballstemmer") is standin:
+                del sys.modules["snowballstemmer"]
+        _ENGLISH.append(EnglishStemmer().stemWord)
+    return _ENGLISH[0]
+
+
 def term(word: str) -> str:
-    """Stemmed, then without a final "e", so invoice/invoices and cache/cached/caching meet."""
-    stemmed = stem(word)
-    return stemmed[:-1] if len(stemmed) > 3 and stemmed.endswith("e") else stemmed
+    """A word's search term: its Snowball (Porter2) stem, so status/statuses, retry/retries/retried
+    and cache/cached/caching meet."""
+    found = _STEMS.get(word)
+    if found is None:
+        found = _STEMS[word] = _stemmer()(word)
+    return found
+
+
+def remember_stems(stems: Mapping[str, str]) -> None:
+    """Seed the stem memo with an index's vocabulary (stemmed when the index was built)."""
+    _STEMS.update(stems)
 
 
 def terms(text: str) -> list[str]:
-    """Search terms: lower-cased words without stopwords, crudely stemmed (retry/retries meet)."""
+    """Search terms: lower-cased words without stopwords, stemmed."""
     return [term(w) for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
 
 
@@ -81,6 +125,54 @@ def file_refs(text: str) -> tuple[str, ...]:
     """Files and folders the text names in backticks, without a leading `./`."""
     found = {name.removeprefix("./") for name in identifiers(text) if is_file_ref(name)}
     return tuple(sorted(found))
+
+
+# --- what the developer is doing --------------------------------------------------------------------
+
+# Words of a branch name or commit subject that say nothing about the change itself.
+TASK_NOISE = frozenset(
+    """main master develop development dev trunk head origin branch merge into fix fixes fixed fixup bug
+    bugs bugfix hotfix feature features feat wip chore refactor patch release update updates bump tmp temp
+    issue gh pr review reviews address addressed comment comments nit nits typo typos lint
+    news entry changelog pre commit ci squash revert add added adds remove removed
+    make use""".split()
+)
+# A file name's "test" says only that it is a test file, which the touched paths already say.
+TEST_MARKERS = frozenset({"test", "tests", "spec", "specs", "conftest"})
+_TICKET = re.compile(r"^[A-Za-z]{2,10}-\d+(?=$|[-_])")
+_SPLIT = re.compile(r"[/\-_.\s]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+
+
+def _task_words(text: str) -> list[str]:
+    out = []
+    for piece in _SPLIT.split(_CAMEL.sub(" ", text)):
+        for word in words(piece):
+            if len(word) > 1 and not word.isdigit() and word not in STOPWORDS and word not in TASK_NOISE:
+                out.append(word)
+    return out
+
+
+def branch_words(branch: str) -> list[str]:
+    """`feature/PROJ-123-apikey-from-file` → apikey, file: split on `/ - _ .`, camelCase and digits;
+    ticket ids, numbers and words such as main, fix, feature and wip dropped."""
+    return [w for part in branch.split("/") for w in _task_words(_TICKET.sub("", part))]
+
+
+def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[str] = ()) -> tuple[str, ...]:
+    """The words of what the developer is doing: the branch name, the subjects (and first body lines)
+    of recent commits (merge commits skipped), and the names of the files changed in the working
+    tree, each once."""
+    found = branch_words(branch)
+    for subject in commits:
+        if not subject.startswith("Merge "):
+            found += _task_words(subject)
+    for path in files:
+        name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        found += [w for w in _task_words(name) if w not in TEST_MARKERS]
+    kept: dict[str, str] = {}  # one word per search term: `status` and `statuses` are one word
+    for word in found:
+        kept.setdefault(term(word), word)
+    return tuple(kept.values())
 
 
 # --- globs -------------------------------------------------------------------------------------------
@@ -221,6 +313,7 @@ class Corpus(NamedTuple):
     lengths: tuple[int, ...] = ()
     line_tokens: Mapping[str, int] = {}
     by_id: Mapping[str, Entry] = {}
+    stems: Mapping[str, str] = {}  # every indexed word's term, so a warm run rarely needs the stemmer
     # KB files left out because they fail the schema: (file, line, message, ids), for readers to report
     unreadable: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
 
@@ -251,6 +344,7 @@ class Corpus(NamedTuple):
             "postings": {term: list(p) for term, p in self.postings.items()},
             "lengths": list(self.lengths),
             "lineTokens": dict(self.line_tokens),
+            "stems": dict(self.stems),
             "unreadable": [[f, n, m, list(ids)] for f, n, m, ids in self.unreadable],
         }
 
@@ -259,6 +353,7 @@ class Corpus(NamedTuple):
         if data.get("format") != CORPUS_FORMAT:
             raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
         entries = tuple(_entry_from(row) for row in data["entries"])
+        remember_stems(data["stems"])
         return cls(
             entries=entries,
             sections=tuple(_section_from(row) for row in data["sections"]),
@@ -272,8 +367,18 @@ class Corpus(NamedTuple):
             lengths=tuple(data["lengths"]),
             line_tokens=dict(data["lineTokens"]),
             by_id=_by_id(entries),
+            stems=data["stems"],
             unreadable=tuple((u[0], u[1], u[2], tuple(u[3])) for u in data["unreadable"]),
         )
+
+
+# A word is rare when at most this share of the KB's rules and sections use it (and never fewer than 3):
+# matching a message and lifting a rule by the task both count only rare words.
+RARE_SHARE = 0.1
+
+
+def rare_limit(corpus: Corpus) -> int:
+    return max(3, math.ceil(RARE_SHARE * len(corpus.lengths)))
 
 
 def _row(record: Entry | SectionEntry) -> list[Any]:
@@ -370,7 +475,7 @@ def build_corpus(
     n = len(drafts)
     entries = tuple(e._replace(tokens=counts[i], short_tokens=counts[n + i]) for i, e in enumerate(drafts))
     sections = tuple(s._replace(tokens=counts[2 * n + i]) for i, s in enumerate(section_drafts))
-    postings, lengths = _index(entries, sections)
+    postings, lengths, stems = _index(entries, sections)
     d = config.distribution
     return Corpus(
         entries=entries,
@@ -384,6 +489,7 @@ def build_corpus(
         postings=postings,
         lengths=lengths,
         by_id=_by_id(entries),
+        stems=stems,
         unreadable=tuple(u.row() for u in kb.unreadable),
     )
 
@@ -457,19 +563,23 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
 
 def _index(
     entries: Sequence[Entry], sections: Sequence[SectionEntry]
-) -> tuple[dict[str, list[int]], tuple[int, ...]]:
-    """Inverted index over rules then sections; a rule's title counts twice (it says what it is about)."""
+) -> tuple[dict[str, list[int]], tuple[int, ...], dict[str, str]]:
+    """Inverted index over rules then sections (a rule's title counts twice: it says what it is about),
+    and the term of every word indexed."""
     flat: dict[str, list[int]] = {}
     lengths: list[int] = []
     texts = [f"{e.title}\n{e.view}" for e in entries] + [
         f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
     ]
+    vocabulary: set[str] = set()
     for doc, text in enumerate(texts):
-        counted = Counter(terms(text))
+        found = [w for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+        vocabulary.update(found)
+        counted = Counter(term(w) for w in found)
         lengths.append(sum(counted.values()))
-        for term, tf in counted.items():
-            flat.setdefault(term, []).extend((doc, tf))
-    return flat, tuple(lengths)
+        for key, tf in counted.items():
+            flat.setdefault(key, []).extend((doc, tf))
+    return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
 
 
 def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
@@ -583,6 +693,9 @@ def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
     return best, weight
 
 
+RANKINGS = ("scope", "keywords", "code refs", "task")
+
+
 class Ranked(NamedTuple):
     entry: Entry
     tier: int
@@ -590,7 +703,17 @@ class Ranked(NamedTuple):
     specificity: tuple[int, int]
     keyword: float
     references: float
-    ranks: tuple[int | None, int | None, int | None]  # scope, keyword, code-reference rank in its tier
+    ranks: tuple[int | None, ...]  # rank in its tier by each of RANKINGS (None: not ranked by it)
+    task: float = 0.0  # BM25 of the task words against the rule
+    lifted: bool = False  # moved up a tier by `lifted`
+
+
+def rank_summary(ranked: Ranked) -> str:
+    """`scope #2, keywords #1, task #1, lifted` for `--explain` and `explain --files`."""
+    parts = [f"{name} #{rank}" for name, rank in zip(RANKINGS, ranked.ranks, strict=True) if rank]
+    if ranked.lifted:
+        parts.append("lifted by the task")
+    return ", ".join(parts) or "unranked"
 
 
 class Selection(NamedTuple):
@@ -599,6 +722,7 @@ class Selection(NamedTuple):
     ranked: tuple[Ranked, ...]
     rest: tuple[Entry, ...]
     touched: tuple[str, ...]
+    task: tuple[str, ...] = ()  # the task words used
 
 
 def _tier(entry: Entry, touched: Sequence[str]) -> tuple[int | None, tuple[int, int], float]:
@@ -626,9 +750,13 @@ def _ranks(keys: Sequence[tuple[Any, ...] | None]) -> list[int | None]:
     return ranks
 
 
-def select_entries(corpus: Corpus, touched: Sequence[str], audience: Audience) -> Selection:
-    """Rank the rules this audience may see for these touched paths (budget comes later)."""
+def select_entries(
+    corpus: Corpus, touched: Sequence[str], audience: Audience, task: Sequence[str] = ()
+) -> Selection:
+    """Rank the rules this audience may see for these touched paths (budget comes later). `task` is
+    what the developer is doing, as words (`task_words`); without it the task ranking is empty."""
     paths = tuple(dict.fromkeys(p.removeprefix("./") for p in touched if p.strip()))
+    task_terms = terms(" ".join(task))
     index_of = {id(e): i for i, e in enumerate(corpus.entries)}
     candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
     rest: list[Entry] = []
@@ -643,21 +771,69 @@ def select_entries(corpus: Corpus, touched: Sequence[str], audience: Audience) -
         candidates.append((entry, tier, spec, weight))
     docs = {index_of[id(c[0])] for c in candidates}
     keyword = bm25(corpus, [t for p in paths for t in path_terms(p)], docs)
+    task_score = bm25(corpus, task_terms, docs) if task_terms else {}
+    shared = _shared_terms(corpus, task_terms, docs) if task_terms else {}
+    lifts = lifted(
+        [
+            (id(c[0]), c[1], task_score.get(i, 0.0), shared.get(i, 0))
+            for c in candidates
+            for i in [index_of[id(c[0])]]
+        ]
+    )
     ranked: list[Ranked] = []
     for tier in (1, 2, 3, 4):
-        group = [c for c in candidates if c[1] == tier]
+        group = [c for c in candidates if (1 if id(c[0]) in lifts else c[1]) == tier]
         scope_ranks = _ranks([(-c[2][0], -c[2][1], -c[0].score, c[0].id) for c in group])
         kw = [keyword.get(index_of[id(c[0])], 0.0) for c in group]
         kw_ranks = _ranks([(-s, c[0].id) if s > 0 else None for s, c in zip(kw, group, strict=True)])
         ref_ranks = _ranks([(-c[3], c[0].id) if c[3] > 0 else None for c in group])
+        tk = [task_score.get(index_of[id(c[0])], 0.0) for c in group]
+        floor = TASK_RELATIVE * max(tk, default=0.0)
+        task_ranks = _ranks(
+            [(-s, c[0].id) if s > 0 and s >= floor else None for s, c in zip(tk, group, strict=True)]
+        )
         rows = []
         for i, (entry, _, spec, weight) in enumerate(group):
-            ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i])
+            ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i], task_ranks[i])
             rrf = sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
-            rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks))
-        rows.sort(key=lambda r: (-r.rrf, -r.entry.score, r.entry.id))
+            rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks, tk[i], id(entry) in lifts))
+        rows.sort(key=lambda r: (not r.lifted, -r.rrf, -r.entry.score, r.entry.id))
         ranked += rows
-    return Selection(tuple(ranked), tuple(rest), paths)
+    return Selection(tuple(ranked), tuple(rest), paths, tuple(task))
+
+
+LIFT_MIN_SHARED = 2
+
+
+def lifted(candidates: Sequence[tuple[int, int, float, int]]) -> set[int]:
+    """The one way across tiers: a global rule (tiers 2-4) goes to the head of tier 1 when the task
+    names it at least half as strongly (`TASK_RELATIVE`) as its best match in tier 1 and it shares
+    two or more words with the task that are rare in the KB. So a language-wide rule the branch and
+    commits are about (`**/*.py` "use timezone-aware datetimes" on branch `tz-aware-session-expiry`)
+    outranks folder rules the task barely mentions; with no task, or words common to many rules,
+    the tiers are as before.
+
+    `candidates` are (key, tier, task score, rare task words shared); returns the keys lifted."""
+    best = max((score for _, tier, score, _ in candidates if tier == 1), default=0.0)
+    return {
+        key
+        for key, tier, score, shared in candidates
+        if tier > 1 and score > 0 and score >= TASK_RELATIVE * best and shared >= LIFT_MIN_SHARED
+    }
+
+
+def _shared_terms(corpus: Corpus, task_terms: Sequence[str], docs: set[int]) -> dict[int, int]:
+    """How many distinct task terms that are rare in the KB each candidate rule's text contains."""
+    found: dict[int, int] = {}
+    limit = rare_limit(corpus)
+    for term in set(task_terms):
+        flat = corpus.postings.get(term, ())
+        if len(flat) // 2 > limit:
+            continue
+        for i in range(0, len(flat), 2):
+            if flat[i] in docs:
+                found[flat[i]] = found.get(flat[i], 0) + 1
+    return found
 
 
 # --- budget fitting ----------------------------------------------------------------------------------
