@@ -1,9 +1,10 @@
-"""Run the homeostat CLI and SIGKILL this process at one step boundary of the daily run.
+"""Run the homeostat CLI and SIGKILL this process at one step boundary of the daily run or the deep dive.
 
     python tests/killpoint.py after-merge daily --kb DIR
 
-A test harness for the crash tests (tests/test_daily_races.py): it wraps Homeostat's own steps (never
-a client library) so the process dies exactly where a CI runner could lose it.
+A test harness for the crash tests (tests/test_daily_races.py, tests/test_deep_dive_races.py): it
+wraps Homeostat's own steps (never a client library) so the process dies exactly where a CI runner
+could lose it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from homeostat.adapters import bitbucket, git
 from homeostat.cli import main
 from homeostat.runs import publish
 from homeostat.runs.daily import claim, record, review
+from homeostat.runs.deep_dive import record as deep_dive_record
 
 seen: dict[str, int] = {}
 
@@ -65,10 +67,11 @@ POINTS: dict[str, Callable[[], None]] = {
     "after-merge": lambda: wrap(publish.Publisher, "merge"),
     "after-daily": lambda: wrap(publish.Publisher, "land"),
     "after-review-push": lambda: wrap(
-        publish.Publisher, "push", when=lambda _s, branch, _sha: branch.startswith("homeostat/review-")
+        publish.Publisher, "push", when=lambda _s, branch, _sha, **_: branch.startswith("homeostat/review-")
     ),
     "after-reviews": lambda: wrap(review, "open_review_prs"),
     "before-state": lambda: wrap(record, "write_run_state", before=True),
+    "before-deep-dive-state": lambda: wrap(deep_dive_record, "write", before=True),
     "during-state": lambda: (
         setattr(record, "write_run_state", _final_write),
         wrap(git.Git, "push", before=True, when=_state_push),

@@ -7,7 +7,7 @@ cached between runs). Each case runs an action's steps with tests/actionkit.py a
 network. Every case also checks that what the container wrote in the workspace belongs to the
 runner's user. The module skips, saying why, only where podman cannot run.
 
-Adding an action (deep-dive, digest, review-merge): write `setup(request, runner) -> Prepared` that
+Adding an action (digest, review-merge): write `setup(request, runner) -> Prepared` that
 makes its world (use `request.getfixturevalue` for the emulators) and a workspace under
 `runner.root`, and `check(run, prepared)` asserting what a user would see (outputs, summary,
 annotations, what reached the emulators); then add `ImageCase("<folder under actions/>", setup,
@@ -200,9 +200,53 @@ def daily_check(run: ActionRun, prepared: Prepared) -> None:
     assert world.harness.token not in run.stdout + run.stderr
 
 
+# --- deep-dive: a near-duplicate pair merged in one PR, pushed from the container, never merged --------
+
+
+def deep_dive_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepared:
+    from dailyworld import DailyWorld
+    from deepdiveworld import DeepDiveWorld, duplicate_files
+    from runnerkit import daily_env, runner_checkout
+
+    world = DailyWorld(
+        request.getfixturevalue("github_harness"),
+        request.getfixturevalue("anthropic_stub"),
+        request.getfixturevalue("tmp_path"),
+        request.getfixturevalue("monkeypatch"),
+    )
+    dd = DeepDiveWorld(world)
+    dd.add(duplicate_files())
+    git_http = request.getfixturevalue("git_private")
+    workspace = runner_checkout(
+        git_http.repo_url("example", "kb"),
+        runner.root / "work" / "kb",
+        runner.root / "runner-temp",
+        token=world.harness.token,
+        server=git_http.url,
+        layout="v7",
+    )
+    runner.own(workspace, runner.root / "runner-temp")
+    env = daily_env(world, git_http.url)
+    return Prepared(workspace, {"token": world.harness.token}, env, {"dd": dd, "git": git_http})
+
+
+def deep_dive_check(run: ActionRun, prepared: Prepared) -> None:
+    dd, git_http = prepared.world["dd"], prepared.world["git"]
+    assert run.returncode == 0, run.stdout + run.stderr
+    [pull] = dd.deep_dive_pulls()
+    assert pull.merged_at is None  # a person merges it
+    assert run.outputs["pr-url"].endswith(f"/pull/{pull.number}") and run.outputs["merged"] == "1"
+    assert dd.world.bare().rev_parse("refs/heads/homeostat/state"), "the state branch was not pushed"
+    pushes = git_http.pushes()
+    assert pushes and all(p.user == "x-access-token" and p.status == 200 for p in pushes)
+    assert run.summary.startswith("## Homeostat deep dive\n") and run.outputs["pr-url"] in run.summary
+    assert dd.world.harness.token not in run.stdout + run.stderr
+
+
 CASES = [
     ImageCase("validate", validate_setup, validate_check),
     ImageCase("daily", daily_setup, daily_check),
+    ImageCase("deep-dive", deep_dive_setup, deep_dive_check),
 ]
 
 

@@ -240,6 +240,10 @@ class CuratorSettings(AgentSettings):
     retract_calls: int = Field(default=10, ge=0, description="Retraction calls per run.")
 
 
+class DeepDiveSettings(AgentSettings):
+    retract_calls: int = Field(default=10, ge=0, description="Retraction calls per deep dive.")
+
+
 class Schedules(Model):
     daily: str = Field(default="0 6 * * *", description="Cron for the daily run (UTC).")
     deep_dive: str = Field(default="0 7 * * 1", description="Cron for the weekly deep dive.")
@@ -262,7 +266,9 @@ class AgentsConfig(Model):
     )
     consolidator: AgentSettings = Field(default_factory=AgentSettings, description="Update-before-add agent.")
     judge: AgentSettings = Field(default_factory=AgentSettings, description="Judge runtime override.")
-    deep_dive: AgentSettings = Field(default_factory=AgentSettings, description="Weekly deep dive agent.")
+    deep_dive: DeepDiveSettings = Field(
+        default_factory=DeepDiveSettings, description="Weekly deep dive agent and its caps."
+    )
     retractor: AgentSettings = Field(default_factory=AgentSettings, description="Retraction agent.")
     bootstrap: AgentSettings = Field(default_factory=AgentSettings, description="Bootstrap and seed agent.")
     schedules: Schedules = Field(default_factory=Schedules, description="Cron schedules.")

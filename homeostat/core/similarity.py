@@ -49,10 +49,12 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in distinct if len(w) > 2 or not w.isascii())
 
 
+@lru_cache(maxsize=65536)
 def numbers(text: str) -> frozenset[str]:
     return frozenset(m.group(0).lower().lstrip("v") for m in _NUMBER.finditer(text))
 
 
+@lru_cache(maxsize=65536)
 def code_names(text: str) -> frozenset[str]:
     names: set[str] = set()
     for match in _CODE_NAME.finditer(text):
@@ -64,6 +66,7 @@ def code_names(text: str) -> frozenset[str]:
     return frozenset(names)
 
 
+@lru_cache(maxsize=65536)
 def normalise_name(name: str) -> str:
     """withRetries → with-retry; ledger_sync → ledger-sync (inflections and case ignored)."""
     parts = _CAMEL.findall(name.replace("_", "-").replace(".", "-").replace("/", "-")) or [name]
@@ -71,17 +74,23 @@ def normalise_name(name: str) -> str:
 
 
 def _edit_distance_at_most(a: str, b: str, limit: int) -> bool:
+    """Levenshtein distance ≤ limit, computing only the diagonal band the limit allows."""
     if abs(len(a) - len(b)) > limit:
         return False
-    previous = list(range(len(b) + 1))
+    far = limit + 1
+    previous = {j: j for j in range(min(len(b), limit) + 1)}
     for i, ca in enumerate(a, 1):
-        current = [i]
-        for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        if min(current) > limit:
+        current: dict[int, int] = {}
+        for j in range(max(0, i - limit), min(len(b), i + limit) + 1):
+            if j == 0:
+                current[j] = i
+                continue
+            cost = previous.get(j - 1, far) + (ca != b[j - 1])
+            current[j] = min(previous.get(j, far) + 1, current.get(j - 1, far) + 1, cost)
+        if min(current.values()) > limit:
             return False
         previous = current
-    return previous[-1] <= limit
+    return previous.get(len(b), far) <= limit
 
 
 def look_alike(a: str, b: str) -> bool:

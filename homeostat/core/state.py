@@ -26,7 +26,9 @@ from pydantic import (
     ConfigDict,
     Field,
     NonNegativeInt,
+    SerializerFunctionWrapHandler,
     ValidationError,
+    model_serializer,
     model_validator,
 )
 from pydantic.alias_generators import to_camel
@@ -182,6 +184,15 @@ class RunReport(StateModel):
     capped: Capped | None = None
     failed: Failed | None = None
     cost: Cost
+    pulls: tuple[PullRef, ...] = ()  # PRs a person merges that the run opened (the deep dive's)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_pulls(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """A run that opened no such PR (every daily run) writes the same bytes as before the field."""
+        data: dict[str, object] = handler(self)
+        if not self.pulls:
+            data.pop("pulls", None)
+        return data
 
     @model_validator(mode="after")
     def _finished_after_start(self) -> RunReport:

@@ -10,6 +10,8 @@ here, once:
   HEAD, index and work tree are untouched), hands the commit to `before_push` (where a run writes
   ahead what it is about to do), pushes the branch and finds-or-opens the PR by its head branch, so
   a rerun updates the PR it opened instead of opening a second one. It hands back a `Published`.
+  `replace=True` pushes over the branch's current commit (a run that rebuilds its PR on a newer
+  base, as the deep dive's rerun in the same week does), leased so a concurrent push is never lost.
 - `Publisher.land(published, title, message)` squash-merges it with its own message, only at the
   commit pushed, and deletes the branch; a host that refuses (branch protection, a failing check)
   is a value, not an error: the PR is left open with a plain commit so its checks run, and the
@@ -122,20 +124,27 @@ class Publisher:
     def commit(self, base_sha: str, files: Mapping[str, str], message: str) -> str:
         return self.git.commit_files(base_sha, {p: t.encode("utf-8") for p, t in files.items()}, message)
 
-    def push(self, branch: str, sha: str) -> None:
-        pushed = self.git.push(self.remote, sha, branch)
+    def push(self, branch: str, sha: str, *, replace: bool = False) -> None:
+        """Push `sha` to `branch`; with `replace`, over whatever the branch held when looked at just
+        before (a lease: a run that pushed there in between makes this one fail, never lose its work)."""
+        expect = None
+        if replace:
+            expect = self.git.ls_remote(self.remote, f"refs/heads/{branch}").get(f"refs/heads/{branch}", "")
+        pushed = self.git.push(self.remote, sha, branch, expect=expect)
         if not pushed.ok:
             raise HomeostatError(f"could not push {branch}: {pushed.message}")
 
     # .. pull requests ..
 
-    def open(self, change: Change, before_push: Callable[[str], None] | None = None) -> Published:
-        """Commit, push, and find-or-open the PR on the change's branch."""
+    def open(
+        self, change: Change, before_push: Callable[[str], None] | None = None, *, replace: bool = False
+    ) -> Published:
+        """Commit, push, and find-or-open the PR on the change's branch (`replace`: see `push`)."""
         host, repo = self.host
         sha = self.commit(change.base_sha, change.files, change.commit_message)
         if before_push is not None:
             before_push(sha)
-        self.push(change.branch, sha)
+        self.push(change.branch, sha, replace=replace)
         info = host.open_pull(repo, change.branch, change.base, change.title, change.body)
         self.opened.append(info)
         return Published(change, sha, info)

@@ -9,7 +9,7 @@ current text, so several edits to one topic file compose, and untouched bytes st
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
@@ -19,7 +19,7 @@ from homeostat.core.model import Flag, Rule, RuleMeta, Source
 from homeostat.core.parse import parse_topic_file
 from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.rendering import rule_view
-from homeostat.core.scoring import score_rule
+from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.text import slugify
 from homeostat.core.tokens import count_tokens
 from homeostat.core.write import (
@@ -77,9 +77,11 @@ class KbEdit:
             candidate, n = f"{base}-{n}", n + 1
         return candidate
 
-    def _cached(self, meta: RuleMeta, rule: str, why: str, example: str | None) -> RuleMeta:
+    def _cached(
+        self, meta: RuleMeta, rule: str, why: str, example: str | None, conflicts: int = 0
+    ) -> RuleMeta:
         probe = Rule(meta, rule, why, example, "", 0, "")
-        score = score_rule(meta, self.config).total
+        score = score_rule(meta, self.config, conflicts).total
         return meta.model_copy(update={"score": score, "tokens": count_tokens(rule_view(probe))})
 
     def write_rule(self, meta: RuleMeta, rule: str, why: str, example: str | None) -> str:
@@ -104,7 +106,9 @@ class KbEdit:
         self._set(path, render_rule_file(meta.model_copy(update={"topic": None}), rule, why, example))
         return path
 
-    def _rewrite(self, rule: Rule, meta: RuleMeta, text: str, why: str, example: str | None) -> str:
+    def _rewrite(
+        self, rule: Rule, meta: RuleMeta, text: str, why: str, example: str | None, conflicts: int = 0
+    ) -> str:
         if rule.in_topic_file:
             current = self.files[rule.file]
             topic_file, _, _ = parse_topic_file(rule.file, current, rule.area)
@@ -116,11 +120,14 @@ class KbEdit:
                     current,
                     topic_file,
                     rule.id,
-                    render_topic_section(self._cached(meta, text, why, example), text, why, example),
+                    render_topic_section(
+                        self._cached(meta, text, why, example, conflicts), text, why, example
+                    ),
                 ),
             )
             return rule.file
-        self._set(rule.file, render_rule_file(self._cached(meta, text, why, example), text, why, example))
+        cached = self._cached(meta, text, why, example, conflicts)
+        self._set(rule.file, render_rule_file(cached, text, why, example))
         return rule.file
 
     def rule(self, rule_id: str) -> Rule:
@@ -207,6 +214,36 @@ class KbEdit:
         )
         return self._rewrite(rule, meta, text, why, rule.example)
 
+    def absorb(self, rule_id: str, duplicate: Rule) -> str:
+        """A near-duplicate merged into this rule: its review threads join `alsoFrom`, and the rule
+        counts as confirmed when either was. The duplicate itself is retired apart (`retire`)."""
+        rule = self.rule(rule_id)
+        known = {rule.meta.source.url, *rule.meta.also_from}
+        threads = dict.fromkeys((duplicate.meta.source.url, *duplicate.meta.also_from))
+        extra = tuple(url for url in threads if url and url not in known)
+        confirmed = max(rule.meta.last_confirmed, duplicate.meta.last_confirmed)
+        meta = rule.meta.model_copy(
+            update={"also_from": rule.meta.also_from + extra, "last_confirmed": confirmed}
+        )
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
+    def declare_contradiction(self, rule_id: str, other: str) -> str:
+        rule = self.rule(rule_id)
+        if other in rule.meta.contradicts:
+            return rule.file
+        meta = rule.meta.model_copy(update={"contradicts": (*rule.meta.contradicts, other)})
+        return self._rewrite(rule, meta, rule.rule, rule.why, rule.example)
+
+    def recache(self, rule_ids: Iterable[str]) -> None:
+        """Cached scores again, counting the contradictions other rules declare against each one
+        (after `declare_contradiction`, the other side's score drops too)."""
+        counts = conflict_counts(self.kb().rules)
+        for rule_id in sorted(set(rule_ids)):
+            rule = self.rule(rule_id)
+            conflicts = counts.get(rule_id, 0)
+            if score_rule(rule.meta, self.config, conflicts).total != rule.meta.score:
+                self._rewrite(rule, rule.meta, rule.rule, rule.why, rule.example, conflicts)
+
     # --- documents -----------------------------------------------------------------------------
 
     def patch_document(self, lesson: Lesson) -> str:
@@ -214,8 +251,7 @@ class KbEdit:
         if request is None:
             raise ApplyError("not a document lesson")
         path = f"{KNOWLEDGE}/{request.doc.rsplit('/', 1)[0]}/docs/{request.doc.rsplit('/', 1)[1]}.md"
-        current = self.files.get(path)
-        if current is None:
+        if path not in self.files:
             raise ApplyError(f"document {request.doc} is not in the KB")
         patch = SectionPatch(
             op=request.op,
@@ -226,6 +262,13 @@ class KbEdit:
             heading=request.heading,
             note=request.note,
         )
+        return self.apply_patch(path, patch)
+
+    def apply_patch(self, path: str, patch: SectionPatch) -> str:
+        """One section patch on a document file, as `apply_section_patch` checks it."""
+        current = self.files.get(path)
+        if current is None:
+            raise ApplyError(f"document {path} is not in the KB")
         try:
             self._set(path, apply_section_patch(current, patch, self.today, path))
         except PatchError as exc:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from itertools import chain
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -74,34 +75,123 @@ def _repo(area: str) -> str:
     return area.split("/", 1)[0] if "/" in area else ""
 
 
-def merge_candidates(lesson: Lesson, pool: Iterable[Candidate]) -> list[Candidate]:
+class Probe(Protocol):
+    """What the index is asked about: a new lesson (the daily run) or a rule (the deep dive)."""
+
+    @property
+    def area(self) -> str: ...
+    @property
+    def scope(self) -> tuple[str, ...]: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class _Entry:
+    candidate: Candidate
+    repo: str
+    words: frozenset[str]  # title and rule words, less the words of its own scope
+    names: frozenset[str]  # code names, normalised
+
+
+class OverlapIndex:
+    """The pool indexed once by content words and code names, so a question reads only the rules that
+    share something with it. The daily run asks it once per lesson; the deep dive once per rule, which
+    is how its candidate pairs stay far fewer than all pairs."""
+
+    def __init__(self, pool: Iterable[Candidate]) -> None:
+        self._entries: list[_Entry] = []
+        self._ids: list[str] = []
+        # Postings per group (a repo's areas, or core), so a question reads only rules it may meet.
+        self._by_word: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._by_name: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+        self._names_in: dict[str, Counter[str]] = defaultdict(Counter)  # repo ("" or core) -> name counts
+        self._names_in_core: Counter[str] = Counter()
+        self._names_all: Counter[str] = Counter()
+        for candidate in pool:
+            self._add(candidate)
+
+    def _add(self, candidate: Candidate) -> None:
+        at = len(self._entries)
+        words = (content_words(candidate.title) | content_words(candidate.rule)) - content_words(
+            " ".join(candidate.scope)
+        )
+        names = frozenset(normalise_name(n) for n in code_names(candidate.text))
+        entry = _Entry(candidate, _repo(candidate.area), words, names)
+        self._entries.append(entry)
+        self._ids.append(candidate.id)
+        group = CORE_AREA if candidate.area == CORE_AREA else entry.repo
+        for word in words:
+            self._by_word[group][word].append(at)
+        for name in names:
+            self._by_name[group][name].append(at)
+        (self._names_in_core if candidate.area == CORE_AREA else self._names_in[entry.repo]).update(names)
+        self._names_all.update(names)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _name_count(self, name: str, probe_area: str) -> int:
+        """How many rules the probe could be compared with name this code name (its repo and core)."""
+        if probe_area == CORE_AREA:
+            return self._names_all[name]
+        return self._names_in[_repo(probe_area)][name] + self._names_in_core[name]
+
+    def candidates(
+        self, probe: Probe, *, limit: int = MAX_CANDIDATES, guard: bool = True, exclude: str = ""
+    ) -> list[Candidate]:
+        """At most `limit` rules or waiting lessons the probe may update or repeat, closest first.
+
+        Same repo or core; scopes that overlap; two title or rule words in common (folder names from
+        paths never count) or a code name (counting 1/√n when n rules name it); and, with `guard`,
+        never a pair `distinct_facts` tells apart. `exclude` leaves out the probe itself."""
+        # Folder names from paths ("src", "billing", "api") say where, not what: they never count as overlap.
+        where = content_words(" ".join((*probe.scope, probe.area.replace("/", " "))))
+        probe_words = (content_words(probe.title) | content_words(probe.rule)) - where
+        probe_names = {normalise_name(n) for n in code_names(probe.text)}
+        groups = list(self._by_word) if probe.area == CORE_AREA else [_repo(probe.area), CORE_AREA]
+        by_word = [self._by_word[g] for g in groups if g in self._by_word]
+        by_name = [self._by_name[g] for g in groups if g in self._by_name]
+        shared_words = Counter(chain.from_iterable(p.get(w, ()) for p in by_word for w in probe_words))
+        named = set(chain.from_iterable(p.get(n, ()) for p in by_name for n in probe_names))
+        ids = self._ids
+        ranked: list[tuple[float, str, int]] = [
+            (-n, ids[at], at) for at, n in shared_words.items() if n >= 2 and at not in named
+        ]
+        for at in named:
+            names = probe_names & self._entries[at].names
+            score = shared_words[at] + sum(1 / math.sqrt(self._name_count(n, probe.area)) for n in names)
+            ranked.append((-score, ids[at], at))
+        ranked.sort()
+        # Closest first, so the dearer checks (scopes, the fact guards) run only until `limit` pass.
+        found: list[Candidate] = []
+        for _, _, at in ranked:
+            if len(found) == limit:
+                break
+            if self._fits(probe, self._entries[at], guard, exclude):
+                found.append(self._entries[at].candidate)
+        return found
+
+    @staticmethod
+    def _fits(probe: Probe, entry: _Entry, guard: bool, exclude: str) -> bool:
+        candidate = entry.candidate
+        if candidate.id == exclude:
+            return False
+        if not (candidate.area == CORE_AREA or probe.area == CORE_AREA or entry.repo == _repo(probe.area)):
+            return False
+        if not scopes_overlap(probe.scope, candidate.scope):
+            return False
+        return not (guard and distinct_facts(probe.text, candidate.text))
+
+
+def merge_candidates(lesson: Lesson, pool: Iterable[Candidate] | OverlapIndex) -> list[Candidate]:
     """At most three rules or waiting lessons this lesson may update or repeat, closest first."""
-    items = [
-        c
-        for c in pool
-        if c.area == CORE_AREA or lesson.area == CORE_AREA or _repo(c.area) == _repo(lesson.area)
-    ]
-    name_counts: Counter[str] = Counter()
-    for candidate in items:
-        name_counts.update({normalise_name(n) for n in code_names(candidate.text)})
-    # Folder names from paths ("src", "billing", "api") say where, not what: they never count as overlap.
-    where = content_words(" ".join((*lesson.scope, lesson.area.replace("/", " "))))
-    lesson_words = (content_words(lesson.title) | content_words(lesson.rule)) - where
-    lesson_names = {normalise_name(n) for n in code_names(lesson.text)}
-    scored: list[tuple[float, Candidate]] = []
-    for candidate in items:
-        if not scopes_overlap(lesson.scope, candidate.scope):
-            continue
-        if distinct_facts(lesson.text, candidate.text):
-            continue
-        theirs = content_words(candidate.title) | content_words(candidate.rule)
-        shared_words = len(lesson_words & (theirs - content_words(" ".join(candidate.scope))))
-        shared_names = lesson_names & {normalise_name(n) for n in code_names(candidate.text)}
-        score = shared_words + sum(1 / math.sqrt(name_counts[n]) for n in shared_names)
-        if shared_words >= 2 or shared_names:
-            scored.append((score, candidate))
-    scored.sort(key=lambda item: (-item[0], item[1].id))
-    return [candidate for _, candidate in scored[:MAX_CANDIDATES]]
+    index = pool if isinstance(pool, OverlapIndex) else OverlapIndex(pool)
+    return index.candidates(lesson)
 
 
 class ConsolidationAnswer(BaseModel):

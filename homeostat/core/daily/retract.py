@@ -5,21 +5,30 @@ one-word id only as `(id)`, `` `id` `` or `[id]`), or its review thread (`source
 the section's provenance url. No text similarity: a section on the same subject may rest on evidence
 the run cannot see, and a wrong deletion is worse than a stale sentence. One model call per citing
 section returns it with only the retired claims removed, or `change: false`. A rewrite is kept only
-when it drops the citation, adds no words (beyond a few joining ones) and is not empty; everything
-else is listed for a person. Adapted from vectorize-io/hindsight's retractions.py (MIT).
+when it validates, drops the citation, adds no words (beyond a few joining ones) and is not empty;
+everything else is listed for a person. Adapted from vectorize-io/hindsight's retractions.py (MIT).
+
+Every run that retires a rule retracts through `retract` here: the daily run for a closed dispute
+(its patches go in the member's review PR), the deep dive for a stale rule (in its own PR). A rule
+merged into another as a duplicate is not retracted: `listed_citations` lists its citations.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from homeostat.core.asker import Asker, SpendingCapError
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
+from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.text import words
+from homeostat.core.validate import new_errors
+from homeostat.errors import HomeostatError
 
 JOINING_WORDS = 3
 
@@ -99,3 +108,128 @@ def acceptable_rewrite(answer: RetractAnswer | None, rule: Rule, citation: Citat
     if len(added) > JOINING_WORDS or len(words(body)) > len(before):
         return None
     return body
+
+
+# --- one retraction run: every citing section of the rules a run retired --------------------------
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A citing section with the retired claims removed, checked: `patch` applies to `path` cleanly,
+    the document still validates, and the patch's provenance says `retracted <id>`."""
+
+    rule_id: str
+    citation: Citation
+    path: str  # the document's file
+    patch: SectionPatch
+
+
+@dataclass(frozen=True)
+class ForAPerson:
+    """A citing section the run leaves for a person, and why."""
+
+    doc: str
+    section: str
+    rule_id: str
+    note: str
+
+
+@dataclass
+class RetractCalls:
+    """The run's retractor calls: at most `left` more (`setting` names the cap), none once capped."""
+
+    left: int
+    setting: str
+    capped: bool = False
+    asked: int = 0
+
+
+@dataclass
+class Retractions:
+    rewrites: list[Rewrite] = field(default_factory=list)
+    listed: list[ForAPerson] = field(default_factory=list)
+
+
+def retract(
+    asker: Asker | None,
+    kb: KB,
+    rule: Rule,
+    calls: RetractCalls,
+    *,
+    source: str,
+    today: dt.date,
+) -> Retractions:
+    """One retractor call per section citing `rule`; a kept rewrite is a `Rewrite`, the rest listed."""
+    found = Retractions()
+    for citation in find_citations(kb, rule):
+        rewrite, note = _rewrite(asker, kb, rule, citation, calls, source, today)
+        if rewrite is None:
+            found.listed.append(ForAPerson(citation.doc_id, citation.section_id, rule.id, note))
+        else:
+            found.rewrites.append(rewrite)
+    return found
+
+
+def listed_citations(kb: KB, rule: Rule, note: str) -> list[ForAPerson]:
+    """The sections citing a rule that is not retracted (merged into another as a duplicate)."""
+    return [ForAPerson(c.doc_id, c.section_id, rule.id, note) for c in find_citations(kb, rule)]
+
+
+def _rewrite(
+    asker: Asker | None,
+    kb: KB,
+    rule: Rule,
+    citation: Citation,
+    calls: RetractCalls,
+    source: str,
+    today: dt.date,
+) -> tuple[Rewrite | None, str]:
+    """The checked rewrite, or None and why a person must do it."""
+    if asker is None:
+        return None, "no model to ask"
+    if calls.capped:
+        return None, "the spending cap was reached"
+    if calls.left <= 0:
+        return None, f"no model call left this run ({calls.setting})"
+    calls.left -= 1
+    calls.asked += 1
+    try:
+        answer = asker.ask(
+            RETRACT_SYSTEM,
+            retract_prompt(rule, citation, still_supported(kb, citation, rule.id)),
+            RetractAnswer,
+        )
+    except SpendingCapError:
+        calls.capped = True
+        return None, "the spending cap was reached"
+    except HomeostatError as exc:
+        return None, f"the retractor failed: {exc}"
+    body = acceptable_rewrite(answer, rule, citation)
+    if body is None:
+        return None, "the model's rewrite was not safe to keep"
+    return checked_rewrite(kb, rule, citation, body, source=source, today=today)
+
+
+def checked_rewrite(
+    kb: KB, rule: Rule, citation: Citation, body: str, *, source: str, today: dt.date
+) -> tuple[Rewrite | None, str]:
+    """The rewrite as a section patch, kept only when it applies and the document still validates.
+
+    The patch's provenance is `source` with `note="retracted <id>"`; a url that was the retired
+    rule's thread is dropped, any other is kept."""
+    document = kb.document(citation.doc_id)
+    section = document.section(citation.section_id) if document is not None else None
+    if document is None or section is None:
+        return None, "the section is no longer in the KB"
+    url = section.provenance.url if section.provenance is not None and not citation.by_url else ""
+    patch = SectionPatch(
+        op="replace", section_id=section.id, body=body, source=source, url=url, note=f"retracted {rule.id}"
+    )
+    try:
+        patched = apply_section_patch(kb.files[document.file], patch, today, document.file)
+    except PatchError as exc:
+        return None, f"the rewrite was refused: {exc}"
+    broken = new_errors(kb.files, {document.file: patched}, today)
+    if broken:
+        return None, f"the rewrite would not validate: {broken[0].message}"
+    return Rewrite(rule.id, citation, document.file, patch), ""

@@ -7,6 +7,7 @@ call this; nothing here reads a file or the clock (today is passed in).
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -103,3 +104,22 @@ def config_readable(findings: list[Finding] | tuple[Finding, ...]) -> bool:
 def validate_files(files: Mapping[str, str | bytes], today: dt.date, *, root: str = ".") -> ValidationResult:
     """Load and validate; raises KBReadError only when there is no KB to read at all."""
     return validate_kb(load_kb(files, root=root), today)
+
+
+def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
+    """Errors a change brings into the files it touches, checked on those files alone (fast on a
+    large KB; whole-KB checks run once on each PR). Shared by the daily run's drafts and retractions."""
+    config = {CONFIG_FILE: files[CONFIG_FILE], "knowledge/": ""}
+    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
+    after = validate_files({**config, **changed}, today)
+    seen = Counter((f.file, f.check, f.message) for f in before.errors)
+    new: list[Finding] = []
+    for finding in after.errors:
+        key = (finding.file, finding.check, finding.message)
+        if finding.file not in changed or finding.check in ("conflict", "cache"):
+            continue
+        if seen[key]:
+            seen[key] -= 1
+            continue
+        new.append(finding)
+    return new

@@ -10,30 +10,56 @@ title and the decision records the PR settles once it lands), so a run killed at
 either nothing on the host or an entry the next run finishes (`recover.py`). The run's last state
 write releases the claim and drops the journal in the same commit as its records. A claim expires
 `CLAIM_TTL` after its last renewal; a run on the same machine sees at once that the owner died.
+
+The weekly deep dive takes its own claim (`claims/deep-dive.json`, `kind="deep-dive"`) the same way,
+without a journal: its one PR is found again by its head branch, so what a killed deep dive pushed
+is rebuilt by the next one, and two deep dives at once never both ask the model and push.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from typing import Protocol, TextIO
 
+from homeostat.adapters.git import Git
 from homeostat.adapters.run_claim import Held, Taken, is_live, take_claim, this_process, update_claim
-from homeostat.core.state import Claim, JournalEntry, claim_path, dump_state, state_branch
-from homeostat.runs.daily.context import DailyContext
+from homeostat.core.state import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
 
 CLAIM_TTL = dt.timedelta(minutes=60)
 RENEW_AFTER = dt.timedelta(minutes=10)
 
 
+class _Remote(Protocol):
+    @property
+    def remote(self) -> str: ...
+
+
+class ClaimContext(Protocol):
+    """What a claim needs of a run's context (the daily run's or the deep dive's)."""
+
+    @property
+    def git(self) -> Git: ...
+
+    @property
+    def deps(self) -> _Remote: ...
+
+    @property
+    def out(self) -> TextIO: ...
+
+    def now(self) -> dt.datetime: ...
+
+
 class RunClaim:
     """This run's claim and journal on the state branch of `base`."""
 
-    def __init__(self, ctx: DailyContext, base: str, run_id: str) -> None:
+    def __init__(self, ctx: ClaimContext, base: str, run_id: str, kind: RunKind = "daily") -> None:
         self.ctx = ctx
         self.base = base
+        self.path = claim_path(kind)
         now = ctx.now()
         self.claim = Claim(
             run_id=run_id,
-            kind="daily",
+            kind=kind,
             owner=this_process(),
             claimed_at=now,
             expires_at=now + CLAIM_TTL,
@@ -47,7 +73,7 @@ class RunClaim:
             self.claim,
             remote=self.ctx.deps.remote,
             branch=state_branch(self.base),
-            path=claim_path("daily"),
+            path=self.path,
             live=lambda other: is_live(other, now),
         )
         if isinstance(taken, Taken):
@@ -61,7 +87,7 @@ class RunClaim:
             files,
             remote=self.ctx.deps.remote,
             branch=state_branch(self.base),
-            path=claim_path("daily"),
+            path=self.path,
         )
 
     def write_ahead(self, entry: JournalEntry, base_tip: str) -> None:
@@ -85,7 +111,12 @@ class RunClaim:
     def released(self) -> dict[str, bytes]:
         """The claim file that the run's last state write carries: released, journal done."""
         done = self.claim.model_copy(update={"released_at": self.ctx.now(), "journal": ()})
-        return {claim_path("daily"): dump_state(done)}
+        return {self.path: dump_state(done)}
+
+    def release(self) -> None:
+        """A run that ends with nothing to record releases its claim on its own."""
+        self.claim = self.claim.model_copy(update={"released_at": self.ctx.now(), "journal": ()})
+        self._write()
 
     def abandon(self) -> None:
         """A run that fails mid-way releases its claim but keeps its journal, for the next run to finish."""

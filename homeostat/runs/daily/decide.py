@@ -11,9 +11,7 @@ The spending cap stops a pass where it is reached: those lessons are left undeci
 
 from __future__ import annotations
 
-import datetime as dt
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -33,10 +31,9 @@ from homeostat.core.daily.consolidate import (
 from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
-from homeostat.core.validate import validate_files
+from homeostat.core.validate import new_errors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
 
@@ -250,25 +247,6 @@ def validate_draft(
     risky = tuple(f.message for f in new if f.check == "risky")
     others = tuple(f.message for f in new if f.check != "risky")
     return replace(checks, risky=risky, validation_errors=others)
-
-
-def new_errors(files: Mapping[str, str], changed: Mapping[str, str], today: dt.date) -> list[Finding]:
-    """Errors the change brings into the files it touches, checked on those files alone (fast on a
-    large KB; whole-KB checks run once on each PR)."""
-    config = {"homeostat.yaml": files["homeostat.yaml"], "knowledge/": ""}
-    before = validate_files({**config, **{p: files[p] for p in changed if p in files}}, today)
-    after = validate_files({**config, **changed}, today)
-    seen = Counter((f.file, f.check, f.message) for f in before.errors)
-    new: list[Finding] = []
-    for finding in after.errors:
-        key = (finding.file, finding.check, finding.message)
-        if finding.file not in changed or finding.check in ("conflict", "cache"):
-            continue
-        if seen[key]:
-            seen[key] -= 1
-            continue
-        new.append(finding)
-    return new
 
 
 # --- 3. judge -------------------------------------------------------------------------------------

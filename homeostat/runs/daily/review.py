@@ -10,21 +10,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_prompt, usable_fix
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.daily.retract import (
-    RETRACT_SYSTEM,
-    Citation,
-    RetractAnswer,
-    acceptable_rewrite,
-    find_citations,
-    retract_prompt,
-    still_supported,
-)
+from homeostat.core.daily.retract import RetractCalls, Rewrite, retract
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
 from homeostat.core.pending import DocPatchRequest
@@ -56,20 +48,19 @@ def retractions(
     Documents never merge without a person, so the patches go in the member's review PR."""
     decided: list[Decided] = []
     listed: Listed = defaultdict(list)
-    left = [config.agents.curator.retract_calls]
+    calls = RetractCalls(config.agents.curator.retract_calls, "agents.curator.retractCalls")
     asker = ctx.ask("retractor")
+    today = ctx.now().date()
     for retirement in retirements:
         rule = kb.rule(retirement.rule_id)
         if rule is None or retirement.action != "retire":
             continue
-        for citation in find_citations(kb, rule):
-            text, note = _rewrite(asker, kb, rule, citation, left)
-            if text is None:
-                listed[retirement.member].append(
-                    {"doc": citation.doc_id, "section": citation.section_id, "rule_id": rule.id, "note": note}
-                )
-                continue
-            lesson = _retraction_lesson(ctx, kb, rule, citation, retirement, text)
+        found = retract(asker, kb, rule, calls, source="curator", today=today)
+        listed[retirement.member] += [
+            {"doc": r.doc, "section": r.section, "rule_id": r.rule_id, "note": r.note} for r in found.listed
+        ]
+        for rewrite in found.rewrites:
+            lesson = _retraction_lesson(ctx, kb, rewrite, retirement)
             decided.append(
                 Decided(lesson, Confidence(0, ()), "review", f"retracts the retired rule {rule.id}")
             )
@@ -83,50 +74,23 @@ def retractions(
     return decided, listed
 
 
-def _rewrite(asker: Asker, kb: KB, rule: Rule, citation: Citation, left: list[int]) -> tuple[str | None, str]:
-    """The section without the retired claims, or None and why a person must do it."""
-    if left[0] <= 0:
-        return None, "no model call left this run (agents.curator.retractCalls)"
-    left[0] -= 1
-    try:
-        answer = asker.ask(
-            RETRACT_SYSTEM,
-            retract_prompt(rule, citation, still_supported(kb, citation, rule.id)),
-            RetractAnswer,
-        )
-    except SpendingCapError:
-        left[0] = 0
-        return None, "the spending cap was reached"
-    except HomeostatError as exc:
-        return None, f"the retractor failed: {exc}"
-    text = acceptable_rewrite(answer, rule, citation)
-    return text, "the model's rewrite was not safe to keep" if text is None else ""
-
-
-def _retraction_lesson(
-    ctx: DailyContext, kb: KB, rule: Rule, citation: Citation, retirement: Retirement, text: str
-) -> Lesson:
+def _retraction_lesson(ctx: DailyContext, kb: KB, rewrite: Rewrite, retirement: Retirement) -> Lesson:
+    citation, patch = rewrite.citation, rewrite.patch
     document = kb.document(citation.doc_id)
-    section = document.section(citation.section_id) if document else None
-    keep_url = not citation.by_url and section is not None and section.provenance is not None
     return Lesson(
-        key=content_hash("retract", rule.id, citation.doc_id, citation.section_id),
+        key=content_hash("retract", rewrite.rule_id, citation.doc_id, citation.section_id),
         origin="review",
         kind="doc",
         member=retirement.member,
         originator=retirement.member,
         source="deep-dive",
         created=ctx.now(),
-        title=f"Retract {rule.id} from {citation.doc_id}#{citation.section_id}",
-        why=f"{rule.id} was retired ({retirement.reason})",
+        title=f"Retract {rewrite.rule_id} from {citation.doc_id}#{citation.section_id}",
+        why=f"{rewrite.rule_id} was retired ({retirement.reason})",
         area=document.meta.area if document else "",
-        url=section.provenance.url if keep_url and section and section.provenance else "",
+        url=patch.url,
         doc_patch=DocPatchRequest(
-            doc=citation.doc_id,
-            section=citation.section_id,
-            op="replace",
-            body=text,
-            note=f"retracted {rule.id}",
+            doc=citation.doc_id, section=citation.section_id, op="replace", body=patch.body, note=patch.note
         ),
     )
 

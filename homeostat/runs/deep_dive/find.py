@@ -1,0 +1,219 @@
+"""Find: the KB at the base branch's tip, the window since the last deep dive, and what to change.
+
+Merges and contradiction checks ask the `deep-dive` agent, retractions the `retractor`; the
+spending cap stops new calls where it is reached, and what it left is named in `Found.skipped`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.adapters.state_store import read_state
+from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.config import Config
+from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
+from homeostat.core.daily.retract import ForAPerson, RetractCalls, listed_citations, retract
+from homeostat.core.deep_dive.contradictions import (
+    CONTRADICTION_SYSTEM,
+    ContradictionAnswer,
+    contradiction_prompt,
+    new_rules,
+    overlapping,
+    usable_contradictions,
+)
+from homeostat.core.deep_dive.duplicates import (
+    SAME_RULE_SYSTEM,
+    Pair,
+    SameRuleAnswer,
+    in_force,
+    near_duplicate_pairs,
+    same_rule_prompt,
+)
+from homeostat.core.deep_dive.upkeep import coverage_notes, stale_rules
+from homeostat.core.kb import KB
+from homeostat.core.model import Rule
+from homeostat.core.state import StateSnapshot, state_branch
+from homeostat.errors import HomeostatError
+from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
+
+FIRST_WINDOW = dt.timedelta(days=7)
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    kb: KB
+    config: Config
+    base: str
+    base_sha: str
+    snapshot: StateSnapshot
+    week: str  # ISO week, e.g. 2026-W49: one deep-dive PR each
+    since: dt.datetime  # rules new since then are checked for contradictions
+
+
+def base_branch(ctx: DeepDiveContext) -> str:
+    """The branch the checkout's homeostat.yaml names as the base (`sources.baseBranch`)."""
+    head = ctx.git.rev_parse("HEAD")
+    if head is None:
+        raise HomeostatError("the KB checkout has no commits")
+    return load_kb_ref(ctx.git, head).require_config().sources.base_branch
+
+
+def load(ctx: DeepDiveContext, base: str, now: dt.datetime) -> Loaded:
+    """The KB at the base's tip and the state branch (read after the run's claim is taken)."""
+    ctx.fetch(base)
+    base_sha = ctx.publisher.base_tip(base)
+    kb = load_kb_ref(ctx.git, base_sha)
+    snapshot = read_state(ctx.git, ctx.deps.remote, state_branch(base))
+    week, monday = week_of(now)
+    return Loaded(kb, kb.require_config(), base, base_sha, snapshot, week, window_start(snapshot, monday))
+
+
+def week_of(now: dt.datetime) -> tuple[str, dt.datetime]:
+    """The ISO week's name and its Monday 00:00 UTC."""
+    day = now.astimezone(dt.UTC).date()
+    year, week, weekday = day.isocalendar()
+    monday = dt.datetime.combine(day - dt.timedelta(days=weekday - 1), dt.time(), dt.UTC)
+    return f"{year}-W{week:02d}", monday
+
+
+def window_start(snapshot: StateSnapshot, monday: dt.datetime) -> dt.datetime:
+    """Where "the week's new rules" start: the last deep dive before this week (reaching back over a
+    capped or failed one), so a rerun this week checks what the week's first run checked."""
+    earlier = [r for r in snapshot.runs.values() if r.kind == "deep-dive" and r.started_at < monday]
+    last = max(earlier, key=lambda r: r.started_at, default=None)
+    if last is None:
+        return monday - FIRST_WINDOW
+    carried = [
+        c
+        for c in (last.capped.since if last.capped else None, last.failed.since if last.failed else None)
+        if c
+    ]
+    return min([last.started_at, *carried])
+
+
+def find(ctx: DeepDiveContext, loaded: Loaded) -> Found:
+    kb, config, today = loaded.kb, loaded.config, ctx.now().date()
+    found = Found()
+    rules = in_force(kb.rules)
+    index = OverlapIndex(candidate_from_rule(r) for r in rules)
+    asker = ctx.ask("deep-dive")
+    merge_duplicates(found, near_duplicate_pairs(rules, config, index), asker)
+    gone = {m.drop.id for m in found.merges}
+    confirmed = {m.keep.id: max(m.keep.meta.last_confirmed, m.drop.meta.last_confirmed) for m in found.merges}
+    left = [r for r in rules if r.id not in gone]
+    found.stale = stale_rules(left, today, config.scoring.stale_after_days, confirmed)
+    gone |= {r.id for r in found.stale}
+    check_contradictions(found, loaded, [r for r in left if r.id not in gone], index, gone, asker)
+    retract_stale(ctx, found, kb, config, today)
+    for merge in found.merges:
+        note = f"merged into {merge.keep.id} as a duplicate: cite {merge.keep.id} instead"
+        found.listed += listed_citations(kb, merge.drop, note)
+    found.notes = coverage_notes(
+        kb, config, [r for r in rules if r.id not in gone], today, config.scoring.stale_after_days
+    )
+    _notices(ctx, found)
+    return found
+
+
+def merge_duplicates(found: Found, pairs: Sequence[Pair], asker: Asker) -> None:
+    """One call per proposed pair; a pair is merged only on `same: true`."""
+    gone: set[str] = set()
+    for pair in pairs:
+        if pair.keep.id in gone or pair.drop.id in gone:
+            continue
+        name = f"merge of {pair.drop.id} into {pair.keep.id}"
+        answer = _ask(found, name, asker, SAME_RULE_SYSTEM, same_rule_prompt(pair), SameRuleAnswer)
+        if answer is not None and answer.same:
+            found.merges.append(Merge(pair.keep, pair.drop, answer.reason))
+            gone.add(pair.drop.id)
+
+
+def check_contradictions(
+    found: Found, loaded: Loaded, rules: Sequence[Rule], index: OverlapIndex, gone: set[str], asker: Asker
+) -> None:
+    """One call per new rule that overlaps others; each contradiction is declared once."""
+    declared: set[tuple[str, str]] = set()
+    for rule in new_rules(rules, loaded.since, loaded.snapshot.records()):
+        others = overlapping(rule, index, gone)
+        if not others:
+            continue
+        name = f"contradiction check of {rule.id}"
+        prompt = contradiction_prompt(rule, others)
+        answer = _ask(found, name, asker, CONTRADICTION_SYSTEM, prompt, ContradictionAnswer)
+        usable = usable_contradictions(answer, rule, others) if answer is not None else []
+        if usable is None:
+            found.unanswered.append(f"{name}: no usable answer")
+            continue
+        for c in usable:
+            if (c.other, c.rule.id) not in declared:
+                declared.add((c.rule.id, c.other))
+                found.contradictions.append(c)
+
+
+def _ask(found: Found, name: str, asker: Asker, system: str, prompt: str, schema: type[T]) -> T | None:
+    """One check's call; past the spending cap it is skipped by name, and a failure or an answer
+    that does not fit is named too. None whenever there is nothing to act on."""
+    if found.capped:
+        found.skipped.append(name)
+        return None
+    try:
+        answer = asker.ask(system, prompt, schema)
+    except SpendingCapError:
+        found.capped = True
+        found.skipped.append(name)
+        return None
+    except HomeostatError as exc:
+        found.unanswered.append(f"{name}: the model call failed ({exc})")
+        return None
+    if answer is None:
+        found.unanswered.append(f"{name}: no usable answer")
+    return answer
+
+
+def retract_stale(ctx: DeepDiveContext, found: Found, kb: KB, config: Config, today: dt.date) -> None:
+    """A retraction for each section citing a stale rule; one rewrite per section in this PR."""
+    calls = RetractCalls(config.agents.deep_dive.retract_calls, "agents.deepDive.retractCalls")
+    calls.capped = found.capped
+    retractor = ctx.ask("retractor") if found.stale else None
+    rewritten: set[tuple[str, str]] = set()
+    for rule in found.stale:
+        result = retract(retractor, kb, rule, calls, source="deep-dive", today=today)
+        found.listed += result.listed
+        for rewrite in result.rewrites:
+            where = (rewrite.citation.doc_id, rewrite.citation.section_id)
+            if where in rewritten:
+                found.listed.append(
+                    ForAPerson(*where, rule.id, "rewritten for another retired rule in this PR")
+                )
+                continue
+            rewritten.add(where)
+            found.rewrites.append(rewrite)
+    found.capped = found.capped or calls.capped
+
+
+def _notices(ctx: DeepDiveContext, found: Found) -> None:
+    if found.capped:
+        names = "; ".join(found.skipped) or "retractions"
+        ctx.notice(
+            found,
+            "spending-cap",
+            f"spending cap reached: skipped {len(found.skipped)} check(s): {names}"[:500],
+        )
+    if found.listed:
+        ctx.notice(
+            found,
+            "retract-cap",
+            f"{len(found.listed)} document section(s) citing a retired or merged rule are listed for a person",
+        )
+    if found.unanswered and not ctx.options.show_prompts:
+        print(
+            f"notice: {len(found.unanswered)} check(s) had no usable answer: " + "; ".join(found.unanswered),
+            file=ctx.out,
+        )

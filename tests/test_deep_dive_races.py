@@ -1,0 +1,144 @@
+"""`homeostat deep-dive` run twice at once, or killed at a step boundary and rerun: one deep-dive PR
+for the week, as one clean run leaves it. Real processes (tests/killpoint.py), the emulators, real git."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from dailyworld import DailyWorld
+from deepdiveworld import DeepDiveWorld, duplicate_files
+from racekit import KILLPOINT, daily_env
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.state_store import write_state
+from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
+
+DEEP_DIVE_KILL_POINTS = ("after-claim", "after-push", "after-open", "before-deep-dive-state")
+
+
+@pytest.fixture(params=["github", "bitbucket"])
+def any_host_dd(
+    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    harness = request.getfixturevalue(f"{request.param}_harness")
+    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+@pytest.fixture
+def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+def spawn(dd: DeepDiveWorld, kill_at: str = "") -> subprocess.Popen[str]:
+    """`homeostat deep-dive` on a fresh CI checkout, as its own process (killed at `kill_at`)."""
+    args = [str(KILLPOINT), kill_at] if kill_at else ["-m", "homeostat"]
+    return subprocess.Popen(
+        [sys.executable, *args, "deep-dive", "--kb", str(dd.world.checkout())],
+        env=daily_env(dd.world),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def every_deep_dive_pull(dd: DeepDiveWorld) -> list[tuple[str, str]]:
+    """(head branch, state) of every deep-dive PR the host holds, open or not, on either host."""
+    harness = dd.world.harness
+    if dd.world.host == "bitbucket":
+        repo = harness.emulator.repo("example", "kb")
+        with harness.emulator.lock:
+            pulls = [(p.source, p.state.lower()) for p in repo.pulls.values()]
+    else:
+        pulls = [(p.head_ref, "merged" if p.merged_at else p.state) for p in dd.world.pulls().values()]
+    return sorted(p for p in pulls if p[0].startswith("homeostat/deep-dive-"))
+
+
+def homeostat_branches(dd: DeepDiveWorld) -> list[str]:
+    refs = dd.world.bare().run("for-each-ref", "--format=%(refname:short)", "refs/heads/homeostat/")
+    return sorted(b for b in refs.stdout.decode().split() if not b.startswith("homeostat/state"))
+
+
+def assert_one_clean_pr(dd: DeepDiveWorld) -> None:
+    [(branch, state)] = every_deep_dive_pull(dd)
+    assert state == "open"
+    assert homeostat_branches(dd) == [branch]
+    files = {p: d.decode() for p, d in dd.world.bare().read_files(f"refs/heads/{branch}").items()}
+    assert "status: retired" in files["knowledge/storefront/ui/cart-totals-hook-again.md"]
+    runs = dd.deep_dive_runs()
+    assert runs and all(len(r.pulls) == 1 for r in runs if r.pulls)
+    claim = dd.world.state().claims.get("deep-dive")
+    assert claim is None or claim.released_at is not None
+
+
+def test_two_deep_dives_at_once_leave_one_pr(any_host_dd: DeepDiveWorld) -> None:
+    dd = any_host_dd
+    dd.add(duplicate_files())
+    runs = [spawn(dd) for _ in range(2)]
+    outputs = [run.communicate(timeout=600)[0] for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert_one_clean_pr(dd)
+    # Each run either opened (or rebuilt) the week's PR or stood aside for the other, in one line.
+    for out in outputs:
+        assert "(a person merges it)" in out or "another deep dive is running" in out, out
+
+
+@pytest.mark.parametrize("point", DEEP_DIVE_KILL_POINTS)
+def test_a_deep_dive_killed_at_a_step_boundary_then_rerun_leaves_one_pr(
+    point: str, dd: DeepDiveWorld
+) -> None:
+    dd.add(duplicate_files())
+    killed = spawn(dd, kill_at=point)
+    out = killed.communicate(timeout=600)[0]
+    assert killed.returncode == -9, out
+    assert dd.run() == 0
+    assert_one_clean_pr(dd)
+    [report] = [r for r in dd.deep_dive_runs() if r.pulls]
+    assert report.decided == {"duplicate": 1}
+
+
+# --- a claim from elsewhere --------------------------------------------------------------------------
+
+
+def plant_claim(dd: DeepDiveWorld, *, expires_in: dt.timedelta) -> None:
+    """Another machine's deep dive holds the claim (its process cannot be checked from here)."""
+    now = dt.datetime.now(dt.UTC)
+    claim = Claim(
+        run_id="20261201T060000-abcdef",
+        kind="deep-dive",
+        owner=ClaimOwner(host="runner-7", pid=4242, machine="another-machine"),
+        claimed_at=now - dt.timedelta(minutes=20),
+        expires_at=now + expires_in,
+    )
+    write_state(Git(dd.world.checkout()), {claim_path("deep-dive"): dump_state(claim)})
+
+
+def test_a_live_deep_dive_claim_makes_this_run_stand_aside_without_asking_or_writing(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add(duplicate_files())
+    plant_claim(dd, expires_in=dt.timedelta(minutes=30))
+    capsys.readouterr()
+    assert dd.run() == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "another deep dive is running: run 20261201T060000-abcdef" in out
+    assert "pid 4242 on runner-7" in out
+    assert dd.script.calls == [] and every_deep_dive_pull(dd) == [] and dd.deep_dive_runs() == []
+    assert dd.world.state().claims["deep-dive"].run_id == "20261201T060000-abcdef"
+
+
+def test_an_expired_deep_dive_claim_is_taken_over_and_released_at_the_end(dd: DeepDiveWorld) -> None:
+    dd.add(duplicate_files())
+    plant_claim(dd, expires_in=-dt.timedelta(minutes=1))
+    assert dd.run() == 0
+    assert_one_clean_pr(dd)
+    assert dd.world.state().claims["deep-dive"].released_at is not None
+
+
+def test_a_daily_run_and_a_deep_dive_hold_their_own_claims(dd: DeepDiveWorld) -> None:
+    plant_claim(dd, expires_in=dt.timedelta(minutes=30))
+    assert dd.world.daily() == 0
+    assert "daily" in dd.world.state().claims and dd.world.state().claims["daily"].released_at is not None
