@@ -89,13 +89,19 @@ IDENTITY_CACHE = ".homeostat/identity.json"
 
 
 def open_session(
-    kb: str | None, checkout: str | Path = ".", repo: str | None = None, *, say_scope: bool = True
+    kb: str | None,
+    checkout: str | Path = ".",
+    repo: str | None = None,
+    *,
+    say_scope: bool = True,
+    kept: Loaded | None = None,
 ) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
     at a terminal; the MCP server never passes one, so its scope comes from the checkout. A checkout
-    that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB."""
+    that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB. `kept`:
+    the corpus a long-lived caller already holds, reused while the KB's key is unchanged."""
     root = Path(kb_dir(kb))
-    loaded = load_corpus(root)
+    loaded = load_corpus(root, kept)
     corpus = loaded.corpus
     note_unreadable(corpus.unreadable)
     identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
