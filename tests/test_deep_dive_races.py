@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 from dailyworld import DailyWorld
-from deepdiveworld import DeepDiveWorld, duplicate_files
+from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
 from racekit import KILLPOINT, daily_env
-from test_deep_dive_e2e import LAYOUT_DOC, STALE, STALE_ID
 
 from homeostat.adapters.git import Git
 from homeostat.adapters.state_store import write_state
