@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
+import keyword
 import os
 import shlex
 import sys
@@ -46,6 +47,9 @@ COMMANDS: dict[str, str] = {
     "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
     "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
     "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
+    "seed": "draft one code repo's documents from its code (by hand; previews and asks first)",
+    "bootstrap": "seed every repo from its local checkout and import its docs, one PR per repo",
+    "import": "bring a code repo's CLAUDE.md, AGENTS.md, Cursor and Copilot rule files under review",
 }
 
 EXIT_INTERNAL = 3
@@ -54,7 +58,8 @@ LIGHT_COMMANDS = frozenset({"context", "hook"})
 
 
 def _module_name(command: str) -> str:
-    return f"homeostat.commands.{command.replace('-', '_')}"
+    name = command.replace("-", "_")
+    return f"homeostat.commands.{name}_" if keyword.iskeyword(name) else f"homeostat.commands.{name}"
 
 
 def _has_module(command: str) -> bool:

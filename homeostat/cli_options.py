@@ -12,9 +12,10 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from homeostat.core.text import camel_case
 from homeostat.errors import ConfigError
 
 SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
@@ -102,6 +103,11 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
 
     parse.__name__ = "number"
     return parse
+
+
+def camel_keys(data: Mapping[str, object]) -> dict[str, object]:
+    """A record's snake_case field names as the camelCase keys every JSON answer uses."""
+    return {camel_case(key): value for key, value in data.items()}
 
 
 def emit_json(data: object) -> None:

@@ -248,3 +248,81 @@ def test_every_answering_command_takes_format_json() -> None:
         if "--format" not in options:
             missing.append(name)
     assert missing == []
+
+
+def test_status_events_metrics_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, data = as_json(capsys, "status", "--kb", str(kb))
+    assert keys(data) == {
+        "kb", "version", "pinned", "pending", "branch", "behind", "ahead", "lastSync", "lastHeartbeat", "notices",
+    }  # fmt: skip
+    code, data = as_json(capsys, "events", "--kb", str(kb))
+    assert code == 0 and data == {"events": []}  # an object even when the log is empty, never a bare list
+    _, data = as_json(capsys, "metrics", "--kb", str(kb))
+    assert keys(data) == {
+        "since", "decisions", "usage", "costByStep", "costByRun", "membersAlive", "membersSyncing",
+    }  # fmt: skip
+
+
+def test_init_codeowners_doctor_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = tmp_path / "new-kb"
+    repo.mkdir()
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    code, data = as_json(
+        capsys, "init", "--kb", str(repo), "--host", "github", "--member", "ana:lead", "--repo",
+        "ledger=https://github.com/acme/ledger",
+    )  # fmt: skip
+    assert code == 0 and keys(data) == {
+        "kb",
+        "version",
+        "host",
+        "baseBranch",
+        "files",
+        "schedules",
+        "validateErrors",
+    }
+    code, data = as_json(capsys, "codeowners", "--kb", str(repo), "--check")
+    assert code == 0 and keys(data) == {"path", "stale", "written", "diff"}
+    code, data = as_json(capsys, "doctor", "--kb", str(repo))
+    assert keys(data) == {"kb", "repo", "version", "checks", "counts", "security"}
+    assert data["security"] is None  # without --security: null, not a missing key
+
+
+def test_the_old_json_flag_is_hidden_everywhere() -> None:
+    from homeostat.cli import COMMANDS, build_parser
+
+    for name in COMMANDS:
+        if name in ("mcp", "hook"):
+            continue
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        assert "--json" not in sub.format_help(), name
+
+
+def test_sync_and_events_refuse_a_folder_that_is_no_kb(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "typo"
+    for command in ("sync", "events"):
+        assert main([command, "--kb", str(missing), "--format", "json"]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and f"{missing}: no" in err and "--kb" in err, command
+    assert not missing.exists()  # a mistyped --kb makes no folder
+
+
+def test_a_sync_that_cannot_start_says_so_on_stderr_only(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git(kb, "init", "--quiet")  # a KB with no origin remote cannot sync
+    assert main(["sync", "--kb", str(kb), "--format", "json"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("homeostat: sync: ") and "no `origin` remote" in err
+
+
+def test_help_shows_one_spelling_for_the_kb() -> None:
+    from homeostat.cli import build_parser
+
+    for name in ("validate", "init", "export"):
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        usage = sub.format_usage()
+        assert "[DIR]" not in usage and "[PATH]" not in usage and "CHECKOUT" not in usage, name

@@ -36,10 +36,10 @@ def test_example_config_loads_with_defaults() -> None:
             "team:\n  members:\n    - name: No Handle\n",
             "homeostat.yaml:3: team.members.0.handle: missing required key",
         ),
-        ("team: [\n", "homeostat.yaml:2: homeostat.yaml: invalid YAML: did not find expected node content"),
+        ("team: [\n", "homeostat.yaml:2: invalid YAML: did not find expected node content"),
         (
             "sources:\n  host: github\n  host: bitbucket\n",
-            "homeostat.yaml:3: homeostat.yaml: duplicate key 'host' (first on line 2)",
+            "homeostat.yaml:3: duplicate key 'host' (first on line 2)",
         ),
         ("- just\n- a list\n", "homeostat.yaml:1: homeostat.yaml must be a YAML mapping of keys to values"),
     ],

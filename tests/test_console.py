@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import io
 import logging
+import shutil
+from pathlib import Path
 
 import pytest
+from kbfactory import EXAMPLE
 
 from homeostat.cli import main
 from homeostat.console import Progress
@@ -66,3 +69,30 @@ def test_verbose_works_after_the_command_too(capsys: pytest.CaptureFixture[str],
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
+
+
+@pytest.mark.parametrize(
+    ("argv", "label"),
+    [
+        (["validate"], "homeostat: validating: "),
+        (["context", "--repo", "billing", "--files", "app.py"], "homeostat: building the search index: "),
+        (["report"], "homeostat: reading the KB: "),
+        (["daily", "--offline"], "homeostat: reading the KB: "),
+    ],
+)
+def test_commands_that_can_take_long_show_progress_in_a_log(
+    argv: list[str],
+    label: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The wiring, not the timing: with no delay, each long step says what it does, as CI would see it."""
+    kb = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, kb, ignore=shutil.ignore_patterns("index", "events.db"))
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setitem(Progress.__init__.__kwdefaults__, "delay", 0.0)
+    monkeypatch.setitem(Progress.__init__.__kwdefaults__, "every", 0.0)
+    main([*argv, "--kb", str(kb)])
+    out, err = capsys.readouterr()
+    assert label in err and label not in out

@@ -379,3 +379,38 @@ def test_learn_refuses_a_stranger_and_asks_for_the_topic_its_area_needs(kb: Path
 
     session(kb, web, as_member)
     assert [lesson.author for _, lesson in list_pending(kb)] == ["cy"]
+
+
+def test_a_broken_rule_is_counted_and_a_huge_one_is_cut_for_agents_too(kb: Path, web: Path) -> None:
+    rule = kb / "knowledge/core/log-with-fields.md"
+    rule.write_text(rule.read_text(encoding="utf-8") + "\n## Example\n" + "log.info('x', a=1)\n" * 100_000)
+    broken = kb / "knowledge/storefront/ui/no-router-rewrite.md"
+    broken.write_text(broken.read_text(encoding="utf-8").replace("title: Do not", "title: [Do not"))
+
+    async def body(client: Client) -> None:
+        text = await call(client, "read", {"target": "log-with-fields"})
+        assert text.rstrip().endswith("(cut at 4000 tokens; read a section)") and len(text) < 20_000
+        text = await call(client, "report", {})
+        assert (
+            "Unreadable, left out of what agents read: 1 (knowledge/storefront/ui/no-router-rewrite.md:4:"
+            in text
+        )
+
+    session(kb, web, body)
+
+
+def test_a_checkout_that_matches_no_repo_is_said_first(kb: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    git(elsewhere, "init", "--quiet")
+    git(elsewhere, "remote", "add", "origin", "https://github.com/example/unknown")
+
+    async def body(client: Client) -> None:
+        for name, args in (("search", {"query": "theme spacing"}), ("docs", {}), ("read", {"target": "x"})):
+            first = (await call(client, name, args)).splitlines()[0]
+            assert first.startswith(
+                "(The checkout (origin https://github.com/example/unknown) matches no repo"
+            ), name
+            assert "repos: billing, storefront" in first and "repos[].url" in first, name
+
+    session(kb, elsewhere, body)

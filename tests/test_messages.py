@@ -104,3 +104,38 @@ def test_no_command_is_a_usage_error() -> None:
     done = subprocess.run([sys.executable, "-m", "homeostat"], capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert "usage: homeostat" in done.stderr and "validate" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("raised", "code", "said"),
+    [
+        (
+            RuntimeError("boom"),
+            3,
+            "homeostat: internal error: RuntimeError: boom (set HOMEOSTAT_DEBUG=1 for the traceback)\n",
+        ),
+        (KeyboardInterrupt(), 130, "homeostat: interrupted\n"),
+    ],
+)
+def test_a_bug_or_an_interrupt_is_one_line_and_its_own_exit_code(
+    kb: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    raised: BaseException,
+    code: int,
+    said: str,
+) -> None:
+    import homeostat.commands.report as report
+
+    def fail(*_: object, **__: object) -> None:
+        raise raised
+
+    monkeypatch.delenv("HOMEOSTAT_DEBUG", raising=False)
+    monkeypatch.setattr(report, "health_report", fail)
+    assert main(["report", "--kb", str(kb)]) == code
+    out, err = capsys.readouterr()
+    assert out == "" and err == said
+    if code == 3:  # HOMEOSTAT_DEBUG=1 lets the traceback through
+        monkeypatch.setenv("HOMEOSTAT_DEBUG", "1")
+        with pytest.raises(RuntimeError):
+            main(["report", "--kb", str(kb)])

@@ -91,6 +91,10 @@ def test_a_lesson_travels_to_the_daily_run_and_its_decision_comes_back_once(
 
     first = sync(dev)
     assert first["outcome"] == "ok" and first["pushed"] and first["member"] == "cy"
+    assert set(first) == {  # the JSON shape docs/developer.md documents, camelCase as every command's
+        "outcome", "member", "pushed", "reason", "cleared", "pending", "branch", "behind", "ahead",
+        "fastForwarded", "error", "at", "heartbeatAt", "ms", "extra",
+    }  # fmt: skip
     branch = candidates(world, "cy")
     assert branch[f".homeostat/pending/{pending.name}"] == pending.read_bytes()
     beat = Heartbeat.model_validate_json(branch[".homeostat/heartbeat.json"])
@@ -140,11 +144,11 @@ def test_a_clone_off_the_base_branch_or_with_edits_is_never_moved(world: DailyWo
     git(dev, "checkout", "--quiet", "-b", "my-work")
     someone_merges(world)
     result = sync(dev)
-    assert result["branch"] == "my-work" and result["behind"] >= 1 and not result["fast_forwarded"]
+    assert result["branch"] == "my-work" and result["behind"] >= 1 and not result["fastForwarded"]
     git(dev, "checkout", "--quiet", "main")
     (dev / "homeostat.yaml").write_text((dev / "homeostat.yaml").read_text() + "# my edit\n")
     result = sync(dev)
-    assert result["behind"] >= 1 and not result["fast_forwarded"]
+    assert result["behind"] >= 1 and not result["fastForwarded"]
     assert "# my edit" in (dev / "homeostat.yaml").read_text()
 
 

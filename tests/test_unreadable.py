@@ -59,6 +59,8 @@ def test_readers_say_what_they_left_out(kb: Path, capsys: pytest.CaptureFixture[
         code, out, err = run(capsys, *argv, "--kb", str(kb), "--repo", "billing")
         assert err.count(NOTE) == 1, (argv, err)
         assert "(log-with-fields)" not in out
+    _, _, err = run(capsys, "daily", "--offline", "--kb", str(kb))
+    assert err.count(NOTE) == 1, err  # the daily run says it too: it would decide against a KB without it
     code, out, _ = run(capsys, "explain", "log-with-fields", "--kb", str(kb), "--repo", "billing")
     assert code == 1 and out.startswith(
         "Rule 'log-with-fields' cannot be read (knowledge/core/log-with-fields.md:4"

@@ -60,7 +60,7 @@ def test_events_lists_filters_and_prunes_after_90_days(kb: Path) -> None:
     record(kb, "sync", now - dt.timedelta(hours=1), outcome="ok", pushed=True)
     done = homeostat("events", "--kb", str(kb), "--json")
     assert done.returncode == 0, done.stderr
-    listed = json.loads(done.stdout)
+    listed = json.loads(done.stdout)["events"]
     assert [(e["kind"], e["data"].get("source")) for e in listed] == [("injection", "prompt"), ("sync", None)]
     assert homeostat("events", "--kb", str(kb), "--kind", "sync").stdout.count("\n") == 1
     recent = homeostat("events", "--kb", str(kb), "--since", "1d").stdout

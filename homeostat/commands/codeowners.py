@@ -8,12 +8,12 @@ the diff and exits 1 when the committed file is missing or stale.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir, write_changed
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.diff import unified_diff
 from homeostat.errors import ConfigError
@@ -37,9 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="PATH",
         help="where to write it, relative to the KB (default: .github/CODEOWNERS, or .bitbucket/CODEOWNERS)",
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -56,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     if stale and not args.check:
         written = bool(write_changed(root, {relative: wanted}))
     if args.format == "json":
-        print(json.dumps({"path": relative, "stale": stale, "written": written, "diff": diff}, indent=2))
+        emit_json({"path": relative, "stale": stale, "written": written, "diff": diff})
     elif args.check and stale:
         sys.stdout.write(diff)
         state = "missing" if current is None else "stale"

@@ -9,12 +9,12 @@ warn or fail with its fix; the exit code is 1 when any check fails, so a schedul
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
 from homeostat import VERSION
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.core.doctor import Finding, counts, diagnose
 from homeostat.core.security_review import QUESTIONS, security_review
 
@@ -35,10 +35,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="also answer what is read, what leaves the network, who can change the rules, the blast radius",
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
-    parser.add_argument("--json", action="store_true", help="same as --format json")
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -49,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     setup = gather(root, os.environ, VERSION)
     findings = diagnose(setup)
     review = security_review(setup, setup.config, findings) if args.security and setup.config else None
-    if args.json or args.format == "json":
-        print(json.dumps(_json(root, setup.host.repo, findings, review), indent=2))
+    if args.format == "json":
+        emit_json(_json(root, setup.host.repo, findings, review))
     else:
         print(_text(root, setup.host.repo, findings, review, args.security), end="")
     return 1 if any(finding.status == "fail" for finding in findings) else 0
@@ -86,7 +83,6 @@ def _json(
             {"check": f.check, "status": f.status, "message": f.message, "fix": f.fix} for f in findings
         ],
         "counts": counts(findings),
+        "security": review,  # null without --security: a key is never absent
     }
-    if review is not None:
-        data["security"] = review
     return data

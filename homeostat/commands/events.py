@@ -7,17 +7,16 @@ names, ids, sizes and counts only (see `homeostat.core.events`).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.console import note
 from homeostat.core.events import format_event, parse_since
-from homeostat.errors import ConfigError
+from homeostat.errors import ConfigError, KBReadError
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb))
+    if not root.is_dir():  # a mistyped --kb is no empty log
+        raise KBReadError(f"{root}: no such folder; run events in a KB clone or pass --kb")
     since = None
     if args.since:
         try:
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         with SqliteEventLog(path) as log:
             found = log.query(args.kind, since)
     if args.format == "json":
-        sys.stdout.write(json.dumps([e.as_dict() for e in found], ensure_ascii=False, indent=2) + "\n")
+        emit_json({"events": [e.as_dict() for e in found]})
     else:
         for event in found:
             sys.stdout.write(format_event(event) + "\n")

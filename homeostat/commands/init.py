@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import sys
 from collections.abc import Callable
 from importlib import resources
@@ -23,6 +22,7 @@ from homeostat import VERSION
 from homeostat.adapters import work_tree
 from homeostat.adapters.kb_files import read_tree, write_changed
 from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, emit_json
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
@@ -62,7 +62,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "shown, unless --force."
         ),
     )
-    parser.add_argument("path", nargs="?", metavar="DIR", help="the KB repo's checkout (same as --kb)")
+    # `init DIR` is `init --kb DIR`'s older spelling, kept for a release and left out of --help (docs/cli.md)
+    parser.add_argument("path", nargs="?", metavar="DIR", help=argparse.SUPPRESS)
     add_kb_option(parser)
     parser.add_argument("--host", choices=("github", "bitbucket"), help="the code host (default: origin's)")
     parser.add_argument(
@@ -93,9 +94,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="Bitbucket: create the daily and weekly schedules through the Pipelines API",
     )
-    parser.add_argument(
-        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
-    )
+    add_format_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -115,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         schedules = create_schedules(root, config, force=args.force)
     findings = _validate(root)
     if args.format == "json":
-        print(json.dumps(_json(root, config, plans, schedules, findings), indent=2))
+        emit_json(_json(root, config, plans, schedules, findings))
     else:
         _print_text(root, config, plans, schedules, findings, args.create_schedules)
     return 0

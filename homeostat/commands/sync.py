@@ -6,7 +6,6 @@ session never waits for it and never sees a network error; at a terminal it prin
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import asdict
@@ -14,8 +13,9 @@ from pathlib import Path
 
 from homeostat.adapters.sync_store import SyncBusy, start_background_sync, sync_lock
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, camel_keys, emit_json
 from homeostat.commands.context import log_event
+from homeostat.errors import KBReadError
 from homeostat.runs.sync import SyncResult, finish, run_sync
 
 EXIT_OFFLINE = 1
@@ -41,10 +41,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb))
+    if not (root / "homeostat.yaml").is_file():  # before anything is written: a mistyped --kb makes no folder
+        raise KBReadError(f"{root}: no homeostat.yaml here; run sync in a KB clone or pass --kb")
     if args.background:
         started = start_background_sync(root)
         if args.format == "json":
-            sys.stdout.write(json.dumps({"started": started}) + "\n")
+            emit_json({"started": started})
         return 0
     return sync_now(root, as_json=args.format == "json")
 
@@ -59,12 +61,13 @@ def sync_now(root: Path, *, as_json: bool = False) -> int:
         log_event(root, "sync", result.event_data())
     except OSError as exc:
         result = SyncResult(outcome="error", error=f"{root}: cannot write .homeostat/ ({exc.strerror})")
-    if as_json:
-        sys.stdout.write(json.dumps(asdict(result), indent=2, sort_keys=True) + "\n")
-    else:
-        print(summary(result), file=sys.stderr if result.outcome in ("offline", "error") else sys.stdout)
-    if result.outcome == "error":
+    if result.outcome == "error":  # the command could not go on: one line on stderr, stdout stays empty
+        print(summary(result), file=sys.stderr)
         return 2
+    if as_json:
+        emit_json(camel_keys(asdict(result)))
+    else:
+        print(summary(result), file=sys.stderr if result.outcome == "offline" else sys.stdout)
     return EXIT_OFFLINE if result.outcome == "offline" else 0
 
 

@@ -104,7 +104,7 @@ class KB:
 
 
 def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, YamlDoc | None, list[Finding]]:
-    doc, found = load_mapping(text, file, 1, file)
+    doc, found = load_mapping(text, file, 1)
     if doc is None:
         return None, None, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in found]
     config, problems = validate_model(Config, doc.data, file, doc, 1)

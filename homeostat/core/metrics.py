@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 
 from homeostat.core.events import MODEL_CALL, Event
 from homeostat.core.state import DecisionRecord, StateSnapshot
+from homeostat.core.text import camel_case
 
 BAND_WIDTH = 10
 ALIVE = dt.timedelta(days=7)
@@ -111,13 +112,9 @@ class Metrics:
 
 
 def _camel(value: object) -> dict[str, object]:
-    def key(name: str) -> str:
-        head, *rest = name.split("_")
-        return head + "".join(part.title() for part in rest)
-
     def walk(item: object) -> object:
         if isinstance(item, dict):
-            return {key(k): walk(v) for k, v in item.items()}
+            return {camel_case(k): walk(v) for k, v in item.items()}
         if isinstance(item, (list, tuple)):
             return [walk(v) for v in item]
         return item

@@ -138,6 +138,9 @@ class DocMeta(Strict):
     scope: tuple[str, ...] = ()
     updated: dt.date
     risk_reviewed_by: str = ""
+    # What bootstrap, seed and import drafted the document from (a hash of their inputs): an unchanged
+    # source is skipped on a rerun. Generator-owned, like `updated`.
+    source_hash: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,14 +58,19 @@ def pydantic_findings(
 
 
 def load_mapping(
-    yaml_text: str, file: str, line_offset: int, what: str
+    yaml_text: str, file: str, line_offset: int, what: str = ""
 ) -> tuple[YamlDoc | None, list[Finding]]:
+    """`what` names the YAML inside a file (frontmatter, section fields); a whole-file YAML such as
+    homeostat.yaml leaves it empty, so a message never names its file twice."""
     try:
         doc = load_yaml(yaml_text)
     except YamlError as exc:
-        return None, [error(SCHEMA, file, line_offset + exc.line - 1, f"{what}: {exc}")]
+        said = f"{what}: {exc}" if what else str(exc)
+        return None, [error(SCHEMA, file, line_offset + exc.line - 1, said)]
     if not isinstance(doc.data, dict):
-        return None, [error(SCHEMA, file, line_offset, f"{what} must be a YAML mapping of keys to values")]
+        return None, [
+            error(SCHEMA, file, line_offset, f"{what or file} must be a YAML mapping of keys to values")
+        ]
     return doc, []
 
 

@@ -38,6 +38,7 @@ class SectionPatch:
     note: str = ""
     heading: str = ""  # required for "add"
     after: str = ""  # "add": insert after this section (default: at the end)
+    extra: tuple[tuple[str, str], ...] = ()  # more provenance fields (bootstrap's `hash=`)
 
 
 def _quote(value: str) -> str:
@@ -87,6 +88,7 @@ def apply_section_patch(text: str, patch: SectionPatch, today: dt.date, file: st
         updated=today.isoformat(),
         confidence=str(patch.confidence) if patch.confidence is not None else "",
         note=patch.note,
+        extra=patch.extra,
     )
     if patch.op in ("replace", "append"):
         if existing is None:

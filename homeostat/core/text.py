@@ -112,3 +112,10 @@ def content_hash(*parts: str) -> str:
 def plural(count: int, one: str, many: str | None = None) -> str:
     """`1 file`, `2 files`: counts in messages read as English."""
     return f"{count:,} {one if count == 1 else (many or one + 's')}"
+
+
+def camel_case(name: str) -> str:
+    """A snake_case field name as the camelCase key every JSON answer uses (`fast_forwarded` ->
+    `fastForwarded`)."""
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
