@@ -1,12 +1,20 @@
 """The daily run's cost: model calls and input tokens per drafted lesson, and wall time at scale.
 
-    .venv/bin/python benchmarks/bench_daily.py [--pulls 200] [--members 20]
+    .venv/bin/python benchmarks/bench_daily.py [--pulls 200] [--members 20] [--rules 0]
+    .venv/bin/python benchmarks/bench_daily.py --sizes      # issue 18's grid (takes minutes)
+    .venv/bin/python benchmarks/bench_daily.py --pulls 10 --members 5 --rules 2000 --profile daily.prof
 
 1. One merged PR with one review thread on a file that large documents cover (about 9,000 tokens of
    covering sections): how many model calls and input tokens the daily run spends on that lesson
    (target: at most 3 calls and under 4,000 input tokens; counted with cl100k at the model stub).
 2. A daily run over `--pulls` merged PRs (one thread each) by `--members` members, against the GitHub
-   emulator and the model stub (which answers at once, so model time is excluded): wall time.
+   emulator and the model stub (which answers at once, so model time is excluded): wall time, and
+   the run's own time (wall less the 1 s PyGithub waits between host writes). `--rules N` first
+   grows the example KB to N rules (half in the billing repo's topic files, where the lessons land,
+   half one file per rule; one document per 50 rules) and opens one review PR per 1,000 rules, as
+   a KB that size has waiting.
+3. `--sizes`: 10 PRs x 5 members at 2,000, 5,000 and 10,000 rules, then 40 PRs x 20 members at
+   10,000 (target: the run's own time under 30 s at 10,000 rules, growing no faster than the KB).
 
 Runs `homeostat daily` in-process against local servers on 127.0.0.1; prints numbers only.
 """
@@ -14,7 +22,12 @@ Runs `homeostat daily` in-process against local servers on 127.0.0.1; prints num
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import random
+import resource
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +37,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_validate import sentence  # noqa: E402
 from dailyworld import DailyWorld  # noqa: E402
 from emulators.anthropic_stub import AnthropicStub  # noqa: E402
 from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
@@ -58,6 +74,90 @@ def big_document(area: str, sections: int = 6, words: int = 1500) -> str:
         f'---\ntitle: Refunds in depth\narea: {area}\nowner: payments\nscope: ["src/billing/api/**"]\n'
         f"updated: 2026-11-01\n---\n" + "\n".join(parts)
     )
+
+
+TOPIC_AREAS = [
+    ("billing/api", "errors"),
+    ("billing/api", "money"),
+    ("billing/db", "errors"),
+    ("billing/db", "money"),
+]
+FILE_AREAS = ["storefront/ui", "core"]
+
+
+def _meta(rule_id: str, area: str, n: int) -> str:
+    scope = "**/*.py" if area == "core" else f"src/{area}/**"
+    return (
+        f'scope: ["{scope}"]\nstatus: accepted\nkind: convention\napprovedBy: [ana]\n'
+        f"source:\n  type: pr-feedback\n  url: https://github.com/example/billing/pull/{n}#discussion_r{n}\n"
+        f"  author: ana\n  changedCode: true\ncreated: 2026-09-01\nlastConfirmed: 2026-11-01\n"
+    )
+
+
+def grow_kb(work: Path, rules: int) -> dict[str, str]:
+    """Add `rules` generated rules and one document per 50 to the example KB in `work`; id to path."""
+    rng = random.Random(20261201)
+    topics: dict[tuple[str, str], list[str]] = {}
+    ids: dict[str, str] = {}
+    for n in range(rules):
+        body = f"### Rule\n{sentence(rng, 30)}.\n\n### Why\n{sentence(rng, 40)}.\n"
+        if n % 2 == 0:
+            area, topic = TOPIC_AREAS[(n // 2) % len(TOPIC_AREAS)]
+            rule_id = f"{area.replace('/', '-')}-{topic}-gen-{n:05d}"
+            section = f"## {sentence(rng, 6)} {n} {{#{rule_id}}}\n<!-- homeostat\n{_meta(rule_id, area, n)}-->\n{body}"
+            topics.setdefault((area, topic), []).append(section)
+            ids[rule_id] = f"knowledge/{area}/{topic}.md"
+        else:
+            area = FILE_AREAS[(n // 2) % len(FILE_AREAS)]
+            rule_id = f"{area.replace('/', '-')}-gen-{n:05d}"
+            folder = work / "knowledge" / area
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{rule_id}.md").write_text(
+                f"---\nid: {rule_id}\ntitle: {sentence(rng, 6)} {n}\narea: {area}\n{_meta(rule_id, area, n)}---\n"
+                + body.replace("### ", "## ")
+            )
+            ids[rule_id] = f"knowledge/{area}/{rule_id}.md"
+    for (area, topic), sections in topics.items():
+        path = work / "knowledge" / area / f"{topic}.md"
+        current = path.read_text() if path.exists() else f"---\narea: {area}\ntopic: {topic}\n---\n"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(current.rstrip("\n") + "\n\n" + "\n".join(sections))
+    order = list(ids)
+    for n in range(rules // 50):
+        area = ("billing/api", "storefront/ui")[n % 2]
+        cited = order[(n * 37) % len(order)]
+        parts = "\n".join(
+            f"## {sentence(rng, 4)} {k} {{#part-{k}}}\n"
+            f"<!-- homeostat: source=curator url=https://github.com/example/billing/pull/{n}#discussion_r{n}{k} "
+            f"updated=2026-11-02 -->\n{sentence(rng, 120)} (see rule ({cited})).\n"
+            for k in range(6)
+        )
+        folder = work / "knowledge" / area / "docs"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"gen-{n:04d}.md").write_text(
+            f'---\ntitle: Document {n}\narea: {area}\nowner: payments\nscope: ["src/**"]\n'
+            f"updated: 2026-11-01\n---\n{parts}"
+        )
+    return ids
+
+
+def open_review_branches(w: DailyWorld, ids: dict[str, str], count: int, members: list[str]) -> None:
+    """`count` review branches from an earlier run, each changing three rules, no PR yet recorded."""
+    rng = random.Random(7)
+    bare = w.bare()
+    main = bare.rev_parse("refs/heads/main")
+    assert main is not None
+    files = w.main_files()
+    for n in range(count):
+        changed: dict[str, bytes] = {}
+        for rule_id in rng.sample(sorted(ids), 3):
+            path = ids[rule_id]
+            text = changed.get(path, files[path].encode()).decode()
+            marker = "### Rule\n" if f"{{#{rule_id}}}" in text else "## Rule\n"
+            at = text.index(marker, text.index(rule_id)) + len(marker)
+            changed[path] = (text[:at] + f"Always {sentence(rng, 8).lower()}. " + text[at:]).encode()
+        sha = bare.commit_files(main, changed, f"review {n}")
+        bare.run("update-ref", f"refs/heads/homeostat/review-{members[n % len(members)]}-2026-11-30-{n}", sha)
 
 
 def input_tokens(stub: AnthropicStub, since: int) -> tuple[int, int]:
@@ -109,7 +209,8 @@ def per_lesson() -> None:
             emulator.stop()
 
 
-def at_scale(pulls: int, members: int) -> None:
+def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> float:
+    """One daily run; its own time (wall less the waits between host writes), in seconds."""
     with tempfile.TemporaryDirectory() as scratch:
         w, emulator, stub = world(Path(scratch))
         try:
@@ -121,7 +222,14 @@ def at_scale(pulls: int, members: int) -> None:
                     "  teams:\n    - name: payments", extra + "  teams:\n    - name: payments", 1
                 )
             )
+            if rules:
+                ids = grow_kb(w.work, rules)
+                fix = [str(Path(sys.executable).parent / "homeostat"), "validate", str(w.work), "--fix"]
+                subprocess.run(fix, capture_output=True, check=False)  # cached score and tokens
+                shutil.rmtree(w.work / ".homeostat", ignore_errors=True)
             os.system(f"cd {w.work} && git add -A && git commit -qm team && git push -q origin HEAD:main")
+            if rules:
+                open_review_branches(w, ids, max(1, rules // 1000), handles)
             for handle in handles:
                 w.harness.add_member(handle, ("payments",))
             started = time.perf_counter()
@@ -155,31 +263,65 @@ def at_scale(pulls: int, members: int) -> None:
                 real_sleep(seconds)
 
             time.sleep = counted_sleep
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), cpu_seconds()
+            profiler = cProfile.Profile() if profile else None
             try:
+                if profiler is not None:
+                    profiler.enable()
                 code = w.daily()
             finally:
+                if profiler is not None:
+                    profiler.disable()
+                    profiler.dump_stats(profile)
                 time.sleep = real_sleep
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
             requests = len(w.harness.requests.entries) - emulator_requests
+            kb = f" at {rules} generated rules (+ the example KB)" if rules else ""
             print(
-                f"daily over {pulls} merged PRs and {members} members: exit {code}, {wall:.1f} s wall, "
-                f"{slept[0]:.1f} s of it waiting between host writes "
-                f"({len(stub.requests)} model calls answered at once; {requests} host API requests; "
+                f"daily over {pulls} merged PRs and {members} members{kb}: exit {code}, {wall:.1f} s wall, "
+                f"{slept[0]:.1f} s of it waiting between host writes, own time {wall - slept[0]:.1f} s "
+                f"(CPU {cpu:.1f} s with git's; {len(stub.requests)} model calls answered at once; {requests} host API requests; "
                 f"building the PRs took {built:.1f} s, not counted)"
             )
+            return wall - slept[0]
         finally:
             stub.stop()
             emulator.stop()
+
+
+def cpu_seconds() -> float:
+    """This process's CPU (the run, and the emulators' threads) and its finished children's (git):
+    on a shared machine, what other work skews least."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def sizes() -> None:
+    """Issue 18's grid; the ratios of own time to KB size say whether growth is linear."""
+    rows = [(10, 5, 0), (10, 5, 2000), (10, 5, 5000), (10, 5, 10000), (40, 20, 10000)]
+    own = [(pulls, members, rules, at_scale(pulls, members, rules)) for pulls, members, rules in rows]
+    print("\nPRs x members   rules   own time   ms per 1,000 rules (over the example KB's run)")
+    small = own[0][3]
+    for pulls, members, rules, seconds in own:
+        per = f"{(seconds - small) * 1e6 / rules:.0f}" if rules and pulls == 10 else "-"
+        print(f"{pulls:>3} x {members:<9} {rules:>7}   {seconds:6.1f} s   {per}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pulls", type=int, default=200)
     parser.add_argument("--members", type=int, default=20)
+    parser.add_argument("--rules", type=int, default=0, help="grow the example KB to this many more rules")
+    parser.add_argument("--sizes", action="store_true", help="issue 18's grid of PRs, members and KB sizes")
+    parser.add_argument("--profile", default="", help="write the daily run's cProfile stats to this file")
     args = parser.parse_args()
-    per_lesson()
-    at_scale(args.pulls, args.members)
+    if args.sizes:
+        sizes()
+        return
+    if not args.profile:
+        per_lesson()
+    at_scale(args.pulls, args.members, args.rules, args.profile)
 
 
 if __name__ == "__main__":

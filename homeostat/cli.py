@@ -7,19 +7,19 @@ becomes one line naming the file or setting, anything else one line plus how to 
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import importlib.util
 import keyword
 import os
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from homeostat import VERSION
 from homeostat.cli_options import add_kb_option as add_kb_option  # commands import these from here
 from homeostat.cli_options import kb_dir as kb_dir
 from homeostat.errors import HomeostatError
+
+if TYPE_CHECKING:  # imported where a parser is built: a session hook's fast path builds none
+    import argparse
 
 # Subcommands and their one-line help, in the order `--help` lists them. A command's module is
 # imported only when that command runs, so `homeostat context` (run by a session hook on every
@@ -28,6 +28,8 @@ COMMANDS: dict[str, str] = {
     "validate": "check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
     "daily": "the daily run: decide pending and review-drafted lessons, open and merge PRs",
     "deep-dive": "the weekly deep dive: merge near-duplicates, check contradictions, retire stale rules",
+    "digest": "the weekly Slack digest: new and reconfirmed rules, updated sections, the review queue",
+    "review": "review merge: rebuild review and dispute PRs on the base, section by section, and merge them",
     "curate": "draft lessons from merged PRs' review threads (the daily run's first step, alone)",
     "learn": "write a lesson to this clone's pending set",
     "sync": "push pending lessons to candidates/<member>, clear the decided ones, update the clone",
@@ -50,6 +52,8 @@ COMMANDS: dict[str, str] = {
     "seed": "draft one code repo's documents from its code (by hand; previews and asks first)",
     "bootstrap": "seed every repo from its local checkout and import its docs, one PR per repo",
     "import": "bring a code repo's CLAUDE.md, AGENTS.md, Cursor and Copilot rule files under review",
+    "dashboard": "the KB's health in a browser: agents, review queue, sync, metrics, entries, settings",
+    "up": "run the daily run, deep dive and digest on their schedules, and serve the dashboard",
 }
 
 EXIT_INTERNAL = 3
@@ -63,10 +67,15 @@ def _module_name(command: str) -> str:
 
 
 def _has_module(command: str) -> bool:
+    import importlib.util
+
     return importlib.util.find_spec(_module_name(command)) is not None
 
 
 def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="homeostat",
         description="A team knowledge base for coding agents that keeps itself current.",
@@ -97,6 +106,8 @@ def default_command(env: Mapping[str, str]) -> list[str]:
     inside Pipelines, else nothing (the help)."""
     command = env.get("HOMEOSTAT_COMMAND", "").strip()
     if command:
+        import shlex
+
         return shlex.split(command)
     if env.get("BITBUCKET_BUILD_NUMBER"):
         return ["validate"]
@@ -107,9 +118,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv:
         argv = default_command(os.environ)
-    selected = next((a for a in argv if not a.startswith("-")), None)
-    parser = build_parser(selected if selected in COMMANDS else None)
-    args = parser.parse_args(argv)
+    args = _fast_args(argv)
+    if args is None:
+        selected = next((a for a in argv if not a.startswith("-")), None)
+        parser = build_parser(selected if selected in COMMANDS else None)
+        args = parser.parse_args(argv)
     if args.verbose or args.command not in LIGHT_COMMANDS:
         import logging  # a session hook's `context` skips logging's import unless asked to talk
 
@@ -119,6 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream=sys.stderr,
         )
     if not getattr(args, "command", None):
+        parser = build_parser()
         parser.print_help(sys.stderr)  # a usage error, as argparse's own: a script must not read it as done
         return 2
     try:
@@ -151,5 +165,29 @@ def _redacted(message: str) -> str:
     return redacted(message)
 
 
+def _fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """A session hook's command line (`context …`, `hook <event>`) read without argparse, whose
+    import and parser cost more than the hook's answer; None for anything its module does not read
+    itself, which argparse then reads (and answers with its usage errors)."""
+    if not argv or argv[0] not in LIGHT_COMMANDS:
+        return None
+    import importlib
+
+    module = importlib.import_module(_module_name(argv[0]))
+    fast: argparse.Namespace | None = getattr(module, "fast_args", lambda _: None)(argv[1:])
+    return fast
+
+
 def main_entry() -> None:
-    sys.exit(main())
+    argv = sys.argv[1:]
+    code = main()
+    if argv and argv[0] in LIGHT_COMMANDS:
+        # A session hook's caller waits for the process to end: once the answer is out, skip the
+        # garbage collection and teardown of every module it imported.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):  # the reader left, or the stream was closed
+                pass
+        os._exit(code)
+    sys.exit(code)

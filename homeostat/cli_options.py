@@ -8,17 +8,20 @@ CHECKOUT`, `--files a b`) still work for one release and are left out of `--help
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeostat.core.text import camel_case
 from homeostat.errors import ConfigError
 
-SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
+if TYPE_CHECKING:  # argparse is imported where a parser is built: a session hook's fast path has none
+    import argparse
+
+    SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
 
 
 def kb_dir(value: str | None) -> str:
@@ -37,6 +40,8 @@ def add_kb_option(parser: argparse.ArgumentParser) -> None:
 
 def add_format_option(parser: argparse.ArgumentParser) -> None:
     """`--format text|json`; the older `--json` is its hidden alias."""
+    import argparse
+
     parser.add_argument(
         "--format",
         choices=("text", "json"),
@@ -48,6 +53,8 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
 
 def existing_folder(value: str) -> str:
     """An argparse type: a folder that exists (`--checkout /nonexistent` is a mistake, not a default)."""
+    import argparse
+
     if not Path(value).is_dir():
         what = "is not a folder" if Path(value).exists() else "does not exist"
         raise argparse.ArgumentTypeError(f"{value} {what}")
@@ -92,6 +99,8 @@ def at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse type: a whole number in range, so `--limit 0` is an error rather than "no match"."""
 
     def parse(value: str) -> int:
+        import argparse
+
         try:
             number = int(value)
         except ValueError:

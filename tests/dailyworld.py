@@ -99,21 +99,7 @@ class DailyWorld:
             harness.add_member(handle, teams)
         self.kb_repo = harness.create_repo("example", "kb")
         self.repos = {name: harness.create_repo("example", name) for name in ("billing", "storefront")}
-        self.work = tmp_path / "kb-work"
-        git(tmp_path, "clone", "--quiet", str(harness.bare_path(self.kb_repo)), str(self.work))
-        files = example_files()
-        files["homeostat.yaml"] = files["homeostat.yaml"].replace(
-            "  excludePaths:", KB_CONFIG_EXTRA + "  excludePaths:"
-        )
-        if self.host == "bitbucket":
-            files = {path: as_bitbucket(text) for path, text in files.items()}
-        for rel, text in files.items():
-            target = self.work / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text)
-        git(self.work, "add", "-A")
-        git(self.work, "commit", "--quiet", "-m", "KB")
-        git(self.work, "push", "--quiet", "origin", "HEAD:main")
+        self.work = push_example_kb(harness, self.kb_repo, tmp_path / "kb-work")
         self.now = dt.datetime.now(dt.UTC)
 
     # --- setting the world up ----------------------------------------------------------------------
@@ -182,6 +168,26 @@ class DailyWorld:
 
     def pull_state(self, number: int) -> dict[str, object]:
         return dict(self.harness.open_pull_state(self.kb_repo, number))
+
+
+def push_example_kb(harness: Any, repo: Any, work: Path) -> Path:
+    """The example KB (its kbRepo set; Bitbucket URLs on Bitbucket) pushed as `repo`'s main, from a
+    clone at `work`."""
+    git(work.parent, "clone", "--quiet", str(harness.bare_path(repo)), str(work))
+    files = example_files()
+    files["homeostat.yaml"] = files["homeostat.yaml"].replace(
+        "  excludePaths:", KB_CONFIG_EXTRA + "  excludePaths:"
+    )
+    if harness.name == "bitbucket":
+        files = {path: as_bitbucket(text) for path, text in files.items()}
+    for rel, text in files.items():
+        target = work / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    git(work, "add", "-A")
+    git(work, "commit", "--quiet", "-m", "KB")
+    git(work, "push", "--quiet", "origin", "HEAD:main")
+    return work
 
 
 def as_bitbucket(text: str) -> str:

@@ -116,6 +116,32 @@ DUPLICATES = {
 }
 
 
+# A stale rule and the document section that cites it, beside one on the same subject that does not.
+STALE_ID = "storefront-ui-legacy-grid"
+STALE = rule_file(
+    STALE_ID,
+    "Lay out product pages on the legacy grid",
+    "Lay out product pages in `web/components/` on `LegacyGrid`; never nest flex containers for columns.",
+    confirmed=LONG_AGO,
+    created="2025-01-01",
+)
+LAYOUT_DOC = f"""---
+title: Storefront layout
+area: storefront/ui
+owner: web
+scope: ["web/components/**"]
+updated: {RECENT}
+---
+## Columns {{#columns}}
+<!-- homeostat: source=manual updated={RECENT} -->
+Product pages use twelve columns. Columns come from `LegacyGrid` (see ({STALE_ID})). Gutters come from the theme.
+
+## Grid {{#grid}}
+<!-- homeostat: source=manual updated={RECENT} -->
+The grid is part of the layout. Product pages keep a twelve column grid with theme gutters.
+"""
+
+
 class DeepDiveWorld:
     def __init__(self, world: DailyWorld) -> None:
         self.world = world

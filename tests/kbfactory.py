@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
@@ -25,3 +26,11 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> Path:
         else:
             target.write_text(content, encoding="utf-8")
     return root
+
+
+_PROGRESS = re.compile(r"^homeostat: [^:]+: [\d,]+(?:/[\d,]+)?(?: .*)? \(\d+ s\)$")
+
+
+def stderr_errors(err: str) -> str:
+    """stderr without progress lines, which a loaded machine shows for work that passes a second."""
+    return "".join(line for line in err.splitlines(keepends=True) if not _PROGRESS.match(line.rstrip("\n")))

@@ -1,4 +1,5 @@
-"""Run the homeostat CLI and SIGKILL this process at one step boundary of the daily run or the deep dive.
+"""Run the homeostat CLI and SIGKILL this process at one step boundary of a run: the daily run, the deep
+dive, the digest or review merge.
 
     python tests/killpoint.py after-merge daily --kb DIR
 
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from homeostat.adapters import bitbucket, git
+from homeostat.adapters import bitbucket, git, slack
 from homeostat.cli import main
 from homeostat.runs import publish
 from homeostat.runs.daily import claim, record, review
@@ -72,6 +73,9 @@ POINTS: dict[str, Callable[[], None]] = {
     "after-reviews": lambda: wrap(review, "open_review_prs"),
     "before-state": lambda: wrap(record, "write_run_state", before=True),
     "before-deep-dive-state": lambda: wrap(deep_dive_record, "write", before=True),
+    "after-rebuilt-push": lambda: wrap(publish.Publisher, "push_rebuilt"),
+    "digest-before-post": lambda: wrap(slack.SlackNotifier, "post", before=True),
+    "digest-after-post": lambda: wrap(slack.SlackNotifier, "post"),
     "during-state": lambda: (
         setattr(record, "write_run_state", _final_write),
         wrap(git.Git, "push", before=True, when=_state_push),

@@ -305,8 +305,8 @@ LEAST_PERMISSIONS = {
     "homeostat-daily.yml": {"contents": "write", "pull-requests": "write"},
     # the deep dive pushes its branch and homeostat/state and opens one PR (a person merges it)
     "homeostat-deep-dive.yml": {"contents": "write", "pull-requests": "write"},
-    # the digest reads history and homeostat/state; Slack is a secret, not a permission
-    "homeostat-digest.yml": {"contents": "read"},
+    # the digest reads history and records itself on homeostat/state; Slack is a secret, not a permission
+    "homeostat-digest.yml": {"contents": "write"},
     # review merge pushes the rebuilt review branch and merges the PR
     "homeostat-review-merge.yml": {"contents": "write", "pull-requests": "write"},
 }

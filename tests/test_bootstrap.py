@@ -7,6 +7,7 @@ checkout, as on a laptop; the model is the Anthropic stub behind the real client
 from __future__ import annotations
 
 import datetime as dt
+import json
 import signal
 import subprocess
 import sys
@@ -167,6 +168,12 @@ def test_the_dry_run_needs_no_host_and_lists_every_repo(
     assert "billing (checkout" in out and "storefront (checkout" in out
     assert "Markdown docs imported without a model: 1" in out and "docs/runbook.md → " + RUNBOOK in out
     assert world.stub.requests == [] and world.pulls() == {}
+    command = ["bootstrap", "--kb", str(world.checkout()), "--checkouts", str(world.code), "--dry-run"]
+    assert main([*command, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)  # the shape docs/cli.md promises
+    assert set(data) == {"dryRun", "plans", "prs", "notes", "costUsd", "exitCode", "text"}
+    assert [plan["repo"] for plan in data["plans"]] == ["billing", "storefront"] and data["prs"] == {}
+    assert world.stub.requests == []
 
 
 def test_a_repo_without_a_checkout_is_named_and_the_others_still_run(

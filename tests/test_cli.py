@@ -3,6 +3,7 @@ JSON shape (docs/cli.md) pinned key by key, so a script written against it keeps
 
 from __future__ import annotations
 
+import argparse
 import json
 import shutil
 import subprocess
@@ -238,16 +239,26 @@ def test_every_answering_command_takes_format_json() -> None:
     from homeostat.cli import COMMANDS, build_parser
 
     protocol = {"mcp", "hook"}  # they speak MCP and Claude Code's hook JSON on stdout
+    protocol |= {"dashboard", "up"}  # servers: they answer in a browser, and log to stderr
     missing = []
     for name in COMMANDS:
         if name in protocol:
             continue
         parser = build_parser(name)
         sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
-        options = {o for action in sub._actions for o in action.option_strings}
-        if "--format" not in options:
-            missing.append(name)
+        for leaf, command in _leaves(sub, name):
+            options = {o for action in leaf._actions for o in action.option_strings}
+            if "--format" not in options:
+                missing.append(command)
     assert missing == []
+
+
+def _leaves(parser: argparse.ArgumentParser, name: str) -> list[tuple[argparse.ArgumentParser, str]]:
+    """A command with actions of its own (`review merge`) answers through each action."""
+    nested = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not nested:
+        return [(parser, name)]
+    return [leaf for a in nested for sub, p in a.choices.items() for leaf in _leaves(p, f"{name} {sub}")]
 
 
 def test_status_events_metrics_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,9 +12,12 @@ from pathlib import Path
 import pytest
 from dailyworld import DailyWorld
 from deepdiveworld import (
+    LAYOUT_DOC,
     LONG_AGO,
     LOOK_ALIKES,
     RECENT,
+    STALE,
+    STALE_ID,
     TODAY,
     DeepDiveWorld,
     duplicate_files,
@@ -122,30 +125,6 @@ def test_the_weeks_new_rule_contradicting_one_it_overlaps_is_declared_for_a_revi
 
 
 # --- stale rules and retractions -------------------------------------------------------------------
-
-STALE_ID = "storefront-ui-legacy-grid"
-STALE = rule_file(
-    STALE_ID,
-    "Lay out product pages on the legacy grid",
-    "Lay out product pages in `web/components/` on `LegacyGrid`; never nest flex containers for columns.",
-    confirmed=LONG_AGO,
-    created="2025-01-01",
-)
-LAYOUT_DOC = f"""---
-title: Storefront layout
-area: storefront/ui
-owner: web
-scope: ["web/components/**"]
-updated: {RECENT}
----
-## Columns {{#columns}}
-<!-- homeostat: source=manual updated={RECENT} -->
-Product pages use twelve columns. Columns come from `LegacyGrid` (see ({STALE_ID})). Gutters come from the theme.
-
-## Grid {{#grid}}
-<!-- homeostat: source=manual updated={RECENT} -->
-The grid is part of the layout. Product pages keep a twelve column grid with theme gutters.
-"""
 
 
 def stale_world(dd: DeepDiveWorld) -> None:

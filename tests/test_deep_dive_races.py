@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from dailyworld import DailyWorld
-from deepdiveworld import DeepDiveWorld, duplicate_files
+from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
 from racekit import KILLPOINT, daily_env
 
 from homeostat.adapters.git import Git
@@ -142,3 +142,44 @@ def test_a_daily_run_and_a_deep_dive_hold_their_own_claims(dd: DeepDiveWorld) ->
     plant_claim(dd, expires_in=dt.timedelta(minutes=30))
     assert dd.world.daily() == 0
     assert "daily" in dd.world.state().claims and dd.world.state().claims["daily"].released_at is not None
+
+
+def test_a_run_whose_claim_another_run_took_over_stops_before_it_opens_anything(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import homeostat.runs.daily.claim as claims
+
+    monkeypatch.setattr(claims, "RENEW_AFTER", dt.timedelta(0))  # renew before every model call
+    dd.add(duplicate_files())
+    dd.add(
+        {
+            "knowledge/storefront/ui/docs/layout.md": LAYOUT_DOC,
+            f"knowledge/storefront/ui/{STALE_ID}.md": STALE,
+        }
+    )
+    answer = dd.script.__call__
+
+    def take_over_then_answer(system: str, user: str) -> object:
+        if not dd.script.calls:  # while the run waits on its first call, another run takes over
+            bare = dd.world.bare()
+            tip = bare.rev_parse("refs/heads/homeostat/state")
+            assert tip is not None
+            other = Claim(
+                run_id="20261201T070000-fedcba",
+                kind="deep-dive",
+                owner=ClaimOwner(host="runner-9", pid=99, machine="another-machine"),
+                claimed_at=dt.datetime.now(dt.UTC),
+                expires_at=dt.datetime.now(dt.UTC) + dt.timedelta(minutes=60),
+            )
+            sha = bare.commit_files(tip, {claim_path("deep-dive"): dump_state(other)}, "taken over")
+            bare.run("update-ref", "refs/heads/homeostat/state", sha)
+        return answer(system, user)
+
+    dd.world.stub.respond_with(take_over_then_answer)
+    capsys.readouterr()
+    assert dd.run() == 1
+    err = capsys.readouterr().err
+    assert "was taken over by run 20261201T070000-fedcba" in err and len(err.strip().splitlines()) == 1
+    assert [agent for agent, _ in dd.script.calls] == ["same"]  # no call after the claim was lost
+    assert every_deep_dive_pull(dd) == [] and homeostat_branches(dd) == [] and dd.deep_dive_runs() == []
+    assert dd.world.state().claims["deep-dive"].run_id == "20261201T070000-fedcba"

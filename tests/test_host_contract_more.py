@@ -135,3 +135,16 @@ def test_an_unknown_comment_is_a_host_error(harness: HostHarness, repo: RepoRef)
     with pytest.raises(HostError) as raised:
         harness.adapter().get_comment_thread(CommentRef(repo, number, 987654321))
     assert not isinstance(raised.value, AuthError)
+
+
+def test_pull_comments_read_back_the_prs_general_comments_in_order(
+    harness: HostHarness, repo: RepoRef, tmp_path: Path
+) -> None:
+    """`review merge` reads them so a rerun never posts the same comment twice."""
+    push(harness, repo, "homeostat/review-dev", {"knowledge/core/a.md": "rule\n"}, tmp_path)
+    host = harness.adapter()
+    pull = host.open_pull(repo, "homeostat/review-dev", "main", "Review lessons", "")
+    assert host.pull_comments(repo, pull.number) == []
+    host.add_comment(repo, pull.number, "first <!-- marker -->")
+    host.add_comment(repo, pull.number, "second")
+    assert host.pull_comments(repo, pull.number) == ["first <!-- marker -->", "second"]

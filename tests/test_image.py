@@ -7,7 +7,7 @@ cached between runs). Each case runs an action's steps with tests/actionkit.py a
 network. Every case also checks that what the container wrote in the workspace belongs to the
 runner's user. The module skips, saying why, only where podman cannot run.
 
-Adding an action (digest, review-merge): write `setup(request, runner) -> Prepared` that
+Adding an action: write `setup(request, runner) -> Prepared` that
 makes its world (use `request.getfixturevalue` for the emulators) and a workspace under
 `runner.root`, and `check(run, prepared)` asserting what a user would see (outputs, summary,
 annotations, what reached the emulators); then add `ImageCase("<folder under actions/>", setup,
@@ -243,10 +243,95 @@ def deep_dive_check(run: ActionRun, prepared: Prepared) -> None:
     assert dd.world.harness.token not in run.stdout + run.stderr
 
 
+# --- digest and review-merge: a KB on the GitHub emulator, fetched and pushed from the container ---------
+
+
+def _weekly_workspace(
+    request: pytest.FixtureRequest, runner: Runner
+) -> tuple[Any, Any, Path, dict[str, str]]:
+    """A KB repo on the emulator behind a private git server, checked out as checkout v7 leaves it."""
+    from reviewworld import ReviewWorld
+    from runnerkit import runner_checkout
+
+    world = ReviewWorld(
+        request.getfixturevalue("github_harness"),
+        request.getfixturevalue("tmp_path"),
+        request.getfixturevalue("monkeypatch"),
+    )
+    git_http = request.getfixturevalue("git_private")
+    workspace = runner_checkout(
+        git_http.repo_url("example", "kb"),
+        runner.root / "work" / "kb",
+        runner.root / "runner-temp",
+        token=world.harness.token,
+        server=git_http.url,
+        layout="v7",
+    )
+    runner.own(workspace, runner.root / "runner-temp")
+    env = {"GITHUB_API_URL": world.harness.emulator.api_url, "GITHUB_SERVER_URL": git_http.url}
+    return world, git_http, workspace, env
+
+
+def digest_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepared:
+    world, git_http, workspace, env = _weekly_workspace(request, runner)
+    slack = request.getfixturevalue("slack_sink")
+    env["HOMEOSTAT_SLACK_WEBHOOK"] = slack.url
+    return Prepared(
+        workspace, {"token": world.harness.token}, env, {"world": world, "git": git_http, "slack": slack}
+    )
+
+
+def digest_check(run: ActionRun, prepared: Prepared) -> None:
+    world, git_http, slack = (prepared.world[k] for k in ("world", "git", "slack"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.outputs["posted"] == "true" and run.outputs["new-rules"] == "5"
+    [post] = slack.posts
+    assert post["text"].startswith("Homeostat digest for example/kb") and post["blocks"]
+    assert run.summary.startswith("## Homeostat digest: example/kb\n")
+    state = world.bare().read_files("refs/heads/homeostat/state")
+    assert any(path.startswith("digests/") for path in state), "the digest was not recorded"
+    assert git_http.pushes() and all(
+        p.user == "x-access-token" and p.status == 200 for p in git_http.pushes()
+    )
+    assert world.harness.token not in run.stdout + run.stderr
+
+
+def review_merge_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepared:
+    from reviewworld import section
+
+    world, git_http, workspace, env = _weekly_workspace(request, runner)
+    first = world.review_pr(
+        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
+    )
+    second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    world.harness.merge_as(world.kb_repo, first, "ana")  # the other one conflicts for git now
+    return Prepared(
+        workspace,
+        {"token": world.harness.token, "pr": str(second)},
+        env,
+        {"world": world, "git": git_http, "pr": second},
+    )
+
+
+def review_merge_check(run: ActionRun, prepared: Prepared) -> None:
+    world, git_http, number = (prepared.world[k] for k in ("world", "git", "pr"))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.outputs["merged"] == "1" and run.outputs["pr-url"].endswith(f"/pull/{number}")
+    assert world.state(number)["state"] == "merged"
+    topic = world.main_text("knowledge/billing/api/errors.md")
+    assert "{#billing-api-retry-refunds}" in topic and "{#billing-api-log-codes}" in topic
+    assert "| merged | rebuilt on main and merged |" in run.summary
+    assert git_http.pushes() and all(
+        p.user == "x-access-token" and p.status == 200 for p in git_http.pushes()
+    )
+
+
 CASES = [
     ImageCase("validate", validate_setup, validate_check),
     ImageCase("daily", daily_setup, daily_check),
     ImageCase("deep-dive", deep_dive_setup, deep_dive_check),
+    ImageCase("digest", digest_setup, digest_check),
+    ImageCase("review-merge", review_merge_setup, review_merge_check),
 ]
 
 

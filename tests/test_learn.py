@@ -103,6 +103,16 @@ def test_author_from_the_environment_or_the_git_email(
     assert (by_author["dee"].area, by_author["dee"].topic) == ("storefront/ui", "")
 
 
+def test_author_from_the_git_name_when_no_member_has_the_email(kb: Path) -> None:
+    """sync sends a clone's lessons as the member its git email, then its git name, names; learn
+    picks the same member, so a lesson is never written under one member and sent as another."""
+    git(kb, "init", "--quiet")
+    git(kb, "config", "user.email", "bo@laptop.invalid")
+    git(kb, "config", "user.name", "Bo Chen")
+    assert learn(kb, *NEW) == 0
+    assert [lesson.author for lesson in pending(kb)] == ["bo"]
+
+
 def test_update_keeps_what_the_flags_leave_out(kb: Path) -> None:
     rule = "Raise domain errors from `billing.errors`; `STATUS_BY_ERROR` maps each one to its status."
     assert learn(kb, "--author", "ana", "--update", RULE_ID, "--rule", rule) == 0

@@ -227,6 +227,9 @@ def test_over_stdio(kb: Path, web: Path) -> None:
             names = sorted(t.name for t in (await client.list_tools()).tools)
             assert names == ["context", "docs", "explain", "read", "report", "search"]
             assert "(use-theme-spacing)" in await call(client, "search", {"query": "theme spacing colours"})
+            rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"  # edited between two calls
+            rule.write_text(rule.read_text(encoding="utf-8").replace("no pixel values", "no quokka values"))
+            assert "no quokka values" in await call(client, "read", {"target": "use-theme-spacing"})
 
     anyio.run(main)
 
@@ -390,6 +393,58 @@ def test_learn_refuses_a_stranger_and_asks_for_the_topic_its_area_needs(kb: Path
 
     session(kb, web, as_member)
     assert [lesson.author for _, lesson in list_pending(kb)] == ["cy"]
+
+
+def test_the_corpus_is_kept_between_calls_until_the_kb_changes(kb: Path, web: Path) -> None:
+    """The server holds what it loaded while the KB's key is unchanged; an edit is seen on the next
+    call, by search (the corpus) and by explain and report (the KB itself)."""
+    server = build_server(str(kb), web)
+    rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await call(client, "search", {"query": "theme spacing"})
+            before = await call(client, "explain", {"id": "use-theme-spacing"})
+            report = await call(client, "report")
+            await call(client, "search", {"query": "theme spacing"})
+            assert server.loaded is not None and server.loaded.reason == "kept"
+            kept_kb = server.kb_of(server.session())
+
+            text = rule.read_text(encoding="utf-8").replace(
+                "title: Take spacing", "title: Take zebrapixel spacing"
+            )
+            rule.write_text(text, encoding="utf-8")
+            assert "(use-theme-spacing)" in await call(client, "search", {"query": "zebrapixel"})
+            assert server.loaded.reason != "kept"
+            assert "zebrapixel" in await call(client, "explain", {"id": "use-theme-spacing"})
+            assert "zebrapixel" not in before
+            assert server.kb_of(server.session()) is not kept_kb
+
+            rule.unlink()
+            assert "No rule" in await call(client, "explain", {"id": "use-theme-spacing"})
+            assert await call(client, "report") != report
+            assert "(use-theme-spacing)" not in await call(client, "search", {"query": "zebrapixel"})
+
+    anyio.run(main)
+
+
+def test_a_pull_into_a_git_kb_is_seen_by_the_next_call(kb: Path, web: Path) -> None:
+    """A KB in git: the key is git's tree, so a commit (as a pull makes) replaces what the server holds."""
+    git(kb, "init", "--quiet")
+    git(kb, "add", "-A")
+    git(kb, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-m", "kb")
+    rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
+
+    async def body(client: Client) -> None:
+        assert "quokka" not in await call(client, "explain", {"id": "use-theme-spacing"})
+        assert "no pixel values" in await call(client, "read", {"target": "use-theme-spacing"})
+        text = rule.read_text(encoding="utf-8").replace("no pixel values", "no quokka values")
+        rule.write_text(text.replace("title: Take spacing", "title: Take quokka spacing"), encoding="utf-8")
+        git(kb, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "--quiet", "-am", "pull")
+        assert "no quokka values" in await call(client, "read", {"target": "use-theme-spacing"})
+        assert "Take quokka spacing" in await call(client, "explain", {"id": "use-theme-spacing"})
+
+    session(kb, web, body)
 
 
 def test_a_broken_rule_is_counted_and_a_huge_one_is_cut_for_agents_too(kb: Path, web: Path) -> None:

@@ -43,6 +43,22 @@ def test_search_finds_rules_and_sections_with_snippets(big: Corpus) -> None:
     assert sections[0].kind == "section" and sections[0].id == "payments/api/architecture#refund-states"
 
 
+def test_every_hit_kept_has_its_snippet_and_the_limit_keeps_the_best(big: Corpus) -> None:
+    """Snippets are cut only for the hits kept: the first ten are the first ten of the whole ranking,
+    each with a one-line window of its own text, exact-id and topic hits included."""
+    payments = Audience("payments")
+    every = search_entries(big, "retry payout ledger", payments, limit=None)
+    ten = search_entries(big, "retry payout ledger", payments)
+    assert len(every) > 10 and ten == every[:10]
+    exact = search_entries(big, "payout-scheduler-retries", payments, limit=3)
+    listed = topic_listing(big, "reliability", payments)
+    views = {e.id: e.view for e in big.entries} | {s.key: s.view for s in big.sections}
+    for hit in [*every, *exact, *listed]:
+        assert hit.snippet and "\n" not in hit.snippet and len(hit.snippet) <= 182  # 180 and two "…"
+        assert hit.snippet.strip("…")[:40] in " ".join(views[hit.id].split())
+    assert exact[0].id == "payout-scheduler-retries"
+
+
 def test_rejected_decisions_are_shown_as_context(example: Corpus) -> None:
     hits = search_entries(example, "legacy routes router", Audience("storefront"))
     assert hits[0].id == "no-router-rewrite" and hits[0].rejected

@@ -254,6 +254,7 @@ def test_at_a_terminal_seed_asks_first_and_a_no_sends_nothing(
     assert declined.returncode == 1, declined.stdout + declined.stderr
     assert "estimated cost: ~$" in declined.stdout  # the preview comes before the question
     assert "Send these files to claude-opus-5-5 in 5 call(s), about $" in declined.stderr
+    assert "not confirmed: nothing was sent, written or published" in declined.stdout
     assert anthropic_stub.requests == [] and tree_digest(kb) == before
     accepted = at_a_terminal("y\n")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
@@ -293,6 +294,10 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     with open(checkout / "src/billing/huge.py", "ab") as handle:
         handle.truncate(50_000_000)  # sparse: 50 MB on paper, instant to make
     (checkout / "src/billing/pipe.py").unlink()
+    elsewhere = tmp_path / "elsewhere"
+    shutil.move(checkout / "src/billing/db", elsewhere)  # the folder now lives outside the checkout
+    (elsewhere / "models.py").write_text(f"DB_URL = '{PLANTED[-1]}'\n__tablename__ = 'x'\n")
+    (checkout / "src/billing/db").symlink_to(elsewhere)
     os.mkfifo(checkout / "src/billing/pipe.py")  # opening it would block forever
     code, out, err = seed(capsys, checkout, kb, "--yes")
     assert code == 0, out + err
@@ -300,6 +305,7 @@ def test_bad_input_each_gets_one_clear_line_and_nothing_is_half_written(
     assert "src/billing/huge.py: too large (50.0 MB; the limit is 1.0 MB)" in out
     assert "src/billing/pipe.py: not a regular file" in out
     assert "src/billing/latin.py: not UTF-8 text" in out
+    assert "src/billing/db/models.py: outside the checkout (a folder on its path is a symlink)" in out
     assert (kb / ARCHITECTURE).is_file()
 
 

@@ -744,6 +744,11 @@ class BitbucketHost:
         path = f"{self._pull_path(repo, number)}/comments"
         self.api.call("POST", path, body={"content": {"raw": body}}, need=WRITE_SCOPES)
 
+    def pull_comments(self, repo: RepoRef, number: int) -> list[str]:
+        """The PR's general comments (not inline, not deleted), oldest first."""
+        found = [c for c in self._comments(repo, number) if not c.path and not c.deleted]
+        return [c.body for c in sorted(found, key=lambda c: (c.created, c.id))]
+
     def close_pull(self, repo: RepoRef, number: int) -> None:
         """Decline the PR; a PR already declined or merged is left as it is."""
         path = self._pull_path(repo, number)

@@ -199,6 +199,27 @@ class Git:
         contents = {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
         return {path: contents[sha] for path, sha in zip(paths, shas, strict=True)}
 
+    def changed_files(self, old: str, new: str, prefix: str = "") -> dict[str, bytes | None]:
+        """The regular files under `prefix` that differ between two tree-ishes: each one's content in
+        `new`, None where `new` has none (removed, or no longer a regular file). One `diff-tree` and
+        one `cat-file`, however large the trees."""
+        folder = prefix.strip("/")
+        args = ["diff-tree", "-r", "-z", "--no-renames", old, new]
+        if folder:
+            args += ["--", folder + "/"]
+        fields = self.run(*args).stdout.split(b"\0")
+        changed: dict[str, str | None] = {}
+        for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+            if not meta.startswith(b":"):
+                continue
+            _, mode, _, sha, _ = meta[1:].decode().split(" ")
+            path = raw_path.decode("utf-8", "surrogateescape")
+            path = path[len(folder) + 1 :] if folder else path
+            changed[path] = sha if mode in _REGULAR_FILE_MODES else None
+        shas = sorted({sha for sha in changed.values() if sha is not None})
+        contents = {sha: found[2] for sha, found in zip(shas, self._batch(shas), strict=True) if found}
+        return {path: contents.get(sha) if sha is not None else None for path, sha in changed.items()}
+
     def read_file(self, treeish: str, path: str) -> bytes | None:
         """One file's content at a tree-ish, or None when the ref or the path does not exist."""
         [found] = self._batch([f"{treeish}:{path}"])
@@ -335,6 +356,14 @@ class Git:
         if kept:
             self.run(*args, *kept, "--prune")
         return False
+
+    def unshallow(self, remote: str) -> bool:
+        """Fetch the rest of the history when this clone is shallow (a CI checkout's default depth),
+        for a command that reads history or merge bases; True when it had to."""
+        shallow = self.run("rev-parse", "--is-shallow-repository").stdout.decode().strip() == "true"
+        if shallow:
+            self.run("fetch", "--unshallow", "--no-tags", "--no-write-fetch-head", "--quiet", remote)
+        return shallow
 
     def ls_remote(self, remote: str, pattern: str | None = None) -> dict[str, str]:
         """The remote's refs (optionally those matching a pattern such as `refs/heads/candidates/*`)."""

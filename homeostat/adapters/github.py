@@ -109,6 +109,7 @@ class GitHubHost:
             Capability.BRANCH_PROTECTION,
             Capability.TOKEN_SCOPES,
             Capability.EXPECTED_HEAD,
+            Capability.FORCE_PUSH_SEEN,
         }
     )
 
@@ -297,6 +298,15 @@ class GitHubHost:
             issue.create_comment(body)
 
         self._call(f"comment on PR #{number} of {repo.full_name}", "pull-requests:write", operation)
+
+    def pull_comments(self, repo: RepoRef, number: int) -> list[str]:
+        """The PR's conversation comments (issue comments), read as JSON: one request per 100."""
+
+        def operation(_attempt: int) -> list[str]:
+            path = f"{_repo_path(repo)}/issues/{number}/comments"
+            return [str(item.get("body") or "") for item in self._pages(path)]
+
+        return self._call(f"read the comments of PR #{number} of {repo.full_name}", _READ, operation)
 
     def close_pull(self, repo: RepoRef, number: int) -> None:
         def operation(_attempt: int) -> None:

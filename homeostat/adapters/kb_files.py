@@ -11,6 +11,7 @@ and from a ref it is the ref's whole tree, so the PR check and `--ref` read the 
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -138,6 +139,76 @@ def load_kb_dir(root: Path, progress: Progress | None = None) -> KB:
 
 def load_kb_ref(git: Git, treeish: str) -> KB:
     return load_kb(read_ref(git, treeish), root=f"{treeish}")
+
+
+class KbTrees:
+    """The KB at each commit one run reads, by tree: each tree is read once, and a tree that differs
+    from the last one read in a few files (a daily PR's merge, a review branch) is that KB with those
+    files read again (`KB.with_files`), so a run parses the whole KB once however many commits it
+    reads. The KB is at the top of the repository."""
+
+    def __init__(self, git: Git) -> None:
+        self.git = git
+        self._by_tree: dict[str, KB] = {}
+        self._last: str | None = None
+
+    def at(self, treeish: str) -> KB:
+        tree = self.git.rev_parse(f"{treeish}^{{tree}}")
+        if tree is None:
+            raise KBReadError(f"{treeish}: no such ref in {self.git.git_dir}")
+        kb = self._by_tree.get(tree)
+        if kb is None:
+            kb = self._read(treeish, tree)
+            self._by_tree[tree] = kb
+        self._last = tree
+        return kb
+
+    def _read(self, treeish: str, tree: str) -> KB:
+        if self._last is not None:
+            changes = {p: c for p, c in self.git.changed_files(self._last, tree).items() if _wanted(p)}
+            try:
+                return self._by_tree[self._last].with_files(changes)
+            except KBReadError:
+                pass  # no KB left in that tree: read it whole, for the error naming it
+        return load_kb(read_ref(self.git, treeish), root=treeish)
+
+    def know(self, treeish: str, kb: KB) -> None:
+        """`kb` is what `treeish` holds (a commit made from it), so reading it costs nothing."""
+        tree = self.git.rev_parse(f"{treeish}^{{tree}}")
+        if tree is not None:
+            self._by_tree.setdefault(tree, kb)
+
+    def seed(self, kb: KB) -> None:
+        """`kb` was read from the checkout's working tree: where that is byte for byte HEAD's KB,
+        HEAD's tree is not read again."""
+        head = self.git.rev_parse("HEAD^{tree}")
+        if head is None or head in self._by_tree:
+            return
+        texts = {path: text for path, text in kb.files.items() if path != "knowledge/"}
+        listing = self.git.run("ls-tree", "-r", "-z", head, "--", CONFIG_FILE, "knowledge/").stdout
+        blobs: dict[str, str] = {}
+        for entry in listing.split(b"\0"):
+            meta, _, raw_path = entry.partition(b"\t")
+            if not entry:
+                continue
+            mode, _, sha = meta.decode().split(" ")
+            if mode not in ("100644", "100755"):
+                return
+            blobs[raw_path.decode("utf-8", "surrogateescape")] = sha
+        if kb.unreadable_bytes() or blobs.keys() != texts.keys():
+            return
+        if any(_blob_id(texts[path].encode("utf-8"), len(sha)) != sha for path, sha in blobs.items()):
+            return
+        try:
+            self._by_tree[head] = kb.with_files({"knowledge/": None}) if "knowledge/" in kb.files else kb
+        except KBReadError:
+            return  # no rule file at all: reading HEAD says so, naming it
+
+
+def _blob_id(data: bytes, length: int) -> str:
+    """The object id git gives a blob of `data` (SHA-1, or SHA-256 in a repository that uses it)."""
+    digest = hashlib.sha1 if length == 40 else hashlib.sha256
+    return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def write_changed(root: Path, changed: Mapping[str, str]) -> list[str]:

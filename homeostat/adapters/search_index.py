@@ -280,22 +280,31 @@ def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -
         pass
 
 
-def load_corpus(root: Path) -> Loaded:
-    """The cached corpus when its identity matches, else a fresh one (written for next time)."""
+def load_corpus(root: Path, kept: Loaded | None = None) -> Loaded:
+    """The cached corpus when its identity matches, else a fresh one (written for next time).
+
+    `kept` is one already in memory (a long-lived MCP server's): it is the answer, unread, while the
+    key it was loaded under is the KB's key now. The key is worked out on every call all the same."""
     record = _recorded(root)
     counted = record.get("files")
     large = isinstance(counted, int) and counted > STAT_MAX_FILES
     stat = None if large else stat_signature(root)
     recorded_key = record.get("key")
     if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
-        loaded = _load(root, recorded_key)
+        loaded = _kept(kept, recorded_key) or _load(root, recorded_key)
         if loaded is not None:
             return loaded
     key = corpus_key(root)
-    loaded = _load(root, key) or _rebuild(root, key)
+    loaded = _kept(kept, key) or _load(root, key) or _rebuild(root, key)
     if stat is not None:
         _record_key(root, *stat, key)
     return loaded
+
+
+def _kept(kept: Loaded | None, key: str) -> Loaded | None:
+    if kept is None or kept.key != key:
+        return None
+    return kept._replace(rebuilt=False, reason="kept")
 
 
 def _load(root: Path, key: str) -> Loaded | None:

@@ -119,13 +119,15 @@ def slack_notifier_from_env(
     env: Mapping[str, str],
     *,
     retry: RetryPolicy | None = None,
+    what: str = "the review queue",
 ) -> Notifier | str:
-    """The notifier, or a notice saying the variable is unset (for the run to print and record)."""
+    """The notifier, or a notice saying the variable is unset (for the run to print and record);
+    `what` names what was not posted."""
     variable = notifications.slack_webhook_env
     url = env.get(variable, "").strip()
     if not url:
         return (
-            f"{variable} is not set, so the review queue was not posted to Slack: set it to the channel's "
+            f"{variable} is not set, so {what} was not posted to Slack: set it to the channel's "
             "incoming-webhook URL (or change notifications.slackWebhookEnv)"
         )
     parts = urlsplit(url)

@@ -53,6 +53,7 @@ class SourceReader:
     def __init__(self, root: Path, refuse: Callable[[str], str | None] | None = None) -> None:
         require_checkout(root)
         self.root = root
+        self._real_root = os.path.realpath(root) + os.sep
         self._refuse = refuse
         self.git = Git(root)
         self.opened: list[str] = []
@@ -84,6 +85,8 @@ class SourceReader:
             return Read(path, None, f"cannot be read ({exc.strerror})")
         if stat.S_ISLNK(info.st_mode):
             return Read(path, None, "a symlink (only files inside the checkout are read)")
+        if not os.path.realpath(full).startswith(self._real_root):  # a folder on the way is a symlink
+            return Read(path, None, "outside the checkout (a folder on its path is a symlink)")
         if not stat.S_ISREG(info.st_mode):
             return Read(path, None, "not a regular file")
         if info.st_size > limit:

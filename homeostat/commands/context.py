@@ -8,16 +8,17 @@ clients, and loads the tokenizer only when the corpus has to be rebuilt. The oth
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
 import json
 import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, NamedTuple, cast
 
+from homeostat.adapters.event_recorder import Scalar, log_events
+from homeostat.adapters.event_recorder import log_event as log_event  # the read commands' recorder
 from homeostat.adapters.search_index import (
     Identity,
     Loaded,
@@ -55,15 +56,7 @@ from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
-    import logging
-
-
-def _log() -> logging.Logger:
-    """Imported on first use: the warm path of a session hook logs nothing."""
-    import logging
-
-    return logging.getLogger("homeostat.context")
-
+    import argparse
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 SESSION_VARIABLE = "HOMEOSTAT_SESSION"
@@ -96,13 +89,19 @@ IDENTITY_CACHE = ".homeostat/identity.json"
 
 
 def open_session(
-    kb: str | None, checkout: str | Path = ".", repo: str | None = None, *, say_scope: bool = True
+    kb: str | None,
+    checkout: str | Path = ".",
+    repo: str | None = None,
+    *,
+    say_scope: bool = True,
+    kept: Loaded | None = None,
 ) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
     at a terminal; the MCP server never passes one, so its scope comes from the checkout. A checkout
-    that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB."""
+    that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB. `kept`:
+    the corpus a long-lived caller already holds, reused while the KB's key is unchanged."""
     root = Path(kb_dir(kb))
-    loaded = load_corpus(root)
+    loaded = load_corpus(root, kept)
     corpus = loaded.corpus
     note_unreadable(corpus.unreadable)
     identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
@@ -146,75 +145,9 @@ def relative_paths(paths: Sequence[str], identity: Identity, base: Path) -> list
     return list(dict.fromkeys(out))
 
 
-Scalar = str | int | float | bool | None
-
-
-def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
-    log_events(root, [(kind, data)])
-
-
-def log_events(
-    root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], *, detach: bool = False
-) -> None:
-    """Record local usage events; the event log failing never fails a session.
-
-    With `detach`, a child process records them and this one does not wait: the event model (pydantic)
-    costs more to import than the whole view does to build, and a session hook's caller waits for it.
-    """
-    if not events:
-        return
-    stamped = [(kind, dict(data), time.time()) for kind, data in events]
-    if detach and hasattr(os, "posix_spawn"):
-        try:
-            _spawn_recorder(root, stamped)
-            return
-        except OSError as exc:
-            _log().info("recording events in this process (%s)", exc)
-    record_events(root, stamped)
-
-
-def record_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar], float]]) -> None:
-    try:
-        from homeostat.adapters.event_log import SqliteEventLog, events_path
-        from homeostat.core.events import Event
-
-        with SqliteEventLog(events_path(root)) as sink:
-            for kind, data, at in events:
-                sink.record(Event(kind=kind, at=dt.datetime.fromtimestamp(at, dt.UTC), data=dict(data)))
-    except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
-        _log().warning(
-            "could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc
-        )
-
-
-def record_payload(payload: bytes) -> None:
-    """The detached recorder's entry point: `{"root": …, "events": [[kind, data, at], …]}` on stdin."""
-    data = json.loads(payload)
-    record_events(Path(data["root"]), [(kind, fields, at) for kind, fields, at in data["events"]])
-
-
-_RECORDER = "import sys; from homeostat.commands.context import record_payload; record_payload(sys.stdin.buffer.read())"
-
-
-def _spawn_recorder(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar], float]]) -> None:
-    payload = json.dumps({"root": str(root.resolve()), "events": events}).encode("utf-8")
-    read, write = os.pipe()  # both ends close on exec, so the child holds only its stdin
-    actions = [
-        (os.POSIX_SPAWN_DUP2, read, 0),
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-    ]
-    try:
-        os.posix_spawn(
-            sys.executable, [sys.executable, "-c", _RECORDER], os.environ, file_actions=actions, setsid=True
-        )
-    finally:
-        os.close(read)
-    with os.fdopen(write, "wb") as pipe:
-        pipe.write(payload)
-
-
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    import argparse
+
     parser = subparsers.add_parser(
         "context",
         help="the rules and document sections that apply to the files being changed",
@@ -254,6 +187,69 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_format_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
+
+
+# `context`'s options a session hook passes, read without argparse (see cli._fast_args): each one's
+# attribute, and whether it takes a value
+_FAST_OPTIONS = {
+    "--files": ("files", True),
+    "--repo": ("repo", True),
+    "--checkout": ("checkout", True),
+    "--budget": ("budget", True),
+    "--task": ("task", True),
+    "--no-task": ("no_task", False),
+    "--prompt": ("prompt", True),
+    "--session": ("session", True),
+    "--format": ("format", True),
+    "--kb": ("kb", True),
+    "--explain": ("explain", False),
+    "--json": ("format", False),
+}
+
+
+def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """What argparse reads from a plain `context` command line; None for anything else (a positional
+    path, an abbreviation, a value starting with "-", a bad value, help), left to argparse."""
+    values: dict[str, object] = {
+        "files": None, "paths": [], "repo": None, "checkout": ".", "budget": None, "task": None,
+        "no_task": False, "prompt": None, "session": None, "explain": False, "format": "text", "kb": None,
+    }  # fmt: skip
+    at = 0
+    while at < len(argv):
+        flag, eq, value = argv[at].partition("=")
+        option = _FAST_OPTIONS.get(flag)
+        if option is None:
+            return None
+        name, takes = option
+        at += 1
+        if not takes:
+            if eq:
+                return None
+            values[name] = "json" if name == "format" else True
+            continue
+        if not eq:
+            if at == len(argv):
+                return None
+            value = argv[at]
+            at += 1
+        if value.startswith("-"):
+            return None
+        if name == "files":
+            values["files"] = [*cast("list[str]", values["files"] or []), value]
+        elif name == "budget":
+            try:
+                values["budget"] = int(value)
+            except ValueError:
+                return None
+        elif (name == "format" and value not in ("text", "json")) or (
+            name == "checkout" and not os.path.isdir(value)
+        ):
+            return None
+        else:
+            values[name] = value
+    if values["task"] is not None and values["no_task"]:
+        return None  # argparse says they exclude each other
+    return cast("argparse.Namespace", SimpleNamespace(command="context", verbose=False, run=run, **values))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -136,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             curate=_curate_step(host, kb_repo),
             notifier=notifier,
             notifier_missing=missing,
+            kb=kb,
         )
         return _publish(run_daily(deps, options), options, stats, out)
 

@@ -99,19 +99,21 @@ def _owner(kb: KB, rule: Rule) -> str:
 
 
 def _conflicts(kb: KB, rule: Rule) -> list[str]:
-    from homeostat.core.similarity import same_lesson
+    from homeostat.core.similarity import SAME_LESSON_THRESHOLD, content_words, distinct_facts, overlap
 
     found = [f"contradicts {other}" for other in rule.meta.contradicts]
     found += [f"contradicted by {r.id}" for r in kb.rules if rule.id in r.meta.contradicts]
     repo = rule.area.split("/", 1)[0] if "/" in rule.area else rule.area
     mine = f"{rule.title}\n{rule.rule}"
+    words = content_words(mine)  # same_lesson, with this rule's words found once, not once per rule
     for other in kb.rules:
         if other.id == rule.id or other.meta.status == "retired":
             continue
         other_repo = other.area.split("/", 1)[0] if "/" in other.area else other.area
-        if (other_repo == repo or "core" in (rule.area, other.area)) and same_lesson(
-            mine, f"{other.title}\n{other.rule}"
-        ):
+        if other_repo != repo and "core" not in (rule.area, other.area):
+            continue
+        text = f"{other.title}\n{other.rule}"
+        if overlap(words, content_words(text)) >= SAME_LESSON_THRESHOLD and not distinct_facts(mine, text):
             found.append(f"near-duplicate of {other.id}")
     return found
 

@@ -13,14 +13,14 @@ the models load only on the paths that need them.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
 from homeostat.adapters.search_index import change_from_git, find_top, pending_names
@@ -45,6 +45,9 @@ HANDOFF_SOURCE = "agent-handoff"
 
 Answer = dict[str, Any] | None
 
+if TYPE_CHECKING:
+    import argparse
+
 
 class HookInputError(ValueError):
     """The event on stdin is not what Claude Code sends."""
@@ -61,6 +64,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("event", choices=tuple(EVENTS), help="which hook event this is")
     parser.set_defaults(run=run)
+
+
+def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """`hook <event>` read as argparse reads it, without importing it (see cli._fast_args)."""
+    if len(argv) != 1 or argv[0] not in EVENTS:
+        return None
+    return cast("argparse.Namespace", SimpleNamespace(command="hook", verbose=False, event=argv[0], run=run))
 
 
 def run(args: argparse.Namespace) -> int:

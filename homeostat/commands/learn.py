@@ -34,6 +34,7 @@ from homeostat.core.kb import KB
 from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
 from homeostat.core.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
 from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, pending_path, secret_fields
+from homeostat.core.sync import sync_member
 from homeostat.core.text import count_words
 from homeostat.errors import GitError, HomeostatError
 
@@ -76,7 +77,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="who wrote it: you (manual, the default) or an agent",
     )
     parser.add_argument(
-        "--author", help=f"your member handle (default: ${MEMBER_VARIABLE}, else your git email)"
+        "--author",
+        help=f"your member handle (default: ${MEMBER_VARIABLE}, else the member your git email or name matches)",
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--update", metavar="ID", help="rewrite rule ID (what you leave out is kept)")
@@ -96,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
-    author = resolve_author(config, args.author, os.environ, _git_email(root))
+    author = resolve_author(config, args.author, os.environ, _git_user(root))
     lesson = build_lesson(args, kb, author, _now())
     check_secrets(lesson)
     target = root / pending_path(lesson)
@@ -121,8 +123,11 @@ def _now() -> dt.datetime:
 # --- who is teaching ------------------------------------------------------------------------------
 
 
-def resolve_author(config: Config, flag: str | None, env: Mapping[str, str], git_email: str | None) -> str:
-    """--author, else $HOMEOSTAT_MEMBER, else the member whose email is the clone's git user.email."""
+def resolve_author(
+    config: Config, flag: str | None, env: Mapping[str, str], git_user: tuple[str | None, str | None]
+) -> str:
+    """--author, else $HOMEOSTAT_MEMBER, else the member the clone's git user.email (then user.name)
+    names: the same rule sync and the session use, so a lesson is sent by the member who wrote it."""
     for value, where in ((flag, "--author"), (env.get(MEMBER_VARIABLE, "").strip(), MEMBER_VARIABLE)):
         if value:
             member = config.member(value)
@@ -131,21 +136,23 @@ def resolve_author(config: Config, flag: str | None, env: Mapping[str, str], git
                     f"{where} {value!r} is not in team.members of homeostat.yaml: use a member's handle"
                 )
             return member.handle
-    if git_email:
-        found = next(
-            (m for m in config.team.members if m.email and m.email.lower() == git_email.lower()), None
-        )
-        if found is not None:
-            return found.handle
+    found = sync_member(config, None, *git_user)
+    if found is not None:
+        return found.handle
     raise LessonError(
         f"cannot tell who is teaching this: pass --author <handle>, set {MEMBER_VARIABLE}, or add your git "
         "user.email to your entry in team.members"
     )
 
 
-def _git_email(root: Path) -> str | None:
+def _git_user(root: Path) -> tuple[str | None, str | None]:
+    """The clone's git user.email and user.name (None when unset or git cannot answer)."""
+    return _git_config(root, "user.email"), _git_config(root, "user.name")
+
+
+def _git_config(root: Path, key: str) -> str | None:
     try:
-        done = Git(root).run("config", "--get", "user.email", check=False)
+        done = Git(root).run("config", "--get", key, check=False)
     except GitError:
         return None
     if done.returncode != 0:

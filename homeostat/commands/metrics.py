@@ -16,6 +16,7 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option
+from homeostat.core.events import Event
 from homeostat.core.metrics import compute_metrics, render_metrics
 from homeostat.core.state import StateSnapshot, parse_state, state_branch
 from homeostat.errors import ConfigError, GitError
@@ -50,18 +51,21 @@ def local_state(root: Path) -> StateSnapshot:
         return StateSnapshot()
 
 
+def local_events(root: Path) -> list[Event]:
+    """This machine's event log, oldest first (none when it has no log)."""
+    path = events_path(root)
+    if not path.is_file():
+        return []
+    with SqliteEventLog(path) as log:
+        return log.query()
+
+
 def run(args: argparse.Namespace) -> int:
     if args.days < 1:
         raise ConfigError(f"--days {args.days}: pass at least 1")
     root = Path(kb_dir(args.kb))
     snapshot = local_state(root)
-    path = events_path(root)
-    events = []
-    if path.is_file():
-        with SqliteEventLog(path) as log:
-            events = log.query()
-    accepted = _accepted(root)
-    metrics = compute_metrics(snapshot, events, datetime.now(UTC), args.days, accepted)
+    metrics = compute_metrics(snapshot, local_events(root), datetime.now(UTC), args.days, accepted_ids(root))
     if args.format == "json":
         sys.stdout.write(json.dumps(metrics.to_data(), indent=2) + "\n")
     else:
@@ -69,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _accepted(root: Path) -> frozenset[str] | None:
+def accepted_ids(root: Path) -> frozenset[str] | None:
+    """The rules sessions are served (the corpus), so "served but never credited" names live rules."""
     from homeostat.adapters.search_index import load_corpus
 
     try:

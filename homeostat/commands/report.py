@@ -12,10 +12,15 @@ import argparse
 import datetime as dt
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option, at_least, emit_json
 from homeostat.errors import ConfigError
+
+if TYPE_CHECKING:
+    from homeostat.core.kb import KB
+    from homeostat.core.validate import ValidationResult
 
 USAGE_KINDS = ("injection", "doc-injection", "doc-read", "mcp-call", "desire-path")
 MAX_DAYS = 3650  # ten years: the event log keeps nothing older, and a date before year 1 does not exist
@@ -50,15 +55,22 @@ def usage(root: Path, days: int) -> dict[str, int] | None:
         return {kind: len(log.query(kind, since)) for kind in USAGE_KINDS}
 
 
-def health_report(root: Path, today: dt.date, days: int) -> tuple[dict[str, object], str]:
+def health_report(
+    root: Path, today: dt.date, days: int, validated: tuple[KB, ValidationResult] | None = None
+) -> tuple[dict[str, object], str]:
+    """`validated`: the KB and its validation when the caller holds them (the MCP server, while the
+    KB is unchanged); else both are read now."""
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.core.evaluation import kb_health, render_health
     from homeostat.core.validate import validate_kb
     from homeostat.core.validate.structure_checks import CATCH_ALL_TOPICS
 
-    kb = load_kb_dir(root)
+    if validated is None:
+        kb = load_kb_dir(root)
+        kb.require_config()  # a broken homeostat.yaml is said before anything is validated
+        validated = (kb, validate_kb(kb, today))
+    kb, result = validated
     config = kb.require_config()
-    result = validate_kb(kb, today)
     health = kb_health(
         kb, today, config.scoring.stale_after_days, CATCH_ALL_TOPICS, len(result.errors), len(result.warnings)
     )

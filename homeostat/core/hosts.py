@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
-from urllib.parse import SplitResult, urlsplit
+from urllib.parse import SplitResult, quote, urlsplit
 
 from homeostat.errors import HomeostatError
 
@@ -33,6 +33,7 @@ class Capability(StrEnum):
     BRANCH_PROTECTION = "branch-protection"  # read the base branch's protection
     TOKEN_SCOPES = "token-scopes"  # read what the token may do
     EXPECTED_HEAD = "expected-head"  # merge only if the head is still the sha we pushed
+    FORCE_PUSH_SEEN = "force-push-seen"  # a force-pushed PR branch shows as its head with no other push
 
 
 class UrlError(HomeostatError):
@@ -223,6 +224,10 @@ class CodeHost(Protocol):
 
     def add_comment(self, repo: RepoRef, number: int, body: str) -> None: ...
 
+    def pull_comments(self, repo: RepoRef, number: int) -> list[str]:
+        """The bodies of the PR's general (not inline) comments, oldest first."""
+        ...
+
     def close_pull(self, repo: RepoRef, number: int) -> None: ...
 
     def get_pull(self, repo: RepoRef, number: int) -> PullInfo: ...
@@ -333,6 +338,27 @@ def pull_url(repo: RepoRef, pull: int) -> str:
     if repo.host is HostKind.GITHUB:
         return f"{repo.web_url}/pull/{pull}"
     return f"{repo.web_url}/pull-requests/{pull}"
+
+
+def pulls_url(repo: RepoRef) -> str:
+    """The repo's open pull requests."""
+    if repo.host is HostKind.GITHUB:
+        return f"{repo.web_url}/pulls"
+    return f"{repo.web_url}/pull-requests"
+
+
+def file_url(repo: RepoRef, branch: str, path: str) -> str:
+    """A file (or folder) on a branch, as the host's web pages show it."""
+    where = "blob" if repo.host is HostKind.GITHUB and path.endswith(".md") else "tree"
+    if repo.host is HostKind.GITHUB:
+        return f"{repo.web_url}/{where}/{quote(branch)}/{quote(path)}"
+    return f"{repo.web_url}/src/{quote(branch)}/{quote(path)}"
+
+
+def same_commit(one: str, other: str) -> bool:
+    """Whether two commit hashes name one commit: Bitbucket shows 12 characters, git gives 40."""
+    size = min(len(one), len(other))
+    return size >= 7 and one[:size].lower() == other[:size].lower()
 
 
 # --- Which merged PRs count (pure) ---------------------------------------------------------------

@@ -7,7 +7,8 @@ folder is `knowledge/<repo>/<area>/` and its name `<repo>/<area>`; shared rules 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import defaultdict
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
@@ -16,12 +17,14 @@ from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import (
     TopicFile,
+    TopicParse,
     TopicSection,
     is_topic_file,
     load_mapping,
     parse_document,
     parse_rule_file,
-    parse_topic_file,
+    parse_topic,
+    reparse_topic,
     validate_model,
 )
 from homeostat.core.yamltext import YamlDoc
@@ -64,6 +67,12 @@ class KB:
     unreadable: tuple[Unreadable, ...] = ()
     binaries: Mapping[str, bytes] = field(default_factory=dict)  # files that are not text (images…)
     _by_id: dict[str, Rule] = field(default_factory=dict, compare=False, repr=False)
+    # how it was read, file by file, so `with_files` re-reads only what changed
+    _parsed: Mapping[str, FileParse] = field(default_factory=dict, compare=False, repr=False)
+    _undecoded: tuple[Finding, ...] = field(default=(), compare=False, repr=False)
+    _config_problems: tuple[Finding, ...] = field(default=(), compare=False, repr=False)
+    _ids: dict[str, tuple[Rule, ...]] | None = field(default=None, compare=False, repr=False)
+    _edited_from: tuple[KB, frozenset[str]] | None = field(default=None, compare=False, repr=False)
     _sections: dict[tuple[str, str], TopicSection] = field(default_factory=dict, compare=False, repr=False)
 
     def rule(self, rule_id: str) -> Rule | None:
@@ -71,6 +80,22 @@ class KB:
             for rule in self.rules:
                 self._by_id.setdefault(rule.id, rule)
         return self._by_id.get(rule_id)
+
+    def rules_by_id(self) -> Mapping[str, tuple[Rule, ...]]:
+        """Every id's rules, in KB order (more than one is a conflict). `with_files` keeps it up to
+        date from the files it re-reads."""
+        if self._ids is None and self._edited_from is not None:
+            before, changed = self._edited_from
+            if before._ids is not None:
+                object.__setattr__(self, "_ids", before._ids_after(self, changed))
+            object.__setattr__(self, "_edited_from", None)  # not held once used
+        if self._ids is None:
+            ids: dict[str, list[Rule]] = defaultdict(list)
+            for rule in self.rules:
+                ids[rule.id].append(rule)
+            object.__setattr__(self, "_ids", {rule_id: tuple(rules) for rule_id, rules in ids.items()})
+        assert self._ids is not None
+        return self._ids
 
     def topic_section(self, file: str, rule_id: str) -> TopicSection | None:
         """The first section `{#rule_id}` of topic file `file`; one map for the KB, so looking up
@@ -94,6 +119,80 @@ class KB:
 
     def document(self, doc_id: str) -> Document | None:
         return next((d for d in self.documents if d.doc_id == doc_id), None)
+
+    def unreadable_bytes(self) -> bool:
+        """Whether a file was left out for not being UTF-8."""
+        return bool(self._undecoded)
+
+    def rules_in(self, path: str) -> tuple[Rule, ...]:
+        """The rules read from one file, in file order."""
+        parsed = self._parsed.get(path)
+        return parsed.rules if parsed is not None else tuple(r for r in self.rules if r.file == path)
+
+    def topic_parse(self, path: str) -> TopicParse | None:
+        """How a topic file was read, part by part (None for any other file)."""
+        parsed = self._parsed.get(path)
+        return parsed.topic if parsed is not None else None
+
+    def only(self, paths: Collection[str]) -> KB:
+        """homeostat.yaml and these files alone, as `load_kb` would read them (none is read again)."""
+        files = {p: self.files[p] for p in (CONFIG_FILE, *paths) if p in self.files}
+        parsed = {p: self._parsed[p] for p in paths if p in self._parsed}
+        undecoded = [f for f in self._undecoded if f.file == CONFIG_FILE or f.file in paths]
+        binaries = {p: data for p, data in self.binaries.items() if p in paths}
+        config_problems = list(self._config_problems)
+        return _assemble(files, self.config, self.config_doc, undecoded, config_problems, parsed, binaries)
+
+    def with_files(self, changes: Mapping[str, str | bytes | None]) -> KB:
+        """This KB with some files replaced (None: removed): the KB `load_kb` would read from the new
+        files, reading again only the files that changed, and of an edited topic file only the
+        sections that changed."""
+        texts, changed_binaries, undecoded = decode_files({p: c for p, c in changes.items() if c is not None})
+        files = {p: t for p, t in self.files.items() if p not in changes}
+        files.update(texts)
+        binaries = {p: data for p, data in self.binaries.items() if p not in changes}
+        binaries.update(changed_binaries)
+        undecoded = [f for f in self._undecoded if f.file not in changes] + undecoded
+        present = {*files, *(f.file for f in undecoded), *(p for p, c in changes.items() if c is not None)}
+        if CONFIG_FILE not in present:
+            raise KBReadError(
+                f"no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
+            )
+        if not any(path.startswith(KNOWLEDGE) for path in present):
+            raise KBReadError("no knowledge/ folder; rules live under knowledge/<area>/")
+        parsed = {p: part for p, part in self._parsed.items() if p not in changes}
+        for path, text in texts.items():
+            if classify(path) is not None:
+                parsed[path] = parse_file(path, text, self._parsed.get(path), self.files.get(path))
+        config, config_doc, config_problems = self.config, self.config_doc, list(self._config_problems)
+        if CONFIG_FILE in changes:
+            config, config_doc, config_problems = None, None, []
+            if CONFIG_FILE in texts:
+                config, config_doc, config_problems = load_config(texts[CONFIG_FILE])
+        kb = _assemble(files, config, config_doc, undecoded, config_problems, parsed, binaries)
+        if self._ids is not None or self._edited_from is not None:
+            self.rules_by_id()
+            object.__setattr__(kb, "_edited_from", (self, frozenset(changes)))
+        return kb
+
+    def _ids_after(self, kb: KB, changes: frozenset[str]) -> dict[str, tuple[Rule, ...]]:
+        """This KB's id index with the changed files' rules taken out and `kb`'s put in, in KB order."""
+        assert self._ids is not None
+        ids = dict(self._ids)
+        added: dict[str, list[Rule]] = defaultdict(list)
+        for path in sorted(changes):
+            for rule in kb.rules_in(path):
+                added[rule.id].append(rule)
+        touched = {rule.id for path in changes for rule in self.rules_in(path)} | set(added)
+        for rule_id in touched:
+            rules = [r for r in ids.get(rule_id, ()) if r.file not in changes] + added.get(rule_id, [])
+            if len(rules) > 1:
+                rules.sort(key=lambda r: (r.file, r.line))
+            if rules:
+                ids[rule_id] = tuple(rules)
+            else:
+                ids.pop(rule_id, None)
+        return ids
 
     def require_config(self) -> Config:
         """For commands that cannot go on without a valid config (everything but validate)."""
@@ -163,56 +262,102 @@ def load_kb(
         )
     if not any(path.startswith(KNOWLEDGE) for path in files):
         raise KBReadError(f"{root}: no knowledge/ folder; rules live under knowledge/<area>/")
-    texts, binaries, problems = decode_files(files)
+    texts, binaries, undecoded = decode_files(files)
     config: Config | None = None
     config_doc: YamlDoc | None = None
+    config_problems: list[Finding] = []
     if CONFIG_FILE in texts:
-        config, config_doc, found = load_config(texts[CONFIG_FILE])
-        problems += found
-    rules: list[Rule] = []
-    documents: list[Document] = []
-    topic_files: list[TopicFile] = []
-    unreadable = [  # not UTF-8
-        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind[0] == "rule" else ())
-        for f in problems
-        if (kind := classify(f.file)) is not None
-    ]
+        config, config_doc, config_problems = load_config(texts[CONFIG_FILE])
     paths = [path for path in sorted(texts) if classify(path) is not None]
+    parsed: dict[str, FileParse] = {}
     for done, path in enumerate(paths, 1):
         if on_file is not None:
             on_file(done, len(paths))
-        kind = classify(path)
-        if kind is None:
-            continue
-        what, area_dir = kind
-        text = texts[path]
-        if not area_dir:
-            problems.append(
-                error("schema", path, 1, "a rule must sit in an area folder: knowledge/<area>/<id>.md")
+        parsed[path] = parse_file(path, texts[path])
+    return _assemble(texts, config, config_doc, undecoded, config_problems, parsed, binaries)
+
+
+@dataclass(frozen=True)
+class FileParse:
+    """What one KB file adds to the KB."""
+
+    rules: tuple[Rule, ...] = ()
+    document: Document | None = None
+    topic: TopicParse | None = None
+    problems: tuple[Finding, ...] = ()
+    unreadable: tuple[Unreadable, ...] = ()
+
+
+def parse_file(
+    path: str, text: str, before: FileParse | None = None, before_text: str | None = None
+) -> FileParse:
+    """One rule file, topic file or document; an edited topic file (`before`, read from
+    `before_text`) is read again only where it changed."""
+    kind = classify(path)
+    assert kind is not None
+    what, area_dir = kind
+    if not area_dir:
+        return FileParse(
+            problems=(
+                error("schema", path, 1, "a rule must sit in an area folder: knowledge/<area>/<id>.md"),
             )
-            continue
-        if what == "document":
-            document, found = parse_document(path, text, area_dir)
-            problems += found
-            if document is not None:
-                documents.append(document)
-            elif found:
-                unreadable.append(Unreadable(path, found[0].line, found[0].message))
-        elif is_topic_file(text):
-            topic_file, topic_rules, found = parse_topic_file(path, text, area_dir)
-            problems += found
-            rules += topic_rules
-            if topic_file is not None:
-                topic_files.append(topic_file)
-            unreadable += _unreadable_sections(path, text, topic_file, found)
+        )
+    if what == "document":
+        document, found = parse_document(path, text, area_dir)
+        missing = (Unreadable(path, found[0].line, found[0].message),) if document is None and found else ()
+        return FileParse(document=document, problems=tuple(found), unreadable=missing)
+    if is_topic_file(text):
+        old = before.topic if before is not None else None
+        if old is not None and before_text is not None:
+            topic = reparse_topic(old, before_text, text)
         else:
-            rule, found = parse_rule_file(path, text, area_dir)
-            problems += found
-            if rule is not None:
-                rules.append(rule)
-            failed = [f for f in found if f.severity == "error"]
-            if failed:
-                unreadable.append(Unreadable(path, failed[0].line, failed[0].message, _rule_ids(path, text)))
+            topic = parse_topic(path, text, area_dir)
+        found = list(topic.findings)
+        return FileParse(
+            rules=topic.rules,
+            topic=topic,
+            problems=tuple(found),
+            unreadable=tuple(_unreadable_sections(path, text, topic, found)),
+        )
+    rule, found = parse_rule_file(path, text, area_dir)
+    failed = [f for f in found if f.severity == "error"]
+    return FileParse(
+        rules=(rule,) if rule is not None else (),
+        problems=tuple(found),
+        unreadable=(Unreadable(path, failed[0].line, failed[0].message, _rule_ids(path, text)),)
+        if failed
+        else (),
+    )
+
+
+def _assemble(
+    texts: dict[str, str],
+    config: Config | None,
+    config_doc: YamlDoc | None,
+    undecoded: list[Finding],
+    config_problems: list[Finding],
+    parsed: Mapping[str, FileParse],
+    binaries: Mapping[str, bytes],
+) -> KB:
+    """The KB from its files' parts, in path order (as `load_kb` reads them)."""
+    rules: list[Rule] = []
+    documents: list[Document] = []
+    topic_files: list[TopicFile] = []
+    problems: list[Finding] = [*undecoded, *config_problems]
+    unreadable = [  # not UTF-8
+        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind[0] == "rule" else ())
+        for f in undecoded
+        if (kind := classify(f.file)) is not None
+    ]
+    for path in sorted(parsed):
+        part = parsed[path]
+        rules += part.rules
+        if part.document is not None:
+            documents.append(part.document)
+        if part.topic is not None and part.topic.topic_file is not None:
+            topic_files.append(part.topic.topic_file)
+        problems += part.problems
+        unreadable += part.unreadable
     return KB(
         files=texts,
         config=config,
@@ -223,6 +368,9 @@ def load_kb(
         problems=tuple(problems),
         unreadable=tuple(unreadable),
         binaries=binaries,
+        _parsed=parsed,
+        _undecoded=tuple(undecoded),
+        _config_problems=tuple(config_problems),
     )
 
 
@@ -234,24 +382,21 @@ def _rule_ids(path: str, text: str | bytes) -> tuple[str, ...]:
     return (path.rsplit("/", 1)[-1].removesuffix(".md"),)
 
 
-def _unreadable_sections(
-    path: str, text: str, topic_file: TopicFile | None, found: list[Finding]
-) -> list[Unreadable]:
+def _unreadable_sections(path: str, text: str, topic: TopicParse, found: list[Finding]) -> list[Unreadable]:
     """A topic file's errors, each charged to the section it sits in (before the first: the whole file)."""
     failed = [f for f in found if f.severity == "error"]
     if not failed:
         return []
-    sections = topic_file.sections if topic_file is not None else ()
-    front = split_frontmatter(text)
-    body, offset = (front.body, front.body_line - 1) if front is not None else (text, 0)
-    starts = [offset + h.line for h in headings(body) if h.level == 2]
+    starts = [part.line for part in topic.parts]
     head = [f for f in failed if not starts or f.line < starts[0]]
     if head:
         return [Unreadable(path, head[0].line, head[0].message, _rule_ids(path, text))]
     out: list[Unreadable] = []
-    for section in sections:
-        end = next((line for line in starts if line > section.line), None)
-        mine = [f for f in failed if f.line >= section.line and (end is None or f.line < end)]
+    for index, part in enumerate(topic.parts):
+        if part.section is None:
+            continue
+        end = starts[index + 1] if index + 1 < len(starts) else None
+        mine = [f for f in failed if f.line >= part.line and (end is None or f.line < end)]
         if mine:
-            out.append(Unreadable(path, mine[0].line, mine[0].message, (section.id,)))
+            out.append(Unreadable(path, mine[0].line, mine[0].message, (part.section.id,)))
     return out

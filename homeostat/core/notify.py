@@ -8,7 +8,7 @@ Building is pure (values in, text out); posting is the adapter's (`homeostat.ada
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
@@ -25,12 +25,17 @@ class NotifyError(HomeostatError):
 
 @dataclass(frozen=True)
 class SlackMessage:
-    """One incoming-webhook post: mrkdwn text (also what the notification shows)."""
+    """One incoming-webhook post: mrkdwn text (also what the notification shows), and optionally
+    Block Kit blocks, which Slack shows instead of the text (the text stays the fallback)."""
 
     text: str
+    blocks: tuple[Mapping[str, object], ...] = ()
 
     def payload(self) -> dict[str, object]:
-        return {"text": self.text, "unfurl_links": False, "unfurl_media": False}
+        data: dict[str, object] = {"text": self.text, "unfurl_links": False, "unfurl_media": False}
+        if self.blocks:
+            data["blocks"] = [dict(block) for block in self.blocks]
+        return data
 
 
 class Notifier(Protocol):

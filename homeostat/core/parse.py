@@ -7,9 +7,9 @@ and what was expected, and the rest of the KB still loads, so one bad rule canno
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
@@ -288,11 +288,71 @@ def parse_topic_file(
     file: str, text: str, area_dir: str
 ) -> tuple[TopicFile | None, list[Rule], list[Finding]]:
     """`<area>/<topic>.md`: `## Title {#id}` sections, fields in a `<!-- homeostat … -->` YAML comment."""
+    parsed = parse_topic(file, text, area_dir)
+    return parsed.topic_file, list(parsed.rules), list(parsed.findings)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicPart:
+    """One `## ` heading of a topic file and the text up to the next: its section (None when the
+    heading has no `{#id}`), its rule (None when it does not parse) and the findings of its text."""
+
+    start: int  # offsets in the file
+    end: int
+    line: int  # of the heading
+    section: TopicSection | None
+    rule: Rule | None
+    findings: tuple[Finding, ...]
+
+    def shifted(self, by: int, lines: int) -> TopicPart:
+        """The same part `by` characters and `lines` lines further down its file."""
+        if not by and not lines:
+            return self
+        section = self.section
+        if section is not None:
+            section = TopicSection(
+                section.id, section.title, section.line + lines, section.start + by, section.end + by
+            )
+        rule = replace(self.rule, line=self.rule.line + lines) if self.rule is not None else None
+        return TopicPart(
+            self.start + by,
+            self.end + by,
+            self.line + lines,
+            section,
+            rule,
+            tuple(replace(f, line=f.line + lines) for f in self.findings),
+        )
+
+
+@dataclass(frozen=True)
+class TopicParse:
+    """A topic file parsed part by part, so an edit to a few sections re-reads only those
+    (`reparse_topic`); `parse_topic_file` is its flat form."""
+
+    file: str
+    area_dir: str
+    head: tuple[Finding, ...]  # the frontmatter's findings and text before the first section
+    parts: tuple[TopicPart, ...]
+    topic_file: TopicFile | None  # None when the frontmatter does not parse
+    body_line: int = 1
+    area: str = ""
+    topic: str = ""
+
+    @property
+    def rules(self) -> tuple[Rule, ...]:
+        return tuple(part.rule for part in self.parts if part.rule is not None)
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return self.head + tuple(f for part in self.parts for f in part.findings)
+
+
+def parse_topic(file: str, text: str, area_dir: str) -> TopicParse:
     front = split_frontmatter(text)
     assert front is not None  # is_topic_file checked it
     doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
     if doc is None:
-        return None, [], found
+        return TopicParse(file, area_dir, tuple(found), (), None)
     header = dict(doc.data)
     unknown = sorted(set(header) - {"area", "topic"})
     for key in unknown:
@@ -326,12 +386,8 @@ def parse_topic_file(
             )
         )
     body = front.body
-    offset = front.body_offset
     every = headings(body)  # the file's one heading pass; each section takes its own from it
-    starts = [h.start for h in every]
     marks = [h for h in every if h.level == 2]
-    rules: list[Rule] = []
-    sections: list[TopicSection] = []
     if marks and body[: marks[0].start].strip():
         found.append(
             error(
@@ -341,31 +397,165 @@ def parse_topic_file(
                 "text before the first ## section; a topic file holds only rule sections",
             )
         )
+    parts = _topic_parts(file, body, every, front.body_offset, front.body_line, area, topic or stem)
+    preamble_end = front.body_offset + (marks[0].start if marks else len(body))
+    sections = tuple(part.section for part in parts if part.section is not None)
+    return TopicParse(
+        file,
+        area_dir,
+        tuple(found),
+        parts,
+        TopicFile(file, area, topic, sections, preamble_end),
+        front.body_line,
+        area,
+        topic or stem,
+    )
+
+
+def _topic_parts(
+    file: str, body: str, every: Sequence[Heading], offset: int, body_line: int, area: str, topic: str
+) -> tuple[TopicPart, ...]:
+    """The parts of `body` (which starts `offset` characters and `body_line` lines into the file),
+    given its headings `every`."""
+    starts = [h.start for h in every]
+    marks = [h for h in every if h.level == 2]
+    parts: list[TopicPart] = []
     for index, mark in enumerate(marks):
         end = marks[index + 1].start if index + 1 < len(marks) else len(body)
-        line = front.body_line + mark.line - 1
+        line = body_line + mark.line - 1
         if mark.anchor is None:
-            found.append(
-                error(
-                    "topic-file",
-                    file,
-                    line,
-                    f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'",
-                )
+            problem = error(
+                "topic-file",
+                file,
+                line,
+                f"section '## {mark.title}' has no {{#id}}; write '## {mark.title} {{#<id>}}'",
             )
+            parts.append(TopicPart(offset + mark.start, offset + end, line, None, None, (problem,)))
             continue
-        sections.append(TopicSection(mark.anchor, mark.title, line, offset + mark.start, offset + end))
+        section = TopicSection(mark.anchor, mark.title, line, offset + mark.start, offset + end)
         inner = every[bisect_left(starts, mark.end) : bisect_left(starts, end)]
-        rule, problems = _parse_topic_section(
-            file, body[mark.end : end], mark, line, area, topic or stem, inner
-        )
-        found += problems
-        if rule is not None:
-            rules.append(rule)
-    topic_file = TopicFile(
-        file, area, topic, tuple(sections), offset + (marks[0].start if marks else len(body))
+        rule, problems = _parse_topic_section(file, body[mark.end : end], mark, line, area, topic, inner)
+        parts.append(TopicPart(offset + mark.start, offset + end, line, section, rule, tuple(problems)))
+    return tuple(parts)
+
+
+# --- re-reading an edited topic file -------------------------------------------------------------
+
+_ATX2 = re.compile(r"##[ \t]")
+_CHUNK = 4096
+
+
+def common_prefix(a: str, b: str) -> int:
+    """How many leading characters `a` and `b` share (compared a block at a time, in C)."""
+    n = min(len(a), len(b))
+    at = 0
+    while at < n and a[at : at + _CHUNK] == b[at : at + _CHUNK]:
+        at += _CHUNK
+    if at >= n:
+        return n
+    lo, hi = at, min(at + _CHUNK, n)  # the first difference is in [lo, hi)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[at : mid + 1] == b[at : mid + 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def common_suffix(a: str, b: str, limit: int) -> int:
+    """How many trailing characters `a` and `b` share, at most `limit`."""
+    n = min(len(a), len(b), limit)
+    at = 0
+    while at + _CHUNK <= n and a[len(a) - at - _CHUNK : len(a) - at] == b[len(b) - at - _CHUNK : len(b) - at]:
+        at += _CHUNK
+    lo, hi = at, min(at + _CHUNK, n)  # the suffix is at least `lo` long and at most `hi`
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid : len(a) - at] == b[len(b) - mid : len(b) - at]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@dataclass(frozen=True)
+class TopicWindow:
+    """Where an edit changed a topic file: old parts `first` to `last` (inclusive) became the
+    parts read from `text` (`new[start:start + len(text)]`); parts after moved by `delta`
+    characters and `lines` lines."""
+
+    first: int
+    last: int
+    start: int
+    text: str
+    delta: int
+    lines: int
+    headings: tuple[Heading, ...]  # of `text`, as the whole file's heading pass reads them
+
+
+def topic_window(old: TopicParse, old_text: str, new_text: str) -> TopicWindow | None:
+    """The smallest run of whole sections holding every change, when reading just those gives what
+    reading the whole file would: the change lies past the first section's heading, the run starts
+    with a `## ` line, and the section after it (if any) is still read as its own (no fence or HTML
+    block left open). None otherwise, or when nothing changed."""
+    parts = old.parts
+    if old.topic_file is None or not parts or old_text == new_text:
+        return None
+    p = common_prefix(old_text, new_text)
+    if p <= parts[0].start:
+        return None
+    s = common_suffix(old_text, new_text, min(len(old_text), len(new_text)) - p)
+    starts = [part.start for part in parts]
+    first = bisect_left(starts, p) - 1
+    last = max(first, bisect_right(starts, max(len(old_text) - s - 1, p)) - 1)
+    start, old_end = parts[first].start, parts[last].end
+    delta = len(new_text) - len(old_text)
+    text = new_text[start : old_end + delta]
+    if not _ATX2.match(text):
+        return None
+    tail = ""
+    if last + 1 < len(parts):
+        following = parts[last + 1].start
+        line_end = old_text.find("\n", following)
+        tail = old_text[following : len(old_text) if line_end == -1 else line_end + 1]
+        if not _ATX2.match(tail):
+            return None
+    found = headings(text + tail)
+    if not found or found[0].start != 0 or found[0].level != 2:
+        return None
+    if tail:
+        if found[-1].start != len(text) or found[-1].level != 2:
+            return None
+        found.pop()
+    lines = text.count("\n") - old_text.count("\n", start, old_end)
+    return TopicWindow(first, last, start, text, delta, lines, tuple(found))
+
+
+def reparse_topic(old: TopicParse, old_text: str, new_text: str) -> TopicParse:
+    """`parse_topic(old.file, new_text, old.area_dir)`, re-reading only the sections an edit changed
+    (see `topic_window`); the whole file where that would not give the same answer."""
+    window = topic_window(old, old_text, new_text)
+    if window is None or old.topic_file is None:
+        return parse_topic(old.file, new_text, old.area_dir)
+    first = old.parts[window.first]
+    middle = _topic_parts(
+        old.file, window.text, window.headings, window.start, first.line, old.area, old.topic
     )
-    return topic_file, rules, found
+    after = tuple(part.shifted(window.delta, window.lines) for part in old.parts[window.last + 1 :])
+    parts = old.parts[: window.first] + middle + after
+    sections = tuple(part.section for part in parts if part.section is not None)
+    topic_file = old.topic_file
+    return TopicParse(
+        old.file,
+        old.area_dir,
+        old.head,
+        parts,
+        TopicFile(topic_file.file, topic_file.area, topic_file.topic, sections, topic_file.preamble_end),
+        old.body_line,
+        old.area,
+        old.topic,
+    )
 
 
 def _headings_after(text: str, at: int, mark: Heading, inner: Sequence[Heading]) -> list[Heading] | None:

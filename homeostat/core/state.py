@@ -54,6 +54,9 @@ NoticeKind = Literal[
     "overlap",
     "recovered",
     "reconciled",
+    "slack-failed",
+    "digest-unconfirmed",
+    "digest-already-posted",
 ]
 JournalKind = Literal["daily", "review", "dispute"]
 
@@ -61,6 +64,7 @@ _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _MEMBER_FILE = re.compile(r"^(decisions|heartbeats)/([A-Za-z0-9][A-Za-z0-9._-]*)\.json$")
 _RUN_FILE = re.compile(r"^runs/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
 _CLAIM_FILE = re.compile(r"^claims/(daily|deep-dive|bootstrap)\.json$")
+_DIGEST_FILE = re.compile(r"^digests/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
 
 
 class StateFileError(HomeostatError):
@@ -257,7 +261,30 @@ class Claim(StateModel):
         return self.released_at is None and self.expires_at > now
 
 
-StateFile = DecisionsFile | Heartbeat | RunReport | Claim
+class DigestRecord(StateModel):
+    """One weekly digest (`digests/<date>.json`): the window it covered, what it counted, whether it
+    reached Slack. The next digest starts where the last recorded one ended. A file of its own, not
+    a run report, so a Homeostat that predates the digest keeps it aside instead of refusing it."""
+
+    version: Literal[1] = STATE_VERSION
+    run_id: Text
+    since: UtcDatetime
+    until: UtcDatetime
+    counts: dict[str, NonNegativeInt] = Field(default_factory=dict)
+    posted: bool
+    # written before the post and cleared after it: a record still `sending` is a run stopped while
+    # posting, whose digest may or may not have reached Slack
+    sending: bool = False
+    notices: tuple[Notice, ...] = ()
+
+    @model_validator(mode="after")
+    def _until_after_since(self) -> DigestRecord:
+        if self.until < self.since:
+            raise ValueError("until is before since")
+        return self
+
+
+StateFile = DecisionsFile | Heartbeat | RunReport | Claim | DigestRecord
 _Model = TypeVar("_Model", bound=StateModel)
 
 
@@ -279,6 +306,11 @@ def heartbeat_path(member: str) -> str:
 
 def claim_path(kind: RunKind = "daily") -> str:
     return f"claims/{kind}.json"
+
+
+def digest_path(record: DigestRecord) -> str:
+    """`digests/<UTC end date>.json`; a second digest that day gets `-2` when the state is merged."""
+    return f"digests/{record.until.date().isoformat()}.json"
 
 
 def run_path(report: RunReport) -> str:
@@ -352,6 +384,8 @@ def parse_state_file(path: str, data: bytes, *, branch: str = STATE_BRANCH) -> S
         return _load(RunReport, path, data, branch)
     if _CLAIM_FILE.match(path):
         return _load(Claim, path, data, branch)
+    if _DIGEST_FILE.match(path):
+        return _load(DigestRecord, path, data, branch)
     return None
 
 
@@ -368,6 +402,19 @@ class StateSnapshot:
     runs: Mapping[str, RunReport] = field(default_factory=dict)
     other: Mapping[str, bytes] = field(default_factory=dict)
     claims: Mapping[str, Claim] = field(default_factory=dict)
+    digests: Mapping[str, DigestRecord] = field(default_factory=dict)
+
+    def last_digest(self) -> DigestRecord | None:
+        """The latest digest that reached Slack, by the end of the window it covered (one that was
+        only recorded, its Slack variable unset, was read by nobody)."""
+        posted = [record for record in self.digests.values() if record.posted]
+        return max(posted, key=lambda record: record.until, default=None)
+
+    def digests_claimed_after(self, after: datetime) -> list[DigestRecord]:
+        """Digests ending after `after` that reached Slack or were being posted when their run
+        stopped, first run first: the ones a rerun in the same week must not post again."""
+        claimed = [r for r in self.digests.values() if (r.posted or r.sending) and r.until > after]
+        return sorted(claimed, key=lambda record: record.run_id)
 
     def records(self) -> list[DecisionRecord]:
         """Every member's decision records, oldest first."""
@@ -397,6 +444,7 @@ def parse_state(
     runs: dict[str, RunReport] = {}
     other: dict[str, bytes] = {}
     claims: dict[str, Claim] = {}
+    digests: dict[str, DigestRecord] = {}
     for path in sorted(files):
         parsed = parse_state_file(path, files[path], branch=branch)
         if isinstance(parsed, DecisionsFile):
@@ -407,9 +455,11 @@ def parse_state(
             runs[path] = parsed
         elif isinstance(parsed, Claim):
             claims[parsed.kind] = parsed
+        elif isinstance(parsed, DigestRecord):
+            digests[path] = parsed
         else:
             other[path] = files[path]
-    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims)
+    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims, digests)
 
 
 # Merging concurrent writes
@@ -434,7 +484,7 @@ def _merge_decisions(tip: DecisionsFile, ours: DecisionsFile) -> DecisionsFile |
     return DecisionsFile(member=tip.member, records=records)
 
 
-def _place_run(merged: dict[str, bytes], path: str, report: RunReport) -> None:
+def _place_run(merged: dict[str, bytes], path: str, report: RunReport | DigestRecord) -> None:
     """Keep both runs of one day: the first free `-N` name, unless this run's report is already there."""
     stem = path.removesuffix(".json")
     data = dump_state(report)
@@ -474,6 +524,8 @@ def merge_state_files(
             raise StateFileError(f"{path} is not a state file: write decisions/, heartbeats/ or runs/ files")
         if isinstance(parsed, RunReport):
             _place_run(merged, _RUN_FILE.sub(r"runs/\1.json", path), parsed)
+        elif isinstance(parsed, DigestRecord):
+            _place_run(merged, _DIGEST_FILE.sub(r"digests/\1.json", path), parsed)
         elif path not in merged:
             merged[path] = dump_state(parsed)
         elif merged[path] != ours[path]:

@@ -23,6 +23,9 @@ here, once:
   adapter).
 - `Publisher.request_reviewers(pull, config, areas, author)` asks for the reviewers the design names
   (`team.reviewers`, else the owning teams, else seniors and leads); a refusal is a printed notice.
+- `Publisher.push_rebuilt(branch, sha, expect=..., never=...)` force-pushes a review PR's branch to
+  its rebuilt commit, leased on the commit it was rebuilt from, and refuses any other branch (never
+  the base branch or the state branch); `shows_head(number, sha)` says whether the host sees it yet.
 - `Publisher.record(files, branch=..., message=...)` merges state files into the state branch,
   never force-pushed (see `homeostat.adapters.state_store`).
 - Every PR title, body, comment and commit message is redacted on its way out: what a run says
@@ -45,12 +48,21 @@ from homeostat.adapters.state_store import write_state
 from homeostat.core.config import Config
 from homeostat.core.daily.bodies import render
 from homeostat.core.daily.reviewers import choose_reviewers
-from homeostat.core.hosts import Capability, CodeHost, MergeResult, PullInfo, PullState, RepoRef
+from homeostat.core.hosts import (
+    Capability,
+    CodeHost,
+    MergeResult,
+    PullInfo,
+    PullState,
+    RepoRef,
+    same_commit,
+)
 from homeostat.core.secrets import redacted
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
 
 SKIP_CI = "[skip ci]"
+REBUILDABLE_PREFIX = "homeostat/review-"  # review and dispute PR branches, which `review merge` rebuilds
 
 
 def body(template: str, **context: Any) -> str:
@@ -222,6 +234,28 @@ class Publisher:
             host.request_reviewers(repo, pull.number, request.users, request.teams)
         except HomeostatError as exc:
             print(f"notice: could not request reviewers on #{pull.number}: {exc}", file=self.out)
+
+    # .. review merge: a PR rebuilt on a newer base ..
+
+    def push_rebuilt(self, branch: str, sha: str, *, expect: str, never: Iterable[str]) -> bool:
+        """Force `branch` to a rebuilt commit, only while it still holds `expect` (so a person's push
+        in between is never lost); False when it moved. The branches in `never` (the base branch and
+        the state branch) are refused outright: they are never force-pushed."""
+        if branch in set(never) or not branch.startswith(REBUILDABLE_PREFIX):
+            raise HomeostatError(
+                f"refusing to force-push {branch}: only {REBUILDABLE_PREFIX}* PR branches are rebuilt"
+            )
+        pushed = self.git.push(self.remote, sha, branch, expect=expect)
+        if pushed.rejected:
+            return False
+        if not pushed.ok:
+            raise HomeostatError(f"could not push {branch}: {pushed.message}")
+        return True
+
+    def shows_head(self, number: int, sha: str) -> bool:
+        """Whether the host shows `sha` as the PR's head (it may lag a push, or miss a force push)."""
+        host, repo = self.host
+        return same_commit(host.get_pull(repo, number).head_sha, sha)
 
     # .. state ..
 

@@ -467,6 +467,7 @@ class BitbucketEmulator:
         self.page_cap: int | None = None  # a server-side page size below what clients ask for
         self.sync_merges = False
         self.merge_failures: list[tuple[str, str]] = []
+        self.miss_force_pushes = False  # as Bitbucket can: a force-pushed PR head shows the old commit
         self.proxy_user = PIPELINES
         self.comment_ids = itertools.count(1001)
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -624,8 +625,26 @@ class BitbucketEmulator:
         if pull.state == "OPEN":
             live = rev(repo.bare, f"refs/heads/{pull.source}")
             if live:
-                pull.source_sha = live
+                pull.source_sha = self._seen_tip(repo, pull.source, live) if self.miss_force_pushes else live
         return pull.source_sha
+
+    @staticmethod
+    def _seen_tip(repo: Repo, branch: str, live: str) -> str:
+        """The branch tip as a Bitbucket that misses force pushes sees it: each push in the branch's
+        reflog moves it only when it was a fast-forward, so after a force push the PR keeps showing
+        the old head until an ordinary push lands on top (the repo must log ref updates)."""
+        listed = git(repo.bare, "reflog", "show", "--format=%H", f"refs/heads/{branch}", check=False).split()
+        if not listed:
+            return live
+        tips = list(reversed(listed))
+        seen = tips[0]
+        for old, new in itertools.pairwise(tips):
+            ancestor = subprocess.run(
+                ["git", "--git-dir", str(repo.bare), "merge-base", "--is-ancestor", old, new], check=False
+            )
+            if ancestor.returncode == 0:
+                seen = new
+        return seen
 
     def page(self, request: Request, values: list[Json], default: int = 10, maximum: int = 100) -> Reply:
         try:
@@ -1656,6 +1675,11 @@ class BitbucketHarness:
         state = self._repo(repo)
         with self.emulator.lock:
             state.builds.setdefault(sha, []).append({"type": "commitstatus", "key": key, "state": result})
+
+    def miss_force_pushes(self, repo: RepoRef) -> None:
+        """From now on, a force push to a PR branch of `repo` goes unseen until an ordinary push."""
+        git(self._repo(repo).bare, "config", "core.logAllRefUpdates", "always")
+        self.emulator.miss_force_pushes = True
 
     def set_visibility(self, repo: RepoRef, visibility: str) -> None:
         """public or private (Bitbucket has no internal), as `is_private` reports it."""

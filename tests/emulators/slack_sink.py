@@ -1,8 +1,10 @@
 """A Slack incoming-webhook sink on 127.0.0.1 that records posts, and its `slack_sink` fixture.
 
 It answers as Slack does: 200 `ok` for a JSON body with `text`, 400 `invalid_payload` for a body that
-is not JSON, 400 `no_text` for one without text, 404 `no_service` for any other path (a revoked or
-mistyped webhook), and scripted failures (`fail_next`: 5xx blips, 429 with Retry-After).
+is not JSON, 400 `no_text` for one without text, 400 `invalid_blocks` for Block Kit over Slack's
+limits (more than 50 blocks, a section or context text over 3,000 characters, a header over 150, an
+empty text), 404 `no_service` for any other path (a revoked or mistyped webhook), and scripted
+failures (`fail_next`: 5xx blips, 429 with Retry-After). Refused bodies are kept in `refused`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import pytest
 class SlackSink:
     path: str = field(default_factory=lambda: f"/services/T{secrets.token_hex(4)}/B{secrets.token_hex(4)}/x")
     posts: list[dict[str, Any]] = field(default_factory=list)  # accepted bodies
+    refused: list[tuple[str, Any]] = field(default_factory=list)  # (error, body) of refused ones
     attempts: list[tuple[str, int]] = field(default_factory=list)  # (path, status) of every request
     failures: deque[tuple[int, str | None, str]] = field(default_factory=deque)
 
@@ -75,8 +78,35 @@ class SlackSink:
             return 400, "invalid_payload", ()
         if not isinstance(data, dict) or not (data.get("text") or data.get("blocks")):
             return 400, "no_text", ()
+        if "blocks" in data and not _blocks_ok(data["blocks"]):
+            self.refused.append(("invalid_blocks", data))
+            return 400, "invalid_blocks", ()
         self.posts.append(data)
         return 200, "ok", ()
+
+
+_TEXT_LIMITS = {"header": 150, "section": 3000, "context": 3000}
+
+
+def _blocks_ok(blocks: Any) -> bool:
+    """Slack's Block Kit limits, checked on the wire (independently of the code under test)."""
+    if not isinstance(blocks, list) or len(blocks) > 50:
+        return False
+    for block in blocks:
+        if not isinstance(block, dict) or block.get("type") not in (*_TEXT_LIMITS, "divider"):
+            return False
+        texts = [block.get("text")] if "text" in block else list(block.get("elements") or [])
+        if block["type"] != "divider" and not texts:
+            return False
+        for text in texts:
+            if block["type"] == "divider":
+                continue
+            value = text.get("text") if isinstance(text, dict) else None
+            if not isinstance(value, str) or not value.strip() or len(value) > _TEXT_LIMITS[block["type"]]:
+                return False
+            if block["type"] == "header" and text.get("type") != "plain_text":
+                return False
+    return True
 
 
 class _Handler(BaseHTTPRequestHandler):

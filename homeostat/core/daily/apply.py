@@ -20,7 +20,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import KB, load_kb
 from homeostat.core.model import Flag, Rule, RuleMeta, Source
-from homeostat.core.parse import parse_topic_file
+from homeostat.core.parse import TopicFile, parse_topic_file
 from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
@@ -50,22 +50,43 @@ class KbEdit:
     changed: set[str] = field(default_factory=set)
     base: KB | None = None  # the KB as loaded before any edit, so lookups need no reload
     taken: set[str] = field(default_factory=set)
+    _current: KB | None = None  # the KB as the edits so far left it, up to `_stale`
+    _stale: set[str] = field(default_factory=set)
 
     @classmethod
     def of(cls, kb: KB, today: dt.date) -> KbEdit:
-        return cls(dict(kb.files), kb.require_config(), today, base=kb, taken={r.id for r in kb.rules})
+        return cls(dict(kb.files), kb.require_config(), today, base=kb, taken=set(kb.rules_by_id()))
 
     def kb(self) -> KB:
-        return load_kb(self.files)
+        """The KB with the edits so far: the base with the edited files read again (of a topic file,
+        only its edited sections)."""
+        if self.base is None:
+            return load_kb(self.files)
+        if self._current is None or self._stale:
+            current = self._current or self.base
+            self._current = current.with_files({path: self.files[path] for path in sorted(self._stale)})
+            self._stale.clear()
+        return self._current
 
     def _set(self, path: str, text: str) -> None:
         if self.files.get(path) != text:
             self.files[path] = text
             self.changed.add(path)
+            self._stale.add(path)
 
-    def _reparse(self, path: str) -> KB:
-        """Only the edited file (and the config), so a rule lookup on a large KB stays cheap."""
-        return load_kb({"homeostat.yaml": self.files["homeostat.yaml"], path: self.files[path]})
+    def _in_file(self, path: str, rule_id: str) -> Rule | None:
+        """The first rule `rule_id` in one file as edited."""
+        if self.base is None:
+            kb = load_kb({"homeostat.yaml": self.files["homeostat.yaml"], path: self.files[path]})
+            return kb.rule(rule_id)
+        return next((rule for rule in self.kb().rules_in(path) if rule.id == rule_id), None)
+
+    def _topic_file(self, path: str, area: str) -> TopicFile | None:
+        """The sections of topic file `path` as edited (None when its frontmatter does not parse)."""
+        parsed = self.kb().topic_parse(path) if self.base is not None else None
+        if parsed is not None:
+            return parsed.topic_file
+        return parse_topic_file(path, self.files[path], area)[0]
 
     def diff(self, base: Mapping[str, str]) -> dict[str, str]:
         return {path: self.files[path] for path in sorted(self.changed) if base.get(path) != self.files[path]}
@@ -101,7 +122,7 @@ class KbEdit:
             if current is None:
                 self._set(path, render_topic_file(meta.area, topic, [(meta.id, section)]))
                 return path
-            topic_file, _, _ = parse_topic_file(path, current, meta.area)
+            topic_file = self._topic_file(path, meta.area)
             if topic_file is None:
                 raise ApplyError(f"{path} does not parse; fix it before the run can add to it")
             self._set(path, upsert_topic_section(current, topic_file, meta.id, section))
@@ -122,7 +143,7 @@ class KbEdit:
             meta = meta.model_copy(update={"risk_reviewed_by": ""})  # nobody has read the new words yet
         if rule.in_topic_file:
             current = self.files[rule.file]
-            topic_file, _, _ = parse_topic_file(rule.file, current, rule.area)
+            topic_file = self._topic_file(rule.file, rule.area)
             if topic_file is None:
                 raise ApplyError(f"{rule.file} does not parse")
             self._set(
@@ -144,10 +165,10 @@ class KbEdit:
     def rule(self, rule_id: str) -> Rule:
         found = self.base.rule(rule_id) if self.base is not None else self.kb().rule(rule_id)
         if found is not None and found.file in self.changed:
-            found = self._reparse(found.file).rule(rule_id)
+            found = self._in_file(found.file, rule_id)
         if found is None and self.base is not None:  # a rule this edit added
             for path in sorted(self.changed):
-                found = self._reparse(path).rule(rule_id)
+                found = self._in_file(path, rule_id)
                 if found is not None:
                     break
         if found is None:

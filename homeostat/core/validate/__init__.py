@@ -31,6 +31,7 @@ from homeostat.core.validate.structure_checks import (
     check_health,
     check_provenance,
     check_rule_fields,
+    check_rule_ids,
     check_topic_files,
     computed_cache,
 )
@@ -66,31 +67,39 @@ class ValidationResult:
         return tuple(f for f in self.findings if f.severity == "warning")
 
 
-def validate_kb(kb: KB, today: dt.date, tokens: TokenCounts | None = None) -> ValidationResult:
+def validate_kb(
+    kb: KB, today: dt.date, tokens: TokenCounts | None = None, *, errors_only: bool = False
+) -> ValidationResult:
     """`tokens`: counts from earlier runs, so unchanged rules are not counted again (and it learns
-    this run's)."""
+    this run's). `errors_only`: leave out the checks that only warn (emails, near-duplicates, cached
+    fields, catch-all topics, section order), for a caller that acts on errors alone; no cache."""
     findings: list[Finding] = list(kb.problems)
     config = kb.config
     spans = readable_spans(kb)
     findings += check_rule_fields(kb, today)
     findings += check_secrets(kb)
-    findings += check_emails(spans)
+    if not errors_only:
+        findings += check_emails(spans)
     findings += check_risky(spans, config)
     findings += check_links(spans)
     del spans  # not held while the checks below build their own indexes
     findings += check_conflict_markers(kb)
-    findings += check_topic_files(kb)
+    if not errors_only:
+        findings += check_topic_files(kb)
     findings += check_documents(kb)
     findings += check_citation_loops(kb)
-    findings += check_conflicts(kb)
+    findings += check_rule_ids(kb) if errors_only else check_conflicts(kb)
     if config is not None:
         findings += check_config(config, kb.config_doc)
         findings += check_endpoints(config, kb.config_doc)
         findings += check_names(kb, config)
         findings += check_provenance(kb, config)
-        findings += check_health(kb, config)
-    cache = computed_cache(kb, tokens)
-    if config_readable(findings):  # scores depend on members' roles: judged against a broken config, wrong
+        if not errors_only:
+            findings += check_health(kb, config)
+    cache = {} if errors_only else computed_cache(kb, tokens)
+    if not errors_only and config_readable(
+        findings
+    ):  # scores depend on members' roles: judged against a broken config, wrong
         findings += check_cache(kb, cache)
     unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))
     return ValidationResult(kb, tuple(unique), cache)

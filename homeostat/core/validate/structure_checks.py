@@ -7,6 +7,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
+from collections.abc import Collection
 from itertools import chain, count
 
 from homeostat.core.config import CORE_AREA, Config
@@ -14,7 +15,7 @@ from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
 from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.markdown import check_fences, split_frontmatter
-from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
+from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, content_words, distinct_facts, overlap
@@ -424,23 +425,28 @@ def check_topic_files(kb: KB) -> list[Finding]:
 
 
 def check_conflicts(kb: KB) -> list[Finding]:
+    return check_rule_ids(kb) + _near_duplicates(kb)
+
+
+def check_rule_ids(kb: KB, files: Collection[str] | None = None) -> list[Finding]:
+    """Rule ids used twice, and contradictions naming an id: of the rules in `files` (every file when
+    None), looked up in the KB's id index, so checking one edited file costs its own rules."""
     found: list[Finding] = []
-    by_id: dict[str, list[Rule]] = defaultdict(list)
-    for rule in kb.rules:
-        by_id[rule.id].append(rule)
-    for rule_id, rules in by_id.items():
-        if len(rules) > 1:
-            places = ", ".join(f"{r.file}:{r.line}" for r in rules)
-            for rule in rules:
-                found.append(
-                    error(
-                        "conflict",
-                        rule.file,
-                        rule.line,
-                        f"duplicate rule id {rule_id!r} ({places}); ids must be unique",
-                    )
+    by_id = kb.rules_by_id()
+    rules = kb.rules if files is None else [rule for path in sorted(files) for rule in kb.rules_in(path)]
+    for rule in rules:
+        same = by_id[rule.id]
+        if len(same) > 1:
+            places = ", ".join(f"{r.file}:{r.line}" for r in same)
+            found.append(
+                error(
+                    "conflict",
+                    rule.file,
+                    rule.line,
+                    f"duplicate rule id {rule.id!r} ({places}); ids must be unique",
                 )
-    for rule in kb.rules:
+            )
+    for rule in rules:
         for other in rule.meta.contradicts:
             if other not in by_id:
                 found.append(
@@ -457,7 +463,6 @@ def check_conflicts(kb: KB) -> list[Finding]:
                         f"rule {rule.id} declares a contradiction with {other}; a reviewer should settle which stands",
                     )
                 )
-    found += _near_duplicates(kb)
     return found
 
 

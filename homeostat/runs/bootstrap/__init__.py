@@ -59,9 +59,12 @@ def _ask(deps: SeedDeps, plans: Sequence[RepoPlan]) -> bool:
     calls, cost = total(plans)
     if not calls:
         return True
-    return deps.confirm(
+    if deps.confirm(
         f"Send these files to {deps.model} in {calls} call(s), about {usd(cost)} (cap {usd(deps.cap.usd)})?"
-    )
+    ):
+        return True
+    deps.out.write("not confirmed: nothing was sent, written or published\n")
+    return False
 
 
 def _draft_all(

@@ -105,8 +105,12 @@ class RunClaim:
     def renew_if_due(self) -> None:
         """A long step (drafting many reviews) must not outlive the claim."""
         if self.ctx.now() - self._renewed >= RENEW_AFTER:
-            self.claim = self._renewal()
-            self._write()
+            self.hold()
+
+    def hold(self) -> None:
+        """Renew now, before a step that pushes: `ClaimLost` when another run took the claim over."""
+        self.claim = self._renewal()
+        self._write()
 
     def released(self) -> dict[str, bytes]:
         """The claim file that the run's last state write carries: released, journal done."""

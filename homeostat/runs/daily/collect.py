@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
 
-from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref
+from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.pending_store import list_pending
 from homeostat.adapters.state_store import read_state
 from homeostat.core.asker import SpendingCapError
@@ -65,7 +65,7 @@ def load(ctx: DailyContext, state: StateSnapshot | None = None) -> Loaded:
         return Loaded(kb, config, config.sources.base_branch, StateSnapshot())
     base = base_branch(ctx)
     ctx.fetch(base)
-    kb = load_kb_ref(ctx.git, ctx.base_tip(base))
+    kb = ctx.kb_at(ctx.base_tip(base))
     snapshot = state if state is not None else read_state(ctx.git, ctx.deps.remote, state_branch(base))
     return Loaded(kb, kb.require_config(), base, snapshot)
 
@@ -75,7 +75,7 @@ def base_branch(ctx: DailyContext) -> str:
     head = ctx.git.rev_parse("HEAD")
     if head is None:
         raise HomeostatError("the KB checkout has no commits")
-    return load_kb_ref(ctx.git, head).require_config().sources.base_branch
+    return ctx.kb_at(head).require_config().sources.base_branch
 
 
 def window_start(ctx: DailyContext, config: Config, snapshot: StateSnapshot, now: dt.datetime) -> dt.datetime:
@@ -197,7 +197,7 @@ def waiting_lessons(ctx: DailyContext, kb: KB) -> tuple[list[Candidate], frozens
     cited: set[str] = set()
     for ref in (line for line in refs.splitlines() if line):
         try:
-            branch_kb = load_kb_ref(git, ref)
+            branch_kb = ctx.kb_at(ref)
         except HomeostatError:
             continue
         for rule in branch_kb.rules:

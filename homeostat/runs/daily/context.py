@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import KbTrees
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
@@ -33,6 +34,7 @@ from homeostat.core.state import (
     RunReport,
     StateSnapshot,
 )
+from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.publish import Publisher
 
@@ -91,6 +93,7 @@ class DailyDeps:
     notifier_missing: str = ""  # why no notifier: a Slack variable that is not set
     remote: str = "origin"
     checkout: Path | None = None  # for --offline: the clone whose .homeostat/pending is read
+    kb: KB | None = None  # the checkout's KB as the command read it (the run reuses it for HEAD)
 
 
 # --- model calls, counted so an all-failed run is told apart from an empty one --------------------
@@ -249,6 +252,8 @@ class DailyContext:
         self.tally = CallTally()
         self.out: TextIO = RedactingOut(deps.out)  # type: ignore[assignment]
         self._publisher: Publisher | None = None
+        self._trees: KbTrees | None = None
+        self._file_errors: dict[dt.date, FileErrors] = {}
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
 
     @property
@@ -273,6 +278,25 @@ class DailyContext:
 
     def now(self) -> dt.datetime:
         return self.deps.now()
+
+    def kb_at(self, treeish: str) -> KB:
+        """The KB at a commit of the KB repo; each tree is parsed once a run, and one that differs from
+        a tree already read (a merged daily PR, a review branch) only where it differs."""
+        if self._trees is None:
+            self._trees = KbTrees(self.git)
+            if self.deps.kb is not None:
+                self._trees.seed(self.deps.kb)
+        return self._trees.at(treeish)
+
+    def made(self, commit: str, kb: KB) -> None:
+        """The run made `commit` holding `kb` (a daily PR's branch): reading it costs nothing."""
+        if self._trees is not None:
+            self._trees.know(commit, kb)
+
+    def file_errors(self) -> FileErrors:
+        """What validate finds in files the run edits, kept per section for the run (for today)."""
+        today = self.now().date()
+        return self._file_errors.setdefault(today, FileErrors(today))
 
     def ask(self, agent: str) -> Asker:
         if self.options.offline:

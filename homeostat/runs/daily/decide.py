@@ -11,7 +11,8 @@ The spending cap stops a pass where it is reached: those lessons are left undeci
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -23,6 +24,7 @@ from homeostat.core.daily.confidence import Confidence, score_confidence
 from homeostat.core.daily.consolidate import (
     Candidate,
     Consolidation,
+    OverlapIndex,
     candidate_from_rule,
     consolidate,
     fallback,
@@ -32,9 +34,11 @@ from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.field_checks import field_problems
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
-from homeostat.core.validate import NEVER_FORGIVEN, new_errors
+from homeostat.core.validate import NEVER_FORGIVEN
+from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
 
@@ -97,8 +101,9 @@ def consolidate_all(
     consolidator: Asker,
 ) -> tuple[list[Draft], set[str]]:
     """Each lesson's draft; the keys left undecided because the spending cap was reached."""
-    pool = [candidate_from_rule(r) for r in kb.rules if r.meta.status == "accepted" and r.meta.adopted]
-    pool += waiting
+    pool = OverlapIndex(  # indexed once a run, not once a lesson
+        [candidate_from_rule(r) for r in kb.rules if r.meta.status == "accepted" and r.meta.adopted] + waiting
+    )
     waiting_ids = {c.id for c in waiting}
     budget = _Budget(config.agents.curator.consolidate_calls)
     drafts: list[Draft] = []
@@ -149,7 +154,7 @@ def _new_lesson(
     consolidator: Asker,
     budget: _Budget,
     lesson: Lesson,
-    pool: Sequence[Candidate],
+    pool: OverlapIndex,
     waiting_ids: set[str],
 ) -> Draft:
     """Update before add: the consolidator (or word overlap) says whether it repeats or refines a rule."""
@@ -250,10 +255,27 @@ def validate_draft(
     except (ApplyError, ValidationError, ValueError) as exc:
         return replace(checks, validation_errors=(str(exc).splitlines()[0],))
     changed = edit.diff(kb.files)
-    new = new_errors(kb.files, changed, ctx.now().date(), never_forgiven=NEVER_FORGIVEN)
+    new = draft_errors(ctx.file_errors(), kb, edit.kb(), changed)
     risky = tuple(f.message for f in new if f.check == "risky")
     others = tuple(f.message for f in new if f.check != "risky")
     return replace(checks, risky=checks.risky + risky, validation_errors=others)
+
+
+def draft_errors(checks: FileErrors, before: KB, after: KB, changed: Collection[str]) -> list[Finding]:
+    """`core.validate.new_errors` for a run's drafts, all edits of one base KB: the sections each changed are
+    checked, and the rest of each file keeps the errors it had (see FileErrors). What merges with no
+    person holds no risky content or secret, so those count even where the file had them before."""
+    seen = Counter((f.file, f.check, f.message) for path in changed for f in checks.of(before, path))
+    new: list[Finding] = []
+    for finding in (f for path in sorted(changed) for f in checks.of(after, path)):
+        key = (finding.file, finding.check, finding.message)
+        if finding.check in ("conflict", "cache"):
+            continue
+        if seen[key] and finding.check not in NEVER_FORGIVEN:
+            seen[key] -= 1
+            continue
+        new.append(finding)
+    return new
 
 
 # --- 3. judge -------------------------------------------------------------------------------------

@@ -9,14 +9,12 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.adapters.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.kb import KB
 from homeostat.core.state import JournalEntry, state_branch
-from homeostat.core.validate import validate_files
 from homeostat.runs.daily.context import DAILY_PREFIX, DailyContext, Decided, Retirement, RunState
 from homeostat.runs.daily.record import decision_record
 from homeostat.runs.publish import SKIP_CI, Change, Published, body
@@ -43,7 +41,7 @@ def drop_overlap(
     base_sha = ctx.base_tip(base)
     fresh = read_state(ctx.git, ctx.deps.remote, state_branch(base))
     already = fresh.decided_hashes() - run.state.decided_hashes()
-    cited = cited_urls(load_kb_ref(ctx.git, base_sha))
+    cited = cited_urls(ctx.kb_at(base_sha))
     kept: list[Decided] = []
     for d in decided:
         if d.lesson.key in already or (d.lesson.from_review and d.lesson.url in cited):
@@ -86,10 +84,10 @@ def _daily_pr(
     run: RunState,
 ) -> str:
     today = ctx.now().date()
-    kb = load_kb_ref(ctx.git, base_sha)
+    kb = ctx.kb_at(base_sha)
     daily = daily_edit(kb, today, landing, retirements)
     changed = daily.edit.diff(kb.files)
-    if not changed or not _validates(ctx, kb, changed, today, member, daily.applied):
+    if not changed or not _validates(ctx, daily.edit.kb(), changed, member, daily.applied):
         return base_sha
     title = f"Homeostat daily: {member} {today.isoformat()}"
     text = daily_body(
@@ -118,6 +116,7 @@ def _daily_pr(
         Change(base, base_sha, changed, branch, title, text, f"{title} {SKIP_CI}"),
         before_push=lambda sha: ctx.write_ahead(entry.model_copy(update={"sha": sha}), base_sha),
     )
+    ctx.made(published.sha, daily.edit.kb())  # its squash-merge holds the same tree
     return _merge(ctx, base, base_sha, member, published, daily.applied, message, run)
 
 
@@ -156,14 +155,14 @@ def _merge(
 
 
 def _validates(
-    ctx: DailyContext, kb: KB, changed: dict[str, str], today: dt.date, member: str, applied: list[Decided]
+    ctx: DailyContext, kb: KB, changed: dict[str, str], member: str, applied: list[Decided]
 ) -> bool:
-    """The whole KB with the change must validate; otherwise its lessons go to review."""
-    result = validate_files({**kb.files, **changed}, today)
-    broken = {f.file for f in result.errors if f.file in changed}
-    if not broken:
+    """The whole KB with the change (`kb`) must validate where it changed; otherwise its lessons go to
+    review. The changed sections are checked, with the KB's id index (see FileErrors)."""
+    errors = ctx.file_errors().in_kb(kb, changed)
+    if not errors:
         return True
-    first = next(f.message for f in result.errors if f.file in changed)
+    first = errors[0].message
     for d in applied:
         d.verdict, d.reason = "review", "the KB did not validate with it merged: " + first
     print(f"notice: daily PR for {member} did not validate; its lessons go to review", file=ctx.out)

@@ -8,7 +8,6 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.notify import queue_items, review_queue_message
@@ -74,7 +73,7 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
     """The run's timing, decisions per outcome, the KB's health after it, notices and cost."""
     finished = ctx.now()
     counts = Counter(d.outcome for d in decided)
-    kb = load_kb_ref(ctx.git, ctx.base_tip(run.base)) if not ctx.options.offline else None
+    kb = ctx.kb_at(ctx.base_tip(run.base)) if not ctx.options.offline else None
     health: dict[str, int] = {}
     if kb is not None:
         health = dict(Counter(f"rules.{r.meta.status}" for r in kb.rules))

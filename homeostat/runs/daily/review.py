@@ -9,7 +9,6 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.asker import SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
@@ -128,7 +127,7 @@ def _review_pr(
     waiting: list[Decided],
     listed: list[dict[str, str]],
 ) -> None:
-    kb = load_kb_ref(ctx.git, base_sha)
+    kb = ctx.kb_at(base_sha)
     edit = KbEdit.of(kb, today)
     included = apply_review(edit, waiting)
     changed = edit.diff(kb.files)
@@ -204,7 +203,7 @@ def open_dispute_prs(
     base_sha = ctx.base_tip(base)
     asker = ctx.ask("curator")
     for rule_id in flagged:
-        kb = load_kb_ref(ctx.git, base_sha)
+        kb = ctx.kb_at(base_sha)
         rule = kb.rule(rule_id)
         if rule is None:
             continue

@@ -86,6 +86,8 @@ class DeepDiveRun:
                 print(text, file=ctx.out)
             record.say(ctx, found, None)
             return DeepDiveResult(0, found, None, None, dry_run=True)
+        if ctx.claim is not None:
+            ctx.claim.hold()  # another deep dive that took over publishes instead
         pull = propose.publish(ctx, loaded, week, changed, text, found)
         report = record.run_report(ctx, loaded, found, started, run_id, pull)
         record.write(ctx, loaded, report)

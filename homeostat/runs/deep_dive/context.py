@@ -113,7 +113,7 @@ class DeepDiveContext:
         return self.deps.now()
 
     def ask(self, agent: str) -> Asker:
-        return CountingAsker(_KeepingClaim(self.deps.asker_for(agent), self), self.tally)
+        return _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)
 
     def notice(self, found: Found, kind: NoticeKind, message: str) -> None:
         if not any(n.kind == kind and n.message == message for n in found.notices):
@@ -133,7 +133,8 @@ class DeepDiveContext:
 
 
 class _KeepingClaim:
-    """Renews the run's claim before a call when it is due, so a long deep dive never outlives it."""
+    """Renews the run's claim before a call when it is due, so a long deep dive never outlives it; a
+    claim another run took over raises `ClaimLost`, which stops the run before it publishes."""
 
     def __init__(self, inner: Asker, ctx: DeepDiveContext) -> None:
         self.inner = inner

@@ -14,6 +14,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.adapters.run_claim import ClaimLost
 from homeostat.adapters.state_store import read_state
 from homeostat.core.asker import Asker, SpendingCapError
 from homeostat.core.config import Config
@@ -169,6 +170,8 @@ def _ask(found: Found, name: str, asker: Asker, system: str, prompt: str, schema
         found.capped = True
         found.skipped.append(name)
         return None
+    except ClaimLost:
+        raise  # another deep dive took the run over: it stops here
     except HomeostatError as exc:
         found.unanswered.append(f"{name}: the model call failed ({exc})")
         return None

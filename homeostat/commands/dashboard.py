@@ -1,0 +1,77 @@
+"""`homeostat dashboard`: the KB's health at a glance, served on 127.0.0.1 from this clone.
+
+Reads the clone's copy of the state branch and this machine's event log, with no network call; the
+settings forms open a PR on the KB repo (with the host token `homeostat daily` uses) or, with none,
+print the diff. Stops on Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import at_least
+from homeostat.console import note
+from homeostat.dashboard.server import Dashboard, DashboardServer
+from homeostat.errors import ConfigError
+from homeostat.runs.sync import read_config
+
+DEFAULT_PORT = 8765
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "dashboard",
+        help="the KB's health in a browser: agents, review queue, sync, metrics, entries, settings",
+        description=(
+            "Serve the dashboard on 127.0.0.1: agent liveness, the review queue, each developer's sync, "
+            "performance (as homeostat metrics computes it), entries with their explain view, members, "
+            "coverage, impact, documents, desire paths, events, and settings forms that open a PR."
+        ),
+    )
+    add_port_option(parser)
+    add_kb_option(parser)
+    parser.set_defaults(run=run)
+
+
+def add_port_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port",
+        type=at_least(0, 65535),
+        default=DEFAULT_PORT,
+        metavar="N",
+        help=f"the port on 127.0.0.1 (default: {DEFAULT_PORT}; 0 picks a free one)",
+    )
+
+
+def serve(root: Path, port: int) -> DashboardServer:
+    """The started server (its URL printed), or a one-line error when the port is taken."""
+    read_config(root)  # a KB that cannot be read fails here, not on the first page
+    try:
+        server = DashboardServer(Dashboard(root, env=os.environ), port)
+    except OSError as exc:
+        raise ConfigError(
+            f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port"
+        ) from None
+    server.start()
+    note(f"dashboard at {server.url} (127.0.0.1 only; Ctrl-C stops it)")
+    return server
+
+
+def run(args: argparse.Namespace) -> int:
+    server = serve(Path(kb_dir(args.kb)), args.port)
+    stopped = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    try:
+        while not stopped.wait(0.5):
+            pass
+    except KeyboardInterrupt:
+        pass
+    server.stop()
+    print("homeostat: dashboard stopped", file=sys.stderr)
+    return 0

@@ -1,0 +1,510 @@
+"""What each dashboard page shows, computed from one `Inputs` bundle: the clone's copy of the state
+branch, this machine's event log, the KB as checked out, and `up`'s schedule locks.
+
+Everything here is pure and is what the tests check; `html` only lays it out. The Performance page
+is `homeostat.core.metrics.compute_metrics`, the code `homeostat metrics` prints, so the two agree.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from homeostat.core.config import CORE_AREA, Config
+from homeostat.core.cron import parse_cron
+from homeostat.core.events import Event
+from homeostat.core.kb import KB
+from homeostat.core.metrics import Metrics, compute_metrics
+from homeostat.core.model import Rule
+from homeostat.core.schedules import CronError
+from homeostat.core.state import RunReport, StateSnapshot
+from homeostat.core.up import ScheduleLock
+
+NOT_SYNCING = dt.timedelta(hours=48)
+GRACE = dt.timedelta(hours=1)  # a job counts as late this long after a slot it has not run for
+WINDOW_DAYS = 30
+EVENTS_SHOWN = 300
+
+
+@dataclass(frozen=True)
+class Inputs:
+    now: dt.datetime
+    config: Config
+    kb: KB | None
+    snapshot: StateSnapshot
+    events: Sequence[Event] = ()
+    locks: Mapping[str, ScheduleLock] = field(default_factory=dict)
+    branch: str = "homeostat/state"
+    accepted: frozenset[str] | None = None  # the rules sessions are served, as `homeostat metrics` reads them
+
+
+def _age(now: dt.datetime, then: dt.datetime | None) -> str:
+    if then is None:
+        return "never"
+    seconds = max(0, int((now - then).total_seconds()))
+    if seconds < 3600:
+        return f"{seconds // 60} min ago"
+    if seconds < 2 * 86400:
+        return f"{seconds // 3600} h ago"
+    return f"{seconds // 86400} days ago"
+
+
+def _when(moment: dt.datetime | None) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M UTC") if moment else ""
+
+
+# --- overview: is each agent alive ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Liveness:
+    job: str
+    last: str
+    age: str
+    outcome: str
+    ok: bool
+    late: bool
+    schedule: str
+    up: str  # what `up`'s lock says, when a box runs the schedule
+
+
+def _late(cron_text: str, now: dt.datetime, last: dt.datetime | None) -> bool:
+    """A slot of the job's schedule passed (plus `GRACE`) with no run since."""
+    try:
+        expected = parse_cron(cron_text).latest_slot(now - GRACE, now - dt.timedelta(days=32))
+    except CronError:
+        return False
+    return expected is not None and (last is None or last < expected)
+
+
+def _run_outcome(report: RunReport | None) -> tuple[str, bool]:
+    if report is None:
+        return "no run recorded", False
+    if report.failed is not None:
+        return f"failed: {report.failed.reason}", False
+    decided = (
+        ", ".join(f"{n} {outcome}" for outcome, n in sorted(report.decided.items())) or "nothing decided"
+    )
+    capped = "; stopped at the spending cap" if report.capped else ""
+    return f"ok: {decided}{capped}", True
+
+
+def _lock_line(lock: ScheduleLock | None, now: dt.datetime) -> str:
+    if lock is None:
+        return ""
+    who = f"{lock.owner.host} (pid {lock.owner.pid})"
+    if lock.finished_at is None:
+        state = "running" if lock.held(now) else "died unfinished"
+        return f"slot {_when(lock.slot)} {state} on {who}"
+    return f"slot {_when(lock.slot)} ran on {who}, exit {lock.exit_code}"
+
+
+def digests(snapshot: StateSnapshot) -> Mapping[str, Any]:
+    """The digest records (`digests/<date>.json`) where this Homeostat's state model has them."""
+    found: Mapping[str, Any] = getattr(snapshot, "digests", {}) or {}
+    return found
+
+
+def liveness(inputs: Inputs) -> list[Liveness]:
+    now, snap, schedules = inputs.now, inputs.snapshot, inputs.config.agents.schedules
+    rows = []
+    for job, cron in (("daily", schedules.daily), ("deep-dive", schedules.deep_dive)):
+        report = snap.last_run(job)  # type: ignore[arg-type]
+        outcome, ok = _run_outcome(report)
+        at = report.started_at if report else None
+        lock = inputs.locks.get(job)
+        rows.append(
+            Liveness(
+                job, _when(at), _age(now, at), outcome, ok, _late(cron, now, at), cron, _lock_line(lock, now)
+            )
+        )
+    records = sorted(digests(snap).values(), key=lambda record: record.until)
+    last = records[-1] if records else None
+    at = last.until if last else None
+    outcome = "no digest recorded" if last is None else ("posted to Slack" if last.posted else "not posted")
+    rows.append(
+        Liveness(
+            "digest",
+            _when(at),
+            _age(now, at),
+            outcome,
+            bool(last and last.posted),
+            _late(schedules.digest, now, at),
+            schedules.digest,
+            _lock_line(inputs.locks.get("digest"), now),
+        )
+    )
+    return rows
+
+
+def overview(inputs: Inputs) -> dict[str, Any]:
+    kb = inputs.kb
+    statuses = Counter(rule.meta.status for rule in kb.rules) if kb else Counter()
+    sync = sync_health(inputs)
+    return {
+        "liveness": liveness(inputs),
+        "statuses": sorted(statuses.items()),
+        "rules": sum(statuses.values()),
+        "documents": len(kb.documents) if kb else 0,
+        "in_review": len(review_queue(inputs)),
+        "overdue": sum(item.overdue for item in review_queue(inputs)),
+        "not_syncing": [row.member for row in sync if not row.syncing],
+        "state_commit": inputs.snapshot.commit or "",
+        "branch": inputs.branch,
+    }
+
+
+# --- automation ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    member: str
+    title: str
+    kind: str
+    confidence: int
+    pr: str
+    pr_number: int | None
+    opened: str
+    age_days: int
+    overdue: bool
+
+
+@dataclass(frozen=True)
+class SyncRow:
+    member: str
+    last: str
+    age: str
+    behind: str
+    pending: str
+    version: str
+    version_differs: bool
+    syncing: bool
+
+
+def review_queue(inputs: Inputs) -> list[QueueItem]:
+    limit = dt.timedelta(days=inputs.config.notifications.review_overdue_days)
+    items = []
+    for record in inputs.snapshot.records():
+        if record.state != "in-review":
+            continue
+        opened = record.review_opened_at or record.at
+        waited = inputs.now - opened
+        items.append(
+            QueueItem(
+                member=record.member,
+                title=record.title,
+                kind=record.kind,
+                confidence=record.confidence,
+                pr=record.pr.url if record.pr else "",
+                pr_number=record.pr.number if record.pr else None,
+                opened=_when(opened),
+                age_days=max(0, waited.days),
+                overdue=waited > limit,
+            )
+        )
+    return sorted(items, key=lambda item: (-item.age_days, item.member, item.title))
+
+
+def sync_health(inputs: Inputs) -> list[SyncRow]:
+    beats = inputs.snapshot.heartbeats
+    members = [m.handle for m in inputs.config.team.members]
+    members += sorted(handle for handle in beats if handle not in members)
+    rows = []
+    for handle in members:
+        beat = beats.get(handle)
+        at = beat.at if beat else None
+        rows.append(
+            SyncRow(
+                member=handle,
+                last=_when(at),
+                age=_age(inputs.now, at),
+                behind="" if beat is None or beat.behind is None else str(beat.behind),
+                pending="" if beat is None else str(beat.pending),
+                version=beat.homeostat_version if beat else "",
+                version_differs=bool(beat and beat.homeostat_version != inputs.config.version),
+                syncing=at is not None and inputs.now - at <= NOT_SYNCING,
+            )
+        )
+    return rows
+
+
+def run_rows(inputs: Inputs) -> list[RunReport]:
+    return sorted(inputs.snapshot.runs.values(), key=lambda report: report.started_at, reverse=True)
+
+
+def automation(inputs: Inputs) -> dict[str, Any]:
+    runs = run_rows(inputs)
+    chart = [(f"{r.kind} {r.started_at.date().isoformat()}", dict(r.decided)) for r in reversed(runs[:30])]
+    return {
+        "runs": runs,
+        "chart": chart,
+        "queue": review_queue(inputs),
+        "overdue_days": inputs.config.notifications.review_overdue_days,
+        "sync": sync_health(inputs),
+    }
+
+
+# --- performance ---------------------------------------------------------------------------------
+
+
+def performance(inputs: Inputs, days: int = WINDOW_DAYS) -> Metrics:
+    """`homeostat metrics`' own computation over the same inputs."""
+    return compute_metrics(inputs.snapshot, inputs.events, inputs.now, days, inputs.accepted)
+
+
+# --- entries -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    id: str
+    title: str
+    area: str
+    topic: str
+    status: str
+    kind: str
+    score: str
+    flags: int
+
+
+def _matches(rule: Rule, words: Sequence[str]) -> bool:
+    text = f"{rule.id}\n{rule.title}\n{rule.rule}\n{rule.why}".lower()
+    return all(word in text for word in words)
+
+
+def entries(
+    inputs: Inputs, query: str = "", area: str = "", status: str = "", kind: str = ""
+) -> dict[str, Any]:
+    rules = inputs.kb.rules if inputs.kb else ()
+    words = query.lower().split()
+    shown = [
+        EntryRow(
+            r.id,
+            r.title,
+            r.area,
+            r.meta.topic or "",
+            r.meta.status,
+            r.meta.kind or "",
+            "" if r.meta.score is None else str(r.meta.score),
+            len(r.meta.open_flags),
+        )
+        for r in rules
+        if (not area or r.area == area)
+        and (not status or r.meta.status == status)
+        and (not kind or (r.meta.kind or "") == kind)
+        and _matches(r, words)
+    ]
+    return {
+        "rows": sorted(shown, key=lambda row: (row.area, row.id)),
+        "total": len(rules),
+        "areas": sorted({r.area for r in rules} | set(inputs.config.area_names())),
+        "statuses": sorted({r.meta.status for r in rules}),
+        "kinds": sorted({r.meta.kind for r in rules if r.meta.kind}),
+        "query": query,
+        "area": area,
+        "status": status,
+        "kind": kind,
+    }
+
+
+# --- members -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemberRow:
+    handle: str
+    name: str
+    role: str
+    teams: str
+    rules: int
+    decided: str
+    sync: SyncRow | None
+
+
+def members(inputs: Inputs) -> list[MemberRow]:
+    rules = inputs.kb.rules if inputs.kb else ()
+    by_author = Counter(r.meta.source.author.lower() for r in rules if r.meta.source.author)
+    outcomes: dict[str, Counter[str]] = defaultdict(Counter)
+    for record in inputs.snapshot.records():
+        outcomes[record.member.lower()][record.outcome] += 1
+    sync = {row.member.lower(): row for row in sync_health(inputs)}
+    return [
+        MemberRow(
+            m.handle,
+            m.name,
+            m.role,
+            ", ".join(m.teams),
+            by_author.get(m.handle.lower(), 0),
+            ", ".join(f"{n} {o}" for o, n in sorted(outcomes[m.handle.lower()].items())),
+            sync.get(m.handle.lower()),
+        )
+        for m in inputs.config.team.members
+    ]
+
+
+# --- coverage ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CoverageRow:
+    area: str
+    owner: str
+    rules: int
+    documents: int
+    uncovered_paths: tuple[str, ...]
+
+
+def _stem(glob: str) -> str:
+    """The literal part of a glob before its first wildcard (`src/billing/` of `src/billing/**`)."""
+    cut = min((i for i, ch in enumerate(glob) if ch in "*?[{"), default=len(glob))
+    return glob[:cut]
+
+
+def _names_path(scopes: Iterable[str], path: str) -> bool:
+    stem = _stem(path)
+    return any(_stem(scope).startswith(stem) or stem.startswith(_stem(scope)) for scope in scopes)
+
+
+def coverage(inputs: Inputs) -> list[CoverageRow]:
+    kb = inputs.kb
+    rules = [r for r in (kb.rules if kb else ()) if r.meta.status != "retired"]
+    documents = kb.documents if kb else ()
+    rows = []
+    for name, area in [*inputs.config.iter_areas(), (CORE_AREA, None)]:
+        mine = [r for r in rules if r.area == name]
+        scopes = [scope for r in mine for scope in r.meta.scope]
+        uncovered = tuple(p for p in (area.paths if area else ()) if not _names_path(scopes, p))
+        rows.append(
+            CoverageRow(
+                area=name,
+                owner=area.owner if area else "",
+                rules=len(mine),
+                documents=sum(d.meta.area == name for d in documents),
+                uncovered_paths=uncovered,
+            )
+        )
+    return rows
+
+
+# --- impact and documents: what sessions used ----------------------------------------------------
+
+
+def _ids(value: object) -> list[str]:
+    return [part for part in str(value or "").split(",") if part]
+
+
+@dataclass(frozen=True)
+class ImpactRow:
+    id: str
+    title: str
+    served: int
+    credited: int
+
+
+def impact(inputs: Inputs) -> dict[str, Any]:
+    served: Counter[str] = Counter()
+    credited: Counter[str] = Counter()
+    turns = 0
+    for event in inputs.events:
+        if event.kind == "injection":
+            served.update(_ids(event.data.get("ids")))
+        elif event.kind == "turn-usage":
+            turns += 1
+            credited.update(_ids(event.data.get("credited")))
+    titles = {r.id: r.title for r in inputs.kb.rules} if inputs.kb else {}
+    rows = [
+        ImpactRow(rule_id, titles.get(rule_id, ""), served[rule_id], credited[rule_id])
+        for rule_id in set(served) | set(credited)
+    ]
+    rows.sort(key=lambda row: (-row.credited, -row.served, row.id))
+    return {
+        "rows": rows,
+        "turns": turns,
+        "chart": [(r.id, float(r.credited)) for r in rows[:12] if r.credited],
+    }
+
+
+@dataclass(frozen=True)
+class SectionRow:
+    key: str
+    heading: str
+    updated: str
+    age_days: int | None
+    uses: int
+    decayed: bool
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    doc_id: str
+    title: str
+    area: str
+    sections: tuple[SectionRow, ...]
+
+
+def _date(text: str) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text[:10])
+    except ValueError:
+        return None
+
+
+def documents(inputs: Inputs) -> list[DocumentRow]:
+    uses: Counter[str] = Counter()
+    for event in inputs.events:
+        if event.kind in ("doc-read", "doc-injection"):
+            uses.update(_ids(event.data.get("ids")))
+    stale = inputs.config.scoring.stale_after_days
+    today = inputs.now.date()
+    rows = []
+    for doc in inputs.kb.documents if inputs.kb else ():
+        sections = []
+        for section in doc.sections:
+            key = f"{doc.doc_id}#{section.id}"
+            updated = (_date(section.provenance.updated) if section.provenance else None) or doc.meta.updated
+            age = (today - updated).days
+            used = uses[key] + uses[doc.doc_id]
+            sections.append(SectionRow(key, section.heading, updated.isoformat(), age, used, age > stale))
+        rows.append(DocumentRow(doc.doc_id, doc.meta.title, doc.meta.area, tuple(sections)))
+    return rows
+
+
+# --- desire paths and events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DesirePath:
+    asked: str
+    tool: str
+    count: int
+    last: str
+
+
+def desire_paths(inputs: Inputs) -> list[DesirePath]:
+    counts: Counter[tuple[str, str]] = Counter()
+    last: dict[tuple[str, str], dt.datetime] = {}
+    for event in inputs.events:
+        if event.kind == "desire-path":
+            key = (str(event.data.get("asked", "")), str(event.data.get("tool", "")))
+            counts[key] += 1
+            last[key] = max(last.get(key, event.at), event.at)
+    return [
+        DesirePath(asked, tool, n, _when(last[(asked, tool)]))
+        for (asked, tool), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ]
+
+
+def events(inputs: Inputs, kind: str = "") -> dict[str, Any]:
+    counts = Counter(event.kind for event in inputs.events)
+    shown = [e for e in inputs.events if not kind or e.kind == kind][-EVENTS_SHOWN:]
+    return {
+        "counts": sorted(counts.items()),
+        "chart": [(k, float(n)) for k, n in counts.most_common(12)],
+        "rows": list(reversed(shown)),
+        "kind": kind,
+        "total": len(inputs.events),
+    }

@@ -1,0 +1,225 @@
+"""The dashboard's HTTP server: stdlib `http.server` on 127.0.0.1 only, one page per request.
+
+Reading is local (see `sources`). The one kind of write, a settings form, must carry this run's
+token (random, made at start, only ever put in this server's own pages), come from this server's
+own origin, and name this server in its Host header; every response also has the Host check, so a
+page on another site cannot reach the dashboard through DNS rebinding. Every response sets a strict
+Content-Security-Policy: no script at all, styles and images only from here, forms post only here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import secrets
+import threading
+from collections.abc import Callable, Mapping
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from homeostat.core.dashboard import html
+from homeostat.core.dashboard.settings import settings_forms
+from homeostat.dashboard.settings_write import propose
+from homeostat.dashboard.sources import Loaded, load_inputs
+from homeostat.errors import HomeostatError
+
+LOOPBACK = "127.0.0.1"
+MAX_FORM_BYTES = 1_000_000
+CSP = (
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
+    "frame-ancestors 'none'; base-uri 'none'"
+)
+HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",  # "no-referrer" would make a form post send Origin: null
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+class Refused(Exception):
+    """A request the dashboard will not serve; `status` and a one-line reason."""
+
+    def __init__(self, status: HTTPStatus, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+
+
+class Dashboard:
+    """The dashboard of one KB clone: its pages, and the checks every request passes."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        env: Mapping[str, str],
+        now: Callable[[], dt.datetime] | None = None,
+        token: str | None = None,
+    ) -> None:
+        self.root = root
+        self.env = env
+        self.now = now or (lambda: dt.datetime.now(dt.UTC))
+        self.token = token or secrets.token_urlsafe(32)
+        self.port = 0
+
+    # .. checks ..
+
+    def hosts(self) -> tuple[str, ...]:
+        return (f"{LOOPBACK}:{self.port}", f"localhost:{self.port}")
+
+    def check_host(self, host: str | None) -> None:
+        if host not in self.hosts():
+            raise Refused(
+                HTTPStatus.MISDIRECTED_REQUEST, f"wrong Host header {host!r}: open http://{self.hosts()[0]}/"
+            )
+
+    def check_write(self, origin: str | None, form: Mapping[str, list[str]]) -> None:
+        if origin not in tuple(f"http://{host}" for host in self.hosts()):
+            raise Refused(HTTPStatus.FORBIDDEN, f"cross-origin write refused (Origin {origin!r})")
+        sent = (form.get("token") or [""])[-1]
+        if not hmac.compare_digest(sent.encode(), self.token.encode()):
+            raise Refused(HTTPStatus.FORBIDDEN, "missing or wrong token: reload the page and submit again")
+
+    # .. pages ..
+
+    def load(self) -> Loaded:
+        return load_inputs(self.root, self.now())
+
+    def page(self, path: str, query: Mapping[str, list[str]]) -> str:
+        loaded = self.load()
+        inputs = loaded.inputs
+        common: dict[str, Any] = {"notes": loaded.notes, "kb_name": loaded.kb_name}
+
+        def arg(name: str) -> str:
+            return (query.get(name) or [""])[-1]
+
+        simple: dict[str, Callable[..., str]] = {
+            "/": html.overview,
+            "/automation": html.automation,
+            "/members": html.members,
+            "/coverage": html.coverage,
+            "/impact": html.impact,
+            "/documents": html.documents,
+            "/desire-paths": html.desire_paths,
+        }
+        if path in simple:
+            return simple[path](inputs, **common)
+        if path == "/performance":
+            return html.performance(inputs, **common)
+        if path == "/entries":
+            return html.entries(inputs, arg("q"), arg("area"), arg("status"), arg("kind"), **common)
+        if path.startswith("/entries/"):
+            return self.entry(loaded, unquote(path.removeprefix("/entries/")), common)
+        if path == "/events":
+            return html.events(inputs, arg("kind"), **common)
+        if path == "/settings":
+            return html.settings(inputs, settings_forms(inputs.config), self.token, **common)
+        raise Refused(HTTPStatus.NOT_FOUND, f"no page {path}")
+
+    def entry(self, loaded: Loaded, rule_id: str, common: dict[str, Any]) -> str:
+        from homeostat.dashboard.explain_view import explain_rule
+
+        found, facts, text = explain_rule(self.root, loaded.inputs.kb, rule_id)
+        return html.entry(loaded.inputs, rule_id, found, facts, text, **common)
+
+    def post(self, path: str, form: Mapping[str, list[str]]) -> str:
+        if not path.startswith("/settings/"):
+            raise Refused(HTTPStatus.NOT_FOUND, f"no form posts to {path}")
+        section = path.removeprefix("/settings/")
+        result = propose(self.root, section, form, self.env, self.now().date())
+        loaded = self.load()
+        common = {"notes": loaded.notes, "kb_name": loaded.kb_name}
+        forms = settings_forms(loaded.inputs.config)
+        return html.settings(loaded.inputs, forms, self.token, result=result, **common)
+
+
+def _handler(app: Dashboard) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "homeostat-dashboard"
+        sys_version = ""
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            self._serve(lambda: self._get())
+
+        def do_POST(self) -> None:  # noqa: N802
+            self._serve(lambda: self._post())
+
+        def _get(self) -> tuple[bytes, str]:
+            app.check_host(self.headers.get("Host"))
+            parts = urlsplit(self.path)
+            if parts.path == "/static/dashboard.css":
+                return html.stylesheet(), "text/css; charset=utf-8"
+            page = app.page(parts.path, parse_qs(parts.query))
+            return page.encode("utf-8"), "text/html; charset=utf-8"
+
+        def _post(self) -> tuple[bytes, str]:
+            app.check_host(self.headers.get("Host"))
+            length = int(self.headers.get("Content-Length") or 0)
+            if length > MAX_FORM_BYTES:
+                raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
+            kind = (self.headers.get("Content-Type") or "").split(";")[0].strip()
+            if kind != "application/x-www-form-urlencoded":
+                raise Refused(
+                    HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"a form post, not {kind or 'no content type'}"
+                )
+            form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
+            app.check_write(self.headers.get("Origin"), form)
+            return app.post(urlsplit(self.path).path, form).encode("utf-8"), "text/html; charset=utf-8"
+
+        def _serve(self, make: Callable[[], tuple[bytes, str]]) -> None:
+            try:
+                body, kind = make()
+                status = HTTPStatus.OK
+            except Refused as refused:
+                body, kind, status = f"{refused}\n".encode(), "text/plain; charset=utf-8", refused.status
+            except HomeostatError as exc:
+                body, kind = f"homeostat: {exc}\n".encode(), "text/plain; charset=utf-8"
+                status = HTTPStatus.INTERNAL_SERVER_ERROR
+            self.send_response(status)
+            for name, value in HEADERS.items():
+                self.send_header(name, value)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+            return None
+
+    return Handler
+
+
+class DashboardServer:
+    """`Dashboard` served on 127.0.0.1 from a background thread."""
+
+    def __init__(self, app: Dashboard, port: int = 0) -> None:
+        self.app = app
+        self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(app))
+        self.httpd.daemon_threads = True
+        app.port = self.httpd.server_address[1]
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="dashboard", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{LOOPBACK}:{self.app.port}/"
+
+    def start(self) -> DashboardServer:
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+    def __enter__(self) -> DashboardServer:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()

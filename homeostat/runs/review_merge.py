@@ -1,0 +1,332 @@
+"""`homeostat review merge`: rebuild a review or dispute PR on the current base, then merge it.
+
+Review PRs that add sections to one topic file conflict for git once one of them merges. For each
+PR (one by number, or every open one, oldest first, each on the base the last one left):
+
+1. check: it is open, its head is this repository's `homeostat/review-*` branch (dispute PRs
+   included), and it targets `sources.baseBranch`; a merged or closed PR is reported and skipped;
+2. rebuild: when the base moved since the PR's branch left it, the PR's files are merged onto the
+   current base section by section (`homeostat.core.section_merge`), validated, and committed on
+   the base tip; a rule both sides changed (or anything else two sides changed differently) leaves
+   the PR open with one comment saying which and why, never repeated by a rerun;
+3. push: the rebuilt commit replaces the branch, leased on the commit it was rebuilt from, so a
+   person's push in between is never lost; a host that can miss a force push (Bitbucket) gets an
+   ordinary push on top; then the run waits until the host shows the pushed commit as the PR head;
+4. merge: squash-merge at exactly that head (the Bitbucket adapter polls its asynchronous merge).
+   A refusal (branch protection, a required check) leaves the PR open, rebuilt, for a person.
+
+Only the PR's own branch is ever force-pushed: never the base branch or the state branch. Nothing
+here writes the state branch: the next daily run settles a merged review PR as a reviewer's merge.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal, TextIO
+
+from homeostat.adapters.git import Git
+from homeostat.adapters.kb_files import load_kb_ref
+from homeostat.adapters.state_store import tracking_ref
+from homeostat.core.config import Config
+from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef, same_commit
+from homeostat.core.section_merge import Conflict, Rebuild, rebuild
+from homeostat.core.state import state_branch
+from homeostat.core.validate import validate_files
+from homeostat.errors import AuthError, HomeostatError, HostError
+from homeostat.runs.publish import REBUILDABLE_PREFIX, Publisher
+
+Outcome = Literal["merged", "left-open", "skipped", "dry-run", "failed"]
+MARKER = "<!-- homeostat review-merge: {key} -->"
+
+
+class NotHomeostatsPull(HomeostatError):
+    """A PR review merge must not touch: someone else's branch, a fork, another base."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class ReviewMergeOptions:
+    number: int | None = None  # None: every open review and dispute PR
+    dry_run: bool = False
+    head_wait: float = 120.0  # seconds to wait for the host to show a pushed head
+    poll: float = 2.0
+
+
+@dataclass
+class ReviewMergeDeps:
+    git: Git
+    host: CodeHost
+    kb_repo: RepoRef
+    config: Config
+    out: TextIO
+    remote: str = "origin"
+    sleep: Callable[[float], None] = time.sleep
+    clock: Callable[[], float] = time.monotonic
+    today: Callable[[], dt.date] = lambda: dt.datetime.now(dt.UTC).date()
+
+
+@dataclass(frozen=True)
+class PullOutcome:
+    number: int
+    url: str
+    outcome: Outcome
+    reason: str
+    rebuilt: bool = False
+    merge_sha: str = ""
+
+
+@dataclass
+class ReviewMergeResult:
+    outcomes: list[PullOutcome] = field(default_factory=list)
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(1 for o in self.outcomes if o.outcome == outcome)
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a PR was left for a person (a conflict, a refusal, a failure), else 0."""
+        return 1 if any(o.outcome in ("left-open", "failed") for o in self.outcomes) else 0
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A PR ready to merge: the commit to push (None when its branch is already level with the
+    base) and the one the branch held."""
+
+    pull: PullInfo
+    head: str
+    rebuilt: str | None
+
+
+class ReviewMerge:
+    def __init__(self, deps: ReviewMergeDeps, options: ReviewMergeOptions) -> None:
+        self.deps = deps
+        self.options = options
+        self.base = deps.config.sources.base_branch
+        self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
+
+    def run(self) -> ReviewMergeResult:
+        result = ReviewMergeResult()
+        for pull in self._pulls():
+            try:
+                outcome = self.merge_one(pull)
+            except NotHomeostatsPull as exc:
+                if self.options.number is not None:
+                    raise
+                outcome = PullOutcome(pull.number, pull.url, "skipped", str(exc))
+            except HomeostatError as exc:
+                outcome = PullOutcome(pull.number, pull.url, "failed", str(exc))
+            self._say(outcome)
+            result.outcomes.append(outcome)
+        if not result.outcomes:
+            print(f"review merge: no open review or dispute PR into {self.base}", file=self.deps.out)
+        return result
+
+    def _pulls(self) -> list[PullInfo]:
+        host, repo = self.publisher.host
+        if self.options.number is not None:
+            try:
+                return [host.get_pull(repo, self.options.number)]
+            except AuthError:
+                raise
+            except HostError as exc:
+                raise HostError(f"cannot read PR #{self.options.number} of {repo.full_name}: {exc}") from exc
+        found = [p for p in self.publisher.open_pulls(REBUILDABLE_PREFIX) if p.base_branch == self.base]
+        return sorted(found, key=lambda p: p.number)
+
+    def merge_one(self, pull: PullInfo) -> PullOutcome:
+        if pull.state is not PullState.OPEN:
+            return PullOutcome(pull.number, pull.url, "skipped", f"already {pull.state.value}")
+        head, base_tip = self._fetch(pull)
+        prepared = self._prepare(pull, head, base_tip)
+        if isinstance(prepared, PullOutcome):
+            return prepared
+        if self.options.dry_run:
+            what = "rebuilt on" if prepared.rebuilt else "level with"
+            return PullOutcome(pull.number, pull.url, "dry-run", f"would merge, {what} {self.base}")
+        pushed = self._push(prepared)
+        if isinstance(pushed, PullOutcome):
+            return pushed
+        return self._merge(prepared, pushed)
+
+    # .. 1. check ..
+
+    def _fetch(self, pull: PullInfo) -> tuple[str, str]:
+        """The PR branch's tip and the base's, fresh from the remote; refuses a PR not Homeostat's."""
+        branch = pull.head_branch
+        if not branch.startswith(REBUILDABLE_PREFIX) or pull.base_branch != self.base:
+            raise NotHomeostatsPull(
+                f"PR #{pull.number} is not a Homeostat review or dispute PR: its branch is {branch!r} into "
+                f"{pull.base_branch!r}, and review merge only merges {REBUILDABLE_PREFIX}* branches into "
+                f"{self.base} (sources.baseBranch)"
+            )
+        git, remote = self.deps.git, self.deps.remote
+        git.unshallow(remote)  # the merge base must be in the history, not cut off
+        git.fetch(
+            remote,
+            [f"+refs/heads/{ref}:{tracking_ref(remote, ref)}" for ref in (self.base, branch)],
+        )
+        head = git.rev_parse(tracking_ref(remote, branch))
+        base_tip = git.rev_parse(tracking_ref(remote, self.base))
+        if head is None:
+            raise NotHomeostatsPull(
+                f"PR #{pull.number} is not a Homeostat review or dispute PR: {branch} is not a branch of "
+                f"{self.deps.kb_repo.full_name} (a fork's branch, or one already deleted)"
+            )
+        if base_tip is None:
+            raise HomeostatError(f"the KB repo has no branch {self.base!r} (sources.baseBranch)")
+        return head, base_tip
+
+    # .. 2. rebuild ..
+
+    def _prepare(self, pull: PullInfo, head: str, base_tip: str) -> _Prepared | PullOutcome:
+        git = self.deps.git
+        fork = git.run("merge-base", head, base_tip, check=False).stdout.decode().strip()
+        if not fork:
+            return self._leave_open(
+                pull, [Conflict("", f"{pull.head_branch} shares no history with {self.base}")]
+            )
+        if fork == base_tip:
+            return _Prepared(pull, head, None)
+        built = self._rebuild(fork, base_tip, head)
+        if built.conflicts:
+            return self._leave_open(pull, list(built.conflicts), base_tip, fork)
+        if not built.files:
+            reason = f"{self.base} already holds everything this PR changes; close it or merge it by hand"
+            return PullOutcome(pull.number, pull.url, "left-open", reason)
+        broken = self._invalid(base_tip, built)
+        if broken:
+            return self._leave_open(
+                pull, [Conflict("", f"rebuilt on {self.base}, the KB does not validate: {broken}")]
+            )
+        changes = {path: None if text is None else text.encode("utf-8") for path, text in built.files.items()}
+        message = f"{pull.title}\n\nRebuilt on {self.base} at {base_tip[:12]} by homeostat review merge."
+        return _Prepared(pull, head, git.commit_files(base_tip, changes, message))
+
+    def _rebuild(self, fork: str, base_tip: str, head: str) -> Rebuild:
+        paths = set(self._changed(fork, head))
+        sides = [{path: self._text(commit, path) for path in paths} for commit in (fork, base_tip, head)]
+        return rebuild(paths, *sides)
+
+    def _changed(self, old: str, new: str) -> list[str]:
+        done = self.deps.git.run("diff", "--name-only", "-z", "--no-renames", old, new)
+        return [path for path in done.stdout.decode("utf-8", "surrogateescape").split("\0") if path]
+
+    def _text(self, commit: str, path: str) -> str | None:
+        data = self.deps.git.read_file(commit, path)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    def _invalid(self, base_tip: str, built: Rebuild) -> str:
+        """The first validation error the rebuilt files have on the current base, or ''."""
+        files: dict[str, str | bytes] = dict(load_kb_ref(self.deps.git, base_tip).files)
+        for path, text in built.files.items():
+            if text is None:
+                files.pop(path, None)
+            else:
+                files[path] = text
+        errors = [f for f in validate_files(files, self.deps.today()).errors if f.file in built.files]
+        return f"{errors[0].file}:{errors[0].line}: {errors[0].message}" if errors else ""
+
+    def _leave_open(
+        self, pull: PullInfo, conflicts: list[Conflict], base_tip: str = "", fork: str = ""
+    ) -> PullOutcome:
+        """One comment saying what stops the merge (never twice for the same reasons); the PR stays."""
+        lines = [self._explain(c, fork, base_tip) for c in conflicts]
+        key = hashlib.sha256("\n".join(sorted(c.why for c in conflicts)).encode()).hexdigest()[:16]
+        marker = MARKER.format(key=key)
+        reason = "; ".join(c.why for c in conflicts)
+        if self.options.dry_run:
+            return PullOutcome(pull.number, pull.url, "dry-run", f"would be left open: {reason}")
+        host, repo = self.publisher.host
+        if not any(marker in comment for comment in host.pull_comments(repo, pull.number)):
+            body = "\n".join(
+                [
+                    f"Homeostat review merge left this PR open: it cannot be rebuilt on `{self.base}`.",
+                    "",
+                    *(f"- {line}" for line in lines),
+                    "",
+                    "A person decides: edit this PR's branch so it agrees with the base, or close it.",
+                    marker,
+                ]
+            )
+            host.add_comment(repo, pull.number, body)
+        return PullOutcome(pull.number, pull.url, "left-open", reason)
+
+    def _explain(self, conflict: Conflict, fork: str, base_tip: str) -> str:
+        """The conflict, with the base commit that changed the same file since the PR left it."""
+        if not conflict.path or not fork:
+            return conflict.why
+        done = self.deps.git.run(
+            "log", "-1", "--format=%s", f"{fork}..{base_tip}", "--", conflict.path, check=False
+        )
+        subject = done.stdout.decode("utf-8", "replace").strip()
+        return f"{conflict.why} ({self.base} changed it in “{subject}”)" if subject else conflict.why
+
+    # .. 3. push, and wait for the host ..
+
+    def _push(self, prepared: _Prepared) -> str | PullOutcome:
+        """The commit the host shows as the PR head, ready to merge at."""
+        pull, publisher = prepared.pull, self.publisher
+        target = prepared.head
+        if prepared.rebuilt is not None:
+            never = (self.base, state_branch(self.base))
+            if not publisher.push_rebuilt(
+                pull.head_branch, prepared.rebuilt, expect=prepared.head, never=never
+            ):
+                reason = f"{pull.head_branch} moved while it was rebuilt; rerun to rebuild it again"
+                return PullOutcome(pull.number, pull.url, "failed", reason)
+            target = prepared.rebuilt
+        if (
+            not same_commit(pull.head_sha, target)
+            and Capability.FORCE_PUSH_SEEN not in self.deps.host.capabilities
+        ):
+            target = self._nudge(pull, target)
+        if self._wait_for(pull.number, target):
+            return target
+        waited = f"{self.options.head_wait:g}s"
+        reason = f"the host did not show {target[:12]} as the PR's head within {waited}; rerun to merge it"
+        return PullOutcome(pull.number, pull.url, "failed", reason, rebuilt=prepared.rebuilt is not None)
+
+    def _nudge(self, pull: PullInfo, sha: str) -> str:
+        """An ordinary push on top of a force push, which a host that missed the force push reads."""
+        git = self.deps.git
+        nudge = git.commit_files(sha, {}, f"{pull.title}: refresh the PR", parents=[sha])
+        self.publisher.push(pull.head_branch, nudge)
+        return nudge
+
+    def _wait_for(self, number: int, sha: str) -> bool:
+        deadline = self.deps.clock() + self.options.head_wait
+        while True:
+            if self.publisher.shows_head(number, sha):
+                return True
+            if self.deps.clock() + self.options.poll > deadline:
+                return False
+            self.deps.sleep(self.options.poll)
+
+    # .. 4. merge ..
+
+    def _merge(self, prepared: _Prepared, sha: str) -> PullOutcome:
+        pull = prepared.pull
+        rebuilt = prepared.rebuilt is not None
+        message = f"Merged by homeostat review merge{', rebuilt on ' + self.base if rebuilt else ''}."
+        merged = self.publisher.merge(pull.number, sha, f"{pull.title} (#{pull.number})", message)
+        if not merged.merged:
+            reason = f"the host refused the merge: {merged.reason}"
+            return PullOutcome(pull.number, pull.url, "left-open", reason, rebuilt=rebuilt)
+        self.publisher.delete_branch(pull.head_branch)
+        how = f"rebuilt on {self.base} and merged" if rebuilt else "merged"
+        return PullOutcome(pull.number, pull.url, "merged", how, rebuilt=rebuilt, merge_sha=merged.sha or "")
+
+    def _say(self, outcome: PullOutcome) -> None:
+        print(
+            f"PR #{outcome.number}: {outcome.outcome}: {outcome.reason} ({outcome.url})", file=self.deps.out
+        )
+
+
+def run_review_merge(deps: ReviewMergeDeps, options: ReviewMergeOptions) -> ReviewMergeResult:
+    return ReviewMerge(deps, options).run()

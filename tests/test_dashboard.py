@@ -1,0 +1,267 @@
+"""The dashboard's pages from a fixture state branch and event log, its settings writes, and its
+refusals: a wrong Host, a cross-origin POST, a missing token. (The same pages in Chromium:
+test_dashboard_browser.py.)"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dashboardworld import MARKUP_TITLE, QUEUED_TITLE, DashboardWorld
+
+from homeostat.core.config import Config
+from homeostat.core.config_keys import walk
+from homeostat.core.dashboard.settings import settings_forms
+from homeostat.dashboard.server import CSP, Dashboard, DashboardServer
+from homeostat.runs.sync import read_config
+
+PAGES = (
+    "/",
+    "/automation",
+    "/performance",
+    "/entries",
+    "/entries/escape-titles",
+    "/members",
+    "/coverage",
+    "/impact",
+    "/documents",
+    "/desire-paths",
+    "/events",
+    "/settings",
+)
+
+
+@pytest.fixture
+def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DashboardWorld:  # type: ignore[no-untyped-def]
+    return DashboardWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
+
+
+@pytest.fixture
+def server(world: DashboardWorld) -> Iterator[DashboardServer]:
+    with DashboardServer(Dashboard(world.work, env={})) as running:
+        yield running
+
+
+def request(
+    server: DashboardServer, method: str, path: str, body: str = "", headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], str]:
+    connection = http.client.HTTPConnection("127.0.0.1", server.app.port, timeout=30)
+    sent = {"Host": f"127.0.0.1:{server.app.port}", **(headers or {})}
+    if body:
+        sent.setdefault("Content-Type", "application/x-www-form-urlencoded")
+    connection.request(method, path, body=body.encode() if body else None, headers=sent)
+    response = connection.getresponse()
+    text = response.read().decode()
+    connection.close()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, text
+
+
+def form_of(page: str, section: str, server: DashboardServer, **changes: str) -> str:
+    """The settings form of `section` as the page holds it, with `changes`, url-encoded."""
+    config = read_config(server.app.root)
+    [form] = [f for f in settings_forms(config) if f.section == section]
+    fields: list[tuple[str, str]] = [("token", server.app.token)]
+    for field in form.fields:
+        if field.widget == "checkbox":
+            if field.checked:
+                fields.append((field.name, "true"))
+        else:
+            fields.append((field.name, changes.pop(field.name, field.value)))
+    assert not changes, f"no such fields: {changes}"
+    return urllib.parse.urlencode(fields)
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_page_renders_with_the_security_headers(server: DashboardServer, path: str) -> None:
+    status, headers, body = request(server, "GET", path)
+    assert status == 200, body
+    assert headers["content-security-policy"] == CSP
+    assert "script-src" not in CSP and "default-src 'none'" in CSP
+    assert headers["x-content-type-options"] == "nosniff"
+    assert "<script" not in body.lower(), "the dashboard has no script of its own, and escapes every other"
+    assert "http://" not in body.replace(server.url, "").replace("http://www.w3.org/2000/svg", "")
+
+
+def test_a_title_holding_markup_is_shown_as_text(server: DashboardServer) -> None:
+    _, _, entries = request(server, "GET", "/entries?q=escape")
+    assert "Escape &lt;script&gt;alert(1)&lt;/script&gt; in page titles" in entries
+    assert MARKUP_TITLE not in entries
+    _, _, automation = request(server, "GET", "/automation")
+    assert "Wrap &lt;b&gt;money&lt;/b&gt; in Decimal" in automation and QUEUED_TITLE not in automation
+    _, _, desire = request(server, "GET", "/desire-paths")
+    assert "get_rules&lt;img src=x&gt;" in desire
+
+
+def test_overview_shows_each_agents_liveness(server: DashboardServer) -> None:
+    _, _, body = request(server, "GET", "/")
+    assert "ok: 3 merged, 1 review" in body  # the last daily run that did work, not the failed one
+    assert "ok: 1 retired" in body  # the deep dive
+    assert "no digest recorded" in body
+    assert "ran on box-1 (pid 4242), exit 0" in body  # up's lock on the daily schedule
+    assert "1 overdue" in body and "not syncing:</span> bo, cy, dee" in body
+
+
+def test_automation_marks_the_overdue_review_and_the_silent_members(server: DashboardServer) -> None:
+    _, _, body = request(server, "GET", "/automation")
+    row = body[body.index("Wrap &lt;b&gt;") :].split("</tr>")[0]
+    assert "5 days" in row and "overdue" in row and 'href="https://github.com/example/kb/pull/7"' in row
+    sync = body[body.index("Developer sync") :]
+    bo = sync[sync.index("<td>bo</td>") :].split("</tr>")[0]
+    assert (
+        "not syncing" in bo and "<td>12</td>" in bo and "<td>4</td>" in bo and "not the pinned version" in bo
+    )
+    ana = sync[sync.index("<td>ana</td>") :].split("</tr>")[0]
+    assert "not syncing" not in ana
+    assert "failed: the host refused the push" in body
+    assert "<svg" in body and "Lessons decided per run" in body
+
+
+def test_performance_shows_what_homeostat_metrics_computes(
+    server: DashboardServer, world: DashboardWorld
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "homeostat", "metrics", "--format", "json", "--kb", str(world.work)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    metrics = json.loads(done.stdout)
+    _, _, body = request(server, "GET", "/performance")
+    decisions = metrics["decisions"]
+    assert f"{decisions['decided']} decided" in body
+    assert (
+        f"{decisions['autoMerged']} merged by the daily run, {decisions['sentToReview']} sent to review"
+        in body
+    )
+    usage = metrics["usage"]
+    assert f"{usage['sessions']} sessions, {usage['promptMatches']} prompt matches" in body
+    [step] = metrics["costByStep"]
+    assert f"<td>{step['name']}</td><td>{step['calls']}</td><td>{step['inputTokens']}</td>" in body
+
+
+def test_entries_filter_and_explain(server: DashboardServer) -> None:
+    _, _, candidates = request(server, "GET", "/entries?status=candidate")
+    assert "escape-titles" in candidates and "log-with-fields" not in candidates
+    _, _, core = request(server, "GET", "/entries?area=core")
+    assert "log-with-fields" in core and "escape-titles" not in core
+    _, _, explained = request(server, "GET", "/entries/log-with-fields")
+    assert (
+        "homeostat explain log-with-fields" in explained
+        and "score" in explained
+        and "manual by bo" in explained
+    )
+    _, _, team_only = request(server, "GET", "/entries/migrations-expand-then-contract")
+    assert "billing/db" in team_only  # a team-only area's rule is shown to the KB's keeper
+    status, _, missing = request(server, "GET", "/entries/no-such-rule")
+    assert status == 200 and "No rule" in missing
+
+
+def test_usage_pages_count_the_event_log(server: DashboardServer) -> None:
+    _, _, impact = request(server, "GET", "/impact")
+    row = impact[impact.index("<td>log-with-fields</td>") :].split("</tr>")[0]
+    assert "<td>2</td><td>1</td>" in row  # served twice, credited once
+    _, _, documents = request(server, "GET", "/documents")
+    errors = documents[documents.index("billing/api/overview#errors") :].split("</tr>")[0]
+    assert "<td>1</td>" in errors
+    _, _, coverage = request(server, "GET", "/coverage")
+    assert "no documents" in coverage
+    _, _, events = request(server, "GET", "/events?kind=desire-path")
+    assert "desire-path" in events and "turn-usage</td>" not in events
+
+
+def test_refusals(server: DashboardServer) -> None:
+    good = form_of("", "handoff", server, **{"handoff.minEdits": "7"})
+    origin = f"http://127.0.0.1:{server.app.port}"
+    status, _, body = request(server, "GET", "/", headers={"Host": "evil.example:80"})
+    assert status == 421 and "wrong Host header" in body
+    status, _, body = request(server, "POST", "/settings/handoff", good, {"Origin": "http://evil.example"})
+    assert status == 403 and "cross-origin" in body
+    status, _, body = request(server, "POST", "/settings/handoff", good)  # no Origin at all
+    assert status == 403
+    no_token = "&".join(part for part in good.split("&") if not part.startswith("token="))
+    status, _, body = request(server, "POST", "/settings/handoff", no_token, {"Origin": origin})
+    assert status == 403 and "token" in body
+    status, _, body = request(
+        server, "POST", "/settings/handoff", good, {"Origin": origin, "Host": "localhost:1"}
+    )
+    assert status == 421
+    assert (server.app.root / "homeostat.yaml").read_text().count("minEdits") == 0
+
+
+def test_without_a_host_a_settings_change_shows_the_diff(
+    server: DashboardServer, world: DashboardWorld
+) -> None:
+    before = (world.work / "homeostat.yaml").read_text()
+    body = form_of("", "agents", server, **{"agents.maxCostUsd": "3.5"})
+    status, _, page = request(
+        server, "POST", "/settings/agents", body, {"Origin": f"http://127.0.0.1:{server.app.port}"}
+    )
+    assert status == 200
+    assert "No code host is configured here" in page
+    assert "-  maxCostUsd: 2.0\n+  maxCostUsd: 3.5" in page
+    assert (world.work / "homeostat.yaml").read_text() == before
+
+
+def test_an_invalid_change_is_refused_before_anything_is_written(
+    server: DashboardServer, world: DashboardWorld
+) -> None:
+    origin = {"Origin": f"http://127.0.0.1:{server.app.port}"}
+    broken = form_of("", "scoring", server, **{"scoring.confidence.decline": "90"})
+    _, _, page = request(server, "POST", "/settings/scoring", broken, origin)
+    assert "Nothing was written" in page and "decline must not be above accept" in page
+    unknown_owner = form_of("", "repos", server, **{"repos[1].areas[0].owner": "nobody"})
+    _, _, page = request(server, "POST", "/settings/repos", unknown_owner, origin)
+    assert "Nothing was written" in page and "the KB does not validate" in page and "nobody" in page
+
+
+def test_a_settings_change_opens_a_pr_on_the_host(world: DashboardWorld) -> None:
+    with DashboardServer(Dashboard(world.work, env=world.host_env())) as running:
+        body = form_of("", "agents", running, **{"agents.schedules.daily": "30 5 * * *"})
+        _, _, page = request(
+            running, "POST", "/settings/agents", body, {"Origin": f"http://127.0.0.1:{running.app.port}"}
+        )
+    assert "Opened" in page, page
+    [pull] = [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/settings-agents-")]
+    assert pull.title == "homeostat: settings: agents" and "`agents.schedules.daily`" in pull.body
+    text = world.bare().read_file(f"refs/heads/{pull.head_ref}", "homeostat.yaml")
+    assert text is not None and '  schedules:\n    daily: "30 5 * * *"\n' in text.decode()
+    assert "homeostat/settings-" in page and "schedules" not in (world.work / "homeostat.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("path", "default"), [(p, d) for p, d, _ in walk(Config)], ids=[p for p, _, _ in walk(Config)]
+)
+def test_every_config_key_has_a_form_field(path: str, default: str) -> None:
+    """As docs/config.md must list every key (test_config_docs.py), the settings must edit it, even in
+    a KB with no members, repos or areas yet (each list has a blank item to add)."""
+    keys = {field.key for form in settings_forms(Config()) for field in form.fields}
+    assert any(key == path or key.startswith(path + ".") or key.startswith(path + "[].") for key in keys), (
+        f"no settings form field edits `{path}`"
+    )
+
+
+def test_the_dashboard_command_serves_and_stops_on_sigterm(world: DashboardWorld) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "homeostat", "dashboard", "--port", "0", "--kb", str(world.work)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stderr is not None
+    line = child.stderr.readline()
+    assert "dashboard at http://127.0.0.1:" in line, line
+    url = line.split("dashboard at ", 1)[1].split(" ", 1)[0]
+    port = int(url.rsplit(":", 1)[1].strip("/"))
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/members")
+    response: Any = connection.getresponse()
+    assert response.status == 200 and "Ana Lima" in response.read().decode()
+    child.terminate()
+    assert child.wait(timeout=30) == 0
+    assert "dashboard stopped" in child.stderr.read()

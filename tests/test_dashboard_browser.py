@@ -1,0 +1,129 @@
+"""The dashboard in a real headless Chromium: every page loads with no console error and no request
+leaving 127.0.0.1, a settings form round-trips a change to a PR on the GitHub emulator (and one that
+another site posts is refused, even holding the token), and the overview's screenshot is kept as a
+test artifact (`<pytest tmp dir>/artifacts/overview.png`).
+
+One browser process serves the whole module. Skipped, saying why, only where chromium cannot run.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import Browser, BrowserError, chromium_path
+from dashboardworld import DashboardWorld
+from test_dashboard import PAGES
+
+from homeostat.dashboard.server import Dashboard, DashboardServer
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    if chromium_path() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium where it can)")
+    try:
+        launched = Browser.launch(tmp_path_factory.mktemp("chromium-profile"))
+    except (BrowserError, OSError) as exc:
+        pytest.skip(f"chromium cannot run here: {exc}")
+    with launched:
+        yield launched
+
+
+@pytest.fixture
+def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DashboardWorld:  # type: ignore[no-untyped-def]
+    return DashboardWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
+
+
+def _local(url: str, server: DashboardServer) -> bool:
+    return url.startswith(server.url) or url.startswith(("data:", "about:"))
+
+
+def test_every_page_loads_clean_and_stays_on_loopback(
+    browser: Browser, world: DashboardWorld, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    with DashboardServer(Dashboard(world.work, env={})) as server:
+        page = browser.new_page()
+        for path in PAGES:
+            page.goto(server.url.rstrip("/") + path)
+            title = page.evaluate("document.title")
+            assert title.endswith("· Homeostat"), (path, title)
+            assert page.evaluate("document.querySelectorAll('script').length") == 0
+        assert page.errors == [], page.errors
+        leaving = [url for url in page.requests if not _local(url, server)]
+        assert leaving == [], f"requests left 127.0.0.1: {leaving}"
+        assert all(status == 200 for status in page.statuses.values()), page.statuses
+        assert server.url + "static/dashboard.css" in page.requests  # the stylesheet, not inline style
+        page.goto(server.url + "entries?q=escape")
+        shown = page.evaluate("document.querySelector('main table').innerText")
+        assert "Escape <script>alert(1)</script> in page titles" in shown  # as text, never as a tag
+        page.goto(server.url)
+        artifacts = tmp_path_factory.getbasetemp() / "artifacts"
+        artifacts.mkdir(exist_ok=True)
+        shot = page.screenshot(artifacts / "overview.png")
+        assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10_000
+        assert page.errors == [], page.errors
+
+
+def test_a_settings_form_round_trips_to_a_pr(browser: Browser, world: DashboardWorld) -> None:
+    with DashboardServer(Dashboard(world.work, env=world.host_env())) as server:
+        page = browser.new_page()
+        page.goto(server.url + "settings")
+        page.evaluate("document.getElementById('f-notifications.reviewOverdueDays').value = '4'")
+        page.navigate(lambda: page.evaluate("document.getElementById('notifications').requestSubmit()"))
+        result = page.evaluate("document.querySelector('section.result').innerText")
+        assert "Opened" in result and "homeostat/settings-notifications-" in result, result
+        assert page.errors == [], page.errors
+        assert all(_local(url, server) for url in page.requests), page.requests
+    [pull] = [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/settings-notifications-")]
+    text = world.bare().read_file(f"refs/heads/{pull.head_ref}", "homeostat.yaml")
+    assert text is not None and "notifications:\n  reviewOverdueDays: 4\n" in text.decode()
+    assert "`notifications.reviewOverdueDays`: `4`" in pull.body
+
+
+class _AttackerPage(BaseHTTPRequestHandler):
+    """Another site's page (another port is another origin) holding a form aimed at the dashboard."""
+
+    page = b""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(self.page)))
+        self.end_headers()
+        self.wfile.write(self.page)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - http.server's signature
+        return None
+
+
+def test_a_form_on_another_site_cannot_change_settings(browser: Browser, world: DashboardWorld) -> None:
+    """Even holding this run's token (say it leaked), a form another origin posts is refused."""
+    with DashboardServer(Dashboard(world.work, env=world.host_env())) as server:
+        fields = {"token": server.app.token, "notifications.reviewOverdueDays": "1"}
+        inputs = "".join(
+            f'<input name="{html.escape(k)}" value="{html.escape(v)}">' for k, v in fields.items()
+        )
+        target = server.url + "settings/notifications"
+        _AttackerPage.page = (
+            f'<!doctype html><title>win a prize</title><form id="f" method="post" action="{target}">'
+            f"{inputs}</form>"
+        ).encode()
+        attacker = ThreadingHTTPServer(("127.0.0.1", 0), _AttackerPage)
+        threading.Thread(target=attacker.serve_forever, daemon=True).start()
+        try:
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{attacker.server_address[1]}/")
+            page.navigate(lambda: page.evaluate("document.getElementById('f').submit()"))
+            shown = page.evaluate("document.body.innerText")
+        finally:
+            attacker.shutdown()
+            attacker.server_close()
+        assert page.statuses[target] == 403 and "cross-origin write refused" in shown, shown
+    assert not [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/settings-")]
+    assert "reviewOverdueDays" not in (world.work / "homeostat.yaml").read_text()
