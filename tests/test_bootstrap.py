@@ -173,6 +173,10 @@ def test_the_dry_run_needs_no_host_and_lists_every_repo(
     data = json.loads(capsys.readouterr().out)  # the shape docs/cli.md promises
     assert set(data) == {"dryRun", "plans", "prs", "notes", "costUsd", "exitCode", "text"}
     assert [plan["repo"] for plan in data["plans"]] == ["billing", "storefront"] and data["prs"] == {}
+    assert all(  # "as seed's"
+        set(plan) == {"repo", "checkout", "topics", "docs", "neverRead", "refused", "unreadable"}
+        for plan in data["plans"]
+    )
     assert world.stub.requests == []
 
 

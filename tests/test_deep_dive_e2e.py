@@ -299,6 +299,7 @@ def test_format_json_is_one_object_with_the_documented_keys(
     ]  # fmt: skip
     assert data["dryRun"] is True and data["pr"] is None and data["counts"]["merged"] == 1
     [merge] = data["merges"]
+    assert set(merge) == {"keep", "drop", "reason"} and set(merge["keep"]) == {"id", "title", "area"}
     assert merge["keep"]["id"] == "cart-totals-hook" and merge["drop"]["id"] == "cart-totals-hook-again"
     assert "dry run: nothing was written" in data["text"]
 

@@ -297,6 +297,36 @@ def test_the_cli_posts_and_reports_json(
     assert len(slack_sink.posts) == 1
 
 
+def test_print_json_has_the_documented_keys_and_posts_nothing(
+    tmp_path: Path, slack_sink, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    monkeypatch.setenv("HOMEOSTAT_SLACK_WEBHOOK", slack_sink.url)
+    before = world.state_files()
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work), "--print", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)  # the shape docs/cli.md promises
+    assert set(report) == {
+        "since", "until", "posted", "recorded", "skipped", "counts", "summary", "text", "blocks", "notices",
+    }  # fmt: skip
+    assert report["posted"] is False and report["recorded"] is False and report["blocks"]
+    assert "*New rules* (2)" in report["text"]
+    assert slack_sink.posts == [] and world.state_files() == before
+
+
+def test_an_unset_slack_variable_is_a_json_notice_with_a_kind_and_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
+    from homeostat.cli import main
+
+    assert main(["digest", "--kb", str(world.work), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    [notice] = report["notices"]
+    assert set(notice) == {"kind", "message"} and notice["kind"] == "slack-unset"
+
+
 def test_since_sets_the_window(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     world = small_world(tmp_path, now=dt.datetime.now(dt.UTC))
     from homeostat.cli import main

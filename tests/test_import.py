@@ -8,6 +8,7 @@ way its tool reads it: the scoping must come back exactly.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from pathlib import Path
 
@@ -206,6 +207,13 @@ def test_a_secret_or_curl_pipe_sh_blocks_its_candidate_with_the_finding(
     assert any("secret: possible" in line and "CLAUDE.md:5" in line for line in blocked), blocked
     assert GITHUB_TOKEN not in out + err
     assert list((kb / "knowledge").rglob("*.md")) == []  # a dry run writes nothing
+    assert main(["import", str(checkout), "--kb", str(kb), "--dry-run", "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    data = json.loads(out)  # each of new, duplicates and blocked is a list of the rows docs/cli.md names
+    row = {"id", "title", "file", "line", "scope", "area", "detail"}
+    assert len(data["new"]) == 1 and len(data["blocked"]) == 2 and data["duplicates"] == []
+    assert all(set(entry) == row for entry in data["new"] + data["blocked"])
+    assert GITHUB_TOKEN not in out
 
 
 def test_duplicates_of_the_kb_and_of_each_other_are_proposed_once(tmp_path: Path) -> None:

@@ -204,6 +204,16 @@ def test_a_dry_run_rebuilds_and_pushes_comments_and_merges_nothing(
     assert f"PR #{second}: dry-run: would merge, rebuilt on main" in capsys.readouterr().out
     assert world.branch("homeostat/review-bo-2026-12-01") == head
     assert world.state(second)["state"] == "open" and world.state(second)["comments"] == []
+    import json
+
+    assert world.run("review", "merge", "--all", "--dry-run", "--format", "json") == 0
+    report = json.loads(capsys.readouterr().out)  # the shape docs/cli.md promises
+    assert set(report) == {"dryRun", "merged", "leftOpen", "skipped", "pulls"} and report["dryRun"] is True
+    assert report["merged"] == 0 and report["pulls"]
+    assert all(
+        set(pull) == {"number", "url", "outcome", "reason", "rebuilt", "mergeSha"} for pull in report["pulls"]
+    )
+    assert world.state(second)["state"] == "open"
 
 
 def test_a_dispute_pr_is_a_review_pr_too(
