@@ -51,6 +51,17 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
 
 
+def check_cost_and_prompts(args: argparse.Namespace, result: str) -> None:
+    """`--max-cost` and `--show-prompts` as every model-calling run reads them, refused before any
+    work: a negative cap, or prompts asked for where one JSON object (holding `result`) is promised."""
+    if args.max_cost is not None and args.max_cost < 0:
+        raise ConfigError(
+            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
+        )
+    if args.format == "json" and args.show_prompts:
+        raise ConfigError(f"--show-prompts prints prompts, not {result}: drop --format json to see them")
+
+
 def existing_folder(value: str) -> str:
     """An argparse type: a folder that exists (`--checkout /nonexistent` is a mistake, not a default)."""
     import argparse

@@ -36,7 +36,7 @@ from homeostat.core.up import (
     ScheduleLock,
     Skip,
     parse_lock,
-    scheduled_jobs,
+    parsed_jobs,
     slot_decision,
 )
 from homeostat.errors import ConfigError
@@ -95,7 +95,7 @@ def test_broken_cron_lines_say_which_field(cron: str, message: str) -> None:
 
 def test_a_broken_schedule_names_its_key() -> None:
     with pytest.raises(ConfigError, match=r"agents\.schedules\.deepDive: .*hour '25'"):
-        scheduled_jobs(Schedules(deep_dive="0 25 * * 1"))
+        parsed_jobs(Schedules(deep_dive="0 25 * * 1"))
 
 
 # --- the lock ------------------------------------------------------------------------------------
@@ -202,7 +202,7 @@ def _box_main(clone: str, runs: str, t0: float, stop_event: Any) -> None:
     deps = UpDeps(
         locks=SlotLocks(Git(clone), remote="origin", branch="homeostat/state", pause=lambda _: None),
         owner=this_process(),
-        jobs=lambda: scheduled_jobs(FAST),
+        jobs=lambda: parsed_jobs(FAST),
         run_job=run_job,
         now=clock.now,
         sleep=sleep,
@@ -215,7 +215,7 @@ def _box_main(clone: str, runs: str, t0: float, stop_event: Any) -> None:
 def expected_slots() -> set[tuple[str, str]]:
     """Each job's slot caught up at the start, then every slot up to the end."""
     slots = set()
-    for job in scheduled_jobs(FAST):
+    for job in parsed_jobs(FAST):
         slot = job.cron.latest_slot(START, START - CATCH_UP)
         while slot is not None and slot <= END:
             slots.add((job.name, slot.isoformat()))
@@ -293,7 +293,7 @@ def _stoppable_box(clone: str, marks: str, seconds: float, log: str, daily: str)
         deps = UpDeps(
             locks=SlotLocks(Git(clone), remote="origin", branch="homeostat/state"),
             owner=this_process(),
-            jobs=lambda: scheduled_jobs(Schedules(daily=daily, deep_dive="0 0 1 1 *", digest="0 0 1 1 *")),
+            jobs=lambda: parsed_jobs(Schedules(daily=daily, deep_dive="0 0 1 1 *", digest="0 0 1 1 *")),
             run_job=process.run,
             now=lambda: dt.datetime.now(UTC),
             sleep=stop.event.wait,

@@ -106,8 +106,8 @@ def run(args: argparse.Namespace) -> int:
 
 def publisher_for(root: Path, config: Config) -> Publisher:
     """The KB checkout's git (authenticated to origin) and its code host, as the daily run uses them."""
-    from homeostat.commands.daily import _git, _host
+    from homeostat.kb_origin import origin_git, origin_host
 
-    git = _git(root, config, os.environ)
-    host, kb_repo = _host(config, git, os.environ)
+    git = origin_git(root, config, os.environ)
+    host, kb_repo = origin_host(config, git, os.environ)
     return Publisher(git, host, kb_repo, remote="origin", out=sys.stderr)

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import TextIO
 
 from homeostat.adapters.event_log import run_events
-from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli_options import add_format_option, check_cost_and_prompts, emit_json
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
@@ -34,7 +33,8 @@ from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
 from homeostat.core.secrets import redacted
-from homeostat.errors import ConfigError, GitError
+from homeostat.errors import ConfigError
+from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
@@ -86,12 +86,7 @@ def run(args: argparse.Namespace) -> int:
     kb = load_kb_dir(root)
     config = kb.require_config()
     note_unreadable([u.row() for u in kb.unreadable])
-    if args.max_cost is not None and args.max_cost < 0:
-        raise ConfigError(
-            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
-        )
-    if args.format == "json" and args.show_prompts:
-        raise ConfigError("--show-prompts prints prompts, not decisions: drop --format json to see them")
+    check_cost_and_prompts(args, "decisions")
     out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
     options = DailyOptions(
         dry_run=args.dry_run or args.offline,
@@ -108,8 +103,8 @@ def run(args: argparse.Namespace) -> int:
             git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=out, checkout=root
         )
         return _publish(run_daily(deps, options), options, stats, out)
-    git = _git(root, config, env)
-    host, kb_repo = _host(config, git, env)
+    git = origin_git(root, config, env)
+    host, kb_repo = origin_host(config, git, env)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
         from homeostat.adapters.askers import asker_for
 
@@ -207,35 +202,6 @@ def ci_report_of(result: DailyResult, options: DailyOptions, stats: RunStats) ->
 
 def _no_asker(agent: str) -> Asker:
     raise ConfigError("--offline asks no model")
-
-
-def _git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
-    """The KB checkout, with git authenticated to its origin by the run's own host token."""
-    from homeostat.adapters.git_auth import origin_auth_env
-
-    try:
-        git = Git(root)
-        head = git.rev_parse("HEAD")
-    except GitError:
-        head = None
-    if head is None:
-        raise ConfigError(
-            f"{root}: not a git checkout of the KB repo; the daily run works on the KB repo's refs"
-        )
-    git.env.update(origin_auth_env(config.sources.host, git.remote_url("origin"), env))
-    return git
-
-
-def _host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeHost, RepoRef]:
-    from homeostat.commands.curate import host_from_env
-    from homeostat.runs.curate import kb_repo_ref
-
-    kb_repo = kb_repo_ref(config, git.remote_url("origin"))
-    if kb_repo is None:
-        raise ConfigError(
-            "cannot tell which repo the KB is: set sources.kbRepo in homeostat.yaml or give the checkout an origin remote"
-        )
-    return host_from_env(config.sources.host, env), kb_repo
 
 
 def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-def]

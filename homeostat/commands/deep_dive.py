@@ -17,13 +17,12 @@ from typing import TextIO
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli_options import add_format_option, check_cost_and_prompts, emit_json
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
 from homeostat.core.model import Rule
-from homeostat.errors import ConfigError
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 
 
@@ -55,24 +54,19 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.commands.daily import _git, _host
+    from homeostat.kb_origin import origin_git, origin_host
 
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
     note_unreadable([u.row() for u in kb.unreadable])
-    if args.max_cost is not None and args.max_cost < 0:
-        raise ConfigError(
-            f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
-        )
-    if args.format == "json" and args.show_prompts:
-        raise ConfigError("--show-prompts prints prompts, not a result: drop --format json to see them")
+    check_cost_and_prompts(args, "a result")
     out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
     options = DeepDiveOptions(dry_run=args.dry_run, max_cost=args.max_cost, show_prompts=args.show_prompts)
     env = os.environ
     stats = RunStats()
-    git = _git(root, config, env)
-    host, kb_repo = _host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)
+    git = origin_git(root, config, env)
+    host, kb_repo = origin_host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
         from homeostat.adapters.askers import asker_for
 

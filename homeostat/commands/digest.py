@@ -48,13 +48,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.slack import slack_notifier_from_env
     from homeostat.commands.curate import parse_when
-    from homeostat.commands.daily import _git
+    from homeostat.kb_origin import origin_git
     from homeostat.runs.curate import kb_repo_ref
 
     root = Path(kb_dir(args.kb))
     config = load_kb_dir(root).require_config()
     env = os.environ
-    git = _git(root, config, env)
+    git = origin_git(root, config, env)
     kb_repo = kb_repo_ref(config, git.remote_url("origin"))
     found = "" if args.print else slack_notifier_from_env(config.notifications, env, what="the digest")
     deps = DigestDeps(

@@ -54,13 +54,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.commands.daily import _git, _host
+    from homeostat.kb_origin import origin_git, origin_host
 
     root = Path(kb_dir(args.kb))
     config = load_kb_dir(root).require_config()
     env = os.environ
-    git = _git(root, config, env)
-    host, kb_repo = _host(config, git, env)
+    git = origin_git(root, config, env)
+    host, kb_repo = origin_host(config, git, env)
     deps = ReviewMergeDeps(
         git=git,
         host=host,

@@ -25,11 +25,11 @@ from homeostat.adapters.job_process import JobProcess, log_file, update_clone
 from homeostat.adapters.run_claim import this_process
 from homeostat.adapters.schedule_lock import SlotLocks
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.commands.daily import _git
 from homeostat.commands.dashboard import add_port_option, serve
 from homeostat.core.events import Event, Scalar
 from homeostat.core.state import state_branch
-from homeostat.core.up import Job, scheduled_jobs
+from homeostat.core.up import Job, parsed_jobs
+from homeostat.kb_origin import origin_git
 from homeostat.runs.sync import read_config
 from homeostat.runs.up import Scheduler, Stop, UpDeps
 
@@ -53,13 +53,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     root = Path(kb_dir(args.kb)).resolve()
     config = read_config(root)
-    for job in scheduled_jobs(config.agents.schedules):  # a broken cron line stops here
+    for job in parsed_jobs(config.agents.schedules):  # a broken cron line stops here
         if not _installed(job):
             print(
                 f"homeostat: up: {job.name}: not in this release of homeostat; its schedule waits",
                 file=sys.stderr,
             )
-    git = _git(root, config, os.environ)
+    git = origin_git(root, config, os.environ)
     process = JobProcess(root)
     stop = Stop()
     _on_signals(stop, process.interrupt)
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     deps = UpDeps(
         locks=SlotLocks(git, remote="origin", branch=state_branch(config.sources.base_branch)),
         owner=this_process(),
-        jobs=lambda: tuple(filter(_installed, scheduled_jobs(read_config(root).agents.schedules))),
+        jobs=lambda: tuple(filter(_installed, parsed_jobs(read_config(root).agents.schedules))),
         run_job=_runner(root, process),
         now=lambda: dt.datetime.now(dt.UTC),
         sleep=stop.event.wait,

@@ -20,7 +20,7 @@ from homeostat.core.config import CORE_AREA, HANDLE, NAME, Config, Host, Role
 from homeostat.core.diff import unified_diff
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.pins import find_pins
-from homeostat.core.schedules import CronError, cron_fields, scheduled_jobs
+from homeostat.core.schedules import CronError, cron_fields, scheduled_pipelines
 from homeostat.core.write import scalar
 from homeostat.errors import ConfigError
 
@@ -226,7 +226,7 @@ def render_ci(template: CiTemplate, text: str, config: Config, version: str) -> 
 
 
 def _cron(config: Config, key: str) -> str:
-    cron = {job.key: job.cron for job in scheduled_jobs(config.agents.schedules)}[key]
+    cron = {job.key: job.cron for job in scheduled_pipelines(config.agents.schedules)}[key]
     try:
         return " ".join(cron_fields(cron))
     except CronError as exc:

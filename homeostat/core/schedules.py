@@ -32,7 +32,9 @@ class Scheduled:
     pipeline: str  # the custom pipeline in bitbucket-pipelines.yml
 
 
-def scheduled_jobs(schedules: Schedules) -> tuple[Scheduled, ...]:
+def scheduled_pipelines(schedules: Schedules) -> tuple[Scheduled, ...]:
+    """Each job's cron line as written and the Bitbucket pipeline it runs (`homeostat up` parses its
+    own lines with `core.up.parsed_jobs`)."""
     return (
         Scheduled("daily", schedules.daily, "homeostat-daily"),
         Scheduled("deepDive", schedules.deep_dive, "homeostat-deep-dive"),
@@ -113,7 +115,7 @@ class SchedulePlan:
 def wanted_schedules(schedules: Schedules, branch: str) -> list[PipelineSchedule]:
     """One Bitbucket schedule per scheduled job, on the KB's base branch; a bad cron names its key."""
     wanted = []
-    for job in scheduled_jobs(schedules):
+    for job in scheduled_pipelines(schedules):
         try:
             wanted.append(PipelineSchedule(job.pipeline, branch, quartz_cron(job.cron)))
         except CronError as exc:

@@ -45,8 +45,8 @@ class Job:
     cron: Cron
 
 
-def scheduled_jobs(schedules: Schedules) -> tuple[Job, ...]:
-    """The three jobs from `agents.schedules`; a broken cron line is an error naming its key."""
+def parsed_jobs(schedules: Schedules) -> tuple[Job, ...]:
+    """The three jobs from `agents.schedules`, cron lines parsed; a broken one is an error naming its key."""
     jobs: list[Job] = []
     for name, key, line in (
         ("daily", "daily", schedules.daily),

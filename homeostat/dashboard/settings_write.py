@@ -130,11 +130,11 @@ def _open_pull(
     env: Mapping[str, str],
     today: dt.date,
 ) -> Proposal:
-    from homeostat.commands.daily import _git, _host
+    from homeostat.kb_origin import origin_git, origin_host
     from homeostat.runs.publish import Change, Publisher
 
-    git: Git = _git(root, config, env)
-    host, kb_repo = _host(config, git, env)
+    git: Git = origin_git(root, config, env)
+    host, kb_repo = origin_host(config, git, env)
     base = config.sources.base_branch
     git.fetch("origin", [f"+refs/heads/{base}:refs/remotes/origin/{base}"])
     publisher = Publisher(git, host, kb_repo, remote="origin", out=sys.stderr)
