@@ -415,3 +415,26 @@ def test_shared_corpus_targets() -> None:
     flagged = sum(bool(find_secrets(r["text"])) for r in negatives)
     assert caught / len(positives) >= 0.95
     assert flagged / len(negatives) <= 0.05
+
+
+def test_a_line_met_again_is_judged_as_it_was_the_first_time() -> None:
+    """The line detectors' results are kept by the line's text: every planted secret and look-alike,
+    scanned alone with nothing kept, then again inside one text where each line meets lines (and
+    copies of itself) already judged, gives the same findings at the same places."""
+    from homeostat.core.secrets import _line_findings
+
+    texts = [template.format(s=secret) for _, template, secret in POSITIVES] + [t for _, t in NEGATIVES]
+    alone = []
+    for text in texts:
+        _line_findings.cache_clear()
+        alone.append(find_secrets(text))
+    _line_findings.cache_clear()
+    joined = "\n".join(texts + texts)
+    shift, line = 0, 0
+    expected = []
+    for hits, text in [*zip(alone, texts, strict=True), *zip(alone, texts, strict=True)]:
+        expected += [SecretHit(h.kind, h.start + shift, h.end + shift, h.line + line) for h in hits]
+        shift += len(text) + 1
+        line += text.count("\n") + 1
+    assert find_secrets(joined) == expected
+    assert _line_findings.cache_info().hits > 0
