@@ -21,6 +21,7 @@ import datetime as dt
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,7 +34,16 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnn
 from pydantic import ValidationError
 
 from homeostat import VERSION
-from homeostat.commands.context import Session, log_event, no_repo_note, open_session, relative_paths
+from homeostat.adapters.kb_watch import KbWatch
+from homeostat.adapters.search_index import checkout_identity
+from homeostat.commands.context import (
+    IDENTITY_CACHE,
+    Session,
+    log_event,
+    no_repo_note,
+    open_session,
+    relative_paths,
+)
 from homeostat.core.render_view import build_view, render_docs, render_hits
 from homeostat.core.search import lookup, search_entries, topic_listing
 from homeostat.core.selection import task_words
@@ -42,6 +52,7 @@ from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
     from homeostat.adapters.search_index import Loaded
+    from homeostat.commands.explain import Conflicts
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
     from homeostat.core.validate import ValidationResult
@@ -184,15 +195,33 @@ class HomeostatServer(MCPServer):
         self.loaded: Loaded | None = None
         self._kb: tuple[str, KB] | None = None  # the KB itself, for explain and report, by corpus key
         self._validated: tuple[str, dt.date, ValidationResult] | None = None
+        self._conflicts: Conflicts | None = None
+        self._session: Session | None = None  # the last call's, while the watch sees no change
+        self.watch: KbWatch | None = None
+        self._lock = threading.Lock()  # tools run in worker threads
 
     def session(self) -> Session:
-        """Who is asking and the KB, on every call: the KB's key is worked out each time, and the corpus
-        held from the last call is used while it is unchanged (re-reading it cost 100-300 ms a call
-        at 20,000 rules)."""
-        session = open_session(self.kb, self.checkout, say_scope=False, kept=self.loaded)
-        self.root = session.root
-        self.loaded = session.loaded
-        return session
+        """Who is asking and the KB, on every call, never staler than the KB: while the KB's watch
+        has seen nothing that touches its key, the session of the last call stands (the checkout's
+        identity is still read, from its cache); otherwise fresh watches are set, then the key is
+        worked out, and the corpus held from the last call is used while it is unchanged
+        (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
+        with self._lock:
+            held = self._session
+            if held is not None and self.watch is not None and self.watch.quiet():
+                identity = checkout_identity(self.checkout, held.root / IDENTITY_CACHE)
+                if identity == held.identity:
+                    self.loaded = held.loaded
+                    return held
+            self._session = None  # until the key is worked out again (it may fail: a broken KB)
+            if self.watch is not None:
+                self.watch.close()
+            self.watch = KbWatch.start(self.root) if self.root is not None else None
+            session = open_session(self.kb, self.checkout, say_scope=False, kept=self.loaded)
+            self.root = session.root
+            self.loaded = session.loaded
+            self._session = session._replace(loaded=session.loaded._replace(reason="kept"))
+            return session
 
     def kb_of(self, session: Session) -> KB:
         """The loaded KB for the session's key: parsed once while the KB is unchanged."""
@@ -202,6 +231,14 @@ class HomeostatServer(MCPServer):
         if self._kb is None or self._kb[0] != key:
             self._kb = (key, load_kb_dir(session.root))
         return self._kb[1]
+
+    def conflicts_of(self, kb: KB) -> Conflicts:
+        """The KB's rule words for explain, kept beside the KB they were worked out from."""
+        from homeostat.commands.explain import Conflicts
+
+        if self._conflicts is None or self._conflicts.kb is not kb:
+            self._conflicts = Conflicts(kb)
+        return self._conflicts
 
     def validated(self, session: Session, today: dt.date) -> tuple[KB, ValidationResult]:
         from homeostat.core.validate import validate_kb
@@ -348,7 +385,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
         from homeostat.commands.explain import explain as explain_rule
 
         s = server.session()
-        return explain_rule(server.kb_of(s), s, id, None).text()
+        kb = server.kb_of(s)
+        return explain_rule(kb, s, id, None, conflicts=server.conflicts_of(kb)).text()
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""

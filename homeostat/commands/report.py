@@ -45,10 +45,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def usage(root: Path, days: int) -> dict[str, int] | None:
     """Event counts by kind from `.homeostat/events.db`, or None when this machine has no log."""
-    from homeostat.adapters.event_log import SqliteEventLog, events_path
+    from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
 
     path = events_path(root)
-    if not path.is_file():
+    if not log_exists(path):
         return None
     since = dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
     with SqliteEventLog(path) as log:
