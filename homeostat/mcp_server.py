@@ -51,11 +51,12 @@ from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
+    from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.search_index import Loaded
     from homeostat.commands.explain import Conflicts
+    from homeostat.commands.report import Held
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
-    from homeostat.core.validate import ValidationResult
 
 MIN_BUDGET = 100  # as `context --budget`
 MAX_BUDGET = 100_000
@@ -194,7 +195,9 @@ class HomeostatServer(MCPServer):
         self.root = Path(kb) if kb else None
         self.loaded: Loaded | None = None
         self._kb: tuple[str, KB] | None = None  # the KB itself, for explain and report, by corpus key
-        self._validated: tuple[str, dt.date, ValidationResult] | None = None
+        self._held: tuple[str, dt.date, Held] | None = None
+        self._events: SqliteEventLog | None = None  # the event log, for report, once it exists
+        self._log_lock = threading.Lock()
         self._conflicts: Conflicts | None = None
         self._session: Session | None = None  # the last call's, while the watch sees no change
         self.watch: KbWatch | None = None
@@ -240,14 +243,31 @@ class HomeostatServer(MCPServer):
             self._conflicts = Conflicts(kb)
         return self._conflicts
 
-    def validated(self, session: Session, today: dt.date) -> tuple[KB, ValidationResult]:
+    def held(self, session: Session, today: dt.date) -> Held:
+        """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
+        from homeostat.commands.report import hold
         from homeostat.core.validate import validate_kb
 
         kb = self.kb_of(session)
         key = session.loaded.key
-        if self._validated is None or self._validated[:2] != (key, today):
-            self._validated = (key, today, validate_kb(kb, today))
-        return kb, self._validated[2]
+        if self._held is None or self._held[:2] != (key, today):
+            self._held = (key, today, hold(kb, validate_kb(kb, today), today))
+        return self._held[2]
+
+    def report(self, session: Session, today: dt.date, days: int) -> str:
+        """The health report, with the event log kept open (and folded on every count) once it exists."""
+        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+        from homeostat.commands.report import health_report
+
+        held = self.held(session, today)
+        with self._log_lock:
+            path = events_path(session.root)
+            if self._events is not None and self._events.path != path:
+                self._events.close()
+                self._events = None
+            if self._events is None and log_exists(path):
+                self._events = SqliteEventLog(path)
+            return health_report(session.root, today, days, held, self._events)[1]
 
     async def list_tools(self) -> list[Tool]:
         tools = await super().list_tools()
@@ -390,13 +410,12 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.commands.report import MAX_DAYS, health_report
+        from homeostat.commands.report import MAX_DAYS
 
         s = server.session()
         window = min(max(1, days), MAX_DAYS)
         said = f"(days {days} is outside 1 to {MAX_DAYS}; used {window}.)\n" if window != days else ""
-        today = dt.datetime.now(dt.UTC).date()
-        return said + health_report(s.root, today, window, server.validated(s, today))[1]
+        return said + server.report(s, dt.datetime.now(dt.UTC).date(), window)
 
     return [(context, READ), (search, READ), (read, READ), (docs, READ), (explain, READ), (report, READ)]
 
