@@ -169,7 +169,7 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
     from homeostat.core.render_view import build_view
     from homeostat.core.selection import Corpus
 
-    index = next((kb / INDEX_DIR).glob("corpus-*.marshal"))
+    index = next(p for p in (kb / INDEX_DIR).glob("corpus-*.marshal") if p.name.count(".") == 1)  # the whole
     out: dict[str, list[float]] = {"stat": [], "git key": [], "load": [], "select+render": [], "event": []}
     for _ in range(7):
         t0 = time.perf_counter()

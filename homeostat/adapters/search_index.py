@@ -17,9 +17,9 @@ import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 
@@ -280,22 +280,31 @@ def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -
         pass
 
 
-def load_corpus(root: Path, kept: Loaded | None = None) -> Loaded:
+RepoOf = Callable[[list[tuple[str, str]]], "str | None"]
+
+
+def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None = None) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time).
 
     `kept` is one already in memory (a long-lived MCP server's): it is the answer, unread, while the
-    key it was loaded under is the KB's key now. The key is worked out on every call all the same."""
+    key it was loaded under is the KB's key now. The key is worked out on every call all the same.
+    `repo_of` picks the session's repo from the KB's (name, url) pairs: then only that repo's part of
+    the corpus is loaded (`repo_part`; cut from the whole corpus once per key and cached beside it)."""
     record = _recorded(root)
     counted = record.get("files")
     large = isinstance(counted, int) and counted > STAT_MAX_FILES
     stat = None if large else stat_signature(root)
     recorded_key = record.get("key")
     if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
-        loaded = _kept(kept, recorded_key) or _load(root, recorded_key)
+        loaded = _kept(kept, recorded_key) or _load(root, recorded_key, repo_of)
         if loaded is not None:
             return loaded
     key = corpus_key(root)
-    loaded = _kept(kept, key) or _load(root, key) or _rebuild(root, key)
+    loaded = _kept(kept, key) or _load(root, key, repo_of)
+    if loaded is None:
+        loaded = _rebuild(root, key)
+        if repo_of is not None:
+            loaded = _cut(root, loaded, repo_of)
     if stat is not None:
         _record_key(root, *stat, key)
     return loaded
@@ -307,15 +316,58 @@ def _kept(kept: Loaded | None, key: str) -> Loaded | None:
     return kept._replace(rebuilt=False, reason="kept")
 
 
-def _load(root: Path, key: str) -> Loaded | None:
-    path = root / INDEX_DIR / f"corpus-{key}.marshal"
+def _load(root: Path, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
+    """The cached corpus for `key` (with `repo_of`, the session repo's part), None when missing."""
+    folder = root / INDEX_DIR
+    if repo_of is not None:
+        repos = _read(folder / f"corpus-{key}.repos.marshal")
+        if isinstance(repos, list) and repos:
+            part = _read(folder / _part_name(key, repo_of([(str(n), str(u)) for n, u in repos])))
+            if part is not None:
+                return Loaded(part, key, False, "cached")
+    whole = _read(folder / f"corpus-{key}.marshal")
+    if whole is None:
+        return None
+    loaded = Loaded(whole, key, False, "cached")
+    return loaded if repo_of is None else _cut(root, loaded, repo_of)
+
+
+def _read(path: Path) -> Any:
+    """A cached corpus (or, for a `.repos` file, the KB's repos); None when missing or unreadable."""
     if not path.is_file():
         return None
     try:
-        return Loaded(Corpus.from_data(marshal.loads(path.read_bytes())), key, False, "cached")
+        data = marshal.loads(path.read_bytes())
+        return data if path.name.endswith(".repos.marshal") else Corpus.from_data(data)
     except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
         _log().info("%s: unreadable (%s)", path, type(exc).__name__)
         return None
+
+
+def _part_name(key: str, repo: str | None) -> str:
+    """The file of one repo's part (None: the part a checkout in no repo sees, `core`'s)."""
+    label = "core" if repo is None else f"repo:{repo}"
+    return f"corpus-{key}.part-{hashlib.sha256(label.encode()).hexdigest()[:16]}.marshal"
+
+
+def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
+    """The session repo's part of a whole corpus, written beside it (with the KB's repos, to pick
+    the part by) so the next session loads only the part."""
+    from homeostat.core.selection import repo_part
+
+    corpus = whole.corpus
+    repos = [(r.name, r.url) for r in corpus.repos]
+    repo = repo_of(repos)
+    part = repo_part(corpus, repo)
+    if part is corpus:  # a KB without repos is its own part
+        return whole
+    folder = root / INDEX_DIR
+    try:
+        _write_atomic(folder / _part_name(whole.key, repo), marshal.dumps(part.to_data()))
+        _write_atomic(folder / f"corpus-{whole.key}.repos.marshal", marshal.dumps([list(r) for r in repos]))
+    except OSError:
+        pass  # it is cut again next time
+    return whole._replace(corpus=part)
 
 
 def _rebuild(root: Path, key: str) -> Loaded:
@@ -331,7 +383,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
     try:
         _write_atomic(path, marshal.dumps(corpus.to_data()))
         for old in folder.glob("corpus-*"):
-            if old != path:
+            if not old.name.startswith(f"corpus-{key}."):  # a repo's part of this key stays
                 old.unlink(missing_ok=True)
     except OSError as exc:
         _log().warning(

@@ -95,20 +95,27 @@ def open_session(
     *,
     say_scope: bool = True,
     kept: Loaded | None = None,
+    own_part: bool = False,
 ) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
     at a terminal; the MCP server never passes one, so its scope comes from the checkout. A checkout
     that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB. `kept`:
-    the corpus a long-lived caller already holds, reused while the KB's key is unchanged."""
+    the corpus a long-lived caller already holds, reused while the KB's key is unchanged. `own_part`:
+    load only the part of the corpus the session's repo sees (`repo_part`), for `context` and the
+    hooks, whose cost then follows the session's repo and `core`, not the whole KB."""
     root = Path(kb_dir(kb))
-    loaded = load_corpus(root, kept)
+    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
+
+    def repo_of(repos: list[tuple[str, str]]) -> str | None:
+        return repo or session_repo(repos, identity.origin, identity.folder)
+
+    loaded = load_corpus(root, kept, repo_of if own_part else None)
     corpus = loaded.corpus
     note_unreadable(corpus.unreadable)
-    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
     names = [r.name for r in corpus.repos]
     if repo is not None and corpus.multi_repo and repo not in names:
         raise ConfigError(f"--repo {repo!r} is not a repo in homeostat.yaml (repos: {', '.join(names)})")
-    name = repo or session_repo([(r.name, r.url) for r in corpus.repos], identity.origin, identity.folder)
+    name = repo_of([(r.name, r.url) for r in corpus.repos])
     member = find_member(
         corpus, handle=os.environ.get(MEMBER_VARIABLE), email=identity.email, name=identity.name
     )
@@ -256,7 +263,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
-    session = open_session(args.kb, args.checkout, args.repo)
+    session = open_session(args.kb, args.checkout, args.repo, own_part=True)
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
@@ -356,13 +363,27 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     new = []
     if "known" in state:
         known = set(state["known"])
-        ranked = select_entries(corpus, state.get("files", []), audience).ranked
+        ranked = (
+            select_entries(corpus, state.get("files", []), audience).ranked
+            if _any_new(session, known)
+            else ()
+        )
         new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
     block = join([render_new_rules(new, count), render_prompt(match, count)])
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
     if session_id:
         add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
     return PromptBlock(block, match, new)
+
+
+def _any_new(session: Session, known: set[str]) -> bool:
+    """Whether a rule the session may be served is not among those it knew at its start: ranking
+    for the new ones costs a message as much as a session start, and there usually are none."""
+    corpus, audience = session.corpus, session.audience
+    return any(
+        e.id not in known and e.status in ("accepted", "pending") and audience.sees(e.area, corpus)
+        for e in corpus.entries
+    )
 
 
 def log_prompt(session: Session, result: PromptBlock, started: float) -> None:

@@ -158,7 +158,7 @@ def _with_notices(root: Path, text: str) -> str:
 
 def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     session_id = event.get("session_id") or ""
-    session = open_session(str(root), _checkout(event))
+    session = open_session(str(root), _checkout(event), own_part=True)
     change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
     task = session_task(None, False, change)
     view = session_view(session, list(change.paths), _checkout(event), session_id, task=task)
@@ -173,7 +173,7 @@ def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answe
 
 
 def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
-    session = open_session(str(root), _checkout(event))
+    session = open_session(str(root), _checkout(event), own_part=True)
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")
     text = _with_notices(root, result.block.text)
     log_prompt(session, result, started)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from homeostat.core.globs import compile_glob
 from homeostat.core.similarity import STOPWORDS, same_lesson
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 7
+CORPUS_FORMAT = 8
 CORE = "core"
 RRF_K = 60
 # The task ranking ranks only rules the task names at least this share as strongly as its best match in
@@ -316,10 +316,23 @@ class Corpus(NamedTuple):
     stems: Mapping[str, str] = {}  # every indexed word's term, so a warm run rarely needs the stemmer
     # KB files left out because they fail the schema: (file, line, message, ids), for readers to report
     unreadable: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
+    # A repo's part of the KB (`repo_part`) keeps the whole KB's statistics: (documents, their total
+    # length) and every term's document frequency; None for a whole KB, which counts its own
+    whole: tuple[int, int] | None = None
+    frequencies: Mapping[str, int] = {}
 
     @property
     def multi_repo(self) -> bool:
         return bool(self.repos)
+
+    @property
+    def doc_count(self) -> int:
+        """Rules and sections in the whole KB (BM25's N)."""
+        return len(self.lengths) if self.whole is None else self.whole[0]
+
+    @property
+    def length_sum(self) -> int:
+        return sum(self.lengths) if self.whole is None else self.whole[1]
 
     def entry(self, entry_id: str) -> Entry | None:
         if self.by_id:
@@ -327,6 +340,9 @@ class Corpus(NamedTuple):
         return next((e for e in self.entries if e.id == entry_id), None)
 
     def doc_frequency(self, term: str) -> int:
+        """How many of the whole KB's rules and sections hold the term."""
+        if self.whole is not None:
+            return self.frequencies.get(term, 0)
         return len(self.postings.get(term, ())) // 2
 
     def to_data(self) -> dict[str, Any]:
@@ -341,35 +357,76 @@ class Corpus(NamedTuple):
             "members": [[m.handle, m.name, m.email, list(m.teams)] for m in self.members],
             "budget": [b.token_budget, b.doc_token_budget, b.max_chars, b.rule_share],
             "mcp": [self.mcp_writes, self.mcp_write_limit],
-            "postings": {term: list(p) for term, p in self.postings.items()},
+            "postings": {term: _packed(p) for term, p in self.postings.items()},
             "lengths": list(self.lengths),
             "lineTokens": dict(self.line_tokens),
             "stems": dict(self.stems),
             "unreadable": [[f, n, m, list(ids)] for f, n, m, ids in self.unreadable],
+            "whole": None if self.whole is None else list(self.whole),
+            "frequencies": dict(self.frequencies),
         }
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Corpus:
         if data.get("format") != CORPUS_FORMAT:
             raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
-        entries = tuple(_entry_from(row) for row in data["entries"])
+        new = tuple.__new__  # rows are stored as tuples in field order
+        entries = cast("tuple[Entry, ...]", tuple([new(Entry, row) for row in data["entries"]]))
         remember_stems(data["stems"])
+        whole = data["whole"]
         return cls(
             entries=entries,
-            sections=tuple(_section_from(row) for row in data["sections"]),
+            sections=cast(
+                "tuple[SectionEntry, ...]", tuple([new(SectionEntry, row) for row in data["sections"]])
+            ),
             areas={a[0]: AreaInfo(a[0], a[1], bool(a[2]), tuple(a[3])) for a in data["areas"]},
             repos=tuple(RepoInfo(r[0], r[1], bool(r[2])) for r in data["repos"]),
             members=tuple(MemberInfo(m[0], m[1], m[2], tuple(m[3])) for m in data["members"]),
             budget=Budget(*data["budget"]),
             mcp_writes=bool(data["mcp"][0]),
             mcp_write_limit=int(data["mcp"][1]),
-            postings=data["postings"],
+            postings=Postings(data["postings"]),
             lengths=tuple(data["lengths"]),
             line_tokens=dict(data["lineTokens"]),
             by_id=_by_id(entries),
             stems=data["stems"],
             unreadable=tuple((u[0], u[1], u[2], tuple(u[3])) for u in data["unreadable"]),
+            whole=None if whole is None else (int(whole[0]), int(whole[1])),
+            frequencies=data["frequencies"],
         )
+
+
+def _packed(flat: Sequence[int]) -> bytes:
+    """A posting list as native 32-bit integers: a cached corpus loads its index as bytes, and only
+    the terms a session looks up are ever turned into lists (`Postings`)."""
+    from array import array
+
+    return array("i", flat).tobytes()
+
+
+class Postings(Mapping[str, list[int]]):
+    """A cached corpus's posting lists, each unpacked from its bytes the first time it is looked up."""
+
+    __slots__ = ("_packed", "_open")
+
+    def __init__(self, packed: Mapping[str, bytes]) -> None:
+        self._packed = packed
+        self._open: dict[str, list[int]] = {}
+
+    def __getitem__(self, term: str) -> list[int]:
+        found = self._open.get(term)
+        if found is None:
+            found = self._open[term] = memoryview(self._packed[term]).cast("i").tolist()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._packed
 
 
 # A word is rare when at most this share of the KB's rules and sections use it (and never fewer than 3):
@@ -378,39 +435,12 @@ RARE_SHARE = 0.1
 
 
 def rare_limit(corpus: Corpus) -> int:
-    return max(3, math.ceil(RARE_SHARE * len(corpus.lengths)))
+    return max(3, math.ceil(RARE_SHARE * corpus.doc_count))
 
 
-def _row(record: Entry | SectionEntry) -> list[Any]:
-    """A record as a list in field order (lists for tuples): compact and quick to load."""
-    return [list(v) if isinstance(v, tuple) else v for v in record]
-
-
-def _entry_from(r: list[Any]) -> Entry:
-    return Entry(
-        r[0],
-        r[1],
-        r[2],
-        r[3],
-        tuple(r[4]),
-        r[5],
-        r[6],
-        r[7],
-        r[8],
-        tuple(r[9]),
-        r[10],
-        r[11],
-        r[12],
-        r[13],
-        r[14],
-        r[15],
-    )
-
-
-def _section_from(r: list[Any]) -> SectionEntry:
-    return SectionEntry(
-        r[0], r[1], r[2], r[3], r[4], tuple(r[5]), tuple(r[6]), r[7], r[8], r[9], r[10], r[11]
-    )
+def _row(record: Entry | SectionEntry) -> tuple[Any, ...]:
+    """A record as a plain tuple in field order: marshal keeps tuples, so loading one is a copy."""
+    return tuple(record)
 
 
 # --- building the corpus from a loaded KB (the slow path, run when the KB changes) -----------------
@@ -586,21 +616,58 @@ def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
     return corpus._replace(line_tokens=dict(line_tokens))
 
 
+def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
+    """The rules and sections a session in `repo` (None: in no repo) may see, `core`'s and its repo's
+    (as `Audience.sees`), with the whole KB's document count, length and term frequencies: selection,
+    BM25 and rare words over the part give what they give over the whole KB, while a session hook
+    loads and scans only its own repo. A KB without repos is its own part."""
+    if not corpus.multi_repo or corpus.whole is not None:
+        return corpus
+    prefix = f"{repo}/" if repo is not None else None
+
+    def kept(area: str) -> bool:
+        return area == CORE or (prefix is not None and area.startswith(prefix))
+
+    n = len(corpus.entries)
+    rules = [i for i, e in enumerate(corpus.entries) if kept(e.area)]
+    docs = rules + [n + i for i, s in enumerate(corpus.sections) if kept(s.area)]
+    renumbered = {old: new for new, old in enumerate(docs)}
+    postings: dict[str, list[int]] = {}
+    for key, flat in corpus.postings.items():
+        out: list[int] = []
+        for i in range(0, len(flat), 2):
+            doc = renumbered.get(flat[i])
+            if doc is not None:
+                out += (doc, flat[i + 1])
+        if out:
+            postings[key] = out
+    entries = tuple(corpus.entries[i] for i in rules)
+    return corpus._replace(
+        entries=entries,
+        sections=tuple(corpus.sections[d - n] for d in docs[len(rules) :]),
+        postings=postings,
+        lengths=tuple(corpus.lengths[d] for d in docs),
+        by_id=_by_id(entries),
+        whole=(corpus.doc_count, corpus.length_sum),
+        frequencies={key: len(flat) // 2 for key, flat in corpus.postings.items()},
+    )
+
+
 # --- BM25 --------------------------------------------------------------------------------------------
 
 
 def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> dict[int, float]:
     """BM25 (k1 = 1.2, b = 0.75) of each document (rules, then sections) for the query terms."""
-    total = len(corpus.lengths)
+    total = corpus.doc_count
     if not total:
         return {}
-    average = sum(corpus.lengths) / total or 1.0
+    average = corpus.length_sum / total or 1.0
     scores: dict[int, float] = {}
     for term in set(query):
         flat = corpus.postings.get(term)
         if not flat:
             continue
-        df = len(flat) // 2
+        df = corpus.doc_frequency(term)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
         for i in range(0, len(flat), 2):
             doc, tf = flat[i], flat[i + 1]
@@ -828,7 +895,7 @@ def _shared_terms(corpus: Corpus, task_terms: Sequence[str], docs: set[int]) -> 
     limit = rare_limit(corpus)
     for term in set(task_terms):
         flat = corpus.postings.get(term, ())
-        if len(flat) // 2 > limit:
+        if corpus.doc_frequency(term) > limit:
             continue
         for i in range(0, len(flat), 2):
             if flat[i] in docs:
