@@ -793,13 +793,15 @@ class Selection(NamedTuple):
 
 
 def _tier(entry: Entry, touched: Sequence[str]) -> tuple[int | None, tuple[int, int], float]:
+    """(tier, specificity, code-reference weight); a rule no tier takes (None) needs no weight, and
+    most rules of a large KB are scoped to folders the session never touches."""
     scoped = [g for g in entry.scope if not is_global(g) and any(glob_matches(g, p) for p in touched)]
-    best, weight = how_named(entry.refs, touched)
     if scoped:
-        return 1, max(specificity(g) for g in scoped), weight
+        return 1, max(specificity(g) for g in scoped), how_named(entry.refs, touched)[1]
     globals_ = [g for g in entry.scope if is_global(g)]
     if not globals_:
-        return None, (0, 0), weight
+        return None, (0, 0), 0.0
+    best, weight = how_named(entry.refs, touched)
     applies = not touched or any(glob_matches(g, p) for g in globals_ for p in touched)
     if best == OUTRIGHT:
         return 1, (0, 0), weight
@@ -827,8 +829,14 @@ def select_entries(
     index_of = {id(e): i for i, e in enumerate(corpus.entries)}
     candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
     rest: list[Entry] = []
+    seen: dict[str, bool] = {}  # by area
     for entry in corpus.entries:
-        if entry.status not in ("accepted", "pending") or not audience.sees(entry.area, corpus):
+        if entry.status not in ("accepted", "pending"):
+            continue
+        sees = seen.get(entry.area)
+        if sees is None:
+            sees = seen[entry.area] = audience.sees(entry.area, corpus)
+        if not sees:
             continue
         tier, spec, weight = _tier(entry, paths)
         if tier is None or (entry.rejected and tier != 1):
