@@ -168,26 +168,38 @@ def _load_pending(root: Path) -> list[object]:
 
 
 def build(root: Path) -> Corpus:
-    """The slow path: load and parse the KB, count tokens, index."""
+    """The slow path: load and parse the KB, count tokens, index. Token counts come from the clone's
+    count cache (validate's too) by the digest of the text counted, so a rebuild after an edit counts
+    only the texts that changed; the cache keeps what it held plus what was counted."""
     from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
 
     with Progress("building the search index") as progress:
         kb = load_kb_dir(root, progress)
         progress.update(progress.done, what="counting tokens")
-        return build_from_kb(kb, _load_pending(root))
+        counts = load_token_counts(root)
+        corpus = build_from_kb(kb, _load_pending(root), lambda texts: [counts.count(t) for t in texts])
+        if counts.counted:
+            counts.used.update(counts.known)  # keep validate's counts this build did not look up
+            counts.known.clear()
+            save_token_counts(root, counts)
+        return corpus
 
 
-def build_from_kb(kb: KB, pending: Sequence[object] = ()) -> Corpus:
+def build_from_kb(
+    kb: KB, pending: Sequence[object] = (), count_batch: Callable[[list[str]], list[int]] | None = None
+) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
     from homeostat.core.render_view import memo_lines
     from homeostat.core.selection import build_corpus, with_line_tokens
     from homeostat.core.tokens import count_tokens_batch
 
-    corpus = build_corpus(kb, pending, count_tokens_batch)  # type: ignore[arg-type]
+    count = count_batch or count_tokens_batch
+    corpus = build_corpus(kb, pending, count)  # type: ignore[arg-type]
     doc_areas = {s.area for s in corpus.sections}
     lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-    return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
+    return with_line_tokens(corpus, dict(zip(lines, count(lines), strict=True)))
 
 
 def _write_atomic(path: Path, content: str | bytes) -> None:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from homeostat.core.globs import compile_glob
 from homeostat.core.similarity import STOPWORDS, same_lesson
-from homeostat.core.text import identifiers, words
+from homeostat.core.text import identifiers, lazy_pattern, words
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
@@ -41,14 +41,14 @@ RRF_K = 60
 TASK_RELATIVE = 0.5
 BM25_K1 = 1.2
 BM25_B = 0.75
-_CODE_EXT = re.compile(
+_CODE_EXT = lazy_pattern(
     r"\.(py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sql|ya?ml|json|"
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = lazy_pattern(r"(?<=[a-z0-9])(?=[A-Z])")
 # Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
 # everything an agent is served or an export writes.
-_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_HIDDEN = lazy_pattern("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def strip_hidden(text: str) -> str:
@@ -139,8 +139,8 @@ TASK_NOISE = frozenset(
 )
 # A file name's "test" says only that it is a test file, which the touched paths already say.
 TEST_MARKERS = frozenset({"test", "tests", "spec", "specs", "conftest"})
-_TICKET = re.compile(r"^[A-Za-z]{2,10}-\d+(?=$|[-_])")
-_SPLIT = re.compile(r"[/\-_.\s]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_TICKET = lazy_pattern(r"^[A-Za-z]{2,10}-\d+(?=$|[-_])")
+_SPLIT = lazy_pattern(r"[/\-_.\s]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
 
 def _task_words(text: str) -> list[str]:
@@ -180,7 +180,7 @@ def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[st
 _MATCHERS: dict[str, Any] = {}
 
 
-_MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")
+_MAGIC = lazy_pattern(r"[*?\[\]{}!@+()\\]")
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -792,17 +792,29 @@ class Selection(NamedTuple):
     task: tuple[str, ...] = ()  # the task words used
 
 
-def _tier(entry: Entry, touched: Sequence[str]) -> tuple[int | None, tuple[int, int], float]:
-    """(tier, specificity, code-reference weight); a rule no tier takes (None) needs no weight, and
-    most rules of a large KB are scoped to folders the session never touches."""
-    scoped = [g for g in entry.scope if not is_global(g) and any(glob_matches(g, p) for p in touched)]
+def _tier(
+    entry: Entry, touched: Sequence[str], globs: dict[str, tuple[bool, bool]]
+) -> tuple[int | None, tuple[int, int], float]:
+    """(tier, specificity, code-reference weight). `globs` remembers, for one selection, whether each
+    glob is global and matches a touched path: a large KB's rules share a few hundred globs. A rule
+    no tier takes (None) needs no weight, and most rules of a large KB are scoped to folders the
+    session never touches."""
+    scoped: list[str] = []
+    globals_: list[str] = []
+    for glob in entry.scope:
+        facts = globs.get(glob)
+        if facts is None:
+            facts = globs[glob] = (is_global(glob), any(glob_matches(glob, p) for p in touched))
+        if facts[0]:
+            globals_.append(glob)
+        elif facts[1]:
+            scoped.append(glob)
     if scoped:
         return 1, max(specificity(g) for g in scoped), how_named(entry.refs, touched)[1]
-    globals_ = [g for g in entry.scope if is_global(g)]
     if not globals_:
         return None, (0, 0), 0.0
     best, weight = how_named(entry.refs, touched)
-    applies = not touched or any(glob_matches(g, p) for g in globals_ for p in touched)
+    applies = not touched or any(globs[g][1] for g in globals_)
     if best == OUTRIGHT:
         return 1, (0, 0), weight
     if not applies:
@@ -830,6 +842,7 @@ def select_entries(
     candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
     rest: list[Entry] = []
     seen: dict[str, bool] = {}  # by area
+    globs: dict[str, tuple[bool, bool]] = {}
     for entry in corpus.entries:
         if entry.status not in ("accepted", "pending"):
             continue
@@ -838,7 +851,7 @@ def select_entries(
             sees = seen[entry.area] = audience.sees(entry.area, corpus)
         if not sees:
             continue
-        tier, spec, weight = _tier(entry, paths)
+        tier, spec, weight = _tier(entry, paths, globs)
         if tier is None or (entry.rejected and tier != 1):
             if not entry.rejected:
                 rest.append(entry)

@@ -25,13 +25,18 @@ class _Lazy:
         return getattr(self._compiled, name)
 
 
+def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A regex compiled the first time it is used (see `_Lazy`), typed as the pattern it stands for."""
+    return _Lazy(pattern, flags)  # type: ignore[return-value]
+
+
 ID_PATTERN: re.Pattern[str] = _Lazy(r"^[^\W_][\w-]*$", re.UNICODE)  # type: ignore[assignment]
 _NON_WORD: re.Pattern[str] = _Lazy(r"[^\w]+", re.UNICODE)  # type: ignore[assignment]
 _CJK: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
 )
 _WORD: re.Pattern[str] = _Lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # type: ignore[assignment]
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
+_IDENT = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
 MAX_ID_LENGTH = 64
 
 
