@@ -179,3 +179,40 @@ def test_a_kb_without_repos_is_its_own_part(tmp_path: Path) -> None:
     )
     whole = build(root)
     assert repo_part(whole, None) is whole
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    import shutil
+
+    return Path(shutil.copytree(EXAMPLE, tmp_path / "kb", ignore=shutil.ignore_patterns(".homeostat")))
+
+
+def test_a_cached_part_and_the_known_ids_follow_every_edit(example: Path) -> None:
+    from homeostat.adapters.search_index import INDEX_DIR, known_ids, load_corpus
+
+    def billing(repos: list[tuple[str, str]]) -> str | None:
+        assert [name for name, _ in repos] == ["billing", "storefront"]
+        return "billing"
+
+    whole = load_corpus(example).corpus
+    first = load_corpus(example, repo_of=billing)
+    assert first.corpus == repo_part(whole, "billing")
+    assert any(".part-" in p.name for p in (example / INDEX_DIR).iterdir())
+    assert known_ids(example) == {e.id for e in whole.entries} | {s.key for s in whole.sections}
+    again = load_corpus(example, repo_of=billing)
+    assert not again.rebuilt and again.corpus == first.corpus and again.reason == "cached"
+    rule = example / "knowledge/core/log-with-fields.md"
+    rule.write_text(
+        rule.read_text(encoding="utf-8").replace("id: log-with-fields", "id: log-with-named-fields"),
+        encoding="utf-8",
+    )
+    edited = load_corpus(example, repo_of=billing)
+    assert edited.rebuilt and edited.key != first.key
+    assert "log-with-named-fields" in {e.id for e in edited.corpus.entries}
+    assert "log-with-named-fields" in known_ids(example) and "log-with-fields" not in known_ids(example)
+    names = {p.name for p in (example / INDEX_DIR).iterdir() if p.name.startswith("corpus-")}
+    assert names and all(n.startswith(f"corpus-{edited.key}.") for n in names)  # the old key's parts are gone

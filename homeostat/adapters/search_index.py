@@ -226,7 +226,10 @@ class Loaded(NamedTuple):
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
 # Above this many files, walking them in Python costs more than asking git (which walks in C).
-STAT_MAX_FILES = 1000
+# benchmarks/bench_stat_key.py, 2 cores under load, medians of 21 (stat ms / git key ms): 1,000 files
+# 10 / 37, 3,000 15 / 26, 4,000 35 / 26, 5,000 23 / 41, 6,000 35 / 23, 8,000 42 / 29: the two cross
+# between 4,000 and 6,000 files, and the git key's process also pays `import subprocess` (~5 ms).
+STAT_MAX_FILES = 5000
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
@@ -302,12 +305,8 @@ def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None =
     key it was loaded under is the KB's key now. The key is worked out on every call all the same.
     `repo_of` picks the session's repo from the KB's (name, url) pairs: then only that repo's part of
     the corpus is loaded (`repo_part`; cut from the whole corpus once per key and cached beside it)."""
-    record = _recorded(root)
-    counted = record.get("files")
-    large = isinstance(counted, int) and counted > STAT_MAX_FILES
-    stat = None if large else stat_signature(root)
-    recorded_key = record.get("key")
-    if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
+    recorded_key, stat = _stat_check(root)
+    if recorded_key is not None:
         loaded = _kept(kept, recorded_key) or _load(root, recorded_key, repo_of)
         if loaded is not None:
             return loaded
@@ -320,6 +319,49 @@ def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None =
     if stat is not None:
         _record_key(root, *stat, key)
     return loaded
+
+
+def _stat_check(root: Path) -> tuple[str | None, tuple[str, int, int] | None]:
+    """The key recorded for KB files unchanged since (None: ask git), and their stat signature (None
+    for a KB too large to walk, `STAT_MAX_FILES`)."""
+    record = _recorded(root)
+    counted = record.get("files")
+    large = isinstance(counted, int) and counted > STAT_MAX_FILES
+    stat = None if large else stat_signature(root)
+    recorded_key = record.get("key")
+    if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
+        return recorded_key, stat
+    return None, stat
+
+
+def known_ids(root: Path) -> frozenset[str]:
+    """Every rule id and section key in the KB, for the Stop hook's check of the ids a turn cites:
+    from a small file cut beside the whole corpus once per key, so a turn never loads the corpus.
+    The key is checked on every call, as `load_corpus` checks it."""
+    recorded_key, stat = _stat_check(root)
+    found = _read_ids(root, recorded_key) if recorded_key is not None else None
+    if found is not None:
+        return found
+    key = corpus_key(root)
+    found = _read_ids(root, key)
+    if found is None:
+        corpus = load_corpus(root).corpus
+        found = frozenset([e.id for e in corpus.entries] + [s.key for s in corpus.sections])
+        try:
+            _write_atomic(root / INDEX_DIR / f"corpus-{key}.ids.marshal", marshal.dumps(sorted(found)))
+        except OSError:
+            pass  # cut again next time
+    elif stat is not None:
+        _record_key(root, *stat, key)
+    return found
+
+
+def _read_ids(root: Path, key: str) -> frozenset[str] | None:
+    try:
+        data = marshal.loads((root / INDEX_DIR / f"corpus-{key}.ids.marshal").read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return frozenset(str(i) for i in data) if isinstance(data, list) else None
 
 
 def _kept(kept: Loaded | None, key: str) -> Loaded | None:

@@ -114,12 +114,17 @@ class LineCounter:
         self.memo = memo
         self.fallback = fallback
         self.misses: list[str] = []
+        self._hits: dict[str, int] = {}  # a view counts its guide's lines up to three times
 
     def __call__(self, line: str) -> int:
+        found = self._hits.get(line)
+        if found is not None:
+            return found
         key, extra = normalise(line)
         known = self.memo.get(key)
         if known is not None:
-            return known + extra
+            found = self._hits[line] = known + extra
+            return found
         self.misses.append(line)
         if self.fallback is not None:
             return self.fallback(line)
