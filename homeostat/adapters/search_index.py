@@ -640,6 +640,14 @@ def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[st
     _prune_sessions(root / SESSIONS_DIR)
 
 
+def touch_session(root: Path, session: str) -> None:
+    """Mark a session in use (old ones are pruned by modification time) without rewriting it."""
+    try:
+        os.utime(_session_path(root, session))
+    except OSError:
+        pass
+
+
 def _prune_sessions(folder: Path) -> None:
     cutoff = time.time() - SESSION_DAYS * 86400
     for path in folder.glob("*.json"):

@@ -28,6 +28,7 @@ from homeostat.adapters.search_index import (
     checkout_identity,
     load_corpus,
     load_session,
+    touch_session,
 )
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option
@@ -371,8 +372,10 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
         new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
     block = join([render_new_rules(new, count), render_prompt(match, count)])
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
-    if session_id:
+    if session_id and (given or "given" not in state or "known" not in state):
         add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
+    elif session_id:  # nothing to add: the file stays as it is, only marked as in use
+        touch_session(session.root, session_id)
     return PromptBlock(block, match, new)
 
 
