@@ -10,7 +10,6 @@ commands, so a session hook never pays for the models, the YAML parser or the to
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
@@ -22,8 +21,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
+from homeostat.core.text import sha256
 
 if TYPE_CHECKING:
+    import hashlib
     import logging
     import subprocess
     from collections.abc import Sequence
@@ -101,7 +102,7 @@ def git_fingerprint(root: Path) -> str | None:
     )
     if status is None or status.returncode != 0:
         return None
-    digest = hashlib.sha256(f"{tree}\0{config}\0".encode())
+    digest = sha256(f"{tree}\0{config}\0".encode())
     for item in sorted(p for p in status.stdout.decode("utf-8", "surrogateescape").split("\0") if p):
         rel = item[3:]
         _hash_file(digest, Path(top) / rel, item)
@@ -110,7 +111,7 @@ def git_fingerprint(root: Path) -> str | None:
 
 def content_fingerprint(root: Path) -> str:
     """For a KB that is not a git repository: a hash of every file the loader reads."""
-    digest = hashlib.sha256()
+    digest = sha256()
     _hash_file(digest, root / "homeostat.yaml", "homeostat.yaml")
     for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -145,7 +146,7 @@ def corpus_key(root: Path) -> str:
         source,
         *pending_names(root),
     ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+    return sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
 # --- building and caching ---------------------------------------------------------------------------
@@ -254,7 +255,7 @@ def stat_signature(root: Path) -> tuple[str, int, int]:
     """A hash of every KB file's path, size and mtime; the newest mtime; the number of files."""
     from homeostat import VERSION
 
-    digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
+    digest = sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
     base = str(root)
     found: list[tuple[str, int, int]] = []
     try:
@@ -401,7 +402,7 @@ def _read(path: Path) -> Any:
 def _part_name(key: str, repo: str | None) -> str:
     """The file of one repo's part (None: the part a checkout in no repo sees, `core`'s)."""
     label = "core" if repo is None else f"repo:{repo}"
-    return f"corpus-{key}.part-{hashlib.sha256(label.encode()).hexdigest()[:16]}.marshal"
+    return f"corpus-{key}.part-{sha256(label.encode()).hexdigest()[:16]}.marshal"
 
 
 def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
@@ -614,7 +615,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 
 def _session_path(root: Path, session: str) -> Path:
-    name = session if _SAFE.match(session) else hashlib.sha256(session.encode()).hexdigest()[:32]
+    name = session if _SAFE.match(session) else sha256(session.encode()).hexdigest()[:32]
     return root / SESSIONS_DIR / f"{name}.json"
 
 
