@@ -18,8 +18,9 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 from homeostat.core.text import sha256
 
@@ -210,7 +211,7 @@ def _write_atomic(path: Path, content: str | bytes) -> None:
     os.replace(temp, path)
 
 
-class Loaded(NamedTuple):
+class Loaded(Record):
     corpus: Corpus
     key: str
     rebuilt: bool
@@ -451,7 +452,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
 # --- who the session is -------------------------------------------------------------------------------
 
 
-class Identity(NamedTuple):
+class Identity(Record):
     """Read from the code checkout: its top folder, `origin` URL and the git user."""
 
     top: Path
@@ -551,7 +552,7 @@ def _remember_identity(cache: Path, where: Path, stamp: str, identity: Identity)
         pass
 
 
-class WorkingChange(NamedTuple):
+class WorkingChange(Record):
     """What the checkout says the session is working on, from the two git commands it already ran."""
 
     paths: tuple[str, ...]  # changed and untracked files, then the files of the last few commits

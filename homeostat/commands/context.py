@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
 from homeostat.adapters.event_recorder import Scalar, log_events
 from homeostat.adapters.event_recorder import log_event as log_event  # the read commands' recorder
@@ -33,6 +33,7 @@ from homeostat.adapters.search_index import (
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option
 from homeostat.console import note, note_unreadable
+from homeostat.core.records import Record
 from homeostat.core.render_view import (
     Block,
     LineCounter,
@@ -64,7 +65,7 @@ SESSION_VARIABLE = "HOMEOSTAT_SESSION"
 NEW_RULES_PER_PROMPT = 3
 
 
-class Session(NamedTuple):
+class Session(Record):
     """A KB, the corpus loaded from its cache, and who is asking (repo from the checkout, member from git)."""
 
     root: Path
@@ -346,7 +347,7 @@ def log_view(session: Session, view: View, started: float) -> None:
     log_events(session.root, events, detach=True)
 
 
-class PromptBlock(NamedTuple):
+class PromptBlock(Record):
     """What one chat message gets: the new rules, the matches and the reminder, as one block."""
 
     block: Block

@@ -21,8 +21,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple
 
+from homeostat.core.records import Record
 from homeostat.core.search import Hit, PromptMatch
 from homeostat.core.selection import (
     CORE,
@@ -175,7 +175,7 @@ def memo_lines(entries: Iterable[Entry], doc_areas: Iterable[str], area_names: I
 # --- blocks ---------------------------------------------------------------------------------------
 
 
-class Block(NamedTuple):
+class Block(Record):
     text: str
     tokens: int
 
@@ -198,7 +198,7 @@ def join(blocks: Iterable[Block]) -> Block:
 # --- the session view -----------------------------------------------------------------------------
 
 
-class View(NamedTuple):
+class View(Record):
     text: str
     tokens: int
     selection: Selection

@@ -21,9 +21,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.core.globs import compile_glob
+from homeostat.core.records import Record
 from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, lazy_pattern, words
 
@@ -220,7 +221,7 @@ def specificity(pattern: str) -> tuple[int, int]:
 # --- the corpus ------------------------------------------------------------------------------------
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """One rule as selection and rendering need it (also a pending lesson of this clone)."""
 
     id: str
@@ -249,7 +250,7 @@ class Entry(NamedTuple):
         return not self.adopted
 
 
-class SectionEntry(NamedTuple):
+class SectionEntry(Record):
     """One `## Heading {#id}` section of a document."""
 
     doc_id: str
@@ -270,27 +271,27 @@ class SectionEntry(NamedTuple):
         return f"{self.doc_id}#{self.id}"
 
 
-class AreaInfo(NamedTuple):
+class AreaInfo(Record):
     name: str
     owner: str
     team_only: bool
     paths: tuple[str, ...]
 
 
-class RepoInfo(NamedTuple):
+class RepoInfo(Record):
     name: str
     url: str
     public: bool = False
 
 
-class MemberInfo(NamedTuple):
+class MemberInfo(Record):
     handle: str
     name: str
     email: str
     teams: tuple[str, ...]
 
 
-class Budget(NamedTuple):
+class Budget(Record):
     """`distribution` from homeostat.yaml."""
 
     token_budget: int = 2000
@@ -299,7 +300,7 @@ class Budget(NamedTuple):
     rule_share: float = 0.8
 
 
-class Corpus(NamedTuple):
+class Corpus(Record):
     entries: tuple[Entry, ...]
     sections: tuple[SectionEntry, ...]
     areas: Mapping[str, AreaInfo]
@@ -681,7 +682,7 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
 # --- who is asking ----------------------------------------------------------------------------------
 
 
-class Audience(NamedTuple):
+class Audience(Record):
     """The session's repo (None: unknown, so only core in a KB with repo folders) and member."""
 
     repo: str | None
@@ -763,7 +764,7 @@ def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
 RANKINGS = ("scope", "keywords", "code refs", "task")
 
 
-class Ranked(NamedTuple):
+class Ranked(Record):
     entry: Entry
     tier: int
     rrf: float
@@ -783,7 +784,7 @@ def rank_summary(ranked: Ranked) -> str:
     return ", ".join(parts) or "unranked"
 
 
-class Selection(NamedTuple):
+class Selection(Record):
     """Every visible rule in order (tiers first), and the visible rules no tier took (`rest`)."""
 
     ranked: tuple[Ranked, ...]
@@ -927,7 +928,7 @@ def _shared_terms(corpus: Corpus, task_terms: Sequence[str], docs: set[int]) -> 
 # --- budget fitting ----------------------------------------------------------------------------------
 
 
-class Placed(NamedTuple):
+class Placed(Record):
     ranked: Ranked
     form: str  # "full" or "rule-only"
 
@@ -944,7 +945,7 @@ class Placed(NamedTuple):
         return self.entry.tokens if self.form == "full" else self.entry.short_tokens
 
 
-class Cut(NamedTuple):
+class Cut(Record):
     """Something left out of a view, and why; every cut is reported (`--explain`, JSON, MCP)."""
 
     id: str
@@ -954,7 +955,7 @@ class Cut(NamedTuple):
     topic: str = ""
 
 
-class Fitted(NamedTuple):
+class Fitted(Record):
     placed: tuple[Placed, ...]
     cut: tuple[Cut, ...]
     tokens: int
