@@ -359,10 +359,7 @@ def known_ids(root: Path) -> frozenset[str]:
 
 
 def _read_ids(root: Path, key: str) -> frozenset[str] | None:
-    try:
-        data = marshal.loads((root / INDEX_DIR / f"corpus-{key}.ids.marshal").read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
-        return None
+    data = _unmarshal(root / INDEX_DIR / f"corpus-{key}.ids.marshal")
     return frozenset(str(i) for i in data) if isinstance(data, list) else None
 
 
@@ -376,7 +373,7 @@ def _load(root: Path, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
     """The cached corpus for `key` (with `repo_of`, the session repo's part), None when missing."""
     folder = root / INDEX_DIR
     if repo_of is not None:
-        repos = _read(folder / f"corpus-{key}.repos.marshal")
+        repos = _unmarshal(folder / f"corpus-{key}.repos.marshal")
         if isinstance(repos, list) and repos:
             part = _read(folder / _part_name(key, repo_of([(str(n), str(u)) for n, u in repos])))
             if part is not None:
@@ -388,14 +385,24 @@ def _load(root: Path, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
     return loaded if repo_of is None else _cut(root, loaded, repo_of)
 
 
-def _read(path: Path) -> Any:
-    """A cached corpus (or, for a `.repos` file, the KB's repos); None when missing or unreadable."""
+def _read(path: Path) -> Corpus | None:
+    """A cached corpus (whole or a part); None when missing or unreadable (it is built again)."""
+    data = _unmarshal(path)
+    if data is None:
+        return None
+    try:
+        return Corpus.from_data(data)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        _log().info("%s: unreadable (%s)", path, type(exc).__name__)
+        return None
+
+
+def _unmarshal(path: Path) -> Any:
     if not path.is_file():
         return None
     try:
-        data = marshal.loads(path.read_bytes())
-        return data if path.name.endswith(".repos.marshal") else Corpus.from_data(data)
-    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError) as exc:
         _log().info("%s: unreadable (%s)", path, type(exc).__name__)
         return None
 
