@@ -603,11 +603,13 @@ def _index(
         f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
     ]
     vocabulary: set[str] = set()
+    stems = _STEMS  # `term` without a call per word: a large KB indexes millions of words
+    camel = _CAMEL.sub
     for doc, text in enumerate(texts):
-        found = [w for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+        found = [w for w in words(camel(" ", text)) if w not in STOPWORDS]
         vocabulary.update(found)
-        counted = Counter(term(w) for w in found)
-        lengths.append(sum(counted.values()))
+        counted = Counter([stems.get(w) or term(w) for w in found])
+        lengths.append(len(found))
         for key, tf in counted.items():
             flat.setdefault(key, []).extend((doc, tf))
     return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
