@@ -46,15 +46,21 @@ AREAS = {
 }
 
 
+# Past the 1,980 adjective-noun pairs (9,900 rules), each further round of pairs takes one of these.
+ROUNDS = ["", "north", "south", "east", "west", "upper", "lower", "inner", "outer"]
+
+
 def components(count: int) -> list[gen.Component]:
-    pairs = itertools.product(ADJECTIVES, NOUNS)
+    names = ((adj, noun, extra) for extra in ROUNDS for adj, noun in itertools.product(ADJECTIVES, NOUNS))
     areas = [(repo, area, folder) for repo, items in AREAS.items() for area, folder in items]
     out = []
-    for i, (adj, noun) in zip(range(count), pairs, strict=False):
+    for i, (adj, noun, extra) in zip(range(count), names, strict=False):
         repo, area, folder = areas[i % len(areas)]
-        words = f"{adj} {noun}"
+        words = " ".join(w for w in (adj, noun, extra) if w)
         ext = "py" if repo == "payments" else "ts"
-        out.append(gen._c(f"{repo}/{area}", words, f"{folder}/{adj}_{noun}.{ext}"))
+        out.append(gen._c(f"{repo}/{area}", words, f"{folder}/{words.replace(' ', '_')}.{ext}"))
+    if len(out) < count:
+        raise SystemExit(f"the generator names at most {len(out) * 5} rules")
     return out
 
 
