@@ -267,7 +267,7 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
             time.sleep = counted_sleep
             imported = warm_imports()
             calls = GitCalls()
-            started, cpu_started = time.perf_counter(), cpu_seconds()
+            started, cpu_started, queued = time.perf_counter(), cpu_seconds(), run_queue_seconds()
             profiler = cProfile.Profile() if profile else None
             try:
                 if profiler is not None:
@@ -280,6 +280,7 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
                     profiler.dump_stats(profile)
                 time.sleep = real_sleep
             wall, (cpu, children) = time.perf_counter() - started, cpu_since(cpu_started)
+            queued = run_queue_seconds() - queued
             requests = len(w.harness.requests.entries) - emulator_requests
             kb = f" at {rules} generated rules (+ the example KB)" if rules else ""
             print(
@@ -287,6 +288,7 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
                 f"{slept[0]:.1f} s of it waiting between host writes, own time {wall - slept[0]:.1f} s "
                 f"(CPU {cpu + children:.1f} s: {cpu:.1f} s this process with the emulators' threads, "
                 f"{children:.1f} s git's; {calls.count} git commands taking {calls.seconds:.1f} s of the wall; "
+                f"the run's thread waited {queued:.1f} s for a free core; "
                 f"{len(stub.requests)} model calls answered at once; {requests} host API requests; "
                 f"not counted: building the PRs {built:.1f} s, first imports {imported:.1f} s)"
             )
@@ -309,6 +311,15 @@ def cpu_seconds() -> tuple[float, float]:
 def cpu_since(start: tuple[float, float]) -> tuple[float, float]:
     now = cpu_seconds()
     return now[0] - start[0], now[1] - start[1]
+
+
+def run_queue_seconds() -> float:
+    """How long this thread has waited for a core (Linux schedstat; 0 elsewhere): on a shared
+    machine, the part of the wall time that is other people's work."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
 
 
 def warm_imports() -> float:
