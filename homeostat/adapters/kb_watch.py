@@ -8,8 +8,9 @@ watches on the KB root (for `homeostat.yaml`, `knowledge/` and `.homeostat/`), o
 key out. While no event that touches the key has arrived since, the key is the one worked out then.
 
 Any such event, a full event queue, or a watch the kernel removed means "changed", and the caller
-works the key out as before (and sets fresh watches first). Where inotify is missing (not Linux) or
-a watch cannot be set, `KbWatch.start` returns None and every call works the key out. The kernel
+works the key out as before (and sets fresh watches first). Where inotify is missing (not Linux), a
+watch cannot be set, or `knowledge/` holds a symbolic link (its target changes where no watch sees
+it), `KbWatch.start` returns None and every call works the key out. The kernel
 reports every change made through this machine's file system; an edit made from another machine
 to a KB on a network file system is not reported, so such a KB should not be served from there.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import os
 import struct
 import sys
@@ -61,6 +63,27 @@ def _libc() -> ctypes.CDLL | None:
     return libc
 
 
+def _folders(top: str) -> list[str] | None:
+    """`top` and every folder below it; None when it holds a symbolic link, whose target's changes
+    no watch here would see (a missing `top` has none: the root's watch sees it appear)."""
+    found = [top]
+    try:
+        entries = list(os.scandir(top))
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.is_symlink():
+            return None
+        if entry.is_dir(follow_symlinks=False):
+            below = _folders(entry.path)
+            if below is None:
+                return None
+            found += below
+    return found
+
+
 class KbWatch:
     """Watches on one KB's folders; `quiet()` says whether nothing touching its key happened."""
 
@@ -79,15 +102,18 @@ class KbWatch:
         if fd < 0:
             return None
         watch = cls(fd, {})
+        below = _folders(str(root / "knowledge"))
+        if below is None:
+            watch.close()
+            return None
         state = root / ".homeostat"
         folders: list[tuple[Path, frozenset[bytes] | None]] = [(root, _ROOT_NAMES), (state, _STATE_NAMES)]
-        folders += [(state / "pending", None)]
-        folders += [(Path(here), None) for here, _, _ in os.walk(root / "knowledge")]
+        folders += [(state / "pending", None), *((Path(folder), None) for folder in below)]
         for folder, names in folders:
             wd = libc.inotify_add_watch(fd, os.fsencode(folder), _MASK)
             if wd >= 0:
                 watch._names[wd] = names
-            elif folder == root or ctypes.get_errno() != 2:  # ENOENT: watched for by its parent
+            elif folder == root or ctypes.get_errno() != errno.ENOENT:  # else its parent watches for it
                 watch.close()
                 return None
         return watch
