@@ -18,8 +18,8 @@ to a KB on a network file system is not reported, so such a KB should not be ser
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
+import functools
 import os
 import struct
 import sys
@@ -51,11 +51,14 @@ _ROOT_NAMES = frozenset({b"homeostat.yaml", b"knowledge", b".homeostat"})
 _STATE_NAMES = frozenset({b"pending"})
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
+    """The C library's inotify calls (the process's own symbols: no search for the library file,
+    which `ctypes.util.find_library` does by running `ldconfig`)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
     except (OSError, AttributeError):
