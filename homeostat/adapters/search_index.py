@@ -254,10 +254,11 @@ class Loaded(Record):
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
 # Above this many files, walking them in Python costs more than asking git (which walks in C).
-# benchmarks/bench_stat_key.py, 2 cores under load, medians of 21 (stat ms / git key ms): 1,000 files
-# 10 / 37, 3,000 15 / 26, 4,000 35 / 26, 5,000 23 / 41, 6,000 35 / 23, 8,000 42 / 29: the two cross
-# between 4,000 and 6,000 files, and the git key's process also pays `import subprocess` (~5 ms).
-STAT_MAX_FILES = 5000
+# benchmarks/bench_stat_key.py, 2 cores, medians of 21, stat ms / git key ms (git now started with
+# posix_spawn, no `import subprocess`): load 2.9: 2,000 files 10 / 17, 3,000 21 / 22, 4,000 26 / 23,
+# 5,000 33 / 18, 10,000 61 / 30; under load 5 the two crossed between 3,000 and 6,000. The git key
+# stays near 20-30 ms (two processes) while the walk grows about 6 ms per 1,000 files.
+STAT_MAX_FILES = 3500
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
