@@ -70,10 +70,18 @@ _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 # one that starts with a literal lets the regex engine skip from line break to line break, where a
 # leading `^` is tried at every character. An offset in that text is one past the same character's
 # offset in `text`, so a match's start there is where its line starts in `text`.
-_HEADING_AFTER_BREAK = re.compile(r"\n#(#{0,5})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)  # level - 1
+# A heading's level less one, and its text up to the line's end: `heading_text` takes off what
+# `_HEADING`'s `(.*?)[ \t]*#*[ \t]*$` leaves out, without the lazy match trying every character.
+_HEADING_AFTER_BREAK = re.compile(r"\n#(#{0,5})[ \t]+(.*)")
 _FENCE_AFTER_BREAK = re.compile("\n" + _FENCE_LINE.pattern.removeprefix("^"), re.MULTILINE)
 # A line that opens a fenced code block or an HTML comment block.
 _BLOCK_AFTER_BREAK = re.compile(r"\n {0,3}(?:(`{3,}|~{3,})(.*)$|<!--)", re.MULTILINE)
+
+
+def heading_text(rest: str) -> str:
+    """A heading line's text after the blanks that follow its `#`s, without a closing `#` sequence
+    and the blanks around it: the longest such end, as `_HEADING`'s lazy group leaves it."""
+    return rest.rstrip(" \t").rstrip("#").rstrip(" \t")
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -168,7 +176,7 @@ def simple_headings(text: str) -> list[Heading]:
         line += text.count("\n", counted_to, start)
         counted_to = start
         end = min(match.end(), len(text))  # past the line's end in `text`, and its newline if any
-        found.append(_heading(len(match.group(1)) + 1, match.group(2), line, start, end))
+        found.append(_heading(len(match.group(1)) + 1, heading_text(match.group(2)), line, start, end))
     return found
 
 
