@@ -44,17 +44,9 @@ def stem(word: str) -> str:
     return w
 
 
-@lru_cache(maxsize=65536)
-def _content_stem(word: str) -> str:
-    """The stem of a word that may carry content; "" (never a stem) for a short ASCII one."""
-    return stem(word) if len(word) > 2 or not word.isascii() else ""
-
-
 def content_words(text: str) -> frozenset[str]:
     distinct = set(words(text)) - STOPWORDS  # each word stemmed once, however often it is used
-    stems = set(map(_content_stem, distinct))  # a KB's words repeat: each is judged once
-    stems.discard("")
-    return frozenset(stems)
+    return frozenset(stem(w) for w in distinct if len(w) > 2 or not w.isascii())
 
 
 @lru_cache(maxsize=65536)
