@@ -103,7 +103,7 @@ def _events(root: Path) -> EventLogFacts:
 
 
 def _host_facts(config: Config, origin: str, env: Mapping[str, str]) -> HostFacts:
-    from homeostat.commands.curate import host_from_env
+    from homeostat.adapters.hosts import host_from_env
     from homeostat.runs.curate import kb_repo_ref
 
     repo = kb_repo_ref(config, origin)
