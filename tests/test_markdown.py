@@ -9,10 +9,13 @@ from homeostat.core.kb import load_kb
 from homeostat.core.markdown import (
     _AFTER_BREAK_NEEDS_COMMONMARK,
     _FENCE,
+    _HEADING,
+    _HEADING_AFTER_BREAK,
     _NEEDS_COMMONMARK,
     _odd_fence,
     _skipped_spans,
     commonmark_headings,
+    heading_text,
     headings,
     simple_headings,
 )
@@ -116,6 +119,17 @@ def test_fences_and_comments_found_by_search_are_the_ones_a_line_walk_finds(text
     # headings() looks for the lines it leaves to markdown-it after a line break: the same lines
     needs = _NEEDS_COMMONMARK.search(text)
     assert (needs is None) == (_AFTER_BREAK_NEEDS_COMMONMARK.search(f"\n{text}") is None)
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="# \t\rab{}", max_size=16))
+def test_a_heading_line_is_read_as_the_anchored_pattern_reads_it(line: str) -> None:
+    whole = _HEADING.match(line)
+    found = _HEADING_AFTER_BREAK.match(f"\n{line}")
+    assert (whole is None) == (found is None)
+    if whole is not None and found is not None:
+        assert len(whole.group(1)) == len(found.group(1)) + 1
+        assert whole.group(2) == heading_text(found.group(2))
 
 
 def test_a_heading_inside_a_multiline_html_comment_is_no_section() -> None:

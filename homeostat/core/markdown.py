@@ -65,12 +65,23 @@ def iter_lines(text: str) -> Iterator[tuple[int, int, str]]:
         number += 1
 
 
-_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
-
-
+# The line patterns the heading scan needs, each searched for after a line break in "\n" + text:
+# one that starts with a literal lets the regex engine skip from line break to line break, where a
+# leading `^` is tried at every character. An offset in that text is one past the same character's
+# offset in `text`, so a match's start there is where its line starts in `text`.
+# A heading's level less one, and its text up to the line's end: `heading_text` takes off what
+# `_HEADING`'s `(.*?)[ \t]*#*[ \t]*$` leaves out, without the lazy match trying every character.
+_HEADING_AFTER_BREAK = re.compile(r"\n#(#{0,5})[ \t]+(.*)")
+_FENCE_AFTER_BREAK = re.compile("\n" + _FENCE_LINE.pattern.removeprefix("^"), re.MULTILINE)
 # A line that opens a fenced code block or an HTML comment block.
-_BLOCK_OPEN = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})(.*)$|<!--)", re.MULTILINE)
+_BLOCK_AFTER_BREAK = re.compile(r"\n {0,3}(?:(`{3,}|~{3,})(.*)$|<!--)", re.MULTILINE)
+
+
+def heading_text(rest: str) -> str:
+    """A heading line's text after the blanks that follow its `#`s, without a closing `#` sequence
+    and the blanks around it: the longest such end, as `_HEADING`'s lazy group leaves it."""
+    return rest.rstrip(" \t").rstrip("#").rstrip(" \t")
 
 
 def _line_end(text: str, pos: int) -> int:
@@ -86,9 +97,10 @@ def _skipped_spans(text: str) -> list[tuple[int, int]]:
     block's opening and closing line is found by a search, not by walking every line: a topic file
     opens a comment in every section (a test keeps this equal to the line walk).
     """
+    shifted = f"\n{text}"
     spans: list[tuple[int, int]] = []
-    pos = 0
-    while (block := _BLOCK_OPEN.search(text, pos)) is not None:
+    pos = 0  # in `text`; the line break before it is at `pos` in `shifted`
+    while (block := _BLOCK_AFTER_BREAK.search(shifted, pos)) is not None:
         opened = block.start()
         line_end = _line_end(text, opened)
         fence = block.group(1)
@@ -96,12 +108,12 @@ def _skipped_spans(text: str) -> list[tuple[int, int]]:
             close = next(
                 (
                     m
-                    for m in _FENCE_LINE.finditer(text, line_end)
+                    for m in _FENCE_AFTER_BREAK.finditer(shifted, line_end + 1)
                     if m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip()
                 ),
                 None,
             )
-            pos = len(text) if close is None else close.end()
+            pos = len(text) if close is None else close.end() - 1
         elif "-->" in text[opened:line_end]:
             pos = line_end
         else:
@@ -110,6 +122,7 @@ def _skipped_spans(text: str) -> list[tuple[int, int]]:
         spans.append((opened, pos))
         if pos >= len(text):
             break
+        pos += 1  # the next line
     return spans
 
 
@@ -154,16 +167,16 @@ def simple_headings(text: str) -> list[Heading]:
     line = 1
     counted_to = 0
     span = 0  # spans and headings both come in text order: one walk over each
-    for match in _HEADING_LINE.finditer(text):
-        start = match.start()
+    for match in _HEADING_AFTER_BREAK.finditer(f"\n{text}"):
+        start = match.start()  # of the heading's line in `text`
         while span < len(fenced) and fenced[span][1] <= start:
             span += 1
         if span < len(fenced) and fenced[span][0] <= start:
             continue
         line += text.count("\n", counted_to, start)
         counted_to = start
-        end = match.end() + (1 if match.end() < len(text) else 0)
-        found.append(_heading(len(match.group(1)), match.group(2), line, start, end))
+        end = min(match.end(), len(text))  # past the line's end in `text`, and its newline if any
+        found.append(_heading(len(match.group(1)) + 1, heading_text(match.group(2)), line, start, end))
     return found
 
 

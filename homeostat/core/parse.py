@@ -96,10 +96,12 @@ def _share_fields_sets(value: BaseModel) -> None:
     if not value.model_config.get("frozen"):
         return
     fields = value.__pydantic_fields_set__
-    if len(_FIELDS_SETS) < 1000 or frozenset(fields) in _FIELDS_SETS:
-        object.__setattr__(
-            value, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields)
-        )
+    key = frozenset(fields)
+    shared = _FIELDS_SETS.get(key)
+    if shared is None and len(_FIELDS_SETS) < 1000:
+        shared = _FIELDS_SETS[key] = fields
+    if shared is not None:
+        object.__setattr__(value, "__pydantic_fields_set__", shared)
     kind = type(value)
     if kind not in _NESTED:
         _NESTED[kind] = tuple(

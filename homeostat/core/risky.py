@@ -41,7 +41,7 @@ from homeostat.core.scanners.risk_rules import (
     Pattern,
     PhraseRule,
     gate_of,
-    words_of,
+    words_among,
 )
 from homeostat.core.scanners.values import lower_same_length
 
@@ -210,7 +210,7 @@ def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[r
 
 
 def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
-    present = words_of(doc.lowered) & _GATE_WORDS
+    present = words_among(doc.lowered, _GATE_WORDS)
     present.update(g for g in _SYMBOL_GATES if g in doc.lowered)
     if not present:
         return

@@ -104,10 +104,25 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find("://", after)
 
 
-@lru_cache(maxsize=8192)
+# Lines up to this long are remembered once judged: a KB repeats its short field lines in every rule,
+# and 8,192 remembered lines of at most this length hold a few megabytes, whatever the files hold.
+_REMEMBERED_LINE = 256
+
+
 def _line_findings(line: str, lowered: str) -> tuple[Found, ...]:
+    if len(line) <= _REMEMBERED_LINE:
+        return _remembered_line_findings(line, lowered)
+    return _judged_line(line, lowered)
+
+
+@lru_cache(maxsize=8192)
+def _remembered_line_findings(line: str, lowered: str) -> tuple[Found, ...]:
     """The detectors read one line and nothing else, so a line met again (every rule's `author: ana`
     and `tokens: 130`) is judged once: the same findings, at offsets within the line."""
+    return _judged_line(line, lowered)
+
+
+def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))

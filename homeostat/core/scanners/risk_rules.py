@@ -56,6 +56,11 @@ def words_of(lowered: str) -> set[str]:
     return set(lowered.translate(_TO_SPACES).split())
 
 
+def words_among(lowered: str, wanted: frozenset[str]) -> set[str]:
+    """`words_of(lowered) & wanted`, without building the set of every word first."""
+    return set(wanted.intersection(lowered.translate(_TO_SPACES).split()))
+
+
 def _p(triggers: str, regex: str, *, opens_clause: bool = False, anchored: bool = True) -> Pattern:
     """`triggers` is space-separated lowercase words; `~` stands for a space inside one (`do~not`)."""
     words = tuple(w.replace("~", " ") for w in triggers.split())

@@ -15,14 +15,7 @@ from homeostat.core.findings import Finding
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
-from homeostat.core.validate.content_checks import (
-    check_conflict_markers,
-    check_emails,
-    check_links,
-    check_risky,
-    check_secrets,
-    readable_spans,
-)
+from homeostat.core.validate.content_checks import check_conflict_markers, check_secrets, check_spans
 from homeostat.core.validate.structure_checks import (
     check_cache,
     check_citation_loops,
@@ -75,14 +68,9 @@ def validate_kb(
     fields, catch-all topics, section order), for a caller that acts on errors alone; no cache."""
     findings: list[Finding] = list(kb.problems)
     config = kb.config
-    spans = readable_spans(kb)
     findings += check_rule_fields(kb, today)
     findings += check_secrets(kb)
-    if not errors_only:
-        findings += check_emails(spans)
-    findings += check_risky(spans, config)
-    findings += check_links(spans)
-    del spans  # not held while the checks below build their own indexes
+    findings += check_spans(kb, config, emails=not errors_only)
     findings += check_conflict_markers(kb)
     if not errors_only:
         findings += check_topic_files(kb)

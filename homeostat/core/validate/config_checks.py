@@ -6,6 +6,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from homeostat.core.config import DEFAULT_SLACK_WEBHOOK_ENV, Config
 from homeostat.core.findings import Finding, error
@@ -157,6 +158,9 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
     """Rules and documents name areas, members and teams the config knows."""
     found: list[Finding] = []
     areas = set(config.area_names())
+    # each a scan of the config's lists; a KB names the same few members, teams and areas throughout
+    member, team_named = lru_cache(maxsize=None)(config.member), lru_cache(maxsize=None)(config.team_named)
+    topics_for = lru_cache(maxsize=None)(config.topics_for)
     for rule in kb.rules:
         meta = rule.meta
         if meta.area not in areas:
@@ -174,7 +178,7 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
         if meta.risk_reviewer:
             people.append(("riskReviewedBy", meta.risk_reviewer))
         for key, handle in people:
-            if config.member(handle) is None:
+            if member(handle) is None:
                 found.append(
                     error(
                         CHECK,
@@ -183,11 +187,11 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
                         f"{key} names unknown member {handle!r} (rule {meta.id}); add them to team.members",
                     )
                 )
-        if meta.owner and config.team_named(meta.owner) is None:
+        if meta.owner and team_named(meta.owner) is None:
             found.append(
                 error(CHECK, rule.file, rule.line, f"owner {meta.owner!r} is not a team (rule {meta.id})")
             )
-        if meta.topic is not None and meta.area in areas and meta.topic not in config.topics_for(meta.area):
+        if meta.topic is not None and meta.area in areas and meta.topic not in topics_for(meta.area):
             if not rule.in_topic_file:
                 found.append(
                     error(
@@ -198,8 +202,8 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
                     )
                 )
     for topic_file in kb.topic_files:
-        if topic_file.area in areas and topic_file.topic not in config.topics_for(topic_file.area):
-            listed = ", ".join(config.topics_for(topic_file.area)) or "none"
+        if topic_file.area in areas and topic_file.topic not in topics_for(topic_file.area):
+            listed = ", ".join(topics_for(topic_file.area)) or "none"
             found.append(
                 error(
                     "topic-file",
@@ -219,11 +223,11 @@ def check_names(kb: KB, config: Config) -> list[Finding]:
                     f"unknown area {doc_meta.area!r}; add it to homeostat.yaml or move the document",
                 )
             )
-        if doc_meta.owner and config.team_named(doc_meta.owner) is None:
+        if doc_meta.owner and team_named(doc_meta.owner) is None:
             found.append(
                 error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams")
             )
-        if doc_meta.risk_reviewer and config.member(doc_meta.risk_reviewer) is None:
+        if doc_meta.risk_reviewer and member(doc_meta.risk_reviewer) is None:
             found.append(
                 error(
                     CHECK,

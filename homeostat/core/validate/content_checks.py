@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.config import Config
@@ -68,8 +68,9 @@ def _rule_span(rule: Rule, source: str, start: int, end: int, line: int) -> Span
     )
 
 
-def readable_spans(kb: KB) -> list[Span]:
-    spans: list[Span] = []
+def readable_spans(kb: KB) -> Iterator[Span]:
+    """Every piece of the KB an agent reads, one at a time: each is checked and let go (a list of
+    them all was 40 MB at 100,000 rules, held through three checks)."""
     sections: set[tuple[str, int]] = set()
     for rule in kb.rules:
         text = kb.files[rule.file]
@@ -78,7 +79,7 @@ def readable_spans(kb: KB) -> list[Span]:
             # a duplicate id finds the first section again: read it once, as its own rule's
             if section is not None and (rule.file, section.start) not in sections:
                 sections.add((rule.file, section.start))
-                spans.append(_rule_span(rule, text, section.start, section.end, section.line))
+                yield _rule_span(rule, text, section.start, section.end, section.line)
             continue
         front = split_frontmatter(text)
         if front is not None:
@@ -86,27 +87,24 @@ def readable_spans(kb: KB) -> list[Span]:
                 (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), rule.line
             )
             title = rule.meta.title
-            spans.append(_rule_span(rule, title, 0, len(title), title_line))
-            spans.append(_rule_span(rule, text, front.body_offset, len(text), front.body_line))
+            yield _rule_span(rule, title, 0, len(title), title_line)
+            yield _rule_span(rule, text, front.body_offset, len(text), front.body_line)
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
         if front is not None:
             meta = document.meta
-            spans.append(
-                Span(
-                    document.file,
-                    text,
-                    front.body_offset,
-                    len(text),
-                    front.body_line,
-                    f"document {document.doc_id}",
-                    meta.risk_reviewer,
-                    meta.risk_fingerprint,
-                    document=document,
-                )
+            yield Span(
+                document.file,
+                text,
+                front.body_offset,
+                len(text),
+                front.body_line,
+                f"document {document.doc_id}",
+                meta.risk_reviewer,
+                meta.risk_fingerprint,
+                document=document,
             )
-    return spans
 
 
 _PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t]{8,}")
@@ -145,19 +143,31 @@ def check_secrets(kb: KB) -> list[Finding]:
     return found
 
 
-def check_emails(spans: Sequence[Span]) -> list[Finding]:
+def check_spans(kb: KB, config: Config | None, *, emails: bool = True) -> list[Finding]:
+    """Personal data (unless `emails` is off), risky content and links in every readable span, in one
+    walk over them."""
     found: list[Finding] = []
-    for span in spans:
-        for hit in find_emails(span.text):
-            found.append(
-                warning(
-                    "email",
-                    span.file,
-                    span.line + hit.line - 1,
-                    f"an email address in {span.label} is personal data; name the team or role instead",
-                )
-            )
+    domains = allowed_domains(config)
+    for span in readable_spans(kb):
+        text = span.text
+        if emails:
+            found += span_emails(span, text)
+        found += span_risks(span, text, config, domains)
+        found += span_links(span, text)
     return found
+
+
+def span_emails(span: Span, text: str) -> list[Finding]:
+    """`text` is the span's own, cut once for every check."""
+    return [
+        warning(
+            "email",
+            span.file,
+            span.line + hit.line - 1,
+            f"an email address in {span.label} is personal data; name the team or role instead",
+        )
+        for hit in find_emails(text)
+    ]
 
 
 def owner_paths(url: str) -> list[str]:
@@ -206,57 +216,47 @@ def _sign_off_advice(span: Span, config: Config | None) -> str | None:
     return None
 
 
-def check_risky(spans: Sequence[Span], config: Config | None) -> list[Finding]:
-    found: list[Finding] = []
-    domains = allowed_domains(config)
-    for span in spans:
-        hits = find_risks(span.text, domains)  # it skips Homeostat's own comments itself
-        advice = _sign_off_advice(span, config) if hits else None
-        if advice is None:
-            continue
-        for hit in hits:
-            found.append(
-                error(
-                    "risky",
-                    span.file,
-                    span.line + hit.line - 1,
-                    f"{hit.kind} in {span.label}: {hit.message}; {advice}",
-                )
-            )
-    return found
+def span_risks(span: Span, text: str, config: Config | None, domains: Sequence[str]) -> list[Finding]:
+    hits = find_risks(text, domains)  # it skips Homeostat's own comments itself
+    advice = _sign_off_advice(span, config) if hits else None
+    if advice is None:
+        return []
+    return [
+        error(
+            "risky",
+            span.file,
+            span.line + hit.line - 1,
+            f"{hit.kind} in {span.label}: {hit.message}; {advice}",
+        )
+        for hit in hits
+    ]
 
 
-def check_links(spans: Sequence[Span]) -> list[Finding]:
+def span_links(span: Span, text: str) -> list[Finding]:
     """Relative links that climb out of the KB, and file:// or absolute paths, point at things we cannot see."""
     found: list[Finding] = []
-    for span in spans:
-        text = span.text  # Homeostat's comments hold no Markdown links
-        if "](" not in text:  # every link has one; most rules have no link at all
+    if "](" not in text:  # every link has one; most rules have no link at all (Homeostat's comments none)
+        return found
+    for match in _LINK.finditer(text):
+        target = match.group(1)
+        line = span.line + text.count("\n", 0, match.start())
+        if target.startswith(("#", "mailto:")):
             continue
-        for match in _LINK.finditer(text):
-            target = match.group(1)
-            line = span.line + text.count("\n", 0, match.start())
-            if target.startswith(("#", "mailto:")):
-                continue
-            if target.lower().startswith("file:") or target.startswith(("/", "~", "\\")):
-                found.append(
-                    error(
-                        "link",
-                        span.file,
-                        line,
-                        f"link {target!r} points outside the KB; link to a KB file or an allowed URL",
-                    )
+        if target.lower().startswith("file:") or target.startswith(("/", "~", "\\")):
+            found.append(
+                error(
+                    "link",
+                    span.file,
+                    line,
+                    f"link {target!r} points outside the KB; link to a KB file or an allowed URL",
                 )
-                continue
-            if _SCHEME.match(target):
-                continue
-            resolved = posixpath.normpath(
-                posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0])
             )
-            if resolved == ".." or resolved.startswith("../"):
-                found.append(
-                    error("link", span.file, line, f"link {target!r} points outside the KB repository")
-                )
+            continue
+        if _SCHEME.match(target):
+            continue
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0]))
+        if resolved == ".." or resolved.startswith("../"):
+            found.append(error("link", span.file, line, f"link {target!r} points outside the KB repository"))
     return found
 
 

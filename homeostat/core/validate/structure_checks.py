@@ -469,23 +469,31 @@ def check_rule_ids(kb: KB, files: Collection[str] | None = None) -> list[Finding
 def _near_duplicates(kb: KB) -> list[Finding]:
     """Pairs teaching the same lesson, within one repo or against core, found through rare shared words."""
     live = [r for r in kb.rules if r.meta.status != "retired"]
-    # Each rule's content words as numbers in an array: a tenth of the memory of a set of strings,
-    # which at 100,000 rules was most of the memory validate needed beyond the KB itself.
+    # Every rule's content words as numbers, one rule after another in one array (rule i's are
+    # words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
+    # memory of sets of strings, and a third of that of an array, tuple or list per rule.
     ids: defaultdict[str, int] = defaultdict(count().__next__)
     number = ids.__getitem__
-    bags = [array("I", map(number, content_words(f"{r.title}\n{r.rule}"))) for r in live]
+    words, starts = array("I"), array("L", [0])
+    for rule in live:
+        words.extend(map(number, content_words(f"{rule.title}\n{rule.rule}")))
+        starts.append(len(words))
     del ids, number
-    rules_with = Counter(chain.from_iterable(bags))
+    rules_with = Counter(words)
     common = min(max(20, len(live) // 50), RARE_WORD_RULES)
-    index: dict[int, list[int]] = {word: [] for word, n in rules_with.items() if 2 <= n <= common}
+    index: dict[int, array[int]] = {word: array("I") for word, n in rules_with.items() if 2 <= n <= common}
     del rules_with  # a word in one rule pairs it with none
-    rare = [tuple(word for word in bag if word in index) for bag in bags]
-    for i, words in enumerate(rare):
-        for word in words:
-            index[word].append(i)
+    rare, rare_starts = array("I"), array("L", [0])
+    for i in range(len(live)):
+        for word in words[starts[i] : starts[i + 1]]:
+            if word in index:
+                rare.append(word)
+                index[word].append(i)  # postings ascend
+        rare_starts.append(len(rare))
     found: list[Finding] = []
-    for i, words in enumerate(rare):
-        later = (index[word][bisect_right(index[word], i) :] for word in words)  # postings ascend
+    for i in range(len(live)):
+        mine = rare[rare_starts[i] : rare_starts[i + 1]]
+        later = (index[word][bisect_right(index[word], i) :] for word in mine)
         for j, n in Counter(chain.from_iterable(later)).items():
             if n < 2:
                 continue
@@ -494,7 +502,10 @@ def _near_duplicates(kb: KB) -> list[Finding]:
             if not (ra == rb or a.area == CORE_AREA or b.area == CORE_AREA):
                 continue
             # same_lesson, with the content words already counted (as numbers, the same overlap)
-            if overlap(bags[i], bags[j]) < SAME_LESSON_THRESHOLD:
+            if (
+                overlap(words[starts[i] : starts[i + 1]], words[starts[j] : starts[j + 1]])
+                < SAME_LESSON_THRESHOLD
+            ):
                 continue
             if not distinct_facts(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
                 found.append(
