@@ -34,7 +34,7 @@ def origin_git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
 
 def origin_host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeHost, RepoRef]:
     """The code host from the environment's credentials, and which of its repos the KB is."""
-    from homeostat.commands.curate import host_from_env
+    from homeostat.adapters.hosts import host_from_env
     from homeostat.runs.curate import kb_repo_ref
 
     kb_repo = kb_repo_ref(config, git.remote_url("origin"))

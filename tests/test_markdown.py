@@ -7,8 +7,11 @@ from hypothesis import strategies as st
 
 from homeostat.core.kb import load_kb
 from homeostat.core.markdown import (
+    _AFTER_BREAK_NEEDS_COMMONMARK,
+    _FENCE,
     _NEEDS_COMMONMARK,
     _odd_fence,
+    _skipped_spans,
     commonmark_headings,
     headings,
     simple_headings,
@@ -56,6 +59,11 @@ LINES = st.sampled_from(
         "\t## tab indent",
         "## Escaped \\#",
         "*** ",
+        "text --> after",
+        "  <!-- indented",
+        "````` info",
+        "~~~~",
+        "   ~~~ tilde",
     ]
 )
 TEXTS = st.lists(LINES, max_size=14).map("\n".join)
@@ -68,6 +76,46 @@ def test_the_line_scan_agrees_with_commonmark_wherever_it_is_used(text: str, new
     if _NEEDS_COMMONMARK.search(text) is None and not _odd_fence(text):  # where headings() scans lines
         assert simple_headings(text) == commonmark_headings(text)
     assert headings(text) == commonmark_headings(text)
+
+
+def _spans_by_line_walk(text: str) -> list[tuple[int, int]]:
+    """Fences and comment blocks found by walking every line: what `_skipped_spans` searches for."""
+    spans: list[tuple[int, int]] = []
+    fence: str | None = None
+    in_comment, opened, start = False, 0, 0
+    for line in text.split("\n"):
+        end = start + len(line)
+        match = _FENCE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                if not match.group(2).strip():
+                    spans.append((opened, end))
+                    fence = None
+        elif in_comment:
+            if "-->" in line:
+                spans.append((opened, end))
+                in_comment = False
+        elif match:
+            fence, opened = match.group(1), start
+        elif line.lstrip(" ").startswith("<!--") and len(line) - len(line.lstrip(" ")) <= 3:
+            if "-->" in line:
+                spans.append((start, end))
+            else:
+                in_comment, opened = True, start
+        start = end + 1
+    if fence is not None or in_comment:
+        spans.append((opened, len(text)))
+    return spans
+
+
+@settings(max_examples=600, deadline=None)
+@given(TEXTS, st.booleans())
+def test_fences_and_comments_found_by_search_are_the_ones_a_line_walk_finds(text: str, newline: bool) -> None:
+    text = text + ("\n" if newline else "")
+    assert _skipped_spans(text) == _spans_by_line_walk(text)
+    # headings() looks for the lines it leaves to markdown-it after a line break: the same lines
+    needs = _NEEDS_COMMONMARK.search(text)
+    assert (needs is None) == (_AFTER_BREAK_NEEDS_COMMONMARK.search(f"\n{text}") is None)
 
 
 def test_a_heading_inside_a_multiline_html_comment_is_no_section() -> None:

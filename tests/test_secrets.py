@@ -415,3 +415,48 @@ def test_shared_corpus_targets() -> None:
     flagged = sum(bool(find_secrets(r["text"])) for r in negatives)
     assert caught / len(positives) >= 0.95
     assert flagged / len(negatives) <= 0.05
+
+
+def test_a_line_met_again_is_judged_as_it_was_the_first_time() -> None:
+    """The line detectors' results are kept by the line's text: every planted secret and look-alike,
+    scanned alone with nothing kept, then again inside one text where each line meets lines (and
+    copies of itself) already judged, gives the same findings at the same places."""
+    from homeostat.core.secrets import _line_findings
+
+    texts = [template.format(s=secret) for _, template, secret in POSITIVES] + [t for _, t in NEGATIVES]
+    alone = []
+    for text in texts:
+        _line_findings.cache_clear()
+        alone.append(find_secrets(text))
+    _line_findings.cache_clear()
+    joined = "\n".join(texts + texts)
+    shift, line = 0, 0
+    expected = []
+    for hits, text in [*zip(alone, texts, strict=True), *zip(alone, texts, strict=True)]:
+        expected += [SecretHit(h.kind, h.start + shift, h.end + shift, h.line + line) for h in hits]
+        shift += len(text) + 1
+        line += text.count("\n") + 1
+    assert find_secrets(joined) == expected
+    assert _line_findings.cache_info().hits > 0
+
+
+def test_the_prefix_trie_finds_what_the_longest_first_alternation_finds() -> None:
+    """Token formats are tried where a vendor prefix starts; the trie that finds the prefixes must
+    find, at every step of the scan, the same place and prefix as the flat list sorted longest first."""
+    import re
+
+    from homeostat.core.scanners.tokens import _PREFIX_SEARCH, _PREFIXES, longest_first
+
+    flat = re.compile("|".join(re.escape(p) for p in _PREFIXES))
+    rng = random.Random(11)
+    pieces = [p[:cut] for p in _PREFIXES for cut in range(1, len(p) + 1)] + list("aA0_-./ :")
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 12)))
+        pos = 0
+        while (want := flat.search(text, pos)) is not None:
+            got = _PREFIX_SEARCH.search(text, pos)
+            assert got is not None and (got.span(), got.group(0)) == (want.span(), want.group(0)), text
+            pos = want.start() + 1
+        assert _PREFIX_SEARCH.search(text, pos) is None
+    small = re.compile(longest_first(["ab", "abc", "a", "b"]))
+    assert [m.group(0) for m in small.finditer("abcab a b")] == ["abc", "ab", "a", "b"]

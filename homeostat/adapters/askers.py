@@ -88,3 +88,23 @@ def asker_for(
         timeout_seconds=float(agents.timeout_seconds),
         sink=sink,
     )
+
+
+def run_asker_for(
+    config: Config,
+    stats: RunStats,
+    *,
+    sink: EventSink,
+    max_cost_usd: float | None,
+    show_prompts: TextIO | None,
+    env: Mapping[str, str],
+) -> Callable[[str], Asker]:
+    """A multi-step run's asker per agent: every step's calls share the run's stats, event sink,
+    spending cap and --show-prompts choice, so the cap and the cost report cover the whole run."""
+
+    def ask(agent: str) -> Asker:
+        return asker_for(
+            agent, config, stats, sink=sink, max_cost_usd=max_cost_usd, show_prompts=show_prompts, env=env
+        )
+
+    return ask

@@ -18,15 +18,15 @@ from pathlib import Path
 
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.git import Git
+from homeostat.adapters.hosts import host_from_env
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
-from homeostat.core.config import Config, Host
+from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.events import EventSink
-from homeostat.core.hosts import CodeHost
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 
@@ -133,18 +133,6 @@ def _outcome(result: CurateResult) -> int:
 
 
 # --- wiring -------------------------------------------------------------------------------------
-
-
-def host_from_env(kind: Host, env: Mapping[str, str], *, read_only: bool = False) -> CodeHost:
-    """The code host (`sources.host`, or the one a URL names), with its credential from the environment;
-    `read_only` when the command only reads reviews, so a missing token asks for read scopes only."""
-    if kind == "bitbucket":
-        from homeostat.adapters.bitbucket import bitbucket_host_from_env
-
-        return bitbucket_host_from_env(env)
-    from homeostat.adapters.github import github_host_from_env
-
-    return github_host_from_env(env, read_only=read_only)
 
 
 def _asker(

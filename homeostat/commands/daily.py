@@ -106,19 +106,16 @@ def run(args: argparse.Namespace) -> int:
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
-        from homeostat.adapters.askers import asker_for
+        from homeostat.adapters.askers import run_asker_for
 
-        def ask(agent: str) -> Asker:
-            return asker_for(
-                agent,
-                config,
-                stats,
-                sink=sink,
-                max_cost_usd=args.max_cost,
-                show_prompts=sys.stdout if args.show_prompts else None,
-                env=env,
-            )
-
+        ask = run_asker_for(
+            config,
+            stats,
+            sink=sink,
+            max_cost_usd=args.max_cost,
+            show_prompts=sys.stdout if args.show_prompts else None,
+            env=env,
+        )
         ask("curator")  # a missing key or an unknown model stops the run here, before anything is read
         notifier, missing = _notifier(config, env)
         deps = DailyDeps(

@@ -467,7 +467,7 @@ def _refuse(args: argparse.Namespace, names: tuple[str, ...], mode: str) -> None
 
 def fetch_thread(config: Config, url: str) -> ReviewThread:
     """The thread holding the comment, through the host its URL names, from a KB code repo only."""
-    from homeostat.commands.curate import host_from_env
+    from homeostat.adapters.hosts import host_from_env
     from homeostat.runs.curate import kb_code_repos
 
     try:

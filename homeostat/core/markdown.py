@@ -69,47 +69,47 @@ _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$", re.MULTILINE)
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.MULTILINE)
 
 
-_COMMENT_START = re.compile(r"^ {0,3}<!--")
+# A line that opens a fenced code block or an HTML comment block.
+_BLOCK_OPEN = re.compile(r"^ {0,3}(?:(`{3,}|~{3,})(.*)$|<!--)", re.MULTILINE)
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end == -1 else end
 
 
 def _skipped_spans(text: str) -> list[tuple[int, int]]:
     """Spans of fenced code blocks and HTML comment blocks, which CommonMark reads no heading in.
 
     A comment block starts at a line opening with `<!--` and runs to the first line holding `-->`
-    (the same line, for a one-line comment); an unclosed fence or comment runs to the end.
+    (the same line, for a one-line comment); an unclosed fence or comment runs to the end. Each
+    block's opening and closing line is found by a search, not by walking every line: a topic file
+    opens a comment in every section (a test keeps this equal to the line walk).
     """
     spans: list[tuple[int, int]] = []
-    fence: str | None = None
-    in_comment = False
-    opened = 0
-    for _, start, line in iter_lines(text):
-        end = start + len(line)
+    pos = 0
+    while (block := _BLOCK_OPEN.search(text, pos)) is not None:
+        opened = block.start()
+        line_end = _line_end(text, opened)
+        fence = block.group(1)
         if fence is not None:
-            match = _FENCE.match(line)
-            if (
-                match
-                and match.group(1)[0] == fence[0]
-                and len(match.group(1)) >= len(fence)
-                and not match.group(2).strip()
-            ):
-                spans.append((opened, end))
-                fence = None
-            continue
-        if in_comment:
-            if "-->" in line:
-                spans.append((opened, end))
-                in_comment = False
-            continue
-        match = _FENCE.match(line)
-        if match:
-            fence, opened = match.group(1), start
-        elif _COMMENT_START.match(line):
-            if "-->" in line:
-                spans.append((start, end))
-            else:
-                in_comment, opened = True, start
-    if fence is not None or in_comment:
-        spans.append((opened, len(text)))
+            close = next(
+                (
+                    m
+                    for m in _FENCE_LINE.finditer(text, line_end)
+                    if m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip()
+                ),
+                None,
+            )
+            pos = len(text) if close is None else close.end()
+        elif "-->" in text[opened:line_end]:
+            pos = line_end
+        else:
+            closing = text.find("-->", line_end)
+            pos = len(text) if closing == -1 else _line_end(text, closing)
+        spans.append((opened, pos))
+        if pos >= len(text):
+            break
     return spans
 
 
@@ -122,7 +122,7 @@ def headings(text: str) -> list[Heading]:
     fence; an empty heading or one closed by `#`) goes to markdown-it, a CommonMark parser.
     A differential test keeps the two equal where the scan is used.
     """
-    if "\r" in text or _NEEDS_COMMONMARK.search(text) or _odd_fence(text):
+    if "\r" in text or _AFTER_BREAK_NEEDS_COMMONMARK.search(f"\n{text}") or _odd_fence(text):
         return commonmark_headings(text)
     return simple_headings(text)
 
@@ -135,6 +135,9 @@ _NEEDS_COMMONMARK = re.compile(
     r"|#{1,6}(?:[ \t]*|[ \t].*#[ \t]*|[ \t].*\\.*)$)",
     re.MULTILINE,
 )
+# The same lines, searched for after a line break in `"\n" + text`: a pattern that starts with a
+# literal is skipped through by a fast scan, where one that starts with `^` is tried at every character.
+_AFTER_BREAK_NEEDS_COMMONMARK = re.compile("\n" + _NEEDS_COMMONMARK.pattern.removeprefix("^"), re.MULTILINE)
 
 
 def _odd_fence(text: str) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from homeostat.core.scanners.bridge import plugin_hits
 from homeostat.core.scanners.context import CONTEXT_DETECTORS
@@ -103,10 +104,14 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find("://", after)
 
 
-def _line_findings(line: str, lowered: str) -> Iterator[Found]:
-    yield from plugin_hits(line, lowered)
+@lru_cache(maxsize=8192)
+def _line_findings(line: str, lowered: str) -> tuple[Found, ...]:
+    """The detectors read one line and nothing else, so a line met again (every rule's `author: ana`
+    and `tokens: 130`) is judged once: the same findings, at offsets within the line."""
+    found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
-        yield from detector(line)
+        found.extend(detector(line))
+    return tuple(found)
 
 
 def _resolve(found: list[Found]) -> list[Found]:

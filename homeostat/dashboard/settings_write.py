@@ -108,7 +108,7 @@ def propose(
 
 def _no_host(config: Config, env: Mapping[str, str]) -> str:
     """Why there is no code host to open the PR on ('' when there is one): then the diff is the answer."""
-    from homeostat.commands.curate import host_from_env
+    from homeostat.adapters.hosts import host_from_env
 
     try:
         host_from_env(config.sources.host, env)

@@ -205,7 +205,12 @@ def blank_homeostat_comments(text: str) -> str:
     """Homeostat's own `<!-- homeostat … -->` comments blanked to spaces, newlines and offsets kept."""
     if "<!--" not in text:
         return text
-    return _HOMEOSTAT_COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return _HOMEOSTAT_COMMENT.sub(_blanked, text)
+
+
+def _blanked(match: re.Match[str]) -> str:
+    """Every character but a newline as a space (a split and join: the comment's lines, blank)."""
+    return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
 
 
 def instruction_comments(text: str) -> Iterator[re.Match[str]]:

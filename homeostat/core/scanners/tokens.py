@@ -204,7 +204,29 @@ SHAPES: tuple[Shape, ...] = (
 
 _ALL_PREFIXED = (*FORMATS, _INFRACOST)
 _PREFIXES = sorted({p for f in _ALL_PREFIXED for p in f.prefixes}, key=len, reverse=True)
-_PREFIX_SEARCH = re.compile("|".join(re.escape(p) for p in _PREFIXES))
+
+
+def longest_first(words: list[str]) -> str:
+    """A regex alternation that matches, where any of `words` starts, the longest one there: what a
+    flat alternation sorted longest first matches, written as a trie so that the engine compares a
+    character once per branch, not once per word (127 prefixes: a third of the token scan's time)."""
+    branches: dict[str, list[str]] = {}
+    ends_here = False
+    for word in words:
+        if word:
+            branches.setdefault(word[0], []).append(word[1:])
+        else:
+            ends_here = True
+    # each branch starts with its own character, so at most one can match; a group when there are
+    # several, so that the result can be written after a prefix
+    parts = [re.escape(first) + longest_first(rests) for first, rests in branches.items()]
+    alternation = "|".join(parts)
+    if ends_here:
+        return f"(?:{alternation})?" if parts else ""  # the word that ends here is tried last
+    return alternation if len(parts) <= 1 else f"(?:{alternation})"
+
+
+_PREFIX_SEARCH = re.compile(longest_first(_PREFIXES))
 # For the longest prefix found at a position, every format whose own prefix it starts with.
 _FORMATS_FOR: dict[str, tuple[Format, ...]] = {
     hit: tuple(f for f in _ALL_PREFIXED if any(hit.startswith(p) for p in f.prefixes)) for hit in _PREFIXES
