@@ -9,7 +9,10 @@
    (target: at most 3 calls and under 4,000 input tokens; counted with cl100k at the model stub).
 2. A daily run over `--pulls` merged PRs (one thread each) by `--members` members, against the GitHub
    emulator and the model stub (which answers at once, so model time is excluded): wall time, and
-   the run's own time (wall less the 1 s PyGithub waits between host writes). `--rules N` first
+   the run's own time (wall less the 1 s PyGithub waits between host writes), with its CPU (this
+   process's and git's), its git commands and their wall time, and how long the run's thread waited
+   for a free core (on a shared machine, most of what own time holds beyond CPU); the first imports
+   are timed apart (a process pays them once, whatever the KB). `--rules N` first
    grows the example KB to N rules (half in the billing repo's topic files, where the lessons land,
    half one file per rule; one document per 50 rules) and opens one review PR per 1,000 rules, as
    a KB that size has waiting.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from homeostat.errors import KBReadError
 
 _SKIP_DIRS = {".git", ".homeostat", "node_modules", ".venv", "__pycache__"}
 KB_PREFIXES = ("knowledge/",)
+_OBJECT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def _wanted(path: str) -> bool:
@@ -151,9 +153,18 @@ class KbTrees:
         self.git = git
         self._by_tree: dict[str, KB] = {}
         self._last: str | None = None
+        self._tree_of: dict[str, str] = {}  # commit id to its tree: an object's tree never changes
+
+    def _tree(self, treeish: str) -> str | None:
+        tree = self._tree_of.get(treeish)
+        if tree is None:
+            tree = self.git.rev_parse(f"{treeish}^{{tree}}")
+            if tree is not None and _OBJECT_ID.fullmatch(treeish):
+                self._tree_of[treeish] = tree
+        return tree
 
     def at(self, treeish: str) -> KB:
-        tree = self.git.rev_parse(f"{treeish}^{{tree}}")
+        tree = self._tree(treeish)
         if tree is None:
             raise KBReadError(f"{treeish}: no such ref in {self.git.git_dir}")
         kb = self._by_tree.get(tree)
@@ -174,7 +185,7 @@ class KbTrees:
 
     def know(self, treeish: str, kb: KB) -> None:
         """`kb` is what `treeish` holds (a commit made from it), so reading it costs nothing."""
-        tree = self.git.rev_parse(f"{treeish}^{{tree}}")
+        tree = self._tree(treeish)
         if tree is not None:
             self._by_tree.setdefault(tree, kb)
 
