@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ from emulators.anthropic_stub import AnthropicStub  # noqa: E402
 from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
 from hostkit import PullSpec, ThreadSpec  # noqa: E402
 
+from homeostat.adapters.git import Git  # noqa: E402
 from homeostat.core.tokens import count_tokens  # noqa: E402
 
 
@@ -263,38 +265,102 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
                 real_sleep(seconds)
 
             time.sleep = counted_sleep
-            started, cpu_started = time.perf_counter(), cpu_seconds()
+            imported = warm_imports()
+            calls = GitCalls()
+            started, cpu_started, queued = time.perf_counter(), cpu_seconds(), run_queue_seconds()
             profiler = cProfile.Profile() if profile else None
             try:
                 if profiler is not None:
                     profiler.enable()
-                code = w.daily()
+                with calls:
+                    code = w.daily()
             finally:
                 if profiler is not None:
                     profiler.disable()
                     profiler.dump_stats(profile)
                 time.sleep = real_sleep
-            wall, cpu = time.perf_counter() - started, cpu_seconds() - cpu_started
+            wall, (cpu, children) = time.perf_counter() - started, cpu_since(cpu_started)
+            queued = run_queue_seconds() - queued
             requests = len(w.harness.requests.entries) - emulator_requests
             kb = f" at {rules} generated rules (+ the example KB)" if rules else ""
             print(
                 f"daily over {pulls} merged PRs and {members} members{kb}: exit {code}, {wall:.1f} s wall, "
                 f"{slept[0]:.1f} s of it waiting between host writes, own time {wall - slept[0]:.1f} s "
-                f"(CPU {cpu:.1f} s with git's; {len(stub.requests)} model calls answered at once; {requests} host API requests; "
-                f"building the PRs took {built:.1f} s, not counted)"
+                f"(CPU {cpu + children:.1f} s: {cpu:.1f} s this process with the emulators' threads, "
+                f"{children:.1f} s git's; {calls.count} git commands taking {calls.seconds:.1f} s of the wall; "
+                f"the run's thread waited {queued:.1f} s for a free core; "
+                f"{len(stub.requests)} model calls answered at once; {requests} host API requests; "
+                f"not counted: building the PRs {built:.1f} s, first imports {imported:.1f} s)"
             )
+            if calls.count:
+                print("  git commands:", ", ".join(f"{name} {n}" for name, n in calls.by_name.most_common()))
             return wall - slept[0]
         finally:
             stub.stop()
             emulator.stop()
 
 
-def cpu_seconds() -> float:
+def cpu_seconds() -> tuple[float, float]:
     """This process's CPU (the run, and the emulators' threads) and its finished children's (git):
     on a shared machine, what other work skews least."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def cpu_since(start: tuple[float, float]) -> tuple[float, float]:
+    now = cpu_seconds()
+    return now[0] - start[0], now[1] - start[1]
+
+
+def run_queue_seconds() -> float:
+    """How long this thread has waited for a core (Linux schedstat; 0 elsewhere): on a shared
+    machine, the part of the wall time that is other people's work."""
+    try:
+        return int(Path("/proc/thread-self/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def warm_imports() -> float:
+    """Import what a daily run imports before timing it: a process pays that once (seconds on a
+    cold, contended disk), whatever the KB, so it is shown apart from the run's own time."""
+    started = time.perf_counter()
+    import homeostat.adapters.askers  # noqa: F401
+    import homeostat.commands.daily  # noqa: F401
+    import homeostat.runs.curate  # noqa: F401
+
+    return time.perf_counter() - started
+
+
+class GitCalls:
+    """Counts the run's git commands (through homeostat.adapters.git.Git.run) and their wall time."""
+
+    def __init__(self) -> None:
+        self.by_name: Counter[str] = Counter()
+        self.seconds = 0.0
+        self._real = Git.run
+
+    @property
+    def count(self) -> int:
+        return sum(self.by_name.values())
+
+    def __enter__(self) -> GitCalls:
+        real, calls = self._real, self
+
+        def run(git: Git, *args: str, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return real(git, *args, **kwargs)
+            finally:
+                calls.by_name[args[0] if args else "?"] += 1
+                calls.seconds += time.perf_counter() - started
+
+        Git.run = run  # type: ignore[method-assign]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        Git.run = self._real  # type: ignore[method-assign]
 
 
 def sizes() -> None:

@@ -8,7 +8,8 @@ file, each row is the whole process, warm (the corpus cache in place), median of
   - `hook session-start` (the checkout's touched files come from `git status` and `git log`);
   - `hook prompt` with a message that matches nothing and one that matches rules;
   - `hook stop` over a 40-turn transcript;
-  - `sync` with nothing to do (a bare origin, the candidates branch already current).
+  - `sync` with nothing to do (a bare origin, the candidates branch already current);
+  - each row's ratio to `python -c pass`, run in turn with it (issue 18: at most 8x at 20,000 rules).
 Target (issue 14): SessionStart and UserPromptSubmit medians under 150 ms at 1,000 rules. The machine
 is shared: compare rows of one run; cpu ms (the process and its git children) is steadier than wall
 time on a loaded machine. Prints numbers only.
@@ -118,12 +119,24 @@ def main(argv: list[str]) -> int:
             timed(command, env, stdin)
         time.sleep(1.0)  # let the one background sync the first session start started finish
         print(f"{args.rules} rules; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
-        print(f"{'':<24} {'median ms':>10} {'p90 ms':>8} {'cpu ms':>7}")
+        python = [sys.executable, "-c", "pass"]
+        print(
+            f"{'':<24} {'median ms':>10} {'p90 ms':>8} {'cpu ms':>7} {'python -c pass ms':>18} {'ratio':>6}"
+        )
         for label, (command, stdin) in rows.items():
-            CPU.clear()
-            walls = sorted(timed(command, env, stdin) for _ in range(args.runs))
+            walls, starts, cpu = [], [], []
+            for _ in range(args.runs):  # in turn with `python -c pass`, so the ratio sees one load
+                CPU.clear()
+                walls.append(timed(command, env, stdin))
+                cpu.append(CPU[0])
+                starts.append(timed(python, env))
+            walls.sort()
             p90 = walls[min(len(walls) - 1, int(len(walls) * 0.9))]
-            print(f"{label:<24} {statistics.median(walls):>10.0f} {p90:>8.0f} {statistics.median(CPU):>7.0f}")
+            median, start = statistics.median(walls), statistics.median(starts)
+            print(
+                f"{label:<24} {median:>10.0f} {p90:>8.0f} {statistics.median(cpu):>7.0f} {start:>18.0f} "
+                f"{median / start:>5.1f}x"
+            )
     return 0
 
 

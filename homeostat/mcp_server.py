@@ -21,6 +21,7 @@ import datetime as dt
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,7 +34,16 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnn
 from pydantic import ValidationError
 
 from homeostat import VERSION
-from homeostat.commands.context import Session, log_event, no_repo_note, open_session, relative_paths
+from homeostat.adapters.kb_watch import KbWatch
+from homeostat.adapters.search_index import checkout_identity
+from homeostat.commands.context import (
+    IDENTITY_CACHE,
+    Session,
+    log_event,
+    no_repo_note,
+    open_session,
+    relative_paths,
+)
 from homeostat.core.render_view import build_view, render_docs, render_hits
 from homeostat.core.search import lookup, search_entries, topic_listing
 from homeostat.core.selection import task_words
@@ -41,10 +51,12 @@ from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
+    from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.search_index import Loaded
+    from homeostat.commands.explain import Conflicts
+    from homeostat.commands.report import Held
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
-    from homeostat.core.validate import ValidationResult
 
 MIN_BUDGET = 100  # as `context --budget`
 MAX_BUDGET = 100_000
@@ -183,16 +195,36 @@ class HomeostatServer(MCPServer):
         self.root = Path(kb) if kb else None
         self.loaded: Loaded | None = None
         self._kb: tuple[str, KB] | None = None  # the KB itself, for explain and report, by corpus key
-        self._validated: tuple[str, dt.date, ValidationResult] | None = None
+        self._held: tuple[str, dt.date, Held] | None = None
+        self._events: SqliteEventLog | None = None  # the event log, for report, once it exists
+        self._log_lock = threading.Lock()
+        self._conflicts: Conflicts | None = None
+        self._session: Session | None = None  # the last call's, while the watch sees no change
+        self.watch: KbWatch | None = None
+        self._lock = threading.Lock()  # tools run in worker threads
 
     def session(self) -> Session:
-        """Who is asking and the KB, on every call: the KB's key is worked out each time, and the corpus
-        held from the last call is used while it is unchanged (re-reading it cost 100-300 ms a call
-        at 20,000 rules)."""
-        session = open_session(self.kb, self.checkout, say_scope=False, kept=self.loaded)
-        self.root = session.root
-        self.loaded = session.loaded
-        return session
+        """Who is asking and the KB, on every call, never staler than the KB: while the KB's watch
+        has seen nothing that touches its key, the session of the last call stands (the checkout's
+        identity is still read, from its cache); otherwise fresh watches are set, then the key is
+        worked out, and the corpus held from the last call is used while it is unchanged
+        (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
+        with self._lock:
+            held = self._session
+            if held is not None and self.watch is not None and self.watch.quiet():
+                identity = checkout_identity(self.checkout, held.root / IDENTITY_CACHE)
+                if identity == held.identity:
+                    self.loaded = held.loaded
+                    return held
+            self._session = None  # until the key is worked out again (it may fail: a broken KB)
+            if self.watch is not None:
+                self.watch.close()
+            self.watch = KbWatch.start(self.root) if self.root is not None else None
+            session = open_session(self.kb, self.checkout, say_scope=False, kept=self.loaded)
+            self.root = session.root
+            self.loaded = session.loaded
+            self._session = session._replace(loaded=session.loaded._replace(reason="kept"))
+            return session
 
     def kb_of(self, session: Session) -> KB:
         """The loaded KB for the session's key: parsed once while the KB is unchanged."""
@@ -203,14 +235,39 @@ class HomeostatServer(MCPServer):
             self._kb = (key, load_kb_dir(session.root))
         return self._kb[1]
 
-    def validated(self, session: Session, today: dt.date) -> tuple[KB, ValidationResult]:
+    def conflicts_of(self, kb: KB) -> Conflicts:
+        """The KB's rule words for explain, kept beside the KB they were worked out from."""
+        from homeostat.commands.explain import Conflicts
+
+        if self._conflicts is None or self._conflicts.kb is not kb:
+            self._conflicts = Conflicts(kb)
+        return self._conflicts
+
+    def held(self, session: Session, today: dt.date) -> Held:
+        """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
+        from homeostat.commands.report import hold
         from homeostat.core.validate import validate_kb
 
         kb = self.kb_of(session)
         key = session.loaded.key
-        if self._validated is None or self._validated[:2] != (key, today):
-            self._validated = (key, today, validate_kb(kb, today))
-        return kb, self._validated[2]
+        if self._held is None or self._held[:2] != (key, today):
+            self._held = (key, today, hold(kb, validate_kb(kb, today), today))
+        return self._held[2]
+
+    def report(self, session: Session, today: dt.date, days: int) -> str:
+        """The health report, with the event log kept open (and folded on every count) once it exists."""
+        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+        from homeostat.commands.report import health_report
+
+        held = self.held(session, today)
+        with self._log_lock:
+            path = events_path(session.root)
+            if self._events is not None and self._events.path != path:
+                self._events.close()
+                self._events = None
+            if self._events is None and log_exists(path):
+                self._events = SqliteEventLog(path)
+            return health_report(session.root, today, days, held, self._events)[1]
 
     async def list_tools(self) -> list[Tool]:
         tools = await super().list_tools()
@@ -348,17 +405,17 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
         from homeostat.commands.explain import explain as explain_rule
 
         s = server.session()
-        return explain_rule(server.kb_of(s), s, id, None).text()
+        kb = server.kb_of(s)
+        return explain_rule(kb, s, id, None, conflicts=server.conflicts_of(kb)).text()
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.commands.report import MAX_DAYS, health_report
+        from homeostat.commands.report import MAX_DAYS
 
         s = server.session()
         window = min(max(1, days), MAX_DAYS)
         said = f"(days {days} is outside 1 to {MAX_DAYS}; used {window}.)\n" if window != days else ""
-        today = dt.datetime.now(dt.UTC).date()
-        return said + health_report(s.root, today, window, server.validated(s, today))[1]
+        return said + server.report(s, dt.datetime.now(dt.UTC).date(), window)
 
     return [(context, READ), (search, READ), (read, READ), (docs, READ), (explain, READ), (report, READ)]
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dailyworld import DailyWorld
@@ -214,3 +216,58 @@ def test_a_deleted_pr_branch_is_never_read_stale_from_an_earlier_fetch(world: Da
     world.bare().run("update-ref", "-d", "refs/heads/homeostat/review-cy-2026-11-30")
     checkout.fetch("origin", [spec])
     assert checkout.rev_parse("refs/remotes/origin/homeostat/review-cy-2026-11-30") is None
+
+
+def _claim_repos(tmp_path: Path) -> tuple[Git, Git]:
+    """A bare origin and a clone of it with no state branch yet."""
+    subprocess.run(["git", "init", "-q", "--bare", str(tmp_path / "origin.git")], check=True)
+    subprocess.run(["git", "init", "-q", str(tmp_path / "clone")], check=True)
+    subprocess.run(
+        ["git", "-C", str(tmp_path / "clone"), "remote", "add", "origin", str(tmp_path / "origin.git")],
+        check=True,
+    )
+    return Git(tmp_path / "origin.git"), Git(tmp_path / "clone")
+
+
+def test_a_claim_write_on_a_state_branch_that_moved_keeps_the_other_write_and_a_takeover_stops_it(
+    tmp_path: Path,
+) -> None:
+    """The run writes its claim on the commit its last write left without fetching; where another
+    writer moved the branch since, that write is kept, and where another run took over, it stops."""
+    from homeostat.adapters.run_claim import ClaimLost, Taken, take_claim, update_claim
+    from homeostat.core.state import Heartbeat, heartbeat_path, parse_state
+
+    origin, clone = _claim_repos(tmp_path)
+    now = dt.datetime.now(dt.UTC)
+    mine = Claim(
+        run_id="20261201T060000-aaaaaa",
+        kind="daily",
+        owner=ClaimOwner(host="runner-1", pid=1, machine="another-machine"),
+        claimed_at=now,
+        expires_at=now + dt.timedelta(hours=1),
+    )
+    where: dict[str, Any] = {"remote": "origin", "branch": "homeostat/state", "path": claim_path("daily")}
+    taken = take_claim(clone, mine, live=lambda other: True, **where)
+    assert isinstance(taken, Taken) and taken.written is not None
+    renewed = mine.model_copy(update={"expires_at": now + dt.timedelta(hours=2)})
+    written = update_claim(clone, renewed, last=taken.written, **where)
+    assert origin.rev_parse("refs/heads/homeostat/state") == written.commit
+
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "origin.git"), str(tmp_path / "other")], check=True)
+    other = Git(tmp_path / "other")  # another writer (a member's sync, a digest) records a heartbeat
+    beat = Heartbeat(member="bo", at=now, homeostat_version="0.2.0", pending=1)
+    write_state(other, {heartbeat_path("bo"): dump_state(beat)}, branch="homeostat/state")
+    later = renewed.model_copy(update={"expires_at": now + dt.timedelta(hours=3)})
+    after = update_claim(clone, later, last=written, **where)
+    tip = origin.rev_parse("refs/heads/homeostat/state")
+    state = parse_state(origin.read_files("refs/heads/homeostat/state"), tip, branch="homeostat/state")
+    assert after.commit == tip and "bo" in state.heartbeats
+    assert state.claims["daily"].expires_at == later.expires_at
+
+    thief = mine.model_copy(update={"run_id": "20261201T070000-bbbbbb"})
+    sha = origin.commit_files(tip, {claim_path("daily"): dump_state(thief)}, "taken over")
+    origin.run("update-ref", "refs/heads/homeostat/state", sha)
+    for again in (later, later.model_copy(update={"expires_at": now + dt.timedelta(hours=4)})):
+        with pytest.raises(ClaimLost, match="taken over by run 20261201T070000-bbbbbb"):
+            update_claim(clone, again, last=after, **where)
+    assert origin.rev_parse("refs/heads/homeostat/state") == sha

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from homeostat.adapters import search_index
-from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
 from homeostat.adapters.search_index import INDEX_DIR, WorkingChange, change_from_git, load_corpus
 from homeostat.cli import main
 from homeostat.core.events import Event
@@ -58,7 +58,7 @@ def recorded(kb: Path, kind: str) -> list[Event]:
     """Events of a kind, waiting for the detached recorder `context` hands them to (30 s at most)."""
     deadline = time.monotonic() + 30
     while True:
-        if events_path(kb).is_file():
+        if log_exists(events_path(kb)):
             with SqliteEventLog(events_path(kb)) as log:
                 found = log.query(kind)
             if found:

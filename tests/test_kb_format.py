@@ -191,6 +191,7 @@ def test_topic_file_detection() -> None:
     ("path", "ignored"),
     [
         ("examples/kb/.homeostat/events.db", True),
+        ("examples/kb/.homeostat/events.jsonl", True),
         ("examples/kb/.homeostat/identity.json", True),
         ("examples/kb/.homeostat/index/corpus-0.marshal", True),
         ("examples/kb/.homeostat/sessions/s.json", True),

@@ -480,3 +480,83 @@ def test_a_checkout_that_matches_no_repo_is_said_first(kb: Path, tmp_path: Path)
             assert "repos: billing, storefront" in first and "repos[].url" in first, name
 
     session(kb, elsewhere, body)
+
+
+def test_while_nothing_changes_the_key_is_not_worked_out_and_any_change_is_seen(
+    kb: Path, web: Path, tmp_path: Path
+) -> None:
+    """The server trusts the kernel's watches between edits (no git, no stat of every file), and an
+    edit of any kind — in place, by rename, a new folder, a pending lesson, a deleted folder — is
+    answered from on the next call."""
+    server = build_server(str(kb), web)
+    rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
+    original = rule.read_text(encoding="utf-8")
+
+    async def main() -> None:
+        async with Client(server) as client:
+            await call(client, "search", {"query": "theme spacing"})
+            held = server.session()
+            if server.watch is None:
+                pytest.skip("no inotify here: every call works the key out")
+            for _ in range(3):
+                await call(client, "docs")
+                assert server.session() is held
+            (kb / "README.md").write_text("notes", encoding="utf-8")  # not part of the KB
+            await call(client, "search", {"query": "theme spacing"})
+            assert server.session() is held
+
+            renamed = tmp_path / "edited.md"  # an editor's atomic save
+            renamed.write_text(original.replace("title: Take spacing", "title: Take wombat spacing"))
+            os.replace(renamed, rule)
+            assert "(use-theme-spacing)" in await call(client, "search", {"query": "wombat"})
+
+            folder = kb / "knowledge/storefront/ux"
+            folder.mkdir()
+            (folder / "tidy-forms.md").write_text(
+                original.replace("id: use-theme-spacing", "id: tidy-forms")
+                .replace("area: storefront/ui", "area: storefront/ux")
+                .replace("title: Take spacing", "title: Take narwhal spacing"),
+                encoding="utf-8",
+            )
+            assert "(tidy-forms)" in await call(client, "search", {"query": "narwhal"})
+            added = folder / "tidy-forms.md"  # in place (same file), in the new folder
+            added.write_text(added.read_text().replace("no pixel values", "no ocelot values"))
+            assert "ocelot" in await call(client, "read", {"target": "tidy-forms"})
+            shutil.rmtree(folder)
+            assert "No rule" in await call(client, "explain", {"id": "tidy-forms"})
+
+    anyio.run(main)
+
+
+def test_a_pending_lesson_written_by_another_process_is_served_on_the_next_call(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        assert "quagga" not in await call(client, "context", {"files": ["web/components/Card.tsx"]})
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "homeostat",
+                "learn",
+                "--kb",
+                str(kb),
+                "--author",
+                "cy",
+                "--area",
+                "storefront/ui",
+                "--scope",
+                "web/components/**",
+                "--title",
+                "Name quagga props after the theme",
+                "--rule",
+                "Name quagga props after the theme tokens they take.",
+                "--why",
+                "Reviewers asked for it twice.",
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert "quagga" in await call(client, "context", {"files": ["web/components/Card.tsx"]})
+
+    session(kb, web, body)

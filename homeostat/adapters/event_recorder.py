@@ -1,16 +1,19 @@
 """Recording local usage events (injections, MCP calls, syncs) without making anyone wait.
 
-A session hook records an event on every message, and its caller waits for the hook to exit. So the
-hook hands its events to a detached child process, and that child imports this module and the event
-log alone: importing the `context` command to reach its recorder cost more CPU than the hook itself.
-The event log failing never fails a session.
+A session hook records an event on every message and an MCP server on every call, and opening the
+SQLite log cost them ~25 ms each time. So a recorder appends one JSON line per event to the journal
+beside the log (`.homeostat/events.jsonl`) with a single `O_APPEND` write, and the next process that
+opens the log folds the journal in (`adapters.event_log`). This module imports nothing but the
+standard library's smallest parts, so a hook pays for none of the event model or SQLite. Holding a
+shared lock while it writes, and checking that the file it opened is still the journal, lets a
+folder rename the journal aside and know no line is still on its way into it. The event log
+failing never fails a session.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -22,10 +25,8 @@ if TYPE_CHECKING:
 Scalar = str | int | float | bool | None
 Stamped = tuple[str, Mapping[str, Scalar], float]  # kind, fields, seconds since the epoch
 
-_RECORDER = (
-    "import sys; from homeostat.adapters.event_recorder import record_payload; "
-    "record_payload(sys.stdin.buffer.read())"
-)
+JOURNAL = ".homeostat/events.jsonl"  # beside EVENTS_DB (event_log.journal_path)
+_ATTEMPTS = 5  # re-opens when a folder renames the journal between our open and our lock
 
 
 def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
@@ -35,60 +36,64 @@ def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
 def log_events(
     root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], *, detach: bool = False
 ) -> None:
-    """Record events in the KB clone's event log. With `detach`, a child process records them and
-    this one does not wait (the event model and SQLite cost more than a hook's whole answer)."""
+    """Record events in the KB clone's event log. `detach` is kept for callers that asked not to
+    wait: appending a line costs less than starting the process that once recorded for them."""
     if not events:
         return
-    stamped = [(kind, dict(data), time.time()) for kind, data in events]
-    if detach and hasattr(os, "posix_spawn"):
-        try:
-            _spawn_recorder(root, stamped)
-            return
-        except OSError as exc:
-            _log().info("recording events in this process (%s)", exc)
-    record_events(root, stamped)
+    record_events(root, [(kind, dict(data), time.time()) for kind, data in events])
 
 
 def record_events(root: Path, events: Sequence[Stamped]) -> None:
+    """Append the events to the journal in one write (several events: several lines, one write)."""
+    if not events:
+        return
+    payload = "".join(
+        json.dumps({"kind": kind, "at": at, "data": dict(data)}, separators=(",", ":")) + "\n"
+        for kind, data, at in events
+    ).encode("utf-8")
+    path = os.path.join(os.fspath(root), JOURNAL)
     try:
-        import datetime as dt
+        append_line(path, payload)
+    except (OSError, TypeError, ValueError) as exc:  # usage logging is best effort by design
+        _log().warning("could not record %s events in %s (%s)", len(events), path, exc)
 
-        from homeostat.adapters.event_log import SqliteEventLog, events_path
-        from homeostat.core.events import Event
 
-        with SqliteEventLog(events_path(root)) as sink:
-            for kind, data, at in events:
-                sink.record(Event(kind=kind, at=dt.datetime.fromtimestamp(at, dt.UTC), data=dict(data)))
-    except Exception as exc:  # noqa: BLE001 - usage logging is best effort by design
-        _log().warning(
-            "could not record %s events in %s (%s)", len(events), root / ".homeostat/events.db", exc
-        )
+def append_line(path: str, payload: bytes) -> None:
+    """One `O_APPEND` write under a shared lock, to the file that is the journal at that moment."""
+    import fcntl
+
+    for _ in range(_ATTEMPTS):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            opened = os.fstat(fd)
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                continue  # renamed aside to be folded: open the new journal
+            if (opened.st_dev, opened.st_ino) != (current.st_dev, current.st_ino):
+                continue
+            written = os.write(fd, payload)
+            if written != len(payload):  # a full disk: end the torn line so the next one stands
+                os.write(fd, b"\n")
+                raise OSError(f"wrote {written} of {len(payload)} bytes")
+            return
+        finally:
+            os.close(fd)
+    raise OSError(f"the journal kept moving ({_ATTEMPTS} attempts)")
 
 
 def record_payload(payload: bytes) -> None:
-    """The detached recorder's entry point: `{"root": …, "events": [[kind, data, at], …]}` on stdin."""
+    """A recorder's entry point for events handed over on stdin: `{"root": …, "events": [[kind,
+    data, at], …]}` (the detached recorder of earlier versions; kept for callers that pipe events)."""
     from pathlib import Path
 
     data = json.loads(payload)
     record_events(Path(data["root"]), [(kind, fields, at) for kind, fields, at in data["events"]])
-
-
-def _spawn_recorder(root: Path, events: Sequence[Stamped]) -> None:
-    payload = json.dumps({"root": str(root.resolve()), "events": events}).encode("utf-8")
-    read, write = os.pipe()  # both ends close on exec, so the child holds only its stdin
-    actions = [
-        (os.POSIX_SPAWN_DUP2, read, 0),
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-    ]
-    try:
-        os.posix_spawn(
-            sys.executable, [sys.executable, "-c", _RECORDER], os.environ, file_actions=actions, setsid=True
-        )
-    finally:
-        os.close(read)
-    with os.fdopen(write, "wb") as pipe:
-        pipe.write(payload)
 
 
 def _log() -> logging.Logger:

@@ -9,12 +9,13 @@ note was asked for.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
 from pathlib import Path
 from typing import Any
+
+from homeostat.core.text import sha256
 
 SESSIONS_DIR = ".homeostat/sessions"
 SETTINGS_FILE = ".homeostat/index/hook-settings.json"
@@ -22,7 +23,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 
 def _path(root: Path, session: str) -> Path:
-    name = session if _SAFE.match(session) else hashlib.sha256(session.encode()).hexdigest()[:32]
+    name = session if _SAFE.match(session) else sha256(session.encode()).hexdigest()[:32]
     return root / SESSIONS_DIR / f"{name}.hook.json"
 
 

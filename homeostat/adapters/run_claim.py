@@ -35,12 +35,21 @@ class ClaimLost(HomeostatError):
 
 
 @dataclass(frozen=True)
+class Written:
+    """The state branch as this run's last claim write left it: the commit it pushed and its files."""
+
+    commit: str
+    files: Mapping[str, bytes]
+
+
+@dataclass(frozen=True)
 class Taken:
     """This run holds the claim; `previous` is the released, expired or dead claim it replaced."""
 
     claim: Claim
     previous: Claim | None
     state: StateSnapshot
+    written: Written | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +127,8 @@ def take_claim(
         commit = git.commit_files(tip, {path: data}, f"homeostat: claim {claim.run_id} [skip ci]")
         if git.push(remote, commit, branch).ok:
             git.run("update-ref", tracking_ref(remote, branch), commit)
-            return Taken(mine, current, parse_state({**files, path: data}, commit, branch=branch))
+            after = {**files, path: data}
+            return Taken(mine, current, parse_state(after, commit, branch=branch), Written(commit, after))
         pause(random.uniform(0.05, 0.25) * attempt)
     raise StateWriteError(
         f"could not claim {remote}/{branch} for this run: the branch moved under each of {ATTEMPTS} tries"
@@ -133,9 +143,19 @@ def update_claim(
     remote: str,
     branch: str,
     path: str,
+    last: Written | None = None,
     pause: Callable[[float], None] = time.sleep,
-) -> None:
-    """Write this run's claim (and any state `files`, merged as usual) while the tip still holds it."""
+) -> Written:
+    """Write this run's claim (and any state `files`, merged as usual) while the tip still holds it;
+    the branch as it left it.
+
+    `last` is what this run's previous write left: pushed leased on that commit, the write needs no
+    fetch, as a tip still there still holds this run's claim. Where the branch moved, it is fetched
+    and checked as usual."""
+    if last is not None:
+        written = _write_claim(git, claim, files, last.commit, last.files, remote, branch, path, last)
+        if written is not None:
+            return written
     for attempt in range(1, ATTEMPTS + 1):
         tip = fetch_state_tip(git, remote, branch)
         tip_files = git.read_files(tip) if tip else {}
@@ -146,16 +166,38 @@ def update_claim(
                 f"this run's claim on {remote}/{branch} was taken over by run "
                 f"{held.run_id if held else '(none)'}; it stops here and that run finishes its work"
             )
-        merged = merge_state_files(tip_files, dict(files or {}), branch=branch)
-        merged[path] = dump_state(claim)
-        changes: dict[str, bytes | None] = {p: d for p, d in merged.items() if tip_files.get(p) != d}
-        if not changes:
-            return
-        commit = git.commit_files(tip, changes, f"homeostat: {claim.run_id} journal [skip ci]")
-        if git.push(remote, commit, branch).ok:
-            git.run("update-ref", tracking_ref(remote, branch), commit)
-            return
+        assert tip is not None  # a tip holding this run's claim exists
+        written = _write_claim(git, claim, files, tip, tip_files, remote, branch, path)
+        if written is not None:
+            return written
         pause(random.uniform(0.05, 0.25) * attempt)
     raise StateWriteError(
         f"could not write this run's claim on {remote}/{branch}: the branch moved under each of {ATTEMPTS} tries"
     )
+
+
+def _write_claim(
+    git: Git,
+    claim: Claim,
+    files: Mapping[str, bytes] | None,
+    tip: str,
+    tip_files: Mapping[str, bytes],
+    remote: str,
+    branch: str,
+    path: str,
+    lease: Written | None = None,
+) -> Written | None:
+    """One try: the claim and `files` merged into `tip_files` and pushed on `tip` (leased on it when
+    the tip was not fetched, so it lands only on that very commit); None when the branch moved, or
+    when an unfetched tip would not change (the fetched tip is still checked to hold the claim)."""
+    merged = merge_state_files(tip_files, dict(files or {}), branch=branch)
+    merged[path] = dump_state(claim)
+    changes: dict[str, bytes | None] = {p: d for p, d in merged.items() if tip_files.get(p) != d}
+    if not changes:
+        return Written(tip, tip_files) if lease is None else None
+    commit = git.commit_files(tip, changes, f"homeostat: {claim.run_id} journal [skip ci]")
+    expect = lease.commit if lease is not None else None
+    if not git.push(remote, commit, branch, expect=expect).ok:
+        return None
+    git.run("update-ref", tracking_ref(remote, branch), commit)
+    return Written(commit, merged)

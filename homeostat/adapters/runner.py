@@ -10,7 +10,6 @@ downloaded: installing a version is the developer's step (`docs/plugin.md`).
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from homeostat import VERSION
@@ -76,6 +75,8 @@ def pinned_runner(root: Path) -> Path | None:
 def hand_over(runner: Path, args: list[str], stdin: bytes | None = None) -> None:
     """Replace this process with the pinned Homeostat; `stdin` (already read) is passed on through a
     file. Returns only when the exec failed, and then this version carries on."""
+    import tempfile  # only on a hand-over: with shutil and the compressors it costs a hook ~5 ms
+
     env = {**os.environ, HANDED_OVER: "1"}
     try:
         if stdin is not None:

@@ -10,20 +10,22 @@ commands, so a session hook never pays for the models, the YAML parser or the to
 
 from __future__ import annotations
 
-import hashlib
 import json
 import marshal
 import os
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any
 
+from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
+from homeostat.core.text import sha256
 
 if TYPE_CHECKING:
+    import hashlib
     import logging
     import subprocess
     from collections.abc import Sequence
@@ -101,7 +103,7 @@ def git_fingerprint(root: Path) -> str | None:
     )
     if status is None or status.returncode != 0:
         return None
-    digest = hashlib.sha256(f"{tree}\0{config}\0".encode())
+    digest = sha256(f"{tree}\0{config}\0".encode())
     for item in sorted(p for p in status.stdout.decode("utf-8", "surrogateescape").split("\0") if p):
         rel = item[3:]
         _hash_file(digest, Path(top) / rel, item)
@@ -110,7 +112,7 @@ def git_fingerprint(root: Path) -> str | None:
 
 def content_fingerprint(root: Path) -> str:
     """For a KB that is not a git repository: a hash of every file the loader reads."""
-    digest = hashlib.sha256()
+    digest = sha256()
     _hash_file(digest, root / "homeostat.yaml", "homeostat.yaml")
     for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -145,7 +147,7 @@ def corpus_key(root: Path) -> str:
         source,
         *pending_names(root),
     ]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:24]
+    return sha256("\n".join(parts).encode()).hexdigest()[:24]
 
 
 # --- building and caching ---------------------------------------------------------------------------
@@ -168,26 +170,38 @@ def _load_pending(root: Path) -> list[object]:
 
 
 def build(root: Path) -> Corpus:
-    """The slow path: load and parse the KB, count tokens, index."""
+    """The slow path: load and parse the KB, count tokens, index. Token counts come from the clone's
+    count cache (validate's too) by the digest of the text counted, so a rebuild after an edit counts
+    only the texts that changed; the cache keeps what it held plus what was counted."""
     from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
 
     with Progress("building the search index") as progress:
         kb = load_kb_dir(root, progress)
         progress.update(progress.done, what="counting tokens")
-        return build_from_kb(kb, _load_pending(root))
+        counts = load_token_counts(root)
+        corpus = build_from_kb(kb, _load_pending(root), lambda texts: [counts.count(t) for t in texts])
+        if counts.counted:
+            counts.used.update(counts.known)  # keep validate's counts this build did not look up
+            counts.known.clear()
+            save_token_counts(root, counts)
+        return corpus
 
 
-def build_from_kb(kb: KB, pending: Sequence[object] = ()) -> Corpus:
+def build_from_kb(
+    kb: KB, pending: Sequence[object] = (), count_batch: Callable[[list[str]], list[int]] | None = None
+) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
     from homeostat.core.render_view import memo_lines
     from homeostat.core.selection import build_corpus, with_line_tokens
     from homeostat.core.tokens import count_tokens_batch
 
-    corpus = build_corpus(kb, pending, count_tokens_batch)  # type: ignore[arg-type]
+    count = count_batch or count_tokens_batch
+    corpus = build_corpus(kb, pending, count)  # type: ignore[arg-type]
     doc_areas = {s.area for s in corpus.sections}
     lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-    return with_line_tokens(corpus, dict(zip(lines, count_tokens_batch(lines), strict=True)))
+    return with_line_tokens(corpus, dict(zip(lines, count(lines), strict=True)))
 
 
 def _write_atomic(path: Path, content: str | bytes) -> None:
@@ -197,7 +211,7 @@ def _write_atomic(path: Path, content: str | bytes) -> None:
     os.replace(temp, path)
 
 
-class Loaded(NamedTuple):
+class Loaded(Record):
     corpus: Corpus
     key: str
     rebuilt: bool
@@ -214,7 +228,10 @@ class Loaded(NamedTuple):
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
 # Above this many files, walking them in Python costs more than asking git (which walks in C).
-STAT_MAX_FILES = 1000
+# benchmarks/bench_stat_key.py, 2 cores under load, medians of 21 (stat ms / git key ms): 1,000 files
+# 10 / 37, 3,000 15 / 26, 4,000 35 / 26, 5,000 23 / 41, 6,000 35 / 23, 8,000 42 / 29: the two cross
+# between 4,000 and 6,000 files, and the git key's process also pays `import subprocess` (~5 ms).
+STAT_MAX_FILES = 5000
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
@@ -239,7 +256,7 @@ def stat_signature(root: Path) -> tuple[str, int, int]:
     """A hash of every KB file's path, size and mtime; the newest mtime; the number of files."""
     from homeostat import VERSION
 
-    digest = hashlib.sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
+    digest = sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
     base = str(root)
     found: list[tuple[str, int, int]] = []
     try:
@@ -280,25 +297,70 @@ def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -
         pass
 
 
-def load_corpus(root: Path, kept: Loaded | None = None) -> Loaded:
+RepoOf = Callable[[list[tuple[str, str]]], "str | None"]
+
+
+def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None = None) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time).
 
     `kept` is one already in memory (a long-lived MCP server's): it is the answer, unread, while the
-    key it was loaded under is the KB's key now. The key is worked out on every call all the same."""
+    key it was loaded under is the KB's key now. The key is worked out on every call all the same.
+    `repo_of` picks the session's repo from the KB's (name, url) pairs: then only that repo's part of
+    the corpus is loaded (`repo_part`; cut from the whole corpus once per key and cached beside it)."""
+    recorded_key, stat = _stat_check(root)
+    if recorded_key is not None:
+        loaded = _kept(kept, recorded_key) or _load(root, recorded_key, repo_of)
+        if loaded is not None:
+            return loaded
+    key = corpus_key(root)
+    loaded = _kept(kept, key) or _load(root, key, repo_of)
+    if loaded is None:
+        loaded = _rebuild(root, key)
+        if repo_of is not None:
+            loaded = _cut(root, loaded, repo_of)
+    if stat is not None:
+        _record_key(root, *stat, key)
+    return loaded
+
+
+def _stat_check(root: Path) -> tuple[str | None, tuple[str, int, int] | None]:
+    """The key recorded for KB files unchanged since (None: ask git), and their stat signature (None
+    for a KB too large to walk, `STAT_MAX_FILES`)."""
     record = _recorded(root)
     counted = record.get("files")
     large = isinstance(counted, int) and counted > STAT_MAX_FILES
     stat = None if large else stat_signature(root)
     recorded_key = record.get("key")
     if stat is not None and stat[0] == record.get("signature") and isinstance(recorded_key, str):
-        loaded = _kept(kept, recorded_key) or _load(root, recorded_key)
-        if loaded is not None:
-            return loaded
+        return recorded_key, stat
+    return None, stat
+
+
+def known_ids(root: Path) -> frozenset[str]:
+    """Every rule id and section key in the KB, for the Stop hook's check of the ids a turn cites:
+    from a small file cut beside the whole corpus once per key, so a turn never loads the corpus.
+    The key is checked on every call, as `load_corpus` checks it."""
+    recorded_key, stat = _stat_check(root)
+    found = _read_ids(root, recorded_key) if recorded_key is not None else None
+    if found is not None:
+        return found
     key = corpus_key(root)
-    loaded = _kept(kept, key) or _load(root, key) or _rebuild(root, key)
-    if stat is not None:
+    found = _read_ids(root, key)
+    if found is None:
+        corpus = load_corpus(root).corpus
+        found = frozenset([e.id for e in corpus.entries] + [s.key for s in corpus.sections])
+        try:
+            _write_atomic(root / INDEX_DIR / f"corpus-{key}.ids.marshal", marshal.dumps(sorted(found)))
+        except OSError:
+            pass  # cut again next time
+    elif stat is not None:
         _record_key(root, *stat, key)
-    return loaded
+    return found
+
+
+def _read_ids(root: Path, key: str) -> frozenset[str] | None:
+    data = _unmarshal(root / INDEX_DIR / f"corpus-{key}.ids.marshal")
+    return frozenset(str(i) for i in data) if isinstance(data, list) else None
 
 
 def _kept(kept: Loaded | None, key: str) -> Loaded | None:
@@ -307,15 +369,68 @@ def _kept(kept: Loaded | None, key: str) -> Loaded | None:
     return kept._replace(rebuilt=False, reason="kept")
 
 
-def _load(root: Path, key: str) -> Loaded | None:
-    path = root / INDEX_DIR / f"corpus-{key}.marshal"
+def _load(root: Path, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
+    """The cached corpus for `key` (with `repo_of`, the session repo's part), None when missing."""
+    folder = root / INDEX_DIR
+    if repo_of is not None:
+        repos = _unmarshal(folder / f"corpus-{key}.repos.marshal")
+        if isinstance(repos, list) and repos:
+            part = _read(folder / _part_name(key, repo_of([(str(n), str(u)) for n, u in repos])))
+            if part is not None:
+                return Loaded(part, key, False, "cached")
+    whole = _read(folder / f"corpus-{key}.marshal")
+    if whole is None:
+        return None
+    loaded = Loaded(whole, key, False, "cached")
+    return loaded if repo_of is None else _cut(root, loaded, repo_of)
+
+
+def _read(path: Path) -> Corpus | None:
+    """A cached corpus (whole or a part); None when missing or unreadable (it is built again)."""
+    data = _unmarshal(path)
+    if data is None:
+        return None
+    try:
+        return Corpus.from_data(data)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        _log().info("%s: unreadable (%s)", path, type(exc).__name__)
+        return None
+
+
+def _unmarshal(path: Path) -> Any:
     if not path.is_file():
         return None
     try:
-        return Loaded(Corpus.from_data(marshal.loads(path.read_bytes())), key, False, "cached")
-    except (OSError, ValueError, KeyError, IndexError, TypeError, EOFError) as exc:
+        return marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError) as exc:
         _log().info("%s: unreadable (%s)", path, type(exc).__name__)
         return None
+
+
+def _part_name(key: str, repo: str | None) -> str:
+    """The file of one repo's part (None: the part a checkout in no repo sees, `core`'s)."""
+    label = "core" if repo is None else f"repo:{repo}"
+    return f"corpus-{key}.part-{sha256(label.encode()).hexdigest()[:16]}.marshal"
+
+
+def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
+    """The session repo's part of a whole corpus, written beside it (with the KB's repos, to pick
+    the part by) so the next session loads only the part."""
+    from homeostat.core.selection import repo_part
+
+    corpus = whole.corpus
+    repos = [(r.name, r.url) for r in corpus.repos]
+    repo = repo_of(repos)
+    part = repo_part(corpus, repo)
+    if part is corpus:  # a KB without repos is its own part
+        return whole
+    folder = root / INDEX_DIR
+    try:
+        _write_atomic(folder / _part_name(whole.key, repo), marshal.dumps(part.to_data()))
+        _write_atomic(folder / f"corpus-{whole.key}.repos.marshal", marshal.dumps([list(r) for r in repos]))
+    except OSError:
+        pass  # it is cut again next time
+    return whole._replace(corpus=part)
 
 
 def _rebuild(root: Path, key: str) -> Loaded:
@@ -331,7 +446,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
     try:
         _write_atomic(path, marshal.dumps(corpus.to_data()))
         for old in folder.glob("corpus-*"):
-            if old != path:
+            if not old.name.startswith(f"corpus-{key}."):  # a repo's part of this key stays
                 old.unlink(missing_ok=True)
     except OSError as exc:
         _log().warning(
@@ -344,7 +459,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
 # --- who the session is -------------------------------------------------------------------------------
 
 
-class Identity(NamedTuple):
+class Identity(Record):
     """Read from the code checkout: its top folder, `origin` URL and the git user."""
 
     top: Path
@@ -444,7 +559,7 @@ def _remember_identity(cache: Path, where: Path, stamp: str, identity: Identity)
         pass
 
 
-class WorkingChange(NamedTuple):
+class WorkingChange(Record):
     """What the checkout says the session is working on, from the two git commands it already ran."""
 
     paths: tuple[str, ...]  # changed and untracked files, then the files of the last few commits
@@ -508,7 +623,7 @@ _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 
 def _session_path(root: Path, session: str) -> Path:
-    name = session if _SAFE.match(session) else hashlib.sha256(session.encode()).hexdigest()[:32]
+    name = session if _SAFE.match(session) else sha256(session.encode()).hexdigest()[:32]
     return root / SESSIONS_DIR / f"{name}.json"
 
 
@@ -532,6 +647,14 @@ def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[st
         data[key] = sorted(set(data.get(key, [])) | set(values))
     _write_atomic(_session_path(root, session), json.dumps(data, sort_keys=True))
     _prune_sessions(root / SESSIONS_DIR)
+
+
+def touch_session(root: Path, session: str) -> None:
+    """Mark a session in use (old ones are pruned by modification time) without rewriting it."""
+    try:
+        os.utime(_session_path(root, session))
+    except OSError:
+        pass
 
 
 def _prune_sessions(folder: Path) -> None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, cast
 
 from homeostat.adapters.event_recorder import Scalar, log_events
 from homeostat.adapters.event_recorder import log_event as log_event  # the read commands' recorder
@@ -28,10 +28,12 @@ from homeostat.adapters.search_index import (
     checkout_identity,
     load_corpus,
     load_session,
+    touch_session,
 )
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option
 from homeostat.console import note, note_unreadable
+from homeostat.core.records import Record
 from homeostat.core.render_view import (
     Block,
     LineCounter,
@@ -63,7 +65,7 @@ SESSION_VARIABLE = "HOMEOSTAT_SESSION"
 NEW_RULES_PER_PROMPT = 3
 
 
-class Session(NamedTuple):
+class Session(Record):
     """A KB, the corpus loaded from its cache, and who is asking (repo from the checkout, member from git)."""
 
     root: Path
@@ -95,20 +97,27 @@ def open_session(
     *,
     say_scope: bool = True,
     kept: Loaded | None = None,
+    own_part: bool = False,
 ) -> Session:
     """Load the corpus and find the audience: `repo` (a name from homeostat.yaml) only from a person
     at a terminal; the MCP server never passes one, so its scope comes from the checkout. A checkout
     that matches no repo is said on stderr (`say_scope`), or it would look like an empty KB. `kept`:
-    the corpus a long-lived caller already holds, reused while the KB's key is unchanged."""
+    the corpus a long-lived caller already holds, reused while the KB's key is unchanged. `own_part`:
+    load only the part of the corpus the session's repo sees (`repo_part`), for `context` and the
+    hooks, whose cost then follows the session's repo and `core`, not the whole KB."""
     root = Path(kb_dir(kb))
-    loaded = load_corpus(root, kept)
+    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
+
+    def repo_of(repos: list[tuple[str, str]]) -> str | None:
+        return repo or session_repo(repos, identity.origin, identity.folder)
+
+    loaded = load_corpus(root, kept, repo_of if own_part else None)
     corpus = loaded.corpus
     note_unreadable(corpus.unreadable)
-    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
     names = [r.name for r in corpus.repos]
     if repo is not None and corpus.multi_repo and repo not in names:
         raise ConfigError(f"--repo {repo!r} is not a repo in homeostat.yaml (repos: {', '.join(names)})")
-    name = repo or session_repo([(r.name, r.url) for r in corpus.repos], identity.origin, identity.folder)
+    name = repo_of([(r.name, r.url) for r in corpus.repos])
     member = find_member(
         corpus, handle=os.environ.get(MEMBER_VARIABLE), email=identity.email, name=identity.name
     )
@@ -256,7 +265,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
-    session = open_session(args.kb, args.checkout, args.repo)
+    session = open_session(args.kb, args.checkout, args.repo, own_part=True)
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
@@ -338,7 +347,7 @@ def log_view(session: Session, view: View, started: float) -> None:
     log_events(session.root, events, detach=True)
 
 
-class PromptBlock(NamedTuple):
+class PromptBlock(Record):
     """What one chat message gets: the new rules, the matches and the reminder, as one block."""
 
     block: Block
@@ -356,13 +365,29 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     new = []
     if "known" in state:
         known = set(state["known"])
-        ranked = select_entries(corpus, state.get("files", []), audience).ranked
+        ranked = (
+            select_entries(corpus, state.get("files", []), audience).ranked
+            if _any_new(session, known)
+            else ()
+        )
         new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
     block = join([render_new_rules(new, count), render_prompt(match, count)])
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
-    if session_id:
+    if session_id and (given or "given" not in state or "known" not in state):
         add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
+    elif session_id:  # nothing to add: the file stays as it is, only marked as in use
+        touch_session(session.root, session_id)
     return PromptBlock(block, match, new)
+
+
+def _any_new(session: Session, known: set[str]) -> bool:
+    """Whether a rule the session may be served is not among those it knew at its start: ranking
+    for the new ones costs a message as much as a session start, and there usually are none."""
+    corpus, audience = session.corpus, session.audience
+    return any(
+        e.id not in known and e.status in ("accepted", "pending") and audience.sees(e.area, corpus)
+        for e in corpus.entries
+    )
 
 
 def log_prompt(session: Session, result: PromptBlock, started: float) -> None:

@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path
+from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path, log_exists
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option, emit_json
 from homeostat.console import note
@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(str(exc)) from None
     path = events_path(root)
     found = []
-    if path.is_file():
+    if log_exists(path):
         with SqliteEventLog(path) as log:
             found = log.query(args.kind, since)
     if args.format == "json":

@@ -158,7 +158,7 @@ def _with_notices(root: Path, text: str) -> str:
 
 def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     session_id = event.get("session_id") or ""
-    session = open_session(str(root), _checkout(event))
+    session = open_session(str(root), _checkout(event), own_part=True)
     change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
     task = session_task(None, False, change)
     view = session_view(session, list(change.paths), _checkout(event), session_id, task=task)
@@ -173,7 +173,7 @@ def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answe
 
 
 def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
-    session = open_session(str(root), _checkout(event))
+    session = open_session(str(root), _checkout(event), own_part=True)
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")
     text = _with_notices(root, result.block.text)
     log_prompt(session, result, started)
@@ -215,6 +215,7 @@ def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) ->
     """One `turn-usage` event per user turn, from the previous turn's start to the end of the file;
     the previous turn is re-read and its event replaced, since the file may have lagged last time."""
     from homeostat.adapters.event_log import SqliteEventLog, events_path
+    from homeostat.adapters.search_index import known_ids
     from homeostat.core.events import Event, utcnow
     from homeostat.core.transcript import credited_ids, read_turns
 
@@ -228,7 +229,7 @@ def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) ->
     if not turns:
         return
     turns[-1].credited += credited_ids(event.get("last_assistant_message") or "")
-    known = _known_ids(root)
+    known = known_ids(root)
     session_id = str(event.get("session_id"))
     edits = state.setdefault("edits", {})
     with SqliteEventLog(events_path(root)) as log:
@@ -248,13 +249,6 @@ def _lines(path: Path, offset: int) -> list[tuple[int, bytes]]:
             lines.append((position, line))
             position += len(line)
     return lines
-
-
-def _known_ids(root: Path) -> frozenset[str]:
-    from homeostat.adapters.search_index import load_corpus
-
-    corpus = load_corpus(root).corpus
-    return frozenset([e.id for e in corpus.entries] + [s.key for s in corpus.sections])
 
 
 def handoff_request(root: Path, edits: int) -> str:

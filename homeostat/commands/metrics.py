@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
 from homeostat.adapters.git import Git
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.cli import add_kb_option, kb_dir
@@ -54,7 +54,7 @@ def local_state(root: Path) -> StateSnapshot:
 def local_events(root: Path) -> list[Event]:
     """This machine's event log, oldest first (none when it has no log)."""
     path = events_path(root)
-    if not path.is_file():
+    if not log_exists(path):
         return []
     with SqliteEventLog(path) as log:
         return log.query()

@@ -21,8 +21,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import NamedTuple
 
+from homeostat.core.records import Record
 from homeostat.core.search import Hit, PromptMatch
 from homeostat.core.selection import (
     CORE,
@@ -114,12 +114,17 @@ class LineCounter:
         self.memo = memo
         self.fallback = fallback
         self.misses: list[str] = []
+        self._hits: dict[str, int] = {}  # a view counts its guide's lines up to three times
 
     def __call__(self, line: str) -> int:
+        found = self._hits.get(line)
+        if found is not None:
+            return found
         key, extra = normalise(line)
         known = self.memo.get(key)
         if known is not None:
-            return known + extra
+            found = self._hits[line] = known + extra
+            return found
         self.misses.append(line)
         if self.fallback is not None:
             return self.fallback(line)
@@ -170,7 +175,7 @@ def memo_lines(entries: Iterable[Entry], doc_areas: Iterable[str], area_names: I
 # --- blocks ---------------------------------------------------------------------------------------
 
 
-class Block(NamedTuple):
+class Block(Record):
     text: str
     tokens: int
 
@@ -193,7 +198,7 @@ def join(blocks: Iterable[Block]) -> Block:
 # --- the session view -----------------------------------------------------------------------------
 
 
-class View(NamedTuple):
+class View(Record):
     text: str
     tokens: int
     selection: Selection

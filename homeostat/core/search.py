@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
+from homeostat.core.records import Record
 from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, rare_limit, terms
 from homeostat.core.text import plural, words
 
@@ -32,7 +32,7 @@ CONVERSATION = frozenset(
 )
 
 
-class Hit(NamedTuple):
+class Hit(Record):
     kind: str  # "rule" or "section"
     id: str  # rule id, or <doc>#<section>
     title: str
@@ -188,7 +188,7 @@ def topic_listing(corpus: Corpus, topic: str, audience: Audience) -> list[Hit]:
 # --- matching a chat message ------------------------------------------------------------------------
 
 
-class PromptMatch(NamedTuple):
+class PromptMatch(Record):
     rules: tuple[Entry, ...]
     sections: tuple[SectionEntry, ...]
     searched: bool
@@ -264,7 +264,7 @@ def visible_areas(corpus: Corpus, audience: Audience) -> list[str]:
 # --- reading one thing by name ----------------------------------------------------------------------
 
 
-class Found(NamedTuple):
+class Found(Record):
     """What `read` resolved a name to: rules and/or sections, or nothing (with a hint)."""
 
     rules: tuple[Entry, ...] = ()

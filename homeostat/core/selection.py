@@ -20,19 +20,20 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.core.globs import compile_glob
+from homeostat.core.records import Record
 from homeostat.core.similarity import STOPWORDS, same_lesson
-from homeostat.core.text import identifiers, words
+from homeostat.core.text import identifiers, lazy_pattern, words
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
 
-CORPUS_FORMAT = 7
+CORPUS_FORMAT = 8
 CORE = "core"
 RRF_K = 60
 # The task ranking ranks only rules the task names at least this share as strongly as its best match in
@@ -41,14 +42,14 @@ RRF_K = 60
 TASK_RELATIVE = 0.5
 BM25_K1 = 1.2
 BM25_B = 0.75
-_CODE_EXT = re.compile(
+_CODE_EXT = lazy_pattern(
     r"\.(py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sql|ya?ml|json|"
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = lazy_pattern(r"(?<=[a-z0-9])(?=[A-Z])")
 # Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
 # everything an agent is served or an export writes.
-_HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_HIDDEN = lazy_pattern("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def strip_hidden(text: str) -> str:
@@ -139,8 +140,8 @@ TASK_NOISE = frozenset(
 )
 # A file name's "test" says only that it is a test file, which the touched paths already say.
 TEST_MARKERS = frozenset({"test", "tests", "spec", "specs", "conftest"})
-_TICKET = re.compile(r"^[A-Za-z]{2,10}-\d+(?=$|[-_])")
-_SPLIT = re.compile(r"[/\-_.\s]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_TICKET = lazy_pattern(r"^[A-Za-z]{2,10}-\d+(?=$|[-_])")
+_SPLIT = lazy_pattern(r"[/\-_.\s]+|(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
 
 
 def _task_words(text: str) -> list[str]:
@@ -180,7 +181,7 @@ def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[st
 _MATCHERS: dict[str, Any] = {}
 
 
-_MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")
+_MAGIC = lazy_pattern(r"[*?\[\]{}!@+()\\]")
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -220,7 +221,7 @@ def specificity(pattern: str) -> tuple[int, int]:
 # --- the corpus ------------------------------------------------------------------------------------
 
 
-class Entry(NamedTuple):
+class Entry(Record):
     """One rule as selection and rendering need it (also a pending lesson of this clone)."""
 
     id: str
@@ -249,7 +250,7 @@ class Entry(NamedTuple):
         return not self.adopted
 
 
-class SectionEntry(NamedTuple):
+class SectionEntry(Record):
     """One `## Heading {#id}` section of a document."""
 
     doc_id: str
@@ -270,27 +271,27 @@ class SectionEntry(NamedTuple):
         return f"{self.doc_id}#{self.id}"
 
 
-class AreaInfo(NamedTuple):
+class AreaInfo(Record):
     name: str
     owner: str
     team_only: bool
     paths: tuple[str, ...]
 
 
-class RepoInfo(NamedTuple):
+class RepoInfo(Record):
     name: str
     url: str
     public: bool = False
 
 
-class MemberInfo(NamedTuple):
+class MemberInfo(Record):
     handle: str
     name: str
     email: str
     teams: tuple[str, ...]
 
 
-class Budget(NamedTuple):
+class Budget(Record):
     """`distribution` from homeostat.yaml."""
 
     token_budget: int = 2000
@@ -299,7 +300,7 @@ class Budget(NamedTuple):
     rule_share: float = 0.8
 
 
-class Corpus(NamedTuple):
+class Corpus(Record):
     entries: tuple[Entry, ...]
     sections: tuple[SectionEntry, ...]
     areas: Mapping[str, AreaInfo]
@@ -316,10 +317,23 @@ class Corpus(NamedTuple):
     stems: Mapping[str, str] = {}  # every indexed word's term, so a warm run rarely needs the stemmer
     # KB files left out because they fail the schema: (file, line, message, ids), for readers to report
     unreadable: tuple[tuple[str, int, str, tuple[str, ...]], ...] = ()
+    # A repo's part of the KB (`repo_part`) keeps the whole KB's statistics: (documents, their total
+    # length) and every term's document frequency; None for a whole KB, which counts its own
+    whole: tuple[int, int] | None = None
+    frequencies: Mapping[str, int] = {}
 
     @property
     def multi_repo(self) -> bool:
         return bool(self.repos)
+
+    @property
+    def doc_count(self) -> int:
+        """Rules and sections in the whole KB (BM25's N)."""
+        return len(self.lengths) if self.whole is None else self.whole[0]
+
+    @property
+    def length_sum(self) -> int:
+        return sum(self.lengths) if self.whole is None else self.whole[1]
 
     def entry(self, entry_id: str) -> Entry | None:
         if self.by_id:
@@ -327,6 +341,9 @@ class Corpus(NamedTuple):
         return next((e for e in self.entries if e.id == entry_id), None)
 
     def doc_frequency(self, term: str) -> int:
+        """How many of the whole KB's rules and sections hold the term."""
+        if self.whole is not None:
+            return self.frequencies.get(term, 0)
         return len(self.postings.get(term, ())) // 2
 
     def to_data(self) -> dict[str, Any]:
@@ -341,35 +358,76 @@ class Corpus(NamedTuple):
             "members": [[m.handle, m.name, m.email, list(m.teams)] for m in self.members],
             "budget": [b.token_budget, b.doc_token_budget, b.max_chars, b.rule_share],
             "mcp": [self.mcp_writes, self.mcp_write_limit],
-            "postings": {term: list(p) for term, p in self.postings.items()},
+            "postings": {term: _packed(p) for term, p in self.postings.items()},
             "lengths": list(self.lengths),
             "lineTokens": dict(self.line_tokens),
             "stems": dict(self.stems),
             "unreadable": [[f, n, m, list(ids)] for f, n, m, ids in self.unreadable],
+            "whole": None if self.whole is None else list(self.whole),
+            "frequencies": dict(self.frequencies),
         }
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> Corpus:
         if data.get("format") != CORPUS_FORMAT:
             raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
-        entries = tuple(_entry_from(row) for row in data["entries"])
+        new = tuple.__new__  # rows are stored as tuples in field order
+        entries = cast("tuple[Entry, ...]", tuple([new(Entry, row) for row in data["entries"]]))
         remember_stems(data["stems"])
+        whole = data["whole"]
         return cls(
             entries=entries,
-            sections=tuple(_section_from(row) for row in data["sections"]),
+            sections=cast(
+                "tuple[SectionEntry, ...]", tuple([new(SectionEntry, row) for row in data["sections"]])
+            ),
             areas={a[0]: AreaInfo(a[0], a[1], bool(a[2]), tuple(a[3])) for a in data["areas"]},
             repos=tuple(RepoInfo(r[0], r[1], bool(r[2])) for r in data["repos"]),
             members=tuple(MemberInfo(m[0], m[1], m[2], tuple(m[3])) for m in data["members"]),
             budget=Budget(*data["budget"]),
             mcp_writes=bool(data["mcp"][0]),
             mcp_write_limit=int(data["mcp"][1]),
-            postings=data["postings"],
+            postings=Postings(data["postings"]),
             lengths=tuple(data["lengths"]),
             line_tokens=dict(data["lineTokens"]),
             by_id=_by_id(entries),
             stems=data["stems"],
             unreadable=tuple((u[0], u[1], u[2], tuple(u[3])) for u in data["unreadable"]),
+            whole=None if whole is None else (int(whole[0]), int(whole[1])),
+            frequencies=data["frequencies"],
         )
+
+
+def _packed(flat: Sequence[int]) -> bytes:
+    """A posting list as native 32-bit integers: a cached corpus loads its index as bytes, and only
+    the terms a session looks up are ever turned into lists (`Postings`)."""
+    from array import array
+
+    return array("i", flat).tobytes()
+
+
+class Postings(Mapping[str, list[int]]):
+    """A cached corpus's posting lists, each unpacked from its bytes the first time it is looked up."""
+
+    __slots__ = ("_packed", "_open")
+
+    def __init__(self, packed: Mapping[str, bytes]) -> None:
+        self._packed = packed
+        self._open: dict[str, list[int]] = {}
+
+    def __getitem__(self, term: str) -> list[int]:
+        found = self._open.get(term)
+        if found is None:
+            found = self._open[term] = memoryview(self._packed[term]).cast("i").tolist()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._packed)
+
+    def __len__(self) -> int:
+        return len(self._packed)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._packed
 
 
 # A word is rare when at most this share of the KB's rules and sections use it (and never fewer than 3):
@@ -378,39 +436,12 @@ RARE_SHARE = 0.1
 
 
 def rare_limit(corpus: Corpus) -> int:
-    return max(3, math.ceil(RARE_SHARE * len(corpus.lengths)))
+    return max(3, math.ceil(RARE_SHARE * corpus.doc_count))
 
 
-def _row(record: Entry | SectionEntry) -> list[Any]:
-    """A record as a list in field order (lists for tuples): compact and quick to load."""
-    return [list(v) if isinstance(v, tuple) else v for v in record]
-
-
-def _entry_from(r: list[Any]) -> Entry:
-    return Entry(
-        r[0],
-        r[1],
-        r[2],
-        r[3],
-        tuple(r[4]),
-        r[5],
-        r[6],
-        r[7],
-        r[8],
-        tuple(r[9]),
-        r[10],
-        r[11],
-        r[12],
-        r[13],
-        r[14],
-        r[15],
-    )
-
-
-def _section_from(r: list[Any]) -> SectionEntry:
-    return SectionEntry(
-        r[0], r[1], r[2], r[3], r[4], tuple(r[5]), tuple(r[6]), r[7], r[8], r[9], r[10], r[11]
-    )
+def _row(record: Entry | SectionEntry) -> tuple[Any, ...]:
+    """A record as a plain tuple in field order: marshal keeps tuples, so loading one is a copy."""
+    return tuple(record)
 
 
 # --- building the corpus from a loaded KB (the slow path, run when the KB changes) -----------------
@@ -572,11 +603,13 @@ def _index(
         f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
     ]
     vocabulary: set[str] = set()
+    stems = _STEMS  # `term` without a call per word: a large KB indexes millions of words
+    camel = _CAMEL.sub
     for doc, text in enumerate(texts):
-        found = [w for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+        found = [w for w in words(camel(" ", text)) if w not in STOPWORDS]
         vocabulary.update(found)
-        counted = Counter(term(w) for w in found)
-        lengths.append(sum(counted.values()))
+        counted = Counter([stems.get(w) or term(w) for w in found])
+        lengths.append(len(found))
         for key, tf in counted.items():
             flat.setdefault(key, []).extend((doc, tf))
     return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
@@ -586,21 +619,58 @@ def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
     return corpus._replace(line_tokens=dict(line_tokens))
 
 
+def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
+    """The rules and sections a session in `repo` (None: in no repo) may see, `core`'s and its repo's
+    (as `Audience.sees`), with the whole KB's document count, length and term frequencies: selection,
+    BM25 and rare words over the part give what they give over the whole KB, while a session hook
+    loads and scans only its own repo. A KB without repos is its own part."""
+    if not corpus.multi_repo or corpus.whole is not None:
+        return corpus
+    prefix = f"{repo}/" if repo is not None else None
+
+    def kept(area: str) -> bool:
+        return area == CORE or (prefix is not None and area.startswith(prefix))
+
+    n = len(corpus.entries)
+    rules = [i for i, e in enumerate(corpus.entries) if kept(e.area)]
+    docs = rules + [n + i for i, s in enumerate(corpus.sections) if kept(s.area)]
+    renumbered = {old: new for new, old in enumerate(docs)}
+    postings: dict[str, list[int]] = {}
+    for key, flat in corpus.postings.items():
+        out: list[int] = []
+        for i in range(0, len(flat), 2):
+            doc = renumbered.get(flat[i])
+            if doc is not None:
+                out += (doc, flat[i + 1])
+        if out:
+            postings[key] = out
+    entries = tuple(corpus.entries[i] for i in rules)
+    return corpus._replace(
+        entries=entries,
+        sections=tuple(corpus.sections[d - n] for d in docs[len(rules) :]),
+        postings=postings,
+        lengths=tuple(corpus.lengths[d] for d in docs),
+        by_id=_by_id(entries),
+        whole=(corpus.doc_count, corpus.length_sum),
+        frequencies={key: len(flat) // 2 for key, flat in corpus.postings.items()},
+    )
+
+
 # --- BM25 --------------------------------------------------------------------------------------------
 
 
 def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> dict[int, float]:
     """BM25 (k1 = 1.2, b = 0.75) of each document (rules, then sections) for the query terms."""
-    total = len(corpus.lengths)
+    total = corpus.doc_count
     if not total:
         return {}
-    average = sum(corpus.lengths) / total or 1.0
+    average = corpus.length_sum / total or 1.0
     scores: dict[int, float] = {}
     for term in set(query):
         flat = corpus.postings.get(term)
         if not flat:
             continue
-        df = len(flat) // 2
+        df = corpus.doc_frequency(term)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
         for i in range(0, len(flat), 2):
             doc, tf = flat[i], flat[i + 1]
@@ -614,7 +684,7 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
 # --- who is asking ----------------------------------------------------------------------------------
 
 
-class Audience(NamedTuple):
+class Audience(Record):
     """The session's repo (None: unknown, so only core in a KB with repo folders) and member."""
 
     repo: str | None
@@ -696,7 +766,7 @@ def how_named(refs: Sequence[str], touched: Sequence[str]) -> tuple[int, float]:
 RANKINGS = ("scope", "keywords", "code refs", "task")
 
 
-class Ranked(NamedTuple):
+class Ranked(Record):
     entry: Entry
     tier: int
     rrf: float
@@ -716,7 +786,7 @@ def rank_summary(ranked: Ranked) -> str:
     return ", ".join(parts) or "unranked"
 
 
-class Selection(NamedTuple):
+class Selection(Record):
     """Every visible rule in order (tiers first), and the visible rules no tier took (`rest`)."""
 
     ranked: tuple[Ranked, ...]
@@ -725,15 +795,29 @@ class Selection(NamedTuple):
     task: tuple[str, ...] = ()  # the task words used
 
 
-def _tier(entry: Entry, touched: Sequence[str]) -> tuple[int | None, tuple[int, int], float]:
-    scoped = [g for g in entry.scope if not is_global(g) and any(glob_matches(g, p) for p in touched)]
-    best, weight = how_named(entry.refs, touched)
+def _tier(
+    entry: Entry, touched: Sequence[str], globs: dict[str, tuple[bool, bool]]
+) -> tuple[int | None, tuple[int, int], float]:
+    """(tier, specificity, code-reference weight). `globs` remembers, for one selection, whether each
+    glob is global and matches a touched path: a large KB's rules share a few hundred globs. A rule
+    no tier takes (None) needs no weight, and most rules of a large KB are scoped to folders the
+    session never touches."""
+    scoped: list[str] = []
+    globals_: list[str] = []
+    for glob in entry.scope:
+        facts = globs.get(glob)
+        if facts is None:
+            facts = globs[glob] = (is_global(glob), any(glob_matches(glob, p) for p in touched))
+        if facts[0]:
+            globals_.append(glob)
+        elif facts[1]:
+            scoped.append(glob)
     if scoped:
-        return 1, max(specificity(g) for g in scoped), weight
-    globals_ = [g for g in entry.scope if is_global(g)]
+        return 1, max(specificity(g) for g in scoped), how_named(entry.refs, touched)[1]
     if not globals_:
-        return None, (0, 0), weight
-    applies = not touched or any(glob_matches(g, p) for g in globals_ for p in touched)
+        return None, (0, 0), 0.0
+    best, weight = how_named(entry.refs, touched)
+    applies = not touched or any(globs[g][1] for g in globals_)
     if best == OUTRIGHT:
         return 1, (0, 0), weight
     if not applies:
@@ -760,10 +844,17 @@ def select_entries(
     index_of = {id(e): i for i, e in enumerate(corpus.entries)}
     candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
     rest: list[Entry] = []
+    seen: dict[str, bool] = {}  # by area
+    globs: dict[str, tuple[bool, bool]] = {}
     for entry in corpus.entries:
-        if entry.status not in ("accepted", "pending") or not audience.sees(entry.area, corpus):
+        if entry.status not in ("accepted", "pending"):
             continue
-        tier, spec, weight = _tier(entry, paths)
+        sees = seen.get(entry.area)
+        if sees is None:
+            sees = seen[entry.area] = audience.sees(entry.area, corpus)
+        if not sees:
+            continue
+        tier, spec, weight = _tier(entry, paths, globs)
         if tier is None or (entry.rejected and tier != 1):
             if not entry.rejected:
                 rest.append(entry)
@@ -828,7 +919,7 @@ def _shared_terms(corpus: Corpus, task_terms: Sequence[str], docs: set[int]) -> 
     limit = rare_limit(corpus)
     for term in set(task_terms):
         flat = corpus.postings.get(term, ())
-        if len(flat) // 2 > limit:
+        if corpus.doc_frequency(term) > limit:
             continue
         for i in range(0, len(flat), 2):
             if flat[i] in docs:
@@ -839,7 +930,7 @@ def _shared_terms(corpus: Corpus, task_terms: Sequence[str], docs: set[int]) -> 
 # --- budget fitting ----------------------------------------------------------------------------------
 
 
-class Placed(NamedTuple):
+class Placed(Record):
     ranked: Ranked
     form: str  # "full" or "rule-only"
 
@@ -856,7 +947,7 @@ class Placed(NamedTuple):
         return self.entry.tokens if self.form == "full" else self.entry.short_tokens
 
 
-class Cut(NamedTuple):
+class Cut(Record):
     """Something left out of a view, and why; every cut is reported (`--explain`, JSON, MCP)."""
 
     id: str
@@ -866,7 +957,7 @@ class Cut(NamedTuple):
     topic: str = ""
 
 
-class Fitted(NamedTuple):
+class Fitted(Record):
     placed: tuple[Placed, ...]
     cut: tuple[Cut, ...]
     tokens: int

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 from urllib.parse import urlsplit
+
+from homeostat.core.records import Record
 
 _SCP = re.compile(r"^(?:[\w.+-]+@)?(?P<host>[\w.-]+):(?!//)(?P<path>.+)$")
 
 
-class RepoSlug(NamedTuple):
+class RepoSlug(Record):
     """host (lower case, "" for a local path), the path's owner part and the repo name."""
 
     host: str

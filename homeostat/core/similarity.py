@@ -12,7 +12,7 @@ import re
 from collections.abc import Hashable, Iterable
 from functools import lru_cache
 
-from homeostat.core.text import words
+from homeostat.core.text import lazy_pattern, words
 
 STOPWORDS = frozenset(
     """a an and are as at be been but by can do does for from has have if in into is it its not no of on
@@ -20,9 +20,9 @@ STOPWORDS = frozenset(
     when where which while will with without you your only always never should must any all each every
     one more most other same new old just also before after them they via per like""".split()
 )
-_NUMBER = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z])")
-_CODE_NAME = re.compile(r"`([^`\n]+)`|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+)\b")
-_CAMEL = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+_NUMBER = lazy_pattern(r"(?<![\w.])v?\d+(?:\.\d+)*(?![\w.]*[A-Za-z])")
+_CODE_NAME = lazy_pattern(r"`([^`\n]+)`|\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Za-z0-9]+(?:[_-][A-Za-z0-9]+)+)\b")
+_CAMEL = lazy_pattern(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
 @lru_cache(maxsize=65536)

@@ -6,9 +6,12 @@ empty id (PEERS.md, lesson 12), so ids keep Unicode letters and fall back to a h
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import hashlib
 
 
 class _Lazy:
@@ -25,13 +28,28 @@ class _Lazy:
         return getattr(self._compiled, name)
 
 
+def sha256(data: bytes = b"") -> hashlib._Hash:
+    """SHA-256 from CPython's own `_sha256` module where it is built: `import hashlib` loads OpenSSL,
+    a tenth of a warm session hook's imports, for the same digest."""
+    try:
+        from _sha256 import sha256 as own  # type: ignore[import-not-found]
+    except ImportError:
+        from hashlib import sha256 as own
+    return own(data)  # type: ignore[no-any-return]
+
+
+def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A regex compiled the first time it is used (see `_Lazy`), typed as the pattern it stands for."""
+    return _Lazy(pattern, flags)  # type: ignore[return-value]
+
+
 ID_PATTERN: re.Pattern[str] = _Lazy(r"^[^\W_][\w-]*$", re.UNICODE)  # type: ignore[assignment]
 _NON_WORD: re.Pattern[str] = _Lazy(r"[^\w]+", re.UNICODE)  # type: ignore[assignment]
 _CJK: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
 )
 _WORD: re.Pattern[str] = _Lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # type: ignore[assignment]
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
+_IDENT = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
 MAX_ID_LENGTH = 64
 
 
@@ -56,7 +74,7 @@ def slugify(text: str, *, prefix: str = "rule") -> str:
         slug = cut[: cut.rfind("-")] if "-" in cut[MAX_ID_LENGTH // 2 :] else slug[:MAX_ID_LENGTH]
         slug = slug.rstrip("-")
     if not slug or not ID_PATTERN.match(slug):
-        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        digest = sha256(text.encode("utf-8")).hexdigest()[:8]
         slug = f"{prefix}-{digest}"
     return slug
 
@@ -102,7 +120,7 @@ def identifiers(text: str) -> set[str]:
 
 def content_hash(*parts: str) -> str:
     """A stable hash of the content that matters (never timestamps or SHAs), for skip-if-unchanged."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in parts:
         digest.update(part.encode("utf-8"))
         digest.update(b"\x00")

@@ -31,6 +31,7 @@ from homeostat.core.daily.drafting import (
     CoveringSection,
     DocPatchAnswer,
     DraftAnswer,
+    SectionWords,
     area_for_path,
     cited_urls,
     covering_sections,
@@ -273,6 +274,7 @@ class _Curation:
     ) -> None:
         self.host = host
         self.kb = kb
+        self.section_words = SectionWords()  # the KB's document sections, worded once a run
         self.config = config
         self.asker = asker
         self.cited = cited
@@ -383,7 +385,7 @@ class _Curation:
         member: Member,
         lesson: Lesson | None,
     ) -> None:
-        sections = covering_sections(self.kb, thread.path, text)
+        sections = covering_sections(self.kb, thread.path, text, words=self.section_words)
         if not sections:
             return
         if self.result.doc_checks >= self.doc_patch_calls:

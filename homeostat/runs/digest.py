@@ -255,10 +255,10 @@ def events_desire_paths(root: Path) -> Callable[[dt.datetime], list[tuple[str, s
     """Guessed tool names from the checkout's event log, when this machine keeps one."""
 
     def read(since: dt.datetime) -> list[tuple[str, str]]:
-        from homeostat.adapters.event_log import SqliteEventLog, events_path
+        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
 
         path = events_path(root)
-        if not path.is_file():
+        if not log_exists(path):
             return []
         with SqliteEventLog(path) as log:
             events = log.query("desire-path", since)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from homeostat.adapters import work_tree
-from homeostat.adapters.event_log import RETENTION_DAYS, events_path, log_summary
+from homeostat.adapters.event_log import RETENTION_DAYS, events_path, log_exists, log_summary
 from homeostat.adapters.git import redact
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.runner import ci_files
@@ -96,7 +96,7 @@ def _events(root: Path) -> EventLogFacts:
     path = events_path(root)
     count, oldest, size = log_summary(path)
     age = (datetime.now(UTC) - oldest).total_seconds() / 86400 if oldest is not None else None
-    return EventLogFacts(path.is_file(), RETENTION_DAYS, count, age, size)
+    return EventLogFacts(log_exists(path), RETENTION_DAYS, count, age, size)
 
 
 # --- the code host --------------------------------------------------------------------------------

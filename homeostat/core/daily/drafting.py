@@ -175,17 +175,38 @@ class CoveringSection:
     body: str
 
 
+class SectionWords:
+    """Each document section's content words, found once however many threads a run matches
+    against it (a KB's documents are read once per thread otherwise: most of drafting at scale)."""
+
+    def __init__(self) -> None:
+        self._by_text: dict[str, frozenset[str]] = {}
+
+    def of(self, heading: str, body: str) -> frozenset[str]:
+        text = f"{heading}\n{body}"
+        found = self._by_text.get(text)
+        if found is None:
+            found = self._by_text[text] = content_words(text)
+        return found
+
+
 def covering_sections(
-    kb: KB, path: str, query: str, budget: int = DOC_CONTEXT_TOKENS
+    kb: KB,
+    path: str,
+    query: str,
+    budget: int = DOC_CONTEXT_TOKENS,
+    words: SectionWords | None = None,
 ) -> list[CoveringSection]:
-    """The (at most three) sections of documents covering `path` that best match the thread."""
+    """The (at most three) sections of documents covering `path` that best match the thread
+    (`words`: the run's cache of the sections' words)."""
     query_words = content_words(query)
+    section_words = words or SectionWords()
     ranked: list[tuple[int, CoveringSection]] = []
     for document in kb.documents:
         if not any(glob_matches(glob, path) for glob in document.meta.scope):
             continue
         for section in document.sections:
-            shared = len(query_words & content_words(f"{section.heading}\n{section.body}"))
+            shared = len(query_words & section_words.of(section.heading, section.body))
             ranked.append(
                 (shared, CoveringSection(document.doc_id, section.id, section.heading, section.body))
             )

@@ -22,7 +22,15 @@ import datetime as dt
 from typing import Protocol, TextIO
 
 from homeostat.adapters.git import Git
-from homeostat.adapters.run_claim import Held, Taken, is_live, take_claim, this_process, update_claim
+from homeostat.adapters.run_claim import (
+    Held,
+    Taken,
+    Written,
+    is_live,
+    take_claim,
+    this_process,
+    update_claim,
+)
 from homeostat.core.state import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
 
 CLAIM_TTL = dt.timedelta(minutes=60)
@@ -65,6 +73,7 @@ class RunClaim:
             expires_at=now + CLAIM_TTL,
         )
         self._renewed = now
+        self._written: Written | None = None  # the state branch as this run's last claim write left it
 
     def take(self) -> Taken | Held:
         now = self.ctx.now()
@@ -78,16 +87,20 @@ class RunClaim:
         )
         if isinstance(taken, Taken):
             self.claim = taken.claim  # with a dead run's journal, until `settle_journal`
+            self._written = taken.written
         return taken
 
     def _write(self, files: dict[str, bytes] | None = None) -> None:
-        update_claim(
+        """Write the claim on the commit this run's last write left, or (where the branch moved since)
+        on the tip fetched and checked still to hold it."""
+        self._written = update_claim(
             self.ctx.git,
             self.claim,
             files,
             remote=self.ctx.deps.remote,
             branch=state_branch(self.base),
             path=self.path,
+            last=self._written,
         )
 
     def write_ahead(self, entry: JournalEntry, base_tip: str) -> None:

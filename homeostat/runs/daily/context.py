@@ -316,6 +316,11 @@ class DailyContext:
             ],
         )
 
+    def fetch_base(self, base: str) -> None:
+        """The base branch alone: after a daily PR merged, only its new tip is read."""
+        remote = self.deps.remote
+        self.git.fetch(remote, [f"+refs/heads/{base}:refs/remotes/{remote}/{base}"])
+
     def base_tip(self, base: str) -> str:
         return self.publisher.base_tip(base)
 

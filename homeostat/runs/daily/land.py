@@ -136,7 +136,7 @@ def _merge(
     if merged.merged:
         for d in applied:
             d.pr = published.ref
-        ctx.fetch(base)
+        ctx.fetch_base(base)
         return ctx.base_tip(base)
     run.notice(
         "merge-refused",
