@@ -34,7 +34,6 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnn
 from pydantic import ValidationError
 
 from homeostat import VERSION
-from homeostat.adapters.kb_watch import KbWatch
 from homeostat.adapters.search_index import checkout_identity
 from homeostat.commands.context import (
     IDENTITY_CACHE,
@@ -52,6 +51,7 @@ from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:
     from homeostat.adapters.event_log import SqliteEventLog
+    from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
     from homeostat.commands.explain import Conflicts
     from homeostat.commands.report import Held
@@ -209,6 +209,8 @@ class HomeostatServer(MCPServer):
         identity is still read, from its cache); otherwise fresh watches are set, then the key is
         worked out, and the corpus held from the last call is used while it is unchanged
         (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
+        from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
+
         with self._lock:
             held = self._session
             if held is not None and self.watch is not None and self.watch.quiet():

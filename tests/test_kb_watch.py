@@ -110,3 +110,11 @@ def test_a_change_in_a_folder_made_after_the_watches_is_reported_by_the_fresh_on
     (kb / "knowledge/storefront/ux/tidy.md").write_text("x", encoding="utf-8")
     assert not fresh.quiet()
     fresh.close()
+
+
+def test_a_kb_with_a_symbolic_link_inside_is_not_watched(kb: Path, tmp_path: Path) -> None:
+    """A link's target changes where no watch sees it: the server works the key out every call."""
+    elsewhere = tmp_path / "shared.md"
+    elsewhere.write_text("x", encoding="utf-8")
+    (kb / "knowledge/core/shared.md").symlink_to(elsewhere)
+    assert KbWatch.start(kb) is None

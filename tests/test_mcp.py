@@ -560,3 +560,58 @@ def test_a_pending_lesson_written_by_another_process_is_served_on_the_next_call(
         assert "quagga" in await call(client, "context", {"files": ["web/components/Card.tsx"]})
 
     session(kb, web, body)
+
+
+def test_explain_names_contradictions_and_near_duplicates_the_same_on_every_call(kb: Path, web: Path) -> None:
+    """explain keeps each rule's words with the loaded KB: its conflicts read the same on the first
+    call, the next, and from the command line, and follow an edit."""
+    ui = kb / "knowledge/storefront/ui"
+    original = (ui / "use-theme-spacing.md").read_text(encoding="utf-8")
+    (ui / "theme-spacing-again.md").write_text(
+        original.replace("id: use-theme-spacing", "id: theme-spacing-again"), encoding="utf-8"
+    )
+    (ui / "pixel-spacing.md").write_text(
+        original.replace("id: use-theme-spacing", "id: pixel-spacing\ncontradicts: [use-theme-spacing]")
+        .replace("title: Take spacing and colours from the theme", "title: Pixel spacing is fine in emails")
+        .replace(
+            "Use `theme.space` and `theme.color` in components under `web/components/`; no pixel values or "
+            "hex colours in styles.",
+            "Email templates take fixed pixel sizes inline: mail clients drop stylesheets.",
+        ),
+        encoding="utf-8",
+    )
+    expected = "  conflicts: ['contradicted by pixel-spacing', 'near-duplicate of theme-spacing-again']"
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "homeostat",
+            "explain",
+            "use-theme-spacing",
+            "--kb",
+            str(kb),
+            "--checkout",
+            str(web),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert expected in cli.stdout.splitlines(), cli.stdout + cli.stderr
+
+    async def body(client: Client) -> None:
+        first = await call(client, "explain", {"id": "use-theme-spacing"})
+        assert expected in first.splitlines()
+        assert first == cli.stdout
+        assert await call(client, "explain", {"id": "use-theme-spacing"}) == first
+        assert (
+            "  conflicts: ['contradicts use-theme-spacing']"
+            in (await call(client, "explain", {"id": "pixel-spacing"})).splitlines()
+        )
+        (ui / "theme-spacing-again.md").unlink()
+        assert (
+            "  conflicts: ['contradicted by pixel-spacing']"
+            in (await call(client, "explain", {"id": "use-theme-spacing"})).splitlines()
+        )
+
+    session(kb, web, body)

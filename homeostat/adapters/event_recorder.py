@@ -53,12 +53,12 @@ def record_events(root: Path, events: Sequence[Stamped]) -> None:
     ).encode("utf-8")
     path = os.path.join(os.fspath(root), JOURNAL)
     try:
-        append_line(path, payload)
+        append_to_journal(path, payload)
     except (OSError, TypeError, ValueError) as exc:  # usage logging is best effort by design
         _log().warning("could not record %s events in %s (%s)", len(events), path, exc)
 
 
-def append_line(path: str, payload: bytes) -> None:
+def append_to_journal(path: str, payload: bytes) -> None:
     """One `O_APPEND` write under a shared lock, to the file that is the journal at that moment."""
     import fcntl
 

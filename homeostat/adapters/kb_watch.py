@@ -8,8 +8,9 @@ watches on the KB root (for `homeostat.yaml`, `knowledge/` and `.homeostat/`), o
 key out. While no event that touches the key has arrived since, the key is the one worked out then.
 
 Any such event, a full event queue, or a watch the kernel removed means "changed", and the caller
-works the key out as before (and sets fresh watches first). Where inotify is missing (not Linux) or
-a watch cannot be set, `KbWatch.start` returns None and every call works the key out. The kernel
+works the key out as before (and sets fresh watches first). Where inotify is missing (not Linux), a
+watch cannot be set, or `knowledge/` holds a symbolic link (its target changes where no watch sees
+it), `KbWatch.start` returns None and every call works the key out. The kernel
 reports every change made through this machine's file system; an edit made from another machine
 to a KB on a network file system is not reported, so such a KB should not be served from there.
 """
@@ -17,7 +18,8 @@ to a KB on a network file system is not reported, so such a KB should not be ser
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
+import errno
+import functools
 import os
 import struct
 import sys
@@ -49,16 +51,40 @@ _ROOT_NAMES = frozenset({b"homeostat.yaml", b"knowledge", b".homeostat"})
 _STATE_NAMES = frozenset({b"pending"})
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
+    """The C library's inotify calls (the process's own symbols: no search for the library file,
+    which `ctypes.util.find_library` does by running `ldconfig`)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc = ctypes.CDLL(None, use_errno=True)
         libc.inotify_init1.argtypes = [ctypes.c_int]
         libc.inotify_add_watch.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
     except (OSError, AttributeError):
         return None
     return libc
+
+
+def _folders(top: str) -> list[str] | None:
+    """`top` and every folder below it; None when it holds a symbolic link, whose target's changes
+    no watch here would see (a missing `top` has none: the root's watch sees it appear)."""
+    found = [top]
+    try:
+        entries = list(os.scandir(top))
+    except FileNotFoundError:
+        return []
+    except OSError:
+        return None
+    for entry in entries:
+        if entry.is_symlink():
+            return None
+        if entry.is_dir(follow_symlinks=False):
+            below = _folders(entry.path)
+            if below is None:
+                return None
+            found += below
+    return found
 
 
 class KbWatch:
@@ -79,15 +105,18 @@ class KbWatch:
         if fd < 0:
             return None
         watch = cls(fd, {})
+        below = _folders(str(root / "knowledge"))
+        if below is None:
+            watch.close()
+            return None
         state = root / ".homeostat"
         folders: list[tuple[Path, frozenset[bytes] | None]] = [(root, _ROOT_NAMES), (state, _STATE_NAMES)]
-        folders += [(state / "pending", None)]
-        folders += [(Path(here), None) for here, _, _ in os.walk(root / "knowledge")]
+        folders += [(state / "pending", None), *((Path(folder), None) for folder in below)]
         for folder, names in folders:
             wd = libc.inotify_add_watch(fd, os.fsencode(folder), _MASK)
             if wd >= 0:
                 watch._names[wd] = names
-            elif folder == root or ctypes.get_errno() != 2:  # ENOENT: watched for by its parent
+            elif folder == root or ctypes.get_errno() != errno.ENOENT:  # else its parent watches for it
                 watch.close()
                 return None
         return watch

@@ -27,7 +27,6 @@ from homeostat.core.text import sha256
 if TYPE_CHECKING:
     import hashlib
     import logging
-    import subprocess
     from collections.abc import Sequence
 
     from homeostat.core.kb import KB
@@ -57,18 +56,45 @@ _REPO_VARIABLES = (
 )
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes] | None:
-    """Run a read-only git command; None when git is missing. Never prompts, never takes locks."""
-    import subprocess  # only when a cache misses: a warm session hook starts no process
+class GitDone(Record):
+    returncode: int
+    stdout: bytes
 
+
+def _git(cwd: Path, *args: str) -> GitDone | None:
+    """Run a read-only git command; None when git is missing or `cwd` is no folder. Never prompts,
+    never takes locks. Started with posix_spawn and read through a pipe where the platform has it:
+    `subprocess` (with the threading, signal and selectors modules it imports) costs a session hook
+    more than the git command itself."""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
     env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
-    try:
-        return subprocess.run(
-            ["git", "-c", "core.fsmonitor=false", *args], cwd=cwd, env=env, capture_output=True, check=False
-        )
-    except (FileNotFoundError, NotADirectoryError):
+    argv = ["git", "-c", "core.fsmonitor=false", *args]
+    if not os.path.isdir(cwd):
         return None
+    if not hasattr(os, "posix_spawnp"):
+        import subprocess
+
+        try:
+            done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        return GitDone(done.returncode, done.stdout)
+    read, write = os.pipe()  # both ends close on exec; the child holds only its stdout
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_DUP2, write, 1),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    try:
+        pid = os.posix_spawnp("git", [argv[0], "-C", str(cwd), *argv[1:]], env, file_actions=actions)
+    except OSError:
+        os.close(read)
+        return None
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        out = pipe.read()
+    return GitDone(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), out)
 
 
 # --- the KB's identity ----------------------------------------------------------------------------
@@ -228,10 +254,11 @@ class Loaded(Record):
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
 # Above this many files, walking them in Python costs more than asking git (which walks in C).
-# benchmarks/bench_stat_key.py, 2 cores under load, medians of 21 (stat ms / git key ms): 1,000 files
-# 10 / 37, 3,000 15 / 26, 4,000 35 / 26, 5,000 23 / 41, 6,000 35 / 23, 8,000 42 / 29: the two cross
-# between 4,000 and 6,000 files, and the git key's process also pays `import subprocess` (~5 ms).
-STAT_MAX_FILES = 5000
+# benchmarks/bench_stat_key.py, 2 cores, medians of 21, stat ms / git key ms (git now started with
+# posix_spawn, no `import subprocess`): load 2.9: 2,000 files 10 / 17, 3,000 21 / 22, 4,000 26 / 23,
+# 5,000 33 / 18, 10,000 61 / 30; under load 5 the two crossed between 3,000 and 6,000. The git key
+# stays near 20-30 ms (two processes) while the walk grows about 6 ms per 1,000 files.
+STAT_MAX_FILES = 3500
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:

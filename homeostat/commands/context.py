@@ -297,7 +297,8 @@ def session_view(
         budget = budget._replace(token_budget=budget_tokens)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
-        visible = [e.id for e in session.corpus.entries if session.audience.sees(e.area, session.corpus)]
+        sees = {a: session.audience.sees(a, session.corpus) for a in {e.area for e in session.corpus.entries}}
+        visible = [e.id for e in session.corpus.entries if sees[e.area]]
         given = view.served_ids + tuple(s.key for s in view.sections)
         add_to_session(session.root, session_id, {"known": visible, "files": touched, "given": given})
     return view

@@ -104,7 +104,14 @@ class Conflicts:
     instead of re-reading every rule's (0.7 s a call at 20,000 rules). Answers are memoised per rule."""
 
     def __init__(self, kb: KB) -> None:
+        from homeostat.core.scoring import conflict_counts
+
         self.kb = kb
+        self.counts = conflict_counts(kb.rules)  # contradictions declared against each rule
+        self._contradicted_by: dict[str, list[str]] = {}
+        for other in kb.rules:
+            for target in dict.fromkeys(other.meta.contradicts):
+                self._contradicted_by.setdefault(target, []).append(other.id)
         self._others = [
             (other.id, _repo(other.area), other.area, f"{other.title}\n{other.rule}")
             for other in kb.rules
@@ -116,9 +123,8 @@ class Conflicts:
     def of(self, rule: Rule) -> list[str]:
         if rule.id not in self._found:
             self._found[rule.id] = self._near_duplicates(rule)
-        kb = self.kb
         found = [f"contradicts {other}" for other in rule.meta.contradicts]
-        found += [f"contradicted by {r.id}" for r in kb.rules if rule.id in r.meta.contradicts]
+        found += [f"contradicted by {other}" for other in self._contradicted_by.get(rule.id, [])]
         return found + self._found[rule.id]
 
     def _near_duplicates(self, rule: Rule) -> list[str]:
@@ -154,7 +160,7 @@ def explain(
     conflicts: Conflicts | None = None,
 ) -> Explanation:
     """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now."""
-    from homeostat.core.scoring import conflict_counts, score_rule
+    from homeostat.core.scoring import score_rule
 
     rule = kb.rule(rule_id)
     if rule is None or not session.audience.sees(rule.area, session.corpus):
@@ -169,7 +175,8 @@ def explain(
         )
         return Explanation(rule_id, False, {"hint": hint})
     meta = rule.meta
-    breakdown = score_rule(meta, kb.config, conflict_counts(kb.rules).get(rule.id, 0))
+    conflicts = conflicts or Conflicts(kb)
+    breakdown = score_rule(meta, kb.config, conflicts.counts.get(rule.id, 0))
     terms = ", ".join(f"{name} {points:+d}" for name, points in breakdown.terms) or "no terms"
     source = meta.source
     facts: dict[str, object] = {
@@ -192,7 +199,7 @@ def explain(
         "score": f"{breakdown.total} = {terms}"
         + (f" (cached {meta.score})" if meta.score is not None else ""),
         "open flags": [f"{f.by} on {f.at}: {f.reason}" for f in meta.open_flags],
-        "conflicts": (conflicts or Conflicts(kb)).of(rule),
+        "conflicts": conflicts.of(rule),
     }
     if files is not None:
         touched = relative_paths(files, session.identity, base or session.identity.top)

@@ -281,7 +281,7 @@ def _guide(
 
 
 def _by_topic(entries: Iterable[Entry]) -> dict[tuple[str, str], int]:
-    return dict(Counter((e.area, e.topic) for e in entries if not e.rejected))
+    return dict(Counter((e.area, e.topic) for e in entries if e.adopted))
 
 
 def build_view(

@@ -46,7 +46,7 @@ _CODE_EXT = lazy_pattern(
     r"\.(py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|sql|ya?ml|json|"
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
-_CAMEL = lazy_pattern(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # every message uses it
 # Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
 # everything an agent is served or an export writes.
 _HIDDEN = lazy_pattern("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
@@ -181,7 +181,7 @@ def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[st
 _MATCHERS: dict[str, Any] = {}
 
 
-_MAGIC = lazy_pattern(r"[*?\[\]{}!@+()\\]")
+_MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")  # every session uses it
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -796,12 +796,15 @@ class Selection(Record):
 
 
 def _tier(
-    entry: Entry, touched: Sequence[str], globs: dict[str, tuple[bool, bool]]
+    entry: Entry,
+    touched: Sequence[str],
+    globs: dict[str, tuple[bool, bool]],
+    specs: dict[str, tuple[int, int]],
 ) -> tuple[int | None, tuple[int, int], float]:
-    """(tier, specificity, code-reference weight). `globs` remembers, for one selection, whether each
-    glob is global and matches a touched path: a large KB's rules share a few hundred globs. A rule
-    no tier takes (None) needs no weight, and most rules of a large KB are scoped to folders the
-    session never touches."""
+    """(tier, specificity, code-reference weight). `globs` and `specs` remember, for one selection,
+    whether each glob is global and matches a touched path, and how specific it is: a large KB's
+    rules share a few hundred globs. A rule no tier takes (None) needs no weight, and most rules of a
+    large KB are scoped to folders the session never touches."""
     scoped: list[str] = []
     globals_: list[str] = []
     for glob in entry.scope:
@@ -813,7 +816,7 @@ def _tier(
         elif facts[1]:
             scoped.append(glob)
     if scoped:
-        return 1, max(specificity(g) for g in scoped), how_named(entry.refs, touched)[1]
+        return 1, max(_specificity(g, specs) for g in scoped), how_named(entry.refs, touched)[1]
     if not globals_:
         return None, (0, 0), 0.0
     best, weight = how_named(entry.refs, touched)
@@ -822,7 +825,14 @@ def _tier(
         return 1, (0, 0), weight
     if not applies:
         return None, (0, 0), weight
-    return {NEARBY: 2, NONE: 3, OTHER: 4}[best], max(specificity(g) for g in globals_), weight
+    return {NEARBY: 2, NONE: 3, OTHER: 4}[best], max(_specificity(g, specs) for g in globals_), weight
+
+
+def _specificity(glob: str, known: dict[str, tuple[int, int]]) -> tuple[int, int]:
+    found = known.get(glob)
+    if found is None:
+        found = known[glob] = specificity(glob)
+    return found
 
 
 def _ranks(keys: Sequence[tuple[Any, ...] | None]) -> list[int | None]:
@@ -841,12 +851,12 @@ def select_entries(
     what the developer is doing, as words (`task_words`); without it the task ranking is empty."""
     paths = tuple(dict.fromkeys(p.removeprefix("./") for p in touched if p.strip()))
     task_terms = terms(" ".join(task))
-    index_of = {id(e): i for i, e in enumerate(corpus.entries)}
-    candidates: list[tuple[Entry, int, tuple[int, int], float]] = []
+    candidates: list[tuple[Entry, int, tuple[int, int], float, int]] = []  # ..., its document number
     rest: list[Entry] = []
     seen: dict[str, bool] = {}  # by area
     globs: dict[str, tuple[bool, bool]] = {}
-    for entry in corpus.entries:
+    specs: dict[str, tuple[int, int]] = {}
+    for doc, entry in enumerate(corpus.entries):
         if entry.status not in ("accepted", "pending"):
             continue
         sees = seen.get(entry.area)
@@ -854,37 +864,33 @@ def select_entries(
             sees = seen[entry.area] = audience.sees(entry.area, corpus)
         if not sees:
             continue
-        tier, spec, weight = _tier(entry, paths, globs)
-        if tier is None or (entry.rejected and tier != 1):
-            if not entry.rejected:
+        tier, spec, weight = _tier(entry, paths, globs, specs)
+        if tier is None or (not entry.adopted and tier != 1):  # a rejected decision only where it applies
+            if entry.adopted:
                 rest.append(entry)
             continue
-        candidates.append((entry, tier, spec, weight))
-    docs = {index_of[id(c[0])] for c in candidates}
+        candidates.append((entry, tier, spec, weight, doc))
+    docs = {c[4] for c in candidates}
     keyword = bm25(corpus, [t for p in paths for t in path_terms(p)], docs)
     task_score = bm25(corpus, task_terms, docs) if task_terms else {}
     shared = _shared_terms(corpus, task_terms, docs) if task_terms else {}
-    lifts = lifted(
-        [
-            (id(c[0]), c[1], task_score.get(i, 0.0), shared.get(i, 0))
-            for c in candidates
-            for i in [index_of[id(c[0])]]
-        ]
-    )
+    lifts = lifted([(id(c[0]), c[1], task_score.get(c[4], 0.0), shared.get(c[4], 0)) for c in candidates])
+    tiers: dict[int, list[tuple[Entry, int, tuple[int, int], float, int]]] = {1: [], 2: [], 3: [], 4: []}
+    for c in candidates:
+        tiers[1 if id(c[0]) in lifts else c[1]].append(c)
     ranked: list[Ranked] = []
-    for tier in (1, 2, 3, 4):
-        group = [c for c in candidates if (1 if id(c[0]) in lifts else c[1]) == tier]
+    for tier, group in tiers.items():
         scope_ranks = _ranks([(-c[2][0], -c[2][1], -c[0].score, c[0].id) for c in group])
-        kw = [keyword.get(index_of[id(c[0])], 0.0) for c in group]
+        kw = [keyword.get(c[4], 0.0) for c in group]
         kw_ranks = _ranks([(-s, c[0].id) if s > 0 else None for s, c in zip(kw, group, strict=True)])
         ref_ranks = _ranks([(-c[3], c[0].id) if c[3] > 0 else None for c in group])
-        tk = [task_score.get(index_of[id(c[0])], 0.0) for c in group]
+        tk = [task_score.get(c[4], 0.0) for c in group]
         floor = TASK_RELATIVE * max(tk, default=0.0)
         task_ranks = _ranks(
             [(-s, c[0].id) if s > 0 and s >= floor else None for s, c in zip(tk, group, strict=True)]
         )
         rows = []
-        for i, (entry, _, spec, weight) in enumerate(group):
+        for i, (entry, _, spec, weight, _doc) in enumerate(group):
             ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i], task_ranks[i])
             rrf = sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
             rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks, tk[i], id(entry) in lifts))
