@@ -208,7 +208,7 @@ def show(rows: list[tuple[int, float, Run, Run, Run | None]], *, header: bool) -
     """fresh: no .homeostat/ (a CI checkout); cached: the clone after --fix; ds: detect-secrets scan."""
     if header:
         print(
-            "rules      MB | fresh wall  cpu   MB  cpu/MB | cached wall  cpu  cpu/MB "
+            "rules      MB | fresh wall  cpu   MB  cpu/MB | cached wall  cpu   MB  cpu/MB "
             "| ds wall    cpu | fresh/ds wall  cpu"
         )
     for rules, mb, fresh, cached, scan in rows:
@@ -219,7 +219,7 @@ def show(rows: list[tuple[int, float, Run, Run, Run | None]], *, header: bool) -
         )
         print(
             f"{rules:<7} {mb:6.1f} | {fresh.wall:10.2f} {fresh.cpu:4.1f} {fresh.peak_mb:4.0f} {fresh.cpu / mb:7.3f} "
-            f"| {cached.wall:11.2f} {cached.cpu:4.1f} {cached.cpu / mb:7.3f} {ds}",
+            f"| {cached.wall:11.2f} {cached.cpu:4.1f} {cached.peak_mb:4.0f} {cached.cpu / mb:7.3f} {ds}",
             flush=True,
         )
 

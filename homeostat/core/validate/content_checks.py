@@ -13,6 +13,7 @@ from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import KB
 from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
 from homeostat.core.model import Document, Rule
+from homeostat.core.parse import TopicFile, TopicSection
 from homeostat.core.risky import find_risks
 from homeostat.core.secrets import find_emails, find_secrets
 from homeostat.core.signoff import document_fingerprint, rule_fingerprint
@@ -72,10 +73,17 @@ def readable_spans(kb: KB) -> Iterator[Span]:
     """Every piece of the KB an agent reads, one at a time: each is checked and let go (a list of
     them all was 40 MB at 100,000 rules, held through three checks)."""
     sections: set[tuple[str, int]] = set()
+    topic_files: dict[str, TopicFile] = {}
+    for topic_file in kb.topic_files:
+        topic_files.setdefault(topic_file.file, topic_file)
+    by_id: dict[str, TopicSection] = {}  # the current file's first section per id: a file's rules come
+    by_id_file = ""  # together, so this map is one file's, not `kb.topic_section`'s KB-wide one
     for rule in kb.rules:
         text = kb.files[rule.file]
         if rule.in_topic_file:
-            section = kb.topic_section(rule.file, rule.id)
+            if rule.file != by_id_file:
+                by_id, by_id_file = _first_sections(topic_files.get(rule.file)), rule.file
+            section = by_id.get(rule.id)
             # a duplicate id finds the first section again: read it once, as its own rule's
             if section is not None and (rule.file, section.start) not in sections:
                 sections.add((rule.file, section.start))
@@ -105,6 +113,14 @@ def readable_spans(kb: KB) -> Iterator[Span]:
                 meta.risk_fingerprint,
                 document=document,
             )
+
+
+def _first_sections(topic_file: TopicFile | None) -> dict[str, TopicSection]:
+    """A topic file's first section per id, as `KB.topic_section` finds it."""
+    first: dict[str, TopicSection] = {}
+    for section in topic_file.sections if topic_file is not None else ():
+        first.setdefault(section.id, section)
+    return first
 
 
 _PRINTABLE_RUN = re.compile(rb"[\x20-\x7e\t]{8,}")

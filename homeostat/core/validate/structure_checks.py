@@ -7,7 +7,7 @@ import re
 from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping, Sequence
 from itertools import chain, count
 
 from homeostat.core.config import CORE_AREA, Config
@@ -15,7 +15,7 @@ from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
 from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.markdown import check_fences, split_frontmatter
-from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document
+from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, content_words, distinct_facts, overlap
@@ -430,10 +430,17 @@ def check_conflicts(kb: KB) -> list[Finding]:
 
 def check_rule_ids(kb: KB, files: Collection[str] | None = None) -> list[Finding]:
     """Rule ids used twice, and contradictions naming an id: of the rules in `files` (every file when
-    None), looked up in the KB's id index, so checking one edited file costs its own rules."""
+    None), looked up in the KB's id index, so checking one edited file costs its own rules. The whole
+    KB's check uses a map of its own, let go when done, not the index the KB would keep (a tuple per
+    id, held through the checks that follow and the token counting)."""
     found: list[Finding] = []
-    by_id = kb.rules_by_id()
-    rules = kb.rules if files is None else [rule for path in sorted(files) for rule in kb.rules_in(path)]
+    by_id: Mapping[str, Sequence[Rule]]
+    if files is None:
+        rules: Sequence[Rule] = kb.rules
+        by_id = _rules_by_id(rules)
+    else:
+        by_id = kb.rules_by_id()
+        rules = [rule for path in sorted(files) for rule in kb.rules_in(path)]
     for rule in rules:
         same = by_id[rule.id]
         if len(same) > 1:
@@ -464,6 +471,14 @@ def check_rule_ids(kb: KB, files: Collection[str] | None = None) -> list[Finding
                     )
                 )
     return found
+
+
+def _rules_by_id(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
+    """Every id's rules, in KB order."""
+    by_id: dict[str, list[Rule]] = {}
+    for rule in rules:
+        by_id.setdefault(rule.id, []).append(rule)
+    return by_id
 
 
 def _near_duplicates(kb: KB) -> list[Finding]:
