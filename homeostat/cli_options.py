@@ -21,6 +21,10 @@ from homeostat.errors import ConfigError
 if TYPE_CHECKING:  # argparse is imported where a parser is built: a session hook's fast path has none
     import argparse
 
+    from homeostat.core.asker import Asker, RunStats
+    from homeostat.core.config import Config
+    from homeostat.core.events import EventSink
+
     SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
 
 
@@ -60,6 +64,23 @@ def check_cost_and_prompts(args: argparse.Namespace, result: str) -> None:
         )
     if args.format == "json" and args.show_prompts:
         raise ConfigError(f"--show-prompts prints prompts, not {result}: drop --format json to see them")
+
+
+def askers_from_args(
+    args: argparse.Namespace, config: Config, stats: RunStats, *, sink: EventSink, env: Mapping[str, str]
+) -> Callable[[str], Asker]:
+    """A model-calling run's asker per agent, with `--max-cost` and `--show-prompts` read as
+    `check_cost_and_prompts` checked them: one place maps the two flags onto every run's calls."""
+    from homeostat.adapters.askers import run_asker_for
+
+    return run_asker_for(
+        config,
+        stats,
+        sink=sink,
+        max_cost_usd=args.max_cost,
+        show_prompts=sys.stdout if args.show_prompts else None,
+        env=env,
+    )
 
 
 def existing_folder(value: str) -> str:

@@ -13,7 +13,6 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.event_log import run_events
@@ -21,12 +20,11 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.hosts import host_from_env
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, askers_from_args
 from homeostat.console import note_unreadable
-from homeostat.core.asker import Asker, RunStats
+from homeostat.core.asker import RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.events import EventSink
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 
@@ -100,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     origin = git.remote_url("origin") if git is not None else None
     stats = RunStats()
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
-        asker = _asker(config, stats, env, args, sink)
+        asker = askers_from_args(args, config, stats, sink=sink, env=env)("curator")
         cited = review_branch_citations(git) if git is not None and origin else set()
         result = run_curate(
             host, kb, asker, extra_cited=cited, kb_repo=kb_repo_ref(config, origin), since=since, until=until
@@ -133,22 +131,6 @@ def _outcome(result: CurateResult) -> int:
 
 
 # --- wiring -------------------------------------------------------------------------------------
-
-
-def _asker(
-    config: Config, stats: RunStats, env: Mapping[str, str], args: argparse.Namespace, sink: EventSink
-) -> Asker:
-    from homeostat.adapters.askers import asker_for
-
-    return asker_for(
-        "curator",
-        config,
-        stats,
-        sink=sink,
-        max_cost_usd=args.max_cost,
-        show_prompts=sys.stdout if args.show_prompts else None,
-        env=env,
-    )
 
 
 def _git(root: Path) -> Git | None:

@@ -17,7 +17,7 @@ from typing import TextIO
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, check_cost_and_prompts, emit_json
+from homeostat.cli_options import add_format_option, askers_from_args, check_cost_and_prompts, emit_json
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.deep_dive import ci_report
@@ -68,16 +68,7 @@ def run(args: argparse.Namespace) -> int:
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
-        from homeostat.adapters.askers import run_asker_for
-
-        ask = run_asker_for(
-            config,
-            stats,
-            sink=sink,
-            max_cost_usd=args.max_cost,
-            show_prompts=sys.stdout if args.show_prompts else None,
-            env=env,
-        )
+        ask = askers_from_args(args, config, stats, sink=sink, env=env)
         ask("deep-dive")  # a missing key or an unknown model stops the run here, before anything is read
         deps = DeepDiveDeps(git=git, host=host, kb_repo=kb_repo, asker_for=ask, stats=stats, out=out)
         return _publish(run_deep_dive(deps, options), stats, out)
