@@ -189,7 +189,7 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
         t4 = time.perf_counter()
         view = build_view(session.corpus, [touched], session.audience, session.counter())
         t5 = time.perf_counter()
-        log_events(kb, [("injection", {"source": "bench", "rules": len(view.placed)})], detach=True)
+        log_events(kb, [("injection", {"source": "bench", "rules": len(view.placed)})])
         t6 = time.perf_counter()
         for name, took in zip(out, (t1 - t0, t2 - t1, t3 - t2, t5 - t4, t6 - t5), strict=True):
             out[name].append(took * 1000)

@@ -55,7 +55,7 @@ def checkout(tmp_path: Path, name: str, origin: str | None, files: dict[str, str
 
 
 def recorded(kb: Path, kind: str) -> list[Event]:
-    """Events of a kind, waiting for the detached recorder `context` hands them to (30 s at most)."""
+    """Events of a kind, polled for up to 30 s (the recorder appends them to the journal the log folds in)."""
     deadline = time.monotonic() + 30
     while True:
         if log_exists(events_path(kb)):

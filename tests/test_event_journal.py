@@ -39,7 +39,7 @@ def seen(root: Path) -> list[tuple[object, object]]:
 
 def test_an_event_is_one_appended_line_that_the_next_reader_folds_in(tmp_path: Path) -> None:
     log_event(tmp_path, "mcp-call", {"tool": "search", "ms": 12})
-    log_events(tmp_path, [("injection", {"rules": 3}), ("doc-read", {"sections": 1})], detach=True)
+    log_events(tmp_path, [("injection", {"rules": 3}), ("doc-read", {"sections": 1})])
     journal = journal_path(events_path(tmp_path))
     assert journal == tmp_path / ".homeostat" / "events.jsonl"
     assert len(journal.read_bytes().splitlines()) == 3

@@ -67,7 +67,7 @@ def answer(done: Any, event: str) -> str:
 
 
 def events(kb: Path, kind: str, *, wait: bool = False) -> list[Any]:
-    """The KB's events of a kind; with `wait`, until the hook's detached recorder has written some."""
+    """The KB's events of a kind; with `wait`, polled until some are in the log (up to 10 s)."""
     for _ in range(200 if wait else 1):
         with SqliteEventLog(events_path(kb)) as log:
             found = log.query(kind)

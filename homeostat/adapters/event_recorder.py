@@ -33,11 +33,9 @@ def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
     log_events(root, [(kind, data)])
 
 
-def log_events(
-    root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], *, detach: bool = False
-) -> None:
-    """Record events in the KB clone's event log. `detach` is kept for callers that asked not to
-    wait: appending a line costs less than starting the process that once recorded for them."""
+def log_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]]) -> None:
+    """Record events in the KB clone's event log: appended here, in this process (appending a line
+    costs less than starting a process to record for us)."""
     if not events:
         return
     record_events(root, [(kind, dict(data), time.time()) for kind, data in events])
@@ -85,15 +83,6 @@ def append_to_journal(path: str, payload: bytes) -> None:
         finally:
             os.close(fd)
     raise OSError(f"the journal kept moving ({_ATTEMPTS} attempts)")
-
-
-def record_payload(payload: bytes) -> None:
-    """A recorder's entry point for events handed over on stdin: `{"root": …, "events": [[kind,
-    data, at], …]}` (the detached recorder of earlier versions; kept for callers that pipe events)."""
-    from pathlib import Path
-
-    data = json.loads(payload)
-    record_events(Path(data["root"]), [(kind, fields, at) for kind, fields, at in data["events"]])
 
 
 def _log() -> logging.Logger:

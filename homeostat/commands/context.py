@@ -345,7 +345,7 @@ def log_view(session: Session, view: View, started: float) -> None:
     if view.sections:
         keys = ",".join(s.key for s in view.sections)
         events.append(("doc-injection", {**common, "sections": len(view.sections), "ids": keys}))
-    log_events(session.root, events, detach=True)
+    log_events(session.root, events)
 
 
 class PromptBlock(Record):
@@ -407,7 +407,7 @@ def log_prompt(session: Session, result: PromptBlock, started: float) -> None:
     if match.sections:
         keys = ",".join(s.key for s in match.sections)
         events.append(("doc-injection", {**common, "sections": len(match.sections), "ids": keys}))
-    log_events(session.root, events, detach=True)
+    log_events(session.root, events)
 
 
 def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:
