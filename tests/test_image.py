@@ -92,6 +92,9 @@ def runner(image: str, daemon: Daemon) -> Iterator[Runner]:
     root = Path(tempfile.mkdtemp(prefix="homeostat-runner-", dir="/var/tmp"))
     root.chmod(0o755)
     shim = write_docker_shim(root / "bin", daemon)
+    # A runner checks the action out into its own work folder (`_work/_actions/…`), readable by its
+    # user: a clone under a private folder (mktemp -d is 0700) must not decide whether the steps run.
+    shutil.copytree(REPO / "actions", root / "_actions")
     yield Runner(root, image, {"PATH": f"{shim.parent}{os.pathsep}{os.environ['PATH']}"})
     shutil.rmtree(root, ignore_errors=True)
 
@@ -349,7 +352,7 @@ def test_action_runs_in_the_image(case: ImageCase, runner: Runner, request: pyte
     prepared = case.setup(request, runner)
     before = {p: p.stat().st_mtime_ns for p in prepared.workspace.rglob("*")}
     run = run_action(
-        REPO / "actions" / case.action,
+        runner.root / "_actions" / case.action,
         prepared.workspace,
         runner.root,
         prepared.inputs | runner.inputs,
