@@ -644,7 +644,7 @@ def _parse_topic_section(
     doc, problems = load_mapping(yaml_text, file, comment_line + 1, "section fields")
     if doc is None:
         return None, problems
-    data = dict(doc.data)
+    data = doc.data  # the reading's own dict (nothing else holds it): completed in place
     for key in ("id", "title", "area", "topic"):
         if key in data:
             found.append(
@@ -656,7 +656,7 @@ def _parse_topic_section(
                 )
             )
             data.pop(key)
-    data.update({"id": mark.anchor, "title": mark.title, "area": area, "topic": topic})
+    data["id"], data["title"], data["area"], data["topic"] = mark.anchor, mark.title, area, topic
     meta, problems = validate_model(RuleMeta, data, file, doc, comment_line + 1)
     found += problems
     at = skipped + close + 3
