@@ -22,32 +22,27 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from homeostat.core.model import TITLE_CHAR_LIMIT, RuleKind, RuleMeta, RuleStatus, Source, SourceType
+from homeostat.core.model import (
+    RULE_KEY_ORDER,
+    TITLE_CHAR_LIMIT,
+    RuleKind,
+    RuleMeta,
+    RuleStatus,
+    Source,
+    SourceType,
+)
 from homeostat.core.text import is_valid_id
 
-_RULE_FIELDS = (
-    "id",
-    "title",
-    "area",
-    "topic",
-    "scope",
-    "status",
-    "kind",
-    "adopted",
-    "owner",
-    "approved_by",
-    "flags",
-    "contradicts",
-    "risk_reviewed_by",
-    "source",
-    "also_from",
-    "created",
-    "last_confirmed",
-    "score",
-    "tokens",
-)
-_SOURCE_FIELDS = ("type", "url", "author", "changed_code")
-if tuple(RuleMeta.model_fields) != _RULE_FIELDS or tuple(Source.model_fields) != _SOURCE_FIELDS:
+
+def _names(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's name by its alias, in field order."""
+    return {(info.alias or name): name for name, info in model.model_fields.items()}
+
+
+_RULE_NAMES = _names(RuleMeta)
+_SOURCE_NAMES = _names(Source)
+# `rule_meta` and `_source` name every field: a field added to the models must be added there too.
+if tuple(_RULE_NAMES) != RULE_KEY_ORDER or tuple(_SOURCE_NAMES) != ("type", "url", "author", "changedCode"):
     raise TypeError("model_fast: RuleMeta's or Source's fields changed; update rule_meta to match")
 
 _STATUSES = frozenset(get_args(RuleStatus))
@@ -55,12 +50,6 @@ _KINDS = frozenset(get_args(RuleKind))
 _SOURCE_TYPES = frozenset(get_args(SourceType))
 
 
-def _names(model: type[BaseModel]) -> dict[str, str]:
-    return {(info.alias or name): name for name, info in model.model_fields.items()}
-
-
-_RULE_NAMES = _names(RuleMeta)
-_SOURCE_NAMES = _names(Source)
 _RULE_KEYS = _RULE_NAMES.keys()
 _SOURCE_KEYS = _SOURCE_NAMES.keys()
 # The set of fields given, one per combination of keys (in their order), shared by every instance
