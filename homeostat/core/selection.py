@@ -672,10 +672,13 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
             continue
         df = corpus.doc_frequency(term)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
-        for i in range(0, len(flat), 2):
-            doc, tf = flat[i], flat[i + 1]
-            if docs is not None and doc not in docs:
-                continue
+        pairs: Iterable[tuple[int, int]] = zip(flat[0::2], flat[1::2], strict=True)
+        if docs is not None and 2 * len(docs) < len(flat):  # a few candidates, a long list: look up
+            held = dict(pairs)
+            pairs = [(doc, held[doc]) for doc in docs if doc in held]
+        elif docs is not None:
+            pairs = [(doc, tf) for doc, tf in pairs if doc in docs]
+        for doc, tf in pairs:
             norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * corpus.lengths[doc] / average)
             scores[doc] = scores.get(doc, 0.0) + idf * tf * (BM25_K1 + 1) / norm
     return scores
