@@ -9,6 +9,7 @@ apostrophes, camelCase, trailing spaces, CRLF, examples or none).
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 
 from homeostat.adapters.search_index import build
 from homeostat.core.selection import _CAMEL, STOPWORDS, Entry, SectionEntry, _index, search_words, term
-from homeostat.core.text import words
+from homeostat.core.text import identifiers, words
 from homeostat.core.token_counts import TokenCounts, text_digest
 from homeostat.core.tokens import count_tokens, splits_cleanly
 
@@ -74,6 +75,19 @@ def test_search_words_are_the_words_of_the_camel_split_text(value: str) -> None:
 @given(value=ascii_text)
 def test_search_words_of_ascii_text(value: str) -> None:
     assert search_words(value) == words(_CAMEL.sub(" ", value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    value=st.lists(st.sampled_from([*PIECES, "`", "`", "src/api/app.py", "./x.py"]), max_size=40).map("".join)
+)
+def test_identifiers_are_every_name_in_every_backticked_span(value: str) -> None:
+    plain = {
+        m.group(0)
+        for span in re.findall(r"`([^`\n]+)`", value)
+        for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]", span)
+    }
+    assert identifiers(value) == plain
 
 
 def _plain_index(

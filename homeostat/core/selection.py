@@ -498,7 +498,8 @@ def build_corpus(kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts) 
     for rule in kb.served_rules():
         meta = rule.meta
         area = areas.get(meta.area)
-        short, rest = (strip_hidden(part) for part in rule_view_parts(rule))
+        short, rest = rule_view_parts(rule)
+        short, rest = strip_hidden(short), strip_hidden(rest)
         short_tokens = count(short)
         drafts.append(
             Entry(
