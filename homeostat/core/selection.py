@@ -668,14 +668,16 @@ def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
     n = len(corpus.entries)
     rules = [i for i, e in enumerate(corpus.entries) if kept(e.area)]
     docs = rules + [n + i for i, s in enumerate(corpus.sections) if kept(s.area)]
-    renumbered = {old: new for new, old in enumerate(docs)}
+    renumbered = [-1] * (n + len(corpus.sections))  # each document's number in the part, -1 if left out
+    for new, old in enumerate(docs):
+        renumbered[old] = new
     postings: dict[str, list[int]] = {}
     for key, flat in corpus.postings.items():
         out: list[int] = []
-        for i in range(0, len(flat), 2):
-            doc = renumbered.get(flat[i])
-            if doc is not None:
-                out += (doc, flat[i + 1])
+        for doc, tf in zip(flat[::2], flat[1::2], strict=True):
+            new = renumbered[doc]
+            if new >= 0:
+                out += (new, tf)
         if out:
             postings[key] = out
     entries = tuple(corpus.entries[i] for i in rules)
