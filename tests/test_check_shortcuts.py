@@ -2,7 +2,8 @@
 
 Each speed-up skips work it can prove finds nothing, or reads a common case without the general
 parser: the run finder against the run regex it replaced, the card prefilter against the card regex,
-the content-word numbers against `content_words`, the plain GitHub URL reading against urlsplit's.
+the content-word numbers against `content_words`, the plain GitHub URL reading against urlsplit's,
+the comment blanking against its split-and-join, and `judge` against its order of tests before.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url
+from homeostat.core.scanners.context import _secret_ok, judge, password_ok
+from homeostat.core.scanners.hidden import _HOMEOSTAT_COMMENT, blank_homeostat_comments
+from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
+from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
 from homeostat.core.secrets import _RUN, _RUN_CHARS, _runs
 from homeostat.core.similarity import ContentWordNumbers, content_words
 from homeostat.core.validate.structure_checks import _pull_repo, _review_repo
@@ -137,3 +142,56 @@ def test_the_common_review_links_take_the_plain_reading() -> None:
     assert _review_repo(url) == ("github", "example", "payments") == slow_review_repo(url)
     assert _review_repo("https://github.com/o/n/pull/1#r2") == ("github", "o", "n")
     assert _review_repo("https://github.com/o/n/issues/1") is None
+
+
+COMMENT_TEXT = st.lists(
+    st.sampled_from(["<!-- homeostat", "-->", "\n", " ", "a: 1", "é", "😀", "\u200b", "\r\n", "<!--", "x"]),
+    max_size=30,
+).map("".join)
+
+
+@PROPERTY
+@given(COMMENT_TEXT)
+def test_blanked_comments_are_the_split_and_join_blanking(text: str) -> None:
+    def reference(match: re.Match[str]) -> str:
+        return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
+
+    assert blank_homeostat_comments(text) == _HOMEOSTAT_COMMENT.sub(reference, text)
+
+
+def reference_judge(key: str, value: str, *, quoted: bool) -> str | None:
+    """`judge` as it was written before its last branch tested looks_random first."""
+    cls = classify_key(key)
+    if cls is KeyClass.PASSWORD:
+        return "password" if password_ok(value, quoted=quoted) else None
+    if cls is KeyClass.SECRET:
+        if not _secret_ok(key, value, quoted=quoted):
+            return None
+        return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
+    if cls is not KeyClass.OTHER or is_reference(value) or (not quoted and is_code_expression(value)):
+        return None
+    return "high-entropy" if looks_random(value, strict=True) else None
+
+
+VALUES = st.sampled_from(
+    [
+        "https://github.com/o/n/pull/1#discussion_r2",
+        "${DB_PASSWORD}",
+        "settings.api_key",
+        "get_token()",
+        "Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "os.environ[Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0AcQ]",
+        "<Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac>",
+        "`Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac`",
+        "$Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "a.Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "hunter2",
+        "",
+    ]
+)
+
+
+@PROPERTY
+@given(st.sampled_from(["mimi", "url", "password", "api_key", "token", "id", "x.y"]), VALUES, st.booleans())
+def test_judge_is_the_judge_it_was(key: str, value: str, quoted: bool) -> None:
+    assert judge(key, value, quoted=quoted) == reference_judge(key, value, quoted=quoted)
