@@ -195,3 +195,16 @@ VALUES = st.sampled_from(
 @given(st.sampled_from(["mimi", "url", "password", "api_key", "token", "id", "x.y"]), VALUES, st.booleans())
 def test_judge_is_the_judge_it_was(key: str, value: str, quoted: bool) -> None:
     assert judge(key, value, quoted=quoted) == reference_judge(key, value, quoted=quoted)
+
+
+def test_every_lazily_compiled_pattern_compiles() -> None:
+    """Token formats and phrase patterns compile on first use; a broken one must fail here, not on
+    the first KB that opens its gate."""
+    from homeostat.core.scanners.risk_rules import PHRASE_RULES
+    from homeostat.core.scanners.tokens import _ALL_PREFIXED
+
+    for fmt in _ALL_PREFIXED:
+        assert fmt.pattern.pattern == fmt.source
+    for rule in PHRASE_RULES:
+        for pattern in rule.patterns:
+            assert pattern.regex.flags & re.IGNORECASE and pattern.regex.pattern == pattern.source
