@@ -14,7 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url
-from homeostat.core.scanners.context import _secret_ok, judge, password_ok
+from homeostat.core.scanners.context import (
+    _MIN_RANDOM,
+    _SEPARATOR,
+    _key_before,
+    _secret_ok,
+    _separator_end,
+    _value_after,
+    assignments,
+    judge,
+    password_ok,
+)
+from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, Found
 from homeostat.core.scanners.hidden import _HOMEOSTAT_COMMENT, blank_homeostat_comments
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
@@ -208,3 +219,64 @@ def test_every_lazily_compiled_pattern_compiles() -> None:
     for rule in PHRASE_RULES:
         for pattern in rule.patterns:
             assert pattern.regex.flags & re.IGNORECASE and pattern.regex.pattern == pattern.source
+
+
+def reference_assignments(line: str) -> list[Found]:
+    """`assignments` as it was before it skipped the values of ignored keys."""
+    found = []
+    for sep in _SEPARATOR.finditer(line):
+        if sep.start() == 0:
+            continue
+        sep_end = _separator_end(line, sep.start())
+        if sep_end < 0:
+            continue
+        key = _key_before(line, sep.start())
+        if "@" in key:
+            continue
+        if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
+            continue
+        value = _value_after(line, sep_end)
+        if value is None:
+            continue
+        start, text, quoted = value
+        kind = judge(key, text, quoted=quoted)
+        if kind:
+            found.append(
+                Found(kind, start, start + len(text), RANK_ENTROPY if kind == "high-entropy" else RANK_KEYED)
+            )
+    return found
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        "url",
+        "created",
+        "password",
+        "db_pass",
+        "mimi",
+        "api_key_id",
+        "token",
+        ": ",
+        "=",
+        "==",
+        " := ",
+        "://",
+        '"',
+        "'",
+        "`",
+        " ",
+        "Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "hunter2!",
+        "${X}",
+        "2026-11-01",
+        "https://github.com/o/n/pull/1",
+        "**",
+        "@",
+    ]
+)
+
+
+@PROPERTY
+@given(st.lists(LINE_PIECES, max_size=12).map("".join))
+def test_assignments_find_what_they_found_reading_every_value(line: str) -> None:
+    assert list(assignments(line)) == reference_assignments(line)

@@ -210,7 +210,9 @@ def assignments(line: str) -> Iterator[Found]:
         key = _key_before(line, sep.start())
         if "@" in key:
             continue  # `user:password@host:5432/dev`: a URL's host and port, not a key
-        if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
+        cls = classify_key(key) if key else KeyClass.IGNORE
+        # `judge` turns down any value under an ignored key (`url:`, `created:`), so none is read
+        if cls is KeyClass.IGNORE or (cls is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
             continue
         value = _value_after(line, sep_end)
         if value is None:
