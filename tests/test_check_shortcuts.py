@@ -31,7 +31,8 @@ from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
 from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
 from homeostat.core.secrets import _RUN, _RUN_CHARS, _runs
-from homeostat.core.similarity import ContentWordNumbers, content_words
+from homeostat.core.similarity import ContentWordNumbers, ascii_word_set, content_words
+from homeostat.core.text import words
 from homeostat.core.validate.structure_checks import _pull_repo, _review_repo
 
 PROPERTY = settings(max_examples=400, deadline=None)
@@ -87,9 +88,20 @@ def test_latin1_holds_no_decimal_digit_but_ascii_ones() -> None:
     assert [chr(b) for b in range(256) if re.fullmatch(r"\d", chr(b))] == list("0123456789")
 
 
+ASCII_PIECES = st.sampled_from(
+    list("abcXYZ019' -_.,\n\t`\"") + ["don't", "it's", "'q'", "a''b", "x'y'z", "Retry"]
+)
+
+
+@PROPERTY
+@given(st.lists(ASCII_PIECES, max_size=40).map("".join))
+def test_the_ascii_word_set_is_the_word_regex_set(text: str) -> None:
+    assert ascii_word_set(text) == {w.encode() for w in words(text)}
+
+
 WORDS = st.sampled_from(
     "retry retries retried caching cache the and of a is to api db io ok naïve café über 数据 x y "
-    "Retry RETRIES handler_1 v2 it's don't you're queue queues ledgers".split()
+    "Retry RETRIES handler_1 v2 it's don't you're queue queues ledgers 'quoted' a''b Caching.".split()
 )
 
 
