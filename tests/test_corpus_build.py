@@ -18,7 +18,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.adapters.search_index import build
-from homeostat.core.selection import _CAMEL, STOPWORDS, Entry, SectionEntry, _index, search_words, term
+from homeostat.core.selection import (
+    _CAMEL,
+    _HIDDEN,
+    STOPWORDS,
+    Entry,
+    SectionEntry,
+    _index,
+    search_words,
+    strip_hidden,
+    term,
+)
 from homeostat.core.text import identifiers, words
 from homeostat.core.token_counts import TokenCounts, text_digest
 from homeostat.core.tokens import count_tokens, splits_cleanly
@@ -88,6 +98,13 @@ def test_identifiers_are_every_name_in_every_backticked_span(value: str) -> None
         for m in re.finditer(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]", span)
     }
     assert identifiers(value) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=text)
+def test_stripping_hidden_characters_skips_ascii_text(value: str) -> None:
+    assert strip_hidden(value) == _HIDDEN.sub("", value)
+    assert not any(_HIDDEN.match(chr(c)) for c in range(128))  # so ASCII text has none to strip
 
 
 def _plain_index(

@@ -182,13 +182,17 @@ def corpus_key(root: Path) -> str:
 
 
 def _load_pending(root: Path) -> list[PendingLesson]:
-    """This clone's pending lessons; a broken file is skipped with a warning, never fails a session."""
+    """This clone's pending lessons; a broken file is skipped with a warning, never fails a session.
+    Their model is imported only when there are some (most clones have none)."""
+    names = pending_names(root)
+    if not names:
+        return []
     from pydantic import ValidationError
 
     from homeostat.core.pending import PendingLesson
 
     found: list[PendingLesson] = []
-    for name in pending_names(root):
+    for name in names:
         path = root / PENDING_DIR / name
         try:
             found.append(PendingLesson.from_json(path.read_text(encoding="utf-8")))

@@ -17,7 +17,7 @@ def rule_view(rule: Rule, *, with_why: bool = True) -> str:
 
 def rule_view_parts(rule: Rule) -> tuple[str, str]:
     """The rule-only form, and what the whole form adds after it (`Why: …`, then any example): the
-    whole form is the two joined, so its tokens are the two parts' (`core.tokens.count_joined`)."""
+    whole form is the two joined, so its tokens are the two parts' (`TokenCounts.count_joined`)."""
     short = f"**{rule.title}** ({rule.id})\n{rule.rule.strip()}\n"
     rest = f"Why: {rule.why.strip()}\n"
     if rule.example:

@@ -48,10 +48,10 @@ _CODE_EXT = lazy_pattern(
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # every message uses it
-# For `search_words`: each ASCII byte but letters, digits and the apostrophe to a space (`_GAPS`);
-# lower-case letters and digits to "a", capitals to "A" (`_CASES`), so `_CAMEL` splits where "aA" is.
-_GAPS = bytes(c if chr(c).isalnum() or c == 39 else 32 for c in range(256))
-_CASES = bytes(65 if 65 <= c <= 90 else 97 if chr(c).isalnum() else 32 for c in range(256))
+# For `search_words` (ASCII text only): each byte but letters, digits and the apostrophe to a space
+# (`_GAPS`); lower-case letters and digits to "a", capitals to "A", so `_CAMEL` splits where "aA" is.
+_GAPS = bytes(c if c < 128 and (chr(c).isalnum() or c == 39) else 32 for c in range(256))
+_CASES = bytes(65 if 65 <= c <= 90 else 97 if c < 128 and chr(c).isalnum() else 32 for c in range(256))
 # Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
 # everything an agent is served or an export writes.
 _HIDDEN = lazy_pattern("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
@@ -668,14 +668,16 @@ def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
     n = len(corpus.entries)
     rules = [i for i, e in enumerate(corpus.entries) if kept(e.area)]
     docs = rules + [n + i for i, s in enumerate(corpus.sections) if kept(s.area)]
-    renumbered = {old: new for new, old in enumerate(docs)}
+    renumbered = [-1] * (n + len(corpus.sections))  # each document's number in the part, -1 if left out
+    for new, old in enumerate(docs):
+        renumbered[old] = new
     postings: dict[str, list[int]] = {}
     for key, flat in corpus.postings.items():
         out: list[int] = []
-        for i in range(0, len(flat), 2):
-            doc = renumbered.get(flat[i])
-            if doc is not None:
-                out += (doc, flat[i + 1])
+        for doc, tf in zip(flat[::2], flat[1::2], strict=True):
+            new = renumbered[doc]
+            if new >= 0:
+                out += (new, tf)
         if out:
             postings[key] = out
     entries = tuple(corpus.entries[i] for i in rules)

@@ -1,0 +1,125 @@
+"""What `homeostat context` pays when its cache is missing (the cold rebuild), whole and in parts.
+
+    .venv/bin/python benchmarks/bench_cold.py [--sizes 1000,20000] [--runs 3] [--against ../main]
+
+For bench_context's generated KBs of each size:
+  - cold: the whole process with `.homeostat/` deleted (medians of --runs; wall and CPU); with
+    --against, the same command from another checkout (its code on PYTHONPATH) in turn with this
+    one, so the two see the same load;
+  - the rebuild's parts in this process (best of three, imports paid): loading and parsing the KB,
+    loading the tokenizer, counting tokens (a build with no counts known, less one with every
+    count known), the index, flattening and writing the whole corpus, cutting and writing the
+    session repo's part.
+Prints numbers only; nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import marshal
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_context import feature_branch, git, write_kb  # noqa: E402
+
+
+def cold_run(command: list[str], env: dict[str, str], kb: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one process with the KB's cache deleted first."""
+    shutil.rmtree(kb / ".homeostat", ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def best(step: Callable[[], object], runs: int = 3) -> float:
+    """The least CPU seconds of a few runs of `step`, with the collector off as the build has it."""
+    times = []
+    for _ in range(runs):
+        gc.disable()
+        started = time.process_time()
+        step()
+        times.append(time.process_time() - started)
+        gc.enable()
+    return min(times)
+
+
+def parts(kb: Path) -> dict[str, float]:
+    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.adapters.search_index import build_from_kb
+    from homeostat.core.selection import _index, repo_part
+    from homeostat.core.token_counts import TokenCounts
+    from homeostat.core.tokens import _encoding
+
+    out = {"load": best(lambda: load_kb_dir(kb), 1)}
+    loaded = load_kb_dir(kb)
+    started = time.process_time()
+    _encoding()
+    out["tokenizer"] = time.process_time() - started
+    counted = TokenCounts()
+    corpus = build_from_kb(loaded, (), counted)
+    fresh = best(lambda: build_from_kb(loaded, (), TokenCounts()))
+    known = best(lambda: build_from_kb(loaded, (), TokenCounts(counted.used)))
+    out["count"] = fresh - known
+    out["index"] = best(lambda: _index(corpus.entries, corpus.sections))
+    out["rest of corpus"] = known - out["index"]
+    out["write whole"] = best(lambda: marshal.dumps(corpus.to_data()))
+    out["cut part"] = best(lambda: marshal.dumps(repo_part(corpus, "payments").to_data()))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description="benchmark the cold rebuild of context's cache")
+    parser.add_argument("--sizes", default="1000,20000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--against", type=Path, help="another checkout (e.g. main) to run in turn")
+    args = parser.parse_args(argv)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HOMEOSTAT_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
+    trees = {"this": str(ROOT)}
+    if args.against is not None:
+        trees["against"] = str(args.against.resolve())
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; medians, seconds")
+    for size in (int(s) for s in args.sizes.split(",")):
+        with tempfile.TemporaryDirectory() as scratch:
+            kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
+            comps = write_kb(kb, size)
+            checkout.mkdir()
+            git(checkout, "init", "--quiet")
+            git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
+            touched = next(c.path for c in comps if c.area == "payments/api")
+            feature_branch(checkout, touched)
+            command = [sys.executable, "-m", "homeostat", "context", "--kb", str(kb)]
+            command += ["--checkout", str(checkout), "--files", touched]
+            runs: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+            for _ in range(args.runs):
+                for name, tree in trees.items():
+                    runs[name].append(cold_run(command, {**env, "PYTHONPATH": tree}, kb))
+            for name, done in runs.items():
+                wall = statistics.median(w for w, _ in done)
+                cpu = statistics.median(c for _, c in done)
+                print(f"{size:>6} rules, cold, {name:<8} wall {wall:6.2f}  cpu {cpu:6.2f}")
+            found = parts(kb)
+            print(f"{size:>6} rules, parts (cpu): " + ", ".join(f"{k} {v:.2f}" for k, v in found.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
