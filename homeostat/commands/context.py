@@ -53,6 +53,7 @@ from homeostat.core.selection import (
     find_member,
     select_entries,
     task_words,
+    visibility,
 )
 from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
@@ -384,10 +385,10 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
 def _any_new(session: Session, known: set[str]) -> bool:
     """Whether a rule the session may be served is not among those it knew at its start: ranking
     for the new ones costs a message as much as a session start, and there usually are none."""
-    corpus, audience = session.corpus, session.audience
+    sees = visibility(session.corpus, session.audience)
     return any(
-        e.id not in known and e.status in ("accepted", "pending") and audience.sees(e.area, corpus)
-        for e in corpus.entries
+        e.id not in known and e.status in ("accepted", "pending") and sees(e.area)
+        for e in session.corpus.entries
     )
 
 
