@@ -150,9 +150,9 @@ def _with_notices(root: Path, text: str) -> str:
 
 
 def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
-    session_id = event.get("session_id") or ""
     from homeostat.commands.context import log_view, open_session, session_task, session_view
 
+    session_id = event.get("session_id") or ""
     session = open_session(str(root), _checkout(event), own_part=True)
     change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
     task = session_task(None, False, change)
