@@ -44,7 +44,6 @@ from homeostat.core.render_view import (
     render_new_rules,
     render_prompt,
 )
-from homeostat.core.search import PromptMatch, match_prompt
 from homeostat.core.selection import (
     Audience,
     Corpus,
@@ -60,6 +59,8 @@ from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
     import argparse
+
+    from homeostat.core.search import PromptMatch
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 SESSION_VARIABLE = "HOMEOSTAT_SESSION"
@@ -360,6 +361,8 @@ class PromptBlock(Record):
 def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     """Rules new since the session started and the message's matches, each once per session (the
     session's `given` and `known` sets), then the one-line reminder; remembered for the session."""
+    from homeostat.core.search import match_prompt  # only a message is matched
+
     state = load_session(session.root, session_id) if session_id else {}
     corpus, audience = session.corpus, session.audience
     match = match_prompt(corpus, prompt, audience, state.get("given", ()))
