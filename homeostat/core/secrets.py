@@ -42,7 +42,12 @@ class SecretHit:
 
 
 # Every self-identifying token lies inside a run like this, so formats are only tried inside runs.
-_RUN = re.compile(r"[A-Za-z0-9_\-+/=.~$:]{16,}")
+_RUN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=.~$:"
+_RUN = re.compile(f"[{re.escape(_RUN_CHARS)}]{{16,}}")  # what `_runs` finds, without the regex walk
+_MIN_RUN = 16
+# A text written a byte per character: `_RUN`'s characters as `a`, the rest as a blank (a character
+# past Latin-1, encoded as `?`, is none of them).
+_RUN_SHAPE = bytes(97 if chr(b) in _RUN_CHARS else 32 for b in range(256))
 _TOKENISH = re.compile(r"[A-Z0-9]")
 # A run this long may be a random value under an arbitrary key (`mimi=…`): check its line's keys.
 _LONG_RUN = 32
@@ -63,16 +68,29 @@ def _line_span(text: str, pos: int) -> tuple[int, int]:
     return start, len(text) if end < 0 else end
 
 
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """The spans of `_RUN.finditer(text)`: each maximal run of its characters at least 16 long. The
+    regex tries a match at every character of every word and fails on most (a fifth of the scan);
+    here `bytes.find` skips to the next 16 run characters in a row, which always start a run."""
+    shape = text.encode("latin-1", "replace").translate(_RUN_SHAPE)
+    least = b"a" * _MIN_RUN
+    start = shape.find(least)
+    while start >= 0:
+        end = shape.find(b" ", start + _MIN_RUN)
+        end = len(shape) if end < 0 else end
+        yield start, end
+        start = shape.find(least, end)
+
+
 def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
     """Token formats and JWTs inside runs; long runs also put their line on the `lines` list."""
-    for run in _RUN.finditer(text):
-        start, end = run.span()
+    for start, end in _runs(text):
         if _TOKENISH.search(text, start, end) is None:
             continue  # a lowercase path, URL or identifier: no token format is all lowercase letters
         for token in find_tokens(text, start, end):
             if not looks_fake(text[token.start : token.end]):
                 yield Found(token.kind, token.start, token.end, RANK_FORMAT)
-        if "eyJ" in run.group(0):
+        if text.find("eyJ", start, end) >= 0:
             yield from jwts(text, start, end)
         if end - start >= _LONG_RUN:
             line_start, line_end = _line_span(text, start)

@@ -49,6 +49,30 @@ def content_words(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in distinct if len(w) > 2 or not w.isascii())
 
 
+class ContentWordNumbers(dict[str, int]):
+    """A number for each distinct stem, looked up by the word as `words` gives it (-1 for a word
+    `content_words` drops): `{numbers[w] for w in set(words(text))} - {-1}` numbers exactly
+    `content_words(text)`, each word stemmed once per KB instead of once per rule that uses it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stems: dict[str, int] = {}
+
+    def __missing__(self, word: str) -> int:
+        if word in STOPWORDS or not (len(word) > 2 or not word.isascii()):
+            number = -1
+        else:
+            number = self.stems.setdefault(stem(word), len(self.stems))
+        self[word] = number
+        return number
+
+    def of(self, text: str) -> set[int]:
+        """The numbers of `text`'s content words."""
+        found = set(map(self.__getitem__, set(words(text))))
+        found.discard(-1)
+        return found
+
+
 @lru_cache(maxsize=65536)
 def numbers(text: str) -> frozenset[str]:
     return frozenset(m.group(0).lower().lstrip("v") for m in _NUMBER.finditer(text))

@@ -28,6 +28,24 @@ _JWT = re.compile(
 _CARD = re.compile(r"\d{4}(?:\d{9,15}|([ \-])\d{4}\1\d{4}\1\d{1,7}|([ \-])\d{6}\2\d{4,5})(?![\w/]|[.,\-:]\d)")
 _CARD_LEFT_EDGE = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.,/-+#")
 
+# Every `_CARD` match starts with one of these shapes, digits written as `0`: thirteen digits, or
+# 4-4-4-1 or 4-6-4 groups with one separator. `may_hold_card` writes a text so, a byte per character:
+# ASCII digits as `0`, blanks and dashes as themselves, everything else as `x`, except that a
+# character past Latin-1 (encoded as `?`) counts as a digit, since `\d` matches `٣` and `３` (Latin-1
+# itself holds no other decimal digit). So a text without one of these shapes has no card, and the
+# card regex need not walk its digits (a fifth of the secret scan's time).
+_CARD_SHAPES = tuple(
+    shape.replace("d", "0").encode()
+    for shape in ("d" * 13, "dddd dddd dddd d", "dddd-dddd-dddd-d", "dddd dddddd dddd", "dddd-dddddd-dddd")
+)
+_CARD_SHAPE = bytes(48 if b in b"0123456789?" else b if b in b" -" else 120 for b in range(256))
+
+
+def may_hold_card(text: str) -> bool:
+    """False only where `cards` finds nothing: no card-shaped run of digits anywhere in `text`."""
+    shape = text.encode("latin-1", "replace").translate(_CARD_SHAPE)
+    return any(s in shape for s in _CARD_SHAPES)
+
 
 def private_keys(text: str) -> Iterator[Found]:
     """PEM and PuTTY private keys with a real body; a lone marker or `…anything…` is not a key."""
@@ -83,6 +101,8 @@ def _issuer_accepts(digits: str) -> bool:
 
 def cards(text: str) -> Iterator[Found]:
     """Card numbers: Luhn-valid, in an issuer's range, not all one digit."""
+    if not may_hold_card(text):
+        return
     for m in _CARD.finditer(text):
         if m.start() > 0 and text[m.start() - 1] in _CARD_LEFT_EDGE:
             continue

@@ -8,17 +8,17 @@ from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
-from itertools import chain, count
+from itertools import chain
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.findings import Finding, error, warning
-from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url, parse_repo_url
+from homeostat.core.hosts import HostKind, UrlError, parse_comment_url, parse_pull_url, parse_repo_url
 from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.markdown import check_fences, split_frontmatter
 from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
-from homeostat.core.similarity import SAME_LESSON_THRESHOLD, content_words, distinct_facts, overlap
+from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts, overlap
 from homeostat.core.text import count_words
 from homeostat.core.token_counts import TokenCounts
 
@@ -131,13 +131,51 @@ def _code_repo_keys(config: Config) -> frozenset[tuple[str, str, str]]:
     return frozenset(keys)
 
 
-def _in_code_repos(url: str, config: Config, keys: frozenset[tuple[str, str, str]] | None = None) -> bool:
+# A GitHub PR or review-comment link of plain characters only: urlsplit reads it as scheme https,
+# host github.com, path /<owner>/<name>/pull/<n> and fragment (discussion_)r<id>, nothing stripped or
+# unquoted, so its repo is the one parse_comment_url and parse_pull_url give, read without them (two
+# urlsplits per rule were most of this check's time).
+_PLAIN_GITHUB_REVIEW = re.compile(
+    r"https://github\.com/([\w.\-]+)/([\w.\-]+)/pull/[0-9]+(?:#(?:discussion_)?r[0-9]+)?", re.A
+)
+
+
+def _plain_github_repo(url: str) -> tuple[str, str, str] | None:
+    """(host, owner, name) of a plain GitHub PR or review-comment URL; None for any other URL."""
+    plain = _PLAIN_GITHUB_REVIEW.fullmatch(url)
+    return (HostKind.GITHUB.value, plain[1].lower(), plain[2].lower()) if plain else None
+
+
+def _review_repo(url: str) -> tuple[str, str, str] | None:
+    """The repo a review-comment URL, or else a PR URL, points into; None when it is neither."""
+    plain = _plain_github_repo(url)
+    if plain is not None:
+        return plain
+    try:
+        repo = parse_comment_url(url).repo
+    except UrlError:
+        try:
+            repo, _ = parse_pull_url(url)
+        except UrlError:
+            return None
+    return (repo.host.value, repo.owner.lower(), repo.name.lower())
+
+
+def _pull_repo(url: str) -> tuple[str, str, str] | None:
+    """The repo of the PR URL before `url`'s fragment; None when it is not one."""
+    plain = _plain_github_repo(url)
+    if plain is not None:
+        return plain
     try:
         repo, _ = parse_pull_url(url.split("#", 1)[0])
     except UrlError:
-        return False
-    known = keys if keys is not None else _code_repo_keys(config)
-    return (repo.host.value, repo.owner.lower(), repo.name.lower()) in known
+        return None
+    return (repo.host.value, repo.owner.lower(), repo.name.lower())
+
+
+def _in_code_repos(url: str, config: Config, keys: frozenset[tuple[str, str, str]] | None = None) -> bool:
+    repo = _pull_repo(url)
+    return repo is not None and repo in (keys if keys is not None else _code_repo_keys(config))
 
 
 def check_provenance(kb: KB, config: Config) -> list[Finding]:
@@ -160,22 +198,18 @@ def check_provenance(kb: KB, config: Config) -> list[Finding]:
             else:
                 urls.insert(0, ("source.url", source.url))
         for key, url in urls:
-            try:
-                repo = parse_comment_url(url).repo
-            except UrlError:
-                try:
-                    repo, _ = parse_pull_url(url)
-                except UrlError:
-                    found.append(
-                        error(
-                            "provenance",
-                            rule.file,
-                            rule.line,
-                            f"{key} {url!r} is not a review-comment or PR URL (rule {rule.id})",
-                        )
+            repo = _review_repo(url)
+            if repo is None:
+                found.append(
+                    error(
+                        "provenance",
+                        rule.file,
+                        rule.line,
+                        f"{key} {url!r} is not a review-comment or PR URL (rule {rule.id})",
                     )
-                    continue
-            if (repo.host.value, repo.owner.lower(), repo.name.lower()) not in keys:
+                )
+                continue
+            if repo not in keys:
                 found.append(
                     error(
                         "provenance",
@@ -487,13 +521,12 @@ def _near_duplicates(kb: KB) -> list[Finding]:
     # Every rule's content words as numbers, one rule after another in one array (rule i's are
     # words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
     # memory of sets of strings, and a third of that of an array, tuple or list per rule.
-    ids: defaultdict[str, int] = defaultdict(count().__next__)
-    number = ids.__getitem__
+    numbers = ContentWordNumbers()
     words, starts = array("I"), array("L", [0])
     for rule in live:
-        words.extend(map(number, content_words(f"{rule.title}\n{rule.rule}")))
+        words.extend(numbers.of(f"{rule.title}\n{rule.rule}"))
         starts.append(len(words))
-    del ids, number
+    del numbers
     rules_with = Counter(words)
     common = min(max(20, len(live) // 50), RARE_WORD_RULES)
     index: dict[int, array[int]] = {word: array("I") for word, n in rules_with.items() if 2 <= n <= common}
