@@ -200,7 +200,7 @@ def token_ratio(kb: Path) -> tuple[int, int]:
     """Tokens of every rule's rendered form against its stored text (frontmatter or section comment)."""
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.core.rendering import rule_view
-    from homeostat.core.tokens import count_tokens_batch
+    from homeostat.core.tokens import count_tokens
 
     loaded = load_kb_dir(kb)
     stored: list[str] = []
@@ -213,8 +213,8 @@ def token_ratio(kb: Path) -> tuple[int, int]:
         start = rule.line - 1
         end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
         stored.append("".join(lines[start:end]))
-    rendered = sum(count_tokens_batch([rule_view(r) for r in loaded.rules]))
-    return rendered, sum(count_tokens_batch(stored))
+    rendered = sum(count_tokens(rule_view(r)) for r in loaded.rules)
+    return rendered, sum(count_tokens(text) for text in stored)
 
 
 def main(argv: list[str]) -> int:

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from homeostat.core.kb import KB
+    from homeostat.core.pending import PendingLesson
+    from homeostat.core.token_counts import TokenCounts
 
 
 def _log() -> logging.Logger:
@@ -179,13 +181,13 @@ def corpus_key(root: Path) -> str:
 # --- building and caching ---------------------------------------------------------------------------
 
 
-def _load_pending(root: Path) -> list[object]:
+def _load_pending(root: Path) -> list[PendingLesson]:
     """This clone's pending lessons; a broken file is skipped with a warning, never fails a session."""
     from pydantic import ValidationError
 
     from homeostat.core.pending import PendingLesson
 
-    found: list[object] = []
+    found: list[PendingLesson] = []
     for name in pending_names(root):
         path = root / PENDING_DIR / name
         try:
@@ -198,36 +200,44 @@ def _load_pending(root: Path) -> list[object]:
 def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index. Token counts come from the clone's
     count cache (validate's too) by the digest of the text counted, so a rebuild after an edit counts
-    only the texts that changed; the cache keeps what it held plus what was counted."""
+    only the texts that changed; the cache keeps what it held plus what was counted. The cyclic
+    garbage collector is off meanwhile: the build makes hundreds of thousands of objects and frees
+    none it could find (the KB and the corpus live until it returns)."""
+    import gc
+
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
 
-    with Progress("building the search index") as progress:
-        kb = load_kb_dir(root, progress)
-        progress.update(progress.done, what="counting tokens")
-        counts = load_token_counts(root)
-        corpus = build_from_kb(kb, _load_pending(root), lambda texts: [counts.count(t) for t in texts])
-        if counts.counted:
-            counts.used.update(counts.known)  # keep validate's counts this build did not look up
-            counts.known.clear()
-            save_token_counts(root, counts)
-        return corpus
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        with Progress("building the search index") as progress:
+            kb = load_kb_dir(root, progress)
+            progress.update(progress.done, what="counting tokens")
+            counts = load_token_counts(root)
+            corpus = build_from_kb(kb, _load_pending(root), counts)
+    finally:
+        if collecting:
+            gc.enable()
+    if counts.counted:
+        counts.used.update(counts.known)  # keep validate's counts this build did not look up
+        counts.known.clear()
+        save_token_counts(root, counts)
+    return corpus
 
 
-def build_from_kb(
-    kb: KB, pending: Sequence[object] = (), count_batch: Callable[[list[str]], list[int]] | None = None
-) -> Corpus:
+def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
     from homeostat.core.render_view import memo_lines
     from homeostat.core.selection import build_corpus, with_line_tokens
-    from homeostat.core.tokens import count_tokens_batch
+    from homeostat.core.token_counts import TokenCounts
 
-    count = count_batch or count_tokens_batch
-    corpus = build_corpus(kb, pending, count)  # type: ignore[arg-type]
+    counts = counts or TokenCounts()
+    corpus = build_corpus(kb, pending, counts)
     doc_areas = {s.area for s in corpus.sections}
     lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-    return with_line_tokens(corpus, dict(zip(lines, count(lines), strict=True)))
+    return with_line_tokens(corpus, {line: counts.count(line) for line in lines})
 
 
 def _write_atomic(path: Path, content: str | bytes) -> None:

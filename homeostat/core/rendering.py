@@ -11,9 +11,15 @@ from homeostat.core.model import Rule
 
 def rule_view(rule: Rule, *, with_why: bool = True) -> str:
     """`**Title** (id)`, the rule, then Why and Example; `with_why=False` gives the rule-only form."""
-    lines = [f"**{rule.title}** ({rule.id})", rule.rule.strip()]
-    if with_why:
-        lines.append(f"Why: {rule.why.strip()}")
-        if rule.example:
-            lines.append(f"Example: {rule.example.strip()}")
-    return "\n".join(lines) + "\n"
+    short, rest = rule_view_parts(rule)
+    return short + rest if with_why else short
+
+
+def rule_view_parts(rule: Rule) -> tuple[str, str]:
+    """The rule-only form, and what the whole form adds after it (`Why: …`, then any example): the
+    whole form is the two joined, so its tokens are the two parts' (`core.tokens.count_joined`)."""
+    short = f"**{rule.title}** ({rule.id})\n{rule.rule.strip()}\n"
+    rest = f"Why: {rule.why.strip()}\n"
+    if rule.example:
+        rest += f"Example: {rule.example.strip()}\n"
+    return short, rest

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from homeostat.core.kb import KB
     from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.token_counts import TokenCounts
 
 CORPUS_FORMAT = 8
 CORE = "core"
@@ -47,13 +48,17 @@ _CODE_EXT = lazy_pattern(
     r"toml|md|sh|bash|css|scss|less|html|vue|svelte|proto|tf|gradle|xml|ini|cfg|lock|txt|env|graphql|gql)$"
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")  # every message uses it
+# For `search_words`: each ASCII byte but letters, digits and the apostrophe to a space (`_GAPS`);
+# lower-case letters and digits to "a", capitals to "A" (`_CASES`), so `_CAMEL` splits where "aA" is.
+_GAPS = bytes(c if chr(c).isalnum() or c == 39 else 32 for c in range(256))
+_CASES = bytes(65 if 65 <= c <= 90 else 97 if chr(c).isalnum() else 32 for c in range(256))
 # Zero-width and bidi control characters: invisible to a reviewer, readable by a model. Stripped from
 # everything an agent is served or an export writes.
 _HIDDEN = lazy_pattern("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def strip_hidden(text: str) -> str:
-    return _HIDDEN.sub("", text)
+    return text if text.isascii() else _HIDDEN.sub("", text)  # every hidden character is non-ASCII
 
 
 # --- text to terms ---------------------------------------------------------------------------------
@@ -103,9 +108,26 @@ def remember_stems(stems: Mapping[str, str]) -> None:
     _STEMS.update(stems)
 
 
+def search_words(text: str) -> list[str]:
+    """The words search reads: `words` of the text with camelCase split (`refundHandler` is refund
+    and handler). ASCII text (the common case, and an index reads every rule) is split by C string
+    methods instead of two regex passes: the camel split only where a lower-case letter or digit
+    meets a capital, and `words`' pattern only on the few pieces holding an apostrophe; every other
+    piece between characters that are not letters, digits or apostrophes is one of its matches."""
+    if not text.isascii():
+        return words(_CAMEL.sub(" ", text))
+    raw = text.encode()
+    if b"aA" in raw.translate(_CASES):
+        raw = _CAMEL.sub(" ", text).encode()
+    pieces = raw.lower().translate(_GAPS).decode().split()
+    if b"'" not in raw:
+        return pieces
+    return [w for piece in pieces for w in ((piece,) if "'" not in piece else words(piece))]
+
+
 def terms(text: str) -> list[str]:
     """Search terms: lower-cased words without stopwords, stemmed."""
-    return [term(w) for w in words(_CAMEL.sub(" ", text)) if w not in STOPWORDS]
+    return [term(w) for w in search_words(text) if w not in STOPWORDS]
 
 
 def path_terms(path: str) -> list[str]:
@@ -460,23 +482,25 @@ def pending_view(lesson: PendingLesson, entry_id: str, *, with_why: bool = True)
     return "\n".join(lines) + "\n"
 
 
-def build_corpus(
-    kb: KB,
-    pending: Sequence[PendingLesson],
-    count_batch: Callable[[list[str]], list[int]],
-) -> Corpus:
+def build_corpus(kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts) -> Corpus:
     """Flatten a loaded KB (and this clone's pending lessons) into a corpus. Token counts come from
-    `count_batch` so the caller chooses the tokenizer; `line_tokens` is filled in by the caller."""
-    from homeostat.core.rendering import rule_view
+    `counts` (the caller's cache of earlier counts); `line_tokens` is filled in by the caller. A rule's
+    whole view is its rule-only view and what follows it, so only that is counted again
+    (`TokenCounts.count_joined`)."""
+    from homeostat.core.rendering import rule_view_parts
     from homeostat.core.scoring import conflict_counts, score_rule
 
     config = kb.require_config()
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
     conflicts = conflict_counts(kb.rules)
+    count = counts.count
     drafts: list[Entry] = []
     for rule in kb.served_rules():
         meta = rule.meta
         area = areas.get(meta.area)
+        short, rest = rule_view_parts(rule)
+        short, rest = strip_hidden(short), strip_hidden(rest)
+        short_tokens = count(short)
         drafts.append(
             Entry(
                 id=meta.id,
@@ -489,23 +513,20 @@ def build_corpus(
                 status=meta.status,
                 score=score_rule(meta, config, conflicts.get(rule.id, 0)).total,
                 refs=file_refs(rule.text()),
-                view=strip_hidden(rule_view(rule)),
-                short=strip_hidden(rule_view(rule, with_why=False)),
-                tokens=0,
-                short_tokens=0,
+                view=short + rest,
+                short=short,
+                tokens=counts.count_joined(short, short_tokens, rest),
+                short_tokens=short_tokens,
                 file=rule.file,
                 owner=meta.owner or (area.owner if area else ""),
             )
         )
     live = [lesson for lesson in pending if not _landed(lesson, kb)]
-    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in live) if e is not None]
-    section_drafts = [_section_entry(document, sec) for document in kb.documents for sec in document.sections]
-    counts = count_batch(
-        [e.view for e in drafts] + [e.short for e in drafts] + [s.view for s in section_drafts]
+    drafts += [e for e in (_pending_entry(lesson, areas, count) for lesson in live) if e is not None]
+    entries = tuple(drafts)
+    sections = tuple(
+        _section_entry(document, sec, count) for document in kb.documents for sec in document.sections
     )
-    n = len(drafts)
-    entries = tuple(e._replace(tokens=counts[i], short_tokens=counts[n + i]) for i, e in enumerate(drafts))
-    sections = tuple(s._replace(tokens=counts[2 * n + i]) for i, s in enumerate(section_drafts))
     postings, lengths, stems = _index(entries, sections)
     d = config.distribution
     return Corpus(
@@ -533,9 +554,10 @@ def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
     return found
 
 
-def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
+def _section_entry(document: Document, sec: DocSection, count: Callable[[str], int]) -> SectionEntry:
     key = f"{document.doc_id}#{sec.id}"
     p = sec.provenance
+    view = strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body))
     return SectionEntry(
         doc_id=document.doc_id,
         id=sec.id,
@@ -547,8 +569,8 @@ def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
         source=p.source if p else "",
         updated=p.updated if p else "",
         url=p.url if p else "",
-        view=strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body)),
-        tokens=0,
+        view=view,
+        tokens=count(view),
     )
 
 
@@ -563,7 +585,9 @@ def _landed(lesson: PendingLesson, kb: KB) -> bool:
     )
 
 
-def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:
+def _pending_entry(
+    lesson: PendingLesson, areas: Mapping[str, AreaInfo], count: Callable[[str], int]
+) -> Entry | None:
     """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once."""
     if lesson.kind != "new" or not lesson.title.strip() or not lesson.rule.strip():
         return None
@@ -573,6 +597,8 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
     scope = lesson.scope or (areas[area].paths if area in areas else ("**",))
     entry_id = f"pending-{lesson.content_key()[:8]}"
     text = "\n".join([lesson.title, lesson.rule, lesson.why, lesson.example])
+    view = strip_hidden(pending_view(lesson, entry_id))
+    short = strip_hidden(pending_view(lesson, entry_id, with_why=False))
     return Entry(
         id=entry_id,
         title=lesson.title.strip(),
@@ -584,12 +610,20 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
         status="pending",
         score=0,
         refs=file_refs(text),
-        view=strip_hidden(pending_view(lesson, entry_id)),
-        short=strip_hidden(pending_view(lesson, entry_id, with_why=False)),
-        tokens=0,
-        short_tokens=0,
+        view=view,
+        short=short,
+        tokens=count(view),
+        short_tokens=count(short),
         owner=areas[area].owner if area in areas else "",
     )
+
+
+class _Terms(dict[str, "str | None"]):
+    """Each word's search term, None for a stopword, worked out the first time it is asked for."""
+
+    def __missing__(self, word: str) -> str | None:
+        found = self[word] = None if word in STOPWORDS else term(word)
+        return found
 
 
 def _index(
@@ -603,15 +637,15 @@ def _index(
         f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
     ]
     vocabulary: set[str] = set()
-    stems = _STEMS  # `term` without a call per word: a large KB indexes millions of words
-    camel = _CAMEL.sub
+    term_of = _Terms().__getitem__  # a dict lookup per word, not a call
     for doc, text in enumerate(texts):
-        found = [w for w in words(camel(" ", text)) if w not in STOPWORDS]
+        found = search_words(text)
         vocabulary.update(found)
-        counted = Counter([stems.get(w) or term(w) for w in found])
-        lengths.append(len(found))
+        counted = Counter(map(term_of, found))  # in the order of each term's first word
+        lengths.append(len(found) - counted.pop(None, 0))
         for key, tf in counted.items():
-            flat.setdefault(key, []).extend((doc, tf))
+            flat.setdefault(key, []).extend((doc, tf))  # type: ignore[arg-type]  # None is popped
+    vocabulary -= STOPWORDS
     return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
 
 

@@ -50,6 +50,7 @@ _CJK: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
 )
 _WORD: re.Pattern[str] = _Lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # type: ignore[assignment]
 _IDENT = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
+_BACKTICKED = lazy_pattern(r"`([^`\n]+)`")
 MAX_ID_LENGTH = 64
 
 
@@ -112,9 +113,11 @@ def words(text: str) -> list[str]:
 def identifiers(text: str) -> set[str]:
     """Code names in backticks: `with_retry()`, `src/api/app.py`, `ApiError` (without call parens)."""
     names: set[str] = set()
-    for span in re.findall(r"`([^`\n]+)`", text):
-        for match in _IDENT.finditer(span):
-            names.add(match.group(0))
+    if "`" not in text:
+        return names
+    find = _IDENT.findall
+    for span in _BACKTICKED.findall(text):
+        names.update(find(span))
     return names
 
 

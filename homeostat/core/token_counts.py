@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
-from homeostat.core.tokens import count_tokens
+from homeostat.core.tokens import count_tokens, splits_cleanly
 
 
 def text_digest(text: str) -> str:
@@ -31,14 +31,30 @@ class TokenCounts:
 
     def count(self, text: str) -> int:
         key = text_digest(text)
+        found = self._looked_up(key)
+        return self._counted(key, count_tokens(text)) if found is None else found
+
+    def count_joined(self, head: str, head_tokens: int, tail: str) -> int:
+        """Tokens of `head + tail`, given `head`'s: where the two split cleanly (`splits_cleanly`)
+        only `tail` is counted, so a rule's whole form costs only what it adds to its rule-only form."""
+        if not splits_cleanly(head, tail):
+            return self.count(head + tail)
+        key = text_digest(head + tail)
+        found = self._looked_up(key)
+        return self._counted(key, head_tokens + count_tokens(tail)) if found is None else found
+
+    def _looked_up(self, key: str) -> int | None:
         found = self.used.get(key)
         if found is None:
             found = self.known.pop(key, None)
-            if found is None:
-                found = count_tokens(text)
-                self.counted += 1
-            self.used[key] = found
+            if found is not None:
+                self.used[key] = found
         return found
+
+    def _counted(self, key: str, tokens: int) -> int:
+        self.counted += 1
+        self.used[key] = tokens
+        return tokens
 
     @property
     def changed(self) -> bool:

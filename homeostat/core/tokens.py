@@ -32,8 +32,11 @@ def count_tokens(text: str) -> int:
     return len(_encoding().encode_ordinary(text))
 
 
-def count_tokens_batch(texts: list[str]) -> list[int]:
-    """Many texts at once (tiktoken encodes them in parallel threads)."""
-    if not texts:
-        return []
-    return [len(tokens) for tokens in _encoding().encode_ordinary_batch(texts)]
+def splits_cleanly(head: str, tail: str) -> bool:
+    """Whether `head + tail` counts as `head` and `tail` counted apart: the encoding's pre-tokenizer
+    (`_encoding()._pat_str`) splits text into pieces and encodes each piece alone, and no piece runs
+    from a newline into a character that is not whitespace (the pattern has no look-behind, and its one
+    look-ahead and its end anchor only decide how a run of whitespace splits, which a run ending in a
+    newline before such a character and the same run at the end of the text do alike). So a text that
+    ends in a newline, followed by one that starts with anything but whitespace, splits between them."""
+    return head.endswith("\n") and bool(tail) and not tail[0].isspace()
