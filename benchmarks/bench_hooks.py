@@ -37,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from bench_context import git, write_kb  # noqa: E402
+from bench_context import git, payments_setup  # noqa: E402
 from bench_mcp import checkout_ref  # noqa: E402
 
 CPU: list[float] = []
@@ -95,12 +95,7 @@ class Setup:
         launcher.write_text(
             "import sys\nfrom homeostat.cli import main_entry\nmain_entry()\n", encoding="utf-8"
         )
-        kb, checkout = folder / "kb", folder / "payments"
-        comps = write_kb(kb, rules)
-        touched = next(c.path for c in comps if c.area == "payments/api")
-        checkout.mkdir()
-        git(checkout, "init", "--quiet")
-        git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
+        kb, checkout, comps, touched = payments_setup(folder, rules)
         (checkout / touched).parent.mkdir(parents=True, exist_ok=True)
         (checkout / touched).write_text("x = 1\n")
         base = {

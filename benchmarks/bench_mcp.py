@@ -41,7 +41,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 
 import make_eval150 as gen  # noqa: E402
-from bench_context import git, write_kb  # noqa: E402
+from bench_context import payments_setup  # noqa: E402
 
 HEAVY = ("explain", "report")
 Call = tuple[str, dict[str, Any]]
@@ -169,12 +169,7 @@ def import_sdk_ms() -> float:
 
 def measure(codes: list[Code], size: int, runs: int, starts_per_code: int) -> None:
     with tempfile.TemporaryDirectory() as scratch:
-        kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
-        comps = write_kb(kb, size)
-        checkout.mkdir()
-        git(checkout, "init", "--quiet")
-        git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
-        touched = next(c.path for c in comps if c.area == "payments/api")
+        kb, checkout, comps, touched = payments_setup(Path(scratch), size)
         rule_id = f"{comps[0].slug}-{gen.CONCERNS[0][0]}"
         for code in codes:  # each version builds its own index, as its first session would
             command = code.command(
