@@ -36,11 +36,13 @@ from bench_context import feature_branch, payments_setup  # noqa: E402
 
 
 def cold_run(command: list[str], env: dict[str, str], kb: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one process with the KB's cache deleted first."""
+    """Wall and CPU seconds of one process with the KB's cache deleted first. It runs beside the KB,
+    not in the caller's folder: `python -m` puts its folder first on the path, so a run started in
+    a checkout would time that checkout's code instead of the one PYTHONPATH names."""
     shutil.rmtree(kb / ".homeostat", ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=kb.parent)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
