@@ -215,6 +215,67 @@ def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest
     assert "(trace-every-request)" not in again
 
 
+def test_a_session_started_by_an_older_version_keeps_what_it_knew(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`known` moved out of the session file into `<id>.known`; a session file that still holds it
+    inline (written before the move) is read as it was, and moved on its next write."""
+    start = (
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--session",
+        "s3",
+        "--files",
+        "src/billing/api/x.py",
+    )
+    run(capsys, *start)
+    sessions = kb / ".homeostat" / "sessions"
+    known = (sessions / "s3.known").read_text(encoding="utf-8").split("\n")
+    assert "billing-api-integer-minor-units" in known
+    state = json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
+    assert "known" not in state
+    (sessions / "s3.json").write_text(json.dumps({**state, "known": known}), encoding="utf-8")
+    (sessions / "s3.known").unlink()
+    prompt = ("context", "--kb", str(kb), "--repo", "billing", "--session", "s3", "--prompt", "ok")
+    _, out, _ = run(capsys, *prompt)
+    assert "New team rules since this session started" not in out
+    run(capsys, *start)  # resumed: written again
+    assert (sessions / "s3.known").read_text(encoding="utf-8").split("\n") == known
+    assert "known" not in json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
+
+
+def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = (
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--session",
+        "s4",
+        "--files",
+        "src/billing/api/x.py",
+    )
+    run(capsys, *start)
+    known = kb / ".homeostat" / "sessions" / "s4.known"
+    os.utime(known, ns=(1_000_000_000, 1_000_000_000))
+    run(capsys, *start)
+    assert known.stat().st_mtime_ns == 1_000_000_000  # the same ids: not written again
+    (kb / "knowledge/core/trace-every-request.md").write_text(
+        (EXAMPLE / "knowledge/core/log-with-fields.md")
+        .read_text(encoding="utf-8")
+        .replace("id: log-with-fields", "id: trace-every-request"),
+        encoding="utf-8",
+    )
+    run(capsys, *start)
+    assert "trace-every-request" in known.read_text(encoding="utf-8").split("\n")
+
+
 def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "float", "money")
     assert code == 0 and "(billing-api-integer-minor-units) [rule, billing/api]" in out

@@ -668,25 +668,59 @@ def _session_path(root: Path, session: str) -> Path:
     return root / SESSIONS_DIR / f"{name}.json"
 
 
-def load_session(root: Path, session: str) -> dict[str, list[str]]:
-    path = _session_path(root, session)
+def _known_path(root: Path, session: str) -> Path:
+    """A session's `known` ids (every rule it could be served at its start: the whole repo's part,
+    thousands of ids) live beside its small sets, one per line, written only when they change: the
+    session's other sets are rewritten on every message that matches."""
+    return _session_path(root, session).with_suffix(".known")
+
+
+def _session_sets(path: Path) -> dict[str, list[str]] | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {k: [str(v) for v in vals] for k, vals in data.items() if isinstance(vals, list)}
+
+
+def _known_ids(root: Path, session: str) -> list[str] | None:
+    try:
+        known = _known_path(root, session).read_text(encoding="utf-8")
+    except OSError:
+        return None  # none yet, or a session file written before `known` moved beside it
+    return known.split("\n") if known else []
+
+
+def load_session(root: Path, session: str) -> dict[str, list[str]]:
+    state = _session_sets(_session_path(root, session))
+    if state is None:
         return {}
-    return (
-        {k: [str(v) for v in vals] for k, vals in data.items() if isinstance(vals, list)}
-        if isinstance(data, dict)
-        else {}
-    )
+    known = _known_ids(root, session)
+    if known is not None:  # with an older version's inline set too, should one have written it since
+        state["known"] = sorted({*state["known"], *known}) if "known" in state else known
+    return state
 
 
 def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[str]]) -> None:
-    """Add ids to the session's sets (`given`, `known`, `files`) in one write; old sessions are pruned."""
-    data = load_session(root, session)
+    """Add ids to the session's sets (`given`, `known`, `files`); old sessions are pruned. The
+    `known` file is rewritten only when the set grows (or moves out of an older session file)."""
+    path = _session_path(root, session)
+    data = _session_sets(path) or {}
+    inline = data.pop("known", None)  # a session file written before `known` moved beside it
     for key, values in additions.items():
-        data[key] = sorted(set(data.get(key, [])) | set(values))
-    _write_atomic(_session_path(root, session), json.dumps(data, sort_keys=True))
+        if key != "known":
+            data[key] = sorted(set(data.get(key, [])) | set(values))
+    adding = set(additions.get("known", ()))
+    if "known" in additions or inline is not None:
+        have = _known_path(root, session).is_file()
+        if not have or adding or inline is not None:
+            known = set(_known_ids(root, session) or ()) if have else set()
+            known.update(inline or ())
+            if not have or inline is not None or not known.issuperset(adding):
+                _write_atomic(_known_path(root, session), "\n".join(sorted(known | adding)))
+    _write_atomic(path, json.dumps(data, sort_keys=True))
     _prune_sessions(root / SESSIONS_DIR)
 
 
@@ -704,5 +738,6 @@ def _prune_sessions(folder: Path) -> None:
         try:
             if path.stat().st_mtime < cutoff:
                 path.unlink()
+                path.with_suffix(".known").unlink(missing_ok=True)
         except OSError:
             continue
