@@ -490,9 +490,7 @@ class _Check:
             before = (differs, folders, files)
         found = _git_fingerprint(self.root)
         key = corpus_key(self.root, found)
-        if stat is not None and not large:
-            _record_key(self.root, *stat, key)
-        elif before is not None and found is not None and before[0] is not None:
+        if before is not None and found is not None and before[0] is not None:
             differs, folders, files = before
             shape = _shape(self.root, found[2], folders, sorted({*before[0], *found[1]}))
             if time.time_ns() - _newest(shape) >= _RACY_NS:
@@ -501,6 +499,8 @@ class _Check:
                     _write_atomic(self.root / STAT_FILE, json.dumps(record))
                 except OSError:
                     pass
+        elif stat is not None:  # a KB outside git records its size, to go straight to its key
+            _record_key(self.root, *stat, key)
         return key
 
 
