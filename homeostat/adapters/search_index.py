@@ -620,11 +620,35 @@ def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
         return whole
     folder = root / INDEX_DIR
     try:
-        _write_atomic(folder / _part_name(whole.key, repo), marshal.dumps(part.to_data()))
+        _write_atomic(folder / _part_name(whole.key, repo), _dumped(part))
         _write_atomic(folder / f"corpus-{whole.key}.repos.marshal", marshal.dumps([list(r) for r in repos]))
     except OSError:
         pass  # it is cut again next time
     return whole._replace(corpus=part)
+
+
+# The fields many records of a corpus share a value of (an area, a file of a topic, a scope): written
+# as one object each, marshal writes the value once and a reference after it, and a warm load makes
+# one string or tuple where it made thousands (at 20,000 rules the part loads in ~2/3 of the time).
+_SHARED_FIELDS = {
+    "entries": ("area", "topic", "scope", "kind", "status", "refs", "file", "owner"),
+    "sections": ("doc_id", "doc_title", "area", "scope", "refs", "source", "updated", "url"),
+}
+
+
+def _dumped(corpus: Corpus) -> bytes:
+    """The corpus in marshal's form, each shared value one object (`_SHARED_FIELDS`)."""
+    from homeostat.core.selection import Entry, SectionEntry
+
+    data = corpus.to_data()
+    memo: dict[object, object] = {}
+    for name, record in (("entries", Entry), ("sections", SectionEntry)):
+        shared = frozenset(record._fields.index(f) for f in _SHARED_FIELDS[name])
+        data[name] = [
+            tuple(memo.setdefault(v, v) if i in shared else v for i, v in enumerate(row))
+            for row in data[name]
+        ]
+    return marshal.dumps(data)
 
 
 def _rebuild(root: Path, key: str) -> Loaded:
@@ -638,7 +662,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
     started = time.perf_counter()
     corpus = build(root)
     try:
-        _write_atomic(path, marshal.dumps(corpus.to_data()))
+        _write_atomic(path, _dumped(corpus))
         for old in folder.glob("corpus-*"):
             if not old.name.startswith(f"corpus-{key}."):  # a repo's part of this key stays
                 old.unlink(missing_ok=True)
