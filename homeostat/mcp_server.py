@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from homeostat import VERSION
 from homeostat.adapters.search_index import checkout_identity
+from homeostat.cli_options import kb_dir
 from homeostat.commands.context import (
     IDENTITY_CACHE,
     Session,
@@ -324,15 +325,27 @@ def _failed(tool: str, exc: ToolError) -> CallToolResult:
 
 
 def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
-    """The server with its tools; `learn` and `flag` only when the KB allows MCP writes."""
-    first = open_session(kb, checkout)
-    corpus = first.corpus
-    server = HomeostatServer(kb, checkout, writes=corpus.mcp_writes, write_limit=corpus.mcp_write_limit)
-    server.root = first.root
-    server.loaded = first.loaded  # the first call answers from it while the KB is unchanged
+    """The server with its tools; `learn` and `flag` only when the KB allows MCP writes. The tool
+    list needs only `security.mcpWrites` from homeostat.yaml, so the corpus loads on the first call
+    (loading it here cost start-up 200-390 ms at 20,000 rules); a config that does not parse is
+    loaded here all the same, so the server refuses to start with the KB's own message."""
+    from homeostat.adapters.hook_state import kb_settings
+
+    root = Path(kb_dir(kb))
+    settings = kb_settings(root)
+    loaded = None
+    if settings is None:
+        first = open_session(kb, checkout)
+        root, loaded = first.root, first.loaded
+        writes, limit = first.corpus.mcp_writes, first.corpus.mcp_write_limit
+    else:
+        writes, limit = bool(settings["mcpWrites"]), int(settings["mcpWriteLimit"])
+    server = HomeostatServer(kb, checkout, writes=writes, write_limit=limit)
+    server.root = root
+    server.loaded = loaded  # the first call answers from it while the KB is unchanged
     for fn, hints in _read_tools(server):
         server.add_tool(fn, annotations=hints, structured_output=False)
-    if corpus.mcp_writes:
+    if writes:
         learn, flag = _write_tools(server)
         server.add_tool(learn, annotations=LEARN, structured_output=False)
         server.add_tool(flag, annotations=FLAG, structured_output=False)

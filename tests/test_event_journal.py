@@ -3,6 +3,7 @@ next folds the lines into SQLite, losing none and counting none twice, with real
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sqlite3
@@ -73,6 +74,29 @@ def test_replace_sees_a_journaled_event_it_replaces(tmp_path: Path) -> None:
             ("session", "turn"),
         )
         assert [e.data["tokens"] for e in log.query("turn-usage")] == [25]
+
+
+def test_a_journaled_replacement_stands_in_for_earlier_events_and_never_for_a_later_one(
+    tmp_path: Path,
+) -> None:
+    """The Stop hook journals each turn's usage as a replacement: folded, the last reading of a turn
+    is the one kept, whether the earlier one was already in SQLite or still in a journal, and a
+    journal renamed aside by a killed fold (folded later, in name order) never undoes a later one."""
+    usage = [("turn-usage", {"session": "s1", "turn": 1, "tokens": 10})]
+    log_events(tmp_path, usage, replaces=("session", "turn"))
+    with SqliteEventLog(events_path(tmp_path)) as log:
+        assert [e.data["tokens"] for e in log.query("turn-usage")] == [10]
+    log_events(tmp_path, [("turn-usage", {"session": "s1", "turn": 1, "tokens": 25})], ("session", "turn"))
+    log_events(tmp_path, [("turn-usage", {"session": "s1", "turn": 2, "tokens": 5})], ("session", "turn"))
+    log_events(tmp_path, [("turn-usage", {"session": "s2", "turn": 1, "tokens": 7})])  # no replacement
+    journal = journal_path(events_path(tmp_path))
+    late = journal.with_name(f"{journal.name}.zz-late.folding")  # folds last, holds an older reading
+    older = {"session": "s1", "turn": 2, "tokens": 1}
+    line = {"kind": "turn-usage", "at": time.time() - 60, "data": older, "replaces": ["session", "turn"]}
+    late.write_text(json.dumps(line) + "\n")
+    with SqliteEventLog(events_path(tmp_path)) as log:
+        got = sorted((e.data["session"], e.data["turn"], e.data["tokens"]) for e in log.query("turn-usage"))
+    assert got == [("s1", 1, 25), ("s1", 2, 5), ("s2", 1, 7)]
 
 
 def test_a_torn_line_is_skipped_with_a_warning_and_the_rest_are_kept(

@@ -11,13 +11,17 @@ from homeostat.core.markdown import (
     _FENCE,
     _HEADING,
     _HEADING_AFTER_BREAK,
+    _HEADING_ID,
     _NEEDS_COMMONMARK,
+    Frontmatter,
+    _heading,
     _odd_fence,
     _skipped_spans,
     commonmark_headings,
     heading_text,
     headings,
     simple_headings,
+    split_frontmatter,
 )
 
 # Lines on the edges of what decides a heading: fences, comments, HTML, setext underlines, indents.
@@ -130,6 +134,49 @@ def test_a_heading_line_is_read_as_the_anchored_pattern_reads_it(line: str) -> N
     if whole is not None and found is not None:
         assert len(whole.group(1)) == len(found.group(1)) + 1
         assert whole.group(2) == heading_text(found.group(2))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.text(alphabet="{#} \tab-", max_size=14))
+def test_a_heading_title_without_an_opening_brace_hash_is_read_without_the_anchor_pattern(title: str) -> None:
+    anchored = _HEADING_ID.match(title)
+    expected = (anchored.group("title").strip(), anchored.group("id")) if anchored else (title.strip(), None)
+    made = _heading(2, title, 1, 0, 0)
+    assert (made.title, made.anchor) == expected
+
+
+def _frontmatter_by_line_walk(text: str) -> Frontmatter | None:
+    """The closing `---` line found by walking the lines: what `split_frontmatter` searches for."""
+    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+        return None
+    first_break = text.index("\n") + 1
+    pos, line = first_break, 2
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        current = text[pos:] if end == -1 else text[pos:end]
+        if current.rstrip("\r") == "---":
+            body_offset = len(text) if end == -1 else end + 1
+            return Frontmatter(text[first_break:pos], 2, text[body_offset:], line + 1, body_offset)
+        if end == -1:
+            return None
+        pos, line = end + 1, line + 1
+    return None
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.sampled_from(["---\n", "---\r\n", "--\n", "", "---"]),
+    st.lists(
+        st.sampled_from(["---", "---\r", "---\r\r", " ---", "--- ", "----", "a: b", "", "\r", "-"]),
+        max_size=6,
+    ),
+    st.sampled_from(["", "\n", "\r"]),
+)
+def test_the_frontmatter_found_by_search_is_the_one_a_line_walk_finds(
+    opening: str, lines: list[str], end: str
+) -> None:
+    text = opening + "\n".join(lines) + end
+    assert split_frontmatter(text) == _frontmatter_by_line_walk(text)
 
 
 def test_a_heading_inside_a_multiline_html_comment_is_no_section() -> None:

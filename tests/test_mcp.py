@@ -21,6 +21,7 @@ from homeostat import VERSION
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.pending_store import list_pending
 from homeostat.core.tokens import count_tokens
+from homeostat.errors import HomeostatError
 from homeostat.mcp_server import build_server
 
 HERE = Path(__file__).resolve().parent
@@ -104,6 +105,27 @@ def test_writes_when_allowed_with_annotations_and_a_small_tool_list(kb: Path, we
         assert tool_list_tokens(list(tools.values())) <= 1200
 
     session(kb, web, body)
+
+
+def test_start_up_reads_only_the_config_and_follows_its_edits(kb: Path, web: Path) -> None:
+    """The tool list comes from security.mcpWrites alone: no corpus is built before the first call,
+    a later start sees an edited homeostat.yaml, and a broken one still stops the server at start."""
+    server = build_server(str(kb), web)
+    assert server.loaded is None and not list((kb / ".homeostat").glob("index/corpus-*"))
+    assert not server.writes
+    allow_writes(kb, limit=3)
+    server = build_server(str(kb), web)
+    assert server.writes and server.write_limit == 3 and server.loaded is None
+
+    async def body(client: Client) -> None:
+        assert {"learn", "flag"} <= {t.name for t in (await client.list_tools()).tools}
+        assert "(use-theme-spacing)" in await call(client, "search", {"query": "theme spacing"})
+
+    session(kb, web, body)
+    config = kb / "homeostat.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "team: [\n", encoding="utf-8")
+    with pytest.raises(HomeostatError, match="homeostat.yaml"):
+        build_server(str(kb), web)
 
 
 def test_instructions_name_the_moments_and_the_credit_line(kb: Path, web: Path) -> None:

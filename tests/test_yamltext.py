@@ -49,6 +49,22 @@ TRICKY = st.sampled_from(
         "!tag",
         "&anchor",
         "*alias",
+        "a, b",
+        "don't",
+        "it's 'x'",
+        'say "hi"',
+        "a]",
+        "[a",
+        "{x}",
+        "a {#b}",
+        "a\t#b",
+        "a:\tb",
+        "'",
+        "''",
+        "'it''s'",
+        "'a, b'",
+        "'a' b",
+        '"a" b',
     ]
 )
 TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
@@ -60,7 +76,17 @@ def _quoted(text: str) -> str:
     return f'"{escaped}"'
 
 
-SCALAR = st.one_of(PLAIN, PLAIN.map(_quoted), st.sampled_from(['"a\\tb"', '"\\u00e9"', '"\\/"', '""']))
+def _single_quoted(text: str) -> str:
+    escaped = text.replace("'", "''")
+    return f"'{escaped}'"
+
+
+SCALAR = st.one_of(
+    PLAIN,
+    PLAIN.map(_quoted),
+    PLAIN.map(_single_quoted),
+    st.sampled_from(['"a\\tb"', '"\\u00e9"', '"\\/"', '""']),
+)
 VALUE = st.one_of(
     SCALAR,
     st.lists(SCALAR, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),

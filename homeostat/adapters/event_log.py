@@ -122,8 +122,11 @@ class SqliteEventLog:
             self._db.execute("BEGIN IMMEDIATE")
             done = self._db.execute("SELECT 1 FROM folded WHERE name = ?", (path.name,)).fetchone()
             if done is None:
-                for event in events:
-                    self.record(event)
+                for event, keys in events:
+                    if keys:
+                        self._replace_older(event, keys)
+                    else:
+                        self.record(event)
                 self._db.execute(
                     "INSERT INTO folded (name, at_ms) VALUES (?, ?)", (path.name, _ms(self._now()))
                 )
@@ -143,16 +146,23 @@ class SqliteEventLog:
     def replace(self, event: Event, keys: tuple[str, ...]) -> None:
         """Record `event` in place of any earlier event of its kind with the same values of `keys`
         (a turn's usage, re-read when the transcript has caught up), in one transaction."""
-        if not keys or not all(_KEY.match(key) for key in keys):
-            raise ValueError(f"replace keys must be field names: {keys!r}")
-        where = " AND ".join(f"json_extract(data, '$.{key}') IS ?" for key in keys)
+        where, values = _same(event, keys)
         self.fold()  # an earlier event to replace may still be in the journal
         with self._db:
             self._db.execute("BEGIN IMMEDIATE")
-            self._db.execute(
-                f"DELETE FROM events WHERE kind = ? AND {where}",  # noqa: S608 - keys are our own names
-                (event.kind, *(event.data.get(key) for key in keys)),
-            )
+            self._db.execute(f"DELETE FROM events WHERE kind = ? AND {where}", values)  # noqa: S608
+            self.record(event)
+
+    def _replace_older(self, event: Event, keys: tuple[str, ...]) -> None:
+        """A journaled replacement, inside the fold's transaction: it stands in for the events it
+        matches unless one of them is later (journals renamed aside fold in name order, not time)."""
+        where, values = _same(event, keys)
+        later = self._db.execute(
+            f"SELECT 1 FROM events WHERE kind = ? AND {where} AND at_ms > ? LIMIT 1",  # noqa: S608
+            (*values, _ms(event.at)),
+        ).fetchone()
+        if later is None:
+            self._db.execute(f"DELETE FROM events WHERE kind = ? AND {where}", values)  # noqa: S608
             self.record(event)
 
     def query(self, kind: str | None = None, since: datetime | None = None) -> list[Event]:
@@ -193,17 +203,33 @@ class SqliteEventLog:
         self.close()
 
 
-def _journal_events(path: Path, content: bytes) -> list[Event]:
-    """The journal's lines as events; a line that is not one (a disk filled mid-write) is skipped
-    with a warning naming the file, never failing the reader."""
-    events: list[Event] = []
+def _same(event: Event, keys: tuple[str, ...]) -> tuple[str, tuple[object, ...]]:
+    """The SQL condition (after `kind = ?`) for events of `event`'s kind with its values of `keys`,
+    and its parameters, the kind first. Keys are our own field names, checked before they meet SQL."""
+    if not keys or not all(_KEY.match(key) for key in keys):
+        raise ValueError(f"replace keys must be field names: {keys!r}")
+    where = " AND ".join(f"json_extract(data, '$.{key}') IS ?" for key in keys)
+    return where, (event.kind, *(event.data.get(key) for key in keys))
+
+
+def _journal_events(path: Path, content: bytes) -> list[tuple[Event, tuple[str, ...]]]:
+    """The journal's lines as events, each with the fields it replaces by (none for most); a line
+    that is not one (a disk filled mid-write) is skipped with a warning naming the file, never
+    failing the reader."""
+    events: list[tuple[Event, tuple[str, ...]]] = []
     for number, line in enumerate(content.split(b"\n"), start=1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
             at = datetime.fromtimestamp(item["at"], UTC)
-            events.append(Event(kind=item["kind"], at=at, data=dict(item["data"])))
+            replaces = item.get("replaces", [])
+            if not isinstance(replaces, list):
+                raise TypeError(f"replaces is not a list: {replaces!r}")
+            keys = tuple(str(key) for key in replaces)
+            if keys:
+                _same(Event(kind=item["kind"], at=at), keys)  # refused here, not inside the fold
+            events.append((Event(kind=item["kind"], at=at, data=dict(item["data"])), keys))
         except (ValueError, KeyError, TypeError, OverflowError, OSError) as exc:
             logging.getLogger("homeostat.events").warning(
                 "%s:%s: skipped, not an event (%s)", path, number, exc
@@ -254,7 +280,9 @@ def log_summary(path: Path) -> tuple[int, datetime | None, int]:
     log is (0, None, 0)."""
     journal = journal_path(path)
     journaled = [journal, *_folding_files(journal)]
-    pending = [event for file in journaled if file.is_file() for event in _journal_events(file, _read(file))]
+    pending = [
+        event for file in journaled if file.is_file() for event, _ in _journal_events(file, _read(file))
+    ]
     count, oldest = len(pending), min((event.at for event in pending), default=None)
     size = sum(_size(file) for file in journaled)
     if not path.is_file():

@@ -33,20 +33,25 @@ def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
     log_events(root, [(kind, data)])
 
 
-def log_events(root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]]) -> None:
+def log_events(
+    root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], replaces: Sequence[str] = ()
+) -> None:
     """Record events in the KB clone's event log: appended here, in this process (appending a line
-    costs less than starting a process to record for us)."""
+    costs less than starting a process to record for us). `replaces`: field names; each event then
+    stands in for any earlier event of its kind with the same values of them (a turn's usage, re-read
+    once the transcript has caught up), as the journal is folded."""
     if not events:
         return
-    record_events(root, [(kind, dict(data), time.time()) for kind, data in events])
+    record_events(root, [(kind, dict(data), time.time()) for kind, data in events], replaces)
 
 
-def record_events(root: Path, events: Sequence[Stamped]) -> None:
+def record_events(root: Path, events: Sequence[Stamped], replaces: Sequence[str] = ()) -> None:
     """Append the events to the journal in one write (several events: several lines, one write)."""
     if not events:
         return
+    extra = {"replaces": list(replaces)} if replaces else {}
     payload = "".join(
-        json.dumps({"kind": kind, "at": at, "data": dict(data)}, separators=(",", ":")) + "\n"
+        json.dumps({"kind": kind, "at": at, "data": dict(data), **extra}, separators=(",", ":")) + "\n"
         for kind, data, at in events
     ).encode("utf-8")
     path = os.path.join(os.fspath(root), JOURNAL)

@@ -1,5 +1,6 @@
 """What the plugin's hooks remember about one Claude Code session between events, and the few KB
-settings the Stop hook needs, cached so a warm hook never parses homeostat.yaml.
+settings the Stop hook and the MCP server's start need, cached so neither parses homeostat.yaml
+while it is unchanged.
 
 Per session (`.homeostat/sessions/<id>.hook.json`, pruned with the session's other files after 14
 days): the pending lesson names seen last (to sync when they change), where the previous turn starts
@@ -47,26 +48,49 @@ def save_hook_state(root: Path, session: str, data: dict[str, Any]) -> None:
 
 
 def min_edits(root: Path, default: int = 5) -> int:
-    """`handoff.minEdits`, read from homeostat.yaml only when the file changed since last time."""
+    """`handoff.minEdits`; the default when homeostat.yaml is missing or does not parse."""
+    settings = kb_settings(root)
+    return int(settings["minEdits"]) if settings is not None else default
+
+
+def kb_settings(root: Path) -> dict[str, int | bool] | None:
+    """`handoff.minEdits`, `security.mcpWrites` and `security.mcpWriteLimit`, read from homeostat.yaml
+    only when the file changed since last time (its size, mtime and inode): the Stop hook and the MCP
+    server's tool list need these three, and parsing the config costs them more than their answer.
+    None when homeostat.yaml is missing or does not parse (loading the KB says why)."""
     config = root / "homeostat.yaml"
     try:
         st = config.stat()
     except OSError:
-        return default
-    stamp = f"{st.st_size}:{st.st_mtime_ns}"
+        return None
+    stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
     cache = root / SETTINGS_FILE
     try:
         cached = json.loads(cache.read_text(encoding="utf-8"))
         if isinstance(cached, dict) and cached.get("stamp") == stamp:
-            return int(cached["minEdits"])
-    except (OSError, ValueError, KeyError, TypeError):
+            held = cached.get("settings")
+            if held is None or (isinstance(held, dict) and set(held) == set(_SETTINGS)):
+                return held
+    except (OSError, ValueError):
         pass
     from homeostat.core.kb import load_config
 
-    parsed, _, _ = load_config(config.read_text(encoding="utf-8"))
-    value = parsed.handoff.min_edits if parsed is not None else default
     try:
-        _write_atomic(cache, {"stamp": stamp, "minEdits": value})
+        parsed, _, _ = load_config(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+    settings: dict[str, int | bool] | None = None
+    if parsed is not None:
+        settings = {
+            "minEdits": parsed.handoff.min_edits,
+            "mcpWrites": parsed.security.mcp_writes,
+            "mcpWriteLimit": parsed.security.mcp_write_limit,
+        }
+    try:
+        _write_atomic(cache, {"stamp": stamp, "settings": settings})
     except OSError:
         pass
-    return value
+    return settings
+
+
+_SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")

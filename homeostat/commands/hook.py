@@ -22,6 +22,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
+from homeostat.adapters.event_recorder import Scalar, log_events
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
 from homeostat.adapters.search_index import change_from_git, find_top, pending_names
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
@@ -214,9 +215,7 @@ HANDLERS: dict[str, Callable[[Path, Mapping[str, Any], float], Answer]] = {
 def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) -> None:
     """One `turn-usage` event per user turn, from the previous turn's start to the end of the file;
     the previous turn is re-read and its event replaced, since the file may have lagged last time."""
-    from homeostat.adapters.event_log import SqliteEventLog, events_path
     from homeostat.adapters.search_index import known_ids
-    from homeostat.core.events import Event, utcnow
     from homeostat.core.transcript import credited_ids, read_turns
 
     path = Path(event.get("transcript_path") or "")
@@ -232,11 +231,11 @@ def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) ->
     known = known_ids(root)
     session_id = str(event.get("session_id"))
     edits = state.setdefault("edits", {})
-    with SqliteEventLog(events_path(root)) as log:
-        for number, turn in enumerate(turns, start=first):
-            data = turn.event_data(session_id, number, known)
-            log.replace(Event("turn-usage", utcnow(), data), ("session", "turn"))
-            edits[str(number)] = turn.edits
+    usage: list[tuple[str, Mapping[str, Scalar]]] = []
+    for number, turn in enumerate(turns, start=first):
+        usage.append(("turn-usage", turn.event_data(session_id, number, known)))
+        edits[str(number)] = turn.edits
+    log_events(root, usage, replaces=("session", "turn"))  # folded into SQLite by the next reader
     state["offset"], state["turn"] = turns[-1].offset, first + len(turns) - 1
 
 

@@ -20,10 +20,11 @@ from homeostat.core.parse import (
     TopicParse,
     TopicSection,
     is_topic_file,
+    is_topic_front,
     load_mapping,
     parse_document,
-    parse_rule_file,
     parse_topic,
+    read_rule_file,
     reparse_topic,
     validate_model,
 )
@@ -306,12 +307,13 @@ def parse_file(
         document, found = parse_document(path, text, area_dir)
         missing = (Unreadable(path, found[0].line, found[0].message),) if document is None and found else ()
         return FileParse(document=document, problems=tuple(found), unreadable=missing)
-    if is_topic_file(text):
+    front = split_frontmatter(text)
+    if is_topic_front(front):
         old = before.topic if before is not None else None
         if old is not None and before_text is not None:
             topic = reparse_topic(old, before_text, text)
         else:
-            topic = parse_topic(path, text, area_dir)
+            topic = parse_topic(path, text, area_dir, front)
         found = list(topic.findings)
         return FileParse(
             rules=topic.rules,
@@ -319,7 +321,7 @@ def parse_file(
             problems=tuple(found),
             unreadable=tuple(_unreadable_sections(path, text, topic, found)),
         )
-    rule, found = parse_rule_file(path, text, area_dir)
+    rule, found = read_rule_file(path, front, area_dir)
     failed = [f for f in found if f.severity == "error"]
     return FileParse(
         rules=(rule,) if rule is not None else (),

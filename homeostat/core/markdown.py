@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from homeostat.core.records import Record
+
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _HEADING = re.compile(r"^(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _HEADING_ID = re.compile(r"^(?P<title>.*?)\s*\{#(?P<id>[^}\s]+)\}\s*$")
@@ -21,28 +23,30 @@ class Frontmatter:
     body_offset: int  # character offset where the body starts
 
 
+_FRONTMATTER_CLOSE = re.compile(r"^---\r*$", re.MULTILINE)
+
+
 def split_frontmatter(text: str) -> Frontmatter | None:
-    """`---\\n…\\n---\\n` at the very start; None when the file has none or it is not closed."""
+    """`---\\n…\\n---\\n` at the very start; None when the file has none or it is not closed.
+
+    The closing line is `---` (carriage returns aside) anywhere after the opening one, found by one
+    search (tests/test_markdown.py keeps it equal to a walk over the lines)."""
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return None
     first_break = text.index("\n") + 1
-    pos = first_break
-    line = 2
-    while pos <= len(text):
-        end = text.find("\n", pos)
-        current = text[pos:] if end == -1 else text[pos:end]
-        if current.rstrip("\r") == "---":
-            body_offset = len(text) if end == -1 else end + 1
-            return Frontmatter(text[first_break:pos], 2, text[body_offset:], line + 1, body_offset)
-        if end == -1:
-            return None
-        pos = end + 1
-        line += 1
-    return None
+    close = _FRONTMATTER_CLOSE.search(text, first_break)
+    if close is None:
+        return None
+    pos = close.start()
+    body_offset = min(close.end() + 1, len(text))
+    line = 2 + text.count("\n", first_break, pos)
+    return Frontmatter(text[first_break:pos], 2, text[body_offset:], line + 1, body_offset)
 
 
-@dataclass(frozen=True, slots=True)
-class Heading:
+class Heading(Record):
+    """A tuple, not a frozen dataclass: a topic file's heading pass makes three a rule, and a frozen
+    dataclass takes four times as long to make."""
+
     level: int
     title: str  # without the {#id} suffix
     anchor: str | None  # the {#id}, if any
@@ -197,12 +201,10 @@ def commonmark_headings(text: str) -> list[Heading]:
 
 
 def _heading(level: int, raw_title: str, line: int, start: int, end: int) -> Heading:
-    title = raw_title
-    anchor_match = _HEADING_ID.match(title)
-    anchor = anchor_match.group("id") if anchor_match else None
-    if anchor_match:
-        title = anchor_match.group("title")
-    return Heading(level, title.strip(), anchor, line, start, end)
+    anchor_match = _HEADING_ID.match(raw_title) if "{#" in raw_title else None  # `{#` is what it needs
+    if anchor_match is None:
+        return Heading(level, raw_title.strip(), None, line, start, end)
+    return Heading(level, anchor_match.group("title").strip(), anchor_match.group("id"), line, start, end)
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as markdown-it counts lines

@@ -27,6 +27,7 @@ from homeostat.core.model import (
     Rule,
     RuleMeta,
 )
+from homeostat.core.model_fast import rule_meta
 from homeostat.core.text import count_words
 from homeostat.core.yamltext import YamlDoc, YamlError, line_of, load_yaml
 
@@ -77,6 +78,9 @@ def load_mapping(
 def validate_model(
     model: type[BaseModel], data: Mapping[str, Any], file: str, doc: YamlDoc, line_offset: int
 ) -> tuple[Any, list[Finding]]:
+    fast = rule_meta(data) if model is RuleMeta else None  # None: pydantic decides, and words any error
+    if fast is not None:
+        return fast, []
     try:
         value = model.model_validate(dict(data))
     except ValidationError as exc:
@@ -130,15 +134,22 @@ class ParsedBody:
 
 
 def parse_rule_body(
-    body: str, file: str, body_line: int, level: int, found_headings: Sequence[Heading] | None = None
+    body: str,
+    file: str,
+    body_line: int,
+    level: int,
+    found_headings: Sequence[Heading] | None = None,
+    offset: int = 0,
+    lines: int = 0,
 ) -> ParsedBody:
     """`## Rule`, `## Why`, optional `## Example` (### inside a topic file), with word limits.
 
-    `found_headings` are `body`'s headings when the caller has already found them."""
+    `found_headings` are `body`'s headings when the caller has already found them, read from a
+    text in which `body` starts `offset` characters and `lines` lines in."""
     found: list[Finding] = []
     parts: dict[str, BodySection] = {}
     marks = [h for h in (headings(body) if found_headings is None else found_headings) if h.level == level]
-    if marks and body[: marks[0].start].strip():
+    if marks and body[: marks[0].start - offset].strip():
         found.append(
             error(SCHEMA, file, body_line, f"text before {'#' * level} Rule; move it into a section")
         )
@@ -147,9 +158,9 @@ def parse_rule_body(
             error(SCHEMA, file, body_line, f"the body needs {'#' * level} Rule and {'#' * level} Why")
         )
     for index, mark in enumerate(marks):
-        end = marks[index + 1].start if index + 1 < len(marks) else len(body)
+        end = marks[index + 1].start - offset if index + 1 < len(marks) else len(body)
         name = mark.title.strip().lower()
-        line = body_line + mark.line - 1
+        line = body_line + mark.line - lines - 1
         if name not in _BODY_PARTS:
             found.append(
                 error(
@@ -163,7 +174,7 @@ def parse_rule_body(
         if name in parts:
             found.append(error(SCHEMA, file, line, f"section {'#' * level} {mark.title} appears twice"))
             continue
-        parts[name] = BodySection(_BODY_PARTS[name], body[mark.end : end].strip(), line)
+        parts[name] = BodySection(_BODY_PARTS[name], body[mark.end - offset : end].strip(), line)
     for name, label in (("rule", "Rule"), ("why", "Why")):
         if name not in parts:
             found.append(error(SCHEMA, file, body_line, f"missing section {'#' * level} {label}"))
@@ -207,10 +218,9 @@ def _rule_from(
 
 
 def _frontmatter(
-    file: str, text: str, model: type[BaseModel], missing: str
+    file: str, front: Frontmatter | None, model: type[BaseModel], missing: str
 ) -> tuple[Any, Frontmatter | None, YamlDoc | None, list[Finding]]:
-    """Split, parse and validate a file's frontmatter; every problem is a finding."""
-    front = split_frontmatter(text)
+    """Parse and validate a file's frontmatter (`split_frontmatter`'s); every problem is a finding."""
     if front is None:
         return None, None, None, [error(SCHEMA, file, 1, f"missing YAML frontmatter ({missing})")]
     doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
@@ -222,7 +232,12 @@ def _frontmatter(
 
 def parse_rule_file(file: str, text: str, area_dir: str) -> tuple[Rule | None, list[Finding]]:
     """A one-rule file `knowledge/<area>/<id>.md`: YAML frontmatter, then the body."""
-    meta, front, doc, found = _frontmatter(file, text, RuleMeta, "the file must start with ---")
+    return read_rule_file(file, split_frontmatter(text), area_dir)
+
+
+def read_rule_file(file: str, front: Frontmatter | None, area_dir: str) -> tuple[Rule | None, list[Finding]]:
+    """`parse_rule_file` of a text already split (`split_frontmatter`)."""
+    meta, front, doc, found = _frontmatter(file, front, RuleMeta, "the file must start with ---")
     if front is None or doc is None:
         return None, found
     body = parse_rule_body(front.body, file, front.body_line, level=2)
@@ -275,8 +290,12 @@ class TopicFile:
 
 def is_topic_file(text: str) -> bool:
     """A topic file's frontmatter names `topic:` and has no `id:`."""
-    front = split_frontmatter(text)
-    if front is None:
+    return is_topic_front(split_frontmatter(text))
+
+
+def is_topic_front(front: Frontmatter | None) -> bool:
+    """`is_topic_file` of a text already split (`split_frontmatter`)."""
+    if front is None or "topic" not in front.yaml_text:  # no key can be `topic`: a rule file's case
         return False
     keys = {
         line.split(":", 1)[0].strip()
@@ -349,8 +368,9 @@ class TopicParse:
         return self.head + tuple(f for part in self.parts for f in part.findings)
 
 
-def parse_topic(file: str, text: str, area_dir: str) -> TopicParse:
-    front = split_frontmatter(text)
+def parse_topic(file: str, text: str, area_dir: str, front: Frontmatter | None = None) -> TopicParse:
+    """`front`: the text's frontmatter, when the caller has split it already."""
+    front = front or split_frontmatter(text)
     assert front is not None  # is_topic_file checked it
     doc, found = load_mapping(front.yaml_text, file, front.yaml_line, "frontmatter")
     if doc is None:
@@ -560,9 +580,12 @@ def reparse_topic(old: TopicParse, old_text: str, new_text: str) -> TopicParse:
     )
 
 
-def _headings_after(text: str, at: int, mark: Heading, inner: Sequence[Heading]) -> list[Heading] | None:
-    """`headings(text[at:])` for a section's `text` (`body[mark.end:end]`, under heading `mark`), taken
-    from the file's one heading pass (`inner`: its headings inside the section). None where the two
+def _inner_headings(
+    text: str, at: int, mark: Heading, inner: Sequence[Heading]
+) -> tuple[Sequence[Heading], int, int] | None:
+    """What `headings(text[at:])` finds, for a section's `text` (`body[mark.end:end]`, under heading
+    `mark`), taken from the file's one heading pass (`inner`: its headings inside the section): those
+    headings, and how many characters and lines into the file `text[at:]` starts. None where the two
     could differ: text after the field comment's `-->` on its line, or a fence before `at`."""
     line_end = text.find("\n", at)
     if text[at : len(text) if line_end == -1 else line_end].strip():
@@ -571,12 +594,9 @@ def _headings_after(text: str, at: int, mark: Heading, inner: Sequence[Heading])
     if "```" in head or "~~~" in head:
         return None
     offset = mark.end + at
-    lines = mark.line + head.count("\n")
-    return [
-        Heading(h.level, h.title, h.anchor, h.line - lines, h.start - offset, h.end - offset)
-        for h in inner
-        if h.start >= offset
-    ]
+    if inner and inner[0].start < offset:
+        inner = [h for h in inner if h.start >= offset]
+    return inner, offset, mark.line + head.count("\n")
 
 
 def _parse_topic_section(
@@ -640,8 +660,11 @@ def _parse_topic_section(
     at = skipped + close + 3
     after = text[at:]
     body_line = comment_line + stripped[: close + 3].count("\n")
-    known = None if inner is None else _headings_after(text, at, mark, inner)
-    body = parse_rule_body(after, file, body_line, 3, known)
+    known = None if inner is None else _inner_headings(text, at, mark, inner)
+    if known is None:
+        body = parse_rule_body(after, file, body_line, 3)
+    else:
+        body = parse_rule_body(after, file, body_line, 3, *known)
     found += body.findings
     if meta is None:
         return None, found
@@ -677,7 +700,9 @@ def parse_provenance(line: str) -> Provenance | None:
 
 def parse_document(file: str, text: str, area_dir: str) -> tuple[Document | None, list[Finding]]:
     """`knowledge/<area>/docs/<name>.md`: frontmatter, then `## Heading {#id}` sections."""
-    meta, front, doc, found = _frontmatter(file, text, DocMeta, "title, area, owner, scope, updated")
+    meta, front, doc, found = _frontmatter(
+        file, split_frontmatter(text), DocMeta, "title, area, owner, scope, updated"
+    )
     if meta is None or front is None or doc is None:
         return None, found
     if meta.area != area_dir:

@@ -280,8 +280,15 @@ def _guide(
     return join([BLANK, lines_block(lines, count)])
 
 
-def _by_topic(entries: Iterable[Entry]) -> dict[tuple[str, str], int]:
-    return dict(Counter((e.area, e.topic) for e in entries if e.adopted))
+def _by_topic(
+    entries: Iterable[Entry], then: Mapping[tuple[str, str], int] | None = None
+) -> dict[tuple[str, str], int]:
+    """Adopted rules per (area, topic), in first-seen order, followed by the counts `then` (of rules
+    that come after them): the rules no tier took are counted once for both of a view's guides."""
+    counts = dict(Counter((e.area, e.topic) for e in entries if e.adopted))
+    for key, n in (then or {}).items():
+        counts[key] = counts.get(key, 0) + n
+    return counts
 
 
 def build_view(
@@ -300,7 +307,8 @@ def build_view(
     covering = {
         area: len(ids) for area, ids in covering_documents(corpus, selection.touched, audience).items()
     }
-    worst_rest = _by_topic([r.entry for r in selection.ranked] + list(selection.rest))
+    untiered = _by_topic(selection.rest)
+    worst_rest = _by_topic([r.entry for r in selection.ranked], untiered)
     full_guide = _guide(worst_rest, covering, False, count)
     compact = full_guide.tokens > COMPACT_SHARE * limits.token_budget
     reserved = _guide(worst_rest, covering, compact, count)
@@ -319,8 +327,7 @@ def build_view(
         select_sections(corpus, selection.touched, audience), doc_tokens, doc_chars
     )
     served = {p.entry.id for p in fitted.placed}
-    left = [r.entry for r in selection.ranked if r.entry.id not in served] + list(selection.rest)
-    rest = _by_topic(left)
+    rest = _by_topic([r.entry for r in selection.ranked if r.entry.id not in served], untiered)
     guide = _guide(rest, covering, compact, count)
     doc_blocks = [BLANK, docs_line, *[Block(s.view, s.tokens) for s in sections]] if sections else []
     body = join([header, *_group_blocks(fitted.placed, count), *doc_blocks, guide])

@@ -708,10 +708,13 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
             continue
         df = corpus.doc_frequency(term)
         idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
-        for i in range(0, len(flat), 2):
-            doc, tf = flat[i], flat[i + 1]
-            if docs is not None and doc not in docs:
-                continue
+        pairs: Iterable[tuple[int, int]] = zip(flat[0::2], flat[1::2], strict=True)
+        if docs is not None and 2 * len(docs) < len(flat):  # a few candidates, a long list: look up
+            held = dict(pairs)
+            pairs = [(doc, held[doc]) for doc in docs if doc in held]
+        elif docs is not None:
+            pairs = [(doc, tf) for doc, tf in pairs if doc in docs]
+        for doc, tf in pairs:
             norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * corpus.lengths[doc] / average)
             scores[doc] = scores.get(doc, 0.0) + idf * tf * (BM25_K1 + 1) / norm
     return scores
@@ -831,35 +834,45 @@ class Selection(Record):
     task: tuple[str, ...] = ()  # the task words used
 
 
-def _tier(
-    entry: Entry,
-    touched: Sequence[str],
-    globs: dict[str, tuple[bool, bool]],
-    specs: dict[str, tuple[int, int]],
-) -> tuple[int | None, tuple[int, int], float]:
-    """(tier, specificity, code-reference weight). `globs` and `specs` remember, for one selection,
-    whether each glob is global and matches a touched path, and how specific it is: a large KB's
-    rules share a few hundred globs. A rule no tier takes (None) needs no weight, and most rules of a
-    large KB are scoped to folders the session never touches."""
+ScopeFacts = tuple[tuple[str, ...], tuple[str, ...], bool]
+
+
+def _scope_facts(
+    scope: Sequence[str], touched: Sequence[str], globs: dict[str, tuple[bool, bool]]
+) -> ScopeFacts:
+    """(globs of the scope that match a touched path and are not global, its global globs, whether
+    any global one matches a touched path). `globs` remembers, for one selection, whether each glob
+    is global and matches: a large KB's rules share a few hundred globs, and most of its scopes."""
     scoped: list[str] = []
     globals_: list[str] = []
-    for glob in entry.scope:
+    applies = False
+    for glob in scope:
         facts = globs.get(glob)
         if facts is None:
             facts = globs[glob] = (is_global(glob), any(glob_matches(glob, p) for p in touched))
         if facts[0]:
             globals_.append(glob)
+            applies = applies or facts[1]
         elif facts[1]:
             scoped.append(glob)
+    return tuple(scoped), tuple(globals_), applies
+
+
+def _tier(
+    entry: Entry, facts: ScopeFacts, touched: Sequence[str], specs: dict[str, tuple[int, int]]
+) -> tuple[int | None, tuple[int, int], float]:
+    """(tier, specificity, code-reference weight) from its scope's facts. A rule no tier takes
+    (None) needs no weight, and most rules of a large KB are scoped to folders the session never
+    touches."""
+    scoped, globals_, applies = facts
     if scoped:
         return 1, max(_specificity(g, specs) for g in scoped), how_named(entry.refs, touched)[1]
     if not globals_:
         return None, (0, 0), 0.0
     best, weight = how_named(entry.refs, touched)
-    applies = not touched or any(globs[g][1] for g in globals_)
     if best == OUTRIGHT:
         return 1, (0, 0), weight
-    if not applies:
+    if touched and not applies:
         return None, (0, 0), weight
     return {NEARBY: 2, NONE: 3, OTHER: 4}[best], max(_specificity(g, specs) for g in globals_), weight
 
@@ -892,6 +905,7 @@ def select_entries(
     seen: dict[str, bool] = {}  # by area
     globs: dict[str, tuple[bool, bool]] = {}
     specs: dict[str, tuple[int, int]] = {}
+    by_scope: dict[tuple[str, ...], ScopeFacts] = {}  # most rules share their scope with others
     for doc, entry in enumerate(corpus.entries):
         if entry.status not in ("accepted", "pending"):
             continue
@@ -900,7 +914,13 @@ def select_entries(
             sees = seen[entry.area] = audience.sees(entry.area, corpus)
         if not sees:
             continue
-        tier, spec, weight = _tier(entry, paths, globs, specs)
+        facts = by_scope.get(entry.scope)
+        if facts is None:
+            facts = by_scope[entry.scope] = _scope_facts(entry.scope, paths, globs)
+        if not facts[0] and not facts[1]:  # no glob of its scope is global or matches: no tier
+            tier, spec, weight = None, (0, 0), 0.0
+        else:
+            tier, spec, weight = _tier(entry, facts, paths, specs)
         if tier is None or (not entry.adopted and tier != 1):  # a rejected decision only where it applies
             if entry.adopted:
                 rest.append(entry)

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from homeostat.core.events import Scalar
+if TYPE_CHECKING:
+    from homeostat.core.events import Scalar
 
 CREDIT = re.compile(r">\s*From Homeostat \(([^)\n]{1,400})\)")
 _MCP_TOOL = re.compile(r"^mcp__(?:plugin_[\w-]+?_)?homeostat__([\w-]+)$")
@@ -28,16 +29,19 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 _EMPTY_ANSWERS = ("no ", "nothing ", "unknown ", "mcp writes are off")
 
 
-@dataclass
 class Turn:
-    """One user turn: where it starts in the file (a byte offset) and what it did."""
+    """One user turn: where it starts in the file (a byte offset) and what it did. A plain class:
+    the Stop hook reads turns on every stop, and `dataclasses` costs it more to import than this."""
 
-    offset: int
-    tools: list[str] = field(default_factory=list)
-    retrieved: bool = False
-    credited: list[str] = field(default_factory=list)
-    edits: int = 0
-    pending_calls: dict[str, str] = field(default_factory=dict)  # tool_use id -> tool, until answered
+    __slots__ = ("offset", "tools", "retrieved", "credited", "edits", "pending_calls")
+
+    def __init__(self, offset: int) -> None:
+        self.offset = offset
+        self.tools: list[str] = []
+        self.retrieved = False
+        self.credited: list[str] = []
+        self.edits = 0
+        self.pending_calls: dict[str, str] = {}  # tool_use id -> tool, until answered
 
     @property
     def looked_up(self) -> bool:

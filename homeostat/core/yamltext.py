@@ -9,7 +9,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import yaml
@@ -24,10 +23,27 @@ class YamlError(ValueError):
         self.line = line
 
 
-@dataclass(frozen=True)
 class YamlDoc:
-    data: Any
-    key_lines: dict[tuple[str | int, ...], int]  # key path -> 1-based line in the YAML text
+    """A parsed document and where each key sits (key path -> 1-based line in the YAML text).
+
+    The fast path finds the lines only when something asks (a finding needs a line): a KB whose
+    rules are valid never asks, and recording every key's line was a fifth of reading the YAML."""
+
+    __slots__ = ("_lines", "_text", "data")
+
+    def __init__(
+        self, data: Any, key_lines: dict[tuple[str | int, ...], int] | None = None, text: str = ""
+    ) -> None:
+        self.data = data
+        self._lines = key_lines
+        self._text = text
+
+    @property
+    def key_lines(self) -> dict[tuple[str | int, ...], int]:
+        if self._lines is None:
+            self._lines = _load_located(self._text).key_lines
+            self._text = ""
+        return self._lines
 
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -106,13 +122,17 @@ def _build(
 # --- a fast path for the block YAML Homeostat itself writes ------------------------------------------
 #
 # Rule frontmatter and topic-section comments are flat `key: value` lines, one level of nesting
-# (`source:`), flow lists of plain or double-quoted items. Parsing those lines directly, with PyYAML's
-# own resolver deciding each plain scalar's type, gives the same values as PyYAML; anything outside
-# that shape (block lists, comments, quotes of other kinds, anchors…) goes to the full parser.
+# (`source:`), flow lists of plain or quoted items. Parsing those lines directly, with PyYAML's own
+# resolver deciding each plain scalar's type, gives the same values as PyYAML; anything outside that
+# shape (block lists, comments, anchors, tags…) goes to the full parser.
 
 _LINE = re.compile(r"^( {0,2})([A-Za-z_][\w-]*):(?: (.*))?$")
 _PLAIN_ITEM = re.compile(r"^[^\s\[\]{},\"'#&*!|>%@`?:-][^\[\]{},\"']*$")
+# Outside a flow list a plain scalar may hold `,[]{}` and quotes after its first character (a title
+# such as `Keep it short, don't nest`); what ends one there (`: `, ` #`) is refused below.
+_PLAIN_BLOCK = re.compile(r"^[^\s\[\]{},\"'#&*!|>%@`?:-]")
 _QUOTED = re.compile(r'^"(?:[^"\\]|\\["\\/bfnrt])*"$')
+_SINGLE_QUOTED = re.compile(r"^'(?:[^']|'')*'$")  # no escapes but '' for a quote
 _RESOLVER = yaml.resolver.Resolver()
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FAST_TAGS = frozenset({_STR, _NULL, _BOOL, _INT, "tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp"})
@@ -121,7 +141,7 @@ _IMPLICIT_FIRST = frozenset(
 ) | {"\x00"}
 
 
-def _fast_scalar(text: str, line: int) -> Any:
+def _fast_scalar(text: str, in_list: bool) -> Any:
     if text.startswith('"'):
         if not _QUOTED.match(text):
             raise _Slow
@@ -129,10 +149,15 @@ def _fast_scalar(text: str, line: int) -> Any:
             return json.loads(text)
         except ValueError:  # a raw tab or other control character: YAML allows some, JSON none
             raise _Slow from None
+    if text.startswith("'"):
+        if not _SINGLE_QUOTED.match(text):
+            raise _Slow
+        return text[1:-1].replace("''", "'")
     if (
         not text
-        or not _PLAIN_ITEM.match(text)
+        or not (_PLAIN_ITEM if in_list else _PLAIN_BLOCK).match(text)
         or text != text.strip()
+        or "\t" in text  # a tab before `#` or after `:` ends a plain scalar too
         or ": " in text
         or " #" in text
         or text.endswith(":")
@@ -164,15 +189,15 @@ _VALUES_HELD = 4096
 _MISSING = object()
 
 
-def _fast_value(text: str, line: int) -> Any:
+def _fast_value(text: str) -> Any:
     known = _VALUES.get(text, _MISSING)
     if known is not _MISSING:
         return list(known) if isinstance(known, tuple) else known
     if text.startswith("[") and text.endswith("]"):
         inner = text[1:-1].strip(" \t")  # YAML's white space; a no-break space is text
-        value: Any = [_fast_scalar(item.strip(" \t"), line) for item in inner.split(",")] if inner else []
+        value: Any = [_fast_scalar(item.strip(" \t"), True) for item in inner.split(",")] if inner else []
     else:
-        value = _fast_scalar(text, line)
+        value = _fast_scalar(text, False)
     if len(text) <= 64:
         if len(_VALUES) >= _VALUES_HELD:
             _VALUES.clear()
@@ -192,7 +217,9 @@ class _Slow(Exception):
 _NOT_SIMPLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _load_simple(text: str) -> YamlDoc:
+def _load_located(text: str) -> YamlDoc:
+    """The fast path's reading with every key's line: `_load_simple` without the line memo, also
+    how a document `_load_simple` read finds its lines when a finding asks."""
     if _NOT_SIMPLE.search(text):
         raise _Slow
     data: dict[str, Any] = {}
@@ -225,7 +252,7 @@ def _load_simple(text: str) -> YamlDoc:
             continue
         if not nested:
             parent = None
-        parsed = _fast_value(value, number)
+        parsed = _fast_value(value)
         if isinstance(parsed, list):
             for index in range(len(parsed)):
                 lines[(*path, index)] = number
@@ -234,6 +261,68 @@ def _load_simple(text: str) -> YamlDoc:
         if value == {}:
             data[key] = None  # `key:` with nothing nested is null, as in YAML
     return YamlDoc(data, lines)
+
+
+# Each line's reading by its text: (nested, key, value), the value as `_fast_value` holds it (a list
+# as a tuple) or _OPEN for `key:` with nothing after. A KB repeats most lines (`status: accepted`,
+# `  author: ana`, a date) in every rule, so most lines are one dictionary look-up.
+_LINES: dict[str, tuple[bool, str, Any]] = {}
+_LINES_HELD = 8192
+_LINE_CHARS = 96
+_OPEN = object()
+
+
+def _read_line(raw: str) -> tuple[bool, str, Any]:
+    match = _LINE.match(raw)
+    if match is None:
+        raise _Slow
+    indent, key, value = match.groups()
+    if indent == " " or key.lower() in _NOT_STRING_KEYS:
+        raise _Slow
+    if value is None or value == "":
+        read: tuple[bool, str, Any] = (bool(indent), key, _OPEN)
+    else:
+        parsed = _fast_value(value)
+        read = (bool(indent), key, tuple(parsed) if isinstance(parsed, list) else parsed)
+    if len(raw) <= _LINE_CHARS:
+        if len(_LINES) >= _LINES_HELD:
+            _LINES.clear()
+        _LINES[raw] = read
+    return read
+
+
+def _load_simple(text: str) -> YamlDoc:
+    """The values `_load_located` gives, from the line memo; a duplicate key is left to it, which
+    names both lines."""
+    if _NOT_SIMPLE.search(text):
+        raise _Slow
+    data: dict[str, Any] = {}
+    parent: dict[str, Any] | None = None
+    opened: list[str] = []
+    for raw in text.split("\n"):
+        if not raw:
+            continue
+        nested, key, value = _LINES.get(raw) or _read_line(raw)
+        if nested:
+            if parent is None or value is _OPEN:
+                raise _Slow
+            target = parent
+        else:
+            target = data
+            parent = None
+        if key in target:
+            return _load_located(text)
+        if value is _OPEN:
+            if nested:
+                raise _Slow
+            parent = data[key] = {}
+            opened.append(key)
+        else:
+            target[key] = list(value) if isinstance(value, tuple) else value
+    for key in opened:
+        if data[key] == {}:
+            data[key] = None  # `key:` with nothing nested is null, as in YAML
+    return YamlDoc(data, None, text)
 
 
 def load_yaml(text: str) -> YamlDoc:
