@@ -1,7 +1,7 @@
 """`homeostat validate` as a whole process on generated KBs of 1,000 to 100,000 rules.
 
     .venv/bin/python benchmarks/bench_validate.py [--sizes 1000,10000,30000,100000] [--runs 3]
-        [--documents-per-1000 50] [--detect-secrets-up-to 10000]
+        [--documents-per-1000 50] [--detect-secrets-up-to 10000] [--against /tmp/main-checkout]
 
 Each KB (two repos, ten areas, five topic files per area, one document per 20 rules so the tree grows
 evenly; prose with a long tail of rare words, as near-duplicate detection meets in a real KB) first
@@ -11,6 +11,9 @@ the largest peak resident memory of one: "fresh" with no `.homeostat/` (a CI che
 tokens counted), "cached" with the token counts the previous run left (a developer's clone); CPU
 seconds per MB of Markdown; and `detect-secrets scan --all-files` of the same tree in the same run
 (up to --detect-secrets-up-to rules; it takes minutes), for ratios the machine's load skews least.
+`--against` names another checkout of the repository (`git worktree add --detach /tmp/main-ref main`):
+its validate runs on the same KBs, each of its runs taken in turn with this tree's, for before/after
+ratios from one window of the machine's load.
 
 Targets (issue 18): 10k rules under 3 s and at most 0.02x detect-secrets; 100k under 30 s and
 500 MB; time per MB flat across sizes. Prints numbers only; nothing here asserts a time.
@@ -150,15 +153,38 @@ def run_once(argv: list[str], cwd: Path | None = None) -> Run:
     return Run(wall, cpu, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status), tail)
 
 
-def measure(root: Path, runs: int, *, fresh: bool) -> Run:
-    """Median wall and CPU of `runs` runs, the largest peak, the last run's exit code and output."""
-    homeostat = str(Path(sys.executable).parent / "homeostat")
-    argv = [homeostat, "validate", str(root), "--today", "2026-11-29", "--format", "json"]
-    done = []
+# The other checkout's package, not the editable install this venv points at: its finder is dropped
+# from sys.meta_path and the checkout put first on sys.path.
+_AGAINST = (
+    "import sys; sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f)]; "
+    "sys.path.insert(0, {path!r}); from homeostat.cli import main_entry; sys.argv[0] = 'homeostat'; "
+    "sys.exit(main_entry())"
+)
+
+
+def validate_argv(root: Path, against: Path | None) -> list[str]:
+    args = ["validate", str(root), "--today", "2026-11-29", "--format", "json"]
+    if against is None:
+        return [str(Path(sys.executable).parent / "homeostat"), *args]
+    return [sys.executable, "-c", _AGAINST.format(path=str(against)), *args]
+
+
+def measure(root: Path, runs: int, *, fresh: bool, against: Path | None = None) -> tuple[Run, Run | None]:
+    """Median wall and CPU of `runs` runs, the largest peak, the last run's exit code and output; and
+    the same of the `against` checkout's validate, each of its runs right after one of this tree's."""
+    done: list[Run] = []
+    other: list[Run] = []
     for _ in range(runs):
-        if fresh:
-            shutil.rmtree(root / ".homeostat", ignore_errors=True)
-        done.append(run_once(argv))
+        for argv, into in [(validate_argv(root, None), done)] + (
+            [(validate_argv(root, against), other)] if against else []
+        ):
+            if fresh:
+                shutil.rmtree(root / ".homeostat", ignore_errors=True)
+            into.append(run_once(argv))
+    return summary(done), summary(other) if other else None
+
+
+def summary(done: list[Run]) -> Run:
     return Run(
         statistics.median(r.wall for r in done),
         statistics.median(r.cpu for r in done),
@@ -181,9 +207,11 @@ def main() -> None:
     parser.add_argument(
         "--detect-secrets-up-to", type=int, default=10_000, help="largest KB to time detect-secrets on"
     )
+    parser.add_argument("--against", type=Path, help="another checkout whose validate to time in turn")
     args = parser.parse_args()
     homeostat = str(Path(sys.executable).parent / "homeostat")
     rows = []
+    before = []
     for rules in [int(n) for n in args.sizes.split(",")]:
         documents = rules * args.documents_per_1000 // 1000
         with tempfile.TemporaryDirectory() as folder:
@@ -193,14 +221,21 @@ def main() -> None:
             subprocess.run(fix, capture_output=True, check=False)
             mb = sum(p.stat().st_size for p in root.rglob("*.md")) / 1e6
             print(f"KB: {rules} rules, {documents} documents, {mb:.1f} MB of Markdown", flush=True)
-            fresh = measure(root, args.runs, fresh=True)
+            fresh, fresh_before = measure(root, args.runs, fresh=True, against=args.against)
             print(f"  exit {fresh.code}: …{fresh.tail[-90:]}")
-            cached = measure(root, args.runs, fresh=False)
+            cached, cached_before = measure(root, args.runs, fresh=False, against=args.against)
             scan = detect_secrets(root) if rules <= args.detect_secrets_up_to else None
             rows.append((rules, mb, fresh, cached, scan))
             show(rows[-1:], header=False)
+            if fresh_before and cached_before:
+                if fresh_before.tail != fresh.tail or cached_before.tail != cached.tail:
+                    print(f"  NOTE: {args.against} printed something else: …{fresh_before.tail[-90:]}")
+                before.append((rules, mb, fresh_before, cached_before, scan))
     print()
     show(rows, header=True)
+    if before:
+        print(f"\n{args.against}, each run in turn with the one above:")
+        show(before, header=True)
     print("targets: 10k < 3 s and <= 0.02x detect-secrets; 100k < 30 s and < 500 MB; s/MB flat")
 
 

@@ -2,7 +2,8 @@
 
 Each speed-up skips work it can prove finds nothing, or reads a common case without the general
 parser: the run finder against the run regex it replaced, the card prefilter against the card regex,
-the content-word numbers against `content_words`, the plain GitHub URL reading against urlsplit's.
+the content-word numbers against `content_words`, the plain GitHub URL reading against urlsplit's,
+the comment blanking against its split-and-join, and `judge` against its order of tests before.
 """
 
 from __future__ import annotations
@@ -13,9 +14,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url
+from homeostat.core.scanners.context import (
+    _MIN_RANDOM,
+    _SEPARATOR,
+    _key_before,
+    _secret_ok,
+    _separator_end,
+    _value_after,
+    assignments,
+    judge,
+    password_ok,
+)
+from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, Found
+from homeostat.core.scanners.hidden import _HOMEOSTAT_COMMENT, blank_homeostat_comments
+from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
+from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
 from homeostat.core.secrets import _RUN, _RUN_CHARS, _runs
-from homeostat.core.similarity import ContentWordNumbers, content_words
+from homeostat.core.similarity import ContentWordNumbers, ascii_word_set, content_words
+from homeostat.core.text import words
 from homeostat.core.validate.structure_checks import _pull_repo, _review_repo
 
 PROPERTY = settings(max_examples=400, deadline=None)
@@ -71,9 +88,20 @@ def test_latin1_holds_no_decimal_digit_but_ascii_ones() -> None:
     assert [chr(b) for b in range(256) if re.fullmatch(r"\d", chr(b))] == list("0123456789")
 
 
+ASCII_PIECES = st.sampled_from(
+    list("abcXYZ019' -_.,\n\t`\"") + ["don't", "it's", "'q'", "a''b", "x'y'z", "Retry"]
+)
+
+
+@PROPERTY
+@given(st.lists(ASCII_PIECES, max_size=40).map("".join))
+def test_the_ascii_word_set_is_the_word_regex_set(text: str) -> None:
+    assert ascii_word_set(text) == {w.encode() for w in words(text)}
+
+
 WORDS = st.sampled_from(
     "retry retries retried caching cache the and of a is to api db io ok naïve café über 数据 x y "
-    "Retry RETRIES handler_1 v2 it's don't you're queue queues ledgers".split()
+    "Retry RETRIES handler_1 v2 it's don't you're queue queues ledgers 'quoted' a''b Caching.".split()
 )
 
 
@@ -137,3 +165,130 @@ def test_the_common_review_links_take_the_plain_reading() -> None:
     assert _review_repo(url) == ("github", "example", "payments") == slow_review_repo(url)
     assert _review_repo("https://github.com/o/n/pull/1#r2") == ("github", "o", "n")
     assert _review_repo("https://github.com/o/n/issues/1") is None
+
+
+COMMENT_TEXT = st.lists(
+    st.sampled_from(["<!-- homeostat", "-->", "\n", " ", "a: 1", "é", "😀", "\u200b", "\r\n", "<!--", "x"]),
+    max_size=30,
+).map("".join)
+
+
+@PROPERTY
+@given(COMMENT_TEXT)
+def test_blanked_comments_are_the_split_and_join_blanking(text: str) -> None:
+    def reference(match: re.Match[str]) -> str:
+        return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
+
+    assert blank_homeostat_comments(text) == _HOMEOSTAT_COMMENT.sub(reference, text)
+
+
+def reference_judge(key: str, value: str, *, quoted: bool) -> str | None:
+    """`judge` as it was written before its last branch tested looks_random first."""
+    cls = classify_key(key)
+    if cls is KeyClass.PASSWORD:
+        return "password" if password_ok(value, quoted=quoted) else None
+    if cls is KeyClass.SECRET:
+        if not _secret_ok(key, value, quoted=quoted):
+            return None
+        return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
+    if cls is not KeyClass.OTHER or is_reference(value) or (not quoted and is_code_expression(value)):
+        return None
+    return "high-entropy" if looks_random(value, strict=True) else None
+
+
+VALUES = st.sampled_from(
+    [
+        "https://github.com/o/n/pull/1#discussion_r2",
+        "${DB_PASSWORD}",
+        "settings.api_key",
+        "get_token()",
+        "Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "os.environ[Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0AcQ]",
+        "<Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac>",
+        "`Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac`",
+        "$Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "a.Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "hunter2",
+        "",
+    ]
+)
+
+
+@PROPERTY
+@given(st.sampled_from(["mimi", "url", "password", "api_key", "token", "id", "x.y"]), VALUES, st.booleans())
+def test_judge_is_the_judge_it_was(key: str, value: str, quoted: bool) -> None:
+    assert judge(key, value, quoted=quoted) == reference_judge(key, value, quoted=quoted)
+
+
+def test_every_lazily_compiled_pattern_compiles() -> None:
+    """Token formats and phrase patterns compile on first use; a broken one must fail here, not on
+    the first KB that opens its gate."""
+    from homeostat.core.scanners.risk_rules import PHRASE_RULES
+    from homeostat.core.scanners.tokens import _ALL_PREFIXED
+
+    for fmt in _ALL_PREFIXED:
+        assert fmt.pattern.pattern == fmt.source
+    for rule in PHRASE_RULES:
+        for pattern in rule.patterns:
+            assert pattern.regex.flags & re.IGNORECASE and pattern.regex.pattern == pattern.source
+
+
+def reference_assignments(line: str) -> list[Found]:
+    """`assignments` as it was before it skipped the values of ignored keys."""
+    found = []
+    for sep in _SEPARATOR.finditer(line):
+        if sep.start() == 0:
+            continue
+        sep_end = _separator_end(line, sep.start())
+        if sep_end < 0:
+            continue
+        key = _key_before(line, sep.start())
+        if "@" in key:
+            continue
+        if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
+            continue
+        value = _value_after(line, sep_end)
+        if value is None:
+            continue
+        start, text, quoted = value
+        kind = judge(key, text, quoted=quoted)
+        if kind:
+            found.append(
+                Found(kind, start, start + len(text), RANK_ENTROPY if kind == "high-entropy" else RANK_KEYED)
+            )
+    return found
+
+
+LINE_PIECES = st.sampled_from(
+    [
+        "url",
+        "created",
+        "password",
+        "db_pass",
+        "mimi",
+        "api_key_id",
+        "token",
+        ": ",
+        "=",
+        "==",
+        " := ",
+        "://",
+        '"',
+        "'",
+        "`",
+        " ",
+        "Zx8Qm2Lp9Rt4Vw7Ys1Bn6Kd3Hf5Gj0Ac",
+        "hunter2!",
+        "${X}",
+        "2026-11-01",
+        "https://github.com/o/n/pull/1",
+        "**",
+        "@",
+    ]
+)
+
+
+@PROPERTY
+@given(st.lists(LINE_PIECES, max_size=12).map("".join))
+def test_assignments_find_what_they_found_reading_every_value(line: str) -> None:
+    assert list(assignments(line)) == reference_assignments(line)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import tracemalloc
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -12,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from homeostat.core.model import RuleMeta
 from homeostat.core.model_fast import rule_meta
+from homeostat.core.parse import _share_fields_sets
 
 BASE: dict[str, Any] = {
     "id": "money-minor-units",
@@ -141,3 +144,30 @@ def test_instances_that_gave_the_same_keys_share_one_fields_set() -> None:
     assert first is not None and second is not None
     assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__
     assert first.source.__pydantic_fields_set__ is second.source.__pydantic_fields_set__
+
+
+def _bytes_held(make: Callable[[int], object]) -> int:
+    made = [make(-1)]  # the first instance may grow shared tables: not counted
+    tracemalloc.start()
+    try:
+        made += [make(n) for n in range(300)]
+        return tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+
+
+def test_fast_built_rules_share_their_key_tables_and_tuples() -> None:
+    """What the fast check is for: a loaded KB's rule fields take half the memory pydantic's do."""
+    base = {**BASE, "scope": ["src/**/*.py", "lib/**"], "approvedBy": ["ana", "bo"]}
+
+    def data(n: int) -> dict[str, Any]:
+        return {**base, "id": f"rule-{n + 1000}", "score": n + 1000}
+
+    def validated(n: int) -> RuleMeta:
+        made = RuleMeta.model_validate(data(n))
+        _share_fields_sets(made)  # as loading shares pydantic's
+        return made
+
+    fast = _bytes_held(lambda n: rule_meta(data(n)))
+    slow = _bytes_held(validated)
+    assert fast < 0.7 * slow

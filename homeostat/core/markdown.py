@@ -170,17 +170,19 @@ def simple_headings(text: str) -> list[Heading]:
     found: list[Heading] = []
     line = 1
     counted_to = 0
-    span = 0  # spans and headings both come in text order: one walk over each
+    span, spans = 0, len(fenced)  # spans and headings both come in text order: one walk over each
+    size = len(text)
     for match in _HEADING_AFTER_BREAK.finditer(f"\n{text}"):
-        start = match.start()  # of the heading's line in `text`
-        while span < len(fenced) and fenced[span][1] <= start:
-            span += 1
-        if span < len(fenced) and fenced[span][0] <= start:
-            continue
+        start, end = match.span()  # of the heading's line in `text`; past its newline (if any)
+        if span < spans:
+            while span < spans and fenced[span][1] <= start:
+                span += 1
+            if span < spans and fenced[span][0] <= start:
+                continue
         line += text.count("\n", counted_to, start)
         counted_to = start
-        end = min(match.end(), len(text))  # past the line's end in `text`, and its newline if any
-        found.append(_heading(len(match.group(1)) + 1, heading_text(match.group(2)), line, start, end))
+        hashes, rest = match.groups()
+        found.append(_heading(len(hashes) + 1, heading_text(rest), line, start, min(end, size)))
     return found
 
 

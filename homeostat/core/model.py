@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from homeostat.core.records import Record
 from homeostat.core.text import is_valid_id
 
 RuleStatus = Literal["candidate", "accepted", "disputed", "retired"]
@@ -186,9 +187,8 @@ class Provenance:
     extra: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True)
-class BodySection:
-    """One `## Rule`/`## Why`/`## Example` part of a rule body."""
+class BodySection(Record):
+    """One `## Rule`/`## Why`/`## Example` part of a rule body (a tuple: two or three a rule)."""
 
     name: str
     text: str

@@ -210,8 +210,9 @@ def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[r
 
 
 def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
-    present = words_among(doc.lowered, _GATE_WORDS)
-    present.update(g for g in _SYMBOL_GATES if g in doc.lowered)
+    lowered = doc.lowered
+    present = words_among(lowered, _GATE_WORDS)
+    present.update(g for g in _SYMBOL_GATES if g in lowered)  # `lowered` looked up once, not per gate
     if not present:
         return
     opened = {entry[0]: entry for gate in present for entry in _BY_GATE[gate]}

@@ -25,7 +25,9 @@ class _Lazy:
     def __getattr__(self, name: str) -> object:
         if self._compiled is None:
             self._compiled = re.compile(*self._args)
-        return getattr(self._compiled, name)
+        found = getattr(self._compiled, name)
+        setattr(self, name, found)  # kept: the next `.match` is an attribute, not this call
+        return found
 
 
 def sha256(data: bytes = b"") -> hashlib._Hash:

@@ -173,9 +173,13 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
         if not _secret_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
-    if cls is not KeyClass.OTHER or is_reference(value) or (not quoted and is_code_expression(value)):
+    # looks_random first: its alphabet check turns most values away at once (a URL, a path, prose),
+    # and the three tests are pure, so their order changes nothing but the time
+    if cls is not KeyClass.OTHER or not looks_random(value, strict=True):
         return None
-    return "high-entropy" if looks_random(value, strict=True) else None
+    if is_reference(value) or (not quoted and is_code_expression(value)):
+        return None
+    return "high-entropy"
 
 
 def _rank(kind: str) -> int:
@@ -206,7 +210,9 @@ def assignments(line: str) -> Iterator[Found]:
         key = _key_before(line, sep.start())
         if "@" in key:
             continue  # `user:password@host:5432/dev`: a URL's host and port, not a key
-        if not key or (classify_key(key) is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
+        cls = classify_key(key) if key else KeyClass.IGNORE
+        # `judge` turns down any value under an ignored key (`url:`, `created:`), so none is read
+        if cls is KeyClass.IGNORE or (cls is KeyClass.OTHER and sep_end + _MIN_RANDOM > len(line)):
             continue
         value = _value_after(line, sep_end)
         if value is None:

@@ -208,9 +208,14 @@ def blank_homeostat_comments(text: str) -> str:
     return _HOMEOSTAT_COMMENT.sub(_blanked, text)
 
 
+# Every byte but a newline's as a blank's. A comment encoded a byte per character (one `?` for each
+# character past Latin-1), translated and decoded, is its blank copy, in C.
+_TO_BLANKS = bytes(10 if b == 10 else 32 for b in range(256))
+
+
 def _blanked(match: re.Match[str]) -> str:
-    """Every character but a newline as a space (a split and join: the comment's lines, blank)."""
-    return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
+    """Every character but a newline as a space: the comment's lines, blank, and as long."""
+    return match.group(0).encode("latin-1", "replace").translate(_TO_BLANKS).decode("ascii")
 
 
 def instruction_comments(text: str) -> Iterator[re.Match[str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 _I = re.IGNORECASE
 
@@ -19,9 +19,15 @@ class Pattern:
     open its clause (so "the share password" is not read as "share the password")."""
 
     triggers: tuple[str, ...]
-    regex: re.Pattern[str]
+    source: str  # the regex, compiled (case-insensitive) the first time a text opens its gate
     opens_clause: bool = False
     anchored: bool = True  # the regex starts where a trigger does, so it is only tried there
+
+    @cached_property
+    def regex(self) -> re.Pattern[str]:
+        """Compiled on first use: the ninety patterns were most of the linter's import time, and most
+        texts (most KBs) open few of their gates."""
+        return re.compile(self.source, _I)
 
     @property
     def gates(self) -> frozenset[str]:
@@ -64,7 +70,7 @@ def words_among(lowered: str, wanted: frozenset[str]) -> set[str]:
 def _p(triggers: str, regex: str, *, opens_clause: bool = False, anchored: bool = True) -> Pattern:
     """`triggers` is space-separated lowercase words; `~` stands for a space inside one (`do~not`)."""
     words = tuple(w.replace("~", " ") for w in triggers.split())
-    return Pattern(words, re.compile(regex, _I), opens_clause, anchored)
+    return Pattern(words, regex, opens_clause, anchored)
 
 
 # What reads a script from its standard input: `sh`, `/bin/bash`, `sudo -E /usr/bin/env bash`,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 _E = r"(?![A-Za-z0-9_])"  # no word character after
 _ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one
@@ -20,13 +21,19 @@ _ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one
 class Format:
     kind: str
     prefixes: tuple[str, ...]
-    pattern: re.Pattern[str]
+    source: str  # the whole token's regex, prefix included
     bounded: bool = True  # the character before the token must not be a word character
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        """Compiled the first time one of its prefixes is met: most texts meet few or none, and the
+        sixty-odd patterns were half of this module's import time."""
+        return re.compile(self.source)
 
 
 def _f(kind: str, prefixes: str, body: str, *, bounded: bool = True) -> Format:
     """`prefixes` is space-separated; `body` is the whole token's regex, prefix included."""
-    return Format(kind, tuple(prefixes.split()), re.compile(body), bounded)
+    return Format(kind, tuple(prefixes.split()), body, bounded)
 
 
 FORMATS: tuple[Format, ...] = (
@@ -229,7 +236,7 @@ def longest_first(words: list[str]) -> str:
 _PREFIX_SEARCH = re.compile(longest_first(_PREFIXES))
 # For the longest prefix found at a position, every format whose own prefix it starts with.
 _FORMATS_FOR: dict[str, tuple[Format, ...]] = {
-    hit: tuple(f for f in _ALL_PREFIXED if any(hit.startswith(p) for p in f.prefixes)) for hit in _PREFIXES
+    hit: tuple(f for f in _ALL_PREFIXED if hit.startswith(f.prefixes)) for hit in _PREFIXES
 }
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 

@@ -8,7 +8,8 @@ from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import gt
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.findings import Finding, error, warning
@@ -529,26 +530,44 @@ def _near_duplicates(kb: KB) -> list[Finding]:
     del numbers
     rules_with = Counter(words)
     common = min(max(20, len(live) // 50), RARE_WORD_RULES)
-    index: dict[int, array[int]] = {word: array("I") for word, n in rules_with.items() if 2 <= n <= common}
+    rare_words = {word for word, n in rules_with.items() if 2 <= n <= common}
     del rules_with  # a word in one rule pairs it with none
+    # Rules pair within one repo or with core, so each rare word's postings are kept per group (core
+    # is group 0, each repo one more) and a rule counts only the groups it may pair with: the same
+    # pairs, the same shared-word counts, without counting the pairs across repos only to drop them.
+    repos: dict[str, int] = {}
+    group = array("I")
+    for rule in live:
+        group.append(0 if rule.area == CORE_AREA else repos.setdefault(repo_of(rule.area), len(repos) + 1))
+    width = len(repos) + 1
+    # word * width + group -> that group's rules with the word, ascending
+    postings: dict[int, array[int]] = {}
     rare, rare_starts = array("I"), array("L", [0])
     for i in range(len(live)):
-        for word in words[starts[i] : starts[i + 1]]:
-            if word in index:
-                rare.append(word)
-                index[word].append(i)  # postings ascend
+        mine = [word for word in words[starts[i] : starts[i + 1]] if word in rare_words]
+        rare.extend(mine)
         rare_starts.append(len(rare))
+        for word in mine:
+            key = word * width + group[i]
+            if key in postings:
+                postings[key].append(i)
+            else:
+                postings[key] = array("I", [i])
+    del rare_words
     found: list[Finding] = []
+    every_group = range(width)
     for i in range(len(live)):
-        mine = rare[rare_starts[i] : rare_starts[i + 1]]
-        later = (index[word][bisect_right(index[word], i) :] for word in mine)
-        for j, n in Counter(chain.from_iterable(later)).items():
-            if n < 2:
-                continue
+        near = every_group if group[i] == 0 else (group[i], 0)
+        later: list[array[int]] = []
+        for word in rare[rare_starts[i] : rare_starts[i + 1]]:
+            for g in near:
+                rules = postings.get(word * width + g)
+                if rules is not None:
+                    later.append(rules[bisect_right(rules, i) :])
+        shared = Counter(chain.from_iterable(later))
+        # the rules sharing two rare words or more, picked out in C: most candidates share one
+        for j in compress(shared, map(gt, shared.values(), repeat(1))):
             a, b = live[i], live[j]
-            ra, rb = repo_of(a.area), repo_of(b.area)
-            if not (ra == rb or a.area == CORE_AREA or b.area == CORE_AREA):
-                continue
             # same_lesson, with the content words already counted (as numbers, the same overlap)
             if (
                 overlap(words[starts[i] : starts[i + 1]], words[starts[j] : starts[j + 1]])
