@@ -32,15 +32,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_context import feature_branch, git, write_kb  # noqa: E402
+from bench_context import feature_branch, payments_setup  # noqa: E402
 
 
 def cold_run(command: list[str], env: dict[str, str], kb: Path) -> tuple[float, float]:
-    """Wall and CPU seconds of one process with the KB's cache deleted first."""
+    """Wall and CPU seconds of one process with the KB's cache deleted first. It runs beside the KB,
+    not in the caller's folder: `python -m` puts its folder first on the path, so a run started in
+    a checkout would time that checkout's code instead of the one PYTHONPATH names."""
     shutil.rmtree(kb / ".homeostat", ignore_errors=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, env=env)
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=kb.parent)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
@@ -99,12 +101,7 @@ def main(argv: list[str]) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; medians, seconds")
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
-            kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
-            comps = write_kb(kb, size)
-            checkout.mkdir()
-            git(checkout, "init", "--quiet")
-            git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
-            touched = next(c.path for c in comps if c.area == "payments/api")
+            kb, checkout, _, touched = payments_setup(Path(scratch), size)
             feature_branch(checkout, touched)
             command = [sys.executable, "-m", "homeostat", "context", "--kb", str(kb)]
             command += ["--checkout", str(checkout), "--files", touched]

@@ -139,6 +139,18 @@ def git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True)
 
 
+def payments_setup(scratch: Path, rules: int) -> tuple[Path, Path, list[gen.Component], str]:
+    """A KB of `rules` rules in `scratch/kb`, an empty `payments` checkout beside it (origin
+    acme/payments) and the payments/api file its session touches: where every context, cold-rebuild,
+    hook and MCP benchmark runs."""
+    kb, checkout = scratch / "kb", scratch / "payments"
+    comps = write_kb(kb, rules)
+    checkout.mkdir()
+    git(checkout, "init", "--quiet")
+    git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
+    return kb, checkout, comps, next(c.path for c in comps if c.area == "payments/api")
+
+
 def feature_branch(checkout: Path, touched: str) -> None:
     """Three commits on a feature branch and an uncommitted edit, as a session hook finds them."""
     who = ("-c", "user.name=bench", "-c", "user.email=bench@example.invalid")
@@ -248,12 +260,7 @@ def main(argv: list[str]) -> int:
     results: list[tuple[int, float, float, float]] = []
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as scratch:
-            kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
-            comps = write_kb(kb, size)
-            checkout.mkdir()
-            git(checkout, "init", "--quiet")
-            git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
-            touched = next(c.path for c in comps if c.area == "payments/api")
+            kb, checkout, comps, touched = payments_setup(Path(scratch), size)
             feature_branch(checkout, touched)
             command = [exe, "context", "--kb", str(kb), "--checkout", str(checkout), "--files", touched]
             cold = []

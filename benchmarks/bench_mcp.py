@@ -1,13 +1,14 @@
 """The MCP server's cost per call and at start-up, through a real `mcp` client over stdio.
 
-    .venv/bin/python benchmarks/bench_mcp.py [--sizes 1000,20000] [--runs 10] [--against REF]
+    .venv/bin/python benchmarks/bench_mcp.py [--sizes 1000,20000] [--runs 10] [--starts 5] [--against REF]
 
 For generated KBs of each size (bench_context's: two repos, topic files, committed in git like a KB
 clone), `homeostat mcp` is started as an MCP client starts it; the index is built beforehand, as a
 session's first `context` leaves it. Prints, per size: start-up (spawn to the answered tool list,
-median of 3, with `python -c "import mcp.server.mcpserver"` in the same run for scale) and the wall
-milliseconds of each tool per call (median of --runs; `explain` and `report`, which read the KB
-itself, of fewer), measured in the client, so it includes the JSON-RPC round trip.
+median of --starts, alternating between versions, with `python -c "import mcp.server.mcpserver"` in
+the same run for scale: the SDK's imports are most of it) and the wall milliseconds of each tool per
+call (median of --runs; `explain` and `report`, which read the KB itself, of fewer), measured in the
+client, so it includes the JSON-RPC round trip.
 
 `--against REF` also serves the same KB with this repository's code at REF (e.g. `main`, or the
 commit before a change), taken out with `git archive` and run by the same interpreter: both servers
@@ -40,7 +41,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 
 import make_eval150 as gen  # noqa: E402
-from bench_context import git, write_kb  # noqa: E402
+from bench_context import payments_setup  # noqa: E402
 
 HEAVY = ("explain", "report")
 Call = tuple[str, dict[str, Any]]
@@ -166,14 +167,9 @@ def import_sdk_ms() -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def measure(codes: list[Code], size: int, runs: int) -> None:
+def measure(codes: list[Code], size: int, runs: int, starts_per_code: int) -> None:
     with tempfile.TemporaryDirectory() as scratch:
-        kb, checkout = Path(scratch) / "kb", Path(scratch) / "payments"
-        comps = write_kb(kb, size)
-        checkout.mkdir()
-        git(checkout, "init", "--quiet")
-        git(checkout, "remote", "add", "origin", "https://github.com/acme/payments.git")
-        touched = next(c.path for c in comps if c.area == "payments/api")
+        kb, checkout, comps, touched = payments_setup(Path(scratch), size)
         rule_id = f"{comps[0].slug}-{gen.CONCERNS[0][0]}"
         for code in codes:  # each version builds its own index, as its first session would
             command = code.command(
@@ -187,7 +183,7 @@ def measure(codes: list[Code], size: int, runs: int) -> None:
             )
             subprocess.run(command, cwd=checkout, check=True, capture_output=True, env=code.environment())
         starts: list[list[float]] = [[] for _ in codes]
-        for _ in range(3):
+        for _ in range(starts_per_code):
             for code, times in zip(codes, starts, strict=True):
                 times.append(anyio.run(startup, code, kb, checkout))
         sdk = statistics.median(import_sdk_ms() for _ in range(3))
@@ -205,6 +201,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="1000,20000")
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--starts", type=int, default=5, help="start-ups timed per version")
     parser.add_argument("--against", metavar="REF", help="also time this repository's code at REF")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; medians, wall ms in the client")
@@ -213,7 +210,7 @@ def main() -> None:
         if args.against:
             codes.insert(0, checkout_ref(args.against, Path(scratch)))
         for size in (int(s) for s in args.sizes.split(",")):
-            measure(codes, size, args.runs)
+            measure(codes, size, args.runs, args.starts)
 
 
 if __name__ == "__main__":

@@ -34,26 +34,18 @@ from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnn
 from pydantic import ValidationError
 
 from homeostat import VERSION
-from homeostat.adapters.search_index import checkout_identity
+from homeostat.adapters.event_recorder import log_event
 from homeostat.cli_options import kb_dir
-from homeostat.commands.context import (
-    IDENTITY_CACHE,
-    Session,
-    log_event,
-    no_repo_note,
-    open_session,
-    relative_paths,
-)
-from homeostat.core.render_view import build_view, render_docs, render_hits
-from homeostat.core.search import lookup, search_entries, topic_listing
-from homeostat.core.selection import task_words
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
+# The corpus, selection and rendering are imported by the first call (`HomeostatServer.session`),
+# not before the tool list is answered: the client waits for start-up.
 if TYPE_CHECKING:
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
+    from homeostat.commands.context import Session
     from homeostat.commands.explain import Conflicts
     from homeostat.commands.report import Held
     from homeostat.core.config import Config
@@ -211,6 +203,8 @@ class HomeostatServer(MCPServer):
         worked out, and the corpus held from the last call is used while it is unchanged
         (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
         from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
+        from homeostat.adapters.search_index import checkout_identity
+        from homeostat.commands.context import IDENTITY_CACHE, open_session
 
         with self._lock:
             held = self._session
@@ -335,6 +329,8 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     settings = kb_settings(root)
     loaded = None
     if settings is None:
+        from homeostat.commands.context import open_session
+
         first = open_session(kb, checkout)
         root, loaded = first.root, first.loaded
         writes, limit = first.corpus.mcp_writes, first.corpus.mcp_write_limit
@@ -356,6 +352,10 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
     def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; `task` says in a few words what you are doing, to rank by."""
+        from homeostat.commands.context import relative_paths
+        from homeostat.core.render_view import build_view
+        from homeostat.core.selection import task_words
+
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
         limits = s.corpus.budget
@@ -382,6 +382,9 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
     def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
         """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
         a why or what's-left question, a commit. `topic` lists a whole topic."""
+        from homeostat.core.render_view import render_hits
+        from homeostat.core.search import search_entries, topic_listing
+
         s = server.session()
         if topic:
             return _scope(s) + render_hits(topic_listing(s.corpus, topic, s.audience), topic)
@@ -396,6 +399,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
         from homeostat.commands.read import render_found
+        from homeostat.core.search import lookup
 
         s = server.session()
         found = lookup(s.corpus, target, s.audience)
@@ -412,6 +416,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolA
 
     def docs() -> str:
         """List the documents and their sections; then `read` one."""
+        from homeostat.core.render_view import render_docs
+
         s = server.session()
         return _scope(s) + render_docs(s.corpus, s.audience)
 
@@ -486,6 +492,8 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
 
 def _scope(session: Session) -> str:
     """A first line when the checkout matches no repo: an agent would read "nothing found" as "none"."""
+    from homeostat.commands.context import no_repo_note
+
     unmatched = no_repo_note(session)
     if not unmatched:
         return ""

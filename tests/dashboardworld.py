@@ -146,7 +146,10 @@ class DashboardWorld(DailyWorld):
             now - dt.timedelta(days=1, hours=5),
             failed={"since": now - dt.timedelta(days=1, hours=5), "reason": "the host refused the push"},
         )
-        files[f"runs/{failed.started_at.date().isoformat()}.json"] = dump_state(failed)
+        # A second run on one UTC date gets `-2`, as merging the state does; near midnight the
+        # failed run falls on the deep dive's date.
+        path = f"runs/{failed.started_at.date().isoformat()}.json"
+        files[path if path not in files else path.replace(".json", "-2.json")] = dump_state(failed)
         lock = {
             "version": 1,
             "job": "daily",

@@ -13,7 +13,6 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.core.hosts import UrlError, parse_comment_url, parse_pull_url
 from homeostat.core.scanners.context import (
     _MIN_RANDOM,
     _SEPARATOR,
@@ -33,7 +32,12 @@ from homeostat.core.scanners.values import is_code_expression, is_reference, loo
 from homeostat.core.secrets import _RUN, _RUN_CHARS, _runs
 from homeostat.core.similarity import ContentWordNumbers, ascii_word_set, content_words
 from homeostat.core.text import words
-from homeostat.core.validate.structure_checks import _pull_repo, _review_repo
+from homeostat.core.validate.structure_checks import (
+    _parsed_pull_repo,
+    _parsed_review_repo,
+    _pull_repo,
+    _review_repo,
+)
 
 PROPERTY = settings(max_examples=400, deadline=None)
 
@@ -117,25 +121,6 @@ def test_content_word_numbers_number_exactly_the_content_words(texts: list[str])
     assert len(set(stem_of.values())) == len(stem_of)  # one number per stem
 
 
-def slow_review_repo(url: str) -> tuple[str, str, str] | None:
-    try:
-        repo = parse_comment_url(url).repo
-    except UrlError:
-        try:
-            repo, _ = parse_pull_url(url)
-        except UrlError:
-            return None
-    return (repo.host.value, repo.owner.lower(), repo.name.lower())
-
-
-def slow_pull_repo(url: str) -> tuple[str, str, str] | None:
-    try:
-        repo, _ = parse_pull_url(url.split("#", 1)[0])
-    except UrlError:
-        return None
-    return (repo.host.value, repo.owner.lower(), repo.name.lower())
-
-
 PIECE = st.sampled_from(["Acme", "ledger.js", "a-b_c", "x", "..", "%41", " o", "o\t", "[::1]", "o@", "٣", ""])
 URLS = st.builds(
     lambda scheme, host, owner, name, kind, number, fragment: (
@@ -156,13 +141,13 @@ URLS = st.builds(
 @PROPERTY
 @given(URLS)
 def test_plain_github_urls_read_as_urlsplit_reads_them(url: str) -> None:
-    assert _review_repo(url) == slow_review_repo(url)
-    assert _pull_repo(url) == slow_pull_repo(url)
+    assert _review_repo(url) == _parsed_review_repo(url)
+    assert _pull_repo(url) == _parsed_pull_repo(url)
 
 
 def test_the_common_review_links_take_the_plain_reading() -> None:
     url = "https://github.com/Example/Payments/pull/12#discussion_r345"
-    assert _review_repo(url) == ("github", "example", "payments") == slow_review_repo(url)
+    assert _review_repo(url) == ("github", "example", "payments") == _parsed_review_repo(url)
     assert _review_repo("https://github.com/o/n/pull/1#r2") == ("github", "o", "n")
     assert _review_repo("https://github.com/o/n/issues/1") is None
 

@@ -154,8 +154,11 @@ def test_a_stale_rule_is_retired_and_only_the_section_citing_it_is_rewritten(dd:
     assert load_kb(files).rule(STALE_ID).meta.status == "retired"  # type: ignore[union-attr]
     layout = files["knowledge/storefront/ui/docs/layout.md"]
     columns = section(layout, "columns")
+    # Stamped with the run's own date (a run that crosses midnight UTC is dated by its start).
+    [run] = dd.deep_dive_runs()
+    ran_on = run.started_at.date().isoformat()
     assert columns.startswith(
-        f'<!-- homeostat: source=deep-dive updated={TODAY.isoformat()} note="retracted {STALE_ID}" -->'
+        f'<!-- homeostat: source=deep-dive updated={ran_on} note="retracted {STALE_ID}" -->'
     )
     assert columns.split("\n", 1)[1] == "Product pages use twelve columns. Gutters come from the theme.\n\n"
     # The section on the same subject that does not cite the rule is byte for byte as it was.

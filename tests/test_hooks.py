@@ -186,6 +186,37 @@ def test_turn_usage_is_one_event_per_turn_replaced_when_the_transcript_catches_u
     assert third.stdout == ""  # asked once per session
 
 
+def test_a_stop_appends_to_the_journal_without_the_event_database_or_the_corpus(
+    kb: Path, tmp_path: Path
+) -> None:
+    """Stop runs after every turn: its usage goes to the event journal as one append, so it imports
+    neither SQLite, the event model, logging nor the corpus's selection and rendering."""
+    transcript = transcript_prefix(tmp_path, 100)
+    run_hook("session-start", fixture("session-start", kb))  # builds the index, as a session's start does
+    run_hook("stop", fixture("stop", kb, transcript))  # reads homeostat.yaml's settings once
+    script = (
+        "import sys\nfrom homeostat.cli import main\nmain(['hook', 'stop'])\n"
+        "heavy = ('sqlite3', 'logging', 'dataclasses', 'argparse', 'homeostat.core.events',"
+        " 'homeostat.adapters.event_log', 'homeostat.core.render_view', 'homeostat.commands.context')\n"
+        "print('HEAVY', [m for m in heavy if m in sys.modules])\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        input=fixture("stop", kb, transcript),
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout
+    assert not (kb / ".homeostat" / "events.db").exists()
+    journal = (kb / ".homeostat" / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    assert sum('"turn-usage"' in line for line in journal) == 3  # turns 1 and 2, then 2 re-read
+    assert sorted(e.data["turn"] for e in events(kb, "turn-usage")) == [1, 2]  # folded by the next reader
+
+
 def test_turn_usage_can_be_turned_off(kb: Path, tmp_path: Path) -> None:
     transcript = transcript_prefix(tmp_path, 100)
     run_hook("stop", fixture("stop", kb, transcript), env={"HOMEOSTAT_NO_TURN_USAGE": "1"})

@@ -110,6 +110,14 @@ def test_writes_when_allowed_with_annotations_and_a_small_tool_list(kb: Path, we
 def test_start_up_reads_only_the_config_and_follows_its_edits(kb: Path, web: Path) -> None:
     """The tool list comes from security.mcpWrites alone: no corpus is built before the first call,
     a later start sees an edited homeostat.yaml, and a broken one still stops the server at start."""
+    script = (
+        f"import sys\nfrom pathlib import Path\nfrom homeostat.mcp_server import build_server\n"
+        f"build_server({str(kb)!r}, Path({str(web)!r}))\n"
+        "print('HEAVY', [m for m in sys.modules if m.startswith(('homeostat.core.selection',"
+        " 'homeostat.adapters.search_index', 'homeostat.commands.context'))])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "HEAVY []" in done.stdout, done.stderr
     server = build_server(str(kb), web)
     assert server.loaded is None and not list((kb / ".homeostat").glob("index/corpus-*"))
     assert not server.writes

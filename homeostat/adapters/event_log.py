@@ -205,11 +205,16 @@ class SqliteEventLog:
 
 def _same(event: Event, keys: tuple[str, ...]) -> tuple[str, tuple[object, ...]]:
     """The SQL condition (after `kind = ?`) for events of `event`'s kind with its values of `keys`,
-    and its parameters, the kind first. Keys are our own field names, checked before they meet SQL."""
-    if not keys or not all(_KEY.match(key) for key in keys):
-        raise ValueError(f"replace keys must be field names: {keys!r}")
+    and its parameters, the kind first."""
+    _check_keys(keys)
     where = " AND ".join(f"json_extract(data, '$.{key}') IS ?" for key in keys)
     return where, (event.kind, *(event.data.get(key) for key in keys))
+
+
+def _check_keys(keys: tuple[str, ...]) -> None:
+    """Replacement keys are field names (they are written into SQL), and at least one."""
+    if not keys or not all(_KEY.match(key) for key in keys):
+        raise ValueError(f"replace keys must be field names: {keys!r}")
 
 
 def _journal_events(path: Path, content: bytes) -> list[tuple[Event, tuple[str, ...]]]:
@@ -228,7 +233,7 @@ def _journal_events(path: Path, content: bytes) -> list[tuple[Event, tuple[str, 
                 raise TypeError(f"replaces is not a list: {replaces!r}")
             keys = tuple(str(key) for key in replaces)
             if keys:
-                _same(Event(kind=item["kind"], at=at), keys)  # refused here, not inside the fold
+                _check_keys(keys)  # refused here, not inside the fold
             events.append((Event(kind=item["kind"], at=at, data=dict(item["data"])), keys))
         except (ValueError, KeyError, TypeError, OverflowError, OSError) as exc:
             logging.getLogger("homeostat.events").warning(

@@ -20,6 +20,7 @@ from homeostat.core.text import sha256
 
 SESSIONS_DIR = ".homeostat/sessions"
 SETTINGS_FILE = ".homeostat/index/hook-settings.json"
+_SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")  # what SETTINGS_FILE holds
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 
@@ -91,6 +92,3 @@ def kb_settings(root: Path) -> dict[str, int | bool] | None:
     except OSError:
         pass
     return settings
-
-
-_SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")

@@ -44,7 +44,6 @@ from homeostat.core.render_view import (
     render_new_rules,
     render_prompt,
 )
-from homeostat.core.search import PromptMatch, match_prompt
 from homeostat.core.selection import (
     Audience,
     Corpus,
@@ -53,12 +52,15 @@ from homeostat.core.selection import (
     find_member,
     select_entries,
     task_words,
+    visibility,
 )
 from homeostat.core.session_repo import session_repo
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
     import argparse
+
+    from homeostat.core.search import PromptMatch
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 SESSION_VARIABLE = "HOMEOSTAT_SESSION"
@@ -359,6 +361,8 @@ class PromptBlock(Record):
 def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     """Rules new since the session started and the message's matches, each once per session (the
     session's `given` and `known` sets), then the one-line reminder; remembered for the session."""
+    from homeostat.core.search import match_prompt  # only a message is matched
+
     state = load_session(session.root, session_id) if session_id else {}
     corpus, audience = session.corpus, session.audience
     match = match_prompt(corpus, prompt, audience, state.get("given", ()))
@@ -384,10 +388,10 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
 def _any_new(session: Session, known: set[str]) -> bool:
     """Whether a rule the session may be served is not among those it knew at its start: ranking
     for the new ones costs a message as much as a session start, and there usually are none."""
-    corpus, audience = session.corpus, session.audience
+    sees = visibility(session.corpus, session.audience)
     return any(
-        e.id not in known and e.status in ("accepted", "pending") and audience.sees(e.area, corpus)
-        for e in corpus.entries
+        e.id not in known and e.status in ("accepted", "pending") and sees(e.area)
+        for e in session.corpus.entries
     )
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option
 from homeostat.core.evaluation import (
-    CASES_FILE,
     EvalError,
     audiences,
     check_repos,
@@ -25,6 +24,7 @@ from homeostat.core.evaluation import (
     render_report,
     run_cases,
 )
+from homeostat.core.kb import CASES_FILE
 from homeostat.core.render_view import LineCounter
 
 

@@ -7,8 +7,9 @@ a network call of its own (sync runs detached), never exits non-zero and never p
 that JSON: a broken KB, event or transcript prints nothing, says why on stderr (Claude Code's debug
 log) and logs a `hook-error` event, so a session is never broken by Homeostat.
 
-It runs on every prompt, so it imports only what `context` does; the event log, the YAML parser and
-the models load only on the paths that need them.
+It runs on every prompt, so it imports only what `context` does, and Stop not even that (it reads
+the transcript and a small ids file, never the corpus); the event log, the YAML parser and the models
+load only on the paths that need them.
 """
 
 from __future__ import annotations
@@ -22,19 +23,10 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
-from homeostat.adapters.event_recorder import Scalar, log_events
+from homeostat.adapters.event_recorder import Scalar, log_event, log_events
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
 from homeostat.adapters.search_index import change_from_git, find_top, pending_names
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
-from homeostat.commands.context import (
-    log_event,
-    log_prompt,
-    log_view,
-    open_session,
-    prompt_block,
-    session_task,
-    session_view,
-)
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 CONTEXT_LIMIT = 10_000  # Claude Code cuts a longer additionalContext to a preview
@@ -158,6 +150,8 @@ def _with_notices(root: Path, text: str) -> str:
 
 
 def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
+    from homeostat.commands.context import log_view, open_session, session_task, session_view
+
     session_id = event.get("session_id") or ""
     session = open_session(str(root), _checkout(event), own_part=True)
     change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
@@ -174,6 +168,8 @@ def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answe
 
 
 def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
+    from homeostat.commands.context import log_prompt, open_session, prompt_block
+
     session = open_session(str(root), _checkout(event), own_part=True)
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")
     text = _with_notices(root, result.block.text)

@@ -24,7 +24,7 @@ from homeostat.cli_options import add_format_option, one_of
 from homeostat.console import Progress
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
-from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
 from homeostat.core.report_format import (
     code_insights,
     format_json,
@@ -131,8 +131,6 @@ def load_loose(files: Mapping[str, str | bytes], root: Path, progress: Progress)
 def with_selection_eval(result: ValidationResult, root: Path, ref: str | None) -> ValidationResult:
     """When the KB has eval/selection.yaml, check it, and hold it to the floors homeostat.yaml sets
     (`eval.minHitAt5`, …): a KB change that worsens selection fails like a failing test."""
-    from homeostat.core.evaluation import CASES_FILE
-
     if ref:
         git, folder = kb_repository(root)
         data = git.read_file(ref, f"{folder}/{CASES_FILE}" if folder else CASES_FILE)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from homeostat.core.findings import Finding, error
+from homeostat.core.kb import CASES_FILE
 from homeostat.core.render_view import build_view
 from homeostat.core.search import search_entries
 from homeostat.core.selection import Audience, Corpus, task_words
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     from homeostat.core.kb import KB
 
 KS = (1, 3, 5, 10)
-CASES_FILE = "eval/selection.yaml"
 
 
 class EvalError(HomeostatError):

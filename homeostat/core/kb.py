@@ -34,6 +34,8 @@ from homeostat.errors import KBReadError
 CONFIG_FILE = "homeostat.yaml"
 KNOWLEDGE = "knowledge/"
 DOCS_DIR = "docs"
+# The selection cases `eval` runs and `validate` holds to the eval floors, when the KB has them.
+CASES_FILE = "eval/selection.yaml"
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,9 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from homeostat.core.records import Record
-from homeostat.core.search import Hit, PromptMatch
 from homeostat.core.selection import (
     CORE,
     Audience,
@@ -44,6 +44,9 @@ from homeostat.core.selection import (
     select_sections,
 )
 from homeostat.core.text import plural
+
+if TYPE_CHECKING:  # search is imported by the commands that search or match a message
+    from homeostat.core.search import Hit, PromptMatch
 
 CREDIT = "> From Homeostat (<id>)"
 HEADER = (

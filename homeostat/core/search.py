@@ -11,7 +11,17 @@ import re
 from collections.abc import Iterable, Sequence
 
 from homeostat.core.records import Record
-from homeostat.core.selection import CORE, Audience, Corpus, Entry, SectionEntry, bm25, rare_limit, terms
+from homeostat.core.selection import (
+    CORE,
+    Audience,
+    Corpus,
+    Entry,
+    SectionEntry,
+    bm25,
+    rare_limit,
+    terms,
+    visibility,
+)
 from homeostat.core.text import plural, words
 
 DEFAULT_LIMIT = 10
@@ -222,18 +232,22 @@ def match_prompt(corpus: Corpus, message: str, audience: Audience, given: Iterab
     scores = bm25(corpus, query)
     n = len(corpus.entries)
     done = set(given)
-    rule_scores = {d: s for d, s in scores.items() if d < n and _served(corpus.entries[d], corpus, audience)}
-    section_scores = {
-        d: s for d, s in scores.items() if d >= n and audience.sees(corpus.sections[d - n].area, corpus)
+    sees = visibility(corpus, audience)
+    entries, sections = corpus.entries, corpus.sections
+    rule_scores = {
+        d: s
+        for d, s in scores.items()
+        if d < n and entries[d].status in ("accepted", "pending") and sees(entries[d].area)
     }
-    rules = [corpus.entries[d] for d in _pick(rule_scores, holders, PROMPT_RULES, done, corpus)]
-    sections = [corpus.sections[d - n] for d in _pick(section_scores, holders, PROMPT_SECTIONS, done, corpus)]
+    section_scores = {d: s for d, s in scores.items() if d >= n and sees(sections[d - n].area)}
+    rules = [entries[d] for d in _pick(rule_scores, holders, PROMPT_RULES, done, corpus)]
+    matched = [sections[d - n] for d in _pick(section_scores, holders, PROMPT_SECTIONS, done, corpus)]
     reason = (
-        f"{plural(len(rules), 'rule')} and {plural(len(sections), 'section')} matched"
-        if rules or sections
+        f"{plural(len(rules), 'rule')} and {plural(len(matched), 'section')} matched"
+        if rules or matched
         else "no hit shares two rare words"
     )
-    return PromptMatch(tuple(rules), tuple(sections), True, reason, tuple(rare))
+    return PromptMatch(tuple(rules), tuple(matched), True, reason, tuple(rare))
 
 
 def _pick(

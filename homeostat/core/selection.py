@@ -739,6 +739,20 @@ class Audience(Record):
         return info is None or not info.team_only or info.owner in self.teams
 
 
+def visibility(corpus: Corpus, audience: Audience) -> Callable[[str], bool]:
+    """`audience.sees(area, corpus)`, worked out once per area: a message or a search over a large KB
+    asks for thousands of rules of a few dozen areas."""
+    seen: dict[str, bool] = {}
+
+    def sees(area: str) -> bool:
+        found = seen.get(area)
+        if found is None:
+            found = seen[area] = audience.sees(area, corpus)
+        return found
+
+    return sees
+
+
 def find_member(
     corpus: Corpus, *, handle: str | None, email: str | None, name: str | None
 ) -> MemberInfo | None:

@@ -13,7 +13,14 @@ from operator import gt
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.findings import Finding, error, warning
-from homeostat.core.hosts import HostKind, UrlError, parse_comment_url, parse_pull_url, parse_repo_url
+from homeostat.core.hosts import (
+    HostKind,
+    RepoRef,
+    UrlError,
+    parse_comment_url,
+    parse_pull_url,
+    parse_repo_url,
+)
 from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.markdown import check_fences, split_frontmatter
 from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
@@ -125,11 +132,15 @@ def _code_repo_keys(config: Config) -> frozenset[tuple[str, str, str]]:
     keys = set()
     for url in [repo.url for repo in config.repos] + list(config.sources.repos):
         try:
-            ref = parse_repo_url(url)
+            keys.add(_repo_key(parse_repo_url(url)))
         except UrlError:
             continue
-        keys.add((ref.host.value, ref.owner.lower(), ref.name.lower()))
     return frozenset(keys)
+
+
+def _repo_key(repo: RepoRef) -> tuple[str, str, str]:
+    """A repo as provenance compares repos: host kind, and owner and name in lower case."""
+    return (repo.host.value, repo.owner.lower(), repo.name.lower())
 
 
 # A GitHub PR or review-comment link of plain characters only: urlsplit reads it as scheme https,
@@ -150,28 +161,33 @@ def _plain_github_repo(url: str) -> tuple[str, str, str] | None:
 def _review_repo(url: str) -> tuple[str, str, str] | None:
     """The repo a review-comment URL, or else a PR URL, points into; None when it is neither."""
     plain = _plain_github_repo(url)
-    if plain is not None:
-        return plain
+    return plain if plain is not None else _parsed_review_repo(url)
+
+
+def _parsed_review_repo(url: str) -> tuple[str, str, str] | None:
+    """`_review_repo` read by the URL parsers alone, for any URL the plain-GitHub shortcut passes by."""
     try:
-        repo = parse_comment_url(url).repo
+        return _repo_key(parse_comment_url(url).repo)
     except UrlError:
-        try:
-            repo, _ = parse_pull_url(url)
-        except UrlError:
-            return None
-    return (repo.host.value, repo.owner.lower(), repo.name.lower())
+        pass
+    try:
+        return _repo_key(parse_pull_url(url)[0])
+    except UrlError:
+        return None
 
 
 def _pull_repo(url: str) -> tuple[str, str, str] | None:
     """The repo of the PR URL before `url`'s fragment; None when it is not one."""
     plain = _plain_github_repo(url)
-    if plain is not None:
-        return plain
+    return plain if plain is not None else _parsed_pull_repo(url)
+
+
+def _parsed_pull_repo(url: str) -> tuple[str, str, str] | None:
+    """`_pull_repo` read by the URL parser alone, for any URL the plain-GitHub shortcut passes by."""
     try:
-        repo, _ = parse_pull_url(url.split("#", 1)[0])
+        return _repo_key(parse_pull_url(url.split("#", 1)[0])[0])
     except UrlError:
         return None
-    return (repo.host.value, repo.owner.lower(), repo.name.lower())
 
 
 def _in_code_repos(url: str, config: Config, keys: frozenset[tuple[str, str, str]] | None = None) -> bool:

@@ -59,7 +59,7 @@ class DailyRun:
 
     def run(self) -> DailyResult:
         ctx = self.ctx
-        started = ctx.now()
+        started = ctx.started = ctx.now()
         run_id = new_run_id(started)
         early: list[Notice] = []
         state: StateSnapshot | None = None

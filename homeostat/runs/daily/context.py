@@ -254,6 +254,7 @@ class DailyContext:
         self._publisher: Publisher | None = None
         self._trees: KbTrees | None = None
         self._file_errors: dict[dt.date, FileErrors] = {}
+        self.started: dt.datetime | None = None  # set when the run starts
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
 
     @property
@@ -279,6 +280,11 @@ class DailyContext:
     def now(self) -> dt.datetime:
         return self.deps.now()
 
+    def today(self) -> dt.date:
+        """The run's date: the UTC date it started, so a run that crosses midnight stamps and judges
+        everything by one date."""
+        return (self.started or self.now()).date()
+
     def kb_at(self, treeish: str) -> KB:
         """The KB at a commit of the KB repo; each tree is parsed once a run, and one that differs from
         a tree already read (a merged daily PR, a review branch) only where it differs."""
@@ -295,7 +301,7 @@ class DailyContext:
 
     def file_errors(self) -> FileErrors:
         """What validate finds in files the run edits, kept per section for the run (for today)."""
-        today = self.now().date()
+        today = self.today()
         return self._file_errors.setdefault(today, FileErrors(today))
 
     def ask(self, agent: str) -> Asker:

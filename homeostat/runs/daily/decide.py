@@ -238,7 +238,7 @@ def validate_draft(
     checks = replace(checks, risky=checks.risky + field_risky)
     if lesson.kind == "flag" or checks.validation_errors:
         return checks
-    edit = KbEdit.of(kb, ctx.now().date())
+    edit = KbEdit.of(kb, ctx.today())
     try:
         if lesson.kind == "doc":
             edit.patch_document(lesson)

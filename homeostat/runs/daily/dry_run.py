@@ -33,7 +33,7 @@ def _member_bodies(
     retirements: list[Retirement],
     run: RunState,
 ) -> list[str]:
-    day = ctx.now().date()
+    day = ctx.today()
     mine = [d for d in decided if d.lesson.member == member]
     landing = [d for d in mine if d.verdict == "merge"]
     edit = KbEdit.of(kb, day)

@@ -83,7 +83,7 @@ def _daily_pr(
     retirements: list[Retirement],
     run: RunState,
 ) -> str:
-    today = ctx.now().date()
+    today = ctx.today()
     kb = ctx.kb_at(base_sha)
     daily = daily_edit(kb, today, landing, retirements)
     changed = daily.edit.diff(kb.files)

@@ -49,7 +49,7 @@ def retractions(
     listed: Listed = defaultdict(list)
     calls = RetractCalls(config.agents.curator.retract_calls, "agents.curator.retractCalls")
     asker = ctx.ask("retractor")
-    today = ctx.now().date()
+    today = ctx.today()
     for retirement in retirements:
         rule = kb.rule(retirement.rule_id)
         if rule is None or retirement.action != "retire":
@@ -106,7 +106,7 @@ def open_review_prs(
     listed: Mapping[str, list[dict[str, str]]] | None = None,
 ) -> None:
     """One review PR per member with their middle-band lessons, each on the same base."""
-    today = ctx.now().date()
+    today = ctx.today()
     for member in sorted({d.lesson.member for d in decided}):
         waiting = [
             d
@@ -234,7 +234,7 @@ def _dispute_pr(
     member: str,
     run: RunState,
 ) -> None:
-    today = ctx.now().date()
+    today = ctx.today()
     edit = KbEdit.of(kb, today)
     if fix is not None:
         edit.restore(rule.id, fix.title, fix.rule, fix.why)

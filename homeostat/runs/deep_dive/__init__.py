@@ -42,7 +42,7 @@ class DeepDiveRun:
         """Claim the base's deep dive (one at a time), then run it; a run that stops on an error
         releases its claim."""
         ctx = self.ctx
-        started = ctx.now()
+        started = ctx.started = ctx.now()
         run_id = new_run_id(started)
         base = find.base_branch(ctx)
         if not ctx.dry:

@@ -108,9 +108,15 @@ class DeepDiveContext:
         self.git = deps.git
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
+        self.started: dt.datetime | None = None  # set when the run starts
 
     def now(self) -> dt.datetime:
         return self.deps.now()
+
+    def today(self) -> dt.date:
+        """The run's date: the UTC date it started, so a run that crosses midnight stamps and judges
+        everything by one date."""
+        return (self.started or self.now()).date()
 
     def ask(self, agent: str) -> Asker:
         return _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)

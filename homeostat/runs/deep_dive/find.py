@@ -100,7 +100,7 @@ def window_start(snapshot: StateSnapshot, monday: dt.datetime) -> dt.datetime:
 
 
 def find(ctx: DeepDiveContext, loaded: Loaded) -> Found:
-    kb, config, today = loaded.kb, loaded.config, ctx.now().date()
+    kb, config, today = loaded.kb, loaded.config, ctx.today()
     found = Found()
     rules = in_force(kb.rules)
     index = OverlapIndex(candidate_from_rule(r) for r in rules)

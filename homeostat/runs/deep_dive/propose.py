@@ -57,7 +57,7 @@ def this_week(ctx: DeepDiveContext, loaded: Loaded) -> Week:
 
 def changes(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> dict[str, str]:
     """The KB files the PR changes; a change that cannot apply is listed for a person instead."""
-    edit = KbEdit.of(loaded.kb, ctx.now().date())
+    edit = KbEdit.of(loaded.kb, ctx.today())
     for merge in found.merges:
         edit.absorb(merge.keep.id, edit.rule(merge.drop.id))
         edit.retire(merge.drop.id)
