@@ -27,7 +27,9 @@ from homeostat.adapters.count_worker import WORKER_MIN_CHARS, count_worker
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import build
 from homeostat.core.kb import KB
+from homeostat.core.model import RuleMeta
 from homeostat.core.pending import PendingLesson
+from homeostat.core.scoring import score_rule
 from homeostat.core.selection import (
     _CAMEL,
     _HIDDEN,
@@ -35,6 +37,7 @@ from homeostat.core.selection import (
     Entry,
     SectionEntry,
     _index,
+    _scorer,
     build_corpus,
     search_words,
     strip_hidden,
@@ -302,3 +305,54 @@ def test_reading_the_tree_gives_the_paths_pathlib_gives(
                     plain[rel] = data
         plain.setdefault("knowledge/", b"")
         assert list(read_tree(where).items()) == list(plain.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kinds=st.lists(
+        st.tuples(
+            st.sampled_from(["pr-feedback", "manual", "agent-handoff", "deep-dive"]),
+            st.sampled_from([None, True, False]),
+            st.sampled_from(["", "ana", "bo", "cy", "dee", "nobody"]),
+            st.integers(0, 3),  # contradicts
+            st.lists(st.booleans(), max_size=3),  # flags, resolved or not
+            st.integers(0, 2),  # conflicts declared on the other side
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    weight=st.sampled_from([1, 3, 200, 900]),
+)
+def test_scores_worked_out_once_per_combination_are_score_rules(
+    kinds: list[tuple[str, bool | None, str, int, list[bool], int]], weight: int
+) -> None:
+    """The scorer's totals are `score_rule`'s, and it keeps only totals CPython shares anyway, so
+    the cached corpus's bytes cannot tell the two apart."""
+    config = load_kb_dir(EXAMPLE).require_config()
+    weights = config.scoring.weights.model_copy(update={"pr_feedback": weight, "conflict": -weight})
+    config = config.model_copy(update={"scoring": config.scoring.model_copy(update={"weights": weights})})
+    metas = []
+    for n, (kind, changed, author, contradicts, flags, _) in enumerate(kinds):
+        source: dict[str, object] = {"type": kind, "author": author}
+        if changed is not None:
+            source["changedCode"] = changed
+        meta = {
+            "id": f"rule-{n}",
+            "title": "A rule",
+            "area": "core",
+            "scope": ["**"],
+            "status": "accepted",
+            "source": source,
+            "created": "2026-01-01",
+            "lastConfirmed": "2026-01-01",
+            "contradicts": [f"other-{i}" for i in range(contradicts)],
+            "flags": [{"by": "ana", "at": "2026-01-02", "reason": "old", "resolved": r} for r in flags],
+        }
+        metas.append(RuleMeta.model_validate(meta))
+    conflicts = {f"rule-{n}": c for n, (*_, c) in enumerate(kinds) if c}
+    scored = _scorer(config, conflicts)
+    for meta in metas + metas:
+        total = scored(meta)
+        assert total == score_rule(meta, config, conflicts.get(meta.id, 0)).total
+        if not -5 <= total <= 256:  # a fresh object each time, as score_rule's sum is
+            assert scored(meta) is not total

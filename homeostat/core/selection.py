@@ -29,8 +29,9 @@ from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, lazy_pattern, words
 
 if TYPE_CHECKING:
+    from homeostat.core.config import Config
     from homeostat.core.kb import KB
-    from homeostat.core.model import DocSection, Document
+    from homeostat.core.model import DocSection, Document, RuleMeta
     from homeostat.core.pending import PendingLesson
     from homeostat.core.token_counts import TokenCounts
 
@@ -524,11 +525,11 @@ def build_corpus(
     built here (by default they are counted here, `count_texts`)."""
     from homeostat.core.render_view import memo_lines
     from homeostat.core.rendering import rule_view_parts
-    from homeostat.core.scoring import conflict_counts, score_rule
+    from homeostat.core.scoring import conflict_counts
 
     config = kb.require_config()
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
-    conflicts = conflict_counts(kb.rules)
+    scored = _scorer(config, conflict_counts(kb.rules))
     drafts: list[Entry] = []  # token counts still 0
     parts: list[tuple[str, str]] = []
     for rule in kb.served_rules():
@@ -547,7 +548,7 @@ def build_corpus(
                 kind=meta.kind or "",
                 adopted=meta.adopted,
                 status=meta.status,
-                score=score_rule(meta, config, conflicts.get(rule.id, 0)).total,
+                score=scored(meta),
                 refs=file_refs(rule.text()),
                 view=short + rest,
                 short=short,
@@ -589,6 +590,34 @@ def build_corpus(
         stems=stems,
         unreadable=tuple(u.row() for u in kb.unreadable),
     )
+
+
+def _scorer(config: Config, conflicts: Mapping[str, int]) -> Callable[[RuleMeta], int]:
+    """`score_rule`'s total, worked out once for each combination of what it reads (the source's
+    type, code change and author, the conflicts and the open flags): a KB's rules share a few. Only
+    totals CPython shares anyway (its small integers) are kept, since the cached corpus is a marshal,
+    which writes an object held twice once: a kept larger total would change its bytes."""
+    from homeostat.core.scoring import score_rule
+
+    known: dict[tuple[object, ...], int] = {}
+
+    def score(meta: RuleMeta) -> int:
+        source = meta.source
+        key = (
+            source.type,
+            source.changed_code,
+            source.author,
+            conflicts.get(meta.id, 0) + len(meta.contradicts),
+            len(meta.open_flags),
+        )
+        total = known.get(key)
+        if total is None:
+            total = score_rule(meta, config, conflicts.get(meta.id, 0)).total
+            if -5 <= total <= 256:
+                known[key] = total
+        return total
+
+    return score
 
 
 def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
