@@ -582,17 +582,17 @@ def _near_duplicates(kb: KB) -> list[Finding]:
                 if rules is not None:
                     later.append(rules[bisect_right(rules, i) :])
         shared = Counter(chain.from_iterable(later))
-        mine: set[int] | None = None
+        counted: set[int] | None = None  # rule i's word numbers, made for its first candidate
         # the rules sharing two rare words or more, picked out in C: most candidates share one
         for j in compress(shared, map(gt, shared.values(), repeat(1))):
             a, b = live[i], live[j]
-            if mine is None:
-                mine = set(words[starts[i] : starts[i + 1]])
+            if counted is None:
+                counted = set(words[starts[i] : starts[i + 1]])
             # same_lesson, with the content words already counted as numbers (each rule's distinct):
             # `overlap`'s quotient, its union counted from the intersection
             theirs = words[starts[j] : starts[j + 1]]
-            both = len(mine.intersection(theirs))
-            if both / (len(mine) + len(theirs) - both) < SAME_LESSON_THRESHOLD:
+            both = len(counted.intersection(theirs))
+            if both / (len(counted) + len(theirs) - both) < SAME_LESSON_THRESHOLD:
                 continue
             if not distinct_facts(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
                 found.append(
