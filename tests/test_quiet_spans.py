@@ -2,7 +2,7 @@
 
 `quiet_spans` reads a topic file once and marks the sections `find_risks` would find nothing in;
 validate then skips them. Held here to `find_risks` itself on texts built from what every family
-starts from (trigger words, hosts, URLs, comments, disguises) and cut anywhere, mid-word included.
+starts from (trigger words, hosts, URLs, comments, disguises) and cut anywhere, mid-word included; and its byte split of words to `words_among`.
 """
 
 from __future__ import annotations
@@ -10,8 +10,16 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.core.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans
+from homeostat.core.risky import (
+    _GATE_BYTES,
+    _GATE_WORDS,
+    _SYMBOL_GATES,
+    _WORD_BREAKS,
+    find_risks,
+    quiet_spans,
+)
 from homeostat.core.scanners.hidden import blank, blank_homeostat_comments, homeostat_comments
+from homeostat.core.scanners.risk_rules import PUNCTUATION, words_among
 
 PROPERTY = settings(max_examples=600, deadline=None)
 
@@ -105,3 +113,19 @@ def test_a_topic_file_s_plain_sections_are_quiet_and_its_risky_ones_are_not() ->
     assert quiet_spans(text, spans) == [True, True, False, True]
     assert find_risks(text[spans[2][0] : spans[2][1]], [])
     assert quiet_spans(text.replace("ledger", "lédger", 1), spans) == [False] * 4  # a disguise may hide one
+
+
+ASCII_WORDS = st.lists(
+    st.one_of(
+        st.sampled_from(sorted(_GATE_WORDS)),
+        st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f") + list(PUNCTUATION[:32]) + ["x", "9", "_"]),
+    ),
+    max_size=30,
+).map("".join)
+
+
+@PROPERTY
+@given(ASCII_WORDS)
+def test_the_byte_split_finds_the_gate_words_words_among_finds(text: str) -> None:
+    found = _GATE_BYTES.intersection(text.encode("ascii").translate(_WORD_BREAKS).split())
+    assert {word.decode() for word in found} == words_among(text, _GATE_WORDS)

@@ -53,13 +53,8 @@ def gate_of(trigger: str) -> str:
     return max(tokens, key=len) if tokens else trigger
 
 
-_PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~‘’“”—–…•·«»"
-_TO_SPACES = str.maketrans(dict.fromkeys(_PUNCTUATION, " "))
-
-
-def is_separator(char: str) -> bool:
-    """A character `words_of` splits words at."""
-    return char.isspace() or char in _PUNCTUATION
+PUNCTUATION = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~‘’“”—–…•·«»"
+_TO_SPACES = str.maketrans(dict.fromkeys(PUNCTUATION, " "))
 
 
 def words_of(lowered: str) -> set[str]:

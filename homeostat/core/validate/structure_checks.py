@@ -26,7 +26,7 @@ from homeostat.core.markdown import check_fences, split_frontmatter
 from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
-from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts, overlap
+from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts
 from homeostat.core.text import count_words
 from homeostat.core.token_counts import TokenCounts
 
@@ -572,8 +572,9 @@ def _near_duplicates(kb: KB) -> list[Finding]:
     del rare_words
     found: list[Finding] = []
     every_group = range(width)
+    with_core = 0 in group  # without core rules a repo's rules look up their own group alone
     for i in range(len(live)):
-        near = every_group if group[i] == 0 else (group[i], 0)
+        near = every_group if group[i] == 0 else (group[i], 0) if with_core else (group[i],)
         later: list[array[int]] = []
         for word in rare[rare_starts[i] : rare_starts[i + 1]]:
             for g in near:
@@ -581,14 +582,17 @@ def _near_duplicates(kb: KB) -> list[Finding]:
                 if rules is not None:
                     later.append(rules[bisect_right(rules, i) :])
         shared = Counter(chain.from_iterable(later))
+        counted: set[int] | None = None  # rule i's word numbers, made for its first candidate
         # the rules sharing two rare words or more, picked out in C: most candidates share one
         for j in compress(shared, map(gt, shared.values(), repeat(1))):
             a, b = live[i], live[j]
-            # same_lesson, with the content words already counted (as numbers, the same overlap)
-            if (
-                overlap(words[starts[i] : starts[i + 1]], words[starts[j] : starts[j + 1]])
-                < SAME_LESSON_THRESHOLD
-            ):
+            if counted is None:
+                counted = set(words[starts[i] : starts[i + 1]])
+            # same_lesson, with the content words already counted as numbers (each rule's distinct):
+            # `overlap`'s quotient, its union counted from the intersection
+            theirs = words[starts[j] : starts[j + 1]]
+            both = len(counted.intersection(theirs))
+            if both / (len(counted) + len(theirs) - both) < SAME_LESSON_THRESHOLD:
                 continue
             if not distinct_facts(f"{a.title}\n{a.rule}", f"{b.title}\n{b.rule}"):
                 found.append(
