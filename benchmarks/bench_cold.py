@@ -90,7 +90,7 @@ def beside(kb: Path) -> dict[str, float]:
     """Wall seconds of the corpus build from the loaded KB (best of three), counting here and
     counting in the second process (`count_worker`); the tokenizer is loaded already (`parts`), as
     the cold path's child loads it while the KB is parsed."""
-    from homeostat.adapters.count_worker import WORKER_MIN_CHARS, count_worker
+    from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.core.selection import build_corpus
     from homeostat.core.token_counts import TokenCounts
@@ -103,7 +103,7 @@ def beside(kb: Path) -> dict[str, float]:
         started = time.perf_counter()
         build_corpus(loaded, (), TokenCounts())
         here.append(time.perf_counter() - started)
-        with count_worker(TokenCounts(), WORKER_MIN_CHARS) as counter:
+        with count_worker(TokenCounts(), WORKER_MIN_BYTES) as counter:
             started = time.perf_counter()
             build_corpus(loaded, (), TokenCounts(), counter)
             there.append(time.perf_counter() - started)
