@@ -367,3 +367,16 @@ def test_the_kb_size_is_counted_until_it_is_enough(tmp_path: Path) -> None:
     assert kb_bytes(root, 10**12) == total
     assert 1 <= kb_bytes(root, 1) < total
     assert kb_bytes(tmp_path / "missing") == 0
+
+
+def test_counts_are_kept_in_the_order_the_build_has_always_counted(tmp_path: Path) -> None:
+    """`tokens.json` keeps the counts in the order they were looked up: each rule's rule-only form,
+    then its whole form; each pending entry's whole form, then its rule-only form; each section;
+    each line of the view's frame. Gathering the texts first (`ToCount`) keeps that order."""
+    kb = _worker_kb(tmp_path)
+    counts = TokenCounts()
+    corpus = build_corpus(kb, PENDING, counts)
+    texts = [text for e in corpus.entries if not e.pending for text in (e.short, e.view)]
+    texts += [text for e in corpus.entries if e.pending for text in (e.view, e.short)]
+    texts += [s.view for s in corpus.sections] + list(corpus.line_tokens)
+    assert list(counts.used) == list(dict.fromkeys(text_digest(text) for text in texts))
