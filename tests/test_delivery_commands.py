@@ -215,6 +215,67 @@ def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest
     assert "(trace-every-request)" not in again
 
 
+def test_a_session_started_by_an_older_version_keeps_what_it_knew(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`known` moved out of the session file into `<id>.known`; a session file that still holds it
+    inline (written before the move) is read as it was, and moved on its next write."""
+    start = (
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--session",
+        "s3",
+        "--files",
+        "src/billing/api/x.py",
+    )
+    run(capsys, *start)
+    sessions = kb / ".homeostat" / "sessions"
+    known = (sessions / "s3.known").read_text(encoding="utf-8").split("\n")
+    assert "billing-api-integer-minor-units" in known
+    state = json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
+    assert "known" not in state
+    (sessions / "s3.json").write_text(json.dumps({**state, "known": known}), encoding="utf-8")
+    (sessions / "s3.known").unlink()
+    prompt = ("context", "--kb", str(kb), "--repo", "billing", "--session", "s3", "--prompt", "ok")
+    _, out, _ = run(capsys, *prompt)
+    assert "New team rules since this session started" not in out
+    run(capsys, *start)  # resumed: written again
+    assert (sessions / "s3.known").read_text(encoding="utf-8").split("\n") == known
+    assert "known" not in json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
+
+
+def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = (
+        "context",
+        "--kb",
+        str(kb),
+        "--repo",
+        "billing",
+        "--session",
+        "s4",
+        "--files",
+        "src/billing/api/x.py",
+    )
+    run(capsys, *start)
+    known = kb / ".homeostat" / "sessions" / "s4.known"
+    os.utime(known, ns=(1_000_000_000, 1_000_000_000))
+    run(capsys, *start)
+    assert known.stat().st_mtime_ns == 1_000_000_000  # the same ids: not written again
+    (kb / "knowledge/core/trace-every-request.md").write_text(
+        (EXAMPLE / "knowledge/core/log-with-fields.md")
+        .read_text(encoding="utf-8")
+        .replace("id: log-with-fields", "id: trace-every-request"),
+        encoding="utf-8",
+    )
+    run(capsys, *start)
+    assert "trace-every-request" in known.read_text(encoding="utf-8").split("\n")
+
+
 def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "search", "--kb", str(kb), "--repo", "billing", "float", "money")
     assert code == 0 and "(billing-api-integer-minor-units) [rule, billing/api]" in out
@@ -429,6 +490,97 @@ def test_a_large_kb_goes_straight_to_git(kb: Path, monkeypatch: pytest.MonkeyPat
     rule = kb / "knowledge/core/log-with-fields.md"
     rule.write_text(rule.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     assert load_corpus(kb).key != first.key
+
+
+def _aged(root: Path) -> None:
+    """Every file and folder of the KB a minute old and its git index refreshed, half a minute old:
+    past the racy window, as a KB is whose files nobody touched in the last two seconds."""
+    past = time.time_ns() - 60_000_000_000
+    for folder, _, files in os.walk(root):
+        if "/.git" in folder:
+            continue
+        for name in [*files, "."]:
+            os.utime(os.path.join(folder, name), ns=(past, past))
+    subprocess.run(["git", "update-index", "-q", "--refresh"], cwd=root, check=False)
+    os.utime(root / ".git" / "index", ns=(past + 30_000_000_000,) * 2)
+
+
+@pytest.fixture
+def large_git_kb(kb: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The example KB committed in git and taken for a large one, so the index check proves it current."""
+    import homeostat.adapters.search_index as index
+
+    monkeypatch.setattr(index, "STAT_MAX_FILES", 3)
+    git(kb, "init", "--quiet")
+    (kb / ".gitignore").write_text(".homeostat/\n", encoding="utf-8")
+    (kb / ".homeostat").mkdir()
+    commit_all(kb, "kb")
+    _aged(kb)
+    return kb
+
+
+def _keyed(kb: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[search_index.Loaded, int]:
+    """A load and how many times git worked the key out for it."""
+    calls: list[Path] = []
+    real = search_index._git_fingerprint
+    monkeypatch.setattr(search_index, "_git_fingerprint", lambda root: calls.append(root) or real(root))
+    loaded = load_corpus(kb)
+    monkeypatch.setattr(search_index, "_git_fingerprint", real)
+    return loaded, len(calls)
+
+
+def test_a_large_kb_unchanged_in_git_keeps_its_key_without_git_status(
+    large_git_kb: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = large_git_kb
+    first = load_corpus(kb)
+    load_corpus(kb)  # the first load learned the KB is large; this one records the index check
+    again, worked = _keyed(kb, monkeypatch)
+    assert (again.key, again.rebuilt, worked) == (first.key, False, 0)
+
+
+@pytest.mark.parametrize("change", ["edit", "add", "delete", "stage", "commit", "pending", "edit-untracked"])
+def test_a_large_kb_in_git_sees_every_change_on_the_next_call(
+    large_git_kb: Path, monkeypatch: pytest.MonkeyPatch, change: str
+) -> None:
+    kb = large_git_kb
+    rule = kb / "knowledge/core/log-with-fields.md"
+    text = rule.read_text(encoding="utf-8")
+    added = kb / "knowledge/core/trace-every-request.md"
+    new_rule = text.replace("id: log-with-fields", "id: trace-every-request")
+    if change == "edit-untracked":  # an untracked file, recorded, then edited where it is
+        added.write_text(new_rule, encoding="utf-8")
+        _aged(kb)
+    load_corpus(kb)
+    before = load_corpus(kb)
+    assert _keyed(kb, monkeypatch)[1] == 0  # the index check holds
+    if change == "edit":
+        rule.write_text(text.replace("as fields", "AS FIELDS"), encoding="utf-8")  # same size
+    elif change in ("add", "stage", "commit"):
+        added.write_text(new_rule, encoding="utf-8")
+        if change != "add":
+            git(kb, "add", ".")
+        if change == "commit":
+            commit_all(kb, "one more")
+    elif change == "delete":
+        rule.unlink()
+    elif change == "pending":
+        (kb / ".homeostat/pending").mkdir(parents=True, exist_ok=True)
+        (kb / ".homeostat/pending/abc.json").write_text("{}", encoding="utf-8")
+    else:
+        added.write_text(new_rule.replace("as fields", "AS FIELDS"), encoding="utf-8")
+    after = load_corpus(kb)
+    assert after.key != before.key and after.rebuilt
+    ids = {e.id for e in after.corpus.entries}
+    if change == "edit" or change == "edit-untracked":
+        edited = after.corpus.entry(
+            "trace-every-request" if change == "edit-untracked" else "log-with-fields"
+        )
+        assert edited is not None and "AS FIELDS" in edited.view
+    elif change == "delete":
+        assert "log-with-fields" not in ids
+    elif change != "pending":
+        assert "trace-every-request" in ids
 
 
 def test_the_checkouts_identity_is_remembered_until_its_git_config_changes(

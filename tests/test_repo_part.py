@@ -167,6 +167,22 @@ def test_a_part_survives_its_cached_form(corpus: Corpus) -> None:
     assert select_entries(again, touched, audience) == select_entries(corpus, touched, audience)
 
 
+def test_a_part_written_with_shared_values_reads_back_equal(corpus: Corpus) -> None:
+    """The cached form writes a value many records share (area, file, scope) once: what is read back
+    is equal, field by field, and smaller than each record's own copy."""
+    import marshal
+
+    from homeostat.adapters.search_index import _dumped
+
+    part = repo_part(corpus, "beta")
+    again = Corpus.from_data(marshal.loads(_dumped(part)))
+    assert again.entries == part.entries and again.sections == part.sections
+    assert len(_dumped(part)) < len(marshal.dumps(part.to_data()))
+    assert select_entries(again, ["web/beta/api/ledger.ts"], Audience("beta")) == select_entries(
+        part, ["web/beta/api/ledger.ts"], Audience("beta")
+    )
+
+
 def test_a_kb_without_repos_is_its_own_part(tmp_path: Path) -> None:
     root = tmp_path / "kb"
     (root / "knowledge/api").mkdir(parents=True)
