@@ -9,7 +9,9 @@ For bench_context's generated KBs of each size:
   - the rebuild's parts in this process (best of three, imports paid): loading and parsing the KB,
     loading the tokenizer, counting tokens (a build with no counts known, less one with every
     count known), the index, flattening and writing the whole corpus, cutting and writing the
-    session repo's part.
+    session repo's part;
+  - the corpus build from the loaded KB (wall, best of three), counting its tokens in this process
+    and in the second process the cold path counts them in (`count_worker`).
 Prints numbers only; nothing here asserts a time.
 """
 
@@ -84,6 +86,31 @@ def parts(kb: Path) -> dict[str, float]:
     return out
 
 
+def beside(kb: Path) -> dict[str, float]:
+    """Wall seconds of the corpus build from the loaded KB (best of three), counting here and
+    counting in the second process (`count_worker`); the tokenizer is loaded already (`parts`), as
+    the cold path's child loads it while the KB is parsed."""
+    from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker
+    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.core.selection import build_corpus
+    from homeostat.core.token_counts import TokenCounts
+
+    loaded = load_kb_dir(kb)
+    here: list[float] = []
+    there: list[float] = []
+    for _ in range(3):
+        gc.disable()
+        started = time.perf_counter()
+        build_corpus(loaded, (), TokenCounts())
+        here.append(time.perf_counter() - started)
+        with count_worker(TokenCounts(), WORKER_MIN_BYTES) as counter:
+            started = time.perf_counter()
+            build_corpus(loaded, (), TokenCounts(), counter)
+            there.append(time.perf_counter() - started)
+        gc.enable()
+    return {"counting here": min(here), "counting beside": min(there)}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="benchmark the cold rebuild of context's cache")
     parser.add_argument("--sizes", default="1000,20000")
@@ -115,6 +142,11 @@ def main(argv: list[str]) -> int:
                 print(f"{size:>6} rules, cold, {name:<8} wall {wall:6.2f}  cpu {cpu:6.2f}")
             found = parts(kb)
             print(f"{size:>6} rules, parts (cpu): " + ", ".join(f"{k} {v:.2f}" for k, v in found.items()))
+            built = beside(kb)
+            print(
+                f"{size:>6} rules, corpus build (wall): "
+                + ", ".join(f"{k} {v:.2f}" for k, v in built.items())
+            )
     return 0
 
 

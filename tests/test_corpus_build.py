@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.adapters import count_worker as count_worker_module
-from homeostat.adapters.count_worker import WORKER_MIN_CHARS, count_worker
+from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import build
 from homeostat.core.kb import KB
@@ -237,7 +237,7 @@ def test_counting_in_a_child_gives_the_bytes_counting_here_gives(tmp_path: Path,
     here = TokenCounts(known)
     plain = build_corpus(kb, PENDING, here)
     there = TokenCounts(known)
-    with count_worker(there, WORKER_MIN_CHARS) as counter:
+    with count_worker(there, WORKER_MIN_BYTES) as counter:
         assert counter is not None
         beside = build_corpus(kb, PENDING, there, counter)
     assert all(e.tokens > 256 for e in plain.entries if e.pending)  # integers no cache shares
@@ -254,14 +254,14 @@ def test_a_failing_child_leaves_the_counting_to_this_process(
     plain = build_corpus(kb, PENDING, here)
     monkeypatch.setattr(count_worker_module, "_child", lambda *_: os._exit(1))
     there = TokenCounts()
-    with count_worker(there, WORKER_MIN_CHARS) as counter:
+    with count_worker(there, WORKER_MIN_BYTES) as counter:
         beside = build_corpus(kb, PENDING, there, counter)
     assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
     assert _state(there) == _state(here)
 
 
 def test_a_build_that_fails_lets_its_child_go(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), count_worker(TokenCounts(), WORKER_MIN_CHARS) as counter:
+    with pytest.raises(RuntimeError), count_worker(TokenCounts(), WORKER_MIN_BYTES) as counter:
         assert counter is not None
         raise RuntimeError("the KB could not be read")
     with pytest.raises(ChildProcessError):
@@ -269,13 +269,13 @@ def test_a_build_that_fails_lets_its_child_go(tmp_path: Path) -> None:
 
 
 def test_no_child_for_a_small_kb_or_beside_other_threads() -> None:
-    with count_worker(TokenCounts(), WORKER_MIN_CHARS - 1) as counter:
+    with count_worker(TokenCounts(), WORKER_MIN_BYTES - 1) as counter:
         assert counter is None
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()
     try:
-        with count_worker(TokenCounts(), WORKER_MIN_CHARS) as counter:
+        with count_worker(TokenCounts(), WORKER_MIN_BYTES) as counter:
             assert counter is None
     finally:
         stop.set()
@@ -356,3 +356,27 @@ def test_scores_worked_out_once_per_combination_are_score_rules(
         assert total == score_rule(meta, config, conflicts.get(meta.id, 0)).total
         if not -5 <= total <= 256:  # a fresh object each time, as score_rule's sum is
             assert scored(meta) is not total
+
+
+def test_the_kb_size_is_counted_until_it_is_enough(tmp_path: Path) -> None:
+    """What decides on a second process, before the KB is read: every file under knowledge/, and
+    no more of them than it takes to reach the size that decides."""
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
+    total = sum(p.stat().st_size for p in (root / "knowledge").rglob("*") if p.is_file())
+    assert kb_bytes(root, 10**12) == total
+    assert 1 <= kb_bytes(root, 1) < total
+    assert kb_bytes(tmp_path / "missing") == 0
+
+
+def test_counts_are_kept_in_the_order_the_build_has_always_counted(tmp_path: Path) -> None:
+    """`tokens.json` keeps the counts in the order they were looked up: each rule's rule-only form,
+    then its whole form; each pending entry's whole form, then its rule-only form; each section;
+    each line of the view's frame. Gathering the texts first (`ToCount`) keeps that order."""
+    kb = _worker_kb(tmp_path)
+    counts = TokenCounts()
+    corpus = build_corpus(kb, PENDING, counts)
+    texts = [text for e in corpus.entries if not e.pending for text in (e.short, e.view)]
+    texts += [text for e in corpus.entries if e.pending for text in (e.view, e.short)]
+    texts += [s.view for s in corpus.sections] + list(corpus.line_tokens)
+    assert list(counts.used) == list(dict.fromkeys(text_digest(text) for text in texts))

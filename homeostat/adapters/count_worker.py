@@ -22,13 +22,36 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from homeostat.core.selection import TextCounter, ToCount, count_texts
 from homeostat.core.token_counts import TokenCounts
 
 # Below this much KB text (about 400 rules) the tokenizer loads and the texts count in less time
 # than a second process saves: the build counts them itself, as before.
-WORKER_MIN_CHARS = 250_000
+WORKER_MIN_BYTES = 250_000
+
+
+def kb_bytes(root: Path, enough: int = WORKER_MIN_BYTES) -> int:
+    """The size of the files under the KB's `knowledge/`, counted until it reaches `enough`: known
+    before the KB is read, so the child is forked before the loader's modules are imported (a third
+    of a second the child spends loading the tokenizer meanwhile)."""
+    total = 0
+    folders = [os.path.join(root, "knowledge")]
+    while folders and total < enough:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(entry.path)
+                elif entry.is_file():
+                    total += entry.stat().st_size
+            except OSError:
+                continue
+    return total
 
 
 def _cores() -> int:
@@ -47,11 +70,11 @@ def may_fork() -> bool:
 
 
 @contextmanager
-def count_worker(counts: TokenCounts, kb_chars: int) -> Iterator[TextCounter | None]:
-    """A counter for `build_corpus` that counts in a forked child, for a KB of `kb_chars`
-    characters; None (count in this process) where a child would not help. The child is started
+def count_worker(counts: TokenCounts, size: int) -> Iterator[TextCounter | None]:
+    """A counter for `build_corpus` that counts in a forked child, for a KB of `size` bytes
+    (`kb_bytes`); None (count in this process) where a child would not help. The child is started
     here, so it loads the tokenizer while the caller reads the KB; it is gone when the block ends."""
-    if kb_chars < WORKER_MIN_CHARS or not may_fork():
+    if size < WORKER_MIN_BYTES or not may_fork():
         yield None
         return
     worker = _Worker(counts)

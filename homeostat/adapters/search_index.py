@@ -244,21 +244,21 @@ def build(root: Path) -> Corpus:
     and the corpus live until it returns)."""
     import gc
 
-    from homeostat.adapters.count_worker import count_worker
-    from homeostat.adapters.kb_files import read_tree
+    from homeostat.adapters.count_worker import count_worker, kb_bytes
     from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
-    from homeostat.core.kb import load_kb
     from homeostat.core.selection import build_corpus
 
     collecting = gc.isenabled()
     gc.disable()
     try:
         with Progress("building the search index") as progress:
-            files = read_tree(root)  # as `load_kb_dir` reads it
             counts = load_token_counts(root)
-            with count_worker(counts, sum(len(text) for text in files.values())) as counter:
-                kb = load_kb(files, root=str(root), on_file=progress.update)
+            with count_worker(counts, kb_bytes(root)) as counter:
+                from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the fork
+                from homeostat.core.kb import load_kb
+
+                kb = load_kb(read_tree(root), root=str(root), on_file=progress.update)  # as load_kb_dir
                 progress.update(progress.done, what="counting tokens")
                 corpus = build_corpus(kb, _load_pending(root), counts, counter)
     finally:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting, in C
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -710,16 +710,17 @@ def _index(
     texts = [f"{e.title}\n{e.view}" for e in entries] + [
         f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
     ]
-    vocabulary: set[str] = set()
-    term_of = _Terms().__getitem__  # a dict lookup per word, not a call
+    seen = _Terms()  # every word indexed, by its first occurrence, with its term (None: a stopword)
+    term_of = seen.__getitem__  # a dict lookup per word, not a call
+    new_posting = flat.setdefault
     for doc, text in enumerate(texts):
         found = search_words(text)
-        vocabulary.update(found)
-        counted = Counter(map(term_of, found))  # in the order of each term's first word
+        counted: dict[str | None, int] = {}  # a Counter's counts, without its Python-level set-up
+        _count_elements(counted, map(term_of, found))  # in the order of each term's first word
         lengths.append(len(found) - counted.pop(None, 0))
         for key, tf in counted.items():
-            flat.setdefault(key, []).extend((doc, tf))  # type: ignore[arg-type]  # None is popped
-    vocabulary -= STOPWORDS
+            new_posting(key, []).extend((doc, tf))  # type: ignore[arg-type]  # None is popped
+    vocabulary = [word for word, found in seen.items() if found is not None]
     return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
 
 
