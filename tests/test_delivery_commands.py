@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -445,6 +446,32 @@ def test_context_imports_no_model_host_or_mcp_client(kb: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_a_warm_context_imports_no_pathlib_urllib_or_ipaddress(kb: Path, tmp_path: Path) -> None:
+    """`context` on a warm cache works in path strings and reads the checkout's origin URL itself
+    (see test_hooks' test of the same); run as an installed package starts, without the editable
+    install's import finder (-S, the packages on the path)."""
+    work = checkout(tmp_path, "work", "https://github.com/example/billing.git")
+    args = ["context", "--kb", str(kb), "--checkout", str(work), "--files", "src/billing/api/errors.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    first = subprocess.run(
+        [sys.executable, "-m", "homeostat", *args], capture_output=True, env=env, check=False
+    )
+    assert first.returncode == 0, first.stderr
+    script = (
+        f"import sys\nfrom homeostat.cli import main\nmain({args!r})\n"
+        "print('HEAVY', [m for m in ('pathlib', 'urllib.parse', 'ipaddress', 'argparse') if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": os.pathsep.join([str(HERE.parent), sysconfig.get_paths()["purelib"]])},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout and "(billing-api-error-status-table)" in done.stdout
 
 
 def test_the_shared_format_contract_is_served(
