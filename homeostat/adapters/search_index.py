@@ -835,9 +835,26 @@ class WorkingChange(Record):
 def change_from_git(top: StrPath, commits: int = 3) -> WorkingChange:
     """`git status --branch` gives the changed files and the branch; one `git log` gives the last
     few commits' files, subjects and first body lines. No other git process runs."""
+    return change_found(change_started(top, commits))
+
+
+ChangeStarted = tuple[Started, Started]
+
+
+def change_started(top: StrPath, commits: int = 3) -> ChangeStarted:
+    """`change_from_git`'s two git commands started, both at once: a session start reads its corpus
+    while they run, and `change_found` waits for them."""
+    status = _git_started(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
+    logged = _git_started(
+        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
+    )
+    return status, logged
+
+
+def change_found(started: ChangeStarted) -> WorkingChange:
     changed: list[str] = []
     branch = ""
-    status = _git(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
+    status, logged = _git_done(started[0]), _git_done(started[1])
     if status is not None and status.returncode == 0:
         skip = False
         for item in status.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -851,9 +868,6 @@ def change_from_git(top: StrPath, commits: int = 3) -> WorkingChange:
             skip = item[0] in "RC"  # a rename's source path follows
     paths = list(changed)
     subjects: list[str] = []
-    logged = _git(
-        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
-    )
     if logged is not None and logged.returncode == 0:
         for record in logged.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
             subject, _, rest = record.partition("\x1f")

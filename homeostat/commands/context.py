@@ -23,8 +23,10 @@ from homeostat.adapters.search_index import (
     Loaded,
     WorkingChange,
     add_to_session,
-    change_from_git,
+    change_found,
+    change_started,
     checkout_identity,
+    find_top_dir,
     load_corpus,
     load_session,
     touch_session,
@@ -278,12 +280,17 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
+    from_git = args.prompt is None and args.files is None and not args.paths
+    # the checkout's changes, from git while the corpus is read (the top folder, as the identity finds it)
+    changing = (
+        change_started(find_top_dir(args.checkout) or os.path.realpath(args.checkout)) if from_git else None
+    )
     session = open_session(args.kb, args.checkout, args.repo, own_part=True)
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
     given = [*(args.files or ()), *args.paths]
-    change = change_from_git(session.identity.top) if args.files is None and not args.paths else None
+    change = change_found(changing) if changing is not None else None
     files = given if change is None else list(change.paths)
     task = session_task(args.task, args.no_task, change)
     view = session_view(session, files, args.checkout, session_id, args.budget, task)
