@@ -216,6 +216,11 @@ def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest
     assert "(trace-every-request)" not in again
 
 
+def known_ids_of(path: Path) -> list[str]:
+    """A session's `known` file's ids (its first line may be the `@stamp` they were added under)."""
+    return [line for line in path.read_text(encoding="utf-8").split("\n") if not line.startswith("@")]
+
+
 def test_a_session_started_by_an_older_version_keeps_what_it_knew(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -234,7 +239,7 @@ def test_a_session_started_by_an_older_version_keeps_what_it_knew(
     )
     run(capsys, *start)
     sessions = kb / ".homeostat" / "sessions"
-    known = (sessions / "s3.known").read_text(encoding="utf-8").split("\n")
+    known = known_ids_of(sessions / "s3.known")
     assert "billing-api-integer-minor-units" in known
     state = json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
     assert "known" not in state
@@ -244,13 +249,15 @@ def test_a_session_started_by_an_older_version_keeps_what_it_knew(
     _, out, _ = run(capsys, *prompt)
     assert "New team rules since this session started" not in out
     run(capsys, *start)  # resumed: written again
-    assert (sessions / "s3.known").read_text(encoding="utf-8").split("\n") == known
+    assert known_ids_of(sessions / "s3.known") == known
     assert "known" not in json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
 
 
 def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A session start adds every rule it could serve to what the session knows, once per corpus
+    and audience: resumed on the same KB, it neither works them out nor writes them again."""
     start = (
         "context",
         "--kb",
@@ -274,7 +281,15 @@ def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
         encoding="utf-8",
     )
     run(capsys, *start)
-    assert "trace-every-request" in known.read_text(encoding="utf-8").split("\n")
+    assert "trace-every-request" in known_ids_of(known)
+    _, out, _ = run(
+        capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s4", "--prompt", "ok"
+    )
+    assert "New team rules since this session started" not in out  # known from the start it resumed
+    run(
+        capsys, *start[:-4], "--repo", "storefront", "--session", "s4", "--files", "web/components/Button.tsx"
+    )
+    assert "use-theme-spacing" in known_ids_of(known)  # another audience: its rules are added
 
 
 def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -908,7 +908,8 @@ def _session_path(root: StrPath, session: str) -> str:
 def _known_path(root: StrPath, session: str) -> str:
     """A session's `known` ids (every rule it could be served at its start: the whole repo's part,
     thousands of ids) live beside its small sets, one per line, written only when they change: the
-    session's other sets are rewritten on every message that matches."""
+    session's other sets are rewritten on every message that matches. A first line `@<stamp>` says
+    for which corpus and audience they hold every visible rule already (`know_at_start`)."""
     return _session_path(root, session).removesuffix(".json") + ".known"
 
 
@@ -922,22 +923,44 @@ def _session_sets(path: str) -> dict[str, list[str]] | None:
     return {k: [str(v) for v in vals] for k, vals in data.items() if isinstance(vals, list)}
 
 
-def _known_ids(root: StrPath, session: str) -> list[str] | None:
+def _known_file(root: StrPath, session: str) -> tuple[str, list[str]] | None:
+    """The `known` file's stamp ("" for none) and ids; None when there is none yet (or the session
+    file was written before `known` moved beside it)."""
     try:
-        known = _read_text(_known_path(root, session))
+        text = _read_text(_known_path(root, session))
     except OSError:
-        return None  # none yet, or a session file written before `known` moved beside it
-    return known.split("\n") if known else []
+        return None
+    stamp = ""
+    if text.startswith("@"):
+        first, _, text = text.partition("\n")
+        stamp = first[1:]
+    return stamp, text.split("\n") if text else []
+
+
+def _write_known(root: StrPath, session: str, stamp: str, ids: Iterable[str]) -> None:
+    _write_atomic(_known_path(root, session), (f"@{stamp}\n" if stamp else "") + "\n".join(sorted(ids)))
 
 
 def load_session(root: StrPath, session: str) -> dict[str, list[str]]:
     state = _session_sets(_session_path(root, session))
     if state is None:
         return {}
-    known = _known_ids(root, session)
-    if known is not None:  # with an older version's inline set too, should one have written it since
+    found = _known_file(root, session)
+    if found is not None:  # with an older version's inline set too, should one have written it since
+        known = found[1]
         state["known"] = sorted({*state["known"], *known}) if "known" in state else known
     return state
+
+
+def know_at_start(root: StrPath, session: str, stamp: str, visible: Callable[[], Iterable[str]]) -> None:
+    """Add every rule a session start could serve (`visible()`) to the session's `known` ids, unless
+    they were added under this stamp (the corpus key and the audience) already: a resumed session
+    neither works them out nor writes them again."""
+    found = _known_file(root, session)
+    if found is not None and found[0] == stamp:
+        return
+    known = set(found[1]) if found is not None else set()
+    _write_known(root, session, stamp, known.union(visible()))
 
 
 def add_to_session(root: StrPath, session: str, additions: Mapping[str, Iterable[str]]) -> None:
@@ -953,10 +976,10 @@ def add_to_session(root: StrPath, session: str, additions: Mapping[str, Iterable
     if "known" in additions or inline is not None:
         have = os.path.isfile(_known_path(root, session))
         if not have or adding or inline is not None:
-            known = set(_known_ids(root, session) or ()) if have else set()
-            known.update(inline or ())
+            stamp, ids = _known_file(root, session) or ("", [])
+            known = {*ids, *(inline or ())}
             if not have or inline is not None or not known.issuperset(adding):
-                _write_atomic(_known_path(root, session), "\n".join(sorted(known | adding)))
+                _write_known(root, session, stamp, known | adding)
     _write_atomic(path, json.dumps(data, sort_keys=True))
     _prune_sessions(_join(root, SESSIONS_DIR))
 

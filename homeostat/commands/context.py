@@ -27,6 +27,7 @@ from homeostat.adapters.search_index import (
     change_started,
     checkout_identity,
     find_top_dir,
+    know_at_start,
     load_corpus,
     load_session,
     touch_session,
@@ -56,6 +57,7 @@ from homeostat.core.selection import (
     visibility,
 )
 from homeostat.core.session_repo import session_repo
+from homeostat.core.text import sha256
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -317,11 +319,21 @@ def session_view(
         budget = budget._replace(token_budget=budget_tokens)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
-        sees = {a: session.audience.sees(a, session.corpus) for a in {e.area for e in session.corpus.entries}}
-        visible = [e.id for e in session.corpus.entries if sees[e.area]]
+        audience = session.audience
+        stamp = f"{session.loaded.key} {audience.repo} {audience.member} {','.join(sorted(audience.teams))}"
+        know_at_start(
+            session.kb, session_id, sha256(stamp.encode()).hexdigest()[:24], lambda: _visible(session)
+        )
         given = view.served_ids + tuple(s.key for s in view.sections)
-        add_to_session(session.kb, session_id, {"known": visible, "files": touched, "given": given})
+        add_to_session(session.kb, session_id, {"files": touched, "given": given})
     return view
+
+
+def _visible(session: Session) -> list[str]:
+    """Every rule the session's audience may see: what it knew at its start."""
+    corpus = session.corpus
+    sees = {a: session.audience.sees(a, corpus) for a in {e.area for e in corpus.entries}}
+    return [e.id for e in corpus.entries if sees[e.area]]
 
 
 def session_task(text: str | None, off: bool, change: WorkingChange | None) -> tuple[str, ...]:
