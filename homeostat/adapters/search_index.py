@@ -4,8 +4,9 @@ The corpus cache carries its identity (PEERS.md, lesson 9): its file name is a h
 tree (plus the content of any uncommitted KB file), or of the KB's content when it is not a git
 repository, together with the tokenizer, the stemmer and the corpus format version, and this clone's pending
 lessons. When any of them changes the corpus is rebuilt by itself (logged, never an error) and written
-atomically; deleting `.homeostat/` loses nothing. A warm load reads one JSON file and runs two git
-commands, so a session hook never pays for the models, the YAML parser or the tokenizer.
+atomically; deleting `.homeostat/` loses nothing. A warm load reads one cached file and proves it
+current with a stat walk (or, for a large KB, one git command), so a session hook never pays for the
+models, the YAML parser or the tokenizer.
 """
 
 from __future__ import annotations
@@ -325,7 +326,8 @@ class Loaded(Record):
 
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
-# Above this many files, walking them in Python costs more than asking git (which walks in C).
+# Above this many files, walking them in Python costs more than asking git (which walks in C): the
+# index check below takes over (measured against it, and the git key, by bench_stat_key.py).
 # benchmarks/bench_stat_key.py, 2 cores, medians of 21, stat ms / git key ms (git now started with
 # posix_spawn, no `import subprocess`): load 2.9: 2,000 files 10 / 17, 3,000 21 / 22, 4,000 26 / 23,
 # 5,000 33 / 18, 10,000 61 / 30; under load 5 the two crossed between 3,000 and 6,000. The git key
