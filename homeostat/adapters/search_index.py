@@ -443,14 +443,16 @@ def _kb_folders(root: StrPath) -> tuple[list[str], int]:
 
 def _shape(root: StrPath, index: str, folders: Iterable[str], loose: Iterable[str]) -> dict[str, Any]:
     """What the index check compares: the index file's, the folders' and the loose files' stat, and
-    the pending lessons' names."""
+    the pending lessons' names (and the versions the key holds, as the stat check's signature does)."""
+    from homeostat import VERSION
+
     base = os.fspath(root)
     return {
         "index": [index, _stat_of(index)],
         "folders": {f: (_stat_of(os.path.join(base, f)) or [0, 0, 0])[1] for f in folders},
         "loose": {f: _stat_of(os.path.join(base, f)) for f in loose},
         "pending": pending_names(root),
-        "format": [CORPUS_FORMAT, STEMMER_ID, list(sys.version_info[:2])],
+        "format": [VERSION, CORPUS_FORMAT, STEMMER_ID, list(sys.version_info[:2]), marshal.version],
     }
 
 
@@ -476,10 +478,13 @@ class _Check:
         self.large = isinstance(counted, int) and counted > STAT_MAX_FILES
         self.stat = None if self.large else stat_signature(root)
         self.running: Started = None
+        self.differs: list[str] | None = None  # what the running diff-files said, once it is done
+        self.asked = False  # whether it was started
         self.shape: dict[str, Any] | None = None
         recorded = self.record.get("index")
         if self.large and isinstance(recorded, dict):
             self.running = _git_started(root, *_DIFF_FILES)
+            self.asked = True
             try:
                 was = recorded["shape"]
                 self.shape = _shape(root, str(was["index"][0]), was["folders"], was["loose"])
@@ -500,21 +505,26 @@ class _Check:
     def confirmed(self) -> bool:
         if self.stat is not None:
             return True
-        differs = _differs(_git_done(self.running))
-        self.running = None
+        differs = self._differs()
         recorded = self.record.get("index")
         return differs is not None and isinstance(recorded, dict) and differs == recorded.get("differs")
 
+    def _differs(self) -> list[str] | None:
+        """The started diff-files' answer (it started before anything else was read)."""
+        if self.running is not None:
+            self.differs = _differs(_git_done(self.running))
+            self.running = None
+        return self.differs
+
     def key(self) -> str:
         """The KB's key from git (or its content), recorded against what was checked before it."""
-        if self.running is not None:
-            _git_done(self.running)
-            self.running = None
+        differs = self._differs()
         stat = self.stat
         large = stat is None or stat[2] > STAT_MAX_FILES
         before: tuple[list[str] | None, list[str], int] | None = None
         if large:
-            differs = _differs(_git(self.root, *_DIFF_FILES))
+            if not self.asked:
+                differs = _differs(_git(self.root, *_DIFF_FILES))
             folders, files = _kb_folders(self.root)
             before = (differs, folders, files)
         found = _git_fingerprint(self.root)
