@@ -959,8 +959,10 @@ def load_session(root: StrPath, session: str) -> dict[str, list[str]]:
         return {}
     found = _known_file(root, session)
     if found is not None:  # with an older version's inline set too, should one have written it since
-        known = found[1]
+        stamp, known = found
         state["known"] = sorted({*state["known"], *known}) if "known" in state else known
+        if stamp:
+            state["knownAt"] = [stamp]  # they hold every rule visible under it (`know_at_start`)
     return state
 
 

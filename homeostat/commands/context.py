@@ -319,14 +319,18 @@ def session_view(
         budget = budget._replace(token_budget=budget_tokens)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
-        audience = session.audience
-        stamp = f"{session.loaded.key} {audience.repo} {audience.member} {','.join(sorted(audience.teams))}"
-        know_at_start(
-            session.kb, session_id, sha256(stamp.encode()).hexdigest()[:24], lambda: _visible(session)
-        )
+        know_at_start(session.kb, session_id, known_stamp(session), lambda: _visible(session))
         given = view.served_ids + tuple(s.key for s in view.sections)
         add_to_session(session.kb, session_id, {"files": touched, "given": given})
     return view
+
+
+def known_stamp(session: Session) -> str:
+    """What a session's known ids were added under (the corpus key and the audience): while the
+    session's corpus and audience are those, every rule it may see is among them."""
+    audience = session.audience
+    stamp = f"{session.loaded.key} {audience.repo} {audience.member} {','.join(sorted(audience.teams))}"
+    return sha256(stamp.encode()).hexdigest()[:24]
 
 
 def _visible(session: Session) -> list[str]:
@@ -400,9 +404,10 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     new = []
     if "known" in state:
         known = set(state["known"])
+        current = state.get("knownAt") == [known_stamp(session)]  # then none is new
         ranked = (
             select_entries(corpus, state.get("files", []), audience).ranked
-            if _any_new(session, known)
+            if not current and _any_new(session, known)
             else ()
         )
         new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
