@@ -759,6 +759,12 @@ def find_top_dir(start: StrPath) -> str | None:
         here = parent
 
 
+def checkout_top(checkout: StrPath) -> str:
+    """The checkout's top folder, as its identity has it (`Identity.top`): its working tree's, else
+    the folder itself, resolved."""
+    return find_top_dir(checkout) or os.path.realpath(checkout)
+
+
 def _config_files(top: str | None) -> list[str]:
     """The git config files that decide origin and user: the checkout's, the user's, XDG's."""
     home = os.path.expanduser(os.environ.get("HOME", "~"))

@@ -26,7 +26,7 @@ from homeostat.adapters.search_index import (
     change_found,
     change_started,
     checkout_identity,
-    find_top_dir,
+    checkout_top,
     know_at_start,
     load_corpus,
     load_session,
@@ -283,10 +283,7 @@ def run(args: argparse.Namespace) -> int:
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
     from_git = args.prompt is None and args.files is None and not args.paths
-    # the checkout's changes, from git while the corpus is read (the top folder, as the identity finds it)
-    changing = (
-        change_started(find_top_dir(args.checkout) or os.path.realpath(args.checkout)) if from_git else None
-    )
+    changing = change_started(checkout_top(args.checkout)) if from_git else None  # while the corpus loads
     session = open_session(args.kb, args.checkout, args.repo, own_part=True)
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:

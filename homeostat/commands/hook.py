@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.adapters.event_recorder import Scalar, log_event, log_events
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
-from homeostat.adapters.search_index import change_found, change_started, find_top_dir, pending_names
+from homeostat.adapters.search_index import (
+    change_found,
+    change_started,
+    checkout_top,
+    find_top_dir,
+    pending_names,
+)
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
@@ -154,7 +160,7 @@ def session_start(root: str, event: Mapping[str, Any], started: float) -> Answer
     session_id = event.get("session_id") or ""
     checkout = _checkout(event)
     # the touched files, the branch and the commits, from git while the corpus is read
-    changing = change_started(find_top_dir(checkout) or os.path.realpath(checkout))
+    changing = change_started(checkout_top(checkout))
     session = open_session(root, checkout, own_part=True)
     change = change_found(changing)
     task = session_task(None, False, change)
