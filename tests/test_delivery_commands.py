@@ -186,24 +186,33 @@ def test_a_message_is_matched_once_per_session(kb: Path, capsys: pytest.CaptureF
     assert chat["searched"] is False and chat["tokens"] < 80
 
 
-def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    start = (
+def session_start(kb: Path, session: str) -> tuple[str, ...]:
+    """`context` at a session's start in the billing repo, with a session id."""
+    return (
         "context",
         "--kb",
         str(kb),
         "--repo",
         "billing",
         "--session",
-        "s2",
+        session,
         "--files",
         "src/billing/api/x.py",
     )
-    run(capsys, *start)
+
+
+def add_trace_rule(kb: Path) -> None:
+    """A new core rule, `trace-every-request`, merged while a session runs."""
     new_rule = (EXAMPLE / "knowledge/core/log-with-fields.md").read_text(encoding="utf-8")
     new_rule = new_rule.replace("id: log-with-fields", "id: trace-every-request").replace(
         "title: Log with structured fields, not formatted strings", "title: Trace every request"
     )
     (kb / "knowledge/core/trace-every-request.md").write_text(new_rule, encoding="utf-8")
+
+
+def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, *session_start(kb, "s2"))
+    add_trace_rule(kb)
     code, out, _ = run(
         capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s2", "--prompt", "ok"
     )
@@ -226,17 +235,7 @@ def test_a_session_started_by_an_older_version_keeps_what_it_knew(
 ) -> None:
     """`known` moved out of the session file into `<id>.known`; a session file that still holds it
     inline (written before the move) is read as it was, and moved on its next write."""
-    start = (
-        "context",
-        "--kb",
-        str(kb),
-        "--repo",
-        "billing",
-        "--session",
-        "s3",
-        "--files",
-        "src/billing/api/x.py",
-    )
+    start = session_start(kb, "s3")
     run(capsys, *start)
     sessions = kb / ".homeostat" / "sessions"
     known = known_ids_of(sessions / "s3.known")
@@ -258,28 +257,13 @@ def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
 ) -> None:
     """A session start adds every rule it could serve to what the session knows, once per corpus
     and audience: resumed on the same KB, it neither works them out nor writes them again."""
-    start = (
-        "context",
-        "--kb",
-        str(kb),
-        "--repo",
-        "billing",
-        "--session",
-        "s4",
-        "--files",
-        "src/billing/api/x.py",
-    )
+    start = session_start(kb, "s4")
     run(capsys, *start)
     known = kb / ".homeostat" / "sessions" / "s4.known"
     os.utime(known, ns=(1_000_000_000, 1_000_000_000))
     run(capsys, *start)
     assert known.stat().st_mtime_ns == 1_000_000_000  # the same ids: not written again
-    (kb / "knowledge/core/trace-every-request.md").write_text(
-        (EXAMPLE / "knowledge/core/log-with-fields.md")
-        .read_text(encoding="utf-8")
-        .replace("id: log-with-fields", "id: trace-every-request"),
-        encoding="utf-8",
-    )
+    add_trace_rule(kb)
     run(capsys, *start)
     assert "trace-every-request" in known_ids_of(known)
     _, out, _ = run(
