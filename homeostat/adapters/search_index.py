@@ -327,12 +327,12 @@ class Loaded(Record):
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
 # Above this many files, walking them in Python costs more than asking git (which walks in C): the
-# index check below takes over (measured against it, and the git key, by bench_stat_key.py).
-# benchmarks/bench_stat_key.py, 2 cores, medians of 21, stat ms / git key ms (git now started with
-# posix_spawn, no `import subprocess`): load 2.9: 2,000 files 10 / 17, 3,000 21 / 22, 4,000 26 / 23,
-# 5,000 33 / 18, 10,000 61 / 30; under load 5 the two crossed between 3,000 and 6,000. The git key
-# stays near 20-30 ms (two processes) while the walk grows about 6 ms per 1,000 files.
-STAT_MAX_FILES = 3500
+# index check below takes over. benchmarks/bench_stat_key.py, 2 cores, load 4, medians of 9, stat ms
+# / index check ms (/ the full git key ms): 500 files 3.0 / 17.2 (/ 14.5), 1,000 9.6 / 15.9 (/ 19.1),
+# 2,000 22.3 / 15.2 (/ 24.9), 4,000 63.6 / 26.2 (/ 34.7), 6,000 81.8 / 19.5 (/ 39.1); the walk grows
+# ~10 ms per 1,000 files while the index check (one git process, run while the corpus is read)
+# stays near 15-25 ms. Before the index check, against the git key alone, this was 3,500.
+STAT_MAX_FILES = 1500
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
