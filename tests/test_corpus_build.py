@@ -9,15 +9,27 @@ apostrophes, camelCase, trailing spaces, CRLF, examples or none).
 
 from __future__ import annotations
 
+import datetime as dt
+import marshal
+import os
 import re
 import shutil
+import threading
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters.count_worker import WORKER_MIN_CHARS, count_worker
+from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import build
+from homeostat.core.kb import KB
+from homeostat.core.model import RuleMeta
+from homeostat.core.pending import PendingLesson
+from homeostat.core.scoring import score_rule
 from homeostat.core.selection import (
     _CAMEL,
     _HIDDEN,
@@ -25,6 +37,8 @@ from homeostat.core.selection import (
     Entry,
     SectionEntry,
     _index,
+    _scorer,
+    build_corpus,
     search_words,
     strip_hidden,
     term,
@@ -164,3 +178,181 @@ def test_the_built_corpus_counts_and_indexes_as_the_plain_way(tmp_path: Path) ->
     assert dict(corpus.stems) == stems
     built = _index(corpus.entries, corpus.sections)
     assert list(built[0].items()) == list(postings.items())
+
+
+# --- counting in a second process (adapters/count_worker.py) -----------------------------------------
+
+
+def _long_rule(n: int) -> str:
+    """A rule long enough that its counts are large integers (a fresh object each, never shared)."""
+    example = "\n".join(
+        f"retry_{i}(gateway_{i * 7919}, timeout={i * 13}.5)  # step {i}" for i in range(40 + n)
+    )
+    return (
+        f"---\nid: long-{n}\ntitle: Long rule {n}\narea: core\nscope: ['**']\nstatus: accepted\n"
+        "source:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n---\n"
+        "## Rule\nCall `retry()` before the gateway's timeout.\n\n## Why\nThe gateway drops calls.\n\n"
+        f"## Example\n```py\n{example}\n```\n"
+    )
+
+
+def _worker_kb(tmp_path: Path) -> KB:
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
+    for rel, content in AWKWARD.items():
+        (root / rel).write_text(content, encoding="utf-8")
+    for n in range(3):
+        (root / f"knowledge/core/long-{n}.md").write_text(_long_rule(n), encoding="utf-8")
+    return load_kb_dir(root)
+
+
+# A long lesson (its counts large integers), twice: the second is looked up, so one process
+# shares the first one's count objects with it.
+PENDING = 2 * [
+    PendingLesson(
+        author="ana",
+        created=dt.datetime(2026, 11, 1, tzinfo=dt.UTC),
+        title="Use the users cache",
+        rule="Read users through `UserCache`.",
+        why="The database is slow.",
+        example="\n".join(f"users_{i} = UserCache.read(user_id={i * 7919})" for i in range(60)),
+        area="core",
+    )
+]
+
+
+def _state(counts: TokenCounts) -> tuple[object, ...]:
+    return list(counts.used.items()), list(counts.known.items()), counts.counted
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_counting_in_a_child_gives_the_bytes_counting_here_gives(tmp_path: Path, warm: bool) -> None:
+    """The same corpus to the byte (marshal writes an object held twice once, so the integers the
+    child sends must be shared as one process shares them), and the same counts kept, in the same
+    order; warm, with some counts known from an earlier run and some left unused."""
+    kb = _worker_kb(tmp_path)
+    earlier = TokenCounts()
+    build_corpus(kb, PENDING, earlier)
+    known = dict(list(earlier.used.items())[::2]) | {"0" * 24: 7} if warm else {}
+    here = TokenCounts(known)
+    plain = build_corpus(kb, PENDING, here)
+    there = TokenCounts(known)
+    with count_worker(there, WORKER_MIN_CHARS) as counter:
+        assert counter is not None
+        beside = build_corpus(kb, PENDING, there, counter)
+    assert all(e.tokens > 256 for e in plain.entries if e.pending)  # integers no cache shares
+    assert any(e.pending for e in plain.entries) and plain.sections and plain.line_tokens
+    assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
+    assert _state(there) == _state(here)
+
+
+def test_a_failing_child_leaves_the_counting_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _worker_kb(tmp_path)
+    here = TokenCounts()
+    plain = build_corpus(kb, PENDING, here)
+    monkeypatch.setattr(count_worker_module, "_child", lambda *_: os._exit(1))
+    there = TokenCounts()
+    with count_worker(there, WORKER_MIN_CHARS) as counter:
+        beside = build_corpus(kb, PENDING, there, counter)
+    assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
+    assert _state(there) == _state(here)
+
+
+def test_a_build_that_fails_lets_its_child_go(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), count_worker(TokenCounts(), WORKER_MIN_CHARS) as counter:
+        assert counter is not None
+        raise RuntimeError("the KB could not be read")
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
+def test_no_child_for_a_small_kb_or_beside_other_threads() -> None:
+    with count_worker(TokenCounts(), WORKER_MIN_CHARS - 1) as counter:
+        assert counter is None
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        with count_worker(TokenCounts(), WORKER_MIN_CHARS) as counter:
+            assert counter is None
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_reading_the_tree_gives_the_paths_pathlib_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`read_tree` walks with strings; the map is the one a Path per file gave, in the same order,
+    from an absolute root and from a relative one."""
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
+    (root / "knowledge/core/deep/er").mkdir(parents=True)
+    (root / "knowledge/core/deep/er/odd name é.md").write_bytes(b"\xff not UTF-8")
+    for where in (root, Path("kb")):
+        monkeypatch.chdir(tmp_path)
+        plain: dict[str, str | bytes] = {"homeostat.yaml": (root / "homeostat.yaml").read_text("utf-8")}
+        for dirpath, dirnames, filenames in os.walk(where / "knowledge"):
+            dirnames[:] = sorted(d for d in dirnames if d not in {".git", ".homeostat"})
+            for name in filenames:
+                rel = (Path(dirpath) / name).relative_to(where).as_posix()
+                data = (where / rel).read_bytes()
+                try:
+                    plain[rel] = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    plain[rel] = data
+        plain.setdefault("knowledge/", b"")
+        assert list(read_tree(where).items()) == list(plain.items())
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    kinds=st.lists(
+        st.tuples(
+            st.sampled_from(["pr-feedback", "manual", "agent-handoff", "deep-dive"]),
+            st.sampled_from([None, True, False]),
+            st.sampled_from(["", "ana", "bo", "cy", "dee", "nobody"]),
+            st.integers(0, 3),  # contradicts
+            st.lists(st.booleans(), max_size=3),  # flags, resolved or not
+            st.integers(0, 2),  # conflicts declared on the other side
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    weight=st.sampled_from([1, 3, 200, 900]),
+)
+def test_scores_worked_out_once_per_combination_are_score_rules(
+    kinds: list[tuple[str, bool | None, str, int, list[bool], int]], weight: int
+) -> None:
+    """The scorer's totals are `score_rule`'s, and it keeps only totals CPython shares anyway, so
+    the cached corpus's bytes cannot tell the two apart."""
+    config = load_kb_dir(EXAMPLE).require_config()
+    weights = config.scoring.weights.model_copy(update={"pr_feedback": weight, "conflict": -weight})
+    config = config.model_copy(update={"scoring": config.scoring.model_copy(update={"weights": weights})})
+    metas = []
+    for n, (kind, changed, author, contradicts, flags, _) in enumerate(kinds):
+        source: dict[str, object] = {"type": kind, "author": author}
+        if changed is not None:
+            source["changedCode"] = changed
+        meta = {
+            "id": f"rule-{n}",
+            "title": "A rule",
+            "area": "core",
+            "scope": ["**"],
+            "status": "accepted",
+            "source": source,
+            "created": "2026-01-01",
+            "lastConfirmed": "2026-01-01",
+            "contradicts": [f"other-{i}" for i in range(contradicts)],
+            "flags": [{"by": "ana", "at": "2026-01-02", "reason": "old", "resolved": r} for r in flags],
+        }
+        metas.append(RuleMeta.model_validate(meta))
+    conflicts = {f"rule-{n}": c for n, (*_, c) in enumerate(kinds) if c}
+    scored = _scorer(config, conflicts)
+    for meta in metas + metas:
+        total = scored(meta)
+        assert total == score_rule(meta, config, conflicts.get(meta.id, 0)).total
+        if not -5 <= total <= 256:  # a fresh object each time, as score_rule's sum is
+            assert scored(meta) is not total

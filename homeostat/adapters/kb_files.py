@@ -45,8 +45,13 @@ def _check_kb_folder(root: Path) -> None:
 
 
 def _read(root: Path, rel: str) -> str | bytes:
+    return _read_at(os.path.join(root, rel), rel)
+
+
+def _read_at(path: str, rel: str) -> str | bytes:
     try:
-        return _text((root / rel).read_bytes())
+        with open(path, "rb") as file:
+            return _text(file.read())
     except OSError as exc:
         raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
 
@@ -82,12 +87,13 @@ def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]
     if whole_repo:
         for rel in _whole_repo_paths(root):
             files[rel] = _read(root, rel)
-    else:
-        for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+    else:  # paths as strings: a Path per file was half the time of reading 10,000 files
+        cut = len(str(root)) + 1
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, "knowledge")):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            folder = dirpath[cut:].replace(os.sep, "/")
             for name in filenames:
-                rel = (Path(dirpath) / name).relative_to(root).as_posix()
-                files[rel] = _read(root, rel)
+                files[f"{folder}/{name}"] = _read_at(os.path.join(dirpath, name), f"{folder}/{name}")
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
 

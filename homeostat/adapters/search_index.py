@@ -261,23 +261,30 @@ def _load_pending(root: StrPath) -> list[PendingLesson]:
 def build(root: Path) -> Corpus:
     """The slow path: load and parse the KB, count tokens, index. Token counts come from the clone's
     count cache (validate's too) by the digest of the text counted, so a rebuild after an edit counts
-    only the texts that changed; the cache keeps what it held plus what was counted. The cyclic
-    garbage collector is off meanwhile: the build makes hundreds of thousands of objects and frees
-    none it could find (the KB and the corpus live until it returns)."""
+    only the texts that changed; the cache keeps what it held plus what was counted. A large KB's
+    texts are counted in a second process (`count_worker`), which loads the tokenizer while this one
+    parses the KB and counts while this one builds the index. The cyclic garbage collector is off
+    meanwhile: the build makes hundreds of thousands of objects and frees none it could find (the KB
+    and the corpus live until it returns)."""
     import gc
 
-    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.adapters.count_worker import count_worker
+    from homeostat.adapters.kb_files import read_tree
     from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
+    from homeostat.core.kb import load_kb
+    from homeostat.core.selection import build_corpus
 
     collecting = gc.isenabled()
     gc.disable()
     try:
         with Progress("building the search index") as progress:
-            kb = load_kb_dir(root, progress)
-            progress.update(progress.done, what="counting tokens")
+            files = read_tree(root)  # as `load_kb_dir` reads it
             counts = load_token_counts(root)
-            corpus = build_from_kb(kb, _load_pending(root), counts)
+            with count_worker(counts, sum(len(text) for text in files.values())) as counter:
+                kb = load_kb(files, root=str(root), on_file=progress.update)
+                progress.update(progress.done, what="counting tokens")
+                corpus = build_corpus(kb, _load_pending(root), counts, counter)
     finally:
         if collecting:
             gc.enable()
@@ -290,15 +297,10 @@ def build(root: Path) -> Corpus:
 
 def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
-    from homeostat.core.render_view import memo_lines
-    from homeostat.core.selection import build_corpus, with_line_tokens
+    from homeostat.core.selection import build_corpus
     from homeostat.core.token_counts import TokenCounts
 
-    counts = counts or TokenCounts()
-    corpus = build_corpus(kb, pending, counts)
-    doc_areas = {s.area for s in corpus.sections}
-    lines = memo_lines(corpus.entries, doc_areas, corpus.areas)
-    return with_line_tokens(corpus, {line: counts.count(line) for line in lines})
+    return build_corpus(kb, pending, counts or TokenCounts())
 
 
 def _write_atomic(path: str, content: str | bytes) -> None:

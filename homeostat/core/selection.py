@@ -29,8 +29,9 @@ from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, lazy_pattern, words
 
 if TYPE_CHECKING:
+    from homeostat.core.config import Config
     from homeostat.core.kb import KB
-    from homeostat.core.model import DocSection, Document
+    from homeostat.core.model import DocSection, Document, RuleMeta
     from homeostat.core.pending import PendingLesson
     from homeostat.core.token_counts import TokenCounts
 
@@ -482,25 +483,61 @@ def pending_view(lesson: PendingLesson, entry_id: str, *, with_why: bool = True)
     return "\n".join(lines) + "\n"
 
 
-def build_corpus(kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts) -> Corpus:
+class ToCount(Record):
+    """The texts a corpus build counts, in the order it counts them (a `TokenCounts` keeps what it
+    looked up in that order, and `tokens.json` with it), so the counting can run apart from the rest
+    of the build (`adapters.count_worker`) and give the same counts in the same order."""
+
+    rules: list[tuple[str, str]]  # each served rule's rule-only form and what its whole form adds
+    pending: list[tuple[str, str]]  # each pending entry's whole form and rule-only form
+    sections: list[str]
+    lines: list[str]  # `render_view.memo_lines`
+
+
+def count_texts(todo: ToCount, counts: TokenCounts) -> list[int]:
+    """Every count a corpus needs, in `todo`'s order: per rule and per pending entry its whole form's
+    tokens then its rule-only form's (a rule's rule-only form is counted first, as the head of its
+    whole form: `TokenCounts.count_joined`), then each section's and each line's."""
+    count = counts.count
+    joined = counts.count_joined
+    out: list[int] = []
+    for short, rest in todo.rules:
+        short_tokens = count(short)  # counted first: its count is the whole form's head
+        out += (joined(short, short_tokens, rest), short_tokens)
+    for view, short in todo.pending:
+        out += (count(view), count(short))
+    out += [count(view) for view in todo.sections]
+    out += [count(line) for line in todo.lines]
+    return out
+
+
+# Starts counting a build's texts and gives the function that waits for the counts (`count_texts`).
+TextCounter = Callable[[ToCount], Callable[[], list[int]]]
+
+
+def build_corpus(
+    kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts, counter: TextCounter | None = None
+) -> Corpus:
     """Flatten a loaded KB (and this clone's pending lessons) into a corpus. Token counts come from
-    `counts` (the caller's cache of earlier counts); `line_tokens` is filled in by the caller. A rule's
-    whole view is its rule-only view and what follows it, so only that is counted again
-    (`TokenCounts.count_joined`)."""
+    `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view and
+    what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to count
+    are gathered first and handed to `counter`, which may count them elsewhere while the index is
+    built here (by default they are counted here, `count_texts`)."""
+    from homeostat.core.render_view import memo_lines
     from homeostat.core.rendering import rule_view_parts
-    from homeostat.core.scoring import conflict_counts, score_rule
+    from homeostat.core.scoring import conflict_counts
 
     config = kb.require_config()
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
-    conflicts = conflict_counts(kb.rules)
-    count = counts.count
-    drafts: list[Entry] = []
+    scored = _scorer(config, conflict_counts(kb.rules))
+    drafts: list[Entry] = []  # token counts still 0
+    parts: list[tuple[str, str]] = []
     for rule in kb.served_rules():
         meta = rule.meta
         area = areas.get(meta.area)
         short, rest = rule_view_parts(rule)
         short, rest = strip_hidden(short), strip_hidden(rest)
-        short_tokens = count(short)
+        parts.append((short, rest))
         drafts.append(
             Entry(
                 id=meta.id,
@@ -511,27 +548,35 @@ def build_corpus(kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts) 
                 kind=meta.kind or "",
                 adopted=meta.adopted,
                 status=meta.status,
-                score=score_rule(meta, config, conflicts.get(rule.id, 0)).total,
+                score=scored(meta),
                 refs=file_refs(rule.text()),
                 view=short + rest,
                 short=short,
-                tokens=counts.count_joined(short, short_tokens, rest),
-                short_tokens=short_tokens,
+                tokens=0,
+                short_tokens=0,
                 file=rule.file,
                 owner=meta.owner or (area.owner if area else ""),
             )
         )
+    served = len(drafts)
     live = [lesson for lesson in pending if not _landed(lesson, kb)]
-    drafts += [e for e in (_pending_entry(lesson, areas, count) for lesson in live) if e is not None]
-    entries = tuple(drafts)
-    sections = tuple(
-        _section_entry(document, sec, count) for document in kb.documents for sec in document.sections
+    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in live) if e is not None]
+    sections = [_section_entry(document, sec) for document in kb.documents for sec in document.sections]
+    lines = memo_lines(drafts, {s.area for s in sections}, areas)
+    todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
+    waiting = counter(todo) if counter is not None else lambda: count_texts(todo, counts)
+    postings, lengths, stems = _index(drafts, sections)
+    counted = iter(waiting())
+    new = tuple.__new__
+    entries = cast(
+        "tuple[Entry, ...]",
+        tuple([new(Entry, (*e[:12], next(counted), next(counted), *e[14:])) for e in drafts[:served]]),
     )
-    postings, lengths, stems = _index(entries, sections)
+    entries += tuple([e._replace(tokens=next(counted), short_tokens=next(counted)) for e in drafts[served:]])
     d = config.distribution
     return Corpus(
         entries=entries,
-        sections=sections,
+        sections=tuple([s._replace(tokens=next(counted)) for s in sections]),
         areas=areas,
         repos=tuple(RepoInfo(r.name, r.url, r.public) for r in config.repos),
         members=tuple(MemberInfo(m.handle, m.name, m.email, m.teams) for m in config.team.members),
@@ -540,10 +585,39 @@ def build_corpus(kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts) 
         mcp_write_limit=config.security.mcp_write_limit,
         postings=postings,
         lengths=lengths,
+        line_tokens={line: next(counted) for line in lines},
         by_id=_by_id(entries),
         stems=stems,
         unreadable=tuple(u.row() for u in kb.unreadable),
     )
+
+
+def _scorer(config: Config, conflicts: Mapping[str, int]) -> Callable[[RuleMeta], int]:
+    """`score_rule`'s total, worked out once for each combination of what it reads (the source's
+    type, code change and author, the conflicts and the open flags): a KB's rules share a few. Only
+    totals CPython shares anyway (its small integers) are kept, since the cached corpus is a marshal,
+    which writes an object held twice once: a kept larger total would change its bytes."""
+    from homeostat.core.scoring import score_rule
+
+    known: dict[tuple[object, ...], int] = {}
+
+    def score(meta: RuleMeta) -> int:
+        source = meta.source
+        key = (
+            source.type,
+            source.changed_code,
+            source.author,
+            conflicts.get(meta.id, 0) + len(meta.contradicts),
+            len(meta.open_flags),
+        )
+        total = known.get(key)
+        if total is None:
+            total = score_rule(meta, config, conflicts.get(meta.id, 0)).total
+            if -5 <= total <= 256:
+                known[key] = total
+        return total
+
+    return score
 
 
 def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
@@ -554,7 +628,8 @@ def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
     return found
 
 
-def _section_entry(document: Document, sec: DocSection, count: Callable[[str], int]) -> SectionEntry:
+def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
+    """A section's entry, its token count still 0 (`build_corpus` fills it in)."""
     key = f"{document.doc_id}#{sec.id}"
     p = sec.provenance
     view = strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body))
@@ -570,7 +645,7 @@ def _section_entry(document: Document, sec: DocSection, count: Callable[[str], i
         updated=p.updated if p else "",
         url=p.url if p else "",
         view=view,
-        tokens=count(view),
+        tokens=0,
     )
 
 
@@ -585,10 +660,9 @@ def _landed(lesson: PendingLesson, kb: KB) -> bool:
     )
 
 
-def _pending_entry(
-    lesson: PendingLesson, areas: Mapping[str, AreaInfo], count: Callable[[str], int]
-) -> Entry | None:
-    """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once."""
+def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:
+    """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once (its
+    token counts still 0: `build_corpus` fills them in)."""
     if lesson.kind != "new" or not lesson.title.strip() or not lesson.rule.strip():
         return None
     area = lesson.area
@@ -612,8 +686,8 @@ def _pending_entry(
         refs=file_refs(text),
         view=view,
         short=short,
-        tokens=count(view),
-        short_tokens=count(short),
+        tokens=0,
+        short_tokens=0,
         owner=areas[area].owner if area in areas else "",
     )
 
@@ -647,10 +721,6 @@ def _index(
             flat.setdefault(key, []).extend((doc, tf))  # type: ignore[arg-type]  # None is popped
     vocabulary -= STOPWORDS
     return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
-
-
-def with_line_tokens(corpus: Corpus, line_tokens: Mapping[str, int]) -> Corpus:
-    return corpus._replace(line_tokens=dict(line_tokens))
 
 
 def repo_part(corpus: Corpus, repo: str | None) -> Corpus:

@@ -24,10 +24,10 @@ from functools import lru_cache
 _URL_AUTHORITY = re.compile(r"://([^/\s?#\"'<>`)\]}|\\]+)")
 _SCHEME_BEFORE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]{1,20}\Z")
 # Not `.info`, `.int`, `.es`, `.app`, `.sh`, `.in`…: `log.info`, `np.int` and `install.sh` are code.
-_BARE_TLDS = (
+BARE_TLDS = (
     "com net org io dev ai co cloud gov edu mil biz xyz us uk de fr nl se eu jp cn ru br au ch ie nz kr tw hk sg"
 ).split()
-_TLD_END = re.compile(r"\.(?:" + "|".join(_BARE_TLDS) + r")(?![\w\-(]|\.[A-Za-z0-9])")
+_TLD_END = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + r")(?![\w\-(]|\.[A-Za-z0-9])")
 # Namespaces of code that read like hosts (`java.io.File`).
 _CODE_NAMESPACES = frozenset({"java", "javax", "android", "kotlin", "scala", "std", "self", "this", "os"})
 _HOSTNAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)+[a-z]{2,}")

@@ -214,8 +214,31 @@ _TO_BLANKS = bytes(10 if b == 10 else 32 for b in range(256))
 
 
 def _blanked(match: re.Match[str]) -> str:
+    return blank(match.group(0))
+
+
+def blank(text: str) -> str:
     """Every character but a newline as a space: the comment's lines, blank, and as long."""
-    return match.group(0).encode("latin-1", "replace").translate(_TO_BLANKS).decode("ascii")
+    return text.encode("latin-1", "replace").translate(_TO_BLANKS).decode("ascii")
+
+
+_HOMEOSTAT_OPENING = re.compile(r"<!--\s*homeostat\b")
+
+
+def homeostat_comments(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
+    """The spans (in `text`) that `blank_homeostat_comments(text[start:end])` blanks, when every
+    comment opening there begins one of them; None when one does not (the caller reads that part the
+    usual way). A `str.find` for each comment's end, not the regex's character-by-character walk."""
+    found: list[tuple[int, int]] = []
+    pos = text.find("<!--", start, end)
+    while pos >= 0:
+        opening = _HOMEOSTAT_OPENING.match(text, pos, end)
+        close = text.find("-->", opening.end(), end) if opening else -1
+        if close < 0:
+            return None
+        found.append((pos, close + 3))
+        pos = text.find("<!--", close + 3, end)
+    return found
 
 
 def instruction_comments(text: str) -> Iterator[re.Match[str]]:

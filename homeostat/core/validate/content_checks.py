@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.config import Config
@@ -14,7 +14,7 @@ from homeostat.core.kb import KB
 from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import TopicFile, TopicSection
-from homeostat.core.risky import find_risks
+from homeostat.core.risky import find_risks, quiet_spans
 from homeostat.core.secrets import find_emails, find_secrets
 from homeostat.core.signoff import document_fingerprint, rule_fingerprint
 
@@ -40,6 +40,7 @@ class Span:
     signed: str = ""
     rule: Rule | None = None
     document: Document | None = None
+    quiet: bool = False  # certainly no risky content (`quiet_spans`, told from its whole file)
 
     @property
     def text(self) -> str:
@@ -54,7 +55,7 @@ class Span:
         return document_fingerprint(self.document, self.text)
 
 
-def _rule_span(rule: Rule, source: str, start: int, end: int, line: int) -> Span:
+def _rule_span(rule: Rule, source: str, start: int, end: int, line: int, *, quiet: bool = False) -> Span:
     meta = rule.meta
     return Span(
         rule.file,
@@ -66,6 +67,7 @@ def _rule_span(rule: Rule, source: str, start: int, end: int, line: int) -> Span
         meta.risk_reviewer,
         meta.risk_fingerprint,
         rule,
+        quiet=quiet,
     )
 
 
@@ -78,16 +80,20 @@ def readable_spans(kb: KB) -> Iterator[Span]:
         topic_files.setdefault(topic_file.file, topic_file)
     by_id: dict[str, TopicSection] = {}  # the current file's first section per id: a file's rules come
     by_id_file = ""  # together, so this map is one file's, not `kb.topic_section`'s KB-wide one
+    quiet: set[int] = set()  # the starts of its sections with no risky content
     for rule in kb.rules:
         text = kb.files[rule.file]
         if rule.in_topic_file:
             if rule.file != by_id_file:
                 by_id, by_id_file = _first_sections(topic_files.get(rule.file)), rule.file
+                quiet = _quiet_starts(text, by_id.values())
             section = by_id.get(rule.id)
             # a duplicate id finds the first section again: read it once, as its own rule's
             if section is not None and (rule.file, section.start) not in sections:
                 sections.add((rule.file, section.start))
-                yield _rule_span(rule, text, section.start, section.end, section.line)
+                yield _rule_span(
+                    rule, text, section.start, section.end, section.line, quiet=section.start in quiet
+                )
             continue
         front = split_frontmatter(text)
         if front is not None:
@@ -113,6 +119,11 @@ def readable_spans(kb: KB) -> Iterator[Span]:
                 meta.risk_fingerprint,
                 document=document,
             )
+
+
+def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:
+    spans = [(section.start, section.end) for section in sections]
+    return {start for (start, _), quiet in zip(spans, quiet_spans(text, spans), strict=True) if quiet}
 
 
 def _first_sections(topic_file: TopicFile | None) -> dict[str, TopicSection]:
@@ -233,7 +244,7 @@ def _sign_off_advice(span: Span, config: Config | None) -> str | None:
 
 
 def span_risks(span: Span, text: str, config: Config | None, domains: Sequence[str]) -> list[Finding]:
-    hits = find_risks(text, domains)  # it skips Homeostat's own comments itself
+    hits = [] if span.quiet else find_risks(text, domains)  # it skips Homeostat's own comments itself
     advice = _sign_off_advice(span, config) if hits else None
     if advice is None:
         return []
