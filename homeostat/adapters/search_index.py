@@ -980,9 +980,13 @@ def know_at_start(root: StrPath, session: str, stamp: str, visible: Callable[[],
     """Add every rule a session start could serve (`visible()`) to the session's `known` ids, unless
     they were added under this stamp (the corpus key and the audience) already: a resumed session
     neither works them out nor writes them again."""
+    try:
+        with open(_known_path(root, session), encoding="utf-8") as handle:
+            if handle.readline().rstrip("\n") == f"@{stamp}":
+                return  # its first line: the ids below need not be read
+    except OSError:
+        pass
     found = _known_file(root, session)
-    if found is not None and found[0] == stamp:
-        return
     known = set(found[1]) if found is not None else set()
     _write_known(root, session, stamp, known.union(visible()))
 
