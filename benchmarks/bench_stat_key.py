@@ -43,7 +43,8 @@ def write_kb(root: Path, files: int) -> None:
 
 def index_check(root: Path) -> bool:
     check = search_index._Check(root)
-    return check.candidate() is not None and check.confirmed()
+    candidate = check.candidate()
+    return check.confirmed() and candidate is not None  # confirmed waits for its git process
 
 
 def medians_ms(root: Path, runs: int) -> tuple[float, float, float]:
