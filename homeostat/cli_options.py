@@ -12,7 +12,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from homeostat.core.text import camel_case
@@ -87,8 +86,8 @@ def existing_folder(value: str) -> str:
     """An argparse type: a folder that exists (`--checkout /nonexistent` is a mistake, not a default)."""
     import argparse
 
-    if not Path(value).is_dir():
-        what = "is not a folder" if Path(value).exists() else "does not exist"
+    if not os.path.isdir(value):
+        what = "is not a folder" if os.path.exists(value) else "does not exist"
         raise argparse.ArgumentTypeError(f"{value} {what}")
     return value
 
@@ -107,6 +106,8 @@ def one_of(args: argparse.Namespace, flag: str, old: str, what: str) -> str | No
     """The value of `--flag`, or of its old positional spelling; both, and different, is a mistake."""
     new_value: str | None = getattr(args, flag)
     old_value: str | None = getattr(args, old)
+    from pathlib import Path  # a session hook's command line never reads this
+
     if new_value is not None and old_value is not None and Path(new_value) != Path(old_value):
         raise ConfigError(
             f"{what} given twice ({old_value} and --{flag} {new_value}): give it once, as --{flag}"

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -185,24 +186,33 @@ def test_a_message_is_matched_once_per_session(kb: Path, capsys: pytest.CaptureF
     assert chat["searched"] is False and chat["tokens"] < 80
 
 
-def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    start = (
+def session_start(kb: Path, session: str) -> tuple[str, ...]:
+    """`context` at a session's start in the billing repo, with a session id."""
+    return (
         "context",
         "--kb",
         str(kb),
         "--repo",
         "billing",
         "--session",
-        "s2",
+        session,
         "--files",
         "src/billing/api/x.py",
     )
-    run(capsys, *start)
+
+
+def add_trace_rule(kb: Path) -> None:
+    """A new core rule, `trace-every-request`, merged while a session runs."""
     new_rule = (EXAMPLE / "knowledge/core/log-with-fields.md").read_text(encoding="utf-8")
     new_rule = new_rule.replace("id: log-with-fields", "id: trace-every-request").replace(
         "title: Log with structured fields, not formatted strings", "title: Trace every request"
     )
     (kb / "knowledge/core/trace-every-request.md").write_text(new_rule, encoding="utf-8")
+
+
+def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run(capsys, *session_start(kb, "s2"))
+    add_trace_rule(kb)
     code, out, _ = run(
         capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s2", "--prompt", "ok"
     )
@@ -215,25 +225,20 @@ def test_a_long_session_gets_rules_new_since_it_started(kb: Path, capsys: pytest
     assert "(trace-every-request)" not in again
 
 
+def known_ids_of(path: Path) -> list[str]:
+    """A session's `known` file's ids (its first line may be the `@stamp` they were added under)."""
+    return [line for line in path.read_text(encoding="utf-8").split("\n") if not line.startswith("@")]
+
+
 def test_a_session_started_by_an_older_version_keeps_what_it_knew(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`known` moved out of the session file into `<id>.known`; a session file that still holds it
     inline (written before the move) is read as it was, and moved on its next write."""
-    start = (
-        "context",
-        "--kb",
-        str(kb),
-        "--repo",
-        "billing",
-        "--session",
-        "s3",
-        "--files",
-        "src/billing/api/x.py",
-    )
+    start = session_start(kb, "s3")
     run(capsys, *start)
     sessions = kb / ".homeostat" / "sessions"
-    known = (sessions / "s3.known").read_text(encoding="utf-8").split("\n")
+    known = known_ids_of(sessions / "s3.known")
     assert "billing-api-integer-minor-units" in known
     state = json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
     assert "known" not in state
@@ -243,37 +248,32 @@ def test_a_session_started_by_an_older_version_keeps_what_it_knew(
     _, out, _ = run(capsys, *prompt)
     assert "New team rules since this session started" not in out
     run(capsys, *start)  # resumed: written again
-    assert (sessions / "s3.known").read_text(encoding="utf-8").split("\n") == known
+    assert known_ids_of(sessions / "s3.known") == known
     assert "known" not in json.loads((sessions / "s3.json").read_text(encoding="utf-8"))
 
 
 def test_a_resumed_session_start_leaves_the_known_ids_unwritten(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    start = (
-        "context",
-        "--kb",
-        str(kb),
-        "--repo",
-        "billing",
-        "--session",
-        "s4",
-        "--files",
-        "src/billing/api/x.py",
-    )
+    """A session start adds every rule it could serve to what the session knows, once per corpus
+    and audience: resumed on the same KB, it neither works them out nor writes them again."""
+    start = session_start(kb, "s4")
     run(capsys, *start)
     known = kb / ".homeostat" / "sessions" / "s4.known"
     os.utime(known, ns=(1_000_000_000, 1_000_000_000))
     run(capsys, *start)
     assert known.stat().st_mtime_ns == 1_000_000_000  # the same ids: not written again
-    (kb / "knowledge/core/trace-every-request.md").write_text(
-        (EXAMPLE / "knowledge/core/log-with-fields.md")
-        .read_text(encoding="utf-8")
-        .replace("id: log-with-fields", "id: trace-every-request"),
-        encoding="utf-8",
-    )
+    add_trace_rule(kb)
     run(capsys, *start)
-    assert "trace-every-request" in known.read_text(encoding="utf-8").split("\n")
+    assert "trace-every-request" in known_ids_of(known)
+    _, out, _ = run(
+        capsys, "context", "--kb", str(kb), "--repo", "billing", "--session", "s4", "--prompt", "ok"
+    )
+    assert "New team rules since this session started" not in out  # known from the start it resumed
+    run(
+        capsys, *start[:-4], "--repo", "storefront", "--session", "s4", "--files", "web/components/Button.tsx"
+    )
+    assert "use-theme-spacing" in known_ids_of(known)  # another audience: its rules are added
 
 
 def test_search_command(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -445,6 +445,32 @@ def test_context_imports_no_model_host_or_mcp_client(kb: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+def test_a_warm_context_imports_no_pathlib_urllib_or_ipaddress(kb: Path, tmp_path: Path) -> None:
+    """`context` on a warm cache works in path strings and reads the checkout's origin URL itself
+    (see test_hooks' test of the same); run as an installed package starts, without the editable
+    install's import finder (-S, the packages on the path)."""
+    work = checkout(tmp_path, "work", "https://github.com/example/billing.git")
+    args = ["context", "--kb", str(kb), "--checkout", str(work), "--files", "src/billing/api/errors.py"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    first = subprocess.run(
+        [sys.executable, "-m", "homeostat", *args], capture_output=True, env=env, check=False
+    )
+    assert first.returncode == 0, first.stderr
+    script = (
+        f"import sys\nfrom homeostat.cli import main\nmain({args!r})\n"
+        "print('HEAVY', [m for m in ('pathlib', 'urllib.parse', 'ipaddress', 'argparse') if m in sys.modules])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": os.pathsep.join([str(HERE.parent), sysconfig.get_paths()["purelib"]])},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout and "(billing-api-error-status-table)" in done.stdout
 
 
 def test_the_shared_format_contract_is_served(

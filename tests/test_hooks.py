@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 from pathlib import Path
 from typing import Any
@@ -215,6 +216,37 @@ def test_a_stop_appends_to_the_journal_without_the_event_database_or_the_corpus(
     journal = (kb / ".homeostat" / "events.jsonl").read_text(encoding="utf-8").splitlines()
     assert sum('"turn-usage"' in line for line in journal) == 3  # turns 1 and 2, then 2 re-read
     assert sorted(e.data["turn"] for e in events(kb, "turn-usage")) == [1, 2]  # folded by the next reader
+
+
+WARM_PATH_LEAVES_OUT = ("pathlib", "urllib.parse", "ipaddress", "argparse", "logging", "subprocess")
+
+
+@pytest.mark.parametrize("event", ["session-start", "prompt"])
+def test_a_warm_hook_imports_no_pathlib_urllib_or_ipaddress(kb: Path, event: str) -> None:
+    """A warm session start or message works in path strings and reads its checkout's origin URL
+    itself: pathlib (with urllib.parse and ipaddress) cost a hook more than the joins it did. Run
+    without site (-S) and with the packages on the path, as an installed package starts: the editable
+    install's import finder would import pathlib itself."""
+    run_hook("session-start", fixture("session-start", kb))  # builds the index, starts a sync
+    git(kb, "remote", "add", "origin", "https://github.com/example/kb.git")  # an origin URL to read
+    run_hook(event, fixture(event, kb))  # and the identity cache is written again
+    script = (
+        f"import sys\nfrom homeostat.cli import main\nmain(['hook', {event!r}])\n"
+        f"print('HEAVY', [m for m in {WARM_PATH_LEAVES_OUT!r} if m in sys.modules])\n"
+    )
+    source = str(Path(__file__).resolve().parents[1])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        input=fixture(event, kb),
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": os.pathsep.join([source, sysconfig.get_paths()["purelib"]])},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout, done.stdout
+    assert "additionalContext" in done.stdout
 
 
 def test_turn_usage_can_be_turned_off(kb: Path, tmp_path: Path) -> None:

@@ -6,6 +6,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from homeostat.adapters.search_index import build
 from homeostat.core.selection import (
@@ -23,7 +25,7 @@ from homeostat.core.selection import (
     specificity,
     task_words,
 )
-from homeostat.core.session_repo import parse_origin, session_repo
+from homeostat.core.session_repo import parse_origin, session_repo, split_url
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 
@@ -392,3 +394,36 @@ def test_one_rare_word_common_words_or_a_stronger_folder_rule_lift_nothing(
     folder = task_words("", ["Retry outbound calls with jittered backoff, naive timestamps"])
     ranked = select_entries(tasks, touched, Audience(None), folder).ranked
     assert ranked[0].entry.id == "retries" and not any(r.lifted for r in ranked)
+
+
+ORIGIN_PIECE = st.sampled_from(
+    ["acme", "ledger.git", "a-b_c", "", "..", "%41", " o", "o\t", "[::1]", "o@", "٣", "x:1", "?q", "#f", "/"]
+)
+ORIGINS = st.builds(
+    lambda scheme, netloc, owner, name: f"{scheme}://{netloc}/{owner}/{name}",
+    st.sampled_from(["https", "ssh", "git+ssh", "HTTP", "file", "1x", "a b"]),
+    st.sampled_from(
+        ["github.com", "GitHub.COM", "git@github.com", "u:p@h:22", "h:", "[::1]:8", "[bad", "h]", "", "é.org"]
+    ),
+    ORIGIN_PIECE,
+    ORIGIN_PIECE,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(ORIGINS)
+def test_an_origin_url_is_split_as_urlsplit_splits_it(url: str) -> None:
+    """`split_url` reads the plain URLs itself (a session hook does not import urllib.parse for
+    its checkout's origin) and must agree with urlsplit on every URL, raising where it raises."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        expected: tuple[str, str] | type[ValueError] = ((parts.hostname or "").lower(), parts.path)
+    except ValueError:
+        expected = ValueError
+    try:
+        got: tuple[str, str] | type[ValueError] = split_url(url)
+    except ValueError:
+        got = ValueError
+    assert got == expected

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import logging
-    from pathlib import Path
+
+    StrPath = str | os.PathLike[str]
 
 Scalar = str | int | float | bool | None
 Stamped = tuple[str, Mapping[str, Scalar], float]  # kind, fields, seconds since the epoch
@@ -29,12 +30,12 @@ JOURNAL = ".homeostat/events.jsonl"  # beside EVENTS_DB (event_log.journal_path)
 _ATTEMPTS = 5  # re-opens when a folder renames the journal between our open and our lock
 
 
-def log_event(root: Path, kind: str, data: Mapping[str, Scalar]) -> None:
+def log_event(root: StrPath, kind: str, data: Mapping[str, Scalar]) -> None:
     log_events(root, [(kind, data)])
 
 
 def log_events(
-    root: Path, events: Sequence[tuple[str, Mapping[str, Scalar]]], replaces: Sequence[str] = ()
+    root: StrPath, events: Sequence[tuple[str, Mapping[str, Scalar]]], replaces: Sequence[str] = ()
 ) -> None:
     """Record events in the KB clone's event log: appended here, in this process (appending a line
     costs less than starting a process to record for us). `replaces`: field names; each event then
@@ -45,7 +46,7 @@ def log_events(
     record_events(root, [(kind, dict(data), time.time()) for kind, data in events], replaces)
 
 
-def record_events(root: Path, events: Sequence[Stamped], replaces: Sequence[str] = ()) -> None:
+def record_events(root: StrPath, events: Sequence[Stamped], replaces: Sequence[str] = ()) -> None:
     """Append the events to the journal in one write (several events: several lines, one write)."""
     if not events:
         return

@@ -13,8 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeostat.core.text import sha256
 
@@ -23,51 +22,61 @@ SETTINGS_FILE = ".homeostat/index/hook-settings.json"
 _SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")  # what SETTINGS_FILE holds
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
+if TYPE_CHECKING:
+    StrPath = str | os.PathLike[str]  # paths are strings here: a session hook never imports pathlib
 
-def _path(root: Path, session: str) -> Path:
+
+def _path(root: StrPath, session: str) -> str:
     name = session if _SAFE.match(session) else sha256(session.encode()).hexdigest()[:32]
-    return root / SESSIONS_DIR / f"{name}.hook.json"
+    return os.path.join(root, SESSIONS_DIR, f"{name}.hook.json")
 
 
-def _write_atomic(path: Path, data: dict[str, Any]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(json.dumps(data, sort_keys=True), encoding="utf-8")
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _write_atomic(path: str, data: dict[str, Any]) -> None:
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(temp, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, sort_keys=True))
     os.replace(temp, path)
 
 
-def load_hook_state(root: Path, session: str) -> dict[str, Any]:
+def load_hook_state(root: StrPath, session: str) -> dict[str, Any]:
     try:
-        data = json.loads(_path(root, session).read_text(encoding="utf-8"))
+        data = json.loads(_read_text(_path(root, session)))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def save_hook_state(root: Path, session: str, data: dict[str, Any]) -> None:
+def save_hook_state(root: StrPath, session: str, data: dict[str, Any]) -> None:
     _write_atomic(_path(root, session), data)
 
 
-def min_edits(root: Path, default: int = 5) -> int:
+def min_edits(root: StrPath, default: int = 5) -> int:
     """`handoff.minEdits`; the default when homeostat.yaml is missing or does not parse."""
     settings = kb_settings(root)
     return int(settings["minEdits"]) if settings is not None else default
 
 
-def kb_settings(root: Path) -> dict[str, int | bool] | None:
+def kb_settings(root: StrPath) -> dict[str, int | bool] | None:
     """`handoff.minEdits`, `security.mcpWrites` and `security.mcpWriteLimit`, read from homeostat.yaml
     only when the file changed since last time (its size, mtime and inode): the Stop hook and the MCP
     server's tool list need these three, and parsing the config costs them more than their answer.
     None when homeostat.yaml is missing or does not parse (loading the KB says why)."""
-    config = root / "homeostat.yaml"
+    config = os.path.join(root, "homeostat.yaml")
     try:
-        st = config.stat()
+        st = os.stat(config)
     except OSError:
         return None
     stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
-    cache = root / SETTINGS_FILE
+    cache = os.path.join(root, SETTINGS_FILE)
     try:
-        cached = json.loads(cache.read_text(encoding="utf-8"))
+        cached = json.loads(_read_text(cache))
         if isinstance(cached, dict) and cached.get("stamp") == stamp:
             held = cached.get("settings")
             if held is None or (isinstance(held, dict) and set(held) == set(_SETTINGS)):
@@ -77,7 +86,7 @@ def kb_settings(root: Path) -> dict[str, int | bool] | None:
     from homeostat.core.kb import load_config
 
     try:
-        parsed, _, _ = load_config(config.read_text(encoding="utf-8"))
+        parsed, _, _ = load_config(_read_text(config))
     except (OSError, UnicodeDecodeError):
         return None
     settings: dict[str, int | bool] | None = None

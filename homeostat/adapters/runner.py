@@ -10,9 +10,12 @@ downloaded: installing a version is the developer's step (`docs/plugin.md`).
 from __future__ import annotations
 
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeostat import VERSION
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 HANDED_OVER = "HOMEOSTAT_PINNED"  # set in the process a hand-over starts, so it never hands over again
 
@@ -40,32 +43,41 @@ def kb_pin(root: Path) -> str | None:
 
 
 def versions_dir() -> Path:
+    from pathlib import Path
+
+    return Path(_versions_folder())
+
+
+def _versions_folder() -> str:
+    """`versions_dir` as a string: every hook lists it, and pathlib costs a hook more than that."""
     explicit = os.environ.get("HOMEOSTAT_VERSIONS_DIR")
     if explicit:
-        return Path(explicit)
+        return explicit
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     if data:
-        return Path(data) / "versions"
-    return Path(os.environ.get("HOME", "~")).expanduser() / ".local/share/homeostat/versions"
+        return os.path.join(data, "versions")
+    return os.path.join(os.path.expanduser(os.environ.get("HOME", "~")), ".local/share/homeostat/versions")
 
 
-def pinned_runner(root: Path) -> Path | None:
+def pinned_runner(root: str | os.PathLike[str]) -> Path | None:
     """The installed executable of the version the KB pins, when that is not this version.
 
     Every hook asks, so the common case costs one directory listing: with no other version installed
     there is nothing to hand over to, and the CI files are not read at all."""
     if os.environ.get(HANDED_OVER):
         return None
-    folder = versions_dir()
     try:
-        others = [name for name in os.listdir(folder) if name != VERSION]
+        others = [name for name in os.listdir(_versions_folder()) if name != VERSION]
     except OSError:
         return None
     if not others:
         return None
+    from pathlib import Path
+
     from homeostat.core.pins import is_version
 
-    pin = kb_pin(root)
+    folder = versions_dir()
+    pin = kb_pin(Path(root))
     if pin is None or pin == VERSION or not is_version(pin) or pin not in others:
         return None
     runner = folder / pin / "bin" / "homeostat"

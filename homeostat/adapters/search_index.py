@@ -4,8 +4,9 @@ The corpus cache carries its identity (PEERS.md, lesson 9): its file name is a h
 tree (plus the content of any uncommitted KB file), or of the KB's content when it is not a git
 repository, together with the tokenizer, the stemmer and the corpus format version, and this clone's pending
 lessons. When any of them changes the corpus is rebuilt by itself (logged, never an error) and written
-atomically; deleting `.homeostat/` loses nothing. A warm load reads one JSON file and runs two git
-commands, so a session hook never pays for the models, the YAML parser or the tokenizer.
+atomically; deleting `.homeostat/` loses nothing. A warm load reads one cached file and proves it
+current with a stat walk (or, for a large KB, one git command), so a session hook never pays for the
+models, the YAML parser or the tokenizer.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from homeostat.core.records import Record
@@ -28,10 +28,30 @@ if TYPE_CHECKING:
     import hashlib
     import logging
     from collections.abc import Sequence
+    from pathlib import Path
 
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson
     from homeostat.core.token_counts import TokenCounts
+
+
+# Paths are plain strings here (anything `os.fspath` takes comes in): pathlib, with the urllib and
+# ipaddress modules it imports, costs a session hook more than the few path joins it would do.
+StrPath = str | os.PathLike[str]
+
+
+def _join(root: StrPath, *parts: str) -> str:
+    return os.path.join(os.fspath(root), *parts)
+
+
+def _read_text(path: str) -> str:
+    with open(path, encoding="utf-8") as handle:
+        return handle.read()
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 def _log() -> logging.Logger:
@@ -63,7 +83,7 @@ class GitDone(Record):
     stdout: bytes
 
 
-def _git(cwd: Path, *args: str) -> GitDone | None:
+def _git(cwd: StrPath, *args: str) -> GitDone | None:
     """Run a read-only git command; None when git is missing or `cwd` is no folder. Never prompts,
     never takes locks. Started with posix_spawn and read through a pipe where the platform has it:
     `subprocess` (with the threading, signal and selectors modules it imports) costs a session hook
@@ -74,7 +94,7 @@ def _git(cwd: Path, *args: str) -> GitDone | None:
 Started = tuple[int, int] | GitDone | None  # (pid, pipe) of a running git, or its result already
 
 
-def _git_started(cwd: Path, *args: str) -> Started:
+def _git_started(cwd: StrPath, *args: str) -> Started:
     """A read-only git command started (`_git`); `_git_done` waits for it, so the caller can work meanwhile."""
     env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
     env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
@@ -117,23 +137,23 @@ def _git_done(started: Started) -> GitDone | None:
 # --- the KB's identity ----------------------------------------------------------------------------
 
 
-def _hash_file(digest: hashlib._Hash, path: Path, name: str) -> None:
+def _hash_file(digest: hashlib._Hash, path: str, name: str) -> None:
     digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
     try:
-        digest.update(path.read_bytes())
+        digest.update(_read_bytes(path))
     except OSError:
         digest.update(b"<missing>")
     digest.update(b"\0")
 
 
-def git_fingerprint(root: Path) -> str | None:
+def git_fingerprint(root: StrPath) -> str | None:
     """HEAD's trees for knowledge/ and homeostat.yaml, plus the content of every uncommitted KB file.
     None when the KB is not (yet) committed in a git repository."""
     found = _git_fingerprint(root)
     return None if found is None else found[0]
 
 
-def _git_fingerprint(root: Path) -> tuple[str, list[str], str] | None:
+def _git_fingerprint(root: StrPath) -> tuple[str, list[str], str] | None:
     """`git_fingerprint`, the KB paths `git status` listed (changed or untracked, relative to the
     KB) and the git index file's path: what the index check (`_index_shape`) watches."""
     done = _git(
@@ -165,27 +185,31 @@ def _git_fingerprint(root: Path) -> tuple[str, list[str], str] | None:
     listed = []
     for item in sorted(p for p in status.stdout.decode("utf-8", "surrogateescape").split("\0") if p):
         rel = item[3:]
-        _hash_file(digest, Path(top) / rel, item)
+        _hash_file(digest, os.path.join(top, rel), item)
         listed.append(os.path.relpath(os.path.join(top, rel), root))
-    return digest.hexdigest(), listed, os.path.join(root, index)
+    return digest.hexdigest(), listed, _join(root, index)
 
 
-def content_fingerprint(root: Path) -> str:
+def content_fingerprint(root: StrPath) -> str:
     """For a KB that is not a git repository: a hash of every file the loader reads."""
     digest = sha256()
-    _hash_file(digest, root / "homeostat.yaml", "homeostat.yaml")
-    for dirpath, dirnames, filenames in os.walk(root / "knowledge"):
+    base = os.fspath(root)
+    _hash_file(digest, os.path.join(base, "homeostat.yaml"), "homeostat.yaml")
+    for dirpath, dirnames, filenames in os.walk(os.path.join(base, "knowledge")):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
-            full = Path(dirpath) / name
-            _hash_file(digest, full, full.relative_to(root).as_posix())
+            full = os.path.join(dirpath, name)
+            _hash_file(digest, full, os.path.relpath(full, base))
     return digest.hexdigest()
 
 
-def pending_names(root: Path) -> list[str]:
+def pending_names(root: StrPath) -> list[str]:
     """Pending lesson files are named by their content hash, so their names are their identity."""
-    folder = root / PENDING_DIR
-    return sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+    try:
+        names = os.listdir(_join(root, PENDING_DIR))
+    except OSError:
+        return []
+    return sorted(n for n in names if n.endswith(".json"))
 
 
 def tokenizer_id() -> str:
@@ -194,7 +218,7 @@ def tokenizer_id() -> str:
     return TOKENIZER_ID
 
 
-def corpus_key(root: Path, git: tuple[str, list[str], str] | None = None) -> str:
+def corpus_key(root: StrPath, git: tuple[str, list[str], str] | None = None) -> str:
     """The cached corpus's identity; `git`: the KB's `_git_fingerprint`, when the caller has it."""
     found = git or _git_fingerprint(root)
     source = f"git:{found[0]}" if found is not None else f"content:{content_fingerprint(root)}"
@@ -214,7 +238,7 @@ def corpus_key(root: Path, git: tuple[str, list[str], str] | None = None) -> str
 # --- building and caching ---------------------------------------------------------------------------
 
 
-def _load_pending(root: Path) -> list[PendingLesson]:
+def _load_pending(root: StrPath) -> list[PendingLesson]:
     """This clone's pending lessons; a broken file is skipped with a warning, never fails a session.
     Their model is imported only when there are some (most clones have none)."""
     names = pending_names(root)
@@ -226,9 +250,9 @@ def _load_pending(root: Path) -> list[PendingLesson]:
 
     found: list[PendingLesson] = []
     for name in names:
-        path = root / PENDING_DIR / name
+        path = _join(root, PENDING_DIR, name)
         try:
-            found.append(PendingLesson.from_json(path.read_text(encoding="utf-8")))
+            found.append(PendingLesson.from_json(_read_text(path)))
         except (OSError, ValueError, ValidationError) as exc:
             _log().warning("%s: skipped, not a pending lesson (%s)", path, str(exc).splitlines()[0])
     return found
@@ -279,10 +303,12 @@ def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCo
     return build_corpus(kb, pending, counts or TokenCounts())
 
 
-def _write_atomic(path: Path, content: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_bytes(content.encode("utf-8") if isinstance(content, str) else content)
+def _write_atomic(path: str, content: str | bytes) -> None:
+    folder, name = os.path.split(path)
+    os.makedirs(folder, exist_ok=True)
+    temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(temp, "wb") as handle:
+        handle.write(content.encode("utf-8") if isinstance(content, str) else content)
     os.replace(temp, path)
 
 
@@ -302,12 +328,13 @@ class Loaded(Record):
 
 STAT_FILE = f"{INDEX_DIR}/stat.json"
 _RACY_NS = 2_000_000_000
-# Above this many files, walking them in Python costs more than asking git (which walks in C).
-# benchmarks/bench_stat_key.py, 2 cores, medians of 21, stat ms / git key ms (git now started with
-# posix_spawn, no `import subprocess`): load 2.9: 2,000 files 10 / 17, 3,000 21 / 22, 4,000 26 / 23,
-# 5,000 33 / 18, 10,000 61 / 30; under load 5 the two crossed between 3,000 and 6,000. The git key
-# stays near 20-30 ms (two processes) while the walk grows about 6 ms per 1,000 files.
-STAT_MAX_FILES = 3500
+# Above this many files, walking them in Python costs more than asking git (which walks in C): the
+# index check below takes over. benchmarks/bench_stat_key.py, 2 cores, load 4, medians of 9, stat ms
+# / index check ms (/ the full git key ms): 500 files 3.0 / 17.2 (/ 14.5), 1,000 9.6 / 15.9 (/ 19.1),
+# 2,000 22.3 / 15.2 (/ 24.9), 4,000 63.6 / 26.2 (/ 34.7), 6,000 81.8 / 19.5 (/ 39.1); the walk grows
+# ~10 ms per 1,000 files while the index check (one git process, run while the corpus is read)
+# stays near 15-25 ms. Before the index check, against the git key alone, this was 3,500.
+STAT_MAX_FILES = 1500
 
 
 def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
@@ -328,12 +355,12 @@ def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
             out.append((f"{prefix}{entry.name}", st.st_size, st.st_mtime_ns))
 
 
-def stat_signature(root: Path) -> tuple[str, int, int]:
+def stat_signature(root: StrPath) -> tuple[str, int, int]:
     """A hash of every KB file's path, size and mtime; the newest mtime; the number of files."""
     from homeostat import VERSION
 
     digest = sha256(f"{VERSION}\0{CORPUS_FORMAT}\0{STEMMER_ID}\0{sys.version_info[:2]}\n".encode())
-    base = str(root)
+    base = os.fspath(root)
     found: list[tuple[str, int, int]] = []
     try:
         st = os.stat(os.path.join(base, "homeostat.yaml"))
@@ -355,20 +382,22 @@ def _scan_list(folder: str, prefix: str) -> list[tuple[str, int, int]]:
     return out
 
 
-def _recorded(root: Path) -> dict[str, object]:
+def _recorded(root: StrPath) -> dict[str, object]:
     try:
-        data = json.loads((root / STAT_FILE).read_text(encoding="utf-8"))
+        data = json.loads(_read_text(_join(root, STAT_FILE)))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
-def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -> None:
+def _record_key(root: StrPath, signature: str, newest: int, files: int, key: str) -> None:
     """Remember the key for this signature (and how many files there are, to know when to stop)."""
     if time.time_ns() - newest < _RACY_NS:
         return
     try:
-        _write_atomic(root / STAT_FILE, json.dumps({"signature": signature, "key": key, "files": files}))
+        _write_atomic(
+            _join(root, STAT_FILE), json.dumps({"signature": signature, "key": key, "files": files})
+        )
     except OSError:
         pass
 
@@ -384,7 +413,9 @@ def _record_key(root: Path, signature: str, newest: int, files: int, key: str) -
 # else git works it out (`corpus_key`) and the shape is recorded again, taken before the key, and
 # never when anything in it was modified within two seconds.
 
-_DIFF_FILES = ("diff-files", "--name-only", "--relative", "-z", "--", "knowledge", "homeostat.yaml")
+_PATHS = ("--", "knowledge", "homeostat.yaml")
+# Without git's preload threads: it runs beside the corpus read anyway, and they cost ~20 % more CPU
+_DIFF_FILES = ("-c", "core.preloadIndex=false", "diff-files", "--name-only", "--relative", "-z", *_PATHS)
 
 
 def _stat_of(path: str) -> list[int] | None:
@@ -395,7 +426,7 @@ def _stat_of(path: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _kb_folders(root: Path) -> tuple[list[str], int]:
+def _kb_folders(root: StrPath) -> tuple[list[str], int]:
     """The KB's top folder, knowledge/ and every folder below it (relative to the KB), and how many
     files they hold below knowledge/ (plus homeostat.yaml), to know when the stat check is cheaper."""
     found, files = [".", "knowledge"], 1
@@ -414,16 +445,18 @@ def _kb_folders(root: Path) -> tuple[list[str], int]:
     return found, files
 
 
-def _shape(root: Path, index: str, folders: Iterable[str], loose: Iterable[str]) -> dict[str, Any]:
+def _shape(root: StrPath, index: str, folders: Iterable[str], loose: Iterable[str]) -> dict[str, Any]:
     """What the index check compares: the index file's, the folders' and the loose files' stat, and
-    the pending lessons' names."""
-    base = str(root)
+    the pending lessons' names (and the versions the key holds, as the stat check's signature does)."""
+    from homeostat import VERSION
+
+    base = os.fspath(root)
     return {
         "index": [index, _stat_of(index)],
         "folders": {f: (_stat_of(os.path.join(base, f)) or [0, 0, 0])[1] for f in folders},
         "loose": {f: _stat_of(os.path.join(base, f)) for f in loose},
         "pending": pending_names(root),
-        "format": [CORPUS_FORMAT, STEMMER_ID, list(sys.version_info[:2])],
+        "format": [VERSION, CORPUS_FORMAT, STEMMER_ID, list(sys.version_info[:2]), marshal.version],
     }
 
 
@@ -442,17 +475,20 @@ class _Check:
     """Whether the KB is unchanged since its key was recorded (`candidate`, then `confirmed`), and
     the key worked out by git when it is not (`key`, which records it for next time)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: StrPath) -> None:
         self.root = root
         self.record = _recorded(root)
         counted = self.record.get("files")
         self.large = isinstance(counted, int) and counted > STAT_MAX_FILES
         self.stat = None if self.large else stat_signature(root)
         self.running: Started = None
+        self.differs: list[str] | None = None  # what the running diff-files said, once it is done
+        self.asked = False  # whether it was started
         self.shape: dict[str, Any] | None = None
         recorded = self.record.get("index")
         if self.large and isinstance(recorded, dict):
             self.running = _git_started(root, *_DIFF_FILES)
+            self.asked = True
             try:
                 was = recorded["shape"]
                 self.shape = _shape(root, str(was["index"][0]), was["folders"], was["loose"])
@@ -473,21 +509,26 @@ class _Check:
     def confirmed(self) -> bool:
         if self.stat is not None:
             return True
-        differs = _differs(_git_done(self.running))
-        self.running = None
+        differs = self._differs()
         recorded = self.record.get("index")
         return differs is not None and isinstance(recorded, dict) and differs == recorded.get("differs")
 
+    def _differs(self) -> list[str] | None:
+        """The started diff-files' answer (it started before anything else was read)."""
+        if self.running is not None:
+            self.differs = _differs(_git_done(self.running))
+            self.running = None
+        return self.differs
+
     def key(self) -> str:
         """The KB's key from git (or its content), recorded against what was checked before it."""
-        if self.running is not None:
-            _git_done(self.running)
-            self.running = None
+        differs = self._differs()
         stat = self.stat
         large = stat is None or stat[2] > STAT_MAX_FILES
         before: tuple[list[str] | None, list[str], int] | None = None
         if large:
-            differs = _differs(_git(self.root, *_DIFF_FILES))
+            if not self.asked:
+                differs = _differs(_git(self.root, *_DIFF_FILES))
             folders, files = _kb_folders(self.root)
             before = (differs, folders, files)
         found = _git_fingerprint(self.root)
@@ -498,7 +539,7 @@ class _Check:
             if time.time_ns() - _newest(shape) >= _RACY_NS:
                 record = {"files": files, "key": key, "index": {"shape": shape, "differs": differs}}
                 try:
-                    _write_atomic(self.root / STAT_FILE, json.dumps(record))
+                    _write_atomic(_join(self.root, STAT_FILE), json.dumps(record))
                 except OSError:
                     pass
         elif stat is not None:  # a KB outside git records its size, to go straight to its key
@@ -509,7 +550,7 @@ class _Check:
 RepoOf = Callable[[list[tuple[str, str]]], "str | None"]
 
 
-def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None = None) -> Loaded:
+def load_corpus(root: StrPath, kept: Loaded | None = None, repo_of: RepoOf | None = None) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time).
 
     `kept` is one already in memory (a long-lived MCP server's): it is the answer, unread, while the
@@ -533,7 +574,7 @@ def load_corpus(root: Path, kept: Loaded | None = None, repo_of: RepoOf | None =
     return loaded
 
 
-def known_ids(root: Path) -> frozenset[str]:
+def known_ids(root: StrPath) -> frozenset[str]:
     """Every rule id and section key in the KB, for the Stop hook's check of the ids a turn cites:
     from a small file cut beside the whole corpus once per key, so a turn never loads the corpus.
     The key is checked on every call, as `load_corpus` checks it."""
@@ -548,14 +589,14 @@ def known_ids(root: Path) -> frozenset[str]:
         corpus = load_corpus(root).corpus
         found = frozenset([e.id for e in corpus.entries] + [s.key for s in corpus.sections])
         try:
-            _write_atomic(root / INDEX_DIR / f"corpus-{key}.ids.marshal", marshal.dumps(sorted(found)))
+            _write_atomic(_join(root, INDEX_DIR, f"corpus-{key}.ids.marshal"), marshal.dumps(sorted(found)))
         except OSError:
             pass  # cut again next time
     return found
 
 
-def _read_ids(root: Path, key: str) -> frozenset[str] | None:
-    data = _unmarshal(root / INDEX_DIR / f"corpus-{key}.ids.marshal")
+def _read_ids(root: StrPath, key: str) -> frozenset[str] | None:
+    data = _unmarshal(_join(root, INDEX_DIR, f"corpus-{key}.ids.marshal"))
     return frozenset(str(i) for i in data) if isinstance(data, list) else None
 
 
@@ -565,23 +606,24 @@ def _kept(kept: Loaded | None, key: str) -> Loaded | None:
     return kept._replace(rebuilt=False, reason="kept")
 
 
-def _load(root: Path, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
+def _load(root: StrPath, key: str, repo_of: RepoOf | None = None) -> Loaded | None:
     """The cached corpus for `key` (with `repo_of`, the session repo's part), None when missing."""
-    folder = root / INDEX_DIR
+    folder = _join(root, INDEX_DIR)
     if repo_of is not None:
-        repos = _unmarshal(folder / f"corpus-{key}.repos.marshal")
+        repos = _unmarshal(os.path.join(folder, f"corpus-{key}.repos.marshal"))
         if isinstance(repos, list) and repos:
-            part = _read(folder / _part_name(key, repo_of([(str(n), str(u)) for n, u in repos])))
+            name = _part_name(key, repo_of([(str(n), str(u)) for n, u in repos]))
+            part = _read(os.path.join(folder, name))
             if part is not None:
                 return Loaded(part, key, False, "cached")
-    whole = _read(folder / f"corpus-{key}.marshal")
+    whole = _read(os.path.join(folder, f"corpus-{key}.marshal"))
     if whole is None:
         return None
     loaded = Loaded(whole, key, False, "cached")
     return loaded if repo_of is None else _cut(root, loaded, repo_of)
 
 
-def _read(path: Path) -> Corpus | None:
+def _read(path: str) -> Corpus | None:
     """A cached corpus (whole or a part); None when missing or unreadable (it is built again)."""
     data = _unmarshal(path)
     if data is None:
@@ -593,12 +635,17 @@ def _read(path: Path) -> Corpus | None:
         return None
 
 
-def _unmarshal(path: Path) -> Any:
-    if not path.is_file():
+def _unmarshal(path: str) -> Any:
+    try:
+        raw = _read_bytes(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _log().info("%s: unreadable (%s)", path, type(exc).__name__)
         return None
     try:
-        return marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError) as exc:
+        return marshal.loads(raw)
+    except (ValueError, EOFError, TypeError) as exc:
         _log().info("%s: unreadable (%s)", path, type(exc).__name__)
         return None
 
@@ -609,7 +656,7 @@ def _part_name(key: str, repo: str | None) -> str:
     return f"corpus-{key}.part-{sha256(label.encode()).hexdigest()[:16]}.marshal"
 
 
-def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
+def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
     """The session repo's part of a whole corpus, written beside it (with the KB's repos, to pick
     the part by) so the next session loads only the part."""
     from homeostat.core.selection import repo_part
@@ -620,10 +667,11 @@ def _cut(root: Path, whole: Loaded, repo_of: RepoOf) -> Loaded:
     part = repo_part(corpus, repo)
     if part is corpus:  # a KB without repos is its own part
         return whole
-    folder = root / INDEX_DIR
+    folder = _join(root, INDEX_DIR)
     try:
-        _write_atomic(folder / _part_name(whole.key, repo), _dumped(part))
-        _write_atomic(folder / f"corpus-{whole.key}.repos.marshal", marshal.dumps([list(r) for r in repos]))
+        _write_atomic(os.path.join(folder, _part_name(whole.key, repo)), _dumped(part))
+        repos_file = os.path.join(folder, f"corpus-{whole.key}.repos.marshal")
+        _write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
     except OSError:
         pass  # it is cut again next time
     return whole._replace(corpus=part)
@@ -653,8 +701,10 @@ def _dumped(corpus: Corpus) -> bytes:
     return marshal.dumps(data)
 
 
-def _rebuild(root: Path, key: str) -> Loaded:
-    folder = root / INDEX_DIR
+def _rebuild(root: StrPath, key: str) -> Loaded:
+    from pathlib import Path  # the slow path: the loader works in Paths
+
+    folder = Path(root) / INDEX_DIR
     path = folder / f"corpus-{key}.marshal"
     reason = "no cached index"
     if path.is_file():
@@ -662,9 +712,9 @@ def _rebuild(root: Path, key: str) -> Loaded:
     elif folder.is_dir() and any(folder.glob("corpus-*")):
         reason = "the KB, pending lessons, tokenizer, stemmer or index format changed"
     started = time.perf_counter()
-    corpus = build(root)
+    corpus = build(Path(root))
     try:
-        _write_atomic(path, _dumped(corpus))
+        _write_atomic(str(path), _dumped(corpus))
         for old in folder.glob("corpus-*"):
             if not old.name.startswith(f"corpus-{key}."):  # a repo's part of this key stays
                 old.unlink(missing_ok=True)
@@ -682,7 +732,7 @@ def _rebuild(root: Path, key: str) -> Loaded:
 class Identity(Record):
     """Read from the code checkout: its top folder, `origin` URL and the git user."""
 
-    top: Path
+    top: str  # the checkout's top folder, resolved
     origin: str | None
     email: str | None
     name: str | None
@@ -690,32 +740,49 @@ class Identity(Record):
 
     @property
     def folder(self) -> str:
-        return self.top.name
+        return os.path.basename(self.top)
 
 
-def find_top(start: Path) -> Path | None:
+def find_top(start: StrPath) -> Path | None:
     """The working tree holding `start` (a `.git` folder, or a `.git` file in a worktree)."""
-    here = start.resolve()
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    from pathlib import Path
+
+    top = find_top_dir(start)
+    return None if top is None else Path(top)
 
 
-def _config_files(top: Path | None) -> list[str]:
+def find_top_dir(start: StrPath) -> str | None:
+    """`find_top`, as a resolved path string."""
+    here = os.path.realpath(start)
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def checkout_top(checkout: StrPath) -> str:
+    """The checkout's top folder, as its identity has it (`Identity.top`): its working tree's, else
+    the folder itself, resolved."""
+    return find_top_dir(checkout) or os.path.realpath(checkout)
+
+
+def _config_files(top: str | None) -> list[str]:
     """The git config files that decide origin and user: the checkout's, the user's, XDG's."""
-    home = Path(os.environ.get("HOME", "~")).expanduser()
-    xdg = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
-    files = [str(home / ".gitconfig"), str(xdg / "git" / "config")]
+    home = os.path.expanduser(os.environ.get("HOME", "~"))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config")]
     if os.environ.get("GIT_CONFIG_GLOBAL"):
         files.append(os.environ["GIT_CONFIG_GLOBAL"])
     if top is not None:
-        dot_git = top / ".git"
-        files.append(str(dot_git / "config") if dot_git.is_dir() else str(dot_git))
+        dot_git = os.path.join(top, ".git")
+        files.append(os.path.join(dot_git, "config") if os.path.isdir(dot_git) else dot_git)
     return files
 
 
-def _config_stamp(top: Path | None) -> str:
+def _config_stamp(top: str | None) -> str:
     parts = []
     for name in _config_files(top):
         try:
@@ -726,15 +793,15 @@ def _config_stamp(top: Path | None) -> str:
     return "|".join(parts)
 
 
-def checkout_identity(checkout: Path, cache: Path | None = None) -> Identity:
+def checkout_identity(checkout: StrPath, cache: StrPath | None = None) -> Identity:
     """Origin and git user, read with `git config` — or, when `cache` (a file under the KB's
     `.homeostat/`) holds them for unchanged config files, without starting git at all."""
-    top = find_top(checkout)
-    where = top or checkout.resolve()
+    top = find_top_dir(checkout)
+    where = top or os.path.realpath(checkout)
     stamp = _config_stamp(top) if cache is not None else ""
     if cache is not None:
         try:
-            recorded = json.loads(cache.read_text(encoding="utf-8")).get(str(where))
+            recorded = json.loads(_read_text(os.fspath(cache))).get(where)
         except (OSError, ValueError, AttributeError):
             recorded = None
         if isinstance(recorded, dict) and recorded.get("stamp") == stamp:
@@ -759,22 +826,21 @@ def checkout_identity(checkout: Path, cache: Path | None = None) -> Identity:
     return identity
 
 
-def _remember_identity(cache: Path, where: Path, stamp: str, identity: Identity) -> None:
+def _remember_identity(cache: StrPath, where: str, stamp: str, identity: Identity) -> None:
     try:
-        known = json.loads(cache.read_text(encoding="utf-8"))
+        known = json.loads(_read_text(os.fspath(cache)))
         if not isinstance(known, dict):
             known = {}
     except (OSError, ValueError):
         known = {}
-    known[str(where)] = {
+    known[where] = {
         "stamp": stamp,
         "origin": identity.origin,
         "email": identity.email,
         "name": identity.name,
     }
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomic(cache, json.dumps(known, sort_keys=True))
+        _write_atomic(os.fspath(cache), json.dumps(known, sort_keys=True))
     except OSError:
         pass
 
@@ -788,12 +854,29 @@ class WorkingChange(Record):
     changed: tuple[str, ...]  # the working tree's changed and untracked files only
 
 
-def change_from_git(top: Path, commits: int = 3) -> WorkingChange:
+def change_from_git(top: StrPath, commits: int = 3) -> WorkingChange:
     """`git status --branch` gives the changed files and the branch; one `git log` gives the last
     few commits' files, subjects and first body lines. No other git process runs."""
+    return change_found(change_started(top, commits))
+
+
+ChangeStarted = tuple[Started, Started]
+
+
+def change_started(top: StrPath, commits: int = 3) -> ChangeStarted:
+    """`change_from_git`'s two git commands started, both at once: a session start reads its corpus
+    while they run, and `change_found` waits for them."""
+    status = _git_started(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
+    logged = _git_started(
+        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
+    )
+    return status, logged
+
+
+def change_found(started: ChangeStarted) -> WorkingChange:
     changed: list[str] = []
     branch = ""
-    status = _git(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
+    status, logged = _git_done(started[0]), _git_done(started[1])
     if status is not None and status.returncode == 0:
         skip = False
         for item in status.stdout.decode("utf-8", "surrogateescape").split("\0"):
@@ -807,9 +890,6 @@ def change_from_git(top: Path, commits: int = 3) -> WorkingChange:
             skip = item[0] in "RC"  # a rename's source path follows
     paths = list(changed)
     subjects: list[str] = []
-    logged = _git(
-        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
-    )
     if logged is not None and logged.returncode == 0:
         for record in logged.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
             subject, _, rest = record.partition("\x1f")
@@ -832,7 +912,7 @@ def _branch_of(header: str) -> str:
     return header.split("...", 1)[0].split(" ", 1)[0]
 
 
-def touched_from_git(top: Path, commits: int = 3) -> list[str]:
+def touched_from_git(top: StrPath, commits: int = 3) -> list[str]:
     """Paths changed in the working tree, then in the last few commits: what the session is working on."""
     return list(change_from_git(top, commits).paths)
 
@@ -842,21 +922,22 @@ def touched_from_git(top: Path, commits: int = 3) -> list[str]:
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 
-def _session_path(root: Path, session: str) -> Path:
+def _session_path(root: StrPath, session: str) -> str:
     name = session if _SAFE.match(session) else sha256(session.encode()).hexdigest()[:32]
-    return root / SESSIONS_DIR / f"{name}.json"
+    return _join(root, SESSIONS_DIR, f"{name}.json")
 
 
-def _known_path(root: Path, session: str) -> Path:
+def _known_path(root: StrPath, session: str) -> str:
     """A session's `known` ids (every rule it could be served at its start: the whole repo's part,
     thousands of ids) live beside its small sets, one per line, written only when they change: the
-    session's other sets are rewritten on every message that matches."""
-    return _session_path(root, session).with_suffix(".known")
+    session's other sets are rewritten on every message that matches. A first line `@<stamp>` says
+    for which corpus and audience they hold every visible rule already (`know_at_start`)."""
+    return _session_path(root, session).removesuffix(".json") + ".known"
 
 
-def _session_sets(path: Path) -> dict[str, list[str]] | None:
+def _session_sets(path: str) -> dict[str, list[str]] | None:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_read_text(path))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -864,25 +945,53 @@ def _session_sets(path: Path) -> dict[str, list[str]] | None:
     return {k: [str(v) for v in vals] for k, vals in data.items() if isinstance(vals, list)}
 
 
-def _known_ids(root: Path, session: str) -> list[str] | None:
+def _known_file(root: StrPath, session: str) -> tuple[str, list[str]] | None:
+    """The `known` file's stamp ("" for none) and ids; None when there is none yet (or the session
+    file was written before `known` moved beside it)."""
     try:
-        known = _known_path(root, session).read_text(encoding="utf-8")
+        text = _read_text(_known_path(root, session))
     except OSError:
-        return None  # none yet, or a session file written before `known` moved beside it
-    return known.split("\n") if known else []
+        return None
+    stamp = ""
+    if text.startswith("@"):
+        first, _, text = text.partition("\n")
+        stamp = first[1:]
+    return stamp, text.split("\n") if text else []
 
 
-def load_session(root: Path, session: str) -> dict[str, list[str]]:
+def _write_known(root: StrPath, session: str, stamp: str, ids: Iterable[str]) -> None:
+    _write_atomic(_known_path(root, session), (f"@{stamp}\n" if stamp else "") + "\n".join(sorted(ids)))
+
+
+def load_session(root: StrPath, session: str) -> dict[str, list[str]]:
     state = _session_sets(_session_path(root, session))
     if state is None:
         return {}
-    known = _known_ids(root, session)
-    if known is not None:  # with an older version's inline set too, should one have written it since
+    found = _known_file(root, session)
+    if found is not None:  # with an older version's inline set too, should one have written it since
+        stamp, known = found
         state["known"] = sorted({*state["known"], *known}) if "known" in state else known
+        if stamp:
+            state["knownAt"] = [stamp]  # they hold every rule visible under it (`know_at_start`)
     return state
 
 
-def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[str]]) -> None:
+def know_at_start(root: StrPath, session: str, stamp: str, visible: Callable[[], Iterable[str]]) -> None:
+    """Add every rule a session start could serve (`visible()`) to the session's `known` ids, unless
+    they were added under this stamp (the corpus key and the audience) already: a resumed session
+    neither works them out nor writes them again."""
+    try:
+        with open(_known_path(root, session), encoding="utf-8") as handle:
+            if handle.readline().rstrip("\n") == f"@{stamp}":
+                return  # its first line: the ids below need not be read
+    except OSError:
+        pass
+    found = _known_file(root, session)
+    known = set(found[1]) if found is not None else set()
+    _write_known(root, session, stamp, known.union(visible()))
+
+
+def add_to_session(root: StrPath, session: str, additions: Mapping[str, Iterable[str]]) -> None:
     """Add ids to the session's sets (`given`, `known`, `files`); old sessions are pruned. The
     `known` file is rewritten only when the set grows (or moves out of an older session file)."""
     path = _session_path(root, session)
@@ -893,17 +1002,17 @@ def add_to_session(root: Path, session: str, additions: Mapping[str, Iterable[st
             data[key] = sorted(set(data.get(key, [])) | set(values))
     adding = set(additions.get("known", ()))
     if "known" in additions or inline is not None:
-        have = _known_path(root, session).is_file()
+        have = os.path.isfile(_known_path(root, session))
         if not have or adding or inline is not None:
-            known = set(_known_ids(root, session) or ()) if have else set()
-            known.update(inline or ())
+            stamp, ids = _known_file(root, session) or ("", [])
+            known = {*ids, *(inline or ())}
             if not have or inline is not None or not known.issuperset(adding):
-                _write_atomic(_known_path(root, session), "\n".join(sorted(known | adding)))
+                _write_known(root, session, stamp, known | adding)
     _write_atomic(path, json.dumps(data, sort_keys=True))
-    _prune_sessions(root / SESSIONS_DIR)
+    _prune_sessions(_join(root, SESSIONS_DIR))
 
 
-def touch_session(root: Path, session: str) -> None:
+def touch_session(root: StrPath, session: str) -> None:
     """Mark a session in use (old ones are pruned by modification time) without rewriting it."""
     try:
         os.utime(_session_path(root, session))
@@ -911,12 +1020,19 @@ def touch_session(root: Path, session: str) -> None:
         pass
 
 
-def _prune_sessions(folder: Path) -> None:
+def _prune_sessions(folder: str) -> None:
     cutoff = time.time() - SESSION_DAYS * 86400
-    for path in folder.glob("*.json"):
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return
+    for name in names:
+        path = os.path.join(folder, name)
         try:
-            if path.stat().st_mtime < cutoff:
-                path.unlink()
-                path.with_suffix(".known").unlink(missing_ok=True)
+            if os.stat(path).st_mtime < cutoff:
+                os.unlink(path)
+                known = path.removesuffix(".json") + ".known"
+                if os.path.exists(known):
+                    os.unlink(known)
         except OSError:
             continue

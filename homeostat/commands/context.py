@@ -13,7 +13,6 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, cast
 
@@ -24,8 +23,11 @@ from homeostat.adapters.search_index import (
     Loaded,
     WorkingChange,
     add_to_session,
-    change_from_git,
+    change_found,
+    change_started,
     checkout_identity,
+    checkout_top,
+    know_at_start,
     load_corpus,
     load_session,
     touch_session,
@@ -55,11 +57,14 @@ from homeostat.core.selection import (
     visibility,
 )
 from homeostat.core.session_repo import session_repo
+from homeostat.core.text import sha256
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
+    from homeostat.adapters.search_index import StrPath
     from homeostat.core.search import PromptMatch
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
@@ -70,10 +75,16 @@ NEW_RULES_PER_PROMPT = 3
 class Session(Record):
     """A KB, the corpus loaded from its cache, and who is asking (repo from the checkout, member from git)."""
 
-    root: Path
+    kb: str  # the KB's folder (as a string: a session hook never imports pathlib)
     loaded: Loaded
     identity: Identity
     audience: Audience
+
+    @property
+    def root(self) -> Path:
+        from pathlib import Path
+
+        return Path(self.kb)
 
     @property
     def corpus(self) -> Corpus:
@@ -94,7 +105,7 @@ IDENTITY_CACHE = ".homeostat/identity.json"
 
 def open_session(
     kb: str | None,
-    checkout: str | Path = ".",
+    checkout: StrPath = ".",
     repo: str | None = None,
     *,
     say_scope: bool = True,
@@ -107,8 +118,8 @@ def open_session(
     the corpus a long-lived caller already holds, reused while the KB's key is unchanged. `own_part`:
     load only the part of the corpus the session's repo sees (`repo_part`), for `context` and the
     hooks, whose cost then follows the session's repo and `core`, not the whole KB."""
-    root = Path(kb_dir(kb))
-    identity = checkout_identity(Path(checkout), root / IDENTITY_CACHE)
+    root = kb_dir(kb)
+    identity = checkout_identity(checkout, os.path.join(root, IDENTITY_CACHE))
 
     def repo_of(repos: list[tuple[str, str]]) -> str | None:
         return repo or session_repo(repos, identity.origin, identity.folder)
@@ -140,18 +151,22 @@ def no_repo_note(session: Session) -> str:
     return f"the checkout ({where}) matches no repo in homeostat.yaml (repos: {names}), so only core is shown"
 
 
-def relative_paths(paths: Sequence[str], identity: Identity, base: Path) -> list[str]:
+def relative_paths(paths: Sequence[str], identity: Identity, base: StrPath) -> list[str]:
     """Touched paths relative to the checkout's top folder (absolute or base-relative paths are fine)."""
     out: list[str] = []
+    top = identity.top
+    inside = top.rstrip("/") + "/"
     for raw in paths:
         for piece in raw.split(","):
             text = piece.strip()
             if not text:
                 continue
-            candidate = Path(text) if Path(text).is_absolute() else (base / text)
-            try:
-                out.append(candidate.resolve().relative_to(identity.top).as_posix())
-            except ValueError:
+            resolved = os.path.realpath(text if os.path.isabs(text) else os.path.join(base, text))
+            if resolved == top:
+                out.append(".")
+            elif resolved.startswith(inside):
+                out.append(resolved[len(inside) :])
+            else:
                 out.append(text.replace("\\", "/").removeprefix("./"))
     return list(dict.fromkeys(out))
 
@@ -267,15 +282,17 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
+    from_git = args.prompt is None and args.files is None and not args.paths
+    changing = change_started(checkout_top(args.checkout)) if from_git else None  # while the corpus loads
     session = open_session(args.kb, args.checkout, args.repo, own_part=True)
     session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
     given = [*(args.files or ()), *args.paths]
-    change = change_from_git(session.identity.top) if args.files is None and not args.paths else None
+    change = change_found(changing) if changing is not None else None
     files = given if change is None else list(change.paths)
     task = session_task(args.task, args.no_task, change)
-    view = session_view(session, files, Path(args.checkout), session_id, args.budget, task)
+    view = session_view(session, files, args.checkout, session_id, args.budget, task)
     _emit_view(view, args.format, args.explain)
     sys.stdout.flush()
     log_view(session, view, started)
@@ -285,7 +302,7 @@ def run(args: argparse.Namespace) -> int:
 def session_view(
     session: Session,
     files: Sequence[str],
-    base: Path,
+    base: StrPath,
     session_id: str,
     budget_tokens: int | None = None,
     task: Sequence[str] = (),
@@ -299,11 +316,25 @@ def session_view(
         budget = budget._replace(token_budget=budget_tokens)
     view = build_view(session.corpus, touched, session.audience, session.counter(), budget=budget, task=task)
     if session_id:
-        sees = {a: session.audience.sees(a, session.corpus) for a in {e.area for e in session.corpus.entries}}
-        visible = [e.id for e in session.corpus.entries if sees[e.area]]
+        know_at_start(session.kb, session_id, known_stamp(session), lambda: _visible(session))
         given = view.served_ids + tuple(s.key for s in view.sections)
-        add_to_session(session.root, session_id, {"known": visible, "files": touched, "given": given})
+        add_to_session(session.kb, session_id, {"files": touched, "given": given})
     return view
+
+
+def known_stamp(session: Session) -> str:
+    """What a session's known ids were added under (the corpus key and the audience): while the
+    session's corpus and audience are those, every rule it may see is among them."""
+    audience = session.audience
+    stamp = f"{session.loaded.key} {audience.repo} {audience.member} {','.join(sorted(audience.teams))}"
+    return sha256(stamp.encode()).hexdigest()[:24]
+
+
+def _visible(session: Session) -> list[str]:
+    """Every rule the session's audience may see: what it knew at its start."""
+    corpus = session.corpus
+    sees = {a: session.audience.sees(a, corpus) for a in {e.area for e in corpus.entries}}
+    return [e.id for e in corpus.entries if sees[e.area]]
 
 
 def session_task(text: str | None, off: bool, change: WorkingChange | None) -> tuple[str, ...]:
@@ -347,7 +378,7 @@ def log_view(session: Session, view: View, started: float) -> None:
     if view.sections:
         keys = ",".join(s.key for s in view.sections)
         events.append(("doc-injection", {**common, "sections": len(view.sections), "ids": keys}))
-    log_events(session.root, events)
+    log_events(session.kb, events)
 
 
 class PromptBlock(Record):
@@ -363,25 +394,26 @@ def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     session's `given` and `known` sets), then the one-line reminder; remembered for the session."""
     from homeostat.core.search import match_prompt  # only a message is matched
 
-    state = load_session(session.root, session_id) if session_id else {}
+    state = load_session(session.kb, session_id) if session_id else {}
     corpus, audience = session.corpus, session.audience
     match = match_prompt(corpus, prompt, audience, state.get("given", ()))
     count: Callable[[str], int] = session.counter()
     new = []
     if "known" in state:
         known = set(state["known"])
+        current = state.get("knownAt") == [known_stamp(session)]  # then none is new
         ranked = (
             select_entries(corpus, state.get("files", []), audience).ranked
-            if _any_new(session, known)
+            if not current and _any_new(session, known)
             else ()
         )
         new = [r.entry for r in ranked if r.entry.id not in known and r.tier <= 3][:NEW_RULES_PER_PROMPT]
     block = join([render_new_rules(new, count), render_prompt(match, count)])
     given = [e.id for e in match.rules] + [s.key for s in match.sections] + [e.id for e in new]
     if session_id and (given or "given" not in state or "known" not in state):
-        add_to_session(session.root, session_id, {"given": given, "known": [e.id for e in new]})
+        add_to_session(session.kb, session_id, {"given": given, "known": [e.id for e in new]})
     elif session_id:  # nothing to add: the file stays as it is, only marked as in use
-        touch_session(session.root, session_id)
+        touch_session(session.kb, session_id)
     return PromptBlock(block, match, new)
 
 
@@ -411,7 +443,7 @@ def log_prompt(session: Session, result: PromptBlock, started: float) -> None:
     if match.sections:
         keys = ",".join(s.key for s in match.sections)
         events.append(("doc-injection", {**common, "sections": len(match.sections), "ids": keys}))
-    log_events(session.root, events)
+    log_events(session.kb, events)
 
 
 def _prompt(session: Session, args: argparse.Namespace, session_id: str, started: float) -> int:

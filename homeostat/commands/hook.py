@@ -19,13 +19,18 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.adapters.event_recorder import Scalar, log_event, log_events
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
-from homeostat.adapters.search_index import change_from_git, find_top, pending_names
+from homeostat.adapters.search_index import (
+    change_found,
+    change_started,
+    checkout_top,
+    find_top_dir,
+    pending_names,
+)
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
@@ -70,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if os.environ.get("HOMEOSTAT_AGENT"):  # Homeostat's own `claude -p` runs: stay out of the way
         return 0
-    root: Path | None = None
+    root: str | None = None  # the KB's folder (paths are strings here: pathlib costs a hook more)
     try:
         raw = sys.stdin.buffer.read()
         event = parse_event(raw, EVENTS[args.event])
@@ -104,21 +109,21 @@ def parse_event(raw: bytes, expected: str) -> dict[str, Any]:
     return event
 
 
-def find_kb(event: Mapping[str, Any], env: Mapping[str, str]) -> Path | None:
+def find_kb(event: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
     """The plugin's kb_dir setting, then $HOMEOSTAT_DIR, then the checkout the session works in."""
     for value in (env.get(KB_OPTION), env.get("HOMEOSTAT_DIR")):
         if value and value.strip():
-            return Path(value.strip()).expanduser()
-    here = Path(event.get("cwd") or ".")
-    top = find_top(here) or here
-    return top if (top / "homeostat.yaml").is_file() else None
+            return os.path.expanduser(value.strip())
+    here = _checkout(event)
+    top = find_top_dir(here) or here
+    return top if os.path.isfile(os.path.join(top, "homeostat.yaml")) else None
 
 
-def _checkout(event: Mapping[str, Any]) -> Path:
-    return Path(event.get("cwd") or ".")
+def _checkout(event: Mapping[str, Any]) -> str:
+    return event.get("cwd") or "."
 
 
-def _maybe_hand_over(root: Path, name: str, raw: bytes) -> None:
+def _maybe_hand_over(root: str, name: str, raw: bytes) -> None:
     from homeostat.adapters.runner import hand_over, pinned_runner
 
     runner = pinned_runner(root)
@@ -134,14 +139,14 @@ def _context(name: str, text: str) -> Answer:
     return {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
 
 
-def _sync_if_older(root: Path, seconds: float) -> None:
+def _sync_if_older(root: str, seconds: float) -> None:
     """Start a background sync unless one was started less than `seconds` ago."""
     since = seconds_since_started(root)
     if since is None or since > seconds:
         start_background_sync(root)
 
 
-def _with_notices(root: Path, text: str) -> str:
+def _with_notices(root: str, text: str) -> str:
     notices = take_notices(root)
     return "\n\n".join([*notices, text]) if notices else text
 
@@ -149,12 +154,15 @@ def _with_notices(root: Path, text: str) -> str:
 # --- the three events ------------------------------------------------------------------------------
 
 
-def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answer:
+def session_start(root: str, event: Mapping[str, Any], started: float) -> Answer:
     from homeostat.commands.context import log_view, open_session, session_task, session_view
 
     session_id = event.get("session_id") or ""
-    session = open_session(str(root), _checkout(event), own_part=True)
-    change = change_from_git(session.identity.top)  # the touched files, the branch and the commits
+    checkout = _checkout(event)
+    # the touched files, the branch and the commits, from git while the corpus is read
+    changing = change_started(checkout_top(checkout))
+    session = open_session(root, checkout, own_part=True)
+    change = change_found(changing)
     task = session_task(None, False, change)
     view = session_view(session, list(change.paths), _checkout(event), session_id, task=task)
     text = _with_notices(root, view.text)
@@ -167,10 +175,10 @@ def session_start(root: Path, event: Mapping[str, Any], started: float) -> Answe
     return _context("SessionStart", text)
 
 
-def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
+def prompt(root: str, event: Mapping[str, Any], started: float) -> Answer:
     from homeostat.commands.context import log_prompt, open_session, prompt_block
 
-    session = open_session(str(root), _checkout(event), own_part=True)
+    session = open_session(root, _checkout(event), own_part=True)
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")
     text = _with_notices(root, result.block.text)
     log_prompt(session, result, started)
@@ -178,7 +186,7 @@ def prompt(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     return _context("UserPromptSubmit", text)
 
 
-def stop(root: Path, event: Mapping[str, Any], started: float) -> Answer:
+def stop(root: str, event: Mapping[str, Any], started: float) -> Answer:
     session_id = event.get("session_id") or ""
     if not session_id:
         return None
@@ -198,7 +206,7 @@ def stop(root: Path, event: Mapping[str, Any], started: float) -> Answer:
     return answer
 
 
-HANDLERS: dict[str, Callable[[Path, Mapping[str, Any], float], Answer]] = {
+HANDLERS: dict[str, Callable[[str, Mapping[str, Any], float], Answer]] = {
     "session-start": session_start,
     "prompt": prompt,
     "stop": stop,
@@ -208,17 +216,17 @@ HANDLERS: dict[str, Callable[[Path, Mapping[str, Any], float], Answer]] = {
 # --- turn usage -------------------------------------------------------------------------------------
 
 
-def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) -> None:
+def record_turns(root: str, event: Mapping[str, Any], state: dict[str, Any]) -> None:
     """One `turn-usage` event per user turn, from the previous turn's start to the end of the file;
     the previous turn is re-read and its event replaced, since the file may have lagged last time."""
     from homeostat.adapters.search_index import known_ids
     from homeostat.core.transcript import credited_ids, read_turns
 
-    path = Path(event.get("transcript_path") or "")
-    if not path.is_file():
+    path = event.get("transcript_path") or ""
+    if not os.path.isfile(path):
         return
     offset, first = int(state.get("offset", 0)), int(state.get("turn", 1))
-    if offset > path.stat().st_size:  # the file was rewritten: read it again from the start
+    if offset > os.stat(path).st_size:  # the file was rewritten: read it again from the start
         offset, first = 0, 1
     turns = read_turns(_lines(path, offset))
     if not turns:
@@ -235,8 +243,8 @@ def record_turns(root: Path, event: Mapping[str, Any], state: dict[str, Any]) ->
     state["offset"], state["turn"] = turns[-1].offset, first + len(turns) - 1
 
 
-def _lines(path: Path, offset: int) -> list[tuple[int, bytes]]:
-    with path.open("rb") as handle:
+def _lines(path: str, offset: int) -> list[tuple[int, bytes]]:
+    with open(path, "rb") as handle:
         handle.seek(offset)
         position = offset
         lines = []
@@ -246,12 +254,12 @@ def _lines(path: Path, offset: int) -> list[tuple[int, bytes]]:
     return lines
 
 
-def handoff_request(root: Path, edits: int) -> str:
+def handoff_request(root: str, edits: int) -> str:
     command = _command()
     return (
         f"Homeostat: this session made {edits} edits. If it taught something the team's agents should "
         "know next time (a convention, a pitfall, a decision and why), save one short handoff note for "
-        f"the team to review: `{command} learn --kb {json.dumps(str(root.resolve()))} --source "
+        f"the team to review: `{command} learn --kb {json.dumps(os.path.realpath(root))} --source "
         f'{HANDOFF_SOURCE} --title "…" --rule "…" --why "…" --area <area>`. Rules are at most 60 '
         "words, one instruction each. If nothing is worth keeping, just stop; this is asked once."
     )
@@ -260,6 +268,8 @@ def handoff_request(root: Path, edits: int) -> str:
 def _command() -> str:
     plugin = os.environ.get("CLAUDE_PLUGIN_ROOT")
     if plugin:
+        from pathlib import Path  # once a session: how a path is spelled stays pathlib's
+
         return json.dumps(str(Path(plugin) / "bin" / "homeostat"))
     return json.dumps(sys.argv[0]) if sys.argv and os.path.isabs(sys.argv[0]) else "homeostat"
 
@@ -267,11 +277,11 @@ def _command() -> str:
 # --- failures -----------------------------------------------------------------------------------------
 
 
-def _report(root: Path | None, name: str, exc: BaseException) -> None:
+def _report(root: str | None, name: str, exc: BaseException) -> None:
     """One line on stderr (Claude Code's debug log) and, when the KB is known, a `hook-error` event."""
     first = (str(exc).splitlines() or [""])[0][:300]
     print(f"homeostat hook {name}: {type(exc).__name__}: {first}", file=sys.stderr)
-    if root is not None and root.is_dir():
+    if root is not None and os.path.isdir(root):
         try:
             log_event(root, "hook-error", {"hook": name, "error": type(exc).__name__, "message": first})
         except Exception:  # noqa: BLE001, S110 - the log is best effort too

@@ -9,11 +9,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from urllib.parse import urlsplit
 
 from homeostat.core.records import Record
 
 _SCP = re.compile(r"^(?:[\w.+-]+@)?(?P<host>[\w.-]+):(?!//)(?P<path>.+)$")
+# `scheme://netloc/path` in printable ASCII with no query, fragment, escape or IPv6 bracket: read here
+# as urllib.parse.urlsplit reads it, since every session hook parses its checkout's origin URL and
+# urllib.parse (with the ipaddress module it imports) costs a hook more than the parse. Anything
+# else goes to urlsplit itself.
+_PLAIN_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?P<netloc>[^/]*)(?P<path>.*)$")
+_NOT_PLAIN = re.compile(r"[^!-~]|[\[\]?#%]")
+
+
+def split_url(text: str) -> tuple[str, str]:
+    """(hostname lower-cased or "", path) as `urlsplit` gives them; ValueError where it raises."""
+    plain = _PLAIN_URL.match(text)
+    if plain is not None and _NOT_PLAIN.search(text) is None:
+        host = plain.group("netloc").rpartition("@")[2].partition(":")[0]
+        return host.lower(), plain.group("path")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text)
+    return (parts.hostname or "").lower(), parts.path
 
 
 class RepoSlug(Record):
@@ -37,11 +54,9 @@ def parse_origin(url: str) -> RepoSlug | None:
     scp = _SCP.match(text)
     if "://" in text:
         try:
-            parts = urlsplit(text)
-            host = (parts.hostname or "").lower()
+            host, path = split_url(text)
         except ValueError:  # `https://[host/…`: no host we could match
             return None
-        path = parts.path
     elif scp and not re.match(r"^[A-Za-z]:[\\/]", text):  # C:\… is a Windows path, not scp syntax
         host = scp.group("host").lower()
         path = scp.group("path")
