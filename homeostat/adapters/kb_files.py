@@ -88,10 +88,10 @@ def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]
         for rel in _whole_repo_paths(root):
             files[rel] = _read(root, rel)
     else:  # paths as strings: a Path per file was half the time of reading 10,000 files
-        cut = len(str(root)) + 1
-        for dirpath, dirnames, filenames in os.walk(os.path.join(root, "knowledge")):
+        top = os.path.join(root, "knowledge")
+        for dirpath, dirnames, filenames in os.walk(top):
             dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            folder = dirpath[cut:].replace(os.sep, "/")
+            folder = "knowledge" + dirpath[len(top) :].replace(os.sep, "/")
             for name in filenames:
                 files[f"{folder}/{name}"] = _read_at(os.path.join(dirpath, name), f"{folder}/{name}")
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
