@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import logging
 
-    StrPath = str | os.PathLike[str]
+    from homeostat.adapters.plain_files import StrPath
 
 Scalar = str | int | float | bool | None
 Stamped = tuple[str, Mapping[str, Scalar], float]  # kind, fields, seconds since the epoch

@@ -15,6 +15,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from homeostat.adapters.plain_files import read_text, write_atomic
 from homeostat.core.text import sha256
 
 SESSIONS_DIR = ".homeostat/sessions"
@@ -23,7 +24,7 @@ _SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")  # what SETTINGS_FILE hol
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 if TYPE_CHECKING:
-    StrPath = str | os.PathLike[str]  # paths are strings here: a session hook never imports pathlib
+    from homeostat.adapters.plain_files import StrPath
 
 
 def _path(root: StrPath, session: str) -> str:
@@ -31,30 +32,20 @@ def _path(root: StrPath, session: str) -> str:
     return os.path.join(root, SESSIONS_DIR, f"{name}.hook.json")
 
 
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _write_atomic(path: str, data: dict[str, Any]) -> None:
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, sort_keys=True))
-    os.replace(temp, path)
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    write_atomic(path, json.dumps(data, sort_keys=True))
 
 
 def load_hook_state(root: StrPath, session: str) -> dict[str, Any]:
     try:
-        data = json.loads(_read_text(_path(root, session)))
+        data = json.loads(read_text(_path(root, session)))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def save_hook_state(root: StrPath, session: str, data: dict[str, Any]) -> None:
-    _write_atomic(_path(root, session), data)
+    _write_json(_path(root, session), data)
 
 
 def min_edits(root: StrPath, default: int = 5) -> int:
@@ -76,7 +67,7 @@ def kb_settings(root: StrPath) -> dict[str, int | bool] | None:
     stamp = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ino}"
     cache = os.path.join(root, SETTINGS_FILE)
     try:
-        cached = json.loads(_read_text(cache))
+        cached = json.loads(read_text(cache))
         if isinstance(cached, dict) and cached.get("stamp") == stamp:
             held = cached.get("settings")
             if held is None or (isinstance(held, dict) and set(held) == set(_SETTINGS)):
@@ -86,7 +77,7 @@ def kb_settings(root: StrPath) -> dict[str, int | bool] | None:
     from homeostat.core.kb import load_config
 
     try:
-        parsed, _, _ = load_config(_read_text(config))
+        parsed, _, _ = load_config(read_text(config))
     except (OSError, UnicodeDecodeError):
         return None
     settings: dict[str, int | bool] | None = None
@@ -97,7 +88,7 @@ def kb_settings(root: StrPath) -> dict[str, int | bool] | None:
             "mcpWriteLimit": parsed.security.mcp_write_limit,
         }
     try:
-        _write_atomic(cache, {"stamp": stamp, "settings": settings})
+        _write_json(cache, {"stamp": stamp, "settings": settings})
     except OSError:
         pass
     return settings

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from homeostat.adapters.plain_files import StrPath, read_bytes, read_text, write_atomic
 from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 from homeostat.core.text import sha256
@@ -35,23 +36,8 @@ if TYPE_CHECKING:
     from homeostat.core.token_counts import TokenCounts
 
 
-# Paths are plain strings here (anything `os.fspath` takes comes in): pathlib, with the urllib and
-# ipaddress modules it imports, costs a session hook more than the few path joins it would do.
-StrPath = str | os.PathLike[str]
-
-
 def _join(root: StrPath, *parts: str) -> str:
     return os.path.join(os.fspath(root), *parts)
-
-
-def _read_text(path: str) -> str:
-    with open(path, encoding="utf-8") as handle:
-        return handle.read()
-
-
-def _read_bytes(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
 
 
 def _log() -> logging.Logger:
@@ -140,7 +126,7 @@ def _git_done(started: Started) -> GitDone | None:
 def _hash_file(digest: hashlib._Hash, path: str, name: str) -> None:
     digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
     try:
-        digest.update(_read_bytes(path))
+        digest.update(read_bytes(path))
     except OSError:
         digest.update(b"<missing>")
     digest.update(b"\0")
@@ -252,7 +238,7 @@ def _load_pending(root: StrPath) -> list[PendingLesson]:
     for name in names:
         path = _join(root, PENDING_DIR, name)
         try:
-            found.append(PendingLesson.from_json(_read_text(path)))
+            found.append(PendingLesson.from_json(read_text(path)))
         except (OSError, ValueError, ValidationError) as exc:
             _log().warning("%s: skipped, not a pending lesson (%s)", path, str(exc).splitlines()[0])
     return found
@@ -301,15 +287,6 @@ def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCo
     from homeostat.core.token_counts import TokenCounts
 
     return build_corpus(kb, pending, counts or TokenCounts())
-
-
-def _write_atomic(path: str, content: str | bytes) -> None:
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    with open(temp, "wb") as handle:
-        handle.write(content.encode("utf-8") if isinstance(content, str) else content)
-    os.replace(temp, path)
 
 
 class Loaded(Record):
@@ -384,7 +361,7 @@ def _scan_list(folder: str, prefix: str) -> list[tuple[str, int, int]]:
 
 def _recorded(root: StrPath) -> dict[str, object]:
     try:
-        data = json.loads(_read_text(_join(root, STAT_FILE)))
+        data = json.loads(read_text(_join(root, STAT_FILE)))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -395,9 +372,7 @@ def _record_key(root: StrPath, signature: str, newest: int, files: int, key: str
     if time.time_ns() - newest < _RACY_NS:
         return
     try:
-        _write_atomic(
-            _join(root, STAT_FILE), json.dumps({"signature": signature, "key": key, "files": files})
-        )
+        write_atomic(_join(root, STAT_FILE), json.dumps({"signature": signature, "key": key, "files": files}))
     except OSError:
         pass
 
@@ -539,7 +514,7 @@ class _Check:
             if time.time_ns() - _newest(shape) >= _RACY_NS:
                 record = {"files": files, "key": key, "index": {"shape": shape, "differs": differs}}
                 try:
-                    _write_atomic(_join(self.root, STAT_FILE), json.dumps(record))
+                    write_atomic(_join(self.root, STAT_FILE), json.dumps(record))
                 except OSError:
                     pass
         elif stat is not None:  # a KB outside git records its size, to go straight to its key
@@ -589,7 +564,7 @@ def known_ids(root: StrPath) -> frozenset[str]:
         corpus = load_corpus(root).corpus
         found = frozenset([e.id for e in corpus.entries] + [s.key for s in corpus.sections])
         try:
-            _write_atomic(_join(root, INDEX_DIR, f"corpus-{key}.ids.marshal"), marshal.dumps(sorted(found)))
+            write_atomic(_join(root, INDEX_DIR, f"corpus-{key}.ids.marshal"), marshal.dumps(sorted(found)))
         except OSError:
             pass  # cut again next time
     return found
@@ -637,7 +612,7 @@ def _read(path: str) -> Corpus | None:
 
 def _unmarshal(path: str) -> Any:
     try:
-        raw = _read_bytes(path)
+        raw = read_bytes(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -669,9 +644,9 @@ def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
         return whole
     folder = _join(root, INDEX_DIR)
     try:
-        _write_atomic(os.path.join(folder, _part_name(whole.key, repo)), _dumped(part))
+        write_atomic(os.path.join(folder, _part_name(whole.key, repo)), _dumped(part))
         repos_file = os.path.join(folder, f"corpus-{whole.key}.repos.marshal")
-        _write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
+        write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
     except OSError:
         pass  # it is cut again next time
     return whole._replace(corpus=part)
@@ -714,7 +689,7 @@ def _rebuild(root: StrPath, key: str) -> Loaded:
     started = time.perf_counter()
     corpus = build(Path(root))
     try:
-        _write_atomic(str(path), _dumped(corpus))
+        write_atomic(path, _dumped(corpus))
         for old in folder.glob("corpus-*"):
             if not old.name.startswith(f"corpus-{key}."):  # a repo's part of this key stays
                 old.unlink(missing_ok=True)
@@ -801,7 +776,7 @@ def checkout_identity(checkout: StrPath, cache: StrPath | None = None) -> Identi
     stamp = _config_stamp(top) if cache is not None else ""
     if cache is not None:
         try:
-            recorded = json.loads(_read_text(os.fspath(cache))).get(where)
+            recorded = json.loads(read_text(cache)).get(where)
         except (OSError, ValueError, AttributeError):
             recorded = None
         if isinstance(recorded, dict) and recorded.get("stamp") == stamp:
@@ -828,7 +803,7 @@ def checkout_identity(checkout: StrPath, cache: StrPath | None = None) -> Identi
 
 def _remember_identity(cache: StrPath, where: str, stamp: str, identity: Identity) -> None:
     try:
-        known = json.loads(_read_text(os.fspath(cache)))
+        known = json.loads(read_text(cache))
         if not isinstance(known, dict):
             known = {}
     except (OSError, ValueError):
@@ -840,7 +815,7 @@ def _remember_identity(cache: StrPath, where: str, stamp: str, identity: Identit
         "name": identity.name,
     }
     try:
-        _write_atomic(os.fspath(cache), json.dumps(known, sort_keys=True))
+        write_atomic(cache, json.dumps(known, sort_keys=True))
     except OSError:
         pass
 
@@ -937,7 +912,7 @@ def _known_path(root: StrPath, session: str) -> str:
 
 def _session_sets(path: str) -> dict[str, list[str]] | None:
     try:
-        data = json.loads(_read_text(path))
+        data = json.loads(read_text(path))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict):
@@ -949,7 +924,7 @@ def _known_file(root: StrPath, session: str) -> tuple[str, list[str]] | None:
     """The `known` file's stamp ("" for none) and ids; None when there is none yet (or the session
     file was written before `known` moved beside it)."""
     try:
-        text = _read_text(_known_path(root, session))
+        text = read_text(_known_path(root, session))
     except OSError:
         return None
     stamp = ""
@@ -960,7 +935,7 @@ def _known_file(root: StrPath, session: str) -> tuple[str, list[str]] | None:
 
 
 def _write_known(root: StrPath, session: str, stamp: str, ids: Iterable[str]) -> None:
-    _write_atomic(_known_path(root, session), (f"@{stamp}\n" if stamp else "") + "\n".join(sorted(ids)))
+    write_atomic(_known_path(root, session), (f"@{stamp}\n" if stamp else "") + "\n".join(sorted(ids)))
 
 
 def load_session(root: StrPath, session: str) -> dict[str, list[str]]:
@@ -1008,7 +983,7 @@ def add_to_session(root: StrPath, session: str, additions: Mapping[str, Iterable
             known = {*ids, *(inline or ())}
             if not have or inline is not None or not known.issuperset(adding):
                 _write_known(root, session, stamp, known | adding)
-    _write_atomic(path, json.dumps(data, sort_keys=True))
+    write_atomic(path, json.dumps(data, sort_keys=True))
     _prune_sessions(_join(root, SESSIONS_DIR))
 
 

@@ -17,6 +17,8 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from homeostat.adapters.plain_files import read_text, write_atomic
+
 STATE_DIR = ".homeostat"
 SYNC_FILE = f"{STATE_DIR}/sync.json"
 NOTICES_FILE = f"{STATE_DIR}/notices.json"
@@ -26,26 +28,16 @@ LOG_LIMIT = 256 * 1024  # sync.log starts over past this size
 
 
 if TYPE_CHECKING:
-    StrPath = str | os.PathLike[str]  # paths are strings here: a session hook never imports pathlib
+    from homeostat.adapters.plain_files import StrPath
 
 
 class SyncBusy(Exception):
     """Another sync of this clone holds the lock."""
 
 
-def _write_atomic(path: str, text: str) -> None:
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    with open(temp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temp, path)
-
-
 def _read_json(path: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.loads(handle.read())
+        return json.loads(read_text(path))
     except (OSError, ValueError):
         return None
 
@@ -74,7 +66,7 @@ def last_sync(root: StrPath) -> dict[str, Any]:
 
 
 def record_sync(root: StrPath, data: Mapping[str, Any]) -> None:
-    _write_atomic(os.path.join(root, SYNC_FILE), json.dumps(dict(data), indent=2, sort_keys=True) + "\n")
+    write_atomic(os.path.join(root, SYNC_FILE), json.dumps(dict(data), indent=2, sort_keys=True) + "\n")
 
 
 def mark_started(root: StrPath) -> None:
@@ -99,7 +91,7 @@ def add_notice(root: StrPath, text: str) -> None:
         return
     notices = pending_notices(root)
     notices.append(text)
-    _write_atomic(os.path.join(root, NOTICES_FILE), json.dumps(notices, indent=2, ensure_ascii=False) + "\n")
+    write_atomic(os.path.join(root, NOTICES_FILE), json.dumps(notices, indent=2, ensure_ascii=False) + "\n")
 
 
 def pending_notices(root: StrPath) -> list[str]:

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-    from homeostat.adapters.search_index import StrPath
+    from homeostat.adapters.plain_files import StrPath
     from homeostat.core.search import PromptMatch
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"

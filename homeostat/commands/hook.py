@@ -164,7 +164,7 @@ def session_start(root: str, event: Mapping[str, Any], started: float) -> Answer
     session = open_session(root, checkout, own_part=True)
     change = change_found(changing)
     task = session_task(None, False, change)
-    view = session_view(session, list(change.paths), _checkout(event), session_id, task=task)
+    view = session_view(session, list(change.paths), checkout, session_id, task=task)
     text = _with_notices(root, view.text)
     log_view(session, view, started)
     if session_id:
