@@ -592,3 +592,41 @@ def test_a_missing_model_key_is_named_before_anything_is_read(
     assert main(["daily", "--kb", str(world.checkout())]) == 2
     assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
     assert world.harness.requests.entries == []
+
+
+def test_a_run_that_crosses_midnight_is_dated_by_the_day_it_started() -> None:
+    """The run asks the clock at every step; everything it stamps or prints is the start's UTC date."""
+    import datetime as dt
+    import io
+
+    from kbfactory import EXAMPLE
+
+    from homeostat.adapters.kb_files import load_kb_dir
+    from homeostat.core.asker import Asker
+    from homeostat.core.asker import RunStats
+    from homeostat.runs.daily import DailyDeps, DailyOptions, run_daily
+
+    readings = iter([dt.datetime(2026, 12, 1, 23, 59, 59, tzinfo=dt.UTC)])
+
+    def clock() -> dt.datetime:  # one second before midnight, then the next day for good
+        return next(readings, dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC))
+
+    def no_asker(agent: str) -> Asker:
+        raise AssertionError(f"an offline run asks no model ({agent})")
+
+    out = io.StringIO()
+    deps = DailyDeps(
+        git=None,
+        host=None,
+        kb_repo=None,
+        asker_for=no_asker,
+        stats=RunStats(),
+        out=out,
+        now=clock,
+        checkout=EXAMPLE,
+        kb=load_kb_dir(EXAMPLE),
+    )
+    assert run_daily(deps, DailyOptions(dry_run=True, offline=True)).exit_code == 0
+    text = out.getvalue()
+    assert "Homeostat's daily run for @bo on 2026-12-01" in text
+    assert "2026-12-02" not in text
