@@ -602,8 +602,7 @@ def test_a_run_that_crosses_midnight_is_dated_by_the_day_it_started() -> None:
     from kbfactory import EXAMPLE
 
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.asker import Asker
-    from homeostat.core.asker import RunStats
+    from homeostat.core.asker import Asker, RunStats
     from homeostat.runs.daily import DailyDeps, DailyOptions, run_daily
 
     readings = iter([dt.datetime(2026, 12, 1, 23, 59, 59, tzinfo=dt.UTC)])
