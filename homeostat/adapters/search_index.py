@@ -31,8 +31,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from homeostat.console import Progress
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.selection import TextCounter
     from homeostat.core.token_counts import TokenCounts
 
 
@@ -249,7 +251,8 @@ def build(root: Path) -> Corpus:
     count cache (validate's too) by the digest of the text counted, so a rebuild after an edit counts
     only the texts that changed; the cache keeps what it held plus what was counted. A large KB's
     texts are counted in a second process (`count_worker`), which loads the tokenizer while this one
-    parses the KB and counts while this one builds the index. The cyclic garbage collector is off
+    parses the KB and counts while this one builds the index, and part of its rule files are parsed
+    in a third (`parse_worker`) while this one parses the rest. The cyclic garbage collector is off
     meanwhile: the build makes hundreds of thousands of objects and frees none it could find (the KB
     and the corpus live until it returns)."""
     import gc
@@ -257,7 +260,6 @@ def build(root: Path) -> Corpus:
     from homeostat.adapters.count_worker import count_worker, kb_bytes
     from homeostat.adapters.token_memo import load_token_counts, save_token_counts
     from homeostat.console import Progress
-    from homeostat.core.selection import build_corpus
 
     collecting = gc.isenabled()
     gc.disable()
@@ -265,12 +267,7 @@ def build(root: Path) -> Corpus:
         with Progress("building the search index") as progress:
             counts = load_token_counts(root)
             with count_worker(counts, kb_bytes(root)) as counter:
-                from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the fork
-                from homeostat.core.kb import load_kb
-
-                kb = load_kb(read_tree(root), root=str(root), on_file=progress.update)  # as load_kb_dir
-                progress.update(progress.done, what="counting tokens")
-                corpus = build_corpus(kb, _load_pending(root), counts, counter)
+                corpus = _built(root, progress, counts, counter)
     finally:
         if collecting:
             gc.enable()
@@ -279,6 +276,32 @@ def build(root: Path) -> Corpus:
         counts.known.clear()
         save_token_counts(root, counts)
     return corpus
+
+
+def _built(root: Path, progress: Progress, counts: TokenCounts, counter: TextCounter | None) -> Corpus:
+    """The KB read (part of its rule files in a child, where the counting has one: a second core and
+    nothing against forking) and its corpus built."""
+    from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
+    from homeostat.adapters.parse_worker import child_share, parse_apart
+    from homeostat.core.corpus_rows import merged_rows
+    from homeostat.core.kb import classify, load_kb
+    from homeostat.core.selection import build_corpus, corpus_from_rows
+
+    files = read_tree(root)
+    apart = child_share(files) if counter is not None else []
+    with parse_apart(files, apart) as received:
+        skipped = set(apart)
+        here = {path: text for path, text in files.items() if path not in skipped}
+        total = sum(1 for path, text in files.items() if isinstance(text, str) and classify(path) is not None)
+        kb = load_kb(here, root=str(root), on_file=lambda done, _: progress.update(done, total))
+        found = received()
+    progress.update(total, total, what="counting tokens")
+    pending = _load_pending(root)
+    if found is None:  # read here what the child did not
+        kb = kb.with_files({path: files[path] for path in apart}) if apart else kb
+        return build_corpus(kb, pending, counts, counter)
+    rows, unreadable = merged_rows(kb, found)
+    return corpus_from_rows(kb.require_config(), rows, kb.documents, unreadable, pending, counts, counter)
 
 
 def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
@@ -652,28 +675,68 @@ def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
     return whole._replace(corpus=part)
 
 
-# The fields many records of a corpus share a value of (an area, a file of a topic, a scope): written
-# as one object each, marshal writes the value once and a reference after it, and a warm load makes
-# one string or tuple where it made thousands (at 20,000 rules the part loads in ~2/3 of the time).
-_SHARED_FIELDS = {
-    "entries": ("area", "topic", "scope", "kind", "status", "refs", "file", "owner"),
-    "sections": ("doc_id", "doc_title", "area", "scope", "refs", "source", "updated", "url"),
-}
-
-
 def _dumped(corpus: Corpus) -> bytes:
-    """The corpus in marshal's form, each shared value one object (`_SHARED_FIELDS`)."""
-    from homeostat.core.selection import Entry, SectionEntry
+    """The corpus in marshal's form, its bytes a function of its values alone (`_canonical`)."""
+    data, memo = _canonical(corpus.to_data())
+    dumped = marshal.dumps(data)
+    del memo  # held until here: every value in it is referenced twice while it is written
+    return dumped
 
-    data = corpus.to_data()
-    memo: dict[object, object] = {}
-    for name, record in (("entries", Entry), ("sections", SectionEntry)):
-        shared = frozenset(record._fields.index(f) for f in _SHARED_FIELDS[name])
-        data[name] = [
-            tuple(memo.setdefault(v, v) if i in shared else v for i, v in enumerate(row))
-            for row in data[name]
-        ]
-    return marshal.dumps(data)
+
+def _canonical(data: dict[str, Any]) -> tuple[dict[str, Any], object]:
+    """`data` with every equal string, number, bytes and tuple of strings one object, and the memo
+    that holds each of them, to be kept while the data is written.
+
+    marshal writes an object that more than one reference holds once, and a reference to it after;
+    so what it writes depends on which equal values are one object, which is up to how they were
+    made (in this process or read from another, through which cache). Here every such value is one
+    object, held twice, so it is written once: the areas, topics, scopes and files thousands of rules
+    share, and a warm load makes one string where it made thousands. Lists, dicts and other tuples
+    are made anew (held once, never shared); True, False and None are marshal's constants. The rows
+    and the large maps are done column by column, in C's loops (`_Memo.column`)."""
+    memo = _Memo()
+    out: dict[str, Any] = {}
+    for name, value in data.items():
+        if name in ("entries", "sections") and value:
+            out[name] = list(zip(*[memo.column(column) for column in zip(*value, strict=True)], strict=True))
+        elif type(value) is dict:
+            out[name] = dict(zip(memo.column(value.keys()), memo.column(value.values()), strict=True))
+        else:
+            out[name] = memo.column(value) if type(value) is list else memo.one(value)
+    return out, memo
+
+
+class _Memo:
+    """One object for each value (`_canonical`): by type, so 1, 1.0 and True stay apart."""
+
+    def __init__(self) -> None:
+        self.by_type: dict[type, dict[Any, Any]] = {str: {}, int: {}, float: {}, bytes: {}, tuple: {}}
+
+    def column(self, values: Iterable[Any]) -> list[Any]:
+        """Each value's one object; a column of one type of scalar in one C loop."""
+        values = list(values)
+        kinds = set(map(type, values))
+        if len(kinds) == 1 and (kind := next(iter(kinds))) in self.by_type and kind is not tuple:
+            held = self.by_type[kind].setdefault
+            return list(map(held, values, values))
+        return [self.one(value) for value in values]
+
+    def one(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is tuple:
+            known = self.by_type[tuple].get(value)
+            if known is not None:
+                return known
+            items = tuple(self.column(value))
+            if all(type(item) is str for item in items):
+                self.by_type[tuple][items] = items
+            return items
+        if kind is list:
+            return self.column(value)
+        if kind is dict:
+            return dict(zip(self.column(value.keys()), self.column(value.values()), strict=True))
+        held = self.by_type.get(kind)
+        return value if held is None else held.setdefault(value, value)
 
 
 def _rebuild(root: StrPath, key: str) -> Loaded:

@@ -23,23 +23,37 @@ class ScoreBreakdown:
 
 
 def score_rule(meta: RuleMeta, config: Config | None, conflicts: int = 0) -> ScoreBreakdown:
+    source = meta.source
+    key = (source.type, source.changed_code, source.author, len(meta.contradicts), len(meta.open_flags))
+    return score_parts(config, key, conflicts)
+
+
+# What a rule's score reads of it: its source's type, code change and author, how many rules it
+# says it contradicts and how many open flags it has (a plain tuple: a rule read in another process
+# sends it as it is, `core.corpus_rows`)
+ScoreKey = tuple[str, bool | None, str, int, int]
+
+
+def score_parts(config: Config | None, key: ScoreKey, conflicts: int = 0) -> ScoreBreakdown:
+    """`score_rule` from what it reads of the rule (`ScoreKey`); `conflicts`: contradictions the
+    other side declared."""
+    source_type, changed_code, author, contradicts, open_flags = key
     weights = config.scoring.weights if config is not None else Weights()
     terms: list[tuple[str, int]] = []
-    source = meta.source
-    if source.type == "pr-feedback" and source.changed_code:
+    if source_type == "pr-feedback" and changed_code:
         terms.append(("prFeedback", weights.pr_feedback))
-    if source.type == "manual":
+    if source_type == "manual":
         terms.append(("manual", weights.manual))
-    member = config.member(source.author) if (config is not None and source.author) else None
+    member = config.member(author) if (config is not None and author) else None
     if member is not None and member.role in SENIOR_ROLES:
         terms.append(("seniorAuthor", weights.senior_author))
-    conflict_count = conflicts + len(meta.contradicts)
+    conflict_count = conflicts + contradicts
     if conflict_count:
         terms.append(("conflict", weights.conflict * conflict_count))
-    if meta.open_flags:
-        terms.append(("openFlag", weights.open_flag * len(meta.open_flags)))
+    if open_flags:
+        terms.append(("openFlag", weights.open_flag * open_flags))
     total = sum(points for _, points in terms)
-    if source.type == "agent-handoff":
+    if source_type == "agent-handoff":
         total = min(total, 0)
     return ScoreBreakdown(total, tuple(terms))
 

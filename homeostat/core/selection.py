@@ -30,12 +30,14 @@ from homeostat.core.text import identifiers, lazy_pattern, words
 
 if TYPE_CHECKING:
     from homeostat.core.config import Config
+    from homeostat.core.corpus_rows import RuleRow
     from homeostat.core.kb import KB
-    from homeostat.core.model import DocSection, Document, RuleMeta
+    from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.scoring import ScoreKey
     from homeostat.core.token_counts import TokenCounts
 
-CORPUS_FORMAT = 8
+CORPUS_FORMAT = 9
 CORE = "core"
 RRF_K = 60
 # The task ranking ranks only rules the task names at least this share as strongly as its best match in
@@ -518,50 +520,70 @@ TextCounter = Callable[[ToCount], Callable[[], list[int]]]
 def build_corpus(
     kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts, counter: TextCounter | None = None
 ) -> Corpus:
-    """Flatten a loaded KB (and this clone's pending lessons) into a corpus. Token counts come from
-    `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view and
-    what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to count
-    are gathered first and handed to `counter`, which may count them elsewhere while the index is
-    built here (by default they are counted here, `count_texts`)."""
-    from homeostat.core.render_view import memo_lines
-    from homeostat.core.rendering import rule_view_parts
-    from homeostat.core.scoring import conflict_counts
+    """Flatten a loaded KB (and this clone's pending lessons) into a corpus (`corpus_from_rows`)."""
+    from homeostat.core.corpus_rows import rule_row
 
     config = kb.require_config()
+    rows = [rule_row(rule) for rule in kb.rules]
+    unreadable = [u.row() for u in kb.unreadable]
+    return corpus_from_rows(config, rows, kb.documents, unreadable, pending, counts, counter)
+
+
+def corpus_from_rows(
+    config: Config,
+    rows: Sequence[RuleRow],
+    documents: Sequence[Document],
+    unreadable: Sequence[tuple[str, int, str, tuple[str, ...]]],
+    pending: Sequence[PendingLesson],
+    counts: TokenCounts,
+    counter: TextCounter | None = None,
+) -> Corpus:
+    """The corpus of a KB's rules (`rows`, every rule in KB order, `core.corpus_rows`), documents and
+    unreadable files (a rule in one is served from nowhere, as `KB.served_rules`). Token counts come
+    from `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view
+    and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
+    count are gathered first and handed to `counter`, which may count them elsewhere while the index
+    is built here (by default they are counted here, `count_texts`)."""
+    from homeostat.core.render_view import memo_lines
+
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
-    scored = _scorer(config, conflict_counts(kb.rules))
+    conflicts: dict[str, int] = {}  # `scoring.conflict_counts`: declared on the other side
+    for row in rows:
+        for other in row.contradicts:
+            conflicts[other] = conflicts.get(other, 0) + 1
+    scored = _scorer(config, conflicts)
+    broken = {(file, rule_id) for file, _, _, ids in unreadable for rule_id in ids}
     drafts: list[Entry] = []  # token counts still 0
     parts: list[tuple[str, str]] = []
-    for rule in kb.served_rules():
-        meta = rule.meta
-        area = areas.get(meta.area)
-        short, rest = rule_view_parts(rule)
-        short, rest = strip_hidden(short), strip_hidden(rest)
-        parts.append((short, rest))
+    for row in rows:
+        if broken and (row.file, row.id) in broken:
+            continue
+        area = areas.get(row.area)
+        parts.append((row.short, row.rest))
         drafts.append(
             Entry(
-                id=meta.id,
-                title=meta.title,
-                area=meta.area,
-                topic=meta.topic or "",
-                scope=meta.scope,
-                kind=meta.kind or "",
-                adopted=meta.adopted,
-                status=meta.status,
-                score=scored(meta),
-                refs=file_refs(rule.text()),
-                view=short + rest,
-                short=short,
+                id=row.id,
+                title=row.title,
+                area=row.area,
+                topic=row.topic,
+                scope=row.scope,
+                kind=row.kind,
+                adopted=row.adopted,
+                status=row.status,
+                score=scored(row.id, row.score_key),
+                refs=row.refs,
+                view=row.short + row.rest,
+                short=row.short,
                 tokens=0,
                 short_tokens=0,
-                file=rule.file,
-                owner=meta.owner or (area.owner if area else ""),
+                file=row.file,
+                owner=row.owner or (area.owner if area else ""),
             )
         )
     served = len(drafts)
-    live = [lesson for lesson in pending if not _landed(lesson, kb)]
+    live = [lesson for lesson in pending if not _landed(lesson, rows)]
     drafts += [e for e in (_pending_entry(lesson, areas) for lesson in live) if e is not None]
-    sections = [_section_entry(document, sec) for document in kb.documents for sec in document.sections]
+    sections = [_section_entry(document, sec) for document in documents for sec in document.sections]
     lines = memo_lines(drafts, {s.area for s in sections}, areas)
     todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
     waiting = counter(todo) if counter is not None else lambda: count_texts(todo, counts)
@@ -588,7 +610,7 @@ def build_corpus(
         line_tokens={line: next(counted) for line in lines},
         by_id=_by_id(entries),
         stems=stems,
-        unreadable=tuple(u.row() for u in kb.unreadable),
+        unreadable=tuple(unreadable),
     )
 
 
@@ -597,29 +619,21 @@ _TOKENS_AT = Entry._fields.index("tokens")
 assert Entry._fields[_TOKENS_AT + 1] == "short_tokens"
 
 
-def _scorer(config: Config, conflicts: Mapping[str, int]) -> Callable[[RuleMeta], int]:
-    """`score_rule`'s total, worked out once for each combination of what it reads (the source's
-    type, code change and author, the conflicts and the open flags): a KB's rules share a few. Only
-    totals CPython shares anyway (its small integers) are kept, since the cached corpus is a marshal,
-    which writes an object held twice once: a kept larger total would change its bytes."""
-    from homeostat.core.scoring import score_rule
+def _scorer(config: Config, conflicts: Mapping[str, int]) -> Callable[[str, ScoreKey], int]:
+    """`score_rule`'s total for a rule (its id and `ScoreKey`), worked out once for each combination
+    of what it reads: a KB's rules share a few. Only totals CPython shares anyway (its small
+    integers) are kept, so the corpus holds the integers a plain `score_rule` per rule gives."""
+    from homeostat.core.scoring import score_parts
 
-    known: dict[tuple[object, ...], int] = {}
+    known: dict[tuple[ScoreKey, int], int] = {}
 
-    def score(meta: RuleMeta) -> int:
-        source = meta.source
-        key = (
-            source.type,
-            source.changed_code,
-            source.author,
-            conflicts.get(meta.id, 0) + len(meta.contradicts),
-            len(meta.open_flags),
-        )
-        total = known.get(key)
+    def score(rule_id: str, key: ScoreKey) -> int:
+        conflicting = conflicts.get(rule_id, 0)
+        total = known.get((key, conflicting))
         if total is None:
-            total = score_rule(meta, config, conflicts.get(meta.id, 0)).total
+            total = score_parts(config, key, conflicting).total
             if -5 <= total <= 256:
-                known[key] = total
+                known[key, conflicting] = total
         return total
 
     return score
@@ -654,15 +668,13 @@ def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
     )
 
 
-def _landed(lesson: PendingLesson, kb: KB) -> bool:
+def _landed(lesson: PendingLesson, rows: Sequence[RuleRow]) -> bool:
     """A pending lesson the KB already holds (merged, and this clone's copy not yet cleared): serving both
     would give the session one rule twice."""
     if lesson.kind != "new":
         return False
     text = f"{lesson.title}\n{lesson.rule}"
-    return any(
-        rule.area == lesson.area and same_lesson(text, f"{rule.title}\n{rule.rule}") for rule in kb.rules
-    )
+    return any(row.area == lesson.area and same_lesson(text, f"{row.title}\n{row.rule}") for row in rows)
 
 
 def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:

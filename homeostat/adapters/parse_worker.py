@@ -1,0 +1,166 @@
+"""Reading part of a large KB's rule files in a forked child, beside this process reading the rest.
+
+A cold rebuild at 20,000 rules spends most of its time parsing the KB (about 1.5 s of 2.5), one file
+at a time, while the second core waits: the counting child (`count_worker`) has only the tokenizer
+to load until the texts are ready. So once the KB's files are read, a second child is forked with
+them in memory, parses the last rule files (about half their text, `child_share`) and sends back
+what the corpus build takes from each rule and each unreadable section (`core.corpus_rows`), as a
+marshal of plain tuples. This process parses the rest meanwhile, then builds the corpus from both.
+The cached corpus is written in a form that depends on its values alone (`search_index._dumped`),
+so it is the same to the byte whichever process read which file; tests/test_parse_worker.py holds
+the two builds equal.
+
+When anything goes wrong on the child's side (it fails, dies, or sends what does not unmarshal into
+rows for its files) this process parses those files itself.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from homeostat.core.corpus_rows import FileRows, RuleRow, rows_data, rows_from_data, rule_row
+from homeostat.core.kb import CONFIG_FILE, classify, parse_file
+
+# Below this much rule text (about 2,000 rules) a second parser saves less than it costs to start
+# and to hear from.
+PARSE_MIN_BYTES = 1_000_000
+# The child's share of the rule files' text: a little under half, as it starts after this process
+# and its rows take a moment to send.
+CHILD_SHARE = 0.45
+
+
+def child_share(files: Mapping[str, str | bytes]) -> list[str]:
+    """The rule files (not documents) the child reads: the last ones by path, about `CHILD_SHARE` of
+    their text; none for a KB with less than `PARSE_MIN_BYTES` of it, or with a KB file that is not
+    UTF-8 (the loader reports those first, before the files in path order)."""
+    rules: list[str] = []
+    for path, text in files.items():
+        kind = classify(path)
+        if (kind is not None or path == CONFIG_FILE) and not isinstance(text, str):
+            return []
+        if kind is not None and kind[0] == "rule":
+            rules.append(path)
+    rules.sort()
+    total = sum(len(files[p]) for p in rules)
+    if total < PARSE_MIN_BYTES:
+        return []
+    taken, at = 0, len(rules)
+    while at > 0 and taken < CHILD_SHARE * total:
+        at -= 1
+        taken += len(files[rules[at]])
+    return rules[at:]
+
+
+def read_rows(files: Mapping[str, str | bytes], paths: Sequence[str]) -> list[FileRows]:
+    """Each of `paths` read as `load_kb` reads it, as the rows the corpus build takes from it."""
+    out: list[FileRows] = []
+    for path in paths:
+        text = files[path]
+        assert isinstance(text, str)  # `child_share` takes text only
+        parsed = parse_file(path, text)
+        out.append((path, [rule_row(rule) for rule in parsed.rules], [u.row() for u in parsed.unreadable]))
+    return out
+
+
+@contextmanager
+def parse_apart(
+    files: Mapping[str, str | bytes], paths: Sequence[str]
+) -> Iterator[Callable[[], list[FileRows] | None]]:
+    """Read `paths` of `files` in a forked child; the function given waits for their rows (None
+    when the child could not give them: read them here). No child for no paths."""
+    if not paths:
+        yield lambda: None
+        return
+    worker = _Parser(files, paths)
+    try:
+        yield worker.received
+    finally:
+        worker.close()
+
+
+class _Parser:
+    def __init__(self, files: Mapping[str, str | bytes], paths: Sequence[str]) -> None:
+        self.paths = list(paths)
+        self.pid = 0
+        self.done, done_write = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(self.done)
+            os.close(done_write)
+            self.done = -1
+            return
+        if self.pid == 0:
+            os.close(self.done)
+            _child(files, self.paths, done_write)  # never returns
+        os.close(done_write)
+
+    def received(self) -> list[FileRows] | None:
+        if self.done < 0:
+            return None
+        with os.fdopen(self.done, "rb") as pipe:
+            self.done = -1
+            data = pipe.read()
+        if self._reaped() != 0 or not data:
+            return None
+        try:
+            found = marshal.loads(data)
+        except (ValueError, EOFError, TypeError):
+            return None
+        return _checked(found, self.paths)
+
+    def _reaped(self) -> int:
+        pid, self.pid = self.pid, 0
+        if not pid:
+            return -1
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+    def close(self) -> None:
+        """Stop the child if it is still at work (the build failed) and wait for it."""
+        if self.done >= 0:
+            os.close(self.done)
+            self.done = -1
+        if self.pid:
+            try:
+                os.kill(self.pid, 9)
+            except OSError:
+                pass
+            self._reaped()
+
+
+_FIELDS = len(RuleRow._fields)
+
+
+def _checked(found: Any, paths: list[str]) -> list[FileRows] | None:
+    """The child's rows, when they are rows for exactly the files it was given, in order."""
+    if type(found) is not list or len(found) != len(paths):
+        return None
+    out: list[FileRows] = []
+    for item, path in zip(found, paths, strict=True):
+        if type(item) is not tuple or len(item) != 3 or item[0] != path:
+            return None
+        _, rows, unreadable = item
+        if type(rows) is not list or any(type(r) is not tuple or len(r) != _FIELDS for r in rows):
+            return None
+        if type(unreadable) is not list or any(type(u) is not tuple or len(u) != 4 for u in unreadable):
+            return None
+        out.append((path, rows_from_data(rows), unreadable))
+    return out
+
+
+def _child(files: Mapping[str, str | bytes], paths: list[str], done_write: int) -> None:
+    """The forked child: read its files, send their rows, and leave at once, without the exit
+    handlers and buffered output it shares with its parent."""
+    code = 1
+    try:
+        rows = [(path, rows_data(found), unreadable) for path, found, unreadable in read_rows(files, paths)]
+        sent = marshal.dumps(rows)
+        with os.fdopen(done_write, "wb") as pipe:
+            pipe.write(sent)
+        code = 0
+    finally:
+        os._exit(code)

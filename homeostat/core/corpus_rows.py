@@ -1,0 +1,107 @@
+"""What the corpus build takes from each rule, as plain data (`RuleRow`).
+
+The build reads a rule's fields, its two rendered forms and the file names it mentions, and nothing
+else of it. Held as strings, tuples, booleans and integers, a row made in another process (the cold
+rebuild reads part of the KB in a forked child, `adapters.parse_worker`) crosses a pipe as a marshal
+and gives the build the values one process would have given it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from homeostat.core.records import Record
+from homeostat.core.rendering import rule_view_parts
+from homeostat.core.scoring import ScoreKey
+from homeostat.core.selection import file_refs, strip_hidden
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from homeostat.core.kb import KB
+    from homeostat.core.model import Rule
+
+UnreadableRow = tuple[str, int, str, tuple[str, ...]]  # `Unreadable.row`
+# One KB file read elsewhere: its path, its rules' rows and its unreadable parts' rows
+FileRows = tuple[str, list["RuleRow"], list[UnreadableRow]]
+
+
+class RuleRow(Record):
+    id: str
+    title: str
+    area: str
+    topic: str
+    scope: tuple[str, ...]
+    kind: str
+    adopted: bool
+    status: str
+    refs: tuple[str, ...]  # the files and folders the rule's text names
+    short: str  # the rule-only view, hidden characters stripped
+    rest: str  # what the whole view adds to it
+    file: str
+    owner: str  # the rule's own; the build falls back to its area's
+    score_key: ScoreKey
+    contradicts: tuple[str, ...]
+    rule: str  # the rule's text as written, to tell a pending lesson that landed already
+
+
+def rule_row(rule: Rule) -> RuleRow:
+    meta, source = rule.meta, rule.meta.source
+    short, rest = rule_view_parts(rule)
+    return RuleRow(
+        id=meta.id,
+        title=meta.title,
+        area=meta.area,
+        topic=meta.topic or "",
+        scope=meta.scope,
+        kind=meta.kind or "",
+        adopted=meta.adopted,
+        status=meta.status,
+        refs=file_refs(rule.text()),
+        short=strip_hidden(short),
+        rest=strip_hidden(rest),
+        file=rule.file,
+        owner=meta.owner,
+        score_key=(
+            source.type,
+            source.changed_code,
+            source.author,
+            len(meta.contradicts),
+            len(meta.open_flags),
+        ),
+        contradicts=meta.contradicts,
+        rule=rule.rule,
+    )
+
+
+def rows_data(rows: Iterable[RuleRow]) -> list[tuple[Any, ...]]:
+    """The rows as plain tuples, which marshal writes (it writes no tuple subclass)."""
+    return [tuple(row) for row in rows]
+
+
+def rows_from_data(data: Iterable[tuple[Any, ...]]) -> list[RuleRow]:
+    new = tuple.__new__
+    return [new(RuleRow, row) for row in data]
+
+
+def merged_rows(kb: KB, apart: Sequence[FileRows]) -> tuple[list[RuleRow], list[UnreadableRow]]:
+    """Every rule's row and every unreadable part's row in `load_kb`'s order (by file path, then as
+    the file holds them), of a KB loaded without some of its rule files (`kb`) and those files' rows,
+    read elsewhere (`apart`). Every unreadable part of `kb` is one of its files': none is there for
+    not being UTF-8 (those `load_kb` puts first)."""
+    by_file: dict[str, tuple[list[RuleRow], list[UnreadableRow]]] = {}
+    for rule in kb.rules:
+        by_file.setdefault(rule.file, ([], []))[0].append(rule_row(rule))
+    for unreadable in kb.unreadable:
+        by_file.setdefault(unreadable.file, ([], []))[1].append(unreadable.row())
+    for path, rows, unread in apart:
+        if path in by_file:
+            raise ValueError(f"{path}: read twice")
+        by_file[path] = (rows, unread)
+    all_rows: list[RuleRow] = []
+    all_unreadable: list[UnreadableRow] = []
+    for path in sorted(by_file):
+        rows, unread = by_file[path]
+        all_rows += rows
+        all_unreadable += unread
+    return all_rows, all_unreadable

@@ -1,0 +1,227 @@
+"""The cold build's parse split gives what one process gives, and the cached corpus's bytes depend on
+its values alone.
+
+A large KB's last rule files are parsed in a forked child (adapters/parse_worker.py), which sends
+what the corpus takes from each rule (core/corpus_rows.py); the corpus is written in a form where
+every equal value is one object (`search_index._canonical`). Held here: the same corpus, the same
+cached bytes and the same token counts kept, with no child, with the counting child alone and with
+both, over a KB whose later files hold what is awkward to merge (a topic file with an unreadable
+section, a broken rule file, a broken document among the child's files, contradictions across the
+split, pending lessons, one of them already landed).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import marshal
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters import parse_worker
+from homeostat.adapters.kb_files import load_kb_dir, read_tree
+from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
+from homeostat.adapters.token_memo import TOKENS_FILE
+from homeostat.core import corpus_rows
+from homeostat.core.corpus_rows import merged_rows, rule_row
+from homeostat.core.kb import load_kb
+from homeostat.core.pending import PendingLesson
+from homeostat.core.selection import Corpus, build_corpus, repo_part
+from homeostat.core.token_counts import TokenCounts
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"
+
+
+def _rule(rule_id: str, area: str, extra: str = "") -> str:
+    return (
+        f"---\nid: {rule_id}\ntitle: Rule {rule_id}\narea: {area}\nscope: ['src/{rule_id}/**']\n{META}{extra}"
+        f"---\n## Rule\nCall `{rule_id}()` in `src/{rule_id}/app.py`.\n\n## Why\nIt was slow.\n"
+    )
+
+
+def _section(rule_id: str, status: str = "accepted") -> str:
+    return (
+        f"## Topic rule {rule_id} {{#{rule_id}}}\n<!-- homeostat\nscope: ['src/{rule_id}/**']\n"
+        + META.replace("status: accepted", f"status: {status}")
+        + f"-->\n### Rule\nUse `{rule_id}`.\n\n### Why\nBecause of `{rule_id}.py`.\n"
+    )
+
+
+def _awkward_kb(root: Path) -> Path:
+    """The example KB and more, the awkward cases among the last files by path (the child's)."""
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
+    ui = root / "knowledge/storefront/ui"
+    for n in range(12):
+        extra = "contradicts: [billing-api-error-status-table]\n" if n == 7 else ""
+        (ui / f"rule-{n:02}.md").write_text(_rule(f"ui-rule-{n:02}", "storefront/ui", extra), "utf-8")
+    (ui / "rule-05.md").write_text("---\nid: rule-05\ntitle: [unclosed\n---\n## Rule\nx\n", "utf-8")
+    topic = "---\narea: storefront/ui\ntopic: zz\n---\n" + "".join(
+        _section(f"zz-{n}", "bogus" if n == 2 else "accepted") for n in range(5)
+    )
+    (ui / "zz-topic.md").write_text(topic, "utf-8")
+    (ui / "docs").mkdir()
+    (ui / "docs/broken.md").write_text("no frontmatter here\n", "utf-8")
+    (root / "knowledge/core/early.md").write_text(
+        _rule("early", "core", "contradicts: [ui-rule-03]\n"), "utf-8"
+    )
+    pending = root / PENDING_DIR
+    pending.mkdir(parents=True)
+    made = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    landed = PendingLesson(
+        author="ana", created=made, title="Rule ui-rule-09", rule="Call `ui-rule-09()` in `src/ui-rule-09/app.py`.",
+        why="It was slow.", area="storefront/ui",
+    )  # fmt: skip
+    new = PendingLesson(
+        author="ana", created=made, title="Use the users cache", rule="Read users through `UserCache`.",
+        why="The database is slow.", area="core",
+    )  # fmt: skip
+    for n, lesson in enumerate((landed, new)):
+        (pending / f"{n}.json").write_text(lesson.to_json(), "utf-8")
+    return root
+
+
+def _children(monkeypatch: pytest.MonkeyPatch, counting: bool, parsing: bool) -> None:
+    monkeypatch.setattr(count_worker_module, "WORKER_MIN_BYTES", 0 if counting else 10**12)
+    monkeypatch.setattr(parse_worker, "PARSE_MIN_BYTES", 0 if parsing else 10**12)
+
+
+def _built(root: Path) -> tuple[Corpus, bytes, bytes]:
+    """A cold build's corpus, its cached bytes and the token counts it kept."""
+    shutil.rmtree(root / ".homeostat/index", ignore_errors=True)
+    corpus = build(root)
+    return corpus, _dumped(corpus), (root / TOKENS_FILE).read_bytes()
+
+
+def test_the_awkward_cases_are_in_the_childs_share(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _awkward_kb(tmp_path / "kb")
+    _children(monkeypatch, True, True)
+    files = read_tree(root)
+    share = parse_worker.child_share(files)
+    assert "knowledge/storefront/ui/zz-topic.md" in share and "knowledge/storefront/ui/rule-05.md" in share
+    assert "knowledge/core/early.md" not in share and not any("/docs/" in p for p in share)
+    assert share == sorted(share) and share[-1] == max(p for p in files if p.endswith(".md"))
+    kb = load_kb(files)
+    assert any(u.file.endswith("zz-topic.md") for u in kb.unreadable)  # the bogus section
+    assert any(u.file.endswith("rule-05.md") for u in kb.unreadable)
+    assert any(u.file.endswith("docs/broken.md") for u in kb.unreadable)
+
+
+@pytest.mark.parametrize("counting", [False, True])
+def test_a_build_read_in_two_processes_is_the_build_read_in_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, counting: bool
+) -> None:
+    """The same corpus, cached bytes and kept counts; the child's rows were the ones used."""
+    root = _awkward_kb(tmp_path / "kb")
+    _children(monkeypatch, False, False)
+    plain, plain_bytes, plain_counts = _built(root)
+    assert any(e.pending for e in plain.entries) and plain.unreadable and plain.sections
+    assert "pending" not in {e.status for e in plain.entries if e.title == "Rule ui-rule-09"}  # landed
+    merged: list[int] = []
+
+    def spied(kb: Any, apart: Any) -> Any:
+        merged.append(len(apart))
+        return merged_rows(kb, apart)
+
+    monkeypatch.setattr(corpus_rows, "merged_rows", spied)
+    _children(monkeypatch, counting, True)
+    split, split_bytes, split_counts = _built(root)
+    assert merged and merged[0] > 0 if counting else not merged  # a split needs the counting child's fork
+    assert split == plain
+    assert split_bytes == plain_bytes
+    assert split_counts == plain_counts
+    for repo in ("billing", "storefront", None):
+        assert _dumped(repo_part(split, repo)) == _dumped(repo_part(plain, repo))
+
+
+def test_a_failing_parse_child_leaves_the_reading_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _awkward_kb(tmp_path / "kb")
+    _children(monkeypatch, False, False)
+    plain, plain_bytes, _ = _built(root)
+    _children(monkeypatch, True, True)
+    for failing in (lambda *_: os._exit(1), lambda _files, _paths, fd: (os.write(fd, b"junk"), os._exit(0))):
+        monkeypatch.setattr(parse_worker, "_child", failing)
+        corpus, dumped, _ = _built(root)
+        assert corpus == plain and dumped == plain_bytes
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left behind
+
+
+def test_rows_from_elsewhere_are_checked_against_the_files_asked_for() -> None:
+    row = tuple(rule_row(load_kb_dir(EXAMPLE).rules[0]))
+    asked = ["knowledge/a.md"]
+    assert parse_worker._checked([("knowledge/a.md", [row], [])], asked) is not None
+    for wrong in (
+        [("knowledge/b.md", [row], [])],
+        [("knowledge/a.md", [row[:-1]], [])],
+        [("knowledge/a.md", [row], [("f", 1, "m")])],
+        [],
+        {"knowledge/a.md": []},
+    ):
+        assert parse_worker._checked(wrong, asked) is None
+
+
+def test_no_split_for_a_small_kb_or_one_with_a_file_that_is_not_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = _awkward_kb(tmp_path / "kb")
+    files = read_tree(root)
+    assert parse_worker.child_share(files) == []  # below PARSE_MIN_BYTES
+    monkeypatch.setattr(parse_worker, "PARSE_MIN_BYTES", 0)
+    assert parse_worker.child_share(files)
+    (root / "knowledge/storefront/ui/bad.md").write_bytes(b"\xff not UTF-8")
+    assert parse_worker.child_share(read_tree(root)) == []
+
+
+# --- the cached bytes depend on the values alone -------------------------------------------------
+
+
+def _interned(text: str) -> bool:
+    """Whether `text` is the interned string of its value (marshal marks those: an interned one is
+    one whichever process made it, a literal in the code or read from one)."""
+    return sys.intern((text + ".")[:-1]) is text
+
+
+def _fresh(value: Any) -> Any:
+    """The same values, every string (but an interned one) and tuple a new object."""
+    if type(value) is str:
+        return value if _interned(value) else (value + ".")[:-1]
+    if type(value) in (list, tuple):
+        return type(value)([_fresh(v) for v in value])
+    if type(value) is dict:
+        return {_fresh(k): _fresh(v) for k, v in value.items()}
+    return value
+
+
+def _shared(value: Any, memo: dict[tuple[Any, ...], Any]) -> Any:
+    """The same values, every equal string and tuple one object."""
+    if type(value) is list:
+        return [_shared(v, memo) for v in value]
+    if type(value) is dict:
+        return {_shared(k, memo): _shared(v, memo) for k, v in value.items()}
+    if type(value) is tuple:
+        value = tuple(_shared(v, memo) for v in value)
+    if type(value) is str:
+        return memo.setdefault((str, value, _interned(value)), value)
+    if type(value) is tuple:
+        return memo.setdefault((tuple, value), value)
+    return value
+
+
+def test_the_cached_bytes_do_not_depend_on_which_equal_values_are_one_object(tmp_path: Path) -> None:
+    root = _awkward_kb(tmp_path / "kb")
+    corpus = build_corpus(load_kb_dir(root), (), TokenCounts())
+    data = corpus.to_data()
+    fresh, shared = _fresh(data), _shared(data, {})
+    assert marshal.dumps(fresh) != marshal.dumps(shared)  # what marshal alone would write differs
+    expected = _dumped(corpus)
+    for variant in (fresh, shared):
+        assert _dumped(Corpus.from_data(variant)) == expected
+    assert Corpus.from_data(marshal.loads(expected)).to_data() == data
