@@ -124,9 +124,9 @@ def test_a_build_read_in_two_processes_is_the_build_read_in_one(
     assert "pending" not in {e.status for e in plain.entries if e.title == "Rule ui-rule-09"}  # landed
     merged: list[int] = []
 
-    def spied(kb: Any, apart: Any) -> Any:
+    def spied(here: Any, apart: Any) -> Any:
         merged.append(len(apart))
-        return merged_rows(kb, apart)
+        return merged_rows(here, apart)
 
     monkeypatch.setattr(corpus_rows, "merged_rows", spied)
     _children(monkeypatch, counting, True)

@@ -84,16 +84,26 @@ def rows_from_data(data: Iterable[tuple[Any, ...]]) -> list[RuleRow]:
     return [new(RuleRow, row) for row in data]
 
 
-def merged_rows(kb: KB, apart: Sequence[FileRows]) -> tuple[list[RuleRow], list[UnreadableRow]]:
-    """Every rule's row and every unreadable part's row in `load_kb`'s order (by file path, then as
-    the file holds them), of a KB loaded without some of its rule files (`kb`) and those files' rows,
-    read elsewhere (`apart`). Every unreadable part of `kb` is one of its files': none is there for
-    not being UTF-8 (those `load_kb` puts first)."""
-    by_file: dict[str, tuple[list[RuleRow], list[UnreadableRow]]] = {}
+ByFile = dict[str, tuple[list[RuleRow], list[UnreadableRow]]]
+
+
+def rows_by_file(kb: KB) -> ByFile:
+    """Each file's rules' rows and unreadable parts' rows, of a KB loaded without some of its rule
+    files (read elsewhere, `merged_rows`)."""
+    by_file: ByFile = {}
     for rule in kb.rules:
         by_file.setdefault(rule.file, ([], []))[0].append(rule_row(rule))
     for unreadable in kb.unreadable:
         by_file.setdefault(unreadable.file, ([], []))[1].append(unreadable.row())
+    return by_file
+
+
+def merged_rows(here: ByFile, apart: Sequence[FileRows]) -> tuple[list[RuleRow], list[UnreadableRow]]:
+    """Every rule's row and every unreadable part's row in `load_kb`'s order (by file path, then as
+    the file holds them), from the files read here (`rows_by_file`) and those read elsewhere. Every
+    unreadable part read here is one of its files': none is there for not being UTF-8 (those
+    `load_kb` puts first)."""
+    by_file = dict(here)
     for path, rows, unread in apart:
         if path in by_file:
             raise ValueError(f"{path}: read twice")
