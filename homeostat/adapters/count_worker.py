@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from homeostat.adapters.child_answer import answer, reaped
 from homeostat.core.selection import TextCounter, ToCount, count_texts
 from homeostat.core.token_counts import TokenCounts
 
@@ -123,26 +124,9 @@ class _Worker:
         return counted
 
     def _received(self) -> tuple[list[int], dict[str, int], dict[str, int], int] | None:
-        try:
-            with os.fdopen(self.done, "rb") as pipe:
-                self.done = -1
-                data = pipe.read()
-        except OSError:
-            data = b""
-        if self._reaped() != 0 or not data:
-            return None
-        try:
-            found = marshal.loads(data)
-        except (ValueError, EOFError, TypeError):
-            return None
+        pid, done, self.pid, self.done = self.pid, self.done, 0, -1
+        found = answer(pid, done) if done >= 0 else None
         return found if isinstance(found, tuple) and len(found) == 4 else None
-
-    def _reaped(self) -> int:
-        """The child's exit code, once it has ended (it ends when both its pipes are closed)."""
-        pid, self.pid = self.pid, 0
-        if not pid:
-            return -1
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
     def close(self) -> None:
         """Let the child go (an empty list of texts ends it) and wait for it, if not done yet."""
@@ -150,7 +134,8 @@ class _Worker:
             if fd >= 0:
                 os.close(fd)
         self.todo = self.done = -1
-        self._reaped()
+        pid, self.pid = self.pid, 0
+        reaped(pid)
 
 
 def _child(counts: TokenCounts, todo_read: int, done_write: int) -> None:

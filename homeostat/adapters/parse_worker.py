@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from homeostat.adapters.child_answer import answer, reaped
 from homeostat.core.corpus_rows import FileRows, RuleRow, rows_data, rows_from_data, rule_row
 from homeostat.core.kb import CONFIG_FILE, classify, parse_file
 
@@ -100,24 +101,8 @@ class _Parser:
         os.close(done_write)
 
     def received(self) -> list[FileRows] | None:
-        if self.done < 0:
-            return None
-        with os.fdopen(self.done, "rb") as pipe:
-            self.done = -1
-            data = pipe.read()
-        if self._reaped() != 0 or not data:
-            return None
-        try:
-            found = marshal.loads(data)
-        except (ValueError, EOFError, TypeError):
-            return None
-        return _checked(found, self.paths)
-
-    def _reaped(self) -> int:
-        pid, self.pid = self.pid, 0
-        if not pid:
-            return -1
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        pid, done, self.pid, self.done = self.pid, self.done, 0, -1
+        return _checked(answer(pid, done), self.paths) if done >= 0 else None
 
     def close(self) -> None:
         """Stop the child if it is still at work (the build failed) and wait for it."""
@@ -129,7 +114,8 @@ class _Parser:
                 os.kill(self.pid, 9)
             except OSError:
                 pass
-            self._reaped()
+            pid, self.pid = self.pid, 0
+            reaped(pid)
 
 
 _FIELDS = len(RuleRow._fields)
