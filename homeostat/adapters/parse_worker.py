@@ -36,24 +36,25 @@ CHILD_SHARE = 0.45
 
 def child_share(files: Mapping[str, str | bytes]) -> list[str]:
     """The rule files (not documents) the child reads: the last ones by path, about `CHILD_SHARE` of
-    their text; none for a KB with less than `PARSE_MIN_BYTES` of it, or with a KB file that is not
-    UTF-8 (the loader reports those first, before the files in path order)."""
-    rules: list[str] = []
-    for path, text in files.items():
-        kind = classify(path)
-        if (kind is not None or path == CONFIG_FILE) and not isinstance(text, str):
-            return []
-        if kind is not None and kind[0] == "rule":
-            rules.append(path)
-    rules.sort()
-    total = sum(len(files[p]) for p in rules)
+    the Markdown text; none for a KB with less than `PARSE_MIN_BYTES` of it, or with a KB file that
+    is not UTF-8 (the loader reports those first, before the files in path order). Only the files
+    taken are classified: this runs before the child can start."""
+    if any(not isinstance(text, str) and (p == CONFIG_FILE or classify(p)) for p, text in files.items()):
+        return []
+    markdown = sorted(p for p in files if p.endswith(".md"))
+    total = sum(len(files[p]) for p in markdown)
     if total < PARSE_MIN_BYTES:
         return []
-    taken, at = 0, len(rules)
-    while at > 0 and taken < CHILD_SHARE * total:
-        at -= 1
-        taken += len(files[rules[at]])
-    return rules[at:]
+    taken: list[str] = []
+    size = 0
+    for path in reversed(markdown):
+        if size >= CHILD_SHARE * total:
+            break
+        kind = classify(path)
+        if kind is not None and kind[0] == "rule":
+            taken.append(path)
+            size += len(files[path])
+    return taken[::-1]
 
 
 def read_rows(files: Mapping[str, str | bytes], paths: Sequence[str]) -> list[FileRows]:

@@ -284,7 +284,7 @@ def _built(root: Path, progress: Progress, counts: TokenCounts, counter: TextCou
     from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
     from homeostat.adapters.parse_worker import child_share, parse_apart
     from homeostat.core.corpus_rows import merged_rows, rows_by_file
-    from homeostat.core.kb import classify, load_kb
+    from homeostat.core.kb import load_kb
     from homeostat.core.selection import build_corpus, corpus_from_rows
 
     files = read_tree(root)
@@ -292,11 +292,12 @@ def _built(root: Path, progress: Progress, counts: TokenCounts, counter: TextCou
     with parse_apart(files, apart) as received:
         skipped = set(apart)
         here = {path: text for path, text in files.items() if path not in skipped}
-        total = sum(1 for path, text in files.items() if isinstance(text, str) and classify(path) is not None)
-        kb = load_kb(here, root=str(root), on_file=lambda done, _: progress.update(done, total))
+        kb = load_kb(
+            here, root=str(root), on_file=lambda done, total: progress.update(done, total + len(apart))
+        )
         rows_here = rows_by_file(kb) if apart else {}  # while the child is still at work
         found = received()
-    progress.update(total, total, what="counting tokens")
+    progress.update(progress.total or 0, what="counting tokens")
     pending = _load_pending(root)
     if found is None:  # read here what the child did not
         kb = kb.with_files({path: files[path] for path in apart}) if apart else kb
