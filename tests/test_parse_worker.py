@@ -22,8 +22,8 @@ from typing import Any
 
 import pytest
 
+from homeostat.adapters import child_answer, parse_worker
 from homeostat.adapters import count_worker as count_worker_module
-from homeostat.adapters import parse_worker
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
 from homeostat.adapters.token_memo import TOKENS_FILE
@@ -146,12 +146,23 @@ def test_a_failing_parse_child_leaves_the_reading_to_this_process(
     _children(monkeypatch, False, False)
     plain, plain_bytes, _ = _built(root)
     _children(monkeypatch, True, True)
+    waited: list[int] = []
+    wait = child_answer.reaped
+
+    def reaped(pid: int) -> int:
+        waited.append(pid)
+        return wait(pid)
+
+    monkeypatch.setattr(child_answer, "reaped", reaped)  # as `received` waits
+    monkeypatch.setattr(parse_worker, "reaped", reaped)  # as `close` waits
     for failing in (lambda *_: os._exit(1), lambda _files, _paths, fd: (os.write(fd, b"junk"), os._exit(0))):
         monkeypatch.setattr(parse_worker, "_child", failing)
         corpus, dumped, _ = _built(root)
         assert corpus == plain and dumped == plain_bytes
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+    assert len(waited) >= 2  # the two parse children (and the counting children, through `answer`)
+    for pid in waited:  # each child was waited for: none is left behind
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
 
 
 def test_rows_from_elsewhere_are_checked_against_the_files_asked_for() -> None:
