@@ -11,7 +11,10 @@ For bench_context's generated KBs of each size:
     count known), the index, flattening and writing the whole corpus, cutting and writing the
     session repo's part;
   - the corpus build from the loaded KB (wall, best of three), counting its tokens in this process
-    and in the second process the cold path counts them in (`count_worker`).
+    and in the second process the cold path counts them in (`count_worker`);
+  - reading the KB's files into what the build takes from them (wall, best of three): all in this
+    process, and with the last rule files read in a forked child (`parse_worker`), as the cold path
+    reads a large KB. On a loaded machine the child finds no free core, and the two take as long.
 Prints numbers only; nothing here asserts a time.
 """
 
@@ -111,6 +114,34 @@ def beside(kb: Path) -> dict[str, float]:
     return {"counting here": min(here), "counting beside": min(there)}
 
 
+def apart(kb: Path) -> dict[str, float]:
+    """Wall seconds (best of three) from the files read to every rule's row: one process, or two."""
+    from homeostat.adapters.kb_files import read_tree
+    from homeostat.adapters.parse_worker import child_share, parse_apart
+    from homeostat.core.corpus_rows import merged_rows, rows_by_file
+    from homeostat.core.kb import load_kb
+
+    files = read_tree(kb)
+    share = child_share(files)
+    skipped = set(share)
+    here = {path: text for path, text in files.items() if path not in skipped}
+    one: list[float] = []
+    two: list[float] = []
+    for _ in range(3):
+        gc.disable()
+        started = time.perf_counter()
+        rows_by_file(load_kb(files))
+        one.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        with parse_apart(files, share) as received:
+            mine = rows_by_file(load_kb(here))
+            found = received()
+        merged_rows(mine, found or [])
+        two.append(time.perf_counter() - started)
+        gc.enable()
+    return {"one process": min(one), f"two ({len(share)} files apart)": min(two)}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description="benchmark the cold rebuild of context's cache")
     parser.add_argument("--sizes", default="1000,20000")
@@ -147,6 +178,8 @@ def main(argv: list[str]) -> int:
                 f"{size:>6} rules, corpus build (wall): "
                 + ", ".join(f"{k} {v:.2f}" for k, v in built.items())
             )
+            read = apart(kb)
+            print(f"{size:>6} rules, KB read (wall): " + ", ".join(f"{k} {v:.2f}" for k, v in read.items()))
     return 0
 
 
