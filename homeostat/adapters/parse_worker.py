@@ -26,8 +26,8 @@ from homeostat.adapters.child_answer import answer, reaped
 from homeostat.core.corpus_rows import FileRows, RuleRow, rows_data, rows_from_data, rule_row
 from homeostat.core.kb import CONFIG_FILE, classify, parse_file
 
-# Below this much rule text (about 2,000 rules) a second parser saves less than it costs to start
-# and to hear from.
+# Below this much Markdown text (in characters; about 1,500 rules) a second parser saves less than
+# it costs to start and to hear from.
 PARSE_MIN_BYTES = 1_000_000
 # The child's share of the rule files' text: a little under half, as it starts after this process
 # and its rows take a moment to send.
