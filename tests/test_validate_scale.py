@@ -5,7 +5,8 @@ file's one heading pass against reading each section on its own, the section map
 the topic files, the document index against scanning the documents, the near-duplicate check
 against its counting of every shared rare word. The whole validate output on a generated KB full of
 problems is pinned (tests/fixtures/validate_scale_findings.json, written by the code before these
-changes). Trusted token counts must change nothing, and load no tokenizer when no text changed.
+changes). Trusted token counts must change nothing, and load no tokenizer when no text changed;
+counting in a forked child beside the checks must give the findings and counts counting here gives.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ from pathlib import Path
 import pytest
 from kbfactory import example_files, write_files
 
+from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
+from homeostat.commands.validate import counting_beside, views_counter
 from homeostat.core.config import CORE_AREA
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB, load_kb
 from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.parse import _parse_topic_section, parse_topic_file
 from homeostat.core.similarity import content_words, same_lesson
+from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate import validate_kb
 from homeostat.core.validate.content_checks import readable_spans
 from homeostat.core.validate.structure_checks import _DocumentNames, _near_duplicates, repo_of
@@ -350,3 +355,64 @@ def test_counts_from_an_earlier_run_are_trusted_only_for_unchanged_text(tmp_path
     (root / ".homeostat").rename(tmp_path / "gone")
     none, _ = run_validate(root)
     assert json.loads(broken)["findings"] == json.loads(none)["findings"] == json.loads(changed)["findings"]
+
+
+# --- counting beside the checks (a forked child, adapters/count_worker.py) --------------------------
+
+
+def _counts_state(counts: TokenCounts) -> tuple[object, ...]:
+    """What tokens.json is written from, in its order, and what was counted."""
+    return list(counts.used.items()), list(counts.known.items()), counts.counted
+
+
+def _earlier_counts(kb: KB, warm: bool) -> dict[str, int]:
+    """Warm: half of a run's counts known (the other rules' texts changed since), and one unused."""
+    if not warm:
+        return {}
+    earlier = TokenCounts()
+    validate_kb(kb, TODAY, earlier)
+    return dict(list(earlier.used.items())[::2]) | {"0" * 24: 7}
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_counting_in_a_child_gives_the_findings_and_counts_counting_here_gives(warm: bool) -> None:
+    kb = load_kb(generated_kb(20261203))
+    known = _earlier_counts(kb, warm)
+    here = TokenCounts(known)
+    plain = validate_kb(kb, TODAY, here)
+    there = TokenCounts(known)
+    with count_worker(there, WORKER_MIN_BYTES) as worker:
+        assert worker is not None
+        beside = validate_kb(kb, TODAY, there, counter=views_counter(worker))
+    assert any(f.check == "cache" for f in plain.findings)  # the counts are checked against something
+    assert beside.findings == plain.findings and beside.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here)
+
+
+def test_a_failing_child_leaves_validate_to_count_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    kb = load_kb(generated_kb(20261203))
+    here = TokenCounts()
+    plain = validate_kb(kb, TODAY, here)
+    monkeypatch.setattr(count_worker_module, "_child", lambda *_: os._exit(1))
+    there = TokenCounts()
+    with count_worker(there, WORKER_MIN_BYTES) as worker:
+        beside = validate_kb(kb, TODAY, there, counter=None if worker is None else views_counter(worker))
+    assert beside.findings == plain.findings and beside.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here)
+
+
+def test_validate_counts_beside_only_a_large_kb_with_nothing_known(tmp_path: Path) -> None:
+    """A fresh checkout of a large KB gets a child; a clone with counts from its last run, a ref and
+    a small KB count here (`counting_beside` yields no counter)."""
+    small = write_files(tmp_path / "small", example_files())
+    large = write_files(tmp_path / "large", generated_kb(20261203, rules=800))
+    assert kb_bytes(large) >= WORKER_MIN_BYTES > kb_bytes(small)
+    with counting_beside(TokenCounts(), large, None) as counter:
+        assert counter is not None
+    for counts, root, ref in [
+        (TokenCounts({"0" * 24: 7}), large, None),
+        (TokenCounts(), large, "HEAD"),
+        (TokenCounts(), small, None),
+    ]:
+        with counting_beside(counts, root, ref) as counter:
+            assert counter is None

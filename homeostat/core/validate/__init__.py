@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.findings import Finding
@@ -27,7 +27,13 @@ from homeostat.core.validate.structure_checks import (
     check_rule_ids,
     check_topic_files,
     computed_cache,
+    count_rule_views,
+    rule_views,
 )
+
+# Starts counting the rules' views (`rule_views`) elsewhere, each with `TokenCounts.count` in order,
+# and gives the function that waits for their counts: how validate counts beside its checks.
+ViewCounter = Callable[[list[str]], Callable[[], list[int]]]
 
 CHECKS = (
     "schema",
@@ -61,11 +67,19 @@ class ValidationResult:
 
 
 def validate_kb(
-    kb: KB, today: dt.date, tokens: TokenCounts | None = None, *, errors_only: bool = False
+    kb: KB,
+    today: dt.date,
+    tokens: TokenCounts | None = None,
+    *,
+    errors_only: bool = False,
+    counter: ViewCounter | None = None,
 ) -> ValidationResult:
     """`tokens`: counts from earlier runs, so unchanged rules are not counted again (and it learns
     this run's). `errors_only`: leave out the checks that only warn (emails, near-duplicates, cached
-    fields, catch-all topics, section order), for a caller that acts on errors alone; no cache."""
+    fields, catch-all topics, section order), for a caller that acts on errors alone; no cache.
+    `counter`: counts the rules' tokens while the checks run (in a second process: the counts and
+    what `tokens` holds after are the ones counting here gives)."""
+    rule_tokens = None if errors_only else _start_counting(kb, tokens, counter)
     findings: list[Finding] = list(kb.problems)
     config = kb.config
     findings += check_rule_fields(kb, today)
@@ -84,13 +98,23 @@ def validate_kb(
         findings += check_provenance(kb, config)
         if not errors_only:
             findings += check_health(kb, config)
-    cache = {} if errors_only else computed_cache(kb, tokens)
+    cache = {} if rule_tokens is None else computed_cache(kb, rule_tokens())
     if not errors_only and config_readable(
         findings
     ):  # scores depend on members' roles: judged against a broken config, wrong
         findings += check_cache(kb, cache)
     unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))
     return ValidationResult(kb, tuple(unique), cache)
+
+
+def _start_counting(
+    kb: KB, tokens: TokenCounts | None, counter: ViewCounter | None
+) -> Callable[[], list[int]]:
+    """The rules' counts when asked for: begun now by `counter`, so they come in beside the checks;
+    without one, counted here when asked (each view made as it is counted, none held meanwhile)."""
+    if counter is not None:
+        return counter(rule_views(kb))
+    return lambda: count_rule_views(kb, tokens)
 
 
 def config_readable(findings: list[Finding] | tuple[Finding, ...]) -> bool:
