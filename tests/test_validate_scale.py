@@ -6,7 +6,8 @@ the topic files, the document index against scanning the documents, the near-dup
 against its counting of every shared rare word. The whole validate output on a generated KB full of
 problems is pinned (tests/fixtures/validate_scale_findings.json, written by the code before these
 changes). Trusted token counts must change nothing, and load no tokenizer when no text changed;
-counting in a forked child beside the checks must give the findings and counts counting here gives.
+counting in a forked child beside the checks, and checks run in one, must give the findings (and
+counts) counting and checking here gives.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import random
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from kbfactory import example_files, write_files
 
+from homeostat.adapters import check_worker as check_worker_module
 from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters.check_worker import checks_beside
 from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.commands.validate import counting_beside, views_counter
 from homeostat.core.config import CORE_AREA
@@ -375,7 +379,9 @@ def _earlier_counts(kb: KB, warm: bool) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("warm", [False, True])
-def test_counting_in_a_child_gives_the_findings_and_counts_counting_here_gives(warm: bool) -> None:
+def test_counting_in_a_child_gives_the_findings_and_counts_counting_here_gives(
+    warm: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     kb = load_kb(generated_kb(20261203))
     known = _earlier_counts(kb, warm)
     here = TokenCounts(known)
@@ -383,6 +389,8 @@ def test_counting_in_a_child_gives_the_findings_and_counts_counting_here_gives(w
     there = TokenCounts(known)
     with count_worker(there, WORKER_MIN_BYTES) as worker:
         assert worker is not None
+        # the child is forked: from here on, counting in this process (a failed child) is seen
+        monkeypatch.setattr(count_worker_module, "count_texts", lambda *_: pytest.fail("counted here"))
         beside = validate_kb(kb, TODAY, there, counter=views_counter(worker))
     assert any(f.check == "cache" for f in plain.findings)  # the counts are checked against something
     assert beside.findings == plain.findings and beside.cache == plain.cache
@@ -416,3 +424,81 @@ def test_validate_counts_beside_only_a_large_kb_with_nothing_known(tmp_path: Pat
     ]:
         with counting_beside(counts, root, ref) as counter:
             assert counter is None
+
+
+def _planted_secret_kb() -> dict[str, str | bytes]:
+    """The generated KB with secrets planted in a rule, a document and homeostat.yaml (whose error
+    decides whether cached scores are checked at all)."""
+    files = generated_kb(20261204)
+    token = "ghp_" + "A1b2" * 9
+    rule_file = "knowledge/billing/api/errors.md"
+    files[rule_file] = str(files[rule_file]).replace("### Why\n", f"### Why\nUse {token} here.\n", 1)
+    files["knowledge/billing/api/docs/doc-0.md"] = str(files["knowledge/billing/api/docs/doc-0.md"]) + token
+    files["homeostat.yaml"] = str(files["homeostat.yaml"]) + f"# {token}\n"
+    return files
+
+
+def _tracked(check: Callable[[], list[Finding]], ran_here: list[int]) -> Callable[[], list[Finding]]:
+    parent = os.getpid()
+
+    def run() -> list[Finding]:
+        if os.getpid() == parent:
+            ran_here.append(1)
+        return check()
+
+    return run
+
+
+@pytest.mark.parametrize("secrets", [False, True])
+def test_checks_run_in_a_child_give_the_findings_run_here_give(secrets: bool) -> None:
+    kb = load_kb(_planted_secret_kb() if secrets else generated_kb(20261204))
+    plain = validate_kb(kb, TODAY, TokenCounts())
+    ran_here: list[int] = []  # the checks' runs in this process: none, the child's findings came back
+    with checks_beside(WORKER_MIN_BYTES) as beside:
+        assert beside is not None
+        there = validate_kb(kb, TODAY, TokenCounts(), beside=lambda check: beside(_tracked(check, ran_here)))
+    assert not ran_here
+    checks = {f.check for f in plain.findings}
+    assert {"risky", "email"} <= checks and ("secret" in checks) == secrets
+    assert ("cache" in checks) != secrets  # a secret in homeostat.yaml leaves cached scores unchecked
+    assert there.findings == plain.findings and there.cache == plain.cache
+
+
+def test_a_failing_check_child_leaves_the_checks_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    kb = load_kb(_planted_secret_kb())
+    plain = validate_kb(kb, TODAY, TokenCounts())
+    monkeypatch.setattr(check_worker_module, "_child", lambda *_: os._exit(1))
+    with checks_beside(WORKER_MIN_BYTES) as beside:
+        there = validate_kb(kb, TODAY, TokenCounts(), beside=beside)
+    assert there.findings == plain.findings
+
+
+def test_a_check_child_runs_apart_and_holds_no_pipe_of_its_parent() -> None:
+    """The child closes what it inherited: a pipe the token-counting child reads to its end must
+    not stay open in it. And a validate that fails before asking lets its child go."""
+    read, write = os.pipe()
+
+    def where() -> list[Finding]:
+        try:
+            os.fstat(write)
+            held = "held"
+        except OSError:
+            held = "closed"
+        return [Finding("pid", os.getpid(), "error", "where", held)]
+
+    try:
+        with checks_beside(WORKER_MIN_BYTES) as beside:
+            assert beside is not None
+            [found] = beside(where)()
+        assert found.line != os.getpid() and found.message == "closed"
+        with pytest.raises(RuntimeError), checks_beside(WORKER_MIN_BYTES) as beside:
+            assert beside is not None
+            beside(where)
+            raise RuntimeError("validate failed")
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)  # no child left behind
+    finally:
+        os.close(read)
+        os.close(write)
+    with checks_beside(WORKER_MIN_BYTES - 1) as beside:
+        assert beside is None

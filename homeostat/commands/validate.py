@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from homeostat.adapters.check_worker import checks_beside
 from homeostat.adapters.count_worker import count_worker, kb_bytes
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
@@ -90,10 +91,12 @@ def check(args: argparse.Namespace) -> int:
             files = read_ref(git, args.ref, folder, whole_repo=True)
         else:
             files = read_tree(root, whole_repo=True)
+        size = sum(map(len, files.values()))
         kb = load_loose(files, root, progress)
         del files  # a ref's bytes are not held past loading (a tree's texts are the KB's own)
         progress.update(progress.done, what="checking")
-        result = validate_kb(kb, today, tokens, counter=counter)
+        with checks_beside(size) as beside:
+            result = validate_kb(kb, today, tokens, counter=counter, beside=beside)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)

@@ -34,6 +34,9 @@ from homeostat.core.validate.structure_checks import (
 # Starts counting the rules' views (`rule_views`) elsewhere, each with `TokenCounts.count` in order,
 # and gives the function that waits for their counts: how validate counts beside its checks.
 ViewCounter = Callable[[list[str]], Callable[[], list[int]]]
+# Starts a check elsewhere (`adapters.check_worker`: in a second process) and gives the function
+# that waits for its findings: how validate runs its secret and span checks beside the others.
+CheckRunner = Callable[[Callable[[], list[Finding]]], Callable[[], list[Finding]]]
 
 CHECKS = (
     "schema",
@@ -73,18 +76,24 @@ def validate_kb(
     *,
     errors_only: bool = False,
     counter: ViewCounter | None = None,
+    beside: CheckRunner | None = None,
 ) -> ValidationResult:
     """`tokens`: counts from earlier runs, so unchanged rules are not counted again (and it learns
     this run's). `errors_only`: leave out the checks that only warn (emails, near-duplicates, cached
     fields, catch-all topics, section order), for a caller that acts on errors alone; no cache.
     `counter`: counts the rules' tokens while the checks run (in a second process: the counts and
-    what `tokens` holds after are the ones counting here gives)."""
+    what `tokens` holds after are the ones counting here gives). `beside`: runs the secret and span
+    checks while this process runs the others (where each ran changes nothing: every finding is
+    sorted and de-duplicated at the end)."""
     rule_tokens = None if errors_only else _start_counting(kb, tokens, counter)
-    findings: list[Finding] = list(kb.problems)
     config = kb.config
+
+    def scanned() -> list[Finding]:
+        return check_secrets(kb) + check_spans(kb, config, emails=not errors_only)
+
+    scans = scanned if beside is None else beside(scanned)
+    findings: list[Finding] = list(kb.problems)
     findings += check_rule_fields(kb, today)
-    findings += check_secrets(kb)
-    findings += check_spans(kb, config, emails=not errors_only)
     findings += check_conflict_markers(kb)
     if not errors_only:
         findings += check_topic_files(kb)
@@ -98,6 +107,7 @@ def validate_kb(
         findings += check_provenance(kb, config)
         if not errors_only:
             findings += check_health(kb, config)
+    findings += scans()
     cache = {} if rule_tokens is None else computed_cache(kb, rule_tokens())
     if not errors_only and config_readable(
         findings
