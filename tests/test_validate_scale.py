@@ -6,8 +6,8 @@ the topic files, the document index against scanning the documents, the near-dup
 against its counting of every shared rare word. The whole validate output on a generated KB full of
 problems is pinned (tests/fixtures/validate_scale_findings.json, written by the code before these
 changes). Trusted token counts must change nothing, and load no tokenizer when no text changed;
-counting in a forked child beside the checks, and checks run in one, must give the findings (and
-counts) counting and checking here gives.
+the scans and the counting run in forked children beside the other checks must give the findings
+and counts they give here.
 """
 
 from __future__ import annotations
@@ -21,15 +21,14 @@ import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from kbfactory import example_files, write_files
 
-from homeostat.adapters import check_worker as check_worker_module
-from homeostat.adapters import count_worker as count_worker_module
-from homeostat.adapters.check_worker import checks_beside
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
-from homeostat.commands.validate import counting_beside, views_counter
+from homeostat.adapters import forked_tasks
+from homeostat.adapters.count_worker import WORKER_MIN_BYTES
+from homeostat.adapters.forked_tasks import tasks_beside
 from homeostat.core.config import CORE_AREA
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB, load_kb
@@ -37,11 +36,12 @@ from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.parse import _parse_topic_section, parse_topic_file
 from homeostat.core.similarity import content_words, same_lesson
 from homeostat.core.token_counts import TokenCounts
-from homeostat.core.validate import validate_kb
-from homeostat.core.validate.content_checks import readable_spans
+from homeostat.core.validate import Runner, finding_rows, validate_kb
+from homeostat.core.validate.content_checks import check_file_secrets, check_secrets, readable_spans
 from homeostat.core.validate.structure_checks import _DocumentNames, _near_duplicates, repo_of
 
 TODAY = dt.date(2026, 11, 29)
+T = TypeVar("T")
 PINNED = Path(__file__).parent / "fixtures" / "validate_scale_findings.json"
 WORDS = """ledger refund invoice voucher courier tariff parcel beacon quota sensor ticket budget retry
 cache timeout schema migration column payload request response client server worker queue event""".split()
@@ -361,69 +361,12 @@ def test_counts_from_an_earlier_run_are_trusted_only_for_unchanged_text(tmp_path
     assert json.loads(broken)["findings"] == json.loads(none)["findings"] == json.loads(changed)["findings"]
 
 
-# --- counting beside the checks (a forked child, adapters/count_worker.py) --------------------------
+# --- scanning and counting beside the other checks (forked children, adapters/forked_tasks.py) -----
 
 
 def _counts_state(counts: TokenCounts) -> tuple[object, ...]:
     """What tokens.json is written from, in its order, and what was counted."""
     return list(counts.used.items()), list(counts.known.items()), counts.counted
-
-
-def _earlier_counts(kb: KB, warm: bool) -> dict[str, int]:
-    """Warm: half of a run's counts known (the other rules' texts changed since), and one unused."""
-    if not warm:
-        return {}
-    earlier = TokenCounts()
-    validate_kb(kb, TODAY, earlier)
-    return dict(list(earlier.used.items())[::2]) | {"0" * 24: 7}
-
-
-@pytest.mark.parametrize("warm", [False, True])
-def test_counting_in_a_child_gives_the_findings_and_counts_counting_here_gives(
-    warm: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    kb = load_kb(generated_kb(20261203))
-    known = _earlier_counts(kb, warm)
-    here = TokenCounts(known)
-    plain = validate_kb(kb, TODAY, here)
-    there = TokenCounts(known)
-    with count_worker(there, WORKER_MIN_BYTES) as worker:
-        assert worker is not None
-        # the child is forked: from here on, counting in this process (a failed child) is seen
-        monkeypatch.setattr(count_worker_module, "count_texts", lambda *_: pytest.fail("counted here"))
-        beside = validate_kb(kb, TODAY, there, counter=views_counter(worker))
-    assert any(f.check == "cache" for f in plain.findings)  # the counts are checked against something
-    assert beside.findings == plain.findings and beside.cache == plain.cache
-    assert _counts_state(there) == _counts_state(here)
-
-
-def test_a_failing_child_leaves_validate_to_count_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    kb = load_kb(generated_kb(20261203))
-    here = TokenCounts()
-    plain = validate_kb(kb, TODAY, here)
-    monkeypatch.setattr(count_worker_module, "_child", lambda *_: os._exit(1))
-    there = TokenCounts()
-    with count_worker(there, WORKER_MIN_BYTES) as worker:
-        beside = validate_kb(kb, TODAY, there, counter=None if worker is None else views_counter(worker))
-    assert beside.findings == plain.findings and beside.cache == plain.cache
-    assert _counts_state(there) == _counts_state(here)
-
-
-def test_validate_counts_beside_only_a_large_kb_with_nothing_known(tmp_path: Path) -> None:
-    """A fresh checkout of a large KB gets a child; a clone with counts from its last run, a ref and
-    a small KB count here (`counting_beside` yields no counter)."""
-    small = write_files(tmp_path / "small", example_files())
-    large = write_files(tmp_path / "large", generated_kb(20261203, rules=800))
-    assert kb_bytes(large) >= WORKER_MIN_BYTES > kb_bytes(small)
-    with counting_beside(TokenCounts(), large, None) as counter:
-        assert counter is not None
-    for counts, root, ref in [
-        (TokenCounts({"0" * 24: 7}), large, None),
-        (TokenCounts(), large, "HEAD"),
-        (TokenCounts(), small, None),
-    ]:
-        with counting_beside(counts, root, ref) as counter:
-            assert counter is None
 
 
 def _planted_secret_kb() -> dict[str, str | bytes]:
@@ -438,60 +381,83 @@ def _planted_secret_kb() -> dict[str, str | bytes]:
     return files
 
 
-def _tracked(check: Callable[[], list[Finding]], ran_here: list[int]) -> Callable[[], list[Finding]]:
+def _tracked(beside: Runner, ran_here: list[int]) -> Runner:
+    """`beside`, noting each task that runs in this process: none should, the children's values
+    came back."""
     parent = os.getpid()
 
-    def run() -> list[Finding]:
-        if os.getpid() == parent:
-            ran_here.append(1)
-        return check()
+    def run(task: Callable[[], T]) -> Callable[[], T]:
+        def noted() -> T:
+            if os.getpid() == parent:
+                ran_here.append(1)
+            return task()
+
+        return beside(noted)
 
     return run
 
 
-@pytest.mark.parametrize("secrets", [False, True])
-def test_checks_run_in_a_child_give_the_findings_run_here_give(secrets: bool) -> None:
-    kb = load_kb(_planted_secret_kb() if secrets else generated_kb(20261204))
-    plain = validate_kb(kb, TODAY, TokenCounts())
-    ran_here: list[int] = []  # the checks' runs in this process: none, the child's findings came back
-    with checks_beside(WORKER_MIN_BYTES) as beside:
+@pytest.mark.parametrize(("secrets", "warm"), [(False, False), (True, False), (False, True)])
+def test_scanning_and_counting_in_children_give_the_findings_and_counts_given_here(
+    secrets: bool, warm: bool
+) -> None:
+    """The span checks and the counting in children once the KB is loaded, the secret scan in
+    another before, from the files; fresh, and warm, with half the counts known from an earlier run
+    (the other rules' texts changed since) and one unused."""
+    files = _planted_secret_kb() if secrets else generated_kb(20261204)
+    kb = load_kb(files)
+    known: dict[str, int] = {}
+    if warm:
+        earlier = TokenCounts()
+        validate_kb(kb, TODAY, earlier)
+        known = dict(list(earlier.used.items())[::2]) | {"0" * 24: 7}
+    here = TokenCounts(known)
+    plain = validate_kb(kb, TODAY, here)
+    there = TokenCounts(known)
+    ran_here: list[int] = []
+    with tasks_beside(WORKER_MIN_BYTES) as beside:
         assert beside is not None
-        there = validate_kb(kb, TODAY, TokenCounts(), beside=lambda check: beside(_tracked(check, ran_here)))
+        tracked = _tracked(beside, ran_here)
+        early = tracked(lambda: finding_rows(check_file_secrets(files)))
+        beside_result = validate_kb(kb, TODAY, there, beside=tracked, secrets=early)
     assert not ran_here
     checks = {f.check for f in plain.findings}
     assert {"risky", "email"} <= checks and ("secret" in checks) == secrets
     assert ("cache" in checks) != secrets  # a secret in homeostat.yaml leaves cached scores unchecked
-    assert there.findings == plain.findings and there.cache == plain.cache
+    assert beside_result.findings == plain.findings and beside_result.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here) and here.counted > 0
 
 
-def test_a_failing_check_child_leaves_the_checks_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failing_children_leave_their_tasks_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
     kb = load_kb(_planted_secret_kb())
-    plain = validate_kb(kb, TODAY, TokenCounts())
-    monkeypatch.setattr(check_worker_module, "_child", lambda *_: os._exit(1))
-    with checks_beside(WORKER_MIN_BYTES) as beside:
-        there = validate_kb(kb, TODAY, TokenCounts(), beside=beside)
-    assert there.findings == plain.findings
+    here = TokenCounts()
+    plain = validate_kb(kb, TODAY, here)
+    monkeypatch.setattr(forked_tasks, "_child", lambda *_: os._exit(1))
+    there = TokenCounts()
+    with tasks_beside(WORKER_MIN_BYTES) as beside:
+        result = validate_kb(kb, TODAY, there, beside=beside)
+    assert result.findings == plain.findings and result.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here)
 
 
-def test_a_check_child_runs_apart_and_holds_no_pipe_of_its_parent() -> None:
-    """The child closes what it inherited: a pipe the token-counting child reads to its end must
-    not stay open in it. And a validate that fails before asking lets its child go."""
+def test_a_child_runs_apart_and_holds_no_pipe_of_its_parent() -> None:
+    """A child closes what it inherited: a pipe another child reads to its end must not stay open in
+    it. A validate that fails before asking for a value lets its child go; a small KB gets none."""
     read, write = os.pipe()
 
-    def where() -> list[Finding]:
+    def where() -> tuple[int, str]:
         try:
             os.fstat(write)
-            held = "held"
+            return os.getpid(), "held"
         except OSError:
-            held = "closed"
-        return [Finding("pid", os.getpid(), "error", "where", held)]
+            return os.getpid(), "closed"
 
     try:
-        with checks_beside(WORKER_MIN_BYTES) as beside:
+        with tasks_beside(WORKER_MIN_BYTES) as beside:
             assert beside is not None
-            [found] = beside(where)()
-        assert found.line != os.getpid() and found.message == "closed"
-        with pytest.raises(RuntimeError), checks_beside(WORKER_MIN_BYTES) as beside:
+            pid, pipe = beside(where)()
+            assert pid != os.getpid() and pipe == "closed"
+        with pytest.raises(RuntimeError), tasks_beside(WORKER_MIN_BYTES) as beside:
             assert beside is not None
             beside(where)
             raise RuntimeError("validate failed")
@@ -500,5 +466,22 @@ def test_a_check_child_runs_apart_and_holds_no_pipe_of_its_parent() -> None:
     finally:
         os.close(read)
         os.close(write)
-    with checks_beside(WORKER_MIN_BYTES - 1) as beside:
+    with tasks_beside(WORKER_MIN_BYTES - 1) as beside:
         assert beside is None
+
+
+def test_the_secret_scan_of_the_files_is_the_scan_of_the_kb_loaded_from_them() -> None:
+    """Text files and binaries alike: an image with a token in its strings, a Markdown file that is
+    not UTF-8 (a schema error, never scanned), a file outside knowledge/."""
+    token = "ghp_" + "A1b2" * 9
+    files = _planted_secret_kb()
+    files["knowledge/billing/api/docs/diagram.png"] = b"\x89PNG\xff\xfe " + token.encode() + b" \xff"
+    files["knowledge/billing/api/latin1.md"] = f"caf\xe9 {token}".encode("latin-1")
+    files["scripts/setup.sh"] = f"export GITHUB_TOKEN={token}\n"
+    found = check_file_secrets(files)
+    assert {f.file for f in found} >= {
+        "homeostat.yaml",
+        "scripts/setup.sh",
+        "knowledge/billing/api/docs/diagram.png",
+    }
+    assert found == check_secrets(load_kb(files))

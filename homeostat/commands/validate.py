@@ -12,13 +12,11 @@ import datetime as dt
 import gc
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from homeostat.adapters.check_worker import checks_beside
-from homeostat.adapters.count_worker import count_worker, kb_bytes
+from homeostat.adapters.forked_tasks import tasks_beside
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.adapters.token_memo import load_token_counts, save_token_counts
@@ -36,9 +34,15 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
-from homeostat.core.selection import ToCount
-from homeostat.core.token_counts import TokenCounts
-from homeostat.core.validate import ValidationResult, ViewCounter, config_readable, validate_kb
+from homeostat.core.validate import (
+    FindingRow,
+    Runner,
+    ValidationResult,
+    config_readable,
+    finding_rows,
+    validate_kb,
+)
+from homeostat.core.validate.content_checks import check_file_secrets
 from homeostat.errors import ConfigError, HomeostatError
 
 
@@ -81,22 +85,21 @@ def run(args: argparse.Namespace) -> int:
 def check(args: argparse.Namespace) -> int:
     root = Path(one_of(args, "kb", "path", "the KB") or kb_dir(None))
     today = parse_today(args.today)
-    if args.ref and args.fix:
-        raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
+    files: Mapping[str, str | bytes]
+    if args.ref:
+        if args.fix:
+            raise ConfigError("--fix rewrites the working tree; it cannot be combined with --ref")
+        git, folder = kb_repository(root)
+        files = read_ref(git, args.ref, folder, whole_repo=True)
+    else:
+        files = read_tree(root, whole_repo=True)
     tokens = load_token_counts(root)
-    with counting_beside(tokens, root, args.ref) as counter, Progress("validating") as progress:
-        files: Mapping[str, str | bytes]
-        if args.ref:
-            git, folder = kb_repository(root)
-            files = read_ref(git, args.ref, folder, whole_repo=True)
-        else:
-            files = read_tree(root, whole_repo=True)
-        size = sum(map(len, files.values()))
+    with Progress("validating") as progress, tasks_beside(sum(map(len, files.values()))) as beside:
+        secrets = scan_while_loading(files, beside, args.ref)
         kb = load_loose(files, root, progress)
         del files  # a ref's bytes are not held past loading (a tree's texts are the KB's own)
         progress.update(progress.done, what="checking")
-        with checks_beside(size) as beside:
-            result = validate_kb(kb, today, tokens, counter=counter, beside=beside)
+        result = validate_kb(kb, today, tokens, beside=beside, secrets=secrets)
     if args.fix:
         if not config_readable(result.findings):
             first = next(f for f in result.errors if f.file == CONFIG_FILE)
@@ -117,22 +120,15 @@ def check(args: argparse.Namespace) -> int:
     return 1 if result.errors else 0
 
 
-@contextmanager
-def counting_beside(tokens: TokenCounts, root: Path, ref: str | None) -> Iterator[ViewCounter | None]:
-    """A counter that counts the rules' tokens in a forked child (`adapters.count_worker`) while
-    this process reads and checks the KB; None where counting here is as quick: the KB is small, a
-    second process could not run beside this one, every count may be known from the last run (a
-    developer's clone: most are), or a ref is validated (the working tree's size says nothing of
-    it). Started before the KB is read, so the child loads the tokenizer meanwhile."""
-    size = 0 if tokens.known or ref else kb_bytes(root)
-    with count_worker(tokens, size) as worker:
-        yield None if worker is None else views_counter(worker)
-
-
-def views_counter(worker: Callable[[ToCount], Callable[[], list[int]]]) -> ViewCounter:
-    """The worker counts a corpus build's texts; a ToCount of the views as its `sections` is counted
-    view by view with `TokenCounts.count`, in order: how validate counts them (`count_rule_views`)."""
-    return lambda views: worker(ToCount(rules=[], pending=[], sections=views, lines=[]))
+def scan_while_loading(
+    files: Mapping[str, str | bytes], beside: Runner | None, ref: str | None
+) -> Callable[[], list[FindingRow]] | None:
+    """The secret scan begun in a child before the KB is loaded, as it reads the files alone (a
+    second of validate's at 10,000 rules, spent while this process parses them); None to scan the
+    loaded KB. Not for a ref: the scan holds `files`, whose bytes would outlive the loading."""
+    if beside is None or ref:
+        return None
+    return beside(lambda: finding_rows(check_file_secrets(files)))
 
 
 def load_loose(files: Mapping[str, str | bytes], root: Path, progress: Progress) -> KB:

@@ -106,10 +106,6 @@ def count_rule_views(kb: KB, counter: TokenCounts | None = None) -> list[int]:
     return [count(rule_view(rule)) for rule in kb.rules]
 
 
-def rule_views(kb: KB) -> list[str]:
-    return [rule_view(rule) for rule in kb.rules]
-
-
 def check_cache(kb: KB, cache: dict[str, tuple[int, int]]) -> list[Finding]:
     found: list[Finding] = []
     for rule in kb.rules:
