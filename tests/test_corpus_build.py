@@ -19,6 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from children import children
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -261,11 +262,11 @@ def test_a_failing_child_leaves_the_counting_to_this_process(
 
 
 def test_a_build_that_fails_lets_its_child_go(tmp_path: Path) -> None:
+    before = children()
     with pytest.raises(RuntimeError), count_worker(TokenCounts(), WORKER_MIN_BYTES) as counter:
         assert counter is not None
         raise RuntimeError("the KB could not be read")
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)  # no child left behind
+    assert children() <= before  # no child left behind (another test's may still run)
 
 
 def test_no_child_for_a_small_kb_or_beside_other_threads() -> None:
