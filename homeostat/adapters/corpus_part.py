@@ -1,0 +1,170 @@
+"""A session repo's part of the corpus as a file: what `context` and the hooks read on every call.
+
+A part is read whole on every session start and message, and most of its bytes are the rules'
+texts (their whole and rule-only views), of which a view serves a dozen. So the file holds the
+part's records without their texts, then the texts themselves: a reader loads the records and
+reads a rule's text from the file only when it is asked for (a `lazy_entry` reads it through
+the file handle it was loaded with, so a part rewritten or deleted meanwhile is never mixed up
+with the one loaded). At 10,000 rules that skips 5.6 MB of strings a session start never uses.
+
+    PART_MAGIC, the record part's length (8 bytes, little-endian), the marshalled records, the texts
+
+The records are `Corpus.to_data()` (with the part's `scope_index`), each rule's view and rule-only
+fields holding its number in the part; `offsets` holds per rule the byte start and end of each text
+in the texts (UTF-8) and each text's length in characters. A value many rules share (an area, a
+file, a scope) is one object, so marshal writes it once (as the whole corpus's file does).
+"""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from typing import TYPE_CHECKING, Any, cast
+
+from homeostat.core.scope_index import ScopeIndex
+from homeostat.core.selection import Corpus, Entry, SectionEntry
+
+if TYPE_CHECKING:
+    from homeostat.adapters.plain_files import StrPath
+
+PART_FORMAT = 1  # part of a part file's name (`search_index._part_name`): a new layout is never misread
+PART_MAGIC = f"homeostat corpus part {PART_FORMAT}\n".encode()
+_VIEW = Entry._fields.index("view")
+_SHORT = Entry._fields.index("short")
+_WIDTH = 6  # offsets per rule: view start, end and characters, rule-only start, end and characters
+# The fields many rules or sections share a value of (as the whole corpus's file has them)
+_SHARED_ENTRY = ("area", "topic", "scope", "kind", "status", "refs", "file", "owner")
+_SHARED_SECTION = ("doc_id", "doc_title", "area", "scope", "refs", "source", "updated", "url")
+
+
+def part_bytes(corpus: Corpus) -> bytes:
+    """The part's file (`corpus.scopes` must be its `scope_index`)."""
+    data = corpus.to_data()
+    memo: dict[object, object] = {}
+    shared = frozenset(Entry._fields.index(f) for f in _SHARED_ENTRY)
+    texts: list[bytes] = []
+    offsets = array("q")
+    size = 0
+    rows = []
+    for number, row in enumerate(data["entries"]):
+        view, short = row[_VIEW], row[_SHORT]
+        encoded = view.encode("utf-8", "surrogatepass")
+        start, size = size, size + len(encoded)
+        texts.append(encoded)
+        if view.startswith(short):  # a rule's rule-only view is the head of its whole view
+            short_end = start + len(short.encode("utf-8", "surrogatepass"))
+            offsets.extend((start, size, len(view), start, short_end, len(short)))
+        else:
+            encoded = short.encode("utf-8", "surrogatepass")
+            texts.append(encoded)
+            offsets.extend((start, size, len(view), size, size + len(encoded), len(short)))
+            size += len(encoded)
+        rows.append(
+            tuple(
+                number if i == _VIEW else None if i == _SHORT else memo.setdefault(v, v) if i in shared else v
+                for i, v in enumerate(row)
+            )
+        )
+    data["entries"] = rows
+    in_sections = frozenset(SectionEntry._fields.index(f) for f in _SHARED_SECTION)
+    data["sections"] = [
+        tuple(memo.setdefault(v, v) if i in in_sections else v for i, v in enumerate(row))
+        for row in data["sections"]
+    ]
+    assert corpus.scopes is not None, "a part is cut with its scope index"
+    head = marshal.dumps({"corpus": data, "scopes": corpus.scopes.to_data(), "offsets": offsets.tobytes()})
+    return b"".join([PART_MAGIC, len(head).to_bytes(8, "little"), head, *texts])
+
+
+class _Texts:
+    """A loaded part's texts, read from its file by byte range when first asked for."""
+
+    __slots__ = ("_file", "_base", "_offsets", "_read")
+
+    def __init__(self, file: Any, base: int, offsets: memoryview) -> None:
+        self._file = file
+        self._base = base
+        self._offsets = offsets
+        self._read: dict[int, str] = {}
+
+    def text(self, at: int) -> str:
+        found = self._read.get(at)
+        if found is None:
+            start, end = self._offsets[at], self._offsets[at + 1]
+            self._file.seek(self._base + start)
+            raw = self._file.read(end - start)
+            if len(raw) != end - start:
+                raise OSError(f"{self._file.name}: the part file is shorter than its offsets")
+            found = self._read[at] = raw.decode("utf-8", "surrogatepass")
+        return found
+
+    def chars(self, first: int) -> memoryview:
+        """Every rule's view's length in characters (`first` 0) or its rule-only view's (3)."""
+        return self._offsets[first + 2 :: _WIDTH]
+
+    def __del__(self) -> None:
+        self._file.close()
+
+
+def whole_entry(entry: Entry) -> Entry:
+    """The entry with its texts in its fields, as a plain `Entry`."""
+    return Entry._make((*entry[:_VIEW], entry.view, entry.short, *entry[_SHORT + 1 :]))
+
+
+def lazy_entry(texts: _Texts) -> type[Entry]:
+    """An `Entry` class whose rules read their view and rule-only view from `texts` (their fields
+    hold their number in the part); equal to, and hashed as, the plain entry it stands for."""
+
+    def view(entry: Entry) -> str:
+        return texts.text(_WIDTH * cast("int", entry[_VIEW]))
+
+    def short(entry: Entry) -> str:
+        return texts.text(_WIDTH * cast("int", entry[_VIEW]) + 3)
+
+    view_lengths, short_lengths = texts.chars(0), texts.chars(3)
+
+    def view_chars(entry: Entry) -> int:
+        return cast("int", view_lengths[entry[_VIEW]])
+
+    def short_chars(entry: Entry) -> int:
+        return cast("int", short_lengths[entry[_VIEW]])
+
+    def plain(other: object) -> object:
+        return tuple(whole_entry(other)) if isinstance(other, Entry) else other
+
+    namespace = {
+        "__slots__": (),
+        "view": property(view),
+        "short": property(short),
+        "view_chars": property(view_chars),
+        "short_chars": property(short_chars),
+        "__eq__": lambda a, b: tuple(whole_entry(a)) == plain(b),
+        "__ne__": lambda a, b: tuple(whole_entry(a)) != plain(b),
+        "__hash__": lambda a: hash(tuple(whole_entry(a))),
+        "__repr__": lambda a: repr(whole_entry(a)),
+    }
+    return cast("type[Entry]", type("Entry", (Entry,), namespace))
+
+
+def read_part(path: StrPath) -> Corpus | None:
+    """A cached part; None when missing, of another layout or unreadable (it is cut again)."""
+    try:
+        file = open(path, "rb", buffering=0)  # noqa: SIM115 - the loaded part's texts keep it open
+    except OSError:
+        return None
+    try:
+        start = len(PART_MAGIC) + 8
+        lead = file.read(start)
+        if len(lead) != start or not lead.startswith(PART_MAGIC):
+            raise ValueError("not a part file of this layout")
+        size = int.from_bytes(lead[len(PART_MAGIC) :], "little")
+        head = file.read(size)
+        if len(head) != size:
+            raise ValueError("truncated")
+        data = marshal.loads(head)
+        texts = _Texts(file, start + size, memoryview(data["offsets"]).cast("q"))
+        corpus = Corpus.from_data(data["corpus"], entry=lazy_entry(texts))
+        return corpus._replace(scopes=ScopeIndex.from_data(data["scopes"]))
+    except (OSError, ValueError, EOFError, KeyError, IndexError, TypeError):
+        file.close()
+        return None
