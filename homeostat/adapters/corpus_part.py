@@ -19,12 +19,14 @@ from __future__ import annotations
 
 import marshal
 from array import array
-from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.core.scope_index import ScopeIndex
 from homeostat.core.selection import Corpus, Entry, SectionEntry
+from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.adapters.plain_files import StrPath
 
 PART_FORMAT = 1  # part of a part file's name (`search_index._part_name`): a new layout is never misread
@@ -124,10 +126,10 @@ def lazy_entry(texts: _Texts) -> type[Entry]:
     view_lengths, short_lengths = texts.chars(0), texts.chars(3)
 
     def view_chars(entry: Entry) -> int:
-        return cast("int", view_lengths[entry[_VIEW]])
+        return view_lengths[entry[_VIEW]]  # type: ignore[index]  # the field holds its number
 
     def short_chars(entry: Entry) -> int:
-        return cast("int", short_lengths[entry[_VIEW]])
+        return short_lengths[entry[_VIEW]]  # type: ignore[index]
 
     def plain(other: object) -> object:
         return tuple(whole_entry(other)) if isinstance(other, Entry) else other

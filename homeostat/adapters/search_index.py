@@ -18,19 +18,20 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
 from homeostat.adapters.corpus_part import PART_FORMAT, part_bytes, read_part
 from homeostat.adapters.plain_files import StrPath, read_bytes, read_text, write_atomic
 from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 from homeostat.core.text import sha256
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import hashlib
     import logging
     from collections.abc import Sequence
     from pathlib import Path
+    from typing import Any
 
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson

@@ -9,7 +9,12 @@ agree on every shape this module translates.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from homeostat.core.type_hints import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _NEEDS_WCMATCH = re.compile(r"[\[\]!()@+\\]")
 MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")  # the characters that make a glob more than a path

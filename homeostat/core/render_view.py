@@ -22,7 +22,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING
 
 from homeostat.core.records import Record
 from homeostat.core.selection import (
@@ -45,6 +44,7 @@ from homeostat.core.selection import (
     select_sections,
 )
 from homeostat.core.text import plural
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:  # search is imported by the commands that search or match a message
     from homeostat.core.search import Hit, PromptMatch

@@ -12,12 +12,14 @@ touched path (the empty one included); every other rule is in no tier, which is 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
 
 from homeostat.core.globs import literal_start
 from homeostat.core.records import Record
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.core.selection import Entry
 
 SERVED = ("accepted", "pending")  # the statuses selection ranks; the others never reach a tier

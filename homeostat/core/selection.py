@@ -21,15 +21,17 @@ import math
 import re
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting, in C
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.core.globs import MAGIC, compile_glob
 from homeostat.core.records import Record
 from homeostat.core.scope_index import SERVED, ScopeIndex, scope_index, scopes_for
 from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, lazy_pattern, words
+from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
     from homeostat.core.model import DocSection, Document, RuleMeta
@@ -793,6 +795,9 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
     if not total:
         return {}
     average = corpus.length_sum / total or 1.0
+    lengths = corpus.lengths
+    length_norms: dict[int, float] = {}  # each document's part of the denominator, worked out once
+    scale = BM25_K1 + 1
     scores: dict[int, float] = {}
     for term in set(query):
         flat = corpus.postings.get(term)
@@ -807,8 +812,10 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
         elif docs is not None:
             pairs = [(doc, tf) for doc, tf in pairs if doc in docs]
         for doc, tf in pairs:
-            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * corpus.lengths[doc] / average)
-            scores[doc] = scores.get(doc, 0.0) + idf * tf * (BM25_K1 + 1) / norm
+            length_norm = length_norms.get(doc)
+            if length_norm is None:
+                length_norm = length_norms[doc] = BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
+            scores[doc] = scores.get(doc, 0.0) + idf * tf * scale / (tf + length_norm)
     return scores
 
 

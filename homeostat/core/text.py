@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import TYPE_CHECKING
+
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import hashlib
