@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.git import Git, work_tree_files
+from homeostat.adapters.plain_files import write_atomic
 from homeostat.console import Progress
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.errors import KBReadError
@@ -229,16 +230,13 @@ def _blob_id(data: bytes, length: int) -> str:
 
 
 def write_changed(root: Path, changed: Mapping[str, str]) -> list[str]:
-    """Write files whose text changed, atomically (temp file + rename); return what was written."""
+    """Write files whose text changed, each atomically (`write_atomic`); return what was written."""
     written: list[str] = []
     for rel, text in sorted(changed.items()):
         target = root / rel
         data = text.encode("utf-8")
         if target.exists() and target.read_bytes() == data:
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        temp = target.with_name(f".{target.name}.homeostat-tmp")
-        temp.write_bytes(data)
-        os.replace(temp, target)
+        write_atomic(target, data)
         written.append(rel)
     return written

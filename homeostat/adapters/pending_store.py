@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from homeostat.adapters.plain_files import write_atomic
 from homeostat.core.pending import PENDING_DIR, PendingLesson, pending_path
 from homeostat.errors import HomeostatError
 
@@ -14,10 +14,7 @@ from homeostat.errors import HomeostatError
 def write_pending(kb_root: Path, lesson: PendingLesson) -> Path:
     """Write atomically; writing the same lesson twice is one file (named by its content hash)."""
     target = kb_root / pending_path(lesson)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    temp = target.with_suffix(".tmp")
-    temp.write_text(lesson.to_json(), encoding="utf-8")
-    os.replace(temp, target)
+    write_atomic(target, lesson.to_json())
     return target
 
 

@@ -25,10 +25,16 @@ def read_bytes(path: StrPath) -> bytes:
 def write_atomic(path: StrPath, content: str | bytes) -> None:
     """Write `content` (text as UTF-8) through a temporary file beside `path`, named by this
     process, and a rename: a reader, or a second process writing the same file, sees the old file
-    or a whole new one, never part of one. The folder is made when missing."""
+    or a whole new one, never part of one. The folder is made when missing; a write that fails (a
+    full disk) leaves no temporary file behind."""
     folder, name = os.path.split(os.fspath(path))
     os.makedirs(folder, exist_ok=True)
     temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
-    with open(temp, "wb") as handle:
-        handle.write(content.encode("utf-8") if isinstance(content, str) else content)
-    os.replace(temp, path)
+    try:
+        with open(temp, "wb") as handle:
+            handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.remove(temp)
+        raise

@@ -9,9 +9,9 @@ it never fails validate.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
+from homeostat.adapters.plain_files import write_atomic
 from homeostat.core.token_counts import TokenCounts
 from homeostat.core.tokens import TOKENIZER_ID
 
@@ -34,13 +34,11 @@ def save_token_counts(root: Path, counts: TokenCounts) -> None:
     if not counts.changed:
         return
     path = root / TOKENS_FILE
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         marker = path.parent / ".gitignore"  # a cache, never committed, whatever the KB's .gitignore says
         if not marker.exists():
             marker.write_text("*\n", encoding="utf-8")
-        temp.write_text(json.dumps({"tokenizer": TOKENIZER_ID, "counts": counts.used}), encoding="utf-8")
-        os.replace(temp, path)
+        write_atomic(path, json.dumps({"tokenizer": TOKENIZER_ID, "counts": counts.used}))
     except OSError:
-        temp.unlink(missing_ok=True)
+        pass  # a cache: the next run counts again
