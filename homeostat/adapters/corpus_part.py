@@ -18,7 +18,6 @@ file, a scope) is one object, so marshal writes it once (as the whole corpus's f
 from __future__ import annotations
 
 import marshal
-from array import array
 
 from homeostat.core.scope_index import ScopeIndex
 from homeostat.core.selection import Corpus, Entry, SectionEntry
@@ -41,6 +40,8 @@ _SHARED_SECTION = ("doc_id", "doc_title", "area", "scope", "refs", "source", "up
 
 def part_bytes(corpus: Corpus) -> bytes:
     """The part's file (`corpus.scopes` must be its `scope_index`)."""
+    from array import array  # writing only: a session hook reads the offsets as a memoryview
+
     data = corpus.to_data()
     memo: dict[object, object] = {}
     shared = frozenset(Entry._fields.index(f) for f in _SHARED_ENTRY)

@@ -1215,6 +1215,7 @@ def fit_rules(
     cut: list[Cut] = []
     used_tokens = used_chars = 0
     opened: set[str] = set()
+    new = tuple.__new__
     for item in ranked:
         entry = item.entry
         group = group_of(entry)
@@ -1227,7 +1228,7 @@ def fit_rules(
             form, cost = "rule-only", entry.short_tokens
         else:
             reason = "over the character cap" if size > chars_left else "over the rule token budget"
-            cut.append(Cut(entry.id, "rule", reason, entry.area, entry.topic))
+            cut.append(new(Cut, (entry.id, "rule", reason, entry.area, entry.topic)))  # most rules of a tier
             continue
         used_tokens += cost + extra_tokens
         used_chars += size + extra_chars
