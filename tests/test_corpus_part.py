@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.corpus_part import PART_MAGIC, part_bytes, read_part, whole_entry
+from homeostat.adapters.corpus_part import PART_FORMAT, PART_MAGIC, part_bytes, read_part, whole_entry
 from homeostat.core.render_view import LineCounter, build_view
 from homeostat.core.scope_index import scope_index
 from homeostat.core.selection import AreaInfo, Audience, Budget, Corpus, Entry, RepoInfo, select_entries
@@ -63,9 +63,11 @@ def part() -> Corpus:
         repos=(RepoInfo("alpha", "https://example.com/alpha"),),
         members=(),
         budget=Budget(token_budget=1500, max_chars=1900),
+        postings={"bodi": [d for n in range(5, 40) for d in (n, 1)], "rule": [0, 2, 1, 2], "x": [3, 1]},
         lengths=tuple(12 for _ in rules),
         by_id={e.id: e for e in rules},
         whole=(100, 1200),
+        frequencies={"bodi": 35, "rule": 2, "x": 1},
         scopes=scope_index(rules),
     )
 
@@ -91,6 +93,8 @@ def test_a_part_reads_back_equal_with_its_texts(written: tuple[Corpus, Path]) ->
         assert type(whole_entry(mine)) is Entry and tuple(whole_entry(mine)) == tuple(theirs)
         assert mine._replace(score=99) == theirs._replace(score=99)
     assert loaded.by_id["rule-1"].view == TEXTS[1][0]
+    assert loaded.postings["x"] == [3, 1] and "bodi" in loaded.postings and "retri" not in loaded.postings
+    assert dict(loaded.postings) == dict(corpus.postings) and len(loaded.postings) == 3
 
 
 def test_a_loaded_part_selects_and_renders_as_the_part_itself(written: tuple[Corpus, Path]) -> None:
@@ -98,7 +102,7 @@ def test_a_loaded_part_selects_and_renders_as_the_part_itself(written: tuple[Cor
     loaded = read_part(path)
     assert loaded is not None
     audience = Audience("alpha")
-    touched = ["src/api/x.py"]
+    touched = ["src/api/x.py"]  # "x" is a term of rule-3
     assert select_entries(loaded, touched, audience) == select_entries(corpus, touched, audience)
     counter = LineCounter({}, len)
     mine, theirs = (
@@ -129,7 +133,9 @@ def test_a_file_of_another_layout_or_cut_short_is_no_part(
     _, path = written
     raw = path.read_bytes()
     older = tmp_path / "older"
-    older.write_bytes(PART_MAGIC.replace(b"part 1", b"part 0") + raw[len(PART_MAGIC) :])
+    older.write_bytes(
+        PART_MAGIC.replace(b"part %d" % PART_FORMAT, b"part %d" % (PART_FORMAT - 1)) + raw[len(PART_MAGIC) :]
+    )
     short = tmp_path / "short"
     short.write_bytes(raw[: len(PART_MAGIC) + 20])
     marshalled = tmp_path / "marshalled"

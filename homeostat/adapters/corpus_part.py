@@ -1,26 +1,29 @@
 """A session repo's part of the corpus as a file: what `context` and the hooks read on every call.
 
 A part is read whole on every session start and message, and most of its bytes are the rules'
-texts (their whole and rule-only views), of which a view serves a dozen. So the file holds the
-part's records without their texts, then the texts themselves: a reader loads the records and
-reads a rule's text from the file only when it is asked for (a `lazy_entry` reads it through
-the file handle it was loaded with, so a part rewritten or deleted meanwhile is never mixed up
-with the one loaded). At 10,000 rules that skips 5.6 MB of strings a session start never uses.
+texts (their whole and rule-only views), of which a view serves a dozen, and the posting lists of
+terms a session never looks up. So the file holds the part's records without them, then the texts
+and the posting lists themselves: a reader loads the records and reads a rule's text or a term's
+postings from the file only when asked for, through the file handle it was loaded with, so a part
+rewritten or deleted meanwhile is never mixed up with the one loaded. At 10,000 rules a session
+start skips 5.6 MB of strings and 1.8 MB of postings.
 
-    PART_MAGIC, the record part's length (8 bytes, little-endian), the marshalled records, the texts
+    PART_MAGIC, the records' length (8 bytes, little-endian), the marshalled records, the blobs
 
-The records are `Corpus.to_data()` (with the part's `scope_index`), each rule's view and rule-only
-fields holding its number in the part; `offsets` holds per rule the byte start and end of each text
-in the texts (UTF-8) and each text's length in characters. A value many rules share (an area, a
-file, a scope) is one object, so marshal writes it once (as the whole corpus's file does).
+The records are `Corpus.to_data()` (with the part's `scope_index`), each rule's view field holding
+its number in the part; `offsets` holds per rule the byte start and end of each of its two texts
+among the blobs (UTF-8) and each text's length in characters, `postings` each term's byte range. A
+value many rules share (an area, a file, a scope) is one object, so marshal writes it once (as the
+whole corpus's file does).
 """
 
 from __future__ import annotations
 
 import marshal
+from collections.abc import Iterator, Mapping
 
 from homeostat.core.scope_index import ScopeIndex
-from homeostat.core.selection import Corpus, Entry, SectionEntry
+from homeostat.core.selection import Corpus, Entry, Postings, SectionEntry
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
@@ -28,7 +31,7 @@ if TYPE_CHECKING:
 
     from homeostat.adapters.plain_files import StrPath
 
-PART_FORMAT = 1  # part of a part file's name (`search_index._part_name`): a new layout is never misread
+PART_FORMAT = 2  # part of a part file's name (`search_index._part_name`): a new layout is never misread
 PART_MAGIC = f"homeostat corpus part {PART_FORMAT}\n".encode()
 _VIEW = Entry._fields.index("view")
 _SHORT = Entry._fields.index("short")
@@ -74,9 +77,21 @@ def part_bytes(corpus: Corpus) -> bytes:
         tuple(memo.setdefault(v, v) if i in in_sections else v for i, v in enumerate(row))
         for row in data["sections"]
     ]
+    spans: dict[str, tuple[int, int]] = {}
+    for term, packed in data.pop("postings").items():
+        spans[term] = (size, size + len(packed))
+        texts.append(packed)
+        size += len(packed)
+    data["postings"] = {}  # read from the file when looked up (`_StoredPostings`)
     assert corpus.scopes is not None, "a part is cut with its scope index"
-    head = marshal.dumps({"corpus": data, "scopes": corpus.scopes.to_data(), "offsets": offsets.tobytes()})
-    return b"".join([PART_MAGIC, len(head).to_bytes(8, "little"), head, *texts])
+    head = {
+        "corpus": data,
+        "scopes": corpus.scopes.to_data(),
+        "offsets": offsets.tobytes(),
+        "postings": spans,
+    }
+    raw = marshal.dumps(head)
+    return b"".join([PART_MAGIC, len(raw).to_bytes(8, "little"), raw, *texts])
 
 
 class _Texts:
@@ -93,12 +108,15 @@ class _Texts:
     def text(self, at: int) -> str:
         found = self._read.get(at)
         if found is None:
-            start, end = self._offsets[at], self._offsets[at + 1]
-            self._file.seek(self._base + start)
-            raw = self._file.read(end - start)
-            if len(raw) != end - start:
-                raise OSError(f"{self._file.name}: the part file is shorter than its offsets")
+            raw = self.raw(self._offsets[at], self._offsets[at + 1])
             found = self._read[at] = raw.decode("utf-8", "surrogatepass")
+        return found
+
+    def raw(self, start: int, end: int) -> bytes:
+        self._file.seek(self._base + start)
+        found: bytes = self._file.read(end - start)
+        if len(found) != end - start:
+            raise OSError(f"{self._file.name}: the part file is shorter than its offsets")
         return found
 
     def chars(self, first: int) -> memoryview:
@@ -107,6 +125,28 @@ class _Texts:
 
     def __del__(self) -> None:
         self._file.close()
+
+
+class _StoredPostings(Mapping[str, bytes]):
+    """A loaded part's packed posting lists (`selection.Postings` unpacks them), each read from its
+    file when first looked up: a session looks up a few dozen of its part's terms."""
+
+    def __init__(self, texts: _Texts, spans: Mapping[str, tuple[int, int]]) -> None:
+        self._texts = texts
+        self._spans = spans
+
+    def __getitem__(self, term: str) -> bytes:
+        start, end = self._spans[term]
+        return self._texts.raw(start, end)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._spans)
+
+    def __len__(self) -> int:
+        return len(self._spans)
+
+    def __contains__(self, term: object) -> bool:
+        return term in self._spans
 
 
 def whole_entry(entry: Entry) -> Entry:
@@ -167,7 +207,8 @@ def read_part(path: StrPath) -> Corpus | None:
         data = marshal.loads(head)
         texts = _Texts(file, start + size, memoryview(data["offsets"]).cast("q"))
         corpus = Corpus.from_data(data["corpus"], entry=lazy_entry(texts))
-        return corpus._replace(scopes=ScopeIndex.from_data(data["scopes"]))
+        postings = Postings(_StoredPostings(texts, data["postings"]))
+        return corpus._replace(postings=postings, scopes=ScopeIndex.from_data(data["scopes"]))
     except (OSError, ValueError, EOFError, KeyError, IndexError, TypeError):
         file.close()
         return None
