@@ -21,6 +21,7 @@ import math
 import re
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting, in C
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 
 from homeostat.core.globs import MAGIC, compile_glob
 from homeostat.core.records import Record
@@ -1124,7 +1125,7 @@ def _tiered_by_index(
     if len(shown) == len(index.adopted_by_area):
         untiered: Iterable[int] = index.adopted
     else:
-        untiered = sorted(doc for docs in shown for doc in docs)
+        untiered = sorted(chain.from_iterable(shown))
     return candidates, [entries[d] for d in untiered if d not in taken]
 
 
