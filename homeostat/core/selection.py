@@ -1023,7 +1023,7 @@ def select_entries(
     task_score = bm25(corpus, task_terms, docs) if task_terms else {}
     shared = _shared_terms(corpus, task_terms, docs) if task_terms else {}
     lifts = lifted([(id(c[0]), c[1], task_score.get(c[4], 0.0), shared.get(c[4], 0)) for c in candidates])
-    tiers: dict[int, list[tuple[Entry, int, tuple[int, int], float, int]]] = {1: [], 2: [], 3: [], 4: []}
+    tiers: dict[int, list[Candidate]] = {1: [], 2: [], 3: [], 4: []}
     for c in candidates:
         tiers[1 if id(c[0]) in lifts else c[1]].append(c)
     ranked: list[Ranked] = []
