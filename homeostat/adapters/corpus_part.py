@@ -156,7 +156,8 @@ def whole_entry(entry: Entry) -> Entry:
 
 def lazy_entry(texts: _Texts) -> type[Entry]:
     """An `Entry` class whose rules read their view and rule-only view from `texts` (their fields
-    hold their number in the part); equal to, and hashed as, the plain entry it stands for."""
+    hold their number in the part); equal to, and hashed as, the plain entry it stands for. A loaded
+    part is read, never written again: `whole_entry` gives a rule with its texts in its fields."""
 
     def view(entry: Entry) -> str:
         return texts.text(_WIDTH * cast("int", entry[_VIEW]))
