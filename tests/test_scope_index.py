@@ -58,7 +58,7 @@ PATHS = st.sampled_from(
         "src/api",
         "./src/api/x.py",
     ]
-    + ["docs/guide.md", "src/apis/q.py", " ", "src/api/x.py/"]
+    + ["docs/guide.md", "src/apis/q.py", " ", "src/api/x.py/", ".", "./README.md", "web/ui/ä.ts"]
 )
 REFS = st.sampled_from(["src/api/x.py", "x.py", "src/api/", "web/ui", "other.py", "src/jobs/z.py", "a.ts"])
 AREAS = ["core", "alpha/api", "alpha/jobs", "beta/api", "unlisted"]
