@@ -5,7 +5,9 @@ file's one heading pass against reading each section on its own, the section map
 the topic files, the document index against scanning the documents, the near-duplicate check
 against its counting of every shared rare word. The whole validate output on a generated KB full of
 problems is pinned (tests/fixtures/validate_scale_findings.json, written by the code before these
-changes). Trusted token counts must change nothing, and load no tokenizer when no text changed.
+changes). Trusted token counts must change nothing, and load no tokenizer when no text changed;
+the scans and the counting run in forked children beside the other checks must give the findings
+and counts they give here.
 """
 
 from __future__ import annotations
@@ -17,22 +19,29 @@ import random
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from kbfactory import example_files, write_files
 
+from homeostat.adapters import forked_tasks
+from homeostat.adapters.count_worker import WORKER_MIN_BYTES
+from homeostat.adapters.forked_tasks import tasks_beside
 from homeostat.core.config import CORE_AREA
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB, load_kb
 from homeostat.core.markdown import headings, split_frontmatter
 from homeostat.core.parse import _parse_topic_section, parse_topic_file
 from homeostat.core.similarity import content_words, same_lesson
-from homeostat.core.validate import validate_kb
-from homeostat.core.validate.content_checks import readable_spans
+from homeostat.core.token_counts import TokenCounts
+from homeostat.core.validate import Runner, finding_rows, validate_kb
+from homeostat.core.validate.content_checks import check_file_secrets, check_secrets, readable_spans
 from homeostat.core.validate.structure_checks import _DocumentNames, _near_duplicates, repo_of
 
 TODAY = dt.date(2026, 11, 29)
+T = TypeVar("T")
 PINNED = Path(__file__).parent / "fixtures" / "validate_scale_findings.json"
 WORDS = """ledger refund invoice voucher courier tariff parcel beacon quota sensor ticket budget retry
 cache timeout schema migration column payload request response client server worker queue event""".split()
@@ -350,3 +359,129 @@ def test_counts_from_an_earlier_run_are_trusted_only_for_unchanged_text(tmp_path
     (root / ".homeostat").rename(tmp_path / "gone")
     none, _ = run_validate(root)
     assert json.loads(broken)["findings"] == json.loads(none)["findings"] == json.loads(changed)["findings"]
+
+
+# --- scanning and counting beside the other checks (forked children, adapters/forked_tasks.py) -----
+
+
+def _counts_state(counts: TokenCounts) -> tuple[object, ...]:
+    """What tokens.json is written from, in its order, and what was counted."""
+    return list(counts.used.items()), list(counts.known.items()), counts.counted
+
+
+def _planted_secret_kb() -> dict[str, str | bytes]:
+    """The generated KB with secrets planted in a rule, a document and homeostat.yaml (whose error
+    decides whether cached scores are checked at all)."""
+    files = generated_kb(20261204)
+    token = "ghp_" + "A1b2" * 9
+    rule_file = "knowledge/billing/api/errors.md"
+    files[rule_file] = str(files[rule_file]).replace("### Why\n", f"### Why\nUse {token} here.\n", 1)
+    files["knowledge/billing/api/docs/doc-0.md"] = str(files["knowledge/billing/api/docs/doc-0.md"]) + token
+    files["homeostat.yaml"] = str(files["homeostat.yaml"]) + f"# {token}\n"
+    return files
+
+
+def _tracked(beside: Runner, ran_here: list[int]) -> Runner:
+    """`beside`, noting each task that runs in this process: none should, the children's values
+    came back."""
+    parent = os.getpid()
+
+    def run(task: Callable[[], T]) -> Callable[[], T]:
+        def noted() -> T:
+            if os.getpid() == parent:
+                ran_here.append(1)
+            return task()
+
+        return beside(noted)
+
+    return run
+
+
+@pytest.mark.parametrize(("secrets", "warm"), [(False, False), (True, False), (False, True)])
+def test_scanning_and_counting_in_children_give_the_findings_and_counts_given_here(
+    secrets: bool, warm: bool
+) -> None:
+    """The span checks and the counting in children once the KB is loaded, the secret scan in
+    another before, from the files; fresh, and warm, with half the counts known from an earlier run
+    (the other rules' texts changed since) and one unused."""
+    files = _planted_secret_kb() if secrets else generated_kb(20261204)
+    kb = load_kb(files)
+    known: dict[str, int] = {}
+    if warm:
+        earlier = TokenCounts()
+        validate_kb(kb, TODAY, earlier)
+        known = dict(list(earlier.used.items())[::2]) | {"0" * 24: 7}
+    here = TokenCounts(known)
+    plain = validate_kb(kb, TODAY, here)
+    there = TokenCounts(known)
+    ran_here: list[int] = []
+    with tasks_beside(WORKER_MIN_BYTES) as beside:
+        assert beside is not None
+        tracked = _tracked(beside, ran_here)
+        early = tracked(lambda: finding_rows(check_file_secrets(files)))
+        beside_result = validate_kb(kb, TODAY, there, beside=tracked, secrets=early)
+    assert not ran_here
+    checks = {f.check for f in plain.findings}
+    assert {"risky", "email"} <= checks and ("secret" in checks) == secrets
+    assert ("cache" in checks) != secrets  # a secret in homeostat.yaml leaves cached scores unchecked
+    assert beside_result.findings == plain.findings and beside_result.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here) and here.counted > 0
+
+
+def test_failing_children_leave_their_tasks_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    kb = load_kb(_planted_secret_kb())
+    here = TokenCounts()
+    plain = validate_kb(kb, TODAY, here)
+    monkeypatch.setattr(forked_tasks, "_child", lambda *_: os._exit(1))
+    there = TokenCounts()
+    with tasks_beside(WORKER_MIN_BYTES) as beside:
+        result = validate_kb(kb, TODAY, there, beside=beside)
+    assert result.findings == plain.findings and result.cache == plain.cache
+    assert _counts_state(there) == _counts_state(here)
+
+
+def test_a_child_runs_apart_and_holds_no_pipe_of_its_parent() -> None:
+    """A child closes what it inherited: a pipe another child reads to its end must not stay open in
+    it. A validate that fails before asking for a value lets its child go; a small KB gets none."""
+    read, write = os.pipe()
+
+    def where() -> tuple[int, str]:
+        try:
+            os.fstat(write)
+            return os.getpid(), "held"
+        except OSError:
+            return os.getpid(), "closed"
+
+    try:
+        with tasks_beside(WORKER_MIN_BYTES) as beside:
+            assert beside is not None
+            pid, pipe = beside(where)()
+            assert pid != os.getpid() and pipe == "closed"
+        with pytest.raises(RuntimeError), tasks_beside(WORKER_MIN_BYTES) as beside:
+            assert beside is not None
+            beside(where)
+            raise RuntimeError("validate failed")
+        with pytest.raises(ChildProcessError):
+            os.waitpid(-1, os.WNOHANG)  # no child left behind
+    finally:
+        os.close(read)
+        os.close(write)
+    with tasks_beside(WORKER_MIN_BYTES - 1) as beside:
+        assert beside is None
+
+
+def test_the_secret_scan_of_the_files_is_the_scan_of_the_kb_loaded_from_them() -> None:
+    """Text files and binaries alike: an image with a token in its strings, a Markdown file that is
+    not UTF-8 (a schema error, never scanned), a file outside knowledge/."""
+    token = "ghp_" + "A1b2" * 9
+    files = _planted_secret_kb()
+    files["knowledge/billing/api/docs/diagram.png"] = b"\x89PNG\xff\xfe " + token.encode() + b" \xff"
+    files["knowledge/billing/api/latin1.md"] = f"caf\xe9 {token}".encode("latin-1")
+    files["scripts/setup.sh"] = f"export GITHUB_TOKEN={token}\n"
+    found = check_file_secrets(files)
+    assert {f.file for f in found} >= {
+        "homeostat.yaml",
+        "scripts/setup.sh",
+        "knowledge/billing/api/docs/diagram.png",
+    }
+    assert found == check_secrets(load_kb(files))

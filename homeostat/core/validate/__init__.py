@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
-from homeostat.core.findings import Finding
+from homeostat.core.config import Config
+from homeostat.core.findings import Finding, Severity
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
@@ -27,7 +29,21 @@ from homeostat.core.validate.structure_checks import (
     check_rule_ids,
     check_topic_files,
     computed_cache,
+    count_rule_views,
 )
+
+T = TypeVar("T")
+FindingRow = tuple[str, int, Severity, str, str]  # a Finding's fields, as a task run elsewhere sends it
+TokenState = tuple[list[int], dict[str, int], dict[str, int], int]  # counts, and TokenCounts after
+
+
+class Runner(Protocol):
+    """Starts a task elsewhere (`adapters.forked_tasks`: in a forked child, which has what this
+    process has) and gives the function that waits for its value, plain data (tuples, lists, dicts,
+    strings, numbers): how validate scans and counts beside its other checks."""
+
+    def __call__(self, task: Callable[[], T], /) -> Callable[[], T]: ...
+
 
 CHECKS = (
     "schema",
@@ -61,16 +77,29 @@ class ValidationResult:
 
 
 def validate_kb(
-    kb: KB, today: dt.date, tokens: TokenCounts | None = None, *, errors_only: bool = False
+    kb: KB,
+    today: dt.date,
+    tokens: TokenCounts | None = None,
+    *,
+    errors_only: bool = False,
+    beside: Runner | None = None,
+    secrets: Callable[[], list[FindingRow]] | None = None,
 ) -> ValidationResult:
     """`tokens`: counts from earlier runs, so unchanged rules are not counted again (and it learns
     this run's). `errors_only`: leave out the checks that only warn (emails, near-duplicates, cached
-    fields, catch-all topics, section order), for a caller that acts on errors alone; no cache."""
-    findings: list[Finding] = list(kb.problems)
+    fields, catch-all topics, section order), for a caller that acts on errors alone; no cache.
+    `beside`: runs the span checks, the secret scan and the token counting while this process runs
+    the other checks (where each ran changes nothing: every finding is sorted and de-duplicated at
+    the end, and the counts come back with what `tokens` holds after). `secrets`: gives the secret
+    scan's findings, begun by the caller on the files `kb` was loaded from (`check_file_secrets`),
+    so it ran while they loaded."""
+    run = beside or _here
     config = kb.config
+    counts = tokens if tokens is not None else TokenCounts()
+    counting = None if errors_only else run(lambda: _counted(kb, counts))
+    scans = run(lambda: finding_rows(_scanned(kb, config, emails=not errors_only, secrets=secrets is None)))
+    findings: list[Finding] = list(kb.problems)
     findings += check_rule_fields(kb, today)
-    findings += check_secrets(kb)
-    findings += check_spans(kb, config, emails=not errors_only)
     findings += check_conflict_markers(kb)
     if not errors_only:
         findings += check_topic_files(kb)
@@ -84,13 +113,41 @@ def validate_kb(
         findings += check_provenance(kb, config)
         if not errors_only:
             findings += check_health(kb, config)
-    cache = {} if errors_only else computed_cache(kb, tokens)
+    findings += [Finding(*row) for row in scans()]
+    if secrets is not None:
+        findings += [Finding(*row) for row in secrets()]
+    cache = {} if counting is None else computed_cache(kb, _counts_into(counts, counting()))
     if not errors_only and config_readable(
         findings
     ):  # scores depend on members' roles: judged against a broken config, wrong
         findings += check_cache(kb, cache)
     unique = sorted(set(findings), key=lambda f: (f.file, f.line, f.severity, f.check, f.message))
     return ValidationResult(kb, tuple(unique), cache)
+
+
+def _here(task: Callable[[], T]) -> Callable[[], T]:
+    """No runner: each task runs here when its value is asked for."""
+    return task
+
+
+def _scanned(kb: KB, config: Config | None, *, emails: bool, secrets: bool) -> list[Finding]:
+    found = check_secrets(kb) if secrets else []
+    return found + check_spans(kb, config, emails=emails)
+
+
+def _counted(kb: KB, counts: TokenCounts) -> TokenState:
+    """Each rule's tokens, and what `counts` holds after: run in a child, its copy of `counts` is
+    what learns the counts, and this process takes them over (`_counts_into`)."""
+    return count_rule_views(kb, counts), counts.used, counts.known, counts.counted
+
+
+def _counts_into(counts: TokenCounts, state: TokenState) -> list[int]:
+    counted, counts.used, counts.known, counts.counted = state
+    return counted
+
+
+def finding_rows(findings: Iterable[Finding]) -> list[FindingRow]:
+    return [(f.file, f.line, f.severity, f.check, f.message) for f in findings]
 
 
 def config_readable(findings: list[Finding] | tuple[Finding, ...]) -> bool:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error, warning
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
-from homeostat.core.kb import KB
+from homeostat.core.kb import KB, decode_files
 from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
 from homeostat.core.model import Document, Rule
 from homeostat.core.parse import TopicFile, TopicSection
@@ -145,8 +145,19 @@ def printable_strings(data: bytes) -> str:
 def check_secrets(kb: KB) -> list[Finding]:
     """Every file in the KB, whatever its name, binaries by their printable strings: a secret anywhere
     is an error."""
+    return secret_findings(kb.files, kb.binaries)
+
+
+def check_file_secrets(files: Mapping[str, str | bytes]) -> list[Finding]:
+    """`check_secrets` of the KB loaded from `files`, found without loading it (the scan reads only
+    the files as `load_kb` decodes them): so it can run while they are loaded."""
+    texts, binaries, _ = decode_files(files)
+    return secret_findings(texts, binaries)
+
+
+def secret_findings(texts: Mapping[str, str], binaries: Mapping[str, bytes]) -> list[Finding]:
     found: list[Finding] = []
-    for path, text in kb.files.items():
+    for path, text in texts.items():
         for hit in find_secrets(text):
             found.append(
                 error(
@@ -156,7 +167,7 @@ def check_secrets(kb: KB) -> list[Finding]:
                     f"possible {hit.kind} secret; remove it from the KB (and rotate it if it was real)",
                 )
             )
-    for path, data in kb.binaries.items():
+    for path, data in binaries.items():
         for hit in find_secrets(printable_strings(data))[:1]:
             found.append(
                 error(

@@ -89,15 +89,21 @@ def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
     return found
 
 
-def computed_cache(kb: KB, counter: TokenCounts | None = None) -> dict[str, tuple[int, int]]:
-    """(score, tokens) per rule id as validate --fix would write them."""
+def computed_cache(kb: KB, tokens: Sequence[int]) -> dict[str, tuple[int, int]]:
+    """(score, tokens) per rule id as validate --fix would write them, given each rule's count
+    (`count_rule_views`, in `kb.rules`' order)."""
     counts = conflict_counts(kb.rules)
-    count = (counter or TokenCounts()).count
-    tokens = [count(rule_view(rule)) for rule in kb.rules]
     out: dict[str, tuple[int, int]] = {}
     for rule, n in zip(kb.rules, tokens, strict=True):
         out.setdefault(rule.id, (score_rule(rule.meta, kb.config, counts.get(rule.id, 0)).total, n))
     return out
+
+
+def count_rule_views(kb: KB, counter: TokenCounts | None = None) -> list[int]:
+    """Each rule's tokens, as an agent is served it, in `kb.rules`' order: `rule_views` counted one
+    by one with `TokenCounts.count` (an unchanged rule is looked up, never counted again)."""
+    count = (counter or TokenCounts()).count
+    return [count(rule_view(rule)) for rule in kb.rules]
 
 
 def check_cache(kb: KB, cache: dict[str, tuple[int, int]]) -> list[Finding]:
