@@ -11,11 +11,11 @@ import keyword
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from homeostat import VERSION
 from homeostat.cli_options import add_kb_option as add_kb_option  # commands import these from here
 from homeostat.cli_options import kb_dir as kb_dir
+from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import HomeostatError
 
 if TYPE_CHECKING:  # imported where a parser is built: a session hook's fast path builds none

@@ -12,9 +12,9 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from homeostat.core.text import camel_case
+from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:  # argparse is imported where a parser is built: a session hook's fast path has none

@@ -11,9 +11,12 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import TextIO
 
 from homeostat.core.text import plural
+from homeostat.core.type_hints import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import TextIO
 
 
 def note(message: str, stream: TextIO | None = None) -> None:

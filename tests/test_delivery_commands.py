@@ -460,7 +460,8 @@ def test_a_warm_context_imports_no_pathlib_urllib_or_ipaddress(kb: Path, tmp_pat
     assert first.returncode == 0, first.stderr
     script = (
         f"import sys\nfrom homeostat.cli import main\nmain({args!r})\n"
-        "print('HEAVY', [m for m in ('pathlib', 'urllib.parse', 'ipaddress', 'argparse') if m in sys.modules])\n"
+        "print('HEAVY', [m for m in ('pathlib', 'urllib.parse', 'ipaddress', 'argparse', 'typing')"
+        " if m in sys.modules])\n"
     )
     done = subprocess.run(
         [sys.executable, "-S", "-c", script],

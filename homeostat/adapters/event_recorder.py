@@ -16,7 +16,8 @@ import json
 import os
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import logging

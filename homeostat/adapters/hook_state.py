@@ -13,10 +13,10 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import TYPE_CHECKING, Any
 
 from homeostat.adapters.plain_files import read_text, write_atomic
 from homeostat.core.text import sha256
+from homeostat.core.type_hints import TYPE_CHECKING
 
 SESSIONS_DIR = ".homeostat/sessions"
 SETTINGS_FILE = ".homeostat/index/hook-settings.json"
@@ -24,6 +24,8 @@ _SETTINGS = ("minEdits", "mcpWrites", "mcpWriteLimit")  # what SETTINGS_FILE hol
 _SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.adapters.plain_files import StrPath
 
 

@@ -10,9 +10,9 @@ downloaded: installing a version is the developer's step (`docs/plugin.md`).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from homeostat import VERSION
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -18,18 +18,20 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
 
+from homeostat.adapters.corpus_part import PART_FORMAT, part_bytes, read_part
 from homeostat.adapters.plain_files import StrPath, read_bytes, read_text, write_atomic
 from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 from homeostat.core.text import sha256
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import hashlib
     import logging
     from collections.abc import Sequence
     from pathlib import Path
+    from typing import Any
 
     from homeostat.console import Progress
     from homeostat.core.kb import KB
@@ -613,7 +615,7 @@ def _load(root: StrPath, key: str, repo_of: RepoOf | None = None) -> Loaded | No
         repos = _unmarshal(os.path.join(folder, f"corpus-{key}.repos.marshal"))
         if isinstance(repos, list) and repos:
             name = _part_name(key, repo_of([(str(n), str(u)) for n, u in repos]))
-            part = _read(os.path.join(folder, name))
+            part = read_part(os.path.join(folder, name))
             if part is not None:
                 return Loaded(part, key, False, "cached")
     whole = _read(os.path.join(folder, f"corpus-{key}.marshal"))
@@ -651,9 +653,10 @@ def _unmarshal(path: str) -> Any:
 
 
 def _part_name(key: str, repo: str | None) -> str:
-    """The file of one repo's part (None: the part a checkout in no repo sees, `core`'s)."""
-    label = "core" if repo is None else f"repo:{repo}"
-    return f"corpus-{key}.part-{sha256(label.encode()).hexdigest()[:16]}.marshal"
+    """The file of one repo's part (None: the part a checkout in no repo sees, `core`'s), named by
+    the part file's layout too: a part of another layout is cut again, never misread."""
+    label = ("core" if repo is None else f"repo:{repo}") + f"\0{PART_FORMAT}"
+    return f"corpus-{key}.part-{sha256(label.encode()).hexdigest()[:16]}"
 
 
 def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
@@ -669,7 +672,7 @@ def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
         return whole
     folder = _join(root, INDEX_DIR)
     try:
-        write_atomic(os.path.join(folder, _part_name(whole.key, repo)), _dumped(part))
+        write_atomic(os.path.join(folder, _part_name(whole.key, repo)), part_bytes(part))
         repos_file = os.path.join(folder, f"corpus-{whole.key}.repos.marshal")
         write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
     except OSError:

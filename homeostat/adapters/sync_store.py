@@ -15,9 +15,9 @@ import json
 import os
 import time
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from homeostat.adapters.plain_files import read_text, write_atomic
+from homeostat.core.type_hints import TYPE_CHECKING
 
 STATE_DIR = ".homeostat"
 SYNC_FILE = f"{STATE_DIR}/sync.json"
@@ -28,6 +28,8 @@ LOG_LIMIT = 256 * 1024  # sync.log starts over past this size
 
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.adapters.plain_files import StrPath
 
 

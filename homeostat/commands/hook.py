@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
 
 from homeostat.adapters.event_recorder import Scalar, log_event, log_events
 from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
@@ -32,6 +31,7 @@ from homeostat.adapters.search_index import (
     pending_names,
 )
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
+from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 CONTEXT_LIMIT = 10_000  # Claude Code cuts a longer additionalContext to a preview
@@ -41,10 +41,11 @@ KB_OPTION = "CLAUDE_PLUGIN_OPTION_KB_DIR"
 NO_TURN_USAGE = "HOMEOSTAT_NO_TURN_USAGE"
 HANDOFF_SOURCE = "agent-handoff"
 
-Answer = dict[str, Any] | None
-
 if TYPE_CHECKING:
     import argparse
+    from typing import Any, TypeAlias
+
+Answer: TypeAlias = "dict[str, Any] | None"
 
 
 class HookInputError(ValueError):

@@ -9,9 +9,22 @@ agree on every shape this module translates.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+from homeostat.core.type_hints import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 
 _NEEDS_WCMATCH = re.compile(r"[\[\]!()@+\\]")
+MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")  # the characters that make a glob more than a path
+
+
+def literal_start(pattern: str) -> str:
+    """What every path the glob matches starts with (`selection.glob_matches`): its characters before
+    the first special one, without a leading `./`. A glob with none matches that one path alone."""
+    magic = MAGIC.search(pattern)
+    return (pattern[: magic.start()] if magic else pattern).removeprefix("./")
 
 
 def _split_top(inner: str) -> list[str]:

@@ -10,11 +10,12 @@ type-checked as one. Generic records and the functional form are not supported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from homeostat.core.type_hints import TYPE_CHECKING
 
 __all__ = ["Record"]
 
 if TYPE_CHECKING:
+    from typing import Any
     from typing import NamedTuple as Record
 else:
     from collections import namedtuple

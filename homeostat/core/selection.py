@@ -21,14 +21,18 @@ import math
 import re
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting, in C
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from itertools import chain
 
-from homeostat.core.globs import compile_glob
+from homeostat.core.globs import MAGIC, compile_glob
 from homeostat.core.records import Record
+from homeostat.core.scope_index import SERVED, ScopeIndex, scope_index, scopes_for
 from homeostat.core.similarity import STOPWORDS, same_lesson
 from homeostat.core.text import identifiers, lazy_pattern, words
+from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from homeostat.core.config import Config
     from homeostat.core.corpus_rows import RuleRow
     from homeostat.core.kb import KB
@@ -206,7 +210,7 @@ def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[st
 _MATCHERS: dict[str, Any] = {}
 
 
-_MAGIC = re.compile(r"[*?\[\]{}!@+()\\]")  # every session uses it
+_MAGIC = MAGIC  # every session uses it
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -273,6 +277,16 @@ class Entry(Record):
     @property
     def rejected(self) -> bool:
         return not self.adopted
+
+    @property
+    def view_chars(self) -> int:
+        """`len(view)`: what fitting a view reads of every ranked rule, whose text a cached repo part
+        reads only for the rules it serves (`adapters.corpus_part`)."""
+        return len(self.view)
+
+    @property
+    def short_chars(self) -> int:
+        return len(self.short)
 
 
 class SectionEntry(Record):
@@ -346,6 +360,9 @@ class Corpus(Record):
     # length) and every term's document frequency; None for a whole KB, which counts its own
     whole: tuple[int, int] | None = None
     frequencies: Mapping[str, int] = {}
+    # A repo part's served rules by scope (`repo_part`), so a session looks only at those that may
+    # apply; None for a whole KB, whose selection looks at every rule
+    scopes: ScopeIndex | None = None
 
     @property
     def multi_repo(self) -> bool:
@@ -393,11 +410,12 @@ class Corpus(Record):
         }
 
     @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Corpus:
+    def from_data(cls, data: Mapping[str, Any], entry: type[Entry] = Entry) -> Corpus:
+        """`entry`: the class of the rules' records (a cached repo part's reads their texts later)."""
         if data.get("format") != CORPUS_FORMAT:
             raise ValueError(f"corpus format {data.get('format')!r}, expected {CORPUS_FORMAT}")
         new = tuple.__new__  # rows are stored as tuples in field order
-        entries = cast("tuple[Entry, ...]", tuple([new(Entry, row) for row in data["entries"]]))
+        entries = cast("tuple[Entry, ...]", tuple([new(entry, row) for row in data["entries"]]))
         remember_stems(data["stems"])
         whole = data["whole"]
         return cls(
@@ -777,6 +795,7 @@ def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
         by_id=_by_id(entries),
         whole=(corpus.doc_count, corpus.length_sum),
         frequencies={key: len(flat) // 2 for key, flat in corpus.postings.items()},
+        scopes=scope_index(entries),
     )
 
 
@@ -789,6 +808,9 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
     if not total:
         return {}
     average = corpus.length_sum / total or 1.0
+    lengths = corpus.lengths
+    length_norms: dict[int, float] = {}  # each document's part of the denominator, worked out once
+    scale = BM25_K1 + 1
     scores: dict[int, float] = {}
     for term in set(query):
         flat = corpus.postings.get(term)
@@ -803,8 +825,10 @@ def bm25(corpus: Corpus, query: Iterable[str], docs: set[int] | None = None) -> 
         elif docs is not None:
             pairs = [(doc, tf) for doc, tf in pairs if doc in docs]
         for doc, tf in pairs:
-            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * corpus.lengths[doc] / average)
-            scores[doc] = scores.get(doc, 0.0) + idf * tf * (BM25_K1 + 1) / norm
+            length_norm = length_norms.get(doc)
+            if length_norm is None:
+                length_norm = length_norms[doc] = BM25_K1 * (1 - BM25_B + BM25_B * lengths[doc] / average)
+            scores[doc] = scores.get(doc, 0.0) + idf * tf * scale / (tf + length_norm)
     return scores
 
 
@@ -1002,14 +1026,58 @@ def select_entries(
     what the developer is doing, as words (`task_words`); without it the task ranking is empty."""
     paths = tuple(dict.fromkeys(p.removeprefix("./") for p in touched if p.strip()))
     task_terms = terms(" ".join(task))
-    candidates: list[tuple[Entry, int, tuple[int, int], float, int]] = []  # ..., its document number
+    if corpus.scopes is None:
+        candidates, rest = _tiered_by_scan(corpus, paths, audience)
+    else:
+        candidates, rest = _tiered_by_index(corpus, corpus.scopes, paths, audience)
+    docs = {c[4] for c in candidates}
+    keyword = bm25(corpus, [t for p in paths for t in path_terms(p)], docs)
+    task_score = bm25(corpus, task_terms, docs) if task_terms else {}
+    shared = _shared_terms(corpus, task_terms, docs) if task_terms else {}
+    lifts = lifted([(id(c[0]), c[1], task_score.get(c[4], 0.0), shared.get(c[4], 0)) for c in candidates])
+    tiers: dict[int, list[Candidate]] = {1: [], 2: [], 3: [], 4: []}
+    for c in candidates:
+        tiers[1 if id(c[0]) in lifts else c[1]].append(c)
+    ranked: list[Ranked] = []
+    for tier, group in tiers.items():
+        scope_ranks = _ranks([(-c[2][0], -c[2][1], -c[0].score, c[0].id) for c in group])
+        kw = [keyword.get(c[4], 0.0) for c in group]
+        kw_ranks = _ranks([(-s, c[0].id) if s > 0 else None for s, c in zip(kw, group, strict=True)])
+        ref_ranks = _ranks([(-c[3], c[0].id) if c[3] > 0 else None for c in group])
+        tk = [task_score.get(c[4], 0.0) for c in group]
+        floor = TASK_RELATIVE * max(tk, default=0.0)
+        task_ranks = _ranks(
+            [(-s, c[0].id) if s > 0 and s >= floor else None for s, c in zip(tk, group, strict=True)]
+        )
+        rows = []
+        new = tuple.__new__  # `Ranked(...)` per rule costs a Python call more
+        for i, (entry, _, spec, weight, _doc) in enumerate(group):
+            ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i], task_ranks[i])
+            rrf = sum([1.0 / (RRF_K + r) for r in ranks if r is not None])
+            rows.append(
+                new(Ranked, (entry, tier, rrf, spec, kw[i], weight, ranks, tk[i], id(entry) in lifts))
+            )
+        rows.sort(key=lambda r: (not r.lifted, -r.rrf, -r.entry.score, r.entry.id))
+        ranked += rows
+    return Selection(tuple(ranked), tuple(rest), paths, tuple(task))
+
+
+Candidate = tuple[Entry, int, tuple[int, int], float, int]  # tier, specificity, weight, document number
+
+
+def _tiered_by_scan(
+    corpus: Corpus, paths: Sequence[str], audience: Audience
+) -> tuple[list[Candidate], list[Entry]]:
+    """The rules a tier takes (with their tier, specificity, code-reference weight and document
+    number) and the adopted rules none takes, in corpus order, looking at every rule."""
+    candidates: list[Candidate] = []
     rest: list[Entry] = []
     seen: dict[str, bool] = {}  # by area
     globs: dict[str, tuple[bool, bool]] = {}
     specs: dict[str, tuple[int, int]] = {}
     by_scope: dict[tuple[str, ...], ScopeFacts] = {}  # most rules share their scope with others
     for doc, entry in enumerate(corpus.entries):
-        if entry.status not in ("accepted", "pending"):
+        if entry.status not in SERVED:
             continue
         sees = seen.get(entry.area)
         if sees is None:
@@ -1028,33 +1096,49 @@ def select_entries(
                 rest.append(entry)
             continue
         candidates.append((entry, tier, spec, weight, doc))
-    docs = {c[4] for c in candidates}
-    keyword = bm25(corpus, [t for p in paths for t in path_terms(p)], docs)
-    task_score = bm25(corpus, task_terms, docs) if task_terms else {}
-    shared = _shared_terms(corpus, task_terms, docs) if task_terms else {}
-    lifts = lifted([(id(c[0]), c[1], task_score.get(c[4], 0.0), shared.get(c[4], 0)) for c in candidates])
-    tiers: dict[int, list[tuple[Entry, int, tuple[int, int], float, int]]] = {1: [], 2: [], 3: [], 4: []}
-    for c in candidates:
-        tiers[1 if id(c[0]) in lifts else c[1]].append(c)
-    ranked: list[Ranked] = []
-    for tier, group in tiers.items():
-        scope_ranks = _ranks([(-c[2][0], -c[2][1], -c[0].score, c[0].id) for c in group])
-        kw = [keyword.get(c[4], 0.0) for c in group]
-        kw_ranks = _ranks([(-s, c[0].id) if s > 0 else None for s, c in zip(kw, group, strict=True)])
-        ref_ranks = _ranks([(-c[3], c[0].id) if c[3] > 0 else None for c in group])
-        tk = [task_score.get(c[4], 0.0) for c in group]
-        floor = TASK_RELATIVE * max(tk, default=0.0)
-        task_ranks = _ranks(
-            [(-s, c[0].id) if s > 0 and s >= floor else None for s, c in zip(tk, group, strict=True)]
-        )
-        rows = []
-        for i, (entry, _, spec, weight, _doc) in enumerate(group):
-            ranks = (scope_ranks[i], kw_ranks[i], ref_ranks[i], task_ranks[i])
-            rrf = sum(1.0 / (RRF_K + r) for r in ranks if r is not None)
-            rows.append(Ranked(entry, tier, rrf, spec, kw[i], weight, ranks, tk[i], id(entry) in lifts))
-        rows.sort(key=lambda r: (not r.lifted, -r.rrf, -r.entry.score, r.entry.id))
-        ranked += rows
-    return Selection(tuple(ranked), tuple(rest), paths, tuple(task))
+    return candidates, rest
+
+
+def _tiered_by_index(
+    corpus: Corpus, index: ScopeIndex, paths: Sequence[str], audience: Audience
+) -> tuple[list[Candidate], list[Entry]]:
+    """`_tiered_by_scan`'s answer, looking only at the rules whose scope may match a path or is
+    global (`scope_index`): every other served rule's scope has no glob that is global or matches,
+    so no tier takes it, and the adopted ones are the untiered rest. A rule's tier follows from its
+    scope and its code references alone, which the rules of one file or folder often share."""
+    globs: dict[str, tuple[bool, bool]] = {}
+    specs: dict[str, tuple[int, int]] = {}
+    facts_of: dict[int, ScopeFacts] = {}
+    picked: list[tuple[int, int]] = []  # (document number, its scope's number)
+    for number in scopes_for(index, paths):
+        facts = _scope_facts(index.scopes[number], paths, globs)
+        if facts[0] or facts[1]:
+            facts_of[number] = facts
+            picked += [(doc, number) for doc in index.members[number]]
+    picked.sort()
+    sees = visibility(corpus, audience)
+    entries = corpus.entries
+    candidates: list[Candidate] = []
+    taken: set[int] = set()
+    tiers: dict[tuple[int, tuple[str, ...]], tuple[int | None, tuple[int, int], float]] = {}
+    for doc, number in picked:
+        entry = entries[doc]
+        if not sees(entry.area):
+            continue
+        found = tiers.get((number, entry.refs))
+        if found is None:
+            found = tiers[number, entry.refs] = _tier(entry, facts_of[number], paths, specs)
+        tier, spec, weight = found
+        if tier is None or (not entry.adopted and tier != 1):  # a rejected decision only where it applies
+            continue
+        candidates.append((entry, tier, spec, weight, doc))
+        taken.add(doc)
+    shown = [docs for area, docs in index.adopted_by_area.items() if sees(area)]
+    if len(shown) == len(index.adopted_by_area):
+        untiered: Iterable[int] = index.adopted
+    else:
+        untiered = sorted(chain.from_iterable(shown))
+    return candidates, [entries[d] for d in untiered if d not in taken]
 
 
 LIFT_MIN_SHARED = 2
@@ -1144,24 +1228,23 @@ def fit_rules(
     cut: list[Cut] = []
     used_tokens = used_chars = 0
     opened: set[str] = set()
+    new = tuple.__new__
     for item in ranked:
-        group = group_of(item.entry)
+        entry = item.entry
+        group = group_of(entry)
         extra_tokens, extra_chars = (0, 0) if group in opened else group_cost(group)
-        form = None
-        for name, cost, size in (
-            ("full", item.entry.tokens, len(item.entry.view)),
-            ("rule-only", item.entry.short_tokens, len(item.entry.short)),
-        ):
-            if used_tokens + cost + extra_tokens <= tokens and used_chars + size + extra_chars <= chars:
-                form = name
-                used_tokens += cost + extra_tokens
-                used_chars += size + extra_chars
-                break
-        if form is None:
-            over_chars = used_chars + len(item.entry.short) + extra_chars > chars
-            reason = "over the character cap" if over_chars else "over the rule token budget"
-            cut.append(Cut(item.entry.id, "rule", reason, item.entry.area, item.entry.topic))
+        tokens_left, chars_left = tokens - used_tokens - extra_tokens, chars - used_chars - extra_chars
+        # each size is looked at only when the one before it fits: a cached part reads it from a table
+        if entry.tokens <= tokens_left and (size := entry.view_chars) <= chars_left:
+            form, cost = "full", entry.tokens
+        elif (size := entry.short_chars) <= chars_left and entry.short_tokens <= tokens_left:
+            form, cost = "rule-only", entry.short_tokens
+        else:
+            reason = "over the character cap" if size > chars_left else "over the rule token budget"
+            cut.append(new(Cut, (entry.id, "rule", reason, entry.area, entry.topic)))  # most rules of a tier
             continue
+        used_tokens += cost + extra_tokens
+        used_chars += size + extra_chars
         opened.add(group)
         placed.append(Placed(item, form))
     return Fitted(tuple(placed), tuple(cut), used_tokens, used_chars)

