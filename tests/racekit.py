@@ -11,6 +11,7 @@ process at that step boundary. Used by tests/test_daily_races.py and benchmarks/
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import subprocess
@@ -232,13 +233,25 @@ def _pulls(world: DailyWorld) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found))
 
 
+def _main_diff(main: dict[str, str], clean: dict[str, str]) -> str:
+    """Which files differ and how (the clean run's lines first), to tell a real loss from noise."""
+    out: list[str] = []
+    for path in sorted(set(main) | set(clean)):
+        if main.get(path) != clean.get(path):
+            lines = difflib.unified_diff(
+                clean.get(path, "").splitlines(), main.get(path, "").splitlines(), lineterm=""
+            )
+            out.append(f"{path}: " + " | ".join(list(lines)[2:12]))
+    return "; ".join(out)
+
+
 def problems(state: EndState, clean: EndState) -> list[str]:
     """How `state` differs from one clean run's: duplicates, lost records, orphans, empty commits."""
     found: list[str] = []
     if state.pulls != clean.pulls:
         found.append(f"PRs {state.pulls} != {clean.pulls}")
     if state.main != clean.main:
-        found.append("rules on main differ from one clean run's")
+        found.append(f"rules on main differ from one clean run's: {_main_diff(state.main, clean.main)}")
     if state.records != clean.records:
         found.append(f"records {state.records} != {clean.records}")
     if state.branches != clean.branches:
