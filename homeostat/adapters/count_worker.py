@@ -23,6 +23,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from homeostat.core.selection import TextCounter, ToCount, count_texts
 from homeostat.core.token_counts import TokenCounts
@@ -123,18 +124,9 @@ class _Worker:
         return counted
 
     def _received(self) -> tuple[list[int], dict[str, int], dict[str, int], int] | None:
-        try:
-            with os.fdopen(self.done, "rb") as pipe:
-                self.done = -1
-                data = pipe.read()
-        except OSError:
-            data = b""
-        if self._reaped() != 0 or not data:
-            return None
-        try:
-            found = marshal.loads(data)
-        except (ValueError, EOFError, TypeError):
-            return None
+        done, self.done = self.done, -1
+        answer = child_answer(done, self._reaped)
+        found = None if answer is None else answer[0]
         return found if isinstance(found, tuple) and len(found) == 4 else None
 
     def _reaped(self) -> int:
@@ -151,6 +143,23 @@ class _Worker:
                 os.close(fd)
         self.todo = self.done = -1
         self._reaped()
+
+
+def child_answer(done: int, reaped: Callable[[], int]) -> tuple[Any] | None:
+    """A forked child's one marshal, read to its end from `done` (closed after), in a 1-tuple; None
+    when the child failed (`reaped`, its exit code once waited for), sent nothing, or sent what does
+    not unmarshal: the caller then does the child's work itself."""
+    try:
+        with os.fdopen(done, "rb") as pipe:
+            data = pipe.read()
+    except OSError:
+        data = b""
+    if reaped() != 0 or not data:
+        return None
+    try:
+        return (marshal.loads(data),)
+    except (ValueError, EOFError, TypeError):
+        return None
 
 
 def _child(counts: TokenCounts, todo_read: int, done_write: int) -> None:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES, may_fork
+from homeostat.adapters.count_worker import WORKER_MIN_BYTES, child_answer, may_fork
 from homeostat.core.validate import Runner
 
 T = TypeVar("T")
@@ -80,18 +80,8 @@ class _Child(Generic[T]):
     def _received(self) -> tuple[T] | None:
         if self.done < 0:
             return None
-        try:
-            with os.fdopen(self.done, "rb") as pipe:
-                self.done = -1
-                data = pipe.read()
-        except OSError:
-            data = b""
-        if self._reaped() != 0 or not data:
-            return None
-        try:
-            return (marshal.loads(data),)
-        except (ValueError, EOFError, TypeError):
-            return None
+        done, self.done = self.done, -1
+        return child_answer(done, self._reaped)
 
     def _reaped(self) -> int:
         pid, self.pid = self.pid, 0
