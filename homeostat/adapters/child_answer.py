@@ -1,8 +1,8 @@
 """Hearing from a forked child: its answer, a marshal written to a pipe, once it has exited.
 
-The cold rebuild forks two helpers (`count_worker`, `parse_worker`); either may fail, die or send
-what does not unmarshal, and its parent then does the work itself. Both read their child the same
-way, here.
+The cold rebuild forks two helpers (`count_worker`, `parse_worker`) and validate forks its own
+(`forked_tasks`); any of them may fail, die or send what does not unmarshal, and its parent then
+does the work itself. All read their child the same way, here.
 """
 
 from __future__ import annotations
@@ -12,9 +12,10 @@ import os
 from typing import Any
 
 
-def answer(pid: int, done: int) -> Any:
-    """What child `pid` wrote to pipe `done` (read to its end, then closed) as a marshal; None when
-    it exited with anything but 0, or sent nothing, or what does not unmarshal."""
+def answer(pid: int, done: int) -> tuple[Any] | None:
+    """What child `pid` wrote to pipe `done` (read to its end, then closed) as a marshal, in a
+    1-tuple (a child may send None); None when it exited with anything but 0, or sent nothing, or
+    what does not unmarshal."""
     try:
         with os.fdopen(done, "rb") as pipe:
             data = pipe.read()
@@ -23,7 +24,7 @@ def answer(pid: int, done: int) -> Any:
     if reaped(pid) != 0 or not data:
         return None
     try:
-        return marshal.loads(data)
+        return (marshal.loads(data),)
     except (ValueError, EOFError, TypeError):
         return None
 

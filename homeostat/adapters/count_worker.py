@@ -125,7 +125,8 @@ class _Worker:
 
     def _received(self) -> tuple[list[int], dict[str, int], dict[str, int], int] | None:
         pid, done, self.pid, self.done = self.pid, self.done, 0, -1
-        found = answer(pid, done) if done >= 0 else None
+        sent = answer(pid, done) if done >= 0 else None
+        found = None if sent is None else sent[0]
         return found if isinstance(found, tuple) and len(found) == 4 else None
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
+from homeostat.adapters.child_answer import answer, reaped
 from homeostat.adapters.count_worker import WORKER_MIN_BYTES, may_fork
 from homeostat.core.validate import Runner
 
@@ -80,31 +81,16 @@ class _Child(Generic[T]):
     def _received(self) -> tuple[T] | None:
         if self.done < 0:
             return None
-        try:
-            with os.fdopen(self.done, "rb") as pipe:
-                self.done = -1
-                data = pipe.read()
-        except OSError:
-            data = b""
-        if self._reaped() != 0 or not data:
-            return None
-        try:
-            return (marshal.loads(data),)
-        except (ValueError, EOFError, TypeError):
-            return None
-
-    def _reaped(self) -> int:
-        pid, self.pid = self.pid, 0
-        if not pid:
-            return -1
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        pid, done, self.pid, self.done = self.pid, self.done, 0, -1
+        return answer(pid, done)
 
     def close(self) -> None:
         """Let the child go (with no reader, its write fails and it ends) and wait for it."""
         if self.done >= 0:
             os.close(self.done)
             self.done = -1
-        self._reaped()
+        pid, self.pid = self.pid, 0
+        reaped(pid)
 
 
 def _child(task: Callable[[], Any], sent: int) -> None:

@@ -103,7 +103,8 @@ class _Parser:
 
     def received(self) -> list[FileRows] | None:
         pid, done, self.pid, self.done = self.pid, self.done, 0, -1
-        return _checked(answer(pid, done), self.paths) if done >= 0 else None
+        sent = answer(pid, done) if done >= 0 else None
+        return None if sent is None else _checked(sent[0], self.paths)
 
     def close(self) -> None:
         """Stop the child if it is still at work (the build failed) and wait for it."""

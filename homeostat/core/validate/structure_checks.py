@@ -100,8 +100,8 @@ def computed_cache(kb: KB, tokens: Sequence[int]) -> dict[str, tuple[int, int]]:
 
 
 def count_rule_views(kb: KB, counter: TokenCounts | None = None) -> list[int]:
-    """Each rule's tokens, as an agent is served it, in `kb.rules`' order: `rule_views` counted one
-    by one with `TokenCounts.count` (an unchanged rule is looked up, never counted again)."""
+    """Each rule's tokens, as an agent is served it, in `kb.rules`' order: each `rule_view` counted
+    one by one with `TokenCounts.count` (an unchanged rule is looked up, never counted again)."""
     count = (counter or TokenCounts()).count
     return [count(rule_view(rule)) for rule in kb.rules]
 
