@@ -27,6 +27,7 @@ from homeostat.adapters import count_worker as count_worker_module
 from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import build
+from homeostat.core.corpus_rows import rule_row
 from homeostat.core.kb import KB
 from homeostat.core.model import RuleMeta
 from homeostat.core.pending import PendingLesson
@@ -37,6 +38,7 @@ from homeostat.core.selection import (
     STOPWORDS,
     Entry,
     SectionEntry,
+    ToCount,
     _index,
     _scorer,
     build_corpus,
@@ -245,6 +247,69 @@ def test_counting_in_a_child_gives_the_bytes_counting_here_gives(tmp_path: Path,
     assert any(e.pending for e in plain.entries) and plain.sections and plain.line_tokens
     assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
     assert _state(there) == _state(here)
+
+
+def _rule_texts(kb: KB) -> list[tuple[str, str]]:
+    """The rules' texts a build counts first (`ToCount.rules`), in its order."""
+    return [(row.short, row.rest) for row in (rule_row(rule) for rule in kb.rules)]
+
+
+def _counted_where(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A file each process that counts a build's texts (`count_texts`) writes its pid to."""
+    log = tmp_path / "counted-by"
+    real = count_worker_module.count_texts
+
+    def spied(todo: ToCount, counts: TokenCounts) -> list[int]:
+        with log.open("a", encoding="ascii") as out:
+            out.write(f"{os.getpid()}\n")
+        return real(todo, counts)
+
+    monkeypatch.setattr(count_worker_module, "count_texts", spied)
+    return log
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_texts_sent_ahead_are_counted_in_the_child_in_the_builds_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, warm: bool
+) -> None:
+    """The first rules' texts sent before the build gathers the rest (as a cold build sends those
+    it read itself while the parse child reads the others): the same corpus to the byte and the
+    same counts kept in the same order as one process gives, every text counted in the child."""
+    kb = _worker_kb(tmp_path)
+    earlier = TokenCounts()
+    build_corpus(kb, PENDING, earlier)
+    known = dict(list(earlier.used.items())[1::3]) if warm else {}
+    here = TokenCounts(known)
+    plain = build_corpus(kb, PENDING, here)
+    log = _counted_where(monkeypatch, tmp_path)
+    there = TokenCounts(known)
+    with count_worker(there, WORKER_MIN_BYTES) as counter:
+        assert counter is not None
+        counter.ahead(_rule_texts(kb)[:5])
+        beside = build_corpus(kb, PENDING, there, counter)
+    assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
+    assert _state(there) == _state(here)
+    pids = log.read_text("ascii").split()
+    assert len(pids) == 2 and str(os.getpid()) not in pids  # the head, then the rest, in the child
+
+
+def test_a_head_that_is_not_the_builds_leaves_the_counting_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = _worker_kb(tmp_path)
+    here = TokenCounts()
+    plain = build_corpus(kb, PENDING, here)
+    log = _counted_where(monkeypatch, tmp_path)
+    there = TokenCounts()
+    before = children()
+    with count_worker(there, WORKER_MIN_BYTES) as counter:
+        assert counter is not None
+        counter.ahead(_rule_texts(kb)[1:4])  # not the build's first rules
+        beside = build_corpus(kb, PENDING, there, counter)
+        assert children() <= before  # the child that counted the wrong head was let go
+    assert marshal.dumps(beside.to_data()) == marshal.dumps(plain.to_data())
+    assert _state(there) == _state(here)
+    assert str(os.getpid()) in log.read_text("ascii").split()
 
 
 def test_a_failing_child_leaves_the_counting_to_this_process(

@@ -70,6 +70,10 @@ def _awkward_kb(root: Path) -> Path:
     (root / "knowledge/core/early.md").write_text(
         _rule("early", "core", "contradicts: [ui-rule-03]\n"), "utf-8"
     )
+    early_topic = "---\narea: core\ntopic: aa\n---\n" + "".join(
+        _section(f"aa-{n}", "bogus" if n == 1 else "accepted") for n in range(3)
+    )
+    (root / "knowledge/core/aa-topic.md").write_text(early_topic, "utf-8")  # read here, one part unreadable
     pending = root / PENDING_DIR
     pending.mkdir(parents=True)
     made = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
@@ -105,6 +109,7 @@ def test_the_awkward_cases_are_in_the_childs_share(tmp_path: Path, monkeypatch: 
     share = parse_worker.child_share(files)
     assert "knowledge/storefront/ui/zz-topic.md" in share and "knowledge/storefront/ui/rule-05.md" in share
     assert "knowledge/core/early.md" not in share and not any("/docs/" in p for p in share)
+    assert "knowledge/core/aa-topic.md" not in share
     assert share == sorted(share) and share[-1] == max(p for p in files if p.endswith(".md"))
     kb = load_kb(files)
     assert any(u.file.endswith("zz-topic.md") for u in kb.unreadable)  # the bogus section
@@ -129,9 +134,29 @@ def test_a_build_read_in_two_processes_is_the_build_read_in_one(
         return merged_rows(here, apart)
 
     monkeypatch.setattr(corpus_rows, "merged_rows", spied)
+    counted_by: list[int] = []  # the processes that counted, as this process sees them
+    sent_ahead: list[int] = []
+    count_texts, ahead = count_worker_module.count_texts, count_worker_module.Worker.ahead
+
+    def counted(todo: Any, counts: TokenCounts) -> list[int]:
+        counted_by.append(os.getpid())
+        return count_texts(todo, counts)
+
+    def spied_ahead(worker: Any, rules: list[tuple[str, str]]) -> None:
+        sent_ahead.append(len(rules))
+        ahead(worker, rules)
+
+    monkeypatch.setattr(count_worker_module, "count_texts", counted)
+    monkeypatch.setattr(count_worker_module.Worker, "ahead", spied_ahead)
     _children(monkeypatch, counting, True)
     split, split_bytes, split_counts = _built(root)
     assert merged and merged[0] > 0 if counting else not merged  # a split needs the counting child's fork
+    assert not counted_by  # never counted here: the child counted every text
+    share = set(parse_worker.child_share(read_tree(root)))
+    read_here = [e for e in plain.entries if not e.pending and e.file not in share]
+    assert any(u[0].endswith("aa-topic.md") for u in plain.unreadable)  # read here, its rules not served
+    assert not any(e.file.endswith("aa-topic.md") for e in plain.entries)
+    assert sent_ahead == ([len(read_here)] if counting else [])  # the rules read here went ahead
     assert split == plain
     assert split_bytes == plain_bytes
     assert split_counts == plain_counts

@@ -4,7 +4,9 @@ A cold build at 20,000 rules spends about 0.25 s loading the tokenizer and 0.5 s
 texts, and nothing else in the build needs either: only the counts, at its end. So a forked child
 loads the tokenizer while this process parses the KB, waits for the texts (`ToCount`), and counts
 them with its copy of the build's `TokenCounts` (`count_texts`: the same calls in the same order)
-while this process builds the index. It sends back the counts and what its `TokenCounts` holds
+while this process builds the index. Where part of the KB is parsed in another child
+(`parse_worker`), the rules read here come first in the build's order, and their texts are sent
+`ahead` as soon as they are read: counted while this process waits for the other child's rows. It sends back the counts and what its `TokenCounts` holds
 after, in one marshal: the same numbers, looked up in the same order, and the same integers shared
 where one process would share them (the cached corpus is a marshal, which writes an object held
 twice once, so that sharing is part of its bytes). tests/test_corpus_build.py holds the two equal.
@@ -25,8 +27,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from homeostat.adapters.child_answer import answer, reaped
-from homeostat.core.selection import TextCounter, ToCount, count_texts
+from homeostat.core.selection import ToCount, count_texts
 from homeostat.core.token_counts import TokenCounts
+from homeostat.core.type_hints import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from queue import SimpleQueue
+    from typing import BinaryIO
 
 # Below this much KB text (about 400 rules) the tokenizer loads and the texts count in less time
 # than a second process saves: the build counts them itself, as before.
@@ -71,23 +78,29 @@ def may_fork() -> bool:
 
 
 @contextmanager
-def count_worker(counts: TokenCounts, size: int) -> Iterator[TextCounter | None]:
-    """A counter for `build_corpus` that counts in a forked child, for a KB of `size` bytes
-    (`kb_bytes`); None (count in this process) where a child would not help. The child is started
-    here, so it loads the tokenizer while the caller reads the KB; it is gone when the block ends."""
+def count_worker(counts: TokenCounts, size: int) -> Iterator[Worker | None]:
+    """A counter for `build_corpus` (a `TextCounter`) that counts in a forked child, for a KB of
+    `size` bytes (`kb_bytes`); None (count in this process) where a child would not help. The child
+    is started here, so it loads the tokenizer while the caller reads the KB; it is gone when the
+    block ends."""
     if size < WORKER_MIN_BYTES or not may_fork():
         yield None
         return
-    worker = _Worker(counts)
+    worker = Worker(counts)
     try:
-        yield worker.start if worker.pid else None
+        yield worker if worker.pid else None
     finally:
         worker.close()
 
 
-class _Worker:
+class Worker:
+    """The counting child's end of the pipes. Called with a build's texts (`ToCount`), it sends
+    them and gives the function that waits for their counts. The rules' texts the caller knows
+    before the rest (`ahead`) are counted while the rest are still being gathered."""
+
     def __init__(self, counts: TokenCounts) -> None:
         self.counts = counts
+        self.head: list[tuple[str, str]] = []
         self.pid = 0
         todo_read, self.todo = os.pipe()
         self.done, done_write = os.pipe()
@@ -105,15 +118,50 @@ class _Worker:
         os.close(todo_read)
         os.close(done_write)
 
-    def start(self, todo: ToCount) -> Callable[[], list[int]]:
-        """Send the texts to count; the function returned waits for their counts."""
-        try:
-            with os.fdopen(self.todo, "wb") as pipe:
-                self.todo = -1
-                pipe.write(marshal.dumps(tuple(todo)))
-        except OSError:  # the child is gone: `wait` counts here
-            pass
+    def ahead(self, rules: list[tuple[str, str]]) -> None:
+        """Send the first rules' texts (`ToCount.rules`' head), to be counted before the rest are
+        sent. Their counts come with the rest's, in the same order, and only when the texts the
+        build counts begin with these (else this process counts them all itself)."""
+        if self.todo < 0 or self.head or not rules:
+            return
+        self.head = rules
+        self._send(marshal.dumps(rules))
+
+    def __call__(self, todo: ToCount) -> Callable[[], list[int]]:
+        """Send the texts to count (those not sent `ahead`); the function returned waits for their
+        counts."""
+        n = len(self.head)
+        if n and todo.rules[:n] != self.head:  # not the head the child counted: it must not answer
+            self._drop()
+        elif self.todo >= 0:
+            self._send(marshal.dumps(tuple(todo._replace(rules=todo.rules[n:]))))
+            self._close_todo()
         return lambda: self._wait(todo)
+
+    def _send(self, data: bytes) -> None:
+        """One frame: its length, then its marshal. The child is gone when this fails: `_wait`
+        counts here."""
+        try:
+            os.write(self.todo, len(data).to_bytes(8, "big"))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.todo, view) :]
+        except OSError:
+            self._drop()
+
+    def _close_todo(self) -> None:
+        if self.todo >= 0:
+            os.close(self.todo)
+            self.todo = -1
+
+    def _drop(self) -> None:
+        """Stop hearing from the child (it leaves without an answer once its pipe closes early)."""
+        self._close_todo()
+        if self.done >= 0:
+            os.close(self.done)
+            self.done = -1
+        pid, self.pid = self.pid, 0
+        reaped(pid)
 
     def _wait(self, todo: ToCount) -> list[int]:
         found = self._received()
@@ -141,21 +189,49 @@ class _Worker:
 
 def _child(counts: TokenCounts, todo_read: int, done_write: int) -> None:
     """The forked child: load the tokenizer (when nothing is known, every text will need it), read
-    the texts, count them, send the counts and the `TokenCounts` after, and leave at once, without
-    the exit handlers and buffered output it shares with its parent."""
+    the texts (the rules' head first, when sent `ahead`: counted as soon as it comes), count them,
+    send the counts and the `TokenCounts` after, and leave at once, without the exit handlers and
+    buffered output it shares with its parent. Its pipe closed before the last frame, it leaves
+    with no answer. A thread reads the pipe while the head is counted: a parent blocked writing the
+    rest would not be building its index meanwhile."""
     code = 1
     try:
+        import threading
+        from queue import SimpleQueue
+
         if not counts.known:
             from homeostat.core.tokens import _encoding
 
             _encoding()
-        with os.fdopen(todo_read, "rb") as pipe:
-            data = pipe.read()
-        if data:
-            counted = count_texts(ToCount(*marshal.loads(data)), counts)
+        frames: SimpleQueue[bytes | None] = SimpleQueue()
+        threading.Thread(target=_read_frames, args=(todo_read, frames), daemon=True).start()
+        counted: list[int] = []
+        while (frame := frames.get()) is not None:
+            value = marshal.loads(frame)
+            if type(value) is list:  # a head of the rules, sent ahead
+                counted += count_texts(ToCount(value, [], [], []), counts)
+                continue
+            counted += count_texts(ToCount(*value), counts)
             sent = marshal.dumps((counted, counts.used, counts.known, counts.counted))
             with os.fdopen(done_write, "wb") as pipe:
                 pipe.write(sent)
             code = 0
+            break
     finally:
         os._exit(code)
+
+
+def _read_frames(todo_read: int, frames: SimpleQueue[bytes | None]) -> None:
+    with os.fdopen(todo_read, "rb") as pipe:
+        while (frame := _frame(pipe)) is not None:
+            frames.put(frame)
+    frames.put(None)
+
+
+def _frame(pipe: BinaryIO) -> bytes | None:
+    """The next frame `Worker._send` wrote; None at the end of the pipe (or within a frame)."""
+    size = pipe.read(8)
+    if len(size) < 8:
+        return None
+    data = pipe.read(int.from_bytes(size, "big"))
+    return data if len(data) == int.from_bytes(size, "big") else None

@@ -33,10 +33,10 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
+    from homeostat.adapters.count_worker import Worker
     from homeostat.console import Progress
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson
-    from homeostat.core.selection import TextCounter
     from homeostat.core.token_counts import TokenCounts
 
 
@@ -257,10 +257,17 @@ def build(root: Path) -> Corpus:
     in a third (`parse_worker`) while this one parses the rest. The cyclic garbage collector is off
     meanwhile: the build makes hundreds of thousands of objects and frees none it could find (the KB
     and the corpus live until it returns)."""
+    corpus, counts = _build(root)
+    _save_counts(root, counts)
+    return corpus
+
+
+def _build(root: Path) -> tuple[Corpus, TokenCounts]:
+    """`build`, with the token counts it looked up and made, still to be saved (`_save_counts`)."""
     import gc
 
     from homeostat.adapters.count_worker import count_worker, kb_bytes
-    from homeostat.adapters.token_memo import load_token_counts, save_token_counts
+    from homeostat.adapters.token_memo import load_token_counts
     from homeostat.console import Progress
 
     collecting = gc.isenabled()
@@ -273,19 +280,25 @@ def build(root: Path) -> Corpus:
     finally:
         if collecting:
             gc.enable()
+    return corpus, counts
+
+
+def _save_counts(root: Path, counts: TokenCounts) -> None:
+    from homeostat.adapters.token_memo import save_token_counts
+
     if counts.counted:
         counts.used.update(counts.known)  # keep validate's counts this build did not look up
         counts.known.clear()
         save_token_counts(root, counts)
-    return corpus
 
 
-def _built(root: Path, progress: Progress, counts: TokenCounts, counter: TextCounter | None) -> Corpus:
+def _built(root: Path, progress: Progress, counts: TokenCounts, counter: Worker | None) -> Corpus:
     """The KB read (part of its rule files in a child, where the counting has one: a second core and
-    nothing against forking) and its corpus built."""
+    nothing against forking) and its corpus built. The rules read here come first: their texts go
+    to the counter while the child's rows are awaited."""
     from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
     from homeostat.adapters.parse_worker import child_share, parse_apart
-    from homeostat.core.corpus_rows import merged_rows, rows_by_file
+    from homeostat.core.corpus_rows import merged_rows, rows_by_file, served_head
     from homeostat.core.kb import load_kb
     from homeostat.core.selection import build_corpus, corpus_from_rows
 
@@ -298,6 +311,8 @@ def _built(root: Path, progress: Progress, counts: TokenCounts, counter: TextCou
             here, root=str(root), on_file=lambda done, total: progress.update(done, total + len(apart))
         )
         rows_here = rows_by_file(kb) if apart else {}  # while the child is still at work
+        if counter is not None and apart:
+            counter.ahead(served_head(rows_here))
         found = received()
     progress.update(progress.total or 0, what="counting tokens")
     pending = _load_pending(root)
@@ -552,13 +567,18 @@ class _Check:
 RepoOf = Callable[[list[tuple[str, str]]], "str | None"]
 
 
-def load_corpus(root: StrPath, kept: Loaded | None = None, repo_of: RepoOf | None = None) -> Loaded:
+def load_corpus(
+    root: StrPath, kept: Loaded | None = None, repo_of: RepoOf | None = None, *, answer_first: bool = False
+) -> Loaded:
     """The cached corpus when its identity matches, else a fresh one (written for next time).
 
     `kept` is one already in memory (a long-lived MCP server's): it is the answer, unread, while the
     key it was loaded under is the KB's key now. The key is checked on every call all the same.
     `repo_of` picks the session's repo from the KB's (name, url) pairs: then only that repo's part of
-    the corpus is loaded (`repo_part`; cut from the whole corpus once per key and cached beside it)."""
+    the corpus is loaded (`repo_part`; cut from the whole corpus once per key and cached beside it).
+    `answer_first`: a caller that answers and exits (`context`, a session hook) has a large fresh
+    corpus's cache files written behind its answer (`write_behind`). A corpus another process is
+    writing behind is waited for, not built again."""
     check = _Check(root)
     recorded_key = check.candidate()
     loaded = None
@@ -569,11 +589,17 @@ def load_corpus(root: StrPath, kept: Loaded | None = None, repo_of: RepoOf | Non
     key = check.key()
     if loaded is None or loaded.key != key:
         loaded = _kept(kept, key) or _load(root, key, repo_of)
+    if loaded is None and _written_behind(root):
+        loaded = _load(root, key, repo_of)
     if loaded is None:
-        loaded = _rebuild(root, key)
-        if repo_of is not None:
-            loaded = _cut(root, loaded, repo_of)
+        loaded = _rebuild(root, key, repo_of, answer_first=answer_first)
     return loaded
+
+
+def _written_behind(root: StrPath) -> bool:
+    from homeostat.adapters.write_behind import wait_for_writer
+
+    return wait_for_writer(_join(root, INDEX_DIR))
 
 
 def known_ids(root: StrPath) -> frozenset[str]:
@@ -662,6 +688,13 @@ def _part_name(key: str, repo: str | None) -> str:
 def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
     """The session repo's part of a whole corpus, written beside it (with the KB's repos, to pick
     the part by) so the next session loads only the part."""
+    part, write = _part(root, whole, repo_of)
+    write()
+    return part
+
+
+def _part(root: StrPath, whole: Loaded, repo_of: RepoOf) -> tuple[Loaded, Callable[[], None]]:
+    """The session repo's part of a whole corpus, and the function that writes it beside it."""
     from homeostat.core.selection import repo_part
 
     corpus = whole.corpus
@@ -669,15 +702,18 @@ def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
     repo = repo_of(repos)
     part = repo_part(corpus, repo)
     if part is corpus:  # a KB without repos is its own part
-        return whole
-    folder = _join(root, INDEX_DIR)
-    try:
-        write_atomic(os.path.join(folder, _part_name(whole.key, repo)), part_bytes(part))
-        repos_file = os.path.join(folder, f"corpus-{whole.key}.repos.marshal")
-        write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
-    except OSError:
-        pass  # it is cut again next time
-    return whole._replace(corpus=part)
+        return whole, lambda: None
+
+    def write() -> None:
+        folder = _join(root, INDEX_DIR)
+        try:
+            write_atomic(os.path.join(folder, _part_name(whole.key, repo)), part_bytes(part))
+            repos_file = os.path.join(folder, f"corpus-{whole.key}.repos.marshal")
+            write_atomic(repos_file, marshal.dumps([list(r) for r in repos]))
+        except OSError:
+            pass  # it is cut again next time
+
+    return whole._replace(corpus=part), write
 
 
 def _dumped(corpus: Corpus) -> bytes:
@@ -744,8 +780,13 @@ class _Memo:
         return value if held is None else held.setdefault(value, value)
 
 
-def _rebuild(root: StrPath, key: str) -> Loaded:
+def _rebuild(root: StrPath, key: str, repo_of: RepoOf | None = None, *, answer_first: bool = False) -> Loaded:
+    """A fresh corpus (with `repo_of`, the session repo's part of it), its cache files written: the
+    token counts, the whole corpus (old keys' files removed), then the part. With `answer_first`
+    the writing may go on behind the caller's answer (`write_behind`)."""
     from pathlib import Path  # the slow path: the loader works in Paths
+
+    from homeostat.adapters.write_behind import write_behind
 
     folder = Path(root) / INDEX_DIR
     path = folder / f"corpus-{key}.marshal"
@@ -755,7 +796,25 @@ def _rebuild(root: StrPath, key: str) -> Loaded:
     elif folder.is_dir() and any(folder.glob("corpus-*")):
         reason = "the KB, pending lessons, tokenizer, stemmer or index format changed"
     started = time.perf_counter()
-    corpus = build(Path(root))
+    corpus, counts = _build(Path(root))
+    loaded = Loaded(corpus, key, True, reason)
+    answer, write_part = _part(root, loaded, repo_of) if repo_of is not None else (loaded, lambda: None)
+
+    def writes() -> None:
+        _save_counts(Path(root), counts)
+        _write_whole(folder, key, corpus)
+        write_part()
+
+    if answer_first:
+        write_behind(str(folder), writes, len(corpus.entries) + len(corpus.sections))
+    else:
+        writes()
+    _log().info("search index rebuilt (%s) in %.0f ms", reason, (time.perf_counter() - started) * 1000)
+    return answer
+
+
+def _write_whole(folder: Path, key: str, corpus: Corpus) -> None:
+    path = folder / f"corpus-{key}.marshal"
     try:
         write_atomic(path, _dumped(corpus))
         for old in folder.glob("corpus-*"):
@@ -765,8 +824,6 @@ def _rebuild(root: StrPath, key: str) -> Loaded:
         _log().warning(
             "%s: could not write the search index (%s); it will be rebuilt next time", path, exc.strerror
         )
-    _log().info("search index rebuilt (%s) in %.0f ms", reason, (time.perf_counter() - started) * 1000)
-    return Loaded(corpus, key, True, reason)
 
 
 # --- who the session is -------------------------------------------------------------------------------

@@ -128,7 +128,7 @@ def open_session(
     def repo_of(repos: list[tuple[str, str]]) -> str | None:
         return repo or session_repo(repos, identity.origin, identity.folder)
 
-    loaded = load_corpus(root, kept, repo_of if own_part else None)
+    loaded = load_corpus(root, kept, repo_of if own_part else None, answer_first=own_part)
     if own_part:
         _HELD[:] = [loaded]
     corpus = loaded.corpus

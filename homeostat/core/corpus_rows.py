@@ -115,3 +115,17 @@ def merged_rows(here: ByFile, apart: Sequence[FileRows]) -> tuple[list[RuleRow],
         all_rows += rows
         all_unreadable += unread
     return all_rows, all_unreadable
+
+
+def served_head(here: ByFile) -> list[tuple[str, str]]:
+    """The texts the corpus build counts first (`ToCount.rules`) of the rules read here, where the
+    files read elsewhere come after these in path order: each served rule's rule-only view and what
+    its whole view adds, in `merged_rows`' order, less the rules of an unreadable part (served from
+    nowhere, as `corpus_from_rows` leaves them out)."""
+    broken = {(file, rule_id) for _, unread in here.values() for file, _, _, ids in unread for rule_id in ids}
+    return [
+        (row.short, row.rest)
+        for path in sorted(here)
+        for row in here[path][0]
+        if not broken or (row.file, row.id) not in broken
+    ]
