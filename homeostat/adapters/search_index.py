@@ -496,6 +496,11 @@ class _Check:
         self.root = root
         self.record = _recorded(root)
         counted = self.record.get("files")
+        # Nothing recorded (a first run, or `.homeostat/` deleted): the folders are walked without a
+        # stat, to tell a large KB before a stat walk of every file it would only throw away.
+        self.folders = _kb_folders(root) if not isinstance(counted, int) else None
+        if self.folders is not None:
+            counted = self.folders[1]
         self.large = isinstance(counted, int) and counted > STAT_MAX_FILES
         self.stat = None if self.large else stat_signature(root)
         self.running: Started = None
@@ -546,7 +551,7 @@ class _Check:
         if large:
             if not self.asked:
                 differs = _differs(_git(self.root, *_DIFF_FILES))
-            folders, files = _kb_folders(self.root)
+            folders, files = self.folders or _kb_folders(self.root)
             before = (differs, folders, files)
         found = _git_fingerprint(self.root)
         key = corpus_key(self.root, found)
