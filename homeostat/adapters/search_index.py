@@ -785,6 +785,13 @@ class _Memo:
         return value if held is None else held.setdefault(value, value)
 
 
+# The whole corpus (and its token counts) a caller answering first was given a part of, held until
+# the process ends: that caller exits once its answer is out, and freeing the whole corpus's hundreds
+# of thousands of objects as `load_corpus` returns cost it ~40 ms at 20,000 rules, most of it copying
+# the pages it shares with the writer behind it (a write to a page after a fork copies it).
+_KEPT: list[object] = []
+
+
 def _rebuild(root: StrPath, key: str, repo_of: RepoOf | None = None, *, answer_first: bool = False) -> Loaded:
     """A fresh corpus (with `repo_of`, the session repo's part of it), its cache files written: the
     token counts, the whole corpus (old keys' files removed), then the part. With `answer_first`
@@ -812,9 +819,11 @@ def _rebuild(root: StrPath, key: str, repo_of: RepoOf | None = None, *, answer_f
 
     if answer_first:
         write_behind(str(folder), writes, len(corpus.entries) + len(corpus.sections))
+        _KEPT[:] = [corpus, counts]
     else:
         writes()
-    _log().info("search index rebuilt (%s) in %.0f ms", reason, (time.perf_counter() - started) * 1000)
+    if "logging" in sys.modules:  # else nothing set logging up (`context` without -v): the line goes nowhere
+        _log().info("search index rebuilt (%s) in %.0f ms", reason, (time.perf_counter() - started) * 1000)
     return answer
 
 
