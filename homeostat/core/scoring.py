@@ -60,8 +60,14 @@ def score_parts(config: Config | None, key: ScoreKey, conflicts: int = 0) -> Sco
 
 def conflict_counts(rules: Iterable[Rule]) -> dict[str, int]:
     """Contradictions declared on the other side count against a rule too."""
+    return declared_contradictions(rule.meta.contradicts for rule in rules)
+
+
+def declared_contradictions(declared: Iterable[Iterable[str]]) -> dict[str, int]:
+    """`conflict_counts` from each rule's `contradicts` alone (a rule read in another process sends
+    only that, `core.corpus_rows`): how often each rule id is named as contradicted."""
     counts: dict[str, int] = {}
-    for rule in rules:
-        for other in rule.meta.contradicts:
+    for contradicts in declared:
+        for other in contradicts:
             counts[other] = counts.get(other, 0) + 1
     return counts

@@ -563,13 +563,10 @@ def corpus_from_rows(
     count are gathered first and handed to `counter`, which may count them elsewhere while the index
     is built here (by default they are counted here, `count_texts`)."""
     from homeostat.core.render_view import memo_lines
+    from homeostat.core.scoring import declared_contradictions
 
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
-    conflicts: dict[str, int] = {}  # `scoring.conflict_counts`: declared on the other side
-    for row in rows:
-        for other in row.contradicts:
-            conflicts[other] = conflicts.get(other, 0) + 1
-    scored = _scorer(config, conflicts)
+    scored = _scorer(config, declared_contradictions(row.contradicts for row in rows))
     broken = {(file, rule_id) for file, _, _, ids in unreadable for rule_id in ids}
     drafts: list[Entry] = []  # token counts still 0
     parts: list[tuple[str, str]] = []
