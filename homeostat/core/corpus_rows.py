@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from homeostat.core.kb import unserved
 from homeostat.core.records import Record
 from homeostat.core.rendering import rule_view_parts
 from homeostat.core.scoring import ScoreKey
@@ -122,7 +123,7 @@ def served_head(here: ByFile) -> list[tuple[str, str]]:
     files read elsewhere come after these in path order: each served rule's rule-only view and what
     its whole view adds, in `merged_rows`' order, less the rules of an unreadable part (served from
     nowhere, as `corpus_from_rows` leaves them out)."""
-    broken = {(file, rule_id) for _, unread in here.values() for file, _, _, ids in unread for rule_id in ids}
+    broken = unserved(u for _, unread in here.values() for u in unread)
     return [
         (row.short, row.rest)
         for path in sorted(here)

@@ -8,7 +8,7 @@ folder is `knowledge/<repo>/<area>/` and its name `<repo>/<area>`; shared rules 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
@@ -56,6 +56,12 @@ class Unreadable:
 
     def row(self) -> tuple[str, int, str, tuple[str, ...]]:
         return (self.file, self.line, self.message, self.ids)
+
+
+def unserved(rows: Iterable[tuple[str, int, str, tuple[str, ...]]]) -> set[tuple[str, str]]:
+    """The (file, rule id) of every rule no reader serves, from the unreadable parts' rows
+    (`Unreadable.row`): a rule in a file, or topic section, that fails the schema."""
+    return {(file, rule_id) for file, _, _, ids in rows for rule_id in ids}
 
 
 @dataclass(frozen=True)
@@ -113,7 +119,7 @@ class KB:
         """The rules a reader serves: none from a file, or topic section, that fails the schema."""
         if not self.unreadable:
             return self.rules
-        broken = {(u.file, rule_id) for u in self.unreadable for rule_id in u.ids}
+        broken = unserved(u.row() for u in self.unreadable)
         return tuple(r for r in self.rules if (r.file, r.id) not in broken)
 
     def unreadable_rule(self, rule_id: str) -> Unreadable | None:

@@ -562,12 +562,13 @@ def corpus_from_rows(
     and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
     count are gathered first and handed to `counter`, which may count them elsewhere while the index
     is built here (by default they are counted here, `count_texts`)."""
+    from homeostat.core.kb import unserved
     from homeostat.core.render_view import memo_lines
     from homeostat.core.scoring import declared_contradictions
 
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
     scored = _scorer(config, declared_contradictions(row.contradicts for row in rows))
-    broken = {(file, rule_id) for file, _, _, ids in unreadable for rule_id in ids}
+    broken = unserved(unreadable)
     drafts: list[Entry] = []  # token counts still 0
     parts: list[tuple[str, str]] = []
     for row in rows:
