@@ -2,7 +2,8 @@
 
 The cold rebuild forks two helpers (`count_worker`, `parse_worker`) and validate forks its own
 (`forked_tasks`); any of them may fail, die or send what does not unmarshal, and its parent then
-does the work itself. All read their child the same way, here.
+does the work itself. All read their child the same way, here. A child that outlives the pipes its
+parent's other children write to closes its copies of them first (`close_inherited`).
 """
 
 from __future__ import annotations
@@ -34,3 +35,10 @@ def reaped(pid: int) -> int:
     if not pid:
         return -1
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def close_inherited(keep: int) -> None:
+    """In a forked child: close every descriptor above the standard streams but `keep`, so no pipe
+    another process reads to its end stays open here (its reader would wait for this child)."""
+    os.closerange(3, keep)
+    os.closerange(keep + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)

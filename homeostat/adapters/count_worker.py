@@ -132,7 +132,7 @@ class Worker:
         counts."""
         n = len(self.head)
         if n and todo.rules[:n] != self.head:  # not the head the child counted: it must not answer
-            self._drop()
+            self.close()
         elif self.todo >= 0:
             self._send(marshal.dumps(tuple(todo._replace(rules=todo.rules[n:]))))
             self._close_todo()
@@ -147,21 +147,12 @@ class Worker:
             while view:
                 view = view[os.write(self.todo, view) :]
         except OSError:
-            self._drop()
+            self.close()
 
     def _close_todo(self) -> None:
         if self.todo >= 0:
             os.close(self.todo)
             self.todo = -1
-
-    def _drop(self) -> None:
-        """Stop hearing from the child (it leaves without an answer once its pipe closes early)."""
-        self._close_todo()
-        if self.done >= 0:
-            os.close(self.done)
-            self.done = -1
-        pid, self.pid = self.pid, 0
-        reaped(pid)
 
     def _wait(self, todo: ToCount) -> list[int]:
         found = self._received()
@@ -178,11 +169,12 @@ class Worker:
         return found if isinstance(found, tuple) and len(found) == 4 else None
 
     def close(self) -> None:
-        """Let the child go (an empty list of texts ends it) and wait for it, if not done yet."""
-        for fd in (self.todo, self.done):
-            if fd >= 0:
-                os.close(fd)
-        self.todo = self.done = -1
+        """Let the child go and wait for it, if not done yet: its pipe closed before the last frame,
+        it leaves without an answer (and `_wait` counts here)."""
+        self._close_todo()
+        if self.done >= 0:
+            os.close(self.done)
+            self.done = -1
         pid, self.pid = self.pid, 0
         reaped(pid)
 
@@ -230,8 +222,9 @@ def _read_frames(todo_read: int, frames: SimpleQueue[bytes | None]) -> None:
 
 def _frame(pipe: BinaryIO) -> bytes | None:
     """The next frame `Worker._send` wrote; None at the end of the pipe (or within a frame)."""
-    size = pipe.read(8)
-    if len(size) < 8:
+    head = pipe.read(8)
+    if len(head) < 8:
         return None
-    data = pipe.read(int.from_bytes(size, "big"))
-    return data if len(data) == int.from_bytes(size, "big") else None
+    size = int.from_bytes(head, "big")
+    data = pipe.read(size)
+    return data if len(data) == size else None

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
-from homeostat.adapters.child_answer import answer, reaped
+from homeostat.adapters.child_answer import answer, close_inherited, reaped
 from homeostat.adapters.count_worker import WORKER_MIN_BYTES, may_fork
 from homeostat.core.validate import Runner
 
@@ -99,8 +99,7 @@ def _child(task: Callable[[], Any], sent: int) -> None:
     first: a pipe another child reads to its end must not stay open here."""
     code = 1
     try:
-        os.closerange(3, sent)
-        os.closerange(sent + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)
+        close_inherited(sent)
         data = marshal.dumps(task())
         with os.fdopen(sent, "wb") as pipe:
             pipe.write(data)

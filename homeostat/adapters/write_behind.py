@@ -23,7 +23,7 @@ import os
 import time
 from collections.abc import Callable
 
-from homeostat.adapters.child_answer import reaped
+from homeostat.adapters.child_answer import close_inherited, reaped
 from homeostat.adapters.count_worker import may_fork
 
 LOCK_FILE = "writing.lock"
@@ -82,8 +82,7 @@ def _grandchild(writes: Callable[[], None], lock: int) -> int:
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, lock)
-    os.closerange(lock + 1, os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1024)
+    close_inherited(lock)
     writes()
     return 0
 
