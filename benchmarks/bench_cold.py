@@ -155,7 +155,7 @@ def apart(kb: Path) -> dict[str, float]:
         with parse_apart(files, share) as received:
             mine = rows_by_file(load_kb(here))
             found = received()
-        merged_rows(mine, found or [])
+        merged_rows(mine, found.rows if found is not None else [])
         two.append(time.perf_counter() - started)
         gc.enable()
     return {"one process": min(one), f"two ({len(share)} files apart)": min(two)}

@@ -22,16 +22,16 @@ from typing import Any
 
 import pytest
 
-from homeostat.adapters import child_answer, parse_worker
+from homeostat.adapters import child_answer, parse_worker, search_index
 from homeostat.adapters import count_worker as count_worker_module
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
 from homeostat.adapters.token_memo import TOKENS_FILE
-from homeostat.core import corpus_rows
+from homeostat.core import corpus_rows, selection
 from homeostat.core.corpus_rows import merged_rows, rule_row
 from homeostat.core.kb import load_kb
 from homeostat.core.pending import PendingLesson
-from homeostat.core.selection import Corpus, build_corpus, repo_part
+from homeostat.core.selection import Corpus, ToCount, build_corpus, repo_part
 from homeostat.core.token_counts import TokenCounts
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
@@ -93,6 +93,7 @@ def _awkward_kb(root: Path) -> Path:
 def _children(monkeypatch: pytest.MonkeyPatch, counting: bool, parsing: bool) -> None:
     monkeypatch.setattr(count_worker_module, "WORKER_MIN_BYTES", 0 if counting else 10**12)
     monkeypatch.setattr(parse_worker, "PARSE_MIN_BYTES", 0 if parsing else 10**12)
+    monkeypatch.setattr(parse_worker, "CHILD_SHARE", 0.45)  # the awkward files among the child's
 
 
 def _built(root: Path) -> tuple[Corpus, bytes, bytes]:
@@ -134,6 +135,14 @@ def test_a_build_read_in_two_processes_is_the_build_read_in_one(
         return merged_rows(here, apart)
 
     monkeypatch.setattr(corpus_rows, "merged_rows", spied)
+    blocks: list[int] = []  # how many rules' index came from the child
+    index = selection._index
+
+    def spied_index(entries: Any, sections: Any, block: Any = None) -> Any:
+        blocks.append(0 if block is None else len(block[1][1]))
+        return index(entries, sections, block)
+
+    monkeypatch.setattr(selection, "_index", spied_index)
     counted_by: list[int] = []  # the processes that counted, as this process sees them
     sent_ahead: list[int] = []
     count_texts, ahead = count_worker_module.count_texts, count_worker_module.Worker.ahead
@@ -157,11 +166,45 @@ def test_a_build_read_in_two_processes_is_the_build_read_in_one(
     assert any(u[0].endswith("aa-topic.md") for u in plain.unreadable)  # read here, its rules not served
     assert not any(e.file.endswith("aa-topic.md") for e in plain.entries)
     assert sent_ahead == ([len(read_here)] if counting else [])  # the rules read here went ahead
+    served_apart = [e for e in plain.entries if not e.pending and e.file in share]
+    assert blocks == [len(served_apart) if counting else 0] and (served_apart or not counting)
     assert split == plain
     assert split_bytes == plain_bytes
     assert split_counts == plain_counts
     for repo in ("billing", "storefront", None):
         assert _dumped(repo_part(split, repo)) == _dumped(repo_part(plain, repo))
+
+
+@pytest.mark.parametrize("repo", ["billing", "storefront", None])
+def test_a_session_build_counts_its_part_first_and_the_rest_gives_the_whole_corpus(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repo: str | None
+) -> None:
+    """A cold session hook's build (`_build` with the session's repo) counts only its part's texts
+    before it answers: the part is the whole corpus's part, the other rules wait with no count, and
+    the function left for the writer gives the whole corpus and the same token counts kept."""
+    root = _awkward_kb(tmp_path / "kb")
+    _children(monkeypatch, False, False)
+    plain, _, plain_counts = _built(root)
+    sent: list[ToCount] = []
+    call = count_worker_module.Worker.__call__
+
+    def spied(worker: Any, todo: ToCount) -> Any:
+        sent.append(todo)
+        return call(worker, todo)
+
+    monkeypatch.setattr(count_worker_module.Worker, "__call__", spied)
+    _children(monkeypatch, True, True)
+    shutil.rmtree(root / ".homeostat/index")
+    first, counts, whole = search_index._build(root, lambda _repos: repo)
+    kept = selection.part_areas(repo)
+    assert repo_part(first, repo) == repo_part(plain, repo)
+    later = [e for e in first.entries if not kept(e.area)]
+    assert later and all(e.tokens == e.short_tokens == 0 for e in later)
+    assert all(e.tokens > 0 for e in first.entries if kept(e.area))
+    assert len(sent[0].rules) == len([e for e in plain.entries if not e.pending and kept(e.area)])
+    assert whole() == plain
+    search_index._save_counts(root, counts)
+    assert (root / TOKENS_FILE).read_bytes() == plain_counts
 
 
 def test_a_failing_parse_child_leaves_the_reading_to_this_process(
@@ -193,7 +236,8 @@ def test_a_failing_parse_child_leaves_the_reading_to_this_process(
 def test_rows_from_elsewhere_are_checked_against_the_files_asked_for() -> None:
     row = tuple(rule_row(load_kb_dir(EXAMPLE).rules[0]))
     asked = ["knowledge/a.md"]
-    assert parse_worker._checked([("knowledge/a.md", [row], [])], asked) is not None
+    indexed: Any = ({"call": [0, 1]}, [4], {"call": "call"})
+    assert parse_worker._checked(([("knowledge/a.md", [row], [])], indexed), asked) is not None
     for wrong in (
         [("knowledge/b.md", [row], [])],
         [("knowledge/a.md", [row[:-1]], [])],
@@ -201,7 +245,10 @@ def test_rows_from_elsewhere_are_checked_against_the_files_asked_for() -> None:
         [],
         {"knowledge/a.md": []},
     ):
-        assert parse_worker._checked(wrong, asked) is None
+        assert parse_worker._checked((wrong, indexed), asked) is None
+    for index in (({}, [], {}), ({"call": (0, 1)}, [4], {}), [{}, [4], {}], ({}, [4])):  # one rule served
+        assert parse_worker._checked(([("knowledge/a.md", [row], [])], index), asked) is None
+    assert parse_worker._checked([("knowledge/a.md", [row], [])], asked) is None  # rows without an index
 
 
 def test_no_split_for_a_small_kb_or_one_with_a_file_that_is_not_text(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from homeostat.adapters.search_index import build
+from homeostat.core import selection
 from homeostat.core.render_view import LineCounter, build_view
 from homeostat.core.search import match_prompt, search_entries
 from homeostat.core.selection import Audience, Corpus, repo_part, select_entries
@@ -156,6 +157,32 @@ def test_a_repo_part_selects_what_the_whole_corpus_selects(corpus: Corpus, case:
         message = " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 7)))
         assert match_prompt(part, message, audience) == match_prompt(corpus, message, audience)
         assert search_entries(part, message, audience) == search_entries(corpus, message, audience)
+
+
+@pytest.mark.parametrize("repo", [*REPOS, None])
+@pytest.mark.parametrize("pairwise", [False, True])
+def test_a_parts_postings_are_the_whole_corpus_renumbered(
+    corpus: Corpus, repo: str | None, pairwise: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same postings whether a part's runs of documents are copied as slices or taken a pair at
+    a time (a part of many runs), and as a plain renumbering of the whole corpus's gives them."""
+    limit = selection.MAX_RUNS
+    if pairwise:
+        monkeypatch.setattr(selection, "MAX_RUNS", 0)
+    n = len(corpus.entries)
+    docs = [i for i, e in enumerate(corpus.entries) if e.area == "core" or e.area.startswith(f"{repo}/")]
+    docs += [
+        n + i for i, s in enumerate(corpus.sections) if s.area == "core" or s.area.startswith(f"{repo}/")
+    ]
+    number = {old: new for new, old in enumerate(docs)}
+    expected: dict[str, list[int]] = {}
+    for term, flat in corpus.postings.items():
+        pairs = [(number[d], tf) for d, tf in zip(flat[::2], flat[1::2], strict=True) if d in number]
+        if pairs:
+            expected[term] = [x for pair in pairs for x in pair]
+    runs = selection._runs(docs)
+    assert len(runs) <= limit and any(first != at for first, _, at in runs)  # runs moved
+    assert dict(repo_part(corpus, repo).postings) == expected
 
 
 def test_a_part_survives_its_cached_form(corpus: Corpus) -> None:

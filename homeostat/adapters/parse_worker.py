@@ -3,9 +3,11 @@
 A cold rebuild at 20,000 rules spends most of its time parsing the KB (about 1.5 s of 2.5), one file
 at a time, while the second core waits: the counting child (`count_worker`) has only the tokenizer
 to load until the texts are ready. So once the KB's files are read, a second child is forked with
-them in memory, parses the last rule files (about half their text, `child_share`) and sends back
+them in memory, parses the last rule files (about a third of their text, `child_share`) and sends back
 what the corpus build takes from each rule and each unreadable section (`core.corpus_rows`), as a
-marshal of plain tuples. This process parses the rest meanwhile, then builds the corpus from both.
+marshal of plain tuples, with the search index of the rules it read (`corpus_rows.indexed_rows`:
+their texts are the last the build indexes, so the index goes in whole). This process parses the
+rest meanwhile, then builds the corpus from both.
 The cached corpus is written in a form that depends on its values alone (`search_index._dumped`),
 so it is the same to the byte whichever process read which file; tests/test_parse_worker.py holds
 the two builds equal.
@@ -23,15 +25,26 @@ from contextlib import contextmanager
 from typing import Any
 
 from homeostat.adapters.child_answer import answer, reaped
-from homeostat.core.corpus_rows import FileRows, RuleRow, rows_data, rows_from_data, rule_row
+from homeostat.core.corpus_rows import (
+    FileRows,
+    RuleRow,
+    indexed_rows,
+    rows_data,
+    rows_from_data,
+    rule_row,
+    served_rows,
+)
 from homeostat.core.kb import CONFIG_FILE, classify, parse_file
+from homeostat.core.records import Record
+from homeostat.core.selection import IndexedRules
 
 # Below this much Markdown text (in characters; about 1,500 rules) a second parser saves less than
 # it costs to start and to hear from.
 PARSE_MIN_BYTES = 1_000_000
-# The child's share of the rule files' text: a little under half, as it starts after this process
-# and its rows take a moment to send.
-CHILD_SHARE = 0.45
+# The child's share of the rule files' text: about a third, as it starts after this process, indexes
+# what it read and takes a moment to send it (at 20,000 rules, 0.35 has the two done together; at
+# 0.45, before the child indexed its share, this process waited ~0.6 s for it).
+CHILD_SHARE = 0.35
 
 
 def child_share(files: Mapping[str, str | bytes]) -> list[str]:
@@ -57,6 +70,13 @@ def child_share(files: Mapping[str, str | bytes]) -> list[str]:
     return taken[::-1]
 
 
+class Apart(Record):
+    """What the child sends: its files' rows and the index of the rules it read."""
+
+    rows: list[FileRows]
+    indexed: IndexedRules
+
+
 def read_rows(files: Mapping[str, str | bytes], paths: Sequence[str]) -> list[FileRows]:
     """Each of `paths` read as `load_kb` reads it, as the rows the corpus build takes from it."""
     out: list[FileRows] = []
@@ -71,9 +91,9 @@ def read_rows(files: Mapping[str, str | bytes], paths: Sequence[str]) -> list[Fi
 @contextmanager
 def parse_apart(
     files: Mapping[str, str | bytes], paths: Sequence[str]
-) -> Iterator[Callable[[], list[FileRows] | None]]:
-    """Read `paths` of `files` in a forked child; the function given waits for their rows (None
-    when the child could not give them: read them here). No child for no paths."""
+) -> Iterator[Callable[[], Apart | None]]:
+    """Read `paths` of `files` in a forked child; the function given waits for their rows and index
+    (None when the child could not give them: read them here). No child for no paths."""
     if not paths:
         yield lambda: None
         return
@@ -101,7 +121,7 @@ class _Parser:
             _child(files, self.paths, done_write)  # never returns
         os.close(done_write)
 
-    def received(self) -> list[FileRows] | None:
+    def received(self) -> Apart | None:
         pid, done, self.pid, self.done = self.pid, self.done, 0, -1
         sent = answer(pid, done) if done >= 0 else None
         return None if sent is None else _checked(sent[0], self.paths)
@@ -123,8 +143,12 @@ class _Parser:
 _FIELDS = len(RuleRow._fields)
 
 
-def _checked(found: Any, paths: list[str]) -> list[FileRows] | None:
-    """The child's rows, when they are rows for exactly the files it was given, in order."""
+def _checked(sent: Any, paths: list[str]) -> Apart | None:
+    """The child's rows and index, when they are rows for exactly the files it was given, in order,
+    and an index of as many rules as those files serve."""
+    if type(sent) is not tuple or len(sent) != 2:
+        return None
+    found, indexed = sent
     if type(found) is not list or len(found) != len(paths):
         return None
     out: list[FileRows] = []
@@ -137,7 +161,16 @@ def _checked(found: Any, paths: list[str]) -> list[FileRows] | None:
         if type(unreadable) is not list or any(type(u) is not tuple or len(u) != 4 for u in unreadable):
             return None
         out.append((path, rows_from_data(rows), unreadable))
-    return out
+    if type(indexed) is not tuple or len(indexed) != 3:
+        return None
+    postings, lengths, terms = indexed
+    if type(postings) is not dict or type(lengths) is not list or type(terms) is not dict:
+        return None
+    if len(lengths) != len(served_rows((rows, unread) for _, rows, unread in out)):
+        return None
+    if any(type(found) is not list for found in postings.values()):
+        return None
+    return Apart(out, indexed)
 
 
 def _child(files: Mapping[str, str | bytes], paths: list[str], done_write: int) -> None:
@@ -145,8 +178,9 @@ def _child(files: Mapping[str, str | bytes], paths: list[str], done_write: int) 
     handlers and buffered output it shares with its parent."""
     code = 1
     try:
-        rows = [(path, rows_data(found), unreadable) for path, found, unreadable in read_rows(files, paths)]
-        sent = marshal.dumps(rows)
+        found = read_rows(files, paths)
+        rows = [(path, rows_data(read), unreadable) for path, read, unreadable in found]
+        sent = marshal.dumps((rows, indexed_rows(found)))
         with os.fdopen(done_write, "wb") as pipe:
             pipe.write(sent)
         code = 0

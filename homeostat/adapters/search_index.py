@@ -257,13 +257,15 @@ def build(root: Path) -> Corpus:
     in a third (`parse_worker`) while this one parses the rest. The cyclic garbage collector is off
     meanwhile: the build makes hundreds of thousands of objects and frees none it could find (the KB
     and the corpus live until it returns)."""
-    corpus, counts = _build(root)
+    corpus, counts, _ = _build(root)
     _save_counts(root, counts)
     return corpus
 
 
-def _build(root: Path) -> tuple[Corpus, TokenCounts]:
-    """`build`, with the token counts it looked up and made, still to be saved (`_save_counts`)."""
+def _build(root: Path, repo_of: RepoOf | None = None) -> tuple[Corpus, TokenCounts, Callable[[], Corpus]]:
+    """`build`, with the token counts it looked up and made, still to be saved (`_save_counts`).
+    With `repo_of` and a counting child, only the session repo's part's texts are counted (the
+    rest counted 0, `counted_first`): the function given counts the rest, for the whole corpus."""
     import gc
 
     from homeostat.adapters.count_worker import count_worker, kb_bytes
@@ -276,11 +278,13 @@ def _build(root: Path) -> tuple[Corpus, TokenCounts]:
         with Progress("building the search index") as progress:
             counts = load_token_counts(root)
             with count_worker(counts, kb_bytes(root)) as counter:
-                corpus = _built(root, progress, counts, counter)
+                corpus, rest = _built(
+                    root, progress, counts, counter, repo_of if counter is not None else None
+                )
     finally:
         if collecting:
             gc.enable()
-    return corpus, counts
+    return corpus, counts, lambda: rest(counts)
 
 
 def _save_counts(root: Path, counts: TokenCounts) -> None:
@@ -292,15 +296,18 @@ def _save_counts(root: Path, counts: TokenCounts) -> None:
         save_token_counts(root, counts)
 
 
-def _built(root: Path, progress: Progress, counts: TokenCounts, counter: Worker | None) -> Corpus:
+def _built(
+    root: Path, progress: Progress, counts: TokenCounts, counter: Worker | None, repo_of: RepoOf | None
+) -> tuple[Corpus, Callable[[TokenCounts], Corpus]]:
     """The KB read (part of its rule files in a child, where the counting has one: a second core and
-    nothing against forking) and its corpus built. The rules read here come first: their texts go
-    to the counter while the child's rows are awaited."""
+    nothing against forking) and its corpus built, counting first the texts of `repo_of`'s part
+    (`counted_first`). The rules read here come first: their texts go to the counter while the
+    child's rows are awaited. The child's, the last rule files by path, come with their index."""
     from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
     from homeostat.adapters.parse_worker import child_share, parse_apart
-    from homeostat.core.corpus_rows import merged_rows, rows_by_file, served_head
+    from homeostat.core.corpus_rows import merged_rows, rows_by_file, rule_row, served_head
     from homeostat.core.kb import load_kb
-    from homeostat.core.selection import build_corpus, corpus_from_rows
+    from homeostat.core.selection import counted_first
 
     files = read_tree(root)
     apart = child_share(files) if counter is not None else []
@@ -310,17 +317,34 @@ def _built(root: Path, progress: Progress, counts: TokenCounts, counter: Worker 
         kb = load_kb(
             here, root=str(root), on_file=lambda done, total: progress.update(done, total + len(apart))
         )
+        first = _part_areas(kb, repo_of)
         rows_here = rows_by_file(kb) if apart else {}  # while the child is still at work
         if counter is not None and apart:
-            counter.ahead(served_head(rows_here))
+            counter.ahead(served_head(rows_here, first))
         found = received()
     progress.update(progress.total or 0, what="counting tokens")
     pending = _load_pending(root)
+    indexed = None
     if found is None:  # read here what the child did not
         kb = kb.with_files({path: files[path] for path in apart}) if apart else kb
-        return build_corpus(kb, pending, counts, counter)
-    rows, unreadable = merged_rows(rows_here, found)
-    return corpus_from_rows(kb.require_config(), rows, kb.documents, unreadable, pending, counts, counter)
+        rows, unreadable = [rule_row(rule) for rule in kb.rules], [u.row() for u in kb.unreadable]
+    else:
+        rows, unreadable = merged_rows(rows_here, found.rows)
+        if all(
+            path < apart[0] for path, (read, _) in rows_here.items() if read
+        ):  # as `child_share` takes them
+            indexed = found.indexed
+    config = kb.require_config()
+    return counted_first(config, rows, kb.documents, unreadable, pending, counts, counter, indexed, first)
+
+
+def _part_areas(kb: KB, repo_of: RepoOf | None) -> Callable[[str], bool] | None:
+    """The areas of the session repo's part, where the KB has repos to pick from."""
+    from homeostat.core.selection import part_areas
+
+    if repo_of is None or kb.config is None or not kb.config.repos:
+        return None
+    return part_areas(repo_of([(r.name, r.url) for r in kb.config.repos]))
 
 
 def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
@@ -808,13 +832,14 @@ def _rebuild(root: StrPath, key: str, repo_of: RepoOf | None = None, *, answer_f
     elif folder.is_dir() and any(folder.glob("corpus-*")):
         reason = "the KB, pending lessons, tokenizer, stemmer or index format changed"
     started = time.perf_counter()
-    corpus, counts = _build(Path(root))
+    corpus, counts, whole = _build(Path(root), repo_of if answer_first else None)
     loaded = Loaded(corpus, key, True, reason)
     answer, write_part = _part(root, loaded, repo_of) if repo_of is not None else (loaded, lambda: None)
 
     def writes() -> None:
+        written = whole()  # the counts the part did not need
         _save_counts(Path(root), counts)
-        _write_whole(folder, key, corpus)
+        _write_whole(folder, key, written)
         write_part()
 
     if answer_first:

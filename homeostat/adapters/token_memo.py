@@ -39,6 +39,9 @@ def save_token_counts(root: Path, counts: TokenCounts) -> None:
         marker = path.parent / ".gitignore"  # a cache, never committed, whatever the KB's .gitignore says
         if not marker.exists():
             marker.write_text("*\n", encoding="utf-8")
-        write_atomic(path, json.dumps({"tokenizer": TOKENIZER_ID, "counts": counts.used}))
+        # sorted: the same counts give the same file whatever order they were counted in
+        write_atomic(
+            path, json.dumps({"tokenizer": TOKENIZER_ID, "counts": dict(sorted(counts.used.items()))})
+        )
     except OSError:
         pass  # a cache: the next run counts again

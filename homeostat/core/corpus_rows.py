@@ -14,10 +14,10 @@ from homeostat.core.kb import unserved
 from homeostat.core.records import Record
 from homeostat.core.rendering import rule_view_parts
 from homeostat.core.scoring import ScoreKey
-from homeostat.core.selection import file_refs, strip_hidden
+from homeostat.core.selection import IndexedRules, file_refs, index_texts, rule_text, strip_hidden
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from homeostat.core.kb import KB
     from homeostat.core.model import Rule
@@ -118,15 +118,29 @@ def merged_rows(here: ByFile, apart: Sequence[FileRows]) -> tuple[list[RuleRow],
     return all_rows, all_unreadable
 
 
-def served_head(here: ByFile) -> list[tuple[str, str]]:
+def served_head(here: ByFile, first: Callable[[str], bool] | None = None) -> list[tuple[str, str]]:
     """The texts the corpus build counts first (`ToCount.rules`) of the rules read here, where the
     files read elsewhere come after these in path order: each served rule's rule-only view and what
     its whole view adds, in `merged_rows`' order, less the rules of an unreadable part (served from
-    nowhere, as `corpus_from_rows` leaves them out)."""
-    broken = unserved(u for _, unread in here.values() for u in unread)
-    return [
-        (row.short, row.rest)
-        for path in sorted(here)
-        for row in here[path][0]
-        if not broken or (row.file, row.id) not in broken
-    ]
+    nowhere, as `corpus_from_rows` leaves them out) and, with `first`, those of the areas it leaves
+    for later (`counted_first`)."""
+    served = served_rows(here[path] for path in sorted(here))
+    return [(row.short, row.rest) for row in served if first is None or first(row.area)]
+
+
+def served_rows(found: Iterable[tuple[list[RuleRow], list[UnreadableRow]]]) -> list[RuleRow]:
+    """The rules the corpus serves of files' rows, in order: a rule of an unreadable part is served
+    from nowhere (`corpus_from_rows` leaves it out; `unserved` is of the file's own parts)."""
+    out: list[RuleRow] = []
+    for rows, unread in found:
+        broken = unserved(unread)
+        out += [row for row in rows if not broken or (row.file, row.id) not in broken]
+    return out
+
+
+def indexed_rows(found: Sequence[FileRows]) -> IndexedRules:
+    """The index of the served rules of files read elsewhere, which come last among the KB's rules
+    (`corpus_from_rows`' `indexed`), made where they were read."""
+    return index_texts(
+        [rule_text(row.title, row.short + row.rest) for row in served_rows((r, u) for _, r, u in found)]
+    )

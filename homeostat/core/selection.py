@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import _count_elements  # type: ignore[attr-defined]  # Counter's own counting, in C
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import chain
@@ -555,13 +556,34 @@ def corpus_from_rows(
     pending: Sequence[PendingLesson],
     counts: TokenCounts,
     counter: TextCounter | None = None,
+    indexed: IndexedRules | None = None,
 ) -> Corpus:
     """The corpus of a KB's rules (`rows`, every rule in KB order, `core.corpus_rows`), documents and
     unreadable files (a rule in one is served from nowhere, as `KB.served_rules`). Token counts come
     from `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view
     and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
     count are gathered first and handed to `counter`, which may count them elsewhere while the index
-    is built here (by default they are counted here, `count_texts`)."""
+    is built here (by default they are counted here, `count_texts`). `indexed`: the index of the
+    last served rules, made where they were read (`corpus_rows.indexed_rows`)."""
+    return counted_first(config, rows, documents, unreadable, pending, counts, counter, indexed)[0]
+
+
+def counted_first(
+    config: Config,
+    rows: Sequence[RuleRow],
+    documents: Sequence[Document],
+    unreadable: Sequence[tuple[str, int, str, tuple[str, ...]]],
+    pending: Sequence[PendingLesson],
+    counts: TokenCounts,
+    counter: TextCounter | None = None,
+    indexed: IndexedRules | None = None,
+    first: Callable[[str], bool] | None = None,
+) -> tuple[Corpus, Callable[[TokenCounts], Corpus]]:
+    """`corpus_from_rows`, counting first only the texts of the rules, pending entries and sections
+    of the areas `first` keeps (a session's part, `part_areas`) and every line: the others' counts
+    are 0 in the corpus given, until the function given counts them (with the same `TokenCounts`)
+    and gives the corpus `corpus_from_rows` gives. A cold session hook answers from its part and
+    leaves the rest to the writer behind its answer (`write_behind`)."""
     from homeostat.core.kb import unserved
     from homeostat.core.render_view import memo_lines
     from homeostat.core.scoring import declared_contradictions
@@ -602,9 +624,41 @@ def corpus_from_rows(
     sections = [_section_entry(document, sec) for document in documents for sec in document.sections]
     lines = memo_lines(drafts, {s.area for s in sections}, areas)
     todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
-    waiting = counter(todo) if counter is not None else lambda: count_texts(todo, counts)
-    postings, lengths, stems = _index(drafts, sections)
-    counted = iter(waiting())
+    kept = None if first is None else _kept_texts(drafts, served, sections, first)
+    now, later = (todo, None) if kept is None else _split_todo(todo, kept)
+    waiting = counter(now) if counter is not None else lambda: count_texts(now, counts)
+    block = None if indexed is None else (served - len(indexed[1]), indexed)
+    inverted = _index(drafts, sections, block)
+    counted_now = waiting()
+    made = _Made(config, areas, drafts, served, sections, lines, inverted, tuple(unreadable))
+    if later is None or kept is None:
+        corpus = _assembled(made, counted_now)
+        return corpus, lambda _counts: corpus
+
+    def finish(counts: TokenCounts) -> Corpus:
+        return _assembled(made, _merged_counts(counted_now, count_texts(later, counts), kept))
+
+    return _assembled(made, _merged_counts(counted_now, None, kept)), finish
+
+
+class _Made(Record):
+    """A corpus build's parts but the token counts (`counted_first`)."""
+
+    config: Config
+    areas: dict[str, AreaInfo]
+    drafts: list[Entry]  # the served rules, then the pending entries, with no counts
+    served: int
+    sections: list[SectionEntry]
+    lines: list[str]
+    inverted: tuple[dict[str, list[int]], tuple[int, ...], dict[str, str]]  # `_index`
+    unreadable: tuple[tuple[str, int, str, tuple[str, ...]], ...]
+
+
+def _assembled(made: _Made, counts: list[int]) -> Corpus:
+    """The corpus, given every count in `ToCount`'s order."""
+    config, drafts, served, sections, lines = made.config, made.drafts, made.served, made.sections, made.lines
+    postings, lengths, stems = made.inverted
+    counted = iter(counts)
     new, at = tuple.__new__, _TOKENS_AT  # `_replace` per rule costs more than the rest of this loop
     entries = cast(
         "tuple[Entry, ...]",
@@ -615,7 +669,7 @@ def corpus_from_rows(
     return Corpus(
         entries=entries,
         sections=tuple([s._replace(tokens=next(counted)) for s in sections]),
-        areas=areas,
+        areas=made.areas,
         repos=tuple(RepoInfo(r.name, r.url, r.public) for r in config.repos),
         members=tuple(MemberInfo(m.handle, m.name, m.email, m.teams) for m in config.team.members),
         budget=Budget(d.token_budget, d.doc_token_budget, d.max_chars, d.rule_share),
@@ -626,8 +680,56 @@ def corpus_from_rows(
         line_tokens={line: next(counted) for line in lines},
         by_id=_by_id(entries),
         stems=stems,
-        unreadable=tuple(unreadable),
+        unreadable=made.unreadable,
     )
+
+
+# Which of a build's texts are counted first: each served rule's, each pending entry's, each section's
+Kept = tuple[list[bool], list[bool], list[bool]]
+
+
+def _kept_texts(
+    drafts: list[Entry], served: int, sections: list[SectionEntry], first: Callable[[str], bool]
+) -> Kept:
+    return (
+        [first(e.area) for e in drafts[:served]],
+        [first(e.area) for e in drafts[served:]],
+        [first(s.area) for s in sections],
+    )
+
+
+def _split_todo(todo: ToCount, kept: Kept) -> tuple[ToCount, ToCount]:
+    """The texts counted first (and every line), and the rest."""
+    rules, pending, sections = kept
+    now = ToCount(
+        [t for t, k in zip(todo.rules, rules, strict=True) if k],
+        [t for t, k in zip(todo.pending, pending, strict=True) if k],
+        [t for t, k in zip(todo.sections, sections, strict=True) if k],
+        todo.lines,
+    )
+    later = ToCount(
+        [t for t, k in zip(todo.rules, rules, strict=True) if not k],
+        [t for t, k in zip(todo.pending, pending, strict=True) if not k],
+        [t for t, k in zip(todo.sections, sections, strict=True) if not k],
+        [],
+    )
+    return now, later
+
+
+def _merged_counts(now: list[int], later: list[int] | None, kept: Kept) -> list[int]:
+    """Every count in `ToCount`'s order from those counted first and the rest (None: 0 for each)."""
+    first, rest = iter(now), iter(later) if later is not None else None
+    out: list[int] = []
+    rules, pending, sections = kept
+    for k in chain(rules, pending):
+        if k:
+            out += (next(first), next(first))
+        else:
+            out += (0, 0) if rest is None else (next(rest), next(rest))
+    for k in sections:
+        out.append(next(first) if k else 0 if rest is None else next(rest))
+    out += first  # the lines
+    return out
 
 
 # Where an Entry's two token counts sit (`tokens`, then `short_tokens`): `build_corpus` fills them in
@@ -733,28 +835,132 @@ class _Terms(dict[str, "str | None"]):
         return found
 
 
+# The index of a run of consecutive rules made elsewhere (the cold rebuild's parse child indexes the
+# rules it read, `corpus_rows.indexed_rows`): their postings, numbered from the first of them, their
+# lengths, and each word's term (stopwords left out)
+IndexedRules = tuple[dict[str, list[int]], list[int], dict[str, str]]
+
+
 def _index(
-    entries: Sequence[Entry], sections: Sequence[SectionEntry]
+    entries: Sequence[Entry],
+    sections: Sequence[SectionEntry],
+    block: tuple[int, IndexedRules] | None = None,
 ) -> tuple[dict[str, list[int]], tuple[int, ...], dict[str, str]]:
     """Inverted index over rules then sections (a rule's title counts twice: it says what it is about),
-    and the term of every word indexed."""
+    and the term of every word indexed. `block`: where a run of the rules starts and its index made
+    elsewhere, which goes in as indexing them here would put it: their terms in the order found."""
     flat: dict[str, list[int]] = {}
     lengths: list[int] = []
-    texts = [f"{e.title}\n{e.view}" for e in entries] + [
-        f"{s.doc_title} {s.heading}\n{s.view}" for s in sections
-    ]
     seen = _Terms()  # every word indexed, by its first occurrence, with its term (None: a stopword)
+    start, end = (len(entries), len(entries)) if block is None else (block[0], block[0] + len(block[1][1]))
+    _add_docs(flat, lengths, seen, [f"{e.title}\n{e.view}" for e in entries[:start]], 0)
+    if block is not None:
+        postings, block_lengths, block_terms = block[1]
+        new_posting = flat.setdefault
+        for key, found in postings.items():
+            if start:
+                found[::2] = [doc + start for doc in found[::2]]
+            new_posting(key, []).extend(found)
+        lengths += block_lengths
+        seen.update(block_terms)
+    texts = [f"{e.title}\n{e.view}" for e in entries[end:]]
+    texts += [f"{s.doc_title} {s.heading}\n{s.view}" for s in sections]
+    _add_docs(flat, lengths, seen, texts, end)
+    vocabulary = [word for word, found in seen.items() if found is not None]
+    return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
+
+
+def index_texts(texts: Sequence[str]) -> IndexedRules:
+    """The index of a run of rules' texts (`rule_text`), numbered from 0, for `_index`'s `block`."""
+    flat: dict[str, list[int]] = {}
+    lengths: list[int] = []
+    seen = _Terms()
+    _add_docs(flat, lengths, seen, texts, 0)
+    return flat, lengths, {word: found for word, found in seen.items() if found is not None}
+
+
+def rule_text(title: str, view: str) -> str:
+    """What the index reads of a rule."""
+    return f"{title}\n{view}"
+
+
+def _add_docs(
+    flat: dict[str, list[int]], lengths: list[int], seen: _Terms, texts: Sequence[str], first: int
+) -> None:
     term_of = seen.__getitem__  # a dict lookup per word, not a call
     new_posting = flat.setdefault
-    for doc, text in enumerate(texts):
+    for doc, text in enumerate(texts, first):
         found = search_words(text)
         counted: dict[str | None, int] = {}  # a Counter's counts, without its Python-level set-up
         _count_elements(counted, map(term_of, found))  # in the order of each term's first word
         lengths.append(len(found) - counted.pop(None, 0))
         for key, tf in counted.items():
             new_posting(key, []).extend((doc, tf))  # type: ignore[arg-type]  # None is popped
-    vocabulary = [word for word, found in seen.items() if found is not None]
-    return flat, tuple(lengths), {w: term(w) for w in sorted(vocabulary)}
+
+
+def part_areas(repo: str | None) -> Callable[[str], bool]:
+    """Whether an area is in `repo`'s part (`repo_part`): `core`, and the repo's own areas."""
+    prefix = f"{repo}/" if repo is not None else None
+
+    def kept(area: str) -> bool:
+        return area == CORE or (prefix is not None and area.startswith(prefix))
+
+    return kept
+
+
+# Above this many runs of a part's documents (rules filed away from their area's folder), a pass
+# over every pair costs less than bisecting for each run
+MAX_RUNS = 32
+
+
+def _runs(docs: Sequence[int]) -> list[tuple[int, int, int]]:
+    """Ascending document numbers as runs of consecutive ones: (the first, past the last, the
+    first's number among `docs`). A repo's part is a few runs: `core`'s files, the repo's, its
+    sections (a KB's files are in path order, an area's in its folder)."""
+    runs: list[tuple[int, int, int]] = []
+    for new, old in enumerate(docs):
+        if runs and runs[-1][1] == old:
+            first, _, at = runs[-1]
+            runs[-1] = (first, old + 1, at)
+        else:
+            runs.append((old, old + 1, new))
+    return runs
+
+
+def _renumbered(flat: Sequence[int], runs: Sequence[tuple[int, int, int]]) -> list[int]:
+    """A posting list's (document, frequency) pairs of the documents in `runs`, numbered as in
+    them: each run's pairs found by bisection and copied as one slice, so a part costs a few slices
+    per term, not a step per pair of the whole KB."""
+    numbers = flat[::2]  # ascending: postings are made in document order
+    out: list[int] = []
+    for first, past, at in runs:
+        lo = bisect_left(numbers, first)
+        hi = bisect_left(numbers, past, lo)
+        if lo == hi:
+            continue
+        found = list(flat[2 * lo : 2 * hi])
+        if at != first:
+            shift = at - first
+            found[::2] = [doc + shift for doc in found[::2]]
+        out += found
+    return out
+
+
+def _pairs_renumbered(docs: Sequence[int], total: int) -> Callable[[Sequence[int], object], list[int]]:
+    """`_renumbered` a pair at a time, for a part of many runs."""
+    renumbered = [-1] * total  # each document's number in the part, -1 if left out
+    for new, old in enumerate(docs):
+        renumbered[old] = new
+
+    def renumber(flat: Sequence[int], _runs: object) -> list[int]:
+        out: list[int] = []
+        for doc, tf in zip(flat[::2], flat[1::2], strict=True):
+            new = renumbered[doc]
+            if new >= 0:
+                out += (new, tf)
+        return out
+
+    return renumber
 
 
 def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
@@ -764,24 +970,15 @@ def repo_part(corpus: Corpus, repo: str | None) -> Corpus:
     loads and scans only its own repo. A KB without repos is its own part."""
     if not corpus.multi_repo or corpus.whole is not None:
         return corpus
-    prefix = f"{repo}/" if repo is not None else None
-
-    def kept(area: str) -> bool:
-        return area == CORE or (prefix is not None and area.startswith(prefix))
-
+    kept = part_areas(repo)
     n = len(corpus.entries)
     rules = [i for i, e in enumerate(corpus.entries) if kept(e.area)]
     docs = rules + [n + i for i, s in enumerate(corpus.sections) if kept(s.area)]
-    renumbered = [-1] * (n + len(corpus.sections))  # each document's number in the part, -1 if left out
-    for new, old in enumerate(docs):
-        renumbered[old] = new
+    runs = _runs(docs)
+    renumber = _renumbered if len(runs) <= MAX_RUNS else _pairs_renumbered(docs, n + len(corpus.sections))
     postings: dict[str, list[int]] = {}
     for key, flat in corpus.postings.items():
-        out: list[int] = []
-        for doc, tf in zip(flat[::2], flat[1::2], strict=True):
-            new = renumbered[doc]
-            if new >= 0:
-                out += (new, tf)
+        out = renumber(flat, runs)
         if out:
             postings[key] = out
     entries = tuple(corpus.entries[i] for i in rules)
