@@ -122,7 +122,7 @@ def served_head(here: ByFile, first: Callable[[str], bool] | None = None) -> lis
     """The texts the corpus build counts first (`ToCount.rules`) of the rules read here, where the
     files read elsewhere come after these in path order: each served rule's rule-only view and what
     its whole view adds, in `merged_rows`' order, less the rules of an unreadable part (served from
-    nowhere, as `corpus_from_rows` leaves them out) and, with `first`, those of the areas it leaves
+    nowhere, as `counted_first` leaves them out) and, with `first`, those of the areas it leaves
     for later (`counted_first`)."""
     served = served_rows(here[path] for path in sorted(here))
     return [(row.short, row.rest) for row in served if first is None or first(row.area)]
@@ -130,7 +130,7 @@ def served_head(here: ByFile, first: Callable[[str], bool] | None = None) -> lis
 
 def served_rows(found: Iterable[tuple[list[RuleRow], list[UnreadableRow]]]) -> list[RuleRow]:
     """The rules the corpus serves of files' rows, in order: a rule of an unreadable part is served
-    from nowhere (`corpus_from_rows` leaves it out; `unserved` is of the file's own parts)."""
+    from nowhere (`counted_first` leaves it out; `unserved` is of the file's own parts)."""
     out: list[RuleRow] = []
     for rows, unread in found:
         broken = unserved(unread)
@@ -140,7 +140,7 @@ def served_rows(found: Iterable[tuple[list[RuleRow], list[UnreadableRow]]]) -> l
 
 def indexed_rows(found: Sequence[FileRows]) -> IndexedRules:
     """The index of the served rules of files read elsewhere, which come last among the KB's rules
-    (`corpus_from_rows`' `indexed`), made where they were read."""
+    (`counted_first`'s `indexed`), made where they were read."""
     return index_texts(
         [rule_text(row.title, row.short + row.rest) for row in served_rows((r, u) for _, r, u in found)]
     )

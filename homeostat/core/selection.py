@@ -539,33 +539,13 @@ TextCounter = Callable[[ToCount], Callable[[], list[int]]]
 def build_corpus(
     kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts, counter: TextCounter | None = None
 ) -> Corpus:
-    """Flatten a loaded KB (and this clone's pending lessons) into a corpus (`corpus_from_rows`)."""
+    """Flatten a loaded KB (and this clone's pending lessons) into a corpus (`counted_first`)."""
     from homeostat.core.corpus_rows import rule_row
 
     config = kb.require_config()
     rows = [rule_row(rule) for rule in kb.rules]
     unreadable = [u.row() for u in kb.unreadable]
-    return corpus_from_rows(config, rows, kb.documents, unreadable, pending, counts, counter)
-
-
-def corpus_from_rows(
-    config: Config,
-    rows: Sequence[RuleRow],
-    documents: Sequence[Document],
-    unreadable: Sequence[tuple[str, int, str, tuple[str, ...]]],
-    pending: Sequence[PendingLesson],
-    counts: TokenCounts,
-    counter: TextCounter | None = None,
-    indexed: IndexedRules | None = None,
-) -> Corpus:
-    """The corpus of a KB's rules (`rows`, every rule in KB order, `core.corpus_rows`), documents and
-    unreadable files (a rule in one is served from nowhere, as `KB.served_rules`). Token counts come
-    from `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view
-    and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
-    count are gathered first and handed to `counter`, which may count them elsewhere while the index
-    is built here (by default they are counted here, `count_texts`). `indexed`: the index of the
-    last served rules, made where they were read (`corpus_rows.indexed_rows`)."""
-    return counted_first(config, rows, documents, unreadable, pending, counts, counter, indexed)[0]
+    return counted_first(config, rows, kb.documents, unreadable, pending, counts, counter)[0]
 
 
 def counted_first(
@@ -579,11 +559,19 @@ def counted_first(
     indexed: IndexedRules | None = None,
     first: Callable[[str], bool] | None = None,
 ) -> tuple[Corpus, Callable[[TokenCounts], Corpus]]:
-    """`corpus_from_rows`, counting first only the texts of the rules, pending entries and sections
-    of the areas `first` keeps (a session's part, `part_areas`) and every line: the others' counts
-    are 0 in the corpus given, until the function given counts them (with the same `TokenCounts`)
-    and gives the corpus `corpus_from_rows` gives. A cold session hook answers from its part and
-    leaves the rest to the writer behind its answer (`write_behind`)."""
+    """The corpus of a KB's rules (`rows`, every rule in KB order, `core.corpus_rows`), documents and
+    unreadable files (a rule in one is served from nowhere, as `KB.served_rules`). Token counts come
+    from `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view
+    and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
+    count are gathered first and handed to `counter`, which may count them elsewhere while the index
+    is built here (by default they are counted here, `count_texts`). `indexed`: the index of the
+    last served rules, made where they were read (`corpus_rows.indexed_rows`).
+
+    With `first` (the areas of a session's part, `part_areas`) only the texts of its rules, pending
+    entries and sections, and every line, are counted: the others' counts are 0 in the corpus given
+    until the function given counts them (with the same `TokenCounts`) and gives the corpus counting
+    everything gives. A cold session hook answers from its part and leaves the rest to the writer
+    behind its answer (`write_behind`). Without it the function gives the same corpus."""
     from homeostat.core.kb import unserved
     from homeostat.core.render_view import memo_lines
     from homeostat.core.scoring import declared_contradictions
