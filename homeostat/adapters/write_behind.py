@@ -2,7 +2,9 @@
 
 A cold `context` or session hook at 20,000 rules spends about 0.4 s turning the fresh corpus into
 the bytes of its cache files (the whole corpus, the session repo's part, the token counts) and
-writing them, and the agent waits for none of it: its answer needs only the part in memory. So
+writing them, and more counting the tokens of the other repos' rules (`counted_first` counts only
+the session's part before the answer), and the agent waits for none of it: its answer needs only
+the part in memory. So
 where the corpus is large and a fork is safe (`count_worker.may_fork`), the writes run in a
 grandchild that has left this process's session and holds none of its pipes or terminal: the
 caller's answer goes out and its process exits while the files are written.
