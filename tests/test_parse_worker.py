@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from homeostat.adapters import child_answer, parse_worker, search_index
+from homeostat.adapters import child_answer, parse_worker, search_index, write_behind
 from homeostat.adapters import count_worker as count_worker_module
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
 from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
@@ -182,6 +182,7 @@ def test_a_session_build_counts_its_part_first_and_the_rest_gives_the_whole_corp
     """A cold session hook's build (`_build` with the session's repo) counts only its part's texts
     before it answers: the part is the whole corpus's part, the other rules wait with no count, and
     the function left for the writer gives the whole corpus and the same token counts kept."""
+    monkeypatch.setattr(write_behind, "BEHIND_MIN_RECORDS", 0)  # the writer surely behind the answer
     root = _awkward_kb(tmp_path / "kb")
     _children(monkeypatch, False, False)
     plain, _, plain_counts = _built(root)
@@ -205,6 +206,21 @@ def test_a_session_build_counts_its_part_first_and_the_rest_gives_the_whole_corp
     assert whole() == plain
     search_index._save_counts(root, counts)
     assert (root / TOKENS_FILE).read_bytes() == plain_counts
+
+
+def test_a_session_build_written_in_process_counts_everything_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the rules read here are too few for the writer to be a detached process, nothing is
+    left to count after the answer (it would load the tokenizer here)."""
+    monkeypatch.setattr(write_behind, "BEHIND_MIN_RECORDS", 10**9)
+    root = _awkward_kb(tmp_path / "kb")
+    _children(monkeypatch, False, False)
+    plain, _, _ = _built(root)
+    _children(monkeypatch, True, True)
+    shutil.rmtree(root / ".homeostat/index")
+    first, _, whole = search_index._build(root, lambda _repos: "billing")
+    assert first == plain and whole() == plain
 
 
 def test_a_failing_parse_child_leaves_the_reading_to_this_process(

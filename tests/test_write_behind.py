@@ -30,13 +30,19 @@ META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-
 RULES = 1_100  # above BEHIND_MIN_RECORDS with the example's own
 
 
-def _big_kb(root: Path) -> Path:
+# Enough text for the parse split (parse_worker.PARSE_MIN_BYTES), with more than BEHIND_MIN_RECORDS
+# rules outside the child's share: the cold session counts its part first, the writer the rest
+SPLIT_RULES = 1_700
+WHY = "Idempotency retries " * 30  # under the 100 words a Why may hold
+
+
+def _big_kb(root: Path, rules: int = RULES, why: str = "It was slow.") -> Path:
     shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
     ui = root / "knowledge/storefront/ui"
-    for n in range(RULES):
+    for n in range(rules):
         (ui / f"ui-rule-{n:04}.md").write_text(
             f"---\nid: ui-rule-{n:04}\ntitle: Rule {n}\narea: storefront/ui\nscope: ['src/ui/r{n}/**']\n{META}"
-            f"---\n## Rule\nCall `refund_{n}()` in `src/ui/r{n}/app.py`.\n\n## Why\nIt was slow.\n",
+            f"---\n## Rule\nCall `refund_{n}()` in `src/ui/r{n}/app.py`.\n\n## Why\n{why}\n",
             "utf-8",
         )
     return root
@@ -64,8 +70,14 @@ def _cache(kb: Path) -> dict[str, object]:
     return found
 
 
-def test_a_cold_context_answers_first_and_writes_the_files_written_in_process(tmp_path: Path) -> None:
-    behind, here = _big_kb(tmp_path / "behind"), _big_kb(tmp_path / "here")
+@pytest.mark.parametrize("rules", [RULES, SPLIT_RULES])
+def test_a_cold_context_answers_first_and_writes_the_files_written_in_process(
+    tmp_path: Path, rules: int
+) -> None:
+    """Also where the answer counted only the session's part (the larger KB): the writer counts
+    billing's rules before it writes."""
+    why = WHY if rules == SPLIT_RULES else "It was slow."
+    behind, here = _big_kb(tmp_path / "behind", rules, why), _big_kb(tmp_path / "here", rules, why)
     first = subprocess.run(_context(behind), capture_output=True, text=True, env=_env(), check=True)
     assert "search index rebuilt" in first.stderr and "ui-rule-0007" in first.stdout
     wait_for_writer(str(behind / INDEX_DIR))  # the writer is done after this, whether it was before or not

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from homeostat.adapters.count_worker import Worker
     from homeostat.console import Progress
+    from homeostat.core.corpus_rows import ByFile
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson
     from homeostat.core.token_counts import TokenCounts
@@ -317,8 +318,8 @@ def _built(
         kb = load_kb(
             here, root=str(root), on_file=lambda done, total: progress.update(done, total + len(apart))
         )
-        first = _part_areas(kb, repo_of)
         rows_here = rows_by_file(kb) if apart else {}  # while the child is still at work
+        first = _part_areas(kb, repo_of) if apart and _behind_surely(kb, rows_here) else None
         if counter is not None and apart:
             counter.ahead(served_head(rows_here, first))
         found = received()
@@ -336,6 +337,17 @@ def _built(
             indexed = found.indexed
     config = kb.require_config()
     return counted_first(config, rows, kb.documents, unreadable, pending, counts, counter, indexed, first)
+
+
+def _behind_surely(kb: KB, rows_here: ByFile) -> bool:
+    """Whether the rules and sections read here alone are enough for `write_behind` to write from
+    a detached process: only there is counting the other repos' texts after the answer free (in
+    this process it would load the tokenizer the counting child has already loaded)."""
+    from homeostat.adapters.write_behind import BEHIND_MIN_RECORDS
+    from homeostat.core.corpus_rows import served_rows
+
+    sections = sum(len(document.sections) for document in kb.documents)
+    return len(served_rows(rows_here.values())) + sections >= BEHIND_MIN_RECORDS
 
 
 def _part_areas(kb: KB, repo_of: RepoOf | None) -> Callable[[str], bool] | None:
