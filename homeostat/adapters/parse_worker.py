@@ -168,7 +168,7 @@ def _checked(sent: Any, paths: list[str]) -> Apart | None:
         return None
     if len(lengths) != len(served_rows((rows, unread) for _, rows, unread in out)):
         return None
-    if any(type(found) is not list for found in postings.values()):
+    if any(type(flat) is not list for flat in postings.values()):
         return None
     return Apart(out, indexed)
 

@@ -331,10 +331,9 @@ def _built(
         rows, unreadable = [rule_row(rule) for rule in kb.rules], [u.row() for u in kb.unreadable]
     else:
         rows, unreadable = merged_rows(rows_here, found.rows)
-        if all(
-            path < apart[0] for path, (read, _) in rows_here.items() if read
-        ):  # as `child_share` takes them
-            indexed = found.indexed
+        # the child's rules come last (as `child_share` takes them): their index goes in whole
+        last = all(path < apart[0] for path, (read, _) in rows_here.items() if read)
+        indexed = found.indexed if last else None
     config = kb.require_config()
     return counted_first(config, rows, kb.documents, unreadable, pending, counts, counter, indexed, first)
 

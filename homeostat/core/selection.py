@@ -32,7 +32,7 @@ from homeostat.core.text import identifiers, lazy_pattern, words
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, TypeVar
 
     from homeostat.core.config import Config
     from homeostat.core.corpus_rows import RuleRow
@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from homeostat.core.pending import PendingLesson
     from homeostat.core.scoring import ScoreKey
     from homeostat.core.token_counts import TokenCounts
+
+    _T = TypeVar("_T")
 
 CORPUS_FORMAT = 9
 CORE = "core"
@@ -688,19 +690,22 @@ def _kept_texts(
 
 def _split_todo(todo: ToCount, kept: Kept) -> tuple[ToCount, ToCount]:
     """The texts counted first (and every line), and the rest."""
-    rules, pending, sections = kept
-    now = ToCount(
-        [t for t, k in zip(todo.rules, rules, strict=True) if k],
-        [t for t, k in zip(todo.pending, pending, strict=True) if k],
-        [t for t, k in zip(todo.sections, sections, strict=True) if k],
-        todo.lines,
+    rules, pending, sections = (
+        _parted(todo.rules, kept[0]),
+        _parted(todo.pending, kept[1]),
+        _parted(todo.sections, kept[2]),
     )
-    later = ToCount(
-        [t for t, k in zip(todo.rules, rules, strict=True) if not k],
-        [t for t, k in zip(todo.pending, pending, strict=True) if not k],
-        [t for t, k in zip(todo.sections, sections, strict=True) if not k],
-        [],
-    )
+    now = ToCount(rules[0], pending[0], sections[0], todo.lines)
+    later = ToCount(rules[1], pending[1], sections[1], [])
+    return now, later
+
+
+def _parted(texts: Sequence[_T], kept: Sequence[bool]) -> tuple[list[_T], list[_T]]:
+    """`texts` where `kept` is true, and the others."""
+    now: list[_T] = []
+    later: list[_T] = []
+    for text, k in zip(texts, kept, strict=True):
+        (now if k else later).append(text)
     return now, later
 
 
@@ -841,7 +846,7 @@ def _index(
     lengths: list[int] = []
     seen = _Terms()  # every word indexed, by its first occurrence, with its term (None: a stopword)
     start, end = (len(entries), len(entries)) if block is None else (block[0], block[0] + len(block[1][1]))
-    _add_docs(flat, lengths, seen, [f"{e.title}\n{e.view}" for e in entries[:start]], 0)
+    _add_docs(flat, lengths, seen, [rule_text(e.title, e.view) for e in entries[:start]], 0)
     if block is not None:
         postings, block_lengths, block_terms = block[1]
         new_posting = flat.setdefault
@@ -851,7 +856,7 @@ def _index(
             new_posting(key, []).extend(found)
         lengths += block_lengths
         seen.update(block_terms)
-    texts = [f"{e.title}\n{e.view}" for e in entries[end:]]
+    texts = [rule_text(e.title, e.view) for e in entries[end:]]
     texts += [f"{s.doc_title} {s.heading}\n{s.view}" for s in sections]
     _add_docs(flat, lengths, seen, texts, end)
     vocabulary = [word for word, found in seen.items() if found is not None]
