@@ -371,6 +371,19 @@ def test_arguments_of_the_wrong_type_are_named_without_pydantic_internals(kb: Pa
     session(kb, web, body)
 
 
+def test_a_path_holding_a_nul_is_named_not_a_failure(kb: Path, web: Path) -> None:
+    """No file's path holds a NUL and the OS refuses to look one up: `context` says so of the path
+    it was given (the fuzz run found it answering "could not answer ... embedded null byte")."""
+
+    async def body(client: Client) -> None:
+        result = await client.call_tool("context", {"files": ["src/ok.py", "src/a\x00b.py"]})
+        assert result.is_error
+        text = result.content[0].text  # type: ignore[union-attr]
+        assert text == "files: 'src/a\\x00b.py' holds a NUL character, which no path can"
+
+    session(kb, web, body)
+
+
 def test_a_kb_broken_mid_session_answers_with_its_message_and_no_traceback(
     kb: Path, web: Path, tmp_path: Path
 ) -> None:

@@ -167,6 +167,10 @@ def relative_paths(paths: Sequence[str], identity: Identity, base: StrPath) -> l
             text = piece.strip()
             if not text:
                 continue
+            if "\0" in text:  # no file's path holds one, and the OS refuses to look it up
+                from homeostat.errors import HomeostatError
+
+                raise HomeostatError(f"files: {text!r} holds a NUL character, which no path can")
             resolved = os.path.realpath(text if os.path.isabs(text) else os.path.join(base, text))
             if resolved == top:
                 out.append(".")
