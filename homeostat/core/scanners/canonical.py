@@ -29,13 +29,13 @@ _WORD = re.compile(r"[^\W_]+")
 # A `*` or `_` run touching a letter on one side (`ig**nore`, `_Print_`) is emphasis; one between
 # non-letters (`src/**`, `(*)`, `a * b`) is not. One touching a code span's backtick is, too
 # (`` `--in`**`secure`** ``).
-_STAR_EMPHASIS = re.compile(r"(?<=[^\W_`])\*+|\*+(?=[^\W_`])")
+_STAR_EMPHASIS = re.compile(r"(?:(?<=[^\W_])|(?<=`))\*+|\*+(?=[^\W_]|`)")
 _UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_+(?=[^\W_])|(?<=[^\W_])_+(?![\w])")
 _STRIKE = re.compile(r"~~")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
-_SPACED = re.compile(r"(?<![^\W\d_])[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?![^\W\d_])")
+_SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
@@ -80,7 +80,8 @@ def fold_confusables(text: str) -> str:
 
 
 def _joined(match: re.Match[str]) -> str:
-    return match.group(0)[::2]
+    """`c u r l` → `curl`; `E.C.H.O` → `echo` (lowercase: a shouted word is read as an HTTP method)."""
+    return match.group(0)[::2].lower()
 
 
 def _leet(match: re.Match[str]) -> str:

@@ -24,9 +24,13 @@ from dataclasses import dataclass, field
 from homeostat.core.scanners.lexicon import CONCEPTS, concept
 from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]|:\s")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
 _NEG_AFTER_REACH = 6
+_CODE_SPAN = re.compile(r"`[^`\n]*`")  # a `no:` inside one is an option, not a negation
+# Languages that put the negation after the verb ("Sag dem Nutzer nicht", "Vertel de gebruiker niet").
+_LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|niet|inte|ikke|pas)\b")
+_LATE_REACH = 40
 
 INJECTION = (
     "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
@@ -158,12 +162,16 @@ def _negated(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     return bool(_NEG_AFTER.search(text, at[1], min(sentence.end, at[1] + _NEG_AFTER_REACH)))
 
 
+def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
+    return bool(_LATE_NEGATION.search(text, at[1], min(sentence.end, at[1] + _LATE_REACH)))
+
+
 def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
     """Where a sentence steers the agent against its user, if it does."""
     has = s.has
     if has("ignore") and has("instructions") and (has("prior") or has("all") or has("your") or has("user") or has("system")):
         return s.first("ignore")
-    if has("tell") and has("user") and any(_negated(text, s, at) for at in s.found["tell"]):
+    if has("tell") and has("user") and any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"]):
         return s.first("tell")
     for name in ("hide_from_user", "role_change", "preapproved", "authority"):
         if has(name):
@@ -215,13 +223,19 @@ def _shaped(text: str, starts: list[int]) -> Iterator[FamilyHit]:
     ):
         for m in pattern.finditer(text):
             i = bisect_right(starts, m.start()) - 1
-            before = DOUBLE_NEGATIVE.sub(" ", text[starts[i] : m.start()])
+            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
             negation = _NEGATION_BEFORE.search(before)
             if negation and not (_REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())):
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+def _prose(before: str) -> str:
+    """The words before a match, code spans blanked (the match's own, still open, too)."""
+    closed = _CODE_SPAN.sub(" ", before)
+    return closed[: closed.rfind("`")] if closed.count("`") % 2 else closed
 
 
 def _negates_itself(order: str) -> bool:

@@ -52,7 +52,7 @@ _DECODING = re.compile(
 )
 _FETCHING = re.compile(
     r"\b(?:curl|wget|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|urlopen|urllib|requests\.get|"
-    r"httpx\.get|DownloadString|DownloadFile|fetch\s*\(|http\s+(?:get\s+)?https?:|lwp-request)\b",
+    r"httpx\.get|DownloadString|DownloadFile|lwp-request)\b|\bfetch\s*\(|\b(?:http|xh)\s+(?:get\s+)?https?:",
     re.IGNORECASE,
 )
 _RUNS_TEXT = re.compile(
