@@ -60,7 +60,7 @@ _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
 # How far past its trigger a phrase pattern may reach: a bound on each try, so a line holding a
 # trigger thousands of times is read in time proportional to it (`shell_hits` reads commands whole).
-_MATCH_REACH = 600
+_MATCH_REACH = 240
 _DECODE_DEPTH = 2
 # Sentence ends, commas, blank lines, list items and table rows, and the end of a heading line or of a
 # line that introduces what follows ("Steps:").
@@ -423,7 +423,8 @@ def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
             last = close
         checkable.append(i)
     pieces.append(text[last:])
-    visible = lower_same_length("".join(pieces))  # each span's text as `find_risks` reads it, lowered
+    shown = "".join(pieces)
+    visible = lower_same_length(shown)  # each span's text as `find_risks` reads it, lowered
     words = visible.encode("ascii").translate(_WORD_BREAKS)  # `words_among`'s split, in bytes
     for i in checkable:
         start, end = spans[i]
@@ -432,7 +433,25 @@ def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
             or _BARE_TLD.search(visible, start, end)
             or not _GATE_BYTES.isdisjoint(words[start:end].split())
         )
+    if any(quiet):
+        _hush_noisy(shown, spans, quiet)
     return quiet
+
+
+def _hush_noisy(shown: str, spans: Sequence[tuple[int, int]], quiet: list[bool]) -> None:
+    """Mark not quiet every span holding a line `find_risks` reads as risky, with no domain allowed: the
+    concepts, commands, canonical readings, encodings and hosts past the listed TLDs have no needle
+    list, so the whole text is read once (linear, where each span's own read pays a fixed cost) and its
+    risky lines are looked up."""
+    doc = _Text(shown)
+    noisy = sorted({hit.line for hit in _scan(shown, ())})  # no domain allowed: every host is noisy
+    if not noisy:
+        return
+    for i, (start, end) in enumerate(spans):
+        if quiet[i]:
+            first, last = doc.line_of(start), doc.line_of(max(start, end - 1))
+            at = bisect_right(noisy, last)
+            quiet[i] = not (at > 0 and noisy[at - 1] >= first)
 
 
 _FIXED_NEEDLES = ("<!--", "://", *_SYMBOL_GATES)

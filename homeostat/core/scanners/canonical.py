@@ -39,8 +39,11 @@ _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(
 _BLANKS = re.compile(r"[ \t]{2,}")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
-# A word holding both letters and digits, and letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`).
-_MIXED = re.compile(r"(?=[\w@$!]*[^\W\d_])(?=[\w@$!]*[0-9@$!])[\w@$!]+")
+# A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
+# digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
+_MIXED = re.compile(r"[\w@$!]+")
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_HAS_DIGIT = re.compile(r"[0-9@$!]")
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +89,7 @@ def _joined(match: re.Match[str]) -> str:
 
 def _leet(match: re.Match[str]) -> str:
     word = match.group(0)
-    if word.isdigit() or word.startswith(("0x", "0X")):
+    if word.isdigit() or word.startswith(("0x", "0X")) or not _HAS_DIGIT.search(word) or not _HAS_LETTER.search(word):
         return word
     inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
     return inner.translate(_LEET)

@@ -229,7 +229,7 @@ def comments(text: str, start: int = 0, end: int | None = None) -> Iterator[Comm
 
 def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
     """A `<!-- homeostat … -->` comment that holds a section's fields or provenance: closed, and right
-    under a heading (blank lines aside). Homeostat reads it as data and never serves it; any other
+    under a heading or at the start of the text (blank lines aside). Homeostat reads it as data and never serves it; any other
     comment, `<!-- homeostat` or not, is text a reviewer does not see."""
     if not _HOMEOSTAT_OPENING.match(text, comment.start) or not text.startswith(_COMMENT_CLOSE, comment.end - 3):
         return False
@@ -239,7 +239,7 @@ def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
     if line_start > start and text[line_start - 1] != "\n":
         return False
     window = text[max(start, line_start - _LOOKBACK) : line_start]
-    return _HEADING_BEFORE.search(window) is not None
+    return not window.strip() and line_start - start < _LOOKBACK or _HEADING_BEFORE.search(window) is not None
 
 
 def blank_homeostat_comments(text: str) -> str:

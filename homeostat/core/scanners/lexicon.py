@@ -151,7 +151,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "no_confirm": (
         r"(?:never|don'?t|do\s+not|no\s+need\s+to|without|skip(?:ping)?|stop\s+to|not\s+need\s+to)\s+"
-        r"(?:\w+\s+){0,2}(?:ask(?:ing|s)?|confirm(?:ing|ation|ations)?|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
+        r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?|confirm(?:ing|ation|ations)?|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
         r"check(?:ing)?\s+with)\b",
         r"skip\s+(?:all\s+|any\s+|every\s+|the\s+)?(?:user\s+)?confirmations?", r"never\s+asks?\b",
         r"sans\s+(?:demander|confirmation|validation)", r"ohne\s+(?:rückfrage|nachzufragen|zu\s+fragen|bestätigung)",
