@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from homeostat.core.scanners.lexicon import CONCEPTS, concept
+from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, heads
 from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -104,6 +104,32 @@ _REMOVING = re.compile(r"\b(?:replace|remove|delete|drop|get\s+rid\s+of)\b")
 _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 
 
+# Each shape with the words one of which every match holds, looked for with `in` before the regex runs.
+_SHAPES = (
+    (_HOMEOSTAT_OFF, "injection", INJECTION, ("homeostat", "enabledplugins")),
+    (
+        _PERMISSION,
+        "permission-grant",
+        PERMISSIONS,
+        ("dangerously", "bypass", "yolo", "full-auto", "allow", "approv", "auto", "danger", "mcpservers",
+         "permission", "grant", "trust-all", "yes-always", "no-confirm"),
+    ),  # fmt: skip
+    (
+        _WEAKENING_SETTINGS,
+        "weakened-checks",
+        WEAKENED,
+        ("continue", "failure", "fail_ci", "if", "assert", "expect", "||", "cov", "threshold", "deselect"),
+    ),
+    (
+        _WEAKENING_ORDER,
+        "weakened-checks",
+        WEAKENED,
+        ("fail", "break", "broken", "red", "complain", "block", "pass", "green", "deadline", "while we", "ship",
+         "so ci", "so the build", "so merge", "slow"),
+    ),  # fmt: skip
+)
+
+
 @dataclass(frozen=True)
 class FamilyHit:
     kind: str
@@ -132,8 +158,12 @@ def _sentence_bounds(text: str) -> list[int]:
 
 def _bucket(text: str, starts: list[int]) -> dict[int, _Sentence]:
     sentences: dict[int, _Sentence] = {}
+    words = Words(text)
 
     def add(name: str) -> None:
+        wanted = heads(name)
+        if wanted is not None and not words.has_any(wanted):
+            return  # no word starts the way any of its stems does: its regex would find nothing
         for m in concept(name).finditer(text):
             i = bisect_right(starts, m.start()) - 1
             sentence = sentences.get(i)
@@ -215,12 +245,9 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
 
 def _shaped(text: str, starts: list[int]) -> Iterator[FamilyHit]:
     """Families read by the shape of a setting or a flag, each negation-aware within its sentence."""
-    for pattern, kind, message in (
-        (_HOMEOSTAT_OFF, "injection", INJECTION),
-        (_PERMISSION, "permission-grant", PERMISSIONS),
-        (_WEAKENING_SETTINGS, "weakened-checks", WEAKENED),
-        (_WEAKENING_ORDER, "weakened-checks", WEAKENED),
-    ):
+    for pattern, kind, message, keys in _SHAPES:
+        if not any(key in text for key in keys):
+            continue  # none of the words every match holds: the regex would find nothing
         for m in pattern.finditer(text):
             i = bisect_right(starts, m.start()) - 1
             before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))

@@ -13,6 +13,7 @@ Turkish, Russian, Ukrainian, Chinese, Japanese, Korean, Vietnamese, Indonesian, 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 # Scripts written without spaces between words: a stem there matches anywhere in the text.
@@ -28,6 +29,104 @@ def _alternation(stems: tuple[str, ...]) -> str:
     if free:
         parts.append("(?:" + "|".join(sorted(free, key=len, reverse=True)) + ")")
     return "|".join(parts)
+
+
+_HEAD = re.compile(r"[^\W_]+")
+_TO_BLANK = str.maketrans(dict.fromkeys("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~‘’“”«»—–…", " "))
+
+
+_SPACELESS_HEAD = re.compile(r"[^\\()\[\]?*+{}|.^$]+")
+
+
+def _head(stem: str) -> str | None:
+    """The literal letters every match of a stem starts with (None: not known)."""
+    bare = stem.lstrip("\\.`-")
+    found = _HEAD.match(bare)
+    if found is None or stem[:1] in "([" or (stem.startswith("\\") and not stem.startswith("\\.")):
+        return None
+    head = found.group(0)
+    if len(head) < len(bare) and bare[len(head)] in "?*{":
+        head = head[:-1]  # `users?`: the last letter is optional
+    return head or None
+
+
+def _leading_group(stem: str) -> list[str] | None:
+    """The alternatives of a stem's leading `(?:a|b|c)`, each followed by the rest of the stem."""
+    if not stem.startswith("(?:"):
+        return None
+    depth, parts, last = 0, [], 3
+    for i, char in enumerate(stem):
+        if char == "\\":
+            continue
+        if i > 0 and stem[i - 1] == "\\":
+            continue
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append(stem[last:i])
+                rest = stem[i + 1 :]
+                if rest[:1] in ("?", "*", "{"):
+                    return None  # the group is optional: the stem may start with what follows it
+                return [part + rest for part in parts]
+        elif char == "|" and depth == 1:
+            parts.append(stem[last:i])
+            last = i + 1
+    return None
+
+
+def _stem_heads(stem: str) -> set[str] | None:
+    if _SPACELESS.match(stem):
+        literal = _SPACELESS_HEAD.match(stem)
+        return {literal.group(0) if literal else stem[0]}
+    alternatives = _leading_group(stem)
+    if alternatives is not None:
+        found: set[str] = set()
+        for alternative in alternatives:
+            more = _stem_heads(alternative)
+            if more is None:
+                return None
+            found |= more
+        return found
+    head = _head(stem)
+    return None if head is None else {head}
+
+
+@lru_cache(maxsize=None)
+def heads(name: str) -> frozenset[str] | None:
+    """The literal starts of the concept's stems, for a cheap look before its regex runs (a text with no
+    word starting with one has no match); None when a stem starts with something else."""
+    found: set[str] = set()
+    for stem in CONCEPTS[name]:
+        more = _stem_heads(stem)
+        if more is None:
+            return None
+        found |= more
+    return frozenset(found)
+
+
+class Words:
+    """A casefolded text's words, sorted, to ask whether any starts with a concept's head (a bisect),
+    and the text itself for the heads of scripts written without spaces (a substring)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.sorted = sorted(set(text.translate(_TO_BLANK).split()))
+
+    def has_any(self, found: frozenset[str]) -> bool:
+        spaced, spaceless = _split_heads(found)
+        words = self.sorted
+        for head in spaced:
+            at = bisect_left(words, head)
+            if at < len(words) and words[at].startswith(head):
+                return True
+        return not self.text.isascii() and any(head in self.text for head in spaceless)
+
+
+@lru_cache(maxsize=None)
+def _split_heads(found: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return tuple(h for h in found if not _SPACELESS.match(h)), tuple(h for h in found if _SPACELESS.match(h))
 
 
 @lru_cache(maxsize=None)
