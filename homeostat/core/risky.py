@@ -359,10 +359,16 @@ def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[Ris
     ]
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
-        found += _reading_hits(canon)
+        found += _reading_hits(_changed_lines(plain.text, canon))
     if depth < _DECODE_DEPTH:
         found += _decoded_hits(plain.text, allowed_domains, depth)
     return found
+
+
+def _changed_lines(plain: str, canon: str) -> str:
+    """The canonical reading's lines that differ from the text's, the others blank: what the text's
+    own reading has not already read (its line numbers kept)."""
+    return "\n".join(c if c != p else "" for p, c in zip(plain.split("\n"), canon.split("\n"), strict=True))
 
 
 def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:

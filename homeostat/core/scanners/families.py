@@ -104,29 +104,35 @@ _REMOVING = re.compile(r"\b(?:replace|remove|delete|drop|get\s+rid\s+of)\b")
 _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 
 
-# Each shape with the words one of which every match holds, looked for with `in` before the regex runs.
+def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
+    """Word starts one of which every match of a shape holds, and symbols looked for as substrings."""
+    return frozenset(starts.split()), tuple(symbols.split())
+
+
+# Each shape with what every match holds, looked up before the regex runs.
 _SHAPES = (
-    (_HOMEOSTAT_OFF, "injection", INJECTION, ("homeostat", "enabledplugins")),
+    (_HOMEOSTAT_OFF, "injection", INJECTION, _keys("homeostat enabledplugins")),
     (
         _PERMISSION,
         "permission-grant",
         PERMISSIONS,
-        ("dangerously", "bypass", "yolo", "full-auto", "allow", "approv", "auto", "danger", "mcpservers",
-         "permission", "grant", "trust-all", "yes-always", "no-confirm"),
-    ),  # fmt: skip
+        _keys(
+            "dangerously bypass yolo full allow approv auto always danger enableallprojectmcpservers "
+            "permission grant trust yes no chat"
+        ),
+    ),
     (
         _WEAKENING_SETTINGS,
         "weakened-checks",
         WEAKENED,
-        ("continue", "failure", "fail_ci", "if", "assert", "expect", "||", "cov", "threshold", "deselect"),
+        _keys("continue allow fail assert expect cov threshold deselect", "if: if : ||"),
     ),
     (
         _WEAKENING_ORDER,
         "weakened-checks",
         WEAKENED,
-        ("fail", "break", "broken", "red", "complain", "block", "pass", "green", "deadline", "while we", "ship",
-         "so ci", "so the build", "so merge", "slow"),
-    ),  # fmt: skip
+        _keys("fail break broken red complain block pass green deadline while ship so slow"),
+    ),
 )
 
 
@@ -156,9 +162,8 @@ def _sentence_bounds(text: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
-def _bucket(text: str, starts: list[int]) -> dict[int, _Sentence]:
+def _bucket(text: str, starts: list[int], words: Words) -> dict[int, _Sentence]:
     sentences: dict[int, _Sentence] = {}
-    words = Words(text)
 
     def add(name: str) -> None:
         wanted = heads(name)
@@ -243,11 +248,11 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             yield FamilyHit("credential-handling", *at, EXPOSE)
 
 
-def _shaped(text: str, starts: list[int]) -> Iterator[FamilyHit]:
+def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
     """Families read by the shape of a setting or a flag, each negation-aware within its sentence."""
     for pattern, kind, message, keys in _SHAPES:
-        if not any(key in text for key in keys):
-            continue  # none of the words every match holds: the regex would find nothing
+        if not (words.has_any(keys[0]) or any(key in text for key in keys[1])):
+            continue  # no word starts as every match does, nor any symbol it holds: nothing to find
         for m in pattern.finditer(text):
             i = bisect_right(starts, m.start()) - 1
             before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
@@ -271,10 +276,10 @@ def _negates_itself(order: str) -> bool:
 
 
 def family_hits(text: str) -> Iterator[FamilyHit]:
-    """Every family's hits in `text` (read casefolded; offsets are the casefolded text's, which has the
-    same newlines)."""
-    low = text.casefold()
-    starts = _sentence_bounds(low)
-    for sentence in _bucket(low, starts).values():
-        yield from _sentence_hits(low, sentence)
-    yield from _shaped(low, starts)
+    """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
+    are the original's, so line numbers hold)."""
+    starts = _sentence_bounds(text)
+    words = Words(text)
+    for sentence in _bucket(text, starts, words).values():
+        yield from _sentence_hits(text, sentence)
+    yield from _shaped(text, starts, words)

@@ -237,10 +237,20 @@ def _egress(statement: str) -> bool:
     return bool(_SECRET_SOURCE.search(carried))
 
 
+# A line holding none of these runs nothing fetched or decoded and sends nothing: not read further.
+_CLUES = re.compile(
+    r"[|<]|\$\(|\b(?:eval|exec|iex|invoke|scriptblock|system|popen|spawn|execsync|function|curl|wget|fetch|http|https|"
+    r"xh|aria2c|irm|iwr|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|ssh|mail|sendmail|mutt|dig|nslookup|host|"
+    r"drill|ping|ping6|getent|traceroute|whois|requests|httpx|axios|aiohttp|session|urlopen|urllib|socket|"
+    r"gethostbyname\w*|getaddrinfo|dns|sendbeacon|xmlhttprequest|resolve-dnsname|downloadstring|downloadfile)\b",
+    re.IGNORECASE,
+)
+
+
 def shell_hits(text: str) -> Iterator[ShellHit]:
     """Piped shell and secret egress in `text`, one hit per statement at most."""
     for offset, line in _lines(text):
-        if "|" in line and _TABLE_ROW.match(line):
+        if not _CLUES.search(line) or "|" in line and _TABLE_ROW.match(line):
             continue
         flat = line.replace("`", ";")  # a code span is a command of its own, apart from the prose
         statements = list(_statements(flat))
