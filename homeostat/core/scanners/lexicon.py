@@ -188,9 +188,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "告诉", "告知", "通知", "知らせ", "伝え", "言わ", "報告", "알리", "말하", "보고하",
     ),
     "neg": (
-        r"not", r"don'?t", r"dont", r"never", r"without", r"no\b", r"ne\b", r"n'", r"pas\b", r"jamais", r"sans",
+        r"not\b", r"don'?t", r"dont", r"never", r"without", r"no\b", r"ne\b", r"n'", r"pas\b", r"jamais", r"sans",
         r"nicht", r"kein", r"ohne", r"niemals", r"sin\b", r"nunca", r"não", r"sem\b", r"non\b", r"senza", r"mai\b",
-        r"niet", r"zonder", r"nooit", r"nie\b", r"bez\b", r"nigdy", r"inte", r"utan", r"aldrig", r"не\b", r"без\b",
+        r"niet", r"zonder", r"nooit", r"nie\b", r"bez\b", r"nigdy", r"inte\b", r"utan\b", r"aldrig", r"не\b", r"без\b",
         r"никогда", r"ні\b", r"không", r"đừng", r"chớ", r"jangan", r"tanpa", r"tidak", r"لا\b", r"دون", r"मत",
         r"बिना", r"नहीं",
         "不要", "不", "别", "勿", "无需", "瞒", "ず", "ない", "なし", "말", "않", "없이", "모르게",

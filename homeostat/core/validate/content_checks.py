@@ -17,7 +17,7 @@ from homeostat.core.parse import TopicFile, TopicSection
 from homeostat.core.risky import find_risks, quiet_spans
 from homeostat.core.secrets import find_emails, find_secrets
 from homeostat.core.served import PROSE_FIELDS, rule_fields
-from homeostat.core.signoff import document_fingerprint, rule_fingerprint
+from homeostat.core.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
 
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -54,7 +54,8 @@ class Span:
         """Of the rule or document as it reads now; computed only for a span with risky content."""
         if self.rule is not None:
             return rule_fingerprint(self.rule)
-        assert self.document is not None
+        if self.document is None:  # a file the loader could not read: no fields to sign off in
+            return text_fingerprint("", self.text)
         if self.body_start >= 0:  # a field: the sign-off covers the document's title and body
             return document_fingerprint(self.document, self.body_source[self.body_start :])
         return document_fingerprint(self.document, self.text)
@@ -123,6 +124,7 @@ def readable_spans(kb: KB) -> Iterator[Span]:
             title = rule.meta.title
             yield _rule_span(rule, title, 0, len(title), title_line)
             yield _rule_span(rule, text, front.body_offset, len(text), front.body_line)
+    yield from _unreadable_spans(kb)
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
@@ -153,6 +155,16 @@ def readable_spans(kb: KB) -> Iterator[Span]:
                 meta.risk_fingerprint,
                 document=document,
             )
+
+
+def _unreadable_spans(kb: KB) -> Iterator[Span]:
+    """A Markdown file the loader could not read at all, whole: no reader serves it now, but an
+    unclosed comment or fence that broke it may hide what a fix would serve."""
+    read = {rule.file for rule in kb.rules} | {document.file for document in kb.documents}
+    for file in dict.fromkeys(u.file for u in kb.unreadable):
+        text = kb.files.get(file)
+        if text is not None and file not in read and file.endswith(".md"):
+            yield Span(file, text, 0, len(text), 1, f"unreadable file {file}")
 
 
 def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:
