@@ -194,7 +194,9 @@ def _one_line(value: str, what: str) -> str:
     """Exporters write titles and globs on one frontmatter line: a newline or control character in one
     would end that line and let the rest of the value write frontmatter of its own."""
     if not single_line(value):
-        raise ValueError(f"{what} must be one line with no control characters (newline, tab, carriage return)")
+        raise ValueError(
+            f"{what} must be one line with no control characters (newline, tab, carriage return)"
+        )
     return value
 
 

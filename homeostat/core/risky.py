@@ -289,17 +289,23 @@ def _hidden_comment_hits(doc: _Text) -> Iterator[RiskHit]:
 
 def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
     for hit in shell_hits(doc.text):
-        start = hit.start + len(doc.text[hit.start : hit.end]) - len(doc.text[hit.start : hit.end].lstrip(" ;"))
+        start = (
+            hit.start + len(doc.text[hit.start : hit.end]) - len(doc.text[hit.start : hit.end].lstrip(" ;"))
+        )
         if _negated(doc, start, start):
             continue
-        yield RiskHit(hit.kind, doc.line_of(start), _excerpt(doc.text[start : min(hit.end, start + 200)]), hit.message)
+        yield RiskHit(
+            hit.kind, doc.line_of(start), _excerpt(doc.text[start : min(hit.end, start + 200)]), hit.message
+        )
 
 
 def _family_hits(text: str) -> Iterator[RiskHit]:
     low = text.casefold()  # the families read it casefolded; its newlines are the text's
     doc = _Text(low)
     for hit in family_hits(low):
-        yield RiskHit(hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message)
+        yield RiskHit(
+            hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
+        )
 
 
 def _around(text: str, start: int, end: int) -> str:

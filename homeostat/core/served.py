@@ -30,7 +30,18 @@ _BREAKING = frozenset({"Cc", "Zl", "Zp"})
 
 # Fields of the schema no surface shows as text (dates, numbers, flags read by code, sign-offs).
 NEVER_SHOWN_RULE = frozenset(
-    {"id", "area", "topic", "status", "adopted", "created", "last_confirmed", "score", "tokens", "risk_reviewed_by"}
+    {
+        "id",
+        "area",
+        "topic",
+        "status",
+        "adopted",
+        "created",
+        "last_confirmed",
+        "score",
+        "tokens",
+        "risk_reviewed_by",
+    }
 )
 NEVER_SHOWN_DOCUMENT = frozenset({"area", "updated", "risk_reviewed_by", "source_hash"})
 

@@ -50,7 +50,7 @@ _HAS_DIGIT = re.compile(r"[0-9@$!]")
 def _prototypes() -> dict[str, str]:
     """Each non-ASCII character Unicode lists as confusable with one ASCII letter or digit, and that
     character. Loaded on first use (0.1 s): only a text past ASCII needs it."""
-    from confusable_homoglyphs.confusables import confusables_data
+    from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
 
     found: dict[str, str] = {}
     for char, homoglyphs in confusables_data.items():
@@ -89,7 +89,12 @@ def _joined(match: re.Match[str]) -> str:
 
 def _leet(match: re.Match[str]) -> str:
     word = match.group(0)
-    if word.isdigit() or word.startswith(("0x", "0X")) or not _HAS_DIGIT.search(word) or not _HAS_LETTER.search(word):
+    if (
+        word.isdigit()
+        or word.startswith(("0x", "0X"))
+        or not _HAS_DIGIT.search(word)
+        or not _HAS_LETTER.search(word)
+    ):
         return word
     inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
     return inner.translate(_LEET)

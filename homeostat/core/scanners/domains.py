@@ -63,7 +63,9 @@ _LOOSE_URL = re.compile(r"(?i)\b(?:https?|wss?|ftp):(?!//)[\\/]*([^/\s?#\"'<>`)\
 # curl reads `https://acme.dev\@evil.net/` as user `acme.dev\` at evil.net; a browser as acme.dev.
 _CURL_AUTHORITY = re.compile(r"://([^/\s?#\"'<>`)\]}|]+)")
 # `//cdn.host.tld/x`: a URL relative to the page's scheme.
-_PROTOCOL_RELATIVE = re.compile(r"(?:^|(?<=[\s\"'`(=]))//((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?=[/:\s\"'`)]|$)")
+_PROTOCOL_RELATIVE = re.compile(
+    r"(?:^|(?<=[\s\"'`(=]))//((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?=[/:\s\"'`)]|$)"
+)
 # A bare name with a path after it is a host whatever its top-level domain (`get-tools.app/install`);
 # names ending in a code or file extension are files (`app.py/…` never names a host).
 _HOST_WITH_PATH = re.compile(
@@ -75,7 +77,9 @@ _FILE_EXTENSIONS = frozenset(
     "conf properties vue svelte lua r ex exs erl hs ml scala dart sbt mk cmake bat ps1 psm1 ipynb whl jar".split()
 )
 # A shouted host (`REGISTRY.EVIL-MIRROR.NET/…`): all capitals, so `System.Net` is still code.
-_UPPER_HOST = re.compile(r"(?<![\w.@/-])((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z]{2,24})(?![\w-]|\.[A-Za-z0-9])")
+_UPPER_HOST = re.compile(
+    r"(?<![\w.@/-])((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z]{2,24})(?![\w-]|\.[A-Za-z0-9])"
+)
 _HOST_REACH = 253  # the longest hostname: a bare host's start is looked for no further back
 
 

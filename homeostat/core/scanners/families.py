@@ -45,7 +45,9 @@ WEAKENED = (
     "job switched off); fix the failure, or quarantine one test with an issue"
 )
 DISABLE = "switches off a security check (TLS verification, authentication, scanning); keep it on"
-EXPOSE = "asks to print, send or share a credential; keep secrets in the secret store and out of logs and chat"
+EXPOSE = (
+    "asks to print, send or share a credential; keep secrets in the secret store and out of logs and chat"
+)
 
 # The concepts a sentence needs at least one of before any family can match it: the rest are looked up
 # only in such sentences.
@@ -191,7 +193,9 @@ def _negated(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     """A negation before `at` in its sentence (a double negative aside), or one right after it (Japanese,
     Korean, Turkish put it there)."""
     before = DOUBLE_NEGATIVE.sub(" ", text[sentence.start : at[0]])
-    if any(s < at[0] and not DOUBLE_NEGATIVE.search(text, s, at[0]) for s, _ in sentence.found.get("neg", ())):
+    if any(
+        s < at[0] and not DOUBLE_NEGATIVE.search(text, s, at[0]) for s, _ in sentence.found.get("neg", ())
+    ):
         if concept("neg").search(before):
             return True
     return bool(_NEG_AFTER.search(text, at[1], min(sentence.end, at[1] + _NEG_AFTER_REACH)))
@@ -204,9 +208,17 @@ def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
 def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
     """Where a sentence steers the agent against its user, if it does."""
     has = s.has
-    if has("ignore") and has("instructions") and (has("prior") or has("all") or has("your") or has("user") or has("system")):
+    if (
+        has("ignore")
+        and has("instructions")
+        and (has("prior") or has("all") or has("your") or has("user") or has("system"))
+    ):
         return s.first("ignore")
-    if has("tell") and has("user") and any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"]):
+    if (
+        has("tell")
+        and has("user")
+        and any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
+    ):
         return s.first("tell")
     for name in ("hide_from_user", "role_change", "preapproved", "authority"):
         if has(name):
@@ -215,7 +227,11 @@ def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
         return s.first("unrestricted")
     if has("agent_orders") and has("void"):
         return s.first("agent_orders")
-    if has("kb_rules") and (has("void") or has("ignore") or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end])):
+    if has("kb_rules") and (
+        has("void")
+        or has("ignore")
+        or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end])
+    ):
         return s.first("kb_rules")
     if has("no_confirm") and not _negated(text, s, (s.first("no_confirm")[0], s.first("no_confirm")[0])):
         return s.first("no_confirm")
@@ -257,7 +273,9 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             i = bisect_right(starts, m.start()) - 1
             before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
             negation = _NEGATION_BEFORE.search(before)
-            if negation and not (_REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())):
+            if negation and not (
+                _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())
+            ):
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
@@ -271,7 +289,7 @@ def _prose(before: str) -> str:
 
 
 def _negates_itself(order: str) -> bool:
-    """"Skip … unless it fails", "… must not fail": an order about failures that is not one to hide them."""
+    """ "Skip … unless it fails", "… must not fail": an order about failures that is not one to hide them."""
     return bool(re.search(r"\b(?:unless|until|not)\b", order))
 
 

@@ -231,7 +231,9 @@ def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
     """A `<!-- homeostat … -->` comment that holds a section's fields or provenance: closed, and right
     under a heading or at the start of the text (blank lines aside). Homeostat reads it as data and never serves it; any other
     comment, `<!-- homeostat` or not, is text a reviewer does not see."""
-    if not _HOMEOSTAT_OPENING.match(text, comment.start) or not text.startswith(_COMMENT_CLOSE, comment.end - 3):
+    if not _HOMEOSTAT_OPENING.match(text, comment.start) or not text.startswith(
+        _COMMENT_CLOSE, comment.end - 3
+    ):
         return False
     line_start = comment.start
     while line_start > start and comment.start - line_start < 3 and text[line_start - 1] in " \t":
@@ -309,7 +311,9 @@ _HIDDEN_ELEMENT = re.compile(
     r"aria-hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]))[^<>\n]{0,200}>([^<]{1,600})",
     re.IGNORECASE,
 )
-_ATTRIBUTE_TEXT = re.compile(r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE)
+_ATTRIBUTE_TEXT = re.compile(
+    r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)

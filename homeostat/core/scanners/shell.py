@@ -43,7 +43,9 @@ _RUNTIMES = frozenset(
     "powershell osascript jshell groovy".split()
 )
 _WRAPPERS = frozenset("sudo env exec command nohup time nice busybox toybox doas xargs stdbuf".split())
-_STDIN_EVAL = re.compile(r"stdin|STDIN|/dev/stdin|\$<|ARGF|readLines\(|io\.read|process\.stdin", re.IGNORECASE)
+_STDIN_EVAL = re.compile(
+    r"stdin|STDIN|/dev/stdin|\$<|ARGF|readLines\(|io\.read|process\.stdin", re.IGNORECASE
+)
 _DECODING = re.compile(
     r"\bbase64\s+(?:-\w+\s+)*(?:-d|-D|--decode)\b|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)?[^|;&]*"
     r"(?:-d\b|-base64\b)|\bprintf\s+%b|\bprintf\s+[\"']?(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\u[0-9a-fA-F]{4})|"
@@ -65,12 +67,16 @@ _RUNS_TEXT = re.compile(
 _OUTPUT_FILE = re.compile(r"(?:\s-o\s*|\s-O\s*|--output[=\s]|-OutFile\s+|>\s*)([\w./~-]+)")
 
 # Secrets a command can carry, and the commands that carry them off the machine.
-_SECRET_NAME = r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|KEY|CREDENTIALS?|AUTH|COOKIE|SESSION|PAT)"
+_SECRET_NAME = (
+    r"[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|PASS|KEY|CREDENTIALS?|AUTH|COOKIE|SESSION|PAT)"
+)
 _SECRET_SOURCE = re.compile(
     r"\$\{?" + _SECRET_NAME + r"\b|%" + _SECRET_NAME + r"%|\$env:" + _SECRET_NAME + r"\b|"
     # the whole environment, or one secret-named variable of it (`process.env.API_URL` is no secret)
     r"\b(?:os\.environ|process\.env)\b(?![.\[]|\s*\.get)|"
-    r"\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv)\s*(?:\.|\[|\(|\.get\()\s*[\"']?" + _SECRET_NAME + r"\b|"
+    r"\b(?:os\.environ|process\.env|ENV|os\.getenv|getenv)\s*(?:\.|\[|\(|\.get\()\s*[\"']?"
+    + _SECRET_NAME
+    + r"\b|"
     r"\$\(\s*(?:env|printenv|set|export\s+-p)\b|\bprintenv\b|(?:^|\|)\s*env\s*(?:\||$)|"
     r"(?:^|[\s@<=/'\"])(?:~/|\$HOME/|\$\{HOME\}/)?\.(?:env|npmrc|netrc|pypirc|git-credentials|pgpass)(?![\w.])|"
     r"\.aws/credentials|\.ssh/id_\w+(?!\.pub)|\.docker/config\.json|\.kube/config|\bkubeconfig\b|/etc/shadow\b",
@@ -80,7 +86,9 @@ _ARGUMENT = r"\s+(?=[-+$\"'~]|[^\s]*[./@$])"
 _NETWORK = re.compile(
     r"\b(?:curl|wget|xh|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|sendmail|mutt|nslookup|drill|ping6|getent|"
     r"traceroute|iwr|irm|invoke-webrequest|invoke-restmethod|resolve-dnsname)\b|"
-    r"\b(?:http|ftp|ssh|mail|dig|host|ping|whois)\b" + _ARGUMENT + r"|\b(?:requests|httpx|axios|aiohttp|session)\.(?:post|put|get|patch|request)\b|"
+    r"\b(?:http|ftp|ssh|mail|dig|host|ping|whois)\b"
+    + _ARGUMENT
+    + r"|\b(?:requests|httpx|axios|aiohttp|session)\.(?:post|put|get|patch|request)\b|"
     r"\burlopen\b|\bgethostbyname\w*|\bgetaddrinfo\b|\bdns\.(?:resolve\w*|lookup)\b|\bfetch\s*\(|"
     r"\bsendBeacon\b|\bXMLHttpRequest\b|\bhttps?\.request\b",
     re.IGNORECASE,
@@ -151,7 +159,11 @@ def _reads_stdin(stage: str) -> bool:
         for i, arg in enumerate(args):
             if arg in ("-", "-s", "/dev/stdin", "--"):
                 return True
-            if arg in ("-c", "-e", "-command", "-m", "--eval", "-p") or arg == "run" and command in ("deno", "bun"):
+            if (
+                arg in ("-c", "-e", "-command", "-m", "--eval", "-p")
+                or arg == "run"
+                and command in ("deno", "bun")
+            ):
                 rest = " ".join(args[i + 1 :])
                 return bool(_STDIN_EVAL.search(stage)) or rest.startswith("-") or rest == ""
             if arg.startswith("-"):
@@ -205,9 +217,7 @@ def _piped(statement: str) -> bool:
 
 def _runs_fetched(statement: str) -> bool:
     """Runs, evaluates or sources what a download or a decoding gives, in one statement."""
-    return bool(
-        (_FETCHING.search(statement) or _DECODING.search(statement)) and _RUNS_TEXT.search(statement)
-    )
+    return bool((_FETCHING.search(statement) or _DECODING.search(statement)) and _RUNS_TEXT.search(statement))
 
 
 def _runs_downloaded(statements: list[tuple[int, str]]) -> int | None:

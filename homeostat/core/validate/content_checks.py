@@ -130,7 +130,9 @@ def readable_spans(kb: KB) -> Iterator[Span]:
         front = split_frontmatter(text)
         if front is not None:
             meta = document.meta
-            title_line = next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), 1)
+            title_line = next(
+                (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), 1
+            )
             yield Span(
                 document.file,
                 meta.title,
