@@ -192,10 +192,11 @@ class DocMeta(Strict):
 
 def _one_line(value: str, what: str) -> str:
     """Exporters write titles and globs on one frontmatter line: a newline or control character in one
-    would end that line and let the rest of the value write frontmatter of its own."""
-    if not single_line(value):
+    would end that line and let the rest of the value write frontmatter of its own. A title may hold a
+    tab (it ends no line); a glob may not."""
+    if not single_line(value, tab=what == "a title"):
         raise ValueError(
-            f"{what} must be one line with no control characters (newline, tab, carriage return)"
+            f"{what} must be one line with no control characters (newline, carriage return, tab)"
         )
     return value
 

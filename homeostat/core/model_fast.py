@@ -155,7 +155,7 @@ def rule_meta(data: Any) -> RuleMeta | None:
     if (
         not scope
         or any(not glob.strip() or not single_line(glob) for glob in scope)
-        or not single_line(title)
+        or not single_line(title, tab=True)
     ):
         return None
     topic, kind, score, tokens = get("topic"), get("kind"), get("score"), get("tokens")

@@ -46,10 +46,12 @@ NEVER_SHOWN_RULE = frozenset(
 NEVER_SHOWN_DOCUMENT = frozenset({"area", "updated", "risk_reviewed_by", "source_hash"})
 
 
-def single_line(value: str) -> bool:
-    """No newline, tab, carriage return, other control character or line separator: what a field an
-    exporter writes on one frontmatter line must be."""
-    return value.isprintable() or not any(unicodedata.category(c) in _BREAKING for c in value)
+def single_line(value: str, *, tab: bool = False) -> bool:
+    """No newline, carriage return, other control character or line separator (nor a tab, unless
+    `tab`): what a field an exporter writes on one frontmatter line must be."""
+    return value.isprintable() or not any(
+        unicodedata.category(c) in _BREAKING and not (tab and c == "\t") for c in value
+    )
 
 
 def served_text(text: str) -> str:
