@@ -69,6 +69,7 @@ class Probe:
     binary: bool = False  # for place=file: the text sits between binary bytes
     gap: str = ""  # the issue-9 gap it reproduces, if any
     note: str = ""
+    family: str = ""  # what the probe does (the held-out and tuning sets name one on every entry)
 
     @property
     def is_look_alike(self) -> bool:
@@ -91,6 +92,7 @@ def _probe(entry: dict[str, object], look_alike: bool) -> Probe:
         binary=bool(entry.get("binary", False)),
         gap=str(entry.get("gap", "")),
         note=str(entry.get("note", "")),
+        family=str(entry.get("family", "")),
     )
 
 
@@ -201,6 +203,8 @@ def plant(text: str, seed: str) -> str:
     rng = random.Random(seed)
 
     def build(m: re.Match[str]) -> str:
+        if m.group(1) not in SECRETS:
+            return m.group(0)  # `[[ops]]` in a probe's own text, not a placeholder
         secret = SECRETS[m.group(1)](rng)
         return DISGUISES[m.group(2)](secret) if m.group(2) else secret
 
@@ -234,6 +238,19 @@ def _topic_file(fields: dict[str, str]) -> str:
     )
 
 
+def _document(title: str, body: str) -> str:
+    return (
+        f'---\ntitle: {_yaml_string(title)}\narea: ledger/api\nscope: ["src/api/**"]\nupdated: 2026-11-10\n---\n'
+        "## Request flow {#request-flow}\n<!-- homeostat: source=manual updated=2026-11-10 -->\n"
+        f"{body}\n"
+    )
+
+
+# Places in a rule's frontmatter, and in a document: what the probe replaces there.
+_RULE_FIELD_PLACES = ("scope", "flag-reason")
+_DOC_PLACES = ("doc-title", "doc-body")
+
+
 def kb_files(probe: Probe) -> dict[str, str | bytes]:
     """A one-rule KB with the probe planted where it says."""
     text = plant(probe.text, probe.id)
@@ -241,12 +258,23 @@ def kb_files(probe: Probe) -> dict[str, str | bytes]:
     if probe.place in fields:
         fields[probe.place] = text
     files: dict[str, str | bytes] = {"homeostat.yaml": CONFIG}
+    if probe.place in _DOC_PLACES:
+        title, body = "Ledger API architecture", "Requests enter through `src/api/app.py`."
+        title, body = (text, body) if probe.place == "doc-title" else (title, text)
+        files["knowledge/ledger/api/docs/architecture.md"] = _document(title, body)
     if probe.place == "topic":
         fields["rule"] = text
         config = CONFIG.replace("    areas:\n", "    topics: [errors]\n    areas:\n")
         files = {"homeostat.yaml": config, "knowledge/ledger/api/errors.md": _topic_file(fields)}
         return files
     files[RULE_PATH] = _rule_file(fields)
+    if probe.place == "scope":
+        files[RULE_PATH] = str(files[RULE_PATH]).replace(
+            'scope: ["src/api/**"]', f"scope: [{_yaml_string(text)}]", 1
+        )
+    elif probe.place == "flag-reason":
+        flag = f"flags:\n  - {{by: bo, at: 2026-11-02, reason: {_yaml_string(text)}}}\n"
+        files[RULE_PATH] = str(files[RULE_PATH]).replace("source:\n", flag + "source:\n", 1)
     if probe.place == "file":
         content: str | bytes = text
         if probe.binary:
@@ -256,11 +284,13 @@ def kb_files(probe: Probe) -> dict[str, str | bytes]:
 
 
 def _flags(findings: Iterable[dict[str, object]]) -> set[str]:
-    """`risky:<kind>` and `secret` for each error finding of those checks."""
+    """`risky:<kind>` and `secret` for each error finding of those checks, `error:<check>` for others."""
     flags: set[str] = set()
     for f in findings:
         if f["severity"] != "error":
             continue
+        if f["check"] not in ("secret", "risky"):
+            flags.add(f"error:{f['check']}")
         if f["check"] == "secret":
             flags.add("secret")
         elif f["check"] == "risky":
@@ -304,6 +334,15 @@ def _validate_checkout(files: dict[str, str | bytes]) -> set[str]:
         return seen[0] & seen[1]
 
 
+def is_caught(probe: Probe, flags: set[str]) -> bool:
+    """`check: risky` is met by any risky-content error, `check: error` by any error at all."""
+    if probe.check == "risky":
+        return any(flag.startswith("risky:") for flag in flags)
+    if probe.check == "error":
+        return bool(flags)
+    return probe.check in flags
+
+
 def flags_for(probe: Probe) -> set[str]:
     """What validate reports about the KB the probe was planted in."""
     files = kb_files(probe)
@@ -327,14 +366,18 @@ class Score:
         return len(self.flagged) / self.look_alikes if self.look_alikes else 0.0
 
 
+def _risky_or_secret(flags: set[str]) -> set[str]:
+    return {flag for flag in flags if not flag.startswith("error:")}
+
+
 def score(corpus: Corpus) -> Score:
     caught: list[Probe] = []
     missed: list[tuple[Probe, set[str]]] = []
     for probe in corpus.probes:
         got = flags_for(probe)
-        if probe.check in got:
+        if is_caught(probe, got):
             caught.append(probe)
         else:
             missed.append((probe, got))
-    flagged = [(p, got) for p in corpus.look_alikes if (got := flags_for(p))]
+    flagged = [(p, got) for p in corpus.look_alikes if (got := _risky_or_secret(flags_for(p)))]
     return Score(len(corpus.probes), caught, missed, len(corpus.look_alikes), flagged)

@@ -18,6 +18,7 @@ bidi controls) is stripped from everything written, because it is how instructio
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -83,8 +84,18 @@ def _body(entry: Entry) -> str:
     return f"{OWN_MARK}\n{clean(entry.view)}"
 
 
-def _quoted(glob: str) -> str:
-    return '"' + glob.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _quoted(value: str) -> str:
+    """A YAML double-quoted scalar that stays on its line: JSON's escapes (`\\n`, `\\u2028`, `\\"`)
+    are YAML's, so no newline, line separator or quote in a value can end it and write frontmatter."""
+    return json.dumps(value, ensure_ascii=True)
+
+
+def _bare(glob: str, drop: str = ",") -> str:
+    """A glob for a bare list (Cursor's and Copilot's comma-separated `globs:`/`applyTo`, brace globs
+    already expanded; AGENTS.md's backquoted `Applies to:` with `drop="`"`): control characters and
+    line separators dropped, and the list's own separator. The schema refuses the first two; dropping
+    them here keeps a hand-edited KB from writing frontmatter of its own."""
+    return "".join(c for c in glob if (c.isprintable() or c == " ") and c not in drop)
 
 
 def claude_file(entry: Entry) -> str:
@@ -99,12 +110,12 @@ def cursor_file(entry: Entry) -> str:
     title = _quoted(clean(entry.title).replace("\n", " "))
     if is_everywhere(entry.scope):
         return f"---\ndescription: {title}\nglobs:\nalwaysApply: true\n---\n{_body(entry)}"
-    globs = ",".join(expanded(entry.scope))
+    globs = ",".join(_bare(g) for g in expanded(entry.scope))
     return f"---\ndescription: {title}\nglobs: {globs}\nalwaysApply: false\n---\n{_body(entry)}"
 
 
 def copilot_file(entry: Entry) -> str:
-    apply_to = "**" if is_everywhere(entry.scope) else ",".join(expanded(entry.scope))
+    apply_to = "**" if is_everywhere(entry.scope) else ",".join(_bare(g) for g in expanded(entry.scope))
     return f"---\napplyTo: {_quoted(apply_to)}\n---\n{_body(entry)}"
 
 
@@ -189,7 +200,12 @@ def agents_block(entries: Sequence[Entry], documents: Mapping[str, str]) -> str:
     lines = ["## Team rules (Homeostat)", HEADER, ""]
     for entry in entries:
         head, _, rest = clean(entry.view).partition("\n")
-        lines += [head, "Applies to: " + ", ".join(f"`{g}`" for g in entry.scope), rest.rstrip("\n"), ""]
+        lines += [
+            head,
+            "Applies to: " + ", ".join(f"`{_bare(g, '`')}`" for g in entry.scope),
+            rest.rstrip("\n"),
+            "",
+        ]
     if documents:
         lines.append(f"Team documents (read the one for the code you change), under `{AGENTS_DOCS}`:")
         lines += [

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from homeostat.core.records import Record
+from homeostat.core.served import single_line
 from homeostat.core.text import is_valid_id
 
 RuleStatus = Literal["candidate", "accepted", "disputed", "retired"]
@@ -123,13 +124,15 @@ class RuleMeta(Strict):
     def _title(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("a title cannot be empty")
-        return value
+        return _one_line(value, "a title")
 
     @field_validator("scope")
     @classmethod
     def _scope(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if not value or any(not glob.strip() for glob in value):
             raise ValueError("scope needs at least one path glob")
+        for glob in value:
+            _one_line(glob, "a scope glob")
         return value
 
     @model_validator(mode="after")
@@ -166,6 +169,18 @@ class DocMeta(Strict):
     # source is skipped on a rerun. Generator-owned, like `updated`.
     source_hash: str = ""
 
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        return _one_line(value, "a title")
+
+    @field_validator("scope")
+    @classmethod
+    def _scope(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for glob in value:
+            _one_line(glob, "a scope glob")
+        return value
+
     @property
     def risk_reviewer(self) -> str:
         return _reviewer(self.risk_reviewed_by)
@@ -173,6 +188,17 @@ class DocMeta(Strict):
     @property
     def risk_fingerprint(self) -> str:
         return _reviewed_fingerprint(self.risk_reviewed_by)
+
+
+def _one_line(value: str, what: str) -> str:
+    """Exporters write titles and globs on one frontmatter line: a newline or control character in one
+    would end that line and let the rest of the value write frontmatter of its own. A title may hold a
+    tab (it ends no line); a glob may not."""
+    if not single_line(value, tab=what == "a title"):
+        raise ValueError(
+            f"{what} must be one line with no control characters (newline, carriage return, tab)"
+        )
+    return value
 
 
 @dataclass(frozen=True, slots=True)

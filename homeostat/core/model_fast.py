@@ -31,6 +31,7 @@ from homeostat.core.model import (
     Source,
     SourceType,
 )
+from homeostat.core.served import single_line
 from homeostat.core.text import is_valid_id
 
 
@@ -151,7 +152,11 @@ def rule_meta(data: Any) -> RuleMeta | None:
     ):
         return None
     scope = _strings(get("scope"))
-    if not scope or any(not glob.strip() for glob in scope):
+    if (
+        not scope
+        or any(not glob.strip() or not single_line(glob) for glob in scope)
+        or not single_line(title, tab=True)
+    ):
         return None
     topic, kind, score, tokens = get("topic"), get("kind"), get("score"), get("tokens")
     adopted, owner, risk = get("adopted", True), get("owner", ""), get("riskReviewedBy", "")

@@ -20,14 +20,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from homeostat.core.scanners.canonical import canonical
+from homeostat.core.scanners.decoded import decoded_payloads
 from homeostat.core.scanners.domains import BARE_TLDS, host_refs, is_allowed, path_scoped
+from homeostat.core.scanners.families import family_hits
 from homeostat.core.scanners.hidden import (
+    addresses_agent,
     blank,
     blank_homeostat_comments,
     describe,
     escape_invisible,
     hidden_characters,
     hidden_payload,
+    hidden_places,
     homeostat_comments,
     instruction_comments,
 )
@@ -46,12 +51,17 @@ from homeostat.core.scanners.risk_rules import (
     gate_of,
     words_among,
 )
+from homeostat.core.scanners.shell import shell_hits
 from homeostat.core.scanners.values import lower_same_length
 
 __all__ = ["RiskHit", "find_risks", "quiet_spans"]
 
 _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
+# How far past its trigger a phrase pattern may reach: a bound on each try, so a line holding a
+# trigger thousands of times is read in time proportional to it (`shell_hits` reads commands whole).
+_MATCH_REACH = 240
+_DECODE_DEPTH = 2
 # Sentence ends, commas, blank lines, list items and table rows, and the end of a heading line or of a
 # line that introduces what follows ("Steps:").
 _CLAUSE_BOUNDARY = re.compile(
@@ -90,14 +100,10 @@ class _Text:
         return lower_same_length(self.text)
 
     @cached_property
-    def fences(self) -> list[tuple[int, int]]:
-        """Offsets of fenced code blocks (an unclosed fence runs to the end)."""
-        marks = [m.start() for m in _FENCE.finditer(self.text)]
-        blocks = []
-        for i in range(0, len(marks), 2):
-            end = marks[i + 1] if i + 1 < len(marks) else len(self.text)
-            blocks.append((marks[i], end))
-        return blocks
+    def fences(self) -> list[int]:
+        """Offsets of fence lines: a block runs from an even-numbered one to the next (an unclosed
+        fence runs to the end)."""
+        return [m.start() for m in _FENCE.finditer(self.text)]
 
     @cached_property
     def _line_starts(self) -> list[int]:
@@ -128,9 +134,12 @@ class _Text:
         return sorted(spans.items())
 
     def line_span(self, pos: int) -> tuple[int, int]:
-        start = self.text.rfind("\n", 0, pos) + 1
-        end = self.text.find("\n", pos)
-        return start, len(self.text) if end < 0 else end
+        """The line holding `pos`, found from the line starts (a `rfind` back to a line's start for
+        each of thousands of triggers on one line was quadratic)."""
+        line = self.line_of(pos)
+        starts = self._line_starts
+        end = starts[line] - 1 if line < len(starts) else len(self.text)
+        return starts[line - 1], end
 
     def command_end(self, pos: int) -> int:
         """End of the line holding `pos`, or of the shell command it starts when a line ends in `\\` or
@@ -146,7 +155,7 @@ class _Text:
         return end
 
     def in_code_block(self, pos: int) -> bool:
-        return any(start <= pos < end for start, end in self.fences)
+        return bisect_right(self.fences, pos) % 2 == 1
 
     def clause_before(self, pos: int) -> str:
         """Text from the start of the clause holding `pos` up to it; code blocks are read line by line."""
@@ -164,7 +173,7 @@ class _Text:
         return window[start:]
 
     def clause_after(self, pos: int) -> str:
-        end = self.line_span(pos)[1]
+        end = min(self.line_span(pos)[1], pos + _CLAUSE_LOOKBACK)
         rest = self.text[pos:end]
         cut = re.search(r"[.!?](?=\s|$)|[,;]", rest)
         return rest[: cut.start()] if cut else rest
@@ -204,7 +213,7 @@ def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[r
     """Anchored patterns are tried only where a trigger starts; the others over each trigger's line."""
     if pattern.anchored:
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
-            m = pattern.regex.match(doc.text, pos, doc.command_end(pos))
+            m = pattern.regex.match(doc.text, pos, min(doc.command_end(pos), pos + _MATCH_REACH))
             if m:
                 yield m
         return
@@ -213,6 +222,7 @@ def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[r
 
 
 def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
+    seen: set[tuple[str, int]] = set()  # one hit per kind and line: the rest are not tried
     lowered = doc.lowered
     present = words_among(lowered, _GATE_WORDS)
     present.update(g for g in _SYMBOL_GATES if g in lowered)  # `lowered` looked up once, not per gate
@@ -223,6 +233,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
         words = tuple(w for w in pattern.triggers if gate_of(w) in present)
         for m in _matches(doc, pattern, words):
             s, e = m.start(), m.end()
+            if (rule.kind, doc.line_of(s)) in seen:
+                continue
             # A SHOUTED verb is an HTTP method or a constant ("POST the token"), not an order to expose it.
             shouted = rule.kind == "credential-handling" and m.group(0).split()[0].isupper()
             if pattern.opens_clause and (shouted or not _opens_clause(doc, s)):
@@ -230,9 +242,11 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
             if rule.negatable and _negated(doc, s, e):
                 continue
             if rule.kind == "credential-handling" and (
-                SECRET_STORE.search(doc.text, s, doc.line_span(s)[1]) or MODEL_TOKENS.search(m.group(0))
+                SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
+                or MODEL_TOKENS.search(m.group(0))
             ):
                 continue
+            seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
 
 
@@ -254,14 +268,69 @@ def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:
 
 
 def _hidden_comment_hits(doc: _Text) -> Iterator[RiskHit]:
-    for m in instruction_comments(doc.text):
+    for comment in instruction_comments(doc.text):
         yield RiskHit(
             "hidden-comment",
-            doc.line_of(m.start()),
-            _excerpt(m.group(0)),
+            doc.line_of(comment.start),
+            _excerpt(doc.text[comment.start : min(comment.end, comment.start + 200)]),
             "an HTML comment is invisible on the rendered page but agents read it, and this one gives "
             "instructions; move the text into the visible rule or delete it",
         )
+    for place in hidden_places(doc.text):
+        if addresses_agent(place.text):
+            yield RiskHit(
+                "hidden-comment",
+                doc.line_of(place.start),
+                _excerpt(place.text),
+                f"{place.place} is not shown on the rendered page but agents read it, and this one gives "
+                "instructions; move the text into the visible rule or delete it",
+            )
+
+
+def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
+    for hit in shell_hits(doc.text):
+        start = (
+            hit.start + len(doc.text[hit.start : hit.end]) - len(doc.text[hit.start : hit.end].lstrip(" ;"))
+        )
+        if _negated(doc, start, start):
+            continue
+        yield RiskHit(
+            hit.kind, doc.line_of(start), _excerpt(doc.text[start : min(hit.end, start + 200)]), hit.message
+        )
+
+
+def _family_hits(text: str) -> Iterator[RiskHit]:
+    low = text.casefold()  # the families read it casefolded; its newlines are the text's
+    doc = _Text(low)
+    for hit in family_hits(low):
+        yield RiskHit(
+            hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
+        )
+
+
+def _around(text: str, start: int, end: int) -> str:
+    """The matched words and what follows them on their line, for an excerpt."""
+    stop = text.find("\n", end)
+    return text[start : min(stop if stop >= 0 else len(text), start + 120)]
+
+
+def _reading_hits(text: str) -> list[RiskHit]:
+    """The phrase rules, commands and families on one reading of the text."""
+    doc = _Text(text)
+    return [*_phrase_hits(doc), *_shell_hits(doc), *_family_hits(text)]
+
+
+def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int) -> Iterator[RiskHit]:
+    """What an encoded run says, found by every family, reported at the run's line."""
+    doc = _Text(text)
+    for payload in decoded_payloads(text):
+        for hit in _scan(payload.text, allowed_domains, depth + 1):
+            yield RiskHit(
+                hit.kind,
+                doc.line_of(payload.start),
+                _excerpt(payload.text),
+                f"(decoded from {payload.how}) {hit.message}",
+            )
 
 
 def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit]:
@@ -284,19 +353,39 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         )
 
 
-def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
-    """Risky content in `text`, one hit per kind and line (per host for domains), in line order."""
-    if not text:
-        return []
+def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[RiskHit]:
     visible = blank_homeostat_comments(text)
     plain = normalise(visible)
     read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
         *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
         *_hidden_comment_hits(read),
-        *_phrase_hits(read),
+        *_reading_hits(plain.text),
         *_domain_hits(read, allowed_domains),
     ]
+    canon = canonical(plain.text)  # the same lines, disguises undone
+    if canon != plain.text:
+        found += _reading_hits(_changed_lines(plain.text, canon))
+    if depth < _DECODE_DEPTH:
+        found += _decoded_hits(plain.text, allowed_domains, depth)
+    return found
+
+
+def _changed_lines(plain: str, canon: str) -> str:
+    """The canonical reading's lines that differ from the text's, the others blank: what the text's
+    own reading has not already read (its line numbers kept)."""
+    return "\n".join(c if c != p else "" for p, c in zip(plain.split("\n"), canon.split("\n"), strict=True))
+
+
+def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
+    """Risky content in `text`, one hit per kind and line (per host for domains), in line order.
+
+    The text is read as it stands (its disguising characters normalised), then in its canonical form
+    (`scanners.canonical`: confusables, emphasis, letter-spacing, leetspeak undone), and whatever an
+    encoded run in it decodes to is read the same way."""
+    if not text:
+        return []
+    found = _scan(text, allowed_domains)
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []
     for hit in found:
@@ -346,7 +435,8 @@ def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
             last = close
         checkable.append(i)
     pieces.append(text[last:])
-    visible = lower_same_length("".join(pieces))  # each span's text as `find_risks` reads it, lowered
+    shown = "".join(pieces)
+    visible = lower_same_length(shown)  # each span's text as `find_risks` reads it, lowered
     words = visible.encode("ascii").translate(_WORD_BREAKS)  # `words_among`'s split, in bytes
     for i in checkable:
         start, end = spans[i]
@@ -355,7 +445,25 @@ def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
             or _BARE_TLD.search(visible, start, end)
             or not _GATE_BYTES.isdisjoint(words[start:end].split())
         )
+    if any(quiet):
+        _hush_noisy(shown, spans, quiet)
     return quiet
+
+
+def _hush_noisy(shown: str, spans: Sequence[tuple[int, int]], quiet: list[bool]) -> None:
+    """Mark not quiet every span holding a line `find_risks` reads as risky, with no domain allowed: the
+    concepts, commands, canonical readings, encodings and hosts past the listed TLDs have no needle
+    list, so the whole text is read once (linear, where each span's own read pays a fixed cost) and its
+    risky lines are looked up."""
+    doc = _Text(shown)
+    noisy = sorted({hit.line for hit in _scan(shown, ())})  # no domain allowed: every host is noisy
+    if not noisy:
+        return
+    for i, (start, end) in enumerate(spans):
+        if quiet[i]:
+            first, last = doc.line_of(start), doc.line_of(max(start, end - 1))
+            at = bisect_right(noisy, last)
+            quiet[i] = not (at > 0 and noisy[at - 1] >= first)
 
 
 _FIXED_NEEDLES = ("<!--", "://", *_SYMBOL_GATES)

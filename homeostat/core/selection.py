@@ -494,7 +494,9 @@ def _row(record: Entry | SectionEntry) -> tuple[Any, ...]:
 
 
 def section_view(doc_title: str, heading: str, key: str, body: str) -> str:
-    return f"### {doc_title} › {heading} ({key})\n{body.strip()}\n"
+    from homeostat.core.served import served_text
+
+    return f"### {doc_title} › {heading} ({key})\n{served_text(body).strip()}\n"
 
 
 def pending_view(lesson: PendingLesson, entry_id: str, *, with_why: bool = True) -> str:

@@ -56,7 +56,31 @@ _USER_CONTENT = (
     "codeload.github.com",
     "bytebucket.org",
 )
-_PATH = re.compile(r"/[^\s?#\"'<>`)\]}|\\]*")
+_PATH = re.compile(r"/[^\s?#\"'<>`)\]}|\\]{0,300}")
+# URLs as browsers and curl read them: a special scheme followed by any run of `/` and `\`
+# (`https:\\evil.net`, `https:/\evil.net`, `https:evil.net`), the scheme in any case.
+_LOOSE_URL = re.compile(r"(?i)\b(?:https?|wss?|ftp):(?!//)[\\/]*([^/\s?#\"'<>`)\]}|\\]+)")
+# curl reads `https://acme.dev\@evil.net/` as user `acme.dev\` at evil.net; a browser as acme.dev.
+_CURL_AUTHORITY = re.compile(r"://([^/\s?#\"'<>`)\]}|]+)")
+# `//cdn.host.tld/x`: a URL relative to the page's scheme.
+_PROTOCOL_RELATIVE = re.compile(
+    r"(?:^|(?<=[\s\"'`(=]))//((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?=[/:\s\"'`)]|$)"
+)
+# A bare name with a path after it is a host whatever its top-level domain (`get-tools.app/install`);
+# names ending in a code or file extension are files (`app.py/…` never names a host).
+_HOST_WITH_PATH = re.compile(
+    r"(?<![\w.@/\\-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))(?::\d{1,5})?(?=/[\w.~-])"
+)
+_FILE_EXTENSIONS = frozenset(
+    "py js ts tsx jsx mjs cjs md json yml yaml txt toml cfg ini xml sql go rs rb java kt kts css scss html htm lock "
+    "c h cc cpp hpp cs php pl swift gradle log csv tar gz tgz bz2 png jpg jpeg gif svg pdf proto tf tfvars env "
+    "conf properties vue svelte lua r ex exs erl hs ml scala dart sbt mk cmake bat ps1 psm1 ipynb whl jar".split()
+)
+# A shouted host (`REGISTRY.EVIL-MIRROR.NET/…`): all capitals, so `System.Net` is still code.
+_UPPER_HOST = re.compile(
+    r"(?<![\w.@/-])((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z]{2,24})(?![\w-]|\.[A-Za-z0-9])"
+)
+_HOST_REACH = 253  # the longest hostname: a bare host's start is looked for no further back
 
 
 @dataclass(frozen=True)
@@ -70,13 +94,47 @@ class HostRef:
 def _host_of(authority: str) -> str:
     host = authority.rsplit("@", 1)[-1]
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else host[1:]
     return host.split(":", 1)[0].rstrip(".").lower()
 
 
+def _ipv4_number(host: str) -> ipaddress.IPv4Address | None:
+    """A host that is an IPv4 address in any form a browser or curl takes: `1572395042`,
+    `0x5db8d822`, `0150.0020.0204.0345`, `93.184.216.34`."""
+    parts = host.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    values = []
+    for part in parts:
+        try:
+            if part.lower().startswith("0x"):
+                values.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part.startswith("0"):
+                values.append(int(part, 8))
+            else:
+                values.append(int(part, 10))
+        except ValueError:
+            return None
+    number = 0
+    for value in values[:-1]:
+        if value > 255:
+            return None
+        number = number * 256 + value
+    last_bits = 8 * (5 - len(values))
+    if values[-1] >= 1 << last_bits:
+        return None
+    return ipaddress.IPv4Address((number << last_bits) + values[-1])
+
+
 def _is_private(host: str) -> bool:
+    numeric = _ipv4_number(host)
+    if numeric is not None:
+        return numeric.is_private or numeric.is_loopback or numeric.is_link_local or numeric.is_unspecified
     try:
         ip = ipaddress.ip_address(host)
+        mapped = getattr(ip, "ipv4_mapped", None)
+        if mapped is not None:
+            ip = mapped
     except ValueError:
         if "." not in host:
             return True  # a single label (`db`, `redis`) resolves only inside a network
@@ -97,12 +155,24 @@ def _url_hosts(text: str, spans: list[tuple[int, int]]) -> Iterator[HostRef]:
         host = _host_of(m.group(1))
         if host:
             yield HostRef(host, m.start(1), m.end(1), _path_at(text, m.end()))
+        curl = _CURL_AUTHORITY.match(text, m.start())
+        if curl is not None and "\\" in curl.group(1) and "@" in curl.group(1):
+            other = _host_of(curl.group(1))  # where curl connects: past the last `@`
+            if other and other != host:
+                spans.append((m.start(), curl.end()))
+                yield HostRef(other, m.start(1), curl.end(1), _path_at(text, curl.end()))
+    if "\\" in text or ":" in text:
+        for m in _LOOSE_URL.finditer(text):
+            host = _host_of(m.group(1))
+            if host and not any(s <= m.start() < e for s, e in spans[-4:]):
+                spans.append((m.start(), m.end()))
+                yield HostRef(host, m.start(1), m.end(1), _path_at(text, m.end()))
 
 
 def _bare_hosts(text: str, url_spans: list[tuple[int, int]]) -> Iterator[HostRef]:
     for m in _TLD_END.finditer(text):
         start = m.start()
-        while start > 0 and text[start - 1] in _HOST_CHARS:
+        while start > 0 and text[start - 1] in _HOST_CHARS and m.start() - start < _HOST_REACH:
             start -= 1
         if start > 0 and text[start - 1] in _NOT_BEFORE_HOST:
             continue  # part of a path, an email, a mixed-case name (`System.Net`) or an identifier
@@ -115,13 +185,38 @@ def _bare_hosts(text: str, url_spans: list[tuple[int, int]]) -> Iterator[HostRef
         yield HostRef(name, start, m.end(), _path_at(text, m.end()))
 
 
+def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) -> Iterator[HostRef]:
+    """Hosts a lowercase, listed-TLD reading misses: `//host/…`, a name with a path whatever its TLD,
+    and a shouted name."""
+    found: list[tuple[int, int, str]] = []
+    if "//" in text:
+        found += [(m.start(1), m.end(1), m.group(1)) for m in _PROTOCOL_RELATIVE.finditer(text)]
+    if "/" in text:
+        found += [
+            (m.start(1), m.end(1), m.group(1))
+            for m in _HOST_WITH_PATH.finditer(text)
+            if m.group(2) not in _FILE_EXTENSIONS and m.group(1).split(".", 1)[0] not in _CODE_NAMESPACES
+        ]
+    found += [(m.start(1), m.end(1), m.group(1).lower()) for m in _UPPER_HOST.finditer(text)]
+    for start, end, name in found:
+        if start in bare or any(s <= start < e for s, e in url_spans) or not _HOSTNAME.fullmatch(name):
+            continue
+        bare.add(start)
+        yield HostRef(name, start, end, _path_at(text, end))
+
+
 def host_refs(text: str) -> Iterator[HostRef]:
-    """Every host named in `text`: URL authorities, then bare names outside URLs and emails."""
+    """Every host named in `text`: URL authorities (as browsers and curl read them), then bare names
+    outside URLs and emails."""
     url_spans: list[tuple[int, int]] = []
-    if "://" in text:
+    if "://" in text or ":" in text and ("\\" in text or "http" in text.lower()):
         yield from _url_hosts(text, url_spans)
     if "." in text:
-        yield from _bare_hosts(text, url_spans)
+        bare: set[int] = set()
+        for ref in _bare_hosts(text, url_spans):
+            bare.add(ref.start)
+            yield ref
+        yield from _other_hosts(text, url_spans, bare)
 
 
 def _normalise(domain: str) -> str:

@@ -179,8 +179,10 @@ def escape_invisible(text: str) -> str:
     return "".join(out)
 
 
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_HOMEOSTAT_COMMENT = re.compile(r"<!--\s*homeostat\b.*?-->", re.DOTALL)
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
+_HOMEOSTAT_OPENING = re.compile(r"<!--\s*homeostat\b")
+# A heading line, and the blank lines that may stand between it and its fields comment.
+_HEADING_BEFORE = re.compile(r"(?:^|\n)[ \t]{0,3}#{1,6}[ \t][^\n]*\n(?:[ \t]*\n)*\Z")
 # Tool directives that live in comments by design.
 _DIRECTIVE = re.compile(
     r"\s*(?:markdownlint|prettier|eslint|textlint|vale|cspell|spell-?checker|codespell|toc|tocstop|"
@@ -189,23 +191,74 @@ _DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 _ADDRESSES_AGENT = re.compile(
-    r"\b(?:you|your|yourself|agent|agents|assistant|llm|claude|copilot|gpt|chatgpt)\b",
+    r"\b(?:you|your|yourself|agent|agents|assistant|llm|ai|claude|copilot|gpt|chatgpt|cursor|gemini|codex|"
+    r"model|bot)\b",
     re.IGNORECASE,
 )
 _IMPERATIVE_START = re.compile(
     r"\s*(?:always|never|ignore|disregard|forget|run|execute|install|download|send|upload|delete|remove|"
     r"print|reveal|use|add|set|call|do|don't|make|write|read|open|fetch|post|push|commit|copy|paste|"
-    r"include|insert|replace|skip|disable|enable|turn|tell|say|respond|reply|answer|output|return)\b",
+    r"include|insert|replace|skip|disable|enable|turn|tell|say|respond|reply|answer|output|return|stop|"
+    r"obey|follow|treat|approve|merge|grant|allow)\b",
     re.IGNORECASE,
 )
-_TODO = re.compile(r"\s*(?:todo|fixme|xxx|note|hack)\b", re.IGNORECASE)
+_TODO = re.compile(r"\s*(?:todo|fixme|xxx|note|hack)\b(?!\s+(?:to|for)\s)", re.IGNORECASE)
+_LOOKBACK = 400  # how far before a comment a heading is looked for
+
+
+@dataclass(frozen=True)
+class Comment:
+    start: int
+    end: int  # past `-->`, or the end of the text for a comment never closed
+    body: str
+
+
+def comments(text: str, start: int = 0, end: int | None = None) -> Iterator[Comment]:
+    """The HTML comments in `text[start:end]`, in order; one never closed runs to the end (a browser
+    hides all of it). One `str.find` for each opening and its close: linear in the text."""
+    stop = len(text) if end is None else end
+    pos = text.find(_COMMENT_OPEN, start, stop)
+    while pos >= 0:
+        close = text.find(_COMMENT_CLOSE, pos + 4, stop)
+        if close < 0:
+            yield Comment(pos, stop, text[pos + 4 : stop])
+            return
+        yield Comment(pos, close + 3, text[pos + 4 : close])
+        pos = text.find(_COMMENT_OPEN, close + 3, stop)
+
+
+def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
+    """A `<!-- homeostat … -->` comment that holds a section's fields or provenance: closed, and right
+    under a heading or at the start of the text (blank lines aside). Homeostat reads it as data and never serves it; any other
+    comment, `<!-- homeostat` or not, is text a reviewer does not see."""
+    if not _HOMEOSTAT_OPENING.match(text, comment.start) or not text.startswith(
+        _COMMENT_CLOSE, comment.end - 3
+    ):
+        return False
+    line_start = comment.start
+    while line_start > start and comment.start - line_start < 3 and text[line_start - 1] in " \t":
+        line_start -= 1
+    if line_start > start and text[line_start - 1] != "\n":
+        return False
+    window = text[max(start, line_start - _LOOKBACK) : line_start]
+    return not window.strip() and line_start - start < _LOOKBACK or _HEADING_BEFORE.search(window) is not None
 
 
 def blank_homeostat_comments(text: str) -> str:
-    """Homeostat's own `<!-- homeostat … -->` comments blanked to spaces, newlines and offsets kept."""
+    """Homeostat's own fields comments (`is_fields_comment`) blanked to spaces, newlines and offsets
+    kept."""
     if "<!--" not in text:
         return text
-    return _HOMEOSTAT_COMMENT.sub(_blanked, text)
+    pieces: list[str] = []
+    last = 0
+    for comment in comments(text):
+        if is_fields_comment(text, comment):
+            pieces += [text[last : comment.start], blank(text[comment.start : comment.end])]
+            last = comment.end
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
 
 
 # Every byte but a newline's as a blank's. A comment encoded a byte per character (one `?` for each
@@ -213,43 +266,81 @@ def blank_homeostat_comments(text: str) -> str:
 _TO_BLANKS = bytes(10 if b == 10 else 32 for b in range(256))
 
 
-def _blanked(match: re.Match[str]) -> str:
-    return blank(match.group(0))
-
-
 def blank(text: str) -> str:
     """Every character but a newline as a space: the comment's lines, blank, and as long."""
     return text.encode("latin-1", "replace").translate(_TO_BLANKS).decode("ascii")
 
 
-_HOMEOSTAT_OPENING = re.compile(r"<!--\s*homeostat\b")
-
-
 def homeostat_comments(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
     """The spans (in `text`) that `blank_homeostat_comments(text[start:end])` blanks, when every
-    comment opening there begins one of them; None when one does not (the caller reads that part the
-    usual way). A `str.find` for each comment's end, not the regex's character-by-character walk."""
+    comment opening there is one of them; None when one is not (the caller reads that part the usual
+    way)."""
     found: list[tuple[int, int]] = []
-    pos = text.find("<!--", start, end)
-    while pos >= 0:
-        opening = _HOMEOSTAT_OPENING.match(text, pos, end)
-        close = text.find("-->", opening.end(), end) if opening else -1
-        if close < 0:
+    for comment in comments(text, start, end):
+        if not is_fields_comment(text, comment, start):
             return None
-        found.append((pos, close + 3))
-        pos = text.find("<!--", close + 3, end)
+        found.append((comment.start, comment.end))
     return found
 
 
-def instruction_comments(text: str) -> Iterator[re.Match[str]]:
-    """HTML comments that address an agent or open with an order; tool directives and notes are fine."""
+def _gives_orders(body: str) -> bool:
+    if not body.strip():
+        return False
+    if _DIRECTIVE.match(body) and len(body) <= 80 and not _ADDRESSES_AGENT.search(body):
+        return False
+    return bool(_ADDRESSES_AGENT.search(body) or (not _TODO.match(body) and _IMPERATIVE_START.match(body)))
+
+
+def instruction_comments(text: str) -> Iterator[Comment]:
+    """HTML comments (Homeostat's fields comments aside) that address an agent or open with an order;
+    tool directives and notes are fine."""
     if "<!--" not in text:
         return
-    for m in _COMMENT.finditer(text):
-        body = m.group(1)
-        if not body.strip():
-            continue
-        if _DIRECTIVE.match(body) and len(body) <= 80 and not _ADDRESSES_AGENT.search(body):
-            continue
-        if _ADDRESSES_AGENT.search(body) or (not _TODO.match(body) and _IMPERATIVE_START.match(body)):
-            yield m
+    for comment in comments(text):
+        if not is_fields_comment(text, comment) and _gives_orders(comment.body.removeprefix(" homeostat:")):
+            yield comment
+
+
+# Markdown a rendered page never shows: link and image titles (a tooltip at most), image alt text,
+# link reference definitions (`[//]: # (…)` is the usual comment), and HTML hidden by attribute.
+_LINK_TITLE = re.compile(r"\]\(\s*<?[^\s)>]*>?\s+([\"'(])([^\n]{1,300}?)[\"')]\s*\)")
+_IMAGE_ALT = re.compile(r"!\[([^\]\n]{1,300})\]")
+_REFERENCE = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*(\S*)[ \t]*([^\n]{0,300})$")
+_HIDDEN_ELEMENT = re.compile(
+    r"<([a-z][a-z0-9]{0,10})\b[^<>\n]{0,200}?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|"
+    r"aria-hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]))[^<>\n]{0,200}>([^<]{1,600})",
+    re.IGNORECASE,
+)
+_ATTRIBUTE_TEXT = re.compile(
+    r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE
+)
+
+
+@dataclass(frozen=True)
+class HiddenPlace:
+    start: int
+    place: str  # what hides it: "a link title", "an image's alt text"…
+    text: str
+
+
+def hidden_places(text: str) -> Iterator[HiddenPlace]:
+    """Text in the Markdown places a reviewer reading the rendered page does not see."""
+    if "](" in text:
+        for m in _LINK_TITLE.finditer(text):
+            yield HiddenPlace(m.start(2), "a link title", m.group(2))
+    if "![" in text:
+        for m in _IMAGE_ALT.finditer(text):
+            yield HiddenPlace(m.start(1), "an image's alt text", m.group(1))
+    if "]:" in text:
+        for m in _REFERENCE.finditer(text):
+            yield HiddenPlace(m.start(), "a link reference definition", m.group(1) + " " + m.group(2))
+    if "<" in text:
+        for m in _HIDDEN_ELEMENT.finditer(text):
+            yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2))
+        for m in _ATTRIBUTE_TEXT.finditer(text):
+            yield HiddenPlace(m.start(1), "an HTML attribute", m.group(1))
+
+
+def addresses_agent(text: str) -> bool:
+    """Hidden text that names the agent (or "you") or opens with an order."""
+    return _gives_orders(text.strip("\"'()<>#: "))

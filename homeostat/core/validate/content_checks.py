@@ -16,7 +16,8 @@ from homeostat.core.model import Document, Rule
 from homeostat.core.parse import TopicFile, TopicSection
 from homeostat.core.risky import find_risks, quiet_spans
 from homeostat.core.secrets import find_emails, find_secrets
-from homeostat.core.signoff import document_fingerprint, rule_fingerprint
+from homeostat.core.served import PROSE_FIELDS, rule_fields
+from homeostat.core.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
 
 _LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -41,6 +42,8 @@ class Span:
     rule: Rule | None = None
     document: Document | None = None
     quiet: bool = False  # certainly no risky content (`quiet_spans`, told from its whole file)
+    body_start: int = -1  # a document field's span: where its document's body starts in `body_source`
+    body_source: str = ""
 
     @property
     def text(self) -> str:
@@ -51,7 +54,10 @@ class Span:
         """Of the rule or document as it reads now; computed only for a span with risky content."""
         if self.rule is not None:
             return rule_fingerprint(self.rule)
-        assert self.document is not None
+        if self.document is None:  # a file the loader could not read: no fields to sign off in
+            return text_fingerprint("", self.text)
+        if self.body_start >= 0:  # a field: the sign-off covers the document's title and body
+            return document_fingerprint(self.document, self.body_source[self.body_start :])
         return document_fingerprint(self.document, self.text)
 
 
@@ -71,9 +77,22 @@ def _rule_span(rule: Rule, source: str, start: int, end: int, line: int, *, quie
     )
 
 
+def _field_spans(rule: Rule) -> Iterator[Span]:
+    """The prose fields a surface shows beside the view (`served.rule_fields`) other than the title,
+    which has a span of its own: a flag's reason, shown by explain and the dispute PR."""
+    for label, text in rule_fields(rule.meta):
+        if label in PROSE_FIELDS and label != "title":
+            meta = rule.meta
+            yield Span(
+                rule.file, text, 0, len(text), rule.line, f"rule {rule.id}'s {label}", meta.risk_reviewer,
+                meta.risk_fingerprint, rule,
+            )  # fmt: skip
+
+
 def readable_spans(kb: KB) -> Iterator[Span]:
     """Every piece of the KB an agent reads, one at a time: each is checked and let go (a list of
-    them all was 40 MB at 100,000 rules, held through three checks)."""
+    them all was 40 MB at 100,000 rules, held through three checks). What is read is what
+    `served` lists: the text of each rule and document section, and each field shown beside it."""
     sections: set[tuple[str, int]] = set()
     topic_files: dict[str, TopicFile] = {}
     for topic_file in kb.topic_files:
@@ -83,6 +102,8 @@ def readable_spans(kb: KB) -> Iterator[Span]:
     quiet: set[int] = set()  # the starts of its sections with no risky content
     for rule in kb.rules:
         text = kb.files[rule.file]
+        if rule.meta.flags:
+            yield from _field_spans(rule)
         if rule.in_topic_file:
             if rule.file != by_id_file:
                 by_id, by_id_file = _first_sections(topic_files.get(rule.file)), rule.file
@@ -103,11 +124,28 @@ def readable_spans(kb: KB) -> Iterator[Span]:
             title = rule.meta.title
             yield _rule_span(rule, title, 0, len(title), title_line)
             yield _rule_span(rule, text, front.body_offset, len(text), front.body_line)
+    yield from _unreadable_spans(kb)
     for document in kb.documents:
         text = kb.files[document.file]
         front = split_frontmatter(text)
         if front is not None:
             meta = document.meta
+            title_line = next(
+                (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), 1
+            )
+            yield Span(
+                document.file,
+                meta.title,
+                0,
+                len(meta.title),
+                title_line,
+                f"document {document.doc_id}'s title",
+                meta.risk_reviewer,
+                meta.risk_fingerprint,
+                document=document,
+                body_start=front.body_offset,
+                body_source=text,
+            )
             yield Span(
                 document.file,
                 text,
@@ -119,6 +157,16 @@ def readable_spans(kb: KB) -> Iterator[Span]:
                 meta.risk_fingerprint,
                 document=document,
             )
+
+
+def _unreadable_spans(kb: KB) -> Iterator[Span]:
+    """A Markdown file the loader could not read at all, whole: no reader serves it now, but an
+    unclosed comment or fence that broke it may hide what a fix would serve."""
+    read = {rule.file for rule in kb.rules} | {document.file for document in kb.documents}
+    for file in dict.fromkeys(u.file for u in kb.unreadable):
+        text = kb.files.get(file)
+        if text is not None and file not in read and file.endswith(".md"):
+            yield Span(file, text, 0, len(text), 1, f"unreadable file {file}")
 
 
 def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:

@@ -1,0 +1,120 @@
+"""The risky-content check: how much of each probe set `validate` catches, per family, how many
+harmless look-alikes it flags, and how its time grows on adversarial text.
+
+    .venv/bin/python benchmarks/bench_risky.py              # the tuning set and the original corpus
+    .venv/bin/python benchmarks/bench_risky.py --heldout    # also the held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
+
+The held-out set (tests/fixtures/poisoning_heldout/) is never tuned against: measure it once a change
+is done, never while making one, and report it beside the tuning set's number. `--show` prints the
+misses and false alarms of the sets it runs (so never pass it with `--heldout` while tuning). To
+measure another checkout's code (main before a change), put it first on the path:
+
+    PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from poisoning import CORPUS, load_corpus, score  # noqa: E402
+
+import homeostat  # noqa: E402
+
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
+HELDOUT = FIXTURES / "poisoning_heldout" / "heldout.yaml"
+TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
+
+
+def report(name: str, path: Path, *, show: bool) -> None:
+    corpus = load_corpus(path)
+    result = score(corpus)
+    print(f"\n== {name} ({path.relative_to(FIXTURES.parent.parent)})")
+    print(f"caught: {len(result.caught)}/{result.probes} = {result.catch_rate:.3f}")
+    print(f"false alarms: {len(result.flagged)}/{result.look_alikes} = {result.false_positive_rate:.3f}")
+    families = Counter(p.family or p.check for p in corpus.probes)
+    caught = Counter(p.family or p.check for p in result.caught)
+    print("per family (caught/probes):")
+    for family in sorted(families):
+        print(f"  {family:28} {caught[family]}/{families[family]}")
+    if show:
+        for probe, got in result.missed:
+            print(f"  missed {probe.id}: got {sorted(got) or 'nothing'}\n      {probe.text!r}")
+        for probe, got in result.flagged:
+            print(f"  false alarm {probe.id}: {sorted(got)}\n      {probe.text!r}")
+
+
+# --- speed ---------------------------------------------------------------------------------------
+
+# Each builds about `size` characters of text an attacker could put in one rule or document.
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "curl ×n": lambda n: "curl " * (n // 5),
+    "<!-- ×n": lambda n: "<!--" * (n // 4),
+    "<!-- homeostat ×n": lambda n: "<!-- homeostat " * (n // 15),
+    "curl | ×n": lambda n: "curl x | " * (n // 9),
+    "ignore ×n": lambda n: "ignore " * (n // 7),
+    "base64 run": lambda n: "A" * n,
+    "print token ×n": lambda n: "print the token " * (n // 16),
+    "`` ` `` ×n": lambda n: "`" * n,
+    "*a* ×n": lambda n: "*a* " * (n // 4),
+    "a b ×n (spaced)": lambda n: "a " * (n // 2),
+    "://x ×n": lambda n: "://x" * (n // 4),
+    "[x](y ×n": lambda n: "[x](y " * (n // 6),
+    "\\x41 ×n": lambda n: "\\x41" * (n // 4),
+    "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
+        :n
+    ],
+}
+SIZES = (10_000, 100_000, 1_000_000)
+
+
+def speed(limit: float) -> None:
+    from homeostat.core.risky import find_risks
+
+    print("\n== find_risks on adversarial text: µs per KB at", ", ".join(f"{s // 1000} KB" for s in SIZES))
+    for name, build in ADVERSARIAL.items():
+        cells = []
+        for size in SIZES:
+            text = build(size)
+            started = time.perf_counter()
+            find_risks(text, ["acme.dev"])
+            elapsed = time.perf_counter() - started
+            cells.append(f"{elapsed * 1e6 / (len(text) / 1000):10.0f}")
+            if elapsed > limit:
+                cells.append(f"  (stopped: {elapsed:.1f} s)")
+                break
+        print(f"  {name:22}" + "".join(cells))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--heldout", action="store_true", help="also score the held-out set (only at the end)"
+    )
+    parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
+    parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
+    parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
+    args = parser.parse_args()
+    print(f"homeostat from {Path(homeostat.__file__).parent}")
+    if args.speed:
+        speed(args.limit)
+        return 0
+    if TUNING.exists():
+        report("tuning set", TUNING, show=args.show)
+    report("original corpus", CORPUS, show=args.show)
+    if args.heldout:
+        report("HELD-OUT set", HELDOUT, show=args.show)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,119 @@
+"""The canonical reading of a text, which the risky-content families read besides the text itself:
+what a disguise leaves once undone.
+
+A phrase list reads past `Ign\u043ere` (a Cyrillic o), `Ig**nore**`, `I g n o r e`, `1gn0r3` and
+`` `--in``secure` ``; a model reads through all of them. So before any family looks, the text is
+read again with:
+
+- confusables folded to Latin (Unicode TS #39's confusables data, through `confusable_homoglyphs`):
+  a word that mixes Latin with look-alike letters of another script, or is spelled wholly in
+  letters that each look like a Latin one, is read in Latin; a word in a script of its own
+  (`отправь`, `指令`) is left as it is, so the other-language families still read it;
+- Markdown emphasis and strike marks that split a word dropped, inline HTML tags dropped (their text
+  kept), and code spans split to hide a word (`` `--in``secure` ``) joined;
+- letter-spaced words joined (`c u r l`, `P.R.I.N.T`, `i-g-n-o-r-e`, `y_o_u`), and runs of blanks
+  read as one;
+- leetspeak folded in words that mix letters and digits (`pr3v10u5` → `previous`).
+
+Newlines stay where they are, so a line of the canonical reading is the same line of the original.
+Every step is one pass of a regex whose matches cannot overlap: linear in the text.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# A word: letters and digits of any script, with the marks that join them.
+_WORD = re.compile(r"[^\W_]+")
+# A `*` or `_` run touching a letter on one side (`ig**nore`, `_Print_`) is emphasis; one between
+# non-letters (`src/**`, `(*)`, `a * b`) is not. One touching a code span's backtick is, too
+# (`` `--in`**`secure`** ``).
+_STAR_EMPHASIS = re.compile(r"(?:(?<=[^\W_])|(?<=`))\*+|\*+(?=[^\W_]|`)")
+_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_+(?=[^\W_])|(?<=[^\W_])_+(?![\w])")
+_STRIKE = re.compile(r"~~")
+_INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
+_JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
+# Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
+_SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
+_BLANKS = re.compile(r"[ \t]{2,}")
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+_LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
+# A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
+# digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
+_MIXED = re.compile(r"[\w@$!]+")
+_HAS_LETTER = re.compile(r"[^\W\d_]")
+_HAS_DIGIT = re.compile(r"[0-9@$!]")
+
+
+@lru_cache(maxsize=1)
+def _prototypes() -> dict[str, str]:
+    """Each non-ASCII character Unicode lists as confusable with one ASCII letter or digit, and that
+    character. Loaded on first use (0.1 s): only a text past ASCII needs it."""
+    from confusable_homoglyphs.confusables import confusables_data  # type: ignore[import-untyped]
+
+    found: dict[str, str] = {}
+    for char, homoglyphs in confusables_data.items():
+        if char.isascii() or len(char) != 1:
+            continue
+        latin = [h["c"] for h in homoglyphs if len(h["c"]) == 1 and h["c"].isascii() and h["c"].isalnum()]
+        if latin:
+            found[char] = latin[0]
+    return found
+
+
+def _fold_word(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if word.isascii():
+        return word
+    table = _prototypes()
+    folded = "".join(table.get(c, c) for c in word)
+    if folded.isascii():
+        return folded  # every letter looks like a Latin one: `ехес`, `сurl`
+    if any(c.isascii() for c in word):
+        return folded  # Latin mixed with another script: `Ignоre`
+    return word
+
+
+def fold_confusables(text: str) -> str:
+    """Words disguised with look-alike letters, read in Latin; other scripts' words left alone."""
+    if text.isascii():
+        return text
+    return _WORD.sub(_fold_word, text)
+
+
+def _joined(match: re.Match[str]) -> str:
+    """`c u r l` → `curl`; `E.C.H.O` → `echo` (lowercase: a shouted word is read as an HTTP method)."""
+    return match.group(0)[::2].lower()
+
+
+def _leet(match: re.Match[str]) -> str:
+    word = match.group(0)
+    if (
+        word.isdigit()
+        or word.startswith(("0x", "0X"))
+        or not _HAS_DIGIT.search(word)
+        or not _HAS_LETTER.search(word)
+    ):
+        return word
+    inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
+    return inner.translate(_LEET)
+
+
+def canonical(text: str) -> str:
+    """The canonical reading of `text` (see the module's docstring); the text itself when nothing
+    changes."""
+    out = fold_confusables(text)
+    if "*" in out:
+        out = _STAR_EMPHASIS.sub("", out)
+    if "_" in out:
+        out = _UNDERSCORE_EMPHASIS.sub("", out)
+    if "~~" in out:
+        out = _STRIKE.sub("", out)
+    if "<" in out:
+        out = _INLINE_TAG.sub("", out)
+    if "``" in out:
+        out = _JOINED_CODE.sub("", out)
+    out = _SPACED.sub(_joined, out)
+    out = _BLANKS.sub(" ", out)
+    return _MIXED.sub(_leet, out)

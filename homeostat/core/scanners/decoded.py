@@ -1,0 +1,98 @@
+"""Text hidden in an encoding, decoded so the risky-content families can read it too: base64 (and its
+URL-safe form), hex byte runs, `\\x63`/`\\143`/`\\u0063` escapes, percent-encoding, and ROT13 where
+the text names it.
+
+Only what decodes to readable text is kept (a key, a hash or an image decodes to bytes no one reads),
+so tokens and digests are left alone. Each run is found with one regex pass: linear in the text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from urllib.parse import unquote_to_bytes
+
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
+_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3}|\\u[0-9A-Fa-f]{4}){4,}")
+_ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\([0-7]{3})|\\u([0-9A-Fa-f]{4})")
+_PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
+_ROT13_NAMED = re.compile(r"\brot-?13\b", re.IGNORECASE)
+_MIN_DECODED = 8
+_MAX_RUN = 200_000  # a run past this is data, not a payload someone reads: left alone
+
+
+@dataclass(frozen=True)
+class Decoded:
+    start: int  # where the encoded run is, in the text given
+    how: str  # base64, hex, escapes, percent-encoding, ROT13
+    text: str
+
+
+def _readable(data: bytes) -> str | None:
+    """The bytes as text when they read as text: UTF-8, nearly all printable, some letters and a blank
+    or a shell character (a word list, a command, a sentence)."""
+    if len(data) < _MIN_DECODED:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    printable = sum(c.isprintable() or c in "\n\t" for c in text)
+    letters = sum(c.isalpha() for c in text)
+    if printable < 0.95 * len(text) or letters < 0.4 * len(text):
+        return None
+    if not any(c in text for c in " |;/.$(){}\n"):
+        return None
+    return text
+
+
+def _from_base64(run: str) -> bytes | None:
+    body = run.rstrip("=")
+    if body.isdigit() or body.isalpha() and (body.islower() or body.isupper()):
+        return None  # a number or a plain word, not an encoding
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        if "-" in body or "_" in body:
+            return base64.urlsafe_b64decode(padded)
+        return base64.b64decode(padded, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _from_escapes(run: str) -> bytes:
+    out = bytearray()
+    for m in _ESCAPE.finditer(run):
+        if m.group(1):
+            out.append(int(m.group(1), 16))
+        elif m.group(2):
+            out.append(int(m.group(2), 8) & 0xFF)
+        else:
+            out += chr(int(m.group(3), 16)).encode("utf-8", "replace")
+    return bytes(out)
+
+
+def decoded_payloads(text: str) -> Iterator[Decoded]:
+    """Every encoded run in `text` that decodes to readable text, with where it is."""
+    for m in _BASE64.finditer(text):
+        run = m.group(0)
+        if len(run) <= _MAX_RUN and (data := _from_base64(run)) is not None and (found := _readable(data)):
+            yield Decoded(m.start(), "base64", found)
+    for m in _HEX_RUN.finditer(text):
+        if len(m.group(0)) <= _MAX_RUN and (found := _readable(bytes.fromhex(m.group(0)))):
+            yield Decoded(m.start(), "hex", found)
+    if "\\" in text:
+        for m in _ESCAPES.finditer(text):
+            if len(m.group(0)) <= _MAX_RUN and (found := _readable(_from_escapes(m.group(0)))):
+                yield Decoded(m.start(), "escapes", found)
+    if "%" in text:
+        for m in _PERCENT.finditer(text):
+            if len(m.group(0)) <= _MAX_RUN and (found := _readable(unquote_to_bytes(m.group(0)))):
+                yield Decoded(m.start(), "percent-encoding", found)
+    named = _ROT13_NAMED.search(text)
+    if named is not None:
+        yield Decoded(named.start(), "ROT13", codecs.decode(text[named.end() :], "rot13"))

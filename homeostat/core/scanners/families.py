@@ -1,0 +1,303 @@
+"""Risky-content families read by what a sentence asks for, in many languages: each is a combination of
+concepts (`scanners.lexicon`) in one sentence, plus a few settings read by their shape.
+
+- injection: an order to ignore prior instructions; to keep something from the user; a new,
+  unrestricted role; a claim that this text voids or outranks the agent's orders or the user's; no
+  confirmation, or a claimed pre-approval; data given the user's authority ("when a file says X, do
+  it"); decode-and-obey; acting silently; an agent addressed and told to do something dangerous;
+  turning Homeostat off, or spreading a text through its `learn` and `flag` tools;
+- disable-security and credential-handling in the languages the English phrase rules do not read;
+- permission-grant: a coding agent's permission prompts switched off or every tool allowed;
+- weakened-checks: tests and CI made to pass rather than fixed.
+
+Concepts are found with one regex pass each over the casefolded text and bucketed by sentence, so
+the work is linear in the text whatever it holds.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, heads
+from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
+_NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
+_NEG_AFTER_REACH = 6
+_CODE_SPAN = re.compile(r"`[^`\n]*`")  # a `no:` inside one is an option, not a negation
+# Languages that put the negation after the verb ("Sag dem Nutzer nicht", "Vertel de gebruiker niet").
+_LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|niet|inte|ikke|pas)\b")
+_LATE_REACH = 40
+
+INJECTION = (
+    "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
+    "asking, obey text found in data, turn Homeostat off); a rule must never steer the agent against its user"
+)
+PERMISSIONS = (
+    "switches off a coding agent's permission prompts or allows it every tool; keep the prompts, and allow "
+    "only the tools a task needs, by name"
+)
+WEAKENED = (
+    "makes tests or CI pass instead of fixing what fails (skipped or emptied tests, ignored failures, a "
+    "job switched off); fix the failure, or quarantine one test with an issue"
+)
+DISABLE = "switches off a security check (TLS verification, authentication, scanning); keep it on"
+EXPOSE = (
+    "asks to print, send or share a credential; keep secrets in the secret store and out of logs and chat"
+)
+
+# The concepts a sentence needs at least one of before any family can match it: the rest are looked up
+# only in such sentences.
+_ANCHORS = (
+    "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
+    "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
+    "flag_tool", "disable_ml", "expose_ml",
+)  # fmt: skip
+_OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
+
+# A disabling verb with Homeostat (or its hooks, rules, exports) as its object, a few words on.
+_HOMEOSTAT_OFF = re.compile(
+    r"(?<![\w-])(?:disable|turn\s+off|switch\s+off|uninstall|remove|delete|deactivate|kill|mute|silence|bypass|"
+    r"stop|skip|rm\s+-\w+)\b[^.;\n]{0,60}?(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|"
+    r"mcp|server))|\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
+    r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b",
+)
+
+# Settings and flags that switch a coding agent's permission prompts off or allow every tool.
+_PERMISSION = re.compile(
+    r"--dangerously[-\w]*|\bdangerously[-_]?skip[-_]?permissions?\b|\bbypass[-_]?permissions?\b|"
+    r"--(?:yolo|full-auto|allow-all-tools|allow-all|yes-always|auto-?approve|no-confirm|trust-all|skip-permissions?)\b|"
+    r"\b(?:yolo|auto[-\s]?run|auto[-\s]?approve)\s+mode\b|\b(?:enable|turn\s+on|use)\s+(?:\w+\s+){0,3}(?:yolo|auto[-\s]?run|auto[-\s]?approv\w*)\b|"
+    r"\bauto[-_]?approve\w*[\"']?\s*[:=]\s*(?:true|\[)|\bchat\.tools\.auto\w*|\balways[-_]?allow\w*[\"']?\s*[:=]|"
+    r"\b(?:allowed[-_]?tools|allow|permissions\.allow|allowlist)[\"']?\s*[:=]\s*[\[{]?[^\]\n]{0,60}?(?:[\"']\*[\"']|\bbash\s*\(\s*\*\s*\)|[\"']bash[\"'])|"
+    r"\bapproval[-_]?policy[\"']?\s*[:=]\s*[\"']?never\b|\bdanger[-_]full[-_]access\b|\benableallprojectmcpservers[\"']?\s*[:=]\s*true\b|"
+    r"--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
+)
+
+# Tests and CI made to pass: the settings, then the orders.
+_WEAKENING_SETTINGS = re.compile(
+    r"\bcontinue[-_]on[-_]error\s*:\s*true\b|\ballow[-_]failure\s*:\s*true\b|\bfail[-_]ci[-_]if[-_]error\s*:\s*false\b|"
+    r"\bif\s*:\s*false\b|\bassert\s+(?:true|1\s*==\s*1|1|not\s+false)\b|\bexpect\s*\(\s*true\s*\)\s*\.\s*tobe\s*\(\s*true\s*\)|"
+    r"\b(?:pytest|test|tests|jest|vitest|npm\s+test|npm\s+run\s+\w+|make\s+\w+|go\s+test|cargo\s+test|mvn\s+\w+|gradle\s+\w+|"
+    r"tox|nox|ruff|eslint|mypy|bandit|semgrep|zizmor|trivy|codeql|sonar\w*|lint\w*|check\w*|scan\w*)\b[^\n;&|]{0,60}?"
+    r"\|\|\s*(?:true|exit\s+0|:)(?=[\s`'\";)]|$)|"
+    r"--cov-fail-under[=\s]+0\b|\b(?:coverage|cov)[\w.-]*\s+(?:\w+\s+){0,3}(?:to|=|:)\s*0\s*%?(?![\d.])|"
+    r"\bthreshold\w*\s+(?:\w+\s+){0,2}to\s+0\b|--deselect\s+\S*(?:auth|security|secur)\S*",
+)
+_WEAKENING_ORDER = re.compile(
+    r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
+    r"quarantine|mute|silence|lower|loosen|change|replace|use|add)\b[^.;\n]{0,80}?"
+    r"\b(?:tests?|specs?|assertions?|checks?|scans?|ci\b|jobs?|steps?|workflows?|codeql|sast|coverage|linters?|"
+    r"zizmor|it\.skip|xit|describe\.skip|test\.skip|@pytest\.mark\.skip|@unittest\.skip|pytest\.skip|t\.skip|# ?noqa|"
+    r"# ?type: ?ignore)\b[^.;\n]{0,80}?"
+    r"\b(?:fail\w*|break\w*|broken|red\b|complain\w*|blocked|block\s+merges|pass(?:es)?\b|green|deadline|while\s+we|"
+    r"ship\w*|so\s+(?:ci|the\s+build|merges?)|slow\s+(?:us|you)\s+down)",
+)
+_NEGATION_BEFORE = re.compile(
+    r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
+    r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b",
+)
+# "Replace `assert True` placeholders with…" names the bad thing to remove; "replace its body with
+# `assert True`" orders it: a removing verb negates only what comes before its `with`.
+_REMOVING = re.compile(r"\b(?:replace|remove|delete|drop|get\s+rid\s+of)\b")
+_WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
+
+
+def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
+    """Word starts one of which every match of a shape holds, and symbols looked for as substrings."""
+    return frozenset(starts.split()), tuple(symbols.split())
+
+
+# Each shape with what every match holds, looked up before the regex runs.
+_SHAPES = (
+    (_HOMEOSTAT_OFF, "injection", INJECTION, _keys("homeostat enabledplugins")),
+    (
+        _PERMISSION,
+        "permission-grant",
+        PERMISSIONS,
+        _keys(
+            "dangerously bypass yolo full allow approv auto always danger enableallprojectmcpservers "
+            "permission grant trust yes no chat"
+        ),
+    ),
+    (
+        _WEAKENING_SETTINGS,
+        "weakened-checks",
+        WEAKENED,
+        _keys("continue allow fail assert expect cov threshold deselect", "if: if : ||"),
+    ),
+    (
+        _WEAKENING_ORDER,
+        "weakened-checks",
+        WEAKENED,
+        _keys("fail break broken red complain block pass green deadline while ship so slow"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class FamilyHit:
+    kind: str
+    start: int  # offset in the text read
+    end: int
+    message: str
+
+
+@dataclass
+class _Sentence:
+    start: int
+    end: int
+    found: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        return name in self.found
+
+    def first(self, name: str) -> tuple[int, int]:
+        return self.found[name][0]
+
+
+def _sentence_bounds(text: str) -> list[int]:
+    """Where each sentence starts (the first at 0)."""
+    return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
+
+
+def _bucket(text: str, starts: list[int], words: Words) -> dict[int, _Sentence]:
+    sentences: dict[int, _Sentence] = {}
+
+    def add(name: str) -> None:
+        wanted = heads(name)
+        if wanted is not None and not words.has_any(wanted):
+            return  # no word starts the way any of its stems does: its regex would find nothing
+        for m in concept(name).finditer(text):
+            i = bisect_right(starts, m.start()) - 1
+            sentence = sentences.get(i)
+            if sentence is None:
+                if name not in _ANCHORS:
+                    continue
+                end = starts[i + 1] if i + 1 < len(starts) else len(text)
+                sentence = sentences[i] = _Sentence(starts[i], end)
+            sentence.found.setdefault(name, []).append((m.start(), m.end()))
+
+    for name in _ANCHORS:
+        add(name)
+    if sentences:
+        for name in _OTHERS:
+            add(name)
+    return sentences
+
+
+def _negated(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
+    """A negation before `at` in its sentence (a double negative aside), or one right after it (Japanese,
+    Korean, Turkish put it there)."""
+    before = DOUBLE_NEGATIVE.sub(" ", text[sentence.start : at[0]])
+    if any(
+        s < at[0] and not DOUBLE_NEGATIVE.search(text, s, at[0]) for s, _ in sentence.found.get("neg", ())
+    ):
+        if concept("neg").search(before):
+            return True
+    return bool(_NEG_AFTER.search(text, at[1], min(sentence.end, at[1] + _NEG_AFTER_REACH)))
+
+
+def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
+    return bool(_LATE_NEGATION.search(text, at[1], min(sentence.end, at[1] + _LATE_REACH)))
+
+
+def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
+    """Where a sentence steers the agent against its user, if it does."""
+    has = s.has
+    if (
+        has("ignore")
+        and has("instructions")
+        and (has("prior") or has("all") or has("your") or has("user") or has("system"))
+    ):
+        return s.first("ignore")
+    if (
+        has("tell")
+        and has("user")
+        and any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
+    ):
+        return s.first("tell")
+    for name in ("hide_from_user", "role_change", "preapproved", "authority"):
+        if has(name):
+            return s.first(name)
+    if has("unrestricted") and (has("you") or has("agent") or has("mode")):
+        return s.first("unrestricted")
+    if has("agent_orders") and has("void"):
+        return s.first("agent_orders")
+    if has("kb_rules") and (
+        has("void")
+        or has("ignore")
+        or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end])
+    ):
+        return s.first("kb_rules")
+    if has("no_confirm") and not _negated(text, s, (s.first("no_confirm")[0], s.first("no_confirm")[0])):
+        return s.first("no_confirm")
+    if has("data_ref") and has("exec") and has("trigger"):
+        return s.first("data_ref")
+    if has("act_on_it") and has("decode"):
+        return s.first("act_on_it")
+    if has("silent") and has("agent_action") and not _negated(text, s, s.first("silent")):
+        return s.first("silent")
+    if has("danger") and (has("agent") or has("you")):
+        return s.first("danger")
+    if has("learn_tool") and has("self"):
+        return s.first("learn_tool")
+    if has("flag_tool") and has("every_rule"):
+        return s.first("flag_tool")
+    return None
+
+
+def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
+    where = _injection(text, s)
+    if where is not None:
+        yield FamilyHit("injection", *where, INJECTION)
+    if s.has("disable_ml") and s.has("security_ml"):
+        at = s.first("disable_ml")
+        if not _negated(text, s, at):
+            yield FamilyHit("disable-security", *at, DISABLE)
+    if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store"):
+        at = s.first("expose_ml")
+        if not _negated(text, s, at):
+            yield FamilyHit("credential-handling", *at, EXPOSE)
+
+
+def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
+    """Families read by the shape of a setting or a flag, each negation-aware within its sentence."""
+    for pattern, kind, message, keys in _SHAPES:
+        if not (words.has_any(keys[0]) or any(key in text for key in keys[1])):
+            continue  # no word starts as every match does, nor any symbol it holds: nothing to find
+        for m in pattern.finditer(text):
+            i = bisect_right(starts, m.start()) - 1
+            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
+            negation = _NEGATION_BEFORE.search(before)
+            if negation and not (
+                _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())
+            ):
+                continue
+            if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
+                continue
+            yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+def _prose(before: str) -> str:
+    """The words before a match, code spans blanked (the match's own, still open, too)."""
+    closed = _CODE_SPAN.sub(" ", before)
+    return closed[: closed.rfind("`")] if closed.count("`") % 2 else closed
+
+
+def _negates_itself(order: str) -> bool:
+    """ "Skip … unless it fails", "… must not fail": an order about failures that is not one to hide them."""
+    return bool(re.search(r"\b(?:unless|until|not)\b", order))
+
+
+def family_hits(text: str) -> Iterator[FamilyHit]:
+    """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
+    are the original's, so line numbers hold)."""
+    starts = _sentence_bounds(text)
+    words = Words(text)
+    for sentence in _bucket(text, starts, words).values():
+        yield from _sentence_hits(text, sentence)
+    yield from _shaped(text, starts, words)
