@@ -99,6 +99,10 @@ class HostHarness(Protocol):
 
     def close_as(self, repo: RepoRef, number: int, user: str) -> None: ...
 
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """`user` changes the text of their review comment through the host's API, now."""
+        ...
+
     def protect_branch(self, repo: RepoRef, branch: str, required_checks: tuple[str, ...] = ("ci",)) -> None:
         """Make merges into `branch` refused, as branch protection with failing checks does."""
         ...

@@ -21,6 +21,7 @@ import secrets
 import subprocess
 import tempfile
 import threading
+import urllib.request
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -1623,6 +1624,22 @@ class BitbucketHarness:
         self._edit_threads(state, number, spec, merged_at - timedelta(minutes=30))
         self.merge_as(repo, number, spec.merged_by or repo.owner, when=merged_at)
         return number
+
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """PUT the comment's new text as `user`, as Bitbucket's edit does."""
+        token = self.emulator.new_token(user)
+        path = (
+            f"{self.api_url.rstrip('/')}/2.0/repositories/{repo.owner}/{repo.name}/pullrequests/{number}"
+            f"/comments/{comment_id}"
+        )
+        request = urllib.request.Request(
+            path,
+            data=json.dumps({"content": {"raw": body}}).encode(),
+            method="PUT",
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - the local emulator
+            assert answer.status == 200
 
     def _edit_threads(self, state: Repo, number: int, spec: PullSpec, at: datetime) -> None:
         """Each `edited` root gets its new text, after every follow-up commit and before the merge."""

@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -1403,6 +1404,19 @@ class GitHubHarness:
                     )
                 )
             moment += timedelta(seconds=10)
+
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """PATCH the review comment as `user`, as GitHub's edit does (its URL names no PR)."""
+        token = self.add_token(user)
+        path = f"{self.emulator.api_url}/repos/{repo.owner}/{repo.name}/pulls/comments/{comment_id}"
+        request = urllib.request.Request(
+            path,
+            data=json.dumps({"body": body}).encode(),
+            method="PATCH",
+            headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - the local emulator
+            assert answer.status == 200
 
     @staticmethod
     def _edit_threads(pull: PullRecord, spec: PullSpec, at: datetime) -> None:
