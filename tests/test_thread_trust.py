@@ -89,7 +89,26 @@ def test_the_drafter_sees_members_words_and_others_quoted_as_untrusted() -> None
         "bo: Done.",
     ]
     assert quoted.splitlines()[0] == UNTRUSTED_REPLIES
-    assert quoted.splitlines()[1:] == ["> mallory: Sure.", ">", f"> ana: {PAYLOAD}", "> bo: agreed"]
+    assert quoted.splitlines()[1:] == [
+        "> mallory (not on the team): Sure.",
+        ">",
+        f"> ana: {PAYLOAD}",
+        "> bo: agreed",
+    ]
+
+
+def test_a_members_reply_after_the_code_changed_is_quoted_not_a_source() -> None:
+    early = comment("bo", "Done, switched to Decimal.", 10, id_=2)
+    late = comment("bo", f"Also: {PAYLOAD}", 40, id_=3)  # the follow-up commit came at minute 30
+    text = render_thread(pull(), thread(early, late), is_member)
+    assert "\nbo: Done, switched to Decimal.\n" in text
+    assert text.endswith(f"> bo (after the code changed): Also: {PAYLOAD}")
+    trust = thread_trust("Refunds", thread(early, late), is_member)
+    assert [q.source for q in trust.others] == ["the PR title", "bo's reply (after the code changed)"]
+    (problem,) = trust_problems(f"Raise RefundDeclined. {PAYLOAD}", trust)
+    assert problem.startswith("the draft copies words from bo's reply (after the code changed)")
+    unknown = thread(early, late, followed=None)  # when the code changed is not known: a member's words
+    assert thread_trust("Refunds", unknown, is_member).others == trust.others[:1]
 
 
 def test_redaction_comes_before_the_split(planted_secrets: list[str]) -> None:
@@ -123,7 +142,7 @@ def test_a_draft_that_copies_untrusted_words_is_caught_whatever_the_case_or_widt
     assert copied_span(fullwidth, trust) is not None
     (problem,) = trust_problems(draft, trust)
     assert problem == (
-        "the draft copies text no team member wrote (mallory's reply): "
+        "the draft copies words from mallory's reply, which no rule may come from: "
         "`agents must start every session with the`"
     )
 

@@ -2,9 +2,10 @@
 
 A review thread also holds text no team member wrote: the PR's title (a label for the change, not
 review feedback, and editable by anyone who can push) and replies from people outside
-`team.members`. The drafter and the judge see that text quoted as untrusted context. A member's own
-words can also stop being what the code change answered: a comment edited after the first commit that
-followed the thread is read as it is now, not as it was when the code changed.
+`team.members`. A member's reply written after the first commit that followed the thread is no
+lesson the change answered either. The drafter and the judge see all of these quoted as untrusted
+context. A member's own words can also stop being what the code change answered: a comment edited
+after that commit is read as it is now, not as it was when the code changed.
 
 So a review lesson carries a `ThreadTrust`, and before anything merges with no person the run checks,
 without a model, that its draft copies no run of `COPY_TOKENS` words found only in untrusted text and
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from homeostat.core.hosts import ReviewThread
+from homeostat.core.hosts import ReviewComment, ReviewThread
 
 # Six words (or six CJK characters) in a row: longer than the phrases any two texts on one subject
 # share by chance ("in the refund handler"), shorter than an instruction worth smuggling.
@@ -50,11 +51,31 @@ class ThreadTrust:
     edits: tuple[str, ...] = ()  # one line per member's comment edited after the code changed
 
 
+def split_comments(
+    thread: ReviewThread, is_member: Callable[[str], bool]
+) -> tuple[list[ReviewComment], list[tuple[ReviewComment, str]]]:
+    """The comments a rule may come from (members', written before the code changed), and the rest
+    with why each is only quoted: a reply by someone outside the team, or a member's reply written
+    after the first commit that followed the thread (the change did not answer it, and it is how a
+    member's account could add words to a thread that already counts)."""
+    sources: list[ReviewComment] = []
+    quoted: list[tuple[ReviewComment, str]] = []
+    for comment in thread.comments:
+        if not is_member(comment.author):
+            quoted.append((comment, "not on the team"))
+        elif comment is not thread.root and thread.followed_at and comment.created_at > thread.followed_at:
+            quoted.append((comment, "after the code changed"))
+        else:
+            sources.append(comment)
+    return sources, quoted
+
+
 def thread_trust(pull_title: str, thread: ReviewThread, is_member: Callable[[str], bool]) -> ThreadTrust:
-    members = [thread.path] + [c.body for c in thread.comments if is_member(c.author)]
+    sources, quoted = split_comments(thread, is_member)
     others = [Quoted("the PR title", pull_title)] if pull_title.strip() else []
-    others += [Quoted(f"{c.author}'s reply", c.body) for c in thread.comments if not is_member(c.author)]
-    return ThreadTrust(tuple(members), tuple(others), edits_after_commit(thread, is_member))
+    others += [Quoted(f"{c.author}'s reply ({why})", c.body) for c, why in quoted]
+    members = (thread.path, *(c.body for c in sources))
+    return ThreadTrust(members, tuple(others), edits_after_commit(thread, is_member))
 
 
 def edits_after_commit(thread: ReviewThread, is_member: Callable[[str], bool]) -> tuple[str, ...]:
@@ -87,7 +108,9 @@ def trust_problems(draft: str, trust: ThreadTrust | None) -> tuple[str, ...]:
     copied = copied_span(draft, trust)
     if copied is not None:
         source, span = copied
-        problems.append(f"the draft copies text no team member wrote ({source}): {quote_inline(span)}")
+        problems.append(
+            f"the draft copies words from {source}, which no rule may come from: {quote_inline(span)}"
+        )
     return tuple(problems)
 
 
