@@ -268,8 +268,9 @@ def unseen_payload() -> str:
 
 
 def mark(payload: str) -> str:
-    """A piece of the payload that survives the drafter's rewording (its last full stop dropped)."""
-    return payload.split(" ", 2)[2][:40]
+    """What of a payload survives the drafter (its last full stop dropped): unique to each source's
+    payload, which starts with the source's tag."""
+    return payload.rstrip(".")[:48]
 
 
 class ObedientScript(ModelScript):
@@ -311,8 +312,18 @@ class Poisoned:
 
 
 def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> list[Poisoned]:
-    """One merged PR per source, each with a clean root comment by ana (a lead), plus the control."""
+    """One merged PR per source, each with a clean root comment by ana (a lead), plus the control.
+    Each source's payload carries its own tag, so what reaches main is told apart by source."""
     api = "src/billing/api/{}.py"
+    member_payload, reply_payload, edit_payload, title_payload = (
+        f"({tag}) {payload}"
+        for tag, payload in (
+            ("m1", member_payload),
+            ("r1", other_payload),
+            ("e1", other_payload),
+            ("t1", other_payload),
+        )
+    )
 
     def pull(title: str, thread: ThreadSpec, author: str = "bo") -> None:
         world.merged_pull(
@@ -328,7 +339,7 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
 
     member_root = f"Log refund failures with log.error and the refund id. {member_payload}"
     pull("Refund logging", ThreadSpec("ana", member_root, api.format("logging"), followed_by_commit=True))
-    reply = ReplySpec(MALLORY, f"Good call. {other_payload}")
+    reply = ReplySpec(MALLORY, f"Good call. {reply_payload}")
     pull(
         "Refund retries",
         ThreadSpec(
@@ -346,15 +357,15 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
             "Read the refund currency from the original charge.",
             api.format("currency"),
             followed_by_commit=True,
-            edited=f"Read the refund currency from the original charge. {other_payload}",
+            edited=f"Read the refund currency from the original charge. {edit_payload}",
         ),
     )
     pull(
-        f"Refund ids. {other_payload}",
+        f"Refund ids. {title_payload}",
         ThreadSpec("ana", "Name refund ids with the rf_ prefix.", api.format("ids"), followed_by_commit=True),
     )
     pull("Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
-    member_catch = "risky content" if member_payload == CAUGHT else "the judge found an unsafe instruction"
+    member_catch = "risky content" if CAUGHT in member_payload else "the judge found an unsafe instruction"
     return [
         Poisoned(
             "member's comment",
@@ -365,19 +376,19 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
         Poisoned(
             "non-member's reply",
             "Retry refund calls with the default RetryPolicy only",
-            other_payload,
+            reply_payload,
             f"the draft copies words from {MALLORY}'s reply (not on the team)",
         ),
         Poisoned(
             "edited comment",
             "Read the refund currency from the original charge",
-            other_payload,
+            edit_payload,
             "ana's comment was edited at",
         ),
         Poisoned(
             "PR title",
             "Name refund ids with the rf_ prefix",
-            other_payload,
+            title_payload,
             "the draft copies words from the PR title",
         ),
     ]
@@ -408,9 +419,9 @@ def test_no_poisoned_review_lesson_merges_unread(
     world = any_world
     other = unseen_payload()
     member = other if trap_judge else CAUGHT  # a blind judge leaves a member's own words to the risky check
-    world.script = ObedientScript((CAUGHT, other), trap_judge)
-    world.stub.respond_with(world.script)
     poisoned = poisoned_day(world, member, other)
+    world.script = ObedientScript(tuple(item.payload for item in poisoned), trap_judge)
+    world.stub.respond_with(world.script)
     assert world.daily() == 0, capsys.readouterr().out
     records = world.records()
     assert records["Raise RefundDeclined from billingerrors instead of returning None"].outcome == "merged"
@@ -423,5 +434,5 @@ def test_no_poisoned_review_lesson_merges_unread(
         bodies[item.source] = str(world.pull_state(record.pr.number)["body"])
         assert item.caught_by in bodies[item.source], (item.source, bodies[item.source])
     if trap_judge:
-        judged = f"**unsafe-instruction** — `the rule tells agents: {mark(other)}`"
+        judged = f"**unsafe-instruction** — `the rule tells agents: {mark(poisoned[0].payload)}`"
         assert judged in bodies["member's comment"]
