@@ -1010,7 +1010,11 @@ class GitHubEmulator:
                             422,
                             "Validation Failed",
                             errors=[
-                                {"resource": "PullRequestReviewComment", "field": "body", "code": "missing_field"}
+                                {
+                                    "resource": "PullRequestReviewComment",
+                                    "field": "body",
+                                    "code": "missing_field",
+                                }
                             ],
                         )
                     comment.body, comment.updated_at = str(text), _now()
