@@ -36,7 +36,8 @@ _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
 @dataclass(frozen=True)
 class Quoted:
-    """Text no team member wrote, and where it came from ("the PR title", "mallory's reply")."""
+    """Text no rule may come from, and where it came from ("the PR title", "mallory's reply (not on
+    the team)", "bo's reply (after the code changed)")."""
 
     source: str
     text: str
@@ -47,7 +48,7 @@ class ThreadTrust:
     """A review thread split by who wrote it. All of it is redacted before it is built."""
 
     members: tuple[str, ...] = ()  # the members' comments (and the commented path): a rule's source
-    others: tuple[Quoted, ...] = ()  # what no member wrote
+    others: tuple[Quoted, ...] = ()  # what no rule may come from
     edits: tuple[str, ...] = ()  # one line per member's comment edited after the code changed
 
 
@@ -71,6 +72,7 @@ def split_comments(
 
 
 def thread_trust(pull_title: str, thread: ReviewThread, is_member: Callable[[str], bool]) -> ThreadTrust:
+    """What the daily run checks a draft from this (redacted) thread against."""
     sources, quoted = split_comments(thread, is_member)
     others = [Quoted("the PR title", pull_title)] if pull_title.strip() else []
     others += [Quoted(f"{c.author}'s reply ({why})", c.body) for c, why in quoted]
