@@ -27,7 +27,9 @@ class ThreadSpec:
     """One review thread on a PR: a root comment on `path`/`line` and its replies.
 
     `followed_by_commit` makes the fixture push a commit touching `path` after the comment;
-    `touch_other_file` pushes a later commit that touches only another file (which must not count).
+    `touch_other_file` pushes a later commit that touches only another file (which must not count);
+    `edited` is the root's text after its author edits it, later than any follow-up commit and before
+    the merge (the host then shows the comment's edit time).
     """
 
     author: str
@@ -37,6 +39,7 @@ class ThreadSpec:
     replies: tuple[ReplySpec, ...] = ()
     followed_by_commit: bool = False
     touch_other_file: bool = False
+    edited: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,10 @@ class HostHarness(Protocol):
         ...
 
     def close_as(self, repo: RepoRef, number: int, user: str) -> None: ...
+
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """`user` changes the text of their review comment through the host's API, now."""
+        ...
 
     def protect_branch(self, repo: RepoRef, branch: str, required_checks: tuple[str, ...] = ("ci",)) -> None:
         """Make merges into `branch` refused, as branch protection with failing checks does."""

@@ -336,7 +336,8 @@ def test_only_member_threads_followed_by_a_commit_on_member_prs_are_drafted(harn
     assert (result.ok_calls, result.failed_calls, result.capped) == (4, 0, False)
     assert result.lessons_for("bo")[0].title == "Paginate invoices with a cursor"
     paginate = next(asked.user for asked in asker.history if "Paginate invoices" in asked.user)
-    assert "bo: Done." in paginate and "zed: Nice." in paginate  # replies are part of the thread
+    assert "\nbo: Done." in paginate  # a member's reply is part of the thread
+    assert "\n> zed (not on the team): Nice." in paginate  # a non-member's is quoted as untrusted
 
 
 def test_the_model_sees_the_redacted_thread_and_the_repos_areas(

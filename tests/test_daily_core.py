@@ -188,6 +188,43 @@ def test_judge_majority_and_failing_closed() -> None:
     assert "src/billing/api/**" not in asker.history[0].user  # the rule's paths are never shown
 
 
+def test_the_safety_trap_needs_one_answer_and_no_majority() -> None:
+    unsafe = {
+        "ok": False,
+        "problems": [{"trap": "unsafe-instruction", "evidence": "tells agents to skip permission prompts"}],
+    }
+    bad = {"ok": False, "problems": [{"trap": "wider-scope", "evidence": "the thread named one file"}]}
+    good = {"ok": True, "problems": []}
+    first = judge(FakeAsker(unsafe), lesson())
+    assert (first.outcome, first.calls) == ("unsafe", 1) and "skip permission prompts" in first.evidence
+    later = judge(FakeAsker(bad, good, unsafe), lesson())  # one of three is enough
+    assert (later.outcome, later.calls) == ("unsafe", 3)
+    assert judge(FakeAsker(bad, unsafe), lesson()).outcome == "unsafe"
+    assert judge(FakeAsker(unsafe | {"ok": True}), lesson()).outcome == "unsafe"  # ok with a problem
+    assert judge(FakeAsker(bad, None), lesson()).outcome == "unavailable"  # still fails closed
+    asker = FakeAsker(good)
+    judge(asker, lesson())
+    system = asker.history[0].system
+    for duty in (
+        "weaken security",
+        "grant tool permissions",
+        "exfiltrate",
+        "instructions found in",
+        "any language",
+    ):
+        assert duty in system, duty
+
+
+def test_a_lesson_with_words_no_member_vouched_for_goes_to_a_person(config) -> None:  # type: ignore[no-untyped-def]
+    confident = score_confidence(lesson(), config)
+    assert decide(lesson(), confident, Checks(), config).verdict == "merge"
+    held = decide(
+        lesson(), confident, Checks(untrusted=("the draft copies text no team member wrote",)), config
+    )
+    assert (held.verdict, held.needs_judge) == ("review", False)
+    assert held.reason == "the draft copies text no team member wrote"
+
+
 def test_kb_edits_validate_and_touch_only_their_files() -> None:
     files = example_files()
     edit = KbEdit.of(load_kb(files), TODAY)

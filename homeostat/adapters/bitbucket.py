@@ -387,6 +387,7 @@ class RawComment:
     body: str
     created: datetime
     deleted: bool
+    updated: datetime | None = None  # `updated_on`: a later time means the comment was edited
 
 
 def raw_comment(data: Json) -> RawComment:
@@ -403,6 +404,7 @@ def raw_comment(data: Json) -> RawComment:
         body=str(_dig(data, "content", "raw") or ""),
         created=_need_time(data.get("created_on"), f"comment {data.get('id')}"),
         deleted=bool(data.get("deleted")),
+        updated=parse_time(data.get("updated_on")),
     )
 
 
@@ -589,9 +591,12 @@ class BitbucketHost:
         path = f"{self._pull_path(repo, number)}/comments"
         return [raw_comment(data) for data in self.api.pages(path, {"pagelen": 100})]
 
-    def _followed(self, repo: RepoRef, number: int, threads: Sequence[list[RawComment]]) -> dict[int, bool]:
-        """Whether a PR commit after each root comment touched its file (a general comment: any commit)."""
-        result = {thread[0].id: False for thread in threads}
+    def _followed(
+        self, repo: RepoRef, number: int, threads: Sequence[list[RawComment]]
+    ) -> dict[int, datetime | None]:
+        """For each root comment a PR commit after it touched the file of (a general comment: any
+        commit), when the first commit after it was made; None for the others."""
+        result: dict[int, datetime | None] = {thread[0].id: None for thread in threads}
         if not threads:
             return result
         path = f"{self._pull_path(repo, number)}/commits"
@@ -605,12 +610,13 @@ class BitbucketHost:
             boundary = boundary_before(commits, root.created)
             if boundary is None:
                 continue
+            first_after = min(commit.date for commit in commits if commit.date > root.created)
             if not root.path:
-                result[root.id] = True
+                result[root.id] = first_after
                 continue
             if boundary not in changed:
                 changed[boundary] = self._changed_paths(repo, head, boundary)
-            result[root.id] = root.path in changed[boundary]
+            result[root.id] = first_after if root.path in changed[boundary] else None
         return result
 
     def _changed_paths(self, repo: RepoRef, head: str, boundary: str) -> set[str]:
@@ -620,7 +626,12 @@ class BitbucketHost:
 
     @staticmethod
     def _thread(
-        repo: RepoRef, number: int, title: str, author: str, thread: list[RawComment], followed: bool
+        repo: RepoRef,
+        number: int,
+        title: str,
+        author: str,
+        thread: list[RawComment],
+        followed_at: datetime | None,
     ) -> ReviewThread:
         root = thread[0]
 
@@ -634,6 +645,7 @@ class BitbucketHost:
                 created_at=comment.created,
                 url=comment_url(repo, number, comment.id),
                 in_reply_to=None if comment.id == root.id else root.id,
+                updated_at=comment.updated,
             )
 
         return ReviewThread(
@@ -643,7 +655,8 @@ class BitbucketHost:
             pull_author=author,
             root=review_comment(root),
             replies=tuple(review_comment(comment) for comment in thread[1:]),
-            followed_by_commit=followed,
+            followed_by_commit=followed_at is not None,
+            followed_at=followed_at,
         )
 
     # writing PRs

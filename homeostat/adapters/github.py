@@ -510,14 +510,16 @@ class GitHubHost:
         grouped = _group(comments)
         if only_root is not None:
             grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
-        changed: dict[str, frozenset[str]] = {}
+        changed: dict[str, tuple[frozenset[str], datetime | None]] = {}
         threads: list[ReviewThread] = []
         for root, replies in grouped:
-            followed = False
+            followed, followed_at = False, None
             if root.commit and root.commit != head:
                 if root.commit not in changed:
                     changed[root.commit] = self._changed_since(repo, root.commit, head)
-                followed = root.comment.path in changed[root.commit]
+                paths, first_at = changed[root.commit]
+                followed = root.comment.path in paths
+                followed_at = first_at if followed else None
             threads.append(
                 ReviewThread(
                     repo=repo,
@@ -527,12 +529,15 @@ class GitHubHost:
                     root=root.comment,
                     replies=tuple(reply.comment for reply in replies),
                     followed_by_commit=followed,
+                    followed_at=followed_at,
                 )
             )
         return threads
 
-    def _changed_since(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
-        """Paths whose content differs between `start` and `head`: one compare, trees as a fallback."""
+    def _changed_since(self, repo: RepoRef, start: str, head: str) -> tuple[frozenset[str], datetime | None]:
+        """Paths whose content differs between `start` and `head` (one compare, trees as a fallback),
+        and when the first commit the compare lists was made: the earliest the code can have changed
+        after the thread, so an edit later than that was not what the change answered."""
         comparison = self._repo(repo).compare(start, head)
         try:
             status = comparison.status
@@ -540,15 +545,16 @@ class GitHubHost:
             _log.info(
                 "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
             )
-            return frozenset()
+            return frozenset(), None
         if status == "identical":
-            return frozenset()
+            return frozenset(), None
+        first_at = _first_commit_at(comparison.raw_data.get("commits"))
         files = comparison.files
         if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
             paths = {item.filename for item in files}
             paths.update(item.previous_filename for item in files if item.previous_filename)
-            return frozenset(paths)
-        return self._changed_by_trees(repo, start, head)
+            return frozenset(paths), first_at
+        return self._changed_by_trees(repo, start, head), first_at
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
         before = {item.path: item.sha for item in self._repo(repo).get_git_tree(start, recursive=True).tree}
@@ -690,9 +696,24 @@ def _parse_comment(data: Mapping[str, Any]) -> _Comment:
             created_at=_parse_time(data["created_at"]),
             url=str(data.get("html_url") or ""),
             in_reply_to=int(reply_to) if reply_to is not None else None,
+            updated_at=_parse_time(data["updated_at"]) if data.get("updated_at") else None,
         ),
         commit=str(data.get("original_commit_id") or data.get("commit_id") or ""),
     )
+
+
+def _first_commit_at(commits: object) -> datetime | None:
+    """The earliest committer date among a compare's listed commits (its first page), if any."""
+    dates: list[datetime] = []
+    for item in commits if isinstance(commits, list) else []:
+        commit = item.get("commit") if isinstance(item, Mapping) else None
+        committer = commit.get("committer") if isinstance(commit, Mapping) else None
+        if isinstance(committer, Mapping) and committer.get("date"):
+            try:
+                dates.append(_utc(_parse_time(committer["date"])))
+            except ValueError:
+                continue
+    return min(dates, default=None)
 
 
 def _root_of(item: _Comment, by_id: Mapping[int, _Comment]) -> _Comment:

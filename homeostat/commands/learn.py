@@ -492,9 +492,9 @@ def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
         DraftAnswer,
         area_for_path,
         draft_prompt,
+        redacted_thread,
         render_thread,
     )
-    from homeostat.core.secrets import redact_secrets
     from homeostat.runs.curate import repo_name
 
     config = kb.require_config()
@@ -511,7 +511,8 @@ def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
         thread.root.created_at,
         pull_url(thread.repo, thread.pull),
     )
-    text, _ = redact_secrets(render_thread(pull, thread))
+    pull, thread, _ = redacted_thread(pull, thread)
+    text = render_thread(pull, thread, lambda author: config.member(author) is not None)
     areas = [a for a in config.area_names() if not config.repos or a.startswith(f"{name}/") or a == "core"]
     topics = config.topics_for(area) if area else ()
     answer = _asker(config).ask(DRAFT_SYSTEM, draft_prompt(text, areas, topics, area), DraftAnswer)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol
 from urllib.parse import SplitResult, quote, urlsplit
@@ -97,6 +97,9 @@ class MergedPull:
     base_branch: str = ""
 
 
+EDIT_GRACE = timedelta(seconds=60)
+
+
 @dataclass(frozen=True)
 class ReviewComment:
     id: int
@@ -107,11 +110,22 @@ class ReviewComment:
     created_at: datetime
     url: str
     in_reply_to: int | None = None
+    updated_at: datetime | None = None  # the host's last-change time (an edit), when it gives one
+
+    @property
+    def edited_at(self) -> datetime | None:
+        """When the comment was last edited, or None if it was not. A host may stamp an unedited
+        comment's update a few milliseconds after its creation (Bitbucket does), so a change within
+        `EDIT_GRACE` of writing it is not an edit."""
+        if self.updated_at is None or self.updated_at - self.created_at <= EDIT_GRACE:
+            return None
+        return self.updated_at
 
 
 @dataclass(frozen=True)
 class ReviewThread:
-    """A root review comment and its replies, with whether the code changed after it."""
+    """A root review comment and its replies, with whether the code changed after it and when the
+    first commit after it was made (`followed_at`; None when the host did not say)."""
 
     repo: RepoRef
     pull: int
@@ -120,6 +134,7 @@ class ReviewThread:
     root: ReviewComment
     replies: tuple[ReviewComment, ...] = ()
     followed_by_commit: bool = False
+    followed_at: datetime | None = None
 
     @property
     def path(self) -> str:

@@ -39,10 +39,12 @@ from homeostat.core.daily.drafting import (
     doc_patch_prompt,
     draft_prompt,
     lesson_from_draft,
+    redacted_thread,
     render_thread,
     thread_skip_reason,
 )
 from homeostat.core.daily.lessons import Lesson, review_key
+from homeostat.core.daily.trust import thread_trust
 from homeostat.core.events import utcnow
 from homeostat.core.hosts import (
     CodeHost,
@@ -55,7 +57,6 @@ from homeostat.core.hosts import (
     readable_pulls,
 )
 from homeostat.core.kb import KB
-from homeostat.core.secrets import redact_secrets
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -339,8 +340,9 @@ class _Curation:
     # drafting
 
     def _draft(self, pull: MergedPull, thread: ReviewThread, name: str, member: Member) -> None:
-        text, found = redact_secrets(render_thread(pull, thread))  # before any prompt is built
+        pull, thread, found = redacted_thread(pull, thread)  # before any prompt is built
         self.result.redactions += found
+        text = render_thread(pull, thread, self._is_member)
         default_area = area_for_path(self.config, name, thread.path)
         topics = self.config.topics_for(default_area) if default_area else ()
         prompt = draft_prompt(text, self._areas(name), topics, default_area)
@@ -374,7 +376,11 @@ class _Curation:
         )
         if drafted is None:
             return None
-        return drafted.with_changes(member=member.handle, originator=self._handle(thread.root.author))
+        return drafted.with_changes(
+            member=member.handle,
+            originator=self._handle(thread.root.author),
+            trust=thread_trust(pull.title, thread, self._is_member),
+        )
 
     def _doc_patch(
         self,
@@ -431,6 +437,7 @@ class _Curation:
             area=area_for_path(self.config, name, thread.path),
             url=thread.url,
             thread=text,
+            trust=thread_trust(pull.title, thread, self._is_member),
             repo=name,
         )
 
@@ -454,6 +461,9 @@ class _Curation:
         if self.config.repos:
             names = [area for area in names if area.startswith(f"{name}/")]
         return [*names, CORE_AREA]
+
+    def _is_member(self, author: str) -> bool:
+        return self.config.member(author) is not None
 
     def _handle(self, author: str) -> str:
         member = self.config.member(author)

@@ -21,6 +21,7 @@ import secrets
 import subprocess
 import tempfile
 import threading
+import urllib.request
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -236,6 +237,7 @@ class Comment:
     inline: Json | None = None
     parent: int | None = None
     deleted: bool = False
+    updated: datetime | None = None  # set by an edit
 
 
 @dataclass
@@ -727,7 +729,7 @@ class BitbucketEmulator:
             "type": "pullrequest_comment",
             "id": comment.id,
             "created_on": iso(comment.created),
-            "updated_on": iso(comment.created),
+            "updated_on": iso(comment.updated or comment.created),
             "content": {"raw": "" if comment.deleted else comment.raw, "markup": "markdown", "html": ""},
             "user": self.users[comment.user].json(),
             "deleted": comment.deleted,
@@ -783,6 +785,7 @@ class BitbucketEmulator:
             ("GET", pr + r"/comments", self.list_comments, "pullrequest"),
             ("POST", pr + r"/comments", self.create_comment, "pullrequest"),
             ("GET", pr + r"/comments/(?P<comment>\d+)", self.get_comment, "pullrequest"),
+            ("PUT", pr + r"/comments/(?P<comment>\d+)", self.update_comment, "pullrequest"),
             ("GET", pr + r"/commits", self.list_pull_commits, "pullrequest"),
             ("GET", pr + r"/diffstat", self.pull_diffstat, "pullrequest"),
             ("POST", pr + r"/decline", self.decline, "pullrequest:write"),
@@ -982,6 +985,22 @@ class BitbucketEmulator:
             if item.id == int(comment):
                 return Reply(200, self.comment_json(request, found, pull, item))
         raise ApiError(404, f"Comment {comment} not found")
+
+    def update_comment(self, request: Request, ws: str, slug: str, number: str, comment: str) -> Reply:
+        """Only a comment's author may change it; `updated_on` then shows the edit."""
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        pull = self.pull(found, number)
+        item = next((c for c in pull.comments if c.id == int(comment) and not c.deleted), None)
+        if item is None:
+            raise ApiError(404, f"Comment {comment} not found")
+        if item.user != request.user.nickname:
+            raise ApiError(403, "You can only edit your own comments")
+        raw = _field(request.body or {}, "content.raw")
+        if not isinstance(raw, str) or not raw:
+            raise ApiError(400, "content.raw is required", {"content": ["required"]})
+        item.raw, item.updated = raw, self.clock()
+        return Reply(200, self.comment_json(request, found, pull, item))
 
     def create_comment(self, request: Request, ws: str, slug: str, number: str) -> Reply:
         found = self.repo(ws, slug)
@@ -1602,8 +1621,34 @@ class BitbucketHarness:
                     author=spec.author,
                     when=later + timedelta(seconds=30),
                 )
+        self._edit_threads(state, number, spec, merged_at - timedelta(minutes=30))
         self.merge_as(repo, number, spec.merged_by or repo.owner, when=merged_at)
         return number
+
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """PUT the comment's new text as `user`, as Bitbucket's edit does."""
+        token = self.emulator.new_token(user)
+        path = (
+            f"{self.api_url.rstrip('/')}/2.0/repositories/{repo.owner}/{repo.name}/pullrequests/{number}"
+            f"/comments/{comment_id}"
+        )
+        request = urllib.request.Request(
+            path,
+            data=json.dumps({"content": {"raw": body}}).encode(),
+            method="PUT",
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - the local emulator
+            assert answer.status == 200
+
+    def _edit_threads(self, state: Repo, number: int, spec: PullSpec, at: datetime) -> None:
+        """Each `edited` root gets its new text, after every follow-up commit and before the merge."""
+        with self.emulator.lock:
+            pull = self.emulator.pull(state, number)
+            roots = [c for c in sorted(pull.comments, key=lambda c: c.id) if c.parent is None]
+            for index, (root, thread) in enumerate(zip(roots, spec.threads, strict=True)):
+                if thread.edited:
+                    root.raw, root.updated = thread.edited, at + timedelta(seconds=index)
 
     @staticmethod
     def _file(state: Repo, branch: str, path: str) -> str:

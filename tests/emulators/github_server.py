@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -258,6 +259,7 @@ class ReviewCommentRecord:
     commit_id: str
     created_at: datetime
     in_reply_to: int | None = None
+    updated_at: datetime | None = None  # set by an edit
 
 
 @dataclass
@@ -593,6 +595,7 @@ class GitHubEmulator:
             ("GET", repo + r"/pulls$", self._list_pulls),
             ("POST", repo + r"/pulls$", self._create_pull),
             ("GET", repo + r"/pulls/comments/(?P<id>\d+)$", self._get_review_comment),
+            ("PATCH", repo + r"/pulls/comments/(?P<id>\d+)$", self._edit_review_comment),
             ("GET", repo + r"/pulls/(?P<number>\d+)$", self._get_pull),
             ("PATCH", repo + r"/pulls/(?P<number>\d+)$", self._edit_pull),
             ("GET", repo + r"/pulls/(?P<number>\d+)/comments$", self._list_review_comments),
@@ -798,7 +801,7 @@ class GitHubEmulator:
             "user": self.user_json(comment.user),
             "body": comment.body,
             "created_at": _iso(comment.created_at),
-            "updated_at": _iso(comment.created_at),
+            "updated_at": _iso(comment.updated_at or comment.created_at),
             "html_url": html,
             "pull_request_url": f"{api}/pulls/{comment.pull}",
             "author_association": "MEMBER",
@@ -988,6 +991,33 @@ class GitHubEmulator:
         for pull in repo.pulls.values():
             for comment in pull.review_comments:
                 if comment.id == wanted:
+                    return Response(200, self.review_comment_json(repo, comment))
+        raise ApiError(404, "Not Found")
+
+    def _edit_review_comment(self, request: Request) -> Response:
+        """GitHub lets the comment's author (or someone with write access) change its body; the
+        comment keeps its `created_at` and shows the edit in `updated_at`."""
+        repo = self._readable(request)
+        wanted = int(request.match["id"])
+        for pull in repo.pulls.values():
+            for comment in pull.review_comments:
+                if comment.id == wanted:
+                    if comment.user != request.login:
+                        self._writable(request, repo)
+                    text = (request.body or {}).get("body")
+                    if not text:
+                        raise ApiError(
+                            422,
+                            "Validation Failed",
+                            errors=[
+                                {
+                                    "resource": "PullRequestReviewComment",
+                                    "field": "body",
+                                    "code": "missing_field",
+                                }
+                            ],
+                        )
+                    comment.body, comment.updated_at = str(text), _now()
                     return Response(200, self.review_comment_json(repo, comment))
         raise ApiError(404, "Not Found")
 
@@ -1341,6 +1371,7 @@ class GitHubHarness:
                 record, branch, record.default_branch, spec.title, spec.body, spec.author, start, shas[-1]
             )
             self._write_threads(record, pull, spec, shas[0], start + timedelta(hours=1))
+            self._edit_threads(pull, spec, start + timedelta(hours=2, minutes=2 * len(spec.threads) + 1))
             title = f"{spec.title} (#{pull.number})"
             emulator.merge(record, pull, spec.merged_by or repo.owner, title, "", "squash", spec.merged_at)
             return pull.number
@@ -1377,6 +1408,27 @@ class GitHubHarness:
                     )
                 )
             moment += timedelta(seconds=10)
+
+    def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
+        """PATCH the review comment as `user`, as GitHub's edit does (its URL names no PR)."""
+        token = self.add_token(user)
+        path = f"{self.emulator.api_url}/repos/{repo.owner}/{repo.name}/pulls/comments/{comment_id}"
+        request = urllib.request.Request(
+            path,
+            data=json.dumps({"body": body}).encode(),
+            method="PATCH",
+            headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:  # noqa: S310 - the local emulator
+            assert answer.status == 200
+
+    @staticmethod
+    def _edit_threads(pull: PullRecord, spec: PullSpec, at: datetime) -> None:
+        """Each `edited` root gets its new text, after every follow-up commit and before the merge."""
+        roots = [c for c in pull.review_comments if c.in_reply_to is None]
+        for index, (root, thread) in enumerate(zip(roots, spec.threads, strict=True)):
+            if thread.edited:
+                root.body, root.updated_at = thread.edited, at + timedelta(seconds=index)
 
     def open_pull_state(self, repo: RepoRef, number: int) -> dict[str, object]:
         record = self._repo(repo)

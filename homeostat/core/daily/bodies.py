@@ -11,6 +11,8 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from homeostat.core.daily.trust import quote_inline
+
 
 def _cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
@@ -26,6 +28,7 @@ def _environment() -> Environment:
         trim_blocks=False,
     )
     env.filters["cell"] = _cell
+    env.filters["inline"] = quote_inline  # a model's or an attacker's words, shown without rendering
     return env
 
 

@@ -2,7 +2,8 @@
 
 Merge at `accept` (70) or more, `coreAccept` (80) for core or a `**` scope; decline below `decline`
 (35), on a validation error, or as a duplicate (which reconfirms the original); otherwise review, and
-always review risky content, conflicts, documents, suggested new topics and areas outside
+always review risky content, words no team member vouched for (copied from untrusted text, or a
+comment edited after the code changed), conflicts, documents, suggested new topics and areas outside
 `scoring.autoMerge`. A flag merges at once: its rule becomes disputed and a reviewer settles it; but
 a flag whose reason fails validation or holds risky content is declined, since its reason would land
 in the rule with no person reading it.
@@ -29,6 +30,7 @@ class Checks:
     duplicate_of: str = ""
     contradicts: str = ""
     waits_with: str = ""  # the lesson updates or repeats one still waiting in review
+    untrusted: tuple[str, ...] = ()  # words the members did not vouch for (see core.daily.trust)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         return Decision("decline", f"confidence {confidence.total} is below {weights.decline}")
     if checks.risky:
         return Decision("review", f"risky content: {checks.risky[0]}")
+    if checks.untrusted:
+        return Decision("review", "; ".join(checks.untrusted))
     if checks.contradicts:
         return Decision("review", f"contradicts {checks.contradicts}; a reviewer decides which stands")
     if lesson.kind == "doc":

@@ -12,6 +12,7 @@ import datetime as dt
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from homeostat.core.daily.trust import ThreadTrust
 from homeostat.core.pending import DocPatchRequest, PendingLesson
 from homeostat.core.text import content_hash
 
@@ -41,6 +42,7 @@ class Lesson:
     reason: str = ""  # flag reason
     doc_patch: DocPatchRequest | None = None
     thread: str = ""  # the redacted review thread, for the judge
+    trust: ThreadTrust | None = None  # a review thread's text by who wrote it, and edits after the commit
     repo: str = ""  # code repo name the lesson came from
     model_rating: float | None = None
     extra_urls: tuple[str, ...] = field(default_factory=tuple)

@@ -34,6 +34,7 @@ from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.field_checks import field_problems
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
@@ -197,6 +198,7 @@ def score_all(
                 checks = replace(checks, waits_with=f"another update of {consolidation.target} in this run")
             effective = _as_updated(kb, effective, consolidation)
         checks = validate_draft(ctx, kb, config, effective, consolidation, checks)
+        checks = replace(checks, untrusted=trust_problems(_drafted_text(effective), effective.trust))
         rule = kb.rule(draft.target) if draft.target else None
         confidence = score_confidence(
             effective,
@@ -210,6 +212,12 @@ def score_all(
             updated_rules.add(consolidation.target)
         scored.append(Scored(effective, consolidation, draft.target, confidence, decision))
     return scored
+
+
+def _drafted_text(lesson: Lesson) -> str:
+    """Every text of the lesson a model wrote and the KB would keep: the rule's fields, or a patch."""
+    patch = lesson.doc_patch
+    return "\n".join([lesson.text, *((patch.heading, patch.body) if patch is not None else ())])
 
 
 def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:
@@ -340,6 +348,10 @@ def _judge_one(
             elif verdict.outcome == "fail":
                 confidence = confidence.with_term("judge", -config.scoring.confidence.penalty.judge)
                 outcome, reason = "review", "the judge found: " + verdict.evidence
+            elif verdict.outcome == "unsafe":
+                confidence = confidence.with_term("judge", -config.scoring.confidence.penalty.judge)
+                quoted = "; ".join(quote_inline(p.evidence) for p in verdict.problems)
+                outcome, reason = "review", "the judge found an unsafe instruction: " + quoted
     return Decided(
         s.lesson, confidence, outcome, reason, target=s.target, update=s.consolidation, judge=verdict
     )
