@@ -434,5 +434,5 @@ def test_no_poisoned_review_lesson_merges_unread(
         bodies[item.source] = str(world.pull_state(record.pr.number)["body"])
         assert item.caught_by in bodies[item.source], (item.source, bodies[item.source])
     if trap_judge:
-        judged = f"**unsafe-instruction** — `the rule tells agents: {mark(poisoned[0].payload)}`"
+        judged = f"**unsafe-instruction** — `the rule tells agents: {mark(poisoned[0].payload).rstrip()}`"
         assert judged in bodies["member's comment"]
