@@ -153,6 +153,38 @@ def test_an_edited_file_survives_without_force_and_its_diff_is_shown(
     assert "timeout-minutes: 60" in daily.read_text()
 
 
+def test_a_rerun_redoes_what_a_run_that_stopped_half_way_wrote_and_keeps_what_you_edited_since(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a file where init's `knowledge/` folder goes: the run fails after writing the files before it
+    (repo / "knowledge").write_text("in the way\n")
+    assert init(repo, "--host", "github", "--member", "ana:lead", "--yes") == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"homeostat: {repo}/knowledge/core: cannot write it (Not a directory); fix that and run init again: it"
+        " redoes what this run left unfinished\n"
+    )
+    assert (repo / "homeostat.yaml").is_file() and (repo / ".github" / "CODEOWNERS").is_file()
+    daily = repo / ".github" / "workflows" / "homeostat-daily.yml"
+    mine = daily.read_text().replace("timeout-minutes: 60", "timeout-minutes: 90")
+    daily.write_text(mine)  # edited after the failed run: this one is the user's now
+    (repo / "knowledge").unlink()
+
+    # other answers this time: what the failed run wrote is init's to redo, not a file to keep
+    assert init(repo, "--host", "github", "--member", "ana:lead", "--member", "bo:senior", "--yes") == 0
+    out = capsys.readouterr().out
+    for path in ("homeostat.yaml", ".github/CODEOWNERS", "knowledge/core/README.md"):
+        assert re.search(rf"^  wrote +{re.escape(path)}$", out, re.MULTILINE), out
+    assert "kept       .github/workflows/homeostat-daily.yml" in out and daily.read_text() == mine
+    assert out.count("kept") == 1 and "validate: 0 errors" in out
+    assert "handle: bo" in (repo / "homeostat.yaml").read_text()
+    assert "@bo" in (repo / ".github" / "CODEOWNERS").read_text()
+    assert not (repo / ".homeostat").exists() or os.listdir(repo / ".homeostat") == []
+
+    assert init(repo, "--member", "cy", "--yes") == 0  # the run finished: its files are yours again
+    assert "kept       homeostat.yaml" in capsys.readouterr().out
+
+
 def test_a_new_release_moves_the_config_version_pin_and_nothing_else(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -291,8 +291,14 @@ class FilePlan:
         return unified_diff(self.path, self.current, self.text)
 
 
-def plan_file(path: str, wanted: str, current: str | None, *, force: bool, merged: bool = False) -> FilePlan:
-    """`merged`: `wanted` already holds the user's content, so writing it loses nothing."""
+def plan_file(
+    path: str, wanted: str, current: str | None, *, force: bool, merged: bool = False, unfinished: bool = False
+) -> FilePlan:
+    """`merged`: `wanted` already holds the user's content, so writing it loses nothing. `unfinished`:
+    the current file is what an init that did not finish wrote, not the user's: it is written over
+    as if missing."""
+    if unfinished and current != wanted and not merged:
+        current = None
     if current is None:
         outcome = Outcome.CREATE
     elif current == wanted:
@@ -305,9 +311,16 @@ def plan_file(path: str, wanted: str, current: str | None, *, force: bool, merge
 
 
 def plan_files(
-    wanted: Mapping[str, str], current: Mapping[str, str | None], *, force: bool, merged: frozenset[str]
+    wanted: Mapping[str, str],
+    current: Mapping[str, str | None],
+    *,
+    force: bool,
+    merged: frozenset[str],
+    unfinished: frozenset[str] = frozenset(),
 ) -> list[FilePlan]:
     return [
-        plan_file(path, text, current.get(path), force=force, merged=path in merged)
+        plan_file(
+            path, text, current.get(path), force=force, merged=path in merged, unfinished=path in unfinished
+        )
         for path, text in wanted.items()
     ]
