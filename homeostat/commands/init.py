@@ -22,8 +22,8 @@ from homeostat import VERSION
 from homeostat.adapters import work_tree
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.unfinished_writes import left_unfinished, write_noted
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_format_option, emit_json, kb_path
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
@@ -102,7 +102,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
         raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
-    root = _root(args.path or kb_dir(args.kb))
+    root = _root(args.path or kb_path(args.kb))
     ask = input if _interactive(args) else None
     left = left_unfinished(root)  # what a run that crashed wrote is init's to redo, not yours to keep
     config_plan, config = _config_plan(root, args, ask, left)
