@@ -316,7 +316,10 @@ def test_sync_and_events_refuse_a_folder_that_is_no_kb(
     for command in ("sync", "events"):
         assert main([command, "--kb", str(missing), "--format", "json"]) == 2
         out, err = capsys.readouterr()
-        assert out == "" and err == f"homeostat: --kb {missing} does not exist: give the folder of your KB clone\n"
+        assert (
+            out == ""
+            and err == f"homeostat: --kb {missing} does not exist: give the folder of your KB clone\n"
+        )
     assert not missing.exists()  # a mistyped --kb makes no folder
 
 

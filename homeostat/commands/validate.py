@@ -84,7 +84,9 @@ def run(args: argparse.Namespace) -> int:
 
 def check(args: argparse.Namespace) -> int:
     named = one_of(args, "kb", "path", "the KB")
-    root = Path(named if args.kb is None and named is not None else kb_dir(named))  # `validate PATH` as before
+    root = Path(
+        named if args.kb is None and named is not None else kb_dir(named)
+    )  # `validate PATH` as before
     today = parse_today(args.today)
     files: Mapping[str, str | bytes]
     if args.ref:

@@ -292,7 +292,13 @@ class FilePlan:
 
 
 def plan_file(
-    path: str, wanted: str, current: str | None, *, force: bool, merged: bool = False, unfinished: bool = False
+    path: str,
+    wanted: str,
+    current: str | None,
+    *,
+    force: bool,
+    merged: bool = False,
+    unfinished: bool = False,
 ) -> FilePlan:
     """`merged`: `wanted` already holds the user's content, so writing it loses nothing. `unfinished`:
     the current file is what an init that did not finish wrote, not the user's: it is written over
