@@ -140,7 +140,9 @@ def test_metrics_from_the_state_branch_and_the_event_log() -> None:
         Event("injection", NOW - dt.timedelta(days=40), {"source": "session-start", "ids": "old"}),
     ]
     members = ["cy", "dee", "fay"]  # team.members: fay has no heartbeat yet, ed is no longer listed
-    metrics = compute_metrics(snapshot, events, NOW, 30, accepted=frozenset({"r1", "r2", "r4"}), members=members)
+    metrics = compute_metrics(
+        snapshot, events, NOW, 30, accepted=frozenset({"r1", "r2", "r4"}), members=members
+    )
     d, u = metrics.decisions, metrics.usage
     assert (d.decided, d.auto_merged, d.sent_to_review) == (4, 1, 3)
     assert d.merged_without_a_person == 0.25
