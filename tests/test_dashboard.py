@@ -8,6 +8,7 @@ import datetime as dt
 import http.client
 import json
 import os
+import signal
 import subprocess
 import sys
 import urllib.parse
@@ -316,7 +317,12 @@ def test_every_config_key_has_a_form_field(path: str, default: str) -> None:
     )
 
 
-def test_the_dashboard_command_serves_and_stops_on_sigterm(world: DashboardWorld) -> None:
+@pytest.mark.parametrize(
+    ("stop", "code"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)], ids=["term", "ctrl-c"]
+)
+def test_the_dashboard_command_serves_and_stops_on_sigterm_or_ctrl_c(
+    world: DashboardWorld, stop: signal.Signals, code: int
+) -> None:
     child = subprocess.Popen(
         [sys.executable, "-m", "homeostat", "dashboard", "--port", "0", "--kb", str(world.work)],
         stderr=subprocess.PIPE,
@@ -331,6 +337,6 @@ def test_the_dashboard_command_serves_and_stops_on_sigterm(world: DashboardWorld
     connection.request("GET", "/members")
     response: Any = connection.getresponse()
     assert response.status == 200 and "Ana Lima" in response.read().decode()
-    child.terminate()
-    assert child.wait(timeout=30) == 0
+    child.send_signal(stop)  # a service manager's SIGTERM is done (0); Ctrl-C is interrupted (130)
+    assert child.wait(timeout=30) == code
     assert "dashboard stopped" in child.stderr.read()
