@@ -88,6 +88,7 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
             continue
         if name == selected:
             importlib.import_module(_module_name(name)).register(subparsers)
+            _add_examples(subparsers.choices[name], name)
             # `-v` after the command as well as before it; SUPPRESS keeps a `-v` given before it
             subparsers.choices[name].add_argument(
                 "-v",
@@ -99,6 +100,22 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         else:
             subparsers.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def _add_examples(parser: argparse.ArgumentParser, command: str) -> None:
+    """The command's examples at the foot of its `--help`, their lines kept as written."""
+    import argparse
+
+    from homeostat.cli_examples import epilog
+
+    class Formatter(argparse.HelpFormatter):
+        def _fill_text(self, text: str, width: int, indent: str) -> str:
+            if text.startswith("examples:\n"):
+                return "".join(indent + line for line in text.splitlines(keepends=True))
+            return super()._fill_text(text, width, indent)
+
+    parser.epilog = epilog(command)
+    parser.formatter_class = Formatter
 
 
 def default_command(env: Mapping[str, str]) -> list[str]:

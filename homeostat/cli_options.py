@@ -61,7 +61,7 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text (default) or json: one JSON object on stdout, its shape in docs/cli.md",
+        help="text (default) or json: one JSON object on stdout (errors stay on stderr), for scripts",
     )
     parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
 

@@ -340,3 +340,35 @@ def test_help_shows_one_spelling_for_the_kb() -> None:
         sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
         usage = sub.format_usage()
         assert "[DIR]" not in usage and "[PATH]" not in usage and "CHECKOUT" not in usage, name
+
+
+def test_every_commands_help_gives_examples_that_parse_and_points_at_no_docs_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pip user has no docs/ folder: --help holds examples, each one a command line its parser takes."""
+    import shlex
+
+    for folder in ("kb", "ledger", "storefront"):  # the checkouts the examples name, beside the KB
+        (tmp_path / folder).mkdir()
+    monkeypatch.chdir(tmp_path / "kb")
+
+    from homeostat.cli import COMMANDS, build_parser
+
+    for name in COMMANDS:
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        text = sub.format_help()
+        assert "docs/" not in text and ".md" not in text.replace("AGENTS.md", "").replace("CLAUDE.md", ""), (
+            name
+        )
+        examples = text.split("\nexamples:\n", 1)[1].replace("\\\n", "")
+        commands = [shlex.split(line, comments=True) for line in examples.splitlines()]
+        commands = [words[words.index("homeostat") + 1 :] for words in commands if "homeostat" in words]
+        assert commands, name
+        for words in commands:
+            words = words[: words.index("<")] if "<" in words else words  # a redirection, not an argument
+            line = " ".join(words)
+            try:
+                build_parser(words[0]).parse_args(words)
+            except SystemExit:
+                raise AssertionError(f"{name}: the example does not parse: {line}") from None
