@@ -44,6 +44,7 @@ from homeostat.core.scaffold import (
     plan_files,
     render_ci,
     render_config,
+    spread_schedules,
 )
 from homeostat.errors import ConfigError, HomeostatError
 
@@ -225,7 +226,8 @@ def _answers(root: Path, args: argparse.Namespace, ask: Ask | None, existing: Co
         or work_tree.default_branch(root)
         or "main"
     )
-    answers = InitAnswers(host=host, base_branch=base, members=members, repos=repos)
+    schedules = spread_schedules(_kb_name(root))
+    answers = InitAnswers(host=host, base_branch=base, members=members, repos=repos, schedules=schedules)
     check_answers(answers)
     return answers
 
@@ -246,6 +248,18 @@ def _host(root: Path, flag: str | None, ask: Ask | None) -> Host:
             return answer  # type: ignore[return-value]
         print("homeostat: answer github or bitbucket", file=sys.stderr)
     raise ConfigError("no code host given: rerun with --host github or --host bitbucket")
+
+
+def _kb_name(root: Path) -> str:
+    """The KB repo's owner/name when origin names it, else its folder's name: what the schedules'
+    minutes are taken from (the same KB gets the same minutes on every run)."""
+    url = work_tree.origin_url(root)
+    if url:
+        try:
+            return parse_repo_url(url).full_name.lower()
+        except UrlError:
+            pass
+    return root.resolve().name.lower()
 
 
 def _host_of_origin(root: Path) -> Host | None:
@@ -362,16 +376,25 @@ def _indented(text: str) -> str:
 def _next_steps(config: Config, created_schedules: bool) -> list[str]:
     base = config.sources.base_branch
     steps = ["Next:", "  - commit and push these files to the KB repo"]
+    repos = ", ".join(repo.name for repo in config.repos) or "the code repos, once listed"
     if config.sources.host == "github":
         steps.append(
             "  - store ANTHROPIC_API_KEY (or your runtime's credential) and HOMEOSTAT_SLACK_WEBHOOK as"
             " repository secrets"
+        )
+        steps.append(
+            f"  - store HOMEOSTAT_GITHUB_TOKEN as a repository secret: a token that may read the pull"
+            f" requests of {repos} (the workflows' own GITHUB_TOKEN reads only this KB repo)"
         )
         steps.append(f"  - protect {base}: require pull requests and the `validate` status check")
     else:
         steps.append(
             "  - store HOMEOSTAT_BITBUCKET_TOKEN and ANTHROPIC_API_KEY (or your runtime's credential) as"
             " secured repository variables"
+        )
+        steps.append(
+            f"  - make HOMEOSTAT_BITBUCKET_TOKEN a workspace access token, or one that may also read the"
+            f" pull requests of {repos}: a repository access token reaches only this KB repo"
         )
         steps.append(f"  - protect {base}: require pull requests and a passing build")
         if created_schedules:
