@@ -46,6 +46,15 @@ COMMANDS = [
     ["mcp"],
     ["doctor"],
     ["eval"],
+    ["curate", "--dry-run"],
+    ["deep-dive", "--dry-run"],
+    ["digest", "--print"],
+    ["review", "merge", "--all"],
+    ["seed", "--checkout", ".", "--dry-run"],
+    ["import", "--checkout", ".", "--dry-run"],
+    ["bootstrap", "--dry-run"],
+    ["dashboard", "--port", "0"],
+    ["up", "--port", "0"],
 ]
 HOOKS = ["session-start", "prompt", "stop"]
 
