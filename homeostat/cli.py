@@ -88,6 +88,7 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
             continue
         if name == selected:
             importlib.import_module(_module_name(name)).register(subparsers)
+            _add_examples(subparsers.choices[name], name)
             # `-v` after the command as well as before it; SUPPRESS keeps a `-v` given before it
             subparsers.choices[name].add_argument(
                 "-v",
@@ -99,6 +100,22 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         else:
             subparsers.add_parser(name, help=summary, add_help=False)
     return parser
+
+
+def _add_examples(parser: argparse.ArgumentParser, command: str) -> None:
+    """The command's examples at the foot of its `--help`, their lines kept as written."""
+    import argparse
+
+    from homeostat.cli_examples import epilog
+
+    class Formatter(argparse.HelpFormatter):
+        def _fill_text(self, text: str, width: int, indent: str) -> str:
+            if text.startswith("examples:\n"):
+                return "".join(indent + line for line in text.splitlines(keepends=True))
+            return super()._fill_text(text, width, indent)
+
+    parser.epilog = epilog(command)
+    parser.formatter_class = Formatter
 
 
 def default_command(env: Mapping[str, str]) -> list[str]:
@@ -122,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args is None:
         selected = next((a for a in argv if not a.startswith("-")), None)
         parser = build_parser(selected if selected in COMMANDS else None)
-        args = parser.parse_args(argv)
+        args = _parsed(parser, argv)
     if args.verbose or args.command not in LIGHT_COMMANDS:
         import logging  # a session hook's `context` skips logging's import unless asked to talk
 
@@ -158,6 +175,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """argparse's answer, with an argument no parser knows refused by the (sub)command it was given
+    to: argparse hands leftovers up to the top parser, whose usage says nothing of `validate`'s."""
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        _deepest(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
+
+
+def _deepest(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost subcommand's parser the arguments chose (`homeostat review merge`'s, say)."""
+    import argparse
+
+    current = parser
+    while True:
+        chooser = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(args, chooser.dest, None) if chooser is not None else None
+        if chooser is None or not isinstance(chosen, str) or chosen not in chooser.choices:
+            return current
+        current = chooser.choices[chosen]
+
+
 def _redacted(message: str) -> str:
     """An error often quotes what was passed (`unknown topic 'ghp_…'`): it never prints a secret."""
     from homeostat.core.secrets import redacted  # loaded only when there is an error to print
@@ -187,7 +226,13 @@ def main_entry() -> None:
         import gc
 
         gc.disable()
-    code = main()
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        # Ctrl-C before `main` reaches its handler (reading the arguments, importing the command):
+        # the same quiet exit 130, not a traceback and a death by SIGINT
+        print("homeostat: interrupted", file=sys.stderr)
+        code = 130
     if light:
         # A session hook's caller waits for the process to end: once the answer is out, skip the
         # garbage collection and teardown of every module it imported.

@@ -27,8 +27,20 @@ if TYPE_CHECKING:  # argparse is imported where a parser is built: a session hoo
     SubParsers = argparse._SubParsersAction  # the type `register(subparsers)` receives
 
 
-def kb_dir(value: str | None) -> str:
+def kb_path(value: str | None) -> str:
+    """`--kb`, else $HOMEOSTAT_DIR, else the current folder, as given (init makes it when missing)."""
     return value or os.environ.get("HOMEOSTAT_DIR") or "."
+
+
+def kb_dir(value: str | None) -> str:
+    """The KB folder (`kb_path`); one that does not exist is refused here, before a command writes
+    anything (a cache, a lock, an event) into a folder it would have to make."""
+    root = kb_path(value)
+    if not os.path.isdir(root):
+        named = f"--kb {root}" if value else f"HOMEOSTAT_DIR={root}"
+        what = "is not a folder" if os.path.exists(root) else "does not exist"
+        raise ConfigError(f"{named} {what}: give the folder of your KB clone")
+    return root
 
 
 def add_kb_option(parser: argparse.ArgumentParser) -> None:
@@ -49,7 +61,7 @@ def add_format_option(parser: argparse.ArgumentParser) -> None:
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text (default) or json: one JSON object on stdout, its shape in docs/cli.md",
+        help="text (default) or json: one JSON object on stdout (errors stay on stderr), for scripts",
     )
     parser.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
 

@@ -270,7 +270,7 @@ def test_status_events_metrics_json(kb: Path, capsys: pytest.CaptureFixture[str]
     assert code == 0 and data == {"events": []}  # an object even when the log is empty, never a bare list
     _, data = as_json(capsys, "metrics", "--kb", str(kb))
     assert keys(data) == {
-        "since", "decisions", "usage", "costByStep", "costByRun", "membersAlive", "membersSyncing",
+        "since", "decisions", "usage", "costByStep", "costByRun", "membersSyncing", "members",
     }  # fmt: skip
 
 
@@ -316,7 +316,10 @@ def test_sync_and_events_refuse_a_folder_that_is_no_kb(
     for command in ("sync", "events"):
         assert main([command, "--kb", str(missing), "--format", "json"]) == 2
         out, err = capsys.readouterr()
-        assert out == "" and err.count("\n") == 1 and f"{missing}: no" in err and "--kb" in err, command
+        assert (
+            out == ""
+            and err == f"homeostat: --kb {missing} does not exist: give the folder of your KB clone\n"
+        )
     assert not missing.exists()  # a mistyped --kb makes no folder
 
 
@@ -337,3 +340,35 @@ def test_help_shows_one_spelling_for_the_kb() -> None:
         sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
         usage = sub.format_usage()
         assert "[DIR]" not in usage and "[PATH]" not in usage and "CHECKOUT" not in usage, name
+
+
+def test_every_commands_help_gives_examples_that_parse_and_points_at_no_docs_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pip user has no docs/ folder: --help holds examples, each one a command line its parser takes."""
+    import shlex
+
+    for folder in ("kb", "ledger", "storefront"):  # the checkouts the examples name, beside the KB
+        (tmp_path / folder).mkdir()
+    monkeypatch.chdir(tmp_path / "kb")
+
+    from homeostat.cli import COMMANDS, build_parser
+
+    for name in COMMANDS:
+        parser = build_parser(name)
+        sub = parser._subparsers._group_actions[0].choices[name]  # type: ignore[union-attr]
+        text = sub.format_help()
+        assert "docs/" not in text and ".md" not in text.replace("AGENTS.md", "").replace("CLAUDE.md", ""), (
+            name
+        )
+        examples = text.split("\nexamples:\n", 1)[1].replace("\\\n", "")
+        commands = [shlex.split(line, comments=True) for line in examples.splitlines()]
+        commands = [words[words.index("homeostat") + 1 :] for words in commands if "homeostat" in words]
+        assert commands, name
+        for words in commands:
+            words = words[: words.index("<")] if "<" in words else words  # a redirection, not an argument
+            line = " ".join(words)
+            try:
+                build_parser(words[0]).parse_args(words)
+            except SystemExit:
+                raise AssertionError(f"{name}: the example does not parse: {line}") from None

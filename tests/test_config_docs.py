@@ -28,3 +28,20 @@ def test_the_walk_sees_nested_keys() -> None:
         "repos[].areas[].teamOnly",
         "agents.curator.judgeCalls",
     } <= paths
+
+
+def test_a_key_documented_as_required_is_one_validate_refuses_to_leave_out() -> None:
+    """`owner` is read as "" when missing (so the rest of the KB still loads), but docs/config.md must
+    not give that as a default: validate refuses the area, as the design's one owning team asks."""
+    import datetime as dt
+
+    from kbfactory import example_files
+
+    from homeostat.core.validate import validate_files
+
+    text = DOC.read_text(encoding="utf-8")
+    assert "| `repos[].areas[].owner` | `(required)` |" in text
+    files = example_files()
+    files["homeostat.yaml"] = files["homeostat.yaml"].replace("        owner: payments\n", "", 1)
+    errors = validate_files(files, dt.date(2026, 12, 1)).errors
+    assert any("has no owner; set owner to the one team that owns it" in f.message for f in errors)

@@ -4,8 +4,11 @@ test_dashboard_browser.py.)"""
 
 from __future__ import annotations
 
+import datetime as dt
 import http.client
 import json
+import os
+import signal
 import subprocess
 import sys
 import urllib.parse
@@ -15,9 +18,12 @@ from typing import Any
 
 import pytest
 from dashboardworld import MARKUP_TITLE, QUEUED_TITLE, DashboardWorld
+from gitfixtures import git
 
+from homeostat.cli import main
 from homeostat.core.config import Config
 from homeostat.core.config_keys import walk
+from homeostat.core.cron import parse_cron
 from homeostat.core.dashboard.settings import settings_forms
 from homeostat.dashboard.server import CSP, Dashboard, DashboardServer
 from homeostat.runs.sync import read_config
@@ -103,9 +109,11 @@ def test_overview_shows_each_agents_liveness(server: DashboardServer) -> None:
     _, _, body = request(server, "GET", "/")
     assert "ok: 3 merged, 1 review" in body  # the last daily run that did work, not the failed one
     assert "ok: 1 retired" in body  # the deep dive
-    assert "no digest recorded" in body
+    assert "first run due" in body  # the digest never ran, and the KB is younger than its first slot
     assert "ran on box-1 (pid 4242), exit 0" in body  # up's lock on the daily schedule
-    assert "1 overdue" in body and "not syncing:</span> bo, cy, dee" in body
+    assert "1 overdue" in body and "not syncing</span> (no heartbeat for 48 hours): bo</li>" in body
+    assert "no heartbeat yet: cy, dee" in body  # never synced: not set up yet, which is no alarm
+    assert "What happens next" not in body  # runs are recorded: this is no new KB
 
 
 def test_automation_marks_the_overdue_review_and_the_silent_members(server: DashboardServer) -> None:
@@ -142,8 +150,70 @@ def test_performance_shows_what_homeostat_metrics_computes(
     )
     usage = metrics["usage"]
     assert f"{usage['sessions']} sessions, {usage['promptMatches']} prompt matches" in body
+    # one definition of syncing: ana's heartbeat is 2 hours old, bo's 3 days, cy and dee have none
+    assert (metrics["membersSyncing"], metrics["members"]) == (1, 4)
+    assert "1 of 4 members synced in the last 48 hours" in body
+    _, _, members = request(server, "GET", "/members")
+    flagged = [row.split("</td>")[0] for row in members.split("<tr")[2:] if "not syncing" in row]
+    assert flagged == [' class="bad"><td>bo']
     [step] = metrics["costByStep"]
     assert f"<td>{step['name']}</td><td>{step['calls']}</td><td>{step['inputTokens']}</td>" in body
+
+
+def new_kb(tmp_path: Path, committed: dt.datetime | None) -> Path:
+    """A KB as `homeostat init` writes it, committed at `committed` (None: not yet), no run yet."""
+    kb = tmp_path / "new-kb"
+    kb.mkdir(parents=True)
+    git(kb, "init", "--quiet", "--initial-branch=main")
+    assert (
+        main(["init", "--kb", str(kb), "--host", "github", "--member", "ana:lead", "--member", "bo", "--yes"])
+        == 0
+    )
+    if committed is not None:
+        git(kb, "add", "-A")
+        subprocess.run(
+            ["git", "commit", "--quiet", "-m", "Homeostat KB"],
+            cwd=kb,
+            check=True,
+            env={
+                **os.environ,
+                "GIT_COMMITTER_DATE": committed.isoformat(),
+                "GIT_AUTHOR_DATE": committed.isoformat(),
+            },
+        )
+    return kb
+
+
+def test_a_new_kb_shows_when_the_first_run_is_due_and_how_to_preview_it_not_alarms(tmp_path: Path) -> None:
+    kb = new_kb(tmp_path, committed=dt.datetime.now(dt.UTC))
+    cron = read_config(kb).agents.schedules.daily
+    with DashboardServer(Dashboard(kb, env={})) as running:
+        due = parse_cron(cron).next_slot(dt.datetime.now(dt.UTC)).strftime("%Y-%m-%d %H:%M UTC")
+        _, _, overview = request(running, "GET", "/")
+        _, _, members = request(running, "GET", "/members")
+        _, _, automation = request(running, "GET", "/automation")
+        _, _, performance = request(running, "GET", "/performance")
+    assert "What happens next" in overview and f"The first daily run is due {due}" in overview
+    assert "<code>homeostat daily --dry-run</code>" in overview
+    assert f"first run due {due}" in overview
+    assert "late</span>" not in overview and 'class="bad"' not in overview
+    assert "no heartbeat yet: ana, bo" in overview and "not syncing" not in overview
+    for page in (members, automation):
+        assert page.count("no heartbeat yet") == 2 and "not syncing" not in page and 'class="bad"' not in page
+    assert "0 of 2 members synced in the last 48 hours" in performance
+
+
+def test_a_job_that_never_ran_is_late_once_a_slot_passed_after_the_kb_was_committed(tmp_path: Path) -> None:
+    kb = new_kb(tmp_path, committed=dt.datetime.now(dt.UTC) - dt.timedelta(days=3))
+    with DashboardServer(Dashboard(kb, env={})) as running:
+        _, _, overview = request(running, "GET", "/")
+    daily = overview[overview.index("<td>daily</td>") :].split("</tr>")[0]
+    assert "never" in daily and "late</span>" in daily
+    assert "What happens next" not in overview  # a KB that should have run is no first look
+    uncommitted = new_kb(tmp_path / "uncommitted", committed=None)  # nothing pushed: nothing can run
+    with DashboardServer(Dashboard(uncommitted, env={})) as running:
+        _, _, overview = request(running, "GET", "/")
+    assert "late</span>" not in overview and "first run due" in overview
 
 
 def test_entries_filter_and_explain(server: DashboardServer) -> None:
@@ -247,7 +317,12 @@ def test_every_config_key_has_a_form_field(path: str, default: str) -> None:
     )
 
 
-def test_the_dashboard_command_serves_and_stops_on_sigterm(world: DashboardWorld) -> None:
+@pytest.mark.parametrize(
+    ("stop", "code"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)], ids=["term", "ctrl-c"]
+)
+def test_the_dashboard_command_serves_and_stops_on_sigterm_or_ctrl_c(
+    world: DashboardWorld, stop: signal.Signals, code: int
+) -> None:
     child = subprocess.Popen(
         [sys.executable, "-m", "homeostat", "dashboard", "--port", "0", "--kb", str(world.work)],
         stderr=subprocess.PIPE,
@@ -262,6 +337,6 @@ def test_the_dashboard_command_serves_and_stops_on_sigterm(world: DashboardWorld
     connection.request("GET", "/members")
     response: Any = connection.getresponse()
     assert response.status == 200 and "Ana Lima" in response.read().decode()
-    child.terminate()
-    assert child.wait(timeout=30) == 0
+    child.send_signal(stop)  # a service manager's SIGTERM is done (0); Ctrl-C is interrupted (130)
+    assert child.wait(timeout=30) == code
     assert "dashboard stopped" in child.stderr.read()

@@ -15,7 +15,7 @@ from homeostat import VERSION
 from homeostat.cli import main
 from homeostat.core.hosts import RepoRef
 
-MODEL = "agents:\n  runtime: api\n  model: claude-sonnet-5\n"
+MODEL = "  runtime: api\n  model: claude-sonnet-5\n"  # into the agents block init writes
 EXCLUDES = '  excludePaths: ["**/generated/**"]\n'
 
 
@@ -27,7 +27,9 @@ def make_kb(tmp_path: Path, host: str, origin: str) -> Path:
     assert main(["init", str(kb), "--host", host, "--member", "ana:lead", "--member", "bo", "--yes"]) == 0
     config = kb / "homeostat.yaml"
     config.write_text(
-        config.read_text().replace("  baseBranch: main\n", "  baseBranch: main\n" + EXCLUDES) + MODEL
+        config.read_text()
+        .replace("  baseBranch: main\n", "  baseBranch: main\n" + EXCLUDES)
+        .replace("\nagents:\n", "\nagents:\n" + MODEL)
     )
     return kb
 

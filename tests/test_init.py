@@ -98,9 +98,39 @@ def test_the_config_holds_what_was_given_and_nothing_that_was_not(repo: Path) ->
         {"name": "ledger", "url": "https://github.com/acme/ledger", "areas": []},
         {"name": "storefront", "url": "https://github.com/acme/Storefront", "areas": []},
     ]
-    # Unconfigured means unconfigured: no model, runtime or endpoint is written for the user.
-    assert "agents" not in config and "security" not in config
-    assert "# agents:" in text and "#   model: <model id>" in text
+    # Unconfigured means unconfigured: no model, runtime or endpoint is written for the user; only
+    # when the scheduled runs fire, which init must choose to write the CI files.
+    assert list(config["agents"]) == ["schedules"] and "security" not in config
+    assert "  # runtime: api\n  # model: <model id>\n" in text
+
+
+def test_the_schedules_fire_at_a_minute_taken_from_the_kbs_name_not_on_the_hour(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def crons(origin: str) -> tuple[dict[str, str], list[str]]:
+        kb = tmp_path / f"{len(list(tmp_path.iterdir()))}" / "kb"  # a fresh clone each time
+        kb.mkdir(parents=True)
+        git(kb, "init", "--quiet", "--initial-branch=main")
+        git(kb, "remote", "add", "origin", origin)
+        assert init(kb, "--host", "github", "--member", "ana:lead", "--yes") == 0
+        schedules = yaml.safe_load((kb / "homeostat.yaml").read_text())["agents"]["schedules"]
+        workflows = [
+            re.findall(
+                r'- cron: "([^"]+)"', (kb / ".github" / "workflows" / f"homeostat-{job}.yml").read_text()
+            )[0]
+            for job in ("daily", "deep-dive", "digest")
+        ]
+        return schedules, workflows
+
+    acme, workflows = crons("https://github.com/acme/kb")
+    assert workflows == [acme["daily"], acme["deepDive"], acme["digest"]]  # the CI files run what it says
+    minutes = [int(cron.split()[0]) for cron in workflows]
+    assert [cron.split(" ", 1)[1] for cron in workflows] == ["6 * * *", "7 * * 1", "8 * * 1"]
+    assert len(set(minutes)) == 3 and not {0, 15, 30, 45} & set(minutes)
+    assert crons("https://github.com/acme/kb")[0] == acme  # the same KB, the same minutes, every run
+    others = [crons(f"https://github.com/team{n}/kb")[0]["daily"] for n in range(6)]
+    assert len({acme["daily"], *others}) > 1  # another KB's name, another minute
+    capsys.readouterr()
 
 
 def test_every_pin_init_writes_is_this_exact_version(repo: Path) -> None:
@@ -153,6 +183,38 @@ def test_an_edited_file_survives_without_force_and_its_diff_is_shown(
     assert "timeout-minutes: 60" in daily.read_text()
 
 
+def test_a_rerun_redoes_what_a_run_that_stopped_half_way_wrote_and_keeps_what_you_edited_since(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a file where init's `knowledge/` folder goes: the run fails after writing the files before it
+    (repo / "knowledge").write_text("in the way\n")
+    assert init(repo, "--host", "github", "--member", "ana:lead", "--yes") == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"homeostat: {repo}/knowledge/core: cannot write it (Not a directory); fix that and run init again: it"
+        " redoes what this run left unfinished\n"
+    )
+    assert (repo / "homeostat.yaml").is_file() and (repo / ".github" / "CODEOWNERS").is_file()
+    daily = repo / ".github" / "workflows" / "homeostat-daily.yml"
+    mine = daily.read_text().replace("timeout-minutes: 60", "timeout-minutes: 90")
+    daily.write_text(mine)  # edited after the failed run: this one is the user's now
+    (repo / "knowledge").unlink()
+
+    # other answers this time: what the failed run wrote is init's to redo, not a file to keep
+    assert init(repo, "--host", "github", "--member", "ana:lead", "--member", "bo:senior", "--yes") == 0
+    out = capsys.readouterr().out
+    for path in ("homeostat.yaml", ".github/CODEOWNERS", "knowledge/core/README.md"):
+        assert re.search(rf"^  wrote +{re.escape(path)}$", out, re.MULTILINE), out
+    assert "kept       .github/workflows/homeostat-daily.yml" in out and daily.read_text() == mine
+    assert out.count("kept") == 1 and "validate: 0 errors" in out
+    assert "handle: bo" in (repo / "homeostat.yaml").read_text()
+    assert "@bo" in (repo / ".github" / "CODEOWNERS").read_text()
+    assert not (repo / ".homeostat").exists() or os.listdir(repo / ".homeostat") == []
+
+    assert init(repo, "--member", "cy", "--yes") == 0  # the run finished: its files are yours again
+    assert "kept       homeostat.yaml" in capsys.readouterr().out
+
+
 def test_a_new_release_moves_the_config_version_pin_and_nothing_else(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -194,7 +256,7 @@ def test_the_base_branch_and_schedules_come_from_homeostat_yaml(
     validate = yaml.safe_load((repo / ".github/workflows/homeostat-validate.yml").read_text())
     assert validate[True]["pull_request"]["branches"] == ["trunk"]  # PyYAML reads `on:` as True
     config = repo / "homeostat.yaml"
-    config.write_text(config.read_text() + "agents:\n  schedules:\n    daily: 30 4 * * 1-5\n")
+    config.write_text(re.sub(r'(?m)^    daily: "[^"]*"$', "    daily: 30 4 * * 1-5", config.read_text()))
     capsys.readouterr()
 
     assert init(repo, "--yes") == 0
@@ -239,6 +301,23 @@ def test_bitbucket_gets_a_pipeline_file_and_is_told_there_is_no_scheduler_in_the
     } == {(VERSION, False)}
     assert "/bitbucket-pipelines.yml @ana" in (repo / ".bitbucket" / "CODEOWNERS").read_text()
     assert main(["validate", str(repo)]) == 0
+    text = pipelines.read_text()  # digest and review merge are shipped: the file says what each needs
+    assert "ships" not in text and "unknown" not in text
+    assert "digest posts to Slack with HOMEOSTAT_SLACK_WEBHOOK" in text and "homeostat review merge" in text
+    # the daily run reads the code repos' pull requests: a token for this repo alone cannot
+    assert "a workspace access token, or one that may also read the pull requests" in out
+
+
+def test_next_names_the_token_the_daily_run_needs_to_read_the_code_repos(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert init(repo, "--host", "github", *TEAM, *REPOS, "--yes") == 0
+    out = capsys.readouterr().out
+    steps = out[out.index("Next:") :]
+    assert (
+        "  - store HOMEOSTAT_GITHUB_TOKEN as a repository secret: a token that may read the pull requests"
+        " of ledger, storefront (the workflows' own GITHUB_TOKEN reads only this KB repo)\n"
+    ) in steps
 
 
 def test_the_host_comes_from_origin_when_it_is_github_com_or_bitbucket_org(repo: Path) -> None:

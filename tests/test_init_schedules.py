@@ -13,9 +13,9 @@ from homeostat.cli import main
 
 PIPELINE_SCOPES = (*WRITE_SCOPES, "pipeline:write")
 WANTED = [
-    ("homeostat-daily", "main", "0 0 6 * * ? *"),
-    ("homeostat-deep-dive", "main", "0 0 7 ? * MON *"),
-    ("homeostat-digest", "main", "0 0 8 ? * MON *"),
+    ("homeostat-daily", "main", "0 31 6 * * ? *"),  # minutes from the name acme/kb (init)
+    ("homeostat-deep-dive", "main", "0 49 7 ? * MON *"),
+    ("homeostat-digest", "main", "0 10 8 ? * MON *"),
 ]
 
 
@@ -50,7 +50,7 @@ def test_create_schedules_makes_one_per_job_and_a_rerun_makes_none(
     assert main(["init", str(kb), "--member", "ana:lead", "--create-schedules", "--yes"]) == 0
     out = capsys.readouterr().out
     assert schedules(harness) == sorted(WANTED)
-    assert "created    schedule homeostat-daily on main (0 0 6 * * ? *)" in out
+    assert "created    schedule homeostat-daily on main (0 31 6 * * ? *)" in out
     assert "Bitbucket has no scheduler in the repository: the schedules above live in Bitbucket" in out
 
     posts = len([entry for entry in harness.requests.entries if entry[0] == "POST"])
@@ -71,7 +71,7 @@ def test_a_schedule_changed_in_bitbucket_is_kept_unless_force(
     capsys.readouterr()
 
     assert main(["init", str(kb), "--create-schedules", "--yes"]) == 0
-    assert "kept       schedule homeostat-daily on main (0 0 6 * * ? *)" in capsys.readouterr().out
+    assert "kept       schedule homeostat-daily on main (0 31 6 * * ? *)" in capsys.readouterr().out
     assert ("homeostat-daily", "main", "0 0 5 * * ? *") in schedules(harness)
 
     assert main(["init", str(kb), "--create-schedules", "--force", "--yes"]) == 0

@@ -139,3 +139,45 @@ def test_a_bug_or_an_interrupt_is_one_line_and_its_own_exit_code(
         monkeypatch.setenv("HOMEOSTAT_DEBUG", "1")
         with pytest.raises(RuntimeError):
             main(["report", "--kb", str(kb)])
+
+
+@pytest.mark.parametrize(
+    ("argv", "usage"),
+    [
+        (["validate", "--fxi"], "usage: homeostat validate "),
+        (["learn", "hello"], "usage: homeostat learn "),
+        (["review", "merge", "--all", "--bad"], "usage: homeostat review merge "),
+    ],
+)
+def test_an_argument_no_one_knows_gets_the_usage_of_the_command_it_was_given_to(
+    argv: list[str], usage: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "homeostat", *argv], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith(usage), done.stderr
+    assert done.stderr.endswith(f": error: unrecognized arguments: {argv[-1]}\n")
+
+
+# Ctrl-C while the command line is read and the command's module imported (its first ~0.35 s), sent as
+# a real SIGINT at that moment through the entry point the `homeostat` script calls
+CTRL_C_EARLY = """
+import os, signal, sys
+from homeostat import cli
+
+built = cli.build_parser
+def build_parser(selected=None):
+    os.kill(os.getpid(), signal.SIGINT)
+    return built(selected)
+cli.build_parser = build_parser
+sys.argv = ["homeostat", "validate", "--kb", "."]
+cli.main_entry()
+"""
+
+
+def test_ctrl_c_as_a_command_starts_exits_130_with_one_line_and_no_traceback(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_EARLY], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "homeostat: interrupted\n")

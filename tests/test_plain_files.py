@@ -44,3 +44,13 @@ def test_write_changed_leaves_only_the_files_it_wrote(tmp_path: Path) -> None:
         "knowledge/payments/errors.md",
         "knowledge/same.md",
     ]
+
+
+def test_a_bare_file_name_is_written_in_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `init` in the KB's own folder writes `homeostat.yaml`, whose folder is "" (no makedirs takes it)
+    monkeypatch.chdir(tmp_path)
+    write_atomic("homeostat.yaml", "version: 1\n")
+    assert (tmp_path / "homeostat.yaml").read_text(encoding="utf-8") == "version: 1\n"
+    assert os.listdir(tmp_path) == ["homeostat.yaml"]

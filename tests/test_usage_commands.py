@@ -121,6 +121,8 @@ def test_metrics_from_the_state_branch_and_the_event_log() -> None:
             "dee": Heartbeat(
                 member="dee", at=NOW - dt.timedelta(days=9), homeostat_version="0.2.0", pending=0
             ),
+            # three days ago: past the 48 hours the dashboard calls "not syncing" (never 7 days here)
+            "ed": Heartbeat(member="ed", at=NOW - dt.timedelta(days=3), homeostat_version="0.2.0", pending=0),
         },
     )
     at = NOW - dt.timedelta(hours=3)
@@ -137,7 +139,10 @@ def test_metrics_from_the_state_branch_and_the_event_log() -> None:
         ),
         Event("injection", NOW - dt.timedelta(days=40), {"source": "session-start", "ids": "old"}),
     ]
-    metrics = compute_metrics(snapshot, events, NOW, 30, accepted=frozenset({"r1", "r2", "r4"}))
+    members = ["cy", "dee", "fay"]  # team.members: fay has no heartbeat yet, ed is no longer listed
+    metrics = compute_metrics(
+        snapshot, events, NOW, 30, accepted=frozenset({"r1", "r2", "r4"}), members=members
+    )
     d, u = metrics.decisions, metrics.usage
     assert (d.decided, d.auto_merged, d.sent_to_review) == (4, 1, 3)
     assert d.merged_without_a_person == 0.25
@@ -149,12 +154,13 @@ def test_metrics_from_the_state_branch_and_the_event_log() -> None:
     assert u.served_never_credited == ("r2", "r4")  # r3 is no longer an accepted rule
     [step] = metrics.steps
     assert (step.name, step.calls, step.input_tokens, step.usd) == ("curator", 2, 150, 0.75)
-    assert (metrics.members_alive, metrics.members_syncing) == (1, 2)
+    assert (metrics.members_syncing, metrics.members) == (1, 4)
     data = metrics.to_data()
     assert data["decisions"]["mergedWithoutAPerson"] == 0.25  # type: ignore[index]
     assert data["usage"]["lookedUpShare"] == 0.5  # type: ignore[index]
     text = render_metrics(metrics)
     assert "merged without a person 25%" in text and "50-59: 50% of 2" in text
+    assert "1 of 4 members synced in the last 48 hours" in text
     assert "Served but never credited: r2, r4" in text
 
 

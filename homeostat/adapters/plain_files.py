@@ -25,10 +25,12 @@ def read_bytes(path: StrPath) -> bytes:
 def write_atomic(path: StrPath, content: str | bytes) -> None:
     """Write `content` (text as UTF-8) through a temporary file beside `path`, named by this
     process, and a rename: a reader, or a second process writing the same file, sees the old file
-    or a whole new one, never part of one. The folder is made when missing; a write that fails (a
-    full disk) leaves no temporary file behind."""
+    or a whole new one, never part of one. The folder is made when missing (a bare file name is in
+    the current folder: its folder is "", which no makedirs takes); a write that fails (a full disk)
+    leaves no temporary file behind."""
     folder, name = os.path.split(os.fspath(path))
-    os.makedirs(folder, exist_ok=True)
+    if folder:
+        os.makedirs(folder, exist_ok=True)
     temp = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         with open(temp, "wb") as handle:

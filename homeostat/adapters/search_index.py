@@ -607,6 +607,18 @@ class _Check:
 RepoOf = Callable[[list[tuple[str, str]]], "str | None"]
 
 
+def require_kb(root: StrPath) -> None:
+    """Refuse a folder without homeostat.yaml before any cache is written: run in a developer's code
+    checkout (no KB found, `--kb` left out), the caches would land in that repo as untracked files."""
+    if not os.path.isfile(_join(root, "homeostat.yaml")):
+        from homeostat.errors import KBReadError
+
+        raise KBReadError(
+            f"{os.fspath(root)}: no homeostat.yaml found; is this a Homeostat KB? (run homeostat init to"
+            " make one, or pass --kb with the KB clone's folder)"
+        )
+
+
 def load_corpus(
     root: StrPath, kept: Loaded | None = None, repo_of: RepoOf | None = None, *, answer_first: bool = False
 ) -> Loaded:
@@ -619,6 +631,7 @@ def load_corpus(
     `answer_first`: a caller that answers and exits (`context`, a session hook) has a large fresh
     corpus's cache files written behind its answer (`write_behind`). A corpus another process is
     writing behind is waited for, not built again."""
+    require_kb(root)
     check = _Check(root)
     recorded_key = check.candidate()
     loaded = None

@@ -8,6 +8,7 @@ a folder `init` is about to set up.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import subprocess
 from pathlib import Path
@@ -50,3 +51,17 @@ def default_branch(root: Path) -> str | None:
 def origin_url(root: Path) -> str | None:
     """The `origin` remote's URL as configured (it may hold credentials: redact before showing it)."""
     return _git(root, "config", "--get", "remote.origin.url") or None
+
+
+def first_committed(root: Path, relative: str) -> dt.datetime | None:
+    """When `relative` was first committed on the branch checked out (its oldest adding commit's
+    committer time), or None while it is not committed. The dashboard measures "late" from it: a
+    job cannot have missed a slot before the KB's homeostat.yaml reached the repository."""
+    found = _git(root, "log", "--diff-filter=A", "--format=%cI", "--", relative)
+    lines = found.splitlines() if found else []
+    if not lines:
+        return None
+    try:
+        return dt.datetime.fromisoformat(lines[-1]).astimezone(dt.UTC)
+    except ValueError:
+        return None

@@ -29,6 +29,7 @@ from homeostat.adapters.search_index import (
     know_at_start,
     load_corpus,
     load_session,
+    require_kb,
     touch_session,
 )
 from homeostat.cli import add_kb_option, kb_dir
@@ -123,6 +124,7 @@ def open_session(
     load only the part of the corpus the session's repo sees (`repo_part`), for `context` and the
     hooks, whose cost then follows the session's repo and `core`, not the whole KB."""
     root = kb_dir(kb)
+    require_kb(root)  # before the identity cache is written there
     identity = checkout_identity(checkout, os.path.join(root, IDENTITY_CACHE))
 
     def repo_of(repos: list[tuple[str, str]]) -> str | None:

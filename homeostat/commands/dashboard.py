@@ -67,11 +67,12 @@ def run(args: argparse.Namespace) -> int:
     server = serve(Path(kb_dir(args.kb)), args.port)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
+    code = 0  # SIGTERM is how a service manager stops it: done
     try:
         while not stopped.wait(0.5):
             pass
     except KeyboardInterrupt:
-        pass
+        code = 130  # Ctrl-C: interrupted, as every command (docs/cli.md)
     server.stop()
     print("homeostat: dashboard stopped", file=sys.stderr)
-    return 0
+    return code

@@ -29,6 +29,7 @@ from homeostat.adapters.search_index import (
     checkout_top,
     find_top_dir,
     pending_names,
+    require_kb,
 )
 from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
 from homeostat.core.type_hints import TYPE_CHECKING, cast
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
         root = find_kb(event, os.environ)
         if root is None:
             return 0
+        require_kb(root)  # a kb_dir naming a folder that is no KB gets nothing written into it
         _maybe_hand_over(root, args.event, raw)
         answer = HANDLERS[args.event](root, event, started)
     except Exception as exc:  # noqa: BLE001 - a hook swallows every failure by design
@@ -282,7 +284,7 @@ def _report(root: str | None, name: str, exc: BaseException) -> None:
     """One line on stderr (Claude Code's debug log) and, when the KB is known, a `hook-error` event."""
     first = (str(exc).splitlines() or [""])[0][:300]
     print(f"homeostat hook {name}: {type(exc).__name__}: {first}", file=sys.stderr)
-    if root is not None and os.path.isdir(root):
+    if root is not None and os.path.isfile(os.path.join(root, "homeostat.yaml")):  # a KB, not any folder
         try:
             log_event(root, "hook-error", {"hook": name, "error": type(exc).__name__, "message": first})
         except Exception:  # noqa: BLE001, S110 - the log is best effort too

@@ -20,9 +20,10 @@ from typing import TypeVar
 
 from homeostat import VERSION
 from homeostat.adapters import work_tree
-from homeostat.adapters.kb_files import read_tree, write_changed
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.adapters.kb_files import read_tree
+from homeostat.adapters.unfinished_writes import left_unfinished, write_noted
+from homeostat.cli import add_kb_option
+from homeostat.cli_options import add_format_option, emit_json, kb_path
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
@@ -43,6 +44,7 @@ from homeostat.core.scaffold import (
     plan_files,
     render_ci,
     render_config,
+    spread_schedules,
 )
 from homeostat.errors import ConfigError, HomeostatError
 
@@ -101,12 +103,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
         raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
-    root = _root(args.path or kb_dir(args.kb))
+    root = _root(args.path or kb_path(args.kb))
     ask = input if _interactive(args) else None
-    config_plan, config = _config_plan(root, args, ask)
-    plans = [config_plan, *_other_plans(root, config, force=args.force)]
+    left = left_unfinished(root)  # what a run that crashed wrote is init's to redo, not yours to keep
+    config_plan, config = _config_plan(root, args, ask, left)
+    plans = [config_plan, *_other_plans(root, config, force=args.force, left=left)]
     plans = _confirmed(plans, ask)
-    write_changed(root, {plan.path: plan.text for plan in plans if plan.writes})
+    _write(root, {plan.path: plan.text for plan in plans if plan.writes})
     schedules: list[dict[str, str]] = []
     if args.create_schedules:
         from homeostat.runs.schedules import create_schedules
@@ -118,6 +121,17 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_text(root, config, plans, schedules, findings, args.create_schedules)
     return 0
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    try:
+        write_noted(root, files)
+    except OSError as exc:
+        where = exc.filename or root
+        raise HomeostatError(
+            f"{where}: cannot write it ({exc.strerror or exc}); fix that and run init again: it redoes what"
+            " this run left unfinished"
+        ) from None
 
 
 def _interactive(args: argparse.Namespace) -> bool:
@@ -142,17 +156,22 @@ def _root(value: str) -> Path:
 # --- homeostat.yaml -----------------------------------------------------------------------------
 
 
-def _config_plan(root: Path, args: argparse.Namespace, ask: Ask | None) -> tuple[FilePlan, Config]:
-    """The plan for homeostat.yaml and the config the other files are rendered from."""
+def _config_plan(
+    root: Path, args: argparse.Namespace, ask: Ask | None, left: frozenset[str]
+) -> tuple[FilePlan, Config]:
+    """The plan for homeostat.yaml and the config the other files are rendered from. One left by a
+    run that did not finish is the answers of that run: the flags given now replace it."""
     path = root / CONFIG_FILE
     current = path.read_text(encoding="utf-8") if path.is_file() else None
     given = bool(args.host or args.member or args.repo or args.base_branch)
-    existing = _existing_config(current, replacing=given and args.force)
+    existing = _existing_config(current, replacing=given and (args.force or CONFIG_FILE in left))
     if current is not None and existing is not None and not given:
         wanted = pin_config_version(current, VERSION)  # yours, with only its version pin moved
     else:
         wanted = render_config(_answers(root, args, ask if current is None else None, existing), VERSION)
-    (plan,) = plan_files({CONFIG_FILE: wanted}, {CONFIG_FILE: current}, force=args.force, merged=frozenset())
+    (plan,) = plan_files(
+        {CONFIG_FILE: wanted}, {CONFIG_FILE: current}, force=args.force, merged=frozenset(), unfinished=left
+    )
     if existing is not None and not plan.writes:
         return plan, existing
     return plan, _parse_config(plan.text)
@@ -207,7 +226,8 @@ def _answers(root: Path, args: argparse.Namespace, ask: Ask | None, existing: Co
         or work_tree.default_branch(root)
         or "main"
     )
-    answers = InitAnswers(host=host, base_branch=base, members=members, repos=repos)
+    schedules = spread_schedules(_kb_name(root))
+    answers = InitAnswers(host=host, base_branch=base, members=members, repos=repos, schedules=schedules)
     check_answers(answers)
     return answers
 
@@ -228,6 +248,18 @@ def _host(root: Path, flag: str | None, ask: Ask | None) -> Host:
             return answer  # type: ignore[return-value]
         print("homeostat: answer github or bitbucket", file=sys.stderr)
     raise ConfigError("no code host given: rerun with --host github or --host bitbucket")
+
+
+def _kb_name(root: Path) -> str:
+    """The KB repo's owner/name when origin names it, else its folder's name: what the schedules'
+    minutes are taken from (the same KB gets the same minutes on every run)."""
+    url = work_tree.origin_url(root)
+    if url:
+        try:
+            return parse_repo_url(url).full_name.lower()
+        except UrlError:
+            pass
+    return root.resolve().name.lower()
 
 
 def _host_of_origin(root: Path) -> Host | None:
@@ -261,7 +293,7 @@ def template_text(source: str) -> str:
     return (resources.files("homeostat") / "templates" / "workflows" / source).read_text(encoding="utf-8")
 
 
-def _other_plans(root: Path, config: Config, *, force: bool) -> list[FilePlan]:
+def _other_plans(root: Path, config: Config, *, force: bool, left: frozenset[str]) -> list[FilePlan]:
     host = config.sources.host
     generated = {
         template.target: render_ci(template, template_text(template.source), config, VERSION)
@@ -275,7 +307,7 @@ def _other_plans(root: Path, config: Config, *, force: bool) -> list[FilePlan]:
         GITIGNORE: merged_gitignore(current[GITIGNORE]),
         CORE_README: current[CORE_README] or CORE_README_TEXT,
     }
-    return plan_files(wanted, current, force=force, merged=frozenset({GITIGNORE}))
+    return plan_files(wanted, current, force=force, merged=frozenset({GITIGNORE}), unfinished=left)
 
 
 def _read(path: Path) -> str | None:
@@ -344,16 +376,25 @@ def _indented(text: str) -> str:
 def _next_steps(config: Config, created_schedules: bool) -> list[str]:
     base = config.sources.base_branch
     steps = ["Next:", "  - commit and push these files to the KB repo"]
+    repos = ", ".join(repo.name for repo in config.repos) or "the code repos, once listed"
     if config.sources.host == "github":
         steps.append(
             "  - store ANTHROPIC_API_KEY (or your runtime's credential) and HOMEOSTAT_SLACK_WEBHOOK as"
             " repository secrets"
+        )
+        steps.append(
+            f"  - store HOMEOSTAT_GITHUB_TOKEN as a repository secret: a token that may read the pull"
+            f" requests of {repos} (the workflows' own GITHUB_TOKEN reads only this KB repo)"
         )
         steps.append(f"  - protect {base}: require pull requests and the `validate` status check")
     else:
         steps.append(
             "  - store HOMEOSTAT_BITBUCKET_TOKEN and ANTHROPIC_API_KEY (or your runtime's credential) as"
             " secured repository variables"
+        )
+        steps.append(
+            f"  - make HOMEOSTAT_BITBUCKET_TOKEN a workspace access token, or one that may also read the"
+            f" pull requests of {repos}: a repository access token reaches only this KB repo"
         )
         steps.append(f"  - protect {base}: require pull requests and a passing build")
         if created_schedules:

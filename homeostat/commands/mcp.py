@@ -11,7 +11,7 @@ import argparse
 import os
 from pathlib import Path
 
-from homeostat.cli import add_kb_option
+from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_checkout_option
 
 
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from homeostat.mcp_server import build_server
 
     checkout = Path(args.checkout)
-    kb = args.kb or os.environ.get("HOMEOSTAT_DIR") or _checkout_kb(checkout)
+    kb = kb_dir(args.kb) if args.kb or os.environ.get("HOMEOSTAT_DIR") else _checkout_kb(checkout)
     runner = pinned_runner(Path(kb))
     if runner is not None:  # the KB pins another installed version: serve with that one
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])

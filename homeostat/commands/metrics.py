@@ -65,7 +65,12 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--days {args.days}: pass at least 1")
     root = Path(kb_dir(args.kb))
     snapshot = local_state(root)
-    metrics = compute_metrics(snapshot, local_events(root), datetime.now(UTC), args.days, accepted_ids(root))
+    from homeostat.runs.sync import read_config
+
+    members = [member.handle for member in read_config(root).team.members]
+    metrics = compute_metrics(
+        snapshot, local_events(root), datetime.now(UTC), args.days, accepted_ids(root), members
+    )
     if args.format == "json":
         sys.stdout.write(json.dumps(metrics.to_data(), indent=2) + "\n")
     else:

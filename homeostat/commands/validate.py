@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check(args: argparse.Namespace) -> int:
-    root = Path(one_of(args, "kb", "path", "the KB") or kb_dir(None))
+    named = one_of(args, "kb", "path", "the KB")
+    root = Path(
+        named if args.kb is None and named is not None else kb_dir(named)
+    )  # `validate PATH` as before
     today = parse_today(args.today)
     files: Mapping[str, str | bytes]
     if args.ref:

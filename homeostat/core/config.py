@@ -69,7 +69,13 @@ class TeamConfig(Model):
 class Area(Model):
     name: str = Field(description="Area name; inside a repo it is addressed as <repo>/<name>.")
     paths: tuple[str, ...] = Field(description="Path globs in the code repo that the area covers.")
-    owner: str = Field(default="", description="The owning team (one per area).")
+    # required (design: one owning team per area), but read as "" when missing, so that validate names
+    # the area and its line rather than the whole config failing to load for every session
+    owner: str = Field(
+        default="",
+        description="The owning team, one per area (a team.teams name); validate refuses an area without one.",
+        json_schema_extra={"checked": "required"},
+    )
     team_only: bool = Field(
         default=False, description="Served only to the owning team's sessions; never exported."
     )

@@ -23,7 +23,10 @@ def walk(model: type[BaseModel], prefix: str = "") -> Iterator[tuple[str, str, s
         annotation = field.annotation
         args = typing.get_args(annotation) or (annotation,)
         nested = [a for a in args if isinstance(a, type) and issubclass(a, BaseModel)]
-        if field.default is PydanticUndefined and field.default_factory is None:
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if (field.default is PydanticUndefined and field.default_factory is None) or extra.get(
+            "checked"
+        ) == "required":  # read leniently, but validate requires it: the person must give it
             default = "(required)"
         else:
             value = field.get_default(call_default_factory=True)

@@ -5,7 +5,8 @@
 - calibration: per confidence band, how often the lessons sent to review were merged by a reviewer
   (a band whose reviews are nearly always merged could merge without one);
 - review latency: hours from a review PR opening to its settling;
-- reach: sessions served, prompt matches, distinct rules served, members whose sync is alive;
+- reach: sessions served, prompt matches, distinct rules served, members syncing (`core.sync.is_syncing`,
+  the dashboard's definition too) out of every member;
 - cost per step: model calls, tokens and dollars by agent (this machine's log) and by run (the branch);
 - turns: the share that looked something up and the share that credited what it used; the distinct
   rules and sections credited; accepted rules served but never credited.
@@ -21,10 +22,10 @@ from dataclasses import asdict, dataclass
 
 from homeostat.core.events import MODEL_CALL, Event
 from homeostat.core.state import DecisionRecord, StateSnapshot
+from homeostat.core.sync import SYNCING_HOURS, counted_members, is_syncing
 from homeostat.core.text import camel_case
 
 BAND_WIDTH = 10
-ALIVE = dt.timedelta(days=7)
 LESSON_KINDS = ("new", "update", "review-thread", "doc")
 
 
@@ -87,8 +88,8 @@ class Metrics:
     usage: Usage
     steps: tuple[Step, ...]
     runs: tuple[Step, ...]
-    members_alive: int
-    members_syncing: int
+    members_syncing: int  # heartbeat within core.sync.SYNCING_WITHIN
+    members: int  # team.members, and any handle with a heartbeat that it no longer lists
 
     def to_data(self) -> dict[str, object]:
         """The JSON form: camelCase keys, shares as fractions (None when there is nothing to divide)."""
@@ -105,8 +106,8 @@ class Metrics:
                 "usage": usage,
                 "costByStep": [asdict(s) for s in self.steps],
                 "costByRun": [asdict(r) for r in self.runs],
-                "membersAlive": self.members_alive,
                 "membersSyncing": self.members_syncing,
+                "members": self.members,
             }
         )
 
@@ -226,17 +227,21 @@ def compute_metrics(
     now: dt.datetime,
     days: int,
     accepted: frozenset[str] | None = None,
+    members: Sequence[str] = (),
 ) -> Metrics:
+    """`members`: team.members' handles, so a member with no heartbeat yet counts as not syncing."""
     since = now - dt.timedelta(days=days)
     recent = [e for e in events if e.at >= since]
+    beats = {handle.lower(): beat.at for handle, beat in snapshot.heartbeats.items()}
+    counted = counted_members(members, snapshot.heartbeats)
     return Metrics(
         since=since,
         decisions=decision_metrics([r for r in snapshot.records() if r.at >= since]),
         usage=usage_metrics(recent, accepted),
         steps=step_costs(recent),
         runs=run_costs(snapshot, since),
-        members_alive=sum(now - h.at <= ALIVE for h in snapshot.heartbeats.values()),
-        members_syncing=len(snapshot.heartbeats),
+        members_syncing=sum(is_syncing(beats.get(handle.lower()), now) for handle in counted),
+        members=len(counted),
     )
 
 
@@ -264,7 +269,7 @@ def render_metrics(m: Metrics) -> str:
         )
     lines.append(
         f"Reach: {u.sessions} sessions, {u.prompt_matches} prompt matches, {u.rules_served} distinct rules "
-        f"served; {m.members_alive} of {m.members_syncing} members synced in the last 7 days"
+        f"served; {m.members_syncing} of {m.members} members synced in the last {SYNCING_HOURS} hours"
     )
     lines.append(
         f"Turns: {u.turns}; looked something up {_pct(share(u.turns_looked_up, u.turns))}, credited "

@@ -21,6 +21,7 @@ from homeostat.core.diff import unified_diff
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.pins import find_pins
 from homeostat.core.schedules import CronError, cron_fields, scheduled_pipelines
+from homeostat.core.text import sha256
 from homeostat.core.write import scalar
 from homeostat.errors import ConfigError
 
@@ -38,6 +39,7 @@ class InitAnswers:
     base_branch: str
     members: tuple[tuple[str, Role], ...] = ()
     repos: tuple[tuple[str, str], ...] = ()  # (name, url)
+    schedules: tuple[tuple[str, str], ...] = ()  # (agents.schedules key, cron): `spread_schedules`
 
 
 # --- parsing the flags -----------------------------------------------------------------------------
@@ -89,6 +91,27 @@ def check_answers(answers: InitAnswers) -> None:
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise ConfigError(f"--repo {twice[0]} is given twice: give each repo its own name (NAME=URL)")
+
+
+# --- when the scheduled jobs run ------------------------------------------------------------------
+
+# Each scheduled job's agents.schedules key, hour (UTC) and days: the defaults' hours and days
+_SCHEDULED = (("daily", 6, "* * *"), ("deepDive", 7, "* * 1"), ("digest", 8, "* * 1"))
+_SPACING = 19  # minutes between the jobs' minutes (the three stay at least 18 apart)
+
+
+def spread_schedules(kb_name: str) -> tuple[tuple[str, str], ...]:
+    """A new KB's crons: the default hours, each at a minute taken from the KB's name. With the
+    defaults every KB would start on the hour, the minute GitHub's scheduler is busiest (its runs start
+    late, or are dropped); a minute from the name spreads KBs out and is the same on every init run
+    for the same KB. Minutes 0, 15, 30 and 45, where people's own crons crowd, are never picked."""
+    base = int(sha256(kb_name.encode("utf-8")).hexdigest()[:8], 16) % 58
+    crons = []
+    for index, (key, hour, days) in enumerate(_SCHEDULED):
+        minute = 1 + (base + _SPACING * index) % 58
+        minute += minute % 15 == 0
+        crons.append((key, f"{minute} {hour} {days}"))
+    return tuple(crons)
 
 
 # --- homeostat.yaml -------------------------------------------------------------------------------
@@ -150,6 +173,22 @@ _AGENTS = """
 #   maxCostUsd: 5.0
 """
 
+_AGENTS_SCHEDULED = """
+# The scheduled runs. schedules: when each fires (cron, UTC); init took the minutes from this KB's
+# name, so that KBs do not all start on the hour, when GitHub's scheduler is busiest. After changing
+# them, `homeostat init --force` writes them into the CI files.
+# The model they ask is not chosen for you: pick a runtime (api, bedrock, vertex or claude-code) and a
+# model, and store the runtime's credential as a CI secret; see docs/runtimes.md. A runtime other
+# than api is an endpoint change that a member reviews (security.riskReviewedBy; `homeostat
+# validate` prints the fingerprint).
+agents:
+"""
+
+_AGENTS_CHOICES = """  # runtime: api
+  # model: <model id>
+  # maxCostUsd: 5.0
+"""
+
 
 def render_config(answers: InitAnswers, version: str) -> str:
     """The commented homeostat.yaml for these answers."""
@@ -171,7 +210,12 @@ def render_config(answers: InitAnswers, version: str) -> str:
         parts.append(
             "repos: []\n  # - name: ledger\n  #   url: https://<host>/<owner>/ledger\n  #   areas: []\n"
         )
-    parts.append(_AGENTS)
+    if answers.schedules:
+        parts += [_AGENTS_SCHEDULED, "  schedules:\n"]
+        parts += [f"    {key}: {json.dumps(cron)}\n" for key, cron in answers.schedules]
+        parts.append(_AGENTS_CHOICES)
+    else:
+        parts.append(_AGENTS)
     return "".join(parts)
 
 
@@ -291,8 +335,20 @@ class FilePlan:
         return unified_diff(self.path, self.current, self.text)
 
 
-def plan_file(path: str, wanted: str, current: str | None, *, force: bool, merged: bool = False) -> FilePlan:
-    """`merged`: `wanted` already holds the user's content, so writing it loses nothing."""
+def plan_file(
+    path: str,
+    wanted: str,
+    current: str | None,
+    *,
+    force: bool,
+    merged: bool = False,
+    unfinished: bool = False,
+) -> FilePlan:
+    """`merged`: `wanted` already holds the user's content, so writing it loses nothing. `unfinished`:
+    the current file is what an init that did not finish wrote, not the user's: it is written over
+    as if missing."""
+    if unfinished and current != wanted and not merged:
+        current = None
     if current is None:
         outcome = Outcome.CREATE
     elif current == wanted:
@@ -305,9 +361,16 @@ def plan_file(path: str, wanted: str, current: str | None, *, force: bool, merge
 
 
 def plan_files(
-    wanted: Mapping[str, str], current: Mapping[str, str | None], *, force: bool, merged: frozenset[str]
+    wanted: Mapping[str, str],
+    current: Mapping[str, str | None],
+    *,
+    force: bool,
+    merged: frozenset[str],
+    unfinished: frozenset[str] = frozenset(),
 ) -> list[FilePlan]:
     return [
-        plan_file(path, text, current.get(path), force=force, merged=path in merged)
+        plan_file(
+            path, text, current.get(path), force=force, merged=path in merged, unfinished=path in unfinished
+        )
         for path, text in wanted.items()
     ]

@@ -22,11 +22,31 @@ CANDIDATES_PREFIX = "candidates/"
 PENDING_PREFIX = ".homeostat/pending/"
 HEARTBEAT_FILE = ".homeostat/heartbeat.json"
 HEARTBEAT_MAX_AGE = dt.timedelta(hours=12)
+# A member is syncing while their last heartbeat is this fresh (a live clone sends one every 12 hours)
+SYNCING_HOURS = 48
+SYNCING_WITHIN = dt.timedelta(hours=SYNCING_HOURS)
 USAGE_DAYS = 7
 
 
 def candidates_branch(member: str) -> str:
     return f"{CANDIDATES_PREFIX}{member}"
+
+
+# --- who is syncing: the one definition the dashboard's pages and `homeostat metrics` share -------------
+
+
+def is_syncing(heartbeat_at: dt.datetime | None, now: dt.datetime) -> bool:
+    """A heartbeat within `SYNCING_WITHIN`. A member with none yet is not syncing, but not stopped
+    either: nothing was set up on their machine yet (`counted_members` still counts them)."""
+    return heartbeat_at is not None and now - heartbeat_at <= SYNCING_WITHIN
+
+
+def counted_members(members: Iterable[str], heartbeats: Iterable[str]) -> list[str]:
+    """Everyone whose syncing is counted: `team.members` in order, heartbeat or not, then any handle
+    with a heartbeat that homeostat.yaml no longer lists."""
+    handles = list(members)
+    known = {handle.lower() for handle in handles}
+    return handles + sorted(handle for handle in heartbeats if handle.lower() not in known)
 
 
 def sync_member(config: Config, handle: str | None, email: str | None, name: str | None) -> Member | None:

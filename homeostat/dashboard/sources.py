@@ -9,11 +9,12 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
+from homeostat.adapters import work_tree
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.commands.metrics import accepted_ids, local_events, local_state
 from homeostat.core.config import Config
 from homeostat.core.dashboard.pages import Inputs
-from homeostat.core.kb import KB
+from homeostat.core.kb import CONFIG_FILE, KB
 from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.core.up import schedule_locks
 from homeostat.errors import HomeostatError
@@ -50,7 +51,8 @@ def load_inputs(root: Path, now: dt.datetime | None = None) -> Loaded:
         notes.append(f"{branch} could not be read: {exc}")
     if snapshot.commit is None:
         notes.append(
-            f"this clone has no copy of {branch} yet (run homeostat sync, or git fetch origin {branch})"
+            f"this clone has no copy of {branch} yet: the first daily run writes it (once it has run,"
+            f" homeostat sync or git fetch origin {branch} brings it here)"
         )
     inputs = Inputs(
         now=now or dt.datetime.now(dt.UTC),
@@ -61,5 +63,6 @@ def load_inputs(root: Path, now: dt.datetime | None = None) -> Loaded:
         locks=locks,
         branch=branch,
         accepted=accepted_ids(root),
+        set_up=work_tree.first_committed(root, CONFIG_FILE),
     )
     return Loaded(inputs, tuple(notes), root.resolve().name)

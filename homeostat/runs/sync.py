@@ -116,7 +116,7 @@ def read_config(root: Path) -> Config:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise KBReadError(
-            f"{path}: cannot read it ({exc.strerror}); run sync in a KB clone or pass --kb"
+            f"{path}: cannot read it ({exc.strerror}); run this in a KB clone or pass --kb"
         ) from None
     config, _, findings = load_config(text, CONFIG_FILE)
     if config is None:

@@ -15,6 +15,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from homeostat.core.dashboard import pages, svg
 from homeostat.core.dashboard.settings import SettingsForm
 from homeostat.core.metrics import share
+from homeostat.core.sync import SYNCING_HOURS
 
 NAV = (
     ("/", "Overview"),
@@ -104,6 +105,7 @@ def performance(inputs: pages.Inputs, days: int = pages.WINDOW_DAYS, **common: A
         cost=cost,
         looked=share(m.usage.turns_looked_up, m.usage.turns),
         credited=share(m.usage.turns_credited, m.usage.turns),
+        syncing_hours=SYNCING_HOURS,
         **common,
     )
 

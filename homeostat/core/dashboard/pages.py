@@ -21,9 +21,9 @@ from homeostat.core.metrics import Metrics, compute_metrics
 from homeostat.core.model import Rule
 from homeostat.core.schedules import CronError
 from homeostat.core.state import RunReport, StateSnapshot
+from homeostat.core.sync import SYNCING_HOURS, counted_members, is_syncing
 from homeostat.core.up import ScheduleLock
 
-NOT_SYNCING = dt.timedelta(hours=48)
 GRACE = dt.timedelta(hours=1)  # a job counts as late this long after a slot it has not run for
 WINDOW_DAYS = 30
 EVENTS_SHOWN = 300
@@ -39,6 +39,8 @@ class Inputs:
     locks: Mapping[str, ScheduleLock] = field(default_factory=dict)
     branch: str = "homeostat/state"
     accepted: frozenset[str] | None = None  # the rules sessions are served, as `homeostat metrics` reads them
+    # when homeostat.yaml was first committed: no job can be late for a slot before it (None: not yet)
+    set_up: dt.datetime | None = None
 
 
 def _age(now: dt.datetime, then: dt.datetime | None) -> str:
@@ -69,15 +71,38 @@ class Liveness:
     late: bool
     schedule: str
     up: str  # what `up`'s lock says, when a box runs the schedule
+    due: str = ""  # a job that never ran and is not late: when its first run is due
 
 
-def _late(cron_text: str, now: dt.datetime, last: dt.datetime | None) -> bool:
-    """A slot of the job's schedule passed (plus `GRACE`) with no run since."""
+def _late(cron_text: str, now: dt.datetime, last: dt.datetime | None, set_up: dt.datetime | None) -> bool:
+    """A slot of the job's schedule passed (plus `GRACE`) with no run since: since the last run, or
+    for a job that never ran, since the KB was set up (a KB not committed yet cannot have run)."""
+    since = last or set_up
+    if since is None:
+        return False
     try:
-        expected = parse_cron(cron_text).latest_slot(now - GRACE, now - dt.timedelta(days=32))
+        expected = parse_cron(cron_text).latest_slot(now - GRACE, max(since, now - dt.timedelta(days=32)))
     except CronError:
         return False
-    return expected is not None and (last is None or last < expected)
+    return expected is not None
+
+
+def next_run(cron_text: str, now: dt.datetime) -> str:
+    """When the schedule next fires, as the pages write a time ('' for a cron that cannot be read)."""
+    try:
+        return _when(parse_cron(cron_text).next_slot(now))
+    except CronError:
+        return ""
+
+
+def _liveness_row(
+    inputs: Inputs, job: str, cron: str, at: dt.datetime | None, outcome: str, ok: bool
+) -> Liveness:
+    now = inputs.now
+    late = _late(cron, now, at, inputs.set_up)
+    due = next_run(cron, now) if at is None and not late else ""
+    lock = _lock_line(inputs.locks.get(job), now)
+    return Liveness(job, _when(at), _age(now, at), outcome, ok, late, cron, lock, due)
 
 
 def _run_outcome(report: RunReport | None) -> tuple[str, bool]:
@@ -109,35 +134,29 @@ def digests(snapshot: StateSnapshot) -> Mapping[str, Any]:
 
 
 def liveness(inputs: Inputs) -> list[Liveness]:
-    now, snap, schedules = inputs.now, inputs.snapshot, inputs.config.agents.schedules
+    snap, schedules = inputs.snapshot, inputs.config.agents.schedules
     rows = []
     for job, cron in (("daily", schedules.daily), ("deep-dive", schedules.deep_dive)):
         report = snap.last_run(job)  # type: ignore[arg-type]
         outcome, ok = _run_outcome(report)
-        at = report.started_at if report else None
-        lock = inputs.locks.get(job)
-        rows.append(
-            Liveness(
-                job, _when(at), _age(now, at), outcome, ok, _late(cron, now, at), cron, _lock_line(lock, now)
-            )
-        )
+        rows.append(_liveness_row(inputs, job, cron, report.started_at if report else None, outcome, ok))
     records = sorted(digests(snap).values(), key=lambda record: record.until)
     last = records[-1] if records else None
-    at = last.until if last else None
     outcome = "no digest recorded" if last is None else ("posted to Slack" if last.posted else "not posted")
-    rows.append(
-        Liveness(
-            "digest",
-            _when(at),
-            _age(now, at),
-            outcome,
-            bool(last and last.posted),
-            _late(schedules.digest, now, at),
-            schedules.digest,
-            _lock_line(inputs.locks.get("digest"), now),
-        )
-    )
+    at = last.until if last else None
+    rows.append(_liveness_row(inputs, "digest", schedules.digest, at, outcome, bool(last and last.posted)))
     return rows
+
+
+def first_look(inputs: Inputs) -> dict[str, str] | None:
+    """For a KB where no job has run yet, and none was due: when the first daily run is, instead of
+    alarms (a daily run that missed its slot is flagged late in the table instead)."""
+    if inputs.snapshot.runs or digests(inputs.snapshot):
+        return None
+    cron = inputs.config.agents.schedules.daily
+    if _late(cron, inputs.now, None, inputs.set_up):
+        return None
+    return {"daily": next_run(cron, inputs.now), "cron": cron}
 
 
 def overview(inputs: Inputs) -> dict[str, Any]:
@@ -151,7 +170,10 @@ def overview(inputs: Inputs) -> dict[str, Any]:
         "documents": len(kb.documents) if kb else 0,
         "in_review": len(review_queue(inputs)),
         "overdue": sum(item.overdue for item in review_queue(inputs)),
-        "not_syncing": [row.member for row in sync if not row.syncing],
+        "not_syncing": [row.member for row in sync if row.stopped],
+        "no_heartbeat": [row.member for row in sync if not row.last],
+        "syncing_hours": SYNCING_HOURS,
+        "first_look": first_look(inputs),
         "state_commit": inputs.snapshot.commit or "",
         "branch": inputs.branch,
     }
@@ -182,7 +204,12 @@ class SyncRow:
     pending: str
     version: str
     version_differs: bool
-    syncing: bool
+    syncing: bool  # core.sync.is_syncing, as `homeostat metrics` counts it
+
+    @property
+    def stopped(self) -> bool:
+        """It synced once and has not for `SYNCING_HOURS`: worth a flag, unlike no heartbeat yet."""
+        return bool(self.last) and not self.syncing
 
 
 def review_queue(inputs: Inputs) -> list[QueueItem]:
@@ -210,12 +237,11 @@ def review_queue(inputs: Inputs) -> list[QueueItem]:
 
 
 def sync_health(inputs: Inputs) -> list[SyncRow]:
-    beats = inputs.snapshot.heartbeats
-    members = [m.handle for m in inputs.config.team.members]
-    members += sorted(handle for handle in beats if handle not in members)
+    beats = {handle.lower(): beat for handle, beat in inputs.snapshot.heartbeats.items()}
+    members = counted_members((m.handle for m in inputs.config.team.members), inputs.snapshot.heartbeats)
     rows = []
     for handle in members:
-        beat = beats.get(handle)
+        beat = beats.get(handle.lower())
         at = beat.at if beat else None
         rows.append(
             SyncRow(
@@ -226,7 +252,7 @@ def sync_health(inputs: Inputs) -> list[SyncRow]:
                 pending="" if beat is None else str(beat.pending),
                 version=beat.homeostat_version if beat else "",
                 version_differs=bool(beat and beat.homeostat_version != inputs.config.version),
-                syncing=at is not None and inputs.now - at <= NOT_SYNCING,
+                syncing=is_syncing(at, inputs.now),
             )
         )
     return rows
@@ -253,7 +279,8 @@ def automation(inputs: Inputs) -> dict[str, Any]:
 
 def performance(inputs: Inputs, days: int = WINDOW_DAYS) -> Metrics:
     """`homeostat metrics`' own computation over the same inputs."""
-    return compute_metrics(inputs.snapshot, inputs.events, inputs.now, days, inputs.accepted)
+    members = [m.handle for m in inputs.config.team.members]
+    return compute_metrics(inputs.snapshot, inputs.events, inputs.now, days, inputs.accepted, members)
 
 
 # --- entries -------------------------------------------------------------------------------------

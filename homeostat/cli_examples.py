@@ -1,0 +1,76 @@
+"""Examples at the foot of each command's `--help`.
+
+A `pip install` brings the command, not the repository's docs/ folder: `--help` must be enough to
+run a command the first time. `cli.build_parser` adds these to the one command it builds a full
+parser for, so a session hook (which builds no parser) never loads them.
+"""
+
+from __future__ import annotations
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "validate": (
+        "homeostat validate                    # the KB in the current folder",
+        "homeostat validate --kb ~/kb --format json",
+        "homeostat validate --fix              # rewrite the cached score and tokens fields",
+    ),
+    "daily": (
+        "homeostat daily --dry-run             # decide and print, write nothing",
+        "homeostat daily --offline             # this clone's pending lessons, no host, no model",
+        "homeostat daily --since 2026-11-01 --max-cost 5",
+    ),
+    "deep-dive": ("homeostat deep-dive --dry-run", "homeostat deep-dive --max-cost 3"),
+    "digest": (
+        "homeostat digest --print              # print the digest, post nothing",
+        "homeostat digest --since 2026-11-24",
+    ),
+    "review": ("homeostat review merge 42", "homeostat review merge --all --dry-run"),
+    "curate": ("homeostat curate --dry-run --since 2026-11-30", "homeostat curate --show-skipped"),
+    "learn": (
+        'homeostat learn --title "Money in cents" --rule "Keep amounts in integer cents."'
+        ' --why "Floats round." --area billing/api',
+        'homeostat learn --flag billing-api-integer-minor-units --reason "v3 of the API takes decimals"',
+        "homeostat learn --url https://github.com/acme/ledger/pull/12#discussion_r34",
+    ),
+    "sync": ("homeostat sync", "homeostat sync --background   # detached, as the plugin's hooks run it"),
+    "context": (
+        "homeostat context --kb ~/kb                     # the files changed in this checkout",
+        "homeostat context --kb ~/kb --files src/billing/refunds.py --explain",
+        'homeostat context --kb ~/kb --prompt "why do refunds retry?"',
+    ),
+    "search": ("homeostat search refund retries --kb ~/kb", "homeostat search idempotency --limit 3 --group"),
+    "read": ("homeostat read billing/api/overview#errors --kb ~/kb", "homeostat read billing/api/overview"),
+    "docs": ("homeostat docs --kb ~/kb", "homeostat docs --kb ~/kb --format json"),
+    "explain": ("homeostat explain billing-api-integer-minor-units --kb ~/kb",),
+    "report": ("homeostat report", "homeostat report --days 7 --format json"),
+    "events": ("homeostat events --since 24h", "homeostat events --kind injection --since 7d"),
+    "status": ("homeostat status --kb ~/kb",),
+    "metrics": ("homeostat metrics", "homeostat metrics --days 7 --format json"),
+    "mcp": ("homeostat mcp --kb ~/kb --checkout .   # register this line with your MCP client",),
+    "hook": ("HOMEOSTAT_DIR=~/kb homeostat hook session-start < event.json   # Claude Code runs these",),
+    "export": (
+        "homeostat export --kb ~/kb --checkout .",
+        "homeostat export --kb ~/kb --checkout . --formats agents,claude",
+        "homeostat export --kb ~/kb --checkout . --check   # in CI: exit 1 when stale",
+    ),
+    "eval": ("homeostat eval", "homeostat eval --min hit@5=0.8 --format json"),
+    "init": (
+        "git clone https://github.com/acme/kb && cd kb",
+        "homeostat init --host github --member ana:lead --member bo:senior --member cy \\",
+        "  --repo ledger=https://github.com/acme/ledger",
+        'git add -A && git commit -m "Homeostat KB" && git push',
+        "homeostat init --force              # take up a new release: move the version pins",
+        "homeostat init --create-schedules   # Bitbucket, after the push",
+    ),
+    "doctor": ("homeostat doctor", "homeostat doctor --security"),
+    "codeowners": ("homeostat codeowners", "homeostat codeowners --check   # in CI: exit 1 when stale"),
+    "seed": ("homeostat seed ../ledger --dry-run", "homeostat seed ../ledger --topic architecture --yes"),
+    "bootstrap": ("homeostat bootstrap --checkouts ../ledger ../storefront --dry-run",),
+    "import": ("homeostat import ../ledger --dry-run", "homeostat import ../ledger"),
+    "dashboard": ("homeostat dashboard   # then open http://127.0.0.1:8765/", "homeostat dashboard --port 0"),
+    "up": ("homeostat up", "homeostat up --port 8800", "homeostat up --no-dashboard"),
+}
+
+
+def epilog(command: str) -> str:
+    lines = EXAMPLES.get(command, ())
+    return "examples:\n" + "\n".join(f"  {line}" for line in lines) if lines else ""
