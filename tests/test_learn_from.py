@@ -440,6 +440,17 @@ def test_a_bad_export_gets_one_clear_line(
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
 
 
+def test_area_files_every_learning_there_even_one_from_a_repo_the_kb_does_not_list(
+    kb: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    export = str(SAMPLES / "coderabbit.csv")
+    argv = ["--kb", str(kb), "--author", "ana", "--from", "coderabbit", export, "--area", "core", "--dry-run"]
+    code, data = learn_from(capsys, *argv)
+    legacy = next(r for r in data["entries"] if "legacy admin" in r["title"])
+    assert code == 0 and (legacy["outcome"], legacy["area"]) == ("new", "core")
+    assert {r["area"] for r in data["entries"] if r["area"]} == {"core"}
+
+
 def test_column_names_are_read_in_any_spelling(
     kb: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

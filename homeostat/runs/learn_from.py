@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from homeostat.adapters.git import Git
@@ -207,15 +207,8 @@ def _learning_entry(name: str, learning: Learning, config: Config) -> Entry:
         pull_url(ref, int(learning.pull)) if ref is not None and learning.pull.isdigit() else ""
     )
     entry = learning_entry(name, learning, repo, url)
-    if learning.repo and ref is None and (config.repos or config.sources.repos) and not entry.skip:
-        entry = Entry(
-            entry.origin,
-            entry.title,
-            entry.text,
-            kind=entry.kind,
-            repo=learning.repo,
-            skip=f"its repository {learning.repo} is not one of the KB's code repos (pass --area to file it anyway)",
-        )
+    if learning.repo and ref is None and (config.repos or config.sources.repos):
+        return replace(entry, foreign_repo=learning.repo)
     return entry
 
 
@@ -280,6 +273,10 @@ def _placement(
     repo (a CodeRabbit learning kept for the whole organization)."""
     if area:
         return area, topic
+    if entry.foreign_repo:
+        raise _Unplaced(
+            f"its repository {entry.foreign_repo} is not one of the KB's code repos (pass --area to file it anyway)"
+        )
     owner = entry.repo if org_wide else repo
     if config.repos and owner is None:
         if not org_wide:

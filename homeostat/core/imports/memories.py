@@ -40,6 +40,7 @@ class Entry:
     repo: str | None = None  # the KB repo it belongs to, when the tool says (CodeRabbit)
     url: str = ""  # a review comment or PR in one of the KB's code repos it was taught in
     skip: str = ""  # why it is not a lesson at all (a user memory, an index line)
+    foreign_repo: str = ""  # the repository the tool names, when the KB lists no such code repo
 
 
 def plain(text: str) -> str:
