@@ -19,6 +19,7 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 from kbfactory import EXAMPLE
+from ptykit import at_a_terminal
 from test_sync import developer_clone, homeostat, sync
 
 from homeostat.adapters.git import Git
@@ -574,53 +575,14 @@ def test_imported_lessons_travel_by_sync_and_the_daily_run_decides_them_once(wor
     assert not list((dev / ".homeostat" / "pending").glob("*.json"))
 
 
-def at_a_terminal(argv: list[str], answer: str) -> str:
-    """Run `homeostat learn` in a real pseudo-terminal and answer its question, as a person would;
-    what it showed."""
-    import pty
-    import sys
-    import time
-
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "homeostat", "learn", *argv],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        close_fds=True,
-    )
-    os.close(secondary)
-    seen = b""
-    deadline = time.monotonic() + 60
-    while b"[y/N]" not in seen:
-        assert time.monotonic() < deadline, seen.decode(errors="replace")
-        seen += os.read(primary, 4096)
-    os.write(primary, answer.encode() + b"\n")
-    while process.poll() is None:
-        try:
-            seen += os.read(primary, 4096)
-        except OSError:
-            break
-    process.wait(timeout=60)
-    while True:  # what it wrote before it ended
-        try:
-            chunk = os.read(primary, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(primary)
-    return seen.decode(errors="replace")
-
-
 @pytest.mark.parametrize(("answer", "written"), [("n", 0), ("y", 12)])
 def test_at_a_terminal_the_preview_comes_first_and_only_yes_writes(
     kb: Path, tmp_path: Path, answer: str, written: int
 ) -> None:
     checkout = billing_checkout(tmp_path)
     memory_folder(checkout)
-    shown = at_a_terminal(from_memory(kb, checkout), answer)
+    code, shown = at_a_terminal(["learn", *from_memory(kb, checkout)], [(b"[y/N]", answer)])
+    assert code == 0, shown
     assert "claude-memory: " in shown and "+ new" in shown
     assert shown.index("+ new") < shown.index("Write these 12 lesson(s) to .homeostat/pending/? [y/N]")
     assert len(list((kb / ".homeostat" / "pending").glob("*.json"))) == written
