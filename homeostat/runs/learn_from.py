@@ -27,6 +27,7 @@ from homeostat.adapters.git import Git
 from homeostat.adapters.pending_store import list_pending
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.adapters.work_tree import main_top_level, origin_url, top_level
+from homeostat.console import Progress
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.drafting import area_for_path
 from homeostat.core.hosts import (
@@ -326,12 +327,15 @@ def plan_import(
     """What each entry becomes; nothing is written here."""
     plan = Plan(source)
     built: list[tuple[int, Candidate]] = []
-    for entry in source.entries:
-        planned = _plan_entry(kb, source, entry, author, now, area, topic, repo)
-        plan.rows.append(planned)
-        if planned.outcome == "new" and planned.lesson is not None:
-            built.append((len(plan.rows) - 1, _candidate(entry, planned.lesson)))
-    _mark_duplicates(kb, plan, built, now)
+    with Progress("checking entries", len(source.entries)) as progress:
+        for entry in source.entries:
+            planned = _plan_entry(kb, source, entry, author, now, area, topic, repo)
+            plan.rows.append(planned)
+            if planned.outcome == "new" and planned.lesson is not None:
+                built.append((len(plan.rows) - 1, _candidate(entry, planned.lesson)))
+            progress.step()
+        progress.update(len(source.entries), what="comparing with the KB's rules")
+        _mark_duplicates(kb, plan, built, now)
     for index, row in enumerate(plan.rows):
         key = row.lesson.content_key() if row.lesson is not None and row.outcome in WRITTEN else None
         if key in decided:
