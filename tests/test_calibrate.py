@@ -100,7 +100,7 @@ def test_dry_run_prints_the_proposal_and_pushes_nothing(
     push_history(world, history(example_config(), 1000))
     code, out, _ = calibrate_cli(world, capsys, "--dry-run")
     assert code == 0 and "dry run: homeostat.yaml would change as below; nothing was pushed" in out
-    assert "| `scoring.confidence.bonus.specific` | 6 |" in out and "+      specific:" in out
+    assert "| `scoring.confidence.bonus.specific` | 6 | **17** |" in out and "+      specific: 17" in out
     assert world.bare().rev_parse(f"refs/heads/{BRANCH}") is None and not world.pulls()
 
 
@@ -109,10 +109,17 @@ def test_json_shape(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> No
     code, out, _ = calibrate_cli(world, capsys, "--dry-run", "--format", "json")
     data = json.loads(out)
     assert code == 0 and set(data) == {
-        "dryRun", "stateBranch", "reviews", "merged", "fitted", "weights", "bands", "fit", "scored", "decidedDifferently",
+        "dryRun", "stateBranch", "reviews", "merged", "fitted", "weights", "components", "bands", "fit", "scored", "decidedDifferently",
         "changed", "agree", "proposes", "changes", "diff", "pr", "text",
     }  # fmt: skip
     assert set(data["weights"][0]) == {"key", "now", "proposed"}
+    assert set(data["components"][0]) == {
+        "key",
+        "reviewsWith",
+        "mergedWith",
+        "reviewsWithout",
+        "mergedWithout",
+    }
     assert set(data["bands"][0]) == {"band", "reviewsNow", "mergedNow", "reviewsProposed", "mergedProposed"}
     assert set(data["fit"]) == {"lossNow", "lossProposed", "rankingNow", "rankingProposed"}
     assert data["reviews"] == 1000 and data["proposes"] and data["pr"] is None

@@ -255,6 +255,27 @@ class Band:
 
 
 @dataclass(frozen=True)
+class Component:
+    """One weighed term: how often reviewers merged the lessons that had it, and those that did not."""
+
+    key: str
+    with_reviewed: int
+    with_merged: int
+    without_reviewed: int
+    without_merged: int
+
+
+def _components(reviews: Sequence[Lesson], keys: Iterable[str]) -> tuple[Component, ...]:
+    found = []
+    for key in sorted(keys):
+        carried = [any(weight_key(term) == key for term, _ in lesson.terms) for lesson in reviews]
+        with_it = [lesson.merged for lesson, has in zip(reviews, carried, strict=True) if has]
+        without = [lesson.merged for lesson, has in zip(reviews, carried, strict=True) if not has]
+        found.append(Component(key, len(with_it), sum(with_it), len(without), sum(without)))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
 class Calibration:
     """A proposal and the evidence for it."""
 
@@ -264,6 +285,7 @@ class Calibration:
     proposed: dict[str, int]
     fitted: tuple[str, ...]  # the weights the reviews were enough to fit
     bands: tuple[Band, ...]
+    components: tuple[Component, ...]  # per fitted weight: merged with the term and without it
     loss_before: float  # mean log loss of the anchored model on the reviews
     loss_after: float
     ranking_before: float  # how often a merged review outscores a declined one (AUC)
@@ -353,6 +375,7 @@ def calibrate(
     current = current_weights(weights)
     proposed = fit(reviews, current, weights.decline)
     seen = Counter(key for lesson in reviews for term, _ in lesson.terms if (key := weight_key(term)))
+    fitted = tuple(sorted(k for k, n in seen.items() if n >= MIN_TERM and k in current))
     changed: Counter[str] = Counter()
     agree: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for lesson in lessons:
@@ -370,8 +393,9 @@ def calibrate(
         merged=sum(lesson.merged for lesson in reviews),
         current=current,
         proposed=proposed,
-        fitted=tuple(sorted(k for k, n in seen.items() if n >= MIN_TERM and k in current)),
+        fitted=fitted,
         bands=_bands(reviews, current, proposed),
+        components=_components(reviews, fitted),
         loss_before=_loss(reviews, current, weights.decline),
         loss_after=_loss(reviews, proposed, weights.decline),
         ranking_before=_ranking(reviews, current),
@@ -411,9 +435,19 @@ def table(calibration: Calibration) -> list[str]:
 
 
 def weight_rows(calibration: Calibration) -> list[str]:
-    rows = ["| Weight | Now | Proposed |", "| --- | ---: | ---: |"]
-    for key, (old, new) in sorted(calibration.moved.items()):
-        rows.append(f"| `scoring.confidence.{key}` | {old} | {new} |")
+    """Per fitted weight: its points now and proposed, and how often reviewers merged the lessons
+    with the term and without it (the evidence for the move)."""
+    rows = [
+        "| Weight | Now | Proposed | Merged with it | Merged without it |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for c in calibration.components:
+        old, new = calibration.current[c.key], calibration.proposed[c.key]
+        rows.append(
+            f"| `scoring.confidence.{c.key}` | {old} | {'**' + str(new) + '**' if new != old else new} | "
+            f"{_share(c.with_merged, c.with_reviewed)} of {c.with_reviewed} | "
+            f"{_share(c.without_merged, c.without_reviewed)} of {c.without_reviewed} |"
+        )
     return rows
 
 

@@ -182,6 +182,16 @@ def data(result: CalibrateResult, *, dry_run: bool, text: str) -> dict[str, obje
         "merged": c.merged,
         "fitted": list(c.fitted),
         "weights": [{"key": k, "now": c.current[k], "proposed": c.proposed[k]} for k in sorted(c.current)],
+        "components": [
+            {
+                "key": m.key,
+                "reviewsWith": m.with_reviewed,
+                "mergedWith": m.with_merged,
+                "reviewsWithout": m.without_reviewed,
+                "mergedWithout": m.without_merged,
+            }
+            for m in c.components
+        ],
         "bands": [
             {
                 "band": b.band,
