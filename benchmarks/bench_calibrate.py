@@ -25,7 +25,9 @@ from homeostat.core.kb import load_config  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--settled", default="1000,10000", help="settled reviews per history, comma-separated")
+    parser.add_argument(
+        "--settled", default="1000,10000", help="settled reviews per history, comma-separated"
+    )
     parser.add_argument("--seeds", type=int, default=3, help="histories per size")
     args = parser.parse_args()
     config = load_config((ROOT / "examples" / "kb" / "homeostat.yaml").read_text())[0]
