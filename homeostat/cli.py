@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "events": "this machine's event log: injections, MCP calls, syncs, turn usage, model calls",
     "status": "this clone: pinned version, behind/ahead, pending lessons, last sync and heartbeat, notices",
     "metrics": "decisions, calibration, review latency, reach, cost and turn usage",
+    "calibrate": "propose scoring.confidence weights fitted to settled reviews, as a PR to homeostat.yaml",
     "mcp": "serve the KB to MCP clients over stdio",
     "hook": "Claude Code hook entrypoints: session-start, prompt, stop",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",

@@ -87,6 +87,18 @@ def test_learn_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and keys(data) == {"path", "written", "lesson"}
 
 
+def test_learn_from_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    export = Path(__file__).parent / "fixtures" / "memories" / "coderabbit.json"
+    code, data = as_json(
+        capsys, "learn", "--kb", str(kb), "--author", "ana", "--from", "coderabbit", str(export), "--dry-run"
+    )
+    assert code == 0 and keys(data) == {"from", "path", "found", "dryRun", "written", "counts", "entries"}
+    assert keys(data["counts"]) == {"new", "reconfirms", "pending", "decided", "repeat", "blocked", "skipped"}
+    entries = data["entries"]
+    assert isinstance(entries, list) and entries
+    assert keys(entries[0]) == {"origin", "kind", "title", "area", "topic", "outcome", "detail", "key"}
+
+
 def test_context_json_and_prompt_json_name_rules_the_same_way(
     kb: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

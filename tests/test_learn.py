@@ -11,6 +11,7 @@ import pytest
 from gitfixtures import git
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 from kbfactory import example_files, write_files
+from ptykit import at_a_terminal
 
 from homeostat.adapters.pending_store import list_pending
 from homeostat.cli import main
@@ -532,12 +533,6 @@ def test_url_with_update_records_the_thread_without_drafting(
 
 def test_at_a_terminal_learn_asks_for_what_the_flags_left_out(kb: Path) -> None:
     """Run in a real pseudo-terminal and answer each prompt, as a person would."""
-    import os
-    import pty
-    import subprocess
-    import sys
-    import time
-
     answers = [
         "Send an Idempotency-Key with every refund POST",
         "Send an `Idempotency-Key` header with each POST in `src/billing/api/refunds.py`.",
@@ -545,29 +540,10 @@ def test_at_a_terminal_learn_asks_for_what_the_flags_left_out(kb: Path) -> None:
         "billing/api",
         "errors",
     ]
-    primary, secondary = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "homeostat", "learn", "--kb", str(kb), "--author", "bo"],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        close_fds=True,
+    prompts = [b"Title", b"Rule", b"Why", b"Area", b"Topic"]
+    code, shown = at_a_terminal(
+        ["learn", "--kb", str(kb), "--author", "bo"], list(zip(prompts, answers, strict=True))
     )
-    os.close(secondary)
-    seen = b""
-    deadline = time.monotonic() + 60
-    for answer, prompt in zip(answers, [b"Title", b"Rule", b"Why", b"Area", b"Topic"], strict=True):
-        while prompt not in seen:
-            assert time.monotonic() < deadline, seen.decode(errors="replace")
-            seen += os.read(primary, 4096)
-        os.write(primary, answer.encode() + b"\n")
-    while process.poll() is None:
-        try:
-            seen += os.read(primary, 4096)
-        except OSError:
-            break
-    process.wait(timeout=60)
-    os.close(primary)
-    assert process.returncode == 0, seen.decode(errors="replace")
+    assert code == 0, shown
     [(_, lesson)] = list_pending(kb)
     assert (lesson.title, lesson.area, lesson.topic) == (answers[0], "billing/api", "errors")

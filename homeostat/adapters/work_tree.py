@@ -35,6 +35,15 @@ def top_level(path: Path) -> Path | None:
     return Path(found) if found else None
 
 
+def main_top_level(path: Path) -> Path | None:
+    """The main work tree's root for `path`, also from a linked worktree (they share one repository),
+    or None when `path` is in no work tree."""
+    common = _git(path, "rev-parse", "--path-format=absolute", "--git-common-dir")
+    if common and Path(common).name == ".git":
+        return Path(common).parent
+    return top_level(path)
+
+
 def is_ignored(root: Path, relative: str) -> bool:
     """Whether git would ignore `relative` (a path that need not exist) in the work tree at `root`."""
     return _git(root, "check-ignore", "--quiet", "--no-index", relative) is not None

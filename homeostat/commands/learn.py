@@ -40,6 +40,17 @@ from homeostat.errors import GitError, HomeostatError
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 CONTENT_FLAGS = ("title", "rule", "why", "example", "area", "topic", "scope", "kind")
+IMPORT_SOURCES = ("claude-memory", "coderabbit")
+IMPORT_FLAGS = ("memory_dir", "yes", "dry_run")
+EXAMPLES = """examples:
+  homeostat learn --area billing/api --topic errors --title "Return 422 for validation errors" \\
+      --rule "Return 422, not 400, when a request fails validation." --why "Clients retry on 400."
+  homeostat learn --flag billing-api-error-status-table --reason "We moved to RFC 9457 problem details."
+  homeostat learn --from claude-memory --dry-run        # preview this project's Claude Code memory
+  homeostat learn --from claude-memory --area billing/api --yes
+  homeostat learn --from coderabbit learnings.csv       # previews, then asks before writing
+  homeostat learn --from coderabbit learnings.json --format json --dry-run
+"""
 
 
 class LessonError(HomeostatError):
@@ -53,10 +64,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "learn",
         help="write a lesson to this clone's pending set",
         description=(
-            "Write a lesson to .homeostat/pending/ (git-ignored): it applies to your sessions at once and "
-            "the daily run decides it. A new rule, an update of a rule, a flag on a rule, or a patch to "
-            "one document section; or a lesson drafted from a review comment's URL."
+            "Write a lesson to .homeostat/pending/ (git-ignored): it applies to your sessions at once\n"
+            "and the daily run decides it. A new rule, an update of a rule, a flag on a rule, or a patch\n"
+            "to one document section; or a lesson drafted from a review comment's URL; or, with --from,\n"
+            "the notes Claude Code's auto memory or CodeRabbit kept, each a pending lesson (previewed,\n"
+            "and asked about, first)."
         ),
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_kb_option(parser)
     parser.add_argument("--title", help=f"the rule's title (at most {TITLE_CHAR_LIMIT} characters)")
@@ -90,11 +105,33 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--heading", help="with --doc --op add: the new section's heading")
     parser.add_argument("--body", help="with --doc: the section text (- reads it from stdin)")
     parser.add_argument("--url", help="a review-comment URL: fetch the thread and draft what is left out")
+    mode.add_argument(
+        "--from",
+        dest="source_tool",
+        choices=IMPORT_SOURCES,
+        help="import what another tool remembered, each note a pending lesson: claude-memory (this "
+        "project's Claude Code auto memory) or coderabbit FILE (a learnings export, CSV or JSON)",
+    )
+    parser.add_argument("file", nargs="?", metavar="FILE", help="with --from coderabbit: the export to read")
+    parser.add_argument(
+        "--memory-dir", metavar="DIR", help="with --from claude-memory: read this folder, not the project's"
+    )
+    parser.add_argument(
+        "--checkout",
+        metavar="DIR",
+        default=".",
+        help="with --from claude-memory: the code checkout whose memory to read (default: the current folder)",
+    )
+    parser.add_argument("--yes", action="store_true", help="with --from: write them without asking")
+    parser.add_argument("--dry-run", action="store_true", help="with --from: preview them, write nothing")
     add_format_option(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.source_tool or args.file:
+        return run_import(args)
+    _refuse(args, IMPORT_FLAGS, "a lesson written by hand (they go with --from)")
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
@@ -118,6 +155,119 @@ def run(args: argparse.Namespace) -> int:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+# --- importing what another tool remembered (--from) ----------------------------------------------
+
+
+def run_import(args: argparse.Namespace) -> int:
+    """Preview every entry, ask (or take --yes), then write the lessons the plan says to write."""
+    from homeostat.runs import learn_from
+
+    _check_import_args(args)
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    author = resolve_author(config, args.author, os.environ, _git_user(root))
+    checkout = Path(args.checkout)
+    repo = None
+    if args.source_tool == "claude-memory":
+        if not checkout.is_dir():
+            raise LessonError(f"--checkout {args.checkout}: no such folder")
+        source = learn_from.claude_memory_source(checkout, os.environ, args.memory_dir)
+        repo = learn_from.checkout_repo(config, checkout)
+        if config.repos and repo is None and not args.area:
+            raise LessonError(
+                f"{checkout.resolve()}: its origin matches no repo in homeostat.yaml, so its memories have no "
+                "area: run it in the code repo's checkout (or pass --checkout DIR), or pass --area"
+            )
+    else:
+        source = learn_from.coderabbit_source(Path(args.file), config)
+    if args.area:
+        check_area(config, args.area, args.topic or "")
+    plan = learn_from.plan_import(
+        kb,
+        source,
+        author=author,
+        now=_now(),
+        area=args.area or "",
+        topic=args.topic or "",
+        repo=repo,
+        pending=learn_from.pending_keys(root),
+        decided=learn_from.decided_keys(root, config),
+    )
+    lessons = plan.lessons()
+    text = learn_from.summary(plan)
+    write = bool(lessons) and not args.dry_run and _confirmed(args, text, len(lessons))
+    if write:
+        _ignore_local_folder(root)
+        for lesson in lessons:
+            write_pending(root, lesson)
+            _log_capture(root, lesson)
+    if args.format == "json":
+        data = learn_from.plan_json(plan, dry_run=args.dry_run, written=len(lessons) if write else 0)
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        if args.yes or args.dry_run or not lessons:
+            sys.stdout.write(text)
+        sys.stdout.write(
+            learn_from.outcome_line(plan, written=len(lessons) if write else 0, dry_run=args.dry_run)
+        )
+    return 0
+
+
+def _check_import_args(args: argparse.Namespace) -> None:
+    if args.source_tool is None:
+        raise LessonError(
+            f"{args.file} is read only with --from coderabbit: pass --from coderabbit {args.file}"
+        )
+    if args.source_tool == "coderabbit" and not args.file:
+        raise LessonError(
+            "--from coderabbit needs the export to read: homeostat learn --from coderabbit FILE"
+        )
+    if args.source_tool == "claude-memory" and args.file:
+        raise LessonError(
+            f"--from claude-memory reads this project's memory folder, not {args.file}: drop it"
+        )
+    if args.source_tool == "coderabbit" and args.memory_dir:
+        raise LessonError("--memory-dir applies to --from claude-memory: drop it")
+    if args.topic and not args.area:
+        raise LessonError(
+            "--topic with --from needs --area: every imported lesson goes to that area and topic"
+        )
+    _refuse(
+        args,
+        (
+            "title",
+            "rule",
+            "why",
+            "example",
+            "scope",
+            "kind",
+            "source",
+            "reason",
+            "section",
+            "heading",
+            "body",
+            "url",
+        ),
+        "--from",
+    )
+
+
+def _confirmed(args: argparse.Namespace, preview: str, count: int) -> bool:
+    """--yes answers; at a terminal the preview is shown and a y/N question asked; elsewhere it is an
+    error, so a script never writes lessons nobody looked at by accident."""
+    if args.yes:
+        return True
+    if not _interactive() or args.format == "json":
+        raise LessonError(
+            f"--from writes {count} pending lesson(s): pass --yes to write them (or --dry-run to only preview)"
+        )
+    sys.stdout.write(preview)
+    sys.stdout.write(f"Write these {count} lesson(s) to .homeostat/pending/? [y/N] ")
+    sys.stdout.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
 
 
 # --- who is teaching ------------------------------------------------------------------------------

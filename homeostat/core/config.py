@@ -173,6 +173,8 @@ def _default_base() -> dict[str, int]:
         "deep-dive": 40,
         "agent-handoff": 25,
         "pr-feedback-no-change": 20,
+        "claude-memory": 25,
+        "coderabbit": 25,
     }
 
 

@@ -21,7 +21,18 @@ from homeostat.core.text import content_hash
 
 PENDING_DIR = ".homeostat/pending"
 LessonKind = Literal["new", "update", "flag", "doc"]
-LessonSource = Literal["manual", "agent-handoff", "pr-feedback", "pr-feedback-no-change", "deep-dive"]
+LessonSource = Literal[
+    "manual",
+    "agent-handoff",
+    "pr-feedback",
+    "pr-feedback-no-change",
+    "deep-dive",
+    "claude-memory",
+    "coderabbit",
+]
+# Sources imported from another tool's memory (`learn --from`): an agent wrote their text, so a rule
+# made from one is recorded as `agent-handoff`, whatever scored it.
+IMPORTED_SOURCES = frozenset({"claude-memory", "coderabbit"})
 
 
 class _Strict(BaseModel):

@@ -22,6 +22,7 @@ from homeostat.core.kb import KB, load_kb
 from homeostat.core.model import Flag, Rule, RuleMeta, Source
 from homeostat.core.parse import TopicFile, parse_topic_file
 from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
+from homeostat.core.pending import IMPORTED_SOURCES
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.text import slugify
@@ -178,6 +179,8 @@ class KbEdit:
     def add_new(self, lesson: Lesson, *, status: str = "accepted", approved_by: tuple[str, ...] = ()) -> str:
         changed_code = lesson.source == "pr-feedback"
         source_type = "pr-feedback" if lesson.source.startswith("pr-feedback") else lesson.source
+        if source_type in IMPORTED_SOURCES:
+            source_type = "agent-handoff"
         new_id = self.new_id(lesson)
         self.taken.add(new_id)
         meta = RuleMeta(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.bootstrap.drafting import Drafted
@@ -239,9 +239,17 @@ def _waiting(candidate: Candidate) -> Pool:
 # --- validation -----------------------------------------------------------------------------------
 
 
-def candidate_findings(config_text: str, candidate: Candidate, today: dt.date, now: dt.datetime) -> list[str]:
+def candidate_findings(
+    config_text: str,
+    candidate: Candidate,
+    today: dt.date,
+    now: dt.datetime,
+    *,
+    blocking: Collection[str] = (),
+) -> list[str]:
     """The errors `validate` finds in the candidate written alone, as `check: message` lines with
-    secrets redacted (a finding is shown to people; the secret it found must not be)."""
+    secrets redacted (a finding is shown to people; the secret it found must not be). The warnings
+    of the checks named in `blocking` count too (`learn --from` blocks personal data: `email`)."""
     files = {CONFIG_FILE: config_text, "knowledge/": ""}
     edit = KbEdit.of(load_kb(files), today)
     try:
@@ -249,7 +257,13 @@ def candidate_findings(config_text: str, candidate: Candidate, today: dt.date, n
     except (ApplyError, ValueError) as exc:
         return [f"schema: {str(exc).splitlines()[0]}"]
     result = validate_files({**files, **edit.diff(files)}, today)
-    found = [f for f in result.errors if f.file in edit.changed and f.check not in ("cache", "conflict")]
+    found = [
+        f
+        for f in result.findings
+        if f.file in edit.changed
+        and f.check not in ("cache", "conflict")
+        and (f.severity == "error" or f.check in blocking)
+    ]
     return list(
         dict.fromkeys(redact_secrets(f"{f.check}: {f.message}")[0] for f in found)
     )  # title and rule: once
