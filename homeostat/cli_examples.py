@@ -26,10 +26,19 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "review": ("homeostat review merge 42", "homeostat review merge --all --dry-run"),
     "curate": ("homeostat curate --dry-run --since 2026-11-30", "homeostat curate --show-skipped"),
     "learn": (
-        'homeostat learn --title "Money in cents" --rule "Keep amounts in integer cents."'
-        ' --why "Floats round." --area billing/api',
-        'homeostat learn --flag billing-api-integer-minor-units --reason "v3 of the API takes decimals"',
+        'homeostat learn --area billing/api --topic errors --title "Return 422 for validation errors"'
+        ' --rule "Return 422, not 400, when a request fails validation." --why "Clients retry on 400."',
+        'homeostat learn --flag billing-api-error-status-table --reason "We moved to RFC 9457 problem details."',
         "homeostat learn --url https://github.com/acme/ledger/pull/12#discussion_r34",
+        "homeostat learn --from claude-memory --dry-run        # preview this project's Claude Code memory",
+        "homeostat learn --from claude-memory --area billing/api --yes",
+        "homeostat learn --from coderabbit learnings.csv       # previews, then asks before writing",
+        "homeostat learn --from coderabbit learnings.json --format json --dry-run",
+    ),
+    "calibrate": (
+        "homeostat calibrate --dry-run            # the proposal, its calibration table and the diff",
+        "homeostat calibrate                      # open or update the PR on homeostat/calibrate",
+        "homeostat calibrate --min-sample 300 --format json",
     ),
     "sync": ("homeostat sync", "homeostat sync --background   # detached, as the plugin's hooks run it"),
     "context": (

@@ -15,12 +15,6 @@ from pathlib import Path
 from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
 from homeostat.core.calibration import MIN_SAMPLE
 
-EXAMPLES = """examples:
-  homeostat calibrate --dry-run            # the proposal, its calibration table and the diff; nothing pushed
-  homeostat calibrate                      # open or update the PR on homeostat/calibrate (needs a host token)
-  homeostat calibrate --min-sample 300 --format json
-"""
-
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -32,7 +26,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "table and how many past lessons would have been decided differently. Never applied without\n"
             "that PR; fewer settled reviews than --min-sample is refused."
         ),
-        epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_kb_option(parser)

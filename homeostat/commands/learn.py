@@ -42,15 +42,6 @@ MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 CONTENT_FLAGS = ("title", "rule", "why", "example", "area", "topic", "scope", "kind")
 IMPORT_SOURCES = ("claude-memory", "coderabbit")
 IMPORT_FLAGS = ("memory_dir", "yes", "dry_run")
-EXAMPLES = """examples:
-  homeostat learn --area billing/api --topic errors --title "Return 422 for validation errors" \\
-      --rule "Return 422, not 400, when a request fails validation." --why "Clients retry on 400."
-  homeostat learn --flag billing-api-error-status-table --reason "We moved to RFC 9457 problem details."
-  homeostat learn --from claude-memory --dry-run        # preview this project's Claude Code memory
-  homeostat learn --from claude-memory --area billing/api --yes
-  homeostat learn --from coderabbit learnings.csv       # previews, then asks before writing
-  homeostat learn --from coderabbit learnings.json --format json --dry-run
-"""
 
 
 class LessonError(HomeostatError):
@@ -70,7 +61,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "the notes Claude Code's auto memory or CodeRabbit kept, each a pending lesson (previewed,\n"
             "and asked about, first)."
         ),
-        epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_kb_option(parser)
