@@ -28,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.mcp_stdio import serve
     from homeostat.adapters.runner import hand_over, pinned_runner
     from homeostat.mcp_server import build_server
 
@@ -37,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     if runner is not None:  # the KB pins another installed version: serve with that one
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
     server = build_server(kb, checkout)
-    server.run("stdio")
+    serve(server)  # until stdin closes or SIGINT: both are how a client ends the session
     return 0
 
 
