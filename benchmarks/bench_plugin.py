@@ -13,8 +13,10 @@ Then the MCP server alone, as .mcp.json starts it (the launcher, the checkout, t
 CLAUDE_PLUGIN_OPTION_KB_DIR): spawn to the `initialize` reply and to the `tools/list` reply, warm,
 median of --starts (target: `initialize` under 300 ms).
 
-`--against REF` also times this repository's plugin and package at REF (e.g. the commit before a
-change), taken out with `git archive`, alternating with this checkout's. Nothing here asserts a time.
+Homeostat runs as an installed package does (bench_hooks' interpreter: this one's packages without
+the editable install's import finder, the source on PYTHONPATH). `--against REF` also times this
+repository's plugin and package at REF (e.g. the commit before a change), taken out with `git
+archive`, alternating with this checkout's. Nothing here asserts a time.
 """
 
 from __future__ import annotations
@@ -34,12 +36,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests"))
 
-from claudekit import PLUGIN, ClaudeCode, EgressSink, Script, npm_tools  # noqa: E402
+from bench_hooks import plain_python  # noqa: E402
+from claudekit import ClaudeCode, EgressSink, Script, npm_tools  # noqa: E402
 from emulators.anthropic_stub import AnthropicStub  # noqa: E402
 
-HOMEOSTAT = Path(sys.executable).with_name("homeostat")
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,
@@ -57,7 +60,19 @@ class Version:
         self.program = program
 
 
-def version_at(ref: str, into: Path) -> Version:
+def installed(name: str, source: Path, python: str, scratch: Path) -> Version:
+    """The plugin and package under `source`, Homeostat run as an installed package runs."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(source / "homeostat")], check=True)
+    program = scratch / f"run-homeostat-{len(list(scratch.glob('run-homeostat-*')))}"
+    program.write_text(
+        f'#!/bin/sh\nPYTHONPATH="{source}" exec "{python}" -c '
+        "'from homeostat.cli import main_entry; main_entry()' \"$@\"\n"
+    )
+    program.chmod(0o755)
+    return Version(name, source / "plugin", program)
+
+
+def version_at(ref: str, into: Path, python: str) -> Version:
     archive = subprocess.run(
         ["git", "-C", str(REPO), "archive", "--format=tar", ref, "homeostat", "plugin", ".claude-plugin"],
         capture_output=True,
@@ -65,11 +80,7 @@ def version_at(ref: str, into: Path) -> Version:
     ).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(into, filter="data")
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(into / "homeostat")], check=True)
-    program = into / "run-homeostat"
-    program.write_text(f'#!/bin/sh\nPYTHONPATH="{into}" exec "{sys.executable}" -m homeostat "$@"\n')
-    program.chmod(0o755)
-    return Version(ref, into / "plugin", program)
+    return installed(ref, into, python, into.parent)
 
 
 def setup(scratch: Path) -> tuple[Path, Path]:
@@ -144,9 +155,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         scratch = Path(folder)
         kb, shop = setup(scratch)
-        versions = [Version("this checkout", PLUGIN, HOMEOSTAT)]
+        python = plain_python(scratch)
+        versions = [installed("this checkout", REPO, python, scratch)]
         if args.against:
-            versions.insert(0, version_at(args.against, scratch / "ref"))
+            versions.insert(0, version_at(args.against, scratch / "ref", python))
         stub = AnthropicStub().start().converse(Script([], done="Hello."))
         sink = EgressSink().start()
         (scratch / "home").mkdir()
