@@ -191,9 +191,7 @@ SCHEMA_TYPES: dict[str, dict[str, Any]] = {
 def input_schema(fn: Callable[..., str]) -> dict[str, Any]:
     """The tool's input schema from its signature, read from the annotations' text (this module
     postpones them), so the tool list costs no pydantic import."""
-    code = fn.__code__
-    names = code.co_varnames[: code.co_argcount]
-    defaults = dict(zip(reversed(names), reversed(fn.__defaults__ or ()), strict=False))
+    names, defaults = _parameters(fn)
     properties: dict[str, Any] = {}
     for name in names:
         hint = str(fn.__annotations__[name])
@@ -215,11 +213,16 @@ def arguments_model(fn: Callable[..., str]) -> type[BaseModel]:
     from pydantic import create_model
 
     hints = typing.get_type_hints(fn)
-    code = fn.__code__
-    names = code.co_varnames[: code.co_argcount]
-    defaults = dict(zip(reversed(names), reversed(fn.__defaults__ or ()), strict=False))
+    names, defaults = _parameters(fn)
     fields: dict[str, Any] = {name: (hints[name], defaults.get(name, ...)) for name in names}
     return create_model(f"{fn.__name__}_arguments", **fields)
+
+
+def _parameters(fn: Callable[..., str]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """A tool's argument names, in order, and the defaults of those that have one."""
+    code = fn.__code__
+    names = code.co_varnames[: code.co_argcount]
+    return names, dict(zip(reversed(names), reversed(fn.__defaults__ or ()), strict=False))
 
 
 class HomeostatServer:
