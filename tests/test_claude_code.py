@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -224,6 +225,20 @@ def test_a_session_with_no_homeostat_to_run_says_so_once(claude: ClaudeCode, kb:
     assert sent.count(f"Homeostat {VERSION} is not installed") == 1
     assert "docs/plugin.md" in sent and RULES_HEADING not in sent
     assert untracked(shop) == []
+    assert claude.left_the_machine() == []
+
+
+def test_the_egress_watch_sees_a_request_for_anywhere_but_the_stub(claude: ClaudeCode, shop: Path) -> None:
+    """What makes `left_the_machine() == []` mean something: with its non-essential traffic allowed,
+    Claude Code tries to reach its own hosts, and the refusing proxy records it."""
+    claude.stub.converse(Script([]))
+    allowed = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "", "DISABLE_TELEMETRY": "", "DISABLE_ERROR_REPORTING": ""}
+    claude.ask("hello", cwd=shop, env=allowed)
+    for _ in range(100):  # sent in the background: it may land after the answer
+        if claude.sink.attempts:
+            break
+        time.sleep(0.05)
+    assert any(line.startswith("proxy: CONNECT ") for line in claude.left_the_machine()), claude.sink.attempts
 
 
 def test_with_homeostat_dir_instead_of_kb_dir_the_mcp_server_and_skills_find_the_kb(
