@@ -13,14 +13,14 @@ from typing import Any
 
 import anyio
 import mcp_types as types
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from homeostat.adapters.mcp_stdio import ToolServer, answer_line
 
 
 @asynccontextmanager
-async def in_process(server: ToolServer) -> AsyncIterator[TransportStreams]:
+async def in_process(server: ToolServer) -> AsyncIterator[tuple[Any, Any]]:
+    """A transport for `mcp.Client`: the (read, write) streams of a connection to `server`."""
     to_client, client_reads = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     client_writes, from_client = anyio.create_memory_object_stream[SessionMessage](16)
 
