@@ -47,7 +47,11 @@ INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 0,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "b", "version": "1"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "b", "version": "1"},
+    },
 }
 
 
@@ -174,7 +178,9 @@ def main() -> None:
         finally:
             stub.stop()
             sink.stop()
-        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; claude -p hello, median of {args.runs}")
+        print(
+            f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs; claude -p hello, median of {args.runs}"
+        )
         base = statistics.median(times[0])
         print(f"  without the plugin: {base:.2f} s")
         for version, took in zip(versions, times[1:], strict=True):

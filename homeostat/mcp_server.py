@@ -338,7 +338,9 @@ class HomeostatServer:
         if resolved != asked:
             self._log("desire-path", {"asked": asked[:80], "tool": resolved if tool else ""})
         if tool is None and resolved in ("learn", "flag"):
-            return _text("MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`.")
+            return _text(
+                "MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`."
+            )
         if tool is None:
             raise UnknownTool(f"Unknown tool {asked[:80]!r}; the tools are: {', '.join(self.tools)}.")
         if isinstance(arguments, str):  # the whole object sent as a JSON string

@@ -61,9 +61,7 @@ def npm_tools(folder: Path = NPM_DIR) -> NpmTools:
 
     def installed() -> bool:
         return (
-            stamp.is_file()
-            and stamp.read_text() == digest
-            and all(os.access(p, os.X_OK) for p in tools[:2])
+            stamp.is_file() and stamp.read_text() == digest and all(os.access(p, os.X_OK) for p in tools[:2])
         )
 
     if installed():
@@ -284,7 +282,9 @@ class ClaudeCode:
             timeout=120,
             check=False,
         )
-        assert done.returncode == exit_code, f"mcp-inspector exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+        assert done.returncode == exit_code, (
+            f"mcp-inspector exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+        )
         return json.loads(done.stdout)
 
     def turns(self) -> list[Recorded]:

@@ -45,7 +45,9 @@ def git(cwd: Path, *args: str) -> str:
 def claude(tmp_path: Path) -> Iterator[ClaudeCode]:
     home = tmp_path / "home"
     home.mkdir()
-    (home / ".gitconfig").write_text("[user]\n\tname = Cy Moreau\n\temail = cy@example.com\n")  # the developer
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Cy Moreau\n\temail = cy@example.com\n"
+    )  # the developer
     yield from claude_code(home)
 
 
@@ -213,7 +215,9 @@ def test_a_busy_session_is_asked_for_a_handoff_note_once(claude: ClaudeCode, kb:
     first_asked = next(number for number, turn in enumerate(turns) if asked in flat(turn.json["messages"]))
     assert first_asked == 6  # after the five edits and the answer that ended the turn
     assert flat(turns[-1].json["messages"]).count(asked) == 1 and len(turns) == 7  # asked once, then done
-    assert f"learn --kb {json.dumps(str(kb.resolve()))} --source agent-handoff" in flat(turns[-1].json["messages"])
+    assert f"learn --kb {json.dumps(str(kb.resolve()))} --source agent-handoff" in flat(
+        turns[-1].json["messages"]
+    )
     assert sorted(untracked(shop)) == [f"?? web/part{n}.ts" for n in range(5)]  # the agent's, nothing else
     assert claude.left_the_machine() == []
 
@@ -232,7 +236,11 @@ def test_the_egress_watch_sees_a_request_for_anywhere_but_the_stub(claude: Claud
     """What makes `left_the_machine() == []` mean something: with its non-essential traffic allowed,
     Claude Code tries to reach its own hosts, and the refusing proxy records it."""
     claude.stub.converse(Script([]))
-    allowed = {"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "", "DISABLE_TELEMETRY": "", "DISABLE_ERROR_REPORTING": ""}
+    allowed = {
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "",
+        "DISABLE_TELEMETRY": "",
+        "DISABLE_ERROR_REPORTING": "",
+    }
     claude.ask("hello", cwd=shop, env=allowed)
     for _ in range(100):  # sent in the background: it may land after the answer
         if claude.sink.attempts:
@@ -248,12 +256,22 @@ def test_with_homeostat_dir_instead_of_kb_dir_the_mcp_server_and_skills_find_the
     and the skills' `--kb` placeholder stays unfilled), $HOMEOSTAT_DIR set."""
     env = {"HOMEOSTAT_BIN": str(HOMEOSTAT), "HOMEOSTAT_DIR": str(kb)}
     claude.stub.converse(search_then_answer("theme spacing"))
-    claude.ask("Fix the card's spacing", cwd=shop, args=["--plugin-dir", str(PLUGIN), "--allowedTools", SEARCH], env=env)
+    claude.ask(
+        "Fix the card's spacing",
+        cwd=shop,
+        args=["--plugin-dir", str(PLUGIN), "--allowedTools", SEARCH],
+        env=env,
+    )
     assert "(use-theme-spacing)" in tool_results(claude.turns()[-1])["toolu_search"]
 
     claude.stub.requests.clear()
     claude.stub.converse(skill_command(r'`("[^"`]+/bin/homeostat" explain [^`]*)`', {}))
-    claude.ask("/homeostat:explain use-theme-spacing", cwd=shop, args=["--plugin-dir", str(PLUGIN), "--allowedTools", "Bash"], env=env)
+    claude.ask(
+        "/homeostat:explain use-theme-spacing",
+        cwd=shop,
+        args=["--plugin-dir", str(PLUGIN), "--allowedTools", "Bash"],
+        env=env,
+    )
     result = tool_results(claude.turns()[-1])["toolu_skill"]
     assert result.startswith("use-theme-spacing: Take spacing and colours from the theme"), result
     assert untracked(shop) == []

@@ -319,7 +319,9 @@ def test_the_plugin_files_have_the_shapes_claude_code_reads() -> None:
         )
     server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["homeostat"]
     assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/bin/homeostat"  # an absolute path once substituted
-    assert server["env"] == {"CLAUDE_PLUGIN_OPTION_KB_DIR": "${user_config.kb_dir}"}  # hooks only get it otherwise
+    assert server["env"] == {
+        "CLAUDE_PLUGIN_OPTION_KB_DIR": "${user_config.kb_dir}"
+    }  # hooks only get it otherwise
     for skill in ("learn", "explain"):
         text = (PLUGIN / "skills" / skill / "SKILL.md").read_text()
         head = text.split("---")[1]
@@ -359,7 +361,12 @@ def launch(args: list[str], home: Path, stdin: str = "", **env: str) -> subproce
         **env,
     }
     return subprocess.run(
-        [str(PLUGIN / "bin" / "homeostat"), *args], input=stdin, capture_output=True, text=True, env=full, timeout=60
+        [str(PLUGIN / "bin" / "homeostat"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=60,
     )
 
 
@@ -382,7 +389,7 @@ def test_the_launcher_finds_the_documented_install_while_claude_code_sets_plugin
     assert done.returncode == 0 and done.stdout.splitlines() == ["hook", "prompt"], done.stderr
     recorder(tmp_path / f".claude/plugins/data/homeostat-homeostat/versions/{VERSION}/bin/homeostat")
     (tmp_path / ".claude/plugins/data/homeostat-homeostat/versions" / VERSION / "bin/homeostat").write_text(
-        '#!/bin/sh\necho plugin-data\n'
+        "#!/bin/sh\necho plugin-data\n"
     )
     assert launch(["hook", "prompt"], tmp_path).stdout == "plugin-data\n"  # the earlier folder wins
 

@@ -703,7 +703,11 @@ INITIALIZE = json.dumps(
         "jsonrpc": "2.0",
         "id": 0,
         "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
     }
 ).encode()
 
@@ -756,7 +760,7 @@ def test_the_handshake_and_tool_list_load_neither_the_sdk_nor_pydantic(kb: Path,
         "from homeostat.adapters.mcp_stdio import answer_line\n"
         f"server = build_server({str(kb)!r}, Path({str(web)!r}))\n"
         f"answer_line(server, {INITIALIZE!r})\n"
-        "answer_line(server, '{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"tools/list\"}')\n"
+        'answer_line(server, \'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\')\n'
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic'}))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
