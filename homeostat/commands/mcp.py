@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from homeostat.cli import add_kb_option
@@ -39,7 +40,14 @@ def run(args: argparse.Namespace) -> int:
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
     server = build_server(kb, checkout)
     serve(server)  # until stdin closes or SIGINT: both are how a client ends the session
-    return 0
+    # The client waits for the process to end (Claude Code, before it exits itself): every reply is
+    # out and every event written, so skip the teardown of the corpus and the modules it imported.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def _checkout_kb(checkout: Path) -> str:
