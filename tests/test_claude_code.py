@@ -202,8 +202,11 @@ def test_installed_as_the_docs_say_a_session_gets_the_rules_the_tools_and_the_sk
 
 
 def test_a_busy_session_is_asked_for_a_handoff_note_once(claude: ClaudeCode, kb: Path, shop: Path) -> None:
-    edits = [[tool_use("Write", {"file_path": str(shop / f"web/part{n}.ts"), "content": f"export const p{n} = {n};\n"}, f"toolu_w{n}")] for n in range(5)]  # fmt: skip
-    claude.stub.converse(Script([*edits]))
+    def write(n: int) -> list[dict[str, object]]:  # the model writes one new file per turn
+        content = {"file_path": str(shop / f"web/part{n}.ts"), "content": f"export const p{n} = {n};\n"}
+        return [tool_use("Write", content, f"toolu_w{n}")]
+
+    claude.stub.converse(Script([write(n) for n in range(5)]))
     claude.ask(
         "Split the card into five parts",
         cwd=shop,
