@@ -6,7 +6,7 @@ For generated KBs of each size (bench_context's: two repos, topic files, committ
 clone), `homeostat mcp` is started as an MCP client starts it; the index is built beforehand, as a
 session's first `context` leaves it. Prints, per size: start-up (spawn to the answered tool list,
 median of --starts, alternating between versions, with `python -c "import mcp.server.mcpserver"` in
-the same run for scale: the SDK's imports are most of it) and the wall milliseconds of each tool per
+the same run for scale: the SDK's server, which the server no longer imports, cost about that) and the wall milliseconds of each tool per
 call (median of --runs; `explain` and `report`, which read the KB itself, of fewer), measured in the
 client, so it includes the JSON-RPC round trip.
 

@@ -1,5 +1,10 @@
 """The MCP server (`homeostat mcp`, stdio): the KB for any MCP client, never staler than its key.
 
+The protocol is our own small loop (`adapters.mcp_stdio`), not the SDK's server, whose import cost every
+Claude Code session 1-2 s before its first turn: the handshake and the tool list need only this module
+(the schemas are worked out from the tools' signatures here, without pydantic); pydantic checks a
+call's arguments, and the corpus loads, on the first call.
+
 Every call works out the KB's identity key (as the index cache does); while it is unchanged the
 server answers from the corpus, parsed KB and validation it already holds.
 
@@ -11,8 +16,10 @@ Scope comes from where the server stands: the session's repo is the checkout's `
 name), never a tool argument, so an agent cannot ask for another team's area. Agents guess tool names
 (`get_rules`, `remember`, `open`): an alias table resolves them and logs each as a desire path.
 Unknown arguments are dropped, JSON sent as a string is parsed, and an expected miss (nothing found)
-is an ordinary answer, not an error. The tool list itself is sent on every turn, so its descriptions
-stay short (a test caps the whole list's token cost).
+is an ordinary answer, not an error; arguments that cannot be used are a tool error (`isError`, with
+what was wrong, so the model can correct itself), an unknown tool a protocol error. The tool list
+itself is sent on every turn, so its descriptions stay short, one line each (a test caps the whole
+list's token cost).
 """
 
 from __future__ import annotations
@@ -27,21 +34,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
-from mcp.shared.exceptions import MCPError
-from mcp.types import INVALID_PARAMS, CallToolResult, TextContent, Tool, ToolAnnotations
-from pydantic import ValidationError
-
 from homeostat import VERSION
 from homeostat.adapters.event_recorder import log_event
+from homeostat.adapters.mcp_stdio import UnknownTool
 from homeostat.cli_options import kb_dir
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 
-# The corpus, selection and rendering are imported by the first call (`HomeostatServer.session`),
-# not before the tool list is answered: the client waits for start-up.
+# The corpus, selection, rendering and pydantic are imported by the first call (`HomeostatServer.
+# session`), not before the tool list is answered: the client waits for start-up.
 if TYPE_CHECKING:
+    from pydantic import BaseModel, ValidationError
+
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
@@ -62,9 +66,10 @@ INSTRUCTIONS = (
     "`explain` says where a rule came from. Rules never override the user or safety. When a rule or "
     "section guides your work, say so: `> From Homeostat (<id>)`."
 )
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-LEARN = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-FLAG = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+Annotations = dict[str, bool]
+READ: Annotations = {"readOnlyHint": True, "openWorldHint": False}
+LEARN: Annotations = {"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False}
+FLAG: Annotations = {"readOnlyHint": False, "destructiveHint": True, "openWorldHint": False}
 
 ALIASES: dict[str, str] = {
     **dict.fromkeys(("get_rules", "rules", "get_context", "rules_for_files", "applicable_rules"), "context"),
@@ -99,10 +104,16 @@ ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
 LIST_ARGUMENTS = {"files", "scope"}
 
 
+# Claude Code's names for our tools: `mcp__<server>__<tool>` for a server the user added,
+# `mcp__plugin_<plugin>_<server>__<tool>` for the plugin's (underscores collapsed, as `canonical` does).
+TOOL_PREFIXES = ("mcp_plugin_homeostat_homeostat_", "mcp_homeostat_", "homeostat_")
+
+
 def canonical(name: str) -> str:
-    """`Homeostat.Get-Rules` → `get_rules`; Claude Code's `mcp__homeostat__search` → `search`."""
+    """`Homeostat.Get-Rules` → `get_rules`; Claude Code's `mcp__homeostat__search` and the plugin's
+    `mcp__plugin_homeostat_homeostat__search` → `search`."""
     lowered = re.sub(r"_+", "_", name.strip().lower().replace("-", "_").replace(".", "_")).strip("_")
-    for prefix in ("mcp_homeostat_", "homeostat_"):
+    for prefix in TOOL_PREFIXES:
         lowered = lowered.removeprefix(prefix)
     return lowered
 
@@ -130,27 +141,6 @@ def clean_arguments(
     return out, dropped
 
 
-def _strip_titles(schema: Any) -> Any:
-    """Pydantic adds a `title` to every schema; agents do not need them and they cost tokens.
-
-    Only the annotation goes: under `properties` the keys are argument names, and an argument may well
-    be called `title` (learn's is).
-    """
-    if isinstance(schema, dict):
-        return {
-            k: (
-                {name: _strip_titles(sub) for name, sub in v.items()}
-                if k == "properties"
-                else _strip_titles(v)
-            )
-            for k, v in schema.items()
-            if not (k == "title" and isinstance(v, str))
-        }
-    if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
-    return schema
-
-
 def argument_problems(tool: str, exc: ValidationError) -> str:
     """A tool's rejected arguments as one line an agent can act on (pydantic's report is for developers)."""
     problems = []
@@ -161,25 +151,90 @@ def argument_problems(tool: str, exc: ValidationError) -> str:
     return f"Invalid arguments for {tool}: {'; '.join(problems)}."
 
 
-UNSERVED = (  # MCPServer answers these with empty lists; advertising them sends clients looking
-    "prompts/list",
-    "prompts/get",
-    "resources/list",
-    "resources/templates/list",
-    "resources/read",
-    "resources/subscribe",
-    "resources/unsubscribe",
-)
+class Tool:
+    """One tool: its function, the description and input schema the tool list shows, and (on the first
+    call) the pydantic model its arguments are checked with."""
+
+    def __init__(self, fn: Callable[..., str], annotations: Annotations) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.annotations = annotations
+        self.description = " ".join((fn.__doc__ or "").split())  # one line: no source indentation
+        self.input_schema = input_schema(fn)
+        self._model: type[BaseModel] | None = None
+
+    def listed(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": self.annotations,
+        }
+
+    def run(self, arguments: dict[str, Any]) -> str:
+        """The tool's answer for arguments already cleaned; pydantic's ValidationError when they do not fit."""
+        if self._model is None:
+            self._model = arguments_model(self.fn)
+        checked = self._model.model_validate(arguments)
+        return self.fn(**{name: getattr(checked, name) for name in type(checked).model_fields})
 
 
-class HomeostatServer(MCPServer):
-    """MCPServer with alias resolution, argument cleaning, event logging and lean tool schemas."""
+# JSON Schema for the argument types the tools use, as pydantic writes them (a test holds them equal).
+SCHEMA_TYPES: dict[str, dict[str, Any]] = {
+    "str": {"type": "string"},
+    "int": {"type": "integer"},
+    "bool": {"type": "boolean"},
+    "list[str]": {"items": {"type": "string"}, "type": "array"},
+}
+
+
+def input_schema(fn: Callable[..., str]) -> dict[str, Any]:
+    """The tool's input schema from its signature, read from the annotations' text (this module
+    postpones them), so the tool list costs no pydantic import."""
+    names, defaults = _parameters(fn)
+    properties: dict[str, Any] = {}
+    for name in names:
+        hint = str(fn.__annotations__[name])
+        base = hint.removesuffix(" | None")
+        schema = dict(SCHEMA_TYPES[base])
+        if base != hint:
+            schema = {"anyOf": [schema, {"type": "null"}]}
+        if name in defaults:
+            schema["default"] = defaults[name]
+        properties[name] = schema
+    required = [name for name in names if name not in defaults]
+    return {"properties": properties, **({"required": required} if required else {}), "type": "object"}
+
+
+def arguments_model(fn: Callable[..., str]) -> type[BaseModel]:
+    """The pydantic model a call's arguments are checked (and coerced, `"3"` → 3) with."""
+    import typing
+
+    from pydantic import create_model
+
+    hints = typing.get_type_hints(fn)
+    names, defaults = _parameters(fn)
+    fields: dict[str, Any] = {name: (hints[name], defaults.get(name, ...)) for name in names}
+    return create_model(f"{fn.__name__}_arguments", **fields)
+
+
+def _parameters(fn: Callable[..., str]) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """A tool's argument names, in order, and the defaults of those that have one."""
+    code = fn.__code__
+    names = code.co_varnames[: code.co_argcount]
+    return names, dict(zip(reversed(names), reversed(fn.__defaults__ or ()), strict=False))
+
+
+class HomeostatServer:
+    """The tools over the KB, with alias resolution, argument cleaning and event logging; the
+    protocol around them is `adapters.mcp_stdio`'s."""
+
+    name = "homeostat"
+    version = VERSION
+    instructions = INSTRUCTIONS
 
     def __init__(self, kb: str | None, checkout: Path, *, writes: bool, write_limit: int) -> None:
-        super().__init__("homeostat", instructions=INSTRUCTIONS, version=VERSION, log_level="WARNING")
-        handlers = self._lowlevel_server._request_handlers  # no public way to withdraw a handler
-        for method in UNSERVED:
-            handlers.pop(method, None)
+        self.tools: dict[str, Tool] = {}
         self.kb = kb
         self.checkout = checkout
         self.write_limit = write_limit
@@ -194,7 +249,13 @@ class HomeostatServer(MCPServer):
         self._conflicts: Conflicts | None = None
         self._session: Session | None = None  # the last call's, while the watch sees no change
         self.watch: KbWatch | None = None
-        self._lock = threading.Lock()  # tools run in worker threads
+        self._lock = threading.Lock()  # a caller may call from more than one thread
+
+    def add_tool(self, fn: Callable[..., str], annotations: Annotations) -> None:
+        self.tools[fn.__name__] = Tool(fn, annotations)
+
+    def tool_list(self) -> list[dict[str, Any]]:
+        return [tool.listed() for tool in self.tools.values()]
 
     def session(self) -> Session:
         """Who is asking and the KB, on every call, never staler than the KB: while the KB's watch
@@ -266,56 +327,71 @@ class HomeostatServer(MCPServer):
                 self._events = SqliteEventLog(path)
             return health_report(session.root, today, days, held, self._events)[1]
 
-    async def list_tools(self) -> list[Tool]:
-        tools = await super().list_tools()
-        return [
-            t.model_copy(update={"input_schema": _strip_titles(t.input_schema), "output_schema": None})
-            for t in tools
-        ]
-
-    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+    def call(self, name: str, arguments: Any) -> dict[str, Any]:
+        """A `tools/call` result: the tool's text, or `isError` with why it could not answer. An
+        unknown tool raises `UnknownTool`, naming the tools."""
         started = time.perf_counter()
         asked = name
         resolved = canonical(name)
         resolved = ALIASES.get(resolved, resolved)
-        tool = self._tool_manager.get_tool(resolved)
+        tool = self.tools.get(resolved)
         if resolved != asked:
             self._log("desire-path", {"asked": asked[:80], "tool": resolved if tool else ""})
         if tool is None and resolved in ("learn", "flag"):
-            text = "MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`."
-            return CallToolResult(content=[TextContent(type="text", text=text)])
+            return _text(
+                "MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`."
+            )
         if tool is None:
-            names = ", ".join(t.name for t in self._tool_manager.list_tools())
-            raise MCPError(INVALID_PARAMS, f"Unknown tool {asked[:80]!r}; the tools are: {names}.")
-        known = set(tool.parameters.get("properties", {}))
-        cleaned, dropped = clean_arguments(resolved, arguments or {}, known)
+            raise UnknownTool(f"Unknown tool {asked[:80]!r}; the tools are: {', '.join(self.tools)}.")
+        if isinstance(arguments, str):  # the whole object sent as a JSON string
+            try:
+                arguments = json.loads(arguments)
+            except ValueError:
+                pass
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            return _text(
+                f"Invalid arguments for {resolved}: send an object of argument names and values, "
+                f"not {type(arguments).__name__}.",
+                error=True,
+            )
+        cleaned, dropped = clean_arguments(resolved, arguments, set(tool.input_schema["properties"]))
         try:
-            result = await super().call_tool(resolved, cleaned, context)
-        except ToolError as exc:
+            text = tool.run(cleaned)
+        except Exception as exc:  # noqa: BLE001 - every failure is the tool's answer, never the session's end
             return _failed(resolved, exc)
         wall = round((time.perf_counter() - started) * 1000)
         self._log("mcp-call", {"tool": resolved, "ms": wall, "dropped": len(dropped)})
-        return result
+        return _text(text)
 
     def _log(self, kind: str, data: dict[str, str | int]) -> None:
         root = self.root or Path(self.kb or ".")
         log_event(root, kind, data)
 
 
-def _failed(tool: str, exc: ToolError) -> CallToolResult:
+def _text(text: str, *, error: bool = False) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if error:
+        result["isError"] = True
+    return result
+
+
+def _failed(tool: str, exc: Exception) -> dict[str, Any]:
     """A tool that could not answer says why in its result: the KB's own message (a broken
     homeostat.yaml, named with its line), the arguments it rejected, or one line for a bug. Never a
     traceback, and never only "Error executing tool"."""
-    cause = exc.__cause__
-    if isinstance(cause, HomeostatError):
-        text = str(cause)
-    elif isinstance(cause, ValidationError):
-        text = argument_problems(tool, cause)
+    from pydantic import ValidationError
+
+    if isinstance(exc, HomeostatError):
+        text = str(exc)
+    elif isinstance(exc, ValidationError):
+        text = argument_problems(tool, exc)
     else:
-        what = f"{type(cause).__name__}: {cause}" if cause is not None else str(exc)
+        what = f"{type(exc).__name__}: {exc}"
         logging.getLogger("homeostat.mcp").warning("tool %s failed: %s", tool, what)
         text = f"Homeostat could not answer {tool} ({what}); run `homeostat {tool}` to see more."
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    return _text(text, error=True)
 
 
 def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
@@ -340,15 +416,15 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     server.root = root
     server.loaded = loaded  # the first call answers from it while the KB is unchanged
     for fn, hints in _read_tools(server):
-        server.add_tool(fn, annotations=hints, structured_output=False)
+        server.add_tool(fn, hints)
     if writes:
         learn, flag = _write_tools(server)
-        server.add_tool(learn, annotations=LEARN, structured_output=False)
-        server.add_tool(flag, annotations=FLAG, structured_output=False)
+        server.add_tool(learn, LEARN)
+        server.add_tool(flag, FLAG)
     return server
 
 
-def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], ToolAnnotations]]:
+def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
     def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; `task` says in a few words what you are doing, to rank by."""

@@ -319,6 +319,9 @@ def test_the_plugin_files_have_the_shapes_claude_code_reads() -> None:
         )
     server = json.loads((PLUGIN / ".mcp.json").read_text())["mcpServers"]["homeostat"]
     assert server["command"] == "${CLAUDE_PLUGIN_ROOT}/bin/homeostat"  # an absolute path once substituted
+    assert server["env"] == {
+        "CLAUDE_PLUGIN_OPTION_KB_DIR": "${user_config.kb_dir}"
+    }  # hooks only get it otherwise
     for skill in ("learn", "explain"):
         text = (PLUGIN / "skills" / skill / "SKILL.md").read_text()
         head = text.split("---")[1]
@@ -342,3 +345,99 @@ def test_the_hook_hands_over_to_the_version_the_kb_pins(kb: Path, tmp_path: Path
     runner.unlink()  # the pinned version is not installed: the plugin runs its own
     done = run_hook("prompt", stdin, env={"HOMEOSTAT_VERSIONS_DIR": str(versions)}, launcher=True)
     assert REMINDER in answer(done, "prompt")
+
+
+# --- the launcher: which Homeostat a session runs ---------------------------------------------------
+
+
+def launch(args: list[str], home: Path, stdin: str = "", **env: str) -> subprocess.CompletedProcess[str]:
+    """The plugin's launcher as Claude Code starts it: CLAUDE_PLUGIN_DATA always set, no homeostat on
+    PATH and no HOMEOSTAT_* unless given."""
+    full = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(home),
+        "CLAUDE_PLUGIN_DATA": str(home / ".claude/plugins/data/homeostat-homeostat"),
+        "CLAUDE_PLUGIN_ROOT": str(PLUGIN),
+        **env,
+    }
+    return subprocess.run(
+        [str(PLUGIN / "bin" / "homeostat"), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=60,
+    )
+
+
+def recorder(path: Path) -> Path:
+    """A stand-in Homeostat that prints the arguments it was given, one per line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('#!/bin/sh\nfor a do printf "%s\\n" "$a"; done\n')
+    path.chmod(0o755)
+    return path
+
+
+def test_the_launcher_finds_the_documented_install_while_claude_code_sets_plugin_data(tmp_path: Path) -> None:
+    """docs/plugin.md installs into ~/.local/share/homeostat/versions/<version>; Claude Code always sets
+    CLAUDE_PLUGIN_DATA, whose versions folder is looked in first and is empty here."""
+    from homeostat import VERSION
+
+    recorder(tmp_path / f".local/share/homeostat/versions/{VERSION}/bin/homeostat")
+    (tmp_path / ".claude/plugins/data/homeostat-homeostat/versions").mkdir(parents=True)
+    done = launch(["hook", "prompt"], tmp_path)
+    assert done.returncode == 0 and done.stdout.splitlines() == ["hook", "prompt"], done.stderr
+    recorder(tmp_path / f".claude/plugins/data/homeostat-homeostat/versions/{VERSION}/bin/homeostat")
+    (tmp_path / ".claude/plugins/data/homeostat-homeostat/versions" / VERSION / "bin/homeostat").write_text(
+        "#!/bin/sh\necho plugin-data\n"
+    )
+    assert launch(["hook", "prompt"], tmp_path).stdout == "plugin-data\n"  # the earlier folder wins
+
+
+def test_with_no_homeostat_only_session_start_says_so_to_the_user_and_the_model(tmp_path: Path) -> None:
+    from homeostat import VERSION
+
+    done = launch(["hook", "session-start"], tmp_path, stdin="{}")
+    assert done.returncode == 0
+    said = json.loads(done.stdout)
+    assert set(said) == {"systemMessage", "hookSpecificOutput"}
+    assert said["systemMessage"].startswith(f"Homeostat {VERSION} is not installed")
+    assert "docs/plugin.md" in said["systemMessage"]
+    specific = said["hookSpecificOutput"]
+    assert specific["hookEventName"] == "SessionStart"
+    assert said["systemMessage"] in specific["additionalContext"]
+    for event in ("prompt", "stop"):  # once a session: the other hooks stay silent
+        done = launch(["hook", event], tmp_path, stdin="{}")
+        assert done.returncode == 0 and done.stdout == ""
+    done = launch(["mcp", "--checkout", str(tmp_path)], tmp_path)
+    assert done.returncode == 127 and "not installed" in done.stderr
+
+
+def test_a_kb_placeholder_left_unfilled_is_dropped_and_a_filled_one_kept(tmp_path: Path) -> None:
+    """The skills pass --kb '${user_config.kb_dir}': filled in by Claude Code when kb_dir is set, left
+    as written when it is not."""
+    program = str(recorder(tmp_path / "bin" / "homeostat"))
+    placeholder = "${user_config.kb_dir}"
+    done = launch(["explain", "x", "--kb", placeholder, "--files", "a b"], tmp_path, HOMEOSTAT_BIN=program)
+    assert done.stdout.splitlines() == ["explain", "x", "--files", "a b"]
+    done = launch(["search", f"--kb={placeholder}", "q"], tmp_path, HOMEOSTAT_BIN=program)
+    assert done.stdout.splitlines() == ["search", "q"]
+    done = launch(["explain", "x", "--kb", "/kb clone", ""], tmp_path, HOMEOSTAT_BIN=program)
+    assert done.stdout.splitlines() == ["explain", "x", "--kb", "/kb clone", ""]
+
+
+def test_the_pinned_version_is_found_in_the_documented_folder_too(kb: Path, tmp_path: Path) -> None:
+    """The hand-over looks in every versions folder, as the launcher does: Claude Code's
+    CLAUDE_PLUGIN_DATA is set and holds other versions, the pinned one is under ~/.local/share."""
+    workflow = kb / ".github/workflows/homeostat-daily.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text("steps:\n  - uses: homeostat/homeostat/actions/daily@v9.8.7\n")
+    data = tmp_path / "data"
+    recorder(data / "versions" / "9.0.0" / "bin" / "homeostat")
+    runner = tmp_path / "home/.local/share/homeostat/versions/9.8.7/bin/homeostat"
+    runner.parent.mkdir(parents=True)
+    runner.write_text('#!/bin/sh\ncat > /dev/null\necho "{\\"pinned\\": \\"$1 $2\\"}"\n')
+    runner.chmod(0o755)
+    env = {"CLAUDE_PLUGIN_DATA": str(data), "HOME": str(tmp_path / "home")}
+    done = run_hook("prompt", fixture("prompt", kb), env=env, launcher=True)
+    assert json.loads(done.stdout) == {"pinned": "hook prompt"}

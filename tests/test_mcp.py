@@ -1,12 +1,15 @@
-"""The MCP server through a real MCP client: in process, and once over stdio as a subprocess."""
+"""The MCP server through a real MCP client (the SDK's): in process, and over stdio as a subprocess."""
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,13 +19,14 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcpkit import in_process
 
 from homeostat import VERSION
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.pending_store import list_pending
 from homeostat.core.tokens import count_tokens
 from homeostat.errors import HomeostatError
-from homeostat.mcp_server import build_server
+from homeostat.mcp_server import arguments_model, build_server
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
@@ -61,7 +65,7 @@ def allow_writes(kb: Path, limit: int = 2) -> None:
 
 def session(kb: Path, checkout: Path, body: Callable[[Client], Awaitable[None]]) -> None:
     async def main() -> None:
-        async with Client(build_server(str(kb), checkout)) as client:
+        async with Client(in_process(build_server(str(kb), checkout))) as client:
             await body(client)
 
     anyio.run(main)
@@ -445,7 +449,7 @@ def test_the_corpus_is_kept_between_calls_until_the_kb_changes(kb: Path, web: Pa
     rule = kb / "knowledge/storefront/ui/use-theme-spacing.md"
 
     async def main() -> None:
-        async with Client(server) as client:
+        async with Client(in_process(server)) as client:
             await call(client, "search", {"query": "theme spacing"})
             before = await call(client, "explain", {"id": "use-theme-spacing"})
             report = await call(client, "report")
@@ -536,7 +540,7 @@ def test_while_nothing_changes_the_key_is_not_worked_out_and_any_change_is_seen(
     original = rule.read_text(encoding="utf-8")
 
     async def main() -> None:
-        async with Client(server) as client:
+        async with Client(in_process(server)) as client:
             await call(client, "search", {"query": "theme spacing"})
             held = server.session()
             if server.watch is None:
@@ -658,3 +662,164 @@ def test_explain_names_contradictions_and_near_duplicates_the_same_on_every_call
         )
 
     session(kb, web, body)
+
+
+# --- the protocol, as a client meets it over stdio --------------------------------------------------
+
+
+def start_stdio(kb: Path, checkout: Path) -> subprocess.Popen[bytes]:
+    """The server as a client starts it; its reply lines are read into `server.replies` (a queue)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    server = subprocess.Popen(
+        [sys.executable, "-m", "homeostat", "mcp", "--kb", str(kb)],
+        cwd=checkout,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    replies: queue.Queue[bytes] = queue.Queue()
+    assert server.stdout is not None
+    threading.Thread(target=lambda: [replies.put(line) for line in server.stdout or ()], daemon=True).start()
+    server.replies = replies  # type: ignore[attr-defined]
+    return server
+
+
+def exchange(server: subprocess.Popen[bytes], line: bytes) -> dict[str, Any]:
+    """Send one line and read the next reply; a server that never answers fails the test (in 60 s)."""
+    assert server.stdin is not None
+    server.stdin.write(line + b"\n")
+    server.stdin.flush()
+    try:
+        reply = json.loads(server.replies.get(timeout=60))  # type: ignore[attr-defined]
+    except queue.Empty:
+        pytest.fail(f"no reply to {line[:60]!r}")
+    assert isinstance(reply, dict)
+    return reply
+
+
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+).encode()
+
+
+def test_every_malformed_frame_gets_its_json_rpc_error_and_the_session_goes_on(kb: Path, web: Path) -> None:
+    server = start_stdio(kb, web)
+    try:
+        assert exchange(server, INITIALIZE)["result"]["protocolVersion"] == "2025-11-25"
+        assert server.stdin is not None
+        server.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')  # never answered
+        for line, code in (
+            (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/li', -32700),
+            (b"\xff\xfe not utf-8", -32700),
+            (b'[{"jsonrpc": "2.0", "id": 2, "method": "ping"}]', -32600),  # batches left MCP in 2025-06-18
+            (b'{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600),
+            (b'{"jsonrpc": "2.0", "id": 3}', -32600),
+            (b'{"jsonrpc": "2.0", "id": 4, "method": "prompts/list"}', -32601),
+            (b'{"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"arguments": {}}}', -32602),
+            (b'{"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": ["search"]}', -32602),
+        ):
+            reply = exchange(server, line)
+            assert reply["error"]["code"] == code, (line, reply)
+        reply = exchange(server, b'{"jsonrpc": "2.0", "id": "p", "method": "ping"}')
+        assert reply == {"jsonrpc": "2.0", "id": "p", "result": {}}
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_sigint_ends_the_server_while_stdin_is_still_open(kb: Path, web: Path) -> None:
+    """Claude Code ends a session with SIGINT and only then SIGTERM: the server goes on the first."""
+    server = start_stdio(kb, web)
+    try:
+        assert "result" in exchange(server, INITIALIZE)
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+        assert server.stderr is not None and b"Traceback" not in server.stderr.read()
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_the_handshake_and_tool_list_load_neither_the_sdk_nor_pydantic(kb: Path, web: Path) -> None:
+    """What a client waits for before a session's first turn is answered from our own code, once the
+    KB's settings are cached (the first start after an edit of homeostat.yaml parses it); the first
+    call loads pydantic to check its arguments."""
+    build_server(str(kb), web)
+    script = (
+        "import sys\nfrom pathlib import Path\nfrom homeostat.mcp_server import build_server\n"
+        "from homeostat.adapters.mcp_stdio import answer_line\n"
+        f"server = build_server({str(kb)!r}, Path({str(web)!r}))\n"
+        f"answer_line(server, {INITIALIZE!r})\n"
+        'answer_line(server, \'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\')\n'
+        "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic'}))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and "LOADED []" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_tool_schemas_are_the_ones_pydantic_checks_the_arguments_with(kb: Path, web: Path) -> None:
+    """The tool list's schemas are written from the signatures without pydantic; each equals the
+    schema of the model the call's arguments are validated with (less pydantic's titles)."""
+    allow_writes(kb)
+    server = build_server(str(kb), web)
+
+    def untitled(schema: Any) -> Any:
+        if isinstance(schema, dict):
+            return {
+                k: {n: untitled(v) for n, v in v.items()} if k == "properties" else untitled(v)
+                for k, v in schema.items()
+                if not (k == "title" and isinstance(v, str))
+            }
+        return [untitled(v) for v in schema] if isinstance(schema, list) else schema
+
+    assert len(server.tools) == 8
+    for tool in server.tools.values():
+        assert tool.input_schema == untitled(arguments_model(tool.fn).model_json_schema()), tool.name
+
+
+def test_descriptions_are_one_line_without_the_source_indentation(kb: Path, web: Path) -> None:
+    allow_writes(kb)
+
+    async def body(client: Client) -> None:
+        for tool in (await client.list_tools()).tools:
+            assert tool.description and "\n" not in tool.description and "  " not in tool.description
+
+    session(kb, web, body)
+
+
+def test_arguments_that_are_not_an_object_are_a_tool_error_the_model_can_correct(kb: Path, web: Path) -> None:
+    server = start_stdio(kb, web)
+    try:
+        assert "result" in exchange(server, INITIALIZE)
+        for arguments in ('"theme spacing"', "[1, 2]", "7", '"{\\"query\\": 1"'):
+            line = f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {{"name": "search", "arguments": {arguments}}}}}'
+            result = exchange(server, line.encode())["result"]
+            assert result["isError"] is True, arguments
+            assert result["content"][0]["text"].startswith("Invalid arguments for search: send an object")
+        line = '{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "search", "arguments": "{\\"query\\": \\"theme spacing\\"}"}}'
+        result = exchange(server, line.encode())["result"]  # the object sent as a JSON string is read
+        assert "isError" not in result and "(use-theme-spacing)" in result["content"][0]["text"]
+    finally:
+        server.kill()
+        server.wait()
+
+
+def test_claude_codes_plugin_tool_names_resolve(kb: Path, web: Path) -> None:
+    async def body(client: Client) -> None:
+        text = await call(client, "mcp__plugin_homeostat_homeostat__search", {"query": "theme spacing"})
+        assert "(use-theme-spacing)" in text
+
+    session(kb, web, body)
+    with SqliteEventLog(events_path(kb)) as log:
+        asked = [(e.data["asked"], e.data["tool"]) for e in log.query("desire-path")]
+    assert asked == [("mcp__plugin_homeostat_homeostat__search", "search")]

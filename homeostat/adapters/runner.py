@@ -1,10 +1,12 @@
 """Run the Homeostat the KB pins: a session reads the KB with the same version as the team's CI.
 
 The KB's CI files pin one exact version (`homeostat.core.pins`). When the running Homeostat is another
-version and the pinned one is installed under the versions folder (`$HOMEOSTAT_VERSIONS_DIR`, else
-`$CLAUDE_PLUGIN_DATA/versions`, else `~/.local/share/homeostat/versions`, one `<version>/bin/homeostat`
-each), the hook or MCP server hands over to it with `exec`; otherwise it runs itself. Nothing is
-downloaded: installing a version is the developer's step (`docs/plugin.md`).
+version and the pinned one is installed in a versions folder (`$HOMEOSTAT_VERSIONS_DIR`,
+`$CLAUDE_PLUGIN_DATA/versions`, `~/.local/share/homeostat/versions`, looked in in that order, one
+`<version>/bin/homeostat` each), the hook or MCP server hands over to it with `exec`; otherwise it runs
+itself. Every folder is looked in, as the plugin's launcher does: Claude Code always sets
+CLAUDE_PLUGIN_DATA, and the documented install is the last folder. Nothing is downloaded: installing a
+version is the developer's step (`docs/plugin.md`).
 """
 
 from __future__ import annotations
@@ -42,46 +44,51 @@ def kb_pin(root: Path) -> str | None:
     return pinned_version(ci_files(root))
 
 
-def versions_dir() -> Path:
-    from pathlib import Path
-
-    return Path(_versions_folder())
-
-
-def _versions_folder() -> str:
-    """`versions_dir` as a string: every hook lists it, and pathlib costs a hook more than that."""
+def versions_folders() -> list[str]:
+    """The versions folders, in the order they are looked in (strings: every hook lists them, and
+    pathlib costs a hook more than that)."""
+    folders = []
     explicit = os.environ.get("HOMEOSTAT_VERSIONS_DIR")
     if explicit:
-        return explicit
+        folders.append(explicit)
     data = os.environ.get("CLAUDE_PLUGIN_DATA")
     if data:
-        return os.path.join(data, "versions")
-    return os.path.join(os.path.expanduser(os.environ.get("HOME", "~")), ".local/share/homeostat/versions")
+        folders.append(os.path.join(data, "versions"))
+    home = os.environ.get("HOME")
+    if home:
+        folders.append(os.path.join(home, ".local/share/homeostat/versions"))
+    return folders
 
 
 def pinned_runner(root: str | os.PathLike[str]) -> Path | None:
     """The installed executable of the version the KB pins, when that is not this version.
 
-    Every hook asks, so the common case costs one directory listing: with no other version installed
-    there is nothing to hand over to, and the CI files are not read at all."""
+    Every hook asks, so the common case costs a directory listing per folder: with no other version
+    installed there is nothing to hand over to, and the CI files are not read at all."""
     if os.environ.get(HANDED_OVER):
         return None
-    try:
-        others = [name for name in os.listdir(_versions_folder()) if name != VERSION]
-    except OSError:
-        return None
-    if not others:
+    folders: list[tuple[str, list[str]]] = []
+    for folder in versions_folders():
+        try:
+            others = [name for name in os.listdir(folder) if name != VERSION]
+        except OSError:
+            continue
+        if others:
+            folders.append((folder, others))
+    if not folders:
         return None
     from pathlib import Path
 
     from homeostat.core.pins import is_version
 
-    folder = versions_dir()
     pin = kb_pin(Path(root))
-    if pin is None or pin == VERSION or not is_version(pin) or pin not in others:
+    if pin is None or pin == VERSION or not is_version(pin):
         return None
-    runner = folder / pin / "bin" / "homeostat"
-    return runner if os.access(runner, os.X_OK) else None
+    for folder, others in folders:
+        runner = Path(folder) / pin / "bin" / "homeostat"
+        if pin in others and os.access(runner, os.X_OK):
+            return runner
+    return None
 
 
 def hand_over(runner: Path, args: list[str], stdin: bytes | None = None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
 from homeostat.cli import add_kb_option, kb_dir
@@ -28,6 +29,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    from homeostat.adapters.mcp_stdio import serve
     from homeostat.adapters.runner import hand_over, pinned_runner
     from homeostat.mcp_server import build_server
 
@@ -37,8 +39,15 @@ def run(args: argparse.Namespace) -> int:
     if runner is not None:  # the KB pins another installed version: serve with that one
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
     server = build_server(kb, checkout)
-    server.run("stdio")
-    return 0
+    serve(server)  # until stdin closes or SIGINT: both are how a client ends the session
+    # The client waits for the process to end (Claude Code, before it exits itself): every reply is
+    # out and every event written, so skip the teardown of the corpus and the modules it imported.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 def _checkout_kb(checkout: Path) -> str:

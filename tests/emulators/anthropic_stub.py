@@ -9,7 +9,11 @@ It serves three dialects on one port:
 - vertex:  POST /projects/{p}/locations/{l}/publishers/anthropic/models/{m}:rawPredict   (Bearer)
 
 A scripted answer becomes a JSON text block when the request asked for structured output, and the
-input of a `tool_use` block when the request offered tools, so one script serves every runtime.
+input of a `tool_use` block when the request offered tools, so one script serves every runtime. A
+request with `"stream": true` (the real Claude Code CLI's) is answered as the API streams: server-sent
+events, `message_start` to `message_stop`. `converse(fn)` answers from the whole request (`fn` sees the
+recorded request and returns content blocks), for a client that holds a conversation of its own.
+Every request is recorded, whatever its method or path, so a test can say what a client asked.
 
 `FakeClaude` drives `tests/fake_claude/claude` (a Python stand-in for `claude -p`) from a queue file
 and records each call's argv, stdin and environment names.
@@ -61,7 +65,7 @@ def planted_secret_values() -> list[str]:
 
 @dataclass(frozen=True)
 class Scripted:
-    kind: str  # answer, text, refusal, error
+    kind: str  # answer, text, refusal, error, blocks (payload: the content blocks, as sent)
     payload: Any = None
     status: int = 200
     headers: tuple[tuple[str, str], ...] = ()
@@ -98,6 +102,7 @@ class Recorded:
 
 
 Responder = Callable[[str, str], Any]
+Conversation = Callable[[Recorded], "Scripted | list[dict[str, Any]]"]
 
 
 @dataclass
@@ -105,6 +110,7 @@ class AnthropicStub:
     queue: deque[Scripted] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     responder: Responder | None = None  # answers by content once the queue is empty
+    conversation: Conversation | None = None  # answers from the whole request, before the queue
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -138,6 +144,13 @@ class AnthropicStub:
     def slow(self, seconds: float, value: Any) -> AnthropicStub:
         """An answer that arrives only after `seconds` (past the client's timeout, in tests)."""
         self.queue.append(Scripted("answer", value, delay=seconds))
+        return self
+
+    def converse(self, conversation: Conversation) -> AnthropicStub:
+        """Answer every Messages request from the request itself: `conversation(request)` returns the
+        content blocks to send (`{"type": "text", …}`, `{"type": "tool_use", …}`) or a `Scripted`.
+        For a real agent (Claude Code), whose requests carry the whole conversation so far."""
+        self.conversation = conversation
         return self
 
     def respond_with(self, responder: Responder) -> AnthropicStub:
@@ -182,6 +195,9 @@ class AnthropicStub:
         with self._lock:
             self.requests.append(request)
             self._count += 1
+            if self.conversation is not None and request.dialect is not None:
+                answer = self.conversation(request)
+                return answer if isinstance(answer, Scripted) else Scripted("blocks", answer)
             if self.queue:
                 return self.queue.popleft()
         if self.responder is None:
@@ -209,6 +225,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         return None
 
+    def do_GET(self) -> None:
+        self._other("GET")
+
+    def do_HEAD(self) -> None:
+        self._other("HEAD")
+
+    def _other(self, method: str) -> None:
+        """Anything but a Messages call is recorded (a client's side traffic) and answered 404."""
+        stub: AnthropicStub = self.server.stub  # type: ignore[attr-defined]
+        request = Recorded(method, self.path, {k.lower(): v for k, v in self.headers.items()}, "")
+        stub._take(request)
+        self._error(404, "no such route on the stub", request)
+
     def do_POST(self) -> None:
         stub: AnthropicStub = self.server.stub  # type: ignore[attr-defined]
         length = int(self.headers.get("content-length") or 0)
@@ -227,7 +256,24 @@ class _Handler(BaseHTTPRequestHandler):
             return None
         if scripted.kind == "error":
             return self._error(scripted.status, str(scripted.payload), request, scripted.headers)
-        self._send(200, _message(scripted, request, stub._count))
+        message = _message(scripted, request, stub._count)
+        if request.json.get("stream") is True:
+            return self._stream(message)
+        self._send(200, message)
+
+    def _stream(self, message: dict[str, Any]) -> None:
+        """The message as the Messages API streams it (server-sent events), one delta per block."""
+        chunks = b"".join(_event(event) for event in _stream_events(message))
+        try:
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("content-length", str(len(chunks)))
+            self.send_header("request-id", "req_stub")
+            self.end_headers()
+            self.wfile.write(chunks)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
 
     def _error(
         self, status: int, message: str, request: Recorded, headers: tuple[tuple[str, str], ...] = ()
@@ -263,11 +309,46 @@ def _authorized(request: Recorded) -> bool:
     return auth.startswith("Bearer ")
 
 
+def _event(event: dict[str, Any]) -> bytes:
+    return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+
+def _stream_events(message: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """message_start, then per block its start, one delta and its stop, then message_delta and stop."""
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "stop_sequence": None}
+    yield {"type": "message_start", "message": {**start, "usage": {**usage, "output_tokens": 1}}}
+    for index, block in enumerate(message["content"]):
+        kind = block["type"]
+        if kind == "text":
+            opened, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
+        elif kind == "tool_use":
+            opened = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        elif kind == "thinking":
+            opened = {"type": "thinking", "thinking": "", "signature": ""}
+            delta = {"type": "signature_delta", "signature": block["signature"]}
+        else:
+            raise ValueError(f"the stub cannot stream a {kind} block")
+        yield {"type": "content_block_start", "index": index, "content_block": opened}
+        yield {"type": "content_block_delta", "index": index, "delta": delta}
+        yield {"type": "content_block_stop", "index": index}
+    yield {
+        "type": "message_delta",
+        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+        "usage": {"output_tokens": usage["output_tokens"]},
+    }
+    yield {"type": "message_stop"}
+
+
 def _message(scripted: Scripted, request: Recorded, number: int) -> dict[str, Any]:
     body = request.json
     tools = body.get("tools") or []
     thinking = {"type": "thinking", "thinking": "", "signature": "stub-signature"}
-    if scripted.kind == "refusal":
+    if scripted.kind == "blocks":
+        content = list(scripted.payload)
+        stop = "tool_use" if any(block.get("type") == "tool_use" for block in content) else "end_turn"
+    elif scripted.kind == "refusal":
         content: list[dict[str, Any]] = [{"type": "text", "text": scripted.payload}]
         stop = "refusal"
     elif scripted.kind == "text":
