@@ -176,19 +176,15 @@ def outlook(rules: MergeRules, token: RunToken, *, asked_by_run: bool = False) -
         if bypass is True and rule_set.bypass_covers_checks:
             bypassed.append(rule_set.name)
             continue
-        if bypass is None and (rule_set.approvals or rule_set.checks or rule_set.builds):
-            uncertain.append(Gate(rule_set.name, "bypass-unknown", _unknown_bypass(rule_set, token)))
-        if bypass is not True:
+        if bypass is not True:  # the approvals stand, or may
             if rule_set.approvals is None:
-                uncertain.append(
-                    Gate(
-                        rule_set.name,
-                        "approvals-unknown",
-                        f"{rule_set.name}: the approvals it needs are not known",
-                    )
-                )
+                text = f"{rule_set.name}: the approvals it requires are not readable with this token"
+                uncertain.append(Gate(rule_set.name, "approvals-unknown", text))
             elif rule_set.approvals > 0 and bypass is False:
                 blocked.append(Gate(rule_set.name, "approvals", _approvals(rule_set)))
+            elif rule_set.approvals > 0:
+                uncertain.append(Gate(rule_set.name, "bypass-unknown", _unknown_bypass(rule_set, token)))
+        # Checks never block a token whose PRs start workflows: they run, and the run waits for them.
         if rule_set.checks and token.kind == "actions":
             blocked.append(Gate(rule_set.name, "checks-never-run", _never_run(rule_set)))
         else:
