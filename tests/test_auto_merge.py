@@ -470,3 +470,48 @@ def test_classic_protection_allowance_skips_approvals_not_checks() -> None:
     assert (look.blocked, look.waits_for) == ((), ("validate",))
     look = auto_merge.outlook(rules, auto_merge.RunToken("app", "the app token", 8))
     assert [gate.kind for gate in look.blocked] == ["approvals"]
+
+
+def test_bitbucket_doctor_fails_enforced_approvals_and_names_the_missing_bypass(
+    bb_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init_workflows(bb_world)
+    bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=1, builds=1)
+    bb_world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", bb_world.harness.token)
+    bb_world.monkeypatch.setenv("BITBUCKET_API_URL", bb_world.harness.api_url)
+    capsys.readouterr()
+    main(["doctor", "--kb", str(bb_world.work), "--format", "json"])
+    found = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["auto-merge"]
+    assert found["status"] == "fail"
+    assert "merge checks requires 1 approval, and nobody approves their own pull request" in found["message"]
+    assert found["fix"].startswith("Bitbucket has no bypass for merge checks")
+
+
+# --- what the adapters read ------------------------------------------------------------------------
+
+
+def test_github_merge_rules_as_an_admin_and_as_the_app(world: DailyWorld) -> None:
+    harness, repo = world.harness, world.kb_repo
+    harness.protect_branch(repo, "main", ("validate",), approvals=2, bypass_apps=(APP_ID,))
+    harness.add_ruleset(repo, "main", approvals=1, checks=("validate", "lint"), bypass_apps=(APP_ID,))
+    harness.add_ruleset(repo, "elsewhere", approvals=3, include=("refs/heads/release/*",))
+
+    as_admin = harness.adapter().merge_rules(repo, "main")
+    assert as_admin.complete
+    assert as_admin.rule_sets == (
+        RuleSet("branch protection", 2, ("validate",), bypass_apps=(APP_ID,), bypass_covers_checks=False),
+        RuleSet("ruleset 'main'", 1, ("validate", "lint"), bypass_apps=(APP_ID,), caller_bypasses=False),
+    )
+    as_app = harness.adapter(harness.app_token(APP_ID)).merge_rules(repo, "main")
+    assert not as_app.complete and "may not read branch protection" in as_app.note
+    assert as_app.rule_sets == (
+        RuleSet("branch protection", None, ("validate",), bypass_visible=False, bypass_covers_checks=False),
+        RuleSet("ruleset 'main'", 1, ("validate", "lint"), bypass_visible=False, caller_bypasses=True),
+    )
+
+
+def test_bitbucket_merge_rules_say_whether_they_are_enforced(bb_world: DailyWorld) -> None:
+    harness, repo = bb_world.harness, bb_world.kb_repo
+    harness.add_merge_checks(repo, "main", approvals=2, builds=1, enforced=False)
+    [rule_set] = harness.adapter().merge_rules(repo, "main").rule_sets
+    assert (rule_set.approvals, rule_set.builds, rule_set.enforced) == (2, 1, False)
