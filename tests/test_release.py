@@ -307,7 +307,7 @@ def test_the_release_workflow_tags_through_the_script_and_scopes_its_app_token()
     assert "--force" not in text and "x-access-token:" not in text
     [app] = [
         step
-        for job in yaml_load(text)["jobs"].values()
+        for job in yaml.safe_load(text)["jobs"].values()
         for step in job["steps"]
         if "create-github-app-token" in str(step.get("uses"))
     ]
@@ -315,7 +315,3 @@ def test_the_release_workflow_tags_through_the_script_and_scopes_its_app_token()
     assert sorted(app["with"]["repositories"].split(",")) == names
     assert {k for k in app["with"] if k.startswith("permission-")} == {"permission-contents"}
     assert "owner" not in app["with"]
-
-
-def yaml_load(text: str) -> dict:  # type: ignore[type-arg]
-    return yaml.safe_load(text)

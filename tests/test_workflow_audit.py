@@ -220,3 +220,19 @@ def test_the_app_token_action_is_the_one_the_release_pins() -> None:
 
     release = (REPO / ".github" / "workflows" / "release.yml").read_text()
     assert f"uses: {APP_TOKEN_ACTION}" in release
+
+
+def test_a_rerun_keeps_the_app_token_and_no_app_takes_it_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kb = init_kb(tmp_path, "kb", "--app")
+    daily = kb / ".github" / "workflows" / "homeostat-daily.yml"
+    with_app = daily.read_text()
+    capsys.readouterr()
+    assert main(["init", "--kb", str(kb), "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "kept" not in out and daily.read_text() == with_app
+    assert "put it on the bypass list of main's ruleset" in out  # the Next: steps for the app
+    assert main(["init", "--kb", str(kb), "--yes", "--force", "--no-app"]) == 0
+    assert "app-token" not in daily.read_text()
+    assert "token: ${{ secrets.HOMEOSTAT_GITHUB_TOKEN || github.token }}" in daily.read_text()
