@@ -515,3 +515,17 @@ def test_bitbucket_merge_rules_say_whether_they_are_enforced(bb_world: DailyWorl
     harness.add_merge_checks(repo, "main", approvals=2, builds=1, enforced=False)
     [rule_set] = harness.adapter().merge_rules(repo, "main").rule_sets
     assert (rule_set.approvals, rule_set.builds, rule_set.enforced) == (2, 1, False)
+
+
+def test_bitbucket_branch_protection_says_merge_checks_that_only_warn(
+    bb_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    init_workflows(bb_world)
+    bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=1, builds=1, enforced=False)
+    bb_world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", bb_world.harness.token)
+    bb_world.monkeypatch.setenv("BITBUCKET_API_URL", bb_world.harness.api_url)
+    capsys.readouterr()
+    main(["doctor", "--kb", str(bb_world.work), "--format", "json"])
+    found = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["branch-protection"]
+    assert found["status"] == "warn"
+    assert "its merge checks only warn" in found["message"]

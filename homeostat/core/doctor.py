@@ -206,6 +206,12 @@ def check_branch_protection(setup: Setup, config: Config) -> Finding:
     if not protection.known:
         return _warn(name, f"{branch} is protected, but the token cannot read the rule (it needs admin)", fix)
     gaps = _protection_gaps(protection, config.sources.host)
+    rules = host.merge_rules
+    if rules is not None and any(not rule_set.enforced for rule_set in rules.rule_sets):
+        gaps.append(
+            'its merge checks only warn: without "Prevent a merge with unresolved merge checks" (Bitbucket'
+            " Premium) anyone with write access merges past them"
+        )
     if gaps:
         return _warn(name, f"{branch} is protected, but {'; '.join(gaps)}", fix)
     checks = ", ".join(protection.required_checks)
