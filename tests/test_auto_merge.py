@@ -62,14 +62,18 @@ def one_confident_lesson(world: DailyWorld) -> None:
     )
 
 
-def daily_as(world: DailyWorld, token: str, capsys: pytest.CaptureFixture[str]) -> str:
-    """The daily run with `token` as the daily action passes it (HOMEOSTAT_GITHUB_TOKEN)."""
-    world.monkeypatch.setenv("HOMEOSTAT_GITHUB_TOKEN", token)
+def run_daily(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> str:
     capsys.readouterr()
     code = world.daily()
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
     return out.out
+
+
+def daily_as(world: DailyWorld, token: str, capsys: pytest.CaptureFixture[str]) -> str:
+    """The daily run with `token` as the daily action passes it (HOMEOSTAT_GITHUB_TOKEN)."""
+    world.monkeypatch.setenv("HOMEOSTAT_GITHUB_TOKEN", token)
+    return run_daily(world, capsys)
 
 
 def the_daily_pull(world: DailyWorld) -> Any:
@@ -329,16 +333,12 @@ def bb_world(
     return DailyWorld(bitbucket_harness, anthropic_stub, tmp_path, monkeypatch)
 
 
-def bb_lesson(world: DailyWorld) -> None:
-    one_confident_lesson(world)
-
-
-def bb_daily(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> str:
+def bb_doctor(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[str, str]]:
+    world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", world.harness.token)
+    world.monkeypatch.setenv("BITBUCKET_API_URL", world.harness.api_url)
     capsys.readouterr()
-    code = world.daily()
-    out = capsys.readouterr()
-    assert code == 0, out.out + out.err
-    return out.out
+    main(["doctor", "--kb", str(world.work), "--format", "json"])
+    return {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
 
 
 def bb_pull(world: DailyWorld) -> Any:
@@ -352,8 +352,8 @@ def test_bitbucket_enforced_approvals_block_the_daily_merge_and_it_says_so(
 ) -> None:
     init_workflows(bb_world)
     bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=1)
-    bb_lesson(bb_world)
-    bb_daily(bb_world, capsys)
+    one_confident_lesson(bb_world)
+    run_daily(bb_world, capsys)
     pull = bb_pull(bb_world)
     assert pull.state == "OPEN"
     [notice] = notices(bb_world)
@@ -367,8 +367,8 @@ def test_bitbucket_waits_for_the_pull_request_pipeline_and_merges(
 ) -> None:
     init_workflows(bb_world)  # bitbucket-pipelines.yml: validate on every pull request
     bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", builds=1)
-    bb_lesson(bb_world)
-    bb_daily(bb_world, capsys)
+    one_confident_lesson(bb_world)
+    run_daily(bb_world, capsys)
     pull = bb_pull(bb_world)
     assert pull.state == "MERGED"
     assert the_record(bb_world).outcome == "merged"
@@ -379,14 +379,10 @@ def test_bitbucket_merge_checks_that_are_not_enforced_only_warn(
 ) -> None:
     init_workflows(bb_world)
     bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=2, enforced=False)
-    bb_lesson(bb_world)
-    bb_daily(bb_world, capsys)
+    one_confident_lesson(bb_world)
+    run_daily(bb_world, capsys)
     assert bb_pull(bb_world).state == "MERGED"
-    bb_world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", bb_world.harness.token)
-    bb_world.monkeypatch.setenv("BITBUCKET_API_URL", bb_world.harness.api_url)
-    capsys.readouterr()
-    main(["doctor", "--kb", str(bb_world.work), "--format", "json"])
-    checks = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+    checks = bb_doctor(bb_world, capsys)
     assert checks["auto-merge"]["status"] == "ok"
     assert "merge checks only warn (nothing enforces them)" in checks["auto-merge"]["message"]
 
@@ -477,11 +473,7 @@ def test_bitbucket_doctor_fails_enforced_approvals_and_names_the_missing_bypass(
 ) -> None:
     init_workflows(bb_world)
     bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=1, builds=1)
-    bb_world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", bb_world.harness.token)
-    bb_world.monkeypatch.setenv("BITBUCKET_API_URL", bb_world.harness.api_url)
-    capsys.readouterr()
-    main(["doctor", "--kb", str(bb_world.work), "--format", "json"])
-    found = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["auto-merge"]
+    found = bb_doctor(bb_world, capsys)["auto-merge"]
     assert found["status"] == "fail"
     assert "merge checks requires 1 approval, and nobody approves their own pull request" in found["message"]
     assert found["fix"].startswith("Bitbucket has no bypass for merge checks")
@@ -522,10 +514,6 @@ def test_bitbucket_branch_protection_says_merge_checks_that_only_warn(
 ) -> None:
     init_workflows(bb_world)
     bb_world.harness.add_merge_checks(bb_world.kb_repo, "main", approvals=1, builds=1, enforced=False)
-    bb_world.monkeypatch.setenv("HOMEOSTAT_BITBUCKET_TOKEN", bb_world.harness.token)
-    bb_world.monkeypatch.setenv("BITBUCKET_API_URL", bb_world.harness.api_url)
-    capsys.readouterr()
-    main(["doctor", "--kb", str(bb_world.work), "--format", "json"])
-    found = {c["check"]: c for c in json.loads(capsys.readouterr().out)["checks"]}["branch-protection"]
+    found = bb_doctor(bb_world, capsys)["branch-protection"]
     assert found["status"] == "warn"
     assert "its merge checks only warn" in found["message"]
