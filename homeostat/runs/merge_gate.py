@@ -70,7 +70,10 @@ def after_refusal(
         return refused
     look = outlook(rules, token, asked_by_run=True)
     if _worth_waiting(look, refused.reason) and wait.seconds > 0:
-        failed = wait_for_checks(host, repo, head, look, wait)
+        try:
+            failed = wait_for_checks(host, repo, head, look, wait)
+        except HomeostatError as exc:
+            failed = f"its checks could not be read ({exc})"
         if not failed:
             merged = merge(head)
             if merged.merged:
@@ -90,36 +93,40 @@ def _worth_waiting(look: Outlook, reason: str) -> bool:
 
 
 def wait_for_checks(host: CodeHost, repo: RepoRef, sha: str, look: Outlook, wait: CheckWait) -> str:
-    """ "" once every required check passed on `sha`, else what went wrong."""
+    """The empty string once every required check passed on `sha`, else what went wrong."""
     start = wait.clock()
     while True:
         states = host.commit_checks(repo, sha)
-        failed = [name for name in look.waits_for if states.get(name) is CheckState.FAILURE]
-        if look.builds:  # Bitbucket: no build may have failed
-            failed += [name for name, state in states.items() if state is CheckState.FAILURE]
-        if failed:
-            return f"{_names(sorted(set(failed)))} failed on {sha[:12]}"
-        passing = sum(1 for state in states.values() if state is CheckState.SUCCESS)
-        missing = [name for name in look.waits_for if name not in states]
-        if (
-            not missing
-            and passing >= look.builds
-            and all(states[name] is CheckState.SUCCESS for name in look.waits_for)
-        ):
-            return ""
+        verdict = _checks_verdict(states, look, sha)
+        if verdict is not None:
+            return verdict
         waited = wait.clock() - start
-        if (missing or (look.builds and not states)) and waited >= wait.appear:
-            if not missing:
-                return f"no build reported on {sha[:12]} within {wait.appear:.0f}s (does a pipeline run on pull requests?)"
+        missing = [name for name in look.waits_for if name not in states]
+        if missing and waited >= wait.appear:
             return (
-                f"no workflow reported {_names(missing)} on {sha[:12]} within {wait.appear:.0f}s (is there a job"
-                " of that name on pull_request?)"
+                f"no workflow reported {_names(missing)} on {sha[:12]} within {wait.appear:.0f}s (is there a"
+                " job of that name on pull_request?)"
             )
+        if look.builds and not states and waited >= wait.appear:
+            return f"no build reported on {sha[:12]} within {wait.appear:.0f}s (does a pipeline run on pull requests?)"
         if waited + wait.interval > wait.seconds:
             return (
                 f"the required checks did not pass on {sha[:12]} within {wait.seconds:.0f}s ({WAIT_VARIABLE})"
             )
         wait.sleep(wait.interval)
+
+
+def _checks_verdict(states: Mapping[str, CheckState], look: Outlook, sha: str) -> str | None:
+    """ "" when the required checks (and Bitbucket's passing builds) are all in, the failure when one
+    failed, None while some are still to come."""
+    failed = [name for name in look.waits_for if states.get(name) is CheckState.FAILURE]
+    if look.builds:  # Bitbucket: no build may have failed
+        failed += [name for name, state in states.items() if state is CheckState.FAILURE]
+    if failed:
+        return f"{_names(sorted(set(failed)))} failed on {sha[:12]}"
+    named = all(states.get(name) is CheckState.SUCCESS for name in look.waits_for)
+    passing = sum(1 for state in states.values() if state is CheckState.SUCCESS)
+    return "" if named and passing >= look.builds else None
 
 
 def _names(names: list[str]) -> str:
