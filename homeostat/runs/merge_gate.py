@@ -117,8 +117,8 @@ def wait_for_checks(host: CodeHost, repo: RepoRef, sha: str, look: Outlook, wait
 
 
 def _checks_verdict(states: Mapping[str, CheckState], look: Outlook, sha: str) -> str | None:
-    """ "" when the required checks (and Bitbucket's passing builds) are all in, the failure when one
-    failed, None while some are still to come."""
+    """The empty string when the required checks (and Bitbucket's passing builds) are all in, the
+    failure when one failed, None while some are still to come."""
     failed = [name for name in look.waits_for if states.get(name) is CheckState.FAILURE]
     if look.builds:  # Bitbucket: no build may have failed
         failed += [name for name, state in states.items() if state is CheckState.FAILURE]
