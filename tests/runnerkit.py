@@ -2,12 +2,12 @@
 
     runner_checkout(repo_url, dest, runner_temp, token=t, server=url, layout="v7")
 
-- "v7" (v6 and later, what the templates pin): the token is only in
+- "v7" (v6 and later, with its default persist-credentials): the token is only in
   `$RUNNER_TEMP/git-credentials-<id>.config`, which `.git/config` includes for this gitdir (and for
   the `/github/workspace` path a Docker action would see), so a container that does not mount
   `$RUNNER_TEMP` has no credential;
 - "v4": the header is persisted in `.git/config` itself, which the container does see;
-- "none": `persist-credentials: false`, no credential anywhere.
+- "none": `persist-credentials: false` (what the templates set), no credential anywhere.
 """
 
 from __future__ import annotations

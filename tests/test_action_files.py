@@ -42,7 +42,7 @@ PIPE_FILES = sorted((REPO / "actions").glob("*/pipe.yml"))
 DOCS = REPO / "docs" / "actions.md"
 DOCKERFILE = REPO / "Dockerfile"
 LOCK = REPO / "requirements.lock"
-SCRIPTS = sorted((REPO / "actions").glob("_shared/*.sh"))
+SCRIPTS = sorted([*(REPO / "actions").glob("_shared/*.sh"), *(REPO / ".github").glob("*.sh")])
 
 
 def tool(name: str) -> Path:

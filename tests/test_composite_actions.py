@@ -313,7 +313,7 @@ def test_daily_action_writes_outputs_a_summary_and_notices(daily_world, git_http
         tmp_path / "runner-temp",
         token=world.harness.token,
         server=git_http.url,
-        layout="v7",
+        layout="none",  # persist-credentials: false, as the templates check out
     )
     env = daily_env(world, git_http.url) | direct()
     run = run_action(DAILY_ACTION, workspace, tmp_path, {"token": world.harness.token}, env)

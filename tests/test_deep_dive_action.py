@@ -31,7 +31,7 @@ def workspace(dd: DeepDiveWorld, git_http, tmp_path: Path) -> Path:  # type: ign
         tmp_path / "runner-temp",
         token=dd.world.harness.token,
         server=git_http.url,
-        layout="v7",
+        layout="none",  # persist-credentials: false, as the templates check out
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import yaml
 from actionkit import run_action
 
 from homeostat import VERSION
@@ -236,3 +238,80 @@ def test_renovate_waits_three_days_and_pins_actions_to_digests() -> None:
         text=True,
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# --- the release's tags -------------------------------------------------------------------------------
+
+RELEASE_TAGS = REPO / ".github" / "release-tags.sh"
+
+
+@pytest.fixture
+def tag_server(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """homeostat/daily as a bare repo behind a git server whose pushes need the token `tok-1`,
+    released once at 0.2.0 (so the moving tag v0.2 exists), with a work clone one commit ahead."""
+    from emulators.git_http import GitHttpServer
+
+    root = tmp_path / "server"
+    bare = root / "homeostat" / "daily.git"
+    git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(bare))
+    seed = tmp_path / "seed"
+    git(tmp_path, "init", "--quiet", "--initial-branch=main", str(seed))
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    git(seed, *identity, "commit", "--quiet", "--allow-empty", "-m", "0.2.0")
+    git(seed, "tag", "v0.2.0")
+    git(seed, "tag", "v0.2")
+    git(seed, "push", "--quiet", str(bare), "main", "v0.2.0", "v0.2")
+    server = GitHttpServer(root, {"tok-1"})
+    yield server, bare, identity
+    server.close()
+
+
+def release_tags(cwd: Path, *args: str, token: str = "tok-1") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {"GH_TOKEN": token}
+    command = ["bash", str(RELEASE_TAGS), *args]
+    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_a_release_makes_the_exact_tag_once_and_moves_the_moving_tag(tag_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    server, bare, identity = tag_server
+    url = server.repo_url("homeostat", "daily")
+    work = tmp_path / "work"
+    cloned = release_tags(tmp_path, "clone", url, str(work))
+    assert cloned.returncode == 0, cloned.stderr
+    assert "tok-1" not in (work / ".git" / "config").read_text()  # the token never lands on disk
+    git(work, *identity, "commit", "--quiet", "--allow-empty", "-m", "0.2.1")
+    head = git(work, "rev-parse", "HEAD").strip()
+
+    done = release_tags(work, url, "0.2.1", "main")
+    assert done.returncode == 0, done.stderr
+    assert git(bare, "rev-parse", "v0.2.1^{commit}", "v0.2^{commit}", "main").split() == [head] * 3
+    assert all(r.user == "x-access-token" for r in server.pushes())
+
+    # A rerun (or a second release of the same version) moves nothing: the exact tag is never moved.
+    git(work, *identity, "commit", "--quiet", "--allow-empty", "-m", "again")
+    again = release_tags(work, url, "0.2.1", "main")
+    assert again.returncode == 1
+    assert "v0.2.1 already exists; a released tag is never moved" in again.stderr
+    assert git(bare, "rev-parse", "v0.2.1^{commit}", "v0.2^{commit}", "main").split() == [head] * 3
+
+
+def test_a_release_refuses_a_version_that_is_not_exact(tag_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    server, _bare, _identity = tag_server
+    done = release_tags(tmp_path, server.repo_url("homeostat", "daily"), "0.2")
+    assert done.returncode == 2 and "0.2 is not an exact version X.Y.Z" in done.stderr
+
+
+def test_the_release_workflow_tags_through_the_script_and_scopes_its_app_token() -> None:
+    """No `--force` push, no token in a URL, and the app token reaches exactly the per-action repos."""
+    text = (REPO / ".github" / "workflows" / "release.yml").read_text(encoding="utf-8")
+    assert "--force" not in text and "x-access-token:" not in text
+    [app] = [
+        step
+        for job in yaml.safe_load(text)["jobs"].values()
+        for step in job["steps"]
+        if "create-github-app-token" in str(step.get("uses"))
+    ]
+    names = sorted(p.parent.name for p in (REPO / "actions").glob("*/action.yml"))
+    assert sorted(app["with"]["repositories"].split(",")) == names
+    assert {k for k in app["with"] if k.startswith("permission-")} == {"permission-contents"}
+    assert "owner" not in app["with"]

@@ -26,16 +26,19 @@ from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transie
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
+    CheckState,
     CodeHost,
     CommentRef,
     HostKind,
     MergedPull,
     MergeResult,
+    MergeRules,
     PullInfo,
     PullState,
     RepoRef,
     ReviewComment,
     ReviewThread,
+    RuleSet,
     TokenReach,
     comment_url,
     pull_url,
@@ -482,6 +485,33 @@ def restriction_applies(restriction: Json, branch: str) -> bool:
     return re.fullmatch(regex, branch) is not None
 
 
+def merge_checks_of(branch: str, restrictions: Sequence[Json]) -> tuple[RuleSet, ...]:
+    """The merge checks that apply to `branch`, as one rule set (Bitbucket keeps one per branch)."""
+    applying = [r for r in restrictions if restriction_applies(r, branch)]
+    kinds = {str(r.get("kind")) for r in applying}
+    reviews = [int(r.get("value") or 0) for r in applying if r.get("kind") in _RESTRICTION_REVIEW_KINDS]
+    builds = [
+        int(r.get("value") or 0) for r in applying if r.get("kind") == "require_passing_builds_to_merge"
+    ]
+    if not reviews and not builds:
+        return ()
+    return (
+        RuleSet(
+            "merge checks",
+            approvals=max(reviews, default=0),
+            builds=max(builds, default=0),
+            enforced="enforce_merge_checks" in kinds,
+            bypass_visible=False,
+        ),
+    )
+
+
+def _build_state(state: str) -> CheckState:
+    if state == "SUCCESSFUL":
+        return CheckState.SUCCESS
+    return CheckState.PENDING if state == "INPROGRESS" else CheckState.FAILURE
+
+
 def protection_from(branch: str, restrictions: Sequence[Json]) -> BranchProtection:
     applying = [r for r in restrictions if restriction_applies(r, branch)]
     kinds = {str(r.get("kind")) for r in applying}
@@ -870,6 +900,26 @@ class BitbucketHost:
         except ForbiddenError:
             return BranchProtection(branch=branch, protected=False, known=False)
         return protection_from(branch, restrictions)
+
+    def merge_rules(self, repo: RepoRef, branch: str) -> MergeRules:
+        """The merge checks of the branch restrictions on `branch`. They block a merge only with
+        "Prevent a merge with unresolved merge checks" (`enforce_merge_checks`, Bitbucket Premium);
+        otherwise they warn in the UI and the merge goes through. Bitbucket has no bypass list."""
+        path = f"{self._repo_path(repo)}/branch-restrictions"
+        try:
+            restrictions = list(self.api.pages(path, {"pagelen": 100}))
+        except ForbiddenError:
+            note = "the token may not read the branch restrictions (it takes repository admin)"
+            return MergeRules(branch, complete=False, note=note)
+        return MergeRules(branch, merge_checks_of(branch, restrictions))
+
+    def commit_checks(self, repo: RepoRef, sha: str) -> dict[str, CheckState]:
+        """The build statuses on `sha` by key (Pipelines reports one per pipeline run)."""
+        path = f"{self._repo_path(repo)}/commit/{sha}/statuses"
+        states: dict[str, CheckState] = {}
+        for status in self.api.pages(path, {"pagelen": 100}):
+            states[str(status.get("key"))] = _build_state(str(status.get("state")))
+        return states
 
     def token_reach(self, repo: RepoRef) -> TokenReach:
         response = self.api.call("GET", "user")

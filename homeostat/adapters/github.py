@@ -44,16 +44,19 @@ from homeostat.adapters.http_retry import (
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
+    CheckState,
     CodeHost,
     CommentRef,
     HostKind,
     MergedPull,
     MergeResult,
+    MergeRules,
     PullInfo,
     PullState,
     RepoRef,
     ReviewComment,
     ReviewThread,
+    RuleSet,
     TokenReach,
 )
 from homeostat.errors import AuthError, ConfigError, HostError
@@ -388,6 +391,115 @@ class GitHubHost:
         return self._call(
             f"read protection of {branch} in {repo.full_name}", "administration:read", operation
         )
+
+    def merge_rules(self, repo: RepoRef, branch: str) -> MergeRules:
+        """Classic branch protection and every active ruleset on `branch`, each with its bypass list.
+
+        Protection's details take admin: without it, the required checks still show on the branch
+        (any reader sees them) but the approvals do not. Rulesets' rules show to any reader
+        (`/rules/branches/…`); each ruleset says whether the asking token may bypass it
+        (`current_user_can_bypass`), and shows its bypass list to admins only."""
+
+        def operation(_attempt: int) -> MergeRules:
+            sets: list[RuleSet] = []
+            notes: list[str] = []
+            classic = self._classic_rules(repo, branch)
+            if classic is not None:
+                sets.append(classic)
+                if classic.approvals is None:
+                    notes.append("the token may not read branch protection (it takes admin)")
+            rulesets, note = self._rulesets(repo, branch)
+            sets += rulesets
+            notes += [note] if note else []
+            return MergeRules(branch, tuple(sets), complete=not notes, note="; ".join(notes))
+
+        return self._call(f"read the merge rules of {branch} in {repo.full_name}", "metadata:read", operation)
+
+    def _classic_rules(self, repo: RepoRef, branch: str) -> RuleSet | None:
+        path = f"{_repo_path(repo)}/branches/{quote(branch, safe='')}"
+        try:
+            _headers, data = self._gh.requester.requestJsonAndCheck("GET", f"{path}/protection")
+        except GithubException as exc:
+            if exc.status == 404 and _message(exc).lower() == "branch not protected":
+                return None
+            if exc.status not in (403, 404) or _transient(exc) is not None:
+                raise
+            _headers, seen = self._gh.requester.requestJsonAndCheck("GET", path)
+            if not (isinstance(seen, dict) and seen.get("protected")):
+                return None
+            status = (seen.get("protection") or {}).get("required_status_checks") or {}
+            checks = tuple(str(name) for name in status.get("contexts") or [])
+            return RuleSet(
+                "branch protection", None, checks, bypass_visible=False, bypass_covers_checks=False
+            )
+        body = data if isinstance(data, dict) else {}
+        protection = _protection(branch, body)
+        reviews = body.get("required_pull_request_reviews") or {}
+        allowances = reviews.get("bypass_pull_request_allowances") or {}
+        apps = tuple(
+            int(app["id"]) for app in allowances.get("apps") or [] if isinstance(app, dict) and "id" in app
+        )
+        return RuleSet(
+            "branch protection",
+            protection.required_reviews,
+            protection.required_checks,
+            bypass_apps=apps,
+            bypass_covers_checks=False,
+        )
+
+    def _rulesets(self, repo: RepoRef, branch: str) -> tuple[list[RuleSet], str]:
+        try:
+            rules = list(self._pages(f"{_repo_path(repo)}/rules/branches/{quote(branch, safe='')}"))
+        except GithubException as exc:
+            if exc.status not in (403, 404) or _transient(exc) is not None:
+                raise
+            return [], f"GitHub did not list the rulesets on {branch} ({exc.status})"
+        by_id: dict[int, list[Mapping[str, Any]]] = {}
+        for rule in rules:
+            by_id.setdefault(int(rule.get("ruleset_id") or 0), []).append(rule)
+        found = []
+        for ruleset_id, ruleset_rules in sorted(by_id.items()):
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"{_repo_path(repo)}/rulesets/{ruleset_id}"
+            )
+            found.append(_ruleset(ruleset_id, ruleset_rules, data if isinstance(data, dict) else {}))
+        return found, ""
+
+    def repo_variable(self, repo: RepoRef, name: str) -> str | None:
+        """An Actions variable of the repo (`vars.NAME`), or None when it is not set. Reading one takes
+        admin (or a fine-grained token's variables:read)."""
+
+        def operation(_attempt: int) -> str | None:
+            path = f"{_repo_path(repo)}/actions/variables/{quote(name, safe='')}"
+            try:
+                _headers, data = self._gh.requester.requestJsonAndCheck("GET", path)
+            except UnknownObjectException:
+                return None
+            return (
+                str(data.get("value")) if isinstance(data, dict) and data.get("value") is not None else None
+            )
+
+        return self._call(f"read the variable {name} of {repo.full_name}", "variables:read", operation)
+
+    def commit_checks(self, repo: RepoRef, sha: str) -> dict[str, CheckState]:
+        """Check runs (what Actions jobs report) and commit statuses (what other CI posts) on `sha`."""
+
+        def operation(_attempt: int) -> dict[str, CheckState]:
+            states: dict[str, CheckState] = {}
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"{_repo_path(repo)}/commits/{sha}/status", parameters={"per_page": _PER_PAGE}
+            )
+            for status in (data or {}).get("statuses") or []:
+                states[str(status.get("context"))] = _status_state(str(status.get("state")))
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", f"{_repo_path(repo)}/commits/{sha}/check-runs", parameters={"per_page": _PER_PAGE}
+            )
+            runs = sorted((data or {}).get("check_runs") or [], key=lambda run: int(run.get("id") or 0))
+            for run in runs:
+                states[str(run.get("name"))] = _run_state(run)
+            return states
+
+        return self._call(f"read the checks of {sha[:12]} in {repo.full_name}", "checks:read", operation)
 
     def token_reach(self, repo: RepoRef) -> TokenReach:
         """Who the token is (`/user`), its classic scopes (`X-OAuth-Scopes`, absent for fine-grained and
@@ -755,4 +867,45 @@ def _protection(branch: str, data: Any) -> BranchProtection:
         required_reviews=int(reviews.get("required_approving_review_count") or 0),
         required_checks=tuple(dict.fromkeys(contexts)),
         allows_force_push=bool(force.get("enabled")),
+    )
+
+
+def _ruleset(ruleset_id: int, rules: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> RuleSet:
+    approvals, checks = 0, []
+    for rule in rules:
+        parameters = rule.get("parameters") or {}
+        if rule.get("type") == "pull_request":
+            approvals = max(approvals, int(parameters.get("required_approving_review_count") or 0))
+        elif rule.get("type") == "required_status_checks":
+            checks += [str(item.get("context")) for item in parameters.get("required_status_checks") or []]
+    actors = data.get("bypass_actors")
+    apps = tuple(
+        int(actor["actor_id"])
+        for actor in actors or []
+        if isinstance(actor, dict) and actor.get("actor_type") == "Integration" and actor.get("actor_id")
+    )
+    bypass = data.get("current_user_can_bypass")
+    return RuleSet(
+        f"ruleset {str(data.get('name') or ruleset_id)!r}",
+        approvals,
+        tuple(dict.fromkeys(checks)),
+        bypass_apps=apps,
+        bypass_visible=isinstance(actors, list),
+        caller_bypasses=None if bypass is None else bypass in ("always", "pull_requests_only", "exempt"),
+    )
+
+
+def _status_state(state: str) -> CheckState:
+    if state == "success":
+        return CheckState.SUCCESS
+    return CheckState.PENDING if state == "pending" else CheckState.FAILURE
+
+
+def _run_state(run: Mapping[str, Any]) -> CheckState:
+    if run.get("status") != "completed":
+        return CheckState.PENDING
+    return (
+        CheckState.SUCCESS
+        if run.get("conclusion") in ("success", "neutral", "skipped")
+        else CheckState.FAILURE
     )

@@ -36,6 +36,7 @@ from homeostat.core.secrets import redacted
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
+from homeostat.runs.merge_gate import check_wait_from_env
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -120,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             notifier=notifier,
             notifier_missing=missing,
             kb=kb,
+            check_wait=check_wait_from_env(env),
         )
         return _publish(run_daily(deps, options), options, stats, out)
 

@@ -29,22 +29,29 @@ from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import CONFIG_FILE, load_config, load_kb
 from homeostat.core.scaffold import (
+    ACTIONS_REPO,
+    APP_ID_VARIABLE,
+    APP_KEY_SECRET,
     CI_TEMPLATES,
     CORE_README,
     CORE_README_TEXT,
     GITIGNORE,
+    CiOptions,
     FilePlan,
     InitAnswers,
     Outcome,
+    app_repos,
     check_answers,
     merged_gitignore,
     parse_member,
     parse_repo,
     pin_config_version,
+    pinned_commits,
     plan_files,
     render_ci,
     render_config,
     spread_schedules,
+    uses_app_token,
 )
 from homeostat.errors import ConfigError, HomeostatError
 
@@ -92,6 +99,24 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--yes", "-y", action="store_true", help="ask nothing: take the flags as they are")
     parser.add_argument(
+        "--app",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=(
+            "GitHub: the daily, deep-dive and review-merge workflows take a GitHub App token (app id in"
+            f" vars.{APP_ID_VARIABLE}, key in secrets.{APP_KEY_SECRET}), so their PRs run the required"
+            " checks and the app can bypass the branch's ruleset (default: as the workflows already are)"
+        ),
+    )
+    parser.add_argument(
+        "--pin-actions",
+        choices=("tag", "sha"),
+        help=(
+            "GitHub: pin Homeostat's actions by their exact release tag, or by its commit with the version"
+            " in a comment (sha asks the server once; default: as the workflows already are, else tag)"
+        ),
+    )
+    parser.add_argument(
         "--create-schedules",
         action="store_true",
         help="Bitbucket: create the daily and weekly schedules through the Pipelines API",
@@ -107,7 +132,8 @@ def run(args: argparse.Namespace) -> int:
     ask = input if _interactive(args) else None
     left = left_unfinished(root)  # what a run that crashed wrote is init's to redo, not yours to keep
     config_plan, config = _config_plan(root, args, ask, left)
-    plans = [config_plan, *_other_plans(root, config, force=args.force, left=left)]
+    options = _ci_options(root, config, args)
+    plans = [config_plan, *_other_plans(root, config, options, force=args.force, left=left)]
     plans = _confirmed(plans, ask)
     _write(root, {plan.path: plan.text for plan in plans if plan.writes})
     schedules: list[dict[str, str]] = []
@@ -119,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(_json(root, config, plans, schedules, findings))
     else:
-        _print_text(root, config, plans, schedules, findings, args.create_schedules)
+        _print_text(root, config, plans, schedules, findings, args.create_schedules, options.app)
     return 0
 
 
@@ -293,10 +319,40 @@ def template_text(source: str) -> str:
     return (resources.files("homeostat") / "templates" / "workflows" / source).read_text(encoding="utf-8")
 
 
-def _other_plans(root: Path, config: Config, *, force: bool, left: frozenset[str]) -> list[FilePlan]:
+def _ci_options(root: Path, config: Config, args: argparse.Namespace) -> CiOptions:
+    """--app and --pin-actions, else what the workflows on disk already do (so a rerun keeps them)."""
+    if config.sources.host != "github":
+        if args.app or args.pin_actions == "sha":
+            raise ConfigError("--app and --pin-actions sha are for GitHub workflows; this KB is on Bitbucket")
+        return CiOptions()
+    current = {t.target: text for t in CI_TEMPLATES["github"] if (text := _read(root / t.target)) is not None}
+    app = args.app if args.app is not None else any(uses_app_token(text) for text in current.values())
+    pinned = pinned_commits(current)
+    form = args.pin_actions or ("sha" if pinned else "tag")
+    commit = ""
+    if form == "sha":
+        commit = pinned.get(VERSION) or _release_commit()
+    repos: tuple[str, ...] = ()
+    if app:
+        from homeostat.runs.curate import kb_repo_ref
+
+        kb = kb_repo_ref(config, work_tree.origin_url(root))
+        repos = app_repos(config, (kb.owner, kb.name) if kb is not None else None)
+    return CiOptions(app=app, app_repos=repos, action_commit=commit)
+
+
+def _release_commit() -> str:
+    from homeostat.adapters.action_pins import release_commit
+
+    return release_commit(ACTIONS_REPO, f"v{VERSION}")
+
+
+def _other_plans(
+    root: Path, config: Config, options: CiOptions, *, force: bool, left: frozenset[str]
+) -> list[FilePlan]:
     host = config.sources.host
     generated = {
-        template.target: render_ci(template, template_text(template.source), config, VERSION)
+        template.target: render_ci(template, template_text(template.source), config, VERSION, options)
         for template in CI_TEMPLATES[host]
     }
     codeowners = default_path(host)
@@ -350,6 +406,7 @@ def _print_text(
     schedules: list[dict[str, str]],
     errors: list[str],
     created_schedules: bool,
+    app: bool = False,
 ) -> None:
     host, base = config.sources.host, config.sources.base_branch
     print(f"homeostat init: {root} ({host}, base branch {base}, Homeostat {VERSION})")
@@ -365,7 +422,7 @@ def _print_text(
     print(f"validate: {len(errors)} error{'s' if len(errors) != 1 else ''}")
     for error in errors:
         print(f"  {error}")
-    for line in _next_steps(config, created_schedules):
+    for line in _next_steps(config, created_schedules, app):
         print(line)
 
 
@@ -373,7 +430,7 @@ def _indented(text: str) -> str:
     return "".join(f"      {line}" for line in text.splitlines(keepends=True))
 
 
-def _next_steps(config: Config, created_schedules: bool) -> list[str]:
+def _next_steps(config: Config, created_schedules: bool, app: bool = False) -> list[str]:
     base = config.sources.base_branch
     steps = ["Next:", "  - commit and push these files to the KB repo"]
     repos = ", ".join(repo.name for repo in config.repos) or "the code repos, once listed"
@@ -387,6 +444,7 @@ def _next_steps(config: Config, created_schedules: bool) -> list[str]:
             f" requests of {repos} (the workflows' own GITHUB_TOKEN reads only this KB repo)"
         )
         steps.append(f"  - protect {base}: require pull requests and the `validate` status check")
+        steps.append(_auto_merge_step(base, app))
     else:
         steps.append(
             "  - store HOMEOSTAT_BITBUCKET_TOKEN and ANTHROPIC_API_KEY (or your runtime's credential) as"
@@ -412,6 +470,20 @@ def _next_steps(config: Config, created_schedules: bool) -> list[str]:
             )
     steps.append("  - choose agents.runtime and agents.model in homeostat.yaml, then run `homeostat doctor`")
     return steps
+
+
+def _auto_merge_step(base: str, app: bool) -> str:
+    if app:
+        return (
+            f"  - create the GitHub App (contents and pull requests: read and write), install it on the KB repo"
+            f" and the code repos, store its id as the variable {APP_ID_VARIABLE} and its key as the secret"
+            f" {APP_KEY_SECRET}, and put it on the bypass list of {base}'s ruleset (docs/setup.md, \"Auto-merge"
+            ' and branch protection")'
+        )
+    return (
+        f"  - to let the daily run merge past a protected {base} (approvals, required checks), rerun with"
+        " --app: the workflow's own token can bypass no rule, and its PRs start no check (docs/setup.md)"
+    )
 
 
 def _json(

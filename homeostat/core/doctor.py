@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from homeostat.core import auto_merge
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Runtime
-from homeostat.core.hosts import BranchProtection, TokenReach
+from homeostat.core.hosts import BranchProtection, MergeRules, TokenReach
 from homeostat.core.pins import Pin, find_pins
 from homeostat.core.scaffold import CI_TEMPLATES
 
@@ -52,6 +53,10 @@ class HostFacts:
     reach_error: str = ""
     visibility: str = ""
     visibility_error: str = ""
+    merge_rules: MergeRules | None = None
+    merge_rules_error: str = ""
+    app_id: int | None = None  # the daily workflow's app, from the variable its `app-id:` names
+    app_id_error: str = ""
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,7 @@ def diagnose(setup: Setup) -> list[Finding]:
     found += [
         check_host_access(setup),
         check_branch_protection(setup, config),
+        check_auto_merge(setup, config),
         check_token_reach(setup),
         check_visibility(setup, config),
         check_pins(setup),
@@ -200,10 +206,63 @@ def check_branch_protection(setup: Setup, config: Config) -> Finding:
     if not protection.known:
         return _warn(name, f"{branch} is protected, but the token cannot read the rule (it needs admin)", fix)
     gaps = _protection_gaps(protection, config.sources.host)
+    rules = host.merge_rules
+    if rules is not None and any(not rule_set.enforced for rule_set in rules.rule_sets):
+        gaps.append(
+            'its merge checks only warn: without "Prevent a merge with unresolved merge checks" (Bitbucket'
+            " Premium) anyone with write access merges past them"
+        )
     if gaps:
         return _warn(name, f"{branch} is protected, but {'; '.join(gaps)}", fix)
     checks = ", ".join(protection.required_checks)
     return _ok(name, f"{branch} is protected: {protection.required_reviews} approval(s), checks: {checks}")
+
+
+def check_auto_merge(setup: Setup, config: Config) -> Finding:
+    """Whether the daily run's token can merge its own PRs past the base branch's live rules."""
+    name, host = "auto-merge", setup.host
+    rules = host.merge_rules
+    if host.unavailable or rules is None:
+        reason = host.unavailable or host.merge_rules_error or "no answer"
+        return _warn(name, f"not checked ({reason})", "rerun doctor with the host token set")
+    token = run_token(setup, config)
+    look = auto_merge.outlook(rules, token)
+    merges_unread = bool(config.scoring.auto_merge.areas)
+    if look.blocked:
+        message = auto_merge.summary(look, token) + "; "
+        message += (
+            "every lesson it would merge waits for a person instead"
+            if merges_unread
+            else "its reconfirmations, retirements and flags wait for a person (scoring.autoMerge lists no area)"
+        )
+        fix = auto_merge.fix(look, token, config.sources.host)
+        return _fail(name, message, fix) if merges_unread else _warn(name, message, fix)
+    if look.uncertain:
+        detail = f" ({host.app_id_error})" if host.app_id_error else ""
+        return _warn(
+            name, auto_merge.summary(look, token) + detail, auto_merge.fix(look, token, config.sources.host)
+        )
+    message = auto_merge.summary(look, token)
+    if token.or_actions:
+        fallback = auto_merge.outlook(rules, auto_merge.RunToken("actions", "the workflow's GITHUB_TOKEN"))
+        if fallback.blocked:
+            return _warn(
+                name,
+                f"{message}; but while that secret is unset the run uses the workflow's GITHUB_TOKEN, and then"
+                f" {'; '.join(gate.text for gate in fallback.blocked)}",
+                auto_merge.fix(fallback, auto_merge.RunToken("actions", ""), config.sources.host),
+            )
+    if rules.note and not rules.complete:
+        message += f" (as far as the token could read: {rules.note})"
+    return _ok(name, message)
+
+
+def run_token(setup: Setup, config: Config) -> auto_merge.RunToken:
+    """The daily workflow's token, with the app id doctor found for it."""
+    token = auto_merge.daily_token(setup.files, config.sources.host)
+    if token.kind == "app" and token.app_id is None and setup.host.app_id is not None:
+        return auto_merge.RunToken(token.kind, token.source, setup.host.app_id, token.app_variable)
+    return token
 
 
 def _protection_gaps(protection: BranchProtection, host: str) -> list[str]:

@@ -199,6 +199,41 @@ class BranchProtection:
 
 
 @dataclass(frozen=True)
+class RuleSet:
+    """One set of merge requirements in force on a branch (GitHub's classic branch protection, one
+    ruleset, Bitbucket's merge checks), and who may merge without meeting it. `approvals` is None when
+    the token may not read it; `bypass_apps` are the GitHub App ids on its bypass list."""
+
+    name: str
+    approvals: int | None = 0
+    checks: tuple[str, ...] = ()
+    builds: int = 0  # Bitbucket: successful builds the last commit needs (its builds have no required names)
+    enforced: bool = (
+        True  # Bitbucket's merge checks only warn without "Prevent a merge with unresolved merge checks"
+    )
+    bypass_apps: tuple[int, ...] = ()
+    bypass_visible: bool = True  # False when the token may not read the bypass list (it takes admin)
+    bypass_covers_checks: bool = True  # classic protection's PR allowance skips approvals, not checks
+    caller_bypasses: bool | None = None  # whether the token that asked may bypass it (rulesets say)
+
+
+@dataclass(frozen=True)
+class MergeRules:
+    """What a pull request into `branch` must meet before the host merges it."""
+
+    branch: str
+    rule_sets: tuple[RuleSet, ...] = ()
+    complete: bool = True  # False when part of the rules could not be read; `note` says which
+    note: str = ""
+
+
+class CheckState(StrEnum):
+    SUCCESS = "success"
+    PENDING = "pending"  # queued or running
+    FAILURE = "failure"  # failed, cancelled, timed out, or anything else that is not a pass
+
+
+@dataclass(frozen=True)
 class TokenReach:
     user: str
     can_read: bool
@@ -256,6 +291,15 @@ class CodeHost(Protocol):
         ...
 
     def branch_protection(self, repo: RepoRef, branch: str) -> BranchProtection: ...
+
+    def merge_rules(self, repo: RepoRef, branch: str) -> MergeRules:
+        """The requirements a PR into `branch` must meet, as far as this token may read them."""
+        ...
+
+    def commit_checks(self, repo: RepoRef, sha: str) -> dict[str, CheckState]:
+        """The checks and statuses reported on `sha`, by name (GitHub: check runs and commit statuses;
+        Bitbucket: build statuses by key); the latest report of a name wins."""
+        ...
 
     def token_reach(self, repo: RepoRef) -> TokenReach: ...
 

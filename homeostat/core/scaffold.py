@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import get_args
+from typing import Literal, get_args
 
 from homeostat.core.config import CORE_AREA, HANDLE, NAME, Config, Host, Role
 from homeostat.core.diff import unified_diff
@@ -253,11 +253,54 @@ CI_TEMPLATES: dict[Host, tuple[CiTemplate, ...]] = {
 _BRANCHES = re.compile(r"^(?P<key>\s*branches: )\[main\]\s*$", re.MULTILINE)
 _CRON = re.compile(r"^(?P<key>\s*- cron: )\"[^\"]*\"\s*$", re.MULTILINE)
 
+# How the GitHub templates pin Homeostat's own actions: an exact release tag, with zizmor's
+# unpinned-uses finding ignored on the line and the reason on the line above; or a commit SHA with the
+# version in a comment, as third-party actions are pinned.
+PinForm = Literal["tag", "sha"]
+ACTIONS_REPO = "homeostat/homeostat"
+_TAG_REASON = re.compile(r"^[ \t]*# An exact release tag, never moved \(docs/actions\.md\).*\n", re.MULTILINE)
+_OWN_USES = re.compile(
+    r"^(?P<head>[ \t]*(?:-[ \t]+)?uses:[ \t]*homeostat/homeostat(?:/actions/[\w-]+)?@)v(?P<version>[\w.+-]+)"
+    r"(?P<tail>[^\n]*)$",
+    re.MULTILINE,
+)
 
-def render_ci(template: CiTemplate, text: str, config: Config, version: str) -> str:
-    """The template with the base branch and its schedule filled in; it must pin `version` only."""
+# --app: the workflows that open or merge PRs take a GitHub App installation token, whose events start
+# workflows (a required check runs on its PRs) and which a ruleset can list as a bypass actor.
+APP_TOKEN_ACTION = "actions/create-github-app-token@df432ceedc7162793a195dd1713ff69aefc7379e # v2.0.6"
+APP_ID_VARIABLE = "HOMEOSTAT_APP_ID"
+APP_KEY_SECRET = "HOMEOSTAT_APP_PRIVATE_KEY"
+APP_TEMPLATES = frozenset(
+    {"github/homeostat-daily.yml", "github/homeostat-deep-dive.yml", "github/homeostat-review-merge.yml"}
+)
+_CHECKOUT = re.compile(r"^(?P<indent>[ \t]*)# No credential is left in the checkout.*\n", re.MULTILINE)
+_TOKEN_INPUT = re.compile(
+    r"^(?:[ \t]*#.*\n)*?(?P<indent>[ \t]+)token: \$\{\{[^\n]*\}\}[ \t]*\n", re.MULTILINE
+)
+_PERMISSIONS = re.compile(r"^permissions:\n(?:[ \t]+\S.*\n)+", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class CiOptions:
+    """How init writes the GitHub workflows: the app token or the workflow's own, the tag or the commit."""
+
+    app: bool = False
+    app_repos: tuple[str, ...] = ()  # the daily app token's repositories (the KB and code repos), by name
+    action_commit: str = ""  # the commit of Homeostat's release tag, for the SHA form; "" writes the tag
+
+
+def render_ci(
+    template: CiTemplate, text: str, config: Config, version: str, options: CiOptions = CiOptions()
+) -> str:
+    """The template with the base branch and its schedule filled in, the token and the pin form as
+    `options` say; it must pin `version` only."""
     branch = scalar(config.sources.base_branch, in_flow=True)
     rendered = _BRANCHES.sub(lambda m: f"{m.group('key')}[{branch}]", text)
+    if options.app and template.source in APP_TEMPLATES:
+        repos = options.app_repos if template.schedule == "daily" else ()
+        rendered = with_app_token(template.source, rendered, repos)
+    if options.action_commit:
+        rendered = pinned_to_commit(rendered, options.action_commit, version)
     if template.schedule:
         cron = _cron(config, template.schedule)
         rendered, count = _CRON.subn(lambda m: f"{m.group('key')}{json.dumps(cron)}", rendered)
@@ -267,6 +310,98 @@ def render_ci(template: CiTemplate, text: str, config: Config, version: str) -> 
     if wrong:
         raise ValueError(f"workflows/{template.source}:{wrong[0].line} pins {wrong[0].ref}, not {version}")
     return rendered
+
+
+def pinned_to_commit(text: str, commit: str, version: str) -> str:
+    """Homeostat's actions pinned to `commit` with `# vVERSION` after it (what Renovate and the plugin
+    read), in place of the tag and its zizmor note."""
+    if not re.fullmatch(r"[0-9a-f]{40}", commit):
+        raise ValueError(f"not a commit SHA: {commit!r}")
+    text = _TAG_REASON.sub("", text)
+    return _OWN_USES.sub(lambda m: f"{m.group('head')}{commit} # v{version}", text)
+
+
+def with_app_token(source: str, text: str, repos: tuple[str, ...]) -> str:
+    """The workflow with an app-token step before its checkout, the action's `token:` set to it, and
+    the workflow's own token cut to reading the checkout. Without `repos` the token reaches this
+    repository alone (the action's default); with them, those repositories of this repository's owner."""
+    listed = f"    repositories: {','.join(repos)}\n" if repos else ""
+    lines = [
+        '# A GitHub App installation token (docs/setup.md, "Auto-merge and branch protection"): the PRs',
+        "# it opens start workflows, so required checks run, and the app can bypass the base branch's",
+        "# ruleset. One token carries one set of permissions for every repository it reaches.",
+        "- id: app-token",
+        f"  uses: {APP_TOKEN_ACTION}",
+        "  with:",
+        f"    app-id: ${{{{ vars.{APP_ID_VARIABLE} }}}}",
+        f"    private-key: ${{{{ secrets.{APP_KEY_SECRET} }}}}",
+        *([listed.rstrip("\n")] if listed else []),
+        "    permission-contents: write",
+        "    permission-pull-requests: write",
+    ]
+    rendered, count = _CHECKOUT.subn(
+        lambda m: "".join(f"{m.group('indent')}{line}\n" for line in lines) + m.group(0), text
+    )
+    rendered, tokens = _TOKEN_INPUT.subn(
+        lambda m: f"{m.group('indent')}token: ${{{{ steps.app-token.outputs.token }}}}\n", rendered
+    )
+    permissions = (
+        "permissions:\n  # The app token does the writing; the workflow's own token only checks the KB out.\n"
+        "  contents: read\n"
+    )
+    rendered, blocks = _PERMISSIONS.subn(permissions, rendered)
+    if (count, tokens, blocks) != (1, 1, 1):
+        raise ValueError(
+            f"workflows/{source} must have one checkout, one `token:` input and one permissions block"
+            f" for --app, not {count}, {tokens} and {blocks}"
+        )
+    return rendered
+
+
+def uses_app_token(text: str) -> bool:
+    """Whether a workflow init wrote hands its action the app token (`--app`)."""
+    return "steps.app-token.outputs.token" in text
+
+
+def pinned_commits(files: Mapping[str, str]) -> dict[str, str]:
+    """The commits the workflows pin Homeostat's actions to, by the version their comment names."""
+    found: dict[str, str] = {}
+    for pin in find_pins(files):
+        at = pin.ref.rsplit("@", 1)[-1]
+        if re.fullmatch(r"[0-9a-f]{40}", at) and pin.version:
+            found.setdefault(pin.version, at)
+    return found
+
+
+def app_repos(config: Config, kb: tuple[str, str] | None) -> tuple[str, ...]:
+    """The repositories the daily run's app token must reach, by name: the KB (`kb`: its owner and
+    name) and the code repos it reads; none when it reads no other repository (the token then reaches
+    the KB alone). One token reaches one owner's repositories, the KB's own."""
+    kb_owner = kb[0] if kb is not None else None
+    names: list[str] = []
+    for repo in config.repos:
+        try:
+            ref = parse_repo_url(repo.url)
+        except UrlError:
+            continue
+        owner = kb_owner or ref.owner
+        if ref.owner.lower() != owner.lower():
+            raise ConfigError(
+                f"--app: the code repo {repo.name} is under {ref.owner}, not {owner}: an app token reaches one"
+                " owner's repositories. Read it with a token in the secret HOMEOSTAT_GITHUB_TOKEN instead"
+                " (init --no-app), or keep the KB and the code repos under one owner"
+            )
+        kb_owner = owner
+        if ref.name.lower() not in {name.lower() for name in names}:
+            names.append(ref.name)
+    if not names:
+        return ()
+    if kb is None:
+        raise ConfigError(
+            "--app: the app token lists the KB repo by name beside the code repos, and this checkout does"
+            " not say which repo it is: add the origin remote (or set sources.kbRepo), then rerun init"
+        )
+    return (kb[1], *(name for name in names if name.lower() != kb[1].lower()))
 
 
 def _cron(config: Config, key: str) -> str:

@@ -129,6 +129,8 @@ def who_can_change(setup: Setup, config: Config, by_check: dict[str, Finding]) -
         + f". The bar is scoring.confidence.accept ({config.scoring.confidence.accept}), core"
         f" {config.scoring.confidence.core_accept}.",
         token,
+        f"The daily run's own merges: {_finding(by_check, 'auto-merge')} (a token on a bypass list skips"
+        " the approvals and checks people's PRs need; whoever can change the workflows holds it).",
         f"Agents through MCP: {'may write lessons and flags' if config.security.mcp_writes else 'cannot write'}"
         f" (security.mcpWrites), at most {config.security.mcp_write_limit} a session.",
         f"{count_of(len(config.team.members), 'member')} teach lessons and review; {len(top)} of them are seniors"

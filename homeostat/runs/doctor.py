@@ -20,8 +20,10 @@ from homeostat.adapters.event_log import RETENTION_DAYS, events_path, log_exists
 from homeostat.adapters.git import redact
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.runner import ci_files
+from homeostat.core.auto_merge import daily_token
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.doctor import EventLogFacts, HostFacts, Setup
+from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import CONFIG_FILE, load_kb
 from homeostat.core.scaffold import IGNORED, ignores_state
 from homeostat.errors import HomeostatError
@@ -34,6 +36,7 @@ _CHOSEN_KEYS = ("runtime", "model")
 def gather(root: Path, env: Mapping[str, str], version: str) -> Setup:
     config, error, chosen, rules, core = _kb(root)
     origin = work_tree.origin_url(root) or ""
+    files = _files(root)
     checkout = work_tree.top_level(root) is not None
     return Setup(
         version=version,
@@ -42,12 +45,12 @@ def gather(root: Path, env: Mapping[str, str], version: str) -> Setup:
         chosen=chosen,
         git_checkout=checkout,
         origin=redact(origin),
-        files=_files(root),
+        files=files,
         state_ignored=_state_ignored(root, checkout),
         env_set=frozenset(name for name, value in env.items() if value.strip()),
         claude_cli=shutil.which("claude", path=env.get("PATH")) is not None,
         events=_events(root),
-        host=_host_facts(config, origin, env) if config is not None else HostFacts(),
+        host=_host_facts(config, origin, env, files) if config is not None else HostFacts(),
         rules=rules,
         core_rules=core,
     )
@@ -102,7 +105,7 @@ def _events(root: Path) -> EventLogFacts:
 # --- the code host --------------------------------------------------------------------------------
 
 
-def _host_facts(config: Config, origin: str, env: Mapping[str, str]) -> HostFacts:
+def _host_facts(config: Config, origin: str, env: Mapping[str, str], files: Mapping[str, str]) -> HostFacts:
     from homeostat.adapters.hosts import host_from_env
     from homeostat.runs.curate import kb_repo_ref
 
@@ -116,6 +119,8 @@ def _host_facts(config: Config, origin: str, env: Mapping[str, str]) -> HostFact
     reach, reach_error = _ask(lambda: host.token_reach(repo))
     protection, protection_error = _ask(lambda: host.branch_protection(repo, config.sources.base_branch))
     visibility, visibility_error = _ask(lambda: host.repo_visibility(repo))
+    rules, rules_error = _ask(lambda: host.merge_rules(repo, config.sources.base_branch))
+    app_id, app_id_error = _app_id(host, repo, files, config, env)
     return HostFacts(
         repo=repo.full_name,
         token_variable=token_variable(config.sources.host, env),
@@ -125,7 +130,35 @@ def _host_facts(config: Config, origin: str, env: Mapping[str, str]) -> HostFact
         reach_error=reach_error,
         visibility=visibility or "",
         visibility_error=visibility_error,
+        merge_rules=rules,
+        merge_rules_error=rules_error,
+        app_id=app_id,
+        app_id_error=app_id_error,
     )
+
+
+def _app_id(
+    host: CodeHost, repo: RepoRef, files: Mapping[str, str], config: Config, env: Mapping[str, str]
+) -> tuple[int | None, str]:
+    """The id of the app the daily workflow takes its token from: the variable its `app-id:` names,
+    from this environment when set there, else from the repository's Actions variables."""
+    from homeostat.adapters.github import GitHubHost
+
+    token = daily_token(files, config.sources.host)
+    if token.kind != "app" or token.app_id is not None or not token.app_variable:
+        return None, ""
+    name = token.app_variable
+    value = env.get(name, "").strip()
+    if not value and isinstance(host, GitHubHost):
+        found, error = _ask(lambda: host.repo_variable(repo, name))
+        if error:
+            return None, f"the variable {name} could not be read: {error}"
+        value = (found or "").strip()
+    if not value:
+        return None, f"the variable {name} is not set"
+    if not value.isdigit():
+        return None, f"the variable {name} is not an app id: {value[:40]!r}"
+    return int(value), ""
 
 
 def _ask(question: Callable[[], T]) -> tuple[T | None, str]:

@@ -60,6 +60,7 @@ from homeostat.core.hosts import (
 from homeostat.core.secrets import redacted
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
+from homeostat.runs.merge_gate import CheckWait, after_refusal, with_refusal
 
 SKIP_CI = "[skip ci]"
 REBUILDABLE_PREFIX = "homeostat/review-"  # review and dispute PR branches, which `review merge` rebuilds
@@ -104,9 +105,17 @@ class Publisher:
     """Branches, PRs and state writes for one run against one KB repo."""
 
     def __init__(
-        self, git: Git, host: CodeHost | None, repo: RepoRef | None, *, remote: str, out: TextIO
+        self,
+        git: Git,
+        host: CodeHost | None,
+        repo: RepoRef | None,
+        *,
+        remote: str,
+        out: TextIO,
+        check_wait: CheckWait | None = None,
     ) -> None:
         self.git = git
+        self.check_wait = check_wait or CheckWait()
         self._host = host
         self._repo = repo
         self.remote = remote
@@ -173,7 +182,9 @@ class Publisher:
         return host.merge_pull(repo, number, redacted(title), redacted(message), sha)
 
     def land(self, published: Published, title: str, message: str) -> MergeResult:
-        """Merge and delete the branch; on a refusal, leave the PR open with a commit whose checks run."""
+        """Merge and delete the branch. On a refusal, push a commit whose checks run; merge at it once
+        they pass when only checks stood in the way (`homeostat.runs.merge_gate`), else leave the PR
+        open with why in its body."""
         branch = published.change.branch
         if not self.would_change(self.base_tip(published.change.base), published.sha):
             self.close(published.pull, "Nothing to merge: the base branch already holds this change.")
@@ -186,7 +197,31 @@ class Publisher:
             published.sha, {}, f"{published.change.title}: run the checks", parents=[published.sha]
         )
         self.git.push(self.remote, plain, branch)
+        host, repo = self.host
+        merged = after_refusal(
+            host,
+            repo,
+            published.pull,
+            plain,
+            merged,
+            lambda sha: self.merge(published.pull.number, sha, title, message),
+            self.check_wait,
+        )
+        if merged.merged:
+            self.git.delete_remote_branch(self.remote, branch)
+            return merged
+        self._say_why(published, merged.reason)
         return merged
+
+    def _say_why(self, published: Published, reason: str) -> None:
+        """The refusal's reason in the PR's body, where the person who merges it by hand reads it."""
+        host, repo = self.host
+        pull = published.pull
+        text = with_refusal(pull.body or published.change.body, redacted(reason))
+        try:
+            host.open_pull(repo, pull.head_branch, pull.base_branch, pull.title, text)
+        except HomeostatError as exc:
+            print(f"notice: could not say why in the body of #{pull.number}: {exc}", file=self.out)
 
     def would_change(self, base_sha: str, sha: str) -> bool:
         """Whether merging `sha` (a commit on some earlier base) into `base_sha` changes its tree."""

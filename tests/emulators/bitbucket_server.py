@@ -13,6 +13,7 @@ all in the `tests/hostkit.HostHarness` shape so the contract suite runs against 
 from __future__ import annotations
 
 import base64
+import fnmatch
 import itertools
 import json
 import os
@@ -32,6 +33,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
 
 import pytest
+import yaml
 from hostkit import PullSpec, RequestLog
 
 from homeostat.adapters.bitbucket import BitbucketHost, MergeWait
@@ -259,6 +261,8 @@ class Pull:
     merge_commit: str | None = None
     merge_message: str = ""
     closed_by: str | None = None
+    approvals: list[str] = field(default_factory=list)
+    pipelines_seen: str = ""  # the source commit the PR's pipeline last ran for
 
 
 @dataclass
@@ -469,6 +473,7 @@ class BitbucketEmulator:
         self.page_cap: int | None = None  # a server-side page size below what clients ask for
         self.sync_merges = False
         self.merge_failures: list[tuple[str, str]] = []
+        self.build_result = "SUCCESSFUL"  # what a pull-request pipeline reports when it runs
         self.miss_force_pushes = False  # as Bitbucket can: a force-pushed PR head shows the old commit
         self.proxy_user = PIPELINES
         self.comment_ids = itertools.count(1001)
@@ -795,6 +800,8 @@ class BitbucketEmulator:
             ("GET", repo + r"/branch-restrictions", self.list_restrictions, "repository:admin"),
             ("POST", repo + r"/branch-restrictions", self.create_restriction, "repository:admin"),
             ("POST", repo + r"/commit/(?P<sha>[^/]+)/statuses/build", self.post_build, "repository"),
+            ("GET", repo + r"/commit/(?P<sha>[^/]+)/statuses", self.list_statuses, "repository"),
+            ("POST", pr + r"/approve", self.approve, "pullrequest:write"),
             ("GET", repo + r"/pipelines_config/schedules/?", self.list_schedules, "pipeline"),
             ("POST", repo + r"/pipelines_config/schedules/?", self.create_schedule, "pipeline:write"),
             ("GET", repo + r"/pipelines_config/schedules/(?P<uuid>[^/]+)", self.get_schedule, "pipeline"),
@@ -909,8 +916,61 @@ class BitbucketEmulator:
         pull.reviewers = self._reviewers(body.get("reviewers") or [], pull)
         found.pulls[number] = pull
         self._pin(found, pull)
+        self.run_pipelines(found)
         data = self.pull_json(request, found, pull)
         return Reply(201, data, {"Location": data["links"]["self"]["href"]})
+
+    def run_pipelines(self, repo: Repo) -> None:
+        """Each open PR whose source moved since its last pipeline gets one: Pipelines starts a
+        `pull-requests:` pipeline (a glob on the source branch) on the PR's creation and on every push to
+        its branch, whoever pushed, unless the head commit says [skip ci] or [ci skip]. Its build status
+        is `build_result`."""
+        for pull in repo.pulls.values():
+            head = self.source_sha(repo, pull) if pull.state == "OPEN" else ""
+            if not head or head == pull.pipelines_seen:
+                continue
+            pull.pipelines_seen = head
+            message = git(repo.bare, "log", "-1", "--format=%B", head).lower()
+            if "[skip ci]" in message or "[ci skip]" in message:
+                continue
+            if self._pull_request_pipeline(repo, head, pull.source):
+                status = {
+                    "type": "commitstatus",
+                    "key": f"pipeline-{len(repo.builds) + 1}",
+                    "state": self.build_result,
+                }
+                repo.builds.setdefault(head, []).append(status)
+
+    @staticmethod
+    def _pull_request_pipeline(repo: Repo, sha: str, source: str) -> bool:
+        text = git(repo.bare, "show", f"{sha}:bitbucket-pipelines.yml", check=False)
+        try:
+            spec = yaml.safe_load(text) if text else None
+        except yaml.YAMLError:
+            return False
+        pipelines = spec.get("pipelines") if isinstance(spec, dict) else None
+        globs = (pipelines or {}).get("pull-requests") if isinstance(pipelines, dict) else None
+        if not isinstance(globs, dict):
+            return False
+        return any(fnmatch.fnmatchcase(source, str(glob).replace("**", "*")) for glob in globs)
+
+    def list_statuses(self, request: Request, ws: str, slug: str, sha: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        self.run_pipelines(found)
+        return self.page(
+            request, list(found.builds.get(self._commit(found, sha), [])), default=10, maximum=100
+        )
+
+    def approve(self, request: Request, ws: str, slug: str, number: str) -> Reply:
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "write")
+        pull = self.pull(found, number)
+        if request.user.nickname == pull.author:
+            raise ApiError(400, "You can't approve your own pull request.")
+        if request.user.nickname not in pull.approvals:
+            pull.approvals.append(request.user.nickname)
+        return Reply(200, {"type": "participant", "user": request.user.json(), "approved": True})
 
     def _pin(self, repo: Repo, pull: Pull) -> None:
         """Keep the PR's commits reachable after its branch is deleted, as Bitbucket does."""
@@ -1128,24 +1188,35 @@ class BitbucketEmulator:
         return Reply(200, self.pull_json(request, found, pull))
 
     def merge_checks(self, repo: Repo, pull: Pull) -> None:
+        """Merge checks block only under "Prevent a merge with unresolved merge checks"
+        (`enforce_merge_checks`, Premium); without it they warn in the UI and the merge goes through."""
         if pull.state != "OPEN":
             raise ApiError(400, f"You can't merge a pull request that is {pull.state.lower()}.")
+        self.run_pipelines(repo)
         head = self.source_sha(repo, pull)
-        for restriction in repo.restrictions:
-            if restriction["kind"] != "require_passing_builds_to_merge":
-                continue
-            pattern = re.escape(restriction["pattern"]).replace(r"\*", ".*")
-            if not re.fullmatch(pattern, pull.destination):
-                continue
-            passing = sum(1 for b in repo.builds.get(head, []) if b["state"] == "SUCCESSFUL")
+        applying = [r for r in repo.restrictions if _glob_matches(str(r["pattern"]), pull.destination)]
+        if not any(r["kind"] == "enforce_merge_checks" for r in applying):
+            return
+        for restriction in applying:
             needed = int(restriction.get("value") or 1)
-            if passing < needed:
-                raise ApiError(
-                    400,
-                    f"Merge checks failed: the last commit needs at least {needed} successful build"
-                    f"{'s' if needed != 1 else ''} and has {passing}.",
-                    {"merge_checks": ["require_passing_builds_to_merge"]},
-                )
+            if restriction["kind"] == "require_passing_builds_to_merge":
+                passing = sum(1 for b in repo.builds.get(head, []) if b["state"] == "SUCCESSFUL")
+                if passing < needed:
+                    raise ApiError(
+                        400,
+                        f"Merge checks failed: the last commit needs at least {needed} successful build"
+                        f"{'s' if needed != 1 else ''} and has {passing}.",
+                        {"merge_checks": ["require_passing_builds_to_merge"]},
+                    )
+            elif restriction["kind"] == "require_approvals_to_merge":
+                have = len([name for name in pull.approvals if name != pull.author])
+                if have < needed:
+                    raise ApiError(
+                        400,
+                        f"Merge checks failed: the pull request needs at least {needed} approval"
+                        f"{'s' if needed != 1 else ''} and has {have}.",
+                        {"merge_checks": ["require_approvals_to_merge"]},
+                    )
 
     def do_merge(self, repo: Repo, pull: Pull, user: str, params: Json, when: datetime) -> None:
         source = self.source_sha(repo, pull)
@@ -1715,6 +1786,30 @@ class BitbucketHarness:
                 },
             )
             self.emulator.add_restriction(state, {"kind": "force", "pattern": branch})
+            self.emulator.add_restriction(state, {"kind": "enforce_merge_checks", "pattern": branch})
+
+    def add_merge_checks(
+        self, repo: RepoRef, branch: str, *, approvals: int = 0, builds: int = 0, enforced: bool = True
+    ) -> None:
+        """Merge checks on `branch`: `approvals` and `builds` (successful builds on the last commit);
+        `enforced` is Premium's "Prevent a merge with unresolved merge checks"."""
+        state = self._repo(repo)
+        with self.emulator.lock:
+            if approvals:
+                self.emulator.add_restriction(
+                    state, {"kind": "require_approvals_to_merge", "pattern": branch, "value": approvals}
+                )
+            if builds:
+                self.emulator.add_restriction(
+                    state, {"kind": "require_passing_builds_to_merge", "pattern": branch, "value": builds}
+                )
+            if enforced:
+                self.emulator.add_restriction(state, {"kind": "enforce_merge_checks", "pattern": branch})
+
+    def approve(self, repo: RepoRef, number: int, user: str) -> None:
+        self.emulator.user(user)
+        with self.emulator.lock:
+            self.emulator.pull(self._repo(repo), number).approvals.append(user)
 
     def set_build(self, repo: RepoRef, sha: str, key: str = "ci", result: str = "SUCCESSFUL") -> None:
         state = self._repo(repo)
@@ -1801,3 +1896,8 @@ def bitbucket_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bit
 @pytest.fixture
 def bitbucket_harness(bitbucket_emulator: BitbucketEmulator) -> BitbucketHarness:
     return BitbucketHarness(bitbucket_emulator, bitbucket_emulator.root)
+
+
+def _glob_matches(pattern: str, branch: str) -> bool:
+    regex = "".join(".*" if part == "*" else re.escape(part) for part in re.split(r"(\*)", pattern))
+    return re.fullmatch(regex, branch) is not None

@@ -34,6 +34,20 @@ from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 import pytest
 from hostkit import PullSpec, RequestLog
 
+from emulators.github_rules import (
+    ACTIONS_APP_ID,
+    ACTIONS_LOGIN,
+    CheckLog,
+    Protection,
+    Ruleset,
+    Suppressed,
+    WorkflowRun,
+    approval_blocker,
+    approvals,
+    pull_request_jobs,
+    skipped,
+    status_blockers,
+)
 from homeostat.adapters.github import GitHubHost
 from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
@@ -246,6 +260,8 @@ class Token:
     login: str
     scopes: str | None = "repo, workflow"  # None: a fine-grained token, no X-OAuth-Scopes header
     revoked: bool = False
+    kind: str = "user"  # user (a PAT) | actions (a workflow's GITHUB_TOKEN) | app (an installation token)
+    app_id: int | None = None
 
 
 @dataclass
@@ -294,6 +310,9 @@ class PullRecord:
     review_comments: list[ReviewCommentRecord] = field(default_factory=list)
     comments: list[IssueCommentRecord] = field(default_factory=list)
     fork: bool = False
+    reviews: list[tuple[str, str]] = field(default_factory=list)  # (login, APPROVED | CHANGES_REQUESTED | …)
+    opener: Token | None = None  # the token that opened it; pushes to its branch are taken to be its
+    seen_head: str = ""  # the head the last pull_request event was sent for
 
 
 @dataclass
@@ -304,7 +323,10 @@ class RepoRecord:
     default_branch: str
     git: Git
     pulls: dict[int, PullRecord] = field(default_factory=dict)
-    protections: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    protections: dict[str, Protection] = field(default_factory=dict)
+    rulesets: list[Ruleset] = field(default_factory=list)
+    checks: CheckLog = field(default_factory=CheckLog)
+    variables: dict[str, str] = field(default_factory=dict)  # Actions variables (vars.NAME)
     permissions: dict[str, str] = field(default_factory=dict)  # login -> admin | write | read
     visibility: str = "private"  # private | public | internal
 
@@ -338,6 +360,7 @@ class Request:
     body: Any
     login: str
     match: re.Match[str]
+    token: Token | None = None
 
     def int_query(self, name: str, default: int) -> int:
         value = self.query.get(name, "")
@@ -371,6 +394,7 @@ class GitHubEmulator:
         self.stalls: list[float] = []  # seconds to sit on each of the next requests before answering
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
         self.max_per_page = 100
+        self.check_conclusions = {}
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
         self._refs: dict[str, dict[str, str]] | None = None
         self._ids = iter(range(1_000_001, 10**9))
@@ -497,6 +521,76 @@ class GitHubEmulator:
         pull.head_sha = self.head_sha(repo, pull)
         pull.state, pull.closed_at, pull.updated_at = "closed", when, when
 
+    # --- workflows, checks and the rules of merging (tests/emulators/github_rules.py) ---
+
+    check_conclusions: dict[str, str]  # a check name -> the conclusion its job reports (default success)
+
+    def pull_request_event(self, repo: RepoRecord, pull: PullRecord, event: str) -> None:
+        """Run the head commit's pull_request workflows, unless the actor's events start none."""
+        head = self.head_sha(repo, pull)
+        pull.seen_head = head
+        actor = pull.opener
+        who = actor.login if actor is not None else pull.user
+        if actor is not None and actor.kind == "actions":
+            why = "an event caused by the workflow's GITHUB_TOKEN starts no workflow"
+            repo.checks.suppressed.append(Suppressed(event, head, who, why))
+            return
+        [commit] = repo.git.log(head, walk=False)
+        if skipped(commit["message"]):
+            repo.checks.suppressed.append(Suppressed(event, head, who, "[skip ci] in the head commit"))
+            return
+        for path, text in self._workflows(repo, head).items():
+            jobs = pull_request_jobs(text, pull.base_ref)
+            if jobs is None:
+                continue
+            repo.checks.workflow_runs.append(WorkflowRun(path, event, head, who, jobs))
+            for job in jobs:
+                repo.checks.runs.setdefault(head, {})[job] = self.check_conclusions.get(job, "success")
+
+    def _workflows(self, repo: RepoRecord, sha: str) -> dict[str, str]:
+        found = {}
+        for _mode, kind, blob, path in repo.git.tree_entries(sha):
+            if kind == "blob" and path.startswith(".github/workflows/") and path.endswith((".yml", ".yaml")):
+                found[path] = repo.git.run("cat-file", "blob", blob)
+        return found
+
+    def synchronize(self, repo: RepoRecord) -> None:
+        """A push to an open PR's branch is a `synchronize` event; the emulator's git is a plain bare
+        repo that names no pusher, so a push is taken to be by the PR's opener (the run that pushes is
+        the run that opened it)."""
+        for pull in repo.pulls.values():
+            if pull.state == "open" and not pull.fork and pull.seen_head:
+                if self.head_sha(repo, pull) != pull.seen_head:
+                    self.pull_request_event(repo, pull, "synchronize")
+
+    def merge_blockers(self, repo: RepoRecord, pull: PullRecord, token: Token | None) -> str:
+        """GitHub's 405 message when a rule blocks this token's merge, else ""."""
+        head = self.head_sha(repo, pull)
+        writers = {login for login, level in repo.permissions.items() if level in ("admin", "write")}
+        have = approvals(pull.reviews, pull.user, writers)
+        login = token.login if token is not None else ""
+        app = token.app_id if token is not None else None
+        classic = repo.protections.get(pull.base_ref)
+        admin_past = repo.permissions.get(login) == "admin" and token is not None and token.kind == "user"
+        if classic is not None and not (admin_past and not classic.enforce_admins):
+            blockers = status_blockers(repo.checks, head, classic.checks)
+            if app is None or app not in classic.bypass_apps:
+                blockers += approval_blocker(classic.approvals, have)
+            if blockers:
+                return blockers[0]
+        violations: list[str] = []
+        for ruleset in repo.rulesets:
+            if ruleset.enforcement != "active" or not ruleset.targets(pull.base_ref, repo.default_branch):
+                continue
+            if app is not None and app in ruleset.bypass_apps:
+                continue
+            if ruleset.approvals is not None:
+                violations += approval_blocker(ruleset.approvals, have)
+            violations += status_blockers(repo.checks, head, ruleset.checks)
+        if violations:
+            return "Repository rule violations found\n\n" + "\n\n".join(dict.fromkeys(violations)) + "\n\n"
+        return ""
+
     # --- HTTP ---
 
     def handle(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
@@ -521,7 +615,7 @@ class GitHubEmulator:
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )
         try:
-            response = self._dispatch(method, raw_path, raw_body, token.login)
+            response = self._dispatch(method, raw_path, raw_body, token)
         except ApiError as error:
             response = Response(error.status, error.body, error.headers)
         lost = next((item for item in self.lost_answers if item[0] == method and item[1] in raw_path), None)
@@ -568,7 +662,7 @@ class GitHubEmulator:
         token = self.tokens.get(secret.strip()) if scheme.lower() in ("token", "bearer") else None
         return token if token is not None and not token.revoked else None
 
-    def _dispatch(self, method: str, raw_path: str, raw_body: bytes, login: str) -> Response:
+    def _dispatch(self, method: str, raw_path: str, raw_body: bytes, token: Token) -> Response:
         parts = urlsplit(raw_path)
         path = unquote(parts.path)
         if not path.startswith(API_PREFIX):
@@ -582,7 +676,7 @@ class GitHubEmulator:
         for verb, pattern, handler in self._routes:
             match = pattern.match(path)
             if match and verb == method:
-                return handler(Request(method, path, query, body, login, match))
+                return handler(Request(method, path, query, body, token.login, match, token))
         if any(pattern.match(path) for _verb, pattern, _handler in self._routes):
             raise ApiError(404, "Not Found")
         raise ApiError(404, "Not Found")
@@ -608,6 +702,13 @@ class GitHubEmulator:
             ("GET", repo + r"/compare/(?P<basehead>.+)$", self._compare),
             ("GET", repo + r"/git/trees/(?P<sha>[^/]+)$", self._get_tree),
             ("GET", repo + r"/branches/(?P<branch>.+)/protection$", self._get_protection),
+            ("GET", repo + r"/rules/branches/(?P<branch>.+)$", self._get_branch_rules),
+            ("GET", repo + r"/rulesets$", self._list_rulesets),
+            ("GET", repo + r"/rulesets/(?P<id>\d+)$", self._get_ruleset),
+            ("GET", repo + r"/commits/(?P<ref>[^/]+)/check-runs$", self._list_check_runs),
+            ("GET", repo + r"/commits/(?P<ref>[^/]+)/status$", self._combined_status),
+            ("POST", repo + r"/pulls/(?P<number>\d+)/reviews$", self._create_review),
+            ("GET", repo + r"/actions/variables/(?P<variable>[^/]+)$", self._get_variable),
             ("GET", repo + r"/branches/(?P<branch>.+)$", self._get_branch),
         ]
         return [(verb, re.compile(pattern), handler) for verb, pattern, handler in table]
@@ -872,6 +973,8 @@ class GitHubEmulator:
             raise ApiError(403, "Resource not accessible by personal access token")
 
     def _get_user(self, request: Request) -> Response:
+        if request.token is not None and request.token.kind in ("actions", "app"):
+            raise ApiError(403, "Resource not accessible by integration")
         data = self.user_json(request.login)
         data.update({"name": request.login, "email": None, "two_factor_authentication": True})
         return Response(200, data)
@@ -948,11 +1051,14 @@ class GitHubEmulator:
                 ],
             )
         pull = self.new_pull(repo, head, base, str(title), str(body.get("body") or ""), request.login, _now())
+        pull.opener = request.token
+        self.pull_request_event(repo, pull, "opened")
         return Response(201, self.pull_json(repo, pull, full=True))
 
     def _get_pull(self, request: Request) -> Response:
         repo, pull = self._pull(request)
         self._readable(request)
+        self.synchronize(repo)
         return Response(200, self.pull_json(repo, pull, full=True))
 
     def _edit_pull(self, request: Request) -> Response:
@@ -1067,14 +1173,10 @@ class GitHubEmulator:
         head = self.head_sha(repo, pull)
         if body.get("sha") and body["sha"] != head:
             raise ApiError(409, "Head branch was modified. Review and try the merge again.")
-        checks = repo.protections.get(pull.base_ref)
-        if checks is not None:
-            message = (
-                f'Required status check "{checks[0]}" is expected.'
-                if checks
-                else "At least 1 approving review is required by reviewers with write access."
-            )
-            raise ApiError(405, message)
+        self.synchronize(repo)
+        blocked = self.merge_blockers(repo, pull, request.token)
+        if blocked:
+            raise ApiError(405, blocked)
         title = body.get("commit_title") or f"{pull.title} (#{pull.number})"
         sha = self.merge(
             repo, pull, request.login, str(title), str(body.get("commit_message") or ""), method, _now()
@@ -1205,7 +1307,8 @@ class GitHubEmulator:
         branch = request.match["branch"]
         sha = self._branch_sha(repo, branch)
         api = f"{self.api_url}/repos/{repo.full_name}"
-        checks = repo.protections.get(branch)
+        protection = repo.protections.get(branch)
+        checks = protection.checks if protection is not None else None
         data = {
             "name": branch,
             "commit": {"sha": sha, "url": f"{api}/commits/{sha}"},
@@ -1213,9 +1316,9 @@ class GitHubEmulator:
                 "self": f"{api}/branches/{branch}",
                 "html": f"{self.origin}/{repo.full_name}/tree/{branch}",
             },
-            "protected": checks is not None,
+            "protected": protection is not None,
             "protection": {
-                "enabled": checks is not None,
+                "enabled": protection is not None,
                 "required_status_checks": {
                     "enforcement_level": "non_admins" if checks else "off",
                     "contexts": list(checks or ()),
@@ -1232,9 +1335,10 @@ class GitHubEmulator:
         self._branch_sha(repo, branch)
         if repo.permissions.get(request.login) != "admin":
             raise ApiError(403, "Resource not accessible by personal access token")
-        checks = repo.protections.get(branch)
-        if checks is None:
+        protection = repo.protections.get(branch)
+        if protection is None:
             raise ApiError(404, "Branch not protected")
+        checks = protection.checks
         url = f"{self.api_url}/repos/{repo.full_name}/branches/{branch}/protection"
         data = {
             "url": url,
@@ -1250,9 +1354,14 @@ class GitHubEmulator:
                 "dismiss_stale_reviews": False,
                 "require_code_owner_reviews": False,
                 "require_last_push_approval": False,
-                "required_approving_review_count": 1,
+                "required_approving_review_count": protection.approvals,
+                "bypass_pull_request_allowances": {
+                    "users": [],
+                    "teams": [],
+                    "apps": [{"id": app, "slug": f"app-{app}"} for app in protection.bypass_apps],
+                },
             },
-            "enforce_admins": {"url": f"{url}/enforce_admins", "enabled": False},
+            "enforce_admins": {"url": f"{url}/enforce_admins", "enabled": protection.enforce_admins},
             "required_linear_history": {"enabled": False},
             "allow_force_pushes": {"enabled": False},
             "allow_deletions": {"enabled": False},
@@ -1262,6 +1371,116 @@ class GitHubEmulator:
             "allow_fork_syncing": {"enabled": False},
         }
         return Response(200, data)
+
+    # --- rulesets, checks and reviews ---
+
+    def _active_rulesets(self, repo: RepoRecord, branch: str) -> list[Ruleset]:
+        return [
+            r for r in repo.rulesets if r.enforcement == "active" and r.targets(branch, repo.default_branch)
+        ]
+
+    def _get_branch_rules(self, request: Request) -> Response:
+        """Every rule of an active ruleset on the branch; anyone who may read the repo may ask."""
+        repo = self._readable(request)
+        rules = [
+            {
+                **rule,
+                "ruleset_source_type": "Repository",
+                "ruleset_source": repo.full_name,
+                "ruleset_id": ruleset.id,
+            }
+            for ruleset in self._active_rulesets(repo, request.match["branch"])
+            for rule in ruleset.rules()
+        ]
+        return self.page(request, rules)
+
+    def _ruleset_json(self, repo: RepoRecord, ruleset: Ruleset, request: Request) -> Json:
+        app = request.token.app_id if request.token is not None else None
+        data: Json = {
+            "id": ruleset.id,
+            "name": ruleset.name,
+            "target": "branch",
+            "source_type": "Repository",
+            "source": repo.full_name,
+            "enforcement": ruleset.enforcement,
+            "node_id": f"RRS_{ruleset.id}",
+            "_links": {"self": {"href": f"{self.api_url}/repos/{repo.full_name}/rulesets/{ruleset.id}"}},
+        }
+        return data | {"current_user_can_bypass": "always" if app in ruleset.bypass_apps else "never"}
+
+    def _list_rulesets(self, request: Request) -> Response:
+        repo = self._readable(request)
+        page = self.page(request, list(repo.rulesets))
+        page.body = [self._ruleset_json(repo, ruleset, request) for ruleset in page.body]
+        return page
+
+    def _get_ruleset(self, request: Request) -> Response:
+        """The bypass list is shown only to admins (who may edit the ruleset)."""
+        repo = self._readable(request)
+        ruleset = next((r for r in repo.rulesets if r.id == int(request.match["id"])), None)
+        if ruleset is None:
+            raise ApiError(404, "Not Found")
+        data = self._ruleset_json(repo, ruleset, request)
+        data["conditions"] = {"ref_name": {"include": list(ruleset.include), "exclude": []}}
+        data["rules"] = ruleset.rules()
+        if repo.permissions.get(request.login) == "admin":
+            data["bypass_actors"] = [
+                {"actor_id": app, "actor_type": "Integration", "bypass_mode": "always"}
+                for app in ruleset.bypass_apps
+            ]
+        return Response(200, data)
+
+    def _list_check_runs(self, request: Request) -> Response:
+        repo = self._readable(request)
+        self.synchronize(repo)
+        sha = self._resolve(repo, request.match["ref"])
+        runs = [
+            {
+                "id": index,
+                "name": name,
+                "head_sha": sha,
+                "status": "in_progress" if conclusion == "in_progress" else "completed",
+                "conclusion": None if conclusion == "in_progress" else conclusion,
+                "app": {"id": ACTIONS_APP_ID, "slug": "github-actions"},
+            }
+            for index, (name, conclusion) in enumerate(repo.checks.runs.get(sha, {}).items(), start=1)
+        ]
+        return Response(200, {"total_count": len(runs), "check_runs": runs})
+
+    def _combined_status(self, request: Request) -> Response:
+        repo = self._readable(request)
+        sha = self._resolve(repo, request.match["ref"])
+        statuses = [{"context": c, "state": s} for c, s in repo.checks.statuses.get(sha, {}).items()]
+        states = {s["state"] for s in statuses}
+        state = (
+            "failure"
+            if states & {"failure", "error"}
+            else "pending"
+            if "pending" in states or not states
+            else "success"
+        )
+        return Response(200, {"state": state, "sha": sha, "total_count": len(statuses), "statuses": statuses})
+
+    def _get_variable(self, request: Request) -> Response:
+        repo = self._readable(request)
+        if repo.permissions.get(request.login) != "admin":
+            raise ApiError(403, "Resource not accessible by personal access token")
+        name = request.match["variable"]
+        if name not in repo.variables:
+            raise ApiError(404, "Not Found")
+        return Response(200, {"name": name, "value": repo.variables[name], "created_at": _iso(_now())})
+
+    def _create_review(self, request: Request) -> Response:
+        repo, pull = self._pull(request)
+        self._readable(request)
+        body = request.body or {}
+        event = str(body.get("event") or "COMMENT")
+        if event == "APPROVE" and request.login == pull.user:
+            raise ApiError(422, "Unprocessable Entity", errors=["Can not approve your own pull request"])
+        state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}.get(event, "COMMENTED")
+        pull.reviews.append((request.login, state))
+        review = {"id": self.next_id(), "user": self.user_json(request.login), "state": state, "body": ""}
+        return Response(200, review)
 
 
 def _handler_for(emulator: GitHubEmulator) -> type[BaseHTTPRequestHandler]:
@@ -1458,9 +1677,98 @@ class GitHubHarness:
         with self.emulator.lock:
             self.emulator.close(record, record.pulls[number], _now())
 
-    def protect_branch(self, repo: RepoRef, branch: str, required_checks: tuple[str, ...] = ("ci",)) -> None:
+    def protect_branch(
+        self,
+        repo: RepoRef,
+        branch: str,
+        required_checks: tuple[str, ...] = ("ci",),
+        *,
+        approvals: int = 1,
+        bypass_apps: tuple[int, ...] = (),
+        enforce_admins: bool = True,
+    ) -> None:
+        """Classic branch protection: `approvals` and `required_checks`; `bypass_apps` may merge
+        without the approvals (bypass_pull_request_allowances)."""
         with self.emulator.lock:
-            self._repo(repo).protections[branch] = tuple(required_checks)
+            self._repo(repo).protections[branch] = Protection(
+                tuple(required_checks), approvals, enforce_admins, tuple(bypass_apps)
+            )
+
+    def unprotect_branch(self, repo: RepoRef, branch: str) -> None:
+        with self.emulator.lock:
+            self._repo(repo).protections.pop(branch, None)
+
+    def add_ruleset(
+        self,
+        repo: RepoRef,
+        name: str,
+        *,
+        approvals: int | None = None,
+        checks: tuple[str, ...] = (),
+        bypass_apps: tuple[int, ...] = (),
+        include: tuple[str, ...] = ("~DEFAULT_BRANCH",),
+        enforcement: str = "active",
+    ) -> int:
+        """A branch ruleset; an app in `bypass_apps` skips all of its rules. Its id."""
+        if ACTIONS_APP_ID in bypass_apps:  # what GitHub answers when one tries
+            raise ValueError(
+                "422 Actor GitHub Actions integration must be part of the ruleset source or owner organization"
+            )
+        with self.emulator.lock:
+            record = self._repo(repo)
+            ruleset = Ruleset(
+                self.emulator.next_id(),
+                name,
+                include,
+                approvals,
+                tuple(checks),
+                tuple(bypass_apps),
+                enforcement,
+            )
+            record.rulesets.append(ruleset)
+            return ruleset.id
+
+    def actions_token(self) -> str:
+        """A workflow's GITHUB_TOKEN: it acts as github-actions[bot], and its events start no workflow."""
+        token = "ghs_" + secrets.token_hex(16)
+        self.emulator.add_token(token, ACTIONS_LOGIN, None)
+        self.emulator.tokens[token].kind = "actions"
+        self._grant(ACTIONS_LOGIN, "write")
+        return token
+
+    def app_token(self, app_id: int = 424242, slug: str = "homeostat-kb") -> str:
+        """A GitHub App installation token (as actions/create-github-app-token makes): it acts as
+        `<slug>[bot]`, and its events start workflows."""
+        token = "ghs_" + secrets.token_hex(16)
+        login = f"{slug}[bot]"
+        self.emulator.add_token(token, login, None)
+        self.emulator.tokens[token].kind, self.emulator.tokens[token].app_id = "app", app_id
+        self._grant(login, "write")
+        return token
+
+    def _grant(self, login: str, permission: str) -> None:
+        with self.emulator.lock:
+            for record in self.emulator.repos.values():
+                record.permissions[login] = permission
+
+    def set_variable(self, repo: RepoRef, name: str, value: str) -> None:
+        self._repo(repo).variables[name] = value
+
+    def approve(self, repo: RepoRef, number: int, login: str) -> None:
+        with self.emulator.lock:
+            self.emulator.add_user(login)
+            self._repo(repo).permissions.setdefault(login, "write")
+            self._repo(repo).pulls[number].reviews.append((login, "APPROVED"))
+
+    def fail_check(self, name: str, conclusion: str = "failure") -> None:
+        """From now on the job `name` reports `conclusion` (failure, in_progress, …) when it runs."""
+        self.emulator.check_conclusions[name] = conclusion
+
+    def checks_log(self, repo: RepoRef) -> CheckLog:
+        """Every workflow the emulator ran or suppressed on the repo's PRs, and the checks reported."""
+        with self.emulator.lock:
+            self.emulator.synchronize(self._repo(repo))
+            return self._repo(repo).checks
 
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:

@@ -36,6 +36,7 @@ from homeostat.core.state import (
 )
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
+from homeostat.runs.merge_gate import CheckWait
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class DailyDeps:
     remote: str = "origin"
     checkout: Path | None = None  # for --offline: the clone whose .homeostat/pending is read
     kb: KB | None = None  # the checkout's KB as the command read it (the run reuses it for HEAD)
+    check_wait: CheckWait | None = None  # how a refused daily merge waits for its checks (merge_gate)
 
 
 # --- model calls, counted so an all-failed run is told apart from an empty one --------------------
@@ -269,7 +271,12 @@ class DailyContext:
     def publisher(self) -> Publisher:
         if self._publisher is None:
             self._publisher = Publisher(
-                self.git, self.deps.host, self.deps.kb_repo, remote=self.deps.remote, out=self.out
+                self.git,
+                self.deps.host,
+                self.deps.kb_repo,
+                remote=self.deps.remote,
+                out=self.out,
+                check_wait=self.deps.check_wait,
             )
         return self._publisher
 
