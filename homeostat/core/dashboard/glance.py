@@ -17,6 +17,7 @@ from typing import Literal
 
 from homeostat.core.dashboard import pages
 from homeostat.core.dashboard.trends import (
+    DECIDED,
     Line,
     OnTime,
     Trend,
@@ -24,9 +25,11 @@ from homeostat.core.dashboard.trends import (
     capped_in,
     days,
     decided_counts,
+    first,
     kb_started,
     lessons_in,
     on_time,
+    opened,
     per_week,
     ran,
     review_hours,
@@ -36,7 +39,7 @@ from homeostat.core.dashboard.trends import (
     week_cost,
     weeks,
 )
-from homeostat.core.metrics import Metrics, decision_metrics
+from homeostat.core.metrics import LESSON_KINDS, Metrics, decision_metrics
 from homeostat.core.sync import SYNCING_HOURS
 
 Status = Literal["ok", "attention", "quiet", "info"]
@@ -150,6 +153,7 @@ def _week_end(inputs: pages.Inputs, week: Week) -> dt.datetime:
 def queue_age(inputs: pages.Inputs, s: Span) -> Trend:
     records = inputs.snapshot.records()
     limit = inputs.config.notifications.review_overdue_days
+    start = first(opened(r) for r in records)  # before the first review there is no wait to tell
 
     def oldest(week: Week) -> float:
         return float(max((days(w) for w in waiting_at(records, _week_end(inputs, week))), default=0))
@@ -159,7 +163,7 @@ def queue_age(inputs: pages.Inputs, s: Span) -> Trend:
         "Days waiting",
         "days",
         s.weeks,
-        (Line("oldest wait", per_week(s.weeks, s.start, oldest)),),
+        (Line("oldest wait", per_week(s.weeks, start, oldest)),),
         reference=Line(f"overdue after {limit} days", per_week(s.weeks, s.start, lambda _: float(limit))),
         empty="no lesson was sent to review yet",
     )
@@ -168,13 +172,14 @@ def queue_age(inputs: pages.Inputs, s: Span) -> Trend:
 def queue_size(inputs: pages.Inputs, s: Span) -> Trend:
     records = inputs.snapshot.records()
     limit = dt.timedelta(days=inputs.config.notifications.review_overdue_days)
+    start = first(opened(r) for r in records)
 
     def count(overdue: bool) -> Line:
         def value(week: Week) -> float:
             waits = waiting_at(records, _week_end(inputs, week))
             return float(sum(w > limit for w in waits) if overdue else len(waits))
 
-        return Line("overdue" if overdue else "waiting", per_week(s.weeks, s.start, value))
+        return Line("overdue" if overdue else "waiting", per_week(s.weeks, start, value))
 
     return Trend(
         "Lessons waiting for review at each week's end",
@@ -188,24 +193,18 @@ def queue_size(inputs: pages.Inputs, s: Span) -> Trend:
 
 def decided(inputs: pages.Inputs, s: Span) -> Trend:
     records = inputs.snapshot.records()
-    counts = [decided_counts(lessons_in(records, week)) for week in s.weeks]
-    names = list(counts[0]) if counts else []
-    lines = tuple(
-        Line(
-            name,
-            tuple(
-                None if s.start is None or w.end <= s.start else float(c[name])
-                for w, c in zip(s.weeks, counts, strict=True)
-            ),
-        )
-        for name in names
-    )
+    start = first(r.at for r in records if r.kind in LESSON_KINDS)
+    counts = {week: decided_counts(lessons_in(records, week)) for week in s.weeks}
+
+    def line(name: str) -> Line:
+        return Line(name, per_week(s.weeks, start, lambda week: float(counts[week][name])))
+
     return Trend(
         "Lessons decided per week",
         "Lessons decided",
         "",
         s.weeks,
-        lines,
+        tuple(line(name) for name in DECIDED),
         empty="the daily run decided nothing yet",
     )
 
@@ -242,12 +241,13 @@ def latency(inputs: pages.Inputs, s: Span) -> Trend:
 def cost(inputs: pages.Inputs, s: Span) -> Trend:
     cap = inputs.config.agents.max_cost_usd
     crons = _costly(inputs)
+    start = first(r.started_at for r in inputs.snapshot.runs.values())
     return Trend(
         "Cost of the runs per week, against the cap",
         "US dollars",
         "$",
         s.weeks,
-        (Line("cost of the runs", per_week(s.weeks, s.start, lambda w: week_cost(inputs.snapshot, w))),),
+        (Line("cost of the runs", per_week(s.weeks, start, lambda w: week_cost(inputs.snapshot, w))),),
         reference=Line(
             "cap: agents.maxCostUsd × scheduled runs",
             per_week(s.weeks, s.start, lambda w: cap * scheduled_runs(crons, w)),
@@ -257,17 +257,11 @@ def cost(inputs: pages.Inputs, s: Span) -> Trend:
 
 
 def sessions(inputs: pages.Inputs, s: Span) -> Trend:
-    counted = [sessions_in(inputs.events, week) for week in s.weeks]
-    start = min((e.at for e in inputs.events), default=None)
+    counted = {week: sessions_in(inputs.events, week) for week in s.weeks}
+    start = first(e.at for e in inputs.events if e.kind == "injection")
 
     def line(name: str, index: int) -> Line:
-        return Line(
-            name,
-            tuple(
-                None if start is None or w.end <= start else float(c[index])
-                for w, c in zip(s.weeks, counted, strict=True)
-            ),
-        )
+        return Line(name, per_week(s.weeks, start, lambda week: float(counted[week][index])))
 
     return Trend(
         "Sessions served and prompt matches per week (this machine's log)",
@@ -313,10 +307,8 @@ def queue_tile(inputs: pages.Inputs, s: Span) -> Tile:
     flags = (f"{overdue} overdue",) if overdue else ()
     lines = [f"oldest waiting {_plural(queue[0].age_days, 'day')}"] if queue else ["nothing waits for review"]
     lines.append(f"overdue after {_plural(limit, 'day')}")
-    status: Status = "attention" if overdue else "ok"
     trend = queue_age(inputs, s)
-    if not queue and not trend.has_data:
-        status = "quiet"
+    status: Status = "attention" if overdue else ("ok" if queue or trend.has_data else "quiet")
     value = f"{len(queue)} waiting"
     return Tile("queue", "Review queue", value, status, tuple(lines), flags, "/automation", trend)
 

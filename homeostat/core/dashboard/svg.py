@@ -182,7 +182,7 @@ def line_chart(trend: Trend, *, small: bool = False) -> Markup:
         parts.append(_empty(left, top, plot_w, plot_h, trend.empty))
     else:
         if trend.reference is not None:
-            parts += _reference(trend.reference, x_of, y_of)
+            parts += _reference(trend.reference, band, x_of, y_of)
         for style, line in zip(STYLES, trend.lines, strict=False):
             parts += _series(line, style, labels, trend.unit, x_of, y_of)
     chart = _svg(width, height, trend.title, "".join(parts), " small" if small else "", font)
@@ -211,13 +211,20 @@ def _series(
     return parts
 
 
-def _reference(line: Line, x_of: Place, y_of: Place) -> list[str]:
+def _reference(line: Line, band: float, x_of: Place, y_of: Place) -> list[str]:
+    """A step a week, across the week's width: a cap can differ from week to week (the weeks'
+    scheduled runs), and a week alone still shows it."""
     colour, dash = REFERENCE
-    points = [None if v is None else (x_of(i), y_of(v)) for i, v in enumerate(line.values)]
+    steps = []
+    for i, value in enumerate(line.values):
+        if value is not None:
+            x, y = x_of(i), y_of(value)
+            steps.append(f"M{x - band / 2:.1f},{y:.1f}H{x + band / 2:.1f}")
+    if not steps:
+        return []
     return [
-        f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in run)}" fill="none" '
-        f'stroke="{colour}" stroke-width="1.5"{_dash(dash)}><title>{escape(line.name)}</title></polyline>'
-        for run in _segments(points)
+        f'<path d="{"".join(steps)}" fill="none" stroke="{colour}" stroke-width="1.5"{_dash(dash)}>'
+        f"<title>{escape(line.name)}</title></path>"
     ]
 
 

@@ -14,7 +14,6 @@ after the same hour).
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -83,12 +82,16 @@ def per_week(
     return tuple(None if start is None or week.end <= start else value(week) for week in spans)
 
 
+def first(moments: Iterable[dt.datetime | None]) -> dt.datetime | None:
+    """The earliest of `moments`: where a line's data begins (weeks before it are not measured)."""
+    return min((moment for moment in moments if moment is not None), default=None)
+
+
 def kb_started(snapshot: StateSnapshot, set_up: dt.datetime | None) -> dt.datetime | None:
-    """When the KB began: `homeostat.yaml`'s first commit, else the oldest thing on the state branch."""
-    if set_up is not None:
-        return set_up
+    """When the KB began: `homeostat.yaml`'s first commit, or the oldest decision or run on the state
+    branch where that is older (a KB whose history was rewritten keeps its runs)."""
     moments = [r.at for r in snapshot.records()] + [r.started_at for r in snapshot.runs.values()]
-    return min(moments, default=None)
+    return first([set_up, *moments])
 
 
 # --- runs on time --------------------------------------------------------------------------------
@@ -162,7 +165,8 @@ def on_time(
 # --- the review queue ----------------------------------------------------------------------------
 
 
-def _opened(record: DecisionRecord) -> dt.datetime | None:
+def opened(record: DecisionRecord) -> dt.datetime | None:
+    """When the lesson's review PR opened (None for a lesson never sent to review)."""
     return record.review_opened_at or (record.at if record.state == "in-review" else None)
 
 
@@ -170,10 +174,10 @@ def waiting_at(records: Iterable[DecisionRecord], moment: dt.datetime) -> list[d
     """How long each lesson waiting for review at `moment` had waited by then."""
     waits = []
     for record in records:
-        opened = _opened(record)
+        since = opened(record)
         closed = record.settled_at if record.state == "settled" else None
-        if opened is not None and opened <= moment and (closed is None or closed > moment):
-            waits.append(moment - opened)
+        if since is not None and since <= moment and (closed is None or closed > moment):
+            waits.append(moment - since)
     return waits
 
 
@@ -188,17 +192,19 @@ def lessons_in(records: Iterable[DecisionRecord], week: Week) -> list[DecisionRe
     return [r for r in records if r.kind in LESSON_KINDS and week.holds(r.at)]
 
 
+DECIDED = ("merged by the daily run", "sent to review", "declined", "duplicate")
+
+
 def decided_counts(lessons: Sequence[DecisionRecord]) -> dict[str, int]:
     """As `homeostat metrics` splits them: merged by the daily run (no review PR), sent to review,
     and the lessons declined or found duplicates."""
-    return {
-        "merged by the daily run": sum(
-            r.review_opened_at is None and r.outcome in ("merged", "updated") for r in lessons
-        ),
-        "sent to review": sum(r.review_opened_at is not None for r in lessons),
-        "declined": sum(r.outcome == "declined" for r in lessons),
-        "duplicate": sum(r.outcome == "duplicate" for r in lessons),
-    }
+    counts = (
+        sum(r.review_opened_at is None and r.outcome in ("merged", "updated") for r in lessons),
+        sum(r.review_opened_at is not None for r in lessons),
+        sum(r.outcome == "declined" for r in lessons),
+        sum(r.outcome == "duplicate" for r in lessons),
+    )
+    return dict(zip(DECIDED, counts, strict=True))
 
 
 def review_hours(records: Iterable[DecisionRecord], week: Week) -> float | None:
@@ -232,7 +238,3 @@ def sessions_in(events: Iterable[Event], week: Week) -> tuple[int, int]:
             sessions += started
             prompts += not started
     return sessions, prompts
-
-
-def median(values: Sequence[float]) -> float | None:
-    return statistics.median(values) if values else None
