@@ -358,3 +358,21 @@ def test_a_kb_without_rules_says_where_rules_come_from(tmp_path: Path) -> None:
     with DashboardServer(Dashboard(kb, env={})) as running:
         _, _, body = request(running, "GET", "/entries")
     assert "No rule yet" in body and "<code>homeostat learn</code>" in body and "<table>" not in body
+
+
+def test_an_edit_to_the_kb_shows_on_the_next_page(many_rules: Path) -> None:
+    """Pages parse again only the files that changed since the last page, and never serve a KB older
+    than its files: an edited, an added and a removed file each show at the next reload."""
+    topic = many_rules / "knowledge/core/paging.md"
+    with DashboardServer(Dashboard(many_rules, env={})) as running:
+        _, _, before = request(running, "GET", "/entries?q=ledger")
+        assert "Rule number 000 about the ledger" in before
+        topic.write_text(topic.read_text().replace("Rule number 000 about", "Renamed rule about"))
+        (many_rules / "knowledge/core/more.md").write_text(paging_topic(1).replace("paging", "more"))
+        _, _, edited = request(running, "GET", "/entries?q=ledger")
+        assert "paging-rule-000</a></td><td>Renamed rule about the ledger</td>" in edited
+        assert "1–26 of 26 matching, of 251 rules." in edited and "more-rule-000" in edited
+        topic.unlink()
+        (many_rules / "knowledge/core/more.md").unlink()
+        _, _, gone = request(running, "GET", "/entries")
+    assert "No rule yet" in gone

@@ -14,6 +14,7 @@ after the same hour).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -97,22 +98,34 @@ def kb_started(snapshot: StateSnapshot, set_up: dt.datetime | None) -> dt.dateti
 # --- runs on time --------------------------------------------------------------------------------
 
 
-def slots(cron_text: str, since: dt.datetime, until: dt.datetime) -> list[dt.datetime]:
-    """The schedule's slots from `since` to before `until` (none for a broken line)."""
+@functools.lru_cache(maxsize=512)
+def _week_slots(cron_text: str, monday: dt.datetime) -> tuple[dt.datetime, ...]:
+    """One ISO week's slots (walking a cron line slot by slot is slow: each page reads the same
+    weeks several times). None for a broken line; at most `MAX_SLOTS`."""
     try:
         cron = parse_cron(cron_text)
     except CronError:
-        return []
+        return ()
     found: list[dt.datetime] = []
-    moment = since - dt.timedelta(minutes=1)  # next_slot is strictly after
+    moment = monday - dt.timedelta(minutes=1)  # next_slot is strictly after
     while len(found) < MAX_SLOTS:
         try:
             moment = cron.next_slot(moment)
         except CronError:
             break
-        if moment >= until:
+        if moment >= monday + WEEK:
             break
         found.append(moment)
+    return tuple(found)
+
+
+def slots(cron_text: str, since: dt.datetime, until: dt.datetime) -> list[dt.datetime]:
+    """The schedule's slots from `since` to before `until` (none for a broken line)."""
+    found: list[dt.datetime] = []
+    monday = weeks(since, 1)[0].start
+    while monday < until:
+        found += [slot for slot in _week_slots(cron_text, monday) if since <= slot < until]
+        monday += WEEK
     return found
 
 
