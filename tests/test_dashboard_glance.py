@@ -8,10 +8,12 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dashboardworld import record, run_report
 from test_dashboard import new_kb, request
 
 from homeostat.core.config import Config
@@ -22,7 +24,6 @@ from homeostat.core.state import (
     DecisionsFile,
     DigestRecord,
     Heartbeat,
-    LessonSource,
     RunReport,
     StateSnapshot,
 )
@@ -37,32 +38,11 @@ def at(day: int, hour: int, minute: int = 0) -> dt.datetime:
 
 
 def run(kind: str, started: dt.datetime, usd: float, **extra: Any) -> RunReport:
-    return RunReport(
-        run_id=f"{kind}-{started:%Y%m%d%H%M}",
-        kind=kind,  # type: ignore[arg-type]
-        started_at=started,
-        finished_at=started + dt.timedelta(minutes=3),
-        duration_seconds=180.0,
-        cost={"usd": usd, "estimated": False},
-        **extra,
-    )
+    return run_report(kind, started, cost={"usd": usd, "estimated": False}, **extra)
 
 
-def lesson(member: str, name: str, when: dt.datetime, outcome: str, **extra: Any) -> DecisionRecord:
-    fields: dict[str, Any] = {
-        "hash": f"{member}-{name}",
-        "member": member,
-        "kind": "new",
-        "title": name,
-        "source": LessonSource(type="manual"),
-        "outcome": outcome,
-        "state": "settled",
-        "confidence": 70,
-        "settled_at": when,
-        "at": when,
-    }
-    fields.update(extra)
-    return DecisionRecord(**fields)
+def lesson(member: str, title: str, when: dt.datetime, outcome: str, **extra: Any) -> DecisionRecord:
+    return record(member, title, outcome, when, confidence=70, **extra)
 
 
 def known_week() -> pages.Inputs:
@@ -357,7 +337,10 @@ def test_a_kb_without_rules_says_where_rules_come_from(tmp_path: Path) -> None:
     kb = new_kb(tmp_path, committed=dt.datetime.now(UTC))
     with DashboardServer(Dashboard(kb, env={})) as running:
         _, _, body = request(running, "GET", "/entries")
-    assert "No rule yet" in body and "<code>homeostat learn</code>" in body and "<table>" not in body
+        assert "No rule yet" in body and "<code>homeostat learn</code>" in body and "<table>" not in body
+        shutil.rmtree(kb / "knowledge")  # a KB that cannot be read is no KB without rules
+        _, _, broken = request(running, "GET", "/entries")
+    assert "the KB could not be read" in broken and "No rule yet" not in broken
 
 
 def test_an_edit_to_the_kb_shows_on_the_next_page(many_rules: Path) -> None:

@@ -407,6 +407,7 @@ def entries(
         "status": status,
         "kind": kind,
         "filtered": any(filters.values()),
+        "readable": inputs.kb is not None,
     }
 
 
