@@ -325,60 +325,31 @@ def repeat_rate(metrics: Metrics) -> tuple[bool, float | None]:
 
 def repeats_tile(metrics: Metrics, window: int) -> Tile:
     measured, rate = repeat_rate(metrics)
-    about = "review lessons that re-taught a rule the KB already had"
+    status: Status = "quiet"
     if not measured:
-        return Tile(
-            "repeats",
-            "Repeat-lesson rate",
-            "not measured yet",
-            "quiet",
-            (about, "this release does not count them yet"),
-        )
-    if rate is None:
-        return Tile(
-            "repeats",
-            "Repeat-lesson rate",
-            "–",
-            "quiet",
-            (about, f"no review lesson in the last {window} days"),
-            link="/performance",
-        )
-    return Tile(
-        "repeats",
-        "Repeat-lesson rate",
-        f"{rate:.0%}",
-        "info",
-        (about, f"last {window} days"),
-        link="/performance",
-    )
+        value, when = "not measured yet", "this release does not count them yet"
+    elif rate is None:
+        value, when = "–", f"no review lesson in the last {window} days"
+    else:
+        value, when, status = f"{rate:.0%}", f"last {window} days", "info"
+    about = "review lessons that re-taught a rule the KB already had"
+    link = "/performance" if measured else ""
+    return Tile("repeats", "Repeat-lesson rate", value, status, (about, when), link=link)
 
 
 def merged_tile(inputs: pages.Inputs, s: Span, metrics: Metrics, window: int) -> Tile:
     d = metrics.decisions
-    trend = merged_share(inputs, s)
+    status: Status = "quiet"
     if d.merged_without_a_person is None:
-        return Tile(
-            "merged",
-            "Merged without a person",
-            "–",
-            "quiet",
-            (f"no lesson decided in the last {window} days",),
-            link="/performance",
-            trend=trend,
+        value = "–"
+        lines = (f"no lesson decided in the last {window} days",)
+    else:
+        value, status = f"{d.merged_without_a_person:.0%}", "info"
+        lines = (
+            f"last {window} days: {d.auto_merged} merged by the daily run, {d.sent_to_review} sent to review",
         )
-    lines = (
-        f"last {window} days: {d.auto_merged} merged by the daily run, {d.sent_to_review} sent to review",
-    )
-    return Tile(
-        "merged",
-        "Merged without a person",
-        f"{d.merged_without_a_person:.0%}",
-        "info",
-        lines,
-        (),
-        "/performance",
-        trend,
-    )
+    trend = merged_share(inputs, s)
+    return Tile("merged", "Merged without a person", value, status, lines, link="/performance", trend=trend)
 
 
 def cost_tile(inputs: pages.Inputs, s: Span) -> Tile:
