@@ -79,6 +79,22 @@ class Page:
             raise BrowserError(f"{expression}: {done['exceptionDetails']}")
         return done["result"].get("value")
 
+    def resize(self, width: int, height: int) -> None:
+        """A window of `width` x `height` CSS pixels; under 600 wide, as a phone lays a page out (the
+        page's viewport meta applies, text is not inflated)."""
+        mobile = width < 600
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
+        )
+
+    def overflow(self) -> dict[str, int]:
+        """How far the page is wider than its window (0 when nothing makes it scroll sideways)."""
+        found: dict[str, int] = self.evaluate(
+            "({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth})"
+        )
+        return found
+
     def screenshot(self, path: Path) -> Path:
         shot = self.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
         path.write_bytes(base64.b64decode(shot["data"]))

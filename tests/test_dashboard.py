@@ -111,7 +111,7 @@ def test_overview_shows_each_agents_liveness(server: DashboardServer) -> None:
     assert "ok: 1 retired" in body  # the deep dive
     assert "first run due" in body  # the digest never ran, and the KB is younger than its first slot
     assert "ran on box-1 (pid 4242), exit 0" in body  # up's lock on the daily schedule
-    assert "1 overdue" in body and "not syncing</span> (no heartbeat for 48 hours): bo</li>" in body
+    assert "1 overdue" in body and "not syncing (no heartbeat for 48 hours): bo</span>" in body
     assert "no heartbeat yet: cy, dee" in body  # never synced: not set up yet, which is no alarm
     assert "What happens next" not in body  # runs are recorded: this is no new KB
 
@@ -128,7 +128,7 @@ def test_automation_marks_the_overdue_review_and_the_silent_members(server: Dash
     ana = sync[sync.index("<td>ana</td>") :].split("</tr>")[0]
     assert "not syncing" not in ana
     assert "failed: the host refused the push" in body
-    assert "<svg" in body and "Lessons decided per run" in body
+    assert "<svg" in body and "Lessons decided per week" in body
 
 
 def test_performance_shows_what_homeostat_metrics_computes(

@@ -113,7 +113,8 @@ class Dashboard:
         if path == "/performance":
             return html.performance(inputs, **common)
         if path == "/entries":
-            return html.entries(inputs, arg("q"), arg("area"), arg("status"), arg("kind"), **common)
+            filters = (arg("q"), arg("area"), arg("status"), arg("kind"))
+            return html.entries(inputs, *filters, page=arg("page"), per=arg("per"), **common)
         if path.startswith("/entries/"):
             return self.entry(loaded, unquote(path.removeprefix("/entries/")), common)
         if path == "/events":

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from homeostat.core.dashboard import pages, svg
+from homeostat.core.dashboard import glance, pages, svg
 from homeostat.core.dashboard.settings import SettingsForm
 from homeostat.core.metrics import share
 from homeostat.core.sync import SYNCING_HOURS
@@ -76,24 +76,58 @@ def _page(template: str, inputs: pages.Inputs, title: str, current: str, **conte
 
 
 def overview(inputs: pages.Inputs, **common: Any) -> str:
-    return _page("overview.html.j2", inputs, "Overview", "/", page=pages.overview(inputs), **common)
+    tiles = glance.tiles(inputs)
+    charts = {tile.key: svg.line_chart(tile.trend, small=True) for tile in tiles if tile.trend is not None}
+    page = pages.overview(inputs)
+    return _page("overview.html.j2", inputs, "Overview", "/", page=page, tiles=tiles, charts=charts, **common)
 
 
 def automation(inputs: pages.Inputs, **common: Any) -> str:
     page = pages.automation(inputs)
-    chart = svg.stacked(page["chart"], "Lessons decided per run")
-    return _page("automation.html.j2", inputs, "Automation", "/automation", page=page, chart=chart, **common)
+    s = glance.span(inputs)
+    trends = (glance.decided(inputs, s), glance.runs_counts(inputs, s))
+    charts = [(trend.title, svg.line_chart(trend)) for trend in trends]
+    queue = svg.line_chart(glance.queue_size(inputs, s))
+    return _page(
+        "automation.html.j2",
+        inputs,
+        "Automation",
+        "/automation",
+        page=page,
+        charts=charts,
+        queue_chart=queue,
+        **common,
+    )
 
 
 def performance(inputs: pages.Inputs, days: int = pages.WINDOW_DAYS, **common: Any) -> str:
     m = pages.performance(inputs, days)
+    bands = m.decisions.calibration
     calibration = svg.bars(
-        [(b.band, b.share or 0.0) for b in m.decisions.calibration],
-        "Merged by a reviewer, per band",
-        "%",
-        1.0,
+        [(b.band, b.share or 0.0) for b in bands],
+        "Review decisions merged by a reviewer, per confidence band",
+        x_label="Merged by a reviewer",
+        y_label="Confidence",
+        unit="%",
+        high=1.0,
+        notes=[f"of {b.reviewed}" for b in bands],
+        empty="no review was settled in the window",
     )
-    cost = svg.bars([(s.name, s.usd) for s in m.steps], "Dollars per step", "$")
+    cost = svg.bars(
+        [(s.name, s.usd) for s in m.steps],
+        "Dollars per step, in this machine's log",
+        x_label="US dollars",
+        y_label="Step",
+        unit="$",
+        empty="no model call in this machine's log",
+    )
+    s = glance.span(inputs)
+    trends = {
+        "merged": glance.merged_share(inputs, s),
+        "latency": glance.latency(inputs, s),
+        "sessions": glance.sessions(inputs, s),
+        "cost": glance.cost(inputs, s),
+    }
     return _page(
         "performance.html.j2",
         inputs,
@@ -103,6 +137,8 @@ def performance(inputs: pages.Inputs, days: int = pages.WINDOW_DAYS, **common: A
         days=days,
         calibration=calibration,
         cost=cost,
+        trends={key: svg.line_chart(trend) for key, trend in trends.items()},
+        repeats=dict(zip(("measured", "rate"), glance.repeat_rate(m), strict=True)),
         looked=share(m.usage.turns_looked_up, m.usage.turns),
         credited=share(m.usage.turns_credited, m.usage.turns),
         syncing_hours=SYNCING_HOURS,
@@ -110,9 +146,18 @@ def performance(inputs: pages.Inputs, days: int = pages.WINDOW_DAYS, **common: A
     )
 
 
-def entries(inputs: pages.Inputs, query: str, area: str, status: str, kind: str, **common: Any) -> str:
-    page = pages.entries(inputs, query, area, status, kind)
-    return _page("entries.html.j2", inputs, "Entries", "/entries", page=page, **common)
+def entries(
+    inputs: pages.Inputs,
+    query: str,
+    area: str,
+    status: str,
+    kind: str,
+    page: str = "",
+    per: str = "",
+    **common: Any,
+) -> str:
+    shown = pages.entries(inputs, query, area, status, kind, page, per)
+    return _page("entries.html.j2", inputs, "Entries", "/entries", page=shown, **common)
 
 
 def entry(
@@ -148,7 +193,13 @@ def coverage(inputs: pages.Inputs, **common: Any) -> str:
 
 def impact(inputs: pages.Inputs, **common: Any) -> str:
     page = pages.impact(inputs)
-    chart = svg.bars(page["chart"], "Times credited")
+    chart = svg.bars(
+        page["chart"],
+        "Times each rule was credited",
+        x_label="Times credited",
+        y_label="Rule",
+        empty="no turn credited a rule yet",
+    )
     return _page("impact.html.j2", inputs, "Impact", "/impact", page=page, chart=chart, **common)
 
 
@@ -172,7 +223,9 @@ def desire_paths(inputs: pages.Inputs, **common: Any) -> str:
 
 def events(inputs: pages.Inputs, kind: str, **common: Any) -> str:
     page = pages.events(inputs, kind)
-    chart = svg.bars(page["chart"], "Events by kind")
+    chart = svg.bars(
+        page["chart"], "Events by kind", x_label="Events", y_label="Kind", empty="no event in this log yet"
+    )
     return _page("events.html.j2", inputs, "Events", "/events", page=page, chart=chart, **common)
 
 

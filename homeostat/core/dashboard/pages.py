@@ -12,6 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.cron import parse_cron
@@ -263,11 +264,8 @@ def run_rows(inputs: Inputs) -> list[RunReport]:
 
 
 def automation(inputs: Inputs) -> dict[str, Any]:
-    runs = run_rows(inputs)
-    chart = [(f"{r.kind} {r.started_at.date().isoformat()}", dict(r.decided)) for r in reversed(runs[:30])]
     return {
-        "runs": runs,
-        "chart": chart,
+        "runs": run_rows(inputs),
         "queue": review_queue(inputs),
         "overdue_days": inputs.config.notifications.review_overdue_days,
         "sync": sync_health(inputs),
@@ -303,11 +301,79 @@ def _matches(rule: Rule, words: Sequence[str]) -> bool:
     return all(word in text for word in words)
 
 
+PER_PAGE = 100
+PAGE_SIZES = (50, 100, 200, 500)
+
+
+def _number(text: str, default: int, low: int, high: int) -> int:
+    """A page or page size from the query string: a number, held to [low, high]; else `default`."""
+    return max(low, min(high, int(text))) if text.strip().isdigit() and len(text) < 10 else default
+
+
+@dataclass(frozen=True)
+class PageLink:
+    label: str
+    href: str  # "" for the page shown and for a gap
+    current: bool = False
+
+
+def _pager(filters: Mapping[str, str], page: int, pages: int, per: int) -> list[PageLink]:
+    """First, previous, the pages around this one (gaps marked …), next and last."""
+
+    def href(number: int) -> str:
+        query = {k: v for k, v in filters.items() if v}
+        if per != PER_PAGE:
+            query["per"] = str(per)
+        if number > 1:
+            query["page"] = str(number)
+        return "/entries" + (f"?{urlencode(query)}" if query else "")
+
+    if pages <= 1:
+        return []
+    links = [
+        PageLink("« first", href(1) if page > 1 else ""),
+        PageLink("‹ previous", href(page - 1) if page > 1 else ""),
+    ]
+    shown = sorted({1, pages, *range(max(1, page - 2), min(pages, page + 2) + 1)})
+    for before, number in zip([0, *shown], shown, strict=False):
+        if number - before > 1:
+            links.append(PageLink("…", ""))
+        links.append(PageLink(str(number), "" if number == page else href(number), number == page))
+    links += [
+        PageLink("next ›", href(page + 1) if page < pages else ""),
+        PageLink("last »", href(pages) if page < pages else ""),
+    ]
+    return links
+
+
 def entries(
-    inputs: Inputs, query: str = "", area: str = "", status: str = "", kind: str = ""
+    inputs: Inputs,
+    query: str = "",
+    area: str = "",
+    status: str = "",
+    kind: str = "",
+    page: str = "",
+    per: str = "",
 ) -> dict[str, Any]:
+    """The rules matching the filters, sorted by area and id, one page of them at a time (a KB of
+    5,000 rules is no 1 MB page); `page` and `per` come from the query string as they are."""
     rules = inputs.kb.rules if inputs.kb else ()
     words = query.lower().split()
+    matched = sorted(
+        (
+            r
+            for r in rules
+            if (not area or r.area == area)
+            and (not status or r.meta.status == status)
+            and (not kind or (r.meta.kind or "") == kind)
+            and _matches(r, words)
+        ),
+        key=lambda r: (r.area, r.id),
+    )
+    size = _number(per, PER_PAGE, 10, max(PAGE_SIZES))
+    pages = max(1, -(-len(matched) // size))
+    number = _number(page, 1, 1, pages)
+    first = (number - 1) * size
     shown = [
         EntryRow(
             r.id,
@@ -319,14 +385,19 @@ def entries(
             "" if r.meta.score is None else str(r.meta.score),
             len(r.meta.open_flags),
         )
-        for r in rules
-        if (not area or r.area == area)
-        and (not status or r.meta.status == status)
-        and (not kind or (r.meta.kind or "") == kind)
-        and _matches(r, words)
+        for r in matched[first : first + size]
     ]
+    filters = {"q": query, "area": area, "status": status, "kind": kind}
     return {
-        "rows": sorted(shown, key=lambda row: (row.area, row.id)),
+        "rows": shown,
+        "matched": len(matched),
+        "first": first + 1 if shown else 0,
+        "last": first + len(shown),
+        "page": number,
+        "pages": pages,
+        "per": size,
+        "sizes": sorted({*PAGE_SIZES, size}),
+        "pager": _pager(filters, number, pages, size),
         "total": len(rules),
         "areas": sorted({r.area for r in rules} | set(inputs.config.area_names())),
         "statuses": sorted({r.meta.status for r in rules}),
@@ -335,6 +406,8 @@ def entries(
         "area": area,
         "status": status,
         "kind": kind,
+        "filtered": any(filters.values()),
+        "readable": inputs.kb is not None,
     }
 
 
