@@ -28,6 +28,7 @@ from homeostat.core.parse import (
     reparse_topic,
     validate_model,
 )
+from homeostat.core.readable import refusal
 from homeostat.core.yamltext import YamlDoc
 from homeostat.errors import KBReadError
 
@@ -223,7 +224,8 @@ def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, Yaml
 def decode_files(
     files: Mapping[str, str | bytes],
 ) -> tuple[dict[str, str], dict[str, bytes], list[Finding]]:
-    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash.
+    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash, and so is an entry
+    the reader refused to open or a file over its size limit (`core.readable`): each is left out.
 
     Only Markdown and homeostat.yaml must be text: an image beside a document is no KB file, so one
     that does not decode is kept as bytes (validate scans its printable strings for secrets).
@@ -232,6 +234,10 @@ def decode_files(
     binaries: dict[str, bytes] = {}
     found: list[Finding] = []
     for path, content in files.items():
+        refused = refusal(path, content)
+        if refused is not None:  # a link, a FIFO, a device, or over its size limit: never parsed
+            found.append(refused)
+            continue
         if isinstance(content, str):
             texts[path] = content
             continue
@@ -354,10 +360,10 @@ def _assemble(
     documents: list[Document] = []
     topic_files: list[TopicFile] = []
     problems: list[Finding] = [*undecoded, *config_problems]
-    unreadable = [  # not UTF-8
-        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind[0] == "rule" else ())
+    unreadable = [  # not UTF-8, refused by the reader (a link, a FIFO…), or over its size limit
+        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind and kind[0] == "rule" else ())
         for f in undecoded
-        if (kind := classify(f.file)) is not None
+        if (kind := classify(f.file)) is not None or f.file.startswith(KNOWLEDGE)
     ]
     for path in sorted(parsed):
         part = parsed[path]
