@@ -78,7 +78,9 @@ FORMATS: tuple[Format, ...] = (
     _f(
         "openai-api-key",
         "sk-",
-        r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,})"
+        # bounded before the marker: `sk-` is in its own alphabet, so `sk-sk-sk-…` would be read from
+        # each `sk-` to the run's end and back
+        r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9_\-]{20,64}T3BlbkFJ[A-Za-z0-9_\-]{20,})"
         + _ED,
     ),
     _f("huggingface-token", "hf_ api_org_", r"(?:hf_|api_org_)[A-Za-z0-9]{34}" + _E),
