@@ -125,6 +125,27 @@ def _flag_families(s: CaseSet) -> None:
     s.pos("connection-string", "DSN=mysql:host=db;dbname=ledger;user=app;password={s}", password(14, "t63"))
 
 
+def _more_families(s: CaseSet) -> None:
+    """Shapes met while writing the rules above, each a family of its own."""
+    s.pos(
+        "stdin-secret",
+        'echo "{s}" | docker login -u ci --password-stdin registry.internal',
+        password(15, "t70"),
+    )
+    s.pos("stdin-secret", "gh auth login --with-token <<< {s}", rnd(40, seed="t71"))
+    s.pos("setter-secret", "client.setToken('{s}')", rnd(32, seed="t72"))
+    s.pos("setter-secret", 'user.set_password("{s}")', password(13, "t73"))
+    s.pos("config-set", "npm config set //registry.internal/:_authToken {s}", rnd(36, seed="t74"))
+    s.pos("config-set", "yarn config set npmAuthToken {s}", rnd(36, URLSAFE, "t75"))
+    s.pos("ssh-key-passphrase", "ssh-keygen -t ed25519 -N '{s}' -f deploy_key", password(16, "t76"))
+    s.pos(
+        "openssl-password", "openssl enc -aes-256-cbc -k {s} -in dump.sql -out dump.enc", password(14, "t77")
+    )
+    s.pos("vault-token", "vault login {s}", rnd(28, seed="t78"))
+    s.pos("short-flag", "backup-tool restore -p {s} --target /srv", password(14, "t79"))
+    s.pos("auth-header", "Authorization: GenieKey {s}", "3f2a1c9e-7b6d-4e5f-a1b2-" + rnd(12, HEX, "t80"))
+
+
 def _look_alikes(s: CaseSet) -> None:
     s.neg("supabase-publishable", "SUPABASE_PUBLISHABLE_KEY=sb_" + "publishable_" + rnd(31, URLSAFE, "n1"))
     s.neg("supabase-placeholder", "SUPABASE_SECRET_KEY=sb_" + "secret_xxxxxxxxxxxxxxxxxxxxxxxxxxxx")
@@ -176,11 +197,29 @@ def _look_alikes(s: CaseSet) -> None:
     s.neg("b64-like", "Authorization: Basic " + base64.b64encode(b"user:password").decode())
     s.neg("hash-like", "checksum: " + rnd(64, HEX, "n5") + "\netag: " + rnd(32, HEX, "n6"))
     s.neg("b64-like", "![chart](data:image/png;base64," + rnd(80, B64, "n7") + "=)")
+    s.neg("stdin-like", 'echo "$REGISTRY_TOKEN" | docker login -u ci --password-stdin registry.internal')
+    s.neg("stdin-like", "gh auth login --with-token < token.txt")
+    s.neg("setter-like", "client.setToken(token)")
+    s.neg("setter-like", 'user.set_password(form.cleaned_data["password"])')
+    s.neg("setter-like", 'settings.setKeyboardLayout("dvorak")')
+    s.neg("config-set-like", "npm config set registry https://registry.internal/")
+    s.neg("config-set-like", "git config set user.name 'Ana Lima'")
+    s.neg("ssh-keygen-like", "ssh-keygen -t ed25519 -N '' -f deploy_key")
+    s.neg("openssl-like", "openssl enc -d -aes-256-cbc -kfile key.txt -in dump.enc")
+    s.neg("vault-like", "vault login -method=oidc role=dev")
+    s.neg("short-flag-like", "uvicorn app:main -w 4 -p 8000")
+    s.neg("short-flag-like", "docker run -p 127.0.0.1:5353:53/udp -w /srv/app img:3.12")
+    s.neg("short-flag-like", "tar -cf out.tar -p src/Main2.java")
+    # found in the wild (pip's and Node's own docs) while the rules above were checked for false alarms
+    s.neg("short-flag-like", "sudo sysctl -w net.ipv6.conf.lo.disable_ipv6=0")
+    s.neg("short-flag-like", "#compdef -P pip[0-9.]#")
+    s.neg("netrc-like", "machine example.com\nlogin daniel\npassword qwerty")
 
 
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
     _flag_families(s)
+    _more_families(s)
     _look_alikes(s)
     return s.cases

@@ -22,7 +22,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from homeostat.core.scanners.bridge import plugin_hits
+from homeostat.core.scanners.commands import (
+    COMMAND_DETECTORS,
+    GATE_PIECES,
+    GATE_WORDS,
+    ORACLE_GATE_WORDS,
+    SETTER_PREFIXES,
+    SHORT_FLAG_LETTERS,
+)
 from homeostat.core.scanners.context import CONTEXT_DETECTORS
+from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.structure import cards, jwts, private_keys
@@ -61,7 +70,8 @@ _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 # line's end from each place it occurs.
 _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
 _AS_FLAG = re.compile(r"--[\w\-]*\Z")
-_ALWAYS_WORDS = ("curl", "bearer", "value=", "mysql", "mariadb", "flyv1")
+_AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
+_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
 
@@ -110,13 +120,29 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(word)
         while pos >= 0:
             after = pos + len(word)
-            if _AS_KEY.match(lowered, after) or _AS_FLAG.search(lowered, max(0, pos - 40), pos):
+            if (
+                _AS_KEY.match(lowered, after)
+                or _AS_FLAG.search(lowered, max(0, pos - 40), pos)
+                or _AS_SETTER.match(lowered, after)
+                and lowered.startswith(SETTER_PREFIXES, max(0, pos - 16), pos)  # `setApiToken(`
+            ):
                 after = mark(pos)
             pos = lowered.find(word, after)
     for word in _ALWAYS_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
+    for word in (*GATE_WORDS, *GATE_PIECES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
+        pos = lowered.find(word)
+        while pos >= 0:
+            pos = lowered.find(word, mark(pos))
+    for blank in (" -", "\t-"):  # `-p` or `-w` after a blank: a short flag the command detectors read
+        pos = lowered.find(blank)
+        while pos >= 0:
+            after = pos + 2
+            if lowered[after : after + 1] in SHORT_FLAG_LETTERS and after < len(lowered):
+                after = mark(pos)
+            pos = lowered.find(blank, after)
     pos = lowered.find("://")
     while pos >= 0:
         after = pos + 3
@@ -147,6 +173,8 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
+    for command_detector in COMMAND_DETECTORS:
+        found.extend(command_detector(line, lowered))
     return tuple(found)
 
 
@@ -186,6 +214,8 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
+    for file_detector in FILE_DETECTORS:  # credential-file shapes, which may span lines
+        found.extend(file_detector(text, lowered))
     _keyword_lines(text, lowered, lines)
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):

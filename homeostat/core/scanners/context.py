@@ -18,6 +18,7 @@ from homeostat.core.scanners.values import (
     is_base64_userinfo,
     is_code_expression,
     is_env_name,
+    is_public_value,
     is_reference,
     is_uuid,
     looks_fake,
@@ -43,14 +44,20 @@ _DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?
 # First two arguments of a call: `getenv("API_TOKEN", "…")`, `config.get('password', '…')`.
 _CALL_PAIR = re.compile(r"""\(\s*(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
 _XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
-_CLI_FLAG = re.compile(r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]{1,8})(["']?)([^\s"']{4,300})\2""")
+# The value never starts with `-`: in `--prod --token …` it is the next flag, not `--prod`'s value.
+_CLI_FLAG = re.compile(
+    r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]{1,8})(["']?)([^\s"'\-][^\s"']{3,299})\2"""
+)
 _CURL_USER = re.compile(
     r"""(?<![\w\-])(?:-u|--user)(?:=|[ \t]{1,8})(?:"([^":\s]{0,128}):([^"]{1,256})"|"""
     r"""'([^':\s]{0,128}):([^']{1,256})'|"""
     r"""([^\s:"']{0,128}):(?:'([^']{1,256})'|"([^"]{1,256})"|([^\s`'"]{1,256})))"""
 )
+# After `Bearer` or Okta's `SSWS`, or an `Authorization` header with any scheme word before the
+# credential (`Basic`, `token`, `Api-Key`, `GenieKey`…) or none.
 _AUTH_HEADER = re.compile(
-    r"(?i:\bbearer[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|token|bot|digest)?[ \t]*)"
+    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
 _URL_USERINFO = re.compile(
@@ -159,8 +166,12 @@ def password_ok(value: str, *, quoted: bool) -> bool:
     return classes >= 2
 
 
-def _secret_ok(key: str, value: str, *, quoted: bool) -> bool:
+def secret_value_ok(key: str, value: str, *, quoted: bool) -> bool:
+    """A literal secret under a key that names one: random-looking, a UUID under a token key, or
+    base64 of `user:password`; never a reference, an env name, code, or a public key."""
     if is_reference(value) or is_env_name(value) or (not quoted and is_code_expression(value)):
+        return False
+    if is_public_value(value):
         return False
     if is_base64_userinfo(value):
         return True  # `"auth": "ZGVwbG95Oi…"` in a Docker config, `_auth=` in .npmrc: user:password
@@ -175,7 +186,7 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
     if cls is KeyClass.PASSWORD:
         return "password" if password_ok(value, quoted=quoted) else None
     if cls is KeyClass.SECRET:
-        if not _secret_ok(key, value, quoted=quoted):
+        if not secret_value_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
     # looks_random first: its alphabet check turns most values away at once (a URL, a path, prose),
@@ -317,7 +328,7 @@ def fly_tokens(line: str) -> Iterator[Found]:
 def auth_headers(line: str) -> Iterator[Found]:
     """`Authorization: Bearer …`, `Authorization: Basic …`."""
     lowered = line.lower()
-    if "bearer" not in lowered and "authorization" not in lowered:
+    if "bearer" not in lowered and "authorization" not in lowered and "ssws" not in lowered:
         return
     for m in _AUTH_HEADER.finditer(line):
         value = m.group(1)
