@@ -200,7 +200,7 @@ COMMAND_DETECTORS = (tool_flags, short_flags, oracle_connects, stdin_secrets, se
 # `openssl -k`, `vault login`), Oracle's tools and descriptors (on a text with an `@`), a short flag
 # (`-p` or `-w` after a blank: `docker login -p`, `sqlcmd -P`, `7z -p…`), a stdin flag or
 # `config set`. A setter (`setToken(`) is found from its secret word, with the key words.
-GATE_WORDS = ("codecov", "ssh-keygen", "openssl", "vault")
+GATE_WORDS = ("codecov", "ssh-keygen", "openssl", "vault login")
 ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
 GATE_PIECES = ("-stdin", "with-token", "config set")
 SHORT_FLAG_LETTERS = "pw"
