@@ -135,6 +135,7 @@ def _more_families(s: CaseSet) -> None:
     s.pos("stdin-secret", "gh auth login --with-token <<< {s}", rnd(40, seed="t71"))
     s.pos("setter-secret", "client.setToken('{s}')", rnd(32, seed="t72"))
     s.pos("setter-secret", 'user.set_password("{s}")', password(13, "t73"))
+    s.pos("setter-secret", 'api.setApiKey("{s}")', rnd(20, seed="t73b"))
     s.pos("config-set", "npm config set //registry.internal/:_authToken {s}", rnd(36, seed="t74"))
     s.pos("config-set", "yarn config set npmAuthToken {s}", rnd(36, URLSAFE, "t75"))
     s.pos("ssh-key-passphrase", "ssh-keygen -t ed25519 -N '{s}' -f deploy_key", password(16, "t76"))

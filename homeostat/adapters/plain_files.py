@@ -74,6 +74,10 @@ def read_regular(path: StrPath, limit: int | None = None, *, checked: bool = Fal
     return data
 
 
+# A pending lesson is one lesson's JSON: a few KB.
+PENDING_LIMIT = 1_000_000
+
+
 class RefusedRead(OSError):
     """A file the reading rule refused (`read_regular`); `strerror` is the line that says why."""
 

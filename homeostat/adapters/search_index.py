@@ -20,7 +20,15 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from homeostat.adapters.corpus_part import PART_FORMAT, part_bytes, read_part
-from homeostat.adapters.plain_files import StrPath, read_bytes, read_regular, read_text, write_atomic
+from homeostat.adapters.plain_files import (
+    PENDING_LIMIT,
+    StrPath,
+    read_bytes,
+    read_kb_text,
+    read_regular,
+    read_text,
+    write_atomic,
+)
 from homeostat.core.readable import Refused
 from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
@@ -249,7 +257,7 @@ def _load_pending(root: StrPath) -> list[PendingLesson]:
     for name in names:
         path = _join(root, PENDING_DIR, name)
         try:
-            found.append(PendingLesson.from_json(read_text(path)))
+            found.append(PendingLesson.from_json(read_kb_text(path, PENDING_DIR, PENDING_LIMIT)))
         except (OSError, ValueError, ValidationError) as exc:
             _log().warning("%s: skipped, not a pending lesson (%s)", path, str(exc).splitlines()[0])
     return found

@@ -27,7 +27,6 @@ from homeostat.core.scanners.commands import (
     GATE_PIECES,
     GATE_WORDS,
     ORACLE_GATE_WORDS,
-    SETTER_PREFIXES,
     SHORT_FLAG_LETTERS,
 )
 from homeostat.core.scanners.context import CONTEXT_DETECTORS
@@ -71,6 +70,7 @@ _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
 _AS_FLAG = re.compile(r"--[\w\-]*\Z")
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
+_SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
 _ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
@@ -124,7 +124,7 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
                 _AS_KEY.match(lowered, after)
                 or _AS_FLAG.search(lowered, max(0, pos - 40), pos)
                 or _AS_SETTER.match(lowered, after)
-                and lowered.startswith(SETTER_PREFIXES, max(0, pos - 16), pos)  # `setApiToken(`
+                and _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos) is not None  # `setApiToken(`
             ):
                 after = mark(pos)
             pos = lowered.find(word, after)
@@ -140,7 +140,7 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(blank)
         while pos >= 0:
             after = pos + 2
-            if lowered[after : after + 1] in SHORT_FLAG_LETTERS and after < len(lowered):
+            if after < len(lowered) and lowered[after] in SHORT_FLAG_LETTERS:
                 after = mark(pos)
             pos = lowered.find(blank, after)
     pos = lowered.find("://")

@@ -204,4 +204,3 @@ GATE_WORDS = ("codecov", "ssh-keygen", "openssl", "vault login")
 ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
 GATE_PIECES = ("-stdin", "with-token", "config set")
 SHORT_FLAG_LETTERS = "pw"
-SETTER_PREFIXES = ("set", "with", "use")
