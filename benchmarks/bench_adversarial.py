@@ -31,6 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.append(str(REPO))
+sys.path.insert(1, str(REPO / "tests"))
+
+from poisoning import CONFIG  # noqa: E402  (the poisoning corpus's one-repo config)
 
 from homeostat.core.markdown import check_fences, headings  # noqa: E402
 from homeostat.core.risky import find_risks  # noqa: E402
@@ -41,18 +44,6 @@ from homeostat.core.validate.content_checks import Span, span_links  # noqa: E40
 
 SIZES_KB = (1, 4, 16, 64, 256, 1024)
 DOMAINS = ["acme.dev", "github.com"]
-CONFIG = """version: 0.2.0
-team:
-  members:
-    - {handle: ana, role: lead, teams: [payments]}
-  teams:
-    - {name: payments, handle: "@acme/payments"}
-repos:
-  - name: ledger
-    url: https://github.com/acme/ledger
-    areas:
-      - {name: api, paths: ["src/api/**"], owner: payments}
-"""
 RULE_HEAD = (
     "---\nid: probe-rule\ntitle: Keep handlers small\narea: ledger/api\nscope: ['src/api/**']\n"
     "status: accepted\nkind: convention\napprovedBy: [ana]\nsource:\n  type: manual\n  author: ana\n"
@@ -216,6 +207,7 @@ def main() -> int:
     flagged: list[str] = []
     for scanner_name in args.scanners.split(","):
         scanner = SCANNERS[scanner_name]
+        scanner("password: warm up the lazy imports, password=hunter2")  # not timed
         print(f"\n{scanner_name}: CPU µs per KB at {', '.join(f'{kb} KB' for kb in sizes)}")
         print(f"  {'input':32} {header}   growth")
         for input_name in chosen:

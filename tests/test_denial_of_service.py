@@ -9,14 +9,12 @@ meet one finish (each runs in a subprocess with a time limit, so a regression fa
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from kbfactory import EXAMPLE
+from kbfactory import EXAMPLE, run_limited
 
 from homeostat.core.evaluation import EvalError, parse_cases
 from homeostat.core.yamltext import YamlError, load_full, load_yaml
@@ -33,16 +31,8 @@ def laughs(levels: int = 9, key: str = "lol") -> str:
     return "\n".join(lines)
 
 
-def homeostat(*argv: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
-    return subprocess.run(
-        [sys.executable, "-m", "homeostat", *argv],
-        capture_output=True,
-        text=True,
-        timeout=SECONDS,
-        env=env,
-        check=False,
-    )
+def homeostat(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return run_limited(*argv, cwd=cwd, seconds=SECONDS)
 
 
 def test_an_alias_bomb_is_a_located_error_and_ordinary_aliases_still_read() -> None:

@@ -22,7 +22,7 @@ from typing import TypeVar
 
 import anyio
 import pytest
-from kbfactory import EXAMPLE
+from kbfactory import EXAMPLE, run_limited
 from mcp import Client, StdioServerParameters
 
 from homeostat.adapters.kb_files import read_tree
@@ -41,16 +41,7 @@ def git(cwd: Path, *args: str) -> str:
 
 
 def homeostat(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
-    return subprocess.run(
-        [sys.executable, "-m", "homeostat", *argv],
-        capture_output=True,
-        text=True,
-        timeout=SECONDS,
-        cwd=cwd,
-        env=env,
-        check=False,
-    )
+    return run_limited(*argv, cwd=cwd, seconds=SECONDS)
 
 
 def outside_rule(rule_id: str) -> str:

@@ -28,15 +28,17 @@ from homeostat.core.parse import (
     reparse_topic,
     validate_model,
 )
+
+# The KB's layout is named in `readable` (a session hook reads files by it without this loader), and
+# re-exported here, where the rest of Homeostat has always imported it from.
+from homeostat.core.readable import CASES_FILE as CASES_FILE
+from homeostat.core.readable import CONFIG_FILE as CONFIG_FILE
+from homeostat.core.readable import DOCS_DIR as DOCS_DIR
+from homeostat.core.readable import KNOWLEDGE as KNOWLEDGE
+from homeostat.core.readable import classify as classify
 from homeostat.core.readable import refusal
 from homeostat.core.yamltext import YamlDoc
 from homeostat.errors import KBReadError
-
-CONFIG_FILE = "homeostat.yaml"
-KNOWLEDGE = "knowledge/"
-DOCS_DIR = "docs"
-# The selection cases `eval` runs and `validate` holds to the eval floors, when the KB has them.
-CASES_FILE = "eval/selection.yaml"
 
 
 @dataclass(frozen=True)
@@ -250,18 +252,6 @@ def decode_files(
             line = content[: exc.start].count(b"\n") + 1
             found.append(error("schema", path, line, f"not UTF-8 (byte {exc.start}); save the file as UTF-8"))
     return texts, binaries, found
-
-
-def classify(path: str) -> tuple[str, str] | None:
-    """('rule'|'document', area_dir) for a Markdown file under knowledge/, else None."""
-    if not path.startswith(KNOWLEDGE) or not path.endswith(".md"):
-        return None
-    parts = path[len(KNOWLEDGE) :].split("/")
-    if parts[-1].lower() == "readme.md":
-        return None
-    if len(parts) >= 3 and parts[-2] == DOCS_DIR:
-        return "document", "/".join(parts[:-2])
-    return "rule", "/".join(parts[:-1])
 
 
 def load_kb(

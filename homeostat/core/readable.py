@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 CONFIG_FILE = "homeostat.yaml"
 KNOWLEDGE = "knowledge/"
 DOCS_DIR = "docs"
+# The selection cases `eval` runs and `validate` holds to the eval floors, when the KB has them.
 CASES_FILE = "eval/selection.yaml"
 
 # Bytes. Generous for what each holds: a rule is at most 60 + 100 words and an example, a topic file
@@ -31,6 +32,19 @@ RULE_FILE_LIMIT = 2_000_000
 CASES_LIMIT = 1_000_000
 
 
+def classify(path: str) -> tuple[str, str] | None:
+    """('rule'|'document', area_dir) for a Markdown file under knowledge/, else None. (Here, not in
+    `kb`, so that a session hook's file reading, which must not load the KB's loader, has it.)"""
+    if not path.startswith(KNOWLEDGE) or not path.endswith(".md"):
+        return None
+    parts = path[len(KNOWLEDGE) :].split("/")
+    if parts[-1].lower() == "readme.md":
+        return None
+    if len(parts) >= 3 and parts[-2] == DOCS_DIR:
+        return "document", "/".join(parts[:-2])
+    return "rule", "/".join(parts[:-1])
+
+
 def size_limit(path: str) -> int | None:
     """The most bytes the file at `path` (relative to the KB) may hold; None for a file no reader
     serves (an image beside a document, a README)."""
@@ -38,14 +52,10 @@ def size_limit(path: str) -> int | None:
         return CONFIG_LIMIT
     if path == CASES_FILE:
         return CASES_LIMIT
-    if not path.startswith(KNOWLEDGE) or not path.endswith(".md"):
+    kind = classify(path)
+    if kind is None:
         return None
-    parts = path[len(KNOWLEDGE) :].split("/")
-    if parts[-1].lower() == "readme.md":
-        return None
-    if len(parts) >= 3 and parts[-2] == DOCS_DIR:
-        return DOCUMENT_LIMIT
-    return RULE_FILE_LIMIT
+    return DOCUMENT_LIMIT if kind[0] == "document" else RULE_FILE_LIMIT
 
 
 def in_kb(path: str) -> bool:
