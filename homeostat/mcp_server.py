@@ -584,9 +584,10 @@ def _argument(name: str) -> str:
 
 
 def _config(session: Session) -> Config:
+    from homeostat.adapters.plain_files import read_kb_text
     from homeostat.core.kb import CONFIG_FILE, load_config
 
-    config, _, problems = load_config((session.root / CONFIG_FILE).read_text(encoding="utf-8"))
+    config, _, problems = load_config(read_kb_text(session.root / CONFIG_FILE, CONFIG_FILE))
     if config is None:
         raise HomeostatError(f"{CONFIG_FILE}:{problems[0].line}: {problems[0].message}")
     return config

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
@@ -34,3 +37,20 @@ _PROGRESS = re.compile(r"^homeostat: [^:]+: [\d,]+(?:/[\d,]+)?(?: .*)? \(\d+ s\)
 def stderr_errors(err: str) -> str:
     """stderr without progress lines, which a loaded machine shows for work that passes a second."""
     return "".join(line for line in err.splitlines(keepends=True) if not _PROGRESS.match(line.rstrip("\n")))
+
+
+def run_limited(
+    *argv: str, cwd: Path | None = None, seconds: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """`homeostat <argv>` in a child process that may take at most `seconds` (it raises past them):
+    for inputs built to stall a reader, so a regression fails its test instead of hanging the run."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
+    return subprocess.run(
+        [sys.executable, "-m", "homeostat", *argv],
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        cwd=cwd,
+        env=env,
+        check=False,
+    )

@@ -17,12 +17,12 @@ from homeostat.core.scanners.context import (
     _MIN_RANDOM,
     _SEPARATOR,
     _key_before,
-    _secret_ok,
     _separator_end,
     _value_after,
     assignments,
     judge,
     password_ok,
+    secret_value_ok,
 )
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, Found
 from homeostat.core.scanners.hidden import _HOMEOSTAT_COMMENT, blank_homeostat_comments
@@ -173,7 +173,7 @@ def reference_judge(key: str, value: str, *, quoted: bool) -> str | None:
     if cls is KeyClass.PASSWORD:
         return "password" if password_ok(value, quoted=quoted) else None
     if cls is KeyClass.SECRET:
-        if not _secret_ok(key, value, quoted=quoted):
+        if not secret_value_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
     if cls is not KeyClass.OTHER or is_reference(value) or (not quoted and is_code_expression(value)):

@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import urllib.parse
@@ -263,6 +264,64 @@ def test_refusals(server: DashboardServer) -> None:
     )
     assert status == 421
     assert (server.app.root / "homeostat.yaml").read_text().count("minEdits") == 0
+
+
+def raw(server: DashboardServer, head: str, body: bytes = b"", *, close: bool = True) -> str:
+    """Send bytes no well-behaved client would, and read the answer until the server closes."""
+    with socket.create_connection(("127.0.0.1", server.app.port), timeout=60) as sock:
+        sock.sendall(head.replace("\n", "\r\n").encode() + b"\r\n" + body)
+        if close:
+            sock.shutdown(socket.SHUT_WR)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    return answer.decode("utf-8", "replace")
+
+
+@pytest.mark.parametrize(
+    ("length", "status", "reason"),
+    [
+        ("-1", "400", "Content-Length '-1' is not a number of bytes"),
+        ("abc", "400", "Content-Length 'abc' is not a number of bytes"),
+        ("1e3", "400", "Content-Length '1e3' is not a number of bytes"),
+        ("1000001", "413", "form too large"),
+    ],
+)
+def test_a_content_length_that_is_no_size_is_refused_before_reading(
+    server: DashboardServer, length: str, status: str, reason: str
+) -> None:
+    """`-1` read the stream to its end (past the 1 MB limit), and `abc` raised with no answer. The
+    request sends no body: one the server refuses to read would reset the connection, answer and all."""
+    host = f"127.0.0.1:{server.app.port}"
+    head = (
+        f"POST /settings/handoff HTTP/1.1\nHost: {host}\nOrigin: http://{host}\n"
+        f"Content-Type: application/x-www-form-urlencoded\nContent-Length: {length}\n"
+    )
+    answer = raw(server, head)
+    assert answer.startswith(f"HTTP/1.0 {status} ") and answer.rstrip().endswith(reason), answer[:300]
+
+
+def test_a_chunked_or_doubled_length_is_refused(server: DashboardServer) -> None:
+    host = f"127.0.0.1:{server.app.port}"
+    base = f"POST /settings/handoff HTTP/1.1\nHost: {host}\nContent-Type: application/x-www-form-urlencoded\n"
+    answer = raw(server, base + "Transfer-Encoding: chunked\n")
+    assert answer.startswith("HTTP/1.0 411 ")
+    answer = raw(server, base + "Content-Length: 3\nContent-Length: 5\n")
+    assert answer.startswith("HTTP/1.0 400 ") and "more than one Content-Length" in answer
+
+
+def test_an_idle_or_trickling_connection_is_closed(world: DashboardWorld) -> None:
+    with DashboardServer(Dashboard(world.work, env={}), idle_seconds=0.5) as running:
+        assert raw(running, "", close=False) == ""  # connected, sent nothing: closed, not held
+        host = f"127.0.0.1:{running.app.port}"
+        head = (
+            f"POST /settings/handoff HTTP/1.1\nHost: {host}\n"
+            "Content-Type: application/x-www-form-urlencoded\nContent-Length: 100\n"
+        )
+        answer = raw(running, head, b"a=1", close=False)  # 3 of 100 bytes, then nothing
+        assert answer.startswith("HTTP/1.0 408 ") and "the form did not arrive in time" in answer
+        status, _, _ = request(running, "GET", "/")  # and it still serves
+        assert status == 200
 
 
 def test_without_a_host_a_settings_change_shows_the_diff(

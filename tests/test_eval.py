@@ -69,7 +69,7 @@ def test_a_floor_fails_the_run(fixture_kb: Path, capsys: pytest.CaptureFixture[s
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("cases: [", "eval/selection.yaml:1: not valid YAML"),
+        ("cases: [", "eval/selection.yaml:2: not valid YAML"),  # libyaml marks the end of the text
         ("cases: []", "eval/selection.yaml: cases needs at least one entry"),
         ("cases:\n  - {files: [a.py]}\n", "eval/selection.yaml: case 1: expect is missing"),
         (

@@ -18,6 +18,7 @@ from gitfixtures import (
 )
 
 from homeostat.adapters.git import DEFAULT_IDENTITY, Git, PushResult, redact
+from homeostat.core.readable import Refused
 from homeostat.errors import GitError
 
 TOKEN = "ghp_" + "A1b2" * 9
@@ -166,6 +167,23 @@ def test_read_files_leaves_out_symlinks(repos: tuple[Path, Path]) -> None:
     sha = commit(work, {})
     assert "link.md" not in Git(work).read_files(sha)
     assert "README.md" in Git(work).read_files(sha)
+
+
+def test_a_link_that_replaces_a_file_is_a_refusal_never_its_target(repos: tuple[Path, Path]) -> None:
+    """The daily run reads a commit as the last one plus what changed (`changed_files`): a file
+    turned into a link comes back refused (empty, and saying what it is), not as removed."""
+    _, work = repos
+    repo = Git(work)
+    before = repo.rev_parse("HEAD")
+    (work / "kb/a.md").unlink()
+    (work / "kb/a.md").symlink_to("/etc/hostname")
+    after = commit(work, {})
+    assert before is not None
+    changed = repo.changed_files(before, after, "kb")
+    assert isinstance(changed["a.md"], Refused) and changed["a.md"].what == "a symbolic link"
+    assert changed["a.md"] == b""
+    [entry] = [e for e in repo.tree_entries(after, "kb", sizes=True) if e.path == "a.md"]
+    assert (entry.mode, entry.regular, entry.what) == ("120000", False, "a symbolic link")
 
 
 def test_read_files_on_a_missing_ref_is_an_error(repos: tuple[Path, Path]) -> None:

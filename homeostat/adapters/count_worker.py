@@ -56,8 +56,8 @@ def kb_bytes(root: Path, enough: int = WORKER_MIN_BYTES) -> int:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     folders.append(entry.path)
-                elif entry.is_file():
-                    total += entry.stat().st_size
+                elif entry.is_file(follow_symlinks=False):  # what the loader reads
+                    total += entry.stat(follow_symlinks=False).st_size
             except OSError:
                 continue
     return total

@@ -16,7 +16,9 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
+from homeostat.core.readable import SYMLINK, Refused
 from homeostat.errors import GitError
 
 DEFAULT_IDENTITY = ("Homeostat", "homeostat@users.noreply.invalid")
@@ -53,12 +55,33 @@ _REJECTED_REASONS = ("non-fast-forward", "fetch first", "stale info")
 _RACE_REASONS = ("failed to update ref", "cannot lock ref", "incorrect old value", "failed to lock")
 _MISSING_REF = re.compile(r"couldn't find remote ref (\S+)")
 _REGULAR_FILE_MODES = ("100644", "100755")
+# What a tree entry of another mode is, for the reader that refuses it (`core.readable`).
+_NOT_REGULAR = {"120000": SYMLINK, "160000": "a git submodule"}
 _CACHEINFO_CHUNK = 500
 
 
 def redact(text: str) -> str:
     """Drop `user:password@` from every URL in the text, so tokens never reach a log or an error."""
     return _CREDENTIALS.sub(r"\g<scheme>", text)
+
+
+class TreeEntry(NamedTuple):
+    """One entry of a git tree listing (`Git.tree_entries`)."""
+
+    path: str
+    mode: str  # 100644 and 100755 a file, 120000 a symbolic link, 160000 a submodule
+    kind: str  # blob or commit
+    sha: str
+    size: int | None  # a blob's size, when asked for
+
+    @property
+    def regular(self) -> bool:
+        return self.kind == "blob" and self.mode in _REGULAR_FILE_MODES
+
+    @property
+    def what(self) -> str:
+        """What an entry that is not a regular file is."""
+        return _NOT_REGULAR.get(self.mode, "not a regular file")
 
 
 @dataclass(frozen=True)
@@ -172,43 +195,51 @@ class Git:
             found.append((header[0].decode(), header[1].decode(), content))
         return found
 
+    def tree_entries(self, treeish: str, prefix: str = "", *, sizes: bool = False) -> list[TreeEntry]:
+        """Every entry but folders under `prefix` in a tree-ish (files, links, submodules), each path
+        relative to `prefix`; with `sizes`, each blob's size too (`ls-tree -l`)."""
+        folder = prefix.strip("/")
+        args = ["ls-tree", "-r", "-z", "--full-tree", *(["-l"] if sizes else []), treeish]
+        if folder:
+            args += ["--", folder + "/"]
+        entries: list[TreeEntry] = []
+        for entry in self.run(*args).stdout.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, raw_path = entry.partition(b"\t")
+            mode, kind, sha, *size = meta.decode().split()
+            path = raw_path.decode("utf-8", "surrogateescape")
+            length = int(size[0]) if size and size[0].isdigit() else None
+            entries.append(TreeEntry(path[len(folder) + 1 :] if folder else path, mode, kind, sha, length))
+        return entries
+
+    def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
+        """The content of each blob, by its id (one `cat-file` process); a missing one is left out."""
+        unique = sorted(set(shas))
+        return {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
+
     def read_files(self, treeish: str, prefix: str = "") -> dict[str, bytes]:
         """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`.
 
         One `ls-tree` and one `cat-file` process whatever the file count, so a KB of 10,000 files loads
         from a ref as fast as git can stream it. Symlinks and submodules are left out.
         """
-        folder = prefix.strip("/")
-        args = ["ls-tree", "-r", "-z", "--full-tree", treeish]
-        if folder:
-            args += ["--", folder + "/"]
-        listing = self.run(*args).stdout
-        paths: list[str] = []
-        shas: list[str] = []
-        for entry in listing.split(b"\0"):
-            if not entry:
-                continue
-            meta, _, raw_path = entry.partition(b"\t")
-            mode, kind, sha = meta.decode().split(" ")
-            if kind != "blob" or mode not in _REGULAR_FILE_MODES:
-                continue
-            path = raw_path.decode("utf-8", "surrogateescape")
-            paths.append(path[len(folder) + 1 :] if folder else path)
-            shas.append(sha)
-        unique = sorted(set(shas))
-        contents = {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
-        return {path: contents[sha] for path, sha in zip(paths, shas, strict=True)}
+        files = [e for e in self.tree_entries(treeish, prefix) if e.regular]
+        contents = self.blobs(e.sha for e in files)
+        return {e.path: contents[e.sha] for e in files}
 
     def changed_files(self, old: str, new: str, prefix: str = "") -> dict[str, bytes | None]:
-        """The regular files under `prefix` that differ between two tree-ishes: each one's content in
-        `new`, None where `new` has none (removed, or no longer a regular file). One `diff-tree` and
-        one `cat-file`, however large the trees."""
+        """The entries under `prefix` that differ between two tree-ishes: each regular file's content
+        in `new`, None where `new` has none (removed), and a `Refused` where `new` has a link or a
+        submodule there (never read: no reader follows one). One `diff-tree` and one `cat-file`,
+        however large the trees."""
         folder = prefix.strip("/")
         args = ["diff-tree", "-r", "-z", "--no-renames", old, new]
         if folder:
             args += ["--", folder + "/"]
         fields = self.run(*args).stdout.split(b"\0")
         changed: dict[str, str | None] = {}
+        refused: dict[str, bytes] = {}
         for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
             if not meta.startswith(b":"):
                 continue
@@ -216,9 +247,13 @@ class Git:
             path = raw_path.decode("utf-8", "surrogateescape")
             path = path[len(folder) + 1 :] if folder else path
             changed[path] = sha if mode in _REGULAR_FILE_MODES else None
-        shas = sorted({sha for sha in changed.values() if sha is not None})
-        contents = {sha: found[2] for sha, found in zip(shas, self._batch(shas), strict=True) if found}
-        return {path: contents.get(sha) if sha is not None else None for path, sha in changed.items()}
+            if mode in _NOT_REGULAR:
+                refused[path] = Refused(_NOT_REGULAR[mode])
+        contents = self.blobs(sha for sha in changed.values() if sha is not None)
+        return {
+            path: refused[path] if path in refused else contents.get(sha) if sha is not None else None
+            for path, sha in changed.items()
+        }
 
     def read_file(self, treeish: str, path: str) -> bytes | None:
         """One file's content at a tree-ish, or None when the ref or the path does not exist."""

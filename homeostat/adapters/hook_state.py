@@ -14,7 +14,7 @@ import json
 import os
 import re
 
-from homeostat.adapters.plain_files import read_text, write_atomic
+from homeostat.adapters.plain_files import read_kb_text, read_text, write_atomic
 from homeostat.core.text import sha256
 from homeostat.core.type_hints import TYPE_CHECKING
 
@@ -79,7 +79,7 @@ def kb_settings(root: StrPath) -> dict[str, int | bool] | None:
     from homeostat.core.kb import load_config
 
     try:
-        parsed, _, _ = load_config(read_text(config))
+        parsed, _, _ = load_config(read_kb_text(config, "homeostat.yaml"))
     except (OSError, UnicodeDecodeError):
         return None
     settings: dict[str, int | bool] | None = None

@@ -18,9 +18,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.git import Git, work_tree_files
-from homeostat.adapters.plain_files import write_atomic
+from homeostat.adapters.plain_files import read_regular, write_atomic
 from homeostat.console import Progress
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.core.readable import SYMLINK, TOO_LARGE, Refused, in_kb, size_limit
 from homeostat.errors import KBReadError
 
 _SKIP_DIRS = {".git", ".homeostat", "node_modules", ".venv", "__pycache__"}
@@ -37,6 +38,12 @@ def _check_kb_folder(root: Path) -> None:
         raise KBReadError(f"{root}: the KB path does not exist")
     if not root.is_dir():
         raise KBReadError(f"{root}: the KB path is not a folder")
+    for name, what in ((CONFIG_FILE, "file"), ("knowledge", "folder")):
+        if (root / name).is_symlink():
+            raise KBReadError(
+                f"{root / name}: a symbolic link; Homeostat reads no part of a KB through a link "
+                f"(it would serve text from outside the KB): put the {what} itself there"
+            )
     if not (root / CONFIG_FILE).is_file():
         raise KBReadError(
             f"{root}: no {CONFIG_FILE} found; is this a Homeostat KB? (run homeostat init to make one)"
@@ -49,10 +56,11 @@ def _read(root: Path, rel: str) -> str | bytes:
     return _read_at(os.path.join(root, rel), rel)
 
 
-def _read_at(path: str, rel: str) -> str | bytes:
+def _read_at(path: str, rel: str, *, checked: bool = False) -> str | bytes:
+    """One file by the KB's reading rule (`plain_files.read_regular`): a link, FIFO, socket or
+    device, or a KB file over its size limit, is a `Refused` that the loader reports."""
     try:
-        with open(path, "rb") as file:
-            return _text(file.read())
+        return _text(read_regular(path, size_limit(rel), checked=checked))
     except OSError as exc:
         raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
 
@@ -63,47 +71,109 @@ _LOCAL_STATE = ".homeostat"
 
 
 def _whole_repo_paths(root: Path) -> list[str]:
-    """What CI would check out: git's files, or (outside git) every regular file but `.git/` and the
-    local state folder."""
+    """What CI would check out: git's files, or (outside git) every file but `.git/` and the local
+    state folder. Links and other entries that are not regular files are listed too: the reader
+    refuses them (and reports those in the KB)."""
     listed = work_tree_files(root, untracked_skip=(f"{_LOCAL_STATE}/",))
     if listed is not None:
-        return [rel for rel in listed if (root / rel).is_file() and not (root / rel).is_symlink()]
+        return listed
     paths: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in {".git", _LOCAL_STATE})
-        for name in filenames:
-            full = Path(dirpath) / name
-            if not full.is_symlink():
-                paths.append(full.relative_to(root).as_posix())
+        # a link to a folder is listed among the folders, and never walked into
+        names = filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]
+        paths += [(Path(dirpath) / name).relative_to(root).as_posix() for name in names]
     return paths
+
+
+def _walk_knowledge(root: str, files: dict[str, str | bytes]) -> None:
+    """Every entry below knowledge/, read by the KB's rule. `os.scandir` says what each entry is
+    without a stat: a folder is walked into, a regular file read, and anything else (a link to a
+    file or a folder, a FIFO, a socket, a device) is never opened but put in the map as refused.
+    Paths are strings: a Path per file was half the time of reading 10,000 files. The order is
+    `os.walk`'s: a folder's files as listed, then its folders by name, depth first."""
+    folders = [(os.path.join(root, "knowledge"), "knowledge")]
+    while folders:
+        top, folder = folders.pop()
+        below = []
+        with os.scandir(top) as listing:
+            entries = list(listing)
+        for entry in entries:
+            rel = f"{folder}/{entry.name}"
+            if entry.is_symlink():
+                files[rel] = Refused(SYMLINK)
+            elif entry.is_dir(follow_symlinks=False):
+                if entry.name not in _SKIP_DIRS:
+                    below.append((entry.path, rel))
+            elif entry.is_file(follow_symlinks=False):
+                files[rel] = _read_at(entry.path, rel, checked=True)
+            else:
+                files[rel] = _read_at(entry.path, rel)  # refused: lstat names what it is
+        folders += sorted(below, reverse=True)  # depth first, each folder's folders by name: os.walk's order
+
+
+def _read_listed(root: Path, rel: str) -> str | bytes | None:
+    """A file git (or the walk) listed: None where it is gone since, or, outside the KB, where it
+    cannot be read or is no regular file (no reader serves it)."""
+    try:
+        content = _text(read_regular(os.path.join(root, rel), size_limit(rel)))
+    except FileNotFoundError:
+        return None  # a tracked file deleted in the working tree
+    except OSError as exc:
+        if in_kb(rel):
+            raise KBReadError(f"{rel}: cannot be read ({exc.strerror})") from None
+        return None
+    return content if in_kb(rel) or not isinstance(content, Refused) else None
 
 
 def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]:
     """homeostat.yaml and everything under knowledge/ (or the whole repo), as repo-relative POSIX paths.
 
     Each file is decoded as it is read (left as bytes when it is not UTF-8, for the loader to report):
-    holding every file's bytes and its text at once doubled the memory of loading a large KB."""
+    holding every file's bytes and its text at once doubled the memory of loading a large KB. An
+    entry of the KB that is not a regular file, or a KB file over its size limit, is never read: it
+    is a `Refused` in the map, which the loader reports and every reader leaves out. Outside the KB
+    (`whole_repo`) such an entry is skipped: no reader serves it."""
     _check_kb_folder(root)
-    files: dict[str, str | bytes] = {CONFIG_FILE: _text((root / CONFIG_FILE).read_bytes())}
+    files: dict[str, str | bytes] = {CONFIG_FILE: _read(root, CONFIG_FILE)}
     if whole_repo:
         for rel in _whole_repo_paths(root):
-            files[rel] = _read(root, rel)
-    else:  # paths as strings: a Path per file was half the time of reading 10,000 files
-        top = os.path.join(root, "knowledge")
-        for dirpath, dirnames, filenames in os.walk(top):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-            folder = "knowledge" + dirpath[len(top) :].replace(os.sep, "/")
-            for name in filenames:
-                files[f"{folder}/{name}"] = _read_at(os.path.join(dirpath, name), f"{folder}/{name}")
+            content = _read_listed(root, rel)
+            if content is not None:
+                files[rel] = content
+    else:
+        _walk_knowledge(os.fspath(root), files)
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
 
 
 def _text(data: bytes) -> str | bytes:
+    if isinstance(data, Refused):
+        return data
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         return data
+
+
+def _tree_files(git: Git, treeish: str, folder: str, *, whole_repo: bool) -> dict[str, bytes]:
+    """The KB's entries in a tree by the reading rule `read_tree` follows: a link or submodule in
+    the KB, or a KB file over its size limit (told by the listing, so it is never read), is a
+    `Refused`; outside the KB they are left out."""
+    listed: list[tuple[str, bytes | str]] = []  # in the listing's order: a refusal, or a blob to read
+    for entry in git.tree_entries(treeish, folder, sizes=True):
+        if not (whole_repo or _wanted(entry.path)):
+            continue
+        limit = size_limit(entry.path)
+        if not entry.regular:
+            if in_kb(entry.path):
+                listed.append((entry.path, Refused(entry.what)))
+        elif limit is not None and entry.size is not None and entry.size > limit:
+            listed.append((entry.path, Refused(TOO_LARGE, entry.size)))
+        else:
+            listed.append((entry.path, entry.sha))
+    contents = git.blobs(sha for _, sha in listed if isinstance(sha, str))
+    return {path: contents[got] if isinstance(got, str) else got for path, got in listed}
 
 
 def read_ref(git: Git, treeish: str, folder: str = "", *, whole_repo: bool = False) -> dict[str, bytes]:
@@ -111,8 +181,7 @@ def read_ref(git: Git, treeish: str, folder: str = "", *, whole_repo: bool = Fal
     inside the repository ('' at its top)."""
     if git.rev_parse(f"{treeish}^{{tree}}") is None:
         raise KBReadError(f"{treeish}: no such ref in {git.git_dir}")
-    tree = git.read_files(treeish, folder)
-    files = {path: data for path, data in tree.items() if whole_repo or _wanted(path)}
+    files = _tree_files(git, treeish, folder, whole_repo=whole_repo)
     where = f"{folder}/ in that tree" if folder else "the root of that tree"
     if CONFIG_FILE not in files:
         raise KBReadError(f"{treeish}: no {CONFIG_FILE} at {where}")
@@ -229,13 +298,23 @@ def _blob_id(data: bytes, length: int) -> str:
     return digest(b"blob %d\0" % len(data) + data).hexdigest()
 
 
+def _same_file(target: Path, data: bytes) -> bool:
+    """Whether `target` is a regular file holding `data`: a link, FIFO or device there is replaced
+    by the file (`write_atomic` renames over it), never read."""
+    try:
+        found = read_regular(target)
+    except OSError:
+        return False
+    return not isinstance(found, Refused) and found == data
+
+
 def write_changed(root: Path, changed: Mapping[str, str]) -> list[str]:
     """Write files whose text changed, each atomically (`write_atomic`); return what was written."""
     written: list[str] = []
     for rel, text in sorted(changed.items()):
         target = root / rel
         data = text.encode("utf-8")
-        if target.exists() and target.read_bytes() == data:
+        if _same_file(target, data):
             continue
         write_atomic(target, data)
         written.append(rel)

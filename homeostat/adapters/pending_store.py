@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from homeostat.adapters.plain_files import write_atomic
+from homeostat.adapters.plain_files import PENDING_LIMIT, RefusedRead, read_kb_text, write_atomic
 from homeostat.core.pending import PENDING_DIR, PendingLesson, pending_path
 from homeostat.errors import HomeostatError
 
@@ -25,7 +25,11 @@ def list_pending(kb_root: Path) -> list[tuple[Path, PendingLesson]]:
     found: list[tuple[Path, PendingLesson]] = []
     for path in sorted(folder.glob("*.json")):
         try:
-            found.append((path, PendingLesson.from_json(path.read_text(encoding="utf-8"))))
+            text = read_kb_text(path, PENDING_DIR, PENDING_LIMIT)  # never through a link, nor from a FIFO
+        except RefusedRead as exc:
+            raise HomeostatError(f"{path}: {exc.strerror}") from None
+        try:
+            found.append((path, PendingLesson.from_json(text)))
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
             raise HomeostatError(f"{path}: not a pending lesson ({first}); fix or delete it") from None

@@ -20,10 +20,12 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 HANDED_OVER = "HOMEOSTAT_PINNED"  # set in the process a hand-over starts, so it never hands over again
+CI_FILE_LIMIT = 1_000_000  # a workflow file that names the pin is a few KB
 
 
 def ci_files(root: Path) -> dict[str, str]:
     """The KB's CI files that can pin a version (GitHub workflows, bitbucket-pipelines.yml)."""
+    from homeostat.adapters.plain_files import read_kb_text
     from homeostat.core.pins import CI_FILES
 
     found: dict[str, str] = {}
@@ -32,7 +34,8 @@ def ci_files(root: Path) -> dict[str, str]:
     candidates.append(root / CI_FILES[1])
     for path in candidates:
         try:
-            found[path.relative_to(root).as_posix()] = path.read_text(encoding="utf-8", errors="replace")
+            rel = path.relative_to(root).as_posix()
+            found[rel] = read_kb_text(path, rel, CI_FILE_LIMIT, errors="replace")
         except OSError:
             continue
     return found

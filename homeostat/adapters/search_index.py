@@ -20,7 +20,16 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from homeostat.adapters.corpus_part import PART_FORMAT, part_bytes, read_part
-from homeostat.adapters.plain_files import StrPath, read_bytes, read_text, write_atomic
+from homeostat.adapters.plain_files import (
+    PENDING_LIMIT,
+    StrPath,
+    read_bytes,
+    read_kb_text,
+    read_regular,
+    read_text,
+    write_atomic,
+)
+from homeostat.core.readable import Refused
 from homeostat.core.records import Record
 from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
 from homeostat.core.text import sha256
@@ -129,11 +138,16 @@ def _git_done(started: Started) -> GitDone | None:
 
 
 def _hash_file(digest: hashlib._Hash, path: str, name: str) -> None:
+    """A KB file's content into the key, read by the rule the loader reads by (`read_regular`): a
+    link or FIFO is never followed or opened, only named (its refusal stands in for its content)."""
     digest.update(name.encode("utf-8", "surrogateescape") + b"\0")
     try:
-        digest.update(read_bytes(path))
+        data = read_regular(path)
     except OSError:
-        digest.update(b"<missing>")
+        data = b"<missing>"
+    if isinstance(data, Refused):
+        data = f"<refused: {data.what}>".encode()
+    digest.update(data)
     digest.update(b"\0")
 
 
@@ -243,7 +257,7 @@ def _load_pending(root: StrPath) -> list[PendingLesson]:
     for name in names:
         path = _join(root, PENDING_DIR, name)
         try:
-            found.append(PendingLesson.from_json(read_text(path)))
+            found.append(PendingLesson.from_json(read_kb_text(path, PENDING_DIR, PENDING_LIMIT)))
         except (OSError, ValueError, ValidationError) as exc:
             _log().warning("%s: skipped, not a pending lesson (%s)", path, str(exc).splitlines()[0])
     return found
@@ -401,9 +415,9 @@ def _scan(folder: str, prefix: str, out: list[tuple[str, int, int]]) -> None:
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             _scan(entry.path, f"{prefix}{entry.name}/", out)
-        elif entry.is_file():
+        else:  # a link or FIFO too (as itself, never followed): the loader refuses and reports it
             try:
-                st = entry.stat()
+                st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
             out.append((f"{prefix}{entry.name}", st.st_size, st.st_mtime_ns))

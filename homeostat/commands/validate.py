@@ -117,7 +117,7 @@ def check(args: argparse.Namespace) -> int:
             result = validate_kb(load_kb(read_tree(root, whole_repo=True), root=str(root)), today, tokens)
     if not args.ref:  # a --ref may name a bare repository: no cache is written beside it
         save_token_counts(root, tokens)
-    result = with_selection_eval(result, root, args.ref)
+    result = with_selection_eval(result)
     emit(result, args.format)
     publish_to_ci(result, root, insights=not args.no_insights)
     return 1 if result.errors else 0
@@ -152,16 +152,15 @@ def load_loose(files: Mapping[str, str | bytes], root: Path, progress: Progress)
     return kb
 
 
-def with_selection_eval(result: ValidationResult, root: Path, ref: str | None) -> ValidationResult:
+def with_selection_eval(result: ValidationResult) -> ValidationResult:
     """When the KB has eval/selection.yaml, check it, and hold it to the floors homeostat.yaml sets
-    (`eval.minHitAt5`, …): a KB change that worsens selection fails like a failing test."""
-    if ref:
-        git, folder = kb_repository(root)
-        data = git.read_file(ref, f"{folder}/{CASES_FILE}" if folder else CASES_FILE)
-    else:
-        path = root / CASES_FILE
-        data = path.read_bytes() if path.is_file() else None
-    if data is None or result.kb.config is None or result.errors:
+    (`eval.minHitAt5`, …): a KB change that worsens selection fails like a failing test. The file
+    is the one validate read with the whole repository, by the same rule (a link, a FIFO or a file
+    over its size limit is an error the loader reported, and never read)."""
+    text = result.kb.files.get(CASES_FILE)
+    if text is None and CASES_FILE in result.kb.binaries:  # not UTF-8: read as far as it goes
+        text = result.kb.binaries[CASES_FILE].decode("utf-8", "replace")
+    if text is None or result.kb.config is None or result.errors:
         return result  # no cases, or a KB too broken to select from (its errors say why)
     from homeostat.adapters.search_index import build_from_kb
     from homeostat.core.evaluation import selection_findings
@@ -170,7 +169,6 @@ def with_selection_eval(result: ValidationResult, root: Path, ref: str | None) -
 
     corpus = build_from_kb(result.kb)
     count = LineCounter(corpus.line_tokens, count_tokens)
-    text = data.decode("utf-8", "replace")
     found = selection_findings(corpus, text, result.kb.config.eval.floors(), count)
     return replace(result, findings=result.findings + tuple(found)) if found else result
 

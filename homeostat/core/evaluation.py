@@ -66,15 +66,15 @@ class CaseFile(BaseModel):
 
 
 def parse_cases(text: str, file: str = CASES_FILE) -> tuple[Case, ...]:
-    """Cases from YAML; any problem is one line naming the file, the case and the key."""
-    import yaml
+    """Cases from YAML; any problem is one line naming the file, the case and the key. Read with
+    aliases bounded (`yamltext.load_full`): the file is in the KB, and a "billion laughs" anchor
+    would stall validate."""
+    from homeostat.core.yamltext import YamlError, load_full
 
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise EvalError(f"{file}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        data = load_full(text).data
+    except YamlError as exc:
+        raise EvalError(f"{file}:{exc.line}: not valid YAML ({str(exc).removeprefix('invalid YAML: ')})") from None
     try:
         return CaseFile.model_validate(data).cases
     except ValidationError as exc:

@@ -28,14 +28,17 @@ from homeostat.core.parse import (
     reparse_topic,
     validate_model,
 )
+
+# The KB's layout is named in `readable` (a session hook reads files by it without this loader), and
+# re-exported here, where the rest of Homeostat has always imported it from.
+from homeostat.core.readable import CASES_FILE as CASES_FILE
+from homeostat.core.readable import CONFIG_FILE as CONFIG_FILE
+from homeostat.core.readable import DOCS_DIR as DOCS_DIR
+from homeostat.core.readable import KNOWLEDGE as KNOWLEDGE
+from homeostat.core.readable import classify as classify
+from homeostat.core.readable import refusal
 from homeostat.core.yamltext import YamlDoc
 from homeostat.errors import KBReadError
-
-CONFIG_FILE = "homeostat.yaml"
-KNOWLEDGE = "knowledge/"
-DOCS_DIR = "docs"
-# The selection cases `eval` runs and `validate` holds to the eval floors, when the KB has them.
-CASES_FILE = "eval/selection.yaml"
 
 
 @dataclass(frozen=True)
@@ -223,7 +226,8 @@ def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, Yaml
 def decode_files(
     files: Mapping[str, str | bytes],
 ) -> tuple[dict[str, str], dict[str, bytes], list[Finding]]:
-    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash.
+    """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash, and so is an entry
+    the reader refused to open or a file over its size limit (`core.readable`): each is left out.
 
     Only Markdown and homeostat.yaml must be text: an image beside a document is no KB file, so one
     that does not decode is kept as bytes (validate scans its printable strings for secrets).
@@ -232,6 +236,10 @@ def decode_files(
     binaries: dict[str, bytes] = {}
     found: list[Finding] = []
     for path, content in files.items():
+        refused = refusal(path, content)
+        if refused is not None:  # a link, a FIFO, a device, or over its size limit: never parsed
+            found.append(refused)
+            continue
         if isinstance(content, str):
             texts[path] = content
             continue
@@ -244,18 +252,6 @@ def decode_files(
             line = content[: exc.start].count(b"\n") + 1
             found.append(error("schema", path, line, f"not UTF-8 (byte {exc.start}); save the file as UTF-8"))
     return texts, binaries, found
-
-
-def classify(path: str) -> tuple[str, str] | None:
-    """('rule'|'document', area_dir) for a Markdown file under knowledge/, else None."""
-    if not path.startswith(KNOWLEDGE) or not path.endswith(".md"):
-        return None
-    parts = path[len(KNOWLEDGE) :].split("/")
-    if parts[-1].lower() == "readme.md":
-        return None
-    if len(parts) >= 3 and parts[-2] == DOCS_DIR:
-        return "document", "/".join(parts[:-2])
-    return "rule", "/".join(parts[:-1])
 
 
 def load_kb(
@@ -354,10 +350,10 @@ def _assemble(
     documents: list[Document] = []
     topic_files: list[TopicFile] = []
     problems: list[Finding] = [*undecoded, *config_problems]
-    unreadable = [  # not UTF-8
-        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind[0] == "rule" else ())
+    unreadable = [  # not UTF-8, refused by the reader (a link, a FIFO…), or over its size limit
+        Unreadable(f.file, f.line, f.message, _rule_ids(f.file, b"") if kind and kind[0] == "rule" else ())
         for f in undecoded
-        if (kind := classify(f.file)) is not None
+        if (kind := classify(f.file)) is not None or f.file.startswith(KNOWLEDGE)
     ]
     for path in sorted(parsed):
         part = parsed[path]

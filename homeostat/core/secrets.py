@@ -16,12 +16,21 @@ everything else (most Markdown prose) is passed over by one regex search.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
 from homeostat.core.scanners.bridge import plugin_hits
+from homeostat.core.scanners.commands import (
+    COMMAND_DETECTORS,
+    GATE_PIECES,
+    GATE_WORDS,
+    ORACLE_GATE_WORDS,
+    SHORT_FLAG_LETTERS,
+)
 from homeostat.core.scanners.context import CONTEXT_DETECTORS
+from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.structure import cards, jwts, private_keys
@@ -56,9 +65,13 @@ _LONG_RUN = 32
 # header, an XML `value=`, or a URL with userinfo. Prose that merely mentions "the token" or "a
 # password" is passed over. Each word is found with `str.find`, far faster than one alternation.
 _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
-_AS_KEY = re.compile(r"[\w.\-]*[\"'`\]]?(?:\*\*|__)?[ \t]*(?:[:=,]|`[^`\s])")
+# Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
+# line's end from each place it occurs.
+_AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
 _AS_FLAG = re.compile(r"--[\w\-]*\Z")
-_ALWAYS_WORDS = ("curl", "bearer", "value=", "mysql", "mariadb", "flyv1")
+_AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
+_SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
+_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
 
@@ -107,13 +120,29 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(word)
         while pos >= 0:
             after = pos + len(word)
-            if _AS_KEY.match(lowered, after) or _AS_FLAG.search(lowered, max(0, pos - 40), pos):
+            if (
+                _AS_KEY.match(lowered, after)
+                or _AS_FLAG.search(lowered, max(0, pos - 40), pos)
+                or _AS_SETTER.match(lowered, after)
+                and _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos) is not None  # `setApiToken(`
+            ):
                 after = mark(pos)
             pos = lowered.find(word, after)
     for word in _ALWAYS_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
+    for word in (*GATE_WORDS, *GATE_PIECES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
+        pos = lowered.find(word)
+        while pos >= 0:
+            pos = lowered.find(word, mark(pos))
+    for blank in (" -", "\t-"):  # `-p` or `-w` after a blank: a short flag the command detectors read
+        pos = lowered.find(blank)
+        while pos >= 0:
+            after = pos + 2
+            if after < len(lowered) and lowered[after] in SHORT_FLAG_LETTERS:
+                after = mark(pos)
+            pos = lowered.find(blank, after)
     pos = lowered.find("://")
     while pos >= 0:
         after = pos + 3
@@ -144,16 +173,28 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
+    for command_detector in COMMAND_DETECTORS:
+        found.extend(command_detector(line, lowered))
     return tuple(found)
 
 
 def _resolve(found: list[Found]) -> list[Found]:
-    """Non-overlapping findings: the most specific kind wins, then the longer span."""
+    """Non-overlapping findings: the most specific kind wins, then the longer span. The spans kept
+    so far are held sorted by start (they never overlap, so by end too): a new one overlaps one of
+    them only if it overlaps the last that starts before it ends, found by bisection, so a text of
+    thousands of findings is settled in n log n, not n squared."""
+    starts: list[int] = []
+    ends: list[int] = []
     chosen: list[Found] = []
     for f in sorted(found, key=lambda f: (f.rank, f.start - f.end, f.start)):
-        if f.end > f.start and all(f.end <= c.start or f.start >= c.end for c in chosen):
-            chosen.append(f)
-    chosen.sort(key=lambda f: f.start)
+        if f.end <= f.start:
+            continue
+        at = bisect_left(starts, f.end)  # the kept spans before `at` start before this one ends
+        if at and ends[at - 1] > f.start:
+            continue
+        starts.insert(at, f.start)
+        ends.insert(at, f.end)
+        chosen.insert(at, f)
     return chosen
 
 
@@ -173,6 +214,8 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
+    for file_detector in FILE_DETECTORS:  # credential-file shapes, which may span lines
+        found.extend(file_detector(text, lowered))
     _keyword_lines(text, lowered, lines)
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):
@@ -181,12 +224,21 @@ def _scan(text: str) -> list[Found]:
 
 
 def _disguised(plain: Normalised) -> Iterator[Found]:
-    """Findings on the normalised lines that held a disguise, at their spans in the original."""
-    line_starts = sorted({plain.text.rfind("\n", 0, piece[0]) + 1 for piece in plain.pieces})
-    for start in line_starts:
-        end = plain.text.find("\n", start)
-        end = len(plain.text) if end < 0 else end
-        for f in _scan(plain.text[start:end]):
+    """Findings on the normalised lines that held a disguise, at their spans in the original. The
+    pieces come in order, so each line is found once, from the end of the last (a line of a million
+    fullwidth letters is a million pieces, and one line)."""
+    text = plain.text
+    lines: list[tuple[int, int]] = []
+    line_end = -1
+    for piece in plain.pieces:
+        if piece[0] <= line_end:
+            continue  # on the line already found
+        start = text.rfind("\n", line_end + 1, piece[0]) + 1 or line_end + 1
+        line_end = text.find("\n", piece[0])
+        line_end = len(text) if line_end < 0 else line_end
+        lines.append((start, line_end))
+    for start, end in lines:
+        for f in _scan(text[start:end]):
             original = plain.original_span(f.start + start, f.end + start)
             yield Found(f.kind, original[0], original[1], f.rank)
 

@@ -82,16 +82,47 @@ def _scalar(node: ScalarNode) -> Any:
         ) from None
 
 
+# Values an alias may add beyond one per character of the text (a small document may still reuse
+# an anchor a few times).
+_ALIAS_SLACK = 1_000
+
+
+class _Budget:
+    """How many more values a document may build. Each value written in the text takes at least one
+    character, so only aliases can build more values than the text has characters: a "billion
+    laughs" document (an anchor of nine aliases of an anchor of nine…) of 300 bytes builds 387 million.
+    Past the budget it is an error naming the line, before the walk costs more than the text."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, text: str) -> None:
+        self.left = len(text) + _ALIAS_SLACK
+
+    def spend(self, node: Node) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise YamlError(
+                "YAML aliases expand to more values than the text holds; write the values out",
+                node.start_mark.line + 1,
+            )
+
+
 def _build(
-    node: Node, path: tuple[str | int, ...], lines: dict[tuple[str | int, ...], int], depth: int = 0
+    node: Node,
+    path: tuple[str | int, ...],
+    lines: dict[tuple[str | int, ...], int],
+    budget: _Budget,
+    depth: int = 0,
 ) -> Any:
-    """Construct a value and record where each key sits, in one pass; refuse duplicate keys.
+    """Construct a value and record where each key sits, in one pass; refuse duplicate keys, and
+    aliases that expand past `budget`.
 
     PyYAML's constructor is pure Python and was most of validate's time on 10,000 rules; walking
     the composed nodes directly costs a fraction of it.
     """
     if depth > 64:
         raise YamlError("YAML nested too deeply (or a recursive alias)", node.start_mark.line + 1)
+    budget.spend(node)
     if isinstance(node, ScalarNode):
         return _scalar(node)
     if isinstance(node, SequenceNode):
@@ -99,7 +130,7 @@ def _build(
         for index, item in enumerate(node.value):
             child = (*path, index)
             lines[child] = item.start_mark.line + 1
-            items.append(_build(item, child, lines, depth + 1))
+            items.append(_build(item, child, lines, budget, depth + 1))
         return items
     if isinstance(node, MappingNode):
         mapping: dict[Any, Any] = {}
@@ -114,7 +145,7 @@ def _build(
             first[key] = line
             child = (*path, str(key_node.value))
             lines[child] = line
-            mapping[key] = _build(value_node, child, lines, depth + 1)
+            mapping[key] = _build(value_node, child, lines, budget, depth + 1)
         return mapping
     raise YamlError(f"unsupported YAML node {node.tag}", node.start_mark.line + 1)
 
@@ -348,7 +379,7 @@ def load_full(text: str) -> YamlDoc:
             node = loader.get_single_node()
         finally:
             loader.dispose()
-        data = _build(node, (), lines) if node is not None else None
+        data = _build(node, (), lines, _Budget(text)) if node is not None else None
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:

@@ -28,6 +28,7 @@ from homeostat.errors import HomeostatError
 
 LOOPBACK = "127.0.0.1"
 MAX_FORM_BYTES = 1_000_000
+IDLE_SECONDS = 30.0  # a connection that sends nothing for this long is closed
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -140,10 +141,35 @@ class Dashboard:
         return html.settings(loaded.inputs, forms, self.token, result=result, **common)
 
 
-def _handler(app: Dashboard) -> type[BaseHTTPRequestHandler]:
+def form_length(lengths: list[str], transfer_encoding: str | None) -> int:
+    """The form's size from its one Content-Length: digits only (not `-1`, which would read to the
+    end of the stream, nor `abc`), at most `MAX_FORM_BYTES`. A chunked body has no length to hold
+    to a limit before reading it, so it is refused."""
+    if transfer_encoding is not None:
+        raise Refused(
+            HTTPStatus.LENGTH_REQUIRED, "send the form with a Content-Length, not a Transfer-Encoding"
+        )
+    values = {value.strip() for value in lengths}
+    if not values:
+        return 0
+    if len(values) > 1:
+        raise Refused(HTTPStatus.BAD_REQUEST, "more than one Content-Length")
+    [value] = values
+    if not (value.isascii() and value.isdigit()) or len(value) > 12:
+        raise Refused(HTTPStatus.BAD_REQUEST, f"Content-Length {value[:20]!r} is not a number of bytes")
+    length = int(value)
+    if length > MAX_FORM_BYTES:
+        raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
+    return length
+
+
+def _handler(app: Dashboard, idle_seconds: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "homeostat-dashboard"
         sys_version = ""
+        # Seconds a connection may wait for the client between reads (the request line, headers or
+        # body): an idle or trickling connection is closed, never holding a thread for good.
+        timeout = idle_seconds
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             self._serve(lambda: self._get())
@@ -161,15 +187,21 @@ def _handler(app: Dashboard) -> type[BaseHTTPRequestHandler]:
 
         def _post(self) -> tuple[bytes, str]:
             app.check_host(self.headers.get("Host"))
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_FORM_BYTES:
-                raise Refused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "form too large")
+            length = form_length(
+                self.headers.get_all("Content-Length") or [], self.headers.get("Transfer-Encoding")
+            )
             kind = (self.headers.get("Content-Type") or "").split(";")[0].strip()
             if kind != "application/x-www-form-urlencoded":
                 raise Refused(
                     HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"a form post, not {kind or 'no content type'}"
                 )
-            form = parse_qs(self.rfile.read(length).decode("utf-8", "replace"), keep_blank_values=True)
+            try:
+                data = self.rfile.read(length)
+            except TimeoutError:
+                raise Refused(HTTPStatus.REQUEST_TIMEOUT, "the form did not arrive in time") from None
+            if len(data) < length:
+                raise Refused(HTTPStatus.BAD_REQUEST, "the form ended before its Content-Length")
+            form = parse_qs(data.decode("utf-8", "replace"), keep_blank_values=True)
             app.check_write(self.headers.get("Origin"), form)
             return app.post(urlsplit(self.path).path, form).encode("utf-8"), "text/html; charset=utf-8"
 
@@ -182,6 +214,8 @@ def _handler(app: Dashboard) -> type[BaseHTTPRequestHandler]:
             except HomeostatError as exc:
                 body, kind = f"homeostat: {exc}\n".encode(), "text/plain; charset=utf-8"
                 status = HTTPStatus.INTERNAL_SERVER_ERROR
+            if status != HTTPStatus.OK:
+                self.close_connection = True  # a body left unread must not be read as the next request
             self.send_response(status)
             for name, value in HEADERS.items():
                 self.send_header(name, value)
@@ -199,9 +233,9 @@ def _handler(app: Dashboard) -> type[BaseHTTPRequestHandler]:
 class DashboardServer:
     """`Dashboard` served on 127.0.0.1 from a background thread."""
 
-    def __init__(self, app: Dashboard, port: int = 0) -> None:
+    def __init__(self, app: Dashboard, port: int = 0, *, idle_seconds: float = IDLE_SECONDS) -> None:
         self.app = app
-        self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(app))
+        self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(app, idle_seconds))
         self.httpd.daemon_threads = True
         app.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="dashboard", daemon=True)

@@ -20,6 +20,7 @@ from typing import Any
 
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import read_tree
+from homeostat.adapters.plain_files import read_kb_text
 from homeostat.core.config import Config
 from homeostat.core.config_edit import Path as KeyPath
 from homeostat.core.config_edit import apply_changes, config_changes, flow
@@ -74,7 +75,7 @@ def propose(
     root: Path, section: str, posted: Mapping[str, Sequence[str]], env: Mapping[str, str], today: dt.date
 ) -> Proposal:
     """Validate the change and open its PR (or give the diff with no host); nothing is written locally."""
-    text = (root / CONFIG_FILE).read_text(encoding="utf-8")
+    text = read_kb_text(root / CONFIG_FILE, CONFIG_FILE)
     from homeostat.runs.sync import read_config
 
     current = read_config(root)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from homeostat.adapters.kb_files import read_ref
 from homeostat.core.config import Config
 from homeostat.core.hosts import PullInfo
+from homeostat.core.readable import Refused
 from homeostat.runs.publish import Change, Publisher
 
 
@@ -46,6 +47,8 @@ def open_proposal(publisher: Publisher, base: str, branch: str) -> Proposal:
         sha = publisher.base_tip(base)
     files: dict[str, str] = {}
     for path, data in read_ref(publisher.git, sha).items():
+        if isinstance(data, Refused):
+            continue  # a link, a submodule or a file over its limit: never read, validate reports it
         try:
             files[path] = data.decode("utf-8")
         except UnicodeDecodeError:

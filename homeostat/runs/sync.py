@@ -24,6 +24,7 @@ from homeostat import VERSION
 from homeostat.adapters import clone
 from homeostat.adapters.git import Git
 from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.plain_files import read_kb_text
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.adapters.sync_store import add_notice, record_sync
 from homeostat.core.config import Config, Member
@@ -113,7 +114,7 @@ def read_config(root: Path) -> Config:
     """Only homeostat.yaml: sync needs the team and the base branch, not the rules."""
     path = root / CONFIG_FILE
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_kb_text(path, CONFIG_FILE)
     except OSError as exc:
         raise KBReadError(
             f"{path}: cannot read it ({exc.strerror}); run this in a KB clone or pass --kb"

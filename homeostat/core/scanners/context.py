@@ -18,6 +18,7 @@ from homeostat.core.scanners.values import (
     is_base64_userinfo,
     is_code_expression,
     is_env_name,
+    is_public_value,
     is_reference,
     is_uuid,
     looks_fake,
@@ -28,7 +29,10 @@ from homeostat.core.scanners.values import (
 _SEPARATOR = re.compile(r"[:=]")
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-$@")
 _QUOTED = re.compile(r"""(["'`])((?:(?!\1).){1,300})\1""")
-_BARE = re.compile(r"[^\s,`]+")
+# A value is at most `_MAX_VALUE` characters: a bare run longer than that (`password=password=…` on
+# one line) is no key's value, and is never read past the bound from each separator on the line.
+_MAX_VALUE = 256
+_BARE = re.compile(rf"[^\s,`]{{1,{_MAX_VALUE + 1}}}")
 _BARE_CUT = re.compile(r"[;&](?=\s*[\w.\-]+=)")
 _PROSE_VALUE = re.compile(r"`([^`\s]{4,300})`")
 _PROSE_KEY = re.compile(
@@ -40,22 +44,30 @@ _DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?
 # First two arguments of a call: `getenv("API_TOKEN", "…")`, `config.get('password', '…')`.
 _CALL_PAIR = re.compile(r"""\(\s*(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
 _XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
-_CLI_FLAG = re.compile(r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]+)(["']?)([^\s"']{4,300})\2""")
-_CURL_USER = re.compile(
-    r"""(?<![\w\-])(?:-u|--user)(?:=|[ \t]+)(?:"([^":\s]*):([^"]+)"|'([^':\s]*):([^']+)'|"""
-    r"""([^\s:"']*):(?:'([^']+)'|"([^"]+)"|([^\s`'"]+)))"""
+# The value never starts with `-`: in `--prod --token …` it is the next flag, not `--prod`'s value.
+_CLI_FLAG = re.compile(
+    r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]{1,8})(["']?)([^\s"'\-][^\s"']{3,299})\2"""
 )
+_CURL_USER = re.compile(
+    r"""(?<![\w\-])(?:-u|--user)(?:=|[ \t]{1,8})(?:"([^":\s]{0,128}):([^"]{1,256})"|"""
+    r"""'([^':\s]{0,128}):([^']{1,256})'|"""
+    r"""([^\s:"']{0,128}):(?:'([^']{1,256})'|"([^"]{1,256})"|([^\s`'"]{1,256})))"""
+)
+# After `Bearer` or Okta's `SSWS`, or an `Authorization` header with any scheme word before the
+# credential (`Basic`, `token`, `Api-Key`, `GenieKey`…) or none.
 _AUTH_HEADER = re.compile(
-    r"(?i:\bbearer[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?(?:basic|token|bot|digest)?[ \t]*)"
+    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
 _URL_USERINFO = re.compile(
-    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]*):([^\s/@?#"'`<>]+)@(?=[^\s/?#"'`<>]+)"""
+    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]{0,128}):([^\s/@?#"'`<>]{1,256})@"""
+    r"""(?=[^\s/?#"'`<>])"""
 )
 # `mysql -u root -pS3cret`: the password sits right after `-p`, with no blank (`-p` alone prompts).
 _MYSQL_PASSWORD = re.compile(
-    r"""\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]*?"""
-    r"""(?<=\s)-p(?:"([^"\s]+)"|'([^'\s]+)'|([^\s"'`]+))"""
+    r"""\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,300}?"""
+    r"""(?<=\s)-p(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""
 )
 # Fly.io macaroons after their auth scheme: `FlyV1 fm2_…,fm2_…`.
 _FLY_MACAROONS = re.compile(
@@ -128,7 +140,7 @@ def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
     if quoted:
         return quoted.start(2), quoted.group(2), True
     bare = _BARE.match(line, pos)
-    if bare is None:
+    if bare is None or bare.end() - bare.start() > _MAX_VALUE:
         return None
     return bare.start(), _trim_bare(bare.group(0)), False
 
@@ -154,8 +166,12 @@ def password_ok(value: str, *, quoted: bool) -> bool:
     return classes >= 2
 
 
-def _secret_ok(key: str, value: str, *, quoted: bool) -> bool:
+def secret_value_ok(key: str, value: str, *, quoted: bool) -> bool:
+    """A literal secret under a key that names one: random-looking, a UUID under a token key, or
+    base64 of `user:password`; never a reference, an env name, code, or a public key."""
     if is_reference(value) or is_env_name(value) or (not quoted and is_code_expression(value)):
+        return False
+    if is_public_value(value):
         return False
     if is_base64_userinfo(value):
         return True  # `"auth": "ZGVwbG95Oi…"` in a Docker config, `_auth=` in .npmrc: user:password
@@ -170,7 +186,7 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
     if cls is KeyClass.PASSWORD:
         return "password" if password_ok(value, quoted=quoted) else None
     if cls is KeyClass.SECRET:
-        if not _secret_ok(key, value, quoted=quoted):
+        if not secret_value_ok(key, value, quoted=quoted):
             return None
         return "aws-secret-key" if is_aws_secret(key) else "generic-secret"
     # looks_random first: its alphabet check turns most values away at once (a URL, a path, prose),
@@ -312,7 +328,7 @@ def fly_tokens(line: str) -> Iterator[Found]:
 def auth_headers(line: str) -> Iterator[Found]:
     """`Authorization: Bearer …`, `Authorization: Basic …`."""
     lowered = line.lower()
-    if "bearer" not in lowered and "authorization" not in lowered:
+    if "bearer" not in lowered and "authorization" not in lowered and "ssws" not in lowered:
         return
     for m in _AUTH_HEADER.finditer(line):
         value = m.group(1)

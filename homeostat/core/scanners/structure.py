@@ -50,8 +50,12 @@ def may_hold_card(text: str) -> bool:
 def private_keys(text: str) -> Iterator[Found]:
     """PEM and PuTTY private keys with a real body; a lone marker or `…anything…` is not a key."""
     if "PRIVATE KEY" in text:
-        for begin in _PEM_BEGIN.finditer(text):
-            window_end = min(len(text), begin.end() + _MAX_KEY_SPAN)
+        begins = list(_PEM_BEGIN.finditer(text))
+        for index, begin in enumerate(begins):
+            # a key's body never holds another key's BEGIN: the window stops there, so a text of
+            # BEGIN lines alone is read once, not up to 12,000 characters from each of them
+            next_begin = begins[index + 1].start() if index + 1 < len(begins) else len(text)
+            window_end = min(next_begin, begin.end() + _MAX_KEY_SPAN)
             end = _PEM_END.search(text, begin.end(), window_end)
             body = text[begin.end() : end.start() if end else window_end]
             if not end:

@@ -78,7 +78,9 @@ FORMATS: tuple[Format, ...] = (
     _f(
         "openai-api-key",
         "sk-",
-        r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,})"
+        # bounded before the marker: `sk-` is in its own alphabet, so `sk-sk-sk-…` would be read from
+        # each `sk-` to the run's end and back
+        r"sk-(?:(?:proj|svcacct|admin|None)-[A-Za-z0-9_\-]{40,}|[A-Za-z0-9_\-]{20,64}T3BlbkFJ[A-Za-z0-9_\-]{20,})"
         + _ED,
     ),
     _f("huggingface-token", "hf_ api_org_", r"(?:hf_|api_org_)[A-Za-z0-9]{34}" + _E),
@@ -166,6 +168,21 @@ FORMATS: tuple[Format, ...] = (
         r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _E,
     ),
     _f("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{200,}={0,3}"),
+    # Databases, deploy and build services
+    _f("supabase-secret-key", "sb_secret_", r"sb_secret_[A-Za-z0-9_\-]{24,64}" + _ED),
+    _f(
+        "planetscale-token",
+        "pscale_pw_ pscale_tkn_ pscale_oauth_",
+        r"pscale_(?:pw|tkn|oauth)_[A-Za-z0-9_.=\-]{32,64}" + _ED,
+    ),
+    _f("buildkite-token", "bkua_", r"bkua_[a-f0-9]{40}" + _E),
+    _f("airtable-pat", "pat", r"pat[A-Za-z0-9]{14}\.[a-f0-9]{64}" + _E),
+    _f("typeform-token", "tfp_", r"tfp_[A-Za-z0-9_.=\-]{40,80}" + _ED),
+    _f("google-oauth-client-secret", "GOCSPX-", r"GOCSPX-[A-Za-z0-9_\-]{24,40}" + _ED),
+    # Mapbox secret tokens (`pk.` tokens are public): `sk.` + a base64url JSON header + `.` + a tail
+    _f("mapbox-secret-token", "sk.eyJ", r"sk\.eyJ[A-Za-z0-9_\-]{20,300}\.[A-Za-z0-9_\-]{20,}" + _ED),
+    # Dropbox access tokens: long, after `sl.` (short-lived) or `sl.u.`/`sl.B` (newer)
+    _f("dropbox-token", "sl.", r"sl\.[A-Za-z0-9_\-]{130,}(?:\.[A-Za-z0-9_\-]{10,})*" + _ED),
     _f("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _E),
     _f("clickhouse-cloud-key", "4b1d", r"4b1d[A-Za-z0-9]{38}" + _E),
 )

@@ -105,6 +105,23 @@ def is_reference(value: str) -> bool:
     return _REFERENCE.fullmatch(v) is not None
 
 
+# Keys made to be shown: Stripe's publishable keys, Mapbox's public tokens, Supabase's publishable
+# keys, SSH public keys. Under a `…_TOKEN` or `…_KEY` key they are still no secret.
+_PUBLIC_PREFIXES = (
+    "pk_live_",
+    "pk_test_",
+    "pk.eyJ",
+    "sb_publishable_",
+    "ssh-ed25519 ",
+    "ssh-rsa ",
+    "ecdsa-sha2-",
+)
+
+
+def is_public_value(value: str) -> bool:
+    return value.startswith(_PUBLIC_PREFIXES)
+
+
 def is_code_expression(value: str) -> bool:
     """A bare value that reads as code: a dotted attribute, a call or an index (maybe cut short)."""
     if _CALL_OR_INDEX.match(value):

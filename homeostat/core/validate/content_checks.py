@@ -19,7 +19,40 @@ from homeostat.core.secrets import find_emails, find_secrets
 from homeostat.core.served import PROSE_FIELDS, rule_fields
 from homeostat.core.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
 
-_LINK = re.compile(r"!?\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+# A Markdown link or image: `[text](target "title")`. The text may hold no bracket (of `[a [b](x)`,
+# `[b](x)` is found, with the same target), so each `[` is read only up to the next bracket.
+_LINK_OPEN = re.compile(r"!?\[[^\[\]\n]*\]\(\s*")
+_TARGET_STOP = re.compile(r"[)\s>]")
+_LINK_CLOSE = re.compile(r'>?(?:\s+"[^"]*")?\s*\)')
+
+
+def _link_targets(text: str) -> Iterator[tuple[int, str]]:
+    """(start, target) of every link, as the regex `!?\\[[^\\]\\n]*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+"[^"]*")?\\s*\\)`
+    finds them, in one pass. A target ends at the first `)`, blank or `>` after it, which every link
+    opened inside it (`[a](![a](![a](…`) shares: so that end, and whether a link closes there, is
+    found once, not from each `](` to the line's end; and, as the regex resumes after a whole link,
+    no link is read inside one that closed."""
+    stop, closes, resume = -1, False, 0
+    for opened in _LINK_OPEN.finditer(text):
+        if opened.start() < resume:
+            continue
+        begin = opened.end()
+        if begin > stop:
+            found = _TARGET_STOP.search(text, begin)
+            stop = found.start() if found else len(text)
+            close = _LINK_CLOSE.match(text, stop)
+            closes, resume_at = close is not None, close.end() if close else stop
+        if stop > begin and closes:
+            # `<target>`: the `<` is not the target's, unless nothing follows it (`](<)`)
+            angled = text[begin] == "<" and stop > begin + 1
+            yield opened.start(), text[begin + angled : stop]
+            resume = resume_at
+
+
+def _shown(target: str) -> str:
+    return repr(target if len(target) <= 120 else target[:117] + "…")
+
+
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 
 
@@ -323,9 +356,10 @@ def span_links(span: Span, text: str) -> list[Finding]:
     found: list[Finding] = []
     if "](" not in text:  # every link has one; most rules have no link at all (Homeostat's comments none)
         return found
-    for match in _LINK.finditer(text):
-        target = match.group(1)
-        line = span.line + text.count("\n", 0, match.start())
+    line, counted = span.line, 0
+    for start, target in _link_targets(text):
+        line += text.count("\n", counted, start)  # from the last link on: a line count per text, not per link
+        counted = start
         if target.startswith(("#", "mailto:")):
             continue
         if target.lower().startswith("file:") or target.startswith(("/", "~", "\\")):
@@ -334,7 +368,7 @@ def span_links(span: Span, text: str) -> list[Finding]:
                     "link",
                     span.file,
                     line,
-                    f"link {target!r} points outside the KB; link to a KB file or an allowed URL",
+                    f"link {_shown(target)} points outside the KB; link to a KB file or an allowed URL",
                 )
             )
             continue
@@ -342,7 +376,7 @@ def span_links(span: Span, text: str) -> list[Finding]:
             continue
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0]))
         if resolved == ".." or resolved.startswith("../"):
-            found.append(error("link", span.file, line, f"link {target!r} points outside the KB repository"))
+            found.append(error("link", span.file, line, f"link {_shown(target)} points outside the KB repository"))
     return found
 
 

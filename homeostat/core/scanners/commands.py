@@ -1,0 +1,206 @@
+"""Secrets on command lines, by the flag or the shape that carries them: a short flag that is the
+password in the tool it belongs to (`docker login -p …`, `sqlcmd -P …`, `7z a -p…`), a strong
+password after `-p`, `-P` or `-w` of any tool, and an Oracle connect string (`user/password@db`).
+
+A long flag (`--password …`, `--api-key=…`) is judged by its name in `context.cli_flags`, and
+`mysql -p…` in `context.mysql_passwords`; these are the shapes a flag's name does not tell.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from homeostat.core.scanners.context import judge, password_ok, secret_value_ok
+from homeostat.core.scanners.found import RANK_KEYED, Found
+from homeostat.core.scanners.values import is_env_name, is_reference, looks_fake
+
+# A value after a flag: quoted, or up to the next blank or quote.
+_VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""
+# The rest of one command: up to a pipe, `;`, `&` or the end of the line, at most 300 characters.
+_SAME_COMMAND = r"[^\n|;&]{0,300}?"
+
+# (kind, the tool and what comes before its flag, the flag, what the value is: password or token)
+_TOOL_FLAGS: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "registry-login",
+        r"\b(?:docker|podman|buildah|skopeo|nerdctl|finch|oras|helm[ \t]+registry)(?:[ \t]+[^\s|;&]{1,60}){0,3}?"
+        r"[ \t]+login\b",
+        r"-p(?:=|[ \t]+)",
+        "password",
+    ),
+    ("sql-server-password", r"\b(?:sqlcmd|bcp|osql|isql)\b", r"-P[ \t]*", "password"),
+    ("archive-password", r"\b(?:7z|7za|7zr|7zz|rar|unrar)\b", r"-p", "password"),
+    ("archive-password", r"\b(?:zip|unzip|zipcloak)\b", r"-P[ \t]+", "password"),
+    ("codecov-token", r"\bcodecov\b", r"-t[ \t]+", "token"),
+    ("ssh-key-passphrase", r"\bssh-keygen\b", r"-[NP][ \t]+", "password"),
+    ("openssl-password", r"\bopenssl\b", r"-k[ \t]+", "password"),
+    ("vault-token", r"\bvault[ \t]+login\b", r"", "token"),
+)
+_TOOL_PATTERNS = tuple(
+    (
+        kind,
+        re.compile(tool + (_SAME_COMMAND + r"(?<=[\s=])" + flag if flag else r"[ \t]+(?!-)") + _VALUE),
+        value_kind,
+    )
+    for kind, tool, flag, value_kind in _TOOL_FLAGS
+)
+_TOOL_WORDS = (
+    "login",
+    "sqlcmd",
+    "bcp",
+    "osql",
+    "isql",
+    "7z",
+    "rar",
+    "zip",
+    "codecov",
+    "ssh-keygen",
+    "openssl",
+)
+
+
+def _value(m: re.Match[str], first: int = 1) -> tuple[int, int, str]:
+    """The value `_VALUE` matched, its groups numbered from `first`."""
+    group = next(i for i in (first, first + 1, first + 2) if m.group(i) is not None)
+    return m.start(group), m.end(group), m.group(group)
+
+
+# What `-p` takes in other commands: a port or a port mapping (`-p 8080:80`, `-p 127.0.0.1:53:53/udp`).
+_PORTS = re.compile(r"[\d.:]+(?:/(?:tcp|udp|sctp))?")
+
+
+def tool_flags(line: str, lowered: str) -> Iterator[Found]:
+    """The password or token a known tool takes as a short flag."""
+    if not any(word in lowered for word in _TOOL_WORDS):
+        return
+    for kind, pattern, value_kind in _TOOL_PATTERNS:
+        for m in pattern.finditer(line):
+            start, end, value = _value(m)
+            if _PORTS.fullmatch(value):
+                continue
+            ok = (
+                password_ok(value, quoted=True)
+                if value_kind == "password"
+                else secret_value_ok("api_token", value, quoted=True)
+            )
+            if ok:
+                yield Found(kind, start, end, RANK_KEYED)
+
+
+# `-p`, `-P` or `-w` then a value, in any tool: only a value no option takes, a strong password.
+_SHORT_FLAG = re.compile(r"(?<![\w\-])-[pPw](?:=|[ \t]+)" + _VALUE)
+# Values that are something else: a path or file name, a glob or pattern (`pip[0-9.]#`), a setting
+# (`net.ipv6.conf.lo.disable_ipv6=0`).
+_NOT_A_PASSWORD = re.compile(r"[/\\\[\]{}()<>]|\.[A-Za-z0-9]{1,5}\Z|\A[~.]|\A[\w.\-]+=")
+
+
+def strong_password(value: str) -> bool:
+    """A value that reads as a password where nothing says it is one: eight or more characters with
+    letters and digits and a third class (case or a mark), not a path, a file, a pattern, a setting,
+    an option, a reference or a placeholder."""
+    if len(value) < 8 or value[0] == "-" or _NOT_A_PASSWORD.search(value):
+        return False
+    if is_reference(value) or is_env_name(value) or looks_fake(value, password=True):
+        return False
+    lower = any(c.islower() for c in value)
+    upper = any(c.isupper() for c in value)
+    digit = any(c.isdigit() for c in value)
+    mark = any(not c.isalnum() for c in value)
+    return digit and (lower or upper) and lower + upper + mark >= 2
+
+
+def short_flags(line: str, lowered: str) -> Iterator[Found]:
+    """`-p S3cr…`, `-P…`, `-w …` of any command, where the value could be nothing but a password."""
+    if " -p" not in lowered and " -w" not in lowered and not lowered.startswith(("-p", "-w")):
+        return
+    for m in _SHORT_FLAG.finditer(line):
+        start, end, value = _value(m)
+        if strong_password(value):
+            yield Found("password-flag", start, end, RANK_KEYED)
+
+
+# `user/password@host…`: Oracle's connect string (sqlplus, expdp, impdp, sqlldr, rman, connect
+# strings in config), read only on a line that names Oracle's tools or a connect descriptor.
+_ORACLE_LINE = re.compile(
+    r"\b(?:sqlplus|sqlcl|sql|expdp|impdp|exp|imp|sqlldr|rman|dgmgrl|tnsping|connect|conn)\b|oracle|:1521\b|@//",
+    re.IGNORECASE,
+)
+_ORACLE_CONNECT = re.compile(
+    r"""(?<![\w/.\-@$])[A-Za-z][\w$#]{0,29}/("[^"\n]{1,128}"|[^\s/@"'`]{1,128})@(?=//|[A-Za-z0-9(])"""
+)
+_ORACLE_WORDS = ("sql", "exp", "imp", "rman", "dgmgrl", "tnsping", "conn", "oracle", ":1521", "@//")
+
+
+def oracle_connects(line: str, lowered: str) -> Iterator[Found]:
+    """The password of `user/password@db` on a line about Oracle."""
+    if "/" not in line or "@" not in line or not any(word in lowered for word in _ORACLE_WORDS):
+        return
+    if _ORACLE_LINE.search(line) is None:
+        return
+    for m in _ORACLE_CONNECT.finditer(line):
+        value = m.group(1)
+        quoted = value.startswith('"')
+        text = value[1:-1] if quoted else value
+        if password_ok(text, quoted=quoted):
+            start = m.start(1) + quoted
+            yield Found("oracle-connect", start, start + len(text), RANK_KEYED)
+
+
+# `echo S3cr… | docker login --password-stdin`, `gh auth login --with-token <<< …`: a literal sent to
+# a command that reads its secret from standard input.
+_STDIN_FLAGS = r"--(?:password-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b"
+_PIPED = re.compile(
+    r"\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?" + _VALUE + r"[ \t]*\|[^\n|;&]{0,200}?" + _STDIN_FLAGS
+)
+_HERE_STRING = re.compile(_STDIN_FLAGS + r"[^\n|;&]{0,200}?<<<[ \t]*" + _VALUE)
+
+
+def stdin_secrets(line: str, lowered: str) -> Iterator[Found]:
+    """A literal echoed or here-stringed into `--password-stdin`, `--with-token` and the like."""
+    if "stdin" not in lowered and "with-token" not in lowered:
+        return
+    for pattern in (_PIPED, _HERE_STRING):
+        for m in pattern.finditer(line):
+            start, end, value = _value(m)
+            if password_ok(value, quoted=True) and not value.startswith("$"):
+                yield Found("stdin-secret", start, end, RANK_KEYED)
+
+
+# A setter named for a secret, given a literal: `client.setToken("…")`, `set_password('…')`,
+# `withApiKey("…")`; and `<tool> config set <key> <value>` (npm, yarn, pnpm, git, pip, gcloud…).
+_SETTER = re.compile(
+    r"""(?i:\b(?:set|with|use)_?((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
+    r"""(?:key|token|password|passwd|secret|credentials?)))[ \t]*\([ \t]*(["'])([^"'\n]{1,256})\2[ \t]*\)"""
+)
+_SETTER_ENDS = ("key", "token", "passw", "secret", "credential")
+_CONFIG_SET = re.compile(r"\bconfig[ \t]+(?:--[\w\-]+[ \t]+)*set[ \t]+([^\s=]{1,128})(?:[ \t]+|=)" + _VALUE)
+
+
+def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
+    """The literal given to a secret's setter or to `config set` of a secret's key."""
+    if "(" in line and any(end in lowered for end in _SETTER_ENDS):
+        for m in _SETTER.finditer(line):
+            if secret_value_ok(m.group(1), m.group(3), quoted=True) or (
+                "pass" in m.group(1).lower() and password_ok(m.group(3), quoted=True)
+            ):
+                yield Found("setter-secret", m.start(3), m.end(3), RANK_KEYED)
+    if "config" in lowered:
+        for m in _CONFIG_SET.finditer(line):
+            key = m.group(1).rsplit(":", 1)[-1].rsplit(".", 1)[-1]
+            start, end, value = _value(m, 2)
+            kind = judge(key, value, quoted=True)
+            if kind and kind != "high-entropy":
+                yield Found(kind, start, end, RANK_KEYED)
+
+
+COMMAND_DETECTORS = (tool_flags, short_flags, oracle_connects, stdin_secrets, setter_secrets)
+# What sends a line to these detectors, found in the lowercased text with `str.find` (a regex over
+# the whole text was 8 MB/s): a tool whose flag is no `-p` or `-w` (`codecov -t`, `ssh-keygen -N`,
+# `openssl -k`, `vault login`), Oracle's tools and descriptors (on a text with an `@`), a short flag
+# (`-p` or `-w` after a blank: `docker login -p`, `sqlcmd -P`, `7z -p…`), a stdin flag or
+# `config set`. A setter (`setToken(`) is found from its secret word, with the key words.
+GATE_WORDS = ("codecov", "ssh-keygen", "openssl", "vault login")
+ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
+GATE_PIECES = ("-stdin", "with-token", "config set")
+SHORT_FLAG_LETTERS = "pw"
