@@ -366,3 +366,20 @@ def test_a_base_commit_the_checkout_lacks_is_named(
 def test_a_report_of_no_results_yet_says_what_to_run(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["bench", "report", "--kb", str(kb)]) == 0
     assert capsys.readouterr().out.startswith("No bench results in ")
+
+
+def test_a_claude_that_gives_no_result_stops_the_run_cleanly(
+    kb: Path, checkouts: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "claude").write_text("#!/bin/sh\necho 'claude: cannot start: out of memory' >&2\nexit 1\n")
+    (tools / "claude").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tools}{os.pathsep}{os.environ['PATH']}")
+    both = [f"--checkout={repo}={path}" for repo, path in checkouts.items()]
+    assert main(bench_run(kb, *both, "--budget", "1")) == 1
+    out = capsys.readouterr().out
+    assert "Stopped: claude -p exited with 1 and no JSON result: claude: cannot start: out of memory." in out
+    assert "0 of 42 runs are recorded" in out and "run the same command again to go on once the cause" in out
+    assert git(checkouts["billing"], "worktree", "list").count("\n") == 1  # the task's worktree removed

@@ -14,7 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from homeostat.adapters.claude_headless import HeadlessClaude, SessionTotals, Turn, settings_json
+from homeostat.adapters.claude_headless import (
+    ClaudeRunError,
+    HeadlessClaude,
+    SessionTotals,
+    Turn,
+    settings_json,
+)
 from homeostat.core.asker import ModelCallError, ModelRequest, ModelRuntime, Usage, corrective_prompt, usd
 from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM, Verdict
@@ -24,7 +30,7 @@ from homeostat.core.pricing import call_cost, canonical_model, model_info
 from homeostat.core.tokens import count_tokens
 from homeostat.errors import ConfigError
 
-StopReason = Literal["budget", "rate-limit", "api-error"]
+StopReason = Literal["budget", "rate-limit", "api-error", "failed"]
 JUDGE_TIMEOUT_SECONDS = 600.0
 MCP_SERVER = "homeostat"  # the server name in the plugin's .mcp.json
 # Credentials the agent has no use for in a bench, kept out of both conditions alike.
@@ -95,13 +101,16 @@ class Caller:
         remaining = self.ledger.remaining()
         # Claude Code caps a resumed session by its whole cost so far: allow that plus what is left.
         cap = None if remaining is None else remaining + (resume[1].cost_usd if resume else 0.0)
-        turn = self.claude.turn(
-            prompt,
-            cwd=cwd,
-            args=agent_args(task, condition, model=self.model, plugin=self.plugin, cap=cap),
-            env=condition_env(self.env, condition, self.kb),
-            resume=resume,
-        )
+        try:
+            turn = self.claude.turn(
+                prompt,
+                cwd=cwd,
+                args=agent_args(task, condition, model=self.model, plugin=self.plugin, cap=cap),
+                env=condition_env(self.env, condition, self.kb),
+                resume=resume,
+            )
+        except ClaudeRunError as err:
+            raise BenchStop("failed", str(err)) from err
         call = Call(
             role=role,
             models=turn.models,

@@ -9,6 +9,7 @@ _AGAIN = {
     "budget": "run the same command again with a larger --budget to go on",
     "rate-limit": "run the same command again once the limit has reset to go on",
     "api-error": "run the same command again to go on",
+    "failed": "run the same command again to go on once the cause is fixed",
 }
 
 

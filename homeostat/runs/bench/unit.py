@@ -8,14 +8,16 @@ part-way leaves nothing for this task, so a rerun does it again from the start.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from homeostat.adapters.bench_workspace import Worktree, add_worktree, empty_folder, run_hidden_tests
+from homeostat.adapters.claude_headless import Turn
 from homeostat.core.bench.grading import correction_prompt, judge_change, judge_question, score_from_tests
-from homeostat.core.bench.results import Call, Record
+from homeostat.core.bench.results import Call, Grader, Record
 from homeostat.core.bench.tasks import Task
 from homeostat.runs.bench.calls import Caller
 
@@ -33,88 +35,90 @@ class Workspace:
     env: Mapping[str, str]
 
 
+@dataclass(frozen=True)
+class Graded:
+    grader: Grader
+    score: int | None
+    reason: str
+    answer: str
+    calls: tuple[Call, ...]
+    passed_after: int | None = None
+
+
 def run_unit(
     caller: Caller, space: Workspace, task: Task, repeat: int, condition: str, now: Callable[[], datetime]
 ) -> Record:
     place = space.root / f"{condition}-{task.id}-{repeat}"
     worktree: Worktree | None = None
     if task.repo is not None:
-        commit = space.bases[(task.repo, task.base)]
-        worktree = add_worktree(space.checkouts[task.repo], commit, place)
+        worktree = add_worktree(space.checkouts[task.repo], space.bases[(task.repo, task.base)], place)
     else:
         empty_folder(place)
     try:
-        turn, first = caller.agent(task, condition, place, task.prompt, "agent")
-        calls: list[Call] = [first]
-        answer = turn.result
+        turn, call = caller.agent(task, condition, place, task.prompt, "agent")
         if task.tests is not None:
-            passed_after, session = None, (turn.session_id, turn.totals)
-            for round_ in range(task.corrections + 1):
-                tests = run_hidden_tests(
-                    place,
-                    space.hidden.get(task.id),
-                    task.tests.run,
-                    space.root / f"{place.name}.copy",
-                    timeout=task.tests.timeout,
-                    env=space.env,
-                )
-                if tests.passed:
-                    passed_after = round_
-                    break
-                if round_ == task.corrections:
-                    break
-                turn, call = caller.agent(
-                    task, condition, place, correction_prompt(tests.output), "correction", session
-                )
-                calls.append(call)
-                session, answer = (turn.session_id, turn.totals), turn.result
-            return _record(
-                task, repeat, calls, answer, now, grader="tests", score=score_from_tests(passed_after),
-                passed_after=passed_after, reason=_test_reason(passed_after, task.corrections),
-            )  # fmt: skip
-        prompt = judge_question(task, answer) if worktree is None or task.kind == "question" else None
-        if prompt is None:
-            assert worktree is not None
-            prompt = judge_change(task, worktree.diff())
-        verdict, judged = caller.verdict(condition, prompt)
-        calls += judged
-        return _record(
-            task, repeat, calls, answer, now, grader="judge",
-            score=verdict.score if verdict else None,
-            reason=verdict.reason if verdict else "the judge gave no usable verdict",
-        )  # fmt: skip
+            graded = _by_tests(caller, space, task, condition, place, turn, call)
+        else:
+            diff = worktree.diff() if worktree is not None and task.kind == "code" else None
+            graded = _by_judge(caller, task, condition, turn.result, diff, call)
     finally:
         if worktree is not None:
             worktree.remove()
         _remove(place)
-        _remove(space.root / f"{place.name}.copy")
-
-
-def _record(
-    task: Task,
-    repeat: int,
-    calls: list[Call],
-    answer: str,
-    now: Callable[[], datetime],
-    *,
-    grader: str,
-    score: int | None,
-    reason: str,
-    passed_after: int | None = None,
-) -> Record:
+        _remove(_copy_of(space, place))
     return Record(
         task=task.id,
         repeat=repeat,
         kind=task.kind,
         digest=task.digest(),
-        grader="tests" if grader == "tests" else "judge",
-        score=score,
-        passed_after=passed_after,
-        calls=tuple(calls),
-        answer=answer[:MAX_ANSWER_CHARS],
-        reason=reason,
+        grader=graded.grader,
+        score=graded.score,
+        passed_after=graded.passed_after,
+        calls=graded.calls,
+        answer=graded.answer[:MAX_ANSWER_CHARS],
+        reason=graded.reason,
         at=now().isoformat(timespec="seconds"),
     )
+
+
+def _by_tests(
+    caller: Caller, space: Workspace, task: Task, condition: str, place: Path, turn: Turn, first: Call
+) -> Graded:
+    """Hidden tests after the agent's turn, and after each correction they call for."""
+    assert task.tests is not None
+    calls, passed_after = [first], None
+    for round_ in range(task.corrections + 1):
+        tests = run_hidden_tests(
+            place, space.hidden.get(task.id), task.tests.run, _copy_of(space, place),
+            timeout=task.tests.timeout, env=space.env,
+        )  # fmt: skip
+        if tests.passed:
+            passed_after = round_
+            break
+        if round_ == task.corrections:
+            break
+        session = (turn.session_id, turn.totals)
+        turn, call = caller.agent(
+            task, condition, place, correction_prompt(tests.output), "correction", session
+        )
+        calls.append(call)
+    reason = _test_reason(passed_after, task.corrections)
+    return Graded("tests", score_from_tests(passed_after), reason, turn.result, tuple(calls), passed_after)
+
+
+def _by_judge(
+    caller: Caller, task: Task, condition: str, answer: str, diff: str | None, first: Call
+) -> Graded:
+    """The judge's verdict on a question's answer, or on a coding task's change (`diff`)."""
+    prompt = judge_question(task, answer) if diff is None else judge_change(task, diff)
+    verdict, judged = caller.verdict(condition, prompt)
+    if verdict is None:
+        return Graded("judge", None, "the judge gave no usable verdict", answer, (first, *judged))
+    return Graded("judge", verdict.score, verdict.reason, answer, (first, *judged))
+
+
+def _copy_of(space: Workspace, place: Path) -> Path:
+    return space.root / f"{place.name}.copy"
 
 
 def _test_reason(passed_after: int | None, corrections: int) -> str:
@@ -126,7 +130,5 @@ def _test_reason(passed_after: int | None, corrections: int) -> str:
 
 
 def _remove(path: Path) -> None:
-    import shutil
-
     if path.exists():
         shutil.rmtree(path, ignore_errors=True)
