@@ -193,7 +193,9 @@ def test_bench_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
     tasks = tmp_path / "tasks.yaml"
     tasks.write_text("tasks:\n  - id: why\n    kind: question\n    prompt: Why?\n    reference: Because.\n")
     out = str(tmp_path / "results")
-    code, data = as_json(capsys, "bench", "run", "--kb", str(kb), "--tasks", str(tasks), "--out", out, "--dry-run")
+    code, data = as_json(
+        capsys, "bench", "run", "--kb", str(kb), "--tasks", str(tasks), "--out", out, "--dry-run"
+    )
     assert code == 0 and keys(data) == {
         "dryRun", "out", "tasks", "repeats", "planned", "alreadyDone", "pending", "done", "left", "stopped",
         "estimateUsd", "correctionsUsd", "calls", "inputTokens", "outputTokens", "cacheCreationTokens",
