@@ -65,24 +65,24 @@ def test_the_example_task_file_parses_and_its_hidden_tests_are_beside_it() -> No
     [
         (
             QUESTION.replace("    reference: Because.\n", ""),
-            "t.yaml: task q: a question needs a reference answer",
+            "t.yaml:2: task q: a question needs a reference answer",
         ),
         (
             QUESTION + "    refrence: x\n",
-            "t.yaml: task q: refrence is an unknown key; remove it or check its spelling",
+            "t.yaml:6: task q: refrence is an unknown key; remove it or check its spelling",
         ),
         (
             "tasks:\n  - id: c\n    kind: code\n    repo: r\n    prompt: Do.\n    tests:\n      files: x\n",
-            "t.yaml: task c: tests.run is missing",
+            "t.yaml:6: task c: tests.run is missing",
         ),
         (
             "tasks:\n  - id: c\n    kind: code\n    prompt: Do.\n    reference: R.\n",
-            "t.yaml: task c: a coding task needs the repo",
+            "t.yaml:2: task c: a coding task needs the repo",
         ),
-        (QUESTION + QUESTION.split("tasks:\n")[1], "t.yaml: task id 'q' is used twice"),
-        (QUESTION.replace("kind: question", "kind: quiz"), "t.yaml: task q: kind must be question or code"),
+        (QUESTION + QUESTION.split("tasks:\n")[1], "t.yaml:1: task id 'q' is used twice"),
+        (QUESTION.replace("kind: question", "kind: quiz"), "t.yaml:3: task q: kind must be question or code"),
         ("tasks: [\n", "t.yaml:2: not valid YAML"),
-        ("repeats: 0\n" + QUESTION, "t.yaml: repeats: Input should be greater than or equal to 1"),
+        ("repeats: 0\n" + QUESTION, "t.yaml:1: repeats: Input should be greater than or equal to 1"),
     ],
 )
 def test_a_task_file_problem_is_one_line_naming_the_file_the_task_and_the_key(

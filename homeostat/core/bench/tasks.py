@@ -14,7 +14,9 @@ import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
 
+from homeostat.core.yamltext import YamlError, line_of, load_yaml
 from homeostat.errors import ConfigError
 
 TASKS_FILE = "bench/tasks.yaml"
@@ -102,19 +104,21 @@ class TaskFile(BaseModel):
 
 
 def parse_tasks(text: str, file: str) -> TaskFile:
-    """The task file from YAML; any problem is one line naming the file, the task and the key."""
-    import yaml
-
+    """The task file from YAML; any problem is one line naming the file and line, the task and the key."""
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f":{mark.line + 1}" if mark is not None else ""
-        raise TaskFileError(f"{file}{where}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+        doc = load_yaml(text)
+    except YamlError as exc:
+        raise TaskFileError(
+            f"{file}:{exc.line}: not valid YAML ({str(exc).removeprefix('invalid YAML: ')})"
+        ) from None
     try:
-        return TaskFile.model_validate(data)
+        return TaskFile.model_validate(doc.data)
     except ValidationError as exc:
-        raise TaskFileError(f"{file}: {_problem(exc, data)}") from None
+        first = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")[
+            0
+        ]  # a typo explains a miss
+        line = line_of(doc, tuple(first["loc"]))
+        raise TaskFileError(f"{file}:{line}: {_problem(first, doc.data)}") from None
 
 
 _PROBLEMS = {
@@ -126,10 +130,8 @@ _PROBLEMS = {
 }
 
 
-def _problem(exc: ValidationError, data: object) -> str:
-    """The first problem as a person would say it: `task refund-total: tests.run is missing`."""
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")  # a typo explains a miss
-    first = errors[0]
+def _problem(first: ErrorDetails, data: object) -> str:
+    """A problem as a person would say it: `task refund-total: tests.run is missing`."""
     loc = [str(part) for part in first["loc"]]
     where = ".".join(loc)
     if loc[:1] == ["tasks"] and len(loc) > 1 and loc[1].isdigit():
