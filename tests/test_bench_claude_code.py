@@ -347,8 +347,9 @@ def test_the_example_tasks_run_with_the_plugin_off_and_on_and_the_rules_reach_on
     assert (
         summary["calls"] == sum(len(r["calls"]) for r in off + on) == 14 + 1 + 12
     )  # agents, a correction, judges
-    judge_models = {r.model for r in claude.stub.requests if r.dialect == "api" and is_judge(r)}
-    assert judge_models == {JUDGE_MODEL}
+    judged = [r for r in claude.stub.requests if r.dialect == "api" and is_judge(r)]
+    assert {r.model for r in judged} == {JUDGE_MODEL}
+    assert not [r for r in judged if "hook additional context" in flat(r.json.get("messages"))]
 
     report = bench(claude, "report", "--kb", str(kb), "--out", str(out), "--format", "json")
     assert isinstance(report, subprocess.CompletedProcess) and report.returncode == 0, report.stderr

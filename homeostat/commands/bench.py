@@ -61,7 +61,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--budget", type=_dollars, metavar="USD", help="the most this run may spend, in US dollars (required)"
     )
     run.add_argument(
-        "--repeats", type=at_least(1, MAX_REPEATS), metavar="N", help="runs of each task per condition"
+        "--repeats",
+        type=at_least(1, MAX_REPEATS),
+        metavar="N",
+        help="runs of each task per condition (default: the task file's repeats, else 3)",
     )
     run.add_argument("--model", metavar="MODEL", help="the agent's model (default: Claude Code's own)")
     run.add_argument(
@@ -179,33 +182,18 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _run(options: BenchOptions, store: BenchStore, space: Workspace) -> RunSummary:
-    from homeostat.adapters.claude_code import ClaudeCodeRuntime
-    from homeostat.adapters.claude_headless import HeadlessClaude
-    from homeostat.adapters.http_retry import RetryPolicy
-    from homeostat.core.bench.cost import Estimator
-    from homeostat.core.events import utcnow
-    from homeostat.runs.bench.calls import Caller, Ledger
-    from homeostat.runs.bench.run import run_bench
+    from homeostat.runs.bench.run import run_with_claude
 
     if options.budget is None:
         raise ConfigError(
             "bench run needs --budget USD, the most it may spend (--dry-run shows the estimate)"
         )
     command = claude_on_path()
-    env = dict(os.environ)
-    # One try: Claude Code retries inside a call already, and a limit that outlasts it stops the run.
-    judge = ClaudeCodeRuntime(command, env=env, retry=RetryPolicy(attempts=1))
-
-    def caller(estimator: Estimator, ledger: Ledger) -> Caller:
-        return Caller(
-            HeadlessClaude(command), judge, options.judge_model, options.model, options.plugin, options.kb,
-            env, estimator, ledger,
-        )  # fmt: skip
 
     def progress(line: str) -> None:
         print(f"homeostat: {line}", file=sys.stderr, flush=True)
 
-    return run_bench(options, store, space, caller, env, now=utcnow, progress=progress)
+    return run_with_claude(options, store, space, command, dict(os.environ), progress)
 
 
 def _checkouts(values: list[str], repos: list[str]) -> dict[str, Path]:

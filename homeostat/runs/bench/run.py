@@ -15,11 +15,15 @@ from pathlib import Path
 
 from homeostat.adapters.bench_store import BenchStore
 from homeostat.adapters.bench_workspace import clear_work_root, code_checkout, commit_of, work_root
+from homeostat.adapters.claude_code import ClaudeCodeRuntime
+from homeostat.adapters.claude_headless import HeadlessClaude
+from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.asker import usd
 from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM
 from homeostat.core.bench.results import CONDITIONS, Call, Record, finished
 from homeostat.core.bench.tasks import Task, TaskFile
+from homeostat.core.events import utcnow
 from homeostat.core.tokens import count_tokens
 from homeostat.errors import ConfigError
 from homeostat.runs.bench.calls import BenchStop, Caller, Ledger
@@ -165,3 +169,25 @@ def _progress_line(summary: RunSummary, record: Record, condition: str) -> str:
         f"bench: {summary.done}/{len(summary.plan.pending)} {record.task} #{record.repeat} plugin {condition}: "
         f"{score} ({usd(cost)})"
     )
+
+
+def run_with_claude(
+    options: BenchOptions,
+    store: BenchStore,
+    space: Workspace,
+    command: str,
+    env: Mapping[str, str],
+    progress: Callable[[str], None],
+) -> RunSummary:
+    """`run_bench` with the agent's turns and the judge's verdicts through the `claude` at `command`."""
+    # One try for the judge: Claude Code retries inside a call already, and a limit that outlasts
+    # its retries stops the run rather than waiting here.
+    judge = ClaudeCodeRuntime(command, env=env, retry=RetryPolicy(attempts=1))
+
+    def caller(estimator: Estimator, ledger: Ledger) -> Caller:
+        return Caller(
+            HeadlessClaude(command), judge, options.judge_model, options.model, options.plugin, options.kb,
+            env, estimator, ledger,
+        )  # fmt: skip
+
+    return run_bench(options, store, space, caller, env, now=utcnow, progress=progress)
