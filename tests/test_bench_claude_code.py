@@ -469,6 +469,19 @@ def test_a_rate_limit_stops_the_run_cleanly_and_the_next_run_goes_on(
     assert "429" in summary["stopped"]["message"]
     assert units(out, "off") == units(out, "on") == [("money-representation", 1)]
 
+    def judge_limited(request: Recorded) -> Scripted | None:  # now the judge's calls hit the limit
+        if is_judge(request):
+            return Scripted("error", "rate limited", status=429, headers=(("retry-after", "7200"),))
+        return None
+
+    model.before = judge_limited
+    done = bench(claude, *run_args(kb, billing, out, tasks, "--budget", "5"))
+    assert isinstance(done, subprocess.CompletedProcess) and done.returncode == 1, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["stopped"]["reason"] == "rate-limit" and summary["done"] == 0
+    assert summary["stopped"]["message"].startswith("the judge call failed: the claude-code runtime is rate")
+    assert units(out, "off") == units(out, "on") == [("money-representation", 1)]
+
     model.before = None
     done = bench(claude, *run_args(kb, billing, out, tasks, "--budget", "5"))
     assert isinstance(done, subprocess.CompletedProcess) and done.returncode == 0, done.stderr
