@@ -383,3 +383,21 @@ def test_a_claude_that_gives_no_result_stops_the_run_cleanly(
     assert "Stopped: claude -p exited with 1 and no JSON result: claude: cannot start: out of memory." in out
     assert "0 of 42 runs are recorded" in out and "run the same command again to go on once the cause" in out
     assert git(checkouts["billing"], "worktree", "list").count("\n") == 1  # the task's worktree removed
+
+
+def test_without_claude_on_path_a_run_cannot_start(
+    kb: Path, checkouts: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    tools = tmp_path / "only-git"
+    tools.mkdir()
+    found = shutil.which("git")
+    assert found is not None
+    (tools / "git").symlink_to(found)
+    monkeypatch.setenv("PATH", str(tools))
+    both = [f"--checkout={repo}={path}" for repo, path in checkouts.items()]
+    assert main(bench_run(kb, *both, "--budget", "1")) == 2
+    assert capsys.readouterr().err == (
+        "homeostat: bench runs Claude Code headless, and `claude` is not on PATH: install Claude Code and "
+        "log in (or set ANTHROPIC_API_KEY)\n"
+    )

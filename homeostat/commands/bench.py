@@ -231,6 +231,7 @@ def claude_on_path() -> str:
     found = shutil.which("claude")
     if found is None:
         raise ConfigError(
-            "bench runs Claude Code: install it (`npm install -g @anthropic-ai/claude-code`) so `claude` is on PATH"
+            "bench runs Claude Code headless, and `claude` is not on PATH: install Claude Code and log in "
+            "(or set ANTHROPIC_API_KEY)"
         )
     return found
