@@ -14,7 +14,7 @@ from emulators.anthropic_stub import planted_secret_values
 from kbfactory import EXAMPLE
 
 from homeostat.adapters.bench_store import BenchStore
-from homeostat.adapters.bench_workspace import run_hidden_tests
+from homeostat.adapters.bench_workspace import clear_work_root, run_hidden_tests
 from homeostat.adapters.claude_headless import SessionTotals, read_turn
 from homeostat.cli import main
 from homeostat.core.bench.cost import Estimator, agent_prior
@@ -401,3 +401,21 @@ def test_without_claude_on_path_a_run_cannot_start(
         "homeostat: bench runs Claude Code headless, and `claude` is not on PATH: install Claude Code and "
         "log in (or set ANTHROPIC_API_KEY)\n"
     )
+
+
+def test_clearing_a_killed_runs_worktrees_leaves_the_developers_own_alone(
+    checkouts: dict[str, Path], tmp_path: Path
+) -> None:
+    billing = checkouts["billing"]
+    left = tmp_path / "tmp" / "homeostat-bench-0123456789ab" / "off-parse-amount-1"
+    mine = tmp_path / "usb-drive" / "billing-hotfix"  # on a drive that is not mounted now
+    for path in (left, mine):
+        git(billing, "worktree", "add", "--detach", "--quiet", str(path), "HEAD")
+    shutil.rmtree(mine)
+    note = tmp_path / "results" / ".work-root"
+    note.parent.mkdir()
+    note.write_text(f"{left.parent}\n")  # the killed run's root, under another $TMPDIR
+    clear_work_root(tmp_path / "homeostat-bench-ba9876543210", {"billing": billing}, note)
+    listed = git(billing, "worktree", "list")
+    assert str(left) not in listed and not left.parent.exists() and str(mine) in listed
+    assert note.read_text() == f"{tmp_path / 'homeostat-bench-ba9876543210'}\n"

@@ -38,20 +38,30 @@ def work_root(out: Path) -> Path:
 
 
 def clear_work_root(root: Path, checkouts: Mapping[str, Path], note: Path) -> None:
-    """Remove what a killed run left: its folders, and the worktree entries they held in each checkout.
-    `note` (in the results folder) names the root the last run used, which differs from this one's
-    when the temporary directory did ($TMPDIR), and is set to this one."""
+    """Remove what a killed run left: its folders, and the worktree entries they hold in each checkout
+    (only those: the checkout's other worktrees, even stale ones, are the developer's). `note` (in the
+    results folder) names the root the last run used, which differs from this one's when the
+    temporary directory did ($TMPDIR), and is set to this one."""
     try:
         earlier = Path(note.read_text(encoding="utf-8").strip())
     except OSError:
         earlier = root
-    for folder in {root, earlier}:
-        if folder.name.startswith("homeostat-bench-") and folder.is_dir():
-            shutil.rmtree(folder, ignore_errors=True)
+    roots = {folder for folder in (root, earlier) if folder.name.startswith("homeostat-bench-")}
     for checkout in checkouts.values():
-        Git(checkout).run("worktree", "prune", check=False)
+        for path in _worktrees(checkout):
+            if any(path.parent == folder for folder in roots):
+                Git(checkout).run("worktree", "remove", "--force", str(path), check=False)
+    for folder in roots:
+        if folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
     note.parent.mkdir(parents=True, exist_ok=True)
     note.write_text(f"{root}\n", encoding="utf-8")
+
+
+def _worktrees(checkout: Path) -> list[Path]:
+    done = Git(checkout).run("worktree", "list", "--porcelain", "-z", check=False)
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return [Path(field.removeprefix("worktree ")) for field in fields if field.startswith("worktree ")]
 
 
 def code_checkout(repo: str, folder: Path) -> Path:
@@ -86,7 +96,6 @@ class Worktree:
         Git(self.checkout).run("worktree", "remove", "--force", str(self.path), check=False)
         if self.path.exists():
             shutil.rmtree(self.path, ignore_errors=True)
-        Git(self.checkout).run("worktree", "prune", check=False)
 
     def diff(self) -> str:
         """The agent's change against the base, new files included."""

@@ -53,7 +53,6 @@ class Ledger:
 
     budget: float | None
     spent: float = 0.0
-    estimated: float = 0.0
     calls: list[Call] = field(default_factory=list)
 
     def check(self, estimate: float, what: str) -> None:
@@ -69,7 +68,6 @@ class Ledger:
 
     def spend(self, call: Call) -> None:
         self.spent += call.cost_usd
-        self.estimated += call.estimate_usd
         self.calls.append(call)
 
 
