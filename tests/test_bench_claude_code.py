@@ -47,6 +47,7 @@ KEY = {
     "refund-too-large": "RefundTooLarge",
 }
 RULE = {task.id: task.rules[0] for task in TASKS.tasks}
+REFERENCE = {task.id: task.reference or "" for task in TASKS.tasks}
 WRONG = "Whatever is quickest: a float amount, an f-string log line, a status code in the handler."
 
 PARSE_RIGHT = """
@@ -75,8 +76,16 @@ def tokens_of(request: Recorded) -> int:
 
 
 def place_of(request: Recorded) -> tuple[str, str, int] | None:
+    """(condition, task, repeat) of the bench folder the session works in, from Claude Code's
+    "Primary working directory" line."""
     found = PLACE.search(flat(request.json.get("system")) + flat(request.json.get("messages")))
     return (found.group(1), found.group(2), int(found.group(3))) if found else None
+
+
+def folder_of(request: Recorded) -> Path:
+    found = PLACE.search(flat(request.json.get("system")) + flat(request.json.get("messages")))
+    assert found is not None
+    return Path(found.group(0).split(": ", 1)[1])
 
 
 def last_message(request: Recorded) -> str:
@@ -158,20 +167,14 @@ class Model:
         place = place_of(request)
         if not is_turn(request) or place is None:
             return [text("ok")]
-        _condition, task, _repeat = place
-        last = last_message(request)
         if answered_a_tool(request):
             return [text("Done.")]
+        task = place[1]
         saw_rule = f"({RULE[task]})" in flat(request.json.get("messages"))
         if task in ("parse-amount", "refund-too-large"):
-            cwd = Path(
-                PLACE.search(flat(request.json.get("system")) + flat(request.json.get("messages")))
-                .group(0)
-                .split(": ", 1)[1]
-            )  # type: ignore[union-attr]
-            return edits(task, cwd, right=saw_rule or CORRECTION in last, turn=turns_done(request))
-        reference = next(t.reference for t in TASKS.tasks if t.id == task)
-        return [text(reference if saw_rule else WRONG)]  # type: ignore[arg-type]
+            right = saw_rule or CORRECTION in last_message(request)
+            return edits(task, folder_of(request), right=right, turn=turns_done(request))
+        return [text(REFERENCE[task] if saw_rule else WRONG)]
 
 
 # --- the world ---------------------------------------------------------------------------------------
@@ -253,12 +256,8 @@ def units(out: Path, condition: str) -> list[tuple[str, int]]:
 
 def sessions_started(claude: ClaudeCode) -> list[tuple[str, str, int]]:
     """(condition, task, repeat) of every agent session's first request, in order."""
-    found = []
-    for request in claude.turns():
-        place = place_of(request)
-        if place and len(request.json.get("messages", [])) == 1 or (place and _first_of_session(request)):
-            found.append(place)
-    return list(dict.fromkeys(found))
+    found = [place_of(request) for request in claude.turns() if _first_of_session(request)]
+    return list(dict.fromkeys(place for place in found if place is not None))
 
 
 def _first_of_session(request: Recorded) -> bool:
