@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "hook": "Claude Code hook entrypoints: session-start, prompt, stop",
     "export": "write Claude, Cursor, Copilot and AGENTS.md rule files into a code repo",
     "eval": "measure rule selection against eval/selection.yaml",
+    "bench": "measure the KB: the same tasks through headless Claude Code with the plugin off and on",
     "init": "set up a KB repo: homeostat.yaml, the CI files, CODEOWNERS, .gitignore, knowledge/core/",
     "doctor": "check the live setup: branch protection, token reach, pinned versions, runtime, retention",
     "codeowners": "write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",

@@ -62,6 +62,13 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "homeostat export --kb ~/kb --checkout . --check   # in CI: exit 1 when stale",
     ),
     "eval": ("homeostat eval", "homeostat eval --min hit@5=0.8 --format json"),
+    "bench": (
+        "homeostat bench run --checkout billing=../billing --dry-run   # what would run, and its estimate",
+        "homeostat bench run --checkout billing=../billing --budget 5 --repeats 3",
+        "homeostat bench run --tasks bench/smoke.yaml --model claude-sonnet-5-5 --budget 2",
+        "homeostat bench report",
+        "homeostat bench report --seed 11 --format json   # aggregates only, no prompt or answer text",
+    ),
     "init": (
         "git clone https://github.com/acme/kb && cd kb",
         "homeostat init --host github --member ana:lead --member bo:senior --member cy \\",

@@ -187,6 +187,28 @@ def test_eval_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path)
     assert code == 0 and keys(data) == {"cases", "summary", "results"}
 
 
+def test_bench_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`bench run` with a real call is pinned in tests/test_bench_claude_code.py; its dry run and the
+    report have the same keys."""
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text("tasks:\n  - id: why\n    kind: question\n    prompt: Why?\n    reference: Because.\n")
+    out = str(tmp_path / "results")
+    code, data = as_json(
+        capsys, "bench", "run", "--kb", str(kb), "--tasks", str(tasks), "--out", out, "--dry-run"
+    )
+    assert code == 0 and keys(data) == {
+        "dryRun", "out", "tasks", "repeats", "planned", "alreadyDone", "pending", "done", "left", "stopped",
+        "estimateUsd", "correctionsUsd", "calls", "inputTokens", "outputTokens", "cacheCreationTokens",
+        "cacheReadTokens", "costUsd", "callsEstimateUsd",
+    }  # fmt: skip
+    assert data["planned"] == 6 and data["stopped"] is None
+    code, data = as_json(capsys, "bench", "report", "--kb", str(kb), "--out", out)
+    assert code == 0 and keys(data) == {
+        "out", "seed", "resamples", "level", "conditions", "difference", "tasks", "skippedLines",
+    }  # fmt: skip
+    assert data["difference"] is None and data["tasks"] == []  # no results yet: null and empty, never absent
+
+
 def test_the_old_spellings_still_work_for_a_release(
     kb: Path, billing: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,1 @@
+"""Billing: charges, refunds and the HTTP API in front of them."""
