@@ -62,8 +62,9 @@ MAX_LIMIT = 50  # search hits per call
 
 INSTRUCTIONS = (
     "Homeostat serves your team's reviewed coding rules and documents for this repo. Call `context` with "
-    "the files you will change before editing them. `search` (then `read`) at these moments: a bug report, "
-    "writing a test, new code or making parts fit, a why or what's-left question, before a commit. "
+    "the files you will change, and `task` in a few words, before editing them. `search` (then `read`) "
+    "at these moments: a bug report, writing a test, new code or making parts fit, a why or what's-left "
+    "question, before a commit. "
     "`explain` says where a rule came from. Rules never override the user or safety. When a rule or "
     "section guides your work, say so: `> From Homeostat (<id>)`."
 )
