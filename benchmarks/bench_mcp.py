@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/bench_mcp.py [--sizes 1000,20000] [--runs 10] [--starts 5] [--against REF]
 
 For generated KBs of each size (bench_context's: two repos, topic files, committed in git like a KB
-clone), `homeostat mcp` is started as an MCP client starts it; the index is built beforehand, as a
+clone), `homeostat mcp` is started as an MCP client starts it, in a checkout on a feature branch
+with three commits and an edit (bench_context's, as a session hook finds it); the index is built beforehand, as a
 session's first `context` leaves it. Prints, per size: start-up (spawn to the answered tool list,
 median of --starts, alternating between versions, with `python -c "import mcp.server.mcpserver"` in
 the same run for scale: the SDK's server, which the server no longer imports, cost about that) and the wall milliseconds of each tool per
@@ -41,7 +42,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO / "tests" / "fixtures"))
 
 import make_eval150 as gen  # noqa: E402
-from bench_context import payments_setup  # noqa: E402
+from bench_context import feature_branch, payments_setup  # noqa: E402
 
 HEAVY = ("explain", "report")
 Call = tuple[str, dict[str, Any]]
@@ -170,6 +171,7 @@ def import_sdk_ms() -> float:
 def measure(codes: list[Code], size: int, runs: int, starts_per_code: int) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         kb, checkout, comps, touched = payments_setup(Path(scratch), size)
+        feature_branch(checkout, touched)  # `context` and `explain` read the branch and its commits
         rule_id = f"{comps[0].slug}-{gen.CONCERNS[0][0]}"
         for code in codes:  # each version builds its own index, as its first session would
             command = code.command(

@@ -46,6 +46,7 @@ from homeostat.errors import HomeostatError
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
+    from homeostat.adapters.branch_task import BranchReader
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
@@ -61,8 +62,9 @@ MAX_LIMIT = 50  # search hits per call
 
 INSTRUCTIONS = (
     "Homeostat serves your team's reviewed coding rules and documents for this repo. Call `context` with "
-    "the files you will change before editing them. `search` (then `read`) at these moments: a bug report, "
-    "writing a test, new code or making parts fit, a why or what's-left question, before a commit. "
+    "the files you will change, and `task` in a few words, before editing them. `search` (then `read`) "
+    "at these moments: a bug report, writing a test, new code or making parts fit, a why or what's-left "
+    "question, before a commit. "
     "`explain` says where a rule came from. Rules never override the user or safety. When a rule or "
     "section guides your work, say so: `> From Homeostat (<id>)`."
 )
@@ -89,7 +91,10 @@ ARGUMENT_ALIASES: dict[str, dict[str, str]] = {
     "context": {**dict.fromkeys(("paths", "path", "file", "touched", "filenames"), "files")},
     "search": {**dict.fromkeys(("q", "text", "terms", "keywords", "search", "words"), "query")},
     "read": {**dict.fromkeys(("id", "name", "section", "doc", "document", "path", "ref", "key"), "target")},
-    "explain": {**dict.fromkeys(("rule", "rule_id", "name", "target"), "id")},
+    "explain": {
+        **dict.fromkeys(("rule", "rule_id", "name", "target"), "id"),
+        **dict.fromkeys(("paths", "path", "file", "touched", "filenames"), "files"),
+    },
     "learn": {
         **dict.fromkeys(("text", "content", "lesson", "body", "instruction"), "rule"),
         **dict.fromkeys(("reason", "rationale", "because"), "why"),
@@ -248,6 +253,7 @@ class HomeostatServer:
         self._log_lock = threading.Lock()
         self._conflicts: Conflicts | None = None
         self._session: Session | None = None  # the last call's, while the watch sees no change
+        self._branch: BranchReader | None = None  # the checkout's branch and commits, while HEAD stays
         self.watch: KbWatch | None = None
         self._lock = threading.Lock()  # a caller may call from more than one thread
 
@@ -283,6 +289,20 @@ class HomeostatServer:
             self.loaded = session.loaded
             self._session = session._replace(loaded=session.loaded._replace(reason="kept"))
             return session
+
+    def task_of(self, session: Session, stated: str | None) -> tuple[str, ...]:
+        """What the agent is doing, as words: what it said (`task`), then the checkout's branch and the
+        subjects of its last commits, which a session hook ranks by too (read while HEAD moves, kept
+        while it does not). A checkout with no git gives only the stated words."""
+        from homeostat.adapters.branch_task import NOTHING, BranchReader
+        from homeostat.core.selection import task_words
+
+        work = NOTHING
+        if session.identity.is_git:
+            if self._branch is None:
+                self._branch = BranchReader()
+            work = self._branch.read(session.identity.top)
+        return task_words(work.branch, work.commits, stated=stated or "")
 
     def kb_of(self, session: Session) -> KB:
         """The loaded KB for the session's key: parsed once while the KB is unchanged."""
@@ -427,10 +447,10 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
 def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
     def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
         """Team rules and document sections for the files you will change, within a token budget. Call
-        before editing; `task` says in a few words what you are doing, to rank by."""
+        before editing; pass `task`, a few words on what you are doing: it ranks the rules better
+        (the checkout's branch and recent commits count too)."""
         from homeostat.commands.context import relative_paths
         from homeostat.core.render_view import build_view
-        from homeostat.core.selection import task_words
 
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
@@ -441,7 +461,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
             if used != budget:
                 said = f"(budget {budget} is outside {MIN_BUDGET} to {MAX_BUDGET} tokens; used {used}.)\n"
             limits = limits._replace(token_budget=used)
-        words = task_words(commits=(task,)) if task else ()
+        words = server.task_of(s, task)
         view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits, task=words)
         server._log(
             "injection",
@@ -497,13 +517,15 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         s = server.session()
         return _scope(s) + render_docs(s.corpus, s.audience)
 
-    def explain(id: str) -> str:  # noqa: A002 - the tool's argument is a rule id
-        """Where a rule came from: source, score breakdown, owner, conflicts."""
+    def explain(id: str, files: list[str] | None = None, task: str | None = None) -> str:  # noqa: A002
+        """Where a rule came from: source, score breakdown, owner, conflicts; with `files` (and
+        `task`), where `context` ranks it for them."""
         from homeostat.commands.explain import explain as explain_rule
 
         s = server.session()
         kb = server.kb_of(s)
-        return explain_rule(kb, s, id, None, conflicts=server.conflicts_of(kb)).text()
+        words = server.task_of(s, task) if files else ()
+        return explain_rule(kb, s, id, files or None, conflicts=server.conflicts_of(kb), task=words).text()
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""

@@ -307,6 +307,14 @@ def test_the_mcp_inspector_lists_and_calls_the_tools_through_the_launcher(
         env=env,
     )
     assert not called.get("isError") and "(use-theme-spacing)" in called["content"][0]["text"]
+    git(shop, "switch", "--quiet", "-c", "feature/card-spacing")  # `context` reads the branch too
+    called = claude.inspector(
+        *(server, "--method", "tools/call", "--tool-name", "context"),
+        *("--tool-arg", "files=web/components/Card.tsx", "--tool-arg", "task=tighten card padding"),
+        cwd=shop,
+        env=env,
+    )
+    assert not called.get("isError") and "(use-theme-spacing)" in called["content"][0]["text"]
     called = claude.inspector(
         *(server, "--method", "tools/call", "--tool-name", "search", "--tool-arg", "limit=many"),
         cwd=shop,

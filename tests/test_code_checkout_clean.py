@@ -182,14 +182,18 @@ def test_hooks_mcp_and_read_commands_with_a_real_kb_keep_their_caches_in_the_kb_
     assert "Keep amounts in integer minor units" in run(checkout, "context", "--kb", str(kb)).stdout
     assert run(checkout, "search", "refund", "--kb", str(kb)).returncode == 0
     assert RULE in run(checkout, "explain", RULE, "--kb", str(kb)).stdout
-    assert "refund" in mcp_search(checkout, kb, "refund").lower()
+    assert "refund" in mcp_call(checkout, kb, "search", {"query": "refund"}).lower()
+    # `context` reads the checkout's branch and commits too, with git's read-only commands
+    assert "Keep amounts in integer minor units" in mcp_call(
+        checkout, kb, "context", {"files": ["src/billing/api/refunds.py"]}
+    )
 
     assert snapshot(checkout) == before
     assert (kb / ".homeostat" / "identity.json").is_file() and (kb / ".homeostat" / "index").is_dir()
     assert git(kb, "status", "--porcelain") == ""  # the KB's own caches are git-ignored
 
 
-def mcp_search(checkout: Path, kb: Path, query: str) -> str:
+def mcp_call(checkout: Path, kb: Path, tool: str, arguments: dict[str, object]) -> str:
     """`homeostat mcp` started in the checkout as a client starts it: a handshake, then one call."""
     server = subprocess.Popen(
         [str(HOMEOSTAT), "mcp", "--kb", str(kb)],
@@ -215,7 +219,7 @@ def mcp_search(checkout: Path, kb: Path, query: str) -> str:
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
         assert json.loads(server.stdout.readline())["id"] == 1
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        call = {"name": "search", "arguments": {"query": query}}
+        call = {"name": tool, "arguments": arguments}
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         answer = json.loads(server.stdout.readline())
         assert answer["id"] == 2 and not answer["result"].get("isError"), answer

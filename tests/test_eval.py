@@ -152,6 +152,25 @@ def test_the_review_fixture_is_a_real_eval_set() -> None:
     assert sum(1 for p in prompts if p["expect"]) >= 40
 
 
+def test_the_held_out_fixture_is_written_from_other_prs_than_the_tuning_set() -> None:
+    """22+ rules each citing a review thread none of the tuning set's rules or cases cite; each case a
+    real PR with its commits, expecting only held-out rules. No metric floor: nothing is tuned on it."""
+    tuning = yaml.safe_load((HERE / "fixtures/reviews.yaml").read_text(encoding="utf-8"))["rules"]
+    held = yaml.safe_load((HERE / "fixtures/reviews_heldout.yaml").read_text(encoding="utf-8"))["rules"]
+    tuning_cases = parse_cases((REVIEWS / "eval/selection.yaml").read_text(encoding="utf-8"))
+    cases = parse_cases((HERE / "fixtures/reviews_heldout/eval/selection.yaml").read_text(encoding="utf-8"))
+    seen = {r["url"] for r in tuning} | {c.source for c in tuning_cases}
+    assert len(held) >= 20 and all(
+        r["url"].startswith("https://github.com/pallets/flask/pull/")
+        or r["url"].startswith("https://github.com/pypa/pip/pull/")
+        for r in held
+    )
+    assert not {r["url"] for r in held} & seen and not {c.source for c in cases} & seen
+    assert not {r["id"] for r in held} & {r["id"] for r in tuning}
+    assert len(cases) >= 20 and all(c.files and c.commits and c.source.startswith("https://") for c in cases)
+    assert all(set(c.expect) <= {r["id"] for r in held} for c in cases)
+
+
 def test_the_review_fixture_meets_the_selection_targets(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

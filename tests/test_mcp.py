@@ -24,6 +24,7 @@ from mcpkit import in_process
 from homeostat import VERSION
 from homeostat.adapters.event_log import SqliteEventLog, events_path
 from homeostat.adapters.pending_store import list_pending
+from homeostat.cli import main as homeostat
 from homeostat.core.tokens import count_tokens
 from homeostat.errors import HomeostatError
 from homeostat.mcp_server import arguments_model, build_server
@@ -762,9 +763,11 @@ def test_the_handshake_and_tool_list_load_neither_the_sdk_nor_pydantic(kb: Path,
         f"answer_line(server, {INITIALIZE!r})\n"
         'answer_line(server, \'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\')\n'
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic'}))\n"
+        "print('GIT', 'homeostat.adapters.branch_task' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "LOADED []" in done.stdout, done.stdout + done.stderr
+    assert "GIT False" in done.stdout  # the checkout's branch is read by the first call that ranks
 
 
 def test_the_tool_schemas_are_the_ones_pydantic_checks_the_arguments_with(kb: Path, web: Path) -> None:
@@ -823,3 +826,102 @@ def test_claude_codes_plugin_tool_names_resolve(kb: Path, web: Path) -> None:
     with SqliteEventLog(events_path(kb)) as log:
         asked = [(e.data["asked"], e.data["tool"]) for e in log.query("desire-path")]
     assert asked == [("mcp__plugin_homeostat_homeostat__search", "search")]
+
+
+# --- the task signal: what the checkout says the agent is working on -------------------------------
+
+REVIEWS = HERE / "fixtures" / "reviews"  # rules written from real pip and Flask review threads
+UNPACKING = "src/pip/_internal/utils/unpacking.py"
+COMMONPATH = "commonpath-not-commonprefix"  # a `**/*.py` rule: "Use os.path.commonpath, never commonprefix"
+
+
+@pytest.fixture
+def reviews(tmp_path: Path) -> Path:
+    root = tmp_path / "reviews"
+    shutil.copytree(REVIEWS, root, ignore=CLONE_STATE)
+    return root
+
+
+@pytest.fixture
+def pip(tmp_path: Path) -> Path:
+    """A clone of pip (found by its origin) whose main ends in a merge, as a contributor's does."""
+    work = tmp_path / "pip"
+    (work / UNPACKING).parent.mkdir(parents=True)
+    git(work, "init", "--quiet", "--initial-branch=main")
+    git(work, "remote", "add", "origin", "https://github.com/pypa/pip.git")
+    (work / UNPACKING).write_text("def untar_file(): ...\n", encoding="utf-8")
+    git(work, "add", "--all")
+    git(work, "commit", "--quiet", "-m", "Merge pull request #1 from upstream/main")
+    return work
+
+
+def work_on(checkout: Path, branch: str, subject: str) -> None:
+    git(checkout, "switch", "--quiet", "-c", branch)
+    with (checkout / UNPACKING).open("a", encoding="utf-8") as edit:
+        edit.write(f"# {branch}\n")
+    git(checkout, "commit", "--quiet", "--all", "-m", subject)
+
+
+def rule_ids(view: str) -> list[str]:
+    """The rules a view serves, in order: each rule's bold title line ends with its id."""
+    return [line.rsplit("(", 1)[1].rstrip(")") for line in view.splitlines() if line.startswith("**")]
+
+
+def test_context_ranks_by_the_checkouts_branch_and_commits_as_the_session_start_does(
+    reviews: Path, pip: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A client that sends only `files` (Cursor, Codex, a script) is served what the session hook
+    serves for the same work: on a branch about commonpath, the KB's rule about it comes first; on
+    a branch about something else the same files leave it out. The next call sees the switch."""
+    work_on(pip, "download-progress", "Show download progress while fetching")
+
+    async def body(client: Client) -> None:
+        elsewhere = await call(client, "context", {"files": [UNPACKING], "budget": 600})
+        assert rule_ids(elsewhere) and COMMONPATH not in rule_ids(elsewhere)
+        work_on(pip, "commonpath", "Use os.path.commonpath() instead of commonprefix()")
+        on_topic = await call(client, "context", {"files": [UNPACKING], "budget": 600})
+        assert rule_ids(on_topic)[0] == COMMONPATH
+        why = await call(client, "explain", {"id": COMMONPATH, "files": [UNPACKING]})
+        assert "for these files: #1 of" in why and "lifted by the task" in why
+
+        code, hook, _ = run_cli(
+            capsys, "context", "--kb", str(reviews), "--checkout", str(pip), "--budget", "600"
+        )
+        assert code == 0 and on_topic.startswith(hook)  # the session start's view, files and words from git
+
+    session(reviews, pip, body)
+
+
+def test_task_text_ranks_without_git_and_a_detached_head_still_counts_its_commits(
+    reviews: Path, pip: Path, tmp_path: Path
+) -> None:
+    """What the tool description promises: `task` alone lifts the rule it names, in a folder with no
+    git at all (the repo then comes from the folder's name); a detached HEAD keeps its commits."""
+    plain = tmp_path / "elsewhere" / "pip"
+    (plain / UNPACKING).parent.mkdir(parents=True)
+
+    async def no_git(client: Client) -> None:
+        bare = await call(client, "context", {"files": [UNPACKING], "budget": 600})
+        assert rule_ids(bare) and COMMONPATH not in rule_ids(bare)
+        told = await call(
+            client,
+            "context",
+            {"files": [UNPACKING], "budget": 600, "task": "swap commonprefix for commonpath"},
+        )
+        assert rule_ids(told)[0] == COMMONPATH
+
+    session(reviews, plain, no_git)
+    work_on(pip, "commonpath", "Use os.path.commonpath() instead of commonprefix()")
+    git(pip, "switch", "--quiet", "--detach")
+
+    async def detached(client: Client) -> None:
+        served = await call(client, "context", {"files": [UNPACKING], "budget": 600})
+        assert rule_ids(served)[0] == COMMONPATH
+
+    session(reviews, pip, detached)
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = homeostat(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

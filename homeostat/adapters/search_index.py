@@ -1038,15 +1038,15 @@ def change_from_git(top: StrPath, commits: int = 3) -> WorkingChange:
 
 
 ChangeStarted = tuple[Started, Started]
+# One commit of `git log -z`: its subject, its body, then (with --name-only) its files.
+LOG_FORMAT = "--pretty=format:%x1e%s%x1f%b%x1f"
 
 
 def change_started(top: StrPath, commits: int = 3) -> ChangeStarted:
     """`change_from_git`'s two git commands started, both at once: a session start reads its corpus
     while they run, and `change_found` waits for them."""
     status = _git_started(top, "status", "--porcelain=v1", "-z", "--branch", "--untracked-files=all")
-    logged = _git_started(
-        top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", "--pretty=format:%x1e%s%x1f%b%x1f"
-    )
+    logged = _git_started(top, "log", f"-n{commits}", "--name-only", "--no-renames", "-z", LOG_FORMAT)
     return status, logged
 
 
@@ -1067,16 +1067,44 @@ def change_found(started: ChangeStarted) -> WorkingChange:
             skip = item[0] in "RC"  # a rename's source path follows
     paths = list(changed)
     subjects: list[str] = []
-    if logged is not None and logged.returncode == 0:
-        for record in logged.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
-            subject, _, rest = record.partition("\x1f")
-            body, _, names = rest.partition("\x1f")
-            first_body = next((line.strip() for line in body.splitlines() if line.strip()), "")
-            subjects.append(f"{subject.strip()}\n{first_body}".strip())
-            paths += [p.strip("\n") for p in names.split("\0") if p.strip()]
+    for subject, names in _log_records(logged):
+        subjects.append(subject)
+        paths += names
     return WorkingChange(
         tuple(dict.fromkeys(p for p in paths if p)), branch, tuple(subjects), tuple(dict.fromkeys(changed))
     )
+
+
+def _log_records(done: GitDone | None) -> list[tuple[str, list[str]]]:
+    """Each commit of a `git log` run with LOG_FORMAT: its subject and first body line, and its files."""
+    if done is None or done.returncode != 0:
+        return []
+    found = []
+    for record in done.stdout.decode("utf-8", "surrogateescape").split("\x1e")[1:]:
+        subject, _, rest = record.partition("\x1f")
+        body, _, names = rest.partition("\x1f")
+        first_body = next((line.strip() for line in body.splitlines() if line.strip()), "")
+        found.append(
+            (
+                f"{subject.strip()}\n{first_body}".strip(),
+                [p.strip("\n") for p in names.split("\0") if p.strip()],
+            )
+        )
+    return found
+
+
+def recent_subjects(top: StrPath, commits: int = 3) -> tuple[str, ...]:
+    """The subject and first body line of each of HEAD's last few commits, newest first, as a session
+    start reads them (`change_found`) but without their files: for a reader that has the touched
+    paths already (the MCP tools). Empty when git cannot say (no commit yet, not a checkout)."""
+    done = _git(top, "log", f"-n{commits}", "-z", LOG_FORMAT)
+    return tuple(subject for subject, _ in _log_records(done))
+
+
+def current_branch(top: StrPath) -> str:
+    """HEAD's branch as git names it; "" when detached or git cannot say."""
+    done = _git(top, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return done.stdout.decode("utf-8", "surrogateescape").strip() if done and done.returncode == 0 else ""
 
 
 def _branch_of(header: str) -> str:

@@ -355,7 +355,7 @@ def session_task(text: str | None, off: bool, change: WorkingChange | None) -> t
     if off:
         return ()
     if text is not None:
-        return task_words(commits=(text,))
+        return task_words(stated=text)
     if change is None:
         return ()
     return task_words(change.branch, change.commits, change.changed)

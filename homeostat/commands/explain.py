@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -158,8 +159,10 @@ def explain(
     files: list[str] | None,
     base: Path | None = None,
     conflicts: Conflicts | None = None,
+    task: Sequence[str] = (),
 ) -> Explanation:
-    """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now."""
+    """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now.
+    `task`: what the developer is doing, as words, which ranks `files` as `context` does."""
     from homeostat.core.scoring import score_rule
 
     rule = kb.rule(rule_id)
@@ -203,7 +206,7 @@ def explain(
     }
     if files is not None:
         touched = relative_paths(files, session.identity, base or session.identity.top)
-        ranked = select_entries(session.corpus, touched, session.audience).ranked
+        ranked = select_entries(session.corpus, touched, session.audience, task).ranked
         place = next(((i, r) for i, r in enumerate(ranked, start=1) if r.entry.id == rule_id), None)
         if place is None:
             facts["for these files"] = "not selected: its scope does not cover them and it names none of them"

@@ -191,11 +191,13 @@ def branch_words(branch: str) -> list[str]:
     return [w for part in branch.split("/") for w in _task_words(_TICKET.sub("", part))]
 
 
-def task_words(branch: str = "", commits: Sequence[str] = (), files: Sequence[str] = ()) -> tuple[str, ...]:
-    """The words of what the developer is doing: the branch name, the subjects (and first body lines)
-    of recent commits (merge commits skipped), and the names of the files changed in the working
-    tree, each once."""
-    found = branch_words(branch)
+def task_words(
+    branch: str = "", commits: Sequence[str] = (), files: Sequence[str] = (), *, stated: str = ""
+) -> tuple[str, ...]:
+    """The words of what the developer is doing: what they said (`stated`: `--task`, the MCP tools'
+    `task`), the branch name, the subjects (and first body lines) of recent commits (merge commits
+    skipped), and the names of the files changed in the working tree, each once."""
+    found = _task_words(stated) + branch_words(branch)
     for subject in commits:
         if not subject.startswith("Merge "):
             found += _task_words(subject)
