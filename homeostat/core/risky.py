@@ -22,21 +22,20 @@ from functools import cached_property
 
 from homeostat.core.scanners.canonical import canonical
 from homeostat.core.scanners.decoded import decoded_payloads
-from homeostat.core.scanners.domains import BARE_TLDS, host_refs, is_allowed, path_scoped
+from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.families import family_hits
 from homeostat.core.scanners.hidden import (
     addresses_agent,
-    blank,
     blank_homeostat_comments,
     describe,
     escape_invisible,
     hidden_characters,
     hidden_payload,
     hidden_places,
-    homeostat_comments,
     instruction_comments,
 )
 from homeostat.core.scanners.normalise import normalise
+from homeostat.core.scanners.quiet import could_hold_risks, quiet_spans
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
     DOUBLE_NEGATIVE,
@@ -44,7 +43,6 @@ from homeostat.core.scanners.risk_rules import (
     NEGATION_AFTER,
     NEGATION_BEFORE,
     PHRASE_RULES,
-    PUNCTUATION,
     SECRET_STORE,
     Pattern,
     PhraseRule,
@@ -54,7 +52,7 @@ from homeostat.core.scanners.risk_rules import (
 from homeostat.core.scanners.shell import shell_hits
 from homeostat.core.scanners.values import lower_same_length
 
-__all__ = ["RiskHit", "find_risks", "quiet_spans"]
+__all__ = ["RiskHit", "find_risks", "quiet_spans", "read_risks"]
 
 _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
@@ -382,9 +380,16 @@ def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
 
     The text is read as it stands (its disguising characters normalised), then in its canonical form
     (`scanners.canonical`: confusables, emphasis, letter-spacing, leetspeak undone), and whatever an
-    encoded run in it decodes to is read the same way."""
-    if not text:
+    encoded run in it decodes to is read the same way. A text with nothing any reading starts from
+    (`scanners.quiet`, most of a KB) is told so from its words, without the readings."""
+    if not text or not could_hold_risks(text, blank_homeostat_comments(text)):
         return []
+    return read_risks(text, allowed_domains)
+
+
+def read_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
+    """`find_risks` without the quick look: every reading, always (what the quick look is tested
+    against)."""
     found = _scan(text, allowed_domains)
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []
@@ -394,80 +399,3 @@ def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
             seen.add(key)
             unique.append(hit)
     return sorted(unique, key=lambda h: h.line)
-
-
-# --- spans with nothing to find, told from the whole text ---------------------------------------
-
-# Where a bare host can be: `.<tld>`, found without `_TLD_END`'s lookahead and in lowercase (more
-# places, never fewer). Every URL holds `://`, looked for with `str.find`.
-_BARE_TLD = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + ")")
-
-
-def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
-    """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains)` is
-    certainly empty, whatever the domains.
-
-    Most sections of a topic file hold no trigger word, no host, no comment but Homeostat's own and
-    no character a disguise needs, and `find_risks` pays a fixed cost for each (about 40 µs: the
-    blanking, normalising, word set, host scan). A span is quiet when, its own Homeostat comments
-    blanked as `find_risks` blanks them (one walk with `str.find`, and the text lowered once for
-    all spans), it holds none of the places any family starts from: a comment opening, `://` or
-    `.<tld>`, a symbol gate, a gate word. A text with a character past ASCII or a `&` (what a
-    disguise needs) has none quiet; spans that overlap, or one holding a comment `find_risks` would
-    keep, are not quiet either. False only means "check it"."""
-    quiet = [False] * len(spans)
-    if not spans or not text.isascii() or "&" in text:
-        return quiet
-    order = sorted(range(len(spans)), key=lambda i: spans[i])
-    checkable: list[int] = []
-    pieces: list[str] = []
-    last = previous_end = 0
-    for i in order:
-        start, end = spans[i]
-        if start < previous_end:
-            return quiet  # overlapping spans would blank each other's text
-        previous_end = end
-        comments = homeostat_comments(text, start, end)
-        if comments is None:
-            continue
-        for opening, close in comments:
-            pieces += [text[last:opening], blank(text[opening:close])]
-            last = close
-        checkable.append(i)
-    pieces.append(text[last:])
-    shown = "".join(pieces)
-    visible = lower_same_length(shown)  # each span's text as `find_risks` reads it, lowered
-    words = visible.encode("ascii").translate(_WORD_BREAKS)  # `words_among`'s split, in bytes
-    for i in checkable:
-        start, end = spans[i]
-        quiet[i] = not (
-            any(visible.find(needle, start, end) >= 0 for needle in _FIXED_NEEDLES)
-            or _BARE_TLD.search(visible, start, end)
-            or not _GATE_BYTES.isdisjoint(words[start:end].split())
-        )
-    if any(quiet):
-        _hush_noisy(shown, spans, quiet)
-    return quiet
-
-
-def _hush_noisy(shown: str, spans: Sequence[tuple[int, int]], quiet: list[bool]) -> None:
-    """Mark not quiet every span holding a line `find_risks` reads as risky, with no domain allowed: the
-    concepts, commands, canonical readings, encodings and hosts past the listed TLDs have no needle
-    list, so the whole text is read once (linear, where each span's own read pays a fixed cost) and its
-    risky lines are looked up."""
-    doc = _Text(shown)
-    noisy = sorted({hit.line for hit in _scan(shown, ())})  # no domain allowed: every host is noisy
-    if not noisy:
-        return
-    for i, (start, end) in enumerate(spans):
-        if quiet[i]:
-            first, last = doc.line_of(start), doc.line_of(max(start, end - 1))
-            at = bisect_right(noisy, last)
-            quiet[i] = not (at > 0 and noisy[at - 1] >= first)
-
-
-_FIXED_NEEDLES = ("<!--", "://", *_SYMBOL_GATES)
-# An ASCII text's `words_among` in bytes, a third faster: every character `str.split` splits at
-# (`\x1c`-`\x1f` too, which `bytes.split` keeps) or `words_among` blanks, as a space.
-_WORD_BREAKS = bytes(32 if chr(b).isspace() or chr(b) in PUNCTUATION else b for b in range(256))
-_GATE_BYTES = frozenset(word.encode() for word in _GATE_WORDS)

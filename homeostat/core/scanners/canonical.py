@@ -100,6 +100,39 @@ def _leet(match: re.Match[str]) -> str:
     return inner.translate(_LEET)
 
 
+# What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
+# past ASCII (confusables, `·` and `•` between spaced letters).
+_JOINING_MARKS = ("*", "~~", "``", "<")
+_WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
+# Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
+# but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.
+_CLASSES = bytes(ord("a") if chr(b).isalnum() else ord("s") for b in range(128)) + b"s" * 128
+_SPACED_CLASSES = re.compile(rb"sas+as")
+
+
+def joins_words(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `canonical(text[start:end])` may make one word of pieces that stand apart in it
+    (emphasis, strike and split code spans dropped, tags dropped, single letters joined, confusables
+    folded); when it may not, the canonical reading of each run of word characters (`run_reading`)
+    is the canonical reading's. False is certain; True only means "may"."""
+    end = len(text) if end is None else end
+    if any(text.find(mark, start, end) >= 0 for mark in _JOINING_MARKS):
+        return True
+    piece = text[start:end]
+    if not piece.isascii() and _WORDY_PAST_ASCII.search(piece):
+        return True
+    classes = piece.encode("ascii", "replace").translate(_CLASSES)
+    return _SPACED_CLASSES.search(b"s" + classes + b"s") is not None
+
+
+def run_reading(run: str) -> str:
+    """`canonical` of one run of word characters and `@$!+/=-` (no space in it) in a text where
+    nothing joins it to its neighbours (`joins_words` is False): emphasis underscores dropped,
+    leetspeak folded."""
+    out = _UNDERSCORE_EMPHASIS.sub("", run) if "_" in run else run
+    return _MIXED.sub(_leet, out)
+
+
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""

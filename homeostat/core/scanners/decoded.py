@@ -76,6 +76,16 @@ def _from_escapes(run: str) -> bytes:
     return bytes(out)
 
 
+def decodes_outside_runs(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `text[start:end]` holds escapes or percent-encoding: what `decoded_payloads` may find
+    besides the base64, hex and ROT13 inside runs of word characters and `+/=-` (which it finds the
+    same in a run taken alone)."""
+    end = len(text) if end is None else end
+    return text.find("\\", start, end) >= 0 or (
+        text.find("%", start, end) >= 0 and _PERCENT.search(text, start, end) is not None
+    )
+
+
 def decoded_payloads(text: str) -> Iterator[Decoded]:
     """Every encoded run in `text` that decodes to readable text, with where it is."""
     for m in _BASE64.finditer(text):

@@ -205,6 +205,35 @@ def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) ->
         yield HostRef(name, start, end, _path_at(text, end))
 
 
+# Needed by a host in a URL, a shouted host and a host with a path; a bare host needs a listed TLD.
+_SCHEMES = ("http", "https", "ws", "wss", "ftp")  # `_LOOSE_URL`'s, each right before a colon
+_BARE_TLD = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + ")")  # `_TLD_END` without its lookahead
+_NAME_AND_PATH = re.compile(r"\.[a-z]{2,24}(?::\d{1,5})?/[\w.~-]")
+_SHOUTED_LABEL = re.compile(r"\.[A-Z]{2}")
+
+
+def may_name_host(text: str, start: int = 0, end: int | None = None) -> bool:
+    """Whether `host_refs(text[start:end])` may find anything: each of its patterns needs `//`, a scheme
+    and a colon, or one of these dotted endings. False is certain."""
+    end = len(text) if end is None else end
+    return (
+        text.find("//", start, end) >= 0
+        or _scheme_colon(text, start, end)
+        or _BARE_TLD.search(text, start, end) is not None
+        or (text.find("/", start, end) >= 0 and _NAME_AND_PATH.search(text, start, end) is not None)
+        or _SHOUTED_LABEL.search(text, start, end) is not None
+    )
+
+
+def _scheme_colon(text: str, start: int, end: int) -> bool:
+    colon = text.find(":", start, end)
+    while colon >= 0:
+        if text[max(start, colon - 5) : colon].lower().endswith(_SCHEMES):
+            return True
+        colon = text.find(":", colon + 1, end)
+    return False
+
+
 def host_refs(text: str) -> Iterator[HostRef]:
     """Every host named in `text`: URL authorities (as browsers and curl read them), then bare names
     outside URLs and emails."""

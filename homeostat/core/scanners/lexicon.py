@@ -20,9 +20,14 @@ from functools import cache
 _SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
+def starts_word(stem: str) -> bool:
+    """A stem of a script written with spaces matches from a word's start only."""
+    return not _SPACELESS.search(stem)
+
+
 def _alternation(stems: tuple[str, ...]) -> str:
-    bounded = [s for s in stems if not _SPACELESS.search(s)]
-    free = [s for s in stems if _SPACELESS.search(s)]
+    bounded = [s for s in stems if starts_word(s)]
+    free = [s for s in stems if not starts_word(s)]
     parts = []
     if bounded:
         parts.append(r"(?<![^\W_])(?:" + "|".join(sorted(bounded, key=len, reverse=True)) + ")")

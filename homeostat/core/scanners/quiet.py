@@ -1,0 +1,311 @@
+"""Telling that the risky-content check can find nothing in a text, from its words and a few marks, in
+a fraction of the time reading it takes.
+
+Most of a KB is prose with no trigger in it, yet each reading (`risky._scan`) runs regexes over
+every character: the phrase rules, the shell reading, the concept families in twenty languages, the
+canonical reading and the decoder. A text is certainly quiet when:
+
+- every character is ASCII or plain typography (`‘’“”–—`): normalising changes nothing, no
+  invisible character hides anything, no confusable or other script is read;
+- it holds none of the marks a reading starts from: `&`, a comment or tag (`<`), a link's `](`,
+  `![`, `]:`, a pipe, `$(`, `:(`, escapes or percent-encoding, or a host (`domains.may_name_host`);
+- no run of word characters and `@$!`, as it stands or as the canonical reading reads it
+  (`canonical.run_reading`, or the whole canonical reading where `canonical.joins_words` says it
+  may join pieces into words), holds a phrase rule's gate word or a shell command; no run of those
+  and `+/=-` holds an encoded payload; and its words are not enough for a family: each concept stem
+  and shape regex needs certain words (`literals.required_words`), and each family certain
+  concepts together (`families.could_fire`).
+
+What a run holds is worked out once per distinct run and kept, so a KB's vocabulary is looked up with
+set operations, not re-read. `could_hold_risks` is False only when `find_risks` would find nothing,
+whatever the allowed domains; True only means "read it" (tests/test_quiet_spans.py holds it to
+`risky.read_risks` on the tuning set, the original corpus and disguised mixes of their words).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from homeostat.core.scanners.canonical import canonical, joins_words, run_reading
+from homeostat.core.scanners.decoded import decoded_payloads, decodes_outside_runs
+from homeostat.core.scanners.domains import may_name_host
+from homeostat.core.scanners.families import SHAPES, could_fire
+from homeostat.core.scanners.hidden import PLACE_MARKS, blank, homeostat_comments
+from homeostat.core.scanners.lexicon import CONCEPTS, starts_word
+from homeostat.core.scanners.literals import (
+    IMPOSSIBLE,
+    MARKS,
+    Group,
+    key_starts,
+    keys_of,
+    required_words,
+    satisfied,
+)
+from homeostat.core.scanners.risk_rules import PHRASE_RULES
+from homeostat.core.scanners.shell import CLUE_SYMBOLS, CLUE_WORDS
+
+__all__ = ["could_hold_risks", "quiet_spans"]
+
+# Typography that is no word character, never normalised, never invisible, and no letter-spacer.
+TYPOGRAPHY = "‘’“”–—"
+_PAST_PLAIN = re.compile(f"[^\\x00-\\x7f{TYPOGRAPHY}]")
+_PHRASE_GATES = frozenset(gate for rule in PHRASE_RULES for p in rule.patterns for gate in p.gates)
+_GATE_WORDS = frozenset(g for g in _PHRASE_GATES if g.isalnum())
+_MARKS = tuple(
+    dict.fromkeys([*PLACE_MARKS, *CLUE_SYMBOLS, *(g for g in _PHRASE_GATES if not g.isalnum()), "&"])
+)
+# Runs of the characters a word, an encoded payload or a leetspeak word is made of; anything else
+# (a blank, `.`, `,`, typography) ends one.
+_RUN_BYTES = bytes(
+    b if chr(b).isalnum() or chr(b) in "_@$!+/=-" else 32 for b in range(128)
+) + b" " * 128  # fmt: skip
+# Runs of word characters and `@$!`: what the canonical reading folds one at a time (`run_reading`).
+_WORD_BYTES = bytes(b if chr(b).isalnum() or chr(b) in "_@$!" else 32 for b in range(128)) + b" " * 128
+_ALNUM = re.compile(r"[a-z0-9]+")
+_RUN_CACHE_LIMIT = 500_000
+_SHORTEST_PAYLOAD = 16  # the shortest base64 or hex run `decoded_payloads` reads
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """Every concept stem and shape as the keys it needs, indexed by those of its most telling group,
+    so a text's few keys look up the few stems they can open; and the shell's clue words."""
+
+    # a key → the stems it opens: each concept's name and the groups it needs besides the key's own
+    by_key: dict[str, tuple[tuple[str, tuple[Group, ...]], ...]]
+    always: frozenset[str]  # concepts (and the shapes, as `shape`) some stem of which needs no word
+    keys: frozenset[str]  # every key of a stem, a shape or a clue
+    key_starts: frozenset[str]
+    clues: frozenset[str]
+    marks: tuple[str, ...]  # the punctuation some stem or shape needs
+
+    @cached_property
+    def indexed(self) -> frozenset[str]:
+        return frozenset(self.by_key)
+
+
+def _alternatives(pattern: str) -> list[str]:
+    """The top-level `|` alternatives of a regex source, each read apart (tighter than one group of all
+    their starts)."""
+    parts: list[str] = []
+    depth = last = 0
+    in_class = escaped = False
+    for i, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif in_class:
+            in_class = char != "]" or pattern[i - 1] == "["
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(pattern[last:i])
+            last = i + 1
+    return [*parts, pattern[last:]]
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> _Vocabulary:
+    needs: list[tuple[str, tuple[Group, ...]]] = []
+    for name, stems in CONCEPTS.items():
+        needs += [(name, required_words(stem, word_start=starts_word(stem))) for stem in stems]
+    needs += [("shape", required_words(alt)) for shape in SHAPES for alt in _alternatives(shape)]
+    by_key: dict[str, list[tuple[str, tuple[Group, ...]]]] = {}
+    always: set[str] = set()
+    for name, groups in needs:
+        if groups == IMPOSSIBLE:
+            continue
+        if not groups:
+            always.add(name)
+            continue
+        best = max(groups, key=lambda group: min(map(len, group)))
+        rest = tuple(group for group in groups if group is not best)
+        for key in best:
+            by_key.setdefault(key, []).append((name, rest))
+    (clues,) = required_words(CLUE_WORDS)  # one group: the commands a shell line names
+    keys = frozenset(k for _, groups in needs for group in groups for k in group if k not in MARKS) | clues
+    marks = tuple(sorted({k for _, groups in needs for group in groups for k in group if k in MARKS}))
+    return _Vocabulary(
+        {key: tuple(entries) for key, entries in by_key.items()},
+        frozenset(always),
+        keys,
+        key_starts(keys),
+        clues,
+        marks,
+    )
+
+
+class _Runs:
+    """Every run met so far, and those that tell something with what they tell: a text's runs are
+    looked up with two set operations, and only its new and telling ones are read in Python."""
+
+    def __init__(self, read: Callable[[str], frozenset[str] | None]) -> None:
+        self.read = read  # a run's keys; None when it is a trigger on its own
+        self.known: set[bytes] = set()
+        self.telling: dict[bytes, frozenset[str] | None] = {}
+        self.telling_runs: set[bytes] = set()
+
+    def told(self, runs: set[bytes]) -> list[frozenset[str] | None]:
+        """What those of `runs` that tell something tell."""
+        if len(self.known) > _RUN_CACHE_LIMIT:  # a fresh start bounds the memory
+            self.known.clear()
+            self.telling.clear()
+            self.telling_runs.clear()
+        for run in runs.difference(self.known):
+            self.known.add(run)
+            told = self.read(run.decode("ascii"))
+            if told is None or told:
+                self.telling[run] = told
+                self.telling_runs.add(run)
+        return [self.telling[run] for run in runs.intersection(self.telling_runs)]
+
+
+def _word_run(run: str) -> frozenset[str] | None:
+    """The keys of a run of word characters and `@$!`, as it stands and as the canonical reading reads
+    it; None when one of its words is a phrase rule's gate or a shell command."""
+    lowered = run.lower()
+    if lowered.isalpha() or lowered.isdigit():  # nothing for the canonical reading to change
+        words = {lowered}
+    else:
+        words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
+    if not _GATE_WORDS.isdisjoint(words):
+        return None
+    keys = frozenset().union(*map(_word_keys, words))
+    return None if not _vocabulary().clues.isdisjoint(keys) else keys
+
+
+def _payload_run(run: str) -> frozenset[str] | None:
+    """None when a run of word characters and `+/=-@$!` holds a payload `decoded_payloads` decodes
+    (base64 and hex runs are 16 characters or more; ROT13 is decoded where it is named)."""
+    if len(run) < _SHORTEST_PAYLOAD and "rot" not in run.lower():
+        return frozenset()
+    return frozenset() if next(decoded_payloads(run), None) is None else None
+
+
+@lru_cache(maxsize=65_536)
+def _word_keys(word: str) -> frozenset[str]:
+    vocabulary = _vocabulary()
+    return frozenset(keys_of(word, vocabulary.keys, vocabulary.key_starts))
+
+
+_WORDS = _Runs(_word_run)
+_PAYLOADS = _Runs(_payload_run)
+
+
+def _runs(data: bytes, table: bytes) -> set[bytes]:
+    return set(data.translate(table).split())
+
+
+def _possible(keys: set[str]) -> set[str]:
+    """The concepts (and `shape`) whose needs the keys meet."""
+    vocabulary = _vocabulary()
+    found = set(vocabulary.always)
+    for key in vocabulary.indexed.intersection(keys):
+        for name, rest in vocabulary.by_key[key]:
+            if name not in found and (not rest or satisfied(rest, keys)):
+                found.add(name)
+    return found
+
+
+def _holds_mark(text: str, start: int, end: int) -> bool:
+    for mark in _MARKS:  # `str.find` is a memchr; a regex of them all is ten times slower
+        if text.find(mark, start, end) >= 0:
+            return True
+    return False
+
+
+def _marked(original: str, shown: str, start: int, end: int) -> bool:
+    """`shown[start:end]` holds a mark some reading starts from, or a character past plain text."""
+    return (
+        (not original.isascii() and _PAST_PLAIN.search(original, start, end) is not None)
+        or _holds_mark(shown, start, end)
+        or decodes_outside_runs(shown, start, end)
+        or may_name_host(shown, start, end)
+    )
+
+
+def _words_could_fire(text: str, *, joined: bool) -> bool:
+    """Whether the words of `text` (and of its canonical reading, `joined` when that may join pieces
+    into words `run_reading` does not see) hold a trigger, a payload or what a family needs."""
+    data = text.encode("ascii", "replace")  # the typography left is no run character
+    if None in _PAYLOADS.told(_runs(data, _RUN_BYTES)):
+        return True
+    readings = [(text, data)]
+    if joined:
+        reading = canonical(text)
+        if _holds_mark(reading, 0, len(reading)):
+            return True
+        readings.append((reading, reading.encode("ascii", "replace")))
+    keys: set[str] = set()
+    for reading, reading_data in readings:
+        for told in _WORDS.told(_runs(reading_data, _WORD_BYTES)):
+            if told is None:
+                return True
+            keys |= told
+        keys.update(mark for mark in _vocabulary().marks if mark in reading)
+    possible = _possible(keys)
+    return "shape" in possible or could_fire(possible)
+
+
+def could_hold_risks(original: str, visible: str) -> bool:
+    """False when `find_risks(original, any domains)` is certainly empty; `visible` is `original` with
+    Homeostat's fields comments blanked (`hidden.blank_homeostat_comments`), which is what is read."""
+    if _marked(original, visible, 0, len(visible)):
+        return True
+    return _words_could_fire(visible, joined=joins_words(visible))
+
+
+def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains)` is
+    certainly empty, whatever the domains; False only means "check it".
+
+    Read as one text, then span by span only where it must be: the marks are looked for in each span
+    (`str.find` and regex searches bounded to it), but the words once for the whole text, whose
+    runs hold every run of every span; only if they hold a trigger, a payload or what a family
+    needs, or a span's canonical reading may join words, is a span's words read on their own."""
+    quiet = [False] * len(spans)
+    shown, checkable = _shown(text, spans)
+    if not checkable:
+        return quiet
+    # the spans' own text (not a topic file's frontmatter): every run of each is a run of it
+    words_quiet = not _words_could_fire(
+        "\n".join(shown[spans[i][0] : spans[i][1]] for i in checkable), joined=False
+    )
+    for i in checkable:
+        start, end = spans[i]
+        if _marked(text, shown, start, end):
+            continue
+        joined = joins_words(shown, start, end)
+        quiet[i] = (words_quiet and not joined) or not _words_could_fire(shown[start:end], joined=joined)
+    return quiet
+
+
+def _shown(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+    """`text` with the Homeostat comments each span's own reading blanks blanked (spans that overlap,
+    or hold another comment, are left to `could_hold_risks`), and the spans it holds as read."""
+    order = sorted(range(len(spans)), key=lambda i: spans[i])
+    checkable: list[int] = []
+    pieces: list[str] = []
+    last = previous_end = 0
+    for i in order:
+        start, end = spans[i]
+        if start < previous_end:
+            return text, []  # overlapping spans would blank each other's text
+        previous_end = end
+        comments = homeostat_comments(text, start, end)
+        if comments is None:
+            continue
+        for opening, close in comments:
+            pieces += [text[last:opening], blank(text[opening:close])]
+            last = close
+        checkable.append(i)
+    pieces.append(text[last:])
+    return "".join(pieces), checkable
