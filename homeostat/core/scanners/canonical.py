@@ -22,6 +22,7 @@ Every step is one pass of a regex whose matches cannot overlap: linear in the te
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 # A word: letters and digits of any script, with the marks that join them.
@@ -110,19 +111,26 @@ _CLASSES = bytes(ord("a") if chr(b).isalnum() else ord("s") for b in range(128))
 _SPACED_CLASSES = re.compile(rb"sas+as")
 
 
-def joins_words(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Whether `canonical(text[start:end])` may make one word of pieces that stand apart in it
-    (emphasis, strike and split code spans dropped, tags dropped, single letters joined, confusables
-    folded); when it may not, the canonical reading of each run of word characters (`run_reading`)
-    is the canonical reading's. False is certain; True only means "may"."""
-    end = len(text) if end is None else end
-    if any(text.find(mark, start, end) >= 0 for mark in _JOINING_MARKS):
-        return True
-    piece = text[start:end]
-    if not piece.isascii() and _WORDY_PAST_ASCII.search(piece):
-        return True
-    classes = piece.encode("ascii", "replace").translate(_CLASSES)
-    return _SPACED_CLASSES.search(b"s" + classes + b"s") is not None
+def joining_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `canonical` may make one word of pieces that stand apart in `text`: emphasis, strike and
+    split code spans dropped, tags dropped, confusables folded, single letters joined (two with
+    anything but a letter or digit between them: `c u`, `e.g`, `x _a`). A part of `text` none of
+    these touches (and whose ends are no letters or digits) is read by the canonical reading one run
+    of word characters at a time (`run_reading`)."""
+    for mark in _JOINING_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            yield at, at + len(mark)
+            at = text.find(mark, at + 1)
+    if not text.isascii():
+        yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
+    classes = text.encode("ascii", "replace").translate(_CLASSES)
+    yield from ((m.start() - 1, m.end() - 1) for m in _SPACED_CLASSES.finditer(b"s" + classes + b"s"))
+
+
+def joins_words(text: str) -> bool:
+    """Whether `canonical(text)` may make a word `run_reading` does not see (`joining_marks`)."""
+    return next(joining_marks(text), None) is not None
 
 
 def run_reading(run: str) -> str:

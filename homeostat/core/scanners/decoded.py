@@ -76,14 +76,16 @@ def _from_escapes(run: str) -> bytes:
     return bytes(out)
 
 
-def decodes_outside_runs(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Whether `text[start:end]` holds escapes or percent-encoding: what `decoded_payloads` may find
-    besides the base64, hex and ROT13 inside runs of word characters and `+/=-` (which it finds the
-    same in a run taken alone)."""
-    end = len(text) if end is None else end
-    return text.find("\\", start, end) >= 0 or (
-        text.find("%", start, end) >= 0 and _PERCENT.search(text, start, end) is not None
-    )
+def escape_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `text` holds escapes or percent-encoding: what `decoded_payloads` may decode besides the
+    base64, hex and ROT13 inside runs of word characters and `+/=-@$!` (which it finds the same in a
+    run taken alone)."""
+    at = text.find("\\")
+    while at >= 0:
+        yield at, at + 1
+        at = text.find("\\", at + 1)
+    if "%" in text:
+        yield from (m.span() for m in _PERCENT.finditer(text))
 
 
 def decoded_payloads(text: str) -> Iterator[Decoded]:

@@ -212,26 +212,26 @@ _NAME_AND_PATH = re.compile(r"\.[a-z]{2,24}(?::\d{1,5})?/[\w.~-]")
 _SHOUTED_LABEL = re.compile(r"\.[A-Z]{2}")
 
 
-def may_name_host(text: str, start: int = 0, end: int | None = None) -> bool:
-    """Whether `host_refs(text[start:end])` may find anything: each of its patterns needs `//`, a scheme
-    and a colon, or one of these dotted endings. False is certain."""
-    end = len(text) if end is None else end
-    return (
-        text.find("//", start, end) >= 0
-        or _scheme_colon(text, start, end)
-        or _BARE_TLD.search(text, start, end) is not None
-        or (text.find("/", start, end) >= 0 and _NAME_AND_PATH.search(text, start, end) is not None)
-        or _SHOUTED_LABEL.search(text, start, end) is not None
-    )
-
-
-def _scheme_colon(text: str, start: int, end: int) -> bool:
-    colon = text.find(":", start, end)
+def host_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `text` holds what a host `host_refs` finds needs: `//`, a scheme and a colon, or one of
+    these dotted endings. A part of `text` none of them touches names no host."""
+    yield from occurrences(text, "//")
+    colon = text.find(":")
     while colon >= 0:
-        if text[max(start, colon - 5) : colon].lower().endswith(_SCHEMES):
-            return True
-        colon = text.find(":", colon + 1, end)
-    return False
+        if text[max(0, colon - 5) : colon].lower().endswith(_SCHEMES):
+            yield colon - 5, colon + 1
+        colon = text.find(":", colon + 1)
+    for pattern in (_BARE_TLD, _NAME_AND_PATH, _SHOUTED_LABEL):
+        if pattern is not _NAME_AND_PATH or "/" in text:
+            yield from (m.span() for m in pattern.finditer(text))
+
+
+def occurrences(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    """Where `needle` is in `text` (`str.find`, a memchr), overlaps included."""
+    at = text.find(needle)
+    while at >= 0:
+        yield at, at + len(needle)
+        at = text.find(needle, at + 1)
 
 
 def host_refs(text: str) -> Iterator[HostRef]:

@@ -25,15 +25,17 @@ whatever the allowed domains; True only means "read it" (tests/test_quiet_spans.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from itertools import accumulate
 
-from homeostat.core.scanners.canonical import canonical, joins_words, run_reading
-from homeostat.core.scanners.decoded import decoded_payloads, decodes_outside_runs
-from homeostat.core.scanners.domains import may_name_host
+from homeostat.core.scanners.canonical import canonical, joining_marks, joins_words, run_reading
+from homeostat.core.scanners.decoded import decoded_payloads, escape_marks
+from homeostat.core.scanners.domains import host_marks, occurrences
 from homeostat.core.scanners.families import SHAPES, could_fire
-from homeostat.core.scanners.hidden import PLACE_MARKS, blank, homeostat_comments
+from homeostat.core.scanners.hidden import PLACE_MARKS, blank, blank_homeostat_comments, homeostat_comments
 from homeostat.core.scanners.lexicon import CONCEPTS, starts_word
 from homeostat.core.scanners.literals import (
     IMPOSSIBLE,
@@ -62,8 +64,7 @@ _MARKS = tuple(
 _RUN_BYTES = bytes(
     b if chr(b).isalnum() or chr(b) in "_@$!+/=-" else 32 for b in range(128)
 ) + b" " * 128  # fmt: skip
-# Runs of word characters and `@$!`: what the canonical reading folds one at a time (`run_reading`).
-_WORD_BYTES = bytes(b if chr(b).isalnum() or chr(b) in "_@$!" else 32 for b in range(128)) + b" " * 128
+_WORD_PART = re.compile(r"[+/=-]+")  # what parts a run into runs of word characters and `@$!`
 _ALNUM = re.compile(r"[a-z0-9]+")
 _RUN_CACHE_LIMIT = 500_000
 _SHORTEST_PAYLOAD = 16  # the shortest base64 or hex run `decoded_payloads` reads
@@ -168,9 +169,26 @@ class _Runs:
         return [self.telling[run] for run in runs.intersection(self.telling_runs)]
 
 
-def _word_run(run: str) -> frozenset[str] | None:
-    """The keys of a run of word characters and `@$!`, as it stands and as the canonical reading reads
-    it; None when one of its words is a phrase rule's gate or a shell command."""
+def _read_run(run: str) -> frozenset[str] | None:
+    """The keys of a run of word characters and `@$!+/=-`; None when it is a trigger on its own: it
+    holds a payload `decoded_payloads` decodes (base64 and hex runs are 16 characters or more; ROT13
+    is decoded where it is named), or a word that is a phrase rule's gate or a shell command."""
+    if (len(run) >= _SHORTEST_PAYLOAD or "rot" in run.lower()) and next(decoded_payloads(run), None):
+        return None
+    keys: set[str] = set()
+    for part in _WORD_PART.split(run) if _WORD_PART.search(run) else (run,):
+        found = _word_keys(part) if part else frozenset()
+        if found is None:
+            return None
+        keys |= found
+    return frozenset(keys)
+
+
+@lru_cache(maxsize=65_536)
+def _word_keys(run: str) -> frozenset[str] | None:
+    """The keys of a run of word characters and `@$!` (what the canonical reading folds one at a time),
+    as it stands and as the canonical reading reads it; None when one of its words is a phrase rule's
+    gate or a shell command."""
     lowered = run.lower()
     if lowered.isalpha() or lowered.isdigit():  # nothing for the canonical reading to change
         words = {lowered}
@@ -178,30 +196,16 @@ def _word_run(run: str) -> frozenset[str] | None:
         words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
     if not _GATE_WORDS.isdisjoint(words):
         return None
-    keys = frozenset().union(*map(_word_keys, words))
-    return None if not _vocabulary().clues.isdisjoint(keys) else keys
-
-
-def _payload_run(run: str) -> frozenset[str] | None:
-    """None when a run of word characters and `+/=-@$!` holds a payload `decoded_payloads` decodes
-    (base64 and hex runs are 16 characters or more; ROT13 is decoded where it is named)."""
-    if len(run) < _SHORTEST_PAYLOAD and "rot" not in run.lower():
-        return frozenset()
-    return frozenset() if next(decoded_payloads(run), None) is None else None
-
-
-@lru_cache(maxsize=65_536)
-def _word_keys(word: str) -> frozenset[str]:
     vocabulary = _vocabulary()
-    return frozenset(keys_of(word, vocabulary.keys, vocabulary.key_starts))
+    keys = frozenset(key for word in words for key in keys_of(word, vocabulary.keys, vocabulary.key_starts))
+    return None if not vocabulary.clues.isdisjoint(keys) else keys
 
 
-_WORDS = _Runs(_word_run)
-_PAYLOADS = _Runs(_payload_run)
+_RUNS = _Runs(_read_run)
 
 
-def _runs(data: bytes, table: bytes) -> set[bytes]:
-    return set(data.translate(table).split())
+def _runs(data: bytes) -> set[bytes]:
+    return set(data.translate(_RUN_BYTES).split())
 
 
 def _possible(keys: set[str]) -> set[str]:
@@ -215,38 +219,34 @@ def _possible(keys: set[str]) -> set[str]:
     return found
 
 
-def _holds_mark(text: str, start: int, end: int) -> bool:
-    for mark in _MARKS:  # `str.find` is a memchr; a regex of them all is ten times slower
-        if text.find(mark, start, end) >= 0:
-            return True
-    return False
+def _marks(original: str, shown: str) -> Iterator[tuple[int, int]]:
+    """Where `shown` holds a mark some reading starts from (a host, an escape, `<`, `|`…), or
+    `original` a character past plain text."""
+    if not original.isascii():
+        yield from (m.span() for m in _PAST_PLAIN.finditer(original))
+    for mark in _MARKS:
+        yield from occurrences(shown, mark)
+    yield from escape_marks(shown)
+    yield from host_marks(shown)
 
 
-def _marked(original: str, shown: str, start: int, end: int) -> bool:
-    """`shown[start:end]` holds a mark some reading starts from, or a character past plain text."""
-    return (
-        (not original.isascii() and _PAST_PLAIN.search(original, start, end) is not None)
-        or _holds_mark(shown, start, end)
-        or decodes_outside_runs(shown, start, end)
-        or may_name_host(shown, start, end)
-    )
+def _holds_mark(text: str) -> bool:
+    return any(mark in text for mark in _MARKS)
 
 
 def _words_could_fire(text: str, *, joined: bool) -> bool:
     """Whether the words of `text` (and of its canonical reading, `joined` when that may join pieces
     into words `run_reading` does not see) hold a trigger, a payload or what a family needs."""
-    data = text.encode("ascii", "replace")  # the typography left is no run character
-    if None in _PAYLOADS.told(_runs(data, _RUN_BYTES)):
-        return True
-    readings = [(text, data)]
+    readings = [text]
     if joined:
         reading = canonical(text)
-        if _holds_mark(reading, 0, len(reading)):
+        if _holds_mark(reading):
             return True
-        readings.append((reading, reading.encode("ascii", "replace")))
+        readings.append(reading)
     keys: set[str] = set()
-    for reading, reading_data in readings:
-        for told in _WORDS.told(_runs(reading_data, _WORD_BYTES)):
+    for reading in readings:
+        # the typography left is no run character
+        for told in _RUNS.told(_runs(reading.encode("ascii", "replace"))):
             if told is None:
                 return True
             keys |= told
@@ -258,39 +258,64 @@ def _words_could_fire(text: str, *, joined: bool) -> bool:
 def could_hold_risks(original: str, visible: str) -> bool:
     """False when `find_risks(original, any domains)` is certainly empty; `visible` is `original` with
     Homeostat's fields comments blanked (`hidden.blank_homeostat_comments`), which is what is read."""
-    if _marked(original, visible, 0, len(visible)):
+    if next(_marks(original, visible), None) is not None:
         return True
     return _words_could_fire(visible, joined=joins_words(visible))
+
+
+class _Touched:
+    """Spans of a text, sorted, asked whether any touches a part of it (a bisect)."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        ordered = sorted(spans)
+        self.starts = [start for start, _ in ordered]
+        self.reach = list(accumulate((end for _, end in ordered), max))  # the furthest end so far
+
+    def touch(self, start: int, end: int) -> bool:
+        before = bisect_left(self.starts, end)  # the spans that start before `end`
+        return before > 0 and self.reach[before - 1] > start
 
 
 def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
     """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains)` is
     certainly empty, whatever the domains; False only means "check it".
 
-    Read as one text, then span by span only where it must be: the marks are looked for in each span
-    (`str.find` and regex searches bounded to it), but the words once for the whole text, whose
-    runs hold every run of every span; only if they hold a trigger, a payload or what a family
-    needs, or a span's canonical reading may join words, is a span's words read on their own."""
-    quiet = [False] * len(spans)
+    Read as one text, then span by span only where it must be: the marks are found once in the
+    whole text (a span none of them touches holds none), and so are the words, whose runs hold every
+    run of every span; only where those hold a trigger, a payload or what a family needs, or where
+    the canonical reading may join words, is a span's words read on its own."""
     shown, checkable = _shown(text, spans)
+    quiet = [False] * len(spans)
+    for i in set(range(len(spans))).difference(checkable):  # spans read apart: overlapping, or other comments
+        piece = text[spans[i][0] : spans[i][1]]
+        quiet[i] = not could_hold_risks(piece, blank_homeostat_comments(piece))
     if not checkable:
         return quiet
+    marked = _Touched(_marks(text, shown))
+    joining = _Touched(joining_marks(shown))
     # the spans' own text (not a topic file's frontmatter): every run of each is a run of it
     words_quiet = not _words_could_fire(
         "\n".join(shown[spans[i][0] : spans[i][1]] for i in checkable), joined=False
     )
     for i in checkable:
         start, end = spans[i]
-        if _marked(text, shown, start, end):
+        if marked.touch(start, end):
+            quiet[i] = False
             continue
-        joined = joins_words(shown, start, end)
+        # the whole text's letter-spacing classes end where its spans do only if no letter borders them
+        joined = joining.touch(start, end) or (_bordered(shown, start, end) and joins_words(shown[start:end]))
         quiet[i] = (words_quiet and not joined) or not _words_could_fire(shown[start:end], joined=joined)
     return quiet
 
 
+def _bordered(text: str, start: int, end: int) -> bool:
+    """A letter or digit right before or right after `text[start:end]`."""
+    return (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum())
+
+
 def _shown(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
-    """`text` with the Homeostat comments each span's own reading blanks blanked (spans that overlap,
-    or hold another comment, are left to `could_hold_risks`), and the spans it holds as read."""
+    """`text` with the Homeostat comments each span's own reading blanks blanked, and the spans it holds
+    as they are read (none when spans overlap; not one holding another comment)."""
     order = sorted(range(len(spans)), key=lambda i: spans[i])
     checkable: list[int] = []
     pieces: list[str] = []
