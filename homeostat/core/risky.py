@@ -35,7 +35,15 @@ from homeostat.core.scanners.hidden import (
     instruction_comments,
 )
 from homeostat.core.scanners.normalise import normalise
-from homeostat.core.scanners.quiet import could_hold_risks, quiet_spans
+from homeostat.core.scanners.quiet import (
+    CLUE,
+    PAYLOAD,
+    Look,
+    could_hold_risks,
+    holds_clue_symbol,
+    look,
+    quiet_spans,
+)
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
     DOUBLE_NEGATIVE,
@@ -297,10 +305,13 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
         )
 
 
-def _family_hits(text: str) -> Iterator[RiskHit]:
+def _family_hits(text: str, seen: Look | None) -> Iterator[RiskHit]:
+    if seen is not None and not seen.fires:
+        return
     low = text.casefold()  # the families read it casefolded; its newlines are the text's
     doc = _Text(low)
-    for hit in family_hits(low):
+    concepts = None if seen is None else seen.possible
+    for hit in family_hits(low, concepts, shapes=seen is None or "shape" in seen.possible):
         yield RiskHit(
             hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
         )
@@ -312,10 +323,12 @@ def _around(text: str, start: int, end: int) -> str:
     return text[start : min(stop if stop >= 0 else len(text), start + 120)]
 
 
-def _reading_hits(text: str) -> list[RiskHit]:
-    """The phrase rules, commands and families on one reading of the text."""
+def _reading_hits(text: str, seen: Look | None) -> list[RiskHit]:
+    """The phrase rules, commands and families on one reading of the text; what the quick look at it
+    (`seen`, when the text is plain) says none can find is not read."""
     doc = _Text(text)
-    return [*_phrase_hits(doc), *_shell_hits(doc), *_family_hits(text)]
+    shell = seen is None or CLUE in seen.keys or holds_clue_symbol(text)
+    return [*_phrase_hits(doc), *(_shell_hits(doc) if shell else ()), *_family_hits(text, seen)]
 
 
 def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int) -> Iterator[RiskHit]:
@@ -353,18 +366,19 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
 
 def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[RiskHit]:
     visible = blank_homeostat_comments(text)
+    seen = look(text, visible)  # None unless plain: then `plain.text` is `visible`
     plain = normalise(visible)
     read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
         *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
         *_hidden_comment_hits(read),
-        *_reading_hits(plain.text),
-        *_domain_hits(read, allowed_domains),
+        *_reading_hits(plain.text, seen),
+        *(_domain_hits(read, allowed_domains) if seen is None or seen.hosts else ()),
     ]
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
-        found += _reading_hits(_changed_lines(plain.text, canon))
-    if depth < _DECODE_DEPTH:
+        found += _reading_hits(_changed_lines(plain.text, canon), seen)
+    if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
         found += _decoded_hits(plain.text, allowed_domains, depth)
     return found
 

@@ -30,8 +30,10 @@ _WORD = re.compile(r"[^\W_]+")
 # A `*` or `_` run touching a letter on one side (`ig**nore`, `_Print_`) is emphasis; one between
 # non-letters (`src/**`, `(*)`, `a * b`) is not. One touching a code span's backtick is, too
 # (`` `--in`**`secure`** ``).
-_STAR_EMPHASIS = re.compile(r"(?:(?<=[^\W_])|(?<=`))\*+|\*+(?=[^\W_]|`)")
-_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_+(?=[^\W_])|(?<=[^\W_])_+(?![\w])")
+# (Each written to start with its mark, so the engine skips ahead to one: looking behind first
+# tried every character.)
+_STAR_EMPHASIS = re.compile(r"\*(?:(?<=[^\W_]\*)\**|(?<=`\*)\**|\**(?=[^\W_]|`))")
+_UNDERSCORE_EMPHASIS = re.compile(r"_(?<![\w]_)_*(?=[^\W_])|_(?<=[^\W_]_)_*(?![\w])")
 _STRIKE = re.compile(r"~~")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
@@ -42,7 +44,8 @@ _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
-_MIXED = re.compile(r"[\w@$!]+")
+_FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word holding none stays
+_WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
 
@@ -88,8 +91,27 @@ def _joined(match: re.Match[str]) -> str:
     return match.group(0)[::2].lower()
 
 
-def _leet(match: re.Match[str]) -> str:
-    word = match.group(0)
+def _fold_leet(text: str) -> str:
+    """Each word (a run of word characters and `@$!`) that holds a digit or `@$!` read by `_leet`: the
+    words are found from those characters (rare in prose), not by reading every word."""
+    pieces: list[str] = []
+    last = 0
+    for found in _FOLDABLE.finditer(text):
+        start = found.start()
+        if start < last:
+            continue  # in the word just folded
+        while start > last and (text[start - 1].isalnum() or text[start - 1] in "_@$!"):
+            start -= 1
+        end = _WORD_ON.match(text, found.end()).end()  # type: ignore[union-attr]  # it matches ""
+        pieces += [text[last:start], _leet(text[start:end])]
+        last = end
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _leet(word: str) -> str:
     if (
         word.isdigit()
         or word.startswith(("0x", "0X"))
@@ -138,9 +160,10 @@ def run_reading(run: str) -> str:
     nothing joins it to its neighbours (`joins_words` is False): emphasis underscores dropped,
     leetspeak folded."""
     out = _UNDERSCORE_EMPHASIS.sub("", run) if "_" in run else run
-    return _MIXED.sub(_leet, out)
+    return _fold_leet(out)
 
 
+@lru_cache(maxsize=16)  # the quick look and the readings ask for the same text's, one after the other
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""
@@ -155,6 +178,12 @@ def canonical(text: str) -> str:
         out = _INLINE_TAG.sub("", out)
     if "``" in out:
         out = _JOINED_CODE.sub("", out)
-    out = _SPACED.sub(_joined, out)
+    if not out.isascii() or _spaced_candidate(out):
+        out = _SPACED.sub(_joined, out)
     out = _BLANKS.sub(" ", out)
-    return _MIXED.sub(_leet, out)
+    return _fold_leet(out)
+
+
+def _spaced_candidate(text: str) -> bool:
+    """An ASCII text where `_SPACED` may match: two single letters with a separator between."""
+    return _SPACED_CLASSES.search(b"s" + text.encode("ascii").translate(_CLASSES) + b"s") is not None

@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, heads
+from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept
 from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -168,12 +168,11 @@ def _sentence_bounds(text: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
-def _bucket(text: str, starts: list[int], words: Words) -> dict[int, _Sentence]:
+def _bucket(text: str, starts: list[int], may_match: Callable[[str], bool]) -> dict[int, _Sentence]:
     sentences: dict[int, _Sentence] = {}
 
     def add(name: str) -> None:
-        wanted = heads(name)
-        if wanted is not None and not words.has_any(wanted):
+        if not may_match(name):
             return  # no word starts the way any of its stems does: its regex would find nothing
         for m in concept(name).finditer(text):
             i = bisect_right(starts, m.start()) - 1
@@ -339,11 +338,17 @@ def _negates_itself(order: str) -> bool:
     return bool(re.search(r"\b(?:unless|until|not)\b", order))
 
 
-def family_hits(text: str) -> Iterator[FamilyHit]:
+def family_hits(
+    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True
+) -> Iterator[FamilyHit]:
     """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
-    are the original's, so line numbers hold)."""
+    are the original's, so line numbers hold). `concepts`, when given, holds every concept a match
+    of which the text may hold (`scanners.quiet`): the others are not looked for; `shapes` False
+    when no shape can match."""
     starts = _sentence_bounds(text)
     words = Words(text)
-    for sentence in _bucket(text, starts, words).values():
+    may_match: Callable[[str], bool] = concepts.__contains__ if concepts is not None else words.may_match
+    for sentence in _bucket(text, starts, may_match).values():
         yield from _sentence_hits(text, sentence)
-    yield from _shaped(text, starts, words)
+    if shapes:
+        yield from _shaped(text, starts, words)

@@ -128,6 +128,11 @@ class Words:
                 return True
         return not self.text.isascii() and any(head in self.text for head in spaceless)
 
+    def may_match(self, name: str) -> bool:
+        """Some word starts the way one of the concept's stems does (or a stem's start is not known)."""
+        wanted = heads(name)
+        return wanted is None or self.has_any(wanted)
+
 
 @cache
 def _split_heads(found: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

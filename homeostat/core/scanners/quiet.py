@@ -49,7 +49,7 @@ from homeostat.core.scanners.literals import (
 from homeostat.core.scanners.risk_rules import PHRASE_RULES
 from homeostat.core.scanners.shell import CLUE_SYMBOLS, CLUE_WORDS
 
-__all__ = ["could_hold_risks", "quiet_spans"]
+__all__ = ["CLUE", "PAYLOAD", "Look", "could_hold_risks", "holds_clue_symbol", "look", "quiet_spans"]
 
 # Typography that is no word character, never normalised, never invisible, and no letter-spacer.
 TYPOGRAPHY = "‘’“”–—"
@@ -144,61 +144,66 @@ def _vocabulary() -> _Vocabulary:
     )
 
 
-class _Runs:
-    """Every run met so far, and those that tell something with what they tell: a text's runs are
-    looked up with two set operations, and only its new and telling ones are read in Python."""
+# What a run can be on its own, whatever else the text holds: keys no regex analysis gives.
+GATE, CLUE, PAYLOAD = "!gate", "!clue", "!payload"
+TRIGGERS = frozenset({GATE, CLUE, PAYLOAD})
 
-    def __init__(self, read: Callable[[str], frozenset[str] | None]) -> None:
-        self.read = read  # a run's keys; None when it is a trigger on its own
+
+class _Runs:
+    """Every run met so far, and the keys of those that have any: a text's runs are looked up with two
+    set operations, and only its new and telling ones are read in Python."""
+
+    def __init__(self, read: Callable[[str], frozenset[str]]) -> None:
+        self.read = read
         self.known: set[bytes] = set()
-        self.telling: dict[bytes, frozenset[str] | None] = {}
+        self.telling: dict[bytes, frozenset[str]] = {}
         self.telling_runs: set[bytes] = set()
 
-    def told(self, runs: set[bytes]) -> list[frozenset[str] | None]:
-        """What those of `runs` that tell something tell."""
+    def keys(self, runs: set[bytes]) -> set[str]:
+        """The keys of `runs`, together."""
         if len(self.known) > _RUN_CACHE_LIMIT:  # a fresh start bounds the memory
             self.known.clear()
             self.telling.clear()
             self.telling_runs.clear()
         for run in runs.difference(self.known):
             self.known.add(run)
-            told = self.read(run.decode("ascii"))
-            if told is None or told:
-                self.telling[run] = told
+            keys = self.read(run.decode("ascii"))
+            if keys:
+                self.telling[run] = keys
                 self.telling_runs.add(run)
-        return [self.telling[run] for run in runs.intersection(self.telling_runs)]
+        return set().union(*(self.telling[run] for run in runs.intersection(self.telling_runs)))
 
 
-def _read_run(run: str) -> frozenset[str] | None:
-    """The keys of a run of word characters and `@$!+/=-`; None when it is a trigger on its own: it
-    holds a payload `decoded_payloads` decodes (base64 and hex runs are 16 characters or more; ROT13
-    is decoded where it is named), or a word that is a phrase rule's gate or a shell command."""
-    if (len(run) >= _SHORTEST_PAYLOAD or "rot" in run.lower()) and next(decoded_payloads(run), None):
-        return None
+def _read_run(run: str) -> frozenset[str]:
+    """The keys of a run of word characters and `@$!+/=-`, `PAYLOAD` among them when it holds a payload
+    `decoded_payloads` decodes (base64 and hex runs are 16 characters or more; ROT13 is decoded where
+    it is named)."""
     keys: set[str] = set()
-    for part in _WORD_PART.split(run) if _WORD_PART.search(run) else (run,):
-        found = _word_keys(part) if part else frozenset()
-        if found is None:
-            return None
-        keys |= found
+    if (len(run) >= _SHORTEST_PAYLOAD or "rot" in run.lower()) and next(decoded_payloads(run), None):
+        keys.add(PAYLOAD)
+    for part in _WORD_PART.split(run):
+        if part:
+            keys |= _word_keys(part)
     return frozenset(keys)
 
 
 @lru_cache(maxsize=65_536)
-def _word_keys(run: str) -> frozenset[str] | None:
+def _word_keys(run: str) -> frozenset[str]:
     """The keys of a run of word characters and `@$!` (what the canonical reading folds one at a time),
-    as it stands and as the canonical reading reads it; None when one of its words is a phrase rule's
-    gate or a shell command."""
+    as it stands and as the canonical reading reads it: `GATE` when one of its words is a phrase
+    rule's gate, `CLUE` when one is a shell command."""
     lowered = run.lower()
     if lowered.isalpha() or lowered.isdigit():  # nothing for the canonical reading to change
         words = {lowered}
     else:
         words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
-    if not _GATE_WORDS.isdisjoint(words):
-        return None
     vocabulary = _vocabulary()
-    keys = frozenset(key for word in words for key in keys_of(word, vocabulary.keys, vocabulary.key_starts))
-    return None if not vocabulary.clues.isdisjoint(keys) else keys
+    keys = {key for word in words for key in keys_of(word, vocabulary.keys, vocabulary.key_starts)}
+    if not _GATE_WORDS.isdisjoint(words):
+        keys.add(GATE)
+    if not vocabulary.clues.isdisjoint(keys):
+        keys.add(CLUE)
+    return frozenset(keys)
 
 
 _RUNS = _Runs(_read_run)
@@ -234,25 +239,60 @@ def _holds_mark(text: str) -> bool:
     return any(mark in text for mark in _MARKS)
 
 
-def _words_could_fire(text: str, *, joined: bool) -> bool:
-    """Whether the words of `text` (and of its canonical reading, `joined` when that may join pieces
-    into words `run_reading` does not see) hold a trigger, a payload or what a family needs."""
-    readings = [text]
-    if joined:
-        reading = canonical(text)
-        if _holds_mark(reading):
-            return True
-        readings.append(reading)
+def holds_clue_symbol(text: str) -> bool:
+    """A pipe, `<` or `$(`: what a shell line may be read from besides its commands' names."""
+    return any(symbol in text for symbol in CLUE_SYMBOLS)
+
+
+@dataclass(frozen=True)
+class Look:
+    """What a quick look at a plain text found: the keys its words (and its canonical reading's) meet,
+    the families and shapes those allow, and whether it holds a mark some reading starts from."""
+
+    keys: frozenset[str]
+    possible: frozenset[str]
+    marked: bool  # any mark (these two included) some reading starts from
+    hosts: bool = True  # what a host needs (`domains.host_marks`)
+    escapes: bool = True  # escapes or percent-encoding (`decoded.escape_marks`)
+
+    @property
+    def quiet(self) -> bool:
+        """No reading can find anything in it."""
+        return not (self.marked or self.fires or not TRIGGERS.isdisjoint(self.keys))
+
+    @property
+    def fires(self) -> bool:
+        """A family or a shape may be read in it."""
+        return "shape" in self.possible or could_fire(self.possible)
+
+
+def _words(text: str, *, joined: bool) -> tuple[frozenset[str], frozenset[str]]:
+    """The keys the words of `text` meet (and those of its canonical reading, when `joined`: it may
+    join pieces into words `run_reading` does not see), its punctuation's, and what they allow."""
+    readings = [text, canonical(text)] if joined else [text]
     keys: set[str] = set()
     for reading in readings:
-        # the typography left is no run character
-        for told in _RUNS.told(_runs(reading.encode("ascii", "replace"))):
-            if told is None:
-                return True
-            keys |= told
+        keys |= _RUNS.keys(_runs(reading.encode("ascii", "replace")))  # typography is no run character
         keys.update(mark for mark in _vocabulary().marks if mark in reading)
-    possible = _possible(keys)
-    return "shape" in possible or could_fire(possible)
+    return frozenset(keys), frozenset(_possible(keys))
+
+
+def look(original: str, visible: str) -> Look | None:
+    """The quick look at `visible` (`original` with Homeostat's fields comments blanked, as
+    `hidden.blank_homeostat_comments` blanks them); None when `original` is not plain text (a
+    character past ASCII but typography), which only the readings can read."""
+    if not original.isascii() and _PAST_PLAIN.search(original) is not None:
+        return None
+    hosts = next(host_marks(visible), None) is not None
+    escapes = next(escape_marks(visible), None) is not None
+    found = _look(visible, marked=hosts or escapes or _holds_mark(visible))
+    return Look(found.keys, found.possible, found.marked, hosts, escapes)
+
+
+def _look(visible: str, *, marked: bool) -> Look:
+    joined = joins_words(visible)
+    keys, possible = _words(visible, joined=joined)
+    return Look(keys, possible, marked or (joined and _holds_mark(canonical(visible))))
 
 
 def could_hold_risks(original: str, visible: str) -> bool:
@@ -260,7 +300,12 @@ def could_hold_risks(original: str, visible: str) -> bool:
     Homeostat's fields comments blanked (`hidden.blank_homeostat_comments`), which is what is read."""
     if next(_marks(original, visible), None) is not None:
         return True
-    return _words_could_fire(visible, joined=joins_words(visible))
+    return not _look(visible, marked=False).quiet
+
+
+def _words_could_fire(text: str, *, joined: bool) -> bool:
+    keys, possible = _words(text, joined=joined)
+    return not Look(keys, possible, marked=False).quiet
 
 
 class _Touched:
