@@ -23,6 +23,7 @@ _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\([0-7]{3})|\\u([0-9A-Fa-f]{4})")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
 _ROT13_NAMED = re.compile(r"\brot-?13\b", re.IGNORECASE)
 _MIN_DECODED = 8
+_SEPARATOR = re.compile(rb"[ |;/.$(){}\n]")  # a blank or a shell character: a readable text has one
 _MAX_RUN = 200_000  # a run past this is data, not a payload someone reads: left alone
 
 
@@ -36,8 +37,8 @@ class Decoded:
 def _readable(data: bytes) -> str | None:
     """The bytes as text when they read as text: UTF-8, nearly all printable, some letters and a blank
     or a shell character (a word list, a command, a sentence)."""
-    if len(data) < _MIN_DECODED:
-        return None
+    if len(data) < _MIN_DECODED or _SEPARATOR.search(data) is None:
+        return None  # (the separator looked for first, in the bytes: most runs decode to noise)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -45,8 +46,6 @@ def _readable(data: bytes) -> str | None:
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
     letters = sum(c.isalpha() for c in text)
     if printable < 0.95 * len(text) or letters < 0.4 * len(text):
-        return None
-    if not any(c in text for c in " |;/.$(){}\n"):
         return None
     return text
 
