@@ -1,4 +1,6 @@
-"""PR bodies and the dry-run decisions table, rendered from jinja2 templates in the package.
+"""PR bodies and the dry-run decisions table, rendered from jinja2 templates in the package. Every value
+a template interpolates is shown as `core.served` shows text (one line, Homeostat's comments dropped),
+and in a PR body with no HTML of its own.
 
 Every decision and its score breakdown goes into the daily PR's body, so a person reading the KB's
 history sees why each lesson merged without them.
@@ -11,24 +13,41 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from homeostat.core.served import served_line
+
 
 def _cell(value: object) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-@lru_cache(maxsize=1)
-def _environment() -> Environment:
+def _line(value: object) -> object:
+    """Each text a template interpolates, as every surface shows it (`served.served_line`): on one
+    line, Homeostat's comments dropped, so no value can start a heading or a list of its own."""
+    return served_line(value) if isinstance(value, str) else value
+
+
+def _markdown(value: object) -> object:
+    """Each text a PR body interpolates: `_line`, and no `<` or `&` GitHub would read as HTML (a
+    comment or tag hides text from the reviewer, who sees what an agent reading the body reads)."""
+    shown = _line(value)
+    return shown.replace("&", "&amp;").replace("<", "&lt;") if isinstance(shown, str) else shown
+
+
+@lru_cache(maxsize=2)
+def _environment(markdown: bool) -> Environment:
     env = Environment(
         loader=PackageLoader("homeostat", "templates"),
         undefined=StrictUndefined,
-        autoescape=False,  # noqa: S701 - Markdown for PR bodies, never HTML
+        autoescape=False,  # noqa: S701 - Markdown for PR bodies (escaped by `_markdown`), never HTML
         keep_trailing_newline=True,
         trim_blocks=False,
+        finalize=_markdown if markdown else _line,
     )
     env.filters["cell"] = _cell
     return env
 
 
 def render(template: str, **context: Any) -> str:
-    text = _environment().get_template(template).render(**context)
+    """A template's text; a Markdown one's (`*.md.j2`, a PR body) with every value escaped."""
+    text = _environment(template.endswith(".md.j2")).get_template(template).render(**context)
     return text.strip("\n") + "\n"
