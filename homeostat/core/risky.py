@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from homeostat.core.scanners.canonical import canonical
 from homeostat.core.scanners.decoded import decoded_payloads
@@ -215,16 +215,28 @@ _BY_GATE = _index_by_gate()
 _GATE_WORDS = frozenset(_BY_GATE)
 
 
-def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[re.Match[str]]:
-    """Anchored patterns are tried only where a trigger starts; the others over each trigger's line."""
+def _matches(
+    doc: _Text, pattern: Pattern, words: tuple[str, ...], done: Callable[[int], bool]
+) -> Iterator[re.Match[str]]:
+    """Anchored patterns are tried only where a trigger starts; the others over each trigger's line;
+    neither on a line `done` says has its hit already, nor in a text without a mark every match holds."""
+    if not all(mark in doc.text for mark in pattern.marks):
+        return
     if pattern.anchored:
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
+            if done(pos):
+                continue
             m = pattern.regex.match(doc.text, pos, min(doc.command_end(pos), pos + _MATCH_REACH))
             if m:
                 yield m
         return
     for start, end in doc.lines_with(words):
-        yield from pattern.regex.finditer(doc.text, start, end)
+        if not done(start):
+            yield from pattern.regex.finditer(doc.text, start, end)
+
+
+def _hit_on_line(doc: _Text, seen: set[tuple[str, int]], kind: str, pos: int) -> bool:
+    return (kind, doc.line_of(pos)) in seen
 
 
 def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
@@ -237,7 +249,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
     opened = {entry[0]: entry for gate in present for entry in _BY_GATE[gate]}
     for _, rule, pattern in (opened[k] for k in sorted(opened)):
         words = tuple(w for w in pattern.triggers if gate_of(w) in present)
-        for m in _matches(doc, pattern, words):
+        done = partial(_hit_on_line, doc, seen, rule.kind)
+        for m in _matches(doc, pattern, words, done):
             s, e = m.start(), m.end()
             if (rule.kind, doc.line_of(s)) in seen:
                 continue
