@@ -16,6 +16,7 @@ a pattern that needs a letter past ASCII (`игнорир`, `忽略`) is `IMPOSS
 
 from __future__ import annotations
 
+import re
 import re._constants as _c  # type: ignore[import-not-found]  # the parser's opcodes (3.11+)
 import re._parser as _parser  # type: ignore[import-not-found]
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ MARKS = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 IMPOSSIBLE: tuple[Group, ...] = (frozenset(),)  # no word can satisfy an empty group
 WHOLE = "$"  # a key ending in it names a whole word
 _REPEATS = frozenset({_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)})
+_PIECES = re.compile(r"[^\W_]+|.", re.DOTALL)  # runs of letters and digits, and each other character
 _WORD_STARTS = (_c.AT_BOUNDARY, _c.AT_BEGINNING, _c.AT_BEGINNING_LINE, _c.AT_BEGINNING_STRING)
 
 
@@ -70,11 +72,38 @@ def _here(walk: _Walk) -> _Walk:
 
 
 def _sequence(items: Sequence[tuple[Any, Any]], walk: _Walk) -> _Walk:
+    literal: list[str] = []  # literal characters in a row, read together (a stem is mostly these)
     for op, arg in items:
-        _step(walk, op, arg)
+        if op is _c.LITERAL:
+            literal.append(chr(arg))
+            continue
+        if literal:
+            _literals(walk, "".join(literal))
+            literal.clear()
+        if not walk.impossible:
+            _step(walk, op, arg)
         if walk.impossible:
-            break
+            return walk
+    if literal:
+        _literals(walk, "".join(literal))
     return walk
+
+
+def _literals(walk: _Walk, text: str) -> None:
+    for piece in _PIECES.findall(text):
+        if not piece[0].isalnum():
+            _literal(walk, piece)
+        elif not piece.isascii():
+            walk.impossible = True
+            return
+        else:
+            walk.non_alnum_only = False
+            low = piece.lower()
+            if walk.words is not None:
+                walk.words = frozenset(w + low for w in walk.words)
+            elif walk.starts_word:
+                walk.words = frozenset({low})
+            walk.starts_word = False
 
 
 def _step(walk: _Walk, op: Any, arg: Any) -> None:
