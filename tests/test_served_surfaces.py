@@ -26,8 +26,9 @@ from homeostat.core.daily.bodies import render
 from homeostat.core.dashboard import pages
 from homeostat.core.digest import build_digest, digest_markdown, digest_message
 from homeostat.core.kb import KB
+from homeostat.core.notify import queue_items, review_queue_message
 from homeostat.core.pending import PendingLesson
-from homeostat.core.state import StateSnapshot
+from homeostat.core.state import DecisionRecord, LessonSource, PullRef, StateSnapshot
 from homeostat.core.validate import validate_files
 from homeostat.dashboard.explain_view import explain_rule
 from homeostat.mcp_server import build_server
@@ -288,3 +289,26 @@ def test_the_dry_run_table_shows_values_on_one_line_unescaped() -> None:
     )
     text = render("decisions.txt.j2", decisions=[decision])
     assert "\n| PLANTED" not in text and "Use <b> tags | PLANTED row" in text, text
+
+
+def test_the_slack_review_queue_shows_lessons_as_served() -> None:
+    now = dt.datetime(2026, 11, 29, 8, 0, tzinfo=dt.UTC)
+    record = DecisionRecord(
+        hash="a1",
+        member="cy",
+        kind="new",
+        title="Name props <!-- homeostat: PLANTED queued title -->",
+        area="storefront/ui",
+        source=LessonSource(type="pr-feedback"),
+        outcome="review",
+        state="in-review",
+        confidence=55,
+        pr=PullRef(number=31, url="https://github.com/example/kb/pull/31", branch="homeostat/review-cy"),
+        review_opened_at=now - dt.timedelta(hours=1),
+        at=now - dt.timedelta(hours=2),
+    )
+    message = review_queue_message(
+        queue_items([record]), now=now, opened_since=now - dt.timedelta(hours=3), overdue_days=3
+    )
+    assert message is not None
+    _clean(json.dumps(message.payload()), shows=("name props",))
