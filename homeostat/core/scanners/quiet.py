@@ -190,16 +190,20 @@ def _read_run(run: str) -> frozenset[str]:
 @lru_cache(maxsize=65_536)
 def _word_keys(run: str) -> frozenset[str]:
     """The keys of a run of word characters and `@$!` (what the canonical reading folds one at a time),
-    as it stands and as the canonical reading reads it: `GATE` when one of its words is a phrase
-    rule's gate, `CLUE` when one is a shell command."""
+    as it stands and as the canonical reading reads it."""
     lowered = run.lower()
     if lowered.isalpha() or lowered.isdigit():  # nothing for the canonical reading to change
-        words = {lowered}
-    else:
-        words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
+        return _keys_of_word(lowered)
+    words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
+    return frozenset().union(*map(_keys_of_word, words))
+
+
+@lru_cache(maxsize=65_536)
+def _keys_of_word(word: str) -> frozenset[str]:
+    """The keys one word meets: `GATE` when it is a phrase rule's gate, `CLUE` when a shell command."""
     vocabulary = _vocabulary()
-    keys = {key for word in words for key in keys_of(word, vocabulary.keys, vocabulary.key_starts)}
-    if not _GATE_WORDS.isdisjoint(words):
+    keys = keys_of(word, vocabulary.keys, vocabulary.key_starts)
+    if word in _GATE_WORDS:
         keys.add(GATE)
     if not vocabulary.clues.isdisjoint(keys):
         keys.add(CLUE)
