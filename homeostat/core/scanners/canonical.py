@@ -40,7 +40,7 @@ _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
 _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
@@ -120,7 +120,7 @@ def _leet(word: str) -> str:
     ):
         return word
     inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
-    return inner.translate(_LEET)
+    return inner.translate(LEET)
 
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters

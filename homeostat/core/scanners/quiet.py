@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate
 
-from homeostat.core.scanners.canonical import canonical, joining_marks, joins_words, run_reading
+from homeostat.core.scanners.canonical import LEET, canonical, joining_marks, joins_words, run_reading
 from homeostat.core.scanners.decoded import decoded_payloads, escape_marks
 from homeostat.core.scanners.domains import host_marks, occurrences
 from homeostat.core.scanners.families import SHAPES, could_fire
@@ -66,7 +66,9 @@ _RUN_BYTES = bytes(
 ) + b" " * 128  # fmt: skip
 _WORD_PART = re.compile(r"[+/=-]+")  # what parts a run into runs of word characters and `@$!`
 _ALNUM = re.compile(r"[a-z0-9]+")
-_RUN_CACHE_LIMIT = 500_000
+_LETTER = re.compile(r"[a-z]")
+_SHARED: dict[frozenset[str], frozenset[str]] = {}  # one copy of each set of keys runs have
+_RUN_CACHE_LIMIT = 200_000
 _SHORTEST_PAYLOAD = 16  # the shortest base64 or hex run `decoded_payloads` reads
 
 
@@ -165,11 +167,12 @@ class _Runs:
             self.known.clear()
             self.telling.clear()
             self.telling_runs.clear()
+            _SHARED.clear()
         for run in runs.difference(self.known):
             self.known.add(run)
             keys = self.read(run.decode("ascii"))
             if keys:
-                self.telling[run] = keys
+                self.telling[run] = _SHARED.setdefault(keys, keys)  # runs tell the same few things
                 self.telling_runs.add(run)
         return set().union(*(self.telling[run] for run in runs.intersection(self.telling_runs)))
 
@@ -194,8 +197,14 @@ def _word_keys(run: str) -> frozenset[str]:
     lowered = run.lower()
     if lowered.isalpha() or lowered.isdigit():  # nothing for the canonical reading to change
         return _keys_of_word(lowered)
-    words = set(_ALNUM.findall(lowered)) | set(_ALNUM.findall(run_reading(run).lower()))
-    return frozenset().union(*map(_keys_of_word, words))
+    words = _ALNUM.findall(lowered)
+    if "@" in run or "$" in run or "!" in run:
+        words += _ALNUM.findall(run_reading(run).lower())
+    elif _LETTER.search(lowered):
+        # the canonical reading folds a word mixing letters and digits: each part with its digits
+        # read as letters (an identifier's parts are few and common; the run itself is new)
+        words += [word.translate(LEET) for word in words if not word.isalpha()]
+    return frozenset().union(*map(_keys_of_word, set(words)))
 
 
 @lru_cache(maxsize=65_536)
