@@ -8,6 +8,7 @@ history sees why each lesson merged without them.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -28,9 +29,29 @@ def _line(value: object) -> object:
 
 def _markdown(value: object) -> object:
     """Each text a PR body interpolates: `_line`, and no `<` or `&` GitHub would read as HTML (a
-    comment or tag hides text from the reviewer, who sees what an agent reading the body reads)."""
+    comment or tag hides text from the reviewer, who sees what an agent reading the body reads). A
+    value that is one inline code span already shows its text as written (GitHub renders nothing in
+    it), so it is left as it is."""
     shown = _line(value)
-    return shown.replace("&", "&amp;").replace("<", "&lt;") if isinstance(shown, str) else shown
+    if not isinstance(shown, str) or _one_code_span(shown):
+        return shown
+    return shown.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def _one_code_span(text: str) -> bool:
+    """`text` is one Markdown code span: a run of backticks, text with no run as long, the same run."""
+    fence = len(text) - len(text.lstrip("`"))
+    inner = text[fence:-fence] if fence else ""
+    return (
+        0 < fence < len(text) - fence
+        and text.endswith("`" * fence)
+        and not inner.startswith("`")
+        and not inner.endswith("`")
+        and all(len(run) != fence for run in _BACKTICKS.findall(inner))
+    )
+
+
+_BACKTICKS = re.compile(r"`+")
 
 
 @lru_cache(maxsize=2)
