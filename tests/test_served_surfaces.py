@@ -269,6 +269,8 @@ def _flagged_rule(kb: Path) -> Any:
             "Use <details><summary>x</summary>PLANTED</details>",
             "Use &lt;details>&lt;summary>x&lt;/summary>PLANTED",
         ),
+        ("`a` <b>PLANTED</b> `c`", "`a` &lt;b>PLANTED&lt;/b> `c`"),
+        ("`<b>PLANTED</b>`", "`<b>PLANTED</b>`"),  # one code span shows its text as written already
     ],
 )
 def test_a_pr_body_shows_each_value_on_one_line_with_no_html_of_its_own(
