@@ -140,6 +140,8 @@ _DISGUISES: list[Callable[[str], str]] = [
     lambda w: "_" + w + "_",
     lambda w: w[:2] + "~~" + w[2:],
     str.upper,
+    lambda w: w[:1] + "".join(f"&#{ord(c)};" for c in w[1:2]) + w[2:],  # an entity hides a letter
+    lambda w: w.replace(".", "&#46;").replace("/", "&#47;").replace("|", "&#124;"),
 ]
 _JOINS = st.sampled_from([" ", " ", " ", "\n", ". ", ", ", "  ", "\n\n", " `", "` ", ": "])
 DISGUISED_TEXT = st.lists(
@@ -155,16 +157,18 @@ def _quiet(text: str) -> bool:
 @given(DISGUISED_TEXT)
 def test_a_text_the_quick_look_calls_quiet_is_one_no_reading_finds_anything_in(text: str) -> None:
     if _quiet(text):
-        assert read_risks(text, []) == [], text
+        assert read_risks(text, [], quick=False) == [], text
+    else:
+        assert find_risks(text, []) == read_risks(text, [], quick=False), text
 
 
 @pytest.mark.parametrize("disguise", range(len(_DISGUISES)))
-def test_no_probe_of_the_tuning_set_or_the_corpus_is_called_quiet_where_it_is_caught(disguise: int) -> None:
-    """Each probe whole, and each with every word disguised one way: the quick look loses no catch."""
+def test_no_probe_of_the_tuning_set_or_the_corpus_is_read_less_for_the_quick_look(disguise: int) -> None:
+    """Each probe whole, and each with every word disguised one way: the quick look (which skips a
+    quiet text, and in another the readings it says cannot fire) loses no catch."""
     for probe in _PROBES:
         for text in (probe, " ".join(_DISGUISES[disguise](word) for word in probe.split())):
-            if _quiet(text):
-                assert read_risks(text, ["acme.dev"]) == [], text
+            assert find_risks(text, ["acme.dev"]) == read_risks(text, ["acme.dev"], quick=False), text
 
 
 def test_plain_prose_is_quiet_and_one_trigger_word_is_enough_to_read_it() -> None:

@@ -344,11 +344,11 @@ def _reading_hits(text: str, seen: Look | None) -> list[RiskHit]:
     return [*_phrase_hits(doc), *(_shell_hits(doc) if shell else ()), *_family_hits(text, seen)]
 
 
-def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int) -> Iterator[RiskHit]:
+def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int, *, quick: bool) -> Iterator[RiskHit]:
     """What an encoded run says, found by every family, reported at the run's line."""
     doc = _Text(text)
     for payload in decoded_payloads(text):
-        for hit in _scan(payload.text, allowed_domains, depth + 1):
+        for hit in _scan(payload.text, allowed_domains, depth + 1, quick=quick):
             yield RiskHit(
                 hit.kind,
                 doc.line_of(payload.start),
@@ -377,10 +377,14 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         )
 
 
-def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[RiskHit]:
+def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: bool = True) -> list[RiskHit]:
+    """Every reading of `text`; with `quick`, the readings the quick look (`scanners.quiet.look`) says
+    can find nothing are skipped."""
     visible = blank_homeostat_comments(text)
-    seen = look(text, visible)  # None unless plain: then `plain.text` is `visible`
     plain = normalise(visible)
+    # what the quick look saw is what the readings read only when normalising changed nothing (an
+    # entity, `&#46;`, hides a word or a host from a look at the text as written)
+    seen = None if plain.changed or not quick else look(text, visible)
     read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
         *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
@@ -392,7 +396,7 @@ def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[Ris
     if canon != plain.text:
         found += _reading_hits(_changed_lines(plain.text, canon), seen)
     if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
-        found += _decoded_hits(plain.text, allowed_domains, depth)
+        found += _decoded_hits(plain.text, allowed_domains, depth, quick=quick)
     return found
 
 
@@ -414,10 +418,10 @@ def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
     return read_risks(text, allowed_domains)
 
 
-def read_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
-    """`find_risks` without the quick look: every reading, always (what the quick look is tested
-    against)."""
-    found = _scan(text, allowed_domains)
+def read_risks(text: str, allowed_domains: Sequence[str], *, quick: bool = True) -> list[RiskHit]:
+    """`find_risks` past the quick look at the whole text; `quick=False` reads every reading, always
+    (what the quick look is tested against)."""
+    found = _scan(text, allowed_domains, quick=quick)
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []
     for hit in found:
