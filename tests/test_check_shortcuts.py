@@ -25,7 +25,7 @@ from homeostat.core.scanners.context import (
     password_ok,
 )
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, Found
-from homeostat.core.scanners.hidden import _HOMEOSTAT_COMMENT, blank_homeostat_comments
+from homeostat.core.scanners.hidden import blank_homeostat_comments, comments, is_fields_comment
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
 from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
@@ -161,10 +161,15 @@ COMMENT_TEXT = st.lists(
 @PROPERTY
 @given(COMMENT_TEXT)
 def test_blanked_comments_are_the_split_and_join_blanking(text: str) -> None:
-    def reference(match: re.Match[str]) -> str:
-        return "\n".join(" " * len(line) for line in match.group(0).split("\n"))
-
-    assert blank_homeostat_comments(text) == _HOMEOSTAT_COMMENT.sub(reference, text)
+    """Each fields comment (`is_fields_comment`, issue 29: the others are read) blanked line by line."""
+    pieces, last = [], 0
+    for comment in comments(text):
+        if is_fields_comment(text, comment):
+            part = text[comment.start : comment.end]
+            pieces += [text[last : comment.start], "\n".join(" " * len(line) for line in part.split("\n"))]
+            last = comment.end
+    pieces.append(text[last:])
+    assert blank_homeostat_comments(text) == "".join(pieces)
 
 
 def reference_judge(key: str, value: str, *, quoted: bool) -> str | None:

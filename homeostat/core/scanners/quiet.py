@@ -8,7 +8,7 @@ canonical reading and the decoder. A text is certainly quiet when:
 - every character is ASCII or plain typography (`‘’“”–—`): normalising changes nothing, no
   invisible character hides anything, no confusable or other script is read;
 - it holds none of the marks a reading starts from: `&`, a comment or tag (`<`), a link's `](`,
-  `![`, `]:`, a pipe, `$(`, `:(`, escapes or percent-encoding, or a host (`domains.may_name_host`);
+  `![`, `]:`, a pipe, `$(`, `:(`, escapes or percent-encoding, or a host (`domains.host_marks`);
 - no run of word characters and `@$!`, as it stands or as the canonical reading reads it
   (`canonical.run_reading`, or the whole canonical reading where `canonical.joins_words` says it
   may join pieces into words), holds a phrase rule's gate word or a shell command; no run of those
