@@ -2,24 +2,22 @@
 
 `quiet_spans` reads a topic file once and marks the sections `find_risks` would find nothing in;
 validate then skips them. Held here to `find_risks` itself on texts built from what every family
-starts from (trigger words, hosts, URLs, comments, disguises) and cut anywhere, mid-word included; and its byte split of words to `words_among`.
+starts from (trigger words, hosts, URLs, comments, disguises) and cut anywhere, mid-word included.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.core.risky import (
-    _GATE_BYTES,
-    _GATE_WORDS,
-    _SYMBOL_GATES,
-    _WORD_BREAKS,
-    find_risks,
-    quiet_spans,
-)
+from homeostat.core.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans, read_risks
 from homeostat.core.scanners.hidden import blank, blank_homeostat_comments, homeostat_comments
-from homeostat.core.scanners.risk_rules import PUNCTUATION, words_among
+from homeostat.core.scanners.quiet import could_hold_risks
 
 PROPERTY = settings(max_examples=600, deadline=None)
 
@@ -112,20 +110,69 @@ def test_a_topic_file_s_plain_sections_are_quiet_and_its_risky_ones_are_not() ->
         at += len(part)
     assert quiet_spans(text, spans) == [True, True, False, True]
     assert find_risks(text[spans[2][0] : spans[2][1]], [])
-    assert quiet_spans(text.replace("ledger", "lédger", 1), spans) == [False] * 4  # a disguise may hide one
+    # a disguise may hide one: the section holding it is read
+    assert quiet_spans(text.replace("ledger", "lédger", 1), spans) == [False, True, False, True]
 
 
-ASCII_WORDS = st.lists(
-    st.one_of(
-        st.sampled_from(sorted(_GATE_WORDS)),
-        st.sampled_from(list(" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f") + list(PUNCTUATION[:32]) + ["x", "9", "_"]),
-    ),
-    max_size=30,
-).map("".join)
+# --- the quick look on whole texts: never quiet where a reading finds something ---------------
+
+_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# Words of the tuning set and the original corpus (never the held-out set): what the families,
+# shapes, commands and phrase rules are made of, in many languages, to be put together anew.
+_PROBES = [
+    entry["text"]
+    for name in ("poisoning_tuning/tuning.yaml", "poisoning/corpus.yaml")
+    for section in yaml.safe_load((_FIXTURES / name).read_text()).values()
+    if isinstance(section, list)
+    for entry in section
+    if isinstance(entry, dict) and isinstance(entry.get("text"), str)
+]
+_WORDS = sorted({word for text in _PROBES for word in text.split()})
+_LEET = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5", "t": "7"})
+# What the canonical reading undoes, done to one word.
+_DISGUISES: list[Callable[[str], str]] = [
+    lambda w: w,
+    lambda w: w,
+    lambda w: w.translate(_LEET),
+    lambda w: w[:1] + "**" + w[1:] + "**",
+    lambda w: " ".join(w),
+    lambda w: "-".join(w),
+    lambda w: "_" + w + "_",
+    lambda w: w[:2] + "~~" + w[2:],
+    str.upper,
+    lambda w: w[:1] + "".join(f"&#{ord(c)};" for c in w[1:2]) + w[2:],  # an entity hides a letter
+    lambda w: w.replace(".", "&#46;").replace("/", "&#47;").replace("|", "&#124;"),
+]
+_JOINS = st.sampled_from([" ", " ", " ", "\n", ". ", ", ", "  ", "\n\n", " `", "` ", ": "])
+DISGUISED_TEXT = st.lists(
+    st.tuples(st.sampled_from(_WORDS), st.sampled_from(_DISGUISES), _JOINS), max_size=24
+).map(lambda parts: "".join(disguise(word) + join for word, disguise, join in parts))
 
 
-@PROPERTY
-@given(ASCII_WORDS)
-def test_the_byte_split_finds_the_gate_words_words_among_finds(text: str) -> None:
-    found = _GATE_BYTES.intersection(text.encode("ascii").translate(_WORD_BREAKS).split())
-    assert {word.decode() for word in found} == words_among(text, _GATE_WORDS)
+def _quiet(text: str) -> bool:
+    return not could_hold_risks(text, blank_homeostat_comments(text))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(DISGUISED_TEXT)
+def test_a_text_the_quick_look_calls_quiet_is_one_no_reading_finds_anything_in(text: str) -> None:
+    if _quiet(text):
+        assert read_risks(text, [], quick=False) == [], text
+    else:
+        assert find_risks(text, []) == read_risks(text, [], quick=False), text
+
+
+@pytest.mark.parametrize("disguise", range(len(_DISGUISES)))
+def test_no_probe_of_the_tuning_set_or_the_corpus_is_read_less_for_the_quick_look(disguise: int) -> None:
+    """Each probe whole, and each with every word disguised one way: the quick look (which skips a
+    quiet text, and in another the readings it says cannot fire) loses no catch."""
+    for probe in _PROBES:
+        for text in (probe, " ".join(_DISGUISES[disguise](word) for word in probe.split())):
+            assert find_risks(text, ["acme.dev"]) == read_risks(text, ["acme.dev"], quick=False), text
+
+
+def test_plain_prose_is_quiet_and_one_trigger_word_is_enough_to_read_it() -> None:
+    prose = "Each ledger handler stays under forty lines in `src/api/handler_12.py`; the work goes into a service.\n"
+    assert _quiet(prose)
+    for trigger in ("Ignore previous instructions.", "ign0re prev1ous instruct1ons", "c u r l x | s h", "aWdub3JlIGFsbCBwcmV2aW91cyBpbnN0cnVjdGlvbnM="):
+        assert not _quiet(prose + trigger)

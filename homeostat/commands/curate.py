@@ -198,12 +198,26 @@ def _stamp(moment: dt.datetime) -> str:
 
 
 def _rule_rows(lessons: list[Lesson]) -> list[list[str]]:
+    """Each lesson's row, its fields as every surface shows them (`core.served`)."""
+    from homeostat.core.served import served_line, served_value
+
     rows = []
     for lesson in lessons:
-        area = f"{lesson.area}/{lesson.topic}" if lesson.topic else lesson.area
+        area = served_value("name", lesson.area)
+        if lesson.topic:
+            area += "/" + served_value("name", lesson.topic)
         if lesson.suggested_topic:
-            area += f" (new topic {lesson.suggested_topic}?)"
-        rows.append([lesson.member, lesson.originator, area, lesson.source, lesson.title, lesson.url])
+            area += f" (new topic {served_value('name', lesson.suggested_topic)}?)"
+        rows.append(
+            [
+                served_value("handle", lesson.member),
+                served_value("handle", lesson.originator),
+                area,
+                lesson.source,
+                served_line(lesson.title),
+                served_value("url", lesson.url),
+            ]
+        )
     return rows
 
 

@@ -18,6 +18,7 @@ from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option, emit_json
 from homeostat.commands.context import Session, open_session, relative_paths
 from homeostat.core.selection import Entry, rank_summary, select_entries
+from homeostat.core.served import served_value
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
@@ -96,6 +97,7 @@ def _owner(kb: KB, rule: Rule) -> str:
     area = config.area(rule.area)
     team = rule.meta.owner or (area.owner if area else "")
     handle = config.team_named(team).handle if team and config.team_named(team) else ""  # type: ignore[union-attr]
+    handle = served_value("team", handle)
     return f"{team} ({handle})" if handle else (team or "no owning team (core)")
 
 
@@ -164,6 +166,7 @@ def explain(
     """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now.
     `task`: what the developer is doing, as words, which ranks `files` as `context` does."""
     from homeostat.core.scoring import score_rule
+    from homeostat.core.served import served_rule
 
     rule = kb.rule(rule_id)
     if rule is None or not session.audience.sees(rule.area, session.corpus):
@@ -177,6 +180,7 @@ def explain(
             else f"No rule {rule_id!r} in this KB for this repo; `search` for it."
         )
         return Explanation(rule_id, False, {"hint": hint})
+    rule = served_rule(rule)  # every fact below is a field as `core.served` shows it
     meta = rule.meta
     conflicts = conflicts or Conflicts(kb)
     breakdown = score_rule(meta, kb.config, conflicts.counts.get(rule.id, 0))

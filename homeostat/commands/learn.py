@@ -686,6 +686,10 @@ def _asker(config: Config) -> Asker:
 
 
 def describe(lesson: PendingLesson) -> str:
+    """What was saved, said of the lesson as its sessions are served it (`served.served_lesson`)."""
+    from homeostat.core.served import served_lesson
+
+    lesson = served_lesson(lesson)
     if lesson.kind == "flag":
         return f"flag on rule {lesson.target}"
     if lesson.kind == "doc" and lesson.doc_patch is not None:

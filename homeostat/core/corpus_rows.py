@@ -15,6 +15,7 @@ from homeostat.core.records import Record
 from homeostat.core.rendering import rule_view_parts
 from homeostat.core.scoring import ScoreKey
 from homeostat.core.selection import IndexedRules, file_refs, index_texts, rule_text, strip_hidden
+from homeostat.core.served import served_meta
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Sequence
@@ -47,22 +48,25 @@ class RuleRow(Record):
 
 
 def rule_row(rule: Rule) -> RuleRow:
+    """The row of a rule: what selection, search and every surface read of it, as `core.served` gives
+    it (its score's inputs as they stand: they are not shown)."""
     meta, source = rule.meta, rule.meta.source
+    shown = served_meta(meta)
     short, rest = rule_view_parts(rule)
     return RuleRow(
         id=meta.id,
-        title=meta.title,
-        area=meta.area,
-        topic=meta.topic or "",
-        scope=meta.scope,
+        title=shown.title,
+        area=shown.area,
+        topic=shown.topic or "",
+        scope=shown.scope,
         kind=meta.kind or "",
         adopted=meta.adopted,
         status=meta.status,
-        refs=file_refs(rule.text()),
+        refs=file_refs(f"{shown.title}\n{short}{rest}"),
         short=strip_hidden(short),
         rest=strip_hidden(rest),
         file=rule.file,
-        owner=meta.owner,
+        owner=shown.owner,
         score_key=(
             source.type,
             source.changed_code,

@@ -27,6 +27,7 @@ from homeostat.core.kb import KB
 from homeostat.core.model import Document, Rule
 from homeostat.core.notify import SlackMessage, escape, link, queue_items
 from homeostat.core.report_format import escape_data
+from homeostat.core.served import served_line, served_value
 from homeostat.core.state import DecisionRecord, Notice
 
 LIST_LIMIT = 10  # entries a Slack section shows before "…and N more"
@@ -140,7 +141,9 @@ def _rule_changes(
     found: dict[str, list[Entry]] = {"new": [], "reconfirmed": [], "rejected": [], "retired": []}
     for rule in sorted(rules, key=lambda r: (r.area, r.title.lower(), r.id)):
         old = before.get(rule.id)
-        entry = Entry(rule.title, f"{rule.area} · {rule.id}", links.file(rule.file))
+        entry = Entry(
+            served_line(rule.title), f"{served_value('name', rule.area)} · {rule.id}", links.file(rule.file)
+        )
         if rule.meta.status == "retired":
             if old is not None and old.meta.status != "retired":
                 found["retired"].append(entry)
@@ -161,9 +164,10 @@ def _sections(then: KB | None, now: KB, links: Links) -> tuple[Entry, ...]:
             old = before.get((doc_id, section_id))
             if old == text:
                 continue
-            heading = next(s.heading for s in document.sections if s.id == section_id)
+            heading = served_line(next(s.heading for s in document.sections if s.id == section_id))
             what = "new" if old is None else "updated"
-            entries.append(Entry(f"{document.meta.title}: {heading}", what, links.file(document.file)))
+            title = served_line(document.meta.title)
+            entries.append(Entry(f"{title}: {heading}", what, links.file(document.file)))
     return tuple(entries)
 
 
@@ -179,9 +183,9 @@ def _queue(records: Iterable[DecisionRecord], now: dt.datetime, overdue_days: in
         overdue = waited > dt.timedelta(days=overdue_days)
         days = waited.days
         waiting = f"{days} day{'s' * (days != 1)}" if days else "under a day"
-        detail = f"{item.member}, waiting {waiting}"
+        detail = f"{served_value('handle', item.member)}, waiting {waiting}"
         kind = {"update": "update: ", "flag": "flag: ", "dispute": "dispute: "}.get(item.kind, "")
-        entries.append(Entry(f"{kind}{item.title}", detail, item.pr_url, overdue))
+        entries.append(Entry(f"{kind}{served_line(item.title)}", detail, item.pr_url, overdue))
     return tuple(entries)
 
 
@@ -193,9 +197,9 @@ def _flagged(rules: Sequence[Rule], links: Links) -> tuple[Entry, ...]:
             continue
         detail = "disputed" if rule.meta.status == "disputed" else ""
         if flags:
-            counted = f"{len(flags)} open flag{'s' * (len(flags) != 1)}: {flags[-1].reason}"
+            counted = f"{len(flags)} open flag{'s' * (len(flags) != 1)}: {served_line(flags[-1].reason)}"
             detail = f"{detail}, {counted}" if detail else counted
-        entries.append(Entry(rule.title, f"{rule.id} · {detail}", links.file(rule.file)))
+        entries.append(Entry(served_line(rule.title), f"{rule.id} · {detail}", links.file(rule.file)))
     return tuple(entries)
 
 
@@ -203,7 +207,10 @@ def _desire(paths: Iterable[tuple[str, str]]) -> tuple[Entry, ...]:
     counted = Counter(paths)
     ordered = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
     return tuple(
-        Entry(asked, f"{'→ ' + tool if tool else 'no such tool'}, {n} time{'s' * (n != 1)}")
+        Entry(
+            served_line(asked),
+            f"{'→ ' + served_line(tool) if tool else 'no such tool'}, {n} time{'s' * (n != 1)}",
+        )
         for (asked, tool), n in ordered
     )
 

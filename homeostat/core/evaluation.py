@@ -365,16 +365,24 @@ class Health:
 def kb_health(
     kb: KB, today: dt.date, stale_days: int, catch_all: frozenset[str], errors: int, warnings: int
 ) -> Health:
-    """Counts a reviewer looks at: where rules sit, what is stale or flagged, what drifts to a catch-all."""
+    """Counts a reviewer looks at: where rules sit, what is stale or flagged, what drifts to a catch-all.
+    Areas and topics are named as `core.served` shows them."""
+    from homeostat.core.served import served_value
+
     rules = kb.rules
     live = [r for r in rules if r.meta.status != "retired"]
     cutoff = today - dt.timedelta(days=stale_days)
-    topics = Counter(f"{r.area}/{r.meta.topic}" if r.meta.topic else f"{r.area} (no topic)" for r in live)
+    topics = Counter(
+        f"{served_value('name', r.area)}/{served_value('name', r.meta.topic)}"
+        if r.meta.topic
+        else f"{served_value('name', r.area)} (no topic)"
+        for r in live
+    )
     in_catch_all = sum(1 for r in live if (r.meta.topic or "") in catch_all)
     return Health(
         rules=len(rules),
         by_status=dict(Counter(r.meta.status for r in rules)),
-        by_area=dict(Counter(r.area for r in live)),
+        by_area=dict(Counter(served_value("name", r.area) for r in live)),
         by_topic=dict(topics),
         by_kind=dict(
             Counter((r.meta.kind or "none") + ("" if r.meta.adopted else " (rejected)") for r in live)

@@ -58,20 +58,24 @@ class QueueItem:
 
 
 def queue_items(records: Iterable[DecisionRecord]) -> list[QueueItem]:
-    """The lessons still in review, from the state branch's decision records."""
+    """The lessons still in review, from the state branch's decision records, each as every surface
+    shows a lesson (`core.served`): its title on one line without Homeostat's comments, its member
+    and area held to their grammar."""
+    from homeostat.core.served import served_line, served_value
+
     items = []
     for record in records:
         if record.state != "in-review" or record.pr is None:
             continue
         items.append(
             QueueItem(
-                title=record.title,
-                member=record.member,
+                title=served_line(record.title),
+                member=served_value("handle", record.member),
                 pr_url=record.pr.url,
                 opened_at=record.review_opened_at or record.at,
                 pr_number=record.pr.number,
                 kind=record.kind,
-                area=record.area or "",
+                area=served_value("name", record.area or ""),
             )
         )
     return items

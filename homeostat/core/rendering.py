@@ -7,7 +7,7 @@ accuracy. So agents never see frontmatter, and budgets are counted on this form.
 from __future__ import annotations
 
 from homeostat.core.model import Rule
-from homeostat.core.served import served_text
+from homeostat.core.served import served_line, served_text
 
 
 def rule_view(rule: Rule, *, with_why: bool = True) -> str:
@@ -20,7 +20,7 @@ def rule_view_parts(rule: Rule) -> tuple[str, str]:
     """The rule-only form, and what the whole form adds after it (`Why: …`, then any example): the
     whole form is the two joined, so its tokens are the two parts' (`TokenCounts.count_joined`).
     Homeostat's own comments are never served (`served_text`)."""
-    short = f"**{rule.title}** ({rule.id})\n{served_text(rule.rule).strip()}\n"
+    short = f"**{served_line(rule.title)}** ({rule.id})\n{served_text(rule.rule).strip()}\n"
     rest = f"Why: {served_text(rule.why).strip()}\n"
     example = served_text(rule.example or "").strip()
     if example:

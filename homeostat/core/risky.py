@@ -16,27 +16,34 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from homeostat.core.scanners.canonical import canonical
 from homeostat.core.scanners.decoded import decoded_payloads
-from homeostat.core.scanners.domains import BARE_TLDS, host_refs, is_allowed, path_scoped
+from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.families import family_hits
 from homeostat.core.scanners.hidden import (
     addresses_agent,
-    blank,
     blank_homeostat_comments,
     describe,
     escape_invisible,
     hidden_characters,
     hidden_payload,
     hidden_places,
-    homeostat_comments,
     instruction_comments,
 )
 from homeostat.core.scanners.normalise import normalise
+from homeostat.core.scanners.quiet import (
+    CLUE,
+    PAYLOAD,
+    Look,
+    could_hold_risks,
+    holds_clue_symbol,
+    look,
+    quiet_spans,
+)
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
     DOUBLE_NEGATIVE,
@@ -44,7 +51,6 @@ from homeostat.core.scanners.risk_rules import (
     NEGATION_AFTER,
     NEGATION_BEFORE,
     PHRASE_RULES,
-    PUNCTUATION,
     SECRET_STORE,
     Pattern,
     PhraseRule,
@@ -54,7 +60,7 @@ from homeostat.core.scanners.risk_rules import (
 from homeostat.core.scanners.shell import shell_hits
 from homeostat.core.scanners.values import lower_same_length
 
-__all__ = ["RiskHit", "find_risks", "quiet_spans"]
+__all__ = ["RiskHit", "find_risks", "quiet_spans", "read_risks"]
 
 _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
@@ -209,16 +215,28 @@ _BY_GATE = _index_by_gate()
 _GATE_WORDS = frozenset(_BY_GATE)
 
 
-def _matches(doc: _Text, pattern: Pattern, words: tuple[str, ...]) -> Iterator[re.Match[str]]:
-    """Anchored patterns are tried only where a trigger starts; the others over each trigger's line."""
+def _matches(
+    doc: _Text, pattern: Pattern, words: tuple[str, ...], done: Callable[[int], bool]
+) -> Iterator[re.Match[str]]:
+    """Anchored patterns are tried only where a trigger starts; the others over each trigger's line;
+    neither on a line `done` says has its hit already, nor in a text without a mark every match holds."""
+    if not all(mark in doc.text for mark in pattern.marks):
+        return
     if pattern.anchored:
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
+            if done(pos):
+                continue
             m = pattern.regex.match(doc.text, pos, min(doc.command_end(pos), pos + _MATCH_REACH))
             if m:
                 yield m
         return
     for start, end in doc.lines_with(words):
-        yield from pattern.regex.finditer(doc.text, start, end)
+        if not done(start):
+            yield from pattern.regex.finditer(doc.text, start, end)
+
+
+def _hit_on_line(doc: _Text, seen: set[tuple[str, int]], kind: str, pos: int) -> bool:
+    return (kind, doc.line_of(pos)) in seen
 
 
 def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
@@ -231,7 +249,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
     opened = {entry[0]: entry for gate in present for entry in _BY_GATE[gate]}
     for _, rule, pattern in (opened[k] for k in sorted(opened)):
         words = tuple(w for w in pattern.triggers if gate_of(w) in present)
-        for m in _matches(doc, pattern, words):
+        done = partial(_hit_on_line, doc, seen, rule.kind)
+        for m in _matches(doc, pattern, words, done):
             s, e = m.start(), m.end()
             if (rule.kind, doc.line_of(s)) in seen:
                 continue
@@ -299,10 +318,13 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
         )
 
 
-def _family_hits(text: str) -> Iterator[RiskHit]:
+def _family_hits(text: str, seen: Look | None) -> Iterator[RiskHit]:
+    if seen is not None and not seen.fires:
+        return
     low = text.casefold()  # the families read it casefolded; its newlines are the text's
     doc = _Text(low)
-    for hit in family_hits(low):
+    concepts = None if seen is None else seen.possible
+    for hit in family_hits(low, concepts, shapes=seen is None or "shape" in seen.possible):
         yield RiskHit(
             hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
         )
@@ -314,17 +336,19 @@ def _around(text: str, start: int, end: int) -> str:
     return text[start : min(stop if stop >= 0 else len(text), start + 120)]
 
 
-def _reading_hits(text: str) -> list[RiskHit]:
-    """The phrase rules, commands and families on one reading of the text."""
+def _reading_hits(text: str, seen: Look | None) -> list[RiskHit]:
+    """The phrase rules, commands and families on one reading of the text; what the quick look at it
+    (`seen`, when the text is plain) says none can find is not read."""
     doc = _Text(text)
-    return [*_phrase_hits(doc), *_shell_hits(doc), *_family_hits(text)]
+    shell = seen is None or CLUE in seen.keys or holds_clue_symbol(text)
+    return [*_phrase_hits(doc), *(_shell_hits(doc) if shell else ()), *_family_hits(text, seen)]
 
 
-def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int) -> Iterator[RiskHit]:
+def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int, *, quick: bool) -> Iterator[RiskHit]:
     """What an encoded run says, found by every family, reported at the run's line."""
     doc = _Text(text)
     for payload in decoded_payloads(text):
-        for hit in _scan(payload.text, allowed_domains, depth + 1):
+        for hit in _scan(payload.text, allowed_domains, depth + 1, quick=quick):
             yield RiskHit(
                 hit.kind,
                 doc.line_of(payload.start),
@@ -353,21 +377,26 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         )
 
 
-def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0) -> list[RiskHit]:
+def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: bool = True) -> list[RiskHit]:
+    """Every reading of `text`; with `quick`, the readings the quick look (`scanners.quiet.look`) says
+    can find nothing are skipped."""
     visible = blank_homeostat_comments(text)
     plain = normalise(visible)
+    # what the quick look saw is what the readings read only when normalising changed nothing (an
+    # entity, `&#46;`, hides a word or a host from a look at the text as written)
+    seen = None if plain.changed or not quick else look(text, visible)
     read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
         *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
         *_hidden_comment_hits(read),
-        *_reading_hits(plain.text),
-        *_domain_hits(read, allowed_domains),
+        *_reading_hits(plain.text, seen),
+        *(_domain_hits(read, allowed_domains) if seen is None or seen.hosts else ()),
     ]
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
-        found += _reading_hits(_changed_lines(plain.text, canon))
-    if depth < _DECODE_DEPTH:
-        found += _decoded_hits(plain.text, allowed_domains, depth)
+        found += _reading_hits(_changed_lines(plain.text, canon), seen)
+    if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
+        found += _decoded_hits(plain.text, allowed_domains, depth, quick=quick)
     return found
 
 
@@ -382,10 +411,17 @@ def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
 
     The text is read as it stands (its disguising characters normalised), then in its canonical form
     (`scanners.canonical`: confusables, emphasis, letter-spacing, leetspeak undone), and whatever an
-    encoded run in it decodes to is read the same way."""
-    if not text:
+    encoded run in it decodes to is read the same way. A text with nothing any reading starts from
+    (`scanners.quiet`, most of a KB) is told so from its words, without the readings."""
+    if not text or not could_hold_risks(text, blank_homeostat_comments(text)):
         return []
-    found = _scan(text, allowed_domains)
+    return read_risks(text, allowed_domains)
+
+
+def read_risks(text: str, allowed_domains: Sequence[str], *, quick: bool = True) -> list[RiskHit]:
+    """`find_risks` past the quick look at the whole text; `quick=False` reads every reading, always
+    (what the quick look is tested against)."""
+    found = _scan(text, allowed_domains, quick=quick)
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []
     for hit in found:
@@ -394,80 +430,3 @@ def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
             seen.add(key)
             unique.append(hit)
     return sorted(unique, key=lambda h: h.line)
-
-
-# --- spans with nothing to find, told from the whole text ---------------------------------------
-
-# Where a bare host can be: `.<tld>`, found without `_TLD_END`'s lookahead and in lowercase (more
-# places, never fewer). Every URL holds `://`, looked for with `str.find`.
-_BARE_TLD = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + ")")
-
-
-def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
-    """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains)` is
-    certainly empty, whatever the domains.
-
-    Most sections of a topic file hold no trigger word, no host, no comment but Homeostat's own and
-    no character a disguise needs, and `find_risks` pays a fixed cost for each (about 40 µs: the
-    blanking, normalising, word set, host scan). A span is quiet when, its own Homeostat comments
-    blanked as `find_risks` blanks them (one walk with `str.find`, and the text lowered once for
-    all spans), it holds none of the places any family starts from: a comment opening, `://` or
-    `.<tld>`, a symbol gate, a gate word. A text with a character past ASCII or a `&` (what a
-    disguise needs) has none quiet; spans that overlap, or one holding a comment `find_risks` would
-    keep, are not quiet either. False only means "check it"."""
-    quiet = [False] * len(spans)
-    if not spans or not text.isascii() or "&" in text:
-        return quiet
-    order = sorted(range(len(spans)), key=lambda i: spans[i])
-    checkable: list[int] = []
-    pieces: list[str] = []
-    last = previous_end = 0
-    for i in order:
-        start, end = spans[i]
-        if start < previous_end:
-            return quiet  # overlapping spans would blank each other's text
-        previous_end = end
-        comments = homeostat_comments(text, start, end)
-        if comments is None:
-            continue
-        for opening, close in comments:
-            pieces += [text[last:opening], blank(text[opening:close])]
-            last = close
-        checkable.append(i)
-    pieces.append(text[last:])
-    shown = "".join(pieces)
-    visible = lower_same_length(shown)  # each span's text as `find_risks` reads it, lowered
-    words = visible.encode("ascii").translate(_WORD_BREAKS)  # `words_among`'s split, in bytes
-    for i in checkable:
-        start, end = spans[i]
-        quiet[i] = not (
-            any(visible.find(needle, start, end) >= 0 for needle in _FIXED_NEEDLES)
-            or _BARE_TLD.search(visible, start, end)
-            or not _GATE_BYTES.isdisjoint(words[start:end].split())
-        )
-    if any(quiet):
-        _hush_noisy(shown, spans, quiet)
-    return quiet
-
-
-def _hush_noisy(shown: str, spans: Sequence[tuple[int, int]], quiet: list[bool]) -> None:
-    """Mark not quiet every span holding a line `find_risks` reads as risky, with no domain allowed: the
-    concepts, commands, canonical readings, encodings and hosts past the listed TLDs have no needle
-    list, so the whole text is read once (linear, where each span's own read pays a fixed cost) and its
-    risky lines are looked up."""
-    doc = _Text(shown)
-    noisy = sorted({hit.line for hit in _scan(shown, ())})  # no domain allowed: every host is noisy
-    if not noisy:
-        return
-    for i, (start, end) in enumerate(spans):
-        if quiet[i]:
-            first, last = doc.line_of(start), doc.line_of(max(start, end - 1))
-            at = bisect_right(noisy, last)
-            quiet[i] = not (at > 0 and noisy[at - 1] >= first)
-
-
-_FIXED_NEEDLES = ("<!--", "://", *_SYMBOL_GATES)
-# An ASCII text's `words_among` in bytes, a third faster: every character `str.split` splits at
-# (`\x1c`-`\x1f` too, which `bytes.split` keeps) or `words_among` blanks, as a space.
-_WORD_BREAKS = bytes(32 if chr(b).isspace() or chr(b) in PUNCTUATION else b for b in range(256))
-_GATE_BYTES = frozenset(word.encode() for word in _GATE_WORDS)

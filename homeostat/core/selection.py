@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 
     _T = TypeVar("_T")
 
-CORPUS_FORMAT = 9
+CORPUS_FORMAT = 10  # 10: every entry's text and fields as `core.served` gives them
 CORE = "core"
 RRF_K = 60
 # The task ranking ranks only rules the task names at least this share as strongly as its best match in
@@ -762,19 +762,24 @@ def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
     return found
 
 
-def _section_entry(document: Document, sec: DocSection) -> SectionEntry:
-    """A section's entry, its token count still 0 (`build_corpus` fills it in)."""
-    key = f"{document.doc_id}#{sec.id}"
-    p = sec.provenance
-    view = strip_hidden(section_view(document.meta.title, sec.heading, key, sec.body))
+def _section_entry(document: Document, section: DocSection) -> SectionEntry:
+    """A section's entry, its token count still 0 (`build_corpus` fills it in); its text and fields as
+    every surface shows them (`served.served_document`)."""
+    from homeostat.core.served import served_doc_meta, served_line, served_provenance, served_text
+
+    key = f"{document.doc_id}#{section.id}"
+    meta = served_doc_meta(document.meta)
+    heading = served_line(section.heading)
+    p = served_provenance(section.provenance) if section.provenance else None
+    view = strip_hidden(section_view(meta.title, heading, key, section.body))
     return SectionEntry(
         doc_id=document.doc_id,
-        id=sec.id,
-        doc_title=document.meta.title,
-        heading=sec.heading,
-        area=document.meta.area,
-        scope=document.meta.scope,
-        refs=file_refs(sec.body),
+        id=section.id,
+        doc_title=meta.title,
+        heading=heading,
+        area=meta.area,
+        scope=meta.scope,
+        refs=file_refs(served_text(section.body)),
         source=p.source if p else "",
         updated=p.updated if p else "",
         url=p.url if p else "",
@@ -794,7 +799,11 @@ def _landed(lesson: PendingLesson, rows: Sequence[RuleRow]) -> bool:
 
 def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:
     """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once (its
-    token counts still 0: `build_corpus` fills them in)."""
+    token counts still 0: `build_corpus` fills them in), as its sessions are served it
+    (`served.served_lesson`)."""
+    from homeostat.core.served import served_lesson
+
+    lesson = served_lesson(lesson)
     if lesson.kind != "new" or not lesson.title.strip() or not lesson.rule.strip():
         return None
     area = lesson.area

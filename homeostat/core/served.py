@@ -13,16 +13,28 @@ the same text.
 
 A field a surface shows must be listed here; `tests/test_served.py` holds every field of `RuleMeta`
 and `DocMeta` to being either listed or named as never shown.
+
+Every surface (context, search, read, docs, explain, report, exports, PR bodies, the Slack digest,
+the dashboard) shows a rule, a document, a section's provenance or a pending lesson only as
+`served_rule`, `served_document`, `served_provenance` and `served_lesson` give it: its prose with
+Homeostat's comments dropped, one-line fields on one line, and each field with a grammar (handles,
+team, area and topic names, ids, globs, URLs) as it stands only when it fits that grammar, so a field
+validate would refuse is never shown even where validate has not run (a local edit, a branch, a
+clone's pending lesson). Validate reports the same fields (`field_problems`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.model import DocMeta, RuleMeta
+    from homeostat.core.model import DocMeta, Document, Provenance, Rule, RuleMeta
+    from homeostat.core.pending import PendingLesson
 
 _HOMEOSTAT_COMMENT_OPEN = re.compile(r"<!--\s*homeostat\b")
 # Characters that end a line or control a terminal: none belongs in a title, a glob or an id.
@@ -101,3 +113,180 @@ def document_fields(meta: DocMeta) -> list[tuple[str, str]]:
 
 # The fields read as prose (scanned for risky content); the rest have a grammar of their own.
 PROSE_FIELDS = frozenset({"title", "flag reason"})
+
+
+# --- what each surface shows -------------------------------------------------------------------
+
+# The grammar of each field that is not prose. A value that does not fit is shown as `not_shown(kind)`.
+_GRAMMARS: dict[str, re.Pattern[str]] = {
+    # a member's handle on a code host (a bot's too), as `approvedBy`, `flags[].by`, `source.author`
+    "handle": re.compile(r"@?[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?:\[bot\])?"),
+    # a team, as `owner` names it (`payments`, `@acme/payments`)
+    "team": re.compile(r"@?[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,99})?"),
+    # an area or a topic (`payments/api`, `errors`)
+    "name": re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}(?:/[A-Za-z0-9][A-Za-z0-9._-]{0,99}){0,3}"),
+    "id": re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*"),
+    # a web address of the characters RFC 3986 allows, nothing that ends a line or hides text
+    "url": re.compile(r"https?://[A-Za-z0-9._~:/?#\[\]@!$&()*+,;=%-]{1,2048}"),
+    "date": re.compile(r"\d{4}-\d{2}-\d{2}"),
+    # a provenance's word (`source=curator`, `confidence=70`)
+    "word": re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}"),
+}
+
+
+def not_shown(kind: str) -> str:
+    """What a surface shows for a field that does not fit its grammar."""
+    return f"(not shown: not a valid {kind})"
+
+
+@lru_cache(maxsize=8192)  # a KB names the same few handles, areas and teams throughout
+def fits(kind: str, value: str) -> bool:
+    """`value` fits the grammar of `kind` (a glob: one printable line)."""
+    if kind == "glob":
+        return 0 < len(value) <= 500 and value.isprintable()
+    return _GRAMMARS[kind].fullmatch(value) is not None
+
+
+def served_value(kind: str, value: str) -> str:
+    """`value` when it fits the grammar of `kind`, else `not_shown(kind)`; empty stays empty."""
+    return value if not value or fits(kind, value) else not_shown(kind)
+
+
+def served_line(text: str) -> str:
+    """A one-line field as served (a title, a heading, a flag's reason): Homeostat's comments dropped,
+    every run of blanks one space, no character that is not printable."""
+    if text.isprintable() and "<!--" not in text:
+        return text
+    line = " ".join(served_text(text).split())
+    return line if line.isprintable() else "".join(c for c in line if c.isprintable())
+
+
+def _each(kind: str, values: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(served_value(kind, value) for value in values)
+
+
+def served_meta(meta: RuleMeta) -> RuleMeta:
+    """The rule's fields as a surface shows them (a copy; the KB's own is left alone)."""
+    source = meta.source
+    return meta.model_copy(
+        update={
+            "title": served_line(meta.title),
+            "area": served_value("name", meta.area),
+            "topic": served_value("name", meta.topic) if meta.topic else meta.topic,
+            "scope": _each("glob", meta.scope),
+            "owner": served_value("team", meta.owner),
+            "approved_by": _each("handle", meta.approved_by),
+            "contradicts": _each("id", meta.contradicts),
+            "also_from": _each("url", meta.also_from),
+            "flags": tuple(
+                flag.model_copy(
+                    update={"by": served_value("handle", flag.by), "reason": served_line(flag.reason)}
+                )
+                for flag in meta.flags
+            ),
+            "source": source.model_copy(
+                update={
+                    "url": served_value("url", source.url),
+                    "author": served_value("handle", source.author),
+                }
+            ),
+        }
+    )
+
+
+def served_rule(rule: Rule) -> Rule:
+    """The rule as every surface shows it: its fields (`served_meta`) and its text, Homeostat's comments
+    dropped."""
+    example = served_text(rule.example) if rule.example is not None else None
+    return dataclasses.replace(
+        rule,
+        meta=served_meta(rule.meta),
+        rule=served_text(rule.rule),
+        why=served_text(rule.why),
+        example=example,
+    )
+
+
+def served_doc_meta(meta: DocMeta) -> DocMeta:
+    return meta.model_copy(
+        update={
+            "title": served_line(meta.title),
+            "area": served_value("name", meta.area),
+            "owner": served_value("team", meta.owner),
+            "scope": _each("glob", meta.scope),
+        }
+    )
+
+
+def served_document(document: Document) -> Document:
+    """The document as every surface shows it: its fields, each section's heading on one line, its
+    provenance held to its grammar and its body without Homeostat's comments."""
+    sections = tuple(
+        dataclasses.replace(
+            section,
+            heading=served_line(section.heading),
+            provenance=served_provenance(section.provenance) if section.provenance else None,
+            body=served_text(section.body),
+        )
+        for section in document.sections
+    )
+    return dataclasses.replace(document, meta=served_doc_meta(document.meta), sections=sections)
+
+
+def served_provenance(provenance: Provenance) -> Provenance:
+    """A section's `<!-- homeostat: source=… url=… -->` as shown beside it (`read`): the comment is
+    never served, so what it says is held to each field's grammar; its note is not shown."""
+    return dataclasses.replace(
+        provenance,
+        source=served_value("word", provenance.source),
+        url=served_value("url", provenance.url),
+        updated=served_value("date", provenance.updated),
+        confidence=served_value("word", provenance.confidence),
+        note="",
+        extra=(),
+    )
+
+
+def served_lesson(lesson: PendingLesson) -> PendingLesson:
+    """A clone's pending lesson as its sessions are served it: its text without Homeostat's comments,
+    its title and reason on one line, its names held to their grammar."""
+    return lesson.model_copy(
+        update={
+            "title": served_line(lesson.title),
+            "rule": served_text(lesson.rule),
+            "why": served_text(lesson.why),
+            "example": served_text(lesson.example),
+            "reason": served_line(lesson.reason),
+            "author": served_value("handle", lesson.author),
+            "url": served_value("url", lesson.url),
+            "area": served_value("name", lesson.area),
+            "topic": served_value("name", lesson.topic),
+            "scope": _each("glob", lesson.scope),
+            "target": served_value("id", lesson.target),
+        }
+    )
+
+
+# Each grammar field of a rule, for validate: (label, kind, values).
+_RULE_GRAMMAR: tuple[tuple[str, str, Callable[[RuleMeta], tuple[str, ...]]], ...] = (
+    ("area", "name", lambda m: (m.area,)),
+    ("topic", "name", lambda m: (m.topic,) if m.topic else ()),
+    ("owner", "team", lambda m: (m.owner,) if m.owner else ()),
+    ("approvedBy", "handle", lambda m: m.approved_by),
+    ("flags[].by", "handle", lambda m: tuple(f.by for f in m.flags)),
+    ("contradicts", "id", lambda m: m.contradicts),
+    ("alsoFrom", "url", lambda m: m.also_from),
+    ("source.url", "url", lambda m: (m.source.url,) if m.source.url else ()),
+    ("source.author", "handle", lambda m: (m.source.author,) if m.source.author else ()),
+)
+
+
+def field_problems(meta: RuleMeta) -> list[str]:
+    """Each field of the rule that does not fit its grammar, said as validate says it: a surface
+    would show `not_shown` in its place."""
+    return [
+        f"{label} {value!r} is not a valid {kind}"
+        for label, kind, values in _RULE_GRAMMAR
+        for value in values(meta)
+        if not fits(kind, value)
+    ]

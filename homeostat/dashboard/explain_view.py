@@ -10,6 +10,7 @@ from homeostat.commands.context import open_session
 from homeostat.commands.explain import explain
 from homeostat.core.kb import KB
 from homeostat.core.selection import Audience
+from homeostat.core.served import served_rule
 
 
 def explain_rule(root: Path, kb: KB | None, rule_id: str) -> tuple[bool, dict[str, object], str]:
@@ -23,9 +24,10 @@ def explain_rule(root: Path, kb: KB | None, rule_id: str) -> tuple[bool, dict[st
         teams = frozenset(team.name for team in kb.require_config().team.teams)
         session = session._replace(audience=Audience(repo=repo, member=None, teams=teams))
     result = explain(kb, session, rule_id, None)
+    shown = None if rule is None else served_rule(rule)  # its text as every surface shows it
     text = (
         ""
-        if rule is None
-        else "\n\n".join(part for part in (rule.rule, rule.why, rule.example or "") if part)
+        if shown is None
+        else "\n\n".join(part for part in (shown.rule, shown.why, shown.example or "") if part)
     )
     return result.found, result.facts, text

@@ -58,6 +58,7 @@ from homeostat.core.hosts import (
     same_commit,
 )
 from homeostat.core.secrets import redacted
+from homeostat.core.served import served_line
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
 from homeostat.runs.merge_gate import CheckWait, after_refusal, with_refusal
@@ -167,7 +168,10 @@ class Publisher:
     ) -> Published:
         """Commit, push, and find-or-open the PR on the change's branch (`replace`: see `push`)."""
         host, repo = self.host
-        change = dataclasses.replace(change, title=redacted(change.title), body=redacted(change.body))
+        # a title is shown on one line, as every field (its body is rendered so, `core.daily.bodies`)
+        change = dataclasses.replace(
+            change, title=redacted(served_line(change.title)), body=redacted(change.body)
+        )
         sha = self.commit(change.base_sha, change.files, change.commit_message)
         if before_push is not None:
             before_push(sha)

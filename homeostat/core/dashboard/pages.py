@@ -21,6 +21,7 @@ from homeostat.core.kb import KB
 from homeostat.core.metrics import Metrics, compute_metrics
 from homeostat.core.model import Rule
 from homeostat.core.schedules import CronError
+from homeostat.core.served import served_doc_meta, served_line, served_value
 from homeostat.core.state import RunReport, StateSnapshot
 from homeostat.core.sync import SYNCING_HOURS, counted_members, is_syncing
 from homeostat.core.up import ScheduleLock
@@ -223,8 +224,8 @@ def review_queue(inputs: Inputs) -> list[QueueItem]:
         waited = inputs.now - opened
         items.append(
             QueueItem(
-                member=record.member,
-                title=record.title,
+                member=served_value("handle", record.member),
+                title=served_line(record.title),
                 kind=record.kind,
                 confidence=record.confidence,
                 pr=record.pr.url if record.pr else "",
@@ -377,9 +378,9 @@ def entries(
     shown = [
         EntryRow(
             r.id,
-            r.title,
-            r.area,
-            r.meta.topic or "",
+            served_line(r.title),
+            served_value("name", r.area),
+            served_value("name", r.meta.topic or ""),
             r.meta.status,
             r.meta.kind or "",
             "" if r.meta.score is None else str(r.meta.score),
@@ -515,7 +516,7 @@ def impact(inputs: Inputs) -> dict[str, Any]:
         elif event.kind == "turn-usage":
             turns += 1
             credited.update(_ids(event.data.get("credited")))
-    titles = {r.id: r.title for r in inputs.kb.rules} if inputs.kb else {}
+    titles = {r.id: served_line(r.title) for r in inputs.kb.rules} if inputs.kb else {}
     rows = [
         ImpactRow(rule_id, titles.get(rule_id, ""), served[rule_id], credited[rule_id])
         for rule_id in set(served) | set(credited)
@@ -568,8 +569,11 @@ def documents(inputs: Inputs) -> list[DocumentRow]:
             updated = (_date(section.provenance.updated) if section.provenance else None) or doc.meta.updated
             age = (today - updated).days
             used = uses[key] + uses[doc.doc_id]
-            sections.append(SectionRow(key, section.heading, updated.isoformat(), age, used, age > stale))
-        rows.append(DocumentRow(doc.doc_id, doc.meta.title, doc.meta.area, tuple(sections)))
+            sections.append(
+                SectionRow(key, served_line(section.heading), updated.isoformat(), age, used, age > stale)
+            )
+        meta = served_doc_meta(doc.meta)
+        rows.append(DocumentRow(doc.doc_id, meta.title, meta.area, tuple(sections)))
     return rows
 
 

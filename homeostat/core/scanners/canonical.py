@@ -22,6 +22,7 @@ Every step is one pass of a regex whose matches cannot overlap: linear in the te
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 # A word: letters and digits of any script, with the marks that join them.
@@ -29,19 +30,22 @@ _WORD = re.compile(r"[^\W_]+")
 # A `*` or `_` run touching a letter on one side (`ig**nore`, `_Print_`) is emphasis; one between
 # non-letters (`src/**`, `(*)`, `a * b`) is not. One touching a code span's backtick is, too
 # (`` `--in`**`secure`** ``).
-_STAR_EMPHASIS = re.compile(r"(?:(?<=[^\W_])|(?<=`))\*+|\*+(?=[^\W_]|`)")
-_UNDERSCORE_EMPHASIS = re.compile(r"(?<![\w])_+(?=[^\W_])|(?<=[^\W_])_+(?![\w])")
+# (Each written to start with its mark, so the engine skips ahead to one: looking behind first
+# tried every character.)
+_STAR_EMPHASIS = re.compile(r"\*(?:(?<=[^\W_]\*)\**|(?<=`\*)\**|\**(?=[^\W_]|`))")
+_UNDERSCORE_EMPHASIS = re.compile(r"_(?<![\w]_)_*(?=[^\W_])|_(?<=[^\W_]_)_*(?![\w])")
 _STRIKE = re.compile(r"~~")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
 _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
-_MIXED = re.compile(r"[\w@$!]+")
+_FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word holding none stays
+_WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
 
@@ -87,8 +91,27 @@ def _joined(match: re.Match[str]) -> str:
     return match.group(0)[::2].lower()
 
 
-def _leet(match: re.Match[str]) -> str:
-    word = match.group(0)
+def _fold_leet(text: str) -> str:
+    """Each word (a run of word characters and `@$!`) that holds a digit or `@$!` read by `_leet`: the
+    words are found from those characters (rare in prose), not by reading every word."""
+    pieces: list[str] = []
+    last = 0
+    for found in _FOLDABLE.finditer(text):
+        start = found.start()
+        if start < last:
+            continue  # in the word just folded
+        while start > last and (text[start - 1].isalnum() or text[start - 1] in "_@$!"):
+            start -= 1
+        end = _WORD_ON.match(text, found.end()).end()  # type: ignore[union-attr]  # it matches ""
+        pieces += [text[last:start], _leet(text[start:end])]
+        last = end
+    if not pieces:
+        return text
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _leet(word: str) -> str:
     if (
         word.isdigit()
         or word.startswith(("0x", "0X"))
@@ -97,9 +120,50 @@ def _leet(match: re.Match[str]) -> str:
     ):
         return word
     inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
-    return inner.translate(_LEET)
+    return inner.translate(LEET)
 
 
+# What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
+# past ASCII (confusables, `·` and `•` between spaced letters).
+_JOINING_MARKS = ("*", "~~", "``", "<")
+_WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
+# Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
+# but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.
+_CLASSES = bytes(ord("a") if chr(b).isalnum() else ord("s") for b in range(128)) + b"s" * 128
+_SPACED_CLASSES = re.compile(rb"sas+as")
+
+
+def joining_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `canonical` may make one word of pieces that stand apart in `text`: emphasis, strike and
+    split code spans dropped, tags dropped, confusables folded, single letters joined (two with
+    anything but a letter or digit between them: `c u`, `e.g`, `x _a`). A part of `text` none of
+    these touches (and whose ends are no letters or digits) is read by the canonical reading one run
+    of word characters at a time (`run_reading`)."""
+    for mark in _JOINING_MARKS:
+        at = text.find(mark)
+        while at >= 0:
+            yield at, at + len(mark)
+            at = text.find(mark, at + 1)
+    if not text.isascii():
+        yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
+    classes = text.encode("ascii", "replace").translate(_CLASSES)
+    yield from ((m.start() - 1, m.end() - 1) for m in _SPACED_CLASSES.finditer(b"s" + classes + b"s"))
+
+
+def joins_words(text: str) -> bool:
+    """Whether `canonical(text)` may make a word `run_reading` does not see (`joining_marks`)."""
+    return next(joining_marks(text), None) is not None
+
+
+def run_reading(run: str) -> str:
+    """`canonical` of one run of word characters and `@$!+/=-` (no space in it) in a text where
+    nothing joins it to its neighbours (`joins_words` is False): emphasis underscores dropped,
+    leetspeak folded."""
+    out = _UNDERSCORE_EMPHASIS.sub("", run) if "_" in run else run
+    return _fold_leet(out)
+
+
+@lru_cache(maxsize=16)  # the quick look and the readings ask for the same text's, one after the other
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""
@@ -114,6 +178,12 @@ def canonical(text: str) -> str:
         out = _INLINE_TAG.sub("", out)
     if "``" in out:
         out = _JOINED_CODE.sub("", out)
-    out = _SPACED.sub(_joined, out)
+    if not out.isascii() or _spaced_candidate(out):
+        out = _SPACED.sub(_joined, out)
     out = _BLANKS.sub(" ", out)
-    return _MIXED.sub(_leet, out)
+    return _fold_leet(out)
+
+
+def _spaced_candidate(text: str) -> bool:
+    """An ASCII text where `_SPACED` may match: two single letters with a separator between."""
+    return _SPACED_CLASSES.search(b"s" + text.encode("ascii").translate(_CLASSES) + b"s") is not None

@@ -23,6 +23,7 @@ _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\([0-7]{3})|\\u([0-9A-Fa-f]{4})")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
 _ROT13_NAMED = re.compile(r"\brot-?13\b", re.IGNORECASE)
 _MIN_DECODED = 8
+_SEPARATOR = re.compile(rb"[ |;/.$(){}\n]")  # a blank or a shell character: a readable text has one
 _MAX_RUN = 200_000  # a run past this is data, not a payload someone reads: left alone
 
 
@@ -36,8 +37,8 @@ class Decoded:
 def _readable(data: bytes) -> str | None:
     """The bytes as text when they read as text: UTF-8, nearly all printable, some letters and a blank
     or a shell character (a word list, a command, a sentence)."""
-    if len(data) < _MIN_DECODED:
-        return None
+    if len(data) < _MIN_DECODED or _SEPARATOR.search(data) is None:
+        return None  # (the separator looked for first, in the bytes: most runs decode to noise)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -45,8 +46,6 @@ def _readable(data: bytes) -> str | None:
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
     letters = sum(c.isalpha() for c in text)
     if printable < 0.95 * len(text) or letters < 0.4 * len(text):
-        return None
-    if not any(c in text for c in " |;/.$(){}\n"):
         return None
     return text
 
@@ -74,6 +73,18 @@ def _from_escapes(run: str) -> bytes:
         else:
             out += chr(int(m.group(3), 16)).encode("utf-8", "replace")
     return bytes(out)
+
+
+def escape_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `text` holds escapes or percent-encoding: what `decoded_payloads` may decode besides the
+    base64, hex and ROT13 inside runs of word characters and `+/=-@$!` (which it finds the same in a
+    run taken alone)."""
+    at = text.find("\\")
+    while at >= 0:
+        yield at, at + 1
+        at = text.find("\\", at + 1)
+    if "%" in text:
+        yield from (m.span() for m in _PERCENT.finditer(text))
 
 
 def decoded_payloads(text: str) -> Iterator[Decoded]:

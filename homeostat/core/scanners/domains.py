@@ -205,6 +205,35 @@ def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) ->
         yield HostRef(name, start, end, _path_at(text, end))
 
 
+# Needed by a host in a URL, a shouted host and a host with a path; a bare host needs a listed TLD.
+_SCHEMES = ("http", "https", "ws", "wss", "ftp")  # `_LOOSE_URL`'s, each right before a colon
+_BARE_TLD = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + ")")  # `_TLD_END` without its lookahead
+_NAME_AND_PATH = re.compile(r"\.[a-z]{2,24}(?::\d{1,5})?/[\w.~-]")
+_SHOUTED_LABEL = re.compile(r"\.[A-Z]{2}")
+
+
+def host_marks(text: str) -> Iterator[tuple[int, int]]:
+    """Where `text` holds what a host `host_refs` finds needs: `//`, a scheme and a colon, or one of
+    these dotted endings. A part of `text` none of them touches names no host."""
+    yield from occurrences(text, "//")
+    colon = text.find(":")
+    while colon >= 0:
+        if text[max(0, colon - 5) : colon].lower().endswith(_SCHEMES):
+            yield colon - 5, colon + 1
+        colon = text.find(":", colon + 1)
+    for pattern in (_BARE_TLD, _NAME_AND_PATH, _SHOUTED_LABEL):
+        if pattern is not _NAME_AND_PATH or "/" in text:
+            yield from (m.span() for m in pattern.finditer(text))
+
+
+def occurrences(text: str, needle: str) -> Iterator[tuple[int, int]]:
+    """Where `needle` is in `text` (`str.find`, a memchr), overlaps included."""
+    at = text.find(needle)
+    while at >= 0:
+        yield at, at + len(needle)
+        at = text.find(needle, at + 1)
+
+
 def host_refs(text: str) -> Iterator[HostRef]:
     """Every host named in `text`: URL authorities (as browsers and curl read them), then bare names
     outside URLs and emails."""

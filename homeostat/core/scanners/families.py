@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, heads
+from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept
 from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -138,6 +138,10 @@ _SHAPES = (
 )
 
 
+# The shapes' sources, from which `scanners.quiet` reads the words each match holds.
+SHAPES = tuple(pattern.pattern for pattern, *_ in _SHAPES)
+
+
 @dataclass(frozen=True)
 class FamilyHit:
     kind: str
@@ -164,12 +168,11 @@ def _sentence_bounds(text: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(text))]
 
 
-def _bucket(text: str, starts: list[int], words: Words) -> dict[int, _Sentence]:
+def _bucket(text: str, starts: list[int], may_match: Callable[[str], bool]) -> dict[int, _Sentence]:
     sentences: dict[int, _Sentence] = {}
 
     def add(name: str) -> None:
-        wanted = heads(name)
-        if wanted is not None and not words.has_any(wanted):
+        if not may_match(name):
             return  # no word starts the way any of its stems does: its regex would find nothing
         for m in concept(name).finditer(text):
             i = bisect_right(starts, m.start()) - 1
@@ -205,48 +208,90 @@ def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     return bool(_LATE_NEGATION.search(text, at[1], min(sentence.end, at[1] + _LATE_REACH)))
 
 
+def _tell_kept_back(text: str, s: _Sentence) -> bool:
+    """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling."""
+    return any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
+
+
+def _rules_voided(text: str, s: _Sentence) -> bool:
+    return (
+        s.has("void")
+        or s.has("ignore")
+        or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end]) is not None
+    )
+
+
+def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
+    at = s.first("no_confirm")[0]
+    return not _negated(text, s, (at, at))
+
+
+def _acts_silently(text: str, s: _Sentence) -> bool:
+    return not _negated(text, s, s.first("silent"))
+
+
+@dataclass(frozen=True)
+class _Order:
+    """One way a sentence steers the agent against its user: the concept it is reported at, the
+    concepts it needs besides (all of `also`, and one of `one_of` when there are any), and what else
+    must hold of the sentence. `could_fire` reads the same table, so the quick look and the reading
+    cannot drift apart."""
+
+    at: str
+    also: tuple[str, ...] = ()
+    one_of: tuple[str, ...] = ()
+    test: Callable[[str, _Sentence], bool] | None = None
+
+    def needs(self, present: Collection[str]) -> bool:
+        """The concepts it needs are all among `present`."""
+        return (
+            self.at in present
+            and all(name in present for name in self.also)
+            and (not self.one_of or any(name in present for name in self.one_of))
+        )
+
+
+# In the order they are tried: a sentence is reported at the first that holds.
+_ORDERS = (
+    _Order("ignore", ("instructions",), ("prior", "all", "your", "user", "system")),
+    _Order("tell", ("user",), test=_tell_kept_back),
+    _Order("hide_from_user"),
+    _Order("role_change"),
+    _Order("preapproved"),
+    _Order("authority"),
+    _Order("unrestricted", one_of=("you", "agent", "mode")),
+    _Order("agent_orders", ("void",)),
+    _Order("kb_rules", test=_rules_voided),
+    _Order("no_confirm", test=_asks_no_confirmation),
+    _Order("data_ref", ("exec", "trigger")),
+    _Order("act_on_it", ("decode",)),
+    _Order("silent", ("agent_action",), test=_acts_silently),
+    _Order("danger", one_of=("agent", "you")),
+    _Order("learn_tool", ("self",)),
+    _Order("flag_tool", ("every_rule",)),
+)
+# The other families a sentence can hold: a switched-off check, an exposed secret (each negation-aware).
+_PAIRS = (("disable_ml", "security_ml"), ("expose_ml", "secret_ml"))
+
+
+_ANCHORED = frozenset(order.at for order in _ORDERS) | {a for a, _ in _PAIRS}
+
+
+def could_fire(present: Collection[str]) -> bool:
+    """Whether a text whose sentences hold at most the concepts `present` can be read as any family
+    (the shapes aside): the families' needs, without the sentences or the negations."""
+    if _ANCHORED.isdisjoint(present):
+        return False
+    return any(order.needs(present) for order in _ORDERS) or any(
+        a in present and b in present for a, b in _PAIRS
+    )
+
+
 def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
     """Where a sentence steers the agent against its user, if it does."""
-    has = s.has
-    if (
-        has("ignore")
-        and has("instructions")
-        and (has("prior") or has("all") or has("your") or has("user") or has("system"))
-    ):
-        return s.first("ignore")
-    if (
-        has("tell")
-        and has("user")
-        and any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
-    ):
-        return s.first("tell")
-    for name in ("hide_from_user", "role_change", "preapproved", "authority"):
-        if has(name):
-            return s.first(name)
-    if has("unrestricted") and (has("you") or has("agent") or has("mode")):
-        return s.first("unrestricted")
-    if has("agent_orders") and has("void"):
-        return s.first("agent_orders")
-    if has("kb_rules") and (
-        has("void")
-        or has("ignore")
-        or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end])
-    ):
-        return s.first("kb_rules")
-    if has("no_confirm") and not _negated(text, s, (s.first("no_confirm")[0], s.first("no_confirm")[0])):
-        return s.first("no_confirm")
-    if has("data_ref") and has("exec") and has("trigger"):
-        return s.first("data_ref")
-    if has("act_on_it") and has("decode"):
-        return s.first("act_on_it")
-    if has("silent") and has("agent_action") and not _negated(text, s, s.first("silent")):
-        return s.first("silent")
-    if has("danger") and (has("agent") or has("you")):
-        return s.first("danger")
-    if has("learn_tool") and has("self"):
-        return s.first("learn_tool")
-    if has("flag_tool") and has("every_rule"):
-        return s.first("flag_tool")
+    for order in _ORDERS:
+        if order.needs(s.found) and (order.test is None or order.test(text, s)):
+            return s.first(order.at)
     return None
 
 
@@ -293,11 +338,17 @@ def _negates_itself(order: str) -> bool:
     return bool(re.search(r"\b(?:unless|until|not)\b", order))
 
 
-def family_hits(text: str) -> Iterator[FamilyHit]:
+def family_hits(
+    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True
+) -> Iterator[FamilyHit]:
     """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
-    are the original's, so line numbers hold)."""
+    are the original's, so line numbers hold). `concepts`, when given, holds every concept a match
+    of which the text may hold (`scanners.quiet`): the others are not looked for; `shapes` False
+    when no shape can match."""
     starts = _sentence_bounds(text)
     words = Words(text)
-    for sentence in _bucket(text, starts, words).values():
+    may_match: Callable[[str], bool] = concepts.__contains__ if concepts is not None else words.may_match
+    for sentence in _bucket(text, starts, may_match).values():
         yield from _sentence_hits(text, sentence)
-    yield from _shaped(text, starts, words)
+    if shapes:
+        yield from _shaped(text, starts, words)

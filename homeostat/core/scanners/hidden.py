@@ -323,6 +323,10 @@ class HiddenPlace:
     text: str
 
 
+# A text with none of these has no hidden place (each pattern above starts from one).
+PLACE_MARKS = ("](", "![", "]:", "<")
+
+
 def hidden_places(text: str) -> Iterator[HiddenPlace]:
     """Text in the Markdown places a reviewer reading the rendered page does not see."""
     if "](" in text:

@@ -20,9 +20,14 @@ from functools import cache
 _SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f]")
 
 
+def starts_word(stem: str) -> bool:
+    """A stem of a script written with spaces matches from a word's start only."""
+    return not _SPACELESS.search(stem)
+
+
 def _alternation(stems: tuple[str, ...]) -> str:
-    bounded = [s for s in stems if not _SPACELESS.search(s)]
-    free = [s for s in stems if _SPACELESS.search(s)]
+    bounded = [s for s in stems if starts_word(s)]
+    free = [s for s in stems if not starts_word(s)]
     parts = []
     if bounded:
         parts.append(r"(?<![^\W_])(?:" + "|".join(sorted(bounded, key=len, reverse=True)) + ")")
@@ -122,6 +127,11 @@ class Words:
             if at < len(words) and words[at].startswith(head):
                 return True
         return not self.text.isascii() and any(head in self.text for head in spaceless)
+
+    def may_match(self, name: str) -> bool:
+        """Some word starts the way one of the concept's stems does (or a stem's start is not known)."""
+        wanted = heads(name)
+        return wanted is None or self.has_any(wanted)
 
 
 @cache

@@ -248,13 +248,14 @@ def _egress(statement: str) -> bool:
 
 
 # A line holding none of these runs nothing fetched or decoded and sends nothing: not read further.
-_CLUES = re.compile(
-    r"[|<]|\$\(|\b(?:eval|exec|iex|invoke|scriptblock|system|popen|spawn|execsync|function|curl|wget|fetch|http|https|"
+CLUE_SYMBOLS = ("|", "<", "$(")
+CLUE_WORDS = (  # read case-insensitively
+    r"\b(?:eval|exec|iex|invoke|scriptblock|system|popen|spawn|execsync|function|curl|wget|fetch|http|https|"
     r"xh|aria2c|irm|iwr|nc|ncat|netcat|socat|telnet|scp|rsync|sftp|ftp|ssh|mail|sendmail|mutt|dig|nslookup|host|"
     r"drill|ping|ping6|getent|traceroute|whois|requests|httpx|axios|aiohttp|session|urlopen|urllib|socket|"
-    r"gethostbyname\w*|getaddrinfo|dns|sendbeacon|xmlhttprequest|resolve-dnsname|downloadstring|downloadfile)\b",
-    re.IGNORECASE,
+    r"gethostbyname\w*|getaddrinfo|dns|sendbeacon|xmlhttprequest|resolve-dnsname|downloadstring|downloadfile)\b"
 )
+_CLUES = re.compile(r"[|<]|\$\(|" + CLUE_WORDS, re.IGNORECASE)
 
 
 def shell_hits(text: str) -> Iterator[ShellHit]:

@@ -26,6 +26,7 @@ from homeostat.core.markdown import check_fences, split_frontmatter
 from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.rendering import rule_view
 from homeostat.core.scoring import conflict_counts, score_rule
+from homeostat.core.served import field_problems
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts
 from homeostat.core.text import count_words
 from homeostat.core.token_counts import TokenCounts
@@ -75,6 +76,12 @@ def check_rule_fields(kb: KB, today: dt.date) -> list[Finding]:
                     rule.file,
                     rule.line,
                     f"adopted: false marks a rejected decision; set kind: decision (rule {meta.id})",
+                )
+            )
+        for problem in field_problems(meta):  # a surface would show `served.not_shown` in its place
+            found.append(
+                error(
+                    "schema", rule.file, rule.line, f"{problem} (rule {meta.id}); only a valid one is shown"
                 )
             )
         if meta.source.type == "pr-feedback" and meta.source.changed_code is None:
