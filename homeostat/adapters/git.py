@@ -172,12 +172,14 @@ class Git:
             found.append((header[0].decode(), header[1].decode(), content))
         return found
 
-    def read_files(self, treeish: str, prefix: str = "") -> dict[str, bytes]:
-        """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`.
+    def read_files(self, treeish: str, prefix: str = "", *, skip: str = "") -> dict[str, bytes]:
+        """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`;
+        none under the folder `skip` (never read at all: the state branch's archive).
 
         One `ls-tree` and one `cat-file` process whatever the file count, so a KB of 10,000 files loads
         from a ref as fast as git can stream it. Symlinks and submodules are left out.
         """
+        skipped = skip.strip("/") + "/" if skip.strip("/") else ""
         folder = prefix.strip("/")
         args = ["ls-tree", "-r", "-z", "--full-tree", treeish]
         if folder:
@@ -193,6 +195,8 @@ class Git:
             if kind != "blob" or mode not in _REGULAR_FILE_MODES:
                 continue
             path = raw_path.decode("utf-8", "surrogateescape")
+            if skipped and path.startswith(skipped):
+                continue
             paths.append(path[len(folder) + 1 :] if folder else path)
             shas.append(sha)
         unique = sorted(set(shas))
@@ -219,6 +223,14 @@ class Git:
         shas = sorted({sha for sha in changed.values() if sha is not None})
         contents = {sha: found[2] for sha, found in zip(shas, self._batch(shas), strict=True) if found}
         return {path: contents.get(sha) if sha is not None else None for path, sha in changed.items()}
+
+    def read_paths(self, treeish: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Several files' contents at a tree-ish in one `cat-file` (None where a path is not a file)."""
+        found = self._batch([f"{treeish}:{path}" for path in paths])
+        return {
+            path: item[2] if item and item[1] == "blob" else None
+            for path, item in zip(paths, found, strict=True)
+        }
 
     def read_file(self, treeish: str, path: str) -> bytes | None:
         """One file's content at a tree-ish, or None when the ref or the path does not exist."""

@@ -23,7 +23,7 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
     if host is None or repo is None:
         return retirements
     now = ctx.now()
-    for record in snapshot.records():
+    for record in snapshot.open_records():
         if record.state != "in-review" or record.pr is None:
             continue
         try:
