@@ -34,10 +34,12 @@ from github.GithubObject import NotSet
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer
 from homeostat.adapters.http_retry import (
     RetriesExhausted,
     RetryPolicy,
     Transient,
+    host_retry,
     retry_after,
     transient_status,
 )
@@ -56,7 +58,7 @@ from homeostat.core.hosts import (
     ReviewThread,
     TokenReach,
 )
-from homeostat.errors import AuthError, ConfigError, HostError
+from homeostat.errors import AuthError, ConfigError, HostError, RateLimitError
 
 T = TypeVar("T")
 
@@ -122,9 +124,11 @@ class GitHubHost:
         retry: RetryPolicy | None = None,
         timeout: int = 30,
         seconds_between_writes: float | None = 1.0,
+        writes: Pacer | None = None,
     ) -> None:
-        """`seconds_between_writes` follows GitHub's advice to space content-creating requests (secondary
-        rate limits); reads are serial anyway and are not spaced."""
+        """Content-creating requests go through `writes`, which keeps them under GitHub's secondary limits
+        (80 a minute, 500 an hour) and `seconds_between_writes` apart, as GitHub asks; reads are serial
+        anyway and are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
         parts = urlsplit(api_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
@@ -136,7 +140,10 @@ class GitHubHost:
         self._api_url = api_url.strip().rstrip("/")
         self._secret = token.strip()
         self._variable = token_variable
-        self._retry = retry or RetryPolicy()
+        self._retry = retry or host_retry()
+        self.writes = writes or Pacer(
+            GITHUB_WRITES, spacing=seconds_between_writes or 0.0, name="GitHub writes"
+        )
         self._gh = Github(
             base_url=self._api_url,
             auth=Auth.Token(self._secret),
@@ -145,7 +152,7 @@ class GitHubHost:
             per_page=_PER_PAGE,
             lazy=True,
             seconds_between_requests=None,
-            seconds_between_writes=seconds_between_writes,
+            seconds_between_writes=None,  # spaced by `writes`
         )
         self._repos: dict[str, Repository] = {}
 
@@ -233,6 +240,7 @@ class GitHubHost:
             if existing is not None:
                 return self._refresh(repo, existing, base, title, body)
             try:
+                self.writes.before()
                 created = self._repo(repo).create_pull(base=base, head=head, title=title, body=body)
             except GithubException as exc:
                 raced = self._open_pull_on(repo, head) if exc.status == 422 else None
@@ -278,8 +286,8 @@ class GitHubHost:
 
         self._call(what, "pull-requests:write", operation)
 
-    @staticmethod
-    def _ask_for_review(pr: PullRequest, users: Sequence[str], teams: Sequence[str]) -> None:
+    def _ask_for_review(self, pr: PullRequest, users: Sequence[str], teams: Sequence[str]) -> None:
+        self.writes.before()
         pr.create_review_request(reviewers=list(users) or NotSet, team_reviewers=list(teams) or NotSet)
 
     def _reviewer_refusal(self, what: str, repo: RepoRef, exc: GithubException) -> str:
@@ -295,6 +303,7 @@ class GitHubHost:
             issue = self._repo(repo).get_issue(number)
             if attempt > 1 and any(comment.body == body for comment in issue.get_comments()):
                 return
+            self.writes.before()
             issue.create_comment(body)
 
         self._call(f"comment on PR #{number} of {repo.full_name}", "pull-requests:write", operation)
@@ -310,7 +319,9 @@ class GitHubHost:
 
     def close_pull(self, repo: RepoRef, number: int) -> None:
         def operation(_attempt: int) -> None:
-            self._repo(repo).get_pull(number).edit(state="closed")
+            pr = self._repo(repo).get_pull(number)
+            self.writes.before()
+            pr.edit(state="closed")
 
         self._call(f"close PR #{number} of {repo.full_name}", "pull-requests:write", operation)
 
@@ -348,6 +359,7 @@ class GitHubHost:
             if pr.merged:  # a rerun after a crash, or the lost first try of this one
                 return MergeResult(merged=True, sha=pr.merge_commit_sha, reason="already merged")
             try:
+                self.writes.before()
                 status = pr.merge(
                     commit_title=title,
                     commit_message=message,
@@ -481,6 +493,7 @@ class GitHubHost:
     def _refresh(self, repo: RepoRef, pr: PullRequest, base: str, title: str, body: str) -> PullInfo:
         """Bring an existing PR's title, body and base up to date; no request when nothing changed."""
         if (pr.title, pr.body or "", pr.base.ref) != (title, body, base):
+            self.writes.before()
             pr.edit(title=title, body=body, base=base)
         return self._pull_info(repo, pr, with_merger=False)
 
@@ -577,9 +590,10 @@ class GitHubHost:
     def _call(self, what: str, needs: str, operation: Callable[[int], T]) -> T:
         """Run one operation under the retry policy and turn every failure into one actionable line."""
         try:
-            return self._retry.run(operation, _transient, what=f"GitHub: {what}", log=_log)
+            return self._retry.run(operation, self._transient, what=f"GitHub: {what}", log=_log)
         except RetriesExhausted as gave_up:
-            raise HostError(self._scrub(self._gave_up(what, gave_up))) from gave_up.last
+            error = RateLimitError if gave_up.transient.rate_limited else HostError
+            raise error(self._scrub(self._gave_up(what, gave_up))) from gave_up.last
         except GithubException as exc:
             raise self._mapped(what, needs, exc) from exc
         except requests.RequestException as exc:
@@ -592,11 +606,16 @@ class GitHubHost:
 
     def _gave_up(self, what: str, gave_up: RetriesExhausted) -> str:
         reason = gave_up.transient.reason
+        longest, total = self._retry.caps(gave_up.transient)
+        if gave_up.transient.rate_limited and gave_up.asked and gave_up.asked <= longest:
+            return (
+                f"GitHub still refused to {what} ({reason}) after this run waited {gave_up.waited:.0f}s of "
+                f"the {total:.0f}s it allows for a rate limit: nothing was half-done; rerun later"
+            )
         if gave_up.asked:
             return (
                 f"GitHub asked to wait {gave_up.asked:.0f}s ({reason}) to {what}, longer than this run "
-                f"waits ({self._retry.max_delay:.0f}s at once, {self._retry.max_total_wait:.0f}s in all): "
-                "rerun later"
+                f"waits ({longest:.0f}s at once, {total:.0f}s in all): rerun later"
             )
         return f"GitHub kept failing to {what}: {reason} on all {gave_up.attempts} tries; rerun later"
 
@@ -629,6 +648,14 @@ class GitHubHost:
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "[token]") if self._secret else text
 
+    def _transient(self, exc: BaseException) -> Transient | None:
+        """`_transient`, and a rate limit holds every write until GitHub answers again: its `retry-after`,
+        else its reset time, else (a secondary limit that names no wait) at least a minute."""
+        found = _transient(exc)
+        if found is not None and found.rate_limited:
+            found = Transient(found.reason, self.writes.hold(found.wait), rate_limited=True)
+        return found
+
 
 def _implements_code_host(host: GitHubHost) -> CodeHost:
     """Never called: mypy checks here that `GitHubHost` satisfies the `CodeHost` Protocol."""
@@ -640,7 +667,7 @@ def _implements_code_host(host: GitHubHost) -> CodeHost:
 
 def _transient(exc: BaseException) -> Transient | None:
     if isinstance(exc, GithubException):
-        found = transient_status(exc.status, exc.headers)
+        found = transient_status(exc.status, exc.headers, message=_message(exc))
         if found is None and isinstance(exc, RateLimitExceededException):
             found = Transient(f"rate limited ({exc.status})", retry_after(exc.headers), rate_limited=True)
         return found

@@ -372,6 +372,14 @@ class GitHubEmulator:
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
         self.max_per_page = 100
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
+        # GitHub's secondary limits on content-creating requests, per token: 80 a minute, 500 an hour.
+        # Past them it answers 403 "secondary rate limit" (`limit_retry_after`: with that Retry-After;
+        # None: without one, so a client must wait at least a minute). `clock` is swappable for a fake.
+        self.write_limits: list[tuple[int, float]] = [(80, 60.0), (500, 3600.0)]
+        self.limit_retry_after: int | None = None
+        self.clock: Callable[[], float] = time.monotonic
+        self.writes: dict[str, list[float]] = {}
+        self.refused_writes = 0
         self._refs: dict[str, dict[str, str]] | None = None
         self._ids = iter(range(1_000_001, 10**9))
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -520,6 +528,8 @@ class GitHubEmulator:
             return Response(
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )
+        if method != "GET" and self._over_write_limit(headers):
+            return self._secondary_limit()
         try:
             response = self._dispatch(method, raw_path, raw_body, token.login)
         except ApiError as error:
@@ -535,6 +545,22 @@ class GitHubEmulator:
             {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": reset}
         )
         return response
+
+    def _over_write_limit(self, headers: dict[str, str]) -> bool:
+        """Count one content-creating request for this token; True when it is over a limit (and refused,
+        so not counted)."""
+        now = self.clock()
+        sent = self.writes.setdefault(headers.get("authorization", ""), [])
+        if any(sum(1 for t in sent if t > now - seconds) >= count for count, seconds in self.write_limits):
+            self.refused_writes += 1
+            return True
+        sent.append(now)
+        return False
+
+    def _secondary_limit(self) -> Response:
+        headers = {} if self.limit_retry_after is None else {"Retry-After": str(self.limit_retry_after)}
+        message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+        return Response(403, {"message": message, "documentation_url": "https://docs.github.com/rest"}, headers)
 
     def _injected(self, status: int, retry_after: int | None) -> Response:
         headers: dict[str, str] = {}
