@@ -11,8 +11,9 @@ a heartbeat per member, a daily run report per day and a deep-dive one per week,
 one, so the history is light to build; a run reads the tip, and a CI clone of the branch is a local
 fetch here). Then `--runs` daily runs over `--pulls` merged PRs (one review thread each), as
 bench_daily.py runs them: in-process against the GitHub emulator and the model stub (answering at
-once). For each: the run's own time (wall less the 1 s PyGithub waits between host writes), the
-process's peak RSS before and after it, the state branch's file count and live bytes. The first run
+once), each in a process of its own. For each: the run's own time (wall less the 1 s waits between host
+writes; imports not counted), its CPU and git's, the peak RSS of its process, and the state branch's
+files and bytes after it. The first run
 of this version migrates the branch (its claim archives what aged out); the second is the steady
 state. Run it on an older checkout (PYTHONPATH=<its root>) for the numbers before.
 """
@@ -20,9 +21,9 @@ state. Run it on an older checkout (PYTHONPATH=<its root>) for the numbers befor
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -33,13 +34,44 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
-from bench_daily import GitCalls, cpu_seconds, cpu_since, warm_imports, world  # noqa: E402
+from bench_daily import world  # noqa: E402
 from hostkit import PullSpec, ThreadSpec  # noqa: E402
 from pydantic_core import to_json  # noqa: E402
 
 from homeostat.adapters.git import Git  # noqa: E402
 
 STATE_REF = "refs/heads/homeostat/state"
+
+# The run, in a process of its own so its peak memory is its own: imports first (a process pays them
+# once, whatever the state), then `homeostat daily` timed, its sleeps (PyGithub-style spacing of host
+# writes) counted apart.
+CHILD = """
+import json, resource, sys, time
+sys.path[:0] = [sys.argv[3], sys.argv[4]]
+import homeostat.adapters.askers, homeostat.commands.daily, homeostat.runs.curate
+from bench_daily import GitCalls
+from homeostat.cli import main
+imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+slept = [0.0]
+real = time.sleep
+def counted(seconds):
+    slept[0] += seconds
+    real(seconds)
+time.sleep = counted
+own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+started = time.perf_counter()
+with GitCalls() as calls:
+    code = main(["daily", "--kb", sys.argv[1]])
+wall = time.perf_counter() - started
+own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+json.dump({
+    "code": code, "wall": wall, "slept": slept[0],
+    "cpu": own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime,
+    "git_cpu": kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime,
+    "git": ", ".join(f"{name} {n}" for name, n in calls.by_name.most_common(6)) + f" ({calls.seconds:.1f} s)",
+    "rss_mb": own.ru_maxrss / 1024, "rss_imported_mb": imported,
+}, open(sys.argv[2], "w"))
+"""
 
 
 def stamp(moment: datetime) -> str:
@@ -184,10 +216,6 @@ def seed_state(bare: Path, files: dict[str, bytes], commits: int, now: datetime)
         raise SystemExit("git fast-import failed")
 
 
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
 def state_size(bare: Path) -> str:
     repo = Git(bare)
     listing = repo.run("ls-tree", "-r", "-l", STATE_REF).stdout.decode().splitlines()
@@ -246,7 +274,6 @@ def main() -> int:
             print(
                 f"seeded in {time.perf_counter() - started:.0f} s: {state_size(w.harness.bare_path(w.kb_repo))}"
             )
-            real_sleep = time.sleep
             for run in range(1, args.runs + 1):
                 for n in range(args.pulls):
                     author, reviewer = handles[n % 5], handles[(n + 1) % 5]
@@ -267,28 +294,31 @@ def main() -> int:
                             ),
                         ),
                     )
-                slept = [0.0]
-
-                def counted_sleep(seconds: float, slept: list[float] = slept) -> None:
-                    slept[0] += seconds
-                    real_sleep(seconds)
-
-                warm_imports()
-                time.sleep = counted_sleep
-                rss_before = rss_mb()
-                calls = GitCalls()
-                begun, cpu_started = time.perf_counter(), cpu_seconds()
-                try:
-                    with calls:
-                        code = w.daily()
-                finally:
-                    time.sleep = real_sleep
-                wall = time.perf_counter() - begun
-                cpu, children = cpu_since(cpu_started)
+                w.env()
+                checkout = w.checkout()
+                report = Path(scratch) / f"run-{run}.json"
+                done = subprocess.run(
+                    [
+                        sys.executable,
+                        "-c",
+                        CHILD,
+                        str(checkout),
+                        str(report),
+                        str(ROOT / "tests"),
+                        str(ROOT / "benchmarks"),
+                    ],
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode != 0 or not report.exists():
+                    print(done.stdout[-2000:], done.stderr[-4000:])
+                    raise SystemExit(f"run {run} failed")
+                out = json.loads(report.read_text())
                 print(
-                    f"run {run}: exit {code}, own time {wall - slept[0]:.1f} s (wall {wall:.1f} s, "
-                    f"{slept[0]:.1f} s waiting between host writes; CPU {cpu:.1f} s here, {children:.1f} s git's; "
-                    f"{calls.count} git commands), peak RSS {rss_mb():.0f} MB (before the run {rss_before:.0f} MB)"
+                    f"run {run}: exit {out['code']}, own time {out['wall'] - out['slept']:.1f} s (wall "
+                    f"{out['wall']:.1f} s, {out['slept']:.1f} s waiting between host writes; CPU {out['cpu']:.1f} s, "
+                    f"git's {out['git_cpu']:.1f} s; {out['git']}), peak RSS of the run's process "
+                    f"{out['rss_mb']:.0f} MB (after its imports {out['rss_imported_mb']:.0f} MB)"
                 )
                 print(f"  state branch after it: {state_size(w.harness.bare_path(w.kb_repo))}")
         finally:

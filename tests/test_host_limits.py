@@ -11,11 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from emulators.bitbucket_server import BOT, BitbucketEmulator, BitbucketHarness
 from emulators.github_server import GitHubEmulator, GitHubHarness
 from hostkit import PullSpec, ThreadSpec
 
+from homeostat.adapters.bitbucket import BitbucketHost
 from homeostat.adapters.github import GitHubHost
-from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer, Window
+from homeostat.adapters.host_pace import BITBUCKET_REQUESTS, GITHUB_WRITES, Pacer, Window
 from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import RepoRef
 from homeostat.errors import RateLimitError
@@ -146,3 +148,66 @@ def test_a_limit_that_outlasts_the_run_s_waits_is_a_rate_limit_error(
         "waited 3600s of the 3600s it allows for a rate limit: nothing was half-done; rerun later"
     )
     assert sum(clock.slept) == 3600
+
+
+# --- Bitbucket: the rolling hour ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def bitbucket(tmp_path: Path, clock: FakeClock) -> Iterator[BitbucketHarness]:
+    emulator = BitbucketEmulator(tmp_path / "bitbucket")
+    emulator.limit_clock = clock
+    emulator.serve()
+    try:
+        yield BitbucketHarness(emulator, emulator.root)
+    finally:
+        emulator.shutdown()
+
+
+def bitbucket_host(harness: BitbucketHarness, clock: FakeClock) -> BitbucketHost:
+    retry = RetryPolicy(
+        attempts=4, base_delay=0.01, sleep=clock.sleep, max_rate_wait=900, max_rate_total=3600
+    )
+    host = harness.adapter(retry=retry)
+    host.api.pacer = Pacer(BITBUCKET_REQUESTS, clock=clock, sleep=clock.sleep, name="Bitbucket requests")
+    return host
+
+
+def test_bitbucket_requests_are_paced_under_the_hourly_limit_it_states(
+    bitbucket: BitbucketHarness, clock: FakeClock
+) -> None:
+    """The workspace's limit (here 40 an hour, told in X-RateLimit-Limit) replaces the default 1,000:
+    the 41st request waits for the rolling hour instead of being refused."""
+    repo = bitbucket.create_repo("acme", "kb")
+    number = bitbucket.open_as(repo, BOT, "homeostat/daily-alice", "Daily lessons", {"kb/rules.md": "rule\n"})
+    bitbucket.emulator.request_limit = 40
+    bitbucket.emulator.counted.clear()
+    host = bitbucket_host(bitbucket, clock)
+    start = clock.now
+
+    for _ in range(45):
+        assert host.get_pull(repo, number).number == number
+
+    assert bitbucket.emulator.refused_requests == 0
+    assert 3600 <= clock.now - start < 3700
+
+
+@pytest.mark.parametrize(("retry_after", "waited"), [(90, 90.0), (None, 60.0)])
+def test_a_bitbucket_429_holds_the_requests_and_is_waited_out(
+    bitbucket: BitbucketHarness, clock: FakeClock, retry_after: int | None, waited: float
+) -> None:
+    repo = bitbucket.create_repo("acme", "kb")
+    number = bitbucket.open_as(repo, BOT, "homeostat/daily-alice", "Daily lessons", {"kb/rules.md": "rule\n"})
+    host = bitbucket_host(bitbucket, clock)
+    bitbucket.emulator.limit_retry_after = retry_after
+    bitbucket.emulator.request_limit = 0  # another process spent the hour
+
+    def reopen() -> None:
+        bitbucket.emulator.request_limit = 1000
+
+    clock.after_sleep = reopen
+
+    host.add_comment(repo, number, "lands after the wait")
+
+    assert clock.slept == [waited]
+    assert bitbucket.open_pull_state(repo, number)["comments"] == ["lands after the wait"]
