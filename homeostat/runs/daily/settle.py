@@ -23,13 +23,18 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
     if host is None or repo is None:
         return retirements
     now = ctx.now()
+    answers: dict[int, PullInfo | None] = {}  # one request per review PR, however many lessons wait in it
     for record in snapshot.open_records():
         if record.state != "in-review" or record.pr is None:
             continue
-        try:
-            info = host.get_pull(repo, record.pr.number)
-        except HomeostatError as exc:
-            log.warning("PR %s: unclear answer (%s); left as it was", record.pr.number, exc)
+        if record.pr.number not in answers:
+            try:
+                answers[record.pr.number] = host.get_pull(repo, record.pr.number)
+            except HomeostatError as exc:
+                log.warning("PR %s: unclear answer (%s); left as it was", record.pr.number, exc)
+                answers[record.pr.number] = None
+        info = answers[record.pr.number]
+        if info is None:
             continue
         if info.state is PullState.OPEN:
             continue
