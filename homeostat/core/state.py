@@ -33,13 +33,13 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import to_json
 
 from homeostat.core.state_archive import (
     ARCHIVE_FILE,
     INDEX_FILE,
     ArchiveLoader,
     IndexFile,
+    canonical,
     filter_since,
     month_of,
     parse_index,
@@ -328,20 +328,12 @@ def run_path(report: RunReport) -> str:
     return f"runs/{report.started_at.date().isoformat()}.json"
 
 
-def _sorted(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
-
-
 def dump_state(model: StateFile) -> bytes:
     """The canonical JSON form (what `json.dumps(sort_keys=True, indent=2, ensure_ascii=False)` gives,
     made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes."""
     if isinstance(model, IndexFile):
         return model.to_bytes()
-    return to_json(_sorted(model.model_dump(mode="json", by_alias=True)), indent=2) + b"\n"
+    return canonical(model.model_dump(mode="json", by_alias=True))
 
 
 def state_files(
