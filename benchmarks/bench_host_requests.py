@@ -260,7 +260,7 @@ def paced_minutes(writes: int) -> float:
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    pacer = Pacer(GITHUB_WRITES, spacing=1.0, clock=lambda: now[0], sleep=sleep)
+    pacer = Pacer(GITHUB_WRITES, spacing=1.0, clock=lambda: now[0], sleep=sleep, name="simulated writes")
     for _ in range(writes):
         pacer.before()
     return now[0] / 60
