@@ -51,7 +51,10 @@ sys.path[:0] = [sys.argv[3], sys.argv[4]]
 import homeostat.adapters.askers, homeostat.commands.daily, homeostat.runs.curate
 from bench_daily import GitCalls
 from homeostat.cli import main
-imported = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def peak_mb():  # VmHWM: this process's own peak (ru_maxrss keeps the parent's from before exec)
+    line = next(l for l in open("/proc/self/status") if l.startswith("VmHWM:"))
+    return int(line.split()[1]) / 1024
+imported = peak_mb()
 slept = [0.0]
 real = time.sleep
 def counted(seconds):
@@ -69,7 +72,7 @@ json.dump({
     "cpu": own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime,
     "git_cpu": kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime,
     "git": ", ".join(f"{name} {n}" for name, n in calls.by_name.most_common(6)) + f" ({calls.seconds:.1f} s)",
-    "rss_mb": own.ru_maxrss / 1024, "rss_imported_mb": imported,
+    "rss_mb": peak_mb(), "rss_imported_mb": imported,
 }, open(sys.argv[2], "w"))
 """
 
