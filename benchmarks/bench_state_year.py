@@ -310,6 +310,7 @@ def main() -> int:
                         str(ROOT / "tests"),
                         str(ROOT / "benchmarks"),
                     ],
+                    cwd=scratch,  # not this checkout: `-c` puts the working folder first on sys.path
                     capture_output=True,
                     text=True,
                 )
