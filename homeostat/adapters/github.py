@@ -34,6 +34,14 @@ from github.GithubObject import NotSet
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from homeostat.adapters.github_graphql import (
+    Listing,
+    Lookup,
+    PullRead,
+    after_commit,
+    read_files,
+    read_listing,
+)
 from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer
 from homeostat.adapters.http_retry import (
     RetriesExhausted,
@@ -155,6 +163,10 @@ class GitHubHost:
             seconds_between_writes=None,  # spaced by `writes`
         )
         self._repos: dict[str, Repository] = {}
+        # what `prefetch_merged` read over GraphQL, handed out by the REST-shaped methods below
+        self._listed: dict[str, tuple[datetime, datetime | None, list[MergedPull]]] = {}
+        self._ready: dict[tuple[str, int], list[ReviewThread]] = {}
+        self.graphql_queries = 0
 
     def __repr__(self) -> str:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
@@ -170,6 +182,9 @@ class GitHubHost:
         window no later page can hold a PR merged inside it.
         """
         start, end = _utc(since), _utc(until) if until is not None else None
+        listed = self._listed.pop(repo.full_name.lower(), None)
+        if listed is not None and listed[:2] == (start, end):
+            return list(listed[2])
 
         def operation(_attempt: int) -> list[MergedPull]:
             found: list[MergedPull] = []
@@ -198,6 +213,10 @@ class GitHubHost:
         back to comparing the two commits' trees, two requests.
         """
 
+        ready = self._ready.pop((pull.repo.full_name.lower(), pull.number), None)
+        if ready is not None:
+            return ready
+
         def operation(_attempt: int) -> list[ReviewThread]:
             comments = self._review_comments(pull.repo, pull.number)
             if not comments:
@@ -208,6 +227,79 @@ class GitHubHost:
         return self._call(
             f"read review threads of PR #{pull.number} of {pull.repo.full_name}", _READ, operation
         )
+
+    def prefetch_merged(
+        self, repos: Sequence[RepoRef], since: datetime, until: datetime | None = None
+    ) -> None:
+        """Read the window's merged PRs of all `repos` and their review threads over GraphQL, a few dozen
+        requests for what REST reads in about two per PR (see `homeostat.adapters.github_graphql`); the
+        next `list_merged_pulls` and `review_threads` calls for them answer from it. A PR GraphQL cannot
+        give whole is left to REST, and so is everything when GraphQL fails."""
+        start, end = _utc(since), _utc(until) if until is not None else None
+        try:
+            listing = read_listing(self._graphql, repos, start, end, _parse_time)
+            ready, lookups = self._prepared(listing)
+            answers, queries = read_files(self._graphql, lookups)
+        except (
+            GithubException,
+            RetriesExhausted,
+            requests.RequestException,
+            KeyError,
+            TypeError,
+            ValueError,
+        ) as exc:
+            _log.info("GitHub GraphQL read failed (%s); reading the window over REST", type(exc).__name__)
+            return
+        for key, reads in listing.pulls.items():
+            pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
+            self._listed[key] = (start, end, pulls)
+        for read, comments in ready:
+            threads = self._threads(
+                read.pull.repo,
+                read.pull.number,
+                read.pull.title,
+                read.pull.author,
+                read.pull.head_sha,
+                comments,
+                None,
+                follow=lambda root, read=read: _followed(read, root, answers),
+            )
+            self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+
+    def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
+        """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
+        ready: list[tuple[PullRead, list[_Comment]]] = []
+        lookups: list[Lookup] = []
+        for reads in listing.pulls.values():
+            for read in reads:
+                if not read.complete or not read.pull.head_sha:
+                    continue
+                comments = [_graphql_comment(item) for item in read.comments]
+                mine: list[Lookup] = []
+                for root, _replies in _group(comments):
+                    if not root.commit or root.commit == read.pull.head_sha:
+                        continue
+                    if after_commit(read, root.commit) is None:
+                        break
+                    mine += [
+                        Lookup(read.pull.repo, root.commit, root.comment.path),
+                        Lookup(read.pull.repo, read.pull.head_sha, root.comment.path),
+                    ]
+                else:
+                    ready.append((read, comments))
+                    lookups += mine
+        return ready, lookups
+
+    def _graphql(self, query: str, variables: dict[str, Any]) -> Mapping[str, Any]:
+        def operation(_attempt: int) -> Mapping[str, Any]:
+            _headers, data = self._gh.requester.graphql_query(query, variables)
+            self.graphql_queries += 1
+            found = data.get("data") if isinstance(data, Mapping) else None
+            if not isinstance(found, Mapping):
+                raise ValueError("GraphQL answered without data")
+            return found
+
+        return self._retry.run(operation, self._transient, what="GitHub: GraphQL read", log=_log)
 
     def get_comment_thread(self, ref: CommentRef) -> ReviewThread:
         """The thread holding one review comment: the PR, its comments, and one compare."""
@@ -519,7 +611,10 @@ class GitHubHost:
         head: str,
         comments: Sequence[_Comment],
         only_root: int | None,
+        follow: Callable[[_Comment], tuple[bool, datetime | None]] | None = None,
     ) -> list[ReviewThread]:
+        """`follow` says whether code changed after a thread and when (GraphQL's answer); by default,
+        a compare per review round."""
         grouped = _group(comments)
         if only_root is not None:
             grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
@@ -527,7 +622,9 @@ class GitHubHost:
         threads: list[ReviewThread] = []
         for root, replies in grouped:
             followed, followed_at = False, None
-            if root.commit and root.commit != head:
+            if follow is not None:
+                followed, followed_at = follow(root) if root.commit and root.commit != head else (False, None)
+            elif root.commit and root.commit != head:
                 if root.commit not in changed:
                     changed[root.commit] = self._changed_since(repo, root.commit, head)
                 paths, first_at = changed[root.commit]
@@ -727,6 +824,43 @@ def _parse_comment(data: Mapping[str, Any]) -> _Comment:
         ),
         commit=str(data.get("original_commit_id") or data.get("commit_id") or ""),
     )
+
+
+def _graphql_comment(data: Mapping[str, Any]) -> _Comment:
+    """A review comment as GraphQL gives it, in the shape `_parse_comment` makes of REST's."""
+    line = data.get("line")
+    if line is None:
+        line = data.get("originalLine")
+    reply = data.get("replyTo") or {}
+    author = data.get("author") or {}
+    commit = (data.get("originalCommit") or {}).get("oid") or (data.get("commit") or {}).get("oid") or ""
+    return _Comment(
+        comment=ReviewComment(
+            id=int(data["databaseId"]),
+            author=str(author.get("login", "")),
+            body=str(data.get("body") or ""),
+            path=str(data.get("path") or ""),
+            line=int(line) if line is not None else None,
+            created_at=_parse_time(data["createdAt"]),
+            url=str(data.get("url") or ""),
+            in_reply_to=int(reply["databaseId"]) if reply.get("databaseId") is not None else None,
+            updated_at=_parse_time(data["updatedAt"]) if data.get("updatedAt") else None,
+        ),
+        commit=str(commit),
+    )
+
+
+def _followed(
+    read: PullRead, root: _Comment, answers: Mapping[Lookup, tuple[str, int] | None]
+) -> tuple[bool, datetime | None]:
+    """Whether the commented file differs between the thread's commit and the head, and if so the
+    earliest commit date in between (what a compare's file and commit lists say)."""
+    repo, head, path = read.pull.repo, read.pull.head_sha, root.comment.path
+    before, after = answers[Lookup(repo, root.commit, path)], answers[Lookup(repo, head, path)]
+    if before == after:
+        return False, None
+    between = after_commit(read, root.commit) or []
+    return True, min((read.commits[oid][0] for oid in between), default=None)
 
 
 def _first_commit_at(commits: object) -> datetime | None:
