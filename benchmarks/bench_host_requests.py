@@ -175,9 +175,10 @@ def daily(name: str, prs: int) -> None:
         print(f"    (building the {prs} PRs with git took {setup:.1f} s, not counted)")
 
 
-def org_reads(repos: int, prs: int) -> tuple[int, int, int]:
-    """GET requests to read `prs` merged PRs (two threads each) spread over `repos` repos: to list, for
-    threads, and the PRs read."""
+def org_reads(repos: int, prs: int) -> tuple[int, int, int, int, int, int]:
+    """Requests to read `prs` merged PRs (two threads each) spread over `repos` repos over REST (to
+    list, for threads), the PRs read, and over GraphQL as the daily run reads them (queries, and REST
+    requests for what GraphQL could not give whole)."""
     with tempfile.TemporaryDirectory() as scratch, github_world(Path(scratch)) as (harness, _serving):
         for member in ("rita", "omar", "dev"):
             harness.add_member(member)
@@ -188,9 +189,20 @@ def org_reads(repos: int, prs: int) -> tuple[int, int, int]:
         harness.requests.clear()
         pulls = [pull for repo in refs for pull in host.list_merged_pulls(repo, NOW - timedelta(hours=26))]
         listed = len(harness.requests.entries)
-        for pull in pulls:
+        rest = [host.review_threads(pull) for pull in pulls]
+        threads = len(harness.requests.entries) - listed
+        harness.requests.clear()
+        host = harness.adapter()
+        host.prefetch_merged(refs, NOW - timedelta(hours=26))
+        again = [
             host.review_threads(pull)
-        return listed, len(harness.requests.entries) - listed, len(pulls)
+            for repo in refs
+            for pull in host.list_merged_pulls(repo, NOW - timedelta(hours=26))
+        ]
+        assert again == rest, "GraphQL read other threads than REST"
+        queries = harness.requests.count("POST", "/api/graphql")
+        points = harness.emulator.graphql.points_used
+        return listed, threads, len(pulls), queries, len(harness.requests.entries) - queries, points
 
 
 def org_per_member() -> tuple[float, float, int, float]:
@@ -270,8 +282,12 @@ def org(repos: int, prs: int, members: int) -> None:
     import math
 
     print(f"github, {repos} repos x {prs} merged PRs x {members} members:")
-    listed, threads, read = org_reads(repos, prs)
-    print(f"  reading the window: {listed} requests to list, {threads} for threads ({read} PRs)")
+    listed, threads, read, queries, rest_left, points = org_reads(repos, prs)
+    print(
+        f"  reading the window ({read} PRs): over REST {listed} requests to list and {threads} for threads; "
+        f"over GraphQL (what the run does) {queries} queries ({points} of GitHub's 5,000 points an hour) "
+        f"and {rest_left} REST requests"
+    )
     reads_each, writes_each, sample, reviews_each = org_per_member()
     authors = round(members * (1 - math.exp(-prs / members)))  # distinct authors of the window's PRs
     print(
@@ -279,7 +295,7 @@ def org(repos: int, prs: int, members: int) -> None:
         f"(measured over {sample}, {reviews_each:.2f} review PRs each); the PRs have ~{authors} distinct authors"
     )
     settle = round(reviews_each * authors)  # review PRs from the day before, one request each
-    reads = listed + threads + settle + round(reads_each * authors)
+    reads = queries + rest_left + settle + round(reads_each * authors)
     writes = round(writes_each * authors)
     minutes = paced_minutes(writes)
     print(
