@@ -27,11 +27,14 @@ from homeostat.core.hosts import MergedPull, RepoRef
 
 _log = logging.getLogger(__name__)
 
+# GitHub prices a query at one point per 100 connection requests it may need, counting every nested
+# connection at its `first`/`last` (5,000 points an hour): these keep a listing query near 50 points
+# for ten repos; a PR larger than them is read over REST.
 REPOS_PER_QUERY = 10
-PULLS_PER_PAGE = 20
-THREADS_PER_PULL = 30
+PULLS_PER_PAGE = 10
+THREADS_PER_PULL = 20
 COMMENTS_PER_THREAD = 20
-COMMITS_PER_PULL = 50
+COMMITS_PER_PULL = 30
 LOOKUPS_PER_QUERY = 100
 
 Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables) -> the response's `data`

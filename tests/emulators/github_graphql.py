@@ -17,7 +17,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graphql import GraphQLError, build_schema, graphql_sync
-from graphql.language import FieldNode, OperationDefinitionNode, parse
+from graphql.language import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    OperationDefinitionNode,
+    parse,
+)
 
 SDL = """
 scalar DateTime
@@ -165,11 +171,16 @@ def query_cost(query: str) -> int:
     """GitHub's rule: each connection asks for up to first/last nodes, times its parents' counts;
     the sum over connections divided by 100, at least 1."""
     document = parse(query)
+    fragments = {d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)}
     total = 0
 
     def walk(node: Any, multiplier: int) -> None:
         nonlocal total
         for selection in getattr(getattr(node, "selection_set", None), "selections", []) or []:
+            if isinstance(selection, FragmentSpreadNode):
+                if selection.name.value in fragments:  # an unknown one fails validation next
+                    walk(fragments[selection.name.value], multiplier)
+                continue
             if not isinstance(selection, FieldNode):
                 walk(selection, multiplier)
                 continue
