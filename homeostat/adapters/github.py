@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -262,7 +263,7 @@ class GitHubHost:
                 read.pull.head_sha,
                 comments,
                 None,
-                follow=lambda root, read=read: _followed(read, root, answers),
+                follow=partial(_followed, read, answers=answers),
             )
             self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
 
