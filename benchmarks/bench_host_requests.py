@@ -294,12 +294,12 @@ def org(repos: int, prs: int, members: int) -> None:
         f"  publishing: {reads_each:.1f} reads and {writes_each:.1f} writes per member with lessons "
         f"(measured over {sample}, {reviews_each:.2f} review PRs each); the PRs have ~{authors} distinct authors"
     )
-    settle = round(reviews_each * authors)  # review PRs from the day before, one request each
+    settle = round(reviews_each * authors)  # at most: one per review PR of the day before, if all settled
     reads = queries + rest_left + settle + round(reads_each * authors)
     writes = round(writes_each * authors)
     minutes = paced_minutes(writes)
     print(
-        f"  a run: {reads + writes} requests ({reads} reads, {settle} of them settling review PRs; "
+        f"  a run: {reads + writes} requests ({reads} reads, at most {settle} of them settling review PRs; "
         f"{writes} writes): {100 * (reads + writes) / 5000:.0f}% of 5,000 an hour"
     )
     print(

@@ -315,17 +315,21 @@ def test_settling_asks_the_host_once_per_review_pr_not_once_per_lesson(
     review_bo = next(n for ref, n in pulls.items() if ref.startswith("homeostat/review-bo-"))
     waiting = [r for r in world.records().values() if r.pr is not None and r.pr.number == review_bo]
     assert len(waiting) == 2
+    world.harness.merge_as(world.kb_repo, review_bo, "ana")
     world.harness.requests.clear()
     capsys.readouterr()
 
     assert world.daily() == 0, capsys.readouterr().out
 
-    read = [
-        p
-        for m, p in world.harness.requests.entries
-        if m == "GET" and p.split("?")[0].endswith(f"/pulls/{review_bo}")
-    ]
-    assert len(read) == 1
+    def reads_of(number: int) -> int:
+        ends = f"/pulls/{number}"
+        return sum(
+            1 for m, p in world.harness.requests.entries if m == "GET" and p.split("?")[0].endswith(ends)
+        )
+
+    review_cy = next(n for ref, n in pulls.items() if ref.startswith("homeostat/review-cy-"))
+    assert reads_of(review_bo) == 1  # merged since: asked once, for its two lessons
+    assert reads_of(review_cy) == 0  # still open, as the list of open PRs shows
 
 
 def one_confident_pr(
