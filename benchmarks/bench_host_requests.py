@@ -57,6 +57,7 @@ def bitbucket_world(root: Path) -> Iterator[tuple[Any, Callable[[], float | None
     from emulators.bitbucket_server import BitbucketEmulator, BitbucketHarness
 
     emulator = BitbucketEmulator(root)
+    emulator.request_limit = 10_000  # a workspace with the most seats: 500 PRs read within its hour
     emulator.serve()
     try:
         yield BitbucketHarness(emulator, root), lambda: getattr(emulator, "seconds_serving", None)
