@@ -1,6 +1,7 @@
 """Host API requests per merged PR, counted at the local emulator, and the cost of reading 500 PRs.
 
     .venv/bin/python benchmarks/bench_host_requests.py [--prs 500] [--host github|bitbucket|all]
+    .venv/bin/python benchmarks/bench_host_requests.py --org [--repos 200] [--prs 500] [--members 1000]
 
 For a merged PR with review threads, written in one review round and followed by fixes, it counts the
 requests `review_threads` makes with 1, 10 and 30 comments, both as one thread (a root and its replies)
@@ -8,6 +9,12 @@ and as that many one-comment threads on their own files. The target is at most 4
 count up to one page of comments. Then it reads a window of `--prs` merged PRs, each with two threads,
 the way the daily run does (`list_merged_pulls`, then `review_threads` per PR), and prints the total
 requests and the wall time, split into the emulator's own time (git subprocesses) and the rest.
+
+`--org`: a daily run's host traffic for an organisation (GitHub): the reads of `--prs` merged PRs spread
+over `--repos` repos (counted at the emulator), the requests a daily run makes per member with lessons
+(counted over a real daily run of 12 members against the emulator and the model stub), the review PRs it
+settles, and the writes against GitHub's limits (5,000 requests an hour; 80 content-creating requests a
+minute and 500 an hour): how long the paced writes take, simulated with the adapter's own pacer.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO), str(REPO / "tests"), str(REPO / "benchmarks")]
 
 from hostkit import PullSpec, ReplySpec, ThreadSpec  # noqa: E402
 
@@ -50,6 +57,7 @@ def bitbucket_world(root: Path) -> Iterator[tuple[Any, Callable[[], float | None
     from emulators.bitbucket_server import BitbucketEmulator, BitbucketHarness
 
     emulator = BitbucketEmulator(root)
+    emulator.request_limit = 10_000  # a workspace with the most seats: 500 PRs read within its hour
     emulator.serve()
     try:
         yield BitbucketHarness(emulator, root), lambda: getattr(emulator, "seconds_serving", None)
@@ -168,11 +176,150 @@ def daily(name: str, prs: int) -> None:
         print(f"    (building the {prs} PRs with git took {setup:.1f} s, not counted)")
 
 
+def org_reads(repos: int, prs: int) -> tuple[int, int, int, int, int, int]:
+    """Requests to read `prs` merged PRs (two threads each) spread over `repos` repos over REST (to
+    list, for threads), the PRs read, and over GraphQL as the daily run reads them (queries, and REST
+    requests for what GraphQL could not give whole)."""
+    with tempfile.TemporaryDirectory() as scratch, github_world(Path(scratch)) as (harness, _serving):
+        for member in ("rita", "omar", "dev"):
+            harness.add_member(member)
+        refs = [harness.create_repo("acme", f"svc-{n:03d}") for n in range(repos)]
+        for index in range(prs):
+            harness.merged_pull(refs[index % repos], daily_pull(index))
+        host = harness.adapter()
+        harness.requests.clear()
+        pulls = [pull for repo in refs for pull in host.list_merged_pulls(repo, NOW - timedelta(hours=26))]
+        listed = len(harness.requests.entries)
+        rest = [host.review_threads(pull) for pull in pulls]
+        threads = len(harness.requests.entries) - listed
+        harness.requests.clear()
+        host = harness.adapter()
+        host.prefetch_merged(refs, NOW - timedelta(hours=26))
+        again = [
+            host.review_threads(pull)
+            for repo in refs
+            for pull in host.list_merged_pulls(repo, NOW - timedelta(hours=26))
+        ]
+        assert again == rest, "GraphQL read other threads than REST"
+        queries = harness.requests.count("POST", "/api/graphql")
+        points = harness.emulator.graphql.points_used
+        return listed, threads, len(pulls), queries, len(harness.requests.entries) - queries, points
+
+
+def org_per_member() -> tuple[float, float, int, float]:
+    """Reads and writes per member with lessons, over one real daily run of 12 members (one merged PR
+    each, a reviewed thread on it) with the review PRs of the run before it to settle."""
+    from bench_daily import world
+
+    with tempfile.TemporaryDirectory() as scratch:
+        w, emulator, stub = world(Path(scratch))
+        try:
+            handles = [f"dev{n:02d}" for n in range(12)]
+            config = w.work / "homeostat.yaml"
+            # every other member a junior: their reviews land in the middle band, so a review PR opens
+            extra = "".join(
+                f"    - {{handle: {h}, role: {'junior' if n % 2 else 'member'}, teams: [payments]}}\n"
+                for n, h in enumerate(handles)
+            )
+            config.write_text(
+                config.read_text().replace(
+                    "  teams:\n    - name: payments", extra + "  teams:\n    - name: payments", 1
+                )
+            )
+            import os
+
+            os.system(f"cd {w.work} && git add -A && git commit -qm team && git push -q origin HEAD:main")
+            for handle in handles:
+                w.harness.add_member(handle, ("payments",))
+            for n, handle in enumerate(handles):
+                w.merged_pull(
+                    "billing",
+                    PullSpec(
+                        handle,
+                        f"Change {n}",
+                        {f"src/billing/api/mod_{n}.py": "x\n"},
+                        w.hours_ago(1 + n * 0.1),
+                        threads=(
+                            ThreadSpec(
+                                handles[(n + 1) % 12],
+                                f"Call validate_payload_{n}() before saving record {n}.",
+                                f"src/billing/api/mod_{n}.py",
+                                followed_by_commit=True,
+                            ),
+                        ),
+                    ),
+                )
+            w.harness.requests.clear()
+            assert w.daily() == 0
+            entries = w.harness.requests.entries
+            kb = [(m, p) for m, p in entries if "/repos/example/kb" in p]
+            ours = [p for p in w.pulls().values() if p.head_ref.startswith("homeostat/")]
+            members = len({p.head_ref.split("-")[1] for p in ours})
+            reviews = sum(1 for p in ours if p.head_ref.startswith("homeostat/review-"))
+            reads = sum(1 for m, _ in kb if m == "GET")
+            return reads / members, (len(kb) - reads) / members, members, reviews / members
+        finally:
+            stub.stop()
+            emulator.stop()
+
+
+def paced_minutes(writes: int) -> float:
+    """Minutes the adapter's pacer needs to send `writes` content-creating requests under 80 a minute
+    and 500 an hour, 1 s apart (simulated: a fake clock)."""
+    from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer
+
+    now = [0.0]
+
+    def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    pacer = Pacer(GITHUB_WRITES, spacing=1.0, clock=lambda: now[0], sleep=sleep, name="simulated writes")
+    for _ in range(writes):
+        pacer.before()
+    return now[0] / 60
+
+
+def org(repos: int, prs: int, members: int) -> None:
+    import math
+
+    print(f"github, {repos} repos x {prs} merged PRs x {members} members:")
+    listed, threads, read, queries, rest_left, points = org_reads(repos, prs)
+    print(
+        f"  reading the window ({read} PRs): over REST {listed} requests to list and {threads} for threads; "
+        f"over GraphQL (what the run does) {queries} queries ({points} of GitHub's 5,000 points an hour) "
+        f"and {rest_left} REST requests"
+    )
+    reads_each, writes_each, sample, reviews_each = org_per_member()
+    authors = round(members * (1 - math.exp(-prs / members)))  # distinct authors of the window's PRs
+    print(
+        f"  publishing: {reads_each:.1f} reads and {writes_each:.1f} writes per member with lessons "
+        f"(measured over {sample}, {reviews_each:.2f} review PRs each); the PRs have ~{authors} distinct authors"
+    )
+    settle = round(reviews_each * authors)  # at most: one per review PR of the day before, if all settled
+    reads = queries + rest_left + settle + round(reads_each * authors)
+    writes = round(writes_each * authors)
+    minutes = paced_minutes(writes)
+    print(
+        f"  a run: {reads + writes} requests ({reads} reads, at most {settle} of them settling review PRs; "
+        f"{writes} writes): {100 * (reads + writes) / 5000:.0f}% of 5,000 an hour"
+    )
+    print(
+        f"  writes paced under 80 a minute and 500 an hour: {minutes:.0f} min "
+        f"({'within one hour' if minutes <= 60 else f'{math.ceil(writes / 500)} hourly windows'})"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prs", type=int, default=500)
     parser.add_argument("--host", choices=[*WORLDS, "all"], default="github")
+    parser.add_argument("--org", action="store_true", help="a daily run's host traffic for an organisation")
+    parser.add_argument("--repos", type=int, default=200)
+    parser.add_argument("--members", type=int, default=1000)
     args = parser.parse_args(argv)
+    if args.org:
+        org(args.repos, args.prs, args.members)
+        return 0
     for name in WORLDS if args.host == "all" else [args.host]:
         print(name)
         per_pr(name)

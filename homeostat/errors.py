@@ -27,6 +27,12 @@ class HostError(HomeostatError):
     exit_code = 1
 
 
+class RateLimitError(HostError):
+    """The host's rate limit outlasted the waits a run allows: nothing was half-done, a rerun goes on."""
+
+    exit_code = 1
+
+
 class AuthError(HostError):
     """A token is missing, expired or lacks a permission; the message names the variable."""
 

@@ -304,6 +304,34 @@ def test_the_next_run_settles_review_prs_and_drafts_nothing_twice(
     assert "status: retired" in world.main_files()["knowledge/core/log-with-fields.md"]
 
 
+def test_settling_asks_the_host_once_per_review_pr_not_once_per_lesson(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Lessons waiting in one review PR share its answer: at a team's scale, requests grow with the
+    review PRs, not with the lessons in them."""
+    build_a_busy_day(world)
+    assert world.daily() == 0
+    pulls = {p.head_ref: n for n, p in world.pulls().items()}
+    review_bo = next(n for ref, n in pulls.items() if ref.startswith("homeostat/review-bo-"))
+    waiting = [r for r in world.records().values() if r.pr is not None and r.pr.number == review_bo]
+    assert len(waiting) == 2
+    world.harness.merge_as(world.kb_repo, review_bo, "ana")
+    world.harness.requests.clear()
+    capsys.readouterr()
+
+    assert world.daily() == 0, capsys.readouterr().out
+
+    def reads_of(number: int) -> int:
+        ends = f"/pulls/{number}"
+        return sum(
+            1 for m, p in world.harness.requests.entries if m == "GET" and p.split("?")[0].endswith(ends)
+        )
+
+    review_cy = next(n for ref, n in pulls.items() if ref.startswith("homeostat/review-cy-"))
+    assert reads_of(review_bo) == 1  # merged since: asked once, for its two lessons
+    assert reads_of(review_cy) == 0  # still open, as the list of open PRs shows
+
+
 def one_confident_pr(
     world: DailyWorld,
     hours: float = 3,

@@ -213,3 +213,42 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     bare.run("update-ref", "refs/heads/candidates/cy", sha)
     result = sync(dev)
     assert result["pushed"] and result["reason"] == "the heartbeat is 12 hours old"
+
+
+def test_a_pending_lesson_decided_long_ago_is_cleared_from_the_archive(world: DailyWorld) -> None:
+    """A laptop away for weeks: its pending lesson's decision was archived; sync still clears the
+    lesson, naming what became of it, reading only that month of cy's archive."""
+    import datetime as dt
+
+    from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state
+    from homeostat.core.state_archive import RECENT, compact
+
+    dev = developer_clone(world)
+    learn(dev)
+    [pending] = list((dev / ".homeostat/pending").glob("*.json"))
+    long_ago = dt.datetime.now(dt.UTC) - dt.timedelta(days=40)
+    decided = DecisionRecord(
+        hash=pending.stem,
+        member="cy",
+        kind="new",
+        title="Name custom hooks with a use prefix",
+        source=LessonSource(type="by-hand"),
+        outcome="declined",
+        state="settled",
+        confidence=30,
+        reason="below decline (35)",
+        at=long_ago,
+        settled_at=long_ago,
+    )
+    old = {"decisions/cy.json": dump_state(DecisionsFile(member="cy", records=(decided,)))}
+    moved = compact(old, dt.datetime.now(dt.UTC) - RECENT, lambda paths: {})
+    assert moved.changes["decisions/cy.json"] is None  # archived: nothing left outside archive/
+    bare = world.bare()
+    files = {path: data for path, data in moved.changes.items() if data is not None}
+    bare.run("update-ref", "refs/heads/homeostat/state", bare.commit_files(None, files, "archived state"))
+
+    after = sync(dev)
+
+    assert after["cleared"] == 1 and not pending.exists()
+    shown = session_start(dev)
+    assert "“Name custom hooks with a use prefix”: declined: below decline (35)" in shown

@@ -22,7 +22,14 @@ from urllib.parse import quote, urlsplit
 import requests
 from atlassian.bitbucket.cloud import Cloud
 
-from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
+from homeostat.adapters.host_pace import BITBUCKET_REQUESTS, Pacer, Window
+from homeostat.adapters.http_retry import (
+    RetriesExhausted,
+    RetryPolicy,
+    Transient,
+    host_retry,
+    transient_status,
+)
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -43,7 +50,7 @@ from homeostat.core.hosts import (
     comment_url,
     pull_url,
 )
-from homeostat.errors import AuthError, ConfigError, HostError
+from homeostat.errors import AuthError, ConfigError, HostError, RateLimitError
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +79,10 @@ class TransientHostError(HostError):
     """Bitbucket kept failing (5xx, 429, timeouts) past the retry budget: the outcome is unknown."""
 
 
+class RateLimitedError(TransientHostError, RateLimitError):
+    """Bitbucket's hourly limit outlasted the waits a run allows."""
+
+
 class ForbiddenError(AuthError):
     """A 403: the token is valid but lacks a permission (callers that can live without it catch this)."""
 
@@ -97,6 +108,9 @@ class BitbucketApi:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     basic_auth: bool = False
     proxy: str = ""  # set when the Pipelines auth proxy authenticates instead of a token
+    # Requests to /2.0/repositories/* count against a rolling hour (1,000 for a small workspace): paced
+    # under it, and under the figure Bitbucket states in X-RateLimit-Limit once it has stated one.
+    pacer: Pacer = field(default_factory=lambda: Pacer(BITBUCKET_REQUESTS, name="Bitbucket requests"))
 
     def call(
         self,
@@ -125,7 +139,8 @@ class BitbucketApi:
         try:
             response = self.retry.run(attempt, _blip, what=f"Bitbucket {where}", log=log)
         except RetriesExhausted as gave_up:
-            raise TransientHostError(_gave_up_message(where, gave_up)) from None
+            error = RateLimitedError if gave_up.transient.rate_limited else TransientHostError
+            raise error(_gave_up_message(where, gave_up)) from None
         return self._check(method, path, response, accept, need)
 
     def _attempt(
@@ -138,6 +153,9 @@ class BitbucketApi:
         retry_5xx: bool,
     ) -> requests.Response:
         """One try; a connection failure, 429 or 5xx is raised as a `_Blip` for the policy to judge."""
+        paced = "repositories/" in path
+        if paced:
+            self.pacer.before()
         try:
             response = self.client.request(
                 method,
@@ -151,11 +169,16 @@ class BitbucketApi:
             raise _Blip(Transient(f"could not reach Bitbucket ({type(exc).__name__})")) from None
         status = response.status_code
         log.debug("Bitbucket: %s %s -> %s", method, self._where(path), status)
+        stated = str(response.headers.get("X-RateLimit-Limit", "")).strip()
+        if paced and stated.isdigit() and int(stated) > 0:
+            self.pacer.adopt(Window(int(stated), 3600.0))
         if status == 555:  # Bitbucket's "the merge timed out": the caller decides
             return response
         transient = transient_status(status, response.headers) if status == 429 or status >= 500 else None
         if transient is None:
             return response
+        if transient.rate_limited:  # hold every paced request: its Retry-After, else at least a minute
+            transient = Transient(transient.reason, self.pacer.hold(transient.wait), rate_limited=True)
         if not retry_5xx and not transient.rate_limited:
             raise TransientHostError(
                 f"Bitbucket answered {status} to {method} {self._where(path)}: the outcome is unknown"
@@ -561,7 +584,7 @@ class BitbucketHost:
         variable = token_variable or (API_TOKEN_VARIABLE if email else ACCESS_TOKEN_VARIABLE)
         self.api_url = api_url
         self.client = make_client(api_url, token=token, email=email, timeout=timeout)
-        self.api = BitbucketApi(self.client, variable, token, retry or RetryPolicy(), basic_auth=bool(email))
+        self.api = BitbucketApi(self.client, variable, token, retry or host_retry(), basic_auth=bool(email))
         self.merge_wait = merge_wait or MergeWait()
 
     def __repr__(self) -> str:

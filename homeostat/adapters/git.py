@@ -218,13 +218,20 @@ class Git:
         unique = sorted(set(shas))
         return {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
 
-    def read_files(self, treeish: str, prefix: str = "") -> dict[str, bytes]:
-        """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`.
+    def read_files(self, treeish: str, prefix: str = "", *, skip: str = "") -> dict[str, bytes]:
+        """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`;
+        none under the folder `skip` (never read at all: the state branch's archive).
 
         One `ls-tree` and one `cat-file` process whatever the file count, so a KB of 10,000 files loads
         from a ref as fast as git can stream it. Symlinks and submodules are left out.
         """
-        files = [e for e in self.tree_entries(treeish, prefix) if e.regular]
+        skipped = skip.strip("/") + "/" if skip.strip("/") else ""
+        folder = prefix.strip("/")
+        files = [
+            e
+            for e in self.tree_entries(treeish, prefix)
+            if e.regular and not (skipped and f"{folder}/{e.path}".lstrip("/").startswith(skipped))
+        ]
         contents = self.blobs(e.sha for e in files)
         return {e.path: contents[e.sha] for e in files}
 
@@ -253,6 +260,14 @@ class Git:
         return {
             path: refused[path] if path in refused else contents.get(sha) if sha is not None else None
             for path, sha in changed.items()
+        }
+
+    def read_paths(self, treeish: str, paths: Sequence[str]) -> dict[str, bytes | None]:
+        """Several files' contents at a tree-ish in one `cat-file` (None where a path is not a file)."""
+        found = self._batch([f"{treeish}:{path}" for path in paths])
+        return {
+            path: item[2] if item and item[1] == "blob" else None
+            for path, item in zip(paths, found, strict=True)
         }
 
     def read_file(self, treeish: str, path: str) -> bytes | None:

@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -34,10 +35,20 @@ from github.GithubObject import NotSet
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from homeostat.adapters.github_graphql import (
+    Listing,
+    Lookup,
+    PullRead,
+    after_commit,
+    read_files,
+    read_listing,
+)
+from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer
 from homeostat.adapters.http_retry import (
     RetriesExhausted,
     RetryPolicy,
     Transient,
+    host_retry,
     retry_after,
     transient_status,
 )
@@ -59,7 +70,7 @@ from homeostat.core.hosts import (
     RuleSet,
     TokenReach,
 )
-from homeostat.errors import AuthError, ConfigError, HostError
+from homeostat.errors import AuthError, ConfigError, HostError, RateLimitError
 
 T = TypeVar("T")
 
@@ -125,9 +136,11 @@ class GitHubHost:
         retry: RetryPolicy | None = None,
         timeout: int = 30,
         seconds_between_writes: float | None = 1.0,
+        writes: Pacer | None = None,
     ) -> None:
-        """`seconds_between_writes` follows GitHub's advice to space content-creating requests (secondary
-        rate limits); reads are serial anyway and are not spaced."""
+        """Content-creating requests go through `writes`, which keeps them under GitHub's secondary limits
+        (80 a minute, 500 an hour) and `seconds_between_writes` apart, as GitHub asks; reads are serial
+        anyway and are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
         parts = urlsplit(api_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
@@ -139,7 +152,10 @@ class GitHubHost:
         self._api_url = api_url.strip().rstrip("/")
         self._secret = token.strip()
         self._variable = token_variable
-        self._retry = retry or RetryPolicy()
+        self._retry = retry or host_retry()
+        self.writes = writes or Pacer(
+            GITHUB_WRITES, spacing=seconds_between_writes or 0.0, name="GitHub writes"
+        )
         self._gh = Github(
             base_url=self._api_url,
             auth=Auth.Token(self._secret),
@@ -148,9 +164,13 @@ class GitHubHost:
             per_page=_PER_PAGE,
             lazy=True,
             seconds_between_requests=None,
-            seconds_between_writes=seconds_between_writes,
+            seconds_between_writes=None,  # spaced by `writes`
         )
         self._repos: dict[str, Repository] = {}
+        # what `prefetch_merged` read over GraphQL, handed out by the REST-shaped methods below
+        self._listed: dict[str, tuple[datetime, datetime | None, list[MergedPull]]] = {}
+        self._ready: dict[tuple[str, int], list[ReviewThread]] = {}
+        self.graphql_queries = 0
 
     def __repr__(self) -> str:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
@@ -166,6 +186,9 @@ class GitHubHost:
         window no later page can hold a PR merged inside it.
         """
         start, end = _utc(since), _utc(until) if until is not None else None
+        listed = self._listed.pop(repo.full_name.lower(), None)
+        if listed is not None and listed[:2] == (start, end):
+            return list(listed[2])
 
         def operation(_attempt: int) -> list[MergedPull]:
             found: list[MergedPull] = []
@@ -194,6 +217,10 @@ class GitHubHost:
         back to comparing the two commits' trees, two requests.
         """
 
+        ready = self._ready.pop((pull.repo.full_name.lower(), pull.number), None)
+        if ready is not None:
+            return ready
+
         def operation(_attempt: int) -> list[ReviewThread]:
             comments = self._review_comments(pull.repo, pull.number)
             if not comments:
@@ -204,6 +231,79 @@ class GitHubHost:
         return self._call(
             f"read review threads of PR #{pull.number} of {pull.repo.full_name}", _READ, operation
         )
+
+    def prefetch_merged(
+        self, repos: Sequence[RepoRef], since: datetime, until: datetime | None = None
+    ) -> None:
+        """Read the window's merged PRs of all `repos` and their review threads over GraphQL, a few dozen
+        requests for what REST reads in about two per PR (see `homeostat.adapters.github_graphql`); the
+        next `list_merged_pulls` and `review_threads` calls for them answer from it. A PR GraphQL cannot
+        give whole is left to REST, and so is everything when GraphQL fails."""
+        start, end = _utc(since), _utc(until) if until is not None else None
+        try:
+            listing = read_listing(self._graphql, repos, start, end, _parse_time)
+            ready, lookups = self._prepared(listing)
+            answers, queries = read_files(self._graphql, lookups)
+        except (
+            GithubException,
+            RetriesExhausted,
+            requests.RequestException,
+            KeyError,
+            TypeError,
+            ValueError,
+        ) as exc:
+            _log.info("GitHub GraphQL read failed (%s); reading the window over REST", type(exc).__name__)
+            return
+        for key, reads in listing.pulls.items():
+            pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
+            self._listed[key] = (start, end, pulls)
+        for read, comments in ready:
+            threads = self._threads(
+                read.pull.repo,
+                read.pull.number,
+                read.pull.title,
+                read.pull.author,
+                read.pull.head_sha,
+                comments,
+                None,
+                follow=partial(_followed, read, answers=answers),
+            )
+            self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+
+    def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
+        """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
+        ready: list[tuple[PullRead, list[_Comment]]] = []
+        lookups: list[Lookup] = []
+        for reads in listing.pulls.values():
+            for read in reads:
+                if not read.complete or not read.pull.head_sha:
+                    continue
+                comments = [_graphql_comment(item) for item in read.comments]
+                mine: list[Lookup] = []
+                for root, _replies in _group(comments):
+                    if not root.commit or root.commit == read.pull.head_sha:
+                        continue
+                    if after_commit(read, root.commit) is None:
+                        break
+                    mine += [
+                        Lookup(read.pull.repo, root.commit, root.comment.path),
+                        Lookup(read.pull.repo, read.pull.head_sha, root.comment.path),
+                    ]
+                else:
+                    ready.append((read, comments))
+                    lookups += mine
+        return ready, lookups
+
+    def _graphql(self, query: str, variables: dict[str, Any]) -> Mapping[str, Any]:
+        def operation(_attempt: int) -> Mapping[str, Any]:
+            _headers, data = self._gh.requester.graphql_query(query, variables)
+            self.graphql_queries += 1
+            found = data.get("data") if isinstance(data, Mapping) else None
+            if not isinstance(found, Mapping):
+                raise ValueError("GraphQL answered without data")
+            return found
+
+        return self._retry.run(operation, self._transient, what="GitHub: GraphQL read", log=_log)
 
     def get_comment_thread(self, ref: CommentRef) -> ReviewThread:
         """The thread holding one review comment: the PR, its comments, and one compare."""
@@ -236,6 +336,7 @@ class GitHubHost:
             if existing is not None:
                 return self._refresh(repo, existing, base, title, body)
             try:
+                self.writes.before()
                 created = self._repo(repo).create_pull(base=base, head=head, title=title, body=body)
             except GithubException as exc:
                 raced = self._open_pull_on(repo, head) if exc.status == 422 else None
@@ -281,8 +382,8 @@ class GitHubHost:
 
         self._call(what, "pull-requests:write", operation)
 
-    @staticmethod
-    def _ask_for_review(pr: PullRequest, users: Sequence[str], teams: Sequence[str]) -> None:
+    def _ask_for_review(self, pr: PullRequest, users: Sequence[str], teams: Sequence[str]) -> None:
+        self.writes.before()
         pr.create_review_request(reviewers=list(users) or NotSet, team_reviewers=list(teams) or NotSet)
 
     def _reviewer_refusal(self, what: str, repo: RepoRef, exc: GithubException) -> str:
@@ -298,6 +399,7 @@ class GitHubHost:
             issue = self._repo(repo).get_issue(number)
             if attempt > 1 and any(comment.body == body for comment in issue.get_comments()):
                 return
+            self.writes.before()
             issue.create_comment(body)
 
         self._call(f"comment on PR #{number} of {repo.full_name}", "pull-requests:write", operation)
@@ -313,7 +415,9 @@ class GitHubHost:
 
     def close_pull(self, repo: RepoRef, number: int) -> None:
         def operation(_attempt: int) -> None:
-            self._repo(repo).get_pull(number).edit(state="closed")
+            pr = self._repo(repo).get_pull(number)
+            self.writes.before()
+            pr.edit(state="closed")
 
         self._call(f"close PR #{number} of {repo.full_name}", "pull-requests:write", operation)
 
@@ -351,6 +455,7 @@ class GitHubHost:
             if pr.merged:  # a rerun after a crash, or the lost first try of this one
                 return MergeResult(merged=True, sha=pr.merge_commit_sha, reason="already merged")
             try:
+                self.writes.before()
                 status = pr.merge(
                     commit_title=title,
                     commit_message=message,
@@ -593,6 +698,7 @@ class GitHubHost:
     def _refresh(self, repo: RepoRef, pr: PullRequest, base: str, title: str, body: str) -> PullInfo:
         """Bring an existing PR's title, body and base up to date; no request when nothing changed."""
         if (pr.title, pr.body or "", pr.base.ref) != (title, body, base):
+            self.writes.before()
             pr.edit(title=title, body=body, base=base)
         return self._pull_info(repo, pr, with_merger=False)
 
@@ -618,7 +724,10 @@ class GitHubHost:
         head: str,
         comments: Sequence[_Comment],
         only_root: int | None,
+        follow: Callable[[_Comment], tuple[bool, datetime | None]] | None = None,
     ) -> list[ReviewThread]:
+        """`follow` says whether code changed after a thread and when (GraphQL's answer); by default,
+        a compare per review round."""
         grouped = _group(comments)
         if only_root is not None:
             grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
@@ -626,7 +735,9 @@ class GitHubHost:
         threads: list[ReviewThread] = []
         for root, replies in grouped:
             followed, followed_at = False, None
-            if root.commit and root.commit != head:
+            if follow is not None:
+                followed, followed_at = follow(root) if root.commit and root.commit != head else (False, None)
+            elif root.commit and root.commit != head:
                 if root.commit not in changed:
                     changed[root.commit] = self._changed_since(repo, root.commit, head)
                 paths, first_at = changed[root.commit]
@@ -689,9 +800,10 @@ class GitHubHost:
     def _call(self, what: str, needs: str, operation: Callable[[int], T]) -> T:
         """Run one operation under the retry policy and turn every failure into one actionable line."""
         try:
-            return self._retry.run(operation, _transient, what=f"GitHub: {what}", log=_log)
+            return self._retry.run(operation, self._transient, what=f"GitHub: {what}", log=_log)
         except RetriesExhausted as gave_up:
-            raise HostError(self._scrub(self._gave_up(what, gave_up))) from gave_up.last
+            error = RateLimitError if gave_up.transient.rate_limited else HostError
+            raise error(self._scrub(self._gave_up(what, gave_up))) from gave_up.last
         except GithubException as exc:
             raise self._mapped(what, needs, exc) from exc
         except requests.RequestException as exc:
@@ -704,11 +816,16 @@ class GitHubHost:
 
     def _gave_up(self, what: str, gave_up: RetriesExhausted) -> str:
         reason = gave_up.transient.reason
+        longest, total = self._retry.caps(gave_up.transient)
+        if gave_up.transient.rate_limited and gave_up.asked and gave_up.asked <= longest:
+            return (
+                f"GitHub still refused to {what} ({reason}) after this run waited {gave_up.waited:.0f}s of "
+                f"the {total:.0f}s it allows for a rate limit: nothing was half-done; rerun later"
+            )
         if gave_up.asked:
             return (
                 f"GitHub asked to wait {gave_up.asked:.0f}s ({reason}) to {what}, longer than this run "
-                f"waits ({self._retry.max_delay:.0f}s at once, {self._retry.max_total_wait:.0f}s in all): "
-                "rerun later"
+                f"waits ({longest:.0f}s at once, {total:.0f}s in all): rerun later"
             )
         return f"GitHub kept failing to {what}: {reason} on all {gave_up.attempts} tries; rerun later"
 
@@ -741,6 +858,14 @@ class GitHubHost:
     def _scrub(self, text: str) -> str:
         return text.replace(self._secret, "[token]") if self._secret else text
 
+    def _transient(self, exc: BaseException) -> Transient | None:
+        """`_transient`, and a rate limit holds every write until GitHub answers again: its `retry-after`,
+        else its reset time, else (a secondary limit that names no wait) at least a minute."""
+        found = _transient(exc)
+        if found is not None and found.rate_limited:
+            found = Transient(found.reason, self.writes.hold(found.wait), rate_limited=True)
+        return found
+
 
 def _implements_code_host(host: GitHubHost) -> CodeHost:
     """Never called: mypy checks here that `GitHubHost` satisfies the `CodeHost` Protocol."""
@@ -752,7 +877,7 @@ def _implements_code_host(host: GitHubHost) -> CodeHost:
 
 def _transient(exc: BaseException) -> Transient | None:
     if isinstance(exc, GithubException):
-        found = transient_status(exc.status, exc.headers)
+        found = transient_status(exc.status, exc.headers, message=_message(exc))
         if found is None and isinstance(exc, RateLimitExceededException):
             found = Transient(f"rate limited ({exc.status})", retry_after(exc.headers), rate_limited=True)
         return found
@@ -812,6 +937,43 @@ def _parse_comment(data: Mapping[str, Any]) -> _Comment:
         ),
         commit=str(data.get("original_commit_id") or data.get("commit_id") or ""),
     )
+
+
+def _graphql_comment(data: Mapping[str, Any]) -> _Comment:
+    """A review comment as GraphQL gives it, in the shape `_parse_comment` makes of REST's."""
+    line = data.get("line")
+    if line is None:
+        line = data.get("originalLine")
+    reply = data.get("replyTo") or {}
+    author = data.get("author") or {}
+    commit = (data.get("originalCommit") or {}).get("oid") or (data.get("commit") or {}).get("oid") or ""
+    return _Comment(
+        comment=ReviewComment(
+            id=int(data["databaseId"]),
+            author=str(author.get("login", "")),
+            body=str(data.get("body") or ""),
+            path=str(data.get("path") or ""),
+            line=int(line) if line is not None else None,
+            created_at=_parse_time(data["createdAt"]),
+            url=str(data.get("url") or ""),
+            in_reply_to=int(reply["databaseId"]) if reply.get("databaseId") is not None else None,
+            updated_at=_parse_time(data["updatedAt"]) if data.get("updatedAt") else None,
+        ),
+        commit=str(commit),
+    )
+
+
+def _followed(
+    read: PullRead, root: _Comment, answers: Mapping[Lookup, tuple[str, int] | None]
+) -> tuple[bool, datetime | None]:
+    """Whether the commented file differs between the thread's commit and the head, and if so the
+    earliest commit date in between (what a compare's file and commit lists say)."""
+    repo, head, path = read.pull.repo, read.pull.head_sha, root.comment.path
+    before, after = answers[Lookup(repo, root.commit, path)], answers[Lookup(repo, head, path)]
+    if before == after:
+        return False, None
+    between = after_commit(read, root.commit) or []
+    return True, min((read.commits[oid][0] for oid in between), default=None)
 
 
 def _first_commit_at(commits: object) -> datetime | None:

@@ -50,7 +50,10 @@ class RetryPolicy:
     """How long a run keeps trying one operation: `attempts` tries, exponential backoff between them.
 
     `max_delay` caps one wait and `max_total_wait` all of them; a server asking for more than either is
-    answered by giving up now rather than sleeping (or hammering it early).
+    answered by giving up now rather than sleeping (or hammering it early). A rate limit is different: the
+    host says when it will answer again, and giving up then fails a run over a wait of minutes. So a
+    rate-limited answer is waited out up to `max_rate_wait` at once and `max_rate_total` in all (by
+    default the same caps as any other failure), and retried until then whatever `attempts` says.
     """
 
     attempts: int = 4
@@ -58,6 +61,17 @@ class RetryPolicy:
     max_delay: float = 60.0
     max_total_wait: float = 180.0
     sleep: Callable[[float], None] = field(default=time.sleep, compare=False, repr=False)
+    max_rate_wait: float | None = None
+    max_rate_total: float | None = None
+
+    def caps(self, transient: Transient) -> tuple[float, float]:
+        """The longest single wait and the longest total wait for this kind of failure."""
+        if transient.rate_limited:
+            return (
+                self.max_rate_wait if self.max_rate_wait is not None else self.max_delay,
+                self.max_rate_total if self.max_rate_total is not None else self.max_total_wait,
+            )
+        return self.max_delay, self.max_total_wait
 
     def delay(self, attempt: int, transient: Transient) -> float:
         """The wait after failed try number `attempt` (1-based)."""
@@ -80,7 +94,9 @@ class RetryPolicy:
         """
         logger = log or _log
         waited = 0.0
-        for attempt in range(1, self.attempts + 1):
+        attempt = 0
+        while True:
+            attempt += 1
             try:
                 return operation(attempt)
             except Exception as exc:
@@ -88,9 +104,11 @@ class RetryPolicy:
                 if transient is None:
                     raise
                 wait = self.delay(attempt, transient)
-                if attempt == self.attempts:
+                longest, total = self.caps(transient)
+                waits_out = transient.rate_limited and self.max_rate_total is not None
+                if attempt >= self.attempts and not waits_out:
                     raise RetriesExhausted(exc, transient, attempt, waited, 0.0) from exc
-                if wait > self.max_delay or waited + wait > self.max_total_wait:
+                if wait > longest or waited + wait > total:
                     raise RetriesExhausted(exc, transient, attempt, waited, wait) from exc
                 logger.warning(
                     "%s: %s; retrying in %.2fs (try %d of %d)",
@@ -98,11 +116,10 @@ class RetryPolicy:
                     transient.reason,
                     wait,
                     attempt + 1,
-                    self.attempts,
+                    max(self.attempts, attempt + 1),
                 )
                 self.sleep(wait)
                 waited += wait
-        raise AssertionError("unreachable: the loop returns or raises")
 
 
 def _lower(headers: Mapping[str, object] | None) -> dict[str, str]:
@@ -129,21 +146,36 @@ def retry_after(headers: Mapping[str, object] | None, now: float | None = None) 
     return None
 
 
-def is_rate_limited(status: int, headers: Mapping[str, object] | None) -> bool:
-    """429, or a 403 that carries a wait (Retry-After) or says no requests remain."""
+# Rate limits for hosts: a rate limit is waited out up to 15 minutes at once and an hour in all, so a
+# run at a large team's scale goes on past GitHub's secondary limits instead of failing mid-publish.
+HOST_RETRY_CAPS = {"max_rate_wait": 900.0, "max_rate_total": 3600.0}
+
+
+def host_retry() -> RetryPolicy:
+    """The policy a code-host adapter uses unless told otherwise."""
+    return RetryPolicy(
+        max_rate_wait=HOST_RETRY_CAPS["max_rate_wait"], max_rate_total=HOST_RETRY_CAPS["max_rate_total"]
+    )
+
+
+def is_rate_limited(status: int, headers: Mapping[str, object] | None, message: str = "") -> bool:
+    """429, or a 403 that carries a wait (Retry-After), says no requests remain, or (GitHub's
+    secondary limit, which may carry neither) says it is a rate limit."""
     if status == 429:
         return True
     lowered = _lower(headers)
     return status == 403 and (
-        "retry-after" in lowered or lowered.get("x-ratelimit-remaining", "").strip() == "0"
+        "retry-after" in lowered
+        or lowered.get("x-ratelimit-remaining", "").strip() == "0"
+        or "rate limit" in message.lower()
     )
 
 
 def transient_status(
-    status: int, headers: Mapping[str, object] | None, now: float | None = None
+    status: int, headers: Mapping[str, object] | None, now: float | None = None, message: str = ""
 ) -> Transient | None:
     """Whether an HTTP answer may pass: a 5xx blip or a rate limit. Anything else is final."""
-    if is_rate_limited(status, headers):
+    if is_rate_limited(status, headers, message):
         return Transient(f"rate limited ({status})", retry_after(headers, now), rate_limited=True)
     if status >= 500 and status not in _PERMANENT_5XX:
         return Transient(f"server error ({status})", retry_after(headers, now))

@@ -23,8 +23,16 @@ from datetime import datetime
 from pathlib import Path
 
 from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import StateWriteError, fetch_state_tip, tracking_ref
+from homeostat.adapters.state_store import (
+    StateWriteError,
+    compaction,
+    fetch_state_tip,
+    live_files,
+    snapshot_at,
+    tracking_ref,
+)
 from homeostat.core.state import Claim, ClaimOwner, StateSnapshot, dump_state, merge_state_files, parse_state
+from homeostat.core.state_archive import ARCHIVE_FILE, RECENT
 from homeostat.errors import HomeostatError
 
 ATTEMPTS = 8
@@ -115,20 +123,28 @@ def take_claim(
     leaves the journal for the next one; the run drops it once its records are written."""
     for attempt in range(1, ATTEMPTS + 1):
         tip = fetch_state_tip(git, remote, branch)
-        files = git.read_files(tip) if tip else {}
-        state = parse_state(files, tip, branch=branch)
-        current = state.claims.get(claim.kind)
+        files = live_files(git, tip) if tip else {}
+        current = parse_state({path: files[path]} if path in files else {}, tip, branch=branch).claims.get(
+            claim.kind
+        )
         if current is not None and current.run_id != claim.run_id and live(current):
             return Held(current)
         mine = claim
         if current is not None and current.journal:
             mine = claim.model_copy(update={"journal": current.journal, "base_tip": current.base_tip})
         data = dump_state(mine)
-        commit = git.commit_files(tip, {path: data}, f"homeostat: claim {claim.run_id} [skip ci]")
+        # the run's first write also archives what aged out (and migrates a branch in the old layout)
+        moved = compaction(git, tip, files, claim.claimed_at - RECENT)
+        changes: dict[str, bytes | None] = {**moved.changes, path: data}
+        message = f"homeostat: claim {claim.run_id} [skip ci]"
+        if moved.moved:
+            message = f"homeostat: claim {claim.run_id}, archive {moved.moved} settled decisions [skip ci]"
+        commit = git.commit_files(tip, changes, message)
+        after = {p: d for p, d in {**files, **changes}.items() if d is not None and not ARCHIVE_FILE.match(p)}
+        state = snapshot_at(git, commit, after, branch)  # every file read before the claim is pushed
         if git.push(remote, commit, branch).ok:
             git.run("update-ref", tracking_ref(remote, branch), commit)
-            after = {**files, path: data}
-            return Taken(mine, current, parse_state(after, commit, branch=branch), Written(commit, after))
+            return Taken(mine, current, state, Written(commit, after))
         pause(random.uniform(0.05, 0.25) * attempt)
     raise StateWriteError(
         f"could not claim {remote}/{branch} for this run: the branch moved under each of {ATTEMPTS} tries"
@@ -158,7 +174,7 @@ def update_claim(
             return written
     for attempt in range(1, ATTEMPTS + 1):
         tip = fetch_state_tip(git, remote, branch)
-        tip_files = git.read_files(tip) if tip else {}
+        tip_files = live_files(git, tip) if tip else {}
         current = parse_state({path: tip_files[path]} if path in tip_files else {}, tip, branch=branch)
         held = current.claims.get(claim.kind)
         if held is None or held.run_id != claim.run_id:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 
 from homeostat.adapters.git import Git
-from homeostat.core.state import STATE_BRANCH, StateSnapshot, merge_state_files, parse_state
+from homeostat.core.state import STATE_BRANCH, Archive, StateSnapshot, merge_state_files, parse_state
+from homeostat.core.state_archive import ARCHIVE_DIR, ARCHIVE_FILE, Compaction, compact
 from homeostat.errors import HomeostatError
 
 DEFAULT_MESSAGE = "homeostat: record decisions, heartbeats and run report [skip ci]"
@@ -35,10 +37,52 @@ def fetch_state_tip(git: Git, remote: str = "origin", branch: str = STATE_BRANCH
     return git.rev_parse(ref)
 
 
+def live_files(git: Git, tip: str) -> dict[str, bytes]:
+    """The branch's files outside the archive: what a run reads and merges into (the archive is read
+    only when a reader asks for a month, see `git_archive`)."""
+    return git.read_files(tip, skip=ARCHIVE_DIR)
+
+
+def git_archive(git: Git, tip: str, branch: str = STATE_BRANCH) -> Archive:
+    """The archive at `tip`, each month read from git when first asked for."""
+    listing = git.run("ls-tree", "-z", "--name-only", tip, f"{ARCHIVE_DIR}/", check=False).stdout
+    months = sorted(name.decode().rsplit("/", 1)[-1] for name in listing.split(b"\0") if name.strip())
+
+    def load(month: str, member: str | None) -> dict[str, bytes]:
+        if member is not None:
+            path = f"{ARCHIVE_DIR}/{month}/{member}.json"
+            data = git.read_file(tip, path)
+            return {path: data} if data is not None else {}
+        folder = f"{ARCHIVE_DIR}/{month}"
+        return {f"{folder}/{name}": data for name, data in git.read_files(tip, folder).items()}
+
+    return Archive(tuple(month for month in months if len(month) == 7), load, branch)
+
+
+def snapshot_at(git: Git, tip: str, files: Mapping[str, bytes], branch: str = STATE_BRANCH) -> StateSnapshot:
+    """The state at `tip` from its live `files`, its archive read from git when asked."""
+    return parse_state(files, tip, branch=branch, archive=git_archive(git, tip, branch))
+
+
 def read_state(git: Git, remote: str = "origin", branch: str = STATE_BRANCH) -> StateSnapshot:
     """The branch as it is on the remote now; an empty state when it does not exist yet."""
     tip = fetch_state_tip(git, remote, branch)
-    return StateSnapshot() if tip is None else parse_state(git.read_files(tip), tip, branch=branch)
+    return StateSnapshot() if tip is None else snapshot_at(git, tip, live_files(git, tip), branch)
+
+
+def compaction(git: Git, tip: str | None, files: Mapping[str, bytes], cutoff: datetime) -> Compaction:
+    """What moving the records settled before `cutoff` into the archive changes at `tip` (whose live
+    files are `files`): the first write of each run does it, so the first run to see the layout
+    before the archive migrates it in place."""
+
+    def read_archive(paths: Sequence[str]) -> dict[str, bytes]:
+        if tip is None:
+            return {}
+        wanted = [path for path in paths if ARCHIVE_FILE.match(path)]
+        found = git.read_paths(tip, wanted)
+        return {path: data for path, data in found.items() if data is not None}
+
+    return compact(files, cutoff, read_archive)
 
 
 def write_state(
@@ -59,7 +103,7 @@ def write_state(
     """
     for attempt in range(1, attempts + 1):
         tip = fetch_state_tip(git, remote, branch)
-        tip_files = git.read_files(tip) if tip else {}
+        tip_files = live_files(git, tip) if tip else {}
         merged = merge_state_files(tip_files, files, branch=branch)
         changes: dict[str, bytes | None] = {
             path: data for path, data in merged.items() if tip_files.get(path) != data

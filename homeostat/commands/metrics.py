@@ -13,12 +13,12 @@ from pathlib import Path
 
 from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
 from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import tracking_ref
+from homeostat.adapters.state_store import live_files, snapshot_at, tracking_ref
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option
 from homeostat.core.events import Event
 from homeostat.core.metrics import compute_metrics, render_metrics
-from homeostat.core.state import StateSnapshot, parse_state, state_branch
+from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.errors import ConfigError, GitError
 
 
@@ -46,7 +46,7 @@ def local_state(root: Path) -> StateSnapshot:
     try:
         git = Git(root)
         tip = git.rev_parse(tracking_ref("origin", branch))
-        return StateSnapshot() if tip is None else parse_state(git.read_files(tip), tip, branch=branch)
+        return StateSnapshot() if tip is None else snapshot_at(git, tip, live_files(git, tip), branch)
     except GitError:
         return StateSnapshot()
 

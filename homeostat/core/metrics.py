@@ -236,7 +236,7 @@ def compute_metrics(
     counted = counted_members(members, snapshot.heartbeats)
     return Metrics(
         since=since,
-        decisions=decision_metrics([r for r in snapshot.records() if r.at >= since]),
+        decisions=decision_metrics([r for r in snapshot.records_since(since) if r.at >= since]),
         usage=usage_metrics(recent, accepted),
         steps=step_costs(recent),
         runs=run_costs(snapshot, since),

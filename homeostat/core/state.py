@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Annotated, Literal, TypeVar
@@ -32,8 +33,17 @@ from pydantic import (
     model_validator,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import to_json
 
+from homeostat.core.state_archive import (
+    ARCHIVE_FILE,
+    INDEX_FILE,
+    ArchiveLoader,
+    IndexFile,
+    canonical,
+    filter_since,
+    month_of,
+    parse_index,
+)
 from homeostat.errors import HomeostatError
 
 STATE_BRANCH = "homeostat/state"
@@ -284,7 +294,7 @@ class DigestRecord(StateModel):
         return self
 
 
-StateFile = DecisionsFile | Heartbeat | RunReport | Claim | DigestRecord
+StateFile = DecisionsFile | Heartbeat | RunReport | Claim | DigestRecord | IndexFile
 _Model = TypeVar("_Model", bound=StateModel)
 
 
@@ -318,18 +328,12 @@ def run_path(report: RunReport) -> str:
     return f"runs/{report.started_at.date().isoformat()}.json"
 
 
-def _sorted(value: object) -> object:
-    if isinstance(value, dict):
-        return {key: _sorted(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [_sorted(item) for item in value]
-    return value
-
-
 def dump_state(model: StateFile) -> bytes:
     """The canonical JSON form (what `json.dumps(sort_keys=True, indent=2, ensure_ascii=False)` gives,
     made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes."""
-    return to_json(_sorted(model.model_dump(mode="json", by_alias=True)), indent=2) + b"\n"
+    if isinstance(model, IndexFile):
+        return model.to_bytes()
+    return canonical(model.model_dump(mode="json", by_alias=True))
 
 
 def state_files(
@@ -366,8 +370,47 @@ def _load(model: type[_Model], path: str, data: bytes, branch: str) -> _Model:
         raise StateFileError(f"{where}: {key}: {first['msg']}; fix or delete it on that branch") from None
 
 
+_PARSED: OrderedDict[tuple[str, bytes], StateFile] = OrderedDict()
+_PARSED_BYTES = [0]
+_PARSED_BUDGET = 32 * 1024 * 1024  # of file bytes kept with their parse: a run's open and recent state
+
+
 def parse_state_file(path: str, data: bytes, *, branch: str = STATE_BRANCH) -> StateFile | None:
-    """The model a state-branch file holds, or None for a path the state format does not define."""
+    """The model a state-branch file holds, or None for a path the state format does not define.
+
+    A run reads the branch several times (its claim, the overlap check, each write) and most files
+    have not changed in between: a file already parsed with the same bytes is not validated again
+    (the models are immutable, so sharing them is safe)."""
+    key = (path, data)
+    cached = _PARSED.get(key)
+    if cached is not None:
+        _PARSED.move_to_end(key)
+        return cached
+    parsed = _parse_state_file(path, data, branch)
+    if parsed is not None and len(data) <= _PARSED_BUDGET // 4:
+        _PARSED[key] = parsed
+        _PARSED_BYTES[0] += len(data)
+        while _PARSED_BYTES[0] > _PARSED_BUDGET:
+            (_, old), _model = _PARSED.popitem(last=False)
+            _PARSED_BYTES[0] -= len(old)
+    return parsed
+
+
+def _parse_state_file(path: str, data: bytes, branch: str) -> StateFile | None:
+    archived = ARCHIVE_FILE.match(path)
+    if archived:
+        decisions = _load(DecisionsFile, path, data, branch)
+        if decisions.member != archived.group(2):
+            raise StateFileError(
+                f"{branch}:{path} holds member {decisions.member!r}; it belongs in "
+                f"archive/{archived.group(1)}/{decisions.member}.json"
+            )
+        return decisions
+    if INDEX_FILE.match(path):
+        index = parse_index(path, data)
+        if isinstance(index, str):
+            raise StateFileError(f"{branch}:{path}: {index}; fix or delete it on that branch")
+        return index
     member_file = _MEMBER_FILE.match(path)
     if member_file:
         model: type[DecisionsFile] | type[Heartbeat] = (
@@ -392,9 +435,60 @@ def parse_state_file(path: str, data: bytes, *, branch: str = STATE_BRANCH) -> S
 # Reading a whole branch
 
 
+@dataclass(frozen=True, eq=False)
+class Archive:
+    """The monthly archive of decision records (`archive/<month>/<member>.json`), read only when a
+    reader asks for a month: the daily run never does unless its window reaches that far back."""
+
+    months: tuple[str, ...]
+    load: ArchiveLoader
+    branch: str = STATE_BRANCH
+
+    def records(
+        self, month: str, *, member: str | None = None, since: datetime | None = None
+    ) -> list[DecisionRecord]:
+        """The month's records (one member's, or every member's), those decided since `since` only:
+        the others are never validated."""
+        files = self.load(month, member) if month in self.months else {}
+        found: list[DecisionRecord] = []
+        for path in sorted(files):
+            data = filter_since(files[path], since)
+            parsed = _parse_state_file(path, data, self.branch) if data is not None else None
+            if isinstance(parsed, DecisionsFile):
+                found.extend(r for r in parsed.records if since is None or r.at >= since)
+        return found
+
+
+def files_archive(files: Mapping[str, bytes], branch: str = STATE_BRANCH) -> Archive:
+    """An archive over files already read (a whole tree, as tests and `git show` give it)."""
+    held = {path: data for path, data in files.items() if ARCHIVE_FILE.match(path)}
+
+    def load(month: str, member: str | None) -> Mapping[str, bytes]:
+        prefix = f"archive/{month}/"
+        wanted = f"{prefix}{member}.json" if member is not None else None
+        return {p: d for p, d in held.items() if p.startswith(prefix) and (wanted is None or p == wanted)}
+
+    months = sorted({match.group(1) for path in held if (match := ARCHIVE_FILE.match(path))})
+    return Archive(tuple(months), load, branch)
+
+
+def _latest(records: Iterable[DecisionRecord]) -> list[DecisionRecord]:
+    """One record per member and hash (the newer, as merging keeps it), oldest first."""
+    by_key: dict[tuple[str, str], DecisionRecord] = {}
+    for record in records:
+        key = (record.member, record.hash)
+        current = by_key.get(key)
+        by_key[key] = record if current is None else _newer_record(current, record)
+    return sorted(by_key.values(), key=lambda record: (record.at, record.hash))
+
+
 @dataclass(frozen=True)
 class StateSnapshot:
-    """Everything on the state branch at one commit (None and empty when the branch does not exist)."""
+    """Everything on the state branch at one commit (None and empty when the branch does not exist).
+
+    `decisions` holds the open and recent records; older ones are in `archive`, their hashes in
+    `index` (see `homeostat.core.state_archive`). A branch in the layout before the archive holds
+    every record in `decisions`, and reads the same."""
 
     commit: str | None = None
     decisions: Mapping[str, DecisionsFile] = field(default_factory=dict)
@@ -403,6 +497,8 @@ class StateSnapshot:
     other: Mapping[str, bytes] = field(default_factory=dict)
     claims: Mapping[str, Claim] = field(default_factory=dict)
     digests: Mapping[str, DigestRecord] = field(default_factory=dict)
+    index: Mapping[str, IndexFile] = field(default_factory=dict)
+    archive: Archive | None = field(default=None, compare=False, repr=False)
 
     def last_digest(self) -> DigestRecord | None:
         """The latest digest that reached Slack, by the end of the window it covered (one that was
@@ -416,14 +512,60 @@ class StateSnapshot:
         claimed = [r for r in self.digests.values() if (r.posted or r.sending) and r.until > after]
         return sorted(claimed, key=lambda record: record.run_id)
 
+    def live_records(self) -> list[DecisionRecord]:
+        """The open and recent records (`decisions/`), oldest first."""
+        return sorted(
+            (record for file in self.decisions.values() for record in file.records),
+            key=lambda record: (record.at, record.hash),
+        )
+
+    def open_records(self) -> list[DecisionRecord]:
+        """Records still in review, oldest first: they are never archived."""
+        return [record for record in self.live_records() if record.state == "in-review"]
+
     def records(self) -> list[DecisionRecord]:
-        """Every member's decision records, oldest first."""
-        every = [record for file in self.decisions.values() for record in file.records]
-        return sorted(every, key=lambda record: (record.at, record.hash))
+        """Every member's decision records, the archived ones too, oldest first (the whole history:
+        a reader of one window uses `records_since`)."""
+        archived = self._archived(None, self.archive.months if self.archive else ())
+        return _latest([*self.live_records(), *archived])
+
+    def records_since(self, since: datetime) -> list[DecisionRecord]:
+        """The open and recent records, and the archived ones decided at or after `since`: every
+        record a reader of the window from `since` on can need. Reads the archive only when the
+        window starts before its newest record."""
+        before = self.archived_before
+        if self.archive is None or before is None or since >= before:
+            return self.live_records()
+        first = month_of(since)
+        months = [month for month in self.archive.months if month >= first]
+        return _latest([*self.live_records(), *self._archived(since, months)])
+
+    def _archived(self, since: datetime | None, months: Iterable[str]) -> list[DecisionRecord]:
+        if self.archive is None:
+            return []
+        return [record for month in months for record in self.archive.records(month, since=since)]
+
+    @property
+    def archived_before(self) -> datetime | None:
+        """Every archived record was decided before this (None: nothing is archived)."""
+        return max((index.archived_before for index in self.index.values()), default=None)
 
     def decided_hashes(self) -> frozenset[str]:
         """Content hashes already decided, which sync clears from pending and the run skips."""
-        return frozenset(record.hash for file in self.decisions.values() for record in file.records)
+        live = {record.hash for file in self.decisions.values() for record in file.records}
+        return frozenset(live.union(*(index.hashes for index in self.index.values())))
+
+    def decisions_for(self, hashes: Iterable[str], member: str) -> dict[str, DecisionRecord]:
+        """The latest record of each of `hashes`, archived or not (in the archive, `member`'s, who
+        sent those lessons): the archive is read only for the months whose index names one of them."""
+        wanted = set(hashes)
+        found = [r for r in self.live_records() if r.hash in wanted]
+        months = [month for month, index in sorted(self.index.items()) if wanted & index.hashes]
+        if self.archive is not None:
+            found += [
+                r for month in months for r in self.archive.records(month, member=member) if r.hash in wanted
+            ]
+        return {record.hash: record for record in _latest(found)}
 
     def last_run(self, kind: RunKind = "daily") -> RunReport | None:
         """The latest run that did the work (one that stood aside for another run's claim did none)."""
@@ -436,16 +578,26 @@ class StateSnapshot:
 
 
 def parse_state(
-    files: Mapping[str, bytes], commit: str | None, *, branch: str = STATE_BRANCH
+    files: Mapping[str, bytes],
+    commit: str | None,
+    *,
+    branch: str = STATE_BRANCH,
+    archive: Archive | None = None,
 ) -> StateSnapshot:
-    """Parse every file of the branch; a broken file is an error naming it, an unknown one is kept aside."""
+    """Parse every file of the branch; a broken file is an error naming it, an unknown one is kept aside.
+
+    Archived records are not parsed here: `archive` reads them when asked (by default, from the
+    `archive/` files among `files`)."""
     decisions: dict[str, DecisionsFile] = {}
     heartbeats: dict[str, Heartbeat] = {}
     runs: dict[str, RunReport] = {}
     other: dict[str, bytes] = {}
     claims: dict[str, Claim] = {}
     digests: dict[str, DigestRecord] = {}
+    index: dict[str, IndexFile] = {}
     for path in sorted(files):
+        if ARCHIVE_FILE.match(path):
+            continue
         parsed = parse_state_file(path, files[path], branch=branch)
         if isinstance(parsed, DecisionsFile):
             decisions[parsed.member] = parsed
@@ -457,9 +609,13 @@ def parse_state(
             claims[parsed.kind] = parsed
         elif isinstance(parsed, DigestRecord):
             digests[path] = parsed
+        elif isinstance(parsed, IndexFile):
+            index[parsed.month] = parsed
         else:
             other[path] = files[path]
-    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims, digests)
+    if archive is None:
+        archive = files_archive(files, branch)
+    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims, digests, index, archive)
 
 
 # Merging concurrent writes
@@ -534,9 +690,12 @@ def merge_state_files(
 
 
 def _merge_member_file(
-    path: str, tip_data: bytes, ours: DecisionsFile | Heartbeat | Claim, branch: str
+    path: str, tip_data: bytes, ours: DecisionsFile | Heartbeat | Claim | IndexFile, branch: str
 ) -> bytes:
     tip = parse_state_file(path, tip_data, branch=branch)
+    if isinstance(ours, IndexFile) and isinstance(tip, IndexFile):
+        index = tip.merged(ours)
+        return tip_data if index == tip else index.to_bytes()
     if isinstance(ours, Claim) and isinstance(tip, Claim):
         return dump_state(ours) if tip.run_id == ours.run_id else tip_data
     if isinstance(ours, DecisionsFile) and isinstance(tip, DecisionsFile):

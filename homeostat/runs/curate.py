@@ -285,6 +285,9 @@ class _Curation:
 
     def run(self, repos: list[RepoRef], since: datetime, until: datetime) -> CurateResult:
         self.result = CurateResult(since=since, until=until, repos=tuple(repos))
+        prefetch = getattr(self.host, "prefetch_merged", None)  # GitHub: the whole window over GraphQL
+        if callable(prefetch):
+            prefetch(repos, since, until)
         try:
             for repo in repos:
                 self._read_repo(repo, since, until)

@@ -85,7 +85,7 @@ def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
         kb_name=deps.kb_name,
         then=_kb_at(deps.git, tip, since),
         now=load_kb_ref(deps.git, tip),
-        records=state.records(),
+        records=state.open_records(),  # the review queue: open records are never archived
         desire_paths=deps.desire_paths(since),
         since=since,
         until=until,

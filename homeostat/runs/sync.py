@@ -25,11 +25,11 @@ from homeostat.adapters import clone
 from homeostat.adapters.git import Git
 from homeostat.adapters.pending_store import list_pending
 from homeostat.adapters.plain_files import read_kb_text
-from homeostat.adapters.state_store import tracking_ref
+from homeostat.adapters.state_store import live_files, snapshot_at, tracking_ref
 from homeostat.adapters.sync_store import add_notice, record_sync
 from homeostat.core.config import Config, Member
 from homeostat.core.kb import CONFIG_FILE, load_config
-from homeostat.core.state import Heartbeat, StateSnapshot, dump_state, parse_state, state_branch
+from homeostat.core.state import Heartbeat, StateSnapshot, dump_state, state_branch
 from homeostat.core.sync import (
     HEARTBEAT_FILE,
     PENDING_PREFIX,
@@ -158,10 +158,14 @@ def fetch(target: Clone) -> None:
 
 
 def read_state(target: Clone) -> StateSnapshot:
+    """The clone's copy of the state branch; its archive is read only for the months a pending lesson's
+    decision is in."""
     ref = tracking_ref(REMOTE, target.state)
     tip = target.git.rev_parse(ref)
     return (
-        StateSnapshot() if tip is None else parse_state(target.git.read_files(tip), tip, branch=target.state)
+        StateSnapshot()
+        if tip is None
+        else snapshot_at(target.git, tip, live_files(target.git, tip), target.state)
     )
 
 
@@ -169,7 +173,8 @@ def clear_decided(target: Clone, result: SyncResult) -> None:
     """Delete the pending lessons a decision on the state branch names, and say what became of them."""
     pending = list_pending(target.root)
     keys = {lesson.content_key(): path for path, lesson in pending}
-    decided = decided_records(read_state(target).records(), keys)
+    state = read_state(target)
+    decided = decided_records(state.decisions_for(keys, target.member.handle).values(), keys)
     for key in decided:
         keys[key].unlink(missing_ok=True)
     result.cleared = len(decided)

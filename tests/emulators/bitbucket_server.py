@@ -22,6 +22,7 @@ import secrets
 import subprocess
 import tempfile
 import threading
+import time
 import urllib.request
 import uuid as uuidlib
 from collections.abc import Callable, Iterator
@@ -478,6 +479,14 @@ class BitbucketEmulator:
         self.proxy_user = PIPELINES
         self.comment_ids = itertools.count(1001)
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        # Bitbucket's rolling-hour limit on /2.0/repositories/* per user (1,000 for a small workspace,
+        # scaled up to 10,000), told in X-RateLimit-* headers; past it, 429 (`limit_retry_after`: with
+        # that Retry-After). `limit_clock` is swappable for a fake.
+        self.request_limit = 1000
+        self.limit_retry_after: int | None = None
+        self.limit_clock: Callable[[], float] = time.monotonic
+        self.counted: dict[str, list[float]] = {}
+        self.refused_requests = 0
         self.api_url = ""
         self.proxy_url = ""
         self._servers: list[ThreadingHTTPServer] = []
@@ -530,6 +539,11 @@ class BitbucketEmulator:
         logged = parts.path + (f"?{parts.query}" if parts.query else "")
         with self.lock:
             self.log.entries.append((method, logged))
+            limited = parts.path.startswith("/2.0/repositories/")
+            if limited and not self._count(headers.get("authorization", "")):
+                retry = {} if self.limit_retry_after is None else {"Retry-After": str(self.limit_retry_after)}
+                error = {"message": "Rate limit for this resource has been exceeded"}
+                return Reply(429, {"type": "error", "error": error}, {**self._limit_headers(0), **retry})
             try:
                 if self.failures:
                     status, retry_after = self.failures.pop(0)
@@ -542,6 +556,8 @@ class BitbucketEmulator:
                         headers=extra,
                     )
                 reply = self._dispatch(method, parts.path, parts.query, headers, raw, proxy)
+                if limited:
+                    reply.headers.update(self._limit_headers(self._left(headers.get("authorization", ""))))
                 for lost in self.lost_answers:
                     if lost[0] == method and lost[1] in parts.path:
                         self.lost_answers.remove(lost)
@@ -552,6 +568,26 @@ class BitbucketEmulator:
                 if exc.detail is not None:
                     error["detail"] = exc.detail
                 return Reply(exc.status, {"type": "error", "error": error}, exc.headers)
+
+    def _count(self, who: str) -> bool:
+        """Count one request against `who`'s rolling hour; False (not counted) when none is left."""
+        now = self.limit_clock()
+        sent = [t for t in self.counted.get(who, []) if t > now - 3600]
+        self.counted[who] = sent
+        if len(sent) >= self.request_limit:
+            self.refused_requests += 1
+            return False
+        sent.append(now)
+        return True
+
+    def _left(self, who: str) -> int:
+        return self.request_limit - len(self.counted.get(who, []))
+
+    def _limit_headers(self, left: int) -> dict[str, str]:
+        headers = {"X-RateLimit-Limit": str(self.request_limit), "X-RateLimit-Resource": "api.repositories"}
+        if left < self.request_limit // 5:
+            headers["X-RateLimit-NearLimit"] = "true"
+        return headers
 
     def _dispatch(
         self, method: str, path: str, query: str, headers: dict[str, str], raw: bytes, proxy: bool

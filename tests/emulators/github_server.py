@@ -32,8 +32,10 @@ from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import pytest
+from graphql import GraphQLError
 from hostkit import PullSpec, RequestLog
 
+from emulators.github_graphql import GraphQLEndpoint, connection
 from emulators.github_rules import (
     ACTIONS_APP_ID,
     ACTIONS_LOGIN,
@@ -396,6 +398,16 @@ class GitHubEmulator:
         self.max_per_page = 100
         self.check_conclusions = {}
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
+        # GitHub's secondary limits on content-creating requests, per token: 80 a minute, 500 an hour.
+        # Past them it answers 403 "secondary rate limit" (`limit_retry_after`: with that Retry-After;
+        # None: without one, so a client must wait at least a minute). `clock` is swappable for a fake.
+        self.write_limits: list[tuple[int, float]] = [(80, 60.0), (500, 3600.0)]
+        self.limit_retry_after: int | None = None
+        self.clock: Callable[[], float] = time.monotonic
+        self.writes: dict[str, list[float]] = {}
+        self.refused_writes = 0
+        self.graphql = GraphQLEndpoint(self._graphql_root)
+        self._graphql_login = ""
         self._refs: dict[str, dict[str, str]] | None = None
         self._ids = iter(range(1_000_001, 10**9))
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
@@ -614,6 +626,10 @@ class GitHubEmulator:
             return Response(
                 401, {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
             )
+        if raw_path.split("?")[0] == "/api/graphql" and method == "POST":
+            return self._graphql(raw_body, token.login)
+        if method != "GET" and self._over_write_limit(headers):
+            return self._secondary_limit()
         try:
             response = self._dispatch(method, raw_path, raw_body, token)
         except ApiError as error:
@@ -629,6 +645,183 @@ class GitHubEmulator:
             {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": reset}
         )
         return response
+
+    # --- GraphQL (POST /api/graphql; queries only, never counted as content-creating) ---
+
+    def _graphql(self, raw_body: bytes, login: str) -> Response:
+        try:
+            body = json.loads(raw_body) if raw_body else {}
+        except ValueError:
+            return Response(400, {"message": "Problems parsing JSON"})
+        self._graphql_login = login
+        return Response(200, self.graphql.answer(body if isinstance(body, dict) else {}))
+
+    def _graphql_root(self, cost: int) -> dict[str, Any]:
+        login = self._graphql_login
+
+        def repository(_info: Any, owner: str, name: str) -> dict[str, Any] | None:
+            record = self.repos.get(f"{owner}/{name}".lower())
+            if record is None or login not in record.permissions:
+                raise GraphQLError(f"Could not resolve to a Repository with the name '{owner}/{name}'.")
+            return self._gql_repo(record)
+
+        return {
+            "repository": repository,
+            "rateLimit": lambda _info, dryRun=False: self.graphql.rate_limit(cost),
+        }
+
+    def _gql_repo(self, repo: RepoRecord) -> dict[str, Any]:
+        def pull_requests(
+            _info: Any,
+            states: list[str] | None = None,
+            orderBy: dict[str, str] | None = None,  # noqa: N803 - GitHub's argument name
+            first: int | None = None,
+            after: str | None = None,
+            last: int | None = None,
+        ) -> dict[str, Any]:
+            def state(p: PullRecord) -> str:
+                return "MERGED" if p.merged_at else ("CLOSED" if p.state == "closed" else "OPEN")
+
+            pulls = [p for p in repo.pulls.values() if not states or state(p) in states]
+            order = orderBy or {"field": "CREATED_AT", "direction": "ASC"}
+            if order["field"] == "UPDATED_AT":
+                pulls.sort(key=lambda p: (p.updated_at, p.number))
+            else:
+                pulls.sort(key=lambda p: (p.created_at, p.number))
+            if order["direction"] == "DESC":
+                pulls.reverse()
+            page = connection(pulls, first, after, last)
+            page["nodes"] = [self._gql_pull(repo, p, state(p)) for p in page["nodes"]]
+            return page
+
+        def git_object(
+            _info: Any, oid: str | None = None, expression: str | None = None
+        ) -> dict[str, Any] | None:
+            sha = repo.git.rev(oid or expression or "")
+            return self._gql_commit(repo, sha) if sha else None
+
+        return {
+            "name": repo.name,
+            "nameWithOwner": repo.full_name,
+            "pullRequests": pull_requests,
+            "object": git_object,
+        }
+
+    def _gql_pull(self, repo: RepoRecord, pull: PullRecord, state: str) -> dict[str, Any]:
+        roots = sorted((c for c in pull.review_comments if c.in_reply_to is None), key=lambda c: c.id)
+        by_id = {c.id: c for c in pull.review_comments}
+
+        def thread(root: ReviewCommentRecord) -> dict[str, Any]:
+            members = sorted(
+                (c for c in pull.review_comments if c is root or c.in_reply_to == root.id),
+                key=lambda c: (c.created_at, c.id),
+            )
+
+            def comments(
+                _info: Any, first: int | None = None, after: str | None = None, last: int | None = None
+            ) -> dict[str, Any]:
+                page = connection(members, first, after, last)
+                page["nodes"] = [self._gql_comment(repo, c, by_id) for c in page["nodes"]]
+                return page
+
+            return {"isResolved": False, "isOutdated": False, "path": root.path, "comments": comments}
+
+        def review_threads(
+            _info: Any, first: int | None = None, after: str | None = None, last: int | None = None
+        ) -> dict[str, Any]:
+            page = connection(roots, first, after, last)
+            page["nodes"] = [thread(root) for root in page["nodes"]]
+            return page
+
+        def commits(
+            _info: Any, first: int | None = None, after: str | None = None, last: int | None = None
+        ) -> dict[str, Any]:
+            page = connection(self._pull_commits(repo, pull), first, after, last)
+            page["nodes"] = [{"commit": self._gql_commit(repo, c["sha"], c)} for c in page["nodes"]]
+            return page
+
+        return {
+            "number": pull.number,
+            "title": pull.title,
+            "body": pull.body or "",
+            "url": f"{self.origin}/{repo.full_name}/pull/{pull.number}",
+            "state": state,
+            "createdAt": _iso(pull.created_at),
+            "updatedAt": _iso(pull.updated_at),
+            "mergedAt": _iso(pull.merged_at),
+            "headRefOid": self.head_sha(repo, pull),
+            "headRefName": pull.head_ref,
+            "baseRefName": pull.base_ref,
+            "author": {"__typename": "User", "login": pull.user},
+            "reviewThreads": review_threads,
+            "commits": commits,
+        }
+
+    def _gql_comment(
+        self, repo: RepoRecord, comment: ReviewCommentRecord, by_id: dict[int, ReviewCommentRecord]
+    ) -> dict[str, Any]:
+        parent = by_id.get(comment.in_reply_to) if comment.in_reply_to is not None else None
+        return {
+            "databaseId": comment.id,
+            "body": comment.body,
+            "path": comment.path,
+            "line": comment.line,
+            "originalLine": comment.line,
+            "createdAt": _iso(comment.created_at),
+            "updatedAt": _iso(comment.updated_at or comment.created_at),
+            "url": f"{self.origin}/{repo.full_name}/pull/{comment.pull}#discussion_r{comment.id}",
+            "author": {"__typename": "User", "login": comment.user},
+            "replyTo": (lambda _info: self._gql_comment(repo, parent, by_id)) if parent else None,
+            "commit": lambda _info: self._gql_commit(repo, comment.commit_id),
+            "originalCommit": lambda _info: self._gql_commit(repo, comment.commit_id),
+        }
+
+    def _gql_commit(
+        self, repo: RepoRecord, sha: str, known: dict[str, Any] | None = None
+    ) -> dict[str, Any] | None:
+        if known is None:
+            if not sha or repo.git.rev(sha) is None:
+                return None
+            [known] = repo.git.log(sha, walk=False)
+
+        def parents(_info: Any, first: int | None = None, after: str | None = None) -> dict[str, Any]:
+            page = connection(known["parents"], first, after)
+            page["nodes"] = [{"__typename": "Commit", "oid": p} for p in page["nodes"]]
+            return page
+
+        def file(_info: Any, path: str) -> dict[str, Any] | None:
+            out = repo.git.run("ls-tree", "-z", known["sha"], "--", path, check=False)
+            entry = next((e for e in out.split("\0") if e and e.split("\t", 1)[1] == path), None)
+            if entry is None:
+                return None
+            mode, _kind, oid = entry.split("\t", 1)[0].split()
+            return {"oid": oid, "mode": int(mode, 8), "path": path, "name": path.rsplit("/", 1)[-1]}
+
+        return {
+            "__typename": "Commit",
+            "oid": known["sha"],
+            "committedDate": _iso(datetime.fromtimestamp(known["committer"][2], UTC)),
+            "parents": parents,
+            "file": file,
+        }
+
+    def _over_write_limit(self, headers: dict[str, str]) -> bool:
+        """Count one content-creating request for this token; True when it is over a limit (and refused,
+        so not counted)."""
+        now = self.clock()
+        sent = self.writes.setdefault(headers.get("authorization", ""), [])
+        if any(sum(1 for t in sent if t > now - seconds) >= count for count, seconds in self.write_limits):
+            self.refused_writes += 1
+            return True
+        sent.append(now)
+        return False
+
+    def _secondary_limit(self) -> Response:
+        headers = {} if self.limit_retry_after is None else {"Retry-After": str(self.limit_retry_after)}
+        message = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+        return Response(
+            403, {"message": message, "documentation_url": "https://docs.github.com/rest"}, headers
+        )
 
     def _injected(self, status: int, retry_after: int | None) -> Response:
         headers: dict[str, str] = {}

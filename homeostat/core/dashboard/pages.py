@@ -217,7 +217,7 @@ class SyncRow:
 def review_queue(inputs: Inputs) -> list[QueueItem]:
     limit = dt.timedelta(days=inputs.config.notifications.review_overdue_days)
     items = []
-    for record in inputs.snapshot.records():
+    for record in inputs.snapshot.open_records():
         if record.state != "in-review":
             continue
         opened = record.review_opened_at or record.at

@@ -100,7 +100,7 @@ def collect(ctx: DailyContext, kb: KB, config: Config, run: RunState) -> Collect
     decided_keys = run.state.decided_hashes()
     pending, run.heartbeats = collect_pending(ctx, config, decided_keys)
     waiting, waiting_cited = waiting_lessons(ctx, kb)
-    reviews = drafted_reviews(ctx, kb, run, waiting_cited | decided_urls(run.state))
+    reviews = drafted_reviews(ctx, kb, run, waiting_cited | decided_urls(run.state, run.since))
     return Collected(pending + [lesson for lesson in reviews if lesson.key not in decided_keys], waiting)
 
 
@@ -209,8 +209,12 @@ def waiting_lessons(ctx: DailyContext, kb: KB) -> tuple[list[Candidate], frozens
     return waiting, frozenset(cited)
 
 
-def decided_urls(snapshot: StateSnapshot) -> frozenset[str]:
-    """Review threads already decided (whatever the outcome) are never drafted again."""
+def decided_urls(snapshot: StateSnapshot, since: dt.datetime) -> frozenset[str]:
+    """Review threads already decided (whatever the outcome) are never drafted again. A thread in
+    the window from `since` was decided after its PR merged, so after `since`: the archive is read
+    only for a window that reaches back past it (a backfill)."""
     return frozenset(
-        r.source.url for r in snapshot.records() if r.kind in ("review-thread", "doc") and r.source.url
+        r.source.url
+        for r in snapshot.records_since(since)
+        if r.kind in ("review-thread", "doc") and r.source.url
     )

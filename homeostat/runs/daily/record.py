@@ -128,7 +128,7 @@ def notify(ctx: DailyContext, config: Config, run: RunState) -> None:
         )
         run.notice("slack-unset", message, ctx.out)
         return
-    latest = {record.hash: record for record in run.state.records()}
+    latest = {record.hash: record for record in run.state.open_records()}
     for records in run.records.values():
         latest.update({record.hash: record for record in records})
     text = review_queue_message(

@@ -101,7 +101,7 @@ def _ref(pull: PullInfo) -> PullRef:
 def reconcile(ctx: DailyContext, base: str, state: StateSnapshot) -> list[str]:
     """Close open Homeostat PRs no record explains; delete stale branches without a PR."""
     publisher = ctx.publisher
-    explained = {r.pr.number for r in state.records() if r.pr is not None and r.state == "in-review"}
+    explained = {r.pr.number for r in state.open_records() if r.pr is not None}
     ours = [
         p
         for p in publisher.open_pulls("homeostat/")

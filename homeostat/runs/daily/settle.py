@@ -8,7 +8,7 @@ import datetime as dt
 import logging
 
 from homeostat.core.config import Config
-from homeostat.core.hosts import PullInfo, PullState
+from homeostat.core.hosts import CodeHost, PullInfo, PullState, RepoRef
 from homeostat.core.state import DecisionRecord, Outcome, StateSnapshot
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Retirement, RunState
@@ -23,13 +23,20 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
     if host is None or repo is None:
         return retirements
     now = ctx.now()
-    for record in snapshot.records():
-        if record.state != "in-review" or record.pr is None:
-            continue
-        try:
-            info = host.get_pull(repo, record.pr.number)
-        except HomeostatError as exc:
-            log.warning("PR %s: unclear answer (%s); left as it was", record.pr.number, exc)
+    waiting = [r for r in snapshot.open_records() if r.state == "in-review" and r.pr is not None]
+    # one request per review PR, however many lessons wait in it; none for a PR the list of open ones
+    # shows (a few pages), so a large team's run asks only about the PRs settled since the last run
+    answers: dict[int, PullInfo | None] = dict.fromkeys(_still_open(host, repo) if waiting else set())
+    for record in waiting:
+        assert record.pr is not None
+        if record.pr.number not in answers:
+            try:
+                answers[record.pr.number] = host.get_pull(repo, record.pr.number)
+            except HomeostatError as exc:
+                log.warning("PR %s: unclear answer (%s); left as it was", record.pr.number, exc)
+                answers[record.pr.number] = None
+        info = answers[record.pr.number]
+        if info is None:  # still open, or the host did not answer clearly: left as it was
             continue
         if info.state is PullState.OPEN:
             continue
@@ -41,6 +48,15 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
             retirements.append(retirement)
         run.records[record.member].append(settled)
     return retirements
+
+
+def _still_open(host: CodeHost, repo: RepoRef) -> set[int]:
+    """Homeostat's open PRs on the KB repo; none when the host cannot list them (each is then asked)."""
+    try:
+        return {pull.number for pull in host.list_open_pulls(repo, "homeostat/")}
+    except HomeostatError as exc:
+        log.warning("could not list the open PRs (%s); asking about each review PR", exc)
+        return set()
 
 
 def _merged(

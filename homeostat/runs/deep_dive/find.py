@@ -141,7 +141,7 @@ def check_contradictions(
 ) -> None:
     """One call per new rule that overlaps others; each contradiction is declared once."""
     declared: set[tuple[str, str]] = set()
-    for rule in new_rules(rules, loaded.since, loaded.snapshot.records()):
+    for rule in new_rules(rules, loaded.since, loaded.snapshot.records_since(loaded.since)):
         others = overlapping(rule, index, gone)
         if not others:
             continue

@@ -1,0 +1,237 @@
+"""Reading a day's merged PRs and their review threads from GitHub's GraphQL API, many repos a query.
+
+Over REST, a window of 500 merged PRs costs about 1,000 requests: a list per repo, the review comments
+of each PR, and a compare per review round to tell whether code changed after a thread. GraphQL asks
+for the merged PRs of ten repos at once, each with its review threads, comments and commits (query 1),
+then for the commented file's blob at the thread's commit and at the PR's head, for every such thread
+of those repos (query 2): a few dozen requests for the same window, within GitHub's GraphQL points.
+
+What is read must be what REST reads, so a PR is answered here only when GraphQL gives the whole of it:
+every thread and comment on one page, the PR's commits on one page and without merge commits between
+the thread's commit and the head. Anything else (a long PR, a rebased one, a thread on a commit that is
+gone) is left to the REST path, unchanged. "Code changed after the thread" is the commented file's
+content (blob and mode) differing between the two commits, which is what REST's compare file list (or
+its tree fallback) says for that path; "when" is the earliest commit date after the thread's commit up
+to the head, as the compare's commit list gives it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from homeostat.core.hosts import MergedPull, RepoRef
+
+_log = logging.getLogger(__name__)
+
+# GitHub prices a query at one point per 100 connection requests it may need, counting every nested
+# connection at its `first`/`last` (5,000 points an hour): these keep a listing query near 50 points
+# for ten repos; a PR larger than them is read over REST.
+REPOS_PER_QUERY = 10
+PULLS_PER_PAGE = 10
+THREADS_PER_PULL = 20
+COMMENTS_PER_THREAD = 20
+COMMITS_PER_PULL = 30
+LOOKUPS_PER_QUERY = 100
+
+Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables) -> the response's `data`
+
+PULL_FIELDS = f"""
+fragment pull on PullRequest {{
+  number title body url updatedAt mergedAt headRefOid baseRefName
+  author {{ login }}
+  commits(last: {COMMITS_PER_PULL}) {{
+    totalCount
+    nodes {{ commit {{ oid committedDate parents(first: 2) {{ totalCount nodes {{ oid }} }} }} }}
+  }}
+  reviewThreads(first: {THREADS_PER_PULL}) {{
+    pageInfo {{ hasNextPage }}
+    nodes {{
+      comments(first: {COMMENTS_PER_THREAD}) {{
+        pageInfo {{ hasNextPage }}
+        nodes {{
+          databaseId body path line originalLine createdAt updatedAt url
+          author {{ login }}
+          replyTo {{ databaseId }}
+          commit {{ oid }}
+          originalCommit {{ oid }}
+        }}
+      }}
+    }}
+  }}
+}}
+"""
+
+
+def listing_query(count: int) -> str:
+    """Merged PRs of `count` repos, newest update first, one page each ($o0/$n0/$c0 ... variables)."""
+    heads = ", ".join(f"$o{i}: String!, $n{i}: String!, $c{i}: String" for i in range(count))
+    parts = "\n".join(
+        f"  r{i}: repository(owner: $o{i}, name: $n{i}) {{\n"
+        f"    pullRequests(states: [MERGED], orderBy: {{field: UPDATED_AT, direction: DESC}}, "
+        f"first: {PULLS_PER_PAGE}, after: $c{i}) {{\n"
+        "      pageInfo { hasNextPage endCursor }\n      nodes { ...pull }\n    }\n  }"
+        for i in range(count)
+    )
+    return f"query({heads}) {{\n  rateLimit {{ cost remaining }}\n{parts}\n}}\n{PULL_FIELDS}"
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """The commented file at one commit: its blob and mode, or None where it does not exist."""
+
+    repo: RepoRef
+    commit: str
+    path: str
+
+
+def lookup_query(lookups: Sequence[Lookup]) -> tuple[str, dict[str, Any]]:
+    """One query for many (repo, commit, path) files; answers are read back by alias."""
+    variables: dict[str, Any] = {}
+    declared: list[str] = []
+    parts: list[str] = []
+    for index, item in enumerate(lookups):
+        variables.update({f"o{index}": item.repo.owner, f"n{index}": item.repo.name})
+        variables.update({f"x{index}": item.commit, f"p{index}": item.path})
+        declared.append(
+            f"$o{index}: String!, $n{index}: String!, $x{index}: GitObjectID!, $p{index}: String!"
+        )
+        parts.append(
+            f"  f{index}: repository(owner: $o{index}, name: $n{index}) {{ object(oid: $x{index}) "
+            f"{{ ... on Commit {{ file(path: $p{index}) {{ oid mode }} }} }} }}"
+        )
+    return f"query({', '.join(declared)}) {{\n" + "\n".join(parts) + "\n}", variables
+
+
+@dataclass
+class PullRead:
+    """One merged PR as GraphQL gave it; `complete` when every thread, comment and commit is here."""
+
+    pull: MergedPull
+    comments: list[Mapping[str, Any]]
+    commits: dict[str, tuple[datetime, tuple[str, ...]]]  # oid -> (committed, parents)
+    complete: bool
+
+
+@dataclass
+class Listing:
+    """What the listing queries found: each repo's merged PRs in the window, in REST's order."""
+
+    pulls: dict[str, list[PullRead]] = field(default_factory=dict)  # repo full name (lower) -> PRs
+    queries: int = 0
+
+
+def read_listing(
+    query: Query,
+    repos: Sequence[RepoRef],
+    since: datetime,
+    until: datetime | None,
+    parse_time: Callable[[object], datetime],
+) -> Listing:
+    """Page every repo's merged PRs, newest update first, until one was last updated before `since`."""
+    listing = Listing()
+    cursors: dict[str, str | None] = {repo.full_name.lower(): None for repo in repos}
+    by_key = {repo.full_name.lower(): repo for repo in repos}
+    pending = list(by_key)
+    while pending:
+        batch, pending = pending[:REPOS_PER_QUERY], pending[REPOS_PER_QUERY:]
+        variables: dict[str, Any] = {}
+        for index, key in enumerate(batch):
+            repo = by_key[key]
+            variables.update({f"o{index}": repo.owner, f"n{index}": repo.name, f"c{index}": cursors[key]})
+        data = query(listing_query(len(batch)), variables)
+        listing.queries += 1
+        for index, key in enumerate(batch):
+            page = (data.get(f"r{index}") or {}).get("pullRequests") or {}
+            more = _take_page(listing.pulls.setdefault(key, []), by_key[key], page, since, until, parse_time)
+            if more:
+                cursors[key] = page["pageInfo"]["endCursor"]
+                pending.append(key)
+    return listing
+
+
+def _take_page(
+    found: list[PullRead],
+    repo: RepoRef,
+    page: Mapping[str, Any],
+    since: datetime,
+    until: datetime | None,
+    parse_time: Callable[[object], datetime],
+) -> bool:
+    """Add the page's PRs merged in [since, until); True when a later page may hold more."""
+    for node in page.get("nodes") or []:
+        if parse_time(node["updatedAt"]) < since:
+            return False
+        merged = parse_time(node["mergedAt"]) if node.get("mergedAt") else None
+        if merged is None or merged < since or (until is not None and merged >= until):
+            continue
+        found.append(_pull_read(repo, node, merged, parse_time))
+    return bool((page.get("pageInfo") or {}).get("hasNextPage"))
+
+
+def _pull_read(
+    repo: RepoRef, node: Mapping[str, Any], merged: datetime, parse_time: Callable[[object], datetime]
+) -> PullRead:
+    threads = node.get("reviewThreads") or {}
+    complete = not (threads.get("pageInfo") or {}).get("hasNextPage")
+    comments: list[Mapping[str, Any]] = []
+    for thread in threads.get("nodes") or []:
+        page = thread.get("comments") or {}
+        complete = complete and not (page.get("pageInfo") or {}).get("hasNextPage")
+        comments.extend(page.get("nodes") or [])
+    commits_page = node.get("commits") or {}
+    commits = {
+        item["commit"]["oid"]: (
+            parse_time(item["commit"]["committedDate"]),
+            tuple(p["oid"] for p in (item["commit"].get("parents") or {}).get("nodes") or []),
+        )
+        for item in commits_page.get("nodes") or []
+    }
+    complete = complete and int(commits_page.get("totalCount") or 0) <= COMMITS_PER_PULL
+    author = node.get("author") or {}
+    pull = MergedPull(
+        repo=repo,
+        number=int(node["number"]),
+        title=str(node.get("title") or ""),
+        body=str(node.get("body") or ""),
+        author=str(author.get("login") or ""),
+        merged_at=merged,
+        url=str(node.get("url") or ""),
+        head_sha=str(node.get("headRefOid") or ""),
+        base_branch=str(node.get("baseRefName") or ""),
+    )
+    return PullRead(pull, comments, commits, complete)
+
+
+def after_commit(read: PullRead, start: str) -> list[str] | None:
+    """The PR's commits after `start` up to its head (`start..head`), or None when GraphQL cannot tell
+    exactly as a compare would: `start` is not among them, or a merge commit is on the way."""
+    head = read.pull.head_sha
+    seen: list[str] = []
+    current = head
+    while current != start:
+        entry = read.commits.get(current)
+        if entry is None or len(entry[1]) != 1:
+            return None
+        seen.append(current)
+        current = entry[1][0]
+    return seen
+
+
+def read_files(query: Query, lookups: Sequence[Lookup]) -> tuple[dict[Lookup, tuple[str, int] | None], int]:
+    """Each lookup's (blob, mode), or None where the file (or the commit) is missing; and the queries."""
+    answers: dict[Lookup, tuple[str, int] | None] = {}
+    queries = 0
+    unique = list(dict.fromkeys(lookups))
+    for start in range(0, len(unique), LOOKUPS_PER_QUERY):
+        batch = unique[start : start + LOOKUPS_PER_QUERY]
+        text, variables = lookup_query(batch)
+        data = query(text, variables)
+        queries += 1
+        for index, item in enumerate(batch):
+            found = ((data.get(f"f{index}") or {}).get("object") or {}).get("file")
+            answers[item] = (str(found["oid"]), int(found["mode"])) if found else None
+    return answers, queries
