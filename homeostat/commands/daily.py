@@ -36,6 +36,7 @@ from homeostat.core.secrets import redacted
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
+from homeostat.runs.model_pool import ModelPool
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -196,13 +197,24 @@ def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-d
     from homeostat.runs.curate import run_curate
 
     def step(
-        *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+        *,
+        kb: KB,
+        since: dt.datetime,
+        until: dt.datetime,
+        extra_cited: frozenset[str],
+        asker: Asker,
+        pool: ModelPool,
     ) -> CurateOutcome:
         result = run_curate(
-            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until
+            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until, pool=pool
         )
         lessons: list[Lesson] = [*result.lessons, *result.doc_lessons]
-        return CurateOutcome(lessons=tuple(lessons), capped=result.capped)
+        return CurateOutcome(
+            lessons=tuple(lessons),
+            capped=result.capped,
+            retry=tuple(result.retry),
+            drafted=frozenset(result.drafted_urls),
+        )
 
     return step
 

@@ -120,9 +120,16 @@ class RunClaim:
         if self.ctx.now() - self._renewed >= RENEW_AFTER:
             self.hold()
 
-    def hold(self) -> None:
-        """Renew now, before a step that pushes: `ClaimLost` when another run took the claim over."""
+    def hold(self, files: dict[str, bytes] | None = None) -> None:
+        """Renew now, before a step that pushes (with `files`: checkpoints written as the run goes):
+        `ClaimLost` when another run took the claim over, so a run that lost it writes nothing."""
         self.claim = self._renewal()
+        self._write(files)
+
+    def note_window(self, since: dt.datetime) -> None:
+        """Keep the run's review window start with the claim, so a run killed before it records
+        anything (a lost runner) has its window read again by the next."""
+        self.claim = self._renewal().model_copy(update={"since": since})
         self._write()
 
     def released(self) -> dict[str, bytes]:
@@ -135,11 +142,12 @@ class RunClaim:
         self.claim = self.claim.model_copy(update={"released_at": self.ctx.now(), "journal": ()})
         self._write()
 
-    def abandon(self) -> None:
-        """A run that fails mid-way releases its claim but keeps its journal, for the next run to finish."""
+    def abandon(self, files: dict[str, bytes] | None = None) -> None:
+        """A run that fails mid-way releases its claim but keeps its journal, for the next run to
+        finish, in one write with `files` (its failed run report and checkpoints)."""
         try:
             self.claim = self.claim.model_copy(update={"released_at": self.ctx.now()})
-            self._write()
+            self._write(files)
         except Exception as exc:  # noqa: BLE001 - the run is already failing; say so, keep its own error
             print(
                 f"notice: could not release this run's claim ({exc}); it expires on its own",

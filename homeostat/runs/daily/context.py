@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -16,6 +17,8 @@ from pydantic import BaseModel
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import KbTrees
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
+from homeostat.core.checkpoints import RetryThread
+from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.judge import Verdict
@@ -36,10 +39,12 @@ from homeostat.core.state import (
 )
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
+from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
     from homeostat.core.state import JournalEntry
+    from homeostat.runs.daily.checkpoint import Checkpoint
     from homeostat.runs.daily.claim import RunClaim
 
 T = TypeVar("T", bound=BaseModel)
@@ -71,11 +76,20 @@ class CurateOutcome:
     lessons: tuple[Lesson, ...] = ()
     capped: bool = False
     cited: frozenset[str] = frozenset()
+    retry: tuple[RetryThread, ...] = ()  # threads whose draft failed past its retries
+    drafted: frozenset[str] = frozenset()  # threads the drafter answered
 
 
 class CurateStep(Protocol):
     def __call__(
-        self, *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+        self,
+        *,
+        kb: KB,
+        since: dt.datetime,
+        until: dt.datetime,
+        extra_cited: frozenset[str],
+        asker: Asker,
+        pool: ModelPool,
     ) -> CurateOutcome: ...
 
 
@@ -105,6 +119,7 @@ class CallTally:
     unusable: int = 0
     errors: int = 0
     error_messages: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def all_failed(self) -> bool:
@@ -112,6 +127,8 @@ class CallTally:
 
 
 class CountingAsker:
+    """Counts answers, unusable answers and errors (from every worker of the run)."""
+
     def __init__(self, inner: Asker, tally: CallTally) -> None:
         self.inner = inner
         self.tally = tally
@@ -122,14 +139,16 @@ class CountingAsker:
         except SpendingCapError:
             raise
         except HomeostatError as exc:
-            self.tally.errors += 1
-            if len(self.tally.error_messages) < 3:
-                self.tally.error_messages.append(str(exc))
+            with self.tally.lock:
+                self.tally.errors += 1
+                if len(self.tally.error_messages) < 3:
+                    self.tally.error_messages.append(str(exc))
             raise
-        if answer is None:
-            self.tally.unusable += 1
-        else:
-            self.tally.answered += 1
+        with self.tally.lock:
+            if answer is None:
+                self.tally.unusable += 1
+            else:
+                self.tally.answered += 1
         return answer
 
 
@@ -256,6 +275,8 @@ class DailyContext:
         self._file_errors: dict[dt.date, FileErrors] = {}
         self.started: dt.datetime | None = None  # set when the run starts
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
+        self.pools: Pools | None = None  # set once the run has read its settings
+        self.checkpoint: Checkpoint | None = None  # the answers it paid for, once the state is read
 
     @property
     def git(self) -> Git:
@@ -305,9 +326,20 @@ class DailyContext:
         return self._file_errors.setdefault(today, FileErrors(today))
 
     def ask(self, agent: str) -> Asker:
+        """The agent's asker; its batches (`ask_each`) go through the run's pool for its runtime."""
         if self.options.offline:
             return NoModel()
-        return CountingAsker(self.deps.asker_for(agent), self.tally)
+        counting = CountingAsker(self.deps.asker_for(agent), self.tally)
+        return counting if self.pools is None else PooledAsker(counting, self.pools.for_agent(agent))
+
+    def pool(self, agent: str) -> ModelPool:
+        """The run's pool for `agent`'s runtime (one worker before the settings are read)."""
+        return self.pools.for_agent(agent) if self.pools is not None else ModelPool(1)
+
+    def use_pools(self, config: Config, tick: Callable[[], None] | None) -> None:
+        """From here on, model calls go through pools sized by `agents.concurrency`, ticking `tick`
+        while the run waits for answers."""
+        self.pools = Pools(config.agents, tick=tick)
 
     def fetch(self, base: str) -> None:
         """The base branch, every member's candidates branch and Homeostat's PR branches."""
