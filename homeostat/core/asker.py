@@ -432,7 +432,11 @@ class ModelAsker:
         system = self._redacted(system)
         user = self._redacted(user)
         memory = self.stats.memory
-        key = memory.key(f"{self.choice.agent}|{self.choice.model}", schema.__name__, system, user) if memory else ""
+        key = (
+            memory.key(f"{self.choice.agent}|{self.choice.model}", schema.__name__, system, user)
+            if memory
+            else ""
+        )
         if memory is not None:
             recalled = memory.recall(key, schema)
             if recalled is not None:
@@ -441,7 +445,9 @@ class ModelAsker:
         value = self._answer(system, user, schema)
         if memory is not None and value is not None:
             work = current_work()
-            memory.remember(key, value, agent=self.choice.agent, work=work.key if work else "", at=self._now())
+            memory.remember(
+                key, value, agent=self.choice.agent, work=work.key if work else "", at=self._now()
+            )
         return value
 
     def _answer(self, system: str, user: str, schema: type[T]) -> T | None:
@@ -471,7 +477,9 @@ class ModelAsker:
 
     def _call(self, system: str, user: str, schema: type[T]) -> ModelReply[T]:
         ledger = self.stats.ledger
-        ticket: Ticket = ledger.begin_call(self.cap, self._estimate(system, user), current_work())
+        ticket: Ticket = ledger.begin_call(
+            self.cap, self._estimate(system, user), current_work(), self.choice.agent
+        )
         request = ModelRequest(system, user, schema, self.choice.model, self._effort(), self.timeout_seconds)
         started = self._clock()
         try:
@@ -481,7 +489,7 @@ class ModelAsker:
             self._record(Usage(), 0.0, True, started, "error")
             raise
         cost, estimated = price_call(self.choice.model, reply.usage)
-        ledger.end_call(ticket, cost, self.choice.agent)
+        ledger.end_call(ticket, cost, priced=True)
         self.stats.add(self.choice.agent, reply.usage, cost, estimated)
         self._record(reply.usage, cost, estimated, started, reply.outcome)
         return reply

@@ -14,6 +14,10 @@ that holds a reservation are never refused; the reservation is released once the
 
 Once the cap refuses anything, it refuses everything after (except calls for reserved work): a run
 stops where the cap was reached, whichever worker reached it first.
+
+An estimate is only a guess until an agent's first call has ended: so an agent's calls start one at
+a time until one has been priced, and from then on each is estimated at no less than the agent's
+mean. A cap smaller than one call still lets exactly one call through.
 """
 
 from __future__ import annotations
@@ -73,6 +77,7 @@ class Ticket:
 
     estimate: float  # set aside for this call alone (0 when it is charged to a reservation)
     reservation: Reservation | None = None
+    agent: str = ""
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,7 @@ class Ledger:
         self.work_reserved = 0.0  # what reservations have left
         self.in_flight = 0
         self.max_in_flight = 0
+        self._agent_flight: dict[str, int] = {}
         self.stopped: SpendingCapError | None = None
         self._work: dict[str, Reservation] = {}
         self._costs: dict[str, tuple[int, float]] = {}  # agent -> (calls, USD)
@@ -125,12 +131,17 @@ class Ledger:
 
     # --- calls -------------------------------------------------------------------------------------
 
-    def begin_call(self, cap: SpendingCap, estimate: float, work: Work | None = None) -> Ticket:
+    def begin_call(
+        self, cap: SpendingCap, estimate: float, work: Work | None = None, agent: str = ""
+    ) -> Ticket:
         """Admit one call costing about `estimate`, or raise `SpendingCapError`.
 
         A call for reserved work is always admitted; the first call of new work reserves the whole
-        work; any other call sets its own estimate aside."""
+        work; any other call sets its own estimate aside. Until one of `agent`'s calls has been
+        priced, its calls start one at a time."""
         with self._cond:
+            while agent and agent not in self._costs and self._agent_flight.get(agent, 0) > 0:
+                self._cond.wait(timeout=1.0)
             reservation = self._work.get(work.key) if work is not None else None
             if reservation is None:
                 amount = estimate * (1 + work.follow_ups) if work is not None and work.follow_ups else 0.0
@@ -139,15 +150,21 @@ class Ledger:
                     reservation = Reservation(work.key if work else "", amount, amount)
                     self._work[reservation.key] = reservation
                     self.work_reserved += amount
-            ticket = Ticket(0.0, reservation) if reservation is not None else Ticket(estimate)
+            ticket = (
+                Ticket(0.0, reservation, agent) if reservation is not None else Ticket(estimate, None, agent)
+            )
             self.call_reserved += ticket.estimate
+            self._agent_flight[agent] = self._agent_flight.get(agent, 0) + 1
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return ticket
 
-    def end_call(self, ticket: Ticket, cost: float, agent: str = "") -> None:
-        """The call ended (answered, or failed at `cost` 0): its estimate gives way to what it cost."""
+    def end_call(self, ticket: Ticket, cost: float, *, priced: bool = False) -> None:
+        """The call ended (`priced`: answered, at `cost`; else failed): its estimate gives way to what
+        it cost."""
+        agent = ticket.agent
         with self._cond:
+            self._agent_flight[agent] -= 1
             self.spent += cost
             self.call_reserved -= ticket.estimate
             reservation = ticket.reservation
@@ -155,7 +172,7 @@ class Ledger:
                 used = min(cost, reservation.left)
                 reservation.left -= used
                 self.work_reserved -= used
-            if agent and cost:
+            if agent and priced:
                 calls, total = self._costs.get(agent, (0, 0.0))
                 self._costs[agent] = (calls + 1, total + cost)
             self.in_flight -= 1

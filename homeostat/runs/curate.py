@@ -443,7 +443,9 @@ class _Curation:
             self.result.lessons.append(lesson)
             self.result.threads_drafted += 1
         else:
-            self._record_skip(Skip("thread", thread.url, _no_lesson_reason(answer, thread.path), member.handle))
+            self._record_skip(
+                Skip("thread", thread.url, _no_lesson_reason(answer, thread.path), member.handle)
+            )
         if doc is not None:
             self._doc_patch(item, doc, lesson)
 

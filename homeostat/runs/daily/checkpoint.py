@@ -57,7 +57,9 @@ class Checkpoint:
     def due(self) -> bool:
         return self.memory.fresh > 0 and time.monotonic() - self._written >= FLUSH_SECONDS
 
-    def files(self, *, decided: frozenset[str] = frozenset(), now: dt.datetime | None = None) -> dict[str, bytes]:
+    def files(
+        self, *, decided: frozenset[str] = frozenset(), now: dt.datetime | None = None
+    ) -> dict[str, bytes]:
         """This run's slot (and every other slot it read, emptied: their answers are in this one).
 
         With `now` (a finished run), answers for decided work and old ones are dropped, and the retry
@@ -70,7 +72,9 @@ class Checkpoint:
         else:
             retry = _merged_retry(retry)
         mine = checkpoint_path("daily", SLOT)
-        written = {path: checkpoint_bytes(CheckpointFile(kind="daily", slot=_slot(path))) for path in self.slots}
+        written = {
+            path: checkpoint_bytes(CheckpointFile(kind="daily", slot=_slot(path))) for path in self.slots
+        }
         written[mine] = checkpoint_bytes(
             CheckpointFile(kind="daily", slot=SLOT, run_id=self.run_id, answers=answers, retry=tuple(retry))
         )

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
 from homeostat.core.asker import Asker, RunStats
+from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
@@ -18,6 +19,7 @@ from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
 from homeostat.core.model import Rule
 from homeostat.core.state import Notice, NoticeKind, RunReport
 from homeostat.runs.daily.context import CallTally, CountingAsker
+from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools, in_worker
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -109,6 +111,7 @@ class DeepDiveContext:
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
         self.started: dt.datetime | None = None  # set when the run starts
+        self.pools: Pools | None = None  # set once the run has read its settings
 
     def now(self) -> dt.datetime:
         return self.deps.now()
@@ -119,7 +122,23 @@ class DeepDiveContext:
         return (self.started or self.now()).date()
 
     def ask(self, agent: str) -> Asker:
-        return _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)
+        asker = _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)
+        return asker if self.pools is None else PooledAsker(asker, self.pools.for_agent(agent))
+
+    def pool(self, agent: str) -> ModelPool:
+        """The run's pool for `agent`'s runtime (one worker before the settings are read, and for
+        --show-prompts, whose prompts print one after the other)."""
+        return self.pools.for_agent(agent) if self.pools is not None else ModelPool(1)
+
+    def use_pools(self, config: Config) -> None:
+        """Model calls go through pools sized by `agents.concurrency`; the claim is renewed while the
+        run waits for their answers."""
+        if not self.options.show_prompts:
+            self.pools = Pools(config.agents, tick=self._renew)
+
+    def _renew(self) -> None:
+        if self.claim is not None:
+            self.claim.renew_if_due()
 
     def notice(self, found: Found, kind: NoticeKind, message: str) -> None:
         if not any(n.kind == kind and n.message == message for n in found.notices):
@@ -147,6 +166,6 @@ class _KeepingClaim:
         self.ctx = ctx
 
     def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        if self.ctx.claim is not None:
+        if self.ctx.claim is not None and not in_worker():  # workers leave git to the run's thread
             self.ctx.claim.renew_if_due()
         return self.inner.ask(system, user, schema)
