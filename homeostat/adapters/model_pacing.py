@@ -57,6 +57,7 @@ class RateGate:
         self._sleep = sleep
         self._left: dict[str, int] = {}  # requests, tokens, input-tokens -> what is left
         self._reset: dict[str, float] = {}  # the same -> when it resets (epoch seconds)
+        self._in_flight = 0  # requests sent and not answered: the server's counts may not hold them yet
         self.waited = 0.0  # seconds calls spent waiting for a reset, for the run's numbers
 
     def before(self, input_tokens: int) -> None:
@@ -66,6 +67,7 @@ class RateGate:
                 wait = self._wait_for(input_tokens)
                 if wait <= 0:
                     self._take(input_tokens)
+                    self._in_flight += 1
                     return
             step = min(wait, _WAIT_STEP)
             self._sleep(step)
@@ -90,15 +92,23 @@ class RateGate:
                 self._left[limit] = max(0, self._left[limit] - need)
 
     def after(self, headers: Mapping[str, str]) -> None:
-        """Read the limits an answer (a 429 too) reports."""
+        """Read the limits an answer (a 429 too) reports. The other requests still in flight may have
+        reached the server after it counted this one, so they are taken off what it says is left."""
         lowered = {key.lower(): value for key, value in headers.items()}
         with self._lock:
+            self._in_flight = max(0, self._in_flight - 1)
             for limit in ("requests", "tokens", "input-tokens", "output-tokens"):
                 left = _count(lowered.get(f"{_PREFIX}{limit}-remaining"))
                 reset = _reset_at(lowered.get(f"{_PREFIX}{limit}-reset", ""))
                 if left is not None and reset is not None:
-                    self._left[limit] = left
+                    pending = self._in_flight if limit == "requests" else 0
+                    self._left[limit] = max(0, left - pending)
                     self._reset[limit] = reset
+
+    def failed(self) -> None:
+        """A request that got no answer at all (a timeout, a lost connection)."""
+        with self._lock:
+            self._in_flight = max(0, self._in_flight - 1)
 
 
 class Pacing(Middleware):
@@ -109,7 +119,11 @@ class Pacing(Middleware):
 
     def handle(self, request: APIRequest, call_next: CallNext) -> APIResponse[Any]:
         self.gate.before(_input_tokens(request))
-        response = call_next(request)
+        try:
+            response = call_next(request)
+        except BaseException:
+            self.gate.failed()
+            raise
         self.gate.after(dict(response.http_response.headers))
         return response
 

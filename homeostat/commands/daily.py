@@ -13,9 +13,12 @@ import argparse
 import datetime as dt
 import io
 import os
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -80,7 +83,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = None) -> int:
+    """`now` is the run's clock (a test's, to run a claim's hour in seconds); the wall clock else."""
+    with stopped_by_signals():
+        return _run(args, now)
+
+
+@contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGTERM (a cancelled or timed-out CI job; GitHub Actions sends SIGINT, then SIGTERM) stops the
+    run the way SIGINT does, so it records its window and checkpoints before it exits; `claude -p`
+    calls still running, in process groups of their own, are ended with it."""
+    from homeostat.adapters.claude_code import stop_running
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, interrupt) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        stop_running()
+        raise
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int:
     from homeostat.commands.curate import parse_when
 
     root = Path(kb_dir(args.kb))
@@ -122,6 +153,8 @@ def run(args: argparse.Namespace) -> int:
             notifier_missing=missing,
             kb=kb,
         )
+        if now is not None:
+            deps.now = now
         return _publish(run_daily(deps, options), options, stats, out)
 
 

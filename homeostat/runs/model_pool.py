@@ -40,6 +40,7 @@ I_contra = TypeVar("I_contra", contravariant=True)
 
 Decision = Literal["start", "skip", "wait"]
 TICK_SECONDS = 5.0
+_POLL = 0.1  # how often the waiting thread looks up from its wait (a worker's wake, a signal)
 
 _local = threading.local()
 
@@ -69,11 +70,17 @@ class ModelPool:
     """`workers` threads running submitted work in submission order; results read back in order."""
 
     def __init__(
-        self, workers: int, *, tick: Callable[[], None] | None = None, tick_seconds: float = TICK_SECONDS
+        self,
+        workers: int,
+        *,
+        tick: Callable[[], None] | None = None,
+        tick_seconds: float = TICK_SECONDS,
+        wake: threading.Event | None = None,
     ) -> None:
         self.size = max(1, workers)
         self.tick = tick
         self.tick_seconds = tick_seconds
+        self.woken = wake or threading.Event()  # a worker asks the waiting thread to tick now
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
@@ -125,18 +132,24 @@ class ModelPool:
     # --- waiting -------------------------------------------------------------------------------------
 
     def tick_if_due(self) -> None:
-        """Call the run's tick when it is due; only from the thread that waits for answers."""
+        """Call the run's tick when it is due, or a worker asked for it (`wake`); only from the
+        thread that waits for answers."""
         if self.tick is None or in_worker():
             return
         now = time.monotonic()
-        if now - self._last_tick >= self.tick_seconds:
+        if now - self._last_tick >= self.tick_seconds or self.woken.is_set():
+            self.woken.clear()
             self._last_tick = now
             self.tick()
+
+    def wake(self) -> None:
+        """From a worker: ask the waiting thread to tick now (a claim due for renewal)."""
+        self.woken.set()
 
     def wait_any(self, futures: Collection[Future[R]]) -> set[Future[R]]:
         """Block until one of `futures` is done (ticking meanwhile); the done ones."""
         while True:
-            done, _ = wait(futures, timeout=min(1.0, self.tick_seconds), return_when=FIRST_COMPLETED)
+            done, _ = wait(futures, timeout=_POLL, return_when=FIRST_COMPLETED)
             self.tick_if_due()
             if done:
                 return set(done)
@@ -215,12 +228,17 @@ class Pools:
     agents: AgentsConfig
     tick: Callable[[], None] | None = None
     _pools: dict[Runtime, ModelPool] = field(default_factory=dict)
+    woken: threading.Event = field(default_factory=threading.Event)  # shared: any pool's wait ticks
 
     def for_agent(self, agent: str) -> ModelPool:
         runtime = resolve_agent(agent_name(agent), self.agents).runtime
         if runtime not in self._pools:
-            self._pools[runtime] = ModelPool(self.agents.concurrency.of(runtime), tick=self.tick)
+            workers = self.agents.concurrency.of(runtime)
+            self._pools[runtime] = ModelPool(workers, tick=self.tick, wake=self.woken)
         return self._pools[runtime]
+
+    def wake(self) -> None:
+        self.woken.set()
 
     @property
     def max_running(self) -> int:

@@ -329,8 +329,16 @@ class DailyContext:
         """The agent's asker; its batches (`ask_each`) go through the run's pool for its runtime."""
         if self.options.offline:
             return NoModel()
-        counting = CountingAsker(self.deps.asker_for(agent), self.tally)
-        return counting if self.pools is None else PooledAsker(counting, self.pools.for_agent(agent))
+        from homeostat.runs.daily.claim import ClaimedAsker
+
+        asker = ClaimedAsker(
+            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
+        )
+        return asker if self.pools is None else PooledAsker(asker, self.pools.for_agent(agent))
+
+    def _wake(self) -> None:
+        if self.pools is not None:
+            self.pools.wake()
 
     def pool(self, agent: str) -> ModelPool:
         """The run's pool for `agent`'s runtime (one worker before the settings are read)."""

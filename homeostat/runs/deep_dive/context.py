@@ -18,8 +18,9 @@ from homeostat.core.deep_dive.upkeep import CoverageNote
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
 from homeostat.core.model import Rule
 from homeostat.core.state import Notice, NoticeKind, RunReport
+from homeostat.runs.daily.claim import ClaimedAsker
 from homeostat.runs.daily.context import CallTally, CountingAsker
-from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools, in_worker
+from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -122,8 +123,14 @@ class DeepDiveContext:
         return (self.started or self.now()).date()
 
     def ask(self, agent: str) -> Asker:
-        asker = _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)
+        asker = ClaimedAsker(
+            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
+        )
         return asker if self.pools is None else PooledAsker(asker, self.pools.for_agent(agent))
+
+    def _wake(self) -> None:
+        if self.pools is not None:
+            self.pools.wake()
 
     def pool(self, agent: str) -> ModelPool:
         """The run's pool for `agent`'s runtime (one worker before the settings are read, and for
@@ -155,17 +162,3 @@ class DeepDiveContext:
                 f"+refs/heads/{BRANCH_PREFIX}*:refs/remotes/{remote}/{BRANCH_PREFIX}*",
             ],
         )
-
-
-class _KeepingClaim:
-    """Renews the run's claim before a call when it is due, so a long deep dive never outlives it; a
-    claim another run took over raises `ClaimLost`, which stops the run before it publishes."""
-
-    def __init__(self, inner: Asker, ctx: DeepDiveContext) -> None:
-        self.inner = inner
-        self.ctx = ctx
-
-    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        if self.ctx.claim is not None and not in_worker():  # workers leave git to the run's thread
-            self.ctx.claim.renew_if_due()
-        return self.inner.ask(system, user, schema)
