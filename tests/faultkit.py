@@ -24,9 +24,12 @@ DRAFTER = "into at most one short rule"
 REVIEWERS = ("ana", "bo")  # lead and senior of payments: their lessons are confident, so judged
 
 
-def lessons_world(world: DailyWorld, count: int = 12, *, authors: tuple[str, ...] = ("bo", "ana")) -> DailyWorld:
-    """`count` merged PRs on billing, each with one review thread a commit followed."""
-    for n in range(count):
+def lessons_world(
+    world: DailyWorld, count: int = 12, *, first: int = 0, authors: tuple[str, ...] = ("bo", "ana")
+) -> DailyWorld:
+    """`count` merged PRs on billing (numbered from `first`), each with one review thread a commit
+    followed."""
+    for n in range(first, first + count):
         author = authors[n % len(authors)]
         reviewer = next(r for r in REVIEWERS if r != author)
         world.merged_pull(
@@ -53,7 +56,10 @@ def edit_config(world: DailyWorld, edit: Any) -> None:
     """Change homeostat.yaml on main (`edit(text) -> text`), as a person's commit would."""
     path = world.work / "homeostat.yaml"
     git(world.work, "pull", "--quiet", "--rebase", "origin", "main")
-    path.write_text(edit(path.read_text()))
+    before = path.read_text()
+    if edit(before) == before:
+        return
+    path.write_text(edit(before))
     git(world.work, "commit", "--quiet", "-am", "settings")
     git(world.work, "push", "--quiet", "origin", "HEAD:main")
 

@@ -52,7 +52,11 @@ def run_with(folder: Path, workers: int, monkeypatch: pytest.MonkeyPatch) -> tup
             for r in state.records()
         )
         bodies = sorted(
-            (_unported(p.head_ref.rsplit("-", 3)[0]), _untimed(_unported(p.title)), _untimed(_unported(p.body)))
+            (
+                _unported(p.head_ref.rsplit("-", 3)[0]),
+                _untimed(_unported(p.title)),
+                _untimed(_unported(p.body)),
+            )
             for p in daily.pulls().values()
         )
         main = {p: _unported(text) for p, text in daily.main_files().items() if p != "homeostat.yaml"}

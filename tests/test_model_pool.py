@@ -108,7 +108,9 @@ def test_the_merge_gate_asks_exactly_the_pairs_one_at_a_time_would() -> None:
 
     kb = kb_with(**{i: (f"Rule {i} for the gate test", f"Do {i} in components.") for i in "abcde"})
     rules = {r.id: r for r in kb.rules}
-    pairs = [Pair(rules[k], rules[d]) for k, d in (("a", "b"), ("b", "c"), ("a", "c"), ("d", "e"), ("c", "d"))]
+    pairs = [
+        Pair(rules[k], rules[d]) for k, d in (("a", "b"), ("b", "c"), ("a", "c"), ("d", "e"), ("c", "d"))
+    ]
     same = {("a", "b"): True, ("b", "c"): True, ("a", "c"): True, ("d", "e"): False, ("c", "d"): True}
     asked: list[tuple[str, str]] = []
 

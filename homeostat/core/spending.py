@@ -51,6 +51,10 @@ class SpendingCapError(HomeostatError):
         )
 
 
+class RunStopped(HomeostatError):
+    """The run is stopping (a signal, an error): a call not started yet is never started."""
+
+
 def usd(amount: float) -> str:
     """Dollars to the cent, or to a hundredth of a cent below a dollar, where single calls live."""
     return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
@@ -119,6 +123,7 @@ class Ledger:
         self.max_in_flight = 0
         self._agent_flight: dict[str, int] = {}
         self.stopped: SpendingCapError | None = None
+        self.halted = False
         self._work: dict[str, Reservation] = {}
         self._costs: dict[str, tuple[int, float]] = {}  # agent -> (calls, USD)
 
@@ -140,8 +145,15 @@ class Ledger:
         work; any other call sets its own estimate aside. Until one of `agent`'s calls has been
         priced, its calls start one at a time."""
         with self._cond:
-            while agent and agent not in self._costs and self._agent_flight.get(agent, 0) > 0:
+            while (
+                agent
+                and agent not in self._costs
+                and self._agent_flight.get(agent, 0) > 0
+                and not self.halted
+            ):
                 self._cond.wait(timeout=1.0)
+            if self.halted:
+                raise RunStopped("the run is stopping: no further model call is started")
             reservation = self._work.get(work.key) if work is not None else None
             if reservation is None:
                 amount = estimate * (1 + work.follow_ups) if work is not None and work.follow_ups else 0.0
@@ -187,6 +199,12 @@ class Ledger:
             self.stopped = SpendingCapError(self.spent, cap.usd, cap.source)
         if self.stopped is not None:
             raise SpendingCapError(self.spent, cap.usd, cap.source)
+
+    def halt(self) -> None:
+        """The run stops: calls in flight finish, none starts (their answers would not be kept)."""
+        with self._cond:
+            self.halted = True
+            self._cond.notify_all()
 
     def _over(self, cap: SpendingCap) -> bool:
         return self.spent + self.call_reserved + self.work_reserved >= cap.usd

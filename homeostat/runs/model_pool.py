@@ -116,6 +116,8 @@ class ModelPool:
             job = self._queue.get()
             if job is None:
                 return
+            if self._closed:
+                job.future.cancel()  # the run stopped: work not started yet is never started
             if not job.future.set_running_or_notify_cancel():
                 continue
             with self._lock:
@@ -197,7 +199,8 @@ class ModelPool:
         return self.submit(run)
 
     def close(self) -> None:
-        """No more work: idle workers end; running ones finish their call (they are daemons)."""
+        """No more work: what is queued is cancelled and idle workers end; running ones finish
+        their call (they are daemons: a stopped run does not wait for them)."""
         with self._lock:
             self._closed = True
             count = len(self._threads)

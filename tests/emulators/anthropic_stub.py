@@ -129,6 +129,7 @@ class AnthropicStub:
     faults: list[Fault] = field(default_factory=list)
     max_in_flight: int = 0
     limited: int = 0  # requests refused by `rate_limit` (429)
+    usage: tuple[int, int, int, int] = (120, 40, 0, 0)  # what each answer by content reports it used
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -247,7 +248,7 @@ class AnthropicStub:
             return value
         if value is None:
             return Scripted("refusal", "I can't help with that request.", usage=(120, 8, 0, 0))
-        return Scripted("answer", value)
+        return Scripted("answer", value, usage=self.usage)
 
     def _refused(self, system: str, user: str) -> Scripted | None:
         """An injected fault or the rate limit's 429, for this request (under the lock)."""

@@ -517,7 +517,9 @@ class GitHubEmulator:
     def _answer(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
         if self.failures:
             return self._injected(*self.failures.pop(0))
-        matched = next((f for f in self.failures_on if f[0] == method and f[1] in raw_path and f[4] > 0), None)
+        matched = next(
+            (f for f in self.failures_on if f[0] == method and f[1] in raw_path and f[4] > 0), None
+        )
         if matched is not None:
             matched[4] -= 1
             return self._injected(matched[2], matched[3])

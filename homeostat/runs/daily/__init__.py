@@ -95,6 +95,9 @@ class DailyRun:
         try:
             return step()
         except BaseException as exc:
+            self.ctx.deps.stats.ledger.halt()  # no new call starts while the run records where it stopped
+            if self.ctx.pools is not None:
+                self.ctx.pools.close()
             if self.ctx.claim is not None:
                 self.ctx.claim.abandon(None if isinstance(exc, ClaimLost) else self._failure_files(exc))
             raise
