@@ -157,7 +157,7 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
             requests = len(w.harness.requests.entries)
             started = time.perf_counter()
             with Sleeps() as sleeps:
-                code = w.daily()
+                code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
             wall = time.perf_counter() - started
             records = w.state().records()
             decided = Counter(r.outcome for r in records)

@@ -472,8 +472,9 @@ class ModelAsker:
         return clean
 
     def _estimate(self, system: str, user: str) -> float:
-        guess = call_estimate(self.choice.model, len(system) + len(user))
-        return max(guess, self.stats.ledger.mean_cost(self.choice.agent))
+        """What the agent's calls have cost on average, once one has been priced; a guess before."""
+        mean = self.stats.ledger.mean_cost(self.choice.agent)
+        return mean if mean > 0 else call_estimate(self.choice.model, len(system) + len(user))
 
     def _call(self, system: str, user: str, schema: type[T]) -> ModelReply[T]:
         ledger = self.stats.ledger
