@@ -47,42 +47,56 @@ def _count(value: str | None) -> int | None:
 
 
 class RateGate:
-    """What the server last said is left, per limit; a call waits while a limit it needs is spent."""
+    """What the server last said is left, per limit; a call waits while a limit it needs is spent.
+
+    Past a limit's reset the whole limit is there again (`-limit`); calls sent since are counted
+    against it until an answer brings the server's own figures. A call that finds a limit spent with
+    no reset known yet waits for the next answer to say when."""
 
     def __init__(
-        self, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep
+        self, clock: Callable[[], float] = time.time, sleep: Callable[[float], None] | None = None
     ) -> None:
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         self._clock = clock
         self._sleep = sleep
         self._left: dict[str, int] = {}  # requests, tokens, input-tokens -> what is left
-        self._reset: dict[str, float] = {}  # the same -> when it resets (epoch seconds)
+        self._limit: dict[str, int] = {}  # the same -> the whole limit
+        self._reset: dict[str, float | None] = {}  # the same -> when it resets (epoch s; None: unknown)
         self._in_flight = 0  # requests sent and not answered: the server's counts may not hold them yet
         self.waited = 0.0  # seconds calls spent waiting for a reset, for the run's numbers
 
     def before(self, input_tokens: int) -> None:
         """Wait until the server's limits allow one more request of `input_tokens`, then count it."""
-        while True:
-            with self._lock:
+        with self._cond:
+            while True:
                 wait = self._wait_for(input_tokens)
-                if wait <= 0:
+                if wait == 0:
                     self._take(input_tokens)
                     self._in_flight += 1
                     return
-            step = min(wait, _WAIT_STEP)
-            self._sleep(step)
-            with self._lock:
-                self.waited += step
+                step = min(wait, _WAIT_STEP)
+                started = time.monotonic()
+                if self._sleep is not None:
+                    self._sleep(step)
+                else:
+                    self._cond.wait(timeout=step)  # an answer's headers wake it early
+                self.waited += time.monotonic() - started
 
     def _wait_for(self, input_tokens: int) -> float:
+        """0 when the call may go; else how long to wait (at most a step when no reset is known)."""
         now = self._clock()
         longest = 0.0
         for limit, need in (("requests", 1), ("input-tokens", input_tokens), ("tokens", input_tokens)):
-            left, reset = self._left.get(limit), self._reset.get(limit)
-            if left is None or reset is None or reset <= now:
+            if limit not in self._left:
                 continue
-            if left < need:
-                longest = max(longest, reset - now)
+            reset = self._reset.get(limit)
+            if reset is not None and reset <= now:
+                self._left[limit] = self._limit.get(limit, self._left[limit])  # a new window
+                self._reset[limit] = None
+                reset = None
+            if self._left[limit] >= min(need, self._limit.get(limit, need)):
+                continue
+            longest = max(longest, reset - now if reset is not None else _WAIT_STEP)
         return longest
 
     def _take(self, input_tokens: int) -> None:
@@ -95,20 +109,31 @@ class RateGate:
         """Read the limits an answer (a 429 too) reports. The other requests still in flight may have
         reached the server after it counted this one, so they are taken off what it says is left."""
         lowered = {key.lower(): value for key, value in headers.items()}
-        with self._lock:
+        with self._cond:
             self._in_flight = max(0, self._in_flight - 1)
             for limit in ("requests", "tokens", "input-tokens", "output-tokens"):
                 left = _count(lowered.get(f"{_PREFIX}{limit}-remaining"))
                 reset = _reset_at(lowered.get(f"{_PREFIX}{limit}-reset", ""))
-                if left is not None and reset is not None:
-                    pending = self._in_flight if limit == "requests" else 0
-                    self._left[limit] = max(0, left - pending)
-                    self._reset[limit] = reset
+                if left is None or reset is None:
+                    continue
+                whole = _count(lowered.get(f"{_PREFIX}{limit}-limit"))
+                if whole is not None:
+                    self._limit[limit] = whole
+                pending = self._in_flight if limit == "requests" else 0
+                known = self._reset.get(limit)
+                fresh = max(0, left - pending)
+                # an answer about the same window never gives back what later calls already took
+                self._left[limit] = (
+                    min(fresh, self._left[limit]) if known == reset and limit in self._left else fresh
+                )
+                self._reset[limit] = reset
+            self._cond.notify_all()
 
     def failed(self) -> None:
         """A request that got no answer at all (a timeout, a lost connection)."""
-        with self._lock:
+        with self._cond:
             self._in_flight = max(0, self._in_flight - 1)
+            self._cond.notify_all()
 
 
 class Pacing(Middleware):
