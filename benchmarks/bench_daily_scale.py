@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import os
 import signal
 import subprocess
 import sys
@@ -48,15 +47,9 @@ from faultkit import (  # noqa: E402
     paid,
     set_concurrency,
 )
-from hostkit import PullSpec, ThreadSpec  # noqa: E402
-from racekit import daily_env  # noqa: E402
+from racekit import Env, daily_env  # noqa: E402
 
 MEMBERS = 20
-
-
-class Env:
-    def setenv(self, name: str, value: str) -> None:
-        os.environ[name] = value
 
 
 def world(folder: Path) -> tuple[DailyWorld, Callable[[], None]]:
@@ -84,28 +77,6 @@ def team(w: DailyWorld) -> list[str]:
     for handle in handles:
         w.harness.add_member(handle, ("payments",))
     return handles
-
-
-def merged_pulls(w: DailyWorld, handles: list[str], count: int) -> None:
-    for n in range(count):
-        author, reviewer = handles[n % len(handles)], handles[(n + 1) % len(handles)]
-        w.merged_pull(
-            "billing",
-            PullSpec(
-                author=author,
-                title=f"Change {n}",
-                files={f"src/billing/api/mod_{n}.py": "x\n"},
-                merged_at=w.hours_ago(1 + n * 0.01),
-                threads=(
-                    ThreadSpec(
-                        author=reviewer,
-                        body=f"Call validate_payload_{n}() before saving record {n}.",
-                        path=f"src/billing/api/mod_{n}.py",
-                        followed_by_commit=True,
-                    ),
-                ),
-            ),
-        )
 
 
 class Sleeps:
@@ -151,7 +122,7 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
             if workers is not None:
                 set_concurrency(w, workers)
             built = time.perf_counter()
-            merged_pulls(w, handles, lessons)
+            lessons_world(w, lessons, authors=handles, reviewers=handles)
             built = time.perf_counter() - built
             w.stub.latency = latency
             requests = len(w.harness.requests.entries)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from dailyworld import DailyWorld
@@ -25,13 +26,18 @@ REVIEWERS = ("ana", "bo")  # lead and senior of payments: their lessons are conf
 
 
 def lessons_world(
-    world: DailyWorld, count: int = 12, *, first: int = 0, authors: tuple[str, ...] = ("bo", "ana")
+    world: DailyWorld,
+    count: int = 12,
+    *,
+    first: int = 0,
+    authors: Sequence[str] = ("bo", "ana"),
+    reviewers: Sequence[str] = REVIEWERS,
 ) -> DailyWorld:
     """`count` merged PRs on billing (numbered from `first`), each with one review thread a commit
-    followed."""
+    followed, by one of `authors` and reviewed by the next of `reviewers` who is not its author."""
     for n in range(first, first + count):
         author = authors[n % len(authors)]
-        reviewer = next(r for r in REVIEWERS if r != author)
+        reviewer = next(r for k in range(1, 3) if (r := reviewers[(n + k) % len(reviewers)]) != author)
         world.merged_pull(
             "billing",
             PullSpec(

@@ -185,3 +185,25 @@ def test_a_run_drafting_past_its_claims_hour_keeps_its_claim_and_a_second_run_st
     assert lost(world) == set()
     questions = [q for q, n in world.stub.answered.items() if DRAFTER in q]
     assert all(world.stub.answered[q] == 1 for q in questions)  # no thread drafted twice
+
+
+def test_a_run_killed_outright_leaves_its_window_with_its_claim(world: DailyWorld) -> None:
+    """SIGKILL (a lost runner) writes nothing as it dies: the claim it took holds its window start."""
+    world.stub.latency = 0.4
+    process = subprocess.Popen(
+        [sys.executable, "-m", "homeostat", "daily", "--kb", str(world.checkout())],
+        env=daily_env(world),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while drafts_answered(world) < 3 and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.05)
+    process.kill()
+    process.wait(60)
+    state = world.state()
+    assert state.runs == {} and state.claims["daily"].since is not None
+    world.stub.latency = 0.0
+    age_out(world)
+    assert world.daily() == 0  # takes the dead run's claim over, and its window with it
+    assert lost(world) == set()

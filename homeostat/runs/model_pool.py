@@ -252,6 +252,17 @@ class Pools:
             pool.close()
 
 
+def pool_of(pools: Pools | None, agent: str) -> ModelPool:
+    """A run's pool for `agent`'s runtime, or one worker (before the run has read its settings, and
+    for --show-prompts, whose prompts print one after the other)."""
+    return pools.for_agent(agent) if pools is not None else ModelPool(1)
+
+
+def pooled(asker: Asker, pools: Pools | None, agent: str) -> Asker:
+    """`asker`, its batches going through the run's pool for `agent` (when the run has pools)."""
+    return asker if pools is None else PooledAsker(asker, pools.for_agent(agent))
+
+
 class PooledAsker:
     """An asker whose batches (`ask_each`, see homeostat.core.asker) go through a pool."""
 

@@ -39,7 +39,7 @@ from homeostat.core.state import (
 )
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
-from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools
+from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -334,7 +334,7 @@ class DailyContext:
         asker = ClaimedAsker(
             CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
         )
-        return asker if self.pools is None else PooledAsker(asker, self.pools.for_agent(agent))
+        return pooled(asker, self.pools, agent)
 
     def _wake(self) -> None:
         if self.pools is not None:
@@ -342,7 +342,7 @@ class DailyContext:
 
     def pool(self, agent: str) -> ModelPool:
         """The run's pool for `agent`'s runtime (one worker before the settings are read)."""
-        return self.pools.for_agent(agent) if self.pools is not None else ModelPool(1)
+        return pool_of(self.pools, agent)
 
     def use_pools(self, config: Config, tick: Callable[[], None] | None) -> None:
         """From here on, model calls go through pools sized by `agents.concurrency`, ticking `tick`

@@ -20,7 +20,7 @@ from homeostat.core.model import Rule
 from homeostat.core.state import Notice, NoticeKind, RunReport
 from homeostat.runs.daily.claim import ClaimedAsker
 from homeostat.runs.daily.context import CallTally, CountingAsker
-from homeostat.runs.model_pool import ModelPool, PooledAsker, Pools
+from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class DeepDiveContext:
         asker = ClaimedAsker(
             CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
         )
-        return asker if self.pools is None else PooledAsker(asker, self.pools.for_agent(agent))
+        return pooled(asker, self.pools, agent)
 
     def _wake(self) -> None:
         if self.pools is not None:
@@ -135,7 +135,7 @@ class DeepDiveContext:
     def pool(self, agent: str) -> ModelPool:
         """The run's pool for `agent`'s runtime (one worker before the settings are read, and for
         --show-prompts, whose prompts print one after the other)."""
-        return self.pools.for_agent(agent) if self.pools is not None else ModelPool(1)
+        return pool_of(self.pools, agent)
 
     def use_pools(self, config: Config) -> None:
         """Model calls go through pools sized by `agents.concurrency`; the claim is renewed while the
