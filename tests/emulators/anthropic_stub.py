@@ -29,6 +29,7 @@ import datetime as dt
 import json
 import os
 import re
+import sys
 import threading
 import time
 from collections import Counter, deque
@@ -208,7 +209,7 @@ class AnthropicStub:
         return f"http://{host!s}:{port}"
 
     def start(self) -> AnthropicStub:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = _QuietServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.stub = self  # type: ignore[attr-defined]
         self._server = server
@@ -309,6 +310,14 @@ def _prompts(request: Recorded) -> tuple[str, str]:
     if isinstance(content, list):
         content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
     return str(system), str(content)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that went away (a run killed mid-call) is no error of the stub's."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
