@@ -1,6 +1,6 @@
 """The deep dive at scale: wall time and model calls over a KB of `--rules` rules (10,000 by default).
 
-    .venv/bin/python benchmarks/bench_deep_dive.py [--rules 10000] [--seed 7]
+    .venv/bin/python benchmarks/bench_deep_dive.py [--rules 10000] [--seed 7] [--latency 2] [--next-week]
 
 The KB is generated: rules in five areas of two repos, their words drawn from a shared vocabulary
 (a few common words, many rare ones), 1 % planted near-duplicate pairs, 1 % look-alike pairs that
@@ -11,6 +11,12 @@ emulator and the model stub (which answers at once, so model time is excluded) a
 - wall time of the run (and of its find step alone, the pure part);
 - model calls by agent, against the pairs a comparison of all pairs would have made;
 - candidate pairs the overlap index proposed, and how many of the planted pairs it merged.
+
+`--latency S` makes the stub answer each call after S seconds (issue 30: 2 s), so the wall time shows
+the calls running `agents.concurrency.api` at once; the most calls the stub answered at once is
+printed. `--next-week` then closes this week's PR unmerged (a person declined the merges), rewrites
+1 % of the rules, and runs the deep dive a week later: the calls it makes are what changed, since
+last week's verdicts are remembered on the state branch by their questions' content hash.
 """
 
 from __future__ import annotations
@@ -201,13 +207,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rules", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds the stub takes to answer a call")
+    parser.add_argument(
+        "--next-week", action="store_true", help="run again a week later (remembered verdicts)"
+    )
     args = parser.parse_args()
     files, planted = generate(args.rules, args.seed)
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         emulator = GitHubEmulator(folder / "github")
         emulator.start()
-        stub = AnthropicStub().start()
+        stub = AnthropicStub(latency=args.latency).start()
         script = Script()
         stub.respond_with(script)
         try:
@@ -232,13 +242,15 @@ def main() -> None:
                     "CI": "true",
                 }
             )
-            run(work, args.rules, planted, script)
+            run(work, args.rules, planted, script, stub)
+            if args.next_week:
+                next_week(work, harness, repo, script, stub, args.rules)
         finally:
             stub.stop()
             emulator.stop()
 
 
-def run(work: Path, rules: int, planted: dict[str, int], script: Script) -> None:
+def run(work: Path, rules: int, planted: dict[str, int], script: Script, stub: AnthropicStub) -> None:
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.cli import main as homeostat
     from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
@@ -266,7 +278,41 @@ def run(work: Path, rules: int, planted: dict[str, int], script: Script) -> None
     print(
         f"deep dive over {rules} rules: exit {code}, {wall:.1f} s wall ({wall_cpu:.1f} s cpu, the "
         f"emulator's and the stub's threads included), {total} model calls "
-        f"({dict(script.calls)}), answered at once by the stub"
+        f"({dict(script.calls)}), {stub.latency:g} s each at the stub, at most {stub.max_in_flight} at once"
+    )
+
+
+def next_week(
+    work: Path, harness: GitHubHarness, repo: Any, script: Script, stub: AnthropicStub, rules: int
+) -> None:
+    """A person closes this week's PR; 1 % of the rules are rewritten; the deep dive a week later."""
+    from homeostat.cli import build_parser
+    from homeostat.commands import deep_dive
+
+    record = harness.emulator.repo("example", "kb")
+    for number, pull in list(record.pulls.items()):
+        if pull.state == "open":
+            harness.close_as(repo, number, "ana")
+    git(work, "pull", "--quiet", "origin", "main")
+    rng = random.Random(1)
+    paths = sorted((work / "knowledge").rglob("r*.md"))
+    changed = rng.sample(paths, max(1, len(paths) // 100))
+    for path in changed:
+        path.write_text(path.read_text().replace("in every handler.", "in every request handler."))
+    git(work, "commit", "--quiet", "-am", "a week of edits")
+    git(work, "push", "--quiet", "origin", "HEAD:main")
+    script.calls.clear()
+    stub.max_in_flight = 0
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
+    started, cpu = time.perf_counter(), time.process_time()
+    code = deep_dive.run(
+        build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(work)]), now=lambda: later
+    )
+    wall, wall_cpu = time.perf_counter() - started, time.process_time() - cpu
+    print(
+        f"the next week, {len(changed)} of {rules} rules rewritten: exit {code}, {wall:.1f} s wall "
+        f"({wall_cpu:.1f} s cpu), {sum(script.calls.values())} model calls ({dict(script.calls)}), "
+        f"at most {stub.max_in_flight} at once"
     )
 
 

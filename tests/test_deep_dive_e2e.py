@@ -26,6 +26,7 @@ from deepdiveworld import (
 )
 from emulators.anthropic_stub import planted_secret_values
 
+from homeostat.core.checkpoints import read_checkpoints
 from homeostat.core.kb import load_kb
 from homeostat.core.pricing import call_cost
 from homeostat.core.validate import validate_files
@@ -420,3 +421,30 @@ def test_citations_past_retract_calls_are_listed_for_a_person(dd: DeepDiveWorld)
     assert len(dd.script.asked("retract")) == 1
     [pull] = dd.deep_dive_pulls()
     assert "no model call left this run (agents.deepDive.retractCalls)" in pull.body
+
+
+# --- remembered verdicts ------------------------------------------------------------------------------
+
+
+def test_a_rerun_asks_only_the_questions_whose_rules_changed(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dd.add({**duplicate_files(), **look_alike_files()})
+    dd.script.same = False  # a person keeps both: the pairs stay in the KB, asked again each week
+    assert dd.run() == 0, capsys.readouterr().out
+    first = dd.script.asked("same")
+    assert len(first) == 1  # the look-alikes differ by a fact: never asked
+    dd.script.calls.clear()
+    assert dd.run() == 0, capsys.readouterr().out
+    assert dd.script.asked("same") == []  # every pair's verdict recalled: nothing paid twice
+    [memory] = read_checkpoints(dd.world.bare().read_files("refs/heads/homeostat/state"), "deep-dive")
+    assert len(memory.answers) == 1
+    dd.script.calls.clear()
+    changed = duplicate_files()
+    changed["knowledge/storefront/ui/cart-totals-hook-again.md"] = changed[
+        "knowledge/storefront/ui/cart-totals-hook-again.md"
+    ].replace("do not sum line items", "never sum line items")
+    dd.add(changed, "one rule of a pair reworded")
+    assert dd.run() == 0, capsys.readouterr().out
+    [asked] = dd.script.asked("same")  # only the pair whose rule changed
+    assert "cart-totals-hook-again" in asked

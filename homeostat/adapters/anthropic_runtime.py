@@ -9,6 +9,8 @@ and an answer that skips the tool counts as one that did not fit (it gets the co
 
 The SDK's own retries are off (`max_retries=0`): 429, 529 and other passing 5xx are retried by the
 shared `http_retry` policy, which honours `retry-after`, logs every retry and bounds the total wait.
+Every HTTP attempt passes the endpoint's rate gate (homeostat.adapters.model_pacing), which holds it
+while the server's rate-limit headers say nothing is left; several workers share one client.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from anthropic.types import Message
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
+from homeostat.adapters.model_pacing import Pacing, gate_for
 from homeostat.core.asker import (
     ModelCallError,
     ModelReply,
@@ -189,7 +192,7 @@ class ApiRuntime:
 
     def __init__(self, client: Anthropic, *, retry: RetryPolicy) -> None:
         self._meter = UsageMeter()
-        self._client = client.with_middleware(self._meter)
+        self._client = client.with_middleware(Pacing(gate_for(f"api {client.base_url}")), self._meter)
         self._transport = Transport(self.name, "ANTHROPIC_API_KEY", retry)
 
     def send(self, request: ModelRequest[T]) -> ModelReply[T]:
@@ -236,7 +239,7 @@ class ToolCallRuntime:
         model_id: Callable[[str], str] = lambda model: model,
     ) -> None:
         self.name = name
-        self._client = client
+        self._client = client.with_middleware(Pacing(gate_for(f"{name} {client.base_url}")))
         self._model_id = model_id
         self._transport = Transport(name, credential_hint, retry)
 

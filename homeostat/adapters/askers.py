@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from homeostat.adapters.anthropic_runtime import api_runtime, bedrock_runtime, vertex_runtime
 from homeostat.adapters.claude_code import claude_code_runtime
 from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.model_pacing import MODEL_RETRY
 from homeostat.core.asker import (
     AgentChoice,
     Asker,
@@ -73,13 +74,14 @@ def asker_for(
     """The Asker `agent` uses under `config`, counting into `stats` and logging to `sink`.
 
     `max_cost_usd` is a `--max-cost` override of `agents.maxCostUsd`; `show_prompts` prints instead of
-    sending; `env` defaults to the process environment; `retry` to the shared HTTP retry policy.
+    sending; `env` defaults to the process environment; `retry` to the model calls' retry policy,
+    which waits out a rate limit's `retry-after` of minutes (see homeostat.adapters.model_pacing).
     """
     agents = config.agents if isinstance(config, Config) else config
     choice = resolve_agent(agent, agents)
     if show_prompts is not None:
         return PromptPrinter(choice, show_prompts)
-    runtime = RUNTIMES[choice.runtime](agents, os.environ if env is None else env, retry or RetryPolicy())
+    runtime = RUNTIMES[choice.runtime](agents, os.environ if env is None else env, retry or MODEL_RETRY)
     return ModelAsker(
         runtime,
         choice,

@@ -8,6 +8,10 @@ checkout is read into the prompt, with `HOMEOSTAT_AGENT=1` so Homeostat's own pl
 way, and without the code-host and Slack tokens in its environment. The CLI's own `total_cost_usd` is
 the call's cost; the CLI reports API failures as `API Error: <status> …`, and 429, 529 and 5xx are
 retried here like the SDK runtimes do.
+
+Several calls run at once as separate `claude -p` processes (one per worker of the run's pool,
+`agents.concurrency.claudeCode`). Each runs in its own process group, out of reach of a signal sent
+to the run's, so a run that is stopped ends the ones still running itself (`stop_running`).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
@@ -45,6 +50,20 @@ _API_ERROR = re.compile(r"API Error:?\s*\(?(\d{3})\b")
 _log = logging.getLogger(__name__)
 # Tokens of the code hosts and Slack never reach the model's process; its own credentials do.
 _WITHHELD_PREFIXES = ("HOMEOSTAT_", "GITHUB_", "GH_", "BITBUCKET_", "SLACK_")
+_running: set[subprocess.Popen[str]] = set()
+_running_lock = threading.Lock()
+
+
+def stop_running() -> int:
+    """End every `claude -p` this process started that is still running; how many there were."""
+    with _running_lock:
+        processes = list(_running)
+    for process in processes:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return len(processes)
 
 
 def claude_arguments(command: str, request: ModelRequest[Any]) -> list[str]:
@@ -193,11 +212,16 @@ class ClaudeCodeRuntime:
                 text=True,
                 start_new_session=True,
             )
+            with _running_lock:
+                _running.add(process)
             try:
                 stdout, stderr = process.communicate(stdin, timeout=timeout)
             except subprocess.TimeoutExpired as err:
                 _kill_group(process)
                 raise ModelCallError(timeout_message(self.name, timeout), runtime=self.name) from err
+            finally:
+                with _running_lock:
+                    _running.discard(process)
         envelope = parse_envelope(stdout)
         if envelope is None:
             first = next((line for line in stderr.splitlines() if line.strip()), "no output")

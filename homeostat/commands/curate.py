@@ -27,6 +27,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
+from homeostat.runs.model_pool import ModelPool, Pools
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -100,8 +101,16 @@ def run(args: argparse.Namespace) -> int:
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
         asker = askers_from_args(args, config, stats, sink=sink, env=env)("curator")
         cited = review_branch_citations(git) if git is not None and origin else set()
+        pool = ModelPool(1) if args.show_prompts else Pools(config.agents).for_agent("curator")
         result = run_curate(
-            host, kb, asker, extra_cited=cited, kb_repo=kb_repo_ref(config, origin), since=since, until=until
+            host,
+            kb,
+            asker,
+            extra_cited=cited,
+            kb_repo=kb_repo_ref(config, origin),
+            since=since,
+            until=until,
+            pool=pool,  # prompts print one after the other
         )
     if not result.repos:
         raise ConfigError(

@@ -13,9 +13,12 @@ import argparse
 import datetime as dt
 import io
 import os
+import signal
 import sys
+import threading
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -37,6 +40,7 @@ from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
 from homeostat.runs.merge_gate import check_wait_from_env
+from homeostat.runs.model_pool import ModelPool
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -80,7 +84,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = None) -> int:
+    """`now` is the run's clock (a test's, to run a claim's hour in seconds); the wall clock else."""
+    with stopped_by_signals():
+        return _run(args, now)
+
+
+@contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """SIGTERM (a cancelled or timed-out CI job; GitHub Actions sends SIGINT, then SIGTERM) stops the
+    run the way SIGINT does, so it records its window and checkpoints before it exits; `claude -p`
+    calls still running, in process groups of their own, are ended with it."""
+    from homeostat.adapters.claude_code import stop_running
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, interrupt) if main_thread else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        stop_running()
+        raise
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int:
     from homeostat.commands.curate import parse_when
 
     root = Path(kb_dir(args.kb))
@@ -123,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
             kb=kb,
             check_wait=check_wait_from_env(env),
         )
+        if now is not None:
+            deps.now = now
         return _publish(run_daily(deps, options), options, stats, out)
 
 
@@ -198,13 +232,24 @@ def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-d
     from homeostat.runs.curate import run_curate
 
     def step(
-        *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+        *,
+        kb: KB,
+        since: dt.datetime,
+        until: dt.datetime,
+        extra_cited: frozenset[str],
+        asker: Asker,
+        pool: ModelPool,
     ) -> CurateOutcome:
         result = run_curate(
-            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until
+            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until, pool=pool
         )
         lessons: list[Lesson] = [*result.lessons, *result.doc_lessons]
-        return CurateOutcome(lessons=tuple(lessons), capped=result.capped)
+        return CurateOutcome(
+            lessons=tuple(lessons),
+            capped=result.capped,
+            retry=tuple(result.retry),
+            drafted=frozenset(result.drafted_urls),
+        )
 
     return step
 

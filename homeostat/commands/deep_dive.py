@@ -8,9 +8,11 @@ variables, `ANTHROPIC_API_KEY`); the KB is the checkout the job runs in. `--dry-
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import io
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -53,7 +55,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = None) -> int:
+    """`now` is the run's clock (a benchmark's week later); the wall clock else."""
     from homeostat.kb_origin import origin_git, origin_host
 
     root = Path(kb_dir(args.kb))
@@ -71,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
         ask = askers_from_args(args, config, stats, sink=sink, env=env)
         ask("deep-dive")  # a missing key or an unknown model stops the run here, before anything is read
         deps = DeepDiveDeps(git=git, host=host, kb_repo=kb_repo, asker_for=ask, stats=stats, out=out)
+        if now is not None:
+            deps.now = now
         return _publish(run_deep_dive(deps, options), stats, out)
 
 

@@ -13,22 +13,37 @@ request to a model and bring back a parsed value with its token usage; they live
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from homeostat.core.checkpoints import AnswerMemory
 from homeostat.core.config import AgentsConfig, Effort, Runtime
 from homeostat.core.events import EventSink, ModelCall, Outcome, utcnow
 from homeostat.core.pricing import call_cost, canonical_model, is_dearer, known_models, model_info
 from homeostat.core.secrets import redact_secrets
+from homeostat.core.spending import (
+    CHARS_PER_TOKEN,
+    OUTPUT_ALLOWANCE,
+    Ledger,
+    SpendingCap,
+    SpendingCapError,
+    Ticket,
+    current_work,
+    usd,
+)
 from homeostat.errors import ConfigError, HomeostatError
+
+__all__ = ["SpendingCap", "SpendingCapError", "usd"]  # re-exported: every caller imports them from here
 
 T = TypeVar("T", bound=BaseModel)
 M = TypeVar("M", bound=BaseModel)
+V = TypeVar("V")
 
 
 class Asker(Protocol):
@@ -37,27 +52,45 @@ class Asker(Protocol):
     def ask(self, system: str, user: str, schema: type[T]) -> T | None: ...
 
 
+@dataclass(frozen=True)
+class Question(Generic[T]):
+    system: str
+    user: str
+    schema: type[T]
+
+
+@dataclass(frozen=True)
+class Answered(Generic[V]):
+    """One question's outcome in a batch: its answer, or the error asking it raised."""
+
+    value: V | None = None
+    error: BaseException | None = None
+
+    def get(self) -> V | None:
+        """The answer, raising what the ask raised, as a call in the caller's own loop would have."""
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def ask_each(asker: Asker, questions: Sequence[Question[T]]) -> list[Answered[T]]:
+    """Ask every question and hand back the outcomes in order: at once on a pooled asker (see
+    homeostat.runs.model_pool), one after the other on any other. A caller applies them in order, so
+    what it decides is the same either way."""
+    many = getattr(asker, "ask_each", None)
+    if callable(many):
+        answered: list[Answered[T]] = many(questions)
+        return answered
+    outcomes: list[Answered[T]] = []
+    for question in questions:
+        try:
+            outcomes.append(Answered(asker.ask(question.system, question.user, question.schema)))
+        except Exception as exc:  # noqa: BLE001 - handed back to the caller, who raises it in its place
+            outcomes.append(Answered(error=exc))
+    return outcomes
+
+
 # --- errors -------------------------------------------------------------------------------------
-
-
-class SpendingCapError(HomeostatError):
-    """The run's model spend reached its cap; raised before a call starts, never during one."""
-
-    exit_code = 1
-
-    def __init__(self, spent_usd: float, cap_usd: float, source: str) -> None:
-        self.spent_usd = spent_usd
-        self.cap_usd = cap_usd
-        self.source = source
-        super().__init__(
-            f"spending cap reached: this run has spent {usd(spent_usd)} of the {usd(cap_usd)} allowed by "
-            f"{source}, so no further model call was started (raise {source} to allow more)"
-        )
-
-
-def usd(amount: float) -> str:
-    """Dollars to the cent, or to a hundredth of a cent below a dollar, where single calls live."""
-    return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
 
 
 class ModelCallError(HomeostatError):
@@ -262,11 +295,16 @@ class Tally:
 
 @dataclass
 class RunStats:
-    """What a run's model calls used, in total and per agent; shared by every Asker of the run."""
+    """What a run's model calls used, in total and per agent; shared by every Asker of the run, and
+    by every worker asking for it at once. `ledger` holds the spend against the cap and what running
+    calls have set aside; `memory`, when the run keeps one, the answers it already paid for."""
 
     total: Tally = field(default_factory=Tally)
     by_agent: dict[str, Tally] = field(default_factory=dict)
     redactions: int = 0
+    ledger: Ledger = field(default_factory=Ledger, repr=False, compare=False)
+    memory: AnswerMemory | None = field(default=None, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def cost_usd(self) -> float:
@@ -277,8 +315,13 @@ class RunStats:
         return self.total.estimated
 
     def add(self, agent: str, usage: Usage, cost_usd: float, estimated: bool) -> None:
-        self.total.add(usage, cost_usd, estimated)
-        self.by_agent.setdefault(agent, Tally()).add(usage, cost_usd, estimated)
+        with self._lock:
+            self.total.add(usage, cost_usd, estimated)
+            self.by_agent.setdefault(agent, Tally()).add(usage, cost_usd, estimated)
+
+    def count_redactions(self, found: int) -> None:
+        with self._lock:
+            self.redactions += found
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -302,14 +345,16 @@ def price_call(model: str, usage: Usage) -> tuple[float, bool]:
     return cost, True
 
 
-@dataclass(frozen=True)
-class SpendingCap:
-    usd: float
-    source: str  # the setting a person raises: agents.maxCostUsd or --max-cost
-
-    def check(self, stats: RunStats) -> None:
-        if stats.cost_usd >= self.usd:
-            raise SpendingCapError(stats.cost_usd, self.usd, self.source)
+def call_estimate(model: str, prompt_chars: int) -> float:
+    """A call's cost before it is sent: its prompt's tokens (a generous count) and a usual answer, at
+    list price."""
+    return call_cost(
+        canonical_model(model),
+        input_tokens=int(prompt_chars / CHARS_PER_TOKEN),
+        output_tokens=OUTPUT_ALLOWANCE,
+        cache_creation_tokens=0,
+        cache_read_tokens=0,
+    )
 
 
 def spending_cap(agents: AgentsConfig, max_cost_usd: float | None = None) -> SpendingCap:
@@ -356,7 +401,8 @@ Redactor = Callable[[str], tuple[str, int]]
 
 
 class ModelAsker:
-    """An Asker over one runtime: redaction, cap, one corrective retry, cost and size-only events."""
+    """An Asker over one runtime: redaction, memory, cap, one corrective retry, cost and size-only
+    events. Safe to call from several workers at once (the run's stats and ledger are shared)."""
 
     def __init__(
         self,
@@ -380,31 +426,71 @@ class ModelAsker:
         self._redact = redact
         self._clock = clock
         self._now = now
+        self._sink_lock = threading.Lock()
 
     def ask(self, system: str, user: str, schema: type[T]) -> T | None:
         system = self._redacted(system)
         user = self._redacted(user)
+        memory = self.stats.memory
+        key = (
+            memory.key(f"{self.choice.agent}|{self.choice.model}", schema.__name__, system, user)
+            if memory
+            else ""
+        )
+        if memory is not None:
+            recalled = memory.recall(key, schema)
+            if recalled is not None:
+                self._reserve_recalled(system, user)
+                return recalled
+        value = self._answer(system, user, schema)
+        if memory is not None and value is not None:
+            work = current_work()
+            memory.remember(
+                key, value, agent=self.choice.agent, work=work.key if work else "", at=self._now()
+            )
+        return value
+
+    def _answer(self, system: str, user: str, schema: type[T]) -> T | None:
         reply = self._call(system, user, schema)
         if reply.outcome != "invalid":
             return reply.value
         retry = self._call(system, self._redacted(corrective_prompt(user, reply.problem)), schema)
         return retry.value if retry.outcome == "ok" else None
 
+    def _reserve_recalled(self, system: str, user: str) -> None:
+        """A recalled answer costs nothing, but work that starts with it still sets aside the calls
+        it will need next (a recalled draft's consolidation and judge)."""
+        work = current_work()
+        if work is not None and work.follow_ups:
+            ticket = self.stats.ledger.begin_call(self.cap, self._estimate(system, user), work)
+            self.stats.ledger.end_call(ticket, 0.0)
+
     def _redacted(self, text: str) -> str:
         clean, found = self._redact(text)
-        self.stats.redactions += found
+        if found:
+            self.stats.count_redactions(found)
         return clean
 
+    def _estimate(self, system: str, user: str) -> float:
+        """What the agent's calls have cost on average, once one has been priced; a guess before."""
+        mean = self.stats.ledger.mean_cost(self.choice.agent)
+        return mean if mean > 0 else call_estimate(self.choice.model, len(system) + len(user))
+
     def _call(self, system: str, user: str, schema: type[T]) -> ModelReply[T]:
-        self.cap.check(self.stats)
+        ledger = self.stats.ledger
+        ticket: Ticket = ledger.begin_call(
+            self.cap, self._estimate(system, user), current_work(), self.choice.agent
+        )
         request = ModelRequest(system, user, schema, self.choice.model, self._effort(), self.timeout_seconds)
         started = self._clock()
         try:
             reply = self.runtime.send(request)
-        except Exception:
+        except BaseException:
+            ledger.end_call(ticket, 0.0)
             self._record(Usage(), 0.0, True, started, "error")
             raise
         cost, estimated = price_call(self.choice.model, reply.usage)
+        ledger.end_call(ticket, cost, priced=True)
         self.stats.add(self.choice.agent, reply.usage, cost, estimated)
         self._record(reply.usage, cost, estimated, started, reply.outcome)
         return reply
@@ -427,4 +513,5 @@ class ModelAsker:
             duration_ms=max(0, round((self._clock() - started) * 1000)),
             outcome=outcome,
         )
-        self.sink.record(event.to_event(self._now()))
+        with self._sink_lock:
+            self.sink.record(event.to_event(self._now()))

@@ -252,6 +252,21 @@ class DeepDiveSettings(AgentSettings):
     retract_calls: int = Field(default=10, ge=0, description="Retraction calls per deep dive.")
 
 
+class Concurrency(Model):
+    """Model calls a run keeps in flight at once, per runtime (each is a worker; results are applied in
+    their original order, so a run decides the same whatever the number)."""
+
+    api: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on the api runtime.")
+    bedrock: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on bedrock.")
+    vertex: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on vertex.")
+    claude_code: int = Field(
+        default=4, ge=1, le=64, description="claude -p processes at once on the claude-code runtime."
+    )
+
+    def of(self, runtime: Runtime) -> int:
+        return int(getattr(self, runtime.replace("-", "_")))
+
+
 class Schedules(Model):
     daily: str = Field(default="0 6 * * *", description="Cron for the daily run (UTC).")
     deep_dive: str = Field(default="0 7 * * 1", description="Cron for the weekly deep dive.")
@@ -269,6 +284,9 @@ class AgentsConfig(Model):
     project: str = Field(default="", description="Google Cloud project for vertex.")
     timeout_seconds: int = Field(default=300, ge=1, description="Per-call timeout.")
     max_cost_usd: float = Field(default=5.0, ge=0, description="Spending cap per run, in US dollars.")
+    concurrency: Concurrency = Field(
+        default_factory=Concurrency, description="Model calls in flight at once, per runtime."
+    )
     curator: CuratorSettings = Field(
         default_factory=CuratorSettings, description="The daily run's drafter and caps."
     )

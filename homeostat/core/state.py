@@ -75,6 +75,8 @@ _MEMBER_FILE = re.compile(r"^(decisions|heartbeats)/([A-Za-z0-9][A-Za-z0-9._-]*)
 _RUN_FILE = re.compile(r"^runs/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
 _CLAIM_FILE = re.compile(r"^claims/(daily|deep-dive|bootstrap)\.json$")
 _DIGEST_FILE = re.compile(r"^digests/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
+# A run's checkpoints (homeostat.core.checkpoints): one writer per file, so ours replaces the tip's.
+_CHECKPOINT_FILE = re.compile(r"^checkpoints/[a-z0-9-]+/[a-z0-9-]+\.json$")
 
 
 class StateFileError(HomeostatError):
@@ -265,6 +267,7 @@ class Claim(StateModel):
     released_at: UtcDatetime | None = None
     base_tip: str = ""  # the base branch's commit when the run started publishing
     journal: tuple[JournalEntry, ...] = ()
+    since: UtcDatetime | None = None  # the run's review window start: a run that dies unrecorded is reread
 
     def live(self, now: datetime) -> bool:
         """Held and not expired (whether its process still runs is the adapter's to tell)."""
@@ -328,7 +331,7 @@ def run_path(report: RunReport) -> str:
     return f"runs/{report.started_at.date().isoformat()}.json"
 
 
-def dump_state(model: StateFile) -> bytes:
+def dump_state(model: StateModel | StateFile) -> bytes:
     """The canonical JSON form (what `json.dumps(sort_keys=True, indent=2, ensure_ascii=False)` gives,
     made by pydantic's serializer, which is many times faster): dump, load, dump gives the same bytes."""
     if isinstance(model, IndexFile):
@@ -675,6 +678,9 @@ def merge_state_files(
     """
     merged = dict(tip)
     for path in sorted(ours):
+        if _CHECKPOINT_FILE.match(path):
+            merged[path] = ours[path]
+            continue
         parsed = parse_state_file(path, ours[path], branch=f"{branch} (this run's copy)")
         if parsed is None:
             raise StateFileError(f"{path} is not a state file: write decisions/, heartbeats/ or runs/ files")

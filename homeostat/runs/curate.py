@@ -5,16 +5,23 @@ member wrote that a commit followed (and that no rule or document section alread
 thread, and asks the curator for one rule per thread and, where a document covers the commented file,
 for at most one section patch. It only drafts: deciding, scoring and writing are the daily run's.
 
-Host-neutral: it takes a `CodeHost`, so GitHub and Bitbucket share this code. The spending cap stops it
-where it stands (later threads and PRs are not read), because the next run reads again from this run's
-window start; a failed model call loses one thread's draft and the run goes on, and the caller decides
-whether a run whose every call failed is a failed run (it is, for the daily run).
+Host-neutral: it takes a `CodeHost`, so GitHub and Bitbucket share this code. While it reads the
+host, each kept thread's calls (its draft, and its document check) go to the run's model pool; the
+answers are applied in the order the threads were read, so the lessons, skips and counts are the
+ones the calls one at a time would give. Each thread's first call sets aside what deciding its lesson
+will cost (`homeostat.core.spending.working_on`). The spending cap stops it where it stands (later
+threads and PRs are not read), because the next run reads again from this run's window start; a
+model call that fails past its retries loses nothing: its thread goes on the result's `retry` list
+for the next run, and the run goes on. The caller decides whether a run whose every call failed is a
+failed run (it is, for the daily run).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
@@ -23,7 +30,8 @@ from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.core.asker import Asker, ModelCallError, SpendingCapError
+from homeostat.core.asker import Answered, Asker, ModelCallError, SpendingCapError
+from homeostat.core.checkpoints import RetryThread
 from homeostat.core.config import CORE_AREA, Config, Member
 from homeostat.core.daily.drafting import (
     DOC_PATCH_SYSTEM,
@@ -57,6 +65,8 @@ from homeostat.core.hosts import (
     readable_pulls,
 )
 from homeostat.core.kb import KB
+from homeostat.core.spending import working_on
+from homeostat.runs.model_pool import ModelPool
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -102,6 +112,8 @@ class CurateResult:
     capped: bool = False
     cap_message: str = ""
     failures: list[str] = field(default_factory=list)  # one line per failed call, no thread text
+    retry: list[RetryThread] = field(default_factory=list)  # threads whose draft failed past its retries
+    drafted_urls: set[str] = field(default_factory=set)  # threads the drafter answered (whatever it said)
 
     @property
     def all_calls_failed(self) -> bool:
@@ -231,8 +243,21 @@ def review_branch_citations(git: Git, remote: str = "origin", prefix: str = REVI
 # --- the pipeline -------------------------------------------------------------------------------
 
 
-class _Failed(Exception):
-    """One model call failed; its thread gets no draft and the run goes on."""
+# Calls a drafted lesson may still need once drafted: a consolidation and a judge call.
+FOLLOW_UP_CALLS = 2
+
+
+@dataclass
+class _Thread:
+    """A kept thread whose calls are in the pool: what applying their answers needs."""
+
+    pull: MergedPull
+    thread: ReviewThread
+    text: str
+    name: str
+    member: Member
+    sections: list[CoveringSection]
+    answers: Future[tuple[Answered[DraftAnswer], Answered[DocPatchAnswer] | None]]
 
 
 def run_curate(
@@ -247,18 +272,21 @@ def run_curate(
     doc_patch_calls: int | None = None,
     now: Callable[[], datetime] = utcnow,
     log: logging.Logger | None = None,
+    pool: ModelPool | None = None,
 ) -> CurateResult:
     """Draft review lessons from the PRs merged in [since, until) (default: the last `lookbackHours`).
 
     `extra_cited` are review URLs cited in open review PRs (the base-branch KB's own are read from
     `kb`); `doc_patch_calls` overrides `agents.curator.docPatchCalls`. The asker carries the spending
-    cap: when it refuses a call the run stops there and the result says `capped`.
+    cap: when it refuses a call the run stops there and the result says `capped`. `pool` runs the
+    calls (default: one at a time; the commands pass `agents.concurrency` workers).
     """
     config = kb.require_config()
     end = until or now()
     start = since or end - timedelta(hours=config.sources.lookback_hours)
     limit = config.agents.curator.doc_patch_calls if doc_patch_calls is None else doc_patch_calls
-    curation = _Curation(host, kb, config, asker, cited_urls(kb) | set(extra_cited), limit, log or _log)
+    cited = cited_urls(kb) | set(extra_cited)
+    curation = _Curation(host, kb, config, asker, cited, limit, log or _log, pool or ModelPool(1))
     return curation.run(curated_repos(config, kb_repo), start, end)
 
 
@@ -272,6 +300,7 @@ class _Curation:
         cited: set[str],
         doc_patch_calls: int,
         log: logging.Logger,
+        pool: ModelPool,
     ) -> None:
         self.host = host
         self.kb = kb
@@ -281,20 +310,27 @@ class _Curation:
         self.cited = cited
         self.doc_patch_calls = doc_patch_calls
         self.log = log
+        self.pool = pool
         self.result = CurateResult(since=datetime.min, until=datetime.min)
+        self._order: list[Skip | _Thread] = []  # what the run read, in order; drafts apply in it
+        self._capped = threading.Event()
 
     def run(self, repos: list[RepoRef], since: datetime, until: datetime) -> CurateResult:
         self.result = CurateResult(since=since, until=until, repos=tuple(repos))
         prefetch = getattr(self.host, "prefetch_merged", None)  # GitHub: the whole window over GraphQL
         if callable(prefetch):
             prefetch(repos, since, until)
-        try:
-            for repo in repos:
-                self._read_repo(repo, since, until)
-        except SpendingCapError as exc:
-            self.result.capped = True
-            self.result.cap_message = str(exc)
-            self.log.warning("curate stopped drafting: %s", exc)
+        for repo in repos:
+            if self._capped.is_set():
+                break
+            self._read_repo(repo, since, until)
+        for item in self._order:
+            if isinstance(item, Skip):
+                self._record_skip(item)
+            else:
+                self._apply(item)
+        if self.result.capped:
+            self.log.warning("curate stopped drafting: %s", self.result.cap_message)
         return self.result
 
     # reading
@@ -305,6 +341,8 @@ class _Curation:
         self.log.info("curate: %s has %d PRs merged in the window", repo.full_name, len(pulls))
         name = repo_name(self.config, repo)
         for pull in pulls:
+            if self._capped.is_set():
+                return  # later PRs are read by the next run, from this run's window start
             reason = self._pull_skip_reason(pull)
             if reason is not None:
                 self._skip("pull", pull.url, reason, pull.author)
@@ -312,6 +350,7 @@ class _Curation:
             member = self.config.member(pull.author)
             assert member is not None  # _pull_skip_reason refused non-members
             self._read_pull(pull, name, member)
+            self.pool.tick_if_due()
 
     def _pull_skip_reason(self, pull: MergedPull) -> str | None:
         sources = self.config.sources
@@ -337,10 +376,13 @@ class _Curation:
             self._draft(pull, thread, name, member)
 
     def _skip(self, what: Literal["pull", "thread"], url: str, reason: str, member: str) -> None:
-        self.result.skipped.append(Skip(what, url, reason, member))
-        self.log.info("curate: skip %s %s: %s", what, url, reason)
+        self._order.append(Skip(what, url, reason, member))
 
-    # drafting
+    def _record_skip(self, skip: Skip) -> None:
+        self.result.skipped.append(skip)
+        self.log.info("curate: skip %s %s: %s", skip.what, skip.url, skip.reason)
+
+    # drafting: asked in the pool, applied in order
 
     def _draft(self, pull: MergedPull, thread: ReviewThread, name: str, member: Member) -> None:
         pull, thread, found = redacted_thread(pull, thread)  # before any prompt is built
@@ -349,18 +391,83 @@ class _Curation:
         default_area = area_for_path(self.config, name, thread.path)
         topics = self.config.topics_for(default_area) if default_area else ()
         prompt = draft_prompt(text, self._areas(name), topics, default_area)
+        sections = covering_sections(self.kb, thread.path, text, words=self.section_words)
+        doc_prompt = ""
+        if sections and self.result.doc_checks >= self.doc_patch_calls:
+            self.result.doc_checks_skipped += 1
+        elif sections:
+            self.result.doc_checks += 1
+            doc_prompt = doc_patch_prompt(text, sections)
+        key = review_key(thread.url)
+        answers = self.pool.submit(lambda: self._ask_thread(key, prompt, doc_prompt))
+        self._order.append(_Thread(pull, thread, text, name, member, sections if doc_prompt else [], answers))
+
+    def _ask_thread(
+        self, key: str, prompt: str, doc_prompt: str
+    ) -> tuple[Answered[DraftAnswer], Answered[DocPatchAnswer] | None]:
+        """A thread's calls, in a worker: its draft and (when the draft's call went through) its
+        document check, charged to what the draft set aside for the lesson."""
+        with working_on(key, FOLLOW_UP_CALLS + (1 if doc_prompt else 0)):
+            draft = self._answered(DRAFT_SYSTEM, prompt, DraftAnswer)
+            if draft.error is not None or not doc_prompt:
+                return draft, None
+            return draft, self._answered(DOC_PATCH_SYSTEM, doc_prompt, DocPatchAnswer)
+
+    def _answered(self, system: str, user: str, schema: type[T]) -> Answered[T]:
         try:
-            answer = self._ask(DRAFT_SYSTEM, prompt, DraftAnswer)
-        except _Failed:
-            self._skip("thread", thread.url, "the model call failed", member.handle)
+            return Answered(self.asker.ask(system, user, schema))
+        except SpendingCapError as exc:
+            self._capped.set()
+            return Answered(error=exc)
+        except ModelCallError as exc:
+            return Answered(error=exc)
+
+    def _apply(self, item: _Thread) -> None:
+        outcome = self.pool.outcome(item.answers)
+        if outcome.error is not None:
+            raise outcome.error  # a bug in the job itself, not a model's answer
+        assert outcome.value is not None
+        draft, doc = outcome.value
+        member, thread = item.member, item.thread
+        try:
+            answer = self._count(draft)
+        except SpendingCapError as exc:
+            self._cap(exc)
             return
-        lesson = self._lesson(answer, pull, thread, text, name, member)
+        except ModelCallError:
+            self._record_skip(Skip("thread", thread.url, "the model call failed", member.handle))
+            self.result.retry.append(
+                RetryThread(url=thread.url, merged_at=item.pull.merged_at, reason=str(draft.error)[:300])
+            )
+            return
+        self.result.drafted_urls.add(thread.url)
+        lesson = self._lesson(answer, item.pull, thread, item.text, item.name, member)
         if lesson is not None:
             self.result.lessons.append(lesson)
             self.result.threads_drafted += 1
         else:
-            self._skip("thread", thread.url, _no_lesson_reason(answer, thread.path), member.handle)
-        self._doc_patch(pull, thread, text, name, member, lesson)
+            self._record_skip(
+                Skip("thread", thread.url, _no_lesson_reason(answer, thread.path), member.handle)
+            )
+        if doc is not None:
+            self._doc_patch(item, doc, lesson)
+
+    def _count(self, answered: Answered[T]) -> T | None:
+        """A call's answer, counted; a failed call is counted and raised, the cap passes through."""
+        if isinstance(answered.error, ModelCallError):
+            self.result.model_calls += 1
+            self.result.failed_calls += 1
+            self.result.failures.append(str(answered.error))
+            self.log.warning("curate: a model call failed: %s", answered.error)
+        elif answered.error is None:
+            self.result.model_calls += 1
+            self.result.ok_calls += 1
+        return answered.get()
+
+    def _cap(self, exc: SpendingCapError) -> None:
+        if not self.result.capped:
+            self.result.capped = True
+            self.result.cap_message = str(exc)
 
     def _lesson(
         self,
@@ -385,30 +492,18 @@ class _Curation:
             trust=thread_trust(pull.title, thread, self._is_member),
         )
 
-    def _doc_patch(
-        self,
-        pull: MergedPull,
-        thread: ReviewThread,
-        text: str,
-        name: str,
-        member: Member,
-        lesson: Lesson | None,
-    ) -> None:
-        sections = covering_sections(self.kb, thread.path, text, words=self.section_words)
-        if not sections:
-            return
-        if self.result.doc_checks >= self.doc_patch_calls:
-            self.result.doc_checks_skipped += 1
-            return
-        self.result.doc_checks += 1
+    def _doc_patch(self, item: _Thread, doc: Answered[DocPatchAnswer], lesson: Lesson | None) -> None:
         try:
-            answer = self._ask(DOC_PATCH_SYSTEM, doc_patch_prompt(text, sections), DocPatchAnswer)
-        except _Failed:
+            answer = self._count(doc)
+        except SpendingCapError as exc:
+            self._cap(exc)
             return
-        base = lesson or self._doc_base(pull, thread, text, name, member)
-        drafted = doc_lesson(answer, base, sections)
+        except ModelCallError:
+            return
+        base = lesson or self._doc_base(item.pull, item.thread, item.text, item.name, item.member)
+        drafted = doc_lesson(answer, base, item.sections)
         if drafted is not None:
-            self.result.doc_lessons.append(self._in_document(drafted, sections))
+            self.result.doc_lessons.append(self._in_document(drafted, item.sections))
 
     def _in_document(self, lesson: Lesson, sections: list[CoveringSection]) -> Lesson:
         """A document patch belongs to the document's area and scope, not the rule drafted beside it."""
@@ -443,20 +538,6 @@ class _Curation:
             trust=thread_trust(pull.title, thread, self._is_member),
             repo=name,
         )
-
-    def _ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        """One question; a failed call raises `_Failed` after it is counted, the cap passes through."""
-        try:
-            answer = self.asker.ask(system, user, schema)
-        except ModelCallError as exc:
-            self.result.model_calls += 1
-            self.result.failed_calls += 1
-            self.result.failures.append(str(exc))
-            self.log.warning("curate: a model call failed: %s", exc)
-            raise _Failed from exc
-        self.result.model_calls += 1
-        self.result.ok_calls += 1
-        return answer
 
     def _areas(self, name: str) -> list[str]:
         """The areas the drafter may choose from: the thread's repo's own, and core."""

@@ -15,6 +15,12 @@ events, `message_start` to `message_stop`. `converse(fn)` answers from the whole
 recorded request and returns content blocks), for a client that holds a conversation of its own.
 Every request is recorded, whatever its method or path, so a test can say what a client asked.
 
+For runs at scale it also behaves like a busy API: `latency` delays every answer, `fail_when` injects
+429s and 529s (with `retry-after`) on the requests a predicate picks, `rate_limit` enforces a request
+window and sends Anthropic's `anthropic-ratelimit-*` headers on every answer, `max_in_flight` says
+how many requests it was answering at once, and `answered` counts each distinct question it answered
+(what a run paid for), so a test can tell a question paid for twice.
+
 `FakeClaude` drives `tests/fake_claude/claude` (a Python stand-in for `claude -p`) from a queue file
 and records each call's argv, stdin and environment names.
 
@@ -23,11 +29,14 @@ Both fixtures check at teardown that no planted secret ever reached them.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
+import sys
 import threading
-from collections import deque
+import time
+from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -106,17 +115,38 @@ Conversation = Callable[[Recorded], "Scripted | list[dict[str, Any]]"]
 
 
 @dataclass
+class Fault:
+    """Fail each request `match(system, user)` picks `times` times (per distinct question) with `status`."""
+
+    match: Callable[[str, str], bool]
+    status: int
+    times: int
+    retry_after: str | None = None
+    seen: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class AnthropicStub:
     queue: deque[Scripted] = field(default_factory=deque)
     requests: list[Recorded] = field(default_factory=list)
     responder: Responder | None = None  # answers by content once the queue is empty
     conversation: Conversation | None = None  # answers from the whole request, before the queue
+    latency: float = 0.0  # seconds before each answer (not before an error)
+    answered: Counter[str] = field(default_factory=Counter)  # question (system + user) -> answers sent
+    faults: list[Fault] = field(default_factory=list)
+    max_in_flight: int = 0
+    limited: int = 0  # requests refused by `rate_limit` (429)
+    usage: tuple[int, int, int, int] = (120, 40, 0, 0)  # what each answer by content reports it used
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._count = 0
+        self._in_flight = 0
+        self._window: tuple[int, float] | None = None  # (requests per window, window seconds)
+        self._window_start = 0.0
+        self._window_used = 0
 
     # -- script -------------------------------------------------------------------------------------
 
@@ -153,6 +183,30 @@ class AnthropicStub:
         self.conversation = conversation
         return self
 
+    def fail_when(
+        self,
+        match: Callable[[str, str], bool],
+        status: int,
+        *,
+        times: int = 1,
+        retry_after: str | None = None,
+    ) -> AnthropicStub:
+        """Refuse `times` times each distinct question `match(system, user)` picks, before answering it."""
+        self.faults.append(Fault(match, status, times, retry_after))
+        return self
+
+    def rate_limit(self, requests: int, per_seconds: float) -> AnthropicStub:
+        """Allow `requests` a window of `per_seconds` (windows start on whole seconds, as the
+        headers' reset times are to the second); report what is left on every answer."""
+        self._window = (requests, per_seconds)
+        return self
+
+    def paid_twice(self, before: Counter[str]) -> int:
+        """Questions answered now that had been answered already by `before` (a copy of `answered`)."""
+        return sum(
+            1 for question, n in self.answered.items() if before.get(question, 0) and n > before[question]
+        )
+
     def respond_with(self, responder: Responder) -> AnthropicStub:
         """Answer by content when the queue is empty: `responder(system, user)` returns the structured
         value, a `Scripted`, or None for a refusal. For runs whose call order is not fixed."""
@@ -168,7 +222,7 @@ class AnthropicStub:
         return f"http://{host!s}:{port}"
 
     def start(self) -> AnthropicStub:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = _QuietServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.stub = self  # type: ignore[attr-defined]
         self._server = server
@@ -192,9 +246,13 @@ class AnthropicStub:
         return [secret for secret in secrets for request in self.requests if secret in request.body]
 
     def _take(self, request: Recorded) -> Scripted | None:
+        system, content = _prompts(request)
         with self._lock:
             self.requests.append(request)
             self._count += 1
+            refused = self._refused(system, content)
+            if refused is not None:
+                return refused
             if self.conversation is not None and request.dialect is not None:
                 answer = self.conversation(request)
                 return answer if isinstance(answer, Scripted) else Scripted("blocks", answer)
@@ -202,20 +260,80 @@ class AnthropicStub:
                 return self.queue.popleft()
         if self.responder is None:
             return None
-        body = request.json
-        system = body.get("system", "")
-        if isinstance(system, list):
-            system = "\n".join(str(part.get("text", "")) for part in system if isinstance(part, dict))
-        messages = body.get("messages") or [{}]
-        content = messages[-1].get("content", "")
-        if isinstance(content, list):
-            content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
-        value = self.responder(str(system), str(content))
+        value = self.responder(system, content)
         if isinstance(value, Scripted):
             return value
         if value is None:
             return Scripted("refusal", "I can't help with that request.", usage=(120, 8, 0, 0))
-        return Scripted("answer", value)
+        return Scripted("answer", value, usage=self.usage)
+
+    def _refused(self, system: str, user: str) -> Scripted | None:
+        """An injected fault or the rate limit's 429, for this request (under the lock)."""
+        for fault in self.faults:
+            question = system + "\0" + user
+            if fault.match(system, user) and fault.seen[question] < fault.times:
+                fault.seen[question] += 1
+                headers = (("retry-after", fault.retry_after),) if fault.retry_after is not None else ()
+                return Scripted("error", f"stub fault {fault.status}", status=fault.status, headers=headers)
+        if self._window is None:
+            return None
+        allowed, seconds = self._window
+        now = time.time()
+        if now >= self._window_start + seconds:
+            self._window_start, self._window_used = float(int(now)), 0
+        if self._window_used >= allowed:
+            self.limited += 1
+            wait = max(1, int(self._window_start + seconds - now + 0.999))
+            headers = (("retry-after", str(wait)), *self._limit_headers())
+            return Scripted("error", "stub rate limit", status=429, headers=headers)
+        self._window_used += 1
+        return None
+
+    def _limit_headers(self) -> tuple[tuple[str, str], ...]:
+        if self._window is None:
+            return ()
+        allowed, seconds = self._window
+        reset = dt.datetime.fromtimestamp(self._window_start + seconds, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return (
+            ("anthropic-ratelimit-requests-limit", str(allowed)),
+            ("anthropic-ratelimit-requests-remaining", str(max(0, allowed - self._window_used))),
+            ("anthropic-ratelimit-requests-reset", reset),
+        )
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self._in_flight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def _paid(self, request: Recorded) -> None:
+        system, content = _prompts(request)
+        with self._lock:
+            self.answered[system + "\0" + content] += 1
+
+
+def _prompts(request: Recorded) -> tuple[str, str]:
+    """The system prompt and the last user message of a recorded request."""
+    body = request.json
+    system = body.get("system", "")
+    if isinstance(system, list):
+        system = "\n".join(str(part.get("text", "")) for part in system if isinstance(part, dict))
+    messages = body.get("messages") or [{}]
+    content = messages[-1].get("content", "")
+    if isinstance(content, list):
+        content = "\n".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return str(system), str(content)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A client that went away (a run killed mid-call) is no error of the stub's."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -249,17 +367,25 @@ class _Handler(BaseHTTPRequestHandler):
         if not _authorized(request):
             stub._take(request)
             return self._error(401, "missing credentials", request)
-        scripted = stub._take(request)
-        if scripted is None:
-            return self._error(500, "the stub's queue is empty: script an answer first", request)
-        if scripted.delay and stub._stopping.wait(scripted.delay):
-            return None
-        if scripted.kind == "error":
-            return self._error(scripted.status, str(scripted.payload), request, scripted.headers)
-        message = _message(scripted, request, stub._count)
-        if request.json.get("stream") is True:
-            return self._stream(message)
-        self._send(200, message)
+        stub._enter()
+        try:
+            scripted = stub._take(request)
+            if scripted is None:
+                return self._error(500, "the stub's queue is empty: script an answer first", request)
+            if scripted.kind == "error":
+                return self._error(scripted.status, str(scripted.payload), request, scripted.headers)
+            delay = scripted.delay + stub.latency
+            if delay and stub._stopping.wait(delay):
+                return None
+            stub._paid(request)
+            with stub._lock:
+                limits = stub._limit_headers()
+            message = _message(scripted, request, stub._count)
+            if request.json.get("stream") is True:
+                return self._stream(message)
+            self._send(200, message, limits)
+        finally:
+            stub._leave()
 
     def _stream(self, message: dict[str, Any]) -> None:
         """The message as the Messages API streams it (server-sent events), one delta per block."""

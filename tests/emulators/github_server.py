@@ -393,6 +393,8 @@ class GitHubEmulator:
         self.members: set[str] = set()  # the organisation's people: collaborators on every repo
         self.repos: dict[str, RepoRecord] = {}
         self.failures: list[tuple[int, int | None]] = []
+        # (method, path part, status, retry-after, times left): a limit hit by one kind of request
+        self.failures_on: list[list[Any]] = []
         self.stalls: list[float] = []  # seconds to sit on each of the next requests before answering
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
         self.max_per_page = 100
@@ -621,6 +623,12 @@ class GitHubEmulator:
     def _answer(self, method: str, raw_path: str, headers: dict[str, str], raw_body: bytes) -> Response:
         if self.failures:
             return self._injected(*self.failures.pop(0))
+        matched = next(
+            (f for f in self.failures_on if f[0] == method and f[1] in raw_path and f[4] > 0), None
+        )
+        if matched is not None:
+            matched[4] -= 1
+            return self._injected(matched[2], matched[3])
         token = self._token(headers)
         if token is None:
             return Response(
@@ -1966,6 +1974,14 @@ class GitHubHarness:
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:
             self.emulator.failures.extend([(status, retry_after)] * times)
+
+    def fail_on(
+        self, method: str, path_part: str, status: int, *, times: int = 1, retry_after: int | None = None
+    ) -> None:
+        """Refuse the next `times` requests of `method` whose path holds `path_part` (a secondary rate
+        limit on creating pull requests: `fail_on("POST", "/pulls", 403, retry_after=60)`)."""
+        with self.emulator.lock:
+            self.emulator.failures_on.append([method, path_part, status, retry_after, times])
 
     def set_visibility(self, repo: RepoRef, visibility: str) -> None:
         """public, private or internal, as the repo's JSON reports it."""

@@ -15,12 +15,13 @@ most drafts.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.daily.lessons import Lesson
 from homeostat.errors import HomeostatError
 
@@ -112,3 +113,30 @@ def judge(asker: Asker, lesson: Lesson, rewritten: str = "") -> Verdict:
     if traps["contradicts-thread"] * 2 > len(answers):
         return Verdict("contradicts", problems, calls)
     return Verdict("fail", problems, calls)
+
+
+@dataclass
+class JudgeBudget:
+    """The judge's call cap (`agents.curator.judgeCalls`) when judges run at once.
+
+    One at a time, a draft is judged while the calls of the drafts judged before it are under the
+    cap; a judgement takes one call or `1 + JUDGE_CONFIRMATIONS`, known only once it ends. So the next
+    draft starts only when even the longest judgements still running would leave it under the cap,
+    is skipped when even the shortest would not, and otherwise waits for one to end: the drafts
+    judged are exactly those one at a time would judge, and no call is made it would not make.
+    """
+
+    cap: int
+    used: int = 0  # calls of the judgements that ended
+    skipped: int = 0  # drafts that went to a person without the judge's pass
+
+    def decide(self, item: object, running: Sequence[object]) -> Literal["start", "skip", "wait"]:
+        if self.used + (1 + JUDGE_CONFIRMATIONS) * len(running) < self.cap:
+            return "start"
+        if self.used + len(running) >= self.cap:
+            return "skip"
+        return "wait"
+
+    def finished(self, item: object, outcome: Answered[Verdict]) -> None:
+        if outcome.value is not None:
+            self.used += outcome.value.calls

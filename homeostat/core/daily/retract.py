@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import Answered, Asker, Question, SpendingCapError, ask_each
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
 from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
@@ -160,14 +160,40 @@ def retract(
     today: dt.date,
 ) -> Retractions:
     """One retractor call per section citing `rule`; a kept rewrite is a `Rewrite`, the rest listed."""
-    found = Retractions()
-    for citation in find_citations(kb, rule):
-        rewrite, note = _rewrite(asker, kb, rule, citation, calls, source, today)
+    return retract_all(asker, kb, [rule], calls, source=source, today=today)[0]
+
+
+def retract_all(
+    asker: Asker | None,
+    kb: KB,
+    rules: Sequence[Rule],
+    calls: RetractCalls,
+    *,
+    source: str,
+    today: dt.date,
+) -> list[Retractions]:
+    """`retract` for each rule: the calls within `calls` chosen in order, asked at once (on a pooled
+    asker), the answers applied in order."""
+    planned: list[tuple[Rule, Citation, str]] = []  # a note means no call: listed for a person
+    questions: list[Question[RetractAnswer]] = []
+    for rule in rules:
+        for citation in find_citations(kb, rule):
+            note = _no_call(asker, calls)
+            planned.append((rule, citation, note))
+            if not note:
+                prompt = retract_prompt(rule, citation, still_supported(kb, citation, rule.id))
+                questions.append(Question(RETRACT_SYSTEM, prompt, RetractAnswer))
+    answers = iter(ask_each(asker, questions) if asker is not None and questions else [])
+    found = {rule.id: Retractions() for rule in rules}
+    for rule, citation, note in planned:
+        rewrite: Rewrite | None = None
+        if not note:
+            rewrite, note = _rewrite(next(answers), kb, rule, citation, calls, source, today)
         if rewrite is None:
-            found.listed.append(ForAPerson(citation.doc_id, citation.section_id, rule.id, note))
+            found[rule.id].listed.append(ForAPerson(citation.doc_id, citation.section_id, rule.id, note))
         else:
-            found.rewrites.append(rewrite)
-    return found
+            found[rule.id].rewrites.append(rewrite)
+    return [found[rule.id] for rule in rules]
 
 
 def listed_citations(kb: KB, rule: Rule, note: str) -> list[ForAPerson]:
@@ -175,8 +201,21 @@ def listed_citations(kb: KB, rule: Rule, note: str) -> list[ForAPerson]:
     return [ForAPerson(c.doc_id, c.section_id, rule.id, note) for c in find_citations(kb, rule)]
 
 
+def _no_call(asker: Asker | None, calls: RetractCalls) -> str:
+    """Why a citing section gets no call (listed for a person instead), or "" when it gets one."""
+    if asker is None:
+        return "no model to ask"
+    if calls.capped:
+        return "the spending cap was reached"
+    if calls.left <= 0:
+        return f"no model call left this run ({calls.setting})"
+    calls.left -= 1
+    calls.asked += 1
+    return ""
+
+
 def _rewrite(
-    asker: Asker | None,
+    answered: Answered[RetractAnswer],
     kb: KB,
     rule: Rule,
     citation: Citation,
@@ -185,20 +224,8 @@ def _rewrite(
     today: dt.date,
 ) -> tuple[Rewrite | None, str]:
     """The checked rewrite, or None and why a person must do it."""
-    if asker is None:
-        return None, "no model to ask"
-    if calls.capped:
-        return None, "the spending cap was reached"
-    if calls.left <= 0:
-        return None, f"no model call left this run ({calls.setting})"
-    calls.left -= 1
-    calls.asked += 1
     try:
-        answer = asker.ask(
-            RETRACT_SYSTEM,
-            retract_prompt(rule, citation, still_supported(kb, citation, rule.id)),
-            RetractAnswer,
-        )
+        answer = answered.get()
     except SpendingCapError:
         calls.capped = True
         return None, "the spending cap was reached"

@@ -9,10 +9,12 @@ counts it. Similarity only proposes: the model must answer `same: true` before a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from homeostat.core.asker import Answered
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
 from homeostat.core.model import Rule
@@ -30,6 +32,28 @@ class Pair:
     @property
     def name(self) -> str:
         return f"{self.drop.id} into {self.keep.id}"
+
+
+@dataclass
+class MergeGate:
+    """Which pairs to ask when several are asked at once. One at a time, a pair is skipped when an
+    earlier merge dropped one of its rules; so a pair starts only when no pair still running could
+    drop one of its rules, waits when one could, and is skipped when one did. The pairs asked are
+    exactly those one at a time would ask."""
+
+    gone: set[str] = field(default_factory=set)
+
+    def decide(self, pair: Pair, running: Sequence[Pair]) -> Literal["start", "skip", "wait"]:
+        mine = {pair.keep.id, pair.drop.id}
+        if mine & self.gone:
+            return "skip"
+        if any(other.drop.id in mine for other in running):
+            return "wait"
+        return "start"
+
+    def finished(self, pair: Pair, outcome: Answered[SameRuleAnswer | None]) -> None:
+        if outcome.error is None and outcome.value is not None and outcome.value.same:
+            self.gone.add(pair.drop.id)
 
 
 def in_force(rules: Sequence[Rule]) -> list[Rule]:

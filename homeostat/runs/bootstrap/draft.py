@@ -3,7 +3,8 @@
 A topic whose inputs are unchanged is skipped (no call); the spending cap stops the calls before the
 next one starts, and every topic not drafted yet is left for a rerun, which picks them up because
 their documents still lack the inputs' hash. A model that fails or answers nothing usable leaves its
-topic undrafted, named in the result, and the run goes on with the next.
+topic undrafted, named in the result, and the run goes on with the next. A repo's topics are asked
+at once (`agents.concurrency` workers) and merged in their order.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from homeostat.core.asker import Asker, ModelCallError, SpendingCapError
 from homeostat.core.bootstrap.drafting import SEED_SYSTEM, SeedAnswer, usable_sections
@@ -18,6 +20,7 @@ from homeostat.core.bootstrap.merge import Blocked, DocumentDraft, MergeReport, 
 from homeostat.core.bootstrap.plan import RepoPlan, TopicPlan
 from homeostat.core.config import Config
 from homeostat.runs.bootstrap.plan import document_title
+from homeostat.runs.model_pool import Pools
 
 
 @dataclass
@@ -56,7 +59,12 @@ def _merge(
 def _draft_topic(
     name: str, topic: TopicPlan, asker: Asker, config: Config
 ) -> tuple[DocumentDraft | None, str]:
-    answer = asker.ask(SEED_SYSTEM, topic.prompt, SeedAnswer)
+    return _topic_draft(name, topic, asker.ask(SEED_SYSTEM, topic.prompt, SeedAnswer), config)
+
+
+def _topic_draft(
+    name: str, topic: TopicPlan, answer: SeedAnswer | None, config: Config
+) -> tuple[DocumentDraft | None, str]:
     sections, dropped = usable_sections(answer)
     if not sections:
         return None, "no usable answer" + (f" ({'; '.join(dropped)})" if dropped else "")
@@ -86,18 +94,25 @@ def draft_repo(
 ) -> RepoResult:
     """Draft every topic that needs it (until the cap), then import the Markdown docs."""
     result = RepoResult(plan)
+    asking: list[TopicPlan] = []
     for topic in plan.topics:
         if topic.skipped:
             result.skipped.append(topic.topic)
-            continue
-        if not topic.files:
-            continue
+        elif topic.files and capped:
+            result.left.append(topic.topic)
+        elif topic.files:
+            asking.append(topic)
+    pool = Pools(config.agents).for_agent("bootstrap") if asking else None
+    answers = (
+        pool.run_each([partial(_draft_topic, plan.name, t, asker(), config) for t in asking]) if pool else []
+    )
+    for topic, answered in zip(asking, answers, strict=True):
         if capped:
             result.left.append(topic.topic)
             continue
         progress(topic.topic)
         try:
-            draft, why = _draft_topic(plan.name, topic, asker(), config)
+            draft, why = answered.get() or (None, "no usable answer")
         except SpendingCapError as exc:
             capped, result.cap_message = True, str(exc)
             result.left.append(topic.topic)
@@ -110,6 +125,8 @@ def draft_repo(
             continue
         _merge(result, existing, draft, config_text, today)
         result.drafted.append(topic.topic)
+    if pool is not None:
+        pool.close()
     for doc in plan.docs:
         if doc.skipped:
             result.docs_skipped += 1

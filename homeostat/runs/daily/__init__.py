@@ -20,6 +20,12 @@ releases the claim.
 A run whose model calls all failed is not an empty run: it exits non-zero, records no decisions,
 opens no PR, and the next run reads its review window again. An unclear answer from the host is
 never read as "closed" or "declined".
+
+Model calls go through the run's pools (homeostat.runs.model_pool), several at once, their answers
+applied in order. While it waits for them the run renews its claim and writes its checkpoints
+(`checkpoint.py`): every answer it paid for, so a run stopped anywhere (a signal, the job's timeout,
+an error past its retries) records a failed run report with its window and leaves its answers and
+its retry list for the next run, which decides every lesson without paying for them again.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TypeVar
 
-from homeostat.adapters.run_claim import Held, Taken
+from homeostat.adapters.run_claim import ClaimLost, Held, Taken
 from homeostat.adapters.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate
@@ -37,6 +43,7 @@ from homeostat.core.kb import KB, load_kb
 from homeostat.core.state import Claim, Notice, RunReport, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily import collect, decide, dry_run, land, record, recover, review, settle
+from homeostat.runs.daily.checkpoint import Checkpoint
 from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import (
     CurateOutcome,
@@ -56,6 +63,8 @@ T = TypeVar("T")
 class DailyRun:
     def __init__(self, deps: DailyDeps, options: DailyOptions) -> None:
         self.ctx = DailyContext(deps, options)
+        self._previous: Claim | None = None  # the claim this run took over
+        self._run_state: RunState | None = None  # once the run knows its window
 
     def run(self) -> DailyResult:
         ctx = self.ctx
@@ -70,17 +79,41 @@ class DailyRun:
             if isinstance(taken, Held):
                 return self._stand_aside(base, started, run_id, taken.claim)
             ctx.claim = claim
+            self._previous = taken.previous
             state, early = self._guarded(lambda: self._recover(base, taken))
-        return self._guarded(lambda: self._run(started, run_id, state, early))
+        try:
+            return self._guarded(lambda: self._run(started, run_id, state, early))
+        finally:
+            if ctx.pools is not None:
+                ctx.pools.close()
+            ctx.deps.stats.memory = None
 
     def _guarded(self, step: Callable[[], T]) -> T:
-        """A run that stops on an error releases its claim and keeps its journal for the next run."""
+        """A run that stops on an error (or a signal) releases its claim and keeps its journal for the
+        next run, in one write with a failed run report and its checkpoints, so the next run reads
+        its window again and recalls every answer it paid for."""
         try:
             return step()
-        except BaseException:
+        except BaseException as exc:
+            self.ctx.deps.stats.ledger.halt()  # no new call starts while the run records where it stopped
+            if self.ctx.pools is not None:
+                self.ctx.pools.close()
             if self.ctx.claim is not None:
-                self.ctx.claim.abandon()
+                self.ctx.claim.abandon(None if isinstance(exc, ClaimLost) else self._failure_files(exc))
             raise
+
+    def _failure_files(self, exc: BaseException) -> dict[str, bytes] | None:
+        """The failed run's report and checkpoints, or None before the run knew its window."""
+        ctx, run = self.ctx, self._run_state
+        if run is None or ctx.checkpoint is None:
+            return None
+        if isinstance(exc, KeyboardInterrupt):
+            reason = "interrupted (a signal, or the job's time limit) before it finished"
+        else:
+            reason = " ".join(str(exc).split())[:400] or type(exc).__name__
+        print(f"homeostat: daily run stopped: {reason}; the next run reads this window again", file=ctx.out)
+        report = record.failed_report(ctx, run, reason)
+        return {**ctx.checkpoint.files(), **record.report_file(report)}
 
     def _recover(self, base: str, taken: Taken) -> tuple[StateSnapshot, list[Notice]]:
         """Finish a dead run's journal, then reconcile what no record explains; the state to start from."""
@@ -116,9 +149,23 @@ class DailyRun:
         ctx = self.ctx
         loaded = collect.load(ctx, state)
         kb, config = loaded.kb, loaded.config
-        since = collect.window_start(ctx, config, loaded.snapshot, started)
+        checkpoint = ctx.checkpoint = Checkpoint(loaded.snapshot.other, run_id)
+        if not ctx.options.show_prompts:
+            ctx.deps.stats.memory = checkpoint.memory
+            ctx.use_pools(config, tick=self._tick)
+        since = collect.window_start(
+            ctx,
+            config,
+            loaded.snapshot,
+            started,
+            previous=self._previous,
+            retry_since=checkpoint.oldest_retry(),
+        )
         run = RunState(started=started, since=since, base=loaded.base, state=loaded.snapshot, run_id=run_id)
         run.notices += early
+        self._run_state = run
+        if ctx.claim is not None:
+            ctx.claim.note_window(since)
         retirements = settle.settle(ctx, config, loaded.snapshot, run)
         try:
             found = collect.collect(ctx, kb, config, run)
@@ -128,6 +175,7 @@ class DailyRun:
             return self._fail(run, config, "every model call failed: " + "; ".join(ctx.tally.error_messages))
         self._renew()
         decided = self._decide_all(kb, config, found.lessons, found.waiting, run)
+        ctx.deps.stats.ledger.release_all()  # what undecided lessons set aside goes back to the run
         if ctx.tally.all_failed:
             return self._fail(run, config, "every model call failed: " + "; ".join(ctx.tally.error_messages))
         live = [d for d in decided if not d.undecided]
@@ -143,6 +191,18 @@ class DailyRun:
     def _renew(self) -> None:
         if self.ctx.claim is not None:
             self.ctx.claim.renew_if_due()
+
+    def _tick(self) -> None:
+        """While the run waits for answers: write the answers paid for since the last write (which
+        renews the claim), or renew the claim when it is due."""
+        ctx = self.ctx
+        if ctx.claim is None or ctx.checkpoint is None:
+            return
+        if ctx.checkpoint.due():
+            ctx.claim.hold(ctx.checkpoint.files())
+            ctx.checkpoint.written()
+        else:
+            ctx.claim.renew_if_due()
 
     def _decide_all(
         self, kb: KB, config: Config, lessons: list[Lesson], waiting: list[Candidate], run: RunState
@@ -164,9 +224,10 @@ class DailyRun:
 
     def _record(self, config: Config, live: list[Decided], run: RunState) -> RunReport:
         record.record_decisions(self.ctx, live, run)
+        checkpoints = record.final_checkpoints(self.ctx, run)
         record.notify(self.ctx, config, run)
         report = record.run_report(self.ctx, live, run, failed=None)
-        record.write_run_state(self.ctx, run, report)
+        record.write_run_state(self.ctx, run, report, checkpoints)
         return report
 
     def _fail(self, run: RunState, config: Config, reason: str) -> DailyResult:
@@ -183,7 +244,7 @@ class DailyRun:
         run.records.clear()
         run.heartbeats = []
         try:
-            record.write_run_state(ctx, run, report)
+            record.write_run_state(ctx, run, report, ctx.checkpoint.files() if ctx.checkpoint else {})
         except HomeostatError as exc:
             print(f"homeostat: could not record the failed run: {exc}", file=ctx.out)
         return DailyResult(1, (), (), report)

@@ -19,10 +19,15 @@ is rebuilt by the next one, and two deep dives at once never both ask the model 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Protocol, TextIO
+import threading
+from collections.abc import Callable
+from typing import Protocol, TextIO, TypeVar
+
+from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
 from homeostat.adapters.run_claim import (
+    ClaimLost,
     Held,
     Taken,
     Written,
@@ -31,10 +36,13 @@ from homeostat.adapters.run_claim import (
     this_process,
     update_claim,
 )
+from homeostat.core.asker import Asker
 from homeostat.core.state import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
+from homeostat.runs.model_pool import in_worker
 
 CLAIM_TTL = dt.timedelta(minutes=60)
 RENEW_AFTER = dt.timedelta(minutes=10)
+T = TypeVar("T", bound=BaseModel)
 
 
 class _Remote(Protocol):
@@ -74,6 +82,9 @@ class RunClaim:
         )
         self._renewed = now
         self._written: Written | None = None  # the state branch as this run's last claim write left it
+        self._fresh = threading.Condition()  # workers waiting for a renewal by the run's thread
+        self._generation = 0  # claim writes so far
+        self._lost: ClaimLost | None = None
 
     def take(self) -> Taken | Held:
         now = self.ctx.now()
@@ -93,15 +104,43 @@ class RunClaim:
     def _write(self, files: dict[str, bytes] | None = None) -> None:
         """Write the claim on the commit this run's last write left, or (where the branch moved since)
         on the tip fetched and checked still to hold it."""
-        self._written = update_claim(
-            self.ctx.git,
-            self.claim,
-            files,
-            remote=self.ctx.deps.remote,
-            branch=state_branch(self.base),
-            path=self.path,
-            last=self._written,
-        )
+        try:
+            self._written = update_claim(
+                self.ctx.git,
+                self.claim,
+                files,
+                remote=self.ctx.deps.remote,
+                branch=state_branch(self.base),
+                path=self.path,
+                last=self._written,
+            )
+        except ClaimLost as exc:
+            with self._fresh:
+                self._lost = exc
+                self._fresh.notify_all()
+            raise
+        with self._fresh:
+            self._generation += 1
+            self._fresh.notify_all()
+
+    def due(self) -> bool:
+        return self.ctx.now() - self._renewed >= RENEW_AFTER
+
+    def wait_fresh(self, wake: Callable[[], None]) -> None:
+        """In a worker, before a model call: when the claim is due for renewal, wait until the run's
+        thread has renewed it (`wake` asks it to now), so no call starts once another run took the
+        claim over; `ClaimLost` then."""
+        with self._fresh:
+            if self._lost is not None:
+                raise ClaimLost(str(self._lost))
+            if not self.due():
+                return
+            generation = self._generation
+            while self._generation == generation and self._lost is None:
+                wake()
+                self._fresh.wait(timeout=0.5)
+            if self._lost is not None:
+                raise ClaimLost(str(self._lost))
 
     def write_ahead(self, entry: JournalEntry, base_tip: str) -> None:
         """Add `entry` to the journal (and renew) before the push it describes; stops if the claim was lost."""
@@ -120,9 +159,16 @@ class RunClaim:
         if self.ctx.now() - self._renewed >= RENEW_AFTER:
             self.hold()
 
-    def hold(self) -> None:
-        """Renew now, before a step that pushes: `ClaimLost` when another run took the claim over."""
+    def hold(self, files: dict[str, bytes] | None = None) -> None:
+        """Renew now, before a step that pushes (with `files`: checkpoints written as the run goes):
+        `ClaimLost` when another run took the claim over, so a run that lost it writes nothing."""
         self.claim = self._renewal()
+        self._write(files)
+
+    def note_window(self, since: dt.datetime) -> None:
+        """Keep the run's review window start with the claim, so a run killed before it records
+        anything (a lost runner) has its window read again by the next."""
+        self.claim = self._renewal().model_copy(update={"since": since})
         self._write()
 
     def released(self) -> dict[str, bytes]:
@@ -135,11 +181,12 @@ class RunClaim:
         self.claim = self.claim.model_copy(update={"released_at": self.ctx.now(), "journal": ()})
         self._write()
 
-    def abandon(self) -> None:
-        """A run that fails mid-way releases its claim but keeps its journal, for the next run to finish."""
+    def abandon(self, files: dict[str, bytes] | None = None) -> None:
+        """A run that fails mid-way releases its claim but keeps its journal, for the next run to
+        finish, in one write with `files` (its failed run report and checkpoints)."""
         try:
             self.claim = self.claim.model_copy(update={"released_at": self.ctx.now()})
-            self._write()
+            self._write(files)
         except Exception as exc:  # noqa: BLE001 - the run is already failing; say so, keep its own error
             print(
                 f"notice: could not release this run's claim ({exc}); it expires on its own",
@@ -149,6 +196,26 @@ class RunClaim:
     def _renewal(self) -> Claim:
         self._renewed = self.ctx.now()
         return self.claim.model_copy(update={"expires_at": self._renewed + CLAIM_TTL})
+
+
+class ClaimedAsker:
+    """Asks only while the run holds its claim: renewed first when due (by the run's own thread; a
+    worker waits for it), so a long run never outlives its claim and a run whose claim another run
+    took over makes no further call (`ClaimLost`)."""
+
+    def __init__(self, inner: Asker, claim: Callable[[], RunClaim | None], wake: Callable[[], None]) -> None:
+        self.inner = inner
+        self.claim = claim
+        self.wake = wake
+
+    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
+        claim = self.claim()
+        if claim is not None:
+            if in_worker():
+                claim.wait_fresh(self.wake)
+            else:
+                claim.renew_if_due()
+        return self.inner.ask(system, user, schema)
 
 
 def owner_line(claim: Claim) -> str:

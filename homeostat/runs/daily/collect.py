@@ -23,7 +23,7 @@ from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.daily.lessons import Lesson, from_pending
 from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
-from homeostat.core.state import Heartbeat, StateSnapshot, state_branch
+from homeostat.core.state import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
 from homeostat.runs.daily.context import (
     CANDIDATES_PREFIX,
@@ -78,21 +78,29 @@ def base_branch(ctx: DailyContext) -> str:
     return ctx.kb_at(head).require_config().sources.base_branch
 
 
-def window_start(ctx: DailyContext, config: Config, snapshot: StateSnapshot, now: dt.datetime) -> dt.datetime:
+def window_start(
+    ctx: DailyContext,
+    config: Config,
+    snapshot: StateSnapshot,
+    now: dt.datetime,
+    *,
+    previous: Claim | None = None,
+    retry_since: dt.datetime | None = None,
+) -> dt.datetime:
     """Where the review window opens: --since, else the lookback, reaching back over a capped or
-    failed last run so no thread ages out unread."""
+    failed last run, over the window of a run that died before it recorded anything (its claim,
+    `previous`, kept it), and to the oldest thread waiting to be drafted again, so no thread ages out
+    unread."""
     if ctx.options.since is not None:
         return ctx.options.since
     default = now - dt.timedelta(hours=config.sources.lookback_hours)
     last = snapshot.last_run("daily")
+    carried: list[dt.datetime | None] = [retry_since]
     if last is not None:
-        for carried in (
-            last.capped.since if last.capped else None,
-            last.failed.since if last.failed else None,
-        ):
-            if carried is not None and carried < default:
-                default = carried
-    return default
+        carried += [last.capped.since if last.capped else None, last.failed.since if last.failed else None]
+    if previous is not None and not any(r.run_id == previous.run_id for r in snapshot.runs.values()):
+        carried.append(previous.since)
+    return min([default, *(moment for moment in carried if moment is not None)])
 
 
 def collect(ctx: DailyContext, kb: KB, config: Config, run: RunState) -> Collected:
@@ -110,13 +118,21 @@ def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[s
         return []
     try:
         outcome = ctx.deps.curate(
-            kb=kb, since=run.since, until=run.started, extra_cited=cited, asker=ctx.ask("curator")
+            kb=kb,
+            since=run.since,
+            until=run.started,
+            extra_cited=cited,
+            asker=ctx.ask("curator"),
+            pool=ctx.pool("curator"),
         )
     except SpendingCapError as exc:
         outcome = CurateOutcome(capped=True)
         run.notice("spending-cap", f"spending cap reached while drafting: {exc}", ctx.out)
     except HostError as exc:
         raise StepFailed(f"the code host did not answer clearly: {exc}") from exc
+    if ctx.checkpoint is not None:
+        ctx.checkpoint.failed += outcome.retry
+        ctx.checkpoint.done |= outcome.drafted
     if outcome.capped:
         run.capped = True
         run.notice(

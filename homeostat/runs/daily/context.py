@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -16,6 +17,8 @@ from pydantic import BaseModel
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import KbTrees
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
+from homeostat.core.checkpoints import RetryThread
+from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.judge import Verdict
@@ -37,10 +40,12 @@ from homeostat.core.state import (
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.merge_gate import CheckWait
+from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
     from homeostat.core.state import JournalEntry
+    from homeostat.runs.daily.checkpoint import Checkpoint
     from homeostat.runs.daily.claim import RunClaim
 
 T = TypeVar("T", bound=BaseModel)
@@ -72,11 +77,20 @@ class CurateOutcome:
     lessons: tuple[Lesson, ...] = ()
     capped: bool = False
     cited: frozenset[str] = frozenset()
+    retry: tuple[RetryThread, ...] = ()  # threads whose draft failed past its retries
+    drafted: frozenset[str] = frozenset()  # threads the drafter answered
 
 
 class CurateStep(Protocol):
     def __call__(
-        self, *, kb: KB, since: dt.datetime, until: dt.datetime, extra_cited: frozenset[str], asker: Asker
+        self,
+        *,
+        kb: KB,
+        since: dt.datetime,
+        until: dt.datetime,
+        extra_cited: frozenset[str],
+        asker: Asker,
+        pool: ModelPool,
     ) -> CurateOutcome: ...
 
 
@@ -107,6 +121,7 @@ class CallTally:
     unusable: int = 0
     errors: int = 0
     error_messages: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def all_failed(self) -> bool:
@@ -114,6 +129,8 @@ class CallTally:
 
 
 class CountingAsker:
+    """Counts answers, unusable answers and errors (from every worker of the run)."""
+
     def __init__(self, inner: Asker, tally: CallTally) -> None:
         self.inner = inner
         self.tally = tally
@@ -124,14 +141,16 @@ class CountingAsker:
         except SpendingCapError:
             raise
         except HomeostatError as exc:
-            self.tally.errors += 1
-            if len(self.tally.error_messages) < 3:
-                self.tally.error_messages.append(str(exc))
+            with self.tally.lock:
+                self.tally.errors += 1
+                if len(self.tally.error_messages) < 3:
+                    self.tally.error_messages.append(str(exc))
             raise
-        if answer is None:
-            self.tally.unusable += 1
-        else:
-            self.tally.answered += 1
+        with self.tally.lock:
+            if answer is None:
+                self.tally.unusable += 1
+            else:
+                self.tally.answered += 1
         return answer
 
 
@@ -258,6 +277,8 @@ class DailyContext:
         self._file_errors: dict[dt.date, FileErrors] = {}
         self.started: dt.datetime | None = None  # set when the run starts
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
+        self.pools: Pools | None = None  # set once the run has read its settings
+        self.checkpoint: Checkpoint | None = None  # the answers it paid for, once the state is read
 
     @property
     def git(self) -> Git:
@@ -312,9 +333,28 @@ class DailyContext:
         return self._file_errors.setdefault(today, FileErrors(today))
 
     def ask(self, agent: str) -> Asker:
+        """The agent's asker; its batches (`ask_each`) go through the run's pool for its runtime."""
         if self.options.offline:
             return NoModel()
-        return CountingAsker(self.deps.asker_for(agent), self.tally)
+        from homeostat.runs.daily.claim import ClaimedAsker
+
+        asker = ClaimedAsker(
+            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
+        )
+        return pooled(asker, self.pools, agent)
+
+    def _wake(self) -> None:
+        if self.pools is not None:
+            self.pools.wake()
+
+    def pool(self, agent: str) -> ModelPool:
+        """The run's pool for `agent`'s runtime (one worker before the settings are read)."""
+        return pool_of(self.pools, agent)
+
+    def use_pools(self, config: Config, tick: Callable[[], None] | None) -> None:
+        """From here on, model calls go through pools sized by `agents.concurrency`, ticking `tick`
+        while the run waits for answers."""
+        self.pools = Pools(config.agents, tick=tick)
 
     def fetch(self, base: str) -> None:
         """The base branch, every member's candidates branch and Homeostat's PR branches."""

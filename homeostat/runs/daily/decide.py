@@ -7,6 +7,12 @@
 3. judge: a review-drafted rule that would merge with no person is checked by the judge first.
 
 The spending cap stops a pass where it is reached: those lessons are left undecided (no record).
+
+The consolidator's and the judge's calls go through the run's pool, several at once; each pass
+applies the answers in the lessons' order, so it decides exactly what one call at a time would have.
+The judge's call cap depends on earlier verdicts (a pass is one call, a failure three): a gate
+(`JudgeBudget`) starts a judge only once it is sure the lesson is within the cap. Each lesson's calls
+are charged to what its draft set aside (homeostat.core.spending).
 """
 
 from __future__ import annotations
@@ -14,10 +20,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 from pydantic import ValidationError
 
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.confidence import Confidence, score_confidence
@@ -32,16 +39,18 @@ from homeostat.core.daily.consolidate import (
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.field_checks import field_problems
-from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, Verdict, judge
+from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
+from homeostat.core.spending import working_on
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
+from homeostat.runs.model_pool import ModelPool
 
 
 @dataclass(frozen=True)
@@ -106,10 +115,10 @@ def consolidate_all(
         [candidate_from_rule(r) for r in kb.rules if r.meta.status == "accepted" and r.meta.adopted] + waiting
     )
     waiting_ids = {c.id for c in waiting}
-    budget = _Budget(config.agents.curator.consolidate_calls)
+    asked = _consolidations(ctx, config, lessons, pool, consolidator)
     drafts: list[Draft] = []
     capped_keys: set[str] = set()
-    for lesson in lessons:
+    for position, lesson in enumerate(lessons):
         if lesson.key in capped_keys:
             continue
         if lesson.kind in ("update", "flag"):
@@ -118,7 +127,7 @@ def consolidate_all(
             drafts.append(Draft(lesson, Checks(), None, ""))
         else:
             try:
-                drafts.append(_new_lesson(ctx, consolidator, budget, lesson, pool, waiting_ids))
+                drafts.append(_new_lesson(lesson, asked.get(position), waiting_ids))
             except SpendingCapError:
                 run.capped = True
                 run.notice(
@@ -128,6 +137,41 @@ def consolidate_all(
                 )
                 capped_keys.update(_copies(lesson, lessons))
     return drafts, capped_keys
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A new lesson's candidates, and (when the consolidator was asked) its answer."""
+
+    candidates: list[Candidate]
+    answer: Answered[Consolidation | None] | None = None
+
+
+def _consolidations(
+    ctx: DailyContext, config: Config, lessons: Sequence[Lesson], index: OverlapIndex, consolidator: Asker
+) -> dict[int, _Asked]:
+    """Each new lesson's candidates, and the consolidator's answers for the first `consolidateCalls`
+    of those with candidates, asked at once and handed back by the lesson's position."""
+    budget = _Budget(config.agents.curator.consolidate_calls)
+    found: dict[int, _Asked] = {}
+    asking: list[int] = []
+    for position, lesson in enumerate(lessons):
+        if lesson.kind != "new":
+            continue
+        found[position] = _Asked(merge_candidates(lesson, index))
+        if found[position].candidates and not ctx.options.no_reviews and budget.left > 0:
+            budget.used += 1
+            asking.append(position)
+
+    def ask(position: int) -> Consolidation | None:
+        lesson = lessons[position]
+        with working_on(lesson.key):
+            return consolidate(consolidator, lesson, found[position].candidates)
+
+    answers = ctx.pool("consolidator").run_each([partial(ask, position) for position in asking])
+    for position, answer in zip(asking, answers, strict=True):
+        found[position] = replace(found[position], answer=answer)
+    return found
 
 
 def _by_hand(kb: KB, lesson: Lesson) -> Draft:
@@ -150,28 +194,20 @@ def _by_hand(kb: KB, lesson: Lesson) -> Draft:
     return Draft(lesson, Checks(), consolidation, rule.id)
 
 
-def _new_lesson(
-    ctx: DailyContext,
-    consolidator: Asker,
-    budget: _Budget,
-    lesson: Lesson,
-    pool: OverlapIndex,
-    waiting_ids: set[str],
-) -> Draft:
+def _new_lesson(lesson: Lesson, asked: _Asked | None, waiting_ids: set[str]) -> Draft:
     """Update before add: the consolidator (or word overlap) says whether it repeats or refines a rule."""
-    candidates = merge_candidates(lesson, pool)
+    candidates = asked.candidates if asked is not None else []
     if not candidates:
         return Draft(lesson, Checks(), None, "")
-    if ctx.options.no_reviews or budget.left <= 0:
-        consolidation = fallback(lesson, candidates)
-    else:
-        budget.used += 1
+    consolidation: Consolidation | None = None
+    if asked is not None and asked.answer is not None:
         try:
-            consolidation = consolidate(consolidator, lesson, candidates) or fallback(lesson, candidates)
+            consolidation = asked.answer.get()
         except SpendingCapError:
             raise
         except HomeostatError:
-            consolidation = fallback(lesson, candidates)
+            consolidation = None
+    consolidation = consolidation or fallback(lesson, candidates)
     checks = Checks()
     if consolidation.action in ("update", "duplicate") and consolidation.target in waiting_ids:
         checks = replace(checks, waits_with=consolidation.target)
@@ -297,8 +333,9 @@ def judge_all(
     if ctx.options.since is not None:
         confident = sum(1 for s in scored if s.decision.needs_judge)
         cap = max(cap, (1 + JUDGE_CONFIRMATIONS) * confident)
-    budget = _Budget(cap)
-    decided = [_judge_one(ctx, kb, config, s, run, judge_asker, budget) for s in scored]
+    budget = JudgeBudget(cap)
+    judged = _judgements(ctx.pool("judge"), kb, scored, judge_asker, budget) if cap != 0 else {}
+    decided = [_judge_one(ctx, config, s, run, judged, i, budget) for i, s in enumerate(scored)]
     if budget.skipped:
         run.notice(
             "judge-cap",
@@ -308,18 +345,41 @@ def judge_all(
     return decided
 
 
+def _judgements(
+    pool: ModelPool, kb: KB, scored: Sequence[Scored], asker: Asker, budget: JudgeBudget
+) -> dict[int, Answered[Verdict] | None]:
+    """The verdict of each draft that needs the judge, by position: None where the call cap left it
+    unjudged. Judged at once, through the budget's gate."""
+    needing = [i for i, s in enumerate(scored) if s.decision.needs_judge]
+
+    def run_judge(position: int) -> Verdict:
+        s = scored[position]
+        with working_on(s.lesson.key):
+            return judge(asker, s.lesson, _rewritten(kb, s.consolidation))
+
+    outcomes = pool.run_gated(needing, run_judge, budget)
+    return dict(zip(needing, outcomes, strict=True))
+
+
 def _judge_one(
-    ctx: DailyContext, kb: KB, config: Config, s: Scored, run: RunState, asker: Asker, budget: _Budget
+    ctx: DailyContext,
+    config: Config,
+    s: Scored,
+    run: RunState,
+    judged: dict[int, Answered[Verdict] | None],
+    position: int,
+    budget: JudgeBudget,
 ) -> Decided:
     confidence, outcome, reason = s.confidence, s.decision.verdict, s.decision.reason
     verdict: Verdict | None = None
     if s.decision.needs_judge and budget.cap != 0:
-        if budget.left <= 0:
+        answered = judged.get(position)
+        if answered is None:
             budget.skipped += 1
             outcome, reason = "review", "the judge's call cap was reached; a person reads it"
         else:
             try:
-                verdict = judge(asker, s.lesson, _rewritten(kb, s.consolidation))
+                verdict = answered.get()
             except SpendingCapError:
                 run.capped = True
                 run.notice(
@@ -336,7 +396,7 @@ def _judge_one(
                     update=s.consolidation,
                     undecided=True,
                 )
-            budget.used += verdict.calls
+            assert verdict is not None  # judge() always returns one
             if verdict.outcome == "unavailable":
                 budget.skipped += 1
                 outcome, reason = (

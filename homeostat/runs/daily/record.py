@@ -94,15 +94,59 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
     )
 
 
-def write_run_state(ctx: DailyContext, run: RunState, report: RunReport) -> None:
-    """Decisions (the latest record per lesson), heartbeats and the report, merged into the branch in
-    one commit that also releases the run's claim."""
+def failed_report(ctx: DailyContext, run: RunState, reason: str) -> RunReport:
+    """The report of a run stopped by an error or a signal: its window, so the next run reads it
+    again (no health counts: the host may be what failed)."""
+    finished = ctx.now()
+    stats = ctx.deps.stats
+    return RunReport(
+        run_id=run.run_id,
+        kind="daily",
+        started_at=run.started,
+        finished_at=max(finished, run.started),
+        duration_seconds=max(0.0, (finished - run.started).total_seconds()),
+        notices=tuple(run.notices),
+        capped=Capped(since=run.since) if run.capped else None,
+        failed=Failed(since=run.since, reason=reason),
+        cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+    )
+
+
+def report_file(report: RunReport) -> dict[str, bytes]:
+    return {f"runs/{report.started_at.date().isoformat()}.json": dump_state(report)}
+
+
+def final_checkpoints(ctx: DailyContext, run: RunState) -> dict[str, bytes]:
+    """The checkpoint a finished run leaves: answers for lessons still undecided, and the threads to
+    draft again; threads given up after too many runs are a notice."""
+    checkpoint = ctx.checkpoint
+    if checkpoint is None:
+        return {}
+    decided = run.state.decided_hashes() | {r.hash for records in run.records.values() for r in records}
+    files = checkpoint.files(decided=decided, now=ctx.now())
+    if checkpoint.given_up:
+        urls = ", ".join(t.url for t in checkpoint.given_up)
+        run.notice(
+            "model-failure",
+            f"gave up drafting {len(checkpoint.given_up)} review thread(s) whose model calls failed in "
+            f"each of the last runs: {urls}"[:500],
+            ctx.out,
+        )
+    return files
+
+
+def write_run_state(
+    ctx: DailyContext, run: RunState, report: RunReport, checkpoints: Mapping[str, bytes] | None = None
+) -> None:
+    """Decisions (the latest record per lesson), heartbeats, the report and the run's checkpoints,
+    merged into the branch in one commit that also releases the run's claim."""
     files = decision_files(run.records)
     if ctx.claim is not None:
         files.update(ctx.claim.released())
     for heartbeat in run.heartbeats:
         files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
-    files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
+    files.update(report_file(report))
+    files.update(checkpoints or {})
     ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")
     ctx.claim = None  # released: nothing is left for an error after this to hand on
 

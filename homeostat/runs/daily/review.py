@@ -9,13 +9,13 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from homeostat.core.asker import SpendingCapError
+from homeostat.core.asker import Question, SpendingCapError, ask_each
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_prompt, usable_fix
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.daily.retract import RetractCalls, Rewrite, retract
+from homeostat.core.daily.retract import RetractCalls, Rewrite, retract_all
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
 from homeostat.core.pending import DocPatchRequest
@@ -49,12 +49,13 @@ def retractions(
     listed: Listed = defaultdict(list)
     calls = RetractCalls(config.agents.curator.retract_calls, "agents.curator.retractCalls")
     asker = ctx.ask("retractor")
-    today = ctx.today()
-    for retirement in retirements:
-        rule = kb.rule(retirement.rule_id)
-        if rule is None or retirement.action != "retire":
-            continue
-        found = retract(asker, kb, rule, calls, source="curator", today=today)
+    retiring = [
+        (retirement, rule)
+        for retirement in retirements
+        if retirement.action == "retire" and (rule := kb.rule(retirement.rule_id)) is not None
+    ]
+    every = retract_all(asker, kb, [rule for _, rule in retiring], calls, source="curator", today=ctx.today())
+    for (retirement, rule), found in zip(retiring, every, strict=True):
         listed[retirement.member] += [
             {"doc": r.doc, "section": r.section, "rule_id": r.rule_id, "note": r.note} for r in found.listed
         ]
@@ -201,14 +202,13 @@ def open_dispute_prs(
         return
     ctx.fetch(base)
     base_sha = ctx.base_tip(base)
-    asker = ctx.ask("curator")
-    for rule_id in flagged:
-        kb = ctx.kb_at(base_sha)
-        rule = kb.rule(rule_id)
-        if rule is None:
-            continue
+    kb = ctx.kb_at(base_sha)
+    rules = [rule for rule in (kb.rule(rule_id) for rule_id in flagged) if rule is not None]
+    questions = [Question(DISPUTE_SYSTEM, dispute_prompt(rule), DisputeFix) for rule in rules]
+    for rule, answered in zip(rules, ask_each(ctx.ask("curator"), questions), strict=True):
+        rule_id = rule.id
         try:
-            fix = usable_fix(asker.ask(DISPUTE_SYSTEM, dispute_prompt(rule), DisputeFix))
+            fix = usable_fix(answered.get())
         except SpendingCapError:
             run.notice(
                 "spending-cap",

@@ -21,10 +21,11 @@ from __future__ import annotations
 import datetime as dt
 
 from homeostat.adapters.run_claim import Held
+from homeostat.core.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import new_run_id
-from homeostat.runs.deep_dive import find, propose, record
+from homeostat.runs.deep_dive import find, memory, propose, record
 from homeostat.runs.deep_dive.context import (
     DeepDiveContext,
     DeepDiveDeps,
@@ -37,6 +38,7 @@ from homeostat.runs.deep_dive.context import (
 class DeepDiveRun:
     def __init__(self, deps: DeepDiveDeps, options: DeepDiveOptions) -> None:
         self.ctx = DeepDiveContext(deps, options)
+        self._memory = AnswerMemory()
 
     def run(self) -> DeepDiveResult:
         """Claim the base's deep dive (one at a time), then run it; a run that stops on an error
@@ -62,10 +64,16 @@ class DeepDiveRun:
             if ctx.claim is not None:
                 ctx.claim.abandon()
             raise
+        finally:
+            if ctx.pools is not None:
+                ctx.pools.close()
+            ctx.deps.stats.memory = None
 
     def _run(self, base: str, started: dt.datetime, run_id: str) -> DeepDiveResult:
         ctx = self.ctx
         loaded = find.load(ctx, base, started)
+        self._memory = memory.recall(ctx, loaded.snapshot)
+        ctx.use_pools(loaded.config)
         week = propose.this_week(ctx, loaded)
         if week.done is not None:
             print(
@@ -90,7 +98,9 @@ class DeepDiveRun:
             ctx.claim.hold()  # another deep dive that took over publishes instead
         pull = propose.publish(ctx, loaded, week, changed, text, found)
         report = record.run_report(ctx, loaded, found, started, run_id, pull)
-        record.write(ctx, loaded, report)
+        record.write(
+            ctx, loaded, report, memory.memory_files(self._memory, run_id, complete=not found.capped)
+        )
         record.say(ctx, found, pull)
         return DeepDiveResult(0, found, pull, report)
 
@@ -106,7 +116,7 @@ class DeepDiveRun:
             ctx, loaded, Found(notices=found.notices), started, run_id, failed=reason[:500]
         )
         try:
-            record.write(ctx, loaded, report)
+            record.write(ctx, loaded, report, memory.memory_files(self._memory, run_id, complete=False))
         except HomeostatError as exc:
             print(f"homeostat: could not record the failed run: {exc}", file=ctx.out)
         return DeepDiveResult(1, found, None, report, failed=reason)

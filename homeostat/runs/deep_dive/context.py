@@ -11,13 +11,16 @@ from pydantic import BaseModel
 
 from homeostat.adapters.git import Git
 from homeostat.core.asker import Asker, RunStats
+from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
 from homeostat.core.model import Rule
 from homeostat.core.state import Notice, NoticeKind, RunReport
+from homeostat.runs.daily.claim import ClaimedAsker
 from homeostat.runs.daily.context import CallTally, CountingAsker
+from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
@@ -109,6 +112,7 @@ class DeepDiveContext:
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
         self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
         self.started: dt.datetime | None = None  # set when the run starts
+        self.pools: Pools | None = None  # set once the run has read its settings
 
     def now(self) -> dt.datetime:
         return self.deps.now()
@@ -119,7 +123,29 @@ class DeepDiveContext:
         return (self.started or self.now()).date()
 
     def ask(self, agent: str) -> Asker:
-        return _KeepingClaim(CountingAsker(self.deps.asker_for(agent), self.tally), self)
+        asker = ClaimedAsker(
+            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
+        )
+        return pooled(asker, self.pools, agent)
+
+    def _wake(self) -> None:
+        if self.pools is not None:
+            self.pools.wake()
+
+    def pool(self, agent: str) -> ModelPool:
+        """The run's pool for `agent`'s runtime (one worker before the settings are read, and for
+        --show-prompts, whose prompts print one after the other)."""
+        return pool_of(self.pools, agent)
+
+    def use_pools(self, config: Config) -> None:
+        """Model calls go through pools sized by `agents.concurrency`; the claim is renewed while the
+        run waits for their answers."""
+        if not self.options.show_prompts:
+            self.pools = Pools(config.agents, tick=self._renew)
+
+    def _renew(self) -> None:
+        if self.claim is not None:
+            self.claim.renew_if_due()
 
     def notice(self, found: Found, kind: NoticeKind, message: str) -> None:
         if not any(n.kind == kind and n.message == message for n in found.notices):
@@ -136,17 +162,3 @@ class DeepDiveContext:
                 f"+refs/heads/{BRANCH_PREFIX}*:refs/remotes/{remote}/{BRANCH_PREFIX}*",
             ],
         )
-
-
-class _KeepingClaim:
-    """Renews the run's claim before a call when it is due, so a long deep dive never outlives it; a
-    claim another run took over raises `ClaimLost`, which stops the run before it publishes."""
-
-    def __init__(self, inner: Asker, ctx: DeepDiveContext) -> None:
-        self.inner = inner
-        self.ctx = ctx
-
-    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        if self.ctx.claim is not None:
-            self.ctx.claim.renew_if_due()
-        return self.inner.ask(system, user, schema)

@@ -2,6 +2,13 @@
 
 Merges and contradiction checks ask the `deep-dive` agent, retractions the `retractor`; the
 spending cap stops new calls where it is reached, and what it left is named in `Found.skipped`.
+
+The calls go through the run's pool, several at once, and their answers are applied in order, so
+the PR is the one the calls one at a time would make. A merge drops a rule, and a later pair with
+that rule is not asked: the merges' gate (`MergeGate`) starts a pair only once no pair still running
+could drop one of its rules. Every answer is remembered on the state branch by the content hash of
+its question (homeostat.core.checkpoints), so next week a pair whose rules did not change is not
+asked again: the weekly cost follows what changed, not the size of the KB.
 """
 
 from __future__ import annotations
@@ -9,17 +16,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TypeVar
-
-from pydantic import BaseModel
 
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.adapters.run_claim import ClaimLost
 from homeostat.adapters.state_store import read_state
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
-from homeostat.core.daily.retract import ForAPerson, RetractCalls, listed_citations, retract
+from homeostat.core.daily.retract import ForAPerson, RetractCalls, listed_citations, retract_all
 from homeostat.core.deep_dive.contradictions import (
     CONTRADICTION_SYSTEM,
     ContradictionAnswer,
@@ -30,6 +36,7 @@ from homeostat.core.deep_dive.contradictions import (
 )
 from homeostat.core.deep_dive.duplicates import (
     SAME_RULE_SYSTEM,
+    MergeGate,
     Pair,
     SameRuleAnswer,
     in_force,
@@ -42,9 +49,10 @@ from homeostat.core.model import Rule
 from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
+from homeostat.runs.model_pool import ModelPool
 
 FIRST_WINDOW = dt.timedelta(days=7)
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -104,14 +112,14 @@ def find(ctx: DeepDiveContext, loaded: Loaded) -> Found:
     found = Found()
     rules = in_force(kb.rules)
     index = OverlapIndex(candidate_from_rule(r) for r in rules)
-    asker = ctx.ask("deep-dive")
-    merge_duplicates(found, near_duplicate_pairs(rules, config, index), asker)
+    asker, pool = ctx.ask("deep-dive"), ctx.pool("deep-dive")
+    merge_duplicates(found, near_duplicate_pairs(rules, config, index), asker, pool)
     gone = {m.drop.id for m in found.merges}
     confirmed = {m.keep.id: max(m.keep.meta.last_confirmed, m.drop.meta.last_confirmed) for m in found.merges}
     left = [r for r in rules if r.id not in gone]
     found.stale = stale_rules(left, today, config.scoring.stale_after_days, confirmed)
     gone |= {r.id for r in found.stale}
-    check_contradictions(found, loaded, [r for r in left if r.id not in gone], index, gone, asker)
+    check_contradictions(found, loaded, [r for r in left if r.id not in gone], index, gone, asker, pool)
     retract_stale(ctx, found, kb, config, today)
     for merge in found.merges:
         note = f"merged into {merge.keep.id} as a duplicate: cite {merge.keep.id} instead"
@@ -123,31 +131,51 @@ def find(ctx: DeepDiveContext, loaded: Loaded) -> Found:
     return found
 
 
-def merge_duplicates(found: Found, pairs: Sequence[Pair], asker: Asker) -> None:
-    """One call per proposed pair; a pair is merged only on `same: true`."""
+def merge_duplicates(
+    found: Found, pairs: Sequence[Pair], asker: Asker, pool: ModelPool | None = None
+) -> None:
+    """One call per proposed pair whose rules no earlier merge dropped; merged only on `same: true`."""
+    gate = MergeGate()
+
+    def ask(pair: Pair) -> SameRuleAnswer | None:
+        return asker.ask(SAME_RULE_SYSTEM, same_rule_prompt(pair), SameRuleAnswer)
+
+    outcomes = (pool or ModelPool(1)).run_gated(pairs, ask, gate)
     gone: set[str] = set()
-    for pair in pairs:
-        if pair.keep.id in gone or pair.drop.id in gone:
+    for pair, outcome in zip(pairs, outcomes, strict=True):
+        if outcome is None or pair.keep.id in gone or pair.drop.id in gone:
             continue
-        name = f"merge of {pair.drop.id} into {pair.keep.id}"
-        answer = _ask(found, name, asker, SAME_RULE_SYSTEM, same_rule_prompt(pair), SameRuleAnswer)
+        answer = _asked(found, f"merge of {pair.drop.id} into {pair.keep.id}", outcome)
         if answer is not None and answer.same:
             found.merges.append(Merge(pair.keep, pair.drop, answer.reason))
             gone.add(pair.drop.id)
 
 
 def check_contradictions(
-    found: Found, loaded: Loaded, rules: Sequence[Rule], index: OverlapIndex, gone: set[str], asker: Asker
+    found: Found,
+    loaded: Loaded,
+    rules: Sequence[Rule],
+    index: OverlapIndex,
+    gone: set[str],
+    asker: Asker,
+    pool: ModelPool | None = None,
 ) -> None:
     """One call per new rule that overlaps others; each contradiction is declared once."""
+    checks = [
+        (rule, others)
+        for rule in new_rules(rules, loaded.since, loaded.snapshot.records_since(loaded.since))
+        if (others := overlapping(rule, index, gone))
+    ]
+    outcomes = (pool or ModelPool(1)).run_each(
+        [
+            partial(asker.ask, CONTRADICTION_SYSTEM, contradiction_prompt(rule, others), ContradictionAnswer)
+            for rule, others in checks
+        ]
+    )
     declared: set[tuple[str, str]] = set()
-    for rule in new_rules(rules, loaded.since, loaded.snapshot.records_since(loaded.since)):
-        others = overlapping(rule, index, gone)
-        if not others:
-            continue
+    for (rule, others), outcome in zip(checks, outcomes, strict=True):
         name = f"contradiction check of {rule.id}"
-        prompt = contradiction_prompt(rule, others)
-        answer = _ask(found, name, asker, CONTRADICTION_SYSTEM, prompt, ContradictionAnswer)
+        answer = _asked(found, name, outcome)
         usable = usable_contradictions(answer, rule, others) if answer is not None else []
         if usable is None:
             found.unanswered.append(f"{name}: no usable answer")
@@ -158,14 +186,14 @@ def check_contradictions(
                 found.contradictions.append(c)
 
 
-def _ask(found: Found, name: str, asker: Asker, system: str, prompt: str, schema: type[T]) -> T | None:
-    """One check's call; past the spending cap it is skipped by name, and a failure or an answer
-    that does not fit is named too. None whenever there is nothing to act on."""
+def _asked(found: Found, name: str, outcome: Answered[T]) -> T | None:
+    """One check's answer, applied in order: past the spending cap it is skipped by name, and a
+    failure or an answer that does not fit is named too. None whenever there is nothing to act on."""
     if found.capped:
         found.skipped.append(name)
         return None
     try:
-        answer = asker.ask(system, prompt, schema)
+        answer = outcome.get()
     except SpendingCapError:
         found.capped = True
         found.skipped.append(name)
@@ -186,8 +214,8 @@ def retract_stale(ctx: DeepDiveContext, found: Found, kb: KB, config: Config, to
     calls.capped = found.capped
     retractor = ctx.ask("retractor") if found.stale else None
     rewritten: set[tuple[str, str]] = set()
-    for rule in found.stale:
-        result = retract(retractor, kb, rule, calls, source="deep-dive", today=today)
+    every = retract_all(retractor, kb, found.stale, calls, source="deep-dive", today=today)
+    for rule, result in zip(found.stale, every, strict=True):
         found.listed += result.listed
         for rewrite in result.rewrites:
             where = (rewrite.citation.doc_id, rewrite.citation.section_id)

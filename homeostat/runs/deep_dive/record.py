@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Mapping
 
 from homeostat.core.hosts import PullInfo
 from homeostat.core.state import (
@@ -61,9 +62,12 @@ def run_report(
     )
 
 
-def write(ctx: DeepDiveContext, loaded: Loaded, report: RunReport) -> None:
-    """The run report, in the one commit that also releases the run's claim."""
-    files = {run_path(report): dump_state(report)}
+def write(
+    ctx: DeepDiveContext, loaded: Loaded, report: RunReport, memory: Mapping[str, bytes] | None = None
+) -> None:
+    """The run report and the run's memory of answers, in the one commit that also releases the
+    run's claim."""
+    files = {run_path(report): dump_state(report), **(memory or {})}
     if ctx.claim is not None:
         files.update(ctx.claim.released())
     ctx.publisher.record(

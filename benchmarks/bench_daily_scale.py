@@ -1,0 +1,269 @@
+"""The daily run at organisation scale (issue 30): wall time with model calls in flight at once, and the
+fault table replayed.
+
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 20 60 150 --latency 2      # the grid
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8            # the goal: < 10 min
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 60 --latency 2 --workers 1 # one at a time
+    .venv/bin/python benchmarks/bench_daily_scale.py --faults [--retry-after 120]         # the fault table
+
+1. `--lessons N`: N merged PRs, one review thread each, by 20 members, against the GitHub emulator
+   and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
+   time; the part of it PyGithub spent waiting between host writes (1 s apart, as GitHub asks: item
+   4 of the issue paces writes); the model calls by agent; and the most calls the stub was answering
+   at once. `--workers` sets `agents.concurrency.api` (default: the setting's default).
+2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
+   default window); prints the lessons lost (of 12) and the questions paid for twice per row.
+
+Runs `homeostat daily` in-process (the SIGINT row as its own process) over local servers on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from dailyworld import DailyWorld  # noqa: E402
+from emulators.anthropic_stub import AnthropicStub  # noqa: E402
+from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
+from faultkit import (  # noqa: E402
+    DRAFTER,
+    age_out,
+    drafts_answered,
+    edit_config,
+    lessons_world,
+    lost,
+    paid,
+    set_concurrency,
+)
+from racekit import Env, daily_env  # noqa: E402
+
+MEMBERS = 20
+
+
+def world(folder: Path) -> tuple[DailyWorld, Callable[[], None]]:
+    emulator = GitHubEmulator(folder / "github")
+    emulator.start()
+    stub = AnthropicStub().start()
+    daily = DailyWorld(GitHubHarness(emulator), stub, folder, Env())  # type: ignore[arg-type]
+
+    def close() -> None:
+        stub.stop()
+        emulator.stop()
+
+    return daily, close
+
+
+def team(w: DailyWorld) -> list[str]:
+    handles = [f"dev{n:02d}" for n in range(MEMBERS)]
+    extra = "".join(f"    - {{handle: {h}, role: member, teams: [payments]}}\n" for h in handles)
+    edit_config(
+        w,
+        lambda text: text.replace(
+            "  teams:\n    - name: payments", extra + "  teams:\n    - name: payments", 1
+        ),
+    )
+    for handle in handles:
+        w.harness.add_member(handle, ("payments",))
+    return handles
+
+
+class Sleeps:
+    """Counts the seconds PyGithub waits between host writes (1 s apart) while the run sleeps them."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._real = time.sleep
+
+    def __enter__(self) -> Sleeps:
+        real, counted = self._real, self
+
+        def sleep(seconds: float) -> None:
+            if threading.current_thread() is threading.main_thread() and seconds >= 0.5:
+                counted.seconds += seconds
+            real(seconds)
+
+        time.sleep = sleep
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        time.sleep = self._real
+
+
+def agents_of(stub: AnthropicStub) -> Counter[str]:
+    names = {
+        DRAFTER: "draft",
+        "reference documents true": "doc-check",
+        "free of near-duplicates": "consolidate",
+        "before it reaches every": "judge",
+    }
+    counts: Counter[str] = Counter()
+    for question, n in stub.answered.items():
+        counts[next((name for mark, name in names.items() if mark in question), "other")] += n
+    return counts
+
+
+def at_scale(lessons: int, latency: float, workers: int | None) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        w, close = world(Path(scratch))
+        try:
+            handles = team(w)
+            if workers is not None:
+                set_concurrency(w, workers)
+            built = time.perf_counter()
+            lessons_world(w, lessons, authors=handles, reviewers=handles)
+            built = time.perf_counter() - built
+            w.stub.latency = latency
+            requests = len(w.harness.requests.entries)
+            started = time.perf_counter()
+            with Sleeps() as sleeps:
+                code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
+            wall = time.perf_counter() - started
+            records = w.state().records()
+            decided = Counter(r.outcome for r in records)
+            print(
+                f"{lessons} lessons at {latency:g} s a call, {workers or 'default'} workers: exit {code}, "
+                f"{wall:.1f} s wall ({wall / 60:.1f} min), {sleeps.seconds:.0f} s of it between host writes; "
+                f"{sum(w.stub.answered.values())} model calls {dict(agents_of(w.stub))}, at most "
+                f"{w.stub.max_in_flight} in flight; {len(w.harness.requests.entries) - requests} host requests; "
+                f"decided {dict(decided)}; building the PRs {built:.0f} s (not counted)",
+                flush=True,
+            )
+        finally:
+            close()
+
+
+# --- the fault table ---------------------------------------------------------------------------------
+
+
+def fresh(folder: Path) -> tuple[DailyWorld, Callable[[], None]]:
+    w, close = world(folder)
+    lessons_world(w, 12)
+    set_concurrency(w, 8)
+    return w, close
+
+
+def drafts_of(numbers: range) -> Callable[[str, str], bool]:
+    marks = tuple(f"validate_payload_{n}() before" for n in numbers)
+    return lambda system, user: DRAFTER in system and any(mark in user for mark in marks)
+
+
+def row(name: str, folder: Path, fault: Callable[[DailyWorld], None]) -> None:
+    w, close = fresh(folder)
+    started = time.perf_counter()
+    try:
+        before = paid(w)
+        fault(w)
+        w.stub.faults.clear()
+        w.harness.emulator.failures_on.clear()
+        first_decided = 12 - len(lost(w))
+        repaid_by = paid(w)
+        age_out(w)
+        w.daily()
+        print(
+            f"{name:<58} first run decided {first_decided:>2} of 12; after the next run: lost "
+            f"{len(lost(w))} of 12, paid twice {w.stub.paid_twice(repaid_by)} "
+            f"(of {sum(repaid_by.values()) - sum(before.values())} calls the faulty run paid); "
+            f"{time.perf_counter() - started:.0f} s",
+            flush=True,
+        )
+    finally:
+        close()
+
+
+def faults(retry_after: str) -> None:
+    def rate_limited(w: DailyWorld) -> None:
+        w.stub.fail_when(drafts_of(range(0, 12, 2)), 429, times=1, retry_after=retry_after)
+        w.daily()
+
+    def overloaded(w: DailyWorld) -> None:
+        w.stub.fail_when(drafts_of(range(12)), 529, times=4)
+        w.daily()
+
+    def capped(w: DailyWorld) -> None:
+        w.stub.usage = (3000, 600, 0, 0)  # $0.024 a call on Opus 5.5
+        w.daily("--max-cost", "0.5")
+
+    def secondary_limit(w: DailyWorld) -> None:
+        w.harness.fail_on("POST", "/pulls", 403, times=6, retry_after=1)
+        w.daily()
+
+    def interrupted(w: DailyWorld) -> None:
+        w.stub.latency = 0.5
+        process = subprocess.Popen(
+            [sys.executable, "-m", "homeostat", "daily", "--kb", str(w.checkout())],
+            env=daily_env(w),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        while drafts_answered(w) < 6 and process.poll() is None:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        process.wait(120)
+        w.stub.latency = 0.0
+
+    def overlong(w: DailyWorld) -> None:
+        from homeostat.cli import build_parser
+        from homeostat.commands import daily
+
+        set_concurrency(w, 2)
+        w.stub.latency = 1.0
+        start, began = dt.datetime.now(dt.UTC), time.monotonic()
+
+        def clock() -> dt.datetime:  # ten claim minutes a second: twelve drafts take an hour
+            return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
+
+        w.env()
+        parse = build_parser("daily").parse_args
+        second = threading.Timer(
+            6.5, lambda: daily.run(parse(["daily", "--kb", str(w.checkout())]), now=clock)
+        )
+        second.start()
+        daily.run(parse(["daily", "--kb", str(w.checkout())]), now=clock)
+        second.join()
+        w.stub.latency = 0.0
+
+    rows: list[tuple[str, Callable[[DailyWorld], None]]] = [
+        (f"Anthropic 429 with retry-after: {retry_after} on 6 of 12 drafts", rate_limited),
+        ("529 four times in a row on every draft", overloaded),
+        ("spending cap $0.50 (~$0.024 a call)", capped),
+        ("GitHub 403 secondary limit while publishing", secondary_limit),
+        ("SIGINT mid-drafting (a real process)", interrupted),
+        ("a run drafting > 60 min (its claim's hour), a second run at 65", overlong),
+    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        for n, (name, fault) in enumerate(rows):
+            row(name, Path(scratch) / f"row{n}", fault)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lessons", type=int, nargs="*", default=[20, 60, 150])
+    parser.add_argument("--latency", type=float, nargs="*", default=[2.0])
+    parser.add_argument(
+        "--workers", type=int, default=None, help="agents.concurrency.api (default: its default)"
+    )
+    parser.add_argument("--faults", action="store_true", help="replay the fault table")
+    parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
+    args = parser.parse_args()
+    if args.faults:
+        faults(args.retry_after)
+        return
+    for latency in args.latency:
+        for lessons in args.lessons:
+            at_scale(lessons, latency, args.workers)
+
+
+if __name__ == "__main__":
+    main()
