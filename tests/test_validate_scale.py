@@ -229,7 +229,9 @@ def reference_spans(kb: KB) -> list[tuple[str, str, int, str, str]]:
         front = split_frontmatter(text)
         assert front is not None
         title_line = next(n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:"))
-        spans.append((document.file, document.meta.title, title_line, f"document {document.doc_id}'s title", ""))
+        spans.append(
+            (document.file, document.meta.title, title_line, f"document {document.doc_id}'s title", "")
+        )
         spans.append((document.file, front.body, front.body_line, f"document {document.doc_id}", ""))
     return spans
 
