@@ -16,6 +16,7 @@ from homeostat.core.config import Config
 from homeostat.core.findings import Finding, Severity
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.token_counts import TokenCounts
+from homeostat.core.validate.codeowners_checks import check_codeowners
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
 from homeostat.core.validate.content_checks import check_conflict_markers, check_secrets, check_spans
 from homeostat.core.validate.scope_checks import check_languages
@@ -59,6 +60,7 @@ CHECKS = (
     "link",
     "health",
     "cache",
+    "codeowners",
 )
 
 
@@ -112,6 +114,7 @@ def validate_kb(
         findings += check_endpoints(config, kb.config_doc)
         findings += check_names(kb, config)
         findings += check_languages(kb, config)
+        findings += check_codeowners(kb.files, config)
         findings += check_provenance(kb, config)
         if not errors_only:
             findings += check_health(kb, config)
