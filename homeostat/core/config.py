@@ -66,6 +66,10 @@ class TeamConfig(Model):
     reviewers: tuple[str, ...] = Field(
         default=(), description="Member handles asked to review the middle band; else area owners."
     )
+    reviewers_from: Literal["config", "codeowners"] = Field(
+        default="config",
+        description="codeowners: request review PRs' reviewers from the code repos' CODEOWNERS (KB members only).",
+    )
 
 
 class Area(Model):
