@@ -4,6 +4,8 @@ are requested, the others are named as skipped, and nobody to ask falls back to 
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ import yaml
 from dailyworld import DailyWorld
 from gitfixtures import git
 from hostkit import HostHarness, PullSpec, ThreadSpec
-from kbfactory import example_files
+from kbfactory import example_files, write_files
 
 from homeostat.core.codeowners_lookup import owners_of, parse_codeowners, pick_reviewers, sample_path
 from homeostat.core.config import Config
@@ -178,3 +180,17 @@ def test_a_code_repo_without_codeowners_falls_back_to_the_usual_reviewers(
     assert review_pr(world)["reviewers"] == ["ana"]  # team.reviewers
     assert "example/billing has no CODEOWNERS (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS)" in out
     assert "reviewers: none from CODEOWNERS; asking the usual reviewers" in out
+
+
+def test_a_bad_reviewers_from_is_one_line_naming_the_key(tmp_path: Path) -> None:
+    files = dict(example_files())
+    files["homeostat.yaml"] = files["homeostat.yaml"].replace(
+        "  reviewers: [ana]\n", "  reviewers: [ana]\n  reviewersFrom: owners\n", 1
+    )
+    kb = write_files(tmp_path / "kb", dict(files))
+    done = subprocess.run(
+        [sys.executable, "-m", "homeostat", "validate", "--kb", str(kb)], capture_output=True, text=True
+    )
+    assert done.returncode == 1
+    [line] = [line for line in done.stdout.splitlines() if "reviewersFrom" in line]
+    assert line.startswith("homeostat.yaml:") and "'config' or 'codeowners'" in line
