@@ -178,7 +178,10 @@ def test_a_code_repo_without_codeowners_falls_back_to_the_usual_reviewers(
     assert world.daily() == 0
     out = capsys.readouterr().out
     assert review_pr(world)["reviewers"] == ["ana"]  # team.reviewers
-    assert "example/billing has no CODEOWNERS (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS)" in out
+    assert (
+        "example/billing has no CODEOWNERS the token can read (.github/CODEOWNERS, CODEOWNERS, docs/CODEOWNERS)"
+        in out
+    )
     assert "reviewers: none from CODEOWNERS; asking the usual reviewers" in out
 
 

@@ -78,7 +78,9 @@ def codeowners_request(
             notes.append(f"could not read CODEOWNERS of {repo.full_name}: {exc}")
             continue
         if lines is None:
-            notes.append(f"{repo.full_name} has no CODEOWNERS ({', '.join(LOCATIONS[host.kind.value])})")
+            notes.append(
+                f"{repo.full_name} has no CODEOWNERS the token can read ({', '.join(LOCATIONS[host.kind.value])})"
+            )
             continue
         files.append((lines, globs))
         read_from.append(f"{repo.full_name}:{where}")
