@@ -211,3 +211,13 @@ def test_the_format_doc_lists_every_built_in_language() -> None:
     section = doc.split("### Scoping by language", 1)[1].split("\n## ", 1)[0]
     listed = section.split("The built-in names:", 1)[1].split("A team adds", 1)[0]
     assert {name for name in BUILT_IN if f"`{name}`" not in listed} == set()
+
+
+def test_a_language_scope_overlaps_any_folder_when_the_daily_run_looks_for_duplicates() -> None:
+    """Consolidation only compares a lesson with rules whose scopes can meet: `lang:python` reaches
+    every folder, as `**/*.py` does."""
+    from homeostat.core.daily.consolidate import scopes_overlap
+
+    assert scopes_overlap(("lang:python",), ("src/billing/api/**",))
+    assert scopes_overlap(("src/billing/api/**",), ("lang:go",))
+    assert not scopes_overlap(("web/**",), ("src/billing/api/**",))
