@@ -540,13 +540,13 @@ def check_area(config: Config, area: str, topic: str, field: Callable[[str], str
         raise LessonError(f"area {area} has no topics: drop {field('topic')}")
 
 
-def check_languages(config: Config, scope: Sequence[str]) -> None:
+def check_languages(config: Config, scope: Sequence[str], field: Callable[[str], str] = cli_flag) -> None:
     """A `lang:` selector names a language of the table (the built-in one with `languages` added)."""
     table = config.language_table()
     unknown = unknown_languages(scope, table)
     if unknown:
         raise LessonError(
-            f"--scope {unknown[0]!r} names no language: use one of {', '.join(sorted(table))}, or add it under languages in homeostat.yaml"
+            f"{field('scope')} {unknown[0]!r} names no language: use one of {', '.join(sorted(table))}, or add it under languages in homeostat.yaml"
         )
 
 
