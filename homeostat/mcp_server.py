@@ -551,7 +551,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
     ) -> str:
         """Save a lesson the user taught as a pending rule for the team to review (title ≤80 chars,
         rule ≤60 words; `topic` where the area has topics)."""
-        from homeostat.commands.learn import Fields, LessonError, check_area, check_limits
+        from homeostat.commands.learn import Fields, LessonError, check_area, check_languages, check_limits
 
         s = server.session()
         refused = _refuse_author(s)
@@ -560,6 +560,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
         try:
             check_area(_config(s), area, topic, _argument)
             check_limits(Fields(title=title, rule=rule, why=why), _argument)
+            check_languages(_config(s), tuple(scope or ()), _argument)
         except LessonError as exc:
             return f"Not saved: {exc}."
         return _write(

@@ -925,3 +925,18 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     code = homeostat(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def test_learn_refuses_a_scope_naming_no_language(kb: Path, web: Path) -> None:
+    allow_writes(kb, limit=5)
+    lesson = {"title": "Log in fields", "rule": "Pass values as fields.", "area": "storefront/ui"}
+
+    async def as_member(client: Client) -> None:
+        text = await call(client, "learn", {**lesson, "scope": ["lang:cobol"]})
+        assert text.startswith("Not saved: `scope` 'lang:cobol' names no language: use one of c, cpp,"), text
+        assert "Saved as a pending new lesson" in await call(
+            client, "learn", {**lesson, "scope": ["lang:ts"]}
+        )
+
+    session(kb, web, as_member)
+    assert [lesson.scope for _, lesson in list_pending(kb)] == [("lang:ts",)]

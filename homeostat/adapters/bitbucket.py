@@ -969,6 +969,18 @@ class BitbucketHost:
     def repo_visibility(self, repo: RepoRef) -> str:
         return "private" if self.api.get(self._repo_path(repo)).get("is_private") else "public"
 
+    def file_text(self, repo: RepoRef, path: str) -> str | None:
+        """A file of the repo's main branch as text (the src endpoint), or None when there is none
+        (a folder, which the endpoint answers with a listing, is none either)."""
+        branch = (self.api.get(self._repo_path(repo)).get("mainbranch") or {}).get("name")
+        if not branch:
+            return None
+        where = f"{self._repo_path(repo)}/src/{quote(str(branch), safe='')}/{quote(path, safe='/')}"
+        response = self.api.call("GET", where, accept=(404,))
+        if response.status_code == 404 or "json" in response.headers.get("Content-Type", ""):
+            return None
+        return response.content.decode("utf-8", "replace")
+
     def _permission_from_scopes(self, repo: RepoRef, scopes: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
         """Access tokens list no user permission; what they may do is their scopes on the repo they reach."""
         response = self.api.call("GET", self._repo_path(repo), accept=(403, 404))

@@ -19,6 +19,7 @@ The token never appears in a message or log line: messages are built from the st
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -585,6 +586,22 @@ class GitHubHost:
             )
 
         return self._call(f"read the variable {name} of {repo.full_name}", "variables:read", operation)
+
+    def file_text(self, repo: RepoRef, path: str) -> str | None:
+        """A file of the repo's default branch as text (the contents API), or None when there is no
+        such file (a folder, or a file too large for the API to send, is none either)."""
+
+        def operation(_attempt: int) -> str | None:
+            where = f"{_repo_path(repo)}/contents/{quote(path, safe='/')}"
+            try:
+                _headers, data = self._gh.requester.requestJsonAndCheck("GET", where)
+            except UnknownObjectException:
+                return None
+            if not isinstance(data, dict) or data.get("type") != "file" or data.get("encoding") != "base64":
+                return None
+            return base64.b64decode(str(data.get("content") or "")).decode("utf-8", "replace")
+
+        return self._call(f"read {path} in {repo.full_name}", "contents:read", operation)
 
     def commit_checks(self, repo: RepoRef, sha: str) -> dict[str, CheckState]:
         """Check runs (what Actions jobs report) and commit statuses (what other CI posts) on `sha`."""

@@ -25,7 +25,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="write CODEOWNERS from homeostat.yaml (--check fails when it is stale)",
         description=(
             "Write the KB repo's CODEOWNERS: each area's folder to its owning team (or the team's members), "
-            "homeostat.yaml, knowledge/core/, the CI files and CODEOWNERS itself to the seniors and leads."
+            "homeostat.yaml, knowledge/core/, the CI files and CODEOWNERS itself to the seniors and leads. "
+            "homeostat validate (the PR check) fails while the generated file is stale."
         ),
     )
     add_kb_option(parser)

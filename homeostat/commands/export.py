@@ -167,6 +167,9 @@ def run(args: argparse.Namespace) -> int:
     team_only = {name for name, area in corpus.areas.items() if area.team_only}
     outsider = Audience(repo)
     entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
+    nowhere = [e.id for e in corpus.entries if not e.scope and e.status == "accepted"]
+    if nowhere:
+        note(f"not exported, their scope names no known language (homeostat validate): {', '.join(nowhere)}")
     sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
     plan = plan_export(entries, sections, formats)
     changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))

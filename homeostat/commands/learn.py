@@ -17,7 +17,7 @@ import datetime as dt
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import get_args
@@ -31,6 +31,7 @@ from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, parse_comment_url, pull_url
 from homeostat.core.kb import KB
+from homeostat.core.languages import unknown_languages
 from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
 from homeostat.core.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
 from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, pending_path, secret_fields
@@ -73,7 +74,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--topic", help="the area's topic file, when the area has topics")
     parser.add_argument(
-        "--scope", action="append", metavar="GLOB", help="a path glob (repeat; default: the area's)"
+        "--scope",
+        action="append",
+        metavar="GLOB",
+        help="a path glob, or lang:NAME for a language's files (repeat; default: the area's)",
     )
     parser.add_argument("--kind", choices=get_args(RuleKind), help="convention, anti-pattern, migration, …")
     parser.add_argument(
@@ -391,6 +395,7 @@ def new_lesson(
         raise LessonError(f"a new lesson needs --area: one of {', '.join(config.area_names())}")
     check_area(config, fields.area, fields.topic)
     check_limits(fields)
+    check_languages(config, fields.scope)
     cited = _rule_citing(kb, url) if url else None
     if cited is not None:
         raise LessonError(
@@ -533,6 +538,16 @@ def check_area(config: Config, area: str, topic: str, field: Callable[[str], str
         )
     if not topics and topic:
         raise LessonError(f"area {area} has no topics: drop {field('topic')}")
+
+
+def check_languages(config: Config, scope: Sequence[str], field: Callable[[str], str] = cli_flag) -> None:
+    """A `lang:` selector names a language of the table (the built-in one with `languages` added)."""
+    table = config.language_table()
+    unknown = unknown_languages(scope, table)
+    if unknown:
+        raise LessonError(
+            f"{field('scope')} {unknown[0]!r} names no language: use one of {', '.join(sorted(table))}, or add it under languages in homeostat.yaml"
+        )
 
 
 def check_limits(fields: Fields, field: Callable[[str], str] = cli_flag) -> None:

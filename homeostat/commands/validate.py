@@ -50,7 +50,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "validate",
         help="check the KB: schema, config, secrets, risky content, provenance, documents, conflicts",
-        description="Check every rule, topic file, document and homeostat.yaml. Exit 1 on any error.",
+        description=(
+            "Check every rule, topic file, document and homeostat.yaml, and that a generated CODEOWNERS "
+            "is current. Exit 1 on any error."
+        ),
     )
     parser.add_argument("path", nargs="?", help=argparse.SUPPRESS)  # `validate DIR`, for one more release
     add_kb_option(parser)

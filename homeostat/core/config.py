@@ -14,6 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from homeostat.core.languages import EXTENSION, LANGUAGE_NAME, language_table
+
 Role = Literal["junior", "member", "senior", "lead"]
 Runtime = Literal["api", "bedrock", "vertex", "claude-code"]
 Host = Literal["github", "bitbucket"]
@@ -63,6 +65,10 @@ class TeamConfig(Model):
     teams: tuple[Team, ...] = Field(default=(), description="Teams that own areas.")
     reviewers: tuple[str, ...] = Field(
         default=(), description="Member handles asked to review the middle band; else area owners."
+    )
+    reviewers_from: Literal["config", "codeowners"] = Field(
+        default="config",
+        description="codeowners: request review PRs' reviewers from the code repos' CODEOWNERS (KB members only).",
     )
 
 
@@ -374,6 +380,27 @@ class Config(Model):
         default_factory=EvalConfig,
         description="Selection floors validate checks eval/selection.yaml against.",
     )
+    languages: dict[str, tuple[str, ...]] = Field(
+        default_factory=dict,
+        description="Languages for lang: scopes, name to file extensions, added to the built-in table.",
+    )
+
+    @field_validator("languages")
+    @classmethod
+    def _languages(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        for name, extensions in value.items():
+            if not LANGUAGE_NAME.match(name):
+                raise ValueError(
+                    f"language {name!r}: a name is lower-case letters, digits, '+', '#', '.', '_' or '-'"
+                )
+            if not extensions:
+                raise ValueError(f"language {name!r} needs at least one file extension")
+            bad = [e for e in extensions if not EXTENSION.match(e.removeprefix("."))]
+            if bad:
+                raise ValueError(
+                    f"language {name!r}: {bad[0]!r} is not a file extension (letters, digits, '.', '_', '+' or '-', like py)"
+                )
+        return value
 
     @model_validator(mode="after")
     def _repos_or_areas(self) -> Config:
@@ -409,6 +436,10 @@ class Config(Model):
         if repo is not None:
             return repo.topics
         return self.topics
+
+    def language_table(self) -> dict[str, tuple[str, ...]]:
+        """The extensions each `lang:` name stands for: the built-in table with `languages` added."""
+        return language_table(self.languages)
 
     def member(self, handle: str) -> Member | None:
         lowered = handle.lower()

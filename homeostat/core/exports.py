@@ -72,8 +72,15 @@ def expanded(scope: Sequence[str]) -> tuple[str, ...]:
 
 
 def exportable(entry: Entry, team_only_areas: Iterable[str]) -> bool:
-    """Accepted, adopted, not pending, and not from a team-only area."""
-    return entry.status == "accepted" and entry.adopted and entry.area not in set(team_only_areas)
+    """Accepted, adopted, not pending, not from a team-only area, and scoped to some file: a scope
+    of `lang:` selectors naming no known language is empty, and Claude Code reads a rule with no
+    `paths` as one for every file."""
+    return (
+        entry.status == "accepted"
+        and entry.adopted
+        and bool(entry.scope)
+        and entry.area not in set(team_only_areas)
+    )
 
 
 # --- one file per rule ------------------------------------------------------------------------------

@@ -307,6 +307,11 @@ class CodeHost(Protocol):
         """public, private, or internal (GitHub Enterprise: every member of the enterprise)."""
         ...
 
+    def file_text(self, repo: RepoRef, path: str) -> str | None:
+        """A file of the repo's default branch as text, or None when it has no such file (the
+        reviewers `team.reviewersFrom: codeowners` asks for come from the code repos' CODEOWNERS)."""
+        ...
+
 
 # --- URL parsing (pure) -------------------------------------------------------------------------
 

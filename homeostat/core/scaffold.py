@@ -137,6 +137,7 @@ _TEAMS_EXAMPLE = """\
   #   - name: payments
   #     handle: "@your-org/payments"
   # reviewers: [handle]   # asked to review the middle band (default: the area's owning team)
+  # reviewersFrom: codeowners   # ask the KB members the code repos' own CODEOWNERS name first
 """
 
 _SOURCES = """

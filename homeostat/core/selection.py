@@ -584,6 +584,7 @@ def counted_first(
 
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
     scored = _scorer(config, declared_contradictions(row.contradicts for row in rows))
+    scope_of = scope_expander(config)
     broken = unserved(unreadable)
     drafts: list[Entry] = []  # token counts still 0
     parts: list[tuple[str, str]] = []
@@ -598,7 +599,7 @@ def counted_first(
                 title=row.title,
                 area=row.area,
                 topic=row.topic,
-                scope=row.scope,
+                scope=scope_of(row.scope),
                 kind=row.kind,
                 adopted=row.adopted,
                 status=row.status,
@@ -614,8 +615,12 @@ def counted_first(
         )
     served = len(drafts)
     live = [lesson for lesson in pending if not _landed(lesson, rows)]
-    drafts += [e for e in (_pending_entry(lesson, areas) for lesson in live) if e is not None]
-    sections = [_section_entry(document, sec) for document in documents for sec in document.sections]
+    drafts += [e for e in (_pending_entry(lesson, areas, scope_of) for lesson in live) if e is not None]
+    sections = [
+        _section_entry(document, sec, scope_of)
+        for document in documents
+        for sec in document.sections
+    ]
     lines = memo_lines(drafts, {s.area for s in sections}, areas)
     todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
     kept = None if first is None else _kept_texts(drafts, served, sections, first)
@@ -762,7 +767,27 @@ def _by_id(entries: Sequence[Entry]) -> dict[str, Entry]:
     return found
 
 
-def _section_entry(document: Document, section: DocSection) -> SectionEntry:
+def scope_expander(config: Config) -> Callable[[tuple[str, ...]], tuple[str, ...]]:
+    """A scope with its `lang:` selectors as the globs they stand for (`core.languages`), one
+    tuple per distinct scope: most rules share their scope with others, and a shared tuple is
+    written once in a corpus file."""
+    from homeostat.core.languages import expand_scope
+
+    table = config.language_table()
+    seen: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def expanded(scope: tuple[str, ...]) -> tuple[str, ...]:
+        found = seen.get(scope)
+        if found is None:
+            found = seen[scope] = expand_scope(scope, table)
+        return found
+
+    return expanded
+
+
+def _section_entry(
+    document: Document, section: DocSection, scope_of: Callable[[tuple[str, ...]], tuple[str, ...]]
+) -> SectionEntry:
     """A section's entry, its token count still 0 (`build_corpus` fills it in); its text and fields as
     every surface shows them (`served.served_document`)."""
     from homeostat.core.served import served_doc_meta, served_line, served_provenance, served_text
@@ -778,7 +803,7 @@ def _section_entry(document: Document, section: DocSection) -> SectionEntry:
         doc_title=meta.title,
         heading=heading,
         area=meta.area,
-        scope=meta.scope,
+        scope=scope_of(meta.scope),
         refs=file_refs(served_text(section.body)),
         source=p.source if p else "",
         updated=p.updated if p else "",
@@ -797,7 +822,11 @@ def _landed(lesson: PendingLesson, rows: Sequence[RuleRow]) -> bool:
     return any(row.area == lesson.area and same_lesson(text, f"{row.title}\n{row.rule}") for row in rows)
 
 
-def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entry | None:
+def _pending_entry(
+    lesson: PendingLesson,
+    areas: Mapping[str, AreaInfo],
+    scope_of: Callable[[tuple[str, ...]], tuple[str, ...]],
+) -> Entry | None:
     """A pending *new* lesson that looks acceptable (title, rule, a known area) applies at once (its
     token counts still 0: `build_corpus` fills them in), as its sessions are served it
     (`served.served_lesson`)."""
@@ -819,7 +848,7 @@ def _pending_entry(lesson: PendingLesson, areas: Mapping[str, AreaInfo]) -> Entr
         title=lesson.title.strip(),
         area=area,
         topic=lesson.topic,
-        scope=tuple(scope),
+        scope=scope_of(tuple(scope)),
         kind=lesson.lesson_kind or "",
         adopted=True,
         status="pending",

@@ -21,8 +21,10 @@ here, once:
 - `Publisher.merge(number, sha, title, message)` is the bare squash-merge (`review merge` rebuilds
   a PR with `commit` and `push`, then merges it; Bitbucket's asynchronous merge is polled by its
   adapter).
-- `Publisher.request_reviewers(pull, config, areas, author)` asks for the reviewers the design names
-  (`team.reviewers`, else the owning teams, else seniors and leads); a refusal is a printed notice.
+- `Publisher.request_reviewers(pull, config, areas, author, covered)` asks for the reviewers the
+  design names (`team.reviewers`, else the owning teams, else seniors and leads), or, with
+  `team.reviewersFrom: codeowners`, the KB members the code repos' CODEOWNERS name for the paths
+  the lessons cover; a refusal is a printed notice.
 - `Publisher.push_rebuilt(branch, sha, expect=..., never=...)` force-pushes a review PR's branch to
   its rebuilt commit, leased on the commit it was rebuilt from, and refuses any other branch (never
   the base branch or the state branch); `shows_head(number, sha)` says whether the host sees it yet.
@@ -61,6 +63,7 @@ from homeostat.core.secrets import redacted
 from homeostat.core.served import served_line
 from homeostat.core.state import PullRef
 from homeostat.errors import HomeostatError
+from homeostat.runs.codeowners_reviewers import OwnersCache, codeowners_request
 from homeostat.runs.merge_gate import CheckWait, after_refusal, with_refusal
 
 SKIP_CI = "[skip ci]"
@@ -122,6 +125,7 @@ class Publisher:
         self.remote = remote
         self.out = out
         self.opened: list[PullInfo] = []
+        self.owners = OwnersCache()  # the code repos' CODEOWNERS, read once a run
 
     @property
     def host(self) -> tuple[CodeHost, RepoRef]:
@@ -265,10 +269,27 @@ class Publisher:
     def delete_branch(self, branch: str) -> bool:
         return self.git.delete_remote_branch(self.remote, branch)
 
-    def request_reviewers(self, pull: PullInfo, config: Config, areas: Iterable[str], author: str) -> None:
+    def request_reviewers(
+        self,
+        pull: PullInfo,
+        config: Config,
+        areas: Iterable[str],
+        author: str,
+        covered: Mapping[str, Iterable[str]] | None = None,
+    ) -> None:
+        """`covered`: area → the globs the PR's lessons cover, which `team.reviewersFrom: codeowners`
+        looks up in the code repos' CODEOWNERS (`runs.codeowners_reviewers`) before the usual choice."""
         host, repo = self.host
         teams_ok = Capability.TEAM_REVIEWERS in host.capabilities
-        request = choose_reviewers(config, areas, author, team_reviewers=teams_ok)
+        request = None
+        if config.team.reviewers_from == "codeowners" and covered:
+            answer = codeowners_request(
+                host, config, covered, author, team_reviewers=teams_ok, cache=self.owners
+            )
+            for line in answer.notes:
+                print(f"notice: #{pull.number}: {line}", file=self.out)
+            request = answer.request
+        request = request or choose_reviewers(config, areas, author, team_reviewers=teams_ok)
         try:
             host.request_reviewers(repo, pull.number, request.users, request.teams)
         except HomeostatError as exc:

@@ -819,6 +819,7 @@ class BitbucketEmulator:
             ("GET", r"/workspaces/(?P<ws>[^/]+)/members", self.get_members, "account"),
             ("GET", repo, self.get_repo, "repository"),
             ("GET", repo + r"/refs/branches/(?P<branch>.+)", self.get_branch, "repository"),
+            ("GET", repo + r"/src/(?P<commit>[^/]+)/(?P<path>.+)", self.get_src, "repository"),
             ("GET", repo + r"/pullrequests", self.list_pulls, "pullrequest"),
             ("POST", repo + r"/pullrequests", self.create_pull, "pullrequest:write"),
             ("GET", pr, self.get_pull, "pullrequest"),
@@ -908,6 +909,29 @@ class BitbucketEmulator:
         return Reply(
             200, {"type": "branch", "name": branch, "target": self.commit_json(request, found, commit)}
         )
+
+    def get_src(self, request: Request, ws: str, slug: str, commit: str, path: str) -> Reply:
+        """A file's raw bytes at a commit or branch (`/src/{commit}/{path}`), a folder's listing as
+        a page of entries, 404 for neither, as Bitbucket's src endpoint answers."""
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        sha = rev(found.bare, f"refs/heads/{commit}") or rev(found.bare, commit)
+        if sha is None:
+            raise ApiError(404, f"Commit not found: {commit}")
+        path = path.rstrip("/")
+        kind = git(found.bare, "cat-file", "-t", f"{sha}:{path}", check=False).strip()
+        if kind == "blob":
+            data = subprocess.run(
+                ["git", "--git-dir", str(found.bare), "cat-file", "blob", f"{sha}:{path}"],
+                capture_output=True,
+                check=True,
+            ).stdout
+            return Reply(200, data, {"Content-Type": "text/plain"})
+        if kind == "tree":
+            names = git(found.bare, "ls-tree", "--name-only", f"{sha}:{path}").splitlines()
+            values = [{"type": "commit_file", "path": f"{path}/{name}"} for name in names]
+            return self.page(request, values)
+        raise ApiError(404, f"No such file or directory: {path}")
 
     def list_pulls(self, request: Request, ws: str, slug: str) -> Reply:
         found = self.repo(ws, slug)
@@ -1528,11 +1552,14 @@ def _server(emulator: BitbucketEmulator, *, proxy: bool) -> ThreadingHTTPServer:
                     reply = emulator.handle(self.command, target, headers, raw, proxy)
                 except Exception as exc:  # a bug in the emulator: answer 500 and say what it was
                     reply = Reply(500, {"type": "error", "error": {"message": f"emulator error: {exc!r}"}})
-            payload = b"" if reply.body is None else json.dumps(reply.body).encode()
+            raw_file = isinstance(reply.body, bytes)  # a file's own bytes (`get_src`)
+            payload = (
+                b"" if reply.body is None else reply.body if raw_file else json.dumps(reply.body).encode()
+            )
             self.send_response(reply.status)
             for key, value in reply.headers.items():
                 self.send_header(key, value)
-            if payload:
+            if payload and not raw_file:
                 self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()

@@ -13,6 +13,7 @@ cases, through `harness.emulator`.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
@@ -902,6 +903,7 @@ class GitHubEmulator:
             ("POST", repo + r"/issues/(?P<number>\d+)/comments$", self._create_issue_comment),
             ("GET", repo + r"/compare/(?P<basehead>.+)$", self._compare),
             ("GET", repo + r"/git/trees/(?P<sha>[^/]+)$", self._get_tree),
+            ("GET", repo + r"/contents/(?P<path>.+)$", self._get_contents),
             ("GET", repo + r"/branches/(?P<branch>.+)/protection$", self._get_protection),
             ("GET", repo + r"/rules/branches/(?P<branch>.+)$", self._get_branch_rules),
             ("GET", repo + r"/rulesets$", self._list_rulesets),
@@ -1495,6 +1497,35 @@ class GitHubEmulator:
         tree = repo.git.run("rev-parse", f"{sha}^{{tree}}").strip()
         return Response(
             200, {"sha": tree, "url": f"{api}/git/trees/{tree}", "tree": entries, "truncated": False}
+        )
+
+    def _get_contents(self, request: Request) -> Response:
+        """A file of the default branch (or `?ref=`) as the contents API gives it: base64 content for a
+        file, a list for a folder, 404 for neither."""
+        repo = self._readable(request)
+        ref = str(request.query.get("ref") or repo.default_branch)
+        sha = self._resolve(repo, ref)
+        path = request.match["path"].strip("/")
+        kind = repo.git.run("cat-file", "-t", f"{sha}:{path}", check=False).strip()
+        api = f"{self.api_url}/repos/{repo.full_name}/contents"
+        if kind == "tree":
+            names = repo.git.run("ls-tree", "--name-only", f"{sha}:{path}").splitlines()
+            return Response(200, [{"type": "file", "name": n, "path": f"{path}/{n}"} for n in names])
+        if kind != "blob":
+            raise ApiError(404, "Not Found")
+        data = repo.git.run("cat-file", "blob", f"{sha}:{path}").encode()
+        return Response(
+            200,
+            {
+                "type": "file",
+                "encoding": "base64",
+                "size": len(data),
+                "name": path.rsplit("/", 1)[-1],
+                "path": path,
+                "sha": repo.git.run("rev-parse", f"{sha}:{path}").strip(),
+                "url": f"{api}/{path}",
+                "content": base64.encodebytes(data).decode(),
+            },
         )
 
     def _branch_sha(self, repo: RepoRecord, branch: str) -> str:

@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from homeostat.core.asker import Asker
 from homeostat.core.config import CORE_AREA
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.languages import is_selector
 from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
 from homeostat.core.similarity import code_names, content_words, distinct_facts, normalise_name, same_lesson
 from homeostat.core.text import count_words
@@ -54,6 +55,8 @@ def candidate_from_rule(rule: Rule) -> Candidate:
 
 
 def _literal_prefix(glob: str) -> str:
+    if is_selector(glob):  # `lang:python`: that language's files in any folder
+        return ""
     match = _GLOB_CHARS.search(glob)
     prefix = glob[: match.start()] if match else glob
     return prefix.rsplit("/", 1)[0] if match else prefix

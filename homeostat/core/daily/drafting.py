@@ -20,6 +20,7 @@ from homeostat.core.daily.lessons import Lesson, review_key
 from homeostat.core.daily.trust import split_comments
 from homeostat.core.hosts import MergedPull, ReviewComment, ReviewThread
 from homeostat.core.kb import KB
+from homeostat.core.languages import expand_scope
 from homeostat.core.model import RuleKind
 from homeostat.core.pending import DocPatchRequest
 from homeostat.core.secrets import redact_secrets
@@ -245,8 +246,9 @@ def covering_sections(
     query_words = content_words(query)
     section_words = words or SectionWords()
     ranked: list[tuple[int, CoveringSection]] = []
+    table = kb.config.language_table() if kb.config is not None else {}
     for document in kb.documents:
-        if not any(glob_matches(glob, path) for glob in document.meta.scope):
+        if not any(glob_matches(glob, path) for glob in expand_scope(document.meta.scope, table)):
             continue
         for section in document.sections:
             shared = len(query_words & section_words.of(section.heading, section.body))

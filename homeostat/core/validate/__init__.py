@@ -16,8 +16,10 @@ from homeostat.core.config import Config
 from homeostat.core.findings import Finding, Severity
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.token_counts import TokenCounts
+from homeostat.core.validate.codeowners_checks import check_codeowners
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
 from homeostat.core.validate.content_checks import check_conflict_markers, check_secrets, check_spans
+from homeostat.core.validate.scope_checks import check_languages
 from homeostat.core.validate.structure_checks import (
     check_cache,
     check_citation_loops,
@@ -58,6 +60,7 @@ CHECKS = (
     "link",
     "health",
     "cache",
+    "codeowners",
 )
 
 
@@ -110,6 +113,8 @@ def validate_kb(
         findings += check_config(config, kb.config_doc)
         findings += check_endpoints(config, kb.config_doc)
         findings += check_names(kb, config)
+        findings += check_languages(kb, config)
+        findings += check_codeowners(kb.files, config)
         findings += check_provenance(kb, config)
         if not errors_only:
             findings += check_health(kb, config)

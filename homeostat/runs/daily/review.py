@@ -146,9 +146,21 @@ def _review_pr(
         ),
     )
     areas = {d.lesson.area for d in included if d.lesson.area}
-    ctx.publisher.request_reviewers(published.pull, config, areas, member)
+    ctx.publisher.request_reviewers(published.pull, config, areas, member, covered_paths(config, included))
     for d in included:
         d.pr = published.ref
+
+
+def covered_paths(config: Config, included: Sequence[Decided]) -> dict[str, list[str]]:
+    """Area → the globs the PR's lessons cover (a lesson with no scope covers its area's paths)."""
+    covered: dict[str, list[str]] = {}
+    for d in included:
+        if not d.lesson.area:
+            continue
+        area = config.area(d.lesson.area)
+        globs = covered.setdefault(d.lesson.area, [])
+        globs += [g for g in d.lesson.scope or (area.paths if area else ()) if g not in globs]
+    return covered
 
 
 def review_body(
@@ -269,5 +281,5 @@ def _dispute_pr(
             base_sha,
         ),
     )
-    ctx.publisher.request_reviewers(published.pull, config, {rule.area}, member)
+    ctx.publisher.request_reviewers(published.pull, config, {rule.area}, member, {rule.area: rule.meta.scope})
     run.records[member].append(record.model_copy(update={"pr": published.ref}))
