@@ -136,7 +136,7 @@ class DailyRun:
             return DailyResult(0, tuple(decided), (), None)
         self._renew()
         live = self._publish(kb, config, live, retirements, run)
-        report = self._record(config, live, run)
+        report = self._record(kb, config, live, run)
         record.summary(ctx, live)
         return DailyResult(0, tuple(decided), tuple(ctx.opened), report)
 
@@ -162,8 +162,9 @@ class DailyRun:
         review.open_dispute_prs(ctx, config, base, live, run)
         return live
 
-    def _record(self, config: Config, live: list[Decided], run: RunState) -> RunReport:
+    def _record(self, kb: KB, config: Config, live: list[Decided], run: RunState) -> RunReport:
         record.record_decisions(self.ctx, live, run)
+        record.record_repeats(self.ctx, kb, live, run)
         record.notify(self.ctx, config, run)
         report = record.run_report(self.ctx, live, run, failed=None)
         record.write_run_state(self.ctx, run, report)
@@ -181,6 +182,7 @@ class DailyRun:
             return DailyResult(1, (), (), None)
         report = record.run_report(ctx, [], run, failed=reason[:500])
         run.records.clear()
+        run.repeats.clear()
         run.heartbeats = []
         try:
             record.write_run_state(ctx, run, report)
