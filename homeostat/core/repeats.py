@@ -192,3 +192,42 @@ def _rule_part(rule: RuleRepeats) -> str:
     elif rule.verdict == "selection":
         notes.append("never served")
     return rule.rule_id + (f" ({', '.join(notes)})" if notes else "")
+
+
+# --- eval cases from selection misses ----------------------------------------------------------------
+
+DRAFT_HEADER = """\
+# Drafted by `homeostat eval --from-repeats` from the review lessons that re-taught a rule the
+# PR author's sessions were never served (selection misses). Review each case (trim `files` to what
+# the work really touched), then move the ones you keep into eval/selection.yaml and delete this file.
+"""
+
+
+def draft_cases(
+    records: Iterable[RepeatRecord], known: Iterable[tuple[tuple[str, ...], tuple[str, ...]]] = ()
+) -> tuple[list[dict[str, object]], int]:
+    """Eval cases (the `eval/selection.yaml` form) from never-served repeats, one per rule and set of
+    touched paths, leaving out any whose files and expected rule a case already has; and how many
+    misses had no recorded path (so no case can be drafted for them)."""
+    seen = {(tuple(sorted(files)), tuple(sorted(expect))) for files, expect in known}
+    cases: list[dict[str, object]] = []
+    pathless = 0
+    for record in sorted(records, key=lambda r: (r.rule_id, r.at, r.hash)):
+        if record.served is not False:
+            continue
+        if not record.paths:
+            pathless += 1
+            continue
+        key = (tuple(sorted(record.paths)), (record.rule_id,))
+        if key in seen:
+            continue
+        seen.add(key)
+        case: dict[str, object] = {"name": f"re-taught {record.rule_id} ({week_of(record.at)})"}
+        if record.repo:
+            case["repo"] = record.repo
+        if record.url:
+            case["source"] = record.url
+        case["files"] = list(record.paths)
+        case["expect"] = [record.rule_id]
+        cases.append(case)
+    return cases, pathless
