@@ -327,7 +327,7 @@ def repeats_tile(metrics: Metrics, window: int) -> Tile:
     measured, rate = repeat_rate(metrics)
     status: Status = "quiet"
     if not measured:
-        value, when = "not measured yet", "this release does not count them yet"
+        value, when = "not measured yet", "the metrics give no repeat-lesson rate"
     elif rate is None:
         value, when = "–", f"no review lesson in the last {window} days"
     else:
