@@ -328,3 +328,33 @@ def test_repeat_files_merge_by_hash_and_an_older_reader_keeps_them_aside() -> No
     # a heartbeat that lists nothing served writes the bytes it wrote before the field
     beat = Heartbeat(member="bo", at=NOW, homeostat_version="0.2.0", pending=0)
     assert b"served" not in dump_state(beat)
+
+
+def test_the_deep_dive_lists_rules_to_rewrite_and_selection_misses(
+    github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:  # type: ignore[no-untyped-def]
+    from deepdiveworld import STALE, STALE_ID, DeepDiveWorld
+
+    dd = DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+    dd.add({f"knowledge/storefront/ui/{STALE_ID}.md": STALE})  # something to change, so the PR opens
+    now = dt.datetime.now(dt.UTC)
+    served = record(SPACING, "cy", served=True, n=1).model_copy(update={"at": now, "area": "storefront/ui"})
+    missed = record(STATUS_TABLE, "bo", served=False, n=2).model_copy(update={"at": now})
+    bare = dd.world.bare()
+    files = {
+        "repeats/cy.json": dump_state(RepeatsFile(member="cy", records=(served,))),
+        "repeats/bo.json": dump_state(RepeatsFile(member="bo", records=(missed,))),
+    }
+    sha = bare.commit_files(bare.rev_parse("refs/heads/homeostat/state"), files, "repeats")
+    bare.run("update-ref", "refs/heads/homeostat/state", sha)
+    assert dd.run() == 0
+    [pull] = dd.deep_dive_pulls()
+    assert "1 rule to rewrite, 1 selection miss" in pull.body
+    rewrite = pull.body.split("## Rules to rewrite", 1)[1].split("##", 1)[0]
+    assert (
+        f"`{SPACING}` (storefront/ui): re-taught 1 time, 1 after it was served; evidence: {served.url}"
+        in rewrite
+    )
+    misses = pull.body.split("## Selection misses", 1)[1].split("##", 1)[0]
+    assert f"`{STATUS_TABLE}` (billing/api): re-taught 1 time; touched `src/billing/api/f2.py`" in misses
+    assert SPACING not in misses and STATUS_TABLE not in rewrite
