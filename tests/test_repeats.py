@@ -358,3 +358,28 @@ def test_the_deep_dive_lists_rules_to_rewrite_and_selection_misses(
     misses = pull.body.split("## Selection misses", 1)[1].split("##", 1)[0]
     assert f"`{STATUS_TABLE}` (billing/api): re-taught 1 time; touched `src/billing/api/f2.py`" in misses
     assert SPACING not in misses and STATUS_TABLE not in rewrite
+
+
+def test_bad_eval_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from homeostat.cli import main
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for path, text in example_files().items():
+        (kb / path).parent.mkdir(parents=True, exist_ok=True)
+        (kb / path).write_text(text)
+    assert main(["eval", "--kb", str(kb), "--out", "x.yaml"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "homeostat: --out names the file --from-repeats writes; pass --from-repeats too"
+    )
+    assert main(["eval", "--kb", str(kb), "--from-repeats", "--min", "hit@5=0.8"]) == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+    # no state branch in the clone: nothing to draft, nothing written
+    assert main(["eval", "--kb", str(kb), "--from-repeats", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "out": str(kb / "eval" / "from-repeats.yaml"),
+        "drafted": 0,
+        "withoutPaths": 0,
+        "written": False,
+    }
+    assert not (kb / "eval" / "from-repeats.yaml").exists()

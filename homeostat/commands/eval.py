@@ -69,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     from homeostat.core.tokens import count_tokens
 
     if args.from_repeats:
+        if args.min:
+            raise EvalError("--min sets a floor for running cases; --from-repeats only drafts them")
         return draft_from_repeats(args)
     if args.out:
         raise EvalError("--out names the file --from-repeats writes; pass --from-repeats too")
