@@ -383,3 +383,27 @@ def test_bad_eval_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
         "written": False,
     }
     assert not (kb / "eval" / "from-repeats.yaml").exists()
+
+
+def test_the_performance_page_lists_the_rules_re_taught() -> None:
+    import dataclasses
+
+    from test_dashboard_glance import known_week
+
+    from homeostat.core.dashboard import html
+
+    week = known_week()
+    at = week.now - dt.timedelta(days=1)
+    mine = (
+        record(SPACING, served=True, n=1).model_copy(update={"at": at, "area": "storefront/ui"}),
+        record(STATUS_TABLE, served=False, n=2).model_copy(update={"at": at}),
+    )
+    snapshot = dataclasses.replace(week.snapshot, repeats={"bo": RepeatsFile(member="bo", records=mine)})
+    page = html.performance(dataclasses.replace(week, snapshot=snapshot))
+    table = page.split("<h2>Repeat-lesson rate</h2>", 1)[1].split("</section>", 1)[0]
+    assert (
+        f'<a href="/entries/{SPACING}">{SPACING}</a></td><td>storefront/ui</td><td>1</td><td>1 of 1</td>'
+        in table
+    )
+    assert "a rewrite: agents had it and did not follow it" in table
+    assert "a selection fix: never served for src/billing/api/f2.py" in table
