@@ -118,6 +118,7 @@ def test_a_re_taught_rule_is_recorded_with_whether_its_author_was_served_it(
     code = world.daily()
     out = capsys.readouterr().out
     assert code == 0, out
+    assert "daily: 3 review lesson(s) re-taught a rule already in force (1 after it was served" in out
     state = world.state()
     found = {(r.member, r.rule_id): r for r in state.repeat_records()}
     assert set(found) == {("cy", SPACING), ("dee", SPACING), ("bo", STATUS_TABLE)}

@@ -51,6 +51,14 @@ def record_repeats(ctx: DailyContext, kb: KB, decided: list[Decided], run: RunSt
         repeat = repeat_of(d.lesson, d.update, kb.rule(target) if target else None, served, now)
         if repeat is not None:
             run.repeats[d.lesson.member].append(repeat)
+    found = [r for records in run.repeats.values() for r in records]
+    if found:
+        after_served = sum(r.served is True for r in found)
+        print(
+            f"daily: {len(found)} review lesson(s) re-taught a rule already in force "
+            f"({after_served} after it was served to the PR's author)",
+            file=ctx.out,
+        )
 
 
 def repeat_files(repeats: Mapping[str, Iterable[RepeatRecord]]) -> dict[str, bytes]:
