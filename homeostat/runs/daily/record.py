@@ -140,7 +140,8 @@ def write_run_state(ctx: DailyContext, run: RunState, report: RunReport) -> None
     if ctx.claim is not None:
         files.update(ctx.claim.released())
     for heartbeat in run.heartbeats:
-        # the served ids stay on the member's candidates branch: the state branch has what they gave
+        # the served ids were for this run alone: every clone reads the state branch, and an older
+        # Homeostat there would refuse a heartbeat with a field it does not know
         files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat.model_copy(update={"served": ()}))
     files[f"runs/{report.started_at.date().isoformat()}.json"] = dump_state(report)
     ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")
