@@ -24,7 +24,7 @@ from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.digest import build_digest, digest_message, summary_line
 from homeostat.core.kb import load_kb
-from homeostat.core.repeats import digest_line, draft_cases, repeat_of, repeat_summary, served_ids
+from homeostat.core.repeats import draft_cases, repeat_of, repeat_summary, served_ids
 from homeostat.core.state import (
     Heartbeat,
     RepeatRecord,
@@ -272,8 +272,7 @@ def test_the_summary_counts_per_rule_area_and_week_and_the_digest_says_it() -> N
         ("b", 1, "selection"),
     ]
     assert summary.weeks == (("2026-W48", 1), ("2026-W49", 2))
-    assert digest_line(summary) == "3 lessons re-taught this week: a (2, served), b (never served)"
-    assert digest_line(repeat_summary([], [], NOW)) is None
+    assert repeat_summary([], [], NOW).rate is None
 
     kb = load_kb(example_files())
     digest = build_digest(

@@ -174,26 +174,6 @@ def rule_repeats(records: Sequence[RepeatRecord]) -> tuple[RuleRepeats, ...]:
     return tuple(sorted(rules, key=lambda r: (-r.times, r.rule_id)))
 
 
-def digest_line(summary: RepeatSummary, limit: int = 5) -> str | None:
-    """`3 lessons re-taught this week: a (2, served), b`; None when nothing was re-taught."""
-    if not summary.repeats:
-        return None
-    noun = "lesson" if summary.repeats == 1 else "lessons"
-    parts = [_rule_part(r) for r in summary.rules[:limit]]
-    rest = len(summary.rules) - limit
-    more = f" and {rest} more" if rest > 0 else ""
-    return f"{summary.repeats} {noun} re-taught this week: {', '.join(parts)}{more}"
-
-
-def _rule_part(rule: RuleRepeats) -> str:
-    notes = [str(rule.times)] if rule.times > 1 else []
-    if rule.verdict == "rewrite":
-        notes.append("served")
-    elif rule.verdict == "selection":
-        notes.append("never served")
-    return rule.rule_id + (f" ({', '.join(notes)})" if notes else "")
-
-
 # --- eval cases from selection misses ----------------------------------------------------------------
 
 DRAFT_HEADER = """\
