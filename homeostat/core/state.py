@@ -141,6 +141,17 @@ class DecisionRecord(StateModel):
         return self
 
 
+def _check_member_records(
+    member: str, records: tuple[DecisionRecord, ...] | tuple[RepeatRecord, ...]
+) -> None:
+    """A member's file holds one record per lesson hash, every one that member's."""
+    hashes = [record.hash for record in records]
+    if len(set(hashes)) != len(hashes):
+        raise ValueError("two records have the same hash")
+    if any(record.member != member for record in records):
+        raise ValueError(f"every record's member must be {member!r}")
+
+
 class DecisionsFile(StateModel):
     version: Literal[1] = STATE_VERSION
     member: Handle
@@ -148,11 +159,7 @@ class DecisionsFile(StateModel):
 
     @model_validator(mode="after")
     def _one_member_one_record_per_hash(self) -> DecisionsFile:
-        hashes = [record.hash for record in self.records]
-        if len(set(hashes)) != len(hashes):
-            raise ValueError("two records have the same hash")
-        if any(record.member != self.member for record in self.records):
-            raise ValueError(f"every record's member must be {self.member!r}")
+        _check_member_records(self.member, self.records)
         return self
 
 
@@ -331,11 +338,7 @@ class RepeatsFile(StateModel):
 
     @model_validator(mode="after")
     def _one_member_one_record_per_hash(self) -> RepeatsFile:
-        hashes = [record.hash for record in self.records]
-        if len(set(hashes)) != len(hashes):
-            raise ValueError("two records have the same hash")
-        if any(record.member != self.member for record in self.records):
-            raise ValueError(f"every record's member must be {self.member!r}")
+        _check_member_records(self.member, self.records)
         return self
 
 
