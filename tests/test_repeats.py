@@ -407,3 +407,18 @@ def test_the_performance_page_lists_the_rules_re_taught() -> None:
     )
     assert "a rewrite: agents had it and did not follow it" in table
     assert "a selection fix: never served for src/billing/api/f2.py" in table
+
+
+def test_a_broken_repeats_file_is_one_line_naming_it() -> None:
+    from homeostat.core.state import StateFileError
+
+    with pytest.raises(StateFileError) as misfiled:
+        parse_state({"repeats/bo.json": b'{"version": 1, "member": "cy", "records": []}'}, "c1")
+    assert (
+        str(misfiled.value)
+        == "homeostat/state:repeats/bo.json holds member 'cy'; it belongs in repeats/cy.json"
+    )
+    with pytest.raises(StateFileError) as unknown:
+        parse_state({"repeats/bo.json": b'{"version": 1, "member": "bo", "records": [], "x": 1}'}, "c1")
+    assert str(unknown.value).startswith("homeostat/state:repeats/bo.json: x: ")
+    assert "\n" not in str(unknown.value)
