@@ -133,6 +133,15 @@ def test_a_re_taught_rule_is_recorded_with_whether_its_author_was_served_it(
     assert world.daily() == 0
     assert len(world.state().repeat_records()) == 3
 
+    # the weekly digest lists them (printed, as `homeostat digest --print` shows it)
+    from homeostat.cli import main
+
+    capsys.readouterr()
+    assert main(["digest", "--kb", str(world.checkout()), "--print", "--format", "json"]) == 0
+    digest = json.loads(capsys.readouterr().out)
+    assert digest["counts"]["re-taught"] == 3 and "3 lessons re-taught" in digest["summary"]
+    assert "never served to the author" in digest["text"] and "served to the author first" in digest["text"]
+
     # `homeostat metrics`, in cy's clone after a sync fetched the state branch
     sync(dev)
     done = homeostat("metrics", "--kb", str(dev), "--format", "json")
