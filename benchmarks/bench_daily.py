@@ -16,7 +16,11 @@
    grows the example KB to N rules (half in the billing repo's topic files, where the lessons land,
    half one file per rule; one document per 50 rules) and opens one review PR per 1,000 rules, as
    a KB that size has waiting.
-3. `--sizes`: 10 PRs x 5 members at 2,000, 5,000 and 10,000 rules, then 40 PRs x 20 members at
+3. Repeat lessons: with `--reteach K`, every K-th PR's thread re-teaches a rule the example KB already
+   has (the consolidator answers "duplicate"), and every other member shares usage, half of them
+   served that rule: the run's repeat-lesson count, split by served, never served and unknown, is
+   printed (it is printed, 0, without the flag too).
+4. `--sizes`: 10 PRs x 5 members at 2,000, 5,000 and 10,000 rules, then 40 PRs x 20 members at
    10,000 (target: the run's own time under 30 s at 10,000 rules, growing no faster than the KB).
 
 Runs `homeostat daily` in-process against local servers on 127.0.0.1; prints numbers only.
@@ -214,7 +218,41 @@ def per_lesson() -> None:
             emulator.stop()
 
 
-def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> float:
+RETAUGHT = "billing-api-error-status-table"
+RETEACH = "Map domain errors with STATUS_BY_ERROR; never pick a status in handler {n}."
+
+
+def share_usage(w: DailyWorld, handles: list[str]) -> None:
+    """Every other member shares usage; of those, every second one was served the re-taught rule."""
+    from homeostat.core.state import Heartbeat, dump_state
+
+    bare = w.bare()
+    for n, handle in enumerate(handles):
+        if n % 2:
+            continue
+        served = (RETAUGHT,) if n % 4 == 0 else ("log-with-fields",)
+        beat = Heartbeat(
+            member=handle, at=w.now, homeostat_version="0.2.0", pending=0, usage={}, served=served
+        )
+        base = bare.rev_parse("refs/heads/main")
+        sha = bare.commit_files(base, {".homeostat/heartbeat.json": dump_state(beat)}, "heartbeat")
+        bare.run("update-ref", f"refs/heads/candidates/{handle}", sha)
+
+
+def repeat_counts(w: DailyWorld) -> str:
+    state = w.state()
+    repeats = state.repeat_records()
+    reviewed = sum(1 for r in state.records() if r.kind == "review-thread")
+    split = Counter({True: "served", False: "never served", None: "unknown"}[r.served] for r in repeats)
+    rules = Counter(r.rule_id for r in repeats)
+    return (
+        f"repeat lessons: {len(repeats)} of {reviewed} review lessons re-taught a rule in force "
+        f"({split['served']} served, {split['never served']} never served, {split['unknown']} unknown); "
+        f"rules: {', '.join(f'{rule} {n}x' for rule, n in rules.most_common()) or 'none'}"
+    )
+
+
+def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "", reteach: int = 0) -> float:
     """One daily run; its own time (wall less the waits between host writes), in seconds."""
     with tempfile.TemporaryDirectory() as scratch:
         w, emulator, stub = world(Path(scratch))
@@ -237,6 +275,9 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
                 open_review_branches(w, ids, max(1, rules // 1000), handles)
             for handle in handles:
                 w.harness.add_member(handle, ("payments",))
+            if reteach:
+                share_usage(w, handles)
+                w.script.duplicates["never pick a status in handler"] = RETAUGHT
             started = time.perf_counter()
             for n in range(pulls):
                 author = handles[n % members]
@@ -251,7 +292,9 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
                         threads=(
                             ThreadSpec(
                                 author=reviewer,
-                                body=f"Call validate_payload_{n}() before saving record {n}.",
+                                body=RETEACH.format(n=n)
+                                if reteach and n % reteach == 0
+                                else f"Call validate_payload_{n}() before saving record {n}.",
                                 path=f"src/billing/api/mod_{n}.py",
                                 followed_by_commit=True,
                             ),
@@ -297,6 +340,7 @@ def at_scale(pulls: int, members: int, rules: int = 0, profile: str = "") -> flo
             )
             if calls.count:
                 print("  git commands:", ", ".join(f"{name} {n}" for name, n in calls.by_name.most_common()))
+            print(" ", repeat_counts(w))
             return wall - slept[0]
         finally:
             stub.stop()
@@ -383,6 +427,9 @@ def main() -> None:
     parser.add_argument("--members", type=int, default=20)
     parser.add_argument("--rules", type=int, default=0, help="grow the example KB to this many more rules")
     parser.add_argument("--sizes", action="store_true", help="issue 18's grid of PRs, members and KB sizes")
+    parser.add_argument(
+        "--reteach", type=int, default=0, metavar="K", help="every K-th PR re-teaches a rule the KB has"
+    )
     parser.add_argument("--profile", default="", help="write the daily run's cProfile stats to this file")
     args = parser.parse_args()
     if args.sizes:
@@ -390,7 +437,7 @@ def main() -> None:
         return
     if not args.profile:
         per_lesson()
-    at_scale(args.pulls, args.members, args.rules, args.profile)
+    at_scale(args.pulls, args.members, args.rules, args.profile, args.reteach)
 
 
 if __name__ == "__main__":

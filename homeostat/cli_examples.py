@@ -61,7 +61,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "homeostat export --kb ~/kb --checkout . --formats agents,claude",
         "homeostat export --kb ~/kb --checkout . --check   # in CI: exit 1 when stale",
     ),
-    "eval": ("homeostat eval", "homeostat eval --min hit@5=0.8 --format json"),
+    "eval": (
+        "homeostat eval",
+        "homeostat eval --min hit@5=0.8 --format json",
+        "homeostat eval --from-repeats   # draft cases from rules re-taught but never served",
+    ),
     "bench": (
         "homeostat bench run --checkout billing=../billing --dry-run   # what would run, and its estimate",
         "homeostat bench run --checkout billing=../billing --budget 5 --repeats 3",

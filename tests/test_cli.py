@@ -305,6 +305,7 @@ def test_status_events_metrics_json(kb: Path, capsys: pytest.CaptureFixture[str]
     _, data = as_json(capsys, "metrics", "--kb", str(kb))
     assert keys(data) == {
         "since", "decisions", "usage", "costByStep", "costByRun", "membersSyncing", "members",
+        "repeatLessonRate", "repeats",
     }  # fmt: skip
 
 

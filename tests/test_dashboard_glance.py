@@ -178,20 +178,36 @@ def test_merged_without_a_person_is_what_metrics_computes() -> None:
     )  # two merged by the run, one sent to review (the declined one counts in neither)
 
 
-class _MeasuredMetrics(Metrics):
-    """`homeostat metrics` as a release that measures the repeat-lesson rate would report it."""
+def test_the_repeat_lesson_rate_is_the_one_metrics_reports() -> None:
+    import dataclasses
 
-    def to_data(self) -> dict[str, object]:
-        return {**super().to_data(), glance.REPEAT_KEY: 0.25}
+    from homeostat.core.state import RepeatRecord, RepeatsFile
 
-
-def test_the_repeat_lesson_rate_is_shown_only_where_metrics_reports_it() -> None:
-    inputs = known_week()
-    tile = tiles_by_key(inputs)["repeats"]
-    assert tile.value == "not measured yet" and tile.status == "quiet" and tile.trend is None
+    week = known_week()
+    repeat = RepeatRecord(
+        hash="h1",
+        member="bo",
+        rule_id="use-theme-spacing",
+        action="duplicate",
+        opened_at=at(16, 9),
+        rule_since=dt.date(2026, 10, 11),
+        at=at(17, 9),
+    )
+    snapshot = dataclasses.replace(week.snapshot, repeats={"bo": RepeatsFile(member="bo", records=(repeat,))})
+    inputs = dataclasses.replace(week, snapshot=snapshot)
     measured = pages.performance(inputs)
+    assert measured.repeats is not None and measured.repeats.repeats == 1
+    rate = measured.repeats.rate
+    assert rate is not None and rate > 0
+    tile = tiles_by_key(inputs)["repeats"]
+    assert tile.value == f"{rate:.0%}" and tile.link == "/performance"
+    assert tiles_by_key(week)["repeats"].value in ("0%", "–")
     fields = {name: getattr(measured, name) for name in Metrics.__dataclass_fields__}
-    assert glance.repeats_tile(_MeasuredMetrics(**fields), 30).value == "25%"
+    fields["repeats"] = None  # metrics that give no rate (an older release's) read as not measured
+    unmeasured = glance.repeats_tile(Metrics(**fields), 30)
+    assert (
+        unmeasured.value == "not measured yet" and unmeasured.status == "quiet" and unmeasured.trend is None
+    )
 
 
 def test_weeks_before_the_kb_was_set_up_have_no_value() -> None:

@@ -88,6 +88,7 @@ def test_the_digest_of_a_small_kb_matches_its_snapshot(tmp_path: Path, slack_sin
         "review-queue": 2,
         "open-flags": 1,
         "desire-paths": 2,
+        "re-taught": 0,
         "overdue": 1,
     }
 

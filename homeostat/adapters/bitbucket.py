@@ -400,6 +400,7 @@ def merged_pull(repo: RepoRef, data: Json) -> MergedPull:
         url=pull_url(repo, number),
         head_sha=str(_dig(data, "source", "commit", "hash") or ""),
         base_branch=str(_dig(data, "destination", "branch", "name") or ""),
+        created_at=parse_time(data.get("created_on")),
     )
 
 

@@ -681,6 +681,7 @@ class GitHubHost:
             url=pr.html_url,
             head_sha=pr.head.sha,
             base_branch=pr.base.ref,
+            created_at=pr.created_at,
         )
 
     def _pull_info(self, repo: RepoRef, pr: PullRequest, *, with_merger: bool) -> PullInfo:

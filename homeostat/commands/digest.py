@@ -27,8 +27,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the weekly Slack digest: new and reconfirmed rules, updated sections, the review queue",
         description=(
             "Post the week's digest to Slack: new and reconfirmed rules, rejected decisions, updated "
-            "document sections, the review queue (overdue marked), open flags and disputes, and guessed "
-            "MCP tool names where this machine keeps an event log. Covers the time since the last digest "
+            "document sections, the review queue (overdue marked), open flags and disputes, guessed "
+            "MCP tool names where this machine keeps an event log, and review lessons that re-taught a "
+            "rule already in force. Covers the time since the last digest "
             "that reached Slack (recorded on the state branch), or the last 7 days. No model is asked."
         ),
     )

@@ -25,11 +25,12 @@ from homeostat.errors import ConfigError, GitError
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "metrics",
-        help="decisions, calibration, review latency, reach, cost and turn usage",
+        help="decisions, calibration, review latency, reach, cost, turn usage and the repeat-lesson rate",
         description=(
             "Metrics from the clone's copy of the state branch and the local event log: share merged "
             "without a person, calibration per confidence band, review latency, reach, cost per step, "
-            "turns that looked something up and credited it, rules served but never credited."
+            "turns that looked something up and credited it, rules served but never credited, and the "
+            "repeat-lesson rate: review lessons that re-taught a rule already in force, per rule."
         ),
     )
     parser.add_argument("--days", type=int, default=30, metavar="N", help="the window (default: 30 days)")

@@ -8,7 +8,9 @@ state branch's decision records and, where this machine has one, the event log's
 - the review queue (lessons in review PRs), those waiting longer than
   `notifications.reviewOverdueDays` marked overdue;
 - rules with open flags, and disputed rules;
-- guessed MCP tool names (desire paths) and the tool each resolved to.
+- guessed MCP tool names (desire paths) and the tool each resolved to;
+- lessons re-taught: review lessons that repeated or refined a rule already in force (`core.repeats`),
+  each with whether the rule had been served to the PR's author.
 
 `build_digest` gathers them; `digest_message` renders Slack Block Kit within Slack's limits (see
 `homeostat.core.blocks`) with a plain `text` fallback; `digest_markdown` the CI job summary. A
@@ -28,7 +30,7 @@ from homeostat.core.model import Document, Rule
 from homeostat.core.notify import SlackMessage, escape, link, queue_items
 from homeostat.core.report_format import escape_data
 from homeostat.core.served import served_line, served_value
-from homeostat.core.state import DecisionRecord, Notice
+from homeostat.core.state import DecisionRecord, Notice, RepeatRecord
 
 LIST_LIMIT = 10  # entries a Slack section shows before "…and N more"
 SUMMARY_LIMIT = 100  # entries the job summary shows
@@ -66,7 +68,9 @@ _NOUNS = {
     "review-queue": ("in review", "in review"),
     "open-flags": ("flagged or disputed", "flagged or disputed"),
     "desire-paths": ("guessed tool name", "guessed tool names"),
+    "re-taught": ("lesson re-taught", "lessons re-taught"),
 }
+_SERVED = {True: "served to the author first: rewrite it", False: "never served to the author", None: ""}
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,7 @@ def build_digest(
     until: dt.datetime,
     overdue_days: int,
     links: Links | None = None,
+    repeats: Iterable[RepeatRecord] = (),
 ) -> Digest:
     """`then` is the KB where the window starts (None: the KB did not exist yet), `now` where it ends."""
     links = links or Links()
@@ -131,6 +136,9 @@ def build_digest(
         Category("review-queue", "Review queue", _queue(records, until, overdue_days), links.reviews),
         Category("open-flags", "Open flags and disputes", _flagged(now.rules, links), links.rules),
         Category("desire-paths", "Guessed tool names (desire paths)", _desire(desire_paths)),
+        Category(
+            "re-taught", "Lessons re-taught (the KB had the rule)", _retaught(repeats, now, since, until)
+        ),
     )
     return Digest(kb_name, since, until, categories)
 
@@ -200,6 +208,19 @@ def _flagged(rules: Sequence[Rule], links: Links) -> tuple[Entry, ...]:
             counted = f"{len(flags)} open flag{'s' * (len(flags) != 1)}: {served_line(flags[-1].reason)}"
             detail = f"{detail}, {counted}" if detail else counted
         entries.append(Entry(served_line(rule.title), f"{rule.id} · {detail}", links.file(rule.file)))
+    return tuple(entries)
+
+
+def _retaught(
+    repeats: Iterable[RepeatRecord], kb: KB, since: dt.datetime, until: dt.datetime
+) -> tuple[Entry, ...]:
+    """One entry per re-teaching review lesson in the window, grouped by rule, linking the thread."""
+    recent = sorted((r for r in repeats if since <= r.at < until), key=lambda r: (r.rule_id, r.at))
+    entries = []
+    for record in recent:
+        rule = kb.rule(record.rule_id)
+        detail = " · ".join(p for p in (record.rule_id, record.area, _SERVED[record.served]) if p)
+        entries.append(Entry(rule.title if rule is not None else record.rule_id, detail, record.url or ""))
     return tuple(entries)
 
 

@@ -95,6 +95,7 @@ class MergedPull:
     url: str
     head_sha: str = ""
     base_branch: str = ""
+    created_at: datetime | None = None  # when it was opened, where the host says
 
 
 EDIT_GRACE = timedelta(seconds=60)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
 from homeostat.core.events import MODEL_CALL, Event
+from homeostat.core.repeats import RepeatSummary, repeat_summary
 from homeostat.core.state import DecisionRecord, StateSnapshot
 from homeostat.core.sync import SYNCING_HOURS, counted_members, is_syncing
 from homeostat.core.text import camel_case
@@ -90,16 +91,18 @@ class Metrics:
     runs: tuple[Step, ...]
     members_syncing: int  # heartbeat within core.sync.SYNCING_WITHIN
     members: int  # team.members, and any handle with a heartbeat that it no longer lists
+    repeats: RepeatSummary | None = None  # review lessons that re-taught a rule in force (core.repeats)
 
     def to_data(self) -> dict[str, object]:
-        """The JSON form: camelCase keys, shares as fractions (None when there is nothing to divide)."""
+        """The JSON form: camelCase keys, shares as fractions (None when there is nothing to divide).
+        `repeatLessonRate` is repeats over review lessons decided in the window; `repeats` its counts."""
         decisions = asdict(self.decisions)
         decisions["mergedWithoutAPerson"] = self.decisions.merged_without_a_person
         decisions["calibration"] = [{**asdict(b), "share": b.share} for b in self.decisions.calibration]
         usage = asdict(self.usage)
         usage["lookedUpShare"] = share(self.usage.turns_looked_up, self.usage.turns)
         usage["creditedShare"] = share(self.usage.turns_credited, self.usage.turns)
-        return _camel(
+        data = _camel(
             {
                 "since": self.since.isoformat(),
                 "decisions": decisions,
@@ -110,6 +113,10 @@ class Metrics:
                 "members": self.members,
             }
         )
+        if self.repeats is not None:
+            data["repeatLessonRate"] = self.repeats.rate
+            data["repeats"] = self.repeats.to_data()
+        return data
 
 
 def _camel(value: object) -> dict[str, object]:
@@ -242,6 +249,7 @@ def compute_metrics(
         runs=run_costs(snapshot, since),
         members_syncing=sum(is_syncing(beats.get(handle.lower()), now) for handle in counted),
         members=len(counted),
+        repeats=repeat_summary(snapshot.repeat_records(), snapshot.records(), since),
     )
 
 
@@ -280,6 +288,8 @@ def render_metrics(m: Metrics) -> str:
         shown = ", ".join(u.served_never_credited[:10])
         rest = len(u.served_never_credited) - 10
         lines.append(f"Served but never credited: {shown}" + (f" and {rest} more" if rest > 0 else ""))
+    if m.repeats is not None:
+        lines.extend(repeat_lines(m.repeats))
     for step in m.steps:
         lines.append(
             f"Cost of {step.name}: {step.calls} model calls, {step.input_tokens} input and "
@@ -288,3 +298,21 @@ def render_metrics(m: Metrics) -> str:
     for run in m.runs:
         lines.append(f"Cost of {run.name} runs: {run.calls} runs, ${run.usd:.2f}")
     return "\n".join(lines) + "\n"
+
+
+def repeat_lines(r: RepeatSummary) -> list[str]:
+    """The repeat-lesson rate, and the most re-taught rules with what each calls for."""
+    lines = [
+        f"Repeat-lesson rate: {_pct(r.rate)} ({r.repeats} of {r.review_lessons} review lessons re-taught "
+        "a rule already in force)"
+    ]
+    verdicts = {
+        "rewrite": "served, so rewrite it",
+        "selection": "never served",
+        "unknown": "usage not shared",
+    }
+    for rule in r.rules[:10]:
+        lines.append(f"  {rule.rule_id} ({rule.area}): re-taught {rule.times}x; {verdicts[rule.verdict]}")
+    if r.weeks:
+        lines.append("  by week: " + ", ".join(f"{week} {n}" for week, n in r.weeks))
+    return lines

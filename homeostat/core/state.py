@@ -71,7 +71,7 @@ NoticeKind = Literal[
 JournalKind = Literal["daily", "review", "dispute"]
 
 _HANDLE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-_MEMBER_FILE = re.compile(r"^(decisions|heartbeats)/([A-Za-z0-9][A-Za-z0-9._-]*)\.json$")
+_MEMBER_FILE = re.compile(r"^(decisions|heartbeats|repeats)/([A-Za-z0-9][A-Za-z0-9._-]*)\.json$")
 _RUN_FILE = re.compile(r"^runs/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
 _CLAIM_FILE = re.compile(r"^claims/(daily|deep-dive|bootstrap)\.json$")
 _DIGEST_FILE = re.compile(r"^digests/(\d{4}-\d{2}-\d{2})(?:-(\d+))?\.json$")
@@ -153,6 +153,17 @@ class DecisionRecord(StateModel):
         return self
 
 
+def _check_member_records(
+    member: str, records: tuple[DecisionRecord, ...] | tuple[RepeatRecord, ...]
+) -> None:
+    """A member's file holds one record per lesson hash, every one that member's."""
+    hashes = [record.hash for record in records]
+    if len(set(hashes)) != len(hashes):
+        raise ValueError("two records have the same hash")
+    if any(record.member != member for record in records):
+        raise ValueError(f"every record's member must be {member!r}")
+
+
 class DecisionsFile(StateModel):
     version: Literal[1] = STATE_VERSION
     member: Handle
@@ -160,11 +171,7 @@ class DecisionsFile(StateModel):
 
     @model_validator(mode="after")
     def _one_member_one_record_per_hash(self) -> DecisionsFile:
-        hashes = [record.hash for record in self.records]
-        if len(set(hashes)) != len(hashes):
-            raise ValueError("two records have the same hash")
-        if any(record.member != self.member for record in self.records):
-            raise ValueError(f"every record's member must be {self.member!r}")
+        _check_member_records(self.member, self.records)
         return self
 
 
@@ -176,6 +183,19 @@ class Heartbeat(StateModel):
     pending: NonNegativeInt
     behind: NonNegativeInt | None = None
     usage: dict[date, dict[str, NonNegativeInt]] | None = None
+    # with `usage: true`, the ids of the rules this member's sessions were served or credited in the
+    # usage window: how the daily run tells a rule re-taught after it was served (`RepeatRecord`).
+    # Only on the candidates branch: the daily run drops it before recording the heartbeat.
+    served: tuple[Text, ...] = ()
+
+    @model_serializer(mode="wrap")
+    def _without_empty_served(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """A heartbeat that lists no served rule writes the same bytes as before the field, so a
+        Homeostat that predates it still reads every heartbeat on the state branch."""
+        data: dict[str, object] = handler(self)
+        if not self.served:
+            data.pop("served", None)
+        return data
 
 
 class Notice(StateModel):
@@ -297,7 +317,45 @@ class DigestRecord(StateModel):
         return self
 
 
-StateFile = DecisionsFile | Heartbeat | RunReport | Claim | DigestRecord | IndexFile
+RepeatAction = Literal["duplicate", "update"]
+
+
+class RepeatRecord(StateModel):
+    """A review lesson that re-taught a rule already in force when its PR was opened: the consolidator
+    (or word overlap) found it a duplicate or an update of `rule_id`. `served` says whether the rule
+    had reached the PR author's sessions (their opt-in heartbeat's served ids): True is a rule agents
+    did not follow, False a selection miss, None a member who does not share usage. `hash` is the
+    lesson's decision hash, so a rerun records it once."""
+
+    hash: Annotated[str, Field(pattern=r"^\S+$")]
+    member: Handle
+    rule_id: Text
+    action: RepeatAction
+    area: str = ""
+    repo: str = ""
+    url: FreeText | None = None
+    paths: tuple[Text, ...] = ()
+    opened_at: UtcDatetime  # when the PR was opened (the thread's start where the host did not say)
+    rule_since: date  # the rule's `created`: in force from then
+    served: bool | None = None
+    at: UtcDatetime
+
+
+class RepeatsFile(StateModel):
+    """`repeats/<member>.json`: a file of its own, not a field of the decision records, so a
+    Homeostat that predates it keeps it aside instead of refusing the member's decisions."""
+
+    version: Literal[1] = STATE_VERSION
+    member: Handle
+    records: tuple[RepeatRecord, ...] = ()
+
+    @model_validator(mode="after")
+    def _one_member_one_record_per_hash(self) -> RepeatsFile:
+        _check_member_records(self.member, self.records)
+        return self
+
+
+StateFile = DecisionsFile | Heartbeat | RunReport | Claim | DigestRecord | IndexFile | RepeatsFile
 _Model = TypeVar("_Model", bound=StateModel)
 
 
@@ -311,6 +369,10 @@ def state_branch(base_branch: str) -> str:
 
 def decisions_path(member: str) -> str:
     return f"decisions/{member}.json"
+
+
+def repeats_path(member: str) -> str:
+    return f"repeats/{member}.json"
 
 
 def heartbeat_path(member: str) -> str:
@@ -416,9 +478,12 @@ def _parse_state_file(path: str, data: bytes, branch: str) -> StateFile | None:
         return index
     member_file = _MEMBER_FILE.match(path)
     if member_file:
-        model: type[DecisionsFile] | type[Heartbeat] = (
-            DecisionsFile if member_file.group(1) == "decisions" else Heartbeat
-        )
+        models: dict[str, type[DecisionsFile] | type[Heartbeat] | type[RepeatsFile]] = {
+            "decisions": DecisionsFile,
+            "heartbeats": Heartbeat,
+            "repeats": RepeatsFile,
+        }
+        model = models[member_file.group(1)]
         parsed = _load(model, path, data, branch)
         if parsed.member != member_file.group(2):
             raise StateFileError(
@@ -502,6 +567,12 @@ class StateSnapshot:
     digests: Mapping[str, DigestRecord] = field(default_factory=dict)
     index: Mapping[str, IndexFile] = field(default_factory=dict)
     archive: Archive | None = field(default=None, compare=False, repr=False)
+    repeats: Mapping[str, RepeatsFile] = field(default_factory=dict)
+
+    def repeat_records(self) -> list[RepeatRecord]:
+        """Every member's repeat records, oldest first."""
+        every = [record for file in self.repeats.values() for record in file.records]
+        return sorted(every, key=lambda record: (record.at, record.hash))
 
     def last_digest(self) -> DigestRecord | None:
         """The latest digest that reached Slack, by the end of the window it covered (one that was
@@ -598,6 +669,7 @@ def parse_state(
     claims: dict[str, Claim] = {}
     digests: dict[str, DigestRecord] = {}
     index: dict[str, IndexFile] = {}
+    repeats: dict[str, RepeatsFile] = {}
     for path in sorted(files):
         if ARCHIVE_FILE.match(path):
             continue
@@ -614,11 +686,15 @@ def parse_state(
             digests[path] = parsed
         elif isinstance(parsed, IndexFile):
             index[parsed.month] = parsed
+        elif isinstance(parsed, RepeatsFile):
+            repeats[parsed.member] = parsed
         else:
             other[path] = files[path]
     if archive is None:
         archive = files_archive(files, branch)
-    return StateSnapshot(commit, decisions, heartbeats, runs, other, claims, digests, index, archive)
+    return StateSnapshot(
+        commit, decisions, heartbeats, runs, other, claims, digests, index, archive, repeats=repeats
+    )
 
 
 # Merging concurrent writes
@@ -641,6 +717,18 @@ def _merge_decisions(tip: DecisionsFile, ours: DecisionsFile) -> DecisionsFile |
         return None
     records = tuple(sorted(by_hash.values(), key=lambda record: (record.at, record.hash)))
     return DecisionsFile(member=tip.member, records=records)
+
+
+def _merge_repeats(tip: RepeatsFile, ours: RepeatsFile) -> RepeatsFile | None:
+    """Records by hash, the later `at` winning; None when the tip already holds everything."""
+    by_hash = {record.hash: record for record in tip.records}
+    for record in ours.records:
+        current = by_hash.get(record.hash)
+        by_hash[record.hash] = record if current is None or record.at > current.at else current
+    if by_hash == {record.hash: record for record in tip.records}:
+        return None
+    records = tuple(sorted(by_hash.values(), key=lambda record: (record.at, record.hash)))
+    return RepeatsFile(member=tip.member, records=records)
 
 
 def _place_run(merged: dict[str, bytes], path: str, report: RunReport | DigestRecord) -> None:
@@ -683,7 +771,9 @@ def merge_state_files(
             continue
         parsed = parse_state_file(path, ours[path], branch=f"{branch} (this run's copy)")
         if parsed is None:
-            raise StateFileError(f"{path} is not a state file: write decisions/, heartbeats/ or runs/ files")
+            raise StateFileError(
+                f"{path} is not a state file: write decisions/, heartbeats/, repeats/ or runs/ files"
+            )
         if isinstance(parsed, RunReport):
             _place_run(merged, _RUN_FILE.sub(r"runs/\1.json", path), parsed)
         elif isinstance(parsed, DigestRecord):
@@ -696,7 +786,10 @@ def merge_state_files(
 
 
 def _merge_member_file(
-    path: str, tip_data: bytes, ours: DecisionsFile | Heartbeat | Claim | IndexFile, branch: str
+    path: str,
+    tip_data: bytes,
+    ours: DecisionsFile | Heartbeat | Claim | IndexFile | RepeatsFile,
+    branch: str,
 ) -> bytes:
     tip = parse_state_file(path, tip_data, branch=branch)
     if isinstance(ours, IndexFile) and isinstance(tip, IndexFile):
@@ -707,6 +800,9 @@ def _merge_member_file(
     if isinstance(ours, DecisionsFile) and isinstance(tip, DecisionsFile):
         combined = _merge_decisions(tip, ours)
         return tip_data if combined is None else dump_state(combined)
+    if isinstance(ours, RepeatsFile) and isinstance(tip, RepeatsFile):
+        merged = _merge_repeats(tip, ours)
+        return tip_data if merged is None else dump_state(merged)
     if isinstance(ours, Heartbeat) and isinstance(tip, Heartbeat):
         return tip_data if tip.at > ours.at else dump_state(ours)
     raise AssertionError(f"{path}: the tip and this run hold different kinds of file")

@@ -161,6 +161,22 @@ def usage_counts(
     return counts
 
 
+def served_rule_ids(events: Iterable[Event], since: dt.datetime) -> tuple[str, ...]:
+    """The rule ids injected into or credited by this machine's sessions since `since`, sorted: with
+    `usage: true` the heartbeat carries them, so the daily run can tell a rule re-taught after it was
+    served from one that never reached the author. Ids only (document sections, `doc#id`, left out)."""
+    ids: set[str] = set()
+    for event in events:
+        if event.at < since:
+            continue
+        field = "ids" if event.kind == "injection" else "credited" if event.kind == "turn-usage" else ""
+        if field:
+            ids.update(
+                part for part in str(event.data.get(field) or "").split(",") if part and "#" not in part
+            )
+    return tuple(sorted(ids))
+
+
 USAGE_KEYS = ("sessions", "promptMatches", "mcpCalls", "turns", "lookedUp", "credited")
 
 

@@ -91,6 +91,7 @@ def run_digest(deps: DigestDeps, options: DigestOptions) -> DigestResult:
         until=until,
         overdue_days=deps.config.notifications.review_overdue_days,
         links=links_for(deps.kb_repo, base),
+        repeats=state.repeat_records(),
     )
     result = DigestResult(digest, digest_message(digest))
     if options.print_only:

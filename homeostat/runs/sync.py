@@ -39,6 +39,7 @@ from homeostat.core.sync import (
     decided_records,
     decision_notice,
     push_check,
+    served_rule_ids,
     sync_member,
     usage_counts,
 )
@@ -215,13 +216,15 @@ def push_candidates(target: Clone, result: SyncResult, now: dt.datetime) -> None
         raise SyncSetupError(
             f"{REMOTE} has no branch {target.base!r} (sources.baseBranch): push the KB first"
         )
+    usage = _usage(target.root, now) if target.member.usage else None
     heartbeat = Heartbeat(
         member=member,
         at=now,
         homeostat_version=VERSION,
         pending=len(ours),
         behind=result.behind,
-        usage=_usage(target.root, now) if target.member.usage else None,
+        usage=usage[0] if usage else None,
+        served=usage[1] if usage else (),
     )
     stray = [f".homeostat/{path}" for path in git.read_files(base, ".homeostat")]
     changes = candidate_changes(stray, ours, dump_state(heartbeat))
@@ -240,13 +243,14 @@ def _heartbeat_at(data: bytes | None) -> dt.datetime | None:
         return None
 
 
-def _usage(root: Path, now: dt.datetime) -> dict[dt.date, dict[str, int]]:
+def _usage(root: Path, now: dt.datetime) -> tuple[dict[dt.date, dict[str, int]], tuple[str, ...]]:
+    """The opt-in heartbeat's per-day counts and the ids of the rules served or credited."""
     from homeostat.adapters.event_log import SqliteEventLog, events_path
 
     since = now - dt.timedelta(days=USAGE_DAYS)
     with SqliteEventLog(events_path(root)) as log:
         events = log.query(since=since)
-    return usage_counts(events, now.date())
+    return usage_counts(events, now.date()), served_rule_ids(events, since)
 
 
 def finish(root: Path, result: SyncResult) -> None:

@@ -205,6 +205,8 @@ def lesson_from_draft(
         thread=thread_text,
         repo=repo_name,
         model_rating=answer.rating,
+        opened=pull.created_at,
+        paths=(thread.path,) if thread.path else (),
     )
 
 

@@ -46,6 +46,8 @@ class Lesson:
     repo: str = ""  # code repo name the lesson came from
     model_rating: float | None = None
     extra_urls: tuple[str, ...] = field(default_factory=tuple)
+    opened: dt.datetime | None = None  # when a review lesson's PR was opened, where the host says
+    paths: tuple[str, ...] = ()  # the file a review thread commented on
 
     @property
     def text(self) -> str:

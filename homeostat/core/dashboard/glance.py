@@ -49,8 +49,8 @@ VERDICTS: dict[Status, str] = {
     "quiet": "",  # nothing to judge yet: the value and lines say why
     "info": "",  # a number to read, with no target to judge it by
 }
-# The repeat-lesson rate, where `homeostat metrics --format json` reports one: the share of review
-# lessons that re-taught a rule already in force. This release does not measure it, and the tile says so.
+# The repeat-lesson rate, as `homeostat metrics --format json` reports it: the share of review lessons
+# that re-taught a rule already in force (`core.repeats`). A Metrics without it reads "not measured".
 REPEAT_KEY = "repeatLessonRate"
 
 
@@ -327,7 +327,7 @@ def repeats_tile(metrics: Metrics, window: int) -> Tile:
     measured, rate = repeat_rate(metrics)
     status: Status = "quiet"
     if not measured:
-        value, when = "not measured yet", "this release does not count them yet"
+        value, when = "not measured yet", "the metrics give no repeat-lesson rate"
     elif rate is None:
         value, when = "–", f"no review lesson in the last {window} days"
     else:

@@ -184,7 +184,7 @@ class DailyRun:
             return DailyResult(0, tuple(decided), (), None)
         self._renew()
         live = self._publish(kb, config, live, retirements, run)
-        report = self._record(config, live, run)
+        report = self._record(kb, config, live, run)
         record.summary(ctx, live)
         return DailyResult(0, tuple(decided), tuple(ctx.opened), report)
 
@@ -222,8 +222,9 @@ class DailyRun:
         review.open_dispute_prs(ctx, config, base, live, run)
         return live
 
-    def _record(self, config: Config, live: list[Decided], run: RunState) -> RunReport:
+    def _record(self, kb: KB, config: Config, live: list[Decided], run: RunState) -> RunReport:
         record.record_decisions(self.ctx, live, run)
+        record.record_repeats(self.ctx, kb, live, run)
         checkpoints = record.final_checkpoints(self.ctx, run)
         record.notify(self.ctx, config, run)
         report = record.run_report(self.ctx, live, run, failed=None)
@@ -242,6 +243,7 @@ class DailyRun:
             return DailyResult(1, (), (), None)
         report = record.run_report(ctx, [], run, failed=reason[:500])
         run.records.clear()
+        run.repeats.clear()
         run.heartbeats = []
         try:
             record.write_run_state(ctx, run, report, ctx.checkpoint.files() if ctx.checkpoint else {})

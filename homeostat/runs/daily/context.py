@@ -34,6 +34,7 @@ from homeostat.core.state import (
     NoticeKind,
     Outcome,
     PullRef,
+    RepeatRecord,
     RunReport,
     StateSnapshot,
 )
@@ -234,6 +235,7 @@ class RunState:
     state: StateSnapshot
     notices: list[Notice] = field(default_factory=list)
     records: dict[str, list[DecisionRecord]] = field(default_factory=lambda: defaultdict(list))
+    repeats: dict[str, list[RepeatRecord]] = field(default_factory=lambda: defaultdict(list))
     heartbeats: list[Heartbeat] = field(default_factory=list)
     capped: bool = False
     run_id: str = ""

@@ -10,7 +10,9 @@ from dataclasses import replace
 
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.kb import KB
 from homeostat.core.notify import queue_items, review_queue_message
+from homeostat.core.repeats import repeat_of, served_ids
 from homeostat.core.secrets import redacted
 from homeostat.core.state import (
     Capped,
@@ -20,8 +22,11 @@ from homeostat.core.state import (
     DecisionsFile,
     Failed,
     LessonSource,
+    RepeatRecord,
+    RepeatsFile,
     RunReport,
     dump_state,
+    repeats_path,
     state_branch,
 )
 from homeostat.errors import HomeostatError
@@ -33,6 +38,39 @@ def record_decisions(ctx: DailyContext, decided: list[Decided], run: RunState) -
     now = ctx.now()
     for d in decided:
         run.records[d.lesson.member].append(decision_record(d, now))
+
+
+def record_repeats(ctx: DailyContext, kb: KB, decided: list[Decided], run: RunState) -> None:
+    """A review lesson that duplicated or updated a rule in force when its PR was opened is a repeat;
+    whether the rule had been served to the author comes from the heartbeat their sync sent."""
+    now = ctx.now()
+    beats = {beat.member.lower(): beat for beat in run.heartbeats}
+    for d in decided:
+        target = d.update.target if d.update is not None else ""
+        served = served_ids(beats.get(d.lesson.member.lower()))
+        repeat = repeat_of(d.lesson, d.update, kb.rule(target) if target else None, served, now)
+        if repeat is not None:
+            run.repeats[d.lesson.member].append(repeat)
+    found = [r for records in run.repeats.values() for r in records]
+    if found:
+        after_served = sum(r.served is True for r in found)
+        print(
+            f"daily: {len(found)} review lesson(s) re-taught a rule already in force "
+            f"({after_served} after it was served to the PR's author)",
+            file=ctx.out,
+        )
+
+
+def repeat_files(repeats: Mapping[str, Iterable[RepeatRecord]]) -> dict[str, bytes]:
+    """`repeats/<member>.json` for each member's repeats in this run (merged into the branch's by hash)."""
+    files: dict[str, bytes] = {}
+    for member, mine in repeats.items():
+        latest = {record.hash: record for record in mine}
+        if latest:
+            files[repeats_path(member)] = dump_state(
+                RepeatsFile(member=member, records=tuple(latest.values()))
+            )
+    return files
 
 
 def decision_record(d: Decided, now: dt.datetime) -> DecisionRecord:
@@ -141,10 +179,13 @@ def write_run_state(
     """Decisions (the latest record per lesson), heartbeats, the report and the run's checkpoints,
     merged into the branch in one commit that also releases the run's claim."""
     files = decision_files(run.records)
+    files.update(repeat_files(run.repeats))
     if ctx.claim is not None:
         files.update(ctx.claim.released())
     for heartbeat in run.heartbeats:
-        files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat)
+        # the served ids were for this run alone: every clone reads the state branch, and an older
+        # Homeostat there would refuse a heartbeat with a field it does not know
+        files[f"heartbeats/{heartbeat.member}.json"] = dump_state(heartbeat.model_copy(update={"served": ()}))
     files.update(report_file(report))
     files.update(checkpoints or {})
     ctx.publisher.record(files, branch=state_branch(run.base), message=f"homeostat daily {report.run_id}")

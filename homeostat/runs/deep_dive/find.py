@@ -46,6 +46,7 @@ from homeostat.core.deep_dive.duplicates import (
 from homeostat.core.deep_dive.upkeep import coverage_notes, stale_rules
 from homeostat.core.kb import KB
 from homeostat.core.model import Rule
+from homeostat.core.repeats import RuleRepeats, rule_repeats
 from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
@@ -127,8 +128,15 @@ def find(ctx: DeepDiveContext, loaded: Loaded) -> Found:
     found.notes = coverage_notes(
         kb, config, [r for r in rules if r.id not in gone], today, config.scoring.stale_after_days
     )
+    found.retaught = retaught(loaded, {r.id for r in rules} - gone)
     _notices(ctx, found)
     return found
+
+
+def retaught(loaded: Loaded, kept: set[str]) -> list[RuleRepeats]:
+    """Rules still in force that a review re-taught since the last deep dive, most re-taught first."""
+    recent = [r for r in loaded.snapshot.repeat_records() if r.at >= loaded.since and r.rule_id in kept]
+    return list(rule_repeats(recent))
 
 
 def merge_duplicates(

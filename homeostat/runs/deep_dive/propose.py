@@ -103,6 +103,8 @@ def summary_line(found: Found) -> str:
         (len(found.rewrites), "section retracted", "sections retracted"),
         (len(found.listed), "citation for a person", "citations for a person"),
         (len(found.notes), "document note", "document notes"),
+        (sum(r.verdict == "rewrite" for r in found.retaught), "rule to rewrite", "rules to rewrite"),
+        (sum(r.verdict == "selection" for r in found.retaught), "selection miss", "selection misses"),
         (len(found.skipped), "check skipped by the spending cap", "checks skipped by the spending cap"),
     ]
     said = [f"{n} {one if n == 1 else many}" for n, one, many in parts if n]
@@ -123,6 +125,8 @@ def pr_body(loaded: Loaded, found: Found) -> str:
         skipped=_limited(found.skipped),
         unanswered=_limited(found.unanswered),
         notes=_limited(found.notes),
+        rewrite=_limited([r for r in found.retaught if r.verdict == "rewrite"]),
+        missed=_limited([r for r in found.retaught if r.verdict == "selection"]),
         state_branch=state_branch(loaded.base),
     )
 
