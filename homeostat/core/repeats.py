@@ -166,7 +166,7 @@ def rule_repeats(records: Sequence[RepeatRecord]) -> tuple[RuleRepeats, ...]:
             served=sum(r.served is True for r in mine),
             not_served=sum(r.served is False for r in mine),
             unknown=sum(r.served is None for r in mine),
-            paths=tuple(dict.fromkeys(p for r in mine for p in r.paths)),
+            paths=tuple(sorted({p for r in mine for p in r.paths})),
             urls=tuple(dict.fromkeys(r.url for r in mine if r.url)),
         )
         for rule_id, mine in by_rule.items()
