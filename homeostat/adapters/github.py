@@ -41,6 +41,7 @@ from homeostat.adapters.http_retry import (
     retry_after,
     transient_status,
 )
+from homeostat.core.deep_dive.code_names import CodeTree
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -539,6 +540,45 @@ class GitHubHost:
             return visibility or ("private" if data.get("private") else "public")
 
         return self._call(f"read the visibility of {repo.full_name}", "metadata:read", operation)
+
+    # --- code names, for the deep dive's code check (never a file's content) ---------------------
+
+    def code_tree(self, repo: RepoRef) -> CodeTree:
+        """The default branch's file names (the git trees API, recursive; one listing, no blob is
+        read). GitHub lists at most 100,000 entries (7 MB) and says `truncated` past that."""
+
+        def operation(_attempt: int) -> CodeTree:
+            sha = self._repo(repo).get_branch(self._repo(repo).default_branch).commit.sha
+            path = f"{_repo_path(repo)}/git/trees/{sha}"
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", path, parameters={"recursive": "1"}
+            )
+            paths = tuple(
+                str(item["path"])
+                for item in data.get("tree", ())
+                if isinstance(item, Mapping) and item.get("type") == "blob"
+            )
+            return CodeTree(repo.full_name, sha, paths, truncated=bool(data.get("truncated")))
+
+        return self._call(f"list the files of {repo.full_name}", _READ, operation)
+
+    def count_code(self, repo: RepoRef, term: str) -> int:
+        """How many files of the repo's default branch hold `term`, by GitHub's code search: the
+        count only (`per_page=1`, no text matches asked for). Code search allows 10 requests a minute;
+        its rate limit is waited out within the retry policy's caps. A search GitHub cut short
+        (`incomplete_results`) that found nothing proves nothing, so it is an error here."""
+
+        def operation(_attempt: int) -> int:
+            query = f'"{term}" repo:{repo.full_name}'
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", "/search/code", parameters={"q": query, "per_page": 1}
+            )
+            count = int(data.get("total_count") or 0)
+            if count == 0 and data.get("incomplete_results"):
+                raise HostError(f"GitHub's code search timed out looking for {term} in {repo.full_name}")
+            return count
+
+        return self._call(f"search {repo.full_name} for {term}", _READ, operation)
 
     # --- helpers ---------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
 from homeostat.core.model import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
+from homeostat.runs.deep_dive.context import Found
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -128,6 +129,7 @@ def deep_dive_data(result: DeepDiveResult, text: str) -> dict[str, object]:
         "skipped": [],
         "unanswered": [],
         "notices": [],
+        "codeCheck": None,
         "text": text,
     }
     if found is None:
@@ -160,7 +162,26 @@ def deep_dive_data(result: DeepDiveResult, text: str) -> dict[str, object]:
     data["skipped"] = list(found.skipped)
     data["unanswered"] = list(found.unanswered)
     data["notices"] = [{"kind": n.kind, "message": n.message} for n in found.notices]
+    data["codeCheck"] = _code_check(found)
     return data
+
+
+def _code_check(found: Found) -> dict[str, object] | None:
+    """`agents.deepDive.checkCode`'s findings; None when the check is off."""
+    code = found.code
+    if not (code.ran or code.notes):
+        return None
+    return {
+        "ran": code.ran,
+        "trees": list(code.trees),
+        "checked": code.checked,
+        "searches": code.searches,
+        "retired": [{"id": rule_id, "evidence": list(gone.evidence)} for rule_id, gone in code.retired],
+        "sections": [{"section": gone.subject, "evidence": list(gone.evidence)} for gone in code.sections],
+        "leftAlone": [{"subject": item.subject, "why": item.why} for item in code.undecided],
+        "unsearched": code.unsearched,
+        "notes": list(code.notes),
+    }
 
 
 def _rule(rule: Rule) -> dict[str, str]:
