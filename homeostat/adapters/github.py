@@ -41,7 +41,7 @@ from homeostat.adapters.http_retry import (
     retry_after,
     transient_status,
 )
-from homeostat.core.deep_dive.code_names import CodeTree
+from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -562,21 +562,22 @@ class GitHubHost:
 
         return self._call(f"list the files of {repo.full_name}", _READ, operation)
 
-    def count_code(self, repo: RepoRef, term: str) -> int:
-        """How many files of the repo's default branch hold `term`, by GitHub's code search: the
-        count only (`per_page=1`, no text matches asked for). Code search allows 10 requests a minute;
-        its rate limit is waited out within the retry policy's caps. A search GitHub cut short
-        (`incomplete_results`) that found nothing proves nothing, so it is an error here."""
+    def search_code(self, repo: RepoRef, term: str) -> CodeHits:
+        """Which files of the repo's default branch hold `term`, by GitHub's code search: the count
+        and the first page's paths (no text matches are asked for, so no code comes back). Code search
+        allows 10 requests a minute; its rate limit is waited out within the retry policy's caps. A
+        search GitHub cut short (`incomplete_results`) that found nothing proves nothing: an error."""
 
-        def operation(_attempt: int) -> int:
+        def operation(_attempt: int) -> CodeHits:
             query = f'"{term}" repo:{repo.full_name}'
             _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", "/search/code", parameters={"q": query, "per_page": 1}
+                "GET", "/search/code", parameters={"q": query, "per_page": _PER_PAGE}
             )
             count = int(data.get("total_count") or 0)
             if count == 0 and data.get("incomplete_results"):
                 raise HostError(f"GitHub's code search timed out looking for {term} in {repo.full_name}")
-            return count
+            items = data.get("items") or ()
+            return CodeHits(count, tuple(str(i.get("path", "")) for i in items if isinstance(i, Mapping)))
 
         return self._call(f"search {repo.full_name} for {term}", _READ, operation)
 

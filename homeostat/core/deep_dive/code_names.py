@@ -212,6 +212,22 @@ def _parts_with_dirs(path: str) -> Iterable[tuple[str, str]]:
         yield parts[end - 1], "/".join(parts[:end])
 
 
+@dataclass(frozen=True)
+class CodeHits:
+    """A count-only code search's answer: how many files hold the term, and the paths of the first
+    page of them (names only: the search is asked for no text)."""
+
+    total: int
+    paths: tuple[str, ...] = ()
+
+    def in_code(self, exclude: Sequence[str] = ()) -> bool:
+        """Found in a file that counts as code: a hit only in never-read files (tests, env files,
+        `sources.excludePaths`) is no evidence; hits past the page listed might be code, so they count."""
+        if self.total > len(self.paths):
+            return True
+        return any(never_read(path, exclude) is None for path in self.paths)
+
+
 # --- the verdict --------------------------------------------------------------------------------
 
 

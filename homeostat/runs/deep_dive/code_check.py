@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 from homeostat.core.daily.retract import listed_citations
 from homeostat.core.deep_dive.code_names import (
     CodeFindings,
+    CodeHits,
     CodeTree,
     Looked,
     Name,
@@ -52,14 +53,17 @@ class CodeReader(Protocol):
 
     def code_tree(self, repo: RepoRef) -> CodeTree: ...
 
-    def count_code(self, repo: RepoRef, term: str) -> int: ...
+    def search_code(self, repo: RepoRef, term: str) -> CodeHits: ...
 
 
 class _Lookups:
     """Every look-up of the run, each (name, repo) once, with the search cap and the first failure."""
 
-    def __init__(self, reader: CodeReader, trees: dict[str, CodeTree | str], cap: int) -> None:
+    def __init__(
+        self, reader: CodeReader, trees: dict[str, CodeTree | str], cap: int, exclude: Sequence[str]
+    ) -> None:
         self.reader = reader
+        self.exclude = exclude
         self.trees = trees  # full name -> tree, or why it could not be listed
         self.cap = cap
         self.searches = 0
@@ -87,11 +91,11 @@ class _Lookups:
             return Looked(name, tree.at, Presence.UNKNOWN, why)
         self.searches += 1
         try:
-            count = self.reader.count_code(repo, name.text)
+            hits = self.reader.search_code(repo, name.text)
         except HomeostatError as exc:
             self.failed = str(exc)[:300]
             return Looked(name, tree.at, Presence.UNKNOWN, f"the search failed: {self.failed}")
-        return Looked(name, tree.at, Presence.PRESENT if count else Presence.GONE)
+        return Looked(name, tree.at, Presence.PRESENT if hits.in_code(self.exclude) else Presence.GONE)
 
 
 def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
@@ -122,7 +126,7 @@ def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
             continue
         trees[repo.full_name] = tree
         result.trees.append(tree.at)
-    lookups = _Lookups(host, trees, settings.code_searches)
+    lookups = _Lookups(host, trees, settings.code_searches, loaded.config.sources.exclude_paths)
     gone = {m.drop.id for m in found.merges} | {r.id for r in found.stale}
     rules = sorted(
         (r for r in in_force(loaded.kb.rules) if r.id not in gone),
