@@ -16,6 +16,7 @@ import pytest
 from dailyworld import DailyWorld
 from deepdiveworld import RECENT, DeepDiveWorld, rule_file
 
+from homeostat.adapters.git import Git
 from homeostat.core.kb import load_kb
 from homeostat.core.validate import validate_files
 
@@ -81,21 +82,31 @@ def code_world(dd: DeepDiveWorld, *, check: bool = True) -> None:
     )
 
 
+@pytest.fixture(params=["github", "bitbucket"])
+def any_host_dd(
+    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    harness = request.getfixturevalue(f"{request.param}_harness")
+    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
+
+
 @pytest.fixture
 def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
     return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
 
 
 def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_still_named_is_kept(
-    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+    any_host_dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    dd = any_host_dd
     code_world(dd)
-    tip = dd.world.harness.emulator.repo("example", "storefront").git.rev("refs/heads/main")
+    harness = dd.world.harness
+    tip = Git(harness.bare_path(dd.world.repos["storefront"])).rev_parse("refs/heads/main")
     capsys.readouterr()
     assert dd.run("--format", "json") == 0
     data = json.loads(capsys.readouterr().out)
-    [pull] = dd.deep_dive_pulls()
-    files = dd.branch_files(pull)
+    [pull] = dd.open_deep_dive_pulls()  # as the host's own API shows it (either host)
+    files = {p: d.decode() for p, d in dd.world.bare().read_files(f"refs/heads/{pull.head_branch}").items()}
     assert validate_files(files, dt.date.today()).errors == ()
     kb = load_kb(files)
     assert kb.rule("ledger-client-hook").meta.status == "retired"  # type: ignore[union-attr]
@@ -104,7 +115,8 @@ def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_s
     for rule in load_kb(dd.world.main_files()).rules:  # the example KB's rules name code that is there
         if rule.id != "ledger-client-hook":
             assert kb.rule(rule.id).meta.status == rule.meta.status  # type: ignore[union-attr]
-    at = f"example/storefront@{tip[:12]}"  # type: ignore[index]
+    assert tip is not None
+    at = f"example/storefront@{tip[:12]}"
     assert f"`useLedgerClient` no longer appears in {at}" in pull.body
     assert f"`web/ledger/client.ts` is no longer in {at}" in pull.body
     assert "## Retired: the code they name is gone" in pull.body
@@ -126,13 +138,12 @@ def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_s
     assert data["counts"]["codeRetired"] == 1 and code["leftAlone"] == []
     # Only count searches, each in the rule's own repo; a test file naming it does not count as code,
     # and no file was ever opened (no blob, no contents).
-    searches = dd.world.harness.emulator.searches
-    assert searches == [
-        '"useLedgerClient" repo:example/storefront',
-        '"useCartTotals" repo:example/storefront',
-    ]
-    paths = [path for _method, path in dd.world.harness.emulator.requests.entries]
+    repo = "example/storefront" if harness.name == "github" else "storefront"  # Bitbucket: in the workspace
+    assert harness.emulator.searches == [f'"useLedgerClient" repo:{repo}', f'"useCartTotals" repo:{repo}']
+    paths = [path for _method, path in harness.requests.entries]
     assert not [p for p in paths if "/git/blobs/" in p or "/contents/" in p or "/raw/" in p]
+    # Bitbucket's src answers a file's path with its content: only the root's listing is asked for.
+    assert all(re.search(r"/src/[0-9a-f]{40}/?(?:\?|$)", p) for p in paths if "/src/" in p)
 
 
 def test_a_rate_limited_search_leaves_the_rule_alone_with_a_note(
