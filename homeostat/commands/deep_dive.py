@@ -35,7 +35,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Merge near-duplicate rules into the higher-scoring one, ask the model about contradictions "
             "between the week's new rules and the rules they overlap, retire rules unconfirmed for "
             "scoring.staleAfterDays and retract the document sections citing them, and note documents "
-            "that do not keep up; all in one deep-dive PR a person merges."
+            "that do not keep up; with agents.deepDive.checkCode, also retire rules whose named paths and "
+            "identifiers are all gone from the code repos (file names and code-search counts through the "
+            "host API; no file is read). All in one deep-dive PR a person merges."
         ),
     )
     add_kb_option(parser)
