@@ -127,3 +127,18 @@ def test_the_verdict_needs_every_name_gone_and_every_look_up_made() -> None:
     other = Looked(hook, "acme/api@def", Presence.PRESENT)
     assert verdict("r", Named((hook,)), {hook: [look(hook, Presence.GONE), other]}) is None
     assert verdict("r", Named(), {}) is None
+
+
+def test_the_rotation_is_fixed_within_a_week_and_covers_the_kb_over_weeks() -> None:
+    import datetime as dt
+
+    from homeostat.core.deep_dive.code_names import rotation
+
+    ids = [f"rule-{n}" for n in range(500)]
+    monday = dt.date(2026, 11, 30)
+    assert rotation(ids, monday) == rotation(ids, monday + dt.timedelta(days=6))  # a rerun checks the same
+    assert rotation(ids, monday)[:50] != rotation(ids, monday + dt.timedelta(days=7))[:50]
+    seen: set[str] = set()
+    for week in range(20):  # 50 a week: every rule is reached within 20 weeks
+        seen |= set(rotation(ids, monday + dt.timedelta(weeks=week))[:50])
+    assert seen == set(ids)

@@ -16,6 +16,8 @@ that reads the trees and asks the host's search is `homeostat.runs.deep_dive.cod
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
 import re
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
@@ -160,6 +162,22 @@ def screened(names: Iterable[Name], exclude: Sequence[str] = ()) -> Named:
         else:
             kept.append(name)
     return Named(tuple(kept), tuple(unchecked))
+
+
+GOLDEN = 0.6180339887498949
+
+
+def rotation(rule_ids: Iterable[str], today: dt.date) -> list[str]:
+    """The order a run looks rules up in: a fixed ring (by a hash of the id), entered each week at
+    another point (the golden-ratio step), so runs that stop at the search cap cover the whole KB
+    over the weeks, and a rerun in the same week checks the same rules."""
+    start = (((today.toordinal() - 1) // 7) * GOLDEN) % 1.0  # ordinal 1 is a Monday: ISO weeks
+
+    def key(rule_id: str) -> tuple[float, str]:
+        place = int(hashlib.sha256(rule_id.encode()).hexdigest()[:12], 16) / float(16**12)
+        return ((place - start) % 1.0, rule_id)
+
+    return sorted(rule_ids, key=key)
 
 
 # --- a code repo's file names --------------------------------------------------------------------

@@ -3,8 +3,8 @@ looks up the paths and identifiers rules name in the code repos, through the hos
 
 File names come from one tree listing per code repo (GitHub's git trees API, Bitbucket's src
 listing); an identifier is looked up by a count-only code search (GitHub's search count,
-Bitbucket's workspace code search count), at most `agents.deepDive.codeSearches` a run, oldest
-confirmed rules first, each name once. No file is opened and nothing reaches a model. A rule whose
+Bitbucket's workspace code search count), at most `agents.deepDive.codeSearches` a run, in an
+order that enters a fixed ring of the rules at another point each week (`rotation`), each name once. No file is opened and nothing reaches a model. A rule whose
 every name is gone is retired in this week's PR with the evidence; a section naming only vanished
 paths is listed for a person. A listing or search that failed (a rate limit past the run's wait, a
 search the host does not offer) leaves the rules it touched as they are, with a note; after one
@@ -32,6 +32,7 @@ from homeostat.core.deep_dive.code_names import (
     Vanished,
     names_in_text,
     names_of_rule,
+    rotation,
     screened,
     tree_presence,
     verdict,
@@ -128,10 +129,8 @@ def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
         result.trees.append(tree.at)
     lookups = _Lookups(host, trees, settings.code_searches, loaded.config.sources.exclude_paths)
     gone = {m.drop.id for m in found.merges} | {r.id for r in found.stale}
-    rules = sorted(
-        (r for r in in_force(loaded.kb.rules) if r.id not in gone),
-        key=lambda r: (r.meta.last_confirmed, r.id),
-    )
+    by_id = {r.id: r for r in in_force(loaded.kb.rules) if r.id not in gone}
+    rules = [by_id[rule_id] for rule_id in rotation(by_id, ctx.today())]
     exclude = loaded.config.sources.exclude_paths
     for rule in rules:
         area = loaded.config.area(rule.area)
