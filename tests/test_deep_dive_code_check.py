@@ -134,6 +134,8 @@ def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_s
     ]
     assert [s["section"] for s in code["sections"]] == ["storefront/ui/ledger#ledger-calls"]
     assert data["counts"]["codeRetired"] == 1 and code["leftAlone"] == []
+    [report] = [r for r in dd.world.state().runs.values() if r.kind == "deep-dive"]
+    assert report.decided == {"retired": 1}
     # Only count searches, each in the rule's own repo; a test file naming it does not count as code,
     # and no file was ever opened (no blob, no contents).
     repo = "example/storefront" if harness.name == "github" else "storefront"  # Bitbucket: in the workspace
