@@ -142,3 +142,16 @@ def test_the_rotation_is_fixed_within_a_week_and_covers_the_kb_over_weeks() -> N
     for week in range(20):  # 50 a week: every rule is reached within 20 weeks
         seen |= set(rotation(ids, monday + dt.timedelta(weeks=week))[:50])
     assert seen == set(ids)
+
+
+def test_the_index_check_asks_for_a_plain_code_file() -> None:
+    paths = (
+        "node_modules/a/index.js",
+        ".env",
+        "tests/test_x.py",
+        "package-lock.json",
+        "src/app/main.py",
+        "lib.rs",
+    )
+    assert CodeTree("acme/x", "c" * 40, paths).canary() == "lib.rs"
+    assert CodeTree("acme/x", "c" * 40, ("logo.png", ".env")).canary() is None

@@ -984,6 +984,18 @@ class BitbucketHost:
         paths = tuple(str(_dig(v, "file", "path") or "") for v in values if isinstance(v, dict))
         return CodeHits(int(data.get("size") or 0), paths)
 
+    def finds_file(self, repo: RepoRef, path: str) -> bool:
+        """Whether the workspace's code search has the repo indexed, asked by a file name the tree
+        holds (Bitbucket's search matches file names too)."""
+        name = path.rpartition("/")[2]
+        params: dict[str, str | int] = {
+            "search_query": f'"{name}" repo:{repo.name}',
+            "pagelen": 1,
+            "fields": "size",
+        }
+        data = self.api.get(f"workspaces/{quote(repo.owner, safe='')}/search/code", params)
+        return int(data.get("size") or 0) > 0
+
     def repo_visibility(self, repo: RepoRef) -> str:
         return "private" if self.api.get(self._repo_path(repo)).get("is_private") else "public"
 

@@ -581,6 +581,20 @@ class GitHubHost:
 
         return self._call(f"search {repo.full_name} for {term}", _READ, operation)
 
+    def finds_file(self, repo: RepoRef, path: str) -> bool:
+        """Whether code search has the repo indexed at all, asked by a file name the tree holds
+        (`filename:`): GitHub indexes only the default branch, files under 384 KB, and repos active
+        in the last year, so a repo it left out would make every identifier look gone."""
+
+        def operation(_attempt: int) -> bool:
+            query = f"filename:{path.rpartition('/')[2]} repo:{repo.full_name}"
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", "/search/code", parameters={"q": query, "per_page": 1}
+            )
+            return int(data.get("total_count") or 0) > 0
+
+        return self._call(f"search {repo.full_name} for the file {path}", _READ, operation)
+
     # --- helpers ---------------------------------------------------------------------------------
 
     def _repo(self, repo: RepoRef) -> Repository:

@@ -472,6 +472,7 @@ class BitbucketEmulator:
         self.merge_task_polls: int | None = 2
         self.page_cap: int | None = None  # a server-side page size below what clients ask for
         self.searches: list[str] = []  # every code search's search_query, in order
+        self.unindexed: set[str] = set()  # workspace/slug of repos code search has not indexed
         self.sync_merges = False
         self.merge_failures: list[tuple[str, str]] = []
         self.build_result = "SUCCESSFUL"  # what a pull-request pipeline reports when it runs
@@ -909,9 +910,20 @@ class BitbucketEmulator:
         for found in self.repos.values():
             if found.workspace != ws or (slugs and found.slug not in slugs):
                 continue
-            if self.permission(found, request.user) == "none":
+            if self.permission(found, request.user) == "none" or found.full_name in self.unindexed:
                 continue
             sha = rev(found.bare, f"refs/heads/{found.default_branch}")
+            for path in git(found.bare, "ls-tree", "-r", "--name-only", sha or "HEAD").splitlines():
+                if path.rpartition("/")[2] in terms:  # file names match too
+                    values.append(
+                        {
+                            "type": "code_search_result",
+                            "content_match_count": 0,
+                            "content_matches": [],
+                            "path_matches": [{"text": path}],
+                            "file": {"path": path, "type": "commit_file"},
+                        }
+                    )
             args = [arg for term in terms for arg in ("-e", term)]
             out = git(found.bare, "grep", "-l", "-w", "-F", *args, sha or "HEAD", "--", check=False)
             for line in out.splitlines():

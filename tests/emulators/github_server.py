@@ -397,6 +397,7 @@ class GitHubEmulator:
         self.search_limit = 10  # code searches per token per window: GitHub allows 10 a minute
         self.search_window = 60.0
         self.searches: list[str] = []  # every code search's q, in order
+        self.unindexed: set[str] = set()  # owner/name of repos code search has not indexed (finds nothing)
         self._searched: dict[str, list[float]] = {}
         self.check_conclusions = {}
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
@@ -1322,7 +1323,8 @@ class GitHubEmulator:
         self.searches.append(query)
         names = re.findall(r"(?:^|\s)repo:(\S+)", query)
         terms = re.findall(r'"([^"]+)"', query) or [word for word in query.split() if ":" not in word]
-        if not terms or not names:
+        filenames = re.findall(r"(?:^|\s)filename:(\S+)", query)
+        if not (terms or filenames) or not names:
             raise ApiError(422, "Validation Failed", errors=[{"message": "a term and repo: are needed here"}])
         items: list[Json] = []
         for full in names:
@@ -1340,7 +1342,20 @@ class GitHubEmulator:
                     ],
                 )
             sha = repo.git.rev(f"refs/heads/{repo.default_branch}")
-            if sha is None:
+            if sha is None or repo.full_name.lower() in self.unindexed:
+                continue
+            if filenames and not terms:  # a file-name search needs no term
+                for _mode, _kind, _blob, path in repo.git.tree_entries(sha):
+                    if path.rpartition("/")[2] in filenames:
+                        items.append(
+                            {
+                                "name": path.rpartition("/")[2],
+                                "path": path,
+                                "sha": sha,
+                                "score": 1.0,
+                                "repository": {"full_name": repo.full_name},
+                            }
+                        )
                 continue
             args = [arg for term in terms for arg in ("-e", term)]
             out = repo.git.run("grep", "-l", "-w", "-F", "--all-match", *args, sha, "--", check=False)

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from homeostat.core.bootstrap.sources import never_read
+from homeostat.core.bootstrap.sources import is_noise, never_read
 from homeostat.core.secrets import find_secrets
 from homeostat.core.selection import glob_matches
 
@@ -210,6 +210,15 @@ class CodeTree:
         wanted = path.strip("/")
         last = wanted.rpartition("/")[2]
         return any(full == wanted or full.endswith("/" + wanted) for full in self._by_name.get(last, ()))
+
+    def canary(self) -> str | None:
+        """A source file whose name the host's search must find if it indexes this repo at all: the
+        shortest-named code file that is neither noise nor on the never-read list."""
+        for path in sorted(self._sorted, key=lambda p: (p.count("/"), len(p), p)):
+            name = path.rpartition("/")[2]
+            if name.rpartition(".")[2].lower() in _EXTENSIONS and not is_noise(path) and not never_read(path):
+                return path
+        return None
 
     def has_glob(self, glob: str) -> bool:
         magic = _GLOB_MAGIC.search(glob)

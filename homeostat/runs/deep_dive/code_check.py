@@ -4,7 +4,9 @@ looks up the paths and identifiers rules name in the code repos, through the hos
 File names come from one tree listing per code repo (GitHub's git trees API, Bitbucket's src
 listing); an identifier is looked up by a count-only code search (GitHub's search count,
 Bitbucket's workspace code search count), at most `agents.deepDive.codeSearches` a run, in an
-order that enters a fixed ring of the rules at another point each week (`rotation`), each name once. No file is opened and nothing reaches a model. A rule whose
+order that enters a fixed ring of the rules at another point each week (`rotation`), each name once.
+A search that finds nothing counts as gone only once a search for a file the tree holds (`canary`)
+has shown that the host indexes the repo at all. No file is opened and nothing reaches a model. A rule whose
 every name is gone is retired in this week's PR with the evidence; a section naming only vanished
 paths is listed for a person. A listing or search that failed (a rate limit past the run's wait, a
 search the host does not offer) leaves the rules it touched as they are, with a note; after one
@@ -56,6 +58,8 @@ class CodeReader(Protocol):
 
     def search_code(self, repo: RepoRef, term: str) -> CodeHits: ...
 
+    def finds_file(self, repo: RepoRef, path: str) -> bool: ...
+
 
 class _Lookups:
     """Every look-up of the run, each (name, repo) once, with the search cap and the first failure."""
@@ -70,6 +74,7 @@ class _Lookups:
         self.searches = 0
         self.failed = ""  # the first failed search: no more are sent
         self.counts: dict[tuple[str, str], Looked] = {}
+        self.indexed: dict[str, str] = {}  # full name -> "" when its search is trusted, else why not
 
     def look(self, name: Name, repo: RepoRef) -> Looked:
         tree = self.trees[repo.full_name]
@@ -96,7 +101,34 @@ class _Lookups:
         except HomeostatError as exc:
             self.failed = str(exc)[:300]
             return Looked(name, tree.at, Presence.UNKNOWN, f"the search failed: {self.failed}")
-        return Looked(name, tree.at, Presence.PRESENT if hits.in_code(self.exclude) else Presence.GONE)
+        if hits.in_code(self.exclude):
+            return Looked(name, tree.at, Presence.PRESENT)
+        untrusted = self._untrusted(repo, tree)
+        if untrusted:
+            return Looked(name, tree.at, Presence.UNKNOWN, untrusted)
+        return Looked(name, tree.at, Presence.GONE)
+
+    def _untrusted(self, repo: RepoRef, tree: CodeTree) -> str:
+        """Before a search's nothing counts as gone, one search (once per repo, within the cap) for a
+        file the tree holds: a host that does not index the repo finds nothing for every name."""
+        if repo.full_name in self.indexed:
+            return self.indexed[repo.full_name]
+        canary = tree.canary()
+        why = ""
+        if canary is None:
+            why = f"{repo.full_name} has no code file to check its search index by"
+        elif self.searches >= self.cap:
+            return f"not confirmed: the run's {self.cap} code searches were used ({CAP_SETTING})"
+        else:
+            self.searches += 1
+            try:
+                if not self.reader.finds_file(repo, canary):
+                    why = f"the host's code search finds nothing in {repo.full_name}, not even {canary} (not indexed?)"
+            except HomeostatError as exc:
+                self.failed = str(exc)[:300]
+                return f"the search failed: {self.failed}"
+        self.indexed[repo.full_name] = why
+        return why
 
 
 def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
