@@ -122,6 +122,9 @@ def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_s
     assert "`storefront/ui/ledger#ledger-calls`: `web/ledger/` is no longer in" in pull.body
     assert "ledger#buttons" not in pull.body
     code = data["codeCheck"]
+    assert list(code) == [
+        "ran", "trees", "checked", "searches", "retired", "sections", "leftAlone", "unsearched", "notes",
+    ]  # fmt: skip
     assert code["retired"] == [
         {
             "id": "ledger-client-hook",
