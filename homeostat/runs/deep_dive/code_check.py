@@ -17,7 +17,7 @@ The step runs only with a host token (in CI): `--dry-run` reads no code repo.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 from homeostat.core.daily.retract import listed_citations
@@ -65,9 +65,15 @@ class _Lookups:
     """Every look-up of the run, each (name, repo) once, with the search cap and the first failure."""
 
     def __init__(
-        self, reader: CodeReader, trees: dict[str, CodeTree | str], cap: int, exclude: Sequence[str]
+        self,
+        reader: CodeReader,
+        trees: dict[str, CodeTree | str],
+        cap: int,
+        exclude: Sequence[str],
+        tick: Callable[[], None] = lambda: None,
     ) -> None:
         self.reader = reader
+        self.tick = tick  # renews the run's claim when due: searches at 10 a minute take a while
         self.exclude = exclude
         self.trees = trees  # full name -> tree, or why it could not be listed
         self.cap = cap
@@ -96,6 +102,7 @@ class _Lookups:
             why = f"not searched: the run's {self.cap} code searches were used ({CAP_SETTING})"
             return Looked(name, tree.at, Presence.UNKNOWN, why)
         self.searches += 1
+        self.tick()  # outside the try: ClaimLost (another run took over) stops the run
         try:
             hits = self.reader.search_code(repo, name.text)
         except HomeostatError as exc:
@@ -121,6 +128,7 @@ class _Lookups:
             return f"not confirmed: the run's {self.cap} code searches were used ({CAP_SETTING})"
         else:
             self.searches += 1
+            self.tick()
             try:
                 if not self.reader.finds_file(repo, canary):
                     why = f"the host's code search finds nothing in {repo.full_name}, not even {canary} (not indexed?)"
@@ -159,7 +167,9 @@ def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
             continue
         trees[repo.full_name] = tree
         result.trees.append(tree.at)
-    lookups = _Lookups(host, trees, settings.code_searches, loaded.config.sources.exclude_paths)
+    lookups = _Lookups(
+        host, trees, settings.code_searches, loaded.config.sources.exclude_paths, lambda: _renew(ctx)
+    )
     gone = {m.drop.id for m in found.merges} | {r.id for r in found.stale}
     by_id = {r.id: r for r in in_force(loaded.kb.rules) if r.id not in gone}
     rules = [by_id[rule_id] for rule_id in rotation(by_id, ctx.today())]
@@ -203,6 +213,11 @@ def _decide(
             if look.presence is Presence.PRESENT:
                 return None
     return verdict(subject, named, looks)
+
+
+def _renew(ctx: DeepDiveContext) -> None:
+    if ctx.claim is not None:
+        ctx.claim.renew_if_due()
 
 
 def _capped_only(outcome: Undecided) -> bool:
