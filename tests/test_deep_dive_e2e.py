@@ -299,7 +299,7 @@ def test_format_json_is_one_object_with_the_documented_keys(
     data = json.loads(capsys.readouterr().out)
     assert list(data) == [
         "dryRun", "exitCode", "failed", "weekDone", "pr", "counts", "capped", "merges", "contradictions",
-        "stale", "retracted", "listed", "notes", "skipped", "unanswered", "notices", "text",
+        "stale", "retracted", "listed", "notes", "skipped", "unanswered", "notices", "codeCheck", "text",
     ]  # fmt: skip
     assert data["dryRun"] is True and data["pr"] is None and data["counts"]["merged"] == 1
     [merge] = data["merges"]

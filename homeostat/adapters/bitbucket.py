@@ -30,6 +30,7 @@ from homeostat.adapters.http_retry import (
     host_retry,
     transient_status,
 )
+from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -71,6 +72,8 @@ _STATES = {
     "DECLINED": PullState.CLOSED,
     "SUPERSEDED": PullState.CLOSED,
 }
+SRC_DEPTH = 64  # folders deep the src listing goes
+SRC_PAGES = 500  # src listing pages read at most (100 entries each)
 _ACCOUNT_ID = re.compile(r"^(?:\d+:[0-9a-fA-F-]{8,}|[0-9a-f]{24})$")
 _RESTRICTION_REVIEW_KINDS = ("require_approvals_to_merge", "require_default_reviewer_approvals_to_merge")
 
@@ -966,6 +969,56 @@ class BitbucketHost:
             scopes=scopes,
             notes=notes,
         )
+
+    # code names, for the deep dive's code check (never a file's content)
+
+    def code_tree(self, repo: RepoRef) -> CodeTree:
+        """The main branch's file names, from the src listing with `max_depth` (100 entries a page;
+        past `SRC_PAGES` pages the listing is marked truncated, so an absent path proves nothing)."""
+        path = self._repo_path(repo)
+        branch = str(_dig(self.api.get(path), "mainbranch", "name") or "")
+        if not branch:
+            raise HostError(f"Bitbucket names no main branch for {repo.full_name}")
+        sha = str(
+            _dig(self.api.get(f"{path}/refs/branches/{quote(branch, safe='')}"), "target", "hash") or ""
+        )
+        if not sha:
+            raise HostError(f"Bitbucket gave no commit for {branch} of {repo.full_name}")
+        paths: list[str] = []
+        seen = 0
+        for entry in self.api.pages(f"{path}/src/{sha}/", {"max_depth": SRC_DEPTH, "pagelen": 100}):
+            seen += 1
+            if seen > SRC_PAGES * 100:
+                return CodeTree(repo.full_name, sha, tuple(paths), truncated=True)
+            if entry.get("type") == "commit_file":
+                paths.append(str(entry.get("path", "")))
+        return CodeTree(repo.full_name, sha, tuple(paths))
+
+    def search_code(self, repo: RepoRef, term: str) -> CodeHits:
+        """The workspace code search, in the one repo: the count and the first page's paths (`fields`
+        leaves the matched lines out, so no code comes back). A workspace without code search indexed
+        answers an error, which leaves the rules it touched alone."""
+        params: dict[str, str | int] = {
+            "search_query": f'"{term}" repo:{repo.name}',
+            "pagelen": 100,
+            "fields": "size,values.file.path",
+        }
+        data = self.api.get(f"workspaces/{quote(repo.owner, safe='')}/search/code", params)
+        values = data.get("values") or []
+        paths = tuple(str(_dig(v, "file", "path") or "") for v in values if isinstance(v, dict))
+        return CodeHits(int(data.get("size") or 0), paths)
+
+    def finds_file(self, repo: RepoRef, path: str) -> bool:
+        """Whether the workspace's code search has the repo indexed, asked by a file name the tree
+        holds (Bitbucket's search matches file names too)."""
+        name = path.rpartition("/")[2]
+        params: dict[str, str | int] = {
+            "search_query": f'"{name}" repo:{repo.name}',
+            "pagelen": 1,
+            "fields": "size",
+        }
+        data = self.api.get(f"workspaces/{quote(repo.owner, safe='')}/search/code", params)
+        return int(data.get("size") or 0) > 0
 
     def repo_visibility(self, repo: RepoRef) -> str:
         return "private" if self.api.get(self._repo_path(repo)).get("is_private") else "public"

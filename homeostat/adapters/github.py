@@ -53,6 +53,7 @@ from homeostat.adapters.http_retry import (
     retry_after,
     transient_status,
 )
+from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
     BranchProtection,
     Capability,
@@ -661,6 +662,60 @@ class GitHubHost:
             return visibility or ("private" if data.get("private") else "public")
 
         return self._call(f"read the visibility of {repo.full_name}", "metadata:read", operation)
+
+    # --- code names, for the deep dive's code check (never a file's content) ---------------------
+
+    def code_tree(self, repo: RepoRef) -> CodeTree:
+        """The default branch's file names (the git trees API, recursive; one listing, no blob is
+        read). GitHub lists at most 100,000 entries (7 MB) and says `truncated` past that."""
+
+        def operation(_attempt: int) -> CodeTree:
+            sha = self._repo(repo).get_branch(self._repo(repo).default_branch).commit.sha
+            path = f"{_repo_path(repo)}/git/trees/{sha}"
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", path, parameters={"recursive": "1"}
+            )
+            paths = tuple(
+                str(item["path"])
+                for item in data.get("tree", ())
+                if isinstance(item, Mapping) and item.get("type") == "blob"
+            )
+            return CodeTree(repo.full_name, sha, paths, truncated=bool(data.get("truncated")))
+
+        return self._call(f"list the files of {repo.full_name}", _READ, operation)
+
+    def search_code(self, repo: RepoRef, term: str) -> CodeHits:
+        """Which files of the repo's default branch hold `term`, by GitHub's code search: the count
+        and the first page's paths (no text matches are asked for, so no code comes back). Code search
+        allows 10 requests a minute; its rate limit is waited out within the retry policy's caps. A
+        search GitHub cut short (`incomplete_results`) that found nothing proves nothing: an error."""
+
+        def operation(_attempt: int) -> CodeHits:
+            query = f'"{term}" repo:{repo.full_name}'
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", "/search/code", parameters={"q": query, "per_page": _PER_PAGE}
+            )
+            count = int(data.get("total_count") or 0)
+            if count == 0 and data.get("incomplete_results"):
+                raise HostError(f"GitHub's code search timed out looking for {term} in {repo.full_name}")
+            items = data.get("items") or ()
+            return CodeHits(count, tuple(str(i.get("path", "")) for i in items if isinstance(i, Mapping)))
+
+        return self._call(f"search {repo.full_name} for {term}", _READ, operation)
+
+    def finds_file(self, repo: RepoRef, path: str) -> bool:
+        """Whether code search has the repo indexed at all, asked by a file name the tree holds
+        (`filename:`): GitHub indexes only the default branch, files under 384 KB, and repos active
+        in the last year, so a repo it left out would make every identifier look gone."""
+
+        def operation(_attempt: int) -> bool:
+            query = f"filename:{path.rpartition('/')[2]} repo:{repo.full_name}"
+            _headers, data = self._gh.requester.requestJsonAndCheck(
+                "GET", "/search/code", parameters={"q": query, "per_page": 1}
+            )
+            return int(data.get("total_count") or 0) > 0
+
+        return self._call(f"search {repo.full_name} for the file {path}", _READ, operation)
 
     # --- helpers ---------------------------------------------------------------------------------
 

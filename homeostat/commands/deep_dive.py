@@ -26,6 +26,7 @@ from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
 from homeostat.core.model import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
+from homeostat.runs.deep_dive.context import Found
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +37,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "Merge near-duplicate rules into the higher-scoring one, ask the model about contradictions "
             "between the week's new rules and the rules they overlap, retire rules unconfirmed for "
             "scoring.staleAfterDays and retract the document sections citing them, and note documents "
-            "that do not keep up; all in one deep-dive PR a person merges."
+            "that do not keep up; with agents.deepDive.checkCode, also retire rules whose named paths and "
+            "identifiers are all gone from the code repos (file names and code-search counts through the "
+            "host API; no file is read). All in one deep-dive PR a person merges."
         ),
     )
     add_kb_option(parser)
@@ -133,6 +136,7 @@ def deep_dive_data(result: DeepDiveResult, text: str) -> dict[str, object]:
         "skipped": [],
         "unanswered": [],
         "notices": [],
+        "codeCheck": None,
         "text": text,
     }
     if found is None:
@@ -165,7 +169,26 @@ def deep_dive_data(result: DeepDiveResult, text: str) -> dict[str, object]:
     data["skipped"] = list(found.skipped)
     data["unanswered"] = list(found.unanswered)
     data["notices"] = [{"kind": n.kind, "message": n.message} for n in found.notices]
+    data["codeCheck"] = _code_check(found)
     return data
+
+
+def _code_check(found: Found) -> dict[str, object] | None:
+    """`agents.deepDive.checkCode`'s findings; None when the check is off."""
+    code = found.code
+    if not (code.ran or code.notes):
+        return None
+    return {
+        "ran": code.ran,
+        "trees": list(code.trees),
+        "checked": code.checked,
+        "searches": code.searches,
+        "retired": [{"id": rule_id, "evidence": list(gone.evidence)} for rule_id, gone in code.retired],
+        "sections": [{"section": gone.subject, "evidence": list(gone.evidence)} for gone in code.sections],
+        "leftAlone": [{"subject": item.subject, "why": item.why} for item in code.undecided],
+        "unsearched": code.unsearched,
+        "notes": list(code.notes),
+    }
 
 
 def _rule(rule: Rule) -> dict[str, str]:

@@ -256,6 +256,13 @@ class CuratorSettings(AgentSettings):
 
 class DeepDiveSettings(AgentSettings):
     retract_calls: int = Field(default=10, ge=0, description="Retraction calls per deep dive.")
+    check_code: bool = Field(
+        default=False,
+        description="Check the paths and identifiers rules name against the code repos (CI only).",
+    )
+    code_searches: int = Field(
+        default=100, ge=0, description="Code-search requests per deep dive for the code check."
+    )
 
 
 class Concurrency(Model):

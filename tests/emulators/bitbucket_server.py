@@ -472,6 +472,8 @@ class BitbucketEmulator:
         self.lost_answers: list[tuple[str, str, int]] = []
         self.merge_task_polls: int | None = 2
         self.page_cap: int | None = None  # a server-side page size below what clients ask for
+        self.searches: list[str] = []  # every code search's search_query, in order
+        self.unindexed: set[str] = set()  # workspace/slug of repos code search has not indexed
         self.sync_merges = False
         self.merge_failures: list[tuple[str, str]] = []
         self.build_result = "SUCCESSFUL"  # what a pull-request pipeline reports when it runs
@@ -820,6 +822,8 @@ class BitbucketEmulator:
             ("GET", repo, self.get_repo, "repository"),
             ("GET", repo + r"/refs/branches/(?P<branch>.+)", self.get_branch, "repository"),
             ("GET", repo + r"/src/(?P<commit>[^/]+)/(?P<path>.+)", self.get_src, "repository"),
+            ("GET", repo + r"/src/(?P<commit>[^/]+)/?", self.list_src, "repository"),
+            ("GET", r"/workspaces/(?P<ws>[^/]+)/search/code", self.search_code, "repository"),
             ("GET", repo + r"/pullrequests", self.list_pulls, "pullrequest"),
             ("POST", repo + r"/pullrequests", self.create_pull, "pullrequest:write"),
             ("GET", pr, self.get_pull, "pullrequest"),
@@ -932,6 +936,78 @@ class BitbucketEmulator:
             values = [{"type": "commit_file", "path": f"{path}/{name}"} for name in names]
             return self.page(request, values)
         raise ApiError(404, f"No such file or directory: {path}")
+
+    def list_src(self, request: Request, ws: str, slug: str, commit: str) -> Reply:
+        """The root folder's listing at a commit; `max_depth` lists the folders below it too, as
+        Bitbucket does (default 1: the root only), paged at most 100 entries a page."""
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        sha = rev(found.bare, commit) or rev(found.bare, f"refs/heads/{commit}")
+        if sha is None:
+            raise ApiError(404, f"Commit {commit} not found")
+        depth = int(request.query.get("max_depth", "1") or 1)
+        out = git(found.bare, "ls-tree", "-r", "-t", "-z", sha)
+        values: list[Json] = []
+        for item in out.split("\0"):
+            if not item:
+                continue
+            meta, path = item.split("\t", 1)
+            if path.count("/") < depth:
+                kind = "commit_file" if meta.split()[1] == "blob" else "commit_directory"
+                values.append({"type": kind, "path": path, "commit": {"hash": sha}})
+        return self.page(request, values)
+
+    def search_code(self, request: Request, ws: str) -> Reply:
+        """The workspace code search: `"term" repo:slug`, files of each repo's main branch holding the
+        term as a whole word; `content_matches` (lines of code) unless `fields` leaves them out."""
+        query = request.query.get("search_query", "")
+        self.searches.append(query)
+        slugs = re.findall(r"(?:^|\s)repo:(\S+)", query)
+        terms = re.findall(r'"([^"]+)"', query)
+        if not terms:
+            raise ApiError(400, "search_query needs a term")
+        values: list[Json] = []
+        for found in self.repos.values():
+            if found.workspace != ws or (slugs and found.slug not in slugs):
+                continue
+            if self.permission(found, request.user) == "none" or found.full_name in self.unindexed:
+                continue
+            sha = rev(found.bare, f"refs/heads/{found.default_branch}")
+            for path in git(found.bare, "ls-tree", "-r", "--name-only", sha or "HEAD").splitlines():
+                if path.rpartition("/")[2] in terms:  # file names match too
+                    values.append(
+                        {
+                            "type": "code_search_result",
+                            "content_match_count": 0,
+                            "content_matches": [],
+                            "path_matches": [{"text": path}],
+                            "file": {"path": path, "type": "commit_file"},
+                        }
+                    )
+            args = [arg for term in terms for arg in ("-e", term)]
+            out = git(found.bare, "grep", "-l", "-w", "-F", *args, sha or "HEAD", "--", check=False)
+            for line in out.splitlines():
+                path = line.split(":", 1)[1]
+                values.append(
+                    {
+                        "type": "code_search_result",
+                        "content_match_count": 1,
+                        "content_matches": [{"lines": [{"line": 1, "segments": [{"text": terms[0]}]}]}],
+                        "path_matches": [],
+                        "file": {"path": path, "type": "commit_file"},
+                    }
+                )
+        reply = self.page(request, values)
+        if request.query.get("fields"):
+            wanted = request.query["fields"].split(",")
+            body = reply.body
+            kept: Json = {
+                k: body[k] for k in ("size", "page", "pagelen", "next") if k in body and k in wanted
+            }
+            if "values.file.path" in wanted:
+                kept["values"] = [{"file": {"path": v["file"]["path"]}} for v in body["values"]]
+            reply = Reply(200, kept)
+        return reply
 
     def list_pulls(self, request: Request, ws: str, slug: str) -> Reply:
         found = self.repo(ws, slug)

@@ -399,6 +399,11 @@ class GitHubEmulator:
         self.stalls: list[float] = []  # seconds to sit on each of the next requests before answering
         self.lost_answers: list[tuple[str, str, int]] = []  # (method, path part, status): done, then failed
         self.max_per_page = 100
+        self.search_limit = 10  # code searches per token per window: GitHub allows 10 a minute
+        self.search_window = 60.0
+        self.searches: list[str] = []  # every code search's q, in order
+        self.unindexed: set[str] = set()  # owner/name of repos code search has not indexed (finds nothing)
+        self._searched: dict[str, list[float]] = {}
         self.check_conclusions = {}
         self.seconds_serving = 0.0  # time spent answering, so a benchmark can tell client from server
         # GitHub's secondary limits on content-creating requests, per token: 80 a minute, 500 an hour.
@@ -650,9 +655,12 @@ class GitHubEmulator:
         if token.scopes is not None:
             response.headers.setdefault("X-OAuth-Scopes", token.scopes)
         reset = str(int(time.time()) + 3600)
-        response.headers.update(
-            {"X-RateLimit-Limit": "5000", "X-RateLimit-Remaining": "4999", "X-RateLimit-Reset": reset}
-        )
+        for name, value in {
+            "X-RateLimit-Limit": "5000",
+            "X-RateLimit-Remaining": "4999",
+            "X-RateLimit-Reset": reset,
+        }.items():
+            response.headers.setdefault(name, value)  # code search answers with its own limit
         return response
 
     # --- GraphQL (POST /api/graphql; queries only, never counted as content-creating) ---
@@ -887,6 +895,7 @@ class GitHubEmulator:
         repo = r"^/repos/(?P<owner>[^/]+)/(?P<name>[^/]+)"
         table: list[tuple[str, str, Callable[[Request], Response]]] = [
             ("GET", r"^/user$", self._get_user),
+            ("GET", r"^/search/code$", self._search_code),
             ("GET", repo + r"$", self._get_repo),
             ("GET", repo + r"/pulls$", self._list_pulls),
             ("POST", repo + r"/pulls$", self._create_pull),
@@ -1527,6 +1536,81 @@ class GitHubEmulator:
                 "content": base64.encodebytes(data).decode(),
             },
         )
+
+    def _search_code(self, request: Request) -> Response:
+        """GitHub's REST code search as the deep dive uses it: `"term" repo:owner/name`, counted over
+        the default branch's files holding the term as a whole word. Its own rate limit (10 a minute
+        per token; `search_limit` a `search_window`) answers 403 with `X-RateLimit-Remaining: 0` and
+        the reset, as GitHub does; an unreadable repo is 422, as GitHub answers."""
+        now = time.time()
+        recent = [t for t in self._searched.get(request.login, []) if now - t < self.search_window]
+        if len(recent) >= self.search_limit:
+            reset = str(int(min(recent) + self.search_window) + 1)
+            headers = {"X-RateLimit-Limit": str(self.search_limit), "X-RateLimit-Remaining": "0"}
+            raise ApiError(
+                403, "API rate limit exceeded for user ID 1.", headers | {"X-RateLimit-Reset": reset}
+            )
+        self._searched[request.login] = [*recent, now]
+        query = request.query.get("q", "")
+        self.searches.append(query)
+        names = re.findall(r"(?:^|\s)repo:(\S+)", query)
+        terms = re.findall(r'"([^"]+)"', query) or [word for word in query.split() if ":" not in word]
+        filenames = re.findall(r"(?:^|\s)filename:(\S+)", query)
+        if not (terms or filenames) or not names:
+            raise ApiError(422, "Validation Failed", errors=[{"message": "a term and repo: are needed here"}])
+        items: list[Json] = []
+        for full in names:
+            owner, _, name = full.partition("/")
+            repo = self.repos.get(f"{owner}/{name}".lower())
+            if repo is None or request.login not in repo.permissions:
+                raise ApiError(
+                    422,
+                    "Validation Failed",
+                    errors=[
+                        {
+                            "message": "The listed users and repositories cannot be searched either "
+                            "because the resources do not exist or you do not have permission to view them."
+                        }
+                    ],
+                )
+            sha = repo.git.rev(f"refs/heads/{repo.default_branch}")
+            if sha is None or repo.full_name.lower() in self.unindexed:
+                continue
+            if filenames and not terms:  # a file-name search needs no term
+                for _mode, _kind, _blob, path in repo.git.tree_entries(sha):
+                    if path.rpartition("/")[2] in filenames:
+                        items.append(
+                            {
+                                "name": path.rpartition("/")[2],
+                                "path": path,
+                                "sha": sha,
+                                "score": 1.0,
+                                "repository": {"full_name": repo.full_name},
+                            }
+                        )
+                continue
+            args = [arg for term in terms for arg in ("-e", term)]
+            out = repo.git.run("grep", "-l", "-w", "-F", "--all-match", *args, sha, "--", check=False)
+            for line in out.splitlines():
+                path = line.split(":", 1)[1]
+                items.append(
+                    {
+                        "name": path.rpartition("/")[2],
+                        "path": path,
+                        "sha": sha,
+                        "score": 1.0,
+                        "repository": {"full_name": repo.full_name},
+                    }
+                )
+        per_page = min(request.int_query("per_page", 30), 100)
+        left = self.search_limit - len(self._searched[request.login])
+        headers = {
+            "X-RateLimit-Limit": str(self.search_limit),
+            "X-RateLimit-Remaining": str(left),
+            "X-RateLimit-Reset": str(int(now + self.search_window)),
+        }
+        body = {"total_count": len(items), "incomplete_results": False, "items": items[:per_page]}
+        return Response(200, body, headers)
 
     def _branch_sha(self, repo: RepoRecord, branch: str) -> str:
         sha = repo.git.rev(f"refs/heads/{branch}")

@@ -25,7 +25,7 @@ from homeostat.core.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import new_run_id
-from homeostat.runs.deep_dive import find, memory, propose, record
+from homeostat.runs.deep_dive import code_check, find, memory, propose, record
 from homeostat.runs.deep_dive.context import (
     DeepDiveContext,
     DeepDiveDeps,
@@ -85,6 +85,7 @@ class DeepDiveRun:
                 ctx.claim.release()
             return DeepDiveResult(0, None, None, None, week_done=week.done.url)
         found = find.find(ctx, loaded)
+        code_check.check_code(ctx, loaded, found)  # agents.deepDive.checkCode: names still in the code?
         if ctx.tally.all_failed:
             return self._fail(loaded, found, started, run_id)
         changed = propose.changes(ctx, loaded, found)

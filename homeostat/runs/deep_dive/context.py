@@ -13,6 +13,7 @@ from homeostat.adapters.git import Git
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
+from homeostat.core.deep_dive.code_names import CodeFindings
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
@@ -74,10 +75,12 @@ class Found:
     unanswered: list[str] = field(default_factory=list)  # checks with no usable answer, by name
     capped: bool = False
     notices: list[Notice] = field(default_factory=list)
+    code: CodeFindings = field(default_factory=CodeFindings)  # agents.deepDive.checkCode (code_check.py)
 
     @property
     def changes(self) -> int:
-        return len(self.merges) + len(self.contradictions) + len(self.stale) + len(self.rewrites)
+        changed = len(self.merges) + len(self.contradictions) + len(self.stale) + len(self.rewrites)
+        return changed + len(self.code.retired)
 
     def counts(self) -> dict[str, int]:
         return {
@@ -88,6 +91,7 @@ class Found:
             "listed": len(self.listed),
             "notes": len(self.notes),
             "skipped": len(self.skipped),
+            "codeRetired": len(self.code.retired),
         }
 
 

@@ -63,6 +63,8 @@ def changes(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> dict[str, str
         edit.retire(merge.drop.id)
     for rule in found.stale:
         edit.retire(rule.id)
+    for rule_id, _evidence in found.code.retired:
+        edit.retire(rule_id)
     for c in found.contradictions:
         edit.declare_contradiction(c.rule.id, c.other)
     if found.contradictions:
@@ -100,6 +102,7 @@ def summary_line(found: Found) -> str:
         (len(found.merges), "near-duplicate merged", "near-duplicates merged"),
         (len(found.contradictions), "contradiction declared", "contradictions declared"),
         (len(found.stale), "stale rule retired", "stale rules retired"),
+        (len(found.code.retired), "rule retired as its code is gone", "rules retired as their code is gone"),
         (len(found.rewrites), "section retracted", "sections retracted"),
         (len(found.listed), "citation for a person", "citations for a person"),
         (len(found.notes), "document note", "document notes"),
@@ -127,6 +130,10 @@ def pr_body(loaded: Loaded, found: Found) -> str:
         notes=_limited(found.notes),
         rewrite=_limited([r for r in found.retaught if r.verdict == "rewrite"]),
         missed=_limited([r for r in found.retaught if r.verdict == "selection"]),
+        code=found.code,
+        code_retired=_limited(found.code.retired),
+        code_sections=_limited(found.code.sections),
+        code_undecided=_limited(found.code.undecided),
         state_branch=state_branch(loaded.base),
     )
 
@@ -147,6 +154,7 @@ def publish(
             f"could not open the deep-dive PR from {week.branch}: {exc}; rerunning the deep dive opens it"
         ) from exc
     areas = {m.keep.area for m in found.merges} | {r.area for r in found.stale}
+    areas |= {r.area for r in loaded.kb.rules if r.id in {rule_id for rule_id, _ in found.code.retired}}
     areas |= {c.rule.area for c in found.contradictions}
     ctx.publisher.request_reviewers(published.pull, loaded.config, areas, "")
     _close_earlier_weeks(ctx, published.pull)

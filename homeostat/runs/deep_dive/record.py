@@ -43,8 +43,8 @@ def run_report(
     decided: dict[Outcome, int] = {}
     if found.merges:
         decided["duplicate"] = len(found.merges)
-    if found.stale:
-        decided["retired"] = len(found.stale)
+    if found.stale or found.code.retired:  # stale, or the code the rule names is gone
+        decided["retired"] = len(found.stale) + len(found.code.retired)
     stats = ctx.deps.stats
     return RunReport(
         run_id=run_id,
