@@ -145,7 +145,7 @@ def test_a_bug_or_an_interrupt_is_one_line_and_its_own_exit_code(
     ("argv", "usage"),
     [
         (["validate", "--fxi"], "usage: homeostat validate "),
-        (["learn", "hello"], "usage: homeostat learn "),
+        (["learn", "--nosuch"], "usage: homeostat learn "),  # a word is `learn --from coderabbit`'s FILE
         (["review", "merge", "--all", "--bad"], "usage: homeostat review merge "),
     ],
 )

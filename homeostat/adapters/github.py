@@ -933,9 +933,11 @@ class GitHubHost:
 
     def _transient(self, exc: BaseException) -> Transient | None:
         """`_transient`, and a rate limit holds every write until GitHub answers again: its `retry-after`,
-        else its reset time, else (a secondary limit that names no wait) at least a minute."""
+        else its reset time, else (a secondary limit that names no wait) at least a minute. The code
+        search's own limit (`x-ratelimit-resource: search`, 10 a minute) holds no write: it is apart
+        from the limits on writing."""
         found = _transient(exc)
-        if found is not None and found.rate_limited:
+        if found is not None and found.rate_limited and not _search_limit(exc):
             found = Transient(found.reason, self.writes.hold(found.wait), rate_limited=True)
         return found
 
@@ -957,6 +959,14 @@ def _transient(exc: BaseException) -> Transient | None:
     if isinstance(exc, (requests.Timeout, requests.ConnectionError)):
         return Transient(f"no answer ({type(exc).__name__})")
     return None
+
+
+def _search_limit(exc: BaseException) -> bool:
+    """A refusal under the code search's own rate limit (GitHub names the limit's resource)."""
+    headers = exc.headers if isinstance(exc, GithubException) else None
+    return any(
+        str(k).lower() == "x-ratelimit-resource" and str(v) == "search" for k, v in (headers or {}).items()
+    )
 
 
 def _message(exc: GithubException) -> str:

@@ -1546,7 +1546,11 @@ class GitHubEmulator:
         recent = [t for t in self._searched.get(request.login, []) if now - t < self.search_window]
         if len(recent) >= self.search_limit:
             reset = str(int(min(recent) + self.search_window) + 1)
-            headers = {"X-RateLimit-Limit": str(self.search_limit), "X-RateLimit-Remaining": "0"}
+            headers = {
+                "X-RateLimit-Limit": str(self.search_limit),
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Resource": "search",
+            }
             raise ApiError(
                 403, "API rate limit exceeded for user ID 1.", headers | {"X-RateLimit-Reset": reset}
             )
@@ -1608,6 +1612,7 @@ class GitHubEmulator:
             "X-RateLimit-Limit": str(self.search_limit),
             "X-RateLimit-Remaining": str(left),
             "X-RateLimit-Reset": str(int(now + self.search_window)),
+            "X-RateLimit-Resource": "search",
         }
         body = {"total_count": len(items), "incomplete_results": False, "items": items[:per_page]}
         return Response(200, body, headers)
