@@ -313,7 +313,10 @@ def test_a_merge_that_adds_nothing_keeps_the_tips_bytes() -> None:
 def test_merging_refuses_an_unknown_file_of_ours() -> None:
     with pytest.raises(StateFileError) as error:
         merge_state_files({}, {"notes.txt": b"x"})
-    assert str(error.value) == "notes.txt is not a state file: write decisions/, heartbeats/, repeats/ or runs/ files"
+    assert (
+        str(error.value)
+        == "notes.txt is not a state file: write decisions/, heartbeats/, repeats/ or runs/ files"
+    )
 
 
 # Reading and writing the branch on a real origin

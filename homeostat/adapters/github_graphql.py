@@ -41,7 +41,7 @@ Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables)
 
 PULL_FIELDS = f"""
 fragment pull on PullRequest {{
-  number title body url updatedAt mergedAt headRefOid baseRefName
+  number title body url createdAt updatedAt mergedAt headRefOid baseRefName
   author {{ login }}
   commits(last: {COMMITS_PER_PULL}) {{
     totalCount
@@ -202,6 +202,7 @@ def _pull_read(
         url=str(node.get("url") or ""),
         head_sha=str(node.get("headRefOid") or ""),
         base_branch=str(node.get("baseRefName") or ""),
+        created_at=parse_time(node["createdAt"]) if node.get("createdAt") else None,
     )
     return PullRead(pull, comments, commits, complete)
 

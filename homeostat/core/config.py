@@ -43,7 +43,10 @@ class Member(Model):
         default=(), description="Names of the teams (from team.teams) they belong to."
     )
     email: str = Field(default="", description="Account email, used to match Bitbucket authors.")
-    usage: bool = Field(default=False, description="Opt in to per-day usage counts and the ids of the rules served in the sync heartbeat.")
+    usage: bool = Field(
+        default=False,
+        description="Opt in to per-day usage counts and the ids of the rules served in the sync heartbeat.",
+    )
 
     @field_validator("handle")
     @classmethod

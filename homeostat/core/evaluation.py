@@ -74,7 +74,9 @@ def parse_cases(text: str, file: str = CASES_FILE) -> tuple[Case, ...]:
     try:
         data = load_full(text).data
     except YamlError as exc:
-        raise EvalError(f"{file}:{exc.line}: not valid YAML ({str(exc).removeprefix('invalid YAML: ')})") from None
+        raise EvalError(
+            f"{file}:{exc.line}: not valid YAML ({str(exc).removeprefix('invalid YAML: ')})"
+        ) from None
     try:
         return CaseFile.model_validate(data).cases
     except ValidationError as exc:

@@ -617,9 +617,7 @@ def counted_first(
     live = [lesson for lesson in pending if not _landed(lesson, rows)]
     drafts += [e for e in (_pending_entry(lesson, areas, scope_of) for lesson in live) if e is not None]
     sections = [
-        _section_entry(document, sec, scope_of)
-        for document in documents
-        for sec in document.sections
+        _section_entry(document, sec, scope_of) for document in documents for sec in document.sections
     ]
     lines = memo_lines(drafts, {s.area for s in sections}, areas)
     todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)

@@ -376,7 +376,9 @@ def span_links(span: Span, text: str) -> list[Finding]:
             continue
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(span.file), target.split("#", 1)[0]))
         if resolved == ".." or resolved.startswith("../"):
-            found.append(error("link", span.file, line, f"link {_shown(target)} points outside the KB repository"))
+            found.append(
+                error("link", span.file, line, f"link {_shown(target)} points outside the KB repository")
+            )
     return found
 
 
