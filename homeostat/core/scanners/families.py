@@ -58,15 +58,14 @@ _ANCHORS = (
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
-# One character of the same sentence: a dot inside a path or a file name (`.claude/rules`, `ci.yml`) does
-# not end it.
-_ON = r"(?:[^.;\n]|\.(?=[\w/]))"
-
-# A disabling verb with Homeostat (or its hooks, rules, exports) as its object, a few words on.
+# A disabling verb with Homeostat (or its hooks, rules, exports) as its object, a few words on. Here and in
+# the weakening orders, `(?:[^.;\n]|\.(?=[\w/]))` is a character of the same sentence: a dot inside a
+# path or a file name (`.claude/rules`, `ci.yml`) does not end it.
 _HOMEOSTAT_OFF = re.compile(
     r"(?<![\w-])(?:disable|turn\s+off|switch\s+off|uninstall|remove|delete|deactivate|kill|mute|silence|bypass|"
-    r"stop|skip|rm\s+-\w+)\b" + _ON + r"{0,60}?(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|"
-    r"mcp|server))|\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
+    r"stop|skip|rm\s+-\w+)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?"
+    r"(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server))|"
+    r"\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
     r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b",
 )
 
@@ -97,14 +96,15 @@ _WEAKENING_SETTINGS = re.compile(
 )
 _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
-    r"quarantine|mute|silence|lower|loosen|change|replace|use|add)\b" + _ON + r"{0,80}?"
+    r"quarantine|mute|silence|lower|loosen|change|replace|use|add)\b(?:[^.;\n]|\.(?=[\w/])){0,80}?"
     r"(?:\b|(?=@))(?:tests?|specs?|assertions?|checks?|scans?|ci\b|jobs?|steps?|workflows?|codeql|sast|coverage|linters?|"
     r"zizmor|it\.skip|xit|describe\.skip|test\.skip|@pytest\.mark\.skip|@unittest\.skip|pytest\.skip|t\.skip|# ?noqa|"
-    r"# ?type: ?ignore)\b" + _ON + r"{0,80}?"
+    r"# ?type: ?ignore)\b(?:[^.;\n]|\.(?=[\w/])){0,80}?"
     r"\b(?:fail\w*|break\w*|broken|red\b|complain\w*|blocked|block\s+merges|pass(?:es)?\b|green|deadline|while\s+we|"
     r"ship\w*|so\s+(?:ci|the\s+build|merges?)|slow\s+(?:us|you)\s+down)|"
     # the failing thing named first: "skip the failing auth tests", "mark broken checks with `@pytest.mark.skip`"
-    r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark|deselect|ignore|mute|silence)\b" + _ON + r"{0,40}?"
+    r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark|deselect|ignore|mute|silence)\b"
+    r"(?:[^.;\n]|\.(?=[\w/])){0,40}?"
     r"\b(?:failing|failed|broken|erroring|red)\s+(?:[\w-]+\s+){0,2}"
     r"(?:tests?|specs?|assertions?|checks?|jobs?|steps?|suites?|builds?)\b",
 )

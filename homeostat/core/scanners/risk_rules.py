@@ -131,9 +131,7 @@ MODEL_TOKENS = re.compile(
     r"(?:\s+|-)tokens?\W*$",
     _I,
 )
-_PLACING_VERBS = (
-    "put place store add include write insert append pass set keep save embed hardcode hard-code inline copy mirror"
-)
+_PLACING_VERBS = "put place store add include write insert append pass set keep save embed hardcode hard-code inline copy mirror"
 _BAD_PLACE = (
     r"(?:source(?:\s+code)?|code|codebase|repo(?:sitory)?|url|query\s*(?:string|param(?:eter)?s?)|commit|readme|"
     r"docs?|documentation|logs?|chat|slack|issue|pull\s+request|pr|comment|config(?:uration)?\s+file|dockerfile|"
