@@ -72,6 +72,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "://x ×n": lambda n: "://x" * (n // 4),
     "[x](y ×n": lambda n: "[x](y " * (n // 6),
     "\\x41 ×n": lambda n: "\\x41" * (n // 4),
+    "skip .a/b test ×n": lambda n: "skip .a/b test " * (n // 15),
+    "skip failing ×n": lambda n: "skip failing " * (n // 13),
+    "add || true ×n": lambda n: "add || true x " * (n // 14),
+    "git push +x ×n": lambda n: "git push +x " * (n // 12),
+    "copy token into ×n": lambda n: "copy token into " * (n // 16),
+    "send environment ×n": lambda n: "send environment to " * (n // 20),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
