@@ -223,13 +223,15 @@ CREDENTIAL_HANDLING = PhraseRule(
         ),
         # The environment's variables sent to an address, in prose: "mirror the CI environment variables to
         # https://…", "post every env var to the webhook". Any address: an allowed host is no safer a sink.
+        # Gated on the rarer word it needs (the verbs are everyday words), so it is tried where it starts.
         _p(
-            "send post upload forward mirror sync copy ship stream relay transmit exfiltrate dump push",
+            "environment env",
             r"\b(?:send|post|upload|forward|mirror|sync|copy|ship|stream|relay|transmit|exfiltrate|dump|push)\b"
             r"[^.;\n]{0,40}?\b(?:environment(?:\s+variables?)?|env(?:ironment)?\s+vars?|env\s+variables?)\b"
             r"[^.;\n]{0,30}?\b(?:to|into|at)\s+(?:the\s+|an?\s+|our\s+|this\s+)?[`<]?"
             r"(?:https?://|(?:[\w-]+\.)+[a-z]{2,}/|webhooks?\b|endpoints?\b|servers?\b|hosts?\b|urls?\b)",
             opens_clause=True,
+            anchored=False,
         ),
         # The environment or a credential file sent over the network: `printenv | curl -d @- …`.
         _p(
