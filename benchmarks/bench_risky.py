@@ -2,12 +2,15 @@
 harmless look-alikes it flags, and how its time grows on adversarial text.
 
     .venv/bin/python benchmarks/bench_risky.py              # the tuning set and the original corpus
-    .venv/bin/python benchmarks/bench_risky.py --heldout    # also the held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
-The held-out set (tests/fixtures/poisoning_heldout/) is never tuned against: measure it once a change
-is done, never while making one, and report it beside the tuning set's number. `--show` prints the
-misses and false alarms of the sets it runs (so never pass it with `--heldout` while tuning). To
+The second held-out set (tests/fixtures/poisoning_heldout2/) is never tuned against: measure it once a
+change is done, never while making one, and report it beside the tuning set's number. The first
+(tests/fixtures/poisoning_heldout/) was measured and looked at during issue 29 and is tuning use now.
+`--show` prints the misses and false alarms of the sets it runs (so never pass it with `--heldout2`
+while tuning). To
 measure another checkout's code (main before a change), put it first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -30,6 +33,7 @@ import homeostat  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 HELDOUT = FIXTURES / "poisoning_heldout" / "heldout.yaml"
+HELDOUT2 = FIXTURES / "poisoning_heldout2" / "heldout2.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 
 
@@ -68,6 +72,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "://x ×n": lambda n: "://x" * (n // 4),
     "[x](y ×n": lambda n: "[x](y " * (n // 6),
     "\\x41 ×n": lambda n: "\\x41" * (n // 4),
+    "skip .a/b test ×n": lambda n: "skip .a/b test " * (n // 15),
+    "skip failing ×n": lambda n: "skip failing " * (n // 13),
+    "add || true ×n": lambda n: "add || true x " * (n // 14),
+    "git push +x ×n": lambda n: "git push +x " * (n // 12),
+    "copy token into ×n": lambda n: "copy token into " * (n // 16),
+    "send environment ×n": lambda n: "send environment to " * (n // 20),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
@@ -98,7 +108,10 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument(
-        "--heldout", action="store_true", help="also score the held-out set (only at the end)"
+        "--heldout", action="store_true", help="also score the first held-out set (tuning use since issue 29)"
+    )
+    parser.add_argument(
+        "--heldout2", action="store_true", help="also score the second held-out set (only at the end)"
     )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
@@ -112,7 +125,9 @@ def main() -> int:
         report("tuning set", TUNING, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
-        report("HELD-OUT set", HELDOUT, show=args.show)
+        report("first held-out set", HELDOUT, show=args.show)
+    if args.heldout2:
+        report("HELD-OUT set 2", HELDOUT2, show=args.show)
     return 0
 
 

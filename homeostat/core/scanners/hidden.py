@@ -303,7 +303,9 @@ def instruction_comments(text: str) -> Iterator[Comment]:
 
 # Markdown a rendered page never shows: link and image titles (a tooltip at most), image alt text,
 # link reference definitions (`[//]: # (…)` is the usual comment), and HTML hidden by attribute.
-_LINK_TITLE = re.compile(r"\]\(\s*<?[^\s)>]*>?\s+([\"'(])([^\n]{1,300}?)[\"')]\s*\)")
+# The destination stops at a bracket or parenthesis and nothing is given back, so a text of `](` after
+# `](` is read once, not once per opening.
+_LINK_TITLE = re.compile(r"\]\(\s*+<?[^\s()<>\[\]]*+>?\s++([\"'(])([^\n]{1,300}?)[\"')]\s*\)")
 _IMAGE_ALT = re.compile(r"!\[([^\]\n]{1,300})\]")
 _REFERENCE = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*(\S*)[ \t]*([^\n]{0,300})$")
 _HIDDEN_ELEMENT = re.compile(

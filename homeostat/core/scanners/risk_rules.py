@@ -131,9 +131,7 @@ MODEL_TOKENS = re.compile(
     r"(?:\s+|-)tokens?\W*$",
     _I,
 )
-_PLACING_VERBS = (
-    "put place store add include write insert append pass set keep save embed hardcode hard-code inline"
-)
+_PLACING_VERBS = "put place store add include write insert append pass set keep save embed hardcode hard-code inline copy mirror"
 _BAD_PLACE = (
     r"(?:source(?:\s+code)?|code|codebase|repo(?:sitory)?|url|query\s*(?:string|param(?:eter)?s?)|commit|readme|"
     r"docs?|documentation|logs?|chat|slack|issue|pull\s+request|pr|comment|config(?:uration)?\s+file|dockerfile|"
@@ -201,7 +199,7 @@ CREDENTIAL_HANDLING = PhraseRule(
         _p(
             _PLACING_VERBS,
             r"(?<![-_/.\w])(?:put|place|store|add|include|write|insert|append|pass|set|keep|save|embed|hard-?code|"
-            r"inline)\b(?=[ \t]+[^\s=(:])[^.,;\n]{0,40}?"
+            r"inline|copy|mirror)\b(?=[ \t]+[^\s=(:])[^.,;\n]{0,40}?"
             + _SECRET_NOUN
             + r"[^.\n]{0,40}?\b(?:in|into|to|inside|within)\s+"
             r"(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+){0,2}" + _BAD_PLACE + r"\b",
@@ -222,6 +220,18 @@ CREDENTIAL_HANDLING = PhraseRule(
             "ask",
             r"\bask\s+(?:the\s+)?users?\s+(?:for|to\s+(?:paste|send|share|enter|provide|type))\s+"
             r"(?:their\s+|his\s+|her\s+|the\s+|a\s+|an\s+|your\s+)?" + _SECRET_NOUN,
+        ),
+        # The environment's variables sent to an address, in prose: "mirror the CI environment variables to
+        # https://…", "post every env var to the webhook". Any address: an allowed host is no safer a sink.
+        # Gated on the rarer word it needs (the verbs are everyday words), so it is tried where it starts.
+        _p(
+            "environment env",
+            r"\b(?:send|post|upload|forward|mirror|sync|copy|ship|stream|relay|transmit|exfiltrate|dump|push)\b"
+            r"[^.;\n]{0,40}?\b(?:environment(?:\s+variables?)?|env(?:ironment)?\s+vars?|env\s+variables?)\b"
+            r"[^.;\n]{0,30}?\b(?:to|into|at)\s+(?:the\s+|an?\s+|our\s+|this\s+)?[`<]?"
+            r"(?:https?://|(?:[\w-]+\.)+[a-z]{2,}/|webhooks?\b|endpoints?\b|servers?\b|hosts?\b|urls?\b)",
+            opens_clause=True,
+            anchored=False,
         ),
         # The environment or a credential file sent over the network: `printenv | curl -d @- …`.
         _p(
@@ -438,7 +448,8 @@ DESTRUCTIVE = PhraseRule(
             "git",
             r"\bgit\s+push\b[^\n;&|`]*?(?:\s--force(?:-with-lease)?\b|\s-f\b)[^\n;&|`]*?\b(?:main|master)\b|"
             r"\bgit\s+push\b[^\n;&|`]*?\b(?:main|master)\b[^\n;&|`]*?\s(?:--force(?:-with-lease)?|-f)\b|"
-            r"\bgit\s+push\b[^\n;&|`]*?\s\+(?:main|master|HEAD:main|HEAD:master)\b|"
+            # a `+` refspec forces whatever it names onto main: `+main`, `+HEAD:main`, `+HEAD:refs/heads/main`
+            r"\bgit\s+push\b[^\n;&|`]*?\s\+(?:[^\s:`'\"]*:)?(?:refs/heads/)?(?:main|master)\b|"
             r"\bgit\s+push\s+\S+\s+(?:--delete\s+|:)(?:main|master)\b",
         ),
         _p("git", r"\bgit\s+reset\s+--hard\s+(?:origin|upstream)\b"),
