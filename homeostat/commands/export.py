@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,11 +21,13 @@ from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
 from homeostat.commands.context import open_session
 from homeostat.console import Unreadable, note
+from homeostat.core.export_budget import WHERE, Limit, limits_from, over_budget
 from homeostat.core.exports import (
     COPILOT_DIR,
     FORMATS,
     ExportError,
     ExportPlan,
+    always_on_sizes,
     apply_block,
     exportable,
     owns,
@@ -33,9 +35,11 @@ from homeostat.core.exports import (
     plan_export,
 )
 from homeostat.core.kb import classify
-from homeostat.core.selection import Audience
+from homeostat.core.selection import Audience, select_entries
 from homeostat.core.text import plural
+from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
+from homeostat.runs.sync import read_config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -168,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     outsider = Audience(repo)
     entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
     sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
-    plan = plan_export(entries, sections, formats)
+    limits = limits_from(read_config(session.root))
+    ranked = select_entries(corpus, (), outsider).ranked  # `context`'s order with no file touched
+    plan = plan_export(entries, sections, formats, limits, [r.entry.id for r in ranked])
     changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))
     for rel in changes.hand_written:
         note(
@@ -185,17 +191,28 @@ def run(args: argparse.Namespace) -> int:
         "stale": sorted([*changes.write, *changes.delete]),
         "handWritten": changes.hand_written,
         "kept": kept,
+        "leftOut": {fmt: list(ids) for fmt, ids in plan.left_out.items()},
+        "budgets": {
+            fmt: {"limit": limits[fmt].to_data(), "size": size.to_data()} for fmt, size in plan.sizes.items()
+        },
     }
     if args.check:
+        on_disk = always_on_sizes(read_always_on(checkout, plan), formats)
+        over = over_budget(on_disk, limits)
+        for fmt, size in on_disk.items():
+            budgets = cast("dict[str, dict[str, object]]", data["budgets"])
+            budgets[fmt]["onDisk"] = size.to_data()
         if args.format == "json":
-            emit_json(data)
+            emit_json({**data, "overBudget": over})
         else:
             for rel in sorted(changes.write):
                 print(f"stale: {rel}")
             for rel in changes.delete:
                 print(f"stale (to delete): {rel}")
-            print(f"export: {check_verdict(changes)}")
-        return 1 if changes.write or changes.delete or changes.hand_written else 0
+            for line in over:
+                print(f"over budget: {line}")
+            print(f"export: {check_verdict(changes, over)}")
+        return 1 if changes.write or changes.delete or changes.hand_written or over else 0
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()
@@ -206,12 +223,45 @@ def run(args: argparse.Namespace) -> int:
             f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
             f"{len(changes.delete)} removed ({', '.join(formats)})"
         )
+        for line in left_out_lines(plan, limits):
+            print(f"export: {line}")
+    for line in over_budget(plan.sizes, limits):  # a budget too small for the header and the documents list
+        note(f"{line}: raise it, or export fewer formats")
     return 1 if changes.hand_written else 0
 
 
-def check_verdict(changes: Changes) -> str:
+def read_always_on(checkout: Path, plan: ExportPlan) -> dict[str, str]:
+    """The own files and the block files as they are in the checkout, for their always-on sizes."""
+    found = {rel: text for rel in _existing_own(checkout, plan) if (text := _read(checkout / rel)) is not None}
+    for rel in plan.blocks:
+        text = _read(checkout / rel)
+        if text is not None:
+            found[rel] = text
+    return found
+
+
+SHOWN_IDS = 5
+
+
+def left_out_lines(plan: ExportPlan, limits: Mapping[str, Limit]) -> list[str]:
+    """What each always-on file left out, and why; `--format json` lists every id."""
+    lines = []
+    for fmt, ids in plan.left_out.items():
+        if not ids:
+            continue
+        shown = ", ".join(ids[:SHOWN_IDS]) + (", …" if len(ids) > SHOWN_IDS else "")
+        lines.append(
+            f"{WHERE[fmt]}: {plural(len(ids), 'rule')} left out by its budget of {limits[fmt].describe()} "
+            f"({shown}); path-scoped files and MCP still serve them"
+        )
+    return lines
+
+
+def check_verdict(changes: Changes, over: Sequence[str] = ()) -> str:
     """What `--check` tells CI to do: running export fixes stale files, not a hand-written one in the way."""
     parts = []
+    if over:
+        parts.append("over budget (above); run homeostat export to fit the budgets")
     if changes.write or changes.delete:
         parts.append("stale; run homeostat export to update")
     if changes.hand_written:
