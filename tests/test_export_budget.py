@@ -25,7 +25,20 @@ from homeostat.core.selection import Entry
 def rule(rule_id: str, scope: tuple[str, ...], score: int = 50) -> Entry:
     view = f"**Rule {rule_id}** ({rule_id})\nDo the thing for {rule_id}.\nWhy: because.\n"
     return Entry(
-        rule_id, f"Rule {rule_id}", "a", "", scope, "convention", True, "accepted", score, (), view, view, 9, 9
+        rule_id,
+        f"Rule {rule_id}",
+        "a",
+        "",
+        scope,
+        "convention",
+        True,
+        "accepted",
+        score,
+        (),
+        view,
+        view,
+        9,
+        9,
     )
 
 

@@ -232,7 +232,9 @@ def run(args: argparse.Namespace) -> int:
 
 def read_always_on(checkout: Path, plan: ExportPlan) -> dict[str, str]:
     """The own files and the block files as they are in the checkout, for their always-on sizes."""
-    found = {rel: text for rel in _existing_own(checkout, plan) if (text := _read(checkout / rel)) is not None}
+    found = {
+        rel: text for rel in _existing_own(checkout, plan) if (text := _read(checkout / rel)) is not None
+    }
     for rel in plan.blocks:
         text = _read(checkout / rel)
         if text is not None:

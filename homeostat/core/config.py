@@ -290,7 +290,9 @@ class ClaudeExportBudget(Model):
 
 
 class CopilotExportBudget(Model):
-    lines: int | None = Field(default=None, ge=1, description="Lines of Copilot's always-on text; null: no cap.")
+    lines: int | None = Field(
+        default=None, ge=1, description="Lines of Copilot's always-on text; null: no cap."
+    )
     chars: int | None = Field(
         default=4000, ge=100, description="Characters of it (Copilot code review reads the first 4,000)."
     )
@@ -311,7 +313,7 @@ class ExportBudgets(Model):
     )
     copilot: CopilotExportBudget = Field(
         default_factory=CopilotExportBudget,
-        description="The copilot-instructions.md block and the `applyTo: \"**\"` files.",
+        description='The copilot-instructions.md block and the `applyTo: "**"` files.',
     )
     agents: AgentsExportBudget = Field(default_factory=AgentsExportBudget, description="The AGENTS.md block.")
 

@@ -329,9 +329,13 @@ def plan_export(
         dirs.append(COPILOT_DIR)
         limit = budgets.get("copilot", NO_LIMIT)
         worst = block_size(copilot_block(len(rules), len(everywhere)))
-        always, left_out["copilot"] = _filled(everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst))
+        always, left_out["copilot"] = _filled(
+            everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst)
+        )
         written = sorted([*always, *scoped], key=_id)
-        files.update({f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written})
+        files.update(
+            {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
+        )
         blocks[COPILOT_MAIN] = copilot_block(len(written), len(left_out["copilot"]))
         sizes["copilot"] = block_size(blocks[COPILOT_MAIN]).plus(size_of(copilot_file(e) for e in always))
     if "agents" in chosen:
@@ -391,13 +395,15 @@ def always_on_sizes(found: Mapping[str, str], formats: Iterable[str] = FORMATS) 
         )
     if "copilot" in chosen:
         block = extract_block(found.get(COPILOT_MAIN, ""))
-        sizes["copilot"] = (Size() if block is None else block_size(block)).plus(size_of(
-            text
-            for rel, text in found.items()
-            if rel.startswith(COPILOT_DIR + COPILOT_PREFIX)
-            and OWN_MARK in text
-            and is_everywhere(parse_copilot(text))
-        ))
+        sizes["copilot"] = (Size() if block is None else block_size(block)).plus(
+            size_of(
+                text
+                for rel, text in found.items()
+                if rel.startswith(COPILOT_DIR + COPILOT_PREFIX)
+                and OWN_MARK in text
+                and is_everywhere(parse_copilot(text))
+            )
+        )
     if "agents" in chosen:
         block = extract_block(found.get(AGENTS_FILE, ""))
         sizes["agents"] = Size() if block is None else block_size(block)
