@@ -29,13 +29,11 @@ from homeostat.core.exports import (
     ExportPlan,
     always_on_sizes,
     apply_block,
-    exportable,
     owns,
     paths_for,
-    plan_export,
+    repo_export,
 )
 from homeostat.core.kb import classify
-from homeostat.core.selection import Audience, select_entries
 from homeostat.core.text import plural
 from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
@@ -168,13 +166,8 @@ def run(args: argparse.Namespace) -> int:
             f"{checkout}: the repo is public, and exported rules would be readable by anyone; "
             "pass --allow-public to export anyway"
         )
-    team_only = {name for name, area in corpus.areas.items() if area.team_only}
-    outsider = Audience(repo)
-    entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
-    sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
     limits = limits_from(read_config(session.root))
-    ranked = select_entries(corpus, (), outsider).ranked  # `context`'s order with no file touched
-    plan = plan_export(entries, sections, formats, limits, [r.entry.id for r in ranked])
+    plan = repo_export(corpus, repo, limits, formats)
     changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))
     for rel in changes.hand_written:
         note(
@@ -184,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     data: dict[str, object] = {
         "repo": repo,
         "formats": formats,
-        "rules": len(entries),
+        "rules": plan.rules,
         "check": args.check,
         "written": [],
         "removed": [],
@@ -220,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json({**data, "written": written, "removed": changes.delete, "stale": []})
     else:
         print(
-            f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
+            f"export: {plural(plan.rules, 'rule')}, {plural(len(written), 'file')} written, "
             f"{len(changes.delete)} removed ({', '.join(formats)})"
         )
         for line in left_out_lines(plan, limits):

@@ -34,7 +34,7 @@ from homeostat.core.export_budget import (
     size_of,
 )
 from homeostat.core.globs import expand_braces
-from homeostat.core.selection import Entry, SectionEntry, strip_hidden
+from homeostat.core.selection import Audience, Corpus, Entry, SectionEntry, select_entries, strip_hidden
 from homeostat.core.yamltext import YamlError, load_full
 
 FORMATS = ("claude", "cursor", "copilot", "agents")
@@ -276,6 +276,8 @@ class ExportPlan:
     own_dirs: tuple[str, ...]  # folders whose marked files Homeostat owns (stale ones are removed)
     left_out: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # format → ids over its budget
     sizes: Mapping[str, Size] = field(default_factory=dict)  # format → its always-on text's size
+    always_on: Mapping[str, str] = field(default_factory=dict)  # format → its always-on text
+    rules: int = 0  # rules exported
 
 
 def budget_order(entries: Sequence[Entry], order: Sequence[str] | None) -> list[Entry]:
@@ -310,7 +312,7 @@ def plan_export(
     blocks: dict[str, str] = {}
     dirs: list[str] = []
     left_out: dict[str, tuple[str, ...]] = {}
-    sizes: dict[str, Size] = {}
+    always_on: dict[str, str] = {}
     rules = sorted(entries, key=lambda e: e.id)
     ranked = budget_order(rules, order)
     everywhere = [e for e in ranked if is_everywhere(e.scope)]
@@ -321,7 +323,7 @@ def plan_export(
             everywhere, lambda e: size_of([claude_file(e)]), budgets.get("claude", NO_LIMIT)
         )
         files.update({f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)})
-        sizes["claude"] = size_of(claude_file(e) for e in always)
+        always_on["claude"] = "".join(claude_file(e) for e in always)
     if "cursor" in chosen:
         dirs.append(CURSOR_DIR)
         files.update({f"{CURSOR_DIR}{e.id}.mdc": cursor_file(e) for e in rules})
@@ -337,7 +339,7 @@ def plan_export(
             {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
         )
         blocks[COPILOT_MAIN] = copilot_block(len(written), len(left_out["copilot"]))
-        sizes["copilot"] = block_size(blocks[COPILOT_MAIN]).plus(size_of(copilot_file(e) for e in always))
+        always_on["copilot"] = blocks[COPILOT_MAIN] + "".join(copilot_file(e) for e in always)
     if "agents" in chosen:
         dirs.append(AGENTS_DOCS)
         by_doc: dict[str, list[SectionEntry]] = {}
@@ -349,8 +351,38 @@ def plan_export(
         worst = block_size(agents_block([], titles, len(ranked)))
         listed, left_out["agents"] = _filled(ranked, lambda e: size_of([_agents_rule(e)]), room(limit, worst))
         blocks[AGENTS_FILE] = agents_block(listed, titles, len(left_out["agents"]))
-        sizes["agents"] = block_size(blocks[AGENTS_FILE])
-    return ExportPlan(files, blocks, tuple(dirs), left_out, sizes)
+        always_on["agents"] = blocks[AGENTS_FILE]
+    return ExportPlan(files, blocks, tuple(dirs), left_out, _sizes(always_on, blocks), always_on, len(rules))
+
+
+def _sizes(always_on: Mapping[str, str], blocks: Mapping[str, str]) -> dict[str, Size]:
+    sizes = {}
+    for fmt, text in always_on.items():
+        if fmt == "claude":
+            sizes[fmt] = size_of([text])
+        elif fmt == "copilot":
+            block = blocks[COPILOT_MAIN]
+            sizes[fmt] = block_size(block).plus(size_of([text[len(block) :]]))
+        else:
+            sizes[fmt] = block_size(text)
+    return sizes
+
+
+def repo_export(
+    corpus: Corpus,
+    repo: str | None,
+    limits: Mapping[str, Limit] | None = None,
+    formats: Iterable[str] = FORMATS,
+) -> ExportPlan:
+    """What `export` writes for a repo (None: a KB without repos): its rules and documents as an
+    outsider to its teams sees them (never a team-only area), the always-on files filled in the order
+    `context` gives with no file touched."""
+    team_only = {name for name, area in corpus.areas.items() if area.team_only}
+    outsider = Audience(repo)
+    entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
+    sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
+    ranked = select_entries(corpus, (), outsider).ranked
+    return plan_export(entries, sections, formats, limits, [r.entry.id for r in ranked])
 
 
 def _id(entry: Entry) -> str:
