@@ -130,14 +130,8 @@ class Impact(Record):
     changed: int  # rules added, removed or changed
     paths: int  # sample paths looked at
     capped: bool  # more paths than MAX_PATHS: some were not looked at
-
-    @property
-    def base_tokens(self) -> int:
-        return sum(a.base_tokens for a in self.areas)
-
-    @property
-    def head_tokens(self) -> int:
-        return sum(a.head_tokens for a in self.areas)
+    base_tokens: int  # of every rule sessions may be served, at the base
+    head_tokens: int
 
     @property
     def added(self) -> int:
@@ -224,18 +218,20 @@ def changed_ids(base: Corpus, head: Corpus) -> set[str]:
     return {i for i in before.keys() | after.keys() if before.get(i) != after.get(i)}
 
 
-def area_deltas(base: Corpus, head: Corpus) -> list[AreaDelta]:
-    """Served rules and their tokens per area, for every area either side has rules in."""
+def area_totals(corpus: Corpus) -> dict[str, tuple[int, int]]:
+    """(rules, tokens) of the rules sessions may be served, per area."""
+    out: dict[str, tuple[int, int]] = {}
+    for e in corpus.entries:
+        if e.status in SERVED and e.adopted:
+            rules, tokens = out.get(e.area, (0, 0))
+            out[e.area] = (rules + 1, tokens + e.tokens)
+    return out
 
-    def totals(corpus: Corpus) -> dict[str, tuple[int, int]]:
-        out: dict[str, tuple[int, int]] = {}
-        for e in corpus.entries:
-            if e.status in SERVED and e.adopted:
-                rules, tokens = out.get(e.area, (0, 0))
-                out[e.area] = (rules + 1, tokens + e.tokens)
-        return out
 
-    before, after = totals(base), totals(head)
+def area_deltas(
+    before: Mapping[str, tuple[int, int]], after: Mapping[str, tuple[int, int]]
+) -> list[AreaDelta]:
+    """The areas whose served rules or tokens differ."""
     rows = []
     for area in sorted(before.keys() | after.keys()):
         (br, bt), (hr, ht) = before.get(area, (0, 0)), after.get(area, (0, 0))
@@ -328,15 +324,18 @@ def compare(
             pushed.append(PushedOut(rule_id, path, by))
     suspects = sorted({p.rule for p in pushed} | {i for i in changed if head.entry(i) is not None})
     unreachable = [u for i in suspects if (u := _unreachable(i, base, head, before, after)) is not None]
+    totals = area_totals(base), area_totals(head)
     return Impact(
         base_ref,
-        tuple(area_deltas(base, head)),
+        tuple(area_deltas(*totals)),
         tuple(export_deltas(base, head, limits, count)),
         tuple(pushed),
         tuple(unreachable),
         len(changed),
         len(looked),
         capped,
+        sum(t for _, t in totals[0].values()),
+        sum(t for _, t in totals[1].values()),
     )
 
 
