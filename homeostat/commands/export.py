@@ -3,7 +3,9 @@
 The repo comes from the checkout (its `origin`, else its folder name) unless `--repo` names it. Only
 Homeostat's own files and the text between its markers are rewritten; a hand-written file where an
 own file would go is left alone and reported. `--check` writes nothing and exits 1 when anything is
-stale, for CI. Team-only areas and rejected decisions are never exported. A public repo needs
+stale, or an always-on file (Claude rules without `paths`, Copilot's block and `applyTo: "**"` files,
+the AGENTS.md block) is over its budget in `distribution.exports`; export fills those in `context`'s
+order and says what it left out. Team-only areas and rejected decisions are never exported. A public repo needs
 `--allow-public`: whether it is public cannot be asked of the code host offline, so the checkout is
 treated as public when `--visibility public` says so, or the repo entry in homeostat.yaml has
 `public: true`.
@@ -54,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
     )
     parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 when the exported files are stale"
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when the exported files are stale or an always-on file is over its budget",
     )
     parser.add_argument(
         "--formats",
