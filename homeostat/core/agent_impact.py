@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from homeostat.core.export_budget import WHERE, Limit
+from homeostat.core.export_budget import ALWAYS_ON, WHERE, Limit
 from homeostat.core.exports import repo_export
 from homeostat.core.globs import expand_braces
 from homeostat.core.records import Record
@@ -253,8 +253,8 @@ def export_deltas(
     """Tokens of each always-on exported file, per repo, at the base and the head."""
     rows = []
     for repo in dict.fromkeys([*_repos(base), *_repos(head)]):
-        before = repo_export(base, repo, limits[0])
-        after = repo_export(head, repo, limits[1])
+        before = repo_export(base, repo, limits[0], ALWAYS_ON)
+        after = repo_export(head, repo, limits[1], ALWAYS_ON)
         for fmt, text in after.always_on.items():
             old, new = count(before.always_on.get(fmt, "")), count(text)
             if old != new:
