@@ -20,14 +20,13 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate import REPOS, Run, generate, run_once, section  # noqa: E402
+from bench_validate import REPOS, Run, generate, run_once, section, summary  # noqa: E402
 
 TODAY = ["--today", "2026-11-29"]
 NO_BUDGETS = """
@@ -71,13 +70,7 @@ def timed(root: Path, argv: list[str], runs: int, *, fresh: bool) -> Run:
         if fresh:
             shutil.rmtree(root / ".homeostat", ignore_errors=True)
         done.append(run_once([homeostat(), "validate", "--kb", str(root), *argv, *TODAY, "--format", "json"]))
-    return Run(
-        statistics.median(r.wall for r in done),
-        statistics.median(r.cpu for r in done),
-        max(r.peak_mb for r in done),
-        done[-1].code,
-        done[-1].tail,
-    )
+    return summary(done)
 
 
 def pr_check(rules: int, runs: int, changed: int, added: int) -> None:
