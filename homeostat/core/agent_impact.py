@@ -253,8 +253,8 @@ def export_deltas(
     """Tokens of each always-on exported file, per repo, at the base and the head."""
     rows = []
     for repo in dict.fromkeys([*_repos(base), *_repos(head)]):
-        before = repo_export(base, repo, limits[0], ALWAYS_ON)
-        after = repo_export(head, repo, limits[1], ALWAYS_ON)
+        before = repo_export(base, repo, limits[0], ALWAYS_ON, with_files=False)
+        after = repo_export(head, repo, limits[1], ALWAYS_ON, with_files=False)
         for fmt, text in after.always_on.items():
             old, new = count(before.always_on.get(fmt, "")), count(text)
             if old != new:

@@ -95,6 +95,11 @@ def fill(ids: Sequence[str], cost: Callable[[str], Size], limit: Limit) -> tuple
     left: list[str] = []
     used = Size()
     for rule_id in ids:
+        if (limit.lines is not None and used.lines >= limit.lines) or (
+            limit.chars is not None and used.chars >= limit.chars
+        ):  # nothing is left (every rule costs a line): 5,000 rules need not be measured
+            left.append(rule_id)
+            continue
         after = used.plus(cost(rule_id))
         if within(after, limit):
             taken.append(rule_id)

@@ -303,9 +303,12 @@ def plan_export(
     formats: Iterable[str] = FORMATS,
     limits: Mapping[str, Limit] | None = None,
     order: Sequence[str] | None = None,
+    *,
+    with_files: bool = True,
 ) -> ExportPlan:
     """Everything to write for these rules and document sections (already filtered for the repo).
-    `limits`: the always-on budgets (`distribution.exports`; none caps nothing), filled in `order`."""
+    `limits`: the always-on budgets (`distribution.exports`; none caps nothing), filled in `order`.
+    Without `with_files`, only the blocks and the always-on texts (what the PR check compares)."""
     chosen = set(formats)
     budgets = limits or {}
     files: dict[str, str] = {}
@@ -322,9 +325,12 @@ def plan_export(
         always, left_out["claude"] = _filled(
             everywhere, lambda e: size_of([claude_file(e)]), budgets.get("claude", NO_LIMIT)
         )
-        files.update({f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)})
+        if with_files:
+            files.update(
+                {f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)}
+            )
         always_on["claude"] = "".join(claude_file(e) for e in always)
-    if "cursor" in chosen:
+    if "cursor" in chosen and with_files:
         dirs.append(CURSOR_DIR)
         files.update({f"{CURSOR_DIR}{e.id}.mdc": cursor_file(e) for e in rules})
     if "copilot" in chosen:
@@ -335,9 +341,10 @@ def plan_export(
             everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst)
         )
         written = sorted([*always, *scoped], key=_id)
-        files.update(
-            {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
-        )
+        if with_files:
+            files.update(
+                {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
+            )
         blocks[COPILOT_MAIN] = copilot_block(len(written), len(left_out["copilot"]))
         always_on["copilot"] = blocks[COPILOT_MAIN] + "".join(copilot_file(e) for e in always)
     if "agents" in chosen:
@@ -346,7 +353,10 @@ def plan_export(
         for section in sections:
             by_doc.setdefault(section.doc_id, []).append(section)
         titles = {doc_id: secs[0].doc_title for doc_id, secs in by_doc.items()}
-        files.update({f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())})
+        if with_files:
+            files.update(
+                {f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())}
+            )
         limit = budgets.get("agents", NO_LIMIT)
         worst = block_size(agents_block([], titles, len(ranked)))
         listed, left_out["agents"] = _filled(ranked, lambda e: size_of([_agents_rule(e)]), room(limit, worst))
@@ -373,6 +383,8 @@ def repo_export(
     repo: str | None,
     limits: Mapping[str, Limit] | None = None,
     formats: Iterable[str] = FORMATS,
+    *,
+    with_files: bool = True,
 ) -> ExportPlan:
     """What `export` writes for a repo (None: a KB without repos): its rules and documents as an
     outsider to its teams sees them (never a team-only area), the always-on files filled in the order
@@ -382,7 +394,8 @@ def repo_export(
     entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
     sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
     ranked = select_entries(corpus, (), outsider).ranked
-    return plan_export(entries, sections, formats, limits, [r.entry.id for r in ranked])
+    order = [r.entry.id for r in ranked]
+    return plan_export(entries, sections, formats, limits, order, with_files=with_files)
 
 
 def _id(entry: Entry) -> str:
