@@ -240,6 +240,11 @@ def read_always_on(checkout: Path, plan: ExportPlan) -> dict[str, str]:
 
 
 SHOWN_IDS = 5
+STILL_SERVED = {
+    "claude": "no file carries them; the plugin and MCP serve them",
+    "copilot": "no file carries them; MCP serves them",
+    "agents": "their path-scoped files and MCP still serve them",
+}
 
 
 def left_out_lines(plan: ExportPlan, limits: Mapping[str, Limit]) -> list[str]:
@@ -251,7 +256,7 @@ def left_out_lines(plan: ExportPlan, limits: Mapping[str, Limit]) -> list[str]:
         shown = ", ".join(ids[:SHOWN_IDS]) + (", …" if len(ids) > SHOWN_IDS else "")
         lines.append(
             f"{WHERE[fmt]}: {plural(len(ids), 'rule')} left out by its budget of {limits[fmt].describe()} "
-            f"({shown}); path-scoped files and MCP still serve them"
+            f"({shown}); {STILL_SERVED[fmt]}"
         )
     return lines
 
