@@ -115,3 +115,16 @@ def test_a_bad_budget_is_one_line_naming_the_key(
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "homeostat.yaml" in lines[0] and "chars" in lines[0], err
+
+
+def test_a_budget_smaller_than_the_blocks_header_is_said(
+    tmp_path: Path, kb150: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with (kb150 / "homeostat.yaml").open("a", encoding="utf-8") as config:
+        config.write("distribution:\n  exports:\n    agents: {lines: 2}\n")
+    repo = code_repo(tmp_path, "payments", "https://github.com/acme/payments.git")
+    code, _, err = export(capsys, "--checkout", str(repo), "--kb", str(kb150))
+    assert code == 0
+    assert "AGENTS.md block: " in err and "over the budget of 2 lines" in err and "raise it" in err
+    assert not parse_agents((repo / "AGENTS.md").read_text(encoding="utf-8"))  # no rule fits
+    assert export(capsys, "--checkout", str(repo), "--kb", str(kb150), "--check")[0] == 1
