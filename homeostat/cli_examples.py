@@ -12,6 +12,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "homeostat validate                    # the KB in the current folder",
         "homeostat validate --kb ~/kb --format json",
         "homeostat validate --fix              # rewrite the cached score and tokens fields",
+        "homeostat validate --base origin/main # and what the change does for agents",
+        "homeostat validate --base origin/main --max-budget-growth 10%   # fail past 10% more tokens",
     ),
     "daily": (
         "homeostat daily --dry-run             # decide and print, write nothing",
@@ -59,7 +61,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "export": (
         "homeostat export --kb ~/kb --checkout .",
         "homeostat export --kb ~/kb --checkout . --formats agents,claude",
-        "homeostat export --kb ~/kb --checkout . --check   # in CI: exit 1 when stale",
+        "homeostat export --kb ~/kb --checkout . --check   # in CI: exit 1 when stale or over budget",
     ),
     "eval": (
         "homeostat eval",

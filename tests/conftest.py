@@ -36,6 +36,8 @@ _TOKEN_VARIABLES = (
     "GITHUB_STEP_SUMMARY",
     "BITBUCKET_BUILD_NUMBER",
     "BITBUCKET_COMMIT",
+    "GITHUB_BASE_REF",  # validate compares with a pull request's base when these are set
+    "BITBUCKET_PR_DESTINATION_BRANCH",
     "AWS_ACCESS_KEY_ID",
     "AWS_SECRET_ACCESS_KEY",
     "GOOGLE_APPLICATION_CREDENTIALS",

@@ -171,9 +171,21 @@ def test_report_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_export_json(kb: Path, billing: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    shape = {"repo", "formats", "rules", "check", "written", "removed", "stale", "handWritten", "kept"}
+    shape = {
+        "repo",
+        "formats",
+        "rules",
+        "check",
+        "written",
+        "removed",
+        "stale",
+        "handWritten",
+        "kept",
+        "leftOut",
+        "budgets",
+    }
     code, data = as_json(capsys, "export", "--checkout", str(billing), "--kb", str(kb), "--check")
-    assert code == 1 and keys(data) == shape and data["stale"]
+    assert code == 1 and keys(data) == shape | {"overBudget"} and data["stale"]
     code, data = as_json(capsys, "export", "--checkout", str(billing), "--kb", str(kb))
     assert code == 0 and keys(data) == shape and data["written"] and data["stale"] == []
 

@@ -34,6 +34,13 @@ from homeostat.core.selection import Entry
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
 EVAL150 = HERE / "fixtures" / "eval150"
+NO_BUDGETS = """
+distribution:
+  exports:
+    claude: {lines: null}
+    copilot: {chars: null}
+    agents: {lines: null, chars: null}
+"""
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
@@ -96,6 +103,8 @@ def test_the_fixture_round_trips_through_every_format(
 ) -> None:
     root = tmp_path / "kb"
     shutil.copytree(EVAL150, root, ignore=CLONE_STATE)
+    with (root / "homeostat.yaml").open("a", encoding="utf-8") as config:
+        config.write(NO_BUDGETS)  # every rule in every always-on file, to read each one back
     repo = code_repo(tmp_path, "payments", "https://github.com/acme/payments.git")
     code, out, _ = export(capsys, str(repo), "--kb", str(root))
     assert code == 0 and out.startswith("export: ")

@@ -61,6 +61,15 @@ def make_checkout(
     return root
 
 
+NO_BUDGETS = """
+distribution:
+  exports:
+    claude: {lines: null}
+    copilot: {chars: null}
+    agents: {lines: null, chars: null}
+"""
+
+
 def make_kb(root: Path, config: str = CONFIG) -> Path:
     (root / "knowledge/app/code").mkdir(parents=True)
     (root / "homeostat.yaml").write_text(config)
@@ -100,7 +109,7 @@ def test_import_then_export_reproduces_every_files_scoping(
 ) -> None:
     originals = {p.relative_to(source).as_posix(): p.read_text() for p in source.rglob("*") if p.is_file()}
     checkout = make_checkout(tmp_path / "app", dict(originals))
-    kb = make_kb(tmp_path / "kb")
+    kb = make_kb(tmp_path / "kb", CONFIG + NO_BUDGETS)  # every rule in AGENTS.md, to read each back
     result = import_into(kb, checkout)
     assert {f.path for f in result.files} == set(originals)
     today = dt.datetime.now(dt.UTC).date()

@@ -3,7 +3,9 @@
 The repo comes from the checkout (its `origin`, else its folder name) unless `--repo` names it. Only
 Homeostat's own files and the text between its markers are rewritten; a hand-written file where an
 own file would go is left alone and reported. `--check` writes nothing and exits 1 when anything is
-stale, for CI. Team-only areas and rejected decisions are never exported. A public repo needs
+stale, or an always-on file (Claude rules without `paths`, Copilot's block and `applyTo: "**"` files,
+the AGENTS.md block) is over its budget in `distribution.exports`; export fills those in `context`'s
+order and says what it left out. Team-only areas and rejected decisions are never exported. A public repo needs
 `--allow-public`: whether it is public cannot be asked of the code host offline, so the checkout is
 treated as public when `--visibility public` says so, or the repo entry in homeostat.yaml has
 `public: true`.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,21 +23,23 @@ from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
 from homeostat.commands.context import open_session
 from homeostat.console import Unreadable, note
+from homeostat.core.export_budget import WHERE, Limit, limits_from, over_budget
 from homeostat.core.exports import (
     COPILOT_DIR,
     FORMATS,
     ExportError,
     ExportPlan,
+    always_on_sizes,
     apply_block,
-    exportable,
     owns,
     paths_for,
-    plan_export,
+    repo_export,
 )
 from homeostat.core.kb import classify
-from homeostat.core.selection import Audience
 from homeostat.core.text import plural
+from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
+from homeostat.runs.sync import read_config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,7 +56,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--repo", metavar="NAME", help="the repo's name in homeostat.yaml (default: from the checkout)"
     )
     parser.add_argument(
-        "--check", action="store_true", help="write nothing; exit 1 when the exported files are stale"
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 when the exported files are stale or an always-on file is over its budget",
     )
     parser.add_argument(
         "--formats",
@@ -164,14 +170,11 @@ def run(args: argparse.Namespace) -> int:
             f"{checkout}: the repo is public, and exported rules would be readable by anyone; "
             "pass --allow-public to export anyway"
         )
-    team_only = {name for name, area in corpus.areas.items() if area.team_only}
-    outsider = Audience(repo)
-    entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
     nowhere = [e.id for e in corpus.entries if not e.scope and e.status == "accepted"]
     if nowhere:
         note(f"not exported, their scope names no known language (homeostat validate): {', '.join(nowhere)}")
-    sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
-    plan = plan_export(entries, sections, formats)
+    limits = limits_from(read_config(session.root))
+    plan = repo_export(corpus, repo, limits, formats)
     changes = diff(checkout, plan, kept_for_unreadable(corpus.unreadable, formats))
     for rel in changes.hand_written:
         note(
@@ -181,24 +184,35 @@ def run(args: argparse.Namespace) -> int:
     data: dict[str, object] = {
         "repo": repo,
         "formats": formats,
-        "rules": len(entries),
+        "rules": plan.rules,
         "check": args.check,
         "written": [],
         "removed": [],
         "stale": sorted([*changes.write, *changes.delete]),
         "handWritten": changes.hand_written,
         "kept": kept,
+        "leftOut": {fmt: list(ids) for fmt, ids in plan.left_out.items()},
+        "budgets": {
+            fmt: {"limit": limits[fmt].to_data(), "size": size.to_data()} for fmt, size in plan.sizes.items()
+        },
     }
     if args.check:
+        on_disk = always_on_sizes(read_always_on(checkout, plan), formats)
+        over = over_budget(on_disk, limits)
+        for fmt, size in on_disk.items():
+            budgets = cast("dict[str, dict[str, object]]", data["budgets"])
+            budgets[fmt]["onDisk"] = size.to_data()
         if args.format == "json":
-            emit_json(data)
+            emit_json({**data, "overBudget": over})
         else:
             for rel in sorted(changes.write):
                 print(f"stale: {rel}")
             for rel in changes.delete:
                 print(f"stale (to delete): {rel}")
-            print(f"export: {check_verdict(changes)}")
-        return 1 if changes.write or changes.delete or changes.hand_written else 0
+            for line in over:
+                print(f"over budget: {line}")
+            print(f"export: {check_verdict(changes, over)}")
+        return 1 if changes.write or changes.delete or changes.hand_written or over else 0
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()
@@ -206,15 +220,55 @@ def run(args: argparse.Namespace) -> int:
         emit_json({**data, "written": written, "removed": changes.delete, "stale": []})
     else:
         print(
-            f"export: {plural(len(entries), 'rule')}, {plural(len(written), 'file')} written, "
+            f"export: {plural(plan.rules, 'rule')}, {plural(len(written), 'file')} written, "
             f"{len(changes.delete)} removed ({', '.join(formats)})"
         )
+        for line in left_out_lines(plan, limits):
+            print(f"export: {line}")
+    for line in over_budget(plan.sizes, limits):  # a budget too small for the header and the documents list
+        note(f"{line}: raise it, or export fewer formats")
     return 1 if changes.hand_written else 0
 
 
-def check_verdict(changes: Changes) -> str:
+def read_always_on(checkout: Path, plan: ExportPlan) -> dict[str, str]:
+    """The own files and the block files as they are in the checkout, for their always-on sizes."""
+    found = {
+        rel: text for rel in _existing_own(checkout, plan) if (text := _read(checkout / rel)) is not None
+    }
+    for rel in plan.blocks:
+        text = _read(checkout / rel)
+        if text is not None:
+            found[rel] = text
+    return found
+
+
+SHOWN_IDS = 5
+STILL_SERVED = {
+    "claude": "no file carries them; the plugin and MCP serve them",
+    "copilot": "no file carries them; MCP serves them",
+    "agents": "their path-scoped files and MCP still serve them",
+}
+
+
+def left_out_lines(plan: ExportPlan, limits: Mapping[str, Limit]) -> list[str]:
+    """What each always-on file left out, and why; `--format json` lists every id."""
+    lines = []
+    for fmt, ids in plan.left_out.items():
+        if not ids:
+            continue
+        shown = ", ".join(ids[:SHOWN_IDS]) + (", …" if len(ids) > SHOWN_IDS else "")
+        lines.append(
+            f"{WHERE[fmt]}: {plural(len(ids), 'rule')} left out by its budget of {limits[fmt].describe()} "
+            f"({shown}); {STILL_SERVED[fmt]}"
+        )
+    return lines
+
+
+def check_verdict(changes: Changes, over: Sequence[str] = ()) -> str:
     """What `--check` tells CI to do: running export fixes stale files, not a hand-written one in the way."""
     parts = []
+    if over:
+        parts.append("over budget (above); run homeostat export to fit the budgets")
     if changes.write or changes.delete:
         parts.append("stale; run homeostat export to update")
     if changes.hand_written:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gc
+import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -23,6 +24,14 @@ from homeostat.adapters.token_memo import load_token_counts, save_token_counts
 from homeostat.cli import add_kb_option, kb_dir
 from homeostat.cli_options import add_format_option, one_of
 from homeostat.console import Progress
+from homeostat.core.agent_impact import (
+    Growth,
+    Impact,
+    impact_markdown,
+    impact_text,
+    insights_details,
+    parse_growth,
+)
 from homeostat.core.findings import Finding
 from homeostat.core.fix import fix_cached_fields
 from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
@@ -34,6 +43,8 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
+from homeostat.core.token_counts import TokenCounts
+from homeostat.core.type_hints import cast
 from homeostat.core.validate import (
     FindingRow,
     Runner,
@@ -44,6 +55,9 @@ from homeostat.core.validate import (
 )
 from homeostat.core.validate.content_checks import check_file_secrets
 from homeostat.errors import ConfigError, HomeostatError
+from homeostat.runs.agent_impact import base_from_env
+
+INSIGHTS_DETAILS = 2000  # Bitbucket keeps a report's details to 2,000 characters
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -61,6 +75,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--fix", action="store_true", help="rewrite the cached score and tokens fields only")
     add_format_option(parser)
     parser.add_argument("--today", help="the date to check against, YYYY-MM-DD (default: today, UTC)")
+    parser.add_argument(
+        "--base",
+        metavar="REF",
+        help="also show what changes for agents against this ref (in a CI pull request: its base branch)",
+    )
+    parser.add_argument(
+        "--max-budget-growth",
+        metavar="N|N%",
+        help="fail when what agents get grows by more than N tokens or N%% of the base (needs a base)",
+    )
     parser.add_argument(
         "--no-insights",
         action="store_true",
@@ -91,6 +115,10 @@ def check(args: argparse.Namespace) -> int:
         named if args.kb is None and named is not None else kb_dir(named)
     )  # `validate PATH` as before
     today = parse_today(args.today)
+    growth = parse_growth(args.max_budget_growth) if args.max_budget_growth else None
+    base, from_env = (args.base, False) if args.base else (base_from_env(os.environ), True)
+    if growth is not None and base is None:
+        raise ConfigError("--max-budget-growth needs a base to compare with: pass --base REF")
     files: Mapping[str, str | bytes]
     if args.ref:
         if args.fix:
@@ -121,9 +149,36 @@ def check(args: argparse.Namespace) -> int:
     if not args.ref:  # a --ref may name a bare repository: no cache is written beside it
         save_token_counts(root, tokens)
     result = with_selection_eval(result)
-    emit(result, args.format)
-    publish_to_ci(result, root, insights=not args.no_insights)
-    return 1 if result.errors else 0
+    impact = against_base(result, root, base, tokens, from_env=from_env, required=growth is not None)
+    over = impact.over(growth) if impact is not None else []
+    emit(result, args.format, impact, growth)
+    publish_to_ci(result, root, insights=not args.no_insights, impact=impact, growth=growth)
+    return 1 if result.errors or over else 0
+
+
+def against_base(
+    result: ValidationResult,
+    root: Path,
+    base: str | None,
+    tokens: TokenCounts,
+    *,
+    from_env: bool,
+    required: bool,
+) -> Impact | None:
+    """What changes for agents against the base, when there is one to compare with. A base only the
+    CI environment named that this clone lacks (a shallow checkout) is a note, not a failure, unless
+    `--max-budget-growth` needs it; a KB too broken to select from is left to its findings."""
+    if base is None or result.kb.config is None:
+        return None
+    from homeostat.runs.agent_impact import agent_impact
+
+    try:
+        return agent_impact(root, result.kb, base, tokens, from_env=from_env)
+    except ConfigError as exc:
+        if required or not from_env:
+            raise
+        print(f"homeostat: no agent-impact table: {exc}", file=sys.stderr)
+        return None
 
 
 def scan_while_loading(
@@ -176,13 +231,22 @@ def with_selection_eval(result: ValidationResult) -> ValidationResult:
     return replace(result, findings=result.findings + tuple(found)) if found else result
 
 
-def emit(result: ValidationResult, fmt: str) -> None:
+def emit(
+    result: ValidationResult, fmt: str, impact: Impact | None = None, growth: Growth | None = None
+) -> None:
     rules, documents = len(result.kb.rules), len(result.kb.documents)
     findings = list(result.findings)
     if fmt == "json":
-        sys.stdout.write(format_json(findings, rules, documents))
+        text = format_json(findings, rules, documents)
+        if impact is not None:
+            payload = json.loads(text)
+            payload["agentImpact"] = impact.to_data(growth)
+            text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        sys.stdout.write(text)
         return
     sys.stdout.write(format_text(findings))
+    if impact is not None:
+        print("\n".join(impact_text(impact, growth)))
     print(f"validate: {summary_line(findings, rules, documents)}")
 
 
@@ -199,18 +263,30 @@ def repo_relative(findings: list[Finding], root: Path, workspace: str | None) ->
     return [replace(f, file=f"{prefix}/{f.file}") for f in findings]
 
 
-def publish_to_ci(result: ValidationResult, root: Path, *, insights: bool) -> None:
+def publish_to_ci(
+    result: ValidationResult,
+    root: Path,
+    *,
+    insights: bool,
+    impact: Impact | None = None,
+    growth: Growth | None = None,
+) -> None:
     """Annotations (on stderr, apart from the report), a summary and step outputs on GitHub Actions;
-    Code Insights on Bitbucket Pipelines."""
+    Code Insights on Bitbucket Pipelines. What changes for agents goes in the summary and the report."""
     findings = list(result.findings)
     rules, documents = len(result.kb.rules), len(result.kb.documents)
     if in_github_actions():
         located = repo_relative(findings, root, os.environ.get("GITHUB_WORKSPACE"))
         write_commands(github_annotations(located))
-        append_summary(github_summary(located, rules, documents))
+        summary = github_summary(located, rules, documents)
+        if impact is not None:
+            summary += "\n" + impact_markdown(impact, growth)
+        append_summary(summary)
         write_outputs({"errors": str(len(result.errors)), "warnings": str(len(result.warnings))})
     if insights and os.environ.get("BITBUCKET_BUILD_NUMBER") and os.environ.get("BITBUCKET_COMMIT"):
         report, annotations = code_insights(findings, rules, documents)
+        if impact is not None:
+            report = with_impact(report, impact, growth)
         print(f"homeostat: {post_validation_report(os.environ, report, annotations)}", file=sys.stderr)
 
 
@@ -227,3 +303,18 @@ def post_validation_report(
         return f"could not post the Code Insights report: {exc}"
     dropped = f", {result.dropped} past Bitbucket's limit not posted" if result.dropped else ""
     return f"posted Code Insights report {result.report_id} on {commit[:12]} ({result.annotations} annotations{dropped})"
+
+
+def with_impact(report: dict[str, object], impact: Impact, growth: Growth | None) -> dict[str, object]:
+    """The Code Insights report with what changes for agents: four numbers (a report holds at most
+    10) and a sentence in its details; a growth past the limit fails it."""
+    data = list(cast("list[dict[str, object]]", report["data"]))
+    data += [
+        {"title": "Tokens added for agents", "type": "NUMBER", "value": impact.added},
+        {"title": "Tokens removed for agents", "type": "NUMBER", "value": impact.removed},
+        {"title": "Rules pushed out of the budget", "type": "NUMBER", "value": len(impact.pushed_out)},
+        {"title": "Rules unreachable", "type": "NUMBER", "value": len(impact.unreachable)},
+    ]
+    details = f"{report['details']} {insights_details(impact, growth, INSIGHTS_DETAILS - len(str(report['details'])) - 1)}"
+    failed = report["result"] == "FAILED" or bool(impact.over(growth))
+    return {**report, "data": data, "details": details, "result": "FAILED" if failed else "PASSED"}

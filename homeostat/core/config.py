@@ -316,6 +316,42 @@ class AgentsConfig(Model):
     schedules: Schedules = Field(default_factory=Schedules, description="Cron schedules.")
 
 
+class ClaudeExportBudget(Model):
+    lines: int | None = Field(
+        default=200, ge=1, description="Lines of Claude rules without paths (Claude Code: under 200 lines)."
+    )
+    chars: int | None = Field(default=None, ge=100, description="Characters of those rules; null: no cap.")
+
+
+class CopilotExportBudget(Model):
+    lines: int | None = Field(
+        default=None, ge=1, description="Lines of Copilot's always-on text; null: no cap."
+    )
+    chars: int | None = Field(
+        default=4000, ge=100, description="Characters of it (Copilot code review reads the first 4,000)."
+    )
+
+
+class AgentsExportBudget(Model):
+    lines: int | None = Field(default=200, ge=1, description="Lines of the AGENTS.md block.")
+    chars: int | None = Field(
+        default=32768, ge=100, description="Characters of it (Codex stops reading AGENTS.md at 32 KiB)."
+    )
+
+
+class ExportBudgets(Model):
+    """What `homeostat export` may put in the files an agent reads on every request."""
+
+    claude: ClaudeExportBudget = Field(
+        default_factory=ClaudeExportBudget, description="Claude rules without `paths` (always loaded)."
+    )
+    copilot: CopilotExportBudget = Field(
+        default_factory=CopilotExportBudget,
+        description='The copilot-instructions.md block and the `applyTo: "**"` files.',
+    )
+    agents: AgentsExportBudget = Field(default_factory=AgentsExportBudget, description="The AGENTS.md block.")
+
+
 class DistributionConfig(Model):
     token_budget: int = Field(default=2000, ge=100, description="Tokens for the session-start view.")
     doc_token_budget: int = Field(
@@ -323,6 +359,9 @@ class DistributionConfig(Model):
     )
     max_chars: int = Field(default=10000, ge=500, description="Character cap on the whole view.")
     rule_share: float = Field(default=0.8, gt=0, le=1, description="Share of the budget rules may take.")
+    exports: ExportBudgets = Field(
+        default_factory=ExportBudgets, description="Budgets of the always-on exported files."
+    )
 
 
 class NotificationsConfig(Model):

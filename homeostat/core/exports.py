@@ -20,11 +20,21 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
+from homeostat.core.export_budget import (
+    NO_LIMIT,
+    Limit,
+    Size,
+    block_size,
+    fill,
+    left_out_line,
+    room,
+    size_of,
+)
 from homeostat.core.globs import expand_braces
-from homeostat.core.selection import Entry, SectionEntry, strip_hidden
+from homeostat.core.selection import Audience, Corpus, Entry, SectionEntry, select_entries, strip_hidden
 from homeostat.core.yamltext import YamlError, load_full
 
 FORMATS = ("claude", "cursor", "copilot", "agents")
@@ -206,17 +216,19 @@ def apply_block(existing: str | None, body: str, file: str) -> str:
     return existing[:start] + block + existing[end + len(END) :]
 
 
-def agents_block(entries: Sequence[Entry], documents: Mapping[str, str]) -> str:
-    """Rules with their `Applies to:` globs, then where the documents are."""
+def _agents_rule(entry: Entry) -> str:
+    head, _, rest = clean(entry.view).partition("\n")
+    applies = "Applies to: " + ", ".join(f"`{_bare(g, '`')}`" for g in entry.scope)
+    return f"{head}\n{applies}\n{rest.rstrip(chr(10))}\n\n"
+
+
+def agents_block(entries: Sequence[Entry], documents: Mapping[str, str], left_out: int = 0) -> str:
+    """Rules with their `Applies to:` globs, how many the budget left out, then where the documents are."""
     lines = ["## Team rules (Homeostat)", HEADER, ""]
-    for entry in entries:
-        head, _, rest = clean(entry.view).partition("\n")
-        lines += [
-            head,
-            "Applies to: " + ", ".join(f"`{_bare(g, '`')}`" for g in entry.scope),
-            rest.rstrip("\n"),
-            "",
-        ]
+    text = "\n".join(lines) + "\n" + "".join(_agents_rule(e) for e in entries)
+    lines = text.rstrip("\n").split("\n") + [""]
+    if left_out:
+        lines += [left_out_line(left_out), ""]
     if documents:
         lines.append(f"Team documents (read the one for the code you change), under `{AGENTS_DOCS}`:")
         lines += [
@@ -242,10 +254,11 @@ def parse_agents(text: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
-def copilot_block(count: int) -> str:
+def copilot_block(count: int, left_out: int = 0) -> str:
+    rest = f"\n{left_out_line(left_out)}\n" if left_out else ""
     return (
         f"## Team rules (Homeostat)\n{HEADER}\n\n{count} path-scoped rules from the team KB are in "
-        f"`{COPILOT_DIR}{COPILOT_PREFIX}*{COPILOT_SUFFIX}`; Copilot applies each to the files it names.\n"
+        f"`{COPILOT_DIR}{COPILOT_PREFIX}*{COPILOT_SUFFIX}`; Copilot applies each to the files it names.\n{rest}"
     )
 
 
@@ -268,36 +281,132 @@ class ExportPlan:
     files: Mapping[str, str]  # Homeostat's own files: path → whole text
     blocks: Mapping[str, str]  # marked blocks: path → text between the markers
     own_dirs: tuple[str, ...]  # folders whose marked files Homeostat owns (stale ones are removed)
+    left_out: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # format → ids over its budget
+    sizes: Mapping[str, Size] = field(default_factory=dict)  # format → its always-on text's size
+    always_on: Mapping[str, str] = field(default_factory=dict)  # format → its always-on text
+    rules: int = 0  # rules exported
+
+
+def budget_order(entries: Sequence[Entry], order: Sequence[str] | None) -> list[Entry]:
+    """The rules in the order their always-on files are filled: `order` (the ids as `context` ranks
+    them), then any it does not name, highest score first."""
+    by_id = {e.id: e for e in entries}
+    first = [by_id[i] for i in dict.fromkeys(order or ()) if i in by_id]
+    named = {e.id for e in first}
+    return first + sorted((e for e in entries if e.id not in named), key=lambda e: (-e.score, e.id))
+
+
+def _filled(
+    rules: Sequence[Entry], cost: Callable[[Entry], Size], limit: Limit
+) -> tuple[list[Entry], tuple[str, ...]]:
+    by_id = {e.id: e for e in rules}
+    taken, left = fill([e.id for e in rules], lambda i: cost(by_id[i]), limit)
+    return sorted((by_id[i] for i in taken), key=lambda e: e.id), tuple(left)
 
 
 def plan_export(
-    entries: Sequence[Entry], sections: Sequence[SectionEntry], formats: Iterable[str] = FORMATS
+    entries: Sequence[Entry],
+    sections: Sequence[SectionEntry],
+    formats: Iterable[str] = FORMATS,
+    limits: Mapping[str, Limit] | None = None,
+    order: Sequence[str] | None = None,
+    *,
+    with_files: bool = True,
 ) -> ExportPlan:
-    """Everything to write for these rules and document sections (already filtered for the repo)."""
+    """Everything to write for these rules and document sections (already filtered for the repo).
+    `limits`: the always-on budgets (`distribution.exports`; none caps nothing), filled in `order`.
+    Without `with_files`, only the blocks and the always-on texts (what the PR check compares)."""
     chosen = set(formats)
+    budgets = limits or {}
     files: dict[str, str] = {}
     blocks: dict[str, str] = {}
     dirs: list[str] = []
+    left_out: dict[str, tuple[str, ...]] = {}
+    always_on: dict[str, str] = {}
     rules = sorted(entries, key=lambda e: e.id)
+    ranked = budget_order(rules, order)
+    everywhere = [e for e in ranked if is_everywhere(e.scope)]
+    scoped = [e for e in rules if not is_everywhere(e.scope)]
     if "claude" in chosen:
         dirs.append(CLAUDE_DIR)
-        files.update({f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in rules})
-    if "cursor" in chosen:
+        always, left_out["claude"] = _filled(
+            everywhere, lambda e: size_of([claude_file(e)]), budgets.get("claude", NO_LIMIT)
+        )
+        if with_files:
+            files.update(
+                {f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)}
+            )
+        always_on["claude"] = "".join(claude_file(e) for e in always)
+    if "cursor" in chosen and with_files:
         dirs.append(CURSOR_DIR)
         files.update({f"{CURSOR_DIR}{e.id}.mdc": cursor_file(e) for e in rules})
     if "copilot" in chosen:
         dirs.append(COPILOT_DIR)
-        files.update({f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in rules})
-        blocks[COPILOT_MAIN] = copilot_block(len(rules))
+        limit = budgets.get("copilot", NO_LIMIT)
+        worst = block_size(copilot_block(len(rules), len(everywhere)))
+        always, left_out["copilot"] = _filled(
+            everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst)
+        )
+        written = sorted([*always, *scoped], key=_id)
+        if with_files:
+            files.update(
+                {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
+            )
+        blocks[COPILOT_MAIN] = copilot_block(len(written), len(left_out["copilot"]))
+        always_on["copilot"] = blocks[COPILOT_MAIN] + "".join(copilot_file(e) for e in always)
     if "agents" in chosen:
         dirs.append(AGENTS_DOCS)
         by_doc: dict[str, list[SectionEntry]] = {}
         for section in sections:
             by_doc.setdefault(section.doc_id, []).append(section)
         titles = {doc_id: secs[0].doc_title for doc_id, secs in by_doc.items()}
-        files.update({f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())})
-        blocks[AGENTS_FILE] = agents_block(rules, titles)
-    return ExportPlan(files, blocks, tuple(dirs))
+        if with_files:
+            files.update(
+                {f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())}
+            )
+        limit = budgets.get("agents", NO_LIMIT)
+        worst = block_size(agents_block([], titles, len(ranked)))
+        listed, left_out["agents"] = _filled(ranked, lambda e: size_of([_agents_rule(e)]), room(limit, worst))
+        blocks[AGENTS_FILE] = agents_block(listed, titles, len(left_out["agents"]))
+        always_on["agents"] = blocks[AGENTS_FILE]
+    return ExportPlan(files, blocks, tuple(dirs), left_out, _sizes(always_on, blocks), always_on, len(rules))
+
+
+def _sizes(always_on: Mapping[str, str], blocks: Mapping[str, str]) -> dict[str, Size]:
+    sizes = {}
+    for fmt, text in always_on.items():
+        if fmt == "claude":
+            sizes[fmt] = size_of([text])
+        elif fmt == "copilot":
+            block = blocks[COPILOT_MAIN]
+            sizes[fmt] = block_size(block).plus(size_of([text[len(block) :]]))
+        else:
+            sizes[fmt] = block_size(text)
+    return sizes
+
+
+def repo_export(
+    corpus: Corpus,
+    repo: str | None,
+    limits: Mapping[str, Limit] | None = None,
+    formats: Iterable[str] = FORMATS,
+    *,
+    with_files: bool = True,
+) -> ExportPlan:
+    """What `export` writes for a repo (None: a KB without repos): its rules and documents as an
+    outsider to its teams sees them (never a team-only area), the always-on files filled in the order
+    `context` gives with no file touched."""
+    team_only = {name for name, area in corpus.areas.items() if area.team_only}
+    outsider = Audience(repo)
+    entries = [e for e in corpus.entries if exportable(e, team_only) and outsider.sees(e.area, corpus)]
+    sections = [s for s in corpus.sections if s.area not in team_only and outsider.sees(s.area, corpus)]
+    ranked = select_entries(corpus, (), outsider).ranked
+    order = [r.entry.id for r in ranked]
+    return plan_export(entries, sections, formats, limits, order, with_files=with_files)
+
+
+def _id(entry: Entry) -> str:
+    return entry.id
 
 
 def paths_for(rule_ids: Iterable[str], doc_ids: Iterable[str], formats: Iterable[str] = FORMATS) -> set[str]:
@@ -323,3 +432,31 @@ def owns(path: str, text: str, plan: ExportPlan) -> bool:
         name = path[len(COPILOT_DIR) :]
         in_dir = name.startswith(COPILOT_PREFIX) and name.endswith(COPILOT_SUFFIX) and "/" not in name
     return in_dir and OWN_MARK in text
+
+
+def always_on_sizes(found: Mapping[str, str], formats: Iterable[str] = FORMATS) -> dict[str, Size]:
+    """What a checkout's exported files put before an agent on every request, per always-on format:
+    `found` holds the own files and the block files as they are on disk (path → text)."""
+    chosen = set(formats)
+    sizes: dict[str, Size] = {}
+    if "claude" in chosen:
+        sizes["claude"] = size_of(
+            text
+            for rel, text in found.items()
+            if rel.startswith(CLAUDE_DIR) and OWN_MARK in text and is_everywhere(parse_claude(text))
+        )
+    if "copilot" in chosen:
+        block = extract_block(found.get(COPILOT_MAIN, ""))
+        sizes["copilot"] = (Size() if block is None else block_size(block)).plus(
+            size_of(
+                text
+                for rel, text in found.items()
+                if rel.startswith(COPILOT_DIR + COPILOT_PREFIX)
+                and OWN_MARK in text
+                and is_everywhere(parse_copilot(text))
+            )
+        )
+    if "agents" in chosen:
+        block = extract_block(found.get(AGENTS_FILE, ""))
+        sizes["agents"] = Size() if block is None else block_size(block)
+    return sizes

@@ -1541,6 +1541,8 @@ class BitbucketEmulator:
             raise ApiError(400, "title and report_type are required", {"title": ["required"]})
         if len(body.get("data") or []) > 10:
             raise ApiError(400, "data: a report holds at most 10 data fields")
+        if len(str(body.get("details") or "")) > 2000:  # Bitbucket's own message for it
+            raise ApiError(400, "The details field cannot contain more than 2000 characters.")
         now = iso(self.clock())
         previous = found.reports.get((full, report))
         stored = {
