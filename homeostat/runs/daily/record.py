@@ -21,6 +21,7 @@ from homeostat.core.state import (
     Failed,
     LessonSource,
     RunReport,
+    Unread,
     dump_state,
     state_branch,
 )
@@ -91,6 +92,7 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
         capped=Capped(since=run.since) if run.capped else None,
         failed=Failed(since=run.since, reason=failed) if failed else None,
         cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+        unread=Unread(since=run.since, reason=run.unread) if run.unread else None,
     )
 
 
@@ -109,6 +111,7 @@ def failed_report(ctx: DailyContext, run: RunState, reason: str) -> RunReport:
         capped=Capped(since=run.since) if run.capped else None,
         failed=Failed(since=run.since, reason=reason),
         cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+        unread=Unread(since=run.since, reason=run.unread) if run.unread else None,
     )
 
 
