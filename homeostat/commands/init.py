@@ -28,14 +28,15 @@ from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import CONFIG_FILE, load_config, load_kb
 from homeostat.core.scaffold import (
-    CI_TEMPLATES,
     CORE_README,
     CORE_README_TEXT,
+    DAILY_FILE,
     GITIGNORE,
     FilePlan,
     InitAnswers,
     Outcome,
     check_answers,
+    ci_templates,
     merged_gitignore,
     parse_member,
     parse_repo,
@@ -43,7 +44,10 @@ from homeostat.core.scaffold import (
     plan_files,
     render_ci,
     render_config,
+    shards_in,
+    with_shards,
 )
+from homeostat.core.shards import parse_shard_count
 from homeostat.errors import ConfigError, HomeostatError
 
 Ask = Callable[[str], str]
@@ -94,6 +98,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="Bitbucket: create the daily and weekly schedules through the Pipelines API",
     )
+    parser.add_argument(
+        "--shards",
+        metavar="N",
+        help=(
+            "split the daily run's drafting over N CI jobs (a GitHub Actions matrix, Bitbucket parallel "
+            "steps) and one merge job that decides (default: what the daily workflow already runs, else 1)"
+        ),
+    )
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -101,10 +113,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
         raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
+    shards = parse_shard_count(args.shards, "--shards") if args.shards is not None else None
     root = _root(args.path or kb_dir(args.kb))
     ask = input if _interactive(args) else None
     config_plan, config = _config_plan(root, args, ask)
-    plans = [config_plan, *_other_plans(root, config, force=args.force)]
+    plans = [config_plan, *_other_plans(root, config, force=args.force, shards=shards)]
     plans = _confirmed(plans, ask)
     write_changed(root, {plan.path: plan.text for plan in plans if plan.writes})
     schedules: list[dict[str, str]] = []
@@ -261,11 +274,15 @@ def template_text(source: str) -> str:
     return (resources.files("homeostat") / "templates" / "workflows" / source).read_text(encoding="utf-8")
 
 
-def _other_plans(root: Path, config: Config, *, force: bool) -> list[FilePlan]:
+def _other_plans(root: Path, config: Config, *, force: bool, shards: int | None = None) -> list[FilePlan]:
     host = config.sources.host
+    if shards is None:  # a rerun keeps the shards the daily run already has
+        shards = shards_in(_read(root / DAILY_FILE[host]))
     generated = {
-        template.target: render_ci(template, template_text(template.source), config, VERSION)
-        for template in CI_TEMPLATES[host]
+        template.target: with_shards(
+            template, render_ci(template, template_text(template.source), config, VERSION), shards
+        )
+        for template in ci_templates(host, shards)
     }
     codeowners = default_path(host)
     generated[codeowners] = render_codeowners(config, codeowners)
