@@ -8,14 +8,16 @@ On the GitHub emulator `example/billing` is shard 2 of 2 and `example/storefront
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from dailyworld import DailyWorld
-from faultkit import DRAFTER, age_out, lessons_world, paid
+from faultkit import DRAFTER, age_out, drafts_answered, lessons_world, paid, set_concurrency
 from racekit import daily_env, fresh_world
 from test_daily_e2e import build_a_busy_day
 from test_daily_scale import outcome_of
@@ -145,3 +147,28 @@ def test_a_bad_shard_is_answered_in_one_line(
     err = capsys.readouterr().err.strip()
     assert says in err
     assert len(err.splitlines()) == 1
+
+
+def test_a_shard_stopped_by_sigterm_writes_what_it_paid_for_and_its_rerun_recalls_it(
+    github_harness: Any, anthropic_stub: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world = busy(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+    set_concurrency(world, 2)
+    world.stub.latency = 0.4
+    job = curate_shard(world, "2/2")  # billing: the busy day's and the six numbered PRs
+    deadline = time.monotonic() + 120
+    while drafts_answered(world) < 3 and time.monotonic() < deadline and job.poll() is None:
+        time.sleep(0.05)
+    job.send_signal(signal.SIGTERM)  # a cancelled matrix job
+    output, _ = job.communicate(timeout=120)
+    assert job.returncode == 130, output
+    files = world.bare().read_files("refs/heads/homeostat/state")
+    [slot] = [f for f in read_checkpoints(files, "daily") if f.slot == "shard-2-of-2"]
+    assert slot.shard is not None and not slot.shard.finished and "interrupted" in slot.shard.reason
+    assert len(slot.answers) >= 3
+    world.stub.latency = 0.0
+    before = paid(world)
+    again = curate_shard(world, "2/2")
+    output, _ = again.communicate(timeout=300)
+    assert again.returncode == 0, output
+    assert world.stub.paid_twice(before) <= 2  # at most the calls in flight when it stopped

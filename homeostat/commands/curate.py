@@ -2,7 +2,8 @@
 
 The same pipeline as the daily run's first step (`homeostat.runs.curate`), without deciding or writing
 anything: it is the way to see what the daily run would draft, and (with `--show-prompts`) exactly what
-would be sent to the model. Credentials come from the CI environment under the names each ecosystem
+would be sent to the model. With `--shard I/N` it is one draft job of a sharded daily run
+(homeostat.runs.shards), and writes its drafts to the state branch for the merge job. Credentials come from the CI environment under the names each ecosystem
 uses; a missing one stops the command before any call, naming the variable.
 """
 
@@ -41,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Read the PRs merged in the KB's code repos, keep the review threads a team member wrote that "
             "a commit followed, and print the rules (and document patches) the curator drafts from them. "
-            "Nothing is written: the daily run decides and files lessons."
+            "Nothing is written: the daily run decides and files lessons. With --shard I/N it is one draft job "
+            "of a sharded daily run: it drafts shard I's repos and writes the drafts to the state branch."
         ),
     )
     add_kb_option(parser)
