@@ -19,8 +19,8 @@ import pytest
 from dailyworld import DailyWorld
 from faultkit import DRAFTER, age_out, drafts_answered, lessons_world, paid, set_concurrency
 from racekit import daily_env, fresh_world
-from test_daily_e2e import build_a_busy_day
-from test_daily_scale import outcome_of
+from test_daily_e2e import build_a_busy_day, one_confident_pr, pr, thread
+from test_daily_scale import _unported, _untimed, outcome_of
 
 from homeostat.core.checkpoints import read_checkpoints
 from homeostat.core.hosts import HostKind, RepoRef
@@ -51,6 +51,10 @@ def curate_shard(world: DailyWorld, shard: str, *extra: str) -> subprocess.Popen
 def busy(world: DailyWorld) -> DailyWorld:
     build_a_busy_day(world)
     return lessons_world(world, 6)
+
+
+REFUND_LIMITS = "Check refund limits with RefundPolicy.allows before posting."
+BUTTONS = "Use the Button primitive from web/components/ui for every clickable control."
 
 
 def drafts_paid(world: DailyWorld) -> dict[str, int]:
@@ -172,3 +176,45 @@ def test_a_shard_stopped_by_sigterm_writes_what_it_paid_for_and_its_rerun_recall
     output, _ = again.communicate(timeout=300)
     assert again.returncode == 0, output
     assert world.stub.paid_twice(before) <= 2  # at most the calls in flight when it stopped
+
+
+def bitbucket_day(world: DailyWorld) -> None:
+    one_confident_pr(world)
+    pr(world, "billing", "bo", "Refund limits", thread("dee", REFUND_LIMITS, "src/billing/api/limits.py"))
+    pr(world, "storefront", "cy", "Buttons", thread("ana", BUTTONS, "web/components/Cart.tsx"))
+
+
+def decided_bytes(world: DailyWorld) -> tuple[list[str], dict[str, str]]:
+    records = sorted(
+        _untimed(_unported(r.model_dump_json(exclude={"hash", "at", "review_opened_at", "settled_at"})))
+        for r in world.state().records()
+    )
+    main = {p: _unported(text) for p, text in world.main_files().items() if p != "homeostat.yaml"}
+    return records, main
+
+
+def test_three_shards_on_bitbucket_decide_what_one_run_decides(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one = fresh_world(tmp_path / "one", "bitbucket", monkeypatch)
+    try:
+        bitbucket_day(one.daily)
+        assert one.daily.daily() == 0
+        unsharded = decided_bytes(one.daily)
+    finally:
+        one.close()
+    sharded = fresh_world(tmp_path / "sharded", "bitbucket", monkeypatch)
+    try:
+        world = sharded.daily
+        bitbucket_day(world)
+        jobs = [curate_shard(world, f"{i}/3") for i in (1, 2, 3)]  # on Bitbucket shard 2 holds no repo
+        outputs = [job.communicate(timeout=300)[0] for job in jobs]
+        assert [job.returncode for job in jobs] == [0, 0, 0], outputs
+        assert "Shard 2/3 holds none of the code repos" in outputs[1]
+        drafted = drafts_paid(world)
+        assert world.daily("--merge-shards", "3") == 0
+        assert drafts_paid(world) == drafted
+        assert decided_bytes(world) == unsharded
+        assert len(unsharded[0]) == 3
+    finally:
+        sharded.close()
