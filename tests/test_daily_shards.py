@@ -218,3 +218,24 @@ def test_three_shards_on_bitbucket_decide_what_one_run_decides(
         assert len(unsharded[0]) == 3
     finally:
         sharded.close()
+
+
+def test_a_shard_counts_only_when_it_finished_after_the_last_finished_run() -> None:
+    import datetime as dt
+
+    from homeostat.core.checkpoints import CheckpointFile, ShardMark, checkpoint_bytes
+    from homeostat.core.shards import Shard, shard_status
+
+    at = dt.datetime(2026, 12, 3, 6, tzinfo=dt.UTC)
+
+    def slot(index: int, finished: bool, until: dt.datetime) -> tuple[str, bytes]:
+        mark = ShardMark(shard=f"{index}/3", since=at - dt.timedelta(days=1), until=until, finished=finished)
+        file = CheckpointFile(kind="daily", slot=Shard(index, 3).slot, shard=mark)
+        return f"checkpoints/daily/{Shard(index, 3).slot}.json", checkpoint_bytes(file)
+
+    files = dict([slot(1, True, at), slot(2, False, at)])
+    status = shard_status(files, 3, last_run=at - dt.timedelta(hours=1))
+    assert status[Shard(1, 3)] == ""
+    assert status[Shard(2, 3)].startswith("stopped")
+    assert status[Shard(3, 3)].startswith("left no drafts")
+    assert shard_status(files, 3, last_run=at)[Shard(1, 3)] == "did not run since the last daily run"
