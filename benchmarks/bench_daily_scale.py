@@ -187,11 +187,13 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             w.stub.latency = latency
             started = time.perf_counter()
             if shards == 1:
-                code = w.daily("--max-cost", "100")
+                with Sleeps() as sleeps:
+                    code = w.daily("--max-cost", "100")
                 wall = time.perf_counter() - started
                 print(
                     f"{lessons} lessons over {repos} repos at {latency:g} s a call, one job: exit {code}, "
-                    f"{wall:.1f} s ({wall / 60:.1f} min); {sum(w.stub.answered.values())} calls "
+                    f"{wall:.1f} s ({wall / 60:.1f} min), {sleeps.seconds:.0f} s of it between host writes; "
+                    f"{sum(w.stub.answered.values())} calls "
                     f"{dict(agents_of(w.stub))}; decided {dict(Counter(r.outcome for r in w.state().records()))}",
                     flush=True,
                 )
@@ -217,7 +219,8 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             in_flight = w.stub.max_in_flight
             before = paid(w)
             merge_started = time.perf_counter()
-            code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
+            with Sleeps() as sleeps:
+                code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
             merge = time.perf_counter() - merge_started
             slowest = max(walls.values())
             merge_calls = agents_of(w.stub) - drafted
@@ -226,7 +229,8 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"(repos per shard {[sizes[i] for i in range(1, shards + 1)]}): shards exit "
                 f"{[jobs[i].returncode for i in sorted(jobs)]}, slowest {slowest:.1f} s, fastest "
                 f"{min(walls.values()):.1f} s, {dict(drafted)} calls, at most {in_flight} in flight; merge job exit "
-                f"{code}, {merge:.1f} s, {dict(merge_calls)} calls, paid twice {w.stub.paid_twice(before)}; "
+                f"{code}, {merge:.1f} s ({sleeps.seconds:.0f} s of it between host writes), {dict(merge_calls)} "
+                f"calls, paid twice {w.stub.paid_twice(before)}; "
                 f"critical path {slowest + merge:.1f} s ({(slowest + merge) / 60:.1f} min); "
                 f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
                 flush=True,
