@@ -3,8 +3,9 @@
 The same pipeline as the daily run's first step (`homeostat.runs.curate`), without deciding or writing
 anything: it is the way to see what the daily run would draft, and (with `--show-prompts`) exactly what
 would be sent to the model. With `--shard I/N` it is one draft job of a sharded daily run
-(homeostat.runs.shards), and writes its drafts to the state branch for the merge job. Credentials come from the CI environment under the names each ecosystem
-uses; a missing one stops the command before any call, naming the variable.
+(homeostat.runs.shards), and writes its drafts to the state branch for the merge job. Credentials
+come from the CI environment under the names each ecosystem uses; a missing one stops the command
+before any call, naming the variable.
 """
 
 from __future__ import annotations

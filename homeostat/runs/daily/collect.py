@@ -164,8 +164,9 @@ def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[s
 
 def merged_shards(ctx: DailyContext, run: RunState) -> Callable[[RepoRef], bool]:
     """The merge job of a sharded run reads the repos of the shards that finished since the last
-    finished daily run (a merge job run again after it failed still uses them; their drafts are recalled from their checkpoints, not paid again); a failed or missing
-    shard's repos are left for the next run, which reads this window again (`unread` on the report)."""
+    finished daily run (so a merge job run again after it failed still uses them), and recalls their
+    drafts from their checkpoints instead of paying again; a failed or missing shard's repos are left
+    for the next run, which reads this window again (`unread` on the report)."""
     count = ctx.options.merge_shards or 1
     finished = [
         report.started_at
