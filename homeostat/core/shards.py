@@ -73,6 +73,16 @@ def parse_shard_count(value: str, flag: str = "--merge-shards") -> int:
     return int(text)
 
 
+def finished_since(files: Mapping[str, bytes], count: int, last_run: dt.datetime | None) -> list[dt.datetime]:
+    """Where the windows of the shards the merge job uses opened: its own window opens no later, so
+    it reads every thread they drafted (a shard that started minutes earlier reached further back)."""
+    status = shard_status(files, count, last_run)
+    marks = {file.slot: file.shard for file in read_checkpoints(files, "daily")}
+    return [
+        mark.since for shard, why in status.items() if not why and (mark := marks[shard.slot]) is not None
+    ]
+
+
 def shard_status(files: Mapping[str, bytes], count: int, last_run: dt.datetime | None) -> dict[Shard, str]:
     """Each of `count` shards, with why the merge job may not use it ("" when it may): its slot on
     the state branch (`files`) must say it finished, after the last finished daily run started

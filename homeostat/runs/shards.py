@@ -93,6 +93,8 @@ def draft_shard(
             keep=shard.holds,
         )
     except BaseException as exc:
+        stats.ledger.halt()  # no new call starts while the shard writes what it paid for
+        pool.close()  # and what is queued is never sent
         if write:
             reason = " ".join(str(exc).split())[:300] or type(exc).__name__
             if isinstance(exc, KeyboardInterrupt):

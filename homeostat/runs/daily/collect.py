@@ -25,7 +25,7 @@ from homeostat.core.daily.lessons import Lesson, from_pending
 from homeostat.core.hosts import RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
-from homeostat.core.shards import shard_index, shard_status
+from homeostat.core.shards import finished_since, shard_index, shard_status
 from homeostat.core.state import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
 from homeostat.runs.daily.context import (
@@ -94,9 +94,14 @@ def window_start(
     failed last run (or one that left a failed shard's repos unread), over the window of a run that
     died before it recorded anything (its claim, `previous`, kept it), and to the oldest thread
     waiting to be drafted again, so no thread ages out unread."""
-    return review_window(
+    start = review_window(
         config, snapshot, now, since=ctx.options.since, previous=previous, retry_since=retry_since
     )
+    if ctx.options.merge_shards and ctx.options.since is None:  # as far back as the shards read
+        start = min(
+            [start, *finished_since(snapshot.other, ctx.options.merge_shards, last_finished(snapshot))]
+        )
+    return start
 
 
 def review_window(
@@ -168,14 +173,7 @@ def merged_shards(ctx: DailyContext, run: RunState) -> Callable[[RepoRef], bool]
     drafts from their checkpoints instead of paying again; a failed or missing shard's repos are left
     for the next run, which reads this window again (`unread` on the report)."""
     count = ctx.options.merge_shards or 1
-    finished = [
-        report.started_at
-        for report in run.state.runs.values()
-        if report.kind == "daily"
-        and report.failed is None
-        and not any(n.kind == "overlap" for n in report.notices)
-    ]
-    status = shard_status(run.state.other, count, max(finished, default=None))
+    status = shard_status(run.state.other, count, last_finished(run.state))
     failed = [shard for shard, why in status.items() if why]
     for shard in failed:
         run.notice(
@@ -186,6 +184,20 @@ def merged_shards(ctx: DailyContext, run: RunState) -> Callable[[RepoRef], bool]
     if failed:
         run.unread = "shard " + ", ".join(str(shard) for shard in failed) + " did not finish"
     return lambda repo: shard_index(repo, count) not in {shard.index for shard in failed}
+
+
+def last_finished(snapshot: StateSnapshot) -> dt.datetime | None:
+    """When the last daily run that finished its work started (not a failed one, nor one that stood aside)."""
+    return max(
+        (
+            report.started_at
+            for report in snapshot.runs.values()
+            if report.kind == "daily"
+            and report.failed is None
+            and not any(n.kind == "overlap" for n in report.notices)
+        ),
+        default=None,
+    )
 
 
 def collect_pending(
