@@ -5,12 +5,18 @@ fault table replayed.
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8            # the goal: < 10 min
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 60 --latency 2 --workers 1 # one at a time
     .venv/bin/python benchmarks/bench_daily_scale.py --faults [--retry-after 120]         # the fault table
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8 --shards 8 # 8 draft jobs + merge
 
 1. `--lessons N`: N merged PRs, one review thread each, by 20 members, against the GitHub emulator
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
    time; the part of it PyGithub spent waiting between host writes (1 s apart, as GitHub asks: item
    4 of the issue paces writes); the model calls by agent; and the most calls the stub was answering
    at once. `--workers` sets `agents.concurrency.api` (default: the setting's default).
+   `--shards N` spreads the PRs over `--repos` code repos (64) and runs the sharded daily run: N
+   `homeostat curate --shard i/N` processes side by side (a CI matrix), then `homeostat daily
+   --merge-shards N`; it prints the slowest shard's wall time, the merge job's, their sum (the
+   workflow's critical path), the calls each paid and the drafts the merge job paid again (0).
+   `--shards 1` is the same world as one unsharded run, to compare.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
    default window); prints the lessons lost (of 12) and the questions paid for twice per row.
 
@@ -144,6 +150,95 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
             close()
 
 
+# --- a sharded run ----------------------------------------------------------------------------------
+
+
+def spread(w: DailyWorld, count: int) -> list[str]:
+    """`count` code repos shaped like billing (its areas, auto-merged), in homeostat.yaml and on the host."""
+    names = ["billing", *(f"billing{n}" for n in range(1, count))]
+    entries = "".join(
+        f"  - name: {name}\n    url: https://github.com/example/{name}\n    topics: [errors, money]\n"
+        f'    areas:\n      - name: api\n        paths: ["src/billing/api/**"]\n        owner: payments\n'
+        for name in names[1:]
+    )
+    merged = ", ".join(f"{name}/api" for name in names[1:])
+    edit_config(
+        w,
+        lambda text: text.replace("repos:\n", "repos:\n" + entries, 1).replace(
+            "areas: [billing/api,", f"areas: [billing/api, {merged},", 1
+        ),
+    )
+    for name in names[1:]:
+        w.repos[name] = w.harness.create_repo("example", name)
+    return names
+
+
+def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
+    from homeostat.core.hosts import HostKind, RepoRef
+    from homeostat.core.shards import shard_index
+
+    with tempfile.TemporaryDirectory() as scratch:
+        w, close = world(Path(scratch))
+        try:
+            handles = team(w)
+            names = spread(w, repos)
+            lessons_world(w, lessons, authors=handles, reviewers=handles, repos=names)
+            sizes = Counter(shard_index(RepoRef(HostKind.GITHUB, "example", n), shards) for n in names)
+            w.stub.latency = latency
+            started = time.perf_counter()
+            if shards == 1:
+                with Sleeps() as sleeps:
+                    code = w.daily("--max-cost", "100")
+                wall = time.perf_counter() - started
+                print(
+                    f"{lessons} lessons over {repos} repos at {latency:g} s a call, one job: exit {code}, "
+                    f"{wall:.1f} s ({wall / 60:.1f} min), {sleeps.seconds:.0f} s of it between host writes; "
+                    f"{sum(w.stub.answered.values())} calls "
+                    f"{dict(agents_of(w.stub))}; decided {dict(Counter(r.outcome for r in w.state().records()))}",
+                    flush=True,
+                )
+                return
+            env = daily_env(w)
+            jobs = {
+                i: subprocess.Popen(
+                    [sys.executable, "-m", "homeostat", "curate", "--kb", str(w.checkout())]
+                    + ["--shard", f"{i}/{shards}", "--max-cost", "100"],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                for i in range(1, shards + 1)
+            }
+            walls: dict[int, float] = {}
+            while len(walls) < len(jobs):
+                for i, job in jobs.items():
+                    if i not in walls and job.poll() is not None:
+                        walls[i] = time.perf_counter() - started
+                time.sleep(0.1)
+            drafted = agents_of(w.stub)
+            in_flight = w.stub.max_in_flight
+            before = paid(w)
+            merge_started = time.perf_counter()
+            with Sleeps() as sleeps:
+                code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
+            merge = time.perf_counter() - merge_started
+            slowest = max(walls.values())
+            merge_calls = agents_of(w.stub) - drafted
+            print(
+                f"{lessons} lessons over {repos} repos at {latency:g} s a call, {shards} shards "
+                f"(repos per shard {[sizes[i] for i in range(1, shards + 1)]}): shards exit "
+                f"{[jobs[i].returncode for i in sorted(jobs)]}, slowest {slowest:.1f} s, fastest "
+                f"{min(walls.values()):.1f} s, {dict(drafted)} calls, at most {in_flight} in flight; merge job exit "
+                f"{code}, {merge:.1f} s ({sleeps.seconds:.0f} s of it between host writes), {dict(merge_calls)} "
+                f"calls, paid twice {w.stub.paid_twice(before)}; "
+                f"critical path {slowest + merge:.1f} s ({(slowest + merge) / 60:.1f} min); "
+                f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
+                flush=True,
+            )
+        finally:
+            close()
+
+
 # --- the fault table ---------------------------------------------------------------------------------
 
 
@@ -255,6 +350,12 @@ def main() -> None:
         "--workers", type=int, default=None, help="agents.concurrency.api (default: its default)"
     )
     parser.add_argument("--faults", action="store_true", help="replay the fault table")
+    parser.add_argument(
+        "--shards", type=int, default=0, help="a sharded run: N draft processes, then the merge"
+    )
+    parser.add_argument(
+        "--repos", type=int, default=64, help="code repos the PRs spread over (with --shards)"
+    )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
     args = parser.parse_args()
     if args.faults:
@@ -262,7 +363,10 @@ def main() -> None:
         return
     for latency in args.latency:
         for lessons in args.lessons:
-            at_scale(lessons, latency, args.workers)
+            if args.shards:
+                sharded(lessons, latency, args.shards, args.repos)
+            else:
+                at_scale(lessons, latency, args.workers)
 
 
 if __name__ == "__main__":

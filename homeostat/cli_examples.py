@@ -19,6 +19,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "homeostat daily --dry-run             # decide and print, write nothing",
         "homeostat daily --offline             # this clone's pending lessons, no host, no model",
         "homeostat daily --since 2026-11-01 --max-cost 5",
+        "homeostat daily --merge-shards 8        # the merge job of a sharded daily run",
     ),
     "deep-dive": ("homeostat deep-dive --dry-run", "homeostat deep-dive --max-cost 3"),
     "digest": (
@@ -26,7 +27,11 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "homeostat digest --since 2026-11-24",
     ),
     "review": ("homeostat review merge 42", "homeostat review merge --all --dry-run"),
-    "curate": ("homeostat curate --dry-run --since 2026-11-30", "homeostat curate --show-skipped"),
+    "curate": (
+        "homeostat curate --dry-run --since 2026-11-30",
+        "homeostat curate --show-skipped",
+        "homeostat curate --shard 2/8           # one draft job of a sharded daily run",
+    ),
     "learn": (
         'homeostat learn --area billing/api --topic errors --title "Return 422 for validation errors"'
         ' --rule "Return 422, not 400, when a request fails validation." --why "Clients retry on 400."',
@@ -82,6 +87,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         'git add -A && git commit -m "Homeostat KB" && git push',
         "homeostat init --force              # take up a new release: move the version pins",
         "homeostat init --create-schedules   # Bitbucket, after the push",
+        "homeostat init --shards 8           # the daily run as 8 draft jobs and one merge job",
     ),
     "doctor": ("homeostat doctor", "homeostat doctor --security"),
     "codeowners": ("homeostat codeowners", "homeostat codeowners --check   # in CI: exit 1 when stale"),

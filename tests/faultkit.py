@@ -32,14 +32,16 @@ def lessons_world(
     first: int = 0,
     authors: Sequence[str] = ("bo", "ana"),
     reviewers: Sequence[str] = REVIEWERS,
+    repos: Sequence[str] = ("billing",),
 ) -> DailyWorld:
-    """`count` merged PRs on billing (numbered from `first`), each with one review thread a commit
-    followed, by one of `authors` and reviewed by the next of `reviewers` who is not its author."""
+    """`count` merged PRs on billing (numbered from `first`; or on each of `repos` in turn), each with
+    one review thread a commit followed, by one of `authors` and reviewed by the next of `reviewers`
+    who is not its author."""
     for n in range(first, first + count):
         author = authors[n % len(authors)]
         reviewer = next(r for k in range(1, 3) if (r := reviewers[(n + k) % len(reviewers)]) != author)
         world.merged_pull(
-            "billing",
+            repos[n % len(repos)],
             PullSpec(
                 author=author,
                 title=f"Change {n}",

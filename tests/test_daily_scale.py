@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dailyworld import DailyWorld
 from faultkit import lessons_world, set_concurrency
 from racekit import fresh_world
 from test_daily_e2e import build_a_busy_day
@@ -46,24 +47,28 @@ def run_with(folder: Path, workers: int, monkeypatch: pytest.MonkeyPatch) -> tup
 
         daily.stub.respond_with(jittered)
         assert daily.daily() == 0
-        state = daily.state()
-        records = sorted(  # a record's hash is its thread URL's, which holds the emulator's port
-            _untimed(_unported(r.model_dump_json(exclude={"hash", "at", "review_opened_at", "settled_at"})))
-            for r in state.records()
-        )
-        bodies = sorted(
-            (
-                _unported(p.head_ref.rsplit("-", 3)[0]),
-                _untimed(_unported(p.title)),
-                _untimed(_unported(p.body)),
-            )
-            for p in daily.pulls().values()
-        )
-        main = {p: _unported(text) for p, text in daily.main_files().items() if p != "homeostat.yaml"}
-        outcome = {"records": records, "bodies": bodies, "main": main}
-        return outcome, daily.stub.max_in_flight
+        return outcome_of(daily), daily.stub.max_in_flight
     finally:
         world.close()
+
+
+def outcome_of(daily: DailyWorld) -> dict[str, Any]:
+    """What a user sees of a run: the decision records, every PR's title and body, the KB on main."""
+    state = daily.state()
+    records = sorted(  # a record's hash is its thread URL's, which holds the emulator's port
+        _untimed(_unported(r.model_dump_json(exclude={"hash", "at", "review_opened_at", "settled_at"})))
+        for r in state.records()
+    )
+    bodies = sorted(
+        (
+            _unported(p.head_ref.rsplit("-", 3)[0]),
+            _untimed(_unported(p.title)),
+            _untimed(_unported(p.body)),
+        )
+        for p in daily.pulls().values()
+    )
+    main = {p: _unported(text) for p, text in daily.main_files().items() if p != "homeostat.yaml"}
+    return {"records": records, "bodies": bodies, "main": main}
 
 
 def test_eight_calls_at_once_decide_the_same_bytes_as_one_at_a_time(

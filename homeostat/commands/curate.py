@@ -2,8 +2,10 @@
 
 The same pipeline as the daily run's first step (`homeostat.runs.curate`), without deciding or writing
 anything: it is the way to see what the daily run would draft, and (with `--show-prompts`) exactly what
-would be sent to the model. Credentials come from the CI environment under the names each ecosystem
-uses; a missing one stops the command before any call, naming the variable.
+would be sent to the model. With `--shard I/N` it is one draft job of a sharded daily run
+(homeostat.runs.shards), and writes its drafts to the state branch for the merge job. Credentials
+come from the CI environment under the names each ecosystem uses; a missing one stops the command
+before any call, naming the variable.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.kb import KB
+from homeostat.core.shards import Shard, parse_shard
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools
@@ -39,7 +43,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Read the PRs merged in the KB's code repos, keep the review threads a team member wrote that "
             "a commit followed, and print the rules (and document patches) the curator drafts from them. "
-            "Nothing is written: the daily run decides and files lessons."
+            "Nothing is written: the daily run decides and files lessons. With --shard I/N it is one draft job "
+            "of a sharded daily run: it drafts shard I's repos and writes the drafts to the state branch."
         ),
     )
     add_kb_option(parser)
@@ -66,7 +71,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--show-skipped", action="store_true", help="list every PR and thread skipped, and why"
     )
-    parser.add_argument("--dry-run", action="store_true", help="accepted for symmetry: curate never writes")
+    parser.add_argument(
+        "--shard",
+        metavar="I/N",
+        help=(
+            "one job of a sharded daily run: draft only the repos of shard I of N (stable by repo), over the "
+            "window the daily run will read, and write the drafts to the state branch for the merge job "
+            "(homeostat daily --merge-shards N)"
+        ),
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="write nothing (without --shard, curate never writes)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -77,12 +93,17 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
         )
+    shard = parse_shard(args.shard) if args.shard is not None else None
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
     note_unreadable([u.row() for u in kb.unreadable])
     env = os.environ
     now = dt.datetime.now(dt.UTC)
+    if shard is not None:
+        if args.show_prompts:
+            raise ConfigError("--shard drafts and writes; --show-prompts sends nothing: use one of them")
+        return _run_shard(args, shard, root, kb, config, now)
     since = parse_when(args.since, "--since")
     until = parse_when(args.until, "--until") or now
     if since is not None and since >= until:
@@ -126,6 +147,61 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_result(result, stats, show_skipped=args.show_skipped))
     return _outcome(result)
+
+
+def _run_shard(
+    args: argparse.Namespace, shard: Shard, root: Path, kb: KB, config: Config, now: dt.datetime
+) -> int:
+    """One job of a sharded daily run (homeostat.runs.shards): stopped by SIGTERM as by SIGINT, so a
+    cancelled job writes what it paid for."""
+    from homeostat.commands.daily import stopped_by_signals
+    from homeostat.kb_origin import origin_git, origin_host
+    from homeostat.runs.shards import draft_shard, unfinished_reason
+
+    if args.until is not None:
+        raise ConfigError("--shard reads up to now, as the merge job will: drop --until")
+    if not _has_repos(config):
+        raise ConfigError("homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos)")
+    env = os.environ
+    git = origin_git(root, config, env)
+    host, kb_repo = origin_host(config, git, env)
+    stats = RunStats()
+    with stopped_by_signals(), run_events(root, env, show_prompts=False) as sink:
+        asker = askers_from_args(args, config, stats, sink=sink, env=env)("curator")
+        done = draft_shard(
+            shard=shard,
+            git=git,
+            host=host,
+            kb=kb,
+            asker=asker,
+            stats=stats,
+            pool=Pools(config.agents).for_agent("curator"),
+            kb_repo=kb_repo,
+            now=now,
+            since=parse_when(args.since, "--since"),
+            write=not args.dry_run,
+        )
+    result = done.result
+    assert result is not None
+    if args.format == "json":
+        data = result.to_data()
+        data["cost"] = {"usd": round(stats.cost_usd, 6), "estimated": stats.estimated}
+        data["shard"] = {"shard": str(shard), "slot": done.slot if done.written else None}
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        sys.stdout.write(render_result(result, stats, show_skipped=args.show_skipped))
+        if not result.repos:
+            sys.stdout.write(f"Shard {shard} holds none of the code repos: nothing to draft.\n")
+        where = f"wrote {done.slot} on the state branch" if done.written else "wrote nothing (--dry-run)"
+        sys.stdout.write(
+            f"Shard {shard}: {where}; homeostat daily --merge-shards {shard.count} decides them.\n"
+        )
+    reason = unfinished_reason(result)
+    if reason:
+        raise HomeostatError(
+            f"shard {shard} did not finish ({reason}); the merge job leaves its repos for the next run"
+        )
+    return 0
 
 
 def _outcome(result: CurateResult) -> int:

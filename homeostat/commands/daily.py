@@ -36,6 +36,7 @@ from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
 from homeostat.core.secrets import redacted
+from homeostat.core.shards import parse_shard_count
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
@@ -80,6 +81,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="no host, no model: decide this clone's .homeostat/pending lessons against the checkout (implies --dry-run)",
     )
+    parser.add_argument(
+        "--merge-shards",
+        metavar="N",
+        help=(
+            "the merge job of a sharded run: decide the drafts of the N `homeostat curate --shard i/N` jobs "
+            "(recalled, not paid again); a shard that did not finish leaves its repos for the next run"
+        ),
+    )
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -115,6 +124,9 @@ def stopped_by_signals() -> Iterator[None]:
 def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int:
     from homeostat.commands.curate import parse_when
 
+    shards = parse_shard_count(args.merge_shards) if args.merge_shards is not None else None
+    if shards is not None and (args.offline or args.no_reviews):
+        raise ConfigError("--merge-shards decides the shards' review drafts: drop --offline and --no-reviews")
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)
     config = kb.require_config()
@@ -128,6 +140,7 @@ def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int
         no_reviews=args.no_reviews,
         show_prompts=args.show_prompts,
         offline=args.offline,
+        merge_shards=shards,
     )
     env = os.environ
     stats = RunStats()
@@ -239,9 +252,18 @@ def _curate_step(host: CodeHost, kb_repo: RepoRef):  # type: ignore[no-untyped-d
         extra_cited: frozenset[str],
         asker: Asker,
         pool: ModelPool,
+        keep: Callable[[RepoRef], bool] | None = None,
     ) -> CurateOutcome:
         result = run_curate(
-            host, kb, asker, extra_cited=extra_cited, kb_repo=kb_repo, since=since, until=until, pool=pool
+            host,
+            kb,
+            asker,
+            extra_cited=extra_cited,
+            kb_repo=kb_repo,
+            since=since,
+            until=until,
+            pool=pool,
+            keep=keep,
         )
         lessons: list[Lesson] = [*result.lessons, *result.doc_lessons]
         return CurateOutcome(

@@ -35,6 +35,7 @@ from homeostat.core.scaffold import (
     CI_TEMPLATES,
     CORE_README,
     CORE_README_TEXT,
+    DAILY_FILE,
     GITIGNORE,
     CiOptions,
     FilePlan,
@@ -42,6 +43,7 @@ from homeostat.core.scaffold import (
     Outcome,
     app_repos,
     check_answers,
+    ci_templates,
     merged_gitignore,
     parse_member,
     parse_repo,
@@ -50,9 +52,12 @@ from homeostat.core.scaffold import (
     plan_files,
     render_ci,
     render_config,
+    shards_in,
     spread_schedules,
     uses_app_token,
+    with_shards,
 )
+from homeostat.core.shards import parse_shard_count
 from homeostat.errors import ConfigError, HomeostatError
 
 Ask = Callable[[str], str]
@@ -121,6 +126,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="Bitbucket: create the daily and weekly schedules through the Pipelines API",
     )
+    parser.add_argument(
+        "--shards",
+        metavar="N",
+        help=(
+            "split the daily run's drafting over N CI jobs (a GitHub Actions matrix, Bitbucket parallel "
+            "steps) and one merge job that decides (default: what the daily workflow already runs, else 1)"
+        ),
+    )
     add_format_option(parser)
     parser.set_defaults(run=run)
 
@@ -128,12 +141,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
         raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
+    shards = parse_shard_count(args.shards, "--shards") if args.shards is not None else None
     root = _root(args.path or kb_path(args.kb))
     ask = input if _interactive(args) else None
     left = left_unfinished(root)  # what a run that crashed wrote is init's to redo, not yours to keep
     config_plan, config = _config_plan(root, args, ask, left)
     options = _ci_options(root, config, args)
-    plans = [config_plan, *_other_plans(root, config, options, force=args.force, left=left)]
+    plans = [config_plan, *_other_plans(root, config, options, force=args.force, left=left, shards=shards)]
     plans = _confirmed(plans, ask)
     _write(root, {plan.path: plan.text for plan in plans if plan.writes})
     schedules: list[dict[str, str]] = []
@@ -348,12 +362,22 @@ def _release_commit() -> str:
 
 
 def _other_plans(
-    root: Path, config: Config, options: CiOptions, *, force: bool, left: frozenset[str]
+    root: Path,
+    config: Config,
+    options: CiOptions,
+    *,
+    force: bool,
+    left: frozenset[str],
+    shards: int | None = None,
 ) -> list[FilePlan]:
     host = config.sources.host
+    if shards is None:  # a rerun keeps the shards the daily run already has
+        shards = shards_in(_read(root / DAILY_FILE[host]))
     generated = {
-        template.target: render_ci(template, template_text(template.source), config, VERSION, options)
-        for template in CI_TEMPLATES[host]
+        template.target: with_shards(
+            template, render_ci(template, template_text(template.source), config, VERSION, options), shards
+        )
+        for template in ci_templates(host, shards)
     }
     codeowners = default_path(host)
     generated[codeowners] = render_codeowners(config, codeowners)

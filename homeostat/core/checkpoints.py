@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from homeostat.core.secrets import redacted
 from homeostat.core.state import STATE_VERSION, FreeText, StateModel, UtcDatetime, dump_state
@@ -54,6 +54,18 @@ class RetryThread(StateModel):
     attempts: Annotated[int, Field(ge=1)] = 1
 
 
+class ShardMark(StateModel):
+    """What a shard of the drafting (`homeostat curate --shard i/N`) did: the merge job decides its
+    repos' threads only when the shard finished after the last daily run; otherwise they wait for the
+    next run, which reads their window again."""
+
+    shard: Annotated[str, Field(pattern=r"^[0-9]+/[0-9]+$")]
+    since: UtcDatetime
+    until: UtcDatetime
+    finished: bool
+    reason: FreeText = ""
+
+
 class CheckpointFile(StateModel):
     version: Literal[1] = STATE_VERSION
     kind: CheckpointKind
@@ -61,6 +73,15 @@ class CheckpointFile(StateModel):
     run_id: str = ""
     answers: tuple[RememberedAnswer, ...] = ()
     retry: tuple[RetryThread, ...] = ()
+    shard: ShardMark | None = None  # a shard's slot only
+
+    @model_serializer(mode="wrap")
+    def _without_shard(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        """A whole run's file writes the same bytes as before shards existed."""
+        data: dict[str, object] = handler(self)
+        if self.shard is None:
+            data.pop("shard", None)
+        return data
 
 
 def checkpoint_path(kind: CheckpointKind, slot: str = "all") -> str:

@@ -251,6 +251,88 @@ CI_TEMPLATES: dict[Host, tuple[CiTemplate, ...]] = {
     "bitbucket": (CiTemplate("bitbucket/bitbucket-pipelines.yml", "bitbucket-pipelines.yml"),),
 }
 
+# `init --shards N` (N ≥ 2): the daily run as N draft jobs and one merge job (docs/daily.md#sharded-runs)
+SHARDED_DAILY = CiTemplate(
+    "github/homeostat-daily-sharded.yml", ".github/workflows/homeostat-daily.yml", "daily"
+)
+_MATRIX = re.compile(r"^(?P<key>\s*shard: )\[1, 2\]$", re.MULTILINE)
+_SHARD_INPUT = re.compile(r"^(?P<key>\s*shard: \$\{\{ matrix\.shard \}\}/)2$", re.MULTILINE)
+_MERGE_INPUT = re.compile(r'^(?P<key>\s*merge-shards: )"2"$', re.MULTILINE)
+_SHARDS_IN = re.compile(r'merge-shards[ :]+"?(\d+)')
+DAILY_FILE: dict[Host, str] = {"github": SHARDED_DAILY.target, "bitbucket": "bitbucket-pipelines.yml"}
+_BITBUCKET_DAILY = """\
+    homeostat-daily:
+      - step:
+          name: homeostat daily
+          script:
+            - homeostat daily
+"""
+
+
+def ci_templates(host: Host, shards: int = 1) -> tuple[CiTemplate, ...]:
+    """What init writes for `host`: with `shards` ≥ 2 on GitHub, the sharded daily workflow."""
+    if shards < 2 or host != "github":
+        return CI_TEMPLATES[host]
+    return tuple(SHARDED_DAILY if t.target == SHARDED_DAILY.target else t for t in CI_TEMPLATES[host])
+
+
+def shards_in(text: str | None) -> int:
+    """How many shards a daily workflow or bitbucket-pipelines.yml that init wrote runs (1: not sharded)."""
+    match = _SHARDS_IN.search(text or "")
+    return int(match.group(1)) if match else 1
+
+
+def with_shards(template: CiTemplate, text: str, shards: int) -> str:
+    """The rendered template with its daily run split in `shards` draft jobs and a merge job."""
+    if shards < 2:
+        return text
+    if template is SHARDED_DAILY:
+        text, matrices = _MATRIX.subn(
+            lambda m: f"{m.group('key')}[{', '.join(map(str, range(1, shards + 1)))}]", text
+        )
+        text, inputs = _SHARD_INPUT.subn(lambda m: f"{m.group('key')}{shards}", text)
+        text, merges = _MERGE_INPUT.subn(lambda m: f'{m.group("key")}"{shards}"', text)
+        if (matrices, inputs, merges) != (1, 1, 1):
+            raise ValueError(
+                f"workflows/{template.source} must hold one matrix, one shard and one merge-shards line"
+            )
+        return text
+    if template.target == "bitbucket-pipelines.yml":
+        if text.count(_BITBUCKET_DAILY) != 1:
+            raise ValueError(
+                f"workflows/{template.source} must hold the homeostat-daily pipeline as init writes it"
+            )
+        return text.replace(_BITBUCKET_DAILY, _bitbucket_sharded(shards))
+    return text
+
+
+def _bitbucket_sharded(shards: int) -> str:
+    """Parallel draft steps, then the merge step. A failed step would stop the pipeline before the
+    merge, so a shard that fails says so and lets it go on: the merge step leaves its repos for the
+    next run, and its notice names the shard."""
+    steps = "".join(
+        f"""\
+            - step:
+                name: homeostat draft shard {i}/{shards}
+                script:
+                  - 'homeostat curate --shard {i}/{shards} || echo "homeostat: shard {i}/{shards} did not finish; its repos wait for the next run"'
+"""
+        for i in range(1, shards + 1)
+    )
+    return f"""\
+    # The daily run in {shards} shards (homeostat init --shards {shards}): each draft step drafts the
+    # review threads of the code repos in its shard; the merge step decides them all.
+    homeostat-daily:
+      - parallel:
+          fail-fast: false
+          steps:
+{steps}      - step:
+          name: homeostat daily (merge {shards} shards)
+          script:
+            - homeostat daily --merge-shards {shards}
+"""
+
+
 _BRANCHES = re.compile(r"^(?P<key>\s*branches: )\[main\]\s*$", re.MULTILINE)
 _CRON = re.compile(r"^(?P<key>\s*- cron: )\"[^\"]*\"\s*$", re.MULTILINE)
 

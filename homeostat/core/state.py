@@ -67,6 +67,7 @@ NoticeKind = Literal[
     "slack-failed",
     "digest-unconfirmed",
     "digest-already-posted",
+    "shard-failed",
 ]
 JournalKind = Literal["daily", "review", "dispute"]
 
@@ -212,6 +213,13 @@ class Failed(StateModel):
     reason: Annotated[FreeText, Field(min_length=1)]
 
 
+class Unread(StateModel):
+    """Code repos a run left unread (a shard of its drafting that failed): the next run reads from `since`."""
+
+    since: UtcDatetime
+    reason: Annotated[FreeText, Field(min_length=1)]
+
+
 class Cost(StateModel):
     usd: Annotated[float, Field(ge=0)]
     estimated: bool
@@ -231,13 +239,17 @@ class RunReport(StateModel):
     failed: Failed | None = None
     cost: Cost
     pulls: tuple[PullRef, ...] = ()  # PRs a person merges that the run opened (the deep dive's)
+    unread: Unread | None = None  # repos of a failed shard (a sharded daily run's merge job)
 
     @model_serializer(mode="wrap")
     def _without_empty_pulls(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
-        """A run that opened no such PR (every daily run) writes the same bytes as before the field."""
+        """A run that opened no such PR (every daily run) writes the same bytes as before the field,
+        and so does one that left no repo unread."""
         data: dict[str, object] = handler(self)
         if not self.pulls:
             data.pop("pulls", None)
+        if self.unread is None:
+            data.pop("unread", None)
         return data
 
     @model_validator(mode="after")

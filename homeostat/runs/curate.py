@@ -273,13 +273,15 @@ def run_curate(
     now: Callable[[], datetime] = utcnow,
     log: logging.Logger | None = None,
     pool: ModelPool | None = None,
+    keep: Callable[[RepoRef], bool] | None = None,
 ) -> CurateResult:
     """Draft review lessons from the PRs merged in [since, until) (default: the last `lookbackHours`).
 
     `extra_cited` are review URLs cited in open review PRs (the base-branch KB's own are read from
     `kb`); `doc_patch_calls` overrides `agents.curator.docPatchCalls`. The asker carries the spending
     cap: when it refuses a call the run stops there and the result says `capped`. `pool` runs the
-    calls (default: one at a time; the commands pass `agents.concurrency` workers).
+    calls (default: one at a time; the commands pass `agents.concurrency` workers). `keep` picks the
+    repos to read (a shard's, homeostat.core.shards); all of them by default.
     """
     config = kb.require_config()
     end = until or now()
@@ -287,7 +289,8 @@ def run_curate(
     limit = config.agents.curator.doc_patch_calls if doc_patch_calls is None else doc_patch_calls
     cited = cited_urls(kb) | set(extra_cited)
     curation = _Curation(host, kb, config, asker, cited, limit, log or _log, pool or ModelPool(1))
-    return curation.run(curated_repos(config, kb_repo), start, end)
+    repos = [repo for repo in curated_repos(config, kb_repo) if keep is None or keep(repo)]
+    return curation.run(repos, start, end)
 
 
 class _Curation:

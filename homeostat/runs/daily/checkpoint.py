@@ -42,6 +42,8 @@ class Checkpoint:
     def __init__(self, files: Mapping[str, bytes], run_id: str) -> None:
         found = read_checkpoints(files, "daily")
         self.slots = [checkpoint_path("daily", file.slot) for file in found]
+        # a shard's mark stays when its answers move here: a merge job run again after a failure uses it
+        self.marks = {checkpoint_path("daily", file.slot): file.shard for file in found}
         self.memory = AnswerMemory(answer for file in found for answer in file.answers)
         self.earlier_retry: list[RetryThread] = _merged_retry(t for file in found for t in file.retry)
         self.failed: list[RetryThread] = []
@@ -73,7 +75,8 @@ class Checkpoint:
             retry = _merged_retry(retry)
         mine = checkpoint_path("daily", SLOT)
         written = {
-            path: checkpoint_bytes(CheckpointFile(kind="daily", slot=_slot(path))) for path in self.slots
+            path: checkpoint_bytes(CheckpointFile(kind="daily", slot=_slot(path), shard=self.marks.get(path)))
+            for path in self.slots
         }
         written[mine] = checkpoint_bytes(
             CheckpointFile(kind="daily", slot=SLOT, run_id=self.run_id, answers=answers, retry=tuple(retry))

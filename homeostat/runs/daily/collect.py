@@ -9,6 +9,7 @@ review PRs are collected too, so a lesson that repeats or updates one waits with
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -21,8 +22,10 @@ from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate, candidate_from_rule
 from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.daily.lessons import Lesson, from_pending
+from homeostat.core.hosts import RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
+from homeostat.core.shards import finished_since, shard_index, shard_status
 from homeostat.core.state import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
 from homeostat.runs.daily.context import (
@@ -88,16 +91,37 @@ def window_start(
     retry_since: dt.datetime | None = None,
 ) -> dt.datetime:
     """Where the review window opens: --since, else the lookback, reaching back over a capped or
-    failed last run, over the window of a run that died before it recorded anything (its claim,
-    `previous`, kept it), and to the oldest thread waiting to be drafted again, so no thread ages out
-    unread."""
-    if ctx.options.since is not None:
-        return ctx.options.since
+    failed last run (or one that left a failed shard's repos unread), over the window of a run that
+    died before it recorded anything (its claim, `previous`, kept it), and to the oldest thread
+    waiting to be drafted again, so no thread ages out unread."""
+    start = review_window(
+        config, snapshot, now, since=ctx.options.since, previous=previous, retry_since=retry_since
+    )
+    if ctx.options.merge_shards and ctx.options.since is None:  # as far back as the shards read
+        start = min(
+            [start, *finished_since(snapshot.other, ctx.options.merge_shards, last_finished(snapshot))]
+        )
+    return start
+
+
+def review_window(
+    config: Config,
+    snapshot: StateSnapshot,
+    now: dt.datetime,
+    *,
+    since: dt.datetime | None = None,
+    previous: Claim | None = None,
+    retry_since: dt.datetime | None = None,
+) -> dt.datetime:
+    """`window_start` from its parts: a drafting shard opens the window its merge job will."""
+    if since is not None:
+        return since
     default = now - dt.timedelta(hours=config.sources.lookback_hours)
     last = snapshot.last_run("daily")
     carried: list[dt.datetime | None] = [retry_since]
     if last is not None:
         carried += [last.capped.since if last.capped else None, last.failed.since if last.failed else None]
+        carried.append(last.unread.since if last.unread else None)
     if previous is not None and not any(r.run_id == previous.run_id for r in snapshot.runs.values()):
         carried.append(previous.since)
     return min([default, *(moment for moment in carried if moment is not None)])
@@ -116,6 +140,7 @@ def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[s
     """Lessons drafted from review threads in the window; none with --no-reviews or --offline."""
     if ctx.options.no_reviews or ctx.options.offline or ctx.deps.curate is None:
         return []
+    keep = merged_shards(ctx, run) if ctx.options.merge_shards else None
     try:
         outcome = ctx.deps.curate(
             kb=kb,
@@ -124,6 +149,7 @@ def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[s
             extra_cited=cited,
             asker=ctx.ask("curator"),
             pool=ctx.pool("curator"),
+            keep=keep,
         )
     except SpendingCapError as exc:
         outcome = CurateOutcome(capped=True)
@@ -139,6 +165,39 @@ def drafted_reviews(ctx: DailyContext, kb: KB, run: RunState, cited: frozenset[s
             "spending-cap", "spending cap reached while drafting; later threads are read next run", ctx.out
         )
     return list(outcome.lessons)
+
+
+def merged_shards(ctx: DailyContext, run: RunState) -> Callable[[RepoRef], bool]:
+    """The merge job of a sharded run reads the repos of the shards that finished since the last
+    finished daily run (so a merge job run again after it failed still uses them), and recalls their
+    drafts from their checkpoints instead of paying again; a failed or missing shard's repos are left
+    for the next run, which reads this window again (`unread` on the report)."""
+    count = ctx.options.merge_shards or 1
+    status = shard_status(run.state.other, count, last_finished(run.state))
+    failed = [shard for shard, why in status.items() if why]
+    for shard in failed:
+        run.notice(
+            "shard-failed",
+            f"shard {shard} {status[shard]}: its repos are read again next run, from this run's window start",
+            ctx.out,
+        )
+    if failed:
+        run.unread = "shard " + ", ".join(str(shard) for shard in failed) + " did not finish"
+    return lambda repo: shard_index(repo, count) not in {shard.index for shard in failed}
+
+
+def last_finished(snapshot: StateSnapshot) -> dt.datetime | None:
+    """When the last daily run that finished its work started (not a failed one, nor one that stood aside)."""
+    return max(
+        (
+            report.started_at
+            for report in snapshot.runs.values()
+            if report.kind == "daily"
+            and report.failed is None
+            and not any(n.kind == "overlap" for n in report.notices)
+        ),
+        default=None,
+    )
 
 
 def collect_pending(

@@ -69,6 +69,7 @@ class DailyOptions:
     no_reviews: bool = False
     show_prompts: bool = False
     offline: bool = False  # no host and no model: this clone's pending lessons only
+    merge_shards: int | None = None  # the merge job of N drafting shards (homeostat.runs.shards)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class CurateStep(Protocol):
         extra_cited: frozenset[str],
         asker: Asker,
         pool: ModelPool,
+        keep: Callable[[RepoRef], bool] | None = None,
     ) -> CurateOutcome: ...
 
 
@@ -239,6 +241,7 @@ class RunState:
     heartbeats: list[Heartbeat] = field(default_factory=list)
     capped: bool = False
     run_id: str = ""
+    unread: str = ""  # why some code repos were left unread (a failed shard): the next run reads them
 
     def __post_init__(self) -> None:
         self.run_id = self.run_id or new_run_id(self.started)

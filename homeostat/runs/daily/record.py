@@ -25,6 +25,7 @@ from homeostat.core.state import (
     RepeatRecord,
     RepeatsFile,
     RunReport,
+    Unread,
     dump_state,
     repeats_path,
     state_branch,
@@ -129,6 +130,7 @@ def run_report(ctx: DailyContext, decided: list[Decided], run: RunState, failed:
         capped=Capped(since=run.since) if run.capped else None,
         failed=Failed(since=run.since, reason=failed) if failed else None,
         cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+        unread=Unread(since=run.since, reason=run.unread) if run.unread else None,
     )
 
 
@@ -147,6 +149,7 @@ def failed_report(ctx: DailyContext, run: RunState, reason: str) -> RunReport:
         capped=Capped(since=run.since) if run.capped else None,
         failed=Failed(since=run.since, reason=reason),
         cost=Cost(usd=round(stats.cost_usd, 6), estimated=stats.estimated),
+        unread=Unread(since=run.since, reason=run.unread) if run.unread else None,
     )
 
 
