@@ -100,3 +100,18 @@ def test_a_bad_shard_count_is_one_line(
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"homeostat: --shards '{value}': give the number of shards") and "\n" not in err
     assert not (path / DAILY).exists()
+
+
+def test_the_app_token_and_shards_are_refused_together_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The sharded workflow has no app-token step yet: --app must not be dropped without a word."""
+    path = kb(tmp_path, "github")
+    assert init(path, "--shards", "4", "--app") == 2
+    err = capsys.readouterr().err.strip()
+    assert "--app and --shards cannot be combined" in err and "\n" not in err
+    assert not (path / DAILY).exists()
+    assert init(path, "--app") == 0  # an app KB asked to shard on a rerun is refused the same way
+    capsys.readouterr()
+    assert init(path, "--shards", "4") == 2
+    assert "cannot be combined" in capsys.readouterr().err
