@@ -50,11 +50,11 @@ if TYPE_CHECKING:
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
-    from homeostat.commands.context import Session
     from homeostat.commands.explain import Conflicts
     from homeostat.commands.report import Held
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
+    from homeostat.runs.session import Session
 
 MIN_BUDGET = 100  # as `context --budget`
 MAX_BUDGET = 100_000
@@ -271,7 +271,7 @@ class HomeostatServer:
         (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
         from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
         from homeostat.adapters.search_index import checkout_identity
-        from homeostat.commands.context import IDENTITY_CACHE, open_session
+        from homeostat.runs.session import IDENTITY_CACHE, open_session
 
         with self._lock:
             held = self._session
@@ -425,7 +425,7 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     settings = kb_settings(root)
     loaded = None
     if settings is None:
-        from homeostat.commands.context import open_session
+        from homeostat.runs.session import open_session
 
         first = open_session(kb, checkout)
         root, loaded = first.root, first.loaded
@@ -449,8 +449,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; pass `task`, a few words on what you are doing: it ranks the rules better
         (the checkout's branch and recent commits count too)."""
-        from homeostat.commands.context import relative_paths
         from homeostat.core.render_view import build_view
+        from homeostat.runs.session import relative_paths
 
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
@@ -590,7 +590,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
 
 def _scope(session: Session) -> str:
     """A first line when the checkout matches no repo: an agent would read "nothing found" as "none"."""
-    from homeostat.commands.context import no_repo_note
+    from homeostat.runs.session import no_repo_note
 
     unmatched = no_repo_note(session)
     if not unmatched:

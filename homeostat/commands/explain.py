@@ -14,11 +14,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from homeostat.cli import add_kb_option
-from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option, emit_json
-from homeostat.commands.context import Session, open_session, relative_paths
+from homeostat.cli_options import (
+    add_checkout_option,
+    add_files_option,
+    add_format_option,
+    add_kb_option,
+    emit_json,
+)
 from homeostat.core.selection import Entry, rank_summary, select_entries
 from homeostat.core.served import served_value
+from homeostat.runs.session import Session, open_session, relative_paths
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB

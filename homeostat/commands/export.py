@@ -19,7 +19,6 @@ from pathlib import Path
 
 from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
-from homeostat.commands.context import open_session
 from homeostat.console import Unreadable, note
 from homeostat.core.exports import (
     COPILOT_DIR,
@@ -36,6 +35,7 @@ from homeostat.core.kb import classify
 from homeostat.core.selection import Audience
 from homeostat.core.text import plural
 from homeostat.errors import ConfigError
+from homeostat.runs.session import open_session
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

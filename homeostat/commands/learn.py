@@ -25,8 +25,7 @@ from typing import get_args
 from homeostat.adapters.git import Git
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.pending_store import write_pending
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, parse_comment_url, pull_url
@@ -708,7 +707,7 @@ def _ignore_local_folder(root: Path) -> None:
 
 
 def _log_capture(root: Path, lesson: PendingLesson) -> None:
-    from homeostat.commands.context import log_event
+    from homeostat.adapters.event_recorder import log_event
 
     kind = "flag" if lesson.kind == "flag" else "capture"
     log_event(root, kind, {"source": lesson.source, "kind": lesson.kind})

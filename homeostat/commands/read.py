@@ -11,12 +11,12 @@ import argparse
 import sys
 from typing import NamedTuple
 
-from homeostat.cli import add_kb_option
-from homeostat.cli_options import add_checkout_option, add_format_option, emit_json
-from homeostat.commands.context import log_event, open_session
+from homeostat.adapters.event_recorder import log_event
+from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
 from homeostat.core.render_view import render_rule, render_sections
 from homeostat.core.search import Found
 from homeostat.core.selection import Entry, SectionEntry
+from homeostat.runs.session import open_session
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, at_least, emit_json
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
 from homeostat.errors import ConfigError
 
 if TYPE_CHECKING:
