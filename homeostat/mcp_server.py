@@ -551,7 +551,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
     ) -> str:
         """Save a lesson the user taught as a pending rule for the team to review (title ≤80 chars,
         rule ≤60 words; `topic` where the area has topics)."""
-        from homeostat.commands.learn import Fields, LessonError, check_area, check_limits
+        from homeostat.core.lessons import Fields, LessonError, check_area, check_limits
 
         s = server.session()
         refused = _refuse_author(s)
