@@ -50,10 +50,10 @@ if TYPE_CHECKING:
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
-    from homeostat.commands.explain import Conflicts
-    from homeostat.commands.report import Held
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
+    from homeostat.runs.explain import Conflicts
+    from homeostat.runs.report import Held
     from homeostat.runs.session import Session
 
 MIN_BUDGET = 100  # as `context --budget`
@@ -315,7 +315,7 @@ class HomeostatServer:
 
     def conflicts_of(self, kb: KB) -> Conflicts:
         """The KB's rule words for explain, kept beside the KB they were worked out from."""
-        from homeostat.commands.explain import Conflicts
+        from homeostat.runs.explain import Conflicts
 
         if self._conflicts is None or self._conflicts.kb is not kb:
             self._conflicts = Conflicts(kb)
@@ -323,8 +323,8 @@ class HomeostatServer:
 
     def held(self, session: Session, today: dt.date) -> Held:
         """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
-        from homeostat.commands.report import hold
         from homeostat.core.validate import validate_kb
+        from homeostat.runs.report import hold
 
         kb = self.kb_of(session)
         key = session.loaded.key
@@ -335,7 +335,7 @@ class HomeostatServer:
     def report(self, session: Session, today: dt.date, days: int) -> str:
         """The health report, with the event log kept open (and folded on every count) once it exists."""
         from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
-        from homeostat.commands.report import health_report
+        from homeostat.runs.report import health_report
 
         held = self.held(session, today)
         with self._log_lock:
@@ -494,7 +494,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
-        from homeostat.commands.read import render_found
+        from homeostat.core.read_view import render_found
         from homeostat.core.search import lookup
 
         s = server.session()
@@ -520,7 +520,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def explain(id: str, files: list[str] | None = None, task: str | None = None) -> str:  # noqa: A002
         """Where a rule came from: source, score breakdown, owner, conflicts; with `files` (and
         `task`), where `context` ranks it for them."""
-        from homeostat.commands.explain import explain as explain_rule
+        from homeostat.runs.explain import explain as explain_rule
 
         s = server.session()
         kb = server.kb_of(s)
@@ -529,7 +529,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.commands.report import MAX_DAYS
+        from homeostat.runs.report import MAX_DAYS
 
         s = server.session()
         window = min(max(1, days), MAX_DAYS)
