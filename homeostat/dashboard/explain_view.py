@@ -1,4 +1,4 @@
-"""An entry's page is `homeostat explain`'s own answer (`runs.explain.explain`), seen as the KB's
+"""An entry's page is `homeostat explain`'s own answer (`commands.explain.explain`), seen as the KB's
 keeper sees it: whoever opens the dashboard reads the KB repo itself, so the rule's repo and owning
 team are taken as the audience instead of the checkout's (which would hide other repos' rules)."""
 
