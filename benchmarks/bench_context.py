@@ -184,10 +184,11 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
     """The warm run's stages in this process (imports already paid)."""
     import marshal
 
+    from homeostat.adapters.event_recorder import log_events
     from homeostat.adapters.search_index import INDEX_DIR, corpus_key, stat_signature
-    from homeostat.commands.context import log_events, open_session
     from homeostat.core.render_view import build_view
     from homeostat.core.selection import Corpus
+    from homeostat.runs.session import open_session
 
     index = next(p for p in (kb / INDEX_DIR).glob("corpus-*.marshal") if p.name.count(".") == 1)  # the whole
     out: dict[str, list[float]] = {"stat": [], "git key": [], "load": [], "select+render": [], "event": []}

@@ -110,7 +110,7 @@ def measure(fixture: Path) -> None:
 def session_start(kb: Path, checkout: Path) -> View:
     """The SessionStart hook's ranking in this checkout: touched paths and task words from git."""
     from homeostat.adapters.search_index import change_from_git
-    from homeostat.commands.context import open_session, session_task, session_view
+    from homeostat.runs.session import open_session, session_task, session_view
 
     change = change_from_git(checkout)
     session = open_session(str(kb), checkout, say_scope=False, own_part=True)

@@ -1,18 +1,24 @@
 """The KB checkout's origin as the CI commands use it: git authenticated to it, and its code host.
 
 `daily`, `deep-dive`, `review-merge`, `digest`, `bootstrap`, `up` and the dashboard's settings writer
-all work on the KB repo's refs with the run's own host token; they share these two steps from here.
+all work on the KB repo's refs with the run's own host token; they share these steps from here, and
+`bootstrap`, `import` and `calibrate` publish their PRs through `publisher_for`.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from homeostat.adapters.git import Git
 from homeostat.core.config import Config
 from homeostat.core.hosts import CodeHost, RepoRef
+from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import ConfigError, GitError
+
+if TYPE_CHECKING:
+    from homeostat.runs.publish import Publisher
 
 
 def origin_git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
@@ -43,3 +49,14 @@ def origin_host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeH
             "cannot tell which repo the KB is: set sources.kbRepo in homeostat.yaml or give the checkout an origin remote"
         )
     return host_from_env(config.sources.host, env), kb_repo
+
+
+def publisher_for(root: Path, config: Config) -> Publisher:
+    """The KB checkout's git (authenticated to origin) and its code host, as the daily run uses them."""
+    import sys
+
+    from homeostat.runs.publish import Publisher
+
+    git = origin_git(root, config, os.environ)
+    host, kb_repo = origin_host(config, git, os.environ)
+    return Publisher(git, host, kb_repo, remote="origin", out=sys.stderr)

@@ -50,11 +50,11 @@ if TYPE_CHECKING:
     from homeostat.adapters.event_log import SqliteEventLog
     from homeostat.adapters.kb_watch import KbWatch
     from homeostat.adapters.search_index import Loaded
-    from homeostat.commands.context import Session
-    from homeostat.commands.explain import Conflicts
-    from homeostat.commands.report import Held
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
+    from homeostat.runs.explain import Conflicts
+    from homeostat.runs.report import Held
+    from homeostat.runs.session import Session
 
 MIN_BUDGET = 100  # as `context --budget`
 MAX_BUDGET = 100_000
@@ -271,7 +271,7 @@ class HomeostatServer:
         (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
         from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
         from homeostat.adapters.search_index import checkout_identity
-        from homeostat.commands.context import IDENTITY_CACHE, open_session
+        from homeostat.runs.session import IDENTITY_CACHE, open_session
 
         with self._lock:
             held = self._session
@@ -315,7 +315,7 @@ class HomeostatServer:
 
     def conflicts_of(self, kb: KB) -> Conflicts:
         """The KB's rule words for explain, kept beside the KB they were worked out from."""
-        from homeostat.commands.explain import Conflicts
+        from homeostat.runs.explain import Conflicts
 
         if self._conflicts is None or self._conflicts.kb is not kb:
             self._conflicts = Conflicts(kb)
@@ -323,8 +323,8 @@ class HomeostatServer:
 
     def held(self, session: Session, today: dt.date) -> Held:
         """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
-        from homeostat.commands.report import hold
         from homeostat.core.validate import validate_kb
+        from homeostat.runs.report import hold
 
         kb = self.kb_of(session)
         key = session.loaded.key
@@ -335,7 +335,7 @@ class HomeostatServer:
     def report(self, session: Session, today: dt.date, days: int) -> str:
         """The health report, with the event log kept open (and folded on every count) once it exists."""
         from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
-        from homeostat.commands.report import health_report
+        from homeostat.runs.report import health_report
 
         held = self.held(session, today)
         with self._log_lock:
@@ -425,7 +425,7 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     settings = kb_settings(root)
     loaded = None
     if settings is None:
-        from homeostat.commands.context import open_session
+        from homeostat.runs.session import open_session
 
         first = open_session(kb, checkout)
         root, loaded = first.root, first.loaded
@@ -449,8 +449,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; pass `task`, a few words on what you are doing: it ranks the rules better
         (the checkout's branch and recent commits count too)."""
-        from homeostat.commands.context import relative_paths
         from homeostat.core.render_view import build_view
+        from homeostat.runs.session import relative_paths
 
         s = server.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
@@ -494,7 +494,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
-        from homeostat.commands.read import render_found
+        from homeostat.core.read_view import render_found
         from homeostat.core.search import lookup
 
         s = server.session()
@@ -520,7 +520,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def explain(id: str, files: list[str] | None = None, task: str | None = None) -> str:  # noqa: A002
         """Where a rule came from: source, score breakdown, owner, conflicts; with `files` (and
         `task`), where `context` ranks it for them."""
-        from homeostat.commands.explain import explain as explain_rule
+        from homeostat.runs.explain import explain as explain_rule
 
         s = server.session()
         kb = server.kb_of(s)
@@ -529,7 +529,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.commands.report import MAX_DAYS
+        from homeostat.runs.report import MAX_DAYS
 
         s = server.session()
         window = min(max(1, days), MAX_DAYS)
@@ -551,7 +551,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
     ) -> str:
         """Save a lesson the user taught as a pending rule for the team to review (title ≤80 chars,
         rule ≤60 words; `topic` where the area has topics)."""
-        from homeostat.commands.learn import Fields, LessonError, check_area, check_languages, check_limits
+        from homeostat.core.lessons import Fields, LessonError, check_area, check_languages, check_limits
 
         s = server.session()
         refused = _refuse_author(s)
@@ -591,7 +591,7 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
 
 def _scope(session: Session) -> str:
     """A first line when the checkout matches no repo: an agent would read "nothing found" as "none"."""
-    from homeostat.commands.context import no_repo_note
+    from homeostat.runs.session import no_repo_note
 
     unmatched = no_repo_note(session)
     if not unmatched:

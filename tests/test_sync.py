@@ -195,7 +195,7 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     )
     git(dev, "commit", "--quiet", "-am", "cy opts in")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
-    from homeostat.commands.context import log_event
+    from homeostat.adapters.event_recorder import log_event
 
     log_event(dev, "injection", {"source": "session-start", "rules": 3})
     sync(dev)

@@ -16,8 +16,8 @@ import pytest
 from kbfactory import EXAMPLE
 
 from homeostat.cli import main
-from homeostat.commands.read import READ_TOKEN_LIMIT
 from homeostat.core.kb import load_kb
+from homeostat.core.read_view import READ_TOKEN_LIMIT
 
 CLONE_STATE = shutil.ignore_patterns(".homeostat")
 RULE = "knowledge/core/log-with-fields.md"

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from homeostat.adapters.git import Git, work_tree_files
+from homeostat.adapters.git_env import git_env
 from homeostat.adapters.work_tree import top_level
 from homeostat.errors import ConfigError
 
@@ -100,9 +101,12 @@ class Worktree:
     def diff(self) -> str:
         """The agent's change against the base, new files included."""
         git = ["git", "-C", str(self.path), "-c", "core.hooksPath=/dev/null", "-c", "core.quotePath=false"]
-        subprocess.run([*git, "add", "-A"], capture_output=True, check=False)
+        subprocess.run([*git, "add", "-A"], capture_output=True, env=git_env(), check=False)
         done = subprocess.run(
-            [*git, "diff", "--cached", "--no-color", self.base], capture_output=True, check=False
+            [*git, "diff", "--cached", "--no-color", self.base],
+            capture_output=True,
+            env=git_env(),
+            check=False,
         )
         return done.stdout.decode("utf-8", "replace")
 

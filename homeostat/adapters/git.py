@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from homeostat.adapters.git_env import git_env
 from homeostat.core.readable import SYMLINK, Refused
 from homeostat.errors import GitError
 
@@ -37,17 +38,6 @@ _PINNED_CONFIG = (
     "maintenance.auto=false",
     "fetch.recurseSubmodules=false",
     "push.recurseSubmodules=no",
-)
-# Variables a calling git (a hook, `git rebase --exec`) may export that would redirect our commands.
-_REPO_VARIABLES = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-    "GIT_COMMON_DIR",
 )
 _CREDENTIALS = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s]+@")
 _REJECTED_REASONS = ("non-fast-forward", "fetch first", "stale info")
@@ -137,9 +127,7 @@ class Git:
         for setting in _PINNED_CONFIG:
             command += ["-c", setting]
         command += args
-        full_env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
-        full_env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
-        full_env.update(self.env)
+        full_env = git_env(**self.env)
         full_env.update(env or {})
         if not self.git_dir.is_dir():
             raise GitError(f"{self.git_dir} is not a git repository: clone the KB there or pass its path")
@@ -461,10 +449,8 @@ def work_tree_files(folder: Path, untracked_skip: tuple[str, ...] = ()) -> list[
         command += ["-c", setting]
     command += ["ls-files", "-z", "--cached", "--others", "--exclude-standard"]
     command += [f"--exclude={pattern}" for pattern in untracked_skip]  # applies to untracked files only
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
-    env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0"})
     try:
-        done = subprocess.run(command, capture_output=True, env=env, check=False)
+        done = subprocess.run(command, capture_output=True, env=git_env(), check=False)
     except FileNotFoundError:
         return None
     if done.returncode != 0:

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 
 from homeostat.adapters.corpus_part import PART_FORMAT, part_bytes, read_part
+from homeostat.adapters.git_env import git_env
 from homeostat.adapters.plain_files import (
     PENDING_LIMIT,
     StrPath,
@@ -66,16 +67,6 @@ INDEX_DIR = f"{STATE_DIR}/index"
 SESSIONS_DIR = f"{STATE_DIR}/sessions"
 PENDING_DIR = f"{STATE_DIR}/pending"
 SESSION_DAYS = 14
-_REPO_VARIABLES = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_INDEX_FILE",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_COMMON_DIR",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_NAMESPACE",
-    "GIT_PREFIX",
-)
 
 
 class GitDone(Record):
@@ -96,8 +87,7 @@ Started = tuple[int, int] | GitDone | None  # (pid, pipe) of a running git, or i
 
 def _git_started(cwd: StrPath, *args: str) -> Started:
     """A read-only git command started (`_git`); `_git_done` waits for it, so the caller can work meanwhile."""
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
-    env.update({"LC_ALL": "C", "LANG": "C", "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"})
+    env = git_env(GIT_OPTIONAL_LOCKS="0")
     argv = ["git", "-c", "core.fsmonitor=false", *args]
     if not os.path.isdir(cwd):
         return None

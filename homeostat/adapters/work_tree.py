@@ -9,20 +9,17 @@ a folder `init` is about to set up.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import subprocess
 from pathlib import Path
 
-_REPO_VARIABLES = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR")
+from homeostat.adapters.git_env import git_env
 
 
 def _git(path: Path, *args: str) -> str | None:
     """git's stdout (stripped) run in `path`, or None when it failed or git is missing."""
-    env = {k: v for k, v in os.environ.items() if k not in _REPO_VARIABLES}
-    env.update({"LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
     try:
         done = subprocess.run(
-            ["git", "-C", str(path), *args], capture_output=True, env=env, check=False, timeout=30
+            ["git", "-C", str(path), *args], capture_output=True, env=git_env(), check=False, timeout=30
         )
     except (FileNotFoundError, subprocess.TimeoutExpired):
         return None

@@ -13,12 +13,11 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import io
-import os
 import sys
 from pathlib import Path
 
 from homeostat.cli_options import emit_json, existing_folder, kb_dir
-from homeostat.commands.seed import (
+from homeostat.cli_seed import (
     add_seed_options,
     check_cost,
     confirm_with,
@@ -29,9 +28,8 @@ from homeostat.commands.seed import (
 from homeostat.console import note
 from homeostat.core.asker import resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
-from homeostat.core.config import Config
 from homeostat.errors import ConfigError
-from homeostat.runs.publish import Publisher
+from homeostat.kb_origin import publisher_for
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -102,12 +100,3 @@ def run(args: argparse.Namespace) -> int:
             }
         )
     return code
-
-
-def publisher_for(root: Path, config: Config) -> Publisher:
-    """The KB checkout's git (authenticated to origin) and its code host, as the daily run uses them."""
-    from homeostat.kb_origin import origin_git, origin_host
-
-    git = origin_git(root, config, os.environ)
-    host, kb_repo = origin_host(config, git, os.environ)
-    return Publisher(git, host, kb_repo, remote="origin", out=sys.stderr)

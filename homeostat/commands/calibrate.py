@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         result = calibrate.dry_run(git, config, kb.files["homeostat.yaml"], args.min_sample)
     else:
-        from homeostat.commands.bootstrap import publisher_for
+        from homeostat.kb_origin import publisher_for
 
         result = calibrate.propose(publisher_for(root, config), config, args.min_sample)
     text = calibrate.render(result, dry_run=args.dry_run)

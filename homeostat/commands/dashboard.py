@@ -14,8 +14,7 @@ import sys
 import threading
 from pathlib import Path
 
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import at_least
+from homeostat.cli_options import add_kb_option, at_least, kb_dir
 from homeostat.console import note
 from homeostat.dashboard.server import Dashboard, DashboardServer
 from homeostat.errors import ConfigError

@@ -14,8 +14,7 @@ import sys
 from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
 from homeostat.core import digest as digests
 from homeostat.core.blocks import block_text
 from homeostat.runs.digest import DigestDeps, DigestOptions, DigestResult, events_desire_paths, run_digest

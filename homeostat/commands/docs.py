@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from homeostat.cli import add_kb_option
-from homeostat.cli_options import add_checkout_option, add_format_option, emit_json
-from homeostat.commands.context import open_session
+from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
 from homeostat.core.render_view import render_docs
+from homeostat.runs.session import open_session
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

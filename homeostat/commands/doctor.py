@@ -13,8 +13,7 @@ import os
 from pathlib import Path
 
 from homeostat import VERSION
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
 from homeostat.core.doctor import Finding, counts, diagnose
 from homeostat.core.security_review import QUESTIONS, security_review
 

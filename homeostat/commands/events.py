@@ -12,8 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path, log_exists
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, emit_json
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
 from homeostat.console import note
 from homeostat.core.events import format_event, parse_since
 from homeostat.errors import ConfigError, KBReadError

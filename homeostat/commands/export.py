@@ -21,7 +21,6 @@ from pathlib import Path
 
 from homeostat.cli import add_kb_option
 from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
-from homeostat.commands.context import open_session
 from homeostat.console import Unreadable, note
 from homeostat.core.export_budget import WHERE, Limit, limits_from, over_budget
 from homeostat.core.exports import (
@@ -39,6 +38,7 @@ from homeostat.core.kb import classify
 from homeostat.core.text import plural
 from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
+from homeostat.runs.session import open_session
 from homeostat.runs.sync import read_config
 
 

@@ -158,7 +158,7 @@ def _with_notices(root: str, text: str) -> str:
 
 
 def session_start(root: str, event: Mapping[str, Any], started: float) -> Answer:
-    from homeostat.commands.context import log_view, open_session, session_task, session_view
+    from homeostat.runs.session import log_view, open_session, session_task, session_view
 
     session_id = event.get("session_id") or ""
     checkout = _checkout(event)
@@ -179,7 +179,7 @@ def session_start(root: str, event: Mapping[str, Any], started: float) -> Answer
 
 
 def prompt(root: str, event: Mapping[str, Any], started: float) -> Answer:
-    from homeostat.commands.context import log_prompt, open_session, prompt_block
+    from homeostat.runs.session import log_prompt, open_session, prompt_block
 
     session = open_session(root, _checkout(event), own_part=True)
     result = prompt_block(session, event.get("prompt") or "", event.get("session_id") or "")

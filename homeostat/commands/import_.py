@@ -48,8 +48,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.adapters.source_reader import SourceReader
-    from homeostat.commands.bootstrap import publisher_for
     from homeostat.core.kb import load_kb
+    from homeostat.kb_origin import publisher_for
     from homeostat.runs.bootstrap.targets import target_for
     from homeostat.runs.imports import BRANCH_PREFIX, plan_import, pr_body, rows, summary
     from homeostat.runs.proposal import open_proposal, publish_proposal

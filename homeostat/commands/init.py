@@ -22,8 +22,7 @@ from homeostat import VERSION
 from homeostat.adapters import work_tree
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.unfinished_writes import left_unfinished, write_noted
-from homeostat.cli import add_kb_option
-from homeostat.cli_options import add_format_option, emit_json, kb_path
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_path
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url

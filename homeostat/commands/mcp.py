@@ -12,8 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_checkout_option
+from homeostat.cli_options import add_checkout_option, add_kb_option, kb_dir
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -15,8 +15,7 @@ import sys
 from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, at_least, emit_json
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
 from homeostat.runs.review_merge import (
     ReviewMergeDeps,
     ReviewMergeOptions,

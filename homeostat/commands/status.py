@@ -20,8 +20,7 @@ from homeostat.adapters.pending_store import list_pending
 from homeostat.adapters.runner import kb_pin
 from homeostat.adapters.state_store import tracking_ref
 from homeostat.adapters.sync_store import last_sync, pending_notices
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.errors import GitError, KBReadError
 
 

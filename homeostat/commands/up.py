@@ -24,7 +24,7 @@ from homeostat.adapters.event_log import event_sink
 from homeostat.adapters.job_process import JobProcess, log_file, update_clone
 from homeostat.adapters.run_claim import this_process
 from homeostat.adapters.schedule_lock import SlotLocks
-from homeostat.cli import add_kb_option, kb_dir
+from homeostat.cli_options import add_kb_option, kb_dir
 from homeostat.commands.dashboard import add_port_option, serve
 from homeostat.core.events import Event, Scalar
 from homeostat.core.state import state_branch

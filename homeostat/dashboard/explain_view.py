@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeostat.commands.context import open_session
-from homeostat.commands.explain import explain
 from homeostat.core.kb import KB
 from homeostat.core.selection import Audience
 from homeostat.core.served import served_rule
+from homeostat.runs.explain import explain
+from homeostat.runs.session import open_session
 
 
 def explain_rule(root: Path, kb: KB | None, rule_id: str) -> tuple[bool, dict[str, object], str]:

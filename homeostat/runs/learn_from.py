@@ -355,7 +355,7 @@ def _plan_entry(
     topic: str,
     repo: str | None,
 ) -> Planned:
-    from homeostat.commands.learn import Fields, LessonError, new_lesson  # learn's own checks
+    from homeostat.core.lessons import Fields, LessonError, new_lesson  # learn's own checks
 
     if entry.skip:
         return Planned(entry, "skipped", entry.skip)

@@ -259,6 +259,6 @@ def finish(root: Path, result: SyncResult) -> None:
         record_sync(root, asdict(result))
     except OSError:
         pass
-    from homeostat.commands.context import log_event
+    from homeostat.adapters.event_recorder import log_event
 
     log_event(root, "sync", result.event_data())
