@@ -40,6 +40,7 @@ I_contra = TypeVar("I_contra", contravariant=True)
 
 Decision = Literal["start", "skip", "wait"]
 TICK_SECONDS = 5.0
+IDLE_SECONDS = 2.0  # a worker with nothing to do this long ends (a pool nobody closed leaves no thread)
 _POLL = 0.1  # how often the waiting thread looks up from its wait (a worker's wake, a signal)
 
 _local = threading.local()
@@ -113,7 +114,14 @@ class ModelPool:
     def _work(self) -> None:
         _local.worker = True
         while True:
-            job = self._queue.get()
+            try:
+                job = self._queue.get(timeout=IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:  # `_grow` holds it too: work put after this look starts a new worker
+                    if self._queue.empty():
+                        self._threads.remove(threading.current_thread())
+                        return
+                continue
             if job is None:
                 return
             if self._closed:
