@@ -25,7 +25,7 @@ from homeostat.cli import main
 from homeostat.core.config import Config
 from homeostat.core.config_keys import walk
 from homeostat.core.cron import parse_cron
-from homeostat.core.dashboard.settings import settings_forms
+from homeostat.core.dashboard.settings import FormError, read_form, settings_forms
 from homeostat.dashboard.server import CSP, Dashboard, DashboardServer
 from homeostat.runs.sync import read_config
 
@@ -399,3 +399,14 @@ def test_the_dashboard_command_serves_and_stops_on_sigterm_or_ctrl_c(
     child.send_signal(stop)  # a service manager's SIGTERM is done (0); Ctrl-C is interrupted (130)
     assert child.wait(timeout=30) == code
     assert "dashboard stopped" in child.stderr.read()
+
+
+def test_the_languages_form_edits_the_map_one_line_a_language() -> None:
+    """`languages` maps a name to extensions: one `name: a, b` line each, and a line without its
+    colon is refused naming the key."""
+    edited = read_form(Config(), "languages", {"languages": ["kotlin: kt, kts\nvue: vue"]})
+    assert edited.languages == {"kotlin": ("kt", "kts"), "vue": ("vue",)}
+    [form] = [f for f in settings_forms(edited) if f.section == "languages"]
+    assert [field.value for field in form.fields] == ["kotlin: kt, kts\nvue: vue"]
+    with pytest.raises(FormError, match=r"^languages: 'kotlin kt' is not"):
+        read_form(Config(), "languages", {"languages": ["kotlin kt"]})

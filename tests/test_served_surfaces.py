@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from mcp import Client
+from mcpkit import in_process
 
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.pending_store import write_pending
@@ -143,7 +144,7 @@ def _mcp(kb: Path, checkout: Path, calls: list[tuple[str, dict[str, Any]]]) -> l
     answers: list[str] = []
 
     async def run() -> None:
-        async with Client(build_server(str(kb), checkout)) as client:
+        async with Client(in_process(build_server(str(kb), checkout))) as client:
             for name, args in calls:
                 result = await client.call_tool(name, args)
                 assert not result.is_error, result.content

@@ -38,6 +38,7 @@ class FormField:
     optional: bool = False
     checked: bool = False
     depth: int = 0
+    mapping: bool = False  # a name-to-list map, one `name: a, b` line per name (`languages`)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,13 @@ def _rows_for(name: str, info: FieldInfo, annotation: Any, current: Any, depth: 
             rows += model_rows(items, item, f"{name}[{i}].", depth + 1)
         rows.append(Legend(f"{name}: add one", depth))
         return rows + model_rows(items, None, f"{name}[{NEW}].", depth + 1)
+    if typing.get_origin(annotation) is dict and typing.get_origin(typing.get_args(annotation)[1]) is tuple:
+        lines = "\n".join(f"{k}: {', '.join(v)}" for k, v in dict(current or {}).items())
+        return [
+            FormField(
+                name, key_of(name), name, info.description or "", "lines", lines, depth=depth, mapping=True
+            )
+        ]
     if typing.get_origin(annotation) is dict:
         values = dict(current or {}) or dict(info.get_default(call_default_factory=True) or {})
         return [Legend(name, depth)] + [
@@ -245,6 +253,17 @@ def _lists(value: Any, model: type[BaseModel] | None) -> Any:
     return out
 
 
+def _mapping(field: FormField, lines: Any) -> dict[str, list[str]]:
+    """`name: a, b` lines back into a map; a line without its colon is refused naming the key."""
+    found: dict[str, list[str]] = {}
+    for line in lines or ():
+        name, colon, rest = str(line).partition(":")
+        if not colon or not name.strip():
+            raise FormError(f"{field.key}: {line!r} is not `name: a, b`")
+        found[name.strip()] = [item.strip() for item in rest.split(",") if item.strip()]
+    return found
+
+
 def read_form(config: Config, section: str, posted: Mapping[str, Sequence[str]]) -> Config:
     """The whole config with `section` replaced by what the form posted; a `FormError` if invalid."""
     form = form_for(config, section)
@@ -253,7 +272,8 @@ def read_form(config: Config, section: str, posted: Mapping[str, Sequence[str]])
     data: dict[str, Any] = {}
     for field in form.fields:
         raw = posted.get(field.name)
-        _put(data, field.name, _convert(field, raw[-1] if raw else None))
+        value = _convert(field, raw[-1] if raw else None)
+        _put(data, field.name, _mapping(field, value) if field.mapping else value)
     for row in form.rows:
         if isinstance(row, Legend) and row.remove and posted.get(row.remove):
             _put(data, row.remove, True)
