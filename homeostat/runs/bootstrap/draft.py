@@ -106,10 +106,9 @@ def draft_repo(
     answers = (
         pool.run_each([partial(_draft_topic, plan.name, t, asker(), config) for t in asking]) if pool else []
     )
+    # the topics are asked at once: one refused by the cap leaves only itself for the rerun, and an
+    # answer already paid for (a later topic's call that fit the cap first) is kept, never thrown away
     for topic, answered in zip(asking, answers, strict=True):
-        if capped:
-            result.left.append(topic.topic)
-            continue
         progress(topic.topic)
         try:
             draft, why = answered.get() or (None, "no usable answer")
