@@ -116,6 +116,8 @@ class RateGate:
                 reset = _reset_at(lowered.get(f"{_PREFIX}{limit}-reset", ""))
                 if left is None or reset is None:
                     continue
+                if reset <= self._clock() and self._reset.get(limit) != reset:
+                    continue  # a late answer about a window that has ended: it would refill the new one
                 whole = _count(lowered.get(f"{_PREFIX}{limit}-limit"))
                 if whole is not None:
                     self._limit[limit] = whole
