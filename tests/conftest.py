@@ -16,6 +16,7 @@ pytest_plugins = [
     "emulators.anthropic_stub",
     "emulators.slack_sink",
     "emulators.git_http",
+    "deepdiveworld",  # the deep-dive worlds: `dd` (GitHub) and `any_host_dd` (both hosts)
 ]
 
 SHARED_KB = Path(__file__).resolve().parents[2] / "shared" / "examples" / "kb"

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from pathlib import Path
 from typing import Any
 
+import pytest
 from dailyworld import DailyWorld, as_bitbucket
 from gitfixtures import git
 
@@ -205,3 +207,19 @@ def look_alike_files() -> dict[str, str]:
 
 def duplicate_files() -> dict[str, str]:
     return {f"knowledge/storefront/ui/{rule_id}.md": text for rule_id, text in DUPLICATES.items()}
+
+
+# --- fixtures (a pytest plugin: tests/conftest.py lists this module) ---------------------------------
+
+
+@pytest.fixture(params=["github", "bitbucket"])
+def any_host_dd(
+    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    harness = request.getfixturevalue(f"{request.param}_harness")
+    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
+
+
+@pytest.fixture
+def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
+    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))

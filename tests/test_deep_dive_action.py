@@ -7,19 +7,12 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
 from actionkit import run_action
-from dailyworld import DailyWorld
 from deepdiveworld import DeepDiveWorld, duplicate_files
 
 REPO = Path(__file__).resolve().parents[1]
 DEEP_DIVE_ACTION = REPO / "actions" / "deep-dive"
 DIRECT = {"HOMEOSTAT_BIN": str(Path(sys.executable).parent / "homeostat")}
-
-
-@pytest.fixture
-def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
 
 
 def workspace(dd: DeepDiveWorld, git_http, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]

@@ -10,10 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from pathlib import Path
 
 import pytest
-from dailyworld import DailyWorld
 from deepdiveworld import RECENT, STALE, STALE_ID, DeepDiveWorld, rule_file
 
 from homeostat.adapters.git import Git
@@ -78,19 +76,6 @@ def code_world(dd: DeepDiveWorld, *, check: bool = True) -> None:
             "knowledge/storefront/ui/docs/ledger.md": LEDGER_DOC,
         }
     )
-
-
-@pytest.fixture(params=["github", "bitbucket"])
-def any_host_dd(
-    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    harness = request.getfixturevalue(f"{request.param}_harness")
-    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
-
-
-@pytest.fixture
-def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
 
 
 def test_a_rule_whose_named_code_is_all_gone_is_proposed_with_evidence_and_one_still_named_is_kept(

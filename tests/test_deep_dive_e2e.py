@@ -7,10 +7,8 @@ date moved to this week so only what a test plants is stale or new.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from dailyworld import DailyWorld
 from deepdiveworld import (
     LAYOUT_DOC,
     LONG_AGO,
@@ -30,20 +28,6 @@ from homeostat.core.checkpoints import read_checkpoints
 from homeostat.core.kb import load_kb
 from homeostat.core.pricing import call_cost
 from homeostat.core.validate import validate_files
-
-
-@pytest.fixture(params=["github", "bitbucket"])
-def any_host_dd(
-    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    harness = request.getfixturevalue(f"{request.param}_harness")
-    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
-
-
-@pytest.fixture
-def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
-
 
 # --- merging near-duplicates -------------------------------------------------------------------------
 

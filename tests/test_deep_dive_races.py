@@ -6,10 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from dailyworld import DailyWorld
 from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
 from racekit import KILLPOINT, daily_env
 
@@ -18,19 +16,6 @@ from homeostat.adapters.state_store import write_state
 from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
 
 DEEP_DIVE_KILL_POINTS = ("after-claim", "after-push", "after-open", "before-deep-dive-state")
-
-
-@pytest.fixture(params=["github", "bitbucket"])
-def any_host_dd(
-    request: pytest.FixtureRequest, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    harness = request.getfixturevalue(f"{request.param}_harness")
-    return DeepDiveWorld(DailyWorld(harness, anthropic_stub, tmp_path, monkeypatch))
-
-
-@pytest.fixture
-def dd(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DeepDiveWorld:  # type: ignore[no-untyped-def]
-    return DeepDiveWorld(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
 
 
 def spawn(dd: DeepDiveWorld, kill_at: str = "") -> subprocess.Popen[str]:
