@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -119,3 +121,17 @@ def shared_kb() -> Path:
     if not SHARED_KB.is_dir():
         pytest.skip("../shared/examples/kb is not present in this checkout")
     return SHARED_KB
+
+
+@pytest.fixture
+def lone_thread() -> None:
+    """Wait until this process runs no thread but the main one, as a command does: a forked
+    counting, parsing or writing child is only started then (`count_worker.may_fork`), so a test of
+    that split run after a test whose model pool or server threads are still ending would test the
+    no-fork path instead. Fails naming the threads that stay."""
+    deadline = time.monotonic() + 20
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    others = [thread.name for thread in threading.enumerate() if thread is not threading.main_thread()]
+    if others:
+        pytest.fail(f"threads still running before a test that forks: {others}")

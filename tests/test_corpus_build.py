@@ -50,6 +50,8 @@ from homeostat.core.text import identifiers, words
 from homeostat.core.token_counts import TokenCounts, text_digest
 from homeostat.core.tokens import count_tokens, splits_cleanly
 
+pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 
 # Characters the tokenizer's pattern treats differently: letters, capitals, digits, apostrophes,

@@ -34,6 +34,8 @@ from homeostat.core.pending import PendingLesson
 from homeostat.core.selection import Corpus, ToCount, build_corpus, repo_part
 from homeostat.core.token_counts import TokenCounts
 
+pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"
 

@@ -25,6 +25,8 @@ from homeostat.adapters.corpus_part import read_part
 from homeostat.adapters.search_index import INDEX_DIR, load_corpus
 from homeostat.adapters.write_behind import BEHIND_MIN_RECORDS, LOCK_FILE, wait_for_writer, write_behind
 
+pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
+
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"
 RULES = 1_100  # above BEHIND_MIN_RECORDS with the example's own

@@ -45,6 +45,8 @@ from typing import Any
 
 import pytest
 
+from emulators.closing_server import ClosingServer
+
 FAKE_CLAUDE_DIR = Path(__file__).resolve().parents[1] / "fake_claude"
 
 _BEDROCK = re.compile(r"^/model/(?P<model>[^/]+)/invoke$")
@@ -328,7 +330,7 @@ def _prompts(request: Recorded) -> tuple[str, str]:
     return str(system), str(content)
 
 
-class _QuietServer(ThreadingHTTPServer):
+class _QuietServer(ClosingServer):
     """A client that went away (a run killed mid-call) is no error of the stub's."""
 
     def handle_error(self, request: Any, client_address: Any) -> None:

@@ -37,6 +37,7 @@ import pytest
 import yaml
 from hostkit import PullSpec, RequestLog
 
+from emulators.closing_server import ClosingServer
 from homeostat.adapters.bitbucket import BitbucketHost, MergeWait
 from homeostat.adapters.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
@@ -1648,7 +1649,7 @@ def _server(emulator: BitbucketEmulator, *, proxy: bool) -> ThreadingHTTPServer:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
             return
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server = ClosingServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
     return server
 

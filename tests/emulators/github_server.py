@@ -27,7 +27,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
@@ -36,6 +36,7 @@ import pytest
 from graphql import GraphQLError
 from hostkit import PullSpec, RequestLog
 
+from emulators.closing_server import ClosingServer
 from emulators.github_graphql import GraphQLEndpoint, connection
 from emulators.github_rules import (
     ACTIONS_APP_ID,
@@ -418,7 +419,7 @@ class GitHubEmulator:
         self._graphql_login = ""
         self._refs: dict[str, dict[str, str]] | None = None
         self._ids = iter(range(1_000_001, 10**9))
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._server = ClosingServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"

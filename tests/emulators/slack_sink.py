@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+from emulators.closing_server import ClosingServer
+
 
 @dataclass
 class SlackSink:
@@ -48,7 +50,7 @@ class SlackSink:
             self.failures.extend([(status, retry_after, text or f"stub error {status}")] * times)
 
     def start(self) -> SlackSink:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = ClosingServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
         server.sink = self  # type: ignore[attr-defined]
         self._server = server
