@@ -107,6 +107,52 @@ class Sleeps:
         time.sleep = self._real
 
 
+class Timeline:
+    """Samples, once a second, the calls the stub is answering and the host writes sent so far; prints
+    per `bucket` seconds the mean and most calls in flight, the calls answered by agent and the writes,
+    so a run's sequential phases and its waits between writes show."""
+
+    def __init__(self, w: DailyWorld, bucket: float = 30.0) -> None:
+        self.w, self.bucket = w, bucket
+        self.samples: list[tuple[float, int, int, Counter[str]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> Timeline:
+        self.started = time.perf_counter()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(1.0):
+            stub, entries = self.w.stub, self.w.harness.requests.entries
+            writes = sum(1 for method, _ in list(entries) if method in ("POST", "PUT", "PATCH", "DELETE"))
+            self.samples.append(
+                (time.perf_counter() - self.started, stub._in_flight, writes, agents_of(stub))  # noqa: SLF001
+            )
+
+    def print(self) -> None:
+        last_writes, last_calls, start = (
+            (self.samples[0][2], Counter[str](), 0.0) if self.samples else (0, Counter[str](), 0.0)
+        )
+        while self.samples and start < self.samples[-1][0]:
+            inside = [s for s in self.samples if start <= s[0] < start + self.bucket]
+            if inside:
+                flights = [s[1] for s in inside]
+                calls = inside[-1][3] - last_calls
+                print(
+                    f"  {start:5.0f}-{start + self.bucket:<5.0f} s: in flight mean {sum(flights) / len(flights):4.1f} "
+                    f"max {max(flights):2d}; answered {dict(calls)}; host writes {inside[-1][2] - last_writes}",
+                    flush=True,
+                )
+                last_writes, last_calls = inside[-1][2], inside[-1][3]
+            start += self.bucket
+
+
 def agents_of(stub: AnthropicStub) -> Counter[str]:
     names = {
         DRAFTER: "draft",
@@ -120,7 +166,7 @@ def agents_of(stub: AnthropicStub) -> Counter[str]:
     return counts
 
 
-def at_scale(lessons: int, latency: float, workers: int | None) -> None:
+def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: bool = False) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         w, close = world(Path(scratch))
         try:
@@ -133,7 +179,7 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
             w.stub.latency = latency
             requests = len(w.harness.requests.entries)
             started = time.perf_counter()
-            with Sleeps() as sleeps:
+            with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
             wall = time.perf_counter() - started
             records = w.state().records()
@@ -146,6 +192,8 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
                 f"decided {dict(decided)}; building the PRs {built:.0f} s (not counted)",
                 flush=True,
             )
+            if timeline_on:
+                timeline.print()
         finally:
             close()
 
@@ -356,6 +404,9 @@ def main() -> None:
     parser.add_argument(
         "--repos", type=int, default=64, help="code repos the PRs spread over (with --shards)"
     )
+    parser.add_argument(
+        "--timeline", action="store_true", help="print calls in flight and host writes every 30 s"
+    )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
     args = parser.parse_args()
     if args.faults:
@@ -366,7 +417,7 @@ def main() -> None:
             if args.shards:
                 sharded(lessons, latency, args.shards, args.repos)
             else:
-                at_scale(lessons, latency, args.workers)
+                at_scale(lessons, latency, args.workers, args.timeline)
 
 
 if __name__ == "__main__":
