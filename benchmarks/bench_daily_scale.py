@@ -120,6 +120,8 @@ class Timeline:
 
     def __enter__(self) -> Timeline:
         self.started = time.perf_counter()
+        self.before = agents_of(self.w.stub)
+        self.writes_before = writes_since(self.w, 0)
         self._thread.start()
         return self
 
@@ -129,16 +131,14 @@ class Timeline:
 
     def _sample(self) -> None:
         while not self._stop.wait(1.0):
-            stub, entries = self.w.stub, self.w.harness.requests.entries
-            writes = sum(1 for method, _ in list(entries) if method in ("POST", "PUT", "PATCH", "DELETE"))
+            stub = self.w.stub
+            writes = writes_since(self.w, 0)
             self.samples.append(
                 (time.perf_counter() - self.started, stub._in_flight, writes, agents_of(stub))  # noqa: SLF001
             )
 
     def print(self) -> None:
-        last_writes, last_calls, start = (
-            (self.samples[0][2], Counter[str](), 0.0) if self.samples else (0, Counter[str](), 0.0)
-        )
+        last_writes, last_calls, start = self.writes_before, self.before, 0.0
         while self.samples and start < self.samples[-1][0]:
             inside = [s for s in self.samples if start <= s[0] < start + self.bucket]
             if inside:
@@ -151,6 +151,31 @@ class Timeline:
                 )
                 last_writes, last_calls = inside[-1][2], inside[-1][3]
             start += self.bucket
+
+
+WRITE_SPACING = 1.0  # GitHub: "wait at least one second between each" content-creating request
+
+
+def writes_since(w: DailyWorld, start: int) -> int:
+    """Content-creating requests (GraphQL reads are POSTs too, and not counted by GitHub as writes)."""
+    return sum(
+        1
+        for method, path in list(w.harness.requests.entries)[start:]
+        if method in ("POST", "PUT", "PATCH", "DELETE") and not path.startswith("/api/graphql")
+    )
+
+
+def floor(calls: Counter[str], writes: int, latency: float, workers: int) -> str:
+    """The least wall time the host's and the model's limits allow: the drafts, then the judge (it
+    waits for every draft: the lessons' order decides which are judged under its cap), then the
+    writes, at least a second apart and at most 80 a minute and 500 an hour."""
+    drafting = -(-(calls["draft"] + calls["doc-check"]) // workers) * latency
+    deciding = -(-(calls["consolidate"] + calls["judge"]) // workers) * latency
+    paced = max(writes * WRITE_SPACING, (writes - 1) // 80 * 60.0, (writes - 1) // 500 * 3600.0)
+    return (
+        f"floor {drafting + deciding + paced:.0f} s = drafts {drafting:.0f} s + judge/consolidation "
+        f"{deciding:.0f} s ({workers} workers at {latency:g} s) + {writes} host writes {paced:.0f} s"
+    )
 
 
 def agents_of(stub: AnthropicStub) -> Counter[str]:
@@ -192,6 +217,10 @@ def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: boo
                 f"decided {dict(decided)}; building the PRs {built:.0f} s (not counted)",
                 flush=True,
             )
+            from homeostat.core.config import Concurrency
+
+            calls = agents_of(w.stub)
+            print("  " + floor(calls, writes_since(w, requests), latency, workers or Concurrency().api))
             if timeline_on:
                 timeline.print()
         finally:
@@ -267,7 +296,8 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             in_flight = w.stub.max_in_flight
             before = paid(w)
             merge_started = time.perf_counter()
-            with Sleeps() as sleeps:
+            merge_requests = len(w.harness.requests.entries)
+            with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
             merge = time.perf_counter() - merge_started
             slowest = max(walls.values())
@@ -283,6 +313,19 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
                 flush=True,
             )
+            from homeostat.core.config import Concurrency
+
+            workers = Concurrency().api
+            largest = Counter({k: -(-n * max(sizes.values()) // len(names)) for k, n in drafted.items()})
+            shard_floor = floor(largest, 0, latency, workers).split(" = ")[0].removeprefix("floor ")
+            merge_floor = floor(merge_calls, writes_since(w, merge_requests), latency, workers)
+            print(
+                f"  the largest shard's {floor(largest, 0, latency, workers)}\n  the merge job's {merge_floor}\n"
+                f"  critical path floor {float(shard_floor.rstrip(' s')) + float(merge_floor.split()[1]):.0f} s",
+                flush=True,
+            )
+            print("  the merge job:")
+            timeline.print()
         finally:
             close()
 
