@@ -11,12 +11,16 @@ fault table replayed.
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
    time; the part of it PyGithub spent waiting between host writes (1 s apart, as GitHub asks: item
    4 of the issue paces writes); the model calls by agent; and the most calls the stub was answering
-   at once. `--workers` sets `agents.concurrency.api` (default: the setting's default).
+   at once. `--workers` sets `agents.concurrency.api` (default: the setting's default). Then the
+   run's floor: the drafts' rounds of calls, then the judge's (it waits for every draft), then the
+   host writes at least a second apart (80 a minute, 500 an hour), whatever the code did; with
+   `--timeline`, every 30 s the calls in flight, answered by agent, and the host writes sent.
    `--shards N` spreads the PRs over `--repos` code repos (64) and runs the sharded daily run: N
    `homeostat curate --shard i/N` processes side by side (a CI matrix), then `homeostat daily
    --merge-shards N`; it prints the slowest shard's wall time, the merge job's, their sum (the
    workflow's critical path), the calls each paid and the drafts the merge job paid again (0).
-   `--shards 1` is the same world as one unsharded run, to compare.
+   `--shards 1` is the same world as one unsharded run, to compare. With N > 1 it prints the largest
+   shard's floor, the merge job's and the critical path's, and the merge job's timeline.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
    default window); prints the lessons lost (of 12) and the questions paid for twice per row.
 
