@@ -11,12 +11,16 @@ fault table replayed.
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
    time; the part of it PyGithub spent waiting between host writes (1 s apart, as GitHub asks: item
    4 of the issue paces writes); the model calls by agent; and the most calls the stub was answering
-   at once. `--workers` sets `agents.concurrency.api` (default: the setting's default).
+   at once. `--workers` sets `agents.concurrency.api` (default: the setting's default). Then the
+   run's floor: the drafts' rounds of calls, then the judge's (it waits for every draft), then the
+   host writes at least a second apart (80 a minute, 500 an hour), whatever the code did; with
+   `--timeline`, every 30 s the calls in flight, answered by agent, and the host writes sent.
    `--shards N` spreads the PRs over `--repos` code repos (64) and runs the sharded daily run: N
    `homeostat curate --shard i/N` processes side by side (a CI matrix), then `homeostat daily
    --merge-shards N`; it prints the slowest shard's wall time, the merge job's, their sum (the
    workflow's critical path), the calls each paid and the drafts the merge job paid again (0).
-   `--shards 1` is the same world as one unsharded run, to compare.
+   `--shards 1` is the same world as one unsharded run, to compare. With N > 1 it prints the largest
+   shard's floor, the merge job's and the critical path's, and the merge job's timeline.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
    default window); prints the lessons lost (of 12) and the questions paid for twice per row.
 
@@ -107,6 +111,77 @@ class Sleeps:
         time.sleep = self._real
 
 
+class Timeline:
+    """Samples, once a second, the calls the stub is answering and the host writes sent so far; prints
+    per `bucket` seconds the mean and most calls in flight, the calls answered by agent and the writes,
+    so a run's sequential phases and its waits between writes show."""
+
+    def __init__(self, w: DailyWorld, bucket: float = 30.0) -> None:
+        self.w, self.bucket = w, bucket
+        self.samples: list[tuple[float, int, int, Counter[str]]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def __enter__(self) -> Timeline:
+        self.started = time.perf_counter()
+        self.before = agents_of(self.w.stub)
+        self.writes_before = writes_since(self.w, 0)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(1.0):
+            stub = self.w.stub
+            writes = writes_since(self.w, 0)
+            self.samples.append(
+                (time.perf_counter() - self.started, stub._in_flight, writes, agents_of(stub))  # noqa: SLF001
+            )
+
+    def print(self) -> None:
+        last_writes, last_calls, start = self.writes_before, self.before, 0.0
+        while self.samples and start < self.samples[-1][0]:
+            inside = [s for s in self.samples if start <= s[0] < start + self.bucket]
+            if inside:
+                flights = [s[1] for s in inside]
+                calls = inside[-1][3] - last_calls
+                print(
+                    f"  {start:5.0f}-{start + self.bucket:<5.0f} s: in flight mean {sum(flights) / len(flights):4.1f} "
+                    f"max {max(flights):2d}; answered {dict(calls)}; host writes {inside[-1][2] - last_writes}",
+                    flush=True,
+                )
+                last_writes, last_calls = inside[-1][2], inside[-1][3]
+            start += self.bucket
+
+
+WRITE_SPACING = 1.0  # GitHub: "wait at least one second between each" content-creating request
+
+
+def writes_since(w: DailyWorld, start: int) -> int:
+    """Content-creating requests (GraphQL reads are POSTs too, and not counted by GitHub as writes)."""
+    return sum(
+        1
+        for method, path in list(w.harness.requests.entries)[start:]
+        if method in ("POST", "PUT", "PATCH", "DELETE") and not path.startswith("/api/graphql")
+    )
+
+
+def floor(calls: Counter[str], writes: int, latency: float, workers: int) -> str:
+    """The least wall time the host's and the model's limits allow: the drafts, then the judge (it
+    waits for every draft: the lessons' order decides which are judged under its cap), then the
+    writes, at least a second apart and at most 80 a minute and 500 an hour."""
+    drafting = -(-(calls["draft"] + calls["doc-check"]) // workers) * latency
+    deciding = -(-(calls["consolidate"] + calls["judge"]) // workers) * latency
+    paced = max(writes * WRITE_SPACING, (writes - 1) // 80 * 60.0, (writes - 1) // 500 * 3600.0)
+    return (
+        f"floor {drafting + deciding + paced:.0f} s = drafts {drafting:.0f} s + judge/consolidation "
+        f"{deciding:.0f} s ({workers} workers at {latency:g} s) + {writes} host writes {paced:.0f} s"
+    )
+
+
 def agents_of(stub: AnthropicStub) -> Counter[str]:
     names = {
         DRAFTER: "draft",
@@ -120,7 +195,7 @@ def agents_of(stub: AnthropicStub) -> Counter[str]:
     return counts
 
 
-def at_scale(lessons: int, latency: float, workers: int | None) -> None:
+def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: bool = False) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         w, close = world(Path(scratch))
         try:
@@ -133,7 +208,7 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
             w.stub.latency = latency
             requests = len(w.harness.requests.entries)
             started = time.perf_counter()
-            with Sleeps() as sleeps:
+            with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
             wall = time.perf_counter() - started
             records = w.state().records()
@@ -146,6 +221,12 @@ def at_scale(lessons: int, latency: float, workers: int | None) -> None:
                 f"decided {dict(decided)}; building the PRs {built:.0f} s (not counted)",
                 flush=True,
             )
+            from homeostat.core.config import Concurrency
+
+            calls = agents_of(w.stub)
+            print("  " + floor(calls, writes_since(w, requests), latency, workers or Concurrency().api))
+            if timeline_on:
+                timeline.print()
         finally:
             close()
 
@@ -219,7 +300,8 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             in_flight = w.stub.max_in_flight
             before = paid(w)
             merge_started = time.perf_counter()
-            with Sleeps() as sleeps:
+            merge_requests = len(w.harness.requests.entries)
+            with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
             merge = time.perf_counter() - merge_started
             slowest = max(walls.values())
@@ -235,6 +317,19 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
                 flush=True,
             )
+            from homeostat.core.config import Concurrency
+
+            workers = Concurrency().api
+            largest = Counter({k: -(-n * max(sizes.values()) // len(names)) for k, n in drafted.items()})
+            shard_floor = floor(largest, 0, latency, workers).split(" = ")[0].removeprefix("floor ")
+            merge_floor = floor(merge_calls, writes_since(w, merge_requests), latency, workers)
+            print(
+                f"  the largest shard's {floor(largest, 0, latency, workers)}\n  the merge job's {merge_floor}\n"
+                f"  critical path floor {float(shard_floor.rstrip(' s')) + float(merge_floor.split()[1]):.0f} s",
+                flush=True,
+            )
+            print("  the merge job:")
+            timeline.print()
         finally:
             close()
 
@@ -356,6 +451,9 @@ def main() -> None:
     parser.add_argument(
         "--repos", type=int, default=64, help="code repos the PRs spread over (with --shards)"
     )
+    parser.add_argument(
+        "--timeline", action="store_true", help="print calls in flight and host writes every 30 s"
+    )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
     args = parser.parse_args()
     if args.faults:
@@ -366,7 +464,7 @@ def main() -> None:
             if args.shards:
                 sharded(lessons, latency, args.shards, args.repos)
             else:
-                at_scale(lessons, latency, args.workers)
+                at_scale(lessons, latency, args.workers, args.timeline)
 
 
 if __name__ == "__main__":

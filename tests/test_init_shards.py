@@ -102,16 +102,44 @@ def test_a_bad_shard_count_is_one_line(
     assert not (path / DAILY).exists()
 
 
-def test_the_app_token_and_shards_are_refused_together_before_anything_is_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """The sharded workflow has no app-token step yet: --app must not be dropped without a word."""
+def test_init_app_and_shards_give_every_job_its_own_app_token(tmp_path: Path) -> None:
+    """The draft jobs push drafts to the state branch and read the code repos' reviews; the merge job
+    opens and merges the PRs: each job's app token carries its own permissions, and the workflow's
+    token only checks the KB out. A rerun keeps both."""
     path = kb(tmp_path, "github")
-    assert init(path, "--shards", "4", "--app") == 2
-    err = capsys.readouterr().err.strip()
-    assert "--app and --shards cannot be combined" in err and "\n" not in err
-    assert not (path / DAILY).exists()
-    assert init(path, "--app") == 0  # an app KB asked to shard on a rerun is refused the same way
-    capsys.readouterr()
-    assert init(path, "--shards", "4") == 2
-    assert "cannot be combined" in capsys.readouterr().err
+    assert init(path, "--shards", "4", "--app") == 0
+    written = (path / DAILY).read_text()
+    spec = yaml.safe_load(written)
+    assert spec["permissions"] == {}
+    wanted = {
+        "draft": {"permission-contents": "write", "permission-pull-requests": "read"},
+        "merge": {"permission-contents": "write", "permission-pull-requests": "write"},
+    }
+    for name, permissions in wanted.items():
+        job = spec["jobs"][name]
+        assert job["permissions"] == {"contents": "read"}, name
+        app, checkout, action = job["steps"]
+        assert app["id"] == "app-token" and app["uses"].startswith("actions/create-github-app-token@")
+        assert {k: v for k, v in app["with"].items() if k.startswith("permission-")} == permissions
+        assert app["with"]["repositories"] == "kb,ledger"
+        assert checkout["with"]["persist-credentials"] is False
+        assert action["with"]["token"] == "${{ steps.app-token.outputs.token }}"
+    assert spec["jobs"]["merge"]["steps"][-1]["with"]["merge-shards"] == "4"
+    lint = subprocess.run([str(tool("actionlint")), "-no-color"], cwd=path, capture_output=True, text=True)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    audit = subprocess.run(
+        [str(tool("zizmor")), "--offline", "--no-config", "--no-progress", "--format", "json", ".github"],
+        cwd=path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert json.loads(audit.stdout or "[]") == [], audit.stdout
+    assert main(["init", "--kb", str(path), "--yes"]) == 0  # a rerun keeps the shards and the app token
+    assert (path / DAILY).read_text() == written
+    assert main(["init", "--kb", str(path), "--yes", "--force", "--no-app"]) == 0
+    assert "app-token" not in (path / DAILY).read_text() and shards_of(path) == 4
+
+
+def shards_of(path: Path) -> int:
+    return len(yaml.safe_load((path / DAILY).read_text())["jobs"]["draft"]["strategy"]["matrix"]["shard"])

@@ -3,8 +3,8 @@
 zizmor (pinned in the dev dependencies) runs offline with its default persona and no configuration
 file: any finding fails, and an ignore is allowed only inline, with its reason on the line above
 (`# zizmor: ignore[...]` on Homeostat's own tag pins, which `--pin-actions sha` replaces by commits).
-`init`'s output is audited for the default workflow token, for `--app` (a scoped GitHub App token)
-and for `--pin-actions sha`, whose commit comes from a git server standing in for github.com.
+`init`'s output is audited for the default workflow token, for `--app` (a scoped GitHub App token),
+for `--app --shards N` (a token in every job of the sharded daily workflow) and for `--pin-actions sha`, whose commit comes from a git server standing in for github.com.
 """
 
 from __future__ import annotations
@@ -105,6 +105,7 @@ def test_zizmor_finds_nothing_in_what_init_writes(tmp_path: Path, actions_server
     setups = {
         "default": init_kb(tmp_path, "default"),
         "app": init_kb(tmp_path, "app", "--app"),
+        "app-shards": init_kb(tmp_path, "app-shards", "--app", "--shards", "3"),
         "sha": init_kb(
             tmp_path, "sha", "--app", "--pin-actions", "sha", env={"GITHUB_SERVER_URL": server.url}
         ),
@@ -126,7 +127,9 @@ def test_zizmor_still_finds_what_the_templates_once_had(tmp_path: Path) -> None:
 # --- actionlint on init's output --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("flags", [(), ("--app",)], ids=["default", "app"])
+@pytest.mark.parametrize(
+    "flags", [(), ("--app",), ("--app", "--shards", "3")], ids=["default", "app", "app-shards"]
+)
 def test_actionlint_accepts_what_init_writes(tmp_path: Path, flags: tuple[str, ...]) -> None:
     kb = init_kb(tmp_path, "kb", *flags)
     done = subprocess.run(

@@ -372,11 +372,6 @@ def _other_plans(
     host = config.sources.host
     if shards is None:  # a rerun keeps the shards the daily run already has
         shards = shards_in(_read(root / DAILY_FILE[host]))
-    if shards > 1 and options.app:
-        raise ConfigError(
-            "--app and --shards cannot be combined yet: the sharded daily workflow runs on the workflow's "
-            "own token; pass --no-app, or --shards 1 for the one-job daily workflow with the app token"
-        )
     generated = {
         template.target: with_shards(
             template, render_ci(template, template_text(template.source), config, VERSION, options), shards

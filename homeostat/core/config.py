@@ -272,7 +272,9 @@ class Concurrency(Model):
     """Model calls a run keeps in flight at once, per runtime (each is a worker; results are applied in
     their original order, so a run decides the same whatever the number)."""
 
-    api: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on the api runtime.")
+    # 16 on the api runtime, which paces itself by Anthropic's rate-limit headers: 500 lessons a day
+    # at 8 s a call are ~580 calls, 580 × 8 s / 8 workers = 9.7 min of model time alone (docs/daily.md).
+    api: int = Field(default=16, ge=1, le=64, description="Calls in flight at once on the api runtime.")
     bedrock: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on bedrock.")
     vertex: int = Field(default=8, ge=1, le=64, description="Calls in flight at once on vertex.")
     claude_code: int = Field(

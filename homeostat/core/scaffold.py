@@ -354,7 +354,12 @@ APP_TOKEN_ACTION = "actions/create-github-app-token@df432ceedc7162793a195dd1713f
 APP_ID_VARIABLE = "HOMEOSTAT_APP_ID"
 APP_KEY_SECRET = "HOMEOSTAT_APP_PRIVATE_KEY"
 APP_TEMPLATES = frozenset(
-    {"github/homeostat-daily.yml", "github/homeostat-deep-dive.yml", "github/homeostat-review-merge.yml"}
+    {
+        "github/homeostat-daily.yml",
+        "github/homeostat-daily-sharded.yml",
+        "github/homeostat-deep-dive.yml",
+        "github/homeostat-review-merge.yml",
+    }
 )
 _CHECKOUT = re.compile(r"^(?P<indent>[ \t]*)# No credential is left in the checkout.*\n", re.MULTILINE)
 _TOKEN_INPUT = re.compile(
@@ -407,24 +412,13 @@ def pinned_to_commit(text: str, commit: str, version: str) -> str:
 def with_app_token(source: str, text: str, repos: tuple[str, ...]) -> str:
     """The workflow with an app-token step before its checkout, the action's `token:` set to it, and
     the workflow's own token cut to reading the checkout. Without `repos` the token reaches this
-    repository alone (the action's default); with them, those repositories of this repository's owner."""
-    listed = f"    repositories: {','.join(repos)}\n" if repos else ""
-    lines = [
-        '# A GitHub App installation token (docs/setup.md, "Auto-merge and branch protection"): the PRs',
-        "# it opens start workflows, so required checks run, and the app can bypass the base branch's",
-        "# ruleset. One token carries one set of permissions for every repository it reaches.",
-        "- id: app-token",
-        f"  uses: {APP_TOKEN_ACTION}",
-        "  with:",
-        f"    app-id: ${{{{ vars.{APP_ID_VARIABLE} }}}}",
-        f"    private-key: ${{{{ secrets.{APP_KEY_SECRET} }}}}",
-        *([listed.rstrip("\n")] if listed else []),
-        "    permission-contents: write",
-        "    permission-pull-requests: write",
-    ]
-    rendered, count = _CHECKOUT.subn(
-        lambda m: "".join(f"{m.group('indent')}{line}\n" for line in lines) + m.group(0), text
-    )
+    repository alone (the action's default); with them, those repositories of this repository's owner.
+    A workflow whose jobs each say their permissions (`permissions: {}` at the top: the sharded daily
+    run) gets a token in every job, with that job's own permissions."""
+    if _NO_PERMISSIONS.search(text):
+        return _with_app_token_per_job(source, text, repos)
+    step = _app_token_step(repos, {"contents": "write", "pull-requests": "write"})
+    rendered, count = _CHECKOUT.subn(lambda m: _indented(step, m.group("indent")) + m.group(0), text)
     rendered, tokens = _TOKEN_INPUT.subn(
         lambda m: f"{m.group('indent')}token: ${{{{ steps.app-token.outputs.token }}}}\n", rendered
     )
@@ -439,6 +433,70 @@ def with_app_token(source: str, text: str, repos: tuple[str, ...]) -> str:
             f" for --app, not {count}, {tokens} and {blocks}"
         )
     return rendered
+
+
+_NO_PERMISSIONS = re.compile(r"^permissions: \{\}\n", re.MULTILINE)
+_JOB = re.compile(r"^  [\w-]+:\n(?:(?:[ \t]*|    .*|  #.*)\n)*", re.MULTILINE)
+_JOB_PERMISSIONS = re.compile(
+    r"^(?:    #.*\n)*    permissions:\n(?P<body>(?:      [\w-]+: *(?:read|write)\n)+)", re.MULTILINE
+)
+
+
+def _with_app_token_per_job(source: str, text: str, repos: tuple[str, ...]) -> str:
+    """`with_app_token` for a workflow whose every job holds its permissions block: each job's token
+    gets the permissions its block gave the workflow's token (and reads pull requests: every job reads
+    the code repos' reviews), and the block is cut to reading the checkout."""
+    head, jobs = text.split("\njobs:\n", 1)
+    found = [m.group(0) for m in _JOB.finditer(jobs)]
+    if not found or "".join(found) != jobs:
+        raise ValueError(f"workflows/{source}: its jobs must be two-space keys for --app")
+    return head + "\njobs:\n" + "".join(_job_with_app_token(source, job, repos) for job in found)
+
+
+def _job_with_app_token(source: str, job: str, repos: tuple[str, ...]) -> str:
+    block = _JOB_PERMISSIONS.search(job)
+    if block is None:
+        raise ValueError(f"workflows/{source}: every job must say its permissions for --app")
+    granted = dict(line.strip().split(": ") for line in block.group("body").splitlines())
+    granted.setdefault("pull-requests", "read")
+    step = _app_token_step(repos, granted)
+    job = _JOB_PERMISSIONS.sub(
+        "    # The app token does the writing; the workflow's own token only checks the KB out.\n"
+        "    permissions:\n      contents: read\n",
+        job,
+    )
+    job, count = _CHECKOUT.subn(lambda m: _indented(step, m.group("indent")) + m.group(0), job)
+    job, tokens = _TOKEN_INPUT.subn(
+        lambda m: f"{m.group('indent')}token: ${{{{ steps.app-token.outputs.token }}}}\n", job
+    )
+    if (count, tokens) != (1, 1):
+        raise ValueError(
+            f"workflows/{source} must have one checkout and one `token:` input in each job for --app,"
+            f" not {count} and {tokens}"
+        )
+    return job
+
+
+def _app_token_step(repos: tuple[str, ...], permissions: Mapping[str, str]) -> list[str]:
+    """The app-token step's lines (a list item, unindented): the app's id and key, the repositories
+    it reaches, and the permissions it asks for (`permission-<name>: <level>`)."""
+    listed = [f"    repositories: {','.join(repos)}"] if repos else []
+    return [
+        '# A GitHub App installation token (docs/setup.md, "Auto-merge and branch protection"): the PRs',
+        "# it opens start workflows, so required checks run, and the app can bypass the base branch's",
+        "# ruleset. One token carries one set of permissions for every repository it reaches.",
+        "- id: app-token",
+        f"  uses: {APP_TOKEN_ACTION}",
+        "  with:",
+        f"    app-id: ${{{{ vars.{APP_ID_VARIABLE} }}}}",
+        f"    private-key: ${{{{ secrets.{APP_KEY_SECRET} }}}}",
+        *listed,
+        *(f"    permission-{name}: {level}" for name, level in permissions.items()),
+    ]
+
+
+def _indented(lines: list[str], indent: str) -> str:
+    return "".join(f"{indent}{line}\n" for line in lines)
 
 
 def uses_app_token(text: str) -> bool:

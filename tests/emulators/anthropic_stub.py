@@ -331,7 +331,11 @@ def _prompts(request: Recorded) -> tuple[str, str]:
 
 
 class _QuietServer(ClosingServer):
-    """A client that went away (a run killed mid-call) is no error of the stub's."""
+    """A client that went away (a run killed mid-call) is no error of the stub's. Its listen backlog is
+    deep, as the API's is: several runs' workers connecting at once on a busy machine would overflow
+    the default 5 and be reset."""
+
+    request_queue_size = 256
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if not isinstance(sys.exc_info()[1], ConnectionError):
