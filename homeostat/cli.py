@@ -13,8 +13,6 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
-from homeostat.cli_options import add_kb_option as add_kb_option  # old spelling: commands import cli_options
-from homeostat.cli_options import kb_dir as kb_dir
 from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import HomeostatError
 

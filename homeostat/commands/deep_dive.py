@@ -18,8 +18,14 @@ from typing import TextIO
 
 from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, askers_from_args, check_cost_and_prompts, emit_json
+from homeostat.cli_options import (
+    add_format_option,
+    add_kb_option,
+    askers_from_args,
+    check_cost_and_prompts,
+    emit_json,
+    kb_dir,
+)
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.deep_dive import ci_report

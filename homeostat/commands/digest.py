@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.slack import slack_notifier_from_env
-    from homeostat.commands.curate import parse_when
+    from homeostat.cli_options import parse_when
     from homeostat.kb_origin import origin_git
     from homeostat.runs.curate import kb_repo_ref
 

@@ -12,8 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.core.evaluation import (
     EvalError,
     audiences,
@@ -104,8 +103,8 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
     file is never overwritten (their edits may be in it), and cases the case file has are left out."""
     import yaml
 
-    from homeostat.commands.metrics import local_state
     from homeostat.core.repeats import DRAFT_HEADER, draft_cases
+    from homeostat.runs.metrics import local_state
 
     root = Path(kb_dir(args.kb))
     out = Path(args.out) if args.out else root / DRAFT_FILE

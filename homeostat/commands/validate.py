@@ -21,8 +21,7 @@ from homeostat.adapters.forked_tasks import tasks_beside
 from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.adapters.token_memo import load_token_counts, save_token_counts
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, one_of
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir, one_of
 from homeostat.console import Progress
 from homeostat.core.agent_impact import (
     Growth,

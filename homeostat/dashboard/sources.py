@@ -17,7 +17,6 @@ from pathlib import Path
 from homeostat.adapters import work_tree
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.search_index import pending_names
-from homeostat.commands.metrics import accepted_ids, local_events, local_state
 from homeostat.console import Progress
 from homeostat.core.config import Config
 from homeostat.core.dashboard.pages import Inputs
@@ -25,6 +24,7 @@ from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.core.up import schedule_locks
 from homeostat.errors import HomeostatError
+from homeostat.runs.metrics import accepted_ids, local_events, local_state
 from homeostat.runs.sync import read_config
 
 
