@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
 
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
 from homeostat.core.asker import RunStats  # noqa: E402
 from homeostat.core.kb import load_kb  # noqa: E402
 from homeostat.core.state import StateSnapshot  # noqa: E402

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from digestworld import TOPIC, DigestWorld, many_rules  # noqa: E402
 
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
 from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref  # noqa: E402
 from homeostat.core.digest import build_digest, digest_message  # noqa: E402
 from homeostat.core.state import parse_state  # noqa: E402

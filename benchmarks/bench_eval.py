@@ -38,7 +38,7 @@ def main(argv: list[str]) -> int:
 
 
 def report(fixture: Path, *, task: bool) -> None:
-    from homeostat.adapters.search_index import build
+    from homeostat.adapters.cache.corpus_cache import build
     from homeostat.core import search, selection
     from homeostat.core.evaluation import parse_cases, run_cases
     from homeostat.core.render_view import LineCounter, render_prompt

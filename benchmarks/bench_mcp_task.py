@@ -109,7 +109,7 @@ def measure(fixture: Path) -> None:
 
 def session_start(kb: Path, checkout: Path) -> View:
     """The SessionStart hook's ranking in this checkout: touched paths and task words from git."""
-    from homeostat.adapters.search_index import change_from_git
+    from homeostat.adapters.cache.corpus_cache import change_from_git
     from homeostat.runs.session import open_session, session_task, session_view
 
     change = change_from_git(checkout)

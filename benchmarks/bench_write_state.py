@@ -18,8 +18,8 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state, write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state, write_state
 from homeostat.core.state import (
     Cost,
     DecisionRecord,

@@ -83,7 +83,7 @@ def askers_from_args(
 ) -> Callable[[str], Asker]:
     """A model-calling run's asker per agent, with `--max-cost` and `--show-prompts` read as
     `check_cost_and_prompts` checked them: one place maps the two flags onto every run's calls."""
-    from homeostat.adapters.askers import run_asker_for
+    from homeostat.adapters.models.askers import run_asker_for
 
     return run_asker_for(
         config,

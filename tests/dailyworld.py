@@ -23,7 +23,7 @@ from gitfixtures import git
 from hostkit import PullSpec
 from kbfactory import example_files
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.pending import PendingLesson, pending_path
 from homeostat.core.state import parse_state
 

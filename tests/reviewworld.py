@@ -17,7 +17,7 @@ import pytest
 from dailyworld import push_example_kb
 from gitfixtures import git
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.model import RuleMeta
 from homeostat.core.write import render_topic_section
 

@@ -11,7 +11,7 @@ import pytest
 from fakes import FakeAsker
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from homeostat.adapters.askers import asker_for
+from homeostat.adapters.models.askers import asker_for
 from homeostat.core.asker import (
     AgentChoice,
     ModelAsker,

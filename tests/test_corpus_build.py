@@ -23,10 +23,10 @@ from children import children
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.adapters import count_worker as count_worker_module
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.adapters.forked import count_worker as count_worker_module
+from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.adapters.search_index import build
 from homeostat.core.corpus_rows import rule_row
 from homeostat.core.kb import KB
 from homeostat.core.model import RuleMeta

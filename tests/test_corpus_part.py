@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.corpus_part import PART_FORMAT, PART_MAGIC, part_bytes, read_part, whole_entry
+from homeostat.adapters.cache.corpus_part import PART_FORMAT, PART_MAGIC, part_bytes, read_part, whole_entry
 from homeostat.core.render_view import LineCounter, build_view
 from homeostat.core.scope_index import scope_index
 from homeostat.core.selection import AreaInfo, Audience, Budget, Corpus, Entry, RepoInfo, select_entries

@@ -23,8 +23,8 @@ from racekit import (
     seed,
 )
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import write_state
 from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
 from homeostat.runs.publish import Change, Publisher
 
@@ -197,7 +197,7 @@ def test_a_claim_is_replaced_only_by_its_own_runs_copy() -> None:
 def test_a_claim_of_a_process_gone_from_this_machine_is_dead_and_elsewhere_only_expiry_tells() -> None:
     import subprocess
 
-    from homeostat.adapters.run_claim import owner_alive, this_process
+    from homeostat.adapters.state.run_claim import owner_alive, this_process
 
     me = this_process()
     assert owner_alive(me)
@@ -234,7 +234,7 @@ def test_a_claim_write_on_a_state_branch_that_moved_keeps_the_other_write_and_a_
 ) -> None:
     """The run writes its claim on the commit its last write left without fetching; where another
     writer moved the branch since, that write is kept, and where another run took over, it stops."""
-    from homeostat.adapters.run_claim import ClaimLost, Taken, take_claim, update_claim
+    from homeostat.adapters.state.run_claim import ClaimLost, Taken, take_claim, update_claim
     from homeostat.core.state import Heartbeat, heartbeat_path, parse_state
 
     origin, clone = _claim_repos(tmp_path)

@@ -15,11 +15,11 @@ import pytest
 from digestworld import TOPIC, DigestWorld, many_rules
 from kbfactory import stderr_errors
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.git import Git
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.slack import SlackNotifier
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core import blocks
 from homeostat.core.events import Event
 from homeostat.core.state import parse_state

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
 from homeostat.core.evaluation import EvalError, case_metrics, parse_cases, parse_floor
 from homeostat.core.search import match_prompt

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
 from homeostat.core.exports import (
     BEGIN,

@@ -17,7 +17,7 @@ from gitfixtures import (
     snapshot,
 )
 
-from homeostat.adapters.git import DEFAULT_IDENTITY, Git, PushResult, redact
+from homeostat.adapters.git.plumbing import DEFAULT_IDENTITY, Git, PushResult, redact
 from homeostat.core.readable import Refused
 from homeostat.errors import GitError
 

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from gitfixtures import commit, make_origin_and_clone
 
-from homeostat.adapters import search_index, work_tree
 from homeostat.adapters.bench_workspace import add_worktree
-from homeostat.adapters.git import Git, work_tree_files
-from homeostat.adapters.git_env import REPO_VARIABLES
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.git import work_tree
+from homeostat.adapters.git.env import REPO_VARIABLES
+from homeostat.adapters.git.plumbing import Git, work_tree_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "homeostat"
 # Starts a git child process: an argv whose first word is "git", or a spawn of it.
@@ -76,4 +77,4 @@ def test_no_git_runner_keeps_a_list_of_its_own() -> None:
         if place != "adapters/git_env.py":
             assert "GIT_COMMON_DIR" not in text and "GIT_NAMESPACE" not in text, place
         if _STARTS_GIT.search(text) and place not in _NO_REPOSITORY:
-            assert "from homeostat.adapters.git_env import git_env" in text, place
+            assert "from homeostat.adapters.git.env import git_env" in text, place

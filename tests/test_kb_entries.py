@@ -273,7 +273,7 @@ def test_a_pending_lesson_through_a_link_or_a_fifo_is_never_served(planted: Path
 
 
 def test_the_sync_refuses_a_pending_lesson_through_a_link(tmp_path: Path) -> None:
-    from homeostat.adapters.pending_store import list_pending
+    from homeostat.adapters.state.pending_store import list_pending
     from homeostat.errors import HomeostatError
 
     pending = tmp_path / "kb/.homeostat/pending"

@@ -10,7 +10,7 @@ import pytest
 from gitfixtures import commit, make_origin_and_clone
 from kbfactory import EXAMPLE, example_files
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref, read_tree
 from homeostat.core.kb import load_kb
 from homeostat.core.model import RuleMeta, Source

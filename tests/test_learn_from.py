@@ -22,7 +22,7 @@ from kbfactory import EXAMPLE, stderr_errors
 from ptykit import at_a_terminal
 from test_sync import developer_clone, homeostat, sync
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.cli import main
 from homeostat.core.imports.claude_memory import memory_place, project_key, read_memories
 from homeostat.core.imports.memories import EntryTooLong, fit

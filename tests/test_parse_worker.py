@@ -22,11 +22,13 @@ from typing import Any
 
 import pytest
 
-from homeostat.adapters import child_answer, parse_worker, search_index, write_behind
-from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.cache.corpus_cache import PENDING_DIR, _dumped, build
+from homeostat.adapters.cache.token_memo import TOKENS_FILE
+from homeostat.adapters.forked import answer as child_answer
+from homeostat.adapters.forked import count_worker as count_worker_module
+from homeostat.adapters.forked import parse_worker, write_behind
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
-from homeostat.adapters.token_memo import TOKENS_FILE
 from homeostat.core import corpus_rows, selection
 from homeostat.core.corpus_rows import merged_rows, rule_row
 from homeostat.core.kb import load_kb

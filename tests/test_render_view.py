@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.render_view import (
     GUIDE_TITLE,
     LineCounter,

@@ -59,7 +59,7 @@ def opt_in_and_serve(world: DailyWorld, served: str) -> Path:
     )
     git(dev, "commit", "--quiet", "-am", "cy shares usage")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     log_event(dev, "injection", {"source": "session-start", "rules": 2, "ids": f"{served},log-with-fields"})
     sync(dev)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core import selection
 from homeostat.core.render_view import LineCounter, build_view
 from homeostat.core.search import match_prompt, search_entries
@@ -199,7 +199,7 @@ def test_a_part_written_with_shared_values_reads_back_equal(corpus: Corpus) -> N
     is equal, field by field, and smaller than each record's own copy."""
     import marshal
 
-    from homeostat.adapters.search_index import _dumped
+    from homeostat.adapters.cache.corpus_cache import _dumped
 
     part = repo_part(corpus, "beta")
     again = Corpus.from_data(marshal.loads(_dumped(part)))
@@ -235,7 +235,7 @@ def example(tmp_path: Path) -> Path:
 
 
 def test_a_cached_part_and_the_known_ids_follow_every_edit(example: Path) -> None:
-    from homeostat.adapters.search_index import INDEX_DIR, known_ids, load_corpus
+    from homeostat.adapters.cache.corpus_cache import INDEX_DIR, known_ids, load_corpus
 
     def billing(repos: list[tuple[str, str]]) -> str | None:
         assert [name for name, _ in repos] == ["billing", "storefront"]

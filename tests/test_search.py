@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.search import lookup, match_prompt, message_terms, search_entries, topic_listing
 from homeostat.core.selection import STEMMER_ID, Audience, Corpus, terms
 

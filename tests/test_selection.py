@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.selection import (
     Audience,
     Corpus,
@@ -210,7 +210,7 @@ def test_sessions_see_their_repo_plus_core(tmp_path: Path) -> None:
 def test_pending_lessons_of_this_clone_apply_at_once(tmp_path: Path) -> None:
     import datetime as dt
 
-    from homeostat.adapters.pending_store import write_pending
+    from homeostat.adapters.state.pending_store import write_pending
     from homeostat.core.pending import PendingLesson
 
     root = write_kb(tmp_path / "kb", TIER_RULES)

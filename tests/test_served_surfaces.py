@@ -20,7 +20,7 @@ from mcp import Client
 from mcpkit import in_process
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.adapters.pending_store import write_pending
+from homeostat.adapters.state.pending_store import write_pending
 from homeostat.cli import main
 from homeostat.commands.learn import describe
 from homeostat.core.daily.bodies import render

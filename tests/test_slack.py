@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from emulators.slack_sink import SlackSink
 
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.adapters.slack import SlackNotifier, slack_notifier_from_env
 from homeostat.core.config import NotificationsConfig
 from homeostat.core.notify import NotifyError, QueueItem, SlackMessage, queue_items, review_queue_message

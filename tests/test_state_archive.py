@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from gitfixtures import MOVE_BRANCH_UNDER_PUSH, clone, git, install_hook, make_bare
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.run_claim import Held, Taken, take_claim
-from homeostat.adapters.state_store import StateWriteError, read_state, write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.run_claim import Held, Taken, take_claim
+from homeostat.adapters.state.state_store import StateWriteError, read_state, write_state
 from homeostat.core.state import (
     Archive,
     Claim,

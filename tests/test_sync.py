@@ -16,7 +16,7 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.state import Heartbeat
 
 
@@ -178,7 +178,7 @@ def test_an_unreachable_origin_is_an_offline_outcome_and_a_logged_event(world: D
 
 
 def test_two_syncs_of_one_clone_never_overlap(world: DailyWorld) -> None:
-    from homeostat.adapters.sync_store import sync_lock
+    from homeostat.adapters.state.sync_store import sync_lock
 
     dev = developer_clone(world)
     with sync_lock(dev):
@@ -195,7 +195,7 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     )
     git(dev, "commit", "--quiet", "-am", "cy opts in")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     log_event(dev, "injection", {"source": "session-start", "rules": 3})
     sync(dev)

@@ -21,10 +21,10 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.job_process import JobProcess
-from homeostat.adapters.run_claim import this_process
-from homeostat.adapters.schedule_lock import SlotLocks
+from homeostat.adapters.state.run_claim import this_process
+from homeostat.adapters.state.schedule_lock import SlotLocks
 from homeostat.core.config import Schedules
 from homeostat.core.cron import parse_cron
 from homeostat.core.schedules import CronError

@@ -14,7 +14,7 @@ import pytest
 from gitfixtures import git
 from kbfactory import example_files, write_files
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.events import Event
 from homeostat.core.metrics import compute_metrics, render_metrics
 from homeostat.core.state import (

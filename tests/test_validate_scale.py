@@ -26,9 +26,9 @@ from typing import TypeVar
 import pytest
 from kbfactory import example_files, write_files
 
-from homeostat.adapters import forked_tasks
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES
-from homeostat.adapters.forked_tasks import tasks_beside
+from homeostat.adapters.forked import tasks as forked_tasks
+from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES
+from homeostat.adapters.forked.tasks import tasks_beside
 from homeostat.core.config import CORE_AREA
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB, load_kb

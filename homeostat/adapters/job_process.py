@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from homeostat.adapters.clone import fast_forward
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.clone import fast_forward
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.up import Job
 from homeostat.errors import GitError
 

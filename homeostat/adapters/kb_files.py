@@ -17,7 +17,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git, work_tree_files
+from homeostat.adapters.git.plumbing import Git, work_tree_files
 from homeostat.adapters.plain_files import read_regular, write_atomic
 from homeostat.console import Progress
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb

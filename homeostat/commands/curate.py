@@ -17,10 +17,10 @@ import os
 import sys
 from pathlib import Path
 
-from homeostat.adapters.event_log import run_events
-from homeostat.adapters.git import Git
-from homeostat.adapters.hosts import host_from_env
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.hosts.registry import host_from_env
 from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.adapters.state.event_log import run_events
 from homeostat.cli_options import add_format_option, add_kb_option, askers_from_args, kb_dir, parse_when
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
+from homeostat.adapters.state.event_log import run_events
 from homeostat.cli_options import (
     add_format_option,
     add_kb_option,
@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int
 def _publish(result: DailyResult, options: DailyOptions, stats: RunStats, out: TextIO) -> int:
     """Inside GitHub Actions: step outputs, the job summary and annotations, read off the run's result;
     with --format json, the result as JSON (what the text form printed is its `text`)."""
-    from homeostat.adapters import github_actions
+    from homeostat.adapters.hosts import github_actions
 
     if isinstance(out, io.StringIO):
         emit_json(daily_data(result, options, out.getvalue()))

@@ -96,7 +96,7 @@ def as_json(result: DigestResult) -> dict[str, object]:
 def _ci(result: DigestResult) -> None:
     """Inside GitHub Actions: the counts as step outputs, the digest (or why none was posted) as the
     job summary."""
-    from homeostat.adapters import github_actions
+    from homeostat.adapters.hosts import github_actions
 
     if github_actions.in_github_actions():
         github_actions.write_outputs(digests.ci_outputs(result.digest, posted=result.posted))

@@ -64,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.search_index import load_corpus
+    from homeostat.adapters.cache.corpus_cache import load_corpus
     from homeostat.core.tokens import count_tokens
 
     if args.from_repeats:

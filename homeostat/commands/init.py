@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from homeostat import VERSION
-from homeostat.adapters import work_tree
+from homeostat.adapters.git import work_tree
 from homeostat.adapters.kb_files import read_tree
-from homeostat.adapters.unfinished_writes import left_unfinished, write_noted
+from homeostat.adapters.state.unfinished_writes import left_unfinished, write_noted
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_path
 from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
@@ -355,7 +355,7 @@ def _ci_options(root: Path, config: Config, args: argparse.Namespace) -> CiOptio
 
 
 def _release_commit() -> str:
-    from homeostat.adapters.action_pins import release_commit
+    from homeostat.adapters.hosts.action_pins import release_commit
 
     return release_commit(ACTIONS_REPO, f"v{VERSION}")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from homeostat.adapters.event_recorder import log_event
+from homeostat.adapters.state.event_recorder import log_event
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
 from homeostat.core.read_view import found_data, render_found
 from homeostat.runs.session import open_session

@@ -2,7 +2,7 @@
 
 The build reads a rule's fields, its two rendered forms and the file names it mentions, and nothing
 else of it. Held as strings, tuples, booleans and integers, a row made in another process (the cold
-rebuild reads part of the KB in a forked child, `adapters.parse_worker`) crosses a pipe as a marshal
+rebuild reads part of the KB in a forked child, `adapters.forked.parse_worker`) crosses a pipe as a marshal
 and gives the build the values one process would have given it.
 """
 

@@ -74,7 +74,7 @@ def strip_hidden(text: str) -> str:
 # --- text to terms ---------------------------------------------------------------------------------
 
 
-# The stemmer is part of the index's identity (search_index.corpus_key): the same word must become the
+# The stemmer is part of the index's identity (corpus_cache.corpus_key): the same word must become the
 # same term when the index is built and when it is queried.
 STEMMER_ID = "snowball-english-3.1.1"
 _STEMS: dict[str, str] = {}
@@ -286,7 +286,7 @@ class Entry(Record):
     @property
     def view_chars(self) -> int:
         """`len(view)`: what fitting a view reads of every ranked rule, whose text a cached repo part
-        reads only for the rules it serves (`adapters.corpus_part`)."""
+        reads only for the rules it serves (`adapters.cache.corpus_part`)."""
         return len(self.view)
 
     @property
@@ -513,7 +513,7 @@ def pending_view(lesson: PendingLesson, entry_id: str, *, with_why: bool = True)
 class ToCount(Record):
     """The texts a corpus build counts, in the order it counts them (a `TokenCounts` keeps what it
     looked up in that order, and `tokens.json` with it), so the counting can run apart from the rest
-    of the build (`adapters.count_worker`) and give the same counts in the same order."""
+    of the build (`adapters.forked.count_worker`) and give the same counts in the same order."""
 
     rules: list[tuple[str, str]]  # each served rule's rule-only form and what its whole form adds
     pending: list[tuple[str, str]]  # each pending entry's whole form and rule-only form

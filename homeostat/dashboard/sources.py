@@ -14,9 +14,9 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeostat.adapters import work_tree
+from homeostat.adapters.cache.corpus_cache import pending_names
+from homeostat.adapters.git import work_tree
 from homeostat.adapters.kb_files import read_tree
-from homeostat.adapters.search_index import pending_names
 from homeostat.console import Progress
 from homeostat.core.config import Config
 from homeostat.core.dashboard.pages import Inputs

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.cache.corpus_cache import build_from_kb
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import kb_repository, read_ref
-from homeostat.adapters.search_index import build_from_kb
 from homeostat.core.agent_impact import Impact, compare
 from homeostat.core.export_budget import limits_from
 from homeostat.core.kb import KB, load_kb

@@ -16,8 +16,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.calibration import (
     MIN_TERM,
     TARGET,

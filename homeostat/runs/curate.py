@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.asker import Answered, Asker, ModelCallError, SpendingCapError
 from homeostat.core.checkpoints import RetryThread

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.state_store import read_state, tracking_ref
+from homeostat.adapters.state.state_store import read_state, tracking_ref
 from homeostat.core.blocks import block_text
 from homeostat.core.config import Config
 from homeostat.core.digest import Digest, Links, build_digest, digest_message
@@ -256,7 +256,7 @@ def events_desire_paths(root: Path) -> Callable[[dt.datetime], list[tuple[str, s
     """Guessed tool names from the checkout's event log, when this machine keeps one."""
 
     def read(since: dt.datetime) -> list[tuple[str, str]]:
-        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+        from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
 
         path = events_path(root)
         if not log_exists(path):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import live_files, snapshot_at, tracking_ref
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
+from homeostat.adapters.state.state_store import live_files, snapshot_at, tracking_ref
 from homeostat.core.events import Event
 from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.errors import GitError
@@ -38,7 +38,7 @@ def local_events(root: Path) -> list[Event]:
 
 def accepted_ids(root: Path) -> frozenset[str] | None:
     """The rules sessions are served (the corpus), so "served but never credited" names live rules."""
-    from homeostat.adapters.search_index import load_corpus
+    from homeostat.adapters.cache.corpus_cache import load_corpus
 
     try:
         return frozenset(e.id for e in load_corpus(root).corpus.entries)

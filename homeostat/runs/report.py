@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from homeostat.adapters.event_log import SqliteEventLog
+    from homeostat.adapters.state.event_log import SqliteEventLog
     from homeostat.core.evaluation import Health
     from homeostat.core.kb import KB
     from homeostat.core.validate import ValidationResult
@@ -22,7 +22,7 @@ MAX_DAYS = 3650  # ten years: the event log keeps nothing older, and a date befo
 def usage(root: Path, days: int, log: SqliteEventLog | None = None) -> dict[str, int] | None:
     """Event counts by kind from `.homeostat/events.db`, or None when this machine has no log.
     `log`: one the caller keeps open (the MCP server), else it is opened for this count."""
-    from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+    from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
 
     since = dt.datetime.now(dt.UTC) - dt.timedelta(days=days)
     if log is not None:

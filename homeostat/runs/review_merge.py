@@ -28,9 +28,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TextIO
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.state_store import tracking_ref
+from homeostat.adapters.state.state_store import tracking_ref
 from homeostat.core.config import Config
 from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef, same_commit
 from homeostat.core.section_merge import Conflict, Rebuild, rebuild

@@ -12,8 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from homeostat.adapters.event_recorder import Scalar, log_events
-from homeostat.adapters.search_index import (
+from homeostat.adapters.cache.corpus_cache import (
     Identity,
     Loaded,
     WorkingChange,
@@ -25,6 +24,7 @@ from homeostat.adapters.search_index import (
     require_kb,
     touch_session,
 )
+from homeostat.adapters.state.event_recorder import Scalar, log_events
 from homeostat.cli_options import kb_dir
 from homeostat.console import note, note_unreadable
 from homeostat.core.records import Record

@@ -20,8 +20,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state, write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state, write_state
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.checkpoints import (
     AnswerMemory,

@@ -13,7 +13,7 @@ def stopped_by_signals() -> Iterator[None]:
     """SIGTERM (a cancelled or timed-out CI job; GitHub Actions sends SIGINT, then SIGTERM) stops the
     run the way SIGINT does, so it records its window and checkpoints before it exits; `claude -p`
     calls still running, in process groups of their own, are ended with it."""
-    from homeostat.adapters.claude_code import stop_running
+    from homeostat.adapters.models.claude_code import stop_running
 
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt(signal.Signals(signum).name)

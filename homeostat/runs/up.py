@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from homeostat.adapters.schedule_lock import SlotLocks
+from homeostat.adapters.state.schedule_lock import SlotLocks
 from homeostat.core.state import ClaimOwner
 from homeostat.core.up import CATCH_UP, LOCK_TTL, RENEW_EVERY, Job, ScheduleLock, Skip, stamp
 from homeostat.errors import HomeostatError

@@ -37,8 +37,8 @@ import pytest
 import yaml
 from hostkit import PullSpec, RequestLog
 
-from homeostat.adapters.bitbucket import BitbucketHost, MergeWait
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.bitbucket import BitbucketHost, MergeWait
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
 
 Json = dict[str, Any]

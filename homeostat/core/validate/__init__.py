@@ -40,7 +40,7 @@ TokenState = tuple[list[int], dict[str, int], dict[str, int], int]  # counts, an
 
 
 class Runner(Protocol):
-    """Starts a task elsewhere (`adapters.forked_tasks`: in a forked child, which has what this
+    """Starts a task elsewhere (`adapters.forked.tasks`: in a forked child, which has what this
     process has) and gives the function that waits for its value, plain data (tuples, lists, dicts,
     strings, numbers): how validate scans and counts beside its other checks."""
 

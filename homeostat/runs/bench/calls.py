@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from homeostat.adapters.claude_headless import (
+from homeostat.adapters.models.claude_headless import (
     ClaudeRunError,
     HeadlessClaude,
     SessionTotals,

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from homeostat.adapters.bench_store import BenchStore
 from homeostat.adapters.bench_workspace import clear_work_root, code_checkout, commit_of, work_root
-from homeostat.adapters.claude_code import ClaudeCodeRuntime
-from homeostat.adapters.claude_headless import HeadlessClaude
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
+from homeostat.adapters.models.claude_code import ClaudeCodeRuntime
+from homeostat.adapters.models.claude_headless import HeadlessClaude
 from homeostat.core.asker import usd
 from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.source_reader import require_checkout
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.core.config import Config

@@ -34,8 +34,8 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TypeVar
 
-from homeostat.adapters.run_claim import ClaimLost, Held, Taken
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.run_claim import ClaimLost, Held, Taken
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate
 from homeostat.core.daily.lessons import Lesson

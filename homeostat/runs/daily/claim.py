@@ -25,8 +25,8 @@ from typing import Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.run_claim import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.run_claim import (
     ClaimLost,
     Held,
     Taken,

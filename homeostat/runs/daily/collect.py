@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from pydantic import ValidationError
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.adapters.pending_store import list_pending
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.pending_store import list_pending
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.asker import SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate, candidate_from_rule

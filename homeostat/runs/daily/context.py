@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import KbTrees
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
 from homeostat.core.checkpoints import RetryThread

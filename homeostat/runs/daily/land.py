@@ -9,7 +9,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.drafting import cited_urls

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from homeostat.adapters.run_claim import Held
+from homeostat.adapters.state.run_claim import Held
 from homeostat.core.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite

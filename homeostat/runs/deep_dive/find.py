@@ -20,8 +20,8 @@ from functools import partial
 from typing import TypeVar
 
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.run_claim import ClaimLost
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.run_claim import ClaimLost
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
