@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "homeostat"
 # Starts a git child process: an argv whose first word is "git", or a spawn of it.
 _STARTS_GIT = re.compile(r"""\[\s*"git"\s*,|posix_spawnp\(\s*"git"|git = \["git\"""")
 # Runs `git ls-remote URL`, which names a server and no repository, with the caller's env.
-_NO_REPOSITORY = {"adapters/action_pins.py"}
+_NO_REPOSITORY = {"adapters/hosts/action_pins.py"}
 
 
 @pytest.fixture
@@ -70,11 +70,11 @@ def test_the_bench_worktree_diff_stages_in_its_own_index(mine: Path, tmp_path: P
 
 
 def test_no_git_runner_keeps_a_list_of_its_own() -> None:
-    """The variables are named in git_env.py alone, and every module that starts git imports it."""
+    """The variables are named in git/env.py alone, and every module that starts git imports it."""
     for path in sorted(PACKAGE.rglob("*.py")):
         place = path.relative_to(PACKAGE).as_posix()
         text = path.read_text(encoding="utf-8")
-        if place != "adapters/git_env.py":
+        if place != "adapters/git/env.py":
             assert "GIT_COMMON_DIR" not in text and "GIT_NAMESPACE" not in text, place
         if _STARTS_GIT.search(text) and place not in _NO_REPOSITORY:
             assert "from homeostat.adapters.git.env import git_env" in text, place
