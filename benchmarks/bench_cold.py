@@ -87,7 +87,8 @@ def best(step: Callable[[], object], runs: int = 3) -> float:
 def parts(kb: Path) -> dict[str, float]:
     from homeostat.adapters.cache.corpus_cache import build_from_kb
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.selection import _index, repo_part
+    from homeostat.core.selection.index import _index
+    from homeostat.core.selection.parts import repo_part
     from homeostat.core.token_counts import TokenCounts
     from homeostat.core.tokens import _encoding
 
@@ -114,7 +115,7 @@ def beside(kb: Path) -> dict[str, float]:
     the cold path's child loads it while the KB is parsed."""
     from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, count_worker
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.selection import build_corpus
+    from homeostat.core.selection.build import build_corpus
     from homeostat.core.token_counts import TokenCounts
 
     loaded = load_kb_dir(kb)

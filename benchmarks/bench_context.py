@@ -187,7 +187,7 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
     from homeostat.adapters.cache.corpus_cache import INDEX_DIR, corpus_key, stat_signature
     from homeostat.adapters.state.event_recorder import log_events
     from homeostat.core.render_view import build_view
-    from homeostat.core.selection import Corpus
+    from homeostat.core.selection.corpus import Corpus
     from homeostat.runs.session import open_session
 
     index = next(p for p in (kb / INDEX_DIR).glob("corpus-*.marshal") if p.name.count(".") == 1)  # the whole

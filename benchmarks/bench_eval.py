@@ -42,7 +42,7 @@ def report(fixture: Path, *, task: bool) -> None:
     from homeostat.core import search, selection
     from homeostat.core.evaluation import parse_cases, run_cases
     from homeostat.core.render_view import LineCounter, render_prompt
-    from homeostat.core.selection import Audience
+    from homeostat.core.selection.audience import Audience
     from homeostat.core.tokens import count_tokens
 
     with tempfile.TemporaryDirectory() as scratch:

@@ -295,7 +295,7 @@ class HomeostatServer:
         subjects of its last commits, which a session hook ranks by too (read while HEAD moves, kept
         while it does not). A checkout with no git gives only the stated words."""
         from homeostat.adapters.git.branch_task import NOTHING, BranchReader
-        from homeostat.core.selection import task_words
+        from homeostat.core.selection.terms import task_words
 
         work = NOTHING
         if session.identity.is_git:

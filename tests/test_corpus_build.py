@@ -32,20 +32,11 @@ from homeostat.core.kb import KB
 from homeostat.core.model import RuleMeta
 from homeostat.core.pending import PendingLesson
 from homeostat.core.scoring import score_rule
-from homeostat.core.selection import (
-    _CAMEL,
-    _HIDDEN,
-    STOPWORDS,
-    Entry,
-    SectionEntry,
-    ToCount,
-    _index,
-    _scorer,
-    build_corpus,
-    search_words,
-    strip_hidden,
-    term,
-)
+from homeostat.core.selection.build import ToCount, _scorer, build_corpus
+from homeostat.core.selection.entries import Entry, SectionEntry
+from homeostat.core.selection.index import _index
+from homeostat.core.selection.terms import _CAMEL, _HIDDEN, search_words, strip_hidden, term
+from homeostat.core.similarity import STOPWORDS
 from homeostat.core.text import identifiers, words
 from homeostat.core.token_counts import TokenCounts, text_digest
 from homeostat.core.tokens import count_tokens, splits_cleanly

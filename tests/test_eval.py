@@ -16,7 +16,7 @@ from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
 from homeostat.core.evaluation import EvalError, case_metrics, parse_cases, parse_floor
 from homeostat.core.search import match_prompt
-from homeostat.core.selection import Audience
+from homeostat.core.selection.audience import Audience
 
 HERE = Path(__file__).resolve().parent
 EVAL150 = HERE / "fixtures" / "eval150"

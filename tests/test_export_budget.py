@@ -19,7 +19,7 @@ from homeostat.core.exports import (
     parse_agents,
     plan_export,
 )
-from homeostat.core.selection import Entry
+from homeostat.core.selection.entries import Entry
 
 
 def rule(rule_id: str, scope: tuple[str, ...], score: int = 50) -> Entry:

@@ -29,7 +29,7 @@ from homeostat.core.exports import (
     parse_cursor,
     plan_export,
 )
-from homeostat.core.selection import Entry
+from homeostat.core.selection.entries import Entry
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"

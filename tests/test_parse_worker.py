@@ -33,7 +33,9 @@ from homeostat.core import corpus_rows, selection
 from homeostat.core.corpus_rows import merged_rows, rule_row
 from homeostat.core.kb import load_kb
 from homeostat.core.pending import PendingLesson
-from homeostat.core.selection import Corpus, ToCount, build_corpus, repo_part
+from homeostat.core.selection.build import ToCount, build_corpus
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.parts import repo_part
 from homeostat.core.token_counts import TokenCounts
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"

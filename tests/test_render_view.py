@@ -16,7 +16,9 @@ from homeostat.core.render_view import (
     explain_view,
     normalise,
 )
-from homeostat.core.selection import Audience, Budget, Corpus
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Budget
 from homeostat.core.tokens import count_tokens
 
 HERE = Path(__file__).resolve().parent

@@ -10,21 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.adapters.cache.corpus_cache import build
-from homeostat.core.selection import (
-    Audience,
-    Corpus,
-    Entry,
-    Ranked,
-    audience_for,
-    branch_words,
-    find_member,
-    fit_rules,
-    is_global,
-    rank_summary,
-    select_entries,
-    specificity,
-    task_words,
-)
+from homeostat.core.selection.audience import Audience, audience_for, find_member
+from homeostat.core.selection.budget import fit_rules
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Entry
+from homeostat.core.selection.globs import is_global, specificity
+from homeostat.core.selection.rank import Ranked, rank_summary, select_entries
+from homeostat.core.selection.terms import branch_words, task_words
 from homeostat.core.session_repo import parse_origin, session_repo, split_url
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"

@@ -20,7 +20,7 @@ from homeostat.core.exports import (
 from homeostat.core.kb import load_kb
 from homeostat.core.model import DocMeta, Flag, RuleMeta, Source
 from homeostat.core.rendering import rule_view
-from homeostat.core.selection import Entry
+from homeostat.core.selection.entries import Entry
 from homeostat.core.served import (
     NEVER_SHOWN_DOCUMENT,
     NEVER_SHOWN_RULE,

@@ -22,7 +22,11 @@ from homeostat.core.globs import expand_braces
 from homeostat.core.records import Record
 from homeostat.core.render_view import build_view
 from homeostat.core.scope_index import SERVED
-from homeostat.core.selection import CORE, Audience, Corpus, Entry, glob_matches, is_global, repo_part
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import CORE, Entry
+from homeostat.core.selection.globs import glob_matches, is_global
+from homeostat.core.selection.parts import repo_part
 from homeostat.errors import ConfigError
 
 MAX_PATHS = 200  # sample paths looked at per side; a PR that touches more is summarised, not walked

@@ -14,7 +14,8 @@ from homeostat.core.kb import unserved
 from homeostat.core.records import Record
 from homeostat.core.rendering import rule_view_parts
 from homeostat.core.scoring import ScoreKey
-from homeostat.core.selection import IndexedRules, file_refs, index_texts, rule_text, strip_hidden
+from homeostat.core.selection.index import IndexedRules, index_texts, rule_text
+from homeostat.core.selection.terms import file_refs, strip_hidden
 from homeostat.core.served import served_meta
 
 if TYPE_CHECKING:

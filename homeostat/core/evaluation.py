@@ -22,7 +22,9 @@ from homeostat.core.findings import Finding, error
 from homeostat.core.kb import CASES_FILE
 from homeostat.core.render_view import build_view
 from homeostat.core.search import search_entries
-from homeostat.core.selection import Audience, Corpus, task_words
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.terms import task_words
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
 

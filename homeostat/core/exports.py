@@ -34,7 +34,11 @@ from homeostat.core.export_budget import (
     size_of,
 )
 from homeostat.core.globs import expand_braces
-from homeostat.core.selection import Audience, Corpus, Entry, SectionEntry, select_entries, strip_hidden
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Entry, SectionEntry
+from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.terms import strip_hidden
 from homeostat.core.yamltext import YamlError, load_full
 
 FORMATS = ("claude", "cursor", "copilot", "agents")

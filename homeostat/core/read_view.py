@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from homeostat.core.render_view import render_rule, render_sections
 from homeostat.core.search import Found
-from homeostat.core.selection import Entry, SectionEntry
+from homeostat.core.selection.entries import Entry, SectionEntry
 
 READ_TOKEN_LIMIT = 4000  # what one `read` returns at most: a whole large document, or a runaway file
 

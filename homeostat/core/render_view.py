@@ -24,25 +24,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from operator import attrgetter
 
 from homeostat.core.records import Record
-from homeostat.core.selection import (
-    CORE,
-    Audience,
-    Budget,
-    Corpus,
-    Cut,
-    Entry,
-    Fitted,
-    Placed,
-    SectionEntry,
-    Selection,
-    covering_documents,
-    fit_rules,
-    fit_sections,
-    group_of,
-    rank_summary,
-    select_entries,
-    select_sections,
-)
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.budget import Cut, Fitted, Placed, fit_rules, group_of
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.documents import covering_documents, fit_sections, select_sections
+from homeostat.core.selection.entries import CORE, Budget, Entry, SectionEntry
+from homeostat.core.selection.rank import Selection, rank_summary, select_entries
 from homeostat.core.text import plural
 from homeostat.core.type_hints import TYPE_CHECKING
 

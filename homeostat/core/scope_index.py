@@ -20,7 +20,7 @@ from homeostat.core.type_hints import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
-    from homeostat.core.selection import Entry
+    from homeostat.core.selection.entries import Entry
 
 SERVED = ("accepted", "pending")  # the statuses selection ranks; the others never reach a tier
 

@@ -11,17 +11,11 @@ import re
 from collections.abc import Iterable, Sequence
 
 from homeostat.core.records import Record
-from homeostat.core.selection import (
-    CORE,
-    Audience,
-    Corpus,
-    Entry,
-    SectionEntry,
-    bm25,
-    rare_limit,
-    terms,
-    visibility,
-)
+from homeostat.core.selection.audience import Audience, visibility
+from homeostat.core.selection.corpus import Corpus, rare_limit
+from homeostat.core.selection.entries import CORE, Entry, SectionEntry
+from homeostat.core.selection.rank import bm25
+from homeostat.core.selection.terms import terms
 from homeostat.core.text import plural, words
 
 DEFAULT_LIMIT = 10

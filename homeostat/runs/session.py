@@ -37,16 +37,11 @@ from homeostat.core.render_view import (
     render_new_rules,
     render_prompt,
 )
-from homeostat.core.selection import (
-    Audience,
-    Corpus,
-    Entry,
-    audience_for,
-    find_member,
-    select_entries,
-    task_words,
-    visibility,
-)
+from homeostat.core.selection.audience import Audience, audience_for, find_member, visibility
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Entry
+from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.terms import task_words
 from homeostat.core.session_repo import session_repo
 from homeostat.core.text import sha256
 from homeostat.core.type_hints import TYPE_CHECKING

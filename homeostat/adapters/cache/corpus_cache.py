@@ -32,7 +32,8 @@ from homeostat.adapters.plain_files import (
 )
 from homeostat.core.readable import Refused
 from homeostat.core.records import Record
-from homeostat.core.selection import CORPUS_FORMAT, STEMMER_ID, Corpus
+from homeostat.core.selection.corpus import CORPUS_FORMAT, Corpus
+from homeostat.core.selection.terms import STEMMER_ID
 from homeostat.core.text import sha256
 from homeostat.core.type_hints import TYPE_CHECKING
 
@@ -312,7 +313,7 @@ def _built(
     from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
     from homeostat.core.corpus_rows import merged_rows, rows_by_file, rule_row, served_head
     from homeostat.core.kb import load_kb
-    from homeostat.core.selection import counted_first
+    from homeostat.core.selection.build import counted_first
 
     files = read_tree(root)
     apart = child_share(files) if counter is not None else []
@@ -355,7 +356,7 @@ def _behind_surely(kb: KB, rows_here: ByFile) -> bool:
 
 def _part_areas(kb: KB, repo_of: RepoOf | None) -> Callable[[str], bool] | None:
     """The areas of the session repo's part, where the KB has repos to pick from."""
-    from homeostat.core.selection import part_areas
+    from homeostat.core.selection.parts import part_areas
 
     if repo_of is None or kb.config is None or not kb.config.repos:
         return None
@@ -364,7 +365,7 @@ def _part_areas(kb: KB, repo_of: RepoOf | None) -> Callable[[str], bool] | None:
 
 def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
-    from homeostat.core.selection import build_corpus
+    from homeostat.core.selection.build import build_corpus
     from homeostat.core.token_counts import TokenCounts
 
     return build_corpus(kb, pending, counts or TokenCounts())
@@ -752,7 +753,7 @@ def _cut(root: StrPath, whole: Loaded, repo_of: RepoOf) -> Loaded:
 
 def _part(root: StrPath, whole: Loaded, repo_of: RepoOf) -> tuple[Loaded, Callable[[], None]]:
     """The session repo's part of a whole corpus, and the function that writes it beside it."""
-    from homeostat.core.selection import repo_part
+    from homeostat.core.selection.parts import repo_part
 
     corpus = whole.corpus
     repos = [(r.name, r.url) for r in corpus.repos]

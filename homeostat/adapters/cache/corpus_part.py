@@ -23,7 +23,8 @@ import marshal
 from collections.abc import Iterator, Mapping
 
 from homeostat.core.scope_index import ScopeIndex
-from homeostat.core.selection import Corpus, Entry, Postings, SectionEntry
+from homeostat.core.selection.corpus import Corpus, Postings
+from homeostat.core.selection.entries import Entry, SectionEntry
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:

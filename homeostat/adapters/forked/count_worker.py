@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from homeostat.adapters.forked.answer import answer, reaped
-from homeostat.core.selection import ToCount, count_texts
+from homeostat.core.selection.build import ToCount, count_texts
 from homeostat.core.token_counts import TokenCounts
 from homeostat.core.type_hints import TYPE_CHECKING
 

@@ -36,7 +36,7 @@ from homeostat.core.corpus_rows import (
 )
 from homeostat.core.kb import CONFIG_FILE, classify, parse_file
 from homeostat.core.records import Record
-from homeostat.core.selection import IndexedRules
+from homeostat.core.selection.index import IndexedRules
 
 # Below this much Markdown text (in characters; about 1,500 rules) a second parser saves less than
 # it costs to start and to hear from.

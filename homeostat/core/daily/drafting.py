@@ -24,7 +24,7 @@ from homeostat.core.languages import expand_scope
 from homeostat.core.model import RuleKind
 from homeostat.core.pending import DocPatchRequest
 from homeostat.core.secrets import redact_secrets
-from homeostat.core.selection import glob_matches
+from homeostat.core.selection.globs import glob_matches
 from homeostat.core.similarity import content_words
 from homeostat.core.tokens import count_tokens
 
