@@ -189,7 +189,7 @@ def test_the_stemmer_named_in_the_index_identity_is_the_installed_one() -> None:
 
 def test_stemming_loads_only_the_english_stemmer_and_leaves_the_package_importable() -> None:
     code = (
-        "import sys; from homeostat.core.selection import term; assert term('statuses') == 'status';"
+        "import sys; from homeostat.core.selection.terms import term; assert term('statuses') == 'status';"
         "assert 'snowballstemmer.turkish_stemmer' not in sys.modules and 'snowballstemmer' not in sys.modules;"
         "import snowballstemmer; assert snowballstemmer.stemmer('english').stemWord('running') == 'run'"
     )
