@@ -186,7 +186,7 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
 
     from homeostat.adapters.cache.corpus_cache import INDEX_DIR, corpus_key, stat_signature
     from homeostat.adapters.state.event_recorder import log_events
-    from homeostat.core.render_view import build_view
+    from homeostat.core.render.view import build_view
     from homeostat.core.selection.corpus import Corpus
     from homeostat.runs.session import open_session
 
@@ -214,8 +214,8 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
 def token_ratio(kb: Path) -> tuple[int, int]:
     """Tokens of every rule's rendered form against its stored text (frontmatter or section comment)."""
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.rendering import rule_view
-    from homeostat.core.tokens import count_tokens
+    from homeostat.core.cost.tiktoken_count import count_tokens
+    from homeostat.core.render.rule import rule_view
 
     loaded = load_kb_dir(kb)
     stored: list[str] = []
@@ -250,7 +250,7 @@ def main(argv: list[str]) -> int:
             sys.executable,
             "-c",
             "import homeostat.commands.context, homeostat.adapters.state.event_log, "
-            "homeostat.adapters.kb_files, homeostat.core.tokens",
+            "homeostat.adapters.kb_files, homeostat.core.cost.tiktoken_count",
         ],
         env=env,
         check=True,

@@ -54,7 +54,7 @@ from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
 from hostkit import PullSpec, ThreadSpec  # noqa: E402
 
 from homeostat.adapters.git.plumbing import Git  # noqa: E402
-from homeostat.core.tokens import count_tokens  # noqa: E402
+from homeostat.core.cost.tiktoken_count import count_tokens  # noqa: E402
 
 
 class Env:
@@ -224,7 +224,7 @@ RETEACH = "Map domain errors with STATUS_BY_ERROR; never pick a status in handle
 
 def share_usage(w: DailyWorld, handles: list[str]) -> None:
     """Every other member shares usage; of those, every second one was served the re-taught rule."""
-    from homeostat.core.state import Heartbeat, dump_state
+    from homeostat.core.state.branch import Heartbeat, dump_state
 
     bare = w.bare()
     for n, handle in enumerate(handles):

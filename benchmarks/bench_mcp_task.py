@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.evaluation import Case
-    from homeostat.core.render_view import View
+    from homeostat.core.measure.evaluation import Case
+    from homeostat.core.render.view import View
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ("reviews", "reviews_heldout")
@@ -65,8 +65,8 @@ def checkout_for(case: Case, where: Path) -> Path:
 
 
 def measure(fixture: Path) -> None:
-    from homeostat.core.evaluation import case_metrics, mean_metrics, parse_cases
-    from homeostat.core.render_view import build_view
+    from homeostat.core.measure.evaluation import case_metrics, mean_metrics, parse_cases
+    from homeostat.core.render.view import build_view
     from homeostat.mcp_server import build_server
 
     text = (fixture / "eval/selection.yaml").read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.state_store import read_state, write_state
-from homeostat.core.state import (
+from homeostat.core.state.branch import (
     Cost,
     DecisionRecord,
     DecisionsFile,

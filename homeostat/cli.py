@@ -199,7 +199,7 @@ def _deepest(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpa
 
 def _redacted(message: str) -> str:
     """An error often quotes what was passed (`unknown topic 'ghp_…'`): it never prints a secret."""
-    from homeostat.core.secrets import redacted  # loaded only when there is an error to print
+    from homeostat.core.safety.secrets import redacted  # loaded only when there is an error to print
 
     return redacted(message)
 

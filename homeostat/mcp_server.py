@@ -449,7 +449,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; pass `task`, a few words on what you are doing: it ranks the rules better
         (the checkout's branch and recent commits count too)."""
-        from homeostat.core.render_view import build_view
+        from homeostat.core.render.view import build_view
         from homeostat.runs.session import relative_paths
 
         s = server.session()
@@ -478,8 +478,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
         """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
         a why or what's-left question, a commit. `topic` lists a whole topic."""
-        from homeostat.core.render_view import render_hits
-        from homeostat.core.search import search_entries, topic_listing
+        from homeostat.core.render.view import render_hits
+        from homeostat.core.selection.search import search_entries, topic_listing
 
         s = server.session()
         if topic:
@@ -494,8 +494,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
-        from homeostat.core.read_view import render_found
-        from homeostat.core.search import lookup
+        from homeostat.core.render.read import render_found
+        from homeostat.core.selection.search import lookup
 
         s = server.session()
         found = lookup(s.corpus, target, s.audience)
@@ -512,7 +512,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
 
     def docs() -> str:
         """List the documents and their sections; then `read` one."""
-        from homeostat.core.render_view import render_docs
+        from homeostat.core.render.view import render_docs
 
         s = server.session()
         return _scope(s) + render_docs(s.corpus, s.audience)

@@ -25,7 +25,7 @@ from kbfactory import example_files
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.core.pending import PendingLesson, pending_path
-from homeostat.core.state import parse_state
+from homeostat.core.state.branch import parse_state
 
 KB_CONFIG_EXTRA = "  kbRepo: https://github.com/example/kb\n"
 

@@ -19,7 +19,7 @@ from gitfixtures import git
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.events import Event, ModelCall
-from homeostat.core.state import (
+from homeostat.core.state.branch import (
     DecisionRecord,
     DecisionsFile,
     Heartbeat,

@@ -27,19 +27,19 @@ from homeostat.adapters.cache.corpus_cache import build
 from homeostat.adapters.forked import count_worker as count_worker_module
 from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.core.corpus_rows import rule_row
+from homeostat.core.cost.tiktoken_count import count_tokens, splits_cleanly
+from homeostat.core.cost.token_counts import TokenCounts, text_digest
 from homeostat.core.kb import KB
-from homeostat.core.model import RuleMeta
 from homeostat.core.pending import PendingLesson
+from homeostat.core.schema import RuleMeta
 from homeostat.core.scoring import score_rule
 from homeostat.core.selection.build import ToCount, _scorer, build_corpus
+from homeostat.core.selection.corpus_rows import rule_row
 from homeostat.core.selection.entries import Entry, SectionEntry
 from homeostat.core.selection.index import _index
 from homeostat.core.selection.terms import _CAMEL, _HIDDEN, search_words, strip_hidden, term
 from homeostat.core.similarity import STOPWORDS
 from homeostat.core.text import identifiers, words
-from homeostat.core.token_counts import TokenCounts, text_digest
-from homeostat.core.tokens import count_tokens, splits_cleanly
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 

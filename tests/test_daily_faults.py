@@ -32,7 +32,7 @@ from faultkit import (
 from racekit import daily_env
 
 from homeostat.adapters.models.pacing import MODEL_RETRY
-from homeostat.core.checkpoints import read_checkpoints
+from homeostat.core.state.checkpoints import read_checkpoints
 
 
 @pytest.fixture

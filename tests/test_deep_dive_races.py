@@ -13,7 +13,7 @@ from racekit import KILLPOINT, daily_env
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.state_store import write_state
-from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
+from homeostat.core.state.branch import Claim, ClaimOwner, claim_path, dump_state
 
 DEEP_DIVE_KILL_POINTS = ("after-claim", "after-push", "after-open", "before-deep-dive-state")
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_exports import CLONE_STATE, EVAL150, code_repo, export
 
-from homeostat.core.export_budget import Limit, size_of
-from homeostat.core.exports import (
+from homeostat.core.export.budget import Limit, size_of
+from homeostat.core.export.formats import (
     AGENTS_FILE,
     CLAUDE_DIR,
     COPILOT_MAIN,

@@ -11,7 +11,7 @@ import yaml
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
-from homeostat.core.exports import (
+from homeostat.core.export.formats import (
     BEGIN,
     END,
     ExportError,

@@ -18,7 +18,7 @@ from gitfixtures import (
 )
 
 from homeostat.adapters.git.plumbing import DEFAULT_IDENTITY, Git, PushResult, redact
-from homeostat.core.readable import Refused
+from homeostat.core.format.readable import Refused
 from homeostat.errors import GitError
 
 TOKEN = "ghp_" + "A1b2" * 9

@@ -26,8 +26,8 @@ from kbfactory import EXAMPLE, run_limited
 from mcp import Client, StdioServerParameters
 
 from homeostat.adapters.kb_files import read_tree
+from homeostat.core.format.readable import DOCUMENT_LIMIT, RULE_FILE_LIMIT, Refused
 from homeostat.core.kb import load_kb
-from homeostat.core.readable import DOCUMENT_LIMIT, RULE_FILE_LIMIT, Refused
 
 T = TypeVar("T")
 MARKER = "OUTSIDEKNOWLEDGE"  # in every file planted outside the KB; no answer may hold it

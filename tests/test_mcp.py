@@ -25,7 +25,7 @@ from homeostat import VERSION
 from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.adapters.state.pending_store import list_pending
 from homeostat.cli import main as homeostat
-from homeostat.core.tokens import count_tokens
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.errors import HomeostatError
 from homeostat.mcp_server import arguments_model, build_server
 

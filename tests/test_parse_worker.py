@@ -29,14 +29,15 @@ from homeostat.adapters.forked import answer as child_answer
 from homeostat.adapters.forked import count_worker as count_worker_module
 from homeostat.adapters.forked import parse_worker, write_behind
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.core import corpus_rows, selection
-from homeostat.core.corpus_rows import merged_rows, rule_row
+from homeostat.core import selection
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.kb import load_kb
 from homeostat.core.pending import PendingLesson
+from homeostat.core.selection import corpus_rows
 from homeostat.core.selection.build import ToCount, build_corpus
 from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.corpus_rows import merged_rows, rule_row
 from homeostat.core.selection.parts import repo_part
-from homeostat.core.token_counts import TokenCounts
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from homeostat.adapters.cache.corpus_cache import build
-from homeostat.core.render_view import (
+from homeostat.core.cost.tiktoken_count import count_tokens
+from homeostat.core.render.view import (
     GUIDE_TITLE,
     LineCounter,
     View,
@@ -19,7 +20,6 @@ from homeostat.core.render_view import (
 from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.entries import Budget
-from homeostat.core.tokens import count_tokens
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"

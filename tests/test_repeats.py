@@ -22,10 +22,10 @@ from test_sync import candidates, developer_clone, homeostat, sync
 
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.digest import build_digest, digest_message, summary_line
 from homeostat.core.kb import load_kb
-from homeostat.core.repeats import draft_cases, repeat_of, repeat_summary, served_ids
-from homeostat.core.state import (
+from homeostat.core.measure.digest import build_digest, digest_message, summary_line
+from homeostat.core.measure.repeats import draft_cases, repeat_of, repeat_summary, served_ids
+from homeostat.core.state.branch import (
     Heartbeat,
     RepeatRecord,
     RepeatsFile,
@@ -419,7 +419,7 @@ def test_the_performance_page_lists_the_rules_re_taught() -> None:
 
 
 def test_a_broken_repeats_file_is_one_line_naming_it() -> None:
-    from homeostat.core.state import StateFileError
+    from homeostat.core.state.branch import StateFileError
 
     with pytest.raises(StateFileError) as misfiled:
         parse_state({"repeats/bo.json": b'{"version": 1, "member": "cy", "records": []}'}, "c1")

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 
 from homeostat.adapters.cache.corpus_cache import build
-from homeostat.core.render_view import LineCounter, build_view
-from homeostat.core.search import match_prompt, search_entries
+from homeostat.core.render.view import LineCounter, build_view
 from homeostat.core.selection import parts
 from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.parts import repo_part
 from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.search import match_prompt, search_entries
 
 REPOS = {"alpha": ("src/alpha", "py"), "beta": ("web/beta", "ts"), "gamma": ("svc/gamma", "go")}
 WORDS = """ledger refund retry invoice cursor token cache tenant quota webhook batch schema migration

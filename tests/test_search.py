@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from homeostat.adapters.cache.corpus_cache import build
-from homeostat.core.search import lookup, match_prompt, message_terms, search_entries, topic_listing
 from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.search import lookup, match_prompt, message_terms, search_entries, topic_listing
 from homeostat.core.selection.terms import STEMMER_ID, terms
 
 HERE = Path(__file__).resolve().parent
@@ -149,8 +149,8 @@ def test_a_match_needs_two_words_rare_in_the_kb(big: Corpus) -> None:
 
 
 def test_a_match_scores_at_least_six_tenths_of_the_best(big: Corpus) -> None:
-    from homeostat.core.search import PROMPT_RELATIVE
     from homeostat.core.selection.rank import bm25
+    from homeostat.core.selection.search import PROMPT_RELATIVE
 
     message = "how should the receipt mailer make writes idempotent after a replay"
     match = match_prompt(big, message, Audience("payments"))

@@ -16,8 +16,8 @@ from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.entries import Entry
 from homeostat.core.selection.globs import is_global, specificity
 from homeostat.core.selection.rank import Ranked, rank_summary, select_entries
+from homeostat.core.selection.session_repo import parse_origin, session_repo, split_url
 from homeostat.core.selection.terms import branch_words, task_words
-from homeostat.core.session_repo import parse_origin, session_repo, split_url
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 

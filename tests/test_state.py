@@ -12,7 +12,7 @@ from gitfixtures import MOVE_BRANCH_UNDER_PUSH, clone, git, install_hook, make_b
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.state_store import StateWriteError, read_state, write_state
-from homeostat.core.state import (
+from homeostat.core.state.branch import (
     Capped,
     Cost,
     DecisionRecord,

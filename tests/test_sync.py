@@ -17,7 +17,7 @@ from dailyworld import DailyWorld
 from gitfixtures import git
 
 from homeostat.adapters.state.event_log import SqliteEventLog, events_path
-from homeostat.core.state import Heartbeat
+from homeostat.core.state.branch import Heartbeat
 
 
 @pytest.fixture
@@ -207,7 +207,7 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     tip = bare.rev_parse("refs/heads/candidates/cy")
     assert tip is not None
     old = beat.model_copy(update={"at": beat.at.replace(year=beat.at.year - 1)})
-    from homeostat.core.state import dump_state
+    from homeostat.core.state.branch import dump_state
 
     sha = bare.commit_files(tip, {".homeostat/heartbeat.json": dump_state(old)}, "old heartbeat")
     bare.run("update-ref", "refs/heads/candidates/cy", sha)
@@ -220,8 +220,8 @@ def test_a_pending_lesson_decided_long_ago_is_cleared_from_the_archive(world: Da
     lesson, naming what became of it, reading only that month of cy's archive."""
     import datetime as dt
 
-    from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state
-    from homeostat.core.state_archive import RECENT, compact
+    from homeostat.core.state.archive import RECENT, compact
+    from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
 
     dev = developer_clone(world)
     learn(dev)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from homeostat.adapters.git.clone import fast_forward
 from homeostat.adapters.git.plumbing import Git
-from homeostat.core.up import Job
+from homeostat.core.schedule.up import Job
 from homeostat.errors import GitError
 
 LOGS_DIR = Path(".homeostat") / "up"

@@ -26,8 +26,8 @@ from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.shards import Shard, parse_shard
 from homeostat.core.kb import KB
-from homeostat.core.shards import Shard, parse_shard
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools

@@ -36,11 +36,11 @@ from homeostat.core.config import Config
 from homeostat.core.daily import ci_report
 from homeostat.core.daily.ci_report import DailyReport, DecisionRow
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.shards import parse_shard_count
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
-from homeostat.core.secrets import redacted
-from homeostat.core.shards import parse_shard_count
+from homeostat.core.safety.secrets import redacted
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily

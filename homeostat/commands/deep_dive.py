@@ -30,7 +30,7 @@ from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
-from homeostat.core.model import Rule
+from homeostat.core.schema import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 from homeostat.runs.deep_dive.context import Found
 

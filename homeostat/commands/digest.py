@@ -15,8 +15,8 @@ from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
-from homeostat.core import digest as digests
-from homeostat.core.blocks import block_text
+from homeostat.core.measure import digest as digests
+from homeostat.core.render.slack_blocks import block_text
 from homeostat.runs.digest import DigestDeps, DigestOptions, DigestResult, events_desire_paths, run_digest
 
 

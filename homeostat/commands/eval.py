@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
-from homeostat.core.evaluation import (
+from homeostat.core.kb import CASES_FILE
+from homeostat.core.measure.evaluation import (
     EvalError,
     audiences,
     check_repos,
@@ -23,8 +24,7 @@ from homeostat.core.evaluation import (
     render_report,
     run_cases,
 )
-from homeostat.core.kb import CASES_FILE
-from homeostat.core.render_view import LineCounter
+from homeostat.core.render.view import LineCounter
 
 DRAFT_FILE = "eval/from-repeats.yaml"
 
@@ -65,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.cache.corpus_cache import load_corpus
-    from homeostat.core.tokens import count_tokens
+    from homeostat.core.cost.tiktoken_count import count_tokens
 
     if args.from_repeats:
         if args.min:
@@ -103,7 +103,7 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
     file is never overwritten (their edits may be in it), and cases the case file has are left out."""
     import yaml
 
-    from homeostat.core.repeats import DRAFT_HEADER, draft_cases
+    from homeostat.core.measure.repeats import DRAFT_HEADER, draft_cases
     from homeostat.runs.metrics import local_state
 
     root = Path(kb_dir(args.kb))

@@ -223,7 +223,7 @@ def record_turns(root: str, event: Mapping[str, Any], state: dict[str, Any]) -> 
     """One `turn-usage` event per user turn, from the previous turn's start to the end of the file;
     the previous turn is re-read and its event replaced, since the file may have lagged last time."""
     from homeostat.adapters.cache.corpus_cache import known_ids
-    from homeostat.core.transcript import credited_ids, read_turns
+    from homeostat.core.measure.transcript import credited_ids, read_turns
 
     path = event.get("transcript_path") or ""
     if not os.path.isfile(path):

@@ -40,9 +40,9 @@ from homeostat.core.lessons import (
     new_lesson,
     update_lesson,
 )
-from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, RuleKind
 from homeostat.core.pending import LessonSource, PendingLesson, pending_path
-from homeostat.core.sync import sync_member
+from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, RuleKind
+from homeostat.core.state.sync import sync_member
 from homeostat.errors import GitError
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"

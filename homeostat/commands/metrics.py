@@ -1,6 +1,6 @@
 """`homeostat metrics`: how well the KB is working, from the clone's copy of the state branch (as of
 the last fetch: no network call) and this machine's event log. The computation is
-`homeostat.core.metrics`, shared with the dashboard.
+`homeostat.core.measure.metrics`, shared with the dashboard.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
-from homeostat.core.metrics import compute_metrics, render_metrics
+from homeostat.core.measure.metrics import compute_metrics, render_metrics
 from homeostat.errors import ConfigError
 from homeostat.runs.metrics import accepted_ids, local_events, local_state
 

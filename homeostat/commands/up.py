@@ -26,8 +26,8 @@ from homeostat.adapters.state.run_claim import this_process
 from homeostat.adapters.state.schedule_lock import SlotLocks
 from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
 from homeostat.core.events import Event, Scalar
-from homeostat.core.state import state_branch
-from homeostat.core.up import Job, parsed_jobs
+from homeostat.core.schedule.up import Job, parsed_jobs
+from homeostat.core.state.branch import state_branch
 from homeostat.dashboard.start import serve
 from homeostat.kb_origin import origin_git
 from homeostat.runs.sync import read_config

@@ -28,7 +28,10 @@ from homeostat.adapters.hosts.github_actions import (
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir, one_of
 from homeostat.console import Progress
-from homeostat.core.agent_impact import (
+from homeostat.core.cost.token_counts import TokenCounts
+from homeostat.core.findings import Finding
+from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
+from homeostat.core.measure.agent_impact import (
     Growth,
     Impact,
     impact_markdown,
@@ -36,10 +39,7 @@ from homeostat.core.agent_impact import (
     insights_details,
     parse_growth,
 )
-from homeostat.core.findings import Finding
-from homeostat.core.fix import fix_cached_fields
-from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
-from homeostat.core.report_format import (
+from homeostat.core.render.findings import (
     code_insights,
     format_json,
     format_text,
@@ -47,7 +47,6 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
-from homeostat.core.token_counts import TokenCounts
 from homeostat.core.type_hints import cast
 from homeostat.core.validate import (
     FindingRow,
@@ -58,6 +57,7 @@ from homeostat.core.validate import (
     validate_kb,
 )
 from homeostat.core.validate.content_checks import check_file_secrets
+from homeostat.core.validate.fix import fix_cached_fields
 from homeostat.errors import ConfigError, HomeostatError
 from homeostat.runs.agent_impact import base_from_env
 
@@ -225,9 +225,9 @@ def with_selection_eval(result: ValidationResult) -> ValidationResult:
     if text is None or result.kb.config is None or result.errors:
         return result  # no cases, or a KB too broken to select from (its errors say why)
     from homeostat.adapters.cache.corpus_cache import build_from_kb
-    from homeostat.core.evaluation import selection_findings
-    from homeostat.core.render_view import LineCounter
-    from homeostat.core.tokens import count_tokens
+    from homeostat.core.cost.tiktoken_count import count_tokens
+    from homeostat.core.measure.evaluation import selection_findings
+    from homeostat.core.render.view import LineCounter
 
     corpus = build_from_kb(result.kb)
     count = LineCounter(corpus.line_tokens, count_tokens)

@@ -33,8 +33,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.model import DocMeta, Document, Provenance, Rule, RuleMeta
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.schema import DocMeta, Document, Provenance, Rule, RuleMeta
 
 _HOMEOSTAT_COMMENT_OPEN = re.compile(r"<!--\s*homeostat\b")
 # Characters that end a line or control a terminal: none belongs in a title, a glob or an id.

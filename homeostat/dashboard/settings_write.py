@@ -22,10 +22,10 @@ from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.plain_files import read_kb_text
 from homeostat.core.config import Config
-from homeostat.core.config_edit import Path as KeyPath
-from homeostat.core.config_edit import apply_changes, config_changes, flow
 from homeostat.core.dashboard.settings import FormError, read_form
 from homeostat.core.kb import CONFIG_FILE, load_kb
+from homeostat.core.setup.config_edit import Path as KeyPath
+from homeostat.core.setup.config_edit import apply_changes, config_changes, flow
 from homeostat.core.validate import validate_kb
 from homeostat.errors import AuthError, ConfigError, HomeostatError
 

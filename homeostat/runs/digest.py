@@ -31,13 +31,20 @@ from typing import TextIO
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.adapters.state.state_store import read_state, tracking_ref
-from homeostat.core.blocks import block_text
 from homeostat.core.config import Config
-from homeostat.core.digest import Digest, Links, build_digest, digest_message
 from homeostat.core.hosts import RepoRef, file_url, pulls_url
 from homeostat.core.kb import KB
+from homeostat.core.measure.digest import Digest, Links, build_digest, digest_message
 from homeostat.core.notify import Notifier, NotifyError, SlackMessage
-from homeostat.core.state import DigestRecord, Notice, StateSnapshot, digest_path, dump_state, state_branch
+from homeostat.core.render.slack_blocks import block_text
+from homeostat.core.state.branch import (
+    DigestRecord,
+    Notice,
+    StateSnapshot,
+    digest_path,
+    dump_state,
+    state_branch,
+)
 from homeostat.errors import HomeostatError, KBReadError
 from homeostat.runs.publish import Publisher
 

@@ -1,4 +1,4 @@
-"""`homeostat doctor`'s legwork: gather the live facts `homeostat.core.doctor` judges.
+"""`homeostat doctor`'s legwork: gather the live facts `homeostat.core.doctor.checks` judges.
 
 Read-only from start to end: the KB and its CI files from the checkout, git's view of the work tree,
 the names (never the values) of the variables that are set, a read-only look at the event log, and
@@ -20,12 +20,12 @@ from homeostat.adapters.git.plumbing import redact
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.runner import ci_files
 from homeostat.adapters.state.event_log import RETENTION_DAYS, events_path, log_exists, log_summary
-from homeostat.core.auto_merge import daily_token
 from homeostat.core.config import CORE_AREA, Config
-from homeostat.core.doctor import EventLogFacts, HostFacts, Setup
+from homeostat.core.daily.auto_merge import daily_token
+from homeostat.core.doctor.checks import EventLogFacts, HostFacts, Setup
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import CONFIG_FILE, load_kb
-from homeostat.core.scaffold import IGNORED, ignores_state
+from homeostat.core.setup.scaffold import IGNORED, ignores_state
 from homeostat.errors import HomeostatError
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from homeostat.runs.session import Session, relative_paths
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
-    from homeostat.core.model import Rule
+    from homeostat.core.schema import Rule
 
 
 @dataclass

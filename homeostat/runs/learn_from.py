@@ -44,9 +44,9 @@ from homeostat.core.imports.coderabbit import Learning, learning_entry, read_exp
 from homeostat.core.imports.memories import Entry, EntryTooLong, fit
 from homeostat.core.kb import CONFIG_FILE, KB
 from homeostat.core.pending import LessonSource, PendingLesson, secret_fields
-from homeostat.core.secrets import redact_secrets
-from homeostat.core.session_repo import session_repo
-from homeostat.core.state import parse_state, state_branch
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.selection.session_repo import session_repo
+from homeostat.core.state.branch import parse_state, state_branch
 from homeostat.core.text import plural
 from homeostat.errors import GitError, HomeostatError
 

@@ -10,7 +10,7 @@ from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
 from homeostat.adapters.state.state_store import live_files, snapshot_at, tracking_ref
 from homeostat.core.events import Event
-from homeostat.core.state import StateSnapshot, state_branch
+from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.errors import GitError
 
 

@@ -59,9 +59,9 @@ from homeostat.core.hosts import (
     RepoRef,
     same_commit,
 )
-from homeostat.core.secrets import redacted
+from homeostat.core.safety.secrets import redacted
 from homeostat.core.served import served_line
-from homeostat.core.state import PullRef
+from homeostat.core.state.branch import PullRef
 from homeostat.errors import HomeostatError
 from homeostat.runs.codeowners_reviewers import OwnersCache, codeowners_request
 from homeostat.runs.merge_gate import CheckWait, after_refusal, with_refusal

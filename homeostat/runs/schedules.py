@@ -18,7 +18,7 @@ from homeostat.adapters.hosts.bitbucket import bitbucket_host_from_env
 from homeostat.adapters.hosts.bitbucket_schedules import PipelineSchedules
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, RepoRef
-from homeostat.core.schedules import (
+from homeostat.core.schedule.host_schedules import (
     CronError,
     PipelineSchedule,
     ScheduleOutcome,

@@ -29,8 +29,8 @@ from homeostat.adapters.state.state_store import live_files, snapshot_at, tracki
 from homeostat.adapters.state.sync_store import add_notice, record_sync
 from homeostat.core.config import Config, Member
 from homeostat.core.kb import CONFIG_FILE, load_config
-from homeostat.core.state import Heartbeat, StateSnapshot, dump_state, state_branch
-from homeostat.core.sync import (
+from homeostat.core.state.branch import Heartbeat, StateSnapshot, dump_state, state_branch
+from homeostat.core.state.sync import (
     HEARTBEAT_FILE,
     PENDING_PREFIX,
     USAGE_DAYS,

@@ -30,7 +30,7 @@ from homeostat.adapters.plain_files import (
     read_text,
     write_atomic,
 )
-from homeostat.core.readable import Refused
+from homeostat.core.format.readable import Refused
 from homeostat.core.records import Record
 from homeostat.core.selection.corpus import CORPUS_FORMAT, Corpus
 from homeostat.core.selection.terms import STEMMER_ID
@@ -46,10 +46,10 @@ if TYPE_CHECKING:
 
     from homeostat.adapters.forked.count_worker import Worker
     from homeostat.console import Progress
-    from homeostat.core.corpus_rows import ByFile
+    from homeostat.core.cost.token_counts import TokenCounts
     from homeostat.core.kb import KB
     from homeostat.core.pending import PendingLesson
-    from homeostat.core.token_counts import TokenCounts
+    from homeostat.core.selection.corpus_rows import ByFile
 
 
 def _join(root: StrPath, *parts: str) -> str:
@@ -209,7 +209,7 @@ def pending_names(root: StrPath) -> list[str]:
 
 
 def tokenizer_id() -> str:
-    from homeostat.core.tokens import TOKENIZER_ID
+    from homeostat.core.cost.tiktoken_count import TOKENIZER_ID
 
     return TOKENIZER_ID
 
@@ -311,9 +311,9 @@ def _built(
     child's rows are awaited. The child's, the last rule files by path, come with their index."""
     from homeostat.adapters.forked.parse_worker import child_share, parse_apart
     from homeostat.adapters.kb_files import read_tree  # the loader's modules, after the counter's fork
-    from homeostat.core.corpus_rows import merged_rows, rows_by_file, rule_row, served_head
     from homeostat.core.kb import load_kb
     from homeostat.core.selection.build import counted_first
+    from homeostat.core.selection.corpus_rows import merged_rows, rows_by_file, rule_row, served_head
 
     files = read_tree(root)
     apart = child_share(files) if counter is not None else []
@@ -348,7 +348,7 @@ def _behind_surely(kb: KB, rows_here: ByFile) -> bool:
     a detached process: only there is counting the other repos' texts after the answer free (in
     this process it would load the tokenizer the counting child has already loaded)."""
     from homeostat.adapters.forked.write_behind import BEHIND_MIN_RECORDS
-    from homeostat.core.corpus_rows import served_rows
+    from homeostat.core.selection.corpus_rows import served_rows
 
     sections = sum(len(document.sections) for document in kb.documents)
     return len(served_rows(rows_here.values())) + sections >= BEHIND_MIN_RECORDS
@@ -365,8 +365,8 @@ def _part_areas(kb: KB, repo_of: RepoOf | None) -> Callable[[str], bool] | None:
 
 def build_from_kb(kb: KB, pending: Sequence[PendingLesson] = (), counts: TokenCounts | None = None) -> Corpus:
     """A corpus for a loaded KB (validate builds one for a ref it never checked out)."""
+    from homeostat.core.cost.token_counts import TokenCounts
     from homeostat.core.selection.build import build_corpus
-    from homeostat.core.token_counts import TokenCounts
 
     return build_corpus(kb, pending, counts or TokenCounts())
 

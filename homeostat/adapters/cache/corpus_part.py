@@ -22,9 +22,9 @@ from __future__ import annotations
 import marshal
 from collections.abc import Iterator, Mapping
 
-from homeostat.core.scope_index import ScopeIndex
 from homeostat.core.selection.corpus import Corpus, Postings
 from homeostat.core.selection.entries import Entry, SectionEntry
+from homeostat.core.selection.scope_index import ScopeIndex
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 if TYPE_CHECKING:

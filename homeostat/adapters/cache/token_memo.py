@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 
 from homeostat.adapters.plain_files import write_atomic
-from homeostat.core.token_counts import TokenCounts
-from homeostat.core.tokens import TOKENIZER_ID
+from homeostat.core.cost.tiktoken_count import TOKENIZER_ID
+from homeostat.core.cost.token_counts import TokenCounts
 
 TOKENS_FILE = ".homeostat/index/tokens.json"
 

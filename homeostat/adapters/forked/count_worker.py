@@ -28,8 +28,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from homeostat.adapters.forked.answer import answer, reaped
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.selection.build import ToCount, count_texts
-from homeostat.core.token_counts import TokenCounts
 from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def _child(counts: TokenCounts, todo_read: int, done_write: int) -> None:
         from queue import SimpleQueue
 
         if not counts.known:
-            from homeostat.core.tokens import _encoding
+            from homeostat.core.cost.tiktoken_count import _encoding
 
             _encoding()
         frames: SimpleQueue[bytes | None] = SimpleQueue()

@@ -4,7 +4,7 @@ A cold rebuild at 20,000 rules spends most of its time parsing the KB (about 1.5
 at a time, while the second core waits: the counting child (`count_worker`) has only the tokenizer
 to load until the texts are ready. So once the KB's files are read, a second child is forked with
 them in memory, parses the last rule files (about a third of their text, `child_share`) and sends back
-what the corpus build takes from each rule and each unreadable section (`core.corpus_rows`), as a
+what the corpus build takes from each rule and each unreadable section (`core.selection.corpus_rows`), as a
 marshal of plain tuples, with the search index of the rules it read (`corpus_rows.indexed_rows`:
 their texts are the last the build indexes, so the index goes in whole). This process parses the
 rest meanwhile, then builds the corpus from both.
@@ -25,7 +25,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from homeostat.adapters.forked.answer import answer, reaped
-from homeostat.core.corpus_rows import (
+from homeostat.core.kb import CONFIG_FILE, classify, parse_file
+from homeostat.core.records import Record
+from homeostat.core.selection.corpus_rows import (
     FileRows,
     RuleRow,
     indexed_rows,
@@ -34,8 +36,6 @@ from homeostat.core.corpus_rows import (
     rule_row,
     served_rows,
 )
-from homeostat.core.kb import CONFIG_FILE, classify, parse_file
-from homeostat.core.records import Record
 from homeostat.core.selection.index import IndexedRules
 
 # Below this much Markdown text (in characters; about 1,500 rules) a second parser saves less than

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from homeostat.adapters.git.env import git_env
-from homeostat.core.readable import SYMLINK, Refused
+from homeostat.core.format.readable import SYMLINK, Refused
 from homeostat.errors import GitError
 
 DEFAULT_IDENTITY = ("Homeostat", "homeostat@users.noreply.invalid")
@@ -45,7 +45,7 @@ _REJECTED_REASONS = ("non-fast-forward", "fetch first", "stale info")
 _RACE_REASONS = ("failed to update ref", "cannot lock ref", "incorrect old value", "failed to lock")
 _MISSING_REF = re.compile(r"couldn't find remote ref (\S+)")
 _REGULAR_FILE_MODES = ("100644", "100755")
-# What a tree entry of another mode is, for the reader that refuses it (`core.readable`).
+# What a tree entry of another mode is, for the reader that refuses it (`core.format.readable`).
 _NOT_REGULAR = {"120000": SYMLINK, "160000": "a git submodule"}
 _CACHEINFO_CHUNK = 500
 

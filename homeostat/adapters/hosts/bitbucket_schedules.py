@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from homeostat.adapters.hosts.bitbucket import BitbucketApi, BitbucketHost, TransientHostError
 from homeostat.core.hosts import RepoRef
-from homeostat.core.schedules import PipelineSchedule
+from homeostat.core.schedule.host_schedules import PipelineSchedule
 from homeostat.errors import HostError
 
 READ_SCOPE = "pipeline (read), and pipeline:write to create schedules"

@@ -48,7 +48,7 @@ from homeostat.core.asker import (
     timeout_message,
 )
 from homeostat.core.config import AgentsConfig
-from homeostat.core.pricing import model_info
+from homeostat.core.cost.pricing import model_info
 from homeostat.errors import ConfigError
 
 T = TypeVar("T", bound=BaseModel)

@@ -30,7 +30,7 @@ from homeostat.core.asker import (
 )
 from homeostat.core.config import AgentsConfig, Config, Runtime
 from homeostat.core.events import EventSink
-from homeostat.core.secrets import redact_secrets
+from homeostat.core.safety.secrets import redact_secrets
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -31,8 +31,15 @@ from homeostat.adapters.state.state_store import (
     snapshot_at,
     tracking_ref,
 )
-from homeostat.core.state import Claim, ClaimOwner, StateSnapshot, dump_state, merge_state_files, parse_state
-from homeostat.core.state_archive import ARCHIVE_FILE, RECENT
+from homeostat.core.state.archive import ARCHIVE_FILE, RECENT
+from homeostat.core.state.branch import (
+    Claim,
+    ClaimOwner,
+    StateSnapshot,
+    dump_state,
+    merge_state_files,
+    parse_state,
+)
 from homeostat.errors import HomeostatError
 
 ATTEMPTS = 8

@@ -1,4 +1,4 @@
-"""`homeostat up`'s per-job locks on the state branch (`schedules/<job>.json`, see `homeostat.core.up`).
+"""`homeostat up`'s per-job locks on the state branch (`schedules/<job>.json`, see `homeostat.core.schedule.up`).
 
 Every write is a commit on the tip just fetched, pushed without force: of two boxes taking one slot
 exactly one push lands, and the loser refetches and reads the winner's lock. Renewing and finishing
@@ -15,8 +15,16 @@ from collections.abc import Callable
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.run_claim import owner_alive
 from homeostat.adapters.state.state_store import StateWriteError, fetch_state_tip, tracking_ref
-from homeostat.core.state import ClaimOwner
-from homeostat.core.up import Run, ScheduleLock, Skip, dump_lock, lock_path, parse_lock, slot_decision
+from homeostat.core.schedule.up import (
+    Run,
+    ScheduleLock,
+    Skip,
+    dump_lock,
+    lock_path,
+    parse_lock,
+    slot_decision,
+)
+from homeostat.core.state.branch import ClaimOwner
 
 ATTEMPTS = 8
 

@@ -2,7 +2,7 @@
 
 The branch is never force-pushed: a run builds its commit on the tip it just fetched, and when
 another run moved the branch in between, it fetches again and merges again (see
-`homeostat.core.state.merge_state_files`), so overlapping runs both land and no decision is lost.
+`homeostat.core.state.branch.merge_state_files`), so overlapping runs both land and no decision is lost.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from homeostat.adapters.git.plumbing import Git
-from homeostat.core.state import STATE_BRANCH, Archive, StateSnapshot, merge_state_files, parse_state
-from homeostat.core.state_archive import ARCHIVE_DIR, ARCHIVE_FILE, Compaction, compact
+from homeostat.core.state.archive import ARCHIVE_DIR, ARCHIVE_FILE, Compaction, compact
+from homeostat.core.state.branch import STATE_BRANCH, Archive, StateSnapshot, merge_state_files, parse_state
 from homeostat.errors import HomeostatError
 
 DEFAULT_MESSAGE = "homeostat: record decisions, heartbeats and run report [skip ci]"

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from homeostat.core.bootstrap.sources import is_noise, never_read
-from homeostat.core.secrets import find_secrets
+from homeostat.core.safety.secrets import find_secrets
 from homeostat.core.selection.globs import glob_matches
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")

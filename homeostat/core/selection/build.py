@@ -20,12 +20,12 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
 
     from homeostat.core.config import Config
-    from homeostat.core.corpus_rows import RuleRow
+    from homeostat.core.cost.token_counts import TokenCounts
     from homeostat.core.kb import KB
-    from homeostat.core.model import DocSection, Document
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.schema import DocSection, Document
     from homeostat.core.scoring import ScoreKey
-    from homeostat.core.token_counts import TokenCounts
+    from homeostat.core.selection.corpus_rows import RuleRow
 
 
 def section_view(doc_title: str, heading: str, key: str, body: str) -> str:
@@ -79,7 +79,7 @@ def build_corpus(
     kb: KB, pending: Sequence[PendingLesson], counts: TokenCounts, counter: TextCounter | None = None
 ) -> Corpus:
     """Flatten a loaded KB (and this clone's pending lessons) into a corpus (`counted_first`)."""
-    from homeostat.core.corpus_rows import rule_row
+    from homeostat.core.selection.corpus_rows import rule_row
 
     config = kb.require_config()
     rows = [rule_row(rule) for rule in kb.rules]
@@ -98,7 +98,7 @@ def counted_first(
     indexed: IndexedRules | None = None,
     first: Callable[[str], bool] | None = None,
 ) -> tuple[Corpus, Callable[[TokenCounts], Corpus]]:
-    """The corpus of a KB's rules (`rows`, every rule in KB order, `core.corpus_rows`), documents and
+    """The corpus of a KB's rules (`rows`, every rule in KB order, `core.selection.corpus_rows`), documents and
     unreadable files (a rule in one is served from nowhere, as `KB.served_rules`). Token counts come
     from `counts` (the caller's cache of earlier counts). A rule's whole view is its rule-only view
     and what follows it, so only that is counted again (`TokenCounts.count_joined`). The texts to
@@ -112,7 +112,7 @@ def counted_first(
     everything gives. A cold session hook answers from its part and leaves the rest to the writer
     behind its answer (`write_behind`). Without it the function gives the same corpus."""
     from homeostat.core.kb import unserved
-    from homeostat.core.render_view import memo_lines
+    from homeostat.core.render.view import memo_lines
     from homeostat.core.scoring import declared_contradictions
 
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}

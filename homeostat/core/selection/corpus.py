@@ -6,8 +6,8 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 
 from homeostat.core.records import Record
-from homeostat.core.scope_index import ScopeIndex
 from homeostat.core.selection.entries import AreaInfo, Budget, Entry, MemberInfo, RepoInfo, SectionEntry
+from homeostat.core.selection.scope_index import ScopeIndex
 from homeostat.core.selection.terms import remember_stems
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 

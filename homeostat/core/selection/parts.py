@@ -5,9 +5,9 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
-from homeostat.core.scope_index import scope_index
 from homeostat.core.selection.corpus import Corpus, _by_id
 from homeostat.core.selection.entries import CORE
+from homeostat.core.selection.scope_index import scope_index
 from homeostat.core.type_hints import TYPE_CHECKING
 
 if TYPE_CHECKING:

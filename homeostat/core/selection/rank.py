@@ -8,11 +8,11 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 
 from homeostat.core.records import Record
-from homeostat.core.scope_index import SERVED, ScopeIndex, scopes_for
 from homeostat.core.selection.audience import Audience, visibility
 from homeostat.core.selection.corpus import Corpus, rare_limit
 from homeostat.core.selection.entries import Entry
 from homeostat.core.selection.globs import glob_matches, is_global, specificity
+from homeostat.core.selection.scope_index import SERVED, ScopeIndex, scopes_for
 from homeostat.core.selection.terms import path_terms, terms
 from homeostat.core.type_hints import TYPE_CHECKING
 

@@ -23,8 +23,8 @@ from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM
 from homeostat.core.bench.results import CONDITIONS, Call, Record, finished
 from homeostat.core.bench.tasks import Task, TaskFile
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.core.events import utcnow
-from homeostat.core.tokens import count_tokens
 from homeostat.errors import ConfigError
 from homeostat.runs.bench.calls import BenchStop, Caller, Ledger
 from homeostat.runs.bench.unit import Workspace, run_unit

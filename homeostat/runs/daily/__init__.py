@@ -40,7 +40,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.state import Claim, Notice, RunReport, StateSnapshot, state_branch
+from homeostat.core.state.branch import Claim, Notice, RunReport, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily import collect, decide, dry_run, land, record, recover, review, settle
 from homeostat.runs.daily.checkpoint import Checkpoint

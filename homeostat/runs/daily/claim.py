@@ -37,7 +37,7 @@ from homeostat.adapters.state.run_claim import (
     update_claim,
 )
 from homeostat.core.asker import Asker
-from homeostat.core.state import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
+from homeostat.core.state.branch import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
 from homeostat.runs.model_pool import in_worker
 
 CLAIM_TTL = dt.timedelta(minutes=60)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 
 from homeostat.adapters.state.run_claim import Held
-from homeostat.core.checkpoints import AnswerMemory
+from homeostat.core.state.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import new_run_id
