@@ -14,8 +14,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from homeostat.core.format.one_line import single_line
 from homeostat.core.records import Record
-from homeostat.core.served import single_line
 from homeostat.core.text import is_valid_id
 
 RuleStatus = Literal["candidate", "accepted", "disputed", "retired"]

@@ -22,6 +22,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
+from homeostat.core.format.one_line import single_line
 from homeostat.core.schema import (
     RULE_KEY_ORDER,
     TITLE_CHAR_LIMIT,
@@ -31,7 +32,6 @@ from homeostat.core.schema import (
     Source,
     SourceType,
 )
-from homeostat.core.served import single_line
 from homeostat.core.text import is_valid_id
 
 
