@@ -35,10 +35,10 @@ sys.path.insert(1, str(REPO / "tests"))
 
 from poisoning import CONFIG  # noqa: E402  (the poisoning corpus's one-repo config)
 
-from homeostat.core.markdown import check_fences, headings  # noqa: E402
-from homeostat.core.risky import find_risks  # noqa: E402
+from homeostat.core.format.markdown import check_fences, headings  # noqa: E402
+from homeostat.core.safety.risky import find_risks  # noqa: E402
+from homeostat.core.safety.secrets import find_emails, find_secrets, redact_secrets  # noqa: E402
 from homeostat.core.scanners.normalise import normalise  # noqa: E402
-from homeostat.core.secrets import find_emails, find_secrets, redact_secrets  # noqa: E402
 from homeostat.core.validate import validate_files  # noqa: E402
 from homeostat.core.validate.content_checks import Span, span_links  # noqa: E402
 

@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from calibration_history import TRUE_WEIGHTS, history  # noqa: E402
 
-from homeostat.core.calibration import calibrate  # noqa: E402
 from homeostat.core.kb import load_config  # noqa: E402
+from homeostat.core.measure.calibration import calibrate  # noqa: E402
 
 
 def main() -> None:

@@ -30,10 +30,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
 
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
 from homeostat.core.asker import RunStats  # noqa: E402
 from homeostat.core.kb import load_kb  # noqa: E402
-from homeostat.core.state import StateSnapshot  # noqa: E402
+from homeostat.core.state.branch import StateSnapshot  # noqa: E402
 from homeostat.runs.deep_dive.code_check import check_code  # noqa: E402
 from homeostat.runs.deep_dive.context import DeepDiveContext, DeepDiveDeps, DeepDiveOptions, Found  # noqa: E402
 from homeostat.runs.deep_dive.find import Loaded  # noqa: E402

@@ -85,11 +85,12 @@ def best(step: Callable[[], object], runs: int = 3) -> float:
 
 
 def parts(kb: Path) -> dict[str, float]:
+    from homeostat.adapters.cache.corpus_cache import build_from_kb
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.adapters.search_index import build_from_kb
-    from homeostat.core.selection import _index, repo_part
-    from homeostat.core.token_counts import TokenCounts
-    from homeostat.core.tokens import _encoding
+    from homeostat.core.cost.tiktoken_count import _encoding
+    from homeostat.core.cost.token_counts import TokenCounts
+    from homeostat.core.selection.index import _index
+    from homeostat.core.selection.parts import repo_part
 
     out = {"load": best(lambda: load_kb_dir(kb), 1)}
     loaded = load_kb_dir(kb)
@@ -112,10 +113,10 @@ def beside(kb: Path) -> dict[str, float]:
     """Wall seconds of the corpus build from the loaded KB (best of three), counting here and
     counting in the second process (`count_worker`); the tokenizer is loaded already (`parts`), as
     the cold path's child loads it while the KB is parsed."""
-    from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker
+    from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, count_worker
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.selection import build_corpus
-    from homeostat.core.token_counts import TokenCounts
+    from homeostat.core.cost.token_counts import TokenCounts
+    from homeostat.core.selection.build import build_corpus
 
     loaded = load_kb_dir(kb)
     here: list[float] = []
@@ -135,10 +136,10 @@ def beside(kb: Path) -> dict[str, float]:
 
 def apart(kb: Path) -> dict[str, float]:
     """Wall seconds (best of three) from the files read to every rule's row: one process, or two."""
+    from homeostat.adapters.forked.parse_worker import child_share, parse_apart
     from homeostat.adapters.kb_files import read_tree
-    from homeostat.adapters.parse_worker import child_share, parse_apart
-    from homeostat.core.corpus_rows import merged_rows, rows_by_file
     from homeostat.core.kb import load_kb
+    from homeostat.core.selection.corpus_rows import merged_rows, rows_by_file
 
     files = read_tree(kb)
     share = child_share(files)

@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 
 import make_eval150 as gen  # noqa: E402
 
-from homeostat.adapters.write_behind import wait_for_writer  # noqa: E402
+from homeostat.adapters.forked.write_behind import wait_for_writer  # noqa: E402
 
 ADJECTIVES = """amber brisk cobalt dusky early fabled gilded hollow ivory jagged keen lunar misty noble
 opal prime quiet rapid silver tidal umber vivid woven xenial yonder zesty arctic bold coral dune ember
@@ -184,10 +184,10 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
     """The warm run's stages in this process (imports already paid)."""
     import marshal
 
-    from homeostat.adapters.event_recorder import log_events
-    from homeostat.adapters.search_index import INDEX_DIR, corpus_key, stat_signature
-    from homeostat.core.render_view import build_view
-    from homeostat.core.selection import Corpus
+    from homeostat.adapters.cache.corpus_cache import INDEX_DIR, corpus_key, stat_signature
+    from homeostat.adapters.state.event_recorder import log_events
+    from homeostat.core.render.view import build_view
+    from homeostat.core.selection.corpus import Corpus
     from homeostat.runs.session import open_session
 
     index = next(p for p in (kb / INDEX_DIR).glob("corpus-*.marshal") if p.name.count(".") == 1)  # the whole
@@ -214,8 +214,8 @@ def parts(kb: Path, checkout: Path, touched: str) -> dict[str, float]:
 def token_ratio(kb: Path) -> tuple[int, int]:
     """Tokens of every rule's rendered form against its stored text (frontmatter or section comment)."""
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.rendering import rule_view
-    from homeostat.core.tokens import count_tokens
+    from homeostat.core.cost.tiktoken_count import count_tokens
+    from homeostat.core.render.rule import rule_view
 
     loaded = load_kb_dir(kb)
     stored: list[str] = []
@@ -249,8 +249,8 @@ def main(argv: list[str]) -> int:
         [
             sys.executable,
             "-c",
-            "import homeostat.commands.context, homeostat.adapters.event_log, "
-            "homeostat.adapters.kb_files, homeostat.core.tokens",
+            "import homeostat.commands.context, homeostat.adapters.state.event_log, "
+            "homeostat.adapters.kb_files, homeostat.core.cost.tiktoken_count",
         ],
         env=env,
         check=True,
@@ -303,7 +303,10 @@ def main(argv: list[str]) -> int:
     for label, code in (
         ("python start", "pass"),
         ("+ context's imports", "import homeostat.commands.context"),
-        ("+ the event log's imports", "import homeostat.commands.context, homeostat.adapters.event_log"),
+        (
+            "+ the event log's imports",
+            "import homeostat.commands.context, homeostat.adapters.state.event_log",
+        ),
     ):
         CPU.clear()
         wall = statistics.median(timed([sys.executable, "-c", code], env) for _ in range(7))

@@ -53,8 +53,8 @@ from emulators.anthropic_stub import AnthropicStub  # noqa: E402
 from emulators.github_server import GitHubEmulator, GitHubHarness  # noqa: E402
 from hostkit import PullSpec, ThreadSpec  # noqa: E402
 
-from homeostat.adapters.git import Git  # noqa: E402
-from homeostat.core.tokens import count_tokens  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
+from homeostat.core.cost.tiktoken_count import count_tokens  # noqa: E402
 
 
 class Env:
@@ -224,7 +224,7 @@ RETEACH = "Map domain errors with STATUS_BY_ERROR; never pick a status in handle
 
 def share_usage(w: DailyWorld, handles: list[str]) -> None:
     """Every other member shares usage; of those, every second one was served the re-taught rule."""
-    from homeostat.core.state import Heartbeat, dump_state
+    from homeostat.core.state.branch import Heartbeat, dump_state
 
     bare = w.bare()
     for n, handle in enumerate(handles):
@@ -373,7 +373,7 @@ def warm_imports() -> float:
     """Import what a daily run imports before timing it: a process pays that once (seconds on a
     cold, contended disk), whatever the KB, so it is shown apart from the run's own time."""
     started = time.perf_counter()
-    import homeostat.adapters.askers  # noqa: F401
+    import homeostat.adapters.models.askers  # noqa: F401
     import homeostat.commands.daily  # noqa: F401
     import homeostat.runs.curate  # noqa: F401
 
@@ -381,7 +381,7 @@ def warm_imports() -> float:
 
 
 class GitCalls:
-    """Counts the run's git commands (through homeostat.adapters.git.Git.run) and their wall time."""
+    """Counts the run's git commands (through homeostat.adapters.git.plumbing.Git.run) and their wall time."""
 
     def __init__(self) -> None:
         self.by_name: Counter[str] = Counter()

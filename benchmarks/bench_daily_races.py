@@ -43,7 +43,7 @@ from racekit import (  # noqa: E402
     seed,
 )
 
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
 from homeostat.runs.daily import claim, recover  # noqa: E402
 
 Tally = Counter[str]

@@ -255,8 +255,8 @@ def spread(w: DailyWorld, count: int) -> list[str]:
 
 
 def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
+    from homeostat.core.daily.shards import shard_index
     from homeostat.core.hosts import HostKind, RepoRef
-    from homeostat.core.shards import shard_index
 
     with tempfile.TemporaryDirectory() as scratch:
         w, close = world(Path(scratch))

@@ -40,11 +40,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_validate import generate  # noqa: E402
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path  # noqa: E402
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path  # noqa: E402
 from homeostat.core.dashboard import html  # noqa: E402
 from homeostat.core.events import Event, ModelCall  # noqa: E402
-from homeostat.core.state import (  # noqa: E402
+from homeostat.core.state.branch import (  # noqa: E402
     Cost,
     DecisionRecord,
     DecisionsFile,

@@ -29,10 +29,10 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from digestworld import TOPIC, DigestWorld, many_rules  # noqa: E402
 
-from homeostat.adapters.git import Git  # noqa: E402
+from homeostat.adapters.git.plumbing import Git  # noqa: E402
 from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref  # noqa: E402
-from homeostat.core.digest import build_digest, digest_message  # noqa: E402
-from homeostat.core.state import parse_state  # noqa: E402
+from homeostat.core.measure.digest import build_digest, digest_message  # noqa: E402
+from homeostat.core.state.branch import parse_state  # noqa: E402
 from homeostat.runs.curate import kb_repo_ref  # noqa: E402
 from homeostat.runs.digest import DigestDeps, DigestOptions, links_for, run_digest  # noqa: E402
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_events.py [--events 2000]
 
-In one run, on one folder: appending an event to the journal (`adapters.event_recorder.log_event`,
+In one run, on one folder: appending an event to the journal (`adapters.state.event_recorder.log_event`,
 what hooks and the MCP server do on every message or call), writing the same event straight into
 SQLite as every call did before the journal (open the log, insert, close), and folding N journaled
 events into SQLite (paid once by the next reader, per event). CPU and wall microseconds per event,
@@ -20,8 +20,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.event_recorder import log_event
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.event_recorder import log_event
 from homeostat.core.events import Event
 
 DATA = {"tool": "search", "ms": 12, "dropped": 0}

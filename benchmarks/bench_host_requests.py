@@ -266,7 +266,7 @@ def org_per_member() -> tuple[float, float, int, float]:
 def paced_minutes(writes: int) -> float:
     """Minutes the adapter's pacer needs to send `writes` content-creating requests under 80 a minute
     and 500 an hour, 1 s apart (simulated: a fake clock)."""
-    from homeostat.adapters.host_pace import GITHUB_WRITES, Pacer
+    from homeostat.adapters.hosts.pace import GITHUB_WRITES, Pacer
 
     now = [0.0]
 

@@ -15,9 +15,9 @@ import statistics
 import time
 from collections.abc import Callable
 
-from homeostat.core.codeowners_lookup import parse_codeowners, pick_reviewers  # noqa: E402
 from homeostat.core.config import Config  # noqa: E402
-from homeostat.core.selection import scope_expander  # noqa: E402
+from homeostat.core.daily.codeowners_lookup import parse_codeowners, pick_reviewers  # noqa: E402
+from homeostat.core.selection.build import scope_expander  # noqa: E402
 
 LANGS = ("python", "ts", "go", "rust", "java")
 

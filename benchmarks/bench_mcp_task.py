@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.evaluation import Case
-    from homeostat.core.render_view import View
+    from homeostat.core.measure.evaluation import Case
+    from homeostat.core.render.view import View
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ("reviews", "reviews_heldout")
@@ -65,8 +65,8 @@ def checkout_for(case: Case, where: Path) -> Path:
 
 
 def measure(fixture: Path) -> None:
-    from homeostat.core.evaluation import case_metrics, mean_metrics, parse_cases
-    from homeostat.core.render_view import build_view
+    from homeostat.core.measure.evaluation import case_metrics, mean_metrics, parse_cases
+    from homeostat.core.render.view import build_view
     from homeostat.mcp_server import build_server
 
     text = (fixture / "eval/selection.yaml").read_text(encoding="utf-8")
@@ -109,7 +109,7 @@ def measure(fixture: Path) -> None:
 
 def session_start(kb: Path, checkout: Path) -> View:
     """The SessionStart hook's ranking in this checkout: touched paths and task words from git."""
-    from homeostat.adapters.search_index import change_from_git
+    from homeostat.adapters.cache.corpus_cache import change_from_git
     from homeostat.runs.session import open_session, session_task, session_view
 
     change = change_from_git(checkout)

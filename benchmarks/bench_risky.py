@@ -86,7 +86,7 @@ SIZES = (10_000, 100_000, 1_000_000)
 
 
 def speed(limit: float) -> None:
-    from homeostat.core.risky import find_risks
+    from homeostat.core.safety.risky import find_risks
 
     print("\n== find_risks on adversarial text: µs per KB at", ", ".join(f"{s // 1000} KB" for s in SIZES))
     for name, build in ADVERSARIAL.items():

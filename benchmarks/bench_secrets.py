@@ -37,8 +37,8 @@ from secrets_heldout import heldout_cases  # noqa: E402
 from secrets_tuning import tuning_cases  # noqa: E402
 
 import homeostat  # noqa: E402
-from homeostat.core.risky import find_risks  # noqa: E402
-from homeostat.core.secrets import SecretHit, find_emails, find_secrets  # noqa: E402
+from homeostat.core.safety.risky import find_risks  # noqa: E402
+from homeostat.core.safety.secrets import SecretHit, find_emails, find_secrets  # noqa: E402
 
 DEFAULT_CASES = REPO.parent / "shared" / "bench" / "secrets" / "cases.jsonl"
 

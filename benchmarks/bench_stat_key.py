@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_stat_key.py [--files 250,500,1000,2000,4000,8000] [--runs 11]
 
 A warm session hook proves its cached corpus current on every call, one of two ways
-(adapters/search_index.py): the stat check (every KB file's size and mtime, walked in Python) or,
+(adapters/cache/corpus_cache.py): the stat check (every KB file's size and mtime, walked in Python) or,
 above `STAT_MAX_FILES`, the index check (one `git diff-files`, git's own lstat walk in C, and the
 stat of the git index, the KB's folders and its loose files). For a committed KB of each size (one
 small rule file each, as a KB of one file per rule is laid out), this prints the wall ms of each
@@ -23,8 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from homeostat.adapters import search_index
-from homeostat.adapters.search_index import STAT_MAX_FILES, corpus_key, stat_signature
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.cache.corpus_cache import STAT_MAX_FILES, corpus_key, stat_signature
 
 
 def write_kb(root: Path, files: int) -> None:

@@ -18,9 +18,9 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state, write_state
-from homeostat.core.state import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state, write_state
+from homeostat.core.state.branch import (
     Cost,
     DecisionRecord,
     DecisionsFile,

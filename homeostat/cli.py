@@ -13,8 +13,6 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
-from homeostat.cli_options import add_kb_option as add_kb_option  # old spelling: commands import cli_options
-from homeostat.cli_options import kb_dir as kb_dir
 from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import HomeostatError
 
@@ -201,7 +199,7 @@ def _deepest(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argpa
 
 def _redacted(message: str) -> str:
     """An error often quotes what was passed (`unknown topic 'ghp_…'`): it never prints a secret."""
-    from homeostat.core.secrets import redacted  # loaded only when there is an error to print
+    from homeostat.core.safety.secrets import redacted  # loaded only when there is an error to print
 
     return redacted(message)
 

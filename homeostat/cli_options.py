@@ -8,6 +8,7 @@ CHECKOUT`, `--files a b`) still work for one release and are left out of `--help
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import sys
@@ -82,7 +83,7 @@ def askers_from_args(
 ) -> Callable[[str], Asker]:
     """A model-calling run's asker per agent, with `--max-cost` and `--show-prompts` read as
     `check_cost_and_prompts` checked them: one place maps the two flags onto every run's calls."""
-    from homeostat.adapters.askers import run_asker_for
+    from homeostat.adapters.models.askers import run_asker_for
 
     return run_asker_for(
         config,
@@ -167,3 +168,32 @@ def camel_keys(data: Mapping[str, object]) -> dict[str, object]:
 def emit_json(data: object) -> None:
     """The one JSON object a command prints on stdout (UTF-8 as is, two-space indent, a final newline)."""
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def parse_when(value: str | None, flag: str) -> dt.datetime | None:
+    """A date (midnight UTC) or an ISO time (UTC when it names no zone)."""
+    if value is None:
+        return None
+    text = value.strip()
+    try:
+        if len(text) == 10:
+            return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.UTC)
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(
+            f"{flag} {value!r} is not a date (YYYY-MM-DD) or an ISO time (2026-11-20T06:00Z)"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+DEFAULT_PORT = 8765  # the dashboard's, for `dashboard` and `up`
+
+
+def add_port_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port",
+        type=at_least(0, 65535),
+        default=DEFAULT_PORT,
+        metavar="N",
+        help=f"the port on 127.0.0.1 (default: {DEFAULT_PORT}; 0 picks a free one)",
+    )

@@ -73,7 +73,7 @@ def model_access(
     config: Config, root: Path, args: argparse.Namespace
 ) -> Iterator[tuple[Callable[[], Asker], RunStats]]:
     """The bootstrap agent's Asker, built on first use (a dry run needs no key), and the run's stats."""
-    from homeostat.adapters.event_log import run_events
+    from homeostat.adapters.state.event_log import run_events
 
     stats = RunStats()
     with run_events(root, os.environ) as sink:
@@ -81,7 +81,7 @@ def model_access(
 
         def asker() -> Asker:
             if not built:
-                from homeostat.adapters.askers import asker_for
+                from homeostat.adapters.models.askers import asker_for
 
                 built.append(asker_for("bootstrap", config, stats, sink=sink, max_cost_usd=args.max_cost))
             return built[0]

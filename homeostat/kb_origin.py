@@ -11,7 +11,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.config import Config
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.type_hints import TYPE_CHECKING
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def origin_git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
     """The KB checkout, with git authenticated to its origin by the run's own host token."""
-    from homeostat.adapters.git_auth import origin_auth_env
+    from homeostat.adapters.git.auth import origin_auth_env
 
     try:
         git = Git(root)
@@ -40,7 +40,7 @@ def origin_git(root: Path, config: Config, env: Mapping[str, str]) -> Git:
 
 def origin_host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeHost, RepoRef]:
     """The code host from the environment's credentials, and which of its repos the KB is."""
-    from homeostat.adapters.hosts import host_from_env
+    from homeostat.adapters.hosts.registry import host_from_env
     from homeostat.runs.curate import kb_repo_ref
 
     kb_repo = kb_repo_ref(config, git.remote_url("origin"))

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from homeostat import VERSION
-from homeostat.adapters.event_recorder import log_event
 from homeostat.adapters.mcp_stdio import UnknownTool
+from homeostat.adapters.state.event_recorder import log_event
 from homeostat.cli_options import kb_dir
 from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
@@ -46,10 +46,10 @@ from homeostat.errors import HomeostatError
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-    from homeostat.adapters.branch_task import BranchReader
-    from homeostat.adapters.event_log import SqliteEventLog
+    from homeostat.adapters.cache.corpus_cache import Loaded
+    from homeostat.adapters.git.branch_task import BranchReader
     from homeostat.adapters.kb_watch import KbWatch
-    from homeostat.adapters.search_index import Loaded
+    from homeostat.adapters.state.event_log import SqliteEventLog
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
     from homeostat.runs.explain import Conflicts
@@ -269,8 +269,8 @@ class HomeostatServer:
         identity is still read, from its cache); otherwise fresh watches are set, then the key is
         worked out, and the corpus held from the last call is used while it is unchanged
         (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
+        from homeostat.adapters.cache.corpus_cache import checkout_identity
         from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
-        from homeostat.adapters.search_index import checkout_identity
         from homeostat.runs.session import IDENTITY_CACHE, open_session
 
         with self._lock:
@@ -294,8 +294,8 @@ class HomeostatServer:
         """What the agent is doing, as words: what it said (`task`), then the checkout's branch and the
         subjects of its last commits, which a session hook ranks by too (read while HEAD moves, kept
         while it does not). A checkout with no git gives only the stated words."""
-        from homeostat.adapters.branch_task import NOTHING, BranchReader
-        from homeostat.core.selection import task_words
+        from homeostat.adapters.git.branch_task import NOTHING, BranchReader
+        from homeostat.core.selection.terms import task_words
 
         work = NOTHING
         if session.identity.is_git:
@@ -334,7 +334,7 @@ class HomeostatServer:
 
     def report(self, session: Session, today: dt.date, days: int) -> str:
         """The health report, with the event log kept open (and folded on every count) once it exists."""
-        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+        from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
         from homeostat.runs.report import health_report
 
         held = self.held(session, today)
@@ -419,7 +419,7 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     list needs only `security.mcpWrites` from homeostat.yaml, so the corpus loads on the first call
     (loading it here cost start-up 200-390 ms at 20,000 rules); a config that does not parse is
     loaded here all the same, so the server refuses to start with the KB's own message."""
-    from homeostat.adapters.hook_state import kb_settings
+    from homeostat.adapters.state.hook_state import kb_settings
 
     root = Path(kb_dir(kb))
     settings = kb_settings(root)
@@ -449,7 +449,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; pass `task`, a few words on what you are doing: it ranks the rules better
         (the checkout's branch and recent commits count too)."""
-        from homeostat.core.render_view import build_view
+        from homeostat.core.render.view import build_view
         from homeostat.runs.session import relative_paths
 
         s = server.session()
@@ -478,8 +478,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def search(query: str = "", limit: int = 10, group: bool = False, topic: str = "") -> str:
         """Keyword search over rules and document sections (no model). At a bug report, a test, new code,
         a why or what's-left question, a commit. `topic` lists a whole topic."""
-        from homeostat.core.render_view import render_hits
-        from homeostat.core.search import search_entries, topic_listing
+        from homeostat.core.render.view import render_hits
+        from homeostat.core.selection.search import search_entries, topic_listing
 
         s = server.session()
         if topic:
@@ -494,8 +494,8 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
-        from homeostat.core.read_view import render_found
-        from homeostat.core.search import lookup
+        from homeostat.core.render.read import render_found
+        from homeostat.core.selection.search import lookup
 
         s = server.session()
         found = lookup(s.corpus, target, s.audience)
@@ -512,7 +512,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
 
     def docs() -> str:
         """List the documents and their sections; then `read` one."""
-        from homeostat.core.render_view import render_docs
+        from homeostat.core.render.view import render_docs
 
         s = server.session()
         return _scope(s) + render_docs(s.corpus, s.audience)
@@ -630,7 +630,7 @@ def _refuse_author(session: Session) -> str:
 def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) -> str:
     from pydantic import ValidationError
 
-    from homeostat.adapters.pending_store import write_pending
+    from homeostat.adapters.state.pending_store import write_pending
     from homeostat.core.pending import PendingLesson, secret_fields
 
     if not session.corpus.mcp_writes:

@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 
 from homeostat.core.config import Config
-from homeostat.core.state import DecisionRecord, LessonSource
+from homeostat.core.state.branch import DecisionRecord, LessonSource
 
 MEMBERS = {"ana": "lead", "bo": "senior", "cy": "member", "dee": "junior"}
 SOURCES = (

@@ -23,9 +23,9 @@ from gitfixtures import git
 from hostkit import PullSpec
 from kbfactory import example_files
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.pending import PendingLesson, pending_path
-from homeostat.core.state import parse_state
+from homeostat.core.state.branch import parse_state
 
 KB_CONFIG_EXTRA = "  kbRepo: https://github.com/example/kb\n"
 

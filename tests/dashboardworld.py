@@ -16,10 +16,10 @@ from typing import Any
 from dailyworld import DailyWorld
 from gitfixtures import git
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.events import Event, ModelCall
-from homeostat.core.state import (
+from homeostat.core.state.branch import (
     DecisionRecord,
     DecisionsFile,
     Heartbeat,

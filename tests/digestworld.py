@@ -17,11 +17,11 @@ from typing import Any
 from dailyworld import KB_CONFIG_EXTRA
 from kbfactory import example_files
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import write_state
-from homeostat.core.model import RuleMeta
-from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, PullRef, dump_state
-from homeostat.core.write import render_rule_file, render_topic_section
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import write_state
+from homeostat.core.format.write import render_rule_file, render_topic_section
+from homeostat.core.schema import RuleMeta
+from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, PullRef, dump_state
 
 TOPIC = "knowledge/billing/api/errors.md"
 DOC = "knowledge/billing/api/docs/overview.md"

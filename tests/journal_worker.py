@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.event_recorder import log_event
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.event_recorder import log_event
 
 
 def die_before(name: str) -> None:

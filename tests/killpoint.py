@@ -17,7 +17,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from homeostat.adapters import bitbucket, git, slack
+from homeostat.adapters import slack
+from homeostat.adapters.git import plumbing as git
+from homeostat.adapters.hosts import bitbucket
 from homeostat.cli import main
 from homeostat.runs import publish
 from homeostat.runs.daily import claim, record, review

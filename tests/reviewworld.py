@@ -17,9 +17,9 @@ import pytest
 from dailyworld import push_example_kb
 from gitfixtures import git
 
-from homeostat.adapters.git import Git
-from homeostat.core.model import RuleMeta
-from homeostat.core.write import render_topic_section
+from homeostat.adapters.git.plumbing import Git
+from homeostat.core.format.write import render_topic_section
+from homeostat.core.schema import RuleMeta
 
 TOPIC = "knowledge/billing/api/errors.md"
 DAY = "2026-12-01"

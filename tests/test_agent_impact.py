@@ -11,8 +11,8 @@ from gitfixtures import commit, git, make_origin_and_clone
 from kbfactory import example_files
 
 from homeostat.cli import main
-from homeostat.core.agent_impact import Growth, parse_growth, sample_path
-from homeostat.core.selection import glob_matches
+from homeostat.core.measure.agent_impact import Growth, parse_growth, sample_path
+from homeostat.core.selection.globs import glob_matches
 from homeostat.errors import ConfigError
 
 TODAY = ["--today", "2026-11-29"]

@@ -11,7 +11,7 @@ import pytest
 from fakes import FakeAsker
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from homeostat.adapters.askers import asker_for
+from homeostat.adapters.models.askers import asker_for
 from homeostat.core.asker import (
     AgentChoice,
     ModelAsker,
@@ -28,8 +28,8 @@ from homeostat.core.asker import (
     spending_cap,
 )
 from homeostat.core.config import AgentsConfig, Config
+from homeostat.core.cost.pricing import call_cost, canonical_model, is_dearer, model_info
 from homeostat.core.events import MODEL_CALL, MemorySink, ModelCall
-from homeostat.core.pricing import call_cost, canonical_model, is_dearer, model_info
 from homeostat.errors import ConfigError
 
 

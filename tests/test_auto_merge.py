@@ -21,7 +21,7 @@ from gitfixtures import git
 from hostkit import PullSpec, ThreadSpec
 
 from homeostat.cli import main
-from homeostat.core import auto_merge
+from homeostat.core.daily import auto_merge
 from homeostat.core.hosts import CheckState, MergeRules, RuleSet
 from homeostat.errors import ConfigError
 from homeostat.runs.merge_gate import CheckWait, check_wait_from_env, wait_for_checks, with_refusal

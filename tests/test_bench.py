@@ -15,7 +15,7 @@ from kbfactory import EXAMPLE
 
 from homeostat.adapters.bench_store import BenchStore
 from homeostat.adapters.bench_workspace import clear_work_root, run_hidden_tests
-from homeostat.adapters.claude_headless import SessionTotals, read_turn
+from homeostat.adapters.models.claude_headless import SessionTotals, read_turn
 from homeostat.cli import main
 from homeostat.core.bench.cost import Estimator, agent_prior
 from homeostat.core.bench.grading import correction_prompt, default_judge, judge_question, score_from_tests

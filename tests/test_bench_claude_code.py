@@ -28,7 +28,7 @@ from test_claude_code import RULES_HEADING, shell, the_install_steps
 
 from homeostat import VERSION
 from homeostat.core.bench.tasks import parse_tasks
-from homeostat.core.pricing import call_cost
+from homeostat.core.cost.pricing import call_cost
 
 HOMEOSTAT = Path(sys.executable).with_name("homeostat")
 EXAMPLES = REPO / "examples" / "bench"

@@ -15,7 +15,7 @@ import pytest
 from emulators.bitbucket_server import BOT, BitbucketHarness, git
 from hostkit import PullSpec, ReplySpec, ThreadSpec
 
-from homeostat.adapters.bitbucket import (
+from homeostat.adapters.hosts.bitbucket import (
     BitbucketHost,
     MergeWait,
     PullCommit,
@@ -26,7 +26,7 @@ from homeostat.adapters.bitbucket import (
     group_threads,
     restriction_applies,
 )
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.core.hosts import Capability, CommentRef, PullState, RepoRef, parse_comment_url
 from homeostat.errors import AuthError, ConfigError, HostError
 

@@ -19,7 +19,7 @@ from dailyworld import DailyWorld
 from emulators.anthropic_stub import planted_secret_values
 from racekit import KILLPOINT, daily_env
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.cli import main
 from homeostat.core.validate import validate_files
 

@@ -1,4 +1,4 @@
-"""The checkout's branch and recent commits as the MCP server reads them (`adapters.branch_task`), in
+"""The checkout's branch and recent commits as the MCP server reads them (`adapters.git.branch_task`), in
 real git checkouts: what a session start reads, kept while HEAD is unchanged, re-read when it moves."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from gitfixtures import commit, git
 
-from homeostat.adapters.branch_task import NOTHING, BranchReader, BranchTask
-from homeostat.adapters.search_index import change_from_git
+from homeostat.adapters.cache.corpus_cache import change_from_git
+from homeostat.adapters.git.branch_task import NOTHING, BranchReader, BranchTask
 
 
 def checkout(tmp_path: Path, branch: str = "main") -> Path:

@@ -18,13 +18,13 @@ from dailyworld import DailyWorld
 from kbfactory import EXAMPLE
 
 from homeostat.cli import main
-from homeostat.core.calibration import calibrate, lessons_of
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.decide import Checks, decide
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import load_config
-from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state
+from homeostat.core.measure.calibration import calibrate, lessons_of
+from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
 
 BRANCH = "homeostat/calibrate"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from emulators.anthropic_stub import AnthropicStub, FakeClaude
 from pydantic import BaseModel
 
-from homeostat.adapters.askers import asker_for
-from homeostat.adapters.claude_code import stop_running
+from homeostat.adapters.models.askers import asker_for
+from homeostat.adapters.models.claude_code import stop_running
 from homeostat.core.asker import ModelCallError, Question, RunStats, ask_each
 from homeostat.core.config import Config
 from homeostat.core.events import MemorySink

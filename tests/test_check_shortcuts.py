@@ -13,6 +13,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from homeostat.core.safety.secrets import _RUN, _RUN_CHARS, _runs
 from homeostat.core.scanners.context import (
     _MIN_RANDOM,
     _SEPARATOR,
@@ -29,7 +30,6 @@ from homeostat.core.scanners.hidden import Comment, blank_homeostat_comments, is
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
 from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
 from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
-from homeostat.core.secrets import _RUN, _RUN_CHARS, _runs
 from homeostat.core.similarity import ContentWordNumbers, ascii_word_set, content_words
 from homeostat.core.text import words
 from homeostat.core.validate.structure_checks import (

@@ -27,7 +27,7 @@ from claudekit import (
 )
 
 from homeostat import VERSION
-from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.state.pending_store import list_pending
 
 EXAMPLE = REPO / "examples" / "kb"
 HOMEOSTAT = Path(sys.executable).with_name("homeostat")  # this checkout's, as pip installs it

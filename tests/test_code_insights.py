@@ -6,7 +6,7 @@ import pytest
 import requests
 from emulators.bitbucket_server import PIPELINES, BitbucketHarness
 
-from homeostat.adapters.code_insights import (
+from homeostat.adapters.hosts.code_insights import (
     InsightsResult,
     Target,
     insights_api_from_env,

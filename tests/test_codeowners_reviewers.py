@@ -15,8 +15,8 @@ from gitfixtures import git
 from hostkit import HostHarness, PullSpec, ThreadSpec
 from kbfactory import example_files, write_files
 
-from homeostat.core.codeowners_lookup import owners_of, parse_codeowners, pick_reviewers, sample_path
 from homeostat.core.config import Config
+from homeostat.core.daily.codeowners_lookup import owners_of, parse_codeowners, pick_reviewers, sample_path
 
 CODEOWNERS = """\
 # owners of the billing service

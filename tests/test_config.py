@@ -87,7 +87,7 @@ def test_yaml_reading_agrees_with_pyyaml(text: str) -> None:
     """The fast path for Homeostat's own YAML must read exactly what PyYAML reads, or fail alike."""
     import yaml
 
-    from homeostat.core.yamltext import YamlError, load_yaml
+    from homeostat.core.format.yamltext import YamlError, load_yaml
 
     try:
         expected = yaml.safe_load(text)

@@ -23,32 +23,23 @@ from children import children
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.adapters import count_worker as count_worker_module
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.adapters.forked import count_worker as count_worker_module
+from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, count_worker, kb_bytes
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.adapters.search_index import build
-from homeostat.core.corpus_rows import rule_row
+from homeostat.core.cost.tiktoken_count import count_tokens, splits_cleanly
+from homeostat.core.cost.token_counts import TokenCounts, text_digest
 from homeostat.core.kb import KB
-from homeostat.core.model import RuleMeta
 from homeostat.core.pending import PendingLesson
+from homeostat.core.schema import RuleMeta
 from homeostat.core.scoring import score_rule
-from homeostat.core.selection import (
-    _CAMEL,
-    _HIDDEN,
-    STOPWORDS,
-    Entry,
-    SectionEntry,
-    ToCount,
-    _index,
-    _scorer,
-    build_corpus,
-    search_words,
-    strip_hidden,
-    term,
-)
+from homeostat.core.selection.build import ToCount, _scorer, build_corpus
+from homeostat.core.selection.corpus_rows import rule_row
+from homeostat.core.selection.entries import Entry, SectionEntry
+from homeostat.core.selection.index import _index
+from homeostat.core.selection.terms import _CAMEL, _HIDDEN, search_words, strip_hidden, term
+from homeostat.core.similarity import STOPWORDS
 from homeostat.core.text import identifiers, words
-from homeostat.core.token_counts import TokenCounts, text_digest
-from homeostat.core.tokens import count_tokens, splits_cleanly
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 

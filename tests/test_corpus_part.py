@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.corpus_part import PART_FORMAT, PART_MAGIC, part_bytes, read_part, whole_entry
-from homeostat.core.render_view import LineCounter, build_view
-from homeostat.core.scope_index import scope_index
-from homeostat.core.selection import AreaInfo, Audience, Budget, Corpus, Entry, RepoInfo, select_entries
+from homeostat.adapters.cache.corpus_part import PART_FORMAT, PART_MAGIC, part_bytes, read_part, whole_entry
+from homeostat.core.render.view import LineCounter, build_view
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import AreaInfo, Budget, Entry, RepoInfo
+from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.scope_index import scope_index
 
 
 def rule(n: int, view: str, short: str, scope: tuple[str, ...] = ("src/api/**",)) -> Entry:

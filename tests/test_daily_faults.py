@@ -31,8 +31,8 @@ from faultkit import (
 )
 from racekit import daily_env
 
-from homeostat.adapters.model_pacing import MODEL_RETRY
-from homeostat.core.checkpoints import read_checkpoints
+from homeostat.adapters.models.pacing import MODEL_RETRY
+from homeostat.core.state.checkpoints import read_checkpoints
 
 
 @pytest.fixture
@@ -65,7 +65,7 @@ def test_a_429_past_every_retry_on_half_the_drafts_loses_none_of_them(world: Dai
 
 
 def test_a_429_asking_for_two_minutes_is_waited_out_by_the_call_that_got_it(anthropic_stub) -> None:  # type: ignore[no-untyped-def]
-    from homeostat.adapters.askers import asker_for
+    from homeostat.adapters.models.askers import asker_for
     from homeostat.core.asker import RunStats
     from homeostat.core.config import AgentsConfig
     from homeostat.core.daily.judge import JudgeAnswer

@@ -20,8 +20,8 @@ from hostkit import PullSpec, ReplySpec, ThreadSpec
 from kbfactory import example_files
 
 from homeostat.core.kb import load_kb
-from homeostat.core.signoff import rule_fingerprint
-from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state, parse_state
+from homeostat.core.safety.signoff import rule_fingerprint
+from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state, parse_state
 from homeostat.core.validate import NEVER_FORGIVEN, new_errors, validate_files
 
 STATUS_TABLE = "knowledge/billing/api/errors.md"
@@ -258,7 +258,7 @@ MALLORY = "mallory"  # writes on the code host, is not in team.members
 
 
 def unseen_payload() -> str:
-    from homeostat.core.risky import find_risks
+    from homeostat.core.safety.risky import find_risks
     from homeostat.core.validate.content_checks import allowed_domains
 
     domains = allowed_domains(load_kb(example_files()).require_config())

@@ -23,9 +23,9 @@ from racekit import (
     seed,
 )
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import write_state
-from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import write_state
+from homeostat.core.state.branch import Claim, ClaimOwner, claim_path, dump_state
 from homeostat.runs.publish import Change, Publisher
 
 ROUNDS = {2: 4, 3: 3}  # ten rounds with Bitbucket's three; the benchmark runs thirty of each
@@ -175,7 +175,7 @@ def test_a_change_the_base_already_holds_is_closed_not_merged(world: DailyWorld)
 
 
 def test_a_claim_is_replaced_only_by_its_own_runs_copy() -> None:
-    from homeostat.core.state import merge_state_files, parse_state_file
+    from homeostat.core.state.branch import merge_state_files, parse_state_file
 
     now = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
     owner = ClaimOwner(host="runner", pid=7)
@@ -197,7 +197,7 @@ def test_a_claim_is_replaced_only_by_its_own_runs_copy() -> None:
 def test_a_claim_of_a_process_gone_from_this_machine_is_dead_and_elsewhere_only_expiry_tells() -> None:
     import subprocess
 
-    from homeostat.adapters.run_claim import owner_alive, this_process
+    from homeostat.adapters.state.run_claim import owner_alive, this_process
 
     me = this_process()
     assert owner_alive(me)
@@ -234,8 +234,8 @@ def test_a_claim_write_on_a_state_branch_that_moved_keeps_the_other_write_and_a_
 ) -> None:
     """The run writes its claim on the commit its last write left without fetching; where another
     writer moved the branch since, that write is kept, and where another run took over, it stops."""
-    from homeostat.adapters.run_claim import ClaimLost, Taken, take_claim, update_claim
-    from homeostat.core.state import Heartbeat, heartbeat_path, parse_state
+    from homeostat.adapters.state.run_claim import ClaimLost, Taken, take_claim, update_claim
+    from homeostat.core.state.branch import Heartbeat, heartbeat_path, parse_state
 
     origin, clone = _claim_repos(tmp_path)
     now = dt.datetime.now(dt.UTC)

@@ -22,9 +22,9 @@ from racekit import daily_env, fresh_world
 from test_daily_e2e import build_a_busy_day, one_confident_pr, pr, thread
 from test_daily_scale import _unported, _untimed, outcome_of
 
-from homeostat.core.checkpoints import read_checkpoints
+from homeostat.core.daily.shards import shard_index
 from homeostat.core.hosts import HostKind, RepoRef
-from homeostat.core.shards import shard_index
+from homeostat.core.state.checkpoints import read_checkpoints
 
 
 def curate_shard(world: DailyWorld, shard: str, *extra: str) -> subprocess.Popen[str]:
@@ -223,8 +223,8 @@ def test_three_shards_on_bitbucket_decide_what_one_run_decides(
 def test_a_shard_counts_only_when_it_finished_after_the_last_finished_run() -> None:
     import datetime as dt
 
-    from homeostat.core.checkpoints import CheckpointFile, ShardMark, checkpoint_bytes
-    from homeostat.core.shards import Shard, shard_status
+    from homeostat.core.daily.shards import Shard, shard_status
+    from homeostat.core.state.checkpoints import CheckpointFile, ShardMark, checkpoint_bytes
 
     at = dt.datetime(2026, 12, 3, 6, tzinfo=dt.UTC)
 

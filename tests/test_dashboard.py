@@ -24,8 +24,8 @@ from gitfixtures import git
 from homeostat.cli import main
 from homeostat.core.config import Config
 from homeostat.core.config_keys import walk
-from homeostat.core.cron import parse_cron
 from homeostat.core.dashboard.settings import FormError, read_form, settings_forms
+from homeostat.core.schedule.cron import parse_cron
 from homeostat.dashboard.server import CSP, Dashboard, DashboardServer
 from homeostat.runs.sync import read_config
 

@@ -18,8 +18,8 @@ from test_dashboard import new_kb, request
 
 from homeostat.core.config import Config
 from homeostat.core.dashboard import glance, pages, svg, trends
-from homeostat.core.metrics import Band, Metrics, compute_metrics
-from homeostat.core.state import (
+from homeostat.core.measure.metrics import Band, Metrics, compute_metrics
+from homeostat.core.state.branch import (
     DecisionRecord,
     DecisionsFile,
     DigestRecord,
@@ -181,7 +181,7 @@ def test_merged_without_a_person_is_what_metrics_computes() -> None:
 def test_the_repeat_lesson_rate_is_the_one_metrics_reports() -> None:
     import dataclasses
 
-    from homeostat.core.state import RepeatRecord, RepeatsFile
+    from homeostat.core.state.branch import RepeatRecord, RepeatsFile
 
     week = known_week()
     repeat = RepeatRecord(

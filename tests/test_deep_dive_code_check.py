@@ -14,7 +14,7 @@ import re
 import pytest
 from deepdiveworld import RECENT, STALE, STALE_ID, DeepDiveWorld, rule_file
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.kb import load_kb
 from homeostat.core.validate import validate_files
 

@@ -21,7 +21,7 @@ from homeostat.core.deep_dive.contradictions import (
 from homeostat.core.deep_dive.duplicates import in_force, near_duplicate_pairs
 from homeostat.core.deep_dive.upkeep import coverage_notes, stale_rules
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.state import DecisionRecord, LessonSource
+from homeostat.core.state.branch import DecisionRecord, LessonSource
 from homeostat.core.validate import validate_files
 
 TODAY = dt.date(2026, 11, 30)

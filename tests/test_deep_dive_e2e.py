@@ -24,9 +24,9 @@ from deepdiveworld import (
 )
 from emulators.anthropic_stub import planted_secret_values
 
-from homeostat.core.checkpoints import read_checkpoints
+from homeostat.core.cost.pricing import call_cost
 from homeostat.core.kb import load_kb
-from homeostat.core.pricing import call_cost
+from homeostat.core.state.checkpoints import read_checkpoints
 from homeostat.core.validate import validate_files
 
 # --- merging near-duplicates -------------------------------------------------------------------------

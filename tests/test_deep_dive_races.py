@@ -11,9 +11,9 @@ import pytest
 from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
 from racekit import KILLPOINT, daily_env
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import write_state
-from homeostat.core.state import Claim, ClaimOwner, claim_path, dump_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import write_state
+from homeostat.core.state.branch import Claim, ClaimOwner, claim_path, dump_state
 
 DEEP_DIVE_KILL_POINTS = ("after-claim", "after-push", "after-open", "before-deep-dive-state")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters import search_index
-from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
-from homeostat.adapters.search_index import INDEX_DIR, WorkingChange, change_from_git, load_corpus
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.cache.corpus_cache import INDEX_DIR, WorkingChange, change_from_git, load_corpus
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
 from homeostat.cli import main
 from homeostat.core.events import Event
 
@@ -414,7 +414,7 @@ def test_an_index_built_with_another_stemmer_is_rebuilt(kb: Path, monkeypatch: p
 
 
 def test_the_index_notices_pending_lessons(kb: Path) -> None:
-    from homeostat.adapters.pending_store import write_pending
+    from homeostat.adapters.state.pending_store import write_pending
     from homeostat.core.pending import PendingLesson
 
     before = load_corpus(kb)
@@ -492,7 +492,7 @@ def test_the_shared_format_contract_is_served(
 
 
 def test_an_unchanged_kb_is_recognised_without_git_and_any_edit_is_not(kb: Path) -> None:
-    from homeostat.adapters.search_index import STAT_FILE
+    from homeostat.adapters.cache.corpus_cache import STAT_FILE
 
     first = load_corpus(kb)
     assert (kb / STAT_FILE).is_file()  # the copied files are older than the racy window
@@ -507,7 +507,7 @@ def test_an_unchanged_kb_is_recognised_without_git_and_any_edit_is_not(kb: Path)
 
 
 def test_a_large_kb_goes_straight_to_git(kb: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import homeostat.adapters.search_index as index
+    import homeostat.adapters.cache.corpus_cache as index
 
     monkeypatch.setattr(index, "STAT_MAX_FILES", 3)  # the example KB has more files than that
     walked: list[Path] = []
@@ -536,7 +536,7 @@ def _aged(root: Path) -> None:
 @pytest.fixture
 def large_git_kb(kb: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The example KB committed in git and taken for a large one, so the index check proves it current."""
-    import homeostat.adapters.search_index as index
+    import homeostat.adapters.cache.corpus_cache as index
 
     monkeypatch.setattr(index, "STAT_MAX_FILES", 3)
     git(kb, "init", "--quiet")

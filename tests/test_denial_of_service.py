@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from kbfactory import EXAMPLE, run_limited
 
-from homeostat.core.evaluation import EvalError, parse_cases
-from homeostat.core.yamltext import YamlError, load_full, load_yaml
+from homeostat.core.format.yamltext import YamlError, load_full, load_yaml
+from homeostat.core.measure.evaluation import EvalError, parse_cases
 
 SECONDS = 120
 
@@ -114,8 +114,8 @@ def test_overlaps_are_settled_as_the_pairwise_check_settled_them() -> None:
     bisection now, where it compared every pair (quadratic in the findings of one text)."""
     import random
 
+    from homeostat.core.safety.secrets import _resolve
     from homeostat.core.scanners.found import Found
-    from homeostat.core.secrets import _resolve
 
     def pairwise(found: list[Found]) -> list[Found]:
         chosen: list[Found] = []
@@ -137,7 +137,7 @@ def test_a_key_after_many_begin_lines_is_still_found_whole() -> None:
     """A PEM body is now read up to the next BEGIN line at most (each BEGIN read 12,000 characters)."""
     from secret_sets import B64, rnd
 
-    from homeostat.core.secrets import find_secrets
+    from homeostat.core.safety.secrets import find_secrets
 
     dashes = "-" * 5
     begin, end = f"{dashes}BEGIN PRIVATE KEY{dashes}", f"{dashes}END PRIVATE KEY{dashes}"
@@ -152,7 +152,7 @@ def test_a_long_line_of_keys_gives_the_findings_its_pieces_give() -> None:
     characters, so a line of keys is read once per key; its real secrets are still found."""
     from secret_sets import password
 
-    from homeostat.core.secrets import find_secrets, redact_secrets
+    from homeostat.core.safety.secrets import find_secrets, redact_secrets
 
     planted = password(14, "dos")
     text = "password=" * 10_000 + f" db_password={planted} " + "token:" * 10_000

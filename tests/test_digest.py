@@ -15,14 +15,14 @@ import pytest
 from digestworld import TOPIC, DigestWorld, many_rules
 from kbfactory import stderr_errors
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.git import Git
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.slack import SlackNotifier
-from homeostat.core import blocks
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.events import Event
-from homeostat.core.state import parse_state
+from homeostat.core.render import slack_blocks as blocks
+from homeostat.core.state.branch import parse_state
 from homeostat.runs.curate import kb_repo_ref
 from homeostat.runs.digest import DigestDeps, DigestOptions, events_desire_paths, run_digest
 
@@ -341,7 +341,7 @@ def test_since_sets_the_window(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_digest_records_round_trip_and_two_on_one_day_are_both_kept() -> None:
-    from homeostat.core.state import (
+    from homeostat.core.state.branch import (
         DigestRecord,
         digest_path,
         dump_state,

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
-from homeostat.core.evaluation import EvalError, case_metrics, parse_cases, parse_floor
-from homeostat.core.search import match_prompt
-from homeostat.core.selection import Audience
+from homeostat.core.measure.evaluation import EvalError, case_metrics, parse_cases, parse_floor
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.search import match_prompt
 
 HERE = Path(__file__).resolve().parent
 EVAL150 = HERE / "fixtures" / "eval150"

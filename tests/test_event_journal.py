@@ -16,14 +16,14 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.event_log import (
+from homeostat.adapters.state.event_log import (
     SqliteEventLog,
     events_path,
     journal_path,
     log_exists,
     log_summary,
 )
-from homeostat.adapters.event_recorder import log_event, log_events
+from homeostat.adapters.state.event_recorder import log_event, log_events
 from homeostat.core.events import Event
 
 WORKER = Path(__file__).with_name("journal_worker.py")

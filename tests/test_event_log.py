@@ -10,8 +10,8 @@ import pytest
 from emulators.anthropic_stub import AnthropicStub
 from pydantic import BaseModel
 
-from homeostat.adapters.askers import asker_for
-from homeostat.adapters.event_log import LoggingSink, SqliteEventLog, event_sink, events_path
+from homeostat.adapters.models.askers import asker_for
+from homeostat.adapters.state.event_log import LoggingSink, SqliteEventLog, event_sink, events_path
 from homeostat.core.asker import RunStats
 from homeostat.core.config import AgentsConfig
 from homeostat.core.events import MODEL_CALL, Event, ModelCall

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from test_exports import CLONE_STATE, EVAL150, code_repo, export
 
-from homeostat.core.export_budget import Limit, size_of
-from homeostat.core.exports import (
+from homeostat.core.export.budget import Limit, size_of
+from homeostat.core.export.formats import (
     AGENTS_FILE,
     CLAUDE_DIR,
     COPILOT_MAIN,
@@ -19,7 +19,7 @@ from homeostat.core.exports import (
     parse_agents,
     plan_export,
 )
-from homeostat.core.selection import Entry
+from homeostat.core.selection.entries import Entry
 
 
 def rule(rule_id: str, scope: tuple[str, ...], score: int = 50) -> Entry:

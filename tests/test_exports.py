@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from homeostat.adapters.search_index import build
+from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
-from homeostat.core.exports import (
+from homeostat.core.export.formats import (
     BEGIN,
     END,
     ExportError,
@@ -29,7 +29,7 @@ from homeostat.core.exports import (
     parse_cursor,
     plan_export,
 )
-from homeostat.core.selection import Entry
+from homeostat.core.selection.entries import Entry
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kbfactory import example_files
 
+from homeostat.core.format.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.kb import load_kb
-from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.validate import validate_kb
 
 EXAMPLES = int(os.environ.get("HOMEOSTAT_FUZZ_EXAMPLES", "2000"))

@@ -17,8 +17,8 @@ from gitfixtures import (
     snapshot,
 )
 
-from homeostat.adapters.git import DEFAULT_IDENTITY, Git, PushResult, redact
-from homeostat.core.readable import Refused
+from homeostat.adapters.git.plumbing import DEFAULT_IDENTITY, Git, PushResult, redact
+from homeostat.core.format.readable import Refused
 from homeostat.errors import GitError
 
 TOKEN = "ghp_" + "A1b2" * 9

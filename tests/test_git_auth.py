@@ -19,8 +19,8 @@ from gitfixtures import git
 from hostkit import PullSpec, ReplySpec, ThreadSpec
 from runnerkit import Layout, runner_checkout
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.git_auth import origin_auth_env
+from homeostat.adapters.git.auth import origin_auth_env
+from homeostat.adapters.git.plumbing import Git
 from homeostat.cli import main
 
 TOKEN = "ghs_" + "Q7w" * 12

@@ -8,16 +8,17 @@ from pathlib import Path
 import pytest
 from gitfixtures import commit, make_origin_and_clone
 
-from homeostat.adapters import search_index, work_tree
 from homeostat.adapters.bench_workspace import add_worktree
-from homeostat.adapters.git import Git, work_tree_files
-from homeostat.adapters.git_env import REPO_VARIABLES
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.git import work_tree
+from homeostat.adapters.git.env import REPO_VARIABLES
+from homeostat.adapters.git.plumbing import Git, work_tree_files
 
 PACKAGE = Path(__file__).resolve().parent.parent / "homeostat"
 # Starts a git child process: an argv whose first word is "git", or a spawn of it.
 _STARTS_GIT = re.compile(r"""\[\s*"git"\s*,|posix_spawnp\(\s*"git"|git = \["git\"""")
 # Runs `git ls-remote URL`, which names a server and no repository, with the caller's env.
-_NO_REPOSITORY = {"adapters/action_pins.py"}
+_NO_REPOSITORY = {"adapters/hosts/action_pins.py"}
 
 
 @pytest.fixture
@@ -69,11 +70,11 @@ def test_the_bench_worktree_diff_stages_in_its_own_index(mine: Path, tmp_path: P
 
 
 def test_no_git_runner_keeps_a_list_of_its_own() -> None:
-    """The variables are named in git_env.py alone, and every module that starts git imports it."""
+    """The variables are named in git/env.py alone, and every module that starts git imports it."""
     for path in sorted(PACKAGE.rglob("*.py")):
         place = path.relative_to(PACKAGE).as_posix()
         text = path.read_text(encoding="utf-8")
-        if place != "adapters/git_env.py":
+        if place != "adapters/git/env.py":
             assert "GIT_COMMON_DIR" not in text and "GIT_NAMESPACE" not in text, place
         if _STARTS_GIT.search(text) and place not in _NO_REPOSITORY:
-            assert "from homeostat.adapters.git_env import git_env" in text, place
+            assert "from homeostat.adapters.git.env import git_env" in text, place

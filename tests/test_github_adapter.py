@@ -16,8 +16,8 @@ import pytest
 from emulators.github_server import BOT, GitHubHarness, ReviewCommentRecord
 from hostkit import PullSpec, ReplySpec, ThreadSpec
 
-from homeostat.adapters.github import GitHubHost, github_host_from_env
-from homeostat.adapters.http_retry import (
+from homeostat.adapters.hosts.github import GitHubHost, github_host_from_env
+from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
     RetryPolicy,
     Transient,

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from emulators.github_server import GitHubHarness
 from hostkit import PullSpec, ReplySpec, ThreadSpec
 
-from homeostat.adapters.github_graphql import COMMENTS_PER_THREAD
+from homeostat.adapters.hosts.github_graphql import COMMENTS_PER_THREAD
 from homeostat.core.hosts import RepoRef
 
 NOW = datetime.now(UTC).replace(microsecond=0)

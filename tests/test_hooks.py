@@ -20,9 +20,9 @@ import pytest
 from gitfixtures import git
 from kbfactory import example_files, write_files
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.core.render_view import REMINDER
-from homeostat.core.tokens import count_tokens
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
+from homeostat.core.cost.tiktoken_count import count_tokens
+from homeostat.core.render.view import REMINDER
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 PLUGIN = Path(__file__).resolve().parents[1] / "plugin"
@@ -198,7 +198,7 @@ def test_a_stop_appends_to_the_journal_without_the_event_database_or_the_corpus(
     script = (
         "import sys\nfrom homeostat.cli import main\nmain(['hook', 'stop'])\n"
         "heavy = ('sqlite3', 'logging', 'dataclasses', 'argparse', 'homeostat.core.events',"
-        " 'homeostat.adapters.event_log', 'homeostat.core.render_view', 'homeostat.runs.session',"
+        " 'homeostat.adapters.state.event_log', 'homeostat.core.render.view', 'homeostat.runs.session',"
         " 'homeostat.commands.context')\n"
         "print('HEAVY', [m for m in heavy if m in sys.modules])\n"
     )

@@ -15,10 +15,10 @@ from emulators.bitbucket_server import BOT, BitbucketEmulator, BitbucketHarness
 from emulators.github_server import GitHubEmulator, GitHubHarness
 from hostkit import PullSpec, ThreadSpec
 
-from homeostat.adapters.bitbucket import BitbucketHost
-from homeostat.adapters.github import GitHubHost
-from homeostat.adapters.host_pace import BITBUCKET_REQUESTS, GITHUB_WRITES, Pacer, Window
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.bitbucket import BitbucketHost
+from homeostat.adapters.hosts.github import GitHubHost
+from homeostat.adapters.hosts.http_retry import RetryPolicy
+from homeostat.adapters.hosts.pace import BITBUCKET_REQUESTS, GITHUB_WRITES, Pacer, Window
 from homeostat.core.hosts import RepoRef
 from homeostat.errors import RateLimitError
 

@@ -145,7 +145,7 @@ def daily_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepared:
     from test_daily_e2e import pr
     from test_git_auth import with_a_review_thread
 
-    from homeostat.adapters.git import Git
+    from homeostat.adapters.git.plumbing import Git
 
     world = with_a_review_thread(
         DailyWorld(

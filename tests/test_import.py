@@ -18,7 +18,7 @@ from dailyworld import DailyWorld
 
 from homeostat.adapters.source_reader import SourceReader
 from homeostat.cli import main
-from homeostat.core.exports import expanded, parse_agents, parse_claude, parse_copilot, parse_cursor
+from homeostat.core.export.formats import expanded, parse_agents, parse_claude, parse_copilot, parse_cursor
 from homeostat.core.imports.rulefiles import parse_rule_file
 from homeostat.core.kb import load_kb
 from homeostat.core.validate import validate_files

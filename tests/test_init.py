@@ -16,7 +16,7 @@ from gitfixtures import git
 
 from homeostat import VERSION
 from homeostat.cli import main
-from homeostat.core.pins import find_pins
+from homeostat.core.setup.pins import find_pins
 
 BIN = Path(sys.executable).parent
 GITHUB_FILES = [

@@ -26,8 +26,8 @@ from kbfactory import EXAMPLE, run_limited
 from mcp import Client, StdioServerParameters
 
 from homeostat.adapters.kb_files import read_tree
+from homeostat.core.format.readable import DOCUMENT_LIMIT, RULE_FILE_LIMIT, Refused
 from homeostat.core.kb import load_kb
-from homeostat.core.readable import DOCUMENT_LIMIT, RULE_FILE_LIMIT, Refused
 
 T = TypeVar("T")
 MARKER = "OUTSIDEKNOWLEDGE"  # in every file planted outside the KB; no answer may hold it
@@ -273,7 +273,7 @@ def test_a_pending_lesson_through_a_link_or_a_fifo_is_never_served(planted: Path
 
 
 def test_the_sync_refuses_a_pending_lesson_through_a_link(tmp_path: Path) -> None:
-    from homeostat.adapters.pending_store import list_pending
+    from homeostat.adapters.state.pending_store import list_pending
     from homeostat.errors import HomeostatError
 
     pending = tmp_path / "kb/.homeostat/pending"

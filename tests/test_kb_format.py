@@ -10,19 +10,19 @@ import pytest
 from gitfixtures import commit, make_origin_and_clone
 from kbfactory import EXAMPLE, example_files
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref, read_tree
-from homeostat.core.kb import load_kb
-from homeostat.core.model import RuleMeta, Source
-from homeostat.core.parse import is_topic_file, parse_topic_file
-from homeostat.core.text import count_words, is_valid_id, slugify
-from homeostat.core.write import (
+from homeostat.core.format.parse import is_topic_file, parse_topic_file
+from homeostat.core.format.write import (
     render_rule,
     render_rule_file,
     render_topic_file,
     render_topic_section,
     upsert_topic_section,
 )
+from homeostat.core.kb import load_kb
+from homeostat.core.schema import RuleMeta, Source
+from homeostat.core.text import count_words, is_valid_id, slugify
 from homeostat.errors import KBReadError
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.event_recorder import log_event
 from homeostat.adapters.kb_watch import KbWatch
+from homeostat.adapters.state.event_recorder import log_event
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "kb"
 RULE = "knowledge/storefront/ui/use-theme-spacing.md"

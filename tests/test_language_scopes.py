@@ -15,7 +15,7 @@ from kbfactory import example_files, write_files
 
 from homeostat.cli import main
 from homeostat.core.config import Config
-from homeostat.core.exports import parse_claude, parse_copilot, parse_cursor
+from homeostat.core.export.formats import parse_claude, parse_copilot, parse_cursor
 from homeostat.core.languages import BUILT_IN, expand_scope, language_table, unknown_languages
 
 RULE = "knowledge/core/log-with-fields.md"

@@ -13,7 +13,7 @@ from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 from kbfactory import example_files, write_files
 from ptykit import at_a_terminal
 
-from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.state.pending_store import list_pending
 from homeostat.cli import main
 from homeostat.core.daily.drafting import DraftAnswer
 from homeostat.core.hosts import RepoRef

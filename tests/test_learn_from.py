@@ -22,12 +22,12 @@ from kbfactory import EXAMPLE, stderr_errors
 from ptykit import at_a_terminal
 from test_sync import developer_clone, homeostat, sync
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.cli import main
 from homeostat.core.imports.claude_memory import memory_place, project_key, read_memories
 from homeostat.core.imports.memories import EntryTooLong, fit
 from homeostat.core.pending import PendingLesson
-from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state
+from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
 
 SAMPLES = Path(__file__).parent / "fixtures" / "memories"
 CLAUDE_SAMPLE = SAMPLES / "claude"

@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.core.kb import load_kb
-from homeostat.core.markdown import (
+from homeostat.core.format.markdown import (
     _AFTER_BREAK_NEEDS_COMMONMARK,
     _FENCE,
     _HEADING,
@@ -23,6 +22,7 @@ from homeostat.core.markdown import (
     simple_headings,
     split_frontmatter,
 )
+from homeostat.core.kb import load_kb
 
 # Lines on the edges of what decides a heading: fences, comments, HTML, setext underlines, indents.
 LINES = st.sampled_from(

@@ -22,10 +22,10 @@ from mcp.shared.exceptions import MCPError
 from mcpkit import in_process
 
 from homeostat import VERSION
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.pending_store import list_pending
 from homeostat.cli import main as homeostat
-from homeostat.core.tokens import count_tokens
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.errors import HomeostatError
 from homeostat.mcp_server import arguments_model, build_server
 
@@ -119,7 +119,7 @@ def test_start_up_reads_only_the_config_and_follows_its_edits(kb: Path, web: Pat
         f"import sys\nfrom pathlib import Path\nfrom homeostat.mcp_server import build_server\n"
         f"build_server({str(kb)!r}, Path({str(web)!r}))\n"
         "print('HEAVY', [m for m in sys.modules if m.startswith(('homeostat.core.selection',"
-        " 'homeostat.adapters.search_index', 'homeostat.runs.session', 'homeostat.commands.context'))])\n"
+        " 'homeostat.adapters.cache.corpus_cache', 'homeostat.runs.session', 'homeostat.commands.context'))])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "HEAVY []" in done.stdout, done.stderr
@@ -763,7 +763,7 @@ def test_the_handshake_and_tool_list_load_neither_the_sdk_nor_pydantic(kb: Path,
         f"answer_line(server, {INITIALIZE!r})\n"
         'answer_line(server, \'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\')\n'
         "print('LOADED', sorted({m.split('.')[0] for m in sys.modules} & {'mcp', 'mcp_types', 'pydantic'}))\n"
-        "print('GIT', 'homeostat.adapters.branch_task' in sys.modules)\n"
+        "print('GIT', 'homeostat.adapters.git.branch_task' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "LOADED []" in done.stdout, done.stdout + done.stderr

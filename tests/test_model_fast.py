@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from homeostat.core.model import RuleMeta
-from homeostat.core.model_fast import rule_meta
-from homeostat.core.parse import _share_fields_sets
+from homeostat.core.format.fast_meta import rule_meta
+from homeostat.core.format.parse import _share_fields_sets
+from homeostat.core.schema import RuleMeta
 
 BASE: dict[str, Any] = {
     "id": "money-minor-units",

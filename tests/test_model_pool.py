@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from homeostat.core.checkpoints import AnswerMemory, RetryThread, retry_list, still_needed
+from homeostat.core.cost.spending import Ledger, SpendingCap, SpendingCapError, working_on
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget, Verdict
-from homeostat.core.spending import Ledger, SpendingCap, SpendingCapError, working_on
+from homeostat.core.state.checkpoints import AnswerMemory, RetryThread, retry_list, still_needed
 from homeostat.runs.model_pool import ModelPool, in_worker
 
 
@@ -177,7 +177,7 @@ def test_work_reserves_its_follow_up_calls_which_the_cap_never_refuses() -> None
 
 
 def _work(key: str, follow_ups: int = 0):  # type: ignore[no-untyped-def]
-    from homeostat.core.spending import Work
+    from homeostat.core.cost.spending import Work
 
     return Work(key, follow_ups)
 
@@ -211,7 +211,7 @@ def test_the_same_question_asked_again_in_a_run_is_a_different_ask() -> None:
 def test_a_finished_run_keeps_answers_for_undecided_work_only() -> None:
     import datetime as dt
 
-    from homeostat.core.checkpoints import RememberedAnswer
+    from homeostat.core.state.checkpoints import RememberedAnswer
 
     now = dt.datetime(2026, 12, 2, tzinfo=dt.UTC)
     answers = [

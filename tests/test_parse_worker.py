@@ -22,17 +22,22 @@ from typing import Any
 
 import pytest
 
-from homeostat.adapters import child_answer, parse_worker, search_index, write_behind
-from homeostat.adapters import count_worker as count_worker_module
+from homeostat.adapters.cache import corpus_cache as search_index
+from homeostat.adapters.cache.corpus_cache import PENDING_DIR, _dumped, build
+from homeostat.adapters.cache.token_memo import TOKENS_FILE
+from homeostat.adapters.forked import answer as child_answer
+from homeostat.adapters.forked import count_worker as count_worker_module
+from homeostat.adapters.forked import parse_worker, write_behind
 from homeostat.adapters.kb_files import load_kb_dir, read_tree
-from homeostat.adapters.search_index import PENDING_DIR, _dumped, build
-from homeostat.adapters.token_memo import TOKENS_FILE
-from homeostat.core import corpus_rows, selection
-from homeostat.core.corpus_rows import merged_rows, rule_row
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.kb import load_kb
 from homeostat.core.pending import PendingLesson
-from homeostat.core.selection import Corpus, ToCount, build_corpus, repo_part
-from homeostat.core.token_counts import TokenCounts
+from homeostat.core.selection import build as corpus_build
+from homeostat.core.selection import corpus_rows, parts
+from homeostat.core.selection.build import ToCount, build_corpus
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.corpus_rows import merged_rows, rule_row
+from homeostat.core.selection.parts import repo_part
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 
@@ -138,13 +143,13 @@ def test_a_build_read_in_two_processes_is_the_build_read_in_one(
 
     monkeypatch.setattr(corpus_rows, "merged_rows", spied)
     blocks: list[int] = []  # how many rules' index came from the child
-    index = selection._index
+    index = corpus_build._index
 
     def spied_index(entries: Any, sections: Any, block: Any = None) -> Any:
         blocks.append(0 if block is None else len(block[1][1]))
         return index(entries, sections, block)
 
-    monkeypatch.setattr(selection, "_index", spied_index)
+    monkeypatch.setattr(corpus_build, "_index", spied_index)
     counted_by: list[int] = []  # the processes that counted, as this process sees them
     sent_ahead: list[int] = []
     count_texts, ahead = count_worker_module.count_texts, count_worker_module.Worker.ahead
@@ -199,7 +204,7 @@ def test_a_session_build_counts_its_part_first_and_the_rest_gives_the_whole_corp
     _children(monkeypatch, True, True)
     shutil.rmtree(root / ".homeostat/index")
     first, counts, whole = search_index._build(root, lambda _repos: repo)
-    kept = selection.part_areas(repo)
+    kept = parts.part_areas(repo)
     assert repo_part(first, repo) == repo_part(plain, repo)
     later = [e for e in first.entries if not kept(e.area)]
     assert later and all(e.tokens == e.short_tokens == 0 for e in later)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.pins import find_pins, pinned_version
-from homeostat.core.schedules import (
+from homeostat.core.schedule.host_schedules import (
     CronError,
     PipelineSchedule,
     ScheduleOutcome,
     plan_schedules,
     quartz_cron,
 )
+from homeostat.core.setup.pins import find_pins, pinned_version
 
 SHA = "3d3c42e5aac5ba805825da76410c181273ba90b1"
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from poisoning import CORPUS, Probe, flags_for, load_corpus, plant
 
-from homeostat.core.secrets import find_secrets
+from homeostat.core.safety.secrets import find_secrets
 
 CORPUS_DATA = load_corpus()
 KINDS = {

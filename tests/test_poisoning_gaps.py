@@ -18,8 +18,8 @@ from homeostat.core.config import Config
 from homeostat.core.daily.apply import KbEdit
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import load_kb
-from homeostat.core.risky import find_risks
-from homeostat.core.secrets import find_secrets, redact_secrets
+from homeostat.core.safety.risky import find_risks
+from homeostat.core.safety.secrets import find_secrets, redact_secrets
 from homeostat.core.validate import validate_files
 from homeostat.core.validate.content_checks import allowed_domains
 

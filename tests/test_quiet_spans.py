@@ -15,7 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.core.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans, read_risks
+from homeostat.core.safety.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans, read_risks
 from homeostat.core.scanners.hidden import blank, blank_homeostat_comments, homeostat_comments
 from homeostat.core.scanners.quiet import could_hold_risks
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
-from homeostat.core.render_view import (
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.core.cost.tiktoken_count import count_tokens
+from homeostat.core.render.view import (
     GUIDE_TITLE,
     LineCounter,
     View,
@@ -16,8 +17,9 @@ from homeostat.core.render_view import (
     explain_view,
     normalise,
 )
-from homeostat.core.selection import Audience, Budget, Corpus
-from homeostat.core.tokens import count_tokens
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Budget
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"

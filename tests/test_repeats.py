@@ -22,10 +22,10 @@ from test_sync import candidates, developer_clone, homeostat, sync
 
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.digest import build_digest, digest_message, summary_line
 from homeostat.core.kb import load_kb
-from homeostat.core.repeats import draft_cases, repeat_of, repeat_summary, served_ids
-from homeostat.core.state import (
+from homeostat.core.measure.digest import build_digest, digest_message, summary_line
+from homeostat.core.measure.repeats import draft_cases, repeat_of, repeat_summary, served_ids
+from homeostat.core.state.branch import (
     Heartbeat,
     RepeatRecord,
     RepeatsFile,
@@ -59,7 +59,7 @@ def opt_in_and_serve(world: DailyWorld, served: str) -> Path:
     )
     git(dev, "commit", "--quiet", "-am", "cy shares usage")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     log_event(dev, "injection", {"source": "session-start", "rules": 2, "ids": f"{served},log-with-fields"})
     sync(dev)
@@ -419,7 +419,7 @@ def test_the_performance_page_lists_the_rules_re_taught() -> None:
 
 
 def test_a_broken_repeats_file_is_one_line_naming_it() -> None:
-    from homeostat.core.state import StateFileError
+    from homeostat.core.state.branch import StateFileError
 
     with pytest.raises(StateFileError) as misfiled:
         parse_state({"repeats/bo.json": b'{"version": 1, "member": "cy", "records": []}'}, "c1")

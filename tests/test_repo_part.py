@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
-from homeostat.core import selection
-from homeostat.core.render_view import LineCounter, build_view
-from homeostat.core.search import match_prompt, search_entries
-from homeostat.core.selection import Audience, Corpus, repo_part, select_entries
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.core.render.view import LineCounter, build_view
+from homeostat.core.selection import parts
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.parts import repo_part
+from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.search import match_prompt, search_entries
 
 REPOS = {"alpha": ("src/alpha", "py"), "beta": ("web/beta", "ts"), "gamma": ("svc/gamma", "go")}
 WORDS = """ledger refund retry invoice cursor token cache tenant quota webhook batch schema migration
@@ -166,9 +169,9 @@ def test_a_parts_postings_are_the_whole_corpus_renumbered(
 ) -> None:
     """The same postings whether a part's runs of documents are copied as slices or taken a pair at
     a time (a part of many runs), and as a plain renumbering of the whole corpus's gives them."""
-    limit = selection.MAX_RUNS
+    limit = parts.MAX_RUNS
     if pairwise:
-        monkeypatch.setattr(selection, "MAX_RUNS", 0)
+        monkeypatch.setattr(parts, "MAX_RUNS", 0)
     n = len(corpus.entries)
     docs = [i for i, e in enumerate(corpus.entries) if e.area == "core" or e.area.startswith(f"{repo}/")]
     docs += [
@@ -180,7 +183,7 @@ def test_a_parts_postings_are_the_whole_corpus_renumbered(
         pairs = [(number[d], tf) for d, tf in zip(flat[::2], flat[1::2], strict=True) if d in number]
         if pairs:
             expected[term] = [x for pair in pairs for x in pair]
-    runs = selection._runs(docs)
+    runs = parts._runs(docs)
     assert len(runs) <= limit and any(first != at for first, _, at in runs)  # runs moved
     assert dict(repo_part(corpus, repo).postings) == expected
 
@@ -199,7 +202,7 @@ def test_a_part_written_with_shared_values_reads_back_equal(corpus: Corpus) -> N
     is equal, field by field, and smaller than each record's own copy."""
     import marshal
 
-    from homeostat.adapters.search_index import _dumped
+    from homeostat.adapters.cache.corpus_cache import _dumped
 
     part = repo_part(corpus, "beta")
     again = Corpus.from_data(marshal.loads(_dumped(part)))
@@ -235,7 +238,7 @@ def example(tmp_path: Path) -> Path:
 
 
 def test_a_cached_part_and_the_known_ids_follow_every_edit(example: Path) -> None:
-    from homeostat.adapters.search_index import INDEX_DIR, known_ids, load_corpus
+    from homeostat.adapters.cache.corpus_cache import INDEX_DIR, known_ids, load_corpus
 
     def billing(repos: list[tuple[str, str]]) -> str | None:
         assert [name for name, _ in repos] == ["billing", "storefront"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.risky import RiskHit, find_risks
+from homeostat.core.safety.risky import RiskHit, find_risks
 
 ALLOWED = ["acme.dev", "github.com"]
 ZWSP, ZWNJ, ZWJ, RLO, PDF, LRI, PDI = "\u200b", "\u200c", "\u200d", "\u202e", "\u202c", "\u2066", "\u2069"
@@ -242,7 +242,7 @@ def test_empty_text() -> None:
 
 def test_the_gate_words_of_a_text_are_its_words_that_open_a_rule() -> None:
     """`words_among` skips building the set of every word; it must give the same gate words."""
-    from homeostat.core.risky import _GATE_WORDS
+    from homeostat.core.safety.risky import _GATE_WORDS
     from homeostat.core.scanners.risk_rules import words_among, words_of
     from homeostat.core.scanners.values import lower_same_length
 

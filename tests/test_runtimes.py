@@ -18,8 +18,8 @@ import pytest
 from emulators.anthropic_stub import AnthropicStub, FakeClaude
 from pydantic import BaseModel, ConfigDict
 
-from homeostat.adapters.askers import asker_for
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
+from homeostat.adapters.models.askers import asker_for
 from homeostat.core.asker import Asker, ModelCallError, RunStats, SpendingCapError
 from homeostat.core.config import AgentsConfig
 from homeostat.core.events import MemorySink, ModelCall
@@ -261,7 +261,7 @@ class _Absent:
         return None
 
 sys.meta_path.insert(0, _Absent())
-from homeostat.adapters.askers import asker_for
+from homeostat.adapters.models.askers import asker_for
 from homeostat.core.asker import RunStats
 from homeostat.core.config import AgentsConfig
 from homeostat.core.events import MemorySink

@@ -11,19 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.core.globs import literal_start
-from homeostat.core.scope_index import scope_index, scopes_for
-from homeostat.core.selection import (
-    AreaInfo,
-    Audience,
-    Budget,
-    Corpus,
-    Entry,
-    RepoInfo,
-    _tiered_by_index,
-    _tiered_by_scan,
-    glob_matches,
-    select_entries,
-)
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import AreaInfo, Budget, Entry, RepoInfo
+from homeostat.core.selection.globs import glob_matches
+from homeostat.core.selection.rank import _tiered_by_index, _tiered_by_scan, select_entries
+from homeostat.core.selection.scope_index import scope_index, scopes_for
 
 FOLDERS = ["src/api", "src/api/v2", "src/jobs", "web", "web/ui", "docs"]
 GLOBS = st.sampled_from(

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.search_index import build
-from homeostat.core.search import lookup, match_prompt, message_terms, search_entries, topic_listing
-from homeostat.core.selection import STEMMER_ID, Audience, Corpus, terms
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.core.selection.audience import Audience
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.search import lookup, match_prompt, message_terms, search_entries, topic_listing
+from homeostat.core.selection.terms import STEMMER_ID, terms
 
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
@@ -147,8 +149,8 @@ def test_a_match_needs_two_words_rare_in_the_kb(big: Corpus) -> None:
 
 
 def test_a_match_scores_at_least_six_tenths_of_the_best(big: Corpus) -> None:
-    from homeostat.core.search import PROMPT_RELATIVE
-    from homeostat.core.selection import bm25
+    from homeostat.core.selection.rank import bm25
+    from homeostat.core.selection.search import PROMPT_RELATIVE
 
     message = "how should the receipt mailer make writes idempotent after a replay"
     match = match_prompt(big, message, Audience("payments"))
@@ -187,7 +189,7 @@ def test_the_stemmer_named_in_the_index_identity_is_the_installed_one() -> None:
 
 def test_stemming_loads_only_the_english_stemmer_and_leaves_the_package_importable() -> None:
     code = (
-        "import sys; from homeostat.core.selection import term; assert term('statuses') == 'status';"
+        "import sys; from homeostat.core.selection.terms import term; assert term('statuses') == 'status';"
         "assert 'snowballstemmer.turkish_stemmer' not in sys.modules and 'snowballstemmer' not in sys.modules;"
         "import snowballstemmer; assert snowballstemmer.stemmer('english').stemWord('running') == 'run'"
     )

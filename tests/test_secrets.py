@@ -17,7 +17,7 @@ import pytest
 from secret_sets import Case
 from secrets_tuning import tuning_cases
 
-from homeostat.core.secrets import SecretHit, find_emails, find_secrets, redact_secrets
+from homeostat.core.safety.secrets import SecretHit, find_emails, find_secrets, redact_secrets
 
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 LOWER = "abcdefghijklmnopqrstuvwxyz"
@@ -438,7 +438,7 @@ def test_a_line_met_again_is_judged_as_it_was_the_first_time() -> None:
     """The line detectors' results are kept by the line's text: every planted secret and look-alike,
     scanned alone with nothing kept, then again inside one text where each line meets lines (and
     copies of itself) already judged, gives the same findings at the same places."""
-    from homeostat.core.secrets import _remembered_line_findings as _line_findings
+    from homeostat.core.safety.secrets import _remembered_line_findings as _line_findings
 
     texts = [template.format(s=secret) for _, template, secret in POSITIVES] + [t for _, t in NEGATIVES]
     alone = []

@@ -1,11 +1,11 @@
-"""The three-way section merge `review merge` rebuilds PRs with (homeostat.core.section_merge)."""
+"""The three-way section merge `review merge` rebuilds PRs with (homeostat.core.format.section_merge)."""
 
 from __future__ import annotations
 
 import pytest
 
+from homeostat.core.format.section_merge import merge_file, rebuild
 from homeostat.core.kb import load_kb
-from homeostat.core.section_merge import merge_file, rebuild
 
 TOPIC = "knowledge/billing/api/errors.md"
 DOC = "knowledge/billing/api/docs/overview.md"

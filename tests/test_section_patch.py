@@ -7,8 +7,8 @@ import datetime as dt
 import pytest
 from kbfactory import example_files
 
+from homeostat.core.format.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.kb import load_kb
-from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
 
 DOC = "knowledge/billing/api/docs/overview.md"
 TODAY = dt.date(2026, 11, 29)

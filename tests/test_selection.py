@@ -9,23 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from homeostat.adapters.search_index import build
-from homeostat.core.selection import (
-    Audience,
-    Corpus,
-    Entry,
-    Ranked,
-    audience_for,
-    branch_words,
-    find_member,
-    fit_rules,
-    is_global,
-    rank_summary,
-    select_entries,
-    specificity,
-    task_words,
-)
-from homeostat.core.session_repo import parse_origin, session_repo, split_url
+from homeostat.adapters.cache.corpus_cache import build
+from homeostat.core.selection.audience import Audience, audience_for, find_member
+from homeostat.core.selection.budget import fit_rules
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Entry
+from homeostat.core.selection.globs import is_global, specificity
+from homeostat.core.selection.rank import Ranked, rank_summary, select_entries
+from homeostat.core.selection.session_repo import parse_origin, session_repo, split_url
+from homeostat.core.selection.terms import branch_words, task_words
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 
@@ -210,7 +202,7 @@ def test_sessions_see_their_repo_plus_core(tmp_path: Path) -> None:
 def test_pending_lessons_of_this_clone_apply_at_once(tmp_path: Path) -> None:
     import datetime as dt
 
-    from homeostat.adapters.pending_store import write_pending
+    from homeostat.adapters.state.pending_store import write_pending
     from homeostat.core.pending import PendingLesson
 
     root = write_kb(tmp_path / "kb", TIER_RULES)

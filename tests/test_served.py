@@ -9,7 +9,7 @@ import datetime as dt
 import pytest
 from poisoning import CONFIG, RULE_PATH, TODAY, _rule_file
 
-from homeostat.core.exports import (
+from homeostat.core.export.formats import (
     claude_file,
     copilot_file,
     cursor_file,
@@ -18,9 +18,9 @@ from homeostat.core.exports import (
     parse_cursor,
 )
 from homeostat.core.kb import load_kb
-from homeostat.core.model import DocMeta, Flag, RuleMeta, Source
-from homeostat.core.rendering import rule_view
-from homeostat.core.selection import Entry
+from homeostat.core.render.rule import rule_view
+from homeostat.core.schema import DocMeta, Flag, RuleMeta, Source
+from homeostat.core.selection.entries import Entry
 from homeostat.core.served import (
     NEVER_SHOWN_DOCUMENT,
     NEVER_SHOWN_RULE,

@@ -20,16 +20,16 @@ from mcp import Client
 from mcpkit import in_process
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.adapters.pending_store import write_pending
+from homeostat.adapters.state.pending_store import write_pending
 from homeostat.cli import main
 from homeostat.commands.learn import describe
 from homeostat.core.daily.bodies import render
 from homeostat.core.dashboard import pages
-from homeostat.core.digest import build_digest, digest_markdown, digest_message
 from homeostat.core.kb import KB
+from homeostat.core.measure.digest import build_digest, digest_markdown, digest_message
 from homeostat.core.notify import queue_items, review_queue_message
 from homeostat.core.pending import PendingLesson
-from homeostat.core.state import DecisionRecord, LessonSource, PullRef, StateSnapshot
+from homeostat.core.state.branch import DecisionRecord, LessonSource, PullRef, StateSnapshot
 from homeostat.core.validate import validate_files
 from homeostat.dashboard.explain_view import explain_rule
 from homeostat.mcp_server import build_server

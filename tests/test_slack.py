@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from emulators.slack_sink import SlackSink
 
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.adapters.slack import SlackNotifier, slack_notifier_from_env
 from homeostat.core.config import NotificationsConfig
 from homeostat.core.notify import NotifyError, QueueItem, SlackMessage, queue_items, review_queue_message
-from homeostat.core.state import DecisionRecord, LessonSource, PullRef
+from homeostat.core.state.branch import DecisionRecord, LessonSource, PullRef
 from homeostat.errors import ConfigError
 
 NOW = datetime(2026, 11, 20, 6, 30, tzinfo=UTC)

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from gitfixtures import MOVE_BRANCH_UNDER_PUSH, clone, git, install_hook, make_bare
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import StateWriteError, read_state, write_state
-from homeostat.core.state import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import StateWriteError, read_state, write_state
+from homeostat.core.state.branch import (
     Capped,
     Cost,
     DecisionRecord,

@@ -11,10 +11,11 @@ from typing import Any
 import pytest
 from gitfixtures import MOVE_BRANCH_UNDER_PUSH, clone, git, install_hook, make_bare
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.run_claim import Held, Taken, take_claim
-from homeostat.adapters.state_store import StateWriteError, read_state, write_state
-from homeostat.core.state import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.run_claim import Held, Taken, take_claim
+from homeostat.adapters.state.state_store import StateWriteError, read_state, write_state
+from homeostat.core.state.archive import RECENT, IndexFile, compact
+from homeostat.core.state.branch import (
     Archive,
     Claim,
     ClaimOwner,
@@ -28,7 +29,6 @@ from homeostat.core.state import (
     merge_state_files,
     parse_state,
 )
-from homeostat.core.state_archive import RECENT, IndexFile, compact
 
 NOW = datetime(2026, 11, 29, 6, 0, tzinfo=UTC)
 WHERE: dict[str, Any] = {"remote": "origin", "branch": "homeostat/state", "path": claim_path("daily")}

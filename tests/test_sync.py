@@ -16,8 +16,8 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
-from homeostat.core.state import Heartbeat
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
+from homeostat.core.state.branch import Heartbeat
 
 
 @pytest.fixture
@@ -178,7 +178,7 @@ def test_an_unreachable_origin_is_an_offline_outcome_and_a_logged_event(world: D
 
 
 def test_two_syncs_of_one_clone_never_overlap(world: DailyWorld) -> None:
-    from homeostat.adapters.sync_store import sync_lock
+    from homeostat.adapters.state.sync_store import sync_lock
 
     dev = developer_clone(world)
     with sync_lock(dev):
@@ -195,7 +195,7 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     )
     git(dev, "commit", "--quiet", "-am", "cy opts in")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     log_event(dev, "injection", {"source": "session-start", "rules": 3})
     sync(dev)
@@ -207,7 +207,7 @@ def test_an_old_heartbeat_is_sent_again_and_usage_only_for_members_who_opted_in(
     tip = bare.rev_parse("refs/heads/candidates/cy")
     assert tip is not None
     old = beat.model_copy(update={"at": beat.at.replace(year=beat.at.year - 1)})
-    from homeostat.core.state import dump_state
+    from homeostat.core.state.branch import dump_state
 
     sha = bare.commit_files(tip, {".homeostat/heartbeat.json": dump_state(old)}, "old heartbeat")
     bare.run("update-ref", "refs/heads/candidates/cy", sha)
@@ -220,8 +220,8 @@ def test_a_pending_lesson_decided_long_ago_is_cleared_from_the_archive(world: Da
     lesson, naming what became of it, reading only that month of cy's archive."""
     import datetime as dt
 
-    from homeostat.core.state import DecisionRecord, DecisionsFile, LessonSource, dump_state
-    from homeostat.core.state_archive import RECENT, compact
+    from homeostat.core.state.archive import RECENT, compact
+    from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
 
     dev = developer_clone(world)
     learn(dev)

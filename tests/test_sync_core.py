@@ -6,9 +6,9 @@ import datetime as dt
 
 import pytest
 
-from homeostat.core.pins import pinned_version
-from homeostat.core.sync import HEARTBEAT_FILE, candidate_changes, push_check
-from homeostat.core.transcript import credited_ids, homeostat_tool
+from homeostat.core.measure.transcript import credited_ids, homeostat_tool
+from homeostat.core.setup.pins import pinned_version
+from homeostat.core.state.sync import HEARTBEAT_FILE, candidate_changes, push_check
 
 NOW = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 PENDING = {".homeostat/pending/a.json": b"{}"}

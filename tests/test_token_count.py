@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from homeostat.core.tokens import _encoding, count_tokens
+from homeostat.core.cost.tiktoken_count import _encoding, count_tokens
 
 
 def test_special_token_text_counts_as_the_plain_text_it_is() -> None:

@@ -17,7 +17,7 @@ from kbfactory import EXAMPLE
 
 from homeostat.cli import main
 from homeostat.core.kb import load_kb
-from homeostat.core.read_view import READ_TOKEN_LIMIT
+from homeostat.core.render.read import READ_TOKEN_LIMIT
 
 CLONE_STATE = shutil.ignore_patterns(".homeostat")
 RULE = "knowledge/core/log-with-fields.md"
@@ -139,7 +139,7 @@ def test_a_bad_section_in_a_topic_file_leaves_only_that_rule_out(
 
 def test_read_caps_what_it_prints(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = kb / RULE
-    # 1.7 MB: under the 2 MB limit for a rule file (core.readable), so read has it all to cut
+    # 1.7 MB: under the 2 MB limit for a rule file (core.format.readable), so read has it all to cut
     path.write_text(path.read_text() + "\n## Example\n" + "log.info('x', a=1)\n" * 90_000)
     code, out, _ = run(capsys, "read", "log-with-fields", "--kb", str(kb), "--repo", "billing")
     assert code == 0

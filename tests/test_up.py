@@ -21,15 +21,14 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.job_process import JobProcess
-from homeostat.adapters.run_claim import this_process
-from homeostat.adapters.schedule_lock import SlotLocks
+from homeostat.adapters.state.run_claim import this_process
+from homeostat.adapters.state.schedule_lock import SlotLocks
 from homeostat.core.config import Schedules
-from homeostat.core.cron import parse_cron
-from homeostat.core.schedules import CronError
-from homeostat.core.state import ClaimOwner
-from homeostat.core.up import (
+from homeostat.core.schedule.cron import parse_cron
+from homeostat.core.schedule.host_schedules import CronError
+from homeostat.core.schedule.up import (
     CATCH_UP,
     Job,
     Run,
@@ -39,6 +38,7 @@ from homeostat.core.up import (
     parsed_jobs,
     slot_decision,
 )
+from homeostat.core.state.branch import ClaimOwner
 from homeostat.errors import ConfigError
 from homeostat.runs.up import Scheduler, Stop, UpDeps
 

@@ -14,10 +14,10 @@ import pytest
 from gitfixtures import git
 from kbfactory import example_files, write_files
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path
+from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.events import Event
-from homeostat.core.metrics import compute_metrics, render_metrics
-from homeostat.core.state import (
+from homeostat.core.measure.metrics import compute_metrics, render_metrics
+from homeostat.core.state.branch import (
     DecisionRecord,
     DecisionsFile,
     Heartbeat,

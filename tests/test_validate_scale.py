@@ -26,16 +26,16 @@ from typing import TypeVar
 import pytest
 from kbfactory import example_files, write_files
 
-from homeostat.adapters import forked_tasks
-from homeostat.adapters.count_worker import WORKER_MIN_BYTES
-from homeostat.adapters.forked_tasks import tasks_beside
+from homeostat.adapters.forked import tasks as forked_tasks
+from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES
+from homeostat.adapters.forked.tasks import tasks_beside
 from homeostat.core.config import CORE_AREA
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.findings import Finding
+from homeostat.core.format.markdown import headings, split_frontmatter
+from homeostat.core.format.parse import _parse_topic_section, parse_topic_file
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.markdown import headings, split_frontmatter
-from homeostat.core.parse import _parse_topic_section, parse_topic_file
 from homeostat.core.similarity import content_words, same_lesson
-from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate import Runner, finding_rows, validate_kb
 from homeostat.core.validate.content_checks import check_file_secrets, check_secrets, readable_spans
 from homeostat.core.validate.structure_checks import _DocumentNames, _near_duplicates, repo_of

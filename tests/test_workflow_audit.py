@@ -219,7 +219,7 @@ def test_pin_actions_sha_without_the_server_says_what_to_do(
 
 def test_the_app_token_action_is_the_one_the_release_pins() -> None:
     """One pin of actions/create-github-app-token in the repo, so Renovate moves both together."""
-    from homeostat.core.scaffold import APP_TOKEN_ACTION
+    from homeostat.core.setup.scaffold import APP_TOKEN_ACTION
 
     release = (REPO / ".github" / "workflows" / "release.yml").read_text()
     assert f"uses: {APP_TOKEN_ACTION}" in release

@@ -21,9 +21,14 @@ from pathlib import Path
 
 import pytest
 
-from homeostat.adapters.corpus_part import read_part
-from homeostat.adapters.search_index import INDEX_DIR, load_corpus
-from homeostat.adapters.write_behind import BEHIND_MIN_RECORDS, LOCK_FILE, wait_for_writer, write_behind
+from homeostat.adapters.cache.corpus_cache import INDEX_DIR, load_corpus
+from homeostat.adapters.cache.corpus_part import read_part
+from homeostat.adapters.forked.write_behind import (
+    BEHIND_MIN_RECORDS,
+    LOCK_FILE,
+    wait_for_writer,
+    write_behind,
+)
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 
@@ -118,7 +123,7 @@ def test_a_rebuild_waits_for_a_writer_at_work_and_loads_what_it_wrote(tmp_path: 
 
 WRITER = """
 import os, signal, sys, time
-from homeostat.adapters.write_behind import BEHIND_MIN_RECORDS, wait_for_writer, write_behind
+from homeostat.adapters.forked.write_behind import BEHIND_MIN_RECORDS, wait_for_writer, write_behind
 folder, fifo, how = sys.argv[1:]
 pid_file, done_file = os.path.join(folder, "pid"), os.path.join(folder, "done")
 

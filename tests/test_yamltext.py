@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from homeostat.core import yamltext
-from homeostat.core.yamltext import YamlError, load_full, load_yaml
+from homeostat.core.format import yamltext
+from homeostat.core.format.yamltext import YamlError, load_full, load_yaml
 
 KEYS = st.from_regex(r"[a-z][a-zA-Z_-]{0,6}", fullmatch=True)
 # Pieces that sit on the fast path's edges: types PyYAML resolves, characters it quotes or refuses.

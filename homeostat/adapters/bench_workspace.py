@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeostat.adapters.git import Git, work_tree_files
-from homeostat.adapters.git_env import git_env
-from homeostat.adapters.work_tree import top_level
+from homeostat.adapters.git.env import git_env
+from homeostat.adapters.git.plumbing import Git, work_tree_files
+from homeostat.adapters.git.work_tree import top_level
 from homeostat.errors import ConfigError
 
 # The test command sees none of these: it runs code the agent wrote.

@@ -17,9 +17,9 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from homeostat.adapters.clone import fast_forward
-from homeostat.adapters.git import Git
-from homeostat.core.up import Job
+from homeostat.adapters.git.clone import fast_forward
+from homeostat.adapters.git.plumbing import Git
+from homeostat.core.schedule.up import Job
 from homeostat.errors import GitError
 
 LOGS_DIR = Path(".homeostat") / "up"

@@ -17,11 +17,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git, work_tree_files
+from homeostat.adapters.git.plumbing import Git, work_tree_files
 from homeostat.adapters.plain_files import read_regular, write_atomic
 from homeostat.console import Progress
+from homeostat.core.format.readable import SYMLINK, TOO_LARGE, Refused, in_kb, size_limit
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
-from homeostat.core.readable import SYMLINK, TOO_LARGE, Refused, in_kb, size_limit
 from homeostat.errors import KBReadError
 
 _SKIP_DIRS = {".git", ".homeostat", "node_modules", ".venv", "__pycache__"}

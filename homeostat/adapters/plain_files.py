@@ -11,7 +11,7 @@ import errno
 import os
 import stat
 
-from homeostat.core.readable import SYMLINK, TOO_LARGE, Refused, refused_message, size_limit
+from homeostat.core.format.readable import SYMLINK, TOO_LARGE, Refused, refused_message, size_limit
 
 StrPath = str | os.PathLike[str]
 

@@ -1,6 +1,6 @@
 """Run the Homeostat the KB pins: a session reads the KB with the same version as the team's CI.
 
-The KB's CI files pin one exact version (`homeostat.core.pins`). When the running Homeostat is another
+The KB's CI files pin one exact version (`homeostat.core.setup.pins`). When the running Homeostat is another
 version and the pinned one is installed in a versions folder (`$HOMEOSTAT_VERSIONS_DIR`,
 `$CLAUDE_PLUGIN_DATA/versions`, `~/.local/share/homeostat/versions`, looked in in that order, one
 `<version>/bin/homeostat` each), the hook or MCP server hands over to it with `exec`; otherwise it runs
@@ -26,7 +26,7 @@ CI_FILE_LIMIT = 1_000_000  # a workflow file that names the pin is a few KB
 def ci_files(root: Path) -> dict[str, str]:
     """The KB's CI files that can pin a version (GitHub workflows, bitbucket-pipelines.yml)."""
     from homeostat.adapters.plain_files import read_kb_text
-    from homeostat.core.pins import CI_FILES
+    from homeostat.core.setup.pins import CI_FILES
 
     found: dict[str, str] = {}
     workflows = root / CI_FILES[0]
@@ -42,7 +42,7 @@ def ci_files(root: Path) -> dict[str, str]:
 
 
 def kb_pin(root: Path) -> str | None:
-    from homeostat.core.pins import pinned_version
+    from homeostat.core.setup.pins import pinned_version
 
     return pinned_version(ci_files(root))
 
@@ -82,7 +82,7 @@ def pinned_runner(root: str | os.PathLike[str]) -> Path | None:
         return None
     from pathlib import Path
 
-    from homeostat.core.pins import is_version
+    from homeostat.core.setup.pins import is_version
 
     pin = kb_pin(Path(root))
     if pin is None or pin == VERSION or not is_version(pin):

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from email.message import Message
 from urllib.parse import urlsplit
 
-from homeostat.adapters.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
+from homeostat.adapters.hosts.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
 from homeostat.core.config import NotificationsConfig
 from homeostat.core.notify import Notifier, NotifyError, SlackMessage
 from homeostat.errors import ConfigError

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.bootstrap.sources import MAX_FILE_BYTES
 from homeostat.errors import ConfigError, GitError
 

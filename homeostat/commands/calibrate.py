@@ -2,7 +2,7 @@
 
 Reads the settled review decisions on the state branch, fits the weights, and opens (or updates) one
 PR to homeostat.yaml with the calibration table; `--dry-run` prints the proposal and the diff
-instead. The work is `homeostat.runs.calibrate` (and the fit, `homeostat.core.calibration`).
+instead. The work is `homeostat.runs.calibrate` (and the fit, `homeostat.core.measure.calibration`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
-from homeostat.core.calibration import MIN_SAMPLE
+from homeostat.core.measure.calibration import MIN_SAMPLE
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir, write_changed
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
-from homeostat.core.codeowners import default_path, render_codeowners
-from homeostat.core.diff import unified_diff
+from homeostat.core.setup.codeowners import default_path, render_codeowners
+from homeostat.core.setup.diff import unified_diff
 from homeostat.errors import ConfigError
 
 

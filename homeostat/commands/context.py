@@ -15,9 +15,9 @@ import time
 from collections.abc import Sequence
 from types import SimpleNamespace
 
-from homeostat.adapters.search_index import change_found, change_started, checkout_top
+from homeostat.adapters.cache.corpus_cache import change_found, change_started, checkout_top
 from homeostat.cli_options import add_checkout_option, add_files_option, add_format_option, add_kb_option
-from homeostat.core.render_view import View, explain_view
+from homeostat.core.render.view import View, explain_view
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 from homeostat.errors import ConfigError
 from homeostat.runs.session import (

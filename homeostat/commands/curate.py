@@ -17,18 +17,17 @@ import os
 import sys
 from pathlib import Path
 
-from homeostat.adapters.event_log import run_events
-from homeostat.adapters.git import Git
-from homeostat.adapters.hosts import host_from_env
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.hosts.registry import host_from_env
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, askers_from_args
+from homeostat.adapters.state.event_log import run_events
+from homeostat.cli_options import add_format_option, add_kb_option, askers_from_args, kb_dir, parse_when
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.shards import Shard, parse_shard
 from homeostat.core.kb import KB
-from homeostat.core.shards import Shard, parse_shard
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools
@@ -154,9 +153,9 @@ def _run_shard(
 ) -> int:
     """One job of a sharded daily run (homeostat.runs.shards): stopped by SIGTERM as by SIGINT, so a
     cancelled job writes what it paid for."""
-    from homeostat.commands.daily import stopped_by_signals
     from homeostat.kb_origin import origin_git, origin_host
     from homeostat.runs.shards import draft_shard, unfinished_reason
+    from homeostat.runs.stopping import stopped_by_signals
 
     if args.until is not None:
         raise ConfigError("--shard reads up to now, as the merge job will: drop --until")
@@ -229,22 +228,6 @@ def _git(root: Path) -> Git | None:
 
 def _has_repos(config: Config) -> bool:
     return bool(config.repos or config.sources.repos)
-
-
-def parse_when(value: str | None, flag: str) -> dt.datetime | None:
-    """A date (midnight UTC) or an ISO time (UTC when it names no zone)."""
-    if value is None:
-        return None
-    text = value.strip()
-    try:
-        if len(text) == 10:
-            return dt.datetime.combine(dt.date.fromisoformat(text), dt.time(), dt.UTC)
-        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise ConfigError(
-            f"{flag} {value!r} is not a date (YYYY-MM-DD) or an ISO time (2026-11-20T06:00Z)"
-        ) from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 # --- output -------------------------------------------------------------------------------------

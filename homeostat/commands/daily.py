@@ -13,35 +13,40 @@ import argparse
 import datetime as dt
 import io
 import os
-import signal
 import sys
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, askers_from_args, check_cost_and_prompts, emit_json
+from homeostat.adapters.state.event_log import run_events
+from homeostat.cli_options import (
+    add_format_option,
+    add_kb_option,
+    askers_from_args,
+    check_cost_and_prompts,
+    emit_json,
+    kb_dir,
+    parse_when,
+)
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily import ci_report
 from homeostat.core.daily.ci_report import DailyReport, DecisionRow
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.shards import parse_shard_count
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
-from homeostat.core.secrets import redacted
-from homeostat.core.shards import parse_shard_count
+from homeostat.core.safety.secrets import redacted
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
 from homeostat.runs.merge_gate import check_wait_from_env
 from homeostat.runs.model_pool import ModelPool
+from homeostat.runs.stopping import stopped_by_signals
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -99,31 +104,7 @@ def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = Non
         return _run(args, now)
 
 
-@contextmanager
-def stopped_by_signals() -> Iterator[None]:
-    """SIGTERM (a cancelled or timed-out CI job; GitHub Actions sends SIGINT, then SIGTERM) stops the
-    run the way SIGINT does, so it records its window and checkpoints before it exits; `claude -p`
-    calls still running, in process groups of their own, are ended with it."""
-    from homeostat.adapters.claude_code import stop_running
-
-    def interrupt(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, interrupt) if main_thread else None
-    try:
-        yield
-    except KeyboardInterrupt:
-        stop_running()
-        raise
-    finally:
-        if main_thread:
-            signal.signal(signal.SIGTERM, previous)
-
-
 def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int:
-    from homeostat.commands.curate import parse_when
-
     shards = parse_shard_count(args.merge_shards) if args.merge_shards is not None else None
     if shards is not None and (args.offline or args.no_reviews):
         raise ConfigError("--merge-shards decides the shards' review drafts: drop --offline and --no-reviews")
@@ -176,7 +157,7 @@ def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int
 def _publish(result: DailyResult, options: DailyOptions, stats: RunStats, out: TextIO) -> int:
     """Inside GitHub Actions: step outputs, the job summary and annotations, read off the run's result;
     with --format json, the result as JSON (what the text form printed is its `text`)."""
-    from homeostat.adapters import github_actions
+    from homeostat.adapters.hosts import github_actions
 
     if isinstance(out, io.StringIO):
         emit_json(daily_data(result, options, out.getvalue()))

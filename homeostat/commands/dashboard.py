@@ -8,19 +8,13 @@ print the diff. Stops on Ctrl-C or SIGTERM.
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 import threading
 from pathlib import Path
 
-from homeostat.cli_options import add_kb_option, at_least, kb_dir
-from homeostat.console import note
-from homeostat.dashboard.server import Dashboard, DashboardServer
-from homeostat.errors import ConfigError
-from homeostat.runs.sync import read_config
-
-DEFAULT_PORT = 8765
+from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
+from homeostat.dashboard.start import serve
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,30 +30,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_port_option(parser)
     add_kb_option(parser)
     parser.set_defaults(run=run)
-
-
-def add_port_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--port",
-        type=at_least(0, 65535),
-        default=DEFAULT_PORT,
-        metavar="N",
-        help=f"the port on 127.0.0.1 (default: {DEFAULT_PORT}; 0 picks a free one)",
-    )
-
-
-def serve(root: Path, port: int) -> DashboardServer:
-    """The started server (its URL printed), or a one-line error when the port is taken."""
-    read_config(root)  # a KB that cannot be read fails here, not on the first page
-    try:
-        server = DashboardServer(Dashboard(root, env=os.environ), port)
-    except OSError as exc:
-        raise ConfigError(
-            f"--port {port}: cannot listen on 127.0.0.1:{port} ({exc.strerror}); pass another --port"
-        ) from None
-    server.start()
-    note(f"dashboard at {server.url} (127.0.0.1 only; Ctrl-C stops it)")
-    return server
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,15 +16,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.event_log import run_events
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, askers_from_args, check_cost_and_prompts, emit_json
+from homeostat.adapters.state.event_log import run_events
+from homeostat.cli_options import (
+    add_format_option,
+    add_kb_option,
+    askers_from_args,
+    check_cost_and_prompts,
+    emit_json,
+    kb_dir,
+)
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
-from homeostat.core.model import Rule
+from homeostat.core.schema import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 from homeostat.runs.deep_dive.context import Found
 
@@ -85,7 +91,7 @@ def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = Non
 def _publish(result: DeepDiveResult, stats: RunStats, out: TextIO) -> int:
     """Inside GitHub Actions: step outputs, the job summary and annotations, read off the result;
     with --format json, the result as JSON (what the text form printed is its `text`)."""
-    from homeostat.adapters import github_actions
+    from homeostat.adapters.hosts import github_actions
 
     if isinstance(out, io.StringIO):
         emit_json(deep_dive_data(result, out.getvalue()))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
-from homeostat.core import digest as digests
-from homeostat.core.blocks import block_text
+from homeostat.core.measure import digest as digests
+from homeostat.core.render.slack_blocks import block_text
 from homeostat.runs.digest import DigestDeps, DigestOptions, DigestResult, events_desire_paths, run_digest
 
 
@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.slack import slack_notifier_from_env
-    from homeostat.commands.curate import parse_when
+    from homeostat.cli_options import parse_when
     from homeostat.kb_origin import origin_git
     from homeostat.runs.curate import kb_repo_ref
 
@@ -96,7 +96,7 @@ def as_json(result: DigestResult) -> dict[str, object]:
 def _ci(result: DigestResult) -> None:
     """Inside GitHub Actions: the counts as step outputs, the digest (or why none was posted) as the
     job summary."""
-    from homeostat.adapters import github_actions
+    from homeostat.adapters.hosts import github_actions
 
     if github_actions.in_github_actions():
         github_actions.write_outputs(digests.ci_outputs(result.digest, posted=result.posted))

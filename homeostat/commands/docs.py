@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
-from homeostat.core.render_view import render_docs
+from homeostat.core.render.view import render_docs
 from homeostat.runs.session import open_session
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from homeostat import VERSION
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
-from homeostat.core.doctor import Finding, counts, diagnose
-from homeostat.core.security_review import QUESTIONS, security_review
+from homeostat.core.doctor.checks import Finding, counts, diagnose
+from homeostat.core.doctor.security_review import QUESTIONS, security_review
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

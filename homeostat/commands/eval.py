@@ -12,9 +12,9 @@ import json
 import sys
 from pathlib import Path
 
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
-from homeostat.core.evaluation import (
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.core.kb import CASES_FILE
+from homeostat.core.measure.evaluation import (
     EvalError,
     audiences,
     check_repos,
@@ -24,8 +24,7 @@ from homeostat.core.evaluation import (
     render_report,
     run_cases,
 )
-from homeostat.core.kb import CASES_FILE
-from homeostat.core.render_view import LineCounter
+from homeostat.core.render.view import LineCounter
 
 DRAFT_FILE = "eval/from-repeats.yaml"
 
@@ -65,8 +64,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.search_index import load_corpus
-    from homeostat.core.tokens import count_tokens
+    from homeostat.adapters.cache.corpus_cache import load_corpus
+    from homeostat.core.cost.tiktoken_count import count_tokens
 
     if args.from_repeats:
         if args.min:
@@ -104,8 +103,8 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
     file is never overwritten (their edits may be in it), and cases the case file has are left out."""
     import yaml
 
-    from homeostat.commands.metrics import local_state
-    from homeostat.core.repeats import DRAFT_HEADER, draft_cases
+    from homeostat.core.measure.repeats import DRAFT_HEADER, draft_cases
+    from homeostat.runs.metrics import local_state
 
     root = Path(kb_dir(args.kb))
     out = Path(args.out) if args.out else root / DRAFT_FILE

@@ -11,7 +11,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeostat.adapters.event_log import RETENTION_DAYS, SqliteEventLog, events_path, log_exists
+from homeostat.adapters.state.event_log import RETENTION_DAYS, SqliteEventLog, events_path, log_exists
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
 from homeostat.console import note
 from homeostat.core.events import format_event, parse_since

@@ -19,11 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from homeostat.cli import add_kb_option
-from homeostat.cli_options import add_checkout_option, add_format_option, emit_json, one_of
+from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json, one_of
 from homeostat.console import Unreadable, note
-from homeostat.core.export_budget import WHERE, Limit, limits_from, over_budget
-from homeostat.core.exports import (
+from homeostat.core.export.budget import WHERE, Limit, limits_from, over_budget
+from homeostat.core.export.formats import (
     COPILOT_DIR,
     FORMATS,
     ExportError,

@@ -21,9 +21,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
 
-from homeostat.adapters.event_recorder import Scalar, log_event, log_events
-from homeostat.adapters.hook_state import load_hook_state, min_edits, save_hook_state
-from homeostat.adapters.search_index import (
+from homeostat.adapters.cache.corpus_cache import (
     change_found,
     change_started,
     checkout_top,
@@ -31,7 +29,9 @@ from homeostat.adapters.search_index import (
     pending_names,
     require_kb,
 )
-from homeostat.adapters.sync_store import seconds_since_started, start_background_sync, take_notices
+from homeostat.adapters.state.event_recorder import Scalar, log_event, log_events
+from homeostat.adapters.state.hook_state import load_hook_state, min_edits, save_hook_state
+from homeostat.adapters.state.sync_store import seconds_since_started, start_background_sync, take_notices
 from homeostat.core.type_hints import TYPE_CHECKING, cast
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
@@ -222,8 +222,8 @@ HANDLERS: dict[str, Callable[[str, Mapping[str, Any], float], Answer]] = {
 def record_turns(root: str, event: Mapping[str, Any], state: dict[str, Any]) -> None:
     """One `turn-usage` event per user turn, from the previous turn's start to the end of the file;
     the previous turn is re-read and its event replaced, since the file may have lagged last time."""
-    from homeostat.adapters.search_index import known_ids
-    from homeostat.core.transcript import credited_ids, read_turns
+    from homeostat.adapters.cache.corpus_cache import known_ids
+    from homeostat.core.measure.transcript import credited_ids, read_turns
 
     path = event.get("transcript_path") or ""
     if not os.path.isfile(path):

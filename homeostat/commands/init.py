@@ -19,15 +19,16 @@ from pathlib import Path
 from typing import TypeVar
 
 from homeostat import VERSION
-from homeostat.adapters import work_tree
+from homeostat.adapters.git import work_tree
 from homeostat.adapters.kb_files import read_tree
-from homeostat.adapters.unfinished_writes import left_unfinished, write_noted
+from homeostat.adapters.state.unfinished_writes import left_unfinished, write_noted
 from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_path
-from homeostat.core.codeowners import default_path, render_codeowners
 from homeostat.core.config import Config, Host
+from homeostat.core.daily.shards import parse_shard_count
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import CONFIG_FILE, load_config, load_kb
-from homeostat.core.scaffold import (
+from homeostat.core.setup.codeowners import default_path, render_codeowners
+from homeostat.core.setup.scaffold import (
     ACTIONS_REPO,
     APP_ID_VARIABLE,
     APP_KEY_SECRET,
@@ -56,7 +57,6 @@ from homeostat.core.scaffold import (
     uses_app_token,
     with_shards,
 )
-from homeostat.core.shards import parse_shard_count
 from homeostat.errors import ConfigError, HomeostatError
 
 Ask = Callable[[str], str]
@@ -355,7 +355,7 @@ def _ci_options(root: Path, config: Config, args: argparse.Namespace) -> CiOptio
 
 
 def _release_commit() -> str:
-    from homeostat.adapters.action_pins import release_commit
+    from homeostat.adapters.hosts.action_pins import release_commit
 
     return release_commit(ACTIONS_REPO, f"v{VERSION}")
 

@@ -22,9 +22,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import get_args
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.adapters.pending_store import write_pending
+from homeostat.adapters.state.pending_store import write_pending
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.core.asker import Asker
 from homeostat.core.config import Config
@@ -40,9 +40,9 @@ from homeostat.core.lessons import (
     new_lesson,
     update_lesson,
 )
-from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, RuleKind
 from homeostat.core.pending import LessonSource, PendingLesson, pending_path
-from homeostat.core.sync import sync_member
+from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, RuleKind
+from homeostat.core.state.sync import sync_member
 from homeostat.errors import GitError
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
@@ -391,7 +391,7 @@ def _refuse(args: argparse.Namespace, names: tuple[str, ...], mode: str) -> None
 
 def fetch_thread(config: Config, url: str) -> ReviewThread:
     """The thread holding the comment, through the host its URL names, from a KB code repo only."""
-    from homeostat.adapters.hosts import host_from_env
+    from homeostat.adapters.hosts.registry import host_from_env
     from homeostat.runs.curate import kb_code_repos
 
     try:
@@ -459,7 +459,7 @@ def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
 
 
 def _asker(config: Config) -> Asker:
-    from homeostat.adapters.askers import asker_for
+    from homeostat.adapters.models.askers import asker_for
     from homeostat.core.asker import RunStats
     from homeostat.core.events import NullSink
 
@@ -492,7 +492,7 @@ def _ignore_local_folder(root: Path) -> None:
 
 
 def _log_capture(root: Path, lesson: PendingLesson) -> None:
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     kind = "flag" if lesson.kind == "flag" else "capture"
     log_event(root, kind, {"source": lesson.source, "kind": lesson.kind})

@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _checkout_kb(checkout: Path) -> str:
     """With no --kb and no $HOMEOSTAT_DIR, the checkout itself when it is the KB repo."""
-    from homeostat.adapters.search_index import find_top
+    from homeostat.adapters.cache.corpus_cache import find_top
 
     top = find_top(checkout) or checkout
     return str(top) if (top / "homeostat.yaml").is_file() else "."

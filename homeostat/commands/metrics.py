@@ -1,6 +1,6 @@
 """`homeostat metrics`: how well the KB is working, from the clone's copy of the state branch (as of
 the last fetch: no network call) and this machine's event log. The computation is
-`homeostat.core.metrics`, shared with the dashboard.
+`homeostat.core.measure.metrics`, shared with the dashboard.
 """
 
 from __future__ import annotations
@@ -11,15 +11,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import live_files, snapshot_at, tracking_ref
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option
-from homeostat.core.events import Event
-from homeostat.core.metrics import compute_metrics, render_metrics
-from homeostat.core.state import StateSnapshot, state_branch
-from homeostat.errors import ConfigError, GitError
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.core.measure.metrics import compute_metrics, render_metrics
+from homeostat.errors import ConfigError
+from homeostat.runs.metrics import accepted_ids, local_events, local_state
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -39,28 +34,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def local_state(root: Path) -> StateSnapshot:
-    """The state branch as this clone last fetched it (sync keeps it current)."""
-    from homeostat.runs.sync import read_config
-
-    branch = state_branch(read_config(root).sources.base_branch)
-    try:
-        git = Git(root)
-        tip = git.rev_parse(tracking_ref("origin", branch))
-        return StateSnapshot() if tip is None else snapshot_at(git, tip, live_files(git, tip), branch)
-    except GitError:
-        return StateSnapshot()
-
-
-def local_events(root: Path) -> list[Event]:
-    """This machine's event log, oldest first (none when it has no log)."""
-    path = events_path(root)
-    if not log_exists(path):
-        return []
-    with SqliteEventLog(path) as log:
-        return log.query()
-
-
 def run(args: argparse.Namespace) -> int:
     if args.days < 1:
         raise ConfigError(f"--days {args.days}: pass at least 1")
@@ -77,13 +50,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_metrics(metrics))
     return 0
-
-
-def accepted_ids(root: Path) -> frozenset[str] | None:
-    """The rules sessions are served (the corpus), so "served but never credited" names live rules."""
-    from homeostat.adapters.search_index import load_corpus
-
-    try:
-        return frozenset(e.id for e in load_corpus(root).corpus.entries)
-    except Exception:  # noqa: BLE001 - a KB that does not load only loses the filter
-        return None

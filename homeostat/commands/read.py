@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from homeostat.adapters.event_recorder import log_event
+from homeostat.adapters.state.event_recorder import log_event
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
-from homeostat.core.read_view import found_data, render_found
+from homeostat.core.render.read import found_data, render_found
 from homeostat.runs.session import open_session
 
 
@@ -34,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.core.search import lookup
+    from homeostat.core.selection.search import lookup
 
     session = open_session(args.kb, args.checkout, args.repo)
     found = lookup(session.corpus, args.target, session.audience)

@@ -118,8 +118,8 @@ def summary(result: ReviewMergeResult) -> str:
 
 
 def _ci(result: ReviewMergeResult, *, single: bool) -> None:
-    from homeostat.adapters import github_actions
-    from homeostat.core.report_format import escape_data
+    from homeostat.adapters.hosts import github_actions
+    from homeostat.core.render.findings import escape_data
 
     if not github_actions.in_github_actions():
         return

@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, at_least, emit_json
-from homeostat.core.render_view import render_hits
-from homeostat.core.search import DEFAULT_LIMIT, Hit, search_entries, topic_listing
+from homeostat.core.render.view import render_hits
+from homeostat.core.selection.search import DEFAULT_LIMIT, Hit, search_entries, topic_listing
 from homeostat.errors import ConfigError
 from homeostat.runs.session import open_session
 

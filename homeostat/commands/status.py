@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from homeostat import VERSION
-from homeostat.adapters import clone
-from homeostat.adapters.git import Git
-from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.git import clone
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.runner import kb_pin
-from homeostat.adapters.state_store import tracking_ref
-from homeostat.adapters.sync_store import last_sync, pending_notices
+from homeostat.adapters.state.pending_store import list_pending
+from homeostat.adapters.state.state_store import tracking_ref
+from homeostat.adapters.state.sync_store import last_sync, pending_notices
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.errors import GitError, KBReadError
 

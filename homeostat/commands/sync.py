@@ -11,8 +11,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from homeostat.adapters.event_recorder import log_event
-from homeostat.adapters.sync_store import SyncBusy, start_background_sync, sync_lock
+from homeostat.adapters.state.event_recorder import log_event
+from homeostat.adapters.state.sync_store import SyncBusy, start_background_sync, sync_lock
 from homeostat.cli_options import add_format_option, add_kb_option, camel_keys, emit_json, kb_dir
 from homeostat.errors import KBReadError
 from homeostat.runs.sync import SyncResult, finish, run_sync

@@ -20,15 +20,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from homeostat.adapters.event_log import event_sink
 from homeostat.adapters.job_process import JobProcess, log_file, update_clone
-from homeostat.adapters.run_claim import this_process
-from homeostat.adapters.schedule_lock import SlotLocks
-from homeostat.cli_options import add_kb_option, kb_dir
-from homeostat.commands.dashboard import add_port_option, serve
+from homeostat.adapters.state.event_log import event_sink
+from homeostat.adapters.state.run_claim import this_process
+from homeostat.adapters.state.schedule_lock import SlotLocks
+from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
 from homeostat.core.events import Event, Scalar
-from homeostat.core.state import state_branch
-from homeostat.core.up import Job, parsed_jobs
+from homeostat.core.schedule.up import Job, parsed_jobs
+from homeostat.core.state.branch import state_branch
+from homeostat.dashboard.start import serve
 from homeostat.kb_origin import origin_git
 from homeostat.runs.sync import read_config
 from homeostat.runs.up import Scheduler, Stop, UpDeps

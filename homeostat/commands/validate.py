@@ -17,14 +17,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from homeostat.adapters.forked_tasks import tasks_beside
-from homeostat.adapters.github_actions import append_summary, in_github_actions, write_commands, write_outputs
+from homeostat.adapters.cache.token_memo import load_token_counts, save_token_counts
+from homeostat.adapters.forked.tasks import tasks_beside
+from homeostat.adapters.hosts.github_actions import (
+    append_summary,
+    in_github_actions,
+    write_commands,
+    write_outputs,
+)
 from homeostat.adapters.kb_files import kb_repository, read_ref, read_tree, write_changed
-from homeostat.adapters.token_memo import load_token_counts, save_token_counts
-from homeostat.cli import add_kb_option, kb_dir
-from homeostat.cli_options import add_format_option, one_of
+from homeostat.cli_options import add_format_option, add_kb_option, kb_dir, one_of
 from homeostat.console import Progress
-from homeostat.core.agent_impact import (
+from homeostat.core.cost.token_counts import TokenCounts
+from homeostat.core.findings import Finding
+from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
+from homeostat.core.measure.agent_impact import (
     Growth,
     Impact,
     impact_markdown,
@@ -32,10 +39,7 @@ from homeostat.core.agent_impact import (
     insights_details,
     parse_growth,
 )
-from homeostat.core.findings import Finding
-from homeostat.core.fix import fix_cached_fields
-from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
-from homeostat.core.report_format import (
+from homeostat.core.render.findings import (
     code_insights,
     format_json,
     format_text,
@@ -43,7 +47,6 @@ from homeostat.core.report_format import (
     github_summary,
     summary_line,
 )
-from homeostat.core.token_counts import TokenCounts
 from homeostat.core.type_hints import cast
 from homeostat.core.validate import (
     FindingRow,
@@ -54,6 +57,7 @@ from homeostat.core.validate import (
     validate_kb,
 )
 from homeostat.core.validate.content_checks import check_file_secrets
+from homeostat.core.validate.fix import fix_cached_fields
 from homeostat.errors import ConfigError, HomeostatError
 from homeostat.runs.agent_impact import base_from_env
 
@@ -220,10 +224,10 @@ def with_selection_eval(result: ValidationResult) -> ValidationResult:
         text = result.kb.binaries[CASES_FILE].decode("utf-8", "replace")
     if text is None or result.kb.config is None or result.errors:
         return result  # no cases, or a KB too broken to select from (its errors say why)
-    from homeostat.adapters.search_index import build_from_kb
-    from homeostat.core.evaluation import selection_findings
-    from homeostat.core.render_view import LineCounter
-    from homeostat.core.tokens import count_tokens
+    from homeostat.adapters.cache.corpus_cache import build_from_kb
+    from homeostat.core.cost.tiktoken_count import count_tokens
+    from homeostat.core.measure.evaluation import selection_findings
+    from homeostat.core.render.view import LineCounter
 
     corpus = build_from_kb(result.kb)
     count = LineCounter(corpus.line_tokens, count_tokens)
@@ -294,7 +298,11 @@ def post_validation_report(
     env: Mapping[str, str], report: dict[str, object], annotations: list[dict[str, object]]
 ) -> str:
     """Post the report; a failure to post is reported, never a reason to change validate's verdict."""
-    from homeostat.adapters.code_insights import insights_api_from_env, pipelines_commit, post_code_insights
+    from homeostat.adapters.hosts.code_insights import (
+        insights_api_from_env,
+        pipelines_commit,
+        post_code_insights,
+    )
 
     try:
         workspace, repo, commit = pipelines_commit(env)

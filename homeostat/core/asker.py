@@ -22,12 +22,9 @@ from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from homeostat.core.checkpoints import AnswerMemory
 from homeostat.core.config import AgentsConfig, Effort, Runtime
-from homeostat.core.events import EventSink, ModelCall, Outcome, utcnow
-from homeostat.core.pricing import call_cost, canonical_model, is_dearer, known_models, model_info
-from homeostat.core.secrets import redact_secrets
-from homeostat.core.spending import (
+from homeostat.core.cost.pricing import call_cost, canonical_model, is_dearer, known_models, model_info
+from homeostat.core.cost.spending import (
     CHARS_PER_TOKEN,
     OUTPUT_ALLOWANCE,
     Ledger,
@@ -37,6 +34,9 @@ from homeostat.core.spending import (
     current_work,
     usd,
 )
+from homeostat.core.events import EventSink, ModelCall, Outcome, utcnow
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.state.checkpoints import AnswerMemory
 from homeostat.errors import ConfigError, HomeostatError
 
 __all__ = ["SpendingCap", "SpendingCapError", "usd"]  # re-exported: every caller imports them from here

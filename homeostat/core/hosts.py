@@ -1,7 +1,7 @@
 """The code-host interface and its host-neutral data types.
 
 The daily run, deep dive and review-merge talk to GitHub or Bitbucket only through `CodeHost`.
-Adapters (homeostat.adapters.github, homeostat.adapters.bitbucket) implement it; what one host cannot do
+Adapters (homeostat.adapters.hosts.github, homeostat.adapters.hosts.bitbucket) implement it; what one host cannot do
 is a declared `Capability`, never a silent no-op. URL parsing is pure and lives here so `learn --url`
 and the provenance check agree on what a review-comment URL is.
 """

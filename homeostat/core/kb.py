@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error
-from homeostat.core.markdown import headings, split_frontmatter
-from homeostat.core.model import Document, Rule
-from homeostat.core.parse import (
+from homeostat.core.format.markdown import headings, split_frontmatter
+from homeostat.core.format.parse import (
     TopicFile,
     TopicParse,
     TopicSection,
@@ -31,13 +30,14 @@ from homeostat.core.parse import (
 
 # The KB's layout is named in `readable` (a session hook reads files by it without this loader), and
 # re-exported here, where the rest of Homeostat has always imported it from.
-from homeostat.core.readable import CASES_FILE as CASES_FILE
-from homeostat.core.readable import CONFIG_FILE as CONFIG_FILE
-from homeostat.core.readable import DOCS_DIR as DOCS_DIR
-from homeostat.core.readable import KNOWLEDGE as KNOWLEDGE
-from homeostat.core.readable import classify as classify
-from homeostat.core.readable import refusal
-from homeostat.core.yamltext import YamlDoc
+from homeostat.core.format.readable import CASES_FILE as CASES_FILE
+from homeostat.core.format.readable import CONFIG_FILE as CONFIG_FILE
+from homeostat.core.format.readable import DOCS_DIR as DOCS_DIR
+from homeostat.core.format.readable import KNOWLEDGE as KNOWLEDGE
+from homeostat.core.format.readable import classify as classify
+from homeostat.core.format.readable import refusal
+from homeostat.core.format.yamltext import YamlDoc
+from homeostat.core.schema import Document, Rule
 from homeostat.errors import KBReadError
 
 
@@ -227,7 +227,7 @@ def decode_files(
     files: Mapping[str, str | bytes],
 ) -> tuple[dict[str, str], dict[str, bytes], list[Finding]]:
     """Bytes become text; a KB file that is not UTF-8 is a finding, never a crash, and so is an entry
-    the reader refused to open or a file over its size limit (`core.readable`): each is left out.
+    the reader refused to open or a file over its size limit (`core.format.readable`): each is left out.
 
     Only Markdown and homeostat.yaml must be text: an image beside a document is no KB file, so one
     that does not decode is kept as bytes (validate scans its printable strings for secrets).

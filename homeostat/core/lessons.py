@@ -12,11 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.config import Config
+from homeostat.core.format.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
 from homeostat.core.kb import KB
 from homeostat.core.languages import unknown_languages
-from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
-from homeostat.core.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
 from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, secret_fields
+from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
 from homeostat.core.text import count_words
 from homeostat.errors import HomeostatError
 

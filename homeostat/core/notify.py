@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from homeostat.core.state import DecisionRecord
+from homeostat.core.state.branch import DecisionRecord
 from homeostat.errors import HomeostatError
 
 MAX_LINES = 40  # per list; Slack shows long messages folded, and a wall of links is not read

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from homeostat.core.model import RuleKind
+from homeostat.core.schema import RuleKind
 from homeostat.core.text import content_hash
 
 PENDING_DIR = ".homeostat/pending"
@@ -126,7 +126,7 @@ def _strings(value: object, name: str) -> list[tuple[str, str]]:
 def secret_fields(lesson: PendingLesson) -> list[tuple[str, str]]:
     """(field, secret kind) for every field of the lesson that holds a secret: scope globs, topic,
     URL and the document patch included, since the whole lesson travels to the team's branch."""
-    from homeostat.core.secrets import find_secrets  # not loaded by the hooks that only read lessons
+    from homeostat.core.safety.secrets import find_secrets  # not loaded by the hooks that only read lessons
 
     data = lesson.model_dump(mode="json", by_alias=True, exclude={"created", "version"})
     found: list[tuple[str, str]] = []

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from homeostat.core.config import Config, Weights
-from homeostat.core.model import Rule, RuleMeta
+from homeostat.core.schema import Rule, RuleMeta
 
 SENIOR_ROLES = frozenset({"senior", "lead"})
 
@@ -30,7 +30,7 @@ def score_rule(meta: RuleMeta, config: Config | None, conflicts: int = 0) -> Sco
 
 # What a rule's score reads of it: its source's type, code change and author, how many rules it
 # says it contradicts and how many open flags it has (a plain tuple: a rule read in another process
-# sends it as it is, `core.corpus_rows`)
+# sends it as it is, `core.selection.corpus_rows`)
 ScoreKey = tuple[str, bool | None, str, int, int]
 
 
@@ -65,7 +65,7 @@ def conflict_counts(rules: Iterable[Rule]) -> dict[str, int]:
 
 def declared_contradictions(declared: Iterable[Iterable[str]]) -> dict[str, int]:
     """`conflict_counts` from each rule's `contradicts` alone (a rule read in another process sends
-    only that, `core.corpus_rows`): how often each rule id is named as contradicted."""
+    only that, `core.selection.corpus_rows`): how often each rule id is named as contradicted."""
     counts: dict[str, int] = {}
     for contradicts in declared:
         for other in contradicts:

@@ -27,18 +27,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.model import DocMeta, Document, Provenance, Rule, RuleMeta
     from homeostat.core.pending import PendingLesson
+    from homeostat.core.schema import DocMeta, Document, Provenance, Rule, RuleMeta
 
 _HOMEOSTAT_COMMENT_OPEN = re.compile(r"<!--\s*homeostat\b")
-# Characters that end a line or control a terminal: none belongs in a title, a glob or an id.
-_BREAKING = frozenset({"Cc", "Zl", "Zp"})
 
 # Fields of the schema no surface shows as text (dates, numbers, flags read by code, sign-offs).
 NEVER_SHOWN_RULE = frozenset(
@@ -56,14 +53,6 @@ NEVER_SHOWN_RULE = frozenset(
     }
 )
 NEVER_SHOWN_DOCUMENT = frozenset({"area", "updated", "risk_reviewed_by", "source_hash"})
-
-
-def single_line(value: str, *, tab: bool = False) -> bool:
-    """No newline, carriage return, other control character or line separator (nor a tab, unless
-    `tab`): what a field an exporter writes on one frontmatter line must be."""
-    return value.isprintable() or not any(
-        unicodedata.category(c) in _BREAKING and not (tab and c == "\t") for c in value
-    )
 
 
 def served_text(text: str) -> str:

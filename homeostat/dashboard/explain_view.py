@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from homeostat.core.kb import KB
-from homeostat.core.selection import Audience
+from homeostat.core.selection.audience import Audience
 from homeostat.core.served import served_rule
 from homeostat.runs.explain import explain
 from homeostat.runs.session import open_session

@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.plain_files import read_kb_text
 from homeostat.core.config import Config
-from homeostat.core.config_edit import Path as KeyPath
-from homeostat.core.config_edit import apply_changes, config_changes, flow
 from homeostat.core.dashboard.settings import FormError, read_form
 from homeostat.core.kb import CONFIG_FILE, load_kb
+from homeostat.core.setup.config_edit import Path as KeyPath
+from homeostat.core.setup.config_edit import apply_changes, config_changes, flow
 from homeostat.core.validate import validate_kb
 from homeostat.errors import AuthError, ConfigError, HomeostatError
 
@@ -109,7 +109,7 @@ def propose(
 
 def _no_host(config: Config, env: Mapping[str, str]) -> str:
     """Why there is no code host to open the PR on ('' when there is one): then the diff is the answer."""
-    from homeostat.adapters.hosts import host_from_env
+    from homeostat.adapters.hosts.registry import host_from_env
 
     try:
         host_from_env(config.sources.host, env)

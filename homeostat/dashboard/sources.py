@@ -14,17 +14,17 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from homeostat.adapters import work_tree
+from homeostat.adapters.cache.corpus_cache import pending_names
+from homeostat.adapters.git import work_tree
 from homeostat.adapters.kb_files import read_tree
-from homeostat.adapters.search_index import pending_names
-from homeostat.commands.metrics import accepted_ids, local_events, local_state
 from homeostat.console import Progress
 from homeostat.core.config import Config
 from homeostat.core.dashboard.pages import Inputs
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
-from homeostat.core.state import StateSnapshot, state_branch
-from homeostat.core.up import schedule_locks
+from homeostat.core.schedule.up import schedule_locks
+from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
+from homeostat.runs.metrics import accepted_ids, local_events, local_state
 from homeostat.runs.sync import read_config
 
 

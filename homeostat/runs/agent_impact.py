@@ -1,5 +1,5 @@
 """`validate --base REF`: read the KB at the pull request's base and compare it with the head as
-agents get them (`core.agent_impact`).
+agents get them (`core.measure.agent_impact`).
 
 In CI the base comes from the variables the hosts set for a pull request: GitHub's
 `GITHUB_BASE_REF` and Bitbucket's `BITBUCKET_PR_DESTINATION_BRANCH`, both a branch name, read as
@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.cache.corpus_cache import build_from_kb
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import kb_repository, read_ref
-from homeostat.adapters.search_index import build_from_kb
-from homeostat.core.agent_impact import Impact, compare
-from homeostat.core.export_budget import limits_from
+from homeostat.core.cost.tiktoken_count import count_tokens
+from homeostat.core.cost.token_counts import TokenCounts
+from homeostat.core.export.budget import limits_from
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.token_counts import TokenCounts
-from homeostat.core.tokens import count_tokens
+from homeostat.core.measure.agent_impact import Impact, compare
 from homeostat.errors import ConfigError, HomeostatError
 
 BASE_VARIABLES = ("GITHUB_BASE_REF", "BITBUCKET_PR_DESTINATION_BRANCH")

@@ -1,9 +1,9 @@
 """`homeostat calibrate`: the settled reviews on the state branch in, a PR to homeostat.yaml out.
 
 Steps: fetch the state branch and the base branch; fit `scoring.confidence` to the settled reviews
-against the weights in force on the base branch (`homeostat.core.calibration`); write the proposed
+against the weights in force on the base branch (`homeostat.core.measure.calibration`); write the proposed
 weights into homeostat.yaml in place (every comment and line that did not change kept:
-`homeostat.core.config_edit`); and open or update the one standing PR on `homeostat/calibrate`
+`homeostat.core.setup.config_edit`); and open or update the one standing PR on `homeostat/calibrate`
 through the same proposal plumbing `import` and `bootstrap` use, with the calibration table and what
 would have been decided differently in its body. Nothing is applied without that PR; `--dry-run`
 prints the proposal and the diff and pushes nothing. Fewer settled reviews than the minimum is a
@@ -16,9 +16,12 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state
-from homeostat.core.calibration import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state
+from homeostat.core.config import Config
+from homeostat.core.hosts import PullInfo
+from homeostat.core.kb import CONFIG_FILE, load_config
+from homeostat.core.measure.calibration import (
     MIN_TERM,
     TARGET,
     Calibration,
@@ -29,12 +32,9 @@ from homeostat.core.calibration import (
     table,
     weight_rows,
 )
-from homeostat.core.config import Config
-from homeostat.core.config_edit import Path as KeyPath
-from homeostat.core.config_edit import apply_changes, config_changes, flow
-from homeostat.core.hosts import PullInfo
-from homeostat.core.kb import CONFIG_FILE, load_config
-from homeostat.core.state import state_branch
+from homeostat.core.setup.config_edit import Path as KeyPath
+from homeostat.core.setup.config_edit import apply_changes, config_changes, flow
+from homeostat.core.state.branch import state_branch
 from homeostat.errors import ConfigError, HomeostatError
 from homeostat.runs.proposal import open_proposal, publish_proposal
 from homeostat.runs.publish import Publisher, body

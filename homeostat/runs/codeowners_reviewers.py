@@ -2,7 +2,7 @@
 
 The paths a PR's lessons cover belong to code repos (an area's repo, or the KB's `sources.repos`
 without repo folders); each repo's CODEOWNERS is read through the host API (GitHub's contents API,
-Bitbucket's src endpoint), once per run, where the host itself reads it. `core.codeowners_lookup`
+Bitbucket's src endpoint), once per run, where the host itself reads it. `core.daily.codeowners_lookup`
 picks the KB members it names. Anything that leaves nobody to ask (no file, no member among the
 owners, a read refused) falls back to the usual choice, and the run says why in one line each.
 """
@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from homeostat.core.codeowners_lookup import (
+from homeostat.core.config import CORE_AREA, Config
+from homeostat.core.daily.codeowners_lookup import (
     LOCATIONS,
     CodeownersPick,
     OwnerLine,
     parse_codeowners,
     pick_reviewers,
 )
-from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.reviewers import ReviewerRequest
 from homeostat.core.hosts import CodeHost, RepoRef, UrlError, parse_repo_url
 from homeostat.errors import HomeostatError

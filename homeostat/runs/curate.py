@@ -9,7 +9,7 @@ Host-neutral: it takes a `CodeHost`, so GitHub and Bitbucket share this code. Wh
 host, each kept thread's calls (its draft, and its document check) go to the run's model pool; the
 answers are applied in the order the threads were read, so the lessons, skips and counts are the
 ones the calls one at a time would give. Each thread's first call sets aside what deciding its lesson
-will cost (`homeostat.core.spending.working_on`). The spending cap stops it where it stands (later
+will cost (`homeostat.core.cost.spending.working_on`). The spending cap stops it where it stands (later
 threads and PRs are not read), because the next run reads again from this run's window start; a
 model call that fails past its retries loses nothing: its thread goes on the result's `retry` list
 for the next run, and the run goes on. The caller decides whether a run whose every call failed is a
@@ -28,11 +28,11 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.asker import Answered, Asker, ModelCallError, SpendingCapError
-from homeostat.core.checkpoints import RetryThread
 from homeostat.core.config import CORE_AREA, Config, Member
+from homeostat.core.cost.spending import working_on
 from homeostat.core.daily.drafting import (
     DOC_PATCH_SYSTEM,
     DRAFT_SYSTEM,
@@ -65,7 +65,7 @@ from homeostat.core.hosts import (
     readable_pulls,
 )
 from homeostat.core.kb import KB
-from homeostat.core.spending import working_on
+from homeostat.core.state.checkpoints import RetryThread
 from homeostat.runs.model_pool import ModelPool
 
 T = TypeVar("T", bound=BaseModel)
@@ -281,7 +281,7 @@ def run_curate(
     `kb`); `doc_patch_calls` overrides `agents.curator.docPatchCalls`. The asker carries the spending
     cap: when it refuses a call the run stops there and the result says `capped`. `pool` runs the
     calls (default: one at a time; the commands pass `agents.concurrency` workers). `keep` picks the
-    repos to read (a shard's, homeostat.core.shards); all of them by default.
+    repos to read (a shard's, homeostat.core.daily.shards); all of them by default.
     """
     config = kb.require_config()
     end = until or now()

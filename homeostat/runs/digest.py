@@ -28,16 +28,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.state_store import read_state, tracking_ref
-from homeostat.core.blocks import block_text
+from homeostat.adapters.state.state_store import read_state, tracking_ref
 from homeostat.core.config import Config
-from homeostat.core.digest import Digest, Links, build_digest, digest_message
 from homeostat.core.hosts import RepoRef, file_url, pulls_url
 from homeostat.core.kb import KB
+from homeostat.core.measure.digest import Digest, Links, build_digest, digest_message
 from homeostat.core.notify import Notifier, NotifyError, SlackMessage
-from homeostat.core.state import DigestRecord, Notice, StateSnapshot, digest_path, dump_state, state_branch
+from homeostat.core.render.slack_blocks import block_text
+from homeostat.core.state.branch import (
+    DigestRecord,
+    Notice,
+    StateSnapshot,
+    digest_path,
+    dump_state,
+    state_branch,
+)
 from homeostat.errors import HomeostatError, KBReadError
 from homeostat.runs.publish import Publisher
 
@@ -256,7 +263,7 @@ def events_desire_paths(root: Path) -> Callable[[dt.datetime], list[tuple[str, s
     """Guessed tool names from the checkout's event log, when this machine keeps one."""
 
     def read(since: dt.datetime) -> list[tuple[str, str]]:
-        from homeostat.adapters.event_log import SqliteEventLog, events_path, log_exists
+        from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
 
         path = events_path(root)
         if not log_exists(path):

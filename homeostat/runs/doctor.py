@@ -1,4 +1,4 @@
-"""`homeostat doctor`'s legwork: gather the live facts `homeostat.core.doctor` judges.
+"""`homeostat doctor`'s legwork: gather the live facts `homeostat.core.doctor.checks` judges.
 
 Read-only from start to end: the KB and its CI files from the checkout, git's view of the work tree,
 the names (never the values) of the variables that are set, a read-only look at the event log, and
@@ -15,17 +15,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from homeostat.adapters import work_tree
-from homeostat.adapters.event_log import RETENTION_DAYS, events_path, log_exists, log_summary
-from homeostat.adapters.git import redact
+from homeostat.adapters.git import work_tree
+from homeostat.adapters.git.plumbing import redact
 from homeostat.adapters.kb_files import read_tree
 from homeostat.adapters.runner import ci_files
-from homeostat.core.auto_merge import daily_token
+from homeostat.adapters.state.event_log import RETENTION_DAYS, events_path, log_exists, log_summary
 from homeostat.core.config import CORE_AREA, Config
-from homeostat.core.doctor import EventLogFacts, HostFacts, Setup
+from homeostat.core.daily.auto_merge import daily_token
+from homeostat.core.doctor.checks import EventLogFacts, HostFacts, Setup
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import CONFIG_FILE, load_kb
-from homeostat.core.scaffold import IGNORED, ignores_state
+from homeostat.core.setup.scaffold import IGNORED, ignores_state
 from homeostat.errors import HomeostatError
 
 T = TypeVar("T")
@@ -106,7 +106,7 @@ def _events(root: Path) -> EventLogFacts:
 
 
 def _host_facts(config: Config, origin: str, env: Mapping[str, str], files: Mapping[str, str]) -> HostFacts:
-    from homeostat.adapters.hosts import host_from_env
+    from homeostat.adapters.hosts.registry import host_from_env
     from homeostat.runs.curate import kb_repo_ref
 
     repo = kb_repo_ref(config, origin)
@@ -142,7 +142,7 @@ def _app_id(
 ) -> tuple[int | None, str]:
     """The id of the app the daily workflow takes its token from: the variable its `app-id:` names,
     from this environment when set there, else from the repository's Actions variables."""
-    from homeostat.adapters.github import GitHubHost
+    from homeostat.adapters.hosts.github import GitHubHost
 
     token = daily_token(files, config.sources.host)
     if token.kind != "app" or token.app_id is not None or not token.app_variable:
@@ -171,10 +171,10 @@ def _ask(question: Callable[[], T]) -> tuple[T | None, str]:
 def token_variable(host: str, env: Mapping[str, str]) -> str:
     """The variable the host adapter takes its token from, as `*_host_from_env` chooses it."""
     if host == "github":
-        from homeostat.adapters.github import TOKEN_VARIABLES
+        from homeostat.adapters.hosts.github import TOKEN_VARIABLES
 
         return next((name for name in TOKEN_VARIABLES if env.get(name, "").strip()), "")
-    from homeostat.adapters.bitbucket import ACCESS_TOKEN_VARIABLE, API_TOKEN_VARIABLE
+    from homeostat.adapters.hosts.bitbucket import ACCESS_TOKEN_VARIABLE, API_TOKEN_VARIABLE
 
     return next(
         (name for name in (ACCESS_TOKEN_VARIABLE, API_TOKEN_VARIABLE) if env.get(name, "").strip()), ""

@@ -13,13 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from homeostat.core.selection import Entry, rank_summary, select_entries
+from homeostat.core.selection.entries import Entry
+from homeostat.core.selection.rank import rank_summary, select_entries
 from homeostat.core.served import served_value
 from homeostat.runs.session import Session, relative_paths
 
 if TYPE_CHECKING:
     from homeostat.core.kb import KB
-    from homeostat.core.model import Rule
+    from homeostat.core.schema import Rule
 
 
 @dataclass

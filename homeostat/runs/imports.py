@@ -24,7 +24,7 @@ from homeostat.core.imports.candidates import Split, Verdict, candidate_findings
 from homeostat.core.imports.rulefiles import RuleFile, parse_rule_file, rule_file_format
 from homeostat.core.imports.split import split_body
 from homeostat.core.kb import KB
-from homeostat.core.secrets import redact_secrets
+from homeostat.core.safety.secrets import redact_secrets
 from homeostat.core.text import content_hash, plural, slugify
 from homeostat.core.validate import new_errors
 from homeostat.runs.bootstrap.plan import SeedTarget

@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.pending_store import list_pending
-from homeostat.adapters.state_store import tracking_ref
-from homeostat.adapters.work_tree import main_top_level, origin_url, top_level
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.git.work_tree import main_top_level, origin_url, top_level
+from homeostat.adapters.state.pending_store import list_pending
+from homeostat.adapters.state.state_store import tracking_ref
 from homeostat.console import Progress
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.drafting import area_for_path
@@ -44,9 +44,9 @@ from homeostat.core.imports.coderabbit import Learning, learning_entry, read_exp
 from homeostat.core.imports.memories import Entry, EntryTooLong, fit
 from homeostat.core.kb import CONFIG_FILE, KB
 from homeostat.core.pending import LessonSource, PendingLesson, secret_fields
-from homeostat.core.secrets import redact_secrets
-from homeostat.core.session_repo import session_repo
-from homeostat.core.state import parse_state, state_branch
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.selection.session_repo import session_repo
+from homeostat.core.state.branch import parse_state, state_branch
 from homeostat.core.text import plural
 from homeostat.errors import GitError, HomeostatError
 

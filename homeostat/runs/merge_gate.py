@@ -6,7 +6,7 @@ is deleted before a pipeline could start), so a branch that requires checks refu
 
 - It reads the branch's merge rules with the run's own token (a ruleset says whether that token may
   bypass it) and tells the token's kind from the PR's author (`github-actions[bot]` is the workflow's
-  `GITHUB_TOKEN`, `<app>[bot]` an app, anyone else a person; `homeostat.core.auto_merge`).
+  `GITHUB_TOKEN`, `<app>[bot]` an app, anyone else a person; `homeostat.core.daily.auto_merge`).
 - When nothing but checks stands in the way and the token's PRs start workflows, it waits for the
   required checks (Bitbucket: the passing builds) on the plain commit, up to `HOMEOSTAT_CHECK_WAIT`
   seconds (default 600; 0 never waits), and merges again at that commit.
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from homeostat.core.auto_merge import Outlook, outlook, refusal_note, summary, token_of_author
+from homeostat.core.daily.auto_merge import Outlook, outlook, refusal_note, summary, token_of_author
 from homeostat.core.hosts import CheckState, CodeHost, MergeResult, PullInfo, RepoRef
 from homeostat.errors import ConfigError, HomeostatError
 

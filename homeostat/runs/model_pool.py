@@ -5,7 +5,7 @@ A run's steps were written one call after another; each now hands its calls to a
 so what it decides, the PR bodies and the records are what the calls one at a time would have made.
 Work starts in the order it is submitted. A worker waiting out a rate limit or an overloaded server
 waits alone; the others go on (the transport paces them all only where the server says nothing is
-left: homeostat.adapters.model_pacing).
+left: homeostat.adapters.models.pacing).
 
 Steps whose next call depends on earlier answers (the judge's call cap, the deep dive's merges of
 rules an earlier merge may already have dropped) are run through a gate (`run_gated`): a pure rule

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from homeostat.adapters.kb_files import read_ref
 from homeostat.core.config import Config
+from homeostat.core.format.readable import Refused
 from homeostat.core.hosts import PullInfo
-from homeostat.core.readable import Refused
 from homeostat.runs.publish import Change, Publisher
 
 

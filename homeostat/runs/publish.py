@@ -29,7 +29,7 @@ here, once:
   its rebuilt commit, leased on the commit it was rebuilt from, and refuses any other branch (never
   the base branch or the state branch); `shows_head(number, sha)` says whether the host sees it yet.
 - `Publisher.record(files, branch=..., message=...)` merges state files into the state branch,
-  never force-pushed (see `homeostat.adapters.state_store`).
+  never force-pushed (see `homeostat.adapters.state.state_store`).
 - Every PR title, body, comment and commit message is redacted on its way out: what a run says
   about a lesson (a declined one's title, say) never carries a secret to the host or into history.
 - For finishing or undoing what a killed run left: `open_pulls(prefix)`, `branches(prefix)`,
@@ -45,8 +45,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import write_state
 from homeostat.core.config import Config
 from homeostat.core.daily.bodies import render
 from homeostat.core.daily.reviewers import choose_reviewers
@@ -59,9 +59,9 @@ from homeostat.core.hosts import (
     RepoRef,
     same_commit,
 )
-from homeostat.core.secrets import redacted
+from homeostat.core.safety.secrets import redacted
 from homeostat.core.served import served_line
-from homeostat.core.state import PullRef
+from homeostat.core.state.branch import PullRef
 from homeostat.errors import HomeostatError
 from homeostat.runs.codeowners_reviewers import OwnersCache, codeowners_request
 from homeostat.runs.merge_gate import CheckWait, after_refusal, with_refusal

@@ -6,7 +6,7 @@ PR (one by number, or every open one, oldest first, each on the base the last on
 1. check: it is open, its head is this repository's `homeostat/review-*` branch (dispute PRs
    included), and it targets `sources.baseBranch`; a merged or closed PR is reported and skipped;
 2. rebuild: when the base moved since the PR's branch left it, the PR's files are merged onto the
-   current base section by section (`homeostat.core.section_merge`), validated, and committed on
+   current base section by section (`homeostat.core.format.section_merge`), validated, and committed on
    the base tip; a rule both sides changed (or anything else two sides changed differently) leaves
    the PR open with one comment saying which and why, never repeated by a rerun;
 3. push: the rebuilt commit replaces the branch, leased on the commit it was rebuilt from, so a
@@ -28,13 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, TextIO
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.state_store import tracking_ref
+from homeostat.adapters.state.state_store import tracking_ref
 from homeostat.core.config import Config
+from homeostat.core.format.section_merge import Conflict, Rebuild, rebuild
 from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef, same_commit
-from homeostat.core.section_merge import Conflict, Rebuild, rebuild
-from homeostat.core.state import state_branch
+from homeostat.core.state.branch import state_branch
 from homeostat.core.validate import validate_files
 from homeostat.errors import AuthError, HomeostatError, HostError
 from homeostat.runs.publish import REBUILDABLE_PREFIX, Publisher

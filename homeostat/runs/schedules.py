@@ -13,12 +13,12 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from homeostat.adapters import work_tree
-from homeostat.adapters.bitbucket import bitbucket_host_from_env
-from homeostat.adapters.bitbucket_schedules import PipelineSchedules
+from homeostat.adapters.git import work_tree
+from homeostat.adapters.hosts.bitbucket import bitbucket_host_from_env
+from homeostat.adapters.hosts.bitbucket_schedules import PipelineSchedules
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, RepoRef
-from homeostat.core.schedules import (
+from homeostat.core.schedule.host_schedules import (
     CronError,
     PipelineSchedule,
     ScheduleOutcome,

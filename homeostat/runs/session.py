@@ -12,8 +12,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-from homeostat.adapters.event_recorder import Scalar, log_events
-from homeostat.adapters.search_index import (
+from homeostat.adapters.cache.corpus_cache import (
     Identity,
     Loaded,
     WorkingChange,
@@ -25,10 +24,11 @@ from homeostat.adapters.search_index import (
     require_kb,
     touch_session,
 )
+from homeostat.adapters.state.event_recorder import Scalar, log_events
 from homeostat.cli_options import kb_dir
 from homeostat.console import note, note_unreadable
 from homeostat.core.records import Record
-from homeostat.core.render_view import (
+from homeostat.core.render.view import (
     Block,
     LineCounter,
     View,
@@ -37,17 +37,12 @@ from homeostat.core.render_view import (
     render_new_rules,
     render_prompt,
 )
-from homeostat.core.selection import (
-    Audience,
-    Corpus,
-    Entry,
-    audience_for,
-    find_member,
-    select_entries,
-    task_words,
-    visibility,
-)
-from homeostat.core.session_repo import session_repo
+from homeostat.core.selection.audience import Audience, audience_for, find_member, visibility
+from homeostat.core.selection.corpus import Corpus
+from homeostat.core.selection.entries import Entry
+from homeostat.core.selection.rank import select_entries
+from homeostat.core.selection.session_repo import session_repo
+from homeostat.core.selection.terms import task_words
 from homeostat.core.text import sha256
 from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import ConfigError
@@ -56,7 +51,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from homeostat.adapters.plain_files import StrPath
-    from homeostat.core.search import PromptMatch
+    from homeostat.core.selection.search import PromptMatch
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 SESSION_VARIABLE = "HOMEOSTAT_SESSION"
@@ -86,7 +81,7 @@ class Session(Record):
 
 
 def _count_tokens(text: str) -> int:
-    from homeostat.core.tokens import count_tokens
+    from homeostat.core.cost.tiktoken_count import count_tokens
 
     return count_tokens(text)
 
@@ -257,7 +252,7 @@ class PromptBlock(Record):
 def prompt_block(session: Session, prompt: str, session_id: str) -> PromptBlock:
     """Rules new since the session started and the message's matches, each once per session (the
     session's `given` and `known` sets), then the one-line reminder; remembered for the session."""
-    from homeostat.core.search import match_prompt  # only a message is matched
+    from homeostat.core.selection.search import match_prompt  # only a message is matched
 
     state = load_session(session.kb, session_id) if session_id else {}
     corpus, audience = session.corpus, session.audience

@@ -1,7 +1,7 @@
 """A shard of a sharded daily run: `homeostat curate --shard i/N` in one job of a CI matrix.
 
 When one job cannot draft a day's review threads in time, N jobs each draft the threads of the code
-repos that hash to their shard (homeostat.core.shards), and one merge job (`homeostat daily
+repos that hash to their shard (homeostat.core.daily.shards), and one merge job (`homeostat daily
 --merge-shards N`) holds the daily claim and decides everything with the KB-wide view. A shard
 decides nothing and opens nothing: it opens the same review window the merge job will (the lookback,
 widened over a capped, failed or partly unread last run and the retry list), drafts its repos'
@@ -20,10 +20,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.state_store import read_state, write_state
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.state_store import read_state, write_state
 from homeostat.core.asker import Asker, RunStats
-from homeostat.core.checkpoints import (
+from homeostat.core.config import Config
+from homeostat.core.daily.shards import Shard
+from homeostat.core.hosts import CodeHost, RepoRef
+from homeostat.core.kb import KB
+from homeostat.core.state.branch import StateSnapshot, state_branch
+from homeostat.core.state.checkpoints import (
     AnswerMemory,
     CheckpointFile,
     ShardMark,
@@ -31,11 +36,6 @@ from homeostat.core.checkpoints import (
     checkpoint_path,
     read_checkpoints,
 )
-from homeostat.core.config import Config
-from homeostat.core.hosts import CodeHost, RepoRef
-from homeostat.core.kb import KB
-from homeostat.core.shards import Shard
-from homeostat.core.state import StateSnapshot, state_branch
 from homeostat.runs.curate import CurateResult, review_branch_citations, run_curate
 from homeostat.runs.daily.collect import decided_urls, review_window
 from homeostat.runs.model_pool import ModelPool

@@ -21,16 +21,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from homeostat import VERSION
-from homeostat.adapters import clone
-from homeostat.adapters.git import Git
-from homeostat.adapters.pending_store import list_pending
+from homeostat.adapters.git import clone
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.plain_files import read_kb_text
-from homeostat.adapters.state_store import live_files, snapshot_at, tracking_ref
-from homeostat.adapters.sync_store import add_notice, record_sync
+from homeostat.adapters.state.pending_store import list_pending
+from homeostat.adapters.state.state_store import live_files, snapshot_at, tracking_ref
+from homeostat.adapters.state.sync_store import add_notice, record_sync
 from homeostat.core.config import Config, Member
 from homeostat.core.kb import CONFIG_FILE, load_config
-from homeostat.core.state import Heartbeat, StateSnapshot, dump_state, state_branch
-from homeostat.core.sync import (
+from homeostat.core.state.branch import Heartbeat, StateSnapshot, dump_state, state_branch
+from homeostat.core.state.sync import (
     HEARTBEAT_FILE,
     PENDING_PREFIX,
     USAGE_DAYS,
@@ -245,7 +245,7 @@ def _heartbeat_at(data: bytes | None) -> dt.datetime | None:
 
 def _usage(root: Path, now: dt.datetime) -> tuple[dict[dt.date, dict[str, int]], tuple[str, ...]]:
     """The opt-in heartbeat's per-day counts and the ids of the rules served or credited."""
-    from homeostat.adapters.event_log import SqliteEventLog, events_path
+    from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 
     since = now - dt.timedelta(days=USAGE_DAYS)
     with SqliteEventLog(events_path(root)) as log:
@@ -259,6 +259,6 @@ def finish(root: Path, result: SyncResult) -> None:
         record_sync(root, asdict(result))
     except OSError:
         pass
-    from homeostat.adapters.event_recorder import log_event
+    from homeostat.adapters.state.event_recorder import log_event
 
     log_event(root, "sync", result.event_data())

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
-from homeostat.adapters.schedule_lock import SlotLocks
-from homeostat.core.state import ClaimOwner
-from homeostat.core.up import CATCH_UP, LOCK_TTL, RENEW_EVERY, Job, ScheduleLock, Skip, stamp
+from homeostat.adapters.state.schedule_lock import SlotLocks
+from homeostat.core.schedule.up import CATCH_UP, LOCK_TTL, RENEW_EVERY, Job, ScheduleLock, Skip, stamp
+from homeostat.core.state.branch import ClaimOwner
 from homeostat.errors import HomeostatError
 
 MAX_SLEEP = 60.0  # seconds: a tick at least each minute, so a schedule changed in the clone is seen

@@ -38,8 +38,8 @@ import yaml
 from hostkit import PullSpec, RequestLog
 
 from emulators.closing_server import ClosingServer
-from homeostat.adapters.bitbucket import BitbucketHost, MergeWait
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.bitbucket import BitbucketHost, MergeWait
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
 
 Json = dict[str, Any]

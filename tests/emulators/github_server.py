@@ -52,8 +52,8 @@ from emulators.github_rules import (
     skipped,
     status_blockers,
 )
-from homeostat.adapters.github import GitHubHost
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.github import GitHubHost
+from homeostat.adapters.hosts.http_retry import RetryPolicy
 from homeostat.core.hosts import HostKind, RepoRef
 
 API_PREFIX = "/api/v3"

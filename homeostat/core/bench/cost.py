@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from homeostat.core.bench.results import Record, Role
-from homeostat.core.pricing import MODELS, Price, call_cost, model_info
+from homeostat.core.cost.pricing import MODELS, Price, call_cost, model_info
 
 # A prior for one agent call of `claude -p`: its context written to the cache once and read on
 # about two more turns, the prompt, and the answer.

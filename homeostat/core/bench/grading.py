@@ -17,8 +17,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from homeostat.core.bench.tasks import Task
-from homeostat.core.pricing import model_info
-from homeostat.core.secrets import redacted
+from homeostat.core.cost.pricing import model_info
+from homeostat.core.safety.secrets import redacted
 
 MAX_SCORE = 2
 MAX_ANSWER_CHARS = 20_000

@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
-from homeostat.core.yamltext import YamlError, line_of, load_yaml
+from homeostat.core.format.yamltext import YamlError, line_of, load_yaml
 from homeostat.errors import ConfigError
 
 TASKS_FILE = "bench/tasks.yaml"

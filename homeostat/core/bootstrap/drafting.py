@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from homeostat.core.bootstrap.sources import Excerpt
-from homeostat.core.model import SECTION_WORD_LIMIT, TITLE_CHAR_LIMIT
-from homeostat.core.pricing import call_cost, canonical_model
+from homeostat.core.cost.pricing import call_cost, canonical_model
+from homeostat.core.cost.tiktoken_count import count_tokens
+from homeostat.core.schema import SECTION_WORD_LIMIT, TITLE_CHAR_LIMIT
 from homeostat.core.text import content_hash, count_words, is_valid_id, slugify
-from homeostat.core.tokens import count_tokens
 
 # Bump when the prompt or the pickers change what a draft says: every document is drafted again.
 GENERATOR_VERSION = "seed-1"

@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass
 
 from homeostat.core.bootstrap.drafting import Drafted
-from homeostat.core.markdown import headings, split_frontmatter
-from homeostat.core.model import SECTION_WORD_LIMIT, TITLE_CHAR_LIMIT
+from homeostat.core.format.markdown import headings, split_frontmatter
+from homeostat.core.schema import SECTION_WORD_LIMIT, TITLE_CHAR_LIMIT
 from homeostat.core.text import count_words, is_valid_id, slugify
 
 MAX_DOCS = 60

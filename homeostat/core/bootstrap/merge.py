@@ -26,15 +26,15 @@ from dataclasses import dataclass, field, replace
 
 from homeostat.core.bootstrap.drafting import Drafted
 from homeostat.core.findings import Finding
+from homeostat.core.format.markdown import split_frontmatter
+from homeostat.core.format.parse import parse_document
+from homeostat.core.format.patch import PatchError, SectionPatch, apply_section_patch
+from homeostat.core.format.write import scalar
 from homeostat.core.kb import CONFIG_FILE
-from homeostat.core.markdown import split_frontmatter
-from homeostat.core.model import DocSection, Provenance
-from homeostat.core.parse import parse_document
-from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
-from homeostat.core.secrets import redact_secrets
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.schema import DocSection, Provenance
 from homeostat.core.text import content_hash, words
 from homeostat.core.validate import validate_files
-from homeostat.core.write import scalar
 
 # The only frontmatter keys a rerun may change, and the only provenance fields it refreshes.
 GENERATOR_FIELDS = ("updated", "sourceHash")

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from homeostat.core.config import Area, Config
-from homeostat.core.selection import glob_matches
+from homeostat.core.selection.globs import glob_matches
 
 KNOWLEDGE = "knowledge"
 _GLOB_CHARS = "*?[{"

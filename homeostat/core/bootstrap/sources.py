@@ -19,8 +19,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from homeostat.core.secrets import find_secrets, redact_secrets
-from homeostat.core.selection import glob_matches
+from homeostat.core.safety.secrets import find_secrets, redact_secrets
+from homeostat.core.selection.globs import glob_matches
 
 MAX_FILE_BYTES = 1_000_000  # larger files are never opened
 EXCERPT_CHARS = 8_000  # the most of one file a prompt holds

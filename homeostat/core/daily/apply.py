@@ -17,22 +17,22 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from homeostat.core.config import Config
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.kb import KB, load_kb
-from homeostat.core.model import Flag, Rule, RuleMeta, Source
-from homeostat.core.parse import TopicFile, parse_topic_file
-from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
-from homeostat.core.pending import IMPORTED_SOURCES
-from homeostat.core.rendering import rule_view
-from homeostat.core.scoring import conflict_counts, score_rule
-from homeostat.core.text import slugify
-from homeostat.core.tokens import count_tokens
-from homeostat.core.write import (
+from homeostat.core.format.parse import TopicFile, parse_topic_file
+from homeostat.core.format.patch import PatchError, SectionPatch, apply_section_patch
+from homeostat.core.format.write import (
     render_rule_file,
     render_topic_file,
     render_topic_section,
     upsert_topic_section,
 )
+from homeostat.core.kb import KB, load_kb
+from homeostat.core.pending import IMPORTED_SOURCES
+from homeostat.core.render.rule import rule_view
+from homeostat.core.schema import Flag, Rule, RuleMeta, Source
+from homeostat.core.scoring import conflict_counts, score_rule
+from homeostat.core.text import slugify
 
 KNOWLEDGE = "knowledge"
 

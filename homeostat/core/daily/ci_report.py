@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import get_args
 
-from homeostat.core.report_format import GITHUB_SUMMARY_LIMIT, escape_data, escape_property, table_cell
-from homeostat.core.state import NoticeKind, Outcome
+from homeostat.core.render.findings import GITHUB_SUMMARY_LIMIT, escape_data, escape_property, table_cell
+from homeostat.core.state.branch import NoticeKind, Outcome
 
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 # Notices that mean something was not done this run; the rest are for information.

@@ -24,7 +24,7 @@ from homeostat.core.asker import Asker
 from homeostat.core.config import CORE_AREA
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.languages import is_selector
-from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
+from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
 from homeostat.core.similarity import code_names, content_words, distinct_facts, normalise_name, same_lesson
 from homeostat.core.text import count_words
 

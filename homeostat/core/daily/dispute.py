@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from homeostat.core.daily.consolidate import fits_a_rule
-from homeostat.core.model import Rule
+from homeostat.core.schema import Rule
 
 
 class DisputeFix(BaseModel):

@@ -16,17 +16,17 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from homeostat.core.config import Config
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.core.daily.lessons import Lesson, review_key
 from homeostat.core.daily.trust import split_comments
 from homeostat.core.hosts import MergedPull, ReviewComment, ReviewThread
 from homeostat.core.kb import KB
 from homeostat.core.languages import expand_scope
-from homeostat.core.model import RuleKind
 from homeostat.core.pending import DocPatchRequest
-from homeostat.core.secrets import redact_secrets
-from homeostat.core.selection import glob_matches
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.schema import RuleKind
+from homeostat.core.selection.globs import glob_matches
 from homeostat.core.similarity import content_words
-from homeostat.core.tokens import count_tokens
 
 DOC_CONTEXT_TOKENS = 3000
 DOC_SECTIONS = 3

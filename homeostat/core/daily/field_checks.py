@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.risky import find_risks
-from homeostat.core.secrets import find_secrets
+from homeostat.core.safety.risky import find_risks
+from homeostat.core.safety.secrets import find_secrets
 from homeostat.core.validate.content_checks import allowed_domains
 
 

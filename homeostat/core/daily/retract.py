@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pydantic import BaseModel, Field
 
 from homeostat.core.asker import Answered, Asker, Question, SpendingCapError, ask_each
+from homeostat.core.format.patch import PatchError, SectionPatch, apply_section_patch
 from homeostat.core.kb import KB
-from homeostat.core.model import Rule
-from homeostat.core.patch import PatchError, SectionPatch, apply_section_patch
+from homeostat.core.schema import Rule
 from homeostat.core.text import words
 from homeostat.core.validate import new_errors
 from homeostat.errors import HomeostatError

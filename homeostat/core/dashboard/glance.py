@@ -39,8 +39,8 @@ from homeostat.core.dashboard.trends import (
     week_cost,
     weeks,
 )
-from homeostat.core.metrics import LESSON_KINDS, Metrics, decision_metrics
-from homeostat.core.sync import SYNCING_HOURS
+from homeostat.core.measure.metrics import LESSON_KINDS, Metrics, decision_metrics
+from homeostat.core.state.sync import SYNCING_HOURS
 
 Status = Literal["ok", "attention", "quiet", "info"]
 VERDICTS: dict[Status, str] = {
@@ -50,7 +50,7 @@ VERDICTS: dict[Status, str] = {
     "info": "",  # a number to read, with no target to judge it by
 }
 # The repeat-lesson rate, as `homeostat metrics --format json` reports it: the share of review lessons
-# that re-taught a rule already in force (`core.repeats`). A Metrics without it reads "not measured".
+# that re-taught a rule already in force (`core.measure.repeats`). A Metrics without it reads "not measured".
 REPEAT_KEY = "repeatLessonRate"
 
 

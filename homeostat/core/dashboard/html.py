@@ -14,8 +14,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from homeostat.core.dashboard import glance, pages, svg
 from homeostat.core.dashboard.settings import SettingsForm
-from homeostat.core.metrics import share
-from homeostat.core.sync import SYNCING_HOURS
+from homeostat.core.measure.metrics import share
+from homeostat.core.state.sync import SYNCING_HOURS
 
 NAV = (
     ("/", "Overview"),

@@ -2,7 +2,7 @@
 branch, this machine's event log, the KB as checked out, and `up`'s schedule locks.
 
 Everything here is pure and is what the tests check; `html` only lays it out. The Performance page
-is `homeostat.core.metrics.compute_metrics`, the code `homeostat metrics` prints, so the two agree.
+is `homeostat.core.measure.metrics.compute_metrics`, the code `homeostat metrics` prints, so the two agree.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any
 from urllib.parse import urlencode
 
 from homeostat.core.config import CORE_AREA, Config
-from homeostat.core.cron import parse_cron
 from homeostat.core.events import Event
 from homeostat.core.kb import KB
-from homeostat.core.metrics import Metrics, compute_metrics
-from homeostat.core.model import Rule
-from homeostat.core.schedules import CronError
+from homeostat.core.measure.metrics import Metrics, compute_metrics
+from homeostat.core.schedule.cron import parse_cron
+from homeostat.core.schedule.host_schedules import CronError
+from homeostat.core.schedule.up import ScheduleLock
+from homeostat.core.schema import Rule
 from homeostat.core.served import served_doc_meta, served_line, served_value
-from homeostat.core.state import RunReport, StateSnapshot
-from homeostat.core.sync import SYNCING_HOURS, counted_members, is_syncing
-from homeostat.core.up import ScheduleLock
+from homeostat.core.state.branch import RunReport, StateSnapshot
+from homeostat.core.state.sync import SYNCING_HOURS, counted_members, is_syncing
 
 GRACE = dt.timedelta(hours=1)  # a job counts as late this long after a slot it has not run for
 WINDOW_DAYS = 30
@@ -206,7 +206,7 @@ class SyncRow:
     pending: str
     version: str
     version_differs: bool
-    syncing: bool  # core.sync.is_syncing, as `homeostat metrics` counts it
+    syncing: bool  # core.state.sync.is_syncing, as `homeostat metrics` counts it
 
     @property
     def stopped(self) -> bool:

@@ -18,11 +18,11 @@ import functools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from homeostat.core.cron import parse_cron
 from homeostat.core.events import Event
-from homeostat.core.metrics import LESSON_KINDS, decision_metrics, share
-from homeostat.core.schedules import CronError
-from homeostat.core.state import DecisionRecord, StateSnapshot
+from homeostat.core.measure.metrics import LESSON_KINDS, decision_metrics, share
+from homeostat.core.schedule.cron import parse_cron
+from homeostat.core.schedule.host_schedules import CronError
+from homeostat.core.state.branch import DecisionRecord, StateSnapshot
 
 WEEKS = 8
 GRACE = dt.timedelta(hours=1)  # a run this long after its slot is still on time (and not late)

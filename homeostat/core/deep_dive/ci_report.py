@@ -11,8 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.daily.ci_report import WARNING_NOTICES
-from homeostat.core.report_format import escape_data, escape_property, table_cell
-from homeostat.core.state import NoticeKind
+from homeostat.core.render.findings import escape_data, escape_property, table_cell
+from homeostat.core.state.branch import NoticeKind
 
 COUNTS = ("merged", "contradictions", "retired", "retracted", "listed", "notes", "skipped")
 

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from homeostat.core.bootstrap.sources import is_noise, never_read
-from homeostat.core.secrets import find_secrets
-from homeostat.core.selection import glob_matches
+from homeostat.core.safety.secrets import find_secrets
+from homeostat.core.selection.globs import glob_matches
 
 _BACKTICKED = re.compile(r"`([^`\n]{1,200})`")
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+|\]\([^)]*\)", re.I)

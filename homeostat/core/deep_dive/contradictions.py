@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel, Field
 
 from homeostat.core.daily.consolidate import Candidate, OverlapIndex, candidate_from_rule
-from homeostat.core.model import Rule
-from homeostat.core.state import DecisionRecord
+from homeostat.core.schema import Rule
+from homeostat.core.state.branch import DecisionRecord
 
 NEW_OUTCOMES = frozenset({"merged", "updated"})
 

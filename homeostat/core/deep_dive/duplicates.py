@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 from homeostat.core.asker import Answered
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
-from homeostat.core.model import Rule
+from homeostat.core.schema import Rule
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.similarity import same_lesson
 

@@ -13,7 +13,7 @@ from typing import Literal
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.consolidate import scopes_overlap
 from homeostat.core.kb import KB
-from homeostat.core.model import Document, Rule
+from homeostat.core.schema import Document, Rule
 
 
 def stale_rules(

@@ -27,8 +27,8 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.imports.rulefiles import RuleFile
 from homeostat.core.imports.split import Item, Prose
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
-from homeostat.core.model import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
-from homeostat.core.secrets import redact_secrets
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
 from homeostat.core.text import content_hash, count_words, slugify, words
 from homeostat.core.validate import validate_files
 

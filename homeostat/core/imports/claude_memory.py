@@ -21,11 +21,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from homeostat.core.format.markdown import split_frontmatter
+from homeostat.core.format.yamltext import YamlError, load_yaml
 from homeostat.core.imports.candidates import title_of
 from homeostat.core.imports.memories import Entry, named_paths, plain
 from homeostat.core.imports.split import Item, split_body
-from homeostat.core.markdown import split_frontmatter
-from homeostat.core.yamltext import YamlError, load_yaml
 
 MEMORY_INDEX = "MEMORY.md"
 SETTING = "autoMemoryDirectory"

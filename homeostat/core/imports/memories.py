@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from homeostat.core.model import RULE_WORD_LIMIT, WHY_WORD_LIMIT
+from homeostat.core.schema import RULE_WORD_LIMIT, WHY_WORD_LIMIT
 from homeostat.core.text import count_words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=\S)")

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from homeostat.core.exports import AGENTS_DOCS, BEGIN, CLAUDE_DIR, CURSOR_DIR, END, OWN_MARK
+from homeostat.core.export.formats import AGENTS_DOCS, BEGIN, CLAUDE_DIR, CURSOR_DIR, END, OWN_MARK
 
 Format = Literal["cursor", "copilot", "copilot-main", "agents", "claude", "claude-rule", "cursorrules"]
 EVERYWHERE = ("**",)

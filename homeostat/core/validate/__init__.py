@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from homeostat.core.config import Config
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.findings import Finding, Severity
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
-from homeostat.core.token_counts import TokenCounts
 from homeostat.core.validate.codeowners_checks import check_codeowners
 from homeostat.core.validate.config_checks import check_config, check_endpoints, check_names
 from homeostat.core.validate.content_checks import check_conflict_markers, check_secrets, check_spans
@@ -40,7 +40,7 @@ TokenState = tuple[list[int], dict[str, int], dict[str, int], int]  # counts, an
 
 
 class Runner(Protocol):
-    """Starts a task elsewhere (`adapters.forked_tasks`: in a forked child, which has what this
+    """Starts a task elsewhere (`adapters.forked.tasks`: in a forked child, which has what this
     process has) and gives the function that waits for its value, plain data (tuples, lists, dicts,
     strings, numbers): how validate scans and counts beside its other checks."""
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from homeostat.core.codeowners import HEADER, render_codeowners
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error
+from homeostat.core.setup.codeowners import HEADER, render_codeowners
 
 CHECK = "codeowners"
 # Where GitHub (in its order) and Bitbucket Cloud read CODEOWNERS from.

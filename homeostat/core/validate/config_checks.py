@@ -10,10 +10,10 @@ from functools import lru_cache
 
 from homeostat.core.config import DEFAULT_SLACK_WEBHOOK_ENV, Config
 from homeostat.core.findings import Finding, error
+from homeostat.core.format.yamltext import YamlDoc, line_of
 from homeostat.core.hosts import UrlError, parse_repo_url
 from homeostat.core.kb import CONFIG_FILE, DOCS_DIR, KB
 from homeostat.core.text import is_valid_id, slugify
-from homeostat.core.yamltext import YamlDoc, line_of
 
 CHECK = "config"
 

@@ -9,15 +9,15 @@ from dataclasses import dataclass
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error, warning
+from homeostat.core.format.markdown import CONFLICT_MARKER, split_frontmatter
+from homeostat.core.format.parse import TopicFile, TopicSection
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import KB, decode_files
-from homeostat.core.markdown import CONFLICT_MARKER, split_frontmatter
-from homeostat.core.model import Document, Rule
-from homeostat.core.parse import TopicFile, TopicSection
-from homeostat.core.risky import find_risks, quiet_spans
-from homeostat.core.secrets import find_emails, find_secrets
+from homeostat.core.safety.risky import find_risks, quiet_spans
+from homeostat.core.safety.secrets import find_emails, find_secrets
+from homeostat.core.safety.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
+from homeostat.core.schema import Document, Rule
 from homeostat.core.served import PROSE_FIELDS, rule_fields
-from homeostat.core.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
 
 # A Markdown link or image: `[text](target "title")`. The text may hold no bracket (of `[a [b](x)`,
 # `[b](x)` is found, with the same target), so each `[` is read only up to the next bracket.

@@ -22,8 +22,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from homeostat.core.findings import Finding
+from homeostat.core.format.parse import TopicParse, TopicWindow, topic_window
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
-from homeostat.core.parse import TopicParse, TopicWindow, topic_window
 from homeostat.core.validate import validate_kb
 from homeostat.core.validate.structure_checks import check_rule_ids
 

@@ -12,7 +12,9 @@ from itertools import chain, compress, repeat
 from operator import gt
 
 from homeostat.core.config import CORE_AREA, Config
+from homeostat.core.cost.token_counts import TokenCounts
 from homeostat.core.findings import Finding, error, warning
+from homeostat.core.format.markdown import check_fences, split_frontmatter
 from homeostat.core.hosts import (
     HostKind,
     RepoRef,
@@ -22,14 +24,12 @@ from homeostat.core.hosts import (
     parse_repo_url,
 )
 from homeostat.core.kb import KB, KNOWLEDGE
-from homeostat.core.markdown import check_fences, split_frontmatter
-from homeostat.core.model import SECTION_WORD_LIMIT, DocSection, Document, Rule
-from homeostat.core.rendering import rule_view
+from homeostat.core.render.rule import rule_view
+from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Rule
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.served import field_problems
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts
 from homeostat.core.text import count_words
-from homeostat.core.token_counts import TokenCounts
 
 CATCH_ALL_TOPICS = frozenset({"general", "misc", "miscellaneous", "other", "others"})
 DOC_SOURCES = frozenset({"bootstrap", "curator", "manual", "deep-dive", "import"})

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from homeostat.adapters.claude_headless import (
+from homeostat.adapters.models.claude_headless import (
     ClaudeRunError,
     HeadlessClaude,
     SessionTotals,
@@ -26,8 +26,8 @@ from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM, Verdict
 from homeostat.core.bench.results import Call, Role
 from homeostat.core.bench.tasks import Task
-from homeostat.core.pricing import call_cost, canonical_model, model_info
-from homeostat.core.tokens import count_tokens
+from homeostat.core.cost.pricing import call_cost, canonical_model, model_info
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.errors import ConfigError
 
 StopReason = Literal["budget", "rate-limit", "api-error", "failed"]

@@ -15,16 +15,16 @@ from pathlib import Path
 
 from homeostat.adapters.bench_store import BenchStore
 from homeostat.adapters.bench_workspace import clear_work_root, code_checkout, commit_of, work_root
-from homeostat.adapters.claude_code import ClaudeCodeRuntime
-from homeostat.adapters.claude_headless import HeadlessClaude
-from homeostat.adapters.http_retry import RetryPolicy
+from homeostat.adapters.hosts.http_retry import RetryPolicy
+from homeostat.adapters.models.claude_code import ClaudeCodeRuntime
+from homeostat.adapters.models.claude_headless import HeadlessClaude
 from homeostat.core.asker import usd
 from homeostat.core.bench.cost import Estimator
 from homeostat.core.bench.grading import JUDGE_SYSTEM
 from homeostat.core.bench.results import CONDITIONS, Call, Record, finished
 from homeostat.core.bench.tasks import Task, TaskFile
+from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.core.events import utcnow
-from homeostat.core.tokens import count_tokens
 from homeostat.errors import ConfigError
 from homeostat.runs.bench.calls import BenchStop, Caller, Ledger
 from homeostat.runs.bench.unit import Workspace, run_unit

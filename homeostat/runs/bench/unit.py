@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from homeostat.adapters.bench_workspace import Worktree, add_worktree, empty_folder, run_hidden_tests
-from homeostat.adapters.claude_headless import Turn
+from homeostat.adapters.models.claude_headless import Turn
 from homeostat.core.bench.grading import correction_prompt, judge_change, judge_question, score_from_tests
 from homeostat.core.bench.results import Call, Grader, Record
 from homeostat.core.bench.tasks import Task

@@ -27,8 +27,8 @@ from homeostat.core.bootstrap.placement import area_for_paths, document_path, fi
 from homeostat.core.bootstrap.plan import DocPlan, RepoPlan, TopicPlan
 from homeostat.core.bootstrap.sources import excerpt, never_read, readable, refuse_content
 from homeostat.core.config import Config
-from homeostat.core.markdown import split_frontmatter
-from homeostat.core.parse import parse_document
+from homeostat.core.format.markdown import split_frontmatter
+from homeostat.core.format.parse import parse_document
 from homeostat.core.text import content_hash
 
 WHOLE_REPO_TOPICS = ("architecture", "conventions", "cross-repo")

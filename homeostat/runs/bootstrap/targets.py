@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.source_reader import require_checkout
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.core.config import Config
-from homeostat.core.secrets import redact_secrets
-from homeostat.core.session_repo import session_repo
+from homeostat.core.safety.secrets import redact_secrets
+from homeostat.core.selection.session_repo import session_repo
 from homeostat.errors import ConfigError
 from homeostat.runs.bootstrap.plan import SeedTarget
 

@@ -34,13 +34,13 @@ import datetime as dt
 from collections.abc import Callable
 from typing import TypeVar
 
-from homeostat.adapters.run_claim import ClaimLost, Held, Taken
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.run_claim import ClaimLost, Held, Taken
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import KB, load_kb
-from homeostat.core.state import Claim, Notice, RunReport, StateSnapshot, state_branch
+from homeostat.core.state.branch import Claim, Notice, RunReport, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily import collect, decide, dry_run, land, record, recover, review, settle
 from homeostat.runs.daily.checkpoint import Checkpoint

@@ -1,7 +1,7 @@
 """Checkpoint: what a daily run has paid for, written to the state branch as it goes.
 
 Every usable model answer (a draft, a document check, a consolidation, each judge verdict) is kept in
-the run's answer memory (homeostat.core.checkpoints), and written to `checkpoints/daily/all.json`
+the run's answer memory (homeostat.core.state.checkpoints), and written to `checkpoints/daily/all.json`
 with the claim's renewal every `FLUSH_SECONDS` while the run waits for answers, so a run stopped at
 any point (a signal, a job timeout, a lost runner, a host or model error) leaves its answers for
 the next run, which recalls them instead of paying again: at most the calls still in flight, or
@@ -20,7 +20,7 @@ import datetime as dt
 import time
 from collections.abc import Iterable, Mapping
 
-from homeostat.core.checkpoints import (
+from homeostat.core.state.checkpoints import (
     AnswerMemory,
     CheckpointFile,
     RetryThread,

@@ -25,8 +25,8 @@ from typing import Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
-from homeostat.adapters.run_claim import (
+from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.state.run_claim import (
     ClaimLost,
     Held,
     Taken,
@@ -37,7 +37,7 @@ from homeostat.adapters.run_claim import (
     update_claim,
 )
 from homeostat.core.asker import Asker
-from homeostat.core.state import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
+from homeostat.core.state.branch import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
 from homeostat.runs.model_pool import in_worker
 
 CLAIM_TTL = dt.timedelta(minutes=60)

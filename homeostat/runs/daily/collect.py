@@ -15,18 +15,18 @@ from dataclasses import dataclass, replace
 from pydantic import ValidationError
 
 from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.adapters.pending_store import list_pending
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.pending_store import list_pending
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.asker import SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate, candidate_from_rule
 from homeostat.core.daily.drafting import cited_urls
 from homeostat.core.daily.lessons import Lesson, from_pending
+from homeostat.core.daily.shards import finished_since, shard_index, shard_status
 from homeostat.core.hosts import RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
-from homeostat.core.shards import finished_since, shard_index, shard_status
-from homeostat.core.state import Claim, Heartbeat, StateSnapshot, state_branch
+from homeostat.core.state.branch import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
 from homeostat.runs.daily.context import (
     CANDIDATES_PREFIX,

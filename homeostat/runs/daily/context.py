@@ -14,10 +14,9 @@ from typing import TYPE_CHECKING, Literal, Protocol, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import KbTrees
 from homeostat.core.asker import Asker, RunStats, SpendingCapError
-from homeostat.core.checkpoints import RetryThread
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
@@ -26,8 +25,8 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
-from homeostat.core.secrets import redacted
-from homeostat.core.state import (
+from homeostat.core.safety.secrets import redacted
+from homeostat.core.state.branch import (
     DecisionRecord,
     Heartbeat,
     Notice,
@@ -38,6 +37,7 @@ from homeostat.core.state import (
     RunReport,
     StateSnapshot,
 )
+from homeostat.core.state.checkpoints import RetryThread
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.merge_gate import CheckWait
@@ -45,7 +45,7 @@ from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
 if TYPE_CHECKING:
-    from homeostat.core.state import JournalEntry
+    from homeostat.core.state.branch import JournalEntry
     from homeostat.runs.daily.checkpoint import Checkpoint
     from homeostat.runs.daily.claim import RunClaim
 

@@ -12,7 +12,7 @@ The consolidator's and the judge's calls go through the run's pool, several at o
 applies the answers in the lessons' order, so it decides exactly what one call at a time would have.
 The judge's call cap depends on earlier verdicts (a pass is one call, a failure three): a gate
 (`JudgeBudget`) starts a judge only once it is sure the lesson is within the cap. Each lesson's calls
-are charged to what its draft set aside (homeostat.core.spending).
+are charged to what its draft set aside (homeostat.core.cost.spending).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.config import Config
+from homeostat.core.cost.spending import working_on
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.confidence import Confidence, score_confidence
 from homeostat.core.daily.consolidate import (
@@ -45,7 +46,6 @@ from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.similarity import same_lesson
-from homeostat.core.spending import working_on
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError

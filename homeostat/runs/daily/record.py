@@ -11,10 +11,10 @@ from dataclasses import replace
 from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import KB
+from homeostat.core.measure.repeats import repeat_of, served_ids
 from homeostat.core.notify import queue_items, review_queue_message
-from homeostat.core.repeats import repeat_of, served_ids
-from homeostat.core.secrets import redacted
-from homeostat.core.state import (
+from homeostat.core.safety.secrets import redacted
+from homeostat.core.state.branch import (
     Capped,
     Cost,
     DecisionKind,

@@ -16,7 +16,7 @@ import datetime as dt
 from collections import defaultdict
 
 from homeostat.core.hosts import PullInfo
-from homeostat.core.state import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
+from homeostat.core.state.branch import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
 from homeostat.runs.daily.claim import CLAIM_TTL
 from homeostat.runs.daily.context import DAILY_PREFIX, REVIEW_PREFIX, DailyContext
 from homeostat.runs.publish import Change, Published

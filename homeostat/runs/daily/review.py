@@ -17,9 +17,9 @@ from homeostat.core.daily.dispute import DISPUTE_SYSTEM, DisputeFix, dispute_pro
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.retract import RetractCalls, Rewrite, retract_all
 from homeostat.core.kb import KB
-from homeostat.core.model import Rule
 from homeostat.core.pending import DocPatchRequest
-from homeostat.core.state import DecisionRecord, JournalEntry, LessonSource
+from homeostat.core.schema import Rule
+from homeostat.core.state.branch import DecisionRecord, JournalEntry, LessonSource
 from homeostat.core.text import content_hash
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import (

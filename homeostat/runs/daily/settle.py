@@ -9,7 +9,7 @@ import logging
 
 from homeostat.core.config import Config
 from homeostat.core.hosts import CodeHost, PullInfo, PullState, RepoRef
-from homeostat.core.state import DecisionRecord, Outcome, StateSnapshot
+from homeostat.core.state.branch import DecisionRecord, Outcome, StateSnapshot
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Retirement, RunState
 

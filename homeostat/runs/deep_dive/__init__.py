@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from homeostat.adapters.run_claim import Held
-from homeostat.core.checkpoints import AnswerMemory
+from homeostat.adapters.state.run_claim import Held
+from homeostat.core.state.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
 from homeostat.runs.daily.context import new_run_id

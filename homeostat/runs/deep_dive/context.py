@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TextIO, TypeVar
 
 from pydantic import BaseModel
 
-from homeostat.adapters.git import Git
+from homeostat.adapters.git.plumbing import Git
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
@@ -17,9 +17,9 @@ from homeostat.core.deep_dive.code_names import CodeFindings
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
 from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
-from homeostat.core.model import Rule
-from homeostat.core.repeats import RuleRepeats
-from homeostat.core.state import Notice, NoticeKind, RunReport
+from homeostat.core.measure.repeats import RuleRepeats
+from homeostat.core.schema import Rule
+from homeostat.core.state.branch import Notice, NoticeKind, RunReport
 from homeostat.runs.daily.claim import ClaimedAsker
 from homeostat.runs.daily.context import CallTally, CountingAsker
 from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
@@ -68,7 +68,7 @@ class Found:
     rewrites: list[Rewrite] = field(default_factory=list)
     listed: list[ForAPerson] = field(default_factory=list)  # citations left for a person
     notes: list[CoverageNote] = field(default_factory=list)
-    # rules reviewers re-taught since the last deep dive (core.repeats): served ones want a rewrite,
+    # rules reviewers re-taught since the last deep dive (core.measure.repeats): served ones want a rewrite,
     # never-served ones are selection misses; listed in the PR body, changed by nobody but a person
     retaught: list[RuleRepeats] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # checks the spending cap left, by name

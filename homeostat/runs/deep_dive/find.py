@@ -7,7 +7,7 @@ The calls go through the run's pool, several at once, and their answers are appl
 the PR is the one the calls one at a time would make. A merge drops a rule, and a later pair with
 that rule is not asked: the merges' gate (`MergeGate`) starts a pair only once no pair still running
 could drop one of its rules. Every answer is remembered on the state branch by the content hash of
-its question (homeostat.core.checkpoints), so next week a pair whose rules did not change is not
+its question (homeostat.core.state.checkpoints), so next week a pair whose rules did not change is not
 asked again: the weekly cost follows what changed, not the size of the KB.
 """
 
@@ -20,8 +20,8 @@ from functools import partial
 from typing import TypeVar
 
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.run_claim import ClaimLost
-from homeostat.adapters.state_store import read_state
+from homeostat.adapters.state.run_claim import ClaimLost
+from homeostat.adapters.state.state_store import read_state
 from homeostat.core.asker import Answered, Asker, SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule
@@ -45,9 +45,9 @@ from homeostat.core.deep_dive.duplicates import (
 )
 from homeostat.core.deep_dive.upkeep import coverage_notes, stale_rules
 from homeostat.core.kb import KB
-from homeostat.core.model import Rule
-from homeostat.core.repeats import RuleRepeats, rule_repeats
-from homeostat.core.state import StateSnapshot, state_branch
+from homeostat.core.measure.repeats import RuleRepeats, rule_repeats
+from homeostat.core.schema import Rule
+from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
 from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
 from homeostat.runs.model_pool import ModelPool

@@ -10,14 +10,14 @@ retired or rewritten is forgotten); a run the cap or an error stopped keeps ever
 
 from __future__ import annotations
 
-from homeostat.core.checkpoints import (
+from homeostat.core.state.branch import StateSnapshot
+from homeostat.core.state.checkpoints import (
     AnswerMemory,
     CheckpointFile,
     checkpoint_bytes,
     checkpoint_path,
     read_checkpoints,
 )
-from homeostat.core.state import StateSnapshot
 from homeostat.runs.deep_dive.context import DeepDiveContext
 
 

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from homeostat.core.daily.apply import ApplyError, KbEdit
 from homeostat.core.daily.retract import ForAPerson
 from homeostat.core.hosts import PullInfo, PullState
-from homeostat.core.state import state_branch
+from homeostat.core.state.branch import state_branch
 from homeostat.core.validate import new_errors
 from homeostat.errors import HomeostatError, HostError
 from homeostat.runs.deep_dive.context import BRANCH_PREFIX, DeepDiveContext, Found

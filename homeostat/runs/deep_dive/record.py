@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from homeostat.core.hosts import PullInfo
-from homeostat.core.state import (
+from homeostat.core.state.branch import (
     Capped,
     Cost,
     Failed,

@@ -1,0 +1,1 @@
+"""What a run costs: the price table, spending against the cap, and token counts with tiktoken (remembered by text)."""

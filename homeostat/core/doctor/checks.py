@@ -1,0 +1,471 @@
+"""`homeostat doctor`'s judgement: the facts of a live setup in, one ok/warn/fail finding per check out.
+
+The facts (branch protection, what the token may do, the KB's visibility, the CI files, which
+variables are set, the local event log) are gathered by `homeostat.runs.doctor`; everything here is
+pure so each verdict is tested on its own. A finding that is not ok carries the fix, in one line a
+person can act on. A check that could not be made is a warning that says why, never a silent ok.
+Credential values are never part of the facts: only whether a variable is set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from homeostat.core.config import Config, Runtime
+from homeostat.core.daily import auto_merge
+from homeostat.core.hosts import BranchProtection, MergeRules, TokenReach
+from homeostat.core.setup.codeowners import default_path, render_codeowners
+from homeostat.core.setup.pins import Pin, find_pins
+from homeostat.core.setup.scaffold import CI_TEMPLATES
+
+Status = Literal["ok", "warn", "fail"]
+VALIDATE_CHECK = "validate"  # the job name of the validate template: the status check to require
+
+# The variables each runtime reads its credential from (any one set will do), by name only.
+RUNTIME_CREDENTIALS: dict[Runtime, tuple[str, ...]] = {
+    "api": ("ANTHROPIC_API_KEY",),
+    "bedrock": ("AWS_BEARER_TOKEN_BEDROCK", "AWS_ACCESS_KEY_ID", "AWS_PROFILE"),
+    "vertex": ("GOOGLE_APPLICATION_CREDENTIALS", "GOOGLE_OAUTH_ACCESS_TOKEN"),
+    "claude-code": ("CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_API_KEY"),
+}
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    status: Status
+    message: str
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """What the code host said, each part with the reason it is missing when it is."""
+
+    repo: str = ""  # owner/name of the KB repo
+    token_variable: str = ""
+    unavailable: str = ""  # why the host was not asked at all (no token, no repo)
+    protection: BranchProtection | None = None
+    protection_error: str = ""
+    reach: TokenReach | None = None
+    reach_error: str = ""
+    visibility: str = ""
+    visibility_error: str = ""
+    merge_rules: MergeRules | None = None
+    merge_rules_error: str = ""
+    app_id: int | None = None  # the daily workflow's app, from the variable its `app-id:` names
+    app_id_error: str = ""
+
+
+@dataclass(frozen=True)
+class EventLogFacts:
+    exists: bool = False
+    retention_days: int = 0  # how long the log keeps events (it prunes older ones when opened)
+    events: int = 0
+    oldest_days: float | None = None
+    size_bytes: int = 0
+
+
+@dataclass(frozen=True)
+class Setup:
+    version: str
+    config: Config | None
+    config_error: str = ""
+    chosen: frozenset[str] = frozenset()  # agents keys homeostat.yaml sets itself (runtime, model)
+    git_checkout: bool = False
+    origin: str = ""  # redacted
+    files: Mapping[str, str] = field(default_factory=dict)  # the CI files and CODEOWNERS, path → text
+    state_ignored: bool = False
+    env_set: frozenset[str] = frozenset()
+    claude_cli: bool = False
+    events: EventLogFacts = EventLogFacts()
+    host: HostFacts = HostFacts()
+    rules: int = 0  # accepted and other rules in the KB, for the blast radius
+    core_rules: int = 0
+
+
+def count_of(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def _ok(check: str, message: str) -> Finding:
+    return Finding(check, "ok", message)
+
+
+def _warn(check: str, message: str, fix: str) -> Finding:
+    return Finding(check, "warn", message, fix)
+
+
+def _fail(check: str, message: str, fix: str) -> Finding:
+    return Finding(check, "fail", message, fix)
+
+
+def diagnose(setup: Setup) -> list[Finding]:
+    """Every check, in the order a person fixes them: config and git first, then the host, then CI."""
+    config = setup.config
+    found = [check_config(setup), check_git(setup)]
+    if config is None:
+        return found
+    found += [
+        check_host_access(setup),
+        check_branch_protection(setup, config),
+        check_auto_merge(setup, config),
+        check_token_reach(setup),
+        check_visibility(setup, config),
+        check_pins(setup),
+        check_ci_files(setup, config),
+        check_codeowners(setup, config),
+        check_runtime(setup, config),
+        check_exclusions(config),
+        check_event_log(setup),
+    ]
+    return found
+
+
+def counts(findings: list[Finding]) -> dict[str, int]:
+    return {status: sum(1 for f in findings if f.status == status) for status in ("ok", "warn", "fail")}
+
+
+# --- the KB itself --------------------------------------------------------------------------------
+
+
+def check_config(setup: Setup) -> Finding:
+    config = setup.config
+    if config is None:
+        return _fail(
+            "config", setup.config_error, "fix homeostat.yaml (homeostat validate lists every problem)"
+        )
+    areas = len(config.iter_areas())
+    summary = f"{count_of(len(config.team.members), 'member')}, {count_of(len(config.repos), 'repo')}, {count_of(areas, 'area')}"
+    if config.version != setup.version:
+        return _warn(
+            "config",
+            f"homeostat.yaml says version {config.version}, but this is Homeostat {setup.version} ({summary})",
+            f"set version: {setup.version} in homeostat.yaml, or run Homeostat {config.version}",
+        )
+    if not config.team.members:
+        return _warn("config", f"homeostat.yaml lists no team members ({summary})", "add team.members")
+    return _ok("config", f"homeostat.yaml: {summary}")
+
+
+def check_git(setup: Setup) -> Finding:
+    if not setup.git_checkout:
+        return _fail("git", "not a git checkout", "run doctor in a clone of the KB repo (--kb DIR)")
+    if not setup.host.repo:
+        return _fail(
+            "git",
+            f"cannot tell which repo the KB is (origin: {setup.origin or 'none'})",
+            "set sources.kbRepo in homeostat.yaml, or add the KB repo as the origin remote",
+        )
+    return _ok("git", f"a clone of {setup.host.repo}")
+
+
+# --- the live host --------------------------------------------------------------------------------
+
+
+def check_host_access(setup: Setup) -> Finding:
+    host = setup.host
+    if host.unavailable:
+        return _warn("host", f"the host was not asked: {host.unavailable}", "set the token and rerun doctor")
+    if host.reach is None:
+        return _fail("host", host.reach_error, "set a valid token and rerun doctor")
+    who = host.reach.user or "an app or Actions token"
+    return _ok("host", f"the token in {host.token_variable} acts as {who}")
+
+
+def check_branch_protection(setup: Setup, config: Config) -> Finding:
+    name, host = "branch-protection", setup.host
+    branch = config.sources.base_branch
+    fix = (
+        f"protect {branch}: require pull requests with at least 1 approval and the `{VALIDATE_CHECK}` check,"
+        " and block force pushes"
+    )
+    if host.unavailable or (host.protection is None and not host.protection_error):
+        return _warn(
+            name, f"not checked ({host.unavailable or 'no answer'})", "rerun doctor with the host token set"
+        )
+    protection = host.protection
+    if protection is None:
+        return _warn(name, f"could not read the protection of {branch}: {host.protection_error}", fix)
+    if not protection.known and not protection.protected and config.sources.host == "bitbucket":
+        # Bitbucket shows its restrictions to admins only; GitHub's fallback still reads the branch's flag.
+        return _warn(
+            name,
+            f"cannot tell whether {branch} is protected: the token cannot read the rules (it needs admin)",
+            fix,
+        )
+    if not protection.protected:
+        return _fail(
+            name,
+            f"{branch} is not protected: anyone with write access can change every session's rules without"
+            " validate or review",
+            fix,
+        )
+    if not protection.known:
+        return _warn(name, f"{branch} is protected, but the token cannot read the rule (it needs admin)", fix)
+    gaps = _protection_gaps(protection, config.sources.host)
+    rules = host.merge_rules
+    if rules is not None and any(not rule_set.enforced for rule_set in rules.rule_sets):
+        gaps.append(
+            'its merge checks only warn: without "Prevent a merge with unresolved merge checks" (Bitbucket'
+            " Premium) anyone with write access merges past them"
+        )
+    if gaps:
+        return _warn(name, f"{branch} is protected, but {'; '.join(gaps)}", fix)
+    checks = ", ".join(protection.required_checks)
+    return _ok(name, f"{branch} is protected: {protection.required_reviews} approval(s), checks: {checks}")
+
+
+def check_auto_merge(setup: Setup, config: Config) -> Finding:
+    """Whether the daily run's token can merge its own PRs past the base branch's live rules."""
+    name, host = "auto-merge", setup.host
+    rules = host.merge_rules
+    if host.unavailable or rules is None:
+        reason = host.unavailable or host.merge_rules_error or "no answer"
+        return _warn(name, f"not checked ({reason})", "rerun doctor with the host token set")
+    token = run_token(setup, config)
+    look = auto_merge.outlook(rules, token)
+    merges_unread = bool(config.scoring.auto_merge.areas)
+    if look.blocked:
+        message = auto_merge.summary(look, token) + "; "
+        message += (
+            "every lesson it would merge waits for a person instead"
+            if merges_unread
+            else "its reconfirmations, retirements and flags wait for a person (scoring.autoMerge lists no area)"
+        )
+        fix = auto_merge.fix(look, token, config.sources.host)
+        return _fail(name, message, fix) if merges_unread else _warn(name, message, fix)
+    if look.uncertain:
+        detail = f" ({host.app_id_error})" if host.app_id_error else ""
+        return _warn(
+            name, auto_merge.summary(look, token) + detail, auto_merge.fix(look, token, config.sources.host)
+        )
+    message = auto_merge.summary(look, token)
+    if token.or_actions:
+        fallback = auto_merge.outlook(rules, auto_merge.RunToken("actions", "the workflow's GITHUB_TOKEN"))
+        if fallback.blocked:
+            return _warn(
+                name,
+                f"{message}; but while that secret is unset the run uses the workflow's GITHUB_TOKEN, and then"
+                f" {'; '.join(gate.text for gate in fallback.blocked)}",
+                auto_merge.fix(fallback, auto_merge.RunToken("actions", ""), config.sources.host),
+            )
+    if rules.note and not rules.complete:
+        message += f" (as far as the token could read: {rules.note})"
+    return _ok(name, message)
+
+
+def run_token(setup: Setup, config: Config) -> auto_merge.RunToken:
+    """The daily workflow's token, with the app id doctor found for it."""
+    token = auto_merge.daily_token(setup.files, config.sources.host)
+    if token.kind == "app" and token.app_id is None and setup.host.app_id is not None:
+        return auto_merge.RunToken(token.kind, token.source, setup.host.app_id, token.app_variable)
+    return token
+
+
+def _protection_gaps(protection: BranchProtection, host: str) -> list[str]:
+    gaps = []
+    if protection.required_reviews < 1:
+        gaps.append("no approval is required")
+    if not protection.required_checks:
+        gaps.append("no status check is required")
+    elif host == "github" and VALIDATE_CHECK not in protection.required_checks:
+        gaps.append(f"the `{VALIDATE_CHECK}` check is not required")
+    if protection.allows_force_push:
+        gaps.append("force pushes are allowed")
+    return gaps
+
+
+def check_token_reach(setup: Setup) -> Finding:
+    name, host = "token-reach", setup.host
+    reach = host.reach
+    if reach is None:
+        return _warn(
+            name,
+            f"not checked ({host.unavailable or host.reach_error})",
+            "rerun doctor with the token CI uses",
+        )
+    if not reach.known:
+        return _warn(
+            name,
+            f"the host did not say what the token may do in {host.repo}",
+            "check the token's permissions",
+        )
+    if not reach.can_write:
+        return _fail(
+            name,
+            f"the token in {host.token_variable} cannot write to {host.repo}: the daily run cannot push its"
+            " branches or open pull requests",
+            "give the token contents:write and pull-requests:write (Bitbucket: repository:write, pullrequest:write)",
+        )
+    wide = []
+    if reach.can_admin:
+        wide.append(f"it is an admin of {host.repo} (it could change branch protection)")
+    if "repo" in reach.scopes:
+        wide.append("its classic `repo` scope reaches every repository its user can")
+    if wide:
+        return _warn(
+            name,
+            f"the token in {host.token_variable} can write to {host.repo}, and {'; '.join(wide)}",
+            "use a fine-grained or repository token with write access to the KB repo only",
+        )
+    return _ok(name, f"the token in {host.token_variable} can write to {host.repo}, without admin rights")
+
+
+def check_visibility(setup: Setup, config: Config) -> Finding:
+    name, host = "kb-visibility", setup.host
+    if not host.visibility:
+        reason = host.unavailable or host.visibility_error or "no answer"
+        return _warn(name, f"not checked ({reason})", "rerun doctor with the host token set")
+    if host.visibility != "public":
+        return _ok(name, f"{host.repo} is {host.visibility}")
+    team_only = [name for name, area in config.iter_areas() if area.team_only]
+    fix = f"make {host.repo} private"
+    if team_only:
+        return _fail(
+            name, f"{host.repo} is public, and it holds team-only areas: {', '.join(team_only)}", fix
+        )
+    return _warn(name, f"{host.repo} is public: anyone can read every rule and document", fix)
+
+
+# --- the CI files and CODEOWNERS --------------------------------------------------------------------
+
+
+def check_pins(setup: Setup) -> Finding:
+    name = "pinned-versions"
+    pins = find_pins(setup.files)
+    if not pins:
+        return _warn(name, "no CI file runs Homeostat", "run homeostat init to write the CI files")
+    floating = [pin for pin in pins if pin.floating]
+    if floating:
+        return _fail(
+            name,
+            f"{_listed(floating)} {'moves' if len(floating) == 1 else 'move'}: a release would change what runs",
+            f"pin the exact version ({setup.version}) everywhere: homeostat init --force rewrites the CI files",
+        )
+    versions = sorted({pin.version or "an unnamed commit" for pin in pins})
+    if len(versions) > 1:
+        return _fail(
+            name,
+            f"the CI files pin several versions: {_by_version(pins)}",
+            "pin one exact version everywhere",
+        )
+    if versions[0] != setup.version:
+        return _warn(
+            name,
+            f"CI runs Homeostat {versions[0]} ({len(pins)} pins), this is {setup.version}",
+            f"run homeostat init --force to pin {setup.version}, or run doctor from Homeostat {versions[0]}",
+        )
+    return _ok(name, f"{len(pins)} pins in {len({p.file for p in pins})} CI files, all {setup.version}")
+
+
+def _listed(pins: list[Pin]) -> str:
+    shown = ", ".join(f"{pin.ref} ({pin.where})" for pin in pins[:3])
+    return shown + (f" and {len(pins) - 3} more" if len(pins) > 3 else "")
+
+
+def _by_version(pins: list[Pin]) -> str:
+    first: dict[str, str] = {}
+    for pin in pins:
+        first.setdefault(pin.version or "an unnamed commit", pin.where)
+    return ", ".join(f"{version} ({where})" for version, where in sorted(first.items()))
+
+
+def check_ci_files(setup: Setup, config: Config) -> Finding:
+    expected = [template.target for template in CI_TEMPLATES[config.sources.host]]
+    missing = [path for path in expected if path not in setup.files]
+    if missing:
+        return _warn("ci-files", f"missing: {', '.join(missing)}", "run homeostat init to write them")
+    return _ok("ci-files", f"all {len(expected)} present")
+
+
+def check_codeowners(setup: Setup, config: Config) -> Finding:
+    path = default_path(config.sources.host)
+    current = setup.files.get(path)
+    if current is None:
+        return _warn(
+            "codeowners", f"no {path}: nobody's approval is required per area", "run homeostat codeowners"
+        )
+    if current != render_codeowners(config, path):
+        return _warn(
+            "codeowners", f"{path} is stale against homeostat.yaml", "run homeostat codeowners and commit it"
+        )
+    return _ok("codeowners", f"{path} is current")
+
+
+# --- the model runtime, exclusions, the event log ---------------------------------------------------
+
+
+def check_runtime(setup: Setup, config: Config) -> Finding:
+    name, agents = "runtime", config.agents
+    variables = RUNTIME_CREDENTIALS[agents.runtime]
+    present = [v for v in variables if v in setup.env_set]
+    where = f"runtime {agents.runtime}, model {agents.model}"
+    if "model" not in setup.chosen:
+        return _warn(
+            name,
+            f"homeostat.yaml chooses no model: the runs would use the default ({where})",
+            "set agents.runtime and agents.model in homeostat.yaml",
+        )
+    if agents.runtime == "claude-code" and not setup.claude_cli:
+        return _warn(
+            name, f"{where}: the claude CLI is not on PATH here", "install Claude Code where the runs happen"
+        )
+    if not present and agents.runtime != "claude-code":
+        return _warn(
+            name,
+            f"{where}: {' / '.join(variables)} is not set here (doctor cannot see CI secrets)",
+            f"store {variables[0]} as a CI secret for the scheduled runs",
+        )
+    credential = f"{present[0]} is set" if present else "the CLI's own login"
+    return _ok(name, f"{where}; {credential}")
+
+
+def check_exclusions(config: Config) -> Finding:
+    sources = config.sources
+    names = {repo.name for repo in config.repos}
+    urls = {repo.url.rstrip("/").lower() for repo in config.repos} | {
+        u.rstrip("/").lower() for u in sources.repos
+    }
+    unknown = [
+        item for item in sources.exclude_repos if item not in names and item.rstrip("/").lower() not in urls
+    ]
+    summary = (
+        f"{len(sources.exclude_paths)} excluded path globs, {len(sources.exclude_repos)} excluded repos,"
+        f" {len(sources.opt_out)} opted-out members, skip marker {sources.skip_marker!r}"
+    )
+    if unknown:
+        return _warn(
+            "exclusions",
+            f"excludeRepos names repos the KB does not list: {', '.join(unknown)}",
+            "fix the names",
+        )
+    if not sources.exclude_paths:
+        return _warn(
+            "exclusions",
+            f"{summary}: review comments on every file are read, generated and vendored code included",
+            'add sources.excludePaths, e.g. ["**/generated/**", "**/vendor/**", "**/*.lock"]',
+        )
+    return _ok("exclusions", summary)
+
+
+def check_event_log(setup: Setup) -> Finding:
+    name, events = "event-log", setup.events
+    if not setup.state_ignored:
+        return _fail(
+            name,
+            ".homeostat/ is not git-ignored: pending lessons and the local event log could be committed",
+            "add .homeostat/ to .gitignore (homeostat init does)",
+        )
+    if not events.exists:
+        return _ok(
+            name, f"no event log on this machine; one would keep {events.retention_days} days, git-ignored"
+        )
+    oldest = f", the oldest {events.oldest_days:.0f} days old" if events.oldest_days is not None else ""
+    return _ok(
+        name,
+        f"{events.events} events ({events.size_bytes // 1024} KiB){oldest}; pruned after {events.retention_days} days,"
+        " git-ignored, never sent anywhere",
+    )
