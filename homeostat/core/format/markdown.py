@@ -145,10 +145,10 @@ def headings(text: str) -> list[Heading]:
 
 
 # Lines only a CommonMark parser reads right: an HTML block start, a setext underline (or thematic
-# break made of `-`), an ATX heading or fence indented 1 to 3 spaces, an ATX heading that is empty,
-# ends in `#` or holds a backslash.
+# break made of `-`), an ATX heading, fence or comment indented 1 to 3 spaces (a comment inside a list
+# item ends with the item, not at `-->`), an ATX heading that is empty, ends in `#` or holds a backslash.
 _NEEDS_COMMONMARK = re.compile(
-    r"^(?: {0,3}<(?!!--)| {0,3}(?:=+|-+)[ \t]*$| {1,3}(?:#|`{3}|~{3})"
+    r"^(?: {0,3}<(?!!--)| {0,3}(?:=+|-+)[ \t]*$| {1,3}(?:#|`{3}|~{3}|<!--)"
     r"|#{1,6}(?:[ \t]*|[ \t].*#[ \t]*|[ \t].*\\.*)$)",
     re.MULTILINE,
 )
