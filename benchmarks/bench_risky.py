@@ -113,7 +113,9 @@ def main() -> int:
         "--heldout", action="store_true", help="also score the first held-out set (tuning use since issue 29)"
     )
     parser.add_argument(
-        "--heldout2", action="store_true", help="also score the second held-out set (tuning use since issue 29)"
+        "--heldout2",
+        action="store_true",
+        help="also score the second held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
         "--heldout3", action="store_true", help="also score the third held-out set (only at the end)"
