@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 
-from homeostat.core.scanners.canonical import canonical
+from homeostat.core.scanners.canonical import canonical, other_readings
 from homeostat.core.scanners.decoded import decoded_payloads
 from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.families import family_hits
@@ -395,6 +395,8 @@ def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: b
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
         found += _reading_hits(_changed_lines(plain.text, canon), seen)
+    for other in other_readings(plain.text):  # where a disguise reads two ways
+        found += _reading_hits(_changed_lines(canon, other), seen)
     if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
         found += _decoded_hits(plain.text, allowed_domains, depth, quick=quick)
     return found

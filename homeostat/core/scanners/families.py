@@ -149,7 +149,9 @@ _SHAPES = (
         _WEAKENING_ORDER,
         "weakened-checks",
         WEAKENED,
-        _keys("fail break broken red erroring complain block pass green deadline while ship so slow when if once"),
+        _keys(
+            "fail break broken red erroring complain block pass green deadline while ship so slow when if once"
+        ),
     ),
 )
 
