@@ -75,6 +75,11 @@ _CLAUSE_BOUNDARY = re.compile(
     r"(?m:^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?\n)|:[ \t]*\n"
 )
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+# A secret echoed straight into a program's standard input option (`echo "$TOKEN" | docker login
+# --password-stdin`, `| gh auth login --with-token`): the way to keep it off the command line, not a print.
+_STDIN_SECRET = re.compile(
+    r"[^|\n]{0,40}\|\s*[^|;&\n]{0,120}?(?:--[\w-]*stdin\b|--with-token\b|--token-stdin\b|--password-file[= ]+-(?!\w))"
+)
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
 
 
@@ -263,6 +268,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
             if rule.kind == "credential-handling" and (
                 SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
+                or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue
             seen.add((rule.kind, doc.line_of(s)))
