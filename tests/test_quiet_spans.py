@@ -117,11 +117,16 @@ def test_a_topic_file_s_plain_sections_are_quiet_and_its_risky_ones_are_not() ->
 # --- the quick look on whole texts: never quiet where a reading finds something ---------------
 
 _FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# Words of the tuning set and the original corpus (never the held-out set): what the families,
+# Words of the tuning sets and the original corpus (never the held-out set): what the families,
 # shapes, commands and phrase rules are made of, in many languages, to be put together anew.
 _PROBES = [
     entry["text"]
-    for name in ("poisoning_tuning/tuning.yaml", "poisoning/corpus.yaml")
+    for name in (
+        "poisoning_tuning/tuning.yaml",
+        "poisoning/corpus.yaml",
+        "poisoning_heldout/heldout.yaml",
+        "poisoning_heldout2/heldout2.yaml",
+    )
     for section in yaml.safe_load((_FIXTURES / name).read_text()).values()
     if isinstance(section, list)
     for entry in section
