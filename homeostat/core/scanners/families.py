@@ -226,9 +226,32 @@ def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     return bool(_LATE_NEGATION.search(text, at[1], min(sentence.end, at[1] + _LATE_REACH)))
 
 
+# "Without" in the languages whose telling it negates: "never deploy without telling the user" orders the
+# telling (a double negative), "deploy without telling the user" keeps it back.
+_WITHOUT = re.compile(
+    r"(?<![^\W_])(?:without|sans|ohne|sin|sem|senza|zonder|bez|utan|uden|uten|ilman|nélkül|fără|χωρίσ|без|tanpa|bila|بدون|دون|בלי|ללא)\s*$"
+)
+
+
 def _tell_kept_back(text: str, s: _Sentence) -> bool:
-    """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling."""
-    return any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
+    """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling; not "never … without telling"."""
+    return any(
+        (_negated(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at)
+        for at in s.found["tell"]
+    )
+
+
+def _double_without(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """The telling follows "without" (a word or two on) and another negation comes before that."""
+    before = text[s.start : at[0]]
+    words = before.split()
+    for back in (1, 2, 3):
+        if len(words) < back:
+            break
+        head = " ".join(words[:-back])
+        if _WITHOUT.search(" ".join(words[: len(words) - back + 1])):
+            return concept("neg").search(head) is not None
+    return False
 
 
 def _rules_voided(text: str, s: _Sentence) -> bool:
