@@ -41,8 +41,9 @@ _UNDERSCORE_EMPHASIS = re.compile(r"_(?<![\w]_)_*(?=[^\W_])|_(?<=[^\W_]_)_*(?![\
 _STRIKE = re.compile(r"~~")
 # Struck-through or code-quoted letters inside a word (`Ign~~x~~ore`, ``Dis`re`gard``): a reader skips
 # the struck ones and joins the quoted ones to the word around them.
-_STRUCK_IN_WORD = re.compile(r"(?<=[^\W_])~~[^~\n]{1,20}~~(?=[^\W_])")
-_CODE_IN_WORD = re.compile(r"(?<=[^\W_])`([^`\s]{1,30})`(?=[^\W_])")
+# (Each starts with its mark and looks behind past it, so the engine skips ahead to one.)
+_STRUCK_IN_WORD = re.compile(r"~~(?<=[^\W_]~~)[^~\n]{1,20}~~(?=[^\W_])")
+_CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
 # A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
 _SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
@@ -60,6 +61,9 @@ _FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word ho
 _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
+_LETTER_BY_1 = re.compile(
+    r"1(?:(?<=[^\W\d_]1)|(?=[^\W\d_]))"
+)  # a `1` a letter touches: leetspeak may hold it
 
 
 @lru_cache(maxsize=1)
@@ -193,7 +197,7 @@ def other_readings(text: str) -> list[str]:
     first = canonical(text)
     found: list[str] = []
     undisguised = _undisguised(text)
-    if "1" in undisguised:
+    if "1" in undisguised and _LETTER_BY_1.search(undisguised):
         found.append(_fold_leet(undisguised, LEET_L))
     if "~~" in text:
         found.append(_fold_leet(_undisguised(text, struck=True)))

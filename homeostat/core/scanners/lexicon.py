@@ -1595,9 +1595,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     "secret_ml": (
         r"credentials?\b",
         r"\.env\b",
-        r"api[\s_-]?keys?",
+        r"api\s+keys?",
         r"access\s+keys?",
-        r"ssh[\s-]?(?:keys?|nøkl|nøgl)",
+        r"ssh\s+keys?",
+        r"ssh-nøkl",
+        r"ssh-nøgl",
         r"private\s+keys?",
         r"διαπιστευτήρι",
         r"κωδικ\w*\s+πρόσβασησ",
