@@ -267,6 +267,12 @@ def _not_negated(name: str) -> Callable[[str, _Sentence], bool]:
     return lambda text, s: not _negated(text, s, s.first(name))
 
 
+def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
+    """An order to ignore, not a file git ignores ("the git-ignored `.homeostat/` folder")."""
+    at = s.first("ignore")
+    return not text.startswith("ignored", at[0]) and not _negated(text, s, at)
+
+
 def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
     at = s.first("no_confirm")[0]
     return not _negated(text, s, (at, at))
@@ -302,7 +308,7 @@ _ORDERS = (
     _Order("ignore", ("instructions",), ("prior", "all", "your", "user", "system")),
     _Order("ignore", ("rules_en",), ("prior", "your", "user", "system")),
     _Order("ignore", ("agent_orders",)),
-    _Order("ignore", ("homeostat",)),
+    _Order("ignore", ("homeostat",), ("rules_en", "served"), test=_ordered_to_ignore),
     _Order("no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system")),
     _Order("tell", ("user",), test=_tell_kept_back),
     _Order("hide_from_user", test=_not_negated("hide_from_user")),

@@ -935,6 +935,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     # English `rules`, which a rule's own text names all the time: only with whose they are (your, the
     # previous, the system's, the user's) an object of `ignore`.
     "rules_en": (r"rules?\b",),
+    # What Homeostat gives an agent, as an object of `ignore` ("ignore whatever homeostat context says").
+    "served": (r"context\b", r"says\b", r"returns\b", r"serves\b", r"advice\b", r"tells\b", r"suggests\b"),
     "kb_rules": (
         r"team\s+rules",
         r"(?:homeostat'?s?|kb'?s?|knowledge\s+base'?s?)\s+rules",
@@ -1460,8 +1462,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "인증",
     ),
     "expose_ml": (
-        r"exfiltrat",
-        r"exfiltr",
+        r"exfiltrate\b",
         r"lad(?:e|en)\s+(?:\S+\s+){0,8}hoch",
         r"hochlad",
         r"upload(?:e|en)\b",
