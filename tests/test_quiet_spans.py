@@ -134,6 +134,7 @@ _PROBES = [
 ]
 _WORDS = sorted({word for text in _PROBES for word in text.split()})
 _LEET = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5", "t": "7"})
+_LEET_L = str.maketrans({"o": "0", "l": "1", "e": "3", "a": "4", "s": "5"})
 # What the canonical reading undoes, done to one word.
 _DISGUISES: list[Callable[[str], str]] = [
     lambda w: w,
@@ -144,6 +145,9 @@ _DISGUISES: list[Callable[[str], str]] = [
     lambda w: "-".join(w),
     lambda w: "_" + w + "_",
     lambda w: w[:2] + "~~" + w[2:],
+    lambda w: w[:2] + "~~q~~" + w[2:],  # a struck letter that is noise
+    lambda w: w[:2] + "`" + w[2:4] + "`" + w[4:] if len(w) > 4 else w,  # a code span inside the word
+    lambda w: w.translate(_LEET_L),
     str.upper,
     lambda w: w[:1] + "".join(f"&#{ord(c)};" for c in w[1:2]) + w[2:],  # an entity hides a letter
     lambda w: w.replace(".", "&#46;").replace("/", "&#47;").replace("|", "&#124;"),
