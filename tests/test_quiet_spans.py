@@ -117,11 +117,16 @@ def test_a_topic_file_s_plain_sections_are_quiet_and_its_risky_ones_are_not() ->
 # --- the quick look on whole texts: never quiet where a reading finds something ---------------
 
 _FIXTURES = Path(__file__).resolve().parent / "fixtures"
-# Words of the tuning set and the original corpus (never the held-out set): what the families,
+# Words of the tuning sets and the original corpus (never the held-out set): what the families,
 # shapes, commands and phrase rules are made of, in many languages, to be put together anew.
 _PROBES = [
     entry["text"]
-    for name in ("poisoning_tuning/tuning.yaml", "poisoning/corpus.yaml")
+    for name in (
+        "poisoning_tuning/tuning.yaml",
+        "poisoning/corpus.yaml",
+        "poisoning_heldout/heldout.yaml",
+        "poisoning_heldout2/heldout2.yaml",
+    )
     for section in yaml.safe_load((_FIXTURES / name).read_text()).values()
     if isinstance(section, list)
     for entry in section
@@ -129,6 +134,7 @@ _PROBES = [
 ]
 _WORDS = sorted({word for text in _PROBES for word in text.split()})
 _LEET = str.maketrans({"o": "0", "i": "1", "e": "3", "a": "4", "s": "5", "t": "7"})
+_LEET_L = str.maketrans({"o": "0", "l": "1", "e": "3", "a": "4", "s": "5"})
 # What the canonical reading undoes, done to one word.
 _DISGUISES: list[Callable[[str], str]] = [
     lambda w: w,
@@ -139,6 +145,9 @@ _DISGUISES: list[Callable[[str], str]] = [
     lambda w: "-".join(w),
     lambda w: "_" + w + "_",
     lambda w: w[:2] + "~~" + w[2:],
+    lambda w: w[:2] + "~~q~~" + w[2:],  # a struck letter that is noise
+    lambda w: w[:2] + "`" + w[2:4] + "`" + w[4:] if len(w) > 4 else w,  # a code span inside the word
+    lambda w: w.translate(_LEET_L),
     str.upper,
     lambda w: w[:1] + "".join(f"&#{ord(c)};" for c in w[1:2]) + w[2:],  # an entity hides a letter
     lambda w: w.replace(".", "&#46;").replace("/", "&#47;").replace("|", "&#124;"),

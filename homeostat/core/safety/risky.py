@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 
-from homeostat.core.scanners.canonical import canonical
+from homeostat.core.scanners.canonical import canonical, other_readings
 from homeostat.core.scanners.decoded import decoded_payloads
 from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.families import family_hits
@@ -75,6 +75,11 @@ _CLAUSE_BOUNDARY = re.compile(
     r"(?m:^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?\n)|:[ \t]*\n"
 )
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+# A secret echoed straight into a program's standard input option (`echo "$TOKEN" | docker login
+# --password-stdin`, `| gh auth login --with-token`): the way to keep it off the command line, not a print.
+_STDIN_SECRET = re.compile(
+    r"[^|\n]{0,40}\|\s*[^|;&\n]{0,120}?(?:--[\w-]*stdin\b|--with-token\b|--token-stdin\b|--password-file[= ]+-(?!\w))"
+)
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
 
 
@@ -263,6 +268,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
             if rule.kind == "credential-handling" and (
                 SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
+                or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue
             seen.add((rule.kind, doc.line_of(s)))
@@ -395,6 +401,8 @@ def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: b
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
         found += _reading_hits(_changed_lines(plain.text, canon), seen)
+    for other in other_readings(plain.text):  # where a disguise reads two ways
+        found += _reading_hits(_changed_lines(canon, other), seen)
     if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
         found += _decoded_hits(plain.text, allowed_domains, depth, quick=quick)
     return found

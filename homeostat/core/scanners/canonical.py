@@ -13,7 +13,11 @@ read again with:
   kept), and code spans split to hide a word (`` `--in``secure` ``) joined;
 - letter-spaced words joined (`c u r l`, `P.R.I.N.T`, `i-g-n-o-r-e`, `y_o_u`), and runs of blanks
   read as one;
-- leetspeak folded in words that mix letters and digits (`pr3v10u5` → `previous`).
+- leetspeak folded in words that mix letters and digits (`pr3v10u5` → `previous`);
+- code-quoted letters inside a word joined to it (``Dis`re`gard``).
+
+Where a disguise reads two ways, `other_readings` gives the other: leetspeak's `1` as `l` (`ru135`
+→ `rules`), and the letters struck through inside a word dropped (`Ign~~x~~ore`).
 
 Newlines stay where they are, so a line of the canonical reading is the same line of the original.
 Every step is one pass of a regex whose matches cannot overlap: linear in the text.
@@ -35,12 +39,21 @@ _WORD = re.compile(r"[^\W_]+")
 _STAR_EMPHASIS = re.compile(r"\*(?:(?<=[^\W_]\*)\**|(?<=`\*)\**|\**(?=[^\W_]|`))")
 _UNDERSCORE_EMPHASIS = re.compile(r"_(?<![\w]_)_*(?=[^\W_])|_(?<=[^\W_]_)_*(?![\w])")
 _STRIKE = re.compile(r"~~")
+# Struck-through or code-quoted letters inside a word (`Ign~~x~~ore`, ``Dis`re`gard``): a reader skips
+# the struck ones and joins the quoted ones to the word around them.
+# (Each starts with its mark and looks behind past it, so the engine skips ahead to one.)
+_STRUCK_IN_WORD = re.compile(r"~~(?<=[^\W_]~~)[^~\n]{1,20}~~(?=[^\W_])")
+_CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
+# A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
+_SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
 _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
 LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+# `1` stands for `l` as often as for `i` (`ru135` is `rules`): the second reading folds it so.
+LEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
@@ -48,6 +61,9 @@ _FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word ho
 _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
+_LETTER_BY_1 = re.compile(
+    r"1(?:(?<=[^\W\d_]1)|(?=[^\W\d_]))"
+)  # a `1` a letter touches: leetspeak may hold it
 
 
 @lru_cache(maxsize=1)
@@ -62,7 +78,9 @@ def _prototypes() -> dict[str, str]:
             continue
         latin = [h["c"] for h in homoglyphs if len(h["c"]) == 1 and h["c"].isascii() and h["c"].isalnum()]
         if latin:
-            found[char] = latin[0]
+            # TS #39's skeleton is `l` for I, l and 1 alike; a capital (Greek `Ι`, Cyrillic `І`) is read as
+            # the capital it looks like, so `Ιgnore` is `Ignore`, not `lgnore`
+            found[char] = "I" if latin[0] == "l" and char.isupper() else latin[0]
     return found
 
 
@@ -91,7 +109,7 @@ def _joined(match: re.Match[str]) -> str:
     return match.group(0)[::2].lower()
 
 
-def _fold_leet(text: str) -> str:
+def _fold_leet(text: str, table: dict[int, str] = LEET) -> str:
     """Each word (a run of word characters and `@$!`) that holds a digit or `@$!` read by `_leet`: the
     words are found from those characters (rare in prose), not by reading every word."""
     pieces: list[str] = []
@@ -103,7 +121,7 @@ def _fold_leet(text: str) -> str:
         while start > last and (text[start - 1].isalnum() or text[start - 1] in "_@$!"):
             start -= 1
         end = _WORD_ON.match(text, found.end()).end()  # type: ignore[union-attr]  # it matches ""
-        pieces += [text[last:start], _leet(text[start:end])]
+        pieces += [text[last:start], _leet(text[start:end], table)]
         last = end
     if not pieces:
         return text
@@ -111,7 +129,7 @@ def _fold_leet(text: str) -> str:
     return "".join(pieces)
 
 
-def _leet(word: str) -> str:
+def _leet(word: str, table: dict[int, str] = LEET) -> str:
     if (
         word.isdigit()
         or word.startswith(("0x", "0X"))
@@ -120,7 +138,7 @@ def _leet(word: str) -> str:
     ):
         return word
     inner = word[0] + word[1:-1].translate(_LEET_INNER) + word[-1] if len(word) > 2 else word
-    return inner.translate(LEET)
+    return inner.translate(table)
 
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
@@ -144,6 +162,8 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
         while at >= 0:
             yield at, at + len(mark)
             at = text.find(mark, at + 1)
+    if "`" in text:
+        yield from (m.span() for m in _CODE_IN_WORD.finditer(text))
     if not text.isascii():
         yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
     classes = text.encode("ascii", "replace").translate(_CLASSES)
@@ -155,33 +175,58 @@ def joins_words(text: str) -> bool:
     return next(joining_marks(text), None) is not None
 
 
-def run_reading(run: str) -> str:
+def run_reading(run: str, table: dict[int, str] = LEET) -> str:
     """`canonical` of one run of word characters and `@$!+/=-` (no space in it) in a text where
     nothing joins it to its neighbours (`joins_words` is False): emphasis underscores dropped,
-    leetspeak folded."""
+    leetspeak folded (`table`: `LEET`, or `LEET_L` for the second reading's `1` as `l`)."""
     out = _UNDERSCORE_EMPHASIS.sub("", run) if "_" in run else run
-    return _fold_leet(out)
+    return _fold_leet(out, table)
 
 
 @lru_cache(maxsize=16)  # the quick look and the readings ask for the same text's, one after the other
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""
+    return _fold_leet(_undisguised(text))
+
+
+def other_readings(text: str) -> list[str]:
+    """The canonical reading's variants where a disguise reads two ways, each unlike `canonical(text)`:
+    leetspeak's `1` as `l` (`ru135` → `rules`), and the letters struck through inside a word dropped
+    (`Ign~~x~~ore`; the first reading keeps them, as in `prev~~i~~ous`)."""
+    first = canonical(text)
+    found: list[str] = []
+    undisguised = _undisguised(text)
+    if "1" in undisguised and _LETTER_BY_1.search(undisguised):
+        found.append(_fold_leet(undisguised, LEET_L))
+    if "~~" in text:
+        found.append(_fold_leet(_undisguised(text, struck=True)))
+    return [reading for reading in dict.fromkeys(found) if reading != first]
+
+
+@lru_cache(maxsize=16)
+def _undisguised(text: str, *, struck: bool = False) -> str:
+    """Every step of the canonical reading but leetspeak's (`struck`: letters struck through inside a
+    word dropped)."""
     out = fold_confusables(text)
     if "*" in out:
         out = _STAR_EMPHASIS.sub("", out)
     if "_" in out:
         out = _UNDERSCORE_EMPHASIS.sub("", out)
     if "~~" in out:
-        out = _STRIKE.sub("", out)
+        out = _STRIKE.sub("", _STRUCK_IN_WORD.sub("", out) if struck else out)
+    if "`" in out:
+        out = _CODE_IN_WORD.sub(r"\1", out)
     if "<" in out:
         out = _INLINE_TAG.sub("", out)
     if "``" in out:
         out = _JOINED_CODE.sub("", out)
     if not out.isascii() or _spaced_candidate(out):
-        out = _SPACED.sub(_joined, out)
-    out = _BLANKS.sub(" ", out)
-    return _fold_leet(out)
+        joined = _SPACED.sub(_joined, out)
+        if joined != out and ". " in joined:
+            joined = _SPACED_DOT.sub(".", joined)
+        out = joined
+    return _BLANKS.sub(" ", out)
 
 
 def _spaced_candidate(text: str) -> bool:

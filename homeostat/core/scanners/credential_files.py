@@ -1,5 +1,6 @@
 """Passwords in the shapes of credential files, which name no key before the value: a `.netrc` entry
-(`machine h login u password p`, on one line or several) and a `.pgpass` line
+(`machine h login u password p`, on one line or several) and a `.pgpass` line (alone on its line, or
+quoted in a code span of prose)
 (`hostname:port:database:username:password`). Both read the whole text, in one pass each.
 """
 
@@ -59,6 +60,18 @@ def netrc_passwords(text: str, lowered: str) -> Iterator[Found]:
 _PORT_FIELD = re.compile(r":(?:\d{1,5}|\*):")
 
 
+# The same line quoted in a code span of prose (`` Put `db:5432:ledger:app:pw` in ~/.pgpass ``): its fields
+# hold no backtick, so each try stops at the next one.
+_SPAN_FIELD = r"(?:[^:\s\\`]|\\.){1,128}"
+_PGPASS_SPAN = re.compile(
+    r"`(?:[A-Za-z0-9_.\-]{1,253}|\*):(?:\d{1,5}|\*):"
+    + _SPAN_FIELD
+    + ":"
+    + _SPAN_FIELD
+    + r":((?:[^:\s\\`]|\\.){1,256})`"
+)
+
+
 def pgpass_lines(text: str, lowered: str) -> Iterator[Found]:
     line_end = -1
     for port in _PORT_FIELD.finditer(text):
@@ -68,6 +81,8 @@ def pgpass_lines(text: str, lowered: str) -> Iterator[Found]:
         line_end = text.find("\n", port.end())
         line_end = len(text) if line_end < 0 else line_end
         m = _PGPASS.match(text, start, line_end)
+        if m is None and "`" in text[start:line_end]:
+            m = _PGPASS_SPAN.search(text, start, line_end)
         if m is not None and password_ok(m.group(1), quoted=False):
             yield Found("pgpass-password", m.start(1), m.end(1), RANK_KEYED)
 

@@ -1,6 +1,8 @@
 """Text hidden in an encoding, decoded so the risky-content families can read it too: base64 (and its
-URL-safe form), hex byte runs, `\\x63`/`\\143`/`\\u0063` escapes, percent-encoding, and ROT13 where
-the text names it.
+URL-safe form, and UTF-16 text in it, as PowerShell's `-EncodedCommand` takes), base32, hex byte runs,
+`\\x63`/`\\143`/`\\u0063` escapes (a run alone, and each line with its escapes decoded in place, so
+`$'\\x63\\x75\\x72\\x6c -s … | sh'` reads `curl -s … | sh`), `String.fromCharCode(99, …)`,
+percent-encoding, and ROT13 where the text names it.
 
 Only what decodes to readable text is kept (a key, a hash or an image decodes to bytes no one reads),
 so tokens and digests are left alone. Each run is found with one regex pass: linear in the text.
@@ -21,6 +23,9 @@ _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3}|\\u[0-9A-Fa-f]{4}){4,}")
 _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\([0-7]{3})|\\u([0-9A-Fa-f]{4})")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
+_BASE32 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9+/=_-])")
+_CHAR_CODES = re.compile(r"fromCharCode\s*\(\s*(\d{1,7}(?:\s*,\s*\d{1,7}){3,})\s*\)")
+_LINE = re.compile(r"[^\n]+")
 _ROT13_NAMED = re.compile(r"\brot-?13\b", re.IGNORECASE)
 _MIN_DECODED = 8
 _SEPARATOR = re.compile(rb"[ |;/.$(){}\n]")  # a blank or a shell character: a readable text has one
@@ -39,15 +44,48 @@ def _readable(data: bytes) -> str | None:
     or a shell character (a word list, a command, a sentence)."""
     if len(data) < _MIN_DECODED or _SEPARATOR.search(data) is None:
         return None  # (the separator looked for first, in the bytes: most runs decode to noise)
+    wide = _utf16(data)  # its zero bytes already tell text from noise: fewer letters are needed
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-16-le") if wide else data.decode("utf-8")
     except UnicodeDecodeError:
         return None
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
     letters = sum(c.isalpha() for c in text)
-    if printable < 0.95 * len(text) or letters < 0.4 * len(text):
+    if printable < 0.95 * len(text) or letters < (0.25 if wide else 0.4) * len(text):
         return None
     return text
+
+
+def _utf16(data: bytes) -> bool:
+    """Little-endian UTF-16 of mostly ASCII text: a zero after nearly every other byte."""
+    return len(data) >= 2 * _MIN_DECODED and data[1::2].count(0) >= 0.9 * (len(data) // 2)
+
+
+def _from_base32(run: str) -> bytes | None:
+    body = run.rstrip("=")
+    if body.isalpha() or not any(c.isalpha() for c in body):
+        return None  # a shouted word or a number, not an encoding
+    try:
+        return base64.b32decode(body + "=" * (-len(body) % 8))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _in_place(line: str) -> str | None:
+    """The line with each run of escapes decoded where it stands, when every run decodes to printable
+    text (the command around a few escaped letters is read whole)."""
+    pieces: list[str] = []
+    last = 0
+    for m in _ESCAPES.finditer(line):
+        try:
+            decoded = _from_escapes(m.group(0)).decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if not decoded.isprintable():
+            return None
+        pieces += [line[last : m.start()], decoded]
+        last = m.end()
+    return "".join([*pieces, line[last:]]) if pieces else None
 
 
 def _from_base64(run: str) -> bytes | None:
@@ -83,6 +121,10 @@ def escape_marks(text: str) -> Iterator[tuple[int, int]]:
     while at >= 0:
         yield at, at + 1
         at = text.find("\\", at + 1)
+    at = text.find("fromCharCode")
+    while at >= 0:
+        yield at, at + len("fromCharCode")
+        at = text.find("fromCharCode", at + 1)
     if "%" in text:
         yield from (m.span() for m in _PERCENT.finditer(text))
 
@@ -96,10 +138,26 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
     for m in _HEX_RUN.finditer(text):
         if len(m.group(0)) <= _MAX_RUN and (found := _readable(bytes.fromhex(m.group(0)))):
             yield Decoded(m.start(), "hex", found)
+    for m in _BASE32.finditer(text):
+        run = m.group(0)
+        if len(run) <= _MAX_RUN and (data := _from_base32(run)) is not None and (found := _readable(data)):
+            yield Decoded(m.start(), "base32", found)
     if "\\" in text:
         for m in _ESCAPES.finditer(text):
             if len(m.group(0)) <= _MAX_RUN and (found := _readable(_from_escapes(m.group(0)))):
                 yield Decoded(m.start(), "escapes", found)
+        for line in _LINE.finditer(text):
+            if "\\" in line.group(0) and len(line.group(0)) <= _MAX_RUN:
+                decoded_line = _in_place(line.group(0))
+                if decoded_line is not None:
+                    yield Decoded(line.start(), "escapes in place", decoded_line)
+    if "fromCharCode" in text:
+        for m in _CHAR_CODES.finditer(text):
+            codes = [int(c) for c in re.findall(r"\d+", m.group(1))]
+            if len(m.group(0)) <= _MAX_RUN and all(c < 0x110000 for c in codes):
+                chars = "".join(map(chr, codes))
+                if (found := _readable(chars.encode("utf-8", "replace"))) is not None:
+                    yield Decoded(m.start(), "character codes", found)
     if "%" in text:
         for m in _PERCENT.finditer(text):
             if len(m.group(0)) <= _MAX_RUN and (found := _readable(unquote_to_bytes(m.group(0)))):

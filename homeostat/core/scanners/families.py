@@ -54,7 +54,7 @@ EXPOSE = (
 _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
-    "flag_tool", "disable_ml", "expose_ml",
+    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -77,7 +77,7 @@ _PERMISSION = re.compile(
     r"\bauto[-_]?approve\w*[\"']?\s*[:=]\s*(?:true|\[)|\bchat\.tools\.auto\w*|\balways[-_]?allow\w*[\"']?\s*[:=]|"
     r"\b(?:allowed[-_]?tools|allow|permissions\.allow|allowlist)[\"']?\s*[:=]\s*[\[{]?[^\]\n]{0,60}?(?:[\"']\*[\"']|\bbash\s*\(\s*\*\s*\)|[\"']bash[\"'])|"
     r"\bapproval[-_]?policy[\"']?\s*[:=]\s*[\"']?never\b|\bdanger[-_]full[-_]access\b|\benableallprojectmcpservers[\"']?\s*[:=]\s*true\b|"
-    r"--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
+    r"\bnopasswd\s*:\s*all\b|--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
 )
 
 # Tests and CI made to pass: the settings, then the orders.
@@ -106,7 +106,11 @@ _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark|deselect|ignore|mute|silence)\b"
     r"(?:[^.;\n]|\.(?=[\w/])){0,40}?"
     r"\b(?:failing|failed|broken|erroring|red)\s+(?:[\w-]+\s+){0,2}"
-    r"(?:tests?|specs?|assertions?|checks?|jobs?|steps?|suites?|builds?)\b",
+    r"(?:tests?|specs?|assertions?|checks?|jobs?|steps?|suites?|builds?)\b|"
+    # the failure told first, then what to do about it: "when a test fails, mark it skip and move on"
+    r"\b(?:when|if|whenever|once)\s+(?:an?\s+|the\s+|any\s+|some\s+)?(?:[\w-]+\s+)?(?:tests?|specs?|checks?|jobs?|builds?)\s+"
+    r"(?:fails?|breaks?|is\s+(?:red|failing|flaky|broken))\b[^.;\n]{0,12}?(?:,\s*|\s+then\s+)"
+    r"(?:just\s+)?(?:skip|xfail|disable|delete|remove|comment\s+out|mark\s+(?:it|them)\s+(?:as\s+|with\s+)?`?@?(?:pytest\.mark\.)?(?:skip|xfail))",
 )
 _NEGATION_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
@@ -132,7 +136,7 @@ _SHAPES = (
         PERMISSIONS,
         _keys(
             "dangerously bypass yolo full allow approv auto always danger enableallprojectmcpservers "
-            "permission grant trust yes no chat"
+            "permission grant trust yes no chat nopasswd"
         ),
     ),
     (
@@ -145,7 +149,9 @@ _SHAPES = (
         _WEAKENING_ORDER,
         "weakened-checks",
         WEAKENED,
-        _keys("fail break broken red erroring complain block pass green deadline while ship so slow"),
+        _keys(
+            "fail break broken red erroring complain block pass green deadline while ship so slow when if once"
+        ),
     ),
 )
 
@@ -220,9 +226,32 @@ def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     return bool(_LATE_NEGATION.search(text, at[1], min(sentence.end, at[1] + _LATE_REACH)))
 
 
+# "Without" in the languages whose telling it negates: "never deploy without telling the user" orders the
+# telling (a double negative), "deploy without telling the user" keeps it back.
+_WITHOUT = re.compile(
+    r"(?<![^\W_])(?:without|sans|ohne|sin|sem|senza|zonder|bez|utan|uden|uten|ilman|nélkül|fără|χωρίσ|без|tanpa|bila|بدون|دون|בלי|ללא)\s*$"
+)
+
+
 def _tell_kept_back(text: str, s: _Sentence) -> bool:
-    """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling."""
-    return any(_negated(text, s, at) or _negated_late(text, s, at) for at in s.found["tell"])
+    """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling; not "never … without telling"."""
+    return any(
+        (_negated(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at)
+        for at in s.found["tell"]
+    )
+
+
+def _double_without(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """The telling follows "without" (a word or two on) and another negation comes before that."""
+    before = text[s.start : at[0]]
+    words = before.split()
+    for back in (1, 2, 3):
+        if len(words) < back:
+            break
+        head = " ".join(words[:-back])
+        if _WITHOUT.search(" ".join(words[: len(words) - back + 1])):
+            return concept("neg").search(head) is not None
+    return False
 
 
 def _rules_voided(text: str, s: _Sentence) -> bool:
@@ -231,6 +260,17 @@ def _rules_voided(text: str, s: _Sentence) -> bool:
         or s.has("ignore")
         or re.search(r"(?:do\s+not|don'?t|never)\s+follow", text[s.start : s.end]) is not None
     )
+
+
+def _not_negated(name: str) -> Callable[[str, _Sentence], bool]:
+    """The concept's first match in the sentence is not negated ("never a plain force push")."""
+    return lambda text, s: not _negated(text, s, s.first(name))
+
+
+def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
+    """An order to ignore, not a file git ignores ("the git-ignored `.homeostat/` folder")."""
+    at = s.first("ignore")
+    return not text.startswith("ignored", at[0]) and not _negated(text, s, at)
 
 
 def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
@@ -266,8 +306,12 @@ class _Order:
 # In the order they are tried: a sentence is reported at the first that holds.
 _ORDERS = (
     _Order("ignore", ("instructions",), ("prior", "all", "your", "user", "system")),
+    _Order("ignore", ("rules_en",), ("prior", "your", "user", "system")),
+    _Order("ignore", ("agent_orders",)),
+    _Order("ignore", ("homeostat",), ("rules_en", "served"), test=_ordered_to_ignore),
+    _Order("no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system")),
     _Order("tell", ("user",), test=_tell_kept_back),
-    _Order("hide_from_user"),
+    _Order("hide_from_user", test=_not_negated("hide_from_user")),
     _Order("role_change"),
     _Order("preapproved"),
     _Order("authority"),
@@ -278,7 +322,7 @@ _ORDERS = (
     _Order("data_ref", ("exec", "trigger")),
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
-    _Order("danger", one_of=("agent", "you")),
+    _Order("danger", one_of=("agent", "you"), test=_not_negated("danger")),
     _Order("learn_tool", ("self",)),
     _Order("flag_tool", ("every_rule",)),
 )
@@ -351,7 +395,9 @@ def _negates_itself(order: str) -> bool:
     return bool(re.search(r"\b(?:unless|until|not)\b", order) or _MADE_TO_FAIL.search(order))
 
 
-_MADE_TO_FAIL = re.compile(r"\bso\s+(?:that\s+)?(?:an?\s+|the\s+|any\s+|every\s+)?[\w-]+\s+fails?$")
+_MADE_TO_FAIL = re.compile(
+    r"\bso\s+(?:that\s+)?(?:an?\s+|the\s+|any\s+|every\s+)?(?:[\w-]+\s+){1,6}?(?:fails?|breaks?)$"
+)
 
 
 def family_hits(

@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate
 
-from homeostat.core.scanners.canonical import LEET, canonical, joining_marks, joins_words, run_reading
+from homeostat.core.scanners.canonical import (
+    LEET,
+    LEET_L,
+    canonical,
+    joining_marks,
+    joins_words,
+    other_readings,
+    run_reading,
+)
 from homeostat.core.scanners.decoded import decoded_payloads, escape_marks
 from homeostat.core.scanners.domains import host_marks, occurrences
 from homeostat.core.scanners.families import SHAPES, could_fire
@@ -199,11 +207,13 @@ def _word_keys(run: str) -> frozenset[str]:
         return _keys_of_word(lowered)
     words = _ALNUM.findall(lowered)
     if "@" in run or "$" in run or "!" in run:
-        words += _ALNUM.findall(run_reading(run).lower())
+        words += _ALNUM.findall(run_reading(run).lower()) + _ALNUM.findall(run_reading(run, LEET_L).lower())
     elif _LETTER.search(lowered):
         # the canonical reading folds a word mixing letters and digits: each part with its digits
-        # read as letters (an identifier's parts are few and common; the run itself is new)
-        words += [word.translate(LEET) for word in words if not word.isalpha()]
+        # read as letters (an identifier's parts are few and common; the run itself is new), `1` as
+        # `i` and, in the second reading, as `l`
+        mixed = [word for word in words if not word.isalpha()]
+        words += [word.translate(LEET) for word in mixed] + [w.translate(LEET_L) for w in mixed if "1" in w]
     return frozenset().union(*map(_keys_of_word, set(words)))
 
 
@@ -282,7 +292,7 @@ class Look:
 def _words(text: str, *, joined: bool) -> tuple[frozenset[str], frozenset[str]]:
     """The keys the words of `text` meet (and those of its canonical reading, when `joined`: it may
     join pieces into words `run_reading` does not see), its punctuation's, and what they allow."""
-    readings = [text, canonical(text)] if joined else [text]
+    readings = [text, canonical(text), *other_readings(text)] if joined else [text]
     keys: set[str] = set()
     for reading in readings:
         keys |= _RUNS.keys(_runs(reading.encode("ascii", "replace")))  # typography is no run character

@@ -124,7 +124,10 @@ EGRESS = (
 
 
 def _words(stage: str) -> list[str]:
-    return [w.strip("\"'$(){}`").lower() for w in _TOKEN.findall(stage)]
+    """The stage's words, quotes and brackets stripped, and a sentence's closing mark (`| sh.` ends a
+    sentence of prose around the command; `.` alone is the `source` command)."""
+    words = (w.strip("\"'$(){}`").lower() for w in _TOKEN.findall(stage))
+    return [w.rstrip(".,:!?") if len(w) > 1 and w.rstrip(".,:!?") else w for w in words]
 
 
 def _command(words: list[str]) -> tuple[str, list[str]]:
