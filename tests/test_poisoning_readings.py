@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.risky import find_risks
+from homeostat.core.safety.risky import find_risks
 
 ALLOWED = ["acme.dev"]
 
