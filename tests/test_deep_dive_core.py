@@ -247,3 +247,17 @@ def test_a_rewrite_that_would_break_the_document_is_not_kept() -> None:
         kb, rule, citation, "Handlers raise.\n## Injected {#x}\n", source="deep-dive", today=TODAY
     )
     assert rewrite is None and note.startswith("the rewrite was refused: ")
+
+
+def test_an_answer_paid_for_is_used_after_an_earlier_check_was_refused_by_the_cap() -> None:
+    """The checks are asked at once: a later one can reserve its cost before an earlier one is
+    refused. Its answer was paid for, so it is acted on; the refused one is named as skipped."""
+    from homeostat.core.asker import Answered
+    from homeostat.runs.deep_dive.context import Found
+    from homeostat.runs.deep_dive.find import _asked
+
+    found = Found()
+    refused: Answered[str] = Answered(error=SpendingCapError(0.5, 0.5, "--max-cost"))
+    assert _asked(found, "merge of a into b", refused) is None
+    assert _asked(found, "merge of c into d", Answered(value="same")) == "same"
+    assert found.capped and found.skipped == ["merge of a into b"]

@@ -195,11 +195,12 @@ def check_contradictions(
 
 
 def _asked(found: Found, name: str, outcome: Answered[T]) -> T | None:
-    """One check's answer, applied in order: past the spending cap it is skipped by name, and a
-    failure or an answer that does not fit is named too. None whenever there is nothing to act on."""
-    if found.capped:
-        found.skipped.append(name)
-        return None
+    """One check's answer, applied in order: a check the spending cap refused is skipped by name, and
+    a failure or an answer that does not fit is named too. None whenever there is nothing to act on.
+
+    An answer already paid for is used even after an earlier check was refused: the checks are asked
+    at once, so a later one can reserve its cost before an earlier one is refused, and throwing its
+    answer away would pay for nothing."""
     try:
         answer = outcome.get()
     except SpendingCapError:
