@@ -65,9 +65,14 @@ def _context(kb: Path) -> list[str]:
 
 
 def _cache(kb: Path) -> dict[str, object]:
-    """Each cache file's values: a corpus, a part, the repos, the token counts."""
+    """Each cache file's values: a corpus, a part, the repos, the token counts. Not the stat key
+    (stat.json): it names this folder's files by inode and time, and is only written once the newest
+    file is two seconds old, which on a loaded machine one of two KBs made a moment apart is and the
+    other is not."""
     found: dict[str, object] = {}
     for path in sorted((kb / INDEX_DIR).iterdir()):
+        if path.name == "stat.json":
+            continue
         if path.name.endswith(".marshal"):
             found[path.name] = marshal.loads(path.read_bytes())
         elif ".part-" in path.name:
