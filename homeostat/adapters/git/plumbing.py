@@ -288,15 +288,33 @@ class Git:
             found.append((header[0].decode(), header[1].decode(), content))
         return found
 
-    def tree_entries(self, treeish: str, prefix: str = "", *, sizes: bool = False) -> list[TreeEntry]:
+    def tree_entries(
+        self, treeish: str, prefix: str = "", *, sizes: bool = False, skip: str = ""
+    ) -> list[TreeEntry]:
         """Every entry but folders under `prefix` in a tree-ish (files, links, submodules), each path
-        relative to `prefix`; with `sizes`, each blob's size too (`ls-tree -l`)."""
+        relative to `prefix`; with `sizes`, each blob's size too (`ls-tree -l`). A folder `skip` (a
+        path from the root, directly in `prefix`) is left out without being walked at all."""
         folder = prefix.strip("/")
         args = ["ls-tree", "-r", "-z", "--full-tree", *(["-l"] if sizes else []), treeish]
-        if folder:
+        skipped = skip.strip("/")
+        if skipped:
+            top = self.run(
+                "ls-tree",
+                "-z",
+                "--name-only",
+                "--full-tree",
+                treeish,
+                *(["--", folder + "/"] if folder else []),
+            )
+            names = [n.decode("utf-8", "surrogateescape") for n in top.stdout.split(b"\0") if n]
+            kept = [name for name in names if name != skipped]
+            if not kept:
+                return []
+            args += ["--", *kept]
+        elif folder:
             args += ["--", folder + "/"]
         entries: list[TreeEntry] = []
-        for entry in self.run(*args).stdout.split(b"\0"):
+        for entry in self.run(*args, env={"GIT_LITERAL_PATHSPECS": "1"}).stdout.split(b"\0"):
             if not entry:
                 continue
             meta, _, raw_path = entry.partition(b"\t")
@@ -308,7 +326,7 @@ class Git:
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The content of each blob, by its id (one `cat-file` process); a missing one is left out."""
-        unique = sorted(set(shas))
+        unique = list(dict.fromkeys(shas))  # in the order asked: a tree's order keeps delta chains warm
         return {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
 
     def read_files(self, treeish: str, prefix: str = "", *, skip: str = "") -> dict[str, bytes]:
@@ -322,7 +340,7 @@ class Git:
         folder = prefix.strip("/")
         files = [
             e
-            for e in self.tree_entries(treeish, prefix)
+            for e in self.tree_entries(treeish, prefix, skip=skip)
             if e.regular and not (skipped and f"{folder}/{e.path}".lstrip("/").startswith(skipped))
         ]
         contents = self.blobs(e.sha for e in files)
