@@ -1,7 +1,7 @@
 """A year of state: what a 10-PR daily run costs when `homeostat/state` holds a year of decisions.
 
     .venv/bin/python benchmarks/bench_state_year.py [--records 180000] [--members 1000] [--commits 50000]
-                                                    [--pulls 10] [--runs 2]
+                                                    [--pulls 10] [--runs 2] [--profile FOLDER]
 
 The state branch is generated in the layout before the archive (every record in
 `decisions/<member>.json`), as a team of `--members` left it after a year at ~500 lessons a day:
@@ -63,8 +63,16 @@ def counted(seconds):
 time.sleep = counted
 own0, kids0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 started = time.perf_counter()
+profile = None
+if sys.argv[5]:  # --profile: cProfile of the run (its imports not included)
+    import cProfile
+    profile = cProfile.Profile()
+    profile.enable()
 with GitCalls() as calls:
     code = main(["daily", "--kb", sys.argv[1]])
+if profile is not None:
+    profile.disable()
+    profile.dump_stats(sys.argv[5])
 wall = time.perf_counter() - started
 own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 json.dump({
@@ -238,6 +246,7 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=50_000)
     parser.add_argument("--pulls", type=int, default=10)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--profile", metavar="FOLDER", help="write each run's cProfile stats there")
     args = parser.parse_args()
     import homeostat
 
@@ -309,6 +318,7 @@ def main() -> int:
                         str(report),
                         str(ROOT / "tests"),
                         str(ROOT / "benchmarks"),
+                        str(Path(args.profile).resolve() / f"run-{run}.prof") if args.profile else "",
                     ],
                     cwd=scratch,  # not this checkout: `-c` puts the working folder first on sys.path
                     capture_output=True,

@@ -26,7 +26,7 @@ from pathlib import Path
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.git.work_tree import main_top_level, origin_url, top_level
 from homeostat.adapters.state.pending_store import list_pending
-from homeostat.adapters.state.state_store import tracking_ref
+from homeostat.adapters.state.state_store import live_files, tracking_ref
 from homeostat.console import Progress
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.drafting import area_for_path
@@ -307,7 +307,7 @@ def decided_keys(root: Path, config: Config) -> frozenset[str]:
         tip = git.rev_parse(tracking_ref("origin", state_branch(config.sources.base_branch)))
         if tip is None:
             return frozenset()
-        return parse_state(git.read_files(tip), tip).decided_hashes()
+        return parse_state(live_files(git, tip), tip).decided_hashes()  # the index: no archive read
     except GitError:
         return frozenset()
 

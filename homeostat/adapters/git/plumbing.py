@@ -23,7 +23,6 @@ from homeostat.core.format.readable import SYMLINK, Refused
 from homeostat.errors import GitError
 
 DEFAULT_IDENTITY = ("Homeostat", "homeostat@users.noreply.invalid")
-NULL_SHA = "0" * 40
 
 _PINNED_CONFIG = (
     "core.quotePath=false",
@@ -47,7 +46,9 @@ _MISSING_REF = re.compile(r"couldn't find remote ref (\S+)")
 _REGULAR_FILE_MODES = ("100644", "100755")
 # What a tree entry of another mode is, for the reader that refuses it (`core.format.readable`).
 _NOT_REGULAR = {"120000": SYMLINK, "160000": "a git submodule"}
-_CACHEINFO_CHUNK = 500
+_TREE_MODE = "040000"
+# What `mktree` is told each entry is, by its mode (any other mode is a blob).
+_KIND = {_TREE_MODE: "tree", "160000": "commit"}
 
 
 def redact(text: str) -> str:
@@ -109,6 +110,110 @@ def _resolve_git_dir(repo_dir: Path) -> Path:
         target = dot_git.read_text(encoding="utf-8").strip().removeprefix("gitdir:").strip()
         return (repo_dir / target).resolve()
     return repo_dir
+
+
+def _canonical_mode(raw: bytes) -> str:
+    """A tree entry's mode as git reads it (`canon_mode`), so an old tree's odd modes are written
+    back the way an index would write them."""
+    mode = int(raw, 8)
+    kind = mode & 0o170000
+    if kind == 0o100000:
+        return "100755" if mode & 0o100 else "100644"
+    return {0o040000: _TREE_MODE, 0o120000: "120000"}.get(kind, "160000")
+
+
+def _parse_tree(raw: bytes, oid_size: int) -> dict[str, tuple[str, str]]:
+    """A tree object's entries: name -> (mode, object id)."""
+    entries: dict[str, tuple[str, str]] = {}
+    pos = 0
+    while pos < len(raw):
+        space = raw.index(b" ", pos)
+        nul = raw.index(b"\0", space)
+        name = raw[space + 1 : nul].decode("utf-8", "surrogateescape")
+        entries[name] = (_canonical_mode(raw[pos:space]), raw[nul + 1 : nul + 1 + oid_size].hex())
+        pos = nul + 1 + oid_size
+    return entries
+
+
+class _Folders:
+    """The folders one commit rewrites (each folder above a changed path) and their entries.
+
+    The rest of the tree is never read: an unchanged subtree keeps its object id. The result is the
+    tree a temporary index would give (`read-tree` of the base, `update-index` of the changes,
+    `write-tree`): a folder left empty disappears, and a file where the result has a folder (or the
+    other way round) is refused rather than one of them dropped."""
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        self._entries: dict[str, dict[str, tuple[str, str]]] = {"": {}}
+        for path in paths:
+            parts = path.split("/")
+            for depth in range(1, len(parts)):
+                self._entries.setdefault("/".join(parts[:depth]), {})
+        self._children: dict[str, list[str]] = {folder: [] for folder in self._entries}
+        for folder in self._entries:
+            if folder:
+                self._children[folder.rpartition("/")[0]].append(folder)
+        self._first_added: dict[str, str] = {}  # folder -> the first path written under it
+        self._written: dict[str, str | None] = {}  # folder -> its new tree (None: left empty)
+
+    def levels(self) -> list[list[str]]:
+        """The folders by depth, the root first."""
+        by_depth: dict[int, list[str]] = {}
+        for folder in self._entries:
+            by_depth.setdefault(folder.count("/") + 1 if folder else 0, []).append(folder)
+        return [sorted(by_depth[depth]) for depth in sorted(by_depth)]
+
+    def subtree(self, folder: str) -> str | None:
+        """The folder's tree in the base, read from its parent's entries (None: not a folder there)."""
+        parent, _, name = folder.rpartition("/")
+        entry = self._entries[parent].get(name)
+        return entry[1] if entry is not None and entry[0] == _TREE_MODE else None
+
+    def load(self, folder: str, entries: dict[str, tuple[str, str]]) -> None:
+        self._entries[folder] = entries
+
+    def apply(self, path: str, blob: str | None) -> None:
+        """Write a file (`blob`) or delete one (None; nothing when there is none, or a folder)."""
+        folder, _, name = path.rpartition("/")
+        entries = self._entries[folder]
+        existing = entries.get(name)
+        if blob is None:
+            if existing is not None and existing[0] != _TREE_MODE:
+                del entries[name]
+            return
+        if existing is not None and existing[0] == _TREE_MODE and path not in self._entries:
+            raise _clash(path)  # a folder with no change in it stays a folder
+        entries[name] = ("100644", blob)
+        parts = path.split("/")
+        for depth in range(len(parts)):
+            self._first_added.setdefault("/".join(parts[:depth]), path)
+
+    def entries(self, folder: str) -> dict[str, tuple[str, str]]:
+        """The folder's entries once its changed subfolders are written."""
+        entries = dict(self._entries[folder])
+        for child in self._children[folder]:
+            name = child.rpartition("/")[2]
+            tree, existing = self._written[child], entries.get(name)
+            if tree is None:
+                if existing is not None and existing[0] == _TREE_MODE:
+                    del entries[name]
+            elif existing is not None and existing[0] != _TREE_MODE:
+                raise _clash(self._first_added.get(child, child))
+            else:
+                entries[name] = (_TREE_MODE, tree)
+        return entries
+
+    def written(self, folder: str, tree: str | None) -> None:
+        self._written[folder] = tree
+
+    def root(self) -> str:
+        root = self._written[""]
+        assert root is not None  # the root is written even when empty
+        return root
+
+
+def _clash(path: str) -> GitError:
+    return GitError(f"cannot commit {path!r}: '{path}' appears as both a file and as a directory")
 
 
 class Git:
@@ -183,15 +288,33 @@ class Git:
             found.append((header[0].decode(), header[1].decode(), content))
         return found
 
-    def tree_entries(self, treeish: str, prefix: str = "", *, sizes: bool = False) -> list[TreeEntry]:
+    def tree_entries(
+        self, treeish: str, prefix: str = "", *, sizes: bool = False, skip: str = ""
+    ) -> list[TreeEntry]:
         """Every entry but folders under `prefix` in a tree-ish (files, links, submodules), each path
-        relative to `prefix`; with `sizes`, each blob's size too (`ls-tree -l`)."""
+        relative to `prefix`; with `sizes`, each blob's size too (`ls-tree -l`). A folder `skip` (a
+        path from the root, directly in `prefix`) is left out without being walked at all."""
         folder = prefix.strip("/")
         args = ["ls-tree", "-r", "-z", "--full-tree", *(["-l"] if sizes else []), treeish]
-        if folder:
+        skipped = skip.strip("/")
+        if skipped:
+            top = self.run(
+                "ls-tree",
+                "-z",
+                "--name-only",
+                "--full-tree",
+                treeish,
+                *(["--", folder + "/"] if folder else []),
+            )
+            names = [n.decode("utf-8", "surrogateescape") for n in top.stdout.split(b"\0") if n]
+            kept = [name for name in names if name != skipped]
+            if not kept:
+                return []
+            args += ["--", *kept]
+        elif folder:
             args += ["--", folder + "/"]
         entries: list[TreeEntry] = []
-        for entry in self.run(*args).stdout.split(b"\0"):
+        for entry in self.run(*args, env={"GIT_LITERAL_PATHSPECS": "1"}).stdout.split(b"\0"):
             if not entry:
                 continue
             meta, _, raw_path = entry.partition(b"\t")
@@ -203,7 +326,7 @@ class Git:
 
     def blobs(self, shas: Iterable[str]) -> dict[str, bytes]:
         """The content of each blob, by its id (one `cat-file` process); a missing one is left out."""
-        unique = sorted(set(shas))
+        unique = list(dict.fromkeys(shas))  # in the order asked: a tree's order keeps delta chains warm
         return {sha: found[2] for sha, found in zip(unique, self._batch(unique), strict=True) if found}
 
     def read_files(self, treeish: str, prefix: str = "", *, skip: str = "") -> dict[str, bytes]:
@@ -217,7 +340,7 @@ class Git:
         folder = prefix.strip("/")
         files = [
             e
-            for e in self.tree_entries(treeish, prefix)
+            for e in self.tree_entries(treeish, prefix, skip=skip)
             if e.regular and not (skipped and f"{folder}/{e.path}".lstrip("/").startswith(skipped))
         ]
         contents = self.blobs(e.sha for e in files)
@@ -296,39 +419,73 @@ class Git:
     ) -> str:
         """A new commit: `base`'s tree with `changes` applied (None deletes a file); returns its sha.
 
-        Built in a throwaway index file, so the repository's HEAD, index and work tree are untouched and
-        no ref moves. `parents` defaults to `[base]` (none for an orphan commit when `base` is None).
+        Only the folders holding a change are rewritten (`_Folders`); every other subtree is `base`'s
+        own object, so a commit to a branch of 14,000 files costs what its few changes cost. No index
+        is used and no ref moves, so the repository's HEAD, index and work tree are untouched.
+        `parents` defaults to `[base]` (none for an orphan commit when `base` is None).
         """
         paths = sorted(_check_path(path) for path in changes)
         written = [path for path in paths if changes[path] is not None]
         with tempfile.TemporaryDirectory(prefix="homeostat-git-") as scratch_dir:
-            scratch = Path(scratch_dir)
-            env = {"GIT_INDEX_FILE": str(scratch / "index")}
-            if base is not None:
-                self.run("read-tree", f"{base}^{{tree}}", env=env)
             blobs = dict(
-                zip(written, self._hash_blobs([changes[p] or b"" for p in written], scratch), strict=True)
+                zip(
+                    written,
+                    self._hash_blobs([changes[p] or b"" for p in written], Path(scratch_dir)),
+                    strict=True,
+                )
             )
-            self._remove_from_index([path for path in paths if path not in blobs], env)
-            self._add_to_index(blobs, env)
-            tree = self.run("write-tree", env=env).stdout.decode().strip()
+        folders = _Folders(paths)
+        self._read_folders(base, folders)
+        for path in paths:
+            folders.apply(path, blobs.get(path))
+        tree = self._write_folders(folders)
         return self._commit_tree(
             tree, [base] if parents is None and base else list(parents or []), message, author
         )
 
-    def _remove_from_index(self, paths: Sequence[str], env: Mapping[str, str]) -> None:
-        if paths:
-            info = "".join(f"0 {NULL_SHA}\t{path}\0" for path in paths).encode("utf-8", "surrogateescape")
-            self.run("update-index", "-z", "--index-info", input=info, env=env)
+    def _read_folders(self, base: str | None, folders: _Folders) -> None:
+        """Each changed folder's entries at `base`, read level by level from the root (one `cat-file`
+        a level, by object id, so no path is ever parsed by git)."""
+        if base is None:
+            return
+        found = self._batch([f"{base}^{{tree}}"])[0]
+        if found is None or found[1] != "tree":
+            raise GitError(f"cannot commit on {base!r}: it is not a commit or a tree")
+        folders.load("", _parse_tree(found[2], len(found[0]) // 2))
+        for level in folders.levels()[1:]:
+            wanted = [(folder, sha) for folder in level if (sha := folders.subtree(folder)) is not None]
+            trees = self._batch(sha for _, sha in wanted)
+            for (folder, _), tree in zip(wanted, trees, strict=True):
+                if tree is not None and tree[1] == "tree":
+                    folders.load(folder, _parse_tree(tree[2], len(tree[0]) // 2))
 
-    def _add_to_index(self, blobs: Mapping[str, str], env: Mapping[str, str]) -> None:
-        """`--cacheinfo` refuses a file clashing with a folder; `--index-info` would drop one silently."""
-        entries = [f"100644,{sha},{path}" for path, sha in blobs.items()]
-        for start in range(0, len(entries), _CACHEINFO_CHUNK):
-            args = ["update-index", "--add"]
-            for entry in entries[start : start + _CACHEINFO_CHUNK]:
-                args += ["--cacheinfo", entry]
-            self.run(*args, env=env)
+    def _write_folders(self, folders: _Folders) -> str:
+        """Write the changed folders deepest first (one `mktree --batch` a level); the root tree."""
+        for level in reversed(folders.levels()):
+            entries = {folder: folders.entries(folder) for folder in level}
+            kept = [folder for folder in level if entries[folder] or folder == ""]
+            request = b"".join(
+                b"".join(
+                    f"{mode} {_KIND.get(mode, 'blob')} {sha}\t{name}\0".encode("utf-8", "surrogateescape")
+                    for name, (mode, sha) in sorted(entries[folder].items())
+                )
+                + b"\0"
+                for folder in kept
+            )
+            made = (
+                {}
+                if not kept
+                else dict(
+                    zip(
+                        kept,
+                        self.run("mktree", "-z", "--batch", input=request).stdout.decode().split(),
+                        strict=True,
+                    )
+                )
+            )
+            for folder in level:
+                folders.written(folder, made.get(folder))
+        return folders.root()
 
     def _commit_tree(
         self, tree: str, parents: Sequence[str], message: str, author: tuple[str, str] | None

@@ -11,6 +11,7 @@ import random
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
+from pathlib import Path
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.core.state.archive import ARCHIVE_DIR, ARCHIVE_FILE, Compaction, compact
@@ -37,10 +38,20 @@ def fetch_state_tip(git: Git, remote: str = "origin", branch: str = STATE_BRANCH
     return git.rev_parse(ref)
 
 
+# The blobs of the last live read, by object id: a run reads the branch before each of its writes and
+# most files are the same blobs every time, so only the changed ones are read again.
+_LAST_READ: list[tuple[Path, dict[str, bytes]]] = []
+
+
 def live_files(git: Git, tip: str) -> dict[str, bytes]:
-    """The branch's files outside the archive: what a run reads and merges into (the archive is read
-    only when a reader asks for a month, see `git_archive`)."""
-    return git.read_files(tip, skip=ARCHIVE_DIR)
+    """The branch's files outside the archive: what a run reads and merges into (the archive is never
+    listed or read here, only when a reader asks for a month, see `git_archive`)."""
+    entries = [entry for entry in git.tree_entries(tip, skip=ARCHIVE_DIR) if entry.regular]
+    known = _LAST_READ[0][1] if _LAST_READ and _LAST_READ[0][0] == git.git_dir else {}
+    contents = {entry.sha: known[entry.sha] for entry in entries if entry.sha in known}
+    contents.update(git.blobs(entry.sha for entry in entries if entry.sha not in contents))
+    _LAST_READ[:] = [(git.git_dir, contents)]
+    return {entry.path: contents[entry.sha] for entry in entries}
 
 
 def git_archive(git: Git, tip: str, branch: str = STATE_BRANCH) -> Archive:
