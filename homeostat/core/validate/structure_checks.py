@@ -10,6 +10,7 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from itertools import chain, compress, repeat
 from operator import gt
+from typing import NamedTuple
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.cost.token_counts import TokenCounts
@@ -548,31 +549,62 @@ def _rules_by_id(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
 def _near_duplicates(kb: KB) -> list[Finding]:
     """Pairs teaching the same lesson, within one repo or against core, found through rare shared words."""
     live = [r for r in kb.rules if r.meta.status != "retired"]
-    # Every rule's content words as numbers, one rule after another in one array (rule i's are
-    # words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
-    # memory of sets of strings, and a third of that of an array, tuple or list per rule.
+    words, starts = _content_words(live)
+    rare_words = _rare_words(words, len(live))
+    group, width = _pair_groups(live)
+    index = _rare_index(words, starts, rare_words, group, width)
+    del rare_words
+    return _near_pairs(live, words, starts, index, group, width)
+
+
+def _content_words(live: list[Rule]) -> tuple[array[int], array[int]]:
+    """Every rule's content words as numbers, one rule after another in one array (rule i's are
+    words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
+    memory of sets of strings, and a third of that of an array, tuple or list per rule."""
     numbers = ContentWordNumbers()
     words, starts = array("I"), array("L", [0])
     for rule in live:
         words.extend(numbers.of(f"{rule.title}\n{rule.rule}"))
         starts.append(len(words))
-    del numbers
+    return words, starts
+
+
+def _rare_words(words: array[int], rules: int) -> set[int]:
+    """Words in a few rules only: a word in one rule pairs it with none, and a common word would pair
+    too many rules to compare."""
     rules_with = Counter(words)
-    common = min(max(20, len(live) // 50), RARE_WORD_RULES)
-    rare_words = {word for word, n in rules_with.items() if 2 <= n <= common}
-    del rules_with  # a word in one rule pairs it with none
-    # Rules pair within one repo or with core, so each rare word's postings are kept per group (core
-    # is group 0, each repo one more) and a rule counts only the groups it may pair with: the same
-    # pairs, the same shared-word counts, without counting the pairs across repos only to drop them.
+    common = min(max(20, rules // 50), RARE_WORD_RULES)
+    return {word for word, n in rules_with.items() if 2 <= n <= common}
+
+
+def _pair_groups(live: list[Rule]) -> tuple[array[int], int]:
+    """Each rule's group (core is group 0, each repo one more) and the number of groups. Rules pair
+    within one repo or with core, so each rare word's postings are kept per group and a rule counts
+    only the groups it may pair with: the same pairs, the same shared-word counts, without counting
+    the pairs across repos only to drop them."""
     repos: dict[str, int] = {}
     group = array("I")
     for rule in live:
         group.append(0 if rule.area == CORE_AREA else repos.setdefault(repo_of(rule.area), len(repos) + 1))
-    width = len(repos) + 1
-    # word * width + group -> that group's rules with the word, ascending
+    return group, len(repos) + 1
+
+
+class _RareIndex(NamedTuple):
+    """Each rule's rare words (rule i's are rare[starts[i]:starts[i + 1]]) and the postings: word *
+    width + group -> that group's rules with the word, ascending."""
+
+    rare: array[int]
+    starts: array[int]
+    postings: dict[int, array[int]]
+
+
+def _rare_index(
+    words: array[int], starts: array[int], rare_words: set[int], group: array[int], width: int
+) -> _RareIndex:
+    """The rare words of each rule, and the rules with each rare word in each group."""
     postings: dict[int, array[int]] = {}
     rare, rare_starts = array("I"), array("L", [0])
-    for i in range(len(live)):
+    for i in range(len(starts) - 1):
         mine = [word for word in words[starts[i] : starts[i + 1]] if word in rare_words]
         rare.extend(mine)
         rare_starts.append(len(rare))
@@ -582,7 +614,20 @@ def _near_duplicates(kb: KB) -> list[Finding]:
                 postings[key].append(i)
             else:
                 postings[key] = array("I", [i])
-    del rare_words
+    return _RareIndex(rare, rare_starts, postings)
+
+
+def _near_pairs(
+    live: list[Rule],
+    words: array[int],
+    starts: array[int],
+    index: _RareIndex,
+    group: array[int],
+    width: int,
+) -> list[Finding]:
+    """Each later rule sharing two rare words or more with a rule, compared as `same_lesson` does;
+    a pair whose facts differ (`distinct_facts`) is not a duplicate."""
+    rare, rare_starts, postings = index
     found: list[Finding] = []
     every_group = range(width)
     with_core = 0 in group  # without core rules a repo's rules look up their own group alone
