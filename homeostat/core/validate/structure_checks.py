@@ -26,7 +26,7 @@ from homeostat.core.hosts import (
 )
 from homeostat.core.kb import KB, KNOWLEDGE
 from homeostat.core.render.rule import rule_view
-from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Rule
+from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Provenance, Rule
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.served import field_problems
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts
@@ -357,9 +357,8 @@ def check_documents(kb: KB) -> list[Finding]:
 
 
 def _section_findings(document: Document, section: DocSection, text: str) -> list[Finding]:
-    line, section_id, p, body = section.line, section.id, section.provenance, section.body
-    found: list[Finding] = []
-    if p is None:
+    line, section_id, body = section.line, section.id, section.body
+    if section.provenance is None:
         return [
             error(
                 "document",
@@ -368,33 +367,7 @@ def _section_findings(document: Document, section: DocSection, text: str) -> lis
                 f"section {{#{section_id}}} must start with <!-- homeostat: source=… updated=… -->",
             )
         ]
-    if p.source not in DOC_SOURCES:
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}",
-            )
-        )
-    if p.updated and not _DATE.match(p.updated):
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date",
-            )
-        )
-    if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
-            )
-        )
+    found = _provenance_findings(document, section, section.provenance)
     comment = text[section.start : section.end].split("\n", 2)[1:2]  # the line after the heading
     if comment and comment[0].lstrip().startswith("<!--"):
         if comment[0].count("updated=") > 1:
@@ -423,6 +396,41 @@ def _section_findings(document: Document, section: DocSection, text: str) -> lis
                 document.file,
                 line,
                 f"section {{#{section_id}}} has {words} words (limit {SECTION_WORD_LIMIT}); split it",
+            )
+        )
+    return found
+
+
+def _provenance_findings(document: Document, section: DocSection, p: Provenance) -> list[Finding]:
+    """The provenance comment's values: a known source, a YYYY-MM-DD date and a 0-100 confidence, each
+    reported on the comment's line (the one after the heading)."""
+    line, section_id = section.line + 1, section.id
+    found: list[Finding] = []
+    if p.source not in DOC_SOURCES:
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}",
+            )
+        )
+    if p.updated and not _DATE.match(p.updated):
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date",
+            )
+        )
+    if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
             )
         )
     return found
