@@ -34,6 +34,7 @@ from homeostat.core.export.formats import (
     repo_export,
 )
 from homeostat.core.kb import classify
+from homeostat.core.records import Record
 from homeostat.core.selection.corpus import Corpus
 from homeostat.core.text import plural
 from homeostat.core.type_hints import cast
@@ -162,9 +163,8 @@ def run(args: argparse.Namespace) -> int:
         )
     kept = sorted(kept_for_unreadable(corpus.unreadable, formats) & set(_existing_own(checkout, plan)))
     data = _report(repo, formats, plan, changes, kept, limits, args.check)
-    if args.check:
-        return _check(checkout, plan, changes, limits, formats, data, args.format)
-    return _write(checkout, plan, changes, limits, formats, data, args.format)
+    export = _Export(checkout, plan, changes, limits, formats, data)
+    return _check(export, args.format) if args.check else _write(export, args.format)
 
 
 def _checkout(args: argparse.Namespace) -> Path:
@@ -233,17 +233,21 @@ def _report(
     }
 
 
-def _check(
-    checkout: Path,
-    plan: ExportPlan,
-    changes: Changes,
-    limits: Mapping[str, Limit],
-    formats: list[str],
-    data: dict[str, object],
-    output: str,
-) -> int:
+class _Export(Record):
+    """What `export` found, for `_check` to report or `_write` to do."""
+
+    checkout: Path
+    plan: ExportPlan
+    changes: Changes
+    limits: Mapping[str, Limit]
+    formats: list[str]
+    data: dict[str, object]  # the JSON answer so far (`_report`)
+
+
+def _check(export: _Export, output: str) -> int:
     """`--check`: says what is stale or over budget on disk and writes nothing; exits 1 when anything
     is, so CI can fail on exports that fell behind the KB."""
+    checkout, plan, changes, limits, formats, data = export
     on_disk = always_on_sizes(read_always_on(checkout, plan), formats)
     over = over_budget(on_disk, limits)
     for fmt, size in on_disk.items():
@@ -262,19 +266,12 @@ def _check(
     return 1 if changes.write or changes.delete or changes.hand_written or over else 0
 
 
-def _write(
-    checkout: Path,
-    plan: ExportPlan,
-    changes: Changes,
-    limits: Mapping[str, Limit],
-    formats: list[str],
-    data: dict[str, object],
-    output: str,
-) -> int:
+def _write(export: _Export, output: str) -> int:
     """Writes the changed files and removes the ones no longer exported; exits 1 while a hand-written
     file still stands where an export goes, as that export is missing."""
     from homeostat.adapters.kb_files import write_changed
 
+    checkout, plan, changes, limits, formats, data = export
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()

@@ -211,20 +211,18 @@ class _Names:
         self.topics_for = lru_cache(maxsize=None)(config.topics_for)
 
 
+def _area_finding(names: _Names, area: str, file: str, line: int, what: str) -> list[Finding]:
+    """An area the config does not list: the rule or document is served to no one who should see it."""
+    if area in names.areas:
+        return []
+    return [error(CHECK, file, line, f"unknown area {area!r}; add it to homeostat.yaml or move the {what}")]
+
+
 def _rule_name_findings(rule: Rule, names: _Names) -> list[Finding]:
     """A rule's area, the people it names (approvers, flaggers, author, risk reviewer), its owning
     team and its topic, each checked against the config."""
     meta = rule.meta
-    found: list[Finding] = []
-    if meta.area not in names.areas:
-        found.append(
-            error(
-                CHECK,
-                rule.file,
-                rule.line,
-                f"unknown area {meta.area!r}; add it to homeostat.yaml or move the rule",
-            )
-        )
+    found = _area_finding(names, meta.area, rule.file, rule.line, "rule")
     people = [("approvedBy", h) for h in meta.approved_by] + [("flags.by", f.by) for f in meta.flags]
     if meta.source.author:
         people.append(("source.author", meta.source.author))
@@ -275,16 +273,7 @@ def _topic_file_findings(topic_file: TopicFile, names: _Names) -> list[Finding]:
 def _document_name_findings(document: Document, names: _Names) -> list[Finding]:
     """A document's area, owning team and risk reviewer, each checked against the config."""
     doc_meta = document.meta
-    found: list[Finding] = []
-    if doc_meta.area not in names.areas:
-        found.append(
-            error(
-                CHECK,
-                document.file,
-                1,
-                f"unknown area {doc_meta.area!r}; add it to homeostat.yaml or move the document",
-            )
-        )
+    found = _area_finding(names, doc_meta.area, document.file, 1, "document")
     if doc_meta.owner and names.team_named(doc_meta.owner) is None:
         found.append(error(CHECK, document.file, 1, f"owner {doc_meta.owner!r} is not a team in team.teams"))
     if doc_meta.risk_reviewer and names.member(doc_meta.risk_reviewer) is None:

@@ -10,7 +10,6 @@ from collections import Counter, defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from itertools import chain, compress, repeat
 from operator import gt
-from typing import NamedTuple
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.cost.token_counts import TokenCounts
@@ -25,6 +24,7 @@ from homeostat.core.hosts import (
     parse_repo_url,
 )
 from homeostat.core.kb import KB, KNOWLEDGE
+from homeostat.core.records import Record
 from homeostat.core.render.rule import rule_view
 from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Provenance, Rule
 from homeostat.core.scoring import conflict_counts, score_rule
@@ -597,7 +597,7 @@ def _pair_groups(live: list[Rule]) -> tuple[array[int], int]:
     return group, len(repos) + 1
 
 
-class _RareIndex(NamedTuple):
+class _RareIndex(Record):
     """Each rule's rare words (rule i's are rare[starts[i]:starts[i + 1]]) and the postings: word *
     width + group -> that group's rules with the word, ascending."""
 
