@@ -445,6 +445,14 @@ def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
 
 
 def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
+    """The tools that only read: the selection tools first, then the lookups, in the order the
+    client lists them."""
+    return _selection_tools(server) + _lookup_tools(server)
+
+
+def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
+    """`context` and `search`: what selection picks for files or words, each within its limits."""
+
     def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
         """Team rules and document sections for the files you will change, within a token budget. Call
         before editing; pass `task`, a few words on what you are doing: it ranks the rules better
@@ -491,6 +499,12 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         hits = search_entries(s.corpus, query, s.audience, limit=used, group=group)
         return _scope(s) + said + render_hits(hits, query)
 
+    return [(context, READ), (search, READ)]
+
+
+def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
+    """`read`, `docs`, `explain` and `report`: one named thing, or the KB as a whole, looked up."""
+
     def read(target: str) -> str:
         """Read a document section (`area/doc#section`), a whole document, or a rule (its id, or
         `area/topic#id`), with its source."""
@@ -536,7 +550,7 @@ def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annot
         said = f"(days {days} is outside 1 to {MAX_DAYS}; used {window}.)\n" if window != days else ""
         return said + server.report(s, dt.datetime.now(dt.UTC).date(), window)
 
-    return [(context, READ), (search, READ), (read, READ), (docs, READ), (explain, READ), (report, READ)]
+    return [(read, READ), (docs, READ), (explain, READ), (report, READ)]
 
 
 def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[..., str]]:

@@ -34,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run a task file through headless Claude Code with the plugin off and on, and compare.",
     )
     actions = parser.add_subparsers(dest="action", metavar="<action>", required=True)
+    _register_run(actions)
+    _register_report(actions)
+
+
+def _register_run(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`bench run`: the flags that decide what is run and what it may spend."""
     run = actions.add_parser(
         "run",
         help="run the tasks still to do, plugin off and on, within --budget",
@@ -84,6 +90,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add_format_option(run)
     run.set_defaults(run=run_command)
 
+
+def _register_report(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`bench report`: reads what `bench run` recorded; its flags only shape the statistics."""
     report = actions.add_parser(
         "report",
         help="compare the recorded runs: task means, a bootstrap interval, calls, tokens and cost",

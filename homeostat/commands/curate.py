@@ -86,43 +86,76 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
+    _check_flags(args)
+    shard = parse_shard(args.shard) if args.shard is not None else None
+    root = Path(kb_dir(args.kb))
+    kb = load_kb_dir(root)
+    config = kb.require_config()
+    note_unreadable([u.row() for u in kb.unreadable])
+    now = dt.datetime.now(dt.UTC)
+    if shard is not None:
+        if args.show_prompts:
+            raise ConfigError("--shard drafts and writes; --show-prompts sends nothing: use one of them")
+        return _run_shard(args, shard, root, kb, config, now)
+    since, until = _window(args, now)
+    if not _has_repos(config):
+        raise ConfigError(
+            "homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos in a KB without "
+            "repo folders)"
+        )
+    stats = RunStats()
+    result = _curate(args, root, kb, config, stats, since, until)
+    if not result.repos:
+        raise ConfigError(
+            "every code repo in homeostat.yaml is excluded (repos[].exclude, sources.excludeRepos) or is the "
+            "KB repo itself: nothing to read"
+        )
+    _print_result(args, result, stats)
+    return _outcome(result)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Flags that contradict each other are refused before the KB is read or a model is asked."""
     if args.format == "json" and args.show_prompts:
         raise ConfigError("--show-prompts prints prompts, not lessons: drop --json to see them")
     if args.max_cost is not None and args.max_cost < 0:
         raise ConfigError(
             f"--max-cost {args.max_cost:g} is negative: give a cap in US dollars, e.g. --max-cost 2"
         )
-    shard = parse_shard(args.shard) if args.shard is not None else None
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
-    note_unreadable([u.row() for u in kb.unreadable])
-    env = os.environ
-    now = dt.datetime.now(dt.UTC)
-    if shard is not None:
-        if args.show_prompts:
-            raise ConfigError("--shard drafts and writes; --show-prompts sends nothing: use one of them")
-        return _run_shard(args, shard, root, kb, config, now)
+
+
+def _window(args: argparse.Namespace, now: dt.datetime) -> tuple[dt.datetime | None, dt.datetime]:
+    """The --since/--until window (until defaults to now); an empty one is refused, as it would read
+    nothing and say so only as "0 lessons"."""
     since = parse_when(args.since, "--since")
     until = parse_when(args.until, "--until") or now
     if since is not None and since >= until:
         raise ConfigError(
             f"--since {args.since} is not before --until ({until.isoformat()}): widen the window"
         )
-    if not _has_repos(config):
-        raise ConfigError(
-            "homeostat.yaml lists no code repos to read: add repos[].url (or sources.repos in a KB without "
-            "repo folders)"
-        )
+    return since, until
+
+
+def _curate(
+    args: argparse.Namespace,
+    root: Path,
+    kb: KB,
+    config: Config,
+    stats: RunStats,
+    since: dt.datetime | None,
+    until: dt.datetime,
+) -> CurateResult:
+    """One whole curate run over the host, read-only there: the KB checkout's origin names the KB repo
+    (left out of what is read) and its review branches' citations (not drafted again)."""
+    env = os.environ
     host = host_from_env(config.sources.host, env, read_only=True)
     git = _git(root)
     origin = git.remote_url("origin") if git is not None else None
-    stats = RunStats()
     with run_events(root, env, show_prompts=args.show_prompts) as sink:
         asker = askers_from_args(args, config, stats, sink=sink, env=env)("curator")
         cited = review_branch_citations(git) if git is not None and origin else set()
         pool = ModelPool(1) if args.show_prompts else Pools(config.agents).for_agent("curator")
-        result = run_curate(
+        return run_curate(
             host,
             kb,
             asker,
@@ -132,11 +165,10 @@ def run(args: argparse.Namespace) -> int:
             until=until,
             pool=pool,  # prompts print one after the other
         )
-    if not result.repos:
-        raise ConfigError(
-            "every code repo in homeostat.yaml is excluded (repos[].exclude, sources.excludeRepos) or is the "
-            "KB repo itself: nothing to read"
-        )
+
+
+def _print_result(args: argparse.Namespace, result: CurateResult, stats: RunStats) -> None:
+    """The run's answer as asked: a count of printed prompts, JSON with the cost, or the tables."""
     if args.show_prompts:
         sys.stderr.write(f"homeostat: printed {result.model_calls} prompt(s); nothing was sent\n")
     elif args.format == "json":
@@ -145,7 +177,6 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(render_result(result, stats, show_skipped=args.show_skipped))
-    return _outcome(result)
 
 
 def _run_shard(

@@ -34,6 +34,8 @@ from homeostat.core.export.formats import (
     repo_export,
 )
 from homeostat.core.kb import classify
+from homeostat.core.records import Record
+from homeostat.core.selection.corpus import Corpus
 from homeostat.core.text import plural
 from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
@@ -144,31 +146,11 @@ def kept_for_unreadable(unreadable: Sequence[Unreadable], formats: Sequence[str]
 
 
 def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.kb_files import write_changed
-
-    given = one_of(args, "checkout", "old_checkout", "the checkout")
-    if given is None:
-        raise ConfigError("export needs the code repo checkout to write into: --checkout DIR")
-    checkout = Path(given)
-    if not checkout.is_dir():
-        raise ConfigError(f"{checkout}: not a folder; pass the code repo checkout to export into")
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    unknown = sorted(set(formats) - set(FORMATS))
-    if unknown or not formats:
-        raise ConfigError(f"--formats {args.formats!r}: use a comma-separated subset of {','.join(FORMATS)}")
+    checkout = _checkout(args)
+    formats = _formats(args.formats)
     session = open_session(args.kb, checkout, args.repo, say_scope=False)
-    corpus, repo = session.corpus, session.audience.repo
-    if corpus.multi_repo and repo is None:
-        raise ConfigError(
-            f"{checkout}: its origin and folder name match no repo in homeostat.yaml; pass --repo NAME"
-        )
-    info = next((r for r in corpus.repos if r.name == repo), None)
-    public = args.visibility == "public" or (args.visibility is None and info is not None and info.public)
-    if public and not args.allow_public:
-        raise ConfigError(
-            f"{checkout}: the repo is public, and exported rules would be readable by anyone; "
-            "pass --allow-public to export anyway"
-        )
+    corpus = session.corpus
+    repo = _export_repo(corpus, session.audience.repo, checkout, args)
     nowhere = [e.id for e in corpus.entries if not e.scope and e.status == "accepted"]
     if nowhere:
         note(f"not exported, their scope names no known language (homeostat validate): {', '.join(nowhere)}")
@@ -180,11 +162,65 @@ def run(args: argparse.Namespace) -> int:
             f"{rel}: a hand-written file is where an exported one goes; left as is (move or delete it to export there)"
         )
     kept = sorted(kept_for_unreadable(corpus.unreadable, formats) & set(_existing_own(checkout, plan)))
-    data: dict[str, object] = {
+    data = _report(repo, formats, plan, changes, kept, limits, args.check)
+    export = _Export(checkout, plan, changes, limits, formats, data)
+    return _check(export, args.format) if args.check else _write(export, args.format)
+
+
+def _checkout(args: argparse.Namespace) -> Path:
+    """The code checkout to write into: export never guesses it, as it writes files there."""
+    given = one_of(args, "checkout", "old_checkout", "the checkout")
+    if given is None:
+        raise ConfigError("export needs the code repo checkout to write into: --checkout DIR")
+    checkout = Path(given)
+    if not checkout.is_dir():
+        raise ConfigError(f"{checkout}: not a folder; pass the code repo checkout to export into")
+    return checkout
+
+
+def _formats(given: str) -> list[str]:
+    """The formats `--formats` names, refused whole when one is unknown, so a typo writes nothing."""
+    formats = [f.strip() for f in given.split(",") if f.strip()]
+    unknown = sorted(set(formats) - set(FORMATS))
+    if unknown or not formats:
+        raise ConfigError(f"--formats {given!r}: use a comma-separated subset of {','.join(FORMATS)}")
+    return formats
+
+
+def _export_repo(corpus: Corpus, repo: str | None, checkout: Path, args: argparse.Namespace) -> str | None:
+    """The repo whose rules go into the checkout: it must be known in a multi-repo KB (else another
+    repo's rules could land there), and a public one needs --allow-public, since its files are
+    readable by anyone."""
+    if corpus.multi_repo and repo is None:
+        raise ConfigError(
+            f"{checkout}: its origin and folder name match no repo in homeostat.yaml; pass --repo NAME"
+        )
+    info = next((r for r in corpus.repos if r.name == repo), None)
+    public = args.visibility == "public" or (args.visibility is None and info is not None and info.public)
+    if public and not args.allow_public:
+        raise ConfigError(
+            f"{checkout}: the repo is public, and exported rules would be readable by anyone; "
+            "pass --allow-public to export anyway"
+        )
+    return repo
+
+
+def _report(
+    repo: str | None,
+    formats: list[str],
+    plan: ExportPlan,
+    changes: Changes,
+    kept: list[str],
+    limits: Mapping[str, Limit],
+    check: bool,
+) -> dict[str, object]:
+    """The `--format json` answer before anything is written; `_check` and `_write` fill in what
+    they find or do."""
+    return {
         "repo": repo,
         "formats": formats,
         "rules": plan.rules,
-        "check": args.check,
+        "check": check,
         "written": [],
         "removed": [],
         "stale": sorted([*changes.write, *changes.delete]),
@@ -195,27 +231,51 @@ def run(args: argparse.Namespace) -> int:
             fmt: {"limit": limits[fmt].to_data(), "size": size.to_data()} for fmt, size in plan.sizes.items()
         },
     }
-    if args.check:
-        on_disk = always_on_sizes(read_always_on(checkout, plan), formats)
-        over = over_budget(on_disk, limits)
-        for fmt, size in on_disk.items():
-            budgets = cast("dict[str, dict[str, object]]", data["budgets"])
-            budgets[fmt]["onDisk"] = size.to_data()
-        if args.format == "json":
-            emit_json({**data, "overBudget": over})
-        else:
-            for rel in sorted(changes.write):
-                print(f"stale: {rel}")
-            for rel in changes.delete:
-                print(f"stale (to delete): {rel}")
-            for line in over:
-                print(f"over budget: {line}")
-            print(f"export: {check_verdict(changes, over)}")
-        return 1 if changes.write or changes.delete or changes.hand_written or over else 0
+
+
+class _Export(Record):
+    """What `export` found, for `_check` to report or `_write` to do."""
+
+    checkout: Path
+    plan: ExportPlan
+    changes: Changes
+    limits: Mapping[str, Limit]
+    formats: list[str]
+    data: dict[str, object]  # the JSON answer so far (`_report`)
+
+
+def _check(export: _Export, output: str) -> int:
+    """`--check`: says what is stale or over budget on disk and writes nothing; exits 1 when anything
+    is, so CI can fail on exports that fell behind the KB."""
+    checkout, plan, changes, limits, formats, data = export
+    on_disk = always_on_sizes(read_always_on(checkout, plan), formats)
+    over = over_budget(on_disk, limits)
+    for fmt, size in on_disk.items():
+        budgets = cast("dict[str, dict[str, object]]", data["budgets"])
+        budgets[fmt]["onDisk"] = size.to_data()
+    if output == "json":
+        emit_json({**data, "overBudget": over})
+    else:
+        for rel in sorted(changes.write):
+            print(f"stale: {rel}")
+        for rel in changes.delete:
+            print(f"stale (to delete): {rel}")
+        for line in over:
+            print(f"over budget: {line}")
+        print(f"export: {check_verdict(changes, over)}")
+    return 1 if changes.write or changes.delete or changes.hand_written or over else 0
+
+
+def _write(export: _Export, output: str) -> int:
+    """Writes the changed files and removes the ones no longer exported; exits 1 while a hand-written
+    file still stands where an export goes, as that export is missing."""
+    from homeostat.adapters.kb_files import write_changed
+
+    checkout, plan, changes, limits, formats, data = export
     written = write_changed(checkout, changes.write)
     for rel in changes.delete:
         (checkout / rel).unlink()
-    if args.format == "json":
+    if output == "json":
         emit_json({**data, "written": written, "removed": changes.delete, "stale": []})
     else:
         print(

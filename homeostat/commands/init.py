@@ -78,6 +78,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     # `init DIR` is `init --kb DIR`'s older spelling, kept for a release and left out of --help (docs/cli.md)
     parser.add_argument("path", nargs="?", metavar="DIR", help=argparse.SUPPRESS)
     add_kb_option(parser)
+    _add_config_options(parser)
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite files that differ from what init writes"
+    )
+    parser.add_argument("--yes", "-y", action="store_true", help="ask nothing: take the flags as they are")
+    _add_ci_options(parser)
+    add_format_option(parser)
+    parser.set_defaults(run=run)
+
+
+def _add_config_options(parser: argparse.ArgumentParser) -> None:
+    """What goes into homeostat.yaml: the host, the team and the repos the KB serves."""
     parser.add_argument("--host", choices=("github", "bitbucket"), help="the code host (default: origin's)")
     parser.add_argument(
         "--member",
@@ -98,10 +110,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="BRANCH",
         help="the KB's base branch (default: origin's, else the current one)",
     )
-    parser.add_argument(
-        "--force", action="store_true", help="overwrite files that differ from what init writes"
-    )
-    parser.add_argument("--yes", "-y", action="store_true", help="ask nothing: take the flags as they are")
+
+
+def _add_ci_options(parser: argparse.ArgumentParser) -> None:
+    """How the CI files init writes run: the token they take, how actions are pinned, the
+    schedules and the daily run's shards."""
     parser.add_argument(
         "--app",
         action=argparse.BooleanOptionalAction,
@@ -133,8 +146,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
             "steps) and one merge job that decides (default: what the daily workflow already runs, else 1)"
         ),
     )
-    add_format_option(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

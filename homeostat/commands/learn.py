@@ -65,6 +65,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_kb_option(parser)
+    _add_rule_options(parser)
+    _add_mode_options(parser)
+    _add_import_options(parser)
+    add_format_option(parser)
+    parser.set_defaults(run=run)
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """A new rule's fields, which --update also takes: what it says, where it applies, who wrote it."""
     parser.add_argument("--title", help=f"the rule's title (at most {TITLE_CHAR_LIMIT} characters)")
     parser.add_argument("--rule", help=f"one instruction (at most {RULE_WORD_LIMIT} words)")
     parser.add_argument("--why", help=f"why it holds (at most {WHY_WORD_LIMIT} words)")
@@ -89,6 +98,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--author",
         help=f"your member handle (default: ${MEMBER_VARIABLE}, else the member your git email or name matches)",
     )
+
+
+def _add_mode_options(parser: argparse.ArgumentParser) -> None:
+    """What kind of lesson this is, one at the most (a new rule when none is given): an update, a flag,
+    a document patch or an import; and the flags each of them takes."""
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--update", metavar="ID", help="rewrite rule ID (what you leave out is kept)")
     mode.add_argument("--flag", metavar="ID", help="flag rule ID as wrong or outdated (with --reason)")
@@ -106,6 +120,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="import what another tool remembered, each note a pending lesson: claude-memory (this "
         "project's Claude Code auto memory) or coderabbit FILE (a learnings export, CSV or JSON)",
     )
+
+
+def _add_import_options(parser: argparse.ArgumentParser) -> None:
+    """--from's flags: where the notes are read from, and whether to ask before writing them."""
     parser.add_argument("file", nargs="?", metavar="FILE", help="with --from coderabbit: the export to read")
     parser.add_argument(
         "--memory-dir", metavar="DIR", help="with --from claude-memory: read this folder, not the project's"
@@ -118,8 +136,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--yes", action="store_true", help="with --from: write them without asking")
     parser.add_argument("--dry-run", action="store_true", help="with --from: preview them, write nothing")
-    add_format_option(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -14,8 +14,10 @@ import hmac
 import secrets
 import threading
 from collections.abc import Callable, Mapping
+from email.message import Message
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -187,33 +189,12 @@ def _handler(app: Dashboard, idle_seconds: float) -> type[BaseHTTPRequestHandler
 
         def _post(self) -> tuple[bytes, str]:
             app.check_host(self.headers.get("Host"))
-            length = form_length(
-                self.headers.get_all("Content-Length") or [], self.headers.get("Transfer-Encoding")
-            )
-            kind = (self.headers.get("Content-Type") or "").split(";")[0].strip()
-            if kind != "application/x-www-form-urlencoded":
-                raise Refused(
-                    HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"a form post, not {kind or 'no content type'}"
-                )
-            try:
-                data = self.rfile.read(length)
-            except TimeoutError:
-                raise Refused(HTTPStatus.REQUEST_TIMEOUT, "the form did not arrive in time") from None
-            if len(data) < length:
-                raise Refused(HTTPStatus.BAD_REQUEST, "the form ended before its Content-Length")
-            form = parse_qs(data.decode("utf-8", "replace"), keep_blank_values=True)
+            form = _read_form(self.headers, self.rfile)
             app.check_write(self.headers.get("Origin"), form)
             return app.post(urlsplit(self.path).path, form).encode("utf-8"), "text/html; charset=utf-8"
 
         def _serve(self, make: Callable[[], tuple[bytes, str]]) -> None:
-            try:
-                body, kind = make()
-                status = HTTPStatus.OK
-            except Refused as refused:
-                body, kind, status = f"{refused}\n".encode(), "text/plain; charset=utf-8", refused.status
-            except HomeostatError as exc:
-                body, kind = f"homeostat: {exc}\n".encode(), "text/plain; charset=utf-8"
-                status = HTTPStatus.INTERNAL_SERVER_ERROR
+            body, kind, status = _answer(make)
             if status != HTTPStatus.OK:
                 self.close_connection = True  # a body left unread must not be read as the next request
             self.send_response(status)
@@ -228,6 +209,34 @@ def _handler(app: Dashboard, idle_seconds: float) -> type[BaseHTTPRequestHandler
             return None
 
     return Handler
+
+
+def _read_form(headers: Message, rfile: BufferedIOBase) -> dict[str, list[str]]:
+    """A settings form's fields, read only as far as its Content-Length: a post that is not a form,
+    arrives too slowly or ends early is refused before any of it is trusted."""
+    length = form_length(headers.get_all("Content-Length") or [], headers.get("Transfer-Encoding"))
+    kind = (headers.get("Content-Type") or "").split(";")[0].strip()
+    if kind != "application/x-www-form-urlencoded":
+        raise Refused(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, f"a form post, not {kind or 'no content type'}")
+    try:
+        data = rfile.read(length)
+    except TimeoutError:
+        raise Refused(HTTPStatus.REQUEST_TIMEOUT, "the form did not arrive in time") from None
+    if len(data) < length:
+        raise Refused(HTTPStatus.BAD_REQUEST, "the form ended before its Content-Length")
+    return parse_qs(data.decode("utf-8", "replace"), keep_blank_values=True)
+
+
+def _answer(make: Callable[[], tuple[bytes, str]]) -> tuple[bytes, str, HTTPStatus]:
+    """The page `make` builds, or a plain-text refusal or error in its place: the handler always has
+    a body and a status to send, whatever went wrong."""
+    try:
+        body, kind = make()
+    except Refused as refused:
+        return f"{refused}\n".encode(), "text/plain; charset=utf-8", refused.status
+    except HomeostatError as exc:
+        return f"homeostat: {exc}\n".encode(), "text/plain; charset=utf-8", HTTPStatus.INTERNAL_SERVER_ERROR
+    return body, kind, HTTPStatus.OK
 
 
 class DashboardServer:

@@ -146,28 +146,44 @@ def explain(
 ) -> Explanation:
     """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now.
     `task`: what the developer is doing, as words, which ranks `files` as `context` does."""
-    from homeostat.core.scoring import score_rule
     from homeostat.core.served import served_rule
 
     rule = kb.rule(rule_id)
     if rule is None or not session.audience.sees(rule.area, session.corpus):
-        pending = session.corpus.entry(rule_id)
-        if rule is None and pending is not None and session.audience.sees(pending.area, session.corpus):
-            return _explain_pending(pending)
-        broken = kb.unreadable_rule(rule_id) if rule is None else None
-        hint = (
-            f"Rule {rule_id!r} cannot be read ({broken}); run homeostat validate."
-            if broken is not None
-            else f"No rule {rule_id!r} in this KB for this repo; `search` for it."
-        )
-        return Explanation(rule_id, False, {"hint": hint})
+        return _explain_unseen(kb, session, rule_id, rule)
     rule = served_rule(rule)  # every fact below is a field as `core.served` shows it
+    facts = _rule_facts(kb, rule, conflicts or Conflicts(kb))
+    if files is not None:
+        touched = relative_paths(files, session.identity, base or session.identity.top)
+        facts["for these files"] = _placement(session, touched, task, rule_id)
+    return Explanation(rule_id, True, facts)
+
+
+def _explain_unseen(kb: KB, session: Session, rule_id: str, rule: Rule | None) -> Explanation:
+    """A rule this session cannot see: its pending lesson when this clone holds one, else a hint that
+    tells a broken file (validate it) from a missing or hidden rule (search for it) — without saying
+    which of the last two, so another area's rules stay unseen."""
+    pending = session.corpus.entry(rule_id)
+    if rule is None and pending is not None and session.audience.sees(pending.area, session.corpus):
+        return _explain_pending(pending)
+    broken = kb.unreadable_rule(rule_id) if rule is None else None
+    hint = (
+        f"Rule {rule_id!r} cannot be read ({broken}); run homeostat validate."
+        if broken is not None
+        else f"No rule {rule_id!r} in this KB for this repo; `search` for it."
+    )
+    return Explanation(rule_id, False, {"hint": hint})
+
+
+def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts) -> dict[str, object]:
+    """The rule's provenance, score and standing, in the order a reader asks about them; the keys are
+    the JSON shape `explain --json`, the MCP tool and the dashboard share."""
+    from homeostat.core.scoring import score_rule
+
     meta = rule.meta
-    conflicts = conflicts or Conflicts(kb)
     breakdown = score_rule(meta, kb.config, conflicts.counts.get(rule.id, 0))
     terms = ", ".join(f"{name} {points:+d}" for name, points in breakdown.terms) or "no terms"
-    source = meta.source
-    facts: dict[str, object] = {
+    return {
         "title": meta.title,
         "file": f"{rule.file}:{rule.line}" + (f" (topic {meta.topic})" if meta.topic else ""),
         "area": meta.area,
@@ -175,12 +191,7 @@ def explain(
         "status": meta.status + ("" if meta.adopted else ", rejected decision (served only as 'do not')"),
         "kind": meta.kind or "",
         "scope": ", ".join(meta.scope),
-        "source": f"{source.type}"
-        + (f" by {source.author}" if source.author else "")
-        + (f", {source.url}" if source.url else "")
-        + (
-            "" if source.changed_code is None else f", code changed: {'yes' if source.changed_code else 'no'}"
-        ),
+        "source": _source_line(rule),
         "also from": list(meta.also_from),
         "dates": f"created {meta.created}, last confirmed {meta.last_confirmed}",
         "approved by": ", ".join(meta.approved_by),
@@ -189,18 +200,29 @@ def explain(
         "open flags": [f"{f.by} on {f.at}: {f.reason}" for f in meta.open_flags],
         "conflicts": conflicts.of(rule),
     }
-    if files is not None:
-        touched = relative_paths(files, session.identity, base or session.identity.top)
-        ranked = select_entries(session.corpus, touched, session.audience, task).ranked
-        place = next(((i, r) for i, r in enumerate(ranked, start=1) if r.entry.id == rule_id), None)
-        if place is None:
-            facts["for these files"] = "not selected: its scope does not cover them and it names none of them"
-        else:
-            i, r = place
-            facts["for these files"] = (
-                f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({rank_summary(r)})"
-            )
-    return Explanation(rule_id, True, facts)
+
+
+def _source_line(rule: Rule) -> str:
+    """Where the rule was learned, on one line: its type, then whichever of author, link and
+    code-changed the source records (a missing one is left out, not shown empty)."""
+    source = rule.meta.source
+    return (
+        f"{source.type}"
+        + (f" by {source.author}" if source.author else "")
+        + (f", {source.url}" if source.url else "")
+        + ("" if source.changed_code is None else f", code changed: {'yes' if source.changed_code else 'no'}")
+    )
+
+
+def _placement(session: Session, touched: list[str], task: Sequence[str], rule_id: str) -> str:
+    """Where selection ranks the rule for these files, as `context` would rank it, so "why did (not)
+    my agent get this rule" has the same answer here as in the session."""
+    ranked = select_entries(session.corpus, touched, session.audience, task).ranked
+    place = next(((i, r) for i, r in enumerate(ranked, start=1) if r.entry.id == rule_id), None)
+    if place is None:
+        return "not selected: its scope does not cover them and it names none of them"
+    i, r = place
+    return f"#{i} of {len(ranked)}, tier {r.tier}, rrf {r.rrf:.4f} ({rank_summary(r)})"
 
 
 def _explain_pending(entry: Entry) -> Explanation:

@@ -297,6 +297,36 @@ class EntryRow:
     flags: int
 
 
+def _matching(rules: Iterable[Rule], words: Sequence[str], area: str, status: str, kind: str) -> list[Rule]:
+    """The rules every given filter matches (an empty one matches all), sorted by area and id."""
+    return sorted(
+        (
+            r
+            for r in rules
+            if (not area or r.area == area)
+            and (not status or r.meta.status == status)
+            and (not kind or (r.meta.kind or "") == kind)
+            and _matches(r, words)
+        ),
+        key=lambda r: (r.area, r.id),
+    )
+
+
+def _entry_row(r: Rule) -> EntryRow:
+    """A rule's row in the list, its texts as `core.served` shows them: a rule's fields are written
+    by whoever taught it, and the page must not render them raw."""
+    return EntryRow(
+        r.id,
+        served_line(r.title),
+        served_value("name", r.area),
+        served_value("name", r.meta.topic or ""),
+        r.meta.status,
+        r.meta.kind or "",
+        "" if r.meta.score is None else str(r.meta.score),
+        len(r.meta.open_flags),
+    )
+
+
 def _matches(rule: Rule, words: Sequence[str]) -> bool:
     text = f"{rule.id}\n{rule.title}\n{rule.rule}\n{rule.why}".lower()
     return all(word in text for word in words)
@@ -359,35 +389,12 @@ def entries(
     """The rules matching the filters, sorted by area and id, one page of them at a time (a KB of
     5,000 rules is no 1 MB page); `page` and `per` come from the query string as they are."""
     rules = inputs.kb.rules if inputs.kb else ()
-    words = query.lower().split()
-    matched = sorted(
-        (
-            r
-            for r in rules
-            if (not area or r.area == area)
-            and (not status or r.meta.status == status)
-            and (not kind or (r.meta.kind or "") == kind)
-            and _matches(r, words)
-        ),
-        key=lambda r: (r.area, r.id),
-    )
+    matched = _matching(rules, query.lower().split(), area, status, kind)
     size = _number(per, PER_PAGE, 10, max(PAGE_SIZES))
     pages = max(1, -(-len(matched) // size))
     number = _number(page, 1, 1, pages)
     first = (number - 1) * size
-    shown = [
-        EntryRow(
-            r.id,
-            served_line(r.title),
-            served_value("name", r.area),
-            served_value("name", r.meta.topic or ""),
-            r.meta.status,
-            r.meta.kind or "",
-            "" if r.meta.score is None else str(r.meta.score),
-            len(r.meta.open_flags),
-        )
-        for r in matched[first : first + size]
-    ]
+    shown = [_entry_row(r) for r in matched[first : first + size]]
     filters = {"q": query, "area": area, "status": status, "kind": kind}
     return {
         "rows": shown,

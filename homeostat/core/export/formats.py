@@ -322,58 +322,92 @@ def plan_export(
     Without `with_files`, only the blocks and the always-on texts (what the PR check compares)."""
     chosen = set(formats)
     budgets = limits or {}
-    files: dict[str, str] = {}
-    blocks: dict[str, str] = {}
-    dirs: list[str] = []
-    left_out: dict[str, tuple[str, ...]] = {}
-    always_on: dict[str, str] = {}
+    parts = _Parts(with_files)
     rules = sorted(entries, key=lambda e: e.id)
     ranked = budget_order(rules, order)
     everywhere = [e for e in ranked if is_everywhere(e.scope)]
     scoped = [e for e in rules if not is_everywhere(e.scope)]
     if "claude" in chosen:
-        dirs.append(CLAUDE_DIR)
-        always, left_out["claude"] = _filled(
-            everywhere, lambda e: size_of([claude_file(e)]), budgets.get("claude", NO_LIMIT)
-        )
-        if with_files:
-            files.update(
-                {f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)}
-            )
-        always_on["claude"] = "".join(claude_file(e) for e in always)
+        _plan_claude(parts, everywhere, scoped, budgets.get("claude", NO_LIMIT))
     if "cursor" in chosen and with_files:
-        dirs.append(CURSOR_DIR)
-        files.update({f"{CURSOR_DIR}{e.id}.mdc": cursor_file(e) for e in rules})
+        parts.dirs.append(CURSOR_DIR)
+        parts.files.update({f"{CURSOR_DIR}{e.id}.mdc": cursor_file(e) for e in rules})
     if "copilot" in chosen:
-        dirs.append(COPILOT_DIR)
-        limit = budgets.get("copilot", NO_LIMIT)
-        worst = block_size(copilot_block(len(rules), len(everywhere)))
-        always, left_out["copilot"] = _filled(
-            everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst)
-        )
-        written = sorted([*always, *scoped], key=_id)
-        if with_files:
-            files.update(
-                {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
-            )
-        blocks[COPILOT_MAIN] = copilot_block(len(written), len(left_out["copilot"]))
-        always_on["copilot"] = blocks[COPILOT_MAIN] + "".join(copilot_file(e) for e in always)
+        _plan_copilot(parts, everywhere, scoped, len(rules), budgets.get("copilot", NO_LIMIT))
     if "agents" in chosen:
-        dirs.append(AGENTS_DOCS)
-        by_doc: dict[str, list[SectionEntry]] = {}
-        for section in sections:
-            by_doc.setdefault(section.doc_id, []).append(section)
-        titles = {doc_id: secs[0].doc_title for doc_id, secs in by_doc.items()}
-        if with_files:
-            files.update(
-                {f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())}
-            )
-        limit = budgets.get("agents", NO_LIMIT)
-        worst = block_size(agents_block([], titles, len(ranked)))
-        listed, left_out["agents"] = _filled(ranked, lambda e: size_of([_agents_rule(e)]), room(limit, worst))
-        blocks[AGENTS_FILE] = agents_block(listed, titles, len(left_out["agents"]))
-        always_on["agents"] = blocks[AGENTS_FILE]
-    return ExportPlan(files, blocks, tuple(dirs), left_out, _sizes(always_on, blocks), always_on, len(rules))
+        _plan_agents(parts, ranked, sections, budgets.get("agents", NO_LIMIT))
+    return ExportPlan(
+        parts.files,
+        parts.blocks,
+        tuple(parts.dirs),
+        parts.left_out,
+        _sizes(parts.always_on, parts.blocks),
+        parts.always_on,
+        len(rules),
+    )
+
+
+@dataclass
+class _Parts:
+    """An `ExportPlan` as each format adds to it: `plan_export` fills one format after another."""
+
+    with_files: bool
+    files: dict[str, str] = field(default_factory=dict)
+    blocks: dict[str, str] = field(default_factory=dict)
+    dirs: list[str] = field(default_factory=list)
+    left_out: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    always_on: dict[str, str] = field(default_factory=dict)
+
+
+def _plan_claude(parts: _Parts, everywhere: list[Entry], scoped: list[Entry], limit: Limit) -> None:
+    """Claude Code's rule files: a scoped rule loads with its files, so only the rules that apply
+    everywhere are always on and fill the budget (in rank order); the rest are left out."""
+    parts.dirs.append(CLAUDE_DIR)
+    always, parts.left_out["claude"] = _filled(everywhere, lambda e: size_of([claude_file(e)]), limit)
+    if parts.with_files:
+        parts.files.update(
+            {f"{CLAUDE_DIR}{e.id}.md": claude_file(e) for e in sorted([*always, *scoped], key=_id)}
+        )
+    parts.always_on["claude"] = "".join(claude_file(e) for e in always)
+
+
+def _plan_copilot(
+    parts: _Parts, everywhere: list[Entry], scoped: list[Entry], rules: int, limit: Limit
+) -> None:
+    """Copilot's instruction files and the block in its main file; the block's largest size is kept
+    out of the budget first, so the always-on rules that fit still fit once it is written."""
+    parts.dirs.append(COPILOT_DIR)
+    worst = block_size(copilot_block(rules, len(everywhere)))
+    always, parts.left_out["copilot"] = _filled(
+        everywhere, lambda e: size_of([copilot_file(e)]), room(limit, worst)
+    )
+    written = sorted([*always, *scoped], key=_id)
+    if parts.with_files:
+        parts.files.update(
+            {f"{COPILOT_DIR}{COPILOT_PREFIX}{e.id}{COPILOT_SUFFIX}": copilot_file(e) for e in written}
+        )
+    parts.blocks[COPILOT_MAIN] = copilot_block(len(written), len(parts.left_out["copilot"]))
+    parts.always_on["copilot"] = parts.blocks[COPILOT_MAIN] + "".join(copilot_file(e) for e in always)
+
+
+def _plan_agents(parts: _Parts, ranked: list[Entry], sections: Sequence[SectionEntry], limit: Limit) -> None:
+    """AGENTS.md's block, listing the rules in rank order within the budget, and a file per document;
+    the block's largest size is kept out of the budget first, as for Copilot."""
+    parts.dirs.append(AGENTS_DOCS)
+    by_doc: dict[str, list[SectionEntry]] = {}
+    for section in sections:
+        by_doc.setdefault(section.doc_id, []).append(section)
+    titles = {doc_id: secs[0].doc_title for doc_id, secs in by_doc.items()}
+    if parts.with_files:
+        parts.files.update(
+            {f"{AGENTS_DOCS}{d}.md": document_file(titles[d], s) for d, s in sorted(by_doc.items())}
+        )
+    worst = block_size(agents_block([], titles, len(ranked)))
+    listed, parts.left_out["agents"] = _filled(
+        ranked, lambda e: size_of([_agents_rule(e)]), room(limit, worst)
+    )
+    parts.blocks[AGENTS_FILE] = agents_block(listed, titles, len(parts.left_out["agents"]))
+    parts.always_on["agents"] = parts.blocks[AGENTS_FILE]
 
 
 def _sizes(always_on: Mapping[str, str], blocks: Mapping[str, str]) -> dict[str, Size]:

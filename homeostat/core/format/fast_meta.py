@@ -137,40 +137,15 @@ def rule_meta(data: Any) -> RuleMeta | None:
     get = data.get
     rule_id, title, area, status = get("id"), get("title"), get("area"), get("status")
     created, last_confirmed = get("created"), get("lastConfirmed")
-    if (
-        type(rule_id) is not str
-        or type(title) is not str
-        or type(area) is not str
-        or type(status) is not str
-        or status not in _STATUSES
-        or type(created) is not dt.date
-        or type(last_confirmed) is not dt.date
-        or last_confirmed < created
-        or len(title) > TITLE_CHAR_LIMIT
-        or not title.strip()
-        or not is_valid_id(rule_id)
-    ):
+    if not _required_valid(rule_id, title, area, status, created, last_confirmed):
         return None
     scope = _strings(get("scope"))
-    if (
-        not scope
-        or any(not glob.strip() or not single_line(glob) for glob in scope)
-        or not single_line(title, tab=True)
-    ):
+    if not scope or any(not glob.strip() or not single_line(glob) for glob in scope):
         return None
     topic, kind, score, tokens = get("topic"), get("kind"), get("score"), get("tokens")
     adopted, owner, risk = get("adopted", True), get("owner", ""), get("riskReviewedBy", "")
     flags = get("flags", _ABSENT)
-    if (
-        (topic is not None and type(topic) is not str)
-        or (kind is not None and (type(kind) is not str or kind not in _KINDS))
-        or (score is not None and type(score) is not int)
-        or (tokens is not None and type(tokens) is not int)
-        or type(adopted) is not bool
-        or type(owner) is not str
-        or type(risk) is not str  # a sign-off with a fingerprint is left to pydantic
-        or (flags is not _ABSENT and (type(flags) is not list or flags))  # flags too
-    ):
+    if not _optional_valid(topic, kind, score, tokens, adopted, owner, risk, flags):
         return None
     approved_by = _strings(get("approvedBy", _ABSENT))
     contradicts = _strings(get("contradicts", _ABSENT))
@@ -200,3 +175,41 @@ def rule_meta(data: Any) -> RuleMeta | None:
         "tokens": tokens,
     }
     return _made(RuleMeta, values, _fields_set(_RULE_SETS, _RULE_NAMES, tuple(data)))  # type: ignore[no-any-return]
+
+
+def _required_valid(
+    rule_id: Any, title: Any, area: Any, status: Any, created: Any, last_confirmed: Any
+) -> bool:
+    """The fields every rule has, as `RuleMeta` checks them: strings, a known status, dates in order,
+    a one-line title within its limit and a valid id."""
+    return not (
+        type(rule_id) is not str
+        or type(title) is not str
+        or type(area) is not str
+        or type(status) is not str
+        or status not in _STATUSES
+        or type(created) is not dt.date
+        or type(last_confirmed) is not dt.date
+        or last_confirmed < created
+        or len(title) > TITLE_CHAR_LIMIT
+        or not title.strip()
+        or not single_line(title, tab=True)
+        or not is_valid_id(rule_id)
+    )
+
+
+def _optional_valid(
+    topic: Any, kind: Any, score: Any, tokens: Any, adopted: Any, owner: Any, risk: Any, flags: Any
+) -> bool:
+    """The optional fields, where the check can prove them valid; a risk sign-off with a fingerprint
+    or any flag is left to pydantic."""
+    return not (
+        (topic is not None and type(topic) is not str)
+        or (kind is not None and (type(kind) is not str or kind not in _KINDS))
+        or (score is not None and type(score) is not int)
+        or (tokens is not None and type(tokens) is not int)
+        or type(adopted) is not bool
+        or type(owner) is not str
+        or type(risk) is not str
+        or (flags is not _ABSENT and (type(flags) is not list or flags))
+    )

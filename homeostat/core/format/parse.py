@@ -175,6 +175,14 @@ def parse_rule_body(
             found.append(error(SCHEMA, file, line, f"section {'#' * level} {mark.title} appears twice"))
             continue
         parts[name] = BodySection(_BODY_PARTS[name], body[mark.end - offset : end].strip(), line)
+    found += _part_findings(parts, file, body_line, level)
+    return ParsedBody(parts, found)
+
+
+def _part_findings(parts: Mapping[str, BodySection], file: str, body_line: int, level: int) -> list[Finding]:
+    """Rule and Why are there and not empty, and within their word limits: an agent is served them
+    whole, so a long one costs every session that gets it."""
+    found: list[Finding] = []
     for name, label in (("rule", "Rule"), ("why", "Why")):
         if name not in parts:
             found.append(error(SCHEMA, file, body_line, f"missing section {'#' * level} {label}"))
@@ -193,7 +201,7 @@ def parse_rule_body(
                         f"{part.name} has {n} words (limit {limit}); shorten it or move detail to Why or a document",
                     )
                 )
-    return ParsedBody(parts, found)
+    return found
 
 
 def _rule_from(
@@ -377,37 +385,10 @@ def parse_topic(file: str, text: str, area_dir: str, front: Frontmatter | None =
     if doc is None:
         return TopicParse(file, area_dir, tuple(found), (), None)
     header = dict(doc.data)
-    unknown = sorted(set(header) - {"area", "topic"})
-    for key in unknown:
-        found.append(
-            error(
-                SCHEMA,
-                file,
-                front.yaml_line - 1 + line_of(doc, (key,)),
-                f"unknown key {key!r} in a topic file's frontmatter (it holds area and topic)",
-            )
-        )
     area = str(header.get("area", ""))
     topic = str(header.get("topic", ""))
-    if area != area_dir:
-        found.append(
-            error(
-                SCHEMA,
-                file,
-                front.yaml_line - 1 + line_of(doc, ("area",)),
-                f"area {area!r} does not match its folder {area_dir!r}",
-            )
-        )
     stem = file.rsplit("/", 1)[-1].removesuffix(".md")
-    if topic != stem:
-        found.append(
-            error(
-                "topic-file",
-                file,
-                front.yaml_line - 1 + line_of(doc, ("topic",)),
-                f"topic {topic!r} does not match the file name {stem!r}.md",
-            )
-        )
+    found += _topic_header_findings(doc, file, front.yaml_line, area_dir, stem)
     body = front.body
     every = headings(body)  # the file's one heading pass; each section takes its own from it
     marks = [h for h in every if h.level == 2]
@@ -433,6 +414,45 @@ def parse_topic(file: str, text: str, area_dir: str, front: Frontmatter | None =
         area,
         topic or stem,
     )
+
+
+def _topic_header_findings(
+    doc: YamlDoc, file: str, yaml_line: int, area_dir: str, stem: str
+) -> list[Finding]:
+    """A topic file's frontmatter holds its area and topic only, and they match its folder and file
+    name: a moved or renamed file would otherwise serve its rules under the old names."""
+    header = doc.data
+    found: list[Finding] = []
+    for key in sorted(set(header) - {"area", "topic"}):
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                yaml_line - 1 + line_of(doc, (key,)),
+                f"unknown key {key!r} in a topic file's frontmatter (it holds area and topic)",
+            )
+        )
+    area = str(header.get("area", ""))
+    topic = str(header.get("topic", ""))
+    if area != area_dir:
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                yaml_line - 1 + line_of(doc, ("area",)),
+                f"area {area!r} does not match its folder {area_dir!r}",
+            )
+        )
+    if topic != stem:
+        found.append(
+            error(
+                "topic-file",
+                file,
+                yaml_line - 1 + line_of(doc, ("topic",)),
+                f"topic {topic!r} does not match the file name {stem!r}.md",
+            )
+        )
+    return found
 
 
 def _topic_parts(
@@ -612,12 +632,47 @@ def _parse_topic_section(
 ) -> tuple[Rule | None, list[Finding]]:
     """`inner`: the file's headings inside this section, from its one heading pass; None reads the
     section's body on its own."""
-    found: list[Finding] = []
+    comment = _section_comment(file, text, mark, heading_line)
+    if not isinstance(comment, _SectionComment):
+        return None, comment
+    doc, problems = load_mapping(comment.yaml_text, file, comment.line + 1, "section fields")
+    if doc is None:
+        return None, problems
+    found = _heading_fields(doc, file, comment.line, mark, area, topic)
+    meta, problems = validate_model(RuleMeta, doc.data, file, doc, comment.line + 1)
+    found += problems
+    after = text[comment.end :]
+    known = None if inner is None else _inner_headings(text, comment.end, mark, inner)
+    if known is None:
+        body = parse_rule_body(after, file, comment.body_line, 3)
+    else:
+        body = parse_rule_body(after, file, comment.body_line, 3, *known)
+    found += body.findings
+    if meta is None:
+        return None, found
+    return _rule_from(meta, body, file, heading_line, f"{area}/{meta.id}.md", True), found
+
+
+class _SectionComment(Record):
+    """Where a topic section's `<!-- homeostat` comment is: its first line, the YAML inside it, the
+    offset in the section's text just past `-->` and the line the body starts on."""
+
+    line: int
+    yaml_text: str
+    end: int
+    body_line: int
+
+
+def _section_comment(
+    file: str, text: str, mark: Heading, heading_line: int
+) -> _SectionComment | list[Finding]:
+    """The section's fields comment, which must open the section (after blank lines), be closed, and
+    hold its YAML on the lines after `<!-- homeostat`; else the one finding saying which."""
     stripped = text.lstrip("\n")
     skipped = len(text) - len(stripped)  # blank lines: lstrip took only newlines
     comment_line = heading_line + 1 + skipped
     if not stripped.startswith(_COMMENT_OPEN):
-        return None, [
+        return [
             error(
                 "topic-file",
                 file,
@@ -627,12 +682,12 @@ def _parse_topic_section(
         ]
     close = stripped.find("-->")
     if close == -1:
-        return None, [
+        return [
             error("topic-file", file, comment_line, "the <!-- homeostat comment is never closed with -->")
         ]
     first_break = stripped.find("\n")
     if first_break == -1 or first_break > close:
-        return None, [
+        return [
             error(
                 "topic-file",
                 file,
@@ -640,11 +695,21 @@ def _parse_topic_section(
                 "put the section's YAML fields on the lines after <!-- homeostat",
             )
         ]
-    yaml_text = stripped[first_break + 1 : close]
-    doc, problems = load_mapping(yaml_text, file, comment_line + 1, "section fields")
-    if doc is None:
-        return None, problems
-    data = doc.data  # the reading's own dict (nothing else holds it): completed in place
+    return _SectionComment(
+        line=comment_line,
+        yaml_text=stripped[first_break + 1 : close],
+        end=skipped + close + 3,
+        body_line=comment_line + stripped[: close + 3].count("\n"),
+    )
+
+
+def _heading_fields(
+    doc: YamlDoc, file: str, comment_line: int, mark: Heading, area: str, topic: str
+) -> list[Finding]:
+    """A section's id and title come from its heading, its area and topic from the file: the same
+    keys in its fields are reported and replaced, completing the reading's own dict in place."""
+    found: list[Finding] = []
+    data = doc.data  # nothing else holds it
     for key in ("id", "title", "area", "topic"):
         if key in data:
             found.append(
@@ -657,20 +722,7 @@ def _parse_topic_section(
             )
             data.pop(key)
     data["id"], data["title"], data["area"], data["topic"] = mark.anchor, mark.title, area, topic
-    meta, problems = validate_model(RuleMeta, data, file, doc, comment_line + 1)
-    found += problems
-    at = skipped + close + 3
-    after = text[at:]
-    body_line = comment_line + stripped[: close + 3].count("\n")
-    known = None if inner is None else _inner_headings(text, at, mark, inner)
-    if known is None:
-        body = parse_rule_body(after, file, body_line, 3)
-    else:
-        body = parse_rule_body(after, file, body_line, 3, *known)
-    found += body.findings
-    if meta is None:
-        return None, found
-    return _rule_from(meta, body, file, heading_line, f"{area}/{meta.id}.md", True), found
+    return found
 
 
 # --- documents -----------------------------------------------------------------------------------

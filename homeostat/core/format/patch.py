@@ -15,7 +15,7 @@ from typing import Literal
 
 from homeostat.core.format.markdown import check_fences, conflict_marker_lines, headings, split_frontmatter
 from homeostat.core.format.parse import parse_document
-from homeostat.core.schema import SECTION_WORD_LIMIT, Provenance
+from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Provenance
 from homeostat.core.text import count_words, is_valid_id
 from homeostat.errors import HomeostatError
 
@@ -93,39 +93,9 @@ def apply_section_patch(text: str, patch: SectionPatch, today: dt.date, file: st
     if patch.op in ("replace", "append"):
         if existing is None:
             raise PatchError(f"{file}: no section {{#{patch.section_id}}} to {patch.op}")
-        if patch.op == "replace":
-            new_body = patch.body.strip("\n")
-        else:
-            new_body = existing.body.rstrip("\n") + "\n\n" + patch.body.strip("\n")
-            if existing.provenance is not None and not patch.confidence:
-                provenance = replace(provenance, confidence=existing.provenance.confidence)
-        original = text[existing.start : existing.end]
-        heading_line = original.split("\n", 1)[0]
-        trailing = original[len(original.rstrip("\n")) :] or ("" if existing.end >= len(text) else "\n")
-        section_text = f"{heading_line}\n{render_provenance(provenance)}\n{new_body}{trailing or chr(10)}"
-        patched = text[: existing.start] + section_text + text[existing.end :]
-        words_after = count_words(new_body)
+        patched, words_after = _rewrite_section(text, existing, patch, provenance)
     elif patch.op == "add":
-        if existing is not None:
-            raise PatchError(
-                f"{file}: section {{#{patch.section_id}}} already exists; replace or append to it"
-            )
-        if not is_valid_id(patch.section_id):
-            raise PatchError(f"{file}: {patch.section_id!r} is not a valid section id")
-        heading = patch.heading.strip()
-        if not heading or "\n" in heading:
-            raise PatchError(f"{file}: a new section needs a one-line heading")
-        if any(s.heading.strip().lower() == heading.lower() for s in document.sections):
-            raise PatchError(f"{file}: a section headed {heading!r} already exists")
-        section_text = f"## {heading} {{#{patch.section_id}}}\n{render_provenance(provenance)}\n{patch.body.strip(chr(10))}\n"
-        anchor = document.section(patch.after) if patch.after else None
-        if patch.after and anchor is None:
-            raise PatchError(f"{file}: no section {{#{patch.after}}} to add after")
-        if anchor is not None and anchor.end < len(text):
-            patched = text[: anchor.end] + section_text + "\n" + text[anchor.end :]
-        else:
-            patched = text.rstrip("\n") + "\n\n" + section_text
-        words_after = count_words(patch.body)
+        patched, words_after = _add_section(text, document, patch, provenance, file)
     else:  # pragma: no cover - Literal guards it
         raise PatchError(f"unknown patch operation {patch.op!r}")
     if words_after > SECTION_WORD_LIMIT:
@@ -136,6 +106,50 @@ def apply_section_patch(text: str, patch: SectionPatch, today: dt.date, file: st
     patched = _bump_updated(patched, today)
     _verify(file, text, patched, patch, area_dir or "_")
     return patched
+
+
+def _rewrite_section(
+    text: str, existing: DocSection, patch: SectionPatch, provenance: Provenance
+) -> tuple[str, int]:
+    """`replace` or `append`: the section keeps its heading line and the blank lines after it, takes a
+    new provenance comment (an append keeps the old confidence unless the patch gives one), and
+    nothing else in the text moves. Returns the text and the section's words after."""
+    if patch.op == "replace":
+        new_body = patch.body.strip("\n")
+    else:
+        new_body = existing.body.rstrip("\n") + "\n\n" + patch.body.strip("\n")
+        if existing.provenance is not None and not patch.confidence:
+            provenance = replace(provenance, confidence=existing.provenance.confidence)
+    original = text[existing.start : existing.end]
+    heading_line = original.split("\n", 1)[0]
+    trailing = original[len(original.rstrip("\n")) :] or ("" if existing.end >= len(text) else "\n")
+    section_text = f"{heading_line}\n{render_provenance(provenance)}\n{new_body}{trailing or chr(10)}"
+    return text[: existing.start] + section_text + text[existing.end :], count_words(new_body)
+
+
+def _add_section(
+    text: str, document: Document, patch: SectionPatch, provenance: Provenance, file: str
+) -> tuple[str, int]:
+    """`add`: a new section with a valid id and a one-line heading no other section has, after
+    `patch.after` or at the end. Returns the text and the new section's words."""
+    if document.section(patch.section_id) is not None:
+        raise PatchError(f"{file}: section {{#{patch.section_id}}} already exists; replace or append to it")
+    if not is_valid_id(patch.section_id):
+        raise PatchError(f"{file}: {patch.section_id!r} is not a valid section id")
+    heading = patch.heading.strip()
+    if not heading or "\n" in heading:
+        raise PatchError(f"{file}: a new section needs a one-line heading")
+    if any(s.heading.strip().lower() == heading.lower() for s in document.sections):
+        raise PatchError(f"{file}: a section headed {heading!r} already exists")
+    section_text = f"## {heading} {{#{patch.section_id}}}\n{render_provenance(provenance)}\n{patch.body.strip(chr(10))}\n"
+    anchor = document.section(patch.after) if patch.after else None
+    if patch.after and anchor is None:
+        raise PatchError(f"{file}: no section {{#{patch.after}}} to add after")
+    if anchor is not None and anchor.end < len(text):
+        patched = text[: anchor.end] + section_text + "\n" + text[anchor.end :]
+    else:
+        patched = text.rstrip("\n") + "\n\n" + section_text
+    return patched, count_words(patch.body)
 
 
 def _bump_updated(text: str, today: dt.date) -> str:

@@ -58,6 +58,8 @@ class _State:
     item_example: list[str] | None = None
     in_example: bool = False
     marker: str = ""  # the list's kind: a bullet, or `.`/`)` of a numbered list
+    fence: str | None = None  # the open code fence's marker, while inside one
+    blank: bool = False  # the line before was blank
 
     def heading_path(self) -> tuple[str, ...]:
         return tuple(title for _, title in self.headings)
@@ -127,76 +129,82 @@ def _end_list(state: _State) -> None:
 def split_body(body: str, body_line: int = 1) -> tuple[list[Item], list[Prose]]:
     """Items (candidate rules) and prose, in file order."""
     state = _State(body_line, [], [], [], [])
-    fence: str | None = None
-    blank = False
     for offset, line in enumerate(body.split("\n")):
         number = body_line + offset
         fence_match = _FENCE.match(line)
-        if fence is not None:
-            (
-                state.item_example if state.in_example and state.item_example is not None else state.para
-            ).append(line)
-            if (
-                fence_match
-                and fence_match.group(1)[0] == fence[0]
-                and len(fence_match.group(1)) >= len(fence)
-            ):
-                fence = None
-                state.in_example = False
-            continue
-        if fence_match:
-            fence = fence_match.group(1)
-            indented = line[:1] in (" ", "\t")
-            if state.item is not None and (indented or not blank):
-                state.item_example = [*(state.item_example or []), line]
-                state.in_example = True
-            else:
-                _end_list(state)
-                if not state.para:
-                    state.para_line = number
-                state.para.append(line)
-            blank = False
-            continue
-        if not line.strip():
-            blank = True
+        if state.fence is not None:
+            _fenced_line(state, line, state.fence, fence_match)
+        elif fence_match:
+            _open_fence(state, line, number, fence_match.group(1))
+        elif not line.strip():
+            state.blank = True
             if state.item is None:
                 _flush_para(state)
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            _end_list(state)
-            _flush_para(state)
-            level = len(heading.group(1))
-            state.headings = [(lvl, title) for lvl, title in state.headings if lvl < level]
-            state.headings.append((level, heading.group(2).strip()))
-            blank = False
-            continue
-        item = _ITEM.match(line)
-        if item and (state.item is None or len(item.group(1)) <= 1):
-            marker = item.group(2)[-1] if item.group(2)[-1] in ".)" else "-"
-            label = _flush_item(state)
-            if state.marker and marker != state.marker:
-                state.lead_in = ""  # another kind of list is another list
-            state.lead_in = label or state.lead_in
-            _flush_para(state, before_list=True)
-            state.marker = marker
-            state.item, state.item_line = [item.group(3)], number
-            blank = False
-            continue
-        if state.item is not None and _is_lead_in(line):
-            _end_list(state)
-            state.para, state.para_line = [line], number
-            blank = False
-            continue
-        if state.item is not None and (line[:1] in (" ", "\t") or not blank):
-            state.item.append(line.strip())
-            blank = False
-            continue
+        elif heading := _HEADING.match(line):
+            _heading(state, len(heading.group(1)), heading.group(2).strip())
+        else:
+            _text_line(state, line, number)
+    _end_list(state)
+    _flush_para(state)
+    return state.items, state.prose
+
+
+def _fenced_line(state: _State, line: str, fence: str, fence_match: re.Match[str] | None) -> None:
+    """A line inside a code fence is kept as it is (the item's example, or the paragraph's text);
+    only a closing fence of the same character, at least as long, ends it."""
+    (state.item_example if state.in_example and state.item_example is not None else state.para).append(line)
+    if fence_match and fence_match.group(1)[0] == fence[0] and len(fence_match.group(1)) >= len(fence):
+        state.fence = None
+        state.in_example = False
+
+
+def _open_fence(state: _State, line: str, number: int, fence: str) -> None:
+    """A fence indented under an item, or right after it, is that item's example; any other starts
+    prose (and ends the list)."""
+    state.fence = fence
+    indented = line[:1] in (" ", "\t")
+    if state.item is not None and (indented or not state.blank):
+        state.item_example = [*(state.item_example or []), line]
+        state.in_example = True
+    else:
         _end_list(state)
         if not state.para:
             state.para_line = number
         state.para.append(line)
-        blank = False
+    state.blank = False
+
+
+def _heading(state: _State, level: int, title: str) -> None:
+    """A heading ends the list and the paragraph, and replaces the headings at its level or below in
+    the path every later item is filed under."""
     _end_list(state)
     _flush_para(state)
-    return state.items, state.prose
+    state.headings = [(lvl, t) for lvl, t in state.headings if lvl < level]
+    state.headings.append((level, title))
+    state.blank = False
+
+
+def _text_line(state: _State, line: str, number: int) -> None:
+    """Any other line: a new item (a top-level one, or any while no list is open), a lead-in that
+    ends the list, the open item's continuation, or prose."""
+    state.blank, was_blank = False, state.blank
+    item = _ITEM.match(line)
+    if item and (state.item is None or len(item.group(1)) <= 1):
+        marker = item.group(2)[-1] if item.group(2)[-1] in ".)" else "-"
+        label = _flush_item(state)
+        if state.marker and marker != state.marker:
+            state.lead_in = ""  # another kind of list is another list
+        state.lead_in = label or state.lead_in
+        _flush_para(state, before_list=True)
+        state.marker = marker
+        state.item, state.item_line = [item.group(3)], number
+    elif state.item is not None and _is_lead_in(line):
+        _end_list(state)
+        state.para, state.para_line = [line], number
+    elif state.item is not None and (line[:1] in (" ", "\t") or not was_blank):
+        state.item.append(line.strip())
+    else:
+        _end_list(state)
+        if not state.para:
+            state.para_line = number
+        state.para.append(line)

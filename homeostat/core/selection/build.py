@@ -118,8 +118,43 @@ def counted_first(
     areas = {name: AreaInfo(name, a.owner, a.team_only, a.paths) for name, a in config.iter_areas()}
     scored = _scorer(config, declared_contradictions(row.contradicts for row in rows))
     scope_of = scope_expander(config)
-    broken = unserved(unreadable)
-    drafts: list[Entry] = []  # token counts still 0
+    drafts, parts = _rule_drafts(rows, unserved(unreadable), areas, scored, scope_of)
+    served = len(drafts)
+    live = [lesson for lesson in pending if not _landed(lesson, rows)]
+    drafts += [e for e in (_pending_entry(lesson, areas, scope_of) for lesson in live) if e is not None]
+    sections = [
+        _section_entry(document, sec, scope_of) for document in documents for sec in document.sections
+    ]
+    lines = memo_lines(drafts, {s.area for s in sections}, areas)
+    todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
+    kept = None if first is None else _kept_texts(drafts, served, sections, first)
+    now, later = (todo, None) if kept is None else _split_todo(todo, kept)
+    waiting = counter(now) if counter is not None else lambda: count_texts(now, counts)
+    block = None if indexed is None else (served - len(indexed[1]), indexed)
+    inverted = _index(drafts, sections, block)
+    counted_now = waiting()
+    made = _Made(config, areas, drafts, served, sections, lines, inverted, tuple(unreadable))
+    if later is None or kept is None:
+        corpus = _assembled(made, counted_now)
+        return corpus, lambda _counts: corpus
+
+    def finish(counts: TokenCounts) -> Corpus:
+        return _assembled(made, _merged_counts(counted_now, count_texts(later, counts), kept))
+
+    return _assembled(made, _merged_counts(counted_now, None, kept)), finish
+
+
+def _rule_drafts(
+    rows: Sequence[RuleRow],
+    broken: set[tuple[str, str]],
+    areas: Mapping[str, AreaInfo],
+    scored: Callable[[str, ScoreKey], int],
+    scope_of: Callable[[tuple[str, ...]], tuple[str, ...]],
+) -> tuple[list[Entry], list[tuple[str, str]]]:
+    """The served rules as entries whose token counts are still 0, and each one's (rule-only view,
+    rest) to count: counting is the slow part, so `counted_first` decides what to count when. A rule
+    in a file that fails the schema (`broken`) is left out, as no reader serves it."""
+    drafts: list[Entry] = []
     parts: list[tuple[str, str]] = []
     for row in rows:
         if broken and (row.file, row.id) in broken:
@@ -146,29 +181,7 @@ def counted_first(
                 owner=row.owner or (area.owner if area else ""),
             )
         )
-    served = len(drafts)
-    live = [lesson for lesson in pending if not _landed(lesson, rows)]
-    drafts += [e for e in (_pending_entry(lesson, areas, scope_of) for lesson in live) if e is not None]
-    sections = [
-        _section_entry(document, sec, scope_of) for document in documents for sec in document.sections
-    ]
-    lines = memo_lines(drafts, {s.area for s in sections}, areas)
-    todo = ToCount(parts, [(e.view, e.short) for e in drafts[served:]], [s.view for s in sections], lines)
-    kept = None if first is None else _kept_texts(drafts, served, sections, first)
-    now, later = (todo, None) if kept is None else _split_todo(todo, kept)
-    waiting = counter(now) if counter is not None else lambda: count_texts(now, counts)
-    block = None if indexed is None else (served - len(indexed[1]), indexed)
-    inverted = _index(drafts, sections, block)
-    counted_now = waiting()
-    made = _Made(config, areas, drafts, served, sections, lines, inverted, tuple(unreadable))
-    if later is None or kept is None:
-        corpus = _assembled(made, counted_now)
-        return corpus, lambda _counts: corpus
-
-    def finish(counts: TokenCounts) -> Corpus:
-        return _assembled(made, _merged_counts(counted_now, count_texts(later, counts), kept))
-
-    return _assembled(made, _merged_counts(counted_now, None, kept)), finish
+    return drafts, parts
 
 
 class _Made(Record):

@@ -126,6 +126,15 @@ def readable_spans(kb: KB) -> Iterator[Span]:
     """Every piece of the KB an agent reads, one at a time: each is checked and let go (a list of
     them all was 40 MB at 100,000 rules, held through three checks). What is read is what
     `served` lists: the text of each rule and document section, and each field shown beside it."""
+    yield from _rule_spans(kb)
+    yield from _unreadable_spans(kb)
+    for document in kb.documents:
+        yield from _document_spans(document, kb.files[document.file])
+
+
+def _rule_spans(kb: KB) -> Iterator[Span]:
+    """Each rule's text, title and flag reasons; a rule in a topic file is its section of the file,
+    read once however many rules share its id."""
     sections: set[tuple[str, int]] = set()
     topic_files: dict[str, TopicFile] = {}
     for topic_file in kb.topic_files:
@@ -151,45 +160,47 @@ def readable_spans(kb: KB) -> Iterator[Span]:
             continue
         front = split_frontmatter(text)
         if front is not None:
-            title_line = next(
-                (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), rule.line
-            )
             title = rule.meta.title
-            yield _rule_span(rule, title, 0, len(title), title_line)
+            yield _rule_span(rule, title, 0, len(title), _title_line(text, rule.line))
             yield _rule_span(rule, text, front.body_offset, len(text), front.body_line)
-    yield from _unreadable_spans(kb)
-    for document in kb.documents:
-        text = kb.files[document.file]
-        front = split_frontmatter(text)
-        if front is not None:
-            meta = document.meta
-            title_line = next(
-                (n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), 1
-            )
-            yield Span(
-                document.file,
-                meta.title,
-                0,
-                len(meta.title),
-                title_line,
-                f"document {document.doc_id}'s title",
-                meta.risk_reviewer,
-                meta.risk_fingerprint,
-                document=document,
-                body_start=front.body_offset,
-                body_source=text,
-            )
-            yield Span(
-                document.file,
-                text,
-                front.body_offset,
-                len(text),
-                front.body_line,
-                f"document {document.doc_id}",
-                meta.risk_reviewer,
-                meta.risk_fingerprint,
-                document=document,
-            )
+
+
+def _title_line(text: str, default: int) -> int:
+    """The line of the frontmatter's `title:`, where a finding about the title points."""
+    return next((n for n, line in enumerate(text.splitlines(), 1) if line.startswith("title:")), default)
+
+
+def _document_spans(document: Document, text: str) -> Iterator[Span]:
+    """A document's title and body, each with its risk sign-off; nothing for a file with no
+    frontmatter (its own finding says so)."""
+    front = split_frontmatter(text)
+    if front is None:
+        return
+    meta = document.meta
+    yield Span(
+        document.file,
+        meta.title,
+        0,
+        len(meta.title),
+        _title_line(text, 1),
+        f"document {document.doc_id}'s title",
+        meta.risk_reviewer,
+        meta.risk_fingerprint,
+        document=document,
+        body_start=front.body_offset,
+        body_source=text,
+    )
+    yield Span(
+        document.file,
+        text,
+        front.body_offset,
+        len(text),
+        front.body_line,
+        f"document {document.doc_id}",
+        meta.risk_reviewer,
+        meta.risk_fingerprint,
+        document=document,
+    )
 
 
 def _unreadable_spans(kb: KB) -> Iterator[Span]:

@@ -24,8 +24,9 @@ from homeostat.core.hosts import (
     parse_repo_url,
 )
 from homeostat.core.kb import KB, KNOWLEDGE
+from homeostat.core.records import Record
 from homeostat.core.render.rule import rule_view
-from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Rule
+from homeostat.core.schema import SECTION_WORD_LIMIT, DocSection, Document, Provenance, Rule
 from homeostat.core.scoring import conflict_counts, score_rule
 from homeostat.core.served import field_problems
 from homeostat.core.similarity import SAME_LESSON_THRESHOLD, ContentWordNumbers, distinct_facts
@@ -356,9 +357,8 @@ def check_documents(kb: KB) -> list[Finding]:
 
 
 def _section_findings(document: Document, section: DocSection, text: str) -> list[Finding]:
-    line, section_id, p, body = section.line, section.id, section.provenance, section.body
-    found: list[Finding] = []
-    if p is None:
+    line, section_id, body = section.line, section.id, section.body
+    if section.provenance is None:
         return [
             error(
                 "document",
@@ -367,33 +367,7 @@ def _section_findings(document: Document, section: DocSection, text: str) -> lis
                 f"section {{#{section_id}}} must start with <!-- homeostat: source=… updated=… -->",
             )
         ]
-    if p.source not in DOC_SOURCES:
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}",
-            )
-        )
-    if p.updated and not _DATE.match(p.updated):
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date",
-            )
-        )
-    if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
-        found.append(
-            error(
-                "document",
-                document.file,
-                line + 1,
-                f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
-            )
-        )
+    found = _provenance_findings(document, section, section.provenance)
     comment = text[section.start : section.end].split("\n", 2)[1:2]  # the line after the heading
     if comment and comment[0].lstrip().startswith("<!--"):
         if comment[0].count("updated=") > 1:
@@ -422,6 +396,41 @@ def _section_findings(document: Document, section: DocSection, text: str) -> lis
                 document.file,
                 line,
                 f"section {{#{section_id}}} has {words} words (limit {SECTION_WORD_LIMIT}); split it",
+            )
+        )
+    return found
+
+
+def _provenance_findings(document: Document, section: DocSection, p: Provenance) -> list[Finding]:
+    """The provenance comment's values: a known source, a YYYY-MM-DD date and a 0-100 confidence, each
+    reported on the comment's line (the one after the heading)."""
+    line, section_id = section.line + 1, section.id
+    found: list[Finding] = []
+    if p.source not in DOC_SOURCES:
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: source {p.source!r} is not one of {', '.join(sorted(DOC_SOURCES))}",
+            )
+        )
+    if p.updated and not _DATE.match(p.updated):
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: updated={p.updated!r} is not a YYYY-MM-DD date",
+            )
+        )
+    if p.confidence and (not p.confidence.isdigit() or int(p.confidence) > 100):
+        found.append(
+            error(
+                "document",
+                document.file,
+                line,
+                f"section {{#{section_id}}}: confidence={p.confidence!r} is not 0–100",
             )
         )
     return found
@@ -548,31 +557,62 @@ def _rules_by_id(rules: Sequence[Rule]) -> dict[str, list[Rule]]:
 def _near_duplicates(kb: KB) -> list[Finding]:
     """Pairs teaching the same lesson, within one repo or against core, found through rare shared words."""
     live = [r for r in kb.rules if r.meta.status != "retired"]
-    # Every rule's content words as numbers, one rule after another in one array (rule i's are
-    # words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
-    # memory of sets of strings, and a third of that of an array, tuple or list per rule.
+    words, starts = _content_words(live)
+    rare_words = _rare_words(words, len(live))
+    group, width = _pair_groups(live)
+    index = _rare_index(words, starts, rare_words, group, width)
+    del rare_words
+    return _near_pairs(live, words, starts, index, group, width)
+
+
+def _content_words(live: list[Rule]) -> tuple[array[int], array[int]]:
+    """Every rule's content words as numbers, one rule after another in one array (rule i's are
+    words[starts[i]:starts[i + 1]]); rare words and their postings likewise: a tenth of the
+    memory of sets of strings, and a third of that of an array, tuple or list per rule."""
     numbers = ContentWordNumbers()
     words, starts = array("I"), array("L", [0])
     for rule in live:
         words.extend(numbers.of(f"{rule.title}\n{rule.rule}"))
         starts.append(len(words))
-    del numbers
+    return words, starts
+
+
+def _rare_words(words: array[int], rules: int) -> set[int]:
+    """Words in a few rules only: a word in one rule pairs it with none, and a common word would pair
+    too many rules to compare."""
     rules_with = Counter(words)
-    common = min(max(20, len(live) // 50), RARE_WORD_RULES)
-    rare_words = {word for word, n in rules_with.items() if 2 <= n <= common}
-    del rules_with  # a word in one rule pairs it with none
-    # Rules pair within one repo or with core, so each rare word's postings are kept per group (core
-    # is group 0, each repo one more) and a rule counts only the groups it may pair with: the same
-    # pairs, the same shared-word counts, without counting the pairs across repos only to drop them.
+    common = min(max(20, rules // 50), RARE_WORD_RULES)
+    return {word for word, n in rules_with.items() if 2 <= n <= common}
+
+
+def _pair_groups(live: list[Rule]) -> tuple[array[int], int]:
+    """Each rule's group (core is group 0, each repo one more) and the number of groups. Rules pair
+    within one repo or with core, so each rare word's postings are kept per group and a rule counts
+    only the groups it may pair with: the same pairs, the same shared-word counts, without counting
+    the pairs across repos only to drop them."""
     repos: dict[str, int] = {}
     group = array("I")
     for rule in live:
         group.append(0 if rule.area == CORE_AREA else repos.setdefault(repo_of(rule.area), len(repos) + 1))
-    width = len(repos) + 1
-    # word * width + group -> that group's rules with the word, ascending
+    return group, len(repos) + 1
+
+
+class _RareIndex(Record):
+    """Each rule's rare words (rule i's are rare[starts[i]:starts[i + 1]]) and the postings: word *
+    width + group -> that group's rules with the word, ascending."""
+
+    rare: array[int]
+    starts: array[int]
+    postings: dict[int, array[int]]
+
+
+def _rare_index(
+    words: array[int], starts: array[int], rare_words: set[int], group: array[int], width: int
+) -> _RareIndex:
+    """The rare words of each rule, and the rules with each rare word in each group."""
     postings: dict[int, array[int]] = {}
     rare, rare_starts = array("I"), array("L", [0])
-    for i in range(len(live)):
+    for i in range(len(starts) - 1):
         mine = [word for word in words[starts[i] : starts[i + 1]] if word in rare_words]
         rare.extend(mine)
         rare_starts.append(len(rare))
@@ -582,7 +622,20 @@ def _near_duplicates(kb: KB) -> list[Finding]:
                 postings[key].append(i)
             else:
                 postings[key] = array("I", [i])
-    del rare_words
+    return _RareIndex(rare, rare_starts, postings)
+
+
+def _near_pairs(
+    live: list[Rule],
+    words: array[int],
+    starts: array[int],
+    index: _RareIndex,
+    group: array[int],
+    width: int,
+) -> list[Finding]:
+    """Each later rule sharing two rare words or more with a rule, compared as `same_lesson` does;
+    a pair whose facts differ (`distinct_facts`) is not a duplicate."""
+    rare, rare_starts, postings = index
     found: list[Finding] = []
     every_group = range(width)
     with_core = 0 in group  # without core rules a repo's rules look up their own group alone
