@@ -176,7 +176,7 @@ def test_the_built_corpus_counts_and_indexes_as_the_plain_way(tmp_path: Path) ->
     assert list(built[0].items()) == list(postings.items())
 
 
-# --- counting in a second process (adapters/count_worker.py) -----------------------------------------
+# --- counting in a second process (adapters/forked/count_worker.py) -----------------------------------------
 
 
 def _long_rule(n: int) -> str:

@@ -1,8 +1,8 @@
 """The cold build's parse split gives what one process gives, and the cached corpus's bytes depend on
 its values alone.
 
-A large KB's last rule files are parsed in a forked child (adapters/parse_worker.py), which sends
-what the corpus takes from each rule (core/corpus_rows.py); the corpus is written in a form where
+A large KB's last rule files are parsed in a forked child (adapters/forked/parse_worker.py), which sends
+what the corpus takes from each rule (core/selection/corpus_rows.py); the corpus is written in a form where
 every equal value is one object (`search_index._canonical`). Held here: the same corpus, the same
 cached bytes and the same token counts kept, with no child, with the counting child alone and with
 both, over a KB whose later files hold what is awkward to merge (a topic file with an unreadable

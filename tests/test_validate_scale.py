@@ -366,7 +366,7 @@ def test_counts_from_an_earlier_run_are_trusted_only_for_unchanged_text(tmp_path
     assert json.loads(broken)["findings"] == json.loads(none)["findings"] == json.loads(changed)["findings"]
 
 
-# --- scanning and counting beside the other checks (forked children, adapters/forked_tasks.py) -----
+# --- scanning and counting beside the other checks (forked children, adapters/forked/tasks.py) -----
 
 
 def _counts_state(counts: TokenCounts) -> tuple[object, ...]:

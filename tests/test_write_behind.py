@@ -1,6 +1,6 @@
 """A cold `context` answers before its cache files are written, and the next session finds them.
 
-The writes run in a detached grandchild holding `writing.lock` (adapters/write_behind.py); a
+The writes run in a detached grandchild holding `writing.lock` (adapters/forked/write_behind.py); a
 process that finds no cached corpus waits for that lock before it builds one. Held here with real
 processes: the answer and the files are those of writing in-process, a rebuild waits for a writer
 at work and loads what it wrote, and the writer holds none of its caller's streams, leaves its

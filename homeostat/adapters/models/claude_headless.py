@@ -1,6 +1,6 @@
 """One agent turn of headless Claude Code, `claude -p`, as a developer's session runs it (for bench).
 
-Unlike the claude-code model runtime (`adapters/claude_code.py`, tools off, a temporary folder), this
+Unlike the claude-code model runtime (`adapters/models/claude_code.py`, tools off, a temporary folder), this
 is the whole agent: its tools, the settings and plugins of the user's HOME, in the folder given. The
 prompt goes on stdin, so it never shows in a process list. The process stays in our process group,
 so a Ctrl-C in the terminal stops it with the bench.
