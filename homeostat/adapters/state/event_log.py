@@ -81,6 +81,21 @@ def _ms(moment: datetime) -> int:
     return round(moment.timestamp() * 1000)
 
 
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Put the database in WAL mode (a no-op once it is). While another process is opening the same
+    file SQLite can refuse the switch at once with "database is locked" rather than wait on the busy
+    timeout (a racing fold failed so in a whole-suite run), so a refusal is retried for a few seconds."""
+    give_up = time.monotonic() + 5.0
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > give_up:
+                raise
+            time.sleep(0.02)
+
+
 class SqliteEventLog:
     """`record`, `query` and `prune` over one SQLite file; safe for several processes at once."""
 
@@ -92,7 +107,7 @@ class SqliteEventLog:
         self.retention = timedelta(days=retention_days)
         self._now = now
         self._db = sqlite3.connect(path, timeout=5.0, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _use_wal(self._db)
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
         self.journal = journal_path(path)
