@@ -225,7 +225,6 @@ class AnthropicStub:
 
     def start(self) -> AnthropicStub:
         server = _QuietServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
         server.stub = self  # type: ignore[attr-defined]
         self._server = server
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()

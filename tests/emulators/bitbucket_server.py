@@ -1650,7 +1650,6 @@ def _server(emulator: BitbucketEmulator, *, proxy: bool) -> ThreadingHTTPServer:
             return
 
     server = ClosingServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
     return server
 
 

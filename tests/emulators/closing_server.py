@@ -18,6 +18,8 @@ from typing import Any
 
 
 class ClosingServer(ThreadingHTTPServer):
+    """Handler threads are daemons (a stopped test never waits on one), and closing ends them."""
+
     daemon_threads = True
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -420,7 +420,6 @@ class GitHubEmulator:
         self._refs: dict[str, dict[str, str]] | None = None
         self._ids = iter(range(1_000_001, 10**9))
         self._server = ClosingServer(("127.0.0.1", 0), _handler_for(self))
-        self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.api_url = f"{self.origin}{API_PREFIX}"

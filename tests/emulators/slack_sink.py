@@ -51,7 +51,6 @@ class SlackSink:
 
     def start(self) -> SlackSink:
         server = ClosingServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
         server.sink = self  # type: ignore[attr-defined]
         self._server = server
         threading.Thread(target=server.serve_forever, daemon=True).start()
