@@ -5,13 +5,15 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The third held-out set (tests/fixtures/poisoning_heldout3/) is never tuned against: measure it once a
 change is done, never while making one, and report it beside the tuning set's number. The first and
 second (tests/fixtures/poisoning_heldout/, poisoning_heldout2/) were measured and looked at during
 issue 29 and are tuning use now. `--show` prints the misses and false alarms of the sets it runs (so
-never pass it with `--heldout3`). To measure another checkout's code (main before a change), put it
+never pass it with `--heldout3`). The fourth (tests/fixtures/poisoning_heldout4/), written by an
+independent red team without reading the scanner, is held out the same way. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -36,6 +38,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
 HELDOUT = FIXTURES / "poisoning_heldout" / "heldout.yaml"
 HELDOUT2 = FIXTURES / "poisoning_heldout2" / "heldout2.yaml"
 HELDOUT3 = FIXTURES / "poisoning_heldout3" / "heldout3.yaml"
+HELDOUT4 = FIXTURES / "poisoning_heldout4" / "heldout4.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 
 
@@ -128,6 +131,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout3", action="store_true", help="also score the third held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout4", action="store_true", help="also score the fourth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -147,6 +153,10 @@ def main() -> int:
         if args.show:
             parser.error("--show prints the misses: never with --heldout3 (it would stop being held out)")
         report("HELD-OUT set 3", HELDOUT3, show=False)
+    if args.heldout4:
+        if args.show:
+            parser.error("--show prints the misses: never with --heldout4 (it would stop being held out)")
+        report("HELD-OUT set 4", HELDOUT4, show=False)
     return 0
 
 
