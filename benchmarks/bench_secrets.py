@@ -1,10 +1,12 @@
 """Secret-scanner benchmark: recall and false positives on three labelled sets, and scanning speed.
 
-    .venv/bin/python benchmarks/bench_secrets.py [CASES_JSONL] [--show] [--show-heldout]
+    .venv/bin/python benchmarks/bench_secrets.py [CASES_JSONL] [--show] [--show-heldout] [--heldout2]
 
 The sets: the TUNING set (tests/secrets_tuning.py, what rules are written against), the HELD-OUT set
 (tests/secrets_heldout.py, written first and only measured: its misses are printed only with
-`--show-heldout`, so that nobody tunes against it by accident), and the shared corpus, which lives
+`--show-heldout`, so that nobody tunes against it by accident), the SECOND held-out set
+(tests/secrets_heldout2.py, written by an independent red team without reading the scanner; only its
+totals are ever printed, with `--heldout2`, and only at the end of a change), and the shared corpus, which lives
 outside this repository (`../shared/bench/secrets/cases.jsonl` by default) and must never be copied
 into it: hosted secret scanning blocks its strings. `--show` prints the text of each miss and false
 positive of the tuning set and the shared corpus; without it only ids and kinds are printed. To
@@ -34,6 +36,7 @@ sys.path.insert(1, str(REPO / "tests"))
 
 from secret_sets import Case, score_cases  # noqa: E402
 from secrets_heldout import heldout_cases  # noqa: E402
+from secrets_heldout2 import heldout2_cases  # noqa: E402
 from secrets_tuning import tuning_cases  # noqa: E402
 
 import homeostat  # noqa: E402
@@ -163,8 +166,9 @@ def _spans(text: str) -> list[tuple[int, int]]:
     return [(h.start, h.end) for h in find_secrets(text)]
 
 
-def score_sets(show: bool, show_heldout: bool) -> None:
-    """The tuning and held-out sets (built at run time, so they are always present)."""
+def score_sets(show: bool, show_heldout: bool, heldout2: bool = False) -> None:
+    """The tuning and held-out sets (built at run time, so they are always present); the second
+    held-out set only when asked, and then only its totals."""
     for name, cases, detail in (
         ("tuning set", tuning_cases(), show),
         ("held-out set", heldout_cases(), show_heldout),
@@ -174,6 +178,8 @@ def score_sets(show: bool, show_heldout: bool) -> None:
         if detail:
             _print_cases("misses", result.misses)
             _print_cases("false alarms", result.false_alarms)
+    if heldout2:
+        print(f"HELD-OUT set 2 (totals only): {score_cases(heldout2_cases(), _spans).line()}")
     print()
 
 
@@ -193,9 +199,12 @@ def main() -> int:
     parser.add_argument(
         "--show-heldout", action="store_true", help="print the held-out set's misses too (never tune on them)"
     )
+    parser.add_argument(
+        "--heldout2", action="store_true", help="also score the second held-out set (totals only; at the end)"
+    )
     args = parser.parse_args()
     print(f"homeostat from {Path(homeostat.__file__).parent}")
-    score_sets(args.show, args.show_heldout)
+    score_sets(args.show, args.show_heldout, args.heldout2)
     if args.cases.exists():
         score(args.cases, args.show)
     else:
