@@ -14,6 +14,10 @@ secret store).
 
 benchmarks/bench_secrets.py --heldout2 prints only its totals. A miss here is evidence that a rule
 generalises badly, not a case to add a rule for; once it has guided a change it is no longer held out.
+
+Measurements (totals only; no miss or false alarm has been read):
+- 2026-12-03, committed alone, main's scanner as of 6610a89 (branch i29h, e5d8470): recall 70/113
+  (0.619), false alarms 6/48.
 """
 
 from __future__ import annotations
