@@ -4,15 +4,14 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py              # the tuning set and the original corpus
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
-The third held-out set (tests/fixtures/poisoning_heldout3/) is never tuned against: measure it once a
-change is done, never while making one, and report it beside the tuning set's number. The first and
-second (tests/fixtures/poisoning_heldout/, poisoning_heldout2/) were measured and looked at during
-issue 29 and are tuning use now. `--show` prints the misses and false alarms of the sets it runs (so
-never pass it with `--heldout3`). To measure another checkout's code (main before a change), put it
-first on the path:
+The first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
+poisoning_heldout3/) were measured and looked at during issue 29 and are tuning use now; a held-out
+set still held out is measured once a change is done, never while making one, and reported beside
+the tuning sets' numbers. `--show` prints the misses and false alarms of the sets it runs. To
+measure another checkout's code (main before a change), put it first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
 """
@@ -126,7 +125,9 @@ def main() -> int:
         help="also score the second held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
-        "--heldout3", action="store_true", help="also score the third held-out set (only at the end)"
+        "--heldout3",
+        action="store_true",
+        help="also score the third held-out set (tuning use since issue 29)",
     )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
@@ -144,9 +145,7 @@ def main() -> int:
     if args.heldout2:
         report("second held-out set", HELDOUT2, show=args.show)
     if args.heldout3:
-        if args.show:
-            parser.error("--show prints the misses: never with --heldout3 (it would stop being held out)")
-        report("HELD-OUT set 3", HELDOUT3, show=False)
+        report("third held-out set", HELDOUT3, show=args.show)
     return 0
 
 
