@@ -50,7 +50,8 @@ _DECODING = re.compile(
     r"\bbase64\s+(?:-\w+\s+)*(?:-d|-D|--decode)\b|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)?[^|;&]*"
     r"(?:-d\b|-base64\b)|\bprintf\s+%b|\bprintf\s+[\"']?(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\u[0-9a-fA-F]{4})|"
     r"\becho\s+-e\s+[\"']?(?:\\x|\\[0-7])|\buudecode\b|\bb64decode\b|\batob\s*\(|\bfromhex\b|\bunhexlify\b|"
-    r"\bcodecs\.decode\b|\bFromBase64String\b|\bgunzip\b|\bzcat\b|\btr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m",
+    r"\bcodecs\.decode\b|\bFromBase64String\b|\bgunzip\b|\bzcat\b|\btr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m|"
+    r"^\s*rev\s*$",  # a stage that reverses its input: text written backwards, undone
 )
 _FETCHING = re.compile(
     r"\b(?:curl|wget|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|urlopen|urllib|requests\.get|"
@@ -64,7 +65,8 @@ _RUNS_TEXT = re.compile(
     r"\b(?:python[0-9.]*|node|perl|ruby|php)\s+-[ce]\b|^\s*[&.]?\s*\(?\s*\$\(",
     re.IGNORECASE,
 )
-_OUTPUT_FILE = re.compile(r"(?:\s-o\s*|\s-O\s*|--output[=\s]|-OutFile\s+|>\s*)([\w./~-]+)")
+# Where a download is saved: `-o x`, `-O x`, and either ending a run of short flags (`-sSLo x`, `-qO x`).
+_OUTPUT_FILE = re.compile(r"(?:\s-[a-zA-Z]*[oO]\s*|--output(?:-document)?[=\s]|-OutFile\s+|>\s*)([\w./~-]+)")
 
 # Secrets a command can carry, and the commands that carry them off the machine.
 _SECRET_NAME = (
