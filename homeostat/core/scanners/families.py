@@ -31,6 +31,7 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`")  # a `no:` inside one is an option, not a 
 # Languages that put the negation after the verb ("Sag dem Nutzer nicht", "Vertel de gebruiker niet").
 _LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|nichts|niet|niets|inte|ingenting|ikke|intet|pas|rien)\b")
 _LATE_REACH = 40
+_LOOKBACK = 1000  # how far back in its sentence a shape's negation is looked for
 
 INJECTION = (
     "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
@@ -127,7 +128,8 @@ _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 
 # Code review weakened: approvals set to none, CODEOWNERS entries dropped, changes said to need no review.
 _REVIEW_WEAKENED = re.compile(
-    r"\b(?:required[-_\s]+)?(?:approv\w*|reviews?|reviewers?)(?:[-_\s]+[\w-]+){0,4}?\s*(?:to|=|:)\s*[`'\"]?0(?![\d.])|"
+    r"\b(?:(?:required|minimum|min)[-_\s]+(?:number[-_\s]+of[-_\s]+)?(?:approv\w*|reviews?|reviewers?)|approv\w*|"
+    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[\w-]+){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?![\d.])|"
     r"\b(?:remove|delete|drop|comment\s+out|empty|clear|strip)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?\bcodeowners\b|"
     r"\b(?:needs?|requires?|get|gets)\s+no\s+(?:\w+\s+)?(?:reviews?|reviewers?|approvals?|approvers?|sign-?offs?)\b|"
     r"\b(?:disable|remove|delete|turn\s+off|switch\s+off|drop)\s+(?:the\s+)?branch\s+protection\b|"
@@ -141,7 +143,7 @@ REVIEW = (
 # Tests and CI made to pass by replacing what they run: a test script that only echoes, `exit 0` put into a
 # test script, `set +e` so failures do not stop a job, assertions deleted with a stream editor.
 _WEAKENING_SCRIPTS = re.compile(
-    r"[\"']?\b(?:test|tests|lint|check|ci|verify)[:\w-]{0,40}[\"']?\s*[:=]\s*[\"'](?:echo\b[^\"'\n]{0,40}|true|exit\s+0|:|)[\"']|"
+    r"[\"']?\b(?:test|tests|lint|check|ci|verify)[:\w-]{0,40}[\"']?\s*[:=]\s*[\"'](?:echo\b[^\"'\n]{0,40}|true|exit(?:\s+0)?)[\"']|"
     r"\b(?:put|add|insert|prepend|place|append|start\s+(?:\S+\s+){0,4}with|make)\b[^.;\n]{0,30}?\bexit\s+0\b"
     r"(?:[^.;\n]|\.(?=[\w/])){0,80}?(?:test|\bci\b|check|lint|verify|scan|hook|pipeline|workflow|\bbuild)|"
     r"\bset\s+\+e\b(?:[^.;\n]|\.(?=[\w/])){0,80}?\b(?:fail\w*|errors?|red)\b[^.;\n]{0,40}?"
@@ -428,7 +430,9 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             continue  # no word starts as every match does, nor any symbol it holds: nothing to find
         for m in pattern.finditer(text):
             i = bisect_right(starts, m.start()) - 1
-            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
+            # the sentence before the match, at most `_LOOKBACK` of it: a line of thousands of matches and
+            # no sentence end is not read again from its start for each
+            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[max(starts[i], m.start() - _LOOKBACK) : m.start()]))
             negation = _NEGATION_BEFORE.search(before)
             if negation and not (
                 _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())
