@@ -107,7 +107,8 @@ _SMALL_LETTER_NAME = re.compile(
 # A dot above on `i` or `j`, which already have one (what casefolding `İ` leaves): it changes nothing seen.
 _REDUNDANT_DOT = re.compile("(?<=[ijIJ])\u0307")
 # A word broken at a line's end with a hyphen (`Ig-` / `nore`): read whole, on the first of its lines.
-_HYPHEN_BREAK = re.compile(r"(?<=[^\W\d_])-[ \t]*\n[ \t]*(?=[^\W\d_])")
+# (Written to start with its `-`, so the engine skips ahead to one.)
+_HYPHEN_BREAK = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\n[ \t]*(?=[^\W\d_])")
 
 
 def _fold_word(match: re.Match[str], native: frozenset[str] = frozenset()) -> str:

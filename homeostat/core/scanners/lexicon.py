@@ -1323,6 +1323,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"désactiv",
         r"désinstall",
         r"deaktivier",
+        r"schalt(?:e|en|et)?\s+(?:\S+\s+){0,4}?aus\b",
         r"desactiv",
         r"desinstal",
         r"disattiv",

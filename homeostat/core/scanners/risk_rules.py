@@ -482,7 +482,9 @@ DESTRUCTIVE = PhraseRule(
         _p("drop", r"\bdrop\s+(?:table|database|schema)\s+(?:if\s+exists\s+)?[\w.\"`\[]+"),
         _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+|(?-i:\bTRUNCATE\s+[\w.\"`\[]+)"),
         _p("delete", r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)"),
-        _p("mkfs", r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+)*/dev/"),
+        _p(
+            "mkfs", r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+(?:[^-/\s]\S*\s+)?){0,8}/dev/"
+        ),  # options, some with a value
         _p("dd", r"\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)"),
         _p("/dev/sd", r">\s*/dev/sd[a-z]\b", anchored=False),
         _p(":(", r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
