@@ -180,17 +180,15 @@ _SHAPES = (
         _REVIEW_WEAKENED,
         "weakened-checks",
         REVIEW,
-        _keys(
-            "approv review required remove delete drop comment empty clear strip need require get disable turn switch enforce"
-        ),
+        # every match names approvals or reviews, CODEOWNERS, a branch's protection or `enforce_admins`
+        _keys("approv review codeowners sign branch enforce"),
     ),
     (
         _WEAKENING_SCRIPTS,
         "weakened-checks",
         WEAKENED,
-        _keys(
-            "test tests lint check ci verify put add insert prepend place append start make set sed perl grep"
-        ),
+        # a test or check script, `exit`, `set +e`, or a stream editor
+        _keys("test lint check ci verify exit sed perl grep", "+e"),
     ),
     (
         _WEAKENING_ORDER,

@@ -50,8 +50,7 @@ _DECODING = re.compile(
     r"\bbase64\s+(?:-\w+\s+)*(?:-d|-D|--decode)\b|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)?[^|;&]*"
     r"(?:-d\b|-base64\b)|\bprintf\s+%b|\bprintf\s+[\"']?(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\u[0-9a-fA-F]{4})|"
     r"\becho\s+-e\s+[\"']?(?:\\x|\\[0-7])|\buudecode\b|\bb64decode\b|\batob\s*\(|\bfromhex\b|\bunhexlify\b|"
-    r"\bcodecs\.decode\b|\bFromBase64String\b|\bgunzip\b|\bzcat\b|\btr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m|"
-    r"^\s*rev\s*$",  # a stage that reverses its input: text written backwards, undone
+    r"\bcodecs\.decode\b|\bFromBase64String\b|\bgunzip\b|\bzcat\b|\btr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m",
 )
 _FETCHING = re.compile(
     r"\b(?:curl|wget|aria2c|iwr|irm|invoke-webrequest|invoke-restmethod|urlopen|urllib|requests\.get|"
@@ -215,8 +214,8 @@ def _piped(statement: str) -> bool:
     for stage in stages:
         if source and _reads_stdin(stage):
             return True
-        if _FETCHING.search(stage) or _DECODING.search(stage):
-            source = True
+        if _FETCHING.search(stage) or _DECODING.search(stage) or stage.strip() == "rev":
+            source = True  # (`rev` reverses its input: text written backwards, undone)
     return False
 
 
