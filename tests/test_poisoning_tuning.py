@@ -1,8 +1,8 @@
 """The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
-and the first and second held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/),
-retired to tuning use once their misses had been read. The third held-out set
-(tests/fixtures/poisoning_heldout3/) is never run here: it is measured with
-`benchmarks/bench_risky.py --heldout3` once a change is done, so no test ever tunes the check to it."""
+and the first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
+poisoning_heldout3/), each retired to tuning use once its misses had been read. A held-out set that
+is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is
+done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),
 ]
 TUNING = Corpus([p for c in _SETS for p in c.probes], [p for c in _SETS for p in c.look_alikes])
 

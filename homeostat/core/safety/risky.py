@@ -46,12 +46,15 @@ from homeostat.core.scanners.quiet import (
 )
 from homeostat.core.scanners.risk_rules import (
     CLAUSE_LEAD,
+    DISPOSABLE_CHECKOUT,
     DOUBLE_NEGATIVE,
     MODEL_TOKENS,
     NEGATION_AFTER,
     NEGATION_BEFORE,
+    PARTIAL_SECRET,
     PHRASE_RULES,
     SECRET_STORE,
+    WORK_TREE_ONLY,
     Pattern,
     PhraseRule,
     gate_of,
@@ -267,10 +270,17 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 continue
             if rule.kind == "credential-handling" and (
                 SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
+                or PARTIAL_SECRET.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue
+            if (
+                rule.kind == "destructive-command"
+                and WORK_TREE_ONLY.match(m.group(0))
+                and DISPOSABLE_CHECKOUT.search(doc.text, *doc.line_span(s))
+            ):
+                continue  # confined to a checkout made to be thrown away
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
 

@@ -68,7 +68,7 @@ _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
 # Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
 # line's end from each place it occurs.
 _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
-_AS_FLAG = re.compile(r"--[\w\-]*\Z")
+_AS_FLAG = re.compile(r"(?<![\w\-])--?[\w\-]*\Z")  # `--password`, and one-dash `-storepass`
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
 _SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
 _ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")

@@ -26,6 +26,7 @@ Every step is one pass of a regex whose matches cannot overlap: linear in the te
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from functools import lru_cache
 
@@ -81,27 +82,111 @@ def _prototypes() -> dict[str, str]:
             # TS #39's skeleton is `l` for I, l and 1 alike; a capital (Greek `Ι`, Cyrillic `І`) is read as
             # the capital it looks like, so `Ιgnore` is `Ignore`, not `lgnore`
             found[char] = "I" if latin[0] == "l" and char.isupper() else latin[0]
+    # Latin letters drawn small, raised or lowered (`ɪɢɴᴏʀᴇ`, `ᵃ`, `ₓ`), which TS #39 mostly leaves out:
+    # read as the letter their name says they are.
+    for block in _SMALL_LETTER_BLOCKS:
+        for code in block:
+            char = chr(code)
+            named = _SMALL_LETTER_NAME.fullmatch(unicodedata.name(char, ""))
+            if named and char not in found:
+                found[char] = named.group(1).lower()
+    found["\u0130"] = "I"  # `İ`, whose dot is the one `i` has: `İgnore` is `Ignore`
     return found
 
 
-def _fold_word(match: re.Match[str]) -> str:
+_SMALL_LETTER_BLOCKS = (
+    range(0x0250, 0x0300),
+    range(0x1D00, 0x1DC0),
+    range(0x2070, 0x20A0),
+    range(0xA720, 0xA800),
+)
+_SMALL_LETTER_NAME = re.compile(
+    r"(?:LATIN LETTER SMALL CAPITAL|MODIFIER LETTER (?:SMALL|CAPITAL)|LATIN SUBSCRIPT SMALL LETTER|"
+    r"SUPERSCRIPT LATIN SMALL LETTER) ([A-Z])"
+)
+# A dot above on `i` or `j`, which already have one (what casefolding `İ` leaves): it changes nothing seen.
+_REDUNDANT_DOT = re.compile("(?<=[ijIJ])\u0307")
+# A word broken at a line's end with a hyphen (`Ig-` / `nore`): read whole, on the first of its lines.
+# (Written to start with its `-`, so the engine skips ahead to one.)
+_HYPHEN_BREAK = re.compile(r"-(?<=[^\W\d_]-)[ \t]*\n[ \t]*(?=[^\W\d_])")
+
+
+def _fold_word(match: re.Match[str], native: frozenset[str] = frozenset()) -> str:
     word = match.group(0)
     if word.isascii():
         return word
     table = _prototypes()
     folded = "".join(table.get(c, c) for c in word)
     if folded.isascii():
-        return folded  # every letter looks like a Latin one: `ехес`, `сurl`
+        # every letter looks like a Latin one (`ехес`, `сurl`), unless the word is one of its script's own
+        # among that script's prose (`Не отключайте…` is Russian, not `He`)
+        return word if _script(word) in native else folded
     if any(c.isascii() for c in word):
         return folded  # Latin mixed with another script: `Ignоre`
     return word
 
 
+def _script(word: str) -> str:
+    """The script a word's letters are written in, by their Unicode names (`CYRILLIC`, `GREEK`); "" when
+    they are in more than one."""
+    scripts = {unicodedata.name(c, "?").split(" ", 1)[0] for c in word if c.isalpha()}
+    return scripts.pop() if len(scripts) == 1 else ""
+
+
+def _native_scripts(line: str) -> frozenset[str]:
+    """The scripts past Latin that a line's words are written in as words of their own, not as
+    look-alikes of Latin letters (a word some letter of which has no Latin look-alike)."""
+    table = _prototypes()
+    found = set()
+    for m in _WORD.finditer(line):
+        word = m.group(0)
+        if not word.isascii() and not any(c.isascii() for c in word):
+            if not all(c in table for c in word):
+                found.add(_script(word))
+    found.discard("")
+    found.discard("LATIN")
+    return frozenset(found)
+
+
 def fold_confusables(text: str) -> str:
-    """Words disguised with look-alike letters, read in Latin; other scripts' words left alone."""
+    """Words disguised with look-alike letters, read in Latin; other scripts' words left alone, and so
+    are the words a line's own script has that happen to look Latin."""
     if text.isascii():
         return text
-    return _WORD.sub(_fold_word, text)
+    text = _REDUNDANT_DOT.sub("", text) if "\u0307" in text else text
+    return "".join(_fold_line(line) for line in text.splitlines(keepends=True))
+
+
+def _fold_line(line: str) -> str:
+    if line.isascii():
+        return line
+    native = _native_scripts(line)
+    return _WORD.sub(lambda m: _fold_word(m, native), line)
+
+
+def _join_hyphen_breaks(text: str) -> str:
+    """Words broken across lines with a hyphen (`Ig-` / `nore`) joined, on the first of their lines; the
+    lines they took the rest from are left empty, so every other line keeps its number."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        pieces, owed = [lines[i]], 0
+        while i + 1 < len(lines) and _broken(pieces[-1]) and lines[i + 1].lstrip(" \t")[:1].isalpha():
+            pieces[-1] = pieces[-1].rstrip(" \t")[:-1]
+            pieces.append(lines[i + 1].lstrip(" \t"))
+            i += 1
+            owed += 1
+        out.append("".join(pieces))
+        out.extend([""] * owed)
+        i += 1
+    return "\n".join(out)
+
+
+def _broken(line: str) -> bool:
+    """The line ends in a letter and a hyphen."""
+    end = line.rstrip(" \t")
+    return len(end) > 1 and end[-1] == "-" and end[-2].isalpha()
 
 
 def _joined(match: re.Match[str]) -> str:
@@ -164,6 +249,8 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
             at = text.find(mark, at + 1)
     if "`" in text:
         yield from (m.span() for m in _CODE_IN_WORD.finditer(text))
+    if "-" in text:
+        yield from (m.span() for m in _HYPHEN_BREAK.finditer(text))
     if not text.isascii():
         yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
     classes = text.encode("ascii", "replace").translate(_CLASSES)
@@ -209,6 +296,8 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
     """Every step of the canonical reading but leetspeak's (`struck`: letters struck through inside a
     word dropped)."""
     out = fold_confusables(text)
+    if "-" in out and _HYPHEN_BREAK.search(out):
+        out = _join_hyphen_breaks(out)
     if "*" in out:
         out = _STAR_EMPHASIS.sub("", out)
     if "_" in out:

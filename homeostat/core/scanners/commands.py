@@ -36,6 +36,22 @@ _TOOL_FLAGS: tuple[tuple[str, str, str, str], ...] = (
     ("ssh-key-passphrase", r"\bssh-keygen\b", r"-[NP][ \t]+", "password"),
     ("openssl-password", r"\bopenssl\b", r"-k[ \t]+", "password"),
     ("vault-token", r"\bvault[ \t]+login\b", r"", "token"),
+    ("redis-password", r"\b(?:redis-cli|valkey-cli|keydb-cli)\b", r"-a[ \t]+", "password"),
+    ("sshpass-password", r"\bsshpass\b", r"-p[ \t]*", "password"),
+    # `smbclient -U user%password`: the password after the user, past a `%`
+    (
+        "smb-password",
+        r"\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\b",
+        r"-U[ \t]+[^\s%'\"]{1,64}%",
+        "password",
+    ),
+    # `htpasswd -b [-c] file user password`: batch mode takes the password as its last argument
+    (
+        "htpasswd-password",
+        r"\bhtpasswd\b",
+        r"-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*[ \t]+[^\s\-]\S{0,200}[ \t]+[^\s\-]\S{0,64}[ \t]+",
+        "password",
+    ),
 )
 _TOOL_PATTERNS = tuple(
     (
@@ -57,6 +73,14 @@ _TOOL_WORDS = (
     "codecov",
     "ssh-keygen",
     "openssl",
+    "redis-cli",
+    "valkey-cli",
+    "keydb-cli",
+    "sshpass",
+    "smb",
+    "rpcclient",
+    "net ",
+    "htpasswd",
 )
 
 
@@ -108,6 +132,65 @@ def strong_password(value: str) -> bool:
     digit = any(c.isdigit() for c in value)
     mark = any(not c.isalnum() for c in value)
     return digit and (lower or upper) and lower + upper + mark >= 2
+
+
+# A flag whose name says it takes a password or a secret, written with one dash (Java's keytool
+# `-storepass`, `-keypass`, `-srcstorepass`; `-password`, `-passphrase`, `-secret`, `-pwd` of many
+# tools); `--…` flags are judged by `context.cli_flags`.
+_NAMED_FLAG = re.compile(
+    r"(?<![\w\-])-(?i:([a-z]{0,16}(?:pass(?:word|wd|phrase)?|secret|pwd)))(?:=|:|[ \t]+)(?!-)" + _VALUE
+)
+
+
+def named_flags(line: str, lowered: str) -> Iterator[Found]:
+    """The value of `-storepass …`, `-password …` and other one-dash flags named for a secret."""
+    if " -" not in lowered and not lowered.startswith("-"):
+        return
+    for m in _NAMED_FLAG.finditer(line):
+        start, end, value = _value(m, 2)
+        # a `!` first is a YAML tag only in YAML: on a command line it is the password's own
+        bare = value[1:] if value.startswith("!") else value
+        if password_ok(bare, quoted=True) and strong_enough(value):
+            yield Found("password-flag", start, end, RANK_KEYED)
+
+
+def strong_enough(value: str) -> bool:
+    """Not a word or a number alone: six or more characters mixing two classes of letter, digit and mark."""
+    classes = sum(
+        (
+            any(c.islower() for c in value),
+            any(c.isupper() for c in value),
+            any(c.isdigit() for c in value),
+            any(not c.isalnum() for c in value),
+        )
+    )
+    return len(value) >= 6 and classes >= 2 and not _NOT_A_PASSWORD.search(value)
+
+
+# A user and a password given together to something named for credentials or authentication:
+# `new NetworkCredential("svc", "…")`, `auth=("svc", "…")`, `SetBasicAuth("svc", "…")`, `login("u", "…")`;
+# and PowerShell's `ConvertTo-SecureString '…' -AsPlainText`.
+_CREDENTIAL_PAIR = re.compile(
+    r"""(?i:\b[\w.]{0,40}(?:credentials?|auth|basicauth|login|signin|sign_in|authenticate|connect))[ \t]*"""
+    r"""(?:=[ \t]*\(|\()[ \t]*(["'])([^"'\n]{1,128})\1[ \t]*,[ \t]*(["'])([^"'\n]{1,256})\3"""
+)
+_SECURE_STRING = re.compile(
+    r"""(?i:\bConvertTo-SecureString)[ \t]+(?:-String[ \t]+)?(["'])([^"'\n]{1,256})\1(?=[^\n]{0,80}-AsPlainText)"""
+)
+
+
+def credential_pairs(line: str, lowered: str) -> Iterator[Found]:
+    """The password of a user-and-password pair given to credentials or a login, and a plain-text
+    string made a SecureString."""
+    if "(" in line and any(w in lowered for w in ("cred", "auth", "login", "sign", "connect")):
+        for m in _CREDENTIAL_PAIR.finditer(line):
+            user, value = m.group(2), m.group(4)
+            if user != value and password_ok(value, quoted=True) and strong_enough(value):
+                yield Found("credential-pair", m.start(4), m.end(4), RANK_KEYED)
+    if "securestring" in lowered:
+        for m in _SECURE_STRING.finditer(line):
+            if password_ok(m.group(2), quoted=True):
+                yield Found("password", m.start(2), m.end(2), RANK_KEYED)
 
 
 def short_flags(line: str, lowered: str) -> Iterator[Found]:
@@ -174,7 +257,11 @@ _SETTER = re.compile(
     r"""(?:key|token|password|passwd|secret|credentials?)))[ \t]*\([ \t]*(["'])([^"'\n]{1,256})\2[ \t]*\)"""
 )
 _SETTER_ENDS = ("key", "token", "passw", "secret", "credential")
-_CONFIG_SET = re.compile(r"\bconfig[ \t]+(?:--[\w\-]+[ \t]+)*set[ \t]+([^\s=]{1,128})(?:[ \t]+|=)" + _VALUE)
+# (`aws configure set …`, `heroku config:set KEY=…`, `dokku config:set app KEY=…` too)
+_CONFIG_SET = re.compile(
+    r"\bconfig(?:ure)?(?:[ \t]+|:)(?:-{1,2}\w[\w\-]*[ \t]+)*set[ \t]+(?:(?:-{1,2}\w[\w\-]*[ \t]+)*\w[\w\-]*[ \t]+(?=[\w.\-]+=))?"
+    r"([^\s=]{1,128})(?:[ \t]+|=)" + _VALUE
+)
 
 
 def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
@@ -194,13 +281,45 @@ def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
                 yield Found(kind, start, end, RANK_KEYED)
 
 
-COMMAND_DETECTORS = (tool_flags, short_flags, oracle_connects, stdin_secrets, setter_secrets)
+COMMAND_DETECTORS = (
+    tool_flags,
+    short_flags,
+    named_flags,
+    credential_pairs,
+    oracle_connects,
+    stdin_secrets,
+    setter_secrets,
+)
 # What sends a line to these detectors, found in the lowercased text with `str.find` (a regex over
 # the whole text was 8 MB/s): a tool whose flag is no `-p` or `-w` (`codecov -t`, `ssh-keygen -N`,
 # `openssl -k`, `vault login`), Oracle's tools and descriptors (on a text with an `@`), a short flag
 # (`-p` or `-w` after a blank: `docker login -p`, `sqlcmd -P`, `7z -p…`), a stdin flag or
 # `config set`. A setter (`setToken(`) is found from its secret word, with the key words.
-GATE_WORDS = ("codecov", "ssh-keygen", "openssl", "vault login")
+GATE_WORDS = (
+    "codecov",
+    "ssh-keygen",
+    "openssl",
+    "vault login",
+    "redis-cli",
+    "valkey-cli",
+    "keydb-cli",
+    "sshpass",
+    "smbclient",
+    "rpcclient",
+    "smbmap",
+    "smbcacls",
+    "htpasswd",
+    "securestring",
+)
 ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
-GATE_PIECES = ("-stdin", "with-token", "config set")
+GATE_PIECES = (
+    "-stdin",
+    "with-token",
+    "config set",
+    "configure set",
+    "config:set",
+    "credential(",
+    "auth(",
+    "login(",
+)
 SHORT_FLAG_LETTERS = "pw"

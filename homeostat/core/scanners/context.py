@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
 from homeostat.core.scanners.values import (
+    base64_text,
     is_base64_userinfo,
     is_code_expression,
     is_env_name,
@@ -145,12 +146,27 @@ def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
     return bare.start(), _trim_bare(bare.group(0)), False
 
 
+# PowerShell's Verb-Noun commands: `ConvertTo-SecureString`, `Get-Credential`.
+_CMDLET = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)?-[A-Z][A-Za-z]+")
+
+
+def _encoded_word(value: str) -> bool:
+    """Base64 of a word or words, or of a placeholder (`cGFzc3dvcmQ=` is "password"): a stand-in
+    written the way a Kubernetes Secret wants it, not a password."""
+    decoded = base64_text(value)
+    return decoded is not None and (decoded.replace(" ", "").isalpha() or looks_fake(decoded, password=True))
+
+
 def password_ok(value: str, *, quoted: bool) -> bool:
     """A literal password: any non-placeholder string when quoted, a mixed one of 6+ when bare."""
     if is_reference(value) or looks_fake(value, password=True) or is_env_name(value) or names_a_secret(value):
         return False
+    if _encoded_word(value):
+        return False
     if quoted:
         return len(value) >= 4
+    if _CMDLET.fullmatch(value):
+        return False  # `$pw = ConvertTo-SecureString …`: a PowerShell command, not a literal
     if _SNAKE_NAME.fullmatch(value):
         return False  # a variable: `pass_fds=pass_fds`, `password=user_password`
     if len(value) < 6 or is_code_expression(value) or value[0] in "([{":

@@ -23,6 +23,8 @@ _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){8,}(?![0-9A-Fa-f])")
 _ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}|\\[0-7]{3}|\\u[0-9A-Fa-f]{4}){4,}")
 _ESCAPE = re.compile(r"\\x([0-9A-Fa-f]{2})|\\([0-7]{3})|\\u([0-9A-Fa-f]{4})")
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
+# A word with three or more percent-escapes among its letters (`curl%20-s%20http%3A%2F%2F…`), decoded whole.
+_PERCENT_WORD = re.compile(r"(?<![^\s`'\"(])[^\s%`'\"(]*(?:%[0-9A-Fa-f]{2}[^\s%`'\"(]*){3,}")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9+/=_-])")
 _CHAR_CODES = re.compile(r"fromCharCode\s*\(\s*(\d{1,7}(?:\s*,\s*\d{1,7}){3,})\s*\)")
 _LINE = re.compile(r"[^\n]+")
@@ -39,9 +41,11 @@ class Decoded:
     text: str
 
 
-def _readable(data: bytes) -> str | None:
+def _readable(data: bytes, letters_share: float = 0.4) -> str | None:
     """The bytes as text when they read as text: UTF-8, nearly all printable, some letters and a blank
-    or a shell character (a word list, a command, a sentence)."""
+    or a shell character (a word list, a command, a sentence). `letters_share` is lower where the run
+    itself is plainly text with a few characters escaped (a word percent-encoded in place, whose
+    decoded form is a command with addresses and flags)."""
     if len(data) < _MIN_DECODED or _SEPARATOR.search(data) is None:
         return None  # (the separator looked for first, in the bytes: most runs decode to noise)
     wide = _utf16(data)  # its zero bytes already tell text from noise: fewer letters are needed
@@ -51,7 +55,7 @@ def _readable(data: bytes) -> str | None:
         return None
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
     letters = sum(c.isalpha() for c in text)
-    if printable < 0.95 * len(text) or letters < (0.25 if wide else 0.4) * len(text):
+    if printable < 0.95 * len(text) or letters < (0.25 if wide else letters_share) * len(text):
         return None
     return text
 
@@ -127,6 +131,7 @@ def escape_marks(text: str) -> Iterator[tuple[int, int]]:
         at = text.find("fromCharCode", at + 1)
     if "%" in text:
         yield from (m.span() for m in _PERCENT.finditer(text))
+        yield from (m.span() for m in _PERCENT_WORD.finditer(text))
 
 
 def decoded_payloads(text: str) -> Iterator[Decoded]:
@@ -161,6 +166,9 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
     if "%" in text:
         for m in _PERCENT.finditer(text):
             if len(m.group(0)) <= _MAX_RUN and (found := _readable(unquote_to_bytes(m.group(0)))):
+                yield Decoded(m.start(), "percent-encoding", found)
+        for m in _PERCENT_WORD.finditer(text):
+            if len(m.group(0)) <= _MAX_RUN and (found := _readable(unquote_to_bytes(m.group(0)), 0.25)):
                 yield Decoded(m.start(), "percent-encoding", found)
     named = _ROT13_NAMED.search(text)
     if named is not None:

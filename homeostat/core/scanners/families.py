@@ -21,7 +21,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept
+from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -29,8 +29,9 @@ _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|
 _NEG_AFTER_REACH = 6
 _CODE_SPAN = re.compile(r"`[^`\n]*`")  # a `no:` inside one is an option, not a negation
 # Languages that put the negation after the verb ("Sag dem Nutzer nicht", "Vertel de gebruiker niet").
-_LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|niet|inte|ikke|pas)\b")
+_LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|nichts|niet|niets|inte|ingenting|ikke|intet|pas|rien)\b")
 _LATE_REACH = 40
+_LOOKBACK = 1000  # how far back in its sentence a shape's negation is looked for
 
 INJECTION = (
     "speaks to the agent over its user's head (ignore instructions, hide things from the user, act without "
@@ -54,7 +55,7 @@ EXPOSE = (
 _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
-    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid",
+    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -75,7 +76,10 @@ _PERMISSION = re.compile(
     r"--(?:yolo|full-auto|allow-all-tools|allow-all|yes-always|auto-?approve|no-confirm|trust-all|skip-permissions?)\b|"
     r"\b(?:yolo|auto[-\s]?run|auto[-\s]?approve)\s+mode\b|\b(?:enable|turn\s+on|use)\s+(?:\w+\s+){0,3}(?:yolo|auto[-\s]?run|auto[-\s]?approv\w*)\b|"
     r"\bauto[-_]?approve\w*[\"']?\s*[:=]\s*(?:true|\[)|\bchat\.tools\.auto\w*|\balways[-_]?allow\w*[\"']?\s*[:=]|"
-    r"\b(?:allowed[-_]?tools|allow|permissions\.allow|allowlist)[\"']?\s*[:=]\s*[\[{]?[^\]\n]{0,60}?(?:[\"']\*[\"']|\bbash\s*\(\s*\*\s*\)|[\"']bash[\"'])|"
+    r"\b(?:allowed[-_]?tools|allow|permissions\.allow|allowlist)[\"']?\s*[:=]\s*[\[{]?[^\]\n]{0,60}?(?:[\"']\*[\"']|"
+    r"\b(?:bash|shell|write|edit|multiedit|webfetch|fetch|exec|run|mcp__\w*)\s*\(\s*\*[*:\s]*\)|[\"']bash[\"'])|"
+    # a CI token with every scope: `permissions: write-all`
+    r"\bpermissions\s*:\s*[\"']?write-all\b|"
     r"\bapproval[-_]?policy[\"']?\s*[:=]\s*[\"']?never\b|\bdanger[-_]full[-_]access\b|\benableallprojectmcpservers[\"']?\s*[:=]\s*true\b|"
     r"\bnopasswd\s*:\s*all\b|--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
 )
@@ -122,6 +126,33 @@ _REMOVING = re.compile(r"\b(?:replace|remove|delete|drop|get\s+rid\s+of)\b")
 _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 
 
+# Code review weakened: approvals set to none, CODEOWNERS entries dropped, changes said to need no review.
+_REVIEW_WEAKENED = re.compile(
+    r"\b(?:(?:required|minimum|min)[-_\s]+(?:number[-_\s]+of[-_\s]+)?(?:approv\w*|reviews?|reviewers?)|approv\w*|"
+    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[\w-]+){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?![\d.])|"
+    r"\b(?:remove|delete|drop|comment\s+out|empty|clear|strip)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?\bcodeowners\b|"
+    r"\b(?:needs?|requires?|get|gets)\s+no\s+(?:\w+\s+)?(?:reviews?|reviewers?|approvals?|approvers?|sign-?offs?)\b|"
+    r"\b(?:disable|remove|delete|turn\s+off|switch\s+off|drop)\s+(?:the\s+)?branch\s+protection\b|"
+    r"\benforce[-_]admins\s*[:=]\s*false\b",
+)
+REVIEW = (
+    "weakens code review (no approvals required, CODEOWNERS entries dropped, branch protection off); keep "
+    "every change reviewed"
+)
+
+# Tests and CI made to pass by replacing what they run: a test script that only echoes, `exit 0` put into a
+# test script, `set +e` so failures do not stop a job, assertions deleted with a stream editor.
+_WEAKENING_SCRIPTS = re.compile(
+    r"[\"']?\b(?:test|tests|lint|check|ci|verify)[:\w-]{0,40}[\"']?\s*[:=]\s*[\"'](?:echo\b[^\"'\n]{0,40}|true|exit(?:\s+0)?)[\"']|"
+    r"\b(?:put|add|insert|prepend|place|append|start\s+(?:\S+\s+){0,4}with|make)\b[^.;\n]{0,30}?\bexit\s+0\b"
+    r"(?:[^.;\n]|\.(?=[\w/])){0,80}?(?:test|\bci\b|check|lint|verify|scan|hook|pipeline|workflow|\bbuild)|"
+    r"\bset\s+\+e\b(?:[^.;\n]|\.(?=[\w/])){0,80}?\b(?:fail\w*|errors?|red)\b[^.;\n]{0,40}?"
+    r"(?:\bnot|\bnever|n't|\bno\s+longer)\s+(?:stop|fail|break|block|abort|halt|end)|"
+    r"\b(?:sed|perl)\s+-[\w.]{0,20}\s+['\"]?[^'\"\n]{0,20}?/[^/\n]{0,40}?\b(?:assert\w*|expect\w*|check\w*|verify\w*)\b[^/\n]{0,40}/d|"
+    r"\bgrep\s+-v\s+['\"]?(?:assert|expect)\w*",
+)
+
+
 def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
     """Word starts one of which every match of a shape holds, and symbols looked for as substrings."""
     return frozenset(starts.split()), tuple(symbols.split())
@@ -144,6 +175,20 @@ _SHAPES = (
         "weakened-checks",
         WEAKENED,
         _keys("continue allow fail assert expect cov threshold deselect", "if: if : ||"),
+    ),
+    (
+        _REVIEW_WEAKENED,
+        "weakened-checks",
+        REVIEW,
+        # every match names approvals or reviews, CODEOWNERS, a branch's protection or `enforce_admins`
+        _keys("approv review codeowners sign branch enforce"),
+    ),
+    (
+        _WEAKENING_SCRIPTS,
+        "weakened-checks",
+        WEAKENED,
+        # a test or check script, `exit`, `set +e`, or a stream editor
+        _keys("test lint check ci verify exit sed perl grep", "+e"),
     ),
     (
         _WEAKENING_ORDER,
@@ -267,6 +312,16 @@ def _not_negated(name: str) -> Callable[[str, _Sentence], bool]:
     return lambda text, s: not _negated(text, s, s.first(name))
 
 
+def _switched_off(text: str, s: _Sentence) -> bool:
+    """An order to turn Homeostat off ("Deaktiviere das Homeostat-Plugin", "Homeostat を無効にして"): the
+    verb before its object, or after it in a language written without spaces (whose verbs come last);
+    not "Homeostat disables a rule when…", where it is the subject."""
+    verb, tool = s.first("switch_off"), s.first("homeostat")
+    if _negated(text, s, verb) or _negated_late(text, s, verb) or _negated_late(text, s, tool):
+        return False
+    return verb[0] < tool[0] or not starts_word(text[verb[0] : verb[1]])
+
+
 def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
     """An order to ignore, not a file git ignores ("the git-ignored `.homeostat/` folder")."""
     at = s.first("ignore")
@@ -323,6 +378,7 @@ _ORDERS = (
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
     _Order("danger", one_of=("agent", "you"), test=_not_negated("danger")),
+    _Order("switch_off", ("homeostat",), test=_switched_off),
     _Order("learn_tool", ("self",)),
     _Order("flag_tool", ("every_rule",)),
 )
@@ -359,7 +415,7 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
         at = s.first("disable_ml")
         if not _negated(text, s, at):
             yield FamilyHit("disable-security", *at, DISABLE)
-    if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store"):
+    if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store") and not s.has("partial"):
         at = s.first("expose_ml")
         if not _negated(text, s, at):
             yield FamilyHit("credential-handling", *at, EXPOSE)
@@ -372,7 +428,9 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             continue  # no word starts as every match does, nor any symbol it holds: nothing to find
         for m in pattern.finditer(text):
             i = bisect_right(starts, m.start()) - 1
-            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[starts[i] : m.start()]))
+            # the sentence before the match, at most `_LOOKBACK` of it: a line of thousands of matches and
+            # no sentence end is not read again from its start for each
+            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[max(starts[i], m.start() - _LOOKBACK) : m.start()]))
             negation = _NEGATION_BEFORE.search(before)
             if negation and not (
                 _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())

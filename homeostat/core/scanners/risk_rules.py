@@ -104,7 +104,8 @@ _ENVIRONMENT_DUMP = (
     r"\b(?:Get-ChildItem|gci|dir)\s+env:)"
 )
 _SECRET_NOUN = (
-    r"(?:(?<![-_/.])\b(?:(?:api|access|secret|private|ssh|signing|deploy|client)[ _-]?keys?|tokens?|passwords?|"
+    r"(?:(?<![-_/.])\b(?:(?:api|access|secret|private|ssh|signing|deploy|client|aws|gcp|azure|cloud|service[ _-]account)"
+    r"[ _-]?keys?|tokens?|passwords?|"
     r"passphrases?|secrets?|credentials?|creds|env\s+files?|session\s+cookies?|cookies|"
     r"auth(?:orization)?\s+headers?)|`?\.env\b(?!\.)|"
     # an environment variable that holds one: `GITHUB_TOKEN`, `$AWS_SECRET_ACCESS_KEY`
@@ -142,6 +143,12 @@ SECRET_STORE = re.compile(
     r"\b(?:vault|secrets?\s+manager|key\s*vault|keychain|1password|ci\s+secrets?|github\s+secrets|"
     r"repository\s+secrets|actions\s+secrets|kms|parameter\s+store|sealed-?secrets|sops|credential\s+manager|"
     r"secret\s+store|password\s+manager|environment\s+secrets?)\b",
+    _I,
+)
+# Part of a secret, or a form of it that gives nothing away: how one is told apart in a log.
+PARTIAL_SECRET = re.compile(
+    r"\b(?:(?:first|last|leading|trailing)\s+(?:\w+\s+){0,2}(?:characters?|chars|digits|letters)|masked|redacted|"
+    r"fingerprint|hash(?:ed)?\s+of)\b",
     _I,
 )
 _FETCHERS = r"(?:iwr|irm|invoke-webrequest|invoke-restmethod)"
@@ -201,7 +208,7 @@ CREDENTIAL_HANDLING = PhraseRule(
             r"(?<![-_/.\w])(?:put|place|store|add|include|write|insert|append|pass|set|keep|save|embed|hard-?code|"
             r"inline|copy|mirror)\b(?=[ \t]+[^\s=(:])[^.,;\n]{0,40}?"
             + _SECRET_NOUN
-            + r"[^.\n]{0,40}?\b(?:in|into|to|inside|within)\s+"
+            + r"[^.\n]{0,40}?\b(?:in|into|to|inside|within|(?:at|to)\s+the\s+(?:end|start|beginning|top|bottom|foot)\s+of)\s+"
             r"(?:the\s+|a\s+|your\s+)?(?:[\w-]+\s+){0,2}" + _BAD_PLACE + r"\b",
             opens_clause=True,
         ),
@@ -259,6 +266,13 @@ DISABLE_SECURITY = PhraseRule(
         _p("node_tls_reject_unauthorized", r"\bNODE_TLS_REJECT_UNAUTHORIZED\s*=\s*[\"']?0"),
         _p("rejectunauthorized", r"\brejectUnauthorized\s*:\s*false\b"),
         _p("insecureskipverify", r"\bInsecureSkipVerify\s*:\s*true\b"),
+        # Python's TLS context without verification: `ssl._create_unverified_context`, `CERT_NONE`,
+        # `check_hostname = False`.
+        _p(
+            "_create_unverified_context ssl.cert_none cert_none check_hostname",
+            r"\b_create_unverified_context\b|\bCERT_NONE\b|\bcheck_hostname\s*=\s*False\b",
+            anchored=False,
+        ),
         _p(
             "--no-verify --no-check-certificate --insecure-skip-tls-verify --skip-tls-verify --disable-web-security "
             "--no-sandbox --allow-unauthenticated --disable-content-trust --privileged",
@@ -435,6 +449,17 @@ INJECTION = PhraseRule(
     "asking); a rule must never steer the agent against its user",
 )
 
+# A resource made for one change and torn down with it: `pr-1234`, `preview-481`, `review-feature-x-12`.
+_PER_CHANGE = r"(?:pr|mr|preview|review|ephemeral|tmp|temp)-[\w-]*\d[\w-]*(?![\w-])"
+# A checkout made to be thrown away: a command confined to its work tree (`git clean -fdx`) loses
+# nothing there.
+DISPOSABLE_CHECKOUT = re.compile(
+    r"\b(?:fresh|throwaway|throw-away|disposable|scratch|temporary|temp|ephemeral|new)\s+(?:\w+\s+)?"
+    r"(?:clones?|checkouts?|worktrees?|work\s+trees?|workspaces?|containers?)\b",
+    _I,
+)
+WORK_TREE_ONLY = re.compile(r"git\s+(?:clean|reset)\b", _I)
+
 DESTRUCTIVE = PhraseRule(
     "destructive-command",
     (
@@ -457,12 +482,20 @@ DESTRUCTIVE = PhraseRule(
         _p("drop", r"\bdrop\s+(?:table|database|schema)\s+(?:if\s+exists\s+)?[\w.\"`\[]+"),
         _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+|(?-i:\bTRUNCATE\s+[\w.\"`\[]+)"),
         _p("delete", r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)"),
-        _p("mkfs", r"\bmkfs(?:\.\w+)?\s+/dev/"),
+        _p(
+            "mkfs", r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+(?:[^-/\s]\S*\s+)?){0,8}/dev/"
+        ),  # options, some with a value
         _p("dd", r"\bdd\s+[^\n]*\bof=/dev/(?:sd|hd|nvme|xvd|vd|disk|mmcblk)"),
         _p("/dev/sd", r">\s*/dev/sd[a-z]\b", anchored=False),
         _p(":(", r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"),
         _p("chmod chown", r"\bchmod\s+-R\s+0{3,4}\s+/(?=\s|$)|\bchown\s+-R\s+\S+\s+/(?=\s|$)"),
-        _p("kubectl", r"\bkubectl\s+delete\s+(?:ns|namespaces?)\b|\bkubectl\s+delete\b[^\n]*\s--all\b"),
+        # (a namespace made for one pull request or preview, `pr-1234`, is torn down when it closes)
+        _p(
+            "kubectl",
+            r"\bkubectl\s+delete\s+(?:ns|namespaces?)\b(?!\s+"
+            + _PER_CHANGE
+            + r")|\bkubectl\s+delete\b[^\n]*\s--all\b",
+        ),
         _p("terraform", r"\bterraform\s+destroy\b"),
         _p(
             "aws gsutil",

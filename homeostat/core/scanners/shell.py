@@ -64,7 +64,8 @@ _RUNS_TEXT = re.compile(
     r"\b(?:python[0-9.]*|node|perl|ruby|php)\s+-[ce]\b|^\s*[&.]?\s*\(?\s*\$\(",
     re.IGNORECASE,
 )
-_OUTPUT_FILE = re.compile(r"(?:\s-o\s*|\s-O\s*|--output[=\s]|-OutFile\s+|>\s*)([\w./~-]+)")
+# Where a download is saved: `-o x`, `-O x`, and either ending a run of short flags (`-sSLo x`, `-qO x`).
+_OUTPUT_FILE = re.compile(r"(?:\s-[a-zA-Z]*[oO]\s*|--output(?:-document)?[=\s]|-OutFile\s+|>\s*)([\w./~-]+)")
 
 # Secrets a command can carry, and the commands that carry them off the machine.
 _SECRET_NAME = (
@@ -213,8 +214,8 @@ def _piped(statement: str) -> bool:
     for stage in stages:
         if source and _reads_stdin(stage):
             return True
-        if _FETCHING.search(stage) or _DECODING.search(stage):
-            source = True
+        if _FETCHING.search(stage) or _DECODING.search(stage) or stage.strip() == "rev":
+            source = True  # (`rev` reverses its input: text written backwards, undone)
     return False
 
 

@@ -81,7 +81,7 @@ _CAPITALISED_WORD = re.compile(r"[A-Z][a-z]{2,}")
 _SEGMENT_SPLIT = re.compile(r"[:_\-./]+")
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?]+")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?()]+")
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -229,21 +229,29 @@ def shannon_entropy(value: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in counts.values())
 
 
-def is_base64_of_text(value: str) -> bool:
-    """Base64 that decodes to ordinary words (`aGVsbG8gd29ybGQ=` is "hello world"), not key material."""
+def base64_text(value: str) -> str | None:
+    """What a base64 value decodes to, when that is printable ASCII text."""
     core = value.rstrip("=")
     if len(core) < 8 or not re.fullmatch(r"[A-Za-z0-9+/_\-]+", core):
-        return False
+        return None
     padded = core + "=" * (-len(core) % 4)
     try:
         raw = base64.b64decode(padded.replace("-", "+").replace("_", "/"), validate=True)
     except (binascii.Error, ValueError):
-        return False
+        return None
     try:
         decoded = raw.decode("ascii")
     except UnicodeDecodeError:
-        return False
+        return None
     if not decoded or not all(c.isprintable() for c in decoded):
+        return None
+    return decoded
+
+
+def is_base64_of_text(value: str) -> bool:
+    """Base64 that decodes to ordinary words (`aGVsbG8gd29ybGQ=` is "hello world"), not key material."""
+    decoded = base64_text(value)
+    if decoded is None:
         return False
     letters = sum(c.isalpha() or c == " " for c in decoded)
     return letters / len(decoded) >= 0.8 and re.search(r"[A-Za-z]{3,}", decoded) is not None
