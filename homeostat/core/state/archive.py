@@ -151,6 +151,7 @@ class IndexFile:
 
 
 _HASH = re.compile(r"^\S+$")
+_SPACE = re.compile(r"\s")
 
 
 def parse_index(path: str, data: bytes) -> IndexFile | str:
@@ -175,7 +176,10 @@ def parse_index(path: str, data: bytes) -> IndexFile | str:
     if before is None:
         return "archivedBefore: not a time with a zone"
     hashes = raw.get("hashes")
-    if not isinstance(hashes, list) or not all(isinstance(h, str) and _HASH.match(h) for h in hashes):
+    if not isinstance(hashes, list) or not set(map(type, hashes)) <= {str}:
+        return "hashes: not a list of content hashes"
+    # a year is 180,000 of them: one search over them all, each looked at only when it finds a space
+    if ("" in hashes or _SPACE.search("".join(hashes))) and not all(_HASH.match(h) for h in hashes):
         return "hashes: not a list of content hashes"
     return IndexFile(found.group(1), before.astimezone(UTC), HashSet(hashes))
 

@@ -4,7 +4,7 @@ Every lesson decided is one content hash on the state branch (16 hex digits, see
 `homeostat.core.text.content_hash`), and a run asks "was this one decided" of all of them: a year is
 180,000 hashes. As a frozenset of str each costs ~100 bytes, and every union copies the table: a year
 of state cost a run ~50 MB just to hold them. Here the hashes in the usual form are kept as sorted
-64-bit integers in one array, looked up by bisection; any other string (the format allows any
+arrays of 64-bit integers, looked up by bisection; any other string (the format allows any
 non-blank hash: older records, a hand edit) is kept as it is, in a small frozenset aside. It iterates
 in sorted order, as the index files list them.
 """
