@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench_state_year.py [--records 180000] [--members 1000] [--commits 50000]
                                                     [--pulls 10] [--runs 2] [--profile FOLDER]
+                                                    [--trace FRAMES]
 
 The state branch is generated in the layout before the archive (every record in
 `decisions/<member>.json`), as a team of `--members` left it after a year at ~500 lessons a day:
@@ -68,8 +69,32 @@ if sys.argv[5]:  # --profile: cProfile of the run (its imports not included)
     import cProfile
     profile = cProfile.Profile()
     profile.enable()
+traced = None
+if sys.argv[6]:  # --trace: Python's own allocations (tracemalloc), the largest sites at their peak
+    import threading, tracemalloc
+    tracemalloc.start(int(sys.argv[6]))
+    traced = {"peak": 0, "snapshot": None, "done": threading.Event()}
+    def sample():
+        while not traced["done"].wait(0.05):
+            current = tracemalloc.get_traced_memory()[0]
+            if current > traced["peak"] * 1.02:
+                traced["peak"], traced["snapshot"] = current, tracemalloc.take_snapshot()
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
 with GitCalls() as calls:
     code = main(["daily", "--kb", sys.argv[1]])
+if traced is not None:
+    traced["done"].set()
+    sampler.join()
+    top = traced["snapshot"].statistics("traceback")[:8] if traced["snapshot"] else []
+    traced = {
+        "peak_mb": tracemalloc.get_traced_memory()[1] / 1e6,
+        "sampled_mb": traced["peak"] / 1e6,
+        "top": ["%.1f MB %s" % (s.size / 1e6, " <- ".join(
+            f"{'/'.join(f.filename.split('/')[-2:])}:{f.lineno}" for f in s.traceback
+        )) for s in top],
+    }
+    tracemalloc.stop()
 if profile is not None:
     profile.disable()
     profile.dump_stats(sys.argv[5])
@@ -80,7 +105,7 @@ json.dump({
     "cpu": own.ru_utime + own.ru_stime - own0.ru_utime - own0.ru_stime,
     "git_cpu": kids.ru_utime + kids.ru_stime - kids0.ru_utime - kids0.ru_stime,
     "git": ", ".join(f"{name} {n}" for name, n in calls.by_name.most_common(6)) + f" ({calls.seconds:.1f} s)",
-    "rss_mb": peak_mb(), "rss_imported_mb": imported,
+    "rss_mb": peak_mb(), "rss_imported_mb": imported, "traced": traced,
 }, open(sys.argv[2], "w"))
 """
 
@@ -247,6 +272,12 @@ def main() -> int:
     parser.add_argument("--pulls", type=int, default=10)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--profile", metavar="FOLDER", help="write each run's cProfile stats there")
+    parser.add_argument(
+        "--trace",
+        type=int,
+        metavar="FRAMES",
+        help="trace the last run's Python allocations (tracemalloc, FRAMES deep): peak, largest sites",
+    )
     args = parser.parse_args()
     import homeostat
 
@@ -319,6 +350,7 @@ def main() -> int:
                         str(ROOT / "tests"),
                         str(ROOT / "benchmarks"),
                         str(Path(args.profile).resolve() / f"run-{run}.prof") if args.profile else "",
+                        str(args.trace or "") if run == args.runs else "",
                     ],
                     cwd=scratch,  # not this checkout: `-c` puts the working folder first on sys.path
                     capture_output=True,
@@ -334,6 +366,13 @@ def main() -> int:
                     f"git's {out['git_cpu']:.1f} s; {out['git']}), peak RSS of the run's process "
                     f"{out['rss_mb']:.0f} MB (after its imports {out['rss_imported_mb']:.0f} MB)"
                 )
+                if out["traced"]:
+                    traced = out["traced"]
+                    print(
+                        f"  Python's allocations (tracemalloc): peak {traced['peak_mb']:.1f} MB; at the "
+                        f"largest sample ({traced['sampled_mb']:.1f} MB) the largest sites:"
+                    )
+                    print("".join(f"    {line}\n" for line in traced["top"]), end="")
                 print(f"  state branch after it: {state_size(w.harness.bare_path(w.kb_repo))}")
         finally:
             stub.stop()

@@ -14,7 +14,7 @@ from gitfixtures import MOVE_BRANCH_UNDER_PUSH, clone, git, install_hook, make_b
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.run_claim import Held, Taken, take_claim
 from homeostat.adapters.state.state_store import StateWriteError, read_state, write_state
-from homeostat.core.state.archive import RECENT, IndexFile, compact
+from homeostat.core.state.archive import RECENT, IndexFile, compact, parse_index
 from homeostat.core.state.branch import (
     Archive,
     Claim,
@@ -324,3 +324,47 @@ def test_a_run_racing_an_old_homeostat_keeps_both_writes(origin: Path) -> None:
     files = tree(origin)
     assert "decisions/bob.json" not in files and b'"b-late"' in files["archive/2026-11/bob.json"]
     assert "b-late" in read_state(new_clone(origin, "reader")).decided_hashes()
+
+
+# --- index files as earlier versions wrote them ------------------------------------------------------
+
+# `index/2026-09.json` byte for byte as the version before the compact set of hashes wrote it
+EARLIER_INDEX = b"""{
+  "archivedBefore": "2026-11-27T06:00:00Z",
+  "hashes": [
+    "0f3a9c2b7d1e4f60",
+    "a-old",
+    "b-old",
+    "ffee00112233aabb"
+  ],
+  "month": "2026-09",
+  "version": 1
+}
+"""
+
+
+def test_an_index_an_earlier_version_wrote_reads_the_same_and_writes_back_byte_for_byte() -> None:
+    index = parse_index("index/2026-09.json", EARLIER_INDEX)
+
+    assert isinstance(index, IndexFile)
+    assert index.to_bytes() == EARLIER_INDEX
+    assert sorted(index.hashes) == ["0f3a9c2b7d1e4f60", "a-old", "b-old", "ffee00112233aabb"]
+    decided = parse_state({**old_layout(), "index/2026-09.json": EARLIER_INDEX}, "tip").decided_hashes()
+    for known in ("0f3a9c2b7d1e4f60", "ffee00112233aabb", "a-old", "a-new", "b-oct"):
+        assert known in decided
+    for unknown in ("0f3a9c2b7d1e4f61", "FFEE00112233AABB", "ffee00112233aab", "a-older"):
+        assert unknown not in decided
+    merged = index.merged(IndexFile("2026-09", NOW, frozenset({"1111111111111111", "a-old"})))
+    assert merged.to_bytes() == EARLIER_INDEX.replace(
+        b'    "a-old",', b'    "1111111111111111",\n    "a-old",'
+    ).replace(b"2026-11-27T06:00:00Z", b"2026-11-29T06:00:00Z")
+
+
+@pytest.mark.parametrize("hashes", ['[""]', '["a b"]', '["ffee00112233aabb", " x"]', "[3]", '"ab"', "null"])
+def test_an_index_whose_hashes_are_not_hashes_is_named(hashes: str) -> None:
+    data = EARLIER_INDEX.replace(
+        EARLIER_INDEX[EARLIER_INDEX.index(b"[") : EARLIER_INDEX.index(b"]") + 1], hashes.encode()
+    )
+    assert parse_index("index/2026-09.json", data) == "hashes: not a list of content hashes"
+    with pytest.raises(StateFileError, match=r"index/2026-09.json: hashes: not a list of content hashes"):
+        parse_state({"index/2026-09.json": data}, "tip")

@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -300,7 +301,7 @@ def provenance_why(source: Source, entry: Entry) -> str:
     return f"{kept}; imported so it is reviewed, scored and kept current like every rule."
 
 
-def decided_keys(root: Path, config: Config) -> frozenset[str]:
+def decided_keys(root: Path, config: Config) -> AbstractSet[str]:
     """Content hashes this clone's copy of the state branch holds decisions for (no fetch)."""
     try:
         git = Git(root)
@@ -322,7 +323,7 @@ def plan_import(
     topic: str = "",
     repo: str | None = None,
     pending: frozenset[str] = frozenset(),
-    decided: frozenset[str] = frozenset(),
+    decided: AbstractSet[str] = frozenset(),
 ) -> Plan:
     """What each entry becomes; nothing is written here."""
     plan = Plan(source)

@@ -44,6 +44,7 @@ from homeostat.core.state.archive import (
     month_of,
     parse_index,
 )
+from homeostat.core.state.hash_set import HashSet
 from homeostat.errors import HomeostatError
 
 STATE_BRANCH = "homeostat/state"
@@ -636,17 +637,20 @@ class StateSnapshot:
         """Every archived record was decided before this (None: nothing is archived)."""
         return max((index.archived_before for index in self.index.values()), default=None)
 
-    def decided_hashes(self) -> frozenset[str]:
-        """Content hashes already decided, which sync clears from pending and the run skips."""
-        live = {record.hash for file in self.decisions.values() for record in file.records}
-        return frozenset(live.union(*(index.hashes for index in self.index.values())))
+    def decided_hashes(self) -> HashSet:
+        """Content hashes already decided, which sync clears from pending and the run skips: the
+        open and recent records' and every month's index, merged into one compact set."""
+        live = HashSet(record.hash for file in self.decisions.values() for record in file.records)
+        return live.union(*(index.hashes for index in self.index.values()))
 
     def decisions_for(self, hashes: Iterable[str], member: str) -> dict[str, DecisionRecord]:
         """The latest record of each of `hashes`, archived or not (in the archive, `member`'s, who
         sent those lessons): the archive is read only for the months whose index names one of them."""
         wanted = set(hashes)
         found = [r for r in self.live_records() if r.hash in wanted]
-        months = [month for month, index in sorted(self.index.items()) if wanted & index.hashes]
+        months = [
+            month for month, index in sorted(self.index.items()) if any(h in index.hashes for h in wanted)
+        ]
         if self.archive is not None:
             found += [
                 r for month in months for r in self.archive.records(month, member=member) if r.hash in wanted

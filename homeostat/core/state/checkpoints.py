@@ -22,6 +22,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -188,7 +189,7 @@ class AnswerMemory:
 
 
 def still_needed(
-    answers: Iterable[RememberedAnswer], decided: frozenset[str], now: datetime, keep: timedelta
+    answers: Iterable[RememberedAnswer], decided: AbstractSet[str], now: datetime, keep: timedelta
 ) -> tuple[RememberedAnswer, ...]:
     """What a daily checkpoint keeps once a run is done: answers for work not decided yet, and none
     older than `keep` (a thread the drafter found nothing in is never decided)."""

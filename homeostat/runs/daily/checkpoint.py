@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 
 from homeostat.core.state.checkpoints import (
     AnswerMemory,
@@ -60,7 +61,7 @@ class Checkpoint:
         return self.memory.fresh > 0 and time.monotonic() - self._written >= FLUSH_SECONDS
 
     def files(
-        self, *, decided: frozenset[str] = frozenset(), now: dt.datetime | None = None
+        self, *, decided: AbstractSet[str] = frozenset(), now: dt.datetime | None = None
     ) -> dict[str, bytes]:
         """This run's slot (and every other slot it read, emptied: their answers are in this one).
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from pydantic import ValidationError
@@ -201,7 +202,7 @@ def last_finished(snapshot: StateSnapshot) -> dt.datetime | None:
 
 
 def collect_pending(
-    ctx: DailyContext, config: Config, decided: frozenset[str]
+    ctx: DailyContext, config: Config, decided: AbstractSet[str]
 ) -> tuple[list[Lesson], list[Heartbeat]]:
     """Each member's undecided pending lessons and heartbeat, from their candidates branch."""
     if ctx.options.offline:
@@ -233,7 +234,7 @@ def _read_candidates(
     ctx: DailyContext,
     ref: str,
     member: str,
-    decided: frozenset[str],
+    decided: AbstractSet[str],
     lessons: list[Lesson],
     heartbeats: list[Heartbeat],
 ) -> None:

@@ -40,11 +40,12 @@ def drop_overlap(
     ctx.fetch(base)
     base_sha = ctx.base_tip(base)
     fresh = read_state(ctx.git, ctx.deps.remote, state_branch(base))
-    already = fresh.decided_hashes() - run.state.decided_hashes()
+    theirs, ours = fresh.decided_hashes(), run.state.decided_hashes()
     cited = cited_urls(ctx.kb_at(base_sha))
     kept: list[Decided] = []
     for d in decided:
-        if d.lesson.key in already or (d.lesson.from_review and d.lesson.url in cited):
+        overlapping = d.lesson.key in theirs and d.lesson.key not in ours
+        if overlapping or (d.lesson.from_review and d.lesson.url in cited):
             print(
                 f"notice: {d.lesson.title[:60]!r} was decided by an overlapping run; left to it", file=ctx.out
             )

@@ -163,7 +163,7 @@ def final_checkpoints(ctx: DailyContext, run: RunState) -> dict[str, bytes]:
     checkpoint = ctx.checkpoint
     if checkpoint is None:
         return {}
-    decided = run.state.decided_hashes() | {r.hash for records in run.records.values() for r in records}
+    decided = run.state.decided_hashes().union(r.hash for records in run.records.values() for r in records)
     files = checkpoint.files(decided=decided, now=ctx.now())
     if checkpoint.given_up:
         urls = ", ".join(t.url for t in checkpoint.given_up)
