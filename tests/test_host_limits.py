@@ -22,6 +22,7 @@ from homeostat.adapters.hosts.pace import (
     BITBUCKET_REQUESTS,
     GITHUB_WRITE_MARGIN,
     GITHUB_WRITES,
+    WAKE_EVERY,
     Pacer,
     Window,
 )
@@ -96,6 +97,27 @@ def test_writes_are_paced_under_github_s_minute_and_hour_limits(
     assert len(harness.open_pull_state(repo, number)["comments"]) == 520  # type: ignore[arg-type]
     # 500 fit in the first hour (80 a minute), the 501st waits for the hour to roll over
     assert 3600 <= clock.now - start < 3600 + 120
+
+
+def test_a_wait_for_the_next_hour_s_writes_wakes_the_run_every_few_minutes(
+    harness: GitHubHarness, clock: FakeClock, pull: tuple[RepoRef, int]
+) -> None:
+    """A run whose writes pass 500 waits most of an hour for the next one; its claim on the lessons
+    lasts an hour from its last renewal, so the wait wakes it every few minutes to renew it."""
+    repo, number = pull
+    host = github(harness, clock)
+    woken: list[float] = []
+    host.while_paced(lambda: woken.append(clock.now))
+    start = clock.now
+
+    for n in range(501):
+        host.add_comment(repo, number, f"note {n}")
+
+    assert harness.emulator.refused_writes == 0
+    assert clock.now - start >= 3600
+    # the 500 go in the first minutes (80 a minute), then the wait for the hour, woken every 5 minutes
+    gaps = [b - a for a, b in zip(woken, [*woken[1:], clock.now], strict=True)]
+    assert len(woken) >= 10 and max(gaps) <= WAKE_EVERY
 
 
 def test_the_adapter_sends_80_writes_back_to_back_then_waits_out_the_minute(

@@ -182,6 +182,10 @@ class GitHubHost:
     def __repr__(self) -> str:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
 
+    def while_paced(self, callback: Callable[[], None]) -> None:
+        """Call `callback` every few minutes while a write waits for GitHub's limits (the next hour's)."""
+        self.writes.on_wait = callback
+
     # --- reading merged PRs and their review threads ---------------------------------------------
 
     def list_merged_pulls(
