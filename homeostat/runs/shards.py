@@ -19,15 +19,17 @@ next run, which reads their window again, and decides the other shards' lessons 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.state_store import read_state, write_state
-from homeostat.core.asker import Asker, RunStats
+from homeostat.core.asker import Answered, Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import OverlapIndex, candidate_from_rule, merge_candidates
 from homeostat.core.daily.decide import Checks
-from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget
+from homeostat.core.daily.judge import Verdict
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.shards import Shard
 from homeostat.core.hosts import CodeHost, RepoRef
@@ -172,8 +174,9 @@ def judge_ahead(
 
     `judgeCalls` caps the merge job's judge calls in the run's order, and a shard's lessons keep
     that order among themselves, so the merge job's judged drafts are a first part of each shard's.
-    A shard judges its first `JUDGE_AHEAD` × judgeCalls / N calls' worth (all its confident drafts
-    for a --since backfill, whose cap the merge job raises to cover them)."""
+    A shard judges its first `JUDGE_AHEAD` × judgeCalls / N confident drafts (a pass is one call,
+    most drafts pass), all of them for a --since backfill, whose cap the merge job raises to cover
+    them."""
     config = kb.require_config()
     cap = config.agents.curator.judge_calls
     lessons: list[Lesson] = list(result.lessons)
@@ -188,11 +191,21 @@ def judge_ahead(
         if lesson.kind == "new" and not merge_candidates(lesson, index)
     ]
     confident = [s for s in score_all(_Scoring(today), kb, config, lessons, drafts) if s.decision.needs_judge]
-    share = -(-JUDGE_AHEAD * cap // shards)
-    if backfill:
-        share = max(cap, (1 + JUDGE_CONFIRMATIONS) * len(confident))
-    outcomes = judgements(pool, kb, confident, asker, JudgeBudget(min(share, cap) if not backfill else share))
+    share = len(confident) if backfill else min(cap, -(-JUDGE_AHEAD * cap // shards))
+    outcomes = judgements(pool, kb, confident[:share], asker, _Every())
     return sum(1 for outcome in outcomes.values() if outcome is not None and outcome.error is None)
+
+
+class _Every:
+    """A draft job's judges all start at once (the pool's size at a time): the cap that makes the
+    merge job wait for each verdict before the next (core.daily.judge.JudgeBudget) is the merge
+    job's, and a draft job's part of it is counted in drafts."""
+
+    def decide(self, item: int, running: Sequence[int]) -> Literal["start"]:
+        return "start"
+
+    def finished(self, item: int, outcome: Answered[Verdict]) -> None:
+        return None
 
 
 def unfinished_reason(result: CurateResult) -> str:

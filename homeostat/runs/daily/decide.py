@@ -52,7 +52,7 @@ from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
-from homeostat.runs.model_pool import ModelPool
+from homeostat.runs.model_pool import Gate, ModelPool
 
 
 class Scoring(Protocol):
@@ -356,7 +356,7 @@ def judge_all(
 
 
 def judgements(
-    pool: ModelPool, kb: KB, scored: Sequence[Scored], asker: Asker, budget: JudgeBudget
+    pool: ModelPool, kb: KB, scored: Sequence[Scored], asker: Asker, budget: Gate[int, Verdict]
 ) -> dict[int, Answered[Verdict] | None]:
     """The verdict of each draft that needs the judge, by position: None where the call cap left it
     unjudged. Judged at once, through the budget's gate."""
