@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import signal
 import subprocess
 import sys
@@ -210,10 +211,12 @@ def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: boo
             built = time.perf_counter() - built
             w.stub.latency = latency
             requests = len(w.harness.requests.entries)
+            serving = w.harness.emulator.seconds_serving
             started = time.perf_counter()
             with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
             wall = time.perf_counter() - started
+            serving = w.harness.emulator.seconds_serving - serving
             records = w.state().records()
             decided = Counter(r.outcome for r in records)
             print(
@@ -228,6 +231,11 @@ def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: boo
 
             calls = agents_of(w.stub)
             print("  " + floor(calls, writes_since(w, requests), latency, workers or Concurrency().api))
+            print(
+                f"  the emulator spent {serving:.0f} s of it answering the run's host requests; "
+                f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+                flush=True,
+            )
             if timeline_on:
                 timeline.print()
         finally:
@@ -294,6 +302,7 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 for i in range(1, shards + 1)
             }
             walls: dict[int, float] = {}
+            serving = w.harness.emulator.seconds_serving
             with Timeline(w) as shard_timeline:
                 while len(walls) < len(jobs):
                     for i, job in jobs.items():
@@ -303,11 +312,14 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             drafted = agents_of(w.stub)
             in_flight = w.stub.max_in_flight
             before = paid(w)
+            shards_served = w.harness.emulator.seconds_serving - serving
             merge_started = time.perf_counter()
             merge_requests = len(w.harness.requests.entries)
+            serving = w.harness.emulator.seconds_serving
             with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
             merge = time.perf_counter() - merge_started
+            merge_served = w.harness.emulator.seconds_serving - serving
             slowest = max(walls.values())
             merge_calls = agents_of(w.stub) - drafted
             print(
@@ -319,6 +331,12 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"calls, paid twice {w.stub.paid_twice(before)}; "
                 f"critical path {slowest + merge:.1f} s ({(slowest + merge) / 60:.1f} min); "
                 f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
+                flush=True,
+            )
+            print(
+                f"  the emulator (one process, serving every job's requests one at a time; GitHub's servers "
+                f"on a real run) spent {shards_served:.0f} s answering the draft jobs and {merge_served:.0f} s "
+                f"the merge job; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
                 flush=True,
             )
             from homeostat.core.config import Concurrency

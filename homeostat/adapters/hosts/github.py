@@ -141,10 +141,10 @@ class GitHubHost:
         writes: Pacer | None = None,
     ) -> None:
         """Content-creating requests go through `writes`, which keeps them under GitHub's secondary limits
-        (80 in any minute, 500 in any hour) and, when given, `seconds_between_writes` apart. Up to 80
-        go one after the other (GitHub's "a second between writes" is advice; its limit is 80 a minute,
-        and a daily run's 80 writes a second apart were most of a sharded run's merge job); reads are
-        serial anyway and are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
+        (80 in any minute, 500 in any hour) and, when given, `seconds_between_writes` apart. By default
+        they go one after the other while they fit: GitHub's limit is 80 a minute, and a daily run's
+        80 writes a second apart were a third of a sharded run's merge job. Reads are serial anyway and
+        are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
         parts = urlsplit(api_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
