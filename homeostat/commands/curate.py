@@ -211,7 +211,8 @@ def _run_shard(
             now=now,
             since=parse_when(args.since, "--since"),
             write=not args.dry_run,
-            judge=asker_for("judge"),
+            # the verdicts are for the merge job: a dry run, which keeps nothing, asks for none
+            judge=None if args.dry_run else asker_for("judge"),
             judge_pool=pools.for_agent("judge"),
         )
     result = done.result
