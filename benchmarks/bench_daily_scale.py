@@ -9,16 +9,17 @@ fault table replayed.
 
 1. `--lessons N`: N merged PRs, one review thread each, by 20 members, against the GitHub emulator
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
-   time; the part of it PyGithub spent waiting between host writes (1 s apart, as GitHub asks: item
-   4 of the issue paces writes); the model calls by agent; and the most calls the stub was answering
+   time; the part of it the run spent waiting between host writes (paced under 80 a minute and 500
+   an hour: item 4 of the issue); the model calls by agent; and the most calls the stub was answering
    at once. `--workers` sets `agents.concurrency.api` (default: the setting's default). Then the
    run's floor: the drafts' rounds of calls, then the judge's (it waits for every draft), then the
-   host writes at least a second apart (80 a minute, 500 an hour), whatever the code did; with
+   waits the host writes need (80 a minute, 500 an hour), whatever the code did; with
    `--timeline`, every 30 s the calls in flight, answered by agent, and the host writes sent.
    `--shards N` spreads the PRs over `--repos` code repos (64) and runs the sharded daily run: N
    `homeostat curate --shard i/N` processes side by side (a CI matrix), then `homeostat daily
    --merge-shards N`; it prints the slowest shard's wall time, the merge job's, their sum (the
-   workflow's critical path), the calls each paid and the drafts the merge job paid again (0).
+   workflow's critical path), the calls each paid (the shards' judge calls are the verdicts they
+   judged ahead) and the questions the merge job paid again (0).
    `--shards 1` is the same world as one unsharded run, to compare. With N > 1 it prints the largest
    shard's floor, the merge job's and the critical path's, and the merge job's timeline.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import signal
 import subprocess
 import sys
@@ -58,6 +60,8 @@ from faultkit import (  # noqa: E402
     set_concurrency,
 )
 from racekit import Env, daily_env  # noqa: E402
+
+from homeostat.adapters.hosts.pace import GITHUB_WRITE_MARGIN  # noqa: E402
 
 MEMBERS = 20
 
@@ -90,7 +94,7 @@ def team(w: DailyWorld) -> list[str]:
 
 
 class Sleeps:
-    """Counts the seconds PyGithub waits between host writes (1 s apart) while the run sleeps them."""
+    """Counts the seconds the run waits between host writes while it sleeps them."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
@@ -157,7 +161,7 @@ class Timeline:
             start += self.bucket
 
 
-WRITE_SPACING = 1.0  # GitHub: "wait at least one second between each" content-creating request
+MINUTE = 60.0 + GITHUB_WRITE_MARGIN  # the adapter's pacing: 80 writes in any minute, 500 in any hour
 
 
 def writes_since(w: DailyWorld, start: int) -> int:
@@ -172,10 +176,10 @@ def writes_since(w: DailyWorld, start: int) -> int:
 def floor(calls: Counter[str], writes: int, latency: float, workers: int) -> str:
     """The least wall time the host's and the model's limits allow: the drafts, then the judge (it
     waits for every draft: the lessons' order decides which are judged under its cap), then the
-    writes, at least a second apart and at most 80 a minute and 500 an hour."""
+    writes' waits: at most 80 a minute and 500 an hour (the requests' own time is not counted)."""
     drafting = -(-(calls["draft"] + calls["doc-check"]) // workers) * latency
     deciding = -(-(calls["consolidate"] + calls["judge"]) // workers) * latency
-    paced = max(writes * WRITE_SPACING, (writes - 1) // 80 * 60.0, (writes - 1) // 500 * 3600.0)
+    paced = max(0, (writes - 1) // 80 * MINUTE, (writes - 1) // 500 * (3600.0 + GITHUB_WRITE_MARGIN))
     return (
         f"floor {drafting + deciding + paced:.0f} s = drafts {drafting:.0f} s + judge/consolidation "
         f"{deciding:.0f} s ({workers} workers at {latency:g} s) + {writes} host writes {paced:.0f} s"
@@ -207,10 +211,12 @@ def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: boo
             built = time.perf_counter() - built
             w.stub.latency = latency
             requests = len(w.harness.requests.entries)
+            serving = w.harness.emulator.seconds_serving
             started = time.perf_counter()
             with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--max-cost", "100")  # the example KB's $2 would stop a large run
             wall = time.perf_counter() - started
+            serving = w.harness.emulator.seconds_serving - serving
             records = w.state().records()
             decided = Counter(r.outcome for r in records)
             print(
@@ -225,6 +231,11 @@ def at_scale(lessons: int, latency: float, workers: int | None, timeline_on: boo
 
             calls = agents_of(w.stub)
             print("  " + floor(calls, writes_since(w, requests), latency, workers or Concurrency().api))
+            print(
+                f"  the emulator spent {serving:.0f} s of it answering the run's host requests; "
+                f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+                flush=True,
+            )
             if timeline_on:
                 timeline.print()
         finally:
@@ -291,19 +302,24 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 for i in range(1, shards + 1)
             }
             walls: dict[int, float] = {}
-            while len(walls) < len(jobs):
-                for i, job in jobs.items():
-                    if i not in walls and job.poll() is not None:
-                        walls[i] = time.perf_counter() - started
-                time.sleep(0.1)
+            serving = w.harness.emulator.seconds_serving
+            with Timeline(w) as shard_timeline:
+                while len(walls) < len(jobs):
+                    for i, job in jobs.items():
+                        if i not in walls and job.poll() is not None:
+                            walls[i] = time.perf_counter() - started
+                    time.sleep(0.1)
             drafted = agents_of(w.stub)
             in_flight = w.stub.max_in_flight
             before = paid(w)
+            shards_served = w.harness.emulator.seconds_serving - serving
             merge_started = time.perf_counter()
             merge_requests = len(w.harness.requests.entries)
+            serving = w.harness.emulator.seconds_serving
             with Sleeps() as sleeps, Timeline(w) as timeline:
                 code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
             merge = time.perf_counter() - merge_started
+            merge_served = w.harness.emulator.seconds_serving - serving
             slowest = max(walls.values())
             merge_calls = agents_of(w.stub) - drafted
             print(
@@ -317,6 +333,12 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"decided {dict(Counter(r.outcome for r in w.state().records()))}",
                 flush=True,
             )
+            print(
+                f"  the emulator (one process, serving every job's requests one at a time; GitHub's servers "
+                f"on a real run) spent {shards_served:.0f} s answering the draft jobs and {merge_served:.0f} s "
+                f"the merge job; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+                flush=True,
+            )
             from homeostat.core.config import Concurrency
 
             workers = Concurrency().api
@@ -328,6 +350,8 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 f"  critical path floor {float(shard_floor.rstrip(' s')) + float(merge_floor.split()[1]):.0f} s",
                 flush=True,
             )
+            print("  the draft jobs:")
+            shard_timeline.print()
             print("  the merge job:")
             timeline.print()
         finally:

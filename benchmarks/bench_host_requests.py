@@ -265,15 +265,18 @@ def org_per_member() -> tuple[float, float, int, float]:
 
 def paced_minutes(writes: int) -> float:
     """Minutes the adapter's pacer needs to send `writes` content-creating requests under 80 a minute
-    and 500 an hour, 1 s apart (simulated: a fake clock)."""
-    from homeostat.adapters.hosts.pace import GITHUB_WRITES, Pacer
+    and 500 an hour, as the GitHub adapter paces them (simulated: a fake clock; the requests' own
+    time is not counted)."""
+    from homeostat.adapters.hosts.pace import GITHUB_WRITE_MARGIN, GITHUB_WRITES, Pacer
 
     now = [0.0]
 
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    pacer = Pacer(GITHUB_WRITES, spacing=1.0, clock=lambda: now[0], sleep=sleep, name="simulated writes")
+    pacer = Pacer(
+        GITHUB_WRITES, margin=GITHUB_WRITE_MARGIN, clock=lambda: now[0], sleep=sleep, name="simulated writes"
+    )
     for _ in range(writes):
         pacer.before()
     return now[0] / 60

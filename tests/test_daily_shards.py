@@ -22,6 +22,7 @@ from racekit import daily_env, fresh_world
 from test_daily_e2e import build_a_busy_day, one_confident_pr, pr, thread
 from test_daily_scale import _unported, _untimed, outcome_of
 
+from homeostat.core.daily.judge import JUDGE_SYSTEM
 from homeostat.core.daily.shards import shard_index
 from homeostat.core.hosts import HostKind, RepoRef
 from homeostat.core.state.checkpoints import read_checkpoints
@@ -61,6 +62,10 @@ def drafts_paid(world: DailyWorld) -> dict[str, int]:
     return {q: n for q, n in world.stub.answered.items() if DRAFTER in q}
 
 
+def verdicts_paid(world: DailyWorld) -> dict[str, int]:
+    return {q: n for q, n in world.stub.answered.items() if JUDGE_SYSTEM[:60] in q}
+
+
 def test_the_example_repos_split_between_two_shards() -> None:
     assert shard_index(RepoRef(HostKind.GITHUB, "example", "billing"), 2) == 2
     assert shard_index(RepoRef(HostKind.GITHUB, "Example", "Storefront"), 2) == 1
@@ -73,6 +78,7 @@ def test_two_shard_jobs_and_a_merge_job_decide_the_same_bytes_as_one_run(
     try:
         assert busy(one.daily).daily() == 0
         unsharded = outcome_of(one.daily)
+        judged_by_one = verdicts_paid(one.daily)
     finally:
         one.close()
     sharded = fresh_world(tmp_path / "sharded", "github", monkeypatch)
@@ -82,8 +88,9 @@ def test_two_shard_jobs_and_a_merge_job_decide_the_same_bytes_as_one_run(
         for job in jobs:
             output, _ = job.communicate(timeout=300)
             assert job.returncode == 0, output
-        drafted = drafts_paid(world)
+        drafted, judged = drafts_paid(world), verdicts_paid(world)
         assert drafted  # the shards drafted the day's threads
+        assert judged and set(judged) <= set(judged_by_one)  # and judged ahead what one run judges
         files = world.bare().read_files("refs/heads/homeostat/state")
         slots = {file.slot: file for file in read_checkpoints(files, "daily")}
         assert {"shard-1-of-2", "shard-2-of-2"} <= set(slots)
@@ -93,6 +100,7 @@ def test_two_shard_jobs_and_a_merge_job_decide_the_same_bytes_as_one_run(
         assert world.pulls() == {}  # a shard decides and opens nothing
         assert world.daily("--merge-shards", "2") == 0
         assert drafts_paid(world) == drafted  # the merge job recalled every draft: none paid twice
+        assert verdicts_paid(world) == judged_by_one  # it recalled the verdicts, judged only the rest
         assert outcome_of(world) == unsharded
         assert len(unsharded["records"]) >= 10
     finally:

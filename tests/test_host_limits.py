@@ -18,7 +18,14 @@ from hostkit import PullSpec, ThreadSpec
 from homeostat.adapters.hosts.bitbucket import BitbucketHost
 from homeostat.adapters.hosts.github import GitHubHost
 from homeostat.adapters.hosts.http_retry import RetryPolicy
-from homeostat.adapters.hosts.pace import BITBUCKET_REQUESTS, GITHUB_WRITES, Pacer, Window
+from homeostat.adapters.hosts.pace import (
+    BITBUCKET_REQUESTS,
+    GITHUB_WRITE_MARGIN,
+    GITHUB_WRITES,
+    WAKE_EVERY,
+    Pacer,
+    Window,
+)
 from homeostat.core.hosts import RepoRef
 from homeostat.errors import RateLimitError
 
@@ -90,6 +97,47 @@ def test_writes_are_paced_under_github_s_minute_and_hour_limits(
     assert len(harness.open_pull_state(repo, number)["comments"]) == 520  # type: ignore[arg-type]
     # 500 fit in the first hour (80 a minute), the 501st waits for the hour to roll over
     assert 3600 <= clock.now - start < 3600 + 120
+
+
+def test_a_wait_for_the_next_hour_s_writes_wakes_the_run_every_few_minutes(
+    harness: GitHubHarness, clock: FakeClock, pull: tuple[RepoRef, int]
+) -> None:
+    """A run whose writes pass 500 waits most of an hour for the next one; its claim on the lessons
+    lasts an hour from its last renewal, so the wait wakes it every few minutes to renew it."""
+    repo, number = pull
+    host = github(harness, clock)
+    woken: list[float] = []
+    host.while_paced(lambda: woken.append(clock.now))
+    start = clock.now
+
+    for n in range(501):
+        host.add_comment(repo, number, f"note {n}")
+
+    assert harness.emulator.refused_writes == 0
+    assert clock.now - start >= 3600
+    # the 500 go in the first minutes (80 a minute), then the wait for the hour, woken every 5 minutes
+    gaps = [b - a for a, b in zip(woken, [*woken[1:], clock.now], strict=True)]
+    assert len(woken) >= 10 and max(gaps) <= WAKE_EVERY
+
+
+def test_the_adapter_sends_80_writes_back_to_back_then_waits_out_the_minute(
+    harness: GitHubHarness, clock: FakeClock, pull: tuple[RepoRef, int]
+) -> None:
+    """GitHub's limit is 80 content-creating requests a minute, not one a second: a run's 80 writes
+    (a sharded run's merge job opens and merges 40 PRs) go at once, and the 81st waits for the
+    minute to roll over (and a margin for the host counting a request only when it arrives)."""
+    repo, number = pull
+    host = GitHubHost(harness.emulator.api_url, harness.token, timeout=10)  # its own pacing, as a run has
+    host.writes.clock, host.writes.sleep = clock, clock.sleep
+    start = clock.now
+
+    for n in range(160):
+        host.add_comment(repo, number, f"note {n}")
+
+    assert harness.emulator.refused_writes == 0
+    assert len(harness.open_pull_state(repo, number)["comments"]) == 160  # type: ignore[arg-type]
+    assert clock.slept == [60 + GITHUB_WRITE_MARGIN]  # one wait, after the first 80
+    assert clock.now - start == 60 + GITHUB_WRITE_MARGIN
 
 
 def test_without_pacing_github_refuses_past_80_writes_a_minute(

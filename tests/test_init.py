@@ -167,7 +167,7 @@ def test_an_edited_file_survives_without_force_and_its_diff_is_shown(
 ) -> None:
     assert init(repo, "--host", "github", "--member", "ana:lead", "--yes") == 0
     daily = repo / ".github" / "workflows" / "homeostat-daily.yml"
-    edited = daily.read_text().replace("timeout-minutes: 60", "timeout-minutes: 90")
+    edited = daily.read_text().replace("timeout-minutes: 120", "timeout-minutes: 90")
     daily.write_text(edited)
     capsys.readouterr()
 
@@ -175,12 +175,12 @@ def test_an_edited_file_survives_without_force_and_its_diff_is_shown(
     out = capsys.readouterr().out
     assert daily.read_text() == edited
     assert "kept       .github/workflows/homeostat-daily.yml: it differs from what init writes" in out
-    assert "-    timeout-minutes: 90" in out and "+    timeout-minutes: 60" in out
+    assert "-    timeout-minutes: 90" in out and "+    timeout-minutes: 120" in out
 
     assert init(repo, "--force", "--yes") == 0
     out = capsys.readouterr().out
     assert "overwrote  .github/workflows/homeostat-daily.yml" in out
-    assert "timeout-minutes: 60" in daily.read_text()
+    assert "timeout-minutes: 120" in daily.read_text()
 
 
 def test_a_rerun_redoes_what_a_run_that_stopped_half_way_wrote_and_keeps_what_you_edited_since(
@@ -196,7 +196,7 @@ def test_a_rerun_redoes_what_a_run_that_stopped_half_way_wrote_and_keeps_what_yo
     )
     assert (repo / "homeostat.yaml").is_file() and (repo / ".github" / "CODEOWNERS").is_file()
     daily = repo / ".github" / "workflows" / "homeostat-daily.yml"
-    mine = daily.read_text().replace("timeout-minutes: 60", "timeout-minutes: 90")
+    mine = daily.read_text().replace("timeout-minutes: 120", "timeout-minutes: 90")
     daily.write_text(mine)  # edited after the failed run: this one is the user's now
     (repo / "knowledge").unlink()
 

@@ -196,35 +196,44 @@ def _run_shard(
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env)
     stats = RunStats()
+    pools = Pools(config.agents)
     with stopped_by_signals(), run_events(root, env, show_prompts=False) as sink:
-        asker = askers_from_args(args, config, stats, sink=sink, env=env)("curator")
+        asker_for = askers_from_args(args, config, stats, sink=sink, env=env)
         done = draft_shard(
             shard=shard,
             git=git,
             host=host,
             kb=kb,
-            asker=asker,
+            asker=asker_for("curator"),
             stats=stats,
-            pool=Pools(config.agents).for_agent("curator"),
+            pool=pools.for_agent("curator"),
             kb_repo=kb_repo,
             now=now,
             since=parse_when(args.since, "--since"),
             write=not args.dry_run,
+            # the verdicts are for the merge job: a dry run, which keeps nothing, asks for none
+            judge=None if args.dry_run else asker_for("judge"),
+            judge_pool=pools.for_agent("judge"),
         )
     result = done.result
     assert result is not None
     if args.format == "json":
         data = result.to_data()
         data["cost"] = {"usd": round(stats.cost_usd, 6), "estimated": stats.estimated}
-        data["shard"] = {"shard": str(shard), "slot": done.slot if done.written else None}
+        data["shard"] = {
+            "shard": str(shard),
+            "slot": done.slot if done.written else None,
+            "judged": done.judged,
+        }
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(render_result(result, stats, show_skipped=args.show_skipped))
         if not result.repos:
             sys.stdout.write(f"Shard {shard} holds none of the code repos: nothing to draft.\n")
         where = f"wrote {done.slot} on the state branch" if done.written else "wrote nothing (--dry-run)"
+        judged = f" (with the judge's verdicts on {done.judged})" if done.judged else ""
         sys.stdout.write(
-            f"Shard {shard}: {where}; homeostat daily --merge-shards {shard.count} decides them.\n"
+            f"Shard {shard}: {where}{judged}; homeostat daily --merge-shards {shard.count} decides them.\n"
         )
     reason = unfinished_reason(result)
     if reason:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error
@@ -216,11 +217,20 @@ class KB:
 
 
 def load_config(text: str, file: str = CONFIG_FILE) -> tuple[Config | None, YamlDoc | None, list[Finding]]:
+    config, doc, found = _parsed_config(text, file)
+    return config, doc, list(found)
+
+
+@lru_cache(maxsize=8)
+def _parsed_config(text: str, file: str) -> tuple[Config | None, YamlDoc | None, tuple[Finding, ...]]:
+    """Parsed once per text: a daily run validates each draft beside homeostat.yaml alone
+    (core.validate.files), and parsing a large team's config for every one of 500 drafts was a
+    third of a merge job's own time. The config is frozen; the document is only read."""
     doc, found = load_mapping(text, file, 1)
     if doc is None:
-        return None, None, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in found]
+        return None, None, tuple(f.__class__(f.file, f.line, f.severity, "config", f.message) for f in found)
     config, problems = validate_model(Config, doc.data, file, doc, 1)
-    return config, doc, [f.__class__(f.file, f.line, f.severity, "config", f.message) for f in problems]
+    return config, doc, tuple(f.__class__(f.file, f.line, f.severity, "config", f.message) for f in problems)
 
 
 def decode_files(

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -593,6 +593,10 @@ class BitbucketHost:
 
     def __repr__(self) -> str:
         return f"BitbucketHost({self.api_url!r}, token from {self.api.variable})"
+
+    def while_paced(self, callback: Callable[[], None]) -> None:
+        """Call `callback` every few minutes while a request waits for the workspace's hourly limit."""
+        self.api.pacer.on_wait = callback
 
     # paths
 

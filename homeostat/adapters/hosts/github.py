@@ -52,7 +52,7 @@ from homeostat.adapters.hosts.http_retry import (
     retry_after,
     transient_status,
 )
-from homeostat.adapters.hosts.pace import GITHUB_WRITES, Pacer
+from homeostat.adapters.hosts.pace import GITHUB_WRITE_MARGIN, GITHUB_WRITES, Pacer
 from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
     BranchProtection,
@@ -137,12 +137,14 @@ class GitHubHost:
         token_variable: str = TOKEN_LABEL,
         retry: RetryPolicy | None = None,
         timeout: int = 30,
-        seconds_between_writes: float | None = 1.0,
+        seconds_between_writes: float | None = None,
         writes: Pacer | None = None,
     ) -> None:
         """Content-creating requests go through `writes`, which keeps them under GitHub's secondary limits
-        (80 a minute, 500 an hour) and `seconds_between_writes` apart, as GitHub asks; reads are serial
-        anyway and are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
+        (80 in any minute, 500 in any hour) and, when given, `seconds_between_writes` apart. By default
+        they go one after the other while they fit: GitHub's limit is 80 a minute, and a daily run's
+        80 writes a second apart were a third of a sharded run's merge job. Reads are serial anyway and
+        are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
         parts = urlsplit(api_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
@@ -156,7 +158,10 @@ class GitHubHost:
         self._variable = token_variable
         self._retry = retry or host_retry()
         self.writes = writes or Pacer(
-            GITHUB_WRITES, spacing=seconds_between_writes or 0.0, name="GitHub writes"
+            GITHUB_WRITES,
+            spacing=seconds_between_writes or 0.0,
+            margin=GITHUB_WRITE_MARGIN,
+            name="GitHub writes",
         )
         self._gh = Github(
             base_url=self._api_url,
@@ -176,6 +181,10 @@ class GitHubHost:
 
     def __repr__(self) -> str:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
+
+    def while_paced(self, callback: Callable[[], None]) -> None:
+        """Call `callback` every few minutes while a write waits for GitHub's limits (the next hour's)."""
+        self.writes.on_wait = callback
 
     # --- reading merged PRs and their review threads ---------------------------------------------
 

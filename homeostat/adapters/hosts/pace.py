@@ -38,6 +38,11 @@ class Window:
 
 
 GITHUB_WRITES = (Window(80, 60.0), Window(500, 3600.0))
+# The host counts a request when it arrives, the pacer when it is sent: a window is kept this much
+# longer, so a burst's first request that took longer to arrive than a later one still left the
+# host's window before the request that needs its place.
+GITHUB_WRITE_MARGIN = 2.0
+WAKE_EVERY = 300.0
 BITBUCKET_REQUESTS = (Window(1000, 3600.0),)
 
 
@@ -51,6 +56,10 @@ class Pacer:
 
     windows: Sequence[Window]
     spacing: float = 0.0  # at least this long between two requests
+    margin: float = 0.0  # seconds each window is kept longer than the host's
+    # called at least every `WAKE_EVERY` seconds of a long wait (a run renews its claim: a wait for
+    # the next hour's writes is most of an hour)
+    on_wait: Callable[[], None] | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = _sleep
     name: str = "requests"
@@ -71,8 +80,12 @@ class Pacer:
                     return
                 if wait >= 5:
                     _log.warning("pacing %s: waiting %.0fs to stay under the host's limits", self.name, wait)
+                if self.on_wait is not None and wait > WAKE_EVERY:
+                    wait = WAKE_EVERY
                 self.waited += wait
                 self.sleep(wait)
+                if self.on_wait is not None and wait >= WAKE_EVERY:
+                    self.on_wait()
 
     def hold(self, seconds: float | None) -> float:
         """The host refused for a limit: no paced request before `seconds` from now (at least a minute
@@ -88,15 +101,16 @@ class Pacer:
             self.windows = [window if w.seconds == window.seconds else w for w in self.windows]
 
     def _wait(self, now: float) -> float:
-        longest = max((w.seconds for w in self.windows), default=0.0)
+        longest = max((w.seconds for w in self.windows), default=0.0) + self.margin
         while self.sent and self.sent[0] <= now - longest:
             self.sent.popleft()
         wait = self.held_until - now
         if self.spacing and self.sent:
             wait = max(wait, self.sent[-1] + self.spacing - now)
         for window in self.windows:
-            inside = [t for t in self.sent if t > now - window.seconds]
+            seconds = window.seconds + self.margin
+            inside = [t for t in self.sent if t > now - seconds]
             if len(inside) >= window.count:
                 # the oldest request that must leave the window before one more fits
-                wait = max(wait, inside[len(inside) - window.count] + window.seconds - now)
+                wait = max(wait, inside[len(inside) - window.count] + seconds - now)
         return wait

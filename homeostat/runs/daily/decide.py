@@ -17,10 +17,12 @@ are charged to what its draft set aside (homeostat.core.cost.spending).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -50,7 +52,15 @@ from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.context import DailyContext, Decided, RunState
-from homeostat.runs.model_pool import ModelPool
+from homeostat.runs.model_pool import Gate, ModelPool
+
+
+class Scoring(Protocol):
+    """What scoring reads of a run (a DailyContext, or a draft job judging ahead, homeostat.runs.shards)."""
+
+    def today(self) -> dt.date: ...
+
+    def file_errors(self) -> FileErrors: ...
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,7 @@ def _new_lesson(lesson: Lesson, asked: _Asked | None, waiting_ids: set[str]) -> 
 
 
 def score_all(
-    ctx: DailyContext, kb: KB, config: Config, lessons: Sequence[Lesson], drafts: Sequence[Draft]
+    ctx: Scoring, kb: KB, config: Config, lessons: Sequence[Lesson], drafts: Sequence[Draft]
 ) -> list[Scored]:
     repeated = _repeated_by(lessons)
     updated_rules: set[str] = set()
@@ -267,7 +277,7 @@ def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:
 
 
 def validate_draft(
-    ctx: DailyContext,
+    ctx: Scoring,
     kb: KB,
     config: Config,
     lesson: Lesson,
@@ -334,7 +344,7 @@ def judge_all(
         confident = sum(1 for s in scored if s.decision.needs_judge)
         cap = max(cap, (1 + JUDGE_CONFIRMATIONS) * confident)
     budget = JudgeBudget(cap)
-    judged = _judgements(ctx.pool("judge"), kb, scored, judge_asker, budget) if cap != 0 else {}
+    judged = judgements(ctx.pool("judge"), kb, scored, judge_asker, budget) if cap != 0 else {}
     decided = [_judge_one(ctx, config, s, run, judged, i, budget) for i, s in enumerate(scored)]
     if budget.skipped:
         run.notice(
@@ -345,8 +355,8 @@ def judge_all(
     return decided
 
 
-def _judgements(
-    pool: ModelPool, kb: KB, scored: Sequence[Scored], asker: Asker, budget: JudgeBudget
+def judgements(
+    pool: ModelPool, kb: KB, scored: Sequence[Scored], asker: Asker, budget: Gate[int, Verdict]
 ) -> dict[int, Answered[Verdict] | None]:
     """The verdict of each draft that needs the judge, by position: None where the call cap left it
     unjudged. Judged at once, through the budget's gate."""
