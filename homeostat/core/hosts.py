@@ -9,7 +9,7 @@ and the provenance check agree on what a review-comment URL is.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -259,6 +259,11 @@ class CodeHost(Protocol):
 
     def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
         """The PR's inline review comments grouped into threads, each with `followed_by_commit`."""
+        ...
+
+    def while_paced(self, callback: Callable[[], None]) -> None:
+        """Call `callback` every few minutes while a request waits for the host's limits (a wait for the
+        next hour's writes is most of an hour; a run renews its claim meanwhile)."""
         ...
 
     def get_comment_thread(self, ref: CommentRef) -> ReviewThread:

@@ -80,9 +80,8 @@ class DailyRun:
                 return self._stand_aside(base, started, run_id, taken.claim)
             ctx.claim = claim
             self._previous = taken.previous
-            paced = getattr(ctx.deps.host, "while_paced", None)  # a wait for the host's next hour
-            if callable(paced):
-                paced(claim.renew_if_due)
+            if ctx.deps.host is not None:  # a wait for the host's next hour renews the claim
+                ctx.deps.host.while_paced(claim.renew_if_due)
             state, early = self._guarded(lambda: self._recover(base, taken))
         try:
             return self._guarded(lambda: self._run(started, run_id, state, early))
