@@ -7,12 +7,12 @@ becomes one line naming the file or setting, anything else one line plus how to 
 
 from __future__ import annotations
 
-import keyword
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
+from homeostat.commands import module_name
 from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import HomeostatError
 
@@ -61,15 +61,10 @@ EXIT_INTERNAL = 3
 LIGHT_COMMANDS = frozenset({"context", "hook"})
 
 
-def _module_name(command: str) -> str:
-    name = command.replace("-", "_")
-    return f"homeostat.commands.{name}_" if keyword.iskeyword(name) else f"homeostat.commands.{name}"
-
-
 def _has_module(command: str) -> bool:
     import importlib.util
 
-    return importlib.util.find_spec(_module_name(command)) is not None
+    return importlib.util.find_spec(module_name(command)) is not None
 
 
 def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
@@ -87,7 +82,7 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         if not _has_module(name):
             continue
         if name == selected:
-            importlib.import_module(_module_name(name)).register(subparsers)
+            importlib.import_module(module_name(name)).register(subparsers)
             _add_examples(subparsers.choices[name], name)
             # `-v` after the command as well as before it; SUPPRESS keeps a `-v` given before it
             subparsers.choices[name].add_argument(
@@ -212,7 +207,7 @@ def _fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
         return None
     import importlib
 
-    module = importlib.import_module(_module_name(argv[0]))
+    module = importlib.import_module(module_name(argv[0]))
     fast: argparse.Namespace | None = getattr(module, "fast_args", lambda _: None)(argv[1:])
     return fast
 

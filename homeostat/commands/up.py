@@ -25,6 +25,7 @@ from homeostat.adapters.state.event_log import event_sink
 from homeostat.adapters.state.run_claim import this_process
 from homeostat.adapters.state.schedule_lock import SlotLocks
 from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
+from homeostat.commands import module_name
 from homeostat.core.events import Event, Scalar
 from homeostat.core.schedule.up import Job, parsed_jobs
 from homeostat.core.state.branch import state_branch
@@ -86,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _installed(job: Job) -> bool:
     """Whether this install has the job's command (a job added in a later release is left out)."""
-    return importlib.util.find_spec(f"homeostat.commands.{job.name.replace('-', '_')}") is not None
+    return importlib.util.find_spec(module_name(job.name)) is not None
 
 
 def _on_signals(stop: Stop, interrupt: Callable[[], None]) -> None:
