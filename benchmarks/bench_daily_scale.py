@@ -405,7 +405,7 @@ def faults(retry_after: str) -> None:
 
     def overlong(w: DailyWorld) -> None:
         from homeostat.cli import build_parser
-        from homeostat.commands import daily
+        from homeostat.commands.ci import daily
 
         set_concurrency(w, 2)
         w.stub.latency = 1.0

@@ -287,7 +287,7 @@ def next_week(
 ) -> None:
     """A person closes this week's PR; 1 % of the rules are rewritten; the deep dive a week later."""
     from homeostat.cli import build_parser
-    from homeostat.commands import deep_dive
+    from homeostat.commands.ci import deep_dive
 
     record = harness.emulator.repo("example", "kb")
     for number, pull in list(record.pulls.items()):

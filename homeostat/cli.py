@@ -1,7 +1,7 @@
 """The `homeostat` command: argument parsing and the one place that maps errors to exit codes.
 
-Each subcommand lives in `homeostat/commands/<name>.py` with `register(subparsers)` and
-`run(args) -> int`. Nothing below this handler prints a traceback to a user: a `HomeostatError`
+Each subcommand lives in `homeostat/commands/<group>/<name>.py` (`homeostat.commands.module_name`
+says which) with `register(subparsers)` and `run(args) -> int`. Nothing below this handler prints a traceback to a user: a `HomeostatError`
 becomes one line naming the file or setting, anything else one line plus how to see the details.
 """
 

@@ -161,7 +161,7 @@ def test_a_run_drafting_past_its_claims_hour_keeps_its_claim_and_a_second_run_st
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from homeostat.cli import build_parser
-    from homeostat.commands import daily
+    from homeostat.commands.ci import daily
 
     lessons_world(
         world, 4, first=12

@@ -285,7 +285,7 @@ EVERY_MINUTE = "* * * * *"
 
 
 def _stoppable_box(clone: str, marks: str, seconds: float, log: str, daily: str) -> None:
-    from homeostat.commands.up import _on_signals
+    from homeostat.commands.ci.up import _on_signals
 
     process = SlowJob(Path(clone), seconds, Path(marks))
     stop = Stop()
