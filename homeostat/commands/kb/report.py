@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
 from homeostat.errors import ConfigError
-from homeostat.runs.report import MAX_DAYS, health_report
+from homeostat.runs.measure.report import MAX_DAYS, health_report
 
 if TYPE_CHECKING:
     pass

@@ -59,7 +59,7 @@ from homeostat.core.validate import (
 from homeostat.core.validate.content_checks import check_file_secrets
 from homeostat.core.validate.fix import fix_cached_fields
 from homeostat.errors import ConfigError, HomeostatError
-from homeostat.runs.agent_impact import base_from_env
+from homeostat.runs.measure.agent_impact import base_from_env
 
 INSIGHTS_DETAILS = 2000  # Bitbucket keeps a report's details to 2,000 characters
 
@@ -174,7 +174,7 @@ def against_base(
     `--max-budget-growth` needs it; a KB too broken to select from is left to its findings."""
     if base is None or result.kb.config is None:
         return None
-    from homeostat.runs.agent_impact import agent_impact
+    from homeostat.runs.measure.agent_impact import agent_impact
 
     try:
         return agent_impact(root, result.kb, base, tokens, from_env=from_env)

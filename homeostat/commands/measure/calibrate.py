@@ -2,7 +2,7 @@
 
 Reads the settled review decisions on the state branch, fits the weights, and opens (or updates) one
 PR to homeostat.yaml with the calibration table; `--dry-run` prints the proposal and the diff
-instead. The work is `homeostat.runs.calibrate` (and the fit, `homeostat.core.measure.calibration`).
+instead. The work is `homeostat.runs.measure.calibrate` (and the fit, `homeostat.core.measure.calibration`).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from homeostat.adapters.kb_files import load_kb_dir
     from homeostat.kb_origin import origin_git
-    from homeostat.runs import calibrate
+    from homeostat.runs.measure import calibrate
 
     root = Path(kb_dir(args.kb))
     kb = load_kb_dir(root)

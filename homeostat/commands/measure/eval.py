@@ -104,7 +104,7 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
     import yaml
 
     from homeostat.core.measure.repeats import DRAFT_HEADER, draft_cases
-    from homeostat.runs.metrics import local_state
+    from homeostat.runs.measure.metrics import local_state
 
     root = Path(kb_dir(args.kb))
     out = Path(args.out) if args.out else root / DRAFT_FILE

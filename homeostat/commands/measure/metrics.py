@@ -14,7 +14,7 @@ from pathlib import Path
 from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
 from homeostat.core.measure.metrics import compute_metrics, render_metrics
 from homeostat.errors import ConfigError
-from homeostat.runs.metrics import accepted_ids, local_events, local_state
+from homeostat.runs.measure.metrics import accepted_ids, local_events, local_state
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
