@@ -32,7 +32,7 @@ from homeostat.core.deep_dive import ci_report
 from homeostat.core.deep_dive.ci_report import DeepDiveReport
 from homeostat.core.schema import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
-from homeostat.runs.deep_dive.context import Found
+from homeostat.runs.deep_dive.run_state import Found
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -28,7 +28,7 @@ from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
 from homeostat.core.state.branch import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
-from homeostat.runs.daily.context import (
+from homeostat.runs.daily.run_state import (
     CANDIDATES_PREFIX,
     HEARTBEAT_FILE,
     REVIEW_PREFIX,

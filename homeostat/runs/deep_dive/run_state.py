@@ -21,7 +21,7 @@ from homeostat.core.measure.repeats import RuleRepeats
 from homeostat.core.schema import Rule
 from homeostat.core.state.branch import Notice, NoticeKind, RunReport
 from homeostat.runs.daily.claim import ClaimedAsker
-from homeostat.runs.daily.context import CallTally, CountingAsker
+from homeostat.runs.daily.run_state import CallTally, CountingAsker
 from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
 from homeostat.runs.publish import Publisher
 
