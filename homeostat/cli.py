@@ -1,8 +1,10 @@
 """The `homeostat` command: argument parsing and the one place that maps errors to exit codes.
 
 Each subcommand lives in `homeostat/commands/<group>/<name>.py` (`homeostat.commands.module_name`
-says which) with `register(subparsers)` and `run(args) -> int`. Nothing below this handler prints a traceback to a user: a `HomeostatError`
-becomes one line naming the file or setting, anything else one line plus how to see the details.
+says which) with `register(subparsers)` and `run(args, workspace) -> int`; the `Workspace` (KB
+folder, KB, config, environment, output) is built here, once. Nothing below this handler prints a
+traceback to a user: a `HomeostatError` becomes one line naming the file or setting, anything else
+one line plus how to see the details.
 """
 
 from __future__ import annotations
@@ -147,8 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         parser.print_help(sys.stderr)  # a usage error, as argparse's own: a script must not read it as done
         return 2
+    from homeostat.workspace import Workspace
+
     try:
-        result: int = args.run(args)
+        # the KB folder, its config, the environment and the output, found once and on first use
+        result: int = args.run(args, Workspace.of(args, os.environ, sys.stdout))
         return result
     except HomeostatError as exc:
         print(f"homeostat: {_redacted(str(exc))}", file=sys.stderr)

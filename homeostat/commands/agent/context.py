@@ -30,6 +30,7 @@ from homeostat.runs.session import (
     session_task,
     session_view,
 )
+from homeostat.workspace import Workspace
 
 if TYPE_CHECKING:
     import argparse
@@ -142,14 +143,14 @@ def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
     return cast("argparse.Namespace", SimpleNamespace(command="context", verbose=False, run=run, **values))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     started = time.perf_counter()
     if args.budget is not None and args.budget < 100:
         raise ConfigError(f"--budget {args.budget} is below 100 tokens; pass a larger budget")
     from_git = args.prompt is None and args.files is None and not args.paths
     changing = change_started(checkout_top(args.checkout)) if from_git else None  # while the corpus loads
     session = open_session(args.kb, args.checkout, args.repo, own_part=True)
-    session_id = args.session or os.environ.get(SESSION_VARIABLE) or ""
+    session_id = args.session or workspace.env.get(SESSION_VARIABLE) or ""
     if args.prompt is not None:
         return _prompt(session, args, session_id, started)
     given = [*(args.files or ()), *args.paths]
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     task = session_task(args.task, args.no_task, change)
     view = session_view(session, files, args.checkout, session_id, args.budget, task)
     _emit_view(view, args.format, args.explain)
-    sys.stdout.flush()
+    workspace.out.flush()
     log_view(session, view, started)
     return 0
 

@@ -7,15 +7,14 @@ names, ids, sizes and counts only (see `homeostat.core.events`).
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
 from homeostat.adapters.state.event_log import RETENTION_DAYS, SqliteEventLog, events_path, log_exists
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json
 from homeostat.console import note
 from homeostat.core.events import format_event, parse_since
 from homeostat.errors import ConfigError, KBReadError
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    root = Path(kb_dir(args.kb))
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    root = workspace.root
     if not root.is_dir():  # a mistyped --kb is no empty log
         raise KBReadError(f"{root}: no such folder; run events in a KB clone or pass --kb")
     since = None
@@ -52,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
         emit_json({"events": [e.as_dict() for e in found]})
     else:
         for event in found:
-            sys.stdout.write(format_event(event) + "\n")
+            workspace.out.write(format_event(event) + "\n")
         if not found:
             note(f"no events in {path}" + (" matching" if args.kind or since else ""))
     return 0

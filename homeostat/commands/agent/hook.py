@@ -33,6 +33,7 @@ from homeostat.adapters.state.event_recorder import Scalar, log_event, log_event
 from homeostat.adapters.state.hook_state import load_hook_state, min_edits, save_hook_state
 from homeostat.adapters.state.sync_store import seconds_since_started, start_background_sync, take_notices
 from homeostat.core.type_hints import TYPE_CHECKING, cast
+from homeostat.workspace import Workspace
 
 EVENTS = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 CONTEXT_LIMIT = 10_000  # Claude Code cuts a longer additionalContext to a preview
@@ -73,15 +74,15 @@ def fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
     return cast("argparse.Namespace", SimpleNamespace(command="hook", verbose=False, event=argv[0], run=run))
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     started = time.perf_counter()
-    if os.environ.get("HOMEOSTAT_AGENT"):  # Homeostat's own `claude -p` runs: stay out of the way
+    if workspace.env.get("HOMEOSTAT_AGENT"):  # Homeostat's own `claude -p` runs: stay out of the way
         return 0
     root: str | None = None  # the KB's folder (paths are strings here: pathlib costs a hook more)
     try:
         raw = sys.stdin.buffer.read()
         event = parse_event(raw, EVENTS[args.event])
-        root = find_kb(event, os.environ)
+        root = find_kb(event, workspace.env)
         if root is None:
             return 0
         require_kb(root)  # a kb_dir naming a folder that is no KB gets nothing written into it
@@ -91,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
         _report(root, args.event, exc)
         return 0
     if answer is not None:
-        sys.stdout.write(json.dumps(answer, ensure_ascii=False))
-        sys.stdout.flush()
+        workspace.out.write(json.dumps(answer, ensure_ascii=False))
+        workspace.out.flush()
     return 0
 
 

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import get_args
 
 from homeostat.adapters.git.plumbing import Git
-from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.state.pending_store import write_pending
-from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option
 from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.hosts import HostKind, MergedPull, ReviewThread, UrlError, parse_comment_url, pull_url
@@ -44,6 +43,7 @@ from homeostat.core.pending import LessonSource, PendingLesson, pending_path
 from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, RuleKind
 from homeostat.core.state.sync import sync_member
 from homeostat.errors import GitError
+from homeostat.workspace import Workspace
 
 MEMBER_VARIABLE = "HOMEOSTAT_MEMBER"
 CONTENT_FLAGS = ("title", "rule", "why", "example", "area", "topic", "scope", "kind")
@@ -138,14 +138,12 @@ def _add_import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dry-run", action="store_true", help="with --from: preview them, write nothing")
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     if args.source_tool or args.file:
-        return run_import(args)
+        return run_import(args, workspace)
     _refuse(args, IMPORT_FLAGS, "a lesson written by hand (they go with --from)")
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
-    author = resolve_author(config, args.author, os.environ, _git_user(root))
+    root, kb, config = workspace.root, workspace.kb, workspace.config
+    author = resolve_author(config, args.author, workspace.env, _git_user(root))
     lesson = build_lesson(args, kb, author, _now())
     check_secrets(lesson)
     target = root / pending_path(lesson)
@@ -156,10 +154,12 @@ def run(args: argparse.Namespace) -> int:
         _log_capture(root, lesson)
     if args.format == "json":
         data = {"path": pending_path(lesson), "written": not existed, "lesson": json.loads(lesson.to_json())}
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        workspace.out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
         verb = "already pending" if existed else "written"
-        sys.stdout.write(f"{describe(lesson)}: {verb} as {pending_path(lesson)}; the daily run decides it\n")
+        workspace.out.write(
+            f"{describe(lesson)}: {verb} as {pending_path(lesson)}; the daily run decides it\n"
+        )
     return 0
 
 
@@ -170,21 +170,19 @@ def _now() -> dt.datetime:
 # --- importing what another tool remembered (--from) ----------------------------------------------
 
 
-def run_import(args: argparse.Namespace) -> int:
+def run_import(args: argparse.Namespace, workspace: Workspace) -> int:
     """Preview every entry, ask (or take --yes), then write the lessons the plan says to write."""
     from homeostat.runs import learn_from
 
     _check_import_args(args)
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
-    author = resolve_author(config, args.author, os.environ, _git_user(root))
+    root, kb, config = workspace.root, workspace.kb, workspace.config
+    author = resolve_author(config, args.author, workspace.env, _git_user(root))
     checkout = Path(args.checkout)
     repo = None
     if args.source_tool == "claude-memory":
         if not checkout.is_dir():
             raise LessonError(f"--checkout {args.checkout}: no such folder")
-        source = learn_from.claude_memory_source(checkout, os.environ, args.memory_dir)
+        source = learn_from.claude_memory_source(checkout, workspace.env, args.memory_dir)
         repo = learn_from.checkout_repo(config, checkout)
         if config.repos and repo is None and not args.area:
             raise LessonError(
@@ -216,11 +214,11 @@ def run_import(args: argparse.Namespace) -> int:
             _log_capture(root, lesson)
     if args.format == "json":
         data = learn_from.plan_json(plan, dry_run=args.dry_run, written=len(lessons) if write else 0)
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        workspace.out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     else:
         if args.yes or args.dry_run or not lessons:
-            sys.stdout.write(text)
-        sys.stdout.write(
+            workspace.out.write(text)
+        workspace.out.write(
             learn_from.outcome_line(plan, written=len(lessons) if write else 0, dry_run=args.dry_run)
         )
     return 0

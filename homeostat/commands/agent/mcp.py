@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from homeostat.cli_options import add_checkout_option, add_kb_option, kb_dir
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,13 +28,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.mcp_stdio import serve
     from homeostat.adapters.runner import hand_over, pinned_runner
     from homeostat.mcp_server import build_server
 
     checkout = Path(args.checkout)
-    kb = kb_dir(args.kb) if args.kb or os.environ.get("HOMEOSTAT_DIR") else _checkout_kb(checkout)
+    kb = kb_dir(args.kb) if args.kb or workspace.env.get("HOMEOSTAT_DIR") else _checkout_kb(checkout)
     runner = pinned_runner(Path(kb))
     if runner is not None:  # the KB pins another installed version: serve with that one
         hand_over(runner, ["mcp", "--kb", kb, "--checkout", str(checkout)])
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     serve(server)  # until stdin closes or SIGINT: both are how a client ends the session
     # The client waits for the process to end (Claude Code, before it exits itself): every reply is
     # out and every event written, so skip the teardown of the corpus and the modules it imported.
-    for stream in (sys.stdout, sys.stderr):
+    for stream in (workspace.out, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError):

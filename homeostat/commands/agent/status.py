@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +19,9 @@ from homeostat.adapters.runner import kb_pin
 from homeostat.adapters.state.pending_store import list_pending
 from homeostat.adapters.state.state_store import tracking_ref
 from homeostat.adapters.state.sync_store import last_sync, pending_notices
-from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option
 from homeostat.errors import GitError, KBReadError
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -98,9 +98,9 @@ def render(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args: argparse.Namespace) -> int:
-    data = clone_status(Path(kb_dir(args.kb)))
-    sys.stdout.write(
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    data = clone_status(workspace.root)
+    workspace.out.write(
         json.dumps(data, indent=2, ensure_ascii=False) + "\n" if args.format == "json" else render(data)
     )
     return 0

@@ -13,9 +13,10 @@ from pathlib import Path
 
 from homeostat.adapters.state.event_recorder import log_event
 from homeostat.adapters.state.sync_store import SyncBusy, start_background_sync, sync_lock
-from homeostat.cli_options import add_format_option, add_kb_option, camel_keys, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, camel_keys, emit_json
 from homeostat.errors import KBReadError
 from homeostat.runs.sync import SyncResult, finish, run_sync
+from homeostat.workspace import Workspace
 
 EXIT_OFFLINE = 1
 
@@ -38,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    root = Path(kb_dir(args.kb))
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    root = workspace.root
     if not (root / "homeostat.yaml").is_file():  # before anything is written: a mistyped --kb makes no folder
         raise KBReadError(f"{root}: no homeostat.yaml here; run sync in a KB clone or pass --kb")
     if args.background:

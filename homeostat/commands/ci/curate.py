@@ -19,9 +19,8 @@ from pathlib import Path
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.hosts.registry import host_from_env
-from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.state.event_log import run_events
-from homeostat.cli_options import add_format_option, add_kb_option, askers_from_args, kb_dir, parse_when
+from homeostat.cli_options import add_format_option, add_kb_option, askers_from_args, parse_when
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
 from homeostat.core.config import Config
@@ -31,6 +30,7 @@ from homeostat.core.kb import KB
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools
+from homeostat.workspace import Workspace
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -85,12 +85,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     _check_flags(args)
     shard = parse_shard(args.shard) if args.shard is not None else None
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     note_unreadable([u.row() for u in kb.unreadable])
     now = dt.datetime.now(dt.UTC)
     if shard is not None:

@@ -12,14 +12,10 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import io
-import os
-import sys
 from collections import Counter
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.state.event_log import run_events
 from homeostat.cli_options import (
     add_format_option,
@@ -27,7 +23,6 @@ from homeostat.cli_options import (
     askers_from_args,
     check_cost_and_prompts,
     emit_json,
-    kb_dir,
     parse_when,
 )
 from homeostat.console import note_unreadable
@@ -47,6 +42,7 @@ from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyRe
 from homeostat.runs.merge_gate import check_wait_from_env
 from homeostat.runs.model_pool import ModelPool
 from homeostat.runs.stopping import stopped_by_signals
+from homeostat.workspace import Workspace
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -98,22 +94,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = None) -> int:
+def run(
+    args: argparse.Namespace, workspace: Workspace, *, now: Callable[[], dt.datetime] | None = None
+) -> int:
     """`now` is the run's clock (a test's, to run a claim's hour in seconds); the wall clock else."""
     with stopped_by_signals():
-        return _run(args, now)
+        return _run(args, workspace, now)
 
 
-def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int:
+def _run(args: argparse.Namespace, workspace: Workspace, now: Callable[[], dt.datetime] | None) -> int:
     shards = parse_shard_count(args.merge_shards) if args.merge_shards is not None else None
     if shards is not None and (args.offline or args.no_reviews):
         raise ConfigError("--merge-shards decides the shards' review drafts: drop --offline and --no-reviews")
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     note_unreadable([u.row() for u in kb.unreadable])
     check_cost_and_prompts(args, "decisions")
-    out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
+    out: TextIO = io.StringIO() if args.format == "json" else workspace.out
     options = DailyOptions(
         dry_run=args.dry_run or args.offline,
         since=parse_when(args.since, "--since"),
@@ -123,7 +119,7 @@ def _run(args: argparse.Namespace, now: Callable[[], dt.datetime] | None) -> int
         offline=args.offline,
         merge_shards=shards,
     )
-    env = os.environ
+    env = workspace.env
     stats = RunStats()
     if args.offline:
         deps = DailyDeps(

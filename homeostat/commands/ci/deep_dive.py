@@ -10,13 +10,9 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import io
-import os
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
-from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.state.event_log import run_events
 from homeostat.cli_options import (
     add_format_option,
@@ -24,7 +20,6 @@ from homeostat.cli_options import (
     askers_from_args,
     check_cost_and_prompts,
     emit_json,
-    kb_dir,
 )
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
@@ -33,6 +28,7 @@ from homeostat.core.deep_dive.ci_report import DeepDiveReport
 from homeostat.core.schema import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 from homeostat.runs.deep_dive.run_state import Found
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,18 +60,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace, *, now: Callable[[], dt.datetime] | None = None) -> int:
+def run(
+    args: argparse.Namespace, workspace: Workspace, *, now: Callable[[], dt.datetime] | None = None
+) -> int:
     """`now` is the run's clock (a benchmark's week later); the wall clock else."""
     from homeostat.kb_origin import origin_git, origin_host
 
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     note_unreadable([u.row() for u in kb.unreadable])
     check_cost_and_prompts(args, "a result")
-    out: TextIO = io.StringIO() if args.format == "json" else sys.stdout
+    out: TextIO = io.StringIO() if args.format == "json" else workspace.out
     options = DeepDiveOptions(dry_run=args.dry_run, max_cost=args.max_cost, show_prompts=args.show_prompts)
-    env = os.environ
+    env = workspace.env
     stats = RunStats()
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)

@@ -9,15 +9,13 @@ outputs and the digest as the job summary.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
-from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json
 from homeostat.core.measure import digest as digests
 from homeostat.core.render.slack_blocks import block_text
 from homeostat.runs.digest import DigestDeps, DigestOptions, DigestResult, events_desire_paths, run_digest
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,15 +43,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.slack import slack_notifier_from_env
     from homeostat.cli_options import parse_when
     from homeostat.kb_origin import origin_git
     from homeostat.runs.curate import kb_repo_ref
 
-    root = Path(kb_dir(args.kb))
-    config = load_kb_dir(root).require_config()
-    env = os.environ
+    root, config = workspace.root, workspace.config
+    env = workspace.env
     git = origin_git(root, config, env)
     kb_repo = kb_repo_ref(config, git.remote_url("origin"))
     found = "" if args.print else slack_notifier_from_env(config.notifications, env, what="the digest")
@@ -61,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         git=git,
         config=config,
         kb_repo=kb_repo,
-        out=sys.stderr if args.format == "json" else sys.stdout,
+        out=sys.stderr if args.format == "json" else workspace.out,
         notifier=None if isinstance(found, str) else found,
         notifier_missing=found if isinstance(found, str) else "",
         desire_paths=events_desire_paths(root),

@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
-from homeostat.adapters.kb_files import load_kb_dir
-from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json
 from homeostat.runs.review_merge import (
     ReviewMergeDeps,
     ReviewMergeOptions,
     ReviewMergeResult,
     run_review_merge,
 )
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,12 +50,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     merge.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.kb_origin import origin_git, origin_host
 
-    root = Path(kb_dir(args.kb))
-    config = load_kb_dir(root).require_config()
-    env = os.environ
+    root, config = workspace.root, workspace.config
+    env = workspace.env
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env)
     deps = ReviewMergeDeps(
@@ -65,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         host=host,
         kb_repo=kb_repo,
         config=config,
-        out=sys.stderr if args.format == "json" else sys.stdout,
+        out=sys.stderr if args.format == "json" else workspace.out,
     )
     options = ReviewMergeOptions(number=None if args.all else args.number, dry_run=args.dry_run)
     result = run_review_merge(deps, options)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import importlib.util
-import os
 import signal
 import sys
 import time
@@ -24,7 +23,7 @@ from homeostat.adapters.job_process import JobProcess, log_file, update_clone
 from homeostat.adapters.state.event_log import event_sink
 from homeostat.adapters.state.run_claim import this_process
 from homeostat.adapters.state.schedule_lock import SlotLocks
-from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
+from homeostat.cli_options import add_kb_option, add_port_option
 from homeostat.commands import module_name
 from homeostat.core.events import Event, Scalar
 from homeostat.core.schedule.up import Job, parsed_jobs
@@ -33,6 +32,7 @@ from homeostat.dashboard.start import serve
 from homeostat.kb_origin import origin_git
 from homeostat.runs.sync import read_config
 from homeostat.runs.up import Scheduler, Stop, UpDeps
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,8 +51,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    root = Path(kb_dir(args.kb)).resolve()
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    root = workspace.root.resolve()
     config = read_config(root)
     for job in parsed_jobs(config.agents.schedules):  # a broken cron line stops here
         if not _installed(job):
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
                 f"homeostat: up: {job.name}: not in this release of homeostat; its schedule waits",
                 file=sys.stderr,
             )
-    git = origin_git(root, config, os.environ)
+    git = origin_git(root, config, workspace.env)
     process = JobProcess(root)
     stop = Stop()
     _on_signals(stop, process.interrupt)

@@ -11,10 +11,10 @@ import argparse
 import signal
 import sys
 import threading
-from pathlib import Path
 
-from homeostat.cli_options import add_kb_option, add_port_option, kb_dir
+from homeostat.cli_options import add_kb_option, add_port_option
 from homeostat.dashboard.start import serve
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    server = serve(Path(kb_dir(args.kb)), args.port)
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    server = serve(workspace.root, args.port)
     stopped = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stopped.set())
     code = 0  # SIGTERM is how a service manager stops it: done

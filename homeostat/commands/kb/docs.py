@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
 from homeostat.core.render.view import render_docs
 from homeostat.runs.session import open_session
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     session = open_session(args.kb, args.checkout, args.repo)
     corpus, audience = session.corpus, session.audience
     if args.format == "json":
@@ -36,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
                 doc["sections"].append({"id": s.id, "heading": s.heading})  # type: ignore[attr-defined]
         emit_json({"documents": list(docs.values())})
     else:
-        sys.stdout.write(render_docs(corpus, audience))
+        workspace.out.write(render_docs(corpus, audience))
     return 0

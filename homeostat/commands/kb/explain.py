@@ -8,7 +8,6 @@ what agents are served.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from homeostat.cli_options import (
 )
 from homeostat.runs.explain import explain
 from homeostat.runs.session import open_session
+from homeostat.workspace import Workspace
 
 if TYPE_CHECKING:
     pass
@@ -43,7 +43,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.kb_files import load_kb_dir
 
     session = open_session(args.kb, args.checkout, args.repo)
@@ -52,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(result.to_data())
     else:
-        sys.stdout.write(result.text())
+        workspace.out.write(result.text())
     return 0 if result.found else 1

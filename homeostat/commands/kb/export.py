@@ -41,6 +41,7 @@ from homeostat.core.type_hints import cast
 from homeostat.errors import ConfigError
 from homeostat.runs.session import open_session
 from homeostat.runs.sync import read_config
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -145,7 +146,7 @@ def kept_for_unreadable(unreadable: Sequence[Unreadable], formats: Sequence[str]
     return paths_for(rule_ids, doc_ids, formats)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     checkout = _checkout(args)
     formats = _formats(args.formats)
     session = open_session(args.kb, checkout, args.repo, say_scope=False)

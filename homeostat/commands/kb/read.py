@@ -8,12 +8,12 @@ can tell.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from homeostat.adapters.state.event_recorder import log_event
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, emit_json
 from homeostat.core.render.read import found_data, render_found
 from homeostat.runs.session import open_session
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.core.selection.search import lookup
 
     session = open_session(args.kb, args.checkout, args.repo)
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(found_data(args.target, found))
     else:
-        sys.stdout.write(render_found(found))
+        workspace.out.write(render_found(found))
     if found.sections:
         log_event(
             session.root,

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json
 from homeostat.errors import ConfigError
 from homeostat.runs.measure.report import MAX_DAYS, health_report
+from homeostat.workspace import Workspace
 
 if TYPE_CHECKING:
     pass
@@ -39,14 +38,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     try:
         today = dt.date.fromisoformat(args.today) if args.today else dt.datetime.now(dt.UTC).date()
     except ValueError:
         raise ConfigError(f"--today {args.today!r} is not a YYYY-MM-DD date") from None
-    data, text = health_report(Path(kb_dir(args.kb)), today, args.days)
+    data, text = health_report(workspace.root, today, args.days)
     if args.format == "json":
         emit_json(data)
     else:
-        sys.stdout.write(text)
+        workspace.out.write(text)
     return 0

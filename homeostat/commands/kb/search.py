@@ -8,13 +8,13 @@ because knowing what was decided against is context too.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from homeostat.cli_options import add_checkout_option, add_format_option, add_kb_option, at_least, emit_json
 from homeostat.core.render.view import render_hits
 from homeostat.core.selection.search import DEFAULT_LIMIT, Hit, search_entries, topic_listing
 from homeostat.errors import ConfigError
 from homeostat.runs.session import open_session
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -49,7 +49,7 @@ def hit_data(hit: Hit) -> dict[str, object]:
     return {"topic": "", "rejected": False, **data}
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     query = " ".join(args.query).strip()
     if args.topic and not args.all:
         raise ConfigError(
@@ -68,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json({"query": query, "topic": args.topic, "hits": [hit_data(h) for h in hits]})
     else:
-        sys.stdout.write(render_hits(hits, query or args.topic))
+        workspace.out.write(render_hits(hits, query or args.topic))
     return 0

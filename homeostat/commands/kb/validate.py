@@ -60,6 +60,7 @@ from homeostat.core.validate.content_checks import check_file_secrets
 from homeostat.core.validate.fix import fix_cached_fields
 from homeostat.errors import ConfigError, HomeostatError
 from homeostat.runs.measure.agent_impact import base_from_env
+from homeostat.workspace import Workspace
 
 INSIGHTS_DETAILS = 2000  # Bitbucket keeps a report's details to 2,000 characters
 
@@ -106,7 +107,7 @@ def parse_today(value: str | None) -> dt.date:
         raise ConfigError(f"--today {value!r} is not a YYYY-MM-DD date") from None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     try:
         return check(args)
     finally:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from homeostat.adapters.bench_store import BenchStore
-from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json
 from homeostat.core.bench.grading import default_judge
 from homeostat.core.bench.stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 from homeostat.core.bench.tasks import MAX_REPEATS, TASKS_FILE, TaskFileError, parse_tasks
@@ -22,6 +22,7 @@ from homeostat.errors import ConfigError, KBReadError
 from homeostat.runs.bench.run import BenchOptions, RunSummary, check_places, plan_bench
 from homeostat.runs.bench.summary import render_summary, summary_data
 from homeostat.runs.bench.unit import Workspace
+from homeostat.workspace import Workspace as CommandWorkspace
 
 RESULTS_DIR = ".homeostat/bench"
 DEFAULT_PLUGIN = "homeostat@homeostat"
@@ -138,8 +139,8 @@ def _dollars(value: str) -> float:
     return amount
 
 
-def _kb(args: argparse.Namespace) -> Path:
-    root = Path(kb_dir(args.kb)).resolve()
+def _kb(workspace: CommandWorkspace) -> Path:
+    root = workspace.root.resolve()
     if not (root / "homeostat.yaml").is_file():  # before anything is written into a folder that is no KB
         raise KBReadError(f"{root}: no homeostat.yaml here; run bench in a KB clone or pass --kb")
     return root
@@ -149,8 +150,8 @@ def _out(args: argparse.Namespace, root: Path) -> Path:
     return Path(args.out).resolve() if args.out else root / RESULTS_DIR
 
 
-def run_command(args: argparse.Namespace) -> int:
-    root = _kb(args)
+def run_command(args: argparse.Namespace, workspace: CommandWorkspace) -> int:
+    root = _kb(workspace)
     path = Path(args.tasks) if args.tasks else root / TASKS_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -186,7 +187,7 @@ def run_command(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(summary_data(summary, **shape))
     else:
-        sys.stdout.write(render_summary(summary, **shape))
+        workspace.out.write(render_summary(summary, **shape))
     return 1 if summary.stopped is not None else 0
 
 
@@ -223,16 +224,16 @@ def _checkouts(values: list[str], repos: list[str]) -> dict[str, Path]:
     return found
 
 
-def report_command(args: argparse.Namespace) -> int:
+def report_command(args: argparse.Namespace, workspace: CommandWorkspace) -> int:
     from homeostat.core.bench.report import render, to_data
     from homeostat.runs.bench.report import bench_report
 
-    root = _kb(args)
+    root = _kb(workspace)
     report = bench_report(BenchStore(_out(args, root)), seed=args.seed, resamples=args.resamples)
     if args.format == "json":
         emit_json(to_data(report))
     else:
-        sys.stdout.write(render(report))
+        workspace.out.write(render(report))
     return 0
 
 

@@ -8,12 +8,10 @@ instead. The work is `homeostat.runs.measure.calibrate` (and the fit, `homeostat
 from __future__ import annotations
 
 import argparse
-import os
-import sys
-from pathlib import Path
 
-from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json
 from homeostat.core.measure.calibration import MIN_SAMPLE
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -43,15 +41,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.kb_files import load_kb_dir
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.kb_origin import origin_git
     from homeostat.runs.measure import calibrate
 
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
-    git = origin_git(root, config, os.environ)
+    root, kb, config = workspace.root, workspace.kb, workspace.config
+    git = origin_git(root, config, workspace.env)
     if args.dry_run:
         result = calibrate.dry_run(git, config, kb.files["homeostat.yaml"], args.min_sample)
     else:
@@ -62,5 +57,5 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json(calibrate.data(result, dry_run=args.dry_run, text=text))
     else:
-        sys.stdout.write(text)
+        workspace.out.write(text)
     return 0

@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option
 from homeostat.core.kb import CASES_FILE
 from homeostat.core.measure.evaluation import (
     EvalError,
@@ -25,6 +25,7 @@ from homeostat.core.measure.evaluation import (
     run_cases,
 )
 from homeostat.core.render.view import LineCounter
+from homeostat.workspace import Workspace
 
 DRAFT_FILE = "eval/from-repeats.yaml"
 
@@ -63,18 +64,18 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.cache.corpus_cache import load_corpus
     from homeostat.core.cost.tiktoken_count import count_tokens
 
     if args.from_repeats:
         if args.min:
             raise EvalError("--min sets a floor for running cases; --from-repeats only drafts them")
-        return draft_from_repeats(args)
+        return draft_from_repeats(args, workspace)
     if args.out:
         raise EvalError("--out names the file --from-repeats writes; pass --from-repeats too")
     floors = [parse_floor(text) for text in args.min]
-    root = Path(kb_dir(args.kb))
+    root = workspace.root
     path = Path(args.cases) if args.cases else root / CASES_FILE
     try:
         text = path.read_text(encoding="utf-8")
@@ -89,16 +90,16 @@ def run(args: argparse.Namespace) -> int:
         corpus, cases, audiences(corpus, args.repo), LineCounter(corpus.line_tokens, count_tokens)
     )
     if args.format == "json":
-        sys.stdout.write(json.dumps(report.to_data(), indent=2) + "\n")
+        workspace.out.write(json.dumps(report.to_data(), indent=2) + "\n")
     else:
-        sys.stdout.write(render_report(report))
+        workspace.out.write(render_report(report))
     failed = failed_floors(report.summary, floors)
     for line in failed:
         print(f"homeostat: eval floor failed: {line}", file=sys.stderr)
     return 1 if failed else 0
 
 
-def draft_from_repeats(args: argparse.Namespace) -> int:
+def draft_from_repeats(args: argparse.Namespace, workspace: Workspace) -> int:
     """Write eval cases drafted from selection misses to a new file a person reviews; an existing
     file is never overwritten (their edits may be in it), and cases the case file has are left out."""
     import yaml
@@ -106,7 +107,7 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
     from homeostat.core.measure.repeats import DRAFT_HEADER, draft_cases
     from homeostat.runs.measure.metrics import local_state
 
-    root = Path(kb_dir(args.kb))
+    root = workspace.root
     out = Path(args.out) if args.out else root / DRAFT_FILE
     cases_path = Path(args.cases) if args.cases else root / CASES_FILE
     known: list[tuple[tuple[str, ...], tuple[str, ...]]] = []
@@ -133,7 +134,7 @@ def draft_from_repeats(args: argparse.Namespace) -> int:
             ) from None
         result["written"] = True
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        workspace.out.write(json.dumps(result, indent=2) + "\n")
         return 0
     if cases:
         print(

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import UTC, datetime
-from pathlib import Path
 
-from homeostat.cli_options import add_format_option, add_kb_option, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option
 from homeostat.core.measure.metrics import compute_metrics, render_metrics
 from homeostat.errors import ConfigError
 from homeostat.runs.measure.metrics import accepted_ids, local_events, local_state
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,10 +33,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     if args.days < 1:
         raise ConfigError(f"--days {args.days}: pass at least 1")
-    root = Path(kb_dir(args.kb))
+    root = workspace.root
     snapshot = local_state(root)
     from homeostat.runs.sync import read_config
 
@@ -46,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         snapshot, local_events(root), datetime.now(UTC), args.days, accepted_ids(root), members
     )
     if args.format == "json":
-        sys.stdout.write(json.dumps(metrics.to_data(), indent=2) + "\n")
+        workspace.out.write(json.dumps(metrics.to_data(), indent=2) + "\n")
     else:
-        sys.stdout.write(render_metrics(metrics))
+        workspace.out.write(render_metrics(metrics))
     return 0

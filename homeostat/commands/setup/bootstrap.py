@@ -16,7 +16,7 @@ import io
 import sys
 from pathlib import Path
 
-from homeostat.cli_options import emit_json, existing_folder, kb_dir
+from homeostat.cli_options import emit_json, existing_folder
 from homeostat.cli_seed import (
     add_seed_options,
     check_cost,
@@ -30,6 +30,7 @@ from homeostat.core.asker import resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import publisher_for
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -52,15 +53,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.kb_files import load_kb_dir
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.runs.bootstrap import SeedDeps, run_bootstrap
     from homeostat.runs.bootstrap.targets import find_targets
 
     check_cost(args)
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     folders = [Path(d) for d in args.checkouts] if args.checkouts else [root.resolve().parent]
     targets, notes = find_targets(config, folders, args.topic or TOPICS, root)
     for line in notes:

@@ -11,11 +11,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from homeostat.adapters.kb_files import load_kb_dir, write_changed
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
+from homeostat.adapters.kb_files import write_changed
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json
 from homeostat.core.setup.codeowners import default_path, render_codeowners
 from homeostat.core.setup.diff import unified_diff
 from homeostat.errors import ConfigError
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,9 +42,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    root = Path(kb_dir(args.kb))
-    config = load_kb_dir(root).require_config()
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    root, config = workspace.root, workspace.config
     relative = _relative(root, args.output or default_path(config.sources.host))
     target = root / relative
     wanted = render_codeowners(config, relative)
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         emit_json({"path": relative, "stale": stale, "written": written, "diff": diff})
     elif args.check and stale:
-        sys.stdout.write(diff)
+        workspace.out.write(diff)
         state = "missing" if current is None else "stale"
         print(f"homeostat: {relative} is {state}: run homeostat codeowners and commit it", file=sys.stderr)
     else:

@@ -9,13 +9,13 @@ warn or fail with its fix; the exit code is 1 when any check fails, so a schedul
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from homeostat import VERSION
-from homeostat.cli_options import add_format_option, add_kb_option, emit_json, kb_dir
+from homeostat.cli_options import add_format_option, add_kb_option, emit_json
 from homeostat.core.doctor.checks import Finding, counts, diagnose
 from homeostat.core.doctor.security_review import QUESTIONS, security_review
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,11 +38,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.runs.doctor import gather
 
-    root = Path(kb_dir(args.kb))
-    setup = gather(root, os.environ, VERSION)
+    root = workspace.root
+    setup = gather(root, workspace.env, VERSION)
     findings = diagnose(setup)
     review = security_review(setup, setup.config, findings) if args.security and setup.config else None
     if args.format == "json":

@@ -19,10 +19,10 @@ from homeostat.cli_options import (
     add_format_option,
     add_kb_option,
     emit_json,
-    kb_dir,
     one_of,
 )
 from homeostat.errors import ConfigError
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,8 +45,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.kb_files import load_kb_dir
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.source_reader import SourceReader
     from homeostat.core.kb import load_kb
     from homeostat.kb_origin import publisher_for
@@ -57,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
     given = one_of(args, "checkout", "checkout_arg", "the checkout")
     if given is None:
         raise ConfigError("import needs the code repo's checkout: homeostat import DIR")
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     checkout = Path(given)
     target = target_for(config, checkout, args.repo)
     reader = SourceReader(checkout)

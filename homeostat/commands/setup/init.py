@@ -58,6 +58,7 @@ from homeostat.core.setup.scaffold import (
     with_shards,
 )
 from homeostat.errors import ConfigError, HomeostatError
+from homeostat.workspace import Workspace
 
 Ask = Callable[[str], str]
 T = TypeVar("T")
@@ -148,7 +149,7 @@ def _add_ci_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
     if args.path and args.kb and Path(args.path).resolve() != Path(args.kb).resolve():
         raise ConfigError(f"DIR {args.path} and --kb {args.kb} name two folders: give one of them")
     shards = parse_shard_count(args.shards, "--shards") if args.shards is not None else None

@@ -18,13 +18,13 @@ from pathlib import Path
 from homeostat.cli_options import (
     add_checkout_option,
     emit_json,
-    kb_dir,
     one_of,
 )
 from homeostat.cli_seed import add_seed_options, check_cost, confirm_with, model_access, output, plan_json
 from homeostat.core.asker import resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.errors import ConfigError
+from homeostat.workspace import Workspace
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,8 +45,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from homeostat.adapters.kb_files import load_kb_dir, write_changed
+def run(args: argparse.Namespace, workspace: Workspace) -> int:
+    from homeostat.adapters.kb_files import write_changed
     from homeostat.runs.bootstrap import SeedDeps, run_seed
     from homeostat.runs.bootstrap.targets import target_for
 
@@ -54,9 +54,7 @@ def run(args: argparse.Namespace) -> int:
     given = one_of(args, "checkout", "checkout_arg", "the checkout")
     if given is None:
         raise ConfigError("seed needs the code repo's checkout: homeostat seed DIR")
-    root = Path(kb_dir(args.kb))
-    kb = load_kb_dir(root)
-    config = kb.require_config()
+    root, kb, config = workspace.root, workspace.kb, workspace.config
     target = target_for(config, Path(given), args.repo, args.topic or TOPICS)
     out = output(args)
     with model_access(config, root, args) as (asker, stats):
