@@ -16,7 +16,7 @@ from kbfactory import write_files
 from homeostat.cli import main
 from homeostat.core.asker import ModelCallError, SpendingCapError
 from homeostat.core.cost.tiktoken_count import count_tokens
-from homeostat.core.daily.drafting import DOC_CONTEXT_TOKENS, DocPatchAnswer, DraftAnswer
+from homeostat.core.daily.curate import DOC_CONTEXT_TOKENS, DocPatchAnswer, DraftAnswer
 from homeostat.core.hosts import RepoRef
 from homeostat.core.kb import KB, load_kb
 from homeostat.runs.curate import CurateResult, run_curate

@@ -425,7 +425,7 @@ def fetch_thread(config: Config, url: str) -> ReviewThread:
 
 def fields_from_thread(kb: KB, thread: ReviewThread, given: Fields) -> Fields:
     """Fill in what the flags left out from the curator's draft of the redacted thread (one call)."""
-    from homeostat.core.daily.drafting import (
+    from homeostat.core.daily.curate import (
         DRAFT_SYSTEM,
         DraftAnswer,
         area_for_path,

@@ -13,7 +13,7 @@ import json
 import sys
 
 from homeostat.cli_options import add_format_option, add_kb_option, at_least, emit_json
-from homeostat.runs.review_merge import (
+from homeostat.runs.review import (
     ReviewMergeDeps,
     ReviewMergeOptions,
     ReviewMergeResult,

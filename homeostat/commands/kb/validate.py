@@ -227,7 +227,7 @@ def with_selection_eval(result: ValidationResult) -> ValidationResult:
         return result  # no cases, or a KB too broken to select from (its errors say why)
     from homeostat.adapters.cache.corpus_cache import build_from_kb
     from homeostat.core.cost.tiktoken_count import count_tokens
-    from homeostat.core.measure.evaluation import selection_findings
+    from homeostat.core.measure.eval import selection_findings
     from homeostat.core.render.view import LineCounter
 
     corpus = build_from_kb(result.kb)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from homeostat.cli_options import add_format_option, add_kb_option
 from homeostat.core.kb import CASES_FILE
-from homeostat.core.measure.evaluation import (
+from homeostat.core.measure.eval import (
     EvalError,
     audiences,
     check_repos,
