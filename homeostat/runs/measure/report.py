@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from homeostat.adapters.state.event_log import SqliteEventLog
     from homeostat.core.kb import KB
-    from homeostat.core.measure.eval import Health
+    from homeostat.core.measure.health import Health
     from homeostat.core.validate import ValidationResult
 
 
@@ -48,7 +48,7 @@ class Held(NamedTuple):
 
 def hold(kb: KB, result: ValidationResult, today: dt.date) -> Held:
     """The KB's health for `today`: everything of the report but the recent use."""
-    from homeostat.core.measure.eval import kb_health
+    from homeostat.core.measure.health import kb_health
     from homeostat.core.validate.structure_checks import CATCH_ALL_TOPICS
 
     config = kb.require_config()
@@ -64,7 +64,7 @@ def health_report(
     """`held` and `log`: the KB's health and the event log when the caller keeps them (the MCP
     server, while the KB is unchanged); else the KB is read and validated, and the log opened, now."""
     from homeostat.adapters.kb_files import load_kb_dir
-    from homeostat.core.measure.eval import render_health
+    from homeostat.core.measure.health import render_health
     from homeostat.core.validate import validate_kb
 
     if held is None:
