@@ -54,7 +54,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, workspace: Workspace) -> int:
-    from homeostat.runs.bootstrap import SeedDeps, run_bootstrap
+    from homeostat.runs.bootstrap import run_bootstrap
+    from homeostat.runs.bootstrap.seed import SeedDeps
     from homeostat.runs.bootstrap.targets import find_targets
 
     check_cost(args)

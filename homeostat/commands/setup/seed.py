@@ -47,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.kb_files import write_changed
-    from homeostat.runs.bootstrap import SeedDeps, run_seed
+    from homeostat.runs.bootstrap.seed import SeedDeps, run_seed
     from homeostat.runs.bootstrap.targets import target_for
 
     check_cost(args)
