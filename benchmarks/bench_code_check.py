@@ -35,8 +35,8 @@ from homeostat.core.asker import RunStats  # noqa: E402
 from homeostat.core.kb import load_kb  # noqa: E402
 from homeostat.core.state.branch import StateSnapshot  # noqa: E402
 from homeostat.runs.deep_dive.code_check import check_code  # noqa: E402
-from homeostat.runs.deep_dive.context import DeepDiveContext, DeepDiveDeps, DeepDiveOptions, Found  # noqa: E402
 from homeostat.runs.deep_dive.find import Loaded  # noqa: E402
+from homeostat.runs.deep_dive.run_state import DeepDiveContext, DeepDiveDeps, DeepDiveOptions, Found  # noqa: E402
 
 TODAY = dt.datetime.now(dt.UTC).date()
 CONFIG = """version: 0.2.0

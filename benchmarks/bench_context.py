@@ -249,7 +249,7 @@ def main(argv: list[str]) -> int:
         [
             sys.executable,
             "-c",
-            "import homeostat.commands.context, homeostat.adapters.state.event_log, "
+            "import homeostat.commands.agent.context, homeostat.adapters.state.event_log, "
             "homeostat.adapters.kb_files, homeostat.core.cost.tiktoken_count",
         ],
         env=env,
@@ -302,10 +302,10 @@ def main(argv: list[str]) -> int:
             )
     for label, code in (
         ("python start", "pass"),
-        ("+ context's imports", "import homeostat.commands.context"),
+        ("+ context's imports", "import homeostat.commands.agent.context"),
         (
             "+ the event log's imports",
-            "import homeostat.commands.context, homeostat.adapters.state.event_log",
+            "import homeostat.commands.agent.context, homeostat.adapters.state.event_log",
         ),
     ):
         CPU.clear()

@@ -374,7 +374,7 @@ def warm_imports() -> float:
     cold, contended disk), whatever the KB, so it is shown apart from the run's own time."""
     started = time.perf_counter()
     import homeostat.adapters.models.askers  # noqa: F401
-    import homeostat.commands.daily  # noqa: F401
+    import homeostat.commands.ci.daily  # noqa: F401
     import homeostat.runs.curate  # noqa: F401
 
     return time.perf_counter() - started

@@ -429,7 +429,8 @@ def faults(retry_after: str) -> None:
 
     def overlong(w: DailyWorld) -> None:
         from homeostat.cli import build_parser
-        from homeostat.commands import daily
+        from homeostat.commands.ci import daily
+        from homeostat.workspace import Workspace
 
         set_concurrency(w, 2)
         w.stub.latency = 1.0
@@ -440,11 +441,13 @@ def faults(retry_after: str) -> None:
 
         w.env()
         parse = build_parser("daily").parse_args
-        second = threading.Timer(
-            6.5, lambda: daily.run(parse(["daily", "--kb", str(w.checkout())]), now=clock)
-        )
+
+        def args() -> argparse.Namespace:
+            return parse(["daily", "--kb", str(w.checkout())])
+
+        second = threading.Timer(6.5, lambda: daily.run(args(), Workspace.of(args()), now=clock))
         second.start()
-        daily.run(parse(["daily", "--kb", str(w.checkout())]), now=clock)
+        daily.run(args(), Workspace.of(args()), now=clock)
         second.join()
         w.stub.latency = 0.0
 

@@ -287,7 +287,8 @@ def next_week(
 ) -> None:
     """A person closes this week's PR; 1 % of the rules are rewritten; the deep dive a week later."""
     from homeostat.cli import build_parser
-    from homeostat.commands import deep_dive
+    from homeostat.commands.ci import deep_dive
+    from homeostat.workspace import Workspace
 
     record = harness.emulator.repo("example", "kb")
     for number, pull in list(record.pulls.items()):
@@ -305,9 +306,8 @@ def next_week(
     stub.max_in_flight = 0
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=7)
     started, cpu = time.perf_counter(), time.process_time()
-    code = deep_dive.run(
-        build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(work)]), now=lambda: later
-    )
+    args = build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(work)])
+    code = deep_dive.run(args, Workspace.of(args), now=lambda: later)
     wall, wall_cpu = time.perf_counter() - started, time.process_time() - cpu
     print(
         f"the next week, {len(changed)} of {rules} rules rewritten: exit {code}, {wall:.1f} s wall "

@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
 def report(fixture: Path, *, task: bool) -> None:
     from homeostat.adapters.cache.corpus_cache import build
     from homeostat.core.cost.tiktoken_count import count_tokens
-    from homeostat.core.measure.evaluation import parse_cases, run_cases
+    from homeostat.core.measure.eval import parse_cases, run_cases
     from homeostat.core.render.view import LineCounter, render_prompt
     from homeostat.core.selection import corpus as selection  # where RARE_SHARE lives
     from homeostat.core.selection import search

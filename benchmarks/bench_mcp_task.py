@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from homeostat.core.measure.evaluation import Case
+    from homeostat.core.measure.eval import Case
     from homeostat.core.render.view import View
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,7 +65,7 @@ def checkout_for(case: Case, where: Path) -> Path:
 
 
 def measure(fixture: Path) -> None:
-    from homeostat.core.measure.evaluation import case_metrics, mean_metrics, parse_cases
+    from homeostat.core.measure.eval import case_metrics, mean_metrics, parse_cases
     from homeostat.core.render.view import build_view
     from homeostat.mcp_server import build_server
 

@@ -49,7 +49,7 @@ STATE_REF = "refs/heads/homeostat/state"
 CHILD = """
 import json, resource, sys, time
 sys.path[:0] = [sys.argv[3], sys.argv[4]]
-import homeostat.adapters.models.askers, homeostat.commands.daily, homeostat.runs.curate
+import homeostat.adapters.models.askers, homeostat.commands.ci.daily, homeostat.runs.curate
 from bench_daily import GitCalls
 from homeostat.cli import main
 def peak_mb():  # VmHWM: this process's own peak (ru_maxrss keeps the parent's from before exec)

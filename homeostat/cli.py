@@ -1,18 +1,20 @@
 """The `homeostat` command: argument parsing and the one place that maps errors to exit codes.
 
-Each subcommand lives in `homeostat/commands/<name>.py` with `register(subparsers)` and
-`run(args) -> int`. Nothing below this handler prints a traceback to a user: a `HomeostatError`
-becomes one line naming the file or setting, anything else one line plus how to see the details.
+Each subcommand lives in `homeostat/commands/<group>/<name>.py` (`homeostat.commands.module_name`
+says which) with `register(subparsers)` and `run(args, workspace) -> int`; the `Workspace` (KB
+folder, KB, config, environment, output) is built here, once. Nothing below this handler prints a
+traceback to a user: a `HomeostatError` becomes one line naming the file or setting, anything else
+one line plus how to see the details.
 """
 
 from __future__ import annotations
 
-import keyword
 import os
 import sys
 from collections.abc import Mapping, Sequence
 
 from homeostat import VERSION
+from homeostat.commands import module_name
 from homeostat.core.type_hints import TYPE_CHECKING
 from homeostat.errors import HomeostatError
 
@@ -61,15 +63,10 @@ EXIT_INTERNAL = 3
 LIGHT_COMMANDS = frozenset({"context", "hook"})
 
 
-def _module_name(command: str) -> str:
-    name = command.replace("-", "_")
-    return f"homeostat.commands.{name}_" if keyword.iskeyword(name) else f"homeostat.commands.{name}"
-
-
 def _has_module(command: str) -> bool:
     import importlib.util
 
-    return importlib.util.find_spec(_module_name(command)) is not None
+    return importlib.util.find_spec(module_name(command)) is not None
 
 
 def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
@@ -87,7 +84,7 @@ def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
         if not _has_module(name):
             continue
         if name == selected:
-            importlib.import_module(_module_name(name)).register(subparsers)
+            importlib.import_module(module_name(name)).register(subparsers)
             _add_examples(subparsers.choices[name], name)
             # `-v` after the command as well as before it; SUPPRESS keeps a `-v` given before it
             subparsers.choices[name].add_argument(
@@ -152,8 +149,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
         parser.print_help(sys.stderr)  # a usage error, as argparse's own: a script must not read it as done
         return 2
+    from homeostat.workspace import Workspace
+
     try:
-        result: int = args.run(args)
+        # the KB folder, its config, the environment and the output, found once and on first use
+        result: int = args.run(args, Workspace.of(args, os.environ, sys.stdout))
         return result
     except HomeostatError as exc:
         print(f"homeostat: {_redacted(str(exc))}", file=sys.stderr)
@@ -212,7 +212,7 @@ def _fast_args(argv: Sequence[str]) -> argparse.Namespace | None:
         return None
     import importlib
 
-    module = importlib.import_module(_module_name(argv[0]))
+    module = importlib.import_module(module_name(argv[0]))
     fast: argparse.Namespace | None = getattr(module, "fast_args", lambda _: None)(argv[1:])
     return fast
 

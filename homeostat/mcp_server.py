@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from homeostat.core.config import Config
     from homeostat.core.kb import KB
     from homeostat.runs.explain import Conflicts
-    from homeostat.runs.report import Held
+    from homeostat.runs.measure.report import Held
     from homeostat.runs.session import Session
 
 MIN_BUDGET = 100  # as `context --budget`
@@ -324,7 +324,7 @@ class HomeostatServer:
     def held(self, session: Session, today: dt.date) -> Held:
         """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
         from homeostat.core.validate import validate_kb
-        from homeostat.runs.report import hold
+        from homeostat.runs.measure.report import hold
 
         kb = self.kb_of(session)
         key = session.loaded.key
@@ -335,7 +335,7 @@ class HomeostatServer:
     def report(self, session: Session, today: dt.date, days: int) -> str:
         """The health report, with the event log kept open (and folded on every count) once it exists."""
         from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
-        from homeostat.runs.report import health_report
+        from homeostat.runs.measure.report import health_report
 
         held = self.held(session, today)
         with self._log_lock:
@@ -543,7 +543,7 @@ def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Ann
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
-        from homeostat.runs.report import MAX_DAYS
+        from homeostat.runs.measure.report import MAX_DAYS
 
         s = server.session()
         window = min(max(1, days), MAX_DAYS)

@@ -16,7 +16,7 @@ from kbfactory import write_files
 from homeostat.cli import main
 from homeostat.core.asker import ModelCallError, SpendingCapError
 from homeostat.core.cost.tiktoken_count import count_tokens
-from homeostat.core.daily.drafting import DOC_CONTEXT_TOKENS, DocPatchAnswer, DraftAnswer
+from homeostat.core.daily.curate import DOC_CONTEXT_TOKENS, DocPatchAnswer, DraftAnswer
 from homeostat.core.hosts import RepoRef
 from homeostat.core.kb import KB, load_kb
 from homeostat.runs.curate import CurateResult, run_curate
@@ -800,7 +800,7 @@ def test_curate_skips_threads_cited_on_open_review_branches_and_leaves_the_clone
 
 
 def test_the_table_lists_rules_patches_skips_and_a_summary() -> None:
-    from homeostat.commands.curate import render_result
+    from homeostat.commands.ci.curate import render_result
     from homeostat.core.asker import RunStats
     from homeostat.core.daily.lessons import Lesson
     from homeostat.core.pending import DocPatchRequest

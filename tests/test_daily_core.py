@@ -318,7 +318,7 @@ def test_reviewers_are_the_named_reviewers_else_owning_teams_else_seniors(config
 
 
 def _drafted(config, area: str, path: str, topic: str, suggested: str) -> Lesson:  # type: ignore[no-untyped-def]
-    from homeostat.core.daily.drafting import DraftAnswer, lesson_from_draft
+    from homeostat.core.daily.curate import DraftAnswer, lesson_from_draft
     from homeostat.core.hosts import HostKind, MergedPull, RepoRef, ReviewComment, ReviewThread
 
     repo = RepoRef(HostKind.GITHUB, "example", area.split("/")[0])

@@ -161,7 +161,8 @@ def test_a_run_drafting_past_its_claims_hour_keeps_its_claim_and_a_second_run_st
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from homeostat.cli import build_parser
-    from homeostat.commands import daily
+    from homeostat.commands.ci import daily
+    from homeostat.workspace import Workspace
 
     lessons_world(
         world, 4, first=12
@@ -177,9 +178,11 @@ def test_a_run_drafting_past_its_claims_hour_keeps_its_claim_and_a_second_run_st
     first = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
     second = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
     codes: list[int] = []
-    later = threading.Timer(7.0, lambda: codes.append(daily.run(second, now=clock)))  # 70 minutes in
+    later = threading.Timer(
+        7.0, lambda: codes.append(daily.run(second, Workspace.of(second), now=clock))
+    )  # 70 minutes in
     later.start()
-    assert daily.run(first, now=clock) == 0
+    assert daily.run(first, Workspace.of(first), now=clock) == 0
     later.join(120)
     assert codes == [0]
     assert "another run owns these lessons" in capsys.readouterr().out

@@ -253,8 +253,8 @@ def test_an_answer_paid_for_is_used_after_an_earlier_check_was_refused_by_the_ca
     """The checks are asked at once: a later one can reserve its cost before an earlier one is
     refused. Its answer was paid for, so it is acted on; the refused one is named as skipped."""
     from homeostat.core.asker import Answered
-    from homeostat.runs.deep_dive.context import Found
     from homeostat.runs.deep_dive.find import _asked
+    from homeostat.runs.deep_dive.run_state import Found
 
     found = Found()
     refused: Answered[str] = Answered(error=SpendingCapError(0.5, 0.5, "--max-cost"))

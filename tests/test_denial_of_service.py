@@ -17,7 +17,7 @@ import pytest
 from kbfactory import EXAMPLE, run_limited
 
 from homeostat.core.format.yamltext import YamlError, load_full, load_yaml
-from homeostat.core.measure.evaluation import EvalError, parse_cases
+from homeostat.core.measure.eval import EvalError, parse_cases
 
 SECONDS = 120
 

@@ -14,7 +14,7 @@ import yaml
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
-from homeostat.core.measure.evaluation import EvalError, case_metrics, parse_cases, parse_floor
+from homeostat.core.measure.eval import EvalError, case_metrics, parse_cases, parse_floor
 from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.search import match_prompt
 

@@ -199,7 +199,7 @@ def test_a_stop_appends_to_the_journal_without_the_event_database_or_the_corpus(
         "import sys\nfrom homeostat.cli import main\nmain(['hook', 'stop'])\n"
         "heavy = ('sqlite3', 'logging', 'dataclasses', 'argparse', 'homeostat.core.events',"
         " 'homeostat.adapters.state.event_log', 'homeostat.core.render.view', 'homeostat.runs.session',"
-        " 'homeostat.commands.context')\n"
+        " 'homeostat.commands.agent.context')\n"
         "print('HEAVY', [m for m in heavy if m in sys.modules])\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}

@@ -15,7 +15,7 @@ from ptykit import at_a_terminal
 
 from homeostat.adapters.state.pending_store import list_pending
 from homeostat.cli import main
-from homeostat.core.daily.drafting import DraftAnswer
+from homeostat.core.daily.curate import DraftAnswer
 from homeostat.core.hosts import RepoRef
 from homeostat.core.pending import PendingLesson
 

@@ -119,7 +119,7 @@ def test_start_up_reads_only_the_config_and_follows_its_edits(kb: Path, web: Pat
         f"import sys\nfrom pathlib import Path\nfrom homeostat.mcp_server import build_server\n"
         f"build_server({str(kb)!r}, Path({str(web)!r}))\n"
         "print('HEAVY', [m for m in sys.modules if m.startswith(('homeostat.core.selection',"
-        " 'homeostat.adapters.cache.corpus_cache', 'homeostat.runs.session', 'homeostat.commands.context'))])\n"
+        " 'homeostat.adapters.cache.corpus_cache', 'homeostat.runs.session', 'homeostat.commands.agent.context'))])\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "HEAVY []" in done.stdout, done.stderr

@@ -125,7 +125,7 @@ def test_a_bug_or_an_interrupt_is_one_line_and_its_own_exit_code(
     code: int,
     said: str,
 ) -> None:
-    import homeostat.commands.report as report
+    import homeostat.commands.kb.report as report
 
     def fail(*_: object, **__: object) -> None:
         raise raised

@@ -22,7 +22,7 @@ from mcpkit import in_process
 from homeostat.adapters.kb_files import load_kb_dir
 from homeostat.adapters.state.pending_store import write_pending
 from homeostat.cli import main
-from homeostat.commands.learn import describe
+from homeostat.commands.agent.learn import describe
 from homeostat.core.daily.bodies import render
 from homeostat.core.dashboard import pages
 from homeostat.core.kb import KB

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from homeostat.core.daily.drafting import UNTRUSTED_REPLIES, redacted_thread, render_thread
+from homeostat.core.daily.curate import UNTRUSTED_REPLIES, redacted_thread, render_thread
 from homeostat.core.daily.trust import (
     ThreadTrust,
     copied_span,

@@ -25,6 +25,7 @@ from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.job_process import JobProcess
 from homeostat.adapters.state.run_claim import this_process
 from homeostat.adapters.state.schedule_lock import SlotLocks
+from homeostat.commands import module_name
 from homeostat.core.config import Schedules
 from homeostat.core.schedule.cron import parse_cron
 from homeostat.core.schedule.host_schedules import CronError
@@ -284,7 +285,7 @@ EVERY_MINUTE = "* * * * *"
 
 
 def _stoppable_box(clone: str, marks: str, seconds: float, log: str, daily: str) -> None:
-    from homeostat.commands.up import _on_signals
+    from homeostat.commands.ci.up import _on_signals
 
     process = SlowJob(Path(clone), seconds, Path(marks))
     stop = Stop()
@@ -410,7 +411,7 @@ def test_up_runs_the_daily_run_serves_the_dashboard_and_stops(world: DailyWorld)
             break
     assert any("finished, exit 0" in line for line in lines), "".join(lines)
     for job in ("deep-dive", "digest"):  # a job this release lacks is named, not run and failed
-        installed = importlib.util.find_spec(f"homeostat.commands.{job.replace('-', '_')}") is not None
+        installed = importlib.util.find_spec(module_name(job)) is not None
         assert installed or any(f"{job}: not in this release" in line for line in lines), "".join(lines)
     [url] = [line.split("dashboard at ", 1)[1].split(" ", 1)[0] for line in lines if "dashboard at " in line]
     connection = http.client.HTTPConnection("127.0.0.1", int(url.rsplit(":", 1)[1].strip("/")), timeout=30)

@@ -14,7 +14,6 @@ agent left behind (caches, a test it edited) cannot decide the grade.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 import signal
 import subprocess
@@ -26,6 +25,7 @@ from pathlib import Path
 from homeostat.adapters.git.env import git_env
 from homeostat.adapters.git.plumbing import Git, work_tree_files
 from homeostat.adapters.git.work_tree import top_level
+from homeostat.adapters.process_group import signal_group
 from homeostat.errors import ConfigError
 
 # The test command sees none of these: it runs code the agent wrote.
@@ -150,18 +150,11 @@ def run_hidden_tests(
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _stop_group(process)
+        signal_group(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
         text = output.decode("utf-8", "replace")
         return TestRun(False, f"{text}\n(the tests were stopped after {timeout:g} s)")
     return TestRun(process.returncode == 0, output.decode("utf-8", "replace"))
-
-
-def _stop_group(process: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def empty_folder(path: Path) -> Path:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from homeostat.adapters.git.clone import fast_forward
 from homeostat.adapters.git.plumbing import Git
+from homeostat.adapters.process_group import signal_group
 from homeostat.core.schedule.up import Job
 from homeostat.errors import GitError
 
@@ -84,10 +85,7 @@ class JobProcess:
         """Pass SIGTERM on to the running job (its own steps stop cleanly, as under CI)."""
         child = self.child
         if child is not None and child.poll() is None:
-            try:
-                os.killpg(child.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+            signal_group(child.pid, signal.SIGTERM)
 
 
 def wait_for(predicate: Callable[[], bool], timeout: float) -> bool:

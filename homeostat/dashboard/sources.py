@@ -24,7 +24,7 @@ from homeostat.core.kb import CONFIG_FILE, KB, load_kb
 from homeostat.core.schedule.up import schedule_locks
 from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
-from homeostat.runs.metrics import accepted_ids, local_events, local_state
+from homeostat.runs.measure.metrics import accepted_ids, local_events, local_state
 from homeostat.runs.sync import read_config
 
 

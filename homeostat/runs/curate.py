@@ -33,7 +33,7 @@ from homeostat.adapters.kb_files import load_kb_ref
 from homeostat.core.asker import Answered, Asker, ModelCallError, SpendingCapError
 from homeostat.core.config import CORE_AREA, Config, Member
 from homeostat.core.cost.spending import working_on
-from homeostat.core.daily.drafting import (
+from homeostat.core.daily.curate import (
     DOC_PATCH_SYSTEM,
     DRAFT_SYSTEM,
     CoveringSection,

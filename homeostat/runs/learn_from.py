@@ -30,7 +30,7 @@ from homeostat.adapters.state.pending_store import list_pending
 from homeostat.adapters.state.state_store import live_files, tracking_ref
 from homeostat.console import Progress
 from homeostat.core.config import CORE_AREA, Config
-from homeostat.core.daily.drafting import area_for_path
+from homeostat.core.daily.curate import area_for_path
 from homeostat.core.hosts import (
     RepoRef,
     UrlError,

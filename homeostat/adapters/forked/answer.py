@@ -1,8 +1,9 @@
-"""Hearing from a forked child: its answer, a marshal written to a pipe, once it has exited.
+"""A forked child that answers: forked with a pipe (`fork_answering`), it sends one value as a
+marshal and leaves (`send_and_leave`), and its parent hears it once it has exited (`answer`).
 
 The cold rebuild forks two helpers (`count_worker`, `parse_worker`) and validate forks its own
-(`forked_tasks`); any of them may fail, die or send what does not unmarshal, and its parent then
-does the work itself. All read their child the same way, here. A child that outlives the pipes its
+(`tasks`); any of them may fail, die or send what does not unmarshal, and its parent then does the
+work itself. All fork and read their child the same way, here. A child that outlives the pipes its
 parent's other children write to closes its copies of them first (`close_inherited`).
 """
 
@@ -10,7 +11,42 @@ from __future__ import annotations
 
 import marshal
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+
+def fork_answering(child: Callable[[int], object]) -> tuple[int, int]:
+    """Fork a child that runs `child(sent)`, `sent` the write end of a new pipe, and leaves without
+    returning (`send_and_leave`). Here: the child's pid and the pipe's read end, or (0, -1) when
+    the system refuses the fork (the caller then does the work itself)."""
+    done, sent = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(done)
+        os.close(sent)
+        return 0, -1
+    if pid == 0:
+        os.close(done)
+        child(sent)  # never returns
+    os.close(sent)
+    return pid, done
+
+
+def send_and_leave(sent: int, value: Callable[[], Any], *, close_others: bool = False) -> NoReturn:
+    """In a forked child: send `value()` down pipe `sent` as a marshal and leave at once, without the
+    exit handlers and buffered output it shares with its parent: exit 0 once sent, 1 when anything
+    failed. `close_others`: first close every other descriptor it inherited (`close_inherited`)."""
+    code = 1
+    try:
+        if close_others:
+            close_inherited(sent)
+        data = marshal.dumps(value())
+        with os.fdopen(sent, "wb") as pipe:
+            pipe.write(data)
+        code = 0
+    finally:
+        os._exit(code)
 
 
 def answer(pid: int, done: int) -> tuple[Any] | None:

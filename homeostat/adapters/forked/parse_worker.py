@@ -18,13 +18,12 @@ rows for its files) this process parses those files itself.
 
 from __future__ import annotations
 
-import marshal
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from homeostat.adapters.forked.answer import answer, reaped
+from homeostat.adapters.forked.answer import answer, fork_answering, reaped, send_and_leave
 from homeostat.core.kb import CONFIG_FILE, classify, parse_file
 from homeostat.core.records import Record
 from homeostat.core.selection.corpus_rows import (
@@ -107,19 +106,7 @@ def parse_apart(
 class _Parser:
     def __init__(self, files: Mapping[str, str | bytes], paths: Sequence[str]) -> None:
         self.paths = list(paths)
-        self.pid = 0
-        self.done, done_write = os.pipe()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            os.close(self.done)
-            os.close(done_write)
-            self.done = -1
-            return
-        if self.pid == 0:
-            os.close(self.done)
-            _child(files, self.paths, done_write)  # never returns
-        os.close(done_write)
+        self.pid, self.done = fork_answering(lambda done_write: _child(files, self.paths, done_write))
 
     def received(self) -> Apart | None:
         pid, done, self.pid, self.done = self.pid, self.done, 0, -1
@@ -174,15 +161,11 @@ def _checked(sent: Any, paths: list[str]) -> Apart | None:
 
 
 def _child(files: Mapping[str, str | bytes], paths: list[str], done_write: int) -> None:
-    """The forked child: read its files, send their rows, and leave at once, without the exit
-    handlers and buffered output it shares with its parent."""
-    code = 1
-    try:
+    """The forked child: read its files, send their rows and their index, and leave."""
+
+    def rows_and_index() -> tuple[list[tuple[str, Any, Any]], Any]:
         found = read_rows(files, paths)
         rows = [(path, rows_data(read), unreadable) for path, read, unreadable in found]
-        sent = marshal.dumps((rows, indexed_rows(found)))
-        with os.fdopen(done_write, "wb") as pipe:
-            pipe.write(sent)
-        code = 0
-    finally:
-        os._exit(code)
+        return rows, indexed_rows(found)
+
+    send_and_leave(done_write, rows_and_index)

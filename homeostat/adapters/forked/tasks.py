@@ -18,13 +18,12 @@ child's side (it fails, dies, or sends what does not unmarshal) this process run
 
 from __future__ import annotations
 
-import marshal
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
-from homeostat.adapters.forked.answer import answer, close_inherited, reaped
+from homeostat.adapters.forked.answer import answer, fork_answering, reaped, send_and_leave
 from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES, may_fork
 from homeostat.core.validate import Runner
 
@@ -60,18 +59,7 @@ class _Child(Generic[T]):
         self.done = -1
         if not may_fork():  # a thread started since the runner was made
             return
-        self.done, sent = os.pipe()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            os.close(self.done)
-            os.close(sent)
-            self.done = -1
-            return
-        if self.pid == 0:
-            os.close(self.done)
-            _child(task, sent)  # never returns
-        os.close(sent)
+        self.pid, self.done = fork_answering(lambda sent: _child(task, sent))
 
     def value(self) -> T:
         """The child's value; the task's, run here, when there is no child or it failed."""
@@ -97,12 +85,4 @@ def _child(task: Callable[[], Any], sent: int) -> None:
     """The forked child: run the task, send its value, and leave at once, without the exit handlers
     and buffered output it shares with its parent. Every other descriptor it inherited is closed
     first: a pipe another child reads to its end must not stay open here."""
-    code = 1
-    try:
-        close_inherited(sent)
-        data = marshal.dumps(task())
-        with os.fdopen(sent, "wb") as pipe:
-            pipe.write(data)
-        code = 0
-    finally:
-        os._exit(code)
+    send_and_leave(sent, task, close_others=True)

@@ -331,18 +331,13 @@ class Git:
 
     def read_files(self, treeish: str, prefix: str = "", *, skip: str = "") -> dict[str, bytes]:
         """Every regular file under `prefix` in a tree-ish, keyed by its path relative to `prefix`;
-        none under the folder `skip` (never read at all: the state branch's archive).
+        none under the folder `skip` (a path from the root, directly in `prefix`: the state branch's
+        archive), which `tree_entries` leaves out without walking it.
 
         One `ls-tree` and one `cat-file` process whatever the file count, so a KB of 10,000 files loads
         from a ref as fast as git can stream it. Symlinks and submodules are left out.
         """
-        skipped = skip.strip("/") + "/" if skip.strip("/") else ""
-        folder = prefix.strip("/")
-        files = [
-            e
-            for e in self.tree_entries(treeish, prefix, skip=skip)
-            if e.regular and not (skipped and f"{folder}/{e.path}".lstrip("/").startswith(skipped))
-        ]
+        files = [e for e in self.tree_entries(treeish, prefix, skip=skip) if e.regular]
         contents = self.blobs(e.sha for e in files)
         return {e.path: contents[e.sha] for e in files}
 

@@ -16,9 +16,9 @@ to the run's, so a run that is stopped ends the ones still running itself (`stop
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-import os
 import re
 import shutil
 import signal
@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from homeostat.adapters.hosts.http_retry import RetriesExhausted, RetryPolicy, Transient, transient_status
+from homeostat.adapters.process_group import signal_group
 from homeostat.core.asker import (
     ModelCallError,
     ModelReply,
@@ -59,10 +60,8 @@ def stop_running() -> int:
     with _running_lock:
         processes = list(_running)
     for process in processes:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        with contextlib.suppress(PermissionError):
+            signal_group(process.pid, signal.SIGKILL)
     return len(processes)
 
 
@@ -234,10 +233,7 @@ class ClaudeCodeRuntime:
 
 
 def _kill_group(process: subprocess.Popen[str]) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    signal_group(process.pid, signal.SIGKILL)
     process.communicate()
 
 

@@ -1,6 +1,6 @@
 """Secret and personal-data scanner for KB text, model prompts and the daily run.
 
-`find_secrets` combines self-identifying token formats (`scanners.tokens`), structural checks (PEM
+`find_secrets` combines self-identifying token formats (`scanners.vendor_formats`), structural checks (PEM
 keys, JWTs, card numbers), detect-secrets' IBM/Cloudant/SoftLayer detectors, and position-based
 detectors (password and token keys, credentialed URLs, `curl -u`, `Authorization` headers). Every
 candidate passes the same placeholder and reference checks (`scanners.values`).
@@ -29,13 +29,13 @@ from homeostat.core.scanners.commands import (
     ORACLE_GATE_WORDS,
     SHORT_FLAG_LETTERS,
 )
-from homeostat.core.scanners.context import CONTEXT_DETECTORS
 from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
+from homeostat.core.scanners.positional import CONTEXT_DETECTORS
 from homeostat.core.scanners.structure import cards, jwts, private_keys
-from homeostat.core.scanners.tokens import find_tokens
 from homeostat.core.scanners.values import looks_fake, lower_same_length
+from homeostat.core.scanners.vendor_formats import find_tokens
 
 __all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets", "redacted"]
 

@@ -45,7 +45,7 @@ from homeostat.errors import HomeostatError
 from homeostat.runs.daily import collect, decide, dry_run, land, record, recover, review, settle
 from homeostat.runs.daily.checkpoint import Checkpoint
 from homeostat.runs.daily.claim import RunClaim, owner_line
-from homeostat.runs.daily.context import (
+from homeostat.runs.daily.run_state import (
     CurateOutcome,
     DailyContext,
     DailyDeps,

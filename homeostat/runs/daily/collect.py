@@ -21,7 +21,7 @@ from homeostat.adapters.state.state_store import read_state
 from homeostat.core.asker import SpendingCapError
 from homeostat.core.config import Config
 from homeostat.core.daily.consolidate import Candidate, candidate_from_rule
-from homeostat.core.daily.drafting import cited_urls
+from homeostat.core.daily.curate import cited_urls
 from homeostat.core.daily.lessons import Lesson, from_pending
 from homeostat.core.daily.shards import finished_since, shard_index, shard_status
 from homeostat.core.hosts import RepoRef
@@ -29,7 +29,7 @@ from homeostat.core.kb import KB
 from homeostat.core.pending import PENDING_DIR, PendingLesson
 from homeostat.core.state.branch import Claim, Heartbeat, StateSnapshot, state_branch
 from homeostat.errors import HomeostatError, HostError
-from homeostat.runs.daily.context import (
+from homeostat.runs.daily.run_state import (
     CANDIDATES_PREFIX,
     HEARTBEAT_FILE,
     REVIEW_PREFIX,

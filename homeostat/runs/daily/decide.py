@@ -51,7 +51,7 @@ from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
-from homeostat.runs.daily.context import DailyContext, Decided, RunState
+from homeostat.runs.daily.run_state import DailyContext, Decided, RunState
 from homeostat.runs.model_pool import Gate, ModelPool
 
 

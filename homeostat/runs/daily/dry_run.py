@@ -6,10 +6,10 @@ from __future__ import annotations
 from homeostat.core.daily.apply import KbEdit
 from homeostat.core.daily.bodies import render
 from homeostat.core.kb import KB
-from homeostat.runs.daily.context import DailyContext, Decided, Retirement, RunState
 from homeostat.runs.daily.land import apply_landing, daily_body
 from homeostat.runs.daily.record import outcome_counts
 from homeostat.runs.daily.review import apply_review, review_body
+from homeostat.runs.daily.run_state import DailyContext, Decided, Retirement, RunState
 
 
 def print_dry_run(

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from homeostat.adapters.state.state_store import read_state
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import ApplyError, KbEdit
-from homeostat.core.daily.drafting import cited_urls
+from homeostat.core.daily.curate import cited_urls
 from homeostat.core.kb import KB
 from homeostat.core.state.branch import JournalEntry, state_branch
-from homeostat.runs.daily.context import DAILY_PREFIX, DailyContext, Decided, Retirement, RunState
 from homeostat.runs.daily.record import decision_record
+from homeostat.runs.daily.run_state import DAILY_PREFIX, DailyContext, Decided, Retirement, RunState
 from homeostat.runs.publish import SKIP_CI, Change, Published, body
 
 log = logging.getLogger("homeostat.daily")

@@ -31,7 +31,7 @@ from homeostat.core.state.branch import (
     state_branch,
 )
 from homeostat.errors import HomeostatError
-from homeostat.runs.daily.context import DailyContext, Decided, RunState
+from homeostat.runs.daily.run_state import DailyContext, Decided, RunState
 
 
 def record_decisions(ctx: DailyContext, decided: list[Decided], run: RunState) -> None:

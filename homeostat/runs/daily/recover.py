@@ -18,7 +18,7 @@ from collections import defaultdict
 from homeostat.core.hosts import PullInfo
 from homeostat.core.state.branch import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
 from homeostat.runs.daily.claim import CLAIM_TTL
-from homeostat.runs.daily.context import DAILY_PREFIX, REVIEW_PREFIX, DailyContext
+from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext
 from homeostat.runs.publish import Change, Published
 
 

@@ -22,7 +22,8 @@ from homeostat.core.schema import Rule
 from homeostat.core.state.branch import DecisionRecord, JournalEntry, LessonSource
 from homeostat.core.text import content_hash
 from homeostat.errors import HomeostatError
-from homeostat.runs.daily.context import (
+from homeostat.runs.daily.record import decision_record
+from homeostat.runs.daily.run_state import (
     DISPUTE_PREFIX,
     REVIEW_PREFIX,
     DailyContext,
@@ -30,7 +31,6 @@ from homeostat.runs.daily.context import (
     Retirement,
     RunState,
 )
-from homeostat.runs.daily.record import decision_record
 from homeostat.runs.publish import Change, body
 
 Listed = dict[str, list[dict[str, str]]]  # member -> citing sections left for a person

@@ -11,7 +11,7 @@ from homeostat.core.config import Config
 from homeostat.core.hosts import CodeHost, PullInfo, PullState, RepoRef
 from homeostat.core.state.branch import DecisionRecord, Outcome, StateSnapshot
 from homeostat.errors import HomeostatError
-from homeostat.runs.daily.context import DailyContext, Retirement, RunState
+from homeostat.runs.daily.run_state import DailyContext, Retirement, RunState
 
 log = logging.getLogger("homeostat.daily")
 

@@ -24,9 +24,9 @@ from homeostat.adapters.state.run_claim import Held
 from homeostat.core.state.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
-from homeostat.runs.daily.context import new_run_id
+from homeostat.runs.daily.run_state import new_run_id
 from homeostat.runs.deep_dive import code_check, find, memory, propose, record
-from homeostat.runs.deep_dive.context import (
+from homeostat.runs.deep_dive.run_state import (
     DeepDiveContext,
     DeepDiveDeps,
     DeepDiveOptions,

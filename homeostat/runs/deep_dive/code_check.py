@@ -43,8 +43,8 @@ from homeostat.core.deep_dive.duplicates import in_force
 from homeostat.core.hosts import RepoRef
 from homeostat.errors import HomeostatError
 from homeostat.runs.curate import curated_repos, repo_name
-from homeostat.runs.deep_dive.context import DeepDiveContext, Found
 from homeostat.runs.deep_dive.find import Loaded
+from homeostat.runs.deep_dive.run_state import DeepDiveContext, Found
 
 CAP_SETTING = "agents.deepDive.codeSearches"
 RETIRED_NOTE = "retired: the code it names is gone (see the code check)"

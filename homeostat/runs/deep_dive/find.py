@@ -49,7 +49,7 @@ from homeostat.core.measure.repeats import RuleRepeats, rule_repeats
 from homeostat.core.schema import Rule
 from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.errors import HomeostatError
-from homeostat.runs.deep_dive.context import DeepDiveContext, Found, Merge
+from homeostat.runs.deep_dive.run_state import DeepDiveContext, Found, Merge
 from homeostat.runs.model_pool import ModelPool
 
 FIRST_WINDOW = dt.timedelta(days=7)

@@ -18,7 +18,7 @@ from homeostat.core.state.checkpoints import (
     checkpoint_path,
     read_checkpoints,
 )
-from homeostat.runs.deep_dive.context import DeepDiveContext
+from homeostat.runs.deep_dive.run_state import DeepDiveContext
 
 
 def recall(ctx: DeepDiveContext, snapshot: StateSnapshot) -> AnswerMemory:

@@ -18,8 +18,8 @@ from homeostat.core.hosts import PullInfo, PullState
 from homeostat.core.state.branch import state_branch
 from homeostat.core.validate import new_errors
 from homeostat.errors import HomeostatError, HostError
-from homeostat.runs.deep_dive.context import BRANCH_PREFIX, DeepDiveContext, Found
 from homeostat.runs.deep_dive.find import Loaded
+from homeostat.runs.deep_dive.run_state import BRANCH_PREFIX, DeepDiveContext, Found
 from homeostat.runs.publish import Change, body
 
 T = TypeVar("T")

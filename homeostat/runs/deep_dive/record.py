@@ -23,9 +23,9 @@ from homeostat.core.state.branch import (
     run_path,
     state_branch,
 )
-from homeostat.runs.deep_dive.context import DeepDiveContext, Found
 from homeostat.runs.deep_dive.find import Loaded
 from homeostat.runs.deep_dive.propose import summary_line
+from homeostat.runs.deep_dive.run_state import DeepDiveContext, Found
 
 
 def run_report(
