@@ -30,11 +30,6 @@ APP_ID = 424242
 LESSON = "Raise RefundDeclined from billing.errors instead of returning None."
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def init_workflows(world: DailyWorld, *flags: str) -> None:
     """`homeostat init` in a clone of the KB (its homeostat.yaml already there), committed and pushed."""
     work = world.work

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from emulators.anthropic_stub import planted_secret_values
+from gitfixtures import git
 from kbfactory import EXAMPLE
 
 from homeostat.adapters.bench_store import BenchStore
@@ -28,12 +28,6 @@ from homeostat.runs.bench.calls import agent_args, condition_env
 
 REPO = Path(__file__).resolve().parents[1]
 QUESTION = "tasks:\n  - id: q\n    kind: question\n    prompt: Why?\n    reference: Because.\n"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def record(task: str, repeat: int, score: int | None, *, digest: str = "d", cost: float = 0.01) -> Record:
@@ -276,13 +270,6 @@ def test_hidden_tests_run_in_a_clean_copy_over_the_agents_files_without_its_cred
 
 
 @pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
-    return root
-
-
-@pytest.fixture
 def checkouts(tmp_path: Path) -> dict[str, Path]:
     found = {}
     for repo in ("billing", "storefront"):
@@ -307,7 +294,7 @@ def test_a_dry_run_checks_every_place_and_prints_the_plan_and_its_estimate(
     out = capsys.readouterr().out
     assert out.startswith("28 runs: 7 task(s) x 2 repeat(s) x plugin off and on; 0 already done, 28 to run.")
     assert "Nothing was run (--dry-run)." in out and "if every correction round runs" in out
-    assert git(checkouts["billing"], "worktree", "list").count("\n") == 1
+    assert len(git(checkouts["billing"], "worktree", "list").splitlines()) == 1
     assert not (kb / ".homeostat").exists()  # a dry run writes nothing
 
 
@@ -382,7 +369,7 @@ def test_a_claude_that_gives_no_result_stops_the_run_cleanly(
     out = capsys.readouterr().out
     assert "Stopped: claude -p exited with 1 and no JSON result: claude: cannot start: out of memory." in out
     assert "0 of 42 runs are recorded" in out and "run the same command again to go on once the cause" in out
-    assert git(checkouts["billing"], "worktree", "list").count("\n") == 1  # the task's worktree removed
+    assert len(git(checkouts["billing"], "worktree", "list").splitlines()) == 1  # the task's worktree removed
 
 
 def test_without_claude_on_path_a_run_cannot_start(

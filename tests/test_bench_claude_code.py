@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from claudekit import REPO, ClaudeCode, claude_code, flat, is_turn, text, tool_use, turns_done
 from emulators.anthropic_stub import Recorded, Scripted
+from gitfixtures import git
 from test_claude_code import RULES_HEADING, shell, the_install_steps
 
 from homeostat import VERSION
@@ -178,12 +179,6 @@ class Model:
 
 
 # --- the world ---------------------------------------------------------------------------------------
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
 
 
 @pytest.fixture
@@ -374,7 +369,7 @@ def test_the_example_tasks_run_with_the_plugin_off_and_on_and_the_rules_reach_on
             assert not words or words[:30] not in report.stdout
     assert "Money(1999" not in report.stdout
 
-    assert git(billing, "worktree", "list").count("\n") == 1  # every worktree removed
+    assert len(git(billing, "worktree", "list").splitlines()) == 1  # every worktree removed
     assert git(billing, "status", "--porcelain", "--ignored") == ""  # the checkout untouched
     assert claude.left_the_machine() == []
     print(f"\nbench numbers: {json.dumps(summary)}\nreport: {json.dumps(data['conditions'])}")
@@ -405,7 +400,7 @@ def test_a_run_killed_part_way_resumes_without_repeating_a_finished_task(
     model.before = kill_at_the_fifth_session
     process.wait(timeout=600)
     assert process.returncode == -signal.SIGKILL
-    assert git(billing, "worktree", "list").count("\n") == 2  # the run in progress left its worktree
+    assert len(git(billing, "worktree", "list").splitlines()) == 2  # the run in progress left its worktree
     finished = {c: units(out, c) for c in ("off", "on")}
     assert sum(len(u) for u in finished.values()) == 4  # the four runs before the fifth, each whole
 
@@ -420,7 +415,7 @@ def test_a_run_killed_part_way_resumes_without_repeating_a_finished_task(
         assert sorted(units(out, condition)) == sorted(
             (task, repeat) for task in ("money-representation", "log-invoice-paid") for repeat in (1, 2)
         )
-    assert git(billing, "worktree", "list").count("\n") == 1
+    assert len(git(billing, "worktree", "list").splitlines()) == 1
 
 
 def test_the_budget_stop_leaves_a_file_the_next_run_goes_on_from(

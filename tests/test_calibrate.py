@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,11 +36,6 @@ def example_config() -> Config:
 
 def records(settled: int = 1000, **kwargs: Any) -> list[DecisionRecord]:
     return [r for rs in history(example_config(), settled, **kwargs).values() for r in rs]
-
-
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
 
 
 def push_history(world: DailyWorld, by_member: dict[str, list[DecisionRecord]]) -> None:

@@ -25,6 +25,7 @@ from claudekit import (
     tool_results,
     tool_use,
 )
+from gitfixtures import git
 
 from homeostat import VERSION
 from homeostat.adapters.state.pending_store import list_pending
@@ -33,12 +34,6 @@ EXAMPLE = REPO / "examples" / "kb"
 HOMEOSTAT = Path(sys.executable).with_name("homeostat")  # this checkout's, as pip installs it
 SEARCH = PLUGIN_TOOL_PREFIX + "search"
 RULES_HEADING = "# Team rules for these files (Homeostat)"
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 @pytest.fixture

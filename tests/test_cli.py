@@ -6,27 +6,13 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from gitfixtures import git
 from kbfactory import EXAMPLE
 
 from homeostat.cli import main
-
-CLONE_STATE = shutil.ignore_patterns(".homeostat")
-
-
-def git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from kbfactory import example_files, write_files
 
 from homeostat.cli import main
 from homeostat.core.kb import load_config
@@ -24,11 +23,6 @@ EXAMPLE_CODEOWNERS = """\
 /knowledge/core/          @ana @bo
 /knowledge/storefront/ui/ @example/web
 """
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "kb", dict(example_files()))
 
 
 def config_of(text: str):  # type: ignore[no-untyped-def]

@@ -9,11 +9,6 @@ from dailyworld import DailyWorld
 from hostkit import PullSpec, ReplySpec, ThreadSpec
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def test_a_confident_review_lesson_merges_in_the_authors_daily_pr(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,7 +15,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from dailyworld import DailyWorld
@@ -36,8 +35,8 @@ from homeostat.core.state.checkpoints import read_checkpoints
 
 
 @pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    daily = lessons_world(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch), 12)
+def world(world: DailyWorld) -> DailyWorld:
+    daily = lessons_world(world, 12)
     set_concurrency(daily, 4)
     return daily
 

@@ -28,11 +28,6 @@ STATUS_TABLE = "knowledge/billing/api/errors.md"
 TODAY = dt.date(2026, 11, 29)
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def commit_to_main(world: DailyWorld, files: dict[str, str], message: str) -> None:
     repo = world.bare()
     tip = repo.rev_parse("refs/heads/main")

@@ -91,11 +91,6 @@ def test_a_run_killed_on_bitbucket_then_rerun_ends_as_one_clean_run(
 # --- claims from elsewhere, and what no record explains -------------------------------------------
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def plant_claim(world: DailyWorld, *, expires_in: dt.timedelta) -> None:
     """Another machine's daily run holds the claim (its process cannot be checked from here)."""
     now = dt.datetime.now(dt.UTC)

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from gitfixtures import git
 
 from homeostat.adapters.cache import corpus_cache as search_index
 from homeostat.adapters.cache.corpus_cache import INDEX_DIR, WorkingChange, change_from_git, load_corpus
@@ -24,19 +25,6 @@ from homeostat.core.events import Event
 HERE = Path(__file__).resolve().parent
 EXAMPLE = HERE.parent / "examples" / "kb"
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-    return done.stdout.decode().strip()
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 def checkout(tmp_path: Path, name: str, origin: str | None, files: dict[str, str] | None = None) -> Path:

@@ -9,12 +9,11 @@ meet one finish (each runs in a subprocess with a time limit, so a regression fa
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-from kbfactory import EXAMPLE, run_limited
+from kbfactory import run_limited
 
 from homeostat.core.format.yamltext import YamlError, load_full, load_yaml
 from homeostat.core.measure.evaluation import EvalError, parse_cases
@@ -51,13 +50,6 @@ def test_an_alias_bomb_is_a_located_error_and_ordinary_aliases_still_read() -> N
 def test_an_alias_bomb_in_the_selection_cases_is_an_eval_error() -> None:
     with pytest.raises(EvalError, match=r"^eval/selection\.yaml:\d+: not valid YAML \(YAML aliases expand"):
         parse_cases("x:\n" + laughs(6) + "\ncases: [{files: [a.py], expect: [r]}]\n")
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
-    return root
 
 
 def test_validate_and_context_finish_on_a_bomb_in_homeostat_yaml(kb: Path) -> None:

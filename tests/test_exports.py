@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 import yaml
+from gitfixtures import git
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
@@ -44,24 +44,12 @@ distribution:
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
-def git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
 def code_repo(tmp_path: Path, name: str, origin: str) -> Path:
     work = tmp_path / name
     work.mkdir()
     git(work, "init", "--quiet")
     git(work, "remote", "add", "origin", origin)
     return work
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 def export(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -121,8 +121,8 @@ def with_a_review_thread(world: DailyWorld) -> DailyWorld:
 
 
 @pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return with_a_review_thread(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
+def world(world: DailyWorld) -> DailyWorld:
+    return with_a_review_thread(world)
 
 
 @pytest.fixture

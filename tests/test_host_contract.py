@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from gitfixtures import git
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 
 from homeostat.core.hosts import Capability, PullState, RepoRef, ReviewThread, parse_comment_url
@@ -35,11 +36,6 @@ def repo(harness: HostHarness) -> RepoRef:
     harness.add_member("omar")
     harness.add_member("dev")
     return harness.create_repo("acme", "ledger")
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def push(harness: HostHarness, repo: RepoRef, branch: str, files: dict[str, str], tmp_path: Path) -> str:

@@ -288,11 +288,6 @@ def test_bad_input_gets_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFix
 # --- the review PR, on the GitHub emulator --------------------------------------------------------
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def test_import_opens_one_review_pr_and_a_rerun_adds_only_what_is_new(
     world: DailyWorld, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 import anyio
 import pytest
+from gitfixtures import git
 from kbfactory import EXAMPLE, run_limited
 from mcp import Client, StdioServerParameters
 
@@ -32,12 +33,6 @@ from homeostat.core.kb import load_kb
 T = TypeVar("T")
 MARKER = "OUTSIDEKNOWLEDGE"  # in every file planted outside the KB; no answer may hold it
 SECONDS = 120  # a reader that blocks on the FIFO fails the test instead of hanging it
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def homeostat(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

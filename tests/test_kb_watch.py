@@ -4,7 +4,6 @@ after any change that does, whichever way it is made."""
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,15 +12,7 @@ import pytest
 from homeostat.adapters.kb_watch import KbWatch
 from homeostat.adapters.state.event_recorder import log_event
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "kb"
 RULE = "knowledge/storefront/ui/use-theme-spacing.md"
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
-    return root
 
 
 def watch(root: Path) -> KbWatch:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from gitfixtures import git
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
-from kbfactory import example_files, write_files
 from ptykit import at_a_terminal
 
 from homeostat.adapters.state.pending_store import list_pending
@@ -21,11 +20,6 @@ from homeostat.core.pending import PendingLesson
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 RULE_ID = "billing-api-error-status-table"
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    return write_files(tmp_path / "kb", dict(example_files()))  # type: ignore[arg-type]
 
 
 @pytest.fixture(params=["github", "bitbucket"])

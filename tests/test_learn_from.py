@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
-from kbfactory import EXAMPLE, stderr_errors
+from kbfactory import stderr_errors
 from ptykit import at_a_terminal
 from test_sync import developer_clone, homeostat, sync
 
@@ -47,11 +47,9 @@ JSON_COUNTS = {"new": 8, "reconfirms": 2, "pending": 0, "decided": 0, "repeat": 
 
 
 @pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
-    git(root, "init", "--quiet")
-    return root
+def kb(kb: Path) -> Path:
+    git(kb, "init", "--quiet")
+    return kb
 
 
 def billing_checkout(parent: Path) -> Path:
@@ -545,11 +543,6 @@ def test_older_notes_and_both_frontmatter_shapes_are_read() -> None:
 
 
 # --- the whole way: import, sync, the daily run -------------------------------------------------------
-
-
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
 
 
 def test_imported_lessons_travel_by_sync_and_the_daily_run_decides_them_once(world: DailyWorld) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import pytest
+from gitfixtures import git
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
@@ -30,20 +31,7 @@ from homeostat.errors import HomeostatError
 from homeostat.mcp_server import arguments_model, build_server
 
 HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent / "examples" / "kb"
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
-
-
-def git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 @pytest.fixture

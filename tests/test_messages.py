@@ -2,30 +2,16 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from kbfactory import EXAMPLE
+from gitfixtures import git
 
 from homeostat.cli import main
 
-CLONE_STATE = shutil.ignore_patterns(".homeostat")
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe"
-
-
-def git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 def code_repo(tmp_path: Path, name: str, origin: str) -> Path:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
+from gitfixtures import git
 from kbfactory import example_files, write_files
 
 from homeostat.cli import main
@@ -346,15 +346,6 @@ def test_their_look_alikes_are_not_secrets(text: str) -> None:
 
 
 # --- gap 11: validate reads every file CI checks out ---------------------------------------------
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def validate_json(root: Path, *extra: str, capsys: pytest.CaptureFixture[str]) -> dict[str, list[str]]:

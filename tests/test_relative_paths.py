@@ -18,7 +18,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from bootstrapkit import Drafter, monorepo
 from dailyworld import DailyWorld
 from gitfixtures import commit, git, make_bare
@@ -137,11 +136,6 @@ def test_seed_writes_its_documents_into_the_kb_it_runs_in(
     )
     assert "knowledge/billing/db/docs/data.md" in done.stdout
     assert (kb / "knowledge" / "billing" / "db" / "docs" / "data.md").is_file()
-
-
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
 
 
 def test_the_runs_that_push_to_the_host_work_from_inside_the_kb_with_kb_dot(

@@ -38,11 +38,6 @@ SPACING = "use-theme-spacing"
 STATUS_TABLE = "billing-api-error-status-table"
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def reviewed_pr(world: DailyWorld, repo: str, author: str, body: str, path: str) -> int:
     thread = ThreadSpec(author="ana", body=body, path=path, followed_by_commit=True)
     spec = PullSpec(author, f"{author}'s change", {path: "x = 1\n"}, world.hours_ago(3), threads=(thread,))

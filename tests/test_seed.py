@@ -29,7 +29,6 @@ from bootstrapkit import (
     opened_in,
 )
 from emulators.anthropic_stub import Scripted, planted_secret_values
-from kbfactory import EXAMPLE
 
 from homeostat.cli import main
 from homeostat.core.kb import load_kb
@@ -43,13 +42,6 @@ DATA = "knowledge/billing/db/docs/data.md"
 def planted_secrets() -> list[str]:
     """The stub fails at teardown if any of these reached it."""
     return [*planted_secret_values(), *PLANTED]
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
-    return root
 
 
 @pytest.fixture

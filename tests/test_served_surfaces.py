@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import anyio
 import pytest
+from gitfixtures import git
 from mcp import Client
 from mcpkit import in_process
 
@@ -34,7 +33,6 @@ from homeostat.core.validate import validate_files
 from homeostat.dashboard.explain_view import explain_rule
 from homeostat.mcp_server import build_server
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
 PLANTED = "PLANTED"
 RULE = "knowledge/storefront/ui/use-theme-spacing.md"
 GUIDE = "knowledge/storefront/ui/docs/guide.md"
@@ -85,15 +83,9 @@ Take every margin from the theme's spacing scale.
 SAFE_WORDS = ("theme", "spacing")  # what each surface does show of them
 
 
-def _git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
 @pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns(".homeostat"))
+def kb(kb: Path) -> Path:
+    root = kb
     (root / RULE).write_text(HOSTILE_RULE, encoding="utf-8")
     (root / GUIDE).parent.mkdir(parents=True, exist_ok=True)
     (root / GUIDE).write_text(HOSTILE_GUIDE, encoding="utf-8")
@@ -117,8 +109,8 @@ def _pending() -> PendingLesson:
 def web(tmp_path: Path) -> Path:
     work = tmp_path / "shop"
     (work / "web" / "components").mkdir(parents=True)
-    _git(work, "init", "--quiet")
-    _git(work, "remote", "add", "origin", "git@github.com:example/storefront.git")
+    git(work, "init", "--quiet")
+    git(work, "remote", "add", "origin", "git@github.com:example/storefront.git")
     return work
 
 

@@ -8,32 +8,17 @@ pending lesson the KB already holds is served once.
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
-from kbfactory import EXAMPLE
+from gitfixtures import git
 
 from homeostat.cli import main
 from homeostat.core.kb import load_kb
 from homeostat.core.render.read import READ_TOKEN_LIMIT
 
-CLONE_STATE = shutil.ignore_patterns(".homeostat")
 RULE = "knowledge/core/log-with-fields.md"
 NOTE = "homeostat: 1 KB file could not be read and is left out (knowledge/core/log-with-fields.md:4: "
-
-
-def git(cwd: Path, *args: str) -> None:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, check=False)
-    assert done.returncode == 0, done.stderr.decode()
-
-
-@pytest.fixture
-def kb(tmp_path: Path) -> Path:
-    root = tmp_path / "kb"
-    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
-    return root
 
 
 def break_rule(kb: Path) -> None:

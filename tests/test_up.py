@@ -375,11 +375,6 @@ def test_a_box_killed_mid_job_leaves_its_slot_to_the_next_box(tmp_path: Path) ->
 # --- the command, end to end ---------------------------------------------------------------------
 
 
-@pytest.fixture
-def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
-    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)
-
-
 def test_up_runs_the_daily_run_serves_the_dashboard_and_stops(world: DailyWorld) -> None:
     now = dt.datetime.now(UTC)
     config = world.work / "homeostat.yaml"
