@@ -19,12 +19,12 @@ from unittest import mock
 
 import pytest
 import yaml
+from kit import REPO
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from homeostat import VERSION
 
-REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 OWNER_REPO = "homeostat/homeostat"
 IMAGE = "ghcr.io/homeostat/homeostat"

@@ -2,7 +2,7 @@
 
 The entrypoint is resolved to this checkout's `homeostat` through HOMEOSTAT_BIN, or to a stand-in
 `docker` that checks what a real `docker run` would need (mounts, forwarded variables) and then runs
-this checkout's `homeostat` in its place. tests/test_image.py runs the same actions in the real image.
+this checkout's `homeostat` in its place. tests/actions/test_image.py runs the same actions in the real image.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 from actionkit import parse_github_output, run_action
+from kit import REPO
 
 from homeostat import VERSION
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_KB = REPO / "examples" / "kb"
 HOMEOSTAT = Path(sys.executable).parent / "homeostat"
 VALIDATE_ACTION = REPO / "actions" / "validate"
@@ -297,8 +297,8 @@ DAILY_ACTION = REPO / "actions" / "daily"
 
 @pytest.fixture
 def daily_world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    from adapters.git.test_git_auth import with_a_review_thread
     from dailyworld import DailyWorld
-    from test_git_auth import with_a_review_thread
 
     return with_a_review_thread(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch))
 

@@ -1,5 +1,5 @@
 """The deep-dive composite action, run the way the GitHub runner runs it (tests/actionkit.py), with
-this checkout's `homeostat` in place of the image (tests/test_image.py runs the image itself)."""
+this checkout's `homeostat` in place of the image (tests/actions/test_image.py runs the image itself)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 
 from actionkit import run_action
 from deepdiveworld import DeepDiveWorld, duplicate_files
+from kit import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 DEEP_DIVE_ACTION = REPO / "actions" / "deep-dive"
 DIRECT = {"HOMEOSTAT_BIN": str(Path(sys.executable).parent / "homeostat")}
 

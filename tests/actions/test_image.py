@@ -42,8 +42,8 @@ from imagekit import (
     why_not,
     write_docker_shim,
 )
+from kit import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_KB = REPO / "examples" / "kb"
 PLANTED_RULE = "knowledge/core/log-with-fields.md"
 
@@ -139,11 +139,11 @@ def validate_check(run: ActionRun, prepared: Prepared) -> None:
 
 
 def daily_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepared:
+    from adapters.git.test_git_auth import with_a_review_thread
     from dailyworld import DailyWorld
     from hostkit import ThreadSpec
     from runnerkit import daily_env, runner_checkout
-    from test_daily_e2e import pr
-    from test_git_auth import with_a_review_thread
+    from runs.daily.test_daily_e2e import pr
 
     from homeostat.adapters.git.plumbing import Git
 
@@ -387,10 +387,10 @@ def test_the_daily_pipe_pushes_through_the_pipelines_proxy(
     its origin `http://bitbucket.org/…` behind the Pipelines proxy that the clone's config names as
     localhost:29418 (nobody, in a pipe's container). The container runs as the clone's owner here,
     an assumption about Pipelines no Bitbucket account could check when this was written."""
+    from adapters.git.test_git_auth import with_a_review_thread
     from dailyworld import DailyWorld
     from emulators.git_http import GitHttpServer, PipelinesProxy
     from gitfixtures import git
-    from test_git_auth import with_a_review_thread
 
     harness = request.getfixturevalue("bitbucket_harness")
     world = with_a_review_thread(

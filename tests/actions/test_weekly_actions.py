@@ -1,5 +1,5 @@
 """The digest and review-merge composite actions, run the way the GitHub runner runs them
-(tests/actionkit.py), with this checkout's `homeostat` in place of the image (tests/test_image.py runs
+(tests/actionkit.py), with this checkout's `homeostat` in place of the image (tests/actions/test_image.py runs
 the image itself). The KB is a runner's checkout whose credential the container cannot see (checkout
 v7), so every fetch and push here authenticates with the action's `token` input."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from actionkit import run_action
+from kit import REPO
 from reviewworld import ReviewWorld, section
 
-REPO = Path(__file__).resolve().parents[1]
 DIRECT = {"HOMEOSTAT_BIN": str(Path(sys.executable).parent / "homeostat")}
 
 

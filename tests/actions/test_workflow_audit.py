@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 from emulators.git_http import GitHttpServer
 from gitfixtures import git
+from kit import REPO
 
 from homeostat import VERSION
 from homeostat.cli import main
 
-REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from gitfixtures import git
 from kbfactory import EXAMPLE
+from kit import FIXTURES
 
 from homeostat.cli import main
 
@@ -74,7 +75,7 @@ def test_learn_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_learn_from_json(kb: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    export = Path(__file__).parent / "fixtures" / "memories" / "coderabbit.json"
+    export = FIXTURES / "memories" / "coderabbit.json"
     code, data = as_json(
         capsys, "learn", "--kb", str(kb), "--author", "ana", "--from", "coderabbit", str(export), "--dry-run"
     )
@@ -186,7 +187,7 @@ def test_eval_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path)
 
 
 def test_bench_json(kb: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    """`bench run` with a real call is pinned in tests/test_bench_claude_code.py; its dry run and the
+    """`bench run` with a real call is pinned in tests/plugin/test_bench_claude_code.py; its dry run and the
     report have the same keys."""
     tasks = tmp_path / "tasks.yaml"
     tasks.write_text("tasks:\n  - id: why\n    kind: question\n    prompt: Why?\n    reference: Because.\n")

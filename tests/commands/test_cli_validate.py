@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from gitfixtures import commit, make_origin_and_clone
 from kbfactory import EXAMPLE, example_files, write_files
+from kit import FIXTURES
 
 from homeostat.cli import main
 
@@ -199,7 +200,7 @@ def test_a_report_that_cannot_be_posted_never_changes_the_verdict(
     assert "could not post the Code Insights report" in capsys.readouterr().err
 
 
-EVAL150 = Path(__file__).resolve().parent / "fixtures" / "eval150"
+EVAL150 = FIXTURES / "eval150"
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from actionkit import run_action
 from gitfixtures import git
+from kit import REPO
 
 from homeostat.cli import main
 from homeostat.core.validate import CHECKS
 
-REPO = Path(__file__).resolve().parents[1]
 VALIDATE_ACTION = REPO / "actions" / "validate"
 TEAM = ["--member", "ana:lead", "--member", "bo:senior", "--member", "cy"]
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from gitfixtures import git
+from kit import REPO
 
 from homeostat.adapters.cache import corpus_cache as search_index
 from homeostat.adapters.cache.corpus_cache import INDEX_DIR, WorkingChange, change_from_git, load_corpus
@@ -22,8 +23,7 @@ from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_
 from homeostat.cli import main
 from homeostat.core.events import Event
 
-HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
@@ -455,7 +455,7 @@ def test_a_warm_context_imports_no_pathlib_urllib_or_ipaddress(kb: Path, tmp_pat
         [sys.executable, "-S", "-c", script],
         capture_output=True,
         text=True,
-        env={**env, "PYTHONPATH": os.pathsep.join([str(HERE.parent), sysconfig.get_paths()["purelib"]])},
+        env={**env, "PYTHONPATH": os.pathsep.join([str(REPO), sysconfig.get_paths()["purelib"]])},
         check=False,
     )
     assert done.returncode == 0, done.stderr

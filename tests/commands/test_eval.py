@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from kit import FIXTURES
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
@@ -18,8 +19,7 @@ from homeostat.core.measure.evaluation import EvalError, case_metrics, parse_cas
 from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.search import match_prompt
 
-HERE = Path(__file__).resolve().parent
-EVAL150 = HERE / "fixtures" / "eval150"
+EVAL150 = FIXTURES / "eval150"
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
@@ -126,7 +126,7 @@ def test_prompts_written_for_the_fixture_find_their_rule(fixture_kb: Path) -> No
 @pytest.mark.parametrize("generator", ["make_eval150.py", "make_reviews.py"])
 def test_the_committed_fixtures_match_their_generators(generator: str) -> None:
     done = subprocess.run(
-        [sys.executable, str(HERE / "fixtures" / generator), "--check"],
+        [sys.executable, str(FIXTURES / generator), "--check"],
         capture_output=True,
         text=True,
         check=False,
@@ -134,12 +134,12 @@ def test_the_committed_fixtures_match_their_generators(generator: str) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-REVIEWS = HERE / "fixtures" / "reviews"
+REVIEWS = FIXTURES / "reviews"
 
 
 def test_the_review_fixture_is_a_real_eval_set() -> None:
     """100 rules each citing its review thread; file cases are real PRs with title, branch and commits."""
-    source = yaml.safe_load((HERE / "fixtures/reviews.yaml").read_text(encoding="utf-8"))
+    source = yaml.safe_load((FIXTURES / "reviews.yaml").read_text(encoding="utf-8"))
     rules = source["rules"]
     assert len(rules) >= 100 and all(r["url"].startswith("https://github.com/") for r in rules)
     assert {r["url"].split("/")[4] for r in rules} == {"flask", "pip"}
@@ -155,10 +155,10 @@ def test_the_review_fixture_is_a_real_eval_set() -> None:
 def test_the_held_out_fixture_is_written_from_other_prs_than_the_tuning_set() -> None:
     """22+ rules each citing a review thread none of the tuning set's rules or cases cite; each case a
     real PR with its commits, expecting only held-out rules. No metric floor: nothing is tuned on it."""
-    tuning = yaml.safe_load((HERE / "fixtures/reviews.yaml").read_text(encoding="utf-8"))["rules"]
-    held = yaml.safe_load((HERE / "fixtures/reviews_heldout.yaml").read_text(encoding="utf-8"))["rules"]
+    tuning = yaml.safe_load((FIXTURES / "reviews.yaml").read_text(encoding="utf-8"))["rules"]
+    held = yaml.safe_load((FIXTURES / "reviews_heldout.yaml").read_text(encoding="utf-8"))["rules"]
     tuning_cases = parse_cases((REVIEWS / "eval/selection.yaml").read_text(encoding="utf-8"))
-    cases = parse_cases((HERE / "fixtures/reviews_heldout/eval/selection.yaml").read_text(encoding="utf-8"))
+    cases = parse_cases((FIXTURES / "reviews_heldout/eval/selection.yaml").read_text(encoding="utf-8"))
     seen = {r["url"] for r in tuning} | {c.source for c in tuning_cases}
     assert len(held) >= 20 and all(
         r["url"].startswith("https://github.com/pallets/flask/pull/")

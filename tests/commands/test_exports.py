@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from gitfixtures import git
+from kit import FIXTURES, REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.cli import main
@@ -31,9 +32,8 @@ from homeostat.core.export.formats import (
 )
 from homeostat.core.selection.entries import Entry
 
-HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent / "examples" / "kb"
-EVAL150 = HERE / "fixtures" / "eval150"
+EXAMPLE = REPO / "examples" / "kb"
+EVAL150 = FIXTURES / "eval150"
 NO_BUDGETS = """
 distribution:
   exports:

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from gitfixtures import git
+from kit import FIXTURES
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
@@ -30,7 +31,6 @@ from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.errors import HomeostatError
 from homeostat.mcp_server import arguments_model, build_server
 
-HERE = Path(__file__).resolve().parent
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
@@ -818,7 +818,7 @@ def test_claude_codes_plugin_tool_names_resolve(kb: Path, web: Path) -> None:
 
 # --- the task signal: what the checkout says the agent is working on -------------------------------
 
-REVIEWS = HERE / "fixtures" / "reviews"  # rules written from real pip and Flask review threads
+REVIEWS = FIXTURES / "reviews"  # rules written from real pip and Flask review threads
 UNPACKING = "src/pip/_internal/utils/unpacking.py"
 COMMONPATH = "commonpath-not-commonprefix"  # a `**/*.py` rule: "Use os.path.commonpath, never commonprefix"
 

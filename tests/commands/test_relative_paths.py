@@ -22,10 +22,11 @@ from bootstrapkit import Drafter, monorepo
 from dailyworld import DailyWorld
 from gitfixtures import commit, git, make_bare
 from kbfactory import EXAMPLE
+from kit import REPO
 
 BIN = Path(sys.executable).parent
 HOMEOSTAT = BIN / "homeostat"  # the installed entry point
-SETUP = Path(__file__).resolve().parents[1] / "docs" / "setup.md"
+SETUP = REPO / "docs" / "setup.md"
 DOCS_KB_URL = "https://github.com/acme/kb"
 
 

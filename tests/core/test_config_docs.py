@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from kit import REPO
 
 from homeostat.core.config import Config
 from homeostat.core.config_keys import walk
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "config.md"
+DOC = REPO / "docs" / "config.md"
 KEYS = list(walk(Config))
 
 

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_exports import CLONE_STATE, EVAL150, code_repo, export
+from commands.test_exports import CLONE_STATE, EVAL150, code_repo, export
 
 from homeostat.core.export.budget import Limit, size_of
 from homeostat.core.export.formats import (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from kbfactory import example_files, write_files
+from kit import REPO
 
 from homeostat.cli import main
 from homeostat.core.config import Config
@@ -207,7 +208,7 @@ def test_learn_refuses_an_unknown_language_in_one_line(
 
 
 def test_the_format_doc_lists_every_built_in_language() -> None:
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "kb-format.md").read_text(encoding="utf-8")
+    doc = (REPO / "docs" / "kb-format.md").read_text(encoding="utf-8")
     section = doc.split("### Scoping by language", 1)[1].split("\n## ", 1)[0]
     listed = section.split("The built-in names:", 1)[1].split("A team adds", 1)[0]
     assert {name for name in BUILT_IN if f"`{name}`" not in listed} == set()

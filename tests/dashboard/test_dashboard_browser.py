@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 from browserkit import Browser, BrowserError, Page, chromium_path
 from dashboardworld import DashboardWorld
-from test_dashboard import PAGES, new_kb
-from test_dashboard_glance import paging_topic
 
+from dashboard.test_dashboard import PAGES, new_kb
+from dashboard.test_dashboard_glance import paging_topic
 from homeostat.dashboard.server import Dashboard, DashboardServer
 
 

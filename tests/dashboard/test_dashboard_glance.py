@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 from dashboardworld import record, run_report
-from test_dashboard import new_kb, request
 
+from dashboard.test_dashboard import new_kb, request
 from homeostat.core.config import Config
 from homeostat.core.dashboard import glance, pages, svg, trends
 from homeostat.core.measure.metrics import Band, Metrics, compute_metrics

@@ -25,11 +25,11 @@ import pytest
 from claudekit import REPO, ClaudeCode, claude_code, flat, is_turn, text, tool_use, turns_done
 from emulators.anthropic_stub import Recorded, Scripted
 from gitfixtures import git
-from test_claude_code import RULES_HEADING, shell, the_install_steps
 
 from homeostat import VERSION
 from homeostat.core.bench.tasks import parse_tasks
 from homeostat.core.cost.pricing import call_cost
+from plugin.test_claude_code import RULES_HEADING, shell, the_install_steps
 
 HOMEOSTAT = Path(sys.executable).with_name("homeostat")
 EXAMPLES = REPO / "examples" / "bench"

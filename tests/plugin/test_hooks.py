@@ -19,13 +19,14 @@ from typing import Any
 import pytest
 from gitfixtures import git
 from kbfactory import example_files, write_files
+from kit import FIXTURES, REPO
 
 from homeostat.adapters.state.event_log import SqliteEventLog, events_path
 from homeostat.core.cost.tiktoken_count import count_tokens
 from homeostat.core.render.view import REMINDER
 
-FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
-PLUGIN = Path(__file__).resolve().parents[1] / "plugin"
+HOOK_FIXTURES = FIXTURES / "hooks"
+PLUGIN = REPO / "plugin"
 EVENT_NAMES = {"session-start": "SessionStart", "prompt": "UserPromptSubmit", "stop": "Stop"}
 
 
@@ -39,7 +40,7 @@ def kb(tmp_path: Path) -> Path:
 
 
 def fixture(name: str, kb: Path, transcript: Path | None = None, **changes: Any) -> str:
-    text = (FIXTURES / f"{name}.json").read_text()
+    text = (HOOK_FIXTURES / f"{name}.json").read_text()
     text = text.replace("@CWD@", str(kb)).replace("@TRANSCRIPT@", str(transcript or kb / "none.jsonl"))
     data = json.loads(text)
     data.update(changes)
@@ -125,7 +126,7 @@ def test_a_malformed_event_prints_nothing_and_exits_zero(kb: Path, event: str, s
 @pytest.mark.parametrize("event", list(EVENT_NAMES))
 def test_a_broken_homeostat_yaml_prints_nothing_and_logs_why(kb: Path, event: str) -> None:
     (kb / "homeostat.yaml").write_text("team: [unclosed\n")
-    done = run_hook(event, fixture(event, kb, FIXTURES / "transcript.jsonl"))
+    done = run_hook(event, fixture(event, kb, HOOK_FIXTURES / "transcript.jsonl"))
     assert done.stdout == ""
     [error] = events(kb, "hook-error")
     assert error.data["hook"] == event and "homeostat.yaml" in str(error.data["message"])
@@ -147,7 +148,7 @@ def test_homeostats_own_agent_runs_are_left_alone(kb: Path) -> None:
 
 def transcript_prefix(tmp_path: Path, lines: int) -> Path:
     target = tmp_path / "transcript.jsonl"
-    target.write_text("".join((FIXTURES / "transcript.jsonl").read_text().splitlines(True)[:lines]))
+    target.write_text("".join((HOOK_FIXTURES / "transcript.jsonl").read_text().splitlines(True)[:lines]))
     return target
 
 
@@ -160,7 +161,7 @@ def test_turn_usage_is_one_event_per_turn_replaced_when_the_transcript_catches_u
     turns = {e.data["turn"]: e.data for e in events(kb, "turn-usage")}
     assert set(turns) == {1, 2} and turns[2]["edits"] == 2
 
-    shutil.copy(FIXTURES / "transcript.jsonl", transcript)
+    shutil.copy(HOOK_FIXTURES / "transcript.jsonl", transcript)
     second = run_hook("stop", fixture("stop", kb, transcript))
     usage = events(kb, "turn-usage")
     assert sorted(e.data["turn"] for e in usage) == [1, 2]  # replaced, not duplicated
@@ -236,7 +237,7 @@ def test_a_warm_hook_imports_no_pathlib_urllib_or_ipaddress(kb: Path, event: str
         f"import sys\nfrom homeostat.cli import main\nmain(['hook', {event!r}])\n"
         f"print('HEAVY', [m for m in {WARM_PATH_LEAVES_OUT!r} if m in sys.modules])\n"
     )
-    source = str(Path(__file__).resolve().parents[1])
+    source = str(REPO)
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOMEOSTAT_")}
     done = subprocess.run(
         [sys.executable, "-S", "-c", script],

@@ -6,7 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from kit import REPO
+
 BIN = Path(sys.executable).parent
 
 

@@ -19,10 +19,10 @@ from types import ModuleType
 import pytest
 import yaml
 from actionkit import run_action
+from kit import REPO
 
 from homeostat import VERSION
 
-REPO = Path(__file__).resolve().parents[1]
 HOMEOSTAT = Path(sys.executable).parent / "homeostat"
 DIGEST = "sha256:" + "ab12" * 16
 
@@ -186,7 +186,7 @@ def test_the_digest_pin_refuses_what_is_not_a_digest(copy: Path) -> None:
 
 def test_a_pinned_version_input_runs_the_image_by_digest(tmp_path: Path, copy: Path) -> None:
     """`image:version` with `0.2.0@sha256:…` is what `docker run` gets: the tag and the digest."""
-    from test_composite_actions import fake_docker
+    from actions.test_composite_actions import fake_docker
 
     version.pin_digest(copy, DIGEST)
     env, record = fake_docker(tmp_path)

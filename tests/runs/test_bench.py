@@ -1,5 +1,5 @@
 """`homeostat bench` without a model: the task file, grading, results, estimates, the report, and the
-command's refusals. The runs through the real Claude Code are in tests/test_bench_claude_code.py."""
+command's refusals. The runs through the real Claude Code are in tests/plugin/test_bench_claude_code.py."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from emulators.anthropic_stub import planted_secret_values
 from gitfixtures import git
 from kbfactory import EXAMPLE
+from kit import REPO
 
 from homeostat.adapters.bench_store import BenchStore
 from homeostat.adapters.bench_workspace import clear_work_root, run_hidden_tests
@@ -26,7 +27,6 @@ from homeostat.core.bench.tasks import Task, TaskFileError, parse_tasks
 from homeostat.errors import ConfigError
 from homeostat.runs.bench.calls import agent_args, condition_env
 
-REPO = Path(__file__).resolve().parents[1]
 QUESTION = "tasks:\n  - id: q\n    kind: question\n    prompt: Why?\n    reference: Because.\n"
 
 

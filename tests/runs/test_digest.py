@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from digestworld import TOPIC, DigestWorld, many_rules
 from kbfactory import stderr_errors
+from kit import FIXTURES, TESTS
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.hosts.http_retry import RetryPolicy
@@ -27,8 +28,8 @@ from homeostat.runs.curate import kb_repo_ref
 from homeostat.runs.digest import DigestDeps, DigestOptions, events_desire_paths, run_digest
 
 NOW = dt.datetime(2026, 12, 7, 8, 0, tzinfo=dt.UTC)
-SNAPSHOT = Path(__file__).parent / "fixtures" / "digest" / "small_kb.json"
-KILLPOINT = Path(__file__).with_name("killpoint.py")
+SNAPSHOT = FIXTURES / "digest" / "small_kb.json"
+KILLPOINT = TESTS / "killpoint.py"
 
 
 def small_world(tmp_path: Path, now: dt.datetime = NOW) -> DigestWorld:

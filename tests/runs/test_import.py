@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from bootstrapkit import GITHUB_TOKEN, git
 from dailyworld import DailyWorld
+from kit import FIXTURES
 
 from homeostat.adapters.source_reader import SourceReader
 from homeostat.cli import main
@@ -25,7 +26,7 @@ from homeostat.core.validate import validate_files
 from homeostat.runs.bootstrap.targets import target_for
 from homeostat.runs.imports import plan_import
 
-CORPUS = Path(__file__).parent / "fixtures" / "rulefiles"
+CORPUS = FIXTURES / "rulefiles"
 CONFIG = """version: 0.2.0
 team:
   members:

@@ -19,8 +19,8 @@ import pytest
 from dailyworld import DailyWorld
 from gitfixtures import git
 from kbfactory import stderr_errors
+from kit import FIXTURES
 from ptykit import at_a_terminal
-from test_sync import developer_clone, homeostat, sync
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.cli import main
@@ -28,8 +28,9 @@ from homeostat.core.imports.claude_memory import memory_place, project_key, read
 from homeostat.core.imports.memories import EntryTooLong, fit
 from homeostat.core.pending import PendingLesson
 from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
+from runs.test_sync import developer_clone, homeostat, sync
 
-SAMPLES = Path(__file__).parent / "fixtures" / "memories"
+SAMPLES = FIXTURES / "memories"
 CLAUDE_SAMPLE = SAMPLES / "claude"
 
 # The sample's entries and what becomes of each (the numbers in docs/capture.md).

@@ -1,5 +1,5 @@
 """The run's model pool, its gates and the spending ledger: several calls at once, the same outcome as
-one at a time. (End to end over the stub: tests/test_daily_scale.py.)"""
+one at a time. (End to end over the stub: tests/runs/daily/test_daily_scale.py.)"""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_the_judge_budget_judges_exactly_the_drafts_one_at_a_time_would(seed: in
 
 
 def test_the_merge_gate_asks_exactly_the_pairs_one_at_a_time_would() -> None:
-    from test_deep_dive_core import kb_with
+    from core.deep_dive.test_deep_dive_core import kb_with
 
     from homeostat.core.deep_dive.duplicates import MergeGate, Pair, SameRuleAnswer
 

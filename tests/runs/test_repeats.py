@@ -18,7 +18,6 @@ from dailyworld import DailyWorld
 from gitfixtures import git
 from hostkit import PullSpec, ThreadSpec
 from kbfactory import example_files
-from test_sync import candidates, developer_clone, homeostat, sync
 
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.lessons import Lesson
@@ -33,6 +32,7 @@ from homeostat.core.state.branch import (
     merge_state_files,
     parse_state,
 )
+from runs.test_sync import candidates, developer_clone, homeostat, sync
 
 SPACING = "use-theme-spacing"
 STATUS_TABLE = "billing-api-error-status-table"
@@ -392,7 +392,7 @@ def test_bad_eval_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
 def test_the_performance_page_lists_the_rules_re_taught() -> None:
     import dataclasses
 
-    from test_dashboard_glance import known_week
+    from dashboard.test_dashboard_glance import known_week
 
     from homeostat.core.dashboard import html
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from kbfactory import stderr_errors
+from kit import TESTS
 from reviewworld import TOPIC, ReviewWorld, section
 
 from homeostat.core.hosts import PullState
@@ -17,7 +18,7 @@ from homeostat.errors import HomeostatError
 from homeostat.runs.publish import Publisher
 
 RULE = "billing-api-error-status-table"
-KILLPOINT = Path(__file__).with_name("killpoint.py")
+KILLPOINT = TESTS / "killpoint.py"
 
 
 @pytest.fixture(params=["github", "bitbucket"])

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kit import REPO
 
 from homeostat.adapters.cache import corpus_cache as search_index
 from homeostat.adapters.cache.corpus_cache import PENDING_DIR, _dumped, build
@@ -41,7 +42,7 @@ from homeostat.core.selection.parts import repo_part
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"
 
 

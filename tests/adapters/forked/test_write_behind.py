@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kit import REPO
 
 from homeostat.adapters.cache.corpus_cache import INDEX_DIR, load_corpus
 from homeostat.adapters.cache.corpus_part import read_part
@@ -32,7 +33,7 @@ from homeostat.adapters.forked.write_behind import (
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 META = "status: accepted\nsource:\n  type: manual\n  author: ana\ncreated: 2026-01-01\nlastConfirmed: 2026-01-01\n"
 RULES = 1_100  # above BEHIND_MIN_RECORDS with the example's own
 

@@ -2,7 +2,7 @@
 
 Real git against `git http-backend` behind an origin that refuses unauthenticated pushes (and, the KB
 being private, fetches) and refuses a doubled Authorization header. The image test
-(tests/test_image.py) runs the same layouts inside the container.
+(tests/actions/test_image.py) runs the same layouts inside the container.
 """
 
 from __future__ import annotations

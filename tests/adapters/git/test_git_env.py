@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from gitfixtures import commit, make_origin_and_clone
+from kit import REPO
 
 from homeostat.adapters.bench_workspace import add_worktree
 from homeostat.adapters.cache import corpus_cache as search_index
@@ -14,7 +15,7 @@ from homeostat.adapters.git import work_tree
 from homeostat.adapters.git.env import REPO_VARIABLES
 from homeostat.adapters.git.plumbing import Git, work_tree_files
 
-PACKAGE = Path(__file__).resolve().parent.parent / "homeostat"
+PACKAGE = REPO / "homeostat"
 # Starts a git child process: an argv whose first word is "git", or a spawn of it.
 _STARTS_GIT = re.compile(r"""\[\s*"git"\s*,|posix_spawnp\(\s*"git"|git = \["git\"""")
 # Runs `git ls-remote URL`, which names a server and no repository, with the caller's env.

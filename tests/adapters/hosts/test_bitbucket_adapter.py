@@ -1,6 +1,6 @@
 """The Bitbucket Cloud adapter against the local emulator: what only Bitbucket does, and what it costs.
 
-The host-neutral behaviour is in tests/test_host_contract.py; here: the asynchronous merge and its
+The host-neutral behaviour is in tests/adapters/hosts/test_host_contract.py; here: the asynchronous merge and its
 task poll, state mapping (DECLINED, SUPERSEDED), paging, requests per PR, retries, and that a token
 never shows up in an error or a log line.
 """

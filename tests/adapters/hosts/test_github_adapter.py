@@ -1,6 +1,6 @@
 """The GitHub adapter against the local emulator: what only GitHub does, and what it costs.
 
-The host-neutral behaviour is in tests/test_host_contract.py; here: the environment factory, requests
+The host-neutral behaviour is in tests/adapters/hosts/test_host_contract.py; here: the environment factory, requests
 per merged PR, paging that stops at the window, rebased PRs, writes whose answer was lost, rate limits,
 refusals and their messages, fork PRs, what a weaker token sees, and the shared retry policy.
 """

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from kit import TESTS
 
 from homeostat.adapters.state.event_log import (
     SqliteEventLog,
@@ -26,7 +27,7 @@ from homeostat.adapters.state.event_log import (
 from homeostat.adapters.state.event_recorder import log_event, log_events
 from homeostat.core.events import Event
 
-WORKER = Path(__file__).with_name("journal_worker.py")
+WORKER = TESTS / "journal_worker.py"
 
 
 def worker(*args: str) -> subprocess.Popen[bytes]:

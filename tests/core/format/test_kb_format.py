@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from gitfixtures import commit, make_origin_and_clone
 from kbfactory import EXAMPLE, example_files
+from kit import REPO
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_dir, load_kb_ref, read_tree
@@ -203,7 +204,7 @@ def test_running_the_readme_on_the_example_leaves_only_its_pending_lessons_track
 ) -> None:
     """The README's commands write the event log, the index and the git user's identity into
     examples/kb/.homeostat/: none of it may show up in `git status` of a fresh clone."""
-    repo = Path(__file__).resolve().parents[1]
+    repo = REPO
     if not (repo / ".git").exists():
         pytest.skip("not a git clone of the project")
     done = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=repo, check=False)

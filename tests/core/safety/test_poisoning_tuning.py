@@ -6,12 +6,10 @@ retired to tuning use once their misses had been read. The third held-out set
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from kit import FIXTURES
 from poisoning import Corpus, Probe, flags_for, is_caught, load_corpus
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),

@@ -8,12 +8,12 @@ starts from (trigger words, hosts, URLs, comments, disguises) and cut anywhere, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import FIXTURES
 
 from homeostat.core.safety.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans, read_risks
 from homeostat.core.scanners.hidden import blank, blank_homeostat_comments, homeostat_comments
@@ -116,7 +116,7 @@ def test_a_topic_file_s_plain_sections_are_quiet_and_its_risky_ones_are_not() ->
 
 # --- the quick look on whole texts: never quiet where a reading finds something ---------------
 
-_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_FIXTURES = FIXTURES
 # Words of the tuning sets and the original corpus (never the held-out set): what the families,
 # shapes, commands and phrase rules are made of, in many languages, to be put together anew.
 _PROBES = [

@@ -11,9 +11,9 @@ import hashlib
 import json
 import random
 import uuid
-from pathlib import Path
 
 import pytest
+from kit import SHARED
 from secret_sets import Case
 from secrets_tuning import tuning_cases
 
@@ -27,7 +27,7 @@ HEX = "0123456789abcdef"
 B64 = ALNUM + "+/"
 URLSAFE = ALNUM + "_-"
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "bench" / "secrets" / "cases.jsonl"
+CORPUS = SHARED / "bench" / "secrets" / "cases.jsonl"
 
 
 def rnd(n: int, alphabet: str = ALNUM, seed: int = 0) -> str:

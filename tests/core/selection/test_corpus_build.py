@@ -22,6 +22,7 @@ import pytest
 from children import children
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.adapters.forked import count_worker as count_worker_module
@@ -43,7 +44,7 @@ from homeostat.core.text import identifiers, words
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 
 # Characters the tokenizer's pattern treats differently: letters, capitals, digits, apostrophes,
 # punctuation, every kind of space and line break, accents, CJK, emoji and the hidden characters.

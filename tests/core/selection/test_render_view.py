@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from kit import FIXTURES, REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.cost.tiktoken_count import count_tokens
@@ -21,9 +22,8 @@ from homeostat.core.selection.audience import Audience
 from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.entries import Budget
 
-HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent / "examples" / "kb"
-EVAL150 = HERE / "fixtures" / "eval150"
+EXAMPLE = REPO / "examples" / "kb"
+EVAL150 = FIXTURES / "eval150"
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 

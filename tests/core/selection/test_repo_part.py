@@ -11,6 +11,7 @@ import random
 from pathlib import Path
 
 import pytest
+from kit import REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.render.view import LineCounter, build_view
@@ -227,7 +228,7 @@ def test_a_kb_without_repos_is_its_own_part(tmp_path: Path) -> None:
     assert repo_part(whole, None) is whole
 
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 
 
 @pytest.fixture

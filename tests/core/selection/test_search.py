@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kit import FIXTURES, REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.selection.audience import Audience
@@ -15,9 +16,8 @@ from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.search import lookup, match_prompt, message_terms, search_entries, topic_listing
 from homeostat.core.selection.terms import STEMMER_ID, terms
 
-HERE = Path(__file__).resolve().parent
-EXAMPLE = HERE.parent / "examples" / "kb"
-EVAL150 = HERE / "fixtures" / "eval150"
+EXAMPLE = REPO / "examples" / "kb"
+EVAL150 = FIXTURES / "eval150"
 ALL_TEAMS = frozenset({"payments", "web"})
 CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kit import REPO
 
 from homeostat.adapters.cache.corpus_cache import build
 from homeostat.core.selection.audience import Audience, audience_for, find_member
@@ -19,7 +20,7 @@ from homeostat.core.selection.rank import Ranked, rank_summary, select_entries
 from homeostat.core.selection.session_repo import parse_origin, session_repo, split_url
 from homeostat.core.selection.terms import branch_words, task_words
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+EXAMPLE = REPO / "examples" / "kb"
 
 CONFIG = """\
 version: 0.2.0

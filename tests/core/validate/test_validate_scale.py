@@ -25,6 +25,7 @@ from typing import TypeVar
 
 import pytest
 from kbfactory import example_files, write_files
+from kit import FIXTURES
 
 from homeostat.adapters.forked import tasks as forked_tasks
 from homeostat.adapters.forked.count_worker import WORKER_MIN_BYTES
@@ -42,7 +43,7 @@ from homeostat.core.validate.structure_checks import _DocumentNames, _near_dupli
 
 TODAY = dt.date(2026, 11, 29)
 T = TypeVar("T")
-PINNED = Path(__file__).parent / "fixtures" / "validate_scale_findings.json"
+PINNED = FIXTURES / "validate_scale_findings.json"
 WORDS = """ledger refund invoice voucher courier tariff parcel beacon quota sensor ticket budget retry
 cache timeout schema migration column payload request response client server worker queue event""".split()
 
@@ -161,7 +162,7 @@ def as_rows(findings: tuple[Finding, ...] | list[Finding]) -> list[list[object]]
 
 def test_validate_findings_on_a_generated_kb_are_the_pinned_ones() -> None:
     """Regenerate only for an intended change in validate's findings:
-    HOMEOSTAT_PIN=1 .venv/bin/python -m pytest tests/test_validate_scale.py -k pinned"""
+    HOMEOSTAT_PIN=1 .venv/bin/python -m pytest tests/core/validate/test_validate_scale.py -k pinned"""
     findings = as_rows(validate_kb(load_kb(generated_kb(20261201)), TODAY).findings)
     if os.environ.get("HOMEOSTAT_PIN") == "1":
         PINNED.write_text(json.dumps(findings, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -111,7 +111,7 @@ def test_a_spending_cap_decides_what_it_drafted_and_the_next_runs_decide_the_res
 def test_a_host_refusing_to_open_prs_fails_the_run_and_the_next_loses_nothing(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # A refusal past every retry (a secondary limit is waited out instead: tests/test_host_limits.py)
+    # A refusal past every retry (a secondary limit is waited out instead: tests/adapters/hosts/test_host_limits.py)
     world.harness.fail_on("POST", "/pulls", 502, times=MODEL_RETRY.attempts)
     assert world.daily() == 1
     [report] = world.state().runs.values()

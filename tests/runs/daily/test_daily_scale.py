@@ -18,7 +18,8 @@ import pytest
 from dailyworld import DailyWorld
 from faultkit import lessons_world, set_concurrency
 from racekit import fresh_world
-from test_daily_e2e import build_a_busy_day
+
+from runs.daily.test_daily_e2e import build_a_busy_day
 
 
 def _unported(text: str) -> str:

@@ -19,12 +19,12 @@ import pytest
 from dailyworld import DailyWorld
 from faultkit import DRAFTER, age_out, drafts_answered, lessons_world, paid, set_concurrency
 from racekit import daily_env, fresh_world
-from test_daily_e2e import build_a_busy_day, one_confident_pr, pr, thread
-from test_daily_scale import _unported, _untimed, outcome_of
 
 from homeostat.core.daily.shards import shard_index
 from homeostat.core.hosts import HostKind, RepoRef
 from homeostat.core.state.checkpoints import read_checkpoints
+from runs.daily.test_daily_e2e import build_a_busy_day, one_confident_pr, pr, thread
+from runs.daily.test_daily_scale import _unported, _untimed, outcome_of
 
 
 def curate_shard(world: DailyWorld, shard: str, *extra: str) -> subprocess.Popen[str]:
