@@ -10,13 +10,14 @@ process opens, through the interpreter's own audit hook, so a test can assert wh
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from gitfixtures import git
 
 GITHUB_TOKEN = "ghp_" + "Q7w9" * 9
 AWS_KEY = "AKIA" + "Z7Q2" + "M4XK" + "P8RT" + "W3NB"
@@ -88,12 +89,6 @@ def files() -> dict[str, str]:
         "Scale `billing-worker` to zero and back; see [the chart](../charts/billing/values.yaml).\n\n"
         "## Paging\n\nPage the payments on-call through the incident tool.\n",
     }
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def monorepo(root: Path, origin: str = "https://github.com/example/billing.git") -> Path:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from kit import SHARED
 
 # Local servers the tests drive the real client libraries against; each module provides fixtures.
 pytest_plugins = [
@@ -18,11 +19,12 @@ pytest_plugins = [
     "emulators.anthropic_stub",
     "emulators.slack_sink",
     "emulators.git_http",
+    "kbfactory",  # `kb`: the example KB copied as a clone has it
+    "dailyworld",  # `world`: the daily run's world on the GitHub emulator
     "deepdiveworld",  # the deep-dive worlds: `dd` (GitHub) and `any_host_dd` (both hosts)
 ]
 
-SHARED_KB = Path(__file__).resolve().parents[2] / "shared" / "examples" / "kb"
-EXAMPLE_KB = Path(__file__).resolve().parents[1] / "examples" / "kb"
+SHARED_KB = SHARED / "examples" / "kb"
 
 _TOKEN_VARIABLES = (
     "GITHUB_TOKEN",

@@ -213,3 +213,13 @@ def jsonl(text: str) -> list[dict[str, Any]]:
 
 
 Responder = Callable[[str, str], Any]
+
+
+# --- fixtures (a pytest plugin: tests/conftest.py lists this module) ---------------------------------
+
+
+@pytest.fixture
+def world(github_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DailyWorld:  # type: ignore[no-untyped-def]
+    """The daily run's world on the GitHub emulator. A module that needs it seeded overrides it,
+    asking for this one: `def world(world: DailyWorld) -> DailyWorld`."""
+    return DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch)

@@ -7,7 +7,7 @@
     age_out(world)                                 # "the next run, a day later": the PRs leave the default window
     lost(world), world.stub.paid_twice(before)     # threads never decided; questions paid for again
 
-Used by tests/test_daily_faults.py, tests/test_daily_scale.py and benchmarks/bench_daily_scale.py.
+Used by tests/runs/daily/test_daily_faults.py, tests/runs/daily/test_daily_scale.py and benchmarks/bench_daily_scale.py.
 """
 
 from __future__ import annotations

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "kb"
+import pytest
+from kit import EXAMPLE_KB
+
+EXAMPLE = EXAMPLE_KB
+CLONE_STATE = shutil.ignore_patterns(".homeostat")  # a clone's index, events and pending lessons
 
 
 def example_files(root: Path = EXAMPLE) -> dict[str, str]:
@@ -54,3 +59,16 @@ def run_limited(
         env=env,
         check=False,
     )
+
+
+# --- fixtures (a pytest plugin: tests/conftest.py lists this module) ---------------------------------
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    """The example KB as a fresh clone has it, at tmp_path/kb: its files without a clone's own
+    `.homeostat/`. A module that needs more (a git repository, planted files) overrides it, asking
+    for this one: `def kb(kb: Path) -> Path`."""
+    root = tmp_path / "kb"
+    shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
+    return root

@@ -3,7 +3,7 @@ dive, the digest or review merge.
 
     python tests/killpoint.py after-merge daily --kb DIR
 
-A test harness for the crash tests (tests/test_daily_races.py, tests/test_deep_dive_races.py): it
+A test harness for the crash tests (tests/runs/daily/test_daily_races.py, tests/runs/deep_dive/test_deep_dive_races.py): it
 wraps Homeostat's own steps (never a client library) so the process dies exactly where a CI runner
 could lose it.
 """

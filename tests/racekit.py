@@ -6,7 +6,7 @@
     outcome = end_state(world)                 # PRs, rules on main, records, branches, empty commits
 
 `spawn_daily(world, kill_at="after-merge")` runs it under tests/killpoint.py, which SIGKILLs the
-process at that step boundary. Used by tests/test_daily_races.py and benchmarks/bench_daily_races.py.
+process at that step boundary. Used by tests/runs/daily/test_daily_races.py and benchmarks/bench_daily_races.py.
 """
 
 from __future__ import annotations

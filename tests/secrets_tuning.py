@@ -1,7 +1,7 @@
 """The TUNING set for the secret scanner: the formats issue 29's audit found missing, one family of
 "secret after a flag or key" shapes at a time, and look-alikes of each.
 
-This is the set rules are written against (tests/test_secrets.py asserts every case, and those of
+This is the set rules are written against (tests/core/safety/test_secrets.py asserts every case, and those of
 secrets_heldout.py, the first held-out set, retired to tuning use once its misses were read).
 """
 

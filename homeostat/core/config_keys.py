@@ -1,7 +1,7 @@
 """Every homeostat.yaml key path with its default, as docs/config.md's tables list them.
 
 `python -m homeostat.core.config_keys` prints the table rows when a key is added;
-tests/test_config_docs.py fails when docs/config.md misses a key, so the doc and models cannot drift.
+tests/core/test_config_docs.py fails when docs/config.md misses a key, so the doc and models cannot drift.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ the same text.
   check, and the single-line fields (titles, globs) are held to their grammar by the schema
   (`single_line`), so an exporter writing them into frontmatter cannot be broken out of.
 
-A field a surface shows must be listed here; `tests/test_served.py` holds every field of `RuleMeta`
+A field a surface shows must be listed here; `tests/core/test_served.py` holds every field of `RuleMeta`
 and `DocMeta` to being either listed or named as never shown.
 
 Every surface (context, search, read, docs, explain, report, exports, PR bodies, the Slack digest,

@@ -10,7 +10,7 @@ while this process builds the index. Where part of the KB is parsed in another c
 It sends back the counts and what its `TokenCounts` holds after, in one marshal: the same
 numbers, looked up in the same order, and the same integers shared where one process would share
 them (the cached corpus is a marshal, which writes an object held twice once, so that sharing is
-part of its bytes). tests/test_corpus_build.py holds the two equal.
+part of its bytes). tests/core/selection/test_corpus_build.py holds the two equal.
 
 One process does it all where a second cannot help or is not safe: a small KB, one core, no `fork`,
 or threads running (a forked child would inherit the locks they hold). When anything goes wrong on

@@ -9,7 +9,7 @@ marshal of plain tuples, with the search index of the rules it read (`corpus_row
 their texts are the last the build indexes, so the index goes in whole). This process parses the
 rest meanwhile, then builds the corpus from both.
 The cached corpus is written in a form that depends on its values alone (`corpus_cache._dumped`),
-so it is the same to the byte whichever process read which file; tests/test_parse_worker.py holds
+so it is the same to the byte whichever process read which file; tests/adapters/forked/test_parse_worker.py holds
 the two builds equal.
 
 When anything goes wrong on the child's side (it fails, dies, or sends what does not unmarshal into

@@ -11,7 +11,7 @@ there, every value is of the one plain type its field takes (a `str` for a strin
 for a tuple, a `date` for a date, no flags, a bare handle for `riskReviewedBy`) and passes the
 model's own validators; it then builds the value pydantic would (the same fields in the same order,
 the same defaults, the same set of fields given). Anything else, however valid, gives None, and the
-caller validates with pydantic, so every error message stays pydantic's. tests/test_model_fast.py
+caller validates with pydantic, so every error message stays pydantic's. tests/core/format/test_model_fast.py
 holds the two equal.
 """
 

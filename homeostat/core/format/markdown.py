@@ -30,7 +30,7 @@ def split_frontmatter(text: str) -> Frontmatter | None:
     """`---\\n…\\n---\\n` at the very start; None when the file has none or it is not closed.
 
     The closing line is `---` (carriage returns aside) anywhere after the opening one, found by one
-    search (tests/test_markdown.py keeps it equal to a walk over the lines)."""
+    search (tests/core/format/test_markdown.py keeps it equal to a walk over the lines)."""
     if not (text.startswith("---\n") or text.startswith("---\r\n")):
         return None
     first_break = text.index("\n") + 1

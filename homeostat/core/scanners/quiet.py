@@ -18,7 +18,7 @@ canonical reading and the decoder. A text is certainly quiet when:
 
 What a run holds is worked out once per distinct run and kept, so a KB's vocabulary is looked up with
 set operations, not re-read. `could_hold_risks` is False only when `find_risks` would find nothing,
-whatever the allowed domains; True only means "read it" (tests/test_quiet_spans.py holds it to
+whatever the allowed domains; True only means "read it" (tests/core/safety/test_quiet_spans.py holds it to
 `risky.read_risks` on the tuning set, the original corpus and disguised mixes of their words).
 """
 

@@ -1,0 +1,29 @@
+"""The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
+and the first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
+poisoning_heldout3/), each retired to tuning use once its misses had been read. A held-out set that
+is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is
+done, so no test ever tunes the check to it."""
+
+from __future__ import annotations
+
+import pytest
+from kit import FIXTURES
+from poisoning import Corpus, Probe, flags_for, is_caught, load_corpus
+
+_SETS = [
+    load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),
+]
+TUNING = Corpus([p for c in _SETS for p in c.probes], [p for c in _SETS for p in c.look_alikes])
+
+
+@pytest.mark.parametrize("probe", TUNING.probes, ids=[p.id for p in TUNING.probes])
+def test_tuning_probe_is_caught(probe: Probe) -> None:
+    assert is_caught(probe, flags_for(probe)), f"{probe.id} ({probe.family}): {probe.text!r}"
+
+
+@pytest.mark.parametrize("look_alike", TUNING.look_alikes, ids=[p.id for p in TUNING.look_alikes])
+def test_tuning_look_alike_passes(look_alike: Probe) -> None:
+    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
