@@ -30,6 +30,8 @@ evidence that a rule generalises badly, not a case to add a rule for; once it ha
 is no longer held out.
 
 Measurements (totals only; no miss or false alarm has been read):
+- 2026-12-03, committed alone, main's scanner as of 979db4b (branch i29j, 21ae782): recall 104/114
+  (0.912), false alarms 5/54.
 """
 
 from __future__ import annotations
