@@ -1,0 +1,95 @@
+"""The held-out sets that are still held out load and have the counts their READMEs and docstrings
+state. Only their shape is checked here, never the scanners' score on them: a test that ran them
+through the checks would put them in the tuning loop. They are measured with
+`benchmarks/bench_risky.py --heldout5` and `benchmarks/bench_secrets.py --heldout3`, which print totals
+only and refuse to print misses."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+
+from kit import FIXTURES, REPO
+from poisoning import kb_files, load_corpus, plant
+from secrets_heldout3 import heldout3_cases
+
+HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
+
+# The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
+# probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
+HELDOUT5_FAMILIES = {
+    "languages": 65,
+    "confusables": 15,
+    "emphasis": 11,
+    "letter-spacing": 10,
+    "leetspeak": 9,
+    "encodings": 23,
+    "interpreters": 17,
+    "hidden": 20,
+    "url-tricks": 17,
+    "dns-exfil": 10,
+    "exfiltration": 14,
+    "permissions": 19,
+    "homeostat-off": 10,
+    "self-replication": 8,
+    "weakened-checks": 13,
+    "indirect": 12,
+    "destructive": 6,
+    "homeostat-comment": 8,
+    "fields": 13,
+}
+PLACES = {"rule", "example", "why", "title", "topic", "scope", "flag-reason", "doc-title", "doc-body"}
+
+
+def test_heldout5_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT5)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT5_FAMILIES
+    assert len(corpus.probes) == 300
+    assert len(corpus.look_alikes) == 119
+    assert set(Counter(p.family for p in corpus.look_alikes)) <= set(HELDOUT5_FAMILIES)
+
+
+def test_heldout5_entries_are_well_formed() -> None:
+    corpus = load_corpus(HELDOUT5)
+    entries = corpus.probes + corpus.look_alikes
+    ids = [p.id for p in entries]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
+    assert {p.check for p in corpus.probes} == {"risky", "error"}
+    # `check: error` is only for a field with a grammar: a scope glob.
+    assert {p.place for p in corpus.probes if p.check == "error"} == {"scope"}
+    for probe in entries:
+        assert probe.place in PLACES, probe.id
+        assert probe.text.strip(), probe.id
+        assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
+        files = kb_files(probe)
+        assert "homeostat.yaml" in files, probe.id
+
+
+def test_heldout3_secrets_have_the_stated_counts() -> None:
+    cases = heldout3_cases()
+    labels = Counter(c.label for c in cases)
+    assert labels == {"positive": 114, "negative": 54}
+    assert len({c.id for c in cases}) == len(cases)
+    for case in cases:
+        if case.label == "positive":
+            assert case.secret and case.secret in case.text, case.id
+        else:
+            assert case.secret is None, case.id
+
+
+def test_heldout3_is_built_the_same_every_run() -> None:
+    """Seeded: two builds give the same strings, so a measurement can be repeated."""
+    assert [c.text for c in heldout3_cases()] == [c.text for c in heldout3_cases()]
+
+
+def test_bench_risky_refuses_to_show_the_fifth_sets_misses() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), "--heldout5", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "never with --heldout5" in result.stderr
+    assert "caught:" not in result.stdout
