@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
 from pydantic import BaseModel
 
 from homeostat.adapters.git.plumbing import Git
-from homeostat.core.asker import Asker, SpendingCapError
+from homeostat.core.asker import Asker, RunStats, SpendingCapError
+from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.safety.secrets import redacted
 from homeostat.core.state.branch import Notice, NoticeKind
 from homeostat.errors import HomeostatError
@@ -31,14 +32,19 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound=BaseModel)
 
 
-class RunDeps(Protocol):
-    """What the shared context reads of a run's dependencies."""
+@dataclass
+class RunDeps:
+    """What every run is given: the KB checkout (its `remote` is the KB repo), the code host, the KB
+    repo, the model askers, the run's stats, its output and its clock."""
 
-    @property
-    def asker_for(self) -> Callable[[str], Asker]: ...
-
-    @property
-    def now(self) -> Callable[[], dt.datetime]: ...
+    git: Git | None
+    host: CodeHost | None
+    kb_repo: RepoRef | None
+    asker_for: Callable[[str], Asker]
+    stats: RunStats
+    out: TextIO
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+    remote: str = "origin"
 
 
 class RunOptions(Protocol):

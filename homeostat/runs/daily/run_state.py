@@ -15,13 +15,13 @@ from pydantic import BaseModel
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import KbTrees
-from homeostat.core.asker import Asker, RunStats
+from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.judge import Verdict
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
+from homeostat.core.hosts import PullInfo, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
 from homeostat.core.safety.secrets import redacted
@@ -42,7 +42,7 @@ from homeostat.errors import HomeostatError
 from homeostat.runs.merge_gate import CheckWait
 from homeostat.runs.model_pool import ModelPool, Pools
 from homeostat.runs.publish import Publisher
-from homeostat.runs.run_context import RunContext, add_notice, fetch_branches, new_run_id
+from homeostat.runs.run_context import RunContext, RunDeps, add_notice, fetch_branches, new_run_id
 
 if TYPE_CHECKING:
     from homeostat.core.state.branch import JournalEntry
@@ -97,18 +97,12 @@ class CurateStep(Protocol):
 
 
 @dataclass
-class DailyDeps:
-    git: Git | None  # the KB checkout; its `remote` is the KB repo (None with --offline)
-    host: CodeHost | None
-    kb_repo: RepoRef | None
-    asker_for: Callable[[str], Asker]
-    stats: RunStats
-    out: TextIO
-    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+class DailyDeps(RunDeps):
+    """A daily run's dependencies (with --offline, no git, host or KB repo)."""
+
     curate: CurateStep | None = None
     notifier: Notifier | None = None
     notifier_missing: str = ""  # why no notifier: a Slack variable that is not set
-    remote: str = "origin"
     checkout: Path | None = None  # for --offline: the clone whose .homeostat/pending is read
     kb: KB | None = None  # the checkout's KB as the command read it (the run reuses it for HEAD)
     check_wait: CheckWait | None = None  # how a refused daily merge waits for its checks (merge_gate)

@@ -3,25 +3,21 @@ alike with the daily run, its clock, claim and counted model calls, are homeosta
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TextIO
 
 from homeostat.adapters.git.plumbing import Git
-from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
 from homeostat.core.deep_dive.code_names import CodeFindings
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
-from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
+from homeostat.core.hosts import PullInfo
 from homeostat.core.measure.repeats import RuleRepeats
 from homeostat.core.schema import Rule
 from homeostat.core.state.branch import Notice, NoticeKind, RunReport
 from homeostat.runs.model_pool import Pools
 from homeostat.runs.publish import Publisher
-from homeostat.runs.run_context import RunContext, add_notice, fetch_branches
+from homeostat.runs.run_context import RunContext, RunDeps, add_notice, fetch_branches
 
 BRANCH_PREFIX = "homeostat/deep-dive-"
 
@@ -34,15 +30,8 @@ class DeepDiveOptions:
 
 
 @dataclass
-class DeepDiveDeps:
-    git: Git  # the KB checkout; its `remote` is the KB repo
-    host: CodeHost | None
-    kb_repo: RepoRef | None
-    asker_for: Callable[[str], Asker]
-    stats: RunStats
-    out: TextIO
-    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
-    remote: str = "origin"
+class DeepDiveDeps(RunDeps):
+    git: Git  # the deep dive always has the KB checkout
 
 
 @dataclass(frozen=True)
