@@ -15,7 +15,14 @@ from homeostat.core.config import Config
 from homeostat.core.format.patch import PatchError, PatchOp, SectionPatch, apply_section_patch
 from homeostat.core.kb import KB
 from homeostat.core.languages import unknown_languages
-from homeostat.core.pending import DocPatchRequest, LessonSource, PendingLesson, secret_fields
+from homeostat.core.pending import (
+    DocPatchRequest,
+    LessonSource,
+    LessonText,
+    PendingLesson,
+    secret_fields,
+    text_of,
+)
 from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule, RuleKind
 from homeostat.core.text import count_words
 from homeostat.errors import HomeostatError
@@ -28,16 +35,9 @@ class LessonError(HomeostatError):
 
 
 @dataclass(frozen=True)
-class Fields:
+class Fields(LessonText):
     """What the flags said about a rule; empty strings are "not given"."""
 
-    title: str = ""
-    rule: str = ""
-    why: str = ""
-    example: str = ""
-    area: str = ""
-    topic: str = ""
-    scope: tuple[str, ...] = ()
     kind: RuleKind | None = None
 
 
@@ -66,13 +66,7 @@ def new_lesson(
         source=source,
         url=url,
         created=now,
-        title=fields.title,
-        rule=fields.rule,
-        why=fields.why,
-        example=fields.example,
-        area=fields.area,
-        topic=fields.topic,
-        scope=tuple(scope),
+        **(text_of(fields) | {"scope": tuple(scope)}),
         lesson_kind=fields.kind,
     )
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Literal
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -33,6 +34,30 @@ LessonSource = Literal[
 # Sources imported from another tool's memory (`learn --from`): an agent wrote their text, so a rule
 # made from one is recorded as `agent-handoff`, whatever scored it.
 IMPORTED_SOURCES = frozenset({"claude-memory", "coderabbit"})
+
+
+@dataclass(frozen=True)
+class LessonText:
+    """What a lesson says and where it applies, defined once. Each form a lesson takes in memory is
+    these fields and its own: the flags' `core.lessons.Fields`, the daily run's
+    `core.daily.lessons.Lesson`, an import's `core.imports.candidates.Candidate`. `PendingLesson`, the
+    file's schema, names the same fields; `text_of` copies them from one form into the next."""
+
+    title: str = ""
+    rule: str = ""
+    why: str = ""
+    example: str = ""
+    area: str = ""
+    topic: str = ""
+    scope: tuple[str, ...] = ()
+
+
+TEXT_FIELDS = tuple(field.name for field in fields(LessonText))
+
+
+def text_of(lesson: LessonText | PendingLesson) -> dict[str, Any]:
+    """A lesson's `LessonText` fields by name, to make another form of it with them."""
+    return {name: getattr(lesson, name) for name in TEXT_FIELDS}
 
 
 class _Strict(BaseModel):

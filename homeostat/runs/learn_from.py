@@ -44,7 +44,7 @@ from homeostat.core.imports.claude_memory import MemoryPlace, memory_place, read
 from homeostat.core.imports.coderabbit import Learning, learning_entry, read_export
 from homeostat.core.imports.memories import Entry, EntryTooLong, fit
 from homeostat.core.kb import CONFIG_FILE, KB
-from homeostat.core.pending import LessonSource, PendingLesson, secret_fields
+from homeostat.core.pending import LessonSource, PendingLesson, secret_fields, text_of
 from homeostat.core.safety.secrets import redact_secrets
 from homeostat.core.selection.session_repo import session_repo
 from homeostat.core.state.branch import parse_state, state_branch
@@ -393,13 +393,7 @@ def _candidate(entry: Entry, lesson: PendingLesson) -> Candidate:
         key=lesson.content_key(),
         file=file,
         line=int(line) if line.isdigit() else 0,
-        title=lesson.title,
-        rule=lesson.rule,
-        why=lesson.why,
-        example=lesson.example,
-        scope=lesson.scope,
-        area=lesson.area,
-        topic=lesson.topic,
+        **text_of(lesson),
         url=lesson.url,
     )
 

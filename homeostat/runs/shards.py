@@ -85,12 +85,7 @@ def draft_shard(
 
     Whatever stops it (an exception, SIGINT or SIGTERM as KeyboardInterrupt) first writes what it
     paid for, marked unfinished, then goes on up."""
-    config = kb.require_config()
-    branch = state_branch(config.sources.base_branch)
-    state = read_state(git, remote, branch)
-    memory = AnswerMemory(a for file in read_checkpoints(state.other, "daily") for a in file.answers)
-    run = ShardRun(shard, _window(config, state, now, since), now)
-    run.slot = checkpoint_path("daily", shard.slot)
+    branch, state, memory, run = _begin(kb, shard, git, remote, now, since)
     stats.memory = memory
     try:
         cited = decided_urls(state, run.since) | review_branch_citations(git, remote)
@@ -116,15 +111,9 @@ def draft_shard(
                 backfill=since is not None,
             )
     except BaseException as exc:
-        stats.ledger.halt()  # no new call starts while the shard writes what it paid for
-        pool.close()  # and what is queued is never sent
-        if judge_pool is not None:
-            judge_pool.close()
+        _halt(stats, pool, judge_pool)
         if write:
-            reason = " ".join(str(exc).split())[:300] or type(exc).__name__
-            if isinstance(exc, KeyboardInterrupt):
-                reason = "interrupted (a signal, or the job's time limit)"
-            _write(git, remote, branch, run, memory, finished=False, reason=reason)
+            _write(git, remote, branch, run, memory, finished=False, reason=_stop_reason(exc))
         raise
     finally:
         stats.memory = None
@@ -132,6 +121,34 @@ def draft_shard(
         reason = unfinished_reason(run.result)
         _write(git, remote, branch, run, memory, finished=not reason, reason=reason)
     return run
+
+
+def _begin(
+    kb: KB, shard: Shard, git: Git, remote: str, now: dt.datetime, since: dt.datetime | None
+) -> tuple[str, StateSnapshot, AnswerMemory, ShardRun]:
+    """The state branch, what it holds, the answers earlier draft jobs paid for, and this job's run."""
+    config = kb.require_config()
+    branch = state_branch(config.sources.base_branch)
+    state = read_state(git, remote, branch)
+    memory = AnswerMemory(a for file in read_checkpoints(state.other, "daily") for a in file.answers)
+    run = ShardRun(shard, _window(config, state, now, since), now)
+    run.slot = checkpoint_path("daily", shard.slot)
+    return branch, state, memory, run
+
+
+def _halt(stats: RunStats, pool: ModelPool, judge_pool: ModelPool | None) -> None:
+    """No new call starts while the shard writes what it paid for, and what is queued is never sent."""
+    stats.ledger.halt()
+    pool.close()
+    if judge_pool is not None:
+        judge_pool.close()
+
+
+def _stop_reason(exc: BaseException) -> str:
+    """Why a draft job stopped, for its slot: the error's one line, or the signal."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (a signal, or the job's time limit)"
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
 
 
 JUDGE_AHEAD = 2  # a draft job judges up to this many times its even share of `judgeCalls`

@@ -12,7 +12,10 @@ import os
 import secrets
 import sys
 from collections.abc import Mapping
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from homeostat.core.render.ci_report import CiReport
 
 
 def in_github_actions(env: Mapping[str, str] = os.environ) -> bool:
@@ -46,3 +49,10 @@ def write_commands(commands: str, stream: TextIO | None = None) -> None:
         out = stream or sys.stderr
         out.write(commands)
         out.flush()
+
+
+def write_report(report: CiReport) -> None:
+    """A run's step outputs, job summary and annotations, as one report (homeostat.core.render.ci_report)."""
+    write_outputs(report.outputs)
+    append_summary(report.summary)
+    write_commands(report.commands)

@@ -16,6 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.hosts.registry import host_from_env
@@ -31,6 +32,9 @@ from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools
 from homeostat.workspace import Workspace
+
+if TYPE_CHECKING:
+    from homeostat.runs.shards import ShardRun
 
 CI_VARIABLES = ("CI", "GITHUB_ACTIONS", "BITBUCKET_BUILD_NUMBER")
 
@@ -215,6 +219,19 @@ def _run_shard(
         )
     result = done.result
     assert result is not None
+    _say_shard(args, shard, done, stats)
+    reason = unfinished_reason(result)
+    if reason:
+        raise HomeostatError(
+            f"shard {shard} did not finish ({reason}); the merge job leaves its repos for the next run"
+        )
+    return 0
+
+
+def _say_shard(args: argparse.Namespace, shard: Shard, done: ShardRun, stats: RunStats) -> None:
+    """What a draft job drafted and where it wrote it, as text or as JSON."""
+    result = done.result
+    assert result is not None
     if args.format == "json":
         data = result.to_data()
         data["cost"] = {"usd": round(stats.cost_usd, 6), "estimated": stats.estimated}
@@ -233,12 +250,6 @@ def _run_shard(
         sys.stdout.write(
             f"Shard {shard}: {where}{judged}; homeostat daily --merge-shards {shard.count} decides them.\n"
         )
-    reason = unfinished_reason(result)
-    if reason:
-        raise HomeostatError(
-            f"shard {shard} did not finish ({reason}); the merge job leaves its repos for the next run"
-        )
-    return 0
 
 
 def _outcome(result: CurateResult) -> int:

@@ -28,13 +28,13 @@ from homeostat.cli_options import (
 from homeostat.console import note_unreadable
 from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
-from homeostat.core.daily import ci_report
-from homeostat.core.daily.ci_report import DailyReport, DecisionRow
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.shards import parse_shard_count
 from homeostat.core.hosts import CodeHost, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
+from homeostat.core.render import ci_report
+from homeostat.core.render.ci_report import DailyReport, DecisionRow
 from homeostat.core.safety.secrets import redacted
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
@@ -160,9 +160,7 @@ def _publish(result: DailyResult, options: DailyOptions, stats: RunStats, out: T
 
     if github_actions.in_github_actions():
         report = ci_report_of(result, options, stats)
-        github_actions.write_outputs(ci_report.outputs(report))
-        github_actions.append_summary(ci_report.summary(report))
-        github_actions.write_commands(ci_report.workflow_commands(report))
+        github_actions.write_report(ci_report.daily(report))
     return result.exit_code
 
 

@@ -23,8 +23,8 @@ from homeostat.cli_options import (
 )
 from homeostat.console import note_unreadable
 from homeostat.core.asker import RunStats
-from homeostat.core.deep_dive import ci_report
-from homeostat.core.deep_dive.ci_report import DeepDiveReport
+from homeostat.core.render import ci_report
+from homeostat.core.render.ci_report import DeepDiveReport
 from homeostat.core.schema import Rule
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 from homeostat.runs.deep_dive.run_state import Found
@@ -94,9 +94,7 @@ def _publish(result: DeepDiveResult, stats: RunStats, out: TextIO) -> int:
 
     if github_actions.in_github_actions():
         report = ci_report_of(result, stats)
-        github_actions.write_outputs(ci_report.outputs(report))
-        github_actions.append_summary(ci_report.summary(report))
-        github_actions.write_commands(ci_report.workflow_commands(report))
+        github_actions.write_report(ci_report.deep_dive(report))
     return result.exit_code
 
 

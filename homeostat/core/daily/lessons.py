@@ -13,15 +13,15 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from homeostat.core.daily.trust import ThreadTrust
-from homeostat.core.pending import DocPatchRequest, PendingLesson
+from homeostat.core.pending import DocPatchRequest, LessonText, PendingLesson, text_of
 from homeostat.core.text import content_hash
 
 Origin = Literal["pending", "review"]
 Kind = Literal["new", "update", "flag", "doc"]
 
 
-@dataclass(frozen=True)
-class Lesson:
+@dataclass(frozen=True, kw_only=True)
+class Lesson(LessonText):
     key: str  # content hash; the decision record's hash
     origin: Origin
     kind: Kind
@@ -29,14 +29,7 @@ class Lesson:
     originator: str  # who vouches for it: the reviewer for review lessons, else the author
     source: str  # pr-feedback | pr-feedback-no-change | manual | agent-handoff | deep-dive
     created: dt.datetime
-    title: str = ""
-    rule: str = ""
-    why: str = ""
-    example: str = ""
-    area: str = ""
-    topic: str = ""
     suggested_topic: str = ""  # a topic the drafter proposed that is not in the list
-    scope: tuple[str, ...] = ()
     url: str = ""
     target: str = ""  # rule id for update and flag
     reason: str = ""  # flag reason
@@ -63,6 +56,7 @@ class Lesson:
 
 def from_pending(pending: PendingLesson, member: str) -> Lesson:
     """A lesson from `candidates/<member>`; its key is the pending file's content hash."""
+    title = pending.title if pending.kind == "new" or pending.title else _untitled(pending)
     return Lesson(
         key=pending.content_key(),
         origin="pending",
@@ -71,13 +65,7 @@ def from_pending(pending: PendingLesson, member: str) -> Lesson:
         originator=pending.author,
         source=pending.source,
         created=pending.created,
-        title=pending.title if pending.kind == "new" or pending.title else _untitled(pending),
-        rule=pending.rule,
-        why=pending.why,
-        example=pending.example,
-        area=pending.area,
-        topic=pending.topic,
-        scope=pending.scope,
+        **(text_of(pending) | {"title": title}),
         url=pending.url,
         target=pending.target,
         reason=pending.reason,

@@ -27,6 +27,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.imports.rulefiles import RuleFile
 from homeostat.core.imports.split import Item, Prose
 from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.core.pending import LessonText, text_of
 from homeostat.core.safety.secrets import redact_secrets
 from homeostat.core.schema import RULE_WORD_LIMIT, TITLE_CHAR_LIMIT, WHY_WORD_LIMIT, Rule
 from homeostat.core.text import content_hash, count_words, slugify, words
@@ -40,18 +41,11 @@ _EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s|\s[—–]\s")
 
 
-@dataclass(frozen=True)
-class Candidate:
+@dataclass(frozen=True, kw_only=True)
+class Candidate(LessonText):
     key: str  # what it is recorded under: its file and text
     file: str
     line: int
-    title: str
-    rule: str
-    why: str
-    example: str
-    scope: tuple[str, ...]
-    area: str
-    topic: str
     url: str  # the file on the code host
 
     def lesson(self, created: dt.datetime) -> Lesson:
@@ -63,13 +57,7 @@ class Candidate:
             originator="",
             source="manual",
             created=created,
-            title=self.title,
-            rule=self.rule,
-            why=self.why,
-            example=self.example,
-            area=self.area,
-            topic=self.topic,
-            scope=self.scope,
+            **text_of(self),
             url=self.url,
         )
 

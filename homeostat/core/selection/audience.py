@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from homeostat.core.members import member_for
 from homeostat.core.records import Record
 from homeostat.core.selection.corpus import Corpus
 from homeostat.core.selection.entries import CORE, MemberInfo
@@ -47,18 +48,7 @@ def find_member(
     corpus: Corpus, *, handle: str | None, email: str | None, name: str | None
 ) -> MemberInfo | None:
     """HOMEOSTAT_MEMBER (a handle) first, then the git email, then the git name as handle or name."""
-    lowered = (handle or "").strip().lower()
-    if lowered:
-        return next((m for m in corpus.members if m.handle.lower() == lowered), None)
-    mail = (email or "").strip().lower()
-    if mail:
-        found = next((m for m in corpus.members if m.email and m.email.lower() == mail), None)
-        if found is not None:
-            return found
-    who = (name or "").strip().lower()
-    if who:
-        return next((m for m in corpus.members if who in (m.handle.lower(), m.name.lower())), None)
-    return None
+    return member_for(corpus.members, handle=handle, email=email, name=name)
 
 
 def audience_for(corpus: Corpus, repo: str | None, member: MemberInfo | None) -> Audience:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from homeostat.core.config import Config, Member
 from homeostat.core.events import Event
+from homeostat.core.members import member_for
 from homeostat.core.state.branch import DecisionRecord
 
 CANDIDATES_PREFIX = "candidates/"
@@ -52,17 +53,7 @@ def counted_members(members: Iterable[str], heartbeats: Iterable[str]) -> list[s
 def sync_member(config: Config, handle: str | None, email: str | None, name: str | None) -> Member | None:
     """$HOMEOSTAT_MEMBER (a handle) when set, else the member whose email, then handle or name, is the
     clone's git user. A set but unknown handle matches nobody: it is a mistake to report, not a guess."""
-    if handle and handle.strip():
-        return config.member(handle.strip())
-    mail = (email or "").strip().lower()
-    if mail:
-        found = next((m for m in config.team.members if m.email and m.email.lower() == mail), None)
-        if found is not None:
-            return found
-    who = (name or "").strip().lower()
-    if who:
-        return next((m for m in config.team.members if who in (m.handle.lower(), m.name.lower())), None)
-    return None
+    return member_for(config.team.members, handle=handle, email=email, name=name)
 
 
 # --- clearing what the daily run decided -----------------------------------------------------------

@@ -54,8 +54,8 @@ from homeostat.runs.daily.run_state import (
     Decided,
     Retirement,
     RunState,
-    new_run_id,
 )
+from homeostat.runs.run_context import new_run_id
 
 T = TypeVar("T")
 
@@ -175,7 +175,7 @@ class DailyRun:
             return self._fail(run, config, str(exc))
         if ctx.tally.all_failed:
             return self._fail(run, config, "every model call failed: " + "; ".join(ctx.tally.error_messages))
-        self._renew()
+        self.ctx.renew_claim()
         decided = self._decide_all(kb, config, found.lessons, found.waiting, run)
         ctx.deps.stats.ledger.release_all()  # what undecided lessons set aside goes back to the run
         if ctx.tally.all_failed:
@@ -184,15 +184,11 @@ class DailyRun:
         if ctx.dry:
             dry_run.print_dry_run(ctx, kb, live, retirements, run)
             return DailyResult(0, tuple(decided), (), None)
-        self._renew()
+        self.ctx.renew_claim()
         live = self._publish(kb, config, live, retirements, run)
         report = self._record(kb, config, live, run)
         record.summary(ctx, live)
         return DailyResult(0, tuple(decided), tuple(ctx.opened), report)
-
-    def _renew(self) -> None:
-        if self.ctx.claim is not None:
-            self.ctx.claim.renew_if_due()
 
     def _tick(self) -> None:
         """While the run waits for answers: write the answers paid for since the last write (which

@@ -21,9 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable
-from typing import Protocol, TextIO, TypeVar
-
-from pydantic import BaseModel
+from typing import Protocol, TextIO
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.state.run_claim import (
@@ -36,13 +34,10 @@ from homeostat.adapters.state.run_claim import (
     this_process,
     update_claim,
 )
-from homeostat.core.asker import Asker
 from homeostat.core.state.branch import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
-from homeostat.runs.model_pool import in_worker
 
 CLAIM_TTL = dt.timedelta(minutes=60)
 RENEW_AFTER = dt.timedelta(minutes=10)
-T = TypeVar("T", bound=BaseModel)
 
 
 class _Remote(Protocol):
@@ -196,26 +191,6 @@ class RunClaim:
     def _renewal(self) -> Claim:
         self._renewed = self.ctx.now()
         return self.claim.model_copy(update={"expires_at": self._renewed + CLAIM_TTL})
-
-
-class ClaimedAsker:
-    """Asks only while the run holds its claim: renewed first when due (by the run's own thread; a
-    worker waits for it), so a long run never outlives its claim and a run whose claim another run
-    took over makes no further call (`ClaimLost`)."""
-
-    def __init__(self, inner: Asker, claim: Callable[[], RunClaim | None], wake: Callable[[], None]) -> None:
-        self.inner = inner
-        self.claim = claim
-        self.wake = wake
-
-    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        claim = self.claim()
-        if claim is not None:
-            if in_worker():
-                claim.wait_fresh(self.wake)
-            else:
-                claim.renew_if_due()
-        return self.inner.ask(system, user, schema)
 
 
 def owner_line(claim: Claim) -> str:

@@ -1,11 +1,10 @@
-"""What every step of the daily run shares: its inputs, what it decides, and what it accumulates."""
+"""What every step of the daily run shares: its inputs, what it decides, and what it accumulates (what
+it has alike with the deep dive, its clock, claim and counted model calls, is homeostat.runs.run_context)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import io
-import threading
-import uuid
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,13 +15,13 @@ from pydantic import BaseModel
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import KbTrees
-from homeostat.core.asker import Asker, RunStats, SpendingCapError
+from homeostat.core.asker import Asker
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.consolidate import Consolidation
 from homeostat.core.daily.judge import Verdict
 from homeostat.core.daily.lessons import Lesson
-from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
+from homeostat.core.hosts import PullInfo, RepoRef
 from homeostat.core.kb import KB
 from homeostat.core.notify import Notifier
 from homeostat.core.safety.secrets import redacted
@@ -41,13 +40,13 @@ from homeostat.core.state.checkpoints import RetryThread
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.merge_gate import CheckWait
-from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
+from homeostat.runs.model_pool import ModelPool, Pools
 from homeostat.runs.publish import Publisher
+from homeostat.runs.run_context import RunContext, RunDeps, add_notice, fetch_branches, new_run_id
 
 if TYPE_CHECKING:
     from homeostat.core.state.branch import JournalEntry
     from homeostat.runs.daily.checkpoint import Checkpoint
-    from homeostat.runs.daily.claim import RunClaim
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -98,63 +97,18 @@ class CurateStep(Protocol):
 
 
 @dataclass
-class DailyDeps:
-    git: Git | None  # the KB checkout; its `remote` is the KB repo (None with --offline)
-    host: CodeHost | None
-    kb_repo: RepoRef | None
-    asker_for: Callable[[str], Asker]
-    stats: RunStats
-    out: TextIO
-    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
+class DailyDeps(RunDeps):
+    """A daily run's dependencies (with --offline, no git, host or KB repo)."""
+
     curate: CurateStep | None = None
     notifier: Notifier | None = None
     notifier_missing: str = ""  # why no notifier: a Slack variable that is not set
-    remote: str = "origin"
     checkout: Path | None = None  # for --offline: the clone whose .homeostat/pending is read
     kb: KB | None = None  # the checkout's KB as the command read it (the run reuses it for HEAD)
     check_wait: CheckWait | None = None  # how a refused daily merge waits for its checks (merge_gate)
 
 
-# --- model calls, counted so an all-failed run is told apart from an empty one --------------------
-
-
-@dataclass
-class CallTally:
-    answered: int = 0
-    unusable: int = 0
-    errors: int = 0
-    error_messages: list[str] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-
-    @property
-    def all_failed(self) -> bool:
-        return self.errors > 0 and self.answered == 0 and self.unusable == 0
-
-
-class CountingAsker:
-    """Counts answers, unusable answers and errors (from every worker of the run)."""
-
-    def __init__(self, inner: Asker, tally: CallTally) -> None:
-        self.inner = inner
-        self.tally = tally
-
-    def ask(self, system: str, user: str, schema: type[T]) -> T | None:
-        try:  # a pending lesson's text is the developer's, unredacted: no secret in it reaches a model
-            answer = self.inner.ask(system, redacted(user), schema)
-        except SpendingCapError:
-            raise
-        except HomeostatError as exc:
-            with self.tally.lock:
-                self.tally.errors += 1
-                if len(self.tally.error_messages) < 3:
-                    self.tally.error_messages.append(str(exc))
-            raise
-        with self.tally.lock:
-            if answer is None:
-                self.tally.unusable += 1
-            else:
-                self.tally.answered += 1
-        return answer
+# --- the run's output and its offline model ------------------------------------------------------
 
 
 class RedactingOut(io.TextIOBase):
@@ -247,14 +201,7 @@ class RunState:
         self.run_id = self.run_id or new_run_id(self.started)
 
     def notice(self, kind: NoticeKind, message: str, out: TextIO) -> None:
-        if not any(n.kind == kind and n.message == message for n in self.notices):
-            self.notices.append(Notice(kind=kind, message=message))
-        print(f"notice: {message}", file=out)
-
-
-def new_run_id(started: dt.datetime) -> str:
-    """The run's id: its start and a random suffix, so runs started in the same second differ."""
-    return f"{started.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        add_notice(self.notices, kind, message, out)
 
 
 @dataclass(frozen=True)
@@ -268,21 +215,15 @@ class DailyResult:
 # --- the run's own handles ------------------------------------------------------------------------
 
 
-class DailyContext:
-    """One run's dependencies and options, as every step reads them."""
+class DailyContext(RunContext[DailyDeps, DailyOptions]):
+    """One daily run's dependencies and options, as every step reads them."""
 
     def __init__(self, deps: DailyDeps, options: DailyOptions) -> None:
-        self.deps = deps
-        self.options = options
-        self.dry = options.dry_run or options.show_prompts
-        self.tally = CallTally()
+        super().__init__(deps, options)
         self.out: TextIO = RedactingOut(deps.out)  # type: ignore[assignment]
         self._publisher: Publisher | None = None
         self._trees: KbTrees | None = None
         self._file_errors: dict[dt.date, FileErrors] = {}
-        self.started: dt.datetime | None = None  # set when the run starts
-        self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
-        self.pools: Pools | None = None  # set once the run has read its settings
         self.checkpoint: Checkpoint | None = None  # the answers it paid for, once the state is read
 
     @property
@@ -310,14 +251,6 @@ class DailyContext:
     def opened(self) -> list[PullInfo]:
         return self._publisher.opened if self._publisher is not None else []
 
-    def now(self) -> dt.datetime:
-        return self.deps.now()
-
-    def today(self) -> dt.date:
-        """The run's date: the UTC date it started, so a run that crosses midnight stamps and judges
-        everything by one date."""
-        return (self.started or self.now()).date()
-
     def kb_at(self, treeish: str) -> KB:
         """The KB at a commit of the KB repo; each tree is parsed once a run, and one that differs from
         a tree already read (a merged daily PR, a review branch) only where it differs."""
@@ -338,23 +271,10 @@ class DailyContext:
         return self._file_errors.setdefault(today, FileErrors(today))
 
     def ask(self, agent: str) -> Asker:
-        """The agent's asker; its batches (`ask_each`) go through the run's pool for its runtime."""
+        """The agent's asker (see RunContext.ask); offline, a model that never answers."""
         if self.options.offline:
             return NoModel()
-        from homeostat.runs.daily.claim import ClaimedAsker
-
-        asker = ClaimedAsker(
-            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
-        )
-        return pooled(asker, self.pools, agent)
-
-    def _wake(self) -> None:
-        if self.pools is not None:
-            self.pools.wake()
-
-    def pool(self, agent: str) -> ModelPool:
-        """The run's pool for `agent`'s runtime (one worker before the settings are read)."""
-        return pool_of(self.pools, agent)
+        return super().ask(agent)
 
     def use_pools(self, config: Config, tick: Callable[[], None] | None) -> None:
         """From here on, model calls go through pools sized by `agents.concurrency`, ticking `tick`
@@ -363,16 +283,7 @@ class DailyContext:
 
     def fetch(self, base: str) -> None:
         """The base branch, every member's candidates branch and Homeostat's PR branches."""
-        remote = self.deps.remote
-        self.git.fetch(
-            remote,
-            [
-                f"+refs/heads/{base}:refs/remotes/{remote}/{base}",
-                f"+refs/heads/{CANDIDATES_PREFIX}*:refs/remotes/{remote}/{CANDIDATES_PREFIX}*",
-                f"+refs/heads/{REVIEW_PREFIX}*:refs/remotes/{remote}/{REVIEW_PREFIX}*",
-                f"+refs/heads/{DAILY_PREFIX}*:refs/remotes/{remote}/{DAILY_PREFIX}*",
-            ],
-        )
+        fetch_branches(self.git, self.deps.remote, base, [CANDIDATES_PREFIX, REVIEW_PREFIX, DAILY_PREFIX])
 
     def fetch_base(self, base: str) -> None:
         """The base branch alone: after a daily PR merged, only its new tip is read."""

@@ -24,7 +24,6 @@ from homeostat.adapters.state.run_claim import Held
 from homeostat.core.state.checkpoints import AnswerMemory
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.claim import RunClaim, owner_line
-from homeostat.runs.daily.run_state import new_run_id
 from homeostat.runs.deep_dive import code_check, find, memory, propose, record
 from homeostat.runs.deep_dive.run_state import (
     DeepDiveContext,
@@ -33,6 +32,7 @@ from homeostat.runs.deep_dive.run_state import (
     DeepDiveResult,
     Found,
 )
+from homeostat.runs.run_context import new_run_id
 
 
 class DeepDiveRun:

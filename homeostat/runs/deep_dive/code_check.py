@@ -168,7 +168,7 @@ def check_code(ctx: DeepDiveContext, loaded: Loaded, found: Found) -> None:
         trees[repo.full_name] = tree
         result.trees.append(tree.at)
     lookups = _Lookups(
-        host, trees, settings.code_searches, loaded.config.sources.exclude_paths, lambda: _renew(ctx)
+        host, trees, settings.code_searches, loaded.config.sources.exclude_paths, ctx.renew_claim
     )
     gone = {m.drop.id for m in found.merges} | {r.id for r in found.stale}
     by_id = {r.id: r for r in in_force(loaded.kb.rules) if r.id not in gone}
@@ -213,11 +213,6 @@ def _decide(
             if look.presence is Presence.PRESENT:
                 return None
     return verdict(subject, named, looks)
-
-
-def _renew(ctx: DeepDiveContext) -> None:
-    if ctx.claim is not None:
-        ctx.claim.renew_if_due()
 
 
 def _capped_only(outcome: Undecided) -> bool:

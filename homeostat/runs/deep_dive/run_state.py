@@ -1,34 +1,24 @@
-"""What every step of the deep dive shares: its inputs, what it finds, and its handles."""
+"""What every step of the deep dive shares: its inputs, what it finds, and its handles (those it has
+alike with the daily run, its clock, claim and counted model calls, are homeostat.runs.run_context)."""
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO, TypeVar
-
-from pydantic import BaseModel
 
 from homeostat.adapters.git.plumbing import Git
-from homeostat.core.asker import Asker, RunStats
 from homeostat.core.config import Config
 from homeostat.core.daily.retract import ForAPerson, Rewrite
 from homeostat.core.deep_dive.code_names import CodeFindings
 from homeostat.core.deep_dive.contradictions import Contradiction
 from homeostat.core.deep_dive.upkeep import CoverageNote
-from homeostat.core.hosts import CodeHost, PullInfo, RepoRef
+from homeostat.core.hosts import PullInfo
 from homeostat.core.measure.repeats import RuleRepeats
 from homeostat.core.schema import Rule
 from homeostat.core.state.branch import Notice, NoticeKind, RunReport
-from homeostat.runs.daily.claim import ClaimedAsker
-from homeostat.runs.daily.run_state import CallTally, CountingAsker
-from homeostat.runs.model_pool import ModelPool, Pools, pool_of, pooled
+from homeostat.runs.model_pool import Pools
 from homeostat.runs.publish import Publisher
+from homeostat.runs.run_context import RunContext, RunDeps, add_notice, fetch_branches
 
-if TYPE_CHECKING:
-    from homeostat.runs.daily.claim import RunClaim
-
-T = TypeVar("T", bound=BaseModel)
 BRANCH_PREFIX = "homeostat/deep-dive-"
 
 
@@ -40,15 +30,8 @@ class DeepDiveOptions:
 
 
 @dataclass
-class DeepDiveDeps:
-    git: Git  # the KB checkout; its `remote` is the KB repo
-    host: CodeHost | None
-    kb_repo: RepoRef | None
-    asker_for: Callable[[str], Asker]
-    stats: RunStats
-    out: TextIO
-    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.UTC)
-    remote: str = "origin"
+class DeepDiveDeps(RunDeps):
+    git: Git  # the deep dive always has the KB checkout
 
 
 @dataclass(frozen=True)
@@ -107,66 +90,24 @@ class DeepDiveResult:
     stood_aside: str = ""  # the run id of another deep dive still running: this one did nothing
 
 
-class DeepDiveContext:
-    """One run's dependencies and options, as every step reads them."""
+class DeepDiveContext(RunContext[DeepDiveDeps, DeepDiveOptions]):
+    """One deep dive's dependencies and options, as every step reads them."""
 
     def __init__(self, deps: DeepDiveDeps, options: DeepDiveOptions) -> None:
-        self.deps = deps
-        self.options = options
-        self.dry = options.dry_run or options.show_prompts
-        self.tally = CallTally()
+        super().__init__(deps, options)
         self.out = deps.out
         self.git = deps.git
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
-        self.claim: RunClaim | None = None  # None for a dry run, which writes nothing
-        self.started: dt.datetime | None = None  # set when the run starts
-        self.pools: Pools | None = None  # set once the run has read its settings
-
-    def now(self) -> dt.datetime:
-        return self.deps.now()
-
-    def today(self) -> dt.date:
-        """The run's date: the UTC date it started, so a run that crosses midnight stamps and judges
-        everything by one date."""
-        return (self.started or self.now()).date()
-
-    def ask(self, agent: str) -> Asker:
-        asker = ClaimedAsker(
-            CountingAsker(self.deps.asker_for(agent), self.tally), lambda: self.claim, self._wake
-        )
-        return pooled(asker, self.pools, agent)
-
-    def _wake(self) -> None:
-        if self.pools is not None:
-            self.pools.wake()
-
-    def pool(self, agent: str) -> ModelPool:
-        """The run's pool for `agent`'s runtime (one worker before the settings are read, and for
-        --show-prompts, whose prompts print one after the other)."""
-        return pool_of(self.pools, agent)
 
     def use_pools(self, config: Config) -> None:
         """Model calls go through pools sized by `agents.concurrency`; the claim is renewed while the
         run waits for their answers."""
         if not self.options.show_prompts:
-            self.pools = Pools(config.agents, tick=self._renew)
-
-    def _renew(self) -> None:
-        if self.claim is not None:
-            self.claim.renew_if_due()
+            self.pools = Pools(config.agents, tick=self.renew_claim)
 
     def notice(self, found: Found, kind: NoticeKind, message: str) -> None:
-        if not any(n.kind == kind and n.message == message for n in found.notices):
-            found.notices.append(Notice(kind=kind, message=message))
-        print(f"notice: {message}", file=self.out)
+        add_notice(found.notices, kind, message, self.out)
 
     def fetch(self, base: str) -> None:
         """The base branch and the deep dive's own branches."""
-        remote = self.deps.remote
-        self.git.fetch(
-            remote,
-            [
-                f"+refs/heads/{base}:refs/remotes/{remote}/{base}",
-                f"+refs/heads/{BRANCH_PREFIX}*:refs/remotes/{remote}/{BRANCH_PREFIX}*",
-            ],
-        )
+        fetch_branches(self.git, self.deps.remote, base, [BRANCH_PREFIX])
