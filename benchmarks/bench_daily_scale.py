@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
 import signal
 import subprocess
@@ -265,7 +266,7 @@ def spread(w: DailyWorld, count: int) -> list[str]:
     return names
 
 
-def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
+def sharded(lessons: int, latency: float, shards: int, repos: int, runners: int = 0) -> None:
     from homeostat.core.daily.shards import shard_index
     from homeostat.core.hosts import HostKind, RepoRef
 
@@ -291,6 +292,9 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 )
                 return
             env = daily_env(w)
+            if runners:
+                runner_jobs(w, env, lessons, latency, shards, repos, runners, sizes)
+                return
             jobs = {
                 i: subprocess.Popen(
                     [sys.executable, "-m", "homeostat", "curate", "--kb", str(w.checkout())]
@@ -356,6 +360,82 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             timeline.print()
         finally:
             close()
+
+
+def shard_job(w: DailyWorld, env: dict[str, str], i: int, shards: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "homeostat", "curate", "--kb", str(w.checkout()), "--format", "json"]
+        + ["--shard", f"{i}/{shards}", "--max-cost", "100"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def runner_jobs(
+    w: DailyWorld,
+    env: dict[str, str],
+    lessons: int,
+    latency: float,
+    shards: int,
+    repos: int,
+    runners: int,
+    sizes: Counter[int],
+) -> None:
+    """The draft jobs as CI runs them, each on its own runner: at most `runners` of them at once (1:
+    each alone, one after the other), each its own process against the one emulator and stub, timed
+    from its start to its end; then the merge job alone. The critical path is the slowest draft job
+    plus the merge job, as on a CI whose matrix jobs each get a machine."""
+    walls: dict[int, float] = {}
+    calls: dict[int, str] = {}
+    waiting = list(range(1, shards + 1))
+    running: dict[int, tuple[subprocess.Popen[bytes], float]] = {}
+    started = time.perf_counter()
+    while waiting or running:
+        while waiting and len(running) < runners:
+            i = waiting.pop(0)
+            running[i] = (shard_job(w, env, i, shards), time.perf_counter())
+        for i, (job, began) in list(running.items()):
+            if job.poll() is None:
+                continue
+            walls[i] = time.perf_counter() - began
+            out = job.stdout.read() if job.stdout is not None else b""
+            try:
+                data = json.loads(out)
+                calls[i] = f"{data['counts']['modelCalls']} calls + {data['shard']['judged']} verdicts"
+            except (ValueError, KeyError):
+                calls[i] = "no summary"
+            print(
+                f"  shard {i}/{shards} ({sizes[i]} repos): exit {job.returncode}, {walls[i]:.1f} s, "
+                f"{calls[i]}; load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            del running[i]
+        time.sleep(0.1)
+    drafting = time.perf_counter() - started
+    drafted = agents_of(w.stub)
+    before = paid(w)
+    merge_requests = len(w.harness.requests.entries)
+    merge_started = time.perf_counter()
+    with Sleeps() as sleeps, Timeline(w) as timeline:
+        code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
+    merge = time.perf_counter() - merge_started
+    merge_calls = agents_of(w.stub) - drafted
+    slowest = max(walls, key=lambda i: walls[i])
+    print(
+        f"{lessons} lessons over {repos} repos at {latency:g} s a call, {shards} draft jobs, {runners} at "
+        f"once: slowest shard {slowest} {walls[slowest]:.1f} s, fastest {min(walls.values()):.1f} s "
+        f"(all drafting {drafting:.0f} s here); {dict(drafted)} calls in the draft jobs; merge job exit "
+        f"{code}, {merge:.1f} s ({sleeps.seconds:.0f} s of it between host writes, "
+        f"{writes_since(w, merge_requests)} host writes), {dict(merge_calls)} calls, paid twice "
+        f"{w.stub.paid_twice(before)}; critical path {walls[slowest] + merge:.1f} s "
+        f"({(walls[slowest] + merge) / 60:.1f} min) = slowest shard + merge; "
+        f"decided {dict(Counter(r.outcome for r in w.state().records()))}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+        flush=True,
+    )
+    print("  the merge job:")
+    timeline.print()
 
 
 # --- the fault table ---------------------------------------------------------------------------------
@@ -479,6 +559,13 @@ def main() -> None:
         "--repos", type=int, default=64, help="code repos the PRs spread over (with --shards)"
     )
     parser.add_argument(
+        "--runners",
+        type=int,
+        default=0,
+        help="with --shards: the draft jobs each a process on its own runner, at most this many at once "
+        "(1: each alone); 0: all side by side",
+    )
+    parser.add_argument(
         "--timeline", action="store_true", help="print calls in flight and host writes every 30 s"
     )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
@@ -489,7 +576,7 @@ def main() -> None:
     for latency in args.latency:
         for lessons in args.lessons:
             if args.shards:
-                sharded(lessons, latency, args.shards, args.repos)
+                sharded(lessons, latency, args.shards, args.repos, args.runners)
             else:
                 at_scale(lessons, latency, args.workers, args.timeline)
 
