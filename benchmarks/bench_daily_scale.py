@@ -6,6 +6,8 @@ fault table replayed.
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 60 --latency 2 --workers 1 # one at a time
     .venv/bin/python benchmarks/bench_daily_scale.py --faults [--retry-after 120]         # the fault table
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8 --shards 8 # 8 draft jobs + merge
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8 --shards 8 --runners 2
+                                                     # each draft job as on its own runner, 2 at a time
 
 1. `--lessons N`: N merged PRs, one review thread each, by 20 members, against the GitHub emulator
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
@@ -22,6 +24,13 @@ fault table replayed.
    judged ahead) and the questions the merge job paid again (0).
    `--shards 1` is the same world as one unsharded run, to compare. With N > 1 it prints the largest
    shard's floor, the merge job's and the critical path's, and the merge job's timeline.
+   All N draft jobs side by side on one machine measure the machine (on 2 cores, 8 jobs and the
+   merge job's emulator share them); `--runners K` runs them as a CI matrix does, each job a process
+   of its own on its own runner: at most K at once (match K to the cores; 1 runs each alone), each
+   timed from its start to its end with the calls it paid (from its `--format json` summary), then
+   the merge job alone; the critical path is the slowest draft job plus the merge job.
+   `--profile FOLDER` (with `--runners`) writes a cProfile of each draft job and of the merge job
+   there and prints the merge job's and the slowest draft job's.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
    default window); prints the lessons lost (of 12) and the questions paid for twice per row.
 
@@ -34,6 +43,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import pstats
 import signal
 import subprocess
 import sys
@@ -266,7 +276,9 @@ def spread(w: DailyWorld, count: int) -> list[str]:
     return names
 
 
-def sharded(lessons: int, latency: float, shards: int, repos: int, runners: int = 0) -> None:
+def sharded(
+    lessons: int, latency: float, shards: int, repos: int, runners: int = 0, profile: Path | None = None
+) -> None:
     from homeostat.core.daily.shards import shard_index
     from homeostat.core.hosts import HostKind, RepoRef
 
@@ -293,7 +305,7 @@ def sharded(lessons: int, latency: float, shards: int, repos: int, runners: int 
                 return
             env = daily_env(w)
             if runners:
-                runner_jobs(w, env, lessons, latency, shards, repos, runners, sizes)
+                runner_jobs(w, env, lessons, latency, shards, repos, runners, sizes, profile)
                 return
             jobs = {
                 i: subprocess.Popen(
@@ -362,9 +374,22 @@ def sharded(lessons: int, latency: float, shards: int, repos: int, runners: int 
             close()
 
 
-def shard_job(w: DailyWorld, env: dict[str, str], i: int, shards: int) -> subprocess.Popen[bytes]:
+def shard_job(
+    w: DailyWorld, env: dict[str, str], i: int, shards: int, profile: Path | None = None
+) -> subprocess.Popen[bytes]:
+    profiled = [] if profile is None else ["-m", "cProfile", "-o", str(profile / f"shard-{i}.prof")]
     return subprocess.Popen(
-        [sys.executable, "-m", "homeostat", "curate", "--kb", str(w.checkout()), "--format", "json"]
+        [
+            sys.executable,
+            *profiled,
+            "-m",
+            "homeostat",
+            "curate",
+            "--kb",
+            str(w.checkout()),
+            "--format",
+            "json",
+        ]
         + ["--shard", f"{i}/{shards}", "--max-cost", "100"],
         env=env,
         stdout=subprocess.PIPE,
@@ -381,6 +406,7 @@ def runner_jobs(
     repos: int,
     runners: int,
     sizes: Counter[int],
+    profile: Path | None = None,
 ) -> None:
     """The draft jobs as CI runs them, each on its own runner: at most `runners` of them at once (1:
     each alone, one after the other), each its own process against the one emulator and stub, timed
@@ -394,7 +420,7 @@ def runner_jobs(
     while waiting or running:
         while waiting and len(running) < runners:
             i = waiting.pop(0)
-            running[i] = (shard_job(w, env, i, shards), time.perf_counter())
+            running[i] = (shard_job(w, env, i, shards, profile), time.perf_counter())
         for i, (job, began) in list(running.items()):
             if job.poll() is None:
                 continue
@@ -417,16 +443,25 @@ def runner_jobs(
     before = paid(w)
     merge_requests = len(w.harness.requests.entries)
     merge_started = time.perf_counter()
-    with Sleeps() as sleeps, Timeline(w) as timeline:
-        code = w.daily("--merge-shards", str(shards), "--max-cost", "100")
+    serving = w.harness.emulator.seconds_serving
+    profiled = [] if profile is None else ["-m", "cProfile", "-o", str(profile / "merge.prof")]
+    with Timeline(w) as timeline:  # the merge job on its own runner too: a process of its own
+        code = subprocess.run(
+            [sys.executable, *profiled, "-m", "homeostat", "daily", "--kb", str(w.checkout())]
+            + ["--merge-shards", str(shards), "--max-cost", "100"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ).returncode
     merge = time.perf_counter() - merge_started
+    served = w.harness.emulator.seconds_serving - serving
     merge_calls = agents_of(w.stub) - drafted
     slowest = max(walls, key=lambda i: walls[i])
     print(
         f"{lessons} lessons over {repos} repos at {latency:g} s a call, {shards} draft jobs, {runners} at "
         f"once: slowest shard {slowest} {walls[slowest]:.1f} s, fastest {min(walls.values()):.1f} s "
         f"(all drafting {drafting:.0f} s here); {dict(drafted)} calls in the draft jobs; merge job exit "
-        f"{code}, {merge:.1f} s ({sleeps.seconds:.0f} s of it between host writes, "
+        f"{code}, {merge:.1f} s ({served:.0f} s of it the emulator answering its requests, "
         f"{writes_since(w, merge_requests)} host writes), {dict(merge_calls)} calls, paid twice "
         f"{w.stub.paid_twice(before)}; critical path {walls[slowest] + merge:.1f} s "
         f"({(walls[slowest] + merge) / 60:.1f} min) = slowest shard + merge; "
@@ -436,6 +471,10 @@ def runner_jobs(
     )
     print("  the merge job:")
     timeline.print()
+    if profile is not None:
+        for name in ("merge.prof", f"shard-{slowest}.prof"):
+            print(f"  profile of {name} (its main thread; the emulator's time is a wait there):")
+            pstats.Stats(str(profile / name)).sort_stats("cumulative").print_stats(30)
 
 
 # --- the fault table ---------------------------------------------------------------------------------
@@ -566,6 +605,13 @@ def main() -> None:
         "(1: each alone); 0: all side by side",
     )
     parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="with --runners: cProfile the draft jobs and the merge job into this folder, print the "
+        "merge job's and the slowest draft job's",
+    )
+    parser.add_argument(
         "--timeline", action="store_true", help="print calls in flight and host writes every 30 s"
     )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
@@ -576,7 +622,7 @@ def main() -> None:
     for latency in args.latency:
         for lessons in args.lessons:
             if args.shards:
-                sharded(lessons, latency, args.shards, args.repos, args.runners)
+                sharded(lessons, latency, args.shards, args.repos, args.runners, args.profile)
             else:
                 at_scale(lessons, latency, args.workers, args.timeline)
 
