@@ -4,8 +4,10 @@ fault table replayed.
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 20 60 150 --latency 2      # the grid
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8            # the goal: < 10 min
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 60 --latency 2 --workers 1 # one at a time
-    .venv/bin/python benchmarks/bench_daily_scale.py --faults [--retry-after 120]         # the fault table
+    .venv/bin/python benchmarks/bench_daily_scale.py --faults [--retry-after 120] [--only SIGINT] # the fault table
     .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8 --shards 8 # 8 draft jobs + merge
+    .venv/bin/python benchmarks/bench_daily_scale.py --lessons 500 --latency 8 --shards 8 --runners 2
+                                                     # each draft job as on its own runner, 2 at a time
 
 1. `--lessons N`: N merged PRs, one review thread each, by 20 members, against the GitHub emulator
    and the model stub, which answers every call after `--latency` seconds. Prints the run's wall
@@ -22,6 +24,13 @@ fault table replayed.
    judged ahead) and the questions the merge job paid again (0).
    `--shards 1` is the same world as one unsharded run, to compare. With N > 1 it prints the largest
    shard's floor, the merge job's and the critical path's, and the merge job's timeline.
+   All N draft jobs side by side on one machine measure the machine (on 2 cores, 8 jobs and the
+   merge job's emulator share them); `--runners K` runs them as a CI matrix does, each job a process
+   of its own on its own runner: at most K at once (match K to the cores; 1 runs each alone), each
+   timed from its start to its end with the calls it paid (from its `--format json` summary), then
+   the merge job alone; the critical path is the slowest draft job plus the merge job.
+   `--profile FOLDER` (with `--runners`) writes a cProfile of each draft job and of the merge job
+   there and prints the merge job's and the slowest draft job's.
 2. `--faults`: each row of the issue's table, then the next run a day later (the PRs out of the
    default window); prints the lessons lost (of 12) and the questions paid for twice per row.
 
@@ -32,7 +41,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import os
+import pstats
 import signal
 import subprocess
 import sys
@@ -265,7 +276,9 @@ def spread(w: DailyWorld, count: int) -> list[str]:
     return names
 
 
-def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
+def sharded(
+    lessons: int, latency: float, shards: int, repos: int, runners: int = 0, profile: Path | None = None
+) -> None:
     from homeostat.core.daily.shards import shard_index
     from homeostat.core.hosts import HostKind, RepoRef
 
@@ -291,6 +304,9 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
                 )
                 return
             env = daily_env(w)
+            if runners:
+                runner_jobs(w, env, lessons, latency, shards, repos, runners, sizes, profile)
+                return
             jobs = {
                 i: subprocess.Popen(
                     [sys.executable, "-m", "homeostat", "curate", "--kb", str(w.checkout())]
@@ -358,6 +374,109 @@ def sharded(lessons: int, latency: float, shards: int, repos: int) -> None:
             close()
 
 
+def shard_job(
+    w: DailyWorld, env: dict[str, str], i: int, shards: int, profile: Path | None = None
+) -> subprocess.Popen[bytes]:
+    profiled = [] if profile is None else ["-m", "cProfile", "-o", str(profile / f"shard-{i}.prof")]
+    return subprocess.Popen(
+        [
+            sys.executable,
+            *profiled,
+            "-m",
+            "homeostat",
+            "curate",
+            "--kb",
+            str(w.checkout()),
+            "--format",
+            "json",
+        ]
+        + ["--shard", f"{i}/{shards}", "--max-cost", "100"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def runner_jobs(
+    w: DailyWorld,
+    env: dict[str, str],
+    lessons: int,
+    latency: float,
+    shards: int,
+    repos: int,
+    runners: int,
+    sizes: Counter[int],
+    profile: Path | None = None,
+) -> None:
+    """The draft jobs as CI runs them, each on its own runner: at most `runners` of them at once (1:
+    each alone, one after the other), each its own process against the one emulator and stub, timed
+    from its start to its end; then the merge job alone. The critical path is the slowest draft job
+    plus the merge job, as on a CI whose matrix jobs each get a machine."""
+    walls: dict[int, float] = {}
+    calls: dict[int, str] = {}
+    waiting = list(range(1, shards + 1))
+    running: dict[int, tuple[subprocess.Popen[bytes], float]] = {}
+    started = time.perf_counter()
+    while waiting or running:
+        while waiting and len(running) < runners:
+            i = waiting.pop(0)
+            running[i] = (shard_job(w, env, i, shards, profile), time.perf_counter())
+        for i, (job, began) in list(running.items()):
+            if job.poll() is None:
+                continue
+            walls[i] = time.perf_counter() - began
+            out = job.stdout.read() if job.stdout is not None else b""
+            try:
+                data = json.loads(out)
+                calls[i] = f"{data['counts']['modelCalls']} calls + {data['shard']['judged']} verdicts"
+            except (ValueError, KeyError):
+                calls[i] = "no summary"
+            print(
+                f"  shard {i}/{shards} ({sizes[i]} repos): exit {job.returncode}, {walls[i]:.1f} s, "
+                f"{calls[i]}; load average {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            del running[i]
+        time.sleep(0.1)
+    drafting = time.perf_counter() - started
+    drafted = agents_of(w.stub)
+    before = paid(w)
+    merge_requests = len(w.harness.requests.entries)
+    merge_started = time.perf_counter()
+    serving = w.harness.emulator.seconds_serving
+    profiled = [] if profile is None else ["-m", "cProfile", "-o", str(profile / "merge.prof")]
+    with Timeline(w) as timeline:  # the merge job on its own runner too: a process of its own
+        code = subprocess.run(
+            [sys.executable, *profiled, "-m", "homeostat", "daily", "--kb", str(w.checkout())]
+            + ["--merge-shards", str(shards), "--max-cost", "100"],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        ).returncode
+    merge = time.perf_counter() - merge_started
+    served = w.harness.emulator.seconds_serving - serving
+    merge_calls = agents_of(w.stub) - drafted
+    slowest = max(walls, key=lambda i: walls[i])
+    print(
+        f"{lessons} lessons over {repos} repos at {latency:g} s a call, {shards} draft jobs, {runners} at "
+        f"once: slowest shard {slowest} {walls[slowest]:.1f} s, fastest {min(walls.values()):.1f} s "
+        f"(all drafting {drafting:.0f} s here); {dict(drafted)} calls in the draft jobs; merge job exit "
+        f"{code}, {merge:.1f} s ({served:.0f} s of it the emulator answering its requests, "
+        f"{writes_since(w, merge_requests)} host writes), {dict(merge_calls)} calls, paid twice "
+        f"{w.stub.paid_twice(before)}; critical path {walls[slowest] + merge:.1f} s "
+        f"({(walls[slowest] + merge) / 60:.1f} min) = slowest shard + merge; "
+        f"decided {dict(Counter(r.outcome for r in w.state().records()))}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores",
+        flush=True,
+    )
+    print("  the merge job:")
+    timeline.print()
+    if profile is not None:
+        for name in ("merge.prof", f"shard-{slowest}.prof"):
+            print(f"  profile of {name} (its main thread; the emulator's time is a wait there):")
+            pstats.Stats(str(profile / name)).sort_stats("cumulative").print_stats(30)
+
+
 # --- the fault table ---------------------------------------------------------------------------------
 
 
@@ -373,12 +492,15 @@ def drafts_of(numbers: range) -> Callable[[str, str], bool]:
     return lambda system, user: DRAFTER in system and any(mark in user for mark in marks)
 
 
-def row(name: str, folder: Path, fault: Callable[[DailyWorld], None]) -> None:
+def row(name: str, folder: Path, fault: Callable[[DailyWorld], int | None]) -> None:
+    """`fault` returns the calls in flight when it stopped the run (answered after the signal), for
+    a row that stops it: their answers came after the run was gone, so the next run pays for them
+    again (the issue's goal allows the last unfinished batch)."""
     w, close = fresh(folder)
     started = time.perf_counter()
     try:
         before = paid(w)
-        fault(w)
+        in_flight = fault(w) or 0
         w.stub.faults.clear()
         w.harness.emulator.failures_on.clear()
         first_decided = 12 - len(lost(w))
@@ -388,7 +510,9 @@ def row(name: str, folder: Path, fault: Callable[[DailyWorld], None]) -> None:
         print(
             f"{name:<58} first run decided {first_decided:>2} of 12; after the next run: lost "
             f"{len(lost(w))} of 12, paid twice {w.stub.paid_twice(repaid_by)} "
-            f"(of {sum(repaid_by.values()) - sum(before.values())} calls the faulty run paid); "
+            f"(of {sum(repaid_by.values()) - sum(before.values())} calls the faulty run paid; "
+            f"{in_flight} in flight when it stopped, so "
+            f"{max(0, w.stub.paid_twice(repaid_by) - in_flight)} beyond them); "
             f"{time.perf_counter() - started:.0f} s",
             flush=True,
         )
@@ -396,24 +520,28 @@ def row(name: str, folder: Path, fault: Callable[[DailyWorld], None]) -> None:
         close()
 
 
-def faults(retry_after: str) -> None:
-    def rate_limited(w: DailyWorld) -> None:
+def faults(retry_after: str, only: str = "") -> None:
+    def rate_limited(w: DailyWorld) -> int | None:
         w.stub.fail_when(drafts_of(range(0, 12, 2)), 429, times=1, retry_after=retry_after)
         w.daily()
+        return None
 
-    def overloaded(w: DailyWorld) -> None:
+    def overloaded(w: DailyWorld) -> int | None:
         w.stub.fail_when(drafts_of(range(12)), 529, times=4)
         w.daily()
+        return None
 
-    def capped(w: DailyWorld) -> None:
+    def capped(w: DailyWorld) -> int | None:
         w.stub.usage = (3000, 600, 0, 0)  # $0.024 a call on Opus 5.5
         w.daily("--max-cost", "0.5")
+        return None
 
-    def secondary_limit(w: DailyWorld) -> None:
+    def secondary_limit(w: DailyWorld) -> int | None:
         w.harness.fail_on("POST", "/pulls", 403, times=6, retry_after=1)
         w.daily()
+        return None
 
-    def interrupted(w: DailyWorld) -> None:
+    def interrupted(w: DailyWorld) -> int | None:
         w.stub.latency = 0.5
         process = subprocess.Popen(
             [sys.executable, "-m", "homeostat", "daily", "--kb", str(w.checkout())],
@@ -423,11 +551,14 @@ def faults(retry_after: str) -> None:
         )
         while drafts_answered(w) < 6 and process.poll() is None:
             time.sleep(0.05)
+        time.sleep(0.25)  # half a call: the run has read the answers the stub counted, the next are out
+        signalled = sum(w.stub.answered.values())
         process.send_signal(signal.SIGINT)
         process.wait(120)
         w.stub.latency = 0.0
+        return sum(w.stub.answered.values()) - signalled  # sent before the signal, answered after it
 
-    def overlong(w: DailyWorld) -> None:
+    def overlong(w: DailyWorld) -> int | None:
         from homeostat.cli import build_parser
         from homeostat.commands.ci import daily
         from homeostat.workspace import Workspace
@@ -450,8 +581,9 @@ def faults(retry_after: str) -> None:
         daily.run(args(), Workspace.of(args()), now=clock)
         second.join()
         w.stub.latency = 0.0
+        return None
 
-    rows: list[tuple[str, Callable[[DailyWorld], None]]] = [
+    rows: list[tuple[str, Callable[[DailyWorld], int | None]]] = [
         (f"Anthropic 429 with retry-after: {retry_after} on 6 of 12 drafts", rate_limited),
         ("529 four times in a row on every draft", overloaded),
         ("spending cap $0.50 (~$0.024 a call)", capped),
@@ -461,7 +593,8 @@ def faults(retry_after: str) -> None:
     ]
     with tempfile.TemporaryDirectory() as scratch:
         for n, (name, fault) in enumerate(rows):
-            row(name, Path(scratch) / f"row{n}", fault)
+            if only.lower() in name.lower():
+                row(name, Path(scratch) / f"row{n}", fault)
 
 
 def main() -> None:
@@ -479,17 +612,32 @@ def main() -> None:
         "--repos", type=int, default=64, help="code repos the PRs spread over (with --shards)"
     )
     parser.add_argument(
+        "--runners",
+        type=int,
+        default=0,
+        help="with --shards: the draft jobs each a process on its own runner, at most this many at once "
+        "(1: each alone); 0: all side by side",
+    )
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="with --runners: cProfile the draft jobs and the merge job into this folder, print the "
+        "merge job's and the slowest draft job's",
+    )
+    parser.add_argument(
         "--timeline", action="store_true", help="print calls in flight and host writes every 30 s"
     )
     parser.add_argument("--retry-after", default="120", help="the 429 row's retry-after, seconds")
+    parser.add_argument("--only", default="", help="with --faults: the rows whose name holds this text")
     args = parser.parse_args()
     if args.faults:
-        faults(args.retry_after)
+        faults(args.retry_after, args.only)
         return
     for latency in args.latency:
         for lessons in args.lessons:
             if args.shards:
-                sharded(lessons, latency, args.shards, args.repos)
+                sharded(lessons, latency, args.shards, args.repos, args.runners, args.profile)
             else:
                 at_scale(lessons, latency, args.workers, args.timeline)
 

@@ -262,8 +262,9 @@ class CodeHost(Protocol):
         ...
 
     def while_paced(self, callback: Callable[[], None]) -> None:
-        """Call `callback` every few minutes while a request waits for the host's limits (a wait for the
-        next hour's writes is most of an hour; a run renews its claim meanwhile)."""
+        """Call `callback` every second while a request waits for the host's limits, its own pacing's or
+        a limit the host declared (a wait for the next hour's writes is most of an hour; a run renews
+        its claim meanwhile)."""
         ...
 
     def get_comment_thread(self, ref: CommentRef) -> ReviewThread:

@@ -44,7 +44,10 @@ def stem(word: str) -> str:
     return w
 
 
+@lru_cache(maxsize=8192)
 def content_words(text: str) -> frozenset[str]:
+    """Remembered per text: a daily run compares each of its drafts with every other (`same_lesson`),
+    and reading the words again was most of a 500-lesson merge job's own time."""
     distinct = set(words(text)) - STOPWORDS  # each word stemmed once, however often it is used
     return frozenset(stem(w) for w in distinct if len(w) > 2 or not w.isascii())
 
@@ -170,7 +173,8 @@ def distinct_facts(a: str, b: str) -> bool:
 
 
 def overlap(a: Iterable[Hashable], b: Iterable[Hashable]) -> float:
-    sa, sb = set(a), set(b)
+    sa = a if isinstance(a, frozenset) else frozenset(a)
+    sb = b if isinstance(b, frozenset) else frozenset(b)
     if not sa or not sb:
         return 0.0
     return len(sa & sb) / len(sa | sb)

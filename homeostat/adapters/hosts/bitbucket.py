@@ -14,8 +14,9 @@ import logging
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, cast
 from urllib.parse import quote, urlsplit
 
@@ -140,7 +141,9 @@ class BitbucketApi:
             return self._attempt(method, path, params, body, absolute, retry_5xx)
 
         try:
-            response = self.retry.run(attempt, _blip, what=f"Bitbucket {where}", log=log)
+            # the retry's waits wake the run as the pacer's own do (`while_paced`)
+            waking = replace(self.retry, sleep=partial(self.pacer.pause, sleep=self.retry.sleep))
+            response = waking.run(attempt, _blip, what=f"Bitbucket {where}", log=log)
         except RetriesExhausted as gave_up:
             error = RateLimitedError if gave_up.transient.rate_limited else TransientHostError
             raise error(_gave_up_message(where, gave_up)) from None
@@ -595,7 +598,8 @@ class BitbucketHost:
         return f"BitbucketHost({self.api_url!r}, token from {self.api.variable})"
 
     def while_paced(self, callback: Callable[[], None]) -> None:
-        """Call `callback` every few minutes while a request waits for the workspace's hourly limit."""
+        """Call `callback` every `WAKE_EVERY` seconds while a request waits for the workspace's hourly
+        limit or a limit Bitbucket declared."""
         self.api.pacer.on_wait = callback
 
     # paths

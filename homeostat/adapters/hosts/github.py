@@ -23,7 +23,7 @@ import base64
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from typing import Any, TypeVar
@@ -156,13 +156,14 @@ class GitHubHost:
         self._api_url = api_url.strip().rstrip("/")
         self._secret = token.strip()
         self._variable = token_variable
-        self._retry = retry or host_retry()
         self.writes = writes or Pacer(
             GITHUB_WRITES,
             spacing=seconds_between_writes or 0.0,
             margin=GITHUB_WRITE_MARGIN,
             name="GitHub writes",
         )
+        policy = retry or host_retry()  # its waits wake the run as the pacer's do (`while_paced`)
+        self._retry = replace(policy, sleep=partial(self.writes.pause, sleep=policy.sleep))
         self._gh = Github(
             base_url=self._api_url,
             auth=Auth.Token(self._secret),
@@ -183,7 +184,8 @@ class GitHubHost:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
 
     def while_paced(self, callback: Callable[[], None]) -> None:
-        """Call `callback` every few minutes while a write waits for GitHub's limits (the next hour's)."""
+        """Call `callback` every `WAKE_EVERY` seconds while a request waits for GitHub's limits (the next
+        hour's writes, or a limit GitHub declared)."""
         self.writes.on_wait = callback
 
     # --- reading merged PRs and their review threads ---------------------------------------------

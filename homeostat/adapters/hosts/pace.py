@@ -42,7 +42,9 @@ GITHUB_WRITES = (Window(80, 60.0), Window(500, 3600.0))
 # longer, so a burst's first request that took longer to arrive than a later one still left the
 # host's window before the request that needs its place.
 GITHUB_WRITE_MARGIN = 2.0
-WAKE_EVERY = 300.0
+# A long wait wakes `on_wait` this often: the run asks itself whether its claim is due for renewal (it
+# is every 10 minutes of the run's clock), which costs nothing when it is not.
+WAKE_EVERY = 1.0
 BITBUCKET_REQUESTS = (Window(1000, 3600.0),)
 
 
@@ -57,8 +59,8 @@ class Pacer:
     windows: Sequence[Window]
     spacing: float = 0.0  # at least this long between two requests
     margin: float = 0.0  # seconds each window is kept longer than the host's
-    # called at least every `WAKE_EVERY` seconds of a long wait (a run renews its claim: a wait for
-    # the next hour's writes is most of an hour)
+    # called at least every `WAKE_EVERY` seconds of a wait, the pacer's own or a declared limit's
+    # (a run renews its claim: a wait for the next hour's writes is most of an hour)
     on_wait: Callable[[], None] | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], None] = _sleep
@@ -80,12 +82,22 @@ class Pacer:
                     return
                 if wait >= 5:
                     _log.warning("pacing %s: waiting %.0fs to stay under the host's limits", self.name, wait)
-                if self.on_wait is not None and wait > WAKE_EVERY:
-                    wait = WAKE_EVERY
                 self.waited += wait
-                self.sleep(wait)
-                if self.on_wait is not None and wait >= WAKE_EVERY:
-                    self.on_wait()
+                self.pause(wait)
+
+    def pause(self, seconds: float, sleep: Callable[[float], None] | None = None) -> None:
+        """Sleep `seconds` (with `sleep`, else the pacer's), waking `on_wait` every `WAKE_EVERY`: the
+        retry of a request the host refused for a limit sleeps its `Retry-After` here too, since a
+        declared limit's wait (up to 15 minutes at once, an hour in all) must not outlive a claim
+        either."""
+        nap = sleep or self.sleep
+        left = seconds
+        while left > 0:
+            step = left if self.on_wait is None else min(left, WAKE_EVERY)
+            nap(step)
+            left -= step
+            if self.on_wait is not None:
+                self.on_wait()
 
     def hold(self, seconds: float | None) -> float:
         """The host refused for a limit: no paced request before `seconds` from now (at least a minute

@@ -81,7 +81,7 @@ class DailyRun:
             ctx.claim = claim
             self._previous = taken.previous
             if ctx.deps.host is not None:  # a wait for the host's next hour renews the claim
-                ctx.deps.host.while_paced(claim.renew_if_due)
+                ctx.deps.host.while_paced(claim.renew_while_waiting)
             state, early = self._guarded(lambda: self._recover(base, taken))
         try:
             return self._guarded(lambda: self._run(started, run_id, state, early))

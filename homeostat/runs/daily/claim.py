@@ -154,6 +154,13 @@ class RunClaim:
         if self.ctx.now() - self._renewed >= RENEW_AFTER:
             self.hold()
 
+    def renew_while_waiting(self) -> None:
+        """A host's long wait (the next hour's writes, a declared limit's Retry-After) wakes the run
+        every second: renew when due. Only the run's own thread writes the claim; a worker's wait
+        leaves it to that thread, which renews as it waits for its workers."""
+        if not in_worker():
+            self.renew_if_due()
+
     def hold(self, files: dict[str, bytes] | None = None) -> None:
         """Renew now, before a step that pushes (with `files`: checkpoints written as the run goes):
         `ClaimLost` when another run took the claim over, so a run that lost it writes nothing."""

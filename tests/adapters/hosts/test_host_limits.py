@@ -103,7 +103,7 @@ def test_a_wait_for_the_next_hour_s_writes_wakes_the_run_every_few_minutes(
     harness: GitHubHarness, clock: FakeClock, pull: tuple[RepoRef, int]
 ) -> None:
     """A run whose writes pass 500 waits most of an hour for the next one; its claim on the lessons
-    lasts an hour from its last renewal, so the wait wakes it every few minutes to renew it."""
+    lasts an hour from its last renewal, so the wait wakes it at least every few minutes to renew it."""
     repo, number = pull
     host = github(harness, clock)
     woken: list[float] = []
@@ -115,7 +115,7 @@ def test_a_wait_for_the_next_hour_s_writes_wakes_the_run_every_few_minutes(
 
     assert harness.emulator.refused_writes == 0
     assert clock.now - start >= 3600
-    # the 500 go in the first minutes (80 a minute), then the wait for the hour, woken every 5 minutes
+    # the 500 go in the first minutes (80 a minute), then the wait for the hour, woken every second
     gaps = [b - a for a, b in zip(woken, [*woken[1:], clock.now], strict=True)]
     assert len(woken) >= 10 and max(gaps) <= WAKE_EVERY
 

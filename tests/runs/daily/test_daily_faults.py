@@ -190,6 +190,56 @@ def test_a_run_drafting_past_its_claims_hour_keeps_its_claim_and_a_second_run_st
     assert all(world.stub.answered[q] == 1 for q in questions)  # no thread drafted twice
 
 
+def test_a_run_waiting_out_github_s_limit_past_its_claims_hour_renews_it_and_a_second_run_stands_aside(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub refuses the first PR with a secondary limit and `Retry-After` longer than a claim lives
+    (the run's clock goes ten claim minutes a second: the 12 s wait is two hours). The waiting run
+    renews its claim on the state branch as it waits, a second `homeostat daily` started 70 claim
+    minutes into the wait stands aside, and the first run then publishes every lesson once."""
+    from homeostat.cli import build_parser
+    from homeostat.commands.ci import daily
+    from homeostat.workspace import Workspace
+
+    world.harness.fail_on("POST", "/pulls", 403, times=1, retry_after=12)
+    refused = world.harness.emulator.failures_on[-1]
+    start, began = dt.datetime.now(dt.UTC), time.monotonic()
+
+    def clock() -> dt.datetime:  # ten claim minutes a second
+        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
+
+    world.env()
+    args = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
+    second = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
+    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
+    codes: list[int] = []
+
+    def during_the_wait() -> None:
+        deadline = time.monotonic() + 300
+        while refused[4] > 0 and time.monotonic() < deadline:  # until GitHub refused the first PR
+            time.sleep(0.05)
+        refused_at = time.monotonic()
+        while time.monotonic() < refused_at + 7.0:  # 70 claim minutes into the 120-minute wait
+            expiries.append(world.state().claims["daily"].expires_at)
+            time.sleep(0.5)
+        codes.append(daily.run(second, Workspace.of(second), now=clock))
+
+    watcher = threading.Thread(target=during_the_wait)
+    watcher.start()
+    assert daily.run(args, Workspace.of(args), now=clock) == 0
+    watcher.join(300)
+
+    assert refused[4] == 0  # the limit was met
+    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # (a) renewed as it waited
+    assert codes == [0]  # (b) the second run stood aside
+    assert "another run owns these lessons" in capsys.readouterr().out
+    assert lost(world) == set()  # (c) every lesson published, once
+    urls = [r.source.url for r in world.state().records() if r.source.url]
+    assert len(urls) == len(set(urls)) == 12
+    questions = [q for q, n in world.stub.answered.items() if DRAFTER in q]
+    assert all(world.stub.answered[q] == 1 for q in questions)
+
+
 def test_a_run_killed_outright_leaves_its_window_with_its_claim(world: DailyWorld) -> None:
     """SIGKILL (a lost runner) writes nothing as it dies: the claim it took holds its window start."""
     world.stub.latency = 0.4
