@@ -19,6 +19,7 @@ from homeostat.core.scanners.values import (
     is_base64_userinfo,
     is_code_expression,
     is_env_name,
+    is_prefixed_uuid,
     is_public_value,
     is_reference,
     is_uuid,
@@ -193,6 +194,8 @@ def secret_value_ok(key: str, value: str, *, quoted: bool) -> bool:
         return True  # `"auth": "ZGVwbG95Oi…"` in a Docker config, `_auth=` in .npmrc: user:password
     if is_uuid(value):
         return takes_uuid_token(key) and not looks_fake(value)
+    if is_prefixed_uuid(value) and takes_uuid_token(key):
+        return not looks_fake(value)
     return looks_random(value)
 
 
@@ -209,7 +212,7 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
     # and the three tests are pure, so their order changes nothing but the time
     if cls is not KeyClass.OTHER or not looks_random(value, strict=True):
         return None
-    if is_reference(value) or (not quoted and is_code_expression(value)):
+    if is_reference(value) or (not quoted and is_code_expression(value)) or is_public_value(value):
         return None
     return "high-entropy"
 
