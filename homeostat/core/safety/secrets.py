@@ -33,7 +33,7 @@ from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
-from homeostat.core.scanners.structure import cards, jwts, private_keys
+from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 from homeostat.core.scanners.vendor_formats import find_tokens
 
@@ -105,6 +105,8 @@ def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
                 yield Found(token.kind, token.start, token.end, RANK_FORMAT)
         if text.find("eyJ", start, end) >= 0:
             yield from jwts(text, start, end)
+        if text.find("LS0tLS1CRUdJTi", start, end) >= 0:
+            yield from base64_private_keys(text, start, end)
         if end - start >= _LONG_RUN:
             line_start, line_end = _line_span(text, start)
             lines[line_start] = line_end

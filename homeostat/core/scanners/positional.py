@@ -35,6 +35,11 @@ _QUOTED = re.compile(r"""(["'`])((?:(?!\1).){1,300})\1""")
 # one line) is no key's value, and is never read past the bound from each separator on the line.
 _MAX_VALUE = 256
 _BARE = re.compile(rf"[^\s,`]{{1,{_MAX_VALUE + 1}}}")
+# Longer bare values are tokens in one alphabet (an AWS session token, a kubeconfig's base64 key,
+# a 1Password service token), `=` only as padding: the match stops at the next `=` or `:`, which is
+# where the next separator's own try starts, so no character is read from two separators.
+_LONG_BARE = re.compile(r"[A-Za-z0-9+/_\-.~]{257,8192}={0,3}(?=[\s,`;\"')\]}]|\Z)")
+_QUOTED_LONG = re.compile(r"""(["'`])([A-Za-z0-9+/_\-.~]{300,8192}={0,3})\1""")
 _BARE_CUT = re.compile(r"[;&](?=\s*[\w.\-]+=)")
 _PROSE_VALUE = re.compile(r"`([^`\s]{4,300})`")
 _PROSE_KEY = re.compile(
@@ -138,12 +143,15 @@ def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
         if line[pos] in "fF":
             return None  # an f-string is built from variables
         pos += 1  # r'…', b'…', u'…' are literals like any other
-    quoted = _QUOTED.match(line, pos)
+    quoted = _QUOTED.match(line, pos) or _QUOTED_LONG.match(line, pos)
     if quoted:
         return quoted.start(2), quoted.group(2), True
     bare = _BARE.match(line, pos)
-    if bare is None or bare.end() - bare.start() > _MAX_VALUE:
+    if bare is None:
         return None
+    if bare.end() - bare.start() > _MAX_VALUE:
+        long = _LONG_BARE.match(line, pos)
+        return None if long is None else (long.start(), long.group(0), False)
     return bare.start(), _trim_bare(bare.group(0)), False
 
 
