@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from homeostat.core.scanners.arguments import ARGUMENT_DETECTORS, ARGUMENT_GATES
 from homeostat.core.scanners.bridge import plugin_hits
 from homeostat.core.scanners.commands import (
     COMMAND_DETECTORS,
@@ -33,6 +34,7 @@ from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
+from homeostat.core.scanners.spaced import SPACED_DETECTORS
 from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 from homeostat.core.scanners.vendor_formats import find_tokens
@@ -64,7 +66,7 @@ _LONG_RUN = 32
 # `:`, `,` or a backticked value) or a CLI flag, or that mention `curl`, a bearer or authorization
 # header, an XML `value=`, or a URL with userinfo. Prose that merely mentions "the token" or "a
 # password" is passed over. Each word is found with `str.find`, far faster than one alternation.
-_KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+_KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "psk")
 # Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
 # line's end from each place it occurs.
 _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
@@ -134,7 +136,7 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
-    for word in (*GATE_WORDS, *GATE_PIECES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
+    for word in (*GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
@@ -175,7 +177,7 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
-    for command_detector in COMMAND_DETECTORS:
+    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS):
         found.extend(command_detector(line, lowered))
     return tuple(found)
 
@@ -216,7 +218,7 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
-    for file_detector in FILE_DETECTORS:  # credential-file shapes, which may span lines
+    for file_detector in (*FILE_DETECTORS, *SPACED_DETECTORS):  # shapes that may span lines
         found.extend(file_detector(text, lowered))
     _keyword_lines(text, lowered, lines)
     for start, end in lines.items():

@@ -19,7 +19,7 @@ class KeyClass(Enum):
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw"})
+_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk"})  # psk: WPA
 _PASSWORD_PARTS = ("password", "passwd", "passphrase")
 _SECRET_WORDS = frozenset(
     {

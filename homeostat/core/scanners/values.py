@@ -43,8 +43,8 @@ _STAND_IN_VALUES = frozenset(
     "string str undefined empty hidden masked value foo bar baz test".split()
 )
 _MASK_CHARS = re.compile(r"\*{3,}|•{2,}|…|\.\.\.|#{4,}|_{6,}|-{6,}")
-# A name without underscores is short (`PASSWORD`, `GITHUBTOKEN`): twenty capitals in a row
-# (`-setcookie CLWBNNZCDKYRDUAFPFFH`) are a random value, not a variable.
+# A name without underscores is short (`PASSWORD`, `GITHUBTOKEN`): twenty random capitals
+# (an Erlang `-setcookie` value) are a random value, not a variable.
 _ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,16}")
 _REFERENCE = re.compile(
     r"""

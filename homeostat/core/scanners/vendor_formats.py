@@ -301,6 +301,12 @@ SHAPES: tuple[Shape, ...] = (
             r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" + _ED
         ),
     ),
+    # Ably: `<app id>.<key id>:<secret>`
+    Shape(
+        "ably-api-key",
+        ":",
+        re.compile(r"(?<![\w.\-])[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6,8}:[A-Za-z0-9_\-]{43}" + _ED),
+    ),
     Shape("telegram-bot-token", ":", re.compile(r"(?:(?<=bot)|(?<![\w:]))\d{8,10}:[A-Za-z0-9_\-]{35}" + _ED)),
     Shape(
         "mailgun-api-key", "-", re.compile(r"(?<![A-Za-z0-9_\-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}" + _ED)
