@@ -35,6 +35,7 @@ from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
 from homeostat.core.scanners.spaced import SPACED_DETECTORS
+from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
 from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 from homeostat.core.scanners.vendor_formats import find_tokens
@@ -152,6 +153,10 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         after = pos + 3
         if _USERINFO.match(lowered, after):
             after = mark(pos)
+        else:
+            tail = URL_TAIL.match(lowered, after)
+            assert tail is not None  # it matches the empty string
+            after = mark(pos) if any(m in tail.group(0) for m in URL_MARKS) else tail.end()
         pos = lowered.find("://", after)
 
 
@@ -177,6 +182,7 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
+    found.extend(url_secrets(line, lowered))
     for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS):
         found.extend(command_detector(line, lowered))
     return tuple(found)

@@ -97,7 +97,7 @@ _SASL_LINE = re.compile(
 
 
 def sasl_lines(text: str, lowered: str) -> Iterator[Found]:
-    """`[smtp.host]:587 user@host:password`: Postfix's (and its kin's) relay credentials."""
+    """A relay's credentials in Postfix's `sasl_passwd` (and its kin): host, port, then user and password."""
     for line_start, line_end in _lines_with(text, ":"):
         m = _SASL_LINE.match(text, line_start, line_end)
         if m is not None and strong_password(m.group(1)):
