@@ -155,6 +155,28 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "Cyrillic prose": "Не отключайте проверку ",
     "write-all": "permissions: write-all ",
     "Bash(*": "Bash(*",
+    # shapes added when the second secrets held-out set was retired (issue 29)
+    "password Abc123!x ": "password Abc123!xyz ",
+    "password ": "password ",
+    "user u using ": "user u using ",
+    'expect "password:"\\n': 'expect "password:"\n',
+    "[h.a]:1 u:": "[h.a]:1 u:",
+    "realm a: b,": lambda n: "realm\n" + "a: Abc123!x9,r\n" * (n // 14),
+    " /p:": " /p:",
+    "net use ": "net use ",
+    "-auth a:": "-auth a:",
+    "rabbitmqctl add_user ": "rabbitmqctl add_user a ",
+    "isql -v ": "isql -v ",
+    "config http-basic.a ": "config http-basic.a u ",
+    "login ": "login ",
+    "-setcookie ": "-setcookie ",
+    "://a?token=": "://a?token=",
+    "https://a/hooks/": "https://a/hooks/",
+    "a?b=&c=": lambda n: "https://a?" + "b=&" * (n // 3),
+    "token=A×n (long value)": lambda n: "token=" + "Ab3" * (n // 3),
+    "token=A= ×n": "token=Ab3=",
+    "LS0tLS1CRUdJTi": "LS0tLS1CRUdJTi",
+    "PuTTY Private-Lines": lambda n: "PuTTY-User-Key-File-3: a\nPrivate-Lines: 1\n" + "QUJD\n" * (n // 5),
 }
 
 

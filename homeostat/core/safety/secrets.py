@@ -35,8 +35,8 @@ from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
 from homeostat.core.scanners.spaced import SPACED_DETECTORS
-from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
 from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
+from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 from homeostat.core.scanners.vendor_formats import find_tokens
 

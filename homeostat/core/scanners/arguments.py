@@ -46,6 +46,8 @@ def slash_flags(line: str, lowered: str) -> Iterator[Found]:
         return
     for m in _SLASH_FLAG.finditer(line):
         start, end, value, quoted = _value(m)
+        if "=" in value:
+            continue  # MSBuild's `/p:Configuration=Release`: a property, not a password
         if _password(value, quoted or line[m.start() : start].endswith(":")):
             yield Found("password-flag", start, end, RANK_KEYED)
 

@@ -122,6 +122,9 @@ _SHORT_FLAG = re.compile(r"(?<![\w\-])-[pPw](?:=|[ \t]+)" + _VALUE)
 _NOT_A_PASSWORD = re.compile(r"[/\\\[\]{}()<>]|\.[A-Za-z0-9]{1,5}\Z|\A[~.]|\A[\w.\-]+=")
 
 
+_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+
+
 def strong_password(value: str) -> bool:
     """A value that reads as a password where nothing says it is one: eight or more characters with
     letters and digits and a third class (case or a mark), not a path, a file, a pattern, a setting,
@@ -130,6 +133,8 @@ def strong_password(value: str) -> bool:
         return False
     if is_reference(value) or is_env_name(value) or looks_fake(value, password=True):
         return False
+    if _SNAKE_CASE.fullmatch(value):
+        return False  # `ledger_production_backup_2024`: a name
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)

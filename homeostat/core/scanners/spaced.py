@@ -45,7 +45,8 @@ def _value(m: re.Match[str], first: int = 1) -> tuple[int, int, str, bool]:
 def _ok(value: str, quoted: bool) -> bool:
     if quoted:
         return password_ok(value, quoted=True) and strong_enough(value)
-    return password_ok(value, quoted=False) and placed_password(value)
+    # A keyword then a blank is no code's assignment: a dot in the value is the password's own.
+    return password_ok(value, quoted=True) and placed_password(value)
 
 
 # `using` is Db2's only after `user <name>` (in C#, SQL Server and prose it starts other things).
@@ -67,7 +68,7 @@ def spaced_passwords(text: str, lowered: str) -> Iterator[Found]:
 
 # expect: a `send "…\r"` within a few lines after an `expect` whose pattern asks for a password.
 _EXPECT_SEND = re.compile(
-    r"""(?i:assword|passphrase)[^\n]{0,80}\n(?:[^\n]{0,200}\n){0,3}?[ \t]*send(?:[ \t]+--)?[ \t]+"""
+    r"""(?i:assword|passphrase)[^\n{]{0,80}(?:\n(?:[^\n]{0,200}\n){0,3}?[ \t]*|\{[ \t]*)send(?:[ \t]+--)?[ \t]+"""
     r"""(?:"([^"\n]{1,256}?)(?:\\r|\\n)?"|\{([^}\n]{1,256}?)(?:\\r|\\n)?\})"""
 )
 
@@ -77,8 +78,7 @@ def expect_sends(text: str, lowered: str) -> Iterator[Found]:
     pos = lowered.find("expect")
     while pos >= 0:
         line_end = lowered.find("\n", pos)
-        if line_end < 0:
-            return
+        line_end = len(text) if line_end < 0 else line_end
         m = _EXPECT_SEND.search(text, pos, min(len(text), line_end + 1000))
         if m is not None and m.start() < line_end:
             group = 1 if m.group(1) is not None else 2
@@ -100,14 +100,19 @@ def sasl_lines(text: str, lowered: str) -> Iterator[Found]:
     """A relay's credentials in Postfix's `sasl_passwd` (and its kin): host, port, then user and password."""
     for line_start, line_end in _lines_with(text, ":"):
         m = _SASL_LINE.match(text, line_start, line_end)
-        if m is not None and strong_password(m.group(1)):
+        if m is not None and _DIGIT_DOT_DIGIT.search(m.group(1)) is None and strong_password(m.group(1)):
             yield Found("password", m.start(1), m.end(1), RANK_KEYED)
+
+
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")  # `app:v1.2.3-rc1`: an image and its version, not a password
+# An `OBF:` value is Jetty's reversible obfuscation of a password: as good as the password.
+_OBFUSCATED = re.compile(r"[a-z0-9]{8,256}")
 
 
 # Jetty's realm.properties: `user: password[,role…]`, the password maybe marked `OBF:` (reversible).
 # A hash (`MD5:`, `CRYPT:`) is no password. Read only in a text that names the file or the realm.
 _REALM_LINE = re.compile(
-    r"[ \t]*[\w.\-]{1,64}[ \t]*[:=][ \t]*(?:OBF:)?([^\s,:]{6,256}),[ \t]*[\w\-]{1,64}(?:[ \t]*,[ \t]*[\w\-]{1,64}){0,20}[ \t]*\Z"
+    r"[ \t]*[\w.\-]{1,64}[ \t]*[:=][ \t]*(OBF:)?([^\s,:]{6,256}),[ \t]*[\w\-]{1,64}(?:[ \t]*,[ \t]*[\w\-]{1,64}){0,20}[ \t]*\Z"
 )
 
 
@@ -117,8 +122,11 @@ def realm_lines(text: str, lowered: str) -> Iterator[Found]:
         return
     for line_start, line_end in _lines_with(text, ","):
         m = _REALM_LINE.match(text, line_start, line_end)
-        if m is not None and strong_password(m.group(1)):
-            yield Found("password", m.start(1), m.end(1), RANK_KEYED)
+        if m is None:
+            continue
+        value = m.group(2)
+        if strong_password(value) or (m.group(1) and _OBFUSCATED.fullmatch(value)):
+            yield Found("password", m.start(2), m.end(2), RANK_KEYED)
 
 
 def _lines_with(text: str, char: str) -> Iterator[tuple[int, int]]:

@@ -95,6 +95,7 @@ _DIGEST_LABEL = re.compile(r"(?i:sha-?(?:1|224|256|384|512)|md5|h1|blake2[bs]?|b
 # Letter-digit alternations that make a segment random rather than a name: `HRY95D68312BE6CS41NK`
 # has a dozen, `xchacha20poly1305` three.
 _ALTERNATION = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_CASE_CHANGE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -173,8 +174,13 @@ def is_code_expression(value: str) -> bool:
 
 
 def _random_segment(segment: str) -> bool:
-    """A part no one would name: long, with letters and digits alternating again and again."""
-    return len(segment) >= 16 and len(_ALTERNATION.findall(segment)) >= 6
+    """A part no one would name: long, with letters and digits, or small and capital letters,
+    alternating again and again (`HRY95D68312BE6CS41NK`, `Xq7rLHEKwjk6BBxrsPEC`; a name changes
+    case once a word: `BetaManagedAgentsToolset20260401WriteInput`)."""
+    if len(segment) < 16:
+        return False
+    changes = len(_ALTERNATION.findall(segment)) + len(_CASE_CHANGE.findall(segment))
+    return changes >= max(6, len(segment) // 4)
 
 
 def names_a_secret(value: str) -> bool:

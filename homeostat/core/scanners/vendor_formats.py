@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from homeostat.core.scanners.values import is_identifier_like
+
 _E = r"(?![A-Za-z0-9_])"  # no word character after
 _ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one
 
@@ -355,8 +357,13 @@ _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*")
 
 
 def _random_enough(token: str) -> bool:
-    """A weak prefix's token: it holds a digit and is not words joined by `-` or `_`."""
-    return any(c.isdigit() for c in token) and _JOINED_WORDS.fullmatch(token) is None
+    """A weak prefix's token: it holds a digit and is no name (words joined by `-` or `_`, or
+    mostly capitalised words: `cioBaseClientConfigurationV2Loader`)."""
+    return (
+        any(c.isdigit() for c in token)
+        and _JOINED_WORDS.fullmatch(token) is None
+        and not is_identifier_like(token)
+    )
 
 
 @dataclass(frozen=True)
