@@ -374,7 +374,24 @@ def _second_heldout_families(s: CaseSet) -> None:
         rnd(48, seed="u66"),
     )
 
+    s.pos(
+        "xml-element", "<server>\n  <id>acme</id>\n  <password>{s}</password>\n</server>", password(16, "u67")
+    )
+    s.pos("xml-element", "<ApiKey>{s}</ApiKey>", rnd(32, seed="u68"))
+    s.pos("name-value", '<property name="db.password" value="{s}"/>', password(15, "u69"))
+    s.pos("make-assignment", "DEPLOY_TOKEN ?= {s}", rnd(36, seed="u82"))
+    s.pos("set-variable", "setx LEDGER_API_TOKEN {s}", rnd(40, seed="u83"))
+    s.pos("set-variable", "set -gx OPENROUTER_KEY {s}", rnd(40, URLSAFE, "u84"))
+    s.pos("set-variable", "gh secret set DEPLOY_TOKEN --body {s}", rnd(40, seed="u85"))
+    s.pos("url-hash-password", "AMQP_URL=amqp://ops:{s}@mq.acme.dev:5672/", "Q7#" + password(12, "u86"))
+
     # look-alikes of each
+    s.neg("xml-like", "<tokenType>Bearer</tokenType>\n<passwordPolicy>strict</passwordPolicy>")
+    s.neg("xml-like", '<property name="password.length" value="16"/>')
+    s.neg("make-like", "DB_HOST ?= localhost\nPASSWORD_FILE ?= /run/secrets/db")
+    s.neg("set-like", 'setx PATH "%PATH%;C:\\tools" && set -x EDITOR vim')
+    s.neg("set-like", "gh secret set DEPLOY_KEY < deploy_key.pem")
+    s.neg("url-like", "http://localhost:8080/#/login@home")
     s.neg("vendor-like", "Stripe webhook secret: whsec_" + "x" * 32)
     s.neg("vendor-like", "pa-settings-for-the-production-cluster-and-staging")
     s.neg("vendor-like", "See https://wiki.acme.dev/API-3F9A1C2E8B7D6A5F4E3D2C1B0A9F8E7D for the design.")

@@ -64,13 +64,14 @@ _TOKENISH = re.compile(r"[A-Z0-9]")
 # A run this long may be a random value under an arbitrary key (`mimi=…`): check its line's keys.
 _LONG_RUN = 32
 # Position-based detectors only read lines where a secret-ish word is used as a key (followed by `=`,
-# `:`, `,` or a backticked value) or a CLI flag, or that mention `curl`, a bearer or authorization
-# header, an XML `value=`, or a URL with userinfo. Prose that merely mentions "the token" or "a
-# password" is passed over. Each word is found with `str.find`, far faster than one alternation.
+# `?=`, `:`, `,`, an element's `>` or a backticked value) or a CLI flag, or that mention `curl`, a
+# bearer or authorization header, an XML `value=`, a command's gate word, or a URL with userinfo, a
+# query or a webhook path. Prose that merely mentions "the token" or "a password" is passed over.
+# Each word is found with `str.find`, far faster than one alternation.
 _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "psk")
 # Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
 # line's end from each place it occurs.
-_AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
+_AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[?+]?[:=,>]|`[^`\s])")
 _AS_FLAG = re.compile(r"(?<![\w\-])--?[\w\-]*\Z")  # `--password`, and one-dash `-storepass`
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
 _SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")

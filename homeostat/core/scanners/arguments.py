@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from homeostat.core.scanners.commands import placed_password, strong_enough, strong_password
 from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import password_ok, secret_value_ok
+from homeostat.core.scanners.positional import judge, password_ok, secret_value_ok
 from homeostat.core.scanners.values import is_reference, looks_random, shannon_entropy
 
 _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""
@@ -193,7 +193,27 @@ def token_flags(line: str, lowered: str) -> Iterator[Found]:
             yield Found("token-flag", start, end, RANK_KEYED)
 
 
+# A variable set with a blank, not `=`: `setx NAME value` (Windows), `set -x NAME value` (fish),
+# `launchctl setenv NAME value`, `gh secret set NAME --body value`, `doppler secrets set NAME value`.
+_SET_VARIABLE = re.compile(
+    r"(?i:\b(?:setx|set[ \t]+-[A-Za-z]{1,4}|launchctl[ \t]+setenv|secrets?[ \t]+set))[ \t]+"
+    r"([A-Za-z_][\w.\-]{0,80})(?:[ \t]+(?:--body|-b)(?:=|[ \t]+)|[ \t]+)(?!-)" + _VALUE
+)
+
+
+def set_variables(line: str, lowered: str) -> Iterator[Found]:
+    """The value of a secret's variable set with a blank."""
+    if "set" not in lowered:
+        return
+    for m in _SET_VARIABLE.finditer(line):
+        start, end, value, quoted = _value(m, 2)
+        kind = judge(m.group(1), value, quoted=quoted)
+        if kind and kind != "high-entropy":
+            yield Found(kind, start, end, RANK_KEYED)
+
+
 ARGUMENT_DETECTORS = (
+    set_variables,
     slash_flags,
     net_commands,
     credential_flags,
@@ -203,6 +223,11 @@ ARGUMENT_DETECTORS = (
 )
 # What sends a line to these detectors (besides the secret words that already do).
 ARGUMENT_GATES = (
+    "setx ",
+    "set -",
+    "setenv",
+    "secret set",
+    "secrets set",
     " /p",
     " /rp",
     "net use",

@@ -50,7 +50,10 @@ _PROSE_KEY = re.compile(
 _DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?")
 # First two arguments of a call: `getenv("API_TOKEN", "…")`, `config.get('password', '…')`.
 _CALL_PAIR = re.compile(r"""\(\s*(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
-_XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+_XML_PAIR = re.compile(r"""\b(?:key|name)\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+# An element named for its value: `<Password>…</Password>`, `<apiKey>…</apiKey>` (Maven, NuGet,
+# .NET, Spring and FileZilla files).
+_XML_ELEMENT = re.compile(r"<([A-Za-z][\w.\-]{0,63})>([^<>\s]{1,256})</\1>")
 # The value never starts with `-`: in `--prod --token …` it is the next flag, not `--prod`'s value.
 _CLI_FLAG = re.compile(
     r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]{1,8})(["']?)([^\s"'\-][^\s"']{3,299})\2"""
@@ -67,8 +70,9 @@ _AUTH_HEADER = re.compile(
     r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
+# A `#` belongs in no URL's password unencoded, but people write one there.
 _URL_USERINFO = re.compile(
-    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]{0,128}):([^\s/@?#"'`<>]{1,256})@"""
+    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]{0,128}):([^\s/@?"'`<>]{1,256})@"""
     r"""(?=[^\s/?#"'`<>])"""
 )
 # `mysql -u root -pS3cret`: the password sits right after `-p`, with no blank (`-p` alone prompts).
@@ -111,6 +115,8 @@ def _trim_bare(value: str) -> str:
 def _key_before(line: str, end: int) -> str:
     """The key name ending just before a separator at `end`, past quotes, `]` and Markdown emphasis."""
     i = end
+    if i > 0 and line[i - 1] in "?+" and line[i : i + 1] == "=":
+        i -= 1  # Make's `?=` and `+=`
     while i > 0 and line[i - 1] in " \t":
         i -= 1
     if i > 0 and line[i - 1] == "]":
@@ -296,13 +302,18 @@ def call_pairs(line: str) -> Iterator[Found]:
 
 
 def xml_pairs(line: str) -> Iterator[Found]:
-    """NuGet and .NET config: `<add key="ClearTextPassword" value="…" />`."""
-    if "value" not in line.lower():
-        return
-    for m in _XML_PAIR.finditer(line):
-        kind = judge(m.group(1), m.group(2), quoted=True)
-        if kind and kind != "high-entropy":
-            yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
+    """NuGet and .NET config: `<add key="ClearTextPassword" value="…" />`, Spring and Ant's
+    `<property name="password" value="…"/>`, and `<password>…</password>` elements."""
+    if "value" in line.lower():
+        for m in _XML_PAIR.finditer(line):
+            kind = judge(m.group(1), m.group(2), quoted=True)
+            if kind and kind != "high-entropy":
+                yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
+    if "</" in line:
+        for m in _XML_ELEMENT.finditer(line):
+            kind = judge(m.group(1), m.group(2), quoted=True)
+            if kind and kind != "high-entropy":
+                yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
 
 
 def cli_flags(line: str) -> Iterator[Found]:
