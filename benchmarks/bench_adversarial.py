@@ -176,6 +176,11 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "token=A×n (long value)": lambda n: "token=" + "Ab3" * (n // 3),
     "token=A= ×n": "token=Ab3=",
     "LS0tLS1CRUdJTi": "LS0tLS1CRUdJTi",
+    "<password>": "<password>",
+    "<a>b</a>": "<password>Abc123!x</password>",
+    "setx a ": "setx a ",
+    "a ?= ": "password ?= ",
+    "a://b:#": "a://b:#",
     "PuTTY Private-Lines": lambda n: "PuTTY-User-Key-File-3: a\nPrivate-Lines: 1\n" + "QUJD\n" * (n // 5),
 }
 

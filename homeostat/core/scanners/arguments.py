@@ -221,7 +221,8 @@ ARGUMENT_DETECTORS = (
     login_tokens,
     token_flags,
 )
-# What sends a line to these detectors (besides the secret words that already do).
+# What sends a line to these detectors, besides the secret words that already do (`-auth`, `--creds`
+# are flags named for a secret) and `config set` (a gate of `commands`).
 ARGUMENT_GATES = (
     "setx ",
     "set -",
@@ -230,17 +231,13 @@ ARGUMENT_GATES = (
     "secrets set",
     " /p",
     " /rp",
-    "net use",
-    "net user",
-    "-auth",
-    "creds",
+    "net use",  # and `net user`
     " -u ",
     "rabbitmqctl",
     "drush",
     "mosquitto_passwd",
     "isql",
     "http-basic",
-    "config set",
     "bundle config",
     "login ",
     "authtoken",

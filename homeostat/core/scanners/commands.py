@@ -145,11 +145,14 @@ def strong_password(value: str) -> bool:
 # What reads as a file name to `strong_password` (`.29JX` after letters and digits) is, where a
 # position says a password goes, the password's own last characters.
 _DOT_TAIL = re.compile(r"\.[A-Za-z0-9]{1,5}\Z")
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[\-+][\w.\-]+)?")
 
 
 def placed_password(value: str) -> bool:
     """A bare value where a keyword or an argument's place says a password goes: `strong_password`,
     forgiving an ending that looks like a file's extension."""
+    if _VERSION.fullmatch(value):
+        return False  # `v0.12.25`, `2.4.1-rc1`: a version after the word
     if strong_password(value):
         return True
     tail = _DOT_TAIL.search(value)

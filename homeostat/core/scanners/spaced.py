@@ -43,6 +43,8 @@ def _value(m: re.Match[str], first: int = 1) -> tuple[int, int, str, bool]:
 
 
 def _ok(value: str, quoted: bool) -> bool:
+    if not any(c.isdigit() for c in value) and (not quoted or value.isalpha()):
+        return False  # `password header`, `using System`: a word (a bare password needs a digit)
     if quoted:
         return password_ok(value, quoted=True) and strong_enough(value)
     # A keyword then a blank is no code's assignment: a dot in the value is the password's own.
@@ -96,8 +98,13 @@ _SASL_LINE = re.compile(
 )
 
 
+_MAIL_WORDS = ("sasl", "smtp", "relay", "postfix", "mail")
+
+
 def sasl_lines(text: str, lowered: str) -> Iterator[Found]:
     """A relay's credentials in Postfix's `sasl_passwd` (and its kin): host, port, then user and password."""
+    if not any(word in lowered for word in _MAIL_WORDS):
+        return  # read only in a text about mail relays: every YAML line has a `:`
     for line_start, line_end in _lines_with(text, ":"):
         m = _SASL_LINE.match(text, line_start, line_end)
         if m is not None and _DIGIT_DOT_DIGIT.search(m.group(1)) is None and strong_password(m.group(1)):
