@@ -2,7 +2,8 @@
 "secret after a flag or key" shapes at a time, and look-alikes of each.
 
 This is the set rules are written against (tests/core/safety/test_secrets.py asserts every case, and those of
-secrets_heldout.py, the first held-out set, retired to tuning use once its misses were read).
+secrets_heldout.py and secrets_heldout2.py, the first and second held-out sets, each retired to tuning
+use once its misses were read).
 """
 
 from __future__ import annotations
@@ -217,10 +218,243 @@ def _look_alikes(s: CaseSet) -> None:
     s.neg("netrc-like", "machine example.com\nlogin daniel\npassword qwerty")
 
 
+def _uuid(seed: str) -> str:
+    h = rnd(32, HEX, seed)
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-b{h[17:20]}-{h[20:]}"
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _second_heldout_families(s: CaseSet) -> None:
+    """Written when the second held-out set was retired (issue 29): for each family its misses
+    showed, new cases of the family (other vendors, tools and dialects than that set's)."""
+    # vendor formats
+    s.pos("aws-session-token", "aws_session_token = {s}", "FwoGZXIvYXdz" + rnd(160, B64, "u1"))
+    s.pos(
+        "google-access-token",
+        "The access token was {s} (it expires in an hour).",
+        "ya" + "29." + rnd(90, URLSAFE, "u2"),
+    )
+    s.pos("google-refresh-token", '{"refresh_token": "{s}"}', "1/" + "/0g" + rnd(80, URLSAFE, "u3"))
+    s.pos(
+        "circleci-token",
+        "CircleCI token for the mirror: {s}",
+        "CCI" + "PAT_" + rnd(22, seed="u4") + "_" + rnd(40, HEX, "u5"),
+    )
+    s.pos("sonarqube-token", "sonar-scanner -Dsonar.login={s}", "sq" + "p_" + rnd(40, HEX, "u6"))
+    s.pos("honeycomb-key", "Ingest key `{s}`", "hcx" + "ik_" + rnd(58, LOWER + DIGITS, "u7"))
+    s.pos("axiom-token", "Axiom personal token: {s}", "xa" + "pt-" + _uuid("u8"))
+    s.pos("stripe-webhook-secret", "endpoint_secret = '{s}'", "wh" + "sec_" + rnd(32, seed="u9"))
+    s.pos("plaid-access-token", "Stored item: {s}", "access" + "-production-" + _uuid("u10"))
+    s.pos("posthog-personal-key", "PostHog personal key {s}", "ph" + "x_" + rnd(47, seed="u11"))
+    s.pos("elevenlabs-key", "xi-api-key: {s}", "sk" + "_" + rnd(48, HEX, "u12"))
+    s.pos(
+        "slack-client-token",
+        "token={s}",
+        "xo"
+        + "xc-"
+        + rnd(12, DIGITS, "u13")
+        + "-"
+        + rnd(12, DIGITS, "u14")
+        + "-"
+        + rnd(13, DIGITS, "u15")
+        + "-"
+        + rnd(64, HEX, "u16"),
+    )
+    s.pos(
+        "cloudflare-tunnel-token",
+        "docker run cloudflare/cloudflared tunnel run --token {s}",
+        _b64(
+            json.dumps(
+                {"a": rnd(32, HEX, "u17"), "t": _uuid("u18"), "s": rnd(44, B64, "u19")}, separators=(",", ":")
+            )
+        ),
+    )
+    s.pos(
+        "ably-key",
+        "new Ably.Rest({ key: '{s}' })",
+        rnd(6, seed="u20") + "." + rnd(6, seed="u21") + ":" + rnd(43, URLSAFE, "u22"),
+    )
+    s.pos("prefixed-uuid", "billing_api_token: live-{s}", _uuid("u23"))
+    s.pos("dotted-token", "EDGE_SERVICE_TOKEN={s}", rnd(8, seed="u24") + "." + "Xq7" + rnd(30, seed="u25"))
+    s.pos("long-value", "SIGNING_KEY=" + "{s}", rnd(400, B64, "u26") + "==")
+    # private keys in other wrappings
+    s.pos(
+        "base64-private-key",
+        "data:\n  tls.key: {s}",
+        _b64(
+            "-----BEGIN RSA PRIVATE KEY-----\n"
+            + rnd(64, B64, "u27")
+            + "\n"
+            + rnd(64, B64, "u28")
+            + "\n-----END RSA PRIVATE KEY-----\n"
+        ),
+    )
+    s.pos(
+        "putty-v2-key",
+        "{s}",
+        "PuTTY-User-Key-File-2: ssh-rsa\nEncryption: aes256-cbc\nComment: ops\nPublic-Lines: 1\n"
+        + rnd(64, B64, "u29")
+        + "\nPrivate-Lines: 2\n"
+        + rnd(64, B64, "u30")
+        + "\n"
+        + rnd(40, B64, "u31")
+        + "\nPrivate-MAC: "
+        + rnd(40, HEX, "u32"),
+    )
+    s.pos(
+        "ssh2-private-key",
+        "Old key from the jump host:\n{s}",
+        "---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----\n"
+        + rnd(64, B64, "u33")
+        + "\n"
+        + rnd(48, B64, "u34")
+        + "\n---- END SSH2 ENCRYPTED PRIVATE KEY ----",
+    )
+    # a keyword, blanks, the password
+    s.pos("spaced-password", "# redis.conf\nrequirepass {s}", password(18, "u35"))
+    s.pos("spaced-password", "CREATE USER ledger_app IDENTIFIED BY '{s}';", password(16, "u36"))
+    s.pos("spaced-password", "ALTER ROLE reporting WITH LOGIN PASSWORD '{s}';", password(15, "u37"))
+    s.pos("spaced-password", "set smtp_pass\nset imap_user = ops\npassword {s}", password(14, "u38"))
+    s.pos("expect-send", 'expect "Password:" { send "{s}\\r" }', password(15, "u39"))
+    s.pos("sasl-passwd", "# /etc/postfix/sasl_passwd\n[mail.acme.dev]:465 ops:{s}", password(17, "u40"))
+    s.pos("realm-file", "# jetty realm file\nops: {s},user,admin", password(14, "u41"))
+    s.pos("realm-file", "# realm.properties\nci: OBF:{s},deploy", rnd(32, LOWER + DIGITS, "u42"))
+    # command arguments
+    s.pos("slash-flag", "wmic /node:db01 /user:ACME\\ops /password:{s} process list", password(14, "u43"))
+    s.pos("slash-flag", "cmdkey /generic:TERMSRV/jump01 /user:ops /pass:{s}", password(15, "u44"))
+    s.pos("net-user", "net user svc-backup {s} /add /domain", password(14, "u45"))
+    s.pos("credential-flag", "java -jar jenkins-cli.jar -auth ops:{s} who-am-i", rnd(34, HEX, "u46"))
+    s.pos(
+        "credential-flag",
+        "skopeo inspect --creds ci:{s} docker://registry.acme.dev/ledger",
+        password(16, "u47"),
+    )
+    s.pos("positional-password", "rabbitmqctl change_password ops {s}", password(15, "u48"))
+    s.pos("positional-password", "mosquitto_passwd -b /etc/mosquitto/passwd sensor {s}", password(14, "u49"))
+    s.pos("positional-password", "redis-cli -h cache.acme.dev AUTH default {s}", password(16, "u50"))
+    s.pos("positional-password", "composer config http-basic.gitlab.acme.dev ci {s}", password(15, "u51"))
+    s.pos("login-token", "ngrok authtoken {s}", "2" + rnd(26, seed="u52") + "_" + rnd(21, seed="u53"))
+    s.pos("login-token", "doctl auth init -t {s}", rnd(48, URLSAFE, "u54"))
+    s.pos("token-flag", "consul members -token={s}", _uuid("u55"))
+    s.pos("token-flag", "erl -sname worker -setcookie {s}", rnd(20, "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "u56"))
+    s.pos(
+        "snmp-passphrase",
+        "snmpget -v3 -u mon -l authPriv -a SHA -A {s} core-sw2 sysUpTime.0",
+        password(16, "u57"),
+    )
+    s.pos("short-flag-token", "ovsx publish -p {s}", rnd(36, LOWER + DIGITS, "u58"))
+    s.pos(
+        "app-password",
+        "altool --validate-app -f a.ipa -u ops@acme.dev -p {s}",
+        "-".join(rnd(4, LOWER, f"u59-{i}") for i in range(4)),
+    )
+    s.pos("psk", "wpa_psk={s}", password(16, "u60"))
+    # secrets in URLs
+    s.pos(
+        "url-secret",
+        "https://backups.blob.core.windows.net/db/dump.tar?sv=2022-11-02&sp=r&sig={s}",
+        rnd(30, seed="u61") + "%2B" + rnd(10, seed="u62") + "%3D",
+    )
+    s.pos(
+        "url-secret",
+        "curl 'https://gitlab.acme.dev/api/v4/projects?private_token={s}'",
+        "x" + rnd(19, seed="u63"),
+    )
+    s.pos(
+        "webhook-secret",
+        "Zap hook: https://hooks.zapier.com/hooks/catch/4412233/{s}/",
+        rnd(24, LOWER + DIGITS, "u64"),
+    )
+    s.pos(
+        "webhook-secret",
+        "ROCKETCHAT_HOOK=https://chat.acme.dev/hooks/" + rnd(17, seed="u65") + "/{s}",
+        rnd(48, seed="u66"),
+    )
+
+    s.pos(
+        "xml-element", "<server>\n  <id>acme</id>\n  <password>{s}</password>\n</server>", password(16, "u67")
+    )
+    s.pos("xml-element", "<ApiKey>{s}</ApiKey>", rnd(32, seed="u68"))
+    s.pos("name-value", '<property name="db.password" value="{s}"/>', password(15, "u69"))
+    s.pos("make-assignment", "DEPLOY_TOKEN ?= {s}", rnd(36, seed="u82"))
+    s.pos("set-variable", "setx LEDGER_API_TOKEN {s}", rnd(40, seed="u83"))
+    s.pos("set-variable", "set -gx OPENROUTER_KEY {s}", rnd(40, URLSAFE, "u84"))
+    s.pos("set-variable", "gh secret set DEPLOY_TOKEN --body {s}", rnd(40, seed="u85"))
+    s.pos("url-hash-password", "AMQP_URL=amqp://ops:{s}@mq.acme.dev:5672/", "Q7#" + password(12, "u86"))
+
+    # look-alikes of each
+    s.neg("xml-like", "<tokenType>Bearer</tokenType>\n<passwordPolicy>strict</passwordPolicy>")
+    s.neg("xml-like", '<property name="password.length" value="16"/>')
+    s.neg("make-like", "DB_HOST ?= localhost\nPASSWORD_FILE ?= /run/secrets/db")
+    s.neg("set-like", 'setx PATH "%PATH%;C:\\tools" && set -x EDITOR vim')
+    s.neg("set-like", "gh secret set DEPLOY_KEY < deploy_key.pem")
+    s.neg("url-like", "http://localhost:8080/#/login@home")
+    s.neg("vendor-like", "Stripe webhook secret: whsec_" + "x" * 32)
+    s.neg("vendor-like", "pa-settings-for-the-production-cluster-and-staging")
+    s.neg("vendor-like", "See https://wiki.acme.dev/API-3F9A1C2E8B7D6A5F4E3D2C1B0A9F8E7D for the design.")
+    s.neg("vendor-like", "Loader: cioBaseClientConfigurationV2LoaderModule")
+    s.neg("vendor-like", "Publishable key pk_" + "live_" + rnd(24, seed="u70") + " goes in the page.")
+    s.neg(
+        "spaced-like",
+        "Set the password manager up before the first login; password reset links expire after 24h.",
+    )
+    s.neg("spaced-like", "CREATE USER ledger_app IDENTIFIED BY '${DB_PASSWORD}';")
+    s.neg("spaced-like", 'account acme\nuser alerts@acme.dev\npasswordeval "gpg -d ~/.msmtp-password.gpg"')
+    s.neg("spaced-like", "db2 connect to LEDGER user db2inst1 using $DB2_PASSWORD")
+    s.neg("spaced-like", "using System.Security.Cryptography; // for the password hash")
+    s.neg("spaced-like", 'expect "password:"\nsend -- "$env(SSH_PASSWORD)\\r"')
+    s.neg("sasl-like", "image.repository  ledger:v1.2.3-rc1")
+    s.neg("sasl-like", "[smtp.acme.dev]:587 relay@acme.dev:${SMTP_PASSWORD}")
+    s.neg("realm-like", "# realm.properties\nguest: MD5:" + rnd(32, HEX, "u71") + ",user")
+    s.neg("slash-like", "msbuild ledger.sln /p:Configuration=Release /p:Platform=x64")
+    s.neg("slash-like", "xcopy build dist /p /s /e")
+    s.neg("slash-like", "cmdkey /add:files.acme.dev /user:ops /pass")
+    s.neg("net-like", "net use Z: \\\\files\\finance /user:ACME\\svc-report * /persistent:no")
+    s.neg("flag-like", "ps -o pid,cmd -u postgres,www-data")
+    s.neg("flag-like", "skopeo copy --src-creds ci:$(cat /run/secrets/registry) docker://a/b docker://c/b")
+    s.neg("positional-like", 'composer config http-basic.repo.acme.dev ci "$COMPOSER_PASSWORD"')
+    s.neg("positional-like", "rabbitmqctl list_users --formatter json")
+    s.neg("login-like", "docker login registry.acme.dev && gh auth login --hostname ghe.acme.dev")
+    s.neg("login-like", "ngrok authtoken $NGROK_AUTHTOKEN")
+    s.neg("login-like", "nix profile install " + rnd(40, HEX, "u72"))
+    s.neg("token-flag-like", "consul acl token create -description ci -token-file /run/secrets/consul")
+    s.neg("token-flag-like", "erl -sname worker -setcookie monster")
+    s.neg("short-flag-like", "git log -p " + rnd(40, HEX, "u73"))
+    s.neg("short-flag-like", "pg_dump -w ledger_production_backup_2024")
+    s.neg("url-like", "https://api.acme.dev/v1/items?page=2&sort=desc&key=created_at")
+    s.neg("url-like", "https://acme.dev/oauth/callback?code=" + rnd(24, seed="u74") + "&state=af0ifjsldkj")
+    s.neg("url-like", "curl 'https://gitlab.acme.dev/api/v4/projects?private_token=${GITLAB_TOKEN}'")
+    s.neg("url-like", "https://github.com/acme/ledger/settings/hooks/412345678")
+    s.neg("url-like", "https://docs.acme.dev/webhooks/configuring-incoming-webhooks-for-teams")
+    s.neg(
+        "url-like",
+        "https://acme.webhook.office.com/webhookb2/"
+        + _uuid("u75")
+        + "@"
+        + _uuid("u76")
+        + "/IncomingWebhook/<key>/"
+        + _uuid("u77"),
+    )
+    s.neg(
+        "public-like",
+        "tls.crt: "
+        + _b64("-----BEGIN CERTIFICATE-----\n" + rnd(64, B64, "u78") + "\n-----END CERTIFICATE-----\n"),
+    )
+    s.neg("public-like", "known_hosts fingerprint: SHA256:" + rnd(43, B64, "u79"))
+    s.neg("public-like", 'integrity: "sha384-' + rnd(64, B64, "u80") + '"')
+    s.neg("public-like", "POSTHOG_KEY=phc_" + rnd(43, seed="u81"))
+    s.neg("encoded-config", "WIDGET_CONFIG=" + _b64('{"theme":"dark","columns":3,"compact":true}'))
+    s.neg("code-like", "handler = app.routes.v2.ledgerHandler")
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
     _flag_families(s)
     _more_families(s)
     _look_alikes(s)
+    _second_heldout_families(s)
     return s.cases

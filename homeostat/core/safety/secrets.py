@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+from homeostat.core.scanners.arguments import ARGUMENT_DETECTORS, ARGUMENT_GATES
 from homeostat.core.scanners.bridge import plugin_hits
 from homeostat.core.scanners.commands import (
     COMMAND_DETECTORS,
@@ -33,7 +34,9 @@ from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
-from homeostat.core.scanners.structure import cards, jwts, private_keys
+from homeostat.core.scanners.spaced import SPACED_DETECTORS
+from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
+from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
 from homeostat.core.scanners.values import looks_fake, lower_same_length
 from homeostat.core.scanners.vendor_formats import find_tokens
 
@@ -61,13 +64,14 @@ _TOKENISH = re.compile(r"[A-Z0-9]")
 # A run this long may be a random value under an arbitrary key (`mimi=…`): check its line's keys.
 _LONG_RUN = 32
 # Position-based detectors only read lines where a secret-ish word is used as a key (followed by `=`,
-# `:`, `,` or a backticked value) or a CLI flag, or that mention `curl`, a bearer or authorization
-# header, an XML `value=`, or a URL with userinfo. Prose that merely mentions "the token" or "a
-# password" is passed over. Each word is found with `str.find`, far faster than one alternation.
-_KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred")
+# `?=`, `:`, `,`, an element's `>` or a backticked value) or a CLI flag, or that mention `curl`, a
+# bearer or authorization header, an XML `value=`, a command's gate word, or a URL with userinfo, a
+# query or a webhook path. Prose that merely mentions "the token" or "a password" is passed over.
+# Each word is found with `str.find`, far faster than one alternation.
+_KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "psk")
 # Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
 # line's end from each place it occurs.
-_AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[:=,]|`[^`\s])")
+_AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[?+]?[:=,>]|`[^`\s])")
 _AS_FLAG = re.compile(r"(?<![\w\-])--?[\w\-]*\Z")  # `--password`, and one-dash `-storepass`
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
 _SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
@@ -105,6 +109,8 @@ def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
                 yield Found(token.kind, token.start, token.end, RANK_FORMAT)
         if text.find("eyJ", start, end) >= 0:
             yield from jwts(text, start, end)
+        if text.find("LS0tLS1CRUdJTi", start, end) >= 0:
+            yield from base64_private_keys(text, start, end)
         if end - start >= _LONG_RUN:
             line_start, line_end = _line_span(text, start)
             lines[line_start] = line_end
@@ -132,7 +138,7 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
-    for word in (*GATE_WORDS, *GATE_PIECES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
+    for word in (*GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
@@ -148,6 +154,10 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         after = pos + 3
         if _USERINFO.match(lowered, after):
             after = mark(pos)
+        else:
+            tail = URL_TAIL.match(lowered, after)
+            assert tail is not None  # it matches the empty string
+            after = mark(pos) if any(m in tail.group(0) for m in URL_MARKS) else tail.end()
         pos = lowered.find("://", after)
 
 
@@ -173,7 +183,8 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
-    for command_detector in COMMAND_DETECTORS:
+    found.extend(url_secrets(line, lowered))
+    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS):
         found.extend(command_detector(line, lowered))
     return tuple(found)
 
@@ -214,7 +225,7 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
-    for file_detector in FILE_DETECTORS:  # credential-file shapes, which may span lines
+    for file_detector in (*FILE_DETECTORS, *SPACED_DETECTORS):  # shapes that may span lines
         found.extend(file_detector(text, lowered))
     _keyword_lines(text, lowered, lines)
     for start, end in lines.items():

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from homeostat.core.scanners.found import RANK_KEYED, Found
 from homeostat.core.scanners.positional import judge, password_ok, secret_value_ok
-from homeostat.core.scanners.values import is_env_name, is_reference, looks_fake
+from homeostat.core.scanners.values import is_env_name, is_reference, looks_fake, looks_random
 
 # A value after a flag: quoted, or up to the next blank or quote.
 _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""
@@ -33,6 +33,8 @@ _TOOL_FLAGS: tuple[tuple[str, str, str, str], ...] = (
     ("archive-password", r"\b(?:7z|7za|7zr|7zz|rar|unrar)\b", r"-p", "password"),
     ("archive-password", r"\b(?:zip|unzip|zipcloak)\b", r"-P[ \t]+", "password"),
     ("codecov-token", r"\bcodecov\b", r"-t[ \t]+", "token"),
+    # net-snmp's SNMPv3 authentication and privacy passphrases
+    ("snmp-passphrase", r"\bsnmp[a-z]{2,12}\b", r"-[AX][ \t]+", "password"),
     ("ssh-key-passphrase", r"\bssh-keygen\b", r"-[NP][ \t]+", "password"),
     ("openssl-password", r"\bopenssl\b", r"-k[ \t]+", "password"),
     ("vault-token", r"\bvault[ \t]+login\b", r"", "token"),
@@ -63,6 +65,7 @@ _TOOL_PATTERNS = tuple(
 )
 _TOOL_WORDS = (
     "login",
+    "snmp",
     "sqlcmd",
     "bcp",
     "osql",
@@ -119,6 +122,9 @@ _SHORT_FLAG = re.compile(r"(?<![\w\-])-[pPw](?:=|[ \t]+)" + _VALUE)
 _NOT_A_PASSWORD = re.compile(r"[/\\\[\]{}()<>]|\.[A-Za-z0-9]{1,5}\Z|\A[~.]|\A[\w.\-]+=")
 
 
+_SNAKE_CASE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+")
+
+
 def strong_password(value: str) -> bool:
     """A value that reads as a password where nothing says it is one: eight or more characters with
     letters and digits and a third class (case or a mark), not a path, a file, a pattern, a setting,
@@ -127,11 +133,32 @@ def strong_password(value: str) -> bool:
         return False
     if is_reference(value) or is_env_name(value) or looks_fake(value, password=True):
         return False
+    if _SNAKE_CASE.fullmatch(value):
+        return False  # `ledger_production_backup_2024`: a name
     lower = any(c.islower() for c in value)
     upper = any(c.isupper() for c in value)
     digit = any(c.isdigit() for c in value)
     mark = any(not c.isalnum() for c in value)
     return digit and (lower or upper) and lower + upper + mark >= 2
+
+
+# What reads as a file name to `strong_password` (`.29JX` after letters and digits) is, where a
+# position says a password goes, the password's own last characters.
+_DOT_TAIL = re.compile(r"\.[A-Za-z0-9]{1,5}\Z")
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)+(?:[\-+][\w.\-]+)?")
+
+
+def placed_password(value: str) -> bool:
+    """A bare value where a keyword or an argument's place says a password goes: `strong_password`,
+    forgiving an ending that looks like a file's extension."""
+    if _VERSION.fullmatch(value):
+        return False  # `v0.12.25`, `2.4.1-rc1`: a version after the word
+    if strong_password(value):
+        return True
+    tail = _DOT_TAIL.search(value)
+    if tail is None or (tail.group(0)[1:].isalpha() and tail.group(0)[1:].islower()):
+        return False  # `.txt`, `.pem`: a file after all
+    return strong_password(value[: tail.start()] + "_" + tail.group(0)[1:])
 
 
 # A flag whose name says it takes a password or a secret, written with one dash (Java's keytool
@@ -193,13 +220,24 @@ def credential_pairs(line: str, lowered: str) -> Iterator[Found]:
                 yield Found("password", m.start(2), m.end(2), RANK_KEYED)
 
 
+# Apple's app-specific passwords (`abcd-efgh-ijkl-mnop`): four groups of four lowercase letters.
+_APP_PASSWORD = re.compile(r"[a-z]{4}-[a-z]{4}-[a-z]{4}-[a-z]{4}")
+_HEX_ONLY = re.compile(r"[0-9a-fA-F]+")
+
+
 def short_flags(line: str, lowered: str) -> Iterator[Found]:
-    """`-p S3cr…`, `-P…`, `-w …` of any command, where the value could be nothing but a password."""
+    """`-p S3cr…`, `-P…`, `-w …` of any command, where the value could be nothing but a password:
+    a strong password, an app-specific password, or a long random token (a personal access token
+    given as `-p`; never a hash, which `git log -p <sha>` shows)."""
     if " -p" not in lowered and " -w" not in lowered and not lowered.startswith(("-p", "-w")):
         return
     for m in _SHORT_FLAG.finditer(line):
         start, end, value = _value(m)
-        if strong_password(value):
+        if (
+            strong_password(value)
+            or _APP_PASSWORD.fullmatch(value)
+            or (len(value) >= 24 and not _HEX_ONLY.fullmatch(value) and looks_random(value))
+        ):
             yield Found("password-flag", start, end, RANK_KEYED)
 
 
@@ -297,6 +335,7 @@ COMMAND_DETECTORS = (
 # `config set`. A setter (`setToken(`) is found from its secret word, with the key words.
 GATE_WORDS = (
     "codecov",
+    "snmp",
     "ssh-keygen",
     "openssl",
     "vault login",

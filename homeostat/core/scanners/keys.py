@@ -19,7 +19,7 @@ class KeyClass(Enum):
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw"})
+_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk"})  # psk: WPA
 _PASSWORD_PARTS = ("password", "passwd", "passphrase")
 _SECRET_WORDS = frozenset(
     {
@@ -72,8 +72,14 @@ def key_words(key: str) -> list[str]:
     return [w for w in (w.lower() for w in _WORD.findall(key)) if w not in _PRODUCT_WORDS]
 
 
+# Keys that are a digest's algorithm: `h1:` in go.sum, `sha256:`, `md5:`.
+_DIGEST_KEYS = frozenset("h1 md5 sha1 sha224 sha256 sha384 sha512 blake2b blake2s blake3 crc32 xxh64".split())
+
+
 @lru_cache(maxsize=4096)
 def classify_key(key: str) -> KeyClass:
+    if key.lower() in _DIGEST_KEYS:
+        return KeyClass.IGNORE
     words = key_words(key)
     if not words:
         return KeyClass.OTHER

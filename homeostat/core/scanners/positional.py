@@ -19,6 +19,7 @@ from homeostat.core.scanners.values import (
     is_base64_userinfo,
     is_code_expression,
     is_env_name,
+    is_prefixed_uuid,
     is_public_value,
     is_reference,
     is_uuid,
@@ -34,6 +35,11 @@ _QUOTED = re.compile(r"""(["'`])((?:(?!\1).){1,300})\1""")
 # one line) is no key's value, and is never read past the bound from each separator on the line.
 _MAX_VALUE = 256
 _BARE = re.compile(rf"[^\s,`]{{1,{_MAX_VALUE + 1}}}")
+# Longer bare values are tokens in one alphabet (an AWS session token, a kubeconfig's base64 key,
+# a 1Password service token), `=` only as padding: the match stops at the next `=` or `:`, which is
+# where the next separator's own try starts, so no character is read from two separators.
+_LONG_BARE = re.compile(r"[A-Za-z0-9+/_\-.~]{257,8192}={0,3}(?=[\s,`;\"')\]}]|\Z)")
+_QUOTED_LONG = re.compile(r"""(["'`])([A-Za-z0-9+/_\-.~]{300,8192}={0,3})\1""")
 _BARE_CUT = re.compile(r"[;&](?=\s*[\w.\-]+=)")
 _PROSE_VALUE = re.compile(r"`([^`\s]{4,300})`")
 _PROSE_KEY = re.compile(
@@ -44,7 +50,10 @@ _PROSE_KEY = re.compile(
 _DOTTED_OR_PATH = re.compile(r"[~./]*[A-Za-z_][\w\-]*(?:[/.][A-Za-z_][\w\-]*)+/?")
 # First two arguments of a call: `getenv("API_TOKEN", "…")`, `config.get('password', '…')`.
 _CALL_PAIR = re.compile(r"""\(\s*(["'])([\w.\-]{2,80})\1\s*,\s*(["'])([^"'\s]{4,300})\3""")
-_XML_PAIR = re.compile(r"""\bkey\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+_XML_PAIR = re.compile(r"""\b(?:key|name)\s*=\s*"([^"]{1,80})"\s+value\s*=\s*"([^"]*)\"""", re.IGNORECASE)
+# An element named for its value: `<Password>…</Password>`, `<apiKey>…</apiKey>` (Maven, NuGet,
+# .NET, Spring and FileZilla files).
+_XML_ELEMENT = re.compile(r"<([A-Za-z][\w.\-]{0,63})>([^<>\s]{1,256})</\1>")
 # The value never starts with `-`: in `--prod --token …` it is the next flag, not `--prod`'s value.
 _CLI_FLAG = re.compile(
     r"""(?<![\w\-])--([A-Za-z][\w\-]{1,40})(?:=|[ \t]{1,8})(["']?)([^\s"'\-][^\s"']{3,299})\2"""
@@ -61,8 +70,9 @@ _AUTH_HEADER = re.compile(
     r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
+# A `#` belongs in no URL's password unencoded, but people write one there.
 _URL_USERINFO = re.compile(
-    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]{0,128}):([^\s/@?#"'`<>]{1,256})@"""
+    r"""\b([A-Za-z][A-Za-z0-9+.\-]{1,30})://([^\s:/@?#"'`<>]{0,128}):([^\s/@?"'`<>]{1,256})@"""
     r"""(?=[^\s/?#"'`<>])"""
 )
 # `mysql -u root -pS3cret`: the password sits right after `-p`, with no blank (`-p` alone prompts).
@@ -105,6 +115,8 @@ def _trim_bare(value: str) -> str:
 def _key_before(line: str, end: int) -> str:
     """The key name ending just before a separator at `end`, past quotes, `]` and Markdown emphasis."""
     i = end
+    if i > 0 and line[i - 1] in "?+" and line[i : i + 1] == "=":
+        i -= 1  # Make's `?=` and `+=`
     while i > 0 and line[i - 1] in " \t":
         i -= 1
     if i > 0 and line[i - 1] == "]":
@@ -137,12 +149,15 @@ def _value_after(line: str, pos: int) -> tuple[int, str, bool] | None:
         if line[pos] in "fF":
             return None  # an f-string is built from variables
         pos += 1  # r'…', b'…', u'…' are literals like any other
-    quoted = _QUOTED.match(line, pos)
+    quoted = _QUOTED.match(line, pos) or _QUOTED_LONG.match(line, pos)
     if quoted:
         return quoted.start(2), quoted.group(2), True
     bare = _BARE.match(line, pos)
-    if bare is None or bare.end() - bare.start() > _MAX_VALUE:
+    if bare is None:
         return None
+    if bare.end() - bare.start() > _MAX_VALUE:
+        long = _LONG_BARE.match(line, pos)
+        return None if long is None else (long.start(), long.group(0), False)
     return bare.start(), _trim_bare(bare.group(0)), False
 
 
@@ -193,6 +208,8 @@ def secret_value_ok(key: str, value: str, *, quoted: bool) -> bool:
         return True  # `"auth": "ZGVwbG95Oi…"` in a Docker config, `_auth=` in .npmrc: user:password
     if is_uuid(value):
         return takes_uuid_token(key) and not looks_fake(value)
+    if is_prefixed_uuid(value) and takes_uuid_token(key):
+        return not looks_fake(value)
     return looks_random(value)
 
 
@@ -209,7 +226,7 @@ def judge(key: str, value: str, *, quoted: bool) -> str | None:
     # and the three tests are pure, so their order changes nothing but the time
     if cls is not KeyClass.OTHER or not looks_random(value, strict=True):
         return None
-    if is_reference(value) or (not quoted and is_code_expression(value)):
+    if is_reference(value) or (not quoted and is_code_expression(value)) or is_public_value(value):
         return None
     return "high-entropy"
 
@@ -285,13 +302,18 @@ def call_pairs(line: str) -> Iterator[Found]:
 
 
 def xml_pairs(line: str) -> Iterator[Found]:
-    """NuGet and .NET config: `<add key="ClearTextPassword" value="…" />`."""
-    if "value" not in line.lower():
-        return
-    for m in _XML_PAIR.finditer(line):
-        kind = judge(m.group(1), m.group(2), quoted=True)
-        if kind and kind != "high-entropy":
-            yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
+    """NuGet and .NET config: `<add key="ClearTextPassword" value="…" />`, Spring and Ant's
+    `<property name="password" value="…"/>`, and `<password>…</password>` elements."""
+    if "value" in line.lower():
+        for m in _XML_PAIR.finditer(line):
+            kind = judge(m.group(1), m.group(2), quoted=True)
+            if kind and kind != "high-entropy":
+                yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
+    if "</" in line:
+        for m in _XML_ELEMENT.finditer(line):
+            kind = judge(m.group(1), m.group(2), quoted=True)
+            if kind and kind != "high-entropy":
+                yield Found(kind, m.start(2), m.end(2), RANK_KEYED)
 
 
 def cli_flags(line: str) -> Iterator[Found]:

@@ -9,12 +9,21 @@ from collections.abc import Iterator
 
 from homeostat.core.scanners.bridge import is_valid_jwt
 from homeostat.core.scanners.found import RANK_CARD, RANK_FORMAT, Found
-from homeostat.core.scanners.values import looks_fake, luhn_valid
+from homeostat.core.scanners.values import base64_pem_label, looks_fake, luhn_valid
+
+_PEM_IN_BASE64 = "LS0tLS1CRUdJTi"  # "-----BEGIN " in base64
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}? PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}? PRIVATE KEY(?: BLOCK)?-----")
 _PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:")
-_PUTTY_PRIVATE = re.compile(r"Private-Lines:\s*\d+")
+_PUTTY_PRIVATE = re.compile(r"Private-Lines:[ \t]*(\d{1,4})")
+# The private lines, then the MAC (or, in version 1 files, the hash) that closes the file.
+_PUTTY_TAIL = re.compile(
+    r"(?:\r?\n[ \t]*[A-Za-z0-9+/=]{1,200}[ \t]*(?=\r?\n|\Z)){0,400}(?:\r?\nPrivate-(?:MAC|Hash):[ \t]*[0-9a-fA-F]{1,128})?"
+)
+# The SSH Communications Security (RFC 4716 style) private key: four dashes and blanks.
+_SSH2_BEGIN = re.compile(r"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----")
+_SSH2_END = re.compile(r"---- END SSH2 ENCRYPTED PRIVATE KEY ----")
 # Between the markers: base64 lines, escaped newlines (`\n` inside JSON or .env strings), headers.
 _PEM_BODY_CHARS = re.compile(r"[A-Za-z0-9+/=]")
 _MIN_KEY_BODY = 24
@@ -68,7 +77,24 @@ def private_keys(text: str) -> Iterator[Found]:
         for m in _PUTTY.finditer(text):
             private = _PUTTY_PRIVATE.search(text, m.end(), min(len(text), m.end() + 4000))
             if private:
-                yield Found("private-key", m.start(), private.end(), RANK_FORMAT)
+                tail = _PUTTY_TAIL.match(text, private.end(), min(len(text), private.end() + 40_000))
+                yield Found("private-key", m.start(), tail.end() if tail else private.end(), RANK_FORMAT)
+    if "BEGIN SSH2 ENCRYPTED PRIVATE KEY" in text:
+        for m in _SSH2_BEGIN.finditer(text):
+            end = _SSH2_END.search(text, m.end(), min(len(text), m.end() + _MAX_KEY_SPAN))
+            if end and _key_body_length(text[m.end() : end.start()]) >= _MIN_KEY_BODY:
+                yield Found("private-key", m.start(), end.end(), RANK_FORMAT)
+
+
+def base64_private_keys(text: str, start: int, end: int) -> Iterator[Found]:
+    """A PEM private key written in base64 (`LS0tLS1CRUdJTi…`, a kubeconfig's `client-key-data`)
+    inside the run `text[start:end]`; a certificate so written is public and left alone."""
+    pos = text.find(_PEM_IN_BASE64, start, end)
+    if pos < 0 or (pos > start and text[pos - 1] not in "=:\"'"):
+        return
+    label = base64_pem_label(text[pos:end])
+    if label is not None and "PRIVATE" in label and end - pos >= 64:
+        yield Found("private-key", pos, end, RANK_FORMAT)
 
 
 def _key_body_length(body: str) -> int:

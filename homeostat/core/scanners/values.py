@@ -43,7 +43,9 @@ _STAND_IN_VALUES = frozenset(
     "string str undefined empty hidden masked value foo bar baz test".split()
 )
 _MASK_CHARS = re.compile(r"\*{3,}|•{2,}|…|\.\.\.|#{4,}|_{6,}|-{6,}")
-_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}")
+# A name without underscores is short (`PASSWORD`, `GITHUBTOKEN`): twenty random capitals
+# (an Erlang `-setcookie` value) are a random value, not a variable.
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,16}")
 _REFERENCE = re.compile(
     r"""
       \$\{\{.*\}\}                      # ${{ secrets.X }} (GitHub Actions)
@@ -81,7 +83,19 @@ _CAPITALISED_WORD = re.compile(r"[A-Z][a-z]{2,}")
 _SEGMENT_SPLIT = re.compile(r"[:_\-./]+")
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
 _DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
-_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?()]+")
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?()|]+")
+# A vendor's short prefix before a UUID: `sdk-…`, `pat-na1-…`, `xaat-…`, `sk-lf-…`.
+_PREFIXED_UUID = re.compile(
+    r"(?:[A-Za-z][A-Za-z0-9]{0,11}[\-_.]){1,3}"
+    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+)
+# A value that names its own digest algorithm: `SHA256:…` (an SSH host key's fingerprint),
+# `sha512-…` (npm integrity), `h1:…` (go.sum), `md5:…`.
+_DIGEST_LABEL = re.compile(r"(?i:sha-?(?:1|224|256|384|512)|md5|h1|blake2[bs]?|blake3|sha3-\d{3})[:\-]")
+# Letter-digit alternations that make a segment random rather than a name: `HRY95D68312BE6CS41NK`
+# has a dozen, `xchacha20poly1305` three.
+_ALTERNATION = re.compile(r"(?<=[A-Za-z])(?=\d)|(?<=\d)(?=[A-Za-z])")
+_CASE_CHANGE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -110,6 +124,9 @@ def is_reference(value: str) -> bool:
 _PUBLIC_PREFIXES = (
     "pk_live_",
     "pk_test_",
+    "phc_",  # PostHog project key (its personal keys are `phx_`)
+    "pk-lf-",  # Langfuse public key
+    "FLWPUBK",  # Flutterwave public key
     "pk.eyJ",
     "sb_publishable_",
     "ssh-ed25519 ",
@@ -119,14 +136,51 @@ _PUBLIC_PREFIXES = (
 
 
 def is_public_value(value: str) -> bool:
-    return value.startswith(_PUBLIC_PREFIXES)
+    """A key made to be shown, a digest that names its algorithm, or base64 of a certificate or a
+    public key (a kubeconfig's `certificate-authority-data`)."""
+    if value.startswith(_PUBLIC_PREFIXES) or _DIGEST_LABEL.match(value):
+        return True
+    pem = base64_pem_label(value)
+    return pem is not None and "PRIVATE" not in pem
+
+
+_PEM_IN_BASE64 = "LS0tLS1CRUdJTi"  # "-----BEGIN " in base64
+_PEM_LABEL = re.compile(r"-----BEGIN ([A-Z0-9 ]{1,60})-----")
+
+
+def base64_pem_label(value: str) -> str | None:
+    """The label of a PEM block written in base64 (`LS0tLS1CRUdJTi…` is `-----BEGIN …`): `CERTIFICATE`,
+    `EC PRIVATE KEY`; None for anything else. Only the head is decoded."""
+    if not value.startswith(_PEM_IN_BASE64):
+        return None
+    head = value[:96]
+    head = head[: len(head) - len(head) % 4]
+    try:
+        decoded = base64.b64decode(head, validate=True).decode("ascii", "replace")
+    except (binascii.Error, ValueError):
+        return None
+    m = _PEM_LABEL.match(decoded)
+    return m.group(1) if m else None
 
 
 def is_code_expression(value: str) -> bool:
-    """A bare value that reads as code: a dotted attribute, a call or an index (maybe cut short)."""
+    """A bare value that reads as code: a dotted attribute, a call or an index (maybe cut short).
+    Dots between random parts (`dt0c01.HRY95D68…`) make a token, not an attribute path."""
     if _CALL_OR_INDEX.match(value):
         return True
-    return _CODE_EXPRESSION.fullmatch(value) is not None and _DOTTED.match(value) is not None
+    if _CODE_EXPRESSION.fullmatch(value) is None or _DOTTED.match(value) is None:
+        return False
+    return not any(_random_segment(part) for part in re.split(r"\.|::|->", value))
+
+
+def _random_segment(segment: str) -> bool:
+    """A part no one would name: long, with letters and digits, or small and capital letters,
+    alternating again and again (`HRY95D68312BE6CS41NK`, `Xq7rLHEKwjk6BBxrsPEC`; a name changes
+    case once a word: `BetaManagedAgentsToolset20260401WriteInput`)."""
+    if len(segment) < 16:
+        return False
+    changes = len(_ALTERNATION.findall(segment)) + len(_CASE_CHANGE.findall(segment))
+    return changes >= max(6, len(segment) // 4)
 
 
 def names_a_secret(value: str) -> bool:
@@ -145,6 +199,8 @@ def is_identifier_like(value: str) -> bool:
     segments = [seg for seg in _SEGMENT_SPLIT.split(value) if seg]
     if not segments:
         return True
+    if any(_random_segment(seg) for seg in segments):
+        return False  # `FLWSECK-363cd0c94c27…-X`: short words around a random part
     alpha = [seg for seg in segments if seg.isalpha() and (seg.islower() or seg.isupper() or seg.istitle())]
     if len(segments) >= 3 and len(alpha) * 3 >= len(segments) * 2:
         return True
@@ -166,6 +222,11 @@ def is_env_name(value: str) -> bool:
 
 def is_uuid(value: str) -> bool:
     return _UUID.fullmatch(value) is not None
+
+
+def is_prefixed_uuid(value: str) -> bool:
+    """A UUID after a vendor's short prefix (`sdk-…`, `xaat-…`): under a token key, the credential."""
+    return _PREFIXED_UUID.fullmatch(value) is not None
 
 
 def repeated_fraction(value: str) -> float:
@@ -243,7 +304,7 @@ def base64_text(value: str) -> str | None:
         decoded = raw.decode("ascii")
     except UnicodeDecodeError:
         return None
-    if not decoded or not all(c.isprintable() for c in decoded):
+    if not decoded or not all(c.isprintable() or c in "\n\r\t" for c in decoded):
         return None
     return decoded
 
@@ -277,6 +338,10 @@ def looks_random(value: str, *, strict: bool = False) -> bool:
     """
     alphabet = _BASE64_CHARS if strict else _TOKEN_CHARS
     if alphabet.fullmatch(value) is None or looks_fake(value) or is_base64_of_text(value):
+        return False
+    if strict and base64_text(value) is not None:
+        # Random key material decodes to bytes, not to printable text: base64 of JSON or of a host
+        # name (`eyJkZWJ1ZyI6…`, an Elastic Cloud ID) is encoded configuration, unless a key says otherwise.
         return False
     if _DIGIT_DOT_DIGIT.search(value) or is_identifier_like(value):
         return False  # a version, an address or a name: `jjwt-jackson-0.11.2`, `user:1234:profile`

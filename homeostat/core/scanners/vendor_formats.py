@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from homeostat.core.scanners.values import is_identifier_like
+
 _E = r"(?![A-Za-z0-9_])"  # no word character after
 _ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one
 
@@ -23,6 +25,9 @@ class Format:
     prefixes: tuple[str, ...]
     source: str  # the whole token's regex, prefix included
     bounded: bool = True  # the character before the token must not be a word character
+    # A prefix short or common enough to start a name (`pa-`, `API-`, `fw_`): the token must also
+    # hold a digit and not read as words joined by `-` or `_`.
+    weak: bool = False
 
     @cached_property
     def pattern(self) -> re.Pattern[str]:
@@ -31,9 +36,13 @@ class Format:
         return re.compile(self.source)
 
 
-def _f(kind: str, prefixes: str, body: str, *, bounded: bool = True) -> Format:
+def _f(kind: str, prefixes: str, body: str, *, bounded: bool = True, weak: bool = False) -> Format:
     """`prefixes` is space-separated; `body` is the whole token's regex, prefix included."""
-    return Format(kind, tuple(prefixes.split()), body, bounded)
+    return Format(kind, tuple(prefixes.split()), body, bounded, weak)
+
+
+_UUID_BODY = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_B64_END = r"(?![A-Za-z0-9+/=])"
 
 
 FORMATS: tuple[Format, ...] = (
@@ -92,8 +101,8 @@ FORMATS: tuple[Format, ...] = (
     # Messaging and webhooks
     _f(
         "slack-token",
-        "xoxa- xoxb- xoxp- xoxo- xoxs- xoxr- xoxe xapp-",
-        r"(?:xox[abposr]-\d{6,}(?:-\d{6,}){0,3}-(?=[0-9]*[A-Za-z])[0-9A-Za-z]{8,}"
+        "xoxa- xoxb- xoxc- xoxp- xoxo- xoxs- xoxr- xoxe xapp- xoxd-",
+        r"(?:xox[abcposr]-\d{6,}(?:-\d{6,}){0,3}-(?=[0-9]*[A-Za-z])[0-9A-Za-z]{8,}|xoxd-[A-Za-z0-9%/+=]{40,}"
         r"|xoxe(?:\.xox[bp])?-\d-[A-Za-z0-9]{100,}|xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]{20,})" + _ED,
     ),
     _f(
@@ -136,7 +145,7 @@ FORMATS: tuple[Format, ...] = (
         # a service token names its config: `dp.st.prd.…`
         r"dp\.(?:pt|st|sa|ct|scim|audit)\.(?:[a-z0-9][a-z0-9_\-]{0,30}\.)?[A-Za-z0-9]{40,44}" + _E,
     ),
-    _f("vault-token", "hvs. hvb.", r"hv[sb]\.[A-Za-z0-9_\-]{90,}" + _ED),
+    _f("vault-token", "hvs. hvb. hvr.", r"hv[sbr]\.[A-Za-z0-9_\-]{24,}" + _ED),
     # Legacy Vault tokens are `s.` and 24 random characters: require all three character classes.
     _f(
         "vault-token",
@@ -154,8 +163,9 @@ FORMATS: tuple[Format, ...] = (
     ),
     _f(
         "newrelic-key",
-        "NRAK- NRJS- NRII-",
-        r"(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_\-]{32})" + _ED,
+        "NRAK- NRJS- NRII- NRAA- NRRA- NRIQ- NRIK-",
+        r"(?:NRAK-[A-Z0-9]{27}|NRJS-[a-f0-9]{19}|NRII-[A-Za-z0-9_\-]{32}|NR(?:AA|RA|IQ|IK)-[A-Za-z0-9_\-]{27,42})"
+        + _ED,
     ),
     _f("linear-api-key", "lin_api_ lin_oauth_", r"lin_(?:api|oauth)_[A-Za-z0-9]{40}" + _E),
     _f("notion-token", "ntn_ secret_", r"(?:ntn_\d{11}[A-Za-z0-9]{35}|secret_[A-Za-z0-9]{43})" + _E),
@@ -167,7 +177,7 @@ FORMATS: tuple[Format, ...] = (
         "A3-",
         r"A3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}" + _E,
     ),
-    _f("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/]{200,}={0,3}"),
+    _f("onepassword-service-token", "ops_eyJ", r"ops_eyJ[A-Za-z0-9+/_\-]{200,}={0,3}"),
     # Databases, deploy and build services
     _f("supabase-secret-key", "sb_secret_", r"sb_secret_[A-Za-z0-9_\-]{24,64}" + _ED),
     _f(
@@ -185,6 +195,85 @@ FORMATS: tuple[Format, ...] = (
     _f("dropbox-token", "sl.", r"sl\.[A-Za-z0-9_\-]{130,}(?:\.[A-Za-z0-9_\-]{10,})*" + _ED),
     _f("cloudflare-origin-ca-key", "v1.0-", r"v1\.0-[a-f0-9]{24}-[a-f0-9]{146}" + _E),
     _f("clickhouse-cloud-key", "4b1d", r"4b1d[A-Za-z0-9]{38}" + _E),
+    # Issue 29's second held-out set's vendors, and the others whose formats are published
+    _f("tencent-secret-id", "AKID", r"AKID[A-Za-z0-9]{32}" + _E),
+    _f(
+        "aws-session-token",
+        "IQoJb3JpZ2lu FwoGZXIvYXdz FQoGZXIvYXdz",
+        r"(?:IQoJb3JpZ2lu|F[wQ]oGZXIvYXdz)[A-Za-z0-9+/]{100,}={0,3}" + _B64_END,
+    ),
+    _f(
+        "aws-bedrock-api-key",
+        "ABSKQmVkcm9ja0FQSUtleS",
+        r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{40,}={0,3}" + _B64_END,
+    ),
+    _f("google-access-token", "ya29.", r"ya29\.[A-Za-z0-9_\-]{30,}" + _ED),
+    _f("google-refresh-token", "1//0", r"1//0[A-Za-z0-9_\-]{40,}" + _ED),
+    _f("yandex-api-key", "AQVN", r"AQVN[A-Za-z0-9_\-]{35,38}" + _ED),
+    _f("yandex-iam-token", "t1.", r"t1\.[A-Za-z0-9_\-]{20,}={0,2}\.[A-Za-z0-9_\-]{86}={0,2}" + _ED),
+    _f("scaleway-access-key", "SCW", r"SCW[A-Z0-9]{17}" + _E, weak=True),
+    _f("circleci-token", "CCIPAT_ CCIPRJ_", r"CCIP(?:AT|RJ)_[A-Za-z0-9]{20,}_[a-f0-9]{40}" + _E),
+    _f("sonarqube-token", "squ_ sqp_ sqa_", r"sq[upa]_[a-f0-9]{40}" + _E),
+    _f("jfrog-reference-token", "cmVmdGtuOjAxOj", r"cmVmdGtuOjAxOj[A-Za-z0-9+/]{40,}={0,2}" + _B64_END),
+    _f("crates-token", "cio", r"cio[A-Za-z0-9]{32}" + _E, weak=True),
+    _f("clojars-token", "CLOJARS_", r"CLOJARS_[a-f0-9]{60}" + _E),
+    _f("contentful-token", "CFPAT-", r"CFPAT-[A-Za-z0-9_\-]{43}" + _ED),
+    _f("figma-token", "figd_ figu_", r"fig[du]_[A-Za-z0-9_\-]{40,}" + _ED),
+    _f("netlify-token", "nfp_ nfc_ nfo_ nfu_", r"nf[pcou]_[A-Za-z0-9]{36,40}" + _E),
+    _f("render-api-key", "rnd_", r"rnd_[A-Za-z0-9]{32}" + _E),
+    _f("deno-deploy-token", "ddp_ ddw_", r"dd[pw]_[A-Za-z0-9]{36}" + _E),
+    _f("neon-api-key", "napi_", r"napi_[a-z0-9]{64}" + _E),
+    _f("supabase-access-token", "sbp_", r"sbp_[a-f0-9]{40}" + _E),
+    _f("xata-api-key", "xau_", r"xau_[A-Za-z0-9]{32,}" + _E),
+    _f("pinecone-api-key", "pcsk_", r"pcsk_[A-Za-z0-9]{5}_[A-Za-z0-9]{60,}" + _E),
+    _f(
+        "tailscale-key",
+        "tskey-",
+        r"tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{8,}-[A-Za-z0-9]{20,}" + _E,
+    ),
+    _f("honeycomb-key", "hcaik_ hcxik_ hcamk_ hcxmk_ hcxlk_", r"hc[ax][iml]k_[A-Za-z0-9]{20,}" + _E),
+    _f("axiom-token", "xaat- xapt-", r"xa[ap]t-" + _UUID_BODY + _ED),
+    _f("dynatrace-token", "dt0", r"dt0[a-z]\d{2}\.[A-Z0-9]{24}\.[A-Z0-9]{64}" + _E),
+    _f("brevo-api-key", "xkeysib- xsmtpsib-", r"x(?:keysib|smtpsib)-[a-f0-9]{64}-[A-Za-z0-9]{16}" + _E),
+    _f("mailersend-token", "mlsn.", r"mlsn\.[a-f0-9]{64}" + _E),
+    _f("resend-api-key", "re_", r"re_[A-Za-z0-9]{8}_[A-Za-z0-9]{24}" + _E, weak=True),
+    _f("onesignal-key", "os_v2_app_ os_v2_org_", r"os_v2_(?:app|org)_[a-z0-9]{100,}" + _E),
+    _f("firebase-server-key", "AAAA", r"AAAA[A-Za-z0-9_\-]{7}:APA91b[A-Za-z0-9_\-]{100,}" + _ED),
+    _f("intercom-token", "dG9rO", r"dG9rO[A-Za-z0-9+/]{40,}={0,2}" + _B64_END),
+    _f("hubspot-token", "pat-na pat-eu pat-ap", r"pat-(?:na|eu|ap)\d-" + _UUID_BODY + _ED),
+    _f("asana-token", "0/ 1/ 2/", r"[012]/\d{10,20}(?:/\d{10,20})?:[a-f0-9]{32}" + _E),
+    _f("trello-token", "ATTA", r"ATTA[A-Za-z0-9]{64,72}" + _E),
+    _f("clickup-token", "pk_", r"pk_\d{6,10}_[A-Z0-9]{32}" + _E),
+    _f("shippo-token", "shippo_live_ shippo_test_", r"shippo_(?:live|test)_[a-f0-9]{40}" + _E),
+    _f("easypost-key", "EZAK EZTK", r"EZ[AT]K[A-Za-z0-9]{54}" + _E),
+    _f("duffel-token", "duffel_live_ duffel_test_", r"duffel_(?:live|test)_[A-Za-z0-9_\-=]{43}" + _ED),
+    _f("flutterwave-secret-key", "FLWSECK", r"FLWSECK(?:_TEST)?-[a-f0-9]{32}-X" + _E),
+    _f("stripe-webhook-secret", "whsec_", r"whsec_[A-Za-z0-9+/=]{32,}" + _B64_END),
+    _f(
+        "plaid-access-token",
+        "access-sandbox- access-development- access-production-",
+        r"access-(?:sandbox|development|production)-" + _UUID_BODY + _ED,
+    ),
+    _f("stytch-secret", "secret-live- secret-test-", r"secret-(?:live|test)-[A-Za-z0-9_\-=]{30,}" + _ED),
+    _f("launchdarkly-key", "sdk- api-", r"(?:sdk|api)-" + _UUID_BODY + _ED),
+    _f("posthog-personal-key", "phx_", r"phx_[A-Za-z0-9]{40,}" + _E),
+    _f("tavily-api-key", "tvly-", r"tvly-(?:dev-|prod-)?[A-Za-z0-9]{32}" + _E),
+    _f("jina-api-key", "jina_", r"jina_[A-Za-z0-9_\-]{60}" + _ED),
+    _f("firecrawl-api-key", "fc-", r"fc-[a-f0-9]{32}" + _E),
+    _f("cerebras-api-key", "csk-", r"csk-[a-z0-9]{48}" + _E, weak=True),
+    _f("fireworks-api-key", "fw_", r"fw_[A-Za-z0-9]{24}" + _E, weak=True),
+    _f("voyage-api-key", "pa-", r"pa-[A-Za-z0-9_\-]{43}" + _ED, weak=True),
+    _f("langfuse-secret-key", "sk-lf-", r"sk-lf-" + _UUID_BODY + _ED),
+    _f("sk-api-key", "sk-", r"sk-[a-f0-9]{32}" + _E),  # DeepSeek and others: `sk-` and 32 hex
+    _f("elevenlabs-api-key", "sk_", r"sk_[a-f0-9]{48}" + _E),
+    _f("databricks-oauth-secret", "dose", r"dose[a-f0-9]{32}" + _E),
+    _f("harness-token", "pat. sat.", r"[ps]at\.[A-Za-z0-9_\-]{22}\.[a-f0-9]{24}\.[A-Za-z0-9]{20}" + _E),
+    # base 36, so some letter past F: `API-` and 32 hex is a Notion page id in a URL
+    _f("octopus-api-key", "API-", r"API-(?=[A-Z0-9]{0,31}[G-Z])[A-Z0-9]{26,32}" + _E, weak=True),
+    _f("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}" + _E, weak=True),
+    _f("frameio-token", "fio-u-", r"fio-u-[A-Za-z0-9_\-=]{64}" + _ED),
+    # A Cloudflare tunnel token is base64 of `{"a": account, "t": tunnel, "s": secret}`
+    _f("cloudflare-tunnel-token", "eyJhIjoi eyJhIjogI", r"eyJhIjo[ig][A-Za-z0-9+/]{80,}={0,2}" + _B64_END),
 )
 # The infracost prefix also ends file names (`video_box.ico-7a38…png`), so a dot may not precede it.
 _INFRACOST = _f("infracost-token", "ico-", r"ico-[A-Za-z0-9]{32}" + _E)
@@ -213,6 +302,12 @@ SHAPES: tuple[Shape, ...] = (
         re.compile(
             r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}" + _ED
         ),
+    ),
+    # Ably: `<app id>.<key id>:<secret>`
+    Shape(
+        "ably-api-key",
+        ":",
+        re.compile(r"(?<![\w.\-])[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{6,8}:[A-Za-z0-9_\-]{43}" + _ED),
     ),
     Shape("telegram-bot-token", ":", re.compile(r"(?:(?<=bot)|(?<![\w:]))\d{8,10}:[A-Za-z0-9_\-]{35}" + _ED)),
     Shape(
@@ -258,6 +353,19 @@ _FORMATS_FOR: dict[str, tuple[Format, ...]] = {
 _WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
+_JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[_\-][A-Za-z]+)*")
+
+
+def _random_enough(token: str) -> bool:
+    """A weak prefix's token: it holds a digit and is no name (words joined by `-` or `_`, or
+    mostly capitalised words: `cioBaseClientConfigurationV2Loader`)."""
+    return (
+        any(c.isdigit() for c in token)
+        and _JOINED_WORDS.fullmatch(token) is None
+        and not is_identifier_like(token)
+    )
+
+
 @dataclass(frozen=True)
 class TokenMatch:
     kind: str
@@ -284,7 +392,7 @@ def find_tokens(text: str, start: int, end: int) -> Iterator[TokenMatch]:
         pos = hit.start() + 1
         for fmt in _FORMATS_FOR[hit.group(0)]:
             m = fmt.pattern.match(text, hit.start(), end)
-            if m and _bounded_ok(fmt, text, hit.start()):
+            if m and _bounded_ok(fmt, text, hit.start()) and (not fmt.weak or _random_enough(m.group(0))):
                 yield TokenMatch(fmt.kind, m.start(), m.end())
                 pos = m.end()
                 break
