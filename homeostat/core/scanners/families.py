@@ -55,7 +55,7 @@ EXPOSE = (
 _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
-    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off", "priority", "self_text", "guards",
+    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off", "priority", "self_text", "guards", "no_review",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -481,7 +481,7 @@ _ORDERS = (
     _Order("self_text", ("spread_verb", "spread_dest"), test=_spreads_itself),
 )
 # The other families a sentence can hold: a switched-off check, an exposed secret (each negation-aware).
-_PAIRS = (("disable_ml", "security_ml"), ("expose_ml", "secret_ml"))
+_PAIRS = (("disable_ml", "security_ml"), ("expose_ml", "secret_ml"), ("no_review", "merge_push"))
 
 
 _ANCHORED = frozenset(order.at for order in _ORDERS) | {a for a, _ in _PAIRS}
@@ -505,6 +505,21 @@ def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
     return None
 
 
+_VERB_NEGATION_REACH = 12
+
+
+def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """A negation right before a verb (not the "without" of the phrase it goes with: "sin revisión, haz
+    push"), or right after it in the languages that put it there ("マージしないで", "Merge nicht")."""
+    if _NEG_AFTER.search(text, at[1], min(s.end, at[1] + _NEG_AFTER_REACH)) or _negated_late(text, s, at):
+        return True
+    start = max(s.start, at[0] - _VERB_NEGATION_REACH)
+    return any(
+        not any(a <= m.start() < b for a, b in s.found.get("no_review", ()))
+        for m in concept("neg").finditer(text, start, at[0])
+    )
+
+
 def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
     where = _injection(text, s)
     if where is not None:
@@ -513,6 +528,12 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
         at = s.first("disable_ml")
         if not _negated(text, s, at):
             yield FamilyHit("disable-security", *at, DISABLE)
+    if s.has("no_review") and s.has("merge_push"):
+        at = s.first("no_review")
+        if not _negated(text, s, at) and not any(
+            _verb_negated(text, s, verb) for verb in s.found["merge_push"]
+        ):
+            yield FamilyHit("weakened-checks", *at, REVIEW)
     if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store") and not s.has("partial"):
         at = s.first("expose_ml")
         if not _negated(text, s, at):

@@ -16,7 +16,8 @@ the sentence around them). The keys are short names for `scanners.lexicon`'s con
 - `send`: send, upload, publish, print, share (a secret);
 - `secret`: password, token, key, credentials, secrets, environment variables;
 - `ask`: without asking, without confirmation;
-- `priority`: a new top priority, highest priority (a claim to outrank the agent's orders).
+- `priority`: a new top priority, highest priority (a claim to outrank the agent's orders);
+- `noreview`, `ship`: without review or approval, and the push, merge or deploy done so.
 
 Stems are lowercase (texts are casefolded) and match from a word's start, except in scripts written
 without spaces between words (Burmese, Khmer, Lao; `scanners.lexicon._SPACELESS`) and in Arabic-script
@@ -43,6 +44,8 @@ KEYS: dict[str, tuple[str, ...]] = {
     "secret": ("secret_ml",),
     "ask": ("no_confirm",),
     "priority": ("priority",),
+    "noreview": ("no_review",),
+    "ship": ("merge_push",),
 }
 
 WORLD: dict[str, dict[str, tuple[str, ...]]] = {
@@ -63,6 +66,9 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "fr": {
         "void": (
+            r"abrogé",
+            r"caduques?",
+            r"annulée?s\b",
             r"(?:sont|est)\s+(?:désormais\s+)?(?:nulles?|caduques?|annulée?s?|abrogée?s?|révoquée?s?)",
             r"n'ont\s+plus\s+(?:cours|d'effet)",
         ),
@@ -80,32 +86,46 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"(?:neue\s+|oberste\s+|höchste\s+)priorität", r"vorrang\s+vor"),
     },
     "es": {
+        "instr": (r"directriz", r"directrices"),
         "void": (
+            r"derogad",
+            r"anulad",
+            r"revocad",
             r"(?:son|es|quedan|queda)\s+(?:ahora\s+)?(?:nulas?|anuladas?|sin\s+efecto|inválidas?|derogadas?|revocadas?)",
             r"dejan\s+de\s+(?:aplicar|tener\s+efecto)",
         ),
         "priority": (r"prioridad\s+(?:absoluta|máxima|número\s+uno)", r"prevalece\s+sobre"),
     },
     "pt": {
+        "instr": (r"diretriz", r"diretrizes"),
         "void": (
+            r"revogad",
+            r"anulad",
             r"(?:são|é|ficam|estão)\s+(?:agora\s+)?(?:nulas?|anuladas?|sem\s+efeito|inválidas?|revogadas?)",
             r"deixam\s+de\s+valer",
         ),
         "priority": (r"prioridade\s+(?:absoluta|máxima|número\s+um)",),
     },
     "it": {
+        "instr": (r"direttiv", r"linee\s+guida"),
         "void": (
+            r"revocat",
+            r"annullat",
+            r"abrogat",
             r"(?:sono|è)\s+(?:ora\s+)?(?:nulle|annullate|revocate|abrogate|prive\s+di\s+effetto|decadute)",
             r"non\s+sono\s+più\s+valide",
         ),
         "priority": (r"priorità\s+(?:assoluta|massima)",),
     },
     "nl": {
-        "void": (r"ongeldig", r"nietig", r"(?:zijn|is)\s+(?:nu\s+)?(?:vervallen|ingetrokken|opgeheven)"),
+        "void": (r"ongeldig", r"nietig", r"vervallen", r"ingetrokken", r"opgeheven"),
         "priority": (r"(?:nieuwe\s+|hoogste\s+)prioriteit",),
     },
     "pl": {
         "void": (
+            r"uchylon",
+            r"unieważnion",
+            r"odwołan",
             r"(?:są|jest)\s+(?:teraz\s+)?(?:nieważne|unieważnione|uchylone|odwołane)",
             r"przestają\s+obowiązywać",
             r"tracą\s+moc",
@@ -118,15 +138,15 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "hide": (r"neříkej\w*\s+(?:to\s+)?uživatel", r"neinformuj\w*\s+uživatel"),
     },
     "sv": {
-        "void": (r"(?:är|gäller)\s+(?:nu\s+)?(?:ogiltiga?|upphävda?|inte\s+längre)",),
+        "void": (r"(?:är|gäller)\s+(?:nu\s+)?inte\s+längre", r"upphäv", r"ogiltig"),
         "priority": (r"(?:ny\s+|högsta\s+)prioritet",),
     },
     "da": {
-        "void": (r"(?:er)\s+(?:nu\s+)?(?:ugyldige?|ophævet|annulleret)",),
+        "void": (r"ugyldig", r"ophævet", r"annulleret"),
         "priority": (r"(?:ny\s+|højeste\s+)prioritet",),
     },
     "no": {
-        "void": (r"(?:er)\s+(?:nå\s+)?(?:ugyldige?|opphevet|annullert)",),
+        "void": (r"ugyldig", r"opphevet", r"annullert"),
         "priority": (r"(?:ny\s+|høyeste\s+)prioritet",),
     },
     "fi": {
@@ -142,11 +162,11 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"prioritate\s+(?:absolută|maximă)",),
     },
     "el": {
-        "void": (r"(?:είναι|θεωρούνται)\s+(?:πλέον\s+)?(?:άκυρ|καταργημέν)", r"ακυρώνοντα"),
+        "void": (r"άκυρ", r"καταργ", r"ακυρώνοντα", r"ακυρώθηκαν"),
         "priority": (r"(?:νέα\s+|ύψιστη\s+|απόλυτη\s+)προτεραιότητα",),
     },
     "tr": {
-        "void": (r"geçersiz", r"iptal\s+edil", r"yürürlükten\s+kalk"),
+        "void": (r"geçersiz", r"iptal\s+edil", r"yürürlükten\s+(?:kalk|kaldır)"),
         "priority": (r"(?:en\s+yüksek|birinci|mutlak)\s+öncelik",),
         "hide": (r"kullanıcıya\s+(?:\w+\s+){0,3}(?:söyleme|bildirme|anlatma)\b",),
     },
@@ -217,6 +237,7 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "zh": {
         "void": (
+            "失效",
             "作废",
             "作廢",
             "一律无效",
@@ -896,6 +917,224 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"парол", r"калид"),
     },
 }
+
+# Changes shipped past review: "without review" and the verbs that ship a change, by language (`REVIEWLESS`
+# is merged into `WORLD` below, kept apart to be read as one family).
+REVIEWLESS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {
+        "noreview": (
+            r"without\s+(?:a\s+|any\s+)?(?:code\s+|peer\s+|human\s+)?(?:reviews?|approvals?|reviewers?|sign-?offs?)\b",
+            r"skip(?:ping)?\s+(?:the\s+)?(?:code\s+|peer\s+)?review",
+            r"bypass(?:ing)?\s+(?:the\s+)?(?:code\s+|peer\s+)?review",
+            r"no\s+review\s+(?:needed|required|necessary)",
+        ),
+        "ship": (r"push", r"merge", r"commit", r"deploy", r"release", r"ship", r"land\b"),
+    },
+    "fr": {
+        "noreview": (r"sans\s+(?:revue|relecture|approbation|validation|review)",),
+        "ship": (r"pouss", r"fusionn", r"merg", r"déploi", r"déploy", r"commit"),
+    },
+    "de": {
+        "noreview": (r"ohne\s+(?:code-?)?(?:review|prüfung|freigabe|genehmigung|überprüfung)",),
+        "ship": (r"push", r"merg", r"deploy", r"committ", r"veröffentlich", r"spiel\w*\s+(?:\S+\s+){0,3}ein"),
+    },
+    "es": {
+        "noreview": (r"sin\s+(?:revisión|aprobación|review)",),
+        "ship": (r"push", r"fusion", r"merge", r"despleg", r"despliega", r"commit", r"sube"),
+    },
+    "pt": {
+        "noreview": (r"sem\s+(?:revisão|aprovação|review)",),
+        "ship": (r"push", r"mescl", r"merge", r"implant", r"commit", r"envie"),
+    },
+    "it": {
+        "noreview": (r"senza\s+(?:revisione|approvazione|review)",),
+        "ship": (r"push", r"merg", r"unisc", r"rilasci", r"commit"),
+    },
+    "nl": {
+        "noreview": (r"zonder\s+(?:review|goedkeuring|beoordeling)",),
+        "ship": (r"push", r"merg", r"deploy", r"commit"),
+    },
+    "pl": {
+        "noreview": (r"bez\s+(?:przeglądu|recenzji|zatwierdzenia|review)",),
+        "ship": (r"push", r"wypchnij", r"merg", r"scal", r"wdróż", r"commit"),
+    },
+    "cs": {
+        "noreview": (r"bez\s+(?:revize|schválení|review|kontroly)",),
+        "ship": (r"push", r"pushni", r"merg", r"slouč", r"nasaď", r"commit"),
+    },
+    "sk": {
+        "noreview": (r"bez\s+(?:revízie|schválenia|kontroly|review)",),
+        "ship": (r"push", r"merg", r"zlúč", r"nasaď", r"commit"),
+    },
+    "sv": {
+        "noreview": (r"utan\s+(?:granskning|godkännande|review)",),
+        "ship": (r"push", r"merg", r"driftsätt", r"commit"),
+    },
+    "da": {
+        "noreview": (r"uden\s+(?:review|godkendelse|gennemgang)",),
+        "ship": (r"push", r"merg", r"deploy", r"commit"),
+    },
+    "no": {
+        "noreview": (r"uten\s+(?:review|godkjenning|gjennomgang)",),
+        "ship": (r"push", r"merg", r"deploy", r"commit"),
+    },
+    "fi": {
+        "noreview": (r"ilman\s+(?:katselmointia|hyväksyntää|tarkistusta|reviewta|katselmusta)",),
+        "ship": (r"push", r"puske", r"merg", r"yhdistä", r"julkaise", r"commit"),
+    },
+    "hu": {
+        "noreview": (r"(?:review|jóváhagyás|ellenőrzés|átnézés)\s+nélkül",),
+        "ship": (r"push", r"merg", r"olvaszd", r"telepítsd", r"commit"),
+    },
+    "ro": {
+        "noreview": (r"fără\s+(?:revizuire|aprobare|review)",),
+        "ship": (r"push", r"împinge", r"merg", r"îmbină", r"implementeaz", r"commit"),
+    },
+    "el": {
+        "noreview": (r"χωρίσ\s+(?:έλεγχο|αναθεώρηση|έγκριση|review)",),
+        "ship": (r"push", r"merge", r"συγχώνευσ", r"ανάπτυξ", r"κάνε\s+push"),
+    },
+    "tr": {
+        "noreview": (
+            r"incelemeden",
+            r"inceleme(?:si)?\s+olmadan",
+            r"incelemesiz",
+            r"onaysız",
+            r"onay\s+olmadan",
+            r"review\s+olmadan",
+            r"gözden\s+geçirmeden",
+        ),
+        "ship": (r"push", r"merge", r"birleştir", r"dağıt", r"commit", r"gönder"),
+    },
+    "ru": {
+        "noreview": (r"без\s+(?:ревью|код-ревью|проверки|одобрения|согласования|рецензи)",),
+        "ship": (
+            r"пуш",
+            r"запуш",
+            r"мерж",
+            r"смерж",
+            r"слей",
+            r"влей",
+            r"деплой",
+            r"задеплой",
+            r"закоммит",
+            r"выкат",
+        ),
+    },
+    "uk": {
+        "noreview": (r"без\s+(?:рев'ю|ревю|перевірки|схвалення)",),
+        "ship": (r"пуш", r"запуш", r"мерж", r"злий", r"задеплой", r"закоміть"),
+    },
+    "bg": {
+        "noreview": (r"без\s+(?:преглед|одобрение|ревю)",),
+        "ship": (r"пуш", r"мерж", r"слей", r"качи", r"деплой"),
+    },
+    "hr": {
+        "noreview": (r"bez\s+(?:pregleda|odobrenja|revizije)",),
+        "ship": (r"push", r"gurni", r"merg", r"spoji", r"objavi", r"commit"),
+    },
+    "he": {
+        "noreview": ("ללא\\s+(?:סקירה|אישור|בדיקה|ריוויו)", "בלי\\s+(?:סקירה|אישור|ריוויו)"),
+        "ship": ("דחוף", "מזג", "פרוס", "פוש", "מרג'"),
+    },
+    "ar": {
+        "noreview": ("(?:بدون|دون)\\s+(?:مراجعة|موافقة)",),
+        "ship": ("ادفع", "ادمج", "دمج", "انشر", "ارفع"),
+    },
+    "fa": {"noreview": ("بدون\\s+(?:بازبینی|بررسی|تأیید|تایید)",), "ship": ("پوش", "ادغام", "مرج", "منتشر")},
+    "hi": {
+        "noreview": (r"(?:समीक्षा|मंजूरी|अनुमोदन|रिव्यू)\s+के\s+बिना", r"बिना\s+(?:समीक्षा|मंजूरी|रिव्यू)"),
+        "ship": (r"पुश", r"मर्ज", r"डिप्लॉय", r"कमिट"),
+    },
+    "ur": {
+        "noreview": ("(?:جائزے|منظوری|ریویو)\\s+کے\\s+بغیر", "بغیر\\s+(?:جائزے|منظوری|ریویو)"),
+        "ship": ("پش", "مرج", "ڈیپلائے"),
+    },
+    "bn": {"noreview": (r"(?:পর্যালোচনা|অনুমোদন|রিভিউ)\s+ছাড়া",), "ship": (r"পুশ", r"মার্জ", r"ডিপ্লয়")},
+    "th": {
+        "noreview": ("โดยไม่ต้อง(?:รีวิว|ตรวจสอบ|อนุมัติ)", "โดยไม่มีการ(?:รีวิว|ตรวจ|อนุมัติ)"),
+        "ship": ("พุช", "เมิร์จ", "ดีพลอย", "push", "merge"),
+    },
+    "vi": {
+        "noreview": (
+            r"không\s+cần\s+(?:review|duyệt|xem\s+xét|phê\s+duyệt)",
+            r"mà\s+không\s+(?:review|duyệt|phê\s+duyệt)",
+        ),
+        "ship": (r"push", r"merge", r"đẩy", r"hợp\s+nhất", r"triển\s+khai", r"commit"),
+    },
+    "id": {
+        "noreview": (r"tanpa\s+(?:review|tinjauan|persetujuan|peninjauan|semakan)",),
+        "ship": (r"push", r"merge", r"gabungkan", r"deploy", r"commit"),
+    },
+    "tl": {
+        "noreview": (r"nang\s+walang\s+(?:review|pagsusuri|pag-apruba)",),
+        "ship": (r"i-?push", r"i-?merge", r"i-?deploy", r"i-?commit"),
+    },
+    "sw": {
+        "noreview": (r"bila\s+(?:ukaguzi|idhini|mapitio|review)",),
+        "ship": (r"push", r"sukuma", r"unganisha", r"merge", r"tuma"),
+    },
+    "zh": {
+        "noreview": (
+            "不经(?:过)?(?:代码)?(?:审查|审核|评审)",
+            "无需(?:代码)?(?:审查|审核|评审)",
+            "跳过(?:代码)?(?:审查|审核|评审)",
+            "未经(?:代码)?(?:审查|审核|评审)",
+            "不經(?:過)?(?:審查|審核|評審)",
+            "無需(?:審查|審核|評審)",
+            "跳過(?:審查|審核)",
+        ),
+        "ship": ("推送", "合并", "合入", "部署", "提交", "发布", "發布", "合併"),
+    },
+    "ja": {
+        "noreview": ("レビュー(?:なし|せず|を飛ば|を省略|を通さず|を経ず)", "承認(?:なし|を得ず|を待たず)"),
+        "ship": ("プッシュ", "マージ", "デプロイ", "コミット", "リリース"),
+    },
+    "ko": {
+        "noreview": ("(?:리뷰|검토|승인|코드\\s*리뷰)\\s*없이", "(?:리뷰|검토)를?\\s*건너뛰"),
+        "ship": ("푸시", "머지", "병합", "배포", "커밋"),
+    },
+    "lt": {"noreview": (r"be\s+(?:peržiūros|patvirtinimo)",), "ship": (r"push", r"merg", r"sulie", r"įdiek")},
+    "lv": {
+        "noreview": (r"bez\s+(?:pārskatīšanas|apstiprinājuma)",),
+        "ship": (r"push", r"merg", r"apvieno", r"izvieto"),
+    },
+    "et": {
+        "noreview": (r"ilma\s+(?:ülevaatuseta|kinnituseta|heakskiiduta)",),
+        "ship": (r"push", r"merg", r"ühenda", r"juuruta"),
+    },
+    "ka": {
+        "noreview": (r"(?:განხილვის|დამტკიცების|შემოწმების)\s+გარეშე",),
+        "ship": (r"push", r"merge", r"გააერთიან", r"გაუშვ"),
+    },
+    "hy": {
+        "noreview": (r"առանց\s+(?:վերանայման|հաստատման|ստուգման)",),
+        "ship": (r"push", r"merge", r"միավոր", r"տեղակայ"),
+    },
+    "af": {
+        "noreview": (r"sonder\s+(?:hersiening|goedkeuring|review|nagaan)",),
+        "ship": (r"push", r"merge", r"ontplooi", r"commit"),
+    },
+    "ca": {
+        "noreview": (r"sense\s+(?:revisió|aprovació|review)",),
+        "ship": (r"push", r"fusiona", r"merge", r"desplega"),
+    },
+    "az": {
+        "noreview": (r"(?:baxış|təsdiq|yoxlama)\s+olmadan", r"yoxlamadan"),
+        "ship": (r"push", r"merge", r"birləşdir", r"yerləşdir"),
+    },
+    "uz": {
+        "noreview": (r"tekshiruvsiz", r"ko'rib\s+chiqmasdan", r"tasdiqsiz"),
+        "ship": (r"push", r"merge", r"birlashtir", r"joylashtir"),
+    },
+    "kk": {
+        "noreview": (r"тексеріссіз", r"тексермей", r"мақұлдаусыз"),
+        "ship": (r"push", r"пуш", r"біріктір", r"merge"),
+    },
+}
+for _language, _table in REVIEWLESS.items():
+    WORLD.setdefault(_language, {}).update(_table)
+
 
 # Which scripts match anywhere in a word: their words take prefixes (Arabic script: `و`, `ال`, `ب`;
 # Ge'ez: `ለ`, `የ`, `እና`), or are written without spaces (Burmese, Khmer, Lao).
