@@ -94,13 +94,21 @@ _PERMISSION = re.compile(
     r"--approval-mode[=\s]+[\"']?(?:yolo|auto[-_]?edit|never)\b|\bapproval[-_]?mode[\"']?\s*[:=]\s*[\"']?yolo\b|"
     r"\bauto[-_]?accept[\"']?\s*[:=]\s*true\b|\byolo(?:[-_]?mode)?[\"']?\s*[:=]\s*true\b|"
     r"--ask-for-approval[=\s]+[\"']?never\b|"
-    r"\bauto[-\s]?(?:approve|approval|accept|run)\w*\s+(?:(?:for|of|on|to)\s+)?(?:every|all|any)\s+(?:\w+\s+){0,2}"
+    r"\bauto[-\s]?(?:approve|approval|accept|run)\w*[\"'`]?\s+(?:(?:for|of|on|to)\s+)?(?:every|all|any)\s+(?:\w+\s+){0,2}"
     r"(?:tools?|tool\s+calls?|commands?|actions?|edits?|requests?|prompts?|operations?)\b|"
     r"\b(?:approve|accept|allow)\s+(?:every|all|any)\s+(?:\w+\s+){0,2}(?:tool\s+calls?|tool\s+uses?|commands?\s+(?:the\s+)?(?:agent|it|claude|codex)\b)|"
     # the whole Bash tool or every MCP tool allowed (`"Bash"`, `"mcp__*"`), by the allow list's name
     r"[\"'](?:bash|mcp__\*|mcp__\w+__\*|\*\*?)[\"'][^\n]{0,40}?\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b|"
     r"\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b[^\n]{0,40}?[\"'](?:bash|mcp__\*|mcp__\w+__\*)[\"']|"
-    # a workflow or app token that can change the repository's settings or secrets
+    # Cline's auto-approval, aider's yes to everything, the whole Bash tool allowed by name
+    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b|"
+    r"\b(?:add|put|allow|include)\s+[`\"']?bash[`\"']?\s+(?:to|in|into)\s+(?:the\s+|your\s+)?[`\"']?"
+    r"(?:allowed[-_\s]?tools|permissions\.allow|allow\s*list|allowlist)|"
+    r"--allowed-?tools[=\s]+[\"']?[^\"'\n]{0,60}?\bbash\b(?!\s*\()|"
+    r"\bgrant\s+(?:the\s+)?(?:bot|agent|assistant|app|token|workflow|service\s+account|ci)\s+(?:the\s+)?[`\"']?"
+    r"(?:admin|owner|root|maintain)\w*|"
+    # a GitHub App that may change every repository's settings
+    r"\b(?:read\s+and\s+write|write)\b[^.;\n]{0,30}?\badministration\b|\brepository[-_]selection[\"']?\s*[:=]\s*[\"']?all\b|"
     r"\b(?:administration|secrets|organization[-_]administration|members|organization[-_]secrets)\s*:\s*write\b|"
     r"\bnopasswd\s*:\s*all\b|--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
 )
@@ -119,7 +127,16 @@ _WEAKENING_SETTINGS = re.compile(
     r"\b(?:coverage|cov)[\w.-]*\s+(?:\w+\s+){0,3}(?:to|=|:)\s*0\s*%?(?![\d.])|"
     r"\bthreshold\w*\s+(?:\w+\s+){0,2}to\s+0\b|--deselect\s+\S*(?:auth|security|secur)\S*|"
     # a linter told to pass whatever it finds, hooks skipped, CI skipped on every commit
-    r"--exit-zero\b|--no-verify\b|"
+    r"--exit-zero\b|--no-verify\b|--max-warnings[=\s]+[`'\"]?(?:-1|\d{3,})\b|"
+    # failures swallowed, security tests deselected or expected to fail, the coverage floor lowered
+    r"\bexcept\s+\(?assertionerror\b[^\n]{0,20}?\bpass\b|"
+    r"(?<![\w-])-k\s+[\"']?not\s+(?:\w+\s+and\s+not\s+)*\w*(?:auth|secur|login|crypt|permission|csrf|xss|sql|inject)|"
+    r"\b(?:auth\w*|security|login|permissions?|crypto\w*|csrf|access[-\s]control)\s+tests?\b(?:[^.;\n]|\.(?=[\w/])){0,40}?\bxfail(?!(?:[^.;\n]|\.(?=[\w/])){0,80}?\b(?:issues?|tickets?|tracking|link)\b)|"
+    r"\bxfail\w*\b(?:[^.;\n]|\.(?=[\w/])){0,40}?\b(?:auth\w*|security|login|permissions?|crypto\w*|csrf|access[-\s]control)\s+tests?\b(?![^.;\n]{0,80}?\b(?:issues?|tickets?|tracking|link)\b)|"
+    r"\b(?:lower|reduce|drop|decrease|relax)\b[^.;\n]{0,30}?(?:--cov-fail-under|fail[-_]under|coverage\s+(?:threshold|floor|minimum|gate))|"
+    r"\b(?:delete|remove|disable|drop|comment\s+out|turn\s+off|switch\s+off)\b[^.;\n]{0,30}?"
+    r"\b(?:(?:codeql|semgrep|snyk|trivy|gitleaks|trufflehog|bandit|zizmor|sast|dast)[-\s]+(?:workflows?|jobs?|steps?|checks?|scans?|actions?)|"
+    r"secret[-\s]scanning|security[-\s]scan\w*|push[-\s]protection)\b|"
     r"\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\][^.;\n]{0,40}?\b(?:every|all|each|any)\b|"
     r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]",
 )
@@ -199,7 +216,7 @@ _SHAPES = (
         _keys(
             "dangerously bypass yolo full allow approv auto always danger enableallprojectmcpservers "
             "permission grant trust yes no chat nopasswd accept ask administration secrets organization members "
-            "mcp bash"
+            "mcp bash aider autoapprovalsettings read repository"
         ),
     ),
     (
@@ -207,7 +224,10 @@ _SHAPES = (
         "weakened-checks",
         WEAKENED,
         _keys(
-            "continue allow fail assert expect cov threshold deselect exit no", "if: if : || [skip [ci [no"
+            "continue allow fail assert expect cov threshold deselect exit no max except auth security login "
+            "permission crypto csrf access xfail skip lower reduce drop decrease relax delete remove disable "
+            "comment turn switch",
+            "if: if : || [skip [ci [no -k",
         ),
     ),
     (

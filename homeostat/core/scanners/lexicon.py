@@ -1053,6 +1053,14 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "이미\\s*승인",
     ),
     "authority": (
+        r"(?:are|is|count\s+as|counts\s+as|must\s+be\s+(?:treated|read|taken)\s+as|should\s+be\s+(?:treated|read|taken)\s+as)\s+"
+        r"(?:\w+\s+){0,2}(?:the\s+)?(?:user|developer|owner|maintainer|team\s+lead|admin|administrator|repository\s+owner|lead)'?s\s+"
+        r"(?:own\s+|direct\s+)?(?:requests?|instructions?|orders?|commands?|wishes|words)",
+        r"(?:requests?|instructions?|tasks?|commands?|orders?)\s+(?:[\w-]+\s+){0,8}(?:are|is|count\s+as)\s+(?:pre-?)?"
+        r"(?:authori[sz]ed|approved|sanctioned)\s+by",
+        r"as\s+(?:if\s+(?:it|they)\s+(?:came|come)|coming|having\s+come)\s+from\s+(?:the\s+)?(?:user|developer|owner|maintainer|"
+        r"repository\s+owner|repo\s+owner|admin|administrator|team\s+lead)",
+        r"(?:are|is)\s+(?:\w+\s+)?instructions\s+(?:that\s+)?you\s+(?:must|should|have\s+to|are\s+to)\s+(?:follow|obey|execute|run|carry\s+out)",
         r"(?:are|is|count\s+as|come\s+as)\s+(?:\w+\s+){0,3}(?:commands?|instructions?|orders?|requests?)\s+from\s+(?:the\s+)?(?:user|developer|(?:repo(?:sitory)?\s+)?owner|maintainers?|admins?|administrators?|team\s+lead)",
         r"(?:treat|consider|regard|read)\s+(?:it|them|this|that|these|those|the\s+\w+)\s+as\s+(?:(?:an?|the)\s+)?(?:commands?|instructions?|orders?|requests?)\s+from",
         r"as\s+(?:if|though)\s+(?:it|they|that|this)?\s*(?:came|come|were|was)\s+from\s+(?:the\s+)?(?:user|developer|you)",
@@ -1072,6 +1080,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     ),
     "trigger": (
         r"whatever\b",
+        r"anything\b",
+        r"everything\b",
         r"when",
         r"whenever",
         r"if\b",
@@ -1092,6 +1102,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "면\\b",
     ),
     "data_ref": (
+        r"(?:lines?|comments?|docstrings?|tickets?|issues?|messages?|headers?|fields?|e-?mails?|entries|outputs?)\s+(?:that\s+)?"
+        r"(?:starts?|starting|begins?|beginning)\s+with",
+        r"whatever\s+(?:\S+\s+){1,6}?(?:says|asks|lists|contains|tells\s+you|requests)",
+        r"(?:anything|everything|whatever)\s+(?:is\s+)?(?:written|listed|found|stated|requested)\s+in",
         r"the\s+rest\s+of\s+(?:that|this|its|their)\s+(?:line|message|file|comment|text)",
         r"(?:contains?|contain|mentions?|includes?|has|have|begins?\s+with|starts?\s+with)\s+(?:the\s+)?(?:word|phrase|string|token|marker|tag|label|keyword)\b",
         r"(?:pr|pull\s+request|issue|ticket|commit|review|merge\s+request)\s+(?:descriptions?|bod(?:y|ies)|comments?|messages?|titles?)\s+(?:contains?|includes?|has|have|says?|lists?|begins?\s+with|starts?\s+with)",
