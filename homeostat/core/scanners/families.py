@@ -403,6 +403,16 @@ def _spreads_itself(text: str, s: _Sentence) -> bool:
     )
 
 
+# "No restrictions on time", "sans restriction de taille": a limit on one thing lifted, not a role.
+_RESTRICTION_OF = re.compile(
+    r"\s+(?:on|of|for|in|to|de|sur|auf|für|bei|para|en|sobre|di|su|na|za|po|на|по|для)\s"
+)
+
+
+def _unrestricted_role(text: str, s: _Sentence) -> bool:
+    return any(not _RESTRICTION_OF.match(text, end) for _, end in s.found["unrestricted"])
+
+
 _ON_A_TOPIC = re.compile(r"\s+(?:on|about|regarding|concerning)\s")
 
 
@@ -439,8 +449,9 @@ def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
 
 
 def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
-    at = s.first("no_confirm")[0]
-    return not _negated(text, s, (at, at))
+    """Not negated before the phrase, nor right after it ("確認せずに実行しないで"): the phrase's own
+    negation (`せず`, "without") is no negation of it."""
+    return not _negated(text, s, s.first("no_confirm"))
 
 
 def _acts_silently(text: str, s: _Sentence) -> bool:
@@ -487,7 +498,7 @@ _ORDERS = (
     _Order("role_change"),
     _Order("preapproved"),
     _Order("authority"),
-    _Order("unrestricted", one_of=("you", "agent", "mode")),
+    _Order("unrestricted", one_of=("you", "agent", "mode"), test=_unrestricted_role),
     _Order("agent_orders", ("void",), test=_orders_voided),
     _Order("kb_rules", test=_rules_voided),
     _Order("no_confirm", test=_asks_no_confirmation),

@@ -16,6 +16,8 @@ the sentence around them). The keys are short names for `scanners.lexicon`'s con
 - `send`: send, upload, publish, print, share (a secret);
 - `secret`: password, token, key, credentials, secrets, environment variables;
 - `ask`: without asking, without confirmation;
+- `negafter`: a negation that follows the verb it negates (Bengali `বলো না`);
+- `unrestricted`, `you`: a role without restrictions, and "you" (whom it is given to);
 - `priority`: a new top priority, highest priority (a claim to outrank the agent's orders);
 - `noreview`, `ship`: without review or approval, and the push, merge or deploy done so.
 
@@ -44,6 +46,9 @@ KEYS: dict[str, tuple[str, ...]] = {
     "secret": ("secret_ml",),
     "ask": ("no_confirm",),
     "priority": ("priority",),
+    "unrestricted": ("unrestricted",),
+    "negafter": ("neg_after",),
+    "you": ("you",),
     "noreview": ("no_review",),
     "ship": ("merge_push",),
 }
@@ -51,6 +56,17 @@ KEYS: dict[str, tuple[str, ...]] = {
 WORLD: dict[str, dict[str, tuple[str, ...]]] = {
     # --- languages `scanners.lexicon` has, with what it lacked: instructions declared void, priorities ---
     "en": {
+        # the files a secret lives in, named in any language's sentence
+        "secret": (
+            r"id_(?:rsa|ed25519|ecdsa|dsa)\b",
+            r"\.ssh/",
+            r"\.aws/credentials",
+            r"\.npmrc",
+            r"\.netrc",
+            r"\.pgpass",
+            r"kubeconfig",
+            r"\.docker/config\.json",
+        ),
         "void": (
             r"(?:are|is)\s+(?:now\s+)?(?:null|void|invalid|annulled|rescinded|repealed|withdrawn|suspended|lifted)",
             r"no\s+longer\s+(?:in\s+effect|in\s+force|apply|count)",
@@ -75,6 +91,7 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"priorité\s+(?:absolue|maximale|numéro\s+un)", r"prime\s+sur"),
     },
     "de": {
+        "unrestricted": (r"ohne\s+(?:jede\s+|alle\s+|irgendwelche\s+)?einschränkung", r"uneingeschränkt"),
         "void": (
             r"ungültig",
             r"nichtig",
@@ -193,6 +210,7 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "ask": ("دون\\s+(?:سؤال|تأكيد|إذن)", "بدون\\s+(?:سؤال|تأكيد|إذن)"),
     },
     "fa": {
+        "hide": ("به\\s+کاربر\\s+(?:\\S+\\s+){0,2}نگو", "به\\s+کاربر\\s+(?:\\S+\\s+){0,2}اطلاع\\s+نده"),
         "void": ("باطل", "لغو\\s+شده", "دیگر\\s+معتبر\\s+نیستند", "منسوخ"),
         "priority": ("اولویت\\s+(?:اول|جدید|مطلق)", "بالاترین\\s+اولویت"),
         "ignore": ("نادیده\\s+بگیر", "را\\s+فراموش\\s+کن"),
@@ -210,6 +228,7 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "ask": (r"पूछे\s+बिना", r"बिना\s+पूछे", r"पुष्टि\s+के\s+बिना"),
     },
     "bn": {
+        "negafter": ("(?<=\\s)না(?![\u0980-\u09ff])",),
         "void": (r"বাতিল", r"অবৈধ"),
         "priority": (r"সর্বোচ্চ\s+অগ্রাধিকার", r"নতুন\s+অগ্রাধিকার"),
         "send": (r"আপলোড", r"প্রকাশ\s+কর", r"প্রিন্ট\s+কর"),
@@ -231,11 +250,14 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"keutamaan\s+(?:tertinggi|utama|baharu)",),
     },
     "sw": {
+        "unrestricted": (r"bila\s+(?:vikwazo|mipaka|vizuizi)",),
+        "you": (r"wewe", r"sasa\s+u"),
         "void": (r"batili", r"yamefutwa", r"hayatumiki\s+tena", r"haifai\s+tena"),
         "priority": (r"kipaumbele\s+(?:cha\s+kwanza|kipya|kikuu)",),
         "hide": (r"usimwambie\s+(?:\w+\s+)?mtumiaji", r"usimjulishe\s+mtumiaji"),
     },
     "zh": {
+        "ask": ("(?:无需|無需|不需要|不用|不必)[^，。；]{0,6}(?:确认|確認|同意|批准)",),
         "void": (
             "失效",
             "作废",
@@ -256,6 +278,7 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "prior": ("原有的", "原来的", "原來的", "早先", "前述"),
     },
     "ja": {
+        "ask": ("確認せず", "確認なしで", "確認を取らず", "確認を求めず"),
         "void": ("無効とする", "無効です", "無効になり", "失効", "破棄", "撤回", "取り消", "廃止"),
         "priority": ("最優先", "最重要の指示", "新しい優先"),
         "ignore": ("従わなくて", "従う必要はありません", "気にしない", "捨て"),
@@ -271,6 +294,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
     },
     # --- languages the lexicon did not read ------------------------------------------------------------
     "ur": {
+        "unrestricted": ("بغیر\\s+(?:کسی\\s+)?(?:پابندی|حد)", "لامحدود"),
+        "you": ("تم\\b", "آپ\\b"),
         "ignore": ("نظر\\s*انداز", "بھول\\s+جاؤ", "بھول\\s+جائیں"),
         "instr": ("ہدایات", "ہدایت", "قواعد", "احکامات", "پالیسی"),
         "prior": ("پچھلی", "پچھلے", "سابقہ", "پہلے\\s+کی", "اوپر\\s+کی"),
@@ -337,6 +362,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "neg": (r"ના\b", r"નહીં", r"નહિ"),
     },
     "ta": {
+        "unrestricted": (r"கட்டுப்பாடுகள்\s+இல்லாத", r"வரம்பற்ற"),
+        "you": (r"நீ\b", r"நீங்கள்"),
         "ignore": (r"புறக்கணி", r"மறந்துவிடு", r"மறந்து\s+விடு", r"பொருட்படுத்த"),
         "instr": (r"அறிவுறுத்தல்", r"வழிமுறை", r"விதிகள்", r"கட்டளை"),
         "prior": (r"முந்தைய", r"முன்பு", r"மேலே\s+உள்ள"),
@@ -425,6 +452,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": ("ລະຫັດຜ່ານ", "ໂທເຄັນ"),
     },
     "tl": {
+        "unrestricted": (r"walang\s+(?:anumang\s+)?(?:limitasyon|paghihigpit)",),
+        "you": (r"ikaw", r"ka\s+na"),
         "ignore": (r"huwag\s+(?:nang\s+)?pansinin", r"balewalain", r"kalimutan", r"ipagwalang-bahala"),
         "instr": (r"tagubilin", r"panuto", r"utos", r"patakaran", r"mga\s+alituntunin", r"alituntunin"),
         "prior": (r"nakaraan", r"naunang", r"dating", r"nasa\s+itaas"),
@@ -446,6 +475,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"pinakamataas\s+na\s+prayoridad", r"bagong\s+prayoridad", r"pangunahing\s+prayoridad"),
     },
     "ka": {
+        "unrestricted": (r"შეზღუდვების\s+გარეშე", r"შეუზღუდავ"),
+        "you": (r"შენ\b", r"ხარ\b"),
         "ignore": (r"უგულებელყ", r"დაივიწყ", r"ნუ\s+მიაქცევ"),
         "instr": (r"ინსტრუქცი", r"მითითებ", r"წესებ", r"დირექტივ"),
         "prior": (r"წინა\b", r"ადრინდელ", r"ზემოთ"),
@@ -462,6 +493,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"უმაღლესი\s+პრიორიტეტ", r"ახალი\s+პრიორიტეტ"),
     },
     "hy": {
+        "unrestricted": (r"առանց\s+(?:որևէ\s+)?սահմանափակումների", r"անսահմանափակ"),
+        "you": (r"դու\b", r"ես\b"),
         "ignore": (r"անտեսի", r"անտեսեք", r"մոռացի", r"մոռացեք"),
         "instr": (r"հրահանգ", r"ցուցում", r"կանոնն", r"կանոններ"),
         "prior": (r"նախորդ", r"նախկին", r"վերևի"),
@@ -477,6 +510,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"բարձրագույն\s+առաջնահերթություն", r"նոր\s+առաջնահերթություն"),
     },
     "am": {
+        "unrestricted": ("ያለ\\s*ገደብ", "ገደብ\\s*የለሽ"),
+        "you": ("አንተ", "ነህ"),
         "ignore": ("ችላ\\s*በል", "ችላ\\s*በሉ", "ችላ\\s*ይበሉ", "እርሳ", "ርሳ"),
         "instr": ("መመሪያ", "ትዕዛዝ", "ደንብ", "ደንቦች"),
         "prior": ("ቀደም", "ቀዳሚ", "ያለፉ", "ከላይ\\s*ያሉ"),
@@ -492,6 +527,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "hide": ("ለተጠቃሚው\\s*አትንገር", "ለተጠቃሚው\\s*አይንገሩ"),
     },
     "bg": {
+        "unrestricted": (r"без\s+(?:никакви\s+)?ограничения", r"неограничен"),
+        "you": (r"ти\s+си\b",),
         "ignore": (r"игнорирай", r"пренебрегн", r"забрав"),
         "instr": (r"инструкци", r"указани", r"правила", r"насоки", r"директив"),
         "prior": (r"предишн", r"по-ранни", r"горепосочен"),
@@ -507,6 +544,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"(?:нов\s+|най-висок\s+|основен\s+)приоритет",),
     },
     "sr-cyrl": {
+        "unrestricted": (r"без\s+(?:икаквих\s+)?ограничења", r"неограничен"),
+        "you": (r"ти\s+си\b",),
         "ignore": (r"игнориши", r"занемари", r"заборави"),
         "instr": (r"упутств", r"инструкциј", r"правила", r"смерниц"),
         "prior": (r"претходн", r"ранији", r"раније"),
@@ -546,6 +585,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"пароль", r"паролі", r"токен", r"ключ"),
     },
     "hr": {
+        "unrestricted": (r"bez\s+(?:ikakvih\s+)?ograničenja", r"neograničen"),
+        "you": (r"ti\s+si\b", r"sada\s+si\b"),
         # Croatian, Bosnian and Serbian written in Latin letters
         "ignore": (r"ignoriraj", r"ignoriši", r"zanemari", r"zaboravi"),
         "instr": (r"upute", r"uputstv", r"instrukcij", r"pravila", r"smjernic", r"smernic", r"naputk"),
@@ -572,6 +613,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"(?:novi\s+|najviši\s+|glavni\s+)prioritet",),
     },
     "sk": {
+        "unrestricted": (r"bez\s+(?:akýchkoľvek\s+)?obmedzení", r"neobmedzen"),
+        "you": (r"si\b",),
         "ignore": (r"ignoruj", r"nevšímaj", r"zabudni"),
         "instr": (r"pokyn", r"inštrukci", r"pravidl", r"smernic"),
         "prior": (r"predchádzajúc", r"predošl", r"skoršie", r"vyššie\s+uveden"),
@@ -590,6 +633,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "ask": (r"bez\s+opýtania", r"bez\s+potvrdenia"),
     },
     "sl": {
+        "unrestricted": (r"brez\s+(?:kakršnih\s+koli\s+)?omejitev", r"neomejen"),
+        "you": (r"si\b",),
         "ignore": (r"prezri", r"ignoriraj", r"pozabi"),
         "instr": (r"navodil", r"pravil", r"smernic"),
         "prior": (r"prejšnj", r"predhodn", r"zgornj"),
@@ -603,6 +648,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"geslo", r"gesla", r"žeton", r"ključ"),
     },
     "lt": {
+        "unrestricted": (r"be\s+(?:jokių\s+)?apribojimų", r"neribot"),
+        "you": (r"tu\b", r"esi\b"),
         "ignore": (r"ignoruok", r"nepaisyk", r"pamiršk"),
         "instr": (r"instrukcij", r"nurodym", r"taisykl", r"gair"),
         "prior": (r"ankstesn", r"ankstyvesn", r"aukščiau\s+pateikt"),
@@ -618,6 +665,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"(?:naujas\s+|aukščiausias\s+)prioritetas",),
     },
     "lv": {
+        "unrestricted": (r"bez\s+(?:jebkādiem\s+)?ierobežojumiem", r"neierobežot"),
+        "you": (r"tu\b", r"esi\b"),
         "ignore": (r"ignorē", r"neņem\s+vērā", r"aizmirsti"),
         "instr": (r"instrukcij", r"norādījum", r"noteikum", r"vadlīnij"),
         "prior": (r"iepriekšēj", r"agrāk"),
@@ -632,6 +681,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "ask": (r"nejautājot", r"bez\s+apstiprinājuma"),
     },
     "et": {
+        "unrestricted": (r"piiranguteta", r"ilma\s+piiranguteta"),
+        "you": (r"oled\b", r"sina\b"),
         "ignore": (r"ignoreeri", r"eira", r"unusta"),
         "instr": (r"juhis", r"juhend", r"reegl", r"eeskirj"),
         "prior": (r"eelmis", r"varasem", r"ülaltoodud"),
@@ -698,6 +749,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"fjalëkalim", r"token", r"çelës"),
     },
     "ca": {
+        "unrestricted": (r"sense\s+(?:cap\s+)?restricci", r"sense\s+límits"),
+        "you": (r"ets\b",),
         "ignore": (r"ignora", r"oblida", r"no\s+facis\s+cas"),
         "instr": (r"instruccions", r"indicacions", r"directrius", r"normes", r"regles"),
         "prior": (r"anteriors?", r"prèvie?s"),
@@ -744,6 +797,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"pasahitz", r"token", r"gako"),
     },
     "af": {
+        "unrestricted": (r"sonder\s+(?:enige\s+)?beperkings", r"onbeperk"),
+        "you": (r"jy\b",),
         "ignore": (r"ignoreer", r"verontagsaam", r"vergeet"),
         "instr": (r"instruksies", r"opdragte", r"reëls", r"riglyne"),
         "prior": (r"vorige", r"vroeëre", r"hierbo"),
@@ -760,6 +815,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "priority": (r"(?:nuwe\s+|hoogste\s+)prioriteit",),
     },
     "zu": {
+        "unrestricted": (r"ngaphandle\s+kwemikhawulo", r"ngaphandle\s+kwemingcele"),
+        "you": (r"wena", r"manje\s+u"),
         "ignore": (r"ungayinaki", r"zibe\s+imiyalelo", r"yikhohlwe", r"khohlwa", r"ziba\b"),
         "instr": (r"imiyalelo", r"umyalelo", r"imithetho", r"iziqondiso"),
         "prior": (r"yangaphambilini", r"yangaphambili", r"edlule", r"engenhla"),
@@ -784,6 +841,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"igama\s+lokugqitha", r"ithokheni"),
     },
     "yo": {
+        "unrestricted": (r"láìsí\s+ìdíwọ́", r"laisi\s+idiwo", r"láìsí\s+ààlà"),
+        "you": (r"ìwọ", r"iwo\b"),
         "ignore": (r"fojú\s+fo", r"foju\s+fo", r"gbàgbé", r"gbagbe", r"má\s+ṣe\s+tẹ̀lé", r"kọ\s+etí\s+ikún"),
         "instr": (r"ìtọ́ni", r"itoni", r"ìlànà", r"ilana", r"àṣẹ", r"ofin"),
         "prior": (r"tẹ́lẹ̀", r"tele\b", r"ti\s+tẹ́lẹ̀", r"ti\s+tele", r"àtẹ̀yìnwá", r"lókè"),
@@ -818,6 +877,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
     "ha": {
+        "unrestricted": (r"ba\s+tare\s+da\s+(?:wani\s+)?(?:iyaka|takura)",),
+        "you": (r"kai\b", r"ke\b"),
         "ignore": (r"yi\s+watsi", r"ka\s+yi\s+biris", r"manta\s+da", r"kada\s+ka\s+kula"),
         "instr": (r"umarni", r"umarnai", r"ƙa'id", r"ka'id", r"jagora"),
         "prior": (r"na\s+baya", r"da\s+suka\s+gabata", r"na\s+sama"),
@@ -850,6 +911,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"furaha\s+sirta", r"ereyga\s+sirta", r"token", r"sirta"),
     },
     "kk": {
+        "unrestricted": (r"шектеусіз",),
+        "you": (r"сен\b", r"сенсің"),
         "ignore": (r"елеме", r"елемеңіз", r"ұмыт", r"назар\s+аударма"),
         "instr": (r"нұсқау", r"нұсқаулық", r"ереже", r"талап"),
         "prior": (r"алдыңғы", r"бұрынғы", r"жоғарыдағы"),
@@ -872,6 +935,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"сырсөз", r"токен"),
     },
     "uz": {
+        "unrestricted": (r"cheklovsiz", r"hech\s+qanday\s+cheklovsiz"),
+        "you": (r"sen\b", r"sensan"),
         "ignore": (r"e'tiborsiz\s+qoldir", r"e’tiborsiz\s+qoldir", r"etiborsiz\s+qoldir", r"unut"),
         "instr": (r"ko'rsatma", r"ko‘rsatma", r"korsatma", r"yo'riqnoma", r"qoida", r"buyruq"),
         "prior": (r"oldingi", r"avvalgi", r"yuqoridagi"),
@@ -885,6 +950,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "secret": (r"parol", r"token", r"kalit", r"maxfiy"),
     },
     "az": {
+        "unrestricted": (r"məhdudiyyətsiz", r"heç\s+bir\s+məhdudiyyət\s+olmadan"),
+        "you": (r"sən\b", r"sənsən"),
         "ignore": (r"nəzərə\s+alma", r"məhəl\s+qoyma", r"unut", r"ignor\s+et"),
         "instr": (r"təlimat", r"göstəriş", r"qayda"),
         "prior": (r"əvvəlki", r"öncəki", r"yuxarıdakı"),
