@@ -49,11 +49,12 @@ _CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
 # A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
 _SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
 # Other markup between two letters of a word, whatever renders it: highlight `==`, insertion `++`, `^^`,
-# a double underscore (a single one joins an identifier's words), and an HTML comment (`Ig<!-- -->nore`).
+# a double underscore (a single one joins an identifier's words), an HTML comment (`Ig<!-- -->nore`) and
+# an empty link (`Ig[](#)nore`, which renders as nothing).
 # Each run is dropped only where letters touch it on both sides (`_in_word`), so `a == b`, `x++` and
 # `__init__` are left as they are.
-_MARKUP = re.compile(r"(?:==|\+\+|\^\^|__+|<!--[^<>\n]{0,40}?-->)+")
-_MARKUP_MARKS = ("==", "++", "^^", "__", "<!--")
+_MARKUP = re.compile(r"(?:==|\+\+|\^\^|__+|<!--[^<>\n]{0,40}?-->|\[\]\([^()\s]{0,40}\))+")
+_MARKUP_MARKS = ("==", "++", "^^", "__", "<!--", "[](")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
@@ -246,7 +247,7 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
 # past ASCII (confusables, `·` and `•` between spaced letters).
-_JOINING_MARKS = ("*", "~~", "``", "<", "==", "++", "^^", "__")
+_JOINING_MARKS = ("*", "~~", "``", "<", "==", "++", "^^", "__", "[](")
 _WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
 # Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
 # but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.

@@ -156,6 +156,8 @@ _DISGUISES: list[Callable[[str], str]] = [
     lambda w: w[:2] + "__" + w[2:],
     lambda w: w[:2] + "<!-- -->" + w[2:],
     lambda w: w[:2] + "++" + w[2:],
+    lambda w: w[:2] + "[](#)" + w[2:],  # an empty link inside the word
+    lambda w: w[:2] + "&#x200B;" + w[2:],  # an invisible character written as a reference
 ]
 _JOINS = st.sampled_from([" ", " ", " ", "\n", ". ", ", ", "  ", "\n\n", " `", "` ", ": "])
 DISGUISED_TEXT = st.lists(
