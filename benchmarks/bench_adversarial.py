@@ -182,6 +182,19 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "a ?= ": "password ?= ",
     "a://b:#": "a://b:#",
     "PuTTY Private-Lines": lambda n: "PuTTY-User-Key-File-3: a\nPrivate-Lines: 1\n" + "QUJD\n" * (n // 5),
+    # shapes added for the concept lexicon (issue 29): markup inside words, the text spread, review
+    # skipped, a marker line, an scp-like address, many scripts' stems one after another
+    "a==b ×n": "a==b",
+    "a__b ×n": "a__b",
+    "a<!---->b ×n": "a<!---->b",
+    "copy this rule ×n": "copy this rule to every repo ",
+    "without review ×n": "merge without review ",
+    "lines starting with ×n": "lines starting with ",
+    "whatever ×n": "whatever ",
+    "git@a.io: ×n": "git@a.io:",
+    "--allowedTools bash ×n": "--allowedTools bash ",
+    "-k not ×n": "-k not ",
+    "many scripts": "ignora ignoriši ігнаруй ნუ ችላ ลืม ယခင် មិនអើពើ ਪਿਛਲ முந்தைய ",
 }
 
 

@@ -1,7 +1,7 @@
 """The risky-content check: how much of each probe set `validate` catches, per family, how many
 harmless look-alikes it flags, and how its time grows on adversarial text.
 
-    .venv/bin/python benchmarks/bench_risky.py              # the tuning set and the original corpus
+    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets and the original corpus
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
@@ -43,6 +43,7 @@ HELDOUT3 = FIXTURES / "poisoning_heldout3" / "heldout3.yaml"
 HELDOUT4 = FIXTURES / "poisoning_heldout4" / "heldout4.yaml"
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
+CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 
 
 def report(name: str, path: Path, *, show: bool) -> None:
@@ -164,6 +165,8 @@ def main() -> int:
         return 0
     if TUNING.exists():
         report("tuning set", TUNING, show=args.show)
+    if CONCEPTS.exists():
+        report("concept tuning set", CONCEPTS, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
         report("first held-out set", HELDOUT, show=args.show)

@@ -10,7 +10,8 @@ read again with:
   letters that each look like a Latin one, is read in Latin; a word in a script of its own
   (`отправь`, `指令`) is left as it is, so the other-language families still read it;
 - Markdown emphasis and strike marks that split a word dropped, inline HTML tags dropped (their text
-  kept), and code spans split to hide a word (`` `--in``secure` ``) joined;
+  kept), code spans split to hide a word (`` `--in``secure` ``) joined, and any other markup between
+  two letters of a word dropped (`Ig==no==re`, `Dis__re__gard`, `Ig++no++re`, `Ig<!-- -->nore`);
 - letter-spaced words joined (`c u r l`, `P.R.I.N.T`, `i-g-n-o-r-e`, `y_o_u`), and runs of blanks
   read as one;
 - leetspeak folded in words that mix letters and digits (`pr3v10u5` → `previous`);
@@ -47,6 +48,13 @@ _STRUCK_IN_WORD = re.compile(r"~~(?<=[^\W_]~~)[^~\n]{1,20}~~(?=[^\W_])")
 _CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
 # A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
 _SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
+# Other markup between two letters of a word, whatever renders it: highlight `==`, insertion `++`, `^^`,
+# a double underscore (a single one joins an identifier's words), an HTML comment (`Ig<!-- -->nore`) and
+# an empty link (`Ig[](#)nore`, which renders as nothing).
+# Each run is dropped only where letters touch it on both sides (`_in_word`), so `a == b`, `x++` and
+# `__init__` are left as they are.
+_MARKUP = re.compile(r"(?:==|\+\+|\^\^|__+|<!--[^<>\n]{0,40}?-->|\[\]\([^()\s]{0,40}\))+")
+_MARKUP_MARKS = ("==", "++", "^^", "__", "<!--", "[](")
 _INLINE_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]{0,20}(?:\s[^<>\n]{0,200})?/?>")
 _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
@@ -189,6 +197,17 @@ def _broken(line: str) -> bool:
     return len(end) > 1 and end[-1] == "-" and end[-2].isalpha()
 
 
+def _drop_in_word(text: str) -> str:
+    """`_MARKUP` runs with a letter right before and right after them dropped."""
+
+    def drop(match: re.Match[str]) -> str:
+        start, end = match.span()
+        inside = start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha()
+        return "" if inside else match.group(0)
+
+    return _MARKUP.sub(drop, text)
+
+
 def _joined(match: re.Match[str]) -> str:
     """`c u r l` → `curl`; `E.C.H.O` → `echo` (lowercase: a shouted word is read as an HTTP method)."""
     return match.group(0)[::2].lower()
@@ -228,7 +247,7 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
 # past ASCII (confusables, `·` and `•` between spaced letters).
-_JOINING_MARKS = ("*", "~~", "``", "<")
+_JOINING_MARKS = ("*", "~~", "``", "<", "==", "++", "^^", "__", "[](")
 _WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
 # Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
 # but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.
@@ -306,6 +325,8 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
         out = _STRIKE.sub("", _STRUCK_IN_WORD.sub("", out) if struck else out)
     if "`" in out:
         out = _CODE_IN_WORD.sub(r"\1", out)
+    if any(mark in out for mark in _MARKUP_MARKS):
+        out = _drop_in_word(out)
     if "<" in out:
         out = _INLINE_TAG.sub("", out)
     if "``" in out:

@@ -80,6 +80,10 @@ _FILE_EXTENSIONS = frozenset(
 _UPPER_HOST = re.compile(
     r"(?<![\w.@/-])((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z]{2,24})(?![\w-]|\.[A-Za-z0-9])"
 )
+# git's scp-like address (`git@evil.io:acme/tools.git`): the host between the `@` and a colon a path follows.
+_SCP_HOST = re.compile(
+    r"@(?<=[\w.-]@)((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}):(?=[\w~.-]{1,100}/)"
+)
 _HOST_REACH = 253  # the longest hostname: a bare host's start is looked for no further back
 
 
@@ -187,7 +191,7 @@ def _bare_hosts(text: str, url_spans: list[tuple[int, int]]) -> Iterator[HostRef
 
 def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) -> Iterator[HostRef]:
     """Hosts a lowercase, listed-TLD reading misses: `//host/…`, a name with a path whatever its TLD,
-    and a shouted name."""
+    a shouted name, and git's scp-like `user@host:path`."""
     found: list[tuple[int, int, str]] = []
     if "//" in text:
         found += [(m.start(1), m.end(1), m.group(1)) for m in _PROTOCOL_RELATIVE.finditer(text)]
@@ -198,11 +202,19 @@ def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) ->
             if m.group(2) not in _FILE_EXTENSIONS and m.group(1).split(".", 1)[0] not in _CODE_NAMESPACES
         ]
     found += [(m.start(1), m.end(1), m.group(1).lower()) for m in _UPPER_HOST.finditer(text)]
+
     for start, end, name in found:
         if start in bare or any(s <= start < e for s, e in url_spans) or not _HOSTNAME.fullmatch(name):
             continue
         bare.add(start)
         yield HostRef(name, start, end, _path_at(text, end))
+    if "@" in text:
+        for m in _SCP_HOST.finditer(text):
+            if m.start(1) not in bare and not any(s <= m.start(1) < e for s, e in url_spans):
+                bare.add(m.start(1))
+                yield HostRef(
+                    m.group(1), m.start(1), m.end(1), _path_at("/" + text[m.end() : m.end() + 300], 0)
+                )
 
 
 # Needed by a host in a URL, a shouted host and a host with a path; a bare host needs a listed TLD.
@@ -221,6 +233,8 @@ def host_marks(text: str) -> Iterator[tuple[int, int]]:
         if text[max(0, colon - 5) : colon].lower().endswith(_SCHEMES):
             yield colon - 5, colon + 1
         colon = text.find(":", colon + 1)
+    if "@" in text:
+        yield from (m.span() for m in _SCP_HOST.finditer(text))
     for pattern in (_BARE_TLD, _NAME_AND_PATH, _SHOUTED_LABEL):
         if pattern is not _NAME_AND_PATH or "/" in text:
             yield from (m.span() for m in pattern.finditer(text))

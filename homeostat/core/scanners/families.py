@@ -55,7 +55,7 @@ EXPOSE = (
 _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
-    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off",
+    "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off", "priority", "self_text", "guards", "no_review",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -64,8 +64,16 @@ _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "n
 # path or a file name (`.claude/rules`, `ci.yml`) does not end it.
 _HOMEOSTAT_OFF = re.compile(
     r"(?<![\w-])(?:disable|turn\s+off|switch\s+off|uninstall|remove|delete|deactivate|kill|mute|silence|bypass|"
-    r"stop|skip|rm\s+-\w+)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?"
-    r"(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server))|"
+    r"stop|skip|drop|comment\s+out|strip|neuter|gut|widen|loosen|relax|broaden|rm\s+-\w+)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?"
+    r"(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server)|"
+    # what runs it: the KB's validate job, the plugin's session hooks, its allowlist
+    r"\bvalidate[-\s]+(?:jobs?|steps?|checks?|workflows?|actions?)\b(?!'s)|"
+    r"\b(?:kb|knowledge[-\s]base)[-\s]+(?:validation|validate|checks?|workflows?|hooks?|plugins?|servers?)\b(?!'s)|"
+    r"\b(?:session[-\s]?start|user[-\s]?prompt[-\s]?submit|pre[-\s]?tool[-\s]?use|post[-\s]?tool[-\s]?use)[-\s]+hooks?\b|"
+    r"\ballowed[-_\s]?domains\b)|"
+    # a reviewer's sign-off written by the one it would let past
+    r"\b(?:add|set|put|write|fill\s+in|include|give)\b[^.;\n]{0,40}?\brisk[-_]?reviewed[-_]?by\b|"
+    r"\ballowed[-_]?domains[\"']?\s*[:=]\s*\[?\s*[\"']?\*|"
     r"\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
     r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b",
 )
@@ -81,6 +89,27 @@ _PERMISSION = re.compile(
     # a CI token with every scope: `permissions: write-all`
     r"\bpermissions\s*:\s*[\"']?write-all\b|"
     r"\bapproval[-_]?policy[\"']?\s*[:=]\s*[\"']?never\b|\bdanger[-_]full[-_]access\b|\benableallprojectmcpservers[\"']?\s*[:=]\s*true\b|"
+    # any agent's prompts off by its own setting: Gemini's yolo approval mode and autoAccept, Codex asking
+    # never, Cursor's yolo mode, an approval setting for every command or edit
+    r"--approval-mode[=\s]+[\"']?(?:yolo|auto[-_]?edit|never)\b|\bapproval[-_]?mode[\"']?\s*[:=]\s*[\"']?yolo\b|"
+    r"\bauto[-_]?accept[\"']?\s*[:=]\s*true\b|\byolo(?:[-_]?mode)?[\"']?\s*[:=]\s*true\b|"
+    r"--ask-for-approval[=\s]+[\"']?never\b|"
+    r"\bauto[-\s]?(?:approve|approval|accept|run)\w*[\"'`]?\s+(?:(?:for|of|on|to)\s+)?(?:every|all|any)\s+(?:\w+\s+){0,2}"
+    r"(?:tools?|tool\s+calls?|commands?|actions?|edits?|requests?|prompts?|operations?)\b|"
+    r"\b(?:approve|accept|allow)\s+(?:every|all|any)\s+(?:\w+\s+){0,2}(?:tool\s+calls?|tool\s+uses?|commands?\s+(?:the\s+)?(?:agent|it|claude|codex)\b)|"
+    # the whole Bash tool or every MCP tool allowed (`"Bash"`, `"mcp__*"`), by the allow list's name
+    r"[\"'](?:bash|mcp__\*|mcp__\w+__\*|\*\*?)[\"'][^\n]{0,40}?\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b|"
+    r"\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b[^\n]{0,40}?[\"'](?:bash|mcp__\*|mcp__\w+__\*)[\"']|"
+    # Cline's auto-approval, aider's yes to everything, the whole Bash tool allowed by name
+    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b|"
+    r"\b(?:add|put|allow|include)\s+[`\"']?bash[`\"']?\s+(?:to|in|into)\s+(?:the\s+|your\s+)?[`\"']?"
+    r"(?:allowed[-_\s]?tools|permissions\.allow|allow\s*list|allowlist)|"
+    r"--allowed-?tools[=\s]+[\"']?[^\"'\n]{0,60}?\bbash\b(?!\s*\()|"
+    r"\bgrant\s+(?:the\s+)?(?:bot|agent|assistant|app|token|workflow|service\s+account|ci)\s+(?:the\s+)?[`\"']?"
+    r"(?:admin|owner|root|maintain)\w*|"
+    # a GitHub App that may change every repository's settings
+    r"\b(?:read\s+and\s+write|write)\b[^.;\n]{0,30}?\badministration\b|\brepository[-_]selection[\"']?\s*[:=]\s*[\"']?all\b|"
+    r"\b(?:administration|secrets|organization[-_]administration|members|organization[-_]secrets)\s*:\s*write\b|"
     r"\bnopasswd\s*:\s*all\b|--permission-mode[=\s]+(?:bypasspermissions|dontask)\b|\bgrant\s+(?:yourself|the\s+agent|the\s+assistant)\s+(?:\w+\s+)?(?:admin|root|owner|write)",
 )
 
@@ -96,7 +125,20 @@ _WEAKENING_SETTINGS = re.compile(
     r"\b(?:append|add|put|tack|end)\b[^\n;&]{0,20}?\|\|\s*(?:true|exit\s+0|:)\W[^\n;&|]{0,40}?"
     r"\b(?:pytest|tests?|jest|vitest|ci|steps?|jobs?|lint\w*|checks?|scans?|workflows?|make|npm|go\s+test)\b|"
     r"\b(?:coverage|cov)[\w.-]*\s+(?:\w+\s+){0,3}(?:to|=|:)\s*0\s*%?(?![\d.])|"
-    r"\bthreshold\w*\s+(?:\w+\s+){0,2}to\s+0\b|--deselect\s+\S*(?:auth|security|secur)\S*",
+    r"\bthreshold\w*\s+(?:\w+\s+){0,2}to\s+0\b|--deselect\s+\S*(?:auth|security|secur)\S*|"
+    # a linter told to pass whatever it finds, hooks skipped, CI skipped on every commit
+    r"--exit-zero\b|--no-verify\b|--max-warnings[=\s]+[`'\"]?(?:-1|\d{3,})\b|"
+    # failures swallowed, security tests deselected or expected to fail, the coverage floor lowered
+    r"\bexcept\s+\(?assertionerror\b[^\n]{0,20}?\bpass\b|"
+    r"(?<![\w-])-k\s+[\"']?not\s+(?:\w+\s+and\s+not\s+)*\w*(?:auth|secur|login|crypt|permission|csrf|xss|sql|inject)|"
+    r"\b(?:auth\w*|security|login|permissions?|crypto\w*|csrf|access[-\s]control)\s+tests?\b(?:[^.;\n]|\.(?=[\w/])){0,40}?\bxfail(?!(?:[^.;\n]|\.(?=[\w/])){0,80}?\b(?:issues?|tickets?|tracking|link)\b)|"
+    r"\bxfail\w*\b(?:[^.;\n]|\.(?=[\w/])){0,40}?\b(?:auth\w*|security|login|permissions?|crypto\w*|csrf|access[-\s]control)\s+tests?\b(?![^.;\n]{0,80}?\b(?:issues?|tickets?|tracking|link)\b)|"
+    r"\b(?:lower|reduce|drop|decrease|relax)\b[^.;\n]{0,30}?(?:--cov-fail-under|fail[-_]under|coverage\s+(?:threshold|floor|minimum|gate))|"
+    r"\b(?:delete|remove|disable|drop|comment\s+out|turn\s+off|switch\s+off)\b[^.;\n]{0,30}?"
+    r"\b(?:(?:codeql|semgrep|snyk|trivy|gitleaks|trufflehog|bandit|zizmor|sast|dast)[-\s]+(?:workflows?|jobs?|steps?|checks?|scans?|actions?)|"
+    r"secret[-\s]scanning|security[-\s]scan\w*|push[-\s]protection)\b|"
+    r"\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\][^.;\n]{0,40}?\b(?:every|all|each|any)\b|"
+    r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]",
 )
 _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
@@ -133,7 +175,8 @@ _REVIEW_WEAKENED = re.compile(
     r"\b(?:remove|delete|drop|comment\s+out|empty|clear|strip)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?\bcodeowners\b|"
     r"\b(?:needs?|requires?|get|gets)\s+no\s+(?:\w+\s+)?(?:reviews?|reviewers?|approvals?|approvers?|sign-?offs?)\b|"
     r"\b(?:disable|remove|delete|turn\s+off|switch\s+off|drop)\s+(?:the\s+)?branch\s+protection\b|"
-    r"\benforce[-_]admins\s*[:=]\s*false\b",
+    r"\benforce[-_]admins\s*[:=]\s*false\b|"
+    r"\b(?:remove|delete|drop|disable|turn\s+off|clear|empty)\b[^.;\n]{0,30}?\brequired\s+(?:status\s+)?checks?\b",
 )
 REVIEW = (
     "weakens code review (no approvals required, CODEOWNERS entries dropped, branch protection off); keep "
@@ -160,28 +203,39 @@ def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ..
 
 # Each shape with what every match holds, looked up before the regex runs.
 _SHAPES = (
-    (_HOMEOSTAT_OFF, "injection", INJECTION, _keys("homeostat enabledplugins")),
+    (
+        _HOMEOSTAT_OFF,
+        "injection",
+        INJECTION,
+        _keys("homeostat enabledplugins validate kb knowledge session user pre post allowed risk"),
+    ),
     (
         _PERMISSION,
         "permission-grant",
         PERMISSIONS,
         _keys(
             "dangerously bypass yolo full allow approv auto always danger enableallprojectmcpservers "
-            "permission grant trust yes no chat nopasswd"
+            "permission grant trust yes no chat nopasswd accept ask administration secrets organization members "
+            "mcp bash aider autoapprovalsettings read repository"
         ),
     ),
     (
         _WEAKENING_SETTINGS,
         "weakened-checks",
         WEAKENED,
-        _keys("continue allow fail assert expect cov threshold deselect", "if: if : ||"),
+        _keys(
+            "continue allow fail assert expect cov threshold deselect exit no max except auth security login "
+            "permission crypto csrf access xfail skip lower reduce drop decrease relax delete remove disable "
+            "comment turn switch",
+            "if: if : || [skip [ci [no -k",
+        ),
     ),
     (
         _REVIEW_WEAKENED,
         "weakened-checks",
         REVIEW,
         # every match names approvals or reviews, CODEOWNERS, a branch's protection or `enforce_admins`
-        _keys("approv review codeowners sign branch enforce"),
+        _keys("approv review codeowners sign branch enforce required"),
     ),
     (
         _WEAKENING_SCRIPTS,
@@ -322,6 +376,72 @@ def _switched_off(text: str, s: _Sentence) -> bool:
     return verb[0] < tool[0] or not starts_word(text[verb[0] : verb[1]])
 
 
+def _governs(text: str, s: _Sentence, action: str, thing: str, reach: int) -> bool:
+    """Some un-negated `action` has `thing` as its object: `thing` starts within `reach` characters after
+    the action ends, or, where the action is a word of a script written without spaces (whose verbs come
+    last), ends within `reach` before it."""
+    for at in s.found[action]:
+        if _negated(text, s, at) or _negated_late(text, s, at):
+            continue
+        after_verb = starts_word(text[at[0] : at[1]])
+        for start, end in s.found[thing]:
+            if after_verb and at[1] <= start <= at[1] + reach:
+                return True
+            if not after_verb and (at[1] <= start <= at[1] + reach or at[0] - reach <= end <= at[0]):
+                return True
+    return False
+
+
+def _spreads_itself(text: str, s: _Sentence) -> bool:
+    """ "Copy this rule into every repo", "add these lines to AGENTS.md in each service": a spreading verb
+    whose object is the text itself, with a place that reaches other agents after it."""
+    if not _governs(text, s, "spread_verb", "self_text", 40):
+        return False
+    first_self = min(start for start, _ in s.found["self_text"])
+    return any(
+        start > first_self or not starts_word(text[start:end]) for start, end in s.found["spread_dest"]
+    )
+
+
+# "No restrictions on time", "sans restriction de taille": a limit on one thing lifted, not a role.
+_RESTRICTION_OF = re.compile(
+    r"\s+(?:on|of|for|in|to|de|sur|auf|für|bei|para|en|sobre|di|su|na|za|po|на|по|для)\s"
+)
+
+
+def _unrestricted_role(text: str, s: _Sentence) -> bool:
+    return any(not _RESTRICTION_OF.match(text, end) for _, end in s.found["unrestricted"])
+
+
+_ON_A_TOPIC = re.compile(r"\s+(?:on|about|regarding|concerning)\s")
+
+
+def _orders_voided(text: str, s: _Sentence) -> bool:
+    """The agent's orders outranked ("this overrides your previous instructions"), not one guideline on a
+    topic that a rule supersedes ("this rule supersedes the earlier guideline on logging formats")."""
+    return any(
+        text.startswith(("your", "my", "all"), start) or not _ON_A_TOPIC.match(text, end)
+        for start, end in s.found["agent_orders"]
+    )
+
+
+def _guards_dropped(text: str, s: _Sentence) -> bool:
+    """The agent's safeguards ignored or declared void ("ignore your guardrails", "safety rules no longer
+    apply"): an ignoring verb before them, or a voiding word after them."""
+    if s.has("ignore") and _governs(text, s, "ignore", "guards", 60):
+        return True
+    first = s.first("guards")
+    return any(
+        start >= first[1] and not _negated(text, s, (start, end))
+        for start, end in s.found.get("no_longer_valid", ())
+    )
+
+
+def _claims_priority(text: str, s: _Sentence) -> bool:
+    """A new top priority claimed over the agent's instructions, not negated."""
+    return not _negated(text, s, s.first("priority"))
+
+
 def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
     """An order to ignore, not a file git ignores ("the git-ignored `.homeostat/` folder")."""
     at = s.first("ignore")
@@ -329,8 +449,9 @@ def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
 
 
 def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
-    at = s.first("no_confirm")[0]
-    return not _negated(text, s, (at, at))
+    """Not negated before the phrase, nor right after it ("確認せずに実行しないで"): the phrase's own
+    negation (`せず`, "without") is no negation of it."""
+    return not _negated(text, s, s.first("no_confirm"))
 
 
 def _acts_silently(text: str, s: _Sentence) -> bool:
@@ -365,13 +486,20 @@ _ORDERS = (
     _Order("ignore", ("agent_orders",)),
     _Order("ignore", ("homeostat",), ("rules_en", "served"), test=_ordered_to_ignore),
     _Order("no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system")),
+    _Order(
+        "priority",
+        ("instructions",),
+        ("prior", "all", "your", "user", "system", "agent_orders"),
+        test=_claims_priority,
+    ),
+    _Order("guards", one_of=("ignore", "no_longer_valid"), test=_guards_dropped),
     _Order("tell", ("user",), test=_tell_kept_back),
     _Order("hide_from_user", test=_not_negated("hide_from_user")),
     _Order("role_change"),
     _Order("preapproved"),
     _Order("authority"),
-    _Order("unrestricted", one_of=("you", "agent", "mode")),
-    _Order("agent_orders", ("void",)),
+    _Order("unrestricted", one_of=("you", "agent", "mode"), test=_unrestricted_role),
+    _Order("agent_orders", ("void",), test=_orders_voided),
     _Order("kb_rules", test=_rules_voided),
     _Order("no_confirm", test=_asks_no_confirmation),
     _Order("data_ref", ("exec", "trigger")),
@@ -381,9 +509,10 @@ _ORDERS = (
     _Order("switch_off", ("homeostat",), test=_switched_off),
     _Order("learn_tool", ("self",)),
     _Order("flag_tool", ("every_rule",)),
+    _Order("self_text", ("spread_verb", "spread_dest"), test=_spreads_itself),
 )
 # The other families a sentence can hold: a switched-off check, an exposed secret (each negation-aware).
-_PAIRS = (("disable_ml", "security_ml"), ("expose_ml", "secret_ml"))
+_PAIRS = (("disable_ml", "security_ml"), ("expose_ml", "secret_ml"), ("no_review", "merge_push"))
 
 
 _ANCHORED = frozenset(order.at for order in _ORDERS) | {a for a, _ in _PAIRS}
@@ -407,6 +536,21 @@ def _injection(text: str, s: _Sentence) -> tuple[int, int] | None:
     return None
 
 
+_VERB_NEGATION_REACH = 12
+
+
+def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """A negation right before a verb (not the "without" of the phrase it goes with: "sin revisión, haz
+    push"), or right after it in the languages that put it there ("マージしないで", "Merge nicht")."""
+    if _NEG_AFTER.search(text, at[1], min(s.end, at[1] + _NEG_AFTER_REACH)) or _negated_late(text, s, at):
+        return True
+    start = max(s.start, at[0] - _VERB_NEGATION_REACH)
+    return any(
+        not any(a <= m.start() < b for a, b in s.found.get("no_review", ()))
+        for m in concept("neg").finditer(text, start, at[0])
+    )
+
+
 def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
     where = _injection(text, s)
     if where is not None:
@@ -415,6 +559,12 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
         at = s.first("disable_ml")
         if not _negated(text, s, at):
             yield FamilyHit("disable-security", *at, DISABLE)
+    if s.has("no_review") and s.has("merge_push"):
+        at = s.first("no_review")
+        if not _negated(text, s, at) and not any(
+            _verb_negated(text, s, verb) for verb in s.found["merge_push"]
+        ):
+            yield FamilyHit("weakened-checks", *at, REVIEW)
     if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store") and not s.has("partial"):
         at = s.first("expose_ml")
         if not _negated(text, s, at):

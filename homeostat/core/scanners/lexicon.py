@@ -6,9 +6,12 @@ a list of lowercase stems: words in scripts with spaces match from a word's star
 ignore, ignorez, ignoriere, ignora); words in scripts without spaces (Chinese, Japanese, Thai) match
 anywhere. Texts are casefolded before they are read, so `ß` is written `ss`.
 
-Languages: English, French, German, Spanish, Portuguese, Italian, Dutch, Polish, Czech, Swedish,
+Languages here: English, French, German, Spanish, Portuguese, Italian, Dutch, Polish, Czech, Swedish,
 Danish, Norwegian, Finnish, Hungarian, Romanian, Greek, Turkish, Russian, Ukrainian, Hebrew, Arabic,
-Persian, Hindi, Bengali, Thai, Vietnamese, Indonesian, Malay, Swahili, Chinese, Japanese, Korean.
+Persian, Hindi, Bengali, Thai, Vietnamese, Indonesian, Malay, Swahili, Chinese, Japanese, Korean; about
+45 more (and what these lacked: instructions declared void, a new top priority, review skipped) are in
+`scanners.lexicon_world`, one table per language, merged into `CONCEPTS` at import. Stems of Arabic
+script, Ge'ez, Burmese, Khmer and Lao match anywhere in a word, as Hebrew's do.
 Greek stems are written with `σ` (casefolding turns a final `ς` into it); Hebrew stems match anywhere,
 as a Hebrew word is written with its one-letter prefixes (`ו`, `ה`, `ל`, `מ`…) joined to it, and its
 short negations are bounded by their own look-arounds.
@@ -17,12 +20,15 @@ short negations are bounded by their own look-arounds.
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_left
 from functools import cache
 
+from homeostat.core.scanners.lexicon_world import FREE_SCRIPTS, additions
+
 # Scripts written without spaces between words, and Hebrew, whose words carry their prefixes: a stem
 # there matches anywhere in the text.
-_SPACELESS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f\u0590-\u05ff]")
+_SPACELESS = re.compile(f"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u0e00-\u0e7f\u0590-\u05ff{FREE_SCRIPTS}]")
 
 
 def starts_word(stem: str) -> bool:
@@ -1050,7 +1056,15 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "이미\\s*승인",
     ),
     "authority": (
-        r"(?:are|is|count\s+as|come\s+as)\s+(?:\w+\s+)?(?:commands?|instructions?|orders?|requests?)\s+from\s+(?:the\s+)?(?:user|developer|(?:repo(?:sitory)?\s+)?owner|maintainers?|admins?|administrators?|team\s+lead)",
+        r"(?:are|is|count\s+as|counts\s+as|must\s+be\s+(?:treated|read|taken)\s+as|should\s+be\s+(?:treated|read|taken)\s+as)\s+"
+        r"(?:\w+\s+){0,2}(?:the\s+)?(?:user|developer|owner|maintainer|team\s+lead|admin|administrator|repository\s+owner|lead)'?s\s+"
+        r"(?:own\s+|direct\s+)?(?:requests?|instructions?|orders?|commands?|wishes|words)",
+        r"(?:requests?|instructions?|tasks?|commands?|orders?)\s+(?:[\w-]+\s+){0,8}(?:are|is|count\s+as)\s+(?:pre-?)?"
+        r"(?:authori[sz]ed|approved|sanctioned)\s+by",
+        r"as\s+(?:if\s+(?:it|they)\s+(?:came|come)|coming|having\s+come)\s+from\s+(?:the\s+)?(?:user|developer|owner|maintainer|"
+        r"repository\s+owner|repo\s+owner|admin|administrator|team\s+lead)",
+        r"(?:are|is)\s+(?:\w+\s+)?instructions\s+(?:that\s+)?you\s+(?:must|should|have\s+to|are\s+to)\s+(?:follow|obey|execute|run|carry\s+out)",
+        r"(?:are|is|count\s+as|come\s+as)\s+(?:\w+\s+){0,3}(?:commands?|instructions?|orders?|requests?)\s+from\s+(?:the\s+)?(?:user|developer|(?:repo(?:sitory)?\s+)?owner|maintainers?|admins?|administrators?|team\s+lead)",
         r"(?:treat|consider|regard|read)\s+(?:it|them|this|that|these|those|the\s+\w+)\s+as\s+(?:(?:an?|the)\s+)?(?:commands?|instructions?|orders?|requests?)\s+from",
         r"as\s+(?:if|though)\s+(?:it|they|that|this)?\s*(?:came|come|were|was)\s+from\s+(?:the\s+)?(?:user|developer|you)",
         r"as\s+(?:if|though)\s+(?:the\s+)?(?:user|developer|you)\s+(?:had\s+)?(?:typed|wrote|written|said|gave|given|asked|sent|requested)",
@@ -1068,6 +1082,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "ユーザーからの指示として",
     ),
     "trigger": (
+        r"whatever\b",
+        r"anything\b",
+        r"everything\b",
         r"when",
         r"whenever",
         r"if\b",
@@ -1088,6 +1105,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "면\\b",
     ),
     "data_ref": (
+        r"(?:lines?|comments?|docstrings?|tickets?|issues?|messages?|headers?|fields?|e-?mails?|entries|outputs?)\s+(?:that\s+)?"
+        r"(?:starts?|starting|begins?|beginning)\s+with",
+        r"whatever\s+(?:\S+\s+){1,6}?(?:says|asks|lists|contains|tells\s+you|requests)",
+        r"(?:anything|everything|whatever)\s+(?:is\s+)?(?:written|listed|found|stated|requested)\s+in",
         r"the\s+rest\s+of\s+(?:that|this|its|their)\s+(?:line|message|file|comment|text)",
         r"(?:contains?|contain|mentions?|includes?|has|have|begins?\s+with|starts?\s+with)\s+(?:the\s+)?(?:word|phrase|string|token|marker|tag|label|keyword)\b",
         r"(?:pr|pull\s+request|issue|ticket|commit|review|merge\s+request)\s+(?:descriptions?|bod(?:y|ies)|comments?|messages?|titles?)\s+(?:contains?|includes?|has|have|says?|lists?|begins?\s+with|starts?\s+with)",
@@ -1879,3 +1900,181 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "금지",
     ),
 }
+
+# --- concepts read by what a sentence does, not by the sentences seen -------------------------------
+CONCEPTS.update(
+    {
+        # A claim to outrank what the agent was told ("a new top priority"), in every language's table.
+        "priority": (),
+        # What keeps the agent safe, whoever's it is: guardrails, safety rules, the security policy.
+        "guards": (
+            r"guardrails?",
+            r"safeguards?",
+            r"safety\s+(?:rules|guidelines|policies|policy|instructions|constraints|filters|checks|measures)",
+            r"security\s+(?:rules|guidelines|policies|policy|instructions|constraints)",
+            r"content\s+polic(?:y|ies)",
+            r"(?:your|its|the\s+agent'?s|the\s+assistant'?s)\s+(?:rules|programming|training|restrictions|limits|policies)",
+            r"garde-fous",
+            r"règles\s+de\s+sécurité",
+            r"sicherheitsregeln",
+            r"sicherheitsrichtlinien",
+            r"schutzmaßnahmen",
+            r"reglas\s+de\s+seguridad",
+            r"regras\s+de\s+segurança",
+            r"regole\s+di\s+sicurezza",
+            r"правила\s+безопасности",
+            r"ограничени",
+            "安全规则",
+            "安全規則",
+            "安全策略",
+            "安全限制",
+            "セキュリティポリシー",
+            "安全上の制約",
+            "안전\\s*규칙",
+            "보안\\s*정책",
+        ),
+        # The text itself, as what is to be spread ("copy this rule into every repo").
+        "self_text": (
+            r"this\s+(?:exact\s+|very\s+|same\s+)?(?:rule|text|lesson|instruction|sentence|paragraph|message|note|block|line)(?!'s|\s+(?:of|about|for|on)\b)",
+            r"these\s+(?:exact\s+)?(?:instructions|lines|words|sentences|paragraphs)",
+            r"the\s+(?:text|instruction|rule)\s+(?:above|below)",
+            r"(?:it|this)\s+verbatim",
+            r"cette\s+(?:règle|consigne|instruction|leçon)",
+            r"ce\s+texte",
+            r"diese[rns]?\s+(?:regel|anweisung|text|lektion)",
+            r"esta\s+(?:regla|instrucción|lección|regra|instrução|lição)",
+            r"este\s+texto",
+            r"questa\s+(?:regola|istruzione|lezione)",
+            r"questo\s+testo",
+            r"deze\s+(?:regel|instructie)",
+            r"t[eę]\s+(?:regułę|instrukcję)",
+            r"это\s+правило",
+            r"эту\s+(?:инструкцию|заметку)",
+            r"этот\s+текст",
+            r"bu\s+(?:kuralı|talimatı|metni)",
+            "此规则",
+            "这条规则",
+            "本规则",
+            "这段文字",
+            "此規則",
+            "這條規則",
+            "このルール",
+            "この指示",
+            "この文章",
+            "이\\s*규칙",
+            "이\\s*지침",
+            "이\\s*문장",
+        ),
+        "spread_verb": (
+            r"cop(?:y|ies|ying)",
+            r"paste",
+            r"add",
+            r"insert",
+            r"append",
+            r"propagat",
+            r"replicat",
+            r"spread",
+            r"duplicat",
+            r"teach",
+            r"submit",
+            r"include",
+            r"mirror",
+            r"sync",
+            r"push",
+            r"write",
+            r"put",
+            r"repeat",
+            r"forward",
+            r"plant",
+            r"inject",
+            r"learn",
+            r"record",
+            r"save",
+            r"store",
+            r"commit",
+            r"copie",
+            r"copier",
+            r"ajout",
+            r"propag",
+            r"kopier",
+            r"füge",
+            r"verbreit",
+            r"trag\w*\s+\S+\s+ein",
+            r"copia",
+            r"añad",
+            r"agreg",
+            r"adicion",
+            r"aggiung",
+            r"kopieer",
+            r"voeg",
+            r"skopiuj",
+            r"dodaj",
+            r"kopyala",
+            r"ekle",
+            r"копир",
+            r"скопир",
+            r"добав",
+            r"распростран",
+            r"впиши",
+            "复制",
+            "複製",
+            "添加",
+            "加入",
+            "传播",
+            "傳播",
+            "写入",
+            "寫入",
+            "コピー",
+            "追加",
+            "広め",
+            "書き込",
+            "복사",
+            "추가",
+            "퍼뜨",
+            "전파",
+        ),
+        # Where a copy would reach every agent: other repositories, every agent file, the KB itself.
+        "spread_dest": (
+            r"(?:every|all|each|any|other|the\s+other)\s+(?:(?:of\s+)?(?:the|our|your|their)\s+)?(?:other\s+)?"
+            r"(?:repos?\b|repositor\w*|projects?\b|services?\b|codebases?|kbs?\b|knowledge\s+bases?|areas?\b|teams?\b|"
+            r"sessions?\b|agents?\b|agent\s+files?|rule\s+files?|instruction\s+files?|topic\s+files?|"
+            r"workspaces?|checkouts?|forks?|branch(?:es)?\b|files?\b)",
+            r"(?:agents|claude|gemini|copilot-instructions)\.md",
+            r"\.cursorrules",
+            r"\.cursor/rules",
+            r"\.windsurfrules",
+            r"\.clinerules",
+            r"learn\s+(?:tool|command)",
+            r"homeostat\s+(?:learn|flag|teach)",
+            r"(?:the|your)\s+(?:team'?s\s+)?(?:kb|knowledge\s+base)\b",
+            r"(?:every|each)\s+new\s+(?:rule|lesson|session)",
+            r"tous\s+les\s+(?:dépôts|projets|référentiels)",
+            r"alle\s+(?:repos|repositories|projekte)",
+            r"todos\s+los\s+(?:repositorios|proyectos)",
+            r"todos\s+os\s+(?:repositórios|projetos)",
+            r"tutti\s+i\s+(?:repository|repo|progetti)",
+            r"alle\s+(?:repo's|repositories|projecten)",
+            r"wszystkich\s+(?:repozytori|projekt)",
+            r"tüm\s+(?:depolar|projeler|repolar)",
+            r"(?:все|всех|всем|други[ех])\s+(?:репозитори|проект)",
+            "所有仓库",
+            "所有倉庫",
+            "所有存储库",
+            "所有項目",
+            "所有项目",
+            "其他仓库",
+            "すべてのリポジトリ",
+            "全てのリポジトリ",
+            "他のリポジトリ",
+            "모든\\s*저장소",
+            "모든\\s*리포지토리",
+            "다른\\s*저장소",
+        ),
+    }
+)
+for _name, _stems in additions().items():
+    CONCEPTS[_name] = tuple(dict.fromkeys(CONCEPTS.get(_name, ()) + _stems))
+# Texts are read in NFKC (`scanners.normalise`), which splits Thai and Lao `ำ`/`ຳ` into two characters: the
+# stems are written the same way, so `คำสั่ง` matches what the reading holds.
+for _name, _stems in CONCEPTS.items():
+    CONCEPTS[_name] = tuple(dict.fromkeys(unicodedata.normalize("NFKC", stem) for stem in _stems))

@@ -63,8 +63,12 @@ def _plain(piece: str) -> str:
 
 def _unescaped(entity: str) -> str | None:
     decoded = html.unescape(entity)
-    if decoded == entity or not decoded.isprintable():
-        return None  # unknown, or a control character that would move the lines
+    if decoded == entity:
+        return None  # unknown
+    if decoded and not _INVISIBLE.sub("", decoded):
+        return ""  # an invisible character written as a reference (`Ig&#x200B;nore`): dropped like one
+    if not decoded.isprintable():
+        return None  # a control character that would move the lines
     return decoded
 
 

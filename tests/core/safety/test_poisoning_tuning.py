@@ -1,5 +1,5 @@
 """The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
-and the first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
+(the first tuning set, and the concept set written from each family's meaning in 50-odd languages) and the first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
 poisoning_heldout3/), each retired to tuning use once its misses had been read. A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is
 done, so no test ever tunes the check to it."""
@@ -12,6 +12,7 @@ from poisoning import Corpus, Probe, flags_for, is_caught, load_corpus
 
 _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
+    load_corpus(FIXTURES / "poisoning_tuning" / "concepts.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),

@@ -123,6 +123,7 @@ _PROBES = [
     entry["text"]
     for name in (
         "poisoning_tuning/tuning.yaml",
+        "poisoning_tuning/concepts.yaml",
         "poisoning/corpus.yaml",
         "poisoning_heldout/heldout.yaml",
         "poisoning_heldout2/heldout2.yaml",
@@ -151,6 +152,12 @@ _DISGUISES: list[Callable[[str], str]] = [
     str.upper,
     lambda w: w[:1] + "".join(f"&#{ord(c)};" for c in w[1:2]) + w[2:],  # an entity hides a letter
     lambda w: w.replace(".", "&#46;").replace("/", "&#47;").replace("|", "&#124;"),
+    lambda w: w[:2] + "==" + w[2:4] + "==" + w[4:] if len(w) > 4 else w,  # highlight inside the word
+    lambda w: w[:2] + "__" + w[2:],
+    lambda w: w[:2] + "<!-- -->" + w[2:],
+    lambda w: w[:2] + "++" + w[2:],
+    lambda w: w[:2] + "[](#)" + w[2:],  # an empty link inside the word
+    lambda w: w[:2] + "&#x200B;" + w[2:],  # an invisible character written as a reference
 ]
 _JOINS = st.sampled_from([" ", " ", " ", "\n", ". ", ", ", "  ", "\n\n", " `", "` ", ": "])
 DISGUISED_TEXT = st.lists(
