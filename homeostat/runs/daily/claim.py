@@ -35,6 +35,7 @@ from homeostat.adapters.state.run_claim import (
     update_claim,
 )
 from homeostat.core.state.branch import Claim, JournalEntry, RunKind, claim_path, dump_state, state_branch
+from homeostat.runs.model_pool import in_worker
 
 CLAIM_TTL = dt.timedelta(minutes=60)
 RENEW_AFTER = dt.timedelta(minutes=10)
