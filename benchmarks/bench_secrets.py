@@ -41,6 +41,7 @@ from secret_sets import Case, score_cases  # noqa: E402
 from secrets_heldout import heldout_cases  # noqa: E402
 from secrets_heldout2 import heldout2_cases  # noqa: E402
 from secrets_heldout3 import heldout3_cases  # noqa: E402
+from secrets_heldout4 import heldout4_cases  # noqa: E402
 from secrets_tuning import tuning_cases  # noqa: E402
 
 import homeostat  # noqa: E402
@@ -202,6 +203,9 @@ def main() -> int:
     parser.add_argument("cases", nargs="?", type=Path, default=DEFAULT_CASES)
     parser.add_argument("--show", action="store_true", help="print the text of misses and false positives")
     parser.add_argument(
+        "--heldout4", action="store_true", help="also score the fourth held-out set (totals only)"
+    )
+    parser.add_argument(
         "--show-heldout",
         action="store_true",
         help="print the first held-out set's misses too (tuning use since issue 29)",
@@ -221,6 +225,8 @@ def main() -> int:
         score(args.cases, args.show)
     else:
         print(f"corpus not found at {args.cases}; speed only")
+    if args.heldout4:
+        print(f"HELD-OUT set 4 (totals only): {score_cases(heldout4_cases(), _spans).line()}")
     kb = generated_kb()
     _speed("generated KB, 10,000 rules + 500 documents", kb)
     t0 = time.process_time()

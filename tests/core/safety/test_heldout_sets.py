@@ -1,11 +1,12 @@
 """The held-out sets that are still held out load and have the counts their READMEs and docstrings
 state. Only their shape is checked here, never the scanners' score on them: a test that ran them
 through the checks would put them in the tuning loop. They are measured with
-`benchmarks/bench_risky.py --heldout5` and `benchmarks/bench_secrets.py --heldout3`, which print totals
-only and refuse to print misses."""
+`benchmarks/bench_risky.py --heldout5` and `benchmarks/bench_secrets.py --heldout3` and `--heldout4`,
+which print totals only and refuse to print misses."""
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 from collections import Counter
@@ -13,6 +14,7 @@ from collections import Counter
 from kit import FIXTURES, REPO
 from poisoning import kb_files, load_corpus, plant
 from secrets_heldout3 import heldout3_cases
+from secrets_heldout4 import heldout4_cases
 
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
 
@@ -81,6 +83,60 @@ def test_heldout3_secrets_have_the_stated_counts() -> None:
 def test_heldout3_is_built_the_same_every_run() -> None:
     """Seeded: two builds give the same strings, so a measurement can be repeated."""
     assert [c.text for c in heldout3_cases()] == [c.text for c in heldout3_cases()]
+
+
+# The fourth secret set's families (the part of a kind before its first dash), as its docstring states.
+HELDOUT4_POSITIVES = {"vendor": 50, "keyed": 38, "conn": 8, "key": 10, "cloud": 12, "prose": 10}
+HELDOUT4_NEGATIVES = {
+    "digest": 8,
+    "id": 9,
+    "public": 7,
+    "placeholder": 9,
+    "docexample": 3,
+    "hash": 4,
+    "encrypted": 3,
+    "base64": 3,
+    "version": 3,
+    "reference": 4,
+    "setting": 3,
+}
+
+
+def test_heldout4_secrets_have_the_stated_families_and_counts() -> None:
+    cases = heldout4_cases()
+    families = {
+        label: Counter(c.kind.split("-")[0] for c in cases if c.label == label)
+        for label in ("positive", "negative")
+    }
+    assert families == {"positive": HELDOUT4_POSITIVES, "negative": HELDOUT4_NEGATIVES}
+    assert Counter(c.label for c in cases) == {"positive": 128, "negative": 56}
+    assert len({c.id for c in cases}) == len(cases)
+    for case in cases:
+        if case.label == "positive":
+            assert case.secret and case.text.count(case.secret) == 1, case.id
+        else:
+            assert case.secret is None, case.id
+
+
+def test_heldout4_is_built_the_same_every_run() -> None:
+    """Seeded: two builds, here and in a fresh interpreter, give the same strings, so a measurement
+    can be repeated."""
+    texts = [c.text for c in heldout4_cases()]
+    assert texts == [c.text for c in heldout4_cases()]
+    fresh = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import hashlib, sys; sys.path.insert(0, sys.argv[1]); from secrets_heldout4 import heldout4_cases; "
+            "print(hashlib.sha256('\\0'.join(c.text for c in heldout4_cases()).encode()).hexdigest())",
+            str(REPO / "tests"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
 def test_bench_risky_refuses_to_show_the_fifth_sets_misses() -> None:
