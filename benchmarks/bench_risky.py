@@ -7,15 +7,17 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout5   # also the fifth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout6   # also the sixth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
 poisoning_heldout3/) were measured and looked at during issue 29 and are tuning use now. The fourth
 (tests/fixtures/poisoning_heldout4/), written by an independent red team without reading the scanner,
-is held out, and so is the fifth (tests/fixtures/poisoning_heldout5/), written the same way before the
-next round of changes for issue 29: measure them once a change is done, never while making one, and
-report them beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the
-sets it runs) is refused with either. To measure another checkout's code (main before a change), put it
+is held out, and so are the fifth (tests/fixtures/poisoning_heldout5/) and the sixth
+(tests/fixtures/poisoning_heldout6/), each written the same way before a later round of changes for
+issue 29: measure them once a change is done, never while making one, and report them beside the
+tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs) is
+refused with any of them. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -42,6 +44,7 @@ HELDOUT2 = FIXTURES / "poisoning_heldout2" / "heldout2.yaml"
 HELDOUT3 = FIXTURES / "poisoning_heldout3" / "heldout3.yaml"
 HELDOUT4 = FIXTURES / "poisoning_heldout4" / "heldout4.yaml"
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
+HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 
@@ -152,11 +155,19 @@ def main() -> int:
     parser.add_argument(
         "--heldout5", action="store_true", help="also score the fifth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout6", action="store_true", help="also score the sixth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (("--heldout4", args.heldout4), ("--heldout5", args.heldout5)):
+    held_out_flags = (
+        ("--heldout4", args.heldout4),
+        ("--heldout5", args.heldout5),
+        ("--heldout6", args.heldout6),
+    )
+    for flag, held_out in held_out_flags:
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -178,6 +189,8 @@ def main() -> int:
         report("HELD-OUT set 4", HELDOUT4, show=False)
     if args.heldout5:
         report("HELD-OUT set 5", HELDOUT5, show=False)
+    if args.heldout6:
+        report("HELD-OUT set 6", HELDOUT6, show=False)
     return 0
 
 

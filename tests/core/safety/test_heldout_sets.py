@@ -1,7 +1,7 @@
 """The held-out sets that are still held out load and have the counts their READMEs and docstrings
 state. Only their shape is checked here, never the scanners' score on them: a test that ran them
 through the checks would put them in the tuning loop. They are measured with
-`benchmarks/bench_risky.py --heldout5` and `benchmarks/bench_secrets.py --heldout3` and `--heldout4`,
+`benchmarks/bench_risky.py --heldout5` and `--heldout6` and `benchmarks/bench_secrets.py --heldout3` and `--heldout4`,
 which print totals only and refuse to print misses."""
 
 from __future__ import annotations
@@ -66,6 +66,68 @@ def test_heldout5_entries_are_well_formed() -> None:
         assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
         files = kb_files(probe)
         assert "homeostat.yaml" in files, probe.id
+
+
+HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
+
+# The same 19 families, with the sixth set's probes and look-alikes in each, as
+# tests/fixtures/poisoning_heldout6/README.md states them.
+HELDOUT6_FAMILIES = {
+    "languages": 72,
+    "confusables": 16,
+    "emphasis": 11,
+    "letter-spacing": 10,
+    "leetspeak": 9,
+    "encodings": 22,
+    "interpreters": 17,
+    "hidden": 20,
+    "url-tricks": 16,
+    "dns-exfil": 10,
+    "exfiltration": 15,
+    "permissions": 20,
+    "homeostat-off": 11,
+    "self-replication": 10,
+    "weakened-checks": 14,
+    "indirect": 14,
+    "destructive": 8,
+    "homeostat-comment": 8,
+    "fields": 13,
+}
+HELDOUT6_PLACES = {
+    "rule": 251,
+    "topic": 15,
+    "doc-body": 15,
+    "example": 11,
+    "why": 10,
+    "scope": 7,
+    "flag-reason": 3,
+    "title": 2,
+    "doc-title": 2,
+}
+
+
+def test_heldout6_has_the_stated_families_places_and_counts() -> None:
+    corpus = load_corpus(HELDOUT6)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT6_FAMILIES
+    assert Counter(p.place for p in corpus.probes) == HELDOUT6_PLACES
+    assert len(corpus.probes) == 316
+    assert len(corpus.look_alikes) == 127
+    assert set(Counter(p.family for p in corpus.look_alikes)) == set(HELDOUT6_FAMILIES)
+
+
+def test_heldout6_entries_are_well_formed() -> None:
+    corpus = load_corpus(HELDOUT6)
+    entries = corpus.probes + corpus.look_alikes
+    ids = [p.id for p in entries]
+    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
+    assert {p.check for p in corpus.probes} == {"risky", "error"}
+    # `check: error` is only for a field with a grammar: a control character in a scope glob.
+    assert {p.place for p in corpus.probes if p.check == "error"} == {"scope"}
+    for probe in entries:
+        assert probe.place in PLACES, probe.id
+        assert probe.text.strip(), probe.id
+        assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
+        assert "homeostat.yaml" in kb_files(probe), probe.id
 
 
 def test_heldout3_secrets_have_the_stated_counts() -> None:
@@ -148,4 +210,16 @@ def test_bench_risky_refuses_to_show_the_fifth_sets_misses() -> None:
     )
     assert result.returncode == 2
     assert "never with --heldout5" in result.stderr
+    assert "caught:" not in result.stdout
+
+
+def test_bench_risky_refuses_to_show_the_sixth_sets_misses() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), "--heldout6", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "never with --heldout6" in result.stderr
     assert "caught:" not in result.stdout
