@@ -78,14 +78,14 @@ def measure(fixture: Path) -> None:
         for n, case in enumerate(cases):
             checkout = checkout_for(case, Path(scratch) / f"case{n}")
             server = build_server(str(kb), checkout)
-            s = server.session()
+            s = server.service.session()
             views = {
                 "paths": build_view(s.corpus, case.files, s.audience, s.counter()),
                 "mcp": build_view(
-                    s.corpus, case.files, s.audience, s.counter(), task=server.task_of(s, None)
+                    s.corpus, case.files, s.audience, s.counter(), task=server.service.task_of(s, None)
                 ),
                 "stated": build_view(
-                    s.corpus, case.files, s.audience, s.counter(), task=server.task_of(s, case.name)
+                    s.corpus, case.files, s.audience, s.counter(), task=server.service.task_of(s, case.name)
                 ),
                 "session": session_start(kb, checkout),
             }
