@@ -6,7 +6,8 @@ Claude Code session 1-2 s before its first turn: the handshake and the tool list
 call's arguments, and the corpus loads, on the first call.
 
 Every call works out the KB's identity key (as the index cache does); while it is unchanged the
-server answers from the corpus, parsed KB and validation it already holds.
+server answers from the corpus, parsed KB and validation it already holds (`runs.mcp_session`, which
+also writes `learn`'s and `flag`'s lessons: this module reaches no adapter itself).
 
 Tools: `context`, `search`, `explain`, `docs`, `read`, `report`, and `learn`/`flag` only when
 `security.mcpWrites` is on (at most `mcpWriteLimit` per session; they write pending lessons, which the
