@@ -58,7 +58,7 @@ from homeostat.core.state.branch import (  # noqa: E402
     state_files,
 )
 from homeostat.dashboard.server import Dashboard, DashboardServer  # noqa: E402
-from homeostat.dashboard.sources import load_inputs  # noqa: E402
+from homeostat.runs.dashboard.inputs import load_inputs  # noqa: E402
 
 PAGES = (
     "/",

@@ -4,12 +4,12 @@
 
 Prints, for `homeostat/`: the import-graph violations of the layout rules (a command importing another
 command, an adapter importing runs/ or commands/, core importing adapters/, runs/ or commands/,
-anything but the entry point importing cli.py, mcp_server or the dashboard importing commands/,
-import cycles among modules), the modules in the largest flat folder, the functions over 60 lines
-outside data tables and the median and p90 function length, and the pairs `duplicates` finds in the
-whole tree when that tool is on PATH. Every import counts, those inside a function or under
+anything but the entry point importing cli.py, mcp_server or the dashboard importing adapters/ or
+commands/ (they reach both through runs/), import cycles among modules), the modules in the largest
+flat folder, the functions over 60 lines outside data tables and the median and p90 function length,
+and the pairs `duplicates` finds in the whole tree when that tool is on PATH. Every import counts, those inside a function or under
 TYPE_CHECKING too: each is a dependency a reader follows. `--list` names each violation and long
-function. Prints numbers only.
+function; the servers' imports of adapters/ and commands/ are named always. Prints numbers only.
 """
 
 from __future__ import annotations
@@ -88,8 +88,11 @@ def violations(graph: dict[str, set[str]]) -> dict[str, list[str]]:
         "adapter -> runs/commands": [],
         "core -> adapters/runs/commands": [],
         "cli.py imported (not by the entry point)": [],
+        "mcp_server/dashboard -> adapters": [],
         "mcp_server/dashboard -> commands": [],
     }
+    # The two servers stand on runs/ and core/: what they need of an adapter or a command is a service
+    # in runs/ (`runs.mcp_session`, `runs.dashboard`).
     for source, targets in sorted(graph.items()):
         for target in sorted(targets):
             arrow = f"{source} -> {target}"
@@ -102,8 +105,9 @@ def violations(graph: dict[str, set[str]]) -> dict[str, list[str]]:
             if target == f"{PACKAGE}.cli" and source != ENTRY_POINT:
                 found["cli.py imported (not by the entry point)"].append(arrow)
             top = source == f"{PACKAGE}.mcp_server" or source.startswith(f"{PACKAGE}.dashboard")
-            if top and under(target, "commands"):
-                found["mcp_server/dashboard -> commands"].append(arrow)
+            for folder in ("adapters", "commands") if top else ():
+                if under(target, folder):
+                    found[f"mcp_server/dashboard -> {folder}"].append(arrow)
     return found
 
 
@@ -207,7 +211,7 @@ def main() -> int:
     print(f"import-graph violations: {total}")
     for kind, arrows in found.items():
         print(f"  {kind}: {len(arrows)}")
-        for arrow in arrows if args.list else ():
+        for arrow in arrows if args.list or kind.startswith("mcp_server/") else ():
             print(f"    {arrow}")
     sizes = ", ".join(str(len(g)) for g in groups)
     print(f"  import cycles: {len(groups)} (modules in each: {sizes or '-'})")

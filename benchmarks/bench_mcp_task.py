@@ -9,7 +9,7 @@ where the merge commit names none) and one commit per commit subject, oldest fir
 case's files. Then, in that checkout:
 
 - MCP, paths only: `context` with `files` as it ranked before it read the checkout (no task words);
-- MCP, with the checkout: the server's own task words (`HomeostatServer.task_of`: the branch and the
+- MCP, with the checkout: the server's own task words (`McpSession.task_of`: the branch and the
   last three commits' subjects, read from git), the case's files;
 - the same with `task` set to the PR's title, standing in for the few words an agent says it is doing;
 - session start: what the SessionStart hook ranks (`change_from_git`, `session_task`, `session_view`):
@@ -78,14 +78,14 @@ def measure(fixture: Path) -> None:
         for n, case in enumerate(cases):
             checkout = checkout_for(case, Path(scratch) / f"case{n}")
             server = build_server(str(kb), checkout)
-            s = server.session()
+            s = server.service.session()
             views = {
                 "paths": build_view(s.corpus, case.files, s.audience, s.counter()),
                 "mcp": build_view(
-                    s.corpus, case.files, s.audience, s.counter(), task=server.task_of(s, None)
+                    s.corpus, case.files, s.audience, s.counter(), task=server.service.task_of(s, None)
                 ),
                 "stated": build_view(
-                    s.corpus, case.files, s.audience, s.counter(), task=server.task_of(s, case.name)
+                    s.corpus, case.files, s.audience, s.counter(), task=server.service.task_of(s, case.name)
                 ),
                 "session": session_start(kb, checkout),
             }

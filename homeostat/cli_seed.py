@@ -1,28 +1,34 @@
 """What `seed` and `bootstrap` share at the command line: their options, the y/N question before
-source code goes to the model, the model's access built on first use, where text goes, and a repo's
-plan as JSON.
+source code goes to the model, the model's access built on first use, where text goes, the run's
+dependencies built from all of these (`seed_deps`), and the JSON answer (`emit_seed_json`).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import io
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from homeostat.cli_options import (
     add_format_option,
     add_kb_option,
+    emit_json,
 )
-from homeostat.core.asker import Asker, RunStats
+from homeostat.core.asker import Asker, RunStats, resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.core.bootstrap.plan import RepoPlan
 from homeostat.core.config import Config
 from homeostat.errors import ConfigError
+
+if TYPE_CHECKING:
+    from homeostat.runs.bootstrap.seed import Outcome, SeedDeps
+    from homeostat.workspace import Workspace
 
 
 def add_seed_options(parser: argparse.ArgumentParser) -> None:
@@ -87,6 +93,53 @@ def model_access(
             return built[0]
 
         yield asker, stats
+
+
+@contextmanager
+def seed_deps(
+    args: argparse.Namespace, workspace: Workspace, what: str
+) -> Iterator[tuple[SeedDeps, RunStats]]:
+    """What a seed or bootstrap run is given, and the stats its calls add to (their cost is read after
+    the run): the KB's config, the bootstrap agent built on first use, the question `what` asks before
+    the first call (`confirm_with`), where its text goes (`output`) and its spending cap."""
+    from homeostat.runs.bootstrap.seed import SeedDeps
+
+    config = workspace.config
+    with model_access(config, workspace.root, args) as (asker, stats):
+        yield (
+            SeedDeps(
+                config=config,
+                config_text=workspace.kb.files["homeostat.yaml"],
+                asker=asker,
+                confirm=confirm_with(args, what),
+                out=output(args),
+                today=dt.datetime.now(dt.UTC).date(),
+                model=resolve_agent("bootstrap", config.agents).model,
+                cap=spending_cap(config.agents, args.max_cost),
+                err=sys.stderr,
+                cost=lambda: stats.cost_usd,
+            ),
+            stats,
+        )
+
+
+def emit_seed_json(
+    args: argparse.Namespace, deps: SeedDeps, outcome: Outcome, stats: RunStats, code: int, **own: object
+) -> None:
+    """With --format json, the run as one object: its plans, what the command adds (`own`: the files
+    seed wrote, the PRs and notes of bootstrap), the cost, the exit code and the text it collected."""
+    if args.format != "json":
+        return
+    emit_json(
+        {
+            "dryRun": args.dry_run,
+            "plans": [plan_json(p) for p in outcome.plans],
+            **own,
+            "costUsd": round(stats.cost_usd, 6),
+            "exitCode": code,
+            "text": deps.out.getvalue() if isinstance(deps.out, io.StringIO) else "",
+        }
+    )
 
 
 def output(args: argparse.Namespace) -> TextIO:

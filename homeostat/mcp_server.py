@@ -1,12 +1,13 @@
 """The MCP server (`homeostat mcp`, stdio): the KB for any MCP client, never staler than its key.
 
-The protocol is our own small loop (`adapters.mcp_stdio`), not the SDK's server, whose import cost every
+The protocol is our own small loop (`homeostat.mcp_stdio`), not the SDK's server, whose import cost every
 Claude Code session 1-2 s before its first turn: the handshake and the tool list need only this module
 (the schemas are worked out from the tools' signatures here, without pydantic); pydantic checks a
 call's arguments, and the corpus loads, on the first call.
 
 Every call works out the KB's identity key (as the index cache does); while it is unchanged the
-server answers from the corpus, parsed KB and validation it already holds.
+server answers from the corpus, parsed KB and validation it already holds (`runs.mcp_session`, which
+also writes `learn`'s and `flag`'s lessons: this module reaches no adapter itself).
 
 Tools: `context`, `search`, `explain`, `docs`, `read`, `report`, and `learn`/`flag` only when
 `security.mcpWrites` is on (at most `mcpWriteLimit` per session; they write pending lessons, which the
@@ -28,32 +29,21 @@ import datetime as dt
 import json
 import logging
 import re
-import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from homeostat import VERSION
-from homeostat.adapters.mcp_stdio import UnknownTool
-from homeostat.adapters.state.event_recorder import log_event
-from homeostat.cli_options import kb_dir
-from homeostat.core.text import plural
 from homeostat.errors import HomeostatError
+from homeostat.mcp_stdio import UnknownTool
+from homeostat.runs.mcp_session import McpSession, start
 
-# The corpus, selection, rendering and pydantic are imported by the first call (`HomeostatServer.
-# session`), not before the tool list is answered: the client waits for start-up.
+# The corpus, selection, rendering and pydantic are imported by the first call (`McpSession.session`),
+# not before the tool list is answered: the client waits for start-up.
 if TYPE_CHECKING:
     from pydantic import BaseModel, ValidationError
 
-    from homeostat.adapters.cache.corpus_cache import Loaded
-    from homeostat.adapters.git.branch_task import BranchReader
-    from homeostat.adapters.kb_watch import KbWatch
-    from homeostat.adapters.state.event_log import SqliteEventLog
-    from homeostat.core.config import Config
-    from homeostat.core.kb import KB
-    from homeostat.runs.explain import Conflicts
-    from homeostat.runs.measure.report import Held
     from homeostat.runs.session import Session
 
 MIN_BUDGET = 100  # as `context --budget`
@@ -232,120 +222,22 @@ def _parameters(fn: Callable[..., str]) -> tuple[tuple[str, ...], dict[str, Any]
 
 class HomeostatServer:
     """The tools over the KB, with alias resolution, argument cleaning and event logging; the
-    protocol around them is `adapters.mcp_stdio`'s."""
+    protocol around them is `homeostat.mcp_stdio`'s."""
 
     name = "homeostat"
     version = VERSION
     instructions = INSTRUCTIONS
 
-    def __init__(self, kb: str | None, checkout: Path, *, writes: bool, write_limit: int) -> None:
+    def __init__(self, service: McpSession, *, writes: bool) -> None:
         self.tools: dict[str, Tool] = {}
-        self.kb = kb
-        self.checkout = checkout
-        self.write_limit = write_limit
-        self.writes_done = 0
+        self.service = service
         self.writes = writes
-        self.root = Path(kb) if kb else None
-        self.loaded: Loaded | None = None
-        self._kb: tuple[str, KB] | None = None  # the KB itself, for explain and report, by corpus key
-        self._held: tuple[str, dt.date, Held] | None = None
-        self._events: SqliteEventLog | None = None  # the event log, for report, once it exists
-        self._log_lock = threading.Lock()
-        self._conflicts: Conflicts | None = None
-        self._session: Session | None = None  # the last call's, while the watch sees no change
-        self._branch: BranchReader | None = None  # the checkout's branch and commits, while HEAD stays
-        self.watch: KbWatch | None = None
-        self._lock = threading.Lock()  # a caller may call from more than one thread
 
     def add_tool(self, fn: Callable[..., str], annotations: Annotations) -> None:
         self.tools[fn.__name__] = Tool(fn, annotations)
 
     def tool_list(self) -> list[dict[str, Any]]:
         return [tool.listed() for tool in self.tools.values()]
-
-    def session(self) -> Session:
-        """Who is asking and the KB, on every call, never staler than the KB: while the KB's watch
-        has seen nothing that touches its key, the session of the last call stands (the checkout's
-        identity is still read, from its cache); otherwise fresh watches are set, then the key is
-        worked out, and the corpus held from the last call is used while it is unchanged
-        (re-reading it cost 100-300 ms a call at 20,000 rules, the key alone 30-40 ms)."""
-        from homeostat.adapters.cache.corpus_cache import checkout_identity
-        from homeostat.adapters.kb_watch import KbWatch  # ctypes: after the tool list is answered
-        from homeostat.runs.session import IDENTITY_CACHE, open_session
-
-        with self._lock:
-            held = self._session
-            if held is not None and self.watch is not None and self.watch.quiet():
-                identity = checkout_identity(self.checkout, held.root / IDENTITY_CACHE)
-                if identity == held.identity:
-                    self.loaded = held.loaded
-                    return held
-            self._session = None  # until the key is worked out again (it may fail: a broken KB)
-            if self.watch is not None:
-                self.watch.close()
-            self.watch = KbWatch.start(self.root) if self.root is not None else None
-            session = open_session(self.kb, self.checkout, say_scope=False, kept=self.loaded)
-            self.root = session.root
-            self.loaded = session.loaded
-            self._session = session._replace(loaded=session.loaded._replace(reason="kept"))
-            return session
-
-    def task_of(self, session: Session, stated: str | None) -> tuple[str, ...]:
-        """What the agent is doing, as words: what it said (`task`), then the checkout's branch and the
-        subjects of its last commits, which a session hook ranks by too (read while HEAD moves, kept
-        while it does not). A checkout with no git gives only the stated words."""
-        from homeostat.adapters.git.branch_task import NOTHING, BranchReader
-        from homeostat.core.selection.terms import task_words
-
-        work = NOTHING
-        if session.identity.is_git:
-            if self._branch is None:
-                self._branch = BranchReader()
-            work = self._branch.read(session.identity.top)
-        return task_words(work.branch, work.commits, stated=stated or "")
-
-    def kb_of(self, session: Session) -> KB:
-        """The loaded KB for the session's key: parsed once while the KB is unchanged."""
-        from homeostat.adapters.kb_files import load_kb_dir
-
-        key = session.loaded.key
-        if self._kb is None or self._kb[0] != key:
-            self._kb = (key, load_kb_dir(session.root))
-        return self._kb[1]
-
-    def conflicts_of(self, kb: KB) -> Conflicts:
-        """The KB's rule words for explain, kept beside the KB they were worked out from."""
-        from homeostat.runs.explain import Conflicts
-
-        if self._conflicts is None or self._conflicts.kb is not kb:
-            self._conflicts = Conflicts(kb)
-        return self._conflicts
-
-    def held(self, session: Session, today: dt.date) -> Held:
-        """The KB, its validation and its health for `today`, kept while the KB's key is unchanged."""
-        from homeostat.core.validate import validate_kb
-        from homeostat.runs.measure.report import hold
-
-        kb = self.kb_of(session)
-        key = session.loaded.key
-        if self._held is None or self._held[:2] != (key, today):
-            self._held = (key, today, hold(kb, validate_kb(kb, today), today))
-        return self._held[2]
-
-    def report(self, session: Session, today: dt.date, days: int) -> str:
-        """The health report, with the event log kept open (and folded on every count) once it exists."""
-        from homeostat.adapters.state.event_log import SqliteEventLog, events_path, log_exists
-        from homeostat.runs.measure.report import health_report
-
-        held = self.held(session, today)
-        with self._log_lock:
-            path = events_path(session.root)
-            if self._events is not None and self._events.path != path:
-                self._events.close()
-                self._events = None
-            if self._events is None and log_exists(path):
-                self._events = SqliteEventLog(path)
-            return health_report(session.root, today, days, held, self._events)[1]
 
     def call(self, name: str, arguments: Any) -> dict[str, Any]:
         """A `tools/call` result: the tool's text, or `isError` with why it could not answer. An
@@ -356,7 +248,7 @@ class HomeostatServer:
         resolved = ALIASES.get(resolved, resolved)
         tool = self.tools.get(resolved)
         if resolved != asked:
-            self._log("desire-path", {"asked": asked[:80], "tool": resolved if tool else ""})
+            self.service.log("desire-path", {"asked": asked[:80], "tool": resolved if tool else ""})
         if tool is None and resolved in ("learn", "flag"):
             return _text(
                 "MCP writes are off for this KB (security.mcpWrites); the user can run `homeostat learn`."
@@ -382,12 +274,8 @@ class HomeostatServer:
         except Exception as exc:  # noqa: BLE001 - every failure is the tool's answer, never the session's end
             return _failed(resolved, exc)
         wall = round((time.perf_counter() - started) * 1000)
-        self._log("mcp-call", {"tool": resolved, "ms": wall, "dropped": len(dropped)})
+        self.service.log("mcp-call", {"tool": resolved, "ms": wall, "dropped": len(dropped)})
         return _text(text)
-
-    def _log(self, kind: str, data: dict[str, str | int]) -> None:
-        root = self.root or Path(self.kb or ".")
-        log_event(root, kind, data)
 
 
 def _text(text: str, *, error: bool = False) -> dict[str, Any]:
@@ -416,41 +304,21 @@ def _failed(tool: str, exc: Exception) -> dict[str, Any]:
 
 def build_server(kb: str | None, checkout: Path) -> HomeostatServer:
     """The server with its tools; `learn` and `flag` only when the KB allows MCP writes. The tool
-    list needs only `security.mcpWrites` from homeostat.yaml, so the corpus loads on the first call
-    (loading it here cost start-up 200-390 ms at 20,000 rules); a config that does not parse is
-    loaded here all the same, so the server refuses to start with the KB's own message."""
-    from homeostat.adapters.state.hook_state import kb_settings
-
-    root = Path(kb_dir(kb))
-    settings = kb_settings(root)
-    loaded = None
-    if settings is None:
-        from homeostat.runs.session import open_session
-
-        first = open_session(kb, checkout)
-        root, loaded = first.root, first.loaded
-        writes, limit = first.corpus.mcp_writes, first.corpus.mcp_write_limit
-    else:
-        writes, limit = bool(settings["mcpWrites"]), int(settings["mcpWriteLimit"])
-    server = HomeostatServer(kb, checkout, writes=writes, write_limit=limit)
-    server.root = root
-    server.loaded = loaded  # the first call answers from it while the KB is unchanged
-    for fn, hints in _read_tools(server):
+    list needs only `security.mcpWrites` from homeostat.yaml (`runs.mcp_session.start`), so the corpus
+    loads on the first call; a config that does not parse stops the server at start."""
+    begun = start(kb, checkout)
+    service = McpSession(kb, checkout, begun)
+    server = HomeostatServer(service, writes=begun.writes)
+    for fn, hints in _selection_tools(service) + _lookup_tools(service):
         server.add_tool(fn, hints)
-    if writes:
-        learn, flag = _write_tools(server)
+    if begun.writes:
+        learn, flag = _write_tools(service)
         server.add_tool(learn, LEARN)
         server.add_tool(flag, FLAG)
     return server
 
 
-def _read_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
-    """The tools that only read: the selection tools first, then the lookups, in the order the
-    client lists them."""
-    return _selection_tools(server) + _lookup_tools(server)
-
-
-def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
+def _selection_tools(service: McpSession) -> list[tuple[Callable[..., str], Annotations]]:
     """`context` and `search`: what selection picks for files or words, each within its limits."""
 
     def context(files: list[str] | None = None, budget: int | None = None, task: str | None = None) -> str:
@@ -460,7 +328,7 @@ def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], 
         from homeostat.core.render.view import build_view
         from homeostat.runs.session import relative_paths
 
-        s = server.session()
+        s = service.session()
         touched = relative_paths(files or [], s.identity, s.identity.top)
         limits = s.corpus.budget
         said = ""
@@ -469,9 +337,9 @@ def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], 
             if used != budget:
                 said = f"(budget {budget} is outside {MIN_BUDGET} to {MAX_BUDGET} tokens; used {used}.)\n"
             limits = limits._replace(token_budget=used)
-        words = server.task_of(s, task)
+        words = service.task_of(s, task)
         view = build_view(s.corpus, touched, s.audience, s.counter(), budget=limits, task=words)
-        server._log(
+        service.log(
             "injection",
             {
                 "source": "mcp",
@@ -489,7 +357,7 @@ def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], 
         from homeostat.core.render.view import render_hits
         from homeostat.core.selection.search import search_entries, topic_listing
 
-        s = server.session()
+        s = service.session()
         if topic:
             return _scope(s) + render_hits(topic_listing(s.corpus, topic, s.audience), topic)
         if not query.strip():
@@ -502,7 +370,7 @@ def _selection_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], 
     return [(context, READ), (search, READ)]
 
 
-def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Annotations]]:
+def _lookup_tools(service: McpSession) -> list[tuple[Callable[..., str], Annotations]]:
     """`read`, `docs`, `explain` and `report`: one named thing, or the KB as a whole, looked up."""
 
     def read(target: str) -> str:
@@ -511,10 +379,10 @@ def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Ann
         from homeostat.core.render.read import render_found
         from homeostat.core.selection.search import lookup
 
-        s = server.session()
+        s = service.session()
         found = lookup(s.corpus, target, s.audience)
         if found.sections:
-            server._log(
+            service.log(
                 "doc-read",
                 {
                     "source": "mcp",
@@ -528,7 +396,7 @@ def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Ann
         """List the documents and their sections; then `read` one."""
         from homeostat.core.render.view import render_docs
 
-        s = server.session()
+        s = service.session()
         return _scope(s) + render_docs(s.corpus, s.audience)
 
     def explain(id: str, files: list[str] | None = None, task: str | None = None) -> str:  # noqa: A002
@@ -536,24 +404,24 @@ def _lookup_tools(server: HomeostatServer) -> list[tuple[Callable[..., str], Ann
         `task`), where `context` ranks it for them."""
         from homeostat.runs.explain import explain as explain_rule
 
-        s = server.session()
-        kb = server.kb_of(s)
-        words = server.task_of(s, task) if files else ()
-        return explain_rule(kb, s, id, files or None, conflicts=server.conflicts_of(kb), task=words).text()
+        s = service.session()
+        kb = service.kb_of(s)
+        words = service.task_of(s, task) if files else ()
+        return explain_rule(kb, s, id, files or None, conflicts=service.conflicts_of(kb), task=words).text()
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""
         from homeostat.runs.measure.report import MAX_DAYS
 
-        s = server.session()
+        s = service.session()
         window = min(max(1, days), MAX_DAYS)
         said = f"(days {days} is outside 1 to {MAX_DAYS}; used {window}.)\n" if window != days else ""
-        return said + server.report(s, dt.datetime.now(dt.UTC).date(), window)
+        return said + service.report(s, dt.datetime.now(dt.UTC).date(), window)
 
     return [(read, READ), (docs, READ), (explain, READ), (report, READ)]
 
 
-def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[..., str]]:
+def _write_tools(service: McpSession) -> tuple[Callable[..., str], Callable[..., str]]:
     def learn(
         title: str,
         rule: str,
@@ -567,18 +435,17 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
         rule ≤60 words; `topic` where the area has topics)."""
         from homeostat.core.lessons import Fields, LessonError, check_area, check_languages, check_limits
 
-        s = server.session()
+        s = service.session()
         refused = _refuse_author(s)
         if refused:
             return refused
         try:
-            check_area(_config(s), area, topic, _argument)
+            check_area(service.config(s), area, topic, _argument)
             check_limits(Fields(title=title, rule=rule, why=why), _argument)
-            check_languages(_config(s), tuple(scope or ()), _argument)
+            check_languages(service.config(s), tuple(scope or ()), _argument)
         except LessonError as exc:
             return f"Not saved: {exc}."
-        return _write(
-            server,
+        return service.write(
             s,
             {
                 "kind": "new",
@@ -594,11 +461,11 @@ def _write_tools(server: HomeostatServer) -> tuple[Callable[..., str], Callable[
 
     def flag(id: str, reason: str) -> str:  # noqa: A002
         """Flag a rule as wrong or outdated, with the reason; a reviewer settles it."""
-        s = server.session()
+        s = service.session()
         entry = s.corpus.entry(id)
         if entry is None or not s.audience.sees(entry.area, s.corpus):
             return f"No rule {id!r} for this repo; `search` for it."
-        return _refuse_author(s) or _write(server, s, {"kind": "flag", "target": id, "reason": reason})
+        return _refuse_author(s) or service.write(s, {"kind": "flag", "target": id, "reason": reason})
 
     return learn, flag
 
@@ -620,16 +487,6 @@ def _argument(name: str) -> str:
     return f"`{name}`"
 
 
-def _config(session: Session) -> Config:
-    from homeostat.adapters.plain_files import read_kb_text
-    from homeostat.core.kb import CONFIG_FILE, load_config
-
-    config, _, problems = load_config(read_kb_text(session.root / CONFIG_FILE, CONFIG_FILE))
-    if config is None:
-        raise HomeostatError(f"{CONFIG_FILE}:{problems[0].line}: {problems[0].message}")
-    return config
-
-
 def _refuse_author(session: Session) -> str:
     """A lesson is filed under a member; one from a stranger would only be declined the next morning."""
     if session.audience.member:
@@ -639,32 +496,3 @@ def _refuse_author(session: Session) -> str:
         f"Not saved: this checkout's git user ({who}) is not in team.members of homeostat.yaml. Ask the user "
         "to set HOMEOSTAT_MEMBER to their member handle, or to add their git email to their entry."
     )
-
-
-def _write(server: HomeostatServer, session: Session, fields: dict[str, Any]) -> str:
-    from pydantic import ValidationError
-
-    from homeostat.adapters.state.pending_store import write_pending
-    from homeostat.core.pending import PendingLesson, secret_fields
-
-    if not session.corpus.mcp_writes:
-        return "MCP writes are off for this KB (security.mcpWrites)."
-    if server.writes_done >= server.write_limit:
-        return f"This session has used its {server.write_limit} MCP writes (security.mcpWriteLimit)."
-    author = session.audience.member
-    try:
-        lesson = PendingLesson.model_validate(
-            {"author": author, "source": "agent-handoff", "created": dt.datetime.now(dt.UTC), **fields}
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        return f"Not saved: {'.'.join(str(p) for p in first['loc']) or 'lesson'}: {first['msg']}."
-    found = secret_fields(lesson)
-    if found:  # a pending lesson travels to the team's branch: refused, never redacted
-        name, kind = found[0]
-        return f"Not saved: the {name} holds what looks like a secret ({kind}); remove it."
-    path = write_pending(session.root, lesson)
-    server.writes_done += 1
-    server._log("capture" if fields["kind"] == "new" else "flag", {"source": "mcp", "kind": fields["kind"]})
-    left = server.write_limit - server.writes_done
-    return f"Saved as a pending {fields['kind']} lesson ({path.name}); the daily run decides it. {plural(left, 'write')} left."

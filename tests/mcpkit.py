@@ -15,7 +15,7 @@ import anyio
 import mcp_types as types
 from mcp.shared.message import SessionMessage
 
-from homeostat.adapters.mcp_stdio import ToolServer, answer_line
+from homeostat.mcp_stdio import ToolServer, answer_line
 
 
 @asynccontextmanager

@@ -74,6 +74,16 @@ class DocPatchRequest(_Strict):
 
 
 class PendingLesson(_Strict):
+    """One pending lesson as its file holds it. The seven `LessonText` fields are written out here
+    again, not inherited: a pydantic model cannot take fields from a dataclass, and a pydantic base
+    holding them would put them ahead of `version`, `kind`, `author`, `source`, `url` and `created`.
+    The file would not change (`to_json` sorts its keys), but the order the fields are dumped and
+    checked in would: `secret_fields` names the first field that holds a secret, and the MCP server's
+    `learn` shows the first error pydantic reports, so either message could name another field. Making
+    `LessonText` a pydantic model instead would make the three forms that extend it (`Fields`,
+    `Lesson`, `Candidate`, plain dataclasses) validating models too. `text_of` reads these fields by
+    `LessonText`'s names, so a field added there and not here fails at the first copy."""
+
     version: int = 1
     kind: LessonKind = "new"
     author: str

@@ -1,9 +1,9 @@
 """The dashboard's HTTP server: stdlib `http.server` on 127.0.0.1 only, one page per request.
 
-Reading is local (see `sources`). The one kind of write, a settings form, must carry this run's
-token (random, made at start, only ever put in this server's own pages), come from this server's
-own origin, and name this server in its Host header; every response also has the Host check, so a
-page on another site cannot reach the dashboard through DNS rebinding. Every response sets a strict
+Reading is local (see `runs.dashboard.inputs`). The one kind of write, a settings form, must carry
+this run's token (random, made at start, only ever put in this server's own pages), come from this
+server's own origin, and name this server in its Host header; every response also has the Host
+check, so a page on another site cannot reach the dashboard through DNS rebinding. Every response sets a strict
 Content-Security-Policy: no script at all, styles and images only from here, forms post only here.
 """
 
@@ -24,9 +24,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from homeostat.core.dashboard import html
 from homeostat.core.dashboard.settings import settings_forms
-from homeostat.dashboard.settings_write import propose
-from homeostat.dashboard.sources import Loaded, load_inputs
 from homeostat.errors import HomeostatError
+from homeostat.runs.dashboard.inputs import Loaded, load_inputs
+from homeostat.runs.dashboard.settings_proposal import propose
 
 LOOPBACK = "127.0.0.1"
 MAX_FORM_BYTES = 1_000_000

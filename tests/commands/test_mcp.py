@@ -112,11 +112,11 @@ def test_start_up_reads_only_the_config_and_follows_its_edits(kb: Path, web: Pat
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert done.returncode == 0 and "HEAVY []" in done.stdout, done.stderr
     server = build_server(str(kb), web)
-    assert server.loaded is None and not list((kb / ".homeostat").glob("index/corpus-*"))
+    assert server.service.loaded is None and not list((kb / ".homeostat").glob("index/corpus-*"))
     assert not server.writes
     allow_writes(kb, limit=3)
     server = build_server(str(kb), web)
-    assert server.writes and server.write_limit == 3 and server.loaded is None
+    assert server.writes and server.service.write_limit == 3 and server.service.loaded is None
 
     async def body(client: Client) -> None:
         assert {"learn", "flag"} <= {t.name for t in (await client.list_tools()).tools}
@@ -443,18 +443,18 @@ def test_the_corpus_is_kept_between_calls_until_the_kb_changes(kb: Path, web: Pa
             before = await call(client, "explain", {"id": "use-theme-spacing"})
             report = await call(client, "report")
             await call(client, "search", {"query": "theme spacing"})
-            assert server.loaded is not None and server.loaded.reason == "kept"
-            kept_kb = server.kb_of(server.session())
+            assert server.service.loaded is not None and server.service.loaded.reason == "kept"
+            kept_kb = server.service.kb_of(server.service.session())
 
             text = rule.read_text(encoding="utf-8").replace(
                 "title: Take spacing", "title: Take zebrapixel spacing"
             )
             rule.write_text(text, encoding="utf-8")
             assert "(use-theme-spacing)" in await call(client, "search", {"query": "zebrapixel"})
-            assert server.loaded.reason != "kept"
+            assert server.service.loaded.reason != "kept"
             assert "zebrapixel" in await call(client, "explain", {"id": "use-theme-spacing"})
             assert "zebrapixel" not in before
-            assert server.kb_of(server.session()) is not kept_kb
+            assert server.service.kb_of(server.service.session()) is not kept_kb
 
             rule.unlink()
             assert "No rule" in await call(client, "explain", {"id": "use-theme-spacing"})
@@ -531,15 +531,15 @@ def test_while_nothing_changes_the_key_is_not_worked_out_and_any_change_is_seen(
     async def main() -> None:
         async with Client(in_process(server)) as client:
             await call(client, "search", {"query": "theme spacing"})
-            held = server.session()
-            if server.watch is None:
+            held = server.service.session()
+            if server.service.watch is None:
                 pytest.skip("no inotify here: every call works the key out")
             for _ in range(3):
                 await call(client, "docs")
-                assert server.session() is held
+                assert server.service.session() is held
             (kb / "README.md").write_text("notes", encoding="utf-8")  # not part of the KB
             await call(client, "search", {"query": "theme spacing"})
-            assert server.session() is held
+            assert server.service.session() is held
 
             renamed = tmp_path / "edited.md"  # an editor's atomic save
             renamed.write_text(original.replace("title: Take spacing", "title: Take wombat spacing"))
@@ -746,7 +746,7 @@ def test_the_handshake_and_tool_list_load_neither_the_sdk_nor_pydantic(kb: Path,
     build_server(str(kb), web)
     script = (
         "import sys\nfrom pathlib import Path\nfrom homeostat.mcp_server import build_server\n"
-        "from homeostat.adapters.mcp_stdio import answer_line\n"
+        "from homeostat.mcp_stdio import answer_line\n"
         f"server = build_server({str(kb)!r}, Path({str(web)!r}))\n"
         f"answer_line(server, {INITIALIZE!r})\n"
         'answer_line(server, \'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}\')\n'

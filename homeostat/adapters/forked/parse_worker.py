@@ -35,6 +35,7 @@ from homeostat.core.selection.corpus_rows import (
     rule_row,
     served_rows,
 )
+from homeostat.core.selection.entries import Entry
 from homeostat.core.selection.index import IndexedRules
 
 # Below this much Markdown text (in characters; about 1,500 rules) a second parser saves less than
@@ -128,6 +129,14 @@ class _Parser:
 
 
 _FIELDS = len(RuleRow._fields)
+_ENTRY_FIELDS = len(Entry._fields)
+
+
+def _row_data(row: Any) -> bool:
+    """A row as `rows_data` makes it: a plain tuple of RuleRow's length whose entry is a plain tuple too."""
+    return (
+        type(row) is tuple and len(row) == _FIELDS and type(row[0]) is tuple and len(row[0]) == _ENTRY_FIELDS
+    )
 
 
 def _checked(sent: Any, paths: list[str]) -> Apart | None:
@@ -143,7 +152,7 @@ def _checked(sent: Any, paths: list[str]) -> Apart | None:
         if type(item) is not tuple or len(item) != 3 or item[0] != path:
             return None
         _, rows, unreadable = item
-        if type(rows) is not list or any(type(r) is not tuple or len(r) != _FIELDS for r in rows):
+        if type(rows) is not list or not all(_row_data(r) for r in rows):
             return None
         if type(unreadable) is not list or any(type(u) is not tuple or len(u) != 4 for u in unreadable):
             return None

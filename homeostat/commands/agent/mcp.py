@@ -29,9 +29,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace, workspace: Workspace) -> int:
-    from homeostat.adapters.mcp_stdio import serve
     from homeostat.adapters.runner import hand_over, pinned_runner
     from homeostat.mcp_server import build_server
+    from homeostat.mcp_stdio import serve
 
     checkout = Path(args.checkout)
     kb = kb_dir(args.kb) if args.kb or workspace.env.get("HOMEOSTAT_DIR") else _checkout_kb(checkout)

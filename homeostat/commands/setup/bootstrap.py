@@ -11,22 +11,11 @@ call and opens nothing.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import io
-import sys
 from pathlib import Path
 
-from homeostat.cli_options import emit_json, existing_folder
-from homeostat.cli_seed import (
-    add_seed_options,
-    check_cost,
-    confirm_with,
-    model_access,
-    output,
-    plan_json,
-)
+from homeostat.cli_options import existing_folder
+from homeostat.cli_seed import add_seed_options, check_cost, emit_seed_json, seed_deps
 from homeostat.console import note
-from homeostat.core.asker import resolve_agent, spending_cap
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import publisher_for
@@ -55,11 +44,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.runs.bootstrap import run_bootstrap
-    from homeostat.runs.bootstrap.seed import SeedDeps
     from homeostat.runs.bootstrap.targets import find_targets
 
     check_cost(args)
-    root, kb, config = workspace.root, workspace.kb, workspace.config
+    root, config = workspace.root, workspace.config
     folders = [Path(d) for d in args.checkouts] if args.checkouts else [root.resolve().parent]
     targets, notes = find_targets(config, folders, args.topic or TOPICS, root)
     for line in notes:
@@ -70,32 +58,8 @@ def run(args: argparse.Namespace, workspace: Workspace) -> int:
             "clone them there or pass --checkouts DIR"
         )
     publisher = None if args.dry_run else publisher_for(root, config)
-    out = output(args)
-    with model_access(config, root, args) as (asker, stats):
-        deps = SeedDeps(
-            config=config,
-            config_text=kb.files["homeostat.yaml"],
-            asker=asker,
-            confirm=confirm_with(args, "bootstrap"),
-            out=out,
-            today=dt.datetime.now(dt.UTC).date(),
-            model=resolve_agent("bootstrap", config.agents).model,
-            cap=spending_cap(config.agents, args.max_cost),
-            err=sys.stderr,
-            cost=lambda: stats.cost_usd,
-        )
-        outcome = run_bootstrap(deps, targets, kb.files, publisher, dry_run=args.dry_run)
+    with seed_deps(args, workspace, "bootstrap") as (deps, stats):
+        outcome = run_bootstrap(deps, targets, workspace.kb.files, publisher, dry_run=args.dry_run)
     code = max(outcome.exit_code, 1 if notes and any("no checkout" in n for n in notes) else 0)
-    if args.format == "json":
-        emit_json(
-            {
-                "dryRun": args.dry_run,
-                "plans": [plan_json(p) for p in outcome.plans],
-                "prs": outcome.pulls,
-                "notes": notes,
-                "costUsd": round(stats.cost_usd, 6),
-                "exitCode": code,
-                "text": out.getvalue() if isinstance(out, io.StringIO) else "",
-            }
-        )
+    emit_seed_json(args, deps, outcome, stats, code, prs=outcome.pulls, notes=notes)
     return code

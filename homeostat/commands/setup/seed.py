@@ -10,18 +10,10 @@ change, or use `homeostat bootstrap`, which opens the PR itself.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import io
-import sys
 from pathlib import Path
 
-from homeostat.cli_options import (
-    add_checkout_option,
-    emit_json,
-    one_of,
-)
-from homeostat.cli_seed import add_seed_options, check_cost, confirm_with, model_access, output, plan_json
-from homeostat.core.asker import resolve_agent, spending_cap
+from homeostat.cli_options import add_checkout_option, one_of
+from homeostat.cli_seed import add_seed_options, check_cost, emit_seed_json, seed_deps
 from homeostat.core.bootstrap.pickers import TOPICS
 from homeostat.errors import ConfigError
 from homeostat.workspace import Workspace
@@ -47,40 +39,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace, workspace: Workspace) -> int:
     from homeostat.adapters.kb_files import write_changed
-    from homeostat.runs.bootstrap.seed import SeedDeps, run_seed
+    from homeostat.runs.bootstrap.seed import run_seed
     from homeostat.runs.bootstrap.targets import target_for
 
     check_cost(args)
     given = one_of(args, "checkout", "checkout_arg", "the checkout")
     if given is None:
         raise ConfigError("seed needs the code repo's checkout: homeostat seed DIR")
-    root, kb, config = workspace.root, workspace.kb, workspace.config
-    target = target_for(config, Path(given), args.repo, args.topic or TOPICS)
-    out = output(args)
-    with model_access(config, root, args) as (asker, stats):
-        deps = SeedDeps(
-            config=config,
-            config_text=kb.files["homeostat.yaml"],
-            asker=asker,
-            confirm=confirm_with(args, "seed"),
-            out=out,
-            today=dt.datetime.now(dt.UTC).date(),
-            model=resolve_agent("bootstrap", config.agents).model,
-            cap=spending_cap(config.agents, args.max_cost),
-            err=sys.stderr,
-            cost=lambda: stats.cost_usd,
-        )
-        outcome = run_seed(deps, target, kb.files, dry_run=args.dry_run)
-    written = write_changed(root, outcome.results[0].files) if outcome.results else []
-    if args.format == "json":
-        emit_json(
-            {
-                "dryRun": args.dry_run,
-                "plans": [plan_json(p) for p in outcome.plans],
-                "written": written,
-                "costUsd": round(stats.cost_usd, 6),
-                "exitCode": outcome.exit_code,
-                "text": out.getvalue() if isinstance(out, io.StringIO) else "",
-            }
-        )
+    target = target_for(workspace.config, Path(given), args.repo, args.topic or TOPICS)
+    with seed_deps(args, workspace, "seed") as (deps, stats):
+        outcome = run_seed(deps, target, workspace.kb.files, dry_run=args.dry_run)
+    written = write_changed(workspace.root, outcome.results[0].files) if outcome.results else []
+    emit_seed_json(args, deps, outcome, stats, outcome.exit_code, written=written)
     return outcome.exit_code

@@ -157,28 +157,16 @@ def _rule_drafts(
     drafts: list[Entry] = []
     parts: list[tuple[str, str]] = []
     for row in rows:
-        if broken and (row.file, row.id) in broken:
+        entry = row.entry
+        if broken and (entry.file, entry.id) in broken:
             continue
-        area = areas.get(row.area)
-        parts.append((row.short, row.rest))
+        area = areas.get(entry.area)
+        parts.append((entry.short, row.rest))
         drafts.append(
-            Entry(
-                id=row.id,
-                title=row.title,
-                area=row.area,
-                topic=row.topic,
-                scope=scope_of(row.scope),
-                kind=row.kind,
-                adopted=row.adopted,
-                status=row.status,
-                score=scored(row.id, row.score_key),
-                refs=row.refs,
-                view=row.short + row.rest,
-                short=row.short,
-                tokens=0,
-                short_tokens=0,
-                file=row.file,
-                owner=row.owner or (area.owner if area else ""),
+            entry._replace(
+                scope=scope_of(entry.scope),
+                score=scored(entry.id, row.score_key),
+                owner=entry.owner or (area.owner if area else ""),
             )
         )
     return drafts, parts
@@ -355,7 +343,9 @@ def _landed(lesson: PendingLesson, rows: Sequence[RuleRow]) -> bool:
     if lesson.kind != "new":
         return False
     text = f"{lesson.title}\n{lesson.rule}"
-    return any(row.area == lesson.area and same_lesson(text, f"{row.title}\n{row.rule}") for row in rows)
+    return any(
+        row.entry.area == lesson.area and same_lesson(text, f"{row.entry.title}\n{row.rule}") for row in rows
+    )
 
 
 def _pending_entry(

@@ -14,6 +14,7 @@ from homeostat.core.kb import unserved
 from homeostat.core.records import Record
 from homeostat.core.render.rule import rule_view_parts
 from homeostat.core.scoring import ScoreKey
+from homeostat.core.selection.entries import Entry
 from homeostat.core.selection.index import IndexedRules, index_texts, rule_text
 from homeostat.core.selection.terms import file_refs, strip_hidden
 from homeostat.core.served import served_meta
@@ -30,22 +31,19 @@ FileRows = tuple[str, list["RuleRow"], list[UnreadableRow]]
 
 
 class RuleRow(Record):
-    id: str
-    title: str
-    area: str
-    topic: str
-    scope: tuple[str, ...]
-    kind: str
-    adopted: bool
-    status: str
-    refs: tuple[str, ...]  # the files and folders the rule's text names
-    short: str  # the rule-only view, hidden characters stripped
-    rest: str  # what the whole view adds to it
-    file: str
-    owner: str  # the rule's own; the build falls back to its area's
+    """A rule's entry as the row stage knows it, and what the build still needs to finish it: the entry's
+    scope is as written (the build expands it), its owner the rule's own (the build falls back to its
+    area's), its score and token counts 0."""
+
+    entry: Entry  # its view is the rule-only view (`short`) and what the whole view adds (`rest`)
     score_key: ScoreKey
     contradicts: tuple[str, ...]
     rule: str  # the rule's text as written, to tell a pending lesson that landed already
+
+    @property
+    def rest(self) -> str:
+        """What the whole view adds to the rule-only view: counted apart, as the view's tail."""
+        return self.entry.view[len(self.entry.short) :]
 
 
 def rule_row(rule: Rule) -> RuleRow:
@@ -54,7 +52,8 @@ def rule_row(rule: Rule) -> RuleRow:
     meta, source = rule.meta, rule.meta.source
     shown = served_meta(meta)
     short, rest = rule_view_parts(rule)
-    return RuleRow(
+    clean = strip_hidden(short)
+    entry = Entry(
         id=meta.id,
         title=shown.title,
         area=shown.area,
@@ -63,31 +62,27 @@ def rule_row(rule: Rule) -> RuleRow:
         kind=meta.kind or "",
         adopted=meta.adopted,
         status=meta.status,
+        score=0,
         refs=file_refs(f"{shown.title}\n{short}{rest}"),
-        short=strip_hidden(short),
-        rest=strip_hidden(rest),
+        view=clean + strip_hidden(rest),
+        short=clean,
+        tokens=0,
+        short_tokens=0,
         file=rule.file,
         owner=shown.owner,
-        score_key=(
-            source.type,
-            source.changed_code,
-            source.author,
-            len(meta.contradicts),
-            len(meta.open_flags),
-        ),
-        contradicts=meta.contradicts,
-        rule=rule.rule,
     )
+    score_key = (source.type, source.changed_code, source.author, len(meta.contradicts), len(meta.open_flags))
+    return RuleRow(entry, score_key, meta.contradicts, rule.rule)
 
 
 def rows_data(rows: Iterable[RuleRow]) -> list[tuple[Any, ...]]:
-    """The rows as plain tuples, which marshal writes (it writes no tuple subclass)."""
-    return [tuple(row) for row in rows]
+    """The rows as plain tuples, their entries too, which marshal writes (it writes no tuple subclass)."""
+    return [(tuple(row.entry), *row[1:]) for row in rows]
 
 
 def rows_from_data(data: Iterable[tuple[Any, ...]]) -> list[RuleRow]:
     new = tuple.__new__
-    return [new(RuleRow, row) for row in data]
+    return [new(RuleRow, (new(Entry, row[0]), *row[1:])) for row in data]
 
 
 ByFile = dict[str, tuple[list[RuleRow], list[UnreadableRow]]]
@@ -130,7 +125,7 @@ def served_head(here: ByFile, first: Callable[[str], bool] | None = None) -> lis
     nowhere, as `counted_first` leaves them out) and, with `first`, those of the areas it leaves
     for later (`counted_first`)."""
     served = served_rows(here[path] for path in sorted(here))
-    return [(row.short, row.rest) for row in served if first is None or first(row.area)]
+    return [(row.entry.short, row.rest) for row in served if first is None or first(row.entry.area)]
 
 
 def served_rows(found: Iterable[tuple[list[RuleRow], list[UnreadableRow]]]) -> list[RuleRow]:
@@ -139,7 +134,7 @@ def served_rows(found: Iterable[tuple[list[RuleRow], list[UnreadableRow]]]) -> l
     out: list[RuleRow] = []
     for rows, unread in found:
         broken = unserved(unread)
-        out += [row for row in rows if not broken or (row.file, row.id) not in broken]
+        out += [row for row in rows if not broken or (row.entry.file, row.entry.id) not in broken]
     return out
 
 
@@ -147,5 +142,5 @@ def indexed_rows(found: Sequence[FileRows]) -> IndexedRules:
     """The index of the served rules of files read elsewhere, which come last among the KB's rules
     (`counted_first`'s `indexed`), made where they were read."""
     return index_texts(
-        [rule_text(row.title, row.short + row.rest) for row in served_rows((r, u) for _, r, u in found)]
+        [rule_text(row.entry.title, row.entry.view) for row in served_rows((r, u) for _, r, u in found)]
     )

@@ -37,7 +37,7 @@ from homeostat.core.selection import build as corpus_build
 from homeostat.core.selection import corpus_rows, parts
 from homeostat.core.selection.build import ToCount, build_corpus
 from homeostat.core.selection.corpus import Corpus
-from homeostat.core.selection.corpus_rows import merged_rows, rule_row
+from homeostat.core.selection.corpus_rows import merged_rows, rows_data, rule_row
 from homeostat.core.selection.parts import repo_part
 
 pytestmark = pytest.mark.usefixtures("lone_thread")  # these tests expect forked children
@@ -258,7 +258,7 @@ def test_a_failing_parse_child_leaves_the_reading_to_this_process(
 
 
 def test_rows_from_elsewhere_are_checked_against_the_files_asked_for() -> None:
-    row = tuple(rule_row(load_kb_dir(EXAMPLE).rules[0]))
+    row = rows_data([rule_row(load_kb_dir(EXAMPLE).rules[0])])[0]
     asked = ["knowledge/a.md"]
     indexed: Any = ({"call": [0, 1]}, [4], {"call": "call"})
     assert parse_worker._checked(([("knowledge/a.md", [row], [])], indexed), asked) is not None

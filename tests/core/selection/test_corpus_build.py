@@ -245,7 +245,7 @@ def test_counting_in_a_child_gives_the_bytes_counting_here_gives(tmp_path: Path,
 
 def _rule_texts(kb: KB) -> list[tuple[str, str]]:
     """The rules' texts a build counts first (`ToCount.rules`), in its order."""
-    return [(row.short, row.rest) for row in (rule_row(rule) for rule in kb.rules)]
+    return [(row.entry.short, row.rest) for row in (rule_row(rule) for rule in kb.rules)]
 
 
 def _counted_where(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:

@@ -11,6 +11,9 @@ that is not a request gets -32600, an unknown method -32601, an unknown tool or 
 an object -32602; a notification is never answered; a tool that fails says so in its result
 (`isError`), never as a protocol error. SIGINT (Claude Code's first signal at a session's end) stops
 the server at once, as closing stdin does.
+
+It frames messages on the process's own stdin and stdout and talks to nothing outside, so it stands
+beside the server it frames (`homeostat.mcp_server`), not among the adapters.
 """
 
 from __future__ import annotations
