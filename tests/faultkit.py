@@ -87,9 +87,17 @@ def age_out(world: DailyWorld) -> None:
 
 
 def lesson_urls(world: DailyWorld) -> set[str]:
-    """Every review thread of the world's merged PRs."""
-    assert world.host == "github", "the fault tests run on the GitHub emulator"
+    """Every review thread of the world's merged PRs (as their decision records cite them)."""
     emulator = world.harness.emulator
+    if world.host == "bitbucket":
+        with emulator.lock:
+            pulls = emulator.repo("example", "billing").pulls.values()
+            return {
+                f"https://bitbucket.org/example/billing/pull-requests/{pull.id}#comment-{comment.id}"
+                for pull in pulls
+                for comment in pull.comments
+                if comment.parent is None
+            }
     repo = emulator.repo("example", "billing")
     return {
         str(emulator.review_comment_json(repo, comment)["html_url"])

@@ -261,10 +261,10 @@ class CodeHost(Protocol):
         """The PR's inline review comments grouped into threads, each with `followed_by_commit`."""
         ...
 
-    def while_paced(self, callback: Callable[[], None]) -> None:
+    def while_paced(self, callback: Callable[[], None] | None) -> None:
         """Call `callback` every second while a request waits for the host's limits, its own pacing's or
         a limit the host declared (a wait for the next hour's writes is most of an hour; a run renews
-        its claim meanwhile)."""
+        its claim meanwhile); None: no more."""
         ...
 
     def get_comment_thread(self, ref: CommentRef) -> ReviewThread:

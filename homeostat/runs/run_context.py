@@ -174,6 +174,28 @@ class RunContext(Generic[DepsT, OptionsT]):
         --show-prompts, whose prompts print one after the other)."""
         return pool_of(self.pools, agent)
 
+    def hold_claim(self, claim: RunClaim) -> None:
+        """The run holds `claim` from now on: its model calls are made only while it is held, and every
+        wait on the code host (the next hour's writes, a limit the host declared with or without a
+        Retry-After) renews it when due, so a run that waits past the claim's hour keeps it and a
+        second run stands aside (one mechanism for the daily run and the deep dive)."""
+        self.claim = claim
+        if self.deps.host is not None:
+            self.deps.host.while_paced(self._renew_while_waiting)
+
+    def _renew_while_waiting(self) -> None:
+        if self.claim is not None:  # None once the run's records released it
+            self.claim.renew_while_waiting()
+
+    def close(self) -> None:
+        """However the run ended: its pools stop and the host's waits renew no claim any more (a host
+        kept for another run must not renew this one's)."""
+        if self.pools is not None:
+            self.pools.close()
+        if self.deps.host is not None:
+            self.deps.host.while_paced(None)
+        self.deps.stats.memory = None
+
     def renew_claim(self) -> None:
         """Renew the run's claim when it is due (a dry run holds none)."""
         if self.claim is not None:

@@ -483,8 +483,10 @@ class BitbucketEmulator:
         self.comment_ids = itertools.count(1001)
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # Bitbucket's rolling-hour limit on /2.0/repositories/* per user (1,000 for a small workspace,
-        # scaled up to 10,000), told in X-RateLimit-* headers; past it, 429 (`limit_retry_after`: with
-        # that Retry-After). `limit_clock` is swappable for a fake.
+        # scaled up to 10,000), told in X-RateLimit-* headers; past it, 429 with a text/plain body and,
+        # as Bitbucket Cloud answers, no Retry-After (`limit_retry_after`: with one). Requests are
+        # counted per account (per credential when it names none); `limit_clock` is swappable for a
+        # fake or a faster clock, and `spend_hour_on` plays another job on the same account.
         self.request_limit = 1000
         self.limit_retry_after: int | None = None
         self.limit_clock: Callable[[], float] = time.monotonic
@@ -543,14 +545,16 @@ class BitbucketEmulator:
         with self.lock:
             self.log.entries.append((method, logged))
             limited = parts.path.startswith("/2.0/repositories/")
-            if limited and not self._count(headers.get("authorization", "")):
+            who = self._account(headers, proxy)
+            if limited and not self._count(who):
                 retry = {} if self.limit_retry_after is None else {"Retry-After": str(self.limit_retry_after)}
-                error = {"message": "Rate limit for this resource has been exceeded"}
-                return Reply(429, {"type": "error", "error": error}, {**self._limit_headers(0), **retry})
+                return _rate_limited({**self._limit_headers(0), **retry})
             try:
                 if self.failures:
                     status, retry_after = self.failures.pop(0)
                     extra = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+                    if status == 429:
+                        return _rate_limited(extra)
                     raise ApiError(
                         status,
                         "Rate limit for this resource has been exceeded"
@@ -560,7 +564,7 @@ class BitbucketEmulator:
                     )
                 reply = self._dispatch(method, parts.path, parts.query, headers, raw, proxy)
                 if limited:
-                    reply.headers.update(self._limit_headers(self._left(headers.get("authorization", ""))))
+                    reply.headers.update(self._limit_headers(self._left(who)))
                 for lost in self.lost_answers:
                     if lost[0] == method and lost[1] in parts.path:
                         self.lost_answers.remove(lost)
@@ -571,6 +575,21 @@ class BitbucketEmulator:
                 if exc.detail is not None:
                     error["detail"] = exc.detail
                 return Reply(exc.status, {"type": "error", "error": error}, exc.headers)
+
+    def _account(self, headers: dict[str, str], proxy: bool) -> str:
+        """Whose hour a request counts against: its account's (Bitbucket counts authenticated calls by
+        user), else its credential's."""
+        try:
+            return self._authenticate(headers, proxy)[0].nickname
+        except ApiError:
+            return headers.get("authorization", "")
+
+    def spend_hour_on(self, user: str, ago: float = 0.0) -> None:
+        """Another job on `user`'s account sent the hour's whole budget `ago` seconds ago (on
+        `limit_clock`): every request to /2.0/repositories/* is refused until those age out of the
+        rolling hour."""
+        with self.lock:
+            self.counted[user] = [self.limit_clock() - ago] * self.request_limit
 
     def _count(self, who: str) -> bool:
         """Count one request against `who`'s rolling hour; False (not counted) when none is left."""
@@ -1615,6 +1634,12 @@ def _has_scope(granted: tuple[str, ...], needed: str) -> bool:
     return needed in have
 
 
+def _rate_limited(headers: dict[str, str]) -> Reply:
+    """Bitbucket Cloud's 429: a text/plain line, not its JSON error object."""
+    body = b"Rate limit for this resource has been exceeded"
+    return Reply(429, body, {"Content-Type": "text/plain", **headers})
+
+
 def _server(emulator: BitbucketEmulator, *, proxy: bool) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -1980,6 +2005,11 @@ class BitbucketHarness:
     def fail_next(self, status: int, times: int = 1, retry_after: int | None = None) -> None:
         with self.emulator.lock:
             self.emulator.failures.extend([(status, retry_after)] * times)
+
+    def spend_hour_on(self, user: str = BOT, ago: float = 0.0) -> None:
+        """Another job on `user`'s account spent the rolling hour `ago` seconds ago (the emulator's
+        `limit_clock`): Bitbucket answers 429, text/plain, no Retry-After, until it ages out."""
+        self.emulator.spend_hour_on(user, ago)
 
     def lose_next_answer(self, method: str, path_contains: str, status: int = 500) -> None:
         """The next matching request is carried out, then answered `status`, as when a proxy times out."""

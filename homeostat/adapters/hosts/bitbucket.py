@@ -597,7 +597,7 @@ class BitbucketHost:
     def __repr__(self) -> str:
         return f"BitbucketHost({self.api_url!r}, token from {self.api.variable})"
 
-    def while_paced(self, callback: Callable[[], None]) -> None:
+    def while_paced(self, callback: Callable[[], None] | None) -> None:
         """Call `callback` every `WAKE_EVERY` seconds while a request waits for the workspace's hourly
         limit or a limit Bitbucket declared."""
         self.api.pacer.on_wait = callback

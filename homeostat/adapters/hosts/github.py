@@ -183,7 +183,7 @@ class GitHubHost:
     def __repr__(self) -> str:
         return f"GitHubHost({self._api_url!r}, token from {self._variable})"
 
-    def while_paced(self, callback: Callable[[], None]) -> None:
+    def while_paced(self, callback: Callable[[], None] | None) -> None:
         """Call `callback` every `WAKE_EVERY` seconds while a request waits for GitHub's limits (the next
         hour's writes, or a limit GitHub declared)."""
         self.writes.on_wait = callback

@@ -78,17 +78,13 @@ class DailyRun:
             taken = claim.take()
             if isinstance(taken, Held):
                 return self._stand_aside(base, started, run_id, taken.claim)
-            ctx.claim = claim
+            ctx.hold_claim(claim)  # a wait on the host (its next hour, a declared limit) renews it
             self._previous = taken.previous
-            if ctx.deps.host is not None:  # a wait for the host's next hour renews the claim
-                ctx.deps.host.while_paced(claim.renew_while_waiting)
             state, early = self._guarded(lambda: self._recover(base, taken))
         try:
             return self._guarded(lambda: self._run(started, run_id, state, early))
         finally:
-            if ctx.pools is not None:
-                ctx.pools.close()
-            ctx.deps.stats.memory = None
+            ctx.close()
 
     def _guarded(self, step: Callable[[], T]) -> T:
         """A run that stops on an error (or a signal) releases its claim and keeps its journal for the

@@ -57,7 +57,7 @@ class DeepDiveRun:
                     file=ctx.out,
                 )
                 return DeepDiveResult(0, None, None, None, stood_aside=taken.claim.run_id)
-            ctx.claim = claim
+            ctx.hold_claim(claim)  # a wait on the host (its next hour, a declared limit) renews it
         try:
             return self._run(base, started, run_id)
         except BaseException:
@@ -65,9 +65,7 @@ class DeepDiveRun:
                 ctx.claim.abandon()
             raise
         finally:
-            if ctx.pools is not None:
-                ctx.pools.close()
-            ctx.deps.stats.memory = None
+            ctx.close()
 
     def _run(self, base: str, started: dt.datetime, run_id: str) -> DeepDiveResult:
         ctx = self.ctx

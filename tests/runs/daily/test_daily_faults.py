@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from dailyworld import DailyWorld
@@ -260,3 +261,81 @@ def test_a_run_killed_outright_leaves_its_window_with_its_claim(world: DailyWorl
     age_out(world)
     assert world.daily() == 0  # takes the dead run's claim over, and its window with it
     assert lost(world) == set()
+
+
+@pytest.fixture
+def bitbucket_world(
+    bitbucket_harness, anthropic_stub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> DailyWorld:  # type: ignore[no-untyped-def]
+    daily = lessons_world(DailyWorld(bitbucket_harness, anthropic_stub, tmp_path, monkeypatch), 12)
+    set_concurrency(daily, 4)
+    return daily
+
+
+def test_a_run_on_bitbucket_whose_hour_another_job_spent_waits_it_out_with_its_claim(
+    bitbucket_world: DailyWorld, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another job on the run's account spends Bitbucket's rolling hour while the run drafts: Bitbucket
+    then answers 429, text/plain, with no Retry-After, until the hour's requests age out. The run
+    waits at least a minute before each try (reads and writes alike), renewing its claim, a second
+    `homeostat daily` started meanwhile stands aside, and every lesson is published once.
+
+    Time is scaled, not skipped: Bitbucket's clock runs 300 times real time (its hour is 12 s), the
+    run's minute between tries is 0.2 s (`pace.MIN_LIMIT_WAIT`, the same factor) and the run's own
+    clock ten claim minutes a second, so the hour's wait is two claim hours."""
+    from homeostat.adapters.hosts import pace
+    from homeostat.cli import build_parser
+    from homeostat.commands.ci import daily
+    from homeostat.workspace import Workspace
+
+    world = bitbucket_world
+    emulator = world.harness.emulator
+    began = time.monotonic()
+    emulator.limit_clock = lambda: 300 * (time.monotonic() - began)
+    emulator.counted.clear()
+    monkeypatch.setattr(pace, "MIN_LIMIT_WAIT", 60 / 300)
+    start = dt.datetime.now(dt.UTC)
+
+    def clock() -> dt.datetime:  # ten claim minutes a second
+        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
+
+    spent = threading.Event()
+    answer = world.script.__call__
+
+    def spend_then_answer(system: str, user: str) -> object:
+        if DRAFTER in system and not spent.is_set():  # another job spends the hour mid-drafting
+            spent.set()
+            world.harness.spend_hour_on()
+        return answer(system, user)
+
+    world.stub.respond_with(spend_then_answer)
+    world.env()
+    first = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
+    second = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
+    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
+    codes: list[int] = []
+
+    def during_the_wait() -> None:
+        spent.wait(300)
+        spent_at = time.monotonic()
+        while time.monotonic() < spent_at + 7.0:  # 70 claim minutes into the 120-minute wait
+            expiries.append(world.state().claims["daily"].expires_at)
+            time.sleep(0.5)
+        codes.append(daily.run(second, Workspace.of(second), now=clock))
+
+    watcher = threading.Thread(target=during_the_wait)
+    watcher.start()
+    assert daily.run(first, Workspace.of(first), now=clock) == 0
+    watcher.join(300)
+
+    # Bitbucket refused for the hour, and the run waited it out trying once a minute, not hammering it
+    assert 0 < emulator.refused_requests <= 61
+    assert time.monotonic() - began >= 12
+    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # renewed as it waited
+    assert codes == [0]  # the second run stood aside
+    assert "another run owns these lessons" in capsys.readouterr().out
+    assert lost(world) == set()  # every lesson published, once
+    urls = [r.source.url for r in world.state().records() if r.source.url]
+    assert len(urls) == len(set(urls)) == 12
+    questions = [q for q, n in world.stub.answered.items() if DRAFTER in q]
+    assert len(questions) == 12 and all(world.stub.answered[q] == 1 for q in questions)

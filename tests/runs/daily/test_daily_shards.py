@@ -8,6 +8,7 @@ On the GitHub emulator `example/billing` is shard 2 of 2 and `example/storefront
 
 from __future__ import annotations
 
+import datetime as dt
 import signal
 import subprocess
 import sys
@@ -17,7 +18,8 @@ from typing import Any
 
 import pytest
 from dailyworld import DailyWorld
-from faultkit import DRAFTER, age_out, drafts_answered, lessons_world, paid, set_concurrency
+from faultkit import DRAFTER, age_out, drafts_answered, lessons_world, lost, paid, set_concurrency
+from hostkit import PullSpec, ThreadSpec
 from racekit import daily_env, fresh_world
 
 from homeostat.core.daily.judge import JUDGE_SYSTEM
@@ -56,6 +58,7 @@ def busy(world: DailyWorld) -> DailyWorld:
 
 REFUND_LIMITS = "Check refund limits with RefundPolicy.allows before posting."
 BUTTONS = "Use the Button primitive from web/components/ui for every clickable control."
+EDGE = "Round refund amounts with Money.round_half_even before comparing them."
 
 
 def drafts_paid(world: DailyWorld) -> dict[str, int]:
@@ -247,3 +250,50 @@ def test_a_shard_counts_only_when_it_finished_after_the_last_finished_run() -> N
     assert status[Shard(2, 3)].startswith("stopped")
     assert status[Shard(3, 3)].startswith("left no drafts")
     assert shard_status(files, 3, last_run=at)[Shard(1, 3)] == "did not run since the last daily run"
+
+
+def test_a_thread_only_the_merge_job_s_window_reaches_is_drafted_once_by_it(
+    github_harness: Any, anthropic_stub: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Why a sharded run's merge job drafts a thread itself (bench_daily_scale: 1 of 500): each draft
+    job opens its window `lookbackHours` before it starts, and the merge job opens its own where the
+    earliest draft job's opened, so it reads every thread any shard drafted. A thread merged at the
+    window's trailing edge, in the repo of a shard that started later (its window had moved past
+    it), was read by no draft job: the merge job drafts it, once, and pays for nothing twice."""
+    from homeostat.core.state.checkpoints import read_checkpoints as slots_of
+
+    world = lessons_world(DailyWorld(github_harness, anthropic_stub, tmp_path, monkeypatch), 4)  # billing
+    first = curate_shard(world, "1/2")  # storefront: its window opens first
+    output, _ = first.communicate(timeout=300)
+    assert first.returncode == 0, output
+    files = world.bare().read_files("refs/heads/homeostat/state")
+    [mark] = [f.shard for f in slots_of(files, "daily") if f.slot == "shard-1-of-2"]
+    assert mark is not None
+    edge = mark.since + dt.timedelta(seconds=1)  # inside shard 1's window, at its trailing edge
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo",
+            title="At the edge",
+            files={"src/billing/api/edge.py": "x = 1\n"},
+            merged_at=edge,
+            threads=(ThreadSpec("ana", EDGE, "src/billing/api/edge.py", followed_by_commit=True),),
+        ),
+    )
+    while dt.datetime.now(dt.UTC) - dt.timedelta(hours=26) <= edge + dt.timedelta(seconds=1):
+        time.sleep(0.1)  # billing's draft job starts once its window has moved past the edge
+    second = curate_shard(world, "2/2")
+    output, _ = second.communicate(timeout=300)
+    assert second.returncode == 0, output
+    drafted = drafts_paid(world)
+    assert len(drafted) == 4 and not any(EDGE in q for q in drafted)  # no draft job read the edge
+
+    before = paid(world)
+    assert world.daily("--merge-shards", "2") == 0
+
+    merge_drafts = {q: n for q, n in drafts_paid(world).items() if n > drafted.get(q, 0)}
+    assert [EDGE in q for q in merge_drafts] == [True] and list(merge_drafts.values()) == [1]
+    assert world.stub.paid_twice(before) == 0
+    assert lost(world) == set()  # the edge thread and the four the shard drafted, each decided once
+    urls = [r.source.url for r in world.state().records() if r.source.url]
+    assert len(urls) == len(set(urls)) == 5

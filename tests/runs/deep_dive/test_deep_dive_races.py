@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
+import threading
+import time
 
 import pytest
 from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
@@ -168,3 +170,55 @@ def test_a_run_whose_claim_another_run_took_over_stops_before_it_opens_anything(
     assert [agent for agent, _ in dd.script.calls] == ["same"]  # no call after the claim was lost
     assert every_deep_dive_pull(dd) == [] and homeostat_branches(dd) == [] and dd.deep_dive_runs() == []
     assert dd.world.state().claims["deep-dive"].run_id == "20261201T070000-fedcba"
+
+
+# --- a deep dive waiting on the host ---------------------------------------------------------------
+
+
+def test_a_deep_dive_waiting_out_github_s_limit_past_its_claims_hour_renews_it_and_a_second_stands_aside(
+    dd: DeepDiveWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub refuses the deep dive's PR with a secondary limit and a `Retry-After` longer than a claim
+    lives (the run's clock goes ten claim minutes a second: the 12 s wait is two hours). The waiting run
+    renews its claim on the state branch as it waits, a second `homeostat deep-dive` started 70 claim
+    minutes into the wait stands aside, and the first then opens the week's one PR."""
+    from homeostat.cli import build_parser
+    from homeostat.commands.ci import deep_dive
+    from homeostat.workspace import Workspace
+
+    dd.add(duplicate_files())
+    dd.world.harness.fail_on("POST", "/pulls", 403, times=1, retry_after=12)
+    refused = dd.world.harness.emulator.failures_on[-1]
+    start, began = dt.datetime.now(dt.UTC), time.monotonic()
+
+    def clock() -> dt.datetime:  # ten claim minutes a second
+        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
+
+    dd.world.env()
+    first = build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(dd.world.checkout())])
+    second = build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(dd.world.checkout())])
+    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
+    codes: list[int] = []
+
+    def during_the_wait() -> None:
+        deadline = time.monotonic() + 300
+        while refused[4] > 0 and time.monotonic() < deadline:  # until GitHub refused the PR
+            time.sleep(0.05)
+        refused_at = time.monotonic()
+        while time.monotonic() < refused_at + 7.0:  # 70 claim minutes into the 120-minute wait
+            expiries.append(dd.world.state().claims["deep-dive"].expires_at)
+            time.sleep(0.5)
+        codes.append(deep_dive.run(second, Workspace.of(second), now=clock))
+
+    watcher = threading.Thread(target=during_the_wait)
+    watcher.start()
+    assert deep_dive.run(first, Workspace.of(first), now=clock) == 0
+    watcher.join(300)
+
+    assert refused[4] == 0  # the limit was met
+    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # renewed as it waited
+    assert codes == [0]  # the second run stood aside
+    out = capsys.readouterr().out
+    assert out.count("another deep dive is running") == 1, out
+    assert_one_clean_pr(dd)
+    assert len(dd.script.asked("same")) == 1  # the pair was asked once, by the first run
