@@ -17,8 +17,8 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from datetime import UTC, date, datetime
+from functools import lru_cache
 from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
