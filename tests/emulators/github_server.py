@@ -677,7 +677,9 @@ class GitHubEmulator:
     def _conditional(self, response: Response, condition: str) -> Response:
         """An ETag on every 200 GET (a digest of the body and its Link header, as GitHub's change with
         the answer), and 304 Not Modified with no body when the request names it."""
-        body = response.body if isinstance(response.body, bytes) else json.dumps(response.body, sort_keys=True)
+        body = (
+            response.body if isinstance(response.body, bytes) else json.dumps(response.body, sort_keys=True)
+        )
         digest = hashlib.sha1(repr((body, response.headers.get("Link", ""))).encode()).hexdigest()
         etag = f'W/"{digest}"'
         response.headers["ETag"] = etag

@@ -8,16 +8,18 @@ a copy there would stay in its history for good; and it is kept small (issue 30)
 time: a run without it sends each request unconditionally, as before. In CI it lasts between runs when
 the workflow keeps `.homeostat/cache/http/` (a shared box keeps it as it is).
 
-One file per API URL and token (by a digest of both: an answer depends on what the token may see), with
-the entries used in the last `KEEP` days and at most `BUDGET` bytes of bodies, the most recently used
-kept first. Unreadable or foreign files are ignored and written anew; failing to write never fails a run.
+One folder per API URL and token (by a digest of both: an answer depends on what the token may see),
+one small file per request, written when its answer comes and touched when a 304 confirms it, so a
+run killed halfway keeps what it read and no run rewrites the whole cache. Files unused for `KEEP` days
+are deleted by the first write of a run; a body over `MAX_BODY` is not kept. Unreadable or foreign
+files are ignored; failing to write never fails a run.
 """
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,93 +31,85 @@ from homeostat.adapters.plain_files import write_atomic
 HTTP_CACHE_DIR = ".homeostat/cache/http"
 FORMAT = 1
 KEEP = 8 * 86400.0  # a week and a day: the weekly deep dive finds its own entries again
-BUDGET = 32 * 1024 * 1024  # bytes of bodies kept in one file
-SAVE_EVERY = 5.0  # seconds between two writes of the file while a run goes on
+MAX_BODY = 4 * 1024 * 1024  # a larger answer (a huge tree) is asked for unconditionally
 
 
-@dataclass
+@dataclass(frozen=True)
 class Cached:
-    """One GET answer: its validator, its JSON body, when it was last sent or confirmed."""
+    """One GET answer: its validator and its JSON body."""
 
     etag: str
     body: Any
-    size: int
-    used: float
 
 
 class EtagCache:
-    """`lookup` before a GET, `store` after a 200 with an ETag, `touch` after a 304."""
+    """`lookup` before a GET, `store` after a 200 with an ETag, `touch` after a 304. Without a folder
+    it keeps nothing (every request is sent unconditionally)."""
 
-    def __init__(self, path: Path | None, clock: Callable[[], float] = time.time) -> None:
-        self.path = path
+    def __init__(self, folder: Path | None, clock: Callable[[], float] = time.time) -> None:
+        self.folder = folder
         self._clock = clock
-        self._entries: dict[str, Cached] = _load(path, clock()) if path is not None else {}
-        self._dirty = False
-        self._saved_at = clock()
+        self._pruned = False
         self.hits = 0  # 304 answers this process got
 
     @classmethod
     def for_host(cls, root: Path, api_url: str, token: str) -> EtagCache:
         """The cache of one API URL and token under the KB checkout `root`."""
         digest = hashlib.sha256(f"{api_url}\n{token}".encode()).hexdigest()[:24]
-        cache = cls(root / HTTP_CACHE_DIR / f"{digest}.json")
-        atexit.register(cache.save)
-        return cache
+        return cls(root / HTTP_CACHE_DIR / digest)
 
     def lookup(self, key: str) -> Cached | None:
-        return self._entries.get(key)
+        path = self._path(key)
+        if path is None:
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == key):
+            return None
+        etag = data.get("etag")
+        return Cached(etag, data.get("body")) if isinstance(etag, str) and etag else None
 
     def store(self, key: str, etag: str, body: Any, size: int) -> None:
-        self._entries[key] = Cached(etag, body, size, self._clock())
-        self._changed()
-
-    def touch(self, key: str) -> Any:
-        """The body a 304 confirmed."""
-        entry = self._entries[key]
-        entry.used = self._clock()
-        self.hits += 1
-        self._changed()
-        return entry.body
-
-    def _changed(self) -> None:
-        self._dirty = True
-        if self._clock() - self._saved_at >= SAVE_EVERY:
-            self.save()
-
-    def save(self) -> None:
-        """Write the entries kept (recent, within the budget) when any changed."""
-        if not self._dirty or self.path is None:
+        path = self._path(key)
+        if path is None or size > MAX_BODY:
             return
-        self._dirty = False
-        self._saved_at = self._clock()
-        kept: dict[str, list[Any]] = {}
-        total = 0
-        for key, entry in sorted(self._entries.items(), key=lambda item: -item[1].used):
-            if self._saved_at - entry.used > KEEP or total + entry.size > BUDGET:
-                continue
-            total += entry.size
-            kept[key] = [entry.etag, entry.used, entry.size, entry.body]
+        self._prune()
+        entry = {"format": FORMAT, "key": key, "etag": etag, "body": body}
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            marker = self.path.parent.parent / ".gitignore"  # a cache, never committed
+            marker = path.parent.parent / ".gitignore"  # a cache, never committed
             if not marker.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
                 marker.write_text("*\n", encoding="utf-8")
-            write_atomic(self.path, json.dumps({"format": FORMAT, "entries": kept}, separators=(",", ":")))
+            write_atomic(path, json.dumps(entry, separators=(",", ":")))
         except OSError:
             pass  # a cache: the next run asks unconditionally
 
+    def touch(self, key: str) -> None:
+        """A 304 confirmed the entry: it is used, so kept another `KEEP` days."""
+        self.hits += 1
+        path = self._path(key)
+        if path is not None:
+            try:
+                os.utime(path, (self._clock(), self._clock()))
+            except OSError:
+                pass
 
-def _load(path: Path, now: float) -> dict[str, Cached]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    entries = data.get("entries") if isinstance(data, dict) and data.get("format") == FORMAT else None
-    found: dict[str, Cached] = {}
-    for key, value in (entries or {}).items() if isinstance(entries, dict) else ():
-        if not (isinstance(value, list) and len(value) == 4 and isinstance(value[0], str)):
-            continue
-        etag, used, size, body = value
-        if isinstance(used, (int, float)) and isinstance(size, int) and now - used <= KEEP:
-            found[str(key)] = Cached(etag, body, size, float(used))
-    return found
+    def _path(self, key: str) -> Path | None:
+        if self.folder is None:
+            return None
+        return self.folder / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+    def _prune(self) -> None:
+        """Delete the entries no run used for `KEEP` days, once a process."""
+        if self._pruned or self.folder is None:
+            return
+        self._pruned = True
+        cutoff = self._clock() - KEEP
+        try:
+            for entry in os.scandir(self.folder):
+                if entry.name.endswith(".json") and entry.stat().st_mtime < cutoff:
+                    os.unlink(entry.path)
+        except OSError:
+            pass

@@ -595,9 +595,7 @@ class GitHubHost:
             by_id.setdefault(int(rule.get("ruleset_id") or 0), []).append(rule)
         found = []
         for ruleset_id, ruleset_rules in sorted(by_id.items()):
-            _headers, data = self._get(
-                f"{_repo_path(repo)}/rulesets/{ruleset_id}"
-            )
+            _headers, data = self._get(f"{_repo_path(repo)}/rulesets/{ruleset_id}")
             found.append(_ruleset(ruleset_id, ruleset_rules, data if isinstance(data, dict) else {}))
         return found, ""
 
@@ -638,9 +636,7 @@ class GitHubHost:
 
         def operation(_attempt: int) -> dict[str, CheckState]:
             states: dict[str, CheckState] = {}
-            _headers, data = self._get(
-                f"{_repo_path(repo)}/commits/{sha}/status", {"per_page": _PER_PAGE}
-            )
+            _headers, data = self._get(f"{_repo_path(repo)}/commits/{sha}/status", {"per_page": _PER_PAGE})
             for status in (data or {}).get("statuses") or []:
                 states[str(status.get("context"))] = _status_state(str(status.get("state")))
             _headers, data = self._get(
@@ -704,9 +700,7 @@ class GitHubHost:
             _headers, head = self._get(f"{_repo_path(repo)}/branches/{branch}")
             sha = str(((head or {}).get("commit") or {}).get("sha") or "")
             path = f"{_repo_path(repo)}/git/trees/{sha}"
-            _headers, data = self._get(
-                path, {"recursive": "1"}
-            )
+            _headers, data = self._get(path, {"recursive": "1"})
             paths = tuple(
                 str(item["path"])
                 for item in data.get("tree", ())
@@ -724,9 +718,7 @@ class GitHubHost:
 
         def operation(_attempt: int) -> CodeHits:
             query = f'"{term}" repo:{repo.full_name}'
-            _headers, data = self._get(
-                "/search/code", {"q": query, "per_page": _PER_PAGE}
-            )
+            _headers, data = self._get("/search/code", {"q": query, "per_page": _PER_PAGE})
             count = int(data.get("total_count") or 0)
             if count == 0 and data.get("incomplete_results"):
                 raise HostError(f"GitHub's code search timed out looking for {term} in {repo.full_name}")
@@ -742,9 +734,7 @@ class GitHubHost:
 
         def operation(_attempt: int) -> bool:
             query = f"filename:{path.rpartition('/')[2]} repo:{repo.full_name}"
-            _headers, data = self._get(
-                "/search/code", {"q": query, "per_page": 1}
-            )
+            _headers, data = self._get("/search/code", {"q": query, "per_page": 1})
             return int(data.get("total_count") or 0) > 0
 
         return self._call(f"search {repo.full_name} for the file {path}", _READ, operation)
@@ -816,9 +806,9 @@ class GitHubHost:
         condition = {"If-None-Match": cached.etag} if cached is not None else None
         requester = self._gh.requester
         status, headers, output = requester.requestJson("GET", url, dict(parameters or {}) or None, condition)
-        if status == 304 and cached is not None:
-            body = self.etags.touch(key)
-            return {**headers, "link": body.get("link", "")}, body.get("json")
+        if status == 304 and cached is not None and isinstance(cached.body, dict):
+            self.etags.touch(key)
+            return {**headers, "link": cached.body.get("link", "")}, cached.body.get("json")
         data = _json_or_none(output)
         if status >= 400:
             raise requester.createException(status, headers, data)
