@@ -863,28 +863,36 @@ class GitHubHost:
         """Paths whose content differs between `start` and `head` (one compare, trees as a fallback),
         and when the first commit the compare lists was made: the earliest the code can have changed
         after the thread, so an edit later than that was not what the change answered."""
-        comparison = self._repo(repo).compare(start, head)
         try:
-            status = comparison.status
+            _headers, data = self._get(
+                f"{_repo_path(repo)}/compare/{quote(start, safe='')}...{quote(head, safe='')}"
+            )
         except UnknownObjectException:
             _log.info(
                 "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
             )
             return frozenset(), None
+        status = str((data or {}).get("status") or "")
         if status == "identical":
             return frozenset(), None
-        first_at = _first_commit_at(comparison.raw_data.get("commits"))
-        files = comparison.files
+        first_at = _first_commit_at(data.get("commits"))
+        files = [item for item in data.get("files") or () if isinstance(item, Mapping)]
         if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
-            paths = {item.filename for item in files}
-            paths.update(item.previous_filename for item in files if item.previous_filename)
+            paths = {str(item.get("filename") or "") for item in files}
+            paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
             return frozenset(paths), first_at
         return self._changed_by_trees(repo, start, head), first_at
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
-        before = {item.path: item.sha for item in self._repo(repo).get_git_tree(start, recursive=True).tree}
-        after = {item.path: item.sha for item in self._repo(repo).get_git_tree(head, recursive=True).tree}
+        before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
         return frozenset(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+    def _tree_shas(self, repo: RepoRef, commit: str) -> dict[str, str]:
+        _headers, data = self._get(
+            f"{_repo_path(repo)}/git/trees/{quote(commit, safe='')}", {"recursive": "1"}
+        )
+        entries = (data or {}).get("tree") or ()
+        return {str(item["path"]): str(item.get("sha")) for item in entries if isinstance(item, Mapping)}
 
     def _refusal(self, repo: RepoRef, number: int, exc: GithubException, expected_head: str | None) -> str:
         if exc.status == 409:
