@@ -15,6 +15,9 @@ over `--repos` repos (counted at the emulator), the requests a daily run makes p
 (counted over a real daily run of 12 members against the emulator and the model stub), the review PRs it
 settles, and the writes against GitHub's limits (5,000 requests an hour; 80 content-creating requests a
 minute and 500 an hour): how long the paced writes take, simulated with the adapter's own pacer.
+It also reads the window over REST and each repo's file list twice on one checkout, the second time
+with the ETags the first kept (`.homeostat/cache/http/`) on a day nothing changed: requests sent, and
+those GitHub's primary limit counts (a 304 Not Modified is not counted).
 """
 
 from __future__ import annotations

@@ -3,13 +3,14 @@ and takes the kept body when GitHub answers 304 Not Modified, which the primary 
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from emulators.github_server import FAST_RETRY, GitHubHarness
 from hostkit import PullSpec, ThreadSpec
 
-from homeostat.adapters.cache.http_etags import HTTP_CACHE_DIR, EtagCache
+from homeostat.adapters.cache.http_etags import HTTP_CACHE_DIR, KEEP, MAX_BODY, Cached, EtagCache
 from homeostat.adapters.hosts.github import GitHubHost, github_host_from_env
 from homeostat.core.hosts import RepoRef
 
@@ -91,3 +92,20 @@ def test_an_unreadable_cache_entry_is_asked_for_unconditionally(
         entry.write_text("{not json")
     assert host(harness, tmp_path).list_open_pulls(repo, "") == []
     assert harness.emulator.not_modified == 0
+
+
+def test_entries_no_run_used_for_eight_days_are_dropped(tmp_path: Path) -> None:
+    now = [1_000_000.0]
+    cache = EtagCache(tmp_path / "http" / "token", clock=lambda: now[0])
+    cache.store("/repos/a/b/pulls", 'W/"1"', {"json": []}, 2)
+    cache.store("/repos/a/c/pulls", 'W/"2"', {"json": []}, 2)
+    stale = cache._path("/repos/a/b/pulls")
+    assert stale is not None
+    os.utime(stale, (now[0] - KEEP - 60, now[0] - KEEP - 60))
+    now[0] += 1
+    later = EtagCache(tmp_path / "http" / "token", clock=lambda: now[0])
+    later.store("/repos/a/d/pulls", 'W/"3"', {"json": []}, 2)  # a run's first write prunes
+    assert later.lookup("/repos/a/b/pulls") is None
+    assert later.lookup("/repos/a/c/pulls") == Cached('W/"2"', {"json": []})
+    later.store("/repos/a/e/pulls", 'W/"4"', "x" * 10, MAX_BODY + 1)  # too large to keep
+    assert later.lookup("/repos/a/e/pulls") is None
