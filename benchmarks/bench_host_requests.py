@@ -15,6 +15,9 @@ over `--repos` repos (counted at the emulator), the requests a daily run makes p
 (counted over a real daily run of 12 members against the emulator and the model stub), the review PRs it
 settles, and the writes against GitHub's limits (5,000 requests an hour; 80 content-creating requests a
 minute and 500 an hour): how long the paced writes take, simulated with the adapter's own pacer.
+It also reads the window over REST and each repo's file list twice on one checkout, the second time
+with the ETags the first kept (`.homeostat/cache/http/`) on a day nothing changed: requests sent, and
+those GitHub's primary limit counts (a 304 Not Modified is not counted).
 """
 
 from __future__ import annotations
@@ -203,7 +206,37 @@ def org_reads(repos: int, prs: int) -> tuple[int, int, int, int, int, int]:
         assert again == rest, "GraphQL read other threads than REST"
         queries = harness.requests.count("POST", "/api/graphql")
         points = harness.emulator.graphql.points_used
-        return listed, threads, len(pulls), queries, len(harness.requests.entries) - queries, points
+        rest_left = len(harness.requests.entries) - queries
+        print("  " + conditional_days(harness, refs, Path(scratch) / "kb"))
+        return listed, threads, len(pulls), queries, rest_left, points
+
+
+def conditional_days(harness: Any, refs: list[RepoRef], checkout: Path) -> str:
+    """Two runs' REST reads on one checkout (its `.homeostat/cache/http/` kept): the window over REST
+    (the daily run's reads when GraphQL fails, and Bitbucket's shape) and each repo's file list (the
+    deep dive's code check), sent and counted against the primary limit, on a day nothing changed."""
+    from emulators.github_server import FAST_RETRY
+
+    from homeostat.adapters.cache.http_etags import EtagCache
+    from homeostat.adapters.hosts.github import GitHubHost
+
+    emulator = harness.emulator
+    costs = []
+    for _day in range(2):
+        etags = EtagCache.for_host(checkout, emulator.api_url, harness.token)
+        host = GitHubHost(emulator.api_url, harness.token, retry=FAST_RETRY, etags=etags)
+        sent, counted = len(harness.requests.entries), emulator.counted_requests
+        for repo in refs:
+            for pull in host.list_merged_pulls(repo, NOW - timedelta(hours=26)):
+                host.review_threads(pull)
+            host.code_tree(repo)
+        costs.append((len(harness.requests.entries) - sent, emulator.counted_requests - counted))
+    (sent1, counted1), (sent2, counted2) = costs
+    return (
+        f"conditional requests (REST window + file lists of {len(refs)} repos): first run {sent1} sent, "
+        f"{counted1} counted; next run, nothing changed: {sent2} sent, {counted2} counted "
+        f"({sent2 - counted2} answered 304 Not Modified)"
+    )
 
 
 def org_per_member() -> tuple[float, float, int, float]:

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/bench_state_year.py [--records 180000] [--members 1000] [--commits 50000]
                                                     [--pulls 10] [--runs 2] [--profile FOLDER]
-                                                    [--trace FRAMES]
+                                                    [--trace FRAMES] [--fresh]
 
 The state branch is generated in the layout before the archive (every record in
 `decisions/<member>.json`), as a team of `--members` left it after a year at ~500 lessons a day:
@@ -16,7 +16,8 @@ once), each in a process of its own. For each: the run's own time (wall less the
 writes; imports not counted), its CPU and git's, the peak RSS of its process, and the state branch's
 files and bytes after it. The first run
 of this version migrates the branch (its claim archives what aged out); the second is the steady
-state. Run it on an older checkout (PYTHONPATH=<its root>) for the numbers before.
+state. `--fresh` seeds nothing: the same runs on a KB with no state branch yet, the cost a year adds
+is the difference. Run it on an older checkout (PYTHONPATH=<its root>) for the numbers before.
 """
 
 from __future__ import annotations
@@ -254,6 +255,8 @@ def seed_state(bare: Path, files: dict[str, bytes], commits: int, now: datetime)
 
 def state_size(bare: Path) -> str:
     repo = Git(bare)
+    if repo.run("rev-parse", "--verify", "--quiet", STATE_REF, check=False).returncode != 0:
+        return "no state branch"
     listing = repo.run("ls-tree", "-r", "-l", STATE_REF).stdout.decode().splitlines()
     live = sum(int(line.split()[3]) for line in listing if not line.split("\t")[1].startswith("archive/"))
     archived = sum(int(line.split()[3]) for line in listing if line.split("\t")[1].startswith("archive/"))
@@ -271,6 +274,7 @@ def main() -> int:
     parser.add_argument("--commits", type=int, default=50_000)
     parser.add_argument("--pulls", type=int, default=10)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--fresh", action="store_true", help="no state branch before the first run")
     parser.add_argument("--profile", metavar="FOLDER", help="write each run's cProfile stats there")
     parser.add_argument(
         "--trace",
@@ -311,9 +315,10 @@ def main() -> int:
                 assert pull.number == REVIEW_PR
             now = datetime.now(UTC)
             started = time.perf_counter()
-            files = year_of_state(args.members, args.records, now)
-            seed_state(w.harness.bare_path(w.kb_repo), files, args.commits, now)
-            del files
+            if not args.fresh:
+                files = year_of_state(args.members, args.records, now)
+                seed_state(w.harness.bare_path(w.kb_repo), files, args.commits, now)
+                del files
             print(
                 f"seeded in {time.perf_counter() - started:.0f} s: {state_size(w.harness.bare_path(w.kb_repo))}"
             )

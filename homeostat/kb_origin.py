@@ -48,7 +48,8 @@ def origin_host(config: Config, git: Git, env: Mapping[str, str]) -> tuple[CodeH
         raise ConfigError(
             "cannot tell which repo the KB is: set sources.kbRepo in homeostat.yaml or give the checkout an origin remote"
         )
-    return host_from_env(config.sources.host, env), kb_repo
+    checkout = git.git_dir.parent if git.git_dir.name == ".git" else None  # its `.homeostat/` cache
+    return host_from_env(config.sources.host, env, cache_root=checkout), kb_repo
 
 
 def publisher_for(root: Path, config: Config) -> Publisher:

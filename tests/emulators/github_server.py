@@ -14,6 +14,7 @@ cases, through `harness.emulator`.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import re
@@ -415,6 +416,11 @@ class GitHubEmulator:
         self.clock: Callable[[], float] = time.monotonic
         self.writes: dict[str, list[float]] = {}
         self.refused_writes = 0
+        # GitHub's primary rate limit (5,000 requests an hour per token): every REST request counts but
+        # a conditional GET answered 304 Not Modified (`If-None-Match` naming the answer's ETag).
+        self.primary_limit = 5000
+        self.counted: dict[str, int] = {}  # login -> requests counted against the primary limit
+        self.not_modified = 0
         self.graphql = GraphQLEndpoint(self._graphql_root)
         self._graphql_login = ""
         self._refs: dict[str, dict[str, str]] | None = None
@@ -648,6 +654,10 @@ class GitHubEmulator:
             response = self._dispatch(method, raw_path, raw_body, token)
         except ApiError as error:
             response = Response(error.status, error.body, error.headers)
+        if method == "GET" and response.status == 200:
+            response = self._conditional(response, headers.get("if-none-match", ""))
+        if response.status != 304:
+            self.counted[token.login] = self.counted.get(token.login, 0) + 1
         lost = next((item for item in self.lost_answers if item[0] == method and item[1] in raw_path), None)
         if lost is not None and response.status < 300:
             self.lost_answers.remove(lost)
@@ -655,13 +665,33 @@ class GitHubEmulator:
         if token.scopes is not None:
             response.headers.setdefault("X-OAuth-Scopes", token.scopes)
         reset = str(int(time.time()) + 3600)
+        left = max(0, self.primary_limit - self.counted.get(token.login, 0))
         for name, value in {
-            "X-RateLimit-Limit": "5000",
-            "X-RateLimit-Remaining": "4999",
+            "X-RateLimit-Limit": str(self.primary_limit),
+            "X-RateLimit-Remaining": str(left),
             "X-RateLimit-Reset": reset,
         }.items():
             response.headers.setdefault(name, value)  # code search answers with its own limit
         return response
+
+    def _conditional(self, response: Response, condition: str) -> Response:
+        """An ETag on every 200 GET (a digest of the body and its Link header, as GitHub's change with
+        the answer), and 304 Not Modified with no body when the request names it."""
+        body = (
+            response.body if isinstance(response.body, bytes) else json.dumps(response.body, sort_keys=True)
+        )
+        digest = hashlib.sha1(repr((body, response.headers.get("Link", ""))).encode()).hexdigest()
+        etag = f'W/"{digest}"'
+        response.headers["ETag"] = etag
+        if etag in {tag.strip() for tag in condition.split(",")}:
+            self.not_modified += 1
+            return Response(304, None, {"ETag": etag})
+        return response
+
+    @property
+    def counted_requests(self) -> int:
+        """REST requests counted against the primary limit, all tokens together (304s are not)."""
+        return sum(self.counted.values())
 
     # --- GraphQL (POST /api/graphql; queries only, never counted as content-creating) ---
 

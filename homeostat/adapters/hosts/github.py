@@ -20,12 +20,14 @@ The token never appears in a message or log line: messages are built from the st
 from __future__ import annotations
 
 import base64
+import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -36,6 +38,7 @@ from github.GithubObject import NotSet
 from github.PullRequest import PullRequest
 from github.Repository import Repository
 
+from homeostat.adapters.cache.http_etags import EtagCache
 from homeostat.adapters.hosts.github_graphql import (
     Listing,
     Lookup,
@@ -91,15 +94,21 @@ _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
 
 def github_host_from_env(
-    env: Mapping[str, str], *, retry: RetryPolicy | None = None, read_only: bool = False
+    env: Mapping[str, str],
+    *,
+    retry: RetryPolicy | None = None,
+    read_only: bool = False,
+    cache_root: Path | None = None,
 ) -> GitHubHost:
     """The host a CI run uses: HOMEOSTAT_GITHUB_TOKEN, else the Actions GITHUB_TOKEN, and GITHUB_API_URL.
-    `read_only` for a command that only reads reviews (curate, learn --url): its token needs no write."""
+    `read_only` for a command that only reads reviews (curate, learn --url): its token needs no write.
+    `cache_root`: the KB checkout whose `.homeostat/cache/http/` keeps GET answers' ETags between runs."""
     for variable in TOKEN_VARIABLES:
         token = env.get(variable, "").strip()
         if token:
             api_url = env.get(API_URL_VARIABLE, "").strip() or DEFAULT_API_URL
-            return GitHubHost(api_url, token, token_variable=variable, retry=retry)
+            etags = EtagCache.for_host(cache_root, api_url, token) if cache_root is not None else None
+            return GitHubHost(api_url, token, token_variable=variable, retry=retry, etags=etags)
     raise ConfigError(
         "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
         f"{_READ if read_only else _WRITE}; for GitHub Enterprise also set GITHUB_API_URL"
@@ -139,12 +148,17 @@ class GitHubHost:
         timeout: int = 30,
         seconds_between_writes: float | None = None,
         writes: Pacer | None = None,
+        etags: EtagCache | None = None,
     ) -> None:
         """Content-creating requests go through `writes`, which keeps them under GitHub's secondary limits
         (80 in any minute, 500 in any hour) and, when given, `seconds_between_writes` apart. By default
         they go one after the other while they fit: GitHub's limit is 80 a minute, and a daily run's
         80 writes a second apart were a third of a sharded run's merge job. Reads are serial anyway and
-        are not spaced. A limit GitHub declares anyway is waited out (`retry`)."""
+        are not spaced. A limit GitHub declares anyway is waited out (`retry`).
+
+        `etags` keeps the ETag and body of GET answers, so reads are sent with `If-None-Match` and an
+        unchanged answer comes back 304 Not Modified, free of the primary rate limit. Without it (the
+        default) each read costs one request, as before."""
         parts = urlsplit(api_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConfigError(
@@ -175,6 +189,7 @@ class GitHubHost:
             seconds_between_writes=None,  # spaced by `writes`
         )
         self._repos: dict[str, Repository] = {}
+        self.etags = etags or EtagCache(None)
         # what `prefetch_merged` read over GraphQL, handed out by the REST-shaped methods below
         self._listed: dict[str, tuple[datetime, datetime | None, list[MergedPull]]] = {}
         self._ready: dict[tuple[str, int], list[ReviewThread]] = {}
@@ -205,14 +220,15 @@ class GitHubHost:
 
         def operation(_attempt: int) -> list[MergedPull]:
             found: list[MergedPull] = []
-            listing = self._repo(repo).get_pulls(state="closed", sort="updated", direction="desc")
-            for pr in listing:
-                if pr.updated_at is not None and pr.updated_at < start:
+            order = {"state": "closed", "sort": "updated", "direction": "desc"}
+            for data in self._pages(f"{_repo_path(repo)}/pulls", order):
+                updated_at = _time_or_none(data.get("updated_at"))
+                if updated_at is not None and updated_at < start:
                     break
-                merged_at = pr.merged_at
+                merged_at = _time_or_none(data.get("merged_at"))
                 if merged_at is None or merged_at < start or (end is not None and merged_at >= end):
                     continue
-                found.append(self._merged_pull(repo, pr, merged_at))
+                found.append(_merged_pull(repo, data, merged_at))
             return sorted(found, key=lambda pull: pull.merged_at, reverse=True)
 
         return self._call(f"list merged PRs of {repo.full_name}", _READ, operation)
@@ -447,12 +463,14 @@ class GitHubHost:
 
         def operation(_attempt: int) -> list[PullInfo]:
             found: list[PullInfo] = []
-            for pr in self._repo(repo).get_pulls(state="open", sort="created", direction="asc"):
-                head_repo = pr.head.repo
-                if head_repo is None or head_repo.full_name.lower() != repo.full_name.lower():
+            order = {"state": "open", "sort": "created", "direction": "asc"}
+            for data in self._pages(f"{_repo_path(repo)}/pulls", order):
+                head = data.get("head") or {}
+                head_repo = head.get("repo") or {}
+                if str(head_repo.get("full_name") or "").lower() != repo.full_name.lower():
                     continue
-                if pr.head.ref.startswith(branch_prefix):
-                    found.append(self._pull_info(repo, pr, with_merger=False))
+                if str(head.get("ref") or "").startswith(branch_prefix):
+                    found.append(_listed_pull(repo, data))
             return found
 
         return self._call(f"list open PRs of {repo.full_name}", _READ, operation)
@@ -496,7 +514,7 @@ class GitHubHost:
         def operation(_attempt: int) -> BranchProtection:
             path = f"{_repo_path(repo)}/branches/{quote(branch, safe='')}/protection"
             try:
-                _headers, data = self._gh.requester.requestJsonAndCheck("GET", path)
+                _headers, data = self._get(path)
             except GithubException as exc:
                 if exc.status == 404 and _message(exc).lower() == "branch not protected":
                     return BranchProtection(branch=branch, protected=False)
@@ -536,13 +554,13 @@ class GitHubHost:
     def _classic_rules(self, repo: RepoRef, branch: str) -> RuleSet | None:
         path = f"{_repo_path(repo)}/branches/{quote(branch, safe='')}"
         try:
-            _headers, data = self._gh.requester.requestJsonAndCheck("GET", f"{path}/protection")
+            _headers, data = self._get(f"{path}/protection")
         except GithubException as exc:
             if exc.status == 404 and _message(exc).lower() == "branch not protected":
                 return None
             if exc.status not in (403, 404) or _transient(exc) is not None:
                 raise
-            _headers, seen = self._gh.requester.requestJsonAndCheck("GET", path)
+            _headers, seen = self._get(path)
             if not (isinstance(seen, dict) and seen.get("protected")):
                 return None
             status = (seen.get("protection") or {}).get("required_status_checks") or {}
@@ -577,9 +595,7 @@ class GitHubHost:
             by_id.setdefault(int(rule.get("ruleset_id") or 0), []).append(rule)
         found = []
         for ruleset_id, ruleset_rules in sorted(by_id.items()):
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", f"{_repo_path(repo)}/rulesets/{ruleset_id}"
-            )
+            _headers, data = self._get(f"{_repo_path(repo)}/rulesets/{ruleset_id}")
             found.append(_ruleset(ruleset_id, ruleset_rules, data if isinstance(data, dict) else {}))
         return found, ""
 
@@ -590,7 +606,7 @@ class GitHubHost:
         def operation(_attempt: int) -> str | None:
             path = f"{_repo_path(repo)}/actions/variables/{quote(name, safe='')}"
             try:
-                _headers, data = self._gh.requester.requestJsonAndCheck("GET", path)
+                _headers, data = self._get(path)
             except UnknownObjectException:
                 return None
             return (
@@ -606,7 +622,7 @@ class GitHubHost:
         def operation(_attempt: int) -> str | None:
             where = f"{_repo_path(repo)}/contents/{quote(path, safe='/')}"
             try:
-                _headers, data = self._gh.requester.requestJsonAndCheck("GET", where)
+                _headers, data = self._get(where)
             except UnknownObjectException:
                 return None
             if not isinstance(data, dict) or data.get("type") != "file" or data.get("encoding") != "base64":
@@ -620,13 +636,11 @@ class GitHubHost:
 
         def operation(_attempt: int) -> dict[str, CheckState]:
             states: dict[str, CheckState] = {}
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", f"{_repo_path(repo)}/commits/{sha}/status", parameters={"per_page": _PER_PAGE}
-            )
+            _headers, data = self._get(f"{_repo_path(repo)}/commits/{sha}/status", {"per_page": _PER_PAGE})
             for status in (data or {}).get("statuses") or []:
                 states[str(status.get("context"))] = _status_state(str(status.get("state")))
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", f"{_repo_path(repo)}/commits/{sha}/check-runs", parameters={"per_page": _PER_PAGE}
+            _headers, data = self._get(
+                f"{_repo_path(repo)}/commits/{sha}/check-runs", {"per_page": _PER_PAGE}
             )
             runs = sorted((data or {}).get("check_runs") or [], key=lambda run: int(run.get("id") or 0))
             for run in runs:
@@ -681,11 +695,12 @@ class GitHubHost:
         read). GitHub lists at most 100,000 entries (7 MB) and says `truncated` past that."""
 
         def operation(_attempt: int) -> CodeTree:
-            sha = self._repo(repo).get_branch(self._repo(repo).default_branch).commit.sha
+            _headers, about = self._get(_repo_path(repo))
+            branch = quote(str(about.get("default_branch") or ""), safe="")
+            _headers, head = self._get(f"{_repo_path(repo)}/branches/{branch}")
+            sha = str(((head or {}).get("commit") or {}).get("sha") or "")
             path = f"{_repo_path(repo)}/git/trees/{sha}"
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", path, parameters={"recursive": "1"}
-            )
+            _headers, data = self._get(path, {"recursive": "1"})
             paths = tuple(
                 str(item["path"])
                 for item in data.get("tree", ())
@@ -703,9 +718,7 @@ class GitHubHost:
 
         def operation(_attempt: int) -> CodeHits:
             query = f'"{term}" repo:{repo.full_name}'
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", "/search/code", parameters={"q": query, "per_page": _PER_PAGE}
-            )
+            _headers, data = self._get("/search/code", {"q": query, "per_page": _PER_PAGE})
             count = int(data.get("total_count") or 0)
             if count == 0 and data.get("incomplete_results"):
                 raise HostError(f"GitHub's code search timed out looking for {term} in {repo.full_name}")
@@ -721,9 +734,7 @@ class GitHubHost:
 
         def operation(_attempt: int) -> bool:
             query = f"filename:{path.rpartition('/')[2]} repo:{repo.full_name}"
-            _headers, data = self._gh.requester.requestJsonAndCheck(
-                "GET", "/search/code", parameters={"q": query, "per_page": 1}
-            )
+            _headers, data = self._get("/search/code", {"q": query, "per_page": 1})
             return int(data.get("total_count") or 0) > 0
 
         return self._call(f"search {repo.full_name} for the file {path}", _READ, operation)
@@ -735,20 +746,6 @@ class GitHubHost:
         if key not in self._repos:
             self._repos[key] = self._gh.get_repo(repo.full_name)
         return self._repos[key]
-
-    def _merged_pull(self, repo: RepoRef, pr: PullRequest, merged_at: datetime) -> MergedPull:
-        return MergedPull(
-            repo=repo,
-            number=pr.number,
-            title=pr.title or "",
-            body=pr.body or "",
-            author=_login(pr.user),
-            merged_at=merged_at,
-            url=pr.html_url,
-            head_sha=pr.head.sha,
-            base_branch=pr.base.ref,
-            created_at=pr.created_at,
-        )
 
     def _pull_info(self, repo: RepoRef, pr: PullRequest, *, with_merger: bool) -> PullInfo:
         """`merged_by` only when asked: a PR from a list lacks it, and reading it would refetch the PR."""
@@ -789,15 +786,36 @@ class GitHubHost:
     def _review_comments(self, repo: RepoRef, number: int) -> list[_Comment]:
         return [_parse_comment(item) for item in self._pages(f"{_repo_path(repo)}/pulls/{number}/comments")]
 
-    def _pages(self, path: str) -> Iterator[Mapping[str, Any]]:
+    def _pages(self, path: str, query: Mapping[str, str] | None = None) -> Iterator[Mapping[str, Any]]:
         """GET a list endpoint page by page, following the Link header's `next`."""
         url: str | None = path
-        parameters: dict[str, Any] | None = {"per_page": _PER_PAGE}
+        parameters: dict[str, Any] | None = {**(query or {}), "per_page": _PER_PAGE}
         while url is not None:
-            headers, data = self._gh.requester.requestJsonAndCheck("GET", url, parameters=parameters)
+            headers, data = self._get(url, parameters)
             yield from (item for item in (data or []) if isinstance(item, Mapping))
             match = _LINK_NEXT.search(str(headers.get("link", "")))
             url, parameters = (match.group(1), None) if match and data else (None, None)
+
+    def _get(self, url: str, parameters: Mapping[str, Any] | None = None) -> tuple[dict[str, Any], Any]:
+        """GET one resource as JSON through the client's own requester and session, conditional when
+        an earlier answer's ETag is cached: a 304 (free of the primary rate limit) gives that answer's
+        body and Link header back. PyGithub's objects send no `If-None-Match`, so reads that repeat
+        between runs (lists, trees, files, rules) go through here."""
+        key = url + ("?" + "&".join(f"{k}={v}" for k, v in sorted(parameters.items())) if parameters else "")
+        cached = self.etags.lookup(key)
+        condition = {"If-None-Match": cached.etag} if cached is not None else None
+        requester = self._gh.requester
+        status, headers, output = requester.requestJson("GET", url, dict(parameters or {}) or None, condition)
+        if status == 304 and cached is not None and isinstance(cached.body, dict):
+            self.etags.touch(key)
+            return {**headers, "link": cached.body.get("link", "")}, cached.body.get("json")
+        data = _json_or_none(output)
+        if status >= 400:
+            raise requester.createException(status, headers, data)
+        etag = str(headers.get("etag") or "")
+        if status == 200 and etag:
+            self.etags.store(key, etag, {"link": str(headers.get("link") or ""), "json": data}, len(output))
+        return headers, data
 
     def _threads(
         self,
@@ -845,28 +863,36 @@ class GitHubHost:
         """Paths whose content differs between `start` and `head` (one compare, trees as a fallback),
         and when the first commit the compare lists was made: the earliest the code can have changed
         after the thread, so an edit later than that was not what the change answered."""
-        comparison = self._repo(repo).compare(start, head)
         try:
-            status = comparison.status
+            _headers, data = self._get(
+                f"{_repo_path(repo)}/compare/{quote(start, safe='')}...{quote(head, safe='')}"
+            )
         except UnknownObjectException:
             _log.info(
                 "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
             )
             return frozenset(), None
+        status = str((data or {}).get("status") or "")
         if status == "identical":
             return frozenset(), None
-        first_at = _first_commit_at(comparison.raw_data.get("commits"))
-        files = comparison.files
+        first_at = _first_commit_at(data.get("commits"))
+        files = [item for item in data.get("files") or () if isinstance(item, Mapping)]
         if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
-            paths = {item.filename for item in files}
-            paths.update(item.previous_filename for item in files if item.previous_filename)
+            paths = {str(item.get("filename") or "") for item in files}
+            paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
             return frozenset(paths), first_at
         return self._changed_by_trees(repo, start, head), first_at
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
-        before = {item.path: item.sha for item in self._repo(repo).get_git_tree(start, recursive=True).tree}
-        after = {item.path: item.sha for item in self._repo(repo).get_git_tree(head, recursive=True).tree}
+        before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
         return frozenset(path for path in before.keys() | after.keys() if before.get(path) != after.get(path))
+
+    def _tree_shas(self, repo: RepoRef, commit: str) -> dict[str, str]:
+        _headers, data = self._get(
+            f"{_repo_path(repo)}/git/trees/{quote(commit, safe='')}", {"recursive": "1"}
+        )
+        entries = (data or {}).get("tree") or ()
+        return {str(item["path"]): str(item.get("sha")) for item in entries if isinstance(item, Mapping)}
 
     def _refusal(self, repo: RepoRef, number: int, exc: GithubException, expected_head: str | None) -> str:
         if exc.status == 409:
@@ -1009,6 +1035,64 @@ def _repo_path(repo: RepoRef) -> str:
 
 def _parse_time(text: object) -> datetime:
     return datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+
+
+def _time_or_none(text: object) -> datetime | None:
+    return _parse_time(text) if text else None
+
+
+def _json_or_none(output: str) -> Any:
+    """An answer's JSON, None when empty; text that is not JSON as `{"data": text}`, as PyGithub reads it."""
+    if not output:
+        return None
+    try:
+        return json.loads(output)
+    except ValueError:
+        if output.lstrip().startswith(("{", "[")):
+            raise
+        return {"data": output}
+
+
+def _merged_pull(repo: RepoRef, data: Mapping[str, Any], merged_at: datetime) -> MergedPull:
+    """A merged PR as the list endpoint gives it (REST JSON)."""
+    return MergedPull(
+        repo=repo,
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        body=str(data.get("body") or ""),
+        author=str((data.get("user") or {}).get("login") or ""),
+        merged_at=merged_at,
+        url=str(data.get("html_url") or ""),
+        head_sha=str((data.get("head") or {}).get("sha") or ""),
+        base_branch=str((data.get("base") or {}).get("ref") or ""),
+        created_at=_time_or_none(data.get("created_at")),
+    )
+
+
+def _listed_pull(repo: RepoRef, data: Mapping[str, Any]) -> PullInfo:
+    """A PR as the list endpoint gives it (no `merged_by`: a list answer lacks it)."""
+    merged_at = _time_or_none(data.get("merged_at"))
+    if merged_at is not None:
+        state = PullState.MERGED
+    else:
+        state = PullState.CLOSED if data.get("state") == "closed" else PullState.OPEN
+    head, base = data.get("head") or {}, data.get("base") or {}
+    return PullInfo(
+        repo=repo,
+        number=int(data["number"]),
+        url=str(data.get("html_url") or ""),
+        state=state,
+        title=str(data.get("title") or ""),
+        body=str(data.get("body") or ""),
+        head_branch=str(head.get("ref") or ""),
+        base_branch=str(base.get("ref") or ""),
+        author=str((data.get("user") or {}).get("login") or ""),
+        head_sha=str(head.get("sha") or ""),
+        merged_by=None,
+        merged_at=merged_at,
+        closed_at=_time_or_none(data.get("closed_at")),
+        created_at=_time_or_none(data.get("created_at")),
+    )
 
 
 def _parse_comment(data: Mapping[str, Any]) -> _Comment:
