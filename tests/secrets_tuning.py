@@ -3,7 +3,7 @@
 
 This is the set rules are written against (tests/core/safety/test_secrets.py asserts every case, and those of
 secrets_heldout.py and secrets_heldout2.py, the first and second held-out sets, each retired to tuning
-use once its misses were read).
+use once its misses were read; likewise secrets_heldout3.py, the third).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 
-from secret_sets import B64, DIGITS, HEX, LOWER, URLSAFE, Case, CaseSet, password, rnd
+from secret_sets import B64, DIGITS, HEX, LOWER, UPPER, URLSAFE, Case, CaseSet, password, rnd
 
 
 def _b64url(obj: object) -> str:
@@ -450,6 +450,116 @@ def _second_heldout_families(s: CaseSet) -> None:
     s.neg("code-like", "handler = app.routes.v2.ledgerHandler")
 
 
+def _jwe(seed: str, alg: str = "dir") -> str:
+    header = _b64url({"alg": alg, "enc": "A256GCM", "kid": "ledger-2"})
+    key = "" if alg == "dir" else rnd(342, URLSAFE, seed + "k")
+    return ".".join(
+        (header, key, rnd(16, URLSAFE, seed + "i"), rnd(120, URLSAFE, seed + "c"), rnd(22, URLSAFE, seed))
+    )
+
+
+def _no_digit_token(n: int, seed: str) -> str:
+    """Random letters of both cases, at most one digit: how a short token often comes out."""
+    r = rnd(n, UPPER + LOWER + "_-", seed)
+    return r[: n // 2] + "7" + r[n // 2 + 1 :]
+
+
+def _third_heldout_families(s: CaseSet) -> None:
+    """Written when the third held-out set was retired (issue 29): for each family its misses and
+    false alarms showed, new cases of the family and look-alikes, in other tools and dialects."""
+    # a secret after a header or key, whatever its digits: random letters alone, or a dot between
+    # random words (a bootstrap token)
+    s.pos(
+        "keyed-few-digits",
+        'curl -H "X-Auth-Token: {s}" https://api.acme.dev/v2/ledgers',
+        _no_digit_token(28, "v1"),
+    )
+    s.pos(
+        "keyed-few-digits",
+        "headers = {{'Api-Key': '{s}'}}".replace("{{", "{").replace("}}", "}"),
+        _no_digit_token(32, "v2"),
+    )
+    s.pos("keyed-few-digits", "LEDGER_ACCESS_TOKEN={s}", _no_digit_token(40, "v3"))
+    s.pos(
+        "keyed-dotted-token",
+        "kubeadm join 10.0.0.4:6443 --token {s} --discovery-token-ca-cert-hash sha256:" + rnd(64, HEX, "v4"),
+        rnd(5, LOWER + DIGITS, "v5") + "4.2" + rnd(15, LOWER + DIGITS, "v6"),
+    )
+    s.pos(
+        "keyed-dotted-token",
+        "bootstrap_token: {s}",
+        rnd(5, LOWER + DIGITS, "v7") + "0.9" + rnd(15, LOWER + DIGITS, "v8"),
+    )
+    s.neg("keyed-few-digits-like", "X-Auth-Token: RequestScopedTokenHeaderName")
+    s.neg("keyed-few-digits-like", "api_key_header = X-Ledger-Api-Key-Forwarded-For")
+    s.neg("keyed-dotted-like", "token_library: jjwt-api.0.12.5")
+    s.neg("keyed-dotted-like", "auth_token_client: ledger-auth-client-3.14.2-rc1")
+    # a secret in base64 under a key: a Kubernetes Secret's `data:`, a Helm value
+    s.pos(
+        "encoded-secret",
+        "kind: Secret\ntype: Opaque\ndata:\n  stripe-secret: {s}\n",
+        _b64(rnd(40, seed="v9")),
+    )
+    s.pos("encoded-secret", "ledgerApi:\n  tokenB64: {s}\n", _b64(rnd(36, URLSAFE, "v10")))
+    s.neg("encoded-secret-like", "data:\n  api_key_name: " + _b64("ledger-api-key-primary") + "\n")
+    s.neg("encoded-secret-like", "SECRET_SETTINGS=" + _b64('{"rotate":true,"days":30}'))
+    # key containers: a signify or minisign secret key under its comment line; a PEM on one line
+    s.pos(
+        "signed-key-file",
+        "$ cat ~/.signify/release.sec\nuntrusted comment: signify secret key\n{s}\n",
+        "RWRCSwAAA" + rnd(140, B64, "v11") + "==",
+    )
+    s.pos(
+        "one-line-pem",
+        "TLS_KEY='-----BEGIN EC PRIVATE KEY----- {s} -----END EC PRIVATE KEY-----'",
+        rnd(64, B64, "v12") + " " + rnd(56, B64, "v13"),
+    )
+    s.neg(
+        "signed-key-file-like",
+        "untrusted comment: minisign public key "
+        + rnd(16, "ABCDEF" + DIGITS, "v14")
+        + "\nRWQ"
+        + rnd(53, B64, "v15"),
+    )
+    s.neg(
+        "pem-like",
+        "-----BEGIN RSA PRIVATE KEY-----\nstored in 1Password under ops/deploy, never pasted in a file\n"
+        "-----END RSA PRIVATE KEY-----",
+    )
+    s.neg("pem-like", '"private_key": "-----BEGIN PRIVATE KEY-----\\n...\\n-----END PRIVATE KEY-----\\n"')
+    # an encrypted token (JWE), with an encrypted key or none
+    s.pos("jwe", "Set-Cookie: session={s}; HttpOnly", _jwe("v16"))
+    s.pos("jwe", "refresh = '{s}'", _jwe("v17", "RSA-OAEP-256"))
+    s.neg("jwe-like", "eyJ" + rnd(30, URLSAFE, "v18") + ".sig.x.y.z")
+    # a key after its key id, given to an authorize subcommand
+    s.pos(
+        "authorize-key",
+        "b2 authorize-account {s}".replace("{s}", rnd(25, HEX, "v19") + " {s}"),
+        "K00" + rnd(28, seed="v20"),
+    )
+    s.pos("authorize-key", "rclone authorize drive '{s}'", rnd(40, URLSAFE, "v21"))
+    s.neg("authorize-key-like", "b2 authorize-account $B2_APPLICATION_KEY_ID $B2_APPLICATION_KEY")
+    s.neg("authorize-key-like", "b2 account authorize --help && b2 bucket list")
+    # references to a secret store are no secret, whatever the store
+    s.neg("store-reference", "db_password: op://Production/ledger-db/password")
+    s.neg("store-reference", "password = ref+awssecrets://prod/ledger/db#/password")
+    s.neg(
+        "store-reference",
+        "LEDGER_TOKEN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:ledger/token-AbCdEf",
+    )
+    s.neg(
+        "store-reference",
+        "API_KEY=@Microsoft.KeyVault(SecretUri=https://ledger-kv.vault.azure.net/secrets/api-key/)",
+    )
+    s.neg("store-reference", "smtp_password: sm://acme-prod/smtp-password")
+    # keys published for a local emulator
+    s.neg(
+        "emulator-key",
+        "AccountEndpoint=https://localhost:8081/;AccountKey=C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuV"
+        + "TqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+    )
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
@@ -457,4 +567,5 @@ def tuning_cases() -> list[Case]:
     _more_families(s)
     _look_alikes(s)
     _second_heldout_families(s)
+    _third_heldout_families(s)
     return s.cases

@@ -141,10 +141,13 @@ def positional_passwords(line: str, lowered: str) -> Iterator[Found]:
 
 
 # A token given to a subcommand that logs in or installs credentials: `cargo login …`, `ngrok
-# authtoken …`, `ngrok config add-authtoken …`, `cloudflared service install …`, `doctl auth init -t`.
+# authtoken …`, `ngrok config add-authtoken …`, `cloudflared service install …`, `doctl auth init -t`,
+# and a key after its key's id (`b2 authorize-account <id> <key>`, `b2 account authorize <id> <key>`):
+# the first argument, and the second when the first is no flag.
 _LOGIN_TOKEN = re.compile(
-    r"(?i:(?<![\w\-])(?:login|authtoken|add-authtoken|set-token|service[ \t]+install|auth[ \t]+init[ \t]+-t))"
-    r"[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE
+    r"(?i:(?<![\w\-])(?:login|authtoken|add-authtoken|set-token|service[ \t]+install|auth[ \t]+init[ \t]+-t"
+    r"|authorize(?:-account)?))"
+    r"[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE + r"(?:[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE + ")?"
 )
 
 
@@ -155,16 +158,18 @@ def login_tokens(line: str, lowered: str) -> Iterator[Found]:
         and "authtoken" not in lowered
         and "install" not in lowered
         and "init" not in lowered
+        and "authorize" not in lowered
     ):
         return
     for m in _LOGIN_TOKEN.finditer(line):
-        start, end, value, _ = _value(m)
-        if (
-            len(value) >= 20
-            and not _HEX.fullmatch(value)
-            and secret_value_ok("api_token", value, quoted=True)
-        ):
-            yield Found("login-token", start, end, RANK_KEYED)
+        for first in (1, 4) if m.group(4) or m.group(5) or m.group(6) else (1,):
+            start, end, value, _ = _value(m, first)
+            if (
+                len(value) >= 20
+                and not _HEX.fullmatch(value)
+                and secret_value_ok("api_token", value, quoted=True)
+            ):
+                yield Found("login-token", start, end, RANK_KEYED)
 
 
 # One-dash flags named for a token, a key or a cookie: `-token …` (Consul, Nomad), `-apikey …`,
@@ -243,5 +248,6 @@ ARGUMENT_GATES = (
     "authtoken",
     "service install",
     "auth init",
+    "authorize",
     "cookie",
 )
