@@ -560,6 +560,44 @@ def _third_heldout_families(s: CaseSet) -> None:
     )
 
 
+def _prose_families(s: CaseSet) -> None:
+    """A secret told in a sentence, a table or a list, in English and other languages, with no key or
+    flag: after the word and a verb or a separator, or before `as the … token`; look-alikes of each."""
+    s.pos(
+        "prose-password", "The staging database password is {s} until Friday's rotation.", password(13, "w1")
+    )
+    s.pos("prose-password", "I reset the admin password to `{s}`, change it after login.", password(12, "w2"))
+    s.pos(
+        "prose-password",
+        "| Service | Password |\n| --- | --- |\n| billing DB password | {s} |",
+        password(14, "w3"),
+    )
+    s.pos("prose-password", "- VPN passphrase for the Berlin office → {s}", password(15, "w4"))
+    s.pos("prose-token", "The deploy token for CI is {s} (read-only).", rnd(40, seed="w5"))
+    s.pos("prose-token", "Paste {s} as the Sentry auth token when asked.", rnd(64, HEX, "w6"))
+    s.pos("prose-token", "Our license key: {s}", rnd(32, seed="w7"))
+    s.pos("prose-token", "webhook secret {s}", rnd(40, seed="w8"))
+    s.pos("prose-token", "Postmark server token {s}", _uuid("w9"))
+    s.pos("prose-foreign", "Das Kennwort für den Testserver ist {s}", password(12, "w10"))
+    s.pos("prose-foreign", "Le mot de passe de la base est {s}", password(12, "w11"))
+    s.pos("prose-foreign", "La contraseña del servidor: {s}", password(12, "w12"))
+    s.pos("prose-foreign", "A senha do banco é {s}", password(12, "w13"))
+    s.pos("prose-foreign", "本番DBのパスワードは {s} です", password(12, "w14"))
+    s.pos("prose-foreign", "数据库密码：{s}", password(12, "w15"))
+    s.pos("prose-foreign", "Пароль от стенда: {s}", password(12, "w16"))
+    s.pos("prose-foreign", "API-Schlüssel: {s}", rnd(36, seed="w17"))
+    s.neg("prose-like", "The password is stored in Vault under ledger/prod; ask ops for access.")
+    s.neg("prose-like", "The token is refreshed every 3600 seconds by the sidecar.")
+    s.neg("prose-like", "| Setting | Value |\n| --- | --- |\n| password min length | 12 |")
+    s.neg("prose-like", "The API key is `LEDGER_API_KEY` in the environment, never in code.")
+    s.neg("prose-like", "Use the next page token " + _uuid("w18") + " to fetch more results.")
+    s.neg("prose-like", "The secret was rotated on 2024-06-01 after the incident.")
+    s.neg("prose-like", "Der Kennwort-Dialog erscheint nach 3 Fehlversuchen.")
+    s.neg("prose-like", "パスワードは 1Password の ops 保管庫にあります")
+    s.neg("prose-like", "password: hunter2  # the classic example, never a real one")
+    s.neg("prose-like", "Set the password to at least 12 characters with a digit.")
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
@@ -568,4 +606,5 @@ def tuning_cases() -> list[Case]:
     _look_alikes(s)
     _second_heldout_families(s)
     _third_heldout_families(s)
+    _prose_families(s)
     return s.cases

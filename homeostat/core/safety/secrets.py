@@ -34,6 +34,13 @@ from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
+from homeostat.core.scanners.prose import (
+    PROSE_BEFORE,
+    PROSE_GATE,
+    PROSE_WIDE_WORDS,
+    PROSE_WORDS,
+    prose_secrets,
+)
 from homeostat.core.scanners.spaced import SPACED_DETECTORS
 from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
 from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
@@ -116,6 +123,18 @@ def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
             lines[line_start] = line_end
 
 
+def _prose_before(lowered: str, pos: int) -> bool:
+    """`… as the Okta token`: a value may stand before the word."""
+    window = max(0, pos - 60)
+    if lowered.find(" as ", window, pos) < 0 and lowered.find(" is ", window, pos) < 0:
+        return False
+    m = PROSE_BEFORE.search(lowered, window, pos)
+    if m is None:
+        return False
+    value = lowered[lowered.rfind(" ", max(0, m.start() - 256), m.start()) + 1 : m.start()]
+    return len(value) >= 16 or any(c.isdigit() for c in value)
+
+
 def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
     def mark(pos: int) -> int:
         start, end = _line_span(text, pos)
@@ -131,9 +150,15 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
                 or _AS_FLAG.search(lowered, max(0, pos - 40), pos)
                 or _AS_SETTER.match(lowered, after)
                 and _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos) is not None  # `setApiToken(`
+                or PROSE_GATE.match(lowered, after)
+                or _prose_before(lowered, pos)
             ):
                 after = mark(pos)
             pos = lowered.find(word, after)
+    for word in (*PROSE_WORDS, *(() if text.isascii() else PROSE_WIDE_WORDS)):
+        pos = lowered.find(word)
+        while pos >= 0:
+            pos = lowered.find(word, mark(pos))
     for word in _ALWAYS_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
@@ -184,7 +209,7 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
     found.extend(url_secrets(line, lowered))
-    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS):
+    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS, prose_secrets):
         found.extend(command_detector(line, lowered))
     return tuple(found)
 

@@ -268,8 +268,18 @@ def assignments(line: str) -> Iterator[Found]:
             continue
         start, text, quoted = value
         kind = judge(key, text, quoted=quoted)
-        if kind:
+        if kind and not said_to_be_fake(line, start + len(text)):
             yield Found(kind, start, start + len(text), _rank(kind))
+
+
+# A comment after the value that says it is not a real one: `password: hunter2  # an example`.
+_FAKE_COMMENT = re.compile(
+    r"[ \t]*[,;]?[ \t]*(?:#|//|--|;)[^\n]{0,80}?\b(?i:example|sample|dummy|fake|placeholder|not[ \t]+(?:a[ \t]+)?real|for[ \t]+(?:the[ \t]+)?docs)\b"
+)
+
+
+def said_to_be_fake(line: str, end: int) -> bool:
+    return _FAKE_COMMENT.match(line, end) is not None
 
 
 def prose_values(line: str) -> Iterator[Found]:

@@ -41,7 +41,9 @@ _PASSWORD_PLACEHOLDER_WORDS = _PLACEHOLDER_WORDS + ("fake",)
 # Whole values that stand for "some value here" rather than being one.
 _STAND_IN_VALUES = frozenset(
     "password passwd pass pwd secret token key apikey api_key none null nil true false required optional "
-    "string str undefined empty hidden masked value foo bar baz test".split()
+    "string str undefined empty hidden masked value foo bar baz test "
+    # password managers and secret stores: where the secret is, not what it is
+    "1password lastpass keepass keepassxc bitwarden dashlane passbolt vault".split()
 )
 _MASK_CHARS = re.compile(r"\*{3,}|•{2,}|…|\.\.\.|#{4,}|_{6,}|-{6,}")
 # A name without underscores is short (`PASSWORD`, `GITHUBTOKEN`): twenty random capitals
