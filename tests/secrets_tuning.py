@@ -598,6 +598,83 @@ def _prose_families(s: CaseSet) -> None:
     s.neg("prose-like", "Set the password to at least 12 characters with a digit.")
 
 
+def _layout_families(s: CaseSet) -> None:
+    """A key and its value apart (name/value fields, the value on the next line, a flag and its value
+    as list items), secret stores written from the command line, stdin, and what only looks like a
+    password (hashes, ciphertexts, YAML tags); look-alikes of each."""
+    s.pos(
+        "name-value",
+        'containers:\n  - name: api\n    env:\n      - name: LEDGER_DB_PASSWORD\n        value: "{s}"\n',
+        password(14, "x1"),
+    )
+    s.pos(
+        "name-value",
+        '"environment": [{"name": "PAYMENTS_API_TOKEN", "value": "{s}"}]',
+        rnd(40, seed="x2"),
+    )
+    s.pos(
+        "name-value",
+        "Parameters:\n  - ParameterKey: DbPassword\n    ParameterValue: {s}\n",
+        password(14, "x3"),
+    )
+    s.neg(
+        "name-value-like",
+        "env:\n  - name: LEDGER_DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db, key: pw}",
+    )
+    s.neg("name-value-like", '- name: LOG_LEVEL\n  value: "debug"\n- name: TOKEN_TTL\n  value: "3600"')
+    s.pos("next-line", "smtp:\n  password:\n    {s}\n", password(13, "x4"))
+    s.pos("next-line", "stripe:\n  webhook_secret: >-\n    {s}\n", rnd(40, seed="x5"))
+    s.pos("next-line", "vault_token: |\n  {s}\n", "hvs." + rnd(24, seed="x6") + "X")
+    s.neg("next-line-like", "password:\n  min_length: 12\n  require_digit: true\n")
+    s.neg("next-line-like", "api_key:\nendpoint: https://api.acme.dev/v2\n")
+    s.pos("list-flag", 'command: ["valkey-server", "--requirepass", "{s}"]', password(14, "x7"))
+    s.pos("list-flag", "entrypoint: ['ledger-cli', '--api-token', '{s}']", rnd(36, seed="x8"))
+    s.pos("list-flag", 'args = ["-p", "{s}", "--host", "db"]', password(13, "x9"))
+    s.neg("list-flag-like", 'args: ["--password-file", "/run/secrets/db", "-p", "5432"]')
+    s.pos(
+        "store-value",
+        "az keyvault secret set --vault-name ledger-kv --name smtp --value '{s}'",
+        password(14, "x10"),
+    )
+    s.pos(
+        "store-value",
+        "aws secretsmanager put-secret-value --secret-id ledger/db --secret-string {s}",
+        password(16, "x11"),
+    )
+    s.neg(
+        "store-value-like",
+        "aws ssm put-parameter --name /ledger/db --value file://pw.txt --type SecureString",
+    )
+    s.pos("stdin-password", "printf '{s}\\n' | sudo -S systemctl restart ledger", password(14, "x12"))
+    s.pos(
+        "spaced-named",
+        "vrrp_instance VI_1 {\n  authentication {\n    auth_pass {s}\n  }\n}",
+        password(8, "x13"),
+    )
+    s.pos("spaced-named", "rootpw {s}", password(12, "x14"))
+    s.pos("bang-password", "redis_password: !{s}", rnd(13, seed="x15"))
+    s.neg("bang-like", "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  " + rnd(64, HEX, "x16"))
+    s.neg("bang-like", "Password: !Ref DbPasswordParameter")
+    s.neg("hash-like", "admin_password_hash: $2b$12$" + rnd(53, LOWER + UPPER + DIGITS + "./", "x17"))
+    s.neg("hash-like", "admin: {SSHA}" + rnd(32, B64, "x18"))
+    s.neg("hash-like", "users:\n  ci: $apr1$" + rnd(8, seed="x19") + "$" + rnd(22, seed="x20"))
+    s.neg(
+        "hash-like", "password: pbkdf2_sha256$720000$" + rnd(22, seed="x21") + "$" + rnd(43, B64, "x22") + "="
+    )
+    s.neg(
+        "hash-like",
+        "CREATE ROLE app LOGIN PASSWORD 'SCRAM-SHA-256$4096:"
+        + rnd(24, B64, "x23")
+        + "$"
+        + rnd(44, B64, "x24")
+        + "'",
+    )
+    s.neg("ciphertext-like", "db_password: vault:v2:" + rnd(64, B64, "x25"))
+    s.neg("ciphertext-like", "encryptedData:\n  password: AgB" + rnd(700, B64, "x26"))
+    s.neg("ciphertext-like", "api_token: ENC(" + rnd(44, B64, "x27") + ")")
+    s.neg("ciphertext-like", "ciphertext_blob: AQICAHh" + rnd(180, B64, "x28"))
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
@@ -607,4 +684,5 @@ def tuning_cases() -> list[Case]:
     _second_heldout_families(s)
     _third_heldout_families(s)
     _prose_families(s)
+    _layout_families(s)
     return s.cases

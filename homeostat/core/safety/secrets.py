@@ -32,6 +32,12 @@ from homeostat.core.scanners.commands import (
 )
 from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
+from homeostat.core.scanners.layouts import (
+    LAYOUT_DETECTORS,
+    LAYOUT_GATES,
+    LAYOUT_LINE_DETECTORS,
+    next_line_values,
+)
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
 from homeostat.core.scanners.prose import (
@@ -163,7 +169,13 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
-    for word in (*GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
+    for word in (
+        *GATE_WORDS,
+        *GATE_PIECES,
+        *ARGUMENT_GATES,
+        *LAYOUT_GATES,
+        *(ORACLE_GATE_WORDS if "@" in lowered else ()),
+    ):
         pos = lowered.find(word)
         while pos >= 0:
             pos = lowered.find(word, mark(pos))
@@ -209,7 +221,7 @@ def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
     found.extend(url_secrets(line, lowered))
-    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS, prose_secrets):
+    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS, *LAYOUT_LINE_DETECTORS, prose_secrets):
         found.extend(command_detector(line, lowered))
     return tuple(found)
 
@@ -250,9 +262,14 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
-    for file_detector in (*FILE_DETECTORS, *SPACED_DETECTORS):  # shapes that may span lines
+    for file_detector in (
+        *FILE_DETECTORS,
+        *SPACED_DETECTORS,
+        *LAYOUT_DETECTORS,
+    ):  # shapes that may span lines
         found.extend(file_detector(text, lowered))
     _keyword_lines(text, lowered, lines)
+    found.extend(next_line_values(text, lines))
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):
             found.append(f.shifted(start))

@@ -217,7 +217,26 @@ def set_variables(line: str, lowered: str) -> Iterator[Found]:
             yield Found(kind, start, end, RANK_KEYED)
 
 
+# A command that writes a secret store takes the secret after a flag with a plain name: `az keyvault
+# secret set … --value …`, `aws ssm put-parameter … --value …`, `aws secretsmanager … --secret-string …`.
+_STORE_VALUE = re.compile(
+    r"(?i:\b(?:keyvault[ \t]+secret[ \t]+set|put-parameter|secretsmanager[ \t]+[\w\-]{1,30}))"
+    r"[^\n|;&]{0,300}?[ \t]--(?:value|secret-string)(?:=|[ \t]+)(?!-)" + _VALUE
+)
+
+
+def store_values(line: str, lowered: str) -> Iterator[Found]:
+    """The value a secret-store command writes."""
+    if "keyvault" not in lowered and "put-parameter" not in lowered and "secretsmanager" not in lowered:
+        return
+    for m in _STORE_VALUE.finditer(line):
+        start, end, value, quoted = _value(m)
+        if not value.startswith(("file://", "fileb://", "@")) and _password(value, quoted):
+            yield Found("password", start, end, RANK_KEYED)
+
+
 ARGUMENT_DETECTORS = (
+    store_values,
     set_variables,
     slash_flags,
     net_commands,
@@ -229,6 +248,9 @@ ARGUMENT_DETECTORS = (
 # What sends a line to these detectors, besides the secret words that already do (`-auth`, `--creds`
 # are flags named for a secret) and `config set` (a gate of `commands`).
 ARGUMENT_GATES = (
+    "keyvault",
+    "put-parameter",
+    "secretsmanager",
     "setx ",
     "set -",
     "setenv",

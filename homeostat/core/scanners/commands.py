@@ -270,7 +270,12 @@ def oracle_connects(line: str, lowered: str) -> Iterator[Found]:
 
 # `echo S3cr… | docker login --password-stdin`, `gh auth login --with-token <<< …`: a literal sent to
 # a command that reads its secret from standard input.
-_STDIN_FLAGS = r"--(?:password-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b"
+# Flags and commands that read a password from standard input: `--password-stdin`, `sudo -S`,
+# `passwd --stdin`.
+_STDIN_FLAGS = (
+    r"(?:--(?:password-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b"
+    r"|\bsudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S\b|\bpasswd\b[^\n|;&]{0,40}--stdin\b)"
+)
 _PIPED = re.compile(
     r"\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?" + _VALUE + r"[ \t]*\|[^\n|;&]{0,200}?" + _STDIN_FLAGS
 )
@@ -279,7 +284,7 @@ _HERE_STRING = re.compile(_STDIN_FLAGS + r"[^\n|;&]{0,200}?<<<[ \t]*" + _VALUE)
 
 def stdin_secrets(line: str, lowered: str) -> Iterator[Found]:
     """A literal echoed or here-stringed into `--password-stdin`, `--with-token` and the like."""
-    if "stdin" not in lowered and "with-token" not in lowered:
+    if "stdin" not in lowered and "with-token" not in lowered and "sudo" not in lowered:
         return
     for pattern in (_PIPED, _HERE_STRING):
         for m in pattern.finditer(line):
@@ -353,6 +358,7 @@ GATE_WORDS = (
 ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
 GATE_PIECES = (
     "-stdin",
+    "| sudo",
     "with-token",
     "config set",
     "configure set",

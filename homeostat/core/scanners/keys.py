@@ -19,7 +19,10 @@ class KeyClass(Enum):
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk"})  # psk: WPA
+# psk: WPA; requirepass, masterauth: Redis; rootpw: OpenLDAP
+_PASSWORD_WORDS = frozenset(
+    {"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk", "requirepass", "masterauth", "rootpw"}
+)
 _PASSWORD_PARTS = ("password", "passwd", "passphrase")
 _SECRET_WORDS = frozenset(
     {
@@ -61,7 +64,10 @@ _NOT_THE_VALUE = frozenset(
 )
 _NEVER_SECRET = frozenset(
     "public publishable pub sha sha1 sha256 sha512 md5 integrity srcrev revision rev commit etag "
-    "uuid guid".split()
+    "uuid guid "
+    # what holds a secret only encrypted or hashed: `encrypted_password`, `hashed_password`, a
+    # SealedSecret's `encryptedData`
+    "encrypted ciphertext sealed hashed".split()
 )
 # Product names that contain a secret word but say nothing about the value (`onepassword_vault`).
 _PRODUCT_WORDS = frozenset({"onepassword", "lastpass", "keepass", "keepassxc", "passbolt"})

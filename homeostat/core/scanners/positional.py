@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
 from homeostat.core.scanners.values import (
+    CIPHERTEXT_PREFIXES,
     base64_text,
     is_base64_userinfo,
+    is_ciphertext,
     is_code_expression,
     is_env_name,
     is_prefixed_uuid,
@@ -176,7 +178,11 @@ def password_ok(value: str, *, quoted: bool) -> bool:
     """A literal password: any non-placeholder string when quoted, a mixed one of 6+ when bare."""
     if is_reference(value) or looks_fake(value, password=True) or is_env_name(value) or names_a_secret(value):
         return False
-    if _encoded_word(value):
+    if (
+        _encoded_word(value)
+        or is_ciphertext(value)
+        or (("$" in value or "{" in value) and is_public_value(value))
+    ):
         return False
     if quoted:
         return len(value) >= 4
@@ -268,7 +274,11 @@ def assignments(line: str) -> Iterator[Found]:
             continue
         start, text, quoted = value
         kind = judge(key, text, quoted=quoted)
-        if kind and not said_to_be_fake(line, start + len(text)):
+        if (
+            kind
+            and not said_to_be_fake(line, start + len(text))
+            and not _inside_ciphertext(line, sep.start())
+        ):
             yield Found(kind, start, start + len(text), _rank(kind))
 
 
@@ -276,6 +286,12 @@ def assignments(line: str) -> Iterator[Found]:
 _FAKE_COMMENT = re.compile(
     r"[ \t]*[,;]?[ \t]*(?:#|//|--|;)[^\n]{0,80}?\b(?i:example|sample|dummy|fake|placeholder|not[ \t]+(?:a[ \t]+)?real|for[ \t]+(?:the[ \t]+)?docs)\b"
 )
+
+
+def _inside_ciphertext(line: str, sep: int) -> bool:
+    """`vault:v1:…`: the separator is inside a ciphertext that names its encryption."""
+    word_start = max(line.rfind(" ", 0, sep), line.rfind("\t", 0, sep), line.rfind('"', 0, sep)) + 1
+    return line.startswith(CIPHERTEXT_PREFIXES, word_start)
 
 
 def said_to_be_fake(line: str, end: int) -> bool:

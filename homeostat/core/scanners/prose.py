@@ -118,7 +118,10 @@ _CONNECTIVE = (
     r"|[ \t]*(?:は|是|为|為|는|은|이|가)[ \t]*)"
 )
 _SEPARATORS = frozenset(":：=|→>")
-_VALUE = r"""(?:`([^`\s]{4,256})`|"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s`"'|,;)]{4,256}))"""
+# A bare value ends where its run ends: a longer run is no value cut short.
+_VALUE = (
+    r"""(?:`([^`\s]{4,256})`|"([^"\s]{4,256})"|'([^'\s]{4,256})'|([^\s`"'|,;)]{4,256})(?![^\s`"'|,;)]))"""
+)
 _AFTER_WORD = re.compile(_QUALIFIER + _CONNECTIVE + _VALUE)
 # The value right after the word, with only blanks between: `API secret …`, `server token <uuid>`.
 _RIGHT_AFTER = re.compile(r"[ \t]+([A-Za-z0-9+/=_\-.~]{32,256})(?![^\s.,;)])")
@@ -134,7 +137,7 @@ def _password_value(value: str, quoted: bool, *, after_separator: bool = False) 
     bare after words: a value that reads as a password by its shape alone."""
     if after_separator and not quoted:
         shaped = password_ok(value, quoted=False) or placed_password(value)
-        return shaped and any(c.isdigit() for c in value)
+        return shaped and password_ok(value, quoted=True) and any(c.isdigit() for c in value)
     if quoted:
         return password_ok(value, quoted=True) and strong_enough(value) and any(c.isdigit() for c in value)
     return password_ok(value, quoted=True) and placed_password(value)
@@ -206,7 +209,8 @@ def _occurrences(lowered: str, word: str) -> Iterator[int]:
 
 
 def _is_word_start(lowered: str, pos: int) -> bool:
-    return pos == 0 or not lowered[pos - 1].isalpha()
+    """A word of prose: not the end of a key's name (`hashed_password`, `clientSecret`)."""
+    return pos == 0 or not (lowered[pos - 1].isalnum() or lowered[pos - 1] in "_.-$")
 
 
 def prose_secrets(line: str, lowered: str) -> Iterator[Found]:
@@ -219,9 +223,10 @@ def prose_secrets(line: str, lowered: str) -> Iterator[Found]:
         words += [(w, False) for w in _FOREIGN_TOKEN_WORDS]
     for word, password in words:
         for pos in _occurrences(lowered, word):
-            if word.isascii() and not _is_word_start(lowered, pos) and word not in ("key", "token", "secret"):
-                continue
-            if word in _KEY_WORDS and not lowered.endswith(_KEY_PREFIXES, max(0, pos - 12), pos):
+            if word in _KEY_WORDS:
+                if not lowered.endswith(_KEY_PREFIXES, max(0, pos - 12), pos):
+                    continue
+            elif word.isascii() and not _is_word_start(lowered, pos):
                 continue
             yield from _after(line, pos, pos + len(word), password)
             yield from _before(line, pos, password)

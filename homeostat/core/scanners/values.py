@@ -79,7 +79,9 @@ _REFERENCE = re.compile(
 # `var.db_password`, `settings.API_KEY`, `get_token()`, `request.headers["x"]`.
 _CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\])?[;,)]*")
 _SUBSTITUTION_STARTS = ("$(", "${", "{{", "<%", "%(", "`")
-_YAML_TAG = re.compile(r"!!?[A-Za-z][\w:.\-]*")  # !vault, !Ref, !!binary
+# A YAML tag is a name (`!vault`, `!Ref`, `!!binary`, `!Fn::Base64`, `!!python/name:x.y`); a value
+# starting with `!` that mixes digits into its letters (`!oqbK5GuE71`) is a password.
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+(?:64)?(?:(?:::|[:./_\-])[A-Za-z]+(?:64)?)*")
 _CALL_OR_INDEX = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -148,10 +150,55 @@ _PUBLIC_PREFIXES = (
 )
 
 
+# A password's hash in the forms that name their scheme: modular crypt (`$2b$`, `$6$`, `$apr1$`,
+# `$argon2id$`), Django's (`pbkdf2_sha256$…`), LDAP's (`{SSHA}…`), PostgreSQL's (`SCRAM-SHA-256$…`,
+# `md5` and 32 hex digits). A hash lets no one in; it is no secret to report.
+_PASSWORD_HASH = re.compile(
+    r"""(?:[\w.@+\-]{1,64}:)?  # htpasswd's `user:` before the hash
+    (?: \$(?:1|2[abxy]?|5|6|7|y|gy|md5|sha1|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?|bcrypt(?:-sha256)?)\$\S+
+      | (?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|scrypt|sha1|md5|crypt|unsalted_\w+)\$\S+
+      | \{(?i:ssha\d*|sha\d*|smd5|md5|crypt|pbkdf2[\w\-]*|argon2|bcrypt)\}\S+
+      | SCRAM-SHA-(?:1|256)\$\S+
+      | md5[0-9a-f]{32} )""",
+    re.VERBOSE,
+)
+# Ciphertexts that name their encryption: Vault transit, sops, Jasypt, Ansible Vault, AWS KMS blobs,
+# age. Only a holder of the key can read them, which is why they are committed.
+CIPHERTEXT_PREFIXES = (
+    "vault:v",
+    "ENC[",
+    "ENC(",
+    "$ANSIBLE_VAULT",
+    "AQICAH",
+    "AQECAH",
+    "YWdlLWVuY3J5cHRpb24ub3JnL3Yx",
+)
+
+
+# A Bitnami SealedSecret's value: a version byte (base64 `Ag…`), then an RSA-encrypted session key of
+# 256 or 512 bytes and the sealed data, so always hundreds of characters.
+_SEALED_PREFIXES = ("AgA", "AgB", "AgC", "AgD")
+_SEALED_LENGTH = 340
+
+
+def is_ciphertext(value: str) -> bool:
+    """A ciphertext that names its encryption (`vault:v1:…`, `ENC[…]`, a KMS blob, a SealedSecret)."""
+    return value.startswith(CIPHERTEXT_PREFIXES) or (
+        len(value) >= _SEALED_LENGTH and value.startswith(_SEALED_PREFIXES)
+    )
+
+
+def is_password_hash(value: str) -> bool:
+    return _PASSWORD_HASH.fullmatch(value) is not None
+
+
 def is_public_value(value: str) -> bool:
-    """A key made to be shown, a digest that names its algorithm, or base64 of a certificate or a
-    public key (a kubeconfig's `certificate-authority-data`)."""
+    """A key made to be shown, a digest that names its algorithm, a password's hash, a ciphertext
+    that names its encryption, or base64 of a certificate or a public key (a kubeconfig's
+    `certificate-authority-data`)."""
     if value.startswith(_PUBLIC_PREFIXES) or _DIGEST_LABEL.match(value):
+        return True
+    if is_ciphertext(value) or ("$" in value and is_password_hash(value)):
         return True
     pem = base64_pem_label(value)
     return pem is not None and "PRIVATE" not in pem
