@@ -675,6 +675,49 @@ def _layout_families(s: CaseSet) -> None:
     s.neg("ciphertext-like", "ciphertext_blob: AQICAHh" + rnd(180, B64, "x28"))
 
 
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _container_families(s: CaseSet) -> None:
+    """Tokens and keys that say what they are by their shape or their container: PASETO, BIP-32 and
+    Nostr private keys, New Relic and Azure DevOps keys, private JWKs, SAS tokens without a URL."""
+    s.pos("paseto", "session: {s}", "v4." + "local." + rnd(120, URLSAFE, "y1"))
+    s.pos("paseto", "Bearer-ish header X-Paseto {s} was logged", "v2." + "public." + rnd(96, URLSAFE, "y2"))
+    s.pos("extended-private-key", "Recovery: {s}", "xp" + "rv9s21ZrQH143K" + rnd(95, B58, "y3"))
+    s.pos("nostr-secret-key", "my nostr key {s}", "ns" + "ec1" + rnd(58, BECH32, "y4"))
+    s.pos("newrelic-license", "license_key: {s}", rnd(36, HEX, "y5") + "NR" + "AL")
+    s.pos("newrelic-license", "NR ingest key {s} in the agent log", rnd(36, HEX, "y6") + "NR" + "AL")
+    s.pos("azure-devops-pat", "ADO: {s}", rnd(76, seed="y7") + "AZ" + "DO" + rnd(4, seed="y8"))
+    s.pos(
+        "jwk-private",
+        '{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "' + rnd(43, URLSAFE, "y9") + '", "d": "{s}"}]}',
+        rnd(43, URLSAFE, "y10"),
+    )
+    s.pos(
+        "jwk-private",
+        '{"kty":"RSA","n":"' + rnd(342, URLSAFE, "y11") + '","e":"AQAB","d":"{s}"}',
+        rnd(342, URLSAFE, "y12"),
+    )
+    s.pos(
+        "sas-token",
+        "AZURE_BLOB_SAS=sv=2023-01-03&ss=bf&srt=sco&sp=rl&se=2026-12-31T00:00:00Z&spr=https&sig={s}",
+        rnd(40, B64, "y13") + "%3D",
+    )
+    s.neg(
+        "container-like",
+        '{"kty": "EC", "crv": "P-256", "x": "'
+        + rnd(43, URLSAFE, "y14")
+        + '", "y": "'
+        + rnd(43, URLSAFE, "y15")
+        + '"}',
+    )
+    s.neg("container-like", "xpub661MyMwAqRbcF" + rnd(94, B58, "y16"))
+    s.neg("container-like", "npub1" + rnd(58, BECH32, "y17"))
+    s.neg("container-like", "storage api version sv=2023-01-03&comp=list&restype=container")
+    s.neg("container-like", "paseto versions: v4.local. and v4.public. (see the spec)")
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
@@ -685,4 +728,5 @@ def tuning_cases() -> list[Case]:
     _third_heldout_families(s)
     _prose_families(s)
     _layout_families(s)
+    _container_families(s)
     return s.cases

@@ -129,7 +129,7 @@ _POSITIONAL_WORDS = (
 
 def positional_passwords(line: str, lowered: str) -> Iterator[Found]:
     """The password an admin command takes as a positional argument."""
-    if any(word in lowered for word in _POSITIONAL_WORDS):
+    if any(map(lowered.__contains__, _POSITIONAL_WORDS)):
         for m in _POSITIONAL.finditer(line):
             start, end, value, quoted = _value(m)
             if _password(value, quoted):
@@ -181,7 +181,7 @@ _TOKEN_FLAG = re.compile(
 
 
 def token_flags(line: str, lowered: str) -> Iterator[Found]:
-    if not any(w in lowered for w in ("token", "key", "cookie")):
+    if "-" not in line or not any(map(lowered.__contains__, ("token", "key", "cookie"))):
         return
     for m in _TOKEN_FLAG.finditer(line):
         start, end, value, _ = _value(m, 2)
@@ -206,9 +206,12 @@ _SET_VARIABLE = re.compile(
 )
 
 
+_SET_WORDS = ("setx", "set -", "set\t-", "setenv", "secret set", "secrets set", "secret\tset")
+
+
 def set_variables(line: str, lowered: str) -> Iterator[Found]:
     """The value of a secret's variable set with a blank."""
-    if "set" not in lowered:
+    if not any(map(lowered.__contains__, _SET_WORDS)):
         return
     for m in _SET_VARIABLE.finditer(line):
         start, end, value, quoted = _value(m, 2)

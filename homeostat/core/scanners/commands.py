@@ -99,7 +99,7 @@ _PORTS = re.compile(r"[\d.:]+(?:/(?:tcp|udp|sctp))?")
 
 def tool_flags(line: str, lowered: str) -> Iterator[Found]:
     """The password or token a known tool takes as a short flag."""
-    if not any(word in lowered for word in _TOOL_WORDS):
+    if not any(map(lowered.__contains__, _TOOL_WORDS)):
         return
     for kind, pattern, value_kind in _TOOL_PATTERNS:
         for m in pattern.finditer(line):
@@ -209,7 +209,7 @@ _SECURE_STRING = re.compile(
 def credential_pairs(line: str, lowered: str) -> Iterator[Found]:
     """The password of a user-and-password pair given to credentials or a login, and a plain-text
     string made a SecureString."""
-    if "(" in line and any(w in lowered for w in ("cred", "auth", "login", "sign", "connect")):
+    if "(" in line and any(map(lowered.__contains__, ("cred", "auth", "login", "sign", "connect"))):
         for m in _CREDENTIAL_PAIR.finditer(line):
             user, value = m.group(2), m.group(4)
             if user != value and password_ok(value, quoted=True) and strong_enough(value):
@@ -255,7 +255,7 @@ _ORACLE_WORDS = ("sql", "exp", "imp", "rman", "dgmgrl", "tnsping", "conn", "orac
 
 def oracle_connects(line: str, lowered: str) -> Iterator[Found]:
     """The password of `user/password@db` on a line about Oracle."""
-    if "/" not in line or "@" not in line or not any(word in lowered for word in _ORACLE_WORDS):
+    if "/" not in line or "@" not in line or not any(map(lowered.__contains__, _ORACLE_WORDS)):
         return
     if _ORACLE_LINE.search(line) is None:
         return
@@ -299,7 +299,8 @@ _SETTER = re.compile(
     r"""(?i:\b(?:set|with|use)_?((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
     r"""(?:key|token|password|passwd|secret|credentials?)))[ \t]*\([ \t]*(["'])([^"'\n]{1,256})\2[ \t]*\)"""
 )
-_SETTER_ENDS = ("key", "token", "passw", "secret", "credential")
+# What `_SETTER` needs, looked for first: a secret's word right before `(`.
+_SETTER_HINT = re.compile(r"(?:key|token|passw[a-z]*|secret|credentials?)[ \t]*\(")
 # (`aws configure set …`, `heroku config:set KEY=…`, `dokku config:set app KEY=…` too)
 _CONFIG_SET = re.compile(
     r"\bconfig(?:ure)?(?:[ \t]+|:)(?:-{1,2}\w[\w\-]*[ \t]+)*set[ \t]+(?:(?:-{1,2}\w[\w\-]*[ \t]+)*\w[\w\-]*[ \t]+(?=[\w.\-]+=))?"
@@ -309,13 +310,13 @@ _CONFIG_SET = re.compile(
 
 def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
     """The literal given to a secret's setter or to `config set` of a secret's key."""
-    if "(" in line and any(end in lowered for end in _SETTER_ENDS):
+    if "(" in line and _SETTER_HINT.search(lowered) is not None:
         for m in _SETTER.finditer(line):
             if secret_value_ok(m.group(1), m.group(3), quoted=True) or (
                 "pass" in m.group(1).lower() and password_ok(m.group(3), quoted=True)
             ):
                 yield Found("setter-secret", m.start(3), m.end(3), RANK_KEYED)
-    if "config" in lowered:
+    if "config" in lowered and ("set" in lowered.replace("setting", "")):
         for m in _CONFIG_SET.finditer(line):
             key = m.group(1).rsplit(":", 1)[-1].rsplit(".", 1)[-1]
             start, end, value = _value(m, 2)

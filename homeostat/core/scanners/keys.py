@@ -82,9 +82,13 @@ def key_words(key: str) -> list[str]:
 _DIGEST_KEYS = frozenset("h1 md5 sha1 sha224 sha256 sha384 sha512 blake2b blake2s blake3 crc32 xxh64".split())
 
 
+# A JSON Web Key's public members (the private ones are `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`).
+_PUBLIC_JWK_MEMBERS = frozenset({"x", "y", "n", "e", "x5c", "x5t", "kid"})
+
+
 @lru_cache(maxsize=4096)
 def classify_key(key: str) -> KeyClass:
-    if key.lower() in _DIGEST_KEYS:
+    if key.lower() in _DIGEST_KEYS or key in _PUBLIC_JWK_MEMBERS:
         return KeyClass.IGNORE
     words = key_words(key)
     if not words:

@@ -21,7 +21,7 @@ _NAME_VALUE = re.compile(
     r"""[ \t]*,?[ \t]*(?:\r?\n[ \t]*-?[ \t]*|[ \t]*)["']?(?:value|Value|ParameterValue)["']?[ \t]*[:=][ \t]*"""
     r"""(?:"([^"\n]{1,256})"|'([^'\n]{1,256})'|([^\s,}\]"']{1,256}))"""
 )
-_NAME_WORDS = ("name", "key")
+_NAME_WORDS = ("name", "parameterkey")
 
 
 def _kind(key: str, value: str, quoted: bool) -> str | None:
@@ -94,6 +94,20 @@ def list_flags(line: str, lowered: str) -> Iterator[Found]:
             yield Found(kind, m.start(5), m.end(5), RANK_KEYED)
 
 
+# An Azure shared access signature without its URL (`AZURE_SAS=sv=2022-11-02&ss=b…&sig=…`): the
+# signature grants what the token says to whoever holds it.
+_SAS_TOKEN = re.compile(
+    r"(?<![\w])sv=\d{4}-\d{2}-\d{2}&[^\s\"'<>]{0,400}?(?<=[?&])sig=([A-Za-z0-9%+/]{30,200}(?:={1,2}|%3[Dd]){0,2})"
+)
+
+
+def sas_tokens(line: str, lowered: str) -> Iterator[Found]:
+    if "sig=" not in line or "sv=" not in line:
+        return
+    for m in _SAS_TOKEN.finditer(line):
+        yield Found("azure-sas-signature", m.start(1), m.end(1), RANK_KEYED)
+
+
 LAYOUT_DETECTORS = (name_value_pairs,)
-LAYOUT_LINE_DETECTORS = (list_flags,)
-LAYOUT_GATES = ('"-', "'-")
+LAYOUT_LINE_DETECTORS = (list_flags, sas_tokens)
+LAYOUT_GATES = ('"-', "'-", "sig=")

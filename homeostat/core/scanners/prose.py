@@ -242,5 +242,11 @@ PROSE_GATE = re.compile(
 PROSE_BEFORE = _AS_THE
 # Words for a password that hold no word `secrets._keyword_lines` looks for (`passwort` holds `pass`):
 # each sends its line here. The words past ASCII are looked for only in a text that has such letters.
-PROSE_WORDS = tuple(w for w in _FOREIGN_ASCII_PASSWORD_WORDS if "pass" not in w)
-PROSE_WIDE_WORDS = _FOREIGN_PASSWORD_WORDS + _FOREIGN_TOKEN_WORDS
+# Five are looked for in every text; the rest only in a text past ASCII (a Finnish, Danish, Czech or
+# Turkish text nearly always has a letter past it), as are the words past ASCII themselves.
+PROSE_WORDS = ("kennwort", "contrasena", "senha", "wachtwoord", "parola")
+PROSE_WIDE_WORDS = (
+    *(w for w in _FOREIGN_ASCII_PASSWORD_WORDS if "pass" not in w and w not in PROSE_WORDS),
+    *_FOREIGN_PASSWORD_WORDS,
+    *_FOREIGN_TOKEN_WORDS,
+)

@@ -115,7 +115,7 @@ _MAIL_WORDS = ("sasl", "smtp", "relay", "postfix", "mail")
 
 def sasl_lines(text: str, lowered: str) -> Iterator[Found]:
     """A relay's credentials in Postfix's `sasl_passwd` (and its kin): host, port, then user and password."""
-    if not any(word in lowered for word in _MAIL_WORDS):
+    if not any(map(lowered.__contains__, _MAIL_WORDS)):
         return  # read only in a text about mail relays: every YAML line has a `:`
     for line_start, line_end in _lines_with(text, ":"):
         m = _SASL_LINE.match(text, line_start, line_end)

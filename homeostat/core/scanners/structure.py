@@ -40,6 +40,9 @@ _JWE = re.compile(
     r"(?<![A-Za-z0-9_\-])(eyJ[A-Za-z0-9_\-]{8,})\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
     r"\.[A-Za-z0-9_\-]{8,}"
 )
+# A private JSON Web Key: its `d` (the RSA private exponent, or the EC or OKP private key), in a text
+# that names a key type (`"kty"`); a public JWK has no `d`.
+_JWK_PRIVATE = re.compile(r'"d"[ \t]*:[ \t]*"([A-Za-z0-9_\-]{32,8192})"')
 # A minisign or signify secret key: its `untrusted comment:` line says so, and the key is the next line.
 _UNTRUSTED_SECRET = re.compile(
     r"untrusted comment:[^\n]{0,200}?(?i:secret key)[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/]{40,4096}={0,2})"
@@ -65,7 +68,7 @@ _CARD_SHAPE = bytes(48 if b in b"0123456789?" else b if b in b" -" else 120 for 
 def may_hold_card(text: str) -> bool:
     """False only where `cards` finds nothing: no card-shaped run of digits anywhere in `text`."""
     shape = text.encode("latin-1", "replace").translate(_CARD_SHAPE)
-    return any(s in shape for s in _CARD_SHAPES)
+    return b"0000" in shape and any(map(shape.__contains__, _CARD_SHAPES))  # every shape starts so
 
 
 def private_keys(text: str) -> Iterator[Found]:
@@ -91,6 +94,9 @@ def private_keys(text: str) -> Iterator[Found]:
             if private:
                 tail = _PUTTY_TAIL.match(text, private.end(), min(len(text), private.end() + 40_000))
                 yield Found("private-key", m.start(), tail.end() if tail else private.end(), RANK_FORMAT)
+    if '"kty"' in text:
+        for m in _JWK_PRIVATE.finditer(text):
+            yield Found("private-key", m.start(1), m.end(1), RANK_FORMAT)
     if "untrusted comment:" in text:
         for m in _UNTRUSTED_SECRET.finditer(text):
             yield Found("private-key", m.start(1), m.end(1), RANK_FORMAT)

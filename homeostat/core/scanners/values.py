@@ -346,7 +346,7 @@ def looks_fake(value: str, *, password: bool = False) -> bool:
     if lowered in _STAND_IN_VALUES:
         return True
     words = _PASSWORD_PLACEHOLDER_WORDS if password else _PLACEHOLDER_WORDS
-    if any(w in lowered for w in words) or _MASK_CHARS.search(value):
+    if any(map(lowered.__contains__, words)) or _MASK_CHARS.search(value):
         return True
     if value[0] in "<[{" and value[-1] in ">]}":
         return True
