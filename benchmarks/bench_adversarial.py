@@ -214,6 +214,8 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "auth_pass ×n": "auth_pass ",
     "echo a | sudo -S ×n": "echo a1 | sudo -S ",
     "az keyvault secret set --value ×n": "az keyvault secret set --value ",
+    'a.password(" ×n': 'a.password("',
+    'Authorization "Basic ×n': 'Authorization "Basic ',
 }
 
 

@@ -716,6 +716,20 @@ def _container_families(s: CaseSet) -> None:
     s.neg("container-like", "npub1" + rnd(58, BECH32, "y17"))
     s.neg("container-like", "storage api version sv=2023-01-03&comp=list&restype=container")
     s.neg("container-like", "paseto versions: v4.local. and v4.public. (see the spec)")
+    # a builder's method named for a secret, and a header set with a blank (nginx, Apache)
+    s.pos(
+        "builder-secret", 'conn = Pool.builder().user("ledger").password("{s}").build()', password(14, "y18")
+    )
+    s.pos("builder-secret", 'OpenAI::Client.new.tap { |c| c.api_key("{s}") }', rnd(40, seed="y19"))
+    s.pos(
+        "header-blank",
+        'proxy_set_header Authorization "Basic {s}";',
+        base64.b64encode(("ci:" + password(13, "y20")).encode()).decode(),
+    )
+    s.pos("header-blank", 'RequestHeader set Authorization "Bearer {s}"', rnd(40, seed="y21"))
+    s.neg("builder-like", 'form.password("Enter your password").required()')
+    s.neg("builder-like", 'b.api_key(os.environ["LEDGER_API_KEY"])')
+    s.neg("header-blank-like", 'proxy_set_header Authorization "Bearer $http_x_token";')
 
 
 def tuning_cases() -> list[Case]:

@@ -88,8 +88,10 @@ _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[?+]?[:=,
 _FLAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _AS_FLAG = re.compile(r"(?<![\w\-])--?[\w\-]*\Z")  # `--password`, and one-dash `-storepass`
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
-_SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
-_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")
+_SETTER_BEFORE = re.compile(
+    r"(?:\b(?:set|with|use)_?|\.)[a-z_]{0,16}\Z"
+)  # `setToken(`, a builder's `.password(`
+_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1", "authorization ")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
 

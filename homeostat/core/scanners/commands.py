@@ -294,9 +294,9 @@ def stdin_secrets(line: str, lowered: str) -> Iterator[Found]:
 
 
 # A setter named for a secret, given a literal: `client.setToken("…")`, `set_password('…')`,
-# `withApiKey("…")`; and `<tool> config set <key> <value>` (npm, yarn, pnpm, git, pip, gcloud…).
+# `withApiKey("…")`, a builder's `.password("…")` or `.api_key("…")`; and `<tool> config set <key> <value>` (npm, yarn, pnpm, git, pip, gcloud…).
 _SETTER = re.compile(
-    r"""(?i:\b(?:set|with|use)_?((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
+    r"""(?i:(?:\b(?:set|with|use)_?|(?<=[\w)\]]\.))((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
     r"""(?:key|token|password|passwd|secret|credentials?)))[ \t]*\([ \t]*(["'])([^"'\n]{1,256})\2[ \t]*\)"""
 )
 # What `_SETTER` needs, looked for first: a secret's word right before `(`.
@@ -313,7 +313,9 @@ def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
     if "(" in line and _SETTER_HINT.search(lowered) is not None:
         for m in _SETTER.finditer(line):
             if secret_value_ok(m.group(1), m.group(3), quoted=True) or (
-                "pass" in m.group(1).lower() and password_ok(m.group(3), quoted=True)
+                "pass" in m.group(1).lower()
+                and " " not in m.group(3)  # `.password("Enter your password")`: a label, not one
+                and password_ok(m.group(3), quoted=True)
             ):
                 yield Found("setter-secret", m.start(3), m.end(3), RANK_KEYED)
     if "config" in lowered and ("set" in lowered.replace("setting", "")):

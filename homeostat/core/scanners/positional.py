@@ -68,7 +68,7 @@ _CURL_USER = re.compile(
 # After `Bearer` or Okta's `SSWS`, or an `Authorization` header with any scheme word before the
 # credential (`Basic`, `token`, `Api-Key`, `GenieKey`…) or none.
 _AUTH_HEADER = re.compile(
-    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
     r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
@@ -396,7 +396,7 @@ def auth_headers(line: str) -> Iterator[Found]:
         return
     for m in _AUTH_HEADER.finditer(line):
         value = m.group(1)
-        if not is_reference(value) and looks_random(value):
+        if not is_reference(value) and (looks_random(value) or is_base64_userinfo(value)):
             yield Found("authorization-header", m.start(1), m.end(1), RANK_KEYED)
 
 
