@@ -91,6 +91,8 @@ _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
 _SETTER_BEFORE = re.compile(
     r"(?:\b(?:set|with|use)_?|\.)[a-z_]{0,16}\Z"
 )  # `setToken(`, a builder's `.password(`
+# A builder's method is read only when a literal is given to it (`.password("…")`, not `a.token()`).
+_DOT_CALL = re.compile(r"[a-z_]{0,12}[ \t]{0,4}\([ \t]*[\"']")
 _ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1", "authorization ")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
@@ -148,6 +150,13 @@ def _gate_groups(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], .
 _GATE_GROUPS = _gate_groups((*_ALWAYS_WORDS, *GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *LAYOUT_GATES))
 
 
+def _setter_before(lowered: str, pos: int, after: int) -> bool:
+    setter = _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos)
+    if setter is None:
+        return False
+    return lowered[setter.start()] != "." or _DOT_CALL.match(lowered, after) is not None
+
+
 def _prose_before(lowered: str, pos: int) -> bool:
     """`… as the Okta token`: a value may stand before the word."""
     window = max(0, pos - 60)
@@ -184,7 +193,7 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int], prose: dict[i
                 and lowered[pos - 1] in _FLAG_CHARS  # a flag's name runs up to the word: `--api-token`
                 and _AS_FLAG.search(lowered, max(0, pos - 40), pos)
                 or _AS_SETTER.match(lowered, after)
-                and _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos) is not None  # `setApiToken(`
+                and _setter_before(lowered, pos, after)  # `setApiToken(`, `.password("`
             ):
                 after = mark(pos)
             if PROSE_GATE.match(lowered, pos + len(word)) or _prose_before(lowered, pos):

@@ -236,8 +236,8 @@ def prose_secrets(line: str, lowered: str) -> Iterator[Found]:
 # the rest of the word, a qualifier and a connective; or, before the word, `as the` or `is the`.
 # The value must hold a digit or be long: most words after "the token is" are words.
 PROSE_GATE = re.compile(
-    r"[a-z]{0,8}" + _QUALIFIER + _CONNECTIVE + r"""[`"']?(?:[^\s`"']{0,255}\d|[^\s`"']{16})"""
-    r"|[a-z]{0,8}[ \t]+[A-Za-z0-9+/=_\-.~]{32}"
+    r"(?>[a-z]{0,8})" + _QUALIFIER + _CONNECTIVE + r"""[`"']?(?:[^\s`"']{0,255}\d|[^\s`"']{16})"""
+    r"|(?>[a-z]{0,8})[ \t]+[A-Za-z0-9+/=_\-.~]{32}"
 )
 PROSE_BEFORE = _AS_THE
 # Words for a password that hold no word `secrets._keyword_lines` looks for (`passwort` holds `pass`):

@@ -281,8 +281,8 @@ FORMATS: tuple[Format, ...] = (
     # BIP-32 extended private keys (base58, 111 characters) and a Nostr secret key (bech32)
     _f(
         "extended-private-key",
-        "xprv tprv yprv zprv uprv vprv",
-        r"[xtyzuv]prv[1-9A-HJ-NP-Za-km-z]{107,108}" + _E,
+        "xprv tprv",
+        r"[xt]prv[1-9A-HJ-NP-Za-km-z]{107,108}" + _E,
     ),
     _f("nostr-secret-key", "nsec1", r"nsec1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{58}" + _E),
     # A Cloudflare tunnel token is base64 of `{"a": account, "t": tunnel, "s": secret}`
