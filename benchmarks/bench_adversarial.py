@@ -195,6 +195,27 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "--allowedTools bash ×n": "--allowedTools bash ",
     "-k not ×n": "-k not ",
     "many scripts": "ignora ignoriši ігнаруй ნუ ችላ ลืม ယခင် មិនអើពើ ਪਿਛਲ முந்தைய ",
+    # shapes added when the third secrets held-out set was retired (issue 29, branch i29q): prose,
+    # keys and values apart, containers
+    "password is a1 ×n": "password is a1 ",
+    "password for a b c is ×n": "password for a b c is ",
+    "as the token ×n": "x as the token ",
+    "| password | ×n": "| password | ",
+    "Passwort: ×n": "Passwort: ",
+    "パスワード ×n": "パスワードは ",
+    "token a1 (no blank)": lambda n: "token " + "a1" * (n // 2),
+    "- name: a\\n  value: ×n": "- name: a_password\n  value: ",
+    "password:\\n ×n": "password:\n  ",
+    '["--password" list ×n': '["--password", ',
+    "sv=…&sig= ×n": "sv=2023-01-01&sig=",
+    '"kty" "d": ×n': '{"kty": "d": "',
+    "untrusted comment: secret key ×n": "untrusted comment: secret key\n",
+    "eyJ…. ×n (JWE dots)": "eyJhbGciOiJkaXIifQ..",
+    "auth_pass ×n": "auth_pass ",
+    "echo a | sudo -S ×n": "echo a1 | sudo -S ",
+    "az keyvault secret set --value ×n": "az keyvault secret set --value ",
+    'a.password(" ×n': 'a.password("',
+    'Authorization "Basic ×n': 'Authorization "Basic ',
 }
 
 

@@ -3,7 +3,7 @@
 
 This is the set rules are written against (tests/core/safety/test_secrets.py asserts every case, and those of
 secrets_heldout.py and secrets_heldout2.py, the first and second held-out sets, each retired to tuning
-use once its misses were read).
+use once its misses were read; likewise secrets_heldout3.py, the third).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 
-from secret_sets import B64, DIGITS, HEX, LOWER, URLSAFE, Case, CaseSet, password, rnd
+from secret_sets import B64, DIGITS, HEX, LOWER, UPPER, URLSAFE, Case, CaseSet, password, rnd
 
 
 def _b64url(obj: object) -> str:
@@ -450,6 +450,288 @@ def _second_heldout_families(s: CaseSet) -> None:
     s.neg("code-like", "handler = app.routes.v2.ledgerHandler")
 
 
+def _jwe(seed: str, alg: str = "dir") -> str:
+    header = _b64url({"alg": alg, "enc": "A256GCM", "kid": "ledger-2"})
+    key = "" if alg == "dir" else rnd(342, URLSAFE, seed + "k")
+    return ".".join(
+        (header, key, rnd(16, URLSAFE, seed + "i"), rnd(120, URLSAFE, seed + "c"), rnd(22, URLSAFE, seed))
+    )
+
+
+def _no_digit_token(n: int, seed: str) -> str:
+    """Random letters of both cases, at most one digit: how a short token often comes out."""
+    r = rnd(n, UPPER + LOWER + "_-", seed)
+    return r[: n // 2] + "7" + r[n // 2 + 1 :]
+
+
+def _third_heldout_families(s: CaseSet) -> None:
+    """Written when the third held-out set was retired (issue 29): for each family its misses and
+    false alarms showed, new cases of the family and look-alikes, in other tools and dialects."""
+    # a secret after a header or key, whatever its digits: random letters alone, or a dot between
+    # random words (a bootstrap token)
+    s.pos(
+        "keyed-few-digits",
+        'curl -H "X-Auth-Token: {s}" https://api.acme.dev/v2/ledgers',
+        _no_digit_token(28, "v1"),
+    )
+    s.pos(
+        "keyed-few-digits",
+        "headers = {{'Api-Key': '{s}'}}".replace("{{", "{").replace("}}", "}"),
+        _no_digit_token(32, "v2"),
+    )
+    s.pos("keyed-few-digits", "LEDGER_ACCESS_TOKEN={s}", _no_digit_token(40, "v3"))
+    s.pos(
+        "keyed-dotted-token",
+        "kubeadm join 10.0.0.4:6443 --token {s} --discovery-token-ca-cert-hash sha256:" + rnd(64, HEX, "v4"),
+        rnd(5, LOWER + DIGITS, "v5") + "4.2" + rnd(15, LOWER + DIGITS, "v6"),
+    )
+    s.pos(
+        "keyed-dotted-token",
+        "bootstrap_token: {s}",
+        rnd(5, LOWER + DIGITS, "v7") + "0.9" + rnd(15, LOWER + DIGITS, "v8"),
+    )
+    s.neg("keyed-few-digits-like", "X-Auth-Token: RequestScopedTokenHeaderName")
+    s.neg("keyed-few-digits-like", "api_key_header = X-Ledger-Api-Key-Forwarded-For")
+    s.neg("keyed-dotted-like", "token_library: jjwt-api.0.12.5")
+    s.neg("keyed-dotted-like", "auth_token_client: ledger-auth-client-3.14.2-rc1")
+    # a secret in base64 under a key: a Kubernetes Secret's `data:`, a Helm value
+    s.pos(
+        "encoded-secret",
+        "kind: Secret\ntype: Opaque\ndata:\n  stripe-secret: {s}\n",
+        _b64(rnd(40, seed="v9")),
+    )
+    s.pos("encoded-secret", "ledgerApi:\n  tokenB64: {s}\n", _b64(rnd(36, URLSAFE, "v10")))
+    s.neg("encoded-secret-like", "data:\n  api_key_name: " + _b64("ledger-api-key-primary") + "\n")
+    s.neg("encoded-secret-like", "SECRET_SETTINGS=" + _b64('{"rotate":true,"days":30}'))
+    # key containers: a signify or minisign secret key under its comment line; a PEM on one line
+    s.pos(
+        "signed-key-file",
+        "$ cat ~/.signify/release.sec\nuntrusted comment: signify secret key\n{s}\n",
+        "RWRCSwAAA" + rnd(140, B64, "v11") + "==",
+    )
+    s.pos(
+        "one-line-pem",
+        "TLS_KEY='-----BEGIN EC PRIVATE KEY----- {s} -----END EC PRIVATE KEY-----'",
+        rnd(64, B64, "v12") + " " + rnd(56, B64, "v13"),
+    )
+    s.neg(
+        "signed-key-file-like",
+        "untrusted comment: minisign public key "
+        + rnd(16, "ABCDEF" + DIGITS, "v14")
+        + "\nRWQ"
+        + rnd(53, B64, "v15"),
+    )
+    s.neg(
+        "pem-like",
+        "-----BEGIN RSA PRIVATE KEY-----\nstored in 1Password under ops/deploy, never pasted in a file\n"
+        "-----END RSA PRIVATE KEY-----",
+    )
+    s.neg("pem-like", '"private_key": "-----BEGIN PRIVATE KEY-----\\n...\\n-----END PRIVATE KEY-----\\n"')
+    # an encrypted token (JWE), with an encrypted key or none
+    s.pos("jwe", "Set-Cookie: session={s}; HttpOnly", _jwe("v16"))
+    s.pos("jwe", "refresh = '{s}'", _jwe("v17", "RSA-OAEP-256"))
+    s.neg("jwe-like", "eyJ" + rnd(30, URLSAFE, "v18") + ".sig.x.y.z")
+    # a key after its key id, given to an authorize subcommand
+    s.pos(
+        "authorize-key",
+        "b2 authorize-account {s}".replace("{s}", rnd(25, HEX, "v19") + " {s}"),
+        "K00" + rnd(28, seed="v20"),
+    )
+    s.pos("authorize-key", "rclone authorize drive '{s}'", rnd(40, URLSAFE, "v21"))
+    s.neg("authorize-key-like", "b2 authorize-account $B2_APPLICATION_KEY_ID $B2_APPLICATION_KEY")
+    s.neg("authorize-key-like", "b2 account authorize --help && b2 bucket list")
+    # references to a secret store are no secret, whatever the store
+    s.neg("store-reference", "db_password: op://Production/ledger-db/password")
+    s.neg("store-reference", "password = ref+awssecrets://prod/ledger/db#/password")
+    s.neg(
+        "store-reference",
+        "LEDGER_TOKEN=arn:aws:secretsmanager:eu-west-1:123456789012:secret:ledger/token-AbCdEf",
+    )
+    s.neg(
+        "store-reference",
+        "API_KEY=@Microsoft.KeyVault(SecretUri=https://ledger-kv.vault.azure.net/secrets/api-key/)",
+    )
+    s.neg("store-reference", "smtp_password: sm://acme-prod/smtp-password")
+    # keys published for a local emulator
+    s.neg(
+        "emulator-key",
+        "AccountEndpoint=https://localhost:8081/;AccountKey=C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuV"
+        + "TqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+    )
+
+
+def _prose_families(s: CaseSet) -> None:
+    """A secret told in a sentence, a table or a list, in English and other languages, with no key or
+    flag: after the word and a verb or a separator, or before `as the … token`; look-alikes of each."""
+    s.pos(
+        "prose-password", "The staging database password is {s} until Friday's rotation.", password(13, "w1")
+    )
+    s.pos("prose-password", "I reset the admin password to `{s}`, change it after login.", password(12, "w2"))
+    s.pos(
+        "prose-password",
+        "| Service | Password |\n| --- | --- |\n| billing DB password | {s} |",
+        password(14, "w3"),
+    )
+    s.pos("prose-password", "- VPN passphrase for the Berlin office → {s}", password(15, "w4"))
+    s.pos("prose-token", "The deploy token for CI is {s} (read-only).", rnd(40, seed="w5"))
+    s.pos("prose-token", "Paste {s} as the Sentry auth token when asked.", rnd(64, HEX, "w6"))
+    s.pos("prose-token", "Our license key: {s}", rnd(32, seed="w7"))
+    s.pos("prose-token", "webhook secret {s}", rnd(40, seed="w8"))
+    s.pos("prose-token", "Postmark server token {s}", _uuid("w9"))
+    s.pos("prose-foreign", "Das Kennwort für den Testserver ist {s}", password(12, "w10"))
+    s.pos("prose-foreign", "Le mot de passe de la base est {s}", password(12, "w11"))
+    s.pos("prose-foreign", "La contraseña del servidor: {s}", password(12, "w12"))
+    s.pos("prose-foreign", "A senha do banco é {s}", password(12, "w13"))
+    s.pos("prose-foreign", "本番DBのパスワードは {s} です", password(12, "w14"))
+    s.pos("prose-foreign", "数据库密码：{s}", password(12, "w15"))
+    s.pos("prose-foreign", "Пароль от стенда: {s}", password(12, "w16"))
+    s.pos("prose-foreign", "API-Schlüssel: {s}", rnd(36, seed="w17"))
+    s.neg("prose-like", "The password is stored in Vault under ledger/prod; ask ops for access.")
+    s.neg("prose-like", "The token is refreshed every 3600 seconds by the sidecar.")
+    s.neg("prose-like", "| Setting | Value |\n| --- | --- |\n| password min length | 12 |")
+    s.neg("prose-like", "The API key is `LEDGER_API_KEY` in the environment, never in code.")
+    s.neg("prose-like", "Use the next page token " + _uuid("w18") + " to fetch more results.")
+    s.neg("prose-like", "The secret was rotated on 2024-06-01 after the incident.")
+    s.neg("prose-like", "Der Kennwort-Dialog erscheint nach 3 Fehlversuchen.")
+    s.neg("prose-like", "パスワードは 1Password の ops 保管庫にあります")
+    s.neg("prose-like", "password: hunter2  # the classic example, never a real one")
+    s.neg("prose-like", "Set the password to at least 12 characters with a digit.")
+
+
+def _layout_families(s: CaseSet) -> None:
+    """A key and its value apart (name/value fields, the value on the next line, a flag and its value
+    as list items), secret stores written from the command line, stdin, and what only looks like a
+    password (hashes, ciphertexts, YAML tags); look-alikes of each."""
+    s.pos(
+        "name-value",
+        'containers:\n  - name: api\n    env:\n      - name: LEDGER_DB_PASSWORD\n        value: "{s}"\n',
+        password(14, "x1"),
+    )
+    s.pos(
+        "name-value",
+        '"environment": [{"name": "PAYMENTS_API_TOKEN", "value": "{s}"}]',
+        rnd(40, seed="x2"),
+    )
+    s.pos(
+        "name-value",
+        "Parameters:\n  - ParameterKey: DbPassword\n    ParameterValue: {s}\n",
+        password(14, "x3"),
+    )
+    s.neg(
+        "name-value-like",
+        "env:\n  - name: LEDGER_DB_PASSWORD\n    valueFrom:\n      secretKeyRef: {name: db, key: pw}",
+    )
+    s.neg("name-value-like", '- name: LOG_LEVEL\n  value: "debug"\n- name: TOKEN_TTL\n  value: "3600"')
+    s.pos("next-line", "smtp:\n  password:\n    {s}\n", password(13, "x4"))
+    s.pos("next-line", "stripe:\n  webhook_secret: >-\n    {s}\n", rnd(40, seed="x5"))
+    s.pos("next-line", "vault_token: |\n  {s}\n", "hvs." + rnd(24, seed="x6") + "X")
+    s.neg("next-line-like", "password:\n  min_length: 12\n  require_digit: true\n")
+    s.neg("next-line-like", "api_key:\nendpoint: https://api.acme.dev/v2\n")
+    s.pos("list-flag", 'command: ["valkey-server", "--requirepass", "{s}"]', password(14, "x7"))
+    s.pos("list-flag", "entrypoint: ['ledger-cli', '--api-token', '{s}']", rnd(36, seed="x8"))
+    s.pos("list-flag", 'args = ["-p", "{s}", "--host", "db"]', password(13, "x9"))
+    s.neg("list-flag-like", 'args: ["--password-file", "/run/secrets/db", "-p", "5432"]')
+    s.pos(
+        "store-value",
+        "az keyvault secret set --vault-name ledger-kv --name smtp --value '{s}'",
+        password(14, "x10"),
+    )
+    s.pos(
+        "store-value",
+        "aws secretsmanager put-secret-value --secret-id ledger/db --secret-string {s}",
+        password(16, "x11"),
+    )
+    s.neg(
+        "store-value-like",
+        "aws ssm put-parameter --name /ledger/db --value file://pw.txt --type SecureString",
+    )
+    s.pos("stdin-password", "printf '{s}\\n' | sudo -S systemctl restart ledger", password(14, "x12"))
+    s.pos(
+        "spaced-named",
+        "vrrp_instance VI_1 {\n  authentication {\n    auth_pass {s}\n  }\n}",
+        password(8, "x13"),
+    )
+    s.pos("spaced-named", "rootpw {s}", password(12, "x14"))
+    s.pos("bang-password", "redis_password: !{s}", rnd(13, seed="x15"))
+    s.neg("bang-like", "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\n  " + rnd(64, HEX, "x16"))
+    s.neg("bang-like", "Password: !Ref DbPasswordParameter")
+    s.neg("hash-like", "admin_password_hash: $2b$12$" + rnd(53, LOWER + UPPER + DIGITS + "./", "x17"))
+    s.neg("hash-like", "admin: {SSHA}" + rnd(32, B64, "x18"))
+    s.neg("hash-like", "users:\n  ci: $apr1$" + rnd(8, seed="x19") + "$" + rnd(22, seed="x20"))
+    s.neg(
+        "hash-like", "password: pbkdf2_sha256$720000$" + rnd(22, seed="x21") + "$" + rnd(43, B64, "x22") + "="
+    )
+    s.neg(
+        "hash-like",
+        "CREATE ROLE app LOGIN PASSWORD 'SCRAM-SHA-256$4096:"
+        + rnd(24, B64, "x23")
+        + "$"
+        + rnd(44, B64, "x24")
+        + "'",
+    )
+    s.neg("ciphertext-like", "db_password: vault:v2:" + rnd(64, B64, "x25"))
+    s.neg("ciphertext-like", "encryptedData:\n  password: AgB" + rnd(700, B64, "x26"))
+    s.neg("ciphertext-like", "api_token: ENC(" + rnd(44, B64, "x27") + ")")
+    s.neg("ciphertext-like", "ciphertext_blob: AQICAHh" + rnd(180, B64, "x28"))
+
+
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+BECH32 = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+
+
+def _container_families(s: CaseSet) -> None:
+    """Tokens and keys that say what they are by their shape or their container: PASETO, BIP-32 and
+    Nostr private keys, New Relic and Azure DevOps keys, private JWKs, SAS tokens without a URL."""
+    s.pos("paseto", "session: {s}", "v4." + "local." + rnd(120, URLSAFE, "y1"))
+    s.pos("paseto", "Bearer-ish header X-Paseto {s} was logged", "v2." + "public." + rnd(96, URLSAFE, "y2"))
+    s.pos("extended-private-key", "Recovery: {s}", "xp" + "rv9s21ZrQH143K" + rnd(95, B58, "y3"))
+    s.pos("nostr-secret-key", "my nostr key {s}", "ns" + "ec1" + rnd(58, BECH32, "y4"))
+    s.pos("newrelic-license", "license_key: {s}", rnd(36, HEX, "y5") + "NR" + "AL")
+    s.pos("newrelic-license", "NR ingest key {s} in the agent log", rnd(36, HEX, "y6") + "NR" + "AL")
+    s.pos("azure-devops-pat", "ADO: {s}", rnd(76, seed="y7") + "AZ" + "DO" + rnd(4, seed="y8"))
+    s.pos(
+        "jwk-private",
+        '{"keys": [{"kty": "OKP", "crv": "Ed25519", "x": "' + rnd(43, URLSAFE, "y9") + '", "d": "{s}"}]}',
+        rnd(43, URLSAFE, "y10"),
+    )
+    s.pos(
+        "jwk-private",
+        '{"kty":"RSA","n":"' + rnd(342, URLSAFE, "y11") + '","e":"AQAB","d":"{s}"}',
+        rnd(342, URLSAFE, "y12"),
+    )
+    s.pos(
+        "sas-token",
+        "AZURE_BLOB_SAS=sv=2023-01-03&ss=bf&srt=sco&sp=rl&se=2026-12-31T00:00:00Z&spr=https&sig={s}",
+        rnd(40, B64, "y13") + "%3D",
+    )
+    s.neg(
+        "container-like",
+        '{"kty": "EC", "crv": "P-256", "x": "'
+        + rnd(43, URLSAFE, "y14")
+        + '", "y": "'
+        + rnd(43, URLSAFE, "y15")
+        + '"}',
+    )
+    s.neg("container-like", "xpub661MyMwAqRbcF" + rnd(94, B58, "y16"))
+    s.neg("container-like", "npub1" + rnd(58, BECH32, "y17"))
+    s.neg("container-like", "storage api version sv=2023-01-03&comp=list&restype=container")
+    s.neg("container-like", "paseto versions: v4.local. and v4.public. (see the spec)")
+    # a builder's method named for a secret, and a header set with a blank (nginx, Apache)
+    s.pos(
+        "builder-secret", 'conn = Pool.builder().user("ledger").password("{s}").build()', password(14, "y18")
+    )
+    s.pos("builder-secret", 'OpenAI::Client.new.tap { |c| c.api_key("{s}") }', rnd(40, seed="y19"))
+    s.pos(
+        "header-blank",
+        'proxy_set_header Authorization "Basic {s}";',
+        base64.b64encode(("ci:" + password(13, "y20")).encode()).decode(),
+    )
+    s.pos("header-blank", 'RequestHeader set Authorization "Bearer {s}"', rnd(40, seed="y21"))
+    s.neg("builder-like", 'form.password("Enter your password").required()')
+    s.neg("builder-like", 'b.api_key(os.environ["LEDGER_API_KEY"])')
+    s.neg("header-blank-like", 'proxy_set_header Authorization "Bearer $http_x_token";')
+
+
 def tuning_cases() -> list[Case]:
     s = CaseSet("tuning")
     _vendors(s)
@@ -457,4 +739,8 @@ def tuning_cases() -> list[Case]:
     _more_families(s)
     _look_alikes(s)
     _second_heldout_families(s)
+    _third_heldout_families(s)
+    _prose_families(s)
+    _layout_families(s)
+    _container_families(s)
     return s.cases

@@ -32,8 +32,21 @@ from homeostat.core.scanners.commands import (
 )
 from homeostat.core.scanners.credential_files import FILE_DETECTORS
 from homeostat.core.scanners.found import RANK_FORMAT, Found
+from homeostat.core.scanners.layouts import (
+    LAYOUT_DETECTORS,
+    LAYOUT_GATES,
+    LAYOUT_LINE_DETECTORS,
+    next_line_values,
+)
 from homeostat.core.scanners.normalise import Normalised, normalise
 from homeostat.core.scanners.positional import CONTEXT_DETECTORS
+from homeostat.core.scanners.prose import (
+    PROSE_BEFORE,
+    PROSE_GATE,
+    PROSE_WIDE_WORDS,
+    PROSE_WORDS,
+    prose_secrets,
+)
 from homeostat.core.scanners.spaced import SPACED_DETECTORS
 from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
 from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
@@ -72,10 +85,15 @@ _KEY_WORDS = ("pass", "pwd", "secret", "token", "key", "auth", "cred", "psk")
 # Bounded, so that a word met again and again on one line (`passpasspass…`) is never read to the
 # line's end from each place it occurs.
 _AS_KEY = re.compile(r"[\w.\-]{0,64}[\"'`\]]?(?:\*\*|__)?[ \t]{0,40}(?:[?+]?[:=,>]|`[^`\s])")
+_FLAG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 _AS_FLAG = re.compile(r"(?<![\w\-])--?[\w\-]*\Z")  # `--password`, and one-dash `-storepass`
 _AS_SETTER = re.compile(r"[a-z]{0,12}[ \t]{0,4}\(")
-_SETTER_BEFORE = re.compile(r"\b(?:set|with|use)_?[a-z_]{0,16}\Z")
-_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1")
+_SETTER_BEFORE = re.compile(
+    r"(?:\b(?:set|with|use)_?|\.)[a-z_]{0,16}\Z"
+)  # `setToken(`, a builder's `.password(`
+# A builder's method is read only when a literal is given to it (`.password("…")`, not `a.token()`).
+_DOT_CALL = re.compile(r"[a-z_]{0,12}[ \t]{0,4}\([ \t]*[\"']")
+_ALWAYS_WORDS = ("curl", "bearer", "ssws", "value=", "mysql", "mariadb", "flyv1", "authorization ")
 _USERINFO = re.compile(r"[^\s/@]*@")
 
 
@@ -116,10 +134,53 @@ def _run_findings(text: str, lines: dict[int, int]) -> Iterator[Found]:
             lines[line_start] = line_end
 
 
-def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
+# Gate words that share a piece are looked for only in a text that holds the piece: one search
+# where most texts hold none of them, instead of one a word.
+_GATE_PIECES = ("-cli", "smb", "ssh", "login", "auth", "passwd", " /", "sql")
+
+
+def _gate_groups(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    groups: dict[str, list[str]] = {}
+    for word in dict.fromkeys(words):
+        piece = next((p for p in _GATE_PIECES if p in word), word)
+        groups.setdefault(piece, []).append(word)
+    return tuple((piece, tuple(members)) for piece, members in groups.items())
+
+
+_GATE_GROUPS = _gate_groups((*_ALWAYS_WORDS, *GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *LAYOUT_GATES))
+
+
+def _setter_before(lowered: str, pos: int, after: int) -> bool:
+    setter = _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos)
+    if setter is None:
+        return False
+    return lowered[setter.start()] != "." or _DOT_CALL.match(lowered, after) is not None
+
+
+def _prose_before(lowered: str, pos: int) -> bool:
+    """`… as the Okta token`: a value may stand before the word."""
+    window = max(0, pos - 60)
+    if lowered.find(" as ", window, pos) < 0:
+        return False  # (`… is the password` is read on a line chosen for another reason)
+    m = PROSE_BEFORE.search(lowered, window, pos)
+    if m is None:
+        return False
+    value = lowered[lowered.rfind(" ", max(0, m.start() - 256), m.start()) + 1 : m.start()]
+    return len(value) >= 16 or any(c.isdigit() for c in value)
+
+
+def _keyword_lines(text: str, lowered: str, lines: dict[int, int], prose: dict[int, int]) -> None:
+    """Fills `lines` with the lines the line detectors read, and `prose` with those the prose
+    detector reads (a secret word followed by a verb or preceded by `as the`, a foreign word)."""
+
     def mark(pos: int) -> int:
         start, end = _line_span(text, pos)
         lines[start] = end
+        return end
+
+    def mark_prose(pos: int) -> int:
+        start, end = _line_span(text, pos)
+        prose[start] = end
         return end
 
     for word in _KEY_WORDS:
@@ -128,20 +189,32 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
             after = pos + len(word)
             if (
                 _AS_KEY.match(lowered, after)
-                or _AS_FLAG.search(lowered, max(0, pos - 40), pos)
+                or pos
+                and lowered[pos - 1] in _FLAG_CHARS  # a flag's name runs up to the word: `--api-token`
+                and _AS_FLAG.search(lowered, max(0, pos - 40), pos)
                 or _AS_SETTER.match(lowered, after)
-                and _SETTER_BEFORE.search(lowered, max(0, pos - 20), pos) is not None  # `setApiToken(`
+                and _setter_before(lowered, pos, after)  # `setApiToken(`, `.password("`
             ):
                 after = mark(pos)
+            if PROSE_GATE.match(lowered, pos + len(word)) or _prose_before(lowered, pos):
+                after = max(after, mark_prose(pos))
             pos = lowered.find(word, after)
-    for word in _ALWAYS_WORDS:
+    for word in (*PROSE_WORDS, *(() if text.isascii() else PROSE_WIDE_WORDS)):
         pos = lowered.find(word)
         while pos >= 0:
-            pos = lowered.find(word, mark(pos))
-    for word in (*GATE_WORDS, *GATE_PIECES, *ARGUMENT_GATES, *(ORACLE_GATE_WORDS if "@" in lowered else ())):
-        pos = lowered.find(word)
-        while pos >= 0:
-            pos = lowered.find(word, mark(pos))
+            pos = lowered.find(word, mark_prose(pos))
+    for piece, words in _GATE_GROUPS:
+        if len(words) > 1 and lowered.find(piece) < 0:
+            continue  # no word of the group is in the text
+        for word in words:
+            pos = lowered.find(word)
+            while pos >= 0:
+                pos = lowered.find(word, mark(pos))
+    if "@" in lowered:
+        for word in ORACLE_GATE_WORDS:
+            pos = lowered.find(word)
+            while pos >= 0:
+                pos = lowered.find(word, mark(pos))
     for blank in (" -", "\t-"):  # `-p` or `-w` after a blank: a short flag the command detectors read
         pos = lowered.find(blank)
         while pos >= 0:
@@ -179,12 +252,18 @@ def _remembered_line_findings(line: str, lowered: str) -> tuple[Found, ...]:
     return _judged_line(line, lowered)
 
 
+@lru_cache(maxsize=1024)
+def _prose_findings(line: str, lowered: str) -> tuple[Found, ...]:
+    """The prose detector's findings in one line, remembered like the line detectors'."""
+    return tuple(prose_secrets(line, lowered))
+
+
 def _judged_line(line: str, lowered: str) -> tuple[Found, ...]:
     found = list(plugin_hits(line, lowered))
     for detector in CONTEXT_DETECTORS:
         found.extend(detector(line))
     found.extend(url_secrets(line, lowered))
-    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS):
+    for command_detector in (*COMMAND_DETECTORS, *ARGUMENT_DETECTORS, *LAYOUT_LINE_DETECTORS):
         found.extend(command_detector(line, lowered))
     return tuple(found)
 
@@ -225,11 +304,20 @@ def _scan(text: str) -> list[Found]:
     lines: dict[int, int] = {}
     found.extend(_run_findings(text, lines))
     lowered = lower_same_length(text)
-    for file_detector in (*FILE_DETECTORS, *SPACED_DETECTORS):  # shapes that may span lines
+    for file_detector in (
+        *FILE_DETECTORS,
+        *SPACED_DETECTORS,
+        *LAYOUT_DETECTORS,
+    ):  # shapes that may span lines
         found.extend(file_detector(text, lowered))
-    _keyword_lines(text, lowered, lines)
+    prose: dict[int, int] = {}
+    _keyword_lines(text, lowered, lines, prose)
+    found.extend(next_line_values(text, lines))
     for start, end in lines.items():
         for f in _line_findings(text[start:end], lowered[start:end]):
+            found.append(f.shifted(start))
+    for start, end in prose.items():
+        for f in _prose_findings(text[start:end], lowered[start:end]):
             found.append(f.shifted(start))
     return found
 

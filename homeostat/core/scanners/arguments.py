@@ -129,7 +129,7 @@ _POSITIONAL_WORDS = (
 
 def positional_passwords(line: str, lowered: str) -> Iterator[Found]:
     """The password an admin command takes as a positional argument."""
-    if any(word in lowered for word in _POSITIONAL_WORDS):
+    if any(map(lowered.__contains__, _POSITIONAL_WORDS)):
         for m in _POSITIONAL.finditer(line):
             start, end, value, quoted = _value(m)
             if _password(value, quoted):
@@ -141,10 +141,13 @@ def positional_passwords(line: str, lowered: str) -> Iterator[Found]:
 
 
 # A token given to a subcommand that logs in or installs credentials: `cargo login …`, `ngrok
-# authtoken …`, `ngrok config add-authtoken …`, `cloudflared service install …`, `doctl auth init -t`.
+# authtoken …`, `ngrok config add-authtoken …`, `cloudflared service install …`, `doctl auth init -t`,
+# and a key after its key's id (`b2 authorize-account <id> <key>`, `b2 account authorize <id> <key>`):
+# the first argument, and the second when the first is no flag.
 _LOGIN_TOKEN = re.compile(
-    r"(?i:(?<![\w\-])(?:login|authtoken|add-authtoken|set-token|service[ \t]+install|auth[ \t]+init[ \t]+-t))"
-    r"[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE
+    r"(?i:(?<![\w\-])(?:login|authtoken|add-authtoken|set-token|service[ \t]+install|auth[ \t]+init[ \t]+-t"
+    r"|authorize(?:-account)?))"
+    r"[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE + r"(?:[ \t]+(?=[\"']?[A-Za-z0-9])" + _VALUE + ")?"
 )
 
 
@@ -155,16 +158,18 @@ def login_tokens(line: str, lowered: str) -> Iterator[Found]:
         and "authtoken" not in lowered
         and "install" not in lowered
         and "init" not in lowered
+        and "authorize" not in lowered
     ):
         return
     for m in _LOGIN_TOKEN.finditer(line):
-        start, end, value, _ = _value(m)
-        if (
-            len(value) >= 20
-            and not _HEX.fullmatch(value)
-            and secret_value_ok("api_token", value, quoted=True)
-        ):
-            yield Found("login-token", start, end, RANK_KEYED)
+        for first in (1, 4) if m.group(4) or m.group(5) or m.group(6) else (1,):
+            start, end, value, _ = _value(m, first)
+            if (
+                len(value) >= 20
+                and not _HEX.fullmatch(value)
+                and secret_value_ok("api_token", value, quoted=True)
+            ):
+                yield Found("login-token", start, end, RANK_KEYED)
 
 
 # One-dash flags named for a token, a key or a cookie: `-token …` (Consul, Nomad), `-apikey …`,
@@ -176,7 +181,7 @@ _TOKEN_FLAG = re.compile(
 
 
 def token_flags(line: str, lowered: str) -> Iterator[Found]:
-    if not any(w in lowered for w in ("token", "key", "cookie")):
+    if "-" not in line or not any(map(lowered.__contains__, ("token", "key", "cookie"))):
         return
     for m in _TOKEN_FLAG.finditer(line):
         start, end, value, _ = _value(m, 2)
@@ -201,9 +206,12 @@ _SET_VARIABLE = re.compile(
 )
 
 
+_SET_WORDS = ("setx", "set -", "set\t-", "setenv", "secret set", "secrets set", "secret\tset")
+
+
 def set_variables(line: str, lowered: str) -> Iterator[Found]:
     """The value of a secret's variable set with a blank."""
-    if "set" not in lowered:
+    if not any(map(lowered.__contains__, _SET_WORDS)):
         return
     for m in _SET_VARIABLE.finditer(line):
         start, end, value, quoted = _value(m, 2)
@@ -212,7 +220,26 @@ def set_variables(line: str, lowered: str) -> Iterator[Found]:
             yield Found(kind, start, end, RANK_KEYED)
 
 
+# A command that writes a secret store takes the secret after a flag with a plain name: `az keyvault
+# secret set … --value …`, `aws ssm put-parameter … --value …`, `aws secretsmanager … --secret-string …`.
+_STORE_VALUE = re.compile(
+    r"(?i:\b(?:keyvault[ \t]+secret[ \t]+set|put-parameter|secretsmanager[ \t]+[\w\-]{1,30}))"
+    r"[^\n|;&]{0,300}?[ \t]--(?:value|secret-string)(?:=|[ \t]+)(?!-)" + _VALUE
+)
+
+
+def store_values(line: str, lowered: str) -> Iterator[Found]:
+    """The value a secret-store command writes."""
+    if "keyvault" not in lowered and "put-parameter" not in lowered and "secretsmanager" not in lowered:
+        return
+    for m in _STORE_VALUE.finditer(line):
+        start, end, value, quoted = _value(m)
+        if not value.startswith(("file://", "fileb://", "@")) and _password(value, quoted):
+            yield Found("password", start, end, RANK_KEYED)
+
+
 ARGUMENT_DETECTORS = (
+    store_values,
     set_variables,
     slash_flags,
     net_commands,
@@ -224,6 +251,9 @@ ARGUMENT_DETECTORS = (
 # What sends a line to these detectors, besides the secret words that already do (`-auth`, `--creds`
 # are flags named for a secret) and `config set` (a gate of `commands`).
 ARGUMENT_GATES = (
+    "keyvault",
+    "put-parameter",
+    "secretsmanager",
     "setx ",
     "set -",
     "setenv",
@@ -243,5 +273,6 @@ ARGUMENT_GATES = (
     "authtoken",
     "service install",
     "auth init",
+    "authorize",
     "cookie",
 )

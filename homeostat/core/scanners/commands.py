@@ -99,7 +99,7 @@ _PORTS = re.compile(r"[\d.:]+(?:/(?:tcp|udp|sctp))?")
 
 def tool_flags(line: str, lowered: str) -> Iterator[Found]:
     """The password or token a known tool takes as a short flag."""
-    if not any(word in lowered for word in _TOOL_WORDS):
+    if not any(map(lowered.__contains__, _TOOL_WORDS)):
         return
     for kind, pattern, value_kind in _TOOL_PATTERNS:
         for m in pattern.finditer(line):
@@ -209,7 +209,7 @@ _SECURE_STRING = re.compile(
 def credential_pairs(line: str, lowered: str) -> Iterator[Found]:
     """The password of a user-and-password pair given to credentials or a login, and a plain-text
     string made a SecureString."""
-    if "(" in line and any(w in lowered for w in ("cred", "auth", "login", "sign", "connect")):
+    if "(" in line and any(map(lowered.__contains__, ("cred", "auth", "login", "sign", "connect"))):
         for m in _CREDENTIAL_PAIR.finditer(line):
             user, value = m.group(2), m.group(4)
             if user != value and password_ok(value, quoted=True) and strong_enough(value):
@@ -255,7 +255,7 @@ _ORACLE_WORDS = ("sql", "exp", "imp", "rman", "dgmgrl", "tnsping", "conn", "orac
 
 def oracle_connects(line: str, lowered: str) -> Iterator[Found]:
     """The password of `user/password@db` on a line about Oracle."""
-    if "/" not in line or "@" not in line or not any(word in lowered for word in _ORACLE_WORDS):
+    if "/" not in line or "@" not in line or not any(map(lowered.__contains__, _ORACLE_WORDS)):
         return
     if _ORACLE_LINE.search(line) is None:
         return
@@ -270,7 +270,12 @@ def oracle_connects(line: str, lowered: str) -> Iterator[Found]:
 
 # `echo S3cr… | docker login --password-stdin`, `gh auth login --with-token <<< …`: a literal sent to
 # a command that reads its secret from standard input.
-_STDIN_FLAGS = r"--(?:password-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b"
+# Flags and commands that read a password from standard input: `--password-stdin`, `sudo -S`,
+# `passwd --stdin`.
+_STDIN_FLAGS = (
+    r"(?:--(?:password-stdin|with-token|token-stdin|secret-stdin|stdin-password)\b"
+    r"|\bsudo(?:[ \t]+-[A-Za-z]+)*[ \t]+-[A-Za-z]*S\b|\bpasswd\b[^\n|;&]{0,40}--stdin\b)"
+)
 _PIPED = re.compile(
     r"\b(?:echo|printf)[ \t]+(?:-[ne][ \t]+)?" + _VALUE + r"[ \t]*\|[^\n|;&]{0,200}?" + _STDIN_FLAGS
 )
@@ -279,7 +284,7 @@ _HERE_STRING = re.compile(_STDIN_FLAGS + r"[^\n|;&]{0,200}?<<<[ \t]*" + _VALUE)
 
 def stdin_secrets(line: str, lowered: str) -> Iterator[Found]:
     """A literal echoed or here-stringed into `--password-stdin`, `--with-token` and the like."""
-    if "stdin" not in lowered and "with-token" not in lowered:
+    if "stdin" not in lowered and "with-token" not in lowered and "sudo" not in lowered:
         return
     for pattern in (_PIPED, _HERE_STRING):
         for m in pattern.finditer(line):
@@ -289,12 +294,13 @@ def stdin_secrets(line: str, lowered: str) -> Iterator[Found]:
 
 
 # A setter named for a secret, given a literal: `client.setToken("…")`, `set_password('…')`,
-# `withApiKey("…")`; and `<tool> config set <key> <value>` (npm, yarn, pnpm, git, pip, gcloud…).
+# `withApiKey("…")`, a builder's `.password("…")` or `.api_key("…")`; and `<tool> config set <key> <value>` (npm, yarn, pnpm, git, pip, gcloud…).
 _SETTER = re.compile(
-    r"""(?i:\b(?:set|with|use)_?((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
+    r"""(?i:(?:\b(?:set|with|use)_?|(?<=[\w)\]]\.))((?:api_?|access_?|auth_?|bearer_?|client_?|secret_?)?"""
     r"""(?:key|token|password|passwd|secret|credentials?)))[ \t]*\([ \t]*(["'])([^"'\n]{1,256})\2[ \t]*\)"""
 )
-_SETTER_ENDS = ("key", "token", "passw", "secret", "credential")
+# What `_SETTER` needs, looked for first: a secret's word right before `(`.
+_SETTER_HINT = re.compile(r"(?:key|token|passw[a-z]*|secret|credentials?)[ \t]*\(")
 # (`aws configure set …`, `heroku config:set KEY=…`, `dokku config:set app KEY=…` too)
 _CONFIG_SET = re.compile(
     r"\bconfig(?:ure)?(?:[ \t]+|:)(?:-{1,2}\w[\w\-]*[ \t]+)*set[ \t]+(?:(?:-{1,2}\w[\w\-]*[ \t]+)*\w[\w\-]*[ \t]+(?=[\w.\-]+=))?"
@@ -304,13 +310,15 @@ _CONFIG_SET = re.compile(
 
 def setter_secrets(line: str, lowered: str) -> Iterator[Found]:
     """The literal given to a secret's setter or to `config set` of a secret's key."""
-    if "(" in line and any(end in lowered for end in _SETTER_ENDS):
+    if "(" in line and _SETTER_HINT.search(lowered) is not None:
         for m in _SETTER.finditer(line):
             if secret_value_ok(m.group(1), m.group(3), quoted=True) or (
-                "pass" in m.group(1).lower() and password_ok(m.group(3), quoted=True)
+                "pass" in m.group(1).lower()
+                and " " not in m.group(3)  # `.password("Enter your password")`: a label, not one
+                and password_ok(m.group(3), quoted=True)
             ):
                 yield Found("setter-secret", m.start(3), m.end(3), RANK_KEYED)
-    if "config" in lowered:
+    if "config" in lowered and ("set" in lowered.replace("setting", "")):
         for m in _CONFIG_SET.finditer(line):
             key = m.group(1).rsplit(":", 1)[-1].rsplit(".", 1)[-1]
             start, end, value = _value(m, 2)
@@ -353,6 +361,7 @@ GATE_WORDS = (
 ORACLE_GATE_WORDS = ("sqlplus", "oracle", "expdp", "impdp", "sqlldr", "rman", "connect", ":1521", "@//")
 GATE_PIECES = (
     "-stdin",
+    "| sudo",
     "with-token",
     "config set",
     "configure set",

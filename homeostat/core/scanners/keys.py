@@ -19,7 +19,10 @@ class KeyClass(Enum):
 
 
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-_PASSWORD_WORDS = frozenset({"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk"})  # psk: WPA
+# psk: WPA; requirepass, masterauth: Redis; rootpw: OpenLDAP
+_PASSWORD_WORDS = frozenset(
+    {"pass", "pwd", "passwd", "password", "passphrase", "pw", "psk", "requirepass", "masterauth", "rootpw"}
+)
 _PASSWORD_PARTS = ("password", "passwd", "passphrase")
 _SECRET_WORDS = frozenset(
     {
@@ -61,7 +64,10 @@ _NOT_THE_VALUE = frozenset(
 )
 _NEVER_SECRET = frozenset(
     "public publishable pub sha sha1 sha256 sha512 md5 integrity srcrev revision rev commit etag "
-    "uuid guid".split()
+    "uuid guid "
+    # what holds a secret only encrypted or hashed: `encrypted_password`, `hashed_password`, a
+    # SealedSecret's `encryptedData`
+    "encrypted ciphertext sealed hashed".split()
 )
 # Product names that contain a secret word but say nothing about the value (`onepassword_vault`).
 _PRODUCT_WORDS = frozenset({"onepassword", "lastpass", "keepass", "keepassxc", "passbolt"})
@@ -76,9 +82,13 @@ def key_words(key: str) -> list[str]:
 _DIGEST_KEYS = frozenset("h1 md5 sha1 sha224 sha256 sha384 sha512 blake2b blake2s blake3 crc32 xxh64".split())
 
 
+# A JSON Web Key's public members (the private ones are `d`, `p`, `q`, `dp`, `dq`, `qi`, `k`).
+_PUBLIC_JWK_MEMBERS = frozenset({"x", "y", "n", "e", "x5c", "x5t", "kid"})
+
+
 @lru_cache(maxsize=4096)
 def classify_key(key: str) -> KeyClass:
-    if key.lower() in _DIGEST_KEYS:
+    if key.lower() in _DIGEST_KEYS or key in _PUBLIC_JWK_MEMBERS:
         return KeyClass.IGNORE
     words = key_words(key)
     if not words:

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
 from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
 from homeostat.core.scanners.values import (
+    CIPHERTEXT_PREFIXES,
     base64_text,
     is_base64_userinfo,
+    is_ciphertext,
     is_code_expression,
     is_env_name,
     is_prefixed_uuid,
@@ -66,7 +68,7 @@ _CURL_USER = re.compile(
 # After `Bearer` or Okta's `SSWS`, or an `Authorization` header with any scheme word before the
 # credential (`Basic`, `token`, `Api-Key`, `GenieKey`…) or none.
 _AUTH_HEADER = re.compile(
-    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+    r"(?i:\b(?:bearer|ssws)[ \t]+|\bauthorization[\"']?(?:[ \t]*[:=][ \t]*|[ \t]+)[\"']?"
     r"(?:[A-Za-z][A-Za-z0-9_\-]{0,24}[ \t]+)?)"
     r"([A-Za-z0-9._~+/\-]{16,}=*)"
 )
@@ -176,7 +178,11 @@ def password_ok(value: str, *, quoted: bool) -> bool:
     """A literal password: any non-placeholder string when quoted, a mixed one of 6+ when bare."""
     if is_reference(value) or looks_fake(value, password=True) or is_env_name(value) or names_a_secret(value):
         return False
-    if _encoded_word(value):
+    if (
+        _encoded_word(value)
+        or is_ciphertext(value)
+        or (("$" in value or "{" in value) and is_public_value(value))
+    ):
         return False
     if quoted:
         return len(value) >= 4
@@ -268,8 +274,28 @@ def assignments(line: str) -> Iterator[Found]:
             continue
         start, text, quoted = value
         kind = judge(key, text, quoted=quoted)
-        if kind:
+        if (
+            kind
+            and not said_to_be_fake(line, start + len(text))
+            and not _inside_ciphertext(line, sep.start())
+        ):
             yield Found(kind, start, start + len(text), _rank(kind))
+
+
+# A comment after the value that says it is not a real one: `password: hunter2  # an example`.
+_FAKE_COMMENT = re.compile(
+    r"[ \t]*[,;]?[ \t]*(?:#|//|--|;)[^\n]{0,80}?\b(?i:example|sample|dummy|fake|placeholder|not[ \t]+(?:a[ \t]+)?real|for[ \t]+(?:the[ \t]+)?docs)\b"
+)
+
+
+def _inside_ciphertext(line: str, sep: int) -> bool:
+    """`vault:v1:…`: the separator is inside a ciphertext that names its encryption."""
+    word_start = max(line.rfind(" ", 0, sep), line.rfind("\t", 0, sep), line.rfind('"', 0, sep)) + 1
+    return line.startswith(CIPHERTEXT_PREFIXES, word_start)
+
+
+def said_to_be_fake(line: str, end: int) -> bool:
+    return _FAKE_COMMENT.match(line, end) is not None
 
 
 def prose_values(line: str) -> Iterator[Found]:
@@ -370,7 +396,7 @@ def auth_headers(line: str) -> Iterator[Found]:
         return
     for m in _AUTH_HEADER.finditer(line):
         value = m.group(1)
-        if not is_reference(value) and looks_random(value):
+        if not is_reference(value) and (looks_random(value) or is_base64_userinfo(value)):
             yield Found("authorization-header", m.start(1), m.end(1), RANK_KEYED)
 
 

@@ -23,9 +23,12 @@ _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`;,]{1,256}))"""
 # The keyword, not inside a longer word or a flag (`--password …` is a flag's), then blanks.
 _SPACED = re.compile(
     r"(?i:(?<![\w\-.$])(?:insecure-password|password|passwd|passphrase|requirepass|masterauth|"
-    r"identified[ \t]+by|using))[ \t]+(?!-)" + _VALUE
+    r"identified[ \t]+by|using|[a-z]{1,12}_pass(?:word|wd)?|rootpw))[ \t]+(?!-)" + _VALUE
 )
+# `auth_pass` (keepalived), `rootpw` (OpenLDAP's slapd.conf): the value after a blank, as above.
 _SPACED_WORDS = (
+    "_pass",
+    "rootpw",
     "insecure-password",
     "password",
     "passwd",
@@ -60,12 +63,21 @@ def spaced_passwords(text: str, lowered: str) -> Iterator[Found]:
     for word in _SPACED_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
-            m = _SPACED.match(text, pos)
+            at = _name_start(lowered, pos) if word == "_pass" else pos
+            m = _SPACED.match(text, at)
             if m is not None and (word != "using" or _DB2_USER.search(text, max(0, pos - 80), pos)):
                 start, end, value, quoted = _value(m)
                 if _ok(value, quoted):
                     yield Found("password", start, end, RANK_KEYED)
             pos = lowered.find(word, pos + len(word))
+
+
+def _name_start(lowered: str, pos: int) -> int:
+    """Where the name holding `_pass` at `pos` starts (`auth` of `auth_pass`)."""
+    start = pos
+    while start > 0 and pos - start < 12 and "a" <= lowered[start - 1] <= "z":
+        start -= 1
+    return start
 
 
 # expect: a `send "…\r"` within a few lines after an `expect` whose pattern asks for a password.
@@ -103,7 +115,7 @@ _MAIL_WORDS = ("sasl", "smtp", "relay", "postfix", "mail")
 
 def sasl_lines(text: str, lowered: str) -> Iterator[Found]:
     """A relay's credentials in Postfix's `sasl_passwd` (and its kin): host, port, then user and password."""
-    if not any(word in lowered for word in _MAIL_WORDS):
+    if not any(map(lowered.__contains__, _MAIL_WORDS)):
         return  # read only in a text about mail relays: every YAML line has a `:`
     for line_start, line_end in _lines_with(text, ":"):
         m = _SASL_LINE.match(text, line_start, line_end)

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 from homeostat.core.scanners.bridge import is_valid_jwt
 from homeostat.core.scanners.found import RANK_CARD, RANK_FORMAT, Found
-from homeostat.core.scanners.values import base64_pem_label, looks_fake, luhn_valid
+from homeostat.core.scanners.values import base64_pem_label, base64_text, looks_fake, luhn_valid
 
 _PEM_IN_BASE64 = "LS0tLS1CRUdJTi"  # "-----BEGIN " in base64
 
@@ -25,12 +25,27 @@ _PUTTY_TAIL = re.compile(
 _SSH2_BEGIN = re.compile(r"---- BEGIN SSH2 ENCRYPTED PRIVATE KEY ----")
 _SSH2_END = re.compile(r"---- END SSH2 ENCRYPTED PRIVATE KEY ----")
 # Between the markers: base64 lines, escaped newlines (`\n` inside JSON or .env strings), headers.
-_PEM_BODY_CHARS = re.compile(r"[A-Za-z0-9+/=]")
+_BASE64_WORD = re.compile(r"[A-Za-z0-9+/=]+")
 _MIN_KEY_BODY = 24
+_MIN_KEY_WORD = 16
 _MAX_KEY_SPAN = 12_000
 
 _JWT = re.compile(
     r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}={0,2}\.eyJ[A-Za-z0-9_\-]{4,}={0,2}\.[A-Za-z0-9_\-+/]{8,}={0,2}"
+)
+
+# A JWE in compact form: a protected header, the encrypted key (empty with `"alg":"dir"`), the IV,
+# the ciphertext and the tag. It is checked by its header, which must name an `enc`ryption.
+_JWE = re.compile(
+    r"(?<![A-Za-z0-9_\-])(eyJ[A-Za-z0-9_\-]{8,})\.[A-Za-z0-9_\-]*\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"
+    r"\.[A-Za-z0-9_\-]{8,}"
+)
+# A private JSON Web Key: its `d` (the RSA private exponent, or the EC or OKP private key), in a text
+# that names a key type (`"kty"`); a public JWK has no `d`.
+_JWK_PRIVATE = re.compile(r'"d"[ \t]*:[ \t]*"([A-Za-z0-9_\-]{32,8192})"')
+# A minisign or signify secret key: its `untrusted comment:` line says so, and the key is the next line.
+_UNTRUSTED_SECRET = re.compile(
+    r"untrusted comment:[^\n]{0,200}?(?i:secret key)[^\n]{0,200}\r?\n[ \t]*([A-Za-z0-9+/]{40,4096}={0,2})"
 )
 
 # Starts with a plain `\d{4}` so the engine can skip ahead quickly; the left edge is checked after.
@@ -53,7 +68,7 @@ _CARD_SHAPE = bytes(48 if b in b"0123456789?" else b if b in b" -" else 120 for 
 def may_hold_card(text: str) -> bool:
     """False only where `cards` finds nothing: no card-shaped run of digits anywhere in `text`."""
     shape = text.encode("latin-1", "replace").translate(_CARD_SHAPE)
-    return any(s in shape for s in _CARD_SHAPES)
+    return b"0000" in shape and any(map(shape.__contains__, _CARD_SHAPES))  # every shape starts so
 
 
 def private_keys(text: str) -> Iterator[Found]:
@@ -79,6 +94,12 @@ def private_keys(text: str) -> Iterator[Found]:
             if private:
                 tail = _PUTTY_TAIL.match(text, private.end(), min(len(text), private.end() + 40_000))
                 yield Found("private-key", m.start(), tail.end() if tail else private.end(), RANK_FORMAT)
+    if '"kty"' in text:
+        for m in _JWK_PRIVATE.finditer(text):
+            yield Found("private-key", m.start(1), m.end(1), RANK_FORMAT)
+    if "untrusted comment:" in text:
+        for m in _UNTRUSTED_SECRET.finditer(text):
+            yield Found("private-key", m.start(1), m.end(1), RANK_FORMAT)
     if "BEGIN SSH2 ENCRYPTED PRIVATE KEY" in text:
         for m in _SSH2_BEGIN.finditer(text):
             end = _SSH2_END.search(text, m.end(), min(len(text), m.end() + _MAX_KEY_SPAN))
@@ -98,16 +119,25 @@ def base64_private_keys(text: str, start: int, end: int) -> Iterator[Found]:
 
 
 def _key_body_length(body: str) -> int:
+    """The base64 in a key's body: its words of base64 alone, each at least `_MIN_KEY_WORD` long
+    (a key's lines are 64 characters, or one word when the newlines are escaped), so a sentence
+    between the markers (`(redacted: the key lives in Vault)`) holds none."""
     cleaned = body.replace("\\n", "\n").replace("\\r", "")
     lines = [ln for ln in cleaned.splitlines() if ":" not in ln]  # drop `Proc-Type:` style headers
-    return len(_PEM_BODY_CHARS.findall("".join(lines)))
+    words = " ".join(lines).split()
+    return sum(len(w) for w in words if len(w) >= _MIN_KEY_WORD and _BASE64_WORD.fullmatch(w))
 
 
 def jwts(text: str, start: int, end: int) -> Iterator[Found]:
-    """JWTs inside `text[start:end]` whose header and payload decode to JSON."""
+    """JWTs inside `text[start:end]` whose header and payload decode to JSON, and JWEs whose header
+    names an encryption (the payload of a JWE is ciphertext, so only the header can be read)."""
     for m in _JWT.finditer(text, start, end):
         if is_valid_jwt(m.group(0)) and not looks_fake(m.group(0)):
             yield Found("jwt", m.start(), m.end(), RANK_FORMAT)
+    for m in _JWE.finditer(text, start, end):
+        header = base64_text(m.group(1))
+        if header is not None and '"enc"' in header and not looks_fake(m.group(0)):
+            yield Found("jwe", m.start(), m.end(), RANK_FORMAT)
 
 
 def _issuer_accepts(digits: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import math
 import re
 from collections import Counter
@@ -40,7 +41,9 @@ _PASSWORD_PLACEHOLDER_WORDS = _PLACEHOLDER_WORDS + ("fake",)
 # Whole values that stand for "some value here" rather than being one.
 _STAND_IN_VALUES = frozenset(
     "password passwd pass pwd secret token key apikey api_key none null nil true false required optional "
-    "string str undefined empty hidden masked value foo bar baz test".split()
+    "string str undefined empty hidden masked value foo bar baz test "
+    # password managers and secret stores: where the secret is, not what it is
+    "1password lastpass keepass keepassxc bitwarden dashlane passbolt vault".split()
 )
 _MASK_CHARS = re.compile(r"\*{3,}|•{2,}|…|\.\.\.|#{4,}|_{6,}|-{6,}")
 # A name without underscores is short (`PASSWORD`, `GITHUBTOKEN`): twenty random capitals
@@ -62,6 +65,13 @@ _REFERENCE = re.compile(
     | `[^`]*`                           # `command`
     | (?:os\.environ|os\.getenv|getenv|process\.env|ENV|env|System\.getenv|secrets|vars|var|local)
       (?:\.[A-Za-z_]\w*|\[[^\]]*\]|\([^)]*\))+ .*
+
+    | (?i:vault|op|sm|ssm|ssm-secure|secretsmanager|awssm|aws-sm|gcpsm|gcp-sm|berglas|azkv|akv|keyvault
+      |azure-keyvault|doppler|infisical|bw|bitwarden|sops|secret|secretref|kms|ref\+[a-z0-9]+)
+      :(?://)?[A-Za-z0-9_\-]+(?:/[\w.\-]+)+(?:[#?][\w./\-=&]+)?  # vault:secret/x#key, op://v/i/f, ref+vault://…
+    | arn:aws[\w\-]*:(?:secretsmanager|ssm|kms):\S+     # an AWS secret's ARN
+    | (?:[a-z]{2}(?:-[a-z]+)+-\d)?:\d{12}:\S+            # an ARN's tail, read after its service name
+    | @Microsoft\.KeyVault\(.*\)                       # Azure App Service's Key Vault reference
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -69,7 +79,9 @@ _REFERENCE = re.compile(
 # `var.db_password`, `settings.API_KEY`, `get_token()`, `request.headers["x"]`.
 _CODE_EXPRESSION = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::|->)[A-Za-z_]\w*)*(?:\(.*\)|\[.*\])?[;,)]*")
 _SUBSTITUTION_STARTS = ("$(", "${", "{{", "<%", "%(", "`")
-_YAML_TAG = re.compile(r"!!?[A-Za-z][\w:.\-]*")  # !vault, !Ref, !!binary
+# A YAML tag is a name (`!vault`, `!Ref`, `!!binary`, `!Fn::Base64`, `!!python/name:x.y`); a value
+# starting with `!` that mixes digits into its letters (`!oqbK5GuE71`) is a password.
+_YAML_TAG = re.compile(r"!!?[A-Za-z]+(?:64)?(?:(?:::|[:./_\-])[A-Za-z]+(?:64)?)*")
 _CALL_OR_INDEX = re.compile(r"[A-Za-z_][\w.]*[(\[]")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:(?:\.|::|->)[A-Za-z_]\w*)+")
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
@@ -82,7 +94,10 @@ _SECRET_NAME_WORDS = frozenset(
 _CAPITALISED_WORD = re.compile(r"[A-Z][a-z]{2,}")
 _SEGMENT_SPLIT = re.compile(r"[:_\-./]+")
 _BASE64_CHARS = re.compile(r"[A-Za-z0-9+/_\-]+={0,2}")
-_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+# A version number: digits starting at a word's edge before the dot (`jjwt-jackson-0.11.2`,
+# `v1.2`), or ending at one after it (`python3.11`). `4az300.6dgjo16…` (a kubeadm token) has
+# digits inside random words on both sides of its dot, and is no version.
+_VERSION = re.compile(r"(?<![A-Za-z0-9])[vV]?\d+\.\d|\d\.\d+(?![A-Za-z0-9])")
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9+/=_\-.~:$!@#%^&*?()|]+")
 # A vendor's short prefix before a UUID: `sdk-…`, `pat-na1-…`, `xaat-…`, `sk-lf-…`.
 _PREFIXED_UUID = re.compile(
@@ -135,10 +150,55 @@ _PUBLIC_PREFIXES = (
 )
 
 
+# A password's hash in the forms that name their scheme: modular crypt (`$2b$`, `$6$`, `$apr1$`,
+# `$argon2id$`), Django's (`pbkdf2_sha256$…`), LDAP's (`{SSHA}…`), PostgreSQL's (`SCRAM-SHA-256$…`,
+# `md5` and 32 hex digits). A hash lets no one in; it is no secret to report.
+_PASSWORD_HASH = re.compile(
+    r"""(?:[\w.@+\-]{1,64}:)?  # htpasswd's `user:` before the hash
+    (?: \$(?:1|2[abxy]?|5|6|7|y|gy|md5|sha1|apr1|argon2(?:id|i|d)|scrypt|pbkdf2(?:-sha\d+)?|bcrypt(?:-sha256)?)\$\S+
+      | (?:pbkdf2_sha\d+|bcrypt(?:_sha256)?|argon2|scrypt|sha1|md5|crypt|unsalted_\w+)\$\S+
+      | \{(?i:ssha\d*|sha\d*|smd5|md5|crypt|pbkdf2[\w\-]*|argon2|bcrypt)\}\S+
+      | SCRAM-SHA-(?:1|256)\$\S+
+      | md5[0-9a-f]{32} )""",
+    re.VERBOSE,
+)
+# Ciphertexts that name their encryption: Vault transit, sops, Jasypt, Ansible Vault, AWS KMS blobs,
+# age. Only a holder of the key can read them, which is why they are committed.
+CIPHERTEXT_PREFIXES = (
+    "vault:v",
+    "ENC[",
+    "ENC(",
+    "$ANSIBLE_VAULT",
+    "AQICAH",
+    "AQECAH",
+    "YWdlLWVuY3J5cHRpb24ub3JnL3Yx",
+)
+
+
+# A Bitnami SealedSecret's value: a version byte (base64 `Ag…`), then an RSA-encrypted session key of
+# 256 or 512 bytes and the sealed data, so always hundreds of characters.
+_SEALED_PREFIXES = ("AgA", "AgB", "AgC", "AgD")
+_SEALED_LENGTH = 340
+
+
+def is_ciphertext(value: str) -> bool:
+    """A ciphertext that names its encryption (`vault:v1:…`, `ENC[…]`, a KMS blob, a SealedSecret)."""
+    return value.startswith(CIPHERTEXT_PREFIXES) or (
+        len(value) >= _SEALED_LENGTH and value.startswith(_SEALED_PREFIXES)
+    )
+
+
+def is_password_hash(value: str) -> bool:
+    return _PASSWORD_HASH.fullmatch(value) is not None
+
+
 def is_public_value(value: str) -> bool:
-    """A key made to be shown, a digest that names its algorithm, or base64 of a certificate or a
-    public key (a kubeconfig's `certificate-authority-data`)."""
+    """A key made to be shown, a digest that names its algorithm, a password's hash, a ciphertext
+    that names its encryption, or base64 of a certificate or a public key (a kubeconfig's
+    `certificate-authority-data`)."""
     if value.startswith(_PUBLIC_PREFIXES) or _DIGEST_LABEL.match(value):
+        return True
+    if is_ciphertext(value) or ("$" in value and is_password_hash(value)):
         return True
     pem = base64_pem_label(value)
     return pem is not None and "PRIVATE" not in pem
@@ -260,15 +320,33 @@ def sequential_fraction(value: str) -> float:
     return covered / len(value)
 
 
+# Keys published for everyone to use with a local emulator, which grant nothing anywhere else: the
+# Azure Storage emulator's (Azurite's) account key and the Azure Cosmos DB emulator's key. Held as
+# the first half of their SHA-256, so the repository holds no key-shaped string.
+_PUBLISHED_KEYS = frozenset({"0011cc25eb4320717494d2703e8cba85", "aa6547439583c3a275d4542a0df6c1ad"})
+_PUBLISHED_KEY_LENGTHS = frozenset({88})
+
+
+def is_published_key(value: str) -> bool:
+    """One of the emulator keys published in their vendors' documentation."""
+    return (
+        len(value) in _PUBLISHED_KEY_LENGTHS
+        and hashlib.sha256(value.encode()).hexdigest()[:32] in _PUBLISHED_KEYS
+    )
+
+
 def looks_fake(value: str, *, password: bool = False) -> bool:
-    """A placeholder, mask or made-up sequence: `xxxx`, `****`, `<token>`, `abcdef123456`, `0000…`."""
+    """A placeholder, mask or made-up sequence: `xxxx`, `****`, `<token>`, `abcdef123456`, `0000…`,
+    or an emulator's published key."""
     if not value:
+        return True
+    if is_published_key(value):
         return True
     lowered = value.lower()
     if lowered in _STAND_IN_VALUES:
         return True
     words = _PASSWORD_PLACEHOLDER_WORDS if password else _PLACEHOLDER_WORDS
-    if any(w in lowered for w in words) or _MASK_CHARS.search(value):
+    if any(map(lowered.__contains__, words)) or _MASK_CHARS.search(value):
         return True
     if value[0] in "<[{" and value[-1] in ">]}":
         return True
@@ -318,6 +396,9 @@ def is_base64_of_text(value: str) -> bool:
     return letters / len(decoded) >= 0.8 and re.search(r"[A-Za-z]{3,}", decoded) is not None
 
 
+_USER_NAME = re.compile(r"[\w.@+\-\\]{1,128}")
+
+
 def is_base64_userinfo(value: str) -> bool:
     """Base64 of `user:password` (a Docker config's `auth`, an .npmrc `_auth`, a Basic header)."""
     if len(value) < 12 or not re.fullmatch(r"[A-Za-z0-9+/]+={0,2}", value) or len(value) % 4:
@@ -327,7 +408,9 @@ def is_base64_userinfo(value: str) -> bool:
     except (binascii.Error, ValueError):
         return False
     user, colon, password = decoded.partition(":")
-    return bool(colon and user and decoded.isprintable() and len(password) >= 6 and not looks_fake(password))
+    if not _USER_NAME.fullmatch(user):
+        return False  # `{"rotate":true,…}`: JSON, whose first colon follows a quoted name
+    return bool(colon and decoded.isprintable() and len(password) >= 6 and not looks_fake(password))
 
 
 def looks_random(value: str, *, strict: bool = False) -> bool:
@@ -337,13 +420,20 @@ def looks_random(value: str, *, strict: bool = False) -> bool:
     random base64-like strings count there, never hex (which is how hashes and ids look).
     """
     alphabet = _BASE64_CHARS if strict else _TOKEN_CHARS
-    if alphabet.fullmatch(value) is None or looks_fake(value) or is_base64_of_text(value):
+    if alphabet.fullmatch(value) is None or looks_fake(value):
+        return False
+    decoded = base64_text(value) if not strict else None
+    if decoded is not None:
+        # Base64 of a word, a sentence or a setting is no key; base64 of a random token (a Kubernetes
+        # Secret's `data:`) is the token, encoded: judge what it decodes to, under a key that names a secret.
+        return _holds_random(decoded.strip())
+    if is_base64_of_text(value):
         return False
     if strict and base64_text(value) is not None:
         # Random key material decodes to bytes, not to printable text: base64 of JSON or of a host
         # name (`eyJkZWJ1ZyI6…`, an Elastic Cloud ID) is encoded configuration, unless a key says otherwise.
         return False
-    if _DIGIT_DOT_DIGIT.search(value) or is_identifier_like(value):
+    if _VERSION.search(value) or is_identifier_like(value):
         return False  # a version, an address or a name: `jjwt-jackson-0.11.2`, `user:1234:profile`
     n = len(value)
     if _HEX.fullmatch(value):
@@ -364,9 +454,30 @@ def looks_random(value: str, *, strict: bool = False) -> bool:
             any(c.isdigit() for c in value),
         )
     )
-    if classes < (3 if strict else 2) or sum(c.isdigit() for c in value) < 2:
+    if classes < (3 if strict else 2):
         return False
+    if sum(c.isdigit() for c in value) < 2 and not (classes >= 2 and _random_segment(value)):
+        return False  # one digit or none: random only if its case changes again and again
     return shannon_entropy(value) >= min(4.2 if strict else 3.7, math.log2(n) - 0.7)
+
+
+_RANDOM_RUN = re.compile(r"[A-Za-z0-9+/=_\-.~]{16,}")
+
+
+def _holds_random(decoded: str) -> bool:
+    """Decoded text that is, or holds, key material: a random token, a random run inside JSON (a
+    service account's key), or a short mixed string with no blank (a password)."""
+    if looks_random(decoded) or any(looks_random(run) for run in _RANDOM_RUN.findall(decoded)):
+        return True
+    classes = sum(
+        (
+            any(c.islower() for c in decoded),
+            any(c.isupper() for c in decoded),
+            any(c.isdigit() for c in decoded),
+            any(not c.isalnum() for c in decoded),
+        )
+    )
+    return 8 <= len(decoded) < 16 and classes >= 3 and not any(c.isspace() for c in decoded)
 
 
 def luhn_valid(digits: str) -> bool:

@@ -272,6 +272,19 @@ FORMATS: tuple[Format, ...] = (
     _f("octopus-api-key", "API-", r"API-(?=[A-Z0-9]{0,31}[G-Z])[A-Z0-9]{26,32}" + _E, weak=True),
     _f("adafruit-io-key", "aio_", r"aio_[A-Za-z0-9]{28}" + _E, weak=True),
     _f("frameio-token", "fio-u-", r"fio-u-[A-Za-z0-9_\-=]{64}" + _ED),
+    # PASETO tokens: `v1`–`v4`, `local` (encrypted) or `public` (signed), a bearer credential like a JWT
+    _f(
+        "paseto-token",
+        "v1.local. v2.local. v3.local. v4.local. v1.public. v2.public. v3.public. v4.public.",
+        r"v[1-4]\.(?:local|public)\.[A-Za-z0-9_\-]{40,}(?:\.[A-Za-z0-9_\-]+)?" + _ED,
+    ),
+    # BIP-32 extended private keys (base58, 111 characters) and a Nostr secret key (bech32)
+    _f(
+        "extended-private-key",
+        "xprv tprv",
+        r"[xt]prv[1-9A-HJ-NP-Za-km-z]{107,108}" + _E,
+    ),
+    _f("nostr-secret-key", "nsec1", r"nsec1[qpzry9x8gf2tvdw0s3jn54khce6mua7l]{58}" + _E),
     # A Cloudflare tunnel token is base64 of `{"a": account, "t": tunnel, "s": secret}`
     _f("cloudflare-tunnel-token", "eyJhIjoi eyJhIjogI", r"eyJhIjo[ig][A-Za-z0-9+/]{80,}={0,2}" + _B64_END),
 )
@@ -314,6 +327,10 @@ SHAPES: tuple[Shape, ...] = (
         "mailgun-api-key", "-", re.compile(r"(?<![A-Za-z0-9_\-])[a-f0-9]{32}-[a-f0-9]{8}-[a-f0-9]{8}" + _ED)
     ),
     Shape("mailchimp-api-key", "-us", re.compile(r"(?<![A-Za-z0-9_\-])[0-9a-f]{32}-us\d{1,2}" + _E)),
+    # New Relic's license (ingest) key: 36 hex digits and `NRAL`
+    Shape("newrelic-license-key", "NRAL", re.compile(r"(?<![A-Za-z0-9_])[a-f0-9]{36}NRAL" + _E)),
+    # Azure DevOps' personal access tokens since 2024: 84 characters with `AZDO` at the 77th
+    Shape("azure-devops-pat", "AZDO", re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4}" + _E)),
     Shape(
         "terraform-cloud-token",
         ".atlasv1.",

@@ -1,8 +1,9 @@
 """The held-out sets that are still held out load and have the counts their READMEs and docstrings
 state. Only their shape is checked here, never the scanners' score on them: a test that ran them
 through the checks would put them in the tuning loop. They are measured with
-`benchmarks/bench_risky.py --heldout5` and `--heldout6` and `benchmarks/bench_secrets.py --heldout3` and `--heldout4`,
-which print totals only and refuse to print misses."""
+`benchmarks/bench_risky.py --heldout5` and `--heldout6` and `benchmarks/bench_secrets.py --heldout4`,
+which print totals only and refuse to print misses. (The third secret set is tuning use now; its counts are
+checked in tests/core/safety/test_secrets.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from collections import Counter
 
 from kit import FIXTURES, REPO
 from poisoning import kb_files, load_corpus, plant
-from secrets_heldout3 import heldout3_cases
 from secrets_heldout4 import heldout4_cases
 
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
@@ -128,23 +128,6 @@ def test_heldout6_entries_are_well_formed() -> None:
         assert probe.text.strip(), probe.id
         assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
         assert "homeostat.yaml" in kb_files(probe), probe.id
-
-
-def test_heldout3_secrets_have_the_stated_counts() -> None:
-    cases = heldout3_cases()
-    labels = Counter(c.label for c in cases)
-    assert labels == {"positive": 114, "negative": 54}
-    assert len({c.id for c in cases}) == len(cases)
-    for case in cases:
-        if case.label == "positive":
-            assert case.secret and case.secret in case.text, case.id
-        else:
-            assert case.secret is None, case.id
-
-
-def test_heldout3_is_built_the_same_every_run() -> None:
-    """Seeded: two builds give the same strings, so a measurement can be repeated."""
-    assert [c.text for c in heldout3_cases()] == [c.text for c in heldout3_cases()]
 
 
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.

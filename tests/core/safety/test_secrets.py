@@ -11,12 +11,14 @@ import hashlib
 import json
 import random
 import uuid
+from collections import Counter
 
 import pytest
 from kit import SHARED
 from secret_sets import Case
 from secrets_heldout import heldout_cases
 from secrets_heldout2 import heldout2_cases
+from secrets_heldout3 import heldout3_cases
 from secrets_tuning import tuning_cases
 
 from homeostat.core.safety.secrets import SecretHit, find_emails, find_secrets, redact_secrets
@@ -247,20 +249,34 @@ NEGATIVES: list[tuple[str, str]] = [
 ]
 
 
-TUNING = tuning_cases() + heldout_cases() + heldout2_cases()
+TUNING = tuning_cases() + heldout_cases() + heldout2_cases() + heldout3_cases()
 
 
 @pytest.mark.parametrize("case", TUNING, ids=[c.id for c in TUNING])
 def test_the_tuning_set(case: Case) -> None:
     """Issue 29's missing formats and one family per "secret after a flag or key" shape
-    (tests/secrets_tuning.py), and the first and second held-out sets (secrets_heldout.py,
-    secrets_heldout2.py), both retired to tuning use once their misses were read."""
+    (tests/secrets_tuning.py), and the first, second and third held-out sets (secrets_heldout.py,
+    secrets_heldout2.py, secrets_heldout3.py), each retired to tuning use once its misses were read."""
     hits = find_secrets(case.text)
     if case.label == "negative":
         assert hits == [], hits
     else:
         start, end = case.span()
         assert any(h.start <= start and h.end >= end for h in hits), hits
+
+
+def test_the_third_held_out_set_has_the_stated_counts() -> None:
+    """Retired to tuning use, the third set still holds what its docstring says, the same every run,
+    so its numbers before and after the round that read it compare."""
+    cases = heldout3_cases()
+    assert Counter(c.label for c in cases) == {"positive": 114, "negative": 54}
+    assert len({c.id for c in cases}) == len(cases)
+    for case in cases:
+        if case.label == "positive":
+            assert case.secret and case.secret in case.text, case.id
+        else:
+            assert case.secret is None, case.id
+    assert [c.text for c in cases] == [c.text for c in heldout3_cases()]
 
 
 def _covers(hits: list[SecretHit], text: str, secret: str) -> bool:
