@@ -5,17 +5,16 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout5   # also the fifth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
-The first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
-poisoning_heldout3/) were measured and looked at during issue 29 and are tuning use now. The fourth
-(tests/fixtures/poisoning_heldout4/), written by an independent red team without reading the scanner,
-is held out, and so is the fifth (tests/fixtures/poisoning_heldout5/), written the same way before the
-next round of changes for issue 29: measure them once a change is done, never while making one, and
-report them beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the
-sets it runs) is refused with either. To measure another checkout's code (main before a change), put it
+The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
+poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/) were measured and looked at during
+issue 29 and are tuning use now. The fifth (tests/fixtures/poisoning_heldout5/), written by an
+independent red team without reading the scanner, is held out: measure it once a change is done,
+never while making one, and report it beside the tuning sets' numbers; `--show` (which prints the
+misses and false alarms of the sets it runs) is refused with it. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -147,7 +146,9 @@ def main() -> int:
         help="also score the third held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
-        "--heldout4", action="store_true", help="also score the fourth held-out set (only at the end)"
+        "--heldout4",
+        action="store_true",
+        help="also score the fourth held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
         "--heldout5", action="store_true", help="also score the fifth held-out set (only at the end)"
@@ -156,9 +157,8 @@ def main() -> int:
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (("--heldout4", args.heldout4), ("--heldout5", args.heldout5)):
-        if held_out and args.show:
-            parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
+    if args.heldout5 and args.show:
+        parser.error("--show prints the misses: never with --heldout5 (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
     if args.speed:
         speed(args.limit)
@@ -175,7 +175,7 @@ def main() -> int:
     if args.heldout3:
         report("third held-out set", HELDOUT3, show=args.show)
     if args.heldout4:
-        report("HELD-OUT set 4", HELDOUT4, show=False)
+        report("fourth held-out set", HELDOUT4, show=args.show)
     if args.heldout5:
         report("HELD-OUT set 5", HELDOUT5, show=False)
     return 0
