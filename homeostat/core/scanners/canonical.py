@@ -44,8 +44,11 @@ _STRIKE = re.compile(r"~~")
 # Struck-through or code-quoted letters inside a word (`Ign~~x~~ore`, ``Dis`re`gard``): a reader skips
 # the struck ones and joins the quoted ones to the word around them.
 # (Each starts with its mark and looks behind past it, so the engine skips ahead to one.)
-_STRUCK_IN_WORD = re.compile(r"~~(?<=[^\W_]~~)[^~\n]{1,20}~~(?=[^\W_])")
+# struck-through text, read as withdrawn (`~~Never~~ Always commit…`, `Ign~~x~~ore`)
+_STRUCK = re.compile(r"~~[^~\n]{1,80}~~")
 _CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
+# letters in a code span ending a word (`Ign`ore` prev`ious``): the span is the word's tail
+_CODE_ENDS_WORD = re.compile(r"`(?<=[^\W_]`)([^\W\d_]{1,30})`(?![\w`])")
 # A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
 _SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
 # Other markup between two letters of a word, whatever renders it: highlight `==`, insertion `++`, `^^`,
@@ -202,8 +205,10 @@ def _drop_in_word(text: str) -> str:
 
     def drop(match: re.Match[str]) -> str:
         start, end = match.span()
-        inside = start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha()
-        return "" if inside else match.group(0)
+        before = start > 0 and text[start - 1].isalpha()
+        after = end < len(text) and text[end].isalpha()
+        # a highlight's `==` marks open or close on a word (`==Exfil==trate the ==API== keys`)
+        return "" if (before and after) or (match.group(0) == "==" and (before or after)) else match.group(0)
 
     return _MARKUP.sub(drop, text)
 
@@ -268,6 +273,7 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
             at = text.find(mark, at + 1)
     if "`" in text:
         yield from (m.span() for m in _CODE_IN_WORD.finditer(text))
+        yield from (m.span() for m in _CODE_ENDS_WORD.finditer(text))
     if "-" in text:
         yield from (m.span() for m in _HYPHEN_BREAK.finditer(text))
     if not text.isascii():
@@ -298,8 +304,8 @@ def canonical(text: str) -> str:
 
 def other_readings(text: str) -> list[str]:
     """The canonical reading's variants where a disguise reads two ways, each unlike `canonical(text)`:
-    leetspeak's `1` as `l` (`ru135` → `rules`), and the letters struck through inside a word dropped
-    (`Ign~~x~~ore`; the first reading keeps them, as in `prev~~i~~ous`)."""
+    leetspeak's `1` as `l` (`ru135` → `rules`), and the text struck through dropped, as withdrawn
+    (`Ign~~x~~ore`, `~~Never~~ Always…`; the first reading keeps it, as in `prev~~i~~ous`)."""
     first = canonical(text)
     found: list[str] = []
     undisguised = _undisguised(text)
@@ -312,8 +318,7 @@ def other_readings(text: str) -> list[str]:
 
 @lru_cache(maxsize=16)
 def _undisguised(text: str, *, struck: bool = False) -> str:
-    """Every step of the canonical reading but leetspeak's (`struck`: letters struck through inside a
-    word dropped)."""
+    """Every step of the canonical reading but leetspeak's (`struck`: text struck through dropped)."""
     out = fold_confusables(text)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
@@ -322,9 +327,9 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
     if "_" in out:
         out = _UNDERSCORE_EMPHASIS.sub("", out)
     if "~~" in out:
-        out = _STRIKE.sub("", _STRUCK_IN_WORD.sub("", out) if struck else out)
+        out = _STRIKE.sub("", _STRUCK.sub("", out) if struck else out)
     if "`" in out:
-        out = _CODE_IN_WORD.sub(r"\1", out)
+        out = _CODE_ENDS_WORD.sub(r"\1", _CODE_IN_WORD.sub(r"\1", out))
     if any(mark in out for mark in _MARKUP_MARKS):
         out = _drop_in_word(out)
     if "<" in out:
