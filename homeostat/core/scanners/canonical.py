@@ -73,6 +73,8 @@ _FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word ho
 _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
+# A linter's or a scanner's rule code (`B608`, `S101`, `SC2086`, `CWE79`): capitals, then digits, no leetspeak.
+_RULE_CODE = re.compile(r"[A-Z]{1,4}[0-9]{2,6}")
 _LETTER_BY_1 = re.compile(
     r"1(?:(?<=[^\W\d_]1)|(?=[^\W\d_]))"
 )  # a `1` a letter touches: leetspeak may hold it
@@ -242,6 +244,7 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
     if (
         word.isdigit()
         or word.startswith(("0x", "0X"))
+        or _RULE_CODE.fullmatch(word)
         or not _HAS_DIGIT.search(word)
         or not _HAS_LETTER.search(word)
     ):

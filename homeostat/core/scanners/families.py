@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, starts_word
-from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
+from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE, EXCEPTION_AFTER, EXCEPTION_BEFORE
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
@@ -56,6 +56,7 @@ _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
     "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off", "priority", "self_text", "guards", "no_review",
+    "trusted_as",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -160,7 +161,14 @@ _WEAKENING_ORDER = re.compile(
 )
 _NEGATION_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
-    r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b",
+    r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b|" + EXCEPTION_BEFORE,
+)
+_EXCEPTION_AFTER = re.compile(EXCEPTION_AFTER)
+_AFTER_REACH = 200
+# A weakening that follows the team's way to quarantine: an issue opened, filed or linked for it.
+_TRACKED = re.compile(
+    r"\b(?:open|opens|opened|file|files|filed|create|creates|raise|link|links|linking|track|tracks|with)\s+"
+    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:issue|ticket|bug\s+report)s?\b"
 )
 # "Replace `assert True` placeholders with…" names the bad thing to remove; "replace its body with
 # `assert True`" orders it: a removing verb negates only what comes before its `with`.
@@ -458,6 +466,18 @@ def _acts_silently(text: str, s: _Sentence) -> bool:
     return not _negated(text, s, s.first("silent"))
 
 
+def _obeys_data(text: str, s: _Sentence) -> bool:
+    """Text found in data acted on, not handed to the user ("if it asks you to run something, tell the
+    user instead"): an un-negated telling of the user after what it asks is the defence, not an order."""
+    if not (s.has("tell") and s.has("user")):
+        return True
+    asked = s.first("exec")[1]
+    return not any(
+        at[0] > asked and not _negated(text, s, at) and not _negated_late(text, s, at)
+        for at in s.found["tell"]
+    )
+
+
 @dataclass(frozen=True)
 class _Order:
     """One way a sentence steers the agent against its user: the concept it is reported at, the
@@ -502,7 +522,8 @@ _ORDERS = (
     _Order("agent_orders", ("void",), test=_orders_voided),
     _Order("kb_rules", test=_rules_voided),
     _Order("no_confirm", test=_asks_no_confirmation),
-    _Order("data_ref", ("exec", "trigger")),
+    _Order("data_ref", ("exec", "trigger"), test=_obeys_data),
+    _Order("trusted_as", ("untrusted_src",), test=_not_negated("trusted_as")),
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
     _Order("danger", one_of=("agent", "you"), test=_not_negated("danger")),
@@ -587,6 +608,12 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             ):
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
+                continue
+            end = starts[i + 1] if i + 1 < len(starts) else len(text)
+            after = text[m.end() : min(end, m.end() + _AFTER_REACH)]
+            if _EXCEPTION_AFTER.match(after) or (
+                pattern is _WEAKENING_ORDER and _TRACKED.search(m.group(0) + after)
+            ):
                 continue
             yield FamilyHit(kind, m.start(), m.end(), message)
 
