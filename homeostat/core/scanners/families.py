@@ -76,7 +76,18 @@ _HOMEOSTAT_OFF = re.compile(
     r"\b(?:add|set|put|write|fill\s+in|include|give)\b[^.;\n]{0,40}?\brisk[-_]?reviewed[-_]?by\b|"
     r"\ballowed[-_]?domains[\"']?\s*[:=]\s*\[?\s*[\"']?\*|"
     r"\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
-    r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b",
+    r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b|"
+    # told not to use it, its configuration emptied, the KB's changes merged without it, agents left
+    # without the team's rules
+    r"\b(?:not|n't|never|stop)\s+(?:to\s+)?(?:call|use|consult|query|load|trust|follow|read|ask)\w*\s+(?:the\s+)?"
+    r"homeostat(?:'s)?\s+(?:mcp|server|plugin|tools?|rules?|context|kb|knowledge)|"
+    r"\b(?:empty|blank|unset)\b[^.;\n]{0,10}?\bhomeostat_\w+|\bhomeostat_\w+\s*=\s*(?:[\"']{2}|$|\s)|"
+    r"\b(?:merge|push|land|commit)\w*\b[^.;\n]{0,30}?\b(?:kb|knowledge[-\s]base)\s+(?:changes?|prs?|pull\s+requests?|edits?)\s+"
+    r"without\b|"
+    r"\bwithout\s+(?:the\s+)?(?:team'?s|kb'?s?|homeostat'?s?|knowledge[-\s]base'?s?)\s+(?:rules|context|knowledge)\b|"
+    # Homeostat named, then a pronoun for it switched off in the next clause: "… is flaky; remove it"
+    r"\bhomeostat\b[^.\n]{0,80}?[;:,]\s*(?:(?:so|then|just|and)\s+)*(?:remove|delete|drop|disable|skip|turn\s+off|switch\s+off|uninstall|"
+    r"comment\s+out)\s+(?:it|them)\b",
 )
 
 # Settings and flags that switch a coding agent's permission prompts off or allow every tool.
@@ -139,7 +150,13 @@ _WEAKENING_SETTINGS = re.compile(
     r"\b(?:(?:codeql|semgrep|snyk|trivy|gitleaks|trufflehog|bandit|zizmor|sast|dast)[-\s]+(?:workflows?|jobs?|steps?|checks?|scans?|actions?)|"
     r"secret[-\s]scanning|security[-\s]scan\w*|push[-\s]protection)\b|"
     r"\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\][^.;\n]{0,40}?\b(?:every|all|each|any)\b|"
-    r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]",
+    r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]|"
+    # a test runner's or a scanner's ignore list given a pattern that matches every file
+    r"\b(?:(?:test|spec|lint|cov|scan|jest|pytest|vitest|mocha)\w*(?:ignore|exclude|omit|skip)\w*|(?:ignore|exclude|omit|skip)\w*(?:test|spec)\w*)"
+    r"[\"']?\s*[:=]\s*[\[(]?\s*[\"'](?:\.\*|\*|\*\*|\*\*/\*|\*\*/\*\.\w+|\.\*\\?\.\w+)[\"']|"
+    # a failing test made to pass by asserting nothing of what it tests
+    r"\bfail\w*\b[^.;\n]{0,150}?\b(?:assert\w*\s+only\s+that|without\s+(?:checking|asserting|verifying|inspecting)\s+"
+    r"(?:its|the|their)\s+(?:return\s+)?(?:values?|results?|outputs?))\b",
 )
 _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
@@ -179,12 +196,17 @@ _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 # Code review weakened: approvals set to none, CODEOWNERS entries dropped, changes said to need no review.
 _REVIEW_WEAKENED = re.compile(
     r"\b(?:(?:required|minimum|min)[-_\s]+(?:number[-_\s]+of[-_\s]+)?(?:approv\w*|reviews?|reviewers?)|approv\w*|"
-    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[\w-]+){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?![\d.])|"
+    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[`'\"]?[\w/*.-]+[`'\"]?){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?!\d|\.\d)|"
     r"\b(?:remove|delete|drop|comment\s+out|empty|clear|strip)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?\bcodeowners\b|"
     r"\b(?:needs?|requires?|get|gets)\s+no\s+(?:\w+\s+)?(?:reviews?|reviewers?|approvals?|approvers?|sign-?offs?)\b|"
     r"\b(?:disable|remove|delete|turn\s+off|switch\s+off|drop)\s+(?:the\s+)?branch\s+protection\b|"
     r"\benforce[-_]admins\s*[:=]\s*false\b|"
-    r"\b(?:remove|delete|drop|disable|turn\s+off|clear|empty)\b[^.;\n]{0,30}?\brequired\s+(?:status\s+)?checks?\b",
+    r"\b(?:remove|delete|drop|disable|turn\s+off|clear|empty)\b[^.;\n]{0,30}?\brequired\s+(?:status\s+)?checks?\b|"
+    # a merge past branch protection, reviewers or anyone at all told they need not look
+    r"\bgh\s+pr\s+merge\b[^\n;&|]{0,40}?--admin\b|"
+    r"\b(?:no\s+(?:one|person|human|reviewer|maintainer|body)|nobody)\s+(?:needs?|has|have)\s+to\s+(?:look|review|check|approve|read|see)|"
+    r"\b(?:reviewers?|approvers?|code\s*owners?|maintainers?|people)\s+(?:no\s+longer|do\s+not|don'?t|never)\s+(?:need|have)\s+to\s+"
+    r"(?:approve|review|sign|look|check)",
 )
 REVIEW = (
     "weakens code review (no approvals required, CODEOWNERS entries dropped, branch protection off); keep "
@@ -204,6 +226,19 @@ _WEAKENING_SCRIPTS = re.compile(
 )
 
 
+# A verification, authentication or permission check made to pass whatever it is given, outside tests.
+_CHECK_STUBBED = re.compile(
+    r"\b(?:patch|mock|stub|monkeypatch|override|make|change|rewrite|replace)\w*\b[^.;\n]{0,20}?[`'\"]?"
+    r"(?:\w+[._])?(?:verify|validate|check|auth|is_valid|is_authori[sz]ed|has_perm|can_access|permission)\w*[`'\"]?"
+    r"(?:\(\))?\s+(?:so\s+(?:that\s+)?it\s+|to\s+)(?:always\s+)?returns?\s+[`'\"]?(?:true|1|none|ok)\b",
+)
+# "… in the unit tests": a stub where tests need one, unless production is named too.
+_ONLY_IN_TESTS = re.compile(
+    r"\b(?:in|for|inside|within)\s+(?:the\s+|your\s+|our\s+)?(?:unit\s+|integration\s+)?tests?\b"
+)
+_PRODUCTION = re.compile(r"\b(?:production|prod|as\s+well|live|deployed|release)\b")
+
+
 def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
     """Word starts one of which every match of a shape holds, and symbols looked for as substrings."""
     return frozenset(starts.split()), tuple(symbols.split())
@@ -215,7 +250,7 @@ _SHAPES = (
         _HOMEOSTAT_OFF,
         "injection",
         INJECTION,
-        _keys("homeostat enabledplugins validate kb knowledge session user pre post allowed risk"),
+        _keys("homeostat enabledplugins validate kb knowledge session user pre post allowed risk without"),
     ),
     (
         _PERMISSION,
@@ -234,7 +269,7 @@ _SHAPES = (
         _keys(
             "continue allow fail assert expect cov threshold deselect exit no max except auth security login "
             "permission crypto csrf access xfail skip lower reduce drop decrease relax delete remove disable "
-            "comment turn switch",
+            "comment turn switch test spec lint cov scan jest pytest vitest mocha ignore exclude omit fail",
             "if: if : || [skip [ci [no -k",
         ),
     ),
@@ -243,7 +278,7 @@ _SHAPES = (
         "weakened-checks",
         REVIEW,
         # every match names approvals or reviews, CODEOWNERS, a branch's protection or `enforce_admins`
-        _keys("approv review codeowners sign branch enforce required"),
+        _keys("approv review codeowners sign branch enforce required gh no nobody maintainer code people"),
     ),
     (
         _WEAKENING_SCRIPTS,
@@ -251,6 +286,12 @@ _SHAPES = (
         WEAKENED,
         # a test or check script, `exit`, `set +e`, or a stream editor
         _keys("test lint check ci verify exit sed perl grep", "+e"),
+    ),
+    (
+        _CHECK_STUBBED,
+        "disable-security",
+        DISABLE,
+        _keys("patch mock stub monkeypatch override make change rewrite replace"),
     ),
     (
         _WEAKENING_ORDER,
@@ -407,8 +448,12 @@ def _spreads_itself(text: str, s: _Sentence) -> bool:
         return False
     first_self = min(start for start, _ in s.found["self_text"])
     return any(
-        start > first_self or not starts_word(text[start:end]) for start, end in s.found["spread_dest"]
+        start > first_self or not starts_word(text[start:end]) or _EVERY_PLACE.match(text, start)
+        for start, end in s.found["spread_dest"]
     )
+
+
+_EVERY_PLACE = re.compile(r"(?:every|all|each|any)\s")
 
 
 # "No restrictions on time", "sans restriction de taille": a limit on one thing lifted, not a role.
@@ -609,13 +654,24 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
-            end = starts[i + 1] if i + 1 < len(starts) else len(text)
-            after = text[m.end() : min(end, m.end() + _AFTER_REACH)]
+            if pattern is _CHECK_STUBBED and _stubbed_for_tests(
+                text[starts[i] : _sentence_end(text, starts, i)]
+            ):
+                continue
+            after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if _EXCEPTION_AFTER.match(after) or (
                 pattern is _WEAKENING_ORDER and _TRACKED.search(m.group(0) + after)
             ):
                 continue
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+def _sentence_end(text: str, starts: list[int], i: int) -> int:
+    return starts[i + 1] if i + 1 < len(starts) else len(text)
+
+
+def _stubbed_for_tests(sentence: str) -> bool:
+    return bool(_ONLY_IN_TESTS.search(sentence)) and not _PRODUCTION.search(sentence)
 
 
 def _prose(before: str) -> str:

@@ -1498,8 +1498,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"`flag`",
         r"the\s+flag\s+command",
         r"flag\s+(?:every|all|each)\b",
+        r"flag\s+(?:the\s+)?(?:[\w@/-]+\s+){0,2}?rules?\s+(?:owned|written|approved|filed)\s+by",
     ),
-    "every_rule": (r"(?:every|all|each|other)\s+(?:other\s+)?rules?", r"every\s+rule", r"rules\s+owned\s+by"),
+    "every_rule": (
+        r"(?:every|all|each|other)\s+(?:other\s+)?rules?",
+        r"every\s+rule",
+        r"rules\s+(?:owned|written|approved|filed)\s+by",
+    ),
     # --- security switched off, credentials exposed, in other languages -----------------------------
     "disable_ml": (
         r"απενεργοποί",
