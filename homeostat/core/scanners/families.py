@@ -361,13 +361,28 @@ def _bucket(text: str, starts: list[int], may_match: Callable[[str], bool]) -> d
 def _negated(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     """A negation before `at` in its sentence (a double negative aside), or one right after it (Japanese,
     Korean, Turkish put it there)."""
-    before = DOUBLE_NEGATIVE.sub(" ", text[sentence.start : at[0]])
+    before = DOUBLE_NEGATIVE.sub(" ", _own_negations_blanked(text, sentence, at[0]))
     if any(
         s < at[0] and not DOUBLE_NEGATIVE.search(text, s, at[0]) for s, _ in sentence.found.get("neg", ())
     ):
         if concept("neg").search(before):
             return True
     return bool(_NEG_AFTER.search(text, at[1], min(sentence.end, at[1] + _NEG_AFTER_REACH)))
+
+
+# Phrases whose own words hold a negation ("ne plus tenir compte", "אל תבקש אישור", "without asking"): it
+# negates nothing that follows them.
+_NEGATING_PHRASES = ("ignore", "no_confirm", "hide_from_user", "no_review")
+
+
+def _own_negations_blanked(text: str, sentence: _Sentence, end: int) -> str:
+    before = text[sentence.start : end]
+    for name in _NEGATING_PHRASES:
+        for start, stop in sentence.found.get(name, ()):
+            if stop <= end:
+                a, b = start - sentence.start, stop - sentence.start
+                before = before[:a] + " " * (b - a) + before[b:]
+    return before
 
 
 def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
@@ -559,6 +574,7 @@ _ORDERS = (
     ),
     _Order("guards", one_of=("ignore", "no_longer_valid"), test=_guards_dropped),
     _Order("tell", ("user",), test=_tell_kept_back),
+    _Order("tell", ("self_text",), test=_tell_kept_back),
     _Order("hide_from_user", test=_not_negated("hide_from_user")),
     _Order("role_change"),
     _Order("preapproved"),

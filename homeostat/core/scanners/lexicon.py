@@ -162,7 +162,14 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     # --- what an injection is made of ---------------------------------------------------------
     "ignore": (
         r"strunta\s+i",
-        r"ne\s+tiens\s+(?:plus\s+)?(?:pas\s+)?compte",
+        r"ne\s+(?:(?:plus|pas|jamais)\s+)?(?:tiens|tenez|tenir|tenons)\s+(?:(?:plus|pas|jamais)\s+)?compte",
+        # Ukrainian "pay no heed", "disregard"; Malayalam's verb root (ignoring, ignore); Hebrew "pay no attention"
+        r"не\s+зважа",
+        r"не\s+звертай\w*\s+уваги",
+        r"знехту",
+        r"нехтуй",
+        r"അവഗണി",
+        r"אל\s+תשים\s+לב",
         r"ne\s+pas\s+tenir\s+compte",
         r"non\s+tener\s+conto",
         r"lascia\s+perdere",
@@ -490,6 +497,9 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "시스템",
     ),
     "user": (
+        r"розробник",
+        r"разработчик",
+        r"ഉപയോക്താ",
         r"χρήστ",
         r"משתמש",
         r"ผู้ใช้",
@@ -535,6 +545,8 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "유저",
     ),
     "tell": (
+        "תזכיר",
+        "תזכירו",
         r"dis\b",
         r"πεισ",
         r"ενημερώ",
@@ -968,6 +980,11 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"(?:these|those)\s+(?:team\s+)?rules",
     ),
     "no_confirm": (
+        # Hebrew "do not ask (the user) for approval", "without asking"; Malayalam "without asking"
+        "אל\\s+(?:תבקש|תבקשו|תשאל|תשאלו)\\s+(?:\\S+\\s+)?(?:אישור|רשות|הסכמה)",
+        "מבלי\\s+(?:לשאול|לבקש)",
+        r"ചോദിക്കാതെ",
+        r"അനുവാദമില്ലാതെ",
         "(?:不要|不用|不必|无需|無需|别|勿)(?:再)?(?:请求|征求|要求|询问|詢問|請求)[^，。；]{0,6}(?:确认|確認|同意|批准|许可|許可)",
         "(?:確認|許可|承認)を(?:求め|取ら|得)ず",
         "(?:확인|허락|승인)\\s*(?:없이|받지\\s*않)",
@@ -2003,6 +2020,10 @@ CONCEPTS.update(
         ),
         # The text itself, as what is to be spread ("copy this rule into every repo").
         "self_text": (
+            "(?:ה)?הוראה\\s+הזו",
+            "(?:ה)?כלל\\s+הזה",
+            "(?:ה)?טקסט\\s+הזה",
+            r"this\s+step\b",
             r"this\s+(?:exact\s+|very\s+|same\s+)?(?:rule|text|lesson|instruction|sentence|paragraph|message|note|block|line)(?!'s|\s+(?:of|about|for|on)\b)",
             r"these\s+(?:exact\s+)?(?:instructions|lines|words|sentences|paragraphs)",
             r"the\s+(?:text|instruction|rule)\s+(?:above|below)",
