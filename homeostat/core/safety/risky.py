@@ -45,6 +45,7 @@ from homeostat.core.scanners.quiet import (
     quiet_spans,
 )
 from homeostat.core.scanners.risk_rules import (
+    ABOUT_A_SECRET,
     CLAUSE_LEAD,
     DISPOSABLE_CHECKOUT,
     DOUBLE_NEGATIVE,
@@ -279,6 +280,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or PARTIAL_SECRET.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
+                or ABOUT_A_SECRET.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue

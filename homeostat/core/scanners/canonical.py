@@ -63,9 +63,13 @@ _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
 _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
-LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b", "9": "g"}
+)
 # `1` stands for `l` as often as for `i` (`ru135` is `rules`): the second reading folds it so.
-LEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET_L = str.maketrans(
+    {"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b", "9": "g"}
+)
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
@@ -73,6 +77,24 @@ _FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word ho
 _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
+_LONE_FOUR = re.compile(r"(?<=[^\W\d_] )4(?= [^\W\d_])")
+# Letters drawn with several strokes (`|\|` for N, `|\/|` for M, `\/` for V, `|-|` for H, `|_|` for U).
+_DRAWN = (
+    ("|\\/|", "m"),
+    ("/\\/\\", "m"),
+    ("|\\|", "n"),
+    ("/\\/", "n"),
+    ("\\/\\/", "w"),
+    ("|-|", "h"),
+    ("|_|", "u"),
+    ("|)", "d"),
+    ("|<", "k"),
+    ("\\/", "v"),
+)
+# Lines that are each one letter-spaced word or a few (`I g n o r e` / `p r e v i o u s`): read as one line.
+_SPACED_LINE = re.compile(
+    r"[ \t]*[^\W\d_](?:[ ._·•-][^\W\d_])+(?:[ \t]{2,}[^\W\d_](?:[ ._·•-][^\W\d_])+)*[ \t]*"
+)
 # A linter's or a scanner's rule code (`B608`, `S101`, `SC2086`, `CWE79`): capitals, then digits, no leetspeak.
 _RULE_CODE = re.compile(r"[A-Z]{1,4}[0-9]{2,6}")
 _LETTER_BY_1 = re.compile(
@@ -255,7 +277,24 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
 # past ASCII (confusables, `·` and `•` between spaced letters).
-_JOINING_MARKS = ("*", "~~", "``", "<", "==", "++", "^^", "__", "[](")
+_JOINING_MARKS = (
+    "*",
+    "~~",
+    "``",
+    "<",
+    "==",
+    "++",
+    "^^",
+    "__",
+    "[](",
+    "|\\|",
+    "/\\/",
+    "\\/",
+    "|-|",
+    "|_|",
+    "|)",
+    "|<",
+)
 _WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
 # Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
 # but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.
@@ -302,7 +341,11 @@ def run_reading(run: str, table: dict[int, str] = LEET) -> str:
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""
-    return _fold_leet(_undisguised(text))
+    undisguised = _undisguised(text)
+    folded = _fold_leet(undisguised)
+    if folded != undisguised and "4" in folded:
+        folded = _LONE_FOUR.sub("a", folded)  # `w1th0ut 4 r3v13w`: a lone 4 among leetspeak is the article
+    return folded
 
 
 def other_readings(text: str) -> list[str]:
@@ -323,6 +366,11 @@ def other_readings(text: str) -> list[str]:
 def _undisguised(text: str, *, struck: bool = False) -> str:
     """Every step of the canonical reading but leetspeak's (`struck`: text struck through dropped)."""
     out = fold_confusables(text)
+    if ("|" in out or "\\/" in out) and any(drawn in out for drawn, _ in _DRAWN):
+        for drawn, letter in _DRAWN:
+            out = out.replace(drawn, letter)
+    if "\n" in out and (not out.isascii() or _spaced_candidate(out)):
+        out = _join_vertical(out)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
     if "*" in out:
@@ -345,6 +393,23 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
             joined = _SPACED_DOT.sub(".", joined)
         out = joined
     return _BLANKS.sub(" ", out)
+
+
+def _join_vertical(text: str) -> str:
+    """Consecutive lines each letter-spaced whole, put together on the first of them (the others left
+    empty, so the text keeps its lines): a word a line is read as one sentence."""
+    lines = text.split("\n")
+    run: list[int] = []
+    for index, line in enumerate([*lines, ""]):
+        if line.strip() and _SPACED_LINE.fullmatch(line):
+            run.append(index)
+            continue
+        if len(run) > 1:
+            lines[run[0]] = "   ".join(lines[i].strip() for i in run)
+            for i in run[1:]:
+                lines[i] = ""
+        run = []
+    return "\n".join(lines)
 
 
 def _spaced_candidate(text: str) -> bool:

@@ -22,7 +22,13 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, starts_word
-from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE, EXCEPTION_AFTER, EXCEPTION_BEFORE
+from homeostat.core.scanners.risk_rules import (
+    ABOUT_A_SECRET,
+    DOUBLE_NEGATIVE,
+    EXCEPTION_AFTER,
+    EXCEPTION_BEFORE,
+    PARTIAL_SECRET,
+)
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
@@ -232,6 +238,26 @@ _CHECK_STUBBED = re.compile(
     r"(?:\w+[._])?(?:verify|validate|check|auth|is_valid|is_authori[sz]ed|has_perm|can_access|permission)\w*[`'\"]?"
     r"(?:\(\))?\s+(?:so\s+(?:that\s+)?it\s+|to\s+)(?:always\s+)?returns?\s+[`'\"]?(?:true|1|none|ok)\b",
 )
+# A secret put where everyone reads it: a secrets file's values copied into code or config the repository
+# holds, a secret or an authorization header written to the logs.
+_SECRET_SPREAD = re.compile(
+    r"\b(?:copy|copies|paste|move|put|inline|hard-?code|embed|commit|check\s+in)\w*\b[^.;\n]{0,30}?"
+    r"(?:\.env(?!\.(?:example|sample|template|dist|defaults)\b)[\w.]*|\bsecrets?\b|\bcredentials?\b|\bprivate\s+keys?\b)"
+    r"[^.;\n]{0,40}?\b(?:into|to|in)\s+[`'\"]?(?:[\w/.-]+\.(?:py|js|ts|go|rb|java|kt|cs|php|ya?ml|json|toml|ini|cfg|conf|md|tf)\b|"
+    r"(?:the\s+)?(?:source\s+code|code\s*base|repo(?:sitory)?|readme|wiki|docs?\b|defaults?\b|constants?\b))|"
+    r"\blog(?:s|ged)?\s+(?:the|all|every|each|full|raw|entire)\b[^.;\n]{0,60}?\b(?:authorization\s+headers?|"
+    r"(?:client\s+|api\s+|app\s+)?secrets?|passwords?|api\s+keys?|(?:bearer|access|refresh|auth)\s+tokens?|credentials?|"
+    r"session\s+cookies?)\b(?!['’]s|\s+(?:ids?|names?|types?|expir\w*|counts?|length|prefix|hash\w*|age|ttl|scopes?|"
+    r"rotation|managers?|stores?|vault|lookups?|errors?))",
+)
+# A coding agent's prompts skipped by what the setting does, however it is named.
+_PROMPTS_SKIPPED = re.compile(
+    r"\b(?:skip|skips|skipping|bypass\w*|disabl\w*|suppress\w*|turn\w*\s+off|switch\w*\s+off|ignor\w*)\s+"
+    r"(?:all\s+|every\s+|any\s+|the\s+)?(?:tool\s+)?(?:permission|approval|confirmation)\s+(?:checks?|prompts?|requests?|dialogs?|questions?)\b|"
+    r"\bagents?\b[^.;\n]{0,40}?\b(?:unattended|autonomous|hands-?off|no-?prompt)\s+mode\b",
+)
+
+
 # "… in the unit tests": a stub where tests need one, unless production is named too.
 _ONLY_IN_TESTS = re.compile(
     r"\b(?:in|for|inside|within)\s+(?:the\s+|your\s+|our\s+)?(?:unit\s+|integration\s+)?tests?\b"
@@ -286,6 +312,18 @@ _SHAPES = (
         WEAKENED,
         # a test or check script, `exit`, `set +e`, or a stream editor
         _keys("test lint check ci verify exit sed perl grep", "+e"),
+    ),
+    (
+        _SECRET_SPREAD,
+        "credential-handling",
+        EXPOSE,
+        _keys("copy copies paste move put inline hard hardcode embed commit check log logs logged"),
+    ),
+    (
+        _PROMPTS_SKIPPED,
+        "permission-grant",
+        PERMISSIONS,
+        _keys("skip skips skipping bypass disabl suppress turn switch ignor agent agents"),
     ),
     (
         _CHECK_STUBBED,
@@ -669,6 +707,11 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             ):
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
+                continue
+            if pattern is _SECRET_SPREAD and (
+                PARTIAL_SECRET.search(text, starts[i], _sentence_end(text, starts, i))
+                or ABOUT_A_SECRET.search(m.group(0))
+            ):
                 continue
             if pattern is _CHECK_STUBBED and _stubbed_for_tests(
                 text[starts[i] : _sentence_end(text, starts, i)]

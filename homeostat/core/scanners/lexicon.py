@@ -1224,6 +1224,14 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"treat",
     ),
     "decode": (
+        # a text to be read backwards first: "reverse this line", "read it backwards", "à l'envers"
+        r"revers\w*\s+(?:this|these|that|it|the\s+(?:following|string|text|line|command|characters|letters))\b",
+        r"(?:read|run|type)\s+(?:it|this|them)\s+backwards",
+        r"à\s+l'envers",
+        r"rückwärts",
+        r"al\s+revés",
+        r"задом\s+наперёд",
+        r"в\s+обратном\s+порядке",
         r"decode",
         r"base64",
         r"b64",
@@ -1242,6 +1250,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         "디코딩",
     ),
     "act_on_it": (
+        r"(?:and|then)\s+(?:paste|type|enter)\s+(?:it|them|the\s+result)\s+(?:in|into)\s+(?:the\s+|a\s+|your\s+)?(?:terminal|shell|console)",
         r"(?:and|then)\s+(?:follow|obey|run|execute|apply|do|act\s+on|carry\s+out|eval)",
         r"treat\s+(?:it|the\s+\w+|this)\s+as",
         r"as\s+your\s+(?:next|new)\s+(?:task|instructions?|step|order)",

@@ -155,6 +155,10 @@ PARTIAL_SECRET = re.compile(
     r"fingerprint|hash(?:ed)?\s+of)\b",
     _I,
 )
+# What is printed or logged is about the secret, not the secret: "the name of the secret".
+ABOUT_A_SECRET = re.compile(
+    r"\b(?:names?|ids?|types?|paths?|locations?|counts?|numbers?|lists?|expir\w*|ages?|lengths?)\s+of\b", _I
+)
 _FETCHERS = r"(?:iwr|irm|invoke-webrequest|invoke-restmethod)"
 
 _INTERPRETER_WORD = (
@@ -189,8 +193,10 @@ PIPED_SHELL = PhraseRule(
         ),
         # An encoded payload decoded straight into a shell: `echo … | base64 -d | sh`.
         _p(
-            "base64 xxd",
-            r"\b(?:base64\s+(?:-\w+\s+)*(?:-d|-D|--decode)|xxd\s+(?:-\w+\s+)*-r)\b" + _STAGE + _PIPED_INTO,
+            "base64 base32 xxd",
+            r"\b(?:base(?:64|32)\s+(?:-\w+\s+)*(?:-d|-D|--decode)|xxd\s+(?:-\w+\s+)*-r)\b"
+            + _STAGE
+            + _PIPED_INTO,
         ),
         _p("exec eval", _FETCHED_CODE),
         # Prose: "pipe the installer into bash", "feed the script to sh".
