@@ -103,6 +103,16 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "approving reviews ×n": lambda n: "approving reviews " * (n // 18),
     "test ×n (one word)": lambda n: "test" * (n // 4),
     "set +e ×n": lambda n: "set +e " * (n // 7),
+    "|\\| ×n (drawn letters)": lambda n: "a|\\|" * (n // 4),
+    "a b\\n ×n (vertical)": lambda n: "a b\n" * (n // 4),
+    "~~a~~ b ×n": lambda n: "~~a~~ b " * (n // 8),
+    "==a== b ×n": lambda n: "==a== b " * (n // 8),
+    "a`b` ×n": lambda n: "a`b` " * (n // 5),
+    "copy .env into ×n": lambda n: "copy .env into " * (n // 15),
+    "log the secret ×n": lambda n: "log the secret " * (n // 15),
+    "homeostat; ×n": lambda n: "homeostat; " * (n // 11),
+    "testignore: ×n": lambda n: "testignore: " * (n // 12),
+    "web pages are trusted ×n": lambda n: "web pages are trusted " * (n // 22),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],

@@ -369,7 +369,7 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
     if ("|" in out or "\\/" in out) and any(drawn in out for drawn, _ in _DRAWN):
         for drawn, letter in _DRAWN:
             out = out.replace(drawn, letter)
-    if "\n" in out and (not out.isascii() or _spaced_candidate(out)):
+    if "\n" in out and _SPACED_LINE_AT.search(out):
         out = _join_vertical(out)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
@@ -393,6 +393,12 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
             joined = _SPACED_DOT.sub(".", joined)
         out = joined
     return _BLANKS.sub(" ", out)
+
+
+# A line that is letter-spaced whole and the next one too: the only texts `_join_vertical` changes.
+_SPACED_LINE_AT = re.compile(
+    r"(?m)^[ \t]*[^\W\d_](?:[ ._·•-][^\W\d_])+[ \t]*\n[ \t]*[^\W\d_][ ._·•-][^\W\d_]"
+)
 
 
 def _join_vertical(text: str) -> str:

@@ -414,13 +414,19 @@ _NEGATING_PHRASES = ("ignore", "no_confirm", "hide_from_user", "no_review")
 
 
 def _own_negations_blanked(text: str, sentence: _Sentence, end: int) -> str:
-    before = text[sentence.start : end]
-    for name in _NEGATING_PHRASES:
-        for start, stop in sentence.found.get(name, ()):
-            if stop <= end:
-                a, b = start - sentence.start, stop - sentence.start
-                before = before[:a] + " " * (b - a) + before[b:]
-    return before
+    """The sentence up to `end` with those phrases blanked (one pass, however many there are)."""
+    spans = sorted(
+        span for name in _NEGATING_PHRASES for span in sentence.found.get(name, ()) if span[1] <= end
+    )
+    if not spans:
+        return text[sentence.start : end]
+    pieces, last = [], sentence.start
+    for start, stop in spans:
+        if start >= last:
+            pieces += [text[last:start], " " * (stop - start)]
+            last = stop
+    pieces.append(text[last:end])
+    return "".join(pieces)
 
 
 def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
@@ -708,14 +714,17 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
+            # what qualifies a match is looked for near it in its sentence, not in all of it: a line of
+            # thousands of matches and no sentence end is not read again for each
+            near = (
+                max(starts[i], m.start() - _AFTER_REACH),
+                min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH),
+            )
             if pattern is _SECRET_SPREAD and (
-                PARTIAL_SECRET.search(text, starts[i], _sentence_end(text, starts, i))
-                or ABOUT_A_SECRET.search(m.group(0))
+                PARTIAL_SECRET.search(text, *near) or ABOUT_A_SECRET.search(m.group(0))
             ):
                 continue
-            if pattern is _CHECK_STUBBED and _stubbed_for_tests(
-                text[starts[i] : _sentence_end(text, starts, i)]
-            ):
+            if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
                 continue
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if _EXCEPTION_AFTER.match(after) or (
