@@ -254,7 +254,7 @@ _SECRET_SPREAD = re.compile(
 _PROMPTS_SKIPPED = re.compile(
     r"\b(?:skip|skips|skipping|bypass\w*|disabl\w*|suppress\w*|turn\w*\s+off|switch\w*\s+off|ignor\w*)\s+"
     r"(?:all\s+|every\s+|any\s+|the\s+)?(?:tool\s+)?(?:permission|approval|confirmation)\s+(?:checks?|prompts?|requests?|dialogs?|questions?)\b|"
-    r"\bagents?\b[^.;\n]{0,40}?\b(?:unattended|autonomous|hands-?off|no-?prompt)\s+mode\b",
+    r"\bagents?\b[^.;\n]{0,40}?\b(?:unattended|autonomous|hands-?off)\s+mode\b",
 )
 
 
@@ -295,8 +295,8 @@ _SHAPES = (
         _keys(
             "continue allow fail assert expect cov threshold deselect exit no max except auth security login "
             "permission crypto csrf access xfail skip lower reduce drop decrease relax delete remove disable "
-            "comment turn switch test spec lint cov scan jest pytest vitest mocha ignore exclude omit fail",
-            "if: if : || [skip [ci [no -k",
+            "comment turn switch only without",
+            "if: if : || [skip [ci [no -k ignore exclude omit",
         ),
     ),
     (
@@ -317,19 +317,24 @@ _SHAPES = (
         _SECRET_SPREAD,
         "credential-handling",
         EXPOSE,
-        _keys("copy copies paste move put inline hard hardcode embed commit check log logs logged"),
+        # every match names a secret, a credential, a private key, an authorization header or a `.env` file
+        _keys(
+            "secret secrets credential credentials private password passwords api bearer access refresh auth "
+            "authorization session",
+            ".env",
+        ),
     ),
     (
         _PROMPTS_SKIPPED,
         "permission-grant",
         PERMISSIONS,
-        _keys("skip skips skipping bypass disabl suppress turn switch ignor agent agents"),
+        _keys("permission approval confirmation unattended autonomous hands"),
     ),
     (
         _CHECK_STUBBED,
         "disable-security",
         DISABLE,
-        _keys("patch mock stub monkeypatch override make change rewrite replace"),
+        _keys("return returns"),
     ),
     (
         _WEAKENING_ORDER,

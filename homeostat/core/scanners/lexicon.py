@@ -1189,9 +1189,14 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
     # Such text given the standing of the team's own orders: "as project policy", "is trustworthy",
     # "an instruction addressed to you".
     "trusted_as": (
-        r"as\s+(?:(?:the\s+)?project\s+|binding\s+|official\s+|team\s+|your\s+)?(?:policy|policies|instructions?|orders?|"
-        r"directives?|commands?)\b",
-        r"(?:is|are)\s+(?:always\s+|fully\s+)?(?:trustworthy|trusted|authoritative|binding|safe\s+to\s+(?:follow|run|execute|obey))",
+        # written after a look-behind, so the quick look keys on the telling word, not on "as" or "is"
+        r"(?<=\bas\s)(?:policy|policies|instructions?|orders?|directives?|commands?)\b",
+        r"(?<=\bas\s)(?:project|binding|official|team|your)\s+(?:policy|policies|instructions?|orders?|directives?|commands?)\b",
+        r"(?<=\bis\s)(?:trustworthy|trusted|authoritative|binding)",
+        r"(?<=\bare\s)(?:trustworthy|trusted|authoritative|binding)",
+        r"(?<=\bis\s)(?:always|fully)\s+(?:trustworthy|trusted|authoritative)",
+        r"(?<=\bare\s)(?:always|fully)\s+(?:trustworthy|trusted|authoritative)",
+        r"safe\s+to\s+(?:follow|obey)",
         r"addressed\s+to\s+(?:you|the\s+agent|the\s+assistant)",
         r"comme\s+(?:une\s+|des\s+|la\s+)?(?:politique|instructions?|consignes?|ordres?)",
         r"(?:est|sont)\s+(?:toujours\s+)?(?:fiables?|dignes?\s+de\s+confiance)",
