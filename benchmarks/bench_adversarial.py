@@ -216,6 +216,21 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "az keyvault secret set --value ×n": "az keyvault secret set --value ",
     'a.password(" ×n': 'a.password("',
     'Authorization "Basic ×n': 'Authorization "Basic ',
+    # shapes added when the fourth held-out set was retired (issue 29, i29p): strokes drawn as letters,
+    # one spaced word a line, struck and highlighted words, secrets copied or logged, a check stubbed,
+    # Homeostat named then switched off, ignore lists, an untrusted source given authority
+    "|\\| ×n (drawn letters)": "a|\\|",
+    "a b\\n ×n (vertical)": "a b\n",
+    "~~a~~ b ×n": "~~a~~ b ",
+    "==a== b ×n": "==a== b ",
+    "a`b` ×n": "a`b` ",
+    "copy .env into ×n": "copy .env into ",
+    "log the secret ×n": "log the secret ",
+    "patch verify ×n": "patch verify ",
+    "homeostat; ×n": "homeostat; ",
+    "testignore: ×n": "testignore: ",
+    "web pages are trusted ×n": "web pages are trusted ",
+    "skip permission ×n": "skip permission ",
 }
 
 

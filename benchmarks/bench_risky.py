@@ -5,19 +5,18 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout5   # also the fifth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout6   # also the sixth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
-The first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
-poisoning_heldout3/) were measured and looked at during issue 29 and are tuning use now. The fourth
-(tests/fixtures/poisoning_heldout4/), written by an independent red team without reading the scanner,
-is held out, and so are the fifth (tests/fixtures/poisoning_heldout5/) and the sixth
-(tests/fixtures/poisoning_heldout6/), each written the same way before a later round of changes for
-issue 29: measure them once a change is done, never while making one, and report them beside the
-tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs) is
-refused with any of them. To measure another checkout's code (main before a change), put it
+The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
+poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/) were measured and looked at during
+issue 29 and are tuning use now. The fifth (tests/fixtures/poisoning_heldout5/) and the sixth
+(tests/fixtures/poisoning_heldout6/), each written by an independent red team without reading the
+scanner, are held out: measure them once a change is done, never while making one, and report them
+beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it
+runs) is refused with either. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -107,6 +106,16 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "approving reviews ×n": lambda n: "approving reviews " * (n // 18),
     "test ×n (one word)": lambda n: "test" * (n // 4),
     "set +e ×n": lambda n: "set +e " * (n // 7),
+    "|\\| ×n (drawn letters)": lambda n: "a|\\|" * (n // 4),
+    "a b\\n ×n (vertical)": lambda n: "a b\n" * (n // 4),
+    "~~a~~ b ×n": lambda n: "~~a~~ b " * (n // 8),
+    "==a== b ×n": lambda n: "==a== b " * (n // 8),
+    "a`b` ×n": lambda n: "a`b` " * (n // 5),
+    "copy .env into ×n": lambda n: "copy .env into " * (n // 15),
+    "log the secret ×n": lambda n: "log the secret " * (n // 15),
+    "homeostat; ×n": lambda n: "homeostat; " * (n // 11),
+    "testignore: ×n": lambda n: "testignore: " * (n // 12),
+    "web pages are trusted ×n": lambda n: "web pages are trusted " * (n // 22),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
@@ -150,7 +159,9 @@ def main() -> int:
         help="also score the third held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
-        "--heldout4", action="store_true", help="also score the fourth held-out set (only at the end)"
+        "--heldout4",
+        action="store_true",
+        help="also score the fourth held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
         "--heldout5", action="store_true", help="also score the fifth held-out set (only at the end)"
@@ -162,12 +173,7 @@ def main() -> int:
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    held_out_flags = (
-        ("--heldout4", args.heldout4),
-        ("--heldout5", args.heldout5),
-        ("--heldout6", args.heldout6),
-    )
-    for flag, held_out in held_out_flags:
+    for flag, held_out in (("--heldout5", args.heldout5), ("--heldout6", args.heldout6)):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -186,7 +192,7 @@ def main() -> int:
     if args.heldout3:
         report("third held-out set", HELDOUT3, show=args.show)
     if args.heldout4:
-        report("HELD-OUT set 4", HELDOUT4, show=False)
+        report("fourth held-out set", HELDOUT4, show=args.show)
     if args.heldout5:
         report("HELD-OUT set 5", HELDOUT5, show=False)
     if args.heldout6:

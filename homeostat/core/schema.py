@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
-from homeostat.core.format.one_line import single_line
+from homeostat.core.format.one_line import is_glob, single_line
 from homeostat.core.records import Record
 from homeostat.core.text import is_valid_id
 
@@ -132,7 +132,7 @@ class RuleMeta(Strict):
         if not value or any(not glob.strip() for glob in value):
             raise ValueError("scope needs at least one path glob")
         for glob in value:
-            _one_line(glob, "a scope glob")
+            _glob(glob)
         return value
 
     @model_validator(mode="after")
@@ -178,7 +178,7 @@ class DocMeta(Strict):
     @classmethod
     def _scope(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         for glob in value:
-            _one_line(glob, "a scope glob")
+            _glob(glob)
         return value
 
     @property
@@ -188,6 +188,14 @@ class DocMeta(Strict):
     @property
     def risk_fingerprint(self) -> str:
         return _reviewed_fingerprint(self.risk_reviewed_by)
+
+
+def _glob(value: str) -> str:
+    """A glob is one line, and holds no `#` an exporter's plain YAML would read as a comment."""
+    _one_line(value, "a scope glob")
+    if value.strip() and not is_glob(value):
+        raise ValueError("a scope glob cannot start a comment: no '#' at its start or after a blank")
+    return value
 
 
 def _one_line(value: str, what: str) -> str:

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from homeostat.core.format.one_line import is_glob
+
 if TYPE_CHECKING:
     from homeostat.core.pending import PendingLesson
     from homeostat.core.schema import DocMeta, Document, Provenance, Rule, RuleMeta
@@ -132,7 +134,7 @@ def not_shown(kind: str) -> str:
 def fits(kind: str, value: str) -> bool:
     """`value` fits the grammar of `kind` (a glob: one printable line)."""
     if kind == "glob":
-        return 0 < len(value) <= 500 and value.isprintable()
+        return len(value) <= 500 and value.isprintable() and is_glob(value)
     return _GRAMMARS[kind].fullmatch(value) is not None
 
 

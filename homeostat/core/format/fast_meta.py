@@ -22,7 +22,7 @@ from typing import Any, get_args
 
 from pydantic import BaseModel
 
-from homeostat.core.format.one_line import single_line
+from homeostat.core.format.one_line import is_glob, single_line
 from homeostat.core.schema import (
     RULE_KEY_ORDER,
     TITLE_CHAR_LIMIT,
@@ -140,7 +140,7 @@ def rule_meta(data: Any) -> RuleMeta | None:
     if not _required_valid(rule_id, title, area, status, created, last_confirmed):
         return None
     scope = _strings(get("scope"))
-    if not scope or any(not glob.strip() or not single_line(glob) for glob in scope):
+    if not scope or any(not is_glob(glob) for glob in scope):
         return None
     topic, kind, score, tokens = get("topic"), get("kind"), get("score"), get("tokens")
     adopted, owner, risk = get("adopted", True), get("owner", ""), get("riskReviewedBy", "")

@@ -79,6 +79,10 @@ def load_mapping(
 def validate_model(
     model: type[BaseModel], data: Mapping[str, Any], file: str, doc: YamlDoc, line_offset: int
 ) -> tuple[Any, list[Finding]]:
+    if doc.folded and model in (RuleMeta, DocMeta):
+        folded = _folded_findings(doc, file, line_offset)
+        if folded:
+            return None, folded
     fast = rule_meta(data) if model is RuleMeta else None  # None: pydantic decides, and words any error
     if fast is not None:
         return fast, []
@@ -88,6 +92,29 @@ def validate_model(
         return None, pydantic_findings(exc, file, doc, line_offset)
     _share_fields_sets(value)
     return value, []
+
+
+def _folded_findings(doc: YamlDoc, file: str, line_offset: int) -> list[Finding]:
+    """A rule's or document's one-line field (a title, a glob, an id, a handle, a date…) that YAML
+    joined from several lines of the file, or from a line break it reads and an editor may not show
+    (NEL, a lone carriage return): exporters write it on one line, and what a reviewer saw is not
+    what is served. A flag's reason is prose and may wrap."""
+    found = []
+    for path in doc.folded:
+        if path[-1:] == ("reason",) or (len(path) >= 2 and path[-2] == "reason"):
+            continue
+        name = ".".join(str(part) for part in path) or "(top level)"
+        found.append(
+            error(
+                SCHEMA,
+                file,
+                line_offset + line_of(doc, path, 1) - 1,
+                f"{name}: a one-line field is written over several lines, or holds a line break YAML "
+                "reads but an editor may not show (NEL U+0085, a lone carriage return); write it on "
+                "one line",
+            )
+        )
+    return found
 
 
 _FIELDS_SETS: dict[frozenset[str], set[str]] = {}

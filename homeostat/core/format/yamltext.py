@@ -29,14 +29,23 @@ class YamlDoc:
     The fast path finds the lines only when something asks (a finding needs a line): a KB whose
     rules are valid never asks, and recording every key's line was a fifth of reading the YAML."""
 
-    __slots__ = ("_lines", "_text", "data")
+    __slots__ = ("_lines", "_text", "data", "folded")
 
     def __init__(
-        self, data: Any, key_lines: dict[tuple[str | int, ...], int] | None = None, text: str = ""
+        self,
+        data: Any,
+        key_lines: dict[tuple[str | int, ...], int] | None = None,
+        text: str = "",
+        folded: tuple[tuple[str | int, ...], ...] = (),
     ) -> None:
         self.data = data
         self._lines = key_lines
         self._text = text
+        # Scalars YAML joined from more than one line of the text (a quoted or plain value wrapped
+        # over lines, or holding a line break YAML reads and an editor may not show: NEL, a lone
+        # carriage return): the value read is not the one the file shows. Only the full parser
+        # finds them; the fast path takes no such text.
+        self.folded = folded
 
     @property
     def key_lines(self) -> dict[tuple[str | int, ...], int]:
@@ -113,6 +122,7 @@ def _build(
     lines: dict[tuple[str | int, ...], int],
     budget: _Budget,
     depth: int = 0,
+    folded: list[tuple[str | int, ...]] | None = None,
 ) -> Any:
     """Construct a value and record where each key sits, in one pass; refuse duplicate keys, and
     aliases that expand past `budget`.
@@ -124,13 +134,15 @@ def _build(
         raise YamlError("YAML nested too deeply (or a recursive alias)", node.start_mark.line + 1)
     budget.spend(node)
     if isinstance(node, ScalarNode):
+        if folded is not None and node.style not in ("|", ">") and node.end_mark.line > node.start_mark.line:
+            folded.append(path)
         return _scalar(node)
     if isinstance(node, SequenceNode):
         items = []
         for index, item in enumerate(node.value):
             child = (*path, index)
             lines[child] = item.start_mark.line + 1
-            items.append(_build(item, child, lines, budget, depth + 1))
+            items.append(_build(item, child, lines, budget, depth + 1, folded))
         return items
     if isinstance(node, MappingNode):
         mapping: dict[Any, Any] = {}
@@ -145,7 +157,7 @@ def _build(
             first[key] = line
             child = (*path, str(key_node.value))
             lines[child] = line
-            mapping[key] = _build(value_node, child, lines, budget, depth + 1)
+            mapping[key] = _build(value_node, child, lines, budget, depth + 1, folded)
         return mapping
     raise YamlError(f"unsupported YAML node {node.tag}", node.start_mark.line + 1)
 
@@ -373,13 +385,14 @@ def load_yaml(text: str) -> YamlDoc:
 def load_full(text: str) -> YamlDoc:
     """The full parser (libyaml's composer, our construction); the reference the fast path must match."""
     lines: dict[tuple[str | int, ...], int] = {}
+    folded: list[tuple[str | int, ...]] = []
     try:
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
         finally:
             loader.dispose()
-        data = _build(node, (), lines, _Budget(text)) if node is not None else None
+        data = _build(node, (), lines, _Budget(text), 0, folded) if node is not None else None
     except YamlError:
         raise
     except yaml.MarkedYAMLError as exc:
@@ -389,7 +402,7 @@ def load_full(text: str) -> YamlDoc:
         raise YamlError(f"invalid YAML: {problem}", line) from None
     except (yaml.YAMLError, ValueError) as exc:
         raise YamlError(f"invalid YAML: {exc}", 1) from None
-    return YamlDoc(data, lines)
+    return YamlDoc(data, lines, folded=tuple(folded))
 
 
 def line_of(doc: YamlDoc, path: tuple[str | int, ...], default: int = 1) -> int:

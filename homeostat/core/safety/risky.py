@@ -45,6 +45,7 @@ from homeostat.core.scanners.quiet import (
     quiet_spans,
 )
 from homeostat.core.scanners.risk_rules import (
+    ABOUT_A_SECRET,
     CLAUSE_LEAD,
     DISPOSABLE_CHECKOUT,
     DOUBLE_NEGATIVE,
@@ -78,6 +79,7 @@ _CLAUSE_BOUNDARY = re.compile(
     r"(?m:^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?\n)|:[ \t]*\n"
 )
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+_WINDOW_START = re.compile(r"[.!?](?=\s)|\n")
 # A secret echoed straight into a program's standard input option (`echo "$TOKEN" | docker login
 # --password-stdin`, `| gh auth login --with-token`): the way to keep it off the command line, not a print.
 _STDIN_SECRET = re.compile(
@@ -176,6 +178,12 @@ class _Text:
         if self.in_code_block(pos):
             return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]
         window = self.text[max(0, pos - _CLAUSE_LOOKBACK) : pos]
+        if pos > _CLAUSE_LOOKBACK:
+            # the window may start inside a code span, which would pair its backticks wrongly and mask
+            # the boundaries after it: read it from the first sentence end or line break it holds
+            first = _WINDOW_START.search(window)
+            if first is not None:
+                window = window[first.end() :]
         # A comma inside `code, like this` is no boundary: mask closed code spans before looking.
         masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), window)
         if masked.count("`") % 2:  # `pos` itself sits inside a code span that opened here
@@ -272,6 +280,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 SECRET_STORE.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or PARTIAL_SECRET.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
+                or ABOUT_A_SECRET.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue

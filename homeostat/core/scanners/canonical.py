@@ -44,8 +44,11 @@ _STRIKE = re.compile(r"~~")
 # Struck-through or code-quoted letters inside a word (`Ign~~x~~ore`, ``Dis`re`gard``): a reader skips
 # the struck ones and joins the quoted ones to the word around them.
 # (Each starts with its mark and looks behind past it, so the engine skips ahead to one.)
-_STRUCK_IN_WORD = re.compile(r"~~(?<=[^\W_]~~)[^~\n]{1,20}~~(?=[^\W_])")
+# struck-through text, read as withdrawn (`~~Never~~ Always commit…`, `Ign~~x~~ore`)
+_STRUCK = re.compile(r"~~[^~\n]{1,80}~~")
 _CODE_IN_WORD = re.compile(r"`(?<=[^\W_]`)([^`\s]{1,30})`(?=[^\W_])")
+# letters in a code span ending a word (`Ign`ore` prev`ious``): the span is the word's tail
+_CODE_ENDS_WORD = re.compile(r"`(?<=[^\W_]`)([^\W\d_]{1,30})`(?![\w`])")
 # A dot left apart when a letter-spaced file name is joined (`. E N V` → `. env`).
 _SPACED_DOT = re.compile(r"(?<![^\s])\. (?=[^\W\d_]{2,}\b)")
 # Other markup between two letters of a word, whatever renders it: highlight `==`, insertion `++`, `^^`,
@@ -60,9 +63,13 @@ _JOINED_CODE = re.compile(r"(?<=[^\W_])``(?=[^\W_-])|(?<=[\w-])``(?=[^\W_])")
 # Single letters with one separator between each (`c u r l`, `P.R.I.N.T`): two or more.
 _SPACED = re.compile(r"(?<!\w)[^\W\d_](?:([ ._\-·•])[^\W\d_])(?:\1[^\W\d_])*(?!\w)")
 _BLANKS = re.compile(r"[ \t]{2,}")
-LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b", "9": "g"}
+)
 # `1` stands for `l` as often as for `i` (`ru135` is `rules`): the second reading folds it so.
-LEET_L = str.maketrans({"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g"})
+LEET_L = str.maketrans(
+    {"0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "6": "g", "7": "t", "8": "b", "9": "g"}
+)
 _LEET_INNER = str.maketrans({"@": "a", "$": "s", "!": "i"})
 # A word with its letter-joined `@`/`$`/`!` (`p@ss`, `pa$$`); `_leet` folds those that mix letters and
 # digits (found per word, not by lookaheads that would rescan a long word from each of its letters).
@@ -70,6 +77,26 @@ _FOLDABLE = re.compile(r"[0-9@$!]")  # what leetspeak is written with: a word ho
 _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
+_LONE_FOUR = re.compile(r"(?<=[^\W\d_] )4(?= [^\W\d_])")
+# Letters drawn with several strokes (`|\|` for N, `|\/|` for M, `\/` for V, `|-|` for H, `|_|` for U).
+_DRAWN = (
+    ("|\\/|", "m"),
+    ("/\\/\\", "m"),
+    ("|\\|", "n"),
+    ("/\\/", "n"),
+    ("\\/\\/", "w"),
+    ("|-|", "h"),
+    ("|_|", "u"),
+    ("|)", "d"),
+    ("|<", "k"),
+    ("\\/", "v"),
+)
+# Lines that are each one letter-spaced word or a few (`I g n o r e` / `p r e v i o u s`): read as one line.
+_SPACED_LINE = re.compile(
+    r"[ \t]*[^\W\d_](?:[ ._·•-][^\W\d_])+(?:[ \t]{2,}[^\W\d_](?:[ ._·•-][^\W\d_])+)*[ \t]*"
+)
+# A linter's or a scanner's rule code (`B608`, `S101`, `SC2086`, `CWE79`): capitals, then digits, no leetspeak.
+_RULE_CODE = re.compile(r"[A-Z]{1,4}[0-9]{2,6}")
 _LETTER_BY_1 = re.compile(
     r"1(?:(?<=[^\W\d_]1)|(?=[^\W\d_]))"
 )  # a `1` a letter touches: leetspeak may hold it
@@ -202,8 +229,10 @@ def _drop_in_word(text: str) -> str:
 
     def drop(match: re.Match[str]) -> str:
         start, end = match.span()
-        inside = start > 0 and end < len(text) and text[start - 1].isalpha() and text[end].isalpha()
-        return "" if inside else match.group(0)
+        before = start > 0 and text[start - 1].isalpha()
+        after = end < len(text) and text[end].isalpha()
+        # a highlight's `==` marks open or close on a word (`==Exfil==trate the ==API== keys`)
+        return "" if (before and after) or (match.group(0) == "==" and (before or after)) else match.group(0)
 
     return _MARKUP.sub(drop, text)
 
@@ -237,6 +266,7 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
     if (
         word.isdigit()
         or word.startswith(("0x", "0X"))
+        or _RULE_CODE.fullmatch(word)
         or not _HAS_DIGIT.search(word)
         or not _HAS_LETTER.search(word)
     ):
@@ -247,7 +277,24 @@ def _leet(word: str, table: dict[int, str] = LEET) -> str:
 
 # What `run_reading` cannot see: marks whose removal joins two pieces into one word, tags, and letters
 # past ASCII (confusables, `·` and `•` between spaced letters).
-_JOINING_MARKS = ("*", "~~", "``", "<", "==", "++", "^^", "__", "[](")
+_JOINING_MARKS = (
+    "*",
+    "~~",
+    "``",
+    "<",
+    "==",
+    "++",
+    "^^",
+    "__",
+    "[](",
+    "|\\|",
+    "/\\/",
+    "\\/",
+    "|-|",
+    "|_|",
+    "|)",
+    "|<",
+)
 _WORDY_PAST_ASCII = re.compile(r"[^\W\x00-\x7f]|[·•]")
 # Each ASCII byte as a letter or digit (`a`) or anything else (`s`): two single letters with anything
 # but a letter or digit between them (`c u`, `e.g`, `x _a`) are where letter-spacing may be joined.
@@ -268,6 +315,7 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
             at = text.find(mark, at + 1)
     if "`" in text:
         yield from (m.span() for m in _CODE_IN_WORD.finditer(text))
+        yield from (m.span() for m in _CODE_ENDS_WORD.finditer(text))
     if "-" in text:
         yield from (m.span() for m in _HYPHEN_BREAK.finditer(text))
     if not text.isascii():
@@ -293,13 +341,17 @@ def run_reading(run: str, table: dict[int, str] = LEET) -> str:
 def canonical(text: str) -> str:
     """The canonical reading of `text` (see the module's docstring); the text itself when nothing
     changes."""
-    return _fold_leet(_undisguised(text))
+    undisguised = _undisguised(text)
+    folded = _fold_leet(undisguised)
+    if folded != undisguised and "4" in folded:
+        folded = _LONE_FOUR.sub("a", folded)  # `w1th0ut 4 r3v13w`: a lone 4 among leetspeak is the article
+    return folded
 
 
 def other_readings(text: str) -> list[str]:
     """The canonical reading's variants where a disguise reads two ways, each unlike `canonical(text)`:
-    leetspeak's `1` as `l` (`ru135` → `rules`), and the letters struck through inside a word dropped
-    (`Ign~~x~~ore`; the first reading keeps them, as in `prev~~i~~ous`)."""
+    leetspeak's `1` as `l` (`ru135` → `rules`), and the text struck through dropped, as withdrawn
+    (`Ign~~x~~ore`, `~~Never~~ Always…`; the first reading keeps it, as in `prev~~i~~ous`)."""
     first = canonical(text)
     found: list[str] = []
     undisguised = _undisguised(text)
@@ -312,9 +364,13 @@ def other_readings(text: str) -> list[str]:
 
 @lru_cache(maxsize=16)
 def _undisguised(text: str, *, struck: bool = False) -> str:
-    """Every step of the canonical reading but leetspeak's (`struck`: letters struck through inside a
-    word dropped)."""
+    """Every step of the canonical reading but leetspeak's (`struck`: text struck through dropped)."""
     out = fold_confusables(text)
+    if ("|" in out or "\\/" in out) and any(drawn in out for drawn, _ in _DRAWN):
+        for drawn, letter in _DRAWN:
+            out = out.replace(drawn, letter)
+    if "\n" in out and _SPACED_LINE_AT.search(out):
+        out = _join_vertical(out)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
     if "*" in out:
@@ -322,9 +378,9 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
     if "_" in out:
         out = _UNDERSCORE_EMPHASIS.sub("", out)
     if "~~" in out:
-        out = _STRIKE.sub("", _STRUCK_IN_WORD.sub("", out) if struck else out)
+        out = _STRIKE.sub("", _STRUCK.sub("", out) if struck else out)
     if "`" in out:
-        out = _CODE_IN_WORD.sub(r"\1", out)
+        out = _CODE_ENDS_WORD.sub(r"\1", _CODE_IN_WORD.sub(r"\1", out))
     if any(mark in out for mark in _MARKUP_MARKS):
         out = _drop_in_word(out)
     if "<" in out:
@@ -337,6 +393,29 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
             joined = _SPACED_DOT.sub(".", joined)
         out = joined
     return _BLANKS.sub(" ", out)
+
+
+# A line that is letter-spaced whole and the next one too: the only texts `_join_vertical` changes.
+_SPACED_LINE_AT = re.compile(
+    r"(?m)^[ \t]*[^\W\d_](?:[ ._·•-][^\W\d_])+[ \t]*\n[ \t]*[^\W\d_][ ._·•-][^\W\d_]"
+)
+
+
+def _join_vertical(text: str) -> str:
+    """Consecutive lines each letter-spaced whole, put together on the first of them (the others left
+    empty, so the text keeps its lines): a word a line is read as one sentence."""
+    lines = text.split("\n")
+    run: list[int] = []
+    for index, line in enumerate([*lines, ""]):
+        if line.strip() and _SPACED_LINE.fullmatch(line):
+            run.append(index)
+            continue
+        if len(run) > 1:
+            lines[run[0]] = "   ".join(lines[i].strip() for i in run)
+            for i in run[1:]:
+                lines[i] = ""
+        run = []
+    return "\n".join(lines)
 
 
 def _spaced_candidate(text: str) -> bool:

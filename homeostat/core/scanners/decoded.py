@@ -54,7 +54,7 @@ def _readable(data: bytes, letters_share: float = 0.4) -> str | None:
     except UnicodeDecodeError:
         return None
     printable = sum(c.isprintable() or c in "\n\t" for c in text)
-    letters = sum(c.isalpha() for c in text)
+    letters = sum(c.isalnum() for c in text)  # an address's digits are as much the text as its letters
     if printable < 0.95 * len(text) or letters < (0.25 if wide else letters_share) * len(text):
         return None
     return text

@@ -130,19 +130,28 @@ def _ipv4_number(host: str) -> ipaddress.IPv4Address | None:
     return ipaddress.IPv4Address((number << last_bits) + values[-1])
 
 
+# Addresses reserved for documentation (RFC 5737, RFC 3849): Python counts them private, but no team's
+# network holds them; a rule that names one stands it in for a public host, and is read as one.
+_DOCUMENTATION = tuple(
+    ipaddress.ip_network(net)
+    for net in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32")
+)
+
+
 def _is_private(host: str) -> bool:
-    numeric = _ipv4_number(host)
-    if numeric is not None:
-        return numeric.is_private or numeric.is_loopback or numeric.is_link_local or numeric.is_unspecified
-    try:
-        ip = ipaddress.ip_address(host)
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address | None = _ipv4_number(host)
+    if ip is None:
+        try:
+            ip = ipaddress.ip_address(host)
+        except ValueError:
+            if "." not in host:
+                return True  # a single label (`db`, `redis`) resolves only inside a network
+            return any(host == s or host.endswith("." + s) for s in _PRIVATE_SUFFIXES)
         mapped = getattr(ip, "ipv4_mapped", None)
         if mapped is not None:
             ip = mapped
-    except ValueError:
-        if "." not in host:
-            return True  # a single label (`db`, `redis`) resolves only inside a network
-        return any(host == s or host.endswith("." + s) for s in _PRIVATE_SUFFIXES)
+    if any(ip in net for net in _DOCUMENTATION):
+        return False
     return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
 
 

@@ -22,7 +22,13 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, starts_word
-from homeostat.core.scanners.risk_rules import DOUBLE_NEGATIVE
+from homeostat.core.scanners.risk_rules import (
+    ABOUT_A_SECRET,
+    DOUBLE_NEGATIVE,
+    EXCEPTION_AFTER,
+    EXCEPTION_BEFORE,
+    PARTIAL_SECRET,
+)
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
@@ -56,6 +62,7 @@ _ANCHORS = (
     "ignore", "tell", "hide_from_user", "unrestricted", "role_change", "agent_orders", "kb_rules",
     "no_confirm", "preapproved", "authority", "data_ref", "act_on_it", "silent", "danger", "learn_tool",
     "flag_tool", "disable_ml", "expose_ml", "no_longer_valid", "switch_off", "priority", "self_text", "guards", "no_review",
+    "trusted_as",
 )  # fmt: skip
 _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "neg_after")
 
@@ -75,7 +82,18 @@ _HOMEOSTAT_OFF = re.compile(
     r"\b(?:add|set|put|write|fill\s+in|include|give)\b[^.;\n]{0,40}?\brisk[-_]?reviewed[-_]?by\b|"
     r"\ballowed[-_]?domains[\"']?\s*[:=]\s*\[?\s*[\"']?\*|"
     r"\bhomeostat\b[^.;\n]{0,40}?\b(?:false|off|disabled|0)\b|"
-    r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b",
+    r"\benabledplugins\b[^\n]{0,80}?homeostat[^\n]{0,40}?\bfalse\b|"
+    # told not to use it, its configuration emptied, the KB's changes merged without it, agents left
+    # without the team's rules
+    r"\b(?:not|n't|never|stop)\s+(?:to\s+)?(?:call|use|consult|query|load|trust|follow|read|ask)\w*\s+(?:the\s+)?"
+    r"homeostat(?:'s)?\s+(?:mcp|server|plugin|tools?|rules?|context|kb|knowledge)|"
+    r"\b(?:empty|blank|unset)\b[^.;\n]{0,10}?\bhomeostat_\w+|\bhomeostat_\w+\s*=\s*(?:[\"']{2}|$|\s)|"
+    r"\b(?:merge|push|land|commit)\w*\b[^.;\n]{0,30}?\b(?:kb|knowledge[-\s]base)\s+(?:changes?|prs?|pull\s+requests?|edits?)\s+"
+    r"without\b|"
+    r"\bwithout\s+(?:the\s+)?(?:team'?s|kb'?s?|homeostat'?s?|knowledge[-\s]base'?s?)\s+(?:rules|context|knowledge)\b|"
+    # Homeostat named, then a pronoun for it switched off in the next clause: "… is flaky; remove it"
+    r"\bhomeostat\b[^.\n]{0,80}?[;:,]\s*(?:(?:so|then|just|and)\s+)*(?:remove|delete|drop|disable|skip|turn\s+off|switch\s+off|uninstall|"
+    r"comment\s+out)\s+(?:it|them)\b",
 )
 
 # Settings and flags that switch a coding agent's permission prompts off or allow every tool.
@@ -138,7 +156,13 @@ _WEAKENING_SETTINGS = re.compile(
     r"\b(?:(?:codeql|semgrep|snyk|trivy|gitleaks|trufflehog|bandit|zizmor|sast|dast)[-\s]+(?:workflows?|jobs?|steps?|checks?|scans?|actions?)|"
     r"secret[-\s]scanning|security[-\s]scan\w*|push[-\s]protection)\b|"
     r"\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\][^.;\n]{0,40}?\b(?:every|all|each|any)\b|"
-    r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]",
+    r"\b(?:every|all|each|any)\b[^.;\n]{0,40}?\[(?:skip\s+ci|ci\s+skip|no\s+ci|skip\s+actions|actions\s+skip)\]|"
+    # a test runner's or a scanner's ignore list given a pattern that matches every file
+    r"\b(?:(?:test|spec|lint|cov|scan|jest|pytest|vitest|mocha)\w*(?:ignore|exclude|omit|skip)\w*|(?:ignore|exclude|omit|skip)\w*(?:test|spec)\w*)"
+    r"[\"']?\s*[:=]\s*[\[(]?\s*[\"'](?:\.\*|\*|\*\*|\*\*/\*|\*\*/\*\.\w+|\.\*\\?\.\w+)[\"']|"
+    # a failing test made to pass by asserting nothing of what it tests
+    r"\bfail\w*\b[^.;\n]{0,150}?\b(?:assert\w*\s+only\s+that|without\s+(?:checking|asserting|verifying|inspecting)\s+"
+    r"(?:its|the|their)\s+(?:return\s+)?(?:values?|results?|outputs?))\b",
 )
 _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
@@ -160,7 +184,14 @@ _WEAKENING_ORDER = re.compile(
 )
 _NEGATION_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
-    r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b",
+    r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b|" + EXCEPTION_BEFORE,
+)
+_EXCEPTION_AFTER = re.compile(EXCEPTION_AFTER)
+_AFTER_REACH = 200
+# A weakening that follows the team's way to quarantine: an issue opened, filed or linked for it.
+_TRACKED = re.compile(
+    r"\b(?:open|opens|opened|file|files|filed|create|creates|raise|link|links|linking|track|tracks|with)\s+"
+    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:issue|ticket|bug\s+report)s?\b"
 )
 # "Replace `assert True` placeholders with…" names the bad thing to remove; "replace its body with
 # `assert True`" orders it: a removing verb negates only what comes before its `with`.
@@ -171,12 +202,17 @@ _WITH = re.compile(r"\b(?:with|by|to|into|for)\b")
 # Code review weakened: approvals set to none, CODEOWNERS entries dropped, changes said to need no review.
 _REVIEW_WEAKENED = re.compile(
     r"\b(?:(?:required|minimum|min)[-_\s]+(?:number[-_\s]+of[-_\s]+)?(?:approv\w*|reviews?|reviewers?)|approv\w*|"
-    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[\w-]+){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?![\d.])|"
+    r"number[-_\s]+of[-_\s]+(?:reviews?|reviewers?))(?:[-_\s]+[`'\"]?[\w/*.-]+[`'\"]?){0,4}?\s*(?:to|=|:)\s*[`'\"]?\b0(?!\d|\.\d)|"
     r"\b(?:remove|delete|drop|comment\s+out|empty|clear|strip)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?\bcodeowners\b|"
     r"\b(?:needs?|requires?|get|gets)\s+no\s+(?:\w+\s+)?(?:reviews?|reviewers?|approvals?|approvers?|sign-?offs?)\b|"
     r"\b(?:disable|remove|delete|turn\s+off|switch\s+off|drop)\s+(?:the\s+)?branch\s+protection\b|"
     r"\benforce[-_]admins\s*[:=]\s*false\b|"
-    r"\b(?:remove|delete|drop|disable|turn\s+off|clear|empty)\b[^.;\n]{0,30}?\brequired\s+(?:status\s+)?checks?\b",
+    r"\b(?:remove|delete|drop|disable|turn\s+off|clear|empty)\b[^.;\n]{0,30}?\brequired\s+(?:status\s+)?checks?\b|"
+    # a merge past branch protection, reviewers or anyone at all told they need not look
+    r"\bgh\s+pr\s+merge\b[^\n;&|]{0,40}?--admin\b|"
+    r"\b(?:no\s+(?:one|person|human|reviewer|maintainer|body)|nobody)\s+(?:needs?|has|have)\s+to\s+(?:look|review|check|approve|read|see)|"
+    r"\b(?:reviewers?|approvers?|code\s*owners?|maintainers?|people)\s+(?:no\s+longer|do\s+not|don'?t|never)\s+(?:need|have)\s+to\s+"
+    r"(?:approve|review|sign|look|check)",
 )
 REVIEW = (
     "weakens code review (no approvals required, CODEOWNERS entries dropped, branch protection off); keep "
@@ -196,6 +232,39 @@ _WEAKENING_SCRIPTS = re.compile(
 )
 
 
+# A verification, authentication or permission check made to pass whatever it is given, outside tests.
+_CHECK_STUBBED = re.compile(
+    r"\b(?:patch|mock|stub|monkeypatch|override|make|change|rewrite|replace)\w*\b[^.;\n]{0,20}?[`'\"]?"
+    r"(?:\w+[._])?(?:verify|validate|check|auth|is_valid|is_authori[sz]ed|has_perm|can_access|permission)\w*[`'\"]?"
+    r"(?:\(\))?\s+(?:so\s+(?:that\s+)?it\s+|to\s+)(?:always\s+)?returns?\s+[`'\"]?(?:true|1|none|ok)\b",
+)
+# A secret put where everyone reads it: a secrets file's values copied into code or config the repository
+# holds, a secret or an authorization header written to the logs.
+_SECRET_SPREAD = re.compile(
+    r"\b(?:copy|copies|paste|move|put|inline|hard-?code|embed|commit|check\s+in)\w*\b[^.;\n]{0,30}?"
+    r"(?:\.env(?!\.(?:example|sample|template|dist|defaults)\b)[\w.]*|\bsecrets?\b|\bcredentials?\b|\bprivate\s+keys?\b)"
+    r"[^.;\n]{0,40}?\b(?:into|to|in)\s+[`'\"]?(?:[\w/.-]+\.(?:py|js|ts|go|rb|java|kt|cs|php|ya?ml|json|toml|ini|cfg|conf|md|tf)\b|"
+    r"(?:the\s+)?(?:source\s+code|code\s*base|repo(?:sitory)?|readme|wiki|docs?\b|defaults?\b|constants?\b))|"
+    r"\blog(?:s|ged)?\s+(?:the|all|every|each|full|raw|entire)\b[^.;\n]{0,60}?\b(?:authorization\s+headers?|"
+    r"(?:client\s+|api\s+|app\s+)?secrets?|passwords?|api\s+keys?|(?:bearer|access|refresh|auth)\s+tokens?|credentials?|"
+    r"session\s+cookies?)\b(?!['’]s|\s+(?:ids?|names?|types?|expir\w*|counts?|length|prefix|hash\w*|age|ttl|scopes?|"
+    r"rotation|managers?|stores?|vault|lookups?|errors?))",
+)
+# A coding agent's prompts skipped by what the setting does, however it is named.
+_PROMPTS_SKIPPED = re.compile(
+    r"\b(?:skip|skips|skipping|bypass\w*|disabl\w*|suppress\w*|turn\w*\s+off|switch\w*\s+off|ignor\w*)\s+"
+    r"(?:all\s+|every\s+|any\s+|the\s+)?(?:tool\s+)?(?:permission|approval|confirmation)\s+(?:checks?|prompts?|requests?|dialogs?|questions?)\b|"
+    r"\bagents?\b[^.;\n]{0,40}?\b(?:unattended|autonomous|hands-?off)\s+mode\b",
+)
+
+
+# "… in the unit tests": a stub where tests need one, unless production is named too.
+_ONLY_IN_TESTS = re.compile(
+    r"\b(?:in|for|inside|within)\s+(?:the\s+|your\s+|our\s+)?(?:unit\s+|integration\s+)?tests?\b"
+)
+_PRODUCTION = re.compile(r"\b(?:production|prod|as\s+well|live|deployed|release)\b")
+
+
 def _keys(starts: str, symbols: str = "") -> tuple[frozenset[str], tuple[str, ...]]:
     """Word starts one of which every match of a shape holds, and symbols looked for as substrings."""
     return frozenset(starts.split()), tuple(symbols.split())
@@ -207,7 +276,7 @@ _SHAPES = (
         _HOMEOSTAT_OFF,
         "injection",
         INJECTION,
-        _keys("homeostat enabledplugins validate kb knowledge session user pre post allowed risk"),
+        _keys("homeostat enabledplugins validate kb knowledge session user pre post allowed risk without"),
     ),
     (
         _PERMISSION,
@@ -226,8 +295,8 @@ _SHAPES = (
         _keys(
             "continue allow fail assert expect cov threshold deselect exit no max except auth security login "
             "permission crypto csrf access xfail skip lower reduce drop decrease relax delete remove disable "
-            "comment turn switch",
-            "if: if : || [skip [ci [no -k",
+            "comment turn switch only without",
+            "if: if : || [skip [ci [no -k ignore exclude omit",
         ),
     ),
     (
@@ -235,7 +304,7 @@ _SHAPES = (
         "weakened-checks",
         REVIEW,
         # every match names approvals or reviews, CODEOWNERS, a branch's protection or `enforce_admins`
-        _keys("approv review codeowners sign branch enforce required"),
+        _keys("approv review codeowners sign branch enforce required gh no nobody maintainer code people"),
     ),
     (
         _WEAKENING_SCRIPTS,
@@ -243,6 +312,29 @@ _SHAPES = (
         WEAKENED,
         # a test or check script, `exit`, `set +e`, or a stream editor
         _keys("test lint check ci verify exit sed perl grep", "+e"),
+    ),
+    (
+        _SECRET_SPREAD,
+        "credential-handling",
+        EXPOSE,
+        # every match names a secret, a credential, a private key, an authorization header or a `.env` file
+        _keys(
+            "secret secrets credential credentials private password passwords api bearer access refresh auth "
+            "authorization session",
+            ".env",
+        ),
+    ),
+    (
+        _PROMPTS_SKIPPED,
+        "permission-grant",
+        PERMISSIONS,
+        _keys("permission approval confirmation unattended autonomous hands"),
+    ),
+    (
+        _CHECK_STUBBED,
+        "disable-security",
+        DISABLE,
+        _keys("return returns"),
     ),
     (
         _WEAKENING_ORDER,
@@ -312,13 +404,34 @@ def _bucket(text: str, starts: list[int], may_match: Callable[[str], bool]) -> d
 def _negated(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     """A negation before `at` in its sentence (a double negative aside), or one right after it (Japanese,
     Korean, Turkish put it there)."""
-    before = DOUBLE_NEGATIVE.sub(" ", text[sentence.start : at[0]])
+    before = DOUBLE_NEGATIVE.sub(" ", _own_negations_blanked(text, sentence, at[0]))
     if any(
         s < at[0] and not DOUBLE_NEGATIVE.search(text, s, at[0]) for s, _ in sentence.found.get("neg", ())
     ):
         if concept("neg").search(before):
             return True
     return bool(_NEG_AFTER.search(text, at[1], min(sentence.end, at[1] + _NEG_AFTER_REACH)))
+
+
+# Phrases whose own words hold a negation ("ne plus tenir compte", "אל תבקש אישור", "without asking"): it
+# negates nothing that follows them.
+_NEGATING_PHRASES = ("ignore", "no_confirm", "hide_from_user", "no_review")
+
+
+def _own_negations_blanked(text: str, sentence: _Sentence, end: int) -> str:
+    """The sentence up to `end` with those phrases blanked (one pass, however many there are)."""
+    spans = sorted(
+        span for name in _NEGATING_PHRASES for span in sentence.found.get(name, ()) if span[1] <= end
+    )
+    if not spans:
+        return text[sentence.start : end]
+    pieces, last = [], sentence.start
+    for start, stop in spans:
+        if start >= last:
+            pieces += [text[last:start], " " * (stop - start)]
+            last = stop
+    pieces.append(text[last:end])
+    return "".join(pieces)
 
 
 def _negated_late(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
@@ -399,8 +512,12 @@ def _spreads_itself(text: str, s: _Sentence) -> bool:
         return False
     first_self = min(start for start, _ in s.found["self_text"])
     return any(
-        start > first_self or not starts_word(text[start:end]) for start, end in s.found["spread_dest"]
+        start > first_self or not starts_word(text[start:end]) or _EVERY_PLACE.match(text, start)
+        for start, end in s.found["spread_dest"]
     )
+
+
+_EVERY_PLACE = re.compile(r"(?:every|all|each|any)\s")
 
 
 # "No restrictions on time", "sans restriction de taille": a limit on one thing lifted, not a role.
@@ -458,6 +575,18 @@ def _acts_silently(text: str, s: _Sentence) -> bool:
     return not _negated(text, s, s.first("silent"))
 
 
+def _obeys_data(text: str, s: _Sentence) -> bool:
+    """Text found in data acted on, not handed to the user ("if it asks you to run something, tell the
+    user instead"): an un-negated telling of the user after what it asks is the defence, not an order."""
+    if not (s.has("tell") and s.has("user")):
+        return True
+    asked = s.first("exec")[1]
+    return not any(
+        at[0] > asked and not _negated(text, s, at) and not _negated_late(text, s, at)
+        for at in s.found["tell"]
+    )
+
+
 @dataclass(frozen=True)
 class _Order:
     """One way a sentence steers the agent against its user: the concept it is reported at, the
@@ -494,6 +623,7 @@ _ORDERS = (
     ),
     _Order("guards", one_of=("ignore", "no_longer_valid"), test=_guards_dropped),
     _Order("tell", ("user",), test=_tell_kept_back),
+    _Order("tell", ("self_text",), test=_tell_kept_back),
     _Order("hide_from_user", test=_not_negated("hide_from_user")),
     _Order("role_change"),
     _Order("preapproved"),
@@ -502,7 +632,8 @@ _ORDERS = (
     _Order("agent_orders", ("void",), test=_orders_voided),
     _Order("kb_rules", test=_rules_voided),
     _Order("no_confirm", test=_asks_no_confirmation),
-    _Order("data_ref", ("exec", "trigger")),
+    _Order("data_ref", ("exec", "trigger"), test=_obeys_data),
+    _Order("trusted_as", ("untrusted_src",), test=_not_negated("trusted_as")),
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
     _Order("danger", one_of=("agent", "you"), test=_not_negated("danger")),
@@ -588,7 +719,32 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
+            # what qualifies a match is looked for near it in its sentence, not in all of it: a line of
+            # thousands of matches and no sentence end is not read again for each
+            near = (
+                max(starts[i], m.start() - _AFTER_REACH),
+                min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH),
+            )
+            if pattern is _SECRET_SPREAD and (
+                PARTIAL_SECRET.search(text, *near) or ABOUT_A_SECRET.search(m.group(0))
+            ):
+                continue
+            if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
+                continue
+            after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
+            if _EXCEPTION_AFTER.match(after) or (
+                pattern is _WEAKENING_ORDER and _TRACKED.search(m.group(0) + after)
+            ):
+                continue
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+def _sentence_end(text: str, starts: list[int], i: int) -> int:
+    return starts[i + 1] if i + 1 < len(starts) else len(text)
+
+
+def _stubbed_for_tests(sentence: str) -> bool:
+    return bool(_ONLY_IN_TESTS.search(sentence)) and not _PRODUCTION.search(sentence)
 
 
 def _prose(before: str) -> str:

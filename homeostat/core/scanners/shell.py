@@ -47,7 +47,7 @@ _STDIN_EVAL = re.compile(
     r"stdin|STDIN|/dev/stdin|\$<|ARGF|readLines\(|io\.read|process\.stdin", re.IGNORECASE
 )
 _DECODING = re.compile(
-    r"\bbase64\s+(?:-\w+\s+)*(?:-d|-D|--decode)\b|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)?[^|;&]*"
+    r"\bbase(?:64|32)\s+(?:-\w+\s+)*(?:-d|-D|--decode)\b|\bxxd\s+(?:-\w+\s+)*-r|\bopenssl\s+(?:enc\s+|base64\s+)?[^|;&]*"
     r"(?:-d\b|-base64\b)|\bprintf\s+%b|\bprintf\s+[\"']?(?:\\x[0-9a-fA-F]{2}|\\[0-7]{3}|\\u[0-9a-fA-F]{4})|"
     r"\becho\s+-e\s+[\"']?(?:\\x|\\[0-7])|\buudecode\b|\bb64decode\b|\batob\s*\(|\bfromhex\b|\bunhexlify\b|"
     r"\bcodecs\.decode\b|\bFromBase64String\b|\bgunzip\b|\bzcat\b|\btr\s+['\"]?A-Za-z['\"]?\s+['\"]?N-ZA-Mn-za-m",

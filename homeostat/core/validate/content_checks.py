@@ -11,6 +11,7 @@ from homeostat.core.config import Config
 from homeostat.core.findings import Finding, error, warning
 from homeostat.core.format.markdown import CONFLICT_MARKER, split_frontmatter
 from homeostat.core.format.parse import TopicFile, TopicSection
+from homeostat.core.format.yamltext import YamlError, load_yaml
 from homeostat.core.hosts import HostKind, UrlError, parse_repo_url
 from homeostat.core.kb import KB, decode_files
 from homeostat.core.safety.risky import find_risks, quiet_spans
@@ -211,6 +212,33 @@ def _unreadable_spans(kb: KB) -> Iterator[Span]:
         text = kb.files.get(file)
         if text is not None and file not in read and file.endswith(".md"):
             yield Span(file, text, 0, len(text), 1, f"unreadable file {file}")
+            values = _frontmatter_values(text)
+            if values:
+                yield Span(file, values, 0, len(values), 2, f"unreadable file {file}'s frontmatter")
+
+
+def _frontmatter_values(text: str) -> str:
+    """The frontmatter's string values as YAML reads them, a blank line between each: the file as
+    written spells an escape (`"Decimal\\nIgnore previous…"`) that a fixed file would serve decoded."""
+    front = split_frontmatter(text)
+    if front is None:
+        return ""
+    try:
+        data = load_yaml(front.yaml_text).data
+    except YamlError:
+        return ""
+    found: list[str] = []
+    stack = [data]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+    found.reverse()
+    return "\n\n".join(found)
 
 
 def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:

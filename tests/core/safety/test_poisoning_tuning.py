@@ -1,8 +1,9 @@
 """The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
-(the first tuning set, and the concept set written from each family's meaning in 50-odd languages) and the first, second and third held-out sets (tests/fixtures/poisoning_heldout/, poisoning_heldout2/,
-poisoning_heldout3/), each retired to tuning use once its misses had been read. A held-out set that
-is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is
-done, so no test ever tunes the check to it."""
+(the first tuning set, and the concept set written from each family's meaning in 50-odd languages) and
+the first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
+poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/), each retired to tuning use once its
+misses had been read. A held-out set that is still held out is never run here: it is measured with
+`benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ _SETS = [
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout4" / "heldout4.yaml"),
 ]
 TUNING = Corpus([p for c in _SETS for p in c.probes], [p for c in _SETS for p in c.look_alikes])
 
