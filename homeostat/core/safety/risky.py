@@ -20,10 +20,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 
-from homeostat.core.scanners.canonical import canonical, other_readings
-from homeostat.core.scanners.decoded import decoded_payloads
-from homeostat.core.scanners.domains import host_refs, is_allowed, path_scoped
-from homeostat.core.scanners.families import family_hits
 from homeostat.core.scanners.hidden import (
     addresses_agent,
     blank_homeostat_comments,
@@ -35,7 +31,11 @@ from homeostat.core.scanners.hidden import (
     instruction_comments,
 )
 from homeostat.core.scanners.normalise import normalise
-from homeostat.core.scanners.quiet import (
+from homeostat.core.scanners.risky.canonical import canonical, other_readings
+from homeostat.core.scanners.risky.decoded import decoded_payloads
+from homeostat.core.scanners.risky.domains import host_refs, is_allowed, path_scoped
+from homeostat.core.scanners.risky.families import family_hits
+from homeostat.core.scanners.risky.quiet import (
     CLUE,
     PAYLOAD,
     Look,
@@ -44,7 +44,7 @@ from homeostat.core.scanners.quiet import (
     look,
     quiet_spans,
 )
-from homeostat.core.scanners.risk_rules import (
+from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
     CLAUSE_LEAD,
     DISPOSABLE_CHECKOUT,
@@ -61,8 +61,8 @@ from homeostat.core.scanners.risk_rules import (
     gate_of,
     words_among,
 )
-from homeostat.core.scanners.shell import shell_hits
-from homeostat.core.scanners.values import lower_same_length
+from homeostat.core.scanners.risky.shell import shell_hits
+from homeostat.core.scanners.secrets.values import lower_same_length
 
 __all__ = ["RiskHit", "find_risks", "quiet_spans", "read_risks"]
 

@@ -21,37 +21,37 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from homeostat.core.scanners.arguments import ARGUMENT_DETECTORS, ARGUMENT_GATES
-from homeostat.core.scanners.bridge import plugin_hits
-from homeostat.core.scanners.commands import (
+from homeostat.core.scanners.normalise import Normalised, normalise
+from homeostat.core.scanners.secrets.arguments import ARGUMENT_DETECTORS, ARGUMENT_GATES
+from homeostat.core.scanners.secrets.bridge import plugin_hits
+from homeostat.core.scanners.secrets.commands import (
     COMMAND_DETECTORS,
     GATE_PIECES,
     GATE_WORDS,
     ORACLE_GATE_WORDS,
     SHORT_FLAG_LETTERS,
 )
-from homeostat.core.scanners.credential_files import FILE_DETECTORS
-from homeostat.core.scanners.found import RANK_FORMAT, Found
-from homeostat.core.scanners.layouts import (
+from homeostat.core.scanners.secrets.credential_files import FILE_DETECTORS
+from homeostat.core.scanners.secrets.found import RANK_FORMAT, Found
+from homeostat.core.scanners.secrets.layouts import (
     LAYOUT_DETECTORS,
     LAYOUT_GATES,
     LAYOUT_LINE_DETECTORS,
     next_line_values,
 )
-from homeostat.core.scanners.normalise import Normalised, normalise
-from homeostat.core.scanners.positional import CONTEXT_DETECTORS
-from homeostat.core.scanners.prose import (
+from homeostat.core.scanners.secrets.positional import CONTEXT_DETECTORS
+from homeostat.core.scanners.secrets.prose import (
     PROSE_BEFORE,
     PROSE_GATE,
     PROSE_WIDE_WORDS,
     PROSE_WORDS,
     prose_secrets,
 )
-from homeostat.core.scanners.spaced import SPACED_DETECTORS
-from homeostat.core.scanners.structure import base64_private_keys, cards, jwts, private_keys
-from homeostat.core.scanners.url_secrets import URL_MARKS, URL_TAIL, url_secrets
-from homeostat.core.scanners.values import looks_fake, lower_same_length
-from homeostat.core.scanners.vendor_formats import find_tokens
+from homeostat.core.scanners.secrets.spaced import SPACED_DETECTORS
+from homeostat.core.scanners.secrets.structure import base64_private_keys, cards, jwts, private_keys
+from homeostat.core.scanners.secrets.url_secrets import URL_MARKS, URL_TAIL, url_secrets
+from homeostat.core.scanners.secrets.values import looks_fake, lower_same_length
+from homeostat.core.scanners.secrets.vendor_formats import find_tokens
 
 __all__ = ["SecretHit", "find_emails", "find_secrets", "redact_secrets", "redacted"]
 

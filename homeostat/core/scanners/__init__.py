@@ -1,6 +1,7 @@
-"""Content scanners of the pure core: secret detectors and their value heuristics.
+"""Content scanners of the pure core, by the question each answers.
 
-The public entry points live in `homeostat.core.safety.secrets` and `homeostat.core.safety.risky`; the modules here
-are split by the question each answers (is this value real? which token formats exist? which key
-positions hold secrets?) so each stays small enough to read against a false positive.
+`secrets/` finds secrets by their shape (vendor formats, a value after a key, flag or position, connection
+strings) for `homeostat.core.safety.secrets`; `risky/` reads the canonical form of a text for instructions that
+would harm the agents it reaches, for `homeostat.core.safety.risky`. `hidden.py` (the places Markdown hides text)
+and `normalise.py` (disguises undone before either looks) serve both.
 """

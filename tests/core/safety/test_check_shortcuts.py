@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from homeostat.core.safety.secrets import _RUN, _RUN_CHARS, _runs
-from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, Found
 from homeostat.core.scanners.hidden import Comment, blank_homeostat_comments, is_fields_comment
-from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret
-from homeostat.core.scanners.positional import (
+from homeostat.core.scanners.secrets.found import RANK_ENTROPY, RANK_KEYED, Found
+from homeostat.core.scanners.secrets.keys import KeyClass, classify_key, is_aws_secret
+from homeostat.core.scanners.secrets.positional import (
     _MIN_RANDOM,
     _SEPARATOR,
     _key_before,
@@ -28,8 +28,8 @@ from homeostat.core.scanners.positional import (
     password_ok,
     secret_value_ok,
 )
-from homeostat.core.scanners.structure import _CARD, cards, may_hold_card
-from homeostat.core.scanners.values import is_code_expression, is_reference, looks_random
+from homeostat.core.scanners.secrets.structure import _CARD, cards, may_hold_card
+from homeostat.core.scanners.secrets.values import is_code_expression, is_reference, looks_random
 from homeostat.core.similarity import ContentWordNumbers, ascii_word_set, content_words
 from homeostat.core.text import words
 from homeostat.core.validate.structure_checks import (
@@ -214,8 +214,8 @@ def test_judge_is_the_judge_it_was(key: str, value: str, quoted: bool) -> None:
 def test_every_lazily_compiled_pattern_compiles() -> None:
     """Token formats and phrase patterns compile on first use; a broken one must fail here, not on
     the first KB that opens its gate."""
-    from homeostat.core.scanners.risk_rules import PHRASE_RULES
-    from homeostat.core.scanners.vendor_formats import _ALL_PREFIXED
+    from homeostat.core.scanners.risky.risk_rules import PHRASE_RULES
+    from homeostat.core.scanners.secrets.vendor_formats import _ALL_PREFIXED
 
     for fmt in _ALL_PREFIXED:
         assert fmt.pattern.pattern == fmt.source

@@ -107,7 +107,7 @@ def test_overlaps_are_settled_as_the_pairwise_check_settled_them() -> None:
     import random
 
     from homeostat.core.safety.secrets import _resolve
-    from homeostat.core.scanners.found import Found
+    from homeostat.core.scanners.secrets.found import Found
 
     def pairwise(found: list[Found]) -> list[Found]:
         chosen: list[Found] = []

@@ -17,7 +17,7 @@ from kit import FIXTURES
 
 from homeostat.core.safety.risky import _GATE_WORDS, _SYMBOL_GATES, find_risks, quiet_spans, read_risks
 from homeostat.core.scanners.hidden import blank, blank_homeostat_comments, homeostat_comments
-from homeostat.core.scanners.quiet import could_hold_risks
+from homeostat.core.scanners.risky.quiet import could_hold_risks
 
 PROPERTY = settings(max_examples=600, deadline=None)
 

@@ -481,7 +481,7 @@ def test_the_prefix_trie_finds_what_the_longest_first_alternation_finds() -> Non
     find, at every step of the scan, the same place and prefix as the flat list sorted longest first."""
     import re
 
-    from homeostat.core.scanners.vendor_formats import _PREFIX_SEARCH, _PREFIXES, longest_first
+    from homeostat.core.scanners.secrets.vendor_formats import _PREFIX_SEARCH, _PREFIXES, longest_first
 
     flat = re.compile("|".join(re.escape(p) for p in _PREFIXES))
     rng = random.Random(11)

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from homeostat.core.scanners.values import is_identifier_like
+from homeostat.core.scanners.secrets.values import is_identifier_like
 
 _E = r"(?![A-Za-z0-9_])"  # no word character after
 _ED = r"(?![A-Za-z0-9_\-])"  # nor a dash, for formats whose alphabet has one

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import password_ok
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.positional import password_ok
 
 # A netrc entry: `machine <host>` (or `default login …`), up to four other `<token> <value>` pairs,
 # then `password <value>`; tokens are separated by any white space, newlines included.

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
-from homeostat.core.scanners.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
-from homeostat.core.scanners.values import (
+from homeostat.core.scanners.secrets.found import RANK_ENTROPY, RANK_KEYED, RANK_URL, Found
+from homeostat.core.scanners.secrets.keys import KeyClass, classify_key, is_aws_secret, takes_uuid_token
+from homeostat.core.scanners.secrets.values import (
     CIPHERTEXT_PREFIXES,
     base64_text,
     is_base64_userinfo,

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.commands import strong_password
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.keys import KeyClass, classify_key
-from homeostat.core.scanners.positional import judge, password_ok
+from homeostat.core.scanners.secrets.commands import strong_password
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.keys import KeyClass, classify_key
+from homeostat.core.scanners.secrets.positional import judge, password_ok
 
 _NAME_VALUE = re.compile(
     r"""(?:name|Name|NAME|key|Key|ParameterKey|parameter_name)["']?[ \t]*[:=][ \t]*["']?([\w.\-]{1,80})["']?"""

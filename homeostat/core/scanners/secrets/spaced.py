@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.commands import placed_password, strong_enough, strong_password
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import password_ok
+from homeostat.core.scanners.secrets.commands import placed_password, strong_enough, strong_password
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.positional import password_ok
 
 _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`;,]{1,256}))"""
 # The keyword, not inside a longer word or a flag (`--password …` is a flag's), then blanks.

@@ -21,8 +21,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
-from homeostat.core.scanners.lexicon import CONCEPTS, Words, concept, starts_word
-from homeostat.core.scanners.risk_rules import (
+from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
+from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
     DOUBLE_NEGATIVE,
     EXCEPTION_AFTER,

@@ -24,7 +24,7 @@ import unicodedata
 from bisect import bisect_left
 from functools import cache
 
-from homeostat.core.scanners.lexicon_world import FREE_SCRIPTS, additions
+from homeostat.core.scanners.risky.lexicon_world import FREE_SCRIPTS, additions
 
 # Scripts written without spaces between words, and Hebrew, whose words carry their prefixes: a stem
 # there matches anywhere in the text.

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from homeostat.core.scanners.literals import MARKS, required_words
+from homeostat.core.scanners.risky.literals import MARKS, required_words
 
 _I = re.IGNORECASE
 

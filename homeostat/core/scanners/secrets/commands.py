@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import judge, password_ok, secret_value_ok
-from homeostat.core.scanners.values import is_env_name, is_reference, looks_fake, looks_random
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.positional import judge, password_ok, secret_value_ok
+from homeostat.core.scanners.secrets.values import is_env_name, is_reference, looks_fake, looks_random
 
 # A value after a flag: quoted, or up to the next blank or quote.
 _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""

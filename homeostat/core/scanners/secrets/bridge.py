@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Protocol
 
-from homeostat.core.scanners.found import RANK_FORMAT, Found
-from homeostat.core.scanners.values import looks_fake
+from homeostat.core.scanners.secrets.found import RANK_FORMAT, Found
+from homeostat.core.scanners.secrets.values import looks_fake
 
 
 class _Plugin(Protocol):

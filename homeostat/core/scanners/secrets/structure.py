@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.bridge import is_valid_jwt
-from homeostat.core.scanners.found import RANK_CARD, RANK_FORMAT, Found
-from homeostat.core.scanners.values import base64_pem_label, base64_text, looks_fake, luhn_valid
+from homeostat.core.scanners.secrets.bridge import is_valid_jwt
+from homeostat.core.scanners.secrets.found import RANK_CARD, RANK_FORMAT, Found
+from homeostat.core.scanners.secrets.values import base64_pem_label, base64_text, looks_fake, luhn_valid
 
 _PEM_IN_BASE64 = "LS0tLS1CRUdJTi"  # "-----BEGIN " in base64
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.commands import placed_password, strong_enough
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import judge, password_ok, said_to_be_fake
-from homeostat.core.scanners.values import is_uuid, looks_fake, looks_random
+from homeostat.core.scanners.secrets.commands import placed_password, strong_enough
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.positional import judge, password_ok, said_to_be_fake
+from homeostat.core.scanners.secrets.values import is_uuid, looks_fake, looks_random
 
 # Words for a password, English first, then other languages (ASCII ones, then the rest).
 _PASSWORD_WORDS = ("password", "passphrase", "passwd", "passcode")

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from homeostat.core.scanners.commands import placed_password, strong_enough, strong_password
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.positional import judge, password_ok, secret_value_ok
-from homeostat.core.scanners.values import is_reference, looks_random, shannon_entropy
+from homeostat.core.scanners.secrets.commands import placed_password, strong_enough, strong_password
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.positional import judge, password_ok, secret_value_ok
+from homeostat.core.scanners.secrets.values import is_reference, looks_random, shannon_entropy
 
 _VALUE = r"""(?:"([^"\s]{1,256})"|'([^'\s]{1,256})'|([^\s"'`]{1,256}))"""
 _HEX = re.compile(r"[0-9a-fA-F]+")

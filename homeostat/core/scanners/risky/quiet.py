@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate
 
-from homeostat.core.scanners.canonical import (
+from homeostat.core.scanners.hidden import PLACE_MARKS, blank, blank_homeostat_comments, homeostat_comments
+from homeostat.core.scanners.risky.canonical import (
     LEET,
     LEET_L,
     canonical,
@@ -40,12 +41,11 @@ from homeostat.core.scanners.canonical import (
     other_readings,
     run_reading,
 )
-from homeostat.core.scanners.decoded import decoded_payloads, escape_marks
-from homeostat.core.scanners.domains import host_marks, occurrences
-from homeostat.core.scanners.families import SHAPES, could_fire
-from homeostat.core.scanners.hidden import PLACE_MARKS, blank, blank_homeostat_comments, homeostat_comments
-from homeostat.core.scanners.lexicon import CONCEPTS, starts_word
-from homeostat.core.scanners.literals import (
+from homeostat.core.scanners.risky.decoded import decoded_payloads, escape_marks
+from homeostat.core.scanners.risky.domains import host_marks, occurrences
+from homeostat.core.scanners.risky.families import SHAPES, could_fire
+from homeostat.core.scanners.risky.lexicon import CONCEPTS, starts_word
+from homeostat.core.scanners.risky.literals import (
     IMPOSSIBLE,
     MARKS,
     Group,
@@ -54,8 +54,8 @@ from homeostat.core.scanners.literals import (
     required_words,
     satisfied,
 )
-from homeostat.core.scanners.risk_rules import PHRASE_RULES
-from homeostat.core.scanners.shell import CLUE_SYMBOLS, CLUE_WORDS
+from homeostat.core.scanners.risky.risk_rules import PHRASE_RULES
+from homeostat.core.scanners.risky.shell import CLUE_SYMBOLS, CLUE_WORDS
 
 __all__ = ["CLUE", "PAYLOAD", "Look", "could_hold_risks", "holds_clue_symbol", "look", "quiet_spans"]
 

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 from urllib.parse import unquote
 
-from homeostat.core.scanners.found import RANK_KEYED, Found
-from homeostat.core.scanners.keys import KeyClass, classify_key
-from homeostat.core.scanners.positional import password_ok
-from homeostat.core.scanners.values import is_reference, is_uuid, looks_random
+from homeostat.core.scanners.secrets.found import RANK_KEYED, Found
+from homeostat.core.scanners.secrets.keys import KeyClass, classify_key
+from homeostat.core.scanners.secrets.positional import password_ok
+from homeostat.core.scanners.secrets.values import is_reference, is_uuid, looks_random
 
 _URL = re.compile(r"""\b[A-Za-z][A-Za-z0-9+.\-]{1,30}://[^\s"'`<>()\[\]{}|\\^]{1,4096}""")
 _PARAM = re.compile(r"[?&;]([A-Za-z_][\w.\-\[\]]{0,63})=([^&#;]{1,1024})")
