@@ -172,17 +172,26 @@ def _prose_before(lowered: str, pos: int) -> bool:
 def _keyword_lines(text: str, lowered: str, lines: dict[int, int], prose: dict[int, int]) -> None:
     """Fills `lines` with the lines the line detectors read, and `prose` with those the prose
     detector reads (a secret word followed by a verb or preceded by `as the`, a foreign word)."""
+    _key_word_lines(text, lowered, lines, prose)
+    for word in (*PROSE_WORDS, *(() if text.isascii() else PROSE_WIDE_WORDS)):
+        pos = lowered.find(word)
+        while pos >= 0:
+            pos = lowered.find(word, _mark(text, pos, prose))
+    _gate_word_lines(text, lowered, lines)
+    _short_flag_lines(text, lowered, lines)
+    _url_lines(text, lowered, lines)
 
-    def mark(pos: int) -> int:
-        start, end = _line_span(text, pos)
-        lines[start] = end
-        return end
 
-    def mark_prose(pos: int) -> int:
-        start, end = _line_span(text, pos)
-        prose[start] = end
-        return end
+def _mark(text: str, pos: int, into: dict[int, int]) -> int:
+    """Remembers the line holding `pos` in `into` and returns its end, where the next search starts."""
+    start, end = _line_span(text, pos)
+    into[start] = end
+    return end
 
+
+def _key_word_lines(text: str, lowered: str, lines: dict[int, int], prose: dict[int, int]) -> None:
+    """A secret's key word used as a key, a flag's name or a setter marks its line for the line
+    detectors; followed by a verb, or after `as the`, it marks the line for the prose detector."""
     for word in _KEY_WORDS:
         pos = lowered.find(word)
         while pos >= 0:
@@ -195,42 +204,50 @@ def _keyword_lines(text: str, lowered: str, lines: dict[int, int], prose: dict[i
                 or _AS_SETTER.match(lowered, after)
                 and _setter_before(lowered, pos, after)  # `setApiToken(`, `.password("`
             ):
-                after = mark(pos)
+                after = _mark(text, pos, lines)
             if PROSE_GATE.match(lowered, pos + len(word)) or _prose_before(lowered, pos):
-                after = max(after, mark_prose(pos))
+                after = max(after, _mark(text, pos, prose))
             pos = lowered.find(word, after)
-    for word in (*PROSE_WORDS, *(() if text.isascii() else PROSE_WIDE_WORDS)):
-        pos = lowered.find(word)
-        while pos >= 0:
-            pos = lowered.find(word, mark_prose(pos))
+
+
+def _gate_word_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
+    """The command detectors' gate words (and, beside an `@`, the Oracle connect words) mark their lines."""
     for piece, words in _GATE_GROUPS:
         if len(words) > 1 and lowered.find(piece) < 0:
             continue  # no word of the group is in the text
         for word in words:
             pos = lowered.find(word)
             while pos >= 0:
-                pos = lowered.find(word, mark(pos))
+                pos = lowered.find(word, _mark(text, pos, lines))
     if "@" in lowered:
         for word in ORACLE_GATE_WORDS:
             pos = lowered.find(word)
             while pos >= 0:
-                pos = lowered.find(word, mark(pos))
-    for blank in (" -", "\t-"):  # `-p` or `-w` after a blank: a short flag the command detectors read
+                pos = lowered.find(word, _mark(text, pos, lines))
+
+
+def _short_flag_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
+    """`-p` or `-w` after a blank: a short flag the command detectors read."""
+    for blank in (" -", "\t-"):
         pos = lowered.find(blank)
         while pos >= 0:
             after = pos + 2
             if after < len(lowered) and lowered[after] in SHORT_FLAG_LETTERS:
-                after = mark(pos)
+                after = _mark(text, pos, lines)
             pos = lowered.find(blank, after)
+
+
+def _url_lines(text: str, lowered: str, lines: dict[int, int]) -> None:
+    """A URL with user information, or whose tail holds a credential's mark, marks its line."""
     pos = lowered.find("://")
     while pos >= 0:
         after = pos + 3
         if _USERINFO.match(lowered, after):
-            after = mark(pos)
+            after = _mark(text, pos, lines)
         else:
             tail = URL_TAIL.match(lowered, after)
             assert tail is not None  # it matches the empty string
-            after = mark(pos) if any(m in tail.group(0) for m in URL_MARKS) else tail.end()
+            after = _mark(text, pos, lines) if any(m in tail.group(0) for m in URL_MARKS) else tail.end()
         pos = lowered.find("://", after)
 
 
