@@ -11,12 +11,15 @@ import hashlib
 import subprocess
 import sys
 from collections import Counter
+from pathlib import Path
 
+import pytest
 from kit import FIXTURES, REPO
 from poisoning import kb_files, load_corpus, plant
 from secrets_heldout4 import heldout4_cases
 
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
+HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -52,23 +55,21 @@ def test_heldout5_has_the_stated_families_and_counts() -> None:
     assert set(Counter(p.family for p in corpus.look_alikes)) <= set(HELDOUT5_FAMILIES)
 
 
-def test_heldout5_entries_are_well_formed() -> None:
-    corpus = load_corpus(HELDOUT5)
+@pytest.mark.parametrize("held_out", [HELDOUT5, HELDOUT6], ids=["heldout5", "heldout6"])
+def test_held_out_entries_are_well_formed(held_out: Path) -> None:
+    corpus = load_corpus(held_out)
     entries = corpus.probes + corpus.look_alikes
     ids = [p.id for p in entries]
     assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
     assert {p.check for p in corpus.probes} == {"risky", "error"}
-    # `check: error` is only for a field with a grammar: a scope glob.
+    # `check: error` is only for a field with a grammar: a control character in a scope glob.
     assert {p.place for p in corpus.probes if p.check == "error"} == {"scope"}
     for probe in entries:
         assert probe.place in PLACES, probe.id
         assert probe.text.strip(), probe.id
         assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
-        files = kb_files(probe)
-        assert "homeostat.yaml" in files, probe.id
+        assert "homeostat.yaml" in kb_files(probe), probe.id
 
-
-HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
 
 # The same 19 families, with the sixth set's probes and look-alikes in each, as
 # tests/fixtures/poisoning_heldout6/README.md states them.
@@ -113,21 +114,6 @@ def test_heldout6_has_the_stated_families_places_and_counts() -> None:
     assert len(corpus.probes) == 316
     assert len(corpus.look_alikes) == 127
     assert set(Counter(p.family for p in corpus.look_alikes)) == set(HELDOUT6_FAMILIES)
-
-
-def test_heldout6_entries_are_well_formed() -> None:
-    corpus = load_corpus(HELDOUT6)
-    entries = corpus.probes + corpus.look_alikes
-    ids = [p.id for p in entries]
-    assert len(ids) == len(set(ids)), [i for i, n in Counter(ids).items() if n > 1]
-    assert {p.check for p in corpus.probes} == {"risky", "error"}
-    # `check: error` is only for a field with a grammar: a control character in a scope glob.
-    assert {p.place for p in corpus.probes if p.check == "error"} == {"scope"}
-    for probe in entries:
-        assert probe.place in PLACES, probe.id
-        assert probe.text.strip(), probe.id
-        assert plant(probe.text, probe.id) == probe.text, f"{probe.id} plants a secret: not a risky probe"
-        assert "homeostat.yaml" in kb_files(probe), probe.id
 
 
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.

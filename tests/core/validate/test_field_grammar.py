@@ -6,30 +6,13 @@ content, its fields as YAML decodes them."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
+from poisoning import CONFIG, RULE_PATH, TODAY
 
 from homeostat.core.served import fits
 from homeostat.core.validate import validate_files
 
-TODAY = dt.date(2026, 11, 29)
-CONFIG = """version: 0.2.0
-team:
-  members:
-    - {handle: ana, role: lead, teams: [payments]}
-    - {handle: bo, role: senior, teams: [payments]}
-  teams:
-    - {name: payments, handle: "@acme/payments"}
-repos:
-  - name: ledger
-    url: https://github.com/acme/ledger
-    areas:
-      - {name: api, paths: ["src/api/**"], owner: payments}
-security:
-  allowedDomains: [acme.dev]
-"""
-RULE = "knowledge/ledger/api/probe-rule.md"
+RULE = RULE_PATH
 DOC = "knowledge/ledger/api/docs/architecture.md"
 
 
