@@ -46,6 +46,7 @@ HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
 HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
+FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
 
 
 def report(name: str, path: Path, *, show: bool) -> None:
@@ -184,6 +185,8 @@ def main() -> int:
         report("tuning set", TUNING, show=args.show)
     if CONCEPTS.exists():
         report("concept tuning set", CONCEPTS, show=args.show)
+    if FAMILIES.exists():
+        report("families tuning set", FAMILIES, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
         report("first held-out set", HELDOUT, show=args.show)

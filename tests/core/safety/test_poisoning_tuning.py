@@ -1,5 +1,7 @@
 """The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
-(the first tuning set, and the concept set written from each family's meaning in 50-odd languages) and
+(the first tuning set, the concept set written from each family's meaning in 50-odd languages, and
+the families set written for the weakest families: permission grants across many agents, turning
+Homeostat off, self-replication, weakened checks, exfiltration, indirect triggers) and
 the first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
 poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/), each retired to tuning use once its
 misses had been read. A held-out set that is still held out is never run here: it is measured with
@@ -14,6 +16,7 @@ from poisoning import Corpus, Probe, flags_for, is_caught, load_corpus
 _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
     load_corpus(FIXTURES / "poisoning_tuning" / "concepts.yaml"),
+    load_corpus(FIXTURES / "poisoning_tuning" / "families.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),
