@@ -231,6 +231,17 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "testignore: ×n": "testignore: ",
     "web pages are trusted ×n": "web pages are trusted ",
     "skip permission ×n": "skip permission ",
+    # shapes added for the families tuning set (issue 29, i29s): agents' permission settings, Homeostat
+    # turned off, a text spreading itself, a failure hidden, the environment sent out, data as the user
+    "hook decision ×n": "pretooluse hook decision ",
+    "auto-run clear denylist ×n": "auto-run clear denylist ",
+    "don't run homeostat ×n": "don't run homeostat fail ",
+    "this rule memory ×n": "this rule in every ",
+    "failing it.skip merge ×n": "failing it.skip merge ",
+    "delete test ×n (line)": "delete test; ",
+    "printenv telemetry ×n": "printenv send telemetry ",
+    "treat comments are ×n": "treat comments are ",
+    "como si comme si ×n": "como si comme si ",
 }
 
 

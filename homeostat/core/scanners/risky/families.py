@@ -21,6 +21,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
+from homeostat.core.scanners.risky import agent_shapes as more
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
@@ -119,7 +120,7 @@ _PERMISSION = re.compile(
     r"[\"'](?:bash|mcp__\*|mcp__\w+__\*|\*\*?)[\"'][^\n]{0,40}?\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b|"
     r"\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b[^\n]{0,40}?[\"'](?:bash|mcp__\*|mcp__\w+__\*)[\"']|"
     # Cline's auto-approval, aider's yes to everything, the whole Bash tool allowed by name
-    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b|"
+    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b(?![^.;\n]{0,60}?\b(?:scratch|throwaway|disposable|sandbox\w*)\b)|"
     r"\b(?:add|put|allow|include)\s+[`\"']?bash[`\"']?\s+(?:to|in|into)\s+(?:the\s+|your\s+)?[`\"']?"
     r"(?:allowed[-_\s]?tools|permissions\.allow|allow\s*list|allowlist)|"
     r"--allowed-?tools[=\s]+[\"']?[^\"'\n]{0,60}?\bbash\b(?!\s*\()|"
@@ -336,6 +337,12 @@ _SHAPES = (
         DISABLE,
         _keys("return returns"),
     ),
+    (more.AGENT_GRANT, "permission-grant", PERMISSIONS, _keys(*more.AGENT_GRANT_KEYS)),
+    (more.HOMEOSTAT_OFF_MORE, "injection", INJECTION, _keys(*more.HOMEOSTAT_OFF_KEYS)),
+    (more.SPREADS_ITSELF, "injection", INJECTION, _keys(*more.SPREADS_ITSELF_KEYS)),
+    (more.HIDES_FAILURE, "weakened-checks", WEAKENED, _keys(*more.HIDES_FAILURE_KEYS)),
+    (more.ENV_SENT, "credential-handling", EXPOSE, _keys(*more.ENV_SENT_KEYS)),
+    (more.DATA_AS_USER, "injection", INJECTION, _keys(*more.DATA_AS_USER_KEYS)),
     (
         _WEAKENING_ORDER,
         "weakened-checks",
@@ -733,7 +740,7 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if _EXCEPTION_AFTER.match(after) or (
-                pattern is _WEAKENING_ORDER and _TRACKED.search(m.group(0) + after)
+                pattern in (_WEAKENING_ORDER, more.HIDES_FAILURE) and _TRACKED.search(m.group(0) + after)
             ):
                 continue
             yield FamilyHit(kind, m.start(), m.end(), message)

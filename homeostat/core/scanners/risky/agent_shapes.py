@@ -1,0 +1,160 @@
+"""More family shapes, read by what a sentence does rather than by any sentence seen (issue 29): coding
+agents' and hosts' permission settings by what they switch off, Homeostat turned off in more words and
+languages, a text told to copy itself into the places agents read, test markers and CI settings that hide
+a failure, secrets and environment dumps sent where others read them, and data given the user's voice.
+
+Each is one regex whose gaps are bounded and stay inside a sentence, so the work is linear in the text;
+`families._shaped` runs them with the same negation and exception handling as the other shapes.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A character of the same sentence (a dot inside a path or a file name does not end it).
+_S = r"(?:[^.;\n]|\.(?=[\w/]))"
+
+# A character of the same line: the reason may follow after a semicolon ("…; it keeps failing").
+_L = r"(?:[^.\n]|\.(?=[\w/]))"
+# The same sentence, but a negation does not fall inside the gap ("… only, never environment variables").
+_SN = r"(?:(?!\b(?:never|not|no|without|nor)\b)(?:[^.;\n]|\.(?=[\w/])))"
+
+
+def _compile(source: str) -> re.Pattern[str]:
+    """The regex with its gap tokens spelled out: `<S>` a character of the sentence, `<SN>` one that is
+    not a negation's start, `<L>` a character of the line (a semicolon does not end it)."""
+    return re.compile(source.replace("<SN>", _SN).replace("<S>", _S).replace("<L>", _L))
+
+
+# Any coding agent's or host's permission prompts off, read by what the setting does.
+AGENT_GRANT = _compile(
+    # a mode that accepts edits or skips prompts; a hook that answers "approve" for the user
+    r"\bdefault[-_]?mode[\"']?\s*[:=]\s*[\"']?(?:acceptedits|bypasspermissions|dontask|yolo|auto)\b|"
+    r"\b(?:pre[-_\s]?tool[-_\s]?use|permission[-_\s]?request|hooks?)\b[^\n]{0,80}?[\"']?(?:permission)?decision[\"']?\s*:\s*"
+    r"[\"'](?:approve|allow)\b|"
+    # commands run with no one asked: auto-execution for every command, turbo mode, an emptied deny list
+    r"\bauto[-\s]?(?:execut\w*|run\w*)\b<S>{0,30}?\b(?:turbo|all|every|any|everything|anything)\b|"
+    r"\b(?:clear|empty|remove|delete|wipe)\w*\b<S>{0,30}?\b(?:command\s+)?(?:deny|block)[-\s]?list\b|"
+    r"\bempty\s+(?:command\s+)?(?:deny|block)[-\s]?list\b|"
+    r"\btool\s+polic\w*\s+(?:\w+\s+){0,2}(?:to|=|:)\s*[\"']?(?:automatic|auto|always|allow\w*)\b|"
+    r"\b(?:yes[-_]always|always[-_]?allow\w*|auto[-_]?approv\w*|auto[-_]?accept\w*|always[-_]?approv\w*)[\"']?\s*"
+    r"(?:[:=]|\s+to)\s*[\"']?(?:true|on|yes|1)\b|"
+    r"\bconfirmation[-_\s]?mode[\"']?\s*(?:[:=]\s*[\"']?(?:false|off|0|none)\b|\s+(?:disabled|off)\b)|"
+    r"\b(?:disable|turn\s+off|switch\s+off)\s+(?:the\s+)?confirmation[-_\s]?mode\b|"
+    r"\b(?:without|no)\s+(?:any\s+)?confirmation\b<S>{0,20}?\b(?:for\s+)?(?:the\s+agent|commands?)\b|"
+    r"\brun\s+commands\s+without\s+confirmation\b|\bskip\s+the\s+confirmation\s+step\b|"
+    # every tool approved, said in other languages
+    r"\b(?:aprueb\w*|apruebe|aprob\w*|aprov\w*|approuv\w*|genehmig\w*|autoriz\w*)\s+(?:\w+\s+)?autom[aá]ti\w*|"
+    r"\bautom[aá]ti\w*\s+(?:\w+\s+)?(?:aprob|aprov|approuv|genehmig|autoriz)\w*|"
+    # clouds and code hosts: every action on every resource, owner roles, every token scope
+    r"[\"']?action[\"']?\s*:\s*[\"']\*[\"']|\broles/(?:owner|editor)\b|"
+    r"\b(?:owner|contributor|user\s+access\s+administrator)\s+role\b<S>{0,40}?\b(?:subscription|tenant|management\s+group)\b|"
+    r"\b(?:every|all)\s+(?:the\s+)?scopes?\b|\b(?:admin:org|admin:enterprise|delete_repo)\b|"
+    r"\b(?:--privileged|docker\.sock)\b<S>{0,60}?\b(?:agent|assistant|ci|build|--privileged|docker\.sock)\b",
+)
+AGENT_GRANT_KEYS = (
+    "default pre permission hook hooks auto clear empty remove delete wipe tool yes always confirmation disable "
+    "turn switch without no run skip aprueb apruebe aprob aprov approuv genehmig autoriz autom action roles owner "
+    "contributor user every all admin delete privileged docker",
+    "--privileged",
+)
+
+# Homeostat turned off in more words: told not to run it, its configuration emptied, its check bypassed
+# or merged past, and in other languages.
+HOMEOSTAT_OFF_MORE = _compile(
+    r"(?:\b(?:no\s+longer|not|never|stop|no\s+need\s+to|need\s+not)|n't)\s+(?:need\s+to\s+|have\s+to\s+)?"
+    r"(?:call|use|run|invoke|consult|query|load|check|wait\s+for)\w*\s+(?:the\s+)?homeostat\b|"
+    r"\b(?:empty|blank|truncate|wipe|clear)\w*\b<S>{0,20}?\bhomeostat\b|"
+    r"\bhomeostat\b<S>{0,40}?\bfail\w*<S>{0,60}?\b(?:anyway|regardless|all\s+the\s+same)\b|"
+    r"\b(?:merge|push|land|ship)\w*\b<S>{0,60}?\bwithout\s+(?:waiting\s+for\s+|running\s+|checking\s+)?(?:the\s+)?homeostat\b|"
+    r"(?:\bn['’]\w+\s+plus|\bne\s+\w+\s+plus|\bnicht\s+mehr|\bya\s+no|\bno\s+vuelvas\s+a|\bnão\s+\w+\s+mais|"
+    r"\bбольше\s+не|\bне\s+\w+\s+больше)\b<S>{0,40}?\bhomeostat\b|"
+    r"\b(?:remov|supprim|entfern|elimin|borr|desinstal|deinstall|deaktivier|désactiv|desactiv|desativ|disattiv|"
+    r"rimuov|удал|отключ|выключ)\w*<S>{0,60}?\bhomeostat\b|"
+    r"(?:删除|禁用|卸载|关闭|停用|移除|不要再?(?:调用|使用)|别再?(?:调用|使用)|削除|無効)[^。；\n]{0,30}?homeostat|"
+    r"homeostat[^。；\n]{0,30}?(?:删除|禁用|卸载|关闭|停用|移除|削除|無効)",
+)
+HOMEOSTAT_OFF_KEYS = ("homeostat", "")
+
+# A text told to copy itself where agents or people will read it again: instruction files, memory, PR
+# templates, commit messages, review comments, word for word.
+SPREADS_ITSELF = _compile(
+    r"\b(?:this|these)\s+(?:exact\s+)?(?:rules?|instructions?|texts?|paragraphs?|lines?|notes?|guidance|directives?|"
+    r"prompts?|sentences?)\b<S>{0,80}?"
+    r"(?:\bmemor\w*|\btemplates?\b|pull_request_template|\bcommit\s+messages?\b|\breview\s+comments?\b|"
+    r"\bword\s+for\s+word\b|\bverbatim\b|\bas\s+the\s+replacement\b|\binstruction\s+files?\b|agents\.md|claude\.md|"
+    r"\.cursorrules|copilot-instructions|\bevery\s+future\s+(?:session|conversation|task)|"
+    r"\b(?:every|all|each)\s+(?:other\s+)?(?:repo\w*|agents?)\b)|"
+    r"\b(?:in|into)\s+every\s+(?:review\s+comment|commit\s+message|pull\s+request|pr)\b<S>{0,60}?\b(?:this|these)\s+(?:rules?|instructions?|texts?|lines?)\b|"
+    r"\b(?:cette|ces|ce)\s+(?:consignes?|règles?|instructions?|textes?|paragraphes?|notes?)\b<S>{0,80}?"
+    r"(?:\bautres?\s+agents?\b|\bchaque\s+(?:autre\s+)?agent\b|\bmémoire\b|\bfichiers?\s+d['’]instructions?\b|\bmot\s+pour\s+mot\b)|"
+    r"\b(?:diese[nrs]?)\s+(?:text|regel|anweisung|hinweis|absatz)\w*\b<S>{0,80}?"
+    r"(?:\bwörtlich\b|\banderen\s+agenten\b|\banweisungsdatei\w*|\bgedächtnis\b)|"
+    r"この(?:指示|ルール|文章?|テキスト)[^。\n]{0,40}?(?:他の|すべてのエージェント|指示ファイル|そのまま|メモリ)",
+)
+SPREADS_ITSELF_KEYS = ("this these in into cette ces ce diese dieser diesen dieses", "この")
+
+# Test markers and CI settings that hide a failure, told for the failure's sake; a check merged past
+# anyway; a change approved by its author or accepted unread.
+HIDES_FAILURE = _compile(
+    r"(?:\bit\.skip|\bxit\b|\bxdescribe\b|\bdescribe\.skip|\btest\.skip|@disabled\b|@ignore\b|#\[ignore\]|\bt\.skip\b|"
+    r"@pytest\.mark\.skip\w*|@unittest\.skip\w*|\bmarktestskipped\b|\[ignore\]|\[skip\])<S>{0,60}?"
+    r"\b(?:so\s+(?:that\s+)?(?:the\s+)?(?:ci|build|suite|pipeline|checks?)|green\b|pass(?:es)?\b)|"
+    r"\b(?:fail\w*|broken|red)\b<S>{0,60}?(?:\bit\.skip|\bxit\b|\bxdescribe\b|\bdescribe\.skip|\btest\.skip|"
+    r"@disabled\b|@ignore\b|#\[ignore\]|\bt\.skip\b|@pytest\.mark\.skip\w*|\bmarktestskipped\b)|"
+    r"\bcatcherror\s*\(\s*buildresult\s*:\s*['\"]success|\b(?:ignorefailures|testfailureignore|maven\.test\.failure\.ignore)"
+    r"[\"']?\s*[:=]?\s*[\"']?true\b|-dmaven\.test\.skip=true|"
+    r"\b(?:delete|remove|disable|drop|comment\s+out)\b<L>{0,60}?\b(?:tests?|specs?|jobs?|steps?|checks?|stages?)\b<L>{0,60}?"
+    r"\b(?:keeps?\s+(?:failing|breaking)|always\s+fails|is\s+(?:always\s+)?(?:red|failing|broken))\b|"
+    r"\b(?:fail\w*|échou\w*|fehlschlag\w*|schlagen\s+fehl|falla\w*|falh\w*|fallisc\w*|падают|упал\w*)<S>{0,100}?"
+    r"\b(?:merge|fusionn?\w*|push|land|ship|mergen?|haz\s+merge)\w*\b(?:\s+\w+){0,2}?\s+"
+    r"(?:anyway|regardless|quand\s+même|trotzdem|igualmente|de\s+todos\s+modos|mesmo\s+assim|comunque|lo\s+stesso)\b|"
+    r"\bapprove\s+your\s+own\b|\bself[-\s]?approv\w*|"
+    r"\bmerge\w*\b<S>{0,40}?\bwithout\s+(?:waiting\s+for\s+)?(?:an?\s+|the\s+|any\s+)?(?:reviews?|reviewers?|approvals?)\b|"
+    r"\b(?:update|accept|approve|merge|regenerate|overwrite)\w*\b<S>{0,60}?\bwithout\s+(?:looking\s+at|reading|"
+    r"reviewing|checking|inspecting|examining)\b|"
+    r"\b(?:expected|assert\w*|expectations?)\b<S>{0,40}?\bwhatever\b<S>{0,30}?\b(?:returns?|outputs?|produces?|gives?)\b",
+)
+HIDES_FAILURE_KEYS = (
+    "it xit xdescribe describe test disabled ignore t pytest unittest marktestskipped fail broken red catcherror "
+    "ignorefailures testfailureignore maven dmaven delete remove disable drop comment échou fehlschlag schlagen "
+    "falla falh fallisc падают упал approve self merge update accept regenerate overwrite expected assert expectation",
+    "@ #[ [ignore] [skip]",
+)
+
+# Secrets or the environment sent where others read them: a public issue or gist, telemetry, a collector.
+ENV_SENT = _compile(
+    r"(?:\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\benvironment\s+variables\b|\.aws/credentials\b|\.ssh/id_\w+|"
+    r"\bsecrets?\s+files?\b|\bcredentials\s+files?\b)<SN>{0,80}?"
+    r"\b(?:public\s+(?:issues?|gists?|channels?|repo\w*|pastes?)|telemetry|collector|webhooks?|pastebin\w*|"
+    r"paste\s+sites?|gists?)\b|"
+    r"\b(?:public\s+(?:issues?|gists?|channels?|repo\w*|pastes?)|telemetry|collector|webhooks?|pastebin\w*|gists?|"
+    r"sends?|posts?|uploads?)\b<SN>{0,80}?"
+    r"(?:\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\.aws/credentials\b|\.ssh/id_\w+|\bsecrets?\s+files?\b|"
+    r"\bcredentials\s+files?\b)",
+)
+ENV_SENT_KEYS = (
+    "printenv process os environment aws ssh secret secrets credentials public telemetry collector "
+    "webhook webhooks pastebin paste gist gists send sends post posts upload uploads",
+    "",
+)
+
+# Text from data given the user's voice: issues, comments, mail treated as the user's instructions.
+DATA_AS_USER = _compile(
+    r"\btreat\w*\b<S>{0,80}?\bas\s+(?:direct\s+|explicit\s+|the\s+)?(?:instructions?|commands?|orders?|requests?)\s+"
+    r"(?:from|of|by)\s+(?:the\s+|your\s+)?(?:user|owner|operator|developer|maintainer)s?\b|"
+    r"\b(?:comments?|issues?|tickets?|e-?mails?|pages?|files?|outputs?|logs?|messages?|docs?|readmes?)\b<S>{0,60}?\b(?:are|count\s+as|serve\s+as)\s+(?:\w+\s+)?(?:commands?|orders?|instructions?)\s+(?:that\s+)?(?:you|the\s+agent)\s+"
+    r"(?:must|should|shall|have\s+to)\s+(?:carry\s+out|follow|obey|execute|run)\b|"
+    r"\b(?:obey|follow|execute|carry\s+out|act\s+on)\w*\s+(?:any|all|every)\s+(?:instructions?|commands?|orders?|directives?)\s+"
+    r"(?:contained|found|embedded|written|given|hidden)\s+in\b|"
+    r"\bbehandl\w*\b<S>{0,80}?\b(?:wie|als)\s+(?:\w+\s+)?(?:befehle?|anweisung\w*|anfrage\w*|auftr[äa]g\w*)\s+"
+    r"(?:des|der|vom|von)\s+(?:nutzer\w*|benutzer\w*|anwender\w*)|"
+    r"\bcomo\s+si\b<S>{0,30}?\b(?:usuari[oa]|user)\b|\bcomme\s+s['i]\b<S>{0,30}?\butilisat\w*|"
+    r"\bals\s+(?:ob|wären?|käme\w*)\b<S>{0,30}?\b(?:nutzer|benutzer|anwender)\w*|\bcome\s+se\b<S>{0,30}?\butent\w*",
+)
+DATA_AS_USER_KEYS = (
+    "treat comment comments issue issues ticket tickets email emails e mail mails page pages file "
+    "files output outputs log logs message messages doc docs readme readmes obey follow execute "
+    "carry act behandl como comme als come",
+    "",
+)
