@@ -242,6 +242,9 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "printenv telemetry ×n": "printenv send telemetry ",
     "treat comments are ×n": "treat comments are ",
     "como si comme si ×n": "como si comme si ",
+    "encode key ×n (dns)": "encode key ",
+    "not use kb ×n": "not use kb ",
+    "homeostat.bak ×n": "remove homeostat.bak ",
 }
 
 

@@ -73,7 +73,8 @@ _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "n
 _HOMEOSTAT_OFF = re.compile(
     r"(?<![\w-])(?:disable|turn\s+off|switch\s+off|uninstall|remove|delete|deactivate|kill|mute|silence|bypass|"
     r"stop|skip|drop|comment\s+out|strip|neuter|gut|widen|loosen|relax|broaden|rm\s+-\w+)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?"
-    r"(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server)|"
+    # (a stale copy, `homeostat.yaml.bak`, is not Homeostat)
+    r"(?:homeostat(?![\w.-]*\.(?:bak|orig|old|tmp|swp|backup)\b)|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server)|"
     # what runs it: the KB's validate job, the plugin's session hooks, its allowlist
     r"\bvalidate[-\s]+(?:jobs?|steps?|checks?|workflows?|actions?)\b(?!'s)|"
     r"\b(?:kb|knowledge[-\s]base)[-\s]+(?:validation|validate|checks?|workflows?|hooks?|plugins?|servers?)\b(?!'s)|"
@@ -343,6 +344,7 @@ _SHAPES = (
     (more.HIDES_FAILURE, "weakened-checks", WEAKENED, _keys(*more.HIDES_FAILURE_KEYS)),
     (more.ENV_SENT, "credential-handling", EXPOSE, _keys(*more.ENV_SENT_KEYS)),
     (more.DATA_AS_USER, "injection", INJECTION, _keys(*more.DATA_AS_USER_KEYS)),
+    (more.DNS_SENT, "credential-handling", EXPOSE, _keys(*more.DNS_SENT_KEYS)),
     (
         _WEAKENING_ORDER,
         "weakened-checks",
