@@ -124,6 +124,7 @@ _PROBES = [
     for name in (
         "poisoning_tuning/tuning.yaml",
         "poisoning_tuning/concepts.yaml",
+        "poisoning_tuning/families.yaml",
         "poisoning/corpus.yaml",
         "poisoning_heldout/heldout.yaml",
         "poisoning_heldout2/heldout2.yaml",
