@@ -803,10 +803,12 @@ class GitHubHost:
         between runs (lists, trees, files, rules) go through here."""
         key = url + ("?" + "&".join(f"{k}={v}" for k, v in sorted(parameters.items())) if parameters else "")
         cached = self.etags.lookup(key)
+        if cached is not None and not isinstance(cached.body, dict):
+            cached = None  # an entry not of the shape stored below: a 304 would leave no body to give
         condition = {"If-None-Match": cached.etag} if cached is not None else None
         requester = self._gh.requester
         status, headers, output = requester.requestJson("GET", url, dict(parameters or {}) or None, condition)
-        if status == 304 and cached is not None and isinstance(cached.body, dict):
+        if status == 304 and cached is not None:
             self.etags.touch(key)
             return {**headers, "link": cached.body.get("link", "")}, cached.body.get("json")
         data = _json_or_none(output)

@@ -3,6 +3,7 @@ and takes the kept body when GitHub answers 304 Not Modified, which the primary 
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -91,6 +92,22 @@ def test_an_unreadable_cache_entry_is_asked_for_unconditionally(
     for entry in (tmp_path / HTTP_CACHE_DIR).rglob("*.json"):
         entry.write_text("{not json")
     assert host(harness, tmp_path).list_open_pulls(repo, "") == []
+    assert harness.emulator.not_modified == 0
+
+
+def test_an_entry_whose_body_is_not_what_the_adapter_keeps_is_asked_for_unconditionally(
+    github_harness: GitHubHarness, tmp_path: Path
+) -> None:
+    """A 304 to an entry without its body would leave nothing to answer with: the file would read as missing."""
+    harness = github_harness
+    repo = harness.create_repo("acme", "ledger")
+    merged(harness, repo, 1)
+    first = host(harness, tmp_path).file_text(repo, "src/m1.py")
+    assert first is not None and first.startswith("a = 1\n")
+    for entry in (tmp_path / HTTP_CACHE_DIR).rglob("*.json"):
+        kept = json.loads(entry.read_text())
+        entry.write_text(json.dumps({**kept, "body": "not the body"}))
+    assert host(harness, tmp_path).file_text(repo, "src/m1.py") == first
     assert harness.emulator.not_modified == 0
 
 
