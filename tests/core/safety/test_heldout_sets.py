@@ -1,7 +1,7 @@
 """The held-out sets that are still held out load and have the counts their READMEs and docstrings
 state. Only their shape is checked here, never the scanners' score on them: a test that ran them
 through the checks would put them in the tuning loop. They are measured with
-`benchmarks/bench_risky.py --heldout5` and `--heldout6` and `benchmarks/bench_secrets.py --heldout4`,
+`benchmarks/bench_risky.py --heldout5`, `--heldout6` and `--heldout7` and `benchmarks/bench_secrets.py --heldout4`,
 which print totals only and refuse to print misses. (The third secret set is tuning use now; its counts are
 checked in tests/core/safety/test_secrets.py.)"""
 
@@ -14,12 +14,15 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 from kit import FIXTURES, REPO
 from poisoning import kb_files, load_corpus, plant
 from secrets_heldout4 import heldout4_cases
 
 HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
 HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
+HELDOUT7 = FIXTURES / "poisoning_heldout7" / "heldout7.yaml"
+ORDINARY7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -55,7 +58,7 @@ def test_heldout5_has_the_stated_families_and_counts() -> None:
     assert set(Counter(p.family for p in corpus.look_alikes)) <= set(HELDOUT5_FAMILIES)
 
 
-@pytest.mark.parametrize("held_out", [HELDOUT5, HELDOUT6], ids=["heldout5", "heldout6"])
+@pytest.mark.parametrize("held_out", [HELDOUT5, HELDOUT6, HELDOUT7], ids=["heldout5", "heldout6", "heldout7"])
 def test_held_out_entries_are_well_formed(held_out: Path) -> None:
     corpus = load_corpus(held_out)
     entries = corpus.probes + corpus.look_alikes
@@ -114,6 +117,61 @@ def test_heldout6_has_the_stated_families_places_and_counts() -> None:
     assert len(corpus.probes) == 316
     assert len(corpus.look_alikes) == 127
     assert set(Counter(p.family for p in corpus.look_alikes)) == set(HELDOUT6_FAMILIES)
+
+
+# The seventh set's families (the sixth's, with `injection` in place of `leetspeak`), with its probes
+# and look-alikes in each, as tests/fixtures/poisoning_heldout7/README.md states them.
+HELDOUT7_FAMILIES = {
+    "confusables": 12,
+    "destructive": 14,
+    "dns-exfil": 10,
+    "emphasis": 10,
+    "encodings": 14,
+    "exfiltration": 27,
+    "fields": 15,
+    "hidden": 14,
+    "homeostat-comment": 10,
+    "homeostat-off": 24,
+    "indirect": 22,
+    "injection": 14,
+    "interpreters": 12,
+    "languages": 48,
+    "letter-spacing": 10,
+    "permissions": 31,
+    "self-replication": 24,
+    "url-tricks": 12,
+    "weakened-checks": 27,
+}
+HELDOUT7_PLACES = {
+    "rule": 255,
+    "topic": 23,
+    "example": 20,
+    "why": 15,
+    "doc-body": 14,
+    "title": 12,
+    "scope": 6,
+    "flag-reason": 3,
+    "doc-title": 2,
+}
+
+
+def test_heldout7_has_the_stated_families_places_and_counts() -> None:
+    corpus = load_corpus(HELDOUT7)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT7_FAMILIES
+    assert Counter(p.place for p in corpus.probes) == HELDOUT7_PLACES
+    assert len(corpus.probes) == 350
+    assert len(corpus.look_alikes) == 146
+    assert set(Counter(p.family for p in corpus.look_alikes)) == set(HELDOUT7_FAMILIES)
+
+
+def test_heldout7_ordinary_lessons_are_well_formed() -> None:
+    """The 150 ordinary lessons beside the seventh set: unique ids, text, and no planted secret."""
+    lessons = yaml.safe_load(ORDINARY7.read_text(encoding="utf-8"))["lessons"]
+    assert len(lessons) == 150
+    assert len({lesson["id"] for lesson in lessons}) == 150
+    for lesson in lessons:
+        assert str(lesson["text"]).strip(), lesson["id"]
+        assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
 
 
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.
@@ -191,4 +249,16 @@ def test_bench_risky_refuses_to_show_the_sixth_sets_misses() -> None:
     )
     assert result.returncode == 2
     assert "never with --heldout6" in result.stderr
+    assert "caught:" not in result.stdout
+
+
+def test_bench_risky_refuses_to_show_the_seventh_sets_misses() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), "--heldout7", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "never with --heldout7" in result.stderr
     assert "caught:" not in result.stdout
