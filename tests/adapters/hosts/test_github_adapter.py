@@ -570,4 +570,5 @@ def test_a_listed_pr_reads_the_same_as_the_pr_itself(harness: GitHubHarness, rep
 
     [listed] = adapter.list_open_pulls(repo, "homeostat/")
     assert listed == adapter.get_pull(repo, number)
-    assert (listed.state, listed.head_branch, listed.base_branch) == (PullState.OPEN, "homeostat/daily-dev", "main")
+    assert listed.state is PullState.OPEN
+    assert (listed.head_branch, listed.base_branch) == ("homeostat/daily-dev", "main")
