@@ -6,15 +6,21 @@
     world.daily(...)
     age_out(world)                                 # "the next run, a day later": the PRs leave the default window
     lost(world), world.stub.paid_twice(before)     # threads never decided; questions paid for again
+    second_run_while_waiting(world, "daily", daily.run, is_waiting)  # a second run while one waits
 
-Used by tests/runs/daily/test_daily_faults.py, tests/runs/daily/test_daily_scale.py and benchmarks/bench_daily_scale.py.
+Used by tests/runs/daily/test_daily_faults.py, tests/runs/daily/test_daily_scale.py,
+tests/runs/deep_dive/test_deep_dive_races.py and benchmarks/bench_daily_scale.py.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+import threading
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dailyworld import DailyWorld
@@ -122,3 +128,53 @@ def paid(world: DailyWorld) -> Counter[str]:
 
 def drafts_answered(world: DailyWorld) -> int:
     return sum(n for question, n in world.stub.answered.items() if DRAFTER in question)
+
+
+@dataclass(frozen=True)
+class Waited:
+    """What `second_run_while_waiting` saw: the first run's exit code, its claim's expiry on the state
+    branch sampled while it waited, and the second run's exit code (None if it never started)."""
+
+    code: int
+    expiries: list[dt.datetime]
+    second: int | None
+
+
+def second_run_while_waiting(
+    world: DailyWorld, command: str, run: Callable[..., int], waiting: Callable[[], bool]
+) -> Waited:
+    """Run `homeostat <command>` (`run`, e.g. `homeostat.commands.ci.daily.run`) in this process on a
+    clock going ten claim minutes a second, so a wait of 12 s is two claim hours. Once `waiting()` says
+    the run is waiting on the host (polled for up to 300 s), read its claim's expiry every half second
+    for 7 s (70 claim minutes: past a claim's hour, short of the wait), then start a second run of the
+    same command, as a second CI job would: it should find the claim renewed and stand aside."""
+    from homeostat.cli import build_parser
+    from homeostat.workspace import Workspace
+
+    start, began = dt.datetime.now(dt.UTC), time.monotonic()
+
+    def clock() -> dt.datetime:
+        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
+
+    world.env()
+    first, second = [
+        build_parser(command).parse_args([command, "--kb", str(world.checkout())]) for _ in range(2)
+    ]
+    expiries: list[dt.datetime] = []
+    codes: list[int] = []
+
+    def during_the_wait() -> None:
+        deadline = time.monotonic() + 300
+        while not waiting() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        waiting_at = time.monotonic()
+        while time.monotonic() < waiting_at + 7.0:
+            expiries.append(world.state().claims[command].expires_at)
+            time.sleep(0.5)
+        codes.append(run(second, Workspace.of(second), now=clock))
+
+    watcher = threading.Thread(target=during_the_wait)
+    watcher.start()
+    code = run(first, Workspace.of(first), now=clock)
+    watcher.join(300)
+    return Waited(code, expiries, codes[0] if codes else None)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 from homeostat.core.schema import RuleKind
+from homeostat.core.string_leaves import string_leaves
 from homeostat.core.text import content_hash
 
 PENDING_DIR = ".homeostat/pending"
@@ -146,18 +147,6 @@ class PendingLesson(_Strict):
         return cls.model_validate(json.loads(text))
 
 
-def _strings(value: object, name: str) -> list[tuple[str, str]]:
-    if isinstance(value, str):
-        return [(name, value)]
-    if isinstance(value, dict):
-        return [
-            pair for key, item in value.items() for pair in _strings(item, f"{name}.{key}" if name else key)
-        ]
-    if isinstance(value, list | tuple):
-        return [pair for item in value for pair in _strings(item, name)]
-    return []
-
-
 def secret_fields(lesson: PendingLesson) -> list[tuple[str, str]]:
     """(field, secret kind) for every field of the lesson that holds a secret: scope globs, topic,
     URL and the document patch included, since the whole lesson travels to the team's branch."""
@@ -165,7 +154,7 @@ def secret_fields(lesson: PendingLesson) -> list[tuple[str, str]]:
 
     data = lesson.model_dump(mode="json", by_alias=True, exclude={"created", "version"})
     found: list[tuple[str, str]] = []
-    for name, text in _strings(data, ""):
+    for name, text in string_leaves(data):
         hits = find_secrets(text)
         if hits and all(name != seen for seen, _ in found):
             found.append((name, hits[0].kind))

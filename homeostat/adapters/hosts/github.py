@@ -749,27 +749,22 @@ class GitHubHost:
 
     def _pull_info(self, repo: RepoRef, pr: PullRequest, *, with_merger: bool) -> PullInfo:
         """`merged_by` only when asked: a PR from a list lacks it, and reading it would refetch the PR."""
-        merged_at = pr.merged_at
-        if merged_at is not None:
-            state = PullState.MERGED
-        else:
-            state = PullState.CLOSED if pr.state == "closed" else PullState.OPEN
-        merged_by = _login(pr.merged_by) if merged_at is not None and with_merger else None
-        return PullInfo(
-            repo=repo,
+        merged = pr.merged_at is not None
+        return _pull_record(
+            repo,
             number=pr.number,
             url=pr.html_url,
-            state=state,
-            title=pr.title or "",
-            body=pr.body or "",
+            state=pr.state,
+            title=pr.title,
+            body=pr.body,
             head_branch=pr.head.ref,
+            head_sha=pr.head.sha,
             base_branch=pr.base.ref,
             author=_login(pr.user),
-            head_sha=pr.head.sha,
-            merged_by=merged_by or None,
-            merged_at=merged_at,
-            closed_at=pr.closed_at,
+            merged_by=_login(pr.merged_by) if merged and with_merger else None,
             created_at=pr.created_at,
+            closed_at=pr.closed_at,
+            merged_at=pr.merged_at,
         )
 
     def _open_pull_on(self, repo: RepoRef, head: str) -> PullRequest | None:
@@ -1073,27 +1068,65 @@ def _merged_pull(repo: RepoRef, data: Mapping[str, Any], merged_at: datetime) ->
 
 def _listed_pull(repo: RepoRef, data: Mapping[str, Any]) -> PullInfo:
     """A PR as the list endpoint gives it (no `merged_by`: a list answer lacks it)."""
-    merged_at = _time_or_none(data.get("merged_at"))
-    if merged_at is not None:
-        state = PullState.MERGED
-    else:
-        state = PullState.CLOSED if data.get("state") == "closed" else PullState.OPEN
     head, base = data.get("head") or {}, data.get("base") or {}
+    return _pull_record(
+        repo,
+        number=int(data["number"]),
+        url=data.get("html_url"),
+        state=data.get("state"),
+        title=data.get("title"),
+        body=data.get("body"),
+        head_branch=head.get("ref"),
+        head_sha=head.get("sha"),
+        base_branch=base.get("ref"),
+        author=str((data.get("user") or {}).get("login") or ""),
+        merged_by=None,
+        created_at=_time_or_none(data.get("created_at")),
+        closed_at=_time_or_none(data.get("closed_at")),
+        merged_at=_time_or_none(data.get("merged_at")),
+    )
+
+
+def _pull_record(
+    repo: RepoRef,
+    *,
+    number: int,
+    url: str | None,
+    state: str | None,
+    title: str | None,
+    body: str | None,
+    head_branch: str | None,
+    head_sha: str | None,
+    base_branch: str | None,
+    author: str,
+    merged_by: str | None,
+    created_at: datetime | None,
+    closed_at: datetime | None,
+    merged_at: datetime | None,
+) -> PullInfo:
+    """One PR record from plain values, read from PyGithub or from REST JSON alike, so both agree.
+
+    A merge time makes it merged whatever `state` says (GitHub reports a merged PR as "closed").
+    """
+    if merged_at is not None:
+        pull_state = PullState.MERGED
+    else:
+        pull_state = PullState.CLOSED if state == "closed" else PullState.OPEN
     return PullInfo(
         repo=repo,
-        number=int(data["number"]),
-        url=str(data.get("html_url") or ""),
-        state=state,
-        title=str(data.get("title") or ""),
-        body=str(data.get("body") or ""),
-        head_branch=str(head.get("ref") or ""),
-        base_branch=str(base.get("ref") or ""),
-        author=str((data.get("user") or {}).get("login") or ""),
-        head_sha=str(head.get("sha") or ""),
-        merged_by=None,
+        number=number,
+        url=str(url or ""),
+        state=pull_state,
+        title=str(title or ""),
+        body=str(body or ""),
+        head_branch=str(head_branch or ""),
+        base_branch=str(base_branch or ""),
+        author=author,
+        head_sha=str(head_sha or ""),
+        merged_by=merged_by or None,
         merged_at=merged_at,
-        closed_at=_time_or_none(data.get("closed_at")),
-        created_at=_time_or_none(data.get("created_at")),
+        closed_at=closed_at,
+        created_at=created_at,
     )
 
 

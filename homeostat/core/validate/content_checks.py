@@ -19,6 +19,7 @@ from homeostat.core.safety.secrets import find_emails, find_secrets
 from homeostat.core.safety.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
 from homeostat.core.schema import Document, Rule
 from homeostat.core.served import PROSE_FIELDS, rule_fields
+from homeostat.core.string_leaves import string_leaves
 
 # A Markdown link or image: `[text](target "title")`. The text may hold no bracket (of `[a [b](x)`,
 # `[b](x)` is found, with the same target), so each `[` is read only up to the next bracket.
@@ -227,18 +228,7 @@ def _frontmatter_values(text: str) -> str:
         data = load_yaml(front.yaml_text).data
     except YamlError:
         return ""
-    found: list[str] = []
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-    found.reverse()
-    return "\n\n".join(found)
+    return "\n\n".join(text for _path, text in string_leaves(data))
 
 
 def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:

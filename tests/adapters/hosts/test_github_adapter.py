@@ -561,3 +561,14 @@ def test_retry_after_reads_seconds_dates_and_rate_limit_resets() -> None:
 )
 def test_which_answers_may_pass(status: int, headers: dict[str, str], expected: Transient | None) -> None:
     assert transient_status(status, headers) == expected
+
+
+def test_a_listed_pr_reads_the_same_as_the_pr_itself(harness: GitHubHarness, repo: RepoRef) -> None:
+    """A PR found by listing and the same PR read alone are one record: both reads build it one way."""
+    number, _sha = open_daily(harness, repo)
+    adapter = harness.adapter()
+
+    [listed] = adapter.list_open_pulls(repo, "homeostat/")
+    assert listed == adapter.get_pull(repo, number)
+    assert listed.state is PullState.OPEN
+    assert (listed.head_branch, listed.base_branch) == ("homeostat/daily-dev", "main")

@@ -27,6 +27,7 @@ from faultkit import (
     lessons_world,
     lost,
     paid,
+    second_run_while_waiting,
     set_concurrency,
 )
 from racekit import daily_env
@@ -198,41 +199,16 @@ def test_a_run_waiting_out_github_s_limit_past_its_claims_hour_renews_it_and_a_s
     (the run's clock goes ten claim minutes a second: the 12 s wait is two hours). The waiting run
     renews its claim on the state branch as it waits, a second `homeostat daily` started 70 claim
     minutes into the wait stands aside, and the first run then publishes every lesson once."""
-    from homeostat.cli import build_parser
     from homeostat.commands.ci import daily
-    from homeostat.workspace import Workspace
 
     world.harness.fail_on("POST", "/pulls", 403, times=1, retry_after=12)
     refused = world.harness.emulator.failures_on[-1]
-    start, began = dt.datetime.now(dt.UTC), time.monotonic()
+    waited = second_run_while_waiting(world, "daily", daily.run, lambda: refused[4] == 0)  # PR refused
 
-    def clock() -> dt.datetime:  # ten claim minutes a second
-        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
-
-    world.env()
-    args = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
-    second = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
-    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
-    codes: list[int] = []
-
-    def during_the_wait() -> None:
-        deadline = time.monotonic() + 300
-        while refused[4] > 0 and time.monotonic() < deadline:  # until GitHub refused the first PR
-            time.sleep(0.05)
-        refused_at = time.monotonic()
-        while time.monotonic() < refused_at + 7.0:  # 70 claim minutes into the 120-minute wait
-            expiries.append(world.state().claims["daily"].expires_at)
-            time.sleep(0.5)
-        codes.append(daily.run(second, Workspace.of(second), now=clock))
-
-    watcher = threading.Thread(target=during_the_wait)
-    watcher.start()
-    assert daily.run(args, Workspace.of(args), now=clock) == 0
-    watcher.join(300)
-
+    assert waited.code == 0
     assert refused[4] == 0  # the limit was met
-    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # (a) renewed as it waited
-    assert codes == [0]  # (b) the second run stood aside
+    assert len(set(waited.expiries)) >= 3 and waited.expiries == sorted(waited.expiries)  # (a) renewed
+    assert waited.second == 0  # (b) the second run stood aside
     assert "another run owns these lessons" in capsys.readouterr().out
     assert lost(world) == set()  # (c) every lesson published, once
     urls = [r.source.url for r in world.state().records() if r.source.url]
@@ -284,9 +260,7 @@ def test_a_run_on_bitbucket_whose_hour_another_job_spent_waits_it_out_with_its_c
     run's minute between tries is 0.2 s (`pace.MIN_LIMIT_WAIT`, the same factor) and the run's own
     clock ten claim minutes a second, so the hour's wait is two claim hours."""
     from homeostat.adapters.hosts import pace
-    from homeostat.cli import build_parser
     from homeostat.commands.ci import daily
-    from homeostat.workspace import Workspace
 
     world = bitbucket_world
     emulator = world.harness.emulator
@@ -294,11 +268,6 @@ def test_a_run_on_bitbucket_whose_hour_another_job_spent_waits_it_out_with_its_c
     emulator.limit_clock = lambda: 300 * (time.monotonic() - began)
     emulator.counted.clear()
     monkeypatch.setattr(pace, "MIN_LIMIT_WAIT", 60 / 300)
-    start = dt.datetime.now(dt.UTC)
-
-    def clock() -> dt.datetime:  # ten claim minutes a second
-        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
-
     spent = threading.Event()
     answer = world.script.__call__
 
@@ -309,30 +278,14 @@ def test_a_run_on_bitbucket_whose_hour_another_job_spent_waits_it_out_with_its_c
         return answer(system, user)
 
     world.stub.respond_with(spend_then_answer)
-    world.env()
-    first = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
-    second = build_parser("daily").parse_args(["daily", "--kb", str(world.checkout())])
-    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
-    codes: list[int] = []
+    waited = second_run_while_waiting(world, "daily", daily.run, spent.is_set)
 
-    def during_the_wait() -> None:
-        spent.wait(300)
-        spent_at = time.monotonic()
-        while time.monotonic() < spent_at + 7.0:  # 70 claim minutes into the 120-minute wait
-            expiries.append(world.state().claims["daily"].expires_at)
-            time.sleep(0.5)
-        codes.append(daily.run(second, Workspace.of(second), now=clock))
-
-    watcher = threading.Thread(target=during_the_wait)
-    watcher.start()
-    assert daily.run(first, Workspace.of(first), now=clock) == 0
-    watcher.join(300)
-
+    assert waited.code == 0
     # Bitbucket refused for the hour, and the run waited it out trying once a minute, not hammering it
     assert 0 < emulator.refused_requests <= 61
     assert time.monotonic() - began >= 12
-    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # renewed as it waited
-    assert codes == [0]  # the second run stood aside
+    assert len(set(waited.expiries)) >= 3 and waited.expiries == sorted(waited.expiries)  # renewed
+    assert waited.second == 0  # the second run stood aside
     assert "another run owns these lessons" in capsys.readouterr().out
     assert lost(world) == set()  # every lesson published, once
     urls = [r.source.url for r in world.state().records() if r.source.url]

@@ -6,11 +6,10 @@ from __future__ import annotations
 import datetime as dt
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 from deepdiveworld import LAYOUT_DOC, STALE, STALE_ID, DeepDiveWorld, duplicate_files
+from faultkit import second_run_while_waiting
 from racekit import KILLPOINT, daily_env
 
 from homeostat.adapters.git.plumbing import Git
@@ -182,42 +181,17 @@ def test_a_deep_dive_waiting_out_github_s_limit_past_its_claims_hour_renews_it_a
     lives (the run's clock goes ten claim minutes a second: the 12 s wait is two hours). The waiting run
     renews its claim on the state branch as it waits, a second `homeostat deep-dive` started 70 claim
     minutes into the wait stands aside, and the first then opens the week's one PR."""
-    from homeostat.cli import build_parser
     from homeostat.commands.ci import deep_dive
-    from homeostat.workspace import Workspace
 
     dd.add(duplicate_files())
     dd.world.harness.fail_on("POST", "/pulls", 403, times=1, retry_after=12)
     refused = dd.world.harness.emulator.failures_on[-1]
-    start, began = dt.datetime.now(dt.UTC), time.monotonic()
+    waited = second_run_while_waiting(dd.world, "deep-dive", deep_dive.run, lambda: refused[4] == 0)
 
-    def clock() -> dt.datetime:  # ten claim minutes a second
-        return start + dt.timedelta(minutes=10 * (time.monotonic() - began))
-
-    dd.world.env()
-    first = build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(dd.world.checkout())])
-    second = build_parser("deep-dive").parse_args(["deep-dive", "--kb", str(dd.world.checkout())])
-    expiries: list[dt.datetime] = []  # the claim on the state branch while the first run waits
-    codes: list[int] = []
-
-    def during_the_wait() -> None:
-        deadline = time.monotonic() + 300
-        while refused[4] > 0 and time.monotonic() < deadline:  # until GitHub refused the PR
-            time.sleep(0.05)
-        refused_at = time.monotonic()
-        while time.monotonic() < refused_at + 7.0:  # 70 claim minutes into the 120-minute wait
-            expiries.append(dd.world.state().claims["deep-dive"].expires_at)
-            time.sleep(0.5)
-        codes.append(deep_dive.run(second, Workspace.of(second), now=clock))
-
-    watcher = threading.Thread(target=during_the_wait)
-    watcher.start()
-    assert deep_dive.run(first, Workspace.of(first), now=clock) == 0
-    watcher.join(300)
-
+    assert waited.code == 0
     assert refused[4] == 0  # the limit was met
-    assert len(set(expiries)) >= 3 and expiries == sorted(expiries)  # renewed as it waited
-    assert codes == [0]  # the second run stood aside
+    assert len(set(waited.expiries)) >= 3 and waited.expiries == sorted(waited.expiries)  # renewed
+    assert waited.second == 0  # the second run stood aside
     out = capsys.readouterr().out
     assert out.count("another deep dive is running") == 1, out
     assert_one_clean_pr(dd)
