@@ -1,8 +1,8 @@
-"""The held-out sets that are still held out load and have the counts their READMEs and docstrings
-state. Only their shape is checked here, never the scanners' score on them: a test that ran them
-through the checks would put them in the tuning loop. They are measured with
-`benchmarks/bench_risky.py --heldout5` and `--heldout6` and `benchmarks/bench_secrets.py --heldout4`,
-which print totals only and refuse to print misses. (The third secret set is tuning use now; its counts are
+"""The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
+checked here, never the scanners' score on them: a test that ran them through the checks would put
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6` and
+`benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
+fifth risky set is tuning use now, run by test_poisoning_tuning.py; its shape is still checked here.) (The third secret set is tuning use now; its counts are
 checked in tests/core/safety/test_secrets.py.)"""
 
 from __future__ import annotations
