@@ -120,6 +120,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "homeostat; ×n": lambda n: "homeostat; " * (n // 11),
     "testignore: ×n": lambda n: "testignore: " * (n // 12),
     "web pages are trusted ×n": lambda n: "web pages are trusted " * (n // 22),
+    "messages in the inbox ×n": lambda n: "messages in the inbox " * (n // 22),
+    "push with --force ×n": lambda n: "push with --force " * (n // 18),
+    "rephrase the rule until ×n": lambda n: "rephrase the rule until " * (n // 24),
+    "test except ×n": lambda n: "test except " * (n // 12),
+    "printenv gist ×n": lambda n: "printenv gist " * (n // 14),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],

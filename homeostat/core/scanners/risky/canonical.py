@@ -78,6 +78,8 @@ _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
 _LONE_FOUR = re.compile(r"(?<=[^\W\d_] )4(?= [^\W\d_])")
+_CONTRACTION_DIGIT = re.compile(r"(?<=[^\W\d_]')[0-9](?![\w@$!])")
+_CONTRACTION_MARK = re.compile(r"[\w@$!]'[0-9](?![\w@$!])")
 # Letters drawn with several strokes (`|\|` for N, `|\/|` for M, `\/` for V, `|-|` for H, `|_|` for U).
 _DRAWN = (
     ("|\\/|", "m"),
@@ -318,6 +320,8 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
         yield from (m.span() for m in _CODE_ENDS_WORD.finditer(text))
     if "-" in text:
         yield from (m.span() for m in _HYPHEN_BREAK.finditer(text))
+    if "'" in text:  # a contraction's digit (`d0n'7`), which `canonical` reads as a letter
+        yield from (m.span() for m in _CONTRACTION_MARK.finditer(text))
     if not text.isascii():
         yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
     classes = text.encode("ascii", "replace").translate(_CLASSES)
@@ -345,6 +349,9 @@ def canonical(text: str) -> str:
     folded = _fold_leet(undisguised)
     if folded != undisguised and "4" in folded:
         folded = _LONE_FOUR.sub("a", folded)  # `w1th0ut 4 r3v13w`: a lone 4 among leetspeak is the article
+    if folded != undisguised and "'" in folded:
+        # `d0n'7`, `c4n'7`: a contraction's ending written as a digit, among leetspeak
+        folded = _CONTRACTION_DIGIT.sub(lambda m: m.group(0).translate(LEET), folded)
     return folded
 
 
