@@ -125,6 +125,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "rephrase the rule until ×n": lambda n: "rephrase the rule until " * (n // 24),
     "test except ×n": lambda n: "test except " * (n // 12),
     "printenv gist ×n": lambda n: "printenv gist " * (n // 14),
+    "[1, 2, 3, … ×n (byte list)": lambda n: "[" + "99, " * (n // 4) + "1]",
+    "01100011 ×n (binary)": lambda n: "01100011 " * (n // 9),
+    "read backwards ×n": lambda n: "read backwards " * (n // 15),
+    "shift by 3 ×n": lambda n: "shift by 3 " * (n // 11),
+    "i\\n ×n (a letter a line)": lambda n: "i\n" * (n // 2),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],

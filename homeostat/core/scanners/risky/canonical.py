@@ -378,6 +378,8 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
             out = out.replace(drawn, letter)
     if "\n" in out and _SPACED_LINE_AT.search(out):
         out = _join_vertical(out)
+    if "\n" in out and _LETTER_LINE_AT.search(out):
+        out = _join_letter_lines(out)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
     if "*" in out:
@@ -422,6 +424,37 @@ def _join_vertical(text: str) -> str:
             for i in run[1:]:
                 lines[i] = ""
         run = []
+    return "\n".join(lines)
+
+
+# Three lines of one letter each: a word written down the page a letter a line.
+_LETTER_LINE_AT = re.compile(r"(?m)^[ \t]*[^\W\d_][ \t]*\n[ \t]*[^\W\d_][ \t]*\n[ \t]*[^\W\d_][ \t]*$")
+_LETTER_LINE = re.compile(r"[ \t]*[^\W\d_][ \t]*")
+
+
+def _join_letter_lines(text: str) -> str:
+    """Runs of lines of one letter each, a blank line between words, put together on the first of
+    them (the others left empty, so the text keeps its lines): `i` / `g` / `n` … read as `ign…`."""
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        if not _LETTER_LINE.fullmatch(lines[index]):
+            index += 1
+            continue
+        words, last, at = [[lines[index].strip()]], index, index + 1
+        while at < len(lines):
+            if _LETTER_LINE.fullmatch(lines[at]):
+                words[-1].append(lines[at].strip())
+                last = at
+            elif lines[at].strip() or at + 1 >= len(lines) or not _LETTER_LINE.fullmatch(lines[at + 1]):
+                break
+            else:
+                words.append([])  # a blank line between two letters: a word ends
+            at += 1
+        if last - index >= 2:
+            lines[index] = " ".join("".join(word) for word in words)
+            lines[index + 1 : last + 1] = [""] * (last - index)
+        index = last + 1
     return "\n".join(lines)
 
 

@@ -574,8 +574,8 @@ def _unrestricted_role(text: str, s: _Sentence) -> bool:
 
 # "The previous instructions for local setup are obsolete": a how-to on a topic, not the agent's orders.
 _FOR_A_TOPIC = re.compile(
-    r"\w*\s+(?:for|on|about|regarding|concerning)\s+(?!(?:you|the\s+(?:agent|assistant|model|ai)|agents|assistants|ai\b|this\s+"
-    r"(?:agent|assistant|session|chat|conversation)))"
+    r"\w*\s+(?:for|on|about|regarding|concerning)\s+(?!(?:you|your|agents|assistants|ai\b|all\b|any\b|every\w*|this\s|these\s|"
+    r"the\s+(?:agent|assistant|model|ai|project|repo\w*|codebase|task|team)\b))"
 )
 
 
