@@ -55,11 +55,11 @@ REVIEW_DROPPED_KEYS = ("approv no aprueb aprob approuv genehmig aprov", "")
 
 # Security tests switched off, whatever reason is given (but where a fork has no secrets to run them).
 SECURITY_TESTS_OFF = _wide(
-    r"\b(?:disable|skip|remove|delete|drop|comment\s+out|turn\s+off|switch\s+off|mute|silence|deselect|bypass)\w*\b<S>{0,30}?"
+    r"\b(?:disable|skip|remove|delete|drop|comment\s+out|turn\s+off|switch\s+off|mute|silence|deselect|bypass)\w*\b<SN>{0,30}?"
     r"\b(?:security|auth\w*|authz|login|permissions?|csrf|xss|sql[-\s]injection|access[-\s]control|crypto\w*|sast|dast)\s+"
     r"(?:tests?|specs?|suites?|scans?)\b(?!')(?!<S>{0,80}?\b(?:on|from|for|in)\s+(?:\w+\s+)?forks?\b)|"
     r"\b(?:deaktivier|entfern|lösch|überspring|desactiv|elimin|borr|omit|désactiv|supprim|disattiv|rimuov|salt|desativ|remov|"
-    r"wyłącz|usuń|pomiń|отключ|удал|пропуст)\w*\b<S>{0,30}?"
+    r"wyłącz|usuń|pomiń|отключ|удал|пропуст)\w*\b<SN>{0,30}?"
     r"(?:\bsicherheitstests?\b|\bpruebas\s+de\s+seguridad\b|\btests?\s+de\s+s[ée]curit[ée]\b|\btest\s+di\s+sicurezza\b|"
     r"\btestes\s+de\s+seguran[çc]a\b|\btesty\s+bezpiecze[ńn]stwa\b|\bтесты\s+безопасности\b)",
 )
@@ -103,7 +103,7 @@ SECRET_SHOWN = _wide(
     r"\b(?:include|add|put|return|echo|append|embed|expose|show|render|attach)\w*\b<SN>{0,30}?\b(?:values?\s+of\s+)?"
     r"(?:[\w$]*_(?:api_?)?(?:key|token|secret|password|passwd|pwd)|api\s+keys?|secret\s+keys?|access\s+tokens?|"
     r"passwords?|client\s+secrets?)\b<SN>{0,30}?\b(?:in|into|to|on)\s+(?:the\s+|every\s+|all\s+|each\s+|its\s+|our\s+)?"
-    r"(?:\d{3}\s+|http\s+)?(?:error\s+)?(?:responses?|response\s+(?:headers?|bod(?:y|ies))|error\s+(?:messages?|pages?)|"
+    r"(?:[\w-]+\s+){0,2}?(?:responses?|response\s+(?:headers?|bod(?:y|ies))|error\s+(?:messages?|pages?)|"
     r"web\s+pages?|html|telemetry|traces?|spans?|analytics|urls?|query\s+strings?)\b",
 )
 SECRET_SHOWN_KEYS = ("include add put return echo append embed expose show render attach", "")
@@ -131,8 +131,8 @@ DATA_OBEYED = _wide(
     r"(?:instructions?|commands?|orders?|requests?)\s+(?:from|of|by)\s+(?:the\s+|your\s+)?(?:user|owner|operator)s?\b|"
     r"\b(?:wie|als)\s+(?:eine?[nmr]?\s+)?(?:befehle?|anweisung\w*|anfrage\w*|auftr[äa]g\w*|aufforderung\w*)\s+(?:des|der|vom|von)\s+"
     r"(?:nutzer|benutzer|anwender|user)\w*|"
-    r"\bcomo\s+(?:una?\s+)?(?:instrucci[oó]n\w*|[oó]rden\w*|petici[oó]n\w*|solicitud\w*|instru[çc][ãa]o\w*|ordem|pedido)\s+"
-    r"(?:del|do|da)\s+(?:usuari[oa]|utilizador)|"
+    r"\bcomo\s+(?:una?\s+|uma\s+)?(?:instrucci[oó]n\w*|[oó]rden\w*|petici[oó]n\w*|solicitud\w*|instru[çc][ãa]o\w*|"
+    r"instru[çc][õo]es|ordem|pedido)\s+(?:del|do|da)\s+(?:usu[aá]ri[oa]|utilizador)|"
     r"\bcomme\s+(?:une?\s+)?(?:instructions?|demandes?|consignes?|ordres?)\s+de\s+l['’]utilisat\w*|"
     r"\bcome\s+(?:una?\s+)?(?:istruzion\w*|richiest\w*|ordin\w*)\s+dell['’]utent\w*|"
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:から|より)?の?(?:依頼|指示|命令|要求|リクエスト)として|"
