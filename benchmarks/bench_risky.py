@@ -6,18 +6,21 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout4   # also the fourth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout5   # also the fifth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout5   # also the fifth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout6   # also the sixth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout7   # also the seventh held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
 poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/) were measured and looked at during
-issue 29 and are tuning use now. The fifth (tests/fixtures/poisoning_heldout5/), the sixth
-(tests/fixtures/poisoning_heldout6/) and the seventh (tests/fixtures/poisoning_heldout7/), each written
-by an independent red team without reading the scanner, are held out: measure them once a change is
-done, never while making one, and report them beside the tuning sets' numbers; `--show` (which prints
-the misses and false alarms of the sets it runs) is refused with any of them. To measure another checkout's code (main before a change), put it
+issue 29 and are tuning use now. So is the fifth (tests/fixtures/poisoning_heldout5/): it was retired
+in the round after the families set's (branch i29v), once it had been measured four times without a
+miss read, because a sixth set covering the same families stands in its place; its misses were then
+read and the families they belong to read more widely. The sixth (tests/fixtures/poisoning_heldout6/) and
+the seventh (poisoning_heldout7/), each written by an independent red team without reading the
+scanner, are held out: measure them once a change is done, never while making one, and report them
+beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it
+runs) is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -119,6 +122,16 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "homeostat; ×n": lambda n: "homeostat; " * (n // 11),
     "testignore: ×n": lambda n: "testignore: " * (n // 12),
     "web pages are trusted ×n": lambda n: "web pages are trusted " * (n // 22),
+    "messages in the inbox ×n": lambda n: "messages in the inbox " * (n // 22),
+    "push with --force ×n": lambda n: "push with --force " * (n // 18),
+    "rephrase the rule until ×n": lambda n: "rephrase the rule until " * (n // 24),
+    "test except ×n": lambda n: "test except " * (n // 12),
+    "printenv gist ×n": lambda n: "printenv gist " * (n // 14),
+    "[1, 2, 3, … ×n (byte list)": lambda n: "[" + "99, " * (n // 4) + "1]",
+    "01100011 ×n (binary)": lambda n: "01100011 " * (n // 9),
+    "read backwards ×n": lambda n: "read backwards " * (n // 15),
+    "shift by 3 ×n": lambda n: "shift by 3 " * (n // 11),
+    "i\\n ×n (a letter a line)": lambda n: "i\n" * (n // 2),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
@@ -167,7 +180,9 @@ def main() -> int:
         help="also score the fourth held-out set (tuning use since issue 29)",
     )
     parser.add_argument(
-        "--heldout5", action="store_true", help="also score the fifth held-out set (only at the end)"
+        "--heldout5",
+        action="store_true",
+        help="also score the fifth held-out set (tuning use since issue 29's i29v round)",
     )
     parser.add_argument(
         "--heldout6", action="store_true", help="also score the sixth held-out set (only at the end)"
@@ -180,7 +195,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout5", args.heldout5),
         ("--heldout6", args.heldout6),
         ("--heldout7", args.heldout7),
     ):
@@ -206,7 +220,7 @@ def main() -> int:
     if args.heldout4:
         report("fourth held-out set", HELDOUT4, show=args.show)
     if args.heldout5:
-        report("HELD-OUT set 5", HELDOUT5, show=False)
+        report("fifth held-out set", HELDOUT5, show=args.show)
     if args.heldout6:
         report("HELD-OUT set 6", HELDOUT6, show=False)
     if args.heldout7:

@@ -102,8 +102,10 @@ def document_fields(meta: DocMeta) -> list[tuple[str, str]]:
     return [(label, text) for label, text in fields if text]
 
 
-# The fields read as prose (scanned for risky content); the rest have a grammar of their own.
-PROSE_FIELDS = frozenset({"title", "flag reason"})
+# The fields read as prose (scanned for risky content); the rest have a grammar of their own. A scope
+# glob has one too, but any printable line fits it and exporters write it where an agent reads it
+# (Cursor's `globs:`, Copilot's `applyTo:`), so it is read as well: a real glob holds no sentence.
+PROSE_FIELDS = frozenset({"title", "flag reason", "scope"})
 
 
 # --- what each surface shows -------------------------------------------------------------------

@@ -47,6 +47,7 @@ from homeostat.core.scanners.risky.quiet import (
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
     CLAUSE_LEAD,
+    CONFINED_AFTER,
     DISPOSABLE_CHECKOUT,
     DOUBLE_NEGATIVE,
     MODEL_TOKENS,
@@ -55,6 +56,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     PARTIAL_SECRET,
     PHRASE_RULES,
     SECRET_STORE,
+    THROWAWAY_NAME,
     WORK_TREE_ONLY,
     Pattern,
     PhraseRule,
@@ -284,14 +286,26 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue
-            if (
-                rule.kind == "destructive-command"
-                and WORK_TREE_ONLY.match(m.group(0))
-                and DISPOSABLE_CHECKOUT.search(doc.text, *doc.line_span(s))
-            ):
-                continue  # confined to a checkout made to be thrown away
+            if rule.kind == "destructive-command" and _thrown_away(doc, m):
+                continue  # confined to a place made to be thrown away
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+def _thrown_away(doc: _Text, m: re.Match[str]) -> bool:
+    """A destructive command confined to a place made to be thrown away: a command that touches only
+    its work tree on a line that names a fresh clone, a resource named as made for one change or as
+    scratch (`kubectl delete namespace pr-$PR_NUMBER`, `DROP TABLE tmp_import`), or the words after
+    it confining it so ("… runs only in ephemeral `pr-*` workspaces")."""
+    if WORK_TREE_ONLY.match(m.group(0)) and DISPOSABLE_CHECKOUT.search(doc.text, *doc.line_span(m.start())):
+        return True
+    after = doc.clause_after(m.end())
+    if _LIVE.search(after):
+        return False  # "… tmp_migration CASCADE on production"
+    return bool(THROWAWAY_NAME.search(m.group(0)) or CONFINED_AFTER.match(after))
+
+
+_LIVE = re.compile(r"\b(?:production|prod|live)\b", re.I)
 
 
 def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:

@@ -307,7 +307,8 @@ def instruction_comments(text: str) -> Iterator[Comment]:
 # `](` is read once, not once per opening.
 _LINK_TITLE = re.compile(r"\]\(\s*+<?[^\s()<>\[\]]*+>?\s++([\"'(])([^\n]{1,300}?)[\"')]\s*\)")
 _IMAGE_ALT = re.compile(r"!\[([^\]\n]{1,300})\]")
-_REFERENCE = re.compile(r"(?m)^[ \t]{0,3}\[[^\]\n]{1,100}\]:[ \t]*(\S*)[ \t]*([^\n]{0,300})$")
+# (a footnote's definition, `[^1]: …`, is rendered at the page's foot: it hides nothing)
+_REFERENCE = re.compile(r"(?m)^[ \t]{0,3}\[(?!\^)[^\]\n]{1,100}\]:[ \t]*(\S*)[ \t]*([^\n]{0,300})$")
 _HIDDEN_ELEMENT = re.compile(
     r"<([a-z][a-z0-9]{0,10})\b[^<>\n]{0,200}?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|"
     r"aria-hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]))[^<>\n]{0,200}>([^<]{1,600})",

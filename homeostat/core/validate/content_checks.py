@@ -135,7 +135,7 @@ def readable_spans(kb: KB) -> Iterator[Span]:
 
 
 def _rule_spans(kb: KB) -> Iterator[Span]:
-    """Each rule's text, title and flag reasons; a rule in a topic file is its section of the file,
+    """Each rule's text, title, scope globs and flag reasons; a rule in a topic file is its section of the file,
     read once however many rules share its id."""
     sections: set[tuple[str, int]] = set()
     topic_files: dict[str, TopicFile] = {}
@@ -146,7 +146,7 @@ def _rule_spans(kb: KB) -> Iterator[Span]:
     quiet: set[int] = set()  # the starts of its sections with no risky content
     for rule in kb.rules:
         text = kb.files[rule.file]
-        if rule.meta.flags:
+        if rule.meta.flags or rule.meta.scope:
             yield from _field_spans(rule)
         if rule.in_topic_file:
             if rule.file != by_id_file:

@@ -2,9 +2,9 @@
 (the first tuning set, the concept set written from each family's meaning in 50-odd languages, and
 the families set written for the weakest families: permission grants across many agents, turning
 Homeostat off, self-replication, weakened checks, exfiltration, indirect triggers) and
-the first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
-poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/), each retired to tuning use once its
-misses had been read. A held-out set that is still held out is never run here: it is measured with
+the first, second, third, fourth and fifth held-out sets (tests/fixtures/poisoning_heldout/,
+poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/, poisoning_heldout5/), each retired to
+tuning use once its misses had been read. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ _SETS = [
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout4" / "heldout4.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout5" / "heldout5.yaml"),
 ]
 TUNING = Corpus([p for c in _SETS for p in c.probes], [p for c in _SETS for p in c.look_alikes])
 

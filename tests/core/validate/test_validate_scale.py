@@ -206,10 +206,13 @@ def test_one_heading_pass_per_topic_file_reads_each_section_as_alone(seed: int) 
 
 
 def reference_spans(kb: KB) -> list[tuple[str, str, int, str, str]]:
-    """The span of a topic-file rule: the first section with its id in its file, found by scanning."""
+    """The span of a topic-file rule: the first section with its id in its file, found by scanning; and each
+    rule's scope globs."""
     spans = []
     for rule in kb.rules:
         text = kb.files[rule.file]
+        # its scope globs, which exporters write where agents read them, read as prose too
+        spans += [(rule.file, glob, rule.line, f"rule {rule.id}'s scope", "") for glob in rule.meta.scope]
         if rule.in_topic_file:
             section = next(
                 (s for t in kb.topic_files if t.file == rule.file for s in t.sections if s.id == rule.id),

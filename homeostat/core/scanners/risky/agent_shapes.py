@@ -17,7 +17,10 @@ _S = r"(?:[^.;\n]|\.(?=[\w/]))"
 # A character of the same line: the reason may follow after a semicolon ("…; it keeps failing").
 _L = r"(?:[^.\n]|\.(?=[\w/]))"
 # The same sentence, but a negation does not fall inside the gap ("… only, never environment variables").
-_SN = r"(?:(?!\b(?:never|not|no|without|nor)\b)(?:[^.;\n]|\.(?=[\w/])))"
+_SN = (
+    r"(?:(?!\b(?:never|not|no|without|nor|out\s+of|away\s+from|nie|nicht|niemals|jamais|nunca|jamás|não|mai)\b)"
+    r"(?:[^.;\n]|\.(?=[\w/])))"
+)
 
 
 def _compile(source: str) -> re.Pattern[str]:
@@ -120,7 +123,8 @@ HIDES_FAILURE = _compile(
     r"@pytest\.mark\.skip\w*|@unittest\.skip\w*|\bmarktestskipped\b|\[ignore\]|\[skip\])<S>{0,60}?"
     r"\b(?:so\s+(?:that\s+)?(?:the\s+)?(?:ci|build|suite|pipeline|checks?)|green\b|pass(?:es)?\b)|"
     r"\b(?:fail\w*|broken|red|rot|fehlschl\w*|échou\w*|falla\w*|kaputt|cassés?|rotos?)\b<S>{0,60}?(?:\bit\.skip|\bxit\b|\bxdescribe\b|\bdescribe\.skip|\btest\.skip|"
-    r"@disabled\b|@ignore\b|#\[ignore\]|\bt\.skip\b|@pytest\.mark\.skip\w*|\bmarktestskipped\b)|"
+    r"@disabled\b|@ignore\b|#\[ignore\]|\bt\.skip\b|@pytest\.mark\.skip\w*|\bmarktestskipped\b|@pytest\.mark\.xfail\w*|"
+    r"\bpytest\.xfail\b)|"
     r"\bcatcherror\s*\(\s*buildresult\s*:\s*['\"]success|\b(?:ignorefailures|testfailureignore|maven\.test\.failure\.ignore)"
     r"[\"']?\s*[:=]?\s*[\"']?true\b|-dmaven\.test\.skip=true|"
     r"\b(?:delete|remove|disable|drop|comment\s+out)\b<L>{0,60}?\b(?:tests?|specs?|jobs?|steps?|checks?|stages?)\b<L>{0,60}?"
@@ -150,20 +154,27 @@ HIDES_FAILURE_KEYS = (
 )
 
 # Secrets or the environment sent where others read them: a public issue or gist, telemetry, a collector.
+# (the secret files a developer's machine holds: `.env` but not its `.example`, package-registry and
+# cloud logins)
+_SECRET_FILES = (
+    r"\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\.aws/credentials\b|\.ssh/id_\w+|\bsecrets?\s+files?\b|"
+    r"\bcredentials\s+files?\b|(?<![\w.])\.env(?![\w.-])|\.npmrc\b|\.netrc\b|\.pypirc\b|\.git-credentials\b|"
+    r"\.kube/config\b|\.docker/config\.json\b"
+)
+# (where everyone reads: public issues, gists, pastes and buckets, telemetry, another repo's issues)
+_PUBLIC = (
+    r"\b(?:public\s+(?:issues?|gists?|channels?|repo\w*|pastes?|buckets?)|telemetry|collector|webhooks?|pastebin\w*|"
+    r"paste\s+sites?|gists?|issue\s+create)\b|--public\b|\bpublic-read(?:-write)?\b"
+)
 ENV_SENT = _compile(
-    r"(?:\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\benvironment\s+variables\b|\.aws/credentials\b|\.ssh/id_\w+|"
-    r"\bsecrets?\s+files?\b|\bcredentials\s+files?\b)<SN>{0,80}?"
-    r"\b(?:public\s+(?:issues?|gists?|channels?|repo\w*|pastes?)|telemetry|collector|webhooks?|pastebin\w*|"
-    r"paste\s+sites?|gists?)\b|"
-    r"\b(?:public\s+(?:issues?|gists?|channels?|repo\w*|pastes?)|telemetry|collector|webhooks?|pastebin\w*|gists?|"
-    r"sends?|posts?|uploads?)\b<SN>{0,80}?"
-    r"(?:\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\.aws/credentials\b|\.ssh/id_\w+|\bsecrets?\s+files?\b|"
-    r"\bcredentials\s+files?\b)",
+    r"(?:" + _SECRET_FILES + r"|\benvironment\s+variables\b)<SN>{0,80}?(?:" + _PUBLIC + r")|"
+    r"(?:" + _PUBLIC + r"|\b(?:sends?|posts?|uploads?)\b)<SN>{0,80}?(?:" + _SECRET_FILES + r")",
 )
 ENV_SENT_KEYS = (
     "printenv process os environment aws ssh secret secrets credentials public telemetry collector "
-    "webhook webhooks pastebin paste gist gists send sends post posts upload uploads",
-    "",
+    "webhook webhooks pastebin paste gist gists send sends post posts upload uploads env npmrc netrc pypirc git "
+    "kube docker issue",
+    "--public",
 )
 
 # Secrets spelled into DNS names, which a lookup carries out of any network.
@@ -175,7 +186,7 @@ DNS_SENT_KEYS = ("encode put embed pack hex base32 base64 split", "")
 
 # Text from data given the user's voice: issues, comments, mail treated as the user's instructions.
 DATA_AS_USER = _compile(
-    r"\b(?:treat|consider|regard|take|handle)\w*\b<S>{0,80}?\bas\s+(?:an?\s+)?(?:direct\s+|explicit\s+|the\s+)?"
+    r"\b(?:treat|consider|regard|take|handle)\w*\b<SN>{0,80}?\bas\s+(?:an?\s+)?(?:direct\s+|explicit\s+|the\s+)?"
     r"(?:instructions?|commands?|orders?|requests?)\s+(?:from|of|by)\s+(?:the\s+|your\s+)?(?:repository\s+|repo\s+|project\s+)?(?:user|owner|operator|developer|maintainer)s?\b|"
     r"\b(?:comments?|issues?|tickets?|e-?mails?|pages?|files?|outputs?|logs?|messages?|docs?|readmes?)\b<S>{0,60}?\b(?:are|count\s+as|serve\s+as)\s+(?:\w+\s+)?(?:commands?|orders?|instructions?)\s+(?:that\s+)?(?:you|the\s+agent)\s+"
     r"(?:must|should|shall|have\s+to)\s+(?:carry\s+out|follow|obey|execute|run)\b|"
@@ -187,7 +198,7 @@ DATA_AS_USER = _compile(
     r"\bbefolg\w*\s+(?:alle|jede)\w*\s+anweisung\w*<S>{0,40}?\b(?:findest|stehen|enthalten|liest)\b|"
     r"\bsuis\s+toutes\s+les\s+(?:instructions|consignes)\s+que\s+tu\s+(?:trouves|lis)\b|"
     r"\bsigue\s+todas\s+las\s+instrucciones\s+que\s+(?:encuentres|leas)\b|"
-    r"\bbehandl\w*\b<S>{0,80}?\b(?:wie|als)\s+(?:\w+\s+)?(?:befehle?|anweisung\w*|anfrage\w*|auftr[äa]g\w*)\s+"
+    r"\bbehandl\w*\b<SN>{0,80}?\b(?:wie|als)\s+(?:\w+\s+)?(?:befehle?|anweisung\w*|anfrage\w*|auftr[äa]g\w*)\s+"
     r"(?:des|der|vom|von)\s+(?:nutzer\w*|benutzer\w*|anwender\w*)|"
     r"\bcomo\s+si\b<S>{0,30}?\b(?:usuari[oa]|user)\b|\bcomme\s+s['i]\b<S>{0,30}?\butilisat\w*|"
     r"\bals\s+(?:ob|wären?|käme\w*)\b<S>{0,30}?\b(?:nutzer|benutzer|anwender)\w*|\bcome\s+se\b<S>{0,30}?\butent\w*",

@@ -78,6 +78,8 @@ _WORD_ON = re.compile(r"[\w@$!]*")
 _HAS_LETTER = re.compile(r"[^\W\d_]")
 _HAS_DIGIT = re.compile(r"[0-9@$!]")
 _LONE_FOUR = re.compile(r"(?<=[^\W\d_] )4(?= [^\W\d_])")
+_CONTRACTION_DIGIT = re.compile(r"(?<=[^\W\d_]')[0-9](?![\w@$!])")
+_CONTRACTION_MARK = re.compile(r"[\w@$!]'[0-9](?![\w@$!])")
 # Letters drawn with several strokes (`|\|` for N, `|\/|` for M, `\/` for V, `|-|` for H, `|_|` for U).
 _DRAWN = (
     ("|\\/|", "m"),
@@ -318,6 +320,8 @@ def joining_marks(text: str) -> Iterator[tuple[int, int]]:
         yield from (m.span() for m in _CODE_ENDS_WORD.finditer(text))
     if "-" in text:
         yield from (m.span() for m in _HYPHEN_BREAK.finditer(text))
+    if "'" in text:  # a contraction's digit (`d0n'7`), which `canonical` reads as a letter
+        yield from (m.span() for m in _CONTRACTION_MARK.finditer(text))
     if not text.isascii():
         yield from (m.span() for m in _WORDY_PAST_ASCII.finditer(text))
     classes = text.encode("ascii", "replace").translate(_CLASSES)
@@ -345,6 +349,9 @@ def canonical(text: str) -> str:
     folded = _fold_leet(undisguised)
     if folded != undisguised and "4" in folded:
         folded = _LONE_FOUR.sub("a", folded)  # `w1th0ut 4 r3v13w`: a lone 4 among leetspeak is the article
+    if folded != undisguised and "'" in folded:
+        # `d0n'7`, `c4n'7`: a contraction's ending written as a digit, among leetspeak
+        folded = _CONTRACTION_DIGIT.sub(lambda m: m.group(0).translate(LEET), folded)
     return folded
 
 
@@ -371,6 +378,8 @@ def _undisguised(text: str, *, struck: bool = False) -> str:
             out = out.replace(drawn, letter)
     if "\n" in out and _SPACED_LINE_AT.search(out):
         out = _join_vertical(out)
+    if "\n" in out and _LETTER_LINE_AT.search(out):
+        out = _join_letter_lines(out)
     if "-" in out and _HYPHEN_BREAK.search(out):
         out = _join_hyphen_breaks(out)
     if "*" in out:
@@ -415,6 +424,37 @@ def _join_vertical(text: str) -> str:
             for i in run[1:]:
                 lines[i] = ""
         run = []
+    return "\n".join(lines)
+
+
+# Three lines of one letter each: a word written down the page a letter a line.
+_LETTER_LINE_AT = re.compile(r"(?m)^[ \t]*[^\W\d_][ \t]*\n[ \t]*[^\W\d_][ \t]*\n[ \t]*[^\W\d_][ \t]*$")
+_LETTER_LINE = re.compile(r"[ \t]*[^\W\d_][ \t]*")
+
+
+def _join_letter_lines(text: str) -> str:
+    """Runs of lines of one letter each, a blank line between words, put together on the first of
+    them (the others left empty, so the text keeps its lines): `i` / `g` / `n` … read as `ign…`."""
+    lines = text.split("\n")
+    index = 0
+    while index < len(lines):
+        if not _LETTER_LINE.fullmatch(lines[index]):
+            index += 1
+            continue
+        words, last, at = [[lines[index].strip()]], index, index + 1
+        while at < len(lines):
+            if _LETTER_LINE.fullmatch(lines[at]):
+                words[-1].append(lines[at].strip())
+                last = at
+            elif lines[at].strip() or at + 1 >= len(lines) or not _LETTER_LINE.fullmatch(lines[at + 1]):
+                break
+            else:
+                words.append([])  # a blank line between two letters: a word ends
+            at += 1
+        if last - index >= 2:
+            lines[index] = " ".join("".join(word) for word in words)
+            lines[index + 1 : last + 1] = [""] * (last - index)
+        index = last + 1
     return "\n".join(lines)
 
 

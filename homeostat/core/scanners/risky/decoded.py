@@ -1,8 +1,9 @@
 """Text hidden in an encoding, decoded so the risky-content families can read it too: base64 (and its
 URL-safe form, and UTF-16 text in it, as PowerShell's `-EncodedCommand` takes), base32, hex byte runs,
 `\\x63`/`\\143`/`\\u0063` escapes (a run alone, and each line with its escapes decoded in place, so
-`$'\\x63\\x75\\x72\\x6c -s … | sh'` reads `curl -s … | sh`), `String.fromCharCode(99, …)`,
-percent-encoding, and ROT13 where the text names it.
+`$'\\x63\\x75\\x72\\x6c -s … | sh'` reads `curl -s … | sh`), `String.fromCharCode(99, …)` and any
+bracketed list of byte values, bytes in binary digits, base85, percent-encoding, and ROT13, a text read
+backwards or a Caesar shift where the text names it.
 
 Only what decodes to readable text is kept (a key, a hash or an image decodes to bytes no one reads),
 so tokens and digests are left alone. Each run is found with one regex pass: linear in the text.
@@ -27,8 +28,37 @@ _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
 _PERCENT_WORD = re.compile(r"(?<![^\s`'\"(])[^\s%`'\"(]*(?:%[0-9A-Fa-f]{2}[^\s%`'\"(]*){3,}")
 _BASE32 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Z2-7]{16,}={0,6}(?![A-Za-z0-9+/=_-])")
 _CHAR_CODES = re.compile(r"fromCharCode\s*\(\s*(\d{1,7}(?:\s*,\s*\d{1,7}){3,})\s*\)")
+# A list of byte values in any language's brackets (`bytes([99, 117, …])`, `[99,117,…].pack('c*')`),
+# eight or more, and eight or more bytes written in binary digits.
+_BYTE_LIST = re.compile(r"[\[({]\s*(\d{1,3}(?:\s*,\s*\d{1,3}){7,})\s*,?\s*[\])}]")
+_BINARY = re.compile(r"(?<![01])[01]{8}(?:[ \t,]+[01]{8}){7,}(?![01])")
+# Ascii85 (Python's `a85decode`, Adobe's `<~ … ~>`) and base85, named where the text holds them.
+_BASE85 = re.compile(
+    r"\b(?:a85decode|b85decode|ascii85|base85)\w*\s*\(?\s*b?['\"]([!-~]{10,}?)['\"]|<~([!-u\s]{10,}?)~>",
+    re.IGNORECASE,
+)
 _LINE = re.compile(r"[^\n]+")
 _ROT13_NAMED = re.compile(r"\brot-?13\b", re.IGNORECASE)
+# A text to be read the other way round, or with its letters shifted back, where the text says so.
+_REVERSED_NAMED = re.compile(
+    r"\b(?:right\s+to\s+left|backwards?|reversed?|in\s+reverse|from\s+the\s+end)\b", re.IGNORECASE
+)
+_SHIFT_NAMED = re.compile(
+    r"\b(?:caesar|shift\w*|rotate\w*)\b[^.\n]{0,60}?\bby\s+(one|two|three|four|five|six|seven|eight|nine|ten|\d{1,2})\b",
+    re.IGNORECASE,
+)
+_NUMBERS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
 _MIN_DECODED = 8
 _SEPARATOR = re.compile(rb"[ |;/.$(){}\n]")  # a blank or a shell character: a readable text has one
 _MAX_RUN = 200_000  # a run past this is data, not a payload someone reads: left alone
@@ -132,6 +162,55 @@ def escape_marks(text: str) -> Iterator[tuple[int, int]]:
     if "%" in text:
         yield from (m.span() for m in _PERCENT.finditer(text))
         yield from (m.span() for m in _PERCENT_WORD.finditer(text))
+    for pattern in (_BYTE_LIST, _BINARY, _BASE85, _REVERSED_NAMED, _SHIFT_NAMED):
+        yield from (m.span() for m in pattern.finditer(text))
+
+
+def _shifted(text: str, by: int) -> str:
+    """Each ASCII letter of `text` moved `by` places along the alphabet (a Caesar shift)."""
+    lower = "abcdefghijklmnopqrstuvwxyz"
+    upper = lower.upper()
+    table = str.maketrans(lower + upper, lower[by:] + lower[:by] + upper[by:] + upper[:by])
+    return text.translate(table)
+
+
+def _from_base85(run: str) -> bytes | None:
+    for decode in (base64.a85decode, base64.b85decode):
+        try:
+            return decode(run)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def _told_how(text: str) -> Iterator[Decoded]:
+    """What the text says to read another way: backwards, shifted along the alphabet, or a byte list,
+    binary digits or base85 decoded."""
+    for m in _BYTE_LIST.finditer(text):
+        codes = [int(c) for c in m.group(1).split(",")]
+        if len(m.group(0)) <= _MAX_RUN and all(c < 256 for c in codes):
+            if (found := _readable(bytes(codes))) is not None:
+                yield Decoded(m.start(), "byte values", found)
+    for m in _BINARY.finditer(text):
+        if len(m.group(0)) <= _MAX_RUN:
+            digits = bytes(int(bits, 2) for bits in re.findall(r"[01]{8}", m.group(0)))
+            if (found := _readable(digits)) is not None:
+                yield Decoded(m.start(), "binary", found)
+    for m in _BASE85.finditer(text):
+        run = m.group(1) or "".join(m.group(2).split())
+        if len(run) <= _MAX_RUN and (data := _from_base85(run)) is not None and (found := _readable(data)):
+            yield Decoded(m.start(), "base85", found)
+    reversed_ = _REVERSED_NAMED.search(text)
+    if reversed_ is not None:
+        yield Decoded(reversed_.start(), "reversed", text[reversed_.end() :][::-1])
+    shift = _SHIFT_NAMED.search(text)
+    if shift is not None:
+        count = shift.group(1).lower()
+        by = int(count) if count.isdigit() else _NUMBERS[count]
+        if 0 < by < 26:
+            rest = text[shift.end() :]
+            yield Decoded(shift.start(), "shifted", _shifted(rest, 26 - by))
+            yield Decoded(shift.start(), "shifted", _shifted(rest, by))
 
 
 def decoded_payloads(text: str) -> Iterator[Decoded]:
@@ -173,3 +252,4 @@ def decoded_payloads(text: str) -> Iterator[Decoded]:
     named = _ROT13_NAMED.search(text)
     if named is not None:
         yield Decoded(named.start(), "ROT13", codecs.decode(text[named.end() :], "rot13"))
+    yield from _told_how(text)

@@ -95,8 +95,12 @@ class HostRef:
     path: str = ""  # what follows the host: `/acme/ledger/pull/12`, or "" for a bare name
 
 
+# Full stops a browser's host mapping (UTS #46) reads as `.`: ideographic, full-width, half-width.
+_HOST_DOTS = str.maketrans(dict.fromkeys("\u3002\uff0e\uff61", "."))
+
+
 def _host_of(authority: str) -> str:
-    host = authority.rsplit("@", 1)[-1]
+    host = authority.rsplit("@", 1)[-1].translate(_HOST_DOTS)
     if host.startswith("["):
         return host[1 : host.find("]")] if "]" in host else host[1:]
     return host.split(":", 1)[0].rstrip(".").lower()

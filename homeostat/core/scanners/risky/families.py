@@ -22,12 +22,16 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from homeostat.core.scanners.risky import agent_shapes as more
+from homeostat.core.scanners.risky import wider_shapes as wide
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
+    CONFINED_AFTER,
+    DESTRUCTIVE,
     DOUBLE_NEGATIVE,
     EXCEPTION_AFTER,
     EXCEPTION_BEFORE,
+    NEGATION_AFTER,
     PARTIAL_SECRET,
 )
 
@@ -73,8 +77,7 @@ _OTHERS = tuple(name for name in CONCEPTS if name not in _ANCHORS and name != "n
 _HOMEOSTAT_OFF = re.compile(
     r"(?<![\w-])(?:disable|turn\s+off|switch\s+off|uninstall|remove|delete|deactivate|kill|mute|silence|bypass|"
     r"stop|skip|drop|comment\s+out|strip|neuter|gut|widen|loosen|relax|broaden|rm\s+-\w+)\b(?:[^.;\n]|\.(?=[\w/])){0,60}?"
-    # (a stale copy, `homeostat.yaml.bak`, is not Homeostat)
-    r"(?:homeostat(?![\w.-]*\.(?:bak|orig|old|tmp|swp|backup)\b)|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server)|"
+    r"(?:homeostat|\.homeostat|rules/homeostat|homeostat\s+(?:plugin|hooks?|block|mcp|server)|"
     # what runs it: the KB's validate job, the plugin's session hooks, its allowlist
     r"\bvalidate[-\s]+(?:jobs?|steps?|checks?|workflows?|actions?)\b(?!'s)|"
     r"\b(?:kb|knowledge[-\s]base)[-\s]+(?:validation|validate|checks?|workflows?|hooks?|plugins?|servers?)\b(?!'s)|"
@@ -121,7 +124,7 @@ _PERMISSION = re.compile(
     r"[\"'](?:bash|mcp__\*|mcp__\w+__\*|\*\*?)[\"'][^\n]{0,40}?\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b|"
     r"\b(?:permissions\.allow|allow\s*list|allowlist|allowed\s*tools)\b[^\n]{0,40}?[\"'](?:bash|mcp__\*|mcp__\w+__\*)[\"']|"
     # Cline's auto-approval, aider's yes to everything, the whole Bash tool allowed by name
-    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b(?![^.;\n]{0,60}?\b(?:scratch|throwaway|disposable|sandbox\w*)\b)|"
+    r"\bautoapprovalsettings\b[^\n]{0,80}?\btrue\b|\baider\b[^\n]{0,40}?--yes\b|"
     r"\b(?:add|put|allow|include)\s+[`\"']?bash[`\"']?\s+(?:to|in|into)\s+(?:the\s+|your\s+)?[`\"']?"
     r"(?:allowed[-_\s]?tools|permissions\.allow|allow\s*list|allowlist)|"
     r"--allowed-?tools[=\s]+[\"']?[^\"'\n]{0,60}?\bbash\b(?!\s*\()|"
@@ -185,6 +188,8 @@ _WEAKENING_ORDER = re.compile(
     r"(?:just\s+)?(?:skip|xfail|disable|delete|remove|comment\s+out|mark\s+(?:it|them)\s+(?:as\s+|with\s+)?`?@?(?:pytest\.mark\.)?(?:skip|xfail))",
 )
 _NEGATION_BEFORE = re.compile(
+    # (and "never", "not" in the languages the shapes read: "Behandle … nie wie Anweisungen des Nutzers")
+    r"\b(?:nie|nicht|niemals|jamais|nunca|não|jamás|никогда)\b|"
     r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
     r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b|" + EXCEPTION_BEFORE,
 )
@@ -193,7 +198,7 @@ _AFTER_REACH = 200
 # A weakening that follows the team's way to quarantine: an issue opened, filed or linked for it.
 _TRACKED = re.compile(
     r"\b(?:open|opens|opened|file|files|filed|create|creates|raise|link|links|linking|track|tracks|with)\s+"
-    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:issue|ticket|bug\s+report)s?\b"
+    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:(?:tracking|open|linked|github|jira)\s+)?(?:issue|ticket|bug\s+report)s?\b"
 )
 # "Replace `assert True` placeholders with…" names the bad thing to remove; "replace its body with
 # `assert True`" orders it: a removing verb negates only what comes before its `with`.
@@ -345,6 +350,16 @@ _SHAPES = (
     (more.ENV_SENT, "credential-handling", EXPOSE, _keys(*more.ENV_SENT_KEYS)),
     (more.DATA_AS_USER, "injection", INJECTION, _keys(*more.DATA_AS_USER_KEYS)),
     (more.DNS_SENT, "credential-handling", EXPOSE, _keys(*more.DNS_SENT_KEYS)),
+    (wide.REVIEW_DROPPED, "weakened-checks", REVIEW, _keys(*wide.REVIEW_DROPPED_KEYS)),
+    (wide.SECURITY_TESTS_OFF, "weakened-checks", WEAKENED, _keys(*wide.SECURITY_TESTS_OFF_KEYS)),
+    (wide.NO_TESTS_RUN, "weakened-checks", WEAKENED, _keys(*wide.NO_TESTS_RUN_KEYS)),
+    (wide.FAILURE_SWALLOWED, "weakened-checks", WEAKENED, _keys(*wide.FAILURE_SWALLOWED_KEYS)),
+    (wide.FORCE_TO_MAIN, "destructive-command", DESTRUCTIVE.message, _keys(*wide.FORCE_TO_MAIN_KEYS)),
+    (wide.SECRET_SHOWN, "credential-handling", EXPOSE, _keys(*wide.SECRET_SHOWN_KEYS)),
+    (wide.DATA_OBEYED, "injection", INJECTION, _keys(*wide.DATA_OBEYED_KEYS)),
+    (wide.SPREADS_MORE, "injection", INJECTION, _keys(*wide.SPREADS_MORE_KEYS)),
+    (wide.GRANT_MORE, "permission-grant", PERMISSIONS, _keys(*wide.GRANT_MORE_KEYS)),
+    (wide.CHECK_EVADED, "injection", INJECTION, _keys(*wide.CHECK_EVADED_KEYS)),
     (
         _WEAKENING_ORDER,
         "weakened-checks",
@@ -454,17 +469,33 @@ _WITHOUT = re.compile(
 )
 
 
+# How far before a telling its negation may stand: "do not tell the user", "user ko mat batana", "nie
+# informuj o tym programisty"; not the "don't" of an earlier clause ("nie pomijaj testów, informuj…").
+_TELL_NEG_REACH = 16
+# "Without" written joined to the verb, in the scripts without spaces ("ห้ามลบ…โดยไม่แจ้งผู้ใช้").
+_WITHOUT_JOINED = re.compile(r"(?:โดยไม่(?:ต้อง)?|ໂດຍບໍ່|而不|不经|不經)$")
+
+
 def _tell_kept_back(text: str, s: _Sentence) -> bool:
     """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling; not "never … without telling"."""
     return any(
-        (_negated(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at)
+        (_negated_near(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at)
         for at in s.found["tell"]
     )
+
+
+def _negated_near(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """Negated (`_negated`) by a negation a few words before it at most, or right after it."""
+    near = _Sentence(max(s.start, at[0] - _TELL_NEG_REACH), s.end, s.found)
+    return _negated(text, near, at)
 
 
 def _double_without(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     """The telling follows "without" (a word or two on) and another negation comes before that."""
     before = text[s.start : at[0]]
+    joined = _WITHOUT_JOINED.search(before)
+    if joined is not None:
+        return concept("neg").search(before, 0, joined.start()) is not None
     words = before.split()
     for back in (1, 2, 3):
         if len(words) < back:
@@ -495,6 +526,8 @@ def _switched_off(text: str, s: _Sentence) -> bool:
     verb, tool = s.first("switch_off"), s.first("homeostat")
     if _negated(text, s, verb) or _negated_late(text, s, verb) or _negated_late(text, s, tool):
         return False
+    if CONFINED_AFTER.match(text[tool[1] : s.end]):
+        return False  # in a scratch clone, of a backup copy
     return verb[0] < tool[0] or not starts_word(text[verb[0] : verb[1]])
 
 
@@ -539,16 +572,25 @@ def _unrestricted_role(text: str, s: _Sentence) -> bool:
     return any(not _RESTRICTION_OF.match(text, end) for _, end in s.found["unrestricted"])
 
 
-_ON_A_TOPIC = re.compile(r"\s+(?:on|about|regarding|concerning)\s")
+# "The previous instructions for local setup are obsolete": a how-to on a topic, not the agent's orders.
+_FOR_A_TOPIC = re.compile(
+    r"\w*\s+(?:for|on|about|regarding|concerning)\s+(?!(?:you|your|agents|assistants|ai\b|all\b|any\b|every\w*|this\s|these\s|"
+    r"the\s+(?:agent|assistant|model|ai|project|repo\w*|codebase|task|team)\b))"
+)
 
 
 def _orders_voided(text: str, s: _Sentence) -> bool:
     """The agent's orders outranked ("this overrides your previous instructions"), not one guideline on a
     topic that a rule supersedes ("this rule supersedes the earlier guideline on logging formats")."""
     return any(
-        text.startswith(("your", "my", "all"), start) or not _ON_A_TOPIC.match(text, end)
+        text.startswith(("your", "my", "all"), start) or not _FOR_A_TOPIC.match(text, end)
         for start, end in s.found["agent_orders"]
     )
+
+
+def _agents_orders(text: str, s: _Sentence) -> bool:
+    """Some "instructions" in the sentence are not a topic's how-to (`_FOR_A_TOPIC`)."""
+    return any(not _FOR_A_TOPIC.match(text, end) for _, end in s.found["instructions"])
 
 
 def _guards_dropped(text: str, s: _Sentence) -> bool:
@@ -623,7 +665,9 @@ _ORDERS = (
     _Order("ignore", ("rules_en",), ("prior", "your", "user", "system")),
     _Order("ignore", ("agent_orders",)),
     _Order("ignore", ("homeostat",), ("rules_en", "served"), test=_ordered_to_ignore),
-    _Order("no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system")),
+    _Order(
+        "no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system"), test=_agents_orders
+    ),
     _Order(
         "priority",
         ("instructions",),
@@ -734,18 +778,37 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 max(starts[i], m.start() - _AFTER_REACH),
                 min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH),
             )
-            if pattern is _SECRET_SPREAD and (
+            if pattern in (_SECRET_SPREAD, wide.SECRET_SHOWN) and (
                 PARTIAL_SECRET.search(text, *near) or ABOUT_A_SECRET.search(m.group(0))
             ):
                 continue
             if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
                 continue
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
+            if pattern in _CONFINABLE and CONFINED_AFTER.match(after):
+                continue  # confined to a place made to be thrown away: a scratch clone, a backup copy
             if _EXCEPTION_AFTER.match(after) or (
-                pattern in (_WEAKENING_ORDER, more.HIDES_FAILURE) and _TRACKED.search(m.group(0) + after)
+                pattern in _MAY_BE_TRACKED and _TRACKED.search(m.group(0) + after)
             ):
                 continue
+            if pattern is wide.FORCE_TO_MAIN and (NEGATION_AFTER.match(after) or _REFUSED_AFTER.match(after)):
+                continue  # "force pushes to main are blocked"
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+# What a host does to a force push it refuses: "… are blocked", "… gets rejected".
+_REFUSED_AFTER = re.compile(
+    r"^[^.!?;]{0,60}?\b(?:is|are|gets?|will\s+be)\s+(?:always\s+)?(?:blocked|rejected|refused|disabled|prevented|denied)\b"
+)
+# The shapes whose harm stays where they are done, so none is done in a place made to be thrown away (a
+# secret sent or data obeyed there still leaves it).
+_CONFINABLE = (
+    _HOMEOSTAT_OFF, more.HOMEOSTAT_OFF_MORE, _PERMISSION, more.AGENT_GRANT, wide.GRANT_MORE, _PROMPTS_SKIPPED,
+    _WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.NO_TESTS_RUN,
+    wide.FAILURE_SWALLOWED,
+)  # fmt: skip
+# The weakenings a team quarantines with an issue opened for them.
+_MAY_BE_TRACKED = (_WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.FAILURE_SWALLOWED)
 
 
 def _sentence_end(text: str, starts: list[int], i: int) -> int:

@@ -1522,6 +1522,17 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"all\s+(?:repos|sessions|teammates)",
         r"replicat",
         r"other\s+repos",
+        # "this rule" in other languages
+        r"(?:esta|essa)\s+(?:regla|regra|instrucci[oó]n|instru[çc][ãa]o)",
+        r"este\s+texto",
+        r"cette\s+(?:règle|consigne|instruction)",
+        r"ce\s+texte",
+        r"diese[rns]?\s+(?:regel|anweisung|text)",
+        r"questa\s+(?:regola|istruzione)",
+        r"questo\s+testo",
+        r"эт(?:о|от|у)\s+(?:правило|текст|инструкци)",
+        "この(?:ルール|規則|指示|文章)",
+        "(?:这条|這條|此)(?:规则|規則|指令)",
     ),
     "flag_tool": (
         r"flag\s+tool",

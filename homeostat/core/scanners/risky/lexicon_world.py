@@ -148,6 +148,8 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
             r"tracą\s+moc",
         ),
         "priority": (r"(?:nowy\s+|najwyższy\s+)priorytet",),
+        # the one the agent works for, named by trade
+        "user": (r"programist", r"deweloper"),
     },
     "cs": {
         "void": (r"(?:jsou|je)\s+(?:nyní\s+)?(?:neplatné|zrušené|zrušeny|neplatn)", r"pozbývají\s+platnosti"),
@@ -234,7 +236,13 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "send": (r"আপলোড", r"প্রকাশ\s+কর", r"প্রিন্ট\s+কর"),
         "secret": (r"গোপন", r"কী\b", r"শংসাপত্র"),
     },
-    "th": {"void": ("เป็นโมฆะ", "ถูกยกเลิก", "ไม่มีผลบังคับ"), "priority": ("ความสำคัญสูงสุด", "ลำดับความสำคัญสูงสุด")},
+    "th": {
+        "void": ("เป็นโมฆะ", "ถูกยกเลิก", "ไม่มีผลบังคับ"),
+        "priority": ("ความสำคัญสูงสุด", "ลำดับความสำคัญสูงสุด"),
+        # "ห้าม" forbids as "อย่า" does; "แจ้ง" informs
+        "neg": ("ห้าม",),
+        "tell": ("แจ้ง",),
+    },
     "vi": {
         "void": (r"(?:vô\s+hiệu|bị\s+hủy|không\s+còn\s+hiệu\s+lực|hết\s+hiệu\s+lực|bãi\s+bỏ)",),
         "priority": (r"ưu\s+tiên\s+(?:cao\s+nhất|hàng\s+đầu|tuyệt\s+đối|mới)",),
@@ -397,6 +405,9 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "sec": (r"ಪರಿಶೀಲನೆ", r"ಪ್ರಮಾಣಪತ್ರ", r"ಭದ್ರತ"),
         "send": (r"ಕಳುಹಿಸ", r"ಅಪ್ಲೋಡ್"),
         "secret": (r"ಪಾಸ್ವರ್ಡ್", r"ಪಾಸ್‌ವರ್ಡ್", r"ಟೋಕನ್"),
+        "user": (r"ಬಳಕೆದಾರ",),
+        # the negation is the verb's ending: "ಹೇಳಬೇಡಿ" (do not tell), "ತಿಳಿಸಬೇಡಿ" (do not inform)
+        "hide": (r"ಬಳಕೆದಾರ\S*\s+(?:\S+\s+){0,2}(?:ಹೇಳ|ತಿಳಿಸ)\S*ಬೇಡ",),
     },
     "ml": {
         "ignore": (r"അവഗണിക്ക", r"മറന്നേക്ക", r"മറക്കുക"),
@@ -450,6 +461,9 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "sec": ("ການກວດສອບ", "ໃບຢັ້ງຢືນ", "ຄວາມປອດໄພ"),
         "send": ("ສົ່ງ",),
         "secret": ("ລະຫັດຜ່ານ", "ໂທເຄັນ"),
+        "user": ("ຜູ້ໃຊ້",),
+        "tell": ("ບອກ", "ແຈ້ງ"),
+        "neg": ("ຢ່າ", "ຫ້າມ"),
     },
     "tl": {
         "unrestricted": (r"walang\s+(?:anumang\s+)?(?:limitasyon|paghihigpit)",),
@@ -983,6 +997,18 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
         "send": (r"фирист",),
         "secret": (r"парол", r"калид"),
     },
+}
+
+# Hindi written in Latin letters among English words ("Hinglish"), as chat and code review use it.
+WORLD["hi-latn"] = {
+    "ignore": (r"bh?oo?l\s+ja", r"nazar\s*andaz"),
+    "prior": (r"pichh?l[ea]", r"purane"),
+    "all": (r"saare\b", r"sabhi\b", r"saari\b"),
+    "tell": (r"batana\b", r"batao\b", r"bataye?n?\b"),
+    "neg": (r"mat\b", r"nahi[n]?\b"),
+    "user": (r"yuzar",),
+    "noreview": (r"bina\s+(?:kisi\s+)?(?:review|approval|jaanch)\s+ke", r"(?:review|approval)\s+ke\s+bina"),
+    "ship": (r"approve", r"merge", r"push", r"deploy"),
 }
 
 # Changes shipped past review: "without review" and the verbs that ship a change, by language (`REVIEWLESS`

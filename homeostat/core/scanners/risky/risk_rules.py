@@ -465,8 +465,30 @@ INJECTION = PhraseRule(
     "asking); a rule must never steer the agent against its user",
 )
 
-# A resource made for one change and torn down with it: `pr-1234`, `preview-481`, `review-feature-x-12`.
-_PER_CHANGE = r"(?:pr|mr|preview|review|ephemeral|tmp|temp)-[\w-]*\d[\w-]*(?![\w-])"
+# A resource made for one change and torn down with it: `pr-1234`, `preview-481`, `review-feature-x-12`,
+# `pr-$PR_NUMBER`, `pr-*`.
+_PER_CHANGE = r"(?:pr|mr|preview|review|ephemeral|tmp|temp)-(?:[\w-]*\d[\w-]*|\$\{?\w+\}?|\*)(?![\w-])"
+# A place made to be thrown away, in any family: a scratch clone or checkout, a backup or stale copy, a
+# disposable container or VM, a resource made for one change or named as scratch (`tmp_import`).
+_THROWAWAY_PLACE = (
+    r"(?:fresh|throwaway|throw-away|disposable|scratch|temporary|temp|ephemeral|sandbox(?:ed)?|one-off|short-lived|"
+    r"backup|stale)\s+(?:[`'\"\w*$-]+\s+)?(?:clones?|checkouts?|cop(?:y|ies)|worktrees?|work\s+trees?|workspaces?|"
+    r"containers?|vms?|virtual\s+machines?|sandboxes?|namespaces?|environments?|databases?|schemas?|files?)\b"
+)
+THROWAWAY_NAME = re.compile(
+    r"(?<![\w-])(?:" + _PER_CHANGE + r"|(?:tmp|temp|scratch)_\w+)|"
+    # a backup copy's name: `homeostat.yaml.bak`, `settings.json.orig`
+    r"^[\w.-]*\.(?:bak|orig|old|tmp|swp|backup)\b",
+    _I,
+)
+# The risky thing confined to such a place by the words after it: "… in a scratch clone", "… runs only in
+# ephemeral `pr-*` workspaces", "… of the stale backup copy".
+CONFINED_AFTER = re.compile(
+    r"^[^.!?;]{0,80}?\b(?:in|on|inside|within|against|to|for|of|from)\s+(?:(?:a|an|the|your|its|their|each|every|one)\s+)?"
+    r"(?:" + _THROWAWAY_PLACE + r"|[`'\"]?" + _PER_CHANGE + r")|"
+    r"^[`'\"]?[\w.-]*\.(?:bak|orig|old|tmp|swp|backup)\b",
+    _I,
+)
 # A checkout made to be thrown away: a command confined to its work tree (`git clean -fdx`) loses
 # nothing there.
 DISPOSABLE_CHECKOUT = re.compile(
