@@ -5,8 +5,8 @@ Readers (`context`, `search`, `read`, `export`, MCP) walk `knowledge/` on disk; 
 working tree lists files through `git ls-files --cached --others --exclude-standard`. Git lists no
 FIFO and no ignored file, so both slip past `validate` while the readers still meet them: a FIFO is
 refused with a line telling the user to "run homeostat validate" (which then says 0 errors), and a
-git-ignored rule under `knowledge/` is served and exported unchecked. Both tests are strict xfails
-recording the defect for the lead; they pass once validate and the readers share one listing.
+git-ignored rule under `knowledge/` is served and exported unchecked. Validate now reads the KB's
+own files by the readers' walk, and git's listing only for the rest of the repository.
 """
 
 from __future__ import annotations
@@ -45,11 +45,6 @@ def error_files(stdout: str) -> set[str]:
     return {f["file"] for f in json.loads(stdout)["findings"] if f["severity"] == "error"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29 audit: validate lists the work tree through git, which never lists a FIFO, so a "
-    "FIFO under knowledge/ of a git KB is no validate error while every reader refuses it",
-)
 def test_validate_reports_a_fifo_in_a_git_kb(git_kb: Path) -> None:
     os.mkfifo(git_kb / "knowledge/core/pipe.md")
     done = run_limited(
@@ -59,11 +54,6 @@ def test_validate_reports_a_fifo_in_a_git_kb(git_kb: Path) -> None:
     assert "knowledge/core/pipe.md" in error_files(done.stdout)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 29 audit: a git-ignored rule under knowledge/ is served by context (and search, "
-    "read, export, MCP) but validate's git listing skips it, so its risky text is never checked",
-)
 def test_a_rule_context_serves_is_one_validate_checked(git_kb: Path, tmp_path: Path) -> None:
     (git_kb / "knowledge/core/ignored-rule.md").write_text(RISKY_RULE)
     (git_kb / ".gitignore").write_text("knowledge/core/ignored-rule.md\n")
@@ -76,3 +66,16 @@ def test_a_rule_context_serves_is_one_validate_checked(git_kb: Path, tmp_path: P
         "validate", "--kb", str(git_kb), "--today", "2026-11-29", "--format", "json", seconds=60
     )
     assert "knowledge/core/ignored-rule.md" in error_files(done.stdout), done.stdout
+
+
+def test_a_fifo_case_file_in_a_git_kb_is_a_validate_error(git_kb: Path) -> None:
+    """`eval/selection.yaml` is read from disk too: a FIFO there (which git never lists, and which
+    `homeostat eval` would wait on) is an error naming it, not a pass."""
+    (git_kb / "eval").mkdir(exist_ok=True)
+    (git_kb / "eval/selection.yaml").unlink(missing_ok=True)
+    os.mkfifo(git_kb / "eval/selection.yaml")
+    done = run_limited(
+        "validate", "--kb", str(git_kb), "--today", "2026-11-29", "--format", "json", seconds=60
+    )
+    assert done.returncode == 1, done.stdout
+    assert "eval/selection.yaml" in error_files(done.stdout)
