@@ -6,7 +6,9 @@ map. Reading from a ref needs no checkout (one `git ls-tree` and one `git cat-fi
 Most commands need only `homeostat.yaml` and `knowledge/`. `validate` reads the whole repo
 (`whole_repo=True`): every file CI checks out may hold a secret, whatever its name or folder. In a git
 checkout that is what git tracks or would commit (ignored files are skipped, as CI never sees them),
-and from a ref it is the ref's whole tree, so the PR check and `--ref` read the same files.
+and from a ref it is the ref's whole tree, so the PR check and `--ref` read the same files. The KB's
+own files are read from disk as every reader reads them, whatever git says: validate checks exactly
+the text that is served (issue 29).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from homeostat.adapters.git.plumbing import Git, work_tree_files
 from homeostat.adapters.plain_files import read_regular, write_atomic
 from homeostat.console import Progress
 from homeostat.core.format.readable import SYMLINK, TOO_LARGE, Refused, in_kb, size_limit
-from homeostat.core.kb import CONFIG_FILE, KB, load_kb
+from homeostat.core.kb import CASES_FILE, CONFIG_FILE, KB, load_kb
 from homeostat.errors import KBReadError
 
 _SKIP_DIRS = {".git", ".homeostat", "node_modules", ".venv", "__pycache__"}
@@ -136,15 +138,26 @@ def read_tree(root: Path, *, whole_repo: bool = False) -> dict[str, str | bytes]
     (`whole_repo`) such an entry is skipped: no reader serves it."""
     _check_kb_folder(root)
     files: dict[str, str | bytes] = {CONFIG_FILE: _read(root, CONFIG_FILE)}
+    _walk_knowledge(os.fspath(root), files)
     if whole_repo:
-        for rel in _whole_repo_paths(root):
-            content = _read_listed(root, rel)
-            if content is not None:
-                files[rel] = content
-    else:
-        _walk_knowledge(os.fspath(root), files)
+        _read_rest_of_repo(root, files)
     files.setdefault("knowledge/", b"")  # an empty knowledge/ folder is still a KB
     return files
+
+
+def _read_rest_of_repo(root: Path, files: dict[str, str | bytes]) -> None:
+    """Add to the KB's own files (read as every reader reads them) the rest of the repository, for
+    the secret check. The KB's files are never taken from git's listing: git lists no FIFO and no
+    ignored file, which the readers would still meet on disk, so validate would pass what they serve.
+    `eval/selection.yaml`, which `homeostat eval` reads from disk, is read the same way."""
+    if os.path.lexists(root / CASES_FILE) and not os.path.islink(root / "eval"):
+        files[CASES_FILE] = _read(root, CASES_FILE)
+    for rel in _whole_repo_paths(root):
+        if rel in files:
+            continue  # read by the readers' rule above
+        content = _read_listed(root, rel)
+        if content is not None:
+            files[rel] = content
 
 
 def _text(data: bytes) -> str | bytes:

@@ -219,6 +219,9 @@ class Provenance:
     confidence: str = ""
     note: str = ""
     extra: tuple[tuple[str, str], ...] = ()
+    # Text in the comment that is no `key=value` field: never data and never served, but hidden from a
+    # reviewer like any comment, so validate reads it for risky content.
+    stray: str = ""
 
 
 class BodySection(Record):

@@ -237,6 +237,7 @@ def served_provenance(provenance: Provenance) -> Provenance:
         confidence=served_value("word", provenance.confidence),
         note="",
         extra=(),
+        stray="",
     )
 
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hmac
+import io
 import secrets
+import socket
 import threading
+import time
 from collections.abc import Callable, Mapping
 from email.message import Message
 from http import HTTPStatus
@@ -31,6 +34,8 @@ from homeostat.runs.dashboard.settings_proposal import propose
 LOOPBACK = "127.0.0.1"
 MAX_FORM_BYTES = 1_000_000
 IDLE_SECONDS = 30.0  # a connection that sends nothing for this long is closed
+REQUEST_SECONDS = 30.0  # a request (line, headers and form) not all arrived in this long is closed
+MAX_CONNECTIONS = 16  # connections served at once; a browser opens about 6 to one server
 CSP = (
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; "
     "frame-ancestors 'none'; base-uri 'none'"
@@ -165,13 +170,49 @@ def form_length(lengths: list[str], transfer_encoding: str | None) -> int:
     return length
 
 
-def _handler(app: Dashboard, idle_seconds: float) -> type[BaseHTTPRequestHandler]:
+class _DeadlineReader(io.RawIOBase):
+    """The client's bytes, each read waiting at most `idle` seconds and never past `deadline`.
+
+    A timeout per read alone lets a client sending a byte every 20 seconds hold a thread for ever;
+    with the deadline a request that has not all arrived in time raises TimeoutError, which closes
+    the connection (or answers `408` in the middle of a form)."""
+
+    def __init__(self, sock: socket.socket, idle: float) -> None:
+        super().__init__()
+        self.sock = sock
+        self.idle = idle
+        self.deadline = float("inf")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self.sock.settimeout(min(self.idle, left))
+        try:
+            return self.sock.recv_into(buffer)
+        finally:
+            self.sock.settimeout(self.idle)  # writing the page waits by the idle timeout alone
+
+
+def _handler(app: Dashboard, idle_seconds: float, request_seconds: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "homeostat-dashboard"
         sys_version = ""
         # Seconds a connection may wait for the client between reads (the request line, headers or
-        # body): an idle or trickling connection is closed, never holding a thread for good.
+        # body); the whole request must also arrive within `request_seconds` (`_DeadlineReader`).
         timeout = idle_seconds
+
+        def setup(self) -> None:
+            super().setup()
+            self.reader = _DeadlineReader(self.connection, idle_seconds)
+            self.rfile = io.BufferedReader(self.reader)
+
+        def handle_one_request(self) -> None:
+            self.reader.deadline = time.monotonic() + request_seconds
+            super().handle_one_request()
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
             self._serve(lambda: self._get())
@@ -239,13 +280,65 @@ def _answer(make: Callable[[], tuple[bytes, str]]) -> tuple[bytes, str, HTTPStat
     return body, kind, HTTPStatus.OK
 
 
+BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\nRetry-After: 5\r\n\r\nthe dashboard is serving as many connections as it "
+    b"takes: try again in a moment\n"
+)
+
+
+class _BoundedServer(ThreadingHTTPServer):
+    """A thread per connection, at most `slots` at once: a connection beyond them gets `503` and is
+    closed at once, never queued, so many slow clients cannot make threads without end."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], slots: int) -> None:
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(slots)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            _refuse_busy(request)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.slots.release()  # no thread started to release it
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+
+def _refuse_busy(request: socket.socket) -> None:
+    """The `503` line, sent without waiting: a client that reads nothing cannot hold the accept loop."""
+    try:
+        request.setblocking(False)
+        request.send(BUSY)
+    except OSError:
+        pass  # its buffer is full or it is gone: closing it is answer enough
+
+
 class DashboardServer:
     """`Dashboard` served on 127.0.0.1 from a background thread."""
 
-    def __init__(self, app: Dashboard, port: int = 0, *, idle_seconds: float = IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        app: Dashboard,
+        port: int = 0,
+        *,
+        idle_seconds: float = IDLE_SECONDS,
+        request_seconds: float = REQUEST_SECONDS,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
         self.app = app
-        self.httpd = ThreadingHTTPServer((LOOPBACK, port), _handler(app, idle_seconds))
-        self.httpd.daemon_threads = True
+        handler = _handler(app, idle_seconds, request_seconds)
+        self.httpd = _BoundedServer((LOOPBACK, port), handler, max_connections)
         app.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="dashboard", daemon=True)
 

@@ -8,10 +8,12 @@ import datetime as dt
 import http.client
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -321,6 +323,72 @@ def test_an_idle_or_trickling_connection_is_closed(world: DashboardWorld) -> Non
         answer = raw(running, head, b"a=1", close=False)  # 3 of 100 bytes, then nothing
         assert answer.startswith("HTTP/1.0 408 ") and "the form did not arrive in time" in answer
         status, _, _ = request(running, "GET", "/")  # and it still serves
+        assert status == 200
+
+
+def trickle(server: DashboardServer, at_once: bytes, slowly: bytes, give_up: float) -> tuple[float, str]:
+    """Send `at_once`, then `slowly` a byte every 0.2 s (giving up after `give_up` seconds), as a
+    client holding a connection open would; the seconds until the server answered or closed, and
+    its answer."""
+    start = time.monotonic()
+    answer = b""
+    with socket.create_connection(("127.0.0.1", server.app.port), timeout=10) as sock:
+        sock.sendall(at_once)
+        for byte in slowly:
+            if time.monotonic() - start > give_up:
+                break
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                break  # closed by the server
+            if select.select([sock], [], [], 0.2)[0]:
+                break
+        else:
+            select.select([sock], [], [], give_up)
+        try:
+            while chunk := sock.recv(65536):
+                answer += chunk
+        except OSError:
+            pass  # reset: closed without an answer
+    return time.monotonic() - start, answer.decode("utf-8", "replace")
+
+
+def test_a_request_trickling_in_is_closed_at_its_deadline(world: DashboardWorld) -> None:
+    """A byte every 0.2 s never trips the idle timeout (1 s here, 30 s by default), yet the whole
+    request must arrive by its deadline (1.5 s here): the headers' trickle is closed unanswered,
+    the form's gets `408`, and neither holds a thread past the deadline."""
+    with DashboardServer(Dashboard(world.work, env={}), idle_seconds=1, request_seconds=1.5) as running:
+        host = f"127.0.0.1:{running.app.port}"
+        head = f"GET / HTTP/1.1\r\nHost: {host}\r\nX-Slow: {'a' * 60}\r\n\r\n".encode()
+        took, answer = trickle(running, b"", head, give_up=8)
+        assert took < 4 and answer == "", (took, answer[:200])
+        form = (
+            f"POST /settings/handoff HTTP/1.1\r\nHost: {host}\r\nOrigin: http://{host}\r\n"
+            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 60\r\n\r\n"
+        ).encode()
+        took, answer = trickle(running, form, b"a=" + b"1" * 58, give_up=8)
+        assert took < 4 and answer.startswith("HTTP/1.0 408 "), (took, answer[:200])
+        status, _, _ = request(running, "GET", "/")
+        assert status == 200
+
+
+def test_connections_beyond_the_cap_are_refused_at_once(world: DashboardWorld) -> None:
+    """Two connections held open fill a cap of two: a third gets `503` at once (not a wait for a
+    thread), and once they close the dashboard serves again."""
+    app = Dashboard(world.work, env={})
+    with DashboardServer(app, idle_seconds=20, request_seconds=20, max_connections=2) as running:
+        held = [socket.create_connection(("127.0.0.1", app.port), timeout=10) for _ in range(2)]
+        try:
+            start = time.monotonic()
+            with socket.create_connection(("127.0.0.1", app.port), timeout=5) as third:
+                answer = third.recv(65536).decode()
+            assert answer.startswith("HTTP/1.0 503 ") and time.monotonic() - start < 3, answer
+        finally:
+            for sock in held:
+                sock.close()
+        deadline = time.monotonic() + 5
+        while (status := request(running, "GET", "/")[0]) == 503 and time.monotonic() < deadline:
+            time.sleep(0.05)  # the held connections' threads end as they see the close
         assert status == 200
 
 

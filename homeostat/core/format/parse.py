@@ -776,6 +776,7 @@ def parse_provenance(line: str) -> Provenance | None:
         confidence=values.get("confidence", ""),
         note=values.get("note", ""),
         extra=tuple(extra),
+        stray=" ".join(_PAIR.sub(" ", match.group("fields")).split()),
     )
 
 

@@ -173,8 +173,9 @@ def _title_line(text: str, default: int) -> int:
 
 
 def _document_spans(document: Document, text: str) -> Iterator[Span]:
-    """A document's title and body, each with its risk sign-off; nothing for a file with no
-    frontmatter (its own finding says so)."""
+    """A document's title and body, each with its risk sign-off, and any text in a section's
+    provenance comment beside its fields (hidden from a reviewer like any comment, so read like the
+    body); nothing for a file with no frontmatter (its own finding says so)."""
     front = split_frontmatter(text)
     if front is None:
         return
@@ -203,6 +204,15 @@ def _document_spans(document: Document, text: str) -> Iterator[Span]:
         meta.risk_fingerprint,
         document=document,
     )
+    for section in document.sections:
+        if section.provenance is not None and section.provenance.stray:
+            stray = section.provenance.stray
+            yield Span(
+                document.file, stray, 0, len(stray), section.line + 1,
+                f"document {document.doc_id}'s provenance comment of section {{#{section.id}}}",
+                meta.risk_reviewer, meta.risk_fingerprint, document=document,
+                body_start=front.body_offset, body_source=text,
+            )  # fmt: skip
 
 
 def _unreadable_spans(kb: KB) -> Iterator[Span]:
