@@ -149,6 +149,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         "발견하면",
     ),
     "injection_target": (
+        # the agent addressed by name, opening a sentence (`Agents:`, `Claude,`, `AI -`)
+        r"(?:^|(?<=[.!?;]\s))\s*(?:agents?|assistants?|ai|bots?|models?|llms?|claude|copilot|cursor|codex|gemini)\s*[:,—–-]\s",
         r"new\s+(?:task|instructions?|orders?)\s*:",
         r"^\s*(?:human|user|system|assistant)\s*:",
         r"</?(?:instructions?|system|system-reminder|user|assistant|im_start|im_end|tool_result)\b",
@@ -497,6 +499,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 6. security controls -------------------------------------------------------------------------
     "control_setting": (
+        r"(?:approv\w{0,6}|merg\w{0,6})\s+(?:\w+\s+){0,3}?your\s+own\s+(?:pull\s+requests?|prs?|changes?|merge\s+requests?)",
         r"[a-z-]{1,30}:\s*write\b",
         r"admin:org",
         r"delete_repo",

@@ -81,6 +81,8 @@ _READINGS: dict[str, _Reading] = {
             ("lex:data_ref", "lex:act_on_it"),
             ("lex:data_ref", "address"),
             ("lex:guards", "agent_noun"),
+            ("agent_noun", "lex:you"),
+            ("agent_noun", "lex:your"),
             ("lex:neg", "lex:tell", "lex:user"),
             ("lex:no_confirm", "lex:user"),
             ("lex:ignore", "lex:prior"),
