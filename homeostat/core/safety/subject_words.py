@@ -374,6 +374,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"payload",
         r"télécharg",
         r"herunterlad",
+        r"lad\w{0,3}\s+(?:\S+\s+){0,4}?herunter",
         r"descarg",
         r"baix",
         r"scaric",
