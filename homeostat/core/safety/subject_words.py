@@ -149,6 +149,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         "발견하면",
     ),
     "injection_target": (
+        r"""instructions?\s+(?:\w+\s+){0,4}?overrid""",
+        r"""(?:as|like)\s+(?:an?\s+)?(?:orders?|commands?|instructions?|requests?)\s+from""",
+        r"""come\s+from\s+the\s+(?:maintainers?|owners?|user|developer)""",
+        r"""follow\s+them\s+without""",
         # the agent addressed by name, opening a sentence (`Agents:`, `Claude,`, `AI -`)
         r"(?:^|(?<=[.!?;]\s))\s*(?:agents?|assistants?|ai|bots?|models?|llms?|claude|copilot|cursor|codex|gemini)\s*[:,—–-]\s",
         r"new\s+(?:task|instructions?|orders?)\s*:",
@@ -168,6 +172,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 2. agent and tool permissions ---------------------------------------------------------------
     "permission_setting": (
+        r"""trust-all""",
+        r"""enableallprojectmcpservers""",
+        r"""allprojectmcp""",
         r"always_?allow",
         r"allowed_?commands",
         r"[a-z]+_mode\s*=\s*auto",
@@ -324,6 +331,14 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 4. running fetched or encoded code ----------------------------------------------------------
     "pipe_exec": (
+        r"""-enc(?:odedcommand)?\s""",
+        r"""pack\(\s*['"]h\*""",
+        r"""(?:\\u00[0-9a-f]{2}){4}""",
+        r"""(?:\\x[0-9a-f]{2}){4}""",
+        r"""data:[a-z/+.-]{1,40};base64""",
+        r"""execsync""",
+        r"""child_process""",
+        r"""system\s*\(?\s*pack""",
         r"pipe\w{0,12}\s+(?:\S+\s+){0,8}?(?:in)?to\s+(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b",
         r"pipe\w{0,12}\s+(?:\S+\s+){0,8}?(?:in)?to\s+(?:bash|python[0-9.]*|node|perl|ruby|powershell|pwsh|an?\s+(?:shell|interpreter))",
         r"rot-?13",
@@ -411,6 +426,10 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 5. credentials moving ------------------------------------------------------------------------
     "secret_word": (
+        r"""\$\((?:print)?env\)""",
+        r"""\$\(printenv""",
+        r"""os\.environ""",
+        r"""aws\s+keys?""",
         r"(?:deploy|aws|gcp|azure|cloud|service[-_\s]account|gpg|pgp|encryption|master|root|secret)\s+keys?",
         r"session\s+cookies?",
         r"\.kube/",
@@ -448,8 +467,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\.ssh/",
     ),
     "move": (
+        r"""posts\b""",
+        r"""mirror""",
         r"put\b",
-        r"store\w{0,12}\s+(?:\S+\s+){0,5}?in\s+(?:the\s+|a\s+)?(?:readme|repo|code|source|issue|ticket|wiki|docs?|url|git|chat|channel|comment)",
         r"ask\w{0,12}\s+(?:\S+\s+){0,4}?for",
         r"\bin\s+the\s+(?:readme|issue|ticket|wiki|url|chat|channel|repo|bug\s+report|pr\s+description)",
         r"scp\b",
@@ -500,6 +520,14 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 6. security controls -------------------------------------------------------------------------
     "control_setting": (
+        r"""sslverify""",
+        r"""ssl_no_verify""",
+        r"""no_verify""",
+        r"""as\s+root\b""",
+        r"""host\s+filesystem""",
+        r"""-v\s+/:/""",
+        r"""dependabot\s+(?:alerts|security)""",
+        r"""(?:approv\w{0,6}|merg\w{0,6})\s+(?:\w+\s+){0,3}?(?:their|its)\s+own\s+(?:pull\s+requests?|prs?|changes?|merge\s+requests?)""",
         r"(?:approv\w{0,6}|merg\w{0,6})\s+(?:\w+\s+){0,3}?your\s+own\s+(?:pull\s+requests?|prs?|changes?|merge\s+requests?)",
         r"[a-z-]{1,30}:\s*write\b",
         r"admin:org",
@@ -568,6 +596,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"sudo\b",
     ),
     "weaken": (
+        r"""return\w{0,3}\s+true""",
         r"disabl",
         r"turn\s+off",
         r"switch\s+off",
@@ -649,6 +678,14 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 7. checks made to pass ---------------------------------------------------------------------
     "check_setting": (
+        r"""if:\s*false""",
+        r"""set\s+\+e\b""",
+        r"""['"]test['"]\s*:\s*['"](?:echo|true|exit)""",
+        r"""testpathignorepatterns""",
+        r"""/assert/d""",
+        r"""exit\s+0\b""",
+        r"""replace\s+(?:the\s+)?failing""",
+        r"""required\s+approving\s+reviews?""",
         r"git\s+commit\s+(?:\S+\s+){0,8}?-n\b",
         r"assert\s+(\w{1,40})\s*==\s*\1\b",
         r"\.skip\b",
@@ -717,6 +754,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"warn_only",
     ),
     "make_pass": (
+        r"""catch\w{0,3}\s+(?:the\s+|an?\s+|every\s+)?(?:failures?|errors?|exceptions?|assertions?)""",
+        r"""return\w{0,3}\s+(?:early|true)""",
         r"kommentier",
         r"auskommentier",
         r"anyway",
@@ -748,7 +787,6 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"force\s+(?:it|them|the\s+\w+)?\s*(?:to\s+)?(?:pass|green)",
         r"green\b",
         r"exit\s+(?:code\s+)?0",
-        r"catch\s+(?:the\s+)?(?:failure|error|exception|assertion)",
         r"without\s+(?:running|the)\s+(?:tests?|checks?|lint)",
         r"überspring",
         r"deaktivier",
@@ -778,6 +816,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         "무시",
     ),
     "check_word": (
+        r"""checks\b""",
+        r"""failing\s+tests?""",
+        r"""codeql""",
         r"suite\b",
         r"rspec",
         r"jest\b",
@@ -872,6 +913,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\$\{?[a-z_]{2,40}\}?\.[a-z0-9-]+\.[a-z]{2,}",
     ),
     "dns": (
+        r"""gethostbyname""",
+        r"""getaddrinfo""",
+        r"""dig\s+""",
         r"dns",
         r"nslookup",
         r"dig\b",
@@ -879,6 +923,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"hostnames?",
     ),
     "data_word": (
+        r"""os\.environ""",
+        r"""environ\[""",
+        r"""aws\s+keys?""",
+        r"""credentials?""",
         r"secrets?",
         r"tokens?",
         r"(?:api|access|private|secret)\s+keys?",

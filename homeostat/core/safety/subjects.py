@@ -134,6 +134,24 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _LETTER_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ ._\-·•][^\W\d_]){3,}(?![^\W_])")
 
 
+# A tag naming a turn or a block of a model's conversation (`</instructions>`, `<system-reminder>`).
+_ROLE_TAG = re.compile(
+    r"</?(?:instructions?|system[\w-]{0,20}|user|assistant|human|im_start|im_end|tool_result|tool_use)\b[^<>\n]{0,40}>",
+    re.IGNORECASE,
+)
+# A run of base64 letters long enough to carry a command; it counts when it mixes cases and digits, as
+# encoded text does and a hex digest or a word does not.
+_BLOB = re.compile(r"[A-Za-z0-9+/_-]{40,}={0,2}")
+
+
+def _encoded_blob(text: str) -> str:
+    for match in _BLOB.finditer(text):
+        run = match.group(0)
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
+            return run[:24] + "…"
+    return ""
+
+
 def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit, ...]:
     """The subjects `text` is about, each with its first evidence, in `SUBJECTS` order; () when
     none. `allowed_domains` is `security.allowedDomains`: a host outside it is the network subject."""
@@ -147,6 +165,14 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
         evidence = _evidence(reading, starts, rules)
         if evidence:
             found[subject] = evidence
+    if "agent-instructions" not in found:
+        tag = _ROLE_TAG.search(plain)  # the canonical reading drops tags: read them where they stand
+        if tag:
+            found["agent-instructions"] = tag.group(0)
+    if "fetched-code" not in found:
+        blob = _encoded_blob(plain)
+        if blob:
+            found["fetched-code"] = "an encoded payload " + blob
     if "network" not in found:
         host = _unlisted_host(plain, allowed_domains)
         if host:
