@@ -154,9 +154,9 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"""come\s+from\s+the\s+(?:maintainers?|owners?|user|developer)""",
         r"""follow\s+them\s+without""",
         # the agent addressed by name, opening a sentence (`Agents:`, `Claude,`, `AI -`)
-        r"(?:^|(?<=[.!?;]\s))\s*(?:agents?|assistants?|ai|bots?|models?|llms?|claude|copilot|cursor|codex|gemini)\s*[:,—–-]\s",
+        r"(?:^|(?<=[.!?;]\s))[ \t]*(?:agents?|assistants?|ai|bots?|models?|llms?|claude|copilot|cursor|codex|gemini)\s*[:,—–-]\s",
         r"new\s+(?:task|instructions?|orders?)\s*:",
-        r"^\s*(?:human|user|system|assistant)\s*:",
+        r"^[ \t]*(?:human|user|system|assistant)[ \t]*:",
         r"</?(?:instructions?|system|system-reminder|user|assistant|im_start|im_end|tool_result)\b",
         r"overrides?\s+(?:any|all|every|the|your)\s+(?:\w+\s+)?instructions?",
         r"instructions?\s+from\s+the\s+user",
