@@ -15,7 +15,7 @@ growth over 3 are listed again at the end.
 
 The scanners: the secret scanner (`find_secrets`, and `redact_secrets`, which the daily run applies
 to every review thread), the e-mail finder, the risky-content linter's public entry point
-(`find_risks`), the link check, the normaliser, Markdown headings and fences, and `validate` of a
+(`find_risks`), the subject gate (`subjects`), the link check, the normaliser, Markdown headings and fences, and `validate` of a
 one-rule KB whose rule body is the input (all of validate's checks, capped by the 2 MB rule limit).
 Times are CPU time (`time.process_time`), so other work on the machine skews them little.
 """
@@ -38,6 +38,7 @@ from poisoning import CONFIG  # noqa: E402  (the poisoning corpus's one-repo con
 from homeostat.core.format.markdown import check_fences, headings  # noqa: E402
 from homeostat.core.safety.risky import find_risks  # noqa: E402
 from homeostat.core.safety.secrets import find_emails, find_secrets, redact_secrets  # noqa: E402
+from homeostat.core.safety.subjects import subjects  # noqa: E402
 from homeostat.core.scanners.normalise import normalise  # noqa: E402
 from homeostat.core.validate import validate_files  # noqa: E402
 from homeostat.core.validate.content_checks import Span, span_links  # noqa: E402
@@ -262,6 +263,7 @@ SCANNERS: dict[str, Callable[[str], object]] = {
     "redact_secrets": redact_secrets,
     "find_emails": find_emails,
     "find_risks": lambda text: find_risks(text, DOMAINS),
+    "subjects": lambda text: subjects(text, DOMAINS),
     "links": lambda text: span_links(Span("knowledge/a/b.md", text, 0, len(text), 1, "rule b"), text),
     "normalise": lambda text: normalise(text, percent=True),
     "headings": headings,

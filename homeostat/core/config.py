@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from homeostat.core.languages import EXTENSION, LANGUAGE_NAME, language_table
+from homeostat.core.safety.subject_words import SUBJECTS
 
 Role = Literal["junior", "member", "senior", "lead"]
 Runtime = Literal["api", "bedrock", "vertex", "claude-code"]
@@ -157,6 +158,18 @@ class AutoMerge(Model):
     areas: tuple[str, ...] = Field(
         default=(), description="Areas whose confident lessons merge with no person."
     )
+    subjects: tuple[str, ...] = Field(
+        default=(),
+        description="Subjects of the subject gate a team accepts unread (all gated by default).",
+    )
+
+    @field_validator("subjects")
+    @classmethod
+    def _known_subjects(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if name not in SUBJECTS]
+        if unknown:
+            raise ValueError(f"unknown subject {unknown[0]!r}: one of {', '.join(SUBJECTS)}")
+        return value
 
 
 class ConfidenceBonus(Model):

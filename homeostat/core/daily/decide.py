@@ -4,7 +4,9 @@ Merge at `accept` (70) or more, `coreAccept` (80) for core or a `**` scope; decl
 (35), on a validation error, or as a duplicate (which reconfirms the original); otherwise review, and
 always review risky content, words no team member vouched for (copied from untrusted text, or a
 comment edited after the code changed), conflicts, documents, suggested new topics and areas outside
-`scoring.autoMerge`. A flag merges at once: its rule becomes disputed and a reviewer settles it; but
+`scoring.autoMerge`; and always review a lesson about a sensitive subject (`core.safety.subjects`:
+the agent itself, its permissions, Homeostat, fetched code, credentials, security controls, checks,
+network, hidden text) that `scoring.autoMerge.subjects` does not accept unread. A flag merges at once: its rule becomes disputed and a reviewer settles it; but
 a flag whose reason fails validation or holds risky content is declined, since its reason would land
 in the rule with no person reading it.
 """
@@ -17,6 +19,8 @@ from typing import Literal
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.daily.trust import quote_inline
+from homeostat.core.safety.subjects import SubjectHit
 
 Verdict = Literal["merge", "review", "decline", "duplicate"]
 
@@ -31,6 +35,7 @@ class Checks:
     contradicts: str = ""
     waits_with: str = ""  # the lesson updates or repeats one still waiting in review
     untrusted: tuple[str, ...] = ()  # words the members did not vouch for (see core.daily.trust)
+    subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects the lesson's text is about
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,9 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         return Decision("review", f"risky content: {checks.risky[0]}")
     if checks.untrusted:
         return Decision("review", "; ".join(checks.untrusted))
+    gated = [hit for hit in checks.subjects if hit.subject not in config.scoring.auto_merge.subjects]
+    if gated:
+        return Decision("review", subject_reason(gated))
     if checks.contradicts:
         return Decision("review", f"contradicts {checks.contradicts}; a reviewer decides which stands")
     if lesson.kind == "doc":
@@ -78,3 +86,10 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         judge = lesson.from_review and lesson.kind in ("new", "update")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
+
+
+def subject_reason(hits: list[SubjectHit]) -> str:
+    """Why a lesson on a sensitive subject waits for a person, with the words that matched shown as
+    inline code (an attacker's words, rendered inert in a PR body)."""
+    named = "; ".join(f"{hit.subject} ({hit.about}): {quote_inline(hit.evidence)}" for hit in hits)
+    return f"about a subject a person reads before every agent does: {named}"

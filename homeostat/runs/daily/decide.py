@@ -47,6 +47,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
+from homeostat.core.safety.subjects import SubjectHit, subjects
 from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.files import FileErrors
@@ -245,6 +246,7 @@ def score_all(
             effective = _as_updated(kb, effective, consolidation)
         checks = validate_draft(ctx, kb, config, effective, consolidation, checks)
         checks = replace(checks, untrusted=trust_problems(_drafted_text(effective), effective.trust))
+        checks = replace(checks, subjects=lesson_subjects(effective, config))
         rule = kb.rule(draft.target) if draft.target else None
         confidence = score_confidence(
             effective,
@@ -264,6 +266,16 @@ def _drafted_text(lesson: Lesson) -> str:
     """Every text of the lesson a model wrote and the KB would keep: the rule's fields, or a patch."""
     patch = lesson.doc_patch
     return "\n".join([lesson.text, *((patch.heading, patch.body) if patch is not None else ())])
+
+
+def lesson_subjects(lesson: Lesson, config: Config) -> tuple[SubjectHit, ...]:
+    """The sensitive subjects of every text the lesson would merge: title, rule, why, example, scope
+    and a document patch (an update's rewritten text). A flag's reason is not read: a flag merges at
+    once and a reviewer settles the dispute it opens."""
+    if lesson.kind == "flag":
+        return ()
+    text = "\n".join([_drafted_text(lesson), *lesson.scope])
+    return subjects(text, config.security.allowed_domains)
 
 
 def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:

@@ -1,0 +1,253 @@
+"""The subject gate (homeostat.core.safety.subjects): how many poisoning probes would not merge with no
+person once it stands beside the risky check, what review load it adds on look-alikes, what share of
+ordinary lessons it sends to a person, and how its time grows on adversarial text.
+
+    .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
+    .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
+    .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
+    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --reviews-heldout
+
+A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
+through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
+tests/fixtures/poisoning_tuning/ and the first four held-out sets (retired to tuning). The held-out
+flags (`--heldout5`, `--heldout6`, `--heldout7`, `--reviews-heldout`) print totals and per-family
+counts only, never a probe: measure them once a change is done, never while making one; `--show`
+is refused with them. `--heldout7` reads tests/fixtures/poisoning_heldout7/heldout7.yaml and, for
+cost, poisoning_heldout7/ordinary.yaml (`lessons: [{id, text}]`), each skipped with a message when
+absent.
+
+Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
+tests/fixtures/eval150/knowledge, /work/shared/examples/kb (when present) and the imported memories
+in tests/fixtures/memories (coderabbit learnings, Claude Code memories). A look-alike or an ordinary
+lesson the gate names goes to a person: review load, not a false alarm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(1, str(ROOT / "tests"))
+
+from poisoning import CONFIG, Probe, flags_for, is_caught, load_corpus  # noqa: E402
+
+from homeostat.core.safety.subjects import subjects  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "fixtures"
+ALLOWED = tuple(yaml.safe_load(CONFIG)["security"]["allowedDomains"])
+TUNING = {
+    "corpus": FIXTURES / "poisoning" / "corpus.yaml",
+    "tuning": FIXTURES / "poisoning_tuning" / "tuning.yaml",
+    "concepts": FIXTURES / "poisoning_tuning" / "concepts.yaml",
+    "families": FIXTURES / "poisoning_tuning" / "families.yaml",
+    "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
+    "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
+    "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
+    "heldout4 (tuning)": FIXTURES / "poisoning_heldout4" / "heldout4.yaml",
+}
+HELDOUT = {
+    "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
+    "heldout6": FIXTURES / "poisoning_heldout6" / "heldout6.yaml",
+    "heldout7": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
+}
+ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
+REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
+
+
+def _risky(probe: Probe) -> bool:
+    """Validate holds the probe (a risky or secret finding; any error for `check: error`)."""
+    flags = flags_for(probe)
+    if probe.check:
+        return is_caught(probe, flags)
+    return any(not flag.startswith("error:") for flag in flags)
+
+
+def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -> tuple[int, int]:
+    """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
+    corpus = load_corpus(path)
+    risky_held = subject_held = both_held = 0
+    families: Counter[str] = Counter()
+    families_held: Counter[str] = Counter()
+    misses: list[Probe] = []
+    for probe in corpus.probes:
+        risky, named = _risky(probe), bool(subjects(probe.text, ALLOWED))
+        risky_held += risky
+        subject_held += named
+        held = risky or named
+        both_held += held
+        family = probe.family or probe.check
+        families[family] += 1
+        families_held[family] += held
+        if not held:
+            misses.append(probe)
+    load = [p for p in corpus.look_alikes if subjects(p.text, ALLOWED)]
+    total = len(corpus.probes)
+    print(f"\n== {name} ({path.relative_to(ROOT)})")
+    print(
+        f"risky alone {risky_held}/{total} → risky or subject {both_held}/{total} ({_pct(both_held, total)})"
+    )
+    print(
+        f"  the gate alone names {subject_held}/{total}; it adds {both_held - risky_held} the risky check missed"
+    )
+    print(f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}")
+    print("  per family (not merging unread/probes):")
+    for family in sorted(families):
+        print(f"    {family:28} {families_held[family]}/{families[family]}")
+    if show and not totals_only:
+        for probe in misses:
+            print(f"  missed {probe.id}: {probe.text!r}")
+        for probe in load:
+            print(f"  look-alike {probe.id}: {subjects(probe.text, ALLOWED)}")
+    return both_held, total
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f} %" if whole else "-"
+
+
+# --- ordinary lessons ------------------------------------------------------------------------------
+
+
+def _reviews(path: Path) -> Iterator[tuple[str, str]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    for rule in data["rules"]:
+        fields = [rule.get(k, "") for k in ("title", "rule", "why", "example")]
+        yield str(rule.get("id", "")), "\n".join([*map(str, fields), *rule.get("scope", [])])
+
+
+def _kb(root: Path) -> Iterator[tuple[str, str]]:
+    from homeostat.adapters.kb_files import load_kb_dir
+
+    for rule in load_kb_dir(root).rules:
+        fields = [rule.title, rule.rule, rule.why, rule.example or "", *rule.meta.scope]
+        yield rule.id, "\n".join(fields)
+
+
+def _memories(root: Path) -> Iterator[tuple[str, str]]:
+    for item in json.loads((root / "coderabbit.json").read_text(encoding="utf-8"))["items"]:
+        yield f"coderabbit.json:{item['id']}", item["learning"]
+    with (root / "coderabbit.csv").open(encoding="utf-8") as rows:
+        for row in csv.DictReader(rows):
+            yield f"coderabbit.csv:{row['id']}", row["learning"]
+    for path in sorted((root / "claude").rglob("*.md")):
+        if path.name != "MEMORY.md":
+            body = path.read_text(encoding="utf-8").split("---", 2)[-1]
+            yield f"claude:{path.relative_to(root / 'claude')}", body
+
+
+def _ordinary_yaml(path: Path) -> Iterator[tuple[str, str]]:
+    for lesson in yaml.safe_load(path.read_text(encoding="utf-8"))["lessons"]:
+        yield str(lesson["id"]), str(lesson["text"])
+
+
+def ordinary(name: str, lessons: Callable[[], Iterator[tuple[str, str]]], *, show: bool) -> None:
+    read = list(lessons())
+    sent = [(lesson_id, found) for lesson_id, text in read if (found := subjects(text, ALLOWED))]
+    print(f"  {name:34} {len(sent)}/{len(read)} sent to a person ({_pct(len(sent), len(read))})")
+    if show:
+        for lesson_id, found in sent:
+            shown = "; ".join(f"{hit.subject}: {hit.evidence}" for hit in found)
+            print(f"      {lesson_id}: {shown}")
+
+
+# --- speed -----------------------------------------------------------------------------------------
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "skip tests ×n": lambda n: "skip the tests " * (n // 15),
+    "token print ×n": lambda n: "token print " * (n // 12),
+    "curl | ×n": lambda n: "curl x | " * (n // 9),
+    "you must ×n": lambda n: "you must " * (n // 9),
+    "<!-- ×n": lambda n: "<!--" * (n // 4),
+    "letters spaced": lambda n: "a " * (n // 2),
+    "one sentence of words": lambda n: "word " * (n // 5),
+    "dots ×n": lambda n: ". " * (n // 2),
+    "mixed script ×n": lambda n: "pаypal " * (n // 7),
+    "hosts ×n": lambda n: "a.io " * (n // 5),
+    "identifier of words": lambda n: "ab_" * (n // 3),
+    "keys ×n": lambda n: "x:" * (n // 2),
+    "pipes ×n": lambda n: "| " * (n // 2),
+}
+
+
+def speed() -> None:
+    print("\n== speed (ms per KB, at 10 KB → 100 KB → 1 MB)")
+    for name, make in ADVERSARIAL.items():
+        cells = []
+        for size in (10_000, 100_000, 1_000_000):
+            text = make(size)
+            start = time.perf_counter()
+            subjects(text, ALLOWED)
+            elapsed = time.perf_counter() - start
+            cells.append(f"{1000 * elapsed / (len(text) / 1000):7.3f}")
+        print(f"  {name:24} {' → '.join(cells)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--show", action="store_true", help="print tuning misses and ordinary hits")
+    parser.add_argument("--speed", action="store_true", help="time per KB on adversarial text")
+    for flag in ("heldout5", "heldout6", "heldout7"):
+        parser.add_argument(f"--{flag}", action="store_true", help=f"totals on {flag} (held out)")
+    parser.add_argument(
+        "--reviews-heldout", action="store_true", help="cost on reviews_heldout.yaml (held out)"
+    )
+    args = parser.parse_args(argv)
+    held_out = [name for name in HELDOUT if getattr(args, name)]
+    if args.show and (held_out or args.reviews_heldout):
+        parser.error("--show prints probes and lessons: not with a held-out set")
+    if held_out or args.reviews_heldout:
+        return _held_out(held_out, reviews=args.reviews_heldout)
+    if args.speed:
+        speed()
+        return 0
+    held = total = 0
+    for name, path in TUNING.items():
+        got, of = probe_set(name, path, show=args.show)
+        held, total = held + got, total + of
+    print(f"\nall tuning probes: {held}/{total} not merging unread ({_pct(held, total)})")
+    print("\n== ordinary lessons sent to a person by the gate")
+    ordinary("reviews.yaml (flask, pip)", lambda: _reviews(FIXTURES / "reviews.yaml"), show=args.show)
+    ordinary("eval150/knowledge", lambda: _kb(FIXTURES / "eval150"), show=args.show)
+    shared = Path("/work/shared/examples/kb")
+    if (shared / "homeostat.yaml").is_file():
+        ordinary("/work/shared/examples/kb", lambda: _kb(shared), show=args.show)
+    else:
+        print(f"  {shared}: absent, skipped")
+    ordinary("memories (coderabbit, claude)", lambda: _memories(FIXTURES / "memories"), show=args.show)
+    return 0
+
+
+def _held_out(names: list[str], *, reviews: bool) -> int:
+    """Totals and per-family counts only: no probe or lesson is printed."""
+    for name in names:
+        path = HELDOUT[name]
+        if not path.is_file():
+            print(f"\n== {name}: {path.relative_to(ROOT)} does not exist yet; skipped")
+        else:
+            probe_set(name, path, show=False, totals_only=True)
+        if name == "heldout7":
+            if ORDINARY_HELDOUT7.is_file():
+                ordinary("heldout7 ordinary.yaml", lambda: _ordinary_yaml(ORDINARY_HELDOUT7), show=False)
+            else:
+                print(f"  {ORDINARY_HELDOUT7.relative_to(ROOT)} does not exist yet; skipped")
+    if reviews:
+        if REVIEWS_HELDOUT.is_file():
+            ordinary("reviews_heldout.yaml", lambda: _reviews(REVIEWS_HELDOUT), show=False)
+        else:
+            print(f"{REVIEWS_HELDOUT.relative_to(ROOT)} does not exist; skipped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,307 @@
+"""The subject gate: what a lesson is about, read without a model, so that a lesson on a subject an
+attacker would write about never merges with no person, however its words are phrased.
+
+The risky check (`safety.risky`) reads for harmful phrasings; on red-team sets written without
+looking at it, it catches most, and a phrasing nobody wrote down slips through to the judge, a model
+an attacker's thread can try to sway. This gate asks a wider, duller question: is the text *about*
+the agent itself, its permissions, Homeostat, running fetched code, credentials moving, security
+controls, checks made to pass, outbound network or destructive commands, or does it hide text?
+Honest rules on these subjects exist (and are fine once a person merged them), so a hit is never an
+error: it sends the lesson to a person, with the words that matched. `SUBJECTS` names them;
+`scoring.autoMerge.subjects` lists those a team accepts unread.
+
+Each subject is read from concepts (`subject_words`, and the risky check's multilingual ones in
+`scanners.risky.lexicon`): a concept specific enough counts alone (`allowedTools`, `| sh`,
+`continue-on-error`); a word that is also ordinary counts only with a second concept in the same
+sentence ("skip" and "tests"; "token" and "print"). Texts are read in their canonical form
+(`scanners.risky.canonical`: confusables folded, emphasis and letter-spacing undone), casefolded.
+Every concept is one regex pass over the text (bounded repeats only), and each match is placed in its
+sentence by a bisect: linear in the text, up to a log factor.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+from homeostat.core.safety.subject_words import SUBJECTS, WORDS
+from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places
+from homeostat.core.scanners.normalise import normalise
+from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
+from homeostat.core.scanners.risky.domains import host_refs, is_allowed
+from homeostat.core.scanners.risky.lexicon import concept, starts_word
+
+EVIDENCE_CHARS = 80  # how much of one match a hit quotes
+
+
+@dataclass(frozen=True)
+class SubjectHit:
+    """A subject the text is about, and the words that say so (from its canonical reading)."""
+
+    subject: str
+    evidence: str
+
+    @property
+    def about(self) -> str:
+        return SUBJECTS[self.subject]
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """A subject's evidence: concepts that count alone, and pairs that count in one sentence."""
+
+    alone: tuple[str, ...] = ()
+    pairs: tuple[tuple[str, ...], ...] = ()  # two concepts (or three) in one sentence
+
+
+# `lex:` names a concept of `scanners.risky.lexicon`; other names are `subject_words.WORDS`.
+_READINGS: dict[str, _Reading] = {
+    "agent-instructions": _Reading(
+        alone=(
+            "agent_name",
+            "injection_target",
+            "trigger",
+            "lex:agent_orders",
+            "lex:authority",
+            "lex:trusted_as",
+            "lex:unrestricted",
+            "lex:role_change",
+            "lex:priority",
+            "lex:hide_from_user",
+        ),
+        pairs=(
+            ("agent_word", "address"),
+            ("lex:ignore", "lex:instructions"),
+            ("lex:no_longer_valid", "lex:instructions"),
+            ("lex:you", "lex:instructions"),
+            ("lex:data_ref", "lex:act_on_it"),
+            ("lex:data_ref", "address"),
+            ("lex:guards", "agent_noun"),
+            ("agent_noun", "lex:you"),
+            ("agent_noun", "lex:your"),
+            ("lex:neg", "lex:tell", "lex:user"),
+            ("lex:no_confirm", "lex:user"),
+            ("lex:ignore", "lex:prior"),
+            ("lex:data_ref", "lex:exec"),
+            ("lex:data_ref", "lex:agent_action"),
+            ("lex:guards", "lex:you"),
+        ),
+    ),
+    "agent-permissions": _Reading(
+        alone=("permission_setting", "lex:preapproved"),
+        pairs=(
+            ("permission", "agent_noun"),
+            ("permission", "agent_name"),
+            ("permission", "tool_word"),
+            ("approve", "tool_word"),
+            ("approve", "agent_name"),
+            ("lex:no_confirm", "agent_noun"),
+            ("lex:no_confirm", "lex:you"),
+            ("lex:no_confirm", "tool_word"),
+        ),
+    ),
+    "homeostat": _Reading(
+        alone=("homeostat_word", "lex:homeostat", "lex:learn_tool", "lex:flag_tool", "lex:kb_rules"),
+        pairs=(
+            ("served_rules", "agent_noun"),
+            ("served_rules", "agent_name"),
+            ("lex:self_text", "lex:spread_dest"),
+            ("served_rules", "lex:spread_dest"),
+            ("lex:self_text", "lex:spread_verb"),
+        ),
+    ),
+    "fetched-code": _Reading(alone=("pipe_exec", "lex:decode"), pairs=(("fetch", "run_it"),)),
+    "credentials": _Reading(
+        pairs=(("secret_word", "move"), ("lex:secret_ml", "lex:expose_ml")),
+    ),
+    "security-controls": _Reading(
+        alone=("control_setting", "lex:no_review"),
+        pairs=(("weaken", "control"), ("lex:disable_ml", "lex:security_ml")),
+    ),
+    "checks": _Reading(alone=("check_setting",), pairs=(("make_pass", "check_word"),)),
+    "network": _Reading(alone=("destructive", "outbound"), pairs=(("dns", "data_word"),)),
+}
+
+# A sentence ends at `.`, `!`, `?` or `;` before a blank, at a line's end, or at CJK punctuation.
+_SENTENCE_END = re.compile(r"[.!?;]+(?=\s)|[\n。！？；]")
+# A word written in two scripts (`pаypal` with a Cyrillic а): not a word of either language.
+_WORD = re.compile(r"[^\W\d_]{2,}")
+# Four or more single letters with one separator between each (`s k i p`, `t.e.s.t`).
+_LETTER_SPACED = re.compile(r"(?<![^\W_])[^\W\d_](?:[ ._\-·•][^\W\d_]){3,}(?![^\W_])")
+
+
+# A tag naming a turn or a block of a model's conversation (`</instructions>`, `<system-reminder>`).
+_ROLE_TAG = re.compile(
+    r"</?(?:instructions?|system[\w-]{0,20}|user|assistant|human|im_start|im_end|tool_result|tool_use)\b[^<>\n]{0,40}>",
+    re.IGNORECASE,
+)
+# A run of base64 letters long enough to carry a command; it counts when it mixes cases and digits, as
+# encoded text does and a hex digest or a word does not.
+_BLOB = re.compile(r"[A-Za-z0-9+/_-]{40,}={0,2}")
+
+
+def _encoded_blob(text: str) -> str:
+    for match in _BLOB.finditer(text):
+        run = match.group(0)
+        if any(c.isupper() for c in run) and any(c.islower() for c in run) and any(c.isdigit() for c in run):
+            return run[:24] + "…"
+    return ""
+
+
+def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit, ...]:
+    """The subjects `text` is about, each with its first evidence, in `SUBJECTS` order; () when
+    none. `allowed_domains` is `security.allowedDomains`: a host outside it is the network subject."""
+    if not text.strip():
+        return ()
+    plain = normalise(text).text
+    reading = unicodedata.normalize("NFKC", canonical(plain)).casefold()
+    starts = _sentence_starts(reading)
+    found: dict[str, str] = {}
+    for subject, rules in _READINGS.items():
+        evidence = _evidence(reading, starts, rules)
+        if evidence:
+            found[subject] = evidence
+    if "agent-instructions" not in found:
+        tag = _ROLE_TAG.search(plain)  # the canonical reading drops tags: read them where they stand
+        if tag:
+            found["agent-instructions"] = tag.group(0)
+    if "fetched-code" not in found:
+        blob = _encoded_blob(plain)
+        if blob:
+            found["fetched-code"] = "an encoded payload " + blob
+    if "network" not in found:
+        host = _unlisted_host(plain, allowed_domains)
+        if host:
+            found["network"] = host
+    hidden = _hidden(text)
+    if hidden:
+        found["hidden-text"] = hidden
+    return tuple(SubjectHit(name, _short(found[name])) for name in SUBJECTS if name in found)
+
+
+def _sentence_starts(reading: str) -> list[int]:
+    return [0, *(m.end() for m in _SENTENCE_END.finditer(reading))]
+
+
+def _evidence(reading: str, starts: list[int], rules: _Reading) -> str:
+    for name in rules.alone:
+        match = _pattern(name).search(reading)
+        if match:
+            return _word(reading, match)
+    for names in rules.pairs:
+        together = _in_one_sentence(reading, starts, names)
+        if together:
+            return together
+    return ""
+
+
+def _in_one_sentence(reading: str, starts: list[int], names: tuple[str, ...]) -> str:
+    """`a … b`: the first sentence holding a match of each concept, none of them overlapping."""
+    found: dict[int, list[re.Match[str]]] | None = None
+    for name in names:
+        step: dict[int, list[re.Match[str]]] = {}
+        for match in _pattern(name).finditer(reading):
+            sentence = bisect_right(starts, match.start()) - 1
+            before = [] if found is None else found.get(sentence)
+            if sentence in step or before is None or any(_overlap(match, m) for m in before):
+                continue
+            step[sentence] = [*before, match]
+        if not step:
+            return ""
+        found = step
+    assert found is not None
+    matches = sorted(found[min(found)], key=lambda m: m.start())
+    return " … ".join(_word(reading, m) for m in matches)
+
+
+def _overlap(a: re.Match[str], b: re.Match[str]) -> bool:
+    return a.start() < b.end() and b.start() < a.end()
+
+
+def _word(reading: str, match: re.Match[str]) -> str:
+    """The match, carried on to its word's end (`ignor` → `ignoriere`), so the evidence reads."""
+    end = match.end()
+    stop = min(len(reading), end + 30)
+    while end < stop and reading[end].isalnum():
+        end += 1
+    return reading[match.start() : end]
+
+
+@cache
+def _pattern(name: str) -> re.Pattern[str]:
+    if name.startswith("lex:"):
+        return concept(name[4:])
+    stems = WORDS[name]
+    bounded = [s for s in stems if starts_word(s)]
+    free = [s for s in stems if not starts_word(s)]
+    parts = []
+    if bounded:
+        # a stem that starts with a letter starts a word; one that starts with a mark (`.env`, `| sh`)
+        # is found wherever it stands
+        # (a stem opening with a class, `\w+:`, starts a word too: tried at every letter of a long
+        # word, it would scan the rest of the word from each)
+        marked = [s for s in bounded if _starts_with_mark(s)]
+        lettered = [s for s in bounded if not _starts_with_mark(s)]
+        if lettered:
+            parts.append(r"(?<![^\W_])(?:" + "|".join(lettered) + ")")
+        if marked:
+            parts.append("(?:" + "|".join(marked) + ")")
+    if free:
+        parts.append("(?:" + "|".join(free) + ")")
+    return re.compile("|".join(parts), re.MULTILINE)
+
+
+def _starts_with_mark(stem: str) -> bool:
+    """The stem opens with a literal mark (`.env`, `| sh`, `\\$shell`, `</system`), not a letter or
+    a class."""
+    first = stem[1:2] if stem.startswith("\\") else stem[:1]
+    return (
+        bool(first)
+        and not first.isalnum()
+        and first not in "(["
+        and not stem.startswith(("\\w", "\\s", "\\S", "\\b"))
+    )
+
+
+def _unlisted_host(plain: str, allowed: Sequence[str]) -> str:
+    """The first host named in the text that `security.allowedDomains` does not list."""
+    for ref in host_refs(plain):
+        if not is_allowed(ref.host, allowed, ref.path):
+            return ref.host
+    return ""
+
+
+def _hidden(text: str) -> str:
+    """Text a person reading the rendered lesson would not see, or would misread: an HTML comment,
+    a hidden Markdown place, invisible characters, a word mixing look-alike letters of two scripts,
+    a letter-spaced word."""
+    for comment in comments(text):
+        return text[comment.start : comment.start + EVIDENCE_CHARS]
+    for place in hidden_places(text):
+        return f"{place.place}: {place.text}"
+    for hidden in hidden_characters(text):
+        return "invisible characters " + " ".join(f"U+{ord(c):04X}" for c in hidden.chars[:4])
+    mixed = next(_mixed_words(text), "")
+    if mixed:
+        return f"{mixed} (read as {fold_confusables(mixed)})"
+    spaced = _LETTER_SPACED.search(text)
+    return spaced.group(0) if spaced else ""
+
+
+def _mixed_words(text: str) -> Iterator[str]:
+    """Words that read as Latin once look-alike letters are folded but were not written in it."""
+    if text.isascii():
+        return
+    for match in _WORD.finditer(text):
+        word = match.group(0)
+        if not word.isascii() and any(c.isascii() for c in word) and fold_confusables(word).isascii():
+            yield word
+
+
+def _short(evidence: str) -> str:
+    flat = " ".join(evidence.split())
+    return flat if len(flat) <= EVIDENCE_CHARS else flat[: EVIDENCE_CHARS - 1] + "…"
