@@ -183,6 +183,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identifier of words": lambda n: "ab_" * (n // 3),
     "keys ×n": lambda n: "x:" * (n // 2),
     "pipes ×n": lambda n: "| " * (n // 2),
+    "underscored words ×n": lambda n: "a_" * (n // 2),
+    "bytes in binary ×n": lambda n: "01100011 " * (n // 9),
+    "url escapes ×n": lambda n: "%2f" * (n // 3),
+    "ellipses ×n": lambda n: "... " * (n // 4),
+    "until ×n": lambda n: "until a " * (n // 8),
+    "own ×n": lambda n: "own " * (n // 4),
 }
 
 
