@@ -462,6 +462,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 5. credentials moving ------------------------------------------------------------------------
     "secret_word": (
+        r"service[-_\s]account\s+(?:json|files?|credentials)",
         r"[a-z0-9]{1,24}(?:_[a-z0-9]{1,24}){0,4}(?<!page)_(?:secret|token|password|passwd|pat|credentials?)\b",
         r"(?:[a-z0-9]{1,24}_){0,4}(?:api|secret|private|deploy|access|signing|master|encryption|ssh)_key\b",
         r"env\s+(?:output|dump)",
@@ -697,6 +698,12 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"sudo\b",
     ),
     "weaken": (
+        r"salta\b",
+        r"saltar",
+        r"saute[rz]?\b",
+        r"überspring",
+        r"pula\b",
+        r"omit",
         r"return\w{0,3}\s+[`'\"]true\b",
         r"""return\w{0,3}\s+true""",
         r"disabl",
@@ -733,6 +740,11 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"overrid",
     ),
     "control": (
+        r"code[-\s]?reviews?",
+        r"revisi[oó]n\s+de\s+c[oó]digo",
+        r"revue\s+de\s+code",
+        r"revis[aã]o\s+de\s+c[oó]digo",
+        r"code-?review",
         r"tls\b",
         r"ssl\b",
         r"https\b",
@@ -780,6 +792,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 7. checks made to pass ---------------------------------------------------------------------
     "check_setting": (
+        r"@disabled\b",
+        r"passwithnotests",
         r"""if:\s*false""",
         r"""set\s+\+e\b""",
         r"""['"]test['"]\s*:\s*['"](?:echo|true|exit)""",
@@ -856,6 +870,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"warn_only",
     ),
     "make_pass": (
+        r"replac\w{0,3}(?=\s+(?:\S+\s+){0,4}?with\s+(?:print|console\.log|log|warn|comments?|pass|no-?ops?)\b)",
         r"return\w{0,3}\s+[`'\"]true\b",
         r"['\"]\^\$['\"](?!\s+-bench)",
         r"--co\b",
@@ -947,6 +962,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         "무시",
     ),
     "check_word": (
+        r"quality\s+gates?",
+        r"sonar\w{0,8}",
         r"sicherheitstest",
         r"integrationstest",
         r"phpunit",
@@ -1077,6 +1094,12 @@ WORDS.update(
     {
         # data given the user's (or an owner's) authority: "as a request of the user", in several languages
         "user_authority": (
+            r"(?:counts?|treated?|regarded?)\s+as\s+(?:an?\s+)?(?:sign-?off|approval|approved)",
+            r"as\s+(?:approved|authori[sz]ed|signed\s+off)\s+by\s+the\s+(?:maintainers?|owners?|user|lead)",
+            r"als\s+(?:vom|von)\s+(?:\S+\s+){0,2}?(?:freigegeben|genehmigt)",
+            r"comme\s+(?:approuv|valid)[ée]e?s?\s+par",
+            r"como\s+aprobad[oa]s?\s+por",
+            r"como\s+(?:se\s+fosse\s+|si\s+fuera\s+)(?:una?\s+|uma?\s+)?(?:pedido|solicita[cç][aã]o|petici[oó]n|solicitud|orden|ordem|instru[cç][aã]o|instrucci[oó]n)",
             r"are\s+(?:requests?|instructions?|orders?|commands?)\s+from",
             r"(?:messages|e-?mails?|tickets?|comments?|issues?)\s+(?:\S+\s+){0,5}?come\s+from\s+(?:\S+\s+){0,3}?with\s+(?:admin|owner|root)",
             r"(?:as|like)\s+(?:an?\s+|the\s+)?(?:requests?|instructions?|orders?|commands?)\s+(?:of|by)\s+the\s+(?:user|owner)",

@@ -91,6 +91,7 @@ _READINGS: dict[str, _Reading] = {
             ("lex:data_ref", "lex:agent_action"),
             ("lex:guards", "lex:you"),
             ("data_source", "act_given"),
+            ("data_source", "lex:no_confirm"),
         ),
     ),
     "agent-permissions": _Reading(
