@@ -175,6 +175,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 2. agent and tool permissions ---------------------------------------------------------------
     "permission_setting": (
+        # a permission rule of an agent's settings (`Bash(rm:*)`)
+        r"bash\(\w{0,20}[:*]",
         r"opencode\.json",
         r"\"(?:bash|edit|write|webfetch|shell|exec|external_directory)\"\s*:\s*\"allow\"",
         r"approval[-_]?policy",
@@ -258,6 +260,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         "승인",
     ),
     "permission": (
+        r"allow\s+lists?",
+        r"deny\s+lists?",
         r"permissions?\b",
         r"permit",
         r"allow-?lists?",
@@ -462,6 +466,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 5. credentials moving ------------------------------------------------------------------------
     "secret_word": (
+        r"(?:database|db|production|prod)\s+dumps?",
+        r"customer\s+data",
         r"service[-_\s]account\s+(?:json|files?|credentials)",
         r"[a-z0-9]{1,24}(?:_[a-z0-9]{1,24}){0,4}(?<!page)_(?:secret|token|password|passwd|pat|credentials?)\b",
         r"(?:[a-z0-9]{1,24}_){0,4}(?:api|secret|private|deploy|access|signing|master|encryption|ssh)_key\b",
@@ -528,6 +534,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"\.ssh/",
     ),
     "move": (
+        r"gmail",
+        r"personal\s+(?:e-?mail|account|drive|inbox)",
         r"hoch\b",
         r"커밋\s*메시지",
         r"포함",
@@ -792,6 +800,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 7. checks made to pass ---------------------------------------------------------------------
     "check_setting": (
+        r"regenerat\w{0,3}\s+(?:the\s+|all\s+)?snapshots?",
         r"@disabled\b",
         r"passwithnotests",
         r"""if:\s*false""",
@@ -1100,7 +1109,9 @@ WORDS.update(
             r"comme\s+(?:approuv|valid)[ée]e?s?\s+par",
             r"como\s+aprobad[oa]s?\s+por",
             r"como\s+(?:se\s+fosse\s+|si\s+fuera\s+)(?:una?\s+|uma?\s+)?(?:pedido|solicita[cç][aã]o|petici[oó]n|solicitud|orden|ordem|instru[cç][aã]o|instrucci[oó]n)",
-            r"are\s+(?:requests?|instructions?|orders?|commands?)\s+from",
+            r"(?:is|are)\s+(?:an?\s+)?(?:requests?|instructions?|orders?|commands?)\s+from",
+            r"same\s+authority\s+as",
+            r"(?:la\s+m[êe]me|dieselbe|la\s+misma|a\s+mesma|la\s+stessa)\s+autorit\w{0,3}\s+(?:que|wie|che)\b",
             r"(?:messages|e-?mails?|tickets?|comments?|issues?)\s+(?:\S+\s+){0,5}?come\s+from\s+(?:\S+\s+){0,3}?with\s+(?:admin|owner|root)",
             r"(?:as|like)\s+(?:an?\s+|the\s+)?(?:requests?|instructions?|orders?|commands?)\s+(?:of|by)\s+the\s+(?:user|owner)",
             r"(?:with|has|have|carr\w{1,3})\s+the\s+(?:user|owner|maintainer)'?s?\s+authority",
