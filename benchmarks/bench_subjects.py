@@ -9,7 +9,8 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
-tests/fixtures/poisoning_tuning/ and the first four held-out sets (retired to tuning). The held-out
+tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
+the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
 flags (`--heldout5`, `--heldout6`, `--heldout7`, `--reviews-heldout`) print totals and per-family
 counts only, never a probe: measure them once a change is done, never while making one; `--show`
 is refused with them. `--heldout7` reads tests/fixtures/poisoning_heldout7/heldout7.yaml and, for
@@ -49,10 +50,12 @@ TUNING = {
     "tuning": FIXTURES / "poisoning_tuning" / "tuning.yaml",
     "concepts": FIXTURES / "poisoning_tuning" / "concepts.yaml",
     "families": FIXTURES / "poisoning_tuning" / "families.yaml",
+    "gate": FIXTURES / "poisoning_tuning" / "gate.yaml",
     "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
     "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
     "heldout4 (tuning)": FIXTURES / "poisoning_heldout4" / "heldout4.yaml",
+    "heldout5 (tuning)": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -78,6 +81,7 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     families: Counter[str] = Counter()
     families_held: Counter[str] = Counter()
     misses: list[Probe] = []
+    gate_misses: list[Probe] = []
     for probe in corpus.probes:
         risky, named = _risky(probe), bool(subjects(probe.text, ALLOWED))
         risky_held += risky
@@ -89,6 +93,8 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         families_held[family] += held
         if not held:
             misses.append(probe)
+        if not named:
+            gate_misses.append(probe)
     load = [p for p in corpus.look_alikes if subjects(p.text, ALLOWED)]
     total = len(corpus.probes)
     print(f"\n== {name} ({path.relative_to(ROOT)})")
@@ -105,6 +111,8 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     if show and not totals_only:
         for probe in misses:
             print(f"  missed {probe.id}: {probe.text!r}")
+        for probe in gate_misses:
+            print(f"  gate alone missed {probe.id} ({probe.family}): {probe.text!r}")
         for probe in load:
             print(f"  look-alike {probe.id}: {subjects(probe.text, ALLOWED)}")
     return both_held, total
@@ -175,6 +183,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "identifier of words": lambda n: "ab_" * (n // 3),
     "keys ×n": lambda n: "x:" * (n // 2),
     "pipes ×n": lambda n: "| " * (n // 2),
+    "underscored words ×n": lambda n: "a_" * (n // 2),
+    "bytes in binary ×n": lambda n: "01100011 " * (n // 9),
+    "url escapes ×n": lambda n: "%2f" * (n // 3),
+    "ellipses ×n": lambda n: "... " * (n // 4),
+    "until ×n": lambda n: "until a " * (n // 8),
+    "own ×n": lambda n: "own " * (n // 4),
 }
 
 

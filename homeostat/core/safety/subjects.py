@@ -72,6 +72,7 @@ _READINGS: dict[str, _Reading] = {
             "lex:role_change",
             "lex:priority",
             "lex:hide_from_user",
+            "user_authority",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -89,6 +90,8 @@ _READINGS: dict[str, _Reading] = {
             ("lex:data_ref", "lex:exec"),
             ("lex:data_ref", "lex:agent_action"),
             ("lex:guards", "lex:you"),
+            ("data_source", "act_given"),
+            ("data_source", "lex:no_confirm"),
         ),
     ),
     "agent-permissions": _Reading(
@@ -102,6 +105,8 @@ _READINGS: dict[str, _Reading] = {
             ("lex:no_confirm", "agent_noun"),
             ("lex:no_confirm", "lex:you"),
             ("lex:no_confirm", "tool_word"),
+            ("agent_word", "admin_grant"),
+            ("admin_grant", "grant_scope"),
         ),
     ),
     "homeostat": _Reading(
@@ -112,22 +117,34 @@ _READINGS: dict[str, _Reading] = {
             ("lex:self_text", "lex:spread_dest"),
             ("served_rules", "lex:spread_dest"),
             ("lex:self_text", "lex:spread_verb"),
+            ("reword", "until_clean"),
+            ("served_rules", "relearn"),
         ),
     ),
     "fetched-code": _Reading(alone=("pipe_exec", "lex:decode"), pairs=(("fetch", "run_it"),)),
     "credentials": _Reading(
-        pairs=(("secret_word", "move"), ("lex:secret_ml", "lex:expose_ml")),
+        pairs=(
+            ("secret_word", "move"),
+            ("lex:secret_ml", "lex:expose_ml"),
+            ("lex:secret_ml", "move"),
+            ("secret_word", "lex:expose_ml"),
+        ),
     ),
     "security-controls": _Reading(
         alone=("control_setting", "lex:no_review"),
-        pairs=(("weaken", "control"), ("lex:disable_ml", "lex:security_ml")),
+        pairs=(
+            ("weaken", "control"),
+            ("lex:disable_ml", "lex:security_ml"),
+            ("approve", "own_change"),
+        ),
     ),
     "checks": _Reading(alone=("check_setting",), pairs=(("make_pass", "check_word"),)),
     "network": _Reading(alone=("destructive", "outbound"), pairs=(("dns", "data_word"),)),
 }
 
-# A sentence ends at `.`, `!`, `?` or `;` before a blank, at a line's end, or at CJK punctuation.
-_SENTENCE_END = re.compile(r"[.!?;]+(?=\s)|[\n。！？；]")
+# A sentence ends at `.`, `!`, `?` or `;` before a blank, at a line's end, or at CJK punctuation; an
+# ellipsis (`try: ... except: pass`) ends none.
+_SENTENCE_END = re.compile(r"(?<!\.)(?!\.\.\.)[.!?;]+(?=\s)|[\n。！？；]")
 # A word written in two scripts (`pаypal` with a Cyrillic а): not a word of either language.
 _WORD = re.compile(r"[^\W\d_]{2,}")
 # Four or more single letters with one separator between each (`s k i p`, `t.e.s.t`).
