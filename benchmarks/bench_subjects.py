@@ -33,6 +33,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -260,7 +261,7 @@ def _held_out(names: list[str], *, reviews: bool) -> int:
         if lessons is None:
             continue
         if lessons.is_file():
-            ordinary(f"{name} ordinary.yaml", lambda p=lessons: _ordinary_yaml(p), show=False)
+            ordinary(f"{name} ordinary.yaml", partial(_ordinary_yaml, lessons), show=False)
         else:
             print(f"  {lessons.relative_to(ROOT)} does not exist yet; skipped")
     if reviews:
