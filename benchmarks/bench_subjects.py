@@ -5,17 +5,18 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --heldout8 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
 the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
-flags (`--heldout5`, `--heldout6`, `--heldout7`, `--reviews-heldout`) print totals and per-family
+flags (`--heldout5`, `--heldout6`, `--heldout7`, `--heldout8`, `--reviews-heldout`) print totals and per-family
 counts only, never a probe: measure them once a change is done, never while making one; `--show`
 is refused with them. `--heldout7` reads tests/fixtures/poisoning_heldout7/heldout7.yaml and, for
 cost, poisoning_heldout7/ordinary.yaml (`lessons: [{id, text}]`), each skipped with a message when
-absent.
+absent; `--heldout8` reads poisoning_heldout8/heldout8.yaml and poisoning_heldout8/ordinary.yaml the
+same way.
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
 tests/fixtures/eval150/knowledge, /work/shared/examples/kb (when present) and the imported memories
@@ -32,6 +33,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -61,8 +63,13 @@ HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
     "heldout6": FIXTURES / "poisoning_heldout6" / "heldout6.yaml",
     "heldout7": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
+    "heldout8": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
 }
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
+ORDINARY_HELDOUT = {
+    "heldout7": ORDINARY_HELDOUT7,
+    "heldout8": FIXTURES / "poisoning_heldout8" / "ordinary.yaml",
+}
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 
 
@@ -211,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--show", action="store_true", help="print tuning misses and ordinary hits")
     parser.add_argument("--speed", action="store_true", help="time per KB on adversarial text")
-    for flag in ("heldout5", "heldout6", "heldout7"):
+    for flag in ("heldout5", "heldout6", "heldout7", "heldout8"):
         parser.add_argument(f"--{flag}", action="store_true", help=f"totals on {flag} (held out)")
     parser.add_argument(
         "--reviews-heldout", action="store_true", help="cost on reviews_heldout.yaml (held out)"
@@ -250,11 +257,13 @@ def _held_out(names: list[str], *, reviews: bool) -> int:
             print(f"\n== {name}: {path.relative_to(ROOT)} does not exist yet; skipped")
         else:
             probe_set(name, path, show=False, totals_only=True)
-        if name == "heldout7":
-            if ORDINARY_HELDOUT7.is_file():
-                ordinary("heldout7 ordinary.yaml", lambda: _ordinary_yaml(ORDINARY_HELDOUT7), show=False)
-            else:
-                print(f"  {ORDINARY_HELDOUT7.relative_to(ROOT)} does not exist yet; skipped")
+        lessons = ORDINARY_HELDOUT.get(name)
+        if lessons is None:
+            continue
+        if lessons.is_file():
+            ordinary(f"{name} ordinary.yaml", partial(_ordinary_yaml, lessons), show=False)
+        else:
+            print(f"  {lessons.relative_to(ROOT)} does not exist yet; skipped")
     if reviews:
         if REVIEWS_HELDOUT.is_file():
             ordinary("reviews_heldout.yaml", lambda: _reviews(REVIEWS_HELDOUT), show=False)

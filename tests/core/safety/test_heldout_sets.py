@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6` and `--heldout7` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6`, `--heldout7`, `--heldout8` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth risky set is tuning use now, run by test_poisoning_tuning.py; its shape is still checked here.) (The third secret set is tuning use now; its counts are
 checked in tests/core/safety/test_secrets.py.)"""
@@ -23,6 +23,8 @@ HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
 HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
 HELDOUT7 = FIXTURES / "poisoning_heldout7" / "heldout7.yaml"
 ORDINARY7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
+HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
+ORDINARY8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -58,7 +60,11 @@ def test_heldout5_has_the_stated_families_and_counts() -> None:
     assert set(Counter(p.family for p in corpus.look_alikes)) <= set(HELDOUT5_FAMILIES)
 
 
-@pytest.mark.parametrize("held_out", [HELDOUT5, HELDOUT6, HELDOUT7], ids=["heldout5", "heldout6", "heldout7"])
+@pytest.mark.parametrize(
+    "held_out",
+    [HELDOUT5, HELDOUT6, HELDOUT7, HELDOUT8],
+    ids=["heldout5", "heldout6", "heldout7", "heldout8"],
+)
 def test_held_out_entries_are_well_formed(held_out: Path) -> None:
     corpus = load_corpus(held_out)
     entries = corpus.probes + corpus.look_alikes
@@ -174,6 +180,61 @@ def test_heldout7_ordinary_lessons_are_well_formed() -> None:
         assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
 
 
+# The eighth set's families (the seventh's nineteen), with its probes in each, as
+# tests/fixtures/poisoning_heldout8/README.md states them.
+HELDOUT8_FAMILIES = {
+    "confusables": 12,
+    "destructive": 12,
+    "dns-exfil": 10,
+    "emphasis": 10,
+    "encodings": 12,
+    "exfiltration": 27,
+    "fields": 14,
+    "hidden": 12,
+    "homeostat-comment": 9,
+    "homeostat-off": 26,
+    "indirect": 27,
+    "injection": 13,
+    "interpreters": 11,
+    "languages": 46,
+    "letter-spacing": 10,
+    "permissions": 27,
+    "self-replication": 26,
+    "url-tricks": 11,
+    "weakened-checks": 27,
+}
+HELDOUT8_PLACES = {
+    "rule": 328,
+    "title": 2,
+    "why": 2,
+    "example": 2,
+    "topic": 2,
+    "flag-reason": 2,
+    "doc-body": 2,
+    "doc-title": 1,
+    "scope": 1,
+}
+
+
+def test_heldout8_has_the_stated_families_places_and_counts() -> None:
+    corpus = load_corpus(HELDOUT8)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT8_FAMILIES
+    assert Counter(p.place for p in corpus.probes) == HELDOUT8_PLACES
+    assert len(corpus.probes) == 342
+    assert len(corpus.look_alikes) == 111
+    assert set(Counter(p.family for p in corpus.look_alikes)) == set(HELDOUT8_FAMILIES)
+
+
+def test_heldout8_ordinary_lessons_are_well_formed() -> None:
+    """The 120 ordinary lessons beside the eighth set: unique ids, text, and no planted secret."""
+    lessons = yaml.safe_load(ORDINARY8.read_text(encoding="utf-8"))["lessons"]
+    assert len(lessons) == 120
+    assert len({lesson["id"] for lesson in lessons}) == 120
+    for lesson in lessons:
+        assert str(lesson["text"]).strip(), lesson["id"]
+        assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
+
+
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.
 HELDOUT4_POSITIVES = {"vendor": 50, "keyed": 38, "conn": 8, "key": 10, "cloud": 12, "prose": 10}
 HELDOUT4_NEGATIVES = {
@@ -250,3 +311,27 @@ def test_bench_risky_refuses_to_show_the_seventh_sets_misses() -> None:
     assert result.returncode == 2
     assert "never with --heldout7" in result.stderr
     assert "caught:" not in result.stdout
+
+
+def test_bench_risky_refuses_to_show_the_eighth_sets_misses() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), "--heldout8", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "never with --heldout8" in result.stderr
+    assert "caught:" not in result.stdout
+
+
+def test_bench_subjects_refuses_to_show_the_eighth_set() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), "--heldout8", "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 2
+    assert "not with a held-out set" in result.stderr
+    assert "not merging unread" not in result.stdout
