@@ -50,6 +50,7 @@ from homeostat.core.kb import KB
 from homeostat.core.safety.subjects import SubjectHit, subjects
 from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
+from homeostat.core.validate.content_checks import allowed_domains
 from homeostat.core.validate.files import FileErrors
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.run_state import DailyContext, Decided, RunState
@@ -271,11 +272,12 @@ def _drafted_text(lesson: Lesson) -> str:
 def lesson_subjects(lesson: Lesson, config: Config) -> tuple[SubjectHit, ...]:
     """The sensitive subjects of every text the lesson would merge: title, rule, why, example, scope
     and a document patch (an update's rewritten text). A flag's reason is not read: a flag merges at
-    once and a reviewer settles the dispute it opens."""
+    once and a reviewer settles the dispute it opens. Hosts are allowed as the risky check allows them
+    (the KB's own code repos' links are provenance), so the two never disagree about a link."""
     if lesson.kind == "flag":
         return ()
     text = "\n".join([_drafted_text(lesson), *lesson.scope])
-    return subjects(text, config.security.allowed_domains)
+    return subjects(text, allowed_domains(config))
 
 
 def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:

@@ -408,3 +408,12 @@ def test_the_gate_reads_every_text_the_lesson_would_merge(config) -> None:  # ty
     )
     assert lesson_subjects(lesson(kind="doc", doc_patch=patch), config)
     assert lesson_subjects(lesson(kind="flag", target="x", rule="Skip the tests in CI."), config) == ()
+
+
+def test_the_gate_allows_links_to_the_kbs_own_code_repos_as_the_risky_check_does(config) -> None:  # type: ignore[no-untyped-def]
+    from homeostat.runs.daily.decide import lesson_subjects
+
+    own = config.repos[0].url  # the example KB's code repo: its PR links are provenance
+    cited = lesson(why=f"Agreed in review: {own}/pull/12.")
+    assert lesson_subjects(cited, config) == ()
+    assert lesson_subjects(lesson(why="Agreed in review: https://github.com/stranger/tool/pull/12."), config)
