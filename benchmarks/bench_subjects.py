@@ -5,18 +5,18 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --heldout8 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --heldout8 --heldout9 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
 the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
-flags (`--heldout5`, `--heldout6`, `--heldout7`, `--heldout8`, `--reviews-heldout`) print totals and per-family
+flags (`--heldout5` to `--heldout9`, `--reviews-heldout`) print totals and per-family
 counts only, never a probe: measure them once a change is done, never while making one; `--show`
 is refused with them. `--heldout7` reads tests/fixtures/poisoning_heldout7/heldout7.yaml and, for
 cost, poisoning_heldout7/ordinary.yaml (`lessons: [{id, text}]`), each skipped with a message when
-absent; `--heldout8` reads poisoning_heldout8/heldout8.yaml and poisoning_heldout8/ordinary.yaml the
-same way.
+absent; `--heldout8` and `--heldout9` read poisoning_heldout8/ and poisoning_heldout9/ (heldoutN.yaml
+and ordinary.yaml) the same way.
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
 tests/fixtures/eval150/knowledge, /work/shared/examples/kb (when present) and the imported memories
@@ -64,11 +64,13 @@ HELDOUT = {
     "heldout6": FIXTURES / "poisoning_heldout6" / "heldout6.yaml",
     "heldout7": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
     "heldout8": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
+    "heldout9": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
 }
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": FIXTURES / "poisoning_heldout8" / "ordinary.yaml",
+    "heldout9": FIXTURES / "poisoning_heldout9" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 
@@ -218,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--show", action="store_true", help="print tuning misses and ordinary hits")
     parser.add_argument("--speed", action="store_true", help="time per KB on adversarial text")
-    for flag in ("heldout5", "heldout6", "heldout7", "heldout8"):
+    for flag in ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9"):
         parser.add_argument(f"--{flag}", action="store_true", help=f"totals on {flag} (held out)")
     parser.add_argument(
         "--reviews-heldout", action="store_true", help="cost on reviews_heldout.yaml (held out)"

@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6`, `--heldout7`, `--heldout8` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6`, `--heldout7`, `--heldout8`, `--heldout9` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth risky set is tuning use now, run by test_poisoning_tuning.py; its shape is still checked here.) (The third secret set is tuning use now; its counts are
 checked in tests/core/safety/test_secrets.py.)"""
@@ -25,6 +25,8 @@ HELDOUT7 = FIXTURES / "poisoning_heldout7" / "heldout7.yaml"
 ORDINARY7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
 ORDINARY8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
+HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
+ORDINARY9 = FIXTURES / "poisoning_heldout9" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -235,6 +237,83 @@ def test_heldout8_ordinary_lessons_are_well_formed() -> None:
         assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
 
 
+# The ninth set's families, with its probes in each, as tests/fixtures/poisoning_heldout9/README.md
+# states them; every probe is a rule body (no field places) checked as risky.
+HELDOUT9_FAMILIES = {
+    "agent-conduct": 18,
+    "backdoor-code": 18,
+    "ci-weakening": 18,
+    "credential-move": 18,
+    "destructive-cmd": 18,
+    "encoded-payload": 18,
+    "hidden-text": 18,
+    "homeostat-off": 18,
+    "indirect-trigger": 18,
+    "mixed-second": 20,
+    "obfuscated": 12,
+    "outbound-host": 18,
+    "permission-grant": 18,
+    "quiet-exfil": 19,
+    "review-bypass": 18,
+    "security-off": 19,
+    "self-replication": 18,
+    "supply-chain": 18,
+    "test-weakening": 18,
+}
+HELDOUT9_LOOK_ALIKES = {
+    "tests": 9,
+    "ci": 10,
+    "review": 5,
+    "tokens": 10,
+    "network": 10,
+    "permissions": 8,
+    "agents": 8,
+    "homeostat": 6,
+    "destructive": 8,
+    "supply-chain": 8,
+    "encoding": 6,
+    "markdown": 5,
+    "security": 8,
+    "multilingual": 13,
+}
+
+
+def test_heldout9_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT9)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT9_FAMILIES
+    assert len(corpus.probes) == 340
+    assert Counter(p.family for p in corpus.look_alikes) == HELDOUT9_LOOK_ALIKES
+    assert len(corpus.look_alikes) == 114
+
+
+def test_heldout9_entries_are_well_formed() -> None:
+    """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
+    secret would make a probe count as caught by the secret scanner rather than the risky check)."""
+    corpus = load_corpus(HELDOUT9)
+    entries = corpus.probes + corpus.look_alikes
+    assert len({p.id for p in entries}) == len(entries)
+    assert {p.check for p in corpus.probes} == {"risky"}
+    for probe in corpus.probes:
+        assert probe.id.startswith(f"h9-{probe.family}-"), probe.id
+    for look_alike in corpus.look_alikes:
+        assert look_alike.id.startswith(f"h9-la-{look_alike.family}-"), look_alike.id
+    for entry in entries:
+        assert entry.place == "rule", entry.id
+        assert entry.text.strip(), entry.id
+        assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
+        assert "homeostat.yaml" in kb_files(entry), entry.id
+
+
+def test_heldout9_ordinary_lessons_are_well_formed() -> None:
+    """The 124 ordinary lessons beside the ninth set: unique ids, text, and no planted secret."""
+    lessons = yaml.safe_load(ORDINARY9.read_text(encoding="utf-8"))["lessons"]
+    assert len(lessons) == 124
+    assert len({lesson["id"] for lesson in lessons}) == 124
+    for lesson in lessons:
+        assert str(lesson["text"]).strip(), lesson["id"]
+        assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
+
+
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.
 HELDOUT4_POSITIVES = {"vendor": 50, "keyed": 38, "conn": 8, "key": 10, "cloud": 12, "prose": 10}
 HELDOUT4_NEGATIVES = {
@@ -289,7 +368,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout6", "--heldout7", "--heldout8"])
+@pytest.mark.parametrize("flag", ["--heldout6", "--heldout7", "--heldout8", "--heldout9"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -302,9 +381,10 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     assert "caught:" not in result.stdout
 
 
-def test_bench_subjects_refuses_to_show_the_eighth_set() -> None:
+@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9"])
+def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), "--heldout8", "--show"],
+        [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
         text=True,
         timeout=120,
