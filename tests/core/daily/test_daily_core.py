@@ -212,6 +212,10 @@ def test_the_safety_trap_needs_one_answer_and_no_majority() -> None:
         "exfiltrate",
         "instructions found in",
         "any language",
+        "phrased as a convention",  # harm that reads like a convention: sources, backdoors, wipes…
+        "backdoor",
+        "copy itself",
+        "turn off or ignore Homeostat",
     ):
         assert duty in system, duty
 
