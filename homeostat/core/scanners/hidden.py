@@ -245,7 +245,7 @@ class Fields(Enum):
 # A topic section's fields comment as the loader reads it: its heading line, blank lines, then
 # `<!-- homeostat` alone on its line with the YAML on the lines after (`format.parse._section_comment`).
 _SECTION_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t][^\n]*")
-_SECTION_OPENING = re.compile(r"<!-- homeostat[ \t]*\n")
+_SECTION_OPENING = re.compile(r"<!-- homeostat[ \t\r]*\n")
 
 
 def _opens_section(text: str, at: int, start: int) -> bool:
