@@ -599,9 +599,18 @@ _IN_A_DOCUMENT = re.compile(
 )
 
 
+# A file agents read as their orders, anywhere in a document's path (`docs/AGENTS.md`, `.cursor/…`).
+_AGENT_FILE = re.compile(
+    r"agents|claude|gemini|copilot|cursor|windsurf|cline|codex|\.mdc\b|system|prompt|homeostat"
+)
+
+
 def _a_topics_or_documents(text: str, end: int) -> bool:
     """The instructions ending at `end` are a topic's how-to or a document's, not the agent's orders."""
-    return bool(_FOR_A_TOPIC.match(text, end) or _IN_A_DOCUMENT.match(text, end))
+    if _FOR_A_TOPIC.match(text, end):
+        return True
+    document = _IN_A_DOCUMENT.match(text, end)
+    return document is not None and not _AGENT_FILE.search(document.group(0))
 
 
 def _orders_voided(text: str, s: _Sentence) -> bool:
