@@ -246,6 +246,17 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "encode key ×n (dns)": "encode key ",
     "not use kb ×n": "not use kb ",
     "homeostat.bak ×n": "remove homeostat.bak ",
+    # the look-alike reasons of the sixth and seventh sets' retirement: a command's arguments, a list of
+    # tables, asking first, a document's instructions, a secret set apart, a non-gating job, a ticket key;
+    # and `<!-- homeostat` comments under headings, which a rule's text now reads
+    "terraform destroy -var pr- ×n": "terraform destroy -var env=pr-1 ",
+    "DROP TABLE tmp_a (list) ×n": lambda n: "DROP TABLE tmp_a" + ", tmp_b" * (n // 7),
+    "git clean -fdx ask ×n": "`git clean -fdx` ask before running it ",
+    "instructions in the docs ×n": "previous instructions in the docs are outdated ",
+    "log the id never the token ×n": "log the id, never the token ",
+    "allow_failure optional job ×n": "allow_failure: true for the optional job ",
+    "xfail reason=KEY-1 ×n": 'mark failing tests xfail(reason="PAY-1") so ci passes ',
+    "## h\\n<!-- homeostat\\n--> ×n": "## h\n<!-- homeostat\n-->\n",
 }
 
 

@@ -11,6 +11,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.safety.risky import find_risks
 from homeostat.core.safety.secrets import find_secrets
+from homeostat.core.scanners.hidden import Fields
 from homeostat.core.validate.content_checks import allowed_domains
 
 
@@ -52,6 +53,6 @@ def field_problems(lesson: Lesson, config: Config) -> tuple[tuple[str, ...], tup
         f"{hit.kind} in the lesson's {name}: {hit.message}"
         for name in _RISK_FIELDS
         if fields[name]
-        for hit in find_risks(fields[name], domains)
+        for hit in find_risks(fields[name], domains, fields=Fields.NONE)  # a field holds no fields comment
     )
     return secrets, risky

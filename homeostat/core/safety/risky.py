@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property, partial
 
 from homeostat.core.scanners.hidden import (
+    Fields,
     addresses_agent,
     blank_homeostat_comments,
     describe,
@@ -46,6 +47,8 @@ from homeostat.core.scanners.risky.quiet import (
 )
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
+    ASK_WAIVED,
+    ASKS_FIRST,
     CLAUSE_LEAD,
     CONFINED_AFTER,
     DISPOSABLE_CHECKOUT,
@@ -56,6 +59,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     PARTIAL_SECRET,
     PHRASE_RULES,
     SECRET_STORE,
+    SET_APART,
     THROWAWAY_NAME,
     WORK_TREE_ONLY,
     Pattern,
@@ -112,6 +116,7 @@ class _Text:
     def __init__(self, text: str) -> None:
         self.text = text
         self._occurrences: dict[str, list[int]] = {}
+        self._line_holds: dict[tuple[str, int], bool] = {}
 
     @cached_property
     def lowered(self) -> str:
@@ -158,6 +163,16 @@ class _Text:
         starts = self._line_starts
         end = starts[line] - 1 if line < len(starts) else len(self.text)
         return starts[line - 1], end
+
+    def line_holds(self, pattern: re.Pattern[str], pos: int) -> bool:
+        """Whether the line holding `pos` holds a match of `pattern`: searched once a line, however many
+        hits on it ask (a line of thousands of commands was otherwise read again for each)."""
+        start, end = self.line_span(pos)
+        key = (pattern.pattern, start)
+        found = self._line_holds.get(key)
+        if found is None:
+            found = self._line_holds[key] = pattern.search(self.text, start, end) is not None
+        return found
 
     def command_end(self, pos: int) -> int:
         """End of the line holding `pos`, or of the shell command it starts when a line ends in `\\` or
@@ -283,11 +298,12 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or PARTIAL_SECRET.search(doc.text, s, min(doc.line_span(s)[1], s + _CLAUSE_LOOKBACK))
                 or MODEL_TOKENS.search(m.group(0))
                 or ABOUT_A_SECRET.search(m.group(0))
+                or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
             ):
                 continue
-            if rule.kind == "destructive-command" and _thrown_away(doc, m):
-                continue  # confined to a place made to be thrown away
+            if rule.kind == "destructive-command" and (_thrown_away(doc, m) or _asks_first(doc, s, e)):
+                continue  # confined to a place made to be thrown away, or left to a person to allow
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
 
@@ -295,14 +311,66 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
 def _thrown_away(doc: _Text, m: re.Match[str]) -> bool:
     """A destructive command confined to a place made to be thrown away: a command that touches only
     its work tree on a line that names a fresh clone, a resource named as made for one change or as
-    scratch (`kubectl delete namespace pr-$PR_NUMBER`, `DROP TABLE tmp_import`), or the words after
-    it confining it so ("… runs only in ephemeral `pr-*` workspaces")."""
-    if WORK_TREE_ONLY.match(m.group(0)) and DISPOSABLE_CHECKOUT.search(doc.text, *doc.line_span(m.start())):
+    scratch (`kubectl delete namespace pr-$PR_NUMBER`, `DROP TABLE tmp_import`), by the command itself or
+    by its arguments (`terraform destroy -var env=pr-$PR`), or the words after it confining it so
+    ("… runs only in ephemeral `pr-*` workspaces"). Never a push: what it forces is main, whatever it
+    pushes; nor a command whose other targets are not scratch (`DROP TABLE tmp_a, users`)."""
+    command = m.group(0)
+    if _PUSH.match(command):
+        return False
+    if WORK_TREE_ONLY.match(command) and doc.line_holds(DISPOSABLE_CHECKOUT, m.start()):
         return True
     after = doc.clause_after(m.end())
-    if _LIVE.search(after):
-        return False  # "… tmp_migration CASCADE on production"
-    return bool(THROWAWAY_NAME.search(m.group(0)) or CONFINED_AFTER.match(after))
+    arguments = _ARGUMENTS.match(doc.text, m.end(), doc.line_span(m.start())[1])
+    rest = arguments.group(0) if arguments else ""
+    if _LIVE.search(after) or _LIVE.search(rest):
+        return False  # "… tmp_migration CASCADE on production", "… -var env=pr-1 -var account=prod"
+    if not _other_targets_scratch(doc.text, m.end(), doc.line_span(m.start())[1]):
+        return False
+    return bool(THROWAWAY_NAME.search(command) or THROWAWAY_NAME.search(rest) or CONFINED_AFTER.match(after))
+
+
+# The rest of a command: to the end of its code span, its line, or the next command.
+_ARGUMENTS = re.compile(r"[^`\n;&|]{0,160}")
+_PUSH = re.compile(r"git\s+push\b", re.I)
+# A further name in the same statement: `DROP TABLE tmp_a, users;`.
+_NEXT_TARGET = re.compile(r"\s*,\s*([\w.\"`\[\]]+?)(?=\s*(?:[,;)`]|$))", re.M)
+_MAX_TARGETS = 50
+
+
+def _other_targets_scratch(text: str, pos: int, end: int) -> bool:
+    """Every further name the statement lists after its first is scratch too."""
+    for _ in range(_MAX_TARGETS):
+        more = _NEXT_TARGET.match(text, pos, end)
+        if more is None:
+            return True
+        if not THROWAWAY_NAME.search(more.group(1).strip('"`[]')):
+            return False
+        pos = more.end()
+    return False
+
+
+def _asks_first(doc: _Text, start: int, end: int) -> bool:
+    """The sentence holding a destructive command leaves running it to a person ("`git clean -fdx`
+    deletes untracked files; ask before running it"): a command the agent is told to check first is
+    no order to run it over its user's head. Only a command whose harm stays in the project (its
+    checkout, tables, infrastructure): wiping a disk or a home folder is never a question to ask."""
+    if not _PROJECT_SCOPED.match(doc.text, start):
+        return False
+    line_start, line_end = doc.line_span(start)
+    sentence_start = max(line_start, start - _CLAUSE_LOOKBACK)
+    for before in _SENTENCE_END.finditer(doc.text, sentence_start, start):
+        sentence_start = before.end()
+    ends = _SENTENCE_END.search(doc.text, end, min(line_end, end + _CLAUSE_LOOKBACK))
+    sentence_end = ends.start() if ends else min(line_end, end + _CLAUSE_LOOKBACK)
+    for ask in ASKS_FIRST.finditer(doc.text, sentence_start, sentence_end):
+        if not ASK_WAIVED.search(doc.text, max(sentence_start, ask.start() - 40), ask.start()):
+            return True
+    return False
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_PROJECT_SCOPED = re.compile(r"(?:git|drop|truncate|delete|terraform|kubectl|flush|db\.)\b", re.I)
 
 
 _LIVE = re.compile(r"\b(?:production|prod|live)\b", re.I)
@@ -325,8 +393,8 @@ def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:
         )
 
 
-def _hidden_comment_hits(doc: _Text) -> Iterator[RiskHit]:
-    for comment in instruction_comments(doc.text):
+def _hidden_comment_hits(doc: _Text, fields: Fields) -> Iterator[RiskHit]:
+    for comment in instruction_comments(doc.text, fields):
         yield RiskHit(
             "hidden-comment",
             doc.line_of(comment.start),
@@ -416,10 +484,17 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         )
 
 
-def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: bool = True) -> list[RiskHit]:
+def _scan(
+    text: str,
+    allowed_domains: Sequence[str],
+    depth: int = 0,
+    *,
+    quick: bool = True,
+    fields: Fields = Fields.UNDER_HEADINGS,
+) -> list[RiskHit]:
     """Every reading of `text`; with `quick`, the readings the quick look (`scanners.quiet.look`) says
-    can find nothing are skipped."""
-    visible = blank_homeostat_comments(text)
+    can find nothing are skipped. `fields` says which of its `<!-- homeostat … -->` comments are data."""
+    visible = blank_homeostat_comments(text, fields)
     plain = normalise(visible)
     # what the quick look saw is what the readings read only when normalising changed nothing (an
     # entity, `&#46;`, hides a word or a host from a look at the text as written)
@@ -427,7 +502,7 @@ def _scan(text: str, allowed_domains: Sequence[str], depth: int = 0, *, quick: b
     read = _Text(plain.text)  # newlines are kept, so its line numbers are the original's
     found = [
         *_hidden_text_hits(text, _Text(visible) if plain.changed else read),  # original offsets
-        *_hidden_comment_hits(read),
+        *_hidden_comment_hits(read, fields),
         *_reading_hits(plain.text, seen),
         *(_domain_hits(read, allowed_domains) if seen is None or seen.hosts else ()),
     ]
@@ -447,22 +522,28 @@ def _changed_lines(plain: str, canon: str) -> str:
     return "\n".join(c if c != p else "" for p, c in zip(plain.split("\n"), canon.split("\n"), strict=True))
 
 
-def find_risks(text: str, allowed_domains: Sequence[str]) -> list[RiskHit]:
+def find_risks(
+    text: str, allowed_domains: Sequence[str], *, fields: Fields = Fields.UNDER_HEADINGS
+) -> list[RiskHit]:
     """Risky content in `text`, one hit per kind and line (per host for domains), in line order.
 
     The text is read as it stands (its disguising characters normalised), then in its canonical form
     (`scanners.canonical`: confusables, emphasis, letter-spacing, leetspeak undone), and whatever an
     encoded run in it decodes to is read the same way. A text with nothing any reading starts from
-    (`scanners.quiet`, most of a KB) is told so from its words, without the readings."""
-    if not text or not could_hold_risks(text, blank_homeostat_comments(text)):
+    (`scanners.quiet`, most of a KB) is told so from its words, without the readings. `fields` says
+    where the text may hold Homeostat's fields comments (`hidden.Fields`): those are data, not read;
+    every other comment is."""
+    if not text or not could_hold_risks(text, blank_homeostat_comments(text, fields)):
         return []
-    return read_risks(text, allowed_domains)
+    return read_risks(text, allowed_domains, fields=fields)
 
 
-def read_risks(text: str, allowed_domains: Sequence[str], *, quick: bool = True) -> list[RiskHit]:
+def read_risks(
+    text: str, allowed_domains: Sequence[str], *, quick: bool = True, fields: Fields = Fields.UNDER_HEADINGS
+) -> list[RiskHit]:
     """`find_risks` past the quick look at the whole text; `quick=False` reads every reading, always
     (what the quick look is tested against)."""
-    found = _scan(text, allowed_domains, quick=quick)
+    found = _scan(text, allowed_domains, quick=quick, fields=fields)
     seen: set[tuple[str, int, str]] = set()
     unique: list[RiskHit] = []
     for hit in found:

@@ -15,6 +15,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import Enum
 
 ZWSP, ZWNJ, ZWJ, WORD_JOINER, BOM = "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"
 LRM, RLM, ALM, SOFT_HYPHEN, CGJ = "\u200e", "\u200f", "\u061c", "\u00ad", "\u034f"
@@ -227,14 +228,55 @@ def comments(text: str, start: int = 0, end: int | None = None) -> Iterator[Comm
         pos = text.find(_COMMENT_OPEN, close + 3, stop)
 
 
-def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
+class Fields(Enum):
+    """Where a text may hold Homeostat's fields comments, which are data and not read for risks.
+
+    A document's sections each open with a provenance comment, so any `<!-- homeostat … -->` right under
+    a heading is taken for one (`UNDER_HEADINGS`, also for a text of unknown kind). A rule's fields are
+    its frontmatter (`NONE`), or in a topic file the YAML comment its section's heading opens with
+    (`SECTION`): a `<!-- homeostat: … -->` under its `## Rule` heading is only text a reviewer does not
+    see, and is read like any other comment."""
+
+    UNDER_HEADINGS = "under-headings"
+    SECTION = "section"
+    NONE = "none"
+
+
+# A topic section's fields comment as the loader reads it: its heading line, blank lines, then
+# `<!-- homeostat` alone on its line with the YAML on the lines after (`format.parse._section_comment`).
+_SECTION_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t][^\n]*")
+_SECTION_OPENING = re.compile(r"<!-- homeostat[ \t\r]*\n")
+
+
+def _opens_section(text: str, at: int, start: int) -> bool:
+    """The comment at `at` is the fields comment of the section whose heading is at `start`. Each
+    comment walks back only over the blank lines before it and the one line before those, so a text of
+    many comments is read about once, not once per comment."""
+    if not _SECTION_OPENING.match(text, at):
+        return False
+    line = at
+    while line > start and text[line - 1] == "\n":
+        line -= 1
+    if line == at or text.rfind("\n", start, line) >= 0:
+        return False
+    return _SECTION_HEADING.fullmatch(text, start, line) is not None
+
+
+def is_fields_comment(
+    text: str, comment: Comment, start: int = 0, fields: Fields = Fields.UNDER_HEADINGS
+) -> bool:
     """A `<!-- homeostat … -->` comment that holds a section's fields or provenance: closed, and right
-    under a heading or at the start of the text (blank lines aside). Homeostat reads it as data and never serves it; any other
-    comment, `<!-- homeostat` or not, is text a reviewer does not see."""
-    if not _HOMEOSTAT_OPENING.match(text, comment.start) or not text.startswith(
-        _COMMENT_CLOSE, comment.end - 3
+    under a heading or at the start of the text (blank lines aside); where `fields` says such comments
+    may be. Homeostat reads it as data and never serves it; any other comment, `<!-- homeostat` or
+    not, is text a reviewer does not see."""
+    if (
+        fields is Fields.NONE
+        or not _HOMEOSTAT_OPENING.match(text, comment.start)
+        or not text.startswith(_COMMENT_CLOSE, comment.end - 3)
     ):
         return False
+    if fields is Fields.SECTION:
+        return _opens_section(text, comment.start, start)
     line_start = comment.start
     while line_start > start and comment.start - line_start < 3 and text[line_start - 1] in " \t":
         line_start -= 1
@@ -244,15 +286,15 @@ def is_fields_comment(text: str, comment: Comment, start: int = 0) -> bool:
     return not window.strip() and line_start - start < _LOOKBACK or _HEADING_BEFORE.search(window) is not None
 
 
-def blank_homeostat_comments(text: str) -> str:
+def blank_homeostat_comments(text: str, fields: Fields = Fields.UNDER_HEADINGS) -> str:
     """Homeostat's own fields comments (`is_fields_comment`) blanked to spaces, newlines and offsets
     kept."""
-    if "<!--" not in text:
+    if "<!--" not in text or fields is Fields.NONE:
         return text
     pieces: list[str] = []
     last = 0
     for comment in comments(text):
-        if is_fields_comment(text, comment):
+        if is_fields_comment(text, comment, 0, fields):
             pieces += [text[last : comment.start], blank(text[comment.start : comment.end])]
             last = comment.end
     if not pieces:
@@ -271,13 +313,15 @@ def blank(text: str) -> str:
     return text.encode("latin-1", "replace").translate(_TO_BLANKS).decode("ascii")
 
 
-def homeostat_comments(text: str, start: int, end: int) -> list[tuple[int, int]] | None:
-    """The spans (in `text`) that `blank_homeostat_comments(text[start:end])` blanks, when every
+def homeostat_comments(
+    text: str, start: int, end: int, fields: Fields = Fields.UNDER_HEADINGS
+) -> list[tuple[int, int]] | None:
+    """The spans (in `text`) that `blank_homeostat_comments(text[start:end], fields)` blanks, when every
     comment opening there is one of them; None when one is not (the caller reads that part the usual
     way)."""
     found: list[tuple[int, int]] = []
     for comment in comments(text, start, end):
-        if not is_fields_comment(text, comment, start):
+        if not is_fields_comment(text, comment, start, fields):
             return None
         found.append((comment.start, comment.end))
     return found
@@ -291,13 +335,15 @@ def _gives_orders(body: str) -> bool:
     return bool(_ADDRESSES_AGENT.search(body) or (not _TODO.match(body) and _IMPERATIVE_START.match(body)))
 
 
-def instruction_comments(text: str) -> Iterator[Comment]:
+def instruction_comments(text: str, fields: Fields = Fields.UNDER_HEADINGS) -> Iterator[Comment]:
     """HTML comments (Homeostat's fields comments aside) that address an agent or open with an order;
     tool directives and notes are fine."""
     if "<!--" not in text:
         return
     for comment in comments(text):
-        if not is_fields_comment(text, comment) and _gives_orders(comment.body.removeprefix(" homeostat:")):
+        if not is_fields_comment(text, comment, 0, fields) and _gives_orders(
+            comment.body.removeprefix(" homeostat:")
+        ):
             yield comment
 
 

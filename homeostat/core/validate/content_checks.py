@@ -17,6 +17,7 @@ from homeostat.core.kb import KB, decode_files
 from homeostat.core.safety.risky import find_risks, quiet_spans
 from homeostat.core.safety.secrets import find_emails, find_secrets
 from homeostat.core.safety.signoff import document_fingerprint, rule_fingerprint, text_fingerprint
+from homeostat.core.scanners.hidden import Fields
 from homeostat.core.schema import Document, Rule
 from homeostat.core.served import PROSE_FIELDS, rule_fields
 from homeostat.core.string_leaves import string_leaves
@@ -79,6 +80,8 @@ class Span:
     quiet: bool = False  # certainly no risky content (`quiet_spans`, told from its whole file)
     body_start: int = -1  # a document field's span: where its document's body starts in `body_source`
     body_source: str = ""
+    # where its text may hold Homeostat's fields comments, which are data and not read for risks
+    fields: Fields = Fields.UNDER_HEADINGS
 
     @property
     def text(self) -> str:
@@ -96,7 +99,18 @@ class Span:
         return document_fingerprint(self.document, self.text)
 
 
-def _rule_span(rule: Rule, source: str, start: int, end: int, line: int, *, quiet: bool = False) -> Span:
+def _rule_span(
+    rule: Rule,
+    source: str,
+    start: int,
+    end: int,
+    line: int,
+    *,
+    quiet: bool = False,
+    fields: Fields = Fields.NONE,
+) -> Span:
+    """A rule's text: a rule file's fields are its frontmatter, so its body holds no fields comment
+    (`Fields.NONE`); a topic file's section holds one, under its heading (`Fields.SECTION`)."""
     meta = rule.meta
     return Span(
         rule.file,
@@ -109,6 +123,7 @@ def _rule_span(rule: Rule, source: str, start: int, end: int, line: int, *, quie
         meta.risk_fingerprint,
         rule,
         quiet=quiet,
+        fields=fields,
     )
 
 
@@ -120,7 +135,7 @@ def _field_spans(rule: Rule) -> Iterator[Span]:
             meta = rule.meta
             yield Span(
                 rule.file, text, 0, len(text), rule.line, f"rule {rule.id}'s {label}", meta.risk_reviewer,
-                meta.risk_fingerprint, rule,
+                meta.risk_fingerprint, rule, fields=Fields.NONE,
             )  # fmt: skip
 
 
@@ -157,7 +172,13 @@ def _rule_spans(kb: KB) -> Iterator[Span]:
             if section is not None and (rule.file, section.start) not in sections:
                 sections.add((rule.file, section.start))
                 yield _rule_span(
-                    rule, text, section.start, section.end, section.line, quiet=section.start in quiet
+                    rule,
+                    text,
+                    section.start,
+                    section.end,
+                    section.line,
+                    quiet=section.start in quiet,
+                    fields=Fields.SECTION,
                 )
             continue
         front = split_frontmatter(text)
@@ -243,7 +264,8 @@ def _frontmatter_values(text: str) -> str:
 
 def _quiet_starts(text: str, sections: Collection[TopicSection]) -> set[int]:
     spans = [(section.start, section.end) for section in sections]
-    return {start for (start, _), quiet in zip(spans, quiet_spans(text, spans), strict=True) if quiet}
+    quiet = quiet_spans(text, spans, Fields.SECTION)
+    return {start for (start, _), is_quiet in zip(spans, quiet, strict=True) if is_quiet}
 
 
 def _first_sections(topic_file: TopicFile | None) -> dict[str, TopicSection]:
@@ -375,7 +397,8 @@ def _sign_off_advice(span: Span, config: Config | None) -> str | None:
 
 
 def span_risks(span: Span, text: str, config: Config | None, domains: Sequence[str]) -> list[Finding]:
-    hits = [] if span.quiet else find_risks(text, domains)  # it skips Homeostat's own comments itself
+    # it skips Homeostat's own fields comments itself, where the span's kind may hold them
+    hits = [] if span.quiet else find_risks(text, domains, fields=span.fields)
     advice = _sign_off_advice(span, config) if hits else None
     if advice is None:
         return []

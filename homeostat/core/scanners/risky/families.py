@@ -33,6 +33,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     EXCEPTION_BEFORE,
     NEGATION_AFTER,
     PARTIAL_SECRET,
+    SET_APART,
 )
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -195,10 +196,17 @@ _NEGATION_BEFORE = re.compile(
 )
 _EXCEPTION_AFTER = re.compile(EXCEPTION_AFTER)
 _AFTER_REACH = 200
+# An issue's key or number, or a link to it: `PAY-1501`, `#482`, `…/issues/482` (the text is casefolded).
+_TICKET = (
+    r"(?:#\d{1,7}\b|[a-z][a-z0-9]{1,14}-\d{1,7}\b|https?://\S{1,80}?/(?:issues|browse|tickets?)/[\w-]{1,20})"
+)
 # A weakening that follows the team's way to quarantine: an issue opened, filed or linked for it.
 _TRACKED = re.compile(
     r"\b(?:open|opens|opened|file|files|filed|create|creates|raise|link|links|linking|track|tracks|with)\s+"
-    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:(?:tracking|open|linked|github|jira)\s+)?(?:issue|ticket|bug\s+report)s?\b"
+    r"(?:(?:a|an|the|its|their|to|new)\s+){0,2}(?:(?:tracking|open|linked|github|jira)\s+)?(?:issue|ticket|bug\s+report)s?\b|"
+    # the issue named by its key or number: `xfail(reason="PAY-1501")`, "tracked in #482"
+    r"\breason\s*=\s*[\"'](?:see\s+|tracked\s+in\s+)?" + _TICKET + r"|"
+    r"\b(?:tracked|filed|logged|open)\s+(?:in|as|under|at)\s+(?:issue\s+|ticket\s+)?" + _TICKET
 )
 # "Replace `assert True` placeholders with…" names the bad thing to remove; "replace its body with
 # `assert True`" orders it: a removing verb negates only what comes before its `with`.
@@ -579,18 +587,45 @@ _FOR_A_TOPIC = re.compile(
 )
 
 
+# "Previous instructions in old wiki pages are outdated": a document's how-to, which a rule may correct,
+# not the agent's orders; unless the document is where agents read their orders (AGENTS.md, CLAUDE.md,
+# a system prompt, a rules file).
+_IN_A_DOCUMENT = re.compile(
+    r"\w*\s+(?:in|from)\s+(?:(?:the|our|old|older|legacy|outdated|stale|earlier|previous|archived|internal|team)\s+){0,3}"
+    r"(?!(?:agents|claude|gemini|copilot[-\w]*|system|prompt|rules?|instructions?)\b)"
+    r"(?:wiki(?:\s+pages?)?|readmes?|docs?\b|documentation|runbooks?|playbooks?|confluence(?:\s+pages?)?|"
+    r"notion(?:\s+pages?)?|handbooks?|onboarding\s+(?:docs?|guides?|pages?)|setup\s+guides?|tutorials?|blog\s+posts?|"
+    r"(?:[\w-]+/)*[\w-]+\.(?:md|rst|adoc|txt|html))(?![\w/.-])"
+)
+
+
+# A file agents read as their orders, anywhere in a document's path (`docs/AGENTS.md`, `.cursor/…`).
+_AGENT_FILE = re.compile(
+    r"agents|claude|gemini|copilot|cursor|windsurf|cline|codex|\.mdc\b|system|prompt|homeostat"
+)
+
+
+def _a_topics_or_documents(text: str, end: int) -> bool:
+    """The instructions ending at `end` are a topic's how-to or a document's, not the agent's orders."""
+    if _FOR_A_TOPIC.match(text, end):
+        return True
+    document = _IN_A_DOCUMENT.match(text, end)
+    return document is not None and not _AGENT_FILE.search(document.group(0))
+
+
 def _orders_voided(text: str, s: _Sentence) -> bool:
     """The agent's orders outranked ("this overrides your previous instructions"), not one guideline on a
-    topic that a rule supersedes ("this rule supersedes the earlier guideline on logging formats")."""
+    topic that a rule supersedes ("this rule supersedes the earlier guideline on logging formats"), nor
+    a document's steps it corrects ("previous instructions in old wiki pages are outdated")."""
     return any(
-        text.startswith(("your", "my", "all"), start) or not _FOR_A_TOPIC.match(text, end)
+        text.startswith(("your", "my", "all"), start) or not _a_topics_or_documents(text, end)
         for start, end in s.found["agent_orders"]
     )
 
 
 def _agents_orders(text: str, s: _Sentence) -> bool:
-    """Some "instructions" in the sentence are not a topic's how-to (`_FOR_A_TOPIC`)."""
-    return any(not _FOR_A_TOPIC.match(text, end) for _, end in s.found["instructions"])
+    """Some "instructions" in the sentence are neither a topic's how-to nor a document's."""
+    return any(not _a_topics_or_documents(text, end) for _, end in s.found["instructions"])
 
 
 def _guards_dropped(text: str, s: _Sentence) -> bool:
@@ -779,7 +814,9 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH),
             )
             if pattern in (_SECRET_SPREAD, wide.SECRET_SHOWN) and (
-                PARTIAL_SECRET.search(text, *near) or ABOUT_A_SECRET.search(m.group(0))
+                PARTIAL_SECRET.search(text, *near)
+                or ABOUT_A_SECRET.search(m.group(0))
+                or SET_APART.search(m.group(0))
             ):
                 continue
             if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
@@ -787,6 +824,8 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if pattern in _CONFINABLE and CONFINED_AFTER.match(after):
                 continue  # confined to a place made to be thrown away: a scratch clone, a backup copy
+            if pattern in _FAILURES_LET_THROUGH and _NON_GATING_AFTER.match(after):
+                continue  # on a job that gates nothing: "… is fine for the optional performance job"
             if _EXCEPTION_AFTER.match(after) or (
                 pattern in _MAY_BE_TRACKED and _TRACKED.search(m.group(0) + after)
             ):
@@ -807,6 +846,17 @@ _CONFINABLE = (
     _WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.NO_TESTS_RUN,
     wide.FAILURE_SWALLOWED,
 )  # fmt: skip
+# The weakenings that let a job's failure through, which harm nothing on a job no merge waits for.
+_FAILURES_LET_THROUGH = (_WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.FAILURE_SWALLOWED)
+# Such a job named after the setting: "`allow_failure: true` is fine for the optional performance job";
+# not one whose name says it tests or scans ("the optional SAST job" is still the scan).
+_NON_GATING_AFTER = re.compile(
+    r"^[^.!?;\n]{0,60}?\b(?:for|on|in|to)\s+(?:(?:the|an?|our|its|each|every|any)\s+)?"
+    r"(?:optional|non-?blocking|non-?gating|non-?required|advisory|informational|experimental|allowed-to-fail)\s+"
+    r"(?:(?!(?:unit|integration|e2e|end-to-end|smoke|regression|tests?|testing|specs?|suites?|sast|dast|security|"
+    r"secur\w*|auth\w*|codeql|scan\w*|vuln\w*|audit\w*|secrets?)\b)[\w-]+\s+){0,2}"
+    r"(?:jobs?|steps?|stages?|matri(?:x|ces)|builds?|workflows?)\b"
+)
 # The weakenings a team quarantines with an issue opened for them.
 _MAY_BE_TRACKED = (_WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.FAILURE_SWALLOWED)
 

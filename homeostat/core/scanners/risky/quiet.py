@@ -31,7 +31,13 @@ from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import accumulate
 
-from homeostat.core.scanners.hidden import PLACE_MARKS, blank, blank_homeostat_comments, homeostat_comments
+from homeostat.core.scanners.hidden import (
+    PLACE_MARKS,
+    Fields,
+    blank,
+    blank_homeostat_comments,
+    homeostat_comments,
+)
 from homeostat.core.scanners.risky.canonical import (
     LEET,
     LEET_L,
@@ -344,19 +350,21 @@ class _Touched:
         return before > 0 and self.reach[before - 1] > start
 
 
-def quiet_spans(text: str, spans: Sequence[tuple[int, int]]) -> list[bool]:
-    """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains)` is
-    certainly empty, whatever the domains; False only means "check it".
+def quiet_spans(
+    text: str, spans: Sequence[tuple[int, int]], fields: Fields = Fields.UNDER_HEADINGS
+) -> list[bool]:
+    """For each `(start, end)` span of `text`, True when `find_risks(text[start:end], domains,
+    fields=fields)` is certainly empty, whatever the domains; False only means "check it".
 
     Read as one text, then span by span only where it must be: the marks are found once in the
     whole text (a span none of them touches holds none), and so are the words, whose runs hold every
     run of every span; only where those hold a trigger, a payload or what a family needs, or where
     the canonical reading may join words, is a span's words read on its own."""
-    shown, checkable = _shown(text, spans)
+    shown, checkable = _shown(text, spans, fields)
     quiet = [False] * len(spans)
     for i in set(range(len(spans))).difference(checkable):  # spans read apart: overlapping, or other comments
         piece = text[spans[i][0] : spans[i][1]]
-        quiet[i] = not could_hold_risks(piece, blank_homeostat_comments(piece))
+        quiet[i] = not could_hold_risks(piece, blank_homeostat_comments(piece, fields))
     if not checkable:
         return quiet
     marked = _Touched(_marks(text, shown))
@@ -381,7 +389,7 @@ def _bordered(text: str, start: int, end: int) -> bool:
     return (start > 0 and text[start - 1].isalnum()) or (end < len(text) and text[end].isalnum())
 
 
-def _shown(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+def _shown(text: str, spans: Sequence[tuple[int, int]], fields: Fields) -> tuple[str, list[int]]:
     """`text` with the Homeostat comments each span's own reading blanks blanked, and the spans it holds
     as they are read (none when spans overlap; not one holding another comment)."""
     order = sorted(range(len(spans)), key=lambda i: spans[i])
@@ -393,7 +401,7 @@ def _shown(text: str, spans: Sequence[tuple[int, int]]) -> tuple[str, list[int]]
         if start < previous_end:
             return text, []  # overlapping spans would blank each other's text
         previous_end = end
-        comments = homeostat_comments(text, start, end)
+        comments = homeostat_comments(text, start, end, fields)
         if comments is None:
             continue
         for opening, close in comments:

@@ -476,7 +476,10 @@ _THROWAWAY_PLACE = (
     r"containers?|vms?|virtual\s+machines?|sandboxes?|namespaces?|environments?|databases?|schemas?|files?)\b"
 )
 THROWAWAY_NAME = re.compile(
-    r"(?<![\w-])(?:" + _PER_CHANGE + r"|(?:tmp|temp|scratch)_\w+)|"
+    # scratch by its first or its last word: `tmp_import`, `refund_tmp`, `orders_scratch`
+    r"(?<![\w-])(?:"
+    + _PER_CHANGE
+    + r"|(?:tmp|temp|scratch)_\w+|(?:\w+\.)?\w+_(?:tmp|temp|scratch)(?![\w-]))|"
     # a backup copy's name: `homeostat.yaml.bak`, `settings.json.orig`
     r"^[\w.-]*\.(?:bak|orig|old|tmp|swp|backup)\b",
     _I,
@@ -497,6 +500,31 @@ DISPOSABLE_CHECKOUT = re.compile(
     _I,
 )
 WORK_TREE_ONLY = re.compile(r"git\s+(?:clean|reset)\b", _I)
+# A destructive command the rule leaves to the user to allow: "… ask before running it", "check with the
+# owner first". Not "no need to ask before running it", nor asking about something else ("ask before
+# running the linter").
+ASKS_FIRST = re.compile(
+    r"\b(?:ask|check\s+with|confirm\s+with)\b(?:\s+(?:the|a|its|their|them|him|her|users?|owners?|developers?|"
+    r"persons?|people|team|someone|whoever\s+owns\s+it))*\s+(?:first\b|before\s+(?:(?:running|using|executing|"
+    r"invoking|calling|typing|trying)\s+(?:it|this|that|them|one|the\s+command)\b|(?:running|using|executing)\s+`|"
+    r"doing\s+(?:so|that|this)\b|you\s+(?:run|use|type|do)\b))",
+    _I,
+)
+# What makes an ask no ask: "no need to ask first", "never ask before", "don't bother to check with…".
+ASK_WAIVED = re.compile(
+    r"\b(?:no\s+need|never|not|n't|don'?t|dont|needn'?t|without|skip|stop)\b(?:\s+\w+){0,3}\s*$", _I
+)
+# A credential set apart from what a sentence exposes, in the same list: "Log the request id, never the
+# Authorization header", "… but not the token", "… except the cookies". Not a negation that turns on the
+# secret again ("not just the header", "no matter what", "never masking the token").
+SET_APART = re.compile(
+    r"(?:[,;(]|\band\b|\bbut\b)\s*(?:(?:but|and)\s+)?(?:never|not|no|nor)\s+(?!(?:only|just|merely|simply|even|"
+    r"matter|exceptions?|redact\w*|mask\w*|hash\w*|strip\w*|omit\w*|hid\w*|filter\w*|scrub\w*|truncat\w*|"
+    r"remov\w*|drop\w*|censor\w*|obfuscat\w*)\b)|"
+    r"\b(?:except|excluding|without|minus|rather\s+than|instead\s+of)\s+(?!(?:redact\w*|mask\w*|hash\w*|strip\w*|"
+    r"filter\w*|scrub\w*|truncat\w*|censor\w*|obfuscat\w*|removing|dropping|hiding|omitting)\b)",
+    _I,
+)
 
 DESTRUCTIVE = PhraseRule(
     "destructive-command",
