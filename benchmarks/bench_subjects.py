@@ -91,7 +91,7 @@ def foreign(text: str) -> bool:
 def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -> tuple[int, int]:
     """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
     corpus = load_corpus(path)
-    risky_held = subject_held = both_held = language_added = 0
+    risky_held = subject_held = both_held = language_added = language_named = 0
     families: Counter[str] = Counter()
     families_held: Counter[str] = Counter()
     misses: list[Probe] = []
@@ -100,8 +100,10 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         risky, named = _risky(probe), bool(subjects(probe.text, ALLOWED))
         risky_held += risky
         subject_held += named
-        language_added += not (risky or named) and foreign(probe.text)
-        held = risky or named or foreign(probe.text)
+        in_other_language = foreign(probe.text)
+        language_named += in_other_language
+        language_added += not (risky or named) and in_other_language
+        held = risky or named or in_other_language
         both_held += held
         family = probe.family or probe.check
         families[family] += 1
@@ -120,7 +122,9 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     print(
         f"  the gate alone names {subject_held}/{total}; it adds {both_held - risky_held - language_added} the risky check missed"
     )
-    print(f"  the language gate adds {language_added} the risky check and the subject gate missed")
+    print(
+        f"  the language gate alone names {language_named}/{total}; it adds {language_added} the other two missed"
+    )
     print(
         f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}, +{language_load} by language"
     )

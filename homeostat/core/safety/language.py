@@ -54,7 +54,7 @@ FUNCTION_WORDS: dict[str, str] = {
     "es": """el la los las un una unos unas de del al y o pero si que qué quien cual como cuando
         donde porque para por con sin sobre entre hasta desde es son está están ser estar hay se su
         sus lo le les nos este esta estos estas ese esa muy más también siempre nunca ya todo todos
-        toda todas cada otro otra usted ustedes tu mi debe puede antes después""",
+        toda todas cada otro otra usted ustedes tu mi debe puede antes después no a tus mis nada nadie""",
     "it": """il lo la gli le un una uno di del della dei delle degli da dal dalla con su tra fra e
         ed o ma se che chi non come quando dove perché anche sempre mai già più molto tutto tutti
         tutte ogni questo questa questi quello quella è sono essere avere ha hanno ci si vi suo sua
@@ -62,7 +62,7 @@ FUNCTION_WORDS: dict[str, str] = {
     "pt": """o a os as um uma uns umas de do da dos das na nos nas em e ou mas se que quem como
         quando onde porque para por pelo pela com sem sobre entre até desde é são está estão ser
         estar há seu sua seus suas ele ela eles elas não também sempre nunca já muito mais todo
-        todos toda todas cada outro outra este esta isso isto esse essa você vocês ao aos deve""",
+        todos toda todas cada outro outra este esta isso isto esse essa você vocês ao aos deve no nada ninguém""",
     "nl": """de het een en maar als dan want dat die dit deze wat wie waar hoe niet geen met van
         voor naar bij uit aan om te tot zonder zijn waren wordt worden heeft hebben ik jij je u hij
         zij ze wij ook nog alle elke altijd nooit er hier daar moet kan zal mag eerst daarna""",
