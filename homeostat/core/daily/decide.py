@@ -8,9 +8,10 @@ comment edited after the code changed), conflicts, documents, suggested new topi
 the agent itself, its permissions, Homeostat, fetched code, credentials, security controls, checks,
 network, hidden text) that `scoring.autoMerge.subjects` does not accept unread; and always review a
 lesson with a sentence in a language other than the KB's usual one, English and those
-`scoring.autoMerge.languages` accepts (`core.safety.language`). A flag merges at once: its rule becomes disputed and a reviewer settles it; but
-a flag whose reason fails validation or holds risky content is declined, since its reason would land
-in the rule with no person reading it.
+`scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest.
+A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
+fails validation or holds risky content is declined, since its reason would land in the rule with
+no person reading it.
 """
 
 from __future__ import annotations
