@@ -250,17 +250,29 @@ def foreign_sentences(text: str, accepted: Collection[str]) -> tuple[Foreign, ..
     """Each judged sentence of `text` written in a language outside `accepted` (codes or scripts;
     English is read by the strongest word tables, so a caller usually accepts it too)."""
     found: list[Foreign] = []
-    for sentence, reading in _readings(text):
-        language = _foreign_language(reading, accepted)
+    for sentence, masked, reading in _sentences(text):
+        language = _foreign_language(reading, accepted) or _foreign_clause(masked, accepted)
         if language:
             found.append(Foreign(language, _evidence(sentence)))
     return tuple(found)
 
 
+def _foreign_clause(masked: str, accepted: Collection[str]) -> str:
+    """The language of a foreign clause between commas, which English around it would outweigh."""
+    if "," not in masked:
+        return ""
+    for clause in _CLAUSE.split(masked):
+        reading = _read(clause)
+        language = _foreign_language(reading, accepted) if reading is not None else ""
+        if language:
+            return language
+    return ""
+
+
 def text_language(text: str) -> str:
     """The language most of the text's judged sentences are in (by prose words); "" when none is."""
     votes: Counter[str] = Counter()
-    for _, reading in _readings(text):
+    for _, _, reading in _sentences(text):
         language = _sentence_language(reading)
         if language:
             votes[language] += reading.units
@@ -289,6 +301,7 @@ _CODE = re.compile(
 )
 _STOPS = re.compile(r"[。！？；।॥։።។།။؟۔]")  # a sentence ends, with or without a space after it
 _CJK_MARKS = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
+_CLAUSE = re.compile(r",\s+")
 _BOUNDARY = re.compile(r"(?<=[.!?;:…])\s+|[。！？；\n]+|\s[—–]\s")
 _SPACED = re.compile(r"[,;!?\"“”„‘«»()\[\]{}、，。！？；：（）「」『』【】《》〈〉…|]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*")
@@ -307,8 +320,9 @@ class _Reading:
     latin: int  # Latin-script prose words
 
 
-def _readings(text: str) -> Iterator[tuple[str, _Reading]]:
-    """Each sentence of the text with its reading, where it is judged (enough prose, not mostly code)."""
+def _sentences(text: str) -> Iterator[tuple[str, str, _Reading]]:
+    """Each sentence of the text, masked, and its reading, where it is judged (enough prose, not
+    mostly code)."""
     plain = unicodedata.normalize("NFKC", _CJK_MARKS.sub(" ", _STOPS.sub("\n", text)))
     masked = _CODE.sub(lambda m: re.sub(r"\S", MASK, m.group()), plain)
     start = 0
@@ -316,7 +330,7 @@ def _readings(text: str) -> Iterator[tuple[str, _Reading]]:
         end = boundary.start() if boundary is not None else len(masked)
         reading = _read(masked[start:end])
         if reading is not None:
-            yield plain[start:end], reading
+            yield plain[start:end], masked[start:end], reading
         start = boundary.end() if boundary is not None else end
 
 
