@@ -250,6 +250,8 @@ def foreign_sentences(text: str, accepted: Collection[str]) -> tuple[Foreign, ..
     """Each judged sentence of `text` written in a language outside `accepted` (codes or scripts;
     English is read by the strongest word tables, so a caller usually accepts it too)."""
     found: list[Foreign] = []
+    if "japanese" in accepted:  # Japanese is written with Han characters too
+        accepted = {*accepted, "han"}
     for sentence, masked, reading in _sentences(text):
         language = _foreign_language(reading, accepted) or _foreign_clause(masked, accepted)
         if language:
@@ -312,7 +314,7 @@ _EDGES = ".:*_~'’-"
 class _Reading:
     """What a sentence's prose says about its language."""
 
-    units: int  # prose words (two characters of Han or kana count as one)
+    units: int  # prose words (in a script written without spaces, so many characters count as one)
     runs: tuple[tuple[str, int], ...]  # (script, words) of each run of a script other than Latin
     totals: dict[str, int]  # words of each script other than Latin
     scores: dict[str, float]  # Latin-script languages with at least one function word
@@ -335,6 +337,8 @@ def _sentences(text: str) -> Iterator[tuple[str, str, _Reading]]:
 
 
 def _read(sentence: str) -> _Reading | None:
+    """The sentence's prose words by script and profile; None when it is too short or mostly code
+    (masked spans, paths, identifiers, flags)."""
     prose: list[str] = []
     code = 0
     for token in _spaced(sentence).split():

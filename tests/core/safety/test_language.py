@@ -113,6 +113,12 @@ def test_a_german_kb_treats_german_as_usual_and_a_french_sentence_as_foreign() -
     assert [h.language for h in foreign_sentences(GERMAN_KB[0], {ENGLISH})] == ["de"]
 
 
+def test_a_japanese_kb_accepts_han_written_alone() -> None:
+    japanese = "本番環境変更手順書管理規程 に従ってください。"
+    assert foreign_sentences(japanese, {ENGLISH, "japanese"}) == ()
+    assert [hit.language for hit in foreign_sentences(FOREIGN["japanese"], {ENGLISH, "han"})] == ["japanese"]
+
+
 def test_usual_language_is_english_without_rules_or_on_a_tie() -> None:
     assert usual_language([]) == ENGLISH
     assert usual_language(["", "`x = 1`"]) == ENGLISH
@@ -140,14 +146,18 @@ ADVERSARIAL = {
 
 @pytest.mark.parametrize("unit", list(ADVERSARIAL.values()), ids=list(ADVERSARIAL))
 def test_reading_is_linear_on_adversarial_text(unit: str) -> None:
-    """Four times the text takes about four times as long (quadratic would take sixteen)."""
+    """Ten times the text takes about ten times as long (quadratic would take a hundred); the best of
+    three runs each, so a busy machine does not decide."""
     import time
 
     def seconds(size: int) -> float:
         text = unit * (size // len(unit))
-        start = time.perf_counter()
-        foreign_sentences(text, {ENGLISH})
-        return time.perf_counter() - start
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            foreign_sentences(text, {ENGLISH})
+            best = min(best, time.perf_counter() - start)
+        return best
 
-    small, large = seconds(50_000), seconds(200_000)
-    assert large < 8 * small + 0.05, (small, large)
+    small, large = seconds(20_000), seconds(200_000)
+    assert large < 30 * small + 0.1, (small, large)
