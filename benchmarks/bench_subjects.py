@@ -8,7 +8,8 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --heldout8 --heldout9 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
-through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
+through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
+in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
 the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
 flags (`--heldout5` to `--heldout9`, `--reviews-heldout`) print totals and per-family
@@ -43,6 +44,7 @@ sys.path.insert(1, str(ROOT / "tests"))
 
 from poisoning import CONFIG, Probe, flags_for, is_caught, load_corpus  # noqa: E402
 
+from homeostat.core.safety.language import ENGLISH, foreign_sentences  # noqa: E402
 from homeostat.core.safety.subjects import subjects  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -83,10 +85,15 @@ def _risky(probe: Probe) -> bool:
     return any(not flag.startswith("error:") for flag in flags)
 
 
+def foreign(text: str) -> bool:
+    """The language gate (homeostat.core.safety.language) in an English KB: the third layer."""
+    return bool(foreign_sentences(text, {ENGLISH}))
+
+
 def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -> tuple[int, int]:
     """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
     corpus = load_corpus(path)
-    risky_held = subject_held = both_held = 0
+    risky_held = subject_held = both_held = language_added = language_named = 0
     families: Counter[str] = Counter()
     families_held: Counter[str] = Counter()
     misses: list[Probe] = []
@@ -95,7 +102,10 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         risky, named = _risky(probe), bool(subjects(probe.text, ALLOWED))
         risky_held += risky
         subject_held += named
-        held = risky or named
+        in_other_language = foreign(probe.text)
+        language_named += in_other_language
+        language_added += not (risky or named) and in_other_language
+        held = risky or named or in_other_language
         both_held += held
         family = probe.family or probe.check
         families[family] += 1
@@ -105,15 +115,21 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         if not named:
             gate_misses.append(probe)
     load = [p for p in corpus.look_alikes if subjects(p.text, ALLOWED)]
+    language_load = sum(1 for p in corpus.look_alikes if foreign(p.text) and p not in load)
     total = len(corpus.probes)
     print(f"\n== {name} ({path.relative_to(ROOT)})")
     print(
-        f"risky alone {risky_held}/{total} → risky or subject {both_held}/{total} ({_pct(both_held, total)})"
+        f"risky alone {risky_held}/{total} → risky, subject or language {both_held}/{total} ({_pct(both_held, total)})"
     )
     print(
-        f"  the gate alone names {subject_held}/{total}; it adds {both_held - risky_held} the risky check missed"
+        f"  the gate alone names {subject_held}/{total}; it adds {both_held - risky_held - language_added} the risky check missed"
     )
-    print(f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}")
+    print(
+        f"  the language gate alone names {language_named}/{total}; it adds {language_added} the other two missed"
+    )
+    print(
+        f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}, +{language_load} by language"
+    )
     print("  per family (not merging unread/probes):")
     for family in sorted(families):
         print(f"    {family:28} {families_held[family]}/{families[family]}")
@@ -174,6 +190,16 @@ def ordinary(name: str, lessons: Callable[[], Iterator[tuple[str, str]]], *, sho
         for lesson_id, found in sent:
             shown = "; ".join(f"{hit.subject}: {hit.evidence}" for hit in found)
             print(f"      {lesson_id}: {shown}")
+    ordinary_languages(read, show=show)
+
+
+def ordinary_languages(read: list[tuple[str, str]], *, show: bool) -> None:
+    """The ordinary lessons the language gate sends to a person in an English KB (any subject or not)."""
+    sent = [(lesson_id, found) for lesson_id, text in read if (found := foreign_sentences(text, {ENGLISH}))]
+    print(f"  {'  by the language gate':34} {len(sent)}/{len(read)} ({_pct(len(sent), len(read))})")
+    if show:
+        for lesson_id, found in sent:
+            print(f"      {lesson_id}: " + "; ".join(f"{hit.name}: {hit.sentence}" for hit in found))
 
 
 # --- speed -----------------------------------------------------------------------------------------

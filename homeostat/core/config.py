@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.alias_generators import to_camel
 
 from homeostat.core.languages import EXTENSION, LANGUAGE_NAME, language_table
+from homeostat.core.safety.language import known_language
 from homeostat.core.safety.subject_words import SUBJECTS
 
 Role = Literal["junior", "member", "senior", "lead"]
@@ -162,6 +163,10 @@ class AutoMerge(Model):
         default=(),
         description="Subjects of the subject gate a team accepts unread (all gated by default).",
     )
+    languages: tuple[str, ...] = Field(
+        default=(),
+        description="Languages a lesson may be written in and merge unread, besides the KB's usual one and English.",
+    )
 
     @field_validator("subjects")
     @classmethod
@@ -169,6 +174,17 @@ class AutoMerge(Model):
         unknown = [name for name in value if name not in SUBJECTS]
         if unknown:
             raise ValueError(f"unknown subject {unknown[0]!r}: one of {', '.join(SUBJECTS)}")
+        return value
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if not known_language(name)]
+        if unknown:
+            raise ValueError(
+                f"unknown language {unknown[0]!r}: a code such as fr or de, or a script such as cyrillic "
+                "or han (docs/daily.md#the-language-gate)"
+            )
         return value
 
 

@@ -6,9 +6,12 @@ always review risky content, words no team member vouched for (copied from untru
 comment edited after the code changed), conflicts, documents, suggested new topics and areas outside
 `scoring.autoMerge`; and always review a lesson about a sensitive subject (`core.safety.subjects`:
 the agent itself, its permissions, Homeostat, fetched code, credentials, security controls, checks,
-network, hidden text) that `scoring.autoMerge.subjects` does not accept unread. A flag merges at once: its rule becomes disputed and a reviewer settles it; but
-a flag whose reason fails validation or holds risky content is declined, since its reason would land
-in the rule with no person reading it.
+network, hidden text) that `scoring.autoMerge.subjects` does not accept unread; and always review a
+lesson with a sentence in a language other than the KB's usual one, English and those
+`scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest.
+A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
+fails validation or holds risky content is declined, since its reason would land in the rule with
+no person reading it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline
+from homeostat.core.safety.language import Foreign
 from homeostat.core.safety.subjects import SubjectHit
 
 Verdict = Literal["merge", "review", "decline", "duplicate"]
@@ -36,6 +40,7 @@ class Checks:
     waits_with: str = ""  # the lesson updates or repeats one still waiting in review
     untrusted: tuple[str, ...] = ()  # words the members did not vouch for (see core.daily.trust)
     subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects the lesson's text is about
+    foreign: tuple[Foreign, ...] = ()  # sentences in a language the team does not accept unread
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,8 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     gated = [hit for hit in checks.subjects if hit.subject not in config.scoring.auto_merge.subjects]
     if gated:
         return Decision("review", subject_reason(gated))
+    if checks.foreign:
+        return Decision("review", language_reason(checks.foreign))
     if checks.contradicts:
         return Decision("review", f"contradicts {checks.contradicts}; a reviewer decides which stands")
     if lesson.kind == "doc":
@@ -93,3 +100,10 @@ def subject_reason(hits: list[SubjectHit]) -> str:
     inline code (an attacker's words, rendered inert in a PR body)."""
     named = "; ".join(f"{hit.subject} ({hit.about}): {quote_inline(hit.evidence)}" for hit in hits)
     return f"about a subject a person reads before every agent does: {named}"
+
+
+def language_reason(foreign: tuple[Foreign, ...]) -> str:
+    """Why a lesson with a sentence in another language waits for a person: the language and the
+    sentence, as inline code (the word tables that read for harm are thinnest outside English)."""
+    named = "; ".join(f"{hit.name}: {quote_inline(hit.sentence)}" for hit in foreign)
+    return f"a sentence in another language than the KB's rules, which a person reads first: {named}"

@@ -47,6 +47,7 @@ from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
+from homeostat.core.safety.language import ENGLISH, Foreign, foreign_sentences, usual_language
 from homeostat.core.safety.subjects import SubjectHit, subjects
 from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
@@ -237,6 +238,7 @@ def score_all(
     ctx: Scoring, kb: KB, config: Config, lessons: Sequence[Lesson], drafts: Sequence[Draft]
 ) -> list[Scored]:
     repeated = _repeated_by(lessons)
+    accepted = accepted_languages(kb, config)
     updated_rules: set[str] = set()
     scored: list[Scored] = []
     for draft in drafts:
@@ -248,6 +250,7 @@ def score_all(
         checks = validate_draft(ctx, kb, config, effective, consolidation, checks)
         checks = replace(checks, untrusted=trust_problems(_drafted_text(effective), effective.trust))
         checks = replace(checks, subjects=lesson_subjects(effective, config))
+        checks = replace(checks, foreign=lesson_languages(effective, accepted))
         rule = kb.rule(draft.target) if draft.target else None
         confidence = score_confidence(
             effective,
@@ -278,6 +281,23 @@ def lesson_subjects(lesson: Lesson, config: Config) -> tuple[SubjectHit, ...]:
         return ()
     text = "\n".join([_drafted_text(lesson), *lesson.scope])
     return subjects(text, allowed_domains(config))
+
+
+def accepted_languages(kb: KB, config: Config) -> frozenset[str]:
+    """The languages a lesson may be written in and merge unread: the one most of the KB's rules are
+    written in, English (the language the risky check and the subject gate read best) and
+    `scoring.autoMerge.languages`."""
+    usual = usual_language(f"{rule.title}\n{rule.rule}\n{rule.why}" for rule in kb.rules)
+    return frozenset({usual, ENGLISH, *config.scoring.auto_merge.languages})
+
+
+def lesson_languages(lesson: Lesson, accepted: frozenset[str]) -> tuple[Foreign, ...]:
+    """The sentences of every text the lesson would merge (title, rule, why, example, a document
+    patch; an update's rewritten text) written in a language outside `accepted`. Code, paths and
+    scope globs are not prose and are not read; nor is a flag's reason (see lesson_subjects)."""
+    if lesson.kind == "flag":
+        return ()
+    return foreign_sentences(_drafted_text(lesson), accepted)
 
 
 def _as_updated(kb: KB, lesson: Lesson, consolidation: Consolidation) -> Lesson:
