@@ -201,6 +201,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "ellipses ×n": lambda n: "... " * (n // 4),
     "until ×n": lambda n: "until a " * (n // 8),
     "own ×n": lambda n: "own " * (n // 4),
+    "nato words ×n": lambda n: "alpha " * (n // 6),
+    "rules are ×n": lambda n: "rules x are " * (n // 12),
+    "commands that ×n": lambda n: "commands that x " * (n // 16),
+    "stop asking ×n": lambda n: "stop x asking " * (n // 14),
 }
 
 
