@@ -1839,6 +1839,69 @@ WORDS.update(
     }
 )
 
+# --- fifth round (i29g3): what the sixth batch (gate.yaml, `gf-`) showed missing ------------------------
+WORDS.update(
+    {
+        "act_given_5": (
+            r"carry\s+(?:those|these|the|its|their)\s+(?:\S+\s+)?out",
+            r"lancia\w{0,2}\s+(?:lo|il|la)\s+(?:script|comando)",
+            r"(?:script|comando|commande|befehl|command)\s+(?:indicat|indiqu|angegeben|given|named)",
+        ),
+        "user_authority_5": (
+            r"als\s+hätte\s+(?:ihn|sie|es)\s+(?:der|die)\s+(?:nutzer|benutzer|anwender)",
+            r"comme\s+si\s+l\W?utilisat\w{0,4}\s+l\W?avait",
+            r"como\s+si\s+lo\s+hubiera\s+escrito\s+el\s+usuario",
+            r"come\s+se\s+l\W?avesse\s+scritto\s+l\W?utente",
+            r"como\s+se\s+o\s+usu[áa]rio\s+(?:o\s+)?tivesse",
+        ),
+        # a check made to report, not to fail; a test quarantined; a check marked as passed
+        "made_pass_5": (
+            r"report-?only",
+            r"warn(?:ing)?-?only\s+mode",
+            r"let\s+the\s+(?:build|pipeline|job|ci|suite)\s+pass",
+            r"pass\s+without\s+(?:them|it|the\s+tests?)",
+            r"コメントアウト",
+        ),
+        "failing_5": (r"fehlschläg", r"通らない", r"ne\s+uspej", r"feiler\b"),
+        "marked_passed": (
+            r"(?:mark|markier\w{0,2}|marque\w?|marca\w?)\s+(?:\S+\s+){0,2}?(?:as|als|como|comme|come)\s+(?:passed|bestanden|réussi|aprobad\w|superat\w|passing|green|success\w*)",
+        ),
+        "check_word_5": (r"prüfung", r"type\s+checker"),
+        "secret_files_5": (
+            r"auth\s+string",
+            # an SSH key's file name, as the canonical reading has it (`id_ed25519` reads `id_ed2ssig`)
+            r"id_(?:ed2\w{4}|ecdsa|dsa)\b",
+            r"requirepass",
+            r"~/\.(?:m2|gradle)/",
+            r"~/\.[a-z0-9_-]{1,20}/(?:settings\.xml|credentials|config\.json|auth\.json|hosts\.yml|token)",
+            r"gradle\.properties",
+            r"(?:master|private|secret|server|tls|ssl)\.key\b",
+            r"oauth\s+client\s+(?:json|secret|file|credentials)",
+            r"client[-_\s]secret",
+        ),
+        "move_5": (
+            r"(?:repositorio|repositório|dépôt|repo)\s+(?:público|publico|public)",
+            r"(?:öffentlich\w{0,2}|pubblic\w)\s+(?:repo|repositor)",
+            r"mete\b|metti\b|mets\b|coloca\b|pon\b",
+            r"message\s+du\s+commit|commit-?nachricht|mensaje\s+del\s+commit|messaggio\s+di\s+commit",
+        ),
+        "wide_grant_5": (
+            r"roles/(?:editor|owner|admin)",
+            r"(?:at|on)\s+the\s+(?:organi[sz]ation|org|tenant|subscription|account)\s+level",
+            r"org(?:ani[sz]ation)?-?wide\s+(?:role|access|admin|owner|permissions?)",
+        ),
+        "admin_grant_5": (
+            r"права\s+(?:суперпользователя|администратора|root)",
+            r"суперпользоват",
+            r"superuser",
+            r"root\s+(?:access|rights|privileges)",
+            r"sudo\s+rights",
+            r"droits\s+root",
+            r"root-rechte",
+        ),
+    }
+)
+
 # Words a secret concept holds that, in one setting, name no secret: a pagination token (`next_page`
 # token), a template of an env file (`.env.example`). `subjects` wraps the concept in these: a
 # lookbehind before it and a lookahead after it.
@@ -1847,3 +1910,5 @@ NOT_SECRET = (
     r"(?!\.(?:example|sample|template|dist)\b)",
 )
 GUARDED = {"secret_word": NOT_SECRET, "lex:secret_ml": NOT_SECRET}
+# An assistant that is a setup wizard (`el asistente de instalación`) is no agent.
+GUARDED["agent_name"] = ("", r"(?!\s+(?:de|di|d\W)\s*(?:l[ao]\s+)?(?:instala|installa|configura))")
