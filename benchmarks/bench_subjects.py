@@ -5,19 +5,20 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout5 --heldout6 --heldout7 --heldout8 --heldout9 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout8 --heldout9 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
-tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
-the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
-flags (`--heldout5` to `--heldout9`, `--reviews-heldout`) print totals and per-family
-counts only, never a probe: measure them once a change is done, never while making one; `--show`
-is refused with them. `--heldout7` reads tests/fixtures/poisoning_heldout7/heldout7.yaml and, for
-cost, poisoning_heldout7/ordinary.yaml (`lessons: [{id, text}]`), each skipped with a message when
-absent; `--heldout8` and `--heldout9` read poisoning_heldout8/ and poisoning_heldout9/ (heldoutN.yaml
-and ordinary.yaml) the same way.
+tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds) and
+the first seven held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, when their
+misses were read). The tuning run also prints the seventh set's ordinary lessons
+(poisoning_heldout7/ordinary.yaml), retired with it. The held-out flags (`--heldout8`, `--heldout9`,
+`--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a
+change is done, never while making one; `--show` is refused with them. `--heldout8` and `--heldout9`
+read poisoning_heldout8/ and poisoning_heldout9/ (heldoutN.yaml and, for cost, ordinary.yaml with
+`lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5`, `--heldout6` and
+`--heldout7` still print a retired set's totals alone.
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
 tests/fixtures/eval150/knowledge, /work/shared/examples/kb (when present) and the imported memories
@@ -60,6 +61,8 @@ TUNING = {
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
     "heldout4 (tuning)": FIXTURES / "poisoning_heldout4" / "heldout4.yaml",
     "heldout5 (tuning)": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
+    "heldout6 (tuning)": FIXTURES / "poisoning_heldout6" / "heldout6.yaml",
+    "heldout7 (tuning)": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -68,6 +71,8 @@ HELDOUT = {
     "heldout8": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
     "heldout9": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
 }
+# Retired to tuning use: `--show` may print their probes (the tuning run already does).
+RETIRED = ("heldout5", "heldout6", "heldout7")
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
@@ -224,6 +229,10 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "ellipses ×n": lambda n: "... " * (n // 4),
     "until ×n": lambda n: "until a " * (n // 8),
     "own ×n": lambda n: "own " * (n // 4),
+    "nato words ×n": lambda n: "alpha " * (n // 6),
+    "rules are ×n": lambda n: "rules x are " * (n // 12),
+    "commands that ×n": lambda n: "commands that x " * (n // 16),
+    "stop asking ×n": lambda n: "stop x asking " * (n // 14),
 }
 
 
@@ -246,17 +255,19 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--show", action="store_true", help="print tuning misses and ordinary hits")
     parser.add_argument("--speed", action="store_true", help="time per KB on adversarial text")
-    for flag in ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9"):
-        parser.add_argument(f"--{flag}", action="store_true", help=f"totals on {flag} (held out)")
+    for flag in HELDOUT:
+        state = "retired to tuning" if flag in RETIRED else "held out"
+        parser.add_argument(f"--{flag}", action="store_true", help=f"totals on {flag} ({state})")
     parser.add_argument(
         "--reviews-heldout", action="store_true", help="cost on reviews_heldout.yaml (held out)"
     )
     args = parser.parse_args(argv)
     held_out = [name for name in HELDOUT if getattr(args, name)]
-    if args.show and (held_out or args.reviews_heldout):
+    still_held = [name for name in held_out if name not in RETIRED]
+    if args.show and (still_held or args.reviews_heldout):
         parser.error("--show prints probes and lessons: not with a held-out set")
     if held_out or args.reviews_heldout:
-        return _held_out(held_out, reviews=args.reviews_heldout)
+        return _held_out(held_out, reviews=args.reviews_heldout, show=args.show)
     if args.speed:
         speed()
         return 0
@@ -274,22 +285,26 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"  {shared}: absent, skipped")
     ordinary("memories (coderabbit, claude)", lambda: _memories(FIXTURES / "memories"), show=args.show)
+    seventh = partial(_ordinary_yaml, ORDINARY_HELDOUT7)
+    ordinary("heldout7 ordinary.yaml (retired)", seventh, show=args.show)
     return 0
 
 
-def _held_out(names: list[str], *, reviews: bool) -> int:
-    """Totals and per-family counts only: no probe or lesson is printed."""
+def _held_out(names: list[str], *, reviews: bool, show: bool) -> int:
+    """Totals and per-family counts only for a set still held out: no probe or lesson of one is
+    printed. A retired set's misses and hits are printed with `--show`."""
     for name in names:
         path = HELDOUT[name]
+        shown = show and name in RETIRED
         if not path.is_file():
             print(f"\n== {name}: {path.relative_to(ROOT)} does not exist yet; skipped")
         else:
-            probe_set(name, path, show=False, totals_only=True)
+            probe_set(name, path, show=shown, totals_only=not shown)
         lessons = ORDINARY_HELDOUT.get(name)
         if lessons is None:
             continue
         if lessons.is_file():
-            ordinary(f"{name} ordinary.yaml", partial(_ordinary_yaml, lessons), show=False)
+            ordinary(f"{name} ordinary.yaml", partial(_ordinary_yaml, lessons), show=shown)
         else:
             print(f"  {lessons.relative_to(ROOT)} does not exist yet; skipped")
     if reviews:

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from homeostat.core.safety.subject_words import SUBJECTS, WORDS
+from homeostat.core.safety.subject_words import GUARDED, SUBJECTS, WORDS
 from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
@@ -73,6 +73,12 @@ _READINGS: dict[str, _Reading] = {
             "lex:priority",
             "lex:hide_from_user",
             "user_authority",
+            "user_authority_more",
+            "hide_tell",
+            "hide_tell_more",
+            "user_orders_ml",
+            "user_authority_5",
+            "run_suggested",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -92,10 +98,24 @@ _READINGS: dict[str, _Reading] = {
             ("lex:guards", "lex:you"),
             ("data_source", "act_given"),
             ("data_source", "lex:no_confirm"),
+            ("data_source", "act_given_more"),
+            ("data_source_more", "act_given"),
+            ("data_source_more", "act_given_more"),
+            ("data_source_more", "lex:no_confirm"),
+            ("data_source_more", "user_authority_more"),
+            ("data_source_ml", "act_given"),
+            ("data_source_ml", "act_given_more"),
+            ("data_source_ml", "lex:no_confirm"),
+            ("data_source", "act_given_5"),
+            ("data_source_more", "act_given_5"),
+            ("data_line", "as_command"),
+            ("lex:ignore", "instructions_more"),
+            ("ignore_more", "lex:instructions"),
+            ("ignore_more", "instructions_more"),
         ),
     ),
     "agent-permissions": _Reading(
-        alone=("permission_setting", "lex:preapproved"),
+        alone=("permission_setting", "permission_setting_more", "lex:preapproved"),
         pairs=(
             ("permission", "agent_noun"),
             ("permission", "agent_name"),
@@ -107,10 +127,28 @@ _READINGS: dict[str, _Reading] = {
             ("lex:no_confirm", "tool_word"),
             ("agent_word", "admin_grant"),
             ("admin_grant", "grant_scope"),
+            ("ask_less", "tool_word"),
+            ("ask_less", "agent_noun"),
+            ("ask_less", "agent_more"),
+            ("ask_less", "agent_name"),
+            ("any_command", "agent_noun"),
+            ("any_command", "agent_more"),
+            ("any_command", "agent_name"),
+            ("any_command", "lex:no_confirm"),
+            ("permission", "agent_more"),
+            ("agent_word", "owner_role_ml"),
+            ("agent_word", "admin_grant_5"),
         ),
     ),
     "homeostat": _Reading(
-        alone=("homeostat_word", "lex:homeostat", "lex:learn_tool", "lex:flag_tool", "lex:kb_rules"),
+        alone=(
+            "homeostat_word",
+            "homeostat_more",
+            "lex:homeostat",
+            "lex:learn_tool",
+            "lex:flag_tool",
+            "lex:kb_rules",
+        ),
         pairs=(
             ("served_rules", "agent_noun"),
             ("served_rules", "agent_name"),
@@ -119,27 +157,83 @@ _READINGS: dict[str, _Reading] = {
             ("lex:self_text", "lex:spread_verb"),
             ("reword", "until_clean"),
             ("served_rules", "relearn"),
+            ("reword_more", "until_clean"),
+            ("reword", "until_clean_more"),
+            ("reword_more", "until_clean_more"),
+            ("reword_more", "hs_check"),
+            ("self_text_more", "relearn"),
+            ("self_text_more", "relearn_more"),
+            ("served_rules", "relearn_more"),
         ),
     ),
-    "fetched-code": _Reading(alone=("pipe_exec", "lex:decode"), pairs=(("fetch", "run_it"),)),
+    "fetched-code": _Reading(
+        alone=("pipe_exec", "remote_run", "lex:decode"),
+        pairs=(("fetch", "run_it"), ("cipher_word", "run_it")),
+    ),
     "credentials": _Reading(
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
             ("lex:secret_ml", "move"),
             ("secret_word", "lex:expose_ml"),
+            ("secret_word", "move_more"),
+            ("secret_more", "move"),
+            ("secret_more", "move_more"),
+            ("secret_files", "move"),
+            ("secret_files", "move_more"),
+            ("secret_files", "move_dest_more"),
+            ("secret_word", "move_dest_more"),
+            ("secret_more", "move_dest_more"),
+            ("secret_files_5", "move"),
+            ("secret_files_5", "move_more"),
+            ("secret_files_5", "move_dest_more"),
+            ("secret_files_5", "move_5"),
+            ("secret_word", "move_5"),
+            ("secret_files", "move_5"),
         ),
     ),
     "security-controls": _Reading(
-        alone=("control_setting", "lex:no_review"),
+        alone=("control_setting", "wide_grant", "wide_grant_5", "lex:no_review"),
         pairs=(
             ("weaken", "control"),
             ("lex:disable_ml", "lex:security_ml"),
             ("approve", "own_change"),
+            ("dismiss", "alert_word"),
+            ("disable_more", "security_more"),
+            ("disable_more", "lex:security_ml"),
+            ("lex:disable_ml", "security_more"),
         ),
     ),
-    "checks": _Reading(alone=("check_setting",), pairs=(("make_pass", "check_word"),)),
-    "network": _Reading(alone=("destructive", "outbound"), pairs=(("dns", "data_word"),)),
+    "checks": _Reading(
+        alone=("check_setting", "check_setting_more", "marked_passed"),
+        pairs=(
+            ("make_pass", "check_word"),
+            ("disable_more", "check_word"),
+            ("make_pass", "test_more"),
+            ("disable_more", "test_more"),
+            ("run_less", "check_word"),
+            ("run_less", "test_more"),
+            ("delete_more", "check_word"),
+            ("delete_more", "test_more"),
+            ("delete_more", "test_more2"),
+            ("disable_more", "test_more2"),
+            ("make_pass", "test_more2"),
+            ("made_optional", "check_word"),
+            ("made_optional", "test_more2"),
+            ("failing_more", "delete_more"),
+            ("failing_more", "disable_more"),
+            ("failing_more", "make_pass"),
+            ("made_pass_5", "check_word"),
+            ("made_pass_5", "test_more2"),
+            ("made_optional", "check_word_5"),
+            ("make_pass", "check_word_5"),
+            ("failing_more", "made_pass_5"),
+            ("failing_5", "delete_more"),
+            ("failing_5", "disable_more"),
+            ("failing_5", "made_pass_5"),
+        ),
+    ),
+    "network": _Reading(alone=("destructive", "destructive_more", "outbound"), pairs=(("dns", "data_word"),)),
 }
 
 # A sentence ends at `.`, `!`, `?` or `;` before a blank, at a line's end, or at CJK punctuation; an
@@ -250,6 +344,16 @@ def _word(reading: str, match: re.Match[str]) -> str:
 
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
+    """A concept's regex; one with a guard (`subject_words.GUARDED`) is wrapped in its lookarounds."""
+    bare = _bare_pattern(name)
+    guard = GUARDED.get(name)
+    if guard is None:
+        return bare
+    before, after = guard
+    return re.compile(f"{before}(?:{bare.pattern}){after}", bare.flags)
+
+
+def _bare_pattern(name: str) -> re.Pattern[str]:
     if name.startswith("lex:"):
         return concept(name[4:])
     stems = WORDS[name]

@@ -1,13 +1,15 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout6`, `--heldout7`, `--heldout8`, `--heldout9` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout8`, `--heldout9` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth risky set is tuning use now, run by test_poisoning_tuning.py; its shape is still checked here.) (The third secret set is tuning use now; its counts are
-checked in tests/core/safety/test_secrets.py.)"""
+fifth, sixth and seventh risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+is still checked here.) (The third secret set is tuning use now; its counts are checked in
+tests/core/safety/test_secrets.py.)"""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -368,7 +370,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout6", "--heldout7", "--heldout8", "--heldout9"])
+@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -379,6 +381,21 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     assert result.returncode == 2
     assert f"never with {flag}" in result.stderr
     assert "caught:" not in result.stdout
+
+
+@pytest.mark.parametrize("flag", ["--heldout6", "--heldout7"])
+def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
+    """The sixth and seventh sets are retired to tuning use: their misses may be read."""
+    result = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "not with a held-out set" not in result.stderr
+    assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
 @pytest.mark.parametrize("flag", ["--heldout8", "--heldout9"])

@@ -4,14 +4,20 @@ the families set written for the weakest families: permission grants across many
 Homeostat off, self-replication, weakened checks, exfiltration, indirect triggers) and
 the first, second, third, fourth and fifth held-out sets (tests/fixtures/poisoning_heldout/,
 poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/, poisoning_heldout5/), each retired to
-tuning use once its misses had been read. A held-out set that is still held out is never run here: it is measured with
+tuning use once its misses had been read. The sixth and seventh held-out sets (poisoning_heldout6/,
+poisoning_heldout7/) were retired to tuning use for the risky check and the subject gate together:
+each of their probes is kept from an unread merge by one or the other (a risky finding, or a subject
+the gate names). A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
 
 import pytest
+import yaml
 from kit import FIXTURES
-from poisoning import Corpus, Probe, flags_for, is_caught, load_corpus
+from poisoning import CONFIG, Corpus, Probe, flags_for, is_caught, load_corpus
+
+from homeostat.core.safety.subjects import subjects
 
 _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
@@ -34,3 +40,19 @@ def test_tuning_probe_is_caught(probe: Probe) -> None:
 @pytest.mark.parametrize("look_alike", TUNING.look_alikes, ids=[p.id for p in TUNING.look_alikes])
 def test_tuning_look_alike_passes(look_alike: Probe) -> None:
     assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
+
+
+_RETIRED_TOGETHER = [
+    load_corpus(FIXTURES / "poisoning_heldout6" / "heldout6.yaml"),
+    load_corpus(FIXTURES / "poisoning_heldout7" / "heldout7.yaml"),
+]
+KEPT = [p for c in _RETIRED_TOGETHER for p in c.probes]
+ALLOWED = tuple(yaml.safe_load(CONFIG)["security"]["allowedDomains"])
+
+
+@pytest.mark.parametrize("probe", KEPT, ids=[p.id for p in KEPT])
+def test_retired_probe_never_merges_unread(probe: Probe) -> None:
+    """The risky check holds it, or the subject gate sends it to a person."""
+    assert is_caught(probe, flags_for(probe)) or subjects(probe.text, ALLOWED), (
+        f"{probe.id} ({probe.family}): {probe.text!r}"
+    )
