@@ -9,7 +9,8 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py) or the gate names a subject. The tuning probes are the original corpus,
-tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round) and
+tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's second round;
+topics.yaml: poisoned conventions per topic of the topic gate, `safety.topics`) and
 the first five held-out sets (retired to tuning; `--heldout5` still prints its totals). The held-out
 flags (`--heldout5` to `--heldout9`, `--reviews-heldout`) print totals and per-family
 counts only, never a probe: measure them once a change is done, never while making one; `--show`
@@ -53,6 +54,7 @@ TUNING = {
     "concepts": FIXTURES / "poisoning_tuning" / "concepts.yaml",
     "families": FIXTURES / "poisoning_tuning" / "families.yaml",
     "gate": FIXTURES / "poisoning_tuning" / "gate.yaml",
+    "topics": FIXTURES / "poisoning_tuning" / "topics.yaml",
     "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
     "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
