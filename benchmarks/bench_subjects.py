@@ -200,6 +200,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "ellipses ×n": lambda n: "... " * (n // 4),
     "until ×n": lambda n: "until a " * (n // 8),
     "own ×n": lambda n: "own " * (n // 4),
+    "install from ×n": lambda n: "install the pkg from " * (n // 21),  # the topic gate's shapes
+    "add to the ×n": lambda n: "add x to the " * (n // 13),
+    "colons ×n": lambda n: ":" * n,
 }
 
 
