@@ -320,7 +320,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"sha-?[1i]\b",
         r"\becb\b",
         r"rc[4a]\b",
-        r"\w*\.?math\.random\(",
+        r"math\.random\(",
         r"login_required",
         r"permission_required",
         r"permission_classes",
