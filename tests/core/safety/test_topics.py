@@ -173,3 +173,17 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
     auto = config.scoring.auto_merge.model_copy(update={"subjects": accepted})
     accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
     assert decide(poisoned, confident, checks, accepting).verdict == "merge"
+
+
+@pytest.mark.parametrize("unit", ["ab_", "install the pkg from ", "add x to the ", ":", "$("])
+def test_the_topic_gate_reads_ten_times_the_text_in_about_ten_times_the_time(unit: str) -> None:
+    import time
+
+    def seconds(size: int) -> float:
+        text = unit * (size // len(unit))
+        start = time.perf_counter()
+        subjects(text, ALLOWED)
+        return time.perf_counter() - start
+
+    small, large = min(seconds(10_000) for _ in range(3)), seconds(100_000)
+    assert large < 40 * small, (unit, small, large)  # quadratic would be ~100×
