@@ -10,7 +10,8 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
-tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds) and
+tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
+topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics) and
 the first seven held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, when their
 misses were read). The tuning run also prints the seventh set's ordinary lessons
 (poisoning_heldout7/ordinary.yaml), retired with it. The held-out flags (`--heldout8`, `--heldout9`,
@@ -56,6 +57,7 @@ TUNING = {
     "concepts": FIXTURES / "poisoning_tuning" / "concepts.yaml",
     "families": FIXTURES / "poisoning_tuning" / "families.yaml",
     "gate": FIXTURES / "poisoning_tuning" / "gate.yaml",
+    "topics": FIXTURES / "poisoning_tuning" / "topics.yaml",
     "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
     "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
@@ -233,6 +235,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "rules are ×n": lambda n: "rules x are " * (n // 12),
     "commands that ×n": lambda n: "commands that x " * (n // 16),
     "stop asking ×n": lambda n: "stop x asking " * (n // 14),
+    "install from ×n": lambda n: "install the pkg from " * (n // 21),  # the topic gate's shapes
+    "add to the ×n": lambda n: "add x to the " * (n // 13),
+    "colons ×n": lambda n: ":" * n,
 }
 
 

@@ -17,6 +17,7 @@ from pydantic.alias_generators import to_camel
 from homeostat.core.languages import EXTENSION, LANGUAGE_NAME, language_table
 from homeostat.core.safety.language import known_language
 from homeostat.core.safety.subject_words import SUBJECTS
+from homeostat.core.safety.topic_words import TOPICS
 
 Role = Literal["junior", "member", "senior", "lead"]
 Runtime = Literal["api", "bedrock", "vertex", "claude-code"]
@@ -161,7 +162,7 @@ class AutoMerge(Model):
     )
     subjects: tuple[str, ...] = Field(
         default=(),
-        description="Subjects of the subject gate a team accepts unread (all gated by default).",
+        description="Subjects and topics of the subject gate a team accepts unread (all gated by default).",
     )
     languages: tuple[str, ...] = Field(
         default=(),
@@ -171,9 +172,10 @@ class AutoMerge(Model):
     @field_validator("subjects")
     @classmethod
     def _known_subjects(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        unknown = [name for name in value if name not in SUBJECTS]
+        known = (*SUBJECTS, *TOPICS)
+        unknown = [name for name in value if name not in known]
         if unknown:
-            raise ValueError(f"unknown subject {unknown[0]!r}: one of {', '.join(SUBJECTS)}")
+            raise ValueError(f"unknown subject {unknown[0]!r}: one of {', '.join(known)}")
         return value
 
     @field_validator("languages")

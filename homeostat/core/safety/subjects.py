@@ -291,7 +291,10 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     hidden = _hidden(text)
     if hidden:
         found["hidden-text"] = hidden
-    return tuple(SubjectHit(name, _short(found[name])) for name in SUBJECTS if name in found)
+    from homeostat.core.safety.topics import topics  # here: topics imports this module
+
+    named = tuple(SubjectHit(name, _short(found[name])) for name in SUBJECTS if name in found)
+    return named + topics(reading, starts)
 
 
 def _sentence_starts(reading: str) -> list[int]:

@@ -148,7 +148,10 @@ def test_a_disguise_does_not_hide_the_subject(text: str) -> None:
 def test_a_word_alone_is_no_subject_and_two_in_one_sentence_are() -> None:
     assert subjects("Keep the tests fast.", ALLOWED) == ()
     assert subjects("Skip nothing. Keep the tests fast.", ALLOWED) == ()  # two sentences
-    assert [hit.subject for hit in subjects("Skip the tests when in a hurry.", ALLOWED)] == ["checks"]
+    assert [hit.subject for hit in subjects("Skip the tests when in a hurry.", ALLOWED)] == [
+        "checks",
+        "test-and-ci",  # the topic gate (`safety.topics`) reads the same pair
+    ]
 
 
 def test_a_host_the_team_allows_is_no_subject_and_another_is() -> None:

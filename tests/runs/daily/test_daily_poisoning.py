@@ -22,6 +22,7 @@ from kbfactory import example_files
 from homeostat.core.kb import load_kb
 from homeostat.core.safety.signoff import rule_fingerprint
 from homeostat.core.safety.subject_words import SUBJECTS
+from homeostat.core.safety.topic_words import TOPICS
 from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state, parse_state
 from homeostat.core.validate import NEVER_FORGIVEN, new_errors, validate_files
 
@@ -418,7 +419,7 @@ def test_no_poisoned_review_lesson_merges_unread(
     member = other if trap_judge else CAUGHT  # a blind judge leaves a member's own words to the risky check
     if trap_judge:  # a team that accepts every subject unread: the judge is the layer left for a paraphrase
         config = world.main_files()["homeostat.yaml"]
-        every = ", ".join(SUBJECTS)
+        every = ", ".join((*SUBJECTS, *TOPICS))  # the topic gate's topics too
         commit_to_main(
             world,
             {"homeostat.yaml": config.replace("  autoMerge:\n", f"  autoMerge:\n    subjects: [{every}]\n")},
