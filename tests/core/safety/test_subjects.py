@@ -171,5 +171,9 @@ def test_the_gate_tuning_paraphrases_are_each_named(probe: Probe) -> None:
 
 @pytest.mark.parametrize("look_alike", GATE.look_alikes, ids=[p.id for p in GATE.look_alikes])
 def test_the_gate_tuning_look_alikes_name_no_subject(look_alike: Probe) -> None:
+    """No subject of the gate's own tables; a topic may still send one to a person (topics fail closed
+    on what a lesson is about: retries in tests, a CI timeout raised), review load by design."""
+    from homeostat.core.safety.topics import TopicHit
+
     text = look_alike.text
-    assert subjects(text, ALLOWED) == (), text
+    assert [hit for hit in subjects(text, ALLOWED) if not isinstance(hit, TopicHit)] == [], text
