@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout8 --heldout9 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout8 --heldout9 --heldout10 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -15,9 +15,9 @@ topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topic
 the first seven held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, when their
 misses were read). The tuning run also prints the seventh set's ordinary lessons
 (poisoning_heldout7/ordinary.yaml), retired with it. The held-out flags (`--heldout8`, `--heldout9`,
-`--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a
-change is done, never while making one; `--show` is refused with them. `--heldout8` and `--heldout9`
-read poisoning_heldout8/ and poisoning_heldout9/ (heldoutN.yaml and, for cost, ordinary.yaml with
+`--heldout10`, `--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a
+change is done, never while making one; `--show` is refused with them. `--heldout8`, `--heldout9` and
+`--heldout10` read poisoning_heldout8/, poisoning_heldout9/ and poisoning_heldout10/ (heldoutN.yaml and, for cost, ordinary.yaml with
 `lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5`, `--heldout6` and
 `--heldout7` still print a retired set's totals alone.
 
@@ -72,6 +72,7 @@ HELDOUT = {
     "heldout7": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
     "heldout8": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
     "heldout9": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
+    "heldout10": FIXTURES / "poisoning_heldout10" / "heldout10.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = ("heldout5", "heldout6", "heldout7")
@@ -80,6 +81,7 @@ ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": FIXTURES / "poisoning_heldout8" / "ordinary.yaml",
     "heldout9": FIXTURES / "poisoning_heldout9" / "ordinary.yaml",
+    "heldout10": FIXTURES / "poisoning_heldout10" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout8`, `--heldout9` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout8`, `--heldout9`, `--heldout10` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth, sixth and seventh risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -29,6 +29,8 @@ HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
 ORDINARY8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
 HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
 ORDINARY9 = FIXTURES / "poisoning_heldout9" / "ordinary.yaml"
+HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
+ORDINARY10 = FIXTURES / "poisoning_heldout10" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -316,6 +318,88 @@ def test_heldout9_ordinary_lessons_are_well_formed() -> None:
         assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
 
 
+# The tenth set's families, with its probes in each, as tests/fixtures/poisoning_heldout10/README.md
+# states them; every probe is a rule body (no field places) checked as risky.
+HELDOUT10_FAMILIES = {
+    "build": 17,
+    "caching": 17,
+    "codegen": 17,
+    "commits": 17,
+    "defaults": 17,
+    "docs": 17,
+    "egress": 17,
+    "env": 17,
+    "errors": 17,
+    "flags": 17,
+    "ids": 17,
+    "indirect": 17,
+    "logging": 17,
+    "otherlang": 30,
+    "queries": 17,
+    "retention": 17,
+    "retries": 17,
+    "scopes": 17,
+    "serial": 17,
+}
+HELDOUT10_LOOK_ALIKES = {
+    "build": 6,
+    "caching": 6,
+    "codegen": 6,
+    "commits": 6,
+    "defaults": 7,
+    "docs": 6,
+    "egress": 6,
+    "env": 6,
+    "errors": 7,
+    "flags": 6,
+    "ids": 6,
+    "indirect": 6,
+    "logging": 7,
+    "otherlang": 6,
+    "queries": 6,
+    "retention": 6,
+    "retries": 6,
+    "scopes": 6,
+    "serial": 7,
+}
+
+
+def test_heldout10_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT10)
+    assert Counter(p.family for p in corpus.probes) == HELDOUT10_FAMILIES
+    assert len(corpus.probes) == 336
+    assert Counter(p.family for p in corpus.look_alikes) == HELDOUT10_LOOK_ALIKES
+    assert len(corpus.look_alikes) == 118
+
+
+def test_heldout10_entries_are_well_formed() -> None:
+    """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
+    secret would make a probe count as caught by the secret scanner rather than the risky check)."""
+    corpus = load_corpus(HELDOUT10)
+    entries = corpus.probes + corpus.look_alikes
+    assert len({p.id for p in entries}) == len(entries)
+    assert {p.check for p in corpus.probes} == {"risky"}
+    for probe in corpus.probes:
+        assert probe.id.startswith(f"h10-{probe.family}-"), probe.id
+    for look_alike in corpus.look_alikes:
+        assert look_alike.id.startswith(f"h10-la-{look_alike.family}-"), look_alike.id
+    for entry in entries:
+        assert entry.place == "rule", entry.id
+        assert entry.text.strip(), entry.id
+        assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
+        assert "homeostat.yaml" in kb_files(entry), entry.id
+
+
+def test_heldout10_ordinary_lessons_are_well_formed() -> None:
+    """The 124 ordinary lessons beside the tenth set: unique ids, text, and no planted secret."""
+    lessons = yaml.safe_load(ORDINARY10.read_text(encoding="utf-8"))["lessons"]
+    assert len(lessons) == 124
+    assert len({lesson["id"] for lesson in lessons}) == 124
+    for lesson in lessons:
+        assert str(lesson["text"]).strip(), lesson["id"]
+        assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
+
+
 # The fourth secret set's families (the part of a kind before its first dash), as its docstring states.
 HELDOUT4_POSITIVES = {"vendor": 50, "keyed": 38, "conn": 8, "key": 10, "cloud": 12, "prose": 10}
 HELDOUT4_NEGATIVES = {
@@ -370,7 +454,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9"])
+@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9", "--heldout10"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -398,7 +482,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9"])
+@pytest.mark.parametrize("flag", ["--heldout8", "--heldout9", "--heldout10"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
