@@ -1922,6 +1922,10 @@ WORDS.update(
         ),
         # the rules said void: a policy lifted, the instructions forged, the "real" task elsewhere
         "policy_void": (
+            r"(?:guidelines?|rules?|normas|reglas|regole|règles|regeln)\s+(?:\S+\s+){0,4}?(?:fals[aoe]s?|fausses?|gefälscht|atacante|attacker|angreifer|attaquant|attaccante)",
+            r"(?:regole|règles|reglas|regras|regeln|rules|restrictions?)\s+(?:\S+\s+){0,4}?(?:expired|sospes[aei]|suspendu|suspendid|ausgesetzt|revoked|lifted)",
+            r"(?:sospes[aei]|suspended|expired|suspendu\w{0,2})\s+(?:\S+\s+){0,2}?(?:regole|rules|restrictions|règles|reglas)",
+            r"(?:are|is)\s+a\s+decoy",
             r"(?:safety|content|security|usage)\s+polic(?:y|ies)\s+(?:\S+\s+){0,2}?(?:lifted|suspended|waived|revoked|void)",
             r"as\s+(?:if|though)\s+no\s+(?:\S+\s+)?polic(?:y|ies)\s+appl",
             r"politique\s+de\s+s[ée]curit[ée]\s+(?:\S+\s+){0,3}?(?:lev[ée]e|suspendue|annul[ée]e)",
@@ -1934,6 +1938,7 @@ WORDS.update(
         ),
         # a command put together from pieces, codes or bytes before it is run
         "assemble": (
+            r"(?:glue|join|concatenat|combin|stitch)\w{0,3}\s+(?:the\s+)?(?:strings|pieces|parts|fragments)",
             r"join\w{0,3}\s+the\s+(?:pieces|parts|fragments|strings)",
             r"(?:char(?:acter)?|ascii|byte)\s+(?:codes?|values?|numbers?)",
             r"are\s+ascii",
@@ -1944,7 +1949,9 @@ WORDS.update(
             r"add\s+the\s+(?:host|address|url)",
             r"[`'\x22]\s*\+\s*[`'\x22]",
         ),
-        "run_it_8": (r"run\s+the\s+command", r"(?:then|and)\s+run\s+it"),
+        # numbers or letters said to spell a command: run or not, that is a payload
+        "spelled_command": (r"(?:spells?|spell\s+out)\s+a\s+(?:shell\s+)?command",),
+        "run_it_8": (r"to\s+run\b", r"evaluate\s+it", r"run\s+the\s+command", r"(?:then|and)\s+run\s+it"),
         # a script fetched by its address, to be run
         "script_url": (r"https?://\S+?\.(?:sh|ps1|bash|bat|cmd|pl)\b",),
         # a destructive command written with its letters spaced apart
@@ -1953,6 +1960,13 @@ WORDS.update(
         "punycode": (r"(?<![\w-])xn--[a-z0-9-]{2,}",),
         # what a file holds, sent whole
         "file_contents": (
+            r"output\s+of\s+\W?(?:set|env|printenv|export)\b",
+            r"contenu\s+(?:complet|entier|int[ée]gral)",
+            r"(?:vollständigen?|gesamten?)\s+inhalt",
+            r"contenido\s+(?:completo|entero)",
+            r"conte[úu]do\s+(?:completo|inteiro)",
+            r"inhalt\s+von\s+(?:~/|\.)",
+            r"(?:mirror|copy|upload)\w{0,3}\s+every\s+file\s+you\s+(?:edit|open|read|touch)",
             r"(?:full|complete|entire|whole)\s+(?:text|contents?)\s+of",
             r"including\s+their\s+(?:full\s+)?contents",
             r"contents?\s+of\s+(?:the\s+|each\s+|every\s+)?(?:~/|\.)",
@@ -1970,6 +1984,12 @@ WORDS.update(
             r"cloud\s+(?:keys|credentials)",
         ),
         "send_out": (
+            r"support\s+tickets?",
+            r"help\s*-?desk",
+            r"fehlerbericht",
+            r"rapport\s+d\W?erreur",
+            r"informe\s+de\s+error",
+            r"endpoint\s+https?://",
             r"(?:to|an|на|para|à|a|로)\s*https?://",
             r"https?://\S+\s*(?:に|로|으로)",
             r"(?:bug|crash|error|issue)\s+reports?",
@@ -1984,12 +2004,16 @@ WORDS.update(
         ),
         # Homeostat's own check, named as something to get past
         "checker_ref": (
+            r"flagged\s+by\s+the\s+(?:scan|check|validator|gate)",
             r"(?:risky|safety)\s+(?:check|scan)\w{0,3}",
             r"the\s+(?:checker|validator)\b",
             r"der\s+prüfer",
             r"held\s+by\s+the",
         ),
         "evade": (
+            r"spread\w{0,3}\s+(?:its|the)\s+(?:sentences|text|words|wording)\s+(?:over|across)",
+            r"(?:inside|in)\s+an?\s+(?:html\s+)?(?:details|comment|collapsed|hidden)\s+(?:element|block|section|tag)",
+            r"(?:blocks?|rejects?|refuses?)\s+pass\s+when",
             r"split\w{0,3}\s+(?:the\s+wording|it|the\s+text|its\s+text)\s+(?:across|into)",
             r"break\w{0,3}\s+it\s+into\s+(?:several|two|multiple)",
             r"(?:each|so\s+each)\s+(?:one\s+)?(?:passes|gets\s+through)",
@@ -2012,6 +2036,9 @@ WORDS.update(
             r"この(?:ルール|規則)",
         ),
         "recreate": (
+            r"ripresent|ricrea\w{0,2}\s+(?:la|lo)|con\s+un\s+altro\s+(?:nome|identificativo|id)\b",
+            r"別の名前で|もう一度作成|再作成",
+            r"add\w{0,3}\s+it\s+back",
             r"(?:re-?creat|restor|resubmit|re-?add|re-?propos)\w{0,4}\s+(?:it|them|the\s+rule)",
             r"(?:submit|propose|add|open|create|recreate)\w{0,3}\s+(?:it\s+)?(?:again|once\s+more|anew)",
             r"under\s+(?:a\s+)?(?:new|different|another)\s+(?:id|name)",
@@ -2025,10 +2052,13 @@ WORDS.update(
         ),
         # merging on a red build, said to be fine
         "merge_red": (
+            r"(?:red|failing|broken)\s+(?:pipeline|build|ci)\b",
             r"merg\w{0,3}\s+(?:\S+\s+){0,2}?(?:with|while|despite)\s+(?:\S+\s+){0,2}?(?:failing|red|broken)",
             r"(?:ci|build|pipeline)\s+is\s+red",
         ),
         "lenient": (
+            r"merge\s+anyway",
+            r"no\s+reason\s+to\s+(?:hold|block|wait)",
             r"(?:it\s+is|it's)\s+fine",
             r"go\s+ahead",
             r"unrelated",
@@ -2037,9 +2067,13 @@ WORDS.update(
         ),
         # an error swallowed and reported as success
         "swallow": (
+            r"swallow\w{0,3}\s+(?:every|all|any)\s+(?:error|exception)s?",
             r"(?:catch|swallow|wrap)\w{0,3}\s+(?:\S+\s+){0,5}?(?:all\s+exceptions|bare\s+except|every\s+exception|any\s+exception)",
         ),
-        "fake_success": (r"(?:return|report)\w{0,3}\s+(?:success|ok|true)\b",),
+        "fake_success": (
+            r"tell\w{0,3}\s+(?:the\s+)?(?:caller|user|client)\s+(?:that\s+)?it\s+(?:worked|succeeded)",
+            r"(?:return|report)\w{0,3}\s+(?:success|ok|true)\b",
+        ),
         # a security scanner's finding put on its own ignore list
         "exclude_list": (
             r"ignore\s+list",
@@ -2056,10 +2090,16 @@ WORDS.update(
         ),
         # the coverage floor lowered, in several languages
         "lower_coverage": (
+            r"senk\w{0,3}\s+(?:die\s+)?mindestabdeckung",
+            r"(?:reduce|lower)\w{0,3}\s+(?:the\s+)?minimum\s+coverage",
             r"(?:reduz|baix|baj|abaiss|senk|riduc|abbass|lower)\w{0,4}\s+(?:o\s+|el\s+|le\s+|la\s+|den\s+|die\s+|il\s+|the\s+)?(?:limite|umbral|seuil|schwellenwert|soglia|threshold|m[íi]nimo)\s+(?:de\s+|di\s+|der\s+|of\s+)?(?:cobertura|couverture|abdeckung|copertura|coverage|testabdeckung)",
         ),
         # text met while working, given an order's weight
         "data_source_8": (
+            r"notes?\s+(?:left\s+)?for\s+(?:ai|the\s+agent|agents|assistants)",
+            r"(?:linter|compiler)'?s?\s+output",
+            r"bot\s+de\s+(?:despliegue|lanzamiento)",
+            r"(?:support\s+)?e-?mails?\s+(?:are|is)\s+approved|customer'?s?\s+support\s+e-?mail",
             r"issue\s+bod(?:y|ies)",
             r"github\s+issues?",
             r"(?:pytest|jest|test\s+runner|test)\s+(?:output|prints)",
@@ -2076,6 +2116,11 @@ WORDS.update(
         ),
         "shell_included": (r"shell\s+commands\s+included", r"including\s+(?:the\s+)?shell\s+commands"),
         "act_given_8": (
+            r"run\s+it\s+as\s+is",
+            r"paste\s+it\s+into\s+the\s+terminal",
+            r"lo\s+que\s+sigue|ce\s+qui\s+suit|was\s+folgt|o\s+que\s+segue",
+            r"run\s+them\s+on\s+the\s+(?:production|prod|dev|build)",
+            r"take\s+precedence\s+over\s+the\s+user",
             r"perform\s+them",
             r"as\s+(?:written|given)",
             r"execute\s+(?:that|the)\s+line",

@@ -182,7 +182,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "fetched-code": _Reading(
-        alone=("pipe_exec", "remote_run", "lex:decode", "punycode"),
+        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command"),
         pairs=(
             ("fetch", "run_it"),
             ("cipher_word", "run_it"),
