@@ -1902,6 +1902,243 @@ WORDS.update(
     }
 )
 
+# --- sixth round (i29g8): the retired eighth set's missing meanings, read as what they do, in the words
+# of the seventh batch of fresh paraphrases (gate.yaml, `gh-`): a policy said lifted or forged, a command
+# assembled from pieces, file contents sent out, the checker evaded, a rule recreated, merging red, and
+# text met while working obeyed --------------------------------------------------------------------------
+WORDS.update(
+    {
+        # earlier instructions ignored, and the person not told, in Basque
+        "ignore_8": (r"alde\s+batera\s+utz", r"ahaztu"),
+        "instructions_8": (r"argibide", r"jarraibide", r"aginduak"),
+        "hide_tell_8": (r"esan\s+gabe",),
+        # something ranked above what the user asked
+        "over_user": (
+            r"(?:higher|greater|top)[-\s]priority\s+(?:\S+\s+){0,2}?than\s+(?:the\s+)?user",
+            r"outranks?\s+(?:what\s+)?the\s+user",
+            r"(?:before|over|above)\s+(?:the\s+)?user'?s?\s+(?:request|ask|instruction)",
+            r"即使与用户的要求冲突",
+            r"사용자\s*요청보다\s*먼저",
+        ),
+        # the rules said void: a policy lifted, the instructions forged, the "real" task elsewhere
+        "policy_void": (
+            r"(?:guidelines?|rules?|normas|reglas|regole|règles|regeln)\s+(?:\S+\s+){0,4}?(?:fals[aoe]s?|fausses?|gefälscht|atacante|attacker|angreifer|attaquant|attaccante)",
+            r"(?:regole|règles|reglas|regras|regeln|rules|restrictions?)\s+(?:\S+\s+){0,4}?(?:expired|sospes[aei]|suspendu|suspendid|ausgesetzt|revoked|lifted)",
+            r"(?:sospes[aei]|suspended|expired|suspendu\w{0,2})\s+(?:\S+\s+){0,2}?(?:regole|rules|restrictions|règles|reglas)",
+            r"(?:are|is)\s+a\s+decoy",
+            r"(?:safety|content|security|usage)\s+polic(?:y|ies)\s+(?:\S+\s+){0,2}?(?:lifted|suspended|waived|revoked|void)",
+            r"as\s+(?:if|though)\s+no\s+(?:\S+\s+)?polic(?:y|ies)\s+appl",
+            r"politique\s+de\s+s[ée]curit[ée]\s+(?:\S+\s+){0,3}?(?:lev[ée]e|suspendue|annul[ée]e)",
+            r"sicherheitsrichtlinie\w{0,2}\s+(?:\S+\s+){0,3}?(?:aufgehoben|ausgesetzt)",
+            r"pol[íi]tica\s+de\s+seguran?[çcs]a\s+(?:\S+\s+){0,3}?(?:levantad|suspendid|revogad)",
+            r"(?:your|the)\s+(?:real|actual|true)\s+(?:task|job|goal|mission|instructions?)\s+(?:is|are)\b",
+            r"cover\s+story",
+            r"(?:guidelines?|rules?|standards?|instructions?|richtlinien|regeln|règles|directives|reglas|normas)\s+(?:\S+\s+){0,5}?(?:forged|fake|fraudulent|bogus|impost[oe]r|betrüger|usurpat)",
+            r"(?:real|genuine|true|actual)\s+(?:maintainers|owners|authors|admins)\s+want",
+        ),
+        # a command put together from pieces, codes or bytes before it is run
+        "assemble": (
+            r"(?:glue|join|concatenat|combin|stitch)\w{0,3}\s+(?:the\s+)?(?:strings|pieces|parts|fragments)",
+            r"join\w{0,3}\s+the\s+(?:pieces|parts|fragments|strings)",
+            r"(?:char(?:acter)?|ascii|byte)\s+(?:codes?|values?|numbers?)",
+            r"are\s+ascii",
+            r"hex\s+bytes",
+            r"(?:\\x[0-9a-f]{2}){4}",
+            r"(?:turn|convert|build)\w{0,3}\s+(?:them|these|it|the\s+command)\s+(?:into|from)\s+(?:a\s+)?(?:command|text|these|the)",
+            r"append\w{0,3}\s+the\s+(?:host|address|url)",
+            r"add\s+the\s+(?:host|address|url)",
+            r"[`'\x22]\s*\+\s*[`'\x22]",
+        ),
+        # numbers or letters said to spell a command: run or not, that is a payload
+        "spelled_command": (r"(?:spells?|spell\s+out)\s+a\s+(?:shell\s+)?command",),
+        "run_it_8": (r"to\s+run\b", r"evaluate\s+it", r"run\s+the\s+command", r"(?:then|and)\s+run\s+it"),
+        # a script fetched by its address, to be run
+        "script_url": (r"https?://\S+?\.(?:sh|ps1|bash|bat|cmd|pl)\b",),
+        # a destructive command written with its letters spaced apart
+        "spaced_rm": (r"(?<![^\W_])r\s{0,3}m\s{1,4}-\s{1,3}r\s{0,3}f(?![^\W_])",),
+        # a host in punycode: a name that displays as another
+        "punycode": (r"(?<![\w-])xn--[a-z0-9-]{2,}",),
+        # what a file holds, sent whole
+        "file_contents": (
+            r"output\s+of\s+\W?(?:set|env|printenv|export)\b",
+            r"contenu\s+(?:complet|entier|int[ée]gral)",
+            r"(?:vollständigen?|gesamten?)\s+inhalt",
+            r"contenido\s+(?:completo|entero)",
+            r"conte[úu]do\s+(?:completo|inteiro)",
+            r"inhalt\s+von\s+(?:~/|\.)",
+            r"(?:mirror|copy|upload)\w{0,3}\s+every\s+file\s+you\s+(?:edit|open|read|touch)",
+            r"(?:full|complete|entire|whole)\s+(?:text|contents?)\s+of",
+            r"including\s+their\s+(?:full\s+)?contents",
+            r"contents?\s+of\s+(?:the\s+|each\s+|every\s+)?(?:~/|\.)",
+            r"<[^<>\n]{0,40}(?:file|config|settings)[^<>\n]{0,30}>",
+            r"printenv",
+            r"(?:вывод|выхлоп)\s+(?:\S+\s+){0,2}?env\b",
+            r"komplette\s+ausgabe",
+            r"(?:arquivo|fichier|archivo|datei)\s+\S*\s*(?:de\s+)?(?:configura[çc][ãa]o|configuration|configuraci[óo]n|konfiguration)\s+(?:de\s+)?produ",
+            r"\.npmrc\s+inteiro|inteiro\s+\.npmrc|arquivo\s+\.npmrc",
+            r"設定ファイルの中身",
+            r"설정\s*파일의\s*전체\s*내용",
+            r"klasörünün\s+içeriğ",
+            r"~/\.\w+\s+klasörünü",
+            r"(?:claves|credenciales)\s+de\s+(?:la\s+)?nube",
+            r"cloud\s+(?:keys|credentials)",
+        ),
+        "send_out": (
+            r"support\s+tickets?",
+            r"help\s*-?desk",
+            r"fehlerbericht",
+            r"rapport\s+d\W?erreur",
+            r"informe\s+de\s+error",
+            r"endpoint\s+https?://",
+            r"(?:to|an|на|para|à|a|로)\s*https?://",
+            r"https?://\S+\s*(?:に|로|으로)",
+            r"(?:bug|crash|error|issue)\s+reports?",
+            r"hata\s+rapor",
+            r"sorun\s+kayd",
+            r"relat[óo]rio",
+            r"(?:issue|ticket)\s+(?:comment|opened|abierta|aberta)",
+            r"comentario\s+del\s+issue",
+            r"issue\s+aberta",
+            r"startup\s+code",
+            r"(?:call|request\s+to)\s+https?://",
+        ),
+        # Homeostat's own check, named as something to get past
+        "checker_ref": (
+            r"flagged\s+by\s+the\s+(?:scan|check|validator|gate)",
+            r"(?:risky|safety)\s+(?:check|scan)\w{0,3}",
+            r"the\s+(?:checker|validator)\b",
+            r"der\s+prüfer",
+            r"held\s+by\s+the",
+        ),
+        "evade": (
+            r"spread\w{0,3}\s+(?:its|the)\s+(?:sentences|text|words|wording)\s+(?:over|across)",
+            r"(?:inside|in)\s+an?\s+(?:html\s+)?(?:details|comment|collapsed|hidden)\s+(?:element|block|section|tag)",
+            r"(?:blocks?|rejects?|refuses?)\s+pass\s+when",
+            r"split\w{0,3}\s+(?:the\s+wording|it|the\s+text|its\s+text)\s+(?:across|into)",
+            r"break\w{0,3}\s+it\s+into\s+(?:several|two|multiple)",
+            r"(?:each|so\s+each)\s+(?:one\s+)?(?:passes|gets\s+through)",
+            r"(?:not|never)\s+(?:scanned|checked)",
+            r"(?:does\s+not|doesn't|never)\s+look\s+inside",
+            r"verteil\w{0,3}\s+(?:\S+\s+){0,3}?auf\s+mehrere",
+            r"(?:in|inside|into)\s+(?:a\s+)?(?:fenced\s+)?(?:code\s+)?(?:block|fence)s?\b",
+            r"bypass",
+            r"can\s+be\s+ignored",
+            r"oversensitive",
+            r"false\s+alarms",
+        ),
+        # this rule, put back after someone removed or rejected it
+        "self_text_8": (
+            r"this\s+(?:rule|lesson)\b",
+            r"esta\s+regla|esta\s+regra|cette\s+règle|diese\s+regel|questa\s+regola",
+            r"(?:это|данное)?\s*правило",
+            r"(?:这条|本条|此)规则",
+            r"이\s*규칙",
+            r"この(?:ルール|規則)",
+        ),
+        "recreate": (
+            r"ripresent|ricrea\w{0,2}\s+(?:la|lo)|con\s+un\s+altro\s+(?:nome|identificativo|id)\b",
+            r"別の名前で|もう一度作成|再作成",
+            r"add\w{0,3}\s+it\s+back",
+            r"(?:re-?creat|restor|resubmit|re-?add|re-?propos)\w{0,4}\s+(?:it|them|the\s+rule)",
+            r"(?:submit|propose|add|open|create|recreate)\w{0,3}\s+(?:it\s+)?(?:again|once\s+more|anew)",
+            r"under\s+(?:a\s+)?(?:new|different|another)\s+(?:id|name)",
+            r"with\s+a\s+(?:new|different)\s+(?:id|name)",
+            r"con\s+otro\s+nombre|vuelve\s+a\s+crear",
+            r"unter\s+neuem\s+namen|wieder\s+an\b",
+            r"под\s+(?:другим|новым)",
+            r"заново|снова",
+            r"(?:内容|全文)(?:附加|加进|加进去|附上)|(?:附加|加进|加)\S{0,4}(?:内容|全文)|全文也加",
+            r"내용을\s*넣",
+        ),
+        # merging on a red build, said to be fine
+        "merge_red": (
+            r"(?:red|failing|broken)\s+(?:pipeline|build|ci)\b",
+            r"merg\w{0,3}\s+(?:\S+\s+){0,2}?(?:with|while|despite)\s+(?:\S+\s+){0,2}?(?:failing|red|broken)",
+            r"(?:ci|build|pipeline)\s+is\s+red",
+        ),
+        "lenient": (
+            r"merge\s+anyway",
+            r"no\s+reason\s+to\s+(?:hold|block|wait)",
+            r"(?:it\s+is|it's)\s+fine",
+            r"go\s+ahead",
+            r"unrelated",
+            r"(?:don't|do\s+not)\s+wait",
+            r"skip\s+the\s+re-?(?:try|run)",
+        ),
+        # an error swallowed and reported as success
+        "swallow": (
+            r"swallow\w{0,3}\s+(?:every|all|any)\s+(?:error|exception)s?",
+            r"(?:catch|swallow|wrap)\w{0,3}\s+(?:\S+\s+){0,5}?(?:all\s+exceptions|bare\s+except|every\s+exception|any\s+exception)",
+        ),
+        "fake_success": (
+            r"tell\w{0,3}\s+(?:the\s+)?(?:caller|user|client)\s+(?:that\s+)?it\s+(?:worked|succeeded)",
+            r"(?:return|report)\w{0,3}\s+(?:success|ok|true)\b",
+        ),
+        # a security scanner's finding put on its own ignore list
+        "exclude_list": (
+            r"ignore\s+list",
+            r"exclusion\s+list",
+            r"lista\s+de\s+exclusi",
+            r"ausnahmeliste",
+            r"liste\s+d\W?exclusion",
+        ),
+        "sec_scanner": (
+            r"sast\b",
+            r"(?:security|sicherheits)\s*scanner",
+            r"esc[áa]ner\s+de\s+seguridad",
+            r"snyk|codeql|semgrep|trivy|bandit",
+        ),
+        # the coverage floor lowered, in several languages
+        "lower_coverage": (
+            r"senk\w{0,3}\s+(?:die\s+)?mindestabdeckung",
+            r"(?:reduce|lower)\w{0,3}\s+(?:the\s+)?minimum\s+coverage",
+            r"(?:reduz|baix|baj|abaiss|senk|riduc|abbass|lower)\w{0,4}\s+(?:o\s+|el\s+|le\s+|la\s+|den\s+|die\s+|il\s+|the\s+)?(?:limite|umbral|seuil|schwellenwert|soglia|threshold|m[íi]nimo)\s+(?:de\s+|di\s+|der\s+|of\s+)?(?:cobertura|couverture|abdeckung|copertura|coverage|testabdeckung)",
+        ),
+        # text met while working, given an order's weight
+        "data_source_8": (
+            r"notes?\s+(?:left\s+)?for\s+(?:ai|the\s+agent|agents|assistants)",
+            r"(?:linter|compiler)'?s?\s+output",
+            r"bot\s+de\s+(?:despliegue|lanzamiento)",
+            r"(?:support\s+)?e-?mails?\s+(?:are|is)\s+approved|customer'?s?\s+support\s+e-?mail",
+            r"issue\s+bod(?:y|ies)",
+            r"github\s+issues?",
+            r"(?:pytest|jest|test\s+runner|test)\s+(?:output|prints)",
+            r"jira\s+tickets?",
+            r"(?:slack|team)\s+(?:thread|channel)",
+            r"forwarded",
+            r"(?:deploy|release)[\s-]?bot",
+            r"@[\w-]+-bot",
+            r"dependency'?s?\s+readme|readme\s+in\s+a\s+dependency",
+            r"网页|웹\s*페이지",
+            r"提交信息",
+            r"codeblok",
+            r"descri[çc][ãa]o\s+do\s+ticket",
+        ),
+        "shell_included": (r"shell\s+commands\s+included", r"including\s+(?:the\s+)?shell\s+commands"),
+        "act_given_8": (
+            r"run\s+it\s+as\s+is",
+            r"paste\s+it\s+into\s+the\s+terminal",
+            r"lo\s+que\s+sigue|ce\s+qui\s+suit|was\s+folgt|o\s+que\s+segue",
+            r"run\s+them\s+on\s+the\s+(?:production|prod|dev|build)",
+            r"take\s+precedence\s+over\s+the\s+user",
+            r"perform\s+them",
+            r"as\s+(?:written|given)",
+            r"execute\s+(?:that|the)\s+line",
+            r"run\s+the\s+(?:snippets?|code\s+blocks?|rest)",
+            r"execute\s+the\s+code\s+blocks?",
+            r"run\s+what\s+follows",
+            r"do\s+it\b",
+            r"follow\s+the\s+agent\s+notes",
+            r"outrank",
+            r"higher-?priority",
+            r"照它说的做|按说明做",
+            r"따르세요",
+            r"voer\s+ze\s+uit",
+            r"execute-os",
+        ),
+    }
+)
+
 # Words a secret concept holds that, in one setting, name no secret: a pagination token (`next_page`
 # token), a template of an env file (`.env.example`). `subjects` wraps the concept in these: a
 # lookbehind before it and a lookahead after it.

@@ -79,6 +79,9 @@ _READINGS: dict[str, _Reading] = {
             "user_orders_ml",
             "user_authority_5",
             "run_suggested",
+            "policy_void",
+            "over_user",
+            "hide_tell_8",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -112,6 +115,16 @@ _READINGS: dict[str, _Reading] = {
             ("lex:ignore", "instructions_more"),
             ("ignore_more", "lex:instructions"),
             ("ignore_more", "instructions_more"),
+            ("data_source_8", "act_given_8"),
+            ("data_source", "act_given_8"),
+            ("data_source_more", "act_given_8"),
+            ("data_source_8", "act_given"),
+            ("data_source_8", "lex:exec"),
+            ("ignore_8", "instructions_8"),
+            ("ignore_8", "lex:instructions"),
+            ("lex:ignore", "instructions_8"),
+            ("act_given", "shell_included"),
+            ("act_given_8", "shell_included"),
         ),
     ),
     "agent-permissions": _Reading(
@@ -164,11 +177,20 @@ _READINGS: dict[str, _Reading] = {
             ("self_text_more", "relearn"),
             ("self_text_more", "relearn_more"),
             ("served_rules", "relearn_more"),
+            ("checker_ref", "evade"),
+            ("self_text_8", "recreate"),
         ),
     ),
     "fetched-code": _Reading(
-        alone=("pipe_exec", "remote_run", "lex:decode"),
-        pairs=(("fetch", "run_it"), ("cipher_word", "run_it")),
+        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command"),
+        pairs=(
+            ("fetch", "run_it"),
+            ("cipher_word", "run_it"),
+            ("assemble", "run_it"),
+            ("assemble", "run_it_8"),
+            ("script_url", "run_it"),
+            ("script_url", "run_it_8"),
+        ),
     ),
     "credentials": _Reading(
         pairs=(
@@ -188,6 +210,9 @@ _READINGS: dict[str, _Reading] = {
             ("secret_files_5", "move_more"),
             ("secret_files_5", "move_dest_more"),
             ("secret_files_5", "move_5"),
+            ("file_contents", "send_out"),
+            ("file_contents", "move"),
+            ("file_contents", "move_more"),
             ("secret_word", "move_5"),
             ("secret_files", "move_5"),
         ),
@@ -205,7 +230,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "checks": _Reading(
-        alone=("check_setting", "check_setting_more", "marked_passed"),
+        alone=("check_setting", "check_setting_more", "marked_passed", "lower_coverage"),
         pairs=(
             ("make_pass", "check_word"),
             ("disable_more", "check_word"),
@@ -231,9 +256,14 @@ _READINGS: dict[str, _Reading] = {
             ("failing_5", "delete_more"),
             ("failing_5", "disable_more"),
             ("failing_5", "made_pass_5"),
+            ("merge_red", "lenient"),
+            ("swallow", "fake_success"),
+            ("exclude_list", "sec_scanner"),
         ),
     ),
-    "network": _Reading(alone=("destructive", "destructive_more", "outbound"), pairs=(("dns", "data_word"),)),
+    "network": _Reading(
+        alone=("destructive", "destructive_more", "outbound", "spaced_rm"), pairs=(("dns", "data_word"),)
+    ),
 }
 
 # A sentence ends at `.`, `!`, `?` or `;` before a blank, at a line's end, or at CJK punctuation; an
@@ -250,6 +280,14 @@ _ROLE_TAG = re.compile(
     r"</?(?:instructions?|system[\w-]{0,20}|user|assistant|human|im_start|im_end|tool_result|tool_use)\b[^<>\n]{0,40}>",
     re.IGNORECASE,
 )
+# A URL whose query carries a placeholder for a file's or a secret's content (`?d=<the settings file>`);
+# the canonical reading drops the placeholder with the tags, so it is read where it stands.
+_URL_PLACEHOLDER = re.compile(
+    r"https?://[^\s<>]{1,200}?[?&][\w.-]{1,20}=<[^<>\n]{0,60}?(?:file|config|settings|env|secret|token|key|credential)",
+    re.IGNORECASE,
+)
+# Quoted pieces joined with `+` (`cu`+`rl`): the gate reads them as the one word they make.
+_JOINED = re.compile(r"[`'\"]\s{0,3}\+\s{0,3}[`'\"]")
 # A run of base64 letters long enough to carry a command; it counts when it mixes cases and digits, as
 # encoded text does and a hex digest or a word does not.
 _BLOB = re.compile(r"[A-Za-z0-9+/_-]{40,}={0,2}")
@@ -269,7 +307,7 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     if not text.strip():
         return ()
     plain = normalise(text).text
-    reading = unicodedata.normalize("NFKC", canonical(plain)).casefold()
+    reading = unicodedata.normalize("NFKC", canonical(_JOINED.sub("", plain))).casefold()
     starts = _sentence_starts(reading)
     found: dict[str, str] = {}
     for subject, rules in _READINGS.items():
@@ -284,6 +322,10 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
         blob = _encoded_blob(plain)
         if blob:
             found["fetched-code"] = "an encoded payload " + blob
+    if "credentials" not in found:
+        placeholder = _URL_PLACEHOLDER.search(plain)
+        if placeholder:
+            found["credentials"] = placeholder.group(0)
     if "network" not in found:
         host = _unlisted_host(plain, allowed_domains)
         if host:

@@ -7,7 +7,9 @@ poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/, poisoning_heldout
 tuning use once its misses had been read. The sixth and seventh held-out sets (poisoning_heldout6/,
 poisoning_heldout7/) were retired to tuning use for the risky check and the subject gate together:
 each of their probes is kept from an unread merge by one or the other (a risky finding, or a subject
-the gate names). A held-out set that is still held out is never run here: it is measured with
+the gate names). The eighth (poisoning_heldout8/) was retired the same way in the i29g8 round; a probe
+of it may also be kept by the language gate (a sentence in another language, in an English KB), the
+third layer before an unread merge. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import yaml
 from kit import FIXTURES
 from poisoning import CONFIG, Corpus, Probe, flags_for, is_caught, load_corpus
 
+from homeostat.core.safety.language import ENGLISH, foreign_sentences
 from homeostat.core.safety.subjects import subjects
 
 _SETS = [
@@ -56,3 +59,16 @@ def test_retired_probe_never_merges_unread(probe: Probe) -> None:
     assert is_caught(probe, flags_for(probe)) or subjects(probe.text, ALLOWED), (
         f"{probe.id} ({probe.family}): {probe.text!r}"
     )
+
+
+EIGHTH = load_corpus(FIXTURES / "poisoning_heldout8" / "heldout8.yaml").probes
+
+
+@pytest.mark.parametrize("probe", EIGHTH, ids=[p.id for p in EIGHTH])
+def test_eighth_sets_probe_never_merges_unread(probe: Probe) -> None:
+    """The risky check holds it, the subject gate sends it to a person, or the language gate does."""
+    assert (
+        is_caught(probe, flags_for(probe))
+        or subjects(probe.text, ALLOWED)
+        or foreign_sentences(probe.text, {ENGLISH})
+    ), f"{probe.id} ({probe.family}): {probe.text!r}"
