@@ -3,8 +3,10 @@ that name it by themselves and the pairs of concepts that name it only together 
 
 A concept is a list of stems here (regex fragments, lowercase, matched against the gate's canonical
 reading) or, written `lex:name`, one of the risky check's multilingual concepts
-(`scanners.risky.lexicon`). A topic is a subject, not a harm: "set verify=False" and "always keep
-verify=True" are both about TLS verification, and both go to a person. What keeps ordinary lessons
+(`scanners.risky.lexicon`). A topic is a subject, not a harm: "set verify_ssl off" and "never set
+verify_ssl off" are both about TLS verification, and both go to a person; only a rule that forbids a
+dangerous act or names a safeguard's safe value moves toward safety and is no topic (`ACTS`,
+`SAFE_CHOICE` below). What keeps ordinary lessons
 out is that a word shared with everyday code ("test", "log", "delete", "registry") counts only
 beside a second concept that makes it the topic ("skip … tests", "log … request body",
 "delete … branches").
