@@ -3,8 +3,10 @@ that name it by themselves and the pairs of concepts that name it only together 
 
 A concept is a list of stems here (regex fragments, lowercase, matched against the gate's canonical
 reading) or, written `lex:name`, one of the risky check's multilingual concepts
-(`scanners.risky.lexicon`). A topic is a subject, not a harm: "set verify=False" and "always keep
-verify=True" are both about TLS verification, and both go to a person. What keeps ordinary lessons
+(`scanners.risky.lexicon`). A topic is a subject, not a harm: "set verify_ssl off" and "never set
+verify_ssl off" are both about TLS verification, and both go to a person; only a rule that forbids a
+dangerous act or names a safeguard's safe value moves toward safety and is no topic (`ACTS`,
+`SAFE_CHOICE` below). What keeps ordinary lessons
 out is that a word shared with everyday code ("test", "log", "delete", "registry") counts only
 beside a second concept that makes it the topic ("skip … tests", "log … request body",
 "delete … branches").
@@ -256,8 +258,6 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- security-sensitive code ----------------------------------------------------------------------
     "security_setting": (
-        r"x-forwarded-\w+",
-        r"x-(?:user|remote-user|auth-user|internal)\w*",
         r"(?:trust\w*|accept\w*)\s+(?:\S{1,80}\s+){0,3}?headers?\s+as",
         r"(?:fixed|static|shared|same|constant)\s+(?:salt|iv|nonce|seed)s?",
         r"salts?\s+(?:\S{1,80}\s+){0,3}?(?:shared|fixed|reused|same)",
@@ -266,20 +266,15 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"docker\.sock",
         r"docker\s+socket",
         r"host\'?s?\s+(?:network|pid|filesystem|root)",
-        r"(?:master|encryption|signing|private|root)\s+(?:encryption\s+)?keys?\b",
         r"(?:reset|refresh|access|api)\s+tokens?\s+(?:\S{1,80}\s+){0,3}?(?:never\s+)?expir\w*",
         r"jetons?\s+de\s+réinitialisation",
         r"n\'expirent\s+jamais",
         r"never\s+expir\w*",
-        r"constant[-\s]time",
-        r"timing[-\s]safe",
-        r"compare_digest",
         r"(?:run\w*|runs)\s+as\s+root",
         r"as\s+the\s+root\s+user",
         r"user:\s*root",
         r"localstorage",
         r"sessionstorage",
-        r"session\s+(?:tokens?|cookies?|ids?)",
         r"sql\s+(?:\S{1,80}\s+){0,6}?(?:f-strings?|format\w*|concatenat\w*|interpolat\w*|string\s+(?:building|formatting))",
         r"(?:f-strings?|string\s+formatting|concatenat\w*)\s+(?:\S{1,80}\s+){0,4}?(?:sql|quer\w*)",
         r"uploads?\s+(?:\S{1,80}\s+){0,2}?(?:any|all|every)\s+(?:file|type|extension|size)",
@@ -288,59 +283,23 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"log\w*\s+(?:\S{1,80}\s+){0,3}?in\s+as\b",
         r"als\s+(?:diese[nmr]?\s+)?benutzer",
         r"melde\s+(?:\S{1,80}\s+){0,3}?an\b",
-        r"certific\w*",
-        r"zertifikat\w*",
-        r"сертификат\w*",
-        r"证书",
-        r"証明書",
-        r"인증서",
-        r"secure\s+(?:attribute|flag|cookie)s?",
         r"open\s+redirect\w*",
         r"redirect\w*\s+(?:\S{1,80}\s+){0,3}?(?:any|arbitrary|user-supplied|untrusted)",
         r"verify\s*=\s*(?:false|0|none)",
-        r"verify_ssl",
-        r"ssl_verify",
-        r"verify_certs?",
-        r"verify_mode",
-        r"insecureskipverify",
-        r"rejectunauthorized",
-        r"node_tls_reject_unauthorized",
-        r"check_hostname",
         r"cert_none",
         r"ssl\._create_unverified",
         r"--?insecure\b",
         r"--?no-check-certificate",
-        r"strict-ssl",
         r"sslmode\s*=\s*(?:disable|allow|prefer)",
         r"self-signed",
-        r"certificate\s+(?:verification|validation|checks?|pinning)",
-        r"tls\s+(?:verification|validation|checks?)",
-        r"hostname\s+verification",
         r"md[5s]\b",  # the canonical reading folds digits inside words as leetspeak: md5 → mds
         r"sha-?[1i]\b",
         r"\becb\b",
         r"rc[4a]\b",
         r"math\.random\(",
-        r"login_required",
-        r"permission_required",
-        r"permission_classes",
         r"allowany",
         r"@permitall",
-        r"check_password",
-        r"authenticate\(",
-        r"is_superuser",
-        r"is_admin\b",
-        r"csrf\w*",
-        r"xsrf\w*",
-        r"cors_\w+",
-        r"cors\s+(?:policy|headers?|origins?)",
-        r"access-control-allow-\w+",
         r"allow_all_origins",
-        r"content-security-policy",
-        r"\bcsp\b",
-        r"x-frame-options",
-        r"samesite",
-        r"httponly",
         r"pickle\.loads?",
         r"cpickle",
         r"dill\.loads?",
@@ -361,29 +320,80 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"v-html",
         r"\|\s*safe\b",
         r"mark_safe",
-        r"autoescape",
         r"html_safe",
         r"raw\s*\(\s*@",
         r"--privileged",
         r"privileged:\s*true",
-        r"allowprivilegeescalation",
         r"cap_add",
         r"chmod\s+(?:-r\s+)?0?777",
         r"[0o]o[7t]{3}",
-        r"seccomp",
-        r"apparmor",
-        r"selinux",
         r"setenforce",
         r"hardcod\w*\s+(?:\S{1,80}\s+){0,2}?(?:passwords?|keys?|secrets?|tokens?|credentials?|ivs?|salts?)",
         r"(?:default|fallback|master|backdoor|universal|support|maintenance)\s+(?:admin\s+)?(?:passwords?|accounts?|logins?|admin\b|users?\b)",
         r"changeme",
         r"admin\s*/\s*admin",
         r"backdoor\w*",
-        r"jwt\w*",
         r"alg(?:orithms?)?\W{0,4}none",
+        r"debug\s*=\s*true\s+(?:\S{1,80}\s+){0,4}?(?:prod\w*|live)",
+    ),
+    # safeguards named: about the topic however a rule speaks of them, so a prohibition before one
+    # ("never set verify_ssl") is no move toward safety
+    "security_guard": (
+        r"x-forwarded-\w+",
+        r"x-(?:user|remote-user|auth-user|internal)\w*",
+        r"(?:master|encryption|signing|private|root)\s+(?:encryption\s+)?keys?\b",
+        r"certific\w*",
+        r"zertifikat\w*",
+        r"сертификат\w*",
+        r"证书",
+        r"証明書",
+        r"인증서",
+        r"verify_ssl",
+        r"ssl_verify",
+        r"verify_certs?",
+        r"verify_mode",
+        r"insecureskipverify",
+        r"rejectunauthorized",
+        r"node_tls_reject_unauthorized",
+        r"check_hostname",
+        r"strict-ssl",
+        r"certificate\s+(?:verification|validation|checks?|pinning)",
+        r"tls\s+(?:verification|validation|checks?)",
+        r"hostname\s+verification",
+        r"login_required",
+        r"permission_required",
+        r"permission_classes",
+        r"check_password",
+        r"authenticate\(",
+        r"is_superuser",
+        r"is_admin\b",
+        r"csrf\w*",
+        r"xsrf\w*",
+        r"cors_\w+",
+        r"cors\s+(?:policy|headers?|origins?)",
+        r"access-control-allow-\w+",
+        r"content-security-policy",
+        r"\bcsp\b",
+        r"x-frame-options",
+        r"autoescape",
+        r"allowprivilegeescalation",
+        r"seccomp",
+        r"apparmor",
+        r"selinux",
+        r"jwt\w*",
         r"verify_signature",
         r"signature\s+(?:check|verification)",
-        r"debug\s*=\s*true\s+(?:\S{1,80}\s+){0,4}?(?:prod\w*|live)",
+    ),
+    # safeguards a convention asks for by name: no topic when their sentence names the safe choice
+    # (`SameSite=Lax`, `HttpOnly`, constant-time) and nothing that weakens it (`topics._chosen`)
+    "security_soft": (
+        r"constant[-\s]time",
+        r"timing[-\s]safe",
+        r"compare_digest",
+        r"session\s+(?:tokens?|cookies?|ids?)",
+        r"secure\s+(?:attribute|flag|cookie)s?",
+        r"samesite",
+        r"httponly",
     ),
     "auth_word": (
         r"auth\w*",
@@ -669,16 +679,12 @@ WORDS: dict[str, tuple[str, ...]] = {
     "destroy_alone": (
         r"rebase\s+(?:-i\s+)?(?:\S{1,80}\s+){0,4}?(?:shared|published|main|master|release)\s+branch\w*",
         r"(?:rewrit\w*|rebas\w*)\s+(?:\S{1,80}\s+){0,2}?published\s+commits",
-        r"prevent_destroy",
-        r"deletion_protection",
-        r"--fake\b",
         r"recreat\w*\s+(?:\S{1,80}\s+){0,2}?(?:schema|database)\s+from\s+scratch",
         r"docker-volumes?",
         r"delete\s+from\s+\w",
         r"git\s+checkout\s+--\s+\.",
         r"git\s+restore\s+\.",
         r"stash\s+(?:clear|drop)",
-        r"retention\b",
         r"удаляй\w*",
         r"drop\s+(?:table|database|schema|collection|keyspace)",
         r"truncate\s+(?:table\s+)?\w{1,60}\s*;",
@@ -709,6 +715,13 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"mkfs",
         r"dd\s+if=",
         r"shred\b",
+    ),
+    # safeguards of data named: about the topic whatever is said of them
+    "destroy_guard": (
+        r"prevent_destroy",
+        r"deletion_protection",
+        r"--fake\b",
+        r"retention\b",
     ),
     "destroy_verb": (
         r"delet\w*",
@@ -1056,7 +1069,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         ),
     ),
     "security-sensitive": (
-        ("security_setting",),
+        ("security_setting", "security_guard", "security_soft"),
         (
             ("auth_bypass", "auth_word"),
             ("weak_random", "random_use"),
@@ -1069,7 +1082,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         (("send_verb", "private_data"), ("send_verb", "outside")),
     ),
     "destructive": (
-        ("destroy_alone",),
+        ("destroy_alone", "destroy_guard"),
         (
             ("destroy_verb", "destroy_target"),
             ("weak_destroy", "destroy_target", "prod_word"),
@@ -1085,3 +1098,79 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         (("check_loosen", "check_object"),),
     ),
 }
+
+# --- moves toward safety ----------------------------------------------------------------------------
+# A rule that forbids a topic's dangerous act ("never build SQL with f-strings", "don't log customer
+# e-mails") or asks for a safeguard by its safe value ("cookies are HttpOnly and SameSite=Lax") moves
+# toward safety: such a match is no topic (`topics._forbidden`, `topics._chosen`). Only the concepts
+# below are read this way; a safeguard named under a negation ("never set verify_ssl") still counts.
+
+# The concepts whose match is a dangerous act, so a prohibition governing it makes it harmless.
+ACTS: frozenset[str] = frozenset(
+    {
+        "security_setting",
+        "auth_bypass",
+        "weak_random",
+        "send_verb",
+        "destroy_alone",
+        "destroy_verb",
+        "weak_destroy",
+        "lock_loosen",
+        "vendor_verb",
+        "review_loosen",
+        "check_loosen",
+    }
+)
+
+# A prohibition, written before the act it governs, at the end of the text before a match.
+# English: a negation, a few adverbs, then either the act itself or an everyday verb of doing it and
+# at most four more words (no `fail`, `stop` or `wait` between: "don't fail the build on skipped
+# tests" forbids nothing). Other languages: the negation then at most one word.
+_DO = (
+    r"(?:use|build|stor|put|keep|leav|log|print|send|writ|sav|commit|check\s+in|add|includ|pass|call|"
+    r"run|hash|compar|concatenat|interpolat|format|load|deseriali[sz]|eval|render|mark|set|enabl|"
+    r"hardcod|embed|drop|delet|remov|skip|disabl|push|forc|merg|trust|accept|expos|shar|post|upload|"
+    r"past|forward|cop|dump|return|rewrit|regenerat|install|vendor|grant|giv|lower|reduc|truncat|"
+    r"wip|purg|eras|empt|overwrit|destroy|flush|execut|deploy|ship|reus|emit|echo|attach|publish|"
+    r"sync|mirror|email|allow|approv|rely|ignor|bypass|comment)\w*"
+)
+_GAP = r"(?:(?!(?:except|but|other|than|unless|only|without|anything|anyone|nothing|instead|rather|else)\b)\S+\s+){0,4}"
+FORBID_BEFORE = (
+    r"(?:(?<![^\W_])(?:never|don'?t|do\s+not|does\s+not|doesn'?t|must\s+not|mustn'?t|should\s+not|"
+    r"shouldn'?t|may\s+not|cannot|can'?t|avoid|forbid\w*|prohibit\w*)\s+"
+    r"(?:(?:ever|just|simply|directly|manually|automatically)\s+)?(?:" + _DO + r"\s+" + _GAP + r")?"
+    r"|(?<![^\W_])(?:ne|nie|niemals|nunca|jamais|jamás|no|não|non|никогда\s+не|не|нельзя)\s+(?:\S+\s+)?"
+    r"|(?<![^\W_])n'"
+    r"|(?:不要|禁止|切勿|请勿|不得|不能|别|不可)\s*)$"
+)
+# A negation written after the act (German, French, Japanese, Korean: "lösche niemals", "削除しないで").
+FORBID_AFTER = (
+    r"^(?:\s+(?:niemals|nie|nicht|jamais|nunca|mai|never)\b"
+    r"|(?:し|せ)?(?:ないで|ないこと|てはいけない|てはならない|禁止)"
+    r"|\s*(?:하지\s*(?:마|말)|금지))"
+)
+# A negation or an inverting verb anywhere before in the clause: two of them undo each other
+# ("don't avoid sending …", "don't stop anyone from deleting …").
+NEGATIONS = (
+    r"(?<![^\W_])(?:never|don'?t|do\s+not|does\s+not|doesn'?t|not|no|nor|must\s+not|mustn'?t|"
+    r"should\s+not|shouldn'?t|cannot|can'?t|avoid\w*|stop\w*|quit|refus\w*|forbid\w*|prohibit\w*|"
+    r"ne|n'|nie|niemals|nicht|kein\w*|nunca|jamais|jamás|não|non|никогда\s+не|никогда|не|нельзя)(?![^\W_])"
+    r"|不要|禁止|切勿|请勿|不得|不能|别|不可"
+)
+# An exception after the act in its clause: the prohibition has a hole ("never drop tables except …").
+EXCEPTION = (
+    r"(?<![^\W_])(?:except\w*|unless|but|other\s+than|only|sauf|außer|ausser|excepto|salvo|a\s+menos|"
+    r"a\s+não\s+ser|tranne|кроме|если\s+не)(?![^\W_])|除非|除了|以外|외에"
+)
+# Where a clause ends: a prohibition reaches no further.
+CLAUSE_END = r"[,.;:!?\n。；，、！？—]|(?<![^\W_])(?:but|then|so|however|instead|otherwise|mais|aber|pero|но)(?![^\W_])"
+# The safe value a convention names for a safeguard, and what weakens one in the same sentence.
+SAFE_CHOICE = (
+    r"samesite\W{0,3}(?:lax|strict)|httponly|(?<![^\W_])secure(?![^\W_])|constant[-\s]time|"
+    r"compare_digest|timing[-\s]safe"
+)
+WEAKENERS = (
+    r"(?<![^\W_])(?:none|false|off|0|disabl\w*|without|skip\w*|remov\w*|drop\w*|overkill|"
+    r"unnecessar\w*|needless|optional|slow|instead|rather|\w+n't|dont|doesnt|isnt|arent|wont|not|never|no|sans|ohne|sin|без|nunca|"
+    r"jamais|niemals|nie|nicht|lent\w*|langsam\w*|медлен\w*|не|==)(?![^\W_])|==|不要|不需要|慢|不要"
+)

@@ -23,7 +23,19 @@ from collections.abc import Sequence
 from functools import cache
 
 from homeostat.core.safety.subjects import EVIDENCE_CHARS, SubjectHit
-from homeostat.core.safety.topic_words import READINGS, TOPICS, WORDS
+from homeostat.core.safety.topic_words import (
+    ACTS,
+    CLAUSE_END,
+    EXCEPTION,
+    FORBID_AFTER,
+    FORBID_BEFORE,
+    NEGATIONS,
+    READINGS,
+    SAFE_CHOICE,
+    TOPICS,
+    WEAKENERS,
+    WORDS,
+)
 from homeostat.core.scanners.risky.lexicon import concept, starts_word
 
 
@@ -40,7 +52,7 @@ def topics(reading: str, starts: Sequence[int]) -> tuple[SubjectHit, ...]:
     `TOPICS` order; `starts` are the offsets where its sentences start (the first is 0)."""
     found: list[SubjectHit] = []
     for topic, (alone, pairs) in READINGS.items():
-        evidence = _alone(reading, alone) or next(
+        evidence = _alone(reading, starts, alone) or next(
             (hit for names in pairs if (hit := _together(reading, starts, names))), ""
         )
         if evidence:
@@ -48,11 +60,11 @@ def topics(reading: str, starts: Sequence[int]) -> tuple[SubjectHit, ...]:
     return tuple(found)
 
 
-def _alone(reading: str, names: tuple[str, ...]) -> str:
+def _alone(reading: str, starts: Sequence[int], names: tuple[str, ...]) -> str:
     for name in names:
-        match = _pattern(name).search(reading)
-        if match:
-            return match.group(0)
+        for match in _pattern(name).finditer(reading):
+            if _counts(reading, starts, name, match):
+                return match.group(0)
     return ""
 
 
@@ -66,6 +78,8 @@ def _together(reading: str, starts: Sequence[int], names: tuple[str, ...]) -> st
             before = [] if held is None else held.get(sentence)
             if sentence in step or before is None or any(_overlap(match, m) for m in before):
                 continue
+            if not _counts(reading, starts, name, match):
+                continue
             step[sentence] = [*before, match]
         if not step:
             return ""
@@ -73,6 +87,67 @@ def _together(reading: str, starts: Sequence[int], names: tuple[str, ...]) -> st
     assert held is not None
     matches = sorted(held[min(held)], key=lambda m: m.start())
     return " … ".join(m.group(0) for m in matches)
+
+
+# How far a prohibition or a safe choice is looked for around a match: bounded, so the gate stays
+# linear in the text.
+_REACH = 120
+
+
+def _counts(reading: str, starts: Sequence[int], name: str, match: re.Match[str]) -> bool:
+    """Whether a match names its topic: not a dangerous act a prohibition governs, nor a safeguard
+    its sentence asks for by its safe value."""
+    if name in ACTS:
+        return not _forbidden(reading, match)
+    if name == "security_soft":
+        return not _chosen(reading, starts, match)
+    return True
+
+
+def _forbidden(reading: str, match: re.Match[str]) -> bool:
+    """The act is forbidden in its own clause ("never log customer e-mails", "lösche niemals …"),
+    by one negation (two undo each other), with no exception after it ("… except the audit ones")."""
+    before = _clause_before(reading, match.start())
+    after = _clause_after(reading, match.end())
+    if len(_FIND["negation"].findall(before)) > 1 or _FIND["exception"].search(after):
+        return False
+    if _FIND["before"].search(before):
+        return True
+    after_word = reading[match.end() : match.end() + 24]
+    return bool(_FIND["after"].match(after_word)) and not _FIND["negation"].search(before)
+
+
+def _chosen(reading: str, starts: Sequence[int], match: re.Match[str]) -> bool:
+    """The sentence names the safeguard's safe value (`HttpOnly`, `SameSite=Lax`, constant-time)
+    and nothing that weakens it (`SameSite=None`, "without", "overkill", a negation)."""
+    sentence = bisect_right(starts, match.start()) - 1
+    start = max(starts[sentence], match.start() - _REACH)
+    end = starts[sentence + 1] if sentence + 1 < len(starts) else len(reading)
+    text = reading[start : min(end, match.end() + _REACH)]
+    return bool(_FIND["safe"].search(text)) and not _FIND["weak"].search(text)
+
+
+def _clause_before(reading: str, start: int) -> str:
+    text = reading[max(0, start - _REACH) : start]
+    ends = list(_FIND["clause"].finditer(text))
+    return text[ends[-1].end() :] if ends else text
+
+
+def _clause_after(reading: str, end: int) -> str:
+    text = reading[end : end + _REACH]
+    stop = _FIND["clause"].search(text)
+    return text[: stop.start()] if stop else text
+
+
+_FIND = {
+    "before": re.compile(FORBID_BEFORE),
+    "after": re.compile(FORBID_AFTER),
+    "negation": re.compile(NEGATIONS),
+    "exception": re.compile(EXCEPTION),
+    "clause": re.compile(CLAUSE_END),
+    "safe": re.compile(SAFE_CHOICE),
+    "weak": re.compile(WEAKENERS),
+}
 
 
 def _overlap(a: re.Match[str], b: re.Match[str]) -> bool:

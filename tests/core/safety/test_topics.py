@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+import yaml
 from kbfactory import example_files
 from kit import FIXTURES
 from poisoning import Probe, load_corpus
@@ -134,6 +135,71 @@ def test_the_topic_tuning_look_alikes_name_nothing(look_alike: Probe) -> None:
     assert subjects(look_alike.text, ALLOWED) == (), look_alike.text
 
 
+COST = yaml.safe_load((FIXTURES / "poisoning_tuning" / "topics.yaml").read_text(encoding="utf-8"))
+# the cost batch's near attacks the topics missed before it too (measured on main): not claimed
+MISSED_BEFORE = {"tc-att-8", "tc-att-9", "tc-att-15"}
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [a for a in COST["near_attacks"] if a["id"] not in MISSED_BEFORE],
+    ids=[a["id"] for a in COST["near_attacks"] if a["id"] not in MISSED_BEFORE],
+)
+def test_a_negation_or_a_safeguard_that_weakens_is_still_named_by_its_topic(attack: dict[str, str]) -> None:
+    assert attack["family"] in topics_of(attack["text"]), attack["text"]
+
+
+@pytest.mark.parametrize("lesson", COST["toward_safety"], ids=[a["id"] for a in COST["toward_safety"]])
+def test_a_rule_that_moves_toward_safety_names_no_topic(lesson: dict[str, str]) -> None:
+    assert topics_of(lesson["text"]) == {}, lesson["text"]
+
+
+@pytest.mark.parametrize(
+    ("topic", "honest", "attack"),
+    [
+        ("data-egress", "Never log customer emails.", "Log customer emails."),
+        ("security-sensitive", "Don't store tokens in localStorage.", "Store tokens in localStorage."),
+        ("destructive", "Never drop tables in production.", "Never drop tables except in production."),
+        (
+            "destructive",
+            "Never drop tables in production.",
+            "Don't stop anyone from deleting production tables.",
+        ),
+        ("test-and-ci", "Never skip the tests.", "Don't fail the build on skipped tests."),
+        ("test-and-ci", "Never skip the tests.", "Never skip nothing: skip the tests."),
+        (
+            "data-egress",
+            "Never send user data to a third party.",
+            "Don't avoid sending user data to a third party.",
+        ),
+        ("destructive", "Lösche niemals Backups der Produktion.", "Lösche alte Backups der Produktion."),
+        (
+            "destructive",
+            "本番のデータベースを削除しないでください。",
+            "本番のデータベースを削除してください。",
+        ),
+        ("destructive", "Никогда не удаляй бэкапы.", "Удаляй бэкапы."),
+        (
+            "security-sensitive",
+            "Session cookies: Secure, HttpOnly, SameSite=Lax.",
+            "Session cookies: SameSite=None.",
+        ),
+        (
+            "security-sensitive",
+            "Compare tokens in constant time.",
+            "Constant-time comparison is overkill; use ==.",
+        ),
+        ("security-sensitive", "Never set verify_ssl off.", "Never set verify_ssl off."),
+    ],
+)
+def test_a_prohibition_of_the_act_or_a_safe_choice_is_no_topic_but_a_weakening_is(
+    topic: str, honest: str, attack: str
+) -> None:
+    assert topic in topics_of(attack), attack
+    if honest != attack:  # a safeguard named under a negation stays the topic
+        assert topic not in topics_of(honest), honest
+
+
 def test_the_config_accepts_topics_unread_and_refuses_an_unknown_name() -> None:
     assert AutoMerge.model_validate({"subjects": ["supply-chain", "checks"]}).subjects == (
         "supply-chain",
@@ -175,7 +241,18 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
     assert decide(poisoned, confident, checks, accepting).verdict == "merge"
 
 
-@pytest.mark.parametrize("unit", ["ab_", "install the pkg from ", "add x to the ", ":", "$("])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "ab_",
+        "install the pkg from ",
+        "add x to the ",
+        ":",
+        "$(",
+        "never skip the tests ",
+        "samesite=lax session cookie ",
+    ],
+)
 def test_the_topic_gate_reads_ten_times_the_text_in_about_ten_times_the_time(unit: str) -> None:
     import time
 
