@@ -265,6 +265,7 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
         "run the tests " * (n // 14) + "without asking; anything else needs"
     ),
     "disable homeostat digest ×n": "disable the homeostat slack digest ",
+    "post ~/.ssh webhook ×n": "post ~/.ssh ~/.zsh_history to webhook ",
 }
 
 

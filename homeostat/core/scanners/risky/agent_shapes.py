@@ -159,7 +159,9 @@ HIDES_FAILURE_KEYS = (
 _SECRET_FILES = (
     r"\bprintenv\b|\bprocess\.env\b|\bos\.environ\b|\.aws/credentials\b|\.ssh/id_\w+|\bsecrets?\s+files?\b|"
     r"\bcredentials\s+files?\b|(?<![\w.])\.env(?![\w.-])|\.npmrc\b|\.netrc\b|\.pypirc\b|\.git-credentials\b|"
-    r"\.kube/config\b|\.docker/config\.json\b"
+    r"\.kube/config\b|\.docker/config\.json\b|"
+    # the folders a developer's keys live in, named whole, and the shell's history of typed secrets
+    r"~/\.(?:ssh|aws|gnupg)(?![\w./-])|\.(?:bash|zsh)_history\b"
 )
 # (where everyone reads: public issues, gists, pastes and buckets, telemetry, another repo's issues)
 _PUBLIC = (
@@ -173,7 +175,7 @@ ENV_SENT = _compile(
 ENV_SENT_KEYS = (
     "printenv process os environment aws ssh secret secrets credentials public telemetry collector "
     "webhook webhooks pastebin paste gist gists send sends post posts upload uploads env npmrc netrc pypirc git "
-    "kube docker issue",
+    "kube docker issue gnupg bash zsh",
     "--public",
 )
 
