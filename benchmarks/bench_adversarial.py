@@ -266,6 +266,8 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     ),
     "disable homeostat digest ×n": "disable the homeostat slack digest ",
     "post ~/.ssh webhook ×n": "post ~/.ssh ~/.zsh_history to webhook ",
+    "skip instead of fixing ×n": "skip the test instead of fixing ",
+    "skip … instead of fixing": lambda n: "skip " * (n // 5) + "instead of fixing",
 }
 
 

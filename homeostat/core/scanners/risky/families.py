@@ -355,6 +355,7 @@ _SHAPES = (
     (more.HOMEOSTAT_OFF_MORE, "injection", INJECTION, _keys(*more.HOMEOSTAT_OFF_KEYS)),
     (more.SPREADS_ITSELF, "injection", INJECTION, _keys(*more.SPREADS_ITSELF_KEYS)),
     (more.HIDES_FAILURE, "weakened-checks", WEAKENED, _keys(*more.HIDES_FAILURE_KEYS)),
+    (more.WEAKENED_OVER_FIX, "weakened-checks", WEAKENED, _keys(*more.WEAKENED_OVER_FIX_KEYS)),
     (more.ENV_SENT, "credential-handling", EXPOSE, _keys(*more.ENV_SENT_KEYS)),
     (more.DATA_AS_USER, "injection", INJECTION, _keys(*more.DATA_AS_USER_KEYS)),
     (more.DNS_SENT, "credential-handling", EXPOSE, _keys(*more.DNS_SENT_KEYS)),
