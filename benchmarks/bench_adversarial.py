@@ -257,6 +257,17 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "allow_failure optional job ×n": "allow_failure: true for the optional job ",
     "xfail reason=KEY-1 ×n": 'mark failing tests xfail(reason="PAY-1") so ci passes ',
     "## h\\n<!-- homeostat\\n--> ×n": "## h\n<!-- homeostat\n-->\n",
+    # the look-alike reasons of the eighth set's retirement: a document named by its kind, a check run
+    # allowed without asking with the rest kept for approval, a Homeostat notice switched off
+    "instructions in the x y guide ×n": "earlier instructions in the migration v3 guide are superseded ",
+    "run the tests without asking ×n": "run the tests without asking, anything else needs approval ",
+    "run the tests … without asking": lambda n: (
+        "run the tests " * (n // 14) + "without asking; anything else needs"
+    ),
+    "disable homeostat digest ×n": "disable the homeostat slack digest ",
+    "post ~/.ssh webhook ×n": "post ~/.ssh ~/.zsh_history to webhook ",
+    "skip instead of fixing ×n": "skip the test instead of fixing ",
+    "skip … instead of fixing": lambda n: "skip " * (n // 5) + "instead of fixing",
 }
 
 

@@ -355,6 +355,7 @@ _SHAPES = (
     (more.HOMEOSTAT_OFF_MORE, "injection", INJECTION, _keys(*more.HOMEOSTAT_OFF_KEYS)),
     (more.SPREADS_ITSELF, "injection", INJECTION, _keys(*more.SPREADS_ITSELF_KEYS)),
     (more.HIDES_FAILURE, "weakened-checks", WEAKENED, _keys(*more.HIDES_FAILURE_KEYS)),
+    (more.WEAKENED_OVER_FIX, "weakened-checks", WEAKENED, _keys(*more.WEAKENED_OVER_FIX_KEYS)),
     (more.ENV_SENT, "credential-handling", EXPOSE, _keys(*more.ENV_SENT_KEYS)),
     (more.DATA_AS_USER, "injection", INJECTION, _keys(*more.DATA_AS_USER_KEYS)),
     (more.DNS_SENT, "credential-handling", EXPOSE, _keys(*more.DNS_SENT_KEYS)),
@@ -536,7 +537,29 @@ def _switched_off(text: str, s: _Sentence) -> bool:
         return False
     if CONFINED_AFTER.match(text[tool[1] : s.end]):
         return False  # in a scratch clone, of a backup copy
+    if verb[0] < tool[0] and notice_only(text[verb[1] : s.end]):
+        return False  # its digest, not its checks
     return verb[0] < tool[0] or not starts_word(text[verb[0] : verb[1]])
+
+
+# What Homeostat tells people (a digest, an email, Slack notifications), in a few languages.
+_NOTICE = re.compile(
+    r"\b(?:digests?|e-?mails?|notifications?|notices?|newsletters?|summar(?:y|ies)|reminders?|pings?|"
+    r"benachrichtigung\w*|zusammenfassung\w*|notificaci\w+|notifica[çc]\w+|r[ée]sum[ée]s?|r[ée]capitulatif\w*|"
+    r"resumen|avisos?|уведомлени\w*|рассылк\w*)\b"
+)
+# Anything that guards, or all of it: a switched-off notice that names one of these is no notice only.
+_GUARDS = re.compile(
+    r"\b(?:hooks?|validat\w*|checks?|plugins?|mcp|servers?|rules?|context|kb|knowledge|scan\w*|gates?|jobs?|"
+    r"workflows?|tools?|allowed[-_\s]?domains|reviews?|everything|entirely|completely|whole|else|all)\b"
+)
+
+
+def notice_only(switched_off: str) -> bool:
+    """What a sentence switches off (the words after its verb, to the sentence's end) is a notice
+    Homeostat sends people, a digest or an email, and nothing that guards: a rule may quiet a
+    channel; the checks, hooks and rules stay on."""
+    return _NOTICE.search(switched_off) is not None and _GUARDS.search(switched_off) is None
 
 
 def _governs(text: str, s: _Sentence, action: str, thing: str, reach: int) -> bool:
@@ -595,13 +618,15 @@ _IN_A_DOCUMENT = re.compile(
     r"(?!(?:agents|claude|gemini|copilot[-\w]*|system|prompt|rules?|instructions?)\b)"
     r"(?:wiki(?:\s+pages?)?|readmes?|docs?\b|documentation|runbooks?|playbooks?|confluence(?:\s+pages?)?|"
     r"notion(?:\s+pages?)?|handbooks?|onboarding\s+(?:docs?|guides?|pages?)|setup\s+guides?|tutorials?|blog\s+posts?|"
+    # any document named by its kind, a word or two saying which: the migration guide, the upgrade notes
+    r"(?:[\w-]+\s+){0,2}(?:guides?|manuals?|notes|changelogs?|references?|specs?|specifications?|handbooks?|faqs?)|"
     r"(?:[\w-]+/)*[\w-]+\.(?:md|rst|adoc|txt|html))(?![\w/.-])"
 )
 
 
 # A file agents read as their orders, anywhere in a document's path (`docs/AGENTS.md`, `.cursor/…`).
 _AGENT_FILE = re.compile(
-    r"agents|claude|gemini|copilot|cursor|windsurf|cline|codex|\.mdc\b|system|prompt|homeostat"
+    r"agents|\bagent\b|claude|gemini|copilot|cursor|windsurf|cline|codex|\.mdc\b|system|prompt|homeostat"
 )
 
 
@@ -653,8 +678,42 @@ def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
 
 def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
     """Not negated before the phrase, nor right after it ("確認せずに実行しないで"): the phrase's own
-    negation (`せず`, "without") is no negation of it."""
-    return not _negated(text, s, s.first("no_confirm"))
+    negation (`せず`, "without") is no negation of it; nor an allowlist (`_checks_allowed`)."""
+    at = s.first("no_confirm")
+    return not _negated(text, s, at) and not _checks_allowed(text, s.start, at)
+
+
+# A check that reads the code and changes nothing outside the work tree.
+_CHECK_RUN = re.compile(
+    r"\b(?:tests?|test\s+suites?|specs?|linters?|lint|formatters?|format|fmt|type[-\s]?check\w*|mypy|tsc|eslint|ruff|"
+    r"prettier|pytest|jest|vitest|black|gofmt|clippy|builds?)\b"
+)
+# What no allowlist lets an agent do unasked: every command, or a step that leaves the work tree.
+_NOT_A_CHECK = re.compile(
+    r"\b(?:any|all|every|anything|everything|whatever|push\w*|deploy\w*|merg\w*|delet\w*|remov\w*|drop\w*|destroy\w*|"
+    r"install\w*|publish\w*|release\w*|commit\w*|tag\w*|rm|reset\w*|force\w*|migrat\w*|apply|curl|wget|sudo|ssh|"
+    r"send\w*|upload\w*|approv\w*|revok\w*|rotat\w*|kill\w*|shell|bash|terminal|commands?)\b"
+)
+# The rest kept for a person right after: "; anything else needs approval", "; alles andere braucht eine Freigabe".
+_REST_NEEDS_ASKING = re.compile(
+    r"[^.!?\n]{0,12}?[;,:]?\s*(?:but\s+|and\s+)?(?:(?:anything|everything|all|every|any)\s+(?:else|other\s+\w+)|"
+    r"(?:all\s+|any\s+|the\s+)?other\s+(?:commands?|actions?|tools?|changes?|steps?)|alles\s+andere|tout\s+le\s+reste|"
+    r"todo\s+lo\s+dem[aá]s|tudo\s+o\s+resto)\s+(?:still\s+)?"
+    r"(?:needs?|requires?|must\s+(?:ask|get|wait)|asks?|waits?\s+for|goes\s+through|braucht|erfordert|ben[öo]tigt|"
+    r"n[ée]cessite|requiert|necesita|requiere|precisa)\b"
+)
+
+
+def _checks_allowed(text: str, start: int, at: tuple[int, int]) -> bool:
+    """An allowlist ("the agent may run the linter without asking; everything else needs approval"):
+    what is done unasked is a check run (tests, a linter, a type checker) and nothing past one, and the
+    sentence after keeps everything else for a person, the prompts the permissions advice asks for."""
+    allowed = text[start : at[0]]
+    return (
+        _CHECK_RUN.search(allowed) is not None
+        and _NOT_A_CHECK.search(allowed) is None
+        and _REST_NEEDS_ASKING.match(text, at[1]) is not None
+    )
 
 
 def _acts_silently(text: str, s: _Sentence) -> bool:
@@ -824,6 +883,8 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if pattern in _CONFINABLE and CONFINED_AFTER.match(after):
                 continue  # confined to a place made to be thrown away: a scratch clone, a backup copy
+            if pattern in _SWITCHES_OFF and notice_only(m.group(0) + after):
+                continue  # Homeostat's digest muted, not its checks
             if pattern in _FAILURES_LET_THROUGH and _NON_GATING_AFTER.match(after):
                 continue  # on a job that gates nothing: "… is fine for the optional performance job"
             if _EXCEPTION_AFTER.match(after) or (
@@ -846,6 +907,8 @@ _CONFINABLE = (
     _WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.NO_TESTS_RUN,
     wide.FAILURE_SWALLOWED,
 )  # fmt: skip
+# The shapes that switch Homeostat off, none of which does so when only a notice it sends is named.
+_SWITCHES_OFF = (_HOMEOSTAT_OFF, more.HOMEOSTAT_OFF_MORE)
 # The weakenings that let a job's failure through, which harm nothing on a job no merge waits for.
 _FAILURES_LET_THROUGH = (_WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.FAILURE_SWALLOWED)
 # Such a job named after the setting: "`allow_failure: true` is fine for the optional performance job";

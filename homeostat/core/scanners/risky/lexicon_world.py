@@ -66,6 +66,12 @@ WORLD: dict[str, dict[str, tuple[str, ...]]] = {
             r"\.pgpass",
             r"kubeconfig",
             r"\.docker/config\.json",
+            # the folders a developer's keys live in, named whole, and the shell's history of typed secrets
+            r"\.ssh(?![\w.-])",
+            r"\.aws(?![\w./-])",
+            r"\.gnupg(?![\w.-])",
+            r"\.kube/config\b",
+            r"\.(?:bash|zsh)_history\b",
         ),
         "void": (
             r"(?:are|is)\s+(?:now\s+)?(?:null|void|invalid|annulled|rescinded|repealed|withdrawn|suspended|lifted)",
