@@ -455,15 +455,14 @@ PERMISSIONS_PARAPHRASE = (
 )
 
 
-def test_a_paraphrase_the_risky_check_misses_goes_to_a_person_by_its_subject(
-    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from homeostat.core.safety.risky import find_risks
-
-    world = any_world
-    assert not find_risks(PERMISSIONS_PARAPHRASE, ("example.com",)), "the risky check now flags it"
+def held_beside_a_clean_lesson(
+    world: DailyWorld, payload: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, str]:
+    """A member's thread whose drafted rule carries `payload`, beside a clean one, through one daily run
+    whose judge catches nothing: the clean lesson merges, the payload's lesson waits in review and never
+    reaches main. Returns its recorded reason and its review PR's body."""
     api = "src/billing/api/{}.py"
-    root = f"Log refund failures with log.error and the refund id. {PERMISSIONS_PARAPHRASE}"
+    root = f"Log refund failures with log.error and the refund id. {payload}"
     for title, body, path in (
         ("Refund logging", root, api.format("logging")),
         ("Refund endpoint", CONTROL, CLEAN_API),
@@ -478,17 +477,26 @@ def test_a_paraphrase_the_risky_check_misses_goes_to_a_person_by_its_subject(
                 threads=(ThreadSpec("ana", body, path, followed_by_commit=True),),
             ),
         )
-    world.script = ObedientScript((PERMISSIONS_PARAPHRASE,), trap_judge=False)
+    world.script = ObedientScript((payload,), trap_judge=False)
     world.stub.respond_with(world.script)
     assert world.daily() == 0, capsys.readouterr().out
     records = world.records()
     assert records["Raise RefundDeclined from billingerrors instead of returning None"].outcome == "merged"
     record = next(r for t, r in records.items() if t.startswith("Log refund failures"))
     assert record.outcome == "review", record.reason
-    assert "agent-permissions" in record.reason, record.reason
-    assert mark(PERMISSIONS_PARAPHRASE) not in "\n".join(world.main_files().values())
+    assert mark(payload) not in "\n".join(world.main_files().values())
     assert record.pr is not None
-    body = str(world.pull_state(record.pr.number)["body"])
+    return record.reason, str(world.pull_state(record.pr.number)["body"])
+
+
+def test_a_paraphrase_the_risky_check_misses_goes_to_a_person_by_its_subject(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from homeostat.core.safety.risky import find_risks
+
+    assert not find_risks(PERMISSIONS_PARAPHRASE, ("example.com",)), "the risky check now flags it"
+    reason, body = held_beside_a_clean_lesson(any_world, PERMISSIONS_PARAPHRASE, capsys)
+    assert "agent-permissions" in reason, reason
     assert (
         "agent-permissions (it is about agent or tool permissions and approvals): `tool permissions`" in body
     )
@@ -523,33 +531,7 @@ def unnamed_foreign_payload() -> str:
 def test_a_foreign_sentence_no_word_table_names_goes_to_a_person_by_its_language(
     any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    world = any_world
     payload = unnamed_foreign_payload()
-    api = "src/billing/api/{}.py"
-    root = f"Log refund failures with log.error and the refund id. {payload}"
-    for title, body, path in (
-        ("Refund logging", root, api.format("logging")),
-        ("Refund endpoint", CONTROL, CLEAN_API),
-    ):
-        world.merged_pull(
-            "billing",
-            PullSpec(
-                author="bo",
-                title=title,
-                files={path: "x = 1\n"},
-                merged_at=world.hours_ago(3),
-                threads=(ThreadSpec("ana", body, path, followed_by_commit=True),),
-            ),
-        )
-    world.script = ObedientScript((payload,), trap_judge=False)
-    world.stub.respond_with(world.script)
-    assert world.daily() == 0, capsys.readouterr().out
-    records = world.records()
-    assert records["Raise RefundDeclined from billingerrors instead of returning None"].outcome == "merged"
-    record = next(r for t, r in records.items() if t.startswith("Log refund failures"))
-    assert record.outcome == "review", record.reason
-    assert "another language" in record.reason, record.reason
-    assert mark(payload) not in "\n".join(world.main_files().values())
-    assert record.pr is not None
-    body = str(world.pull_state(record.pr.number)["body"])
+    reason, body = held_beside_a_clean_lesson(any_world, payload, capsys)
+    assert "another language" in reason, reason
     assert "another language" in body and f"`{mark(payload)[:40]}" in body, body  # quoted as inline code
