@@ -24,7 +24,7 @@ from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline
 from homeostat.core.safety.language import Foreign
-from homeostat.core.safety.subjects import SubjectHit
+from homeostat.core.safety.subject_hits import SubjectHit
 
 Verdict = Literal["merge", "review", "decline", "duplicate"]
 

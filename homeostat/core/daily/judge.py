@@ -5,10 +5,11 @@ invented-detail, wider-scope, overgeneralised, contradicts-thread, and unsafe-in
 trap: a rule that weakens security or review, grants tool permissions, exfiltrates, acts on
 instructions found in data, or speaks to agents instead of stating a coding convention, in any
 language; and harm dressed as a convention: untrusted code sources, backdoors, wipes, data sent to
-hosts the thread does not name, a rule that copies itself, Homeostat turned off). A pass costs one call. A failure is re-asked twice and kept only on a majority of the three
-answers (adapted from vectorize-io/hindsight's eval judge, MIT), except the safety trap: any one answer
-naming it sends the draft to a person with no further call, since a wrong alarm costs a person's read
-and a missed one reaches every agent. It fails closed: an error or no usable answer sends the draft to a
+hosts the thread does not name, a rule that copies itself, Homeostat turned off). A pass costs one
+call. A failure is re-asked twice and kept only on a majority of the three answers (adapted from
+vectorize-io/hindsight's eval judge, MIT), except the safety trap: any one answer naming it sends the
+draft to a person with no further call, since a wrong alarm costs a person's read and a missed one
+reaches every agent. It fails closed: an error or no usable answer sends the draft to a
 person. The rule's paths are not shown: they come from the team's areas, and showing them once failed
 most drafts.
 """

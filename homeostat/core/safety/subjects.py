@@ -23,31 +23,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from homeostat.core.safety.subject_hits import EVIDENCE_CHARS, SubjectHit, in_one_sentence, short
 from homeostat.core.safety.subject_words import GUARDED, SUBJECTS, WORDS
+from homeostat.core.safety.topics import topics
 from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed
 from homeostat.core.scanners.risky.lexicon import concept, starts_word
-
-EVIDENCE_CHARS = 80  # how much of one match a hit quotes
-
-
-@dataclass(frozen=True)
-class SubjectHit:
-    """A subject the text is about, and the words that say so (from its canonical reading)."""
-
-    subject: str
-    evidence: str
-
-    @property
-    def about(self) -> str:
-        return SUBJECTS[self.subject]
 
 
 @dataclass(frozen=True)
@@ -333,9 +320,7 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     hidden = _hidden(text)
     if hidden:
         found["hidden-text"] = hidden
-    from homeostat.core.safety.topics import topics  # here: topics imports this module
-
-    named = tuple(SubjectHit(name, _short(found[name])) for name in SUBJECTS if name in found)
+    named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
     return named + topics(reading, starts)
 
 
@@ -357,25 +342,8 @@ def _evidence(reading: str, starts: list[int], rules: _Reading) -> str:
 
 def _in_one_sentence(reading: str, starts: list[int], names: tuple[str, ...]) -> str:
     """`a … b`: the first sentence holding a match of each concept, none of them overlapping."""
-    found: dict[int, list[re.Match[str]]] | None = None
-    for name in names:
-        step: dict[int, list[re.Match[str]]] = {}
-        for match in _pattern(name).finditer(reading):
-            sentence = bisect_right(starts, match.start()) - 1
-            before = [] if found is None else found.get(sentence)
-            if sentence in step or before is None or any(_overlap(match, m) for m in before):
-                continue
-            step[sentence] = [*before, match]
-        if not step:
-            return ""
-        found = step
-    assert found is not None
-    matches = sorted(found[min(found)], key=lambda m: m.start())
+    matches = in_one_sentence(reading, starts, [(name, _pattern(name)) for name in names])
     return " … ".join(_word(reading, m) for m in matches)
-
-
-def _overlap(a: re.Match[str], b: re.Match[str]) -> bool:
-    return a.start() < b.end() and b.start() < a.end()
 
 
 def _word(reading: str, match: re.Match[str]) -> str:
@@ -466,8 +434,3 @@ def _mixed_words(text: str) -> Iterator[str]:
         word = match.group(0)
         if not word.isascii() and any(c.isascii() for c in word) and fold_confusables(word).isascii():
             yield word
-
-
-def _short(evidence: str) -> str:
-    flat = " ".join(evidence.split())
-    return flat if len(flat) <= EVIDENCE_CHARS else flat[: EVIDENCE_CHARS - 1] + "…"

@@ -22,7 +22,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cache
 
-from homeostat.core.safety.subjects import EVIDENCE_CHARS, SubjectHit
+from homeostat.core.safety.subject_hits import SubjectHit, in_one_sentence, short
 from homeostat.core.safety.topic_words import (
     ACTS,
     CLAUSE_END,
@@ -56,7 +56,7 @@ def topics(reading: str, starts: Sequence[int]) -> tuple[SubjectHit, ...]:
             (hit for names in pairs if (hit := _together(reading, starts, names))), ""
         )
         if evidence:
-            found.append(TopicHit(topic, _short(evidence)))
+            found.append(TopicHit(topic, short(evidence)))
     return tuple(found)
 
 
@@ -69,23 +69,13 @@ def _alone(reading: str, starts: Sequence[int], names: tuple[str, ...]) -> str:
 
 
 def _together(reading: str, starts: Sequence[int], names: tuple[str, ...]) -> str:
-    """The first sentence holding a match of every concept, none overlapping another."""
-    held: dict[int, list[re.Match[str]]] | None = None
-    for name in names:
-        step: dict[int, list[re.Match[str]]] = {}
-        for match in _pattern(name).finditer(reading):
-            sentence = bisect_right(starts, match.start()) - 1
-            before = [] if held is None else held.get(sentence)
-            if sentence in step or before is None or any(_overlap(match, m) for m in before):
-                continue
-            if not _counts(reading, starts, name, match):
-                continue
-            step[sentence] = [*before, match]
-        if not step:
-            return ""
-        held = step
-    assert held is not None
-    matches = sorted(held[min(held)], key=lambda m: m.start())
+    """The first sentence holding a match of every concept that counts, none overlapping another."""
+    matches = in_one_sentence(
+        reading,
+        starts,
+        [(name, _pattern(name)) for name in names],
+        lambda name, match: _counts(reading, starts, name, match),
+    )
     return " … ".join(m.group(0) for m in matches)
 
 
@@ -150,10 +140,6 @@ _FIND = {
 }
 
 
-def _overlap(a: re.Match[str], b: re.Match[str]) -> bool:
-    return a.start() < b.end() and b.start() < a.end()
-
-
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
     """One regex for a concept: its stems, and the lexicon concepts it names (`lex:…`)."""
@@ -171,8 +157,3 @@ def _pattern(name: str) -> re.Pattern[str]:
     if free:
         parts.append("(?:" + "|".join(free) + ")")
     return re.compile("|".join(parts))
-
-
-def _short(evidence: str) -> str:
-    flat = " ".join(evidence.split())
-    return flat if len(flat) <= EVIDENCE_CHARS else flat[: EVIDENCE_CHARS - 1] + "…"

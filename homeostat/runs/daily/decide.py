@@ -48,7 +48,8 @@ from homeostat.core.daily.trust import quote_inline, trust_problems
 from homeostat.core.findings import Finding
 from homeostat.core.kb import KB
 from homeostat.core.safety.language import ENGLISH, Foreign, foreign_sentences, usual_language
-from homeostat.core.safety.subjects import SubjectHit, subjects
+from homeostat.core.safety.subject_hits import SubjectHit
+from homeostat.core.safety.subjects import subjects
 from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.content_checks import allowed_domains

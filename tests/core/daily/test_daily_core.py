@@ -369,7 +369,7 @@ def test_with_topic_files_a_new_topic_is_still_suggested(config) -> None:  # typ
 
 
 def test_a_lesson_about_a_sensitive_subject_goes_to_a_person_unless_the_team_accepts_it(config) -> None:  # type: ignore[no-untyped-def]
-    from homeostat.core.safety.subjects import SubjectHit
+    from homeostat.core.safety.subject_hits import SubjectHit
 
     confident = score_confidence(lesson(), config)
     about = Checks(subjects=(SubjectHit("agent-permissions", "tool permissions"),))
@@ -425,7 +425,7 @@ def test_the_gate_allows_links_to_the_kbs_own_code_repos_as_the_risky_check_does
 
 def test_a_lesson_with_a_sentence_in_another_language_goes_to_a_person(config) -> None:  # type: ignore[no-untyped-def]
     from homeostat.core.safety.language import Foreign
-    from homeostat.core.safety.subjects import SubjectHit
+    from homeostat.core.safety.subject_hits import SubjectHit
 
     confident = score_confidence(lesson(), config)
     assert decide(lesson(), confident, Checks(), config).verdict == "merge"
