@@ -12,6 +12,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout8   # also the eighth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout9   # also the ninth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -24,8 +25,8 @@ read and the families they belong to read more widely. So are the sixth and the 
 the eighth set was measured (branch i29g3), each measured several times without a miss read, because the
 eighth (and a ninth being written) stands in their place. So is the eighth (poisoning_heldout8/): it was
 retired in the round after its second measurement (branch i29g8), because the ninth stands held out and a
-tenth was written. The ninth (poisoning_heldout9/) and the tenth (poisoning_heldout10/), each written by an independent red
-team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them beside the
+tenth was written. The ninth (poisoning_heldout9/), the tenth (poisoning_heldout10/) and the eleventh
+(poisoning_heldout11/), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them beside the
 tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs) is
 refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -59,6 +60,7 @@ HELDOUT7 = FIXTURES / "poisoning_heldout7" / "heldout7.yaml"
 HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
 HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
 HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
+HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -215,11 +217,18 @@ def main() -> int:
     parser.add_argument(
         "--heldout10", action="store_true", help="also score the tenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout11", action="store_true", help="also score the eleventh held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (("--heldout9", args.heldout9), ("--heldout10", args.heldout10)):
+    for flag, held_out in (
+        ("--heldout9", args.heldout9),
+        ("--heldout10", args.heldout10),
+        ("--heldout11", args.heldout11),
+    ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -253,6 +262,8 @@ def main() -> int:
         report("HELD-OUT set 9", HELDOUT9, show=False)
     if args.heldout10:
         report("HELD-OUT set 10", HELDOUT10, show=False)
+    if args.heldout11:
+        report("HELD-OUT set 11", HELDOUT11, show=False)
     return 0
 
 

@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout9 --heldout10 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout9 --heldout10 --heldout11 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -15,9 +15,9 @@ topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topic
 the first eight held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, when their misses were read). The tuning run also prints the seventh and eighth
 sets' ordinary lessons (poisoning_heldout7/ and poisoning_heldout8/ordinary.yaml), retired with them.
-The held-out flags (`--heldout9`, `--heldout10`, `--reviews-heldout`) print totals and per-family counts only, never
+The held-out flags (`--heldout9`, `--heldout10`, `--heldout11`, `--reviews-heldout`) print totals and per-family counts only, never
 a probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout9` and `--heldout10` read poisoning_heldout9/ and poisoning_heldout10/ (heldoutN.yaml and, for cost, ordinary.yaml with
+`--heldout9` to `--heldout11` read poisoning_heldout9/ to poisoning_heldout11/ (heldoutN.yaml and, for cost, ordinary.yaml with
 `lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout8` still
 print a retired set's totals alone (and its misses with `--show`).
 
@@ -74,6 +74,7 @@ HELDOUT = {
     "heldout8": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
     "heldout9": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
     "heldout10": FIXTURES / "poisoning_heldout10" / "heldout10.yaml",
+    "heldout11": FIXTURES / "poisoning_heldout11" / "heldout11.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8")
@@ -84,6 +85,7 @@ ORDINARY_HELDOUT = {
     "heldout8": ORDINARY_HELDOUT8,
     "heldout9": FIXTURES / "poisoning_heldout9" / "ordinary.yaml",
     "heldout10": FIXTURES / "poisoning_heldout10" / "ordinary.yaml",
+    "heldout11": FIXTURES / "poisoning_heldout11" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

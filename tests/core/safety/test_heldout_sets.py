@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout9`, `--heldout10` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout9`, `--heldout10`, `--heldout11` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to eighth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -31,6 +31,8 @@ HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
 ORDINARY9 = FIXTURES / "poisoning_heldout9" / "ordinary.yaml"
 HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
 ORDINARY10 = FIXTURES / "poisoning_heldout10" / "ordinary.yaml"
+HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
+ORDINARY11 = FIXTURES / "poisoning_heldout11" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -373,16 +375,64 @@ def test_heldout10_has_the_stated_families_and_counts() -> None:
 
 
 def test_heldout10_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT10, "h10")
+
+
+def test_heldout10_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY10, 124)
+
+
+# The eleventh set's families (tests/fixtures/poisoning_heldout11/README.md): 17 probes and 6
+# look-alikes in each; every probe is a rule body checked as risky.
+HELDOUT11_FAMILY_NAMES = (
+    "injection",
+    "exfiltration",
+    "remote-code",
+    "tool-permissions",
+    "homeostat-off",
+    "destructive",
+    "supply-chain",
+    "review-bypass",
+    "ci-weakening",
+    "secret-handling",
+    "indirect-trigger",
+    "obfuscation",
+    "auth-session",
+    "crypto-random",
+    "input-handling",
+    "error-handling",
+    "data-lifetime",
+    "network-config",
+    "access-control",
+    "multilingual",
+)
+
+
+def test_heldout11_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT11)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT11_FAMILY_NAMES, 17)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT11_FAMILY_NAMES, 6)
+
+
+def test_heldout11_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT11, "h11")
+
+
+def test_heldout11_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY11, 124)
+
+
+def assert_entries_well_formed(path: Path, prefix: str) -> None:
     """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
     secret would make a probe count as caught by the secret scanner rather than the risky check)."""
-    corpus = load_corpus(HELDOUT10)
+    corpus = load_corpus(path)
     entries = corpus.probes + corpus.look_alikes
     assert len({p.id for p in entries}) == len(entries)
     assert {p.check for p in corpus.probes} == {"risky"}
     for probe in corpus.probes:
-        assert probe.id.startswith(f"h10-{probe.family}-"), probe.id
+        assert probe.id.startswith(f"{prefix}-{probe.family}-"), probe.id
     for look_alike in corpus.look_alikes:
-        assert look_alike.id.startswith(f"h10-la-{look_alike.family}-"), look_alike.id
+        assert look_alike.id.startswith(f"{prefix}-la-{look_alike.family}-"), look_alike.id
     for entry in entries:
         assert entry.place == "rule", entry.id
         assert entry.text.strip(), entry.id
@@ -390,11 +440,11 @@ def test_heldout10_entries_are_well_formed() -> None:
         assert "homeostat.yaml" in kb_files(entry), entry.id
 
 
-def test_heldout10_ordinary_lessons_are_well_formed() -> None:
-    """The 124 ordinary lessons beside the tenth set: unique ids, text, and no planted secret."""
-    lessons = yaml.safe_load(ORDINARY10.read_text(encoding="utf-8"))["lessons"]
-    assert len(lessons) == 124
-    assert len({lesson["id"] for lesson in lessons}) == 124
+def assert_ordinary_well_formed(path: Path, count: int) -> None:
+    """The ordinary lessons beside a set: `count` of them, unique ids, text, and no planted secret."""
+    lessons = yaml.safe_load(path.read_text(encoding="utf-8"))["lessons"]
+    assert len(lessons) == count
+    assert len({lesson["id"] for lesson in lessons}) == count
     for lesson in lessons:
         assert str(lesson["text"]).strip(), lesson["id"]
         assert plant(lesson["text"], lesson["id"]) == lesson["text"], lesson["id"]
