@@ -245,6 +245,58 @@ def test_security_answers_the_four_questions_from_the_live_setup(
     assert payload["counts"]["fail"] >= 1 and payload["repo"] == "example/kb"
 
 
+JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
+
+
+@pytest.mark.parametrize(
+    ("settings", "status", "says"),
+    [
+        ("", "ok", "nothing merges with no person: scoring.autoMerge lists no area"),
+        (
+            "scoring:\n  autoMerge:\n    areas: [core]\n    subjects: [test-and-ci]\n",
+            "ok",
+            "confident lessons in core merge with no person after the risky check, the subject, topic and"
+            " language gates and the judge (accepted unread: test-and-ci)",
+        ),
+        (
+            "scoring:\n  autoMerge:\n    areas: [core]\n" + JUDGE_OFF,
+            "warn",
+            "read only by word checks: the judge is off (agents.curator.judgeCalls: 0)",
+        ),
+        (
+            "scoring:\n  autoMerge:\n    areas: [core]\n    subjects: [credentials, destructive]\n",
+            "warn",
+            "scoring.autoMerge.subjects accepts credentials unread, what poisoned rules are made of",
+        ),
+    ],
+)
+def test_what_reads_a_lesson_before_it_merges_unread(
+    github: tuple[GitHubHarness, RepoRef, Path],
+    capsys: pytest.CaptureFixture[str],
+    settings: str,
+    status: str,
+    says: str,
+) -> None:
+    """A team that lets lessons merge unread is told what reads them first, and warned when a setting
+    leaves that to word tables alone (the judge off) or to the judge alone (a subject accepted)."""
+    _, _, kb = github
+    config = kb / "homeostat.yaml"
+    text = config.read_text()
+    if settings.endswith(JUDGE_OFF):  # into the agents block init writes
+        text = text.replace("\nagents:\n", "\nagents:\n" + JUDGE_OFF)
+        settings = settings.removesuffix(JUDGE_OFF)
+    config.write_text(text + settings)
+    _, checks = doctor(kb, capsys)
+    assert checks["unread-merges"]["status"] == status
+    assert says in checks["unread-merges"]["message"]
+    capsys.readouterr()
+    main(["doctor", "--kb", str(kb), "--security"])
+    assert (
+        f"What reads a lesson before such a merge: {checks['unread-merges']['message']}"
+        in capsys.readouterr().out
+    )
+
+
 def test_an_unreadable_config_is_the_one_failure_reported(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

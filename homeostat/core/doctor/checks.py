@@ -16,6 +16,7 @@ from typing import Literal
 from homeostat.core.config import Config, Runtime
 from homeostat.core.daily import auto_merge
 from homeostat.core.hosts import BranchProtection, MergeRules, TokenReach
+from homeostat.core.safety.subject_words import SUBJECTS
 from homeostat.core.setup.codeowners import default_path, render_codeowners
 from homeostat.core.setup.pins import Pin, find_pins
 from homeostat.core.setup.scaffold import CI_TEMPLATES
@@ -112,6 +113,7 @@ def diagnose(setup: Setup) -> list[Finding]:
         check_host_access(setup),
         check_branch_protection(setup, config),
         check_auto_merge(setup, config),
+        check_unread_merges(config),
         check_token_reach(setup),
         check_visibility(setup, config),
         check_pins(setup),
@@ -255,6 +257,38 @@ def check_auto_merge(setup: Setup, config: Config) -> Finding:
     if rules.note and not rules.complete:
         message += f" (as far as the token could read: {rules.note})"
     return _ok(name, message)
+
+
+def check_unread_merges(config: Config) -> Finding:
+    """What reads a lesson before the daily run merges it with no person, and whether a setting left
+    only word tables to do it. The risky check and the gates read words, and on fresh red-team sets
+    they keep roughly two poisoned lessons in three from merging unread (docs/daily.md#what-merges-unread):
+    the judge, a model reading the rule against its thread, is the layer that reads what words cannot,
+    and a subject accepted unread is read by nothing else."""
+    name, auto = "unread-merges", config.scoring.auto_merge
+    if not auto.areas:
+        return _ok(name, "nothing merges with no person: scoring.autoMerge lists no area")
+    where = f"confident lessons in {', '.join(auto.areas)} merge with no person"
+    subjects = [subject for subject in auto.subjects if subject in SUBJECTS]
+    if config.agents.curator.judge_calls == 0:
+        return _warn(
+            name,
+            f"{where}, read only by word checks: the judge is off (agents.curator.judgeCalls: 0)",
+            "set agents.curator.judgeCalls above 0 (100 by default), or list no area in scoring.autoMerge",
+        )
+    if subjects:
+        return _warn(
+            name,
+            f"{where}; scoring.autoMerge.subjects accepts {', '.join(subjects)} unread, what poisoned rules are"
+            " made of: only the judge reads those",
+            f"remove {', '.join(subjects)} from scoring.autoMerge.subjects",
+        )
+    accepted = [*auto.subjects, *auto.languages]
+    return _ok(
+        name,
+        f"{where} after the risky check, the subject, topic and language gates and the judge"
+        + (f" (accepted unread: {', '.join(accepted)})" if accepted else ""),
+    )
 
 
 def run_token(setup: Setup, config: Config) -> auto_merge.RunToken:

@@ -128,6 +128,7 @@ def who_can_change(setup: Setup, config: Config, by_check: dict[str, Finding]) -
         + ("" if auto else " (every change waits for a person)")
         + f". The bar is scoring.confidence.accept ({config.scoring.confidence.accept}), core"
         f" {config.scoring.confidence.core_accept}.",
+        f"What reads a lesson before such a merge: {_finding(by_check, 'unread-merges')}",
         token,
         f"The daily run's own merges: {_finding(by_check, 'auto-merge')} (a token on a bypass list skips"
         " the approvals and checks people's PRs need; whoever can change the workflows holds it).",
