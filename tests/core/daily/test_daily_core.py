@@ -216,6 +216,10 @@ def test_the_safety_trap_needs_one_answer_and_no_majority() -> None:
         "backdoor",
         "copy itself",
         "turn off or ignore Homeostat",
+        "phrased as an engineering choice",  # harm in what the code does: caches, errors, retries…
+        "fail open",
+        "string formatting",
+        "access widened",
     ):
         assert duty in system, duty
 
