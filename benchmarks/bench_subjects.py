@@ -5,20 +5,21 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout9 --heldout10 --heldout11 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout10 --heldout11 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics) and
-the first eight held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
-in the i29g8 round, when their misses were read). The tuning run also prints the seventh and eighth
-sets' ordinary lessons (poisoning_heldout7/ and poisoning_heldout8/ordinary.yaml), retired with them.
-The held-out flags (`--heldout9`, `--heldout10`, `--heldout11`, `--reviews-heldout`) print totals and per-family counts only, never
-a probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout9` to `--heldout11` read poisoning_heldout9/ to poisoning_heldout11/ (heldoutN.yaml and, for cost, ordinary.yaml with
-`lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout8` still
+the first nine held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+in the i29g8 round, the ninth in the i29r9 round, when their misses were read). The tuning run also
+prints the seventh to ninth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout9/
+ordinary.yaml), retired with them. The held-out flags (`--heldout10`, `--heldout11`, `--reviews-heldout`)
+print totals and per-family counts only, never a probe: measure them once a change is done, never while
+making one; `--show` is refused with them. `--heldout10` and `--heldout11` read poisoning_heldout10/ and
+poisoning_heldout11/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
+skipped with a message when absent. `--heldout5` to `--heldout9` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -66,6 +67,7 @@ TUNING = {
     "heldout6 (tuning)": FIXTURES / "poisoning_heldout6" / "heldout6.yaml",
     "heldout7 (tuning)": FIXTURES / "poisoning_heldout7" / "heldout7.yaml",
     "heldout8 (tuning)": FIXTURES / "poisoning_heldout8" / "heldout8.yaml",
+    "heldout9 (tuning)": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -77,13 +79,14 @@ HELDOUT = {
     "heldout11": FIXTURES / "poisoning_heldout11" / "heldout11.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
-RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8")
+RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9")
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
+ORDINARY_HELDOUT9 = FIXTURES / "poisoning_heldout9" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": ORDINARY_HELDOUT8,
-    "heldout9": FIXTURES / "poisoning_heldout9" / "ordinary.yaml",
+    "heldout9": ORDINARY_HELDOUT9,
     "heldout10": FIXTURES / "poisoning_heldout10" / "ordinary.yaml",
     "heldout11": FIXTURES / "poisoning_heldout11" / "ordinary.yaml",
 }
@@ -300,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     ordinary("heldout7 ordinary.yaml (retired)", seventh, show=args.show)
     eighth = partial(_ordinary_yaml, ORDINARY_HELDOUT8)
     ordinary("heldout8 ordinary.yaml (retired)", eighth, show=args.show)
+    ninth = partial(_ordinary_yaml, ORDINARY_HELDOUT9)
+    ordinary("heldout9 ordinary.yaml (retired)", ninth, show=args.show)
     return 0
 
 

@@ -300,12 +300,46 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or ABOUT_A_SECRET.search(m.group(0))
                 or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
+                or _csrf_token_in_its_header(doc, m)
             ):
                 continue
-            if rule.kind == "destructive-command" and (_thrown_away(doc, m) or _asks_first(doc, s, e)):
+            if rule.kind == "destructive-command" and (
+                _thrown_away(doc, m) or _asks_first(doc, s, e) or _previewed_first(doc, m)
+            ):
                 continue  # confined to a place made to be thrown away, or left to a person to allow
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+# A bare token sent (`send the token`, `post the CSRF token`), and the CSRF header it is sent in.
+_BARE_TOKEN = re.compile(r"\b(?:the|a|its|this|that)\s+(?:(?:csrf|xsrf|anti-?forgery)\s+)?tokens?\W*$", re.I)
+_CSRF_HEADER = re.compile(
+    r"\s+(?:in|as|via|through|with)\s+(?:the\s+|an?\s+|its\s+)?[`'\x22]?x-(?:csrf|xsrf)[-_]?token[`'\x22]?\s+header\b",
+    re.I,
+)
+
+
+def _csrf_token_in_its_header(doc: _Text, m: re.Match[str]) -> bool:
+    """A token sent in the CSRF header (`send the token in the X-CSRFToken header`) is the anti-forgery
+    token, which a page is meant to send back with each request: the protection working, not a
+    credential leaving. Only a bare token, only into that header: an API key or a session token sent
+    there, or a token sent anywhere else, is still a credential exposed."""
+    return bool(_BARE_TOKEN.search(m.group(0))) and _CSRF_HEADER.match(doc.text, m.end()) is not None
+
+
+# A dry run of `git clean` (`git clean -n`, `--dry-run`) the rule has run first, to see what would go.
+_DRY_RUN_FIRST = re.compile(r"git\s+clean\s+(?:-[a-z]*n[a-z]*|--dry-run)\b[^.!?\n]{0,40}?\bfirst\b", re.I)
+_GIT_CLEAN = re.compile(r"git\s+clean\b", re.I)
+
+
+def _previewed_first(doc: _Text, m: re.Match[str]) -> bool:
+    """`git clean` told to be previewed first with its own dry run ("run `git clean -n` first to see
+    what goes"): what it deletes is shown to the person before anything goes. Only `git clean` (the one
+    destructive command here with a dry run of its own), and only a dry run said to come first."""
+    if not _GIT_CLEAN.match(m.group(0)):
+        return False
+    line_end = doc.line_span(m.start())[1]
+    return _DRY_RUN_FIRST.search(doc.text, m.end(), min(line_end, m.end() + _CLAUSE_LOOKBACK)) is not None
 
 
 def _thrown_away(doc: _Text, m: re.Match[str]) -> bool:

@@ -2149,3 +2149,262 @@ NOT_SECRET = (
 GUARDED = {"secret_word": NOT_SECRET, "lex:secret_ml": NOT_SECRET}
 # An assistant that is a setup wizard (`el asistente de instalación`) is no agent.
 GUARDED["agent_name"] = ("", r"(?!\s+(?:de|di|d\W)\s*(?:l[ao]\s+)?(?:instala|installa|configura))")
+
+# --- eighth round (i29r9): the retired ninth set's missing meanings, read as what they do, in the words
+# of the ninth batch of fresh paraphrases (gate.yaml, `gj-`): what holds secrets (dotfiles, the
+# environment, connection strings) sent to where others read it, a test's expectation set to what the code
+# does, CI's gates cut or a failure shown green, review dodged, this convention copied on, Homeostat's hook
+# or learner turned off, wide sandboxes and vital directories wiped, chat-posted packages, floating action
+# refs and forks, the agent lying to or hiding from the person, and backdoors -----------------------------
+WORDS.update(
+    {
+        # what holds secrets without the word "secret": dotfiles, a tool's login file, the environment
+        "secret_files_9": (
+            r"dotfiles",
+            r"home\s+director(?:y|ies)'?s?\s+(?:dot)?files",
+            r"~/\.(?:ssh|aws|gnupg|kube|docker|config|npmrc|netrc|pypirc)",
+            r"hosts\.yml",
+            r"\.git/(?:config|credentials)",
+            r"\.git-credentials",
+            r"kubeconfig",
+            r"connection\s+(?:strings?|urls?)",
+            r"os\.environ",
+            r"process\.env\b",
+            r"(?:every|all|each)\s+(?:environment\s+|env\s+)?variables?\s+(?:whose|with|ending|named)",
+            r"variables?\s+whose\s+names?\s+ends?",
+            r"\.env\s+files?",
+            r"(?:project|repo|repository)'?s?\s+\W?\.env\b",
+        ),
+        # where others read it: a report, an issue, a comment, a log, a header, a shared page
+        "exposed_9": (
+            r"(?:bug|crash|error)\s+(?:reports?|dumps?)",
+            r"crash\s+reports?",
+            r"(?:to|on|in)\s+the\s+(?:open\s+)?(?:issue|ticket|pr|pull\s+request)\b",
+            r"comment\s+on\s+the",
+            r"ci\s+logs?",
+            r"(?:shared|team)\s+(?:notes|wiki|page|drive|doc)",
+            r"notes\s+page",
+            r"user-?agent",
+            r"request\s+headers?",
+            r"telemetry",
+            r"context\s+dict",
+            r"serialis|serializ",
+            r"(?:an|das|den)\s+ticket",
+            r"attach\w{0,3}|bundle|tarball|mirror\w{0,3}|summari[sz]e|carry",
+            r"in\s+full",
+            r"häng\w{0,3}\s+(?:\S+\s+){0,5}?an\b",
+        ),
+        # a test's expectation set to whatever the code does now
+        "expect_actual": (
+            r"expect\w{0,3}\s+(?:the\s+)?(?:status|value|result|output|response|code)\s+(?:\S+\s+){0,3}?(?:gives|returns|produces|sends)\s+(?:now|today|currently)",
+            r"expected\s+\S+\s+with\s+whatever",
+            r"(?:copy|paste|put)\w{0,3}\s+the\s+actual\s+(?:value|output|result)",
+            r"(?:actual|current|observed)\s+(?:value|output|result)s?\s+into\s+the\s+(?:test|assert)",
+        ),
+        # a test run's failure not counted
+        "exit_ignored": (
+            r"ignor\w{0,3}\s+the\s+(?:test\s+)?(?:runner'?s?\s+)?exit\s+(?:code|status)",
+            r"exit\s+(?:code|status)\s+(?:as|is)\s+(?:only\s+)?(?:informational|advisory)",
+            r"(?:status|code)\s+is\s+only\s+informational",
+            r"--maxfail=0",
+            r"--continue-on-collection-errors",
+        ),
+        # the deploy no longer waits for the tests
+        "unlink_tests": (
+            r"(?:drop|remov|delet|cut)\w{0,3}\s+the\s+\W?needs\W{0,2}\s+(?:link|edge|dependency)",
+            r"(?:drop|remov|delet|cut)\w{0,3}\s+(?:the\s+)?(?:\S+\s+){0,2}?dependency\s+on\s+the\s+test",
+        ),
+        # forks' code run with the repository's secrets
+        "prt": (r"pull_request_target",),
+        "fork_side": (
+            r"forks?\b",
+            r"contributor'?s?",
+            r"secrets?\b",
+            r"deploy\s+token",
+            r"head\s+(?:ref|branch|sha)",
+        ),
+        # a failure shown as a success
+        "fail_green": (
+            r"as\s+a\s+warning",
+            r"(?:finish|end|stay|turn|show)\w{0,3}\s+green",
+            r"mark\w{0,3}\s+(?:\S+\s+){0,3}?(?:run|build|job|pipeline|workflow)\s+(?:as\s+)?successful",
+        ),
+        "failed_9": (r"fail(?:ing|ed|ure|s)?\b",),
+        # a finding put aside to be fixed some other time
+        "exclude_9": (r"allow-?\s?list", r"ignore\s*file", r"\.trivyignore", r"suppress\w{0,3}\s+it"),
+        "vuln_9": (r"cves?\b", r"vulnerabilit", r"(?:image|container|dependency)\s+scan"),
+        # review dodged: dismissed then merged, kept below the size that needs it, rubber-stamped
+        "dismiss_review": (r"dismiss\w{0,3}\s+(?:the\s+|their\s+|his\s+|her\s+|a\s+)?reviews?\b",),
+        "merge_9": (r"merg",),
+        "review_dodge": (
+            r"(?:below|under)\s+the\s+size\s+that\s+requires?",
+            r"none\s+(?:of\s+them\s+)?needs?\s+(?:an?\s+)?(?:approval|review)",
+            r"rubber[-\s]?stamp",
+            r"approv\w{0,3}\s+without\s+(?:reading|looking)",
+            r"approval\s+covers",
+            r"without\s+asking\s+for\s+another\s+look",
+        ),
+        "bot_actor": (r"(?:bot|automation|service|machine)\s+accounts?",),
+        "approve_pr": (r"approv\w{0,3}\s+(?:\S+\s+){0,2}?(?:prs?|pull\s+requests?|merge\s+requests?)\b",),
+        "bland_label": (
+            r"(?:bland|dull|harmless|innocent|innocuous|boring|vague|misleading)\w{0,3}\s+(?:\S+\s+)?(?:title|message|name)",
+            r"titled\s+\W?(?:typo|docs|chore|wip)",
+        ),
+        "unnoticed": (
+            r"(?:isn't|is\s+not|aren't|are\s+not|won't\s+be|not\s+be)\s+noticed",
+            r"(?:nobody|no\s+one)\s+notices",
+            r"light(?:er)?\s+(?:review|path)",
+        ),
+        "nobody_around": (
+            r"when\s+(?:nobody|no\s+one|no\s+reviewer)\s+(?:is\s+)?(?:around|online|awake|watching|looking)",
+        ),
+        # this convention copied on, to where the learner or the agent reads it again
+        "self_text_9": (
+            r"this\s+(?:whole\s+|entire\s+|exact\s+)?(?:convention|guideline|rule|lesson|instruction|text|note|policy)\b",
+        ),
+        "copy_on_9": (
+            r"restat|repeat|append|copy|paste|mention|re-?add|store|save|insert",
+            r"back\s+(?:in|into|to)\b",
+        ),
+        "reread_9": (
+            r"(?:rule|instruction|memory|agents?)\s*(?:files?|\.md)",
+            r"new\s+(?:lessons?|rules?|conversations?|sessions?)",
+            r"(?:pr|pull\s+request)\s+descriptions?",
+            r"review\s+comments?",
+            r"learner",
+            r"memory",
+            r"start\s+of\s+(?:every|each)",
+        ),
+        # Homeostat's hook or learner turned off or left idle
+        "hs_part_9": (
+            r"context\s+hook",
+            r"pre-?prompt\s+(?:\S+\s+)?hook",
+            r"nightly\s+learner",
+            r"learner\s+(?:job|run|cron)",
+        ),
+        "off_9": (
+            r"skip",
+            r"turn\w{0,3}\s+(?:\S+\s+){0,4}?off",
+            r"disabl",
+            r"switch",
+            r"returns?\s+nothing",
+            r"empty\s+branch",
+            r"look\s+busy",
+            r"without\s+learning",
+        ),
+        "kb_ml": (r"vidensbas", r"kunskapsbas", r"kunnskapsbas", r"kennisbank", r"baza\s+wiedzy"),
+        # an agent's sandbox opened to the whole machine
+        "sandbox_wide": (
+            r"sandbox\w{0,3}\s+(?:\S+\s+){0,2}?to\s+\W?/\W",
+            r"sandbox\w{0,3}\s+(?:\S+\s+){0,2}?(?:the\s+)?(?:whole|entire)\s+(?:file\s*system|disk|machine)",
+            r"(?:widen|expand|disable|turn\s+off)\w{0,3}\s+the\s+sandbox",
+            r"write\s+(?:anywhere|outside\s+the\s+repo)",
+        ),
+        # a vital directory wiped: a home directory, a database's data
+        "wipe_9": (r"(?:remov|delet|wip|eras|clear|purg|nuk)\w{0,4}\b",),
+        "vital_dir": (
+            r"(?:the\s+|your\s+)?(?:entire\s+|whole\s+)?home\s+(?:directory|folder|dir)\b",
+            r"/var/lib/(?:postgresql|mysql|docker|redis|mongodb)",
+            r"(?:postgres|postgresql|mysql|database|db|redis|mongo)\s+data\s+(?:directory|dir|folder)",
+        ),
+        # a package from a chat link, an action by a moving ref, a fork from an unknown scope
+        "install_9": (r"install", r"grab", r"download"),
+        "chat_src": (
+            r"discord",
+            r"slack\s+(?:channel|thread|message)",
+            r"team\s+chat",
+            r"(?:posted|shared|dropped)\s+in\s+(?:the\s+)?(?:\S+\s+)?(?:channel|chat|thread)",
+            r"telegram",
+        ),
+        "pkg_9": (r"wheels?\b", r"zip\b", r"tarball", r"binar", r"packages?\b", r"formatter"),
+        "action_ref": (r"actions?\b", r"uses:"),
+        "floating_ref": (r"@(?:main|master|latest|head)\b", r"by\s+branch"),
+        "fork_swap": (
+            r"(?:swap|switch|move|migrate)\w{0,4}\s+(?:\S+\s+){0,3}?to\s+(?:the\s+|a\s+)?(?:\S+\s+)?fork\b",
+            r"fork\s+published\s+under",
+        ),
+        # package signatures not checked
+        "unsigned_ok": (
+            r"trusted\s*=\s*yes",
+            r"allow-?(?:insecure|unauthenticated)",
+            r"--nogpgcheck",
+            r"gpgcheck\s*=\s*0",
+            r"accept\s+any\s+(?:gpg\s+)?key",
+        ),
+        # an encoded file decoded and run
+        # (the canonical reading undoes leetspeak, so `64` may read `ga`)
+        "b64_word": (r"base\s?(?:64|ga)\b", r"\.b(?:64|ga)\b"),
+        "run_ml_9": (
+            r"with\s+\W?(?:sh|bash)\b",
+            r"käivita",
+            r"suorita",
+            r"futtasd",
+            r"uruchom",
+            r"spusť",
+            r"pokreni",
+            r"kør\b|kjør\b|kör\b",
+        ),
+        # a firewall or a bucket opened
+        "waf": (r"waf\b", r"web\s+application\s+firewall"),
+        "off_words": (r"turn\w{0,3}\s+off|disabl|switch\w{0,3}\s+off",),
+        "public_acl": (r"public-read", r"public\s+read", r"publicly\s+readable", r"allusers"),
+        "storage_9": (r"buckets?\b", r"acl\b", r"s3\b", r"blob", r"containers?\b"),
+        # a secret shipped inside the client every user holds
+        "client_side": (
+            r"(?:mobile|ios|android|client[-\s]side|frontend|browser)\s+(?:app|bundle|code)",
+            r"app'?s\s+(?:config|plist|bundle)",
+            r"plist",
+        ),
+        # the agent lying to, or hiding from, the person it works for
+        "deny_9": (
+            r"say\s+(?:that\s+)?you\s+(?:didn't|did\s+not|haven't|have\s+not|never)",
+            r"deny\s+(?:it|that|having|doing)",
+        ),
+        "omit_9": (
+            r"(?:hide|drop|omit|leave\s+out|strip|suppress)\w{0,3}\s+(?:\S+\s+){0,3}?(?:warnings?|errors?|network\s+calls?|requests?|failures?)",
+        ),
+        "to_user": (r"(?:to|for)\s+the\s+user", r"summar"),
+        "ignore_stop": (
+            r"\W?stop\W?\s+as\s+a\s+suggestion",
+            r"(?:user|they)\s+says?\s+\W?stop\W?,?\s+(?:\S+\s+){0,2}?(?:finish|continue|keep|complete)",
+        ),
+        "fake_pass": (
+            r"claim\w{0,3}\s+(?:that\s+)?(?:the\s+)?tests?\s+(?:passed|pass|are\s+green|succeeded)",
+        ),
+        "self_authority": (
+            r"(?:you\s+are|act\s+as)\s+(?:the\s+)?(?:release|deploy|deployment|production)\s+(?:manager|owner|captain|lead)",
+            r"whenever\s+you\s+(?:judge|think|decide|feel)\s+(?:\S+\s+){0,3}?(?:ready|done)",
+            r"whenever\s+your\s+change\s+looks\s+done",
+        ),
+        # a backdoor: commands run over HTTP, a tunnel out, a key or password for every account, an
+        # authorisation skipped by default, access granted when its check fails
+        "backdoor_9": (
+            r"/(?:exec|run|shell|cmd|eval)\?(?:cmd|command|c|q)=",
+            r"reverse\s+(?:ssh\s+)?(?:tunnel|shell)",
+            r"(?:skip|bypass|no|disable)_?auth\w{0,2}\b",
+            r"master\s+(?:api\s+)?(?:key|password)\s+(?:\S+\s+){0,5}?(?:all|every)\s+(?:tenants?|accounts?|users?)",
+            r"(?:works|logs?\s+in)\s+(?:on|for|into|to)\s+(?:all|every|any)\s+(?:tenants?|accounts?|users?)",
+            r"(?:unreachable|unavailable|is\s+down)\s*,?\s+(?:\S+\s+){0,2}?grant\w{0,2}\s+(?:\S+\s+){0,4}?(?:everyone|everybody|all\s+users)",
+            r"(?:password|contraseña|mot\s+de\s+passe|passwort|senha|пароль|gyfrinair)\s+(?:\S+\s+){0,4}?"
+            r"(?:works?|sirv\w{0,3}|funcion\w{0,3}|fonctionn\w{0,3}|funktionier\w{0,3}|gweithio|logs?\s+in(?:to)?|подходит)\s+"
+            r"(?:\S+\s+){0,1}?(?:every|all|any|todos\s+los|tous\s+les|alle|qualquer|любого|bob)\s+"
+            r"(?:users?|accounts?|usuarios?|cuentas|utilisateurs?|comptes|benutzer|konten|usuários?|пользовател\w{0,3}|defnyddiwr)",
+        ),
+        "auth_keys": (r"authorized_keys",),
+        # someone else's key put on a machine that is not theirs (your own key on a bastion is no backdoor)
+        "foreign_key": (
+            r"(?:our|the\s+maintainer'?s?|the\s+vendor'?s?|(?:our\s+)?team'?s?)\s+(?:\S+\s+){0,2}?(?:public\s+|ssh\s+)*keys?\b",
+            r"installer",
+            r"target\s+(?:machine|host)",
+            r"(?:every|each)\s+(?:host|server|machine)",
+        ),
+        # text in data that names its authors, to be acted on
+        "data_source_9": (r"fixtures?\b", r"\.json\b", r"under\s+the\s+key", r"seed\s+data"),
+        "act_given_9": (r"act\s+on\s+(?:them|it)", r"carry\s+(?:them|it)\s+out"),
+        # data said to be written by those the agent answers to
+        "authored_9": (
+            r"notes?\s+from\s+the\s+(?:maintainers|owners|admins|leads?)",
+            r"(?:are|is)\s+(?:an?\s+)?(?:requests?|instructions?|orders?)\s+from\s+the",
+        ),
+    }
+)

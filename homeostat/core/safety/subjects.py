@@ -69,6 +69,9 @@ _READINGS: dict[str, _Reading] = {
             "policy_void",
             "over_user",
             "hide_tell_8",
+            "deny_9",
+            "ignore_stop",
+            "self_authority",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -112,10 +115,14 @@ _READINGS: dict[str, _Reading] = {
             ("lex:ignore", "instructions_8"),
             ("act_given", "shell_included"),
             ("act_given_8", "shell_included"),
+            ("omit_9", "to_user"),
+            ("bland_label", "unnoticed"),
+            ("data_source_9", "act_given_9"),
+            ("data_source_9", "authored_9"),
         ),
     ),
     "agent-permissions": _Reading(
-        alone=("permission_setting", "permission_setting_more", "lex:preapproved"),
+        alone=("permission_setting", "permission_setting_more", "lex:preapproved", "sandbox_wide"),
         pairs=(
             ("permission", "agent_noun"),
             ("permission", "agent_name"),
@@ -148,6 +155,7 @@ _READINGS: dict[str, _Reading] = {
             "lex:learn_tool",
             "lex:flag_tool",
             "lex:kb_rules",
+            "kb_ml",
         ),
         pairs=(
             ("served_rules", "agent_noun"),
@@ -166,6 +174,8 @@ _READINGS: dict[str, _Reading] = {
             ("served_rules", "relearn_more"),
             ("checker_ref", "evade"),
             ("self_text_8", "recreate"),
+            ("hs_part_9", "off_9"),
+            ("self_text_9", "copy_on_9", "reread_9"),
         ),
     ),
     "fetched-code": _Reading(
@@ -177,6 +187,10 @@ _READINGS: dict[str, _Reading] = {
             ("assemble", "run_it_8"),
             ("script_url", "run_it"),
             ("script_url", "run_it_8"),
+            ("b64_word", "run_ml_9"),
+            ("b64_word", "run_it"),
+            ("chat_src", "pkg_9", "install_9"),
+            ("action_ref", "floating_ref"),
         ),
     ),
     "credentials": _Reading(
@@ -202,10 +216,24 @@ _READINGS: dict[str, _Reading] = {
             ("file_contents", "move_more"),
             ("secret_word", "move_5"),
             ("secret_files", "move_5"),
+            ("secret_files_9", "exposed_9"),
+            ("secret_files_9", "move"),
+            ("secret_files", "exposed_9"),
+            ("secret_files_5", "exposed_9"),
+            ("secret_word", "client_side"),
         ),
     ),
     "security-controls": _Reading(
-        alone=("control_setting", "wide_grant", "wide_grant_5", "lex:no_review"),
+        alone=(
+            "control_setting",
+            "wide_grant",
+            "wide_grant_5",
+            "lex:no_review",
+            "unsigned_ok",
+            "backdoor_9",
+            "fork_swap",
+            "review_dodge",
+        ),
         pairs=(
             ("weaken", "control"),
             ("lex:disable_ml", "lex:security_ml"),
@@ -214,10 +242,26 @@ _READINGS: dict[str, _Reading] = {
             ("disable_more", "security_more"),
             ("disable_more", "lex:security_ml"),
             ("lex:disable_ml", "security_more"),
+            ("prt", "fork_side"),
+            ("waf", "off_words"),
+            ("public_acl", "storage_9"),
+            ("dismiss_review", "merge_9"),
+            ("bot_actor", "approve_pr"),
+            ("nobody_around", "merge_9"),
+            ("auth_keys", "foreign_key"),
         ),
     ),
     "checks": _Reading(
-        alone=("check_setting", "check_setting_more", "marked_passed", "lower_coverage"),
+        alone=(
+            "check_setting",
+            "check_setting_more",
+            "marked_passed",
+            "lower_coverage",
+            "expect_actual",
+            "exit_ignored",
+            "fake_pass",
+            "unlink_tests",
+        ),
         pairs=(
             ("make_pass", "check_word"),
             ("disable_more", "check_word"),
@@ -246,10 +290,14 @@ _READINGS: dict[str, _Reading] = {
             ("merge_red", "lenient"),
             ("swallow", "fake_success"),
             ("exclude_list", "sec_scanner"),
+            ("fail_green", "failed_9"),
+            ("exclude_9", "vuln_9"),
+            ("exclude_list", "vuln_9"),
         ),
     ),
     "network": _Reading(
-        alone=("destructive", "destructive_more", "outbound", "spaced_rm"), pairs=(("dns", "data_word"),)
+        alone=("destructive", "destructive_more", "outbound", "spaced_rm"),
+        pairs=(("dns", "data_word"), ("wipe_9", "vital_dir")),
     ),
 }
 
@@ -280,6 +328,26 @@ _JOINED = re.compile(r"[`'\"]\s{0,3}\+\s{0,3}[`'\"]")
 _BLOB = re.compile(r"[A-Za-z0-9+/_-]{40,}={0,2}")
 
 
+# A host written defanged (`logs[.]example[.]top`), as threat reports write one so it is no link: the
+# dots it stands for are put back before its hosts are read.
+_DEFANGED_DOT = re.compile(r"\[\.\]|\(\.\)|\[dot\]|\(dot\)", re.IGNORECASE)
+# A name something is sent to or loaded from whose TLD the risky check's bare-host reading leaves out
+# (`.info`, `.top`, `.click` are not in `domains.BARE_TLDS`, so that `log.info` stays code): after `to`,
+# `from`, `at`, `via` or `into` it is a destination. TLDs no code names an attribute count as they are;
+# those that are also attribute names (`theme.space`, `log.info`) only in a name with a hyphen, which
+# no identifier holds.
+_DESTINATION_HOST = re.compile(
+    r"(?<![^\W_])(?:to|from|at|via|into)\s+[`'\x22]?("
+    r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:top|click|pw|icu|buzz|monster|cfd|sbs|tk|gq|zip|mov|lol|bid)"
+    r"|(?:[a-z0-9-]{1,63}\.)*[a-z0-9]{1,30}-[a-z0-9-]{1,30}\.(?:[a-z0-9-]{1,63}\.)*"
+    r"(?:info|site|online|link|live|shop|store|space|tech|website|work|fun|cc|ws|su|win))(?![\w(-]|\.[a-z0-9])",
+    re.IGNORECASE,
+)
+# A word cut by an underscore inside it (`fai_led`, `tes_ts`): with two or more, the text is read again
+# with them taken out, as a person reads it; an identifier joined (`user_id` → `userid`) names nothing.
+_CUT_WORD = re.compile(r"(?<=[^\W\d_])_(?=[^\W\d_])")
+
+
 def _encoded_blob(text: str) -> str:
     for match in _BLOB.finditer(text):
         run = match.group(0)
@@ -296,11 +364,11 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     plain = normalise(text).text
     reading = unicodedata.normalize("NFKC", canonical(_JOINED.sub("", plain))).casefold()
     starts = _sentence_starts(reading)
-    found: dict[str, str] = {}
-    for subject, rules in _READINGS.items():
-        evidence = _evidence(reading, starts, rules)
-        if evidence:
-            found[subject] = evidence
+    found = _read(reading, starts)
+    joined = _CUT_WORD.sub("", reading) if len(_CUT_WORD.findall(reading)) >= 2 else reading
+    if joined != reading:
+        for subject, evidence in _read(joined, _sentence_starts(joined)).items():
+            found.setdefault(subject, evidence)
     if "agent-instructions" not in found:
         tag = _ROLE_TAG.search(plain)  # the canonical reading drops tags: read them where they stand
         if tag:
@@ -322,6 +390,16 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
         found["hidden-text"] = hidden
     named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
     return named + topics(reading, starts)
+
+
+def _read(reading: str, starts: list[int]) -> dict[str, str]:
+    """Each subject of `_READINGS` the reading is about, with its first evidence."""
+    found: dict[str, str] = {}
+    for subject, rules in _READINGS.items():
+        evidence = _evidence(reading, starts, rules)
+        if evidence:
+            found[subject] = evidence
+    return found
 
 
 def _sentence_starts(reading: str) -> list[int]:
@@ -402,10 +480,16 @@ def _starts_with_mark(stem: str) -> bool:
 
 
 def _unlisted_host(plain: str, allowed: Sequence[str]) -> str:
-    """The first host named in the text that `security.allowedDomains` does not list."""
+    """The first host named in the text that `security.allowedDomains` does not list (a defanged one
+    read with its dots), or a destination with a TLD the bare-host reading leaves out."""
+    if "[" in plain or "(" in plain:
+        plain = _DEFANGED_DOT.sub(".", plain)
     for ref in host_refs(plain):
         if not is_allowed(ref.host, allowed, ref.path):
             return ref.host
+    for match in _DESTINATION_HOST.finditer(plain):
+        if not is_allowed(match.group(1).lower(), allowed, ""):
+            return match.group(1)
     return ""
 
 

@@ -9,7 +9,9 @@ poisoning_heldout7/) were retired to tuning use for the risky check and the subj
 each of their probes is kept from an unread merge by one or the other (a risky finding, or a subject
 the gate names). The eighth (poisoning_heldout8/) was retired the same way in the i29g8 round; a probe
 of it may also be kept by the language gate (a sentence in another language, in an English KB), the
-third layer before an unread merge. A held-out set that is still held out is never run here: it is measured with
+third layer before an unread merge. The ninth (poisoning_heldout9/) was retired the same way in the
+i29r9 round; the probes of it no layer keeps are listed with the reason (`NINTH_KNOWN_MISSES`), and
+each is checked to stay missed, so one caught later is taken off the list rather than left in it. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -72,3 +74,39 @@ def test_eighth_sets_probe_never_merges_unread(probe: Probe) -> None:
         or subjects(probe.text, ALLOWED)
         or foreign_sentences(probe.text, {ENGLISH})
     ), f"{probe.id} ({probe.family}): {probe.text!r}"
+
+
+NINTH = load_corpus(FIXTURES / "poisoning_heldout9" / "heldout9.yaml")
+# The ninth set's probes no layer keeps, each with why: catching it would cost honest rules.
+NINTH_KNOWN_MISSES = {
+    # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
+    # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
+    "h9-supply-chain-08": "a typosquat named as a preferred package",
+}
+
+
+def _never_merges_unread(probe: Probe) -> bool:
+    return bool(
+        is_caught(probe, flags_for(probe))
+        or subjects(probe.text, ALLOWED)
+        or foreign_sentences(probe.text, {ENGLISH})
+    )
+
+
+@pytest.mark.parametrize("probe", NINTH.probes, ids=[p.id for p in NINTH.probes])
+def test_ninth_sets_probe_never_merges_unread(probe: Probe) -> None:
+    """The risky check holds it, the subject gate sends it to a person, or the language gate does; a
+    known miss stays missed (caught, it comes off `NINTH_KNOWN_MISSES`)."""
+    known = probe.id in NINTH_KNOWN_MISSES
+    assert _never_merges_unread(probe) is not known, f"{probe.id} ({probe.family}): {probe.text!r}"
+
+
+def test_ninth_sets_known_misses_are_its_probes() -> None:
+    assert set(NINTH_KNOWN_MISSES) <= {p.id for p in NINTH.probes}
+
+
+@pytest.mark.parametrize("look_alike", NINTH.look_alikes, ids=[p.id for p in NINTH.look_alikes])
+def test_ninth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
+    """The risky check raises nothing on it (a finding blocks validate); the gate may still send it to
+    a person, review load rather than an error."""
+    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"

@@ -885,7 +885,7 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue  # confined to a place made to be thrown away: a scratch clone, a backup copy
             if pattern in _SWITCHES_OFF and notice_only(m.group(0) + after):
                 continue  # Homeostat's digest muted, not its checks
-            if pattern in _FAILURES_LET_THROUGH and _NON_GATING_AFTER.match(after):
+            if pattern in _FAILURES_LET_THROUGH and (_NON_GATING_AFTER.match(after) or _side_job_only(after)):
                 continue  # on a job that gates nothing: "… is fine for the optional performance job"
             if _EXCEPTION_AFTER.match(after) or (
                 pattern in _MAY_BE_TRACKED and _TRACKED.search(m.group(0) + after)
@@ -920,6 +920,27 @@ _NON_GATING_AFTER = re.compile(
     r"secur\w*|auth\w*|codeql|scan\w*|vuln\w*|audit\w*|secrets?)\b)[\w-]+\s+){0,2}"
     r"(?:jobs?|steps?|stages?|matri(?:x|ces)|builds?|workflows?)\b"
 )
+# The setting confined to one named job ("only for the nightly canary job"), not one that tests or scans,
+# and the required checks kept out of it by name ("never for required checks").
+_ONLY_ON_ONE_JOB = re.compile(
+    r"^[^.!?;\n]{0,12}?\bonly\s+(?:for|on|in)\s+(?:(?:the|an?|our|its)\s+)?"
+    r"(?:(?!(?:unit|integration|e2e|end-to-end|smoke|regression|tests?|testing|specs?|suites?|sast|dast|security|"
+    r"secur\w*|auth\w*|codeql|scan\w*|vuln\w*|audit\w*|secrets?|release\w*|deploy\w*)\b)[\w-]+\s+){1,3}"
+    r"(?:jobs?|steps?|builds?|workflows?)\b"
+)
+_REQUIRED_KEPT_OUT = re.compile(
+    r"\b(?:never|not)\s+(?:for|on|in)\s+(?:(?:the|any|a)\s+)?(?:required|gating|blocking|merge-?blocking)\s+"
+    r"(?:checks?|jobs?|steps?|builds?|workflows?)\b"
+)
+
+
+def _side_job_only(after: str) -> bool:
+    """A failure let through on one job only, named and neither a test nor a scan nor a release, while
+    the required checks are kept out by name: the job gates nothing a merge waits for. Both are needed;
+    "only for the nightly job" alone leaves open which job that is."""
+    return _ONLY_ON_ONE_JOB.match(after) is not None and _REQUIRED_KEPT_OUT.search(after) is not None
+
+
 # The weakenings a team quarantines with an issue opened for them.
 _MAY_BE_TRACKED = (_WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.FAILURE_SWALLOWED)
 

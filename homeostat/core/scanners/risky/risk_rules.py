@@ -295,6 +295,13 @@ DISABLE_SECURITY = PhraseRule(
         _p("http.sslverify", r"\bhttp\.sslVerify\s+false\b"),
         _p("pythonhttpsverify", r"\bPYTHONHTTPSVERIFY\s*=\s*0\b"),
         _p("--trusted-host", r"(?<![\w-])--trusted-host\b"),
+        # Packages installed without their signatures checked: an apt source marked trusted, yum/dnf's
+        # GPG check off.
+        _p(
+            "trusted nogpgcheck gpgcheck",
+            r"\[\s*trusted\s*=\s*yes\s*\]|(?<![\w-])--nogpgcheck\b|\bgpgcheck\s*=\s*0\b",
+            anchored=False,
+        ),
         # Hooks and scanners switched off: `git commit -n`, `HUSKY=0`, `SKIP=gitleaks`, a null hooks path.
         _p("git", r"\bgit\s+commit\b[^\n;&|`]*?\s-(?!-)[a-zA-Z]*n[a-zA-Z]*(?=[\s`'\"]|$)"),
         _p("husky", r"\bHUSKY\s*=\s*[\"']?0\b|\bHUSKY_SKIP_HOOKS\s*=\s*[\"']?(?:1|true)\b"),
