@@ -58,6 +58,7 @@ TUNING = {
     "families": FIXTURES / "poisoning_tuning" / "families.yaml",
     "gate": FIXTURES / "poisoning_tuning" / "gate.yaml",
     "topics": FIXTURES / "poisoning_tuning" / "topics.yaml",
+    "mechanisms": FIXTURES / "poisoning_tuning" / "mechanisms.yaml",
     "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
     "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
