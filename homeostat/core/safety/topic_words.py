@@ -14,6 +14,13 @@ beside a second concept that makes it the topic ("skip … tests", "log … requ
 
 from __future__ import annotations
 
+from homeostat.core.safety.mechanism_words import (
+    MECHANISM_ACTS,
+    MECHANISM_READINGS,
+    MECHANISM_TOPICS,
+    MECHANISM_WORDS,
+)
+
 # The topics, in the order a reason names them, with what a review PR says each is about.
 TOPICS: dict[str, str] = {
     "supply-chain": "it is about where packages or code come from (indexes, registries, pins, downloads)",
@@ -22,6 +29,7 @@ TOPICS: dict[str, str] = {
     "destructive": "it is about deleting, wiping or overwriting data, history or infrastructure",
     "review-process": "it is about code review, approvals, merging or branch protection",
     "test-and-ci": "it is about loosening tests, coverage, linters or CI steps",
+    **MECHANISM_TOPICS,  # the mechanisms a lesson sets the handling of (mechanism_words)
 }
 
 # Verbs that take a safeguard away, in English and the common languages (the lexicon's
@@ -1056,6 +1064,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         "비활성",
         "주석\\s*처리",
     ),
+    **MECHANISM_WORDS,
 }
 
 # Each topic: concepts that name it alone, and pairs (or triples) that name it in one sentence.
@@ -1097,6 +1106,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         ("check_setting_topic",),
         (("check_loosen", "check_object"),),
     ),
+    **MECHANISM_READINGS,
 }
 
 # --- moves toward safety ----------------------------------------------------------------------------
@@ -1119,6 +1129,7 @@ ACTS: frozenset[str] = frozenset(
         "vendor_verb",
         "review_loosen",
         "check_loosen",
+        *MECHANISM_ACTS,
     }
 )
 

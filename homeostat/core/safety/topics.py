@@ -22,6 +22,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cache
 
+from homeostat.core.safety.mechanism_words import MECHANISM_WEAKENERS, SAFE_VALUES
 from homeostat.core.safety.subject_hits import SubjectHit, in_one_sentence, short
 from homeostat.core.safety.topic_words import (
     ACTS,
@@ -90,7 +91,9 @@ def _counts(reading: str, starts: Sequence[int], name: str, match: re.Match[str]
     if name in ACTS:
         return not _forbidden(reading, match)
     if name == "security_soft":
-        return not _chosen(reading, starts, match)
+        return not _chosen(reading, starts, match, _FIND["safe"], _FIND["weak"])
+    if name in SAFE_VALUES:
+        return not _chosen(reading, starts, match, _safe(name), _MECHANISM_WEAK)
     return True
 
 
@@ -107,14 +110,17 @@ def _forbidden(reading: str, match: re.Match[str]) -> bool:
     return bool(_FIND["after"].match(after_word)) and not _FIND["negation"].search(before)
 
 
-def _chosen(reading: str, starts: Sequence[int], match: re.Match[str]) -> bool:
-    """The sentence names the safeguard's safe value (`HttpOnly`, `SameSite=Lax`, constant-time)
-    and nothing that weakens it (`SameSite=None`, "without", "overkill", a negation)."""
+def _chosen(
+    reading: str, starts: Sequence[int], match: re.Match[str], safe: re.Pattern[str], weak: re.Pattern[str]
+) -> bool:
+    """The sentence names the safeguard's safe value (`HttpOnly`, `SameSite=Lax`, constant-time;
+    a bound parameter, a per-user cache key) and nothing that weakens it (`SameSite=None`,
+    "without", "overkill", "but", "forever", a negation)."""
     sentence = bisect_right(starts, match.start()) - 1
     start = max(starts[sentence], match.start() - _REACH)
     end = starts[sentence + 1] if sentence + 1 < len(starts) else len(reading)
     text = reading[start : min(end, match.end() + _REACH)]
-    return bool(_FIND["safe"].search(text)) and not _FIND["weak"].search(text)
+    return bool(safe.search(text)) and not weak.search(text)
 
 
 def _clause_before(reading: str, start: int) -> str:
@@ -138,6 +144,15 @@ _FIND = {
     "safe": re.compile(SAFE_CHOICE),
     "weak": re.compile(WEAKENERS),
 }
+
+
+_MECHANISM_WEAK = re.compile(MECHANISM_WEAKENERS)
+
+
+@cache
+def _safe(name: str) -> re.Pattern[str]:
+    """A mechanism concept's safe value (`mechanism_words.SAFE_VALUES`), compiled once."""
+    return re.compile(SAFE_VALUES[name])
 
 
 @cache
