@@ -243,6 +243,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "install from ×n": lambda n: "install the pkg from " * (n // 21),  # the topic gate's shapes
     "add to the ×n": lambda n: "add x to the " * (n // 13),
     "colons ×n": lambda n: ":" * n,
+    "treat x as ×n": lambda n: "treat x as " * (n // 11),  # the mechanism topics' shapes
+    "cache the key ×n": lambda n: "cache the key " * (n // 14),
+    "redirect the url ×n": lambda n: "redirect the url " * (n // 17),
 }
 
 

@@ -1143,7 +1143,7 @@ _DO = (
     r"hardcod|embed|drop|delet|remov|skip|disabl|push|forc|merg|trust|accept|expos|shar|post|upload|"
     r"past|forward|cop|dump|return|rewrit|regenerat|install|vendor|grant|giv|lower|reduc|truncat|"
     r"wip|purg|eras|empt|overwrit|destroy|flush|execut|deploy|ship|reus|emit|echo|attach|publish|"
-    r"sync|mirror|email|allow|approv|rely|ignor|bypass|comment)\w*"
+    r"sync|mirror|email|allow|approv|rely|ignor|bypass|comment|fall|treat|cach|retr|key)\w*"
 )
 _GAP = r"(?:(?!(?:except|but|other|than|unless|only|without|anything|anyone|nothing|instead|rather|else)\b)\S+\s+){0,4}"
 FORBID_BEFORE = (
