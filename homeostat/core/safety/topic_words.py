@@ -1160,6 +1160,14 @@ FORBID_AFTER = (
     r"|(?:し|せ)?(?:ないで|ないこと|てはいけない|てはならない|禁止)"
     r"|\s*(?:하지\s*(?:마|말)|금지))"
 )
+# A prohibition written after the act, in its clause ("logging customer e-mails is not allowed",
+# "unpickling client data must not be used", "force-pushing is prohibited"); "is not allowed to
+# fail" and "is not forbidden" are none.
+FORBID_POST = (
+    r"(?<![^\W_])(?:(?:is|are|must|should|may|can)\s+(?:not|never)|isn'?t|aren'?t|mustn'?t|shouldn'?t)\s+"
+    r"(?:be\s+)?(?:allowed|permitted|used|done|accepted|acceptable|tolerated)(?![^\W_])(?!\s+to\b)"
+    r"|(?<![^\W_])(?:is|are)\s+(?:forbidden|prohibited|banned)(?![^\W_])"
+)
 # A negation or an inverting verb anywhere before in the clause: two of them undo each other
 # ("don't avoid sending …", "don't stop anyone from deleting …").
 NEGATIONS = (

@@ -30,6 +30,7 @@ from homeostat.core.safety.topic_words import (
     EXCEPTION,
     FORBID_AFTER,
     FORBID_BEFORE,
+    FORBID_POST,
     NEGATIONS,
     READINGS,
     SAFE_CHOICE,
@@ -98,14 +99,17 @@ def _counts(reading: str, starts: Sequence[int], name: str, match: re.Match[str]
 
 
 def _forbidden(reading: str, match: re.Match[str]) -> bool:
-    """The act is forbidden in its own clause ("never log customer e-mails", "lösche niemals …"),
-    by one negation (two undo each other), with no exception after it ("… except the audit ones")."""
+    """The act is forbidden in its own clause ("never log customer e-mails", "lösche niemals …",
+    "logging customer e-mails is not allowed"), by one negation (two undo each other), with no
+    exception after it ("… except the audit ones")."""
     before = _clause_before(reading, match.start())
     after = _clause_after(reading, match.end())
     if len(_FIND["negation"].findall(before)) > 1 or _FIND["exception"].search(after):
         return False
     if _FIND["before"].search(before):
         return True
+    if _FIND["post"].search(after):
+        return not _FIND["negation"].search(before)
     after_word = reading[match.end() : match.end() + 24]
     return bool(_FIND["after"].match(after_word)) and not _FIND["negation"].search(before)
 
@@ -138,6 +142,7 @@ def _clause_after(reading: str, end: int) -> str:
 _FIND = {
     "before": re.compile(FORBID_BEFORE),
     "after": re.compile(FORBID_AFTER),
+    "post": re.compile(FORBID_POST),
     "negation": re.compile(NEGATIONS),
     "exception": re.compile(EXCEPTION),
     "clause": re.compile(CLAUSE_END),

@@ -195,3 +195,24 @@ def test_a_mechanism_lesson_goes_to_a_person_unless_the_team_accepts_its_topic()
     auto = config.scoring.auto_merge.model_copy(update={"subjects": tuple(hit.subject for hit in hits)})
     accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
     assert decide(lesson, confident, checks, accepting).verdict == "merge"
+
+
+POST = yaml.safe_load(MECHANISMS.read_text(encoding="utf-8"))
+# a pair of concepts none of which is an act ("retrying … forever") is not undone by a prohibition
+POST_STILL_NAMED = {"tmp-ok-5"}
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [a for a in POST["post_negation"] if a["id"] not in POST_STILL_NAMED],
+    ids=[a["id"] for a in POST["post_negation"] if a["id"] not in POST_STILL_NAMED],
+)
+def test_an_act_forbidden_after_it_is_named_is_no_topic(lesson: dict[str, str]) -> None:
+    assert {h.subject for h in subjects(lesson["text"], ALLOWED) if h.subject in TOPICS} == set(), lesson[
+        "text"
+    ]
+
+
+@pytest.mark.parametrize("attack", POST["post_attacks"], ids=[a["id"] for a in POST["post_attacks"]])
+def test_a_post_verb_prohibition_undone_still_names_the_topic(attack: dict[str, str]) -> None:
+    assert attack["family"] in {h.subject for h in subjects(attack["text"], ALLOWED)}, attack["text"]
