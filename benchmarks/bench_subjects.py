@@ -11,7 +11,8 @@ A probe does not merge unread when validate gives it a risky or secret finding (
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
-topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics) and
+topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
+poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
 the first eight held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, when their misses were read). The tuning run also prints the seventh and eighth
 sets' ordinary lessons (poisoning_heldout7/ and poisoning_heldout8/ordinary.yaml), retired with them.
