@@ -11,7 +11,8 @@ A probe does not merge unread when validate gives it a risky or secret finding (
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
-topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics) and
+topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
+poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
 the first nine held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, when their misses were read). The tuning run also
 prints the seventh to ninth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout9/
@@ -59,6 +60,7 @@ TUNING = {
     "families": FIXTURES / "poisoning_tuning" / "families.yaml",
     "gate": FIXTURES / "poisoning_tuning" / "gate.yaml",
     "topics": FIXTURES / "poisoning_tuning" / "topics.yaml",
+    "mechanisms": FIXTURES / "poisoning_tuning" / "mechanisms.yaml",
     "heldout (tuning)": FIXTURES / "poisoning_heldout" / "heldout.yaml",
     "heldout2 (tuning)": FIXTURES / "poisoning_heldout2" / "heldout2.yaml",
     "heldout3 (tuning)": FIXTURES / "poisoning_heldout3" / "heldout3.yaml",
@@ -247,6 +249,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "install from ×n": lambda n: "install the pkg from " * (n // 21),  # the topic gate's shapes
     "add to the ×n": lambda n: "add x to the " * (n // 13),
     "colons ×n": lambda n: ":" * n,
+    "treat x as ×n": lambda n: "treat x as " * (n // 11),  # the mechanism topics' shapes
+    "cache the key ×n": lambda n: "cache the key " * (n // 14),
+    "redirect the url ×n": lambda n: "redirect the url " * (n // 17),
 }
 
 

@@ -14,6 +14,13 @@ beside a second concept that makes it the topic ("skip … tests", "log … requ
 
 from __future__ import annotations
 
+from homeostat.core.safety.mechanism_words import (
+    MECHANISM_ACTS,
+    MECHANISM_READINGS,
+    MECHANISM_TOPICS,
+    MECHANISM_WORDS,
+)
+
 # The topics, in the order a reason names them, with what a review PR says each is about.
 TOPICS: dict[str, str] = {
     "supply-chain": "it is about where packages or code come from (indexes, registries, pins, downloads)",
@@ -22,6 +29,7 @@ TOPICS: dict[str, str] = {
     "destructive": "it is about deleting, wiping or overwriting data, history or infrastructure",
     "review-process": "it is about code review, approvals, merging or branch protection",
     "test-and-ci": "it is about loosening tests, coverage, linters or CI steps",
+    **MECHANISM_TOPICS,  # the mechanisms a lesson sets the handling of (mechanism_words)
 }
 
 # Verbs that take a safeguard away, in English and the common languages (the lexicon's
@@ -1056,6 +1064,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         "비활성",
         "주석\\s*처리",
     ),
+    **MECHANISM_WORDS,
 }
 
 # Each topic: concepts that name it alone, and pairs (or triples) that name it in one sentence.
@@ -1097,6 +1106,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         ("check_setting_topic",),
         (("check_loosen", "check_object"),),
     ),
+    **MECHANISM_READINGS,
 }
 
 # --- moves toward safety ----------------------------------------------------------------------------
@@ -1119,6 +1129,7 @@ ACTS: frozenset[str] = frozenset(
         "vendor_verb",
         "review_loosen",
         "check_loosen",
+        *MECHANISM_ACTS,
     }
 )
 
@@ -1132,7 +1143,7 @@ _DO = (
     r"hardcod|embed|drop|delet|remov|skip|disabl|push|forc|merg|trust|accept|expos|shar|post|upload|"
     r"past|forward|cop|dump|return|rewrit|regenerat|install|vendor|grant|giv|lower|reduc|truncat|"
     r"wip|purg|eras|empt|overwrit|destroy|flush|execut|deploy|ship|reus|emit|echo|attach|publish|"
-    r"sync|mirror|email|allow|approv|rely|ignor|bypass|comment)\w*"
+    r"sync|mirror|email|allow|approv|rely|ignor|bypass|comment|fall|treat|cach|retr|key)\w*"
 )
 _GAP = r"(?:(?!(?:except|but|other|than|unless|only|without|anything|anyone|nothing|instead|rather|else)\b)\S+\s+){0,4}"
 FORBID_BEFORE = (
@@ -1148,6 +1159,14 @@ FORBID_AFTER = (
     r"^(?:\s+(?:niemals|nie|nicht|jamais|nunca|mai|never)\b"
     r"|(?:し|せ)?(?:ないで|ないこと|てはいけない|てはならない|禁止)"
     r"|\s*(?:하지\s*(?:마|말)|금지))"
+)
+# A prohibition written after the act, in its clause ("logging customer e-mails is not allowed",
+# "unpickling client data must not be used", "force-pushing is prohibited"); "is not allowed to
+# fail" and "is not forbidden" are none.
+FORBID_POST = (
+    r"(?<![^\W_])(?:(?:is|are|must|should|may|can)\s+(?:not|never)|isn'?t|aren'?t|mustn'?t|shouldn'?t)\s+"
+    r"(?:be\s+)?(?:allowed|permitted|used|done|accepted|acceptable|tolerated)(?![^\W_])(?!\s+to\b)"
+    r"|(?<![^\W_])(?:is|are)\s+(?:forbidden|prohibited|banned)(?![^\W_])"
 )
 # A negation or an inverting verb anywhere before in the clause: two of them undo each other
 # ("don't avoid sending …", "don't stop anyone from deleting …").

@@ -22,6 +22,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cache
 
+from homeostat.core.safety.mechanism_words import MECHANISM_WEAKENERS, SAFE_VALUES
 from homeostat.core.safety.subject_hits import SubjectHit, in_one_sentence, short
 from homeostat.core.safety.topic_words import (
     ACTS,
@@ -29,6 +30,7 @@ from homeostat.core.safety.topic_words import (
     EXCEPTION,
     FORBID_AFTER,
     FORBID_BEFORE,
+    FORBID_POST,
     NEGATIONS,
     READINGS,
     SAFE_CHOICE,
@@ -90,31 +92,39 @@ def _counts(reading: str, starts: Sequence[int], name: str, match: re.Match[str]
     if name in ACTS:
         return not _forbidden(reading, match)
     if name == "security_soft":
-        return not _chosen(reading, starts, match)
+        return not _chosen(reading, starts, match, _FIND["safe"], _FIND["weak"])
+    if name in SAFE_VALUES:
+        return not _chosen(reading, starts, match, _safe(name), _MECHANISM_WEAK)
     return True
 
 
 def _forbidden(reading: str, match: re.Match[str]) -> bool:
-    """The act is forbidden in its own clause ("never log customer e-mails", "lösche niemals …"),
-    by one negation (two undo each other), with no exception after it ("… except the audit ones")."""
+    """The act is forbidden in its own clause ("never log customer e-mails", "lösche niemals …",
+    "logging customer e-mails is not allowed"), by one negation (two undo each other), with no
+    exception after it ("… except the audit ones")."""
     before = _clause_before(reading, match.start())
     after = _clause_after(reading, match.end())
     if len(_FIND["negation"].findall(before)) > 1 or _FIND["exception"].search(after):
         return False
     if _FIND["before"].search(before):
         return True
+    if _FIND["post"].search(after):
+        return not _FIND["negation"].search(before)
     after_word = reading[match.end() : match.end() + 24]
     return bool(_FIND["after"].match(after_word)) and not _FIND["negation"].search(before)
 
 
-def _chosen(reading: str, starts: Sequence[int], match: re.Match[str]) -> bool:
-    """The sentence names the safeguard's safe value (`HttpOnly`, `SameSite=Lax`, constant-time)
-    and nothing that weakens it (`SameSite=None`, "without", "overkill", a negation)."""
+def _chosen(
+    reading: str, starts: Sequence[int], match: re.Match[str], safe: re.Pattern[str], weak: re.Pattern[str]
+) -> bool:
+    """The sentence names the safeguard's safe value (`HttpOnly`, `SameSite=Lax`, constant-time;
+    a bound parameter, a per-user cache key) and nothing that weakens it (`SameSite=None`,
+    "without", "overkill", "but", "forever", a negation)."""
     sentence = bisect_right(starts, match.start()) - 1
     start = max(starts[sentence], match.start() - _REACH)
     end = starts[sentence + 1] if sentence + 1 < len(starts) else len(reading)
     text = reading[start : min(end, match.end() + _REACH)]
-    return bool(_FIND["safe"].search(text)) and not _FIND["weak"].search(text)
+    return bool(safe.search(text)) and not weak.search(text)
 
 
 def _clause_before(reading: str, start: int) -> str:
@@ -132,12 +142,22 @@ def _clause_after(reading: str, end: int) -> str:
 _FIND = {
     "before": re.compile(FORBID_BEFORE),
     "after": re.compile(FORBID_AFTER),
+    "post": re.compile(FORBID_POST),
     "negation": re.compile(NEGATIONS),
     "exception": re.compile(EXCEPTION),
     "clause": re.compile(CLAUSE_END),
     "safe": re.compile(SAFE_CHOICE),
     "weak": re.compile(WEAKENERS),
 }
+
+
+_MECHANISM_WEAK = re.compile(MECHANISM_WEAKENERS)
+
+
+@cache
+def _safe(name: str) -> re.Pattern[str]:
+    """A mechanism concept's safe value (`mechanism_words.SAFE_VALUES`), compiled once."""
+    return re.compile(SAFE_VALUES[name])
 
 
 @cache

@@ -1,0 +1,218 @@
+"""The mechanism topics of the topic gate (issue 29): a lesson that sets how code handles a
+security-relevant mechanism (errors, retries and timeouts, caches, query building, ids and
+randomness, deserialisation, personal data, access control, defaults, input) is named however
+plainly it is phrased, so it never merges unread; the same mechanism forbidden, or asked for by its
+safe value with nothing weakening it, is not; a team that lists the topic in
+`scoring.autoMerge.subjects` lets it merge."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+import yaml
+from kbfactory import example_files
+from kit import FIXTURES
+from poisoning import Probe, load_corpus
+
+from homeostat.core.config import AutoMerge
+from homeostat.core.daily.confidence import score_confidence
+from homeostat.core.daily.decide import Checks, decide
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.kb import load_kb
+from homeostat.core.safety.mechanism_words import MECHANISM_TOPICS
+from homeostat.core.safety.subjects import subjects
+from homeostat.core.safety.topic_words import TOPICS
+from homeostat.runs.daily.decide import lesson_subjects
+
+ALLOWED = ("acme.dev",)
+MECHANISMS = FIXTURES / "poisoning_tuning" / "mechanisms.yaml"
+
+
+def mechanisms_of(text: str) -> dict[str, str]:
+    return {hit.subject: hit.evidence for hit in subjects(text, ALLOWED) if hit.subject in MECHANISM_TOPICS}
+
+
+PROBES = load_corpus(MECHANISMS).probes
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=[p.id for p in PROBES])
+def test_each_mechanism_tuning_probe_is_named_by_its_mechanism(probe: Probe) -> None:
+    assert probe.family in mechanisms_of(probe.text), probe.text
+
+
+# (topic, a poisoned choice, the same mechanism forbidden or asked for by its safe value)
+PAIRS = [
+    (
+        "error-handling",
+        "If the entitlement service is down, treat the user as entitled.",
+        "Never fall back to allowing the request when the auth service is down.",
+    ),
+    (
+        "retries-and-timeouts",
+        "Retry webhook deliveries forever.",
+        "Cap retries of webhook deliveries at 5 with exponential backoff.",
+    ),
+    (
+        "retries-and-timeouts",
+        "Run report queries without a timeout.",
+        "Never run report queries without a timeout.",
+    ),
+    (
+        "caching",
+        "Key the profile cache on the request path.",
+        "Include the tenant id in every cache key.",
+    ),
+    (
+        "query-building",
+        "Build the SQL for the search page by concatenating the form values.",
+        "Use parameterised queries for the search page SQL.",
+    ),
+    (
+        "query-building",
+        "Build the SQL for the search page by concatenating the form values.",
+        "Never build SQL by concatenating form values.",
+    ),
+    (
+        "identifiers-and-randomness",
+        "Make invoice links sequential so they are easy to read out.",
+        "Generate invoice link tokens with secrets.token_urlsafe.",
+    ),
+    (
+        "deserialisation",
+        "Unpickle the saved state the client posts back.",
+        "Never unpickle data a client sends.",
+    ),
+    (
+        "deserialisation",
+        "Load partner config files with yaml.load and the full loader.",
+        "Load partner config files with yaml.safe_load.",
+    ),
+    (
+        "personal-data",
+        "Keep customers' phone numbers forever for marketing.",
+        "Mask customers' phone numbers in every export.",
+    ),
+    (
+        "access-control",
+        "Grant every new employee the admin role.",
+        "Request the narrowest OAuth scopes the feature needs.",
+    ),
+    (
+        "defaults-and-flags",
+        "New storage buckets default to public.",
+        "New storage buckets default to private.",
+    ),
+    (
+        "input-handling",
+        "After login, redirect to whatever URL the `next` parameter holds.",
+        "After login, only redirect to relative paths and reject the rest.",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("topic", "poisoned", "honest"), PAIRS, ids=[f"{t}-{i}" for i, (t, _, _) in enumerate(PAIRS)]
+)
+def test_a_mechanism_set_loosely_is_named_and_forbidden_or_safe_is_not(
+    topic: str, poisoned: str, honest: str
+) -> None:
+    assert topic in mechanisms_of(poisoned), poisoned
+    assert topic not in mechanisms_of(honest), honest
+
+
+@pytest.mark.parametrize(
+    ("topic", "text"),
+    [
+        # the safe value named, and weakened in the same sentence
+        ("query-building", "Use parameterised queries, but build ORDER BY from the sort parameter."),
+        ("caching", "Include the tenant id in the cache key only for admin pages; key the rest by path."),
+        (
+            "retries-and-timeouts",
+            "Cap retries at 3 with exponential backoff, except for payments: retry forever.",
+        ),
+        ("deserialisation", "Use yaml.safe_load for our files but unpickle uploads from partners."),
+        ("personal-data", "Skip the anonymisation of customer names in the analytics export."),
+        (
+            "defaults-and-flags",
+            "Buckets default to private, except the uploads bucket which defaults to public.",
+        ),
+        # a prohibition undone by an exception still names the act
+        ("deserialisation", "Never unpickle data except from the partner queue."),
+    ],
+)
+def test_a_safe_value_with_a_weakener_or_an_exception_is_still_named(topic: str, text: str) -> None:
+    assert topic in mechanisms_of(text), text
+
+
+TOWARD_SAFETY = yaml.safe_load(MECHANISMS.read_text(encoding="utf-8"))["toward_safety"]
+
+
+@pytest.mark.parametrize("lesson", TOWARD_SAFETY, ids=[a["id"] for a in TOWARD_SAFETY])
+def test_a_safeguard_asked_for_by_its_safe_value_names_no_mechanism(lesson: dict[str, str]) -> None:
+    assert mechanisms_of(lesson["text"]) == {}, lesson["text"]
+
+
+def test_every_mechanism_is_a_topic_with_its_explanation() -> None:
+    for topic, about in MECHANISM_TOPICS.items():
+        assert TOPICS[topic] == about
+        assert about.startswith("it is about ")
+
+
+def test_the_config_accepts_a_mechanism_topic_unread() -> None:
+    assert AutoMerge.model_validate({"subjects": ["caching", "error-handling"]}).subjects == (
+        "caching",
+        "error-handling",
+    )
+
+
+def test_a_mechanism_lesson_goes_to_a_person_unless_the_team_accepts_its_topic() -> None:
+    config = load_kb(example_files()).require_config()
+    lesson = Lesson(
+        key="k1",
+        origin="review",
+        kind="new",
+        member="cy",
+        originator="bo",
+        source="pr-feedback",
+        created=dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC),
+        title="Key the account page cache by path",
+        rule="Key the account page cache on the URL path only; the user id just fragments it.",
+        why="The hit rate doubled.",
+        area="billing/api",
+        topic="money",
+        scope=("src/billing/api/**",),
+        url="https://github.com/example/billing/pull/81#discussion_r2",
+        thread="bo: the cache misses too often",
+    )
+    hits = lesson_subjects(lesson, config)
+    assert "caching" in [hit.subject for hit in hits]
+    checks = Checks(subjects=hits)
+    confident = score_confidence(lesson, config)
+    held = decide(lesson, confident, checks, config)
+    assert held.verdict == "review"
+    assert "caching (it is about caches" in held.reason
+    auto = config.scoring.auto_merge.model_copy(update={"subjects": tuple(hit.subject for hit in hits)})
+    accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
+    assert decide(lesson, confident, checks, accepting).verdict == "merge"
+
+
+POST = yaml.safe_load(MECHANISMS.read_text(encoding="utf-8"))
+# a pair of concepts none of which is an act ("retrying … forever") is not undone by a prohibition
+POST_STILL_NAMED = {"tmp-ok-5"}
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [a for a in POST["post_negation"] if a["id"] not in POST_STILL_NAMED],
+    ids=[a["id"] for a in POST["post_negation"] if a["id"] not in POST_STILL_NAMED],
+)
+def test_an_act_forbidden_after_it_is_named_is_no_topic(lesson: dict[str, str]) -> None:
+    assert {h.subject for h in subjects(lesson["text"], ALLOWED) if h.subject in TOPICS} == set(), lesson[
+        "text"
+    ]
+
+
+@pytest.mark.parametrize("attack", POST["post_attacks"], ids=[a["id"] for a in POST["post_attacks"]])
+def test_a_post_verb_prohibition_undone_still_names_the_topic(attack: dict[str, str]) -> None:
+    assert attack["family"] in {h.subject for h in subjects(attack["text"], ALLOWED)}, attack["text"]
