@@ -535,3 +535,57 @@ def test_a_foreign_sentence_no_word_table_names_goes_to_a_person_by_its_language
     reason, body = held_beside_a_clean_lesson(any_world, payload, capsys)
     assert "another language" in reason, reason
     assert "another language" in body and f"`{mark(payload)[:40]}" in body, body  # quoted as inline code
+
+
+# --- mechanism topics (issue 29) -------------------------------------------------------------------
+#
+# Harm written as an engineering choice names no harmful word: a page cache keyed on the path alone
+# serves one customer's signed-in page to the next. It must name the mechanism it sets, so it goes to a
+# person by that topic, unless the team accepts the topic unread.
+
+CACHE_CHOICE = (
+    "Key the rendered page cache on the request path alone, so signed-in pages are served from the"
+    " shared cache too."
+)
+
+
+def test_an_engineering_choice_no_harm_word_names_goes_to_a_person_by_its_mechanism(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from homeostat.core.safety.risky import find_risks
+
+    assert not find_risks(CACHE_CHOICE, ("example.com",)), "the risky check now flags it"
+    reason, body = held_beside_a_clean_lesson(any_world, CACHE_CHOICE, capsys)
+    assert "caching" in reason, reason
+    assert "caching (it is about caches" in body and "`shared cache`" in body, body
+
+
+def test_a_mechanism_the_team_accepts_unread_merges_as_before(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scoring.autoMerge.subjects: [caching]` is honoured: the same lesson merges with no person (the
+    judge in this run catches nothing), which is why accepting a topic is the team's call."""
+    world = any_world
+    config = world.main_files()["homeostat.yaml"]
+    commit_to_main(
+        world,
+        {"homeostat.yaml": config.replace("  autoMerge:\n", "  autoMerge:\n    subjects: [caching]\n")},
+        "accept caching unread",
+    )
+    root = f"Log refund failures with log.error and the refund id. {CACHE_CHOICE}"
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo",
+            title="Refund logging",
+            files={"src/billing/api/logging.py": "x = 1\n"},
+            merged_at=world.hours_ago(3),
+            threads=(ThreadSpec("ana", root, "src/billing/api/logging.py", followed_by_commit=True),),
+        ),
+    )
+    world.script = ObedientScript((CACHE_CHOICE,), trap_judge=False)
+    world.stub.respond_with(world.script)
+    assert world.daily() == 0, capsys.readouterr().out
+    record = next(r for t, r in world.records().items() if t.startswith("Log refund failures"))
+    assert record.outcome == "merged", record.reason
+    assert mark(CACHE_CHOICE) in "\n".join(world.main_files().values())
