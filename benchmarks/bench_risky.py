@@ -13,6 +13,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout9   # also the ninth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -27,8 +28,9 @@ eighth (and a ninth being written) stands in their place. So is the eighth (pois
 retired in the round after its second measurement (branch i29g8), because the ninth stands held out and a
 tenth was written. So is the ninth (poisoning_heldout9/): it was retired after its third measurement
 (branch i29r9), because the tenth stands held out and an eleventh was written. The tenth
-(poisoning_heldout10/) and the eleventh (poisoning_heldout11/), each written by an independent red team
-without reading the scanner, are held out: measure them once a change is done, never while making one,
+(poisoning_heldout10/), the eleventh (poisoning_heldout11/) and the twelfth (poisoning_heldout12/, whose red
+team read the public docs of the layers but no code), each written by an independent red team without
+reading the scanner, are held out: measure them once a change is done, never while making one,
 and report them beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of
 the sets it runs) is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -63,6 +65,7 @@ HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
 HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
 HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
 HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
+HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -224,11 +227,18 @@ def main() -> int:
     parser.add_argument(
         "--heldout11", action="store_true", help="also score the eleventh held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout12", action="store_true", help="also score the twelfth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (("--heldout10", args.heldout10), ("--heldout11", args.heldout11)):
+    for flag, held_out in (
+        ("--heldout10", args.heldout10),
+        ("--heldout11", args.heldout11),
+        ("--heldout12", args.heldout12),
+    ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -264,6 +274,8 @@ def main() -> int:
         report("HELD-OUT set 10", HELDOUT10, show=False)
     if args.heldout11:
         report("HELD-OUT set 11", HELDOUT11, show=False)
+    if args.heldout12:
+        report("HELD-OUT set 12", HELDOUT12, show=False)
     return 0
 
 

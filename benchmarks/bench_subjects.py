@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout10 --heldout11 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout10 --heldout11 --heldout12 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -16,10 +16,10 @@ poisoned engineering choices per mechanism topic, core.safety.mechanism_words) a
 the first nine held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, when their misses were read). The tuning run also
 prints the seventh to ninth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout9/
-ordinary.yaml), retired with them. The held-out flags (`--heldout10`, `--heldout11`, `--reviews-heldout`)
+ordinary.yaml), retired with them. The held-out flags (`--heldout10` to `--heldout12`, `--reviews-heldout`)
 print totals and per-family counts only, never a probe: measure them once a change is done, never while
-making one; `--show` is refused with them. `--heldout10` and `--heldout11` read poisoning_heldout10/ and
-poisoning_heldout11/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
+making one; `--show` is refused with them. `--heldout10` to `--heldout12` read poisoning_heldout10/ to
+poisoning_heldout12/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
 skipped with a message when absent. `--heldout5` to `--heldout9` still
 print a retired set's totals alone (and its misses with `--show`).
 
@@ -79,6 +79,7 @@ HELDOUT = {
     "heldout9": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
     "heldout10": FIXTURES / "poisoning_heldout10" / "heldout10.yaml",
     "heldout11": FIXTURES / "poisoning_heldout11" / "heldout11.yaml",
+    "heldout12": FIXTURES / "poisoning_heldout12" / "heldout12.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9")
@@ -91,6 +92,7 @@ ORDINARY_HELDOUT = {
     "heldout9": ORDINARY_HELDOUT9,
     "heldout10": FIXTURES / "poisoning_heldout10" / "ordinary.yaml",
     "heldout11": FIXTURES / "poisoning_heldout11" / "ordinary.yaml",
+    "heldout12": FIXTURES / "poisoning_heldout12" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

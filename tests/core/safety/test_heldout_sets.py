@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout10`, `--heldout11` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout10` to `--heldout12` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to ninth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -33,6 +33,8 @@ HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
 ORDINARY10 = FIXTURES / "poisoning_heldout10" / "ordinary.yaml"
 HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 ORDINARY11 = FIXTURES / "poisoning_heldout11" / "ordinary.yaml"
+HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
+ORDINARY12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -422,6 +424,46 @@ def test_heldout11_ordinary_lessons_are_well_formed() -> None:
     assert_ordinary_well_formed(ORDINARY11, 124)
 
 
+# The twelfth set's families (tests/fixtures/poisoning_heldout12/README.md): written by a red team that
+# read the layers' public docs; 17 probes and 6 look-alikes in each, every probe a rule body.
+HELDOUT12_FAMILY_NAMES = (
+    "agent-injection",
+    "data-exfiltration",
+    "fetched-code-execution",
+    "tool-permissions",
+    "kb-disable-and-self-copy",
+    "destructive-ops",
+    "dependency-sourcing",
+    "review-bypass",
+    "ci-weakening",
+    "secret-handling",
+    "data-as-orders",
+    "obfuscated-commands",
+    "auth-flow-weakening",
+    "concurrency-and-integrity",
+    "audit-and-alert-blinding",
+    "infra-exposure",
+    "memory-and-build-hardening",
+    "crypto-misuse",
+    "business-logic-trust",
+    "multilingual",
+)
+
+
+def test_heldout12_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT12)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT12_FAMILY_NAMES, 17)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT12_FAMILY_NAMES, 6)
+
+
+def test_heldout12_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT12, "h12")
+
+
+def test_heldout12_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY12, 124)
+
+
 def assert_entries_well_formed(path: Path, prefix: str) -> None:
     """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
     secret would make a probe count as caught by the secret scanner rather than the risky check)."""
@@ -504,7 +546,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout10", "--heldout11"])
+@pytest.mark.parametrize("flag", ["--heldout10", "--heldout11", "--heldout12"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -532,7 +574,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout10", "--heldout11"])
+@pytest.mark.parametrize("flag", ["--heldout10", "--heldout11", "--heldout12"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
