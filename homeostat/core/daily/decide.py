@@ -8,7 +8,9 @@ comment edited after the code changed), conflicts, documents, suggested new topi
 the agent itself, its permissions, Homeostat, fetched code, credentials, security controls, checks,
 network, hidden text) that `scoring.autoMerge.subjects` does not accept unread; and always review a
 lesson with a sentence in a language other than the KB's usual one, English and those
-`scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest.
+`scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest;
+and always review a lesson from a comment on its writer's own pull request (self-review: no second
+person read it).
 A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
 fails validation or holds risky content is declined, since its reason would land in the rule with
 no person reading it.
@@ -80,6 +82,8 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         return Decision("review", subject_reason(gated))
     if checks.foreign:
         return Decision("review", language_reason(checks.foreign))
+    if lesson.from_review and lesson.originator == lesson.member:
+        return Decision("review", self_review_reason(lesson))
     if checks.contradicts:
         return Decision("review", f"contradicts {checks.contradicts}; a reviewer decides which stands")
     if lesson.kind == "doc":
@@ -93,6 +97,17 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         judge = lesson.from_review and lesson.kind in ("new", "update")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
+
+
+def self_review_reason(lesson: Lesson) -> str:
+    """Why a lesson from a comment on its writer's own pull request waits for a person: a review lesson
+    merges unread on the strength of a second person's review, and here one account wrote the comment
+    and the pull request (and the change that followed), so one stolen account could teach every agent
+    anything the word checks do not read."""
+    return (
+        f"self-review: {lesson.originator} commented on their own pull request, so no second person has"
+        " read this lesson"
+    )
 
 
 def subject_reason(hits: list[SubjectHit]) -> str:

@@ -94,6 +94,21 @@ def test_decide_bands(config) -> None:  # type: ignore[no-untyped-def]
     assert decide(lesson(origin="pending", source="manual"), confident, Checks(), config).needs_judge is False
 
 
+def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:  # type: ignore[no-untyped-def]
+    """One account that wrote the pull request, the comment and the change is no review: its lesson
+    waits for a person however confident, while a hand-written lesson (no pull request) is unaffected."""
+    own = lesson(originator="cy", member="cy")
+    confident = score_confidence(own, config)
+    held = decide(own, confident, Checks(), config)
+    assert held.verdict == "review"
+    assert (
+        held.reason
+        == "self-review: cy commented on their own pull request, so no second person has read this lesson"
+    )
+    by_hand = lesson(origin="pending", source="manual", originator="cy", member="cy")
+    assert "self-review" not in decide(by_hand, score_confidence(by_hand, config), Checks(), config).reason
+
+
 def test_merge_candidates_and_fact_guards() -> None:
     pool = [
         Candidate(
