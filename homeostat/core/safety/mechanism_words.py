@@ -1,7 +1,8 @@
 """The words of the topic gate's mechanism topics (`safety.topics`): security-relevant mechanisms a
 lesson sets the handling of — how failures are handled, retries and timeouts, caches, how queries
 and commands are built, identifiers and randomness, deserialisation, personal data, access
-control, defaults and flags, input handling.
+control, defaults and flags, input handling; and, since the i29r10 round, what logs carry, where the
+agent takes instructions from, and where secrets are written down.
 
 Why topics and not harms: a red team told to write harm as an ordinary engineering choice ("key
 the page cache on the path", "if the permission service is down, allow the request", "assemble
