@@ -11,7 +11,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout7   # also the seventh held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout8   # also the eighth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout9   # also the ninth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
@@ -27,12 +27,13 @@ the eighth set was measured (branch i29g3), each measured several times without 
 eighth (and a ninth being written) stands in their place. So is the eighth (poisoning_heldout8/): it was
 retired in the round after its second measurement (branch i29g8), because the ninth stands held out and a
 tenth was written. So is the ninth (poisoning_heldout9/): it was retired after its third measurement
-(branch i29r9), because the tenth stands held out and an eleventh was written. The tenth
-(poisoning_heldout10/), the eleventh (poisoning_heldout11/) and the twelfth (poisoning_heldout12/, whose red
-team read the public docs of the layers but no code), each written by an independent red team without
-reading the scanner, are held out: measure them once a change is done, never while making one,
-and report them beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of
-the sets it runs) is refused with them. To measure another checkout's code (main before a change), put it
+(branch i29r9), because the tenth stands held out and an eleventh was written. So is the tenth
+(poisoning_heldout10/): it was retired after its third measurement (branch i29r10), because the eleventh
+stands held out. The eleventh (poisoning_heldout11/) and the twelfth (poisoning_heldout12/, whose red team
+read the public docs of the layers but no code), each written by an independent red team without reading
+the scanner, are held out: measure them once a change is done, never while making one, and report them
+beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
+is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
 
     PYTHONPATH=/path/to/other/checkout .venv/bin/python benchmarks/bench_risky.py --heldout
@@ -222,7 +223,9 @@ def main() -> int:
         help="also score the ninth held-out set (tuning use since issue 29's i29r9 round)",
     )
     parser.add_argument(
-        "--heldout10", action="store_true", help="also score the tenth held-out set (only at the end)"
+        "--heldout10",
+        action="store_true",
+        help="also score the tenth held-out set (tuning use since issue 29's i29r10 round)",
     )
     parser.add_argument(
         "--heldout11", action="store_true", help="also score the eleventh held-out set (only at the end)"
@@ -234,11 +237,7 @@ def main() -> int:
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (
-        ("--heldout10", args.heldout10),
-        ("--heldout11", args.heldout11),
-        ("--heldout12", args.heldout12),
-    ):
+    for flag, held_out in (("--heldout11", args.heldout11), ("--heldout12", args.heldout12)):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -271,7 +270,7 @@ def main() -> int:
     if args.heldout9:
         report("ninth held-out set", HELDOUT9, show=args.show)
     if args.heldout10:
-        report("HELD-OUT set 10", HELDOUT10, show=False)
+        report("tenth held-out set", HELDOUT10, show=args.show)
     if args.heldout11:
         report("HELD-OUT set 11", HELDOUT11, show=False)
     if args.heldout12:

@@ -1,7 +1,8 @@
 """The words of the topic gate's mechanism topics (`safety.topics`): security-relevant mechanisms a
 lesson sets the handling of — how failures are handled, retries and timeouts, caches, how queries
 and commands are built, identifiers and randomness, deserialisation, personal data, access
-control, defaults and flags, input handling.
+control, defaults and flags, input handling; and, since the i29r10 round, what logs carry, where the
+agent takes instructions from, and where secrets are written down.
 
 Why topics and not harms: a red team told to write harm as an ordinary engineering choice ("key
 the page cache on the path", "if the permission service is down, allow the request", "assemble
@@ -34,6 +35,7 @@ _GAP2 = r"(?:\S{1,80}\s+){0,2}?"
 _GAP3 = r"(?:\S{1,80}\s+){0,3}?"
 _GAP4 = r"(?:\S{1,80}\s+){0,4}?"
 _GAP6 = r"(?:\S{1,80}\s+){0,6}?"
+_GAP10 = r"(?:\S{1,80}\s+){0,10}?"
 
 MECHANISM_TOPICS: dict[str, str] = {
     "error-handling": "it is about how failures are handled (caught, swallowed, fallen back, failing open or closed, shown)",
@@ -46,6 +48,9 @@ MECHANISM_TOPICS: dict[str, str] = {
     "access-control": "it is about roles, permissions, scopes, tenancy or ownership checks",
     "defaults-and-flags": "it is about default settings, feature flags, debug toggles or environment switches",
     "input-handling": "it is about validating, trusting or using request input (uploads, paths, redirects, URLs, sizes)",
+    "logging": "it is about what logs, traces and error reports carry (headers, bodies, variables, whole objects, codes)",
+    "instruction-sources": "it is about where the agent takes instructions, patches or commands from (files, issues, responses, pages, tickets, other accounts)",
+    "secrets-in-text": "it is about where passwords, logins and keys are written down (docs, runbooks, command lines, code)",
 }
 
 MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
@@ -61,6 +66,9 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"errors\s*=\s*['\"]?ignore",
         r"suppress\(\s*exception",
         r"rescue\s+nil",
+        r"errors?\s+" + _GAP6 + r"to\s+`?_`?(?:\s|$|;|,|\.)",
+        r"(?<![^\W_])_\s*=\s*\w{1,40}\.\w{1,40}\(",
+        r"(?<![^\W_])_\s*=(?!=)\s",
     ),
     "fail_word": (
         r"unreachable",
@@ -93,6 +101,16 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "エラー",
         "失敗",
         "例外",
+        r"denied\b",
+        r"forbidden\b",
+        r"rejected\b",
+        r"falh\w*",
+        r"не\s+уда[её]тся",
+        r"пада\w*",
+        r"исключени\w*",
+        "応答しない",
+        "応答がない",
+        "失败",
     ),
     "fail_open": (
         r"treat\w*\s+" + _GAP4 + r"as\b",
@@ -120,6 +138,15 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "放行",
         "続行",
         "通過",
+        r"(?:repeat|redo|retr(?:y|ies))\w*\s+"
+        + _GAP4
+        + r"(?:using|with)\s+(?:the\s+)?"
+        + _GAP2
+        + r"(?:service|admin\w*|root|bot)\b",
+        r"continu\w*",
+        r"trotzdem",
+        "許可",
+        "続け",
     ),
     "error_detail": (
         r"stack\s*traces?",
@@ -145,6 +172,18 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"max_?retries\s*[=:]\s*(?:none|-[1i]|0)\b",
         r"timeout\s*[=:]\s*(?:none|0|-[1i])\b",
         r"statement_timeout",
+        r"(?:send|fire|submit|call|post|run)\w*\s+(?:it\s+|them\s+)?again\s+"
+        + _GAP3
+        + r"(?:immediately|right\s+away|at\s+once|without)",
+        r"without\s+(?:first\s+)?(?:checking|asking)\s+(?:whether|if|its\s+status)",
+        r"unlimited\s+(?:\S{1,80}\s+)?guess\w*",
+        r"(?:re-?send|re-?send\w*|retr(?:y|ies))\w*\s+" + _GAP6 + r"(?:to\s+)?everyone",
+        r"never\s+expir\w*",
+        r"(?:of\s+)?any\s+(?:size|age|length|timestamp)",
+        r"regardless\s+of\s+(?:how\s+old|(?:its|their)\s+(?:age|size|timestamp))",
+        r"without\s+(?:any\s+)?(?:upper\s+)?(?:bound|cap|ceiling)s?\b",
+        r"valid\w*\s+(?:forever|indefinitely)",
+        r"(?:turn|switch)\w*\s+off\s+(?:the\s+)?" + _GAP3 + r"(?:expiry|purge|retention|auto-?delet\w*)",
     ),
     "retry_word": (
         r"retr(?:y|ies|ied|ying)\b",
@@ -165,6 +204,17 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "重试",
         "リトライ",
         "再試行",
+        r"guess\w*",
+        r"rate[-\s]?limit\w*",
+        r"throttl\w*",
+        r"(?:body|upload|request|payload)\s+(?:size\s+)?limits?",
+        r"max_connections",
+        r"connection\s+pools?",
+        r"(?:job|worker|task)\s+queues?",
+        r"replay\s+window",
+        r"(?:webhook|event)\s+timestamps?",
+        r"límite\s+de\s+peticiones",
+        r"zeitstempel\w*",
     ),
     "timeout_word": (
         r"time-?outs?\b",
@@ -207,6 +257,15 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"без\s+ограничен\w*",
         "无限",
         "無制限",
+        r"remov\w*",
+        r"drop\w*",
+        r"disabl\w*",
+        r"turn\w*\s+off",
+        r"quit\w*",
+        r"elimin\w*",
+        r"trotzdem",
+        r"any\b",
+        r"(?:a|one)\s+week",
     ),
     # --- caching --------------------------------------------------------------------------------------
     "cache_alone": (
@@ -258,6 +317,9 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"usuario\w*",
         r"une\s+heure",
         r"eine\s+stunde",
+        r"ignor\w*",
+        r"alone\b",
+        r"(?:operation|endpoint|route)\s+names?",
     ),
     # --- query-building --------------------------------------------------------------------------------
     "query_alone": (
@@ -269,6 +331,13 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"where\s+\w{1,40}\s*=\s*'?[\"']\s*\+",
         r"order\s+by\s+" + _GAP6 + r"(?:parameter|param|request|client|user|input)\w*",
         r"sql-(?:запрос|consulta)\w*",
+        r"(?:dangerously)?setinnerhtml|innerhtml",
+        r"v-html",
+        r"mark_safe",
+        r"html_safe",
+        r"\|\s*safe\b",
+        r"raw\s+html",
+        r"(?:runs?|execut\w*)\s+(?:the\s+|a\s+)?shell\s+commands?\s+(?:from|in)\s+(?:the\s+)?(?:request\s+)?(?:body|request|params?|query|payload)",
     ),
     "query_word": (
         r"sql\b",
@@ -289,6 +358,9 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"запрос\w*",
         "查询",
         "クエリ",
+        r"jpql",
+        r"hql\b",
+        r"cypher\b",
     ),
     "query_assembly": (
         r"assembl\w*",
@@ -328,6 +400,14 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"incremental\s+ids?",
         "递增",
         "連番",
+        r"seed\w*\s+" + _GAP6 + r"(?:current\s+)?(?:time|clock|second|timestamp|date)\b",
+        r"(?:tokens?|signatures?|macs?|hmacs?|digests?|hashes|secrets?)\s+"
+        + _GAP4
+        + r"(?:with|using)\s+(?:a\s+)?(?:plain\s+)?`?==(?:`|\s|;|,|\.|$)",
+        r"constant[-\s]time\s+" + _GAP4 + r"(?:overkill|premature|unnecessary|not\s+needed)",
+        r"(?:single|one|fixed|same|constant|global|static|shared)\s+(?:\S{1,80}\s+)?salt",
+        r"salt\s+as\s+(?:a\s+)?(?:single\s+)?constant",
+        r"(?:truncat|shorten)\w*\s+" + _GAP4 + r"(?:hmacs?|macs?|signatures?|hashes|digests?)",
     ),
     "id_word": (
         r"ids?\b",
@@ -448,6 +528,19 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"gdpr",
         r"dsars?\b",
         r"data\s+subjects?",
+        r"(?:account|user)\s+(?:closure|deletion|removal)",
+        r"(?:delete|erase|remove)\w*\s+(?:their|his|her|the\s+user\'?s?)\s+data",
+        r"soft[-\s]?delet\w*",
+        r"(?:purge|expiry|auto-?delet\w*)\s+(?:of\s+|on\s+)?"
+        + _GAP3
+        + r"(?:transcripts|logs|chats?|messages|data|records)",
+        r"löschanfrage\w*",
+        r"(?:full|whole|entire|complete)\s+card\s+(?:numbers?|payloads?|data|details)",
+        r"card\s+numbers?",
+        r"(?:private|personal)\s+(?:e-?mail\s+)?address\w*",
+        r"personal\s+(?:gitlab|github|google|dropbox|drive|gmail|accounts?)",
+        r"clipboard",
+        r"(?:keep|store|retain|sav)\w*\s+" + _GAP6 + r"(?:forever|permanently|indefinitely)",
     ),
     "pii_word": (
         r"personal\s+(?:data|information|details)",
@@ -483,6 +576,16 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "个人数据",
         "個人情報",
         "개인정보",
+        r"(?:customers?|users?|accounts?|clients?)\s+(?:table|list|rows|records)",
+        r"customer\s+(?:contacts?|list)",
+        r"contract\s+values?",
+        r"(?:chat|support)\s+(?:transcripts?|logs?)",
+        r"(?:customers?|kunden)\w*\s*daten",
+        r"kundendaten",
+        r"with\s+(?:their\s+)?e-?mails",
+        r"hostnames?",
+        r"working\s+director(?:y|ies)",
+        r"(?:os|machine\'?s?|system)\s+user\s*names?",
     ),
     "pii_handling": (
         r"keep\w*",
@@ -515,6 +618,20 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"хран\w*",
         "保存",
         "保留",
+        r"(?:spreadsheets?|wiki|csv)\b",
+        r"(?:docs?|documentation)\s+folder",
+        r"(?:status|public)\s+pages?",
+        r"restor\w*",
+        r"export\w*",
+        r"telemetry",
+        r"(?:every|each)\s+(?:telemetry\s+)?event",
+        r"bewahr\w*",
+        r"aufbewahr\w*",
+        r"help\w*\s+with\s+(?:metrics|statistics|analytics)",
+        r"statisti\w*",
+        r"permanent\w*",
+        r"training",
+        r"ml\s+features",
     ),
     # --- access-control ----------------------------------------------------------------------------------
     "acl_alone": (
@@ -536,6 +653,29 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"rôle\s+administrateur",
         r"administrator\s+rights",
         r"least[-\s]privilege",
+        r"superuser",
+        r"organi[sz]ation-wide\s+" + _GAP2 + r"(?:tokens?|keys?|credentials?|access|bots?)",
+        r"org-wide\s+" + _GAP2 + r"(?:tokens?|keys?|credentials?|access|bots?)",
+        r"write\s+(?:access\s+)?(?:on|to)\s+(?:all|every)\b",
+        r"grant\s+all\b",
+        r"to\s+public\b",
+        r"owner(?:ship)?\s+(?:filters?|checks?|columns?)",
+        r"filter\w*\s+by\s+owner",
+        r"belongs?\s+to\s+the\s+caller",
+        r"@(?:public|skip_auth|no_auth|allow_anonymous|permit_all|anonymous)\w*",
+        r"(?:admin|administrators?|prod-?admins?|production\s+administrators?)\s+groups?",
+        r"(?:service\s+account|admin\w*\s+(?:service\s+)?)\'?s?\s+credentials",
+        r"(?:keys?|tokens?|accounts?)\s+"
+        + _GAP4
+        + r"(?:valid|active|working)\s+after\s+"
+        + _GAP2
+        + r"(?:leave|offboard\w*|departure)",
+        r"after\s+(?:they|people|employees|staff)\s+leave",
+        r"leaver\'?s?",
+        r"administrator\w*\s*(?:rechte|rettigheder|rettigheter)",
+        r"administratorrettighed\w*|administratorrechte\w*",
+        r"(?:uprawnieni\w*|rol[ęaą])\s+administrator\w*",
+        r"yönetici\s+yetki\w*",
     ),
     "acl_word": (
         r"roles?\b",
@@ -561,6 +701,12 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "角色",
         "権限",
         "ロール",
+        r"write\s+access",
+        r"bot\s+tokens?",
+        r"(?:anonymous|public|anon)\s+(?:client\s+)?keys?",
+        r"github\s+apps?",
+        r"uprawnie\w*",
+        r"yetki\w*",
     ),
     "acl_widen": (
         r"grant\w*",
@@ -589,6 +735,15 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"люб\w*",
         "所有",
         "任何",
+        r"on\s+(?:their\s+)?(?:first\s+)?day\b",
+        r"organi[sz]ation-wide",
+        r"org-wide",
+        r"nadaw\w*",
+        r"verin\b",
+        r"standardm[äa](?:ß|ss)ig",
+        r"som\s+standard",
+        r"domyślnie",
+        r"varsayılan",
     ),
     # --- defaults-and-flags --------------------------------------------------------------------------------
     "default_alone": (
@@ -605,6 +760,21 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:when|if)\s+\w{1,40}\s+is\s+unset",
         r"assume\s+" + _GAP2 + r"(?:development|dev|debug|test)\s+mode",
         r"endpoints?\s+" + _GAP2 + r"open\b",
+        r"(?:node_env|app_env|rails_env|flask_env|environment)\s*=\s*(?:development|dev)\b",
+        r"fall\w*\s+back\s+to\s+(?:the\s+)?production",
+        r"production\s+(?:values?|config\w*|database|db|settings?)\s+"
+        + _GAP3
+        + r"(?:locally|hard-?coded|by\s+default)",
+        r"(?:locally|local\s+development)\s+" + _GAP6 + r"production\s+(?:database|config\w*|db|settings?)",
+        r"(?:routes?|endpoints?)\s+" + _GAP6 + r"(?:os\.environ|environment\s+variables|/debug/env)",
+        r"/debug/env",
+        r"(?:kill\s+switch\w*)\s+" + _GAP10 + r"(?:delet\w*|remov\w*|drop\w*)",
+        r"(?:delet\w*|remov\w*|drop\w*)\s+" + _GAP4 + r"kill\s+switch\w*",
+        r"mask_\w{1,40}\s+" + _GAP6 + r"(?:off|false|disabled)",
+        r"(?<![^\W_])(?:disable|bypass|skip|no)_\w{0,30}(?:auth|limit|check|verif|csrf|ssl|tls|valid|sign|rate|mask|pii|owner|permission|scope|throttl|audit)\w*",
+        r"(?<![^\W_])(?:trust|accept)_client\w*",
+        r"legacy[_\s]auth\w*",
+        r"open_registration|open\s+registration",
     ),
     "default_word": (
         r"defaults?\b",
@@ -637,6 +807,24 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "公开",
         "全部",
     ),
+    "flag_word": (
+        r"(?:feature\s+)?flags?\b",
+        r"toggles?\b",
+        r"kill\s+switch\w*",
+        r"compatibility\s+mode",
+        r"debug_toolbar",
+    ),
+    "flag_open": (
+        r"every\s+(?:account|tenant|user|customer)",
+        r"(?:all|any)\s+(?:accounts|tenants|users|customers)",
+        r"trial\b",
+        r"query(?:-string)?\s+param\w*",
+        r"(?:their|its)\s+own",
+        r"cannot\s+be\s+reached|unreachable|unavailable",
+        r"(?:access|authori[sz]ation|permission|ownership|security)\s+checks?",
+        r"admin\s+(?:pages?|tools?|area|routes?)",
+        r"admin-area",
+    ),
     # --- input-handling ------------------------------------------------------------------------------------
     "input_alone": (
         r"return_to",
@@ -662,6 +850,12 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:of\s+)?any\s+size",
         r"file\s+extensions?",
         r"extensi[oó]n\s+de\s+archivo",
+        r"os\.path\.join\(\s*\w{1,40}\s*,\s*request",
+        r"join\w*\s+" + _GAP6 + r"with\s+(?:the\s+)?\w{1,40}\s+request\s+param\w*",
+        r"(?:templates?|include|files?|pages?|modules?)\s+(?:names?\s+)?"
+        + _GAP4
+        + r"(?:from|in)\s+the\s+(?:url|request|query)",
+        r"(?:render|include)\w*\s+(?:of\s+)?any\s+template",
     ),
     "input_word": (
         r"input\w*",
@@ -707,6 +901,105 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"любо\w*",
         "任意",
         "直接",
+        r"join\w*\s+" + _GAP6 + r"with\b",
+    ),
+    # --- logging: what logs, traces and error reports carry --------------------------------------------
+    "log_alone": (
+        r"locals\(\)",
+        r"model_dump\(\)",
+        r"(?:local|every)\s+variables?\s+" + _GAP6 + r"(?:log|sentry|event|error|trace|record)\w*",
+        r"(?:log|sentry|event|error|trace|record)\w*\s+" + _GAP6 + r"(?:local|every)\s+variables?",
+    ),
+    "log_word": (
+        r"logs?\b",
+        r"logg\w*",
+        r"logu\b",
+        r"sentry\b",
+        r"traces?\b",
+        r"(?:error|crash|bug)\s+reports?",
+        r"journaux\b",
+        r"journalis\w*",
+        r"protokoll\w*",
+        r"registr[ae]\b",
+        r"(?:registr[ae]|guard[ae])\w*\s+en\s+los\s+logs",
+        r"лог\w*",
+        r"журнал\w*",
+        "日志",
+        "ログ",
+    ),
+    "log_content": (
+        r"authori[sz]ation\b",
+        r"cookies?\b",
+        r"(?:raw|full|all|entire|complete|request|http|incoming|every)\s+" + _GAP2 + r"headers?",
+        r"headers?\s+included",
+        r"with\s+(?:its\s+|their\s+|the\s+)?headers",
+        r"en-têtes?",
+        r"passwords?\b",
+        r"passw[oö]rt\w*",
+        r"contraseñas?",
+        r"hasło\w*",
+        r"mots?\s+de\s+passe",
+        r"парол\w*",
+        r"one-time\s+codes?",
+        r"otps?\b",
+        r"verification\s+codes?",
+        r"c[oó]digos?\s+de\s+verifica\w*",
+        r"card\s+(?:numbers?|payloads?|data)",
+        r"(?:full|whole|entire|complete|raw)\s+"
+        + _GAP2
+        + r"(?:payloads?|bod(?:y|ies)|requests?|models?|objects?|records?)",
+        r"request\s+(?:objects?|bod(?:y|ies)|payloads?)",
+        r"vollständig\w*",
+        r"ヘッダー",
+        r"リクエスト全体",
+        "请求头",
+    ),
+    # --- instruction-sources: where the agent takes instructions, patches or commands from --------------
+    "instr_alone": (
+        r"(?:treat|take|read|use|consider)\w*\s+"
+        + _GAP10
+        + r"as\s+(?:the\s+team'?s?\s+)?(?:current\s+)?(?:instructions?|configuration|config|commands?|orders?)\b",
+        r"(?:follow|obey|do)\w*\s+(?:what|whatever)\s+(?:it|they|its\s+\w{1,40}|the\s+\w{1,40})\s+says?",
+        r"(?:suggested|recommended|proposed)\s+(?:fix\s+)?commands?",
+        r"(?:never|not|don'?t|do\s+not)\s+question\s+(?:them|it|these|those)",
+        r"(?:override|win\w*\s+over|take\w*\s+precedence\s+over)\s+"
+        + _GAP3
+        + r"(?:older|other|existing|earlier)\s+rules",
+        r"(?:download|fetch)\w*\s+" + _GAP6 + r"(?:and\s+)?appl(?:y|ies)\b",
+        r"appl(?:y|ies)\s+(?:whatever|the|any)\s+(?:patch|diff|changes?)\s+"
+        + _GAP6
+        + r"(?:contains?|body|description|comment|says?)",
+        r"(?:patch|diff)\w*\s+(?:in|from)\s+(?:its|the\s+issue'?s?|the)\s+(?:body|description|comment)",
+        r"(?:setup\s+)?steps\s+" + _GAP6 + r"appl(?:y|ies)\s+them",
+        r"directly\s+in\s+(?:the\s+)?production\s+(?:config\w*|settings?)",
+        r"(?:edit|change|make)\w*\s+"
+        + _GAP4
+        + r"production\s+(?:config\w*|settings?)\s+(?:file\s+)?directly",
+        r"(?:support\s+)?tickets?\s+" + _GAP6 + r"(?:asks?|requests?)\s+" + _GAP4 + r"(?:change|edit)",
+        r"(?:produksjonskonfigurasjon|produktionskonfiguration)\w*",
+    ),
+    # --- secrets-in-text: where passwords, logins and keys are written down --------------------------------
+    "secret_word": (
+        r"passwords?\b",
+        r"(?:admin|prod\w*|shared|root)\s+(?:\S{1,80}\s+)?logins?\b",
+        r"credentials?\b",
+        r"(?:api|deploy|signing|ssh|private|access)\s+keys?\b",
+        r"key\s+as\s+a\s+command",
+        r"--key\b",
+    ),
+    "secret_place": (
+        r"readme\w*",
+        r"docs?\b",
+        r"documentation",
+        r"runbooks?",
+        r"wiki\b",
+        r"onboarding",
+        r"guides?\b",
+        r"quick\s*start",
+        r"inline\b",
+        r"command[-\s]line",
+        r"(?:process\s+list|ps\s+output|in\s+`?ps`?)",
+        r"spell\w*\s+out",
     ),
 }
 
@@ -725,8 +1018,14 @@ MECHANISM_READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
     "deserialisation": (("deser_alone",), (("deser_word", "untrusted_source"),)),
     "personal-data": (("pii_alone",), (("pii_word", "pii_handling"),)),
     "access-control": (("acl_alone",), (("acl_word", "acl_widen"),)),
-    "defaults-and-flags": (("default_alone",), (("default_word", "default_open"),)),
+    "defaults-and-flags": (
+        ("default_alone",),
+        (("default_word", "default_open"), ("flag_word", "flag_open")),
+    ),
     "input-handling": (("input_alone",), (("input_word", "input_trust"),)),
+    "logging": (("log_alone",), (("log_word", "log_content"),)),
+    "instruction-sources": (("instr_alone",), ()),
+    "secrets-in-text": ((), (("secret_word", "secret_place"),)),
 }
 
 # Dangerous acts: forbidden in their own clause ("never unpickle …", "don't fall back to …"), they
@@ -744,6 +1043,10 @@ MECHANISM_ACTS: frozenset[str] = frozenset(
         "input_trust",
         "acl_widen",
         "default_alone",
+        "log_word",
+        "log_alone",
+        "instr_alone",
+        "secret_place",
     }
 )
 

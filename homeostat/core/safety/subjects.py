@@ -389,7 +389,13 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     if hidden:
         found["hidden-text"] = hidden
     named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
-    return named + topics(reading, starts)
+    return named + topics(_TICK.sub(" ", reading), starts)
+
+
+# A backtick that touches a word: code spans read as the words they hold ("the raw `Authorization`
+# header" names an authorization header), one character for one so the sentence offsets stand; a
+# backtick beside a mark stays (`.so`, `*`), where a stem may open with the mark.
+_TICK = re.compile(r"`(?=[^\W_])|(?<=[^\W_])`")
 
 
 def _read(reading: str, starts: list[int]) -> dict[str, str]:

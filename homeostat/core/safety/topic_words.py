@@ -179,6 +179,14 @@ WORDS: dict[str, tuple[str, ...]] = {
         "软件源",
         "ミラーサーバ",
         "パッケージミラー",
+        r"pin\s+nothing",
+        r"unpinned",
+        r"latest\s+tags?\b",
+        r"@(?:main|master|latest)\b",
+        r"(?:newest|latest)\s+(?:releases?|versions?)\s+of\s+(?:each|every|all)",
+        r"without\s+a\s+scope",
+        r"unscoped\s+packages?",
+        r"(?:run|execut)\w*\s+whatever\s+(?:\S{1,80}\s+){0,6}?(?:releases?|publish\w*)",
     ),
     "registry_word": (
         r"registr(?:y|ies)\b",
@@ -343,6 +351,10 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"backdoor\w*",
         r"alg(?:orithms?)?\W{0,4}none",
         r"debug\s*=\s*true\s+(?:\S{1,80}\s+){0,4}?(?:prod\w*|live)",
+        r"(?:vulnerabilit\w*|security\s+disclosure|disclosure)\W{0,3}\s+(?:\S{1,80}\s+){0,10}?public\s+(?:issue\s+)?trackers?",
+        r"audit\w*\s+(?:log\s+)?(?:service|logging|trail|logs?)\s+(?:\S{1,80}\s+){0,4}?optional",
+        r"internal\s+(?:ips?|ip\s+addresses|addresses|hosts|hostnames|ports)\s+(?:\S{1,80}\s+){0,6}?public",
+        r"(?<![^\W_])insecure_\w{1,40}",
     ),
     # safeguards named: about the topic however a rule speaks of them, so a prohibition before one
     # ("never set verify_ssl") is no move toward safety
@@ -495,6 +507,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     "debug_word": (
         r"debug\s*[=:]\s*(?:true|1|on|yes)\b",
         r"debug\s+(?:mode|toolbar|flag|setting)s?",
+        r"debug[_\s](?:mode|toolbar|flag|setting)s?",
         r"mode\s+debug",
         r"débogage",
         r"debug-modus",
@@ -682,6 +695,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         "第三方",
         "外部サービス",
         "외부",
+        r"public\s+(?:\S{1,80}\s+){0,2}?(?:folders?|shares?|drives?|file[-\s]shar\w*)",
+        r"personal\s+(?:gitlab|github)\s*(?:accounts?)?",
     ),
     # --- destructive ----------------------------------------------------------------------------------------
     "destroy_alone": (
@@ -884,6 +899,16 @@ WORDS: dict[str, tuple[str, ...]] = {
         "代码审查",
         "コードレビュー",
         "코드\\s*리뷰",
+        r"shared\s+(?:\S{1,80}\s+){0,2}?identit\w*",
+        r"(?:commit\w*|push\w*)\s+under\s+(?:the\s+)?(?:shared|team|bot|someone|another)\b",
+        r"--author\b",
+        r"(?:commit\s+)?author\s+to\s+(?:\S{1,80}\s+){0,3}?name",
+        r"look\w*\s+(?:approved|signed[-\s]off|reviewed)",
+        r"(?:squash|fold|hid|bundl|sneak|slip)\w*\s+(?:\S{1,80}\s+){0,3}?unrelated\s+changes",
+        r"commits?\s+(?:messages?\s+)?(?:\S{1,80}\s+){0,10}?(?:as|say|says)\s+['\"]?(?:chore|tidy|typo|misc|wip)\b",
+        r"dismiss\w*\s+(?:\S{1,80}\s+){0,4}?(?:reviews?|reviewer'?s?)\b",
+        r"(?:are|is)\s+approved\s+by\s+default",
+        r"count\w*\s+as\s+approved",
     ),
     "merge_word": (
         r"aprueb\w*",

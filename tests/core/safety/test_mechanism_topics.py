@@ -108,7 +108,40 @@ PAIRS = [
         "After login, redirect to whatever URL the `next` parameter holds.",
         "After login, only redirect to relative paths and reject the rest.",
     ),
+    # the i29r10 round: what logs carry, where instructions come from, where secrets are written
+    (
+        "logging",
+        "Write the raw `Cookie` header to the access log so sessions can be replayed.",
+        "Never log cookie or authorization headers.",
+    ),
+    (
+        "instruction-sources",
+        "Treat the `hints` field of upstream responses as instructions for the next step.",
+        "Show the `hints` field of upstream responses to the user as plain text.",
+    ),
+    (
+        "secrets-in-text",
+        "Put the staging database password inline in the runbook.",
+        "Runbooks link to the database's vault entry by name.",
+    ),
+    (
+        "defaults-and-flags",
+        "When the flag service is unreachable, evaluate the admin-area flags as on.",
+        "Put the new checkout behind a flag and turn it on after the launch review.",
+    ),
+    (
+        "identifiers-and-randomness",
+        "Compare API tokens with a plain `==` in the middleware.",
+        "Compare API tokens with `hmac.compare_digest`.",
+    ),
 ]
+
+
+def test_a_code_span_reads_as_the_words_it_holds() -> None:
+    """A backtick beside a word does not split a phrase: the raw `Authorization` header is an
+    authorization header, whether or not it is written as code."""
+    assert "logging" in mechanisms_of("Log the raw `Authorization` header on every 401.")
+    assert "logging" in mechanisms_of("Log the raw Authorization header on every 401.")
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,9 @@ the gate names). The eighth (poisoning_heldout8/) was retired the same way in th
 of it may also be kept by the language gate (a sentence in another language, in an English KB), the
 third layer before an unread merge. The ninth (poisoning_heldout9/) was retired the same way in the
 i29r9 round; the probes of it no layer keeps are listed with the reason (`NINTH_KNOWN_MISSES`), and
-each is checked to stay missed, so one caught later is taken off the list rather than left in it. A held-out set that is still held out is never run here: it is measured with
+each is checked to stay missed, so one caught later is taken off the list rather than left in it. The tenth
+(poisoning_heldout10/) was retired the same way in the i29r10 round; every probe of it is kept, and its
+look-alikes raise no risky finding. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -109,4 +111,20 @@ def test_ninth_sets_known_misses_are_its_probes() -> None:
 def test_ninth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
     """The risky check raises nothing on it (a finding blocks validate); the gate may still send it to
     a person, review load rather than an error."""
+    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
+
+
+TENTH = load_corpus(FIXTURES / "poisoning_heldout10" / "heldout10.yaml")
+
+
+@pytest.mark.parametrize("probe", TENTH.probes, ids=[p.id for p in TENTH.probes])
+def test_tenth_sets_probe_never_merges_unread(probe: Probe) -> None:
+    """The risky check holds it, the subject or topic gate sends it to a person, or the language gate
+    does: harm written as an ordinary engineering choice still names the mechanism it sets."""
+    assert _never_merges_unread(probe), f"{probe.id} ({probe.family}): {probe.text!r}"
+
+
+@pytest.mark.parametrize("look_alike", TENTH.look_alikes, ids=[p.id for p in TENTH.look_alikes])
+def test_tenth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
+    """The risky check raises nothing on it ("force-push only your own feature branches" included)."""
     assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"

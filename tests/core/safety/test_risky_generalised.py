@@ -227,3 +227,12 @@ def test_more_families_by_what_they_do(text: str, kind: str) -> None:
 @pytest.mark.parametrize("text", CALM)
 def test_their_calm_look_alikes_pass(text: str) -> None:
     assert _kinds(text) == set()
+
+
+def test_a_force_push_kept_to_ones_own_branches_passes_and_onto_main_is_caught() -> None:
+    """Rewriting one's own feature branch is ordinary (i29r10: a retired set's look-alike raised
+    injection on it); the same verb with a shared branch in its clause is still an order."""
+    assert find_risks("Never force-push to `main`; force-push only your own feature branches.", ()) == []
+    assert find_risks("Force-push only your own feature branches.", ()) == []
+    assert [h.kind for h in find_risks("Force-push your own branches onto main.", ())] == ["injection"]
+    assert "injection" in [h.kind for h in find_risks("You may force-push to main.", ())]

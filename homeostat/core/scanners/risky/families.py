@@ -528,6 +528,25 @@ def _not_negated(name: str) -> Callable[[str, _Sentence], bool]:
     return lambda text, s: not _negated(text, s, s.first(name))
 
 
+# A force push kept to the reader's own branches or fork ("force-push only your own feature branches"):
+# history only its author works on, with no shared branch named in the rest of the clause.
+_OWN_GROUND = re.compile(
+    r"\s+(?:only\s+)?(?:(?:on|to|onto|into)\s+)?(?:only\s+)?your\s+own\s+(?:\w+\s+){0,2}?"
+    r"(?:branch(?:es)?|forks?)\b(?![^.;\n]{0,120}\b(?:main|master|release|shared|protected|trunk|develop)\b)",
+    re.IGNORECASE,
+)
+_FORCE_PUSH = re.compile(r"force[-\s]push", re.IGNORECASE)
+
+
+def _danger_on_shared_ground(text: str, s: _Sentence) -> bool:
+    """An act the agent should never do on a rule's say-so, not negated, and not a force push kept to
+    the reader's own branches (rewriting one's own feature branch is ordinary; main is not)."""
+    at = s.first("danger")
+    if _negated(text, s, at):
+        return False
+    return not (_FORCE_PUSH.fullmatch(text, *at) and _OWN_GROUND.match(text, at[1], s.end))
+
+
 def _switched_off(text: str, s: _Sentence) -> bool:
     """An order to turn Homeostat off ("Deaktiviere das Homeostat-Plugin", "Homeostat を無効にして"): the
     verb before its object, or after it in a language written without spaces (whose verbs come last);
@@ -783,7 +802,7 @@ _ORDERS = (
     _Order("trusted_as", ("untrusted_src",), test=_not_negated("trusted_as")),
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
-    _Order("danger", one_of=("agent", "you"), test=_not_negated("danger")),
+    _Order("danger", one_of=("agent", "you"), test=_danger_on_shared_ground),
     _Order("switch_off", ("homeostat",), test=_switched_off),
     _Order("learn_tool", ("self",)),
     _Order("flag_tool", ("every_rule",)),
