@@ -262,7 +262,8 @@ def check_auto_merge(setup: Setup, config: Config) -> Finding:
 def check_unread_merges(config: Config) -> Finding:
     """What reads a lesson before the daily run merges it with no person, and whether a setting left
     only word tables to do it. The risky check and the gates read words, and on fresh red-team sets
-    they keep roughly two poisoned lessons in three from merging unread (docs/daily.md#what-merges-unread):
+    they keep from two poisoned lessons in five (a red team that read their docs) to three in four from
+    merging unread (docs/daily.md#what-merges-unread):
     the judge, a model reading the rule against its thread, is the layer that reads what words cannot,
     and a subject accepted unread is read by nothing else."""
     name, auto = "unread-merges", config.scoring.auto_merge
