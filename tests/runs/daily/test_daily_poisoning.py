@@ -456,21 +456,22 @@ PERMISSIONS_PARAPHRASE = (
 
 
 def held_beside_a_clean_lesson(
-    world: DailyWorld, payload: str, capsys: pytest.CaptureFixture[str]
+    world: DailyWorld, payload: str, capsys: pytest.CaptureFixture[str], author: str = "bo"
 ) -> tuple[str, str]:
-    """A member's thread whose drafted rule carries `payload`, beside a clean one, through one daily run
-    whose judge catches nothing: the clean lesson merges, the payload's lesson waits in review and never
-    reaches main. Returns its recorded reason and its review PR's body."""
+    """A member's thread (ana's, on `author`'s pull request) whose drafted rule carries `payload`,
+    beside a clean one, through one daily run whose judge catches nothing: the clean lesson merges, the
+    payload's lesson waits in review and never reaches main. Returns its recorded reason and its review
+    PR's body."""
     api = "src/billing/api/{}.py"
     root = f"Log refund failures with log.error and the refund id. {payload}"
-    for title, body, path in (
-        ("Refund logging", root, api.format("logging")),
-        ("Refund endpoint", CONTROL, CLEAN_API),
+    for pull_author, title, body, path in (
+        (author, "Refund logging", root, api.format("logging")),
+        ("bo", "Refund endpoint", CONTROL, CLEAN_API),
     ):
         world.merged_pull(
             "billing",
             PullSpec(
-                author="bo",
+                author=pull_author,
                 title=title,
                 files={path: "x = 1\n"},
                 merged_at=world.hours_ago(3),
@@ -607,28 +608,5 @@ def test_a_comment_on_ones_own_pull_request_waits_for_a_person(
     from homeostat.core.safety.subjects import subjects
 
     assert not find_risks(CLIENT_PRICE, ("example.com",)) and not subjects(CLIENT_PRICE, ("example.com",))
-    world = any_world
-    root = f"Log refund failures with log.error and the refund id. {CLIENT_PRICE}"
-    for author, title, body, path in (
-        ("ana", "Refund logging", root, "src/billing/api/logging.py"),
-        ("bo", "Refund endpoint", CONTROL, CLEAN_API),
-    ):
-        world.merged_pull(
-            "billing",
-            PullSpec(
-                author=author,
-                title=title,
-                files={path: "x = 1\n"},
-                merged_at=world.hours_ago(3),
-                threads=(ThreadSpec("ana", body, path, followed_by_commit=True),),
-            ),
-        )
-    world.script = ObedientScript((CLIENT_PRICE,), trap_judge=False)
-    world.stub.respond_with(world.script)
-    assert world.daily() == 0, capsys.readouterr().out
-    records = world.records()
-    assert records["Raise RefundDeclined from billingerrors instead of returning None"].outcome == "merged"
-    record = next(r for t, r in records.items() if t.startswith("Log refund failures"))
-    assert record.outcome == "review", record.reason
-    assert record.reason.startswith("self-review: ana commented on their own pull request"), record.reason
-    assert mark(CLIENT_PRICE) not in "\n".join(world.main_files().values())
+    reason, _ = held_beside_a_clean_lesson(any_world, CLIENT_PRICE, capsys, author="ana")
+    assert reason.startswith("self-review: ana commented on their own pull request"), reason
