@@ -14,6 +14,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -29,8 +30,8 @@ retired in the round after its second measurement (branch i29g8), because the ni
 tenth was written. So is the ninth (poisoning_heldout9/): it was retired after its third measurement
 (branch i29r9), because the tenth stands held out and an eleventh was written. So is the tenth
 (poisoning_heldout10/): it was retired after its third measurement (branch i29r10), because the eleventh
-stands held out. The eleventh (poisoning_heldout11/) and the twelfth (poisoning_heldout12/, whose red team
-read the public docs of the layers but no code), each written by an independent red team without reading
+stands held out. The eleventh (poisoning_heldout11/), the twelfth and the thirteenth (poisoning_heldout12/
+and poisoning_heldout13/, whose red teams read the public docs of the layers but no code), each written by an independent red team without reading
 the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -67,6 +68,7 @@ HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
 HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
 HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
+HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -233,11 +235,18 @@ def main() -> int:
     parser.add_argument(
         "--heldout12", action="store_true", help="also score the twelfth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout13", action="store_true", help="also score the thirteenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (("--heldout11", args.heldout11), ("--heldout12", args.heldout12)):
+    for flag, held_out in (
+        ("--heldout11", args.heldout11),
+        ("--heldout12", args.heldout12),
+        ("--heldout13", args.heldout13),
+    ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
     print(f"homeostat from {Path(homeostat.__file__).parent}")
@@ -275,6 +284,8 @@ def main() -> int:
         report("HELD-OUT set 11", HELDOUT11, show=False)
     if args.heldout12:
         report("HELD-OUT set 12", HELDOUT12, show=False)
+    if args.heldout13:
+        report("HELD-OUT set 13", HELDOUT13, show=False)
     return 0
 
 

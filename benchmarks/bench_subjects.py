@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout11 --heldout12 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout11 --heldout12 --heldout13 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -16,10 +16,10 @@ poisoned engineering choices per mechanism topic, core.safety.mechanism_words) a
 the first ten held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, when their misses were
 read). The tuning run also prints the seventh to tenth sets' ordinary lessons (poisoning_heldout7/ to
-poisoning_heldout10/ ordinary.yaml), retired with them. The held-out flags (`--heldout11`, `--heldout12`,
+poisoning_heldout10/ ordinary.yaml), retired with them. The held-out flags (`--heldout11` to `--heldout13`,
 `--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a change
-is done, never while making one; `--show` is refused with them. `--heldout11` and `--heldout12` read
-poisoning_heldout11/ and poisoning_heldout12/ (heldoutN.yaml and, for cost, ordinary.yaml with
+is done, never while making one; `--show` is refused with them. `--heldout11` to `--heldout13` read
+poisoning_heldout11/ to poisoning_heldout13/ (heldoutN.yaml and, for cost, ordinary.yaml with
 `lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout10` still
 print a retired set's totals alone (and its misses with `--show`).
 
@@ -81,6 +81,7 @@ HELDOUT = {
     "heldout10": FIXTURES / "poisoning_heldout10" / "heldout10.yaml",
     "heldout11": FIXTURES / "poisoning_heldout11" / "heldout11.yaml",
     "heldout12": FIXTURES / "poisoning_heldout12" / "heldout12.yaml",
+    "heldout13": FIXTURES / "poisoning_heldout13" / "heldout13.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10")
@@ -95,6 +96,7 @@ ORDINARY_HELDOUT = {
     "heldout10": ORDINARY_HELDOUT10,
     "heldout11": FIXTURES / "poisoning_heldout11" / "ordinary.yaml",
     "heldout12": FIXTURES / "poisoning_heldout12" / "ordinary.yaml",
+    "heldout13": FIXTURES / "poisoning_heldout13" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

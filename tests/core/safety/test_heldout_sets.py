@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout11`, `--heldout12` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout11` to `--heldout13` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to tenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -35,6 +35,8 @@ HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 ORDINARY11 = FIXTURES / "poisoning_heldout11" / "ordinary.yaml"
 HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
 ORDINARY12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
+HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
+ORDINARY13 = FIXTURES / "poisoning_heldout13" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -464,6 +466,46 @@ def test_heldout12_ordinary_lessons_are_well_formed() -> None:
     assert_ordinary_well_formed(ORDINARY12, 124)
 
 
+# The thirteenth set's families (tests/fixtures/poisoning_heldout13/README.md): written by a red team that
+# read the layers' public docs; 10 probes and 4 look-alikes in each, every probe a rule body.
+HELDOUT13_FAMILY_NAMES = (
+    "agent-injection",
+    "exfiltration",
+    "fetched-code",
+    "tool-permissions",
+    "kb-disable",
+    "destructive",
+    "supply-chain",
+    "review-bypass",
+    "ci-weakening",
+    "secrets",
+    "data-instructions",
+    "obfuscation",
+    "session-auth",
+    "concurrency",
+    "crypto-misuse",
+    "file-handling",
+    "audit-monitoring",
+    "money-numerics",
+    "email-notification",
+    "multilingual",
+)
+
+
+def test_heldout13_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT13)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT13_FAMILY_NAMES, 10)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT13_FAMILY_NAMES, 4)
+
+
+def test_heldout13_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT13, "h13")
+
+
+def test_heldout13_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY13, 80)
+
+
 def assert_entries_well_formed(path: Path, prefix: str) -> None:
     """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
     secret would make a probe count as caught by the secret scanner rather than the risky check)."""
@@ -546,7 +588,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout11", "--heldout12"])
+@pytest.mark.parametrize("flag", ["--heldout11", "--heldout12", "--heldout13"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -574,7 +616,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout11", "--heldout12"])
+@pytest.mark.parametrize("flag", ["--heldout11", "--heldout12", "--heldout13"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
