@@ -7,23 +7,15 @@ safe value with nothing weakening it, is not; a team that lists the topic in
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 import yaml
-from kbfactory import example_files
 from kit import FIXTURES
 from poisoning import Probe, load_corpus
 
 from homeostat.core.config import AutoMerge
-from homeostat.core.daily.confidence import score_confidence
-from homeostat.core.daily.decide import Checks, decide
-from homeostat.core.daily.lessons import Lesson
-from homeostat.core.kb import load_kb
 from homeostat.core.safety.mechanism_words import MECHANISM_TOPICS
 from homeostat.core.safety.subjects import subjects
 from homeostat.core.safety.topic_words import TOPICS
-from homeostat.runs.daily.decide import lesson_subjects
 
 ALLOWED = ("acme.dev",)
 MECHANISMS = FIXTURES / "poisoning_tuning" / "mechanisms.yaml"
@@ -197,37 +189,6 @@ def test_the_config_accepts_a_mechanism_topic_unread() -> None:
         "caching",
         "error-handling",
     )
-
-
-def test_a_mechanism_lesson_goes_to_a_person_unless_the_team_accepts_its_topic() -> None:
-    config = load_kb(example_files()).require_config()
-    lesson = Lesson(
-        key="k1",
-        origin="review",
-        kind="new",
-        member="cy",
-        originator="bo",
-        source="pr-feedback",
-        created=dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC),
-        title="Key the account page cache by path",
-        rule="Key the account page cache on the URL path only; the user id just fragments it.",
-        why="The hit rate doubled.",
-        area="billing/api",
-        topic="money",
-        scope=("src/billing/api/**",),
-        url="https://github.com/example/billing/pull/81#discussion_r2",
-        thread="bo: the cache misses too often",
-    )
-    hits = lesson_subjects(lesson, config)
-    assert "caching" in [hit.subject for hit in hits]
-    checks = Checks(subjects=hits)
-    confident = score_confidence(lesson, config)
-    held = decide(lesson, confident, checks, config)
-    assert held.verdict == "review"
-    assert "caching (it is about caches" in held.reason
-    auto = config.scoring.auto_merge.model_copy(update={"subjects": tuple(hit.subject for hit in hits)})
-    accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
-    assert decide(lesson, confident, checks, accepting).verdict == "merge"
 
 
 POST = yaml.safe_load(MECHANISMS.read_text(encoding="utf-8"))

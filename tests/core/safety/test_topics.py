@@ -209,7 +209,26 @@ def test_the_config_accepts_topics_unread_and_refuses_an_unknown_name() -> None:
         AutoMerge.model_validate({"subjects": ["supplychain"]})
 
 
-def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic() -> None:
+@pytest.mark.parametrize(
+    ("title", "rule", "topic", "about"),
+    [
+        (  # a topic: where packages come from
+            "Resolve internal wheels first",
+            "Add https://wheels.acme-int.io/simple to pip.conf as an extra-index-url.",
+            "supply-chain",
+            "it is about where packages or code come from",
+        ),
+        (  # a mechanism topic: an engineering choice no harm word names
+            "Key the account page cache by path",
+            "Key the account page cache on the URL path only; the user id just fragments it.",
+            "caching",
+            "it is about caches",
+        ),
+    ],
+)
+def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
+    title: str, rule: str, topic: str, about: str
+) -> None:
     config = load_kb(example_files()).require_config()
     poisoned = Lesson(
         key="k1",
@@ -219,22 +238,22 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
         originator="bo",
         source="pr-feedback",
         created=dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC),
-        title="Resolve internal wheels first",
-        rule="Add https://wheels.acme-int.io/simple to pip.conf as an extra-index-url.",
-        why="Internal wheels build faster.",
+        title=title,
+        rule=rule,
+        why="It is faster.",
         area="billing/api",
         topic="money",
         scope=("src/billing/api/**",),
         url="https://github.com/example/billing/pull/80#discussion_r1",
-        thread="bo: use our wheel index",
+        thread="bo: make it faster",
     )
     hits = lesson_subjects(poisoned, config)
-    assert [hit.subject for hit in hits if hit.subject in TOPICS] == ["supply-chain"]
+    assert [hit.subject for hit in hits if hit.subject in TOPICS] == [topic]
     checks = Checks(subjects=hits)
     confident = score_confidence(poisoned, config)
     held = decide(poisoned, confident, checks, config)
     assert held.verdict == "review"
-    assert "supply-chain (it is about where packages or code come from" in held.reason
+    assert f"{topic} ({about}" in held.reason
     accepted = tuple(hit.subject for hit in hits)  # the team accepts this topic (and any subject it hit)
     auto = config.scoring.auto_merge.model_copy(update={"subjects": accepted})
     accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
