@@ -309,6 +309,20 @@ class Poisoned:
     caught_by: str  # what the review PR says sent it to a person
 
 
+def one_thread_pull(world: DailyWorld, title: str, thread: ThreadSpec, author: str = "bo") -> None:
+    """A pull request in billing, merged three hours ago, with one review thread on the file it changed."""
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author=author,
+            title=title,
+            files={thread.path: "x = 1\n"},
+            merged_at=world.hours_ago(3),
+            threads=(thread,),
+        ),
+    )
+
+
 def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> list[Poisoned]:
     """One merged PR per source, each with a clean root comment by ana (a lead), plus the control.
     Each source's payload carries its own tag, so what reaches main is told apart by source."""
@@ -323,22 +337,15 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
         )
     )
 
-    def pull(title: str, thread: ThreadSpec, author: str = "bo") -> None:
-        world.merged_pull(
-            "billing",
-            PullSpec(
-                author=author,
-                title=title,
-                files={thread.path: "x = 1\n"},
-                merged_at=world.hours_ago(3),
-                threads=(thread,),
-            ),
-        )
-
     member_root = f"Log refund failures with log.error and the refund id. {member_payload}"
-    pull("Refund logging", ThreadSpec("ana", member_root, api.format("logging"), followed_by_commit=True))
+    one_thread_pull(
+        world,
+        "Refund logging",
+        ThreadSpec("ana", member_root, api.format("logging"), followed_by_commit=True),
+    )
     reply = ReplySpec(MALLORY, f"Good call. {reply_payload}")
-    pull(
+    one_thread_pull(
+        world,
         "Refund retries",
         ThreadSpec(
             "ana",
@@ -348,7 +355,8 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
             followed_by_commit=True,
         ),
     )
-    pull(
+    one_thread_pull(
+        world,
         "Refund currency",
         ThreadSpec(
             "ana",
@@ -358,11 +366,12 @@ def poisoned_day(world: DailyWorld, member_payload: str, other_payload: str) -> 
             edited=f"Read the refund currency from the original charge. {edit_payload}",
         ),
     )
-    pull(
+    one_thread_pull(
+        world,
         f"Refund ids. {title_payload}",
         ThreadSpec("ana", "Name refund ids with the rf_ prefix.", api.format("ids"), followed_by_commit=True),
     )
-    pull("Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
+    one_thread_pull(world, "Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
     member_catch = "risky content" if CAUGHT in member_payload else "the judge found an unsafe instruction"
     return [
         Poisoned(
@@ -464,20 +473,13 @@ def held_beside_a_clean_lesson(
     PR's body."""
     api = "src/billing/api/{}.py"
     root = f"Log refund failures with log.error and the refund id. {payload}"
-    for pull_author, title, body, path in (
-        (author, "Refund logging", root, api.format("logging")),
-        ("bo", "Refund endpoint", CONTROL, CLEAN_API),
-    ):
-        world.merged_pull(
-            "billing",
-            PullSpec(
-                author=pull_author,
-                title=title,
-                files={path: "x = 1\n"},
-                merged_at=world.hours_ago(3),
-                threads=(ThreadSpec("ana", body, path, followed_by_commit=True),),
-            ),
-        )
+    one_thread_pull(
+        world,
+        "Refund logging",
+        ThreadSpec("ana", root, api.format("logging"), followed_by_commit=True),
+        author,
+    )
+    one_thread_pull(world, "Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
     world.script = ObedientScript((payload,), trap_judge=False)
     world.stub.respond_with(world.script)
     assert world.daily() == 0, capsys.readouterr().out
@@ -574,15 +576,10 @@ def test_a_mechanism_the_team_accepts_unread_merges_as_before(
         "accept caching unread",
     )
     root = f"Log refund failures with log.error and the refund id. {CACHE_CHOICE}"
-    world.merged_pull(
-        "billing",
-        PullSpec(
-            author="bo",
-            title="Refund logging",
-            files={"src/billing/api/logging.py": "x = 1\n"},
-            merged_at=world.hours_ago(3),
-            threads=(ThreadSpec("ana", root, "src/billing/api/logging.py", followed_by_commit=True),),
-        ),
+    one_thread_pull(
+        world,
+        "Refund logging",
+        ThreadSpec("ana", root, "src/billing/api/logging.py", followed_by_commit=True),
     )
     world.script = ObedientScript((CACHE_CHOICE,), trap_judge=False)
     world.stub.respond_with(world.script)
