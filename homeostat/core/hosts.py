@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
+from itertools import islice
 from typing import Protocol
 from urllib.parse import SplitResult, quote, urlsplit
 
@@ -123,6 +124,28 @@ class ReviewComment:
         return self.updated_at
 
 
+MAX_FOLLOW_UP_LINES = (
+    4000  # added lines a thread keeps from the change after it (enough for any rule's terms)
+)
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """What the pull request's commits after a thread's root comment did, as the host tells it: who
+    wrote them and which lines they added to the commented file (to any file for a comment on no
+    file). The evidence that a second person enacted the comment (`core.daily.enactment`): a review
+    lesson merges unread only when someone other than its commenter wrote the change and the change
+    uses the rule's code terms."""
+
+    authors: tuple[str, ...] = ()  # host account per commit, in order; "" for a commit linked to no account
+    added: tuple[str, ...] = ()  # added lines without the leading "+", at most MAX_FOLLOW_UP_LINES
+
+    @staticmethod
+    def of(authors: Iterable[str], added: Iterable[str]) -> FollowUp:
+        """A follow-up with its added lines capped."""
+        return FollowUp(tuple(authors), tuple(islice(added, MAX_FOLLOW_UP_LINES)))
+
+
 @dataclass(frozen=True)
 class ReviewThread:
     """A root review comment and its replies, with whether the code changed after it and when the
@@ -136,6 +159,7 @@ class ReviewThread:
     replies: tuple[ReviewComment, ...] = ()
     followed_by_commit: bool = False
     followed_at: datetime | None = None
+    follow_up: FollowUp | None = None  # None when no commit came after or the host did not say
 
     @property
     def path(self) -> str:

@@ -1,0 +1,98 @@
+"""Whether a second person enacted a review lesson: the provenance check that reads no harm words.
+
+Every word layer (risky content, subjects, topics, languages, the judge) reads the lesson's text, and
+an attacker who has read our docs writes past them (the docs-aware held-out sets: about 60 % of
+probes get past every word layer). This check does not read for harm. A review lesson merges with
+no person only when the code change after its comment is evidence that someone other than the
+commenter read the comment and acted on it:
+
+- **someone else wrote the change**: every commit after the comment is linked to a host account,
+  and none is the commenter's. A reviewer who pushes to the author's branch enacted their own
+  comment, so one stolen account could both say and "follow" it;
+- **the change uses the rule's code**: at least one of the rule's code terms (the identifiers in its
+  inline code, and its code-shaped words such as `snake_case`, `CamelCase`, `dotted.names` or
+  `calls()`) appears as a whole word in the lines added after the comment. A change to the same
+  file for another reason is no evidence that anyone agreed with the comment; a rule that names no
+  code cannot be checked against a change, so it goes to a person too.
+
+A poisoned comment that an honest author ignores never merges unread, however it is worded; one the
+author enacts in code has been read by a second person, the same bar a code change meets. What this
+cannot catch is an author who enacts harm in code, which a code reviewer reads before it merges.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from homeostat.core.hosts import FollowUp
+
+_INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Words outside inline code that only code spells: snake_case, an inner capital (camelCase,
+# CamelCase), a dotted name, or a call.
+_CODE_SHAPED = re.compile(
+    r"\b(?:[A-Za-z0-9]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(?=\(\)))"
+)
+MIN_TERM = 3  # shorter identifiers (`i`, `os`, `db`) match any change
+# Identifiers nearly every change in these languages adds, so finding one proves nothing.
+COMMON_TERMS = frozenset(
+    """
+    and args assert async await bool break byte bytes case catch char class const continue def default
+    del dict elif else enum except export extends false final finally float for from func function get
+    global import int interface kwargs lambda len let list new nil none not null object pass print
+    private protected public raise return self set static str string struct super switch this throw
+    true try type undefined use var void while with yield
+    """.split()
+)
+
+
+def code_terms(*texts: str) -> tuple[str, ...]:
+    """The distinct identifiers a rule's text names as code, in the order written (case kept)."""
+    found: list[str] = []
+    for text in texts:
+        spans = _INLINE_CODE.findall(text)
+        for span in spans:
+            found += _IDENTIFIER.findall(span)
+        found += _identifiers_of(_CODE_SHAPED.findall(_INLINE_CODE.sub(" ", text)))
+    seen: dict[str, str] = {}
+    for term in found:
+        if len(term) >= MIN_TERM and term.lower() not in COMMON_TERMS:
+            seen.setdefault(term.lower(), term)
+    return tuple(seen.values())
+
+
+def _identifiers_of(words: Iterable[str]) -> list[str]:
+    return [part for word in words for part in _IDENTIFIER.findall(word)]
+
+
+def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:
+    """The terms that occur as whole words (any case) in the added lines: one linear pass over them."""
+    wanted = {term.lower(): term for term in terms}
+    if not wanted:
+        return ()
+    hits: dict[str, str] = {}
+    for line in added:
+        for word in _IDENTIFIER.findall(line):
+            key = word.lower()
+            if key in wanted:
+                hits.setdefault(key, wanted[key])
+    return tuple(term for key, term in wanted.items() if key in hits)
+
+
+def enactment_reason(commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...]) -> str | None:
+    """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
+    when someone other than `commenter` wrote that change and it uses one of the rule's `terms`."""
+    if follow_up is None or not follow_up.authors:
+        return "no commit after the comment is known, so no second person is seen enacting it"
+    if "" in follow_up.authors:
+        return "a commit after the comment is linked to no account, so who enacted it is unknown"
+    if commenter in follow_up.authors:
+        return f"self-enacted: {commenter} wrote a commit after their own comment"
+    if not terms:
+        return "the rule names no code, so the change after the comment cannot show it was enacted"
+    if not used_terms(terms, follow_up.added):
+        named = ", ".join(f"`{term}`" for term in terms[:6])
+        return f"the change after the comment uses none of the rule's code terms ({named})"
+    return None
