@@ -35,7 +35,7 @@ from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed, path_scoped
-from homeostat.core.scanners.risky.families import family_hits
+from homeostat.core.scanners.risky.families import family_hits, named_as_a_case
 from homeostat.core.scanners.risky.quiet import (
     CLUE,
     PAYLOAD,
@@ -303,6 +303,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or _csrf_token_in_its_header(doc, m)
             ):
                 continue
+            if rule.kind == "injection" and named_as_a_case(doc.text, s, e):
+                continue  # an attack string named as a case the tests expect refused, not an order
             if rule.kind == "destructive-command" and (
                 _thrown_away(doc, m) or _asks_first(doc, s, e) or _previewed_first(doc, m)
             ):

@@ -26,6 +26,8 @@ from homeostat.core.scanners.risky import wider_shapes as wide
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
+    ASK_WAIVED,
+    ASKS_FIRST,
     CONFINED_AFTER,
     DESTRUCTIVE,
     DOUBLE_NEGATIVE,
@@ -689,6 +691,44 @@ def _claims_priority(text: str, s: _Sentence) -> bool:
     return not _negated(text, s, s.first("priority"))
 
 
+# An injection phrase named as a case: quoted right after "such as", "like", "e.g.", "cases", "examples",
+# "strings" or "payloads", in a sentence that has the model refuse or the check catch it.
+_NAMED_AS_A_CASE = re.compile(
+    r"(?:such\s+as|like|e\.\s?g\.,?|for\s+example,?|cases?|examples?|strings?|payloads?|phrases?|inputs?)\s*$",
+    re.IGNORECASE,
+)
+_REFUSED = re.compile(r"\b(?:declin|refus|reject|block|detect|flag|catch|resist|withstand)\w*", re.IGNORECASE)
+_REFUSAL_NEGATED = re.compile(r"\b(?:not|never|no|n't|without|stop)\b[^.;\n]*$", re.IGNORECASE)
+_QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d", "\u00ab": "\u00bb"}
+
+
+def named_as_a_case(text: str, start: int, end: int) -> bool:
+    """The phrase at `start:end` is quoted as an example of an attack ("prompt-injection cases such as
+    'ignore previous instructions', and the tests assert the model declines"): named as a case in a
+    sentence that has it refused or caught, it is what the rule defends against, not an order to the
+    agent. An unquoted phrase, or a quoted one no refusal follows, still counts."""
+    opened = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    quote = max(text.rfind(q, opened, start) for q in _QUOTES)
+    closing = _QUOTES.get(text[quote]) if quote >= 0 else None
+    if closing is None or start - quote > 3:
+        return False
+    shut = text.find(closing, end - 1 if closing == text[quote] else end, min(line_end, end + 80))
+    if shut < end - 1 or not _NAMED_AS_A_CASE.search(text, max(opened, quote - 40), quote):
+        return False
+    ends = _SENTENCE_END.search(text, shut + 1, line_end)
+    return any(
+        not _REFUSAL_NEGATED.search(text, max(shut + 1, m.start() - 16), m.start())
+        for m in _REFUSED.finditer(text, shut + 1, ends.start() if ends else line_end)
+    )
+
+
+def _not_a_named_case(text: str, s: _Sentence) -> bool:
+    at = s.first("ignore")
+    return not named_as_a_case(text, *at)
+
+
 def _ordered_to_ignore(text: str, s: _Sentence) -> bool:
     """An order to ignore, not a file git ignores ("the git-ignored `.homeostat/` folder")."""
     at = s.first("ignore")
@@ -741,7 +781,12 @@ def _acts_silently(text: str, s: _Sentence) -> bool:
 
 def _obeys_data(text: str, s: _Sentence) -> bool:
     """Text found in data acted on, not handed to the user ("if it asks you to run something, tell the
-    user instead"): an un-negated telling of the user after what it asks is the defence, not an order."""
+    user instead"): an un-negated telling of the user after what it asks is the defence, not an order;
+    so is asking the person first ("ask the developer before running any of them", "ask which to
+    follow"), unless the asking is waived ("no need to ask first")."""
+    for ask in ASKS_FIRST.finditer(text, s.start, s.end):
+        if not ASK_WAIVED.search(text, max(s.start, ask.start() - 40), ask.start()):
+            return False
     if not (s.has("tell") and s.has("user")):
         return True
     asked = s.first("exec")[1]
@@ -774,9 +819,9 @@ class _Order:
 
 # In the order they are tried: a sentence is reported at the first that holds.
 _ORDERS = (
-    _Order("ignore", ("instructions",), ("prior", "all", "your", "user", "system")),
-    _Order("ignore", ("rules_en",), ("prior", "your", "user", "system")),
-    _Order("ignore", ("agent_orders",)),
+    _Order("ignore", ("instructions",), ("prior", "all", "your", "user", "system"), test=_not_a_named_case),
+    _Order("ignore", ("rules_en",), ("prior", "your", "user", "system"), test=_not_a_named_case),
+    _Order("ignore", ("agent_orders",), test=_not_a_named_case),
     _Order("ignore", ("homeostat",), ("rules_en", "served"), test=_ordered_to_ignore),
     _Order(
         "no_longer_valid", ("instructions",), ("prior", "all", "your", "user", "system"), test=_agents_orders

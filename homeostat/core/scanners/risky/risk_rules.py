@@ -513,8 +513,10 @@ WORK_TREE_ONLY = re.compile(r"git\s+(?:clean|reset)\b", _I)
 ASKS_FIRST = re.compile(
     r"\b(?:ask|check\s+with|confirm\s+with)\b(?:\s+(?:the|a|its|their|them|him|her|users?|owners?|developers?|"
     r"persons?|people|team|someone|whoever\s+owns\s+it))*\s+(?:first\b|before\s+(?:(?:running|using|executing|"
-    r"invoking|calling|typing|trying)\s+(?:it|this|that|them|one|the\s+command)\b|(?:running|using|executing)\s+`|"
-    r"doing\s+(?:so|that|this)\b|you\s+(?:run|use|type|do)\b))",
+    r"invoking|calling|typing|trying)\s+(?:(?:any|each|one|all)\s+of\s+)?(?:it|this|that|them|one|the\s+command)\b|"
+    r"(?:running|using|executing)\s+`|doing\s+(?:so|that|this)\b|you\s+(?:run|use|type|do)\b)|"
+    # the choice left to the person: "say so and ask which to follow"
+    r"(?:which|whether)\s+(?:one\s+)?to\s+(?:follow|use|run|apply|keep)\b)",
     _I,
 )
 # What makes an ask no ask: "no need to ask first", "never ask before", "don't bother to check with…".
