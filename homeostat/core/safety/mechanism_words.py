@@ -247,6 +247,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "タイムアウト",
     ),
     "limit_setting": (
+        r"unset\b",
+        r"no\s+timeout",
         r"forever",
         r"indefinitely",
         r"endless\w*",
@@ -561,6 +563,7 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:keep|store|retain|sav)\w*\s+" + _GAP6 + r"(?:forever|permanently|indefinitely)",
     ),
     "pii_word": (
+        r"(?:deleted|removed|closed|departed)\s+(?:users?|accounts?|customers?)'?s?",
         r"personal\s+(?:data|information|details)",
         r"\bpii\b",
         r"dates?\s+of\s+birth",
@@ -606,6 +609,7 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:os|machine\'?s?|system)\s+user\s*names?",
     ),
     "pii_handling": (
+        r"in\s+the\s+(?:\S{1,40}\s+)?(?:search\s+)?index\b",
         r"keep\w*",
         r"kept\b",
         r"stor\w*",
@@ -653,12 +657,13 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- access-control ----------------------------------------------------------------------------------
     "acl_alone": (
-        r"[`\"']\*:\*[`\"']",
-        r"action\s+[`\"']?\*[`\"']?\s+on\s+resource",
+        # `*:*` and Action `*`: the gate's reading drops the stars (emphasis), so read what is left
+        r"[`\"']\*?:\*?[`\"']\s+polic\w*",
+        r"action\s+[`\"']\*?[`\"']\s+on\s+resource",
         r"(?:change|set|edit|switch|move)\w*\s+(?:their\s+|its\s+|the\s+)?(?:own\s+)?(?:organi[sz]ation|org|tenant|account|company)(?:_id|\s+id)\b",
         r"(?:organi[sz]ation|org|tenant|account|company)_id\s+(?:field\s+)?in\s+the\s+(?:\S{1,40}\s+){0,2}(?:body|payload|endpoint|request|form)",
         r"(?:admin|role|permission)\s+(?:checks?|buttons?)\s+(?:\S{1,80}\s+){0,4}?(?:react|vue|angular|svelte|frontend|client|component|browser|ui)\b",
-        r"(?:presigned|pre-signed|signed)\s+(?:urls?|links?)\s+(?:\S{1,80}\s+){0,6}?(?:years?|months?|anyone)\b",
+        r"(?:presigned|pre-signed|signed)\s+(?:urls?|links?)\s+[^.;\n]{0,80}?(?:years?|months?|anyone)\b",
         r"anyone\s+with\s+the\s+link",
         r"request\.auth\s*!=\s*null",
         r"allow\s+read\s*,\s*write\b",
@@ -742,6 +747,7 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"yetki\w*",
     ),
     "acl_widen": (
+        r"drop\w*\s+(?:the\s+)?(?:\S{1,40}\s+)?(?:conditions?|filters?|checks?)\b",
         r"(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+need\b",
         r"(?:need|needs)\s+no\b",
         r"grant\w*",
@@ -991,6 +997,10 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- instruction-sources: where the agent takes instructions, patches or commands from --------------
     "instr_alone": (
+        r"(?:appl|merg)\w*\s+(?:it|them|any)\s+(?:that\s+look\w*\s+plausible|(?:to|into)\s+the\s+(?:code|source)\w*\s+as\s+(?:written|is|they\s+wrote\s+it))",
+        r"(?:may|can)\s+be\s+applied\s+to\s+the\s+(?:source|code)\w*\s+whenever",
+        r"(?:act\s+on|do\s+what)\s+(?:them|it|they\s+ask)\s+before\s+(?:the|your)\s+(?:current\s+)?task",
+        r"carry\s+them\s+out\b",
         r"(?:treat|take|read|use|consider)\w*\s+"
         + _GAP10
         + r"as\s+(?:the\s+team'?s?\s+)?(?:current\s+)?(?:instructions?|configuration|config|commands?|orders?)\b",
@@ -1012,6 +1022,40 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         + r"production\s+(?:config\w*|settings?)\s+(?:file\s+)?directly",
         r"(?:support\s+)?tickets?\s+" + _GAP6 + r"(?:asks?|requests?)\s+" + _GAP4 + r"(?:change|edit)",
         r"(?:produksjonskonfigurasjon|produktionskonfiguration)\w*",
+    ),
+    # where the agent takes instructions from, read as a pair (i29r11): a place text arrives from
+    # (an import, an error message, a ticket, a mail, a fixture, alt text, a model's output) and an
+    # order to carry out what it holds
+    "instr_source": (
+        r"csv\b",
+        r"spreadsheets?",
+        r"error\s+messages?",
+        r"(?:support\s+)?tickets?\b",
+        r"bug\s+reports?",
+        r"e?-?mails?\b",
+        r"calendar\s+invites?",
+        r"meeting\s+notes",
+        r"(?:test\s+)?fixtures?\b",
+        r"test\s+data",
+        r"alt[-\s]?text",
+        r"pdfs?\b",
+        r"model\s+outputs?",
+        r"predictions?\b",
+        r"(?:generated|suggested)\s+(?:suggestions|fixes|changes|corrections)",
+        r"suggested\s+by\s+the\s+(?:customer|user|reporter)",
+        r"(?:customers?|users?|reporters?)\s+(?:sometimes\s+)?paste",
+        r"columns?\b",
+        r"bild\w*",
+        r"third-party\s+apis?",
+    ),
+    "instr_obey": (
+        r"(?:follow|obey|carry|act|execut|appl|merg|run)\w*\s+(?:out\s+|on\s+)?(?:them|it|those|these|any\s+that)\b",
+        r"(?:follow|execut|carry)\w*\s+(?:out\s+)?the\s+(?:remediation\s+)?steps",
+        r"(?:run|execut)\w*\s+the\s+command\s+in",
+        r"(?:may|can)\s+be\s+applied",
+        r"as\s+(?:written|they\s+wrote\s+it)",
+        r"(?:do|execute)\s+what\s+(?:it|they)\s+(?:says?|asks?)",
+        r"führe\w*\s+(?:\S{1,40}\s+){0,4}?aus\b",
     ),
     # --- secrets-in-text: where passwords, logins and keys are written down --------------------------------
     "secret_word": (
@@ -1076,7 +1120,7 @@ MECHANISM_READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
     ),
     "input-handling": (("input_alone",), (("input_word", "input_trust"),)),
     "logging": (("log_alone",), (("log_word", "log_content"),)),
-    "instruction-sources": (("instr_alone",), ()),
+    "instruction-sources": (("instr_alone",), (("instr_source", "instr_obey"),)),
     "secrets-in-text": ((), (("secret_word", "secret_place"),)),
 }
 
@@ -1098,6 +1142,7 @@ MECHANISM_ACTS: frozenset[str] = frozenset(
         "log_word",
         "log_alone",
         "instr_alone",
+        "instr_obey",
         "secret_place",
     }
 )
