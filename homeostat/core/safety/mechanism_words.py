@@ -747,7 +747,7 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"yetki\w*",
     ),
     "acl_widen": (
-        r"drop\w*\s+(?:the\s+)?(?:\S{1,40}\s+)?(?:conditions?|filters?|checks?)\b",
+        r"(?:conditions?|filters?)\s+from\s+the\s+(?:\S{1,40}\s+)?quer\w*",
         r"(?:don'?t|doesn'?t|do\s+not|does\s+not)\s+need\b",
         r"(?:need|needs)\s+no\b",
         r"grant\w*",
@@ -868,6 +868,10 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- input-handling ------------------------------------------------------------------------------------
     "input_alone": (
+        r"(?:no\s+need\s+to\s+|(?:don'?t|doesn'?t)\s+(?:need\s+to\s+)?|without\s+|never\s+)normali[sz]\w*",
+        r"(?:query\s+)?(?:depth|complexity|cost)\s+(?:and\s+(?:\S{1,40}\s+)?)?limits?\s+(?:\S{1,40}\s+){0,3}?graphql",
+        r"(?:disabl\w*|turn\w*\s+off|remov\w*|drop\w*)\s+(?:the\s+)?(?:query\s+)?(?:depth|complexity|cost)\s+(?:and\s+\S{1,40}\s+)?limits?",
+        r"server\s+can\s+trust\s+them\b",
         r"return_to",
         r"redirect_(?:to|url|uri)",
         r"`next`\s+param\w*",
@@ -899,6 +903,9 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:render|include)\w*\s+(?:of\s+)?any\s+template",
     ),
     "input_word": (
+        r"regular\s+expressions?|regex\w*|re\.compile",
+        r"(?:search|filter)\s+box",
+        r"form\s+(?:fields?|values?)",
         r"input\w*",
         r"user[-\s]supplied",
         r"uploads?\b",
@@ -923,6 +930,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "入力",
     ),
     "input_trust": (
+        r"no\s+need\s+to\s+normali[sz]\w*|normali[sz]\w*\s+(?:\S{1,40}\s+){0,2}?(?:is\s+)?unnecessary",
+        r"(?:on\s+the\s+)?client\s+only|only\s+the\s+(?:browser|client|ui|frontend)\b",
         r"trust\w*",
         r"as\s+(?:they\s+are|it\s+is|is|html)\b",
         r"whatever\b",

@@ -175,6 +175,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- 2. agent and tool permissions ---------------------------------------------------------------
     "permission_setting": (
+        r"allowed[-\s]commands?\s+list",
+        r"(?:command\s+)?allow-?list\s+(?:\S{1,40}\s+){0,3}?(?:single|one|just\s+a)\s+(?:\S{1,4}\s+)?(?:entry|wildcard)",
         # a permission rule of an agent's settings (`Bash(rm:*)`)
         r"bash\(\w{0,20}[:*]",
         r"opencode\.json",
@@ -1604,6 +1606,13 @@ WORDS.update(
         ),
         # Homeostat's own safeguards switched off, its rules made optional, its check talked around
         "homeostat_more": (
+            r"(?:lessons?|rules?)\s+you\s+(?:propose|suggest|write|draft)\w*",
+            r"(?:high|critical)[-\s]severity\s+rules",
+            r"(?:rules?|lessons?)\s+marked\s+(?:critical|high|error)",
+            r"downgrad\w*\s+(?:any\s+|the\s+|a\s+|every\s+)?(?:rules?|lessons?)",
+            r"(?:lower|drop|set)\w*\s+(?:them|it|the\s+severity)\s+to\s+(?:info|a\s+note|low|hint)\b",
+            r"flagged\s+(?:lessons?|rules?)",
+            r"flags?\s+raised\s+(?:by|on)\b",
             r"knowledge/",
             r"(?:safety\s+)?judge\s+off",
             r"(?:turn|switch)\w{0,3}\s+(?:off\s+)?the\s+(?:safety\s+)?judge",
@@ -1633,6 +1642,9 @@ WORDS.update(
         ),
         # code run from a remote reference with no download step; text spelled out to be run
         "remote_run": (
+            r"apply\s+from\s*:",
+            r"(?:run|execut)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?(?:playbooks?|scripts?|installers?)\s+(?:from\s+the\s+(?:url|link)|linked\s+in|(?:from|in)\s+the\s+(?:pinned\s+)?(?:message|channel|chat))",
+            r"(?:playbooks?|scripts?)\s+(?:\S{1,40}\s+){0,3}?(?:ejecut|execut)\w*\s+desde\s+el\s+enlace",
             r"nix\s+run\s+(?:github|gitlab|git\+\w+|https?):",
             r"(?:npx|bunx|pnpm\s+dlx|uvx|pipx\s+run)\s+(?:github:|https?://|git\+)",
             r"atbash",
@@ -2370,6 +2382,17 @@ WORDS.update(
         ),
         "fake_pass": (
             r"claim\w{0,3}\s+(?:that\s+)?(?:the\s+)?tests?\s+(?:passed|pass|are\s+green|succeeded)",
+        ),
+        # the agent told to hide where a change came from, to claim it as its own, or to take a standing
+        # sign-off for granted (i29r11)
+        "conceal_11": (
+            r"(?:as|was|is)\s+your\s+own\s+(?:judge?ment|idea|decision|work|choice|initiative)",
+            r"(?:never|don'?t|do\s+not)\s+(?:tell|mention|say|reveal|disclose|cite)\s+(?:\S{1,40}\s+){0,6}?(?:which|what|where)\s+(?:team\s+)?(?:rules?|conventions?|lessons?|guidance)",
+            r"(?:where|which)\s+(?:a\s+|the\s+)?(?:convention|rule|lesson)\s+(?:came\s+from|prompted)",
+            r"already\s+have\s+(?:their|the\s+\w+'?s?|his|her|its)\s+(?:sign-?off|approval|permission|consent)",
+            r"act\s+as\s+(?:the|a)\s+(?:maintainer|owner|admin\w*|lead)\s+would",
+            r"(?:leave|keep)\s+(?:\S{1,40}\s+){0,5}?out\s+of\s+the\s+(?:change\s+)?summary",
+            r"(?:doesn'?t|does\s+not|need\s+not|needn'?t)\s+(?:need\s+to\s+)?(?:appear|be\s+mentioned)\s+in\s+the\s+(?:change\s+)?summary",
         ),
         "self_authority": (
             r"(?:you\s+are|act\s+as)\s+(?:the\s+)?(?:release|deploy|deployment|production)\s+(?:manager|owner|captain|lead)",

@@ -72,6 +72,7 @@ _READINGS: dict[str, _Reading] = {
             "deny_9",
             "ignore_stop",
             "self_authority",
+            "conceal_11",
         ),
         pairs=(
             ("agent_word", "address"),

@@ -779,6 +779,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- destructive ----------------------------------------------------------------------------------------
     "destroy_alone": (
+        r"(?:expir\w*|retention|delet\w*|keep\w*)\s+(?:\S{1,40}\s+){0,3}?(?:after|of|for)\s+(?:0|zero)\s+days?",
         r"rebase\s+(?:-i\s+)?(?:\S{1,80}\s+){0,4}?(?:shared|published|main|master|release)\s+branch\w*",
         r"(?:rewrit\w*|rebas\w*)\s+(?:\S{1,80}\s+){0,2}?published\s+commits",
         r"recreat\w*\s+(?:\S{1,80}\s+){0,2}?(?:schema|database)\s+from\s+scratch",
@@ -871,6 +872,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     "weak_destroy": (r"remov\w*", r"clear\w*", r"reset\w*", r"clean\w*", r"recreat\w*"),
     "by_hand": (r"by\s+hand", r"manually", r"in\s+the\s+(?:cloud\s+)?(?:console|dashboard|portal)"),
     "destroy_target": (
+        r"/var/(?:log|lib|data)\b",
+        r"(?:whole|entire)\s+fleet",
+        r"(?:every|each|all)\s+(?:servers?|hosts?|nodes?|machines?)\b",
         r"tables?\b",
         r"databases?\b",
         r"\bdbs?\b",
