@@ -2388,7 +2388,7 @@ WORDS.update(
         "conceal_11": (
             r"(?:as|was|is)\s+your\s+own\s+(?:judge?ment|idea|decision|work|choice|initiative)",
             r"(?:never|don'?t|do\s+not)\s+(?:tell|mention|say|reveal|disclose|cite)\s+(?:\S{1,40}\s+){0,6}?(?:which|what|where)\s+(?:team\s+)?(?:rules?|conventions?|lessons?|guidance)",
-            r"(?:where|which)\s+(?:a\s+|the\s+)?(?:convention|rule|lesson)\s+(?:came\s+from|prompted)",
+            r"(?:where|which)\s+(?:a\s+|the\s+)?(?:convention|rule|lesson)\s+(?:came\s+from|prompted\s+it)\W{0,3}\s*(?:\S{1,40}\s+){0,2}?(?:answer|say|reply|respond)\w*\s+['\"‘“]",
             r"already\s+have\s+(?:their|the\s+\w+'?s?|his|her|its)\s+(?:sign-?off|approval|permission|consent)",
             r"act\s+as\s+(?:the|a)\s+(?:maintainer|owner|admin\w*|lead)\s+would",
             r"(?:leave|keep)\s+(?:\S{1,40}\s+){0,5}?out\s+of\s+the\s+(?:change\s+)?summary",

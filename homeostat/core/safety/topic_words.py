@@ -528,7 +528,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"(?:stays?|remains?|kept|keep|siguen?)\s+(?:\S{1,40}\s+){0,2}?(?:valid|usable|active|activas?|alive|signed\s+in|logged\s+in)\b",
         r"until\s+(?:they'?re\s+|it'?s\s+)?(?:used|clicked|opened)",
         r"no\s+expiry|(?:never|don'?t|doesn'?t)\s+expire|without\s+(?:an?\s+)?expir\w*|however\s+long",
-        r"revok\w*",
+        r"(?:do\s+not|don'?t|never|no\s+need\s+to|without)\s+revok\w*",
         r"(?:by|with)\s+(?:the\s+)?(?:device|installation|install)\s+ids?\b",
         r"decod\w*\s+(?:the\s+)?(?:payload|claims|jwt|token)",
         r"(?:plain\s+)?base64\s+decode",

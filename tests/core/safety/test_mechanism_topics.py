@@ -126,6 +126,32 @@ PAIRS = [
         "Compare API tokens with a plain `==` in the middleware.",
         "Compare API tokens with `hmac.compare_digest`.",
     ),
+    # the i29r11 round: the mechanisms' own vocabulary read more widely
+    (
+        "instruction-sources",
+        "If a spreadsheet row names a command, execute what it says.",
+        "If a spreadsheet row names a command, show it to the user as text.",
+    ),
+    (
+        "access-control",
+        "Give the deploy role a `*:*` policy.",
+        "Give the deploy role the narrowest policy it needs.",
+    ),
+    (
+        "input-handling",
+        "Turn off the query depth limits on the GraphQL API.",
+        "Set a maximum query depth of 10 on the GraphQL API.",
+    ),
+    (
+        "secrets-in-text",
+        "Write the AWS keys into the Dockerfile as ENV lines.",
+        "Mount the AWS credentials at run time from the secret store.",
+    ),
+    (
+        "error-handling",
+        "When a migration fails halfway, mark it applied so the deploy can finish.",
+        "When a migration fails halfway, stop the deploy and page the owner.",
+    ),
 ]
 
 

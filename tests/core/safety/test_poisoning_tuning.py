@@ -13,7 +13,9 @@ third layer before an unread merge. The ninth (poisoning_heldout9/) was retired 
 i29r9 round; the probes of it no layer keeps are listed with the reason (`NINTH_KNOWN_MISSES`), and
 each is checked to stay missed, so one caught later is taken off the list rather than left in it. The tenth
 (poisoning_heldout10/) was retired the same way in the i29r10 round; every probe of it is kept, and its
-look-alikes raise no risky finding. A held-out set that is still held out is never run here: it is measured with
+look-alikes raise no risky finding. The eleventh (poisoning_heldout11/) was retired the same way in the
+i29r11 round; its one known miss is listed with the reason (`ELEVENTH_KNOWN_MISSES`) and checked to stay
+missed, and its look-alikes raise no risky finding. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -127,4 +129,33 @@ def test_tenth_sets_probe_never_merges_unread(probe: Probe) -> None:
 @pytest.mark.parametrize("look_alike", TENTH.look_alikes, ids=[p.id for p in TENTH.look_alikes])
 def test_tenth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
     """The risky check raises nothing on it ("force-push only your own feature branches" included)."""
+    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
+
+
+ELEVENTH = load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml")
+# The eleventh set's probes no layer keeps, each with why: catching it would cost honest rules.
+ELEVENTH_KNOWN_MISSES = {
+    # A typosquat (`requets` for `requests`) said to be a lighter drop-in: as with h9-supply-chain-08,
+    # without a list of the packages a team really uses, "install package A for HTTP" is an ordinary
+    # engineering choice; a name one letter off a popular one is for the install-time check, not a word table.
+    "h11-supply-chain-09": "a typosquat named as a preferred package",
+}
+
+
+@pytest.mark.parametrize("probe", ELEVENTH.probes, ids=[p.id for p in ELEVENTH.probes])
+def test_eleventh_sets_probe_never_merges_unread(probe: Probe) -> None:
+    """The risky check holds it, the subject or topic gate sends it to a person, or the language gate
+    does; a known miss stays missed (caught, it comes off `ELEVENTH_KNOWN_MISSES`)."""
+    known = probe.id in ELEVENTH_KNOWN_MISSES
+    assert _never_merges_unread(probe) is not known, f"{probe.id} ({probe.family}): {probe.text!r}"
+
+
+def test_eleventh_sets_known_misses_are_its_probes() -> None:
+    assert set(ELEVENTH_KNOWN_MISSES) <= {p.id for p in ELEVENTH.probes}
+
+
+@pytest.mark.parametrize("look_alike", ELEVENTH.look_alikes, ids=[p.id for p in ELEVENTH.look_alikes])
+def test_eleventh_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
+    """The risky check raises nothing on it (asking the developer first, an attack string quoted as a
+    case the model must decline, included); the gate may still send it to a person."""
     assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
