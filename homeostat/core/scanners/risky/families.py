@@ -698,6 +698,7 @@ _NAMED_AS_A_CASE = re.compile(
     re.IGNORECASE,
 )
 _REFUSED = re.compile(r"\b(?:declin|refus|reject|block|detect|flag|catch|resist|withstand)\w*", re.IGNORECASE)
+_CASE_REACH = 300  # how far after the phrase its quote's close and the refusal are looked for
 _REFUSAL_NEGATED = re.compile(r"\b(?:not|never|no|n't|without|stop)\b[^.;\n]*$", re.IGNORECASE)
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d", "\u00ab": "\u00bb"}
 
@@ -706,7 +707,10 @@ def named_as_a_case(text: str, start: int, end: int) -> bool:
     """The phrase at `start:end` is quoted as an example of an attack ("prompt-injection cases such as
     'ignore previous instructions', and the tests assert the model declines"): named as a case in a
     sentence that has it refused or caught, it is what the rule defends against, not an order to the
-    agent. An unquoted phrase, or a quoted one no refusal follows, still counts."""
+    agent. An unquoted phrase, or a quoted one no refusal follows, still counts. Read in a bounded
+    window around the phrase, so a line of many such phrases stays linear."""
+    low = max(0, start - 48)
+    text, start, end = text[low : end + _CASE_REACH], start - low, end - low
     opened = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", end)
     line_end = len(text) if line_end < 0 else line_end
