@@ -22,6 +22,10 @@ read from the clones at run time. Get them with
 is found by the commit subject: a merge commit `Merge pull request #N from …` (diffed against its
 first parent) or a squashed commit whose subject ends `(#N)`, on any branch.
 
+A placebo says how weak the evidence is: each rule with terms is also checked against every other
+pull request of its project in the set (all files), which has nothing to do with the rule; the share
+of those unrelated changes that would "ground" it is what a word match alone proves.
+
 `--show` prints each rule's result (tuning set only). `--reviews-heldout` measures
 tests/fixtures/reviews_heldout.yaml and prints totals only, never a rule: measure it once a change is
 done, never while making one.
@@ -63,6 +67,9 @@ class Outcome:
     found: bool
     in_scope: tuple[str, ...] = ()
     in_all: tuple[str, ...] = ()
+    project: str = ""
+    change: tuple[str, str] | None = None
+    scope: tuple[str, ...] = ()
 
     @property
     def kind(self) -> str:
@@ -79,7 +86,11 @@ class Outcome:
 
 def _git(git_dir: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-C", str(git_dir), *args], capture_output=True, check=True, encoding="utf-8", errors="replace"
+        ["git", "-C", str(git_dir), *args],
+        capture_output=True,
+        check=True,
+        encoding="utf-8",
+        errors="replace",
     )
     return done.stdout
 
@@ -89,6 +100,7 @@ class History:
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
+        self._added: dict[tuple[tuple[str, str], tuple[str, ...] | None], list[str]] = {}
         self._merges: dict[int, tuple[str, str]] = {}
         self._squashes: dict[int, tuple[str, str]] = {}
         log = _git(git_dir, "log", "--branches", "--format=%H %P%x09%s")
@@ -108,9 +120,12 @@ class History:
     def added(self, change: tuple[str, str], scope: list[str] | None) -> list[str]:
         """The lines the change added (without the "+"), to the scope's files or to every file,
         capped the way a host's follow-up is."""
-        paths = ["--", *(f":(glob){glob}" for glob in scope)] if scope is not None else []
-        diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change, *paths)
-        return list(_added_lines(diff))[:MAX_FOLLOW_UP_LINES]
+        key = (change, tuple(scope) if scope is not None else None)
+        if key not in self._added:
+            paths = ["--", *(f":(glob){glob}" for glob in scope)] if scope is not None else []
+            diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change, *paths)
+            self._added[key] = list(_added_lines(diff))[:MAX_FOLLOW_UP_LINES]
+        return self._added[key]
 
 
 def _added_lines(diff: str) -> Iterator[str]:
@@ -138,11 +153,30 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
         history = histories[match[1]]
         in_scope = used_terms(terms, history.added(change, list(rule.get("scope") or [])))
         in_all = used_terms(terms, history.added(change, None))
-        outcomes.append(Outcome(str(rule["id"]), terms, True, in_scope, in_all))
+        outcomes.append(
+            Outcome(str(rule["id"]), terms, True, in_scope, in_all, match[1], change, tuple(rule["scope"]))
+        )
     return outcomes
 
 
-def report(name: str, outcomes: list[Outcome], *, show: bool) -> None:
+def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> tuple[int, int, int]:
+    """(pairs tried, unrelated changes using one of a rule's terms in the rule's scope files, in any
+    file): each rule with terms and a found change against every other found change of its project."""
+    changes = {(o.project, o.change) for o in outcomes if o.change is not None}
+    tried = in_scope = in_all = 0
+    for outcome in outcomes:
+        if outcome.change is None:
+            continue
+        for project, change in changes:
+            if project == outcome.project and change != outcome.change and change is not None:
+                history = histories[project]
+                tried += 1
+                in_scope += bool(used_terms(outcome.terms, history.added(change, list(outcome.scope))))
+                in_all += bool(used_terms(outcome.terms, history.added(change, None)))
+    return tried, in_scope, in_all
+
+
+def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *, show: bool) -> None:
     """Totals; each rule too with `show`."""
     if show:
         for outcome in outcomes:
@@ -158,6 +192,11 @@ def report(name: str, outcomes: list[Outcome], *, show: bool) -> None:
         f"grounded (a) scope files {counts['grounded in scope files']}, (b) any file {grounded_all}; "
         f"not grounded {counts['not grounded']}"
     )
+    tried, in_scope, in_all = placebo(outcomes, histories)
+    print(
+        f"  placebo: an unrelated PR of the same project uses a rule's term in (a) its scope files "
+        f"{in_scope}/{tried}, (b) any file {in_all}/{tried} of the pairs"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -171,9 +210,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--show prints rules: not with the held-out set")
     histories = {"pypa/pip": History(args.pip), "pallets/flask": History(args.flask)}
     if args.reviews_heldout:
-        report("reviews_heldout.yaml (held out)", measure(REVIEWS_HELDOUT, histories), show=False)
+        report("reviews_heldout.yaml (held out)", measure(REVIEWS_HELDOUT, histories), histories, show=False)
     else:
-        report("reviews.yaml", measure(REVIEWS, histories), show=args.show)
+        report("reviews.yaml", measure(REVIEWS, histories), histories, show=args.show)
     print("(an upper bound: the whole pull request is read, not only the commits after the comment)")
     return 0
 
