@@ -159,21 +159,23 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
     return outcomes
 
 
-def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> tuple[int, int, int]:
-    """(pairs tried, unrelated changes using one of a rule's terms in the rule's scope files, in any
-    file): each rule with terms and a found change against every other found change of its project."""
-    changes = {(o.project, o.change) for o in outcomes if o.change is not None}
-    tried = in_scope = in_all = 0
+def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> Counter[str]:
+    """Each rule with terms and a found change against every other found change of its project:
+    pairs tried, pairs whose unrelated change adds lines to the rule's scope files, and those whose
+    added lines in the scope files, or in any file, use one of the rule's terms."""
+    changes = {(o.project, change) for o in outcomes if (change := o.change) is not None}
+    counts: Counter[str] = Counter()
     for outcome in outcomes:
-        if outcome.change is None:
-            continue
         for project, change in changes:
-            if project == outcome.project and change != outcome.change and change is not None:
-                history = histories[project]
-                tried += 1
-                in_scope += bool(used_terms(outcome.terms, history.added(change, list(outcome.scope))))
-                in_all += bool(used_terms(outcome.terms, history.added(change, None)))
-    return tried, in_scope, in_all
+            if outcome.change is None or project != outcome.project or change == outcome.change:
+                continue
+            history = histories[project]
+            in_scope = history.added(change, list(outcome.scope))
+            counts["tried"] += 1
+            counts["touch scope"] += bool(in_scope)
+            counts["in scope"] += bool(used_terms(outcome.terms, in_scope))
+            counts["anywhere"] += bool(used_terms(outcome.terms, history.added(change, None)))
+    return counts
 
 
 def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *, show: bool) -> None:
@@ -192,10 +194,11 @@ def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *,
         f"grounded (a) scope files {counts['grounded in scope files']}, (b) any file {grounded_all}; "
         f"not grounded {counts['not grounded']}"
     )
-    tried, in_scope, in_all = placebo(outcomes, histories)
+    pairs = placebo(outcomes, histories)
     print(
-        f"  placebo: an unrelated PR of the same project uses a rule's term in (a) its scope files "
-        f"{in_scope}/{tried}, (b) any file {in_all}/{tried} of the pairs"
+        f"  placebo (rule x unrelated PR of its project, {pairs['tried']} pairs): (a) of the "
+        f"{pairs['touch scope']} that add lines to the rule's scope files, {pairs['in scope']} use a "
+        f"term there; (b) {pairs['anywhere']} use a term in any file"
     )
 
 
