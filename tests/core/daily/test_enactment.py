@@ -113,3 +113,10 @@ def test_the_reason_names_at_most_six_terms() -> None:
 def test_a_follow_up_keeps_at_most_the_capped_added_lines() -> None:
     lines = ["x"] * MAX_FOLLOW_UP_LINES + ["RefundDeclined"]
     assert enactment_reason("ana", FollowUp.of(["bo"], lines), ("RefundDeclined",)) is not None
+
+
+def test_who_enacted_it_is_judged_before_what_the_rule_names() -> None:
+    # A commenter who pushed the follow-up is told so even for a rule that names no code.
+    reason = enactment_reason("ana", FollowUp.of(["ana"], ["anything"]), ())
+    assert reason is not None
+    assert reason.startswith("self-enacted")
