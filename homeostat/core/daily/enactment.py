@@ -10,10 +10,11 @@ commenter read the comment and acted on it:
   and none is the commenter's. A reviewer who pushes to the author's branch enacted their own
   comment, so one stolen account could both say and "follow" it;
 - **the change uses the rule's code**: at least one of the rule's code terms (the identifiers in its
-  inline code, and its code-shaped words such as `snake_case`, `CamelCase`, `dotted.names` or
-  `calls()`) appears as a whole word in the lines added after the comment. A change to the same
-  file for another reason is no evidence that anyone agreed with the comment; a rule that names no
-  code cannot be checked against a change, so it goes to a person too.
+  inline code and fenced blocks, and its code-shaped words such as `snake_case`, `CamelCase`,
+  `dotted.names`, file names, `calls()`, `--flags`, `$ENV_VARS` or one `'quoted'` token) appears as a
+  whole word in the lines added after the comment. A change to the same file for another reason is
+  no evidence that anyone agreed with the comment; a rule that names no code cannot be checked
+  against a change, so it goes to a person too. Terms are only ever identifiers, matched as words.
 
 A poisoned comment that an honest author ignores never merges unread, however it is worded; one the
 author enacts in code has been read by a second person, the same bar a code change meets. What this
@@ -28,12 +29,18 @@ from collections.abc import Iterable
 from homeostat.core.hosts import FollowUp
 
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
+_FENCE = ("```", "~~~")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Words outside inline code that only code spells: snake_case, an inner capital (camelCase,
-# CamelCase), a dotted name, or a call.
+# Words outside code that only code spells: snake_case, an inner capital (camelCase, CamelCase), a
+# dotted name (also a file name such as pyproject.toml), a call, a long command-line flag
+# (--no-deps), an environment variable reference ($HOME, ${HOME}, %HOME%), or one token in quotes
+# ('git', "utf-8": a literal value, a command or a file name).
 _CODE_SHAPED = re.compile(
     r"\b(?:[A-Za-z0-9]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(?=\(\)))"
+    r"|(?<![\w-])--[A-Za-z][\w-]{0,100}"
+    r"|\$\{?[A-Za-z_]\w*|%[A-Za-z_]\w*%"
+    r"|(?<!\w)[\"'\u2018\u201c][^\s\"'`\u2018\u2019\u201c\u201d]{1,100}[\"'\u2019\u201d](?!\w)"
 )
 MIN_TERM = 3  # shorter identifiers (`i`, `os`, `db`) match any change
 # Identifiers nearly every change in these languages adds, so finding one proves nothing.
@@ -52,15 +59,31 @@ def code_terms(*texts: str) -> tuple[str, ...]:
     """The distinct identifiers a rule's text names as code, in the order written (case kept)."""
     found: list[str] = []
     for text in texts:
-        spans = _INLINE_CODE.findall(text)
-        for span in spans:
-            found += _IDENTIFIER.findall(span)
-        found += _identifiers_of(_CODE_SHAPED.findall(_INLINE_CODE.sub(" ", text)))
+        prose, code = _prose_and_code(text)
+        found += _identifiers_of(code)
+        found += _identifiers_of(_CODE_SHAPED.findall(prose))
     seen: dict[str, str] = {}
     for term in found:
         if len(term) >= MIN_TERM and term.lower() not in COMMON_TERMS:
             seen.setdefault(term.lower(), term)
     return tuple(seen.values())
+
+
+def _prose_and_code(text: str) -> tuple[str, list[str]]:
+    """The text outside code, and the code in order: fenced blocks (``` or ~~~, an unclosed one runs
+    to the end) and inline spans. One pass over the lines, so a text of fence markers stays linear."""
+    prose: list[str] = []
+    code: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(_FENCE):
+            fenced = not fenced
+        elif fenced:
+            code.append(line)
+        else:
+            code += _INLINE_CODE.findall(line)
+            prose.append(_INLINE_CODE.sub(" ", line))
+    return "\n".join(prose), code
 
 
 def _identifiers_of(words: Iterable[str]) -> list[str]:
