@@ -8,7 +8,7 @@ comment and that change's added lines use one of the rule's code terms. tests/fi
 holds 100 rules written from review threads of merged pull requests of pypa/pip and pallets/flask
 (`url` is the pull request, `scope` the files). For each rule this finds the pull request's merged
 change in the project's history, takes the lines it added to (a) the rule's scope files and (b) every
-file, and asks whether they use one of `code_terms(rule)` (the fixtures hold no examples). It counts:
+file, and asks whether they use one of `evidence_terms(code_terms(rule))` (the fixtures hold no examples). It counts:
 rules that name no code terms (never merge unread), grounded in (a) and in (b), not grounded, and
 unknown (the pull request's change was not found in the history).
 
@@ -47,7 +47,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from homeostat.core.daily.enactment import code_terms, used_terms  # noqa: E402
+from homeostat.core.daily.enactment import code_terms, evidence_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"
@@ -144,7 +144,7 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
     outcomes = []
     for rule in yaml.safe_load(path.read_text(encoding="utf-8"))["rules"]:
         texts = [str(rule.get("rule", ""))] + ([str(rule["example"])] if rule.get("example") else [])
-        terms = code_terms(*texts)
+        terms = evidence_terms(code_terms(*texts))
         match = PULL_URL.match(str(rule.get("url", "")))
         change = histories[match[1]].change(int(match[2])) if match else None
         if not terms or match is None or change is None:

@@ -104,9 +104,22 @@ def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:
     return tuple(term for key, term in wanted.items() if key in hits)
 
 
+# A term only code spells: an inner underscore (snake_case) or an inner capital (camelCase, CamelCase).
+_SPECIFIC = re.compile(r"[A-Za-z0-9]_+[A-Za-z0-9]|[a-z0-9][A-Z]")
+
+
+def evidence_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms a change must use to count as enacting the rule: its specific ones where it has any
+    (a change to the same file for another reason uses a plain word such as `timeout` or `refund` one
+    time in five on real pull requests, a `snake_case` or `CamelCase` name far less often), else all."""
+    specific = tuple(term for term in terms if _SPECIFIC.search(term))
+    return specific or terms
+
+
 def enactment_reason(commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...]) -> str | None:
     """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
-    when someone other than `commenter` wrote that change and it uses one of the rule's `terms`."""
+    when someone other than `commenter` wrote that change and it uses one of the rule's `terms` (one
+    of its specific ones, where it has any: `evidence_terms`)."""
     if follow_up is None or not follow_up.authors:
         return "no commit after the comment is known, so no second person is seen enacting it"
     if "" in follow_up.authors:
@@ -115,7 +128,8 @@ def enactment_reason(commenter: str, follow_up: FollowUp | None, terms: tuple[st
         return f"self-enacted: {commenter} wrote a commit after their own comment"
     if not terms:
         return "the rule names no code, so the change after the comment cannot show it was enacted"
-    if not used_terms(terms, follow_up.added):
-        named = ", ".join(f"`{term}`" for term in terms[:6])
+    needed = evidence_terms(terms)
+    if not used_terms(needed, follow_up.added):
+        named = ", ".join(f"`{term}`" for term in needed[:6])
         return f"the change after the comment uses none of the rule's code terms ({named})"
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.daily.enactment import code_terms, enactment_reason, used_terms
+from homeostat.core.daily.enactment import code_terms, enactment_reason, evidence_terms, used_terms
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES, FollowUp
 
 
@@ -120,3 +120,16 @@ def test_who_enacted_it_is_judged_before_what_the_rule_names() -> None:
     reason = enactment_reason("ana", FollowUp.of(["ana"], ["anything"]), ())
     assert reason is not None
     assert reason.startswith("self-enacted")
+
+
+def test_a_rule_with_a_specific_term_is_enacted_only_by_a_change_using_one() -> None:
+    """A plain word (`refund`) turns up in a change made for another reason one time in five on real
+    pull requests, so where the rule names a `snake_case` or `CamelCase` term, one of those must be used."""
+    terms = ("refund", "round_half_even")
+    assert evidence_terms(terms) == ("round_half_even",)
+    plain_only = FollowUp.of(["bo"], ["    total = refund.amount"])
+    reason = enactment_reason("ana", plain_only, terms)
+    assert reason is not None and reason.endswith("code terms (`round_half_even`)")
+    assert enactment_reason("ana", FollowUp.of(["bo"], ["    refund.round_half_even()"]), terms) is None
+    assert evidence_terms(("refund", "Decimal")) == ("refund", "Decimal")
+    assert enactment_reason("ana", plain_only, ("refund", "Decimal")) is None
