@@ -97,13 +97,22 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     threshold = merge_threshold(lesson, config)
     if confidence.total >= threshold:
         judge = lesson.from_review and lesson.kind in ("new", "update")
-        unenacted = enactment_reason(
-            lesson.originator, lesson.follow_up, code_terms(lesson.rule, lesson.example)
-        )
-        if judge and unenacted:
+        unenacted = judge and unenacted_reason(lesson, config)
+        if unenacted:
             return Decision("review", f"not enacted by a second person: {unenacted}")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
+
+
+def unenacted_reason(lesson: Lesson, config: Config) -> str | None:
+    """Why a review lesson's change after its comment does not show a second person enacted it (the
+    provenance check, `core.daily.enactment`), or None when it does."""
+    return enactment_reason(
+        lesson.originator,
+        lesson.follow_up,
+        code_terms(lesson.rule, lesson.example),
+        need_code=config.scoring.auto_merge.enactment == "code",
+    )
 
 
 def self_review_reason(lesson: Lesson) -> str:

@@ -116,16 +116,21 @@ def evidence_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
     return specific or terms
 
 
-def enactment_reason(commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...]) -> str | None:
+def enactment_reason(
+    commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...], *, need_code: bool = True
+) -> str | None:
     """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
     when someone other than `commenter` wrote that change and it uses one of the rule's `terms` (one
-    of its specific ones, where it has any: `evidence_terms`)."""
+    of its specific ones, where it has any: `evidence_terms`). With `need_code` off (a team's
+    `scoring.autoMerge.enactment: author`) who wrote the change is all that is checked."""
     if follow_up is None or not follow_up.authors:
         return "no commit after the comment is known, so no second person is seen enacting it"
     if "" in follow_up.authors:
         return "a commit after the comment is linked to no account, so who enacted it is unknown"
     if commenter in follow_up.authors:
         return f"self-enacted: {commenter} wrote a commit after their own comment"
+    if not need_code:
+        return None
     if not terms:
         return "the rule names no code, so the change after the comment cannot show it was enacted"
     needed = evidence_terms(terms)

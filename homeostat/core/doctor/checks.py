@@ -287,10 +287,13 @@ def check_unread_merges(config: Config) -> Finding:
             f"remove {', '.join(subjects)} from scoring.autoMerge.subjects",
         )
     accepted = [*auto.subjects, *auto.languages]
+    enacted = (
+        " that uses the rule's code" if auto.enactment == "code" else " (scoring.autoMerge.enactment: author)"
+    )
     return _ok(
         name,
         f"{where} after the risky check, the subject, topic and language gates, the judge and, for a"
-        " review lesson, a change after the comment by someone else that uses the rule's code"
+        f" review lesson, a change after the comment by someone else{enacted}"
         + (f" (accepted unread: {', '.join(accepted)})" if accepted else ""),
     )
 

@@ -143,6 +143,24 @@ def test_a_review_lesson_merges_unread_only_when_a_second_person_enacted_it(  # 
     assert decide(by_hand, score_confidence(by_hand, config), Checks(), config).verdict == "merge"
 
 
+def test_a_team_may_ask_only_who_wrote_the_change_not_what_it_used(config) -> None:  # type: ignore[no-untyped-def]
+    """`scoring.autoMerge.enactment: author`: a change by someone else lets the lesson merge whatever it
+    used; one the commenter pushed still waits."""
+    auto = config.scoring.auto_merge.model_copy(update={"enactment": "author"})
+    author_only = config.model_copy(
+        update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})}
+    )
+    unrelated = lesson(follow_up=FollowUp(("cy",), ("    timeout = 30",)))
+    assert decide(unrelated, score_confidence(unrelated, config), Checks(), author_only).verdict == "merge"
+    assert decide(unrelated, score_confidence(unrelated, config), Checks(), config).verdict == "review"
+    pushed = lesson(follow_up=FollowUp(("bo",), ("    return Money(amount).round_half_even()",)))
+    held = decide(pushed, score_confidence(pushed, config), Checks(), author_only)
+    assert (
+        held.reason
+        == "not enacted by a second person: self-enacted: bo wrote a commit after their own comment"
+    )
+
+
 def test_merge_candidates_and_fact_guards() -> None:
     pool = [
         Candidate(
