@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from atlassian.bitbucket.cloud import Cloud
 
+from homeostat.adapters.hosts.bitbucket_diff import added_lines
 from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -38,6 +39,7 @@ from homeostat.core.hosts import (
     CheckState,
     CodeHost,
     CommentRef,
+    FollowUp,
     HostKind,
     MergedPull,
     MergeResult,
@@ -121,7 +123,7 @@ class BitbucketApi:
         method: str,
         path: str,
         *,
-        params: Mapping[str, str | int] | None = None,
+        params: Mapping[str, str | int | list[str]] | None = None,
         body: object = None,
         absolute: bool = False,
         accept: Sequence[int] = (),
@@ -153,7 +155,7 @@ class BitbucketApi:
         self,
         method: str,
         path: str,
-        params: Mapping[str, str | int] | None,
+        params: Mapping[str, str | int | list[str]] | None,
         body: object,
         absolute: bool,
         retry_5xx: bool,
@@ -468,11 +470,41 @@ class PullCommit:
     sha: str
     date: datetime
     parents: tuple[str, ...]
+    author: str = ""  # the handle of the account the author's email belongs to; "" for none
 
 
 def pull_commit(data: Json) -> PullCommit:
+    """A PR commit; Bitbucket links its author to an account (`author.user`) only when the commit's
+    email belongs to one, so `author` is "" for the rest (never the raw name, which anyone can set)."""
     parents = tuple(str(p.get("hash")) for p in data.get("parents") or [] if isinstance(p, dict))
-    return PullCommit(str(data["hash"]), _need_time(data.get("date"), f"commit {data.get('hash')}"), parents)
+    account = _dig(data, "author", "user")
+    return PullCommit(
+        str(data["hash"]),
+        _need_time(data.get("date"), f"commit {data.get('hash')}"),
+        parents,
+        handle_of(account) if isinstance(account, dict) else "",
+    )
+
+
+@dataclass(frozen=True)
+class Followed:
+    """What came after a root comment: when the first commit after it was made (None when no commit
+    came after, or none touched its file) and who wrote those commits and what they added."""
+
+    at: datetime | None = None
+    follow_up: FollowUp | None = None
+
+
+def follow_up_of(
+    commits: Sequence[PullCommit], after: datetime, path: str, added: Mapping[str, list[str]] | None
+) -> FollowUp | None:
+    """The commits after `after` (oldest first) and the lines they added to `path` (to every file
+    for a general comment); None when the diff could not be read."""
+    if added is None:
+        return None
+    later = sorted((c for c in reversed(commits) if c.date > after), key=lambda commit: commit.date)
+    lines = added.get(path, []) if path else [line for found in added.values() for line in found]
+    return FollowUp.of((commit.author for commit in later), lines)
 
 
 def pull_tip(commits: Sequence[PullCommit]) -> str:
@@ -631,7 +663,8 @@ class BitbucketHost:
         return sorted(pulls, key=lambda pull: pull.merged_at, reverse=True)
 
     def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
-        """Inline comments grouped by thread: 1 request without threads, else 2 + one per review round."""
+        """Inline comments grouped by thread: 1 request without threads, else 2 + one diffstat per
+        review round + one diff per round a commit followed."""
         threads = group_threads(self._comments(pull.repo, pull.number))
         followed = self._followed(pull.repo, pull.number, threads)
         return [
@@ -658,10 +691,11 @@ class BitbucketHost:
 
     def _followed(
         self, repo: RepoRef, number: int, threads: Sequence[list[RawComment]]
-    ) -> dict[int, datetime | None]:
+    ) -> dict[int, Followed]:
         """For each root comment a PR commit after it touched the file of (a general comment: any
-        commit), when the first commit after it was made; None for the others."""
-        result: dict[int, datetime | None] = {thread[0].id: None for thread in threads}
+        commit): when the first commit after it was made, who wrote the commits after it and the lines
+        they added to its file; an empty `Followed` for the others."""
+        result = {thread[0].id: Followed() for thread in threads}
         if not threads:
             return result
         path = f"{self._pull_path(repo, number)}/commits"
@@ -669,20 +703,62 @@ class BitbucketHost:
         if not commits:
             return result
         head = pull_tip(commits)
+        boundaries = self._boundaries(repo, head, commits, [thread[0] for thread in threads])
+        added = self._added_after(repo, head, boundaries)
+        for root, boundary in boundaries.items():
+            first_after = min(commit.date for commit in commits if commit.date > root.created)
+            follow_up = follow_up_of(commits, root.created, root.path, added[boundary])
+            result[root.id] = Followed(first_after, follow_up)
+        return result
+
+    def _boundaries(
+        self, repo: RepoRef, head: str, commits: Sequence[PullCommit], roots: Sequence[RawComment]
+    ) -> dict[RawComment, str]:
+        """The roots a commit after them followed (for an inline one: touched its file), each with the
+        last commit it saw: one diffstat per distinct boundary of an inline root."""
         changed: dict[str, set[str]] = {}
-        for thread in threads:
-            root = thread[0]
+        found: dict[RawComment, str] = {}
+        for root in roots:
             boundary = boundary_before(commits, root.created)
             if boundary is None:
                 continue
-            first_after = min(commit.date for commit in commits if commit.date > root.created)
-            if not root.path:
-                result[root.id] = first_after
-                continue
-            if boundary not in changed:
+            if root.path and boundary not in changed:
                 changed[boundary] = self._changed_paths(repo, head, boundary)
-            result[root.id] = first_after if root.path in changed[boundary] else None
-        return result
+            if not root.path or root.path in changed[boundary]:
+                found[root] = boundary
+        return found
+
+    def _added_after(
+        self, repo: RepoRef, head: str, boundaries: Mapping[RawComment, str]
+    ) -> dict[str, dict[str, list[str]] | None]:
+        """Per boundary the lines each commented file gained after it (every file when a general
+        comment is among its roots): one diff per distinct boundary, limited to those files."""
+        paths: dict[str, set[str]] = {}
+        every_file: set[str] = set()
+        for root, boundary in boundaries.items():
+            paths.setdefault(boundary, set()).add(root.path)
+            if not root.path:
+                every_file.add(boundary)
+        return {
+            boundary: self._added_lines(repo, head, boundary, [] if boundary in every_file else sorted(files))
+            for boundary, files in paths.items()
+        }
+
+    def _added_lines(
+        self, repo: RepoRef, head: str, boundary: str, files: list[str]
+    ) -> dict[str, list[str]] | None:
+        """The added lines by file of `head` since `boundary` (the diff's own `path` filter, no
+        context lines); None when Bitbucket gives up on a diff too large (555)."""
+        spec = f"{head}..{boundary}" if boundary else head
+        path = f"{self._repo_path(repo)}/diff/{quote(spec, safe='.')}"
+        params: dict[str, str | int | list[str]] = {"context": 0, "path": files}
+        response = self.api.call("GET", path, params=params, accept=(555,))
+        if response.status_code == 555:
+            log.info(
+                "Bitbucket: the diff %s of %s timed out; its follow-ups stay unknown", spec, repo.full_name
+            )
+            return None
+        return added_lines(response.content.decode("utf-8", "replace"))
 
     def _changed_paths(self, repo: RepoRef, head: str, boundary: str) -> set[str]:
         spec = f"{head}..{boundary}" if boundary else head
@@ -696,7 +772,7 @@ class BitbucketHost:
         title: str,
         author: str,
         thread: list[RawComment],
-        followed_at: datetime | None,
+        followed: Followed,
     ) -> ReviewThread:
         root = thread[0]
 
@@ -720,8 +796,9 @@ class BitbucketHost:
             pull_author=author,
             root=review_comment(root),
             replies=tuple(review_comment(comment) for comment in thread[1:]),
-            followed_by_commit=followed_at is not None,
-            followed_at=followed_at,
+            followed_by_commit=followed.at is not None,
+            followed_at=followed.at,
+            follow_up=followed.follow_up,
         )
 
     # writing PRs
