@@ -23,7 +23,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from atlassian.bitbucket.cloud import Cloud
 
-from homeostat.adapters.hosts.bitbucket_diff import added_lines
+from homeostat.adapters.hosts.bitbucket_diff import DiffFiles, read_diff
 from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -663,8 +663,8 @@ class BitbucketHost:
         return sorted(pulls, key=lambda pull: pull.merged_at, reverse=True)
 
     def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
-        """Inline comments grouped by thread: 1 request without threads, else 2 + one diffstat per
-        review round + one diff per round a commit followed."""
+        """Inline comments grouped by thread: 1 request without threads, else 2 + one diff per review
+        round (+ a diffstat for a round whose diff cannot say which files changed)."""
         threads = group_threads(self._comments(pull.repo, pull.number))
         followed = self._followed(pull.repo, pull.number, threads)
         return [
@@ -694,7 +694,7 @@ class BitbucketHost:
     ) -> dict[int, Followed]:
         """For each root comment a PR commit after it touched the file of (a general comment: any
         commit): when the first commit after it was made, who wrote the commits after it and the lines
-        they added to its file; an empty `Followed` for the others."""
+        they added to its file; an empty `Followed` for the others. One diff per review round."""
         result = {thread[0].id: Followed() for thread in threads}
         if not threads:
             return result
@@ -703,62 +703,48 @@ class BitbucketHost:
         if not commits:
             return result
         head = pull_tip(commits)
-        boundaries = self._boundaries(repo, head, commits, [thread[0] for thread in threads])
-        added = self._added_after(repo, head, boundaries)
-        for root, boundary in boundaries.items():
-            first_after = min(commit.date for commit in commits if commit.date > root.created)
-            follow_up = follow_up_of(commits, root.created, root.path, added[boundary])
-            result[root.id] = Followed(first_after, follow_up)
+        rounds: dict[str, list[RawComment]] = {}
+        for thread in threads:
+            boundary = boundary_before(commits, thread[0].created)
+            if boundary is not None:
+                rounds.setdefault(boundary, []).append(thread[0])
+        for boundary, roots in rounds.items():
+            changed, added = self._after(repo, head, boundary, roots)
+            for root in roots:
+                if root.path and root.path not in changed:
+                    continue
+                first_after = min(commit.date for commit in commits if commit.date > root.created)
+                result[root.id] = Followed(first_after, follow_up_of(commits, root.created, root.path, added))
         return result
 
-    def _boundaries(
-        self, repo: RepoRef, head: str, commits: Sequence[PullCommit], roots: Sequence[RawComment]
-    ) -> dict[RawComment, str]:
-        """The roots a commit after them followed (for an inline one: touched its file), each with the
-        last commit it saw: one diffstat per distinct boundary of an inline root."""
-        changed: dict[str, set[str]] = {}
-        found: dict[RawComment, str] = {}
-        for root in roots:
-            boundary = boundary_before(commits, root.created)
-            if boundary is None:
-                continue
-            if root.path and boundary not in changed:
-                changed[boundary] = self._changed_paths(repo, head, boundary)
-            if not root.path or root.path in changed[boundary]:
-                found[root] = boundary
-        return found
+    def _after(
+        self, repo: RepoRef, head: str, boundary: str, roots: Sequence[RawComment]
+    ) -> tuple[set[str], dict[str, list[str]] | None]:
+        """The paths `head` changed since `boundary` among the roots' files, and the lines it added by
+        file (None when unknown): one diff limited to the commented files (every file when a general
+        comment is among the roots). The diffstat is asked only when the diff cannot say: a file section
+        with no `---`/`+++` header (binary, mode or rename only), or a diff too large (555)."""
+        files = sorted({root.path for root in roots})
+        diff = self._diff(repo, head, boundary, [] if "" in files else files)
+        if diff is None:
+            return self._changed_paths(repo, head, boundary), None
+        if diff.unnamed and not set(files) <= diff.touched | {""}:
+            return diff.touched | self._changed_paths(repo, head, boundary), diff.added
+        return diff.touched, diff.added
 
-    def _added_after(
-        self, repo: RepoRef, head: str, boundaries: Mapping[RawComment, str]
-    ) -> dict[str, dict[str, list[str]] | None]:
-        """Per boundary the lines each commented file gained after it (every file when a general
-        comment is among its roots): one diff per distinct boundary, limited to those files."""
-        paths: dict[str, set[str]] = {}
-        every_file: set[str] = set()
-        for root, boundary in boundaries.items():
-            paths.setdefault(boundary, set()).add(root.path)
-            if not root.path:
-                every_file.add(boundary)
-        return {
-            boundary: self._added_lines(repo, head, boundary, [] if boundary in every_file else sorted(files))
-            for boundary, files in paths.items()
-        }
-
-    def _added_lines(
-        self, repo: RepoRef, head: str, boundary: str, files: list[str]
-    ) -> dict[str, list[str]] | None:
-        """The added lines by file of `head` since `boundary` (the diff's own `path` filter, no
-        context lines); None when Bitbucket gives up on a diff too large (555)."""
+    def _diff(self, repo: RepoRef, head: str, boundary: str, files: list[str]) -> DiffFiles | None:
+        """The diff of `head` since `boundary`, limited by its own `path` filter, with no context lines;
+        None when Bitbucket gives up on a diff too large (555)."""
         spec = f"{head}..{boundary}" if boundary else head
         path = f"{self._repo_path(repo)}/diff/{quote(spec, safe='.')}"
         params: dict[str, str | int | list[str]] = {"context": 0, "path": files}
         response = self.api.call("GET", path, params=params, accept=(555,))
         if response.status_code == 555:
             log.info(
-                "Bitbucket: the diff %s of %s timed out; its follow-ups stay unknown", spec, repo.full_name
+                "Bitbucket: the diff %s of %s timed out; who followed it is unknown", spec, repo.full_name
             )
             return None
-        return added_lines(response.content.decode("utf-8", "replace"))
+        return read_diff(response.content.decode("utf-8", "replace"))
 
     def _changed_paths(self, repo: RepoRef, head: str, boundary: str) -> set[str]:
         spec = f"{head}..{boundary}" if boundary else head

@@ -274,8 +274,8 @@ def test_requests_per_merged_pull_do_not_grow_with_comments(
     harness.requests.clear()
     found = host.review_threads(pull)
     assert len(found) == threads
-    # comments, PR commits, one diffstat and one diff (the followed thread's added lines) for the round
-    assert len(harness.requests.entries) == 4
+    # comments, PR commits, one diff for the review round (which files changed, the lines added)
+    assert len(harness.requests.entries) == 3
 
 
 def test_a_pull_without_review_threads_costs_one_request(harness: BitbucketHarness, repo: RepoRef) -> None:
@@ -287,7 +287,7 @@ def test_a_pull_without_review_threads_costs_one_request(harness: BitbucketHarne
     assert len(harness.requests.entries) == 1
 
 
-def test_two_review_rounds_stay_within_six_requests(harness: BitbucketHarness, repo: RepoRef) -> None:
+def test_two_review_rounds_stay_within_four_requests(harness: BitbucketHarness, repo: RepoRef) -> None:
     """A comment after the first fix is judged only by commits after it."""
     start = NOW - timedelta(hours=8)
     number = harness.open_as(
@@ -314,7 +314,7 @@ def test_two_review_rounds_stay_within_six_requests(harness: BitbucketHarness, r
         ("now a again", False),
         ("and b", True),
     ]
-    assert len(harness.requests.entries) == 6  # comments, commits, a diffstat and a diff per round
+    assert len(harness.requests.entries) == 4
 
 
 def test_comments_past_one_page_are_all_read(harness: BitbucketHarness, repo: RepoRef) -> None:
@@ -434,6 +434,26 @@ def test_only_a_followed_thread_has_a_follow_up(harness: BitbucketHarness, repo:
     followed, elsewhere, untouched = (thread.follow_up for thread in host.review_threads(pull))
     assert followed == FollowUp(("alice", "alice"), ("# addressed review 0",))
     assert (elsewhere, untouched) == (None, None)
+
+
+def test_a_binary_change_to_the_commented_file_is_found_through_the_diffstat(
+    harness: BitbucketHarness, repo: RepoRef
+) -> None:
+    """The diff names no file for a binary change (no `---`/`+++` header): the diffstat settles it."""
+    number = harness.open_as(repo, "alice", "feature/logo", "Logo", {"logo.bin": "\x00v1"}, when=START)
+    harness.comment_as(
+        repo, number, "bob", "Use the new `logo_v2`", path="logo.bin", when=START + timedelta(hours=1)
+    )
+    harness.push_commit(
+        repo, "feature/logo", {"logo.bin": "\x00v2"}, author="alice", when=START + timedelta(hours=2)
+    )
+    harness.merge_as(repo, number, "carol", when=START + timedelta(hours=5))
+    host = harness.adapter()
+    (pull,) = host.list_merged_pulls(repo, NOW - timedelta(days=1))
+    harness.requests.clear()
+    (thread,) = host.review_threads(pull)
+    assert thread.followed_by_commit and thread.follow_up == FollowUp(("alice",), ())
+    assert harness.requests.count("GET", "/diffstat/") == 1
 
 
 def test_the_diff_endpoint_answers_text_filtered_by_path(harness: BitbucketHarness, repo: RepoRef) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.adapters.hosts.bitbucket_diff import added_lines, new_path
+from homeostat.adapters.hosts.bitbucket_diff import added_lines, header_path, read_diff
 
 DIFF = """diff --git a/billing/charge.py b/billing/charge.py
 index 1111111..2222222 100644
@@ -54,10 +54,18 @@ def test_context_lines_are_not_added() -> None:
     ("header", "path"),
     [
         ("b/src/a.py", "src/a.py"),
+        ("a/a/b.py", "a/b.py"),
         ("b/with space.py\t", "with space.py"),
         ('"b/caf\\303\\251 \\"quoted\\".py"', 'café "quoted".py'),
         ("/dev/null", ""),
     ],
 )
-def test_new_path_undoes_gits_quoting(header: str, path: str) -> None:
-    assert new_path(header) == path
+def test_header_path_undoes_gits_quoting(header: str, path: str) -> None:
+    assert header_path(header) == path
+
+
+def test_touched_paths_and_a_section_no_header_names() -> None:
+    found = read_diff(DIFF)
+    assert found.touched == {"billing/charge.py", "old.py", "notes.md"}
+    assert found.unnamed  # logo.png: binary, so only the diffstat says which file it is
+    assert not read_diff(DIFF.split("diff --git a/logo.png")[0]).unnamed
