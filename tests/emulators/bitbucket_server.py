@@ -1,6 +1,7 @@
 """A stateful Bitbucket Cloud REST 2.0 emulator on 127.0.0.1, backed by real bare git repos.
 
-What a `git push` puts in a bare repo is what the API shows (branches, PR commits, diffstat), and a
+What a `git push` puts in a bare repo is what the API shows (branches, PR commits with their author
+linked to the account their email belongs to, diffstat, the raw diff), and a
 squash merge writes a real commit on the destination branch (commit-tree of the merged tree with the
 destination as parent, then update-ref). JSON shapes, paging (`pagelen`, `page`, `next`), BBQL `q`
 filters and `sort`, status codes (202 merge tasks polled PENDING -> SUCCESS, refused merges, 401/403,
