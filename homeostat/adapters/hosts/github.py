@@ -63,6 +63,7 @@ from homeostat.core.hosts import (
     CheckState,
     CodeHost,
     CommentRef,
+    FollowUp,
     HostKind,
     MergedPull,
     MergeResult,
@@ -113,6 +114,29 @@ def github_host_from_env(
         "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
         f"{_READ if read_only else _WRITE}; for GitHub Enterprise also set GITHUB_API_URL"
     )
+
+
+@dataclass(frozen=True)
+class _Round:
+    """What one compare from a review round's commit to the PR's head says: the paths whose content
+    changed, when the first commit after it was made, who wrote each commit (None when the compare
+    did not list them all, or the head is not simply ahead of the commit), and the lines each changed
+    file gained (its filename, its name before a rename, the lines)."""
+
+    paths: frozenset[str] = frozenset()
+    first_at: datetime | None = None
+    authors: tuple[str, ...] | None = None
+    added: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def follow_up(self, path: str, authors: Sequence[str] | None = None) -> FollowUp | None:
+        """The change after a thread on `path` (any file for a comment on none), with `authors`
+        (GraphQL's) in place of the compare's when given; None when who wrote it is not known."""
+        if self.authors is None:
+            return None
+        lines = (
+            line for name, before, added in self.added if not path or path in (name, before) for line in added
+        )
+        return FollowUp.of(self.authors if authors is None else authors, lines)
 
 
 @dataclass(frozen=True)
@@ -287,17 +311,44 @@ class GitHubHost:
             pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
             self._listed[key] = (start, end, pulls)
         for read, comments in ready:
-            threads = self._threads(
-                read.pull.repo,
-                read.pull.number,
-                read.pull.title,
-                read.pull.author,
-                read.pull.head_sha,
-                comments,
-                None,
-                follow=partial(_followed, read, answers=answers),
-            )
+            try:
+                threads = self._retry.run(
+                    partial(self._graphql_threads, read, comments, answers),
+                    self._transient,
+                    what=f"GitHub: compare the review rounds of PR #{read.pull.number}",
+                    log=_log,
+                )
+            except (GithubException, RetriesExhausted, requests.RequestException) as exc:
+                _log.info("GitHub compare failed (%s); reading the PR over REST", type(exc).__name__)
+                continue
             self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+
+    def _graphql_threads(
+        self,
+        read: PullRead,
+        comments: Sequence[_Comment],
+        answers: Mapping[Lookup, tuple[str, int] | None],
+        _attempt: int,
+    ) -> list[ReviewThread]:
+        """A PR's threads from what GraphQL gave: whether and when code changed after each, and who
+        wrote that change. GraphQL has no diffs, so the lines it added come from the REST compare of
+        each followed round (one request per round, none for a PR no commit followed)."""
+        rounds: dict[str, _Round] = {}
+
+        def follow(root: _Comment) -> tuple[bool, datetime | None, FollowUp | None]:
+            followed, followed_at = _followed(read, root, answers)
+            if not followed:
+                return False, None, None
+            if root.commit not in rounds:
+                rounds[root.commit] = self._changed_since(read.pull.repo, root.commit, read.pull.head_sha)
+            between = after_commit(read, root.commit) or []
+            authors = [read.commits[oid][2] for oid in reversed(between)]
+            return True, followed_at, rounds[root.commit].follow_up(root.comment.path, authors)
+
+        pull = read.pull
+        return self._threads(
+            pull.repo, pull.number, pull.title, pull.author, pull.head_sha, comments, None, follow=follow
+        )
 
     def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
         """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
@@ -823,25 +874,27 @@ class GitHubHost:
         head: str,
         comments: Sequence[_Comment],
         only_root: int | None,
-        follow: Callable[[_Comment], tuple[bool, datetime | None]] | None = None,
+        follow: Callable[[_Comment], tuple[bool, datetime | None, FollowUp | None]] | None = None,
     ) -> list[ReviewThread]:
-        """`follow` says whether code changed after a thread and when (GraphQL's answer); by default,
-        a compare per review round."""
+        """`follow` says whether code changed after a thread, when, and the change (GraphQL's
+        answer); by default, a compare per review round answers all three."""
         grouped = _group(comments)
         if only_root is not None:
             grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
-        changed: dict[str, tuple[frozenset[str], datetime | None]] = {}
+        changed: dict[str, _Round] = {}
         threads: list[ReviewThread] = []
         for root, replies in grouped:
-            followed, followed_at = False, None
+            followed, followed_at, follow_up = False, None, None
             if follow is not None:
-                followed, followed_at = follow(root) if root.commit and root.commit != head else (False, None)
+                if root.commit and root.commit != head:
+                    followed, followed_at, follow_up = follow(root)
             elif root.commit and root.commit != head:
                 if root.commit not in changed:
                     changed[root.commit] = self._changed_since(repo, root.commit, head)
-                paths, first_at = changed[root.commit]
-                followed = root.comment.path in paths
-                followed_at = first_at if followed else None
+                found = changed[root.commit]
+                followed = root.comment.path in found.paths
+                followed_at = found.first_at if followed else None
+                follow_up = found.follow_up(root.comment.path) if followed else None
             threads.append(
                 ReviewThread(
                     repo=repo,
@@ -852,14 +905,16 @@ class GitHubHost:
                     replies=tuple(reply.comment for reply in replies),
                     followed_by_commit=followed,
                     followed_at=followed_at,
+                    follow_up=follow_up,
                 )
             )
         return threads
 
-    def _changed_since(self, repo: RepoRef, start: str, head: str) -> tuple[frozenset[str], datetime | None]:
+    def _changed_since(self, repo: RepoRef, start: str, head: str) -> _Round:
         """Paths whose content differs between `start` and `head` (one compare, trees as a fallback),
         and when the first commit the compare lists was made: the earliest the code can have changed
-        after the thread, so an edit later than that was not what the change answered."""
+        after the thread, so an edit later than that was not what the change answered. The same
+        answer says who wrote the commits and what they added (`_Round`), at no other request."""
         try:
             _headers, data = self._get(
                 f"{_repo_path(repo)}/compare/{quote(start, safe='')}...{quote(head, safe='')}"
@@ -868,17 +923,20 @@ class GitHubHost:
             _log.info(
                 "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
             )
-            return frozenset(), None
+            return _Round()
         status = str((data or {}).get("status") or "")
         if status == "identical":
-            return frozenset(), None
+            return _Round()
         first_at = _first_commit_at(data.get("commits"))
         files = [item for item in data.get("files") or () if isinstance(item, Mapping)]
-        if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
+        if status != "ahead":
+            return _Round(self._changed_by_trees(repo, start, head), first_at)
+        authors, added = _commit_authors(data), tuple(_added_lines(item) for item in files)
+        if len(files) < _COMPARE_FILE_LIMIT:
             paths = {str(item.get("filename") or "") for item in files}
             paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
-            return frozenset(paths), first_at
-        return self._changed_by_trees(repo, start, head), first_at
+            return _Round(frozenset(paths), first_at, authors, added)
+        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, added)
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
         before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
@@ -1187,6 +1245,26 @@ def _followed(
         return False, None
     between = after_commit(read, root.commit) or []
     return True, min((read.commits[oid][0] for oid in between), default=None)
+
+
+def _commit_authors(data: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The account each of a compare's commits is linked to, oldest first ("" for a commit whose
+    email is no account's); None when the answer lists fewer commits than the compare holds (it lists
+    at most 250), since an unlisted commit may be anyone's."""
+    commits = [item for item in data.get("commits") or () if isinstance(item, Mapping)]
+    if int(data.get("total_commits") or 0) > len(commits):
+        return None
+    return tuple(str((item.get("author") or {}).get("login") or "") for item in commits)
+
+
+def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
+    """A compare file's name, former name, and the lines its patch adds (none when GitHub gives no
+    patch: a binary file or a diff too large to show)."""
+    patch = str(item.get("patch") or "")
+    added = tuple(
+        line[1:] for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++")
+    )
+    return str(item.get("filename") or ""), str(item.get("previous_filename") or ""), added
 
 
 def _first_commit_at(commits: object) -> datetime | None:

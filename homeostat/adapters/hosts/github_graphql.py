@@ -5,6 +5,8 @@ of each PR, and a compare per review round to tell whether code changed after a 
 for the merged PRs of ten repos at once, each with its review threads, comments and commits (query 1),
 then for the commented file's blob at the thread's commit and at the PR's head, for every such thread
 of those repos (query 2): a few dozen requests for the same window, within GitHub's GraphQL points.
+Who wrote each commit comes with query 1; GraphQL has no diffs, so the lines added after a followed
+thread come from one REST compare per followed review round (`GitHubHost.prefetch_merged`).
 
 What is read must be what REST reads, so a PR is answered here only when GraphQL gives the whole of it:
 every thread and comment on one page, the PR's commits on one page and without merge commits between
@@ -45,7 +47,9 @@ fragment pull on PullRequest {{
   author {{ login }}
   commits(last: {COMMITS_PER_PULL}) {{
     totalCount
-    nodes {{ commit {{ oid committedDate parents(first: 2) {{ totalCount nodes {{ oid }} }} }} }}
+    nodes {{
+      commit {{ oid committedDate author {{ user {{ login }} }} parents(first: 2) {{ totalCount nodes {{ oid }} }} }}
+    }}
   }}
   reviewThreads(first: {THREADS_PER_PULL}) {{
     pageInfo {{ hasNextPage }}
@@ -112,7 +116,8 @@ class PullRead:
 
     pull: MergedPull
     comments: list[Mapping[str, Any]]
-    commits: dict[str, tuple[datetime, tuple[str, ...]]]  # oid -> (committed, parents)
+    # oid -> (committed, parents, the author's account: "" when the commit's email is no account's)
+    commits: dict[str, tuple[datetime, tuple[str, ...], str]]
     complete: bool
 
 
@@ -187,6 +192,7 @@ def _pull_read(
         item["commit"]["oid"]: (
             parse_time(item["commit"]["committedDate"]),
             tuple(p["oid"] for p in (item["commit"].get("parents") or {}).get("nodes") or []),
+            str(((item["commit"].get("author") or {}).get("user") or {}).get("login") or ""),
         )
         for item in commits_page.get("nodes") or []
     }

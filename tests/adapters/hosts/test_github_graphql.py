@@ -110,14 +110,21 @@ def test_graphql_reads_what_rest_reads_in_a_few_queries(github_harness: GitHubHa
     threads = [t for pulls in over_graphql.values() for _pull, found in pulls for t in found]
     assert sorted(t.followed_by_commit for t in threads) == [False, False, False, True, True, True, True]
     assert all(t.followed_at is not None for t in threads if t.followed_by_commit)
-    # two GraphQL queries (the PRs with their threads, then the commented files); REST only for the PR
-    # whose thread is longer than a page of comments (its comments and one compare)
+    # two GraphQL queries (the PRs with their threads, then the commented files); a REST compare per
+    # followed review round of those PRs, for the lines the change added (GraphQL has no diffs: the
+    # ledger PR's round and the two followed docs PRs); and REST for the PR whose thread is longer
+    # than a page of comments (its comments and one compare)
     entries = github_harness.requests.entries
     assert [path for method, path in entries if method == "POST"] == ["/api/graphql", "/api/graphql"]
     gets = [path.split("?")[0] for method, path in entries if method == "GET"]
-    assert gets[0] == "/api/v3/repos/acme/shop/pulls/1/comments"
-    assert [path.rsplit("/", 1)[0] for path in gets[1:]] == ["/api/v3/repos/acme/shop/compare"]
-    assert rest_requests > 3 * len(entries)
+    assert [path.rsplit("/", 1)[0] for path in gets[:3]] == [
+        "/api/v3/repos/acme/ledger/compare",
+        "/api/v3/repos/acme/docs/compare",
+        "/api/v3/repos/acme/docs/compare",
+    ]
+    assert gets[3] == "/api/v3/repos/acme/shop/pulls/1/comments"
+    assert [path.rsplit("/", 1)[0] for path in gets[4:]] == ["/api/v3/repos/acme/shop/compare"]
+    assert (rest_requests, len(entries)) == (13, 7)
 
 
 def test_a_failed_graphql_read_leaves_everything_to_rest(github_harness: GitHubHarness) -> None:
