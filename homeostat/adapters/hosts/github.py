@@ -216,7 +216,7 @@ class GitHubHost:
         self.etags = etags or EtagCache(None)
         # what `prefetch_merged` read over GraphQL, handed out by the REST-shaped methods below
         self._listed: dict[str, tuple[datetime, datetime | None, list[MergedPull]]] = {}
-        self._ready: dict[tuple[str, int], list[ReviewThread]] = {}
+        self._ready: dict[tuple[str, int], Callable[[int], list[ReviewThread]]] = {}
         self.graphql_queries = 0
 
     def __repr__(self) -> str:
@@ -270,9 +270,10 @@ class GitHubHost:
         back to comparing the two commits' trees, two requests.
         """
 
+        what = f"read review threads of PR #{pull.number} of {pull.repo.full_name}"
         ready = self._ready.pop((pull.repo.full_name.lower(), pull.number), None)
         if ready is not None:
-            return ready
+            return self._call(what, _READ, ready)
 
         def operation(_attempt: int) -> list[ReviewThread]:
             comments = self._review_comments(pull.repo, pull.number)
@@ -281,9 +282,7 @@ class GitHubHost:
             head = pull.head_sha or self._repo(pull.repo).get_pull(pull.number).head.sha
             return self._threads(pull.repo, pull.number, pull.title, pull.author, head, comments, None)
 
-        return self._call(
-            f"read review threads of PR #{pull.number} of {pull.repo.full_name}", _READ, operation
-        )
+        return self._call(what, _READ, operation)
 
     def prefetch_merged(
         self, repos: Sequence[RepoRef], since: datetime, until: datetime | None = None
@@ -291,7 +290,8 @@ class GitHubHost:
         """Read the window's merged PRs of all `repos` and their review threads over GraphQL, a few dozen
         requests for what REST reads in about two per PR (see `homeostat.adapters.hosts.github_graphql`); the
         next `list_merged_pulls` and `review_threads` calls for them answer from it. A PR GraphQL cannot
-        give whole is left to REST, and so is everything when GraphQL fails."""
+        give whole is left to REST, and so is everything when GraphQL fails. The added lines after a
+        followed thread, which GraphQL cannot give, wait for `review_threads` (one compare per round)."""
         start, end = _utc(since), _utc(until) if until is not None else None
         try:
             listing = read_listing(self._graphql, repos, start, end, _parse_time)
@@ -311,17 +311,8 @@ class GitHubHost:
             pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
             self._listed[key] = (start, end, pulls)
         for read, comments in ready:
-            try:
-                threads = self._retry.run(
-                    partial(self._graphql_threads, read, comments, answers),
-                    self._transient,
-                    what=f"GitHub: compare the review rounds of PR #{read.pull.number}",
-                    log=_log,
-                )
-            except (GithubException, RetriesExhausted, requests.RequestException) as exc:
-                _log.info("GitHub compare failed (%s); reading the PR over REST", type(exc).__name__)
-                continue
-            self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+            pull_key = (read.pull.repo.full_name.lower(), read.pull.number)
+            self._ready[pull_key] = partial(self._graphql_threads, read, comments, answers)
 
     def _graphql_threads(
         self,
@@ -332,7 +323,8 @@ class GitHubHost:
     ) -> list[ReviewThread]:
         """A PR's threads from what GraphQL gave: whether and when code changed after each, and who
         wrote that change. GraphQL has no diffs, so the lines it added come from the REST compare of
-        each followed round (one request per round, none for a PR no commit followed)."""
+        each followed round (one request per round, none for a PR no commit followed), made when the
+        PR's threads are asked for: a run that stops early (its spending cap) reads no later PR."""
         rounds: dict[str, _Round] = {}
 
         def follow(root: _Comment) -> tuple[bool, datetime | None, FollowUp | None]:
