@@ -45,6 +45,13 @@ type RateLimit { cost: Int! limit: Int! remaining: Int! resetAt: DateTime! used:
 
 interface GitObject { oid: GitObjectID! }
 type TreeEntry { oid: GitObjectID! mode: Int! path: String name: String! }
+type Blob implements GitObject {
+  oid: GitObjectID!
+  byteSize: Int!
+  isBinary: Boolean!
+  isTruncated: Boolean!
+  text: String
+}
 type CommitConnection { nodes: [Commit] totalCount: Int! pageInfo: PageInfo! }
 type GitActor { name: String email: String date: GitTimestamp user: User }
 type Commit implements GitObject {

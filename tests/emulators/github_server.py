@@ -790,6 +790,9 @@ class GitHubEmulator:
         def git_object(
             _info: Any, oid: str | None = None, expression: str | None = None
         ) -> dict[str, Any] | None:
+            blob = _gql_blob(repo.git, oid) if oid else None
+            if blob is not None:
+                return blob
             sha = repo.git.rev(oid or expression or "")
             return self._gql_commit(repo, sha) if sha else None
 
@@ -2236,6 +2239,27 @@ class GitHubHarness:
 
     def _repo(self, repo: RepoRef) -> RepoRecord:
         return self.emulator.repo(repo.owner, repo.name)
+
+
+BLOB_TEXT_LIMIT = 512 * 1024  # bytes of a blob's `text` before the emulator truncates it (`isTruncated`)
+
+
+def _gql_blob(git: Git, oid: str) -> dict[str, Any] | None:
+    """A GraphQL Blob, or None when `oid` names no blob: `text` is null for a binary blob (a NUL byte
+    in its first 8,000, git's own test) and cut short past `BLOB_TEXT_LIMIT`."""
+    command = ["git", "--git-dir", str(git.bare), "cat-file", "blob", oid]
+    if git.run("cat-file", "-t", oid, check=False).strip() != "blob":
+        return None
+    data = subprocess.run(command, capture_output=True, check=True).stdout
+    binary = b"\0" in data[:8000]
+    return {
+        "__typename": "Blob",
+        "oid": oid,
+        "byteSize": len(data),
+        "isBinary": binary,
+        "isTruncated": len(data) > BLOB_TEXT_LIMIT,
+        "text": None if binary else data[:BLOB_TEXT_LIMIT].decode("utf-8", "replace"),
+    }
 
 
 def _compare_file(api: str, item: dict[str, Any], patch: str | None) -> Json:

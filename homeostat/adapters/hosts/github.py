@@ -40,12 +40,15 @@ from github.Repository import Repository
 
 from homeostat.adapters.cache.http_etags import EtagCache
 from homeostat.adapters.hosts.github_graphql import (
+    Blob,
     Listing,
     Lookup,
     PullRead,
+    added_lines,
     after_commit,
     read_files,
     read_listing,
+    read_texts,
 )
 from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
@@ -128,15 +131,15 @@ class _Round:
     authors: tuple[str, ...] | None = None
     added: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
-    def follow_up(self, path: str, authors: Sequence[str] | None = None) -> FollowUp | None:
-        """The change after a thread on `path` (any file for a comment on none), with `authors`
-        (GraphQL's) in place of the compare's when given; None when who wrote it is not known."""
+    def follow_up(self, path: str) -> FollowUp | None:
+        """The change after a thread on `path` (any file for a comment on none); None when who wrote
+        it is not known."""
         if self.authors is None:
             return None
         lines = (
             line for name, before, added in self.added if not path or path in (name, before) for line in added
         )
-        return FollowUp.of(self.authors if authors is None else authors, lines)
+        return FollowUp.of(self.authors, lines)
 
 
 @dataclass(frozen=True)
@@ -216,7 +219,7 @@ class GitHubHost:
         self.etags = etags or EtagCache(None)
         # what `prefetch_merged` read over GraphQL, handed out by the REST-shaped methods below
         self._listed: dict[str, tuple[datetime, datetime | None, list[MergedPull]]] = {}
-        self._ready: dict[tuple[str, int], Callable[[int], list[ReviewThread]]] = {}
+        self._ready: dict[tuple[str, int], list[ReviewThread]] = {}
         self.graphql_queries = 0
 
     def __repr__(self) -> str:
@@ -270,10 +273,9 @@ class GitHubHost:
         back to comparing the two commits' trees, two requests.
         """
 
-        what = f"read review threads of PR #{pull.number} of {pull.repo.full_name}"
         ready = self._ready.pop((pull.repo.full_name.lower(), pull.number), None)
         if ready is not None:
-            return self._call(what, _READ, ready)
+            return ready
 
         def operation(_attempt: int) -> list[ReviewThread]:
             comments = self._review_comments(pull.repo, pull.number)
@@ -282,7 +284,9 @@ class GitHubHost:
             head = pull.head_sha or self._repo(pull.repo).get_pull(pull.number).head.sha
             return self._threads(pull.repo, pull.number, pull.title, pull.author, head, comments, None)
 
-        return self._call(what, _READ, operation)
+        return self._call(
+            f"read review threads of PR #{pull.number} of {pull.repo.full_name}", _READ, operation
+        )
 
     def prefetch_merged(
         self, repos: Sequence[RepoRef], since: datetime, until: datetime | None = None
@@ -290,13 +294,13 @@ class GitHubHost:
         """Read the window's merged PRs of all `repos` and their review threads over GraphQL, a few dozen
         requests for what REST reads in about two per PR (see `homeostat.adapters.hosts.github_graphql`); the
         next `list_merged_pulls` and `review_threads` calls for them answer from it. A PR GraphQL cannot
-        give whole is left to REST, and so is everything when GraphQL fails. The added lines after a
-        followed thread, which GraphQL cannot give, wait for `review_threads` (one compare per round)."""
+        give whole is left to REST, and so is everything when GraphQL fails."""
         start, end = _utc(since), _utc(until) if until is not None else None
         try:
             listing = read_listing(self._graphql, repos, start, end, _parse_time)
             ready, lookups = self._prepared(listing)
             answers, queries = read_files(self._graphql, lookups)
+            texts, _queries = read_texts(self._graphql, _changed_blobs(ready, answers))
         except (
             GithubException,
             RetriesExhausted,
@@ -311,36 +315,41 @@ class GitHubHost:
             pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
             self._listed[key] = (start, end, pulls)
         for read, comments in ready:
-            pull_key = (read.pull.repo.full_name.lower(), read.pull.number)
-            self._ready[pull_key] = partial(self._graphql_threads, read, comments, answers)
+            threads = self._graphql_threads(read, comments, answers, texts)
+            if threads is not None:  # else a commented file GraphQL did not give whole: REST reads it
+                self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
 
     def _graphql_threads(
         self,
         read: PullRead,
         comments: Sequence[_Comment],
         answers: Mapping[Lookup, tuple[str, int] | None],
-        _attempt: int,
-    ) -> list[ReviewThread]:
-        """A PR's threads from what GraphQL gave: whether and when code changed after each, and who
-        wrote that change. GraphQL has no diffs, so the lines it added come from the REST compare of
-        each followed round (one request per round, none for a PR no commit followed), made when the
-        PR's threads are asked for: a run that stops early (its spending cap) reads no later PR."""
-        rounds: dict[str, _Round] = {}
+        texts: Mapping[Blob, tuple[str, ...] | None],
+    ) -> list[ReviewThread] | None:
+        """A PR's threads from what GraphQL gave: whether and when code changed after each, who wrote
+        the commits after it, and the lines the commented file gained (a diff of its two texts); None
+        when a followed thread's file text is not whole."""
+        whole = True
 
         def follow(root: _Comment) -> tuple[bool, datetime | None, FollowUp | None]:
+            nonlocal whole
             followed, followed_at = _followed(read, root, answers)
             if not followed:
                 return False, None, None
-            if root.commit not in rounds:
-                rounds[root.commit] = self._changed_since(read.pull.repo, root.commit, read.pull.head_sha)
+            before = _text(read, texts, answers[Lookup(read.pull.repo, root.commit, root.comment.path)])
+            after = _text(read, texts, answers[Lookup(read.pull.repo, read.pull.head_sha, root.comment.path)])
+            if before is None or after is None:
+                whole = False
+                return True, followed_at, None
             between = after_commit(read, root.commit) or []
             authors = [read.commits[oid][2] for oid in reversed(between)]
-            return True, followed_at, rounds[root.commit].follow_up(root.comment.path, authors)
+            return True, followed_at, FollowUp.of(authors, added_lines(before, after))
 
         pull = read.pull
-        return self._threads(
+        threads = self._threads(
             pull.repo, pull.number, pull.title, pull.author, pull.head_sha, comments, None, follow=follow
         )
+        return threads if whole else None
 
     def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
         """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
@@ -1257,6 +1266,32 @@ def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
         line[1:] for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++")
     )
     return str(item.get("filename") or ""), str(item.get("previous_filename") or ""), added
+
+
+def _changed_blobs(
+    ready: Sequence[tuple[PullRead, Sequence[_Comment]]], answers: Mapping[Lookup, tuple[str, int] | None]
+) -> list[Blob]:
+    """The commented file's blobs, before and after, of every thread whose file changed after it."""
+    blobs: list[Blob] = []
+    for read, comments in ready:
+        repo, head = read.pull.repo, read.pull.head_sha
+        for root, _replies in _group(comments):
+            if not root.commit or root.commit == head:
+                continue
+            ends = (
+                answers[Lookup(repo, root.commit, root.comment.path)],
+                answers[Lookup(repo, head, root.comment.path)],
+            )
+            if ends[0] != ends[1]:
+                blobs += [(repo.full_name.lower(), end[0]) for end in ends if end is not None]
+    return blobs
+
+
+def _text(
+    read: PullRead, texts: Mapping[Blob, tuple[str, ...] | None], found: tuple[str, int] | None
+) -> tuple[str, ...] | None:
+    """A commented file's lines at one end (none where it does not exist), None when not whole."""
+    return () if found is None else texts.get((read.pull.repo.full_name.lower(), found[0]))
 
 
 def _first_commit_at(commits: object) -> datetime | None:

@@ -132,9 +132,8 @@ def test_graphql_reads_the_same_follow_up_as_rest(github_harness: GitHubHarness,
 
     assert over_graphql == over_rest
     assert over_graphql[0].follow_up == FollowUp(("dev", ""), ("x = 2",))
-    assert github_harness.requests.count("POST", "/graphql") == 2
-    assert github_harness.requests.count("GET", "/compare/") == 1  # the round's added lines
-    assert github_harness.requests.count("GET", "/comments") == 0
+    # the PR and its commits' authors, the commented file at both ends, and its two texts
+    assert github_harness.requests.entries == [("POST", "/api/graphql")] * 3
 
 
 def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
