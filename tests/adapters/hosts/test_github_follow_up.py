@@ -13,7 +13,7 @@ import secrets
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from emulators.github_server import GitHubHarness, ReviewCommentRecord
+from emulators.github_server import BLOB_TEXT_LIMIT, GitHubHarness, ReviewCommentRecord
 
 from homeostat.adapters.hosts.github import GitHubHost
 from homeostat.core.hosts import FollowUp, RepoRef, ReviewThread
@@ -150,3 +150,18 @@ def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
     ]
     assert [t.follow_up for t in over_rest] == [FollowUp(("dev",), ("amount = Decimal('1.0')",)), None]
     assert over_graphql == over_rest
+
+
+def test_a_file_graphql_cuts_short_is_read_over_rest(github_harness: GitHubHarness, repo: RepoRef) -> None:
+    padding = [f"# {n} {'x' * 1000}\n" for n in range(BLOB_TEXT_LIMIT // 1000 + 100)]  # few, long lines
+    long_file = "amount = Decimal('1.0')\n" + "".join(padding)
+    fixed_pull(github_harness, repo, [("dev", {"src/money.py": long_file})])
+    over_rest = threads_over_rest(github_harness, repo)
+    github_harness.requests.clear()
+
+    over_graphql = threads_over_graphql(github_harness, repo)
+
+    assert over_graphql == over_rest
+    assert over_rest[0].follow_up is not None
+    assert over_rest[0].follow_up.added[0] == "amount = Decimal('1.0')"
+    assert github_harness.requests.count("GET", "/comments") == 1  # the PR was left to REST
