@@ -7,7 +7,7 @@ then for the commented file's blob at the thread's commit and at the PR's head, 
 of those repos (query 2): a few dozen requests for the same window, within GitHub's GraphQL points.
 Who wrote each commit comes with query 1. GraphQL has no diffs: the lines added after a followed
 thread are those of the commented file's text at the head that a line diff against its text at the
-thread's commit does not match (query 3, the two blobs of each followed thread, a hundred a query),
+thread's commit does not match (query 3, the two blobs of each followed thread, fifty a query),
 what the compare's patch adds. A file GraphQL cuts short, or too long to diff here, leaves its PR to REST.
 
 What is read must be what REST reads, so a PR is answered here only when GraphQL gives the whole of it:
@@ -41,7 +41,7 @@ THREADS_PER_PULL = 20
 COMMENTS_PER_THREAD = 20
 COMMITS_PER_PULL = 30
 LOOKUPS_PER_QUERY = 100
-BLOBS_PER_QUERY = 100
+BLOBS_PER_QUERY = 50  # whole files come back: a query stays a few MB for files of tens of kB
 MAX_DIFF_LINES = 20_000  # a longer file is diffed by GitHub (REST's compare), not here
 
 Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables) -> the response's `data`
