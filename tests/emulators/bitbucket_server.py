@@ -1887,9 +1887,9 @@ class BitbucketHarness:
                 self.push_commit(
                     repo,
                     branch,
-                    {thread.path: current + f"# addressed review {index}\n"},
+                    {thread.path: current + thread.follow_up_line(index)},
                     f"Address review on {thread.path}",
-                    author=spec.author,
+                    author=thread.follow_up_by or spec.author,
                     when=later,
                 )
             if thread.touch_other_file:
@@ -2090,8 +2090,13 @@ class BitbucketHarness:
         return self.emulator.clock()
 
 
-def _identity(nickname: str) -> tuple[str, str]:
-    return nickname.replace("-", " ").title(), f"{nickname}@example.invalid"
+def _identity(who: str) -> tuple[str, str]:
+    """A commit's (name, email): `Name <email>` as written, or a nickname, which commits with the
+    address its account has here (so Bitbucket links the commit to it)."""
+    named = re.fullmatch(r"(?P<name>[^<]*?)\s*<(?P<email>[^>]*)>", who)
+    if named:
+        return named["name"] or named["email"], named["email"]
+    return who.replace("-", " ").title(), f"{who}@example.invalid"
 
 
 def _slug(text: str) -> str:

@@ -2289,10 +2289,9 @@ def _follow_ups(spec: PullSpec, at: datetime) -> list[Change]:
     for index, thread in enumerate(spec.threads):
         moment = at + timedelta(minutes=2 * index)
         if thread.followed_by_commit:
-            files[thread.path] = files.get(thread.path, "") + f"fixed after review {index}\n"
-            commits.append(
-                ({thread.path: files[thread.path]}, f"Address review {index}", spec.author, moment)
-            )
+            files[thread.path] = files.get(thread.path, "") + thread.follow_up_line(index)
+            by = thread.follow_up_by or spec.author
+            commits.append(({thread.path: files[thread.path]}, f"Address review {index}", by, moment))
         if thread.touch_other_file:
             other = {f"docs/unrelated-{index}.md": f"note {index}\n"}
             commits.append((other, f"Unrelated change {index}", spec.author, moment + timedelta(minutes=1)))

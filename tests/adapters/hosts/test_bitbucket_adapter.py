@@ -432,7 +432,8 @@ def test_only_a_followed_thread_has_a_follow_up(harness: BitbucketHarness, repo:
     host = harness.adapter()
     (pull,) = host.list_merged_pulls(repo, NOW - timedelta(days=1))
     followed, elsewhere, untouched = (thread.follow_up for thread in host.review_threads(pull))
-    assert followed == FollowUp(("alice", "alice"), ("# addressed review 0",))
+    assert followed is not None and followed.authors == ("alice", "alice")
+    assert followed.added == ("# review 0: comment 0",)
     assert (elsewhere, untouched) == (None, None)
 
 
