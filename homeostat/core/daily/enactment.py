@@ -11,8 +11,8 @@ commenter read the comment and acted on it:
   comment, so one stolen account could both say and "follow" it;
 - **the change uses the rule's code**: at least one of the rule's code terms (the identifiers in its
   inline code and fenced blocks, and its code-shaped words such as `snake_case`, `CamelCase`,
-  `dotted.names`, file names, `calls()`, `--flags`, `$ENV_VARS` or one `'quoted'` token) appears as a
-  whole word in the lines added after the comment. A change to the same file for another reason is
+  `dotted.names`, `calls()`, `--flags`, `$ENV_VARS` or one `'quoted'` token; not file paths or file
+  names, which say where, not what) appears as a whole word in the lines added after the comment. A change to the same file for another reason is
   no evidence that anyone agreed with the comment; a rule that names no code cannot be checked
   against a change, so it goes to a person too. Terms are only ever identifiers, matched as words.
 
@@ -32,7 +32,7 @@ _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _FENCE = ("```", "~~~")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Words outside code that only code spells: snake_case, an inner capital (camelCase, CamelCase), a
-# dotted name (also a file name such as pyproject.toml), a call, a long command-line flag
+# dotted name (a file name such as pyproject.toml is left out later), a call, a long command-line flag
 # (--no-deps), an environment variable reference ($HOME, ${HOME}, %HOME%), or one token in quotes
 # ('git', "utf-8": a literal value, a command or a file name).
 _CODE_SHAPED = re.compile(
@@ -86,8 +86,25 @@ def _prose_and_code(text: str) -> tuple[str, list[str]]:
     return "\n".join(prose), code
 
 
+# A file's place, not code a change uses: a word with a slash (src/billing/refunds.py, docs/) or a
+# file name with a usual extension (pyproject.toml). Its parts turn up in unrelated lines (`api`,
+# `src`, `logging`), so they would let any change to the file "enact" a rule that names it.
+_PATH = re.compile(
+    r"[\w.~*-]*/[\w./~*-]*"
+    r"|[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift"
+    r"|md|rst|txt|toml|yaml|yml|json|cfg|ini|lock|sh|html|css|scss|sql|xml|gradle)"
+)
+
+
 def _identifiers_of(words: Iterable[str]) -> list[str]:
-    return [part for word in words for part in _IDENTIFIER.findall(word)]
+    """The identifiers in code text, leaving out its file paths and file names."""
+    return [
+        part
+        for chunk in words
+        for word in chunk.split()
+        if not _PATH.fullmatch(word.strip("'\"`,;:()[]{}"))
+        for part in _IDENTIFIER.findall(word)
+    ]
 
 
 def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:

