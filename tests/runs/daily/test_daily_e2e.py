@@ -98,7 +98,7 @@ def build_a_busy_day(world: DailyWorld) -> None:
         "Buttons",
         thread(
             "ana",
-            "Use the Button primitive from web/components/ui for every clickable control.",
+            "Use the Button primitive from web/components/ui for every clickable control with an onClick.",
             "web/components/Cart.tsx",
         ),
     )
