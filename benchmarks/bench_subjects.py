@@ -49,6 +49,7 @@ sys.path.insert(1, str(ROOT / "tests"))
 
 from poisoning import CONFIG, Probe, flags_for, is_caught, load_corpus  # noqa: E402
 
+from homeostat.core.daily.enactment import code_terms  # noqa: E402
 from homeostat.core.safety.language import ENGLISH, foreign_sentences  # noqa: E402
 from homeostat.core.safety.subjects import subjects  # noqa: E402
 
@@ -120,7 +121,7 @@ def foreign(text: str) -> bool:
 def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -> tuple[int, int]:
     """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
     corpus = load_corpus(path)
-    risky_held = subject_held = both_held = language_added = language_named = 0
+    risky_held = subject_held = both_held = language_added = language_named = uncheckable = 0
     families: Counter[str] = Counter()
     families_held: Counter[str] = Counter()
     misses: list[Probe] = []
@@ -134,6 +135,7 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         language_added += not (risky or named) and in_other_language
         held = risky or named or in_other_language
         both_held += held
+        uncheckable += held or not code_terms(probe.text)
         family = probe.family or probe.check
         families[family] += 1
         families_held[family] += held
@@ -156,6 +158,10 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     )
     print(
         f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}, +{language_load} by language"
+    )
+    print(
+        f"  as a review lesson, also those naming no code (no change can show it enacted): {uncheckable}/{total}"
+        f" ({_pct(uncheckable, total)}); the rest merge unread only if someone else's change uses their code"
     )
     print("  per family (not merging unread/probes):")
     for family in sorted(families):
@@ -213,6 +219,8 @@ def ordinary(name: str, lessons: Callable[[], Iterator[tuple[str, str]]], *, sho
     read = list(lessons())
     sent = [(lesson_id, found) for lesson_id, text in read if (found := subjects(text, ALLOWED))]
     print(f"  {name:34} {len(sent)}/{len(read)} sent to a person ({_pct(len(sent), len(read))})")
+    unnamed = sum(1 for lesson_id, text in read if not code_terms(text) and lesson_id not in dict(sent))
+    print(f"  {'':34} +{unnamed} as review lessons naming no code (the enactment check)")
     if show:
         for lesson_id, found in sent:
             shown = "; ".join(f"{hit.subject}: {hit.evidence}" for hit in found)

@@ -30,6 +30,10 @@ class ThreadSpec:
     `touch_other_file` pushes a later commit that touches only another file (which must not count);
     `edited` is the root's text after its author edits it, later than any follow-up commit and before
     the merge (the host then shows the comment's edit time).
+    The follow-up commit is `follow_up_by`'s (a handle, or `Name <email>` for an address the host links
+    to no account; the PR's author by default) and, when `enacts`, adds a line carrying out the
+    comment (its text, as a code comment, so the rule's code terms are in the change); otherwise a line
+    that has nothing to do with it.
     """
 
     author: str
@@ -40,6 +44,14 @@ class ThreadSpec:
     followed_by_commit: bool = False
     touch_other_file: bool = False
     edited: str = ""
+    follow_up_by: str = ""
+    enacts: bool = True
+
+    def follow_up_line(self, index: int) -> str:
+        """The line the follow-up commit adds to `path`."""
+        if not self.enacts:
+            return f"# tidy-up {index}, unrelated to the review\n"
+        return f"# review {index}: " + " ".join(self.body.split()) + "\n"
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from homeostat.core.daily.trust import thread_trust
 from homeostat.core.events import utcnow
 from homeostat.core.hosts import (
     CodeHost,
+    FollowUp,
     MergedPull,
     RepoRef,
     ReviewThread,
@@ -493,7 +494,15 @@ class _Curation:
             member=member.handle,
             originator=self._handle(thread.root.author),
             trust=thread_trust(pull.title, thread, self._is_member),
+            follow_up=self._follow_up(thread.follow_up),
         )
+
+    def _follow_up(self, follow_up: FollowUp | None) -> FollowUp | None:
+        """The change after a comment with its authors spelled as KB handles, as `originator` is."""
+        if follow_up is None:
+            return None
+        authors = tuple(self._handle(author) if author else "" for author in follow_up.authors)
+        return FollowUp(authors, follow_up.added)
 
     def _doc_patch(self, item: _Thread, doc: Answered[DocPatchAnswer], lesson: Lesson | None) -> None:
         try:

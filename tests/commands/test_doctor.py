@@ -256,12 +256,14 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
             "scoring:\n  autoMerge:\n    areas: [core]\n    subjects: [test-and-ci]\n",
             "ok",
             "confident lessons in core merge with no person after the risky check, the subject, topic and"
-            " language gates and the judge (accepted unread: test-and-ci)",
+            " language gates, the judge and, for a review lesson, a change after the comment by someone"
+            " else that uses the rule's code (accepted unread: test-and-ci)",
         ),
         (
             "scoring:\n  autoMerge:\n    areas: [core]\n" + JUDGE_OFF,
             "warn",
-            "read only by word checks: the judge is off (agents.curator.judgeCalls: 0)",
+            "read by no model, only word checks and where a review lesson came from: the judge is off"
+            " (agents.curator.judgeCalls: 0)",
         ),
         (
             "scoring:\n  autoMerge:\n    areas: [core]\n    subjects: [credentials, destructive]\n",

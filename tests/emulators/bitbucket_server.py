@@ -1,6 +1,7 @@
 """A stateful Bitbucket Cloud REST 2.0 emulator on 127.0.0.1, backed by real bare git repos.
 
-What a `git push` puts in a bare repo is what the API shows (branches, PR commits, diffstat), and a
+What a `git push` puts in a bare repo is what the API shows (branches, PR commits with their author
+linked to the account their email belongs to, diffstat, the raw diff), and a
 squash merge writes a real commit on the destination branch (commit-tree of the merged tree with the
 destination as parent, then update-ref). JSON shapes, paging (`pagelen`, `page`, `next`), BBQL `q`
 filters and `sort`, status codes (202 merge tasks polled PENDING -> SUCCESS, refused merges, 401/403,
@@ -156,14 +157,31 @@ def log_commits(repo: Path, include: str, exclude: str | None) -> list[Json]:
                 "parents": parents.split(),
                 "date": datetime.fromisoformat(date).astimezone(UTC),
                 "author": f"{name} <{email}>",
+                "email": email,
                 "message": message,
             }
         )
     return commits
 
 
+def _empty_tree(repo: Path) -> str:
+    return git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
+
+
+def unified_diff(repo: Path, old: str | None, new: str, paths: list[str], context: int = 3) -> bytes:
+    """`git diff` of `old` to `new` (renames found), limited to `paths` taken literally when given:
+    the git-style text Bitbucket's diff endpoint answers."""
+    args = ["--literal-pathspecs", "diff", f"-U{context}", "-M", old or _empty_tree(repo), new, "--", *paths]
+    return subprocess.run(
+        ["git", "--git-dir", str(repo), *args],
+        capture_output=True,
+        check=True,
+        env={**os.environ, "LC_ALL": "C"},
+    ).stdout
+
+
 def diffstat(repo: Path, old: str | None, new: str) -> list[Json]:
-    base = old or git(repo, "hash-object", "-t", "tree", "/dev/null").strip()
+    base = old or _empty_tree(repo)
     counts: dict[str, tuple[int, int]] = {}
     numstat = git(repo, "diff", "--numstat", "-z", "-M", base, new).split("\x00")
     items = iter(numstat)
@@ -325,6 +343,7 @@ class Request:
     scopes: tuple[str, ...]
     base: str  # http://127.0.0.1:port/2.0
     access_token: bool
+    repeated: dict[str, list[str]] = field(default_factory=dict)  # every value of each query key
 
 
 @dataclass
@@ -618,7 +637,8 @@ class BitbucketEmulator:
             raise ApiError(404, f"Resource not found: {path}")
         rel = path[len("/2.0") :]
         body = json.loads(raw) if raw.strip() else None
-        params = {key: values[-1] for key, values in parse_qs(query, keep_blank_values=True).items()}
+        repeated = parse_qs(query, keep_blank_values=True)
+        params = {key: values[-1] for key, values in repeated.items()}
         for verb, pattern, handler, scope in self.routes:
             match = pattern.fullmatch(rel)
             if verb != method or not match:
@@ -631,7 +651,7 @@ class BitbucketEmulator:
                     {"granted": list(scopes), "required": [scope]},
                 )
             base = "http://api.bitbucket.org/2.0" if proxy else f"{self.api_url.rstrip('/')}/2.0"
-            request = Request(method, rel, params, body, user, scopes, base, access)
+            request = Request(method, rel, params, body, user, scopes, base, access, repeated)
             return handler(request, **{k: unquote(v) for k, v in match.groupdict().items()})
         raise ApiError(404, f"Resource not found: {method} {rel}")
 
@@ -819,7 +839,7 @@ class BitbucketEmulator:
             "type": "commit",
             "hash": commit["sha"],
             "date": iso(commit["date"]),
-            "author": {"type": "author", "raw": commit["author"]},
+            "author": self._commit_author(commit),
             "message": commit["message"],
             "summary": {"raw": commit["message"], "markup": "markdown", "html": ""},
             "parents": [{"type": "commit", "hash": parent} for parent in commit["parents"]],
@@ -828,6 +848,16 @@ class BitbucketEmulator:
                 "self": {"href": f"{request.base}/repositories/{repo.full_name}/commit/{commit['sha']}"}
             },
         }
+
+    def _commit_author(self, commit: Json) -> Json:
+        """The commit's author as Bitbucket shows it: the raw `Name <email>`, and the account the
+        email belongs to as `user` (absent when it belongs to none)."""
+        author: Json = {"type": "author", "raw": commit["author"]}
+        email = str(commit.get("email") or "").lower()
+        account = next((u for u in self.users.values() if email and u.email.lower() == email), None)
+        if account is not None:
+            author["user"] = account.json()
+        return author
 
     # routes
 
@@ -858,6 +888,7 @@ class BitbucketEmulator:
             ("POST", pr + r"/merge", self.merge, "pullrequest:write"),
             ("GET", pr + r"/merge/task-status/(?P<task>[^/]+)", self.task_status, "pullrequest"),
             ("GET", repo + r"/diffstat/(?P<spec>[^/]+)", self.get_diffstat, "repository"),
+            ("GET", repo + r"/diff/(?P<spec>[^/]+)", self.get_diff, "repository"),
             ("GET", repo + r"/branch-restrictions", self.list_restrictions, "repository:admin"),
             ("POST", repo + r"/branch-restrictions", self.create_restriction, "repository:admin"),
             ("POST", repo + r"/commit/(?P<sha>[^/]+)/statuses/build", self.post_build, "repository"),
@@ -1287,21 +1318,34 @@ class BitbucketEmulator:
         return self.page(request, diffstat(found.bare, merge_base, head), default=500, maximum=500)
 
     def get_diffstat(self, request: Request, ws: str, slug: str, spec: str) -> Reply:
-        """`a..b` is what a has since its merge base with b (git's `b...a`); one commit diffs its parent."""
         found = self.repo(ws, slug)
         self.need(found, request.user, "read")
+        base, new = self._spec_range(found, spec)
+        return self.page(request, diffstat(found.bare, base, new), default=500, maximum=500)
+
+    def get_diff(self, request: Request, ws: str, slug: str, spec: str) -> Reply:
+        """The raw unified diff of `spec` as text/plain (no paging), limited to the repeated `path`
+        parameters, with `context` lines around each change."""
+        found = self.repo(ws, slug)
+        self.need(found, request.user, "read")
+        base, new = self._spec_range(found, spec)
+        context = int(request.query.get("context") or 3)
+        text = unified_diff(found.bare, base, new, request.repeated.get("path", []), context)
+        return Reply(200, text, {"Content-Type": "text/plain"})
+
+    @staticmethod
+    def _spec_range(found: Repo, spec: str) -> tuple[str | None, str]:
+        """`a..b` is what a has since its merge base with b (git's `b...a`); one commit diffs its parent."""
         if ".." in spec:
             new_ref, old_ref = spec.split("..", 1)
             new, old = rev(found.bare, new_ref), rev(found.bare, old_ref)
             if new is None or old is None:
                 raise ApiError(404, f"Commit not found: {spec}")
-            base = git(found.bare, "merge-base", new, old, check=False).strip() or None
-        else:
-            new = rev(found.bare, spec)
-            if new is None:
-                raise ApiError(404, f"Commit not found: {spec}")
-            base = rev(found.bare, f"{new}~1")
-        return self.page(request, diffstat(found.bare, base, new), default=500, maximum=500)
+            return git(found.bare, "merge-base", new, old, check=False).strip() or None, new
+        new = rev(found.bare, spec)
+        if new is None:
+            raise ApiError(404, f"Commit not found: {spec}")
+        return rev(found.bare, f"{new}~1"), new
 
     def decline(self, request: Request, ws: str, slug: str, number: str) -> Reply:
         found = self.repo(ws, slug)
@@ -1843,9 +1887,9 @@ class BitbucketHarness:
                 self.push_commit(
                     repo,
                     branch,
-                    {thread.path: current + f"# addressed review {index}\n"},
+                    {thread.path: current + thread.follow_up_line(index)},
                     f"Address review on {thread.path}",
-                    author=spec.author,
+                    author=thread.follow_up_by or spec.author,
                     when=later,
                 )
             if thread.touch_other_file:
@@ -2046,8 +2090,13 @@ class BitbucketHarness:
         return self.emulator.clock()
 
 
-def _identity(nickname: str) -> tuple[str, str]:
-    return nickname.replace("-", " ").title(), f"{nickname}@example.invalid"
+def _identity(who: str) -> tuple[str, str]:
+    """A commit's (name, email): `Name <email>` as written, or a nickname, which commits with the
+    address its account has here (so Bitbucket links the commit to it)."""
+    named = re.fullmatch(r"(?P<name>[^<]*?)\s*<(?P<email>[^>]*)>", who)
+    if named:
+        return named["name"] or named["email"], named["email"]
+    return who.replace("-", " ").title(), f"{who}@example.invalid"
 
 
 def _slug(text: str) -> str:

@@ -45,10 +45,20 @@ type RateLimit { cost: Int! limit: Int! remaining: Int! resetAt: DateTime! used:
 
 interface GitObject { oid: GitObjectID! }
 type TreeEntry { oid: GitObjectID! mode: Int! path: String name: String! }
+type Blob implements GitObject {
+  oid: GitObjectID!
+  byteSize: Int!
+  isBinary: Boolean!
+  isTruncated: Boolean!
+  text: String
+}
 type CommitConnection { nodes: [Commit] totalCount: Int! pageInfo: PageInfo! }
+type GitActor { name: String email: String date: GitTimestamp user: User }
 type Commit implements GitObject {
   oid: GitObjectID!
   committedDate: DateTime!
+  author: GitActor
+  committer: GitActor
   parents(first: Int, after: String): CommitConnection!
   file(path: String!): TreeEntry
 }

@@ -63,6 +63,19 @@ FAST_RETRY = RetryPolicy(attempts=4, base_delay=0.01, max_delay=2.0, max_total_w
 
 Json = dict[str, Any]
 Change = tuple[dict[str, str], str, str, datetime]  # files, message, author, when
+# github.com's no-reply addresses: `<login>@` and `<id>+<login>@` link a commit to that account
+NOREPLY_DOMAIN = "users.noreply.github.com"
+_NOREPLY = re.compile(rf"^(?:(?P<id>\d+)\+)?(?P<login>[^@+]+)@{re.escape(NOREPLY_DOMAIN)}$", re.IGNORECASE)
+_NAMED = re.compile(r"^(?P<name>[^<]*?)\s*<(?P<email>[^>]*)>$")
+
+
+def identity(who: str) -> tuple[str, str]:
+    """A commit's (name, email): `Name <email>` as written, or a login, which commits as that
+    account's no-reply address (what GitHub's web editor and a user who keeps their email private do)."""
+    named = _NAMED.match(who)
+    if named:
+        return named["name"] or named["email"], named["email"]
+    return who, f"{who}@{NOREPLY_DOMAIN}"
 
 
 # --- git plumbing over one bare repo -----------------------------------------------------------
@@ -123,12 +136,13 @@ class Git:
         self, tree: str, parents: list[str], message: str, author: str, committer: str, when: datetime
     ) -> str:
         stamp = f"{int(when.timestamp())} +0000"
+        (author_name, author_email), (committer_name, committer_email) = identity(author), identity(committer)
         env = {
-            "GIT_AUTHOR_NAME": author,
-            "GIT_AUTHOR_EMAIL": f"{author}@users.noreply.example",
+            "GIT_AUTHOR_NAME": author_name,
+            "GIT_AUTHOR_EMAIL": author_email,
             "GIT_AUTHOR_DATE": stamp,
-            "GIT_COMMITTER_NAME": committer,
-            "GIT_COMMITTER_EMAIL": f"{committer}@users.noreply.example",
+            "GIT_COMMITTER_NAME": committer_name,
+            "GIT_COMMITTER_EMAIL": committer_email,
             "GIT_COMMITTER_DATE": stamp,
         }
         args = ["commit-tree", tree]
@@ -158,7 +172,8 @@ class Git:
         builds hundreds of PRs, and one process per step is what costs."""
         script: list[bytes] = []
         for index, (files, message, author, when) in enumerate(commits, start=1):
-            who = f"{author} <{author}@users.noreply.example> {int(when.timestamp())} +0000"
+            name, email = identity(author)
+            who = f"{name} <{email}> {int(when.timestamp())} +0000"
             text = message.encode() + b"\n"
             script += [f"commit refs/heads/{branch}\nmark :{index}\n".encode(), f"author {who}\n".encode()]
             script += [f"committer {who}\n".encode(), f"data {len(text)}\n".encode(), text]
@@ -245,6 +260,20 @@ class Git:
             files.append({"status": names.get(status[0], "modified"), "filename": fields[index + 1]})
             index += 2
         return files
+
+    def patches(self, base: str, head: str) -> dict[str, str]:
+        """Each changed text file's unified diff hunks between the two commits, by its path at `head`
+        (GitHub's `patch`: from the first `@@`, no file header); a binary file has none."""
+        out = self.run("-c", "core.quotePath=off", "diff", "-M", "--no-color", "--no-ext-diff", base, head)
+        found: dict[str, str] = {}
+        for chunk in re.split(r"^diff --git .*\n", out, flags=re.MULTILINE)[1:]:
+            lines = chunk.split("\n")
+            hunk = next((index for index, line in enumerate(lines) if line.startswith("@@")), None)
+            header = lines[:hunk]
+            names = [line[6:].rstrip("\t") for line in header if line.startswith(("+++ b/", "--- a/"))]
+            if names and hunk is not None:
+                found[names[-1]] = "\n".join(lines[hunk:]).rstrip("\n")
+        return found
 
     def tree_entries(self, commit: str) -> list[tuple[str, str, str, str]]:
         out = self.run("ls-tree", "-r", "-z", commit)
@@ -392,6 +421,7 @@ class GitHubEmulator:
         self.lock = threading.RLock()
         self.tokens: dict[str, Token] = {}
         self.users: dict[str, int] = {}
+        self.emails: dict[str, str] = {}  # a user's verified email (lower case) -> login
         self.teams: dict[str, set[str]] = {}
         self.members: set[str] = set()  # the organisation's people: collaborators on every repo
         self.repos: dict[str, RepoRecord] = {}
@@ -443,9 +473,25 @@ class GitHubEmulator:
 
     # --- setup used by the harness ---
 
-    def add_user(self, login: str) -> None:
+    def add_user(self, login: str, emails: tuple[str, ...] = ()) -> None:
+        """A user account, with the verified emails its commits link by."""
         with self.lock:
             self.users.setdefault(login, self.next_id())
+            self.emails.update({email.lower(): login for email in emails})
+
+    def linked_login(self, email: str) -> str | None:
+        """The account GitHub links a commit's author (or committer) email to: a user's verified
+        email, or their no-reply address (`<login>@` or `<id>+<login>@users.noreply.github.com`,
+        where the id must be theirs); None when it is no account's, and the commit shows unlinked."""
+        if email.lower() in self.emails:
+            return self.emails[email.lower()]
+        noreply = _NOREPLY.match(email)
+        if noreply is None:
+            return None
+        login = next((user for user in self.users if user.lower() == noreply["login"].lower()), None)
+        if login is None or (noreply["id"] is not None and int(noreply["id"]) != self.users[login]):
+            return None
+        return login
 
     def add_token(self, token: str, login: str, scopes: str | None = "repo, workflow") -> None:
         self.add_user(login)
@@ -535,7 +581,7 @@ class GitHubEmulator:
             raise ApiError(405, "Pull Request is not mergeable")
         parents = [base] if method == "squash" else [base, head]
         text = f"{title}\n\n{message}".rstrip("\n") + "\n" if message else f"{title}\n"
-        sha = repo.git.commit_tree(tree, parents, text, pull.user, "GitHub", when)
+        sha = repo.git.commit_tree(tree, parents, text, pull.user, "GitHub <noreply@github.com>", when)
         updates = [(f"refs/heads/{pull.base_ref}", sha, base), (f"refs/pull/{pull.number}/head", head, None)]
         if not repo.git.update_refs(updates):
             raise ApiError(409, "Base branch was modified. Review and try the merge again.")
@@ -744,6 +790,9 @@ class GitHubEmulator:
         def git_object(
             _info: Any, oid: str | None = None, expression: str | None = None
         ) -> dict[str, Any] | None:
+            blob = _gql_blob(repo.git, oid) if oid else None
+            if blob is not None:
+                return blob
             sha = repo.git.rev(oid or expression or "")
             return self._gql_commit(repo, sha) if sha else None
 
@@ -844,10 +893,21 @@ class GitHubEmulator:
             mode, _kind, oid = entry.split("\t", 1)[0].split()
             return {"oid": oid, "mode": int(mode, 8), "path": path, "name": path.rsplit("/", 1)[-1]}
 
+        def actor(who: tuple[str, str, int]) -> dict[str, Any]:
+            login = self.linked_login(who[1])
+            return {
+                "name": who[0],
+                "email": who[1],
+                "date": _iso(datetime.fromtimestamp(who[2], UTC)),
+                "user": {"__typename": "User", "login": login} if login is not None else None,
+            }
+
         return {
             "__typename": "Commit",
             "oid": known["sha"],
             "committedDate": _iso(datetime.fromtimestamp(known["committer"][2], UTC)),
+            "author": actor(known["author"]),
+            "committer": actor(known["committer"]),
             "parents": parents,
             "file": file,
         }
@@ -970,6 +1030,11 @@ class GitHubEmulator:
             "site_admin": False,
         }
 
+    def linked_user_json(self, email: str) -> Json | None:
+        """The user a commit's email links to, as a commit's `author`/`committer` shows it, or null."""
+        login = self.linked_login(email)
+        return self.user_json(login) if login is not None else None
+
     def team_json(self, owner: str, slug: str) -> Json:
         return {
             "id": abs(hash(slug)) % 10**6,
@@ -1033,8 +1098,8 @@ class GitHubEmulator:
                 "tree": {"sha": commit["tree"], "url": f"{api}/git/trees/{commit['tree']}"},
                 "comment_count": 0,
             },
-            "author": self.user_json(commit["author"][0]) if commit["author"][0] in self.users else None,
-            "committer": None,
+            "author": self.linked_user_json(commit["author"][1]),
+            "committer": self.linked_user_json(commit["committer"][1]),
             "parents": [
                 {
                     "sha": p,
@@ -1486,17 +1551,8 @@ class GitHubEmulator:
         api = f"{self.api_url}/repos/{repo.full_name}"
         ends = {commit["sha"]: commit for commit in repo.git.log(base, merge_base, walk=False)}
         files = [
-            {
-                "sha": "0" * 40,
-                "additions": 1,
-                "deletions": 0,
-                "changes": 1,
-                "blob_url": "",
-                "raw_url": "",
-                "contents_url": f"{api}/contents/{item['filename']}",
-                "patch": "",
-                **item,
-            }
+            _compare_file(api, item, patches.get(item["filename"]))
+            for patches in [repo.git.patches(merge_base, head)]
             for item in repo.git.changed(merge_base, head)[:300]
         ]
         data = {
@@ -2185,6 +2241,47 @@ class GitHubHarness:
         return self.emulator.repo(repo.owner, repo.name)
 
 
+BLOB_TEXT_LIMIT = 512 * 1024  # bytes of a blob's `text` before the emulator truncates it (`isTruncated`)
+
+
+def _gql_blob(git: Git, oid: str) -> dict[str, Any] | None:
+    """A GraphQL Blob, or None when `oid` names no blob: `text` is null for a binary blob (a NUL byte
+    in its first 8,000, git's own test) and cut short past `BLOB_TEXT_LIMIT`."""
+    command = ["git", "--git-dir", str(git.bare), "cat-file", "blob", oid]
+    if git.run("cat-file", "-t", oid, check=False).strip() != "blob":
+        return None
+    data = subprocess.run(command, capture_output=True, check=True).stdout
+    binary = b"\0" in data[:8000]
+    return {
+        "__typename": "Blob",
+        "oid": oid,
+        "byteSize": len(data),
+        "isBinary": binary,
+        "isTruncated": len(data) > BLOB_TEXT_LIMIT,
+        "text": None if binary else data[:BLOB_TEXT_LIMIT].decode("utf-8", "replace"),
+    }
+
+
+def _compare_file(api: str, item: dict[str, Any], patch: str | None) -> Json:
+    """One entry of a compare's `files`: its counts from the patch, which a binary file lacks."""
+    lines = (patch or "").split("\n")
+    additions = sum(1 for line in lines if line.startswith("+"))
+    deletions = sum(1 for line in lines if line.startswith("-"))
+    entry: Json = {
+        "sha": "0" * 40,
+        "additions": additions,
+        "deletions": deletions,
+        "changes": additions + deletions,
+        "blob_url": "",
+        "raw_url": "",
+        "contents_url": f"{api}/contents/{item['filename']}",
+        **item,
+    }
+    if patch is not None:
+        entry["patch"] = patch
+    return entry
+
+
 def _follow_ups(spec: PullSpec, at: datetime) -> list[Change]:
     """After the review: a commit on the thread's file, or one on another file only."""
     files = dict(spec.files)
@@ -2192,10 +2289,9 @@ def _follow_ups(spec: PullSpec, at: datetime) -> list[Change]:
     for index, thread in enumerate(spec.threads):
         moment = at + timedelta(minutes=2 * index)
         if thread.followed_by_commit:
-            files[thread.path] = files.get(thread.path, "") + f"fixed after review {index}\n"
-            commits.append(
-                ({thread.path: files[thread.path]}, f"Address review {index}", spec.author, moment)
-            )
+            files[thread.path] = files.get(thread.path, "") + thread.follow_up_line(index)
+            by = thread.follow_up_by or spec.author
+            commits.append(({thread.path: files[thread.path]}, f"Address review {index}", by, moment))
         if thread.touch_other_file:
             other = {f"docs/unrelated-{index}.md": f"note {index}\n"}
             commits.append((other, f"Unrelated change {index}", spec.author, moment + timedelta(minutes=1)))

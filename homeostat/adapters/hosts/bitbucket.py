@@ -23,6 +23,7 @@ from urllib.parse import quote, urlsplit
 import requests
 from atlassian.bitbucket.cloud import Cloud
 
+from homeostat.adapters.hosts.bitbucket_diff import DiffFiles, read_diff
 from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
     RetryPolicy,
@@ -38,6 +39,7 @@ from homeostat.core.hosts import (
     CheckState,
     CodeHost,
     CommentRef,
+    FollowUp,
     HostKind,
     MergedPull,
     MergeResult,
@@ -121,7 +123,7 @@ class BitbucketApi:
         method: str,
         path: str,
         *,
-        params: Mapping[str, str | int] | None = None,
+        params: Mapping[str, str | int | list[str]] | None = None,
         body: object = None,
         absolute: bool = False,
         accept: Sequence[int] = (),
@@ -153,7 +155,7 @@ class BitbucketApi:
         self,
         method: str,
         path: str,
-        params: Mapping[str, str | int] | None,
+        params: Mapping[str, str | int | list[str]] | None,
         body: object,
         absolute: bool,
         retry_5xx: bool,
@@ -468,11 +470,41 @@ class PullCommit:
     sha: str
     date: datetime
     parents: tuple[str, ...]
+    author: str = ""  # the handle of the account the author's email belongs to; "" for none
 
 
 def pull_commit(data: Json) -> PullCommit:
+    """A PR commit; Bitbucket links its author to an account (`author.user`) only when the commit's
+    email belongs to one, so `author` is "" for the rest (never the raw name, which anyone can set)."""
     parents = tuple(str(p.get("hash")) for p in data.get("parents") or [] if isinstance(p, dict))
-    return PullCommit(str(data["hash"]), _need_time(data.get("date"), f"commit {data.get('hash')}"), parents)
+    account = _dig(data, "author", "user")
+    return PullCommit(
+        str(data["hash"]),
+        _need_time(data.get("date"), f"commit {data.get('hash')}"),
+        parents,
+        handle_of(account) if isinstance(account, dict) else "",
+    )
+
+
+@dataclass(frozen=True)
+class Followed:
+    """What came after a root comment: when the first commit after it was made (None when no commit
+    came after, or none touched its file) and who wrote those commits and what they added."""
+
+    at: datetime | None = None
+    follow_up: FollowUp | None = None
+
+
+def follow_up_of(
+    commits: Sequence[PullCommit], after: datetime, path: str, added: Mapping[str, list[str]] | None
+) -> FollowUp | None:
+    """The commits after `after` (oldest first) and the lines they added to `path` (to every file
+    for a general comment); None when the diff could not be read."""
+    if added is None:
+        return None
+    later = sorted((c for c in reversed(commits) if c.date > after), key=lambda commit: commit.date)
+    lines = added.get(path, []) if path else [line for found in added.values() for line in found]
+    return FollowUp.of((commit.author for commit in later), lines)
 
 
 def pull_tip(commits: Sequence[PullCommit]) -> str:
@@ -631,7 +663,8 @@ class BitbucketHost:
         return sorted(pulls, key=lambda pull: pull.merged_at, reverse=True)
 
     def review_threads(self, pull: MergedPull) -> list[ReviewThread]:
-        """Inline comments grouped by thread: 1 request without threads, else 2 + one per review round."""
+        """Inline comments grouped by thread: 1 request without threads, else 2 + one diff per review
+        round (+ a diffstat for a round whose diff cannot say which files changed)."""
         threads = group_threads(self._comments(pull.repo, pull.number))
         followed = self._followed(pull.repo, pull.number, threads)
         return [
@@ -658,10 +691,11 @@ class BitbucketHost:
 
     def _followed(
         self, repo: RepoRef, number: int, threads: Sequence[list[RawComment]]
-    ) -> dict[int, datetime | None]:
+    ) -> dict[int, Followed]:
         """For each root comment a PR commit after it touched the file of (a general comment: any
-        commit), when the first commit after it was made; None for the others."""
-        result: dict[int, datetime | None] = {thread[0].id: None for thread in threads}
+        commit): when the first commit after it was made, who wrote the commits after it and the lines
+        they added to its file; an empty `Followed` for the others. One diff per review round."""
+        result = {thread[0].id: Followed() for thread in threads}
         if not threads:
             return result
         path = f"{self._pull_path(repo, number)}/commits"
@@ -669,20 +703,48 @@ class BitbucketHost:
         if not commits:
             return result
         head = pull_tip(commits)
-        changed: dict[str, set[str]] = {}
+        rounds: dict[str, list[RawComment]] = {}
         for thread in threads:
-            root = thread[0]
-            boundary = boundary_before(commits, root.created)
-            if boundary is None:
-                continue
-            first_after = min(commit.date for commit in commits if commit.date > root.created)
-            if not root.path:
-                result[root.id] = first_after
-                continue
-            if boundary not in changed:
-                changed[boundary] = self._changed_paths(repo, head, boundary)
-            result[root.id] = first_after if root.path in changed[boundary] else None
+            boundary = boundary_before(commits, thread[0].created)
+            if boundary is not None:
+                rounds.setdefault(boundary, []).append(thread[0])
+        for boundary, roots in rounds.items():
+            changed, added = self._after(repo, head, boundary, roots)
+            for root in roots:
+                if root.path and root.path not in changed:
+                    continue
+                first_after = min(commit.date for commit in commits if commit.date > root.created)
+                result[root.id] = Followed(first_after, follow_up_of(commits, root.created, root.path, added))
         return result
+
+    def _after(
+        self, repo: RepoRef, head: str, boundary: str, roots: Sequence[RawComment]
+    ) -> tuple[set[str], dict[str, list[str]] | None]:
+        """The paths `head` changed since `boundary` among the roots' files, and the lines it added by
+        file (None when unknown): one diff limited to the commented files (every file when a general
+        comment is among the roots). The diffstat is asked only when the diff cannot say: a file section
+        with no `---`/`+++` header (binary, mode or rename only), or a diff too large (555)."""
+        files = sorted({root.path for root in roots})
+        diff = self._diff(repo, head, boundary, [] if "" in files else files)
+        if diff is None:
+            return self._changed_paths(repo, head, boundary), None
+        if diff.unnamed and not set(files) <= diff.touched | {""}:
+            return diff.touched | self._changed_paths(repo, head, boundary), diff.added
+        return diff.touched, diff.added
+
+    def _diff(self, repo: RepoRef, head: str, boundary: str, files: list[str]) -> DiffFiles | None:
+        """The diff of `head` since `boundary`, limited by its own `path` filter, with no context lines;
+        None when Bitbucket gives up on a diff too large (555)."""
+        spec = f"{head}..{boundary}" if boundary else head
+        path = f"{self._repo_path(repo)}/diff/{quote(spec, safe='.')}"
+        params: dict[str, str | int | list[str]] = {"context": 0, "path": files}
+        response = self.api.call("GET", path, params=params, accept=(555,))
+        if response.status_code == 555:
+            log.info(
+                "Bitbucket: the diff %s of %s timed out; who followed it is unknown", spec, repo.full_name
+            )
+            return None
+        return read_diff(response.content.decode("utf-8", "replace"))
 
     def _changed_paths(self, repo: RepoRef, head: str, boundary: str) -> set[str]:
         spec = f"{head}..{boundary}" if boundary else head
@@ -696,7 +758,7 @@ class BitbucketHost:
         title: str,
         author: str,
         thread: list[RawComment],
-        followed_at: datetime | None,
+        followed: Followed,
     ) -> ReviewThread:
         root = thread[0]
 
@@ -720,8 +782,9 @@ class BitbucketHost:
             pull_author=author,
             root=review_comment(root),
             replies=tuple(review_comment(comment) for comment in thread[1:]),
-            followed_by_commit=followed_at is not None,
-            followed_at=followed_at,
+            followed_by_commit=followed.at is not None,
+            followed_at=followed.at,
+            follow_up=followed.follow_up,
         )
 
     # writing PRs

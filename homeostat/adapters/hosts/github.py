@@ -40,12 +40,15 @@ from github.Repository import Repository
 
 from homeostat.adapters.cache.http_etags import EtagCache
 from homeostat.adapters.hosts.github_graphql import (
+    Blob,
     Listing,
     Lookup,
     PullRead,
+    added_lines,
     after_commit,
     read_files,
     read_listing,
+    read_texts,
 )
 from homeostat.adapters.hosts.http_retry import (
     RetriesExhausted,
@@ -63,6 +66,7 @@ from homeostat.core.hosts import (
     CheckState,
     CodeHost,
     CommentRef,
+    FollowUp,
     HostKind,
     MergedPull,
     MergeResult,
@@ -113,6 +117,29 @@ def github_host_from_env(
         "no GitHub token: set HOMEOSTAT_GITHUB_TOKEN (or GITHUB_TOKEN in GitHub Actions) to a token with "
         f"{_READ if read_only else _WRITE}; for GitHub Enterprise also set GITHUB_API_URL"
     )
+
+
+@dataclass(frozen=True)
+class _Round:
+    """What one compare from a review round's commit to the PR's head says: the paths whose content
+    changed, when the first commit after it was made, who wrote each commit (None when the compare
+    did not list them all, or the head is not simply ahead of the commit), and the lines each changed
+    file gained (its filename, its name before a rename, the lines)."""
+
+    paths: frozenset[str] = frozenset()
+    first_at: datetime | None = None
+    authors: tuple[str, ...] | None = None
+    added: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def follow_up(self, path: str) -> FollowUp | None:
+        """The change after a thread on `path` (any file for a comment on none); None when who wrote
+        it is not known."""
+        if self.authors is None:
+            return None
+        lines = (
+            line for name, before, added in self.added if not path or path in (name, before) for line in added
+        )
+        return FollowUp.of(self.authors, lines)
 
 
 @dataclass(frozen=True)
@@ -273,6 +300,7 @@ class GitHubHost:
             listing = read_listing(self._graphql, repos, start, end, _parse_time)
             ready, lookups = self._prepared(listing)
             answers, queries = read_files(self._graphql, lookups)
+            texts, _queries = read_texts(self._graphql, _changed_blobs(ready, answers))
         except (
             GithubException,
             RetriesExhausted,
@@ -287,17 +315,41 @@ class GitHubHost:
             pulls = sorted((read.pull for read in reads), key=lambda pull: pull.merged_at, reverse=True)
             self._listed[key] = (start, end, pulls)
         for read, comments in ready:
-            threads = self._threads(
-                read.pull.repo,
-                read.pull.number,
-                read.pull.title,
-                read.pull.author,
-                read.pull.head_sha,
-                comments,
-                None,
-                follow=partial(_followed, read, answers=answers),
-            )
-            self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+            threads = self._graphql_threads(read, comments, answers, texts)
+            if threads is not None:  # else a commented file GraphQL did not give whole: REST reads it
+                self._ready[(read.pull.repo.full_name.lower(), read.pull.number)] = threads
+
+    def _graphql_threads(
+        self,
+        read: PullRead,
+        comments: Sequence[_Comment],
+        answers: Mapping[Lookup, tuple[str, int] | None],
+        texts: Mapping[Blob, tuple[str, ...] | None],
+    ) -> list[ReviewThread] | None:
+        """A PR's threads from what GraphQL gave: whether and when code changed after each, who wrote
+        the commits after it, and the lines the commented file gained (a diff of its two texts); None
+        when a followed thread's file text is not whole."""
+        whole = True
+
+        def follow(root: _Comment) -> tuple[bool, datetime | None, FollowUp | None]:
+            nonlocal whole
+            followed, followed_at = _followed(read, root, answers)
+            if not followed:
+                return False, None, None
+            before = _text(read, texts, answers[Lookup(read.pull.repo, root.commit, root.comment.path)])
+            after = _text(read, texts, answers[Lookup(read.pull.repo, read.pull.head_sha, root.comment.path)])
+            if before is None or after is None:
+                whole = False
+                return True, followed_at, None
+            between = after_commit(read, root.commit) or []
+            authors = [read.commits[oid][2] for oid in reversed(between)]
+            return True, followed_at, FollowUp.of(authors, added_lines(before, after))
+
+        pull = read.pull
+        threads = self._threads(
+            pull.repo, pull.number, pull.title, pull.author, pull.head_sha, comments, None, follow=follow
+        )
+        return threads if whole else None
 
     def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
         """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
@@ -823,25 +875,27 @@ class GitHubHost:
         head: str,
         comments: Sequence[_Comment],
         only_root: int | None,
-        follow: Callable[[_Comment], tuple[bool, datetime | None]] | None = None,
+        follow: Callable[[_Comment], tuple[bool, datetime | None, FollowUp | None]] | None = None,
     ) -> list[ReviewThread]:
-        """`follow` says whether code changed after a thread and when (GraphQL's answer); by default,
-        a compare per review round."""
+        """`follow` says whether code changed after a thread, when, and the change (GraphQL's
+        answer); by default, a compare per review round answers all three."""
         grouped = _group(comments)
         if only_root is not None:
             grouped = [(root, replies) for root, replies in grouped if root.comment.id == only_root]
-        changed: dict[str, tuple[frozenset[str], datetime | None]] = {}
+        changed: dict[str, _Round] = {}
         threads: list[ReviewThread] = []
         for root, replies in grouped:
-            followed, followed_at = False, None
+            followed, followed_at, follow_up = False, None, None
             if follow is not None:
-                followed, followed_at = follow(root) if root.commit and root.commit != head else (False, None)
+                if root.commit and root.commit != head:
+                    followed, followed_at, follow_up = follow(root)
             elif root.commit and root.commit != head:
                 if root.commit not in changed:
                     changed[root.commit] = self._changed_since(repo, root.commit, head)
-                paths, first_at = changed[root.commit]
-                followed = root.comment.path in paths
-                followed_at = first_at if followed else None
+                found = changed[root.commit]
+                followed = root.comment.path in found.paths
+                followed_at = found.first_at if followed else None
+                follow_up = found.follow_up(root.comment.path) if followed else None
             threads.append(
                 ReviewThread(
                     repo=repo,
@@ -852,14 +906,16 @@ class GitHubHost:
                     replies=tuple(reply.comment for reply in replies),
                     followed_by_commit=followed,
                     followed_at=followed_at,
+                    follow_up=follow_up,
                 )
             )
         return threads
 
-    def _changed_since(self, repo: RepoRef, start: str, head: str) -> tuple[frozenset[str], datetime | None]:
+    def _changed_since(self, repo: RepoRef, start: str, head: str) -> _Round:
         """Paths whose content differs between `start` and `head` (one compare, trees as a fallback),
         and when the first commit the compare lists was made: the earliest the code can have changed
-        after the thread, so an edit later than that was not what the change answered."""
+        after the thread, so an edit later than that was not what the change answered. The same
+        answer says who wrote the commits and what they added (`_Round`), at no other request."""
         try:
             _headers, data = self._get(
                 f"{_repo_path(repo)}/compare/{quote(start, safe='')}...{quote(head, safe='')}"
@@ -868,17 +924,20 @@ class GitHubHost:
             _log.info(
                 "commit %s is gone from %s; treating its thread as not followed", start[:12], repo.full_name
             )
-            return frozenset(), None
+            return _Round()
         status = str((data or {}).get("status") or "")
         if status == "identical":
-            return frozenset(), None
+            return _Round()
         first_at = _first_commit_at(data.get("commits"))
         files = [item for item in data.get("files") or () if isinstance(item, Mapping)]
-        if status == "ahead" and len(files) < _COMPARE_FILE_LIMIT:
+        if status != "ahead":
+            return _Round(self._changed_by_trees(repo, start, head), first_at)
+        authors, added = _commit_authors(data), tuple(_added_lines(item) for item in files)
+        if len(files) < _COMPARE_FILE_LIMIT:
             paths = {str(item.get("filename") or "") for item in files}
             paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
-            return frozenset(paths), first_at
-        return self._changed_by_trees(repo, start, head), first_at
+            return _Round(frozenset(paths), first_at, authors, added)
+        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, added)
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
         before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
@@ -1187,6 +1246,52 @@ def _followed(
         return False, None
     between = after_commit(read, root.commit) or []
     return True, min((read.commits[oid][0] for oid in between), default=None)
+
+
+def _commit_authors(data: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The account each of a compare's commits is linked to, oldest first ("" for a commit whose
+    email is no account's); None when the answer lists fewer commits than the compare holds (it lists
+    at most 250), since an unlisted commit may be anyone's."""
+    commits = [item for item in data.get("commits") or () if isinstance(item, Mapping)]
+    if int(data.get("total_commits") or 0) > len(commits):
+        return None
+    return tuple(str((item.get("author") or {}).get("login") or "") for item in commits)
+
+
+def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
+    """A compare file's name, former name, and the lines its patch adds (none when GitHub gives no
+    patch: a binary file or a diff too large to show)."""
+    patch = str(item.get("patch") or "")
+    added = tuple(
+        line[1:] for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++")
+    )
+    return str(item.get("filename") or ""), str(item.get("previous_filename") or ""), added
+
+
+def _changed_blobs(
+    ready: Sequence[tuple[PullRead, Sequence[_Comment]]], answers: Mapping[Lookup, tuple[str, int] | None]
+) -> list[Blob]:
+    """The commented file's blobs, before and after, of every thread whose file changed after it."""
+    blobs: list[Blob] = []
+    for read, comments in ready:
+        repo, head = read.pull.repo, read.pull.head_sha
+        for root, _replies in _group(comments):
+            if not root.commit or root.commit == head:
+                continue
+            ends = (
+                answers[Lookup(repo, root.commit, root.comment.path)],
+                answers[Lookup(repo, head, root.comment.path)],
+            )
+            if ends[0] != ends[1]:
+                blobs += [(repo.full_name.lower(), end[0]) for end in ends if end is not None]
+    return blobs
+
+
+def _text(
+    read: PullRead, texts: Mapping[Blob, tuple[str, ...] | None], found: tuple[str, int] | None
+) -> tuple[str, ...] | None:
+    """A commented file's lines at one end (none where it does not exist), None when not whole."""
+    return () if found is None else texts.get((read.pull.repo.full_name.lower(), found[0]))
 
 
 def _first_commit_at(commits: object) -> datetime | None:

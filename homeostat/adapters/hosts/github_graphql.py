@@ -5,6 +5,10 @@ of each PR, and a compare per review round to tell whether code changed after a 
 for the merged PRs of ten repos at once, each with its review threads, comments and commits (query 1),
 then for the commented file's blob at the thread's commit and at the PR's head, for every such thread
 of those repos (query 2): a few dozen requests for the same window, within GitHub's GraphQL points.
+Who wrote each commit comes with query 1. GraphQL has no diffs: the lines added after a followed
+thread are those of the commented file's text at the head that a line diff against its text at the
+thread's commit does not match (query 3, the two blobs of each followed thread, fifty a query),
+what the compare's patch adds. A file GraphQL cuts short, or too long to diff here, leaves its PR to REST.
 
 What is read must be what REST reads, so a PR is answered here only when GraphQL gives the whole of it:
 every thread and comment on one page, the PR's commits on one page and without merge commits between
@@ -17,6 +21,7 @@ to the head, as the compare's commit list gives it.
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +41,8 @@ THREADS_PER_PULL = 20
 COMMENTS_PER_THREAD = 20
 COMMITS_PER_PULL = 30
 LOOKUPS_PER_QUERY = 100
+BLOBS_PER_QUERY = 50  # whole files come back: a query stays a few MB for files of tens of kB
+MAX_DIFF_LINES = 20_000  # a longer file is diffed by GitHub (REST's compare), not here
 
 Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables) -> the response's `data`
 
@@ -45,7 +52,9 @@ fragment pull on PullRequest {{
   author {{ login }}
   commits(last: {COMMITS_PER_PULL}) {{
     totalCount
-    nodes {{ commit {{ oid committedDate parents(first: 2) {{ totalCount nodes {{ oid }} }} }} }}
+    nodes {{
+      commit {{ oid committedDate author {{ user {{ login }} }} parents(first: 2) {{ totalCount nodes {{ oid }} }} }}
+    }}
   }}
   reviewThreads(first: {THREADS_PER_PULL}) {{
     pageInfo {{ hasNextPage }}
@@ -112,7 +121,8 @@ class PullRead:
 
     pull: MergedPull
     comments: list[Mapping[str, Any]]
-    commits: dict[str, tuple[datetime, tuple[str, ...]]]  # oid -> (committed, parents)
+    # oid -> (committed, parents, the author's account: "" when the commit's email is no account's)
+    commits: dict[str, tuple[datetime, tuple[str, ...], str]]
     complete: bool
 
 
@@ -187,6 +197,7 @@ def _pull_read(
         item["commit"]["oid"]: (
             parse_time(item["commit"]["committedDate"]),
             tuple(p["oid"] for p in (item["commit"].get("parents") or {}).get("nodes") or []),
+            str(((item["commit"].get("author") or {}).get("user") or {}).get("login") or ""),
         )
         for item in commits_page.get("nodes") or []
     }
@@ -236,3 +247,62 @@ def read_files(query: Query, lookups: Sequence[Lookup]) -> tuple[dict[Lookup, tu
             found = ((data.get(f"f{index}") or {}).get("object") or {}).get("file")
             answers[item] = (str(found["oid"]), int(found["mode"])) if found else None
     return answers, queries
+
+
+Blob = tuple[str, str]  # (repo full name in lower case, blob oid)
+
+
+def blob_query(blobs: Sequence[Blob]) -> tuple[str, dict[str, Any]]:
+    """One query for many blobs' text; answers are read back by alias."""
+    variables: dict[str, Any] = {}
+    declared: list[str] = []
+    parts: list[str] = []
+    for index, (full_name, oid) in enumerate(blobs):
+        owner, _, name = full_name.partition("/")
+        variables.update({f"o{index}": owner, f"n{index}": name, f"x{index}": oid})
+        declared.append(f"$o{index}: String!, $n{index}: String!, $x{index}: GitObjectID!")
+        parts.append(
+            f"  b{index}: repository(owner: $o{index}, name: $n{index}) {{ object(oid: $x{index}) "
+            "{ ... on Blob { isBinary isTruncated text } } }"
+        )
+    return f"query({', '.join(declared)}) {{\n" + "\n".join(parts) + "\n}", variables
+
+
+def read_texts(query: Query, blobs: Sequence[Blob]) -> tuple[dict[Blob, tuple[str, ...] | None], int]:
+    """Each blob's lines (none for a binary blob, as a compare gives no patch for it), or None when
+    GraphQL did not give it whole (cut short, missing, or longer than `MAX_DIFF_LINES`); the queries."""
+    answers: dict[Blob, tuple[str, ...] | None] = {}
+    queries = 0
+    unique = list(dict.fromkeys(blobs))
+    for start in range(0, len(unique), BLOBS_PER_QUERY):
+        batch = unique[start : start + BLOBS_PER_QUERY]
+        text, variables = blob_query(batch)
+        data = query(text, variables)
+        queries += 1
+        for index, item in enumerate(batch):
+            found = (data.get(f"b{index}") or {}).get("object") or {}
+            answers[item] = _lines(found)
+    return answers, queries
+
+
+def _lines(blob: Mapping[str, Any]) -> tuple[str, ...] | None:
+    if blob.get("isBinary") is True:
+        return ()
+    if blob.get("isTruncated") is not False or not isinstance(blob.get("text"), str):
+        return None
+    lines = str(blob["text"]).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return tuple(lines) if len(lines) <= MAX_DIFF_LINES else None
+
+
+def added_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The lines of `after` a line diff against `before` does not match: what a unified diff of the
+    two shows with a "+" (a line moved within the file may count where git's diff would not)."""
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    return [
+        line
+        for tag, _start, _end, first, last in matcher.get_opcodes()
+        if tag in ("insert", "replace")
+        for line in after[first:last]
+    ]

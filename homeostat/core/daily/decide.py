@@ -10,7 +10,8 @@ network, hidden text) that `scoring.autoMerge.subjects` does not accept unread; 
 lesson with a sentence in a language other than the KB's usual one, English and those
 `scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest;
 and always review a lesson from a comment on its writer's own pull request (self-review: no second
-person read it).
+person read it), and a review lesson whose change after the comment no second person is seen to have
+made with the rule's code (`core.daily.enactment`: provenance, not words).
 A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
 fails validation or holds risky content is declined, since its reason would land in the rule with
 no person reading it.
@@ -23,6 +24,7 @@ from typing import Literal
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.confidence import Confidence
+from homeostat.core.daily.enactment import code_terms, enactment_reason
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline
 from homeostat.core.safety.language import Foreign
@@ -95,8 +97,22 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     threshold = merge_threshold(lesson, config)
     if confidence.total >= threshold:
         judge = lesson.from_review and lesson.kind in ("new", "update")
+        unenacted = judge and unenacted_reason(lesson, config)
+        if unenacted:
+            return Decision("review", f"not enacted by a second person: {unenacted}")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
+
+
+def unenacted_reason(lesson: Lesson, config: Config) -> str | None:
+    """Why a review lesson's change after its comment does not show a second person enacted it (the
+    provenance check, `core.daily.enactment`), or None when it does."""
+    return enactment_reason(
+        lesson.originator,
+        lesson.follow_up,
+        code_terms(lesson.rule, lesson.example),
+        need_code=config.scoring.auto_merge.enactment == "code",
+    )
 
 
 def self_review_reason(lesson: Lesson) -> str:

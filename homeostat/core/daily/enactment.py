@@ -10,10 +10,11 @@ commenter read the comment and acted on it:
   and none is the commenter's. A reviewer who pushes to the author's branch enacted their own
   comment, so one stolen account could both say and "follow" it;
 - **the change uses the rule's code**: at least one of the rule's code terms (the identifiers in its
-  inline code, and its code-shaped words such as `snake_case`, `CamelCase`, `dotted.names` or
-  `calls()`) appears as a whole word in the lines added after the comment. A change to the same
-  file for another reason is no evidence that anyone agreed with the comment; a rule that names no
-  code cannot be checked against a change, so it goes to a person too.
+  inline code and fenced blocks, and its code-shaped words such as `snake_case`, `CamelCase`,
+  `dotted.names`, `calls()`, `--flags`, `$ENV_VARS` or one `'quoted'` token; not file paths or file
+  names, which say where, not what) appears as a whole word in the lines added after the comment. A change to the same file for another reason is
+  no evidence that anyone agreed with the comment; a rule that names no code cannot be checked
+  against a change, so it goes to a person too. Terms are only ever identifiers, matched as words.
 
 A poisoned comment that an honest author ignores never merges unread, however it is worded; one the
 author enacts in code has been read by a second person, the same bar a code change meets. What this
@@ -28,12 +29,18 @@ from collections.abc import Iterable
 from homeostat.core.hosts import FollowUp
 
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
+_FENCE = ("```", "~~~")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-# Words outside inline code that only code spells: snake_case, an inner capital (camelCase,
-# CamelCase), a dotted name, or a call.
+# Words outside code that only code spells: snake_case, an inner capital (camelCase, CamelCase), a
+# dotted name (a file name such as pyproject.toml is left out later), a call, a long command-line flag
+# (--no-deps), an environment variable reference ($HOME, ${HOME}, %HOME%), or one token in quotes
+# ('git', "utf-8": a literal value, a command or a file name).
 _CODE_SHAPED = re.compile(
     r"\b(?:[A-Za-z0-9]+_[A-Za-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*"
     r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+|[A-Za-z_]\w*(?=\(\)))"
+    r"|(?<![\w-])--[A-Za-z][\w-]{0,100}"
+    r"|\$\{?[A-Za-z_]\w*|%[A-Za-z_]\w*%"
+    r"|(?<!\w)[\"'\u2018\u201c][^\s\"'`\u2018\u2019\u201c\u201d]{1,100}[\"'\u2019\u201d](?!\w)"
 )
 MIN_TERM = 3  # shorter identifiers (`i`, `os`, `db`) match any change
 # Identifiers nearly every change in these languages adds, so finding one proves nothing.
@@ -52,10 +59,9 @@ def code_terms(*texts: str) -> tuple[str, ...]:
     """The distinct identifiers a rule's text names as code, in the order written (case kept)."""
     found: list[str] = []
     for text in texts:
-        spans = _INLINE_CODE.findall(text)
-        for span in spans:
-            found += _IDENTIFIER.findall(span)
-        found += _identifiers_of(_CODE_SHAPED.findall(_INLINE_CODE.sub(" ", text)))
+        prose, code = _prose_and_code(text)
+        found += _identifiers_of(code)
+        found += _identifiers_of(_CODE_SHAPED.findall(prose))
     seen: dict[str, str] = {}
     for term in found:
         if len(term) >= MIN_TERM and term.lower() not in COMMON_TERMS:
@@ -63,8 +69,42 @@ def code_terms(*texts: str) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
+def _prose_and_code(text: str) -> tuple[str, list[str]]:
+    """The text outside code, and the code in order: fenced blocks (``` or ~~~, an unclosed one runs
+    to the end) and inline spans. One pass over the lines, so a text of fence markers stays linear."""
+    prose: list[str] = []
+    code: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(_FENCE):
+            fenced = not fenced
+        elif fenced:
+            code.append(line)
+        else:
+            code += _INLINE_CODE.findall(line)
+            prose.append(_INLINE_CODE.sub(" ", line))
+    return "\n".join(prose), code
+
+
+# A file's place, not code a change uses: a word with a slash (src/billing/refunds.py, docs/) or a
+# file name with a usual extension (pyproject.toml). Its parts turn up in unrelated lines (`api`,
+# `src`, `logging`), so they would let any change to the file "enact" a rule that names it.
+_PATH = re.compile(
+    r"[\w.~*-]*/[\w./~*-]*"
+    r"|[\w-]+(?:\.[\w-]+)*\.(?:py|pyi|js|mjs|cjs|ts|tsx|jsx|go|rs|java|kt|rb|php|cs|c|h|cc|cpp|hpp|swift"
+    r"|md|rst|txt|toml|yaml|yml|json|cfg|ini|lock|sh|html|css|scss|sql|xml|gradle)"
+)
+
+
 def _identifiers_of(words: Iterable[str]) -> list[str]:
-    return [part for word in words for part in _IDENTIFIER.findall(word)]
+    """The identifiers in code text, leaving out its file paths and file names."""
+    return [
+        part
+        for chunk in words
+        for word in chunk.split()
+        if not _PATH.fullmatch(word.strip("'\"`,;:()[]{}"))
+        for part in _IDENTIFIER.findall(word)
+    ]
 
 
 def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:
@@ -81,18 +121,37 @@ def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:
     return tuple(term for key, term in wanted.items() if key in hits)
 
 
-def enactment_reason(commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...]) -> str | None:
+# A term only code spells: an inner underscore (snake_case) or an inner capital (camelCase, CamelCase).
+_SPECIFIC = re.compile(r"[A-Za-z0-9]_+[A-Za-z0-9]|[a-z0-9][A-Z]")
+
+
+def evidence_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms a change must use to count as enacting the rule: its specific ones where it has any
+    (a change to the same file for another reason uses a plain word such as `timeout` or `refund` one
+    time in five on real pull requests, a `snake_case` or `CamelCase` name far less often), else all."""
+    specific = tuple(term for term in terms if _SPECIFIC.search(term))
+    return specific or terms
+
+
+def enactment_reason(
+    commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...], *, need_code: bool = True
+) -> str | None:
     """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
-    when someone other than `commenter` wrote that change and it uses one of the rule's `terms`."""
+    when someone other than `commenter` wrote that change and it uses one of the rule's `terms` (one
+    of its specific ones, where it has any: `evidence_terms`). With `need_code` off (a team's
+    `scoring.autoMerge.enactment: author`) who wrote the change is all that is checked."""
     if follow_up is None or not follow_up.authors:
         return "no commit after the comment is known, so no second person is seen enacting it"
     if "" in follow_up.authors:
         return "a commit after the comment is linked to no account, so who enacted it is unknown"
     if commenter in follow_up.authors:
         return f"self-enacted: {commenter} wrote a commit after their own comment"
+    if not need_code:
+        return None
     if not terms:
         return "the rule names no code, so the change after the comment cannot show it was enacted"
-    if not used_terms(terms, follow_up.added):
-        named = ", ".join(f"`{term}`" for term in terms[:6])
+    needed = evidence_terms(terms)
+    if not used_terms(needed, follow_up.added):
+        named = ", ".join(f"`{term}`" for term in needed[:6])
         return f"the change after the comment uses none of the rule's code terms ({named})"
     return None

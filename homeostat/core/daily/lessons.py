@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from homeostat.core.daily.trust import ThreadTrust
+from homeostat.core.hosts import FollowUp
 from homeostat.core.pending import DocPatchRequest, LessonText, PendingLesson, text_of
 from homeostat.core.text import content_hash
 
@@ -41,6 +42,7 @@ class Lesson(LessonText):
     extra_urls: tuple[str, ...] = field(default_factory=tuple)
     opened: dt.datetime | None = None  # when a review lesson's PR was opened, where the host says
     paths: tuple[str, ...] = ()  # the file a review thread commented on
+    follow_up: FollowUp | None = None  # a review lesson's change after its comment, authors as KB handles
 
     @property
     def text(self) -> str:

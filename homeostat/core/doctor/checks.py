@@ -265,7 +265,8 @@ def check_unread_merges(config: Config) -> Finding:
     they keep from two poisoned lessons in five (a red team that read their docs) to three in four from
     merging unread (docs/daily.md#what-merges-unread):
     the judge, a model reading the rule against its thread, is the layer that reads what words cannot,
-    and a subject accepted unread is read by nothing else."""
+    and a subject accepted unread is read by nothing else. A review lesson also needs its enactment
+    (`core.daily.enactment`): someone other than the commenter changed the code with the rule's terms."""
     name, auto = "unread-merges", config.scoring.auto_merge
     if not auto.areas:
         return _ok(name, "nothing merges with no person: scoring.autoMerge lists no area")
@@ -274,7 +275,8 @@ def check_unread_merges(config: Config) -> Finding:
     if config.agents.curator.judge_calls == 0:
         return _warn(
             name,
-            f"{where}, read only by word checks: the judge is off (agents.curator.judgeCalls: 0)",
+            f"{where}, read by no model, only word checks and where a review lesson came from: the judge is"
+            " off (agents.curator.judgeCalls: 0)",
             "set agents.curator.judgeCalls above 0 (100 by default), or list no area in scoring.autoMerge",
         )
     if subjects:
@@ -285,9 +287,13 @@ def check_unread_merges(config: Config) -> Finding:
             f"remove {', '.join(subjects)} from scoring.autoMerge.subjects",
         )
     accepted = [*auto.subjects, *auto.languages]
+    enacted = (
+        " that uses the rule's code" if auto.enactment == "code" else " (scoring.autoMerge.enactment: author)"
+    )
     return _ok(
         name,
-        f"{where} after the risky check, the subject, topic and language gates and the judge"
+        f"{where} after the risky check, the subject, topic and language gates, the judge and, for a"
+        f" review lesson, a change after the comment by someone else{enacted}"
         + (f" (accepted unread: {', '.join(accepted)})" if accepted else ""),
     )
 

@@ -27,7 +27,15 @@ from homeostat.adapters.hosts.bitbucket import (
     restriction_applies,
 )
 from homeostat.adapters.hosts.http_retry import RetryPolicy
-from homeostat.core.hosts import Capability, CommentRef, PullState, RepoRef, parse_comment_url
+from homeostat.core.hosts import (
+    Capability,
+    CommentRef,
+    FollowUp,
+    PullState,
+    RepoRef,
+    ReviewThread,
+    parse_comment_url,
+)
 from homeostat.errors import AuthError, ConfigError, HostError
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -266,7 +274,8 @@ def test_requests_per_merged_pull_do_not_grow_with_comments(
     harness.requests.clear()
     found = host.review_threads(pull)
     assert len(found) == threads
-    assert len(harness.requests.entries) == 3  # comments, PR commits, one diffstat for the review round
+    # comments, PR commits, one diff for the review round (which files changed, the lines added)
+    assert len(harness.requests.entries) == 3
 
 
 def test_a_pull_without_review_threads_costs_one_request(harness: BitbucketHarness, repo: RepoRef) -> None:
@@ -342,6 +351,122 @@ def test_comment_thread_from_a_reply_url(harness: BitbucketHarness, repo: RepoRe
         f"Bitbucket has no comment 999999 on PR #{number} in acme/ledger"
         " (deleted, or the URL names another PR)"
     )
+
+
+# --- who wrote the change after a comment, and what it added (issue 29) ------------------------------
+
+CHARGE = "def charge(amount):\n    return gateway.pay(amount)\n"
+START = NOW - timedelta(hours=8)
+
+
+def commented_pull(harness: BitbucketHarness, repo: RepoRef, *, inline: bool = True) -> tuple[int, int]:
+    """alice opens a billing PR and bob comments on it (on `billing/charge.py`, or on no file)."""
+    number = harness.open_as(
+        repo, "alice", "feature/charge", "Charge cards", {"billing/charge.py": CHARGE}, when=START
+    )
+    where = {"path": "billing/charge.py", "line": 2} if inline else {}
+    said = START + timedelta(hours=1)
+    comment = harness.comment_as(repo, number, "bob", "Wrap the call in `with_retry`", when=said, **where)
+    return number, comment
+
+
+def push_after(
+    harness: BitbucketHarness, repo: RepoRef, author: str, files: dict[str, str], hour: int
+) -> None:
+    harness.push_commit(
+        repo, "feature/charge", files, "Review fix", author=author, when=START + timedelta(hours=hour)
+    )
+
+
+def the_thread(harness: BitbucketHarness, repo: RepoRef, number: int) -> ReviewThread:
+    harness.merge_as(repo, number, "carol", when=START + timedelta(hours=5))
+    host = harness.adapter()
+    (pull,) = host.list_merged_pulls(repo, NOW - timedelta(days=1))
+    (thread,) = host.review_threads(pull)
+    return thread
+
+
+def test_the_authors_fix_after_a_comment_is_its_follow_up(harness: BitbucketHarness, repo: RepoRef) -> None:
+    number, _ = commented_pull(harness, repo)
+    fixed = CHARGE.replace("return gateway", "return with_retry(gateway")
+    push_after(harness, repo, "alice", {"billing/charge.py": fixed, "docs/notes.md": "notes\n"}, 2)
+    follow_up = the_thread(harness, repo, number).follow_up
+    assert follow_up is not None
+    assert follow_up.authors == ("alice",)
+    assert follow_up.added == ("    return with_retry(gateway.pay(amount)",)  # the commented file only
+
+
+def test_a_reviewer_who_pushes_after_their_comment_is_among_the_authors(
+    harness: BitbucketHarness, repo: RepoRef
+) -> None:
+    number, _ = commented_pull(harness, repo)
+    push_after(harness, repo, "alice", {"billing/charge.py": CHARGE + "# first\n"}, 2)
+    push_after(harness, repo, "bob", {"billing/charge.py": CHARGE + "# first\nwith_retry = 1\n"}, 3)
+    follow_up = the_thread(harness, repo, number).follow_up
+    assert follow_up is not None
+    assert follow_up.authors == ("alice", "bob")  # oldest first
+    assert follow_up.added == ("# first", "with_retry = 1")
+
+
+def test_a_commit_whose_email_has_no_account_has_no_author(harness: BitbucketHarness, repo: RepoRef) -> None:
+    number, _ = commented_pull(harness, repo)
+    push_after(harness, repo, "nobody-linked", {"billing/charge.py": CHARGE + "with_retry()\n"}, 2)
+    follow_up = the_thread(harness, repo, number).follow_up
+    assert follow_up is not None and follow_up.authors == ("",)  # never the raw name anyone can set
+
+
+def test_a_general_comments_follow_up_holds_every_files_added_lines(
+    harness: BitbucketHarness, repo: RepoRef
+) -> None:
+    number, comment = commented_pull(harness, repo, inline=False)
+    files = {"billing/charge.py": CHARGE + "# retried\n", "billing/retry.py": "def with_retry():\n    pass\n"}
+    push_after(harness, repo, "alice", files, 2)
+    harness.merge_as(repo, number, "carol", when=START + timedelta(hours=5))
+    thread = harness.adapter().get_comment_thread(CommentRef(repo, number, comment))
+    assert thread.follow_up is not None
+    assert sorted(thread.follow_up.added) == ["    pass", "# retried", "def with_retry():"]
+
+
+def test_only_a_followed_thread_has_a_follow_up(harness: BitbucketHarness, repo: RepoRef) -> None:
+    reviewed_pull(harness, repo, threads=3)  # the second thread is followed by a commit to another file
+    host = harness.adapter()
+    (pull,) = host.list_merged_pulls(repo, NOW - timedelta(days=1))
+    followed, elsewhere, untouched = (thread.follow_up for thread in host.review_threads(pull))
+    assert followed is not None and followed.authors == ("alice", "alice")
+    assert followed.added == ("# review 0: comment 0",)
+    assert (elsewhere, untouched) == (None, None)
+
+
+def test_a_binary_change_to_the_commented_file_is_found_through_the_diffstat(
+    harness: BitbucketHarness, repo: RepoRef
+) -> None:
+    """The diff names no file for a binary change (no `---`/`+++` header): the diffstat settles it."""
+    number = harness.open_as(repo, "alice", "feature/logo", "Logo", {"logo.bin": "\x00v1"}, when=START)
+    harness.comment_as(
+        repo, number, "bob", "Use the new `logo_v2`", path="logo.bin", when=START + timedelta(hours=1)
+    )
+    harness.push_commit(
+        repo, "feature/logo", {"logo.bin": "\x00v2"}, author="alice", when=START + timedelta(hours=2)
+    )
+    harness.merge_as(repo, number, "carol", when=START + timedelta(hours=5))
+    host = harness.adapter()
+    (pull,) = host.list_merged_pulls(repo, NOW - timedelta(days=1))
+    harness.requests.clear()
+    (thread,) = host.review_threads(pull)
+    assert thread.followed_by_commit and thread.follow_up == FollowUp(("alice",), ())
+    assert harness.requests.count("GET", "/diffstat/") == 1
+
+
+def test_the_diff_endpoint_answers_text_filtered_by_path(harness: BitbucketHarness, repo: RepoRef) -> None:
+    number, _ = commented_pull(harness, repo)
+    before = harness.head(repo, "feature/charge")
+    push_after(harness, repo, "alice", {"billing/charge.py": CHARGE + "# a\n", "other.py": "b\n"}, 2)
+    api = harness.adapter().api
+    where = f"repositories/acme/ledger/diff/{harness.head(repo, 'feature/charge')}..{before}"
+    answer = api.call("GET", where, params={"path": ["other.py"]})
+    assert answer.headers["Content-Type"] == "text/plain"
+    assert "+++ b/other.py" in answer.text and "charge.py" not in answer.text
+    assert api.call("GET", "repositories/acme/ledger/diff/0badc0de", accept=(404,)).status_code == 404
 
 
 # --- PR state ---------------------------------------------------------------------------------------

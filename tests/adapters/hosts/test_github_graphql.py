@@ -110,14 +110,15 @@ def test_graphql_reads_what_rest_reads_in_a_few_queries(github_harness: GitHubHa
     threads = [t for pulls in over_graphql.values() for _pull, found in pulls for t in found]
     assert sorted(t.followed_by_commit for t in threads) == [False, False, False, True, True, True, True]
     assert all(t.followed_at is not None for t in threads if t.followed_by_commit)
-    # two GraphQL queries (the PRs with their threads, then the commented files); REST only for the PR
-    # whose thread is longer than a page of comments (its comments and one compare)
+    # three GraphQL queries (the PRs with their threads and commits' authors, the commented files, and
+    # the texts of the files changed after a thread, for the lines the change added); REST only for
+    # the PR whose thread is longer than a page of comments (its comments and one compare)
     entries = github_harness.requests.entries
-    assert [path for method, path in entries if method == "POST"] == ["/api/graphql", "/api/graphql"]
+    assert [path for method, path in entries if method == "POST"] == ["/api/graphql"] * 3
     gets = [path.split("?")[0] for method, path in entries if method == "GET"]
     assert gets[0] == "/api/v3/repos/acme/shop/pulls/1/comments"
     assert [path.rsplit("/", 1)[0] for path in gets[1:]] == ["/api/v3/repos/acme/shop/compare"]
-    assert rest_requests > 3 * len(entries)
+    assert (rest_requests, len(entries)) == (13, 5)
 
 
 def test_a_failed_graphql_read_leaves_everything_to_rest(github_harness: GitHubHarness) -> None:

@@ -15,6 +15,7 @@ from homeostat.core.daily.consolidate import Candidate, consolidate, fallback, m
 from homeostat.core.daily.decide import Checks, decide
 from homeostat.core.daily.judge import judge
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.hosts import FollowUp
 from homeostat.core.kb import load_kb
 from homeostat.core.similarity import distinct_facts, look_alike
 from homeostat.core.validate import validate_files
@@ -40,6 +41,7 @@ def lesson(**changes: object) -> Lesson:
         scope=("src/billing/api/**",),
         url="https://github.com/example/billing/pull/80#discussion_r1",
         thread="bo: please round half-even here, the ledger does",
+        follow_up=FollowUp(("cy",), ("    return Money(amount).round_half_even()",)),
     )
     return base.with_changes(**changes)
 
@@ -107,6 +109,56 @@ def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:
     )
     by_hand = lesson(origin="pending", source="manual", originator="cy", member="cy")
     assert "self-review" not in decide(by_hand, score_confidence(by_hand, config), Checks(), config).reason
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "reason"),
+    [
+        (None, "no commit after the comment is known, so no second person is seen enacting it"),
+        (
+            FollowUp(("cy", "bo"), ("    return Money(amount).round_half_even()",)),
+            "self-enacted: bo wrote a commit after their own comment",
+        ),
+        (
+            FollowUp(("",), ("    return Money(amount).round_half_even()",)),
+            "a commit after the comment is linked to no account, so who enacted it is unknown",
+        ),
+        (
+            FollowUp(("cy",), ("    timeout = 30",)),
+            "the change after the comment uses none of the rule's code terms (`round_half_even`)",
+        ),
+    ],
+    ids=["no-change", "reviewer-pushed", "unlinked-commit", "unrelated-change"],
+)
+def test_a_review_lesson_merges_unread_only_when_a_second_person_enacted_it(  # type: ignore[no-untyped-def]
+    config, follow_up: FollowUp | None, reason: str
+) -> None:
+    """Provenance, not words: a confident review lesson whose change after the comment was not written
+    by someone else with the rule's code waits for a person, with why; a hand-written lesson has no
+    such change and is unaffected."""
+    unenacted = lesson(follow_up=follow_up)
+    held = decide(unenacted, score_confidence(unenacted, config), Checks(), config)
+    assert (held.verdict, held.reason) == ("review", f"not enacted by a second person: {reason}")
+    by_hand = lesson(origin="pending", source="manual", follow_up=None)
+    assert decide(by_hand, score_confidence(by_hand, config), Checks(), config).verdict == "merge"
+
+
+def test_a_team_may_ask_only_who_wrote_the_change_not_what_it_used(config) -> None:  # type: ignore[no-untyped-def]
+    """`scoring.autoMerge.enactment: author`: a change by someone else lets the lesson merge whatever it
+    used; one the commenter pushed still waits."""
+    auto = config.scoring.auto_merge.model_copy(update={"enactment": "author"})
+    author_only = config.model_copy(
+        update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})}
+    )
+    unrelated = lesson(follow_up=FollowUp(("cy",), ("    timeout = 30",)))
+    assert decide(unrelated, score_confidence(unrelated, config), Checks(), author_only).verdict == "merge"
+    assert decide(unrelated, score_confidence(unrelated, config), Checks(), config).verdict == "review"
+    pushed = lesson(follow_up=FollowUp(("bo",), ("    return Money(amount).round_half_even()",)))
+    held = decide(pushed, score_confidence(pushed, config), Checks(), author_only)
+    assert (
+        held.reason
+        == "not enacted by a second person: self-enacted: bo wrote a commit after their own comment"
+    )
 
 
 def test_merge_candidates_and_fact_guards() -> None:

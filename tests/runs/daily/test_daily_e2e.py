@@ -98,7 +98,7 @@ def build_a_busy_day(world: DailyWorld) -> None:
         "Buttons",
         thread(
             "ana",
-            "Use the Button primitive from web/components/ui for every clickable control.",
+            "Use the Button primitive from web/components/ui for every clickable control with an onClick.",
             "web/components/Cart.tsx",
         ),
     )
@@ -167,7 +167,9 @@ def build_a_busy_day(world: DailyWorld) -> None:
         "Webhook",
         thread(
             "ana",
-            "Verify the webhook signature with the key ghp_" + "A1b2" * 9 + " before parsing the body.",
+            "Verify the webhook signature with the key ghp_"
+            + "A1b2" * 9
+            + " before load_event() parses the body.",
             "src/billing/api/webhooks.py",
         ),
     )

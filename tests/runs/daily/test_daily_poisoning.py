@@ -13,6 +13,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dailyworld import DailyWorld, ModelScript
@@ -465,20 +466,24 @@ PERMISSIONS_PARAPHRASE = (
 
 
 def held_beside_a_clean_lesson(
-    world: DailyWorld, payload: str, capsys: pytest.CaptureFixture[str], author: str = "bo"
+    world: DailyWorld,
+    payload: str,
+    capsys: pytest.CaptureFixture[str],
+    author: str = "bo",
+    *,
+    follow_up_by: str = "",
+    enacts: bool = True,
 ) -> tuple[str, str]:
-    """A member's thread (ana's, on `author`'s pull request) whose drafted rule carries `payload`,
-    beside a clean one, through one daily run whose judge catches nothing: the clean lesson merges, the
-    payload's lesson waits in review and never reaches main. Returns its recorded reason and its review
-    PR's body."""
+    """A member's thread (ana's, on `author`'s pull request, followed by `follow_up_by`'s commit that
+    `enacts` it or not) whose drafted rule carries `payload`, beside a clean one, through one daily run
+    whose judge catches nothing: the clean lesson merges, the payload's lesson waits in review and never
+    reaches main. Returns its recorded reason and its review PR's body."""
     api = "src/billing/api/{}.py"
     root = f"Log refund failures with log.error and the refund id. {payload}"
-    one_thread_pull(
-        world,
-        "Refund logging",
-        ThreadSpec("ana", root, api.format("logging"), followed_by_commit=True),
-        author,
+    thread = ThreadSpec(
+        "ana", root, api.format("logging"), followed_by_commit=True, follow_up_by=follow_up_by, enacts=enacts
     )
+    one_thread_pull(world, "Refund logging", thread, author)
     one_thread_pull(world, "Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
     world.script = ObedientScript((payload,), trap_judge=False)
     world.stub.respond_with(world.script)
@@ -607,3 +612,44 @@ def test_a_comment_on_ones_own_pull_request_waits_for_a_person(
     assert not find_risks(CLIENT_PRICE, ("example.com",)) and not subjects(CLIENT_PRICE, ("example.com",))
     reason, _ = held_beside_a_clean_lesson(any_world, CLIENT_PRICE, capsys, author="ana")
     assert reason.startswith("self-review: ana commented on their own pull request"), reason
+
+
+# --- enacted by a second person (issue 29) ---------------------------------------------------------
+#
+# Provenance, not words: a review lesson merges unread only when someone other than the commenter
+# changed the code after the comment, using the rule's code. A business-logic harm no word table
+# names, from a member's comment on someone else's pull request, waits for a person when the author
+# changed the file for another reason, when the commenter pushed the change, or when the host links
+# the change to no account.
+
+
+@pytest.mark.parametrize(
+    ("follow_up", "reason"),
+    [
+        (
+            {"enacts": False},
+            "not enacted by a second person: the change after the comment uses none of the rule's code"
+            " terms (`log`, `error`)",
+        ),
+        (
+            {"follow_up_by": "ana"},
+            "not enacted by a second person: self-enacted: ana wrote a commit after their own comment",
+        ),
+        (
+            {"follow_up_by": "Bo Laptop <bo@laptop.invalid>"},
+            "not enacted by a second person: a commit after the comment is linked to no account, so who"
+            " enacted it is unknown",
+        ),
+    ],
+    ids=["author-did-something-else", "commenter-pushed", "unlinked-commit"],
+)
+def test_a_comment_no_second_person_enacted_waits_for_a_person(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str], follow_up: dict[str, Any], reason: str
+) -> None:
+    from homeostat.core.safety.risky import find_risks
+    from homeostat.core.safety.subjects import subjects
+
+    assert not find_risks(CLIENT_PRICE, ("example.com",)) and not subjects(CLIENT_PRICE, ("example.com",))
+    held, body = held_beside_a_clean_lesson(any_world, CLIENT_PRICE, capsys, **follow_up)
+    assert held == reason
+    assert "not enacted by a second person" in body

@@ -1,0 +1,224 @@
+"""The cost of the enactment check (core.daily.enactment) on honest review lessons: how many real rules
+would still merge unread.
+
+    .venv/bin/python benchmarks/bench_enactment.py --pip DIR --flask DIR [--show] [--reviews-heldout]
+
+A review lesson merges unread only when someone other than its commenter wrote the change after the
+comment and that change's added lines use one of the rule's code terms. tests/fixtures/reviews.yaml
+holds 100 rules written from review threads of merged pull requests of pypa/pip and pallets/flask
+(`url` is the pull request, `scope` the files). For each rule this finds the pull request's merged
+change in the project's history, takes the lines it added to (a) the rule's scope files and (b) every
+file, and asks whether they use one of `evidence_terms(code_terms(rule))` (the fixtures hold no examples). It counts:
+rules that name no code terms (never merge unread), grounded in (a) and in (b), not grounded, and
+unknown (the pull request's change was not found in the history).
+
+This is an UPPER bound on grounding: the check reads only the commits after the comment, and this
+reads the whole pull request (whoever wrote it), so some rules counted grounded here would not be.
+
+It needs local clones of the two projects; nothing of theirs is copied into this repository, it is
+read from the clones at run time. Get them with
+`git clone --bare https://github.com/pypa/pip` and `git clone --bare https://github.com/pallets/flask`
+(a bare clone or a work tree both work; a mirror with `refs/pull/*` is not needed). The merged change
+is found by the commit subject: a merge commit `Merge pull request #N from …` (diffed against its
+first parent) or a squashed commit whose subject ends `(#N)`, on any branch.
+
+A placebo says how weak the evidence is: each rule with terms is also checked against every other
+pull request of its project in the set (all files), which has nothing to do with the rule; the share
+of those unrelated changes that would "ground" it is what a word match alone proves.
+
+`--show` prints each rule's result (tuning set only). `--reviews-heldout` measures
+tests/fixtures/reviews_heldout.yaml and prints totals only, never a rule: measure it once a change is
+done, never while making one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from homeostat.core.daily.enactment import code_terms, evidence_terms, used_terms  # noqa: E402
+from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
+
+FIXTURES = REPO / "tests" / "fixtures"
+REVIEWS = FIXTURES / "reviews.yaml"
+REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
+PULL_URL = re.compile(r"https://github\.com/(pypa/pip|pallets/flask)/pull/(\d+)")
+MERGE_SUBJECT = re.compile(r"^Merge pull request #(\d+)\b")
+SQUASH_SUBJECT = re.compile(r"\(#(\d+)\)\s*$")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One rule's result: its terms and the terms the pull request's added lines use."""
+
+    rule_id: str
+    terms: tuple[str, ...]
+    found: bool
+    in_scope: tuple[str, ...] = ()
+    in_all: tuple[str, ...] = ()
+    project: str = ""
+    change: tuple[str, str] | None = None
+    scope: tuple[str, ...] = ()
+
+    @property
+    def kind(self) -> str:
+        if not self.terms:
+            return "no code terms"
+        if not self.found:
+            return "unknown (PR not found)"
+        if self.in_scope:
+            return "grounded in scope files"
+        if self.in_all:
+            return "grounded only in other files"
+        return "not grounded"
+
+
+def _git(git_dir: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(git_dir), *args],
+        capture_output=True,
+        check=True,
+        encoding="utf-8",
+        errors="replace",
+    )
+    return done.stdout
+
+
+class History:
+    """A project's merged pull requests by number: (first parent, commit) of the merge or squash."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.git_dir = git_dir
+        self._added: dict[tuple[tuple[str, str], tuple[str, ...] | None], list[str]] = {}
+        self._merges: dict[int, tuple[str, str]] = {}
+        self._squashes: dict[int, tuple[str, str]] = {}
+        log = _git(git_dir, "log", "--branches", "--format=%H %P%x09%s")
+        for line in log.splitlines():
+            hashes, _, subject = line.partition("\t")
+            commit, *parents = hashes.split()
+            if not parents or subject.startswith("Revert"):
+                continue
+            if match := MERGE_SUBJECT.match(subject):
+                self._merges.setdefault(int(match[1]), (parents[0], commit))
+            elif match := SQUASH_SUBJECT.search(subject):
+                self._squashes.setdefault(int(match[1]), (parents[0], commit))
+
+    def change(self, number: int) -> tuple[str, str] | None:
+        return self._merges.get(number) or self._squashes.get(number)
+
+    def added(self, change: tuple[str, str], scope: list[str] | None) -> list[str]:
+        """The lines the change added (without the "+"), to the scope's files or to every file,
+        capped the way a host's follow-up is."""
+        key = (change, tuple(scope) if scope is not None else None)
+        if key not in self._added:
+            paths = ["--", *(f":(glob){glob}" for glob in scope)] if scope is not None else []
+            diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change, *paths)
+            self._added[key] = list(_added_lines(diff))[:MAX_FOLLOW_UP_LINES]
+        return self._added[key]
+
+
+def _added_lines(diff: str) -> Iterator[str]:
+    in_hunk = False
+    for line in diff.splitlines():
+        if line.startswith("diff --git "):
+            in_hunk = False
+        elif line.startswith("@@"):
+            in_hunk = True
+        elif in_hunk and line.startswith("+"):
+            yield line[1:]
+
+
+def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
+    """Every rule's outcome against its pull request's merged change."""
+    outcomes = []
+    for rule in yaml.safe_load(path.read_text(encoding="utf-8"))["rules"]:
+        texts = [str(rule.get("rule", ""))] + ([str(rule["example"])] if rule.get("example") else [])
+        terms = evidence_terms(code_terms(*texts))
+        match = PULL_URL.match(str(rule.get("url", "")))
+        change = histories[match[1]].change(int(match[2])) if match else None
+        if not terms or match is None or change is None:
+            outcomes.append(Outcome(str(rule["id"]), terms, change is not None))
+            continue
+        history = histories[match[1]]
+        in_scope = used_terms(terms, history.added(change, list(rule.get("scope") or [])))
+        in_all = used_terms(terms, history.added(change, None))
+        outcomes.append(
+            Outcome(str(rule["id"]), terms, True, in_scope, in_all, match[1], change, tuple(rule["scope"]))
+        )
+    return outcomes
+
+
+def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> Counter[str]:
+    """Each rule with terms and a found change against every other found change of its project:
+    pairs tried, pairs whose unrelated change adds lines to the rule's scope files, and those whose
+    added lines in the scope files, or in any file, use one of the rule's terms."""
+    changes = {(o.project, change) for o in outcomes if (change := o.change) is not None}
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        for project, change in changes:
+            if outcome.change is None or project != outcome.project or change == outcome.change:
+                continue
+            history = histories[project]
+            in_scope = history.added(change, list(outcome.scope))
+            counts["tried"] += 1
+            counts["touch scope"] += bool(in_scope)
+            counts["in scope"] += bool(used_terms(outcome.terms, in_scope))
+            counts["anywhere"] += bool(used_terms(outcome.terms, history.added(change, None)))
+    return counts
+
+
+def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *, show: bool) -> None:
+    """Totals; each rule too with `show`."""
+    if show:
+        for outcome in outcomes:
+            print(f"  {outcome.kind:30} {outcome.rule_id}: terms {list(outcome.terms)}")
+            if outcome.in_all:
+                print(f"  {'':30}   used in scope {list(outcome.in_scope)}, anywhere {list(outcome.in_all)}")
+    counts = Counter(outcome.kind for outcome in outcomes)
+    grounded_all = counts["grounded in scope files"] + counts["grounded only in other files"]
+    found = len(outcomes) - counts["unknown (PR not found)"] - counts["no code terms"]
+    print(
+        f"{name}: {len(outcomes)} rules; no code terms {counts['no code terms']}; "
+        f"PR change found for {found} of the rest (unknown {counts['unknown (PR not found)']}); "
+        f"grounded (a) scope files {counts['grounded in scope files']}, (b) any file {grounded_all}; "
+        f"not grounded {counts['not grounded']}"
+    )
+    pairs = placebo(outcomes, histories)
+    print(
+        f"  placebo (rule x unrelated PR of its project, {pairs['tried']} pairs): (a) of the "
+        f"{pairs['touch scope']} that add lines to the rule's scope files, {pairs['in scope']} use a "
+        f"term there; (b) {pairs['anywhere']} use a term in any file"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
+    parser.add_argument("--pip", type=Path, required=True, help="a clone of pypa/pip (bare or not)")
+    parser.add_argument("--flask", type=Path, required=True, help="a clone of pallets/flask (bare or not)")
+    parser.add_argument("--show", action="store_true", help="print each rule's result (tuning set only)")
+    parser.add_argument("--reviews-heldout", action="store_true", help="totals on reviews_heldout.yaml")
+    args = parser.parse_args(argv)
+    if args.show and args.reviews_heldout:
+        parser.error("--show prints rules: not with the held-out set")
+    histories = {"pypa/pip": History(args.pip), "pallets/flask": History(args.flask)}
+    if args.reviews_heldout:
+        report("reviews_heldout.yaml (held out)", measure(REVIEWS_HELDOUT, histories), histories, show=False)
+    else:
+        report("reviews.yaml", measure(REVIEWS, histories), histories, show=args.show)
+    print("(an upper bound: the whole pull request is read, not only the commits after the comment)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

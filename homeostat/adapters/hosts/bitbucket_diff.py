@@ -1,0 +1,91 @@
+"""The files a change touched and the lines it added to each, read from the raw git-style diff
+Bitbucket's diff endpoint answers (`GET /2.0/repositories/{workspace}/{repo}/diff/{spec}`, text/plain).
+
+A review thread's follow-up (`core.hosts.FollowUp`) holds the lines the commits after its comment
+added, so the daily run can tell whether those commits used the rule's code; the same diff, limited
+to the commented files, says which of them changed, so no diffstat is needed beside it. Hunk lengths
+are counted from each `@@` header, so an added line whose text starts with `++` (or a removed one
+starting with `--`) is read as content and never as a file header.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_ESCAPED = re.compile(rb'\\([0-7]{3}|[abtnvfr"\\])')
+_ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
+
+
+@dataclass
+class DiffFiles:
+    """What a diff says about its files."""
+
+    added: dict[str, list[str]] = field(default_factory=dict)  # new path -> added lines, no "+"
+    touched: set[str] = field(default_factory=set)  # every path a `---` or `+++` header names
+    # a file section with neither header (a binary file, a mode change, a rename with no edit): which
+    # file it touched takes the diffstat to say
+    unnamed: bool = False
+
+
+def read_diff(diff: str) -> DiffFiles:
+    """The touched paths and the added lines by file of a git-style diff. A deleted file, a binary
+    file and a file only renamed add no lines."""
+    found = DiffFiles()
+    current: list[str] | None = None
+    named = True
+    old_left = new_left = 0
+    for line in diff.split("\n"):
+        if old_left > 0 or new_left > 0:
+            old_left, new_left = _hunk_line(line, old_left, new_left, current)
+        elif line.startswith("diff --git "):
+            found.unnamed, named, current = found.unnamed or not named, False, None
+        elif line.startswith(("--- ", "+++ ")):
+            path, named = header_path(line[4:]), True
+            found.touched.update((path,) if path else ())
+            if line.startswith("+++ "):
+                current = found.added.setdefault(path, []) if path else None
+        elif hunk := _HUNK.match(line):
+            old_left, new_left = (int(size) if size is not None else 1 for size in hunk.groups())
+    found.unnamed = found.unnamed or not named
+    return found
+
+
+def added_lines(diff: str) -> dict[str, list[str]]:
+    """Each file's added lines (without the leading "+"), by its new path, in diff order."""
+    return read_diff(diff).added
+
+
+def _hunk_line(line: str, old_left: int, new_left: int, current: list[str] | None) -> tuple[int, int]:
+    tag = line[:1]
+    if tag == "+":
+        if current is not None:
+            current.append(line[1:])
+        return old_left, new_left - 1
+    if tag == "-":
+        return old_left - 1, new_left
+    if tag == "\\":  # "\ No newline at end of file" counts for neither side
+        return old_left, new_left
+    return old_left - 1, new_left - 1
+
+
+def header_path(header: str) -> str:
+    """The path a `---` or `+++` header names ("" for /dev/null): git's C-style quoting undone, the
+    `a/` or `b/` prefix and the tab git adds after a name with a space dropped."""
+    name = header.rstrip("\r").removesuffix("\t")
+    if name == "/dev/null":
+        return ""
+    if len(name) >= 2 and name.startswith('"') and name.endswith('"'):
+        name = _unquoted(name[1:-1])
+    return name[2:] if name.startswith(("a/", "b/")) else name
+
+
+def _unquoted(body: str) -> str:
+    raw = _ESCAPED.sub(_unescape, body.encode("utf-8", "surrogateescape"))
+    return raw.decode("utf-8", "replace")
+
+
+def _unescape(match: re.Match[bytes]) -> bytes:
+    code = match.group(1)
+    return bytes([int(code, 8) if len(code) == 3 else _ESCAPES[code]])
