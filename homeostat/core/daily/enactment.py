@@ -18,7 +18,9 @@ commenter read the comment and acted on it:
 
 A poisoned comment that an honest author ignores never merges unread, however it is worded; one the
 author enacts in code has been read by a second person, the same bar a code change meets. What this
-cannot catch is an author who enacts harm in code, which a code reviewer reads before it merges.
+cannot catch is an author who enacts harm in code, which a code reviewer reads before it merges, or
+a pusher who writes the author's email into a commit: hosts link a commit to an account by the email
+it carries, not by who pushed it.
 """
 
 from __future__ import annotations
