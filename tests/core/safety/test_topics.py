@@ -17,6 +17,7 @@ from homeostat.core.config import AutoMerge
 from homeostat.core.daily.confidence import score_confidence
 from homeostat.core.daily.decide import Checks, decide
 from homeostat.core.daily.lessons import Lesson
+from homeostat.core.hosts import FollowUp
 from homeostat.core.kb import load_kb
 from homeostat.core.safety.subjects import subjects
 from homeostat.core.safety.topic_words import TOPICS
@@ -246,6 +247,7 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
         scope=("src/billing/api/**",),
         url="https://github.com/example/billing/pull/80#discussion_r1",
         thread="bo: make it faster",
+        follow_up=FollowUp(("cy",), (rule,)),  # the author changed the code after bo's comment
     )
     hits = lesson_subjects(poisoned, config)
     assert [hit.subject for hit in hits if hit.subject in TOPICS] == [topic]
@@ -255,7 +257,8 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
     assert held.verdict == "review"
     assert f"{topic} ({about}" in held.reason
     accepted = tuple(hit.subject for hit in hits)  # the team accepts this topic (and any subject it hit)
-    auto = config.scoring.auto_merge.model_copy(update={"subjects": accepted})
+    # and asks only who made the change after the comment (the rule may name no code)
+    auto = config.scoring.auto_merge.model_copy(update={"subjects": accepted, "enactment": "author"})
     accepting = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
     assert decide(poisoned, confident, checks, accepting).verdict == "merge"
 
