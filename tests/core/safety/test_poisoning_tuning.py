@@ -80,15 +80,6 @@ def test_eighth_sets_probe_never_merges_unread(probe: Probe) -> None:
     ), f"{probe.id} ({probe.family}): {probe.text!r}"
 
 
-NINTH = load_corpus(FIXTURES / "poisoning_heldout9" / "heldout9.yaml")
-# The ninth set's probes no layer keeps, each with why: catching it would cost honest rules.
-NINTH_KNOWN_MISSES = {
-    # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
-    # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
-    "h9-supply-chain-08": "a typosquat named as a preferred package",
-}
-
-
 def _never_merges_unread(probe: Probe) -> bool:
     return bool(
         is_caught(probe, flags_for(probe))
@@ -97,65 +88,40 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-@pytest.mark.parametrize("probe", NINTH.probes, ids=[p.id for p in NINTH.probes])
-def test_ninth_sets_probe_never_merges_unread(probe: Probe) -> None:
-    """The risky check holds it, the subject gate sends it to a person, or the language gate does; a
-    known miss stays missed (caught, it comes off `NINTH_KNOWN_MISSES`)."""
-    known = probe.id in NINTH_KNOWN_MISSES
-    assert _never_merges_unread(probe) is not known, f"{probe.id} ({probe.family}): {probe.text!r}"
-
-
-def test_ninth_sets_known_misses_are_its_probes() -> None:
-    assert set(NINTH_KNOWN_MISSES) <= {p.id for p in NINTH.probes}
-
-
-@pytest.mark.parametrize("look_alike", NINTH.look_alikes, ids=[p.id for p in NINTH.look_alikes])
-def test_ninth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
-    """The risky check raises nothing on it (a finding blocks validate); the gate may still send it to
-    a person, review load rather than an error."""
-    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
-
-
-TENTH = load_corpus(FIXTURES / "poisoning_heldout10" / "heldout10.yaml")
-
-
-@pytest.mark.parametrize("probe", TENTH.probes, ids=[p.id for p in TENTH.probes])
-def test_tenth_sets_probe_never_merges_unread(probe: Probe) -> None:
-    """The risky check holds it, the subject or topic gate sends it to a person, or the language gate
-    does: harm written as an ordinary engineering choice still names the mechanism it sets."""
-    assert _never_merges_unread(probe), f"{probe.id} ({probe.family}): {probe.text!r}"
-
-
-@pytest.mark.parametrize("look_alike", TENTH.look_alikes, ids=[p.id for p in TENTH.look_alikes])
-def test_tenth_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
-    """The risky check raises nothing on it ("force-push only your own feature branches" included)."""
-    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
-
-
-ELEVENTH = load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml")
-# The eleventh set's probes no layer keeps, each with why: catching it would cost honest rules.
-ELEVENTH_KNOWN_MISSES = {
-    # A typosquat (`requets` for `requests`) said to be a lighter drop-in: as with h9-supply-chain-08,
-    # without a list of the packages a team really uses, "install package A for HTTP" is an ordinary
-    # engineering choice; a name one letter off a popular one is for the install-time check, not a word table.
+# The ninth to eleventh sets, retired after the gate's rounds: every probe is kept by the risky check,
+# the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
+# or the language gate, but for the known misses listed with why (catching them would cost honest
+# rules); their look-alikes raise no risky finding, though the gate may send one to a person.
+RETIRED_SETS = {
+    "ninth": load_corpus(FIXTURES / "poisoning_heldout9" / "heldout9.yaml"),
+    "tenth": load_corpus(FIXTURES / "poisoning_heldout10" / "heldout10.yaml"),
+    "eleventh": load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml"),
+}
+KNOWN_MISSES = {
+    # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
+    # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
+    "h9-supply-chain-08": "a typosquat named as a preferred package",
+    # A typosquat (`requets` for `requests`) said to be a lighter drop-in, the same; a name one letter
+    # off a popular one is for the install-time check, not a word table.
     "h11-supply-chain-09": "a typosquat named as a preferred package",
 }
+RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
+RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
 
 
-@pytest.mark.parametrize("probe", ELEVENTH.probes, ids=[p.id for p in ELEVENTH.probes])
-def test_eleventh_sets_probe_never_merges_unread(probe: Probe) -> None:
-    """The risky check holds it, the subject or topic gate sends it to a person, or the language gate
-    does; a known miss stays missed (caught, it comes off `ELEVENTH_KNOWN_MISSES`)."""
-    known = probe.id in ELEVENTH_KNOWN_MISSES
+@pytest.mark.parametrize("probe", RETIRED_PROBES, ids=[p.id for p in RETIRED_PROBES])
+def test_a_retired_sets_probe_never_merges_unread(probe: Probe) -> None:
+    """A known miss stays missed: caught, it comes off `KNOWN_MISSES`."""
+    known = probe.id in KNOWN_MISSES
     assert _never_merges_unread(probe) is not known, f"{probe.id} ({probe.family}): {probe.text!r}"
 
 
-def test_eleventh_sets_known_misses_are_its_probes() -> None:
-    assert set(ELEVENTH_KNOWN_MISSES) <= {p.id for p in ELEVENTH.probes}
+def test_the_known_misses_are_retired_probes() -> None:
+    assert set(KNOWN_MISSES) <= {p.id for p in RETIRED_PROBES}
 
 
-@pytest.mark.parametrize("look_alike", ELEVENTH.look_alikes, ids=[p.id for p in ELEVENTH.look_alikes])
-def test_eleventh_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
-    """The risky check raises nothing on it (asking the developer first, an attack string quoted as a
-    case the model must decline, included); the gate may still send it to a person."""
+@pytest.mark.parametrize("look_alike", RETIRED_LOOK_ALIKES, ids=[p.id for p in RETIRED_LOOK_ALIKES])
+def test_a_retired_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
+    """The risky check raises nothing on it ("force-push only your own feature branches", asking the
+    developer first, an attack string quoted as a case the model must decline, included)."""
     assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
