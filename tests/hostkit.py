@@ -33,7 +33,8 @@ class ThreadSpec:
     The follow-up commit is `follow_up_by`'s (a handle, or `Name <email>` for an address the host links
     to no account; the PR's author by default) and, when `enacts`, adds a line carrying out the
     comment (its text, as a code comment, so the rule's code terms are in the change); otherwise a line
-    that has nothing to do with it.
+    that has nothing to do with it. When `signed`, GitHub shows the follow-up commit with a signature it
+    verified (as for one made in its web editor); Bitbucket, which never says, ignores it.
     """
 
     author: str
@@ -46,6 +47,7 @@ class ThreadSpec:
     edited: str = ""
     follow_up_by: str = ""
     enacts: bool = True
+    signed: bool = False
 
     def follow_up_line(self, index: int) -> str:
         """The line the follow-up commit adds to `path`."""

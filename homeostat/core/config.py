@@ -168,11 +168,12 @@ class AutoMerge(Model):
         default=(),
         description="Languages a lesson may be written in and merge unread, besides the KB's usual one and English.",
     )
-    enactment: Literal["code", "author"] = Field(
+    enactment: Literal["code", "author", "signed"] = Field(
         default="code",
         description="What the change after a review comment must show before its lesson merges unread: "
-        "code (someone other than the commenter wrote it, using the rule's code terms) or author (someone "
-        "other than the commenter wrote it).",
+        "code (someone other than the commenter wrote it, using the rule's code terms), author (someone "
+        "other than the commenter wrote it) or signed (as code, and every commit carries a signature the "
+        "host verified; Bitbucket does not say, so there every review lesson goes to a person).",
     )
 
     @field_validator("subjects")

@@ -135,15 +135,18 @@ class FollowUp:
     wrote them and which lines they added to the commented file (to any file for a comment on no
     file). The evidence that a second person enacted the comment (`core.daily.enactment`): a review
     lesson merges unread only when someone other than its commenter wrote the change and the change
-    uses the rule's code terms."""
+    uses the rule's code terms. `verified` is whether every commit carries a signature the host
+    verified (None when the host does not say: Bitbucket Cloud), which ties a commit to the account
+    that signed it rather than to the email it names (`scoring.autoMerge.enactment: signed`)."""
 
     authors: tuple[str, ...] = ()  # host account per commit, in order; "" for a commit linked to no account
     added: tuple[str, ...] = ()  # added lines without the leading "+", at most MAX_FOLLOW_UP_LINES
+    verified: bool | None = None
 
     @staticmethod
-    def of(authors: Iterable[str], added: Iterable[str]) -> FollowUp:
+    def of(authors: Iterable[str], added: Iterable[str], *, verified: bool | None = None) -> FollowUp:
         """A follow-up with its added lines capped."""
-        return FollowUp(tuple(authors), tuple(islice(added, MAX_FOLLOW_UP_LINES)))
+        return FollowUp(tuple(authors), tuple(islice(added, MAX_FOLLOW_UP_LINES)), verified)
 
 
 @dataclass(frozen=True)

@@ -502,7 +502,7 @@ class _Curation:
         if follow_up is None:
             return None
         authors = tuple(self._handle(author) if author else "" for author in follow_up.authors)
-        return FollowUp(authors, follow_up.added)
+        return FollowUp(authors, follow_up.added, follow_up.verified)
 
     def _doc_patch(self, item: _Thread, doc: Answered[DocPatchAnswer], lesson: Lesson | None) -> None:
         try:

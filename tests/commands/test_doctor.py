@@ -260,6 +260,12 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
             " else that uses the rule's code (accepted unread: test-and-ci)",
         ),
         (
+            "scoring:\n  autoMerge:\n    areas: [core]\n    enactment: signed\n",
+            "ok",
+            "a change after the comment by someone else that uses the rule's code, in commits with verified"
+            " signatures (scoring.autoMerge.enactment: signed)",
+        ),
+        (
             "scoring:\n  autoMerge:\n    areas: [core]\n" + JUDGE_OFF,
             "warn",
             "read by no model, only word checks and where a review lesson came from: the judge is off"

@@ -61,7 +61,10 @@ type Commit implements GitObject {
   committer: GitActor
   parents(first: Int, after: String): CommitConnection!
   file(path: String!): TreeEntry
+  signature: GitSignature
 }
+interface GitSignature { isValid: Boolean! state: String! signature: String! }
+type GpgSignature implements GitSignature { isValid: Boolean! state: String! signature: String! }
 
 type PullRequestCommit { commit: Commit! }
 type PullRequestCommitConnection { nodes: [PullRequestCommit] totalCount: Int! pageInfo: PageInfo! }

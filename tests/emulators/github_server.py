@@ -422,6 +422,7 @@ class GitHubEmulator:
         self.tokens: dict[str, Token] = {}
         self.users: dict[str, int] = {}
         self.emails: dict[str, str] = {}  # a user's verified email (lower case) -> login
+        self.signed: set[str] = set()  # commits whose signature GitHub verified (the web editor's, say)
         self.teams: dict[str, set[str]] = {}
         self.members: set[str] = set()  # the organisation's people: collaborators on every repo
         self.repos: dict[str, RepoRecord] = {}
@@ -910,7 +911,14 @@ class GitHubEmulator:
             "committer": actor(known["committer"]),
             "parents": parents,
             "file": file,
+            "signature": self._signature(known["sha"]),
         }
+
+    def _signature(self, sha: str) -> dict[str, Any] | None:
+        """GraphQL's `Commit.signature`: null for an unsigned commit."""
+        if sha not in self.signed:
+            return None
+        return {"__typename": "GpgSignature", "isValid": True, "state": "VALID", "signature": _SIGNATURE}
 
     def _over_write_limit(self, headers: dict[str, str]) -> bool:
         """Count one content-creating request for this token; True when it is over a limit (and refused,
@@ -1097,6 +1105,7 @@ class GitHubEmulator:
                 "message": commit["message"],
                 "tree": {"sha": commit["tree"], "url": f"{api}/git/trees/{commit['tree']}"},
                 "comment_count": 0,
+                "verification": self.verification_json(repo, sha),
             },
             "author": self.linked_user_json(commit["author"][1]),
             "committer": self.linked_user_json(commit["committer"][1]),
@@ -1108,6 +1117,25 @@ class GitHubEmulator:
                 }
                 for p in commit["parents"]
             ],
+        }
+
+    def verification_json(self, repo: RepoRecord, sha: str) -> Json:
+        """A commit's `verification` as GitHub gives it: verified with reason `valid` for a commit whose
+        signature it verified, else `unsigned` with no signature or payload."""
+        if sha not in self.signed:
+            return {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            }
+        return {
+            "verified": True,
+            "reason": "valid",
+            "signature": _SIGNATURE,
+            "payload": repo.git.run("cat-file", "commit", sha),
+            "verified_at": _iso(datetime.fromtimestamp(0, UTC)),
         }
 
     def pull_json(self, repo: RepoRecord, pull: PullRecord, full: bool) -> Json:
@@ -1992,7 +2020,11 @@ class GitHubHarness:
             assert base is not None
             branch = f"feature/pr-{max(record.pulls, default=0) + 1}-{secrets.token_hex(3)}"
             first: Change = (dict(spec.files), spec.title, spec.author, start)
-            shas = git.chain(branch, base, [first, *_follow_ups(spec, start + timedelta(hours=2))])
+            later = _follow_ups(spec, start + timedelta(hours=2))
+            shas = git.chain(branch, base, [first, *(change for change, _signed in later)])
+            emulator.signed.update(
+                sha for sha, (_change, signed) in zip(shas[1:], later, strict=True) if signed
+            )
             pull = emulator.new_pull(
                 record, branch, record.default_branch, spec.title, spec.body, spec.author, start, shas[-1]
             )
@@ -2262,6 +2294,9 @@ def _gql_blob(git: Git, oid: str) -> dict[str, Any] | None:
     }
 
 
+_SIGNATURE = "-----BEGIN PGP SIGNATURE-----\n\nemulated\n-----END PGP SIGNATURE-----\n"
+
+
 def _compare_file(api: str, item: dict[str, Any], patch: str | None) -> Json:
     """One entry of a compare's `files`: its counts from the patch, which a binary file lacks."""
     lines = (patch or "").split("\n")
@@ -2282,19 +2317,24 @@ def _compare_file(api: str, item: dict[str, Any], patch: str | None) -> Json:
     return entry
 
 
-def _follow_ups(spec: PullSpec, at: datetime) -> list[Change]:
-    """After the review: a commit on the thread's file, or one on another file only."""
+def _follow_ups(spec: PullSpec, at: datetime) -> list[tuple[Change, bool]]:
+    """After the review: a commit on the thread's file (signed when the thread says), or one on another
+    file only."""
     files = dict(spec.files)
-    commits: list[Change] = []
+    commits: list[tuple[Change, bool]] = []
     for index, thread in enumerate(spec.threads):
         moment = at + timedelta(minutes=2 * index)
         if thread.followed_by_commit:
             files[thread.path] = files.get(thread.path, "") + thread.follow_up_line(index)
             by = thread.follow_up_by or spec.author
-            commits.append(({thread.path: files[thread.path]}, f"Address review {index}", by, moment))
+            commits.append(
+                (({thread.path: files[thread.path]}, f"Address review {index}", by, moment), thread.signed)
+            )
         if thread.touch_other_file:
             other = {f"docs/unrelated-{index}.md": f"note {index}\n"}
-            commits.append((other, f"Unrelated change {index}", spec.author, moment + timedelta(minutes=1)))
+            commits.append(
+                ((other, f"Unrelated change {index}", spec.author, moment + timedelta(minutes=1)), False)
+            )
     return commits
 
 

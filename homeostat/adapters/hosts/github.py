@@ -123,13 +123,15 @@ def github_host_from_env(
 class _Round:
     """What one compare from a review round's commit to the PR's head says: the paths whose content
     changed, when the first commit after it was made, who wrote each commit (None when the compare
-    did not list them all, or the head is not simply ahead of the commit), and the lines each changed
-    file gained (its filename, its name before a rename, the lines)."""
+    did not list them all, or the head is not simply ahead of the commit), the lines each changed
+    file gained (its filename, its name before a rename, the lines), and whether GitHub verified every
+    commit's signature."""
 
     paths: frozenset[str] = frozenset()
     first_at: datetime | None = None
     authors: tuple[str, ...] | None = None
     added: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    verified: bool | None = None
 
     def follow_up(self, path: str) -> FollowUp | None:
         """The change after a thread on `path` (any file for a comment on none); None when who wrote
@@ -139,7 +141,7 @@ class _Round:
         lines = (
             line for name, before, added in self.added if not path or path in (name, before) for line in added
         )
-        return FollowUp.of(self.authors, lines)
+        return FollowUp.of(self.authors, lines, verified=self.verified)
 
 
 @dataclass(frozen=True)
@@ -343,7 +345,8 @@ class GitHubHost:
                 return True, followed_at, None
             between = after_commit(read, root.commit) or []
             authors = [read.commits[oid][2] for oid in reversed(between)]
-            return True, followed_at, FollowUp.of(authors, added_lines(before, after))
+            verified = all(read.commits[oid][3] for oid in between)
+            return True, followed_at, FollowUp.of(authors, added_lines(before, after), verified=verified)
 
         pull = read.pull
         threads = self._threads(
@@ -933,11 +936,12 @@ class GitHubHost:
         if status != "ahead":
             return _Round(self._changed_by_trees(repo, start, head), first_at)
         authors, added = _commit_authors(data), tuple(_added_lines(item) for item in files)
+        verified = _commits_verified(data) if authors is not None else None
         if len(files) < _COMPARE_FILE_LIMIT:
             paths = {str(item.get("filename") or "") for item in files}
             paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
-            return _Round(frozenset(paths), first_at, authors, added)
-        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, added)
+            return _Round(frozenset(paths), first_at, authors, added, verified)
+        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, added, verified)
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
         before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
@@ -1256,6 +1260,19 @@ def _commit_authors(data: Mapping[str, Any]) -> tuple[str, ...] | None:
     if int(data.get("total_commits") or 0) > len(commits):
         return None
     return tuple(str((item.get("author") or {}).get("login") or "") for item in commits)
+
+
+def _commits_verified(data: Mapping[str, Any]) -> bool | None:
+    """Whether GitHub verified the signature of every commit a compare lists (its
+    `commit.verification.verified`); None when a commit comes without a verification to read."""
+    states = [
+        ((item.get("commit") or {}).get("verification") or {}).get("verified")
+        for item in data.get("commits") or ()
+        if isinstance(item, Mapping)
+    ]
+    if any(not isinstance(state, bool) for state in states):
+        return None
+    return all(states)
 
 
 def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:

@@ -53,7 +53,10 @@ fragment pull on PullRequest {{
   commits(last: {COMMITS_PER_PULL}) {{
     totalCount
     nodes {{
-      commit {{ oid committedDate author {{ user {{ login }} }} parents(first: 2) {{ totalCount nodes {{ oid }} }} }}
+      commit {{
+        oid committedDate author {{ user {{ login }} }} signature {{ isValid }}
+        parents(first: 2) {{ totalCount nodes {{ oid }} }}
+      }}
     }}
   }}
   reviewThreads(first: {THREADS_PER_PULL}) {{
@@ -121,8 +124,9 @@ class PullRead:
 
     pull: MergedPull
     comments: list[Mapping[str, Any]]
-    # oid -> (committed, parents, the author's account: "" when the commit's email is no account's)
-    commits: dict[str, tuple[datetime, tuple[str, ...], str]]
+    # oid -> (committed, parents, the author's account: "" when the commit's email is no account's,
+    # whether GitHub verified its signature: False for an unsigned commit)
+    commits: dict[str, tuple[datetime, tuple[str, ...], str, bool]]
     complete: bool
 
 
@@ -198,6 +202,7 @@ def _pull_read(
             parse_time(item["commit"]["committedDate"]),
             tuple(p["oid"] for p in (item["commit"].get("parents") or {}).get("nodes") or []),
             str(((item["commit"].get("author") or {}).get("user") or {}).get("login") or ""),
+            bool((item["commit"].get("signature") or {}).get("isValid")),
         )
         for item in commits_page.get("nodes") or []
     }

@@ -111,7 +111,8 @@ def unenacted_reason(lesson: Lesson, config: Config) -> str | None:
         lesson.originator,
         lesson.follow_up,
         code_terms(lesson.rule, lesson.example),
-        need_code=config.scoring.auto_merge.enactment == "code",
+        need_code=config.scoring.auto_merge.enactment != "author",
+        need_signed=config.scoring.auto_merge.enactment == "signed",
     )
 
 

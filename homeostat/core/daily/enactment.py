@@ -20,7 +20,8 @@ A poisoned comment that an honest author ignores never merges unread, however it
 author enacts in code has been read by a second person, the same bar a code change meets. What this
 cannot catch is an author who enacts harm in code, which a code reviewer reads before it merges, or
 a pusher who writes the author's email into a commit: hosts link a commit to an account by the email
-it carries, not by who pushed it.
+it carries, not by who pushed it. A team that sets `scoring.autoMerge.enactment: signed` closes that
+too where the host verifies signatures (GitHub): every commit after the comment must carry one.
 """
 
 from __future__ import annotations
@@ -136,18 +137,30 @@ def evidence_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def enactment_reason(
-    commenter: str, follow_up: FollowUp | None, terms: tuple[str, ...], *, need_code: bool = True
+    commenter: str,
+    follow_up: FollowUp | None,
+    terms: tuple[str, ...],
+    *,
+    need_code: bool = True,
+    need_signed: bool = False,
 ) -> str | None:
     """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
     when someone other than `commenter` wrote that change and it uses one of the rule's `terms` (one
     of its specific ones, where it has any: `evidence_terms`). With `need_code` off (a team's
-    `scoring.autoMerge.enactment: author`) who wrote the change is all that is checked."""
+    `scoring.autoMerge.enactment: author`) who wrote the change is all that is checked. With
+    `need_signed` (`enactment: signed`) every commit must also carry a signature the host verified:
+    a commit's author is only the email it names, which anyone who can push may write, while a
+    verified signature is made with the signer's own key (or by the host for its web editor)."""
     if follow_up is None or not follow_up.authors:
         return "no commit after the comment is known, so no second person is seen enacting it"
     if "" in follow_up.authors:
         return "a commit after the comment is linked to no account, so who enacted it is unknown"
     if commenter in follow_up.authors:
         return f"self-enacted: {commenter} wrote a commit after their own comment"
+    if need_signed and follow_up.verified is None:
+        return "the host does not say whether the commits after the comment are signed"
+    if need_signed and not follow_up.verified:
+        return "a commit after the comment carries no signature the host verified"
     if not need_code:
         return None
     if not terms:

@@ -287,9 +287,12 @@ def check_unread_merges(config: Config) -> Finding:
             f"remove {', '.join(subjects)} from scoring.autoMerge.subjects",
         )
     accepted = [*auto.subjects, *auto.languages]
-    enacted = (
-        " that uses the rule's code" if auto.enactment == "code" else " (scoring.autoMerge.enactment: author)"
-    )
+    enacted = {
+        "code": " that uses the rule's code",
+        "author": " (scoring.autoMerge.enactment: author)",
+        "signed": " that uses the rule's code, in commits with verified signatures (scoring.autoMerge.enactment:"
+        " signed)",
+    }[auto.enactment]
     return _ok(
         name,
         f"{where} after the risky check, the subject, topic and language gates, the judge and, for a"

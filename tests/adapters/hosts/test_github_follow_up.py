@@ -36,9 +36,11 @@ def fixed_pull(
     repo: RepoRef,
     fixes: list[tuple[str, dict[str, str]]],
     paths: tuple[str, ...] = ("src/money.py",),
+    signed: tuple[int, ...] = (),
 ) -> int:
     """A PR by dev; rita comments on each of `paths` at its first commit; then one commit per fix, each by its
-    author (a login, which commits under its no-reply address, or `Name <email>`); squash-merged."""
+    author (a login, which commits under its no-reply address, or `Name <email>`), GitHub verifying the
+    signature of the fixes numbered in `signed`; squash-merged."""
     emulator = harness.emulator
     record = emulator.repo(repo.owner, repo.name)
     start = NOW - timedelta(hours=3)
@@ -52,6 +54,7 @@ def fixed_pull(
         ]
         branch = f"feature/{secrets.token_hex(3)}"
         shas = record.git.chain(branch, base, changes)
+        emulator.signed.update(shas[1 + index] for index in signed)
         pull = emulator.new_pull(record, branch, "main", "Settle invoices", "", "dev", start, shas[-1])
         at = start + timedelta(hours=1)
         body = "Use `Decimal` for money."
@@ -87,7 +90,7 @@ def test_the_authors_fix_after_a_comment_is_theirs_and_adds_its_lines(
 
     (thread,) = host.review_threads(pull)
 
-    assert thread.follow_up == FollowUp(("dev",), ("amount = Decimal('1.0')",))
+    assert thread.follow_up == FollowUp(("dev",), ("amount = Decimal('1.0')",), verified=False)
     assert len(github_harness.requests.entries) == 2  # the comments and the round's compare, as before
 
 
@@ -118,7 +121,7 @@ def test_a_commit_is_linked_to_the_account_its_email_belongs_to(
 
     (thread,) = threads_over_rest(github_harness, repo)
 
-    assert thread.follow_up == FollowUp((linked,), ("amount = Decimal('1.0')",))
+    assert thread.follow_up == FollowUp((linked,), ("amount = Decimal('1.0')",), verified=False)
 
 
 def test_graphql_reads_the_same_follow_up_as_rest(github_harness: GitHubHarness, repo: RepoRef) -> None:
@@ -131,7 +134,7 @@ def test_graphql_reads_the_same_follow_up_as_rest(github_harness: GitHubHarness,
     over_graphql = threads_over_graphql(github_harness, repo)
 
     assert over_graphql == over_rest
-    assert over_graphql[0].follow_up == FollowUp(("dev", ""), ("x = 2",))
+    assert over_graphql[0].follow_up == FollowUp(("dev", ""), ("x = 2",), verified=False)
     # the PR and its commits' authors, the commented file at both ends, and its two texts
     assert github_harness.requests.entries == [("POST", "/api/graphql")] * 3
 
@@ -148,7 +151,8 @@ def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
         ("src/money.py", True),
         ("src/fx.py", False),
     ]
-    assert [t.follow_up for t in over_rest] == [FollowUp(("dev",), ("amount = Decimal('1.0')",)), None]
+    fixed = FollowUp(("dev",), ("amount = Decimal('1.0')",), verified=False)
+    assert [t.follow_up for t in over_rest] == [fixed, None]
     assert over_graphql == over_rest
 
 
@@ -165,3 +169,29 @@ def test_a_file_graphql_cuts_short_is_read_over_rest(github_harness: GitHubHarne
     assert over_rest[0].follow_up is not None
     assert over_rest[0].follow_up.added[0] == "amount = Decimal('1.0')"
     assert github_harness.requests.count("GET", "/comments") == 1  # the PR was left to REST
+
+
+@pytest.mark.parametrize(
+    ("signed", "verified"),
+    [((0, 1), True), ((1,), False), ((), False)],
+    ids=["every-commit-signed", "one-unsigned", "none-signed"],
+)
+def test_a_follow_up_is_verified_only_when_github_verified_every_commits_signature(
+    github_harness: GitHubHarness, repo: RepoRef, signed: tuple[int, ...], verified: bool
+) -> None:
+    """`enactment: signed` trusts a change only when every commit after the comment carries a signature
+    GitHub verified (a commit's author is just the email it names); REST's compare and GraphQL say the
+    same, at no request more than before."""
+    fixed_pull(github_harness, repo, [("dev", {"src/fx.py": "rate = 2\n"}), ("dev", FIX)], signed=signed)
+    github_harness.requests.clear()
+    over_rest = threads_over_rest(github_harness, repo)
+    rest_requests = len(github_harness.requests.entries)
+    github_harness.requests.clear()
+
+    over_graphql = threads_over_graphql(github_harness, repo)
+
+    assert over_rest[0].follow_up is not None
+    assert over_rest[0].follow_up.verified is verified
+    assert over_graphql == over_rest
+    assert rest_requests == 3  # the PR list, the comments and the round's compare
+    assert github_harness.requests.entries == [("POST", "/api/graphql")] * 3

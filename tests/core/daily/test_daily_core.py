@@ -161,6 +161,24 @@ def test_a_team_may_ask_only_who_wrote_the_change_not_what_it_used(config) -> No
     )
 
 
+def test_a_team_may_ask_for_signed_commits(config) -> None:  # type: ignore[no-untyped-def]
+    """`scoring.autoMerge.enactment: signed`: the change must also be in commits whose signatures the
+    host verified, so one whose commits are unsigned, or whose host does not say, waits for a person."""
+    auto = config.scoring.auto_merge.model_copy(update={"enactment": "signed"})
+    signed = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
+    code = ("    return Money(amount).round_half_even()",)
+    verified = lesson(follow_up=FollowUp(("cy",), code, verified=True))
+    assert decide(verified, score_confidence(verified, config), Checks(), signed).verdict == "merge"
+    for state, why in [
+        (False, "a commit after the comment carries no signature the host verified"),
+        (None, "the host does not say whether the commits after the comment are signed"),
+    ]:
+        unsigned = lesson(follow_up=FollowUp(("cy",), code, verified=state))
+        assert decide(unsigned, score_confidence(unsigned, config), Checks(), config).verdict == "merge"
+        held = decide(unsigned, score_confidence(unsigned, config), Checks(), signed)
+        assert (held.verdict, held.reason) == ("review", f"not enacted by a second person: {why}")
+
+
 def test_merge_candidates_and_fact_guards() -> None:
     pool = [
         Candidate(

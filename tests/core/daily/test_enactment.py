@@ -133,3 +133,25 @@ def test_a_rule_with_a_specific_term_is_enacted_only_by_a_change_using_one() -> 
     assert enactment_reason("ana", FollowUp.of(["bo"], ["    refund.round_half_even()"]), terms) is None
     assert evidence_terms(("refund", "Decimal")) == ("refund", "Decimal")
     assert enactment_reason("ana", plain_only, ("refund", "Decimal")) is None
+
+
+@pytest.mark.parametrize(
+    ("verified", "reason"),
+    [
+        (False, "a commit after the comment carries no signature the host verified"),
+        (None, "the host does not say whether the commits after the comment are signed"),
+        (True, None),
+    ],
+)
+def test_signed_enactment_needs_every_commit_verified(verified: bool | None, reason: str | None) -> None:
+    """`enactment: signed`: a commit's author is only the email it names, so a pusher could claim the
+    author's; the change counts only when the host verified every commit's signature."""
+    change = FollowUp.of(["bo"], ["    raise RefundDeclined(order)"], verified=verified)
+    assert enactment_reason("ana", change, ("RefundDeclined",), need_signed=True) == reason
+    assert enactment_reason("ana", change, ("RefundDeclined",)) is None  # `code` does not ask
+
+
+def test_a_signed_change_must_still_use_the_rules_code() -> None:
+    signed = FollowUp.of(["bo"], ["    timeout = 30"], verified=True)
+    reason = enactment_reason("ana", signed, ("RefundDeclined",), need_signed=True)
+    assert reason is not None and "uses none of the rule's code terms" in reason

@@ -653,3 +653,50 @@ def test_a_comment_no_second_person_enacted_waits_for_a_person(
     held, body = held_beside_a_clean_lesson(any_world, CLIENT_PRICE, capsys, **follow_up)
     assert held == reason
     assert "not enacted by a second person" in body
+
+
+# A commit's author is only the email it names: a stolen reviewer account that can push may write the
+# pull request author's email into its commit. With `scoring.autoMerge.enactment: signed` the change
+# counts only when GitHub verified every commit's signature (its web editor signs for the signed-in
+# person), so an unsigned follow-up sends the lesson to a person and a signed one merges. Bitbucket
+# does not say whether a commit is signed, so there every review lesson goes to a person.
+
+UNVERIFIED = (
+    "not enacted by a second person: a commit after the comment carries no signature the host verified"
+)
+UNSAID = (
+    "not enacted by a second person: the host does not say whether the commits after the comment are signed"
+)
+
+
+def test_with_signed_enactment_only_a_signed_follow_up_merges_unread(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = any_world
+    config = world.main_files()["homeostat.yaml"]
+    commit_to_main(
+        world,
+        {"homeostat.yaml": config.replace("  autoMerge:\n", "  autoMerge:\n    enactment: signed\n")},
+        "ask for signed commits",
+    )
+    logging = "Log refund failures with log.error and the refund id."
+    one_thread_pull(
+        world,
+        "Refund logging",
+        ThreadSpec("ana", logging, "src/billing/api/logging.py", followed_by_commit=True),
+    )
+    signed = ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True, signed=True)
+    one_thread_pull(world, "Refund endpoint", signed)
+    world.script = ObedientScript((), trap_judge=False)
+    world.stub.respond_with(world.script)
+    assert world.daily() == 0, capsys.readouterr().out
+    records = world.records()
+    enacted = records["Raise RefundDeclined from billingerrors instead of returning None"]
+    held = next(r for t, r in records.items() if t.startswith("Log refund failures"))
+    if world.host == "bitbucket":
+        assert [(r.outcome, r.reason) for r in (enacted, held)] == [("review", UNSAID)] * 2
+        return
+    assert enacted.outcome == "merged", enacted.reason
+    assert (held.outcome, held.reason) == ("review", UNVERIFIED)
+    assert held.pr is not None
+    assert "carries no signature the host verified" in str(world.pull_state(held.pr.number)["body"])
