@@ -26,7 +26,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from homeostat.core.hosts import MergedPull, RepoRef
 
@@ -45,6 +45,8 @@ BLOBS_PER_QUERY = 50  # whole files come back: a query stays a few MB for files 
 MAX_DIFF_LINES = 20_000  # a longer file is diffed by GitHub (REST's compare), not here
 
 Query = Callable[[str, dict[str, Any]], Mapping[str, Any]]  # (query, variables) -> the response's `data`
+K = TypeVar("K")
+V = TypeVar("V")
 
 PULL_FIELDS = f"""
 fragment pull on PullRequest {{
@@ -238,20 +240,35 @@ def after_commit(read: PullRead, start: str) -> list[str] | None:
     return seen
 
 
-def read_files(query: Query, lookups: Sequence[Lookup]) -> tuple[dict[Lookup, tuple[str, int] | None], int]:
-    """Each lookup's (blob, mode), or None where the file (or the commit) is missing; and the queries."""
-    answers: dict[Lookup, tuple[str, int] | None] = {}
+def _batched(
+    query: Query,
+    items: Sequence[K],
+    size: int,
+    build: Callable[[Sequence[K]], tuple[str, dict[str, Any]]],
+    answer: Callable[[Mapping[str, Any], int], V],
+) -> tuple[dict[K, V], int]:
+    """Each distinct item's answer, asked `size` to a query (`build` writes one, `answer` reads the
+    item at an index back from its data); and how many queries that took."""
+    answers: dict[K, V] = {}
     queries = 0
-    unique = list(dict.fromkeys(lookups))
-    for start in range(0, len(unique), LOOKUPS_PER_QUERY):
-        batch = unique[start : start + LOOKUPS_PER_QUERY]
-        text, variables = lookup_query(batch)
-        data = query(text, variables)
+    unique = list(dict.fromkeys(items))
+    for start in range(0, len(unique), size):
+        batch = unique[start : start + size]
+        data = query(*build(batch))
         queries += 1
         for index, item in enumerate(batch):
-            found = ((data.get(f"f{index}") or {}).get("object") or {}).get("file")
-            answers[item] = (str(found["oid"]), int(found["mode"])) if found else None
+            answers[item] = answer(data, index)
     return answers, queries
+
+
+def read_files(query: Query, lookups: Sequence[Lookup]) -> tuple[dict[Lookup, tuple[str, int] | None], int]:
+    """Each lookup's (blob, mode), or None where the file (or the commit) is missing; and the queries."""
+    return _batched(query, lookups, LOOKUPS_PER_QUERY, lookup_query, _file_answer)
+
+
+def _file_answer(data: Mapping[str, Any], index: int) -> tuple[str, int] | None:
+    found = ((data.get(f"f{index}") or {}).get("object") or {}).get("file")
+    return (str(found["oid"]), int(found["mode"])) if found else None
 
 
 Blob = tuple[str, str]  # (repo full name in lower case, blob oid)
@@ -276,18 +293,13 @@ def blob_query(blobs: Sequence[Blob]) -> tuple[str, dict[str, Any]]:
 def read_texts(query: Query, blobs: Sequence[Blob]) -> tuple[dict[Blob, tuple[str, ...] | None], int]:
     """Each blob's lines (none for a binary blob, as a compare gives no patch for it), or None when
     GraphQL did not give it whole (cut short, missing, or longer than `MAX_DIFF_LINES`); the queries."""
-    answers: dict[Blob, tuple[str, ...] | None] = {}
-    queries = 0
-    unique = list(dict.fromkeys(blobs))
-    for start in range(0, len(unique), BLOBS_PER_QUERY):
-        batch = unique[start : start + BLOBS_PER_QUERY]
-        text, variables = blob_query(batch)
-        data = query(text, variables)
-        queries += 1
-        for index, item in enumerate(batch):
-            found = (data.get(f"b{index}") or {}).get("object") or {}
-            answers[item] = _lines(found)
-    return answers, queries
+    return _batched(
+        query,
+        blobs,
+        BLOBS_PER_QUERY,
+        blob_query,
+        lambda data, index: _lines((data.get(f"b{index}") or {}).get("object") or {}),
+    )
 
 
 def _lines(blob: Mapping[str, Any]) -> tuple[str, ...] | None:
