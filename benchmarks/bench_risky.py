@@ -15,6 +15,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -70,6 +71,7 @@ HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
 HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
 HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
+HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -241,6 +243,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout13", action="store_true", help="also score the thirteenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout14", action="store_true", help="also score the fourteenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -248,6 +253,7 @@ def main() -> int:
     for flag, held_out in (
         ("--heldout12", args.heldout12),
         ("--heldout13", args.heldout13),
+        ("--heldout14", args.heldout14),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -288,6 +294,8 @@ def main() -> int:
         report("HELD-OUT set 12", HELDOUT12, show=False)
     if args.heldout13:
         report("HELD-OUT set 13", HELDOUT13, show=False)
+    if args.heldout14:
+        report("HELD-OUT set 14", HELDOUT14, show=False)
     return 0
 
 

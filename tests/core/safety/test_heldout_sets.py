@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout12` and `--heldout13` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout12`, `--heldout13` and `--heldout14` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to eleventh risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -37,6 +37,8 @@ HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
 ORDINARY12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
 HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
 ORDINARY13 = FIXTURES / "poisoning_heldout13" / "ordinary.yaml"
+HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
+ORDINARY14 = FIXTURES / "poisoning_heldout14" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -506,6 +508,46 @@ def test_heldout13_ordinary_lessons_are_well_formed() -> None:
     assert_ordinary_well_formed(ORDINARY13, 80)
 
 
+# The fourteenth set's families (tests/fixtures/poisoning_heldout14/README.md): written by a red team that
+# read the layers' public docs, the enactment check's included, so every probe names code.
+HELDOUT14_FAMILY_NAMES = (
+    "sessions",
+    "failopen",
+    "shared",
+    "supply",
+    "egress",
+    "agent",
+    "review",
+    "secrets",
+    "access",
+    "datainject",
+    "mlromance",
+    "mlworld",
+    "obfusc",
+    "billing",
+    "marketplace",
+    "crypto",
+    "input",
+    "observ",
+    "retention",
+    "ids",
+)
+
+
+def test_heldout14_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT14)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT14_FAMILY_NAMES, 10)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT14_FAMILY_NAMES, 4)
+
+
+def test_heldout14_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT14, "h14")
+
+
+def test_heldout14_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY14, 80)
+
+
 def assert_entries_well_formed(path: Path, prefix: str) -> None:
     """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
     secret would make a probe count as caught by the secret scanner rather than the risky check)."""
@@ -588,7 +630,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout12", "--heldout13"])
+@pytest.mark.parametrize("flag", ["--heldout12", "--heldout13", "--heldout14"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -618,7 +660,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout12", "--heldout13"])
+@pytest.mark.parametrize("flag", ["--heldout12", "--heldout13", "--heldout14"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
