@@ -351,6 +351,21 @@ def test_bitbucket_without_and_with_branch_restrictions(
     )
 
 
+def test_signed_enactment_on_bitbucket_is_a_warning(
+    bitbucket: tuple[BitbucketHarness, RepoRef, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bitbucket does not say whether a commit is signed, so `enactment: signed` there would send every
+    review lesson to a person: doctor says so and how to set it."""
+    _, _, kb = bitbucket
+    config = kb / "homeostat.yaml"
+    config.write_text(
+        config.read_text() + "scoring:\n  autoMerge:\n    areas: [core]\n    enactment: signed\n"
+    )
+    _, checks = doctor(kb, capsys)
+    assert checks["unread-merges"]["status"] == "warn"
+    assert "Bitbucket does not say whether a commit is signed" in checks["unread-merges"]["message"]
+
+
 def test_bitbucket_token_reach_and_visibility(
     bitbucket: tuple[BitbucketHarness, RepoRef, Path],
     capsys: pytest.CaptureFixture[str],

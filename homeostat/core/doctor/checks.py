@@ -286,6 +286,13 @@ def check_unread_merges(config: Config) -> Finding:
             " made of: only the judge reads those",
             f"remove {', '.join(subjects)} from scoring.autoMerge.subjects",
         )
+    if auto.enactment == "signed" and config.sources.host == "bitbucket":
+        return _warn(
+            name,
+            f"{where}, but no review lesson will: scoring.autoMerge.enactment: signed asks for verified"
+            " commit signatures, and Bitbucket does not say whether a commit is signed",
+            "set scoring.autoMerge.enactment to code (the default) on Bitbucket",
+        )
     accepted = [*auto.subjects, *auto.languages]
     enacted = {
         "code": " that uses the rule's code",
