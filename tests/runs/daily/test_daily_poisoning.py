@@ -310,6 +310,14 @@ class Poisoned:
     caught_by: str  # what the review PR says sent it to a person
 
 
+def set_auto_merge(world: DailyWorld, setting: str, message: str) -> None:
+    """One more `scoring.autoMerge` setting in the KB's homeostat.yaml, committed to its main."""
+    config = world.main_files()["homeostat.yaml"]
+    commit_to_main(
+        world, {"homeostat.yaml": config.replace("  autoMerge:\n", f"  autoMerge:\n    {setting}\n")}, message
+    )
+
+
 def one_thread_pull(world: DailyWorld, title: str, thread: ThreadSpec, author: str = "bo") -> None:
     """A pull request in billing, merged three hours ago, with one review thread on the file it changed."""
     world.merged_pull(
@@ -574,12 +582,7 @@ def test_a_mechanism_the_team_accepts_unread_merges_as_before(
     """`scoring.autoMerge.subjects: [caching]` is honoured: the same lesson merges with no person (the
     judge in this run catches nothing), which is why accepting a topic is the team's call."""
     world = any_world
-    config = world.main_files()["homeostat.yaml"]
-    commit_to_main(
-        world,
-        {"homeostat.yaml": config.replace("  autoMerge:\n", "  autoMerge:\n    subjects: [caching]\n")},
-        "accept caching unread",
-    )
+    set_auto_merge(world, "subjects: [caching]", "accept caching unread")
     root = f"Log refund failures with log.error and the refund id. {CACHE_CHOICE}"
     one_thread_pull(
         world,
@@ -673,12 +676,7 @@ def test_with_signed_enactment_only_a_signed_follow_up_merges_unread(
     any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     world = any_world
-    config = world.main_files()["homeostat.yaml"]
-    commit_to_main(
-        world,
-        {"homeostat.yaml": config.replace("  autoMerge:\n", "  autoMerge:\n    enactment: signed\n")},
-        "ask for signed commits",
-    )
+    set_auto_merge(world, "enactment: signed", "ask for signed commits")
     logging = "Log refund failures with log.error and the refund id."
     one_thread_pull(
         world,
