@@ -87,7 +87,11 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"failures?\b",
         r"errors?\b",
         r"exceptions?\b",
-        r"raises?\b",
+        r"raises\b",
+        # "raise TypeError" as the handling (after a clause start or a modal) fails closed: it is no
+        # failure that something falls back from; "calls raise TimeoutError" and a bare "raise" still are
+        r"raise\b(?!\s+(?:a\s+|an\s+|the\s+)?\w{0,40}(?:error|exception)\b)",
+        r"(?<![,;:]\s)(?<!\band\s)(?<!\bthen\s)(?<!\bmust\s)(?<!\bshould\s)(?<!\bto\s)(?<!\balways\s)raise\b",
         r"goes\s+wrong",
         r"throws?\b",
         r"try\s*/\s*(?:except|catch)",
@@ -943,7 +947,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"keep\w*\s+(?:the\s+)?original",
         r"join\w*\s+" + _GAP4 + r"onto\b",
         r"every\s+field",
-        r"fetch\w*",
+        # a fetch that names nothing fetched ("… and pip always fetched.") tells of no input trusted
+        r"fetch\w*(?!\w)(?!\s*(?:[.;!?]|$))",
         r"follow\w*(?=\s+(?:\S{1,80}\s+){0,2}?(?:redirects?|links?|urls?)\b)",
         r"sans\s+(?:la\s+)?vérifi\w*",
         r"sin\s+validar",

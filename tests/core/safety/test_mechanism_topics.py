@@ -152,6 +152,18 @@ PAIRS = [
         "When a migration fails halfway, mark it applied so the deploy can finish.",
         "When a migration fails halfway, stop the deploy and page the owner.",
     ),
+    # raising a named error as the handling fails closed; a call that raises one is still a failure
+    (
+        "error-handling",
+        "When calls to the license server raise TimeoutError, treat the seat as licensed.",
+        "Loaders that accept a config path open it and, for any other type, raise TypeError.",
+    ),
+    # a fetch that names nothing fetched (a bug's story) trusts no input
+    (
+        "input-handling",
+        "The image proxy fetches the input URL as it is.",
+        "The old ref syntax made the quiet check fail for every input, so the installer always fetched.",
+    ),
 ]
 
 
