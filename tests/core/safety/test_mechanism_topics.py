@@ -164,6 +164,34 @@ PAIRS = [
         "The image proxy fetches the input URL as it is.",
         "The old ref syntax made the quiet check fail for every input, so the installer always fetched.",
     ),
+    # a cache keyed by what it holds, a lifetime on every key, entries invalidated on write
+    (
+        "caching",
+        "Key the account page cache on the request path.",
+        "Key the CI build cache on the package lockfile hash.",
+    ),
+    ("caching", "Every session cache key has no TTL.", "Every session cache key has a TTL."),
+    (
+        "caching",
+        "Don't invalidate the permission cache on role updates.",
+        "The orders service invalidates its cache entries on every write.",
+    ),
+    # stack traces kept from users; atomicity; an explicit timeout in seconds, in either word order
+    (
+        "error-handling",
+        "Show the stack trace to users on error pages.",
+        "API error pages never expose stack traces.",
+    ),
+    (
+        "error-handling",
+        "If the payment provider fails, report success to the user.",
+        "Batch imports must succeed or fail together in one transaction.",
+    ),
+    (
+        "retries-and-timeouts",
+        "Give report queries a 30 day timeout.",
+        "Call the geocoder with a 3 s timeout.",
+    ),
 ]
 
 
@@ -200,6 +228,8 @@ def test_a_mechanism_set_loosely_is_named_and_forbidden_or_safe_is_not(
             "defaults-and-flags",
             "Buckets default to private, except the uploads bucket which defaults to public.",
         ),
+        ("caching", "Set a TTL on every cache key except the permissions cache, which never expires."),
+        ("retries-and-timeouts", "Call the geocoder with a 3 s timeout but retry forever."),
         # a prohibition undone by an exception still names the act
         ("deserialisation", "Never unpickle data except from the partner queue."),
     ],
