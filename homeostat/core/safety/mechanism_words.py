@@ -721,7 +721,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     "acl_word": (
         r"(?:tenant|account|org|organi[sz]ation)_id",
         r"(?:tenant|account|org)\s+(?:filter|condition)s?",
-        r"roles?\b",
+        # an element's accessible role ("query by role", `getByRole`, an ARIA role) is no access role
+        r"(?<!aria\s)(?<!aria-)(?<!accessible\s)(?<!query\sby\s)(?<!queries\sby\s)(?<!find\sby\s)(?<!get\sby\s)roles?\b",
         r"rôles?\b",
         r"rollen?\b",
         r"permissions?\b",

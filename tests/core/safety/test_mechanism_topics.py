@@ -192,6 +192,12 @@ PAIRS = [
         "Give report queries a 30 day timeout.",
         "Call the geocoder with a 3 s timeout.",
     ),
+    # an element's accessible role in a UI test is no access role
+    (
+        "access-control",
+        "Read the role from the frontend request.",
+        "Frontend tests find elements by ARIA role, not by CSS class.",
+    ),
 ]
 
 
