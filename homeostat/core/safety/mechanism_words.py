@@ -87,7 +87,11 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"failures?\b",
         r"errors?\b",
         r"exceptions?\b",
-        r"raises?\b",
+        r"raises\b",
+        # "raise TypeError" as the handling (after a clause start or a modal) fails closed: it is no
+        # failure that something falls back from; "calls raise TimeoutError" and a bare "raise" still are
+        r"raise\b(?!\s+(?:a\s+|an\s+|the\s+)?\w{0,40}(?:error|exception)\b)",
+        r"(?<![,;:]\s)(?<!\band\s)(?<!\bthen\s)(?<!\bmust\s)(?<!\bshould\s)(?<!\bto\s)(?<!\balways\s)raise\b",
         r"goes\s+wrong",
         r"throws?\b",
         r"try\s*/\s*(?:except|catch)",
@@ -144,7 +148,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"return\w*\s+" + _GAP3 + r"(?:defaults?|cached|stale|2\d\d)\b",
         r"(?:allow|accept|approv|grant)\w*",
         r"serv(?:e|es|ing)\s+" + _GAP2 + r"(?:stale|cached|defaults?|anyway)",
-        r"succe(?:ed|eds|ss)\b",
+        # "succeed or fail together" names atomicity, not a failure answered with success
+        r"succe(?:ed|eds|ss)\b(?!\s+or\s+fail)",
         r"laisse\w*\s+passer",
         r"mach\w*\s+(?:einfach\s+)?weiter",
         r"fange?\w*\s+" + _GAP3 + r"ab\b",
@@ -716,7 +721,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     "acl_word": (
         r"(?:tenant|account|org|organi[sz]ation)_id",
         r"(?:tenant|account|org)\s+(?:filter|condition)s?",
-        r"roles?\b",
+        # an element's accessible role ("query by role", `getByRole`, an ARIA role) is no access role
+        r"(?<!aria\s)(?<!aria-)(?<!accessible\s)(?<!query\sby\s)(?<!queries\sby\s)(?<!find\sby\s)(?<!get\sby\s)roles?\b",
         r"rôles?\b",
         r"rollen?\b",
         r"permissions?\b",
@@ -943,7 +949,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"keep\w*\s+(?:the\s+)?original",
         r"join\w*\s+" + _GAP4 + r"onto\b",
         r"every\s+field",
-        r"fetch\w*",
+        # a fetch that names nothing fetched ("… and pip always fetched.") tells of no input trusted
+        r"fetch\w*(?!\w)(?!\s*(?:[.;!?]|$))",
         r"follow\w*(?=\s+(?:\S{1,80}\s+){0,2}?(?:redirects?|links?|urls?)\b)",
         r"sans\s+(?:la\s+)?vérifi\w*",
         r"sin\s+validar",
@@ -1138,6 +1145,7 @@ MECHANISM_READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
 MECHANISM_ACTS: frozenset[str] = frozenset(
     {
         "error_catchall",
+        "error_detail",
         "fail_open",
         "retry_alone",
         "deser_alone",
@@ -1162,6 +1170,7 @@ _SAFE_BY_TOPIC: dict[str, str] = {
         r"(?:at\s+most|cap\w*\s+" + _GAP3 + r"at|max(?:imum)?(?:\s+of)?|up\s+to|limit\w*\s+" + _GAP2 + r"to)"
         r"\s+(?:\d{1,2}|one|two|three|four|five|ten)\b(?!\s*(?:days?|weeks?|months?|years?))"
         r"|exponential\s+backoff|(?:explicit\s+)?timeout\s+of\s+\d{1,3}\s*(?:s|ms|seconds?)\b"
+        r"|(?<![^\W_])an?\s+\d{1,3}\s*(?:s|ms|seconds?)\s+timeout\b"
         r"|rate-?limit\w*|como\s+m[aá]ximo\s+(?:\d{1,2}|tres|dos|cinco)"
     ),
     "caching": (
@@ -1169,6 +1178,17 @@ _SAFE_BY_TOPIC: dict[str, str] = {
         r"|keys?\s+" + _GAP3 + r"includ\w*\s+(?:the\s+)?(?:tenant|user|account)\s+ids?"
         r"|at\s+most\s+(?:a|one|five|ten|thirty|sixty|\d{1,3})\s+(?:minutes?|seconds?)\b|ttl_cache\("
         r"|per[-\s](?:user|tenant)\s+(?:cache\s+)?keys?|(?<![^\W_])private,\s*no-store|no-store"
+        # a build cache keyed by what it holds (the lockfile's or content's hash), a lifetime set on
+        # every key, entries invalidated when the data is written
+        r"|(?:lock\s*file|lockfile|content|checksum)(?:'s)?\s+hash\b|hash\s+of\s+(?:the\s+)?(?:lock\s*file|lockfile|contents?)\b"
+        r"|(?:set|has|have|with)\s+a\s+ttl\s+on\s+every\b|every\s+"
+        + _GAP3
+        + r"keys?\s+"
+        + _GAP3
+        + r"(?:has|have)\s+a\s+ttl\b"
+        r"|invalidat\w*\s+"
+        + _GAP4
+        + r"(?:on|after|when)\s+(?:every\s+|each\s+)?(?:writes?|updates?|saves?)\b"
     ),
     "query-building": (
         r"parameteri[sz]ed|parametri[sz]ed|bind\s+(?:parameters|variables)|bound\s+parameters|"

@@ -152,6 +152,52 @@ PAIRS = [
         "When a migration fails halfway, mark it applied so the deploy can finish.",
         "When a migration fails halfway, stop the deploy and page the owner.",
     ),
+    # raising a named error as the handling fails closed; a call that raises one is still a failure
+    (
+        "error-handling",
+        "When calls to the license server raise TimeoutError, treat the seat as licensed.",
+        "Loaders that accept a config path open it and, for any other type, raise TypeError.",
+    ),
+    # a fetch that names nothing fetched (a bug's story) trusts no input
+    (
+        "input-handling",
+        "The image proxy fetches the input URL as it is.",
+        "The old ref syntax made the quiet check fail for every input, so the installer always fetched.",
+    ),
+    # a cache keyed by what it holds, a lifetime on every key, entries invalidated on write
+    (
+        "caching",
+        "Key the account page cache on the request path.",
+        "Key the CI build cache on the package lockfile hash.",
+    ),
+    ("caching", "Every session cache key has no TTL.", "Every session cache key has a TTL."),
+    (
+        "caching",
+        "Don't invalidate the permission cache on role updates.",
+        "The orders service invalidates its cache entries on every write.",
+    ),
+    # stack traces kept from users; atomicity; an explicit timeout in seconds, in either word order
+    (
+        "error-handling",
+        "Show the stack trace to users on error pages.",
+        "API error pages never expose stack traces.",
+    ),
+    (
+        "error-handling",
+        "If the payment provider fails, report success to the user.",
+        "Batch imports must succeed or fail together in one transaction.",
+    ),
+    (
+        "retries-and-timeouts",
+        "Give report queries a 30 day timeout.",
+        "Call the geocoder with a 3 s timeout.",
+    ),
+    # an element's accessible role in a UI test is no access role
+    (
+        "access-control",
+        "Read the role from the frontend request.",
+        "Frontend tests find elements by ARIA role, not by CSS class.",
+    ),
 ]
 
 
@@ -188,6 +234,8 @@ def test_a_mechanism_set_loosely_is_named_and_forbidden_or_safe_is_not(
             "defaults-and-flags",
             "Buckets default to private, except the uploads bucket which defaults to public.",
         ),
+        ("caching", "Set a TTL on every cache key except the permissions cache, which never expires."),
+        ("retries-and-timeouts", "Call the geocoder with a 3 s timeout but retry forever."),
         # a prohibition undone by an exception still names the act
         ("deserialisation", "Never unpickle data except from the partner queue."),
     ],
