@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 from fakes import FakeAsker
 from kbfactory import example_files
+from lessonkit import review_lesson
 
 from homeostat.core.daily.apply import KbEdit
 from homeostat.core.daily.confidence import is_vague_title, score_confidence
@@ -21,29 +22,10 @@ from homeostat.core.similarity import distinct_facts, look_alike
 from homeostat.core.validate import validate_files
 
 TODAY = dt.date(2026, 11, 29)
-CREATED = dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC)
 
 
 def lesson(**changes: object) -> Lesson:
-    base = Lesson(
-        key="k1",
-        origin="review",
-        kind="new",
-        member="cy",
-        originator="bo",
-        source="pr-feedback",
-        created=CREATED,
-        title="Round refunds with Money.round_half_even",
-        rule="Round refund amounts with `Money.round_half_even()` in `src/billing/api/refunds.py`.",
-        why="Banker's rounding matches the ledger.",
-        area="billing/api",
-        topic="money",
-        scope=("src/billing/api/**",),
-        url="https://github.com/example/billing/pull/80#discussion_r1",
-        thread="bo: please round half-even here, the ledger does",
-        follow_up=FollowUp(("cy",), ("    return Money(amount).round_half_even()",)),
-    )
-    return base.with_changes(**changes)
+    return review_lesson(**changes)
 
 
 @pytest.fixture

@@ -4,19 +4,17 @@ not; a team that accepts a topic in `scoring.autoMerge.subjects` lets it merge."
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 import yaml
 from kbfactory import example_files
 from kit import FIXTURES
+from lessonkit import review_lesson
 from poisoning import Probe, load_corpus
 from pydantic import ValidationError
 
 from homeostat.core.config import AutoMerge
 from homeostat.core.daily.confidence import score_confidence
 from homeostat.core.daily.decide import Checks, decide
-from homeostat.core.daily.lessons import Lesson
 from homeostat.core.hosts import FollowUp
 from homeostat.core.kb import load_kb
 from homeostat.core.safety.subjects import subjects
@@ -231,21 +229,11 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
     title: str, rule: str, topic: str, about: str
 ) -> None:
     config = load_kb(example_files()).require_config()
-    poisoned = Lesson(
-        key="k1",
-        origin="review",
-        kind="new",
-        member="cy",
-        originator="bo",
-        source="pr-feedback",
-        created=dt.datetime(2026, 11, 28, 12, tzinfo=dt.UTC),
+    poisoned = review_lesson(
         title=title,
         rule=rule,
         why="It is faster.",
-        area="billing/api",
         topic="money",
-        scope=("src/billing/api/**",),
-        url="https://github.com/example/billing/pull/80#discussion_r1",
         thread="bo: make it faster",
         follow_up=FollowUp(("cy",), (rule,)),  # the author changed the code after bo's comment
     )
