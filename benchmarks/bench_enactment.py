@@ -2,6 +2,7 @@
 would still merge unread.
 
     .venv/bin/python benchmarks/bench_enactment.py --pip DIR --flask DIR [--show] [--reviews-heldout]
+    .venv/bin/python benchmarks/bench_enactment.py --speed   # time per KB on adversarial input
 
 A review lesson merges unread only when someone other than its commenter wrote the change after the
 comment and that change's added lines use one of the rule's code terms. tests/fixtures/reviews.yaml
@@ -37,6 +38,7 @@ import argparse
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -47,6 +49,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
 from homeostat.core.daily.enactment import code_terms, evidence_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
 
@@ -202,13 +205,66 @@ def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *,
     )
 
 
+SPEED_SIZES = (64_000, 1_000_000)
+
+
+def _adversarial_texts() -> dict[str, str]:
+    """Rule texts shaped against each pattern code_terms uses: long runs, many openers, no closers."""
+    return {
+        "one long word": "a" * 1_000_000,
+        "unclosed %VAR": "%" + "a" * 1_000_000,
+        "dotted names": "a." * 500_000,
+        "backticks": "`" * 1_000_000,
+        "fence markers": "```\n" * 250_000,
+        "quotes": "'a " * 333_334,
+        "dashes": "--" + "a-" * 500_000,
+        "camelCase": "aB" * 500_000,
+    }
+
+
+def speed() -> None:
+    """Time per KB of code_terms and used_terms on adversarial rule text, and of GraphQL's added lines
+    on adversarial files (a text's line count, not its size, is what a pusher controls there): both
+    must stay flat as the input grows, since a rule's text and a pushed file are anyone's to write."""
+    for name, text in _adversarial_texts().items():
+        row = []
+        for size in SPEED_SIZES:
+            part = text[:size]
+            start = time.perf_counter()
+            used_terms(code_terms(part), [part])
+            row.append(
+                f"{(time.perf_counter() - start) * 1000 / (size / 1000):.3f} ms/KB at {size // 1000} KB"
+            )
+        print(f"code_terms  {name:16} " + ", ".join(row))
+    for name, shape in (
+        ("identical lines", lambda n: (["x = 1"] * n, ["x = 1"] * (n // 2) + ["y"] + ["x = 1"] * (n // 2))),
+        (
+            "permuted repeats",
+            lambda n: ([f"l{i % 100}" for i in range(n)], [f"l{i * 7 % 100}" for i in range(n)]),
+        ),
+    ):
+        row = []
+        for lines in (2_000, MAX_DIFF_LINES):
+            before, after = shape(lines)
+            start = time.perf_counter()
+            added_lines(before, after)
+            row.append(f"{(time.perf_counter() - start) * 1e6 / lines:.2f} µs/line at {lines} lines")
+        print(f"added_lines {name:16} " + ", ".join(row))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
-    parser.add_argument("--pip", type=Path, required=True, help="a clone of pypa/pip (bare or not)")
-    parser.add_argument("--flask", type=Path, required=True, help="a clone of pallets/flask (bare or not)")
+    parser.add_argument("--speed", action="store_true", help="time per KB on adversarial text instead")
+    parser.add_argument("--pip", type=Path, help="a clone of pypa/pip (bare or not)")
+    parser.add_argument("--flask", type=Path, help="a clone of pallets/flask (bare or not)")
     parser.add_argument("--show", action="store_true", help="print each rule's result (tuning set only)")
     parser.add_argument("--reviews-heldout", action="store_true", help="totals on reviews_heldout.yaml")
     args = parser.parse_args(argv)
+    if args.speed:
+        speed()
+        return 0
+    if args.pip is None or args.flask is None:
+        parser.error("--pip and --flask name the clones to measure (or --speed)")
     if args.show and args.reviews_heldout:
         parser.error("--show prints rules: not with the held-out set")
     histories = {"pypa/pip": History(args.pip), "pallets/flask": History(args.flask)}

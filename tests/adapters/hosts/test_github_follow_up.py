@@ -16,6 +16,7 @@ import pytest
 from emulators.github_server import BLOB_TEXT_LIMIT, GitHubHarness, ReviewCommentRecord
 
 from homeostat.adapters.hosts.github import GitHubHost
+from homeostat.adapters.hosts.github_graphql import added_lines
 from homeostat.core.hosts import FollowUp, RepoRef, ReviewThread
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -195,3 +196,11 @@ def test_a_follow_up_is_verified_only_when_github_verified_every_commits_signatu
     assert over_graphql == over_rest
     assert rest_requests == 3  # the PR list, the comments and the round's compare
     assert github_harness.requests.entries == [("POST", "/api/graphql")] * 3
+
+
+def test_graphql_added_lines_count_lines_and_ignore_a_moved_one() -> None:
+    """GraphQL gives two blobs, not a diff: the added lines are those the old text does not hold as
+    many times. A line moved within the file is no new code; a line added again beside its twin is."""
+    before = ("import os", "x = 1", "x = 1", "def f():", "    return x")
+    after = ("def f():", "    return x", "import os", "x = 1", "x = 1", "x = 1", "log_refund(x)")
+    assert added_lines(before, after) == ["x = 1", "log_refund(x)"]
