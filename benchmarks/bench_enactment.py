@@ -40,7 +40,6 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +48,7 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from homeostat.adapters.hosts.bitbucket_diff import read_diff  # noqa: E402
 from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
 from homeostat.core.daily.enactment import code_terms, evidence_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
@@ -127,19 +127,9 @@ class History:
         if key not in self._added:
             paths = ["--", *(f":(glob){glob}" for glob in scope)] if scope is not None else []
             diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change, *paths)
-            self._added[key] = list(_added_lines(diff))[:MAX_FOLLOW_UP_LINES]
+            added = read_diff(diff).added  # the parser the Bitbucket adapter reads git diffs with
+            self._added[key] = [line for lines in added.values() for line in lines][:MAX_FOLLOW_UP_LINES]
         return self._added[key]
-
-
-def _added_lines(diff: str) -> Iterator[str]:
-    in_hunk = False
-    for line in diff.splitlines():
-        if line.startswith("diff --git "):
-            in_hunk = False
-        elif line.startswith("@@"):
-            in_hunk = True
-        elif in_hunk and line.startswith("+"):
-            yield line[1:]
 
 
 def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:

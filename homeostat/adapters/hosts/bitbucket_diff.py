@@ -52,11 +52,6 @@ def read_diff(diff: str) -> DiffFiles:
     return found
 
 
-def added_lines(diff: str) -> dict[str, list[str]]:
-    """Each file's added lines (without the leading "+"), by its new path, in diff order."""
-    return read_diff(diff).added
-
-
 def _hunk_line(line: str, old_left: int, new_left: int, current: list[str] | None) -> tuple[int, int]:
     tag = line[:1]
     if tag == "+":

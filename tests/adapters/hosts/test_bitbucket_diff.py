@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.adapters.hosts.bitbucket_diff import added_lines, header_path, read_diff
+from homeostat.adapters.hosts.bitbucket_diff import header_path, read_diff
 
 DIFF = """diff --git a/billing/charge.py b/billing/charge.py
 index 1111111..2222222 100644
@@ -39,7 +39,7 @@ index 0000000..5555555
 
 
 def test_added_lines_by_file_count_hunks_so_a_plus_plus_line_is_content() -> None:
-    assert added_lines(DIFF) == {
+    assert read_diff(DIFF).added == {
         "billing/charge.py": ["    return with_retry(gateway.pay(amount))", "++counter", ""],
         "notes.md": ["no newline"],
     }
@@ -47,7 +47,7 @@ def test_added_lines_by_file_count_hunks_so_a_plus_plus_line_is_content() -> Non
 
 def test_context_lines_are_not_added() -> None:
     diff = "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,4 @@\n keep\n+new\n keep\n-old\n+newer\n"
-    assert added_lines(diff) == {"a.py": ["new", "newer"]}
+    assert read_diff(diff).added == {"a.py": ["new", "newer"]}
 
 
 @pytest.mark.parametrize(
