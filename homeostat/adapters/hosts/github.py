@@ -300,9 +300,9 @@ class GitHubHost:
         start, end = _utc(since), _utc(until) if until is not None else None
         try:
             listing = read_listing(self._graphql, repos, start, end, _parse_time)
-            ready, lookups = self._prepared(listing)
-            answers, queries = read_files(self._graphql, lookups)
-            texts, _queries = read_texts(self._graphql, _changed_blobs(ready, answers))
+            ready, ends = self._prepared(listing)
+            answers, queries = read_files(self._graphql, [lookup for pair in ends for lookup in pair])
+            texts, _queries = read_texts(self._graphql, _changed_blobs(ends, answers))
         except (
             GithubException,
             RetriesExhausted,
@@ -354,29 +354,34 @@ class GitHubHost:
         )
         return threads if whole else None
 
-    def _prepared(self, listing: Listing) -> tuple[list[tuple[PullRead, list[_Comment]]], list[Lookup]]:
-        """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need."""
+    def _prepared(
+        self, listing: Listing
+    ) -> tuple[list[tuple[PullRead, list[_Comment]]], list[tuple[Lookup, Lookup]]]:
+        """The PRs GraphQL gave whole, with their comments, and the file lookups their threads need:
+        the commented file at the thread's commit and at the head, a pair per thread."""
         ready: list[tuple[PullRead, list[_Comment]]] = []
-        lookups: list[Lookup] = []
+        ends: list[tuple[Lookup, Lookup]] = []
         for reads in listing.pulls.values():
             for read in reads:
                 if not read.complete or not read.pull.head_sha:
                     continue
                 comments = [_graphql_comment(item) for item in read.comments]
-                mine: list[Lookup] = []
+                mine: list[tuple[Lookup, Lookup]] = []
                 for root, _replies in _group(comments):
                     if not root.commit or root.commit == read.pull.head_sha:
                         continue
                     if after_commit(read, root.commit) is None:
                         break
-                    mine += [
-                        Lookup(read.pull.repo, root.commit, root.comment.path),
-                        Lookup(read.pull.repo, read.pull.head_sha, root.comment.path),
-                    ]
+                    mine.append(
+                        (
+                            Lookup(read.pull.repo, root.commit, root.comment.path),
+                            Lookup(read.pull.repo, read.pull.head_sha, root.comment.path),
+                        )
+                    )
                 else:
                     ready.append((read, comments))
-                    lookups += mine
-        return ready, lookups
+                    ends += mine
+        return ready, ends
 
     def _graphql(self, query: str, variables: dict[str, Any]) -> Mapping[str, Any]:
         def operation(_attempt: int) -> Mapping[str, Any]:
@@ -1286,21 +1291,14 @@ def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
 
 
 def _changed_blobs(
-    ready: Sequence[tuple[PullRead, Sequence[_Comment]]], answers: Mapping[Lookup, tuple[str, int] | None]
+    ends: Sequence[tuple[Lookup, Lookup]], answers: Mapping[Lookup, tuple[str, int] | None]
 ) -> list[Blob]:
     """The commented file's blobs, before and after, of every thread whose file changed after it."""
     blobs: list[Blob] = []
-    for read, comments in ready:
-        repo, head = read.pull.repo, read.pull.head_sha
-        for root, _replies in _group(comments):
-            if not root.commit or root.commit == head:
-                continue
-            ends = (
-                answers[Lookup(repo, root.commit, root.comment.path)],
-                answers[Lookup(repo, head, root.comment.path)],
-            )
-            if ends[0] != ends[1]:
-                blobs += [(repo.full_name.lower(), end[0]) for end in ends if end is not None]
+    for before, after in ends:
+        found = (answers[before], answers[after])
+        if found[0] != found[1]:
+            blobs += [(before.repo.full_name.lower(), end[0]) for end in found if end is not None]
     return blobs
 
 
