@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
@@ -502,7 +502,7 @@ class _Curation:
         if follow_up is None:
             return None
         authors = tuple(self._handle(author) if author else "" for author in follow_up.authors)
-        return FollowUp(authors, follow_up.added, follow_up.verified)
+        return replace(follow_up, authors=authors)
 
     def _doc_patch(self, item: _Thread, doc: Answered[DocPatchAnswer], lesson: Lesson | None) -> None:
         try:

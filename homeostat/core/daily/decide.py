@@ -97,8 +97,7 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     threshold = merge_threshold(lesson, config)
     if confidence.total >= threshold:
         judge = lesson.from_review and lesson.kind in ("new", "update")
-        unenacted = judge and unenacted_reason(lesson, config)
-        if unenacted:
+        if judge and (unenacted := unenacted_reason(lesson, config)):
             return Decision("review", f"not enacted by a second person: {unenacted}")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
