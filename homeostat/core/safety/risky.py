@@ -47,8 +47,6 @@ from homeostat.core.scanners.risky.quiet import (
 )
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
-    ASK_WAIVED,
-    ASKS_FIRST,
     CLAUSE_LEAD,
     CONFINED_AFTER,
     DISPOSABLE_CHECKOUT,
@@ -64,6 +62,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     WORK_TREE_ONLY,
     Pattern,
     PhraseRule,
+    asks_first,
     gate_of,
     words_among,
 )
@@ -399,10 +398,7 @@ def _asks_first(doc: _Text, start: int, end: int) -> bool:
         sentence_start = before.end()
     ends = _SENTENCE_END.search(doc.text, end, min(line_end, end + _CLAUSE_LOOKBACK))
     sentence_end = ends.start() if ends else min(line_end, end + _CLAUSE_LOOKBACK)
-    for ask in ASKS_FIRST.finditer(doc.text, sentence_start, sentence_end):
-        if not ASK_WAIVED.search(doc.text, max(sentence_start, ask.start() - 40), ask.start()):
-            return True
-    return False
+    return asks_first(doc.text, sentence_start, sentence_end)
 
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")

@@ -26,8 +26,6 @@ from homeostat.core.scanners.risky import wider_shapes as wide
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
-    ASK_WAIVED,
-    ASKS_FIRST,
     CONFINED_AFTER,
     DESTRUCTIVE,
     DOUBLE_NEGATIVE,
@@ -36,6 +34,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     NEGATION_AFTER,
     PARTIAL_SECRET,
     SET_APART,
+    asks_first,
 )
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
@@ -788,9 +787,8 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
     user instead"): an un-negated telling of the user after what it asks is the defence, not an order;
     so is asking the person first ("ask the developer before running any of them", "ask which to
     follow"), unless the asking is waived ("no need to ask first")."""
-    for ask in ASKS_FIRST.finditer(text, s.start, s.end):
-        if not ASK_WAIVED.search(text, max(s.start, ask.start() - 40), ask.start()):
-            return False
+    if asks_first(text, s.start, s.end):
+        return False
     if not (s.has("tell") and s.has("user")):
         return True
     asked = s.first("exec")[1]

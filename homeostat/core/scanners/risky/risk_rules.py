@@ -523,6 +523,18 @@ ASKS_FIRST = re.compile(
 ASK_WAIVED = re.compile(
     r"\b(?:no\s+need|never|not|n't|don'?t|dont|needn'?t|without|skip|stop)\b(?:\s+\w+){0,3}\s*$", _I
 )
+ASK_WAIVER_REACH = 40  # how far before an ask its waiver is looked for
+
+
+def asks_first(text: str, start: int, end: int) -> bool:
+    """Between `start` and `end` the text leaves the act to a person (`ASKS_FIRST`), and the asking is
+    not waived just before it (`ASK_WAIVED`)."""
+    return any(
+        not ASK_WAIVED.search(text, max(start, ask.start() - ASK_WAIVER_REACH), ask.start())
+        for ask in ASKS_FIRST.finditer(text, start, end)
+    )
+
+
 # A credential set apart from what a sentence exposes, in the same list: "Log the request id, never the
 # Authorization header", "… but not the token", "… except the cookies". Not a negation that turns on the
 # secret again ("not just the header", "no matter what", "never masking the token").
