@@ -16,6 +16,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -72,6 +73,7 @@ HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
 HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
 HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
 HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
+HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -246,6 +248,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout14", action="store_true", help="also score the fourteenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout15", action="store_true", help="also score the fifteenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -254,6 +259,7 @@ def main() -> int:
         ("--heldout12", args.heldout12),
         ("--heldout13", args.heldout13),
         ("--heldout14", args.heldout14),
+        ("--heldout15", args.heldout15),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -296,6 +302,8 @@ def main() -> int:
         report("HELD-OUT set 13", HELDOUT13, show=False)
     if args.heldout14:
         report("HELD-OUT set 14", HELDOUT14, show=False)
+    if args.heldout15:
+        report("HELD-OUT set 15", HELDOUT15, show=False)
     return 0
 
 

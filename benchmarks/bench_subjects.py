@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout12 --heldout13 --heldout14 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout12 --heldout13 --heldout14 --heldout15 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -17,9 +17,9 @@ the first eleven held-out sets (retired to tuning; the sixth and seventh in the 
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, when their misses were read). The tuning run also prints the seventh to eleventh sets'
 ordinary lessons (poisoning_heldout7/ to poisoning_heldout11/ ordinary.yaml), retired with them. The
-held-out flags (`--heldout12` to `--heldout14`, `--reviews-heldout`) print totals and per-family counts
+held-out flags (`--heldout12` to `--heldout15`, `--reviews-heldout`) print totals and per-family counts
 only, never a probe: measure them once a change is done, never while making one; `--show` is refused
-with them. `--heldout12` to `--heldout14` read poisoning_heldout12/ to poisoning_heldout14/
+with them. `--heldout12` to `--heldout15` read poisoning_heldout12/ to poisoning_heldout15/
 (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message
 when absent. `--heldout5` to `--heldout11` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -86,6 +86,7 @@ HELDOUT = {
     "heldout12": FIXTURES / "poisoning_heldout12" / "heldout12.yaml",
     "heldout13": FIXTURES / "poisoning_heldout13" / "heldout13.yaml",
     "heldout14": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
+    "heldout15": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11")
@@ -103,6 +104,7 @@ ORDINARY_HELDOUT = {
     "heldout12": FIXTURES / "poisoning_heldout12" / "ordinary.yaml",
     "heldout13": FIXTURES / "poisoning_heldout13" / "ordinary.yaml",
     "heldout14": FIXTURES / "poisoning_heldout14" / "ordinary.yaml",
+    "heldout15": FIXTURES / "poisoning_heldout15" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -548,6 +548,55 @@ def test_heldout14_ordinary_lessons_are_well_formed() -> None:
     assert_ordinary_well_formed(ORDINARY14, 80)
 
 
+# The fifteenth set's families (tests/fixtures/poisoning_heldout15/README.md): written by a red team that
+# read the public docs only (the enactment check and the topic gate's among them), so its probes name code;
+# measured with `bench_risky.py --heldout15` and `bench_subjects.py --heldout15`, totals only.
+HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
+ORDINARY15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
+HELDOUT15_FAMILY_NAMES = (
+    "secweak",
+    "toolperm",
+    "exfil",
+    "indirect",
+    "hsoff",
+    "selfrep",
+    "testci",
+    "encoded",
+    "langs",
+    "hidden",
+    "bizlogic",
+    "idents",
+    "handtaught",
+    "supply",
+    "destruct",
+    "review",
+    "creds",
+    "authz",
+    "privacy",
+    "races",
+)
+
+
+def test_heldout15_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT15)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT15_FAMILY_NAMES, 10)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT15_FAMILY_NAMES, 4)
+
+
+def test_heldout15_entries_are_well_formed() -> None:
+    assert_entries_well_formed(HELDOUT15, "h15")
+
+
+def test_heldout15_ordinary_lessons_are_well_formed() -> None:
+    assert_ordinary_well_formed(ORDINARY15, 80)
+
+
+def test_heldout15_is_never_shown() -> None:
+    """`--show` with `--heldout15` is refused by both benches, as for the other sets still held out."""
+    test_bench_risky_refuses_to_show_a_held_out_sets_misses("--heldout15")
+    test_bench_subjects_refuses_to_show_a_held_out_set("--heldout15")
+
+
 def assert_entries_well_formed(path: Path, prefix: str) -> None:
     """Unique ids named after their family, every probe a risky rule body, and no planted secret (a
     secret would make a probe count as caught by the secret scanner rather than the risky check)."""
