@@ -53,6 +53,7 @@ from homeostat.adapters.hosts.bitbucket_diff import read_diff  # noqa: E402
 from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
 from homeostat.core.daily.enactment import code_terms, enacting_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
+from homeostat.core.unified_diff import patch_lines  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"
 REVIEWS = FIXTURES / "reviews.yaml"
@@ -238,9 +239,10 @@ def _adversarial_texts() -> dict[str, str]:
 
 
 def speed() -> None:
-    """Time per KB of code_terms and used_terms on adversarial rule text, and of GraphQL's added lines
-    on adversarial files (a text's line count, not its size, is what a pusher controls there): both
-    must stay flat as the input grows, since a rule's text and a pushed file are anyone's to write."""
+    """Time per KB of code_terms and used_terms on adversarial rule text, of GraphQL's added lines on
+    adversarial files (a text's line count, not its size, is what a pusher controls there) and of the
+    hunk reader on adversarial diffs: each must stay flat as the input grows, since a rule's text and
+    a pushed file are anyone's to write."""
     for name, text in _adversarial_texts().items():
         row = []
         for size in SPEED_SIZES:
@@ -265,6 +267,32 @@ def speed() -> None:
             added_lines(before, after)
             row.append(f"{(time.perf_counter() - start) * 1e6 / lines:.2f} µs/line at {lines} lines")
         print(f"added_lines {name:16} " + ", ".join(row))
+    _speed_of_patches()
+
+
+def _adversarial_patches() -> dict[str, str]:
+    """Diffs shaped against the hunk reader: header after header, one hunk of lines that look like file
+    headers, and such lines outside any hunk."""
+    return {
+        "hunk headers": "@@ -1,0 +1,0 @@\n" * 62_500,
+        "header-like lines": "@@ -1,99999999 +1,99999999 @@\n" + "+++ b/x\n---a\n" * 62_500,
+        "outside hunks": "+++ b/x\n--- a/x\n" * 62_500,
+    }
+
+
+def _speed_of_patches() -> None:
+    """Time per KB of the shared hunk reader (GitHub's patches, Bitbucket's diffs) on 64 KB to 1 MB."""
+    for name, text in _adversarial_patches().items():
+        row = []
+        for size in SPEED_SIZES:
+            part = text[:size]
+            start = time.perf_counter()
+            patch_lines(part)
+            read_diff(part)
+            row.append(
+                f"{(time.perf_counter() - start) * 1000 / (size / 1000):.3f} ms/KB at {size // 1000} KB"
+            )
+        print(f"hunk reader {name:17} " + ", ".join(row))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -4,9 +4,9 @@ text/plain).
 
 A review thread's follow-up (`core.hosts.FollowUp`) holds the lines the commits after its comment
 added and removed, so the daily run can tell whether those commits used the rule's code (or took
-out code it forbids); the same diff, limited
-to the commented files, says which of them changed, so no diffstat is needed beside it. Hunk lengths
-are counted from each `@@` header, so an added line whose text starts with `++` (or a removed one
+out code it forbids); the same diff, limited to the commented files, says which of them changed,
+so no diffstat is needed beside it. Hunks are read as GitHub's patches are (`core.unified_diff`):
+counted from each `@@` header, so an added line whose text starts with `++` (or a removed one
 starting with `--`) is read as content and never as a file header.
 """
 
@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+from homeostat.core.unified_diff import Hunks
+
 _ESCAPED = re.compile(rb'\\([0-7]{3}|[abtnvfr"\\])')
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 
@@ -41,11 +42,11 @@ def read_diff(diff: str) -> DiffFiles:
     removed: list[str] = []
     named = True
     old_path = ""
-    old_left = new_left = 0
+    hunks = Hunks()
     for line in diff.split("\n"):
-        if old_left > 0 or new_left > 0:
-            old_left, new_left = _hunk_line(line, old_left, new_left, added, removed)
-        elif line.startswith("diff --git "):
+        if hunks.read(line, added, removed):
+            continue
+        if line.startswith("diff --git "):
             found.unnamed, named, old_path = found.unnamed or not named, False, ""
             added, removed = [], []
         elif line.startswith(("--- ", "+++ ")):
@@ -56,25 +57,8 @@ def read_diff(diff: str) -> DiffFiles:
             elif path or old_path:
                 added = found.added.setdefault(path, []) if path else []
                 removed = found.removed.setdefault(path or old_path, [])
-        elif hunk := _HUNK.match(line):
-            old_left, new_left = (int(size) if size is not None else 1 for size in hunk.groups())
     found.unnamed = found.unnamed or not named
     return found
-
-
-def _hunk_line(
-    line: str, old_left: int, new_left: int, added: list[str], removed: list[str]
-) -> tuple[int, int]:
-    tag = line[:1]
-    if tag == "+":
-        added.append(line[1:])
-        return old_left, new_left - 1
-    if tag == "-":
-        removed.append(line[1:])
-        return old_left - 1, new_left
-    if tag == "\\":  # "\ No newline at end of file" counts for neither side
-        return old_left, new_left
-    return old_left - 1, new_left - 1
 
 
 def header_path(header: str) -> str:

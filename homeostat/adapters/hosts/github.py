@@ -79,6 +79,7 @@ from homeostat.core.hosts import (
     RuleSet,
     TokenReach,
 )
+from homeostat.core.unified_diff import patch_lines
 from homeostat.errors import AuthError, ConfigError, HostError, RateLimitError
 
 T = TypeVar("T")
@@ -1292,14 +1293,11 @@ def _commits_verified(data: Mapping[str, Any]) -> bool | None:
 
 
 def _file_lines(item: Mapping[str, Any]) -> _FileLines:
-    """A compare file's names and the lines its patch adds and removes (none when GitHub gives no
-    patch: a binary file or a diff too large to show)."""
-    lines = str(item.get("patch") or "").split("\n")
-    added = tuple(line[1:] for line in lines if line.startswith("+") and not line.startswith("+++"))
-    removed = tuple(line[1:] for line in lines if line.startswith("-") and not line.startswith("---"))
-    return _FileLines(
-        str(item.get("filename") or ""), str(item.get("previous_filename") or ""), added, removed
-    )
+    """A compare file's names and the lines its patch adds and removes, its hunks counted as
+    Bitbucket's diffs are (none when GitHub gives no patch: a binary file or a diff too large)."""
+    added, removed = patch_lines(str(item.get("patch") or ""))
+    names = str(item.get("filename") or ""), str(item.get("previous_filename") or "")
+    return _FileLines(*names, tuple(added), tuple(removed))
 
 
 def _changed_blobs(

@@ -162,6 +162,21 @@ def test_a_fix_that_only_deletes_lines_is_read_the_same_over_rest_and_graphql(
     assert over_graphql == over_rest
 
 
+def test_a_line_whose_text_starts_with_plus_plus_or_minus_minus_is_content(
+    github_harness: GitHubHarness, repo: RepoRef
+) -> None:
+    """The patch shows them as `+++…` and `---…`, which a file header also starts with; its hunk
+    counts say they are lines, as Bitbucket's reader and GraphQL's texts have it."""
+    first = {"src/money.py": "amount = 1.0\n--legacy_round = 1\n"}
+    fixed_pull(github_harness, repo, [("dev", {"src/money.py": "amount = 1.0\n++counter\n"})], first=first)
+
+    over_rest = threads_over_rest(github_harness, repo)
+
+    expected = FollowUp(("dev",), ("++counter",), verified=False, removed=("--legacy_round = 1",))
+    assert over_rest[0].follow_up == expected
+    assert threads_over_graphql(github_harness, repo) == over_rest
+
+
 def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
     github_harness: GitHubHarness, repo: RepoRef
 ) -> None:
