@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from homeostat.core.hosts import FollowUp
 from homeostat.core.safety.risky import clauses_around, warns_against
@@ -170,17 +171,25 @@ _OUTDATED_AFTER = re.compile(
 )
 
 
+MAX_MENTIONS = 1000  # mentions of its terms whose clauses a rule's texts have read
+
+
 def forbidden_terms(terms: Sequence[str], texts: Iterable[str]) -> tuple[str, ...]:
     """The terms every mention of which in the texts is warned against, the way the risky phrase
     rules read a warning (`core.safety.risky.warns_against`: "never", "don't", "avoid", "stop", "no
     longer", "instead of", "rather than" before it, "is forbidden" after it), or ordered out ("remove",
     "drop", "replace … with", "is deprecated"); not one a negation keeps ("never remove `x`"). A term
     the rule also names without a warning is not forbidden: "use `x`; never call `x` twice" asks for
-    `x`. Each mention's clause is read within a few hundred characters, so this is linear."""
+    `x`. Each mention's clause is read within a few hundred characters, and only the first
+    `MAX_MENTIONS` mentions are read (a term first named after them is not forbidden, as before
+    removed lines were read), so a long rule costs no more than a short one."""
     wanted = {term.lower() for term in terms}
     warned: dict[str, bool] = {}
+    budget = MAX_MENTIONS
     for text in texts:
-        mentions = [m for m in _IDENTIFIER.finditer(text) if m.group(0).lower() in wanted]
+        named = (m for m in _IDENTIFIER.finditer(text) if m.group(0).lower() in wanted)
+        mentions = list(islice(named, budget))
+        budget -= len(mentions)
         clauses = clauses_around(text, [m.span() for m in mentions])
         for mention, (before, after) in zip(mentions, clauses, strict=True):
             key = mention.group(0).lower()

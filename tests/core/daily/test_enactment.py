@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.daily.enactment import code_terms, enactment_reason, evidence_terms, used_terms
+from homeostat.core.daily.enactment import (
+    MAX_MENTIONS,
+    code_terms,
+    enactment_reason,
+    evidence_terms,
+    used_terms,
+)
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES, FollowUp
 
 
@@ -232,3 +238,11 @@ def test_a_rule_that_only_forbids_says_what_was_not_removed() -> None:
 def test_a_follow_up_keeps_at_most_the_capped_removed_lines() -> None:
     removed = ["x"] * MAX_FOLLOW_UP_LINES + ["legacy_round(amount)"]
     assert enactment_reason("ana", FollowUp.of(["bo"], [], removed=removed), PROHIBITION) is not None
+
+
+def test_only_the_first_mentions_are_read_for_a_warning() -> None:
+    """Each mention's clause costs a few hundred characters of reading: past `MAX_MENTIONS` a rule's
+    terms are read as before removed lines counted (not forbidden), so a long rule costs no more."""
+    assert code_terms("Never call `late_name`.").forbidden == ("late_name",)
+    padded = "Use `other_name`. " * MAX_MENTIONS + "Never call `late_name`."
+    assert code_terms(padded).forbidden == ()
