@@ -5,11 +5,12 @@ would still merge unread.
     .venv/bin/python benchmarks/bench_enactment.py --speed   # time per KB on adversarial input
 
 A review lesson merges unread only when someone other than its commenter wrote the change after the
-comment and that change's added lines use one of the rule's code terms. tests/fixtures/reviews.yaml
-holds 100 rules written from review threads of merged pull requests of pypa/pip and pallets/flask
-(`url` is the pull request, `scope` the files). For each rule this finds the pull request's merged
-change in the project's history, takes the lines it added to (a) the rule's scope files and (b) every
-file, and asks whether they use one of `evidence_terms(code_terms(rule))` (the fixtures hold no examples). It counts:
+comment and that change's added lines use one of the rule's code terms, or its removed lines one the
+rule forbids. tests/fixtures/reviews.yaml holds 100 rules written from review threads of merged pull
+requests of pypa/pip and pallets/flask (`url` is the pull request, `scope` the files). For each rule
+this finds the pull request's merged change in the project's history, takes the lines it added and
+removed in (a) the rule's scope files and (b) every file, and asks whether they use the rule's
+`enacting_terms(code_terms(rule))` (the fixtures hold no examples). It counts:
 rules that name no code terms (never merge unread), grounded in (a) and in (b), not grounded, and
 unknown (the pull request's change was not found in the history).
 
@@ -50,8 +51,9 @@ sys.path.insert(0, str(REPO))
 
 from homeostat.adapters.hosts.bitbucket_diff import read_diff  # noqa: E402
 from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
-from homeostat.core.daily.enactment import code_terms, evidence_terms, used_terms  # noqa: E402
+from homeostat.core.daily.enactment import code_terms, enacting_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
+from homeostat.core.unified_diff import patch_lines  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures"
 REVIEWS = FIXTURES / "reviews.yaml"
@@ -63,10 +65,12 @@ SQUASH_SUBJECT = re.compile(r"\(#(\d+)\)\s*$")
 
 @dataclass(frozen=True)
 class Outcome:
-    """One rule's result: its terms and the terms the pull request's added lines use."""
+    """One rule's result: its terms (those added lines must use, and those removed lines must) and
+    the terms the pull request's change uses."""
 
     rule_id: str
     terms: tuple[str, ...]
+    removed_terms: tuple[str, ...]
     found: bool
     in_scope: tuple[str, ...] = ()
     in_all: tuple[str, ...] = ()
@@ -76,7 +80,7 @@ class Outcome:
 
     @property
     def kind(self) -> str:
-        if not self.terms:
+        if not self.terms and not self.removed_terms:
             return "no code terms"
         if not self.found:
             return "unknown (PR not found)"
@@ -103,7 +107,7 @@ class History:
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
-        self._added: dict[tuple[tuple[str, str], tuple[str, ...] | None], list[str]] = {}
+        self._lines: dict[tuple[tuple[str, str], tuple[str, ...] | None], tuple[list[str], list[str]]] = {}
         self._merges: dict[int, tuple[str, str]] = {}
         self._squashes: dict[int, tuple[str, str]] = {}
         log = _git(git_dir, "log", "--branches", "--format=%H %P%x09%s")
@@ -120,16 +124,28 @@ class History:
     def change(self, number: int) -> tuple[str, str] | None:
         return self._merges.get(number) or self._squashes.get(number)
 
-    def added(self, change: tuple[str, str], scope: list[str] | None) -> list[str]:
-        """The lines the change added (without the "+"), to the scope's files or to every file,
-        capped the way a host's follow-up is."""
+    def lines(self, change: tuple[str, str], scope: list[str] | None) -> tuple[list[str], list[str]]:
+        """The lines the change added and removed (without the "+" or "-"), in the scope's files or in
+        every file, capped the way a host's follow-up is."""
         key = (change, tuple(scope) if scope is not None else None)
-        if key not in self._added:
+        if key not in self._lines:
             paths = ["--", *(f":(glob){glob}" for glob in scope)] if scope is not None else []
             diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change, *paths)
-            added = read_diff(diff).added  # the parser the Bitbucket adapter reads git diffs with
-            self._added[key] = [line for lines in added.values() for line in lines][:MAX_FOLLOW_UP_LINES]
-        return self._added[key]
+            found = read_diff(diff)  # the parser the Bitbucket adapter reads git diffs with
+            added, removed = (
+                [line for lines in by_file.values() for line in lines][:MAX_FOLLOW_UP_LINES]
+                for by_file in (found.added, found.removed)
+            )
+            self._lines[key] = added, removed
+        return self._lines[key]
+
+
+def uses(
+    added: tuple[str, ...], removed: tuple[str, ...], lines: tuple[list[str], list[str]]
+) -> tuple[str, ...]:
+    """The terms a change's lines use as enactment counts them: `added` in its added lines, `removed`
+    (terms the rule forbids) in its removed ones."""
+    return used_terms(added, lines[0]) + used_terms(removed, lines[1])
 
 
 def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
@@ -137,17 +153,18 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
     outcomes = []
     for rule in yaml.safe_load(path.read_text(encoding="utf-8"))["rules"]:
         texts = [str(rule.get("rule", ""))] + ([str(rule["example"])] if rule.get("example") else [])
-        terms = evidence_terms(code_terms(*texts))
+        terms, removed = enacting_terms(code_terms(*texts))
         match = PULL_URL.match(str(rule.get("url", "")))
         change = histories[match[1]].change(int(match[2])) if match else None
-        if not terms or match is None or change is None:
-            outcomes.append(Outcome(str(rule["id"]), terms, change is not None))
+        if not (terms or removed) or match is None or change is None:
+            outcomes.append(Outcome(str(rule["id"]), terms, removed, change is not None))
             continue
         history = histories[match[1]]
-        in_scope = used_terms(terms, history.added(change, list(rule.get("scope") or [])))
-        in_all = used_terms(terms, history.added(change, None))
+        in_scope = uses(terms, removed, history.lines(change, list(rule.get("scope") or [])))
+        in_all = uses(terms, removed, history.lines(change, None))
+        scope = tuple(rule["scope"])
         outcomes.append(
-            Outcome(str(rule["id"]), terms, True, in_scope, in_all, match[1], change, tuple(rule["scope"]))
+            Outcome(str(rule["id"]), terms, removed, True, in_scope, in_all, match[1], change, scope)
         )
     return outcomes
 
@@ -163,11 +180,13 @@ def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> Counter[s
             if outcome.change is None or project != outcome.project or change == outcome.change:
                 continue
             history = histories[project]
-            in_scope = history.added(change, list(outcome.scope))
+            in_scope = history.lines(change, list(outcome.scope))
+            terms = outcome.terms, outcome.removed_terms
             counts["tried"] += 1
-            counts["touch scope"] += bool(in_scope)
-            counts["in scope"] += bool(used_terms(outcome.terms, in_scope))
-            counts["anywhere"] += bool(used_terms(outcome.terms, history.added(change, None)))
+            counts["touch scope"] += bool(in_scope[0])
+            counts["in scope"] += bool(uses(*terms, in_scope))
+            counts["anywhere"] += bool(uses(*terms, history.lines(change, None)))
+            counts["by removal"] += bool(used_terms(outcome.removed_terms, history.lines(change, None)[1]))
     return counts
 
 
@@ -175,7 +194,8 @@ def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *,
     """Totals; each rule too with `show`."""
     if show:
         for outcome in outcomes:
-            print(f"  {outcome.kind:30} {outcome.rule_id}: terms {list(outcome.terms)}")
+            removed = f", removed {list(outcome.removed_terms)}" if outcome.removed_terms else ""
+            print(f"  {outcome.kind:30} {outcome.rule_id}: terms {list(outcome.terms)}{removed}")
             if outcome.in_all:
                 print(f"  {'':30}   used in scope {list(outcome.in_scope)}, anywhere {list(outcome.in_all)}")
     counts = Counter(outcome.kind for outcome in outcomes)
@@ -191,7 +211,8 @@ def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *,
     print(
         f"  placebo (rule x unrelated PR of its project, {pairs['tried']} pairs): (a) of the "
         f"{pairs['touch scope']} that add lines to the rule's scope files, {pairs['in scope']} use a "
-        f"term there; (b) {pairs['anywhere']} use a term in any file"
+        f"term there; (b) {pairs['anywhere']} use a term in any file ({pairs['by removal']} remove a "
+        "forbidden one)"
     )
 
 
@@ -199,7 +220,8 @@ SPEED_SIZES = (64_000, 1_000_000)
 
 
 def _adversarial_texts() -> dict[str, str]:
-    """Rule texts shaped against each pattern code_terms uses: long runs, many openers, no closers."""
+    """Rule texts shaped against each pattern code_terms uses: long runs, many openers, no closers,
+    and many mentions whose clauses are read."""
     return {
         "one long word": "a" * 1_000_000,
         "unclosed %VAR": "%" + "a" * 1_000_000,
@@ -209,13 +231,18 @@ def _adversarial_texts() -> dict[str, str]:
         "quotes": "'a " * 333_334,
         "dashes": "--" + "a-" * 500_000,
         "camelCase": "aB" * 500_000,
+        # every mention's clause is read for a warning (`forbidden_terms`): many mentions, each warned
+        # against, or each a different term, with no clause boundary between them
+        "warned mentions": "never call do_it " * 58_824,
+        "distinct terms": " ".join(f"`t_{index}`" for index in range(125_000)),
     }
 
 
 def speed() -> None:
-    """Time per KB of code_terms and used_terms on adversarial rule text, and of GraphQL's added lines
-    on adversarial files (a text's line count, not its size, is what a pusher controls there): both
-    must stay flat as the input grows, since a rule's text and a pushed file are anyone's to write."""
+    """Time per KB of code_terms and used_terms on adversarial rule text, of GraphQL's added lines on
+    adversarial files (a text's line count, not its size, is what a pusher controls there) and of the
+    hunk reader on adversarial diffs: each must stay flat as the input grows, since a rule's text and
+    a pushed file are anyone's to write."""
     for name, text in _adversarial_texts().items():
         row = []
         for size in SPEED_SIZES:
@@ -240,6 +267,32 @@ def speed() -> None:
             added_lines(before, after)
             row.append(f"{(time.perf_counter() - start) * 1e6 / lines:.2f} µs/line at {lines} lines")
         print(f"added_lines {name:16} " + ", ".join(row))
+    _speed_of_patches()
+
+
+def _adversarial_patches() -> dict[str, str]:
+    """Diffs shaped against the hunk reader: header after header, one hunk of lines that look like file
+    headers, and such lines outside any hunk."""
+    return {
+        "hunk headers": "@@ -1,0 +1,0 @@\n" * 62_500,
+        "header-like lines": "@@ -1,99999999 +1,99999999 @@\n" + "+++ b/x\n---a\n" * 62_500,
+        "outside hunks": "+++ b/x\n--- a/x\n" * 62_500,
+    }
+
+
+def _speed_of_patches() -> None:
+    """Time per KB of the shared hunk reader (GitHub's patches, Bitbucket's diffs) on 64 KB to 1 MB."""
+    for name, text in _adversarial_patches().items():
+        row = []
+        for size in SPEED_SIZES:
+            part = text[:size]
+            start = time.perf_counter()
+            patch_lines(part)
+            read_diff(part)
+            row.append(
+                f"{(time.perf_counter() - start) * 1000 / (size / 1000):.3f} ms/KB at {size // 1000} KB"
+            )
+        print(f"hunk reader {name:17} " + ", ".join(row))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,8 +33,10 @@ class ThreadSpec:
     The follow-up commit is `follow_up_by`'s (a handle, or `Name <email>` for an address the host links
     to no account; the PR's author by default) and, when `enacts`, adds a line carrying out the
     comment (its text, as a code comment, so the rule's code terms are in the change); otherwise a line
-    that has nothing to do with it. When `signed`, GitHub shows the follow-up commit with a signature it
-    verified (as for one made in its web editor); Bitbucket, which never says, ignores it.
+    that has nothing to do with it; with `deletes` (a line of the PR's `path`) it removes that line and
+    adds none ("stop calling X" enacted by deleting X). When `signed`, GitHub shows the follow-up commit
+    with a signature it verified (as for one made in its web editor); Bitbucket, which never says,
+    ignores it.
     """
 
     author: str
@@ -48,6 +50,14 @@ class ThreadSpec:
     follow_up_by: str = ""
     enacts: bool = True
     signed: bool = False
+    deletes: str = ""
+
+    def followed_text(self, current: str, index: int) -> str:
+        """`path`'s text after the follow-up commit, from its text before it."""
+        if self.deletes:
+            assert self.deletes + "\n" in current, f"{self.path} holds no line {self.deletes!r} to delete"
+            return current.replace(self.deletes + "\n", "", 1)
+        return current + self.follow_up_line(index)
 
     def follow_up_line(self, index: int) -> str:
         """The line the follow-up commit adds to `path`."""

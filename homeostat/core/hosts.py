@@ -124,29 +124,40 @@ class ReviewComment:
         return self.updated_at
 
 
-MAX_FOLLOW_UP_LINES = (
-    4000  # added lines a thread keeps from the change after it (enough for any rule's terms)
-)
+MAX_FOLLOW_UP_LINES = 4000  # added (and removed) lines a thread keeps from the change after it
 
 
 @dataclass(frozen=True)
 class FollowUp:
     """What the pull request's commits after a thread's root comment did, as the host tells it: who
-    wrote them and which lines they added to the commented file (to any file for a comment on no
-    file). The evidence that a second person enacted the comment (`core.daily.enactment`): a review
-    lesson merges unread only when someone other than its commenter wrote the change and the change
-    uses the rule's code terms. `verified` is whether every commit carries a signature the host
-    verified (None when the host does not say: Bitbucket Cloud), which ties a commit to the account
-    that signed it rather than to the email it names (`scoring.autoMerge.enactment: signed`)."""
+    wrote them and which lines they added to and removed from the commented file (to and from any file
+    for a comment on no file). The evidence that a second person enacted the comment
+    (`core.daily.enactment`): a review lesson merges unread only when someone other than its commenter
+    wrote the change and the change uses the rule's code terms, in an added line or, for a term the
+    rule forbids ("stop calling `x`"), in a removed one. `verified` is whether every commit carries a
+    signature the host verified (None when the host does not say: Bitbucket Cloud), which ties a
+    commit to the account that signed it rather than to the email it names
+    (`scoring.autoMerge.enactment: signed`)."""
 
     authors: tuple[str, ...] = ()  # host account per commit, in order; "" for a commit linked to no account
     added: tuple[str, ...] = ()  # added lines without the leading "+", at most MAX_FOLLOW_UP_LINES
     verified: bool | None = None
+    removed: tuple[str, ...] = ()  # removed lines without the leading "-", at most MAX_FOLLOW_UP_LINES
 
     @staticmethod
-    def of(authors: Iterable[str], added: Iterable[str], *, verified: bool | None = None) -> FollowUp:
-        """A follow-up with its added lines capped."""
-        return FollowUp(tuple(authors), tuple(islice(added, MAX_FOLLOW_UP_LINES)), verified)
+    def of(
+        authors: Iterable[str],
+        added: Iterable[str],
+        *,
+        verified: bool | None = None,
+        removed: Iterable[str] = (),
+    ) -> FollowUp:
+        """A follow-up with its added and removed lines capped."""
+        return FollowUp(tuple(authors), _capped(added), verified, _capped(removed))
+
+
+def _capped(lines: Iterable[str]) -> tuple[str, ...]:
+    return tuple(islice(lines, MAX_FOLLOW_UP_LINES))
 
 
 @dataclass(frozen=True)

@@ -1887,7 +1887,7 @@ class BitbucketHarness:
                 self.push_commit(
                     repo,
                     branch,
-                    {thread.path: current + thread.follow_up_line(index)},
+                    {thread.path: thread.followed_text(current, index)},
                     f"Address review on {thread.path}",
                     author=thread.follow_up_by or spec.author,
                     when=later,

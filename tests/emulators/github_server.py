@@ -2325,7 +2325,7 @@ def _follow_ups(spec: PullSpec, at: datetime) -> list[tuple[Change, bool]]:
     for index, thread in enumerate(spec.threads):
         moment = at + timedelta(minutes=2 * index)
         if thread.followed_by_commit:
-            files[thread.path] = files.get(thread.path, "") + thread.follow_up_line(index)
+            files[thread.path] = thread.followed_text(files.get(thread.path, ""), index)
             by = thread.follow_up_by or spec.author
             commits.append(
                 (({thread.path: files[thread.path]}, f"Address review {index}", by, moment), thread.signed)

@@ -496,15 +496,18 @@ class Followed:
 
 
 def follow_up_of(
-    commits: Sequence[PullCommit], after: datetime, path: str, added: Mapping[str, list[str]] | None
+    commits: Sequence[PullCommit], after: datetime, path: str, diff: DiffFiles | None
 ) -> FollowUp | None:
-    """The commits after `after` (oldest first) and the lines they added to `path` (to every file
-    for a general comment); None when the diff could not be read."""
-    if added is None:
+    """The commits after `after` (oldest first) and the lines they added to and removed from `path`
+    (every file for a general comment); None when the diff could not be read."""
+    if diff is None:
         return None
     later = sorted((c for c in reversed(commits) if c.date > after), key=lambda commit: commit.date)
-    lines = added.get(path, []) if path else [line for found in added.values() for line in found]
-    return FollowUp.of((commit.author for commit in later), lines)
+    added, removed = (
+        by_file.get(path, []) if path else [line for found in by_file.values() for line in found]
+        for by_file in (diff.added, diff.removed)
+    )
+    return FollowUp.of((commit.author for commit in later), added, removed=removed)
 
 
 def pull_tip(commits: Sequence[PullCommit]) -> str:
@@ -694,7 +697,7 @@ class BitbucketHost:
     ) -> dict[int, Followed]:
         """For each root comment a PR commit after it touched the file of (a general comment: any
         commit): when the first commit after it was made, who wrote the commits after it and the lines
-        they added to its file; an empty `Followed` for the others. One diff per review round."""
+        they added to and removed from its file; an empty `Followed` for the others. One diff per review round."""
         result = {thread[0].id: Followed() for thread in threads}
         if not threads:
             return result
@@ -709,19 +712,19 @@ class BitbucketHost:
             if boundary is not None:
                 rounds.setdefault(boundary, []).append(thread[0])
         for boundary, roots in rounds.items():
-            changed, added = self._after(repo, head, boundary, roots)
+            changed, diff = self._after(repo, head, boundary, roots)
             for root in roots:
                 if root.path and root.path not in changed:
                     continue
                 first_after = min(commit.date for commit in commits if commit.date > root.created)
-                result[root.id] = Followed(first_after, follow_up_of(commits, root.created, root.path, added))
+                result[root.id] = Followed(first_after, follow_up_of(commits, root.created, root.path, diff))
         return result
 
     def _after(
         self, repo: RepoRef, head: str, boundary: str, roots: Sequence[RawComment]
-    ) -> tuple[set[str], dict[str, list[str]] | None]:
-        """The paths `head` changed since `boundary` among the roots' files, and the lines it added by
-        file (None when unknown): one diff limited to the commented files (every file when a general
+    ) -> tuple[set[str], DiffFiles | None]:
+        """The paths `head` changed since `boundary` among the roots' files, and the diff's lines it
+        added and removed by file (None when unknown): one diff limited to the commented files (every file when a general
         comment is among the roots). The diffstat is asked only when the diff cannot say: a file section
         with no `---`/`+++` header (binary, mode or rename only), or a diff too large (555)."""
         files = sorted({root.path for root in roots})
@@ -729,8 +732,8 @@ class BitbucketHost:
         if diff is None:
             return self._changed_paths(repo, head, boundary), None
         if diff.unnamed and not set(files) <= diff.touched | {""}:
-            return diff.touched | self._changed_paths(repo, head, boundary), diff.added
-        return diff.touched, diff.added
+            return diff.touched | self._changed_paths(repo, head, boundary), diff
+        return diff.touched, diff
 
     def _diff(self, repo: RepoRef, head: str, boundary: str, files: list[str]) -> DiffFiles | None:
         """The diff of `head` since `boundary`, limited by its own `path` filter, with no context lines;

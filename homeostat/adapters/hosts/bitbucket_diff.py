@@ -1,10 +1,12 @@
-"""The files a change touched and the lines it added to each, read from the raw git-style diff
-Bitbucket's diff endpoint answers (`GET /2.0/repositories/{workspace}/{repo}/diff/{spec}`, text/plain).
+"""The files a change touched and the lines it added to and removed from each, read from the raw
+git-style diff Bitbucket's diff endpoint answers (`GET /2.0/repositories/{workspace}/{repo}/diff/{spec}`,
+text/plain).
 
 A review thread's follow-up (`core.hosts.FollowUp`) holds the lines the commits after its comment
-added, so the daily run can tell whether those commits used the rule's code; the same diff, limited
-to the commented files, says which of them changed, so no diffstat is needed beside it. Hunk lengths
-are counted from each `@@` header, so an added line whose text starts with `++` (or a removed one
+added and removed, so the daily run can tell whether those commits used the rule's code (or took
+out code it forbids); the same diff, limited to the commented files, says which of them changed,
+so no diffstat is needed beside it. Hunks are read as GitHub's patches are (`core.unified_diff`):
+counted from each `@@` header, so an added line whose text starts with `++` (or a removed one
 starting with `--`) is read as content and never as a file header.
 """
 
@@ -13,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+from homeostat.core.unified_diff import Hunks
+
 _ESCAPED = re.compile(rb'\\([0-7]{3}|[abtnvfr"\\])')
 _ESCAPES = {b"a": 7, b"b": 8, b"t": 9, b"n": 10, b"v": 11, b"f": 12, b"r": 13, b'"': 34, b"\\": 92}
 
@@ -23,6 +26,8 @@ class DiffFiles:
     """What a diff says about its files."""
 
     added: dict[str, list[str]] = field(default_factory=dict)  # new path -> added lines, no "+"
+    # the file's path (its old one for a deleted file) -> removed lines, no "-"
+    removed: dict[str, list[str]] = field(default_factory=dict)
     touched: set[str] = field(default_factory=set)  # every path a `---` or `+++` header names
     # a file section with neither header (a binary file, a mode change, a rename with no edit): which
     # file it touched takes the diffstat to say
@@ -30,39 +35,30 @@ class DiffFiles:
 
 
 def read_diff(diff: str) -> DiffFiles:
-    """The touched paths and the added lines by file of a git-style diff. A deleted file, a binary
-    file and a file only renamed add no lines."""
+    """The touched paths and the added and removed lines by file of a git-style diff. A binary file
+    and a file only renamed add and remove no lines; a deleted file only removes."""
     found = DiffFiles()
-    current: list[str] | None = None
+    added: list[str] = []
+    removed: list[str] = []
     named = True
-    old_left = new_left = 0
+    old_path = ""
+    hunks = Hunks()
     for line in diff.split("\n"):
-        if old_left > 0 or new_left > 0:
-            old_left, new_left = _hunk_line(line, old_left, new_left, current)
-        elif line.startswith("diff --git "):
-            found.unnamed, named, current = found.unnamed or not named, False, None
+        if hunks.read(line, added, removed):
+            continue
+        if line.startswith("diff --git "):
+            found.unnamed, named, old_path = found.unnamed or not named, False, ""
+            added, removed = [], []
         elif line.startswith(("--- ", "+++ ")):
             path, named = header_path(line[4:]), True
             found.touched.update((path,) if path else ())
-            if line.startswith("+++ "):
-                current = found.added.setdefault(path, []) if path else None
-        elif hunk := _HUNK.match(line):
-            old_left, new_left = (int(size) if size is not None else 1 for size in hunk.groups())
+            if line.startswith("--- "):
+                old_path = path
+            elif path or old_path:
+                added = found.added.setdefault(path, []) if path else []
+                removed = found.removed.setdefault(path or old_path, [])
     found.unnamed = found.unnamed or not named
     return found
-
-
-def _hunk_line(line: str, old_left: int, new_left: int, current: list[str] | None) -> tuple[int, int]:
-    tag = line[:1]
-    if tag == "+":
-        if current is not None:
-            current.append(line[1:])
-        return old_left, new_left - 1
-    if tag == "-":
-        return old_left - 1, new_left
-    if tag == "\\":  # "\ No newline at end of file" counts for neither side
-        return old_left, new_left
-    return old_left - 1, new_left - 1
 
 
 def header_path(header: str) -> str:

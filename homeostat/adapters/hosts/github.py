@@ -79,6 +79,7 @@ from homeostat.core.hosts import (
     RuleSet,
     TokenReach,
 )
+from homeostat.core.unified_diff import patch_lines
 from homeostat.errors import AuthError, ConfigError, HostError, RateLimitError
 
 T = TypeVar("T")
@@ -124,13 +125,12 @@ class _Round:
     """What one compare from a review round's commit to the PR's head says: the paths whose content
     changed, when the first commit after it was made, who wrote each commit (None when the compare
     did not list them all, or the head is not simply ahead of the commit), the lines each changed
-    file gained (its filename, its name before a rename, the lines), and whether GitHub verified every
-    commit's signature."""
+    file gained and lost, and whether GitHub verified every commit's signature."""
 
     paths: frozenset[str] = frozenset()
     first_at: datetime | None = None
     authors: tuple[str, ...] | None = None
-    added: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    files: tuple[_FileLines, ...] = ()
     verified: bool | None = None
 
     def follow_up(self, path: str) -> FollowUp | None:
@@ -138,10 +138,20 @@ class _Round:
         it is not known."""
         if self.authors is None:
             return None
-        lines = (
-            line for name, before, added in self.added if not path or path in (name, before) for line in added
-        )
-        return FollowUp.of(self.authors, lines, verified=self.verified)
+        files = [item for item in self.files if not path or path in (item.name, item.before)]
+        added = (line for item in files for line in item.added)
+        removed = (line for item in files for line in item.removed)
+        return FollowUp.of(self.authors, added, verified=self.verified, removed=removed)
+
+
+@dataclass(frozen=True)
+class _FileLines:
+    """A compare file's name, its name before a rename, and the lines its patch adds and removes."""
+
+    name: str
+    before: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -329,8 +339,8 @@ class GitHubHost:
         texts: Mapping[Blob, tuple[str, ...] | None],
     ) -> list[ReviewThread] | None:
         """A PR's threads from what GraphQL gave: whether and when code changed after each, who wrote
-        the commits after it, and the lines the commented file gained (a diff of its two texts); None
-        when a followed thread's file text is not whole."""
+        the commits after it, and the lines the commented file gained and lost (its two texts
+        compared); None when a followed thread's file text is not whole."""
         whole = True
 
         def follow(root: _Comment) -> tuple[bool, datetime | None, FollowUp | None]:
@@ -346,7 +356,9 @@ class GitHubHost:
             between = after_commit(read, root.commit) or []
             authors = [read.commits[oid][2] for oid in reversed(between)]
             verified = all(read.commits[oid][3] for oid in between)
-            return True, followed_at, FollowUp.of(authors, added_lines(before, after), verified=verified)
+            # the lines the file gained, and those it lost: the old text's lines the new one lacks
+            added, removed = added_lines(before, after), added_lines(after, before)
+            return True, followed_at, FollowUp.of(authors, added, verified=verified, removed=removed)
 
         pull = read.pull
         threads = self._threads(
@@ -940,13 +952,13 @@ class GitHubHost:
         files = [item for item in data.get("files") or () if isinstance(item, Mapping)]
         if status != "ahead":
             return _Round(self._changed_by_trees(repo, start, head), first_at)
-        authors, added = _commit_authors(data), tuple(_added_lines(item) for item in files)
+        authors, lines = _commit_authors(data), tuple(_file_lines(item) for item in files)
         verified = _commits_verified(data) if authors is not None else None
         if len(files) < _COMPARE_FILE_LIMIT:
             paths = {str(item.get("filename") or "") for item in files}
             paths.update(str(item["previous_filename"]) for item in files if item.get("previous_filename"))
-            return _Round(frozenset(paths), first_at, authors, added, verified)
-        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, added, verified)
+            return _Round(frozenset(paths), first_at, authors, lines, verified)
+        return _Round(self._changed_by_trees(repo, start, head), first_at, authors, lines, verified)
 
     def _changed_by_trees(self, repo: RepoRef, start: str, head: str) -> frozenset[str]:
         before, after = self._tree_shas(repo, start), self._tree_shas(repo, head)
@@ -1280,14 +1292,12 @@ def _commits_verified(data: Mapping[str, Any]) -> bool | None:
     return all(states)
 
 
-def _added_lines(item: Mapping[str, Any]) -> tuple[str, str, tuple[str, ...]]:
-    """A compare file's name, former name, and the lines its patch adds (none when GitHub gives no
-    patch: a binary file or a diff too large to show)."""
-    patch = str(item.get("patch") or "")
-    added = tuple(
-        line[1:] for line in patch.split("\n") if line.startswith("+") and not line.startswith("+++")
-    )
-    return str(item.get("filename") or ""), str(item.get("previous_filename") or ""), added
+def _file_lines(item: Mapping[str, Any]) -> _FileLines:
+    """A compare file's names and the lines its patch adds and removes, its hunks counted as
+    Bitbucket's diffs are (none when GitHub gives no patch: a binary file or a diff too large)."""
+    added, removed = patch_lines(str(item.get("patch") or ""))
+    names = str(item.get("filename") or ""), str(item.get("previous_filename") or "")
+    return _FileLines(*names, tuple(added), tuple(removed))
 
 
 def _changed_blobs(

@@ -105,18 +105,38 @@ class Lookup:
 
 def lookup_query(lookups: Sequence[Lookup]) -> tuple[str, dict[str, Any]]:
     """One query for many (repo, commit, path) files; answers are read back by alias."""
+    commits = [(item.repo.owner, item.repo.name, item.commit) for item in lookups]
+    return _objects_query(
+        "f",
+        commits,
+        lambda index: f"... on Commit {{ file(path: $p{index}) {{ oid mode }} }}",
+        paths=[item.path for item in lookups],
+    )
+
+
+def _objects_query(
+    alias: str,
+    objects: Sequence[tuple[str, str, str]],
+    selection: Callable[[int], str],
+    *,
+    paths: Sequence[str] = (),
+) -> tuple[str, dict[str, Any]]:
+    """One query for an object (owner, repository name, oid) in each of many repositories, aliased
+    `{alias}0`, `{alias}1`… so each answer is read back by its index: `selection(index)` says what to
+    read of the object, and may name `$p{index}`, the object's path in `paths` when they are given.
+    Every value travels as a variable, never in the query's text."""
     variables: dict[str, Any] = {}
     declared: list[str] = []
     parts: list[str] = []
-    for index, item in enumerate(lookups):
-        variables.update({f"o{index}": item.repo.owner, f"n{index}": item.repo.name})
-        variables.update({f"x{index}": item.commit, f"p{index}": item.path})
-        declared.append(
-            f"$o{index}: String!, $n{index}: String!, $x{index}: GitObjectID!, $p{index}: String!"
-        )
+    for index, (owner, name, oid) in enumerate(objects):
+        variables.update({f"o{index}": owner, f"n{index}": name, f"x{index}": oid})
+        declared.append(f"$o{index}: String!, $n{index}: String!, $x{index}: GitObjectID!")
+        if paths:
+            variables[f"p{index}"] = paths[index]
+            declared[-1] += f", $p{index}: String!"
         parts.append(
-            f"  f{index}: repository(owner: $o{index}, name: $n{index}) {{ object(oid: $x{index}) "
-            f"{{ ... on Commit {{ file(path: $p{index}) {{ oid mode }} }} }} }}"
+            f"  {alias}{index}: repository(owner: $o{index}, name: $n{index}) {{ object(oid: $x{index}) "
+            f"{{ {selection(index)} }} }}"
         )
     return f"query({', '.join(declared)}) {{\n" + "\n".join(parts) + "\n}", variables
 
@@ -277,18 +297,11 @@ Blob = tuple[str, str]  # (repo full name in lower case, blob oid)
 
 def blob_query(blobs: Sequence[Blob]) -> tuple[str, dict[str, Any]]:
     """One query for many blobs' text; answers are read back by alias."""
-    variables: dict[str, Any] = {}
-    declared: list[str] = []
-    parts: list[str] = []
-    for index, (full_name, oid) in enumerate(blobs):
+    objects: list[tuple[str, str, str]] = []
+    for full_name, oid in blobs:
         owner, _, name = full_name.partition("/")
-        variables.update({f"o{index}": owner, f"n{index}": name, f"x{index}": oid})
-        declared.append(f"$o{index}: String!, $n{index}: String!, $x{index}: GitObjectID!")
-        parts.append(
-            f"  b{index}: repository(owner: $o{index}, name: $n{index}) {{ object(oid: $x{index}) "
-            "{ ... on Blob { isBinary isTruncated text } } }"
-        )
-    return f"query({', '.join(declared)}) {{\n" + "\n".join(parts) + "\n}", variables
+        objects.append((owner, name, oid))
+    return _objects_query("b", objects, lambda _index: "... on Blob { isBinary isTruncated text }")
 
 
 def read_texts(query: Query, blobs: Sequence[Blob]) -> tuple[dict[Blob, tuple[str, ...] | None], int]:

@@ -12,9 +12,12 @@ commenter read the comment and acted on it:
 - **the change uses the rule's code**: at least one of the rule's code terms (the identifiers in its
   inline code and fenced blocks, and its code-shaped words such as `snake_case`, `CamelCase`,
   `dotted.names`, `calls()`, `--flags`, `$ENV_VARS` or one `'quoted'` token; not file paths or file
-  names, which say where, not what) appears as a whole word in the lines added after the comment. A change to the same file for another reason is
-  no evidence that anyone agreed with the comment; a rule that names no code cannot be checked
-  against a change, so it goes to a person too. Terms are only ever identifiers, matched as words.
+  names, which say where, not what) appears as a whole word in the lines added after the comment, or,
+  for a term the rule forbids ("stop calling `legacy_round`", "rather than keeping `find_command`"),
+  in the lines removed after it: "stop doing X" is enacted by deleting X. A change to the same file
+  for another reason is no evidence that anyone agreed with the comment; a rule that names no code
+  cannot be checked against a change, so it goes to a person too. Terms are only ever identifiers,
+  matched as words.
 
 A poisoned comment that an honest author ignores never merges unread, however it is worded; one the
 author enacts in code has been read by a second person, the same bar a code change meets. What this
@@ -27,9 +30,11 @@ too where the host verifies signatures (GitHub): every commit after the comment 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import islice
 
 from homeostat.core.hosts import FollowUp
+from homeostat.core.safety.risky import clauses_around, warns_against
 
 _INLINE_CODE = re.compile(r"`([^`\n]{1,200})`")
 _FENCE = ("```", "~~~")
@@ -58,8 +63,22 @@ COMMON_TERMS = frozenset(
 )
 
 
-def code_terms(*texts: str) -> tuple[str, ...]:
-    """The distinct identifiers a rule's text names as code, in the order written (case kept)."""
+class CodeTerms(tuple[str, ...]):
+    """A rule's code terms in the order written, and `forbidden`: those it names only to warn against
+    them, which a change enacts by removing them (`forbidden_terms`). A tuple, so a caller that only
+    wants the terms reads it as one."""
+
+    forbidden: tuple[str, ...]
+
+    def __new__(cls, terms: Iterable[str], forbidden: Iterable[str] = ()) -> CodeTerms:
+        made = super().__new__(cls, terms)
+        made.forbidden = tuple(forbidden)
+        return made
+
+
+def code_terms(*texts: str) -> CodeTerms:
+    """The distinct identifiers a rule's text names as code, in the order written (case kept), with
+    the ones it forbids."""
     found: list[str] = []
     for text in texts:
         prose, code = _prose_and_code(text)
@@ -69,7 +88,8 @@ def code_terms(*texts: str) -> tuple[str, ...]:
     for term in found:
         if len(term) >= MIN_TERM and term.lower() not in COMMON_TERMS:
             seen.setdefault(term.lower(), term)
-    return tuple(seen.values())
+    terms = tuple(seen.values())
+    return CodeTerms(terms, forbidden_terms(terms, texts))
 
 
 def _prose_and_code(text: str) -> tuple[str, list[str]]:
@@ -124,6 +144,77 @@ def used_terms(terms: Iterable[str], added: Iterable[str]) -> tuple[str, ...]:
     return tuple(term for key, term in wanted.items() if key in hits)
 
 
+# A negation that keeps code rather than forbidding it: "never remove `verify_ssl`", "don't drop the
+# `tenant_id` filter" ask for the code they name.
+_KEEPS = re.compile(
+    r"\b(?:never|not|no|don'?t|dont|mustn'?t|shouldn'?t|stop)\s+(?:\w+\s+){0,2}?"
+    r"(?:remov|delet|drop|strip|disabl|skip|comment\s+out|get\s+rid\s+of|los[ei])\w*",
+    re.IGNORECASE,
+)
+# An order to take code out ("remove `find_command`", "drop the `six` shim", "replace `md5` with
+# `sha256`"): what follows a `with`, `by`, `to` or `for` after the verb is what stays, as the risky
+# families read it.
+_REMOVES = re.compile(
+    r"\b(?:remov(?:e|es|ed|ing)|delet(?:e|es|ed|ing)|drop(?:s|ped|ping)?|get\s+rid\s+of|"
+    r"replac(?:e|es|ed|ing)|deprecat(?:e|es|ed|ing))\b",
+    re.IGNORECASE,
+)
+# Where the forbidden thing must not happen ("never call `os.chdir` in `load_dotenv`") is no ban on it.
+_PLACE = re.compile(
+    r"\b(?:in|inside|within|from|during|under)\s+(?:the\s+|a\s+|an\s+)?[`'\"]?$", re.IGNORECASE
+)
+_STAYS = re.compile(r"\b(?:with|by|to|into|for)\b", re.IGNORECASE)
+_OUTDATED_AFTER = re.compile(
+    r"^[^.!?]{0,60}?\b(?:is|are|was|were)\s+(?:deprecated|obsolete|unused|dead\s+code|"
+    r"no\s+longer\s+(?:used|needed|supported))\b",
+    re.IGNORECASE,
+)
+
+
+MAX_MENTIONS = 1000  # mentions of its terms whose clauses a rule's texts have read
+
+
+def forbidden_terms(terms: Sequence[str], texts: Iterable[str]) -> tuple[str, ...]:
+    """The terms every mention of which in the texts is warned against, the way the risky phrase
+    rules read a warning (`core.safety.risky.warns_against`: "never", "don't", "avoid", "stop", "no
+    longer", "instead of", "rather than" before it, "is forbidden" after it), or ordered out ("remove",
+    "drop", "replace … with", "is deprecated"); not one a negation keeps ("never remove `x`"). A term
+    the rule also names without a warning is not forbidden: "use `x`; never call `x` twice" asks for
+    `x`. Each mention's clause is read within a few hundred characters, and only the first
+    `MAX_MENTIONS` mentions are read (a term first named after them is not forbidden, as before
+    removed lines were read), so a long rule costs no more than a short one."""
+    wanted = {term.lower() for term in terms}
+    warned: dict[str, bool] = {}
+    budget = MAX_MENTIONS
+    for text in texts:
+        named = (m for m in _IDENTIFIER.finditer(text) if m.group(0).lower() in wanted)
+        mentions = list(islice(named, budget))
+        budget -= len(mentions)
+        clauses = clauses_around(text, [m.span() for m in mentions])
+        for mention, (before, after) in zip(mentions, clauses, strict=True):
+            key = mention.group(0).lower()
+            warned[key] = warned.get(key, True) and _forbids(before, after)
+    return tuple(term for term in terms if warned.get(term.lower()))
+
+
+# A message or other text the rule quotes speaks for itself, not for the rule: the "Cannot" in `say
+# "Cannot find command 'git'"` forbids nothing, nor does the `no` of a `--no-debug` code span.
+_QUOTED = re.compile(r'"[^"\n]*"|\u201c[^\u201d\n]*\u201d|`[^`\n]*`')
+_QUOTE_OPENS = re.compile(r'["\u201c][^"\u201c\u201d]*$')
+
+
+def _forbids(before: str, after: str) -> bool:
+    """Whether a mention's clause (`before` it, `after` it) warns against it or orders it out."""
+    before = _QUOTED.sub(" ", before)
+    if opened := _QUOTE_OPENS.search(before):  # the mention is inside a quotation: read what leads to it
+        before = before[: opened.start()]
+    if _KEEPS.search(before) or _PLACE.search(before):
+        return False
+    removals = [m.end() for m in _REMOVES.finditer(before)]
+    ordered_out = bool(removals) and not _STAYS.search(before, removals[-1])
+    return ordered_out or warns_against(before, after) or _OUTDATED_AFTER.match(after) is not None
+
+
 # A term only code spells: an inner underscore (snake_case) or an inner capital (camelCase, CamelCase).
 _SPECIFIC = re.compile(r"[A-Za-z0-9]_+[A-Za-z0-9]|[a-z0-9][A-Z]")
 
@@ -139,14 +230,15 @@ def evidence_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
 def enactment_reason(
     commenter: str,
     follow_up: FollowUp | None,
-    terms: tuple[str, ...],
+    terms: Sequence[str],
     *,
     need_code: bool = True,
     need_signed: bool = False,
 ) -> str | None:
     """Why a review lesson cannot merge unread on the strength of its follow-up change, or None
     when someone other than `commenter` wrote that change and it uses one of the rule's `terms` (one
-    of its specific ones, where it has any: `evidence_terms`). With `need_code` off (a team's
+    of its specific ones, where it has any: `evidence_terms`) in a line it added, or one the rule
+    forbids in a line it removed (`enacting_terms`). With `need_code` off (a team's
     `scoring.autoMerge.enactment: author`) who wrote the change is all that is checked. With
     `need_signed` (`enactment: signed`) every commit must also carry a signature the host verified:
     a commit's author is only the email it names, which anyone who can push may write, while a
@@ -165,8 +257,31 @@ def enactment_reason(
         return None
     if not terms:
         return "the rule names no code, so the change after the comment cannot show it was enacted"
-    needed = evidence_terms(terms)
-    if not used_terms(needed, follow_up.added):
-        named = ", ".join(f"`{term}`" for term in needed[:6])
-        return f"the change after the comment uses none of the rule's code terms ({named})"
-    return None
+    used, removed = enacting_terms(terms)
+    if used_terms(used, follow_up.added) or used_terms(removed, follow_up.removed):
+        return None
+    if not removed:
+        return f"the change after the comment uses none of the rule's code terms ({_named(used)})"
+    if not used:
+        return f"the change after the comment removes none of the code the rule forbids ({_named(removed)})"
+    return (
+        f"the change after the comment uses none of the rule's code terms ({_named(used)}) and removes"
+        f" none of the code it forbids ({_named(removed)})"
+    )
+
+
+def enacting_terms(terms: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The terms a change's added lines must use, and those its removed lines must use, to count as
+    enacting the rule: its evidence terms (`evidence_terms`), those it forbids (`CodeTerms.forbidden`)
+    counted only where they are removed. Using code the rule forbids is no sign of following it, and
+    removing code it asks for is none either."""
+    forbidden = {term.lower() for term in terms.forbidden} if isinstance(terms, CodeTerms) else set()
+    needed = evidence_terms(tuple(terms))
+    return (
+        tuple(term for term in needed if term.lower() not in forbidden),
+        tuple(term for term in needed if term.lower() in forbidden),
+    )
+
+
+def _named(terms: tuple[str, ...]) -> str:
+    return ", ".join(f"`{term}`" for term in terms[:6])

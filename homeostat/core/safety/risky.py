@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, partial
 
@@ -69,7 +69,7 @@ from homeostat.core.scanners.risky.risk_rules import (
 from homeostat.core.scanners.risky.shell import shell_hits
 from homeostat.core.scanners.secrets.values import lower_same_length
 
-__all__ = ["RiskHit", "find_risks", "quiet_spans", "read_risks"]
+__all__ = ["RiskHit", "clauses_around", "find_risks", "quiet_spans", "read_risks", "warns_against"]
 
 _EXCERPT_LIMIT = 80
 _CLAUSE_LOOKBACK = 300
@@ -218,8 +218,25 @@ class _Text:
 
 
 def _negated(doc: _Text, start: int, end: int) -> bool:
-    before = DOUBLE_NEGATIVE.sub(" ", doc.clause_before(start))
-    return bool(NEGATION_BEFORE.search(before) or NEGATION_AFTER.match(doc.clause_after(end)))
+    return warns_against(doc.clause_before(start), doc.clause_after(end))
+
+
+def warns_against(before: str, after: str) -> bool:
+    """Whether a clause warns against what stands between `before` (its text up to it) and `after`
+    (its text from there on): a negation opens it ("never", "don't", "avoid", "stop", "no longer",
+    "instead of", "rather than", "without") or follows it ("is forbidden"), a double negative ("never
+    forget to") aside. The phrase rules read a risky command this way; the enactment check reads the
+    code a rule forbids the same way (`core.daily.enactment`)."""
+    before = DOUBLE_NEGATIVE.sub(" ", before)
+    return bool(NEGATION_BEFORE.search(before) or NEGATION_AFTER.match(after))
+
+
+def clauses_around(text: str, spans: Iterable[tuple[int, int]]) -> list[tuple[str, str]]:
+    """Each span's clause before it and after it, read as the phrase rules read them (code spans
+    masked, a code block line by line, at most a few hundred characters each way): one reading of
+    the text however many spans ask, so a text of many spans is read in time linear in them."""
+    doc = _Text(text)
+    return [(doc.clause_before(start), doc.clause_after(end)) for start, end in spans]
 
 
 def _opens_clause(doc: _Text, start: int) -> bool:

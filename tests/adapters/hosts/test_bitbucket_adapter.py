@@ -394,6 +394,18 @@ def test_the_authors_fix_after_a_comment_is_its_follow_up(harness: BitbucketHarn
     assert follow_up is not None
     assert follow_up.authors == ("alice",)
     assert follow_up.added == ("    return with_retry(gateway.pay(amount)",)  # the commented file only
+    assert follow_up.removed == ("    return gateway.pay(amount)",)
+
+
+def test_a_fix_that_only_deletes_lines_follows_the_comment_with_them(
+    harness: BitbucketHarness, repo: RepoRef
+) -> None:
+    """ "Stop calling X" is enacted by deleting X: the follow-up holds the lines taken out."""
+    number, _ = commented_pull(harness, repo)
+    push_after(harness, repo, "alice", {"billing/charge.py": "def charge(amount):\n"}, 2)
+    thread = the_thread(harness, repo, number)
+    assert thread.followed_by_commit
+    assert thread.follow_up == FollowUp(("alice",), (), removed=("    return gateway.pay(amount)",))
 
 
 def test_a_reviewer_who_pushes_after_their_comment_is_among_the_authors(

@@ -1,4 +1,4 @@
-"""Reading the lines a change added per file from Bitbucket's raw git-style diff (pure)."""
+"""Reading the lines a change added and removed per file from Bitbucket's raw git-style diff (pure)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,14 @@ def test_added_lines_by_file_count_hunks_so_a_plus_plus_line_is_content() -> Non
     assert read_diff(DIFF).added == {
         "billing/charge.py": ["    return with_retry(gateway.pay(amount))", "++counter", ""],
         "notes.md": ["no newline"],
+    }
+
+
+def test_removed_lines_by_file_a_deleted_file_under_its_old_path() -> None:
+    assert read_diff(DIFF).removed == {
+        "billing/charge.py": ["    return gateway.pay(amount)"],
+        "old.py": ["gone", "+++ also gone"],
+        "notes.md": [],
     }
 
 

@@ -1,10 +1,12 @@
-"""Who wrote the change after a review comment, and what it added, as the GitHub adapter reads it.
+"""Who wrote the change after a review comment, and what it added and removed, as the GitHub adapter
+reads it.
 
 The provenance rule (`homeostat.core.daily.enactment`) lets a review lesson merge unread only when
 someone other than the commenter wrote the commits after the comment and they added the rule's code.
 Here the adapter fills `ReviewThread.follow_up` from real git commits on the emulator: each commit's
 author is the account GitHub links its email to (a verified email or the no-reply address; none for
-any other), and the added lines are the commented file's patch in the compare the round costs anyway.
+any other), and the added and removed lines are the commented file's patch in the compare the round
+costs anyway (over GraphQL, its two texts compared).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ NOW = datetime.now(UTC).replace(microsecond=0)
 SINCE = NOW - timedelta(hours=26)
 FIRST = {"src/money.py": "amount = 1.0\n", "src/fx.py": "rate = 1\n"}
 FIX = {"src/money.py": "amount = Decimal('1.0')\n", "docs/notes.md": "uses Decimal now\n"}
+# dev's fix as the thread on src/money.py sees it: the line it added and the one it removed
+FIXED = FollowUp(("dev",), ("amount = Decimal('1.0')",), verified=False, removed=("amount = 1.0",))
 
 
 @pytest.fixture
@@ -38,17 +42,18 @@ def fixed_pull(
     fixes: list[tuple[str, dict[str, str]]],
     paths: tuple[str, ...] = ("src/money.py",),
     signed: tuple[int, ...] = (),
+    first: dict[str, str] = FIRST,
 ) -> int:
-    """A PR by dev; rita comments on each of `paths` at its first commit; then one commit per fix, each by its
-    author (a login, which commits under its no-reply address, or `Name <email>`), GitHub verifying the
-    signature of the fixes numbered in `signed`; squash-merged."""
+    """A PR by dev (its `first` commit's files); rita comments on each of `paths` at that commit; then one
+    commit per fix, each by its author (a login, which commits under its no-reply address, or
+    `Name <email>`), GitHub verifying the signature of the fixes numbered in `signed`; squash-merged."""
     emulator = harness.emulator
     record = emulator.repo(repo.owner, repo.name)
     start = NOW - timedelta(hours=3)
     with emulator.lock:
         base = record.git.rev("refs/heads/main")
         assert base is not None
-        changes = [(FIRST, "Settle invoices", "dev", start)]
+        changes = [(first, "Settle invoices", "dev", start)]
         changes += [
             (files, f"Fix {index}", who, start + timedelta(hours=2, minutes=index))
             for index, (who, files) in enumerate(fixes)
@@ -91,7 +96,7 @@ def test_the_authors_fix_after_a_comment_is_theirs_and_adds_its_lines(
 
     (thread,) = host.review_threads(pull)
 
-    assert thread.follow_up == FollowUp(("dev",), ("amount = Decimal('1.0')",), verified=False)
+    assert thread.follow_up == FIXED
     assert len(github_harness.requests.entries) == 2  # the comments and the round's compare, as before
 
 
@@ -122,7 +127,7 @@ def test_a_commit_is_linked_to_the_account_its_email_belongs_to(
 
     (thread,) = threads_over_rest(github_harness, repo)
 
-    assert thread.follow_up == FollowUp((linked,), ("amount = Decimal('1.0')",), verified=False)
+    assert thread.follow_up == FollowUp((linked,), FIXED.added, verified=False, removed=FIXED.removed)
 
 
 def test_graphql_reads_the_same_follow_up_as_rest(github_harness: GitHubHarness, repo: RepoRef) -> None:
@@ -135,9 +140,41 @@ def test_graphql_reads_the_same_follow_up_as_rest(github_harness: GitHubHarness,
     over_graphql = threads_over_graphql(github_harness, repo)
 
     assert over_graphql == over_rest
-    assert over_graphql[0].follow_up == FollowUp(("dev", ""), ("x = 2",), verified=False)
+    assert over_graphql[0].follow_up == FollowUp(
+        ("dev", ""), ("x = 2",), verified=False, removed=("amount = 1.0",)
+    )
     # the PR and its commits' authors, the commented file at both ends, and its two texts
     assert github_harness.requests.entries == [("POST", "/api/graphql")] * 3
+
+
+def test_a_fix_that_only_deletes_lines_is_read_the_same_over_rest_and_graphql(
+    github_harness: GitHubHarness, repo: RepoRef
+) -> None:
+    """ "Stop calling X" is enacted by deleting X: both readers give the lines taken out."""
+    first = {"src/money.py": "amount = 1.0\nflag = legacy_round(amount)\n"}
+    fixed_pull(github_harness, repo, [("dev", {"src/money.py": ""})], first=first)
+
+    over_rest = threads_over_rest(github_harness, repo)
+    over_graphql = threads_over_graphql(github_harness, repo)
+
+    removed = ("amount = 1.0", "flag = legacy_round(amount)")
+    assert over_rest[0].follow_up == FollowUp(("dev",), (), verified=False, removed=removed)
+    assert over_graphql == over_rest
+
+
+def test_a_line_whose_text_starts_with_plus_plus_or_minus_minus_is_content(
+    github_harness: GitHubHarness, repo: RepoRef
+) -> None:
+    """The patch shows them as `+++…` and `---…`, which a file header also starts with; its hunk
+    counts say they are lines, as Bitbucket's reader and GraphQL's texts have it."""
+    first = {"src/money.py": "amount = 1.0\n--legacy_round = 1\n"}
+    fixed_pull(github_harness, repo, [("dev", {"src/money.py": "amount = 1.0\n++counter\n"})], first=first)
+
+    over_rest = threads_over_rest(github_harness, repo)
+
+    expected = FollowUp(("dev",), ("++counter",), verified=False, removed=("--legacy_round = 1",))
+    assert over_rest[0].follow_up == expected
+    assert threads_over_graphql(github_harness, repo) == over_rest
 
 
 def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
@@ -152,8 +189,7 @@ def test_a_thread_whose_file_no_commit_changed_has_no_follow_up(
         ("src/money.py", True),
         ("src/fx.py", False),
     ]
-    fixed = FollowUp(("dev",), ("amount = Decimal('1.0')",), verified=False)
-    assert [t.follow_up for t in over_rest] == [fixed, None]
+    assert [t.follow_up for t in over_rest] == [FIXED, None]
     assert over_graphql == over_rest
 
 

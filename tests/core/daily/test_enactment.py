@@ -10,7 +10,13 @@ from __future__ import annotations
 
 import pytest
 
-from homeostat.core.daily.enactment import code_terms, enactment_reason, evidence_terms, used_terms
+from homeostat.core.daily.enactment import (
+    MAX_MENTIONS,
+    code_terms,
+    enactment_reason,
+    evidence_terms,
+    used_terms,
+)
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES, FollowUp
 
 
@@ -155,3 +161,88 @@ def test_a_signed_change_must_still_use_the_rules_code() -> None:
     signed = FollowUp.of(["bo"], ["    timeout = 30"], verified=True)
     reason = enactment_reason("ana", signed, ("RefundDeclined",), need_signed=True)
     assert reason is not None and "uses none of the rule's code terms" in reason
+
+
+# --- "stop doing X" is enacted by deleting X ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "forbidden"),
+    [
+        ("Stop calling `legacy_round()` on refund amounts.", ("legacy_round",)),
+        ("`load_dotenv` never calls `os.chdir`.", ("chdir",)),
+        ("Never call `os.chdir` in `load_dotenv`.", ("chdir",)),  # where it must not happen is no ban
+        ("Handle the error rather than keeping pip's own `find_command`.", ("find_command",)),
+        ("Use `datetime.now(timezone.utc)`, never `datetime.utcnow()`.", ("utcnow",)),
+        ("Replace `md5_hex` with `sha256_hex`.", ("md5_hex",)),
+        ("Remove the `six_compat` shim.", ("six_compat",)),
+        ("`old_api` is deprecated; call `new_api`.", ("old_api",)),
+        ("We no longer need `retry_twice`.", ("retry_twice",)),
+        # what the rule asks for, or keeps, is not forbidden
+        ("Never remove the `verify_ssl` check.", ()),
+        ("Don't forget to call `close_session`.", ()),
+        ("Use `refund_total`; never call `refund_total` twice.", ()),
+        # a negation the rule quotes, or one inside code, is not the rule's
+        ("Say \"Cannot find command 'git'\" on every platform.", ()),
+        ("`flask run` takes `--no-debug` like `app.run(debug=False)`.", ()),
+    ],
+)
+def test_the_terms_a_rule_forbids(text: str, forbidden: tuple[str, ...]) -> None:
+    assert code_terms(text).forbidden == forbidden
+
+
+def test_forbidding_a_term_keeps_it_among_the_rules_terms() -> None:
+    terms = code_terms("Call `new_api` instead of `old_api`.")
+    assert terms == ("new_api", "old_api")
+    assert terms.forbidden == ("old_api",)
+
+
+PROHIBITION = code_terms("Stop calling `legacy_round()`; round with `round_half_even` instead.")
+
+
+def test_a_rule_that_forbids_code_is_enacted_by_another_persons_deletion() -> None:
+    deleted = FollowUp.of(["bo"], [], removed=["    amount = legacy_round(amount)"])
+    assert enactment_reason("ana", deleted, PROHIBITION) is None
+
+
+def test_using_code_the_rule_forbids_enacts_nothing() -> None:
+    added = FollowUp.of(["bo"], ["    amount = legacy_round(amount)"])
+    reason = enactment_reason("ana", added, PROHIBITION)
+    assert reason == (
+        "the change after the comment uses none of the rule's code terms (`round_half_even`) and removes"
+        " none of the code it forbids (`legacy_round`)"
+    )
+
+
+def test_deleting_code_a_rule_asks_for_enacts_nothing() -> None:
+    asks = code_terms("Round refunds with `round_half_even`.")
+    deleted = FollowUp.of(["bo"], [], removed=["    amount = round_half_even(amount)"])
+    reason = enactment_reason("ana", deleted, asks)
+    assert reason == "the change after the comment uses none of the rule's code terms (`round_half_even`)"
+
+
+def test_the_commenters_own_deletion_enacts_nothing() -> None:
+    own = FollowUp.of(["ana"], [], removed=["    amount = legacy_round(amount)"])
+    assert (
+        enactment_reason("ana", own, PROHIBITION)
+        == "self-enacted: ana wrote a commit after their own comment"
+    )
+
+
+def test_a_rule_that_only_forbids_says_what_was_not_removed() -> None:
+    only = code_terms("Never call `legacy_round`.")
+    reason = enactment_reason("ana", FollowUp.of(["bo"], ["    x = 1"], removed=["    y = 2"]), only)
+    assert reason == "the change after the comment removes none of the code the rule forbids (`legacy_round`)"
+
+
+def test_a_follow_up_keeps_at_most_the_capped_removed_lines() -> None:
+    removed = ["x"] * MAX_FOLLOW_UP_LINES + ["legacy_round(amount)"]
+    assert enactment_reason("ana", FollowUp.of(["bo"], [], removed=removed), PROHIBITION) is not None
+
+
+def test_only_the_first_mentions_are_read_for_a_warning() -> None:
+    """Each mention's clause costs a few hundred characters of reading: past `MAX_MENTIONS` a rule's
+    terms are read as before removed lines counted (not forbidden), so a long rule costs no more."""
+    assert code_terms("Never call `late_name`.").forbidden == ("late_name",)
+    padded = "Use `other_name`. " * MAX_MENTIONS + "Never call `late_name`."
+    assert code_terms(padded).forbidden == ()

@@ -726,3 +726,65 @@ def test_the_judge_reads_the_change_after_the_comment_and_can_hold_it(
     record = next(r for t, r in any_world.records().items() if t.startswith("Wrap refund calls"))
     assert record.outcome == "review"
     assert "not-enacted: the change only adds a comment" in record.reason
+
+
+# "Stop doing X" is enacted by deleting X: a rule that forbids code merges unread when someone other
+# than its commenter removed that code after the comment. A deletion of code the rule asks for, or the
+# commenter's own deletion, enacts nothing.
+
+LEGACY = "amount = legacy_round(amount)"
+FORBIDS = "Stop calling legacy_round() on refund amounts."
+
+
+def a_deletion_after_the_comment(
+    world: DailyWorld, body: str, capsys: pytest.CaptureFixture[str], follow_up_by: str = ""
+) -> DecisionRecord:
+    """ana's comment `body` on bo's pull request, whose file holds `LEGACY`, followed by
+    `follow_up_by`'s commit (bo's by default) that deletes that line and adds none, beside the clean
+    lesson, through one daily run: the lesson's record."""
+    path = "src/billing/api/rounding.py"
+    thread = ThreadSpec("ana", body, path, followed_by_commit=True, follow_up_by=follow_up_by, deletes=LEGACY)
+    files = {path: f"x = 1\n{LEGACY}\n"}
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo", title="Refund rounding", files=files, merged_at=world.hours_ago(3), threads=(thread,)
+        ),
+    )
+    one_thread_pull(world, "Refund endpoint", ThreadSpec("ana", CONTROL, CLEAN_API, followed_by_commit=True))
+    assert world.daily() == 0, capsys.readouterr().out
+    records = world.records()
+    assert records["Raise RefundDeclined from billingerrors instead of returning None"].outcome == "merged"
+    return next(r for t, r in records.items() if t.startswith(body.split("(")[0]))
+
+
+def test_a_rule_that_forbids_code_merges_unread_when_another_person_deleted_it(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = a_deletion_after_the_comment(any_world, FORBIDS, capsys)
+    assert record.outcome == "merged", record.reason
+    assert "Stop calling legacy_round() on refund amounts" in "\n".join(any_world.main_files().values())
+
+
+@pytest.mark.parametrize(
+    ("body", "follow_up_by", "reason"),
+    [
+        (
+            "Call legacy_round() once on refund amounts.",
+            "",
+            "not enacted by a second person: the change after the comment uses none of the rule's code"
+            " terms (`legacy_round`)",
+        ),
+        (
+            FORBIDS,
+            "ana",
+            "not enacted by a second person: self-enacted: ana wrote a commit after their own comment",
+        ),
+    ],
+    ids=["deleted-what-the-rule-asks-for", "commenter-deleted-it"],
+)
+def test_a_deletion_that_does_not_enact_the_rule_waits_for_a_person(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str], body: str, follow_up_by: str, reason: str
+) -> None:
+    record = a_deletion_after_the_comment(any_world, body, capsys, follow_up_by)
+    assert (record.outcome, record.reason) == ("review", reason)
