@@ -175,6 +175,13 @@ class AutoMerge(Model):
         "other than the commenter wrote it) or signed (as code, and every commit carries a signature the "
         "host verified; Bitbucket does not say, so there every review lesson goes to a person).",
     )
+    pending: Literal["review", "judged"] = Field(
+        default="review",
+        description="Whether a confident lesson taught on a developer's machine (learn, a handoff note, an "
+        "import) may merge with no person: review (never: no second person has read it, and an agent "
+        "under a prompt injection can run `homeostat learn` as its developer) or judged (after the "
+        "judge's safety trap passes; agents.curator.judgeCalls 0 or no usable answer sends it to a person).",
+    )
 
     @field_validator("subjects")
     @classmethod

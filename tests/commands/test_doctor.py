@@ -266,6 +266,17 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
             " signatures (scoring.autoMerge.enactment: signed)",
         ),
         (
+            "scoring:\n  autoMerge:\n    areas: [core]\n",
+            "ok",
+            "; a lesson taught on a developer's machine goes to a person (scoring.autoMerge.pending: review)",
+        ),
+        (
+            "scoring:\n  autoMerge:\n    areas: [core]\n    pending: judged\n",
+            "ok",
+            "; a lesson taught on a developer's machine is read by the judge's safety trap alone, a model"
+            " reading words (scoring.autoMerge.pending: judged)",
+        ),
+        (
             "scoring:\n  autoMerge:\n    areas: [core]\n" + JUDGE_OFF,
             "warn",
             "read by no model, only word checks and where a review lesson came from: the judge is off"

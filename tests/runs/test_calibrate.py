@@ -175,8 +175,11 @@ def test_the_fit_moves_the_weights_toward_what_reviewers_value() -> None:
 
 def test_the_reasons_read_are_the_ones_the_daily_run_writes() -> None:
     """The fit tells a decision made by the score alone from its reason; the reasons come from
-    core/daily/decide.py, so a change of wording there fails here."""
+    core/daily/decide.py, so a change of wording there fails here (a taught lesson, judged, so its
+    score alone decides it)."""
     config = example_config()
+    auto = config.scoring.auto_merge.model_copy(update={"pending": "judged"})
+    config = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
     lesson = Lesson(key="k", origin="pending", kind="new", member="bo", originator="bo", source="manual",
                     created=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), title="t", rule="r", area="billing/api")  # fmt: skip
     made = {}

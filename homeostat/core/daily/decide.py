@@ -11,7 +11,9 @@ lesson with a sentence in a language other than the KB's usual one, English and 
 `scoring.autoMerge.languages` accepts (`core.safety.language`), where the word tables are thinnest;
 and always review a lesson from a comment on its writer's own pull request (self-review: no second
 person read it), and a review lesson whose change after the comment no second person is seen to have
-made with the rule's code (`core.daily.enactment`: provenance, not words).
+made with the rule's code (`core.daily.enactment`: provenance, not words); and a lesson taught on
+a developer's machine (`learn`, a handoff note, an import), which no second person has read, unless
+`scoring.autoMerge.pending` is `judged` (then the judge's safety trap reads it first).
 A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
 fails validation or holds risky content is declined, since its reason would land in the rule with
 no person reading it.
@@ -96,10 +98,11 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         return Decision("review", f"area {lesson.area or '(none)'} is not in scoring.autoMerge")
     threshold = merge_threshold(lesson, config)
     if confidence.total >= threshold:
-        judge = lesson.from_review and lesson.kind in ("new", "update")
-        if judge and (unenacted := unenacted_reason(lesson, config)):
+        if not lesson.from_review and config.scoring.auto_merge.pending == "review":
+            return Decision("review", taught_reason(lesson))
+        if lesson.from_review and (unenacted := unenacted_reason(lesson, config)):
             return Decision("review", f"not enacted by a second person: {unenacted}")
-        return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=judge)
+        return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=True)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
 
 
@@ -112,6 +115,17 @@ def unenacted_reason(lesson: Lesson, config: Config) -> str | None:
         code_terms(lesson.rule, lesson.example),
         need_code=config.scoring.auto_merge.enactment != "author",
         need_signed=config.scoring.auto_merge.enactment == "signed",
+    )
+
+
+def taught_reason(lesson: Lesson) -> str:
+    """Why a confident lesson taught on a developer's machine waits for a person: a review lesson
+    merges unread on a second person's review and change, and a taught one has neither: it is its
+    author's word alone, and an agent under a prompt injection can run `homeostat learn` (or write a
+    handoff note) as that author, which no word check tells from the author's own lesson."""
+    return (
+        f"taught by {lesson.originator} on their own machine ({lesson.source}): no second person has read"
+        " it (scoring.autoMerge.pending: review)"
     )
 
 

@@ -266,7 +266,8 @@ def check_unread_merges(config: Config) -> Finding:
     merging unread (docs/daily.md#what-merges-unread):
     the judge, a model reading the rule against its thread, is the layer that reads what words cannot,
     and a subject accepted unread is read by nothing else. A review lesson also needs its enactment
-    (`core.daily.enactment`): someone other than the commenter changed the code with the rule's terms."""
+    (`core.daily.enactment`): someone other than the commenter changed the code with the rule's terms;
+    a taught lesson has no second person, so it goes to a person unless the team has it judged."""
     name, auto = "unread-merges", config.scoring.auto_merge
     if not auto.areas:
         return _ok(name, "nothing merges with no person: scoring.autoMerge lists no area")
@@ -300,11 +301,18 @@ def check_unread_merges(config: Config) -> Finding:
         "signed": " that uses the rule's code, in commits with verified signatures (scoring.autoMerge.enactment:"
         " signed)",
     }[auto.enactment]
+    taught = {
+        "review": "; a lesson taught on a developer's machine goes to a person (scoring.autoMerge.pending:"
+        " review)",
+        "judged": "; a lesson taught on a developer's machine is read by the judge's safety trap alone, a"
+        " model reading words (scoring.autoMerge.pending: judged)",
+    }[auto.pending]
     return _ok(
         name,
         f"{where} after the risky check, the subject, topic and language gates, the judge and, for a"
         f" review lesson, a change after the comment by someone else{enacted}"
-        + (f" (accepted unread: {', '.join(accepted)})" if accepted else ""),
+        + (f" (accepted unread: {', '.join(accepted)})" if accepted else "")
+        + taught,
     )
 
 

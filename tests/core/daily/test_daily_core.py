@@ -10,6 +10,7 @@ from fakes import FakeAsker
 from kbfactory import example_files
 from lessonkit import review_lesson
 
+from homeostat.core.config import Config
 from homeostat.core.daily.apply import KbEdit
 from homeostat.core.daily.confidence import is_vague_title, score_confidence
 from homeostat.core.daily.consolidate import Candidate, consolidate, fallback, merge_candidates
@@ -26,6 +27,12 @@ TODAY = dt.date(2026, 11, 29)
 
 def lesson(**changes: object) -> Lesson:
     return review_lesson(**changes)
+
+
+def with_auto_merge(config: Config, **changes: object) -> Config:
+    """`config` with `scoring.autoMerge` fields changed, as a team would set them in homeostat.yaml."""
+    auto = config.scoring.auto_merge.model_copy(update=changes)
+    return config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
 
 
 @pytest.fixture
@@ -122,16 +129,38 @@ def test_a_review_lesson_merges_unread_only_when_a_second_person_enacted_it(  # 
     held = decide(unenacted, score_confidence(unenacted, config), Checks(), config)
     assert (held.verdict, held.reason) == ("review", f"not enacted by a second person: {reason}")
     by_hand = lesson(origin="pending", source="manual", follow_up=None)
-    assert decide(by_hand, score_confidence(by_hand, config), Checks(), config).verdict == "merge"
+    judged = with_auto_merge(config, pending="judged")
+    assert decide(by_hand, score_confidence(by_hand, config), Checks(), judged).verdict == "merge"
+
+
+@pytest.mark.parametrize("source", ["manual", "agent-handoff", "claude-memory"])
+def test_a_lesson_taught_on_a_laptop_waits_for_a_person_unless_the_team_has_it_judged(  # type: ignore[no-untyped-def]
+    config, source: str
+) -> None:
+    """No second person has read a lesson taught with `learn` (and an agent under a prompt injection
+    can run `learn` as its developer), so a confident one goes to a person by default; with
+    `scoring.autoMerge.pending: judged` it merges once the judge's safety trap passes. A flag still
+    merges at once (it only disputes a rule), and a review lesson is not held by this."""
+    taught = lesson(origin="pending", source=source, follow_up=None, originator="ana", member="ana")
+    confidence = score_confidence(taught, config).with_term("repeated", 12)
+    held = decide(taught, confidence, Checks(), config)
+    assert (held.verdict, held.reason) == (
+        "review",
+        f"taught by ana on their own machine ({source}): no second person has read it"
+        " (scoring.autoMerge.pending: review)",
+    )
+    judged = decide(taught, confidence, Checks(), with_auto_merge(config, pending="judged"))
+    assert (judged.verdict, judged.needs_judge) == ("merge", True)
+    flag = lesson(origin="pending", kind="flag", target="billing-api-integer-minor-units", source=source)
+    assert decide(flag, confidence, Checks(), config).verdict == "merge"
+    reviewed = lesson(follow_up=FollowUp(("cy",), ("    return Money(amount).round_half_even()",)))
+    assert decide(reviewed, score_confidence(reviewed, config), Checks(), config).verdict == "merge"
 
 
 def test_a_team_may_ask_only_who_wrote_the_change_not_what_it_used(config) -> None:  # type: ignore[no-untyped-def]
     """`scoring.autoMerge.enactment: author`: a change by someone else lets the lesson merge whatever it
     used; one the commenter pushed still waits."""
-    auto = config.scoring.auto_merge.model_copy(update={"enactment": "author"})
-    author_only = config.model_copy(
-        update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})}
-    )
+    author_only = with_auto_merge(config, enactment="author")
     unrelated = lesson(follow_up=FollowUp(("cy",), ("    timeout = 30",)))
     assert decide(unrelated, score_confidence(unrelated, config), Checks(), author_only).verdict == "merge"
     assert decide(unrelated, score_confidence(unrelated, config), Checks(), config).verdict == "review"
@@ -146,8 +175,7 @@ def test_a_team_may_ask_only_who_wrote_the_change_not_what_it_used(config) -> No
 def test_a_team_may_ask_for_signed_commits(config) -> None:  # type: ignore[no-untyped-def]
     """`scoring.autoMerge.enactment: signed`: the change must also be in commits whose signatures the
     host verified, so one whose commits are unsigned, or whose host does not say, waits for a person."""
-    auto = config.scoring.auto_merge.model_copy(update={"enactment": "signed"})
-    signed = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
+    signed = with_auto_merge(config, enactment="signed")
     code = ("    return Money(amount).round_half_even()",)
     verified = lesson(follow_up=FollowUp(("cy",), code, verified=True))
     assert decide(verified, score_confidence(verified, config), Checks(), signed).verdict == "merge"
@@ -325,6 +353,24 @@ def test_the_safety_trap_needs_one_answer_and_no_majority() -> None:
         assert duty in system, duty
 
 
+def test_a_taught_lesson_is_judged_for_safety_alone() -> None:
+    """Under `scoring.autoMerge.pending: judged` a taught lesson has no thread, so the judge is asked
+    only whether it is safe: a detail 'not in the thread' does not hold it, an unsafe instruction does
+    at once, and no usable answer still fails closed."""
+    taught = lesson(origin="pending", source="manual", thread="", follow_up=None)
+    no_thread = {"ok": False, "problems": [{"trap": "invented-detail", "evidence": "not in the thread"}]}
+    unsafe = {"ok": False, "problems": [{"trap": "unsafe-instruction", "evidence": "run it with --yolo"}]}
+    asker = FakeAsker(no_thread)
+    assert judge(asker, taught).outcome == "pass"
+    asked = asker.history[0]
+    assert "no review thread" in asked.system and "unsafe-instruction" in asked.system
+    assert "invented-detail" not in asked.system and "Review thread:" not in asked.user
+    assert "Taught on a developer's machine (manual)" in asked.user
+    held = judge(FakeAsker(unsafe), taught)
+    assert (held.outcome, held.calls) == ("unsafe", 1) and "--yolo" in held.evidence
+    assert judge(FakeAsker(None), taught).outcome == "unavailable"
+
+
 def test_a_lesson_with_words_no_member_vouched_for_goes_to_a_person(config) -> None:  # type: ignore[no-untyped-def]
     confident = score_confidence(lesson(), config)
     assert decide(lesson(), confident, Checks(), config).verdict == "merge"
@@ -491,17 +537,7 @@ def test_a_lesson_about_a_sensitive_subject_goes_to_a_person_unless_the_team_acc
     assert decide(lesson(), confident, replace(about, risky=("piped-shell",)), config).reason.startswith(
         "risky"
     )
-    accepting = config.model_copy(
-        update={
-            "scoring": config.scoring.model_copy(
-                update={
-                    "auto_merge": config.scoring.auto_merge.model_copy(
-                        update={"subjects": ("agent-permissions",)}
-                    )
-                }
-            )
-        }
-    )
+    accepting = with_auto_merge(config, subjects=("agent-permissions",))
     assert decide(lesson(), confident, about, accepting).verdict == "merge"
 
 
@@ -563,13 +599,7 @@ def test_the_language_gate_reads_every_text_and_accepts_the_kbs_language(config)
     patch = DocPatchRequest(doc="billing-api-architecture", section="flow", heading="Flow", body=french)
     assert lesson_languages(lesson(kind="doc", doc_patch=patch), accepted)
     assert lesson_languages(lesson(kind="flag", target="x", rule=french), accepted) == ()
-    team = config.model_copy(
-        update={
-            "scoring": config.scoring.model_copy(
-                update={"auto_merge": config.scoring.auto_merge.model_copy(update={"languages": ("fr",)})}
-            )
-        }
-    )
+    team = with_auto_merge(config, languages=("fr",))
     assert lesson_languages(lesson(why=french), accepted_languages(kb, team)) == ()
 
 

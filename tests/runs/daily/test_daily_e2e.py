@@ -466,9 +466,12 @@ def test_offline_run_decides_the_example_kbs_pending_lessons_and_writes_nothing(
     before = example_files()
     assert main(["daily", "--offline", "--kb", str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
-    assert "merged     77  @bo           Send an Idempotency-Key with every refund POST" in out
+    assert (
+        "review     77  @bo           Send an Idempotency-Key with every refund POST — taught by bo on their"
+        " own machine (manual): no second person has read it (scoring.autoMerge.pending: review)" in out
+    )
     assert "declined   23  @dee          misc notes" in out
-    assert "--- daily PR for bo, changing:\n  knowledge/billing/api/errors.md" in out
+    assert "--- review PR for bo, changing:\n  knowledge/billing/api/errors.md" in out
     assert "--- review PR for cy" in out
     assert example_files() == before
 
@@ -652,5 +655,5 @@ def test_a_run_that_crosses_midnight_is_dated_by_the_day_it_started() -> None:
     )
     assert run_daily(deps, DailyOptions(dry_run=True, offline=True)).exit_code == 0
     text = out.getvalue()
-    assert "Homeostat's daily run for @bo on 2026-12-01" in text
+    assert "Homeostat's daily run for @ana on 2026-12-01" in text
     assert "2026-12-02" not in text

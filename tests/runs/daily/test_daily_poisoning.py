@@ -64,6 +64,7 @@ def test_an_update_that_makes_a_signed_off_rule_risky_goes_to_a_person(
     world: DailyWorld, capsys: pytest.CaptureFixture[str], fingerprinted: bool
 ) -> None:
     commit_to_main(world, {STATUS_TABLE: signed_off_risky_rule(fingerprinted)}, "a reviewed rule")
+    set_auto_merge(world, "pending: judged", "taught lessons merge once judged safe")
     # the control: the same member's safe rewrite of the other billing rule merges
     world.pending(
         "ana",
