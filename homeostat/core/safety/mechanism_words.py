@@ -1098,6 +1098,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"third-party\s+apis?",
     ),
     "instr_obey": (
+        # i29r12: the lines a message carries executed
+        r"execute\s+the\s+\W?\w{1,20}:?\W?\s+lines",
         # i29r12: steps carried out as they are given
         r"appl(?:y|ies)\s+the\s+suggestion",
         r"run\s+the\s+command\s+it\s+suggests",
@@ -1174,6 +1176,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- concurrency (i29r12): money, stock and ledgers written without the control that keeps them whole
     "conc_alone": (
+        # i29r12: money kept in floats, in French, Spanish, Italian and German
+        r"(?:montants?|soldes?|importes?|saldos?|importi|betr[äa]ge)\s+(?:\S{1,40}\s+){0,4}?(?:en\s+flottants?|(?:como|in|als)\s+floats?)",
         r"read\s+uncommitted",
         r"dirty\s+reads?",
         r"last[-\s]writes?[-\s]wins",
@@ -1257,6 +1261,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"detection\s+(?:rules?|findings?)",
     ),
     "audit_loosen": (
+        # i29r12: a channel no one watches, in Italian, French, Spanish, German
+        r"(?:nessuno|personne|nadie|niemand)\s+(?:ne\s+)?(?:guarda|regarde|mira|lee|liest|sieht)",
         r"(?:nobody|no\s+one|no-one)\s+(?:\S{1,40}\s+)?(?:watches|monitors|reads|looks)",
         r"page\s+(?:nobody|no\s+one)",
         r"sampl(?:e|ed|ing)\b",
@@ -1277,6 +1283,11 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- client-trust (i29r12): what the server must decide taken from the client or left unchecked
     "trust_value": (
+        # i29r12: a price in Spanish, French, Italian, German
+        r"precios?\b",
+        r"prix\b",
+        r"prezz[oi]\b",
+        r"preise?\b",
         r"(?:unit\s+)?prices?\b",
         r"discounts?\b",
         r"(?:transfer\s+|order\s+)?amounts?\b",
@@ -1298,6 +1309,11 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"paid\b",
     ),
     "trust_client": (
+        # i29r12: sent by the browser or the client, in Spanish, French, Italian, German
+        r"(?:env[ií]a|manda)\s+el\s+(?:navegador|cliente)",
+        r"(?:par|du)\s+(?:le\s+)?navigateur",
+        r"dal\s+(?:browser|client)",
+        r"vom\s+(?:browser|client)",
         r"(?:from|by)\s+(?:the\s+)?(?:client|browser|frontend|front-end|request|cart\s+payload|payload|request\s+body|form|query\s+string|cookie)\b",
         r"in\s+the\s+(?:cart\s+payload|payload|request\s+body|query\s+string|cookie)\b",
         r"(?:browser|client)\s+sends",

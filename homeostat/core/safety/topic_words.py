@@ -304,6 +304,8 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- security-sensitive code ----------------------------------------------------------------------
     "security_setting": (
+        # i29r12: the server-side session left alive at logout, in Japanese
+        r"サーバー(?:側)?の?セッション(?:は|を)?(?:そのまま|残)",
         # i29r12: reachable with no login; the host's network or runtime shared; a cluster opened to everyone
         r"(?:reachable|accessible|available|open)\s+without\s+(?:a\s+)?(?:login|auth\w*|sign-?in)",
         r"without\s+authentication",
@@ -633,6 +635,9 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- data egress -------------------------------------------------------------------------------------
     "send_verb": (
+        # i29r12: a tee reaching past a list of what it copies; events that include a form
+        r"tee\w*(?=\s+(?:\S{1,80}\s+){0,9}?to\b)",
+        r"(?<=events\s)includ\w*",
         # i29r12: a copy made on the way (tee, blind copy, a proxy, a replay, a stream, a drain)
         r"tee\w*(?=\s+(?:\S{1,80}\s+){0,6}?to\b)",
         r"bcc\b",
@@ -709,6 +714,8 @@ WORDS: dict[str, tuple[str, ...]] = {
         "lex:expose_ml",
     ),
     "private_data": (
+        # i29r12: the whole of a form
+        r"full\s+contents\s+of",
         # i29r12: what a person types or keeps (history, keystrokes, form fields, documents, a home folder, the environment)
         r"(?:shell|command|bash)\s+history",
         r"keystrokes?",
