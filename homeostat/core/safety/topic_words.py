@@ -719,7 +719,6 @@ WORDS: dict[str, tuple[str, ...]] = {
         # i29r12: what a person types or keeps (history, keystrokes, form fields, documents, a home folder, the environment)
         r"(?:shell|command|bash)\s+history",
         r"keystrokes?",
-        r"(?:signup|sign-up|registration|payment|card|checkout)\s+(?:form|page)\b",
         r"every\s+field\s+the\s+user",
         r"saved\s+documents",
         r"uploaded\s+files",
