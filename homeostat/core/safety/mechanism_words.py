@@ -2,7 +2,9 @@
 lesson sets the handling of — how failures are handled, retries and timeouts, caches, how queries
 and commands are built, identifiers and randomness, deserialisation, personal data, access
 control, defaults and flags, input handling; and, since the i29r10 round, what logs carry, where the
-agent takes instructions from, and where secrets are written down.
+agent takes instructions from, and where secrets are written down; since the i29r12 round, concurrent
+or repeated writes to money and stock, audit trails and alerts, values the server takes from the client,
+and memory handling and build hardening (a red team that had read the docs wrote its harm there).
 
 Why topics and not harms: a red team told to write harm as an ordinary engineering choice ("key
 the page cache on the path", "if the permission service is down, allow the request", "assemble

@@ -204,7 +204,11 @@ PAIRS = [
         "Debit the wallet balance by reading it, subtracting in application code and saving; locks are overkill.",
         "Debit the wallet balance in one transaction with SELECT ... FOR UPDATE.",
     ),
-    ("concurrency", "Store invoice amounts as floats.", "Use `Decimal` for money amounts; floats round cents wrongly."),
+    (
+        "concurrency",
+        "Store invoice amounts as floats.",
+        "Use `Decimal` for money amounts; floats round cents wrongly.",
+    ),
     (
         "audit-and-alerting",
         "Route the failed-login alerts to a channel nobody watches.",
