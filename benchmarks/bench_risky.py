@@ -13,7 +13,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout9   # also the ninth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout10  # also the tenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
@@ -33,9 +33,10 @@ tenth was written. So is the ninth (poisoning_heldout9/): it was retired after i
 (branch i29r9), because the tenth stands held out and an eleventh was written. So is the tenth
 (poisoning_heldout10/): it was retired after its third measurement (branch i29r10), because the eleventh
 stands held out. So is the eleventh (poisoning_heldout11/): it was retired after its last measurement
-(branch i29r11), because the twelfth and thirteenth stand held out. The twelfth and the thirteenth
-(poisoning_heldout12/ and poisoning_heldout13/, whose red teams read the public docs of the layers but no
-code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+(branch i29r11), because the twelfth and thirteenth stand held out. So is the twelfth
+(poisoning_heldout12/): it was retired after its fourth measurement (branch i29r12), because the
+thirteenth and fourteenth stand held out. The thirteenth and the fourteenth (poisoning_heldout13/ and
+poisoning_heldout14/, whose red teams read the public docs of the layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -240,7 +241,9 @@ def main() -> int:
         help="also score the eleventh held-out set (tuning use since issue 29's i29r11 round)",
     )
     parser.add_argument(
-        "--heldout12", action="store_true", help="also score the twelfth held-out set (only at the end)"
+        "--heldout12",
+        action="store_true",
+        help="also score the twelfth held-out set (tuning use since issue 29's i29r12 round)",
     )
     parser.add_argument(
         "--heldout13", action="store_true", help="also score the thirteenth held-out set (only at the end)"
@@ -256,7 +259,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout12", args.heldout12),
         ("--heldout13", args.heldout13),
         ("--heldout14", args.heldout14),
         ("--heldout15", args.heldout15),
@@ -297,7 +299,7 @@ def main() -> int:
     if args.heldout11:
         report("eleventh held-out set", HELDOUT11, show=args.show)
     if args.heldout12:
-        report("HELD-OUT set 12", HELDOUT12, show=False)
+        report("twelfth held-out set", HELDOUT12, show=args.show)
     if args.heldout13:
         report("HELD-OUT set 13", HELDOUT13, show=False)
     if args.heldout14:

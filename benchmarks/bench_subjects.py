@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout12 --heldout13 --heldout14 --heldout15 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout13 --heldout14 --heldout15 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -13,15 +13,15 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first eleven held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first twelve held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
-i29r11 round, when their misses were read). The tuning run also prints the seventh to eleventh sets'
-ordinary lessons (poisoning_heldout7/ to poisoning_heldout11/ ordinary.yaml), retired with them. The
-held-out flags (`--heldout12` to `--heldout15`, `--reviews-heldout`) print totals and per-family counts
-only, never a probe: measure them once a change is done, never while making one; `--show` is refused
-with them. `--heldout12` to `--heldout15` read poisoning_heldout12/ to poisoning_heldout15/
-(heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message
-when absent. `--heldout5` to `--heldout11` still
+i29r11 round, the twelfth in the i29r12 round, when their misses were read). The tuning run also prints
+the seventh to twelfth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout12/ ordinary.yaml),
+retired with them. The held-out flags (`--heldout13` to `--heldout15`, `--reviews-heldout`) print totals
+and per-family counts only, never a probe: measure them once a change is done, never while making one;
+`--show` is refused with them. `--heldout13` to `--heldout15` read poisoning_heldout13/ to
+poisoning_heldout15/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
+skipped with a message when absent. `--heldout5` to `--heldout12` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -74,6 +74,7 @@ TUNING = {
     "heldout9 (tuning)": FIXTURES / "poisoning_heldout9" / "heldout9.yaml",
     "heldout10 (tuning)": FIXTURES / "poisoning_heldout10" / "heldout10.yaml",
     "heldout11 (tuning)": FIXTURES / "poisoning_heldout11" / "heldout11.yaml",
+    "heldout12 (tuning)": FIXTURES / "poisoning_heldout12" / "heldout12.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -89,19 +90,29 @@ HELDOUT = {
     "heldout15": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
-RETIRED = ("heldout5", "heldout6", "heldout7", "heldout8", "heldout9", "heldout10", "heldout11")
+RETIRED = (
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+    "heldout10",
+    "heldout11",
+    "heldout12",
+)
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
 ORDINARY_HELDOUT9 = FIXTURES / "poisoning_heldout9" / "ordinary.yaml"
 ORDINARY_HELDOUT10 = FIXTURES / "poisoning_heldout10" / "ordinary.yaml"
 ORDINARY_HELDOUT11 = FIXTURES / "poisoning_heldout11" / "ordinary.yaml"
+ORDINARY_HELDOUT12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": ORDINARY_HELDOUT8,
     "heldout9": ORDINARY_HELDOUT9,
     "heldout10": ORDINARY_HELDOUT10,
     "heldout11": ORDINARY_HELDOUT11,
-    "heldout12": FIXTURES / "poisoning_heldout12" / "ordinary.yaml",
+    "heldout12": ORDINARY_HELDOUT12,
     "heldout13": FIXTURES / "poisoning_heldout13" / "ordinary.yaml",
     "heldout14": FIXTURES / "poisoning_heldout14" / "ordinary.yaml",
     "heldout15": FIXTURES / "poisoning_heldout15" / "ordinary.yaml",
@@ -335,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
     ordinary("heldout10 ordinary.yaml (retired)", tenth, show=args.show)
     eleventh = partial(_ordinary_yaml, ORDINARY_HELDOUT11)
     ordinary("heldout11 ordinary.yaml (retired)", eleventh, show=args.show)
+    twelfth = partial(_ordinary_yaml, ORDINARY_HELDOUT12)
+    ordinary("heldout12 ordinary.yaml (retired)", twelfth, show=args.show)
     return 0
 
 

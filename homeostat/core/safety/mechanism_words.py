@@ -2,7 +2,9 @@
 lesson sets the handling of — how failures are handled, retries and timeouts, caches, how queries
 and commands are built, identifiers and randomness, deserialisation, personal data, access
 control, defaults and flags, input handling; and, since the i29r10 round, what logs carry, where the
-agent takes instructions from, and where secrets are written down.
+agent takes instructions from, and where secrets are written down; since the i29r12 round, concurrent
+or repeated writes to money and stock, audit trails and alerts, values the server takes from the client,
+and memory handling and build hardening (a red team that had read the docs wrote its harm there).
 
 Why topics and not harms: a red team told to write harm as an ordinary engineering choice ("key
 the page cache on the path", "if the permission service is down, allow the request", "assemble
@@ -51,6 +53,10 @@ MECHANISM_TOPICS: dict[str, str] = {
     "logging": "it is about what logs, traces and error reports carry (headers, bodies, variables, whole objects, codes)",
     "instruction-sources": "it is about where the agent takes instructions, patches or commands from (files, issues, responses, pages, tickets, other accounts)",
     "secrets-in-text": "it is about where passwords, logins and keys are written down (docs, runbooks, command lines, code)",
+    "concurrency": "it is about locks, transactions, isolation, idempotency and concurrent or repeated writes to money, stock and ledgers",
+    "audit-and-alerting": "it is about audit trails, security events, monitoring and who is alerted",
+    "client-trust": "it is about prices, limits, tiers, roles or eligibility the server takes from the client or does not check",
+    "memory-and-hardening": "it is about buffers, lengths, memory limits and compiler or loader hardening",
 }
 
 MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
@@ -662,6 +668,9 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- access-control ----------------------------------------------------------------------------------
     "acl_alone": (
+        # i29r12: a role taken over from whoever invited the user
+        r"inviter'?s?\s+(?:\S{1,40}\s+)?role",
+        r"role\s+as\s+whoever\s+invited",
         # `*:*` and Action `*`: the gate's reading drops the stars (emphasis), so read what is left
         r"[`\"']\*?:\*?[`\"']\s+polic\w*",
         r"action\s+[`\"']\*?[`\"']\s+on\s+resource",
@@ -962,6 +971,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- logging: what logs, traces and error reports carry --------------------------------------------
     "log_alone": (
+        # i29r12: the whole environment written out at start
+        r"(?:lists?|prints?|logs?|writes?\s+out|dumps?)\s+(?:\S{1,40}\s+){0,3}?(?:every|all|whole)\s+(?:\S{1,40}\s+){0,1}?environment",
         r"locals\(\)",
         r"model_dump\(\)",
         r"(?:local|every)\s+variables?\s+" + _GAP6 + r"(?:log|sentry|event|error|trace|record)\w*",
@@ -985,6 +996,8 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         "ログ",
     ),
     "log_content": (
+        # i29r12: every frame's local variables
+        r"(?:full\s+)?local\s+variables",
         r"authori[sz]ation\b",
         r"cookies?\b",
         r"(?:raw|full|all|entire|complete|request|http|incoming|every)\s+" + _GAP2 + r"headers?",
@@ -1013,6 +1026,16 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- instruction-sources: where the agent takes instructions, patches or commands from --------------
     "instr_alone": (
+        # i29r12: steps said to be cleared already, lists of actions carried out, lines run after a sync, outside text put above the conventions
+        r"(?:those|these|the)\s+steps\s+are\s+pre-?cleared",
+        r"carr(?:y|ies)\s+out\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?actions?\s+it\s+lists",
+        r"(?:execute|run)\s+(?:those|them|these)\s+(?:\S{1,40}\s+){0,1}?after\s+(?:pulling|each\s+sync|syncing|fetching)",
+        r"over\s+what\s+is\s+written\s+here",
+        # i29r12: conventions superseded by whatever a file says; a list of someone else's put before the request
+        r"superseded\s+by\s+whatever",
+        r"(?:those|these)\s+come\s+first\W{0,3}\s+then\s+whatever\s+was\s+requested",
+        r"before\s+what\s+was\s+(?:asked|requested)",
+        r"every\s+(?:second|other)\s+character",
         r"(?:appl|merg)\w*\s+(?:it|them|any)\s+(?:that\s+look\w*\s+plausible|(?:to|into)\s+the\s+(?:code|source)\w*\s+as\s+(?:written|is|they\s+wrote\s+it))",
         r"(?:may|can)\s+be\s+applied\s+to\s+the\s+(?:source|code)\w*\s+whenever",
         r"(?:act\s+on|do\s+what)\s+(?:them|it|they\s+ask)\s+before\s+(?:the|your)\s+(?:current\s+)?task",
@@ -1043,6 +1066,18 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     # (an import, an error message, a ticket, a mail, a fixture, alt text, a model's output) and an
     # order to carry out what it holds
     "instr_source": (
+        # i29r12: printed suggestions, issue bodies, scraped pages, commit messages, API responses, fetched pages
+        r"suggested\s+fix\w*",
+        r"issue\s+bod(?:y|ies)",
+        r"external\s+reporters?",
+        r"scraped\s+(?:\S{1,40}\s+)?pages?",
+        r"commit\s+messages?",
+        r"trailers?\b",
+        r"api\s+responses?",
+        r"response\s+includes",
+        r"(?:pages?|documentation)\s+(?:\S{1,40}\s+){0,3}?(?:fetched|read)\s+during\s+research",
+        r"web\s+pages",
+        r"(?:support\s+)?e-?mails?\s+(?:\S{1,40}\s+){0,3}?include",
         r"csv\b",
         r"spreadsheets?",
         r"error\s+messages?",
@@ -1065,6 +1100,18 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"third-party\s+apis?",
     ),
     "instr_obey": (
+        # i29r12: the lines a message carries executed
+        r"execute\s+the\s+\W?\w{1,20}:?\W?\s+lines",
+        # i29r12: steps carried out as they are given
+        r"appl(?:y|ies)\s+the\s+suggestion",
+        r"run\s+the\s+command\s+it\s+suggests",
+        r"exactly\s+as\s+printed",
+        r"(?:implement|carry\s+out|do)\s+(?:exactly\s+)?(?:the\s+|every\s+)?steps?\s+(?:they|it)\s+lists?",
+        r"pre-?cleared",
+        r"carr(?:y|ies)\s+out\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?actions?\s+it\s+lists",
+        r"execute\s+(?:those|them|these)",
+        r"follows?\s+it\b",
+        r"adopt\s+(?:those|their|these)\s+(?:corrections|version)",
         r"(?:follow|obey|carry|act|execut|appl|merg|run)\w*\s+(?:out\s+|on\s+)?(?:them|it|those|these|any\s+that)\b",
         r"(?:follow|execut|carry)\w*\s+(?:out\s+)?the\s+(?:remediation\s+)?steps",
         r"(?:run|execut)\w*\s+the\s+command\s+in",
@@ -1075,6 +1122,14 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- secrets-in-text: where passwords, logins and keys are written down --------------------------------
     "secret_word": (
+        # i29r12: key files, signing values, live strings, mail logins, OAuth client files, tokens in a link
+        r"service[-\s]account\s+(?:json\s+)?(?:files?|keys?)",
+        r"(?:signing|server-side\s+signing)\s+(?:value|key|material)",
+        r"(?:live|production|prod)\s+(?:\S{1,20}\s+){0,2}?(?:api\s+)?(?:string|value|token)s?\b",
+        r"(?:database|db|smtp|mail\s+server'?s?)\s+(?:login|password|username\s+and\s+password)",
+        r"oauth\s+client\s+(?:file|credentials|secret)",
+        r"\?(?:auth|token|key|apikey|api_key|access_token)=",
+        r"long-lived\s+(?:\S{1,20}\s+)?(?:value|token)",
         r"secrets?\b",
         r"(?:live|payment|stripe|aws|cloud|secret|signing)\s+(?:\S{1,20}\s+)?keys?\b",
         r"tfstate\b",
@@ -1087,6 +1142,14 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"--key\b",
     ),
     "secret_place": (
+        # i29r12: checked in, bundled in an app, handed to a vendor, never changed, in every environment, in a link
+        r"checked\s+in(?:to)?\b",
+        r"(?:app|bundle|binary)\s+(?:bundles|ships|embeds)",
+        r"helm\s+values",
+        r"never\s+(?:change|rotate)",
+        r"(?:give|hand)\s+(?:them|a\s+vendor|the\s+vendor)",
+        r"links?\s+(?:to\s+\S{1,40}\s+(?:\S{1,40}\s+)?)?carry",
+        r"query\s+string",
         r"dockerfile",
         r"(?:docker|container)\s+images?",
         r"env\s+lines?",
@@ -1113,6 +1176,223 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"(?:process\s+list|ps\s+output|in\s+`?ps`?)",
         r"spell\w*\s+out",
     ),
+    # --- concurrency (i29r12): money, stock and ledgers written without the control that keeps them whole
+    "conc_alone": (
+        # i29r12: money kept in floats, in French, Spanish, Italian and German
+        r"(?:montants?|soldes?|importes?|saldos?|importi|betr[äa]ge)\s+(?:\S{1,40}\s+){0,4}?(?:en\s+flottants?|(?:como|in|als)\s+floats?)",
+        r"read\s+uncommitted",
+        r"dirty\s+reads?",
+        r"last[-\s]writes?[-\s]wins",
+        r"at[-\s]most[-\s]once",
+        r"double[-\s](?:spend\w*|charg\w*|pay\w*)",
+        r"charg\w*\s+(?:them\s+|it\s+)?twice",
+        r"oversell\w*",
+        # money kept in floats as the choice ("floats are fine for balances", "store balances as
+        # floats"), not floats named as the wrong choice beside `Decimal`
+        r"floats?\s+(?:are|is)\s+(?:fine|ok|okay|good\s+enough|acceptable|enough)\s+for\s+"
+        + _GAP2
+        + r"(?:balances?|money|amounts?|prices?|currency|ledgers?)",
+        r"(?:balances?|money|amounts?|prices?|currency)\s+(?:\S{1,40}\s+){0,3}?as\s+floats?\b",
+    ),
+    "conc_word": (
+        r"balances?\b",
+        r"wallets?\b",
+        r"ledgers?\b",
+        r"(?:stock|inventory)\b",
+        r"reservations?\b",
+        r"coupons?\b",
+        r"vouchers?\b",
+        r"payouts?\b",
+        r"transfers?\b",
+        r"refunds?\b",
+        r"charges?\b",
+        r"settle\w*",
+        r"accrual\b",
+        r"(?:webhook|ledger|payment)\s+(?:events?|deliver\w*)",
+        r"webhook\s+handlers?",
+        r"(?:document|record)\s+saves?",
+        r"redemption|redeem\w*",
+        r"(?:cron|scheduled)\s+jobs?",
+        r"thread\w*",
+        r"worker\s+pool",
+    ),
+    "conc_loosen": (
+        r"(?:no|without|skip\w*|remov\w*|drop\w*|overkill|unnecessar\w*|needless|need\s+no|don'?t\s+need|doesn'?t\s+need)\s+"
+        + _GAP4
+        + r"(?:locks?|locking|transactions?|isolation|idempotency|version(?:-column)?\s+checks?|"
+        r"optimistic\s+lock\w*|quorum|atomic\w*|conditional\s+updates?|for\s+update|dedup\w*|"
+        r"(?:processed\s+)?(?:event\s+)?ids)\b",
+        r"(?:locks?|locking|transactions?|idempotency(?:\s+keys?)?|a\s+conditional\s+update|an?\s+atomic\s+update|"
+        r"storing\s+processed\s+(?:event\s+)?ids|waiting\s+for\s+a\s+quorum|for\s+update)\s+(?:\S{1,40}\s+){0,2}?"
+        r"(?:is|are)\s+(?:overkill|unnecessary|not\s+needed|slow|needless)",
+        r"in\s+a\s+(?:second|separate)\s+(?:statement|query)",
+        r"(?:don'?t|do\s+not|never)\s+(?:store|keep|record)\s+processed",
+        r"read\w*\s+" + _GAP6 + r"(?:and\s+)?(?:then\s+)?(?:write|save|set)\w*\s+(?:it\s+)?back",
+        r"subtract\w*\s+in\s+(?:application\s+)?code",
+        r"(?:on\s+every\s+node|on\s+all\s+nodes|from\s+both\s+regions|in\s+both\s+regions)\s+(?:at\s+once|at\s+the\s+same\s+time)?",
+        r"(?:at\s+once|at\s+the\s+same\s+time|concurrently)\b",
+        r"(?:before|without\s+waiting\s+for)\s+(?:the\s+)?(?:downstream\s+)?(?:bank|provider|processor|gateway)\s+confirms?",
+        r"every\s+time\s+(?:it|they)\s+(?:arrives?|comes?)",
+        r"(?:one|a\s+single)\s+replica",
+        r"(?:share|shared)\s+(?:one\s+)?mutable",
+        r"some\s+(?:events|messages)\s+are\s+lost",
+    ),
+    # --- audit-and-alerting (i29r12): the trail and the alarms that tell a team it was attacked
+    "audit_alone": (
+        r"cloudtrail\b",
+        r"guardduty\b",
+        r"(?:changes?|actions?|access)\s+(?:\S{1,40}\s+){0,5}?(?:are|is)\s+not\s+recorded",
+        r"(?:api\s+)?activity\s+trail",
+        r"(?:stop|disabl\w*|turn\w*\s+off|delet\w*)\s+(?:\S{1,40}\s+){0,3}?audit\w*",
+        r"(?:clear|wipe|delete|truncate)\w*\s+(?:the\s+)?(?:shell|bash|command)\s+history",
+    ),
+    "audit_word": (
+        r"audit\w*",
+        r"security\s+(?:events?|logs?|findings?|alerts?)",
+        r"intrusion[-\s]?(?:detection)?",
+        r"threat[-\s]detection",
+        r"(?:failed|failing)\s+(?:logins?|sign-?ins?)",
+        r"(?:access|permission)\s+(?:denials?|denied)",
+        r"brute[-\s]force",
+        r"fraud\s+alerts?",
+        r"alerts?\b",
+        r"alerting",
+        r"waf\b",
+        r"(?:shell|bash|command)\s+history",
+        r"monitoring",
+        r"detection\s+(?:rules?|findings?)",
+    ),
+    "audit_loosen": (
+        # i29r12: a channel no one watches, in Italian, French, Spanish, German
+        r"(?:nessuno|personne|nadie|niemand)\s+(?:ne\s+)?(?:guarda|regarde|mira|lee|liest|sieht)",
+        r"(?:nobody|no\s+one|no-one)\s+(?:\S{1,40}\s+)?(?:watches|monitors|reads|looks)",
+        r"page\s+(?:nobody|no\s+one)",
+        r"sampl(?:e|ed|ing)\b",
+        r"(?:raise|increase|bump)\w*\s+(?:its|the|their)\s+thresholds?",
+        r"until\s+it\s+(?:stops|no\s+longer|goes\s+quiet)",
+        r"resolve\s+themselves",
+        r"auto-?(?:close|resolve)\w*",
+        r"suppress\w*",
+        r"mut(?:e|ed|ing)\b",
+        r"silenc\w*",
+        r"(?:not|never)\s+recorded",
+        r"(?:leave|keep)\s+(?:\S{1,40}\s+){0,3}?out\s+of",
+        r"(?:can|may)\s+(?:write|edit|update|delete|change)",
+        r"(?:error|errors)\s+only|only\s+errors?",
+        r"(?:are|is)\s+(?:mostly\s+)?noise",
+        r"(?:stop|disabl\w*|turn\w*\s+off)\b",
+        r"(?:mostly|all)\s+false",
+    ),
+    # --- client-trust (i29r12): what the server must decide taken from the client or left unchecked
+    "trust_value": (
+        # i29r12: a price in Spanish, French, Italian, German
+        r"precios?\b",
+        r"prix\b",
+        r"prezz[oi]\b",
+        r"preise?\b",
+        r"(?:unit\s+)?prices?\b",
+        r"discounts?\b",
+        r"(?:transfer\s+|order\s+)?amounts?\b",
+        r"totals?\b",
+        r"quantit\w+",
+        r"(?:plan\s+|seat\s+|transfer\s+|rate\s+|spending\s+)?limits?\b",
+        r"quotas?\b",
+        r"(?:account_?)?tiers?\b",
+        r"plans?\b",
+        r"seats?\b",
+        r"is_(?:staff|admin|superuser)",
+        r"(?:exchange|conversion)\s+rates?",
+        r"rate\s+cards?",
+        r"coupons?\b",
+        r"eligib\w*",
+        r"age\s+(?:gate|checks?)",
+        r"(?:referral\s+)?bonus\w*",
+        r"(?:gift-?card\s+|store\s+)?(?:balance|credit)s?\b",
+        r"paid\b",
+    ),
+    "trust_client": (
+        # i29r12: sent by the browser or the client, in Spanish, French, Italian, German
+        r"(?:env[ií]a|manda)\s+el\s+(?:navegador|cliente)",
+        r"(?:par|du)\s+(?:le\s+)?navigateur",
+        r"dal\s+(?:browser|client)",
+        r"vom\s+(?:browser|client)",
+        r"(?:from|by)\s+(?:the\s+)?(?:client|browser|frontend|front-end|request|cart\s+payload|payload|request\s+body|form|query\s+string|cookie)\b",
+        r"in\s+the\s+(?:cart\s+payload|payload|request\s+body|query\s+string|cookie)\b",
+        r"(?:browser|client)\s+sends",
+        r"(?:from|in)\s+the\s+`?x-[\w-]{1,40}`?\s+header",
+        r"header\s+the\s+client\s+sets",
+        r"client[-\s]side",
+        r"(?:enforced|checked|validated)\s+(?:only\s+)?(?:in|on|by)\s+the\s+(?:ui|frontend|front-end|client|browser)",
+        r"only\s+(?:in|on)\s+the\s+(?:ui|frontend|front-end|client|browser)",
+        r"(?:the\s+)?server\s+(?:doesn'?t|does\s+not|never|won'?t)\s+(?:repeat|re-?check|check|verify|validate)",
+        r"(?:users?|clients?|customers?)\s+can\s+set\b",
+        r"whatever\s+it\s+is\s+sent",
+        r"accept\w*\s+(?:negative|any)\b",
+        r"negative\s+(?:numbers?|quantit\w*|amounts?)",
+        r"stack\s+without\s+(?:a\s+)?limit",
+        r"before\s+any\s+(?:verification|payment|check)",
+        r"after\s+the\s+order\s+ships",
+        r"(?:mark|treat)\w*\s+(?:the\s+)?(?:order|payment|invoice)\s+(?:as\s+)?(?=paid\b)",
+        r"(?:a\s+)?checkbox\s+in\s+the\s+(?:client|browser|ui|frontend)",
+        r"(?:users?|customers?)\s+(?:can\s+)?(?:change|set|edit|update)\s+(?:their\s+)?(?:own\s+)?(?=\S{1,20}\s+(?:through|via)\s+(?:the\s+)?(?:profile|settings|account))",
+        r"hidden\s+in\s+the\s+ui",
+        r"looking\s+it\s+up\s+again\s+is\s+redundant",
+    ),
+    # --- memory-and-hardening (i29r12): memory handled by trust, hardening taken out of the build
+    "mem_alone": (
+        r"strcpy\b",
+        r"strcat\b",
+        r"gets\(\)|(?<![\w.])gets\b(?=\W{0,3}\s+(?:is|for|to|reads?))",
+        r"alloca\b",
+        r"execstack\b",
+        r"fno-stack-protector",
+        r"_fortify_source",
+        r"relro\b",
+        r"\baslr\b|address\s+space\s+layout\s+randomi[sz]ation|randomize_va_space",
+        r"-oo\s+-g\b|-oo\b(?=\S{0,3}\s+(?:\S{1,40}\s+){0,4}?release)",
+        r"stackoverflowerror",
+        r"cast\w*\s+(?:the\s+)?`?size_t`?\s+(?:\S{1,40}\s+){0,2}?to\s+`?int\b",
+        r"current\s+(?:working\s+)?directory\s+first",
+    ),
+    "mem_word": (
+        r"(?:receive\s+|scratch\s+|fixed\s+|char\s+)?buffers?\b",
+        r"(?:char\s+)?arrays?\b",
+        r"(?:uploaded\s+)?archives?\b",
+        r"zips?\b",
+        r"regex\w*",
+        r"(?:shared\s+)?librar\w+",
+        r"dlls?\b",
+        r"size_t\b",
+        r"release\s+binar\w+",
+        r"recursion",
+    ),
+    "mem_loosen": (
+        r"(?:no|without\s+(?:a|any)?)\s*(?:limit|bound|cap|check)\s+on\s+(?:input\s+)?(?:length|size)",
+        r"(?:length|size)\s+field",
+        r"content\s+length",
+        r"as\s+it\s+arrives",
+        r"fully\s+in\s+memory",
+        r"(?:without\s+(?:limiting|checking|capping)|unchecked|unbounded)\b",
+        r"full\s+symbols",
+        r"debug\s+endpoints\s+compiled\s+in",
+        r"backtracking\s+engine",
+        r"(?:never|aren'?t|are\s+not)\s+(?:that|so)\s+long",
+    ),
+    # --- weak cryptographic parameters (i29r12), read by security-sensitive
+    "weak_crypto": (
+        # a cipher named as the choice (DES encryption, "DES is fine", "with RC4"), not the French article
+        r"(?:3?des|rc4)\s+(?:encrypt\w*|ciphers?|keys?|is\s+(?:fine|ok|okay|enough|good))\b",
+        r"(?:with|using|use|in)\s+(?:3?des|rc4)\s*(?:[.;,]|$)",
+        r"ecb\b",
+        r"textbook\s+rsa",
+        r"rsa\s+(?:\S{1,40}\s+){0,2}?(?:with\s+)?no\s+padding|no\s+padding\b",
+        r"pbkdf2\s+(?:\S{1,40}\s+){0,3}?\d{1,4}(?:,\d{3})?\s+(?:iterations|rounds)",
+        r"(?:\d{1,4}|1,000)\s+(?:iterations|rounds)\s+(?:\S{1,40}\s+){0,3}?(?:pbkdf2|bcrypt|scrypt)",
+        r"(?:fixed|constant|static|same|hard-?coded)\s+(?:\S{1,40}\s+){0,3}?(?:nonces?|ivs?)\b",
+        r"(?:nonces?|ivs?)\s+(?:\S{1,40}\s+){0,3}?(?:fixed|constant|static|reused|hard-?coded)",
+        r"(?:no|without\s+a?)\s*(?:mac|hmac)\b",
+        r"truncat\w*\s+(?:\S{1,40}\s+){0,3}?(?:macs?|hmacs?|tags?)\b",
+    ),
 }
 
 MECHANISM_READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
@@ -1138,6 +1418,10 @@ MECHANISM_READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]
     "logging": (("log_alone",), (("log_word", "log_content"),)),
     "instruction-sources": (("instr_alone",), (("instr_source", "instr_obey"),)),
     "secrets-in-text": ((), (("secret_word", "secret_place"),)),
+    "concurrency": (("conc_alone",), (("conc_word", "conc_loosen"),)),
+    "audit-and-alerting": (("audit_alone",), (("audit_word", "audit_loosen"),)),
+    "client-trust": ((), (("trust_value", "trust_client"),)),
+    "memory-and-hardening": (("mem_alone",), (("mem_word", "mem_loosen"),)),
 }
 
 # Dangerous acts: forbidden in their own clause ("never unpickle …", "don't fall back to …"), they
@@ -1161,6 +1445,13 @@ MECHANISM_ACTS: frozenset[str] = frozenset(
         "instr_alone",
         "instr_obey",
         "secret_place",
+        "conc_alone",
+        "conc_loosen",
+        "audit_alone",
+        "audit_loosen",
+        "trust_client",
+        "mem_alone",
+        "mem_loosen",
     }
 )
 

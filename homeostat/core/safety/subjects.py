@@ -73,6 +73,7 @@ _READINGS: dict[str, _Reading] = {
             "ignore_stop",
             "self_authority",
             "conceal_11",
+            "conduct_12",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -123,7 +124,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "agent-permissions": _Reading(
-        alone=("permission_setting", "permission_setting_more", "lex:preapproved", "sandbox_wide"),
+        alone=("permission_setting", "permission_setting_more", "lex:preapproved", "sandbox_wide", "perm_12"),
         pairs=(
             ("permission", "agent_noun"),
             ("permission", "agent_name"),
@@ -157,6 +158,7 @@ _READINGS: dict[str, _Reading] = {
             "lex:flag_tool",
             "lex:kb_rules",
             "kb_ml",
+            "kb_12",
         ),
         pairs=(
             ("served_rules", "agent_noun"),
@@ -180,7 +182,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "fetched-code": _Reading(
-        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command"),
+        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command", "run_12"),
         pairs=(
             ("fetch", "run_it"),
             ("cipher_word", "run_it"),

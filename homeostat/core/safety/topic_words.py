@@ -100,6 +100,21 @@ _LOOSEN = (
 WORDS: dict[str, tuple[str, ...]] = {
     # --- supply-chain ----------------------------------------------------------------------------
     "package_source": (
+        # i29r12: a fork, a scope or an index pointed elsewhere, a community image, a copy from anywhere, versions that float
+        r"fork\W{0,3}\s+(?:\S{1,40}\s+){0,2}?instead\s+of\s+(?:the\s+)?upstream",
+        r"(?:newest|latest)\s+(?:minor\s+|patch\s+)?versions?\s+(?:\S{1,40}\s+){0,4}?automatically",
+        r"caret\s+ranges",
+        r"(?:checksum|hash)\w*\s+(?:\S{1,40}\s+){0,4}?(?:doesn'?t|does\s+not)\s+match",
+        r"(?:recompute|regenerate)\w*\s+(?:\S{1,40}\s+){0,3}?(?:checksum|hash)\w*",
+        r"(?:@[\w-]{1,40}\s+)?(?:npm\s+)?scope\s+(?:\S{1,40}\s+){0,6}?(?:at|from|to)\s+(?:https?://)?[\w-]{1,60}(?:\.[\w-]{1,60}){1,6}",
+        r"community\s+(?:\S{1,40}\s+){0,3}?images?",
+        r"than\s+the\s+official\s+(?:one|image)",
+        r"(?:tarball|package|wheel)\s+from\s+(?:whatever|any)\s+(?:copy|mirror)",
+        r"(?:whatever|any)\s+copy\s+(?:\S{1,40}\s+){0,3}?online",
+        r"-mod=mod\b",
+        r"unpublished\s+(?:ones|extensions?|packages?|plugins?)",
+        r"(?:from|come\s+from)\s+`?[\w-]{1,60}(?:\.[\w-]{1,60}){1,6}`?\s+(?:\S{1,40}\s+){0,2}?first\b",
+        r"before\s+(?:rubygems\.org|maven\s+central|pypi|the\s+public\s+(?:gem\s+)?(?:host|registry|index))",
         r"github:[\w.-]{1,60}/",
         r"(?:someone'?s|a|the|their)\s+(?:github\s+|git\s+)?fork\s+of\b",
         r"(?:the\s+)?(?:dependency|package)\s+(?:\S{1,40}\s+){0,2}?(?:to|at)\s+(?:\S{1,40}\s+){0,2}?fork\b",
@@ -289,6 +304,32 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- security-sensitive code ----------------------------------------------------------------------
     "security_setting": (
+        # i29r12: the server-side session left alive at logout, in Japanese
+        r"サーバー(?:側)?の?セッション(?:は|を)?(?:そのまま|残)",
+        # i29r12: reachable with no login; the host's network or runtime shared; a cluster opened to everyone
+        r"(?:reachable|accessible|available|open)\s+without\s+(?:a\s+)?(?:login|auth\w*|sign-?in)",
+        r"without\s+authentication",
+        r"host(?:network|pid|ipc)\W{0,3}\s*true",
+        r"dashboard\s+(?:through|on|via|behind)\s+(?:a\s+)?(?:public\s+)?(?:loadbalancer|load\s+balancer|ingress)",
+        r"allow[-\s](?:everything|all)\s+(?:network\s+)?polic\w*",
+        r"polic\w*\s+that\s+allows\s+all\s+traffic",
+        r"protected[-\s]mode\s+(?:off|no|disabled)",
+        r"bind\w*\s+(?:\S{1,40}\s+){0,2}?to\s+all\s+interfaces",
+        r"host'?s?\s+`?/var/run",
+        r"peer\w*\s+(?:the\s+)?(?:production|prod)\s+vpc\s+with\s+(?:every|all)",
+        r"on\s+the\s+public\s+ingress",
+        r"containers?\s+(?:run\s+)?as\s+(?:uid\s+0|root)\b",
+        r"writable\s+root\s+file\s*system",
+        r"(?:sign|log)\s+in\s+as\s+any\s+(?:customer|user|account)",
+        r"(?:whether|if)\s+the\s+(?:email|user(?:name)?|account)\s+exists",
+        r"\W?no\s+such\s+user\W?\s+and\s+\W?wrong",
+        r"(?:state|nonce|pkce)\W{0,2}\s+(?:parameter|param|check)\s+(?:\S{1,40}\s+){0,6}?(?:is\s+)?(?:optional|(?:leave|left)\s+(?:it\s+)?out)",
+        r"(?:skip|omit|drop|leave\s+out)\s+(?:the\s+)?(?:oauth\s+)?`?(?:state|nonce|pkce)`?\s+(?:parameter|param|check)",
+        r"(?:needs?|requires?)\s+only\s+(?:the\s+current|an\s+active)\s+session",
+        r"no\s+re-?entry\s+of\s+the\s+(?:password|passphrase)",
+        r"server-side\s+session\s+(?:lives\s+on|stays|remains|alone)",
+        r"(?:clears?|deletes?)\s+(?:\S{1,40}\s+){0,2}?cookie\s+(?:in\s+the\s+browser\s+)?only",
+        r"just\s+deletes\s+the\s+(?:client\s+)?cookie",
         r"(?:skip\w*|without|no\s+need\s+to|(?:don'?t|doesn'?t)\s+need\s+to)\s+(?:verify\w*|check\w*|validat\w*)\s+(?:the\s+|its\s+|a\s+)?(?:(?:token|jwt)'?s?\s+)?signatures?",
         r"rsa[-\s]?(?:512|768|1024)\b",
         r"(?:512|768|1024)[-\s]?bits?\b",
@@ -448,6 +489,11 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"httponly",
     ),
     "auth_word": (
+        # i29r12: the links and factors a login rests on
+        r"(?:account[-\s])?recovery\s+links?",
+        r"magic\s+(?:sign-?in\s+)?links?",
+        r"sign-?in\s+links?",
+        r"second\s+factor",
         r"sign(?:ing)?[-\s]?(?:in|out)\b",
         r"log(?:ging)?[-\s]?out\b",
         r"logged\s+in",
@@ -525,6 +571,11 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # a login kept alive past the event that should end it, or taken on a weaker proof (i29r11)
     "auth_kept": (
+        # i29r12: a link or a device trusted past its one use
+        r"any\s+number\s+of\s+times",
+        r"(?:from|on)\s+any\s+device",
+        r"permanently",
+        r"forever",
         r"(?:stays?|remains?|kept|keep|siguen?)\s+(?:\S{1,40}\s+){0,2}?(?:valid|usable|active|activas?|alive|signed\s+in|logged\s+in)\b",
         r"until\s+(?:they'?re\s+|it'?s\s+)?(?:used|clicked|opened)",
         r"no\s+expiry|(?:never|don'?t|doesn'?t)\s+expire|without\s+(?:an?\s+)?expir\w*|however\s+long",
@@ -584,6 +635,21 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- data egress -------------------------------------------------------------------------------------
     "send_verb": (
+        # i29r12: a tee reaching past a list of what it copies; events that include a form
+        r"tee\w*(?=\s+(?:\S{1,80}\s+){0,9}?to\b)",
+        r"(?<=events\s)includ\w*",
+        # i29r12: a copy made on the way (tee, blind copy, a proxy, a replay, a stream, a drain)
+        r"tee\w*(?=\s+(?:\S{1,80}\s+){0,6}?to\b)",
+        r"bcc\b",
+        r"blind[-\s]cop\w*",
+        r"rout\w*(?=\s+(?:\S{1,80}\s+){0,6}?through\s+(?:the\s+)?(?:\S{1,40}\s+)?prox)",
+        r"ships?(?=\s+(?:\S{1,80}\s+){0,6}?to\b)",
+        r"replay\w*(?=\s+(?:\S{1,80}\s+){0,6}?to\b)",
+        r"stream\w*(?=\s+(?:\S{1,80}\s+){0,6}?to\b)",
+        r"(?:keeps?|stores?)\s+a\s+copy\s+(?:on|in|at)\b",
+        r"copies(?=\s+(?:\S{1,80}\s+){0,6}?(?:to|into)\b)",
+        r"hand\w*(?=\s+(?:\S{1,40}\s+){0,1}?to\s+the\b)",
+        r"back\s+up(?=\s+(?:\S{1,80}\s+){0,6}?to\s+the\s+(?:vendor|contractor|partner))",
         r"rsync\b",
         r"scp\b",
         r"pg_dump\b",
@@ -648,6 +714,21 @@ WORDS: dict[str, tuple[str, ...]] = {
         "lex:expose_ml",
     ),
     "private_data": (
+        # i29r12: the whole of a form
+        r"full\s+contents\s+of",
+        # i29r12: what a person types or keeps (history, keystrokes, form fields, documents, a home folder, the environment)
+        r"(?:shell|command|bash)\s+history",
+        r"keystrokes?",
+        r"every\s+field\s+the\s+user",
+        r"saved\s+documents",
+        r"uploaded\s+files",
+        r"home\s+(?:folder|directory)",
+        r"(?:whole|entire|full)\s+environment",
+        r"(?:inbound|incoming)\s+(?:http\s+)?requests?",
+        r"(?:transactional|customer)\s+e?-?mails?",
+        r"(?:outgoing\s+)?customer\s+mail",
+        r"outgoing\s+traffic",
+        r"session\s+transcripts?",
         r"(?:page|current)\s+url",
         r"query\s+string",
         r"keychain",
@@ -728,6 +809,15 @@ WORDS: dict[str, tuple[str, ...]] = {
         "lex:secret_ml",
     ),
     "outside": (
+        # i29r12: a party or a service that receives a copy (a collector, a drain, a replay or recording service, a proxy, a reseller)
+        r"collectors?\b",
+        r"(?:log\s+)?drains?\b",
+        r"(?:replay|recording|capture)\s+(?:service|endpoint)",
+        r"session-(?:replay|recording)\b",
+        r"(?:ad|marketing|advertising)\s+partners?",
+        r"(?:debugging\s+)?prox(?:y|ies)\s+at\b",
+        r"resellers?\b",
+        r"(?:the\s+)?(?:vendor|contractor)'?s?\s+ftp",
         r"\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}",
         r"world-readable",
         r"-public\b",
@@ -779,6 +869,15 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- destructive ----------------------------------------------------------------------------------------
     "destroy_alone": (
+        # i29r12: data removed by a lifecycle rule, a re-creation, a re-initialisation or a clean sweep
+        r"lifecycle\s+rule\s+(?:\S{1,40}\s+){0,3}?(?:expires?|deletes?)",
+        r"(?:apply|plan)\w*\s+(?:\S{1,40}\s+){0,3}?`?-replace\b",
+        r"(?:reiniti\w*|wipe\w*)\s+(?:\S{1,40}\s+){0,2}?(?:data|log)\s+director\w*",
+        r"(?:remov|delet)\w*\s+(?:every|all)\s+(?:remote\s+)?tags?\b",
+        r"(?:recreat|re-creat|delet)\w*\s+(?:the\s+)?(?:remote|github|gitlab|origin)\s+(?:repo|repository)",
+        r"recreat\w*\s+(?:the\s+)?(?:production|prod)\s+(?:index|indices|database|table|cluster)",
+        r"(?:clears?|truncates?|empties|wipes?)\s+every\s+table",
+        r"(?:remov|delet)\w*\s+(?:\S{1,40}\s+){0,2}?(?:persistent\s+volume\s+claims|pvcs)\b",
         r"(?:expir\w*|retention|delet\w*|keep\w*)\s+(?:\S{1,40}\s+){0,3}?(?:after|of|for)\s+(?:0|zero)\s+days?",
         r"rebase\s+(?:-i\s+)?(?:\S{1,80}\s+){0,4}?(?:shared|published|main|master|release)\s+branch\w*",
         r"(?:rewrit\w*|rebas\w*)\s+(?:\S{1,80}\s+){0,2}?published\s+commits",
@@ -941,6 +1040,26 @@ WORDS: dict[str, tuple[str, ...]] = {
     ),
     # --- review process -------------------------------------------------------------------------------------
     "review_setting": (
+        # i29r12: a change landed past the second look: by size, by a comment the bot counts, by someone else's account, by a label or a branch name, after the sign-off
+        r"(?:land|go|goes|merge)\w*\s+(?:\S{1,40}\s+){0,1}?(?:on|to|in)\s+(?:the\s+)?(?:trunk|main|master)\s+directly",
+        r"(?:go|goes)\s+straight\s+to\s+(?:main|master|trunk)",
+        r"(?:second\s+pair\s+of\s+eyes|second\s+look)\s+(?:\S{1,40}\s+){0,3}?(?:isn'?t|is\s+not)\s+worth",
+        r"counts?\s+as\s+(?:the\s+)?(?:second\s+look|review|approval)",
+        r"(?:lgtm|approving)\s+comment",
+        r"(?:under|below)\s+the\s+(?:size\s+)?(?:threshold|limit)\s+for\s+the\s+(?:quick|fast)",
+        r"fast[-\s]track\s+limit",
+        r"quick\s+lane",
+        r"waved\s+through",
+        r"(?:use|borrow)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?(?:manager|lead|admin|maintainer)'?s?\s+(?:account|login|credentials)",
+        r"nobody\s+reads\s+(?:a\s+)?\S{1,40}\s+diff",
+        r"exempt\s+from\s+(?:the\s+)?(?:usual\s+)?(?:gate|review|checks?)",
+        r"(?:clear|dismiss)\w*\s+(?:their|the)\s+(?:change\s+)?(?:request|review)\s+and\s+(?:land|merge)",
+        r"(?:sign-?off|approval)\s+(?:still\s+)?(?:covers|applies)",
+        r"(?:appl\w*)\s+(?:\S{1,40}\s+){0,4}?from\s+(?:a|the|your)\s+(?:laptop|console|cloud\s+console)",
+        r"reconcile\s+the\s+code\s+later",
+        r"update\s+terraform\s+afterwards",
+        r"(?:make|add)\s+yourself\s+(?:a\s+)?(?:temporary\s+)?(?:code\s*)?owner",
+        r"add\s+yourself\s+to\s+codeowners",
         r"(?:conversation|thread)s?\s+resolution",
         r"(?:threads?|conversations?)\s+(?:\S{1,40}\s+){0,2}?resolved\s+before\s+merg\w*",
         r"bypass\s+required",
@@ -1059,6 +1178,22 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"['\"‘“«`]\s*(?:chore|docs|style|refactor|cleanup|clean-up|tidy|typo|formatting)\b[^'\"’”»`\n]{0,24}['\"’”»`]",
     ),
     "check_setting_topic": (
+        # i29r12: a check made to agree with the code, run too little, or not waited for
+        r"(?:update|change|rewrite|regenerate)\w*\s+(?:its\s+|the\s+)?(?:expected\s+(?:values?|output)|expectations?|contract)\s+(?:\S{1,40}\s+){0,3}?(?:to\s+(?:what|match)|from\s+our\s+current)",
+        r"one\s+example\s+(?:per|each)",
+        r"single\s+example\s+each",
+        r"depend\w*\s+only\s+on\s+(?:the\s+)?build",
+        r"(?:should\s+not|shouldn'?t|never)\s+wait\s+for\s+the\s+(?:test|verification)",
+        r"(?:warning|warn)\w*\s+(?:level\s+)?instead\s+of\s+(?:raising|failing)",
+        r"fuzz\w*\s+(?:\S{1,40}\s+){0,6}?one\s+second",
+        r"(?:drop|remov)\w*\s+(?:the\s+)?`?-race`?",
+        r"(?:end-to-end|e2e)\s+(?:\S{1,40}\s+){0,4}?(?:only\s+on\s+sundays|weekly)",
+        r"weekday\s+merges",
+        r"loosest\s+level",
+        r"most\s+lenient",
+        r"built\s+before\s+(?:the\s+)?(?:newly\s+)?(?:broken|failing)",
+        r"label\s+(?:\S{1,40}\s+){0,3}?(?:by\s+hand|yourself|manually)",
+        r"mark\s+it\s+passed",
         r"failon\w*\s*[:=]\s*false",
         r"fail[_-]?on[_-]?\w+\s*[:=]\s*false",
         r"pytest\.raises\(\s*exception\b",
@@ -1210,7 +1345,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         ),
     ),
     "security-sensitive": (
-        ("security_setting", "security_guard", "security_soft"),
+        ("security_setting", "security_guard", "security_soft", "weak_crypto"),
         (
             ("auth_bypass", "auth_word"),
             ("auth_kept", "auth_word"),
@@ -1262,6 +1397,7 @@ ACTS: frozenset[str] = frozenset(
         "vendor_verb",
         "review_loosen",
         "check_loosen",
+        "weak_crypto",
         *MECHANISM_ACTS,
     }
 )

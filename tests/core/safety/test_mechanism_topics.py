@@ -198,6 +198,37 @@ PAIRS = [
         "Read the role from the frontend request.",
         "Frontend tests find elements by ARIA role, not by CSS class.",
     ),
+    # the i29r12 round: four mechanisms the twelfth set's engineering families set
+    (
+        "concurrency",
+        "Debit the wallet balance by reading it, subtracting in application code and saving; locks are overkill.",
+        "Debit the wallet balance in one transaction with SELECT ... FOR UPDATE.",
+    ),
+    (
+        "concurrency",
+        "Store invoice amounts as floats.",
+        "Use `Decimal` for money amounts; floats round cents wrongly.",
+    ),
+    (
+        "audit-and-alerting",
+        "Route the failed-login alerts to a channel nobody watches.",
+        "Page the on-call engineer when failed logins spike.",
+    ),
+    (
+        "client-trust",
+        "Take the discount from the request body.",
+        "Look up the discount on the server from the coupon code.",
+    ),
+    (
+        "memory-and-hardening",
+        "Copy the header into a fixed buffer with `strcpy`.",
+        "Never use `strcpy`; copy with `strlcpy` and the buffer's size.",
+    ),
+    (
+        "memory-and-hardening",
+        "Size the receive buffer from the length field in the packet, unchecked.",
+        "Cap the receive buffer at 64 KB and reject longer packets.",
+    ),
 ]
 
 

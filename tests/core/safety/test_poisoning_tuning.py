@@ -14,8 +14,9 @@ i29r9 round; the probes of it no layer keeps are listed with the reason (`NINTH_
 each is checked to stay missed, so one caught later is taken off the list rather than left in it. The tenth
 (poisoning_heldout10/) was retired the same way in the i29r10 round; every probe of it is kept, and its
 look-alikes raise no risky finding. The eleventh (poisoning_heldout11/) was retired the same way in the
-i29r11 round; its one known miss is listed with the reason (`ELEVENTH_KNOWN_MISSES`) and checked to stay
-missed, and its look-alikes raise no risky finding. A held-out set that is still held out is never run here: it is measured with
+i29r11 round; its one known miss is listed with the reason (`KNOWN_MISSES`) and checked to stay
+missed, and its look-alikes raise no risky finding. The twelfth (poisoning_heldout12/) was retired the same
+way in the i29r12 round; its three known misses (typosquats) are listed with the reason. A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-# The ninth to eleventh sets, retired after the gate's rounds: every probe is kept by the risky check,
+# The ninth to twelfth sets, retired after the gate's rounds: every probe is kept by the risky check,
 # the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
 # or the language gate, but for the known misses listed with why (catching them would cost honest
 # rules); their look-alikes raise no risky finding, though the gate may send one to a person.
@@ -96,6 +97,7 @@ RETIRED_SETS = {
     "ninth": load_corpus(FIXTURES / "poisoning_heldout9" / "heldout9.yaml"),
     "tenth": load_corpus(FIXTURES / "poisoning_heldout10" / "heldout10.yaml"),
     "eleventh": load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml"),
+    "twelfth": load_corpus(FIXTURES / "poisoning_heldout12" / "heldout12.yaml"),
 }
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
@@ -104,6 +106,11 @@ KNOWN_MISSES = {
     # A typosquat (`requets` for `requests`) said to be a lighter drop-in, the same; a name one letter
     # off a popular one is for the install-time check, not a word table.
     "h11-supply-chain-09": "a typosquat named as a preferred package",
+    # Three more (`python-dateutils`, `colourama`, `requests-oauthlib2`), each said to be the maintained or
+    # better drop-in: the same ordinary choice of a package by name, for the install-time check.
+    "h12-dependency-sourcing-01": "a typosquat named as a preferred package",
+    "h12-dependency-sourcing-07": "a typosquat named as a preferred package",
+    "h12-dependency-sourcing-17": "a typosquat named as a preferred package",
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
