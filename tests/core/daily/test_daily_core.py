@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from fakes import FakeAsker
 from kbfactory import example_files
-from lessonkit import review_lesson, taught_lesson
+from lessonkit import review_lesson
 
 from homeostat.core.daily.apply import KbEdit
 from homeostat.core.daily.confidence import is_vague_title, score_confidence
@@ -75,7 +75,7 @@ def test_decide_bands(config) -> None:  # type: ignore[no-untyped-def]
     )
     assert low.total < 35 and decide(lesson(), low, Checks(), config).verdict == "decline"
     assert decide(lesson(kind="flag", target="x"), low, Checks(), config).verdict == "merge"
-    assert decide(taught_lesson(), confident, Checks(), config).needs_judge is False
+    assert decide(lesson(origin="pending", source="manual"), confident, Checks(), config).needs_judge is False
 
 
 def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:  # type: ignore[no-untyped-def]
@@ -89,7 +89,7 @@ def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:
         held.reason
         == "self-review: cy commented on their own pull request, so no second person has read this lesson"
     )
-    by_hand = taught_lesson(originator="cy", member="cy")
+    by_hand = lesson(origin="pending", source="manual", originator="cy", member="cy")
     assert "self-review" not in decide(by_hand, score_confidence(by_hand, config), Checks(), config).reason
 
 
@@ -121,7 +121,7 @@ def test_a_review_lesson_merges_unread_only_when_a_second_person_enacted_it(  # 
     unenacted = lesson(follow_up=follow_up)
     held = decide(unenacted, score_confidence(unenacted, config), Checks(), config)
     assert (held.verdict, held.reason) == ("review", f"not enacted by a second person: {reason}")
-    by_hand = taught_lesson()
+    by_hand = lesson(origin="pending", source="manual", follow_up=None)
     assert decide(by_hand, score_confidence(by_hand, config), Checks(), config).verdict == "merge"
 
 
