@@ -1,9 +1,10 @@
-"""One review lesson for the tests that decide, gate or judge a lesson without a host.
+"""One review lesson and one taught lesson for the tests that decide, gate or judge a lesson without a host.
 
 A confident review lesson, as the daily run drafts it from bo's comment on cy's billing pull request,
 enacted by cy's change after the comment: it merges unread in the example KB unless a test changes
-what it is about. Tests change only the fields their case is about (`review_lesson(rule=…)`), so a
-new field on `Lesson` is added here once instead of in every test that builds one.
+what it is about. The taught lesson is the same rule as bo writes it by hand into `candidates/bo`.
+Tests change only the fields their case is about (`review_lesson(rule=…)`), so a new field on
+`Lesson` is added here once instead of in every test that builds one.
 """
 
 from __future__ import annotations
@@ -38,3 +39,10 @@ def review_lesson(**changes: Any) -> Lesson:
         follow_up=FollowUp(("cy",), ("    return Money(amount).round_half_even()",)),
     )
     return base.with_changes(**changes)
+
+
+def taught_lesson(**changes: Any) -> Lesson:
+    """The rule as bo teaches it by hand (a pending lesson, source `manual`), with `changes` applied:
+    it has no review thread, pull request link or change after a comment, as a pending file has none."""
+    taught = review_lesson(origin="pending", source="manual", member="bo", url="", thread="", follow_up=None)
+    return taught.with_changes(**changes)

@@ -12,6 +12,7 @@ from fakes import FakeAsker
 from gitfixtures import commit, git, make_origin_and_clone, snapshot
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 from kbfactory import write_files
+from lessonkit import review_lesson
 
 from homeostat.cli import main
 from homeostat.core.asker import ModelCallError, SpendingCapError
@@ -802,24 +803,11 @@ def test_curate_skips_threads_cited_on_open_review_branches_and_leaves_the_clone
 def test_the_table_lists_rules_patches_skips_and_a_summary() -> None:
     from homeostat.commands.ci.curate import render_result
     from homeostat.core.asker import RunStats
-    from homeostat.core.daily.lessons import Lesson
     from homeostat.core.pending import DocPatchRequest
     from homeostat.runs.curate import Skip
 
     url = "https://github.com/acme/billing/pull/7#discussion_r70"
-    rule = Lesson(
-        key="k1",
-        origin="review",
-        kind="new",
-        member="cy",
-        originator="ana",
-        source="pr-feedback",
-        created=NOW,
-        title="Paginate invoices with a cursor",
-        area="billing/api",
-        topic="money",
-        url=url,
-    )
+    rule = review_lesson(originator="ana", title="Paginate invoices with a cursor", url=url)
     patch = rule.with_changes(
         key="k1-doc",
         kind="doc",

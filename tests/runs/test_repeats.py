@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -18,9 +17,9 @@ from dailyworld import DailyWorld
 from gitfixtures import git
 from hostkit import PullSpec, ThreadSpec
 from kbfactory import example_files
+from lessonkit import review_lesson, taught_lesson
 
 from homeostat.core.daily.consolidate import Consolidation
-from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import load_kb
 from homeostat.core.measure.digest import build_digest, digest_message, summary_line
 from homeostat.core.measure.repeats import draft_cases, repeat_of, repeat_summary, served_ids
@@ -214,24 +213,6 @@ def record(
     )
 
 
-def review_lesson(**changes: Any) -> Lesson:
-    base = Lesson(
-        key="review-key",
-        origin="review",
-        kind="new",
-        member="bo",
-        originator="ana",
-        source="pr-feedback",
-        created=NOW - dt.timedelta(hours=5),
-        title="Map errors",
-        url="https://github.com/example/billing/pull/9#discussion_r1",
-        repo="billing",
-        opened=NOW - dt.timedelta(days=1),
-        paths=("src/billing/api/charges.py",),
-    )
-    return base.with_changes(**changes)
-
-
 def test_only_a_rule_in_force_when_the_pr_opened_counts() -> None:
     kb = load_kb(example_files())
     rule = kb.rule(STATUS_TABLE)
@@ -249,7 +230,7 @@ def test_only_a_rule_in_force_when_the_pr_opened_counts() -> None:
         repeat_of(review_lesson(opened=dt.datetime(2026, 9, 1, tzinfo=dt.UTC)), dup, rule, None, NOW) is None
     )
     # a hand-taught lesson, a create, or a rule that is not in force is no repeat either
-    assert repeat_of(review_lesson(origin="pending"), dup, rule, None, NOW) is None
+    assert repeat_of(taught_lesson(), dup, rule, None, NOW) is None
     assert repeat_of(review_lesson(), Consolidation("create"), rule, None, NOW) is None
     rejected = kb.rule("no-router-rewrite")
     assert (

@@ -27,14 +27,19 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from homeostat.core.safety.subject_hits import EVIDENCE_CHARS, SubjectHit, in_one_sentence, short
+from homeostat.core.safety.subject_hits import (
+    EVIDENCE_CHARS,
+    SubjectHit,
+    in_one_sentence,
+    short,
+    word_pattern,
+)
 from homeostat.core.safety.subject_words import GUARDED, SUBJECTS, WORDS
 from homeostat.core.safety.topics import topics
 from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed
-from homeostat.core.scanners.risky.lexicon import concept, starts_word
 
 
 @dataclass(frozen=True)
@@ -454,38 +459,8 @@ def _pattern(name: str) -> re.Pattern[str]:
 
 
 def _bare_pattern(name: str) -> re.Pattern[str]:
-    if name.startswith("lex:"):
-        return concept(name[4:])
-    stems = WORDS[name]
-    bounded = [s for s in stems if starts_word(s)]
-    free = [s for s in stems if not starts_word(s)]
-    parts = []
-    if bounded:
-        # a stem that starts with a letter starts a word; one that starts with a mark (`.env`, `| sh`)
-        # is found wherever it stands
-        # (a stem opening with a class, `\w+:`, starts a word too: tried at every letter of a long
-        # word, it would scan the rest of the word from each)
-        marked = [s for s in bounded if _starts_with_mark(s)]
-        lettered = [s for s in bounded if not _starts_with_mark(s)]
-        if lettered:
-            parts.append(r"(?<![^\W_])(?:" + "|".join(lettered) + ")")
-        if marked:
-            parts.append("(?:" + "|".join(marked) + ")")
-    if free:
-        parts.append("(?:" + "|".join(free) + ")")
-    return re.compile("|".join(parts), re.MULTILINE)
-
-
-def _starts_with_mark(stem: str) -> bool:
-    """The stem opens with a literal mark (`.env`, `| sh`, `\\$shell`, `</system`), not a letter or
-    a class."""
-    first = stem[1:2] if stem.startswith("\\") else stem[:1]
-    return (
-        bool(first)
-        and not first.isalnum()
-        and first not in "(["
-        and not stem.startswith(("\\w", "\\s", "\\S", "\\b"))
-    )
+    # MULTILINE: a stem like `^[ \t]*system:` reads a role line anywhere in the text
+    return word_pattern(name, WORDS, anchor="stem", flags=re.MULTILINE)
 
 
 def _unlisted_host(plain: str, allowed: Sequence[str]) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from functools import cache
 
 from homeostat.core.safety.mechanism_words import MECHANISM_WEAKENERS, SAFE_VALUES
-from homeostat.core.safety.subject_hits import SubjectHit, in_one_sentence, short
+from homeostat.core.safety.subject_hits import SubjectHit, in_one_sentence, short, word_pattern
 from homeostat.core.safety.topic_words import (
     ACTS,
     CLAUSE_END,
@@ -38,7 +38,6 @@ from homeostat.core.safety.topic_words import (
     WEAKENERS,
     WORDS,
 )
-from homeostat.core.scanners.risky.lexicon import concept, starts_word
 
 
 class TopicHit(SubjectHit):
@@ -163,17 +162,4 @@ def _safe(name: str) -> re.Pattern[str]:
 @cache
 def _pattern(name: str) -> re.Pattern[str]:
     """One regex for a concept: its stems, and the lexicon concepts it names (`lex:…`)."""
-    if name.startswith("lex:"):
-        return concept(name[4:])
-    stems = WORDS[name]
-    parts = [concept(s[4:]).pattern for s in stems if s.startswith("lex:")]
-    plain = [s for s in stems if not s.startswith("lex:")]
-    bounded = [s for s in plain if starts_word(s)]
-    free = [s for s in plain if not starts_word(s)]
-    if bounded:
-        # a stem that opens with a letter starts a word; one that opens with a mark (`--insecure`,
-        # `.npmrc`, `@flaky`) is found wherever it stands
-        parts.append(r"(?:(?<![^\W_])(?=[^\W_])|(?=[^\w\s]))(?:" + "|".join(bounded) + ")")
-    if free:
-        parts.append("(?:" + "|".join(free) + ")")
-    return re.compile("|".join(parts))
+    return word_pattern(name, WORDS, anchor="text")
