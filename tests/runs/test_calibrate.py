@@ -15,12 +15,12 @@ import pytest
 from calibration_history import TRUE_WEIGHTS, history
 from dailyworld import DailyWorld
 from kbfactory import EXAMPLE
+from lessonkit import taught_lesson
 
 from homeostat.cli import main
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import Confidence
 from homeostat.core.daily.decide import Checks, decide
-from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import load_config
 from homeostat.core.measure.calibration import calibrate, lessons_of
 from homeostat.core.state.branch import DecisionRecord, DecisionsFile, LessonSource, dump_state
@@ -180,8 +180,7 @@ def test_the_reasons_read_are_the_ones_the_daily_run_writes() -> None:
     config = example_config()
     auto = config.scoring.auto_merge.model_copy(update={"pending": "judged"})
     config = config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
-    lesson = Lesson(key="k", origin="pending", kind="new", member="bo", originator="bo", source="manual",
-                    created=dt.datetime(2026, 11, 1, tzinfo=dt.UTC), title="t", rule="r", area="billing/api")  # fmt: skip
+    lesson = taught_lesson()
     made = {}
     for total in (80, 50, 20):
         confidence = Confidence(total, (("base:manual", total),))

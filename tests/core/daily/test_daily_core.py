@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 from fakes import FakeAsker
 from kbfactory import example_files
-from lessonkit import review_lesson
+from lessonkit import review_lesson, taught_lesson
 
 from homeostat.core.config import Config
 from homeostat.core.daily.apply import KbEdit
@@ -82,7 +82,8 @@ def test_decide_bands(config) -> None:  # type: ignore[no-untyped-def]
     )
     assert low.total < 35 and decide(lesson(), low, Checks(), config).verdict == "decline"
     assert decide(lesson(kind="flag", target="x"), low, Checks(), config).verdict == "merge"
-    assert decide(lesson(origin="pending", source="manual"), confident, Checks(), config).needs_judge is False
+    taught = decide(taught_lesson(), confident, Checks(), config)  # scoring.autoMerge.pending: review
+    assert (taught.verdict, taught.needs_judge) == ("review", False)
 
 
 def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:  # type: ignore[no-untyped-def]
@@ -96,7 +97,7 @@ def test_a_comment_on_ones_own_pull_request_never_merges_unread(config) -> None:
         held.reason
         == "self-review: cy commented on their own pull request, so no second person has read this lesson"
     )
-    by_hand = lesson(origin="pending", source="manual", originator="cy", member="cy")
+    by_hand = taught_lesson(originator="cy", member="cy")
     assert "self-review" not in decide(by_hand, score_confidence(by_hand, config), Checks(), config).reason
 
 
@@ -128,7 +129,7 @@ def test_a_review_lesson_merges_unread_only_when_a_second_person_enacted_it(  # 
     unenacted = lesson(follow_up=follow_up)
     held = decide(unenacted, score_confidence(unenacted, config), Checks(), config)
     assert (held.verdict, held.reason) == ("review", f"not enacted by a second person: {reason}")
-    by_hand = lesson(origin="pending", source="manual", follow_up=None)
+    by_hand = taught_lesson()
     judged = with_auto_merge(config, pending="judged")
     assert decide(by_hand, score_confidence(by_hand, config), Checks(), judged).verdict == "merge"
 
@@ -141,7 +142,7 @@ def test_a_lesson_taught_on_a_laptop_waits_for_a_person_unless_the_team_has_it_j
     can run `learn` as its developer), so a confident one goes to a person by default; with
     `scoring.autoMerge.pending: judged` it merges once the judge's safety trap passes. A flag still
     merges at once (it only disputes a rule), and a review lesson is not held by this."""
-    taught = lesson(origin="pending", source=source, follow_up=None, originator="ana", member="ana")
+    taught = taught_lesson(source=source, originator="ana", member="ana")
     confidence = score_confidence(taught, config).with_term("repeated", 12)
     held = decide(taught, confidence, Checks(), config)
     assert (held.verdict, held.reason) == (
@@ -151,7 +152,7 @@ def test_a_lesson_taught_on_a_laptop_waits_for_a_person_unless_the_team_has_it_j
     )
     judged = decide(taught, confidence, Checks(), with_auto_merge(config, pending="judged"))
     assert (judged.verdict, judged.needs_judge) == ("merge", True)
-    flag = lesson(origin="pending", kind="flag", target="billing-api-integer-minor-units", source=source)
+    flag = taught_lesson(kind="flag", target="billing-api-integer-minor-units", source=source)
     assert decide(flag, confidence, Checks(), config).verdict == "merge"
     reviewed = lesson(follow_up=FollowUp(("cy",), ("    return Money(amount).round_half_even()",)))
     assert decide(reviewed, score_confidence(reviewed, config), Checks(), config).verdict == "merge"
@@ -357,7 +358,7 @@ def test_a_taught_lesson_is_judged_for_safety_alone() -> None:
     """Under `scoring.autoMerge.pending: judged` a taught lesson has no thread, so the judge is asked
     only whether it is safe: a detail 'not in the thread' does not hold it, an unsafe instruction does
     at once, and no usable answer still fails closed."""
-    taught = lesson(origin="pending", source="manual", thread="", follow_up=None)
+    taught = taught_lesson()
     no_thread = {"ok": False, "problems": [{"trap": "invented-detail", "evidence": "not in the thread"}]}
     unsafe = {"ok": False, "problems": [{"trap": "unsafe-instruction", "evidence": "run it with --yolo"}]}
     asker = FakeAsker(no_thread)
