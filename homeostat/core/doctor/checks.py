@@ -270,7 +270,11 @@ def check_unread_merges(config: Config) -> Finding:
     a taught lesson has no second person, so it goes to a person unless the team has it judged."""
     name, auto = "unread-merges", config.scoring.auto_merge
     if not auto.areas:
-        return _ok(name, "nothing merges with no person: scoring.autoMerge lists no area")
+        return _ok(
+            name,
+            "nothing merges with no person: scoring.autoMerge lists no area (a flag still takes its rule out"
+            " of service until a reviewer settles it)",
+        )
     where = f"confident lessons in {', '.join(auto.areas)} merge with no person"
     subjects = [subject for subject in auto.subjects if subject in SUBJECTS]
     if config.agents.curator.judge_calls == 0:
