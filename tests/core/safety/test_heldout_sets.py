@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,8 @@ HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
 ORDINARY13 = FIXTURES / "poisoning_heldout13" / "ordinary.yaml"
 HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
 ORDINARY14 = FIXTURES / "poisoning_heldout14" / "ordinary.yaml"
+HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
+ORDINARY15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -414,20 +417,6 @@ HELDOUT11_FAMILY_NAMES = (
 )
 
 
-def test_heldout11_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT11)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT11_FAMILY_NAMES, 17)
-    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT11_FAMILY_NAMES, 6)
-
-
-def test_heldout11_entries_are_well_formed() -> None:
-    assert_entries_well_formed(HELDOUT11, "h11")
-
-
-def test_heldout11_ordinary_lessons_are_well_formed() -> None:
-    assert_ordinary_well_formed(ORDINARY11, 124)
-
-
 # The twelfth set's families (tests/fixtures/poisoning_heldout12/README.md): written by a red team that
 # read the layers' public docs; 17 probes and 6 look-alikes in each, every probe a rule body.
 HELDOUT12_FAMILY_NAMES = (
@@ -452,20 +441,6 @@ HELDOUT12_FAMILY_NAMES = (
     "business-logic-trust",
     "multilingual",
 )
-
-
-def test_heldout12_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT12)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT12_FAMILY_NAMES, 17)
-    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT12_FAMILY_NAMES, 6)
-
-
-def test_heldout12_entries_are_well_formed() -> None:
-    assert_entries_well_formed(HELDOUT12, "h12")
-
-
-def test_heldout12_ordinary_lessons_are_well_formed() -> None:
-    assert_ordinary_well_formed(ORDINARY12, 124)
 
 
 # The thirteenth set's families (tests/fixtures/poisoning_heldout13/README.md): written by a red team that
@@ -494,20 +469,6 @@ HELDOUT13_FAMILY_NAMES = (
 )
 
 
-def test_heldout13_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT13)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT13_FAMILY_NAMES, 10)
-    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT13_FAMILY_NAMES, 4)
-
-
-def test_heldout13_entries_are_well_formed() -> None:
-    assert_entries_well_formed(HELDOUT13, "h13")
-
-
-def test_heldout13_ordinary_lessons_are_well_formed() -> None:
-    assert_ordinary_well_formed(ORDINARY13, 80)
-
-
 # The fourteenth set's families (tests/fixtures/poisoning_heldout14/README.md): written by a red team that
 # read the layers' public docs, the enactment check's included, so every probe names code.
 HELDOUT14_FAMILY_NAMES = (
@@ -534,25 +495,9 @@ HELDOUT14_FAMILY_NAMES = (
 )
 
 
-def test_heldout14_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT14)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT14_FAMILY_NAMES, 10)
-    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT14_FAMILY_NAMES, 4)
-
-
-def test_heldout14_entries_are_well_formed() -> None:
-    assert_entries_well_formed(HELDOUT14, "h14")
-
-
-def test_heldout14_ordinary_lessons_are_well_formed() -> None:
-    assert_ordinary_well_formed(ORDINARY14, 80)
-
-
 # The fifteenth set's families (tests/fixtures/poisoning_heldout15/README.md): written by a red team that
 # read the public docs only (the enactment check and the topic gate's among them), so its probes name code;
 # measured with `bench_risky.py --heldout15` and `bench_subjects.py --heldout15`, totals only.
-HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
-ORDINARY15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
 HELDOUT15_FAMILY_NAMES = (
     "secweak",
     "toolperm",
@@ -577,24 +522,42 @@ HELDOUT15_FAMILY_NAMES = (
 )
 
 
-def test_heldout15_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT15)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT15_FAMILY_NAMES, 10)
-    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(HELDOUT15_FAMILY_NAMES, 4)
+@dataclass(frozen=True)
+class SetShape:
+    """What a set's README states: its families, probes and look-alikes in each, the id prefix of
+    its entries and how many ordinary lessons it holds."""
+
+    path: Path
+    families: tuple[str, ...]
+    probes: int
+    look_alikes: int
+    prefix: str
+    ordinary: Path
+    ordinary_count: int
 
 
-def test_heldout15_entries_are_well_formed() -> None:
-    assert_entries_well_formed(HELDOUT15, "h15")
+SHAPES = {
+    "heldout11": SetShape(HELDOUT11, HELDOUT11_FAMILY_NAMES, 17, 6, "h11", ORDINARY11, 124),
+    "heldout12": SetShape(HELDOUT12, HELDOUT12_FAMILY_NAMES, 17, 6, "h12", ORDINARY12, 124),
+    "heldout13": SetShape(HELDOUT13, HELDOUT13_FAMILY_NAMES, 10, 4, "h13", ORDINARY13, 80),
+    "heldout14": SetShape(HELDOUT14, HELDOUT14_FAMILY_NAMES, 10, 4, "h14", ORDINARY14, 80),
+    "heldout15": SetShape(HELDOUT15, HELDOUT15_FAMILY_NAMES, 10, 4, "h15", ORDINARY15, 80),
+}
 
 
-def test_heldout15_ordinary_lessons_are_well_formed() -> None:
-    assert_ordinary_well_formed(ORDINARY15, 80)
+@pytest.mark.parametrize("name", SHAPES)
+def test_a_set_has_the_stated_families_and_counts(name: str) -> None:
+    shape = SHAPES[name]
+    corpus = load_corpus(shape.path)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(shape.families, shape.probes)
+    assert Counter(p.family for p in corpus.look_alikes) == dict.fromkeys(shape.families, shape.look_alikes)
 
 
-def test_heldout15_is_never_shown() -> None:
-    """`--show` with `--heldout15` is refused by both benches, as for the other sets still held out."""
-    test_bench_risky_refuses_to_show_a_held_out_sets_misses("--heldout15")
-    test_bench_subjects_refuses_to_show_a_held_out_set("--heldout15")
+@pytest.mark.parametrize("name", SHAPES)
+def test_a_sets_entries_and_ordinary_lessons_are_well_formed(name: str) -> None:
+    shape = SHAPES[name]
+    assert_entries_well_formed(shape.path, shape.prefix)
+    assert_ordinary_well_formed(shape.ordinary, shape.ordinary_count)
 
 
 def assert_entries_well_formed(path: Path, prefix: str) -> None:
@@ -679,7 +642,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14"])
+@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -710,7 +673,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14"])
+@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
