@@ -72,3 +72,32 @@ def kb(tmp_path: Path) -> Path:
     root = tmp_path / "kb"
     shutil.copytree(EXAMPLE, root, ignore=CLONE_STATE)
     return root
+
+
+# A safety rule the example KB lacks: the subject gate names its text (card numbers in logs), so a
+# flag on it waits for a person (issue 29). `example_files() | {CARD_RULE_FILE: CARD_RULE}` validates.
+CARD_RULE_ID = "no-card-numbers-in-logs"
+CARD_RULE_FILE = "knowledge/billing/api/no-card-numbers-in-logs.md"
+CARD_RULE = """\
+---
+id: no-card-numbers-in-logs
+title: Never log card numbers
+area: billing/api
+scope: ["src/billing/api/**"]
+status: accepted
+kind: convention
+approvedBy: [ana]
+source:
+  type: manual
+  author: ana
+created: 2026-09-01
+lastConfirmed: 2026-11-02
+score: 3
+tokens: 58
+---
+## Rule
+Never write a full card number to the logs; mask all but the last four digits with `mask_pan()`.
+
+## Why
+Logs are shipped to a third-party service, and card numbers there break PCI DSS.
+"""

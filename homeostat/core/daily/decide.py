@@ -16,7 +16,10 @@ a developer's machine (`learn`, a handoff note, an import), which no second pers
 `scoring.autoMerge.pending` is `judged` (then the judge's safety trap reads it first).
 A flag merges at once: its rule becomes disputed and a reviewer settles it; but a flag whose reason
 fails validation or holds risky content is declined, since its reason would land in the rule with
-no person reading it.
+no person reading it; and a flag on a rule about a sensitive subject (the gate read over the rule's
+own reviewed text, `Checks.target_subjects`) that `scoring.autoMerge.subjects` does not accept unread
+goes to a person first, since a disputed rule reaches no agent: one member's agent under a prompt
+injection could otherwise take the team's safety rules out of every agent's context.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Checks:
     untrusted: tuple[str, ...] = ()  # words the members did not vouch for (see core.daily.trust)
     subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects the lesson's text is about
     foreign: tuple[Foreign, ...] = ()  # sentences in a language the team does not accept unread
+    target_subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects of the rule a flag disputes
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,11 @@ class Decision:
     verdict: Verdict
     reason: str
     needs_judge: bool = False
+
+
+def gated_subjects(hits: tuple[SubjectHit, ...], config: Config) -> list[SubjectHit]:
+    """The hits on subjects and topics the team does not accept unread (`scoring.autoMerge.subjects`)."""
+    return [hit for hit in hits if hit.subject not in config.scoring.auto_merge.subjects]
 
 
 def merge_threshold(lesson: Lesson, config: Config) -> int:
@@ -70,6 +79,8 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     if lesson.kind == "flag":
         if checks.risky:
             return Decision("decline", f"the flag's reason holds risky content: {checks.risky[0]}")
+        if guarded := gated_subjects(checks.target_subjects, config):
+            return Decision("review", flag_reason(lesson.target, guarded))
         return Decision("merge", f"flag on {lesson.target}: the rule is disputed until a reviewer settles it")
     if checks.duplicate_of:
         return Decision("duplicate", f"repeats {checks.duplicate_of}, which is reconfirmed")
@@ -81,8 +92,7 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
         return Decision("review", f"risky content: {checks.risky[0]}")
     if checks.untrusted:
         return Decision("review", "; ".join(checks.untrusted))
-    gated = [hit for hit in checks.subjects if hit.subject not in config.scoring.auto_merge.subjects]
-    if gated:
+    if gated := gated_subjects(checks.subjects, config):
         return Decision("review", subject_reason(gated))
     if checks.foreign:
         return Decision("review", language_reason(checks.foreign))
@@ -145,6 +155,15 @@ def subject_reason(hits: list[SubjectHit]) -> str:
     inline code (an attacker's words, rendered inert in a PR body)."""
     named = "; ".join(f"{hit.subject} ({hit.about}): {quote_inline(hit.evidence)}" for hit in hits)
     return f"about a subject a person reads before every agent does: {named}"
+
+
+def flag_reason(rule_id: str, hits: list[SubjectHit]) -> str:
+    """Why a flag on a rule about a sensitive subject waits for a person: a disputed rule is served to
+    no agent, so the flag would take the team's reviewed rule (never log card numbers, always verify
+    TLS) out of every agent's context with no person reading it. The words of the rule that matched
+    are shown as inline code."""
+    named = "; ".join(f"{hit.subject} ({hit.about}): {quote_inline(hit.evidence)}" for hit in hits)
+    return f"a flag on {rule_id} would take a rule about {named} out of every agent's context: a person confirms it first"
 
 
 def language_reason(foreign: tuple[Foreign, ...]) -> str:

@@ -273,7 +273,8 @@ def check_unread_merges(config: Config) -> Finding:
         return _ok(
             name,
             "nothing merges with no person: scoring.autoMerge lists no area (a flag still takes its rule out"
-            " of service until a reviewer settles it)",
+            " of service until a reviewer settles it, unless the rule is about a sensitive subject: then a"
+            " person confirms the flag first)",
         )
     where = f"confident lessons in {', '.join(auto.areas)} merge with no person"
     subjects = [subject for subject in auto.subjects if subject in SUBJECTS]

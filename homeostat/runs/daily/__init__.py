@@ -209,11 +209,13 @@ class DailyRun:
         """Daily PRs first (each merged), then review and dispute PRs level with the new base."""
         ctx, base = self.ctx, run.base
         live, base_sha = land.drop_overlap(ctx, base, live, run)
-        base_sha = land.open_daily_prs(ctx, config, base, base_sha, live, retirements, run)
-        retracted, listed = review.retractions(ctx, kb, config, retirements, run)
+        confirmed = [r for r in retirements if r.action == "dispute"]  # flags a reviewer merged
+        changes = [r for r in retirements if r.action != "dispute"]
+        base_sha = land.open_daily_prs(ctx, config, base, base_sha, live, changes, run)
+        retracted, listed = review.retractions(ctx, kb, config, changes, run)
         live += retracted
         review.open_review_prs(ctx, config, base, base_sha, live, listed)
-        review.open_dispute_prs(ctx, config, base, live, run)
+        review.open_dispute_prs(ctx, config, base, live, run, confirmed)
         return live
 
     def _record(self, kb: KB, config: Config, live: list[Decided], run: RunState) -> RunReport:

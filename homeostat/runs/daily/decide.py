@@ -50,6 +50,7 @@ from homeostat.core.kb import KB
 from homeostat.core.safety.language import ENGLISH, Foreign, foreign_sentences, usual_language
 from homeostat.core.safety.subject_hits import SubjectHit
 from homeostat.core.safety.subjects import subjects
+from homeostat.core.schema import Rule
 from homeostat.core.similarity import same_lesson
 from homeostat.core.validate import NEVER_FORGIVEN
 from homeostat.core.validate.content_checks import allowed_domains
@@ -253,6 +254,8 @@ def score_all(
         checks = replace(checks, subjects=lesson_subjects(effective, config))
         checks = replace(checks, foreign=lesson_languages(effective, accepted))
         rule = kb.rule(draft.target) if draft.target else None
+        if rule is not None and effective.kind == "flag":
+            checks = replace(checks, target_subjects=rule_subjects(rule, config))
         confidence = score_confidence(
             effective,
             config,
@@ -275,13 +278,21 @@ def _drafted_text(lesson: Lesson) -> str:
 
 def lesson_subjects(lesson: Lesson, config: Config) -> tuple[SubjectHit, ...]:
     """The sensitive subjects of every text the lesson would merge: title, rule, why, example, scope
-    and a document patch (an update's rewritten text). A flag's reason is not read: a flag merges at
-    once and a reviewer settles the dispute it opens. Hosts are allowed as the risky check allows them
+    and a document patch (an update's rewritten text). A flag's reason is not read: a flag lands no
+    text as a rule, and what sends it to a person is its rule's text (`rule_subjects`). Hosts are allowed as the risky check allows them
     (the KB's own code repos' links are provenance), so the two never disagree about a link."""
     if lesson.kind == "flag":
         return ()
     text = "\n".join([_drafted_text(lesson), *lesson.scope])
     return subjects(text, allowed_domains(config))
+
+
+def rule_subjects(rule: Rule, config: Config) -> tuple[SubjectHit, ...]:
+    """The sensitive subjects of a rule's current text (title, rule, why, example), for a flag on it:
+    a flag takes its rule out of every agent's context, so one on a rule about a sensitive subject
+    waits for a person (`core.daily.decide`). The rule is the team's own reviewed text, so reading
+    it with the gate's word tables is sound here: an attacker's flag cannot choose the words read."""
+    return subjects(rule.text(), allowed_domains(config))
 
 
 def accepted_languages(kb: KB, config: Config) -> frozenset[str]:

@@ -145,10 +145,17 @@ def _review_pr(
             base_sha,
         ),
     )
-    areas = {d.lesson.area for d in included if d.lesson.area}
+    areas = {d.lesson.area for d in included if d.lesson.area} | flagged_areas(kb, included)
     ctx.publisher.request_reviewers(published.pull, config, areas, member, covered_paths(config, included))
     for d in included:
         d.pr = published.ref
+
+
+def flagged_areas(kb: KB, included: Sequence[Decided]) -> set[str]:
+    """The areas of the rules the PR's flags dispute (a flag has no area of its own), so the rule's
+    reviewers are asked."""
+    rules = (kb.rule(d.target) for d in included if d.lesson.kind == "flag")
+    return {rule.area for rule in rules if rule is not None}
 
 
 def covered_paths(config: Config, included: Sequence[Decided]) -> dict[str, list[str]]:
@@ -176,7 +183,9 @@ def review_body(
 
 
 def apply_review(edit: KbEdit, waiting: Sequence[Decided]) -> list[Decided]:
-    """Apply middle-band lessons to one member's review edit."""
+    """Apply middle-band lessons to one member's review edit. A flag waiting for a person disputes its
+    rule in the PR, so a reviewer's merge lands it as the daily PR would have (the dispute PR follows
+    at the next run, `open_dispute_prs`)."""
     included: list[Decided] = []
     for d in waiting:
         try:
@@ -188,6 +197,9 @@ def apply_review(edit: KbEdit, waiting: Sequence[Decided]) -> list[Decided]:
                 d.rule_id = d.update.target
             elif d.lesson.kind == "new":
                 d.rule_id = edit.add_new(d.lesson)
+            elif d.lesson.kind == "flag":
+                edit.flag(d.target, d.lesson.originator, d.lesson.reason)
+                d.rule_id = d.target
             else:
                 continue
             included.append(d)
@@ -200,22 +212,30 @@ def apply_review(edit: KbEdit, waiting: Sequence[Decided]) -> list[Decided]:
 
 
 def open_dispute_prs(
-    ctx: DailyContext, config: Config, base: str, decided: list[Decided], run: RunState
+    ctx: DailyContext,
+    config: Config,
+    base: str,
+    decided: list[Decided],
+    run: RunState,
+    confirmed: Sequence[Retirement] = (),
 ) -> None:
-    """One dispute PR per rule a flag disputed in this run's daily PR: a drafted fix, or its retirement."""
-    flagged = sorted(
-        {
-            d.target
-            for d in decided
-            if d.lesson.kind == "flag" and d.outcome == "disputed" and d.pr is not None
-        }
-    )
-    if not flagged:
+    """One dispute PR per rule a flag disputed in this run's daily PR, or in a review PR a reviewer
+    merged since the last run (`confirmed`): a drafted fix, or its retirement."""
+    flaggers = {r.rule_id: r.member for r in confirmed} | {
+        d.target: d.lesson.member
+        for d in reversed(decided)
+        if d.lesson.kind == "flag" and d.outcome == "disputed" and d.pr is not None
+    }
+    if not flaggers:
         return
     ctx.fetch(base)
     base_sha = ctx.base_tip(base)
     kb = ctx.kb_at(base_sha)
-    rules = [rule for rule in (kb.rule(rule_id) for rule_id in flagged) if rule is not None]
+    rules = [
+        rule
+        for rule in (kb.rule(rule_id) for rule_id in sorted(flaggers))
+        if rule is not None and rule.meta.status == "disputed"
+    ]
     questions = [Question(DISPUTE_SYSTEM, dispute_prompt(rule), DisputeFix) for rule in rules]
     for rule, answered in zip(rules, ask_each(ctx.ask("curator"), questions), strict=True):
         rule_id = rule.id
@@ -230,9 +250,7 @@ def open_dispute_prs(
             return
         except HomeostatError:
             fix = None
-        flaggers = [d for d in decided if d.lesson.kind == "flag" and d.target == rule_id]
-        member = flaggers[0].lesson.member if flaggers else rule.meta.source.author
-        _dispute_pr(ctx, config, base, base_sha, kb, rule, fix, member, run)
+        _dispute_pr(ctx, config, base, base_sha, kb, rule, fix, flaggers[rule_id], run)
 
 
 def _dispute_pr(

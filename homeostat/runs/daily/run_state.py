@@ -171,13 +171,14 @@ class Decided:
 @dataclass
 class Retirement:
     """A change the settled PRs ask of the KB, landed through the member's daily PR: a closed
-    dispute retires its rule; a reviewer's merge records who approved the rules it held."""
+    dispute retires its rule; a reviewer's merge records who approved the rules it held. A merged
+    flag (`dispute`) changes nothing more (its PR disputed the rule): its dispute PR opens."""
 
     rule_id: str
     member: str
     reason: str
     record: DecisionRecord | None = None
-    action: Literal["retire", "approve"] = "retire"
+    action: Literal["retire", "approve", "dispute"] = "retire"
     by: str = ""
 
 

@@ -62,10 +62,18 @@ def _still_open(host: CodeHost, repo: RepoRef) -> set[int]:
 def _merged(
     config: Config, record: DecisionRecord, info: PullInfo, now: dt.datetime
 ) -> tuple[DecisionRecord, Retirement | None]:
-    """A reviewer's merge: the rule is in force and records who approved it."""
-    settled = record.model_copy(
-        update={"outcome": "merged", "state": "settled", "settled_at": now, "at": now}
-    )
+    """A reviewer's merge: the rule is in force and records who approved it; or, for a flag, the
+    rule is disputed (the PR did that) and its dispute PR opens in this run."""
+    outcome: Outcome = "disputed" if record.kind == "flag" else "merged"
+    settled = record.model_copy(update={"outcome": outcome, "state": "settled", "settled_at": now, "at": now})
+    if record.kind == "flag" and record.rule_id and record.pr is not None:
+        return settled, Retirement(
+            record.rule_id,
+            record.member,
+            f"flag merged in #{record.pr.number}",
+            action="dispute",
+            by=info.merged_by or "",
+        )
     merger = config.member(info.merged_by or "")
     if not record.rule_id or record.kind == "dispute" or merger is None or record.pr is None:
         return settled, None

@@ -610,3 +610,54 @@ def test_an_unknown_accepted_language_is_a_config_error() -> None:
     assert AutoMerge(languages=("fr", "cyrillic")).languages == ("fr", "cyrillic")
     with pytest.raises(ValueError, match="unknown language 'klingon'"):
         AutoMerge(languages=("klingon",))
+
+
+def test_a_flag_on_a_rule_about_a_sensitive_subject_waits_for_a_person(config) -> None:  # type: ignore[no-untyped-def]
+    """A disputed rule reaches no agent, so a flag on a safety rule would take it out of every
+    agent's context with no person reading it: it goes to review, with the rule's words quoted."""
+    from homeostat.core.safety.topics import TopicHit
+
+    flag = taught_lesson(kind="flag", target="no-card-numbers-in-logs", reason="masking is done upstream")
+    confidence = score_confidence(flag, config)
+    about = Checks(target_subjects=(TopicHit("personal-data", "card numbers"),))
+    held = decide(flag, confidence, about, config)
+    assert (held.verdict, held.needs_judge) == ("review", False)
+    assert "no-card-numbers-in-logs" in held.reason and "personal-data" in held.reason
+    assert "`card numbers`" in held.reason and "every agent's context" in held.reason
+    # a flag on any other rule disputes it at once; a risky or invalid reason is still declined first
+    assert decide(flag, confidence, Checks(), config).verdict == "merge"
+    assert decide(flag, confidence, replace(about, risky=("piped-shell",)), config).verdict == "decline"
+    assert decide(flag, confidence, replace(about, validation_errors=("bad",)), config).verdict == "decline"
+    # a team that accepts the subject unread lets the flag merge at once
+    accepting = with_auto_merge(config, subjects=("personal-data",))
+    assert decide(flag, confidence, about, accepting).verdict == "merge"
+
+
+def test_the_flag_gate_reads_the_flagged_rules_own_text(config) -> None:  # type: ignore[no-untyped-def]
+    from kbfactory import CARD_RULE, CARD_RULE_FILE, CARD_RULE_ID
+
+    from homeostat.runs.daily.decide import rule_subjects
+
+    kb = load_kb({**example_files(), CARD_RULE_FILE: CARD_RULE})
+    card, spacing = kb.rule(CARD_RULE_ID), kb.rule("use-theme-spacing")
+    assert card is not None and spacing is not None
+    assert {hit.subject for hit in rule_subjects(card, config)} >= {"personal-data", "logging"}
+    assert rule_subjects(spacing, config) == ()
+
+
+def test_a_review_pr_can_carry_a_flag(config) -> None:  # type: ignore[no-untyped-def]
+    """A flag waiting for a person disputes its rule in the review PR, so merging the PR lands it."""
+    from kbfactory import CARD_RULE, CARD_RULE_FILE, CARD_RULE_ID
+
+    from homeostat.core.daily.confidence import Confidence
+    from homeostat.runs.daily.review import apply_review
+    from homeostat.runs.daily.run_state import Decided
+
+    kb = load_kb({**example_files(), CARD_RULE_FILE: CARD_RULE})
+    edit = KbEdit.of(kb, TODAY)
+    flag = taught_lesson(kind="flag", target=CARD_RULE_ID, reason="masking is done upstream")
+    waiting = Decided(flag, Confidence(0, ()), "review", "a flag on a rule about …", target=CARD_RULE_ID)
+    assert apply_review(edit, [waiting]) == [waiting] and waiting.rule_id == CARD_RULE_ID
+    rule = edit.kb().rule(CARD_RULE_ID)
+    assert rule is not None and rule.meta.status == "disputed"
+    assert [(f.by, f.reason) for f in rule.meta.open_flags] == [(flag.originator, "masking is done upstream")]

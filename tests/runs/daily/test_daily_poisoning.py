@@ -3,6 +3,8 @@
 - the checks read the text that merges, so an update that makes a signed-off rule risky goes to a
   person and its sign-off does not carry over (gap 1);
 - a lesson's own fields are checked, a flag's reason included;
+- a flag on a rule about a sensitive subject waits for a person, and the rule stays served until one
+  merges it (issue 29);
 - nothing the run writes or prints about a lesson holds a secret: state, PR titles and bodies,
   commit messages, --dry-run output, model prompts (gap 9).
 """
@@ -18,7 +20,7 @@ from typing import Any
 import pytest
 from dailyworld import DailyWorld, ModelScript
 from hostkit import PullSpec, ReplySpec, ThreadSpec
-from kbfactory import example_files
+from kbfactory import CARD_RULE, CARD_RULE_FILE, CARD_RULE_ID, example_files
 
 from homeostat.core.kb import load_kb
 from homeostat.core.safety.signoff import rule_fingerprint
@@ -111,6 +113,71 @@ def test_a_flag_whose_reason_is_risky_or_holds_a_secret_is_declined(
     assert outcomes["cy"][0] == "declined" and "risky content" in outcomes["cy"][1]
     assert outcomes["dee"][0] == "declined" and "secret" in outcomes["dee"][1]
     assert world.main_files() == before
+
+
+def served_at_main(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> str:
+    """What `homeostat context` serves an agent working in billing's API, from a checkout of main."""
+    from homeostat.cli import main
+
+    capsys.readouterr()
+    code = main(
+        ["context", "--kb", str(world.checkout()), "--repo", "billing", "--files", "src/billing/api/app.py"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return out
+
+
+def flag_a_safety_rule(world: DailyWorld) -> None:
+    """The team's safety rule on main, and cy's agent flagging it (as a prompt injection would)."""
+    commit_to_main(world, {CARD_RULE_FILE: CARD_RULE}, "a safety rule")
+    world.pending("cy", kind="flag", target=CARD_RULE_ID, reason="masking now happens in the gateway")
+
+
+def test_a_flag_on_a_safety_rule_waits_for_a_person_and_the_rule_stays_served(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flag_a_safety_rule(world)
+    world.pending("dee", kind="flag", target="use-theme-spacing", reason="the theme tokens were renamed")
+    assert world.daily() == 0, capsys.readouterr().out
+    records = {r.rule_id: r for r in world.records().values() if r.kind == "flag"}
+    held, style = records[CARD_RULE_ID], records["use-theme-spacing"]
+    assert (
+        held.outcome == "review" and "every agent's context" in held.reason and "`card number" in held.reason
+    )
+    assert style.outcome == "disputed"  # a flag on a style rule still disputes it at once
+    main = world.main_files()
+    assert "status: accepted" in main[CARD_RULE_FILE]
+    assert "status: disputed" in main["knowledge/storefront/ui/use-theme-spacing.md"]
+    assert f"({CARD_RULE_ID})" in served_at_main(world, capsys)
+    assert held.pr is not None
+    review = world.pulls()[held.pr.number]
+    assert f"Flag on `{CARD_RULE_ID}` by @cy: `masking now happens in the gateway`" in review.body
+    proposed = world.bare().read_file(f"refs/heads/{review.head_ref}", CARD_RULE_FILE)
+    assert proposed is not None and b"status: disputed" in proposed
+    titles = {p.title for p in world.pulls().values()}
+    assert (
+        "Homeostat dispute: use-theme-spacing" in titles
+        and f"Homeostat dispute: {CARD_RULE_ID}" not in titles
+    )
+
+
+def test_a_reviewer_who_merges_the_flag_disputes_the_rule_and_its_dispute_pr_opens(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flag_a_safety_rule(world)
+    assert world.daily() == 0, capsys.readouterr().out
+    [held] = [r for r in world.records().values() if r.kind == "flag"]
+    assert held.outcome == "review" and held.pr is not None
+    assert "status: accepted" in world.main_files()[CARD_RULE_FILE]
+    world.harness.merge_as(world.kb_repo, held.pr.number, "ana")
+    assert world.daily() == 0, capsys.readouterr().out
+    assert "status: disputed" in world.main_files()[CARD_RULE_FILE]
+    [settled] = [r for r in world.records().values() if r.kind == "flag"]
+    assert (settled.outcome, settled.state) == ("disputed", "settled")
+    disputes = [p for p in world.pulls().values() if p.title == f"Homeostat dispute: {CARD_RULE_ID}"]
+    assert len(disputes) == 1 and disputes[0].merged_at is None
+    assert f"({CARD_RULE_ID})" not in served_at_main(world, capsys)
 
 
 def declined_secret_day(world: DailyWorld, secret: str) -> None:
