@@ -162,6 +162,19 @@ def test_a_flag_on_a_safety_rule_waits_for_a_person_and_the_rule_stays_served(
     )
 
 
+def test_a_flags_reason_is_shown_in_the_daily_pr_as_text_not_markdown(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flag's reason is the flagger's words (or their agent's), and the daily PR lands with no person
+    reading it: a mention or emphasis in it is shown as inline code, so it notifies no one and renders
+    nothing."""
+    reason = "the theme tokens were renamed, cc @example/everyone **now**"
+    world.pending("dee", kind="flag", target="use-theme-spacing", reason=reason)
+    assert world.daily() == 0, capsys.readouterr().out
+    [daily] = [p for p in world.pulls().values() if p.title.startswith("Homeostat daily: dee")]
+    assert f"flagged by @dee: `{reason}` (a dispute PR follows)" in daily.body
+
+
 def test_a_reviewer_who_merges_the_flag_disputes_the_rule_and_its_dispute_pr_opens(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
