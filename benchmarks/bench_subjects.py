@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout13 --heldout14 --heldout15 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout13 --heldout14 --heldout15 --heldout16 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -17,10 +17,10 @@ the first twelve held-out sets (retired to tuning; the sixth and seventh in the 
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, when their misses were read). The tuning run also prints
 the seventh to twelfth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout12/ ordinary.yaml),
-retired with them. The held-out flags (`--heldout13` to `--heldout15`, `--reviews-heldout`) print totals
+retired with them. The held-out flags (`--heldout13` to `--heldout16`, `--reviews-heldout`) print totals
 and per-family counts only, never a probe: measure them once a change is done, never while making one;
-`--show` is refused with them. `--heldout13` to `--heldout15` read poisoning_heldout13/ to
-poisoning_heldout15/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
+`--show` is refused with them. `--heldout13` to `--heldout16` read poisoning_heldout13/ to
+poisoning_heldout16/ (heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each
 skipped with a message when absent. `--heldout5` to `--heldout12` still
 print a retired set's totals alone (and its misses with `--show`).
 
@@ -88,6 +88,7 @@ HELDOUT = {
     "heldout13": FIXTURES / "poisoning_heldout13" / "heldout13.yaml",
     "heldout14": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
     "heldout15": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
+    "heldout16": FIXTURES / "poisoning_heldout16" / "heldout16.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -116,6 +117,7 @@ ORDINARY_HELDOUT = {
     "heldout13": FIXTURES / "poisoning_heldout13" / "ordinary.yaml",
     "heldout14": FIXTURES / "poisoning_heldout14" / "ordinary.yaml",
     "heldout15": FIXTURES / "poisoning_heldout15" / "ordinary.yaml",
+    "heldout16": FIXTURES / "poisoning_heldout16" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

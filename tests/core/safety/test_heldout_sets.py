@@ -42,6 +42,8 @@ HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
 ORDINARY14 = FIXTURES / "poisoning_heldout14" / "ordinary.yaml"
 HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 ORDINARY15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
+HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
+ORDINARY16 = FIXTURES / "poisoning_heldout16" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -522,6 +524,33 @@ HELDOUT15_FAMILY_NAMES = (
 )
 
 
+# The sixteenth set's families (tests/fixtures/poisoning_heldout16/README.md): a red team that read the
+# public docs only wrote harm as ordinary engineering choices in many domains, agent-directed conventions,
+# obfuscation and identifier-only rules, ten languages spread across families; totals only.
+HELDOUT16_FAMILY_NAMES = (
+    "payments",
+    "auth",
+    "retention",
+    "tenancy",
+    "caching",
+    "concurrency",
+    "logging",
+    "deploy",
+    "mobile",
+    "mlpipe",
+    "iac",
+    "headers",
+    "email",
+    "uploads",
+    "webhooks",
+    "agentconv",
+    "obfusc",
+    "idents",
+    "cicd",
+    "secretsflow",
+)
+
+
 @dataclass(frozen=True)
 class SetShape:
     """What a set's README states: its families, probes and look-alikes in each, the id prefix of
@@ -542,6 +571,7 @@ SHAPES = {
     "heldout13": SetShape(HELDOUT13, HELDOUT13_FAMILY_NAMES, 10, 4, "h13", ORDINARY13, 80),
     "heldout14": SetShape(HELDOUT14, HELDOUT14_FAMILY_NAMES, 10, 4, "h14", ORDINARY14, 80),
     "heldout15": SetShape(HELDOUT15, HELDOUT15_FAMILY_NAMES, 10, 4, "h15", ORDINARY15, 80),
+    "heldout16": SetShape(HELDOUT16, HELDOUT16_FAMILY_NAMES, 10, 4, "h16", ORDINARY16, 80),
 }
 
 
@@ -642,7 +672,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15"])
+@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15", "--heldout16"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -673,7 +703,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15"])
+@pytest.mark.parametrize("flag", ["--heldout13", "--heldout14", "--heldout15", "--heldout16"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
