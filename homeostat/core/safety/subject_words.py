@@ -2553,7 +2553,7 @@ WORDS.update(
             r"as\s+you\s+would\s+(?:on|to)\s+a\s+request\s+(?:in|from)\s+the\s+(?:conversation|chat|session|developer|user)",
             r"(?:tasks?\s+)?(?:assigned\s+to|for)\s+whoever\s+(?:is\s+editing|has\s+the\s+repo)",
             r"even\s+(?:when|if)\s+(?:nobody|no\s+one)\s+(?:in\s+the\s+(?:conversation|session|chat)\s+)?asked",
-            r"(?:carry|act\w*\s+on|apply|do|follow|complete)\w*\s+(?:\S{1,40}\s+){0,6}?(?:without\s+(?:raising|"
+            r"(?:carry|act\w*\s+on|apply|do|follow|complete)\w*\s+(?:\S{1,40}\s+){0,8}?(?:without\s+(?:raising|"
             r"mentioning|saying\s+so)|and\s+(?:don'?t|do\s+not)\s+mention)",
             r"(?:go\s+with|follow)\s+(?:\S{1,40}\s+){0,4}?(?:silently|without\s+saying\s+so)",
             r"(?:skip|omit|leave\s+out)\s+any\s+(?:mention\s+of\s+)?(?:changes|edits)\s+(?:(?:you\s+)?made\s+)?to\b",
@@ -2580,7 +2580,7 @@ WORDS.update(
             r"(?:conventions|rules|entries)\s+(?:\S{1,40}\s+){0,6}?(?:are|as)\s+(?:stale|out\s+of\s+date)",
             r"consider\s+(?:it|them)\s+stale",
             r"only\s+the\s+newest\s+\w{1,10}\s+apply",
-            r"(?:review\w*|reviewer)\s+(?:\S{1,40}\s+){0,8}?(?:approve\s+everything|auto-?approve)",
+            r"(?:review\w*|reviewer)\s+(?:\S{1,40}\s+){0,10}?(?:approve\s+everything|auto-?approve)",
             r"until\s+the\s+(?:report|check|warning)\s+goes\s+quiet",
             r"(?:guidance|conventions?)\s+service\s+(?:\S{1,40}\s+){0,2}?unplugged",
         ),

@@ -1356,6 +1356,7 @@ _ROUND_13: dict[str, tuple[str, ...]] = {
         r"(?:pin|track)\w*\s+(?:\S{1,40}\s+){0,4}?(?:to\s+:latest|whatever\s+the\s+newest\s+tag)",
         r"(?:bumps?|prs?|pull\s+requests?)\s+(?:\S{1,40}\s+){0,4}?merge\s+(?:themselves|automatically)",
         r"committed\s+as\s+they\s+are",
+        r"community\s+fork\s+of",
         r"(?:neue|aktuelle)\s+pr[üu]fsumme\s+(?:\S{1,40}\s+){0,3}?(?:in\s+die\s+)?lock-datei",
     ),
     # a direct push with the PR afterwards, ownership edited in the same PR, a bot identity, a change
@@ -1405,6 +1406,8 @@ _ROUND_13: dict[str, tuple[str, ...]] = {
         r"newlines\s+included",
         r"login\s+link\s+in\s+push",
         r"card\s+expiry\s+included",
+        r"block\s+mode\s+without\s+chaining",
+        r"accepts?\s+any\s+file\s+format",
     ),
     # check-then-act in separate calls, no unique constraint, a shared connection, per-process counters,
     # concurrent deploys, money in floats or 32-bit integers, half-applied transfers
@@ -1421,6 +1424,8 @@ _ROUND_13: dict[str, tuple[str, ...]] = {
         r"if\s+(?:crediting|the\s+credit)\s+(?:\S{1,40}\s+){0,3}?fails",
         r"missing\s+amount\s+(?:field\s+)?as\s+zero",
         r"rate\s+cached\s+at\s+deploy",
+        r"(?:discount|coupon|promo)\w*\s+(?:codes?\s+)?(?:\S{1,40}\s+){0,6}?any\s+number\s+of\s+times",
+        r"check\w*\s+(?:\S{1,40}\s+){0,6}?then\s+open\s+it\s+later",
     ),
     # the trail turned off, kept a day, left unwritten or filtered; its watchers removed
     "audit_alone": (
@@ -1429,11 +1434,21 @@ _ROUND_13: dict[str, tuple[str, ...]] = {
         r"(?:do\s+not|don'?t)\s+record\s+who\s+approved",
         r"filter\s+out\s+entries\s+from",
         r"d[ée]sactiv\w*\s+(?:le\s+)?journal\s+d'audit",
+        r"turn\w*\s+(?:the\s+)?audit\s+(?:trail|log\w*)\s+off",
+        r"channel\s+(?:nobody|no\s+one)\s+watches",
+        r"silenc\w*\s+the\s+(?:anomaly|intrusion|fraud)\s+detector",
         r"(?:detection|intrusion)\s+agent\s+(?:\S{1,40}\s+){0,8}?uninstall",
     ),
     # a total sent by a page is sent by the client
-    "trust_value": (r"total[ei]\b",),
-    "trust_client": (r"sent\s+by\s+the\s+(?:checkout\s+)?(?:page|browser|client)",),
+    "trust_value": (r"total[ei]\b", r"currency\s+code"),
+    "trust_client": (
+        r"let\s+the\s+client\s+choose",
+        r"sent\s+by\s+the\s+(?:checkout\s+)?(?:page|browser|client)",
+    ),
+    # the whole process environment printed where others copy it from
+    "log_alone": (r"(?:print|log|dump)\w*\s+every\s+(?:process|environment)\s+variable",),
+    # signing keys are secrets wherever they are written down
+    "secret_word": (r"signing\s+material",),
 }
 for _concept, _patterns in _ROUND_13.items():
     WORDS[_concept] = (*WORDS[_concept], *_patterns)
