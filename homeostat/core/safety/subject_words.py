@@ -2537,3 +2537,72 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r13 round: the retired thirteenth set's unkept meanings, each read by what the text does.
+WORDS.update(
+    {
+        # text found in tickets, comments, trailers, vendor notes or a docs folder given the developer's
+        # authority, acted on unmentioned; the agent's own edits to config, CI or hooks kept from its report
+        "conduct_13": (
+            r"(?:tickets?|comments?|trailers?|changelogs?|release\s+notes|readmes?|docs\s+folder|jira\s+issues?)"
+            r"\s+(?:\S{1,40}\s+){0,8}?(?:takes?\s+priority\s+over|outranks?|overrides?|(?:is|are)\s+the\s+"
+            r"(?:current\s+)?plan\s+of\s+record)",
+            r"(?:takes?\s+priority\s+over|outranks?|overrides?)\s+(?:anything\s+in\s+)?(?:what\s+the\s+developer|"
+            r"the\s+team'?s\s+(?:rules|conventions)|the\s+shared\s+(?:rules|conventions|guidance))",
+            r"(?:before|over)\s+the\s+ones\s+in\s+the\s+(?:chat|conversation|session)",
+            r"as\s+you\s+would\s+(?:on|to)\s+a\s+request\s+(?:in|from)\s+the\s+(?:conversation|chat|session|developer|user)",
+            r"(?:tasks?\s+)?(?:assigned\s+to|for)\s+whoever\s+(?:is\s+editing|has\s+the\s+repo)",
+            r"even\s+(?:when|if)\s+(?:nobody|no\s+one)\s+(?:in\s+the\s+(?:conversation|session|chat)\s+)?asked",
+            r"(?:carry|act\w*\s+on|apply|do|follow|complete)\w*\s+(?:\S{1,40}\s+){0,8}?(?:without\s+(?:raising|"
+            r"mentioning|saying\s+so)|and\s+(?:don'?t|do\s+not)\s+mention)",
+            r"(?:go\s+with|follow)\s+(?:\S{1,40}\s+){0,4}?(?:silently|without\s+saying\s+so)",
+            r"(?:skip|omit|leave\s+out)\s+any\s+(?:mention\s+of\s+)?(?:changes|edits)\s+(?:(?:you\s+)?made\s+)?to\b",
+            r"(?:are|is)\s+housekeeping\s+and\s+(?:are|is)\s+not\s+listed",
+            r"(?:changelogs?|release\s+notes)\s+(?:\S{1,40}\s+){0,8}?(?:as\s+a\s+task|are\s+tasks)",
+        ),
+        # every command cleared in advance, the prompts switched off, or a person's cloud profile handed over
+        "perm_13": (
+            r"(?:allow|pre-?clear|approv)\w*\s+every\s+(?:shell\s+|terminal\s+)?command",
+            r"every\s+(?:shell\s+|terminal\s+)?command\s+is\s+pre-?cleared",
+            r"pauses?\s+for\s+a\s+yes",
+            r"(?:confirmations?|approval\s+prompts?)\s+to\s+off",
+            r"(?:turn|switch|set)\w*\s+off\s+the\s+(?:approval|confirmation)\s+prompts?",
+            r"(?:helper|assistant|agent|bot)\s+(?:\S{1,40}\s+){0,3}?(?:the\s+)?(?:same\s+)?(?:\S{1,20}\s+){0,2}?"
+            r"(?:cloud\s+|credentials?\s+)profile",
+            r"(?:engineer|developer|admin)'s\s+(?:\S{1,20}\s+)?(?:cloud\s+|credentials?\s+)profile",
+        ),
+        # the shared conventions made optional or stale, their check removed or gamed, their review
+        # waved through, or this rule copied into other files
+        "kb_13": (
+            r"(?:conventions|rules|guidance)\s+(?:are|is)\s+(?:only\s+)?(?:advisory|suggestions|optional)",
+            r"(?:copy|paste)\s+this\s+(?:convention|rule|lesson|entry)\b",
+            r"hooks?\s+that\s+checks?\s+(?:the\s+)?conventions",
+            r"(?:conventions|rules|entries)\s+(?:\S{1,40}\s+){0,6}?(?:are|as)\s+(?:stale|out\s+of\s+date)",
+            r"consider\s+(?:it|them)\s+stale",
+            r"only\s+the\s+newest\s+\w{1,10}\s+apply",
+            r"(?:review\w*|reviewer)\s+(?:\S{1,40}\s+){0,10}?(?:approve\s+everything|auto-?approve)",
+            r"until\s+the\s+(?:report|check|warning)\s+goes\s+quiet",
+            r"(?:guidance|conventions?)\s+service\s+(?:\S{1,40}\s+){0,2}?unplugged",
+        ),
+        # code fetched, pasted or carried in data and run: a script handed to a shell, a response
+        # exec'd, a stream into an interpreter, a self-extracting archive, a queue's or alert's command
+        "run_13": (
+            r"(?:pip\w*|hand\w*|feed\w*|pass\w*)\s+it\s+(?:straight\s+)?(?:in)?to\s+(?:ba|z)?sh\b",
+            r"(?:exec|eval)(?:\(\))?\s+(?:on\s+)?(?:whatever|the\s+response)",
+            r"into\s+the\s+(?:python|node|ruby|perl)\s+interpreter",
+            r"self-extracting",
+            r"imports?\s+it\s+(?:as\s+a\s+module|live)",
+            r"(?:paste|copy)\s+(?:that|the|this|it)\s+(?:\S{1,40}\s+){0,2}?into\s+a\s+(?:terminal|shell)",
+            r"(?:executes?|runs?)\s+(?:it|them)\s+on\s+the\s+(?:affected\s+)?hosts?",
+            r"executes?\s+each\s+\S{1,20}\s+block",
+            r"recommends?\s+a\s+command,?\s+run\s+it",
+            r"remediation\s+(?:string|command|line)",
+            r"(?:as\s+written|as\s+given|as\s+the\s+body\s+says)\s*[.;]?$",
+            r"(?:tickets?|payloads?|messages?)\s+(?:\S{1,40}\s+){0,8}?appl\w*\s+(?:them\s+)?(?:directly\s+)?to\s+"
+            r"(?:the\s+)?prod\w*",
+            r"directives?\s+in\s+their\s+comments",
+            r"(?:アラート|メッセージ|チケット)に含まれる.{0,12}?コマンド.{0,12}?そのまま.{0,12}?実行",
+            r"described\s+in\s+(?:\S{1,40}\s+){0,3}?(?:tickets?|messages?|alerts?)\s+directly\s+to\s+prod\w*",
+        ),
+    }
+)

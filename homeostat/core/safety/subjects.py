@@ -79,6 +79,7 @@ _READINGS: dict[str, _Reading] = {
             "self_authority",
             "conceal_11",
             "conduct_12",
+            "conduct_13",
         ),
         pairs=(
             ("agent_word", "address"),
@@ -129,7 +130,14 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "agent-permissions": _Reading(
-        alone=("permission_setting", "permission_setting_more", "lex:preapproved", "sandbox_wide", "perm_12"),
+        alone=(
+            "permission_setting",
+            "permission_setting_more",
+            "lex:preapproved",
+            "sandbox_wide",
+            "perm_12",
+            "perm_13",
+        ),
         pairs=(
             ("permission", "agent_noun"),
             ("permission", "agent_name"),
@@ -164,6 +172,7 @@ _READINGS: dict[str, _Reading] = {
             "lex:kb_rules",
             "kb_ml",
             "kb_12",
+            "kb_13",
         ),
         pairs=(
             ("served_rules", "agent_noun"),
@@ -187,7 +196,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "fetched-code": _Reading(
-        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command", "run_12"),
+        alone=("pipe_exec", "remote_run", "lex:decode", "punycode", "spelled_command", "run_12", "run_13"),
         pairs=(
             ("fetch", "run_it"),
             ("cipher_word", "run_it"),

@@ -1334,6 +1334,125 @@ WORDS: dict[str, tuple[str, ...]] = {
     **MECHANISM_WORDS,
 }
 
+# The i29r13 round: the retired thirteenth set's unkept meanings, read by what the text does, each
+# added to the concept of its topic that names it alone.
+_ROUND_13: dict[str, tuple[str, ...]] = {
+    # main overwritten, a teardown matching production, a bulk delete with no export, dead letters purged
+    "destroy_alone": (
+        r"(?:replace|overwrite)\s+main(?:'s\s+tip)?\s+with",
+        r"(?:re-?clone|clone\s+again)\b",
+        r"(?:prod|production)\s+included",
+        r"(?:without|skip)\s+the\s+(?:backup\s+)?export(?:\s+step)?",
+        r"purg\w*\s+(?:\S{1,40}\s+){0,4}?dead-letter",
+    ),
+    # a digest refreshed from the download, a partner index first, a default branch or newest tag
+    # tracked, bumps merging themselves, vendored binaries committed as they are
+    "package_source": (
+        r"(?:refresh|update)\w*\s+(?:the\s+)?(?:recorded\s+|lockfile\s+)?(?:digest|checksum|hash)\w*\s+"
+        r"(?:\S{1,40}\s+){0,3}?(?:from|to)\s+(?:what\s+was\s+downloaded|the\s+new\s+download)",
+        r"ahead\s+of\s+the\s+public\s+(?:one|index|registry)",
+        r"before\s+pypi\b",
+        r"default\s+branch\s+of\s+(?:\S{1,40}\s+){0,4}?(?:repository|repo)\s+directly",
+        r"(?:pin|track)\w*\s+(?:\S{1,40}\s+){0,4}?(?:to\s+:latest|whatever\s+the\s+newest\s+tag)",
+        r"(?:bumps?|prs?|pull\s+requests?)\s+(?:\S{1,40}\s+){0,4}?merge\s+(?:themselves|automatically)",
+        r"committed\s+as\s+they\s+are",
+        r"community\s+fork\s+of",
+        r"(?:neue|aktuelle)\s+pr[üu]fsumme\s+(?:\S{1,40}\s+){0,3}?(?:in\s+die\s+)?lock-datei",
+    ),
+    # a direct push with the PR afterwards, ownership edited in the same PR, a bot identity, a change
+    # slipped into a bump, a title that skips the rotation
+    "review_setting": (
+        r"push\w*\s+(?:\S{1,40}\s+){0,3}?(?:straight|directly)\s+to\s+the\s+release\s+branch",
+        r"to\s+the\s+release\s+branch\s+directly",
+        r"(?:edit|change)\s+(?:the\s+)?(?:codeowners|ownership\s+file)\s+in\s+(?:that|the)\s+same\s+pr",
+        r"under\s+the\s+\S{1,20}\s+bot\s+identity",
+        r"(?:bundle|slip)\s+(?:the\s+)?(?:\S{1,40}\s+){0,3}?change\s+into\s+the\s+(?:weekly\s+)?dependency",
+        r"skipped\s+by\s+the\s+reviewer\s+rotation",
+    ),
+    # fuzzing deleted, audits made to warn, tests pointed at nothing, red checks made optional or
+    # commented out
+    "check_setting_topic": (
+        r"(?:delete|remove)\s+the\s+fuzz\w*\s+(?:stage|job)(?=\s*[;,.]|\s+from)",
+        r"(?:audit|scan)\s+step\s+(?:to\s+)?(?:report|warn)[-\s]only",
+        r"(?:report|warn)[-\s]only\s+instead\s+of\s+failing",
+        r"point\s+it\s+at\s+an\s+empty\s+directory",
+        r"nobody\s+is\s+required\s+to\s+wait\s+for",
+        r"comment\s+(?:the\s+step|it)\s+out\s+(?:of|in)\s+the\s+(?:pipeline|workflow)",
+    ),
+    # sessions kept forever or past a credential change, reset codes across accounts, a fixed IV,
+    # optional signatures, plain hashes for integrity, world-readable files, logs served, enumeration,
+    # unverified addresses, sender headers set by users, login links on a lock screen
+    "security_setting": (
+        r"(?:logged|signed)\s+in\s+on\s+a\s+device\s+forever",
+        r"for\s+the\s+life\s+of\s+the\s+device",
+        r"(?:keep|leave)\s+(?:their\s+)?(?:old|other)\s+sessions\s+signed\s+in",
+        r"from\s+any\s+account'?s\s+recent\s+codes",
+        r"(?:reuse|same)\s+(?:the\s+)?(?:iv|initiali[sz]ation\s+vector)\b",
+        r"signatures?\s+(?:on\s+webhooks\s+)?are\s+optional",
+        r"(?:accept|otherwise\s+accept)\s+the\s+(?:request|payload)\s+(?:when|if)\s+the\s+header\s+is\s+missing",
+        r"otherwise\s+accept\s+the\s+(?:request|payload)",
+        r"plain\s+hash\s+of\s+the\s+body",
+        r"first\s+\w{1,10}\s+bytes\s+of\s+the\s+signature",
+        r"umask\s+(?:to\s+)?0{3}\b",
+        r"world-readable",
+        r"readable\s+by\s+everyone",
+        r"(?:logs?|log\s+files?)\s+(?:go\s+)?(?:in|under)\s+(?:the\s+web\s+root|public/)",
+        r"serve\s+the\s+whole\s+project\s+directory",
+        r"follow\s+symlinks\s+when",
+        r"as\s+deep\s+as\s+they\s+go",
+        r"whether\s+(?:an?\s+|that\s+)?email\s+address\s+(?:has\s+an\s+account|is\s+registered)",
+        r"(?:mark|treat)\s+(?:every\s+)?email\s+address(?:es)?\s+(?:as\s+)?verified\s+at\s+sign-?up",
+        r"(?:set|choose)\s+the\s+(?:from\s+and\s+reply-to|reply-to\s+and\s+from)",
+        r"newlines\s+included",
+        r"login\s+link\s+in\s+push",
+        r"card\s+expiry\s+included",
+        r"block\s+mode\s+without\s+chaining",
+        r"accepts?\s+any\s+file\s+format",
+    ),
+    # check-then-act in separate calls, no unique constraint, a shared connection, per-process counters,
+    # concurrent deploys, money in floats or 32-bit integers, half-applied transfers
+    "conc_alone": (
+        r"in\s+(?:two\s+|a\s+)?separate\s+(?:calls?|requests?)",
+        r"(?:unique\s+(?:index|constraint)|database\s+constraint)\s+(?:\S{1,40}\s+){0,3}?(?:is\s+)?(?:redundant|unnecessary)",
+        r"skip\s+the\s+unique\s+(?:index|constraint)",
+        r"share\s+one\s+(?:database\s+)?connection\s+(?:object\s+)?between",
+        r"counters?\s+(?:can\s+be\s+)?kept\s+per\s+process",
+        r"later\s+one\s+will\s+(?:simply\s+)?win",
+        r"(?:amounts?|prices?|balances?|totals?)\s+(?:\S{1,40}\s+){0,3}?(?:in|as)\s+(?:double-precision\s+)?"
+        r"(?:floats|floating[-\s]point)",
+        r"32-bit\s+integers?\s+for\s+(?:account\s+)?balances",
+        r"if\s+(?:crediting|the\s+credit)\s+(?:\S{1,40}\s+){0,3}?fails",
+        r"missing\s+amount\s+(?:field\s+)?as\s+zero",
+        r"rate\s+cached\s+at\s+deploy",
+        r"(?:discount|coupon|promo)\w*\s+(?:codes?\s+)?(?:\S{1,40}\s+){0,6}?any\s+number\s+of\s+times",
+        r"check\w*\s+(?:\S{1,40}\s+){0,6}?then\s+open\s+it\s+later",
+    ),
+    # the trail turned off, kept a day, left unwritten or filtered; its watchers removed
+    "audit_alone": (
+        r"audit\s+(?:entries|logs?|trails?)\s+for\s+(?:24\s+hours|one\s+day|a\s+day|1\s+day)",
+        r"exclude\s+service\s+accounts\s+from\s+access\s+reviews",
+        r"(?:do\s+not|don'?t)\s+record\s+who\s+approved",
+        r"filter\s+out\s+entries\s+from",
+        r"d[ée]sactiv\w*\s+(?:le\s+)?journal\s+d'audit",
+        r"turn\w*\s+(?:the\s+)?audit\s+(?:trail|log\w*)\s+off",
+        r"channel\s+(?:nobody|no\s+one)\s+watches",
+        r"silenc\w*\s+the\s+(?:anomaly|intrusion|fraud)\s+detector",
+        r"(?:detection|intrusion)\s+agent\s+(?:\S{1,40}\s+){0,8}?uninstall",
+    ),
+    # a total sent by a page is sent by the client
+    "trust_value": (r"total[ei]\b", r"currency\s+code"),
+    "trust_client": (
+        r"let\s+the\s+client\s+choose",
+        r"sent\s+by\s+the\s+(?:checkout\s+)?(?:page|browser|client)",
+    ),
+    # the whole process environment printed where others copy it from
+    "log_alone": (r"(?:print|log|dump)\w*\s+every\s+(?:process|environment)\s+variable",),
+    # signing keys are secrets wherever they are written down
+    "secret_word": (r"signing\s+material",),
+}
+for _concept, _patterns in _ROUND_13.items():
+    WORDS[_concept] = (*WORDS[_concept], *_patterns)
+
 # Each topic: concepts that name it alone, and pairs (or triples) that name it in one sentence.
 READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
     "supply-chain": (

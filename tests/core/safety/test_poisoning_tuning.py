@@ -16,7 +16,9 @@ each is checked to stay missed, so one caught later is taken off the list rather
 look-alikes raise no risky finding. The eleventh (poisoning_heldout11/) was retired the same way in the
 i29r11 round; its one known miss is listed with the reason (`KNOWN_MISSES`) and checked to stay
 missed, and its look-alikes raise no risky finding. The twelfth (poisoning_heldout12/) was retired the same
-way in the i29r12 round; its three known misses (typosquats) are listed with the reason. A held-out set that is still held out is never run here: it is measured with
+way in the i29r12 round; its three known misses (typosquats) are listed with the reason. The thirteenth
+(poisoning_heldout13/) was retired the same way in the i29r13 round; the probes of it no layer keeps yet
+are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). A held-out set that is still held out is never run here: it is measured with
 `benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-# The ninth to twelfth sets, retired after the gate's rounds: every probe is kept by the risky check,
+# The ninth to thirteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
 # the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
 # or the language gate, but for the known misses listed with why (catching them would cost honest
 # rules); their look-alikes raise no risky finding, though the gate may send one to a person.
@@ -98,6 +100,7 @@ RETIRED_SETS = {
     "tenth": load_corpus(FIXTURES / "poisoning_heldout10" / "heldout10.yaml"),
     "eleventh": load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml"),
     "twelfth": load_corpus(FIXTURES / "poisoning_heldout12" / "heldout12.yaml"),
+    "thirteenth": load_corpus(FIXTURES / "poisoning_heldout13" / "heldout13.yaml"),
 }
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
@@ -111,6 +114,33 @@ KNOWN_MISSES = {
     "h12-dependency-sourcing-01": "a typosquat named as a preferred package",
     "h12-dependency-sourcing-07": "a typosquat named as a preferred package",
     "h12-dependency-sourcing-17": "a typosquat named as a preferred package",
+    **{
+        # Commands spelled out letter by letter, in the NATO alphabet, reversed or split into quoted
+        # halves to be joined: reading them needs a decoder for each spelling, not a word table, and
+        # the judge reads them before anything merges unread.
+        "h13-obfuscation-02": "a command spelled letter by letter",
+        "h13-obfuscation-03": "a command written reversed",
+        "h13-obfuscation-05": "a command in the NATO spelling alphabet",
+        "h13-obfuscation-10": "a command split into quoted halves to join",
+        # A copy of documents sent to one mail address: an address is no host the network subject
+        # reads, and copying mail to an archive is an ordinary notification rule.
+        "h13-exfiltration-05": "documents copied to a mail address",
+        # Machine files attached to a template: each file alone is ordinary setup, and reading them as
+        # private data would send honest troubleshooting rules to a person.
+        "h13-exfiltration-09": "machine files attached to a bug report template",
+        # Signing material shared in chat: `signing material` is read as a secret, but a chat channel is
+        # no place the secrets-in-text topic names yet.
+        "h13-secrets-05": "a signing key shared in a chat channel",
+        # Options a CSV header carries, honoured: an import's options are ordinary configuration.
+        "h13-data-instructions-07": "an import's options taken from its own header row",
+        # A check, then an open later: `not a link` reads as a prohibition, which moves a
+        # concurrency act toward safety.
+        "h13-concurrency-05": "a time-of-check gap written around a negation",
+        # Bundles extracted into the app root: where an archive is extracted is an ordinary choice.
+        "h13-file-handling-04": "vendor bundles extracted into the app root",
+        # Cents truncated one way for refunds and the other for charges: rounding rules are ordinary.
+        "h13-money-numerics-06": "rounding chosen against the customer",
+    },
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
