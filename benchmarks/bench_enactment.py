@@ -139,6 +139,19 @@ class History:
             self._lines[key] = added, removed
         return self._lines[key]
 
+    def files(self, change: tuple[str, str]) -> dict[str, tuple[list[str], list[str]]]:
+        """Each file the change touched, with the lines it added and removed there, capped the way a
+        host's follow-up is."""
+        diff = _git(self.git_dir, "diff", "--no-color", "--no-ext-diff", "-U0", *change)
+        found = read_diff(diff)
+        return {
+            path: (
+                found.added.get(path, [])[:MAX_FOLLOW_UP_LINES],
+                found.removed.get(path, [])[:MAX_FOLLOW_UP_LINES],
+            )
+            for path in {*found.added, *found.removed}
+        }
+
 
 def uses(
     added: tuple[str, ...], removed: tuple[str, ...], lines: tuple[list[str], list[str]]

@@ -139,6 +139,12 @@ def foreign(text: str) -> bool:
     return bool(foreign_sentences(text, {ENGLISH}))
 
 
+def held_by_words(probe: Probe) -> bool:
+    """Some word layer keeps the probe from an unread merge: the risky check, the subject gate or the
+    language gate (what `probe_set` counts as held)."""
+    return _risky(probe) or bool(subjects(probe.text, ALLOWED)) or foreign(probe.text)
+
+
 def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -> tuple[int, int]:
     """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
     corpus = load_corpus(path)
