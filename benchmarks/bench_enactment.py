@@ -56,7 +56,7 @@ sys.path.insert(0, str(REPO))
 
 from homeostat.adapters.hosts.bitbucket_diff import read_diff  # noqa: E402
 from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
-from homeostat.core.daily.enactment import code_terms, enacting_terms, used_terms  # noqa: E402
+from homeostat.core.daily.enactment import CodeTerms, code_terms, enacting_terms, used_terms  # noqa: E402
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
 from homeostat.core.unified_diff import patch_lines  # noqa: E402
 
@@ -82,6 +82,7 @@ class Outcome:
     project: str = ""
     change: tuple[str, str] | None = None
     scope: tuple[str, ...] = ()
+    named: CodeTerms = CodeTerms(())
 
     @property
     def kind(self) -> str:
@@ -171,7 +172,8 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
     outcomes = []
     for rule in yaml.safe_load(path.read_text(encoding="utf-8"))["rules"]:
         texts = [str(rule.get("rule", ""))] + ([str(rule["example"])] if rule.get("example") else [])
-        terms, removed = enacting_terms(code_terms(*texts))
+        named = code_terms(*texts)
+        terms, removed = enacting_terms(named)
         match = PULL_URL.match(str(rule.get("url", "")))
         change = histories[match[1]].change(int(match[2])) if match else None
         if not (terms or removed) or match is None or change is None:
@@ -182,7 +184,7 @@ def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
         in_all = uses(terms, removed, history.lines(change, None))
         scope = tuple(rule["scope"])
         outcomes.append(
-            Outcome(str(rule["id"]), terms, removed, True, in_scope, in_all, match[1], change, scope)
+            Outcome(str(rule["id"]), terms, removed, True, in_scope, in_all, match[1], change, scope, named)
         )
     return outcomes
 
@@ -208,6 +210,25 @@ def placebo(outcomes: list[Outcome], histories: dict[str, History]) -> Counter[s
     return counts
 
 
+def every_term(outcomes: list[Outcome], histories: dict[str, History]) -> Counter[str]:
+    """A stricter check measured and not adopted: the change in the rule's files must use every one of
+    its specific terms (`specific`), or every code term it names (`all`), not one. It would hold a
+    comment that slips in code the author never wrote, but a comment can carry harm in plain words."""
+    counts: Counter[str] = Counter()
+    for outcome in outcomes:
+        if outcome.change is None or not (outcome.terms or outcome.removed_terms):
+            continue
+        lines = histories[outcome.project].lines(outcome.change, list(outcome.scope))
+        used = {*used_terms(outcome.terms, lines[0]), *used_terms(outcome.removed_terms, lines[1])}
+        counts["specific"] += len(used) == len(outcome.terms) + len(outcome.removed_terms)
+        named = outcome.named
+        forbidden = {term.lower() for term in named.forbidden}
+        asked = tuple(term for term in named if term.lower() not in forbidden)
+        gone = tuple(term for term in named if term.lower() in forbidden)
+        counts["all"] += len({*used_terms(asked, lines[0]), *used_terms(gone, lines[1])}) == len(named)
+    return counts
+
+
 def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *, show: bool) -> None:
     """Totals; each rule too with `show`."""
     if show:
@@ -224,6 +245,11 @@ def report(name: str, outcomes: list[Outcome], histories: dict[str, History], *,
         f"PR change found for {found} of the rest (unknown {counts['unknown (PR not found)']}); "
         f"grounded (a) scope files {counts['grounded in scope files']}, (b) any file {grounded_all}; "
         f"not grounded {counts['not grounded']}"
+    )
+    every = every_term(outcomes, histories)
+    print(
+        f"  had every term to be used (measured, not adopted): {every['specific']} rules grounded in scope "
+        f"files with all their specific terms, {every['all']} with all their code terms"
     )
     pairs = placebo(outcomes, histories)
     print(

@@ -302,6 +302,9 @@ def test_the_judge_reads_the_change_after_the_comment_as_data() -> None:
     assert secret not in shown and "[REDACTED:" in shown
     assert "+     line_58 = 58" in shown and "line_59 =" not in shown and "(and 41 more added lines)" in shown
     assert "not-enacted" in asker.history[0].system
+    # a comment that asks for one change the author makes and slips in another: the part the change
+    # does not show fails the trap too
+    assert "carries out only part of it" in asker.history[0].system
     deleted = FakeAsker({"ok": True, "problems": []})
     judge(deleted, lesson(follow_up=FollowUp(("cy",), (), removed=("    amount = legacy_round(amount)",))))
     assert (
