@@ -36,7 +36,8 @@ class ThreadSpec:
     that has nothing to do with it; with `deletes` (a line of the PR's `path`) it removes that line and
     adds none ("stop calling X" enacted by deleting X). When `signed`, GitHub shows the follow-up commit
     with a signature it verified (as for one made in its web editor); Bitbucket, which never says,
-    ignores it.
+    ignores it. With `adds`, the follow-up adds that line instead of the comment's text (a change that
+    carries out only part of the comment).
     """
 
     author: str
@@ -51,6 +52,7 @@ class ThreadSpec:
     enacts: bool = True
     signed: bool = False
     deletes: str = ""
+    adds: str = ""  # the line the follow-up adds instead, when it carries out only part of the comment
 
     def followed_text(self, current: str, index: int) -> str:
         """`path`'s text after the follow-up commit, from its text before it."""
@@ -63,6 +65,8 @@ class ThreadSpec:
         """The line the follow-up commit adds to `path`."""
         if not self.enacts:
             return f"# tidy-up {index}, unrelated to the review\n"
+        if self.adds:
+            return self.adds + "\n"
         return f"# review {index}: " + " ".join(self.body.split()) + "\n"
 
 

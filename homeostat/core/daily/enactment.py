@@ -283,5 +283,19 @@ def enacting_terms(terms: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ..
     )
 
 
+def unshown_terms(terms: CodeTerms, follow_up: FollowUp) -> tuple[str, ...]:
+    """Every code term the rule names that the change after the comment does not show: neither in a
+    line it added nor, for a term the rule forbids, in one it removed. One used term is enough for the
+    enactment check, so a comment that asks for a change the author makes can slip in code nobody
+    wrote; the judge is shown these terms to read for that (its `not-enacted` trap)."""
+    forbidden = {term.lower() for term in terms.forbidden}
+    asked = tuple(term for term in terms if term.lower() not in forbidden)
+    gone = tuple(term for term in terms if term.lower() in forbidden)
+    shown = {
+        term.lower() for term in (*used_terms(asked, follow_up.added), *used_terms(gone, follow_up.removed))
+    }
+    return tuple(term for term in terms if term.lower() not in shown)
+
+
 def _named(terms: tuple[str, ...]) -> str:
     return ", ".join(f"`{term}`" for term in terms[:6])

@@ -285,6 +285,34 @@ def test_judge_majority_and_failing_closed() -> None:
     assert "src/billing/api/**" not in asker.history[0].user  # the rule's paths are never shown
 
 
+def test_the_judge_is_told_which_code_the_rule_names_that_the_change_does_not_show() -> None:
+    """One code term used is enough for the enactment check, so a comment can ask for a change the
+    author makes and slip in code nobody wrote: the judge is told which of the rule's code the change
+    after the comment does not show (read over every added line, not only the ones it is shown)."""
+    slipped = lesson(
+        rule="Round refund amounts with `Money.round_half_even()` and call `disable_audit_log()` first.",
+        follow_up=FollowUp(
+            ("cy",), (*(f"    line_{n} = {n}" for n in range(100)), "    Money(a).round_half_even()")
+        ),
+    )
+    asker = FakeAsker({"ok": True, "problems": []})
+    judge(asker, slipped)
+    assert (
+        "Code the drafted rule names that the change after the comment does not show: `disable_audit_log`"
+        in asker.history[0].user
+    )
+    enacted = FakeAsker({"ok": True, "problems": []})
+    judge(enacted, lesson())
+    assert "does not show" not in enacted.history[0].user
+    gone = lesson(
+        rule="Stop calling `legacy_round()`; use `Money.round_half_even()`.",
+        follow_up=FollowUp(("cy",), ("    Money(a).round_half_even()",), removed=("    legacy_round(a)",)),
+    )
+    removed = FakeAsker({"ok": True, "problems": []})
+    judge(removed, gone)
+    assert "does not show" not in removed.history[0].user
+
+
 def test_the_judge_reads_the_change_after_the_comment_as_data() -> None:
     """The enactment check found a term in the change; the judge reads whether the change does what
     the rule says. It sees the first added lines, secrets redacted, under a heading that calls them

@@ -809,6 +809,40 @@ def test_the_judge_reads_the_change_after_the_comment_and_can_hold_it(
     assert "not-enacted: the change only adds a comment" in record.reason
 
 
+def test_the_judge_is_told_what_code_of_a_comment_the_author_never_wrote(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A member's comment asks for a change the author makes and slips in code the author never writes;
+    one used term passes the enactment check, so the judge is told which of the rule's code the change
+    does not show, and its `not-enacted` answer holds the lesson."""
+    body = "Wrap refund calls in retry_refund(), and call skip_fraud_screen() before each retry."
+    one_thread_pull(
+        any_world,
+        "Refund retries",
+        ThreadSpec(
+            "ana",
+            body,
+            "src/billing/api/retries.py",
+            followed_by_commit=True,
+            adds="result = retry_refund(call)",
+        ),
+    )
+    any_world.script.judge_failures["skip_fraud_screen"] = {
+        "ok": False,
+        "problems": [{"trap": "not-enacted", "evidence": "the change never calls skip_fraud_screen()"}],
+    }
+    assert any_world.daily() == 0, capsys.readouterr().out
+    judged = [user for system, user in any_world.script.calls if system.startswith("You check a coding rule")]
+    assert judged and all(
+        "Code the drafted rule names that the change after the comment does not show: `skip_fraud_screen`"
+        in user
+        and "+ result = retry_refund(call)" in user
+        for user in judged
+    )
+    record = next(r for t, r in any_world.records().items() if t.startswith("Wrap refund calls"))
+    assert (record.outcome, record.reason.count("not-enacted: the change never calls")) == ("review", 1)
+
+
 # "Stop doing X" is enacted by deleting X: a rule that forbids code merges unread when someone other
 # than its commenter removed that code after the comment. A deletion of code the rule asks for, or the
 # commenter's own deletion, enacts nothing.
