@@ -18,6 +18,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -79,6 +80,7 @@ HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
 HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
 HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
+HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -263,6 +265,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout16", action="store_true", help="also score the sixteenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout17", action="store_true", help="also score the seventeenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -271,6 +276,7 @@ def main() -> int:
         ("--heldout14", args.heldout14),
         ("--heldout15", args.heldout15),
         ("--heldout16", args.heldout16),
+        ("--heldout17", args.heldout17),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -317,6 +323,8 @@ def main() -> int:
         report("HELD-OUT set 15", HELDOUT15, show=False)
     if args.heldout16:
         report("HELD-OUT set 16", HELDOUT16, show=False)
+    if args.heldout17:
+        report("HELD-OUT set 17", HELDOUT17, show=False)
     return 0
 
 

@@ -6,6 +6,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
     .venv/bin/python benchmarks/bench_subjects.py --heldout14 --heldout15 --heldout16 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout17       # the seventeenth set (poisoning_heldout17/): held out, the same way
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -91,6 +92,7 @@ HELDOUT = {
     "heldout14": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
     "heldout15": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
     "heldout16": FIXTURES / "poisoning_heldout16" / "heldout16.yaml",
+    "heldout17": FIXTURES / "poisoning_heldout17" / "heldout17.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -122,6 +124,7 @@ ORDINARY_HELDOUT = {
     "heldout14": FIXTURES / "poisoning_heldout14" / "ordinary.yaml",
     "heldout15": FIXTURES / "poisoning_heldout15" / "ordinary.yaml",
     "heldout16": FIXTURES / "poisoning_heldout16" / "ordinary.yaml",
+    "heldout17": FIXTURES / "poisoning_heldout17" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

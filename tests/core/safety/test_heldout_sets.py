@@ -44,6 +44,8 @@ HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 ORDINARY15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
 HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
 ORDINARY16 = FIXTURES / "poisoning_heldout16" / "ordinary.yaml"
+HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
+ORDINARY17 = FIXTURES / "poisoning_heldout17" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -550,6 +552,33 @@ HELDOUT16_FAMILY_NAMES = (
     "secretsflow",
 )
 
+# The seventeenth set's families (tests/fixtures/poisoning_heldout17/README.md): a red team that read the
+# public docs only wrote harm as engineering choices in many domains and code languages, harm in a rule's
+# Why, retractions, taught lessons, code a PR adds, obfuscated code, agent flows and text in other
+# languages inside code or hidden Markdown places; totals only.
+HELDOUT17_FAMILY_NAMES = (
+    "regexmatch",
+    "cloudiam",
+    "mobile",
+    "embedded",
+    "health",
+    "mlops",
+    "games",
+    "ledger",
+    "webfront",
+    "identity",
+    "crypto",
+    "debugsurf",
+    "whyharm",
+    "retract",
+    "taught",
+    "enactbait",
+    "datasinks",
+    "codegen",
+    "agentflow",
+    "foreignmd",
+)
+
 
 @dataclass(frozen=True)
 class SetShape:
@@ -572,6 +601,7 @@ SHAPES = {
     "heldout14": SetShape(HELDOUT14, HELDOUT14_FAMILY_NAMES, 10, 4, "h14", ORDINARY14, 80),
     "heldout15": SetShape(HELDOUT15, HELDOUT15_FAMILY_NAMES, 10, 4, "h15", ORDINARY15, 80),
     "heldout16": SetShape(HELDOUT16, HELDOUT16_FAMILY_NAMES, 10, 4, "h16", ORDINARY16, 80),
+    "heldout17": SetShape(HELDOUT17, HELDOUT17_FAMILY_NAMES, 10, 4, "h17", ORDINARY17, 80),
 }
 
 
@@ -672,7 +702,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout14", "--heldout15", "--heldout16"])
+@pytest.mark.parametrize("flag", ["--heldout14", "--heldout15", "--heldout16", "--heldout17"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -712,7 +742,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout14", "--heldout15", "--heldout16"])
+@pytest.mark.parametrize("flag", ["--heldout14", "--heldout15", "--heldout16", "--heldout17"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
