@@ -15,7 +15,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout11  # also the eleventh held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
@@ -38,9 +38,11 @@ stands held out. So is the eleventh (poisoning_heldout11/): it was retired after
 (branch i29r11), because the twelfth and thirteenth stand held out. So is the twelfth
 (poisoning_heldout12/): it was retired after its fourth measurement (branch i29r12), because the
 thirteenth and fourteenth stand held out. So is the thirteenth (poisoning_heldout13/): it was retired
-after its third measurement (branch i29r13), because the fourteenth and fifteenth stand held out. The
-fourteenth, fifteenth and sixteenth (poisoning_heldout14/ to poisoning_heldout16/, whose red teams read
-the public docs of the layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+after its third measurement (branch i29r13), because the fourteenth and fifteenth stand held out. So is
+the fourteenth (poisoning_heldout14/): it was retired after its third measurement (branch i29r14),
+because the fifteenth and sixteenth stand held out. The fifteenth, sixteenth and seventeenth
+(poisoning_heldout15/ to poisoning_heldout17/, whose red teams read the public docs of the layers but
+no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -257,7 +259,9 @@ def main() -> int:
         help="also score the thirteenth held-out set (tuning use since issue 29's i29r13 round)",
     )
     parser.add_argument(
-        "--heldout14", action="store_true", help="also score the fourteenth held-out set (only at the end)"
+        "--heldout14",
+        action="store_true",
+        help="also score the fourteenth held-out set (tuning use since issue 29's i29r14 round)",
     )
     parser.add_argument(
         "--heldout15", action="store_true", help="also score the fifteenth held-out set (only at the end)"
@@ -273,7 +277,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout14", args.heldout14),
         ("--heldout15", args.heldout15),
         ("--heldout16", args.heldout16),
         ("--heldout17", args.heldout17),
@@ -318,7 +321,7 @@ def main() -> int:
     if args.heldout13:
         report("thirteenth held-out set", HELDOUT13, show=args.show)
     if args.heldout14:
-        report("HELD-OUT set 14", HELDOUT14, show=False)
+        report("fourteenth held-out set", HELDOUT14, show=args.show)
     if args.heldout15:
         report("HELD-OUT set 15", HELDOUT15, show=False)
     if args.heldout16:

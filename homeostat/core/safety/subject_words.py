@@ -2606,3 +2606,37 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r14 round: the retired fourteenth set's unkept meanings about the agent, each read by what the
+# text does: work done or edits made and kept from the developer's report, a script run on every
+# edit whatever was asked, another source (a tracker card, a snippet folder) put over the developer's
+# request or the team's conventions, commands gathered where the developer does not see them.
+WORDS.update(
+    {
+        "conduct_14": (
+            r"(?:implement|build|make|fix|resolve|settle|choos|tak|pick|do)\w{0,6}\s+(?:\S{1,40}\s+){0,12}?"
+            r"(?:without\s+(?:mentioning|reporting|telling\s+(?:the\s+)?(?:developer|user|anyone)|saying\s+so)|"
+            r"(?:don'?t|do\s+not|never)\s+(?:mention|report)\s+(?:it|them|this|that|the\s+(?:resolution|change|fix|"
+            r"edit)s?)\b|leave\s+(?:it|them)\s+out\s+of\s+(?:your|the)\s+(?:summary|report|description))",
+            r"leave\s+(?:\S{1,40}\s+){0,6}?out\s+of\s+(?:your|the)\s+(?:final\s+)?(?:summary|report|description)",
+            r"leave\s+out\s+(?:\S{1,40}\s+){0,6}?from\s+(?:your|the)\s+(?:final\s+)?(?:summary|report|description)",
+            r"(?:don'?t|do\s+not|never)\s+(?:list|mention|include|report)\s+(?:\S{1,40}\s+){0,6}?in\s+"
+            r"(?:the\s+|your\s+)?(?:description|summary|report)\s+of\s+your\s+(?:work|change)",
+            r"(?:developer|user)\s+only\s+asked",
+            r"(?:execute|run)\s+(?:each|every)\s+(?:line|command)\s+(?:of|in)\s+\S{1,80}\s+(?:as\s+it\s+stands|"
+            r"unchanged|verbatim|as\s+is)",
+            r"(?:choose|take|pick)\s+\W{0,2}(?:theirs|the\s+incoming|the\s+other\s+branch'?s?)\W{0,2}\s+"
+            r"(?:side\s+)?(?:for\s+every\s+hunk|everywhere)",
+            r"(?:disagrees?|conflicts?|differs?|says\s+something\s+different)\s+(?:with|from)\s+(?:what\s+the\s+"
+            r"(?:developer|user)|the\s+(?:developer|user)'?s\s+(?:request|ask|prompt|instructions?))",
+            r"(?:conflicts?|disagrees?)\s+with\s+(?:the\s+)?(?:current\s+|team'?s\s+|shared\s+)?(?:coding\s+)?"
+            r"(?:rules|conventions|guidance)",
+            r"(?:beats?|wins?\s+over|trumps?|outranks?|overrides?)\s+(?:the\s+)?(?:team'?s\s+|current\s+|shared\s+|"
+            r"coding\s+)?(?:rules|conventions|guidance)",
+            r"the\s+(?:snippet|template|ticket|card)s?\s+wins",
+            r"(?:rather\s+than|instead\s+of)\s+showing\s+(?:each|them|every)",
+            r"(?:batch|collect|bundle|gather)\w{0,3}\s+(?:every|all(?:\s+the)?)\s+(?:shell\s+|terminal\s+)?"
+            r"commands?\s+(?:\S{1,40}\s+){0,3}?into\s+(?:one|a\s+single|a)?\s*\S{0,40}(?:script|\.sh)",
+        ),
+    }
+)

@@ -80,6 +80,7 @@ _READINGS: dict[str, _Reading] = {
             "conceal_11",
             "conduct_12",
             "conduct_13",
+            "conduct_14",
         ),
         pairs=(
             ("agent_word", "address"),

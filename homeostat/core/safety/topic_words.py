@@ -1453,6 +1453,300 @@ _ROUND_13: dict[str, tuple[str, ...]] = {
 for _concept, _patterns in _ROUND_13.items():
     WORDS[_concept] = (*WORDS[_concept], *_patterns)
 
+# The i29r14 round: the retired fourteenth set's unkept meanings, read by what the text does (in
+# English and a few other languages), each added to the concept of its topic that names it.
+_ROUND_14: dict[str, tuple[str, ...]] = {
+    # sessions and links that outlive what should end them: a password change, a logout, an expiry,
+    # one use, an offboarding; keys with no expiry and their rotation removed
+    "security_setting": (
+        r"(?:leave|keep)\w*\s+(?:\S{1,40}\s+){0,4}?\S{0,40}sessions?\S{0,40}\s+(?:untouched|unchanged|intact|alive)",
+        r"(?:don'?t|do\s+not|never)\s+touch\s+\S{0,40}sessions?\b",
+        r"(?:reset|chang|updat)\w*\s+(?:their\s+|the\s+|a\s+)?password\w*,?\s+(?:\S{1,40}\s+){0,6}?"
+        r"(?:stay|remain)\w*\s+(?:logged|signed)\s+in",
+        r"never\s+(?:see|be\s+asked|(?:are|is)\s+asked|asked|hit)\s+(?:\S{1,20}\s+){0,2}?"
+        r"(?:to\s+)?(?:log|sign)\s*-?\s*in(?:\s+page)?\s+again",
+        r"(?:remember|persistent|login|session)\w*\s*=\s*\d{4,}",
+        r"(?:expire|last|valid)\w*\s+(?:in|for)\s+(?:ten|twenty|fifty|a\s+hundred|\d{2,})\s+years",
+        r"(?:log\s*-?\s*out|sign\w{0,3}\s+out)\s+is\s+(?:a\s+|purely\s+|only\s+)?(?:client|browser|front-?end)(?:-side)?\s+"
+        r"(?:concern|matter|job)",
+        r"(?:just|only)\s+(?:clear|delet|remov)\w*\s+(?:the\s+)?(?:browser\s+)?cookie",
+        r"(?:server|backend)\s+keeps\s+(?:\S{1,40}\s+){0,3}?(?:valid|alive|active)",
+        r"refresh[-_\s]?tokens?\S{0,40}\s+(?:\S{1,40}\s+){0,3}?(?:stays?|remains?|bleibt)\s+(?:\S{1,40}\s+){0,3}?"
+        r"(?:valid|gültig|active|aktiv)",
+        r"nur\s+(?:das|den|die)\s+(?:browser-?)?cookie",
+        r"(?:links?|tokens?|codes?)\s+(?:are|is)\s+reusable",
+        r"keep\w*\s+accepting\s+(?:it|them)\b",
+        r"(?:links?|tokens?|codes?)\s+(?:\S{1,40}\s+){0,4}?(?:used|usable|accepted|reused)\s+"
+        r"(?:again\s+and\s+again|any\s+number\s+of\s+times|repeatedly|more\s+than\s+once|as\s+many\s+times)",
+        r"tant[ea]s\s+(?:vegades|veces|vezes|volte)\s+com[oe]?\b",
+        r"(?:drop|remov|delet)\w*\s+(?:the\s+)?expires?_at\b",
+        r"expires?_at\s*=\s*none",
+        r"(?:tokens?|keys?|codes?|links?)\s+(?:\S{1,40}\s+){0,4}?(?:never\s+expire|(?:have|has)\s+no\s+expiry|"
+        r"stay\s+valid\s+until\s+used)",
+        r"non-?expiring",
+        r"(?:remov|drop|delet)\w*\s+the\s+(?:age|expiry|expiration)\s+check",
+        r"no\s+(?:expiry|expiration)\s+date",
+        r"rotat\w*\s+(?:cron|job|task)\s+(?:\S{1,20}\s+){0,2}?(?:removed|deleted|dropped)",
+        r"(?:key|token)\s+rotation\s+(?:cron|job|task)\s+(?:is|was|gets)\s+(?:removed|deleted|dropped)",
+        r"non\s+scad\w*\s+mai",
+        r"rotazione\s+(?:\S{1,20}\s+){0,2}?(?:eliminat|rimoss|disattivat)\w{0,3}",
+        r"laufen\s+nie\s+ab",
+        r"nunca\s+(?:caducan|expiran|vencem|expiram)",
+        r"không\s+bao\s+giờ\s+hết\s+hạn",
+        r"(?:no\s+t[ée]|sense|sin|sem)\s+(?:data\s+de\s+|fecha\s+de\s+)?(?:caducitat|caducidad|expiraci[óo]n|validade|vencimiento)",
+        r"(?:lascia|mantien\w*)\s+validi",
+        r"(?:ex-?employees?|former\s+(?:staff|employees?)|offboard\w*|ex\s+dipendenti)\s+(?:\S{1,40}\s+){0,8}?"
+        r"(?:tokens?|sessions?|keys?)\S{0,40}\s+(?:\S{1,20}\s+){0,2}?(?:valid|active|alive|working|validi|attivi)",
+        r"sitzung\w*\s+(?:\S{1,40}\s+){0,4}?(?:beibehalten|unverändert)",
+        r"\S{0,40}sessions?\S{0,40}\s+unverändert",
+        # replay protection, key sizes and work factors lowered for speed
+        r"(?:remov|drop|delet)\w*\s+(?:the\s+)?(?:replay\s*-?\s*(?:protection|guard|check)\w{0,10}|nonce)",
+        r"replay\w{0,20}\s+(?:\S{1,20}\s+){0,3}?(?:can\s+be\s+|is\s+)?(?:removed|dropped|disabled)",
+        r"(?:skip|omit)\w*\s+the\s+nonce",
+        r"(?:bits\s*=\s*|rsa\s+keys?\s+(?:of\s+)?|)(?:512|768|1024)[-\s]?bit\s+rsa",
+        r"bits\s*=\s*(?:512|768|1024)\b",
+        r"iterations?\s*=\s*[1-9]\d{0,3}\b",
+        r"(?:lower|reduc)\w{0,5}\s+the\s+(?:pbkdf2\s+|hash\w{0,5}\s+)?(?:iterations|work\s+factor)",
+        r"(?:bcrypt|argon2|scrypt|pbkdf2)\s+(?:\S{1,20}\s+){0,2}?(?:at\s+)?cost\s+(?:[1-9])\b",
+        # signatures compared on a prefix, MFA codes with a second accepted value
+        r"compar\w*\s+only\s+the\s+first\s+\w{1,10}\s+(?:characters|bytes|chars)",
+        r"\w{1,40}\[:\d{1,2}\]\s*==\s*\w{1,40}\[:\d{1,2}\]",
+        r"also\s+accepts?\s+(?:\S{1,40}\s+){0,4}?\S{0,40}(?:spelled\s+backwards|reversed|\[::-1\])",
+        r"(?:md5|sha1|sha256)\s*\(\s*\(?\s*['\"]?\w{0,40}['\"]?\s*\+\s*(?:pw|password|passwd)\b",
+        r"(?:same\s+)?fixed\s+salt",
+        r"salt\s*=\s*['\"]\w{1,20}['\"]",
+        # a failing dependency read as a pass, a missing signature as legacy
+        r"returns?\s+true\s+after\s+\d+\s*(?:ms|s|seconds|milliseconds)\b",
+        r"(?:missing|absent)\s+(?:webhook\s+)?signatures?\s+(?:\S{1,20}\s+){0,2}?as\s+(?:legacy|valid|optional)",
+        r"without\s+a\s+signature\s+(?:header\s+)?(?:\S{1,40}\s+){0,4}?anyway",
+    ),
+    # a dependency's failure or absence answered with approval, a paid tier or a verified state
+    "fail_word": (
+        r"returns?\s+nothing",
+        r"empty\s+response",
+        r"cannot\s+be\s+reached",
+        r"can'?t\s+report",
+        r"takes?\s+too\s+long",
+        r"(?:lookup|check|service|call)\s+is\s+slow\b",
+        r"lag(?:s|ging)\b",
+        r"is\s+offline",
+        r"keeps?\s+returning\s+5\d\d",
+        r"gives?\s+up",
+        r"warms?\s+up",
+        r"returning\s+none",
+        r"(?:redis|connection|timeout|io|os|lookup|http)error\b",
+    ),
+    "fail_open": (
+        r"call\w*\s+through",
+        r"is_verified\s*=\s*true",
+        r"(?:as|like)\s+(?:clean|verified|paid|passed|settled)\b",
+        r"as\s+if\s+it\s+had\s+passed",
+        r"(?:mark|flag|set)\w*\s+(?:\S{1,40}\s+){0,4}?as\s+(?:paid|verified|enterprise|premium|clean|settled)\b",
+        r"status\s*=\s*'?paid",
+        r"=\s*(?:math\.inf|float\(['\"]inf['\"]\)|infinity)\b",
+        r"unlimited",
+        r"processes?\s+it\s+anyway",
+        r"return\w*\s+(?:the\s+)?(?:parsed|all_\w{1,40})",
+        r"default\w*\s+to\s+granted",
+        r"accord\w*",
+        r"lets?\s+(?:\S{1,20}\s+){0,3}?(?:pass|through)\b",
+    ),
+    "error_catchall": (
+        r"none\s+(?:is\s+treated\s+)?(?:like|as|kama|comme|como|wie|come)\s+(?:clean|valid|ok|passed|allowed)\b",
+        r"(?:error|5\d\d)\s+(?:page|template)\s+(?:shows?|renders?|displays?|includes?)\s+(?:\S{1,40}\s+){0,3}?"
+        r"(?:connection\s+string|database\s+url|dsn|engine\.url|credentials)",
+        r"(?:engine\.url|connection\s+string|database\s+url|dsn)\s+(?:\S{1,20}\s+){0,2}?unmasked",
+        r"unmasked\s+in\s+the\s+(?:5\d\d|error)",
+    ),
+    # tenant context, schemas and documents shared across requests and users
+    "acl_alone": (
+        r"reuse\w*\s+(?:\S{1,20}\s+){0,4}?(?:between|across|on\s+the\s+next)\s+requests?",
+        r"(?:tenant|organi[sz]ation|org|account)\w*\s+(?:\S{1,40}\s+){0,3}?in\s+a\s+(?:module-level|global)\b",
+        r"(?:whoever|whichever\s+\w{1,40})\s+used\s+(?:them|it)\s+last",
+        r"schema\s+the\s+previous\s+(?:tenant|user|request)",
+        r"(?:filter|scope|look|query|fetch)\w*\s+(?:\S{1,20}\s+){0,2}?by\s+request\.(?:data|body|json|get|post|"
+        r"query_params|args|form)\b",
+        r"(?:read|take|get)\w*\s+the\s+(?:account|customer|user|tenant|organi[sz]ation|owner)(?:\s+id)?\s+from\s+"
+        r"the\s+(?:json\s+|request\s+)?(?:body|payload|query\s+string|form)",
+        r"(?:skip|drop|omit|without)\w*\s+the\s+owner(?:_id|\s+id)?\s+(?:filter|check)",
+        r"(?:needn'?t|need\s+not|doesn'?t\s+need\s+to|don'?t\s+need\s+to)\s+check\s+who\s+owns",
+        r"(?:nie\s+filtruje|nie\s+sprawdza|bez\s+sprawdzania)\s+(?:\S{1,20}\s+){0,2}?(?:\S{0,10}owner|właściciel)",
+        r"(?:is_staff|is_admin|is_superuser|role)\s+(?:in\s+fields|writable)",
+        r"(?:keeps?|leaves?|leave)\s+(?:is_staff|is_admin|is_superuser)\s+(?:in|writable)",
+        r"senza\s+(?:verificare|controllare)\s+(?:l'appartenenza|i\s+permessi|il\s+proprietario)",
+        r"(?:所属|権限|所有者)(?:は|を)確認し(?:ない|ません)",
+    ),
+    # documents and exports where others read them: public paths, personal buckets, replays, contacts
+    "pii_alone": (
+        r"/(?:static|public|media|uploads?)/(?:invoices?|receipts?|statements?|contracts?|payslips?|documents?)/",
+    ),
+    # user input given unbounded size, compiled as a pattern, or handed to a shell
+    "input_alone": (
+        r"(?:remov|drop|lift)\w*\s+the\s+(?:request\s+|upload\s+|body\s+)?size\s+limit",
+        r"(?:arbitrary|unlimited|any)\s+body\s+sizes?",
+        r"data_upload_max_memory_size\s*=\s*none",
+        r"client_max_body_size\s+0\b",
+        r"(?:compil|run)\w*\s+(?:\S{1,40}\s+){0,3}?request\.(?:get|args|query_params)\s*\[",
+        r"(?:takes?|accepts?)\s+(?:a\s+)?(?:regular\s+expression|regex|pattern)\s+from\s+the\s+(?:query|request|user|url)",
+        r"(?:user|customer)\s+regex(?:es|ps)?\b",
+        r"os\.system\s*\(\s*f['\"]",
+        r"subprocess\.\w{1,40}\s*\(\s*f['\"][^)]{0,120}shell\s*=\s*true",
+        r"through\s+the\s+shell",
+    ),
+    # templates, SQL, formulas and commands taken from users' text
+    "query_alone": (
+        r"template\s*\(\s*\w{1,40}\.(?:body|subject|text|content)\s*\)\s*\.render",
+        r"compiled\s+as\s+templates?",
+        r"(?:append|add|concatenat)\w*\s+(?:\S{1,40}\s+){0,6}?(?:to\s+the\s+sql|sql\s+statement\s+as\s+it\s+is)",
+        r"(?:write|keep)\w*\s+(?:\S{1,40}\s+){0,10}?(?:leading\s+|starting\s+with\s+)`?[=+@]",
+        r"cells?\s+starting\s+with\s+`?=",
+    ),
+    # whole requests, local variables, personal data and bound values written to logs and traces
+    "log_alone": (
+        r"(?:writes?|logs?|records?)\s+(?:\S{1,40}\s+){0,2}?request\.headers\s+and\s+request\.body",
+        r"(?:writes?|logs?|records?)\s+every\s+header\s+and\s+the\s+full\s+body",
+        r"include_local_variables\s*=\s*true",
+        r"(?:session\s+)?(?:replay|recording)s?\s+(?:\S{1,40}\s+){0,6}?(?:unmasked|mask_all_inputs\s*=\s*false)",
+        r"mask_all_inputs\s*=\s*false",
+        r"capture\s+every\s+field\s+(?:\S{1,40}\s+){0,4}?unmasked",
+        r"send_default_pii\s*=\s*true",
+        r"(?:include|send)\w*\s+local\s+variables",
+        r"capture_parameters\s*=\s*true",
+        r"(?:sql|queries|query|statements?)\s+(?:\S{1,40}\s+){0,3}?(?:with|together\s+with)\s+(?:its\s+|their\s+)?"
+        r"(?:bound\s+|parameter\s+)?values",
+        r"(?:prints?|logs?|dumps?|echo\w*|writes?)\s+every\s+(?:field|setting|config\w*|option)\s+(?:\S{1,40}\s+){0,3}?"
+        r"(?:with|together\s+with)\s+its\s+value",
+    ),
+    # a partition cleanup that keeps nothing but the newest
+    "destroy_alone": (
+        r"(?:drop|delet|remov|purg)\w*\s+every\s+(?:\S{1,40}\s+){0,3}?older\s+than\s+(?:now|today)",
+    ),
+    # ids and keys that anyone can guess or reuse across accounts
+    "id_alone": (
+        r"(?:customer|user|account)(?:\.id|\s+(?:number|id))\s+(?:\S{1,40}\s+){0,3}?(?:followed\s+by|plus)\s+"
+        r"(?:a\s+)?(?:counter|sequence)",
+        r"reference\s*=\s*f['\"]\{(?:customer|user|account)",
+        r"(?:trusts?|opens?|can\s+open)\s+(?:the\s+)?(?:\S{1,20}\s+)?reference\s+alone",
+        r"anyone\s+holding\s+a\s+reference",
+        r"idempotency\s+keys?\s+(?:\S{1,40}\s+){0,4}?(?:across\s+(?:all\s+)?accounts|shared\s+across)",
+        r"(?:returns?|serves?)\s+(?:the\s+)?(?:stored|cached|earlier)\s+response\s+to\s+whoever",
+    ),
+    # lockfiles dropped, moving refs, lookalike successors
+    "package_source": (
+        r"(?:lock\s*files?|package-lock\.json|yarn\.lock|poetry\.lock|pnpm-lock\.yaml|cargo\.lock|gemfile\.lock|"
+        r"composer\.lock|pipfile\.lock|uv\.lock)\s+(?:\S{1,40}\s+){0,2}?out\s+of\s+(?:the\s+)?(?:repo|git|"
+        r"version\s+control)",
+        r"(?:delet|remov|drop)\w*\s+(?:the\s+)?(?:lock\s*files?|package-lock\.json|yarn\.lock|poetry\.lock|"
+        r"pnpm-lock\.yaml|cargo\.lock|gemfile\.lock|pipfile\.lock|uv\.lock)\s+(?:\S{1,20}\s+){0,2}?ignore",
+        r"(?:resolve|install)\w*\s+(?:fresh|the\s+newest|the\s+latest)\s+(?:versions|releases)\s+(?:on|in)\s+"
+        r"every\s+(?:ci\s+run|build)",
+        r"every\s+build\s+installs\s+the\s+(?:newest|latest)",
+        r"the\s+(?:actively\s+)?maintained\s+(?:successor|fork)",
+        r"[\w.-]{1,60}/[\w.-]{1,60}@(?:main|master|latest|head|develop|trunk)\b",
+        r"(?:instead\s+of|rather\s+than)\s+(?:a\s+)?commit\s+(?:shas?|hash(?:es)?)",
+        r"in\s+plaats\s+van\s+een\s+commit",
+    ),
+    # review threads closed for the author, small or bot changes merged unread
+    "review_setting": (
+        r"(?:approv|merg|fusion|aprova)\w*\s+(?:\S{1,40}\s+){0,4}?(?:with\s+)?(?:fewer\s+than|less\s+than|under|"
+        r"below|menos\s+de|weniger\s+als|moins\s+de|meno\s+di)\s+\S{1,10}\s+(?:changed\s+)?(?:lines|linhas|"
+        r"líneas|zeilen|lignes|righe)",
+        r"(?:fewer\s+than|less\s+than|under|below|menos\s+de|weniger\s+als|moins\s+de|meno\s+di)\s+\S{1,10}\s+"
+        r"(?:changed\s+)?(?:lines|linhas|líneas|zeilen|lignes|righe)\s+(?:\S{1,40}\s+){0,3}?(?:merge|se\s+fusionan|"
+        r"are\s+merged|get\s+merged|are\s+approved|auto-?merge|skip\s+review)",
+        r"(?:don'?t|do\s+not|doesn'?t)\s+need\s+a\s+second\s+(?:pair\s+of\s+eyes|reviewer|review)",
+        r"(?:clos|resolv|dismiss|mark)\w*\s+every\s+open\s+(?:review\s+)?(?:conversation|thread|comment)s?",
+        r"resolve\s+(?:review\s+)?threads\s+on\s+push",
+        r"(?:min_approvals|required_approving_review_count|required_approvals)\s*[:=]\s*0\b",
+        r"(?:anyone|any\s+commenter)\s+(?:\S{1,40}\s+){0,3}?(?:comments?|writes?)\s+(?:\S{1,20}\s+){0,2}?\W{0,2}/"
+        r"(?:deploy|release|ship)\b",
+    ),
+    # snapshots regenerated on failure, scans moved after the merge
+    "check_setting_topic": (
+        r"(?:ci|pipeline|workflow|job)\s+(?:\S{1,40}\s+){0,4}?(?:--snapshot-update|--update-snapshots?)",
+        r"(?:when|if)\s+(?:the\s+)?(?:snapshot|golden)\s+tests?\s+fail\w*,?\s+(?:\S{1,40}\s+){0,3}?"
+        r"(?:regenerat|updat|rewrit|accept)",
+        r"(?:runs?|run\w*)\s+after\s+(?:the\s+)?merg\w*\s+instead\s+of",
+        r"(?:move|fold|shift)\w*\s+(?:\S{1,40}\s+){0,4}?(?:scan|semgrep|codeql|sast|audit)\w*\s+"
+        r"(?:\S{1,40}\s+){0,6}?(?:post[-_\s]?merge|after\s+merg)",
+        r"out\s+of\s+the\s+(?:pull\s+request|pr)\s+(?:workflow|pipeline)",
+    ),
+}
+for _concept, _patterns in _ROUND_14.items():
+    WORDS[_concept] = (*WORDS[_concept], *_patterns)
+
+# Concepts new in the i29r14 round for topics that had none counting alone: data sent to a person's
+# or a contractor's place, secrets written where a client or a process list shows them, and money
+# or eligibility the server does not check (client-trust). Each is a dangerous act (`ACTS` below).
+WORDS["egress_14"] = (
+    r"(?:analyst|scientist|engineer|developer|employee|contractor|intern)'?s?'?\s+(?:own\s+|personal\s+|private\s+)?"
+    r"(?:s3\s+|gcs\s+)?bucket",
+    r"personal\s+(?:s3\s+|gcs\s+|cloud\s+)?(?:bucket|drive|dropbox)",
+    r"(?:relay|forward)\w*\s+(?:\S{1,40}\s+){0,6}?(?:attachments\s+included|with\s+(?:the\s+|their\s+)?attachments)",
+    r"(?:outsourced|contractor'?s?|third-party)\s+(?:help\s*desk|support\s+desk|desk)",
+    r"(?:address\s+book|navigator\.contacts|contacts?\s+lists?)\s+(?:\S{1,40}\s+){0,8}?without\s+(?:a\s+prompt|asking|"
+    r"consent|the\s+user'?s\s+consent|permission)",
+    r"(?:upload|post|send)\w*\s+(?:\S{1,20}\s+){0,3}?address\s+book",
+    r"(?:saved\s+cards|payment\s+methods|métodos\s+de\s+pago|card\s+details|account\s+row|fila\s+account)\s+"
+    r"(?:\S{1,40}\s+){0,10}?(?:external|outside|third-party|externa|vendor'?s?)\b",
+    r"\.join\s*\(\s*\[\s*['\"][\w-]+['\"]\s*,",
+)
+WORDS["secret_14"] = (
+    r"(?:every|all(?:\s+the)?)\s+(?:server\s+)?(?:process\.env\s+keys?|environment\s+variables?|env\s+vars?)\s+"
+    r"(?:\S{1,40}\s+){0,4}?(?:into|to)\s+(?:the\s+)?(?:publicruntimeconfig|client|frontend|browser|bundle)",
+    r"(?:process\.env|environment\s+variables?)\s+(?:\S{1,40}\s+){0,6}?(?:publicruntimeconfig|client\s+bundle|"
+    r"frontend\s+bundle)",
+    r"--[\w-]*(?:token|password|passwd|secret|api-key|apikey)\s+\$\{?[a-z_]{0,40}(?:token|password|secret|key)",
+    r"shows?\s+in\s+(?:ps|the\s+process\s+list)\b",
+    r"\S{0,40}\.env\S{0,40}\s+(?:\S{1,40}\s+){0,3}?(?:kopiuj\w{0,10}|cop\w{0,10}|baked)\s+(?:\S{1,20}\s+){0,2}?"
+    r"(?:into|in|do|dentro\s+de|dans)\s+(?:the\s+|la\s+)?(?:docker\s+)?(?:image|imagen|obrazu|immagine|imagem)",
+    r"(?:cop\w*|kopiuj\w*|bake\w*|add)\s+(?:\S{1,40}\s+){0,3}?\S{0,40}\.env\S{0,40}\s+(?:\S{1,40}\s+){0,3}?(?:into|in|"
+    r"dentro\s+de|do|dans)\s+(?:la\s+|the\s+)?(?:docker\s+)?(?:image|imagen|obrazu|immagine|imagem)",
+)
+WORDS["trust_14"] = (
+    # refunds rounded in the customer's favour, balances credited before the charge settles
+    r"(?:round|ceil)\w*\s+(?:every\s+)?refunds?\s+up",
+    r"(?:increment|add|credit)\w*\s+(?:\S{1,40}\s+){0,4}?balance\s+(?:\S{1,20}\s+){0,2}?(?:immediately|right\s+away|"
+    r"before\s+the\s+(?:card|charge|payment))",
+    r"credit\w{0,3}\s+(?:the\s+)?(?:wallet|balance|account)\s+before\s+(?:the\s+)?(?:card|charge|payment)",
+    r"(?:charge|card)\s+(?:charge\s+)?fails?,?\s+(?:\S{1,20}\s+){0,3}?(?:just\s+)?(?:only\s+)?(?:logs?|write\s+a\s+log)",
+    # trials, referrals, partial payments, quantities and conversions the server does not check
+    r"(?:reset|restart|grant)\w*\s+(?:\S{1,40}\s+){0,3}?(?:a\s+)?(?:new\s+|fresh\s+)?(?:\d+-day\s+)?(?:free\s+)?trials?\b"
+    r"\s+(?:\S{1,40}\s+){0,4}?(?:every\s+time|on\s+(?:every\s+)?plan|each\s+time)",
+    r"trial\w{0,3}\s+(?:\S{1,20}\s+){0,3}?(?:on|at|with)\s+(?:every|each)\s+plan\s+(?:change|switch)",
+    r"(?:every|each)\s+plan\s+(?:change|switch)\s+(?:\S{1,20}\s+){0,2}?(?:new|fresh)\s+(?:\S{1,20}\s+){0,2}?trial",
+    r"trial_ends_at\s*=\s*now",
+    r"(?:mark_paid|count\w*\s+as\s+paid|as\s+settled)\s+(?:\S{1,40}\s+){0,6}?(?:payments_total\s*>\s*0|any\s+payment|"
+    r"partial)",
+    r"(?:partial|any)\s+payments?\s+(?:\S{1,20}\s+){0,3}?(?:as|counts?\s+as)\s+(?:paid|settled)",
+    r"(?:paid|settled)\s+as\s+soon\s+as\s+any",
+    r"payments?_total\s*>\s*0",
+    r"self-?referrals?",
+    r"(?:redeem|use)\s+their\s+own\s+(?:referral|invite|promo)",
+    r"negative\s+(?:quantities|numbers|amounts)\s+(?:\S{1,40}\s+){0,6}?(?:valid|accept|allow|summed|add)",
+    r"accepts?\s+negative\s+(?:quantities|numbers|amounts)",
+    r"allows\s+any\s+integer",
+    r"(?:skip|bypass)\w{0,3}\s+(?:the\s+)?(?:currency\s+)?conversion\s+(?:\S{1,20}\s+){0,3}?(?:for\s+small|under|below)",
+    r"whatever\s+the\s+currenc(?:y|ies)",
+    # a marketplace paying, shipping or ranking before the check that protects the other side
+    r"even\s+(?:if|while|when)\s+(?:a|the)\s+(?:buyer'?s\s+)?dispute\s+is\s+(?:still\s+)?open",
+    r"(?:escrow\w*|funds)\s+(?:\S{1,40}\s+){0,8}?(?:even\s+(?:if|while)\s+(?:a|the)\s+(?:buyer'?s\s+)?dispute|"
+    r"dispute\s+is\s+(?:still\s+)?open)",
+    r"sellers?\s+(?:can\s+)?edit\s+(?:or\s+delete\s+)?(?:the\s+)?(?:buyer\s+)?reviews",
+    r"(?:without|with\s+no)\s+(?:the\s+)?(?:\d+-hour\s+)?(?:hold|waiting\s+period)",
+    r"(?:hidden|silent\w*)\s+(?:boost|favour|favor)",
+    r"(?:boost|favou?r|rank)\w{0,3}\s+(?:\S{1,20}\s+){0,2}?partner\w{0,3}\s+(?:listings|results|sellers)\s+(?:silently|"
+    r"without\s+(?:a\s+)?(?:label|badge|disclosure))",
+    r"(?:ship|dispatch)\w*\s+(?:\S{1,40}\s+){0,4}?before\s+(?:their\s+|the\s+)?payment\s+(?:clears|has\s+gone\s+through)",
+    r"whatever\s+\S{0,40}payment_status",
+    r"ledger\s?\w{0,10}\s+(?:\S{1,20}\s+){0,4}?before\s+(?:calling|charging|paying|the\s+(?:bank|payment|transfer))",
+    r"(?:count|sum)\w*\s+cancel+ed\s+orders",
+    r"(?:price|total)\s+(?:changes?\s+)?after\s+(?:checkout|the\s+buyer\s+has\s+paid)",
+    r"(?:recomput|recalculat|follow|updat)\w{0,3}\s+(?:\S{1,20}\s+){0,4}?(?:current|new|latest)\s+\S{0,20}price\s+"
+    r"(?:\S{1,40}\s+){0,6}?(?:after|when\s+the\s+seller|if\s+(?:they|the\s+seller))",
+    r"(?:seller|merchant|vendor)'?s?\s+(?:time\s*zone|timezone|local\s+time)\s+(?:\S{1,20}\s+){0,4}?(?:expir|coupon)",
+)
+
 # Each topic: concepts that name it alone, and pairs (or triples) that name it in one sentence.
 READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
     "supply-chain": (
@@ -1474,7 +1768,7 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
         ),
     ),
     "data-egress": (
-        (),
+        ("egress_14",),
         (("send_verb", "private_data"), ("send_verb", "outside")),
     ),
     "destructive": (
@@ -1495,6 +1789,9 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
     ),
     **MECHANISM_READINGS,
 }
+# The i29r14 round's concepts for two mechanism topics that had none counting alone.
+READINGS["secrets-in-text"] = (("secret_14", *READINGS["secrets-in-text"][0]), READINGS["secrets-in-text"][1])
+READINGS["client-trust"] = (("trust_14", *READINGS["client-trust"][0]), READINGS["client-trust"][1])
 
 # --- moves toward safety ----------------------------------------------------------------------------
 # A rule that forbids a topic's dangerous act ("never build SQL with f-strings", "don't log customer
@@ -1517,6 +1814,9 @@ ACTS: frozenset[str] = frozenset(
         "review_loosen",
         "check_loosen",
         "weak_crypto",
+        "egress_14",
+        "secret_14",
+        "trust_14",
         *MECHANISM_ACTS,
     }
 )

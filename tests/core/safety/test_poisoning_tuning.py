@@ -18,8 +18,11 @@ i29r11 round; its one known miss is listed with the reason (`KNOWN_MISSES`) and 
 missed, and its look-alikes raise no risky finding. The twelfth (poisoning_heldout12/) was retired the same
 way in the i29r12 round; its three known misses (typosquats) are listed with the reason. The thirteenth
 (poisoning_heldout13/) was retired the same way in the i29r13 round; the probes of it no layer keeps yet
-are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). A held-out set that is still held out is never run here: it is measured with
-`benchmarks/bench_risky.py` once a change is done, so no test ever tunes the check to it."""
+are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisoning_heldout14/) was
+retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
+language gate alone), so it lists no known miss. A held-out set that is still held out is never run
+here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
+the check to it."""
 
 from __future__ import annotations
 
@@ -91,7 +94,7 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-# The ninth to thirteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
+# The ninth to fourteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
 # the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
 # or the language gate, but for the known misses listed with why (catching them would cost honest
 # rules); their look-alikes raise no risky finding, though the gate may send one to a person.
@@ -101,6 +104,7 @@ RETIRED_SETS = {
     "eleventh": load_corpus(FIXTURES / "poisoning_heldout11" / "heldout11.yaml"),
     "twelfth": load_corpus(FIXTURES / "poisoning_heldout12" / "heldout12.yaml"),
     "thirteenth": load_corpus(FIXTURES / "poisoning_heldout13" / "heldout13.yaml"),
+    "fourteenth": load_corpus(FIXTURES / "poisoning_heldout14" / "heldout14.yaml"),
 }
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
