@@ -252,11 +252,25 @@ def foreign_sentences(text: str, accepted: Collection[str]) -> tuple[Foreign, ..
     found: list[Foreign] = []
     if "japanese" in accepted:  # Japanese is written with Han characters too
         accepted = {*accepted, "han"}
-    for sentence, masked, reading in _sentences(text):
-        language = _foreign_language(reading, accepted) or _foreign_clause(masked, accepted)
-        if language:
-            found.append(Foreign(language, _evidence(sentence)))
+    for part in (text, *_prose_in_code(text)):
+        for sentence, masked, reading in _sentences(part):
+            language = _foreign_language(reading, accepted) or _foreign_clause(masked, accepted)
+            if language:
+                found.append(Foreign(language, _evidence(sentence)))
     return tuple(found)
+
+
+def _prose_in_code(text: str) -> Iterator[str]:
+    """The prose that code hides from the sentence reader but an agent still reads: comments in fenced
+    code (`#`, `//`, `--`, `/* … */`), HTML comments, and code spans. A sentence of fewer than four
+    prose words is not judged, so `#include` or `` `--force` `` counts for nothing, while an
+    instruction written as a comment in another language is read like any other sentence."""
+    for match in _HIDING.finditer(text):
+        body = match.group()
+        if body.lstrip().startswith(("```", "~~~")):
+            yield from (comment.group(1) or comment.group(2) for comment in _COMMENT.finditer(body))
+        else:
+            yield body.strip("`").removeprefix("<!--").removesuffix("-->")
 
 
 def _foreign_clause(masked: str, accepted: Collection[str]) -> str:
@@ -301,6 +315,13 @@ _CODE = re.compile(
     r"|\b(?:e\.g|i\.e|etc|cf|vs|viz|approx|incl)\.",  # abbreviations whose dot ends no sentence
     re.IGNORECASE,
 )
+_HIDING = re.compile(
+    r"(?ms)^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)"  # fenced code, closed or not
+    r"|`+[^`\n]*`+"  # a code span
+    r"|<!--.*?(?:-->|\Z)"  # an HTML comment, closed or not
+)
+# a line comment (after a line's start or a space) or a block comment, in fenced code
+_COMMENT = re.compile(r"(?m)(?:^|[ \t])(?:#+|//+|--)[ \t]*([^\n]*)|/\*(.*?)(?:\*/|\Z)", re.S)
 _STOPS = re.compile(r"[。！？；।॥։።។།။؟۔]")  # a sentence ends, with or without a space after it
 _CJK_MARKS = re.compile(r"[\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 _CLAUSE = re.compile(r",\s+")
