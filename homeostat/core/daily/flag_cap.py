@@ -7,9 +7,9 @@ KB out of every agent's context in one run. So a run merges at most `flags` of e
 the member's further flags go to their review PR like any other lesson, and their rules stay served.
 
 `decide` (core.daily.decide) sees one lesson, so the count is kept here, over the run's decisions in
-the order the run reads its lessons (stable), so the same lessons always merge: the first `flags` of
-a member's flags that would merge do, the rest wait. A flag already sent to a person (a rule the
-subject gate names) or declined (a risky reason) does not use up the count.
+the order the run reads its lessons (stable), so the same lessons always merge: the member's flags
+that would merge do until they have disputed `flags` rules, and the rest wait. A flag already sent to
+a person (a rule the subject gate names) or declined (a risky reason) does not use up the count.
 
 A run is counted from where the last finished daily run ended: a run that takes over a killed one
 finishes its journal first (runs.daily.recover), so the flags the killed run merged are on the state
@@ -21,8 +21,9 @@ every shard's lessons at once.
 from __future__ import annotations
 
 import datetime as dt
-from collections import Counter
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from homeostat.core.config import Config
 from homeostat.core.daily.decide import Decision
@@ -31,22 +32,31 @@ from homeostat.core.state.branch import StateSnapshot
 
 
 def cap_flags(
-    decided: Sequence[tuple[Lesson, Decision]], merged_before: Mapping[str, int], config: Config
+    decided: Sequence[tuple[Lesson, Decision]], merged_before: Mapping[str, AbstractSet[str]], config: Config
 ) -> list[Decision]:
-    """Each lesson's decision, in order, with a member's flags past `scoring.autoMerge.flags` sent to
-    review. `merged_before` counts each member's flags this run already merged (a killed run's, see
-    `flags_merged_unfinished`), by lower-cased handle."""
+    """Each lesson's decision, in order, with a member's flags past `scoring.autoMerge.flags` rules
+    sent to review. `merged_before` holds the rules each member's flags this run already disputed (a
+    killed run's, see `flags_merged_unfinished`), by lower-cased handle. What is counted is rules, as
+    what the cap guards is rules taken out of agents' context: a second flag on a rule the member's
+    first one disputes takes nothing more out and merges with it."""
     cap = config.scoring.auto_merge.flags
-    wanted = Counter(merged_before)
-    wanted.update(lesson.member.lower() for lesson, decision in decided if _merges(lesson, decision))
-    used = Counter(merged_before)
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for member, rules in merged_before.items():
+        wanted[member] |= rules
+    for lesson, decision in decided:
+        if _merges(lesson, decision):
+            wanted[lesson.member.lower()].add(lesson.target)
+    taken = {member: set(rules) for member, rules in merged_before.items()}
     capped: list[Decision] = []
     for lesson, decision in decided:
-        member = lesson.member.lower()
-        if _merges(lesson, decision):
-            used[member] += 1
-            if used[member] > cap:
-                decision = Decision("review", flag_cap_reason(lesson, wanted[member], cap))
+        mine = taken.setdefault(lesson.member.lower(), set())
+        if _merges(lesson, decision) and lesson.target not in mine:
+            if len(mine) < cap:
+                mine.add(lesson.target)
+            else:
+                decision = Decision(
+                    "review", flag_cap_reason(lesson, len(wanted[lesson.member.lower()]), cap)
+                )
         capped.append(decision)
     return capped
 
@@ -68,19 +78,22 @@ def flag_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
     )
 
 
-def flags_merged_unfinished(snapshot: StateSnapshot) -> Counter[str]:
-    """Each member's flags (lower-cased handle) merged unread after the last finished daily run ended:
-    those of a killed run whose journal this run finished, which count against this run's cap. A
-    flag a reviewer merged (it was in review) was read by a person and does not count."""
+def flags_merged_unfinished(snapshot: StateSnapshot) -> dict[str, set[str]]:
+    """The rules each member's flags (by lower-cased handle) disputed unread after the last finished
+    daily run ended: those of a killed run whose journal this run finished, which count against this
+    run's cap. A flag a reviewer merged (it was in review) was read by a person and does not count."""
     ended = last_finished_end(snapshot)
-    return Counter(
-        record.member.lower()
-        for record in snapshot.live_records()
-        if record.kind == "flag"
-        and record.outcome == "disputed"
-        and record.review_opened_at is None
-        and (ended is None or record.at > ended)
-    )
+    merged: dict[str, set[str]] = defaultdict(set)
+    for record in snapshot.live_records():
+        if (
+            record.kind == "flag"
+            and record.outcome == "disputed"
+            and record.review_opened_at is None
+            and record.rule_id
+            and (ended is None or record.at > ended)
+        ):
+            merged[record.member.lower()].add(record.rule_id)
+    return dict(merged)
 
 
 def last_finished_end(snapshot: StateSnapshot) -> dt.datetime | None:

@@ -104,10 +104,19 @@ def test_flags_zero_sends_every_flag_to_a_person() -> None:
 
 def test_flags_a_killed_run_merged_count_against_the_run_that_finishes_it() -> None:
     config = config_with()
-    lessons = [flag("Bo", "rule-3"), flag("cy", "rule-9")]
-    capped = cap_flags(decided(lessons, config), {"bo": 3}, config)
-    assert verdicts(capped) == ["review", "merge"]
+    lessons = [flag("Bo", "rule-3"), flag("bo", "rule-0"), flag("cy", "rule-9")]
+    capped = cap_flags(decided(lessons, config), {"bo": {"rule-0", "rule-1", "rule-2"}}, config)
+    assert verdicts(capped) == ["review", "merge", "merge"]
     assert capped[0].reason.startswith("Bo flagged 4 rules in this run:")
+
+
+def test_a_second_flag_on_a_rule_the_member_already_disputes_takes_no_more_out() -> None:
+    config = config_with()
+    lessons = [flag("bo", "rule-0"), flag("bo", "rule-1"), flag("bo", "rule-2"), flag("bo", "rule-3")]
+    again = flag("bo", "rule-0").with_changes(key="bo-rule-0-again", reason="still wrong")
+    capped = cap_flags(decided([*lessons[:3], again, lessons[3]], config), {}, config)
+    assert verdicts(capped) == ["merge", "merge", "merge", "merge", "review"]
+    assert capped[4].reason.startswith("bo flagged 4 rules in this run:")
 
 
 def record(rule_id: str, at: dt.datetime, *, member: str = "bo", reviewed: bool = False) -> DecisionRecord:
@@ -160,5 +169,8 @@ def test_the_flags_merged_unread_since_the_last_finished_run_ended_are_this_runs
         for member in ("bo", "cy")
     }
     snapshot = StateSnapshot(decisions=files, runs=runs)
-    assert flags_merged_unfinished(snapshot) == {"bo": 2, "cy": 1}
-    assert flags_merged_unfinished(StateSnapshot(decisions=files)) == {"bo": 3, "cy": 1}
+    assert flags_merged_unfinished(snapshot) == {"bo": {"killed-1", "killed-2"}, "cy": {"cys"}}
+    assert flags_merged_unfinished(StateSnapshot(decisions=files)) == {
+        "bo": {"yesterdays", "killed-1", "killed-2"},
+        "cy": {"cys"},
+    }
