@@ -18,7 +18,7 @@ from collections import defaultdict
 from homeostat.core.hosts import PullInfo
 from homeostat.core.state.branch import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
 from homeostat.runs.daily.claim import CLAIM_TTL
-from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext
+from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext, Retirement
 from homeostat.runs.publish import Change, Published
 
 
@@ -31,6 +31,22 @@ def recover(ctx: DailyContext, base: str, dead: Claim) -> tuple[dict[str, list[D
         for record in _finish(ctx, base, dead, entry, lines):
             records[record.member].append(record)
     return records, lines
+
+
+def disputes_left(records: dict[str, list[DecisionRecord]]) -> list[Retirement]:
+    """The rules a dead run's daily PR disputed (a flag it merged) whose dispute PR it did not open:
+    a disputed rule reaches no agent until a reviewer settles its dispute PR, so this run opens it,
+    as for a flag a reviewer merged (`open_dispute_prs`)."""
+    every = [record for mine in records.values() for record in mine]
+    opened = {record.rule_id for record in every if record.kind == "dispute"}
+    return [
+        Retirement(record.rule_id, record.member, "flag merged by a run that stopped", action="dispute")
+        for record in every
+        if record.kind == "flag"
+        and record.outcome == "disputed"
+        and record.rule_id
+        and record.rule_id not in opened
+    ]
 
 
 def _finish(
