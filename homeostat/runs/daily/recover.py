@@ -1,7 +1,8 @@
 """Recover: finish or undo what a killed (or failed) run left, before this run decides anything.
 
 From the dead run's journal, each PR it was about to push ends as one clean run would have left it:
-a daily PR that merged gets its records; one still open is merged now (or, refused, counts as
+a daily PR that merged gets its records (and a flag it merged, its dispute PR, if the dead run had
+not opened it: `disputes_left`); one still open is merged now (or, refused, counts as
 review); a review or dispute PR that opened is adopted with its records; a branch pushed before its
 PR opened is deleted, and its lessons, never recorded, are decided again by this run.
 
