@@ -182,6 +182,13 @@ class AutoMerge(Model):
         "under a prompt injection can run `homeostat learn` as its developer) or judged (after the "
         "judge's safety trap passes; agents.curator.judgeCalls 0 or no usable answer sends it to a person).",
     )
+    flags: int = Field(
+        default=3,
+        ge=0,
+        description="How many of one member's flags one daily run may merge at once (each takes a rule out "
+        "of every agent's context until a reviewer settles it); the member's further flags in that run go "
+        "to their review PR. 0 sends every flag to a person.",
+    )
 
     @field_validator("subjects")
     @classmethod

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from homeostat.core.config import Config, Runtime
+from homeostat.core.config import AutoMerge, Config, Runtime
 from homeostat.core.daily import auto_merge
 from homeostat.core.hosts import BranchProtection, MergeRules, TokenReach
 from homeostat.core.safety.subject_words import SUBJECTS
@@ -267,15 +267,13 @@ def check_unread_merges(config: Config) -> Finding:
     the judge, a model reading the rule against its thread, is the layer that reads what words cannot,
     and a subject accepted unread is read by nothing else. A review lesson also needs its enactment
     (`core.daily.enactment`): someone other than the commenter changed the code with the rule's terms;
-    a taught lesson has no second person, so it goes to a person unless the team has it judged."""
+    a taught lesson has no second person, so it goes to a person unless the team has it judged; and a
+    flag, which merges with no person in any area, is capped per member and run."""
     name, auto = "unread-merges", config.scoring.auto_merge
     if not auto.areas:
-        return _ok(
-            name,
-            "nothing merges with no person: scoring.autoMerge lists no area (a flag still takes its rule out"
-            " of service until a reviewer settles it, unless the rule is about a sensitive subject: then a"
-            " person confirms the flag first)",
-        )
+        flags = flags_unread(auto)
+        lists = "scoring.autoMerge lists no area " + (f"and {flags}" if auto.flags == 0 else f"({flags})")
+        return _ok(name, f"nothing merges with no person: {lists}")
     where = f"confident lessons in {', '.join(auto.areas)} merge with no person"
     subjects = [subject for subject in auto.subjects if subject in SUBJECTS]
     if config.agents.curator.judge_calls == 0:
@@ -317,7 +315,20 @@ def check_unread_merges(config: Config) -> Finding:
         f"{where} after the risky check, the subject, topic and language gates, the judge and, for a"
         f" review lesson, a change after the comment by someone else{enacted}"
         + (f" (accepted unread: {', '.join(accepted)})" if accepted else "")
-        + taught,
+        + taught
+        + f"; {flags_unread(auto)}",
+    )
+
+
+def flags_unread(auto: AutoMerge) -> str:
+    """What a flag does with no person (`core.daily.flag_cap`): it takes its rule out of every
+    agent's context, so how many one member's agent may do so in a run is part of what merges unread."""
+    if auto.flags == 0:
+        return "every flag waits for a person (scoring.autoMerge.flags: 0)"
+    return (
+        "a flag still takes its rule out of service until a reviewer settles it, up to"
+        f" {auto.flags} of one member's flags a run (scoring.autoMerge.flags), unless the rule is"
+        " about a sensitive subject: then a person confirms the flag first"
     )
 
 

@@ -42,6 +42,7 @@ from homeostat.core.daily.consolidate import (
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.field_checks import field_problems
+from homeostat.core.daily.flag_cap import cap_flags, flags_merged_unfinished
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline, trust_problems
@@ -105,7 +106,7 @@ def decide_all(
 ) -> list[Decided]:
     consolidator, judge_asker = ctx.ask("consolidator"), ctx.ask("judge")
     drafts, capped_keys = consolidate_all(ctx, kb, config, lessons, waiting, run, consolidator)
-    scored = score_all(ctx, kb, config, lessons, drafts)
+    scored = capped_flags(score_all(ctx, kb, config, lessons, drafts), config, run)
     decided = judge_all(ctx, kb, config, scored, run, judge_asker)
     for lesson in lessons:
         if lesson.key in capped_keys:
@@ -268,6 +269,16 @@ def score_all(
             updated_rules.add(consolidation.target)
         scored.append(Scored(effective, consolidation, draft.target, confidence, decision))
     return scored
+
+
+def capped_flags(scored: Sequence[Scored], config: Config, run: RunState) -> list[Scored]:
+    """The scored lessons with each member's flags past `scoring.autoMerge.flags` sent to review,
+    counted in the run's order and after the flags a killed run this run finished had merged
+    (core.daily.flag_cap). Lessons are collected member by member, so counting here, over the whole
+    run (every shard's lessons in a merge job), counts each member's flags once."""
+    merged_before = flags_merged_unfinished(run.state)
+    decisions = cap_flags([(s.lesson, s.decision) for s in scored], merged_before, config)
+    return [replace(s, decision=d) for s, d in zip(scored, decisions, strict=True)]
 
 
 def _drafted_text(lesson: Lesson) -> str:

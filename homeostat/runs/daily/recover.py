@@ -1,7 +1,8 @@
 """Recover: finish or undo what a killed (or failed) run left, before this run decides anything.
 
 From the dead run's journal, each PR it was about to push ends as one clean run would have left it:
-a daily PR that merged gets its records; one still open is merged now (or, refused, counts as
+a daily PR that merged gets its records (and a flag it merged, its dispute PR, if the dead run had
+not opened it: `disputes_left`); one still open is merged now (or, refused, counts as
 review); a review or dispute PR that opened is adopted with its records; a branch pushed before its
 PR opened is deleted, and its lessons, never recorded, are decided again by this run.
 
@@ -18,7 +19,7 @@ from collections import defaultdict
 from homeostat.core.hosts import PullInfo
 from homeostat.core.state.branch import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
 from homeostat.runs.daily.claim import CLAIM_TTL
-from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext
+from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext, Retirement
 from homeostat.runs.publish import Change, Published
 
 
@@ -31,6 +32,22 @@ def recover(ctx: DailyContext, base: str, dead: Claim) -> tuple[dict[str, list[D
         for record in _finish(ctx, base, dead, entry, lines):
             records[record.member].append(record)
     return records, lines
+
+
+def disputes_left(records: dict[str, list[DecisionRecord]]) -> list[Retirement]:
+    """The rules a dead run's daily PR disputed (a flag it merged) whose dispute PR it did not open:
+    a disputed rule reaches no agent until a reviewer settles its dispute PR, so this run opens it,
+    as for a flag a reviewer merged (`open_dispute_prs`)."""
+    every = [record for mine in records.values() for record in mine]
+    opened = {record.rule_id for record in every if record.kind == "dispute"}
+    return [
+        Retirement(record.rule_id, record.member, "flag merged by a run that stopped", action="dispute")
+        for record in every
+        if record.kind == "flag"
+        and record.outcome == "disputed"
+        and record.rule_id
+        and record.rule_id not in opened
+    ]
 
 
 def _finish(

@@ -1,0 +1,111 @@
+"""How many of one member's flags one daily run merges unread (`scoring.autoMerge.flags`).
+
+A flag is the one lesson that merges with no person in the default posture: it adds no words, but
+its rule becomes `disputed` and reaches no agent until a reviewer settles the dispute PR. One
+member's agent under a prompt injection could run `learn --flag` on every rule and take the whole
+KB out of every agent's context in one run. So a run merges at most `flags` of each member's flags;
+the member's further flags go to their review PR like any other lesson, and their rules stay served.
+
+`decide` (core.daily.decide) sees one lesson, so the count is kept here, over the run's decisions in
+the order the run reads its lessons (stable), so the same lessons always merge: the member's flags
+that would merge do until they have disputed `flags` rules, and the rest wait. A flag already sent to
+a person (a rule the subject gate names) or declined (a risky reason) does not use up the count.
+
+A run is counted from where the last finished daily run ended: a run that takes over a killed one
+finishes its journal first (runs.daily.recover), so the flags the killed run merged are on the state
+branch, merged unread after that end, and count against this run's cap as if one run had decided
+them all. A sharded day is one run here too: draft jobs decide nothing, and the merge job decides
+every shard's lessons at once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+
+from homeostat.core.config import Config
+from homeostat.core.daily.decide import Decision
+from homeostat.core.daily.lessons import Lesson
+from homeostat.core.state.branch import StateSnapshot
+
+
+def cap_flags(
+    decided: Sequence[tuple[Lesson, Decision]], merged_before: Mapping[str, AbstractSet[str]], config: Config
+) -> list[Decision]:
+    """Each lesson's decision, in order, with a member's flags past `scoring.autoMerge.flags` rules
+    sent to review. `merged_before` holds the rules each member's flags this run already disputed (a
+    killed run's, see `flags_merged_unfinished`), by lower-cased handle. What is counted is rules, as
+    what the cap guards is rules taken out of agents' context: a second flag on a rule the member's
+    first one disputes takes nothing more out and merges with it."""
+    cap = config.scoring.auto_merge.flags
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for member, rules in merged_before.items():
+        wanted[member] |= rules
+    for lesson, decision in decided:
+        if _merges(lesson, decision):
+            wanted[lesson.member.lower()].add(lesson.target)
+    taken = {member: set(rules) for member, rules in merged_before.items()}
+    capped: list[Decision] = []
+    for lesson, decision in decided:
+        mine = taken.setdefault(lesson.member.lower(), set())
+        if _merges(lesson, decision) and lesson.target not in mine:
+            if len(mine) < cap:
+                mine.add(lesson.target)
+            else:
+                decision = Decision(
+                    "review", flag_cap_reason(lesson, len(wanted[lesson.member.lower()]), cap)
+                )
+        capped.append(decision)
+    return capped
+
+
+def _merges(lesson: Lesson, decision: Decision) -> bool:
+    return lesson.kind == "flag" and decision.verdict == "merge"
+
+
+def flag_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
+    """Why a flag past the cap waits for a person: how many rules the member flagged in the run."""
+    if cap == 0:
+        return (
+            f"scoring.autoMerge.flags is 0: a flag takes {lesson.target} out of every agent's context only"
+            " after a person reads it"
+        )
+    return (
+        f"{lesson.member} flagged {flagged} rules in this run: more than scoring.autoMerge.flags ({cap})"
+        " take rules out of every agent's context only after a person reads them"
+    )
+
+
+def flags_merged_unfinished(snapshot: StateSnapshot) -> dict[str, set[str]]:
+    """The rules each member's flags (by lower-cased handle) disputed unread after the last finished
+    daily run ended: those of a killed run whose journal this run finished, which count against this
+    run's cap. A flag a reviewer merged (it was in review) was read by a person and does not count."""
+    ended = last_finished_end(snapshot)
+    merged: dict[str, set[str]] = defaultdict(set)
+    for record in snapshot.live_records():
+        if (
+            record.kind == "flag"
+            and record.outcome == "disputed"
+            and record.review_opened_at is None
+            and record.rule_id
+            and (ended is None or record.at > ended)
+        ):
+            merged[record.member.lower()].add(record.rule_id)
+    return dict(merged)
+
+
+def last_finished_end(snapshot: StateSnapshot) -> dt.datetime | None:
+    """When the last daily run that finished its work ended (not a failed one, nor one that stood
+    aside): a finished run records its decisions in the same write as its report."""
+    return max(
+        (
+            report.finished_at
+            for report in snapshot.runs.values()
+            if report.kind == "daily"
+            and report.failed is None
+            and not any(notice.kind == "overlap" for notice in report.notices)
+        ),
+        default=None,
+    )
