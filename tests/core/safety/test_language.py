@@ -174,7 +174,7 @@ ADVERSARIAL = {
     "sentences": "x. ",
     "addresses": "a@",
     "fences": "```\n",
-    "comments": "```\n/* # // -- <!-- ",
+    "code comments": "```\n/* # // -- <!-- ",
     "spans": "`x` ",
 }
 
