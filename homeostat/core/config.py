@@ -185,9 +185,9 @@ class AutoMerge(Model):
     flags: int = Field(
         default=3,
         ge=0,
-        description="How many of one member's flags one daily run may merge at once (each takes a rule out "
-        "of every agent's context until a reviewer settles it); the member's further flags in that run go "
-        "to their review PR. 0 sends every flag to a person.",
+        description="How many of one member's flags the daily runs of one day (UTC) may merge at once (each "
+        "takes a rule out of every agent's context until a reviewer settles it); the member's further flags "
+        "that day go to their review PR. 0 sends every flag to a person.",
     )
 
     @field_validator("subjects")

@@ -252,7 +252,7 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
     ("settings", "status", "says"),
     [
         ("", "ok", "nothing merges with no person: scoring.autoMerge lists no area"),
-        ("", "ok", "up to 3 of one member's flags a run (scoring.autoMerge.flags)"),
+        ("", "ok", "up to 3 of one member's flags a day (scoring.autoMerge.flags)"),
         (
             "scoring:\n  autoMerge:\n    flags: 0\n",
             "ok",
@@ -263,7 +263,7 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
             "scoring:\n  autoMerge:\n    areas: [core]\n    flags: 1\n",
             "ok",
             "(scoring.autoMerge.pending: review); a flag still takes its rule out of service until a reviewer"
-            " settles it, up to 1 of one member's flags a run (scoring.autoMerge.flags)",
+            " settles it, up to 1 of one member's flags a day (scoring.autoMerge.flags)",
         ),
         (
             "scoring:\n  autoMerge:\n    areas: [core]\n    subjects: [test-and-ci]\n",

@@ -20,7 +20,7 @@ no person reading it; and a flag on a rule about a sensitive subject (the gate r
 own reviewed text, `Checks.target_subjects`) that `scoring.autoMerge.subjects` does not accept unread
 goes to a person first, since a disputed rule reaches no agent: one member's agent under a prompt
 injection could otherwise take the team's safety rules out of every agent's context. This function
-sees one lesson; how many of one member's flags a run merges (`scoring.autoMerge.flags`) is counted
+sees one lesson; how many of one member's flags a day's runs merge (`scoring.autoMerge.flags`) is counted
 over the run's decisions by `core.daily.flag_cap`.
 """
 

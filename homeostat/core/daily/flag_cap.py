@@ -1,21 +1,22 @@
-"""How many of one member's flags one daily run merges unread (`scoring.autoMerge.flags`).
+"""How many of one member's flags the daily runs of one day merge unread (`scoring.autoMerge.flags`).
 
 A flag is the one lesson that merges with no person in the default posture: it adds no words, but
 its rule becomes `disputed` and reaches no agent until a reviewer settles the dispute PR. One
 member's agent under a prompt injection could run `learn --flag` on every rule and take the whole
-KB out of every agent's context in one run. So a run merges at most `flags` of each member's flags;
-the member's further flags go to their review PR like any other lesson, and their rules stay served.
+KB out of every agent's context in one run. So the runs of a UTC day merge at most `flags` of each
+member's flags; the member's further flags go to their review PR like any other lesson, and their
+rules stay served.
 
 `decide` (core.daily.decide) sees one lesson, so the count is kept here, over the run's decisions in
 the order the run reads its lessons (stable), so the same lessons always merge: the member's flags
 that would merge do until they have disputed `flags` rules, and the rest wait. A flag already sent to
 a person (a rule the subject gate names) or declined (a risky reason) does not use up the count.
 
-A run is counted from where the last finished daily run ended: a run that takes over a killed one
+A run counts the flags merged unread earlier that UTC day (a second run started by hand shares the
+day's cap) and those after the last finished daily run ended: a run that takes over a killed one
 finishes its journal first (runs.daily.recover), so the flags the killed run merged are on the state
-branch, merged unread after that end, and count against this run's cap as if one run had decided
-them all. A sharded day is one run here too: draft jobs decide nothing, and the merge job decides
-every shard's lessons at once.
+branch and count against this run's cap as if one run had decided them all. A sharded day is one
+run here too: draft jobs decide nothing, and the merge job decides every shard's lessons at once.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def cap_flags(
 ) -> list[Decision]:
     """Each lesson's decision, in order, with a member's flags past `scoring.autoMerge.flags` rules
     sent to review. `merged_before` holds the rules each member's flags this run already disputed (a
-    killed run's, see `flags_merged_unfinished`), by lower-cased handle. What is counted is rules, as
+    day's and a killed run's, see `flags_merged_before`), by lower-cased handle. What is counted is rules, as
     what the cap guards is rules taken out of agents' context: a second flag on a rule the member's
     first one disputes takes nothing more out and merges with it."""
     cap = config.scoring.auto_merge.flags
@@ -66,23 +67,27 @@ def _merges(lesson: Lesson, decision: Decision) -> bool:
 
 
 def flag_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
-    """Why a flag past the cap waits for a person: how many rules the member flagged in the run."""
+    """Why a flag past the cap waits for a person: how many rules the member flagged that day."""
     if cap == 0:
         return (
             f"scoring.autoMerge.flags is 0: a flag takes {lesson.target} out of every agent's context only"
             " after a person reads it"
         )
     return (
-        f"{lesson.member} flagged {flagged} rules in this run: more than scoring.autoMerge.flags ({cap})"
+        f"{lesson.member} flagged {flagged} rules today (UTC): more than scoring.autoMerge.flags ({cap})"
         " take rules out of every agent's context only after a person reads them"
     )
 
 
-def flags_merged_unfinished(snapshot: StateSnapshot) -> dict[str, set[str]]:
-    """The rules each member's flags (by lower-cased handle) disputed unread after the last finished
-    daily run ended: those of a killed run whose journal this run finished, which count against this
-    run's cap. A flag a reviewer merged (it was in review) was read by a person and does not count."""
+def flags_merged_before(snapshot: StateSnapshot, started: dt.datetime) -> dict[str, set[str]]:
+    """The rules each member's flags (by lower-cased handle) disputed unread before this run that count
+    against its cap: those of the run's UTC day (a run started by hand after the scheduled one, or
+    a hundred of them, shares that day's cap: an agent holding its developer's token can dispatch
+    runs), and those after the last finished daily run ended (a killed run whose journal this run
+    finished, even one from before midnight). A flag a reviewer merged (it was in review) was read by a
+    person and does not count."""
     ended = last_finished_end(snapshot)
+    day = started.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     merged: dict[str, set[str]] = defaultdict(set)
     for record in snapshot.live_records():
         if (
@@ -90,7 +95,7 @@ def flags_merged_unfinished(snapshot: StateSnapshot) -> dict[str, set[str]]:
             and record.outcome == "disputed"
             and record.review_opened_at is None
             and record.rule_id
-            and (ended is None or record.at > ended)
+            and (ended is None or record.at > ended or record.at >= day)
         ):
             merged[record.member.lower()].add(record.rule_id)
     return dict(merged)

@@ -327,7 +327,7 @@ def flags_unread(auto: AutoMerge) -> str:
         return "every flag waits for a person (scoring.autoMerge.flags: 0)"
     return (
         "a flag still takes its rule out of service until a reviewer settles it, up to"
-        f" {auto.flags} of one member's flags a run (scoring.autoMerge.flags), unless the rule is"
+        f" {auto.flags} of one member's flags a day (scoring.autoMerge.flags), unless the rule is"
         " about a sensitive subject: then a person confirms the flag first"
     )
 

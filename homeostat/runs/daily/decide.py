@@ -42,7 +42,7 @@ from homeostat.core.daily.consolidate import (
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
 from homeostat.core.daily.field_checks import field_problems
-from homeostat.core.daily.flag_cap import cap_flags, flags_merged_unfinished
+from homeostat.core.daily.flag_cap import cap_flags, flags_merged_before
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget, Verdict, judge
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline, trust_problems
@@ -273,10 +273,10 @@ def score_all(
 
 def capped_flags(scored: Sequence[Scored], config: Config, run: RunState) -> list[Scored]:
     """The scored lessons with each member's flags past `scoring.autoMerge.flags` sent to review,
-    counted in the run's order and after the flags a killed run this run finished had merged
-    (core.daily.flag_cap). Lessons are collected member by member, so counting here, over the whole
+    counted in the run's order after the flags merged unread earlier that UTC day or by a killed run
+    this run finished (core.daily.flag_cap). Lessons are collected member by member, so counting here, over the whole
     run (every shard's lessons in a merge job), counts each member's flags once."""
-    merged_before = flags_merged_unfinished(run.state)
+    merged_before = flags_merged_before(run.state, run.started)
     decisions = cap_flags([(s.lesson, s.decision) for s in scored], merged_before, config)
     return [replace(s, decision=d) for s, d in zip(scored, decisions, strict=True)]
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from homeostat.core.config import Config
 from homeostat.core.daily.confidence import score_confidence
 from homeostat.core.daily.decide import Checks, Decision, decide
-from homeostat.core.daily.flag_cap import cap_flags, flags_merged_unfinished
+from homeostat.core.daily.flag_cap import cap_flags, flags_merged_before
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.kb import load_kb
 from homeostat.core.state.branch import (
@@ -61,7 +61,7 @@ def test_the_first_three_of_a_members_flags_merge_and_the_rest_wait_with_the_rea
     capped = cap_flags(decided(lessons, config), {}, config)
     assert verdicts(capped) == ["merge", "merge", "merge", "review", "review", "merge"]
     assert capped[3].reason == (
-        "bo flagged 5 rules in this run: more than scoring.autoMerge.flags (3) take rules out of every"
+        "bo flagged 5 rules today (UTC): more than scoring.autoMerge.flags (3) take rules out of every"
         " agent's context only after a person reads them"
     )
     assert not capped[3].needs_judge
@@ -107,7 +107,7 @@ def test_flags_a_killed_run_merged_count_against_the_run_that_finishes_it() -> N
     lessons = [flag("Bo", "rule-3"), flag("bo", "rule-0"), flag("cy", "rule-9")]
     capped = cap_flags(decided(lessons, config), {"bo": {"rule-0", "rule-1", "rule-2"}}, config)
     assert verdicts(capped) == ["review", "merge", "merge"]
-    assert capped[0].reason.startswith("Bo flagged 4 rules in this run:")
+    assert capped[0].reason.startswith("Bo flagged 4 rules today (UTC):")
 
 
 def test_a_second_flag_on_a_rule_the_member_already_disputes_takes_no_more_out() -> None:
@@ -116,7 +116,7 @@ def test_a_second_flag_on_a_rule_the_member_already_disputes_takes_no_more_out()
     again = flag("bo", "rule-0").with_changes(key="bo-rule-0-again", reason="still wrong")
     capped = cap_flags(decided([*lessons[:3], again, lessons[3]], config), {}, config)
     assert verdicts(capped) == ["merge", "merge", "merge", "merge", "review"]
-    assert capped[4].reason.startswith("bo flagged 4 rules in this run:")
+    assert capped[4].reason.startswith("bo flagged 4 rules today (UTC):")
 
 
 def record(rule_id: str, at: dt.datetime, *, member: str = "bo", reviewed: bool = False) -> DecisionRecord:
@@ -169,8 +169,28 @@ def test_the_flags_merged_unread_since_the_last_finished_run_ended_are_this_runs
         for member in ("bo", "cy")
     }
     snapshot = StateSnapshot(decisions=files, runs=runs)
-    assert flags_merged_unfinished(snapshot) == {"bo": {"killed-1", "killed-2"}, "cy": {"cys"}}
-    assert flags_merged_unfinished(StateSnapshot(decisions=files)) == {
+    assert flags_merged_before(snapshot, T + day) == {"bo": {"killed-1", "killed-2"}, "cy": {"cys"}}
+    assert flags_merged_before(StateSnapshot(decisions=files), T + day) == {
         "bo": {"yesterdays", "killed-1", "killed-2"},
         "cy": {"cys"},
     }
+
+
+def test_a_run_started_by_hand_later_that_day_shares_the_days_cap() -> None:
+    """An agent holding its developer's token can dispatch the daily workflow again and again: the
+    flags merged unread by a finished run earlier the same UTC day count against the next run's cap,
+    and yesterday's do not."""
+    morning = T.replace(hour=6, minute=0)
+    records = [
+        record("yesterdays", morning - dt.timedelta(hours=20)),
+        record("mornings-1", morning + dt.timedelta(minutes=2)),
+        record("mornings-2", morning + dt.timedelta(minutes=2)),
+    ]
+    snapshot = StateSnapshot(
+        decisions={"bo": DecisionsFile(member="bo", records=tuple(records))},
+        runs={"morning": report("morning", morning)},
+    )
+    assert flags_merged_before(snapshot, morning + dt.timedelta(hours=3)) == {
+        "bo": {"mornings-1", "mornings-2"}
+    }
+    assert flags_merged_before(snapshot, morning + dt.timedelta(days=1)) == {}

@@ -17,7 +17,7 @@ FLAGGED = {  # four rules no subject gate names, and where they live
     "use-theme-spacing": "knowledge/storefront/ui/use-theme-spacing.md",
 }
 CAP_REASON = (
-    "bo flagged 4 rules in this run: more than scoring.autoMerge.flags (3) take rules out of every"
+    "bo flagged 4 rules today (UTC): more than scoring.autoMerge.flags (3) take rules out of every"
     " agent's context only after a person reads them"
 )
 
