@@ -95,7 +95,9 @@ _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
 # whole code block bad ("Bad:", "Don't do this:").
 _COMMENT_MARK = r"[ \t]*(?:#+|//+|--|/\*+|;+|<!--|\*)[ \t]*"
 _BAD_WORDS = (
-    r"(?:[*_]{1,2}\s*)?(?:(?:❌|✗|✘|⛔|🚫)|(?:bad|wrong|incorrect|insecure|unsafe|vulnerable|dangerous|anti-?pattern)\b|"
+    r"(?:[*_]{1,2}\s*)?(?:(?:❌|✗|✘|⛔|🚫)|(?:bad|wrong|incorrect|insecure|unsafe|vulnerable|dangerous|anti-?pattern)"
+    # the word is the verdict, not an adjective of something else ("# wrong version pinned, fix with:")
+    r"(?:\s+(?:example|way|pattern|code|usage|practice|idea))?(?:\s*[:\-–—!(.*_]|\s*$)|"
     r"(?:never|don'?t|do\s+not|avoid)(?:\s+do(?:ing)?)?\s+(?:this|that|these)\b)"
 )
 _BAD_COMMENT = re.compile(_COMMENT_MARK + _BAD_WORDS, re.IGNORECASE)
@@ -382,7 +384,7 @@ _POSSESSIVE_PART = re.compile(
 # ("an agent with blanket approval once ran `terraform destroy` in a demo", "someone had run `DROP TABLE
 # users`"), an incident told, not an order. A bare "run `…`" is an order and stays one; "be executed" too.
 _TOLD_AS_PAST = re.compile(
-    r"\b(?!(?:be|been|being)\b)[\w-]+\s+(?:once\s+|accidentally\s+|mistakenly\s+|wrongly\s+|just\s+)?"
+    r"\b(?!(?:be|been|being|is|are|was|were|gets?|got)\b)[\w-]+\s+(?:once\s+|accidentally\s+|mistakenly\s+|wrongly\s+|just\s+)?"
     r"(?:ran|executed|typed|issued)\s+(?:a\s+|an\s+|the\s+)?[`'\x22]?$|"
     r"\b(?:had|has|have)\s+(?:once\s+|accidentally\s+|mistakenly\s+|just\s+)?(?:run|executed|typed)\s+"
     r"(?:a\s+|an\s+|the\s+)?[`'\x22]?$",

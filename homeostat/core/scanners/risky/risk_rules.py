@@ -636,7 +636,8 @@ EXCEPTION_AFTER = (
 # The same warnings in the other languages teams write rules in: a prohibition word ("ne … pas", "nicht",
 # "nunca", "не", "不要", "決して"), never a "without" (`ohne`, `sans`, `без`: "run it without asking" orders it).
 _PROHIBITION_WORLD = (
-    r"\b(?:n['’]|ne|pas|jamais|nicht|nie|niemals|keine?[nmrs]?|nunca|jamás|não|non(?![-\w])|mai|niet|nooit|"
+    # (no bare French "ne", nor Italian "mai": Romanian reads them "us" and "more"; "pas" and "non" carry them)
+    r"\b(?:pas|jamais|nicht|nie|niemals|keine?[nmrs]?|nunca|jamás|não|non(?![-\w])|niet|nooit|"
     r"nigdy|inte|aldrig|не|никогда|нельзя|ні|ніколи|không|đừng|évite[zr]?|vermeide\w*|evit[ae]\w*|vermijd\w*|"
     r"unikaj\w*|undvik\w*|избега\w*|уникай\w*|interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*|"
     r"запрещ\w*|заборон\w*)(?![\w'’])|"
@@ -653,8 +654,9 @@ _BAD_LABEL = (
 # "grep for `curl | sh` in CI".
 _DETECTION = (
     r"\b(?:flag(?:s|ged)?|catch(?:es)?|report(?:s|ed)?)\s+(?:any|every|each|all|uses?\s+of)\b|"
-    r"\b(?:grep|scan|search|lint)(?:s|ed)?\s+for\b|\b(?:look|watch)\s+(?:out\s+)?for\b|\bdetect\w*"
+    r"\b(?:grep|lint)(?:s|ed)?\s+for\b|\b(?:look|watch)\s+out\s+for\b"
 )
+# (Not a bare "detect", "search for" or "look for": "detect the platform and pipe `curl … | sh`" orders it.)
 NEGATION_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|dont|doesn'?t|isn'?t|aren'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|avoids|"
     r"avoiding|stop|instead\s+of|rather\s+than|without|forbid\w*|prohibit\w*|disallow\w*|refuse|reject|"
