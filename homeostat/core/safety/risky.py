@@ -257,7 +257,35 @@ class _Text:
 
 
 def _negated(doc: _Text, start: int, end: int) -> bool:
-    return warns_against(doc.clause_before(start), doc.clause_after(end)) or doc.labelled_bad(start)
+    return (
+        warns_against(doc.clause_before(start), doc.clause_after(end))
+        or doc.labelled_bad(start)
+        or _reported_in_a_condition(doc, start, end)
+    )
+
+
+# A command quoted as what someone else's text says, in a condition: "If a vendor's docs say `curl … |
+# bash`, open an issue here first". The condition's answer decides: one that does what was said ("…, run
+# it", "…, go ahead", "…, follow them") orders it.
+_SAID_IN_A_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|where)\s+(?:[\w'’-]+\s+){1,6}?(?:says?|suggests?|recommends?|shows?|tells?\s+you\s+to|"
+    r"asks?\s+you\s+to|documents?|lists?)\s+[`'\x22]?$",
+    re.I,
+)
+_ANSWER = re.compile(r"[^,;\n]{0,200}?[`'\x22]?\s*[,;]\s*([^.!?\n]{0,200})")
+_DOES_IT = re.compile(
+    r"\b(?:run|do|follow|use|execute|paste|copy|type|apply|obey|go\s+ahead|proceed|fine|ok|okay|allowed|safe)\b",
+    re.I,
+)
+
+
+def _reported_in_a_condition(doc: _Text, start: int, end: int) -> bool:
+    """The command is what a third party's text says, in an "if" whose answer after the comma does
+    something else (`_SAID_IN_A_CONDITION`, `_DOES_IT`)."""
+    if _SAID_IN_A_CONDITION.search(doc.clause_before(start)) is None:
+        return False
+    answer = _ANSWER.match(doc.text, end, min(len(doc.text), end + 400))
+    return answer is not None and _DOES_IT.search(answer.group(1)) is None
 
 
 def warns_against(before: str, after: str) -> bool:
