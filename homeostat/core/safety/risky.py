@@ -35,7 +35,7 @@ from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed, path_scoped
-from homeostat.core.scanners.risky.families import family_hits, named_as_a_case
+from homeostat.core.scanners.risky.families import family_hits, named_as_a_case, named_as_a_payload
 from homeostat.core.scanners.risky.quiet import (
     CLUE,
     PAYLOAD,
@@ -91,6 +91,23 @@ _STDIN_SECRET = re.compile(
     r"[^|\n]{0,40}\|\s*[^|;&\n]{0,120}?(?:--[\w-]*stdin\b|--with-token\b|--token-stdin\b|--password-file[= ]+-(?!\w))"
 )
 _FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+# Comments that label the code under them as the bad or the good example, and a prose line that labels a
+# whole code block bad ("Bad:", "Don't do this:").
+_COMMENT_MARK = r"[ \t]*(?:#+|//+|--|/\*+|;+|<!--|\*)[ \t]*"
+_BAD_WORDS = (
+    r"(?:[*_]{1,2}\s*)?(?:(?:❌|✗|✘|⛔|🚫)|(?:bad|wrong|incorrect|insecure|unsafe|vulnerable|dangerous|anti-?pattern)"
+    # the word is the verdict, not an adjective of something else ("# wrong version pinned, fix with:")
+    r"(?:\s+(?:example|way|pattern|code|usage|practice|idea))?(?:\s*[:\-–—!(.*_]|\s*$)|"
+    r"(?:never|don'?t|do\s+not|avoid)(?:\s+do(?:ing)?)?\s+(?:this|that|these)\b)"
+)
+_BAD_COMMENT = re.compile(_COMMENT_MARK + _BAD_WORDS, re.IGNORECASE)
+_GOOD_COMMENT = re.compile(
+    _COMMENT_MARK + r"(?:(?:✅|✓|✔)|(?:good|right|correct|better|safe|secure|instead|fixed|do\s+this)\b)",
+    re.IGNORECASE,
+)
+_BAD_LABEL_LINE = re.compile(r"^[ \t]*(?:[-*+>][ \t]+)?" + _BAD_WORDS + r"[^\n]{0,60}:[ \t]*$", re.IGNORECASE)
+_LABEL_REACH = 8  # lines a label covers
+_BLANK = re.compile(r"[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -210,6 +227,28 @@ class _Text:
             start = m.end()
         return window[start:]
 
+    def labelled_bad(self, pos: int) -> bool:
+        """In a code block, the line holding `pos` is under a comment that labels it the bad example
+        (`# wrong: runs unverified code`, `// Do NOT do this:`), or the block is under a prose line that
+        does ("Bad:"). The label covers the lines after it up to a blank line or a label for the good
+        example (`# right`); a few lines at most."""
+        if not self.in_code_block(pos):
+            return False
+        fence = self.fences[bisect_right(self.fences, pos) - 1]
+        line_start = self.line_span(pos)[0]
+        for _ in range(_LABEL_REACH):
+            if line_start <= fence:
+                before = self.text[max(0, fence - _CLAUSE_LOOKBACK) : fence].rstrip("\n").rsplit("\n", 1)[-1]
+                return _BAD_LABEL_LINE.match(before) is not None
+            line_start, line_end = self.line_span(line_start - 1)
+            if _BLANK.match(self.text, line_start, line_end) or _GOOD_COMMENT.match(
+                self.text, line_start, line_end
+            ):
+                return False
+            if _BAD_COMMENT.match(self.text, line_start, line_end):
+                return True
+        return False
+
     def clause_after(self, pos: int) -> str:
         end = min(self.line_span(pos)[1], pos + _CLAUSE_LOOKBACK)
         rest = self.text[pos:end]
@@ -218,7 +257,35 @@ class _Text:
 
 
 def _negated(doc: _Text, start: int, end: int) -> bool:
-    return warns_against(doc.clause_before(start), doc.clause_after(end))
+    return (
+        warns_against(doc.clause_before(start), doc.clause_after(end))
+        or doc.labelled_bad(start)
+        or _reported_in_a_condition(doc, start, end)
+    )
+
+
+# A command quoted as what someone else's text says, in a condition: "If a vendor's docs say `curl … |
+# bash`, open an issue here first". The condition's answer decides: one that does what was said ("…, run
+# it", "…, go ahead", "…, follow them") orders it.
+_SAID_IN_A_CONDITION = re.compile(
+    r"\b(?:if|when|whenever|where)\s+(?:[\w'’-]+\s+){1,6}?(?:says?|suggests?|recommends?|shows?|tells?\s+you\s+to|"
+    r"asks?\s+you\s+to|documents?|lists?)\s+[`'\x22]?$",
+    re.I,
+)
+_ANSWER = re.compile(r"[^,;\n]{0,200}?[`'\x22]?\s*[,;]\s*([^.!?\n]{0,200})")
+_DOES_IT = re.compile(
+    r"\b(?:run|do|follow|use|execute|paste|copy|type|apply|obey|go\s+ahead|proceed|fine|ok|okay|allowed|safe)\b",
+    re.I,
+)
+
+
+def _reported_in_a_condition(doc: _Text, start: int, end: int) -> bool:
+    """The command is what a third party's text says, in an "if" whose answer after the comma does
+    something else (`_SAID_IN_A_CONDITION`, `_DOES_IT`)."""
+    if _SAID_IN_A_CONDITION.search(doc.clause_before(start)) is None:
+        return False
+    answer = _ANSWER.match(doc.text, end, min(len(doc.text), end + 400))
+    return answer is not None and _DOES_IT.search(answer.group(1)) is None
 
 
 def warns_against(before: str, after: str) -> bool:
@@ -317,16 +384,45 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
                 or _csrf_token_in_its_header(doc, m)
+                or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
             ):
                 continue
             if rule.kind == "injection" and named_as_a_case(doc.text, s, e):
                 continue  # an attack string named as a case the tests expect refused, not an order
             if rule.kind == "destructive-command" and (
-                _thrown_away(doc, m) or _asks_first(doc, s, e) or _previewed_first(doc, m)
+                _thrown_away(doc, m)
+                or _asks_first(doc, s, e)
+                or _previewed_first(doc, m)
+                or named_as_a_payload(doc.text, s)
+                or _told_as_past(doc, s)
             ):
-                continue  # confined to a place made to be thrown away, or left to a person to allow
+                continue  # confined to a place made to be thrown away, left to a person, or told about
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+# What is exposed is a part of the secret that gives nothing away, in the possessive: "print the token's
+# claims", "log the key's fingerprint" (as `ABOUT_A_SECRET` reads "the name of the secret").
+_POSSESSIVE_PART = re.compile(
+    r"[`'\x22]?['’]s\s+(?:claims?|expiry|expiration|exp|scopes?|length|type|names?|ids?|issuer|subject|audience|"
+    r"age|fingerprint|hash|prefix|owner|metadata|headers?|kid|algorithm|lifetime|ttl|permissions|roles?)\b",
+    re.I,
+)
+# An account of what happened: the command as the object of a past-tense verb with its subject before it
+# ("an agent with blanket approval once ran `terraform destroy` in a demo", "someone had run `DROP TABLE
+# users`"), an incident told, not an order. A bare "run `…`" is an order and stays one; "be executed" too.
+_TOLD_AS_PAST = re.compile(
+    r"\b(?!(?:be|been|being|is|are|was|were|gets?|got)\b)[\w-]+\s+(?:once\s+|accidentally\s+|mistakenly\s+|wrongly\s+|just\s+)?"
+    r"(?:ran|executed|typed|issued)\s+(?:a\s+|an\s+|the\s+)?[`'\x22]?$|"
+    r"\b(?:had|has|have)\s+(?:once\s+|accidentally\s+|mistakenly\s+|just\s+)?(?:run|executed|typed)\s+"
+    r"(?:a\s+|an\s+|the\s+)?[`'\x22]?$",
+    re.I,
+)
+
+
+def _told_as_past(doc: _Text, start: int) -> bool:
+    """The destructive command is told as something that happened (`_TOLD_AS_PAST`)."""
+    return _TOLD_AS_PAST.search(doc.clause_before(start)) is not None
 
 
 # A bare token sent (`send the token`, `post the CSRF token`), and the CSRF header it is sent in.

@@ -159,8 +159,11 @@ def test_fenced_and_inline_code_are_scanned() -> None:
 
 
 def test_a_code_comment_does_not_negate_the_next_line() -> None:
-    text = "```sh\n# never do this\nrm -rf /\n```\n"
+    # a comment holding a negation is no warning about the line under it…
+    text = "```sh\n# no output means it worked\nrm -rf /\n```\n"
     assert [(h.kind, h.line) for h in find_risks(text, ALLOWED)] == [("destructive-command", 3)]
+    # …unless it labels that line the bad example (tests/core/safety/test_lookalikes_fresh.py)
+    assert find_risks("```sh\n# never do this\nrm -rf /\n```\n", ALLOWED) == []
 
 
 def test_hidden_characters_are_reported_on_their_line_with_escapes() -> None:

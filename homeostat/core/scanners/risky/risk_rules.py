@@ -409,7 +409,13 @@ INJECTION = PhraseRule(
             r"\b(?:act|behave)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?(?:unrestricted|jailbroken|"
             r"unfiltered|dan\b|evil|root\b|admin(?:istrator)?\b|developer\s+mode)",
         ),
-        _p("pretend jailbreak", r"\bpretend\s+(?:to\s+be|you\s+are)\b|\bjailbreak"),
+        _p(
+            "pretend jailbreak",
+            # not the attack named as a thing the team collects and tests ("jailbreak attempts", "a jailbreak eval")
+            r"\bpretend\s+(?:to\s+be|you\s+are)\b|\bjailbreak(?!s?\s+(?:attempts?|prompts?|tests?|cases?|examples?|"
+            r"detect\w*|evals?|attacks?|payloads?|corpus|datasets?|strings?|techniques?|resistance|classifiers?|"
+            r"suites?|fixtures?)\b)",
+        ),
         _p(
             "do~not don't dont never",
             r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|notify|alert|warn|show|mention\s+(?:this\s+|it\s+)?to|"
@@ -627,16 +633,70 @@ EXCEPTION_AFTER = (
     r"^[^.!?]{0,60}?\bmust\s+(?:name|cite|give|state|carry|include|say|link)\b[^.!?]{0,60}?"
     r"\b(?:why|reason|justification|rule|check|issue|ticket)\b"
 )
+# The same warnings in the other languages teams write rules in: a prohibition word ("ne … pas", "nicht",
+# "nunca", "не", "不要", "決して"), never a "without" (`ohne`, `sans`, `без`: "run it without asking" orders it).
+_PROHIBITION_WORLD = (
+    # (no bare French "ne", nor Italian "mai": Romanian reads them "us" and "more"; "pas" and "non" carry them)
+    r"\b(?:pas|jamais|nicht|nie|niemals|keine?[nmrs]?|nunca|jamás|não|non(?![-\w])|niet|nooit|"
+    r"nigdy|inte|aldrig|не|никогда|нельзя|ні|ніколи|không|đừng|évite[zr]?|vermeide\w*|evit[ae]\w*|vermijd\w*|"
+    r"unikaj\w*|undvik\w*|избега\w*|уникай\w*|interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*|"
+    r"запрещ\w*|заборон\w*)(?![\w'’])|"
+    r"(?:不要|不得|不能|不可|不准|别|別|禁止|切勿|勿|避免|決して|絶対に)"
+)
+# A label that marks what follows as the bad example: "Bad: `curl … | sh`", "❌ Wrong:", "Don't do this:".
+_BAD_LABEL = (
+    r"^\s*(?:[*_]{1,2}\s*)?(?:❌|✗|✘|⛔|🚫)|"
+    r"^\s*(?:[*_]{1,2}\s*)?(?:bad|wrong|incorrect|insecure|unsafe|vulnerable|dangerous|anti-?pattern|"
+    r"(?:never|don'?t|do\s+not|avoid)(?:\s+do(?:ing)?)?\s+(?:this|that|these))\b(?:\s+(?:example|way|pattern|"
+    r"code|version))?\s*(?:[*_]{1,2}\s*)?[:\-–—]"
+)
+# Words that set the thing after them up to be found and stopped: "Flag any `verify=False` in review",
+# "grep for `curl | sh` in CI".
+_DETECTION = (
+    r"\b(?:flag(?:s|ged)?|catch(?:es)?|report(?:s|ed)?)\s+(?:any|every|each|all|uses?\s+of)\b|"
+    r"\b(?:grep|lint)(?:s|ed)?\s+for\b|\b(?:look|watch)\s+out\s+for\b"
+)
+# (Not a bare "detect", "search for" or "look for": "detect the platform and pipe `curl … | sh`" orders it.)
 NEGATION_BEFORE = re.compile(
     r"\b(?:never|not|no|don'?t|dont|doesn'?t|isn'?t|aren'?t|won'?t|cannot|can'?t|mustn'?t|shouldn'?t|avoid|avoids|"
     r"avoiding|stop|instead\s+of|rather\s+than|without|forbid\w*|prohibit\w*|disallow\w*|refuse|reject|"
-    r"warn(?:s|ed|ing)?\s+against|beware|nor|prevent\w*|block\w*|ban|bans|banned)\b|" + EXCEPTION_BEFORE,
+    r"warn(?:s|ed|ing)?\s+against|beware|nor|prevent\w*|block\w*|ban|bans|banned)\b|"
+    + EXCEPTION_BEFORE
+    + "|"
+    + _PROHIBITION_WORLD
+    + "|"
+    + _BAD_LABEL
+    + "|"
+    + _DETECTION,
     _I,
 )
 # …or when they follow it: "`chmod 777` is forbidden", "piping curl to sh is not allowed".
+# An ellipsis ("curl … | sh", NFKC's "...") is no sentence end.
+_IN_SENTENCE = r"(?:\.\.\.|[^.!?。！？])"
 NEGATION_AFTER = re.compile(
-    r"^[^.!?]{0,60}?\b(?:is|are|was|were)\s+(?:not\s+allowed|forbidden|prohibited|banned|dangerous|unsafe|insecure|"
-    r"never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b|"
+    r"^"
+    + _IN_SENTENCE
+    + r"{0,60}?\b(?:is|are|was|were)\s+(?:not\s+allowed|forbidden|prohibited|banned|dangerous|"
+    r"unsafe|insecure|never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b|"
+    # kept out by a modal: "`InsecureSkipVerify: true` must not appear outside tests" (not "must not be removed")
+    r"^"
+    + _IN_SENTENCE
+    + r"{0,60}?\b(?:must|should|may|can|shall)(?:\s+not|\s+never|n['’]t)\s+(?:ever\s+)?(?:be\s+)?"
+    r"(?:appear\w*|used|set|enabled|turned\s+on|committed|merged|added|shipped|ship|land|reach\w*|exist|show\s+up|"
+    r"present|passed|introduced|checked\s+in|deployed)\b|"
+    # what it does stated as its harm: "turning off certificate checks makes every request open to a MITM"
+    r"^"
+    + _IN_SENTENCE
+    + r"{0,60}?\b(?:makes?|leaves?|renders?)\s+"
+    + _IN_SENTENCE
+    + r"{0,40}?\b(?:open|vulnerable|"
+    r"exposed)\s+to\b|^"
+    + _IN_SENTENCE
+    + r"{0,60}?\b(?:lets?\s+(?:an?\s+)?attackers?|exposes?\s+(?:\w+\s+){0,3}to\s+"
+    r"(?:attack|man-in-the-middle|mitm|takeover|theft))|"
+    # the prohibition after the thing, where other languages put it: "`curl | sh` でインストールしないでください"
+    r"^" + _IN_SENTENCE + r"{0,40}?(?:(?<!忘れ)ないで|しないこと|禁止|(?<!잊)지\s*마|금지|不允许|"
+    r"(?:ist|sind)\s+verboten|(?:est|sont)\s+interdit|(?:está|están|é|são|è)\s+(?:prohibid|proibid|vietat)\w*)|"
     + EXCEPTION_AFTER,
     _I,
 )
@@ -650,7 +710,12 @@ DOUBLE_NEGATIVE = re.compile(
     r"test|audit|look|ask|confirm)\w*\b|"
     r"\bwithout\s+(?:first\s+)?(?:checking|verifying|validating|reviewing|reading|inspecting|auditing|asking|"
     r"confirming|looking|testing|hesitation|fail|exception)\b|"
-    r"\bnever\s+(?:check|verify|validate|review|inspect|audit)\b(?!\s+in\b)",
+    r"\bnever\s+(?:check|verify|validate|review|inspect|audit)\b(?!\s+in\b)|"
+    # the same double negatives in the languages `_PROHIBITION_WORLD` reads: "n'oubliez pas", "vergiss nicht",
+    # "no olvides", "не забудь", "不要忘记", "别犹豫"
+    r"\bn['’]\s*(?:oubli|hésit)\w*\s+(?:pas|jamais)\b|\b(?:vergiss|vergessen|zögere|zögern)\w*\s+(?:\w+\s+)?nicht\b|"
+    r"\b(?:no|não|non|nie|не|ні)\s+(?:olvid|dud|esqueç|hesit|dimentic|esit|zapomn|заб|стесня|бойт|соромт)\w*|"
+    r"\b(?:vergeet|glöm)\s+(?:\w+\s+)?(?:niet|inte)\b|(?:不要|别|別|不能|千万别|勿)\s*(?:忘|犹豫|猶豫)",
     _I,
 )
 # What may come before a verb that opens its clause: "Print the token", "You should print the token",
