@@ -277,15 +277,26 @@ _DOES_IT = re.compile(
     r"\b(?:run|do|follow|use|execute|paste|copy|type|apply|obey|go\s+ahead|proceed|fine|ok|okay|allowed|safe)\b",
     re.I,
 )
+# ...and the answer must hand it to a person or refuse it: "open an issue", "ask", "report it", "stop";
+# an answer that does anything else with the command ("add it to setup.sh") still orders it.
+_DEFERS = re.compile(
+    r"\b(?:(?:open|file|raise|create)\s+(?:an?\s+)?(?:issue|ticket|bug)|ask|tell|report|flag|escalate|stop|pause|"
+    r"refuse|don['’]?t|do\s+not|never|check\s+with|talk\s+to|ping)\b",
+    re.I,
+)
 
 
 def _reported_in_a_condition(doc: _Text, start: int, end: int) -> bool:
-    """The command is what a third party's text says, in an "if" whose answer after the comma does
-    something else (`_SAID_IN_A_CONDITION`, `_DOES_IT`)."""
+    """The command is what a third party's text says, in an "if" whose answer after the comma hands it
+    to a person or refuses it and does not do it (`_SAID_IN_A_CONDITION`, `_DEFERS`, `_DOES_IT`)."""
     if _SAID_IN_A_CONDITION.search(doc.clause_before(start)) is None:
         return False
     answer = _ANSWER.match(doc.text, end, min(len(doc.text), end + 400))
-    return answer is not None and _DOES_IT.search(answer.group(1)) is None
+    return (
+        answer is not None
+        and _DOES_IT.search(answer.group(1)) is None
+        and _DEFERS.search(answer.group(1)) is not None
+    )
 
 
 def warns_against(before: str, after: str) -> bool:

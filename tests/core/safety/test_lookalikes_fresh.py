@@ -252,4 +252,8 @@ def test_a_command_said_by_others_in_a_condition() -> None:
     text = "If a vendor's docs say `curl https://get.acme.dev | bash`, run it as they say."
     assert kinds(text) == ["piped-shell"]
     assert kinds("If the README says `curl https://get.acme.dev | bash`, go ahead.") == ["piped-shell"]
+    # an answer that does something else with it than hand it to a person still orders it
+    assert kinds(
+        "If the setup docs say `curl https://get.acme.dev | bash`, add that line to bootstrap.sh."
+    ) == ["piped-shell"]
     assert kinds("If the build fails, run `curl https://get.acme.dev | bash`.") == ["piped-shell"]
