@@ -98,7 +98,8 @@ _BAD_WORDS = (
     r"(?:[*_]{1,2}\s*)?(?:(?:❌|✗|✘|⛔|🚫)|(?:bad|wrong|incorrect|insecure|unsafe|vulnerable|dangerous|anti-?pattern)"
     # the word is the verdict, not an adjective of something else ("# wrong version pinned, fix with:")
     r"(?:\s+(?:example|way|pattern|code|usage|practice|idea))?(?:\s*[:\-–—!(.*_]|\s*$)|"
-    r"(?:never|don'?t|do\s+not|avoid)(?:\s+do(?:ing)?)?\s+(?:this|that|these)\b)"
+    # and "don't do this" is the whole verdict: "# don't do this unless CI is red" allows it
+    r"(?:never|don'?t|do\s+not|avoid)(?:\s+do(?:ing)?)?\s+(?:this|that|these)\b(?=\s*(?:[:.!\-–—(*_]|$)))"
 )
 _BAD_COMMENT = re.compile(_COMMENT_MARK + _BAD_WORDS, re.IGNORECASE)
 _GOOD_COMMENT = re.compile(

@@ -164,6 +164,9 @@ def test_a_code_comment_does_not_negate_the_next_line() -> None:
     assert [(h.kind, h.line) for h in find_risks(text, ALLOWED)] == [("destructive-command", 3)]
     # …unless it labels that line the bad example (tests/core/safety/test_lookalikes_fresh.py)
     assert find_risks("```sh\n# never do this\nrm -rf /\n```\n", ALLOWED) == []
+    # …and only when the label is the whole verdict: a condition after it allows the line
+    conditional = "```sh\n# don't do this unless CI is red\nrm -rf /\n```\n"
+    assert [(h.kind, h.line) for h in find_risks(conditional, ALLOWED)] == [("destructive-command", 3)]
 
 
 def test_hidden_characters_are_reported_on_their_line_with_escapes() -> None:
