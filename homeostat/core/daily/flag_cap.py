@@ -86,7 +86,8 @@ def flags_merged_before(snapshot: StateSnapshot, started: dt.datetime) -> dict[s
     runs), and those after the last finished daily run ended (a killed run whose journal this run
     finished, even one from before midnight). A flag a reviewer merged (it was in review) was read by a
     person and does not count."""
-    ended = last_finished_end(snapshot)
+    finished = snapshot.last_finished_run()
+    ended = finished.finished_at if finished is not None else None
     day = started.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     merged: dict[str, set[str]] = defaultdict(set)
     for record in snapshot.live_records():
@@ -99,18 +100,3 @@ def flags_merged_before(snapshot: StateSnapshot, started: dt.datetime) -> dict[s
         ):
             merged[record.member.lower()].add(record.rule_id)
     return dict(merged)
-
-
-def last_finished_end(snapshot: StateSnapshot) -> dt.datetime | None:
-    """When the last daily run that finished its work ended (not a failed one, nor one that stood
-    aside): a finished run records its decisions in the same write as its report."""
-    return max(
-        (
-            report.finished_at
-            for report in snapshot.runs.values()
-            if report.kind == "daily"
-            and report.failed is None
-            and not any(notice.kind == "overlap" for notice in report.notices)
-        ),
-        default=None,
-    )

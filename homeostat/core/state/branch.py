@@ -680,6 +680,19 @@ class StateSnapshot:
         ]
         return max(reports, key=lambda report: report.started_at, default=None)
 
+    def last_finished_run(self) -> RunReport | None:
+        """The latest daily run that finished its work: not a failed one (a later run finishes its
+        journal) nor one that stood aside. A finished run records its decisions in the same write as
+        its report."""
+        finished = [
+            report
+            for report in self.runs.values()
+            if report.kind == "daily"
+            and report.failed is None
+            and not any(n.kind == "overlap" for n in report.notices)
+        ]
+        return max(finished, key=lambda report: report.started_at, default=None)
+
 
 def parse_state(
     files: Mapping[str, bytes],

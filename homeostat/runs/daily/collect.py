@@ -188,17 +188,9 @@ def merged_shards(ctx: DailyContext, run: RunState) -> Callable[[RepoRef], bool]
 
 
 def last_finished(snapshot: StateSnapshot) -> dt.datetime | None:
-    """When the last daily run that finished its work started (not a failed one, nor one that stood aside)."""
-    return max(
-        (
-            report.started_at
-            for report in snapshot.runs.values()
-            if report.kind == "daily"
-            and report.failed is None
-            and not any(n.kind == "overlap" for n in report.notices)
-        ),
-        default=None,
-    )
+    """When the last daily run that finished its work started (`StateSnapshot.last_finished_run`)."""
+    finished = snapshot.last_finished_run()
+    return finished.started_at if finished is not None else None
 
 
 def collect_pending(
