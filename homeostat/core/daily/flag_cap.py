@@ -33,25 +33,29 @@ from homeostat.core.state.branch import StateSnapshot
 
 
 def cap_flags(
-    decided: Sequence[tuple[Lesson, Decision]], merged_before: Mapping[str, AbstractSet[str]], config: Config
+    decided: Sequence[tuple[Lesson, Decision]],
+    merged_before: Mapping[str, AbstractSet[str]],
+    config: Config,
+    disputed: AbstractSet[str] = frozenset(),
 ) -> list[Decision]:
     """Each lesson's decision, in order, with a member's flags past `scoring.autoMerge.flags` rules
-    sent to review. `merged_before` holds the rules each member's flags this run already disputed (a
-    day's and a killed run's, see `flags_merged_before`), by lower-cased handle. What is counted is rules, as
+    sent to review. `merged_before` holds the rules each member's flags already disputed (the day's
+    and a killed run's, see `flags_merged_before`), by lower-cased handle. What is counted is rules, as
     what the cap guards is rules taken out of agents' context: a second flag on a rule the member's
-    first one disputes takes nothing more out and merges with it."""
+    first one disputes takes nothing more out and merges with it, and so does a flag on a rule already
+    `disputed` (served to no agent)."""
     cap = config.scoring.auto_merge.flags
     wanted: dict[str, set[str]] = defaultdict(set)
     for member, rules in merged_before.items():
         wanted[member] |= rules
     for lesson, decision in decided:
-        if _merges(lesson, decision):
+        if _merges(lesson, decision) and lesson.target not in disputed:
             wanted[lesson.member.lower()].add(lesson.target)
     taken = {member: set(rules) for member, rules in merged_before.items()}
     capped: list[Decision] = []
     for lesson, decision in decided:
         mine = taken.setdefault(lesson.member.lower(), set())
-        if _merges(lesson, decision) and lesson.target not in mine:
+        if _merges(lesson, decision) and lesson.target not in mine and lesson.target not in disputed:
             if len(mine) < cap:
                 mine.add(lesson.target)
             else:

@@ -106,7 +106,7 @@ def decide_all(
 ) -> list[Decided]:
     consolidator, judge_asker = ctx.ask("consolidator"), ctx.ask("judge")
     drafts, capped_keys = consolidate_all(ctx, kb, config, lessons, waiting, run, consolidator)
-    scored = capped_flags(score_all(ctx, kb, config, lessons, drafts), config, run)
+    scored = capped_flags(score_all(ctx, kb, config, lessons, drafts), config, run, kb)
     decided = judge_all(ctx, kb, config, scored, run, judge_asker)
     for lesson in lessons:
         if lesson.key in capped_keys:
@@ -271,13 +271,14 @@ def score_all(
     return scored
 
 
-def capped_flags(scored: Sequence[Scored], config: Config, run: RunState) -> list[Scored]:
+def capped_flags(scored: Sequence[Scored], config: Config, run: RunState, kb: KB) -> list[Scored]:
     """The scored lessons with each member's flags past `scoring.autoMerge.flags` sent to review,
     counted in the run's order after the flags merged unread earlier that UTC day or by a killed run
     this run finished (core.daily.flag_cap). Lessons are collected member by member, so counting here, over the whole
     run (every shard's lessons in a merge job), counts each member's flags once."""
     merged_before = flags_merged_before(run.state, run.started)
-    decisions = cap_flags([(s.lesson, s.decision) for s in scored], merged_before, config)
+    disputed = {rule.meta.id for rule in kb.rules if rule.meta.status == "disputed"}
+    decisions = cap_flags([(s.lesson, s.decision) for s in scored], merged_before, config, disputed)
     return [replace(s, decision=d) for s, d in zip(scored, decisions, strict=True)]
 
 

@@ -150,6 +150,16 @@ def report(run_id: str, started: dt.datetime, *, failed: bool = False, overlap: 
     )
 
 
+def test_a_flag_on_a_rule_already_disputed_takes_nothing_out_and_uses_no_cap() -> None:
+    """A disputed rule is served to no agent already (someone else's flag, or a dispute waiting for a
+    reviewer): a flag on it adds a voice to its dispute and takes nothing more out of context."""
+    config = config_with()
+    lessons = [flag("bo", "already-1"), flag("bo", "already-2"), *(flag("bo", f"rule-{i}") for i in range(4))]
+    capped = cap_flags(decided(lessons, config), {}, config, disputed={"already-1", "already-2"})
+    assert verdicts(capped) == ["merge", "merge", "merge", "merge", "merge", "review"]
+    assert capped[5].reason.startswith("bo flagged 4 rules today (UTC):")
+
+
 def test_the_flags_merged_unread_since_the_last_finished_run_ended_are_this_runs() -> None:
     day = dt.timedelta(days=1)
     records = [
