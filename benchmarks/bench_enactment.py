@@ -56,7 +56,14 @@ sys.path.insert(0, str(REPO))
 
 from homeostat.adapters.hosts.bitbucket_diff import read_diff  # noqa: E402
 from homeostat.adapters.hosts.github_graphql import MAX_DIFF_LINES, added_lines  # noqa: E402
-from homeostat.core.daily.enactment import CodeTerms, code_terms, enacting_terms, used_terms  # noqa: E402
+from homeostat.core.daily.enactment import (  # noqa: E402
+    CodeTerms,
+    by_use,
+    code_terms,
+    enacting_terms,
+    terms_shown,
+    used_terms,
+)
 from homeostat.core.hosts import MAX_FOLLOW_UP_LINES  # noqa: E402
 from homeostat.core.unified_diff import patch_lines  # noqa: E402
 
@@ -164,7 +171,7 @@ def uses(
 ) -> tuple[str, ...]:
     """The terms a change's lines use as enactment counts them: `added` in its added lines, `removed`
     (terms the rule forbids) in its removed ones."""
-    return used_terms(added, lines[0]) + used_terms(removed, lines[1])
+    return terms_shown(added, removed, *lines)
 
 
 def measure(path: Path, histories: dict[str, History]) -> list[Outcome]:
@@ -219,13 +226,10 @@ def every_term(outcomes: list[Outcome], histories: dict[str, History]) -> Counte
         if outcome.change is None or not (outcome.terms or outcome.removed_terms):
             continue
         lines = histories[outcome.project].lines(outcome.change, list(outcome.scope))
-        used = {*used_terms(outcome.terms, lines[0]), *used_terms(outcome.removed_terms, lines[1])}
+        used = uses(outcome.terms, outcome.removed_terms, lines)
         counts["specific"] += len(used) == len(outcome.terms) + len(outcome.removed_terms)
-        named = outcome.named
-        forbidden = {term.lower() for term in named.forbidden}
-        asked = tuple(term for term in named if term.lower() not in forbidden)
-        gone = tuple(term for term in named if term.lower() in forbidden)
-        counts["all"] += len({*used_terms(asked, lines[0]), *used_terms(gone, lines[1])}) == len(named)
+        asked, gone = by_use(outcome.named, outcome.named.forbidden)
+        counts["all"] += len(uses(asked, gone, lines)) == len(outcome.named)
     return counts
 
 

@@ -41,7 +41,7 @@ import yaml
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 
-from bench_enactment import PULL_URL, REVIEWS, History, measure, placebo, used_terms  # noqa: E402
+from bench_enactment import PULL_URL, REVIEWS, History, measure, placebo, uses  # noqa: E402
 from bench_subjects import HELDOUT, RETIRED, TUNING, held_by_words  # noqa: E402
 from poisoning import Probe, load_corpus  # noqa: E402
 
@@ -102,7 +102,7 @@ def place(probe: Probe, where: list[Placement]) -> Placed:
     terms, removed = enacting_terms(code_terms(probe.text))
     if not (terms or removed):
         return Placed(probe.id, kept=False)
-    enacted = sum(1 for added, gone in where if used_terms(terms, added) or used_terms(removed, gone))
+    enacted = sum(1 for lines in where if uses(terms, removed, lines))
     return Placed(probe.id, False, terms, removed, enacted, len(where))
 
 

@@ -258,7 +258,7 @@ def enactment_reason(
     if not terms:
         return "the rule names no code, so the change after the comment cannot show it was enacted"
     used, removed = enacting_terms(terms)
-    if used_terms(used, follow_up.added) or used_terms(removed, follow_up.removed):
+    if terms_shown(used, removed, follow_up.added, follow_up.removed):
         return None
     if not removed:
         return f"the change after the comment uses none of the rule's code terms ({_named(used)})"
@@ -275,12 +275,26 @@ def enacting_terms(terms: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ..
     enacting the rule: its evidence terms (`evidence_terms`), those it forbids (`CodeTerms.forbidden`)
     counted only where they are removed. Using code the rule forbids is no sign of following it, and
     removing code it asks for is none either."""
-    forbidden = {term.lower() for term in terms.forbidden} if isinstance(terms, CodeTerms) else set()
-    needed = evidence_terms(tuple(terms))
+    forbidden = terms.forbidden if isinstance(terms, CodeTerms) else ()
+    return by_use(evidence_terms(tuple(terms)), forbidden)
+
+
+def by_use(terms: Sequence[str], forbidden: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`terms` split, in order, into those a change shows by adding them and those it shows by
+    removing them (the ones in `forbidden`, any case)."""
+    banned = {term.lower() for term in forbidden}
     return (
-        tuple(term for term in needed if term.lower() not in forbidden),
-        tuple(term for term in needed if term.lower() in forbidden),
+        tuple(term for term in terms if term.lower() not in banned),
+        tuple(term for term in terms if term.lower() in banned),
     )
+
+
+def terms_shown(
+    asked: Iterable[str], gone: Iterable[str], added: Iterable[str], removed: Iterable[str]
+) -> tuple[str, ...]:
+    """The terms a change shows: those asked for in its `added` lines, those forbidden in its `removed`
+    ones (as whole words, any case)."""
+    return used_terms(asked, added) + used_terms(gone, removed)
 
 
 def unshown_terms(terms: CodeTerms, follow_up: FollowUp) -> tuple[str, ...]:
@@ -288,12 +302,8 @@ def unshown_terms(terms: CodeTerms, follow_up: FollowUp) -> tuple[str, ...]:
     line it added nor, for a term the rule forbids, in one it removed. One used term is enough for the
     enactment check, so a comment that asks for a change the author makes can slip in code nobody
     wrote; the judge is shown these terms to read for that (its `not-enacted` trap)."""
-    forbidden = {term.lower() for term in terms.forbidden}
-    asked = tuple(term for term in terms if term.lower() not in forbidden)
-    gone = tuple(term for term in terms if term.lower() in forbidden)
-    shown = {
-        term.lower() for term in (*used_terms(asked, follow_up.added), *used_terms(gone, follow_up.removed))
-    }
+    asked, gone = by_use(terms, terms.forbidden)
+    shown = {term.lower() for term in terms_shown(asked, gone, follow_up.added, follow_up.removed)}
     return tuple(term for term in terms if term.lower() not in shown)
 
 
