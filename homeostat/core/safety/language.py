@@ -307,19 +307,18 @@ def usual_language(texts: Iterable[str]) -> str:
 # --- reading a sentence -----------------------------------------------------------------------------
 
 MASK = "\ue000"
+# What code hides from prose: fenced code (closed or not), a code span, an HTML comment (closed or not)
+_FENCED = r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)"
+_SPAN = r"`+[^`\n]*`+"
+_HTML_COMMENT = r"<!--.*?(?:-->|\Z)"
 _CODE = re.compile(
-    r"(?ms)^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)"  # fenced code, closed or not
-    r"|`+[^`\n]*`+"  # a code span
-    r"|<!--.*?(?:-->|\Z)|</?[A-Za-z][^<>\n]{0,200}>"  # comments and tags
+    rf"(?ms){_FENCED}|{_SPAN}|{_HTML_COMMENT}"
+    r"|</?[A-Za-z][^<>\n]{0,200}>"  # tags
     r"|\b[a-z][a-z0-9+.-]{1,15}://\S+|\bwww\.\S+|[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}"  # URLs, e-mail addresses
     r"|\b(?:e\.g|i\.e|etc|cf|vs|viz|approx|incl)\.",  # abbreviations whose dot ends no sentence
     re.IGNORECASE,
 )
-_HIDING = re.compile(
-    r"(?ms)^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[ \t]*$|\Z)"  # fenced code, closed or not
-    r"|`+[^`\n]*`+"  # a code span
-    r"|<!--.*?(?:-->|\Z)"  # an HTML comment, closed or not
-)
+_HIDING = re.compile(rf"(?ms){_FENCED}|{_SPAN}|{_HTML_COMMENT}")
 # a line comment (after a line's start or a space) or a block comment, in fenced code
 _COMMENT = re.compile(r"(?m)(?:^|[ \t])(?:#+|//+|--)[ \t]*([^\n]*)|/\*(.*?)(?:\*/|\Z)", re.S)
 _STOPS = re.compile(r"[。！？；।॥։።។།။؟۔]")  # a sentence ends, with or without a space after it
