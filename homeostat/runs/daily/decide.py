@@ -274,8 +274,8 @@ def score_all(
 def capped_flags(scored: Sequence[Scored], config: Config, run: RunState, kb: KB) -> list[Scored]:
     """The scored lessons with each member's flags past `scoring.autoMerge.flags` sent to review,
     counted in the run's order after the flags merged unread earlier that UTC day or by a killed run
-    this run finished (core.daily.flag_cap). Lessons are collected member by member, so counting here, over the whole
-    run (every shard's lessons in a merge job), counts each member's flags once."""
+    this run finished (core.daily.flag_cap). Lessons are collected member by member, so counting
+    here, over the whole run (every shard's lessons in a merge job), counts each member's flags once."""
     merged_before = flags_merged_before(run.state, run.started)
     disputed = {rule.meta.id for rule in kb.rules if rule.meta.status == "disputed"}
     decisions = cap_flags([(s.lesson, s.decision) for s in scored], merged_before, config, disputed)
@@ -291,8 +291,9 @@ def _drafted_text(lesson: Lesson) -> str:
 def lesson_subjects(lesson: Lesson, config: Config) -> tuple[SubjectHit, ...]:
     """The sensitive subjects of every text the lesson would merge: title, rule, why, example, scope
     and a document patch (an update's rewritten text). A flag's reason is not read: a flag lands no
-    text as a rule, and what sends it to a person is its rule's text (`rule_subjects`). Hosts are allowed as the risky check allows them
-    (the KB's own code repos' links are provenance), so the two never disagree about a link."""
+    text as a rule, and what sends it to a person is its rule's text (`rule_subjects`). Hosts are
+    allowed as the risky check allows them (the KB's own code repos' links are provenance), so the two
+    never disagree about a link."""
     if lesson.kind == "flag":
         return ()
     text = "\n".join([_drafted_text(lesson), *lesson.scope])
