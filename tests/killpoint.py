@@ -73,6 +73,7 @@ POINTS: dict[str, Callable[[], None]] = {
         publish.Publisher, "push", when=lambda _s, branch, _sha, **_: branch.startswith("homeostat/review-")
     ),
     "after-reviews": lambda: wrap(review, "open_review_prs"),
+    "before-disputes": lambda: wrap(review, "open_dispute_prs", before=True),
     "before-state": lambda: wrap(record, "write_run_state", before=True),
     "before-deep-dive-state": lambda: wrap(deep_dive_record, "write", before=True),
     "after-rebuilt-push": lambda: wrap(publish.Publisher, "push_rebuilt"),

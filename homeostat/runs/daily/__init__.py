@@ -64,7 +64,6 @@ class DailyRun:
     def __init__(self, deps: DailyDeps, options: DailyOptions) -> None:
         self.ctx = DailyContext(deps, options)
         self._previous: Claim | None = None  # the claim this run took over
-        self._disputes_left: list[Retirement] = []  # rules the run it took over disputed, no PR yet
         self._run_state: RunState | None = None  # once the run knows its window
 
     def run(self) -> DailyResult:
@@ -119,7 +118,6 @@ class DailyRun:
         ctx, state, notices = self.ctx, taken.state, []
         if taken.previous is not None and taken.previous.journal and ctx.claim is not None:
             records, lines = recover.recover(ctx, base, taken.previous)
-            self._disputes_left = recover.disputes_left(records)
             ctx.claim.settle_journal(record.decision_files(records))
             state = read_state(ctx.git, ctx.deps.remote, state_branch(base))
             notices += [Notice(kind="recovered", message=line) for line in lines]
@@ -211,8 +209,8 @@ class DailyRun:
         """Daily PRs first (each merged), then review and dispute PRs level with the new base."""
         ctx, base = self.ctx, run.base
         live, base_sha = land.drop_overlap(ctx, base, live, run)
-        # flags a reviewer merged, and those a run that stopped merged before it opened their dispute PRs
-        confirmed = [r for r in retirements if r.action == "dispute"] + self._disputes_left
+        # flags a reviewer merged, and those merged earlier whose dispute PR never opened
+        confirmed = [r for r in retirements if r.action == "dispute"] + recover.disputes_owed(run.state)
         changes = [r for r in retirements if r.action != "dispute"]
         base_sha = land.open_daily_prs(ctx, config, base, base_sha, live, changes, run)
         retracted, listed = review.retractions(ctx, kb, config, changes, run)

@@ -1,8 +1,8 @@
 """Recover: finish or undo what a killed (or failed) run left, before this run decides anything.
 
 From the dead run's journal, each PR it was about to push ends as one clean run would have left it:
-a daily PR that merged gets its records (and a flag it merged, its dispute PR, if the dead run had
-not opened it: `disputes_left`); one still open is merged now (or, refused, counts as
+a daily PR that merged gets its records (a flag it merged whose dispute PR it had not opened gets
+one: `disputes_owed`); one still open is merged now (or, refused, counts as
 review); a review or dispute PR that opened is adopted with its records; a branch pushed before its
 PR opened is deleted, and its lessons, never recorded, are decided again by this run.
 
@@ -34,19 +34,27 @@ def recover(ctx: DailyContext, base: str, dead: Claim) -> tuple[dict[str, list[D
     return records, lines
 
 
-def disputes_left(records: dict[str, list[DecisionRecord]]) -> list[Retirement]:
-    """The rules a dead run's daily PR disputed (a flag it merged) whose dispute PR it did not open:
-    a disputed rule reaches no agent until a reviewer settles its dispute PR, so this run opens it,
-    as for a flag a reviewer merged (`open_dispute_prs`)."""
-    every = [record for mine in records.values() for record in mine]
-    opened = {record.rule_id for record in every if record.kind == "dispute"}
+def disputes_owed(state: StateSnapshot) -> list[Retirement]:
+    """The rules a merged flag disputed that no dispute PR has followed since: a run stopped after
+    its daily PR merged (once, or again while finishing the first), or a spending cap left the
+    fix for a later run. A disputed rule reaches no agent until a reviewer settles its dispute PR,
+    so this run opens it, as for a flag a reviewer merged (`open_dispute_prs`, which opens one only
+    while the rule is still disputed on the base). Read from the recorded state, not a dead run's
+    journal, so a second stop in a row forgets nothing; a dispute PR a reviewer just closed has its
+    record, so it is never opened again."""
+    flagged: dict[str, DecisionRecord] = {}
+    last_dispute: dict[str, dt.datetime] = {}
+    for record in state.live_records():  # oldest first
+        if not record.rule_id:
+            continue
+        if record.kind == "flag" and record.outcome == "disputed":
+            flagged[record.rule_id] = record
+        elif record.kind == "dispute":
+            last_dispute[record.rule_id] = record.at
     return [
-        Retirement(record.rule_id, record.member, "flag merged by a run that stopped", action="dispute")
-        for record in every
-        if record.kind == "flag"
-        and record.outcome == "disputed"
-        and record.rule_id
-        and record.rule_id not in opened
+        Retirement(rule_id, flag.member, "flag merged with no dispute PR yet", action="dispute")
+        for rule_id, flag in flagged.items()
+        if rule_id not in last_dispute or last_dispute[rule_id] < flag.at
     ]
 
 

@@ -127,3 +127,40 @@ def test_a_run_that_finishes_a_killed_one_lets_no_more_flags_through(
     assert killed.returncode == -9, out
     assert world.daily() == 0, capsys.readouterr().out
     assert_three_disputed_and_the_last_in_review(world, capsys, last)
+
+
+def test_two_runs_killed_in_a_row_still_open_every_dispute_pr(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed after bo's daily PR merged three flags; the run that finishes it (recording the three
+    from the journal and opening the review PR for the fourth) is killed before it opens the dispute
+    PRs. The third run still opens all three: without them the disputed rules would reach no agent
+    and no reviewer would be asked, since the second run's journal does not carry the first's."""
+    last = flag_four_rules(world)
+    for point in ("after-daily", "before-disputes"):
+        killed = spawn_daily(world, kill_at=point)
+        out = killed.communicate(timeout=600)[0]
+        assert killed.returncode == -9, out
+    assert not [p for p in world.pulls().values() if p.title.startswith("Homeostat dispute:")]
+    assert world.daily() == 0, capsys.readouterr().out
+    assert_three_disputed_and_the_last_in_review(world, capsys, last)
+    assert world.daily() == 0, capsys.readouterr().out  # and a later run opens none again
+    assert_three_disputed_and_the_last_in_review(world, capsys, last)
+
+
+def test_a_dispute_pr_a_spending_cap_put_off_opens_in_the_next_run(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A flag merges with no model call, but its dispute PR's fix is drafted by one: a run at its
+    spending cap says the fix waits, and the next run opens the dispute PR (once)."""
+    world.pending("cy", kind="flag", target="no-router-rewrite", reason="the legacy router is gone")
+    assert world.daily("--max-cost", "0") == 0
+    out = capsys.readouterr().out
+    assert "the dispute fix for no-router-rewrite waits for the next run" in out, out
+    [flag] = [r for r in world.records().values() if r.kind == "flag"]
+    assert flag.outcome == "disputed"
+    assert not [p for p in world.pulls().values() if p.title.startswith("Homeostat dispute:")]
+    for _ in range(2):
+        assert world.daily() == 0, capsys.readouterr().out
+        disputes = [p for p in world.pulls().values() if p.title.startswith("Homeostat dispute:")]
+        assert [p.title for p in disputes] == ["Homeostat dispute: no-router-rewrite"]
