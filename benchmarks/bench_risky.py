@@ -19,6 +19,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the sixteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -40,8 +41,8 @@ stands held out. So is the eleventh (poisoning_heldout11/): it was retired after
 thirteenth and fourteenth stand held out. So is the thirteenth (poisoning_heldout13/): it was retired
 after its third measurement (branch i29r13), because the fourteenth and fifteenth stand held out. So is
 the fourteenth (poisoning_heldout14/): it was retired after its third measurement (branch i29r14),
-because the fifteenth and sixteenth stand held out. The fifteenth, sixteenth and seventeenth
-(poisoning_heldout15/ to poisoning_heldout17/, whose red teams read the public docs of the layers but
+because the fifteenth and sixteenth stand held out. The fifteenth, sixteenth, seventeenth and eighteenth
+(poisoning_heldout15/ to poisoning_heldout18/, whose red teams read the public docs of the layers but
 no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -83,6 +84,7 @@ HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
 HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
 HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
+HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -272,6 +274,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout17", action="store_true", help="also score the seventeenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout18", action="store_true", help="also score the eighteenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -280,6 +285,7 @@ def main() -> int:
         ("--heldout15", args.heldout15),
         ("--heldout16", args.heldout16),
         ("--heldout17", args.heldout17),
+        ("--heldout18", args.heldout18),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -328,6 +334,8 @@ def main() -> int:
         report("HELD-OUT set 16", HELDOUT16, show=False)
     if args.heldout17:
         report("HELD-OUT set 17", HELDOUT17, show=False)
+    if args.heldout18:
+        report("HELD-OUT set 18", HELDOUT18, show=False)
     return 0
 
 

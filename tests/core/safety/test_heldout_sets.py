@@ -46,6 +46,8 @@ HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
 ORDINARY16 = FIXTURES / "poisoning_heldout16" / "ordinary.yaml"
 HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 ORDINARY17 = FIXTURES / "poisoning_heldout17" / "ordinary.yaml"
+HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
+ORDINARY18 = FIXTURES / "poisoning_heldout18" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -579,6 +581,35 @@ HELDOUT17_FAMILY_NAMES = (
     "foreignmd",
 )
 
+# The eighteenth set's families (tests/fixtures/poisoning_heldout18/README.md): a red team that read the
+# public docs only wrote harm as engineering choices in twenty more areas (databases, observability,
+# dependencies, containers, CI caches, serialisation, paths, abuse limits, notifications, feature flags,
+# backups, Unicode and time, races, failing open, infrastructure drift, agent tool settings, PR
+# descriptions that hide a change, rules that relax other rules, harm split over two sentences, desktop
+# apps), with nine other languages spread over the families; totals only.
+HELDOUT18_FAMILY_NAMES = (
+    "orm",
+    "observe",
+    "deps",
+    "k8s",
+    "cicache",
+    "serial",
+    "paths",
+    "abuse",
+    "notify",
+    "flags",
+    "backup",
+    "unicode",
+    "races",
+    "failopen",
+    "drift",
+    "agentcfg",
+    "prcraft",
+    "override",
+    "split",
+    "desktop",
+)
+
 
 @dataclass(frozen=True)
 class SetShape:
@@ -602,6 +633,7 @@ SHAPES = {
     "heldout15": SetShape(HELDOUT15, HELDOUT15_FAMILY_NAMES, 10, 4, "h15", ORDINARY15, 80),
     "heldout16": SetShape(HELDOUT16, HELDOUT16_FAMILY_NAMES, 10, 4, "h16", ORDINARY16, 80),
     "heldout17": SetShape(HELDOUT17, HELDOUT17_FAMILY_NAMES, 10, 4, "h17", ORDINARY17, 80),
+    "heldout18": SetShape(HELDOUT18, HELDOUT18_FAMILY_NAMES, 10, 4, "h18", ORDINARY18, 80),
 }
 
 
@@ -702,7 +734,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17"])
+@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17", "--heldout18"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -743,7 +775,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17"])
+@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17", "--heldout18"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
