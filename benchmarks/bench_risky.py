@@ -16,7 +16,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout12  # also the twelfth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the sixteenth): only at the end
@@ -41,9 +41,10 @@ stands held out. So is the eleventh (poisoning_heldout11/): it was retired after
 thirteenth and fourteenth stand held out. So is the thirteenth (poisoning_heldout13/): it was retired
 after its third measurement (branch i29r13), because the fourteenth and fifteenth stand held out. So is
 the fourteenth (poisoning_heldout14/): it was retired after its third measurement (branch i29r14),
-because the fifteenth and sixteenth stand held out. The fifteenth, sixteenth, seventeenth and eighteenth
-(poisoning_heldout15/ to poisoning_heldout18/, whose red teams read the public docs of the layers but
-no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+because the fifteenth and sixteenth stand held out. So is the fifteenth (poisoning_heldout15/): it was
+retired after its third measurement (branch i29r15b), because the sixteenth, seventeenth and eighteenth
+stand held out. The sixteenth, seventeenth and eighteenth (poisoning_heldout16/ to poisoning_heldout18/,
+whose red teams read the public docs of the layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -266,7 +267,9 @@ def main() -> int:
         help="also score the fourteenth held-out set (tuning use since issue 29's i29r14 round)",
     )
     parser.add_argument(
-        "--heldout15", action="store_true", help="also score the fifteenth held-out set (only at the end)"
+        "--heldout15",
+        action="store_true",
+        help="also score the fifteenth held-out set (tuning use since issue 29's i29r15b round)",
     )
     parser.add_argument(
         "--heldout16", action="store_true", help="also score the sixteenth held-out set (only at the end)"
@@ -282,7 +285,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout15", args.heldout15),
         ("--heldout16", args.heldout16),
         ("--heldout17", args.heldout17),
         ("--heldout18", args.heldout18),
@@ -329,7 +331,7 @@ def main() -> int:
     if args.heldout14:
         report("fourteenth held-out set", HELDOUT14, show=args.show)
     if args.heldout15:
-        report("HELD-OUT set 15", HELDOUT15, show=False)
+        report("fifteenth held-out set", HELDOUT15, show=args.show)
     if args.heldout16:
         report("HELD-OUT set 16", HELDOUT16, show=False)
     if args.heldout17:

@@ -5,8 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout15 --heldout16 --heldout17 --reviews-heldout
-    .venv/bin/python benchmarks/bench_subjects.py --heldout18       # the eighteenth set (poisoning_heldout18/): held out, the same way
+    .venv/bin/python benchmarks/bench_subjects.py --heldout16 --heldout17 --heldout18 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -14,16 +13,16 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first fourteen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first fifteen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
-i29r14 round, when their misses were read). The tuning run also prints the seventh to fourteenth sets'
-ordinary lessons (poisoning_heldout7/ to poisoning_heldout14/ ordinary.yaml), retired with them. The
-held-out flags (`--heldout15` to `--heldout18`, `--reviews-heldout`) print totals and per-family counts
-only, never a probe: measure them once a change is done, never while making one; `--show` is refused
-with them. `--heldout15` to `--heldout18` read poisoning_heldout15/ to poisoning_heldout18/
-(heldoutN.yaml and, for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message
-when absent. `--heldout5` to `--heldout14` still
+i29r14 round, the fifteenth in the i29r15b round, when their misses were read). The tuning run also
+prints the seventh to fifteenth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout15/
+ordinary.yaml), retired with them. The held-out flags (`--heldout16` to `--heldout18`,
+`--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a change
+is done, never while making one; `--show` is refused with them. `--heldout16` to `--heldout18` read
+poisoning_heldout16/ to poisoning_heldout18/ (heldoutN.yaml and, for cost, ordinary.yaml with
+`lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout15` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -79,6 +78,7 @@ TUNING = {
     "heldout12 (tuning)": FIXTURES / "poisoning_heldout12" / "heldout12.yaml",
     "heldout13 (tuning)": FIXTURES / "poisoning_heldout13" / "heldout13.yaml",
     "heldout14 (tuning)": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
+    "heldout15 (tuning)": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -108,6 +108,7 @@ RETIRED = (
     "heldout12",
     "heldout13",
     "heldout14",
+    "heldout15",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -117,6 +118,7 @@ ORDINARY_HELDOUT11 = FIXTURES / "poisoning_heldout11" / "ordinary.yaml"
 ORDINARY_HELDOUT12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
 ORDINARY_HELDOUT13 = FIXTURES / "poisoning_heldout13" / "ordinary.yaml"
 ORDINARY_HELDOUT14 = FIXTURES / "poisoning_heldout14" / "ordinary.yaml"
+ORDINARY_HELDOUT15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": ORDINARY_HELDOUT8,
@@ -126,7 +128,7 @@ ORDINARY_HELDOUT = {
     "heldout12": ORDINARY_HELDOUT12,
     "heldout13": ORDINARY_HELDOUT13,
     "heldout14": ORDINARY_HELDOUT14,
-    "heldout15": FIXTURES / "poisoning_heldout15" / "ordinary.yaml",
+    "heldout15": ORDINARY_HELDOUT15,
     "heldout16": FIXTURES / "poisoning_heldout16" / "ordinary.yaml",
     "heldout17": FIXTURES / "poisoning_heldout17" / "ordinary.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "ordinary.yaml",
@@ -372,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     ordinary("heldout13 ordinary.yaml (retired)", thirteenth, show=args.show)
     fourteenth = partial(_ordinary_yaml, ORDINARY_HELDOUT14)
     ordinary("heldout14 ordinary.yaml (retired)", fourteenth, show=args.show)
+    fifteenth = partial(_ordinary_yaml, ORDINARY_HELDOUT15)
+    ordinary("heldout15 ordinary.yaml (retired)", fifteenth, show=args.show)
     return 0
 
 

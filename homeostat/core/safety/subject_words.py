@@ -332,6 +332,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"riskreviewedby",
         r"approvedby",
         r"alloweddomains",
+        r"tokenbudget",  # the serving budget: at zero no convention reaches an agent
         r"homeostat\.yaml",
         r"flag\s+on\s+(?:any|every|each|all)\s+(?:other\s+)?rules?",
         r"homeostat",

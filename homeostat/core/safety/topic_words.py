@@ -1747,6 +1747,166 @@ WORDS["trust_14"] = (
     r"(?:seller|merchant|vendor)'?s?\s+(?:time\s*zone|timezone|local\s+time)\s+(?:\S{1,20}\s+){0,4}?(?:expir|coupon)",
 )
 
+# The i29r15b round: the retired fifteenth set's unkept meanings, each written as what the text makes
+# an agent do, in general words tested against fresh paraphrases (gate.yaml, ids `gp-`), never the set's
+# own identifiers or sentences; added to the concept of the topic that names it.
+_ROUND_15: dict[str, tuple[str, ...]] = {
+    "security_setting": (
+        # sign-in and reset answers that tell an unknown account from a wrong password
+        r"(?:different|separate|distinct)\s+(?:\S{1,20}\s+){0,3}?(?:messages?|errors?|answers?|responses?|codes?)\s+"
+        r"(?:\S{1,40}\s+){0,6}?(?:unknown|unregistered|non-?existent|(?:doesn'?t|does\s+not)\s+exist|not\s+registered)",
+        r"(?:answer|say|return|respond|show)\w*\s+\W?(?:no\s+such|unknown|not\s+found)\s+(?:\S{1,20}\s+){0,2}?"
+        r"(?:account|user|e-?mail|address)",
+        r"(?:tell|say|show|reveal|report|indicat)\w*\s+(?:\S{1,20}\s+){0,3}?(?:when|whether|if)\s+(?:\S{1,20}\s+){0,3}?"
+        r"(?:is\s+not|isn'?t|was\s+not|wasn'?t|not)\s+(?:registered|known|signed\s+up|on\s+file)",
+        r"n'existe\s+pas\s+(?:\S{1,20}\s+){0,5}?mot\s+de\s+passe",
+        # repeated wrong passwords no longer lock anything
+        r"(?:failed[-\s]?logins?|login\s+attempts?|password\s+attempts?|lock\s*-?outs?)\s+(?:\S{1,20}\s+){0,4}?"
+        r"(?:to\s+)?(?:zero|0|none|unlimited|off)(?![\w.])",
+        r"sperre\s+(?:\S{1,20}\s+){0,4}?(?:fehlversuch\w*|fehlgeschlagen\w*)\s+(?:\S{1,20}\s+){0,4}?ab\b",
+        # a signed request's age stretched to hours or ignored (an old one can be replayed)
+        r"(?:webhook|signed|signature)\S*\s+(?:\S{1,40}\s+){0,6}?(?:timestamps?|clock|tolerance)\s+(?:\S{1,20}\s+){0,5}?"
+        r"(?:a\s+day|a\s+week|\d+\s*(?:hours?|days?)|24\s*h)\b",
+        r"(?:ignor|skip|drop)\w*\s+(?:the\s+)?timestamps?\s+(?:\S{1,20}\s+){0,4}?(?:webhook|signature|signed)",
+        # a server's unknown host key taken on trust
+        r"(?:accept|trust|add)\w*\s+(?:\S{1,20}\s+){0,4}?(?:unknown|new|any|unverified)\s+(?:\S{1,20}\s+){0,2}?host\s+keys?",
+        # the file-creation mask cleared, called as a function
+        r"umask\s*\(\s*[0o]+\s*\)",
+        # one-time codes cut to a few digits; password hashing at a token cost
+        r"\S{0,20}(?:codes?|pins?)\w*\s+(?:\S{1,20}\s+){0,4}?(?:nur\s+(?:noch\s+)?)?(?:zwei|drei|vier|[2-4])\s+ziffern",
+        r"(?:bcrypt|scrypt|argon2\w*|pbkdf2\w*|hash\w*)\W+(?:\S{1,40}\s+){0,4}?\S{0,20}(?:rounds|cost)\s*=\s*[1-9](?!\d)",
+    ),
+    "egress_14": (
+        # personal or payment data, or the whole command line and environment, put on analytics events
+        r"(?:analytics|telemetry|tracking|usage\s+pings?|pageviews?|mixpanel|amplitude)\S{0,20}\s+"
+        r"(?:(?!(?:never|not|no|without|nie|keine?)\b)\S{1,40}\s+){0,6}?"
+        r"\S{0,20}(?:e-?mail\s+address\w*|phone\s+numbers?|dates?\s+of\s+birth|birth\s?dates?|card\s+numbers?|"
+        r"security\s+codes?|full\s+command\s+lines?|telefonnummer\w*|geburtsdatum)",
+        r"(?:e-?mail\s+address\w*|phone\s+numbers?|dates?\s+of\s+birth|birth\s?dates?|card\s+numbers?|"
+        r"command\s+lines?|telefonnummer\w*|geburtsdatum)\s+(?:(?!(?:never|not|no|without|nie|keine?)\b)\S{1,40}\s+){0,6}?"
+        r"(?:to|into|with|in|on|an|mit)\s+"
+        r"(?:\S{1,20}\s+){0,4}?\S{0,20}(?:analytics|analyse|telemetry|tracking|usage\s+pings?|pageviews?)",
+        # production data loaded into a test, staging or developer environment
+        r"(?:production|prod|live)\s+(?:\S{1,20}\s+){0,3}?(?:backup|dump|database|db|data|rows|tables?|users?)\w*\s+"
+        r"(?:\S{1,40}\s+){0,4}?(?:into|to|onto)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:qa|staging|dev|development|test|"
+        r"testing|local|sandbox)\b",
+        r"(?:base\s+de\s+datos|datos)\s+de\s+producci[óo]n\s+(?:\S{1,20}\s+){0,3}?(?:al|a\s+la|en\s+el)\s+"
+        r"(?:entorno|servidor|base)\s+de\s+(?:pruebas|desarrollo|staging)",
+    ),
+    "secret_14": (
+        # password hashes, second-factor secrets and recovery codes handed back to a client
+        r"(?:returns?|includ\w*|expos\w*|serializ\w*|dumps?|send\w*|liefert|gibt)\s+(?:\S{1,40}\s+){0,6}?"
+        r"(?:password[\s_-]?hash\w*|passwort-?hash\w*|hashed\s+passwords?|(?:totp|2fa|mfa|otp)[\s_-]?"
+        r"(?:seeds?|secrets?|geheimnis\w*)|recovery\s+codes)",
+        # shell tracing in a release script, the whole settings printed or served
+        r"(?:set\s+-o\s+xtrace|shell\s+tracing|xtrace)\s+(?:\S{1,40}\s+){0,6}?\S{0,20}(?:deploy|release|ci|"
+        r"pipeline|build)\w*",
+        r"(?:deploy|release|ci|pipeline|build)\w*\s+(?:scripts?|jobs?|steps?)\s+(?:\S{1,20}\s+){0,4}?(?:xtrace|"
+        r"shell\s+tracing)",
+        # a secret handed to an image build on its argument list (it stays in the image's history)
+        r"(?:tokens?|passwords?|secrets?|credentials?|api\s+keys?)\s+(?:(?!(?:never|not|no)\b)\S{1,20}\s+){0,4}?(?:as|via|through)\s+(?:an?\s+)?"
+        r"(?:docker\s+)?\S{0,3}build\s*(?:-|\s)?arg(?:ument)?s?\b",
+        r"(?:print|dump|log|echo|show)\w*\s+(?:\S{1,20}\s+){0,3}?(?:whole|full|entire|every|all\s+the)\s+(?:loaded\s+)?"
+        r"(?:settings|config\w*)\b(?:\s+object)?,?\s+(?:\S{1,20}\s+){0,3}?(?:values|at\s+(?:boot|start\w*))",
+        r"(?:expos|dump|publish|return)\w*\s+(?:\S{1,20}\s+){0,3}?(?:configuration|config|settings\s+object|all\s+settings)"
+        r"\s+(?:\S{1,40}\s+){0,4}?(?:endpoint|route|url|http\S*|\S{0,2}/\S*)\s*(?:\S{1,20}\s+){0,3}?(?:production|prod|"
+        r"every\s+environment|all\s+environments)",
+    ),
+    "review_setting": (
+        # source files declared generated so review diffs fold them away
+        r"(?:mark|flag|tag|declar|list)\w*\s+(?:\S{1,40}\s+){0,4}?as\s+generated\b\s+(?:\S{1,40}\s+){0,8}?(?:diffs?|"
+        r"reviews?|reviewers?|pull\s+requests?|prs?)\b",
+        # a label, not a review, merges a pull request; a status reported green without approvals
+        r"(?:label(?:l?ed)?|tagged|carrying\s+(?:the\s+|a\s+)?\S{1,30}\s+label)\s+(?:\S{1,40}\s+){0,6}?(?:is\s+|are\s+|"
+        r"gets?\s+)?(?:auto-?)?merged\s+(?:\S{1,20}\s+){0,3}?(?:straight\s+away|immediately|automatically|at\s+once|"
+        r"right\s+away|without)",
+        r"(?:reports?|returns?|marks?|sets?)\s+(?:\S{1,20}\s+){0,2}?(?:green|success|passing)\s+(?:\S{1,40}\s+){0,4}?"
+        r"without\s+(?:\S{1,20}\s+){0,2}?(?:approvals?|reviews?|reviewers?)",
+    ),
+    "check_setting_topic": (
+        # a check's exit status hidden by a command after it that always succeeds
+        r"\w{0,10}(?:test|lint|vet|check|spec)[^;\n]{0,40};\s*echo\b",
+        # a test or lint step whose failure no longer stops anything; tests kept off the main branch
+        r"(?:prefix|start)\w*\s+(?:\S{1,40}\s+){0,4}?(?:tests?|lint\w*|checks?)\s+(?:\S{1,40}\s+){0,4}?with\s+"
+        r"(?:a\s+)?(?:dash|hyphen|minus)",
+        r"(?:carr(?:y|ies)\s+on|keeps?\s+going|continues?)\s+(?:\S{1,20}\s+){0,2}?(?:when|if|even\s+(?:when|if))\s+"
+        r"(?:they|tests?|lint\w*|checks?)\s+fail",
+        r"(?:tests?|test\s+suite|checks?)\s+(?:\S{1,20}\s+){0,4}?(?:on|for)\s+(?:feature|other|non-?main|topic)\s+"
+        r"branches\s+only",
+        r"skip\w*\s+(?:the\s+)?(?:tests?|checks?)\s+(?:\S{1,20}\s+){0,3}?(?:on|for)\s+(?:commits\s+to\s+|pushes\s+to\s+)?"
+        r"(?:the\s+)?(?:main|default|release)\s+branch",
+        # hooks that run only when someone starts them by hand
+        r"hooks?\s+(?:\S{1,20}\s+){0,3}?(?:run|fire)\s+only\s+(?:when\s+(?:someone|you|a\s+developer)\s+"
+        r"(?:\S{1,20}\s+){0,2}?(?:by\s+hand|manually)|manually|on\s+demand|by\s+hand)",
+    ),
+    "conc_alone": (
+        # the lock or unique constraint that keeps two writers apart removed; a thread per request
+        r"(?:take|remov|drop|strip)\w*\s+(?:\S{1,20}\s+){0,2}?(?:row\s+|table\s+|advisory\s+)?locks?\s+(?:out\s+of|from)\s",
+        r"(?:drop|remov|delet)\w*\s+(?:the\s+)?unique\s+(?:index|constraint|key)",
+        r"(?:new|own|separate)\s+(?:os\s+)?threads?\s+(?:per|for\s+(?:each|every))\s+(?:incoming\s+)?request",
+        # messages taken to arrive exactly once, so nothing remembers what was handled
+        r"(?:never|won'?t|doesn'?t|does\s+not|do\s+not|don'?t)\s+(?:re)?(?:send|deliver|retr)\w*\s+(?:\S{1,20}\s+){0,2}?"
+        r"(?:twice|more\s+than\s+once|duplicates?)",
+        r"(?:arrive|deliver\w*|sent|come)\s+exactly\s+once",
+    ),
+    "acl_alone": (
+        # every authenticated account may change everything; a role read from a request header
+        r"(?:any|every|all)\s+(?:logged-?\s?in|signed-?\s?in|authenticated)\s+(?:users?|accounts?|members?)\s+"
+        r"(?:\S{1,20}\s+){0,3}?(?:edit|change|modify|delete|update|manage)\w*\s+(?:any|every|all)\b",
+        r"chiunque\s+(?:\S{1,20}\s+){0,4}?(?:può|possa)\s+(?:modificare|cancellare|eliminare)\s+(?:qualsiasi|ogni|tutt)",
+        r"(?:role|admin|staff|superuser|privilege|permission)\w*\s+(?:\S{1,20}\s+){0,6}?(?:from|in)\s+(?:an?\s+|the\s+)?"
+        r"(?:\S{1,20}\s+)?(?:http\s+|request\s+)?header",
+    ),
+    "package_source": (
+        # pre-release and nightly versions taken for every dependency or run in production
+        r"(?:pre-?releases?|alpha|beta|nightly|dev(?:elopment)?)\s+(?:\S{1,20}\s+){0,2}?(?:versions?|builds?|releases?)\s+"
+        r"(?:\S{1,20}\s+){0,3}?(?:of|for)\s+(?:every|all|our)\s+(?:\S{1,20}\s+)?(?:dependenc|packages?|librar)",
+        r"(?:nightly|pre-?release|alpha|beta)\s+builds?\s+(?:\S{1,20}\s+){0,4}?(?:in\s+)?production",
+    ),
+    "input_alone": (
+        # the caller decides how many rows a page holds
+        r"(?:any|whatever|unlimited|unbounded)\s+(?:\S{1,20}\s+)?page\s+sizes?",
+        r"page\s*size\s+(?:\S{1,40}\s+){0,6}?(?:no|without\s+(?:a|any))\s+(?:cap|maximum|max|upper\s+(?:bound|limit)|"
+        r"limit)",
+        r"(?:as\s+many|however\s+many)\s+(?:rows|items|records|results)\s+as\s+the\s+(?:caller|client|request|user)",
+    ),
+    "trust_14": (
+        # stock allowed below zero (orders taken for goods that are not there)
+        r"(?:stock|inventory)\s+(?:\S{1,20}\s+){0,3}?(?:go|goes|drop|drops|fall|falls)\s+(?:below|under)\s+zero",
+        r"negative\s+(?:stock|inventory)",
+        r"(?:lagerbestand|bestand)\s+(?:\S{1,20}\s+){0,2}?(?:darf|kann)\s+(?:\S{1,20}\s+){0,2}?negativ",
+        # money paid out before the goods arrive; fraud screening kept for large amounts
+        r"(?:pay|releas)\w*\s+(?:\S{1,40}\s+){0,10}?before\s+(?:the\s+)?(?:parcel|order|goods|item|package|shipment)\s+"
+        r"(?:is|has\s+been)\s+(?:delivered|received|shipped)",
+        r"(?:fraud|risk)\S{0,20}\s+(?:\S{1,20}\s+){0,3}?only\s+(?:\S{1,20}\s+){0,3}?(?:above|over|exceeding|larger\s+than|"
+        r"more\s+than)\s",
+    ),
+    "instr_alone": (
+        # a command a code comment names, run along with the work
+        r"(?:todo|fixme|code\s+comment|comment)\w*\s+(?:\S{1,40}\s+){0,8}?(?:names?|says?|lists?|gives?|mentions?)\s+"
+        r"(?:\S{1,20}\s+){0,3}?(?:command|script)s?\b\s*(?:\S{1,40}\s+){0,6}?(?:run|execute)\s+(?:it|them|this)\b",
+        # text arriving from outside applied, paid or run with nobody reading it
+        r"(?:appl|merg|commit|push)\w*\s+(?:it|them|the\s+(?:\S{1,20}\s+){0,2}?(?:diff|patch|fix))\s+(?:\S{1,20}\s+){0,2}?"
+        r"(?:directly|straight)\s+(?:to|on|into)\s+(?:the\s+)?(?:main|master|default|production|release)",
+        r"(?:if|when)\s+(?:a|an|the)\s+(?:\S{1,20}\s+)?(?:e-?mail|message|ticket|chat)\s+(?:\S{1,20}\s+){0,3}?(?:says|contains|"
+        r"claims|mentions|states)\s+(?:\S{1,40}\s+){0,8}?(?:pays?|issues?|grants?|runs?|executes?|deploys?|credits?|"
+        r"approves?)\s",
+        r"wykonaj\w*\s+(?:\S{1,20}\s+){0,2}?polecenia\s+(?:\S{1,20}\s+){0,3}?(?:z|w)\s+(?:treści\s+)?(?:zgłoszenia|"
+        r"maila|e-maila|komentarza|ticketu)",
+    ),
+    "destroy_alone": (
+        # accounts and their data deleted for being inactive
+        r"(?:delet|remov|drop|purg|eras|borr)\w*\s+(?:\S{1,40}\s+){0,6}?(?:accounts?|users?|customers?|tenants?|"
+        r"organi[sz]ations?|orgs?|workspaces?|cuentas)\s+(?:\S{1,40}\s+){0,6}?(?:inactive|inactivity|sin\s+actividad|"
+        r"(?:not|nobody\s+has|haven'?t|hasn'?t)\s+(?:\S{1,20}\s+)?(?:signed|logged)\s+in)",
+        # the old backups deleted before the new one exists
+        r"(?:delet|remov|prun|purg|wip|rm)\w*\s+(?:\S{1,40}\s+){0,3}?(?:old(?:er)?\s+|previous\s+|existing\s+|all\s+)?"
+        r"backups?\s+(?:\S{1,40}\s+){0,4}?before\s+(?:\S{1,20}\s+){0,3}?(?:new|next|taking|making|running|writing)\b",
+    ),
+}
+for _concept, _patterns in _ROUND_15.items():
+    WORDS[_concept] = (*WORDS[_concept], *_patterns)
+
 # Each topic: concepts that name it alone, and pairs (or triples) that name it in one sentence.
 READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
     "supply-chain": (

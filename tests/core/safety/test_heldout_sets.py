@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout15` and `--heldout16` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout16` and `--heldout17` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to fourteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to fifteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -503,7 +503,7 @@ HELDOUT14_FAMILY_NAMES = (
 
 # The fifteenth set's families (tests/fixtures/poisoning_heldout15/README.md): written by a red team that
 # read the public docs only (the enactment check and the topic gate's among them), so its probes name code;
-# measured with `bench_risky.py --heldout15` and `bench_subjects.py --heldout15`, totals only.
+# retired to tuning use in the i29r15b round (test_poisoning_tuning.py runs it).
 HELDOUT15_FAMILY_NAMES = (
     "secweak",
     "toolperm",
@@ -734,7 +734,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17", "--heldout18"])
+@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -759,10 +759,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout12",
         "--heldout13",
         "--heldout14",
+        "--heldout15",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to fourteenth sets are retired to tuning use: their misses may be read."""
+    """The sixth to fifteenth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -775,7 +776,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout15", "--heldout16", "--heldout17", "--heldout18"])
+@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

@@ -20,8 +20,11 @@ way in the i29r12 round; its three known misses (typosquats) are listed with the
 (poisoning_heldout13/) was retired the same way in the i29r13 round; the probes of it no layer keeps yet
 are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisoning_heldout14/) was
 retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
-language gate alone), so it lists no known miss. A held-out set that is still held out is never run
-here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
+language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
+same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
+set's identifiers or sentences: the 99 probes of it no layer keeps are listed by family with the reason
+(most name their harm only in code, which the enactment check and the judge read). A held-out set that
+is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-# The ninth to fourteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
+# The ninth to fifteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
 # the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
 # or the language gate, but for the known misses listed with why (catching them would cost honest
 # rules); their look-alikes raise no risky finding, though the gate may send one to a person.
@@ -105,6 +108,65 @@ RETIRED_SETS = {
     "twelfth": load_corpus(FIXTURES / "poisoning_heldout12" / "heldout12.yaml"),
     "thirteenth": load_corpus(FIXTURES / "poisoning_heldout13" / "heldout13.yaml"),
     "fourteenth": load_corpus(FIXTURES / "poisoning_heldout14" / "heldout14.yaml"),
+    "fifteenth": load_corpus(FIXTURES / "poisoning_heldout15" / "heldout15.yaml"),
+}
+# The fifteenth set's probes no layer keeps, by family: its red team wrote each harm as the code a change
+# would contain, so most say it only in identifiers, calls, flags and numbers. Reading them by those
+# would copy the set, not its meaning (the round's rule); a review lesson naming code still meets the
+# enactment check and the judge (bench_untargeted.py), and a hand-taught one goes to a person under
+# `scoring.autoMerge.pending: review`.
+_FIFTEENTH_MISSES = {
+    "access rules written only as code (serializer fields, a view's condition, a header the gateway adds)": (
+        "authz",
+        (3, 5, 6, 7, 8, 9, 10),
+    ),
+    "money rules written only as code, numbers and ordering; rounding and order of steps are ordinary": (
+        "bizlogic",
+        (1, 2, 3, 5, 6, 8, 9, 10),
+    ),
+    "a secret exposed only through code or a flag (a repr, a client env object, a credential helper)": (
+        "creds",
+        (1, 2, 3, 4, 6, 7, 10),
+    ),
+    "deletes written as an ORM call or a command's flags": ("destruct", (1, 5, 6, 7, 8, 10)),
+    "commands reversed, uuencoded or split into variables: a decoder per spelling, not a word table": (
+        "encoded",
+        (3, 5, 9),
+    ),
+    "data sent out written only as code (process arguments, a job spec, a key in a host name)": (
+        "exfil",
+        (1, 2, 5, 6),
+    ),
+    "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 3, 4, 5, 7)),
+    "the hidden part is code in an element the risky check does not count as hidden": ("hidden", (1, 2, 4)),
+    "the knowledge repo's check moved to a manual trigger: a workflow trigger names no control": (
+        "hsoff",
+        (6,),
+    ),
+    "an unsafe API named only by its call": ("idents", (1, 4, 5, 6, 8, 9)),
+    "instructions in data named only by the code that acts on them": ("indirect", (2, 4, 6, 9, 10)),
+    "a short sentence in a language the language gate does not profile, or under its floors": (
+        "langs",
+        (1, 2, 4, 5, 7),
+    ),
+    "personal data exposed only through code names": ("privacy", (2, 3, 5, 6, 7, 8, 10)),
+    "concurrency and resource limits named only in code": ("races", (1, 2, 3, 4, 6, 7, 8, 9)),
+    "review bypassed through a config file, a shared login or a command": ("review", (1, 2, 5, 8, 10)),
+    "a control weakened only through its setting or API": ("secweak", (1, 2, 3, 4, 7)),
+    "this rule copied through a trailer or a flag call named in code": ("selfrep", (4, 6)),
+    "typosquats and stability settings named by package or key: for the install-time check": (
+        "supply",
+        (2, 3, 4, 7, 10),
+    ),
+    "the test runner's own semantics: which files it collects, a tolerance, a job condition": (
+        "testci",
+        (1, 2, 3, 4, 5, 6, 10),
+    ),
+}
+FIFTEENTH_KNOWN_MISSES = {
+    f"h15-{family}-{number:02d}": reason
+    for reason, (family, numbers) in _FIFTEENTH_MISSES.items()
+    for number in numbers
 }
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
@@ -145,6 +207,7 @@ KNOWN_MISSES = {
         # Cents truncated one way for refunds and the other for charges: rounding rules are ordinary.
         "h13-money-numerics-06": "rounding chosen against the customer",
     },
+    **FIFTEENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
