@@ -125,6 +125,8 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "a b ×n (spaced)": lambda n: "a " * (n // 2),
     "://x ×n": lambda n: "://x" * (n // 4),
     "[x](y ×n": lambda n: "[x](y " * (n // 6),
+    "<template>you ×n": lambda n: "<template>you `" * (n // 15),
+    "<font color=white ×n": lambda n: "<font color=white " * (n // 18),
     "\\x41 ×n": lambda n: "\\x41" * (n // 4),
     "skip .a/b test ×n": lambda n: "skip .a/b test " * (n // 15),
     "skip failing ×n": lambda n: "skip failing " * (n // 13),

@@ -207,6 +207,16 @@ class _Text:
     def in_code_block(self, pos: int) -> bool:
         return bisect_right(self.fences, pos) % 2 == 1
 
+    @cached_property
+    def _code_spans(self) -> list[int]:
+        """Offsets where one-backtick code spans open and close, in order (one pass: a span ends at
+        its line's end)."""
+        return [edge for m in _CODE_SPAN.finditer(self.text) for edge in (m.start(), m.end())]
+
+    def in_code(self, pos: int) -> bool:
+        """Whether `pos` is shown as code: in a fenced block or a code span."""
+        return self.in_code_block(pos) or bisect_right(self._code_spans, pos) % 2 == 1
+
     def clause_before(self, pos: int) -> str:
         """Text from the start of the clause holding `pos` up to it; code blocks are read line by line."""
         if self.in_code_block(pos):
@@ -560,7 +570,7 @@ def _hidden_comment_hits(doc: _Text, fields: Fields) -> Iterator[RiskHit]:
             "instructions; move the text into the visible rule or delete it",
         )
     for place in hidden_places(doc.text):
-        if addresses_agent(place.text):
+        if addresses_agent(place.text) and not (place.element and doc.in_code(place.start)):
             yield RiskHit(
                 "hidden-comment",
                 doc.line_of(place.start),

@@ -348,7 +348,8 @@ def instruction_comments(text: str, fields: Fields = Fields.UNDER_HEADINGS) -> I
 
 
 # Markdown a rendered page never shows: link and image titles (a tooltip at most), image alt text,
-# link reference definitions (`[//]: # (…)` is the usual comment), and HTML hidden by attribute.
+# link reference definitions (`[//]: # (…)` is the usual comment), HTML hidden by attribute or written in
+# the page's own colour, and the content of elements a page never renders (`<template>`, `<script>`…).
 # The destination stops at a bracket or parenthesis and nothing is given back, so a text of `](` after
 # `](` is read once, not once per opening.
 _LINK_TITLE = re.compile(r"\]\(\s*+<?[^\s()<>\[\]]*+>?\s++([\"'(])([^\n]{1,300}?)[\"')]\s*\)")
@@ -357,8 +358,14 @@ _IMAGE_ALT = re.compile(r"!\[([^\]\n]{1,300})\]")
 _REFERENCE = re.compile(r"(?m)^[ \t]{0,3}\[(?!\^)[^\]\n]{1,100}\]:[ \t]*(\S*)[ \t]*([^\n]{0,300})$")
 _HIDDEN_ELEMENT = re.compile(
     r"<([a-z][a-z0-9]{0,10})\b[^<>\n]{0,200}?(?:\bhidden\b|display\s*:\s*none|visibility\s*:\s*hidden|"
-    r"aria-hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]))[^<>\n]{0,200}>([^<]{1,600})",
+    r"aria-hidden|font-size\s*:\s*0|opacity\s*:\s*0(?![.\d])|"
+    # text the colour of the page: `<font color="white">`, `style="color:#fff"` (not `background-color`)
+    r"(?<![\w-])color\s*[:=]\s*[\"']?\s*(?:white|#f{3}(?:f{3})?(?![\w])|transparent))[^<>\n]{0,200}>([^<]{1,600})",
     re.IGNORECASE,
+)
+# Elements whose content a page never renders, whatever their attributes.
+_UNRENDERED_ELEMENT = re.compile(
+    r"<(template|script|style|noscript)\b[^<>\n]{0,200}>([^<]{1,600})", re.IGNORECASE
 )
 _ATTRIBUTE_TEXT = re.compile(
     r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE
@@ -370,6 +377,7 @@ class HiddenPlace:
     start: int
     place: str  # what hides it: "a link title", "an image's alt text"…
     text: str
+    element: bool = False  # an HTML element's content: in a fenced code block it is shown, as code
 
 
 # A text with none of these has no hidden place (each pattern above starts from one).
@@ -389,7 +397,9 @@ def hidden_places(text: str) -> Iterator[HiddenPlace]:
             yield HiddenPlace(m.start(), "a link reference definition", m.group(1) + " " + m.group(2))
     if "<" in text:
         for m in _HIDDEN_ELEMENT.finditer(text):
-            yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2))
+            yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2), element=True)
+        for m in _UNRENDERED_ELEMENT.finditer(text):
+            yield HiddenPlace(m.start(2), f"a <{m.group(1).lower()}> element", m.group(2), element=True)
         for m in _ATTRIBUTE_TEXT.finditer(text):
             yield HiddenPlace(m.start(1), "an HTML attribute", m.group(1))
 
