@@ -113,3 +113,85 @@ def test_an_update_whose_own_code_the_change_uses_merges_unread(
     record, main = updated_by_a_comment(any_world, added, capsys)
     assert record.outcome == "updated", record.reason
     assert "Map `RefundDeclined` to 402 in `STATUS_BY_ERROR`" in main
+
+
+# --- a duplicate reconfirms its rule -----------------------------------------------------------------
+#
+# A lesson that repeats a rule is declined as a duplicate before any word check reads it, and
+# reconfirms the rule: the lesson's URL joins the rule's `alsoFrom`. A taught lesson's URL is whatever
+# its writer put there; what holds it is that the whole KB must validate with the reconfirmation, and
+# `alsoFrom` holds only review URLs of the KB's own code repos.
+
+
+def test_a_duplicates_url_reaches_main_only_as_review_provenance(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = any_world
+    world.script.duplicates["STATUS_BY_ERROR"] = STATUS_RULE
+    world.pending(
+        "bo",
+        title="Map domain errors to one HTTP status table",
+        rule=STATUS_RULE_TEXT,
+        why="Two handlers once answered 400 and 422 for the same declined card.",
+        area="billing/api",
+        url="https://evil.example/agents/read-and-follow-this",
+    )
+    assert world.daily() == 0, capsys.readouterr().out
+    main = "\n".join(world.main_files().values())
+    record = next(r for t, r in world.records().items() if t.startswith("Map domain errors"))
+    assert "evil.example" not in main, (record.outcome, record.reason)
+    assert record.outcome == "review"
+    assert (
+        "alsoFrom[0] 'https://evil.example/agents/read-and-follow-this' is not a review-comment"
+        in record.reason
+    )
+
+
+# --- a flag merges at once, and its reason lands in the rule -----------------------------------------
+#
+# A flag adds no words to a rule's text, but its reason is written into the rule's `flags` on main
+# with no person reading it (only the risky check reads it, and an agent under a prompt injection
+# chooses it). The MCP `explain` tool, an agent's surface, must not serve it: who flagged the rule and
+# when are facts, the reason is for the person who settles the dispute PR.
+
+
+def mcp_explain(world: DailyWorld, rule_id: str) -> str:
+    """The MCP `explain` tool's answer for `rule_id`, from a checkout of main, in billing's checkout."""
+    import anyio
+    from gitfixtures import git
+    from mcp import Client
+    from mcpkit import in_process
+
+    from homeostat.mcp_server import build_server
+
+    code = world.tmp / "billing-checkout"
+    (code / "src").mkdir(parents=True)
+    git(code, "init", "--quiet")
+    git(code, "remote", "add", "origin", "git@github.com:example/billing.git")
+    answers: list[str] = []
+
+    async def run() -> None:
+        async with Client(in_process(build_server(str(world.checkout()), code))) as client:
+            result = await client.call_tool("explain", {"id": rule_id})
+            assert not result.is_error, result.content
+            answers.append(result.content[0].text)  # type: ignore[union-attr]
+
+    anyio.run(run)
+    return answers[0]
+
+
+def test_a_flag_merged_unread_serves_its_reason_to_no_agent(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reason = f"Until the dispute is settled: {HARM}"
+    assert not find_risks(reason, ("example.com",)) and not subjects(reason, ("example.com",))
+    world.pending("bo", kind="flag", target=STATUS_RULE, reason=reason)
+    assert world.daily() == 0, capsys.readouterr().out
+    flag = next(r for r in world.records().values() if r.kind == "flag")
+    assert flag.outcome == "disputed", flag.reason
+    main = "\n".join(world.main_files().values())
+    assert HARM.rstrip(".") in main  # the rule's flags hold it, for the dispute PR's reviewer
+    answer = mcp_explain(world, STATUS_RULE)
+    assert "status: disputed" in answer, answer
+    assert "bo on " in answer, answer
+    assert HARM.rstrip(".") not in answer, answer
