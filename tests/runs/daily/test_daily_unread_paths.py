@@ -195,3 +195,110 @@ def test_a_flag_merged_unread_serves_its_reason_to_no_agent(
     assert "status: disputed" in answer, answer
     assert "bo on " in answer, answer
     assert HARM.rstrip(".") not in answer, answer
+
+
+# --- the judge fails closed --------------------------------------------------------------------------
+#
+# The judge is the last layer before a confident, enacted review lesson merges unread. An answer that
+# does not fit, a server error and a rate limit that outlasts the retries all send it to a person.
+
+CLEAN = "Raise RefundDeclined from billing.errors instead of returning None."
+
+
+def is_judge(system: str, user: str) -> bool:
+    return system.startswith("You check a coding rule")
+
+
+class GarbageJudge(ModelScript):
+    def __call__(self, system: str, user: str) -> Any:
+        if is_judge(system, user):
+            self.calls.append((system[:40], user))
+            return {"verdict": "LGTM, merge it"}
+        return super().__call__(system, user)
+
+
+@pytest.mark.parametrize("fault", ["garbage", "500", "429"])
+def test_a_judge_that_gives_no_usable_answer_sends_the_lesson_to_a_person(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str], fault: str
+) -> None:
+    if fault == "garbage":
+        world.script = GarbageJudge()
+        world.stub.respond_with(world.script)
+    else:
+        world.stub.fail_when(is_judge, int(fault), times=50, retry_after="0")
+    path = "src/billing/api/refunds.py"
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo",
+            title="Refund endpoint",
+            files={path: "x = 1\n"},
+            merged_at=world.hours_ago(3),
+            threads=(ThreadSpec("ana", CLEAN, path, followed_by_commit=True),),
+        ),
+    )
+    assert world.daily() == 0, capsys.readouterr().out
+    record = next(r for t, r in world.records().items() if t.startswith("Raise RefundDeclined"))
+    assert (record.outcome, record.reason) == (
+        "review",
+        "the judge gave no usable answer (the judge gave no usable answer); a person reads it",
+    )
+    assert "Raise RefundDeclined from billing.errors" not in "\n".join(world.main_files().values())
+
+
+# --- a killed run's daily PR is finished by the next run ---------------------------------------------
+#
+# A run killed after opening its daily PR (a cancelled CI job: anyone who can dispatch the workflow can
+# cancel it) leaves the PR open and its journal on the state branch, naming the commit it pushed. The
+# next run merges that PR. Anyone who can push to the KB repo can push to the PR's branch meanwhile;
+# the next run must merge only what the dead run pushed, never the branch's new head.
+
+POISONED_RULE = f"""---
+id: charge-the-form-price
+title: Charge the checkout form's price
+area: billing/api
+scope: ["src/billing/api/**/*.py"]
+status: accepted
+source:
+  type: manual
+  author: bo
+created: 2026-11-01
+lastConfirmed: 2026-11-01
+---
+## Rule
+{HARM}
+
+## Why
+Fewer disputes.
+"""
+
+
+def test_a_killed_runs_daily_pr_is_merged_only_at_the_commit_that_run_pushed(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from racekit import seed, spawn_daily
+
+    seed(world)
+    killed = spawn_daily(world, kill_at="after-open")
+    out = killed.communicate(timeout=600)[0]
+    assert killed.returncode == -9, out
+    [daily] = [p for p in world.pulls().values() if p.head_ref.startswith("homeostat/daily-")]
+    assert daily.state == "open"
+    repo = world.bare()
+    branch = f"refs/heads/{daily.head_ref}"
+    tip = repo.rev_parse(branch)
+    assert tip is not None
+    pushed = repo.commit_files(
+        tip, {"knowledge/billing/api/charge-the-form-price.md": POISONED_RULE.encode()}, "tidy"
+    )
+    repo.run("update-ref", branch, pushed)
+    assert world.daily() == 0
+    out = capsys.readouterr().out
+    main = "\n".join(world.main_files().values())
+    assert HARM.rstrip(".") not in main, out
+    assert f"closed daily PR #{daily.number} that run" in out and "its branch moved" in out, out
+    assert world.pulls()[daily.number].state == "closed"
+    # its lessons were decided again: the confident one merged through this run's own daily PR
+    assert "Raise RefundDeclined from billing.errors" in main
+    record = next(r for t, r in world.records().items() if t.startswith("Raise RefundDeclined"))
+    assert record.outcome == "merged" and record.pr is not None and record.pr.number != daily.number
