@@ -302,3 +302,36 @@ def test_a_killed_runs_daily_pr_is_merged_only_at_the_commit_that_run_pushed(
     assert "Raise RefundDeclined from billing.errors" in main
     record = next(r for t, r in world.records().items() if t.startswith("Raise RefundDeclined"))
     assert record.outcome == "merged" and record.pr is not None and record.pr.number != daily.number
+
+
+# --- a review PR is settled by whoever can merge it ----------------------------------------------------
+#
+# Every lesson the gates hold goes to a review PR, which Homeostat's bot opens. `homeostat review
+# merge` (its workflow runs on a dispatch by anyone who can write to the KB repo, or on an approval by
+# any member or collaborator) merges it without asking who approved it; the host lets the lesson's own
+# author approve it, since the bot wrote the pull request. So an agent holding its developer's token
+# teaches a lesson, lets the gates send it to review, and dispatches review merge: the lesson is on main
+# and the next daily run records it as merged, with no second person having read it. Not fixed here:
+# it needs the hosts' approvals (GitHub's reviews with their commit, Bitbucket's participants) and the
+# lessons' authors (docs/daily.md, "What merges unread"; the audit's report).
+
+
+@pytest.mark.xfail(strict=True, reason="review merge asks no approval: a lesson's author can settle it")
+def test_a_lesson_its_own_author_merges_through_review_merge_is_not_merged_unread(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from homeostat.cli import main
+
+    world.pending(
+        "bo",
+        title="Charge the checkout form's price",
+        rule=f"In `src/billing/api/checkout.py`: {HARM}",
+        why="Fewer disputes.",
+        area="billing/api",
+    )
+    assert world.daily() == 0, capsys.readouterr().out
+    record = next(r for t, r in world.records().items() if t.startswith("Charge the checkout"))
+    assert record.outcome == "review" and record.reason.startswith("taught by bo"), record.reason
+    world.env()  # bo's agent, with bo's token, dispatches the review-merge workflow
+    main(["review", "merge", "--all", "--kb", str(world.checkout())])
+    assert HARM.rstrip(".") not in "\n".join(world.main_files().values())
