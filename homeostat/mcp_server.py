@@ -407,9 +407,7 @@ def _lookup_tools(service: McpSession) -> list[tuple[Callable[..., str], Annotat
         s = service.session()
         kb = service.kb_of(s)
         words = service.task_of(s, task) if files else ()
-        return explain_rule(
-            kb, s, id, files or None, conflicts=service.conflicts_of(kb), task=words, flag_reasons=False
-        ).text()
+        return explain_rule(kb, s, id, files or None, conflicts=service.conflicts_of(kb), task=words).text()
 
     def report(days: int = 7) -> str:
         """KB health: counts, stale rules, open flags, validation, recent use."""

@@ -144,14 +144,15 @@ def explain(
     conflicts: Conflicts | None = None,
     task: Sequence[str] = (),
     *,
-    flag_reasons: bool = True,
+    flag_reasons: bool = False,
 ) -> Explanation:
     """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now.
     `task`: what the developer is doing, as words, which ranks `files` as `context` does.
-    `flag_reasons` off (the MCP tool, an agent's surface): each open flag is shown by who and when,
-    not its reason. A flag merges with no person reading it (`docs/daily.md`, "What merges unread"),
-    so its reason is words only the risky check has read, chosen by whoever ran `learn --flag` (an
-    agent under a prompt injection among them); it is for the person who settles the dispute."""
+    Each open flag is shown by who and when, and its reason only with `flag_reasons` (the dashboard,
+    a person's browser): the CLI's answer is an agent's too (the plugin's explain skill runs it), and
+    a flag merges with no person reading it (`docs/daily.md`, "What merges unread"), so its reason is
+    words only the risky check has read, chosen by whoever ran `learn --flag` (an agent under a
+    prompt injection among them); it is for the person who settles the dispute."""
     from homeostat.core.served import served_rule
 
     rule = kb.rule(rule_id)
@@ -181,7 +182,7 @@ def _explain_unseen(kb: KB, session: Session, rule_id: str, rule: Rule | None) -
     return Explanation(rule_id, False, {"hint": hint})
 
 
-def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts, *, flag_reasons: bool = True) -> dict[str, object]:
+def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts, *, flag_reasons: bool = False) -> dict[str, object]:
     """The rule's provenance, score and standing, in the order a reader asks about them; the keys are
     the JSON shape `explain --json`, the MCP tool and the dashboard share."""
     from homeostat.core.scoring import score_rule

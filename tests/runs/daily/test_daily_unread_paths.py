@@ -151,23 +151,32 @@ def test_a_duplicates_url_reaches_main_only_as_review_provenance(
 #
 # A flag adds no words to a rule's text, but its reason is written into the rule's `flags` on main
 # with no person reading it (only the risky check reads it, and an agent under a prompt injection
-# chooses it). The MCP `explain` tool, an agent's surface, must not serve it: who flagged the rule and
-# when are facts, the reason is for the person who settles the dispute PR.
+# chooses it). `explain` must not serve it to an agent, as the MCP tool or as the CLI the plugin's
+# explain skill runs: who flagged the rule and when are facts, the reason is for the person who
+# settles the dispute PR (and the dashboard shows it).
+
+
+def billing_checkout(world: DailyWorld) -> Path:
+    """A developer's checkout of billing, where an agent works."""
+    from gitfixtures import git
+
+    code = world.tmp / "billing-checkout"
+    if not code.exists():
+        (code / "src").mkdir(parents=True)
+        git(code, "init", "--quiet")
+        git(code, "remote", "add", "origin", "git@github.com:example/billing.git")
+    return code
 
 
 def mcp_explain(world: DailyWorld, rule_id: str) -> str:
     """The MCP `explain` tool's answer for `rule_id`, from a checkout of main, in billing's checkout."""
     import anyio
-    from gitfixtures import git
     from mcp import Client
     from mcpkit import in_process
 
     from homeostat.mcp_server import build_server
 
-    code = world.tmp / "billing-checkout"
-    (code / "src").mkdir(parents=True)
-    git(code, "init", "--quiet")
-    git(code, "remote", "add", "origin", "git@github.com:example/billing.git")
+    code = billing_checkout(world)
     answers: list[str] = []
 
     async def run() -> None:
@@ -191,10 +200,15 @@ def test_a_flag_merged_unread_serves_its_reason_to_no_agent(
     assert flag.outcome == "disputed", flag.reason
     main = "\n".join(world.main_files().values())
     assert HARM.rstrip(".") in main  # the rule's flags hold it, for the dispute PR's reviewer
-    answer = mcp_explain(world, STATUS_RULE)
-    assert "status: disputed" in answer, answer
-    assert "bo on " in answer, answer
-    assert HARM.rstrip(".") not in answer, answer
+    from homeostat.cli import main as cli
+
+    capsys.readouterr()
+    kb = str(world.checkout())
+    assert cli(["explain", STATUS_RULE, "--kb", kb, "--checkout", str(billing_checkout(world))]) == 0
+    for answer in (mcp_explain(world, STATUS_RULE), capsys.readouterr().out):
+        assert "status: disputed" in answer, answer
+        assert "bo on " in answer, answer
+        assert HARM.rstrip(".") not in answer, answer
 
 
 # --- the judge fails closed --------------------------------------------------------------------------
