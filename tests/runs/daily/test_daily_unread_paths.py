@@ -349,3 +349,44 @@ def test_a_lesson_its_own_author_merges_through_review_merge_is_not_merged_unrea
     world.env()  # bo's agent, with bo's token, dispatches the review-merge workflow
     main(["review", "merge", "--all", "--kb", str(world.checkout())])
     assert HARM.rstrip(".") not in "\n".join(world.main_files().values())
+
+
+def test_a_push_onto_the_daily_prs_branch_before_its_merge_is_never_merged(
+    any_world: DailyWorld, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same push in a live run, between opening the daily PR and merging it: the merge is made
+    only at the commit the run pushed (GitHub's merge takes the head it expects; on Bitbucket the run
+    checks the head just before it asks), so it is refused and the PR stays open for a person, with
+    why in its body; the next run does not merge it either."""
+    from racekit import seed
+
+    from homeostat.runs import publish
+
+    world = any_world
+    seed(world)
+    merge = publish.Publisher.merge
+    pushed: list[str] = []
+
+    def push_first(self: publish.Publisher, number: int, sha: str, title: str, message: str) -> Any:
+        """Someone who can push to the KB repo adds a rule to every daily PR's branch, just before
+        the first merge."""
+        if not pushed:
+            repo = world.bare()
+            listed = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/homeostat/").stdout.decode()
+            for ref in (r for r in listed.split() if r.startswith("refs/heads/homeostat/daily-")):
+                tip = repo.rev_parse(ref)
+                assert tip is not None
+                files = {"knowledge/billing/api/charge-the-form-price.md": POISONED_RULE.encode()}
+                repo.run("update-ref", ref, repo.commit_files(tip, files, "tidy"))
+                pushed.append(ref)
+        return merge(self, number, sha, title, message)
+
+    monkeypatch.setattr(publish.Publisher, "merge", push_first)
+    world.daily()
+    assert pushed
+    assert HARM.rstrip(".") not in "\n".join(world.main_files().values()), capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "was not merged" in out and "it stays open" in out, out
+    monkeypatch.setattr(publish.Publisher, "merge", merge)
+    world.daily()  # the next run finishes or undoes what that one left
+    assert HARM.rstrip(".") not in "\n".join(world.main_files().values()), capsys.readouterr().out
