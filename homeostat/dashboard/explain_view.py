@@ -23,7 +23,7 @@ def explain_rule(root: Path, kb: KB | None, rule_id: str) -> tuple[bool, dict[st
         repo = rule.area.split("/", 1)[0] if session.corpus.multi_repo and "/" in rule.area else None
         teams = frozenset(team.name for team in kb.require_config().team.teams)
         session = session._replace(audience=Audience(repo=repo, member=None, teams=teams))
-    result = explain(kb, session, rule_id, None)
+    result = explain(kb, session, rule_id, None, flag_reasons=True)  # a person's page: the reasons too
     shown = None if rule is None else served_rule(rule)  # its text as every surface shows it
     text = (
         ""

@@ -143,16 +143,23 @@ def explain(
     base: Path | None = None,
     conflicts: Conflicts | None = None,
     task: Sequence[str] = (),
+    *,
+    flag_reasons: bool = False,
 ) -> Explanation:
     """`conflicts`: the KB's words when the caller keeps them (the MCP server); else worked out now.
-    `task`: what the developer is doing, as words, which ranks `files` as `context` does."""
+    `task`: what the developer is doing, as words, which ranks `files` as `context` does.
+    Each open flag is shown by who and when, and its reason only with `flag_reasons` (the dashboard,
+    a person's browser): the CLI's answer is an agent's too (the plugin's explain skill runs it), and
+    a flag merges with no person reading it (`docs/daily.md`, "What merges unread"), so its reason is
+    words only the risky check has read, chosen by whoever ran `learn --flag` (an agent under a
+    prompt injection among them); it is for the person who settles the dispute."""
     from homeostat.core.served import served_rule
 
     rule = kb.rule(rule_id)
     if rule is None or not session.audience.sees(rule.area, session.corpus):
         return _explain_unseen(kb, session, rule_id, rule)
     rule = served_rule(rule)  # every fact below is a field as `core.served` shows it
-    facts = _rule_facts(kb, rule, conflicts or Conflicts(kb))
+    facts = _rule_facts(kb, rule, conflicts or Conflicts(kb), flag_reasons=flag_reasons)
     if files is not None:
         touched = relative_paths(files, session.identity, base or session.identity.top)
         facts["for these files"] = _placement(session, touched, task, rule_id)
@@ -175,7 +182,7 @@ def _explain_unseen(kb: KB, session: Session, rule_id: str, rule: Rule | None) -
     return Explanation(rule_id, False, {"hint": hint})
 
 
-def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts) -> dict[str, object]:
+def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts, *, flag_reasons: bool = False) -> dict[str, object]:
     """The rule's provenance, score and standing, in the order a reader asks about them; the keys are
     the JSON shape `explain --json`, the MCP tool and the dashboard share."""
     from homeostat.core.scoring import score_rule
@@ -197,7 +204,9 @@ def _rule_facts(kb: KB, rule: Rule, conflicts: Conflicts) -> dict[str, object]:
         "approved by": ", ".join(meta.approved_by),
         "score": f"{breakdown.total} = {terms}"
         + (f" (cached {meta.score})" if meta.score is not None else ""),
-        "open flags": [f"{f.by} on {f.at}: {f.reason}" for f in meta.open_flags],
+        "open flags": [
+            f"{f.by} on {f.at}" + (f": {f.reason}" if flag_reasons else "") for f in meta.open_flags
+        ],
         "conflicts": conflicts.of(rule),
     }
 

@@ -31,7 +31,7 @@ from typing import Literal
 
 from homeostat.core.config import CORE_AREA, Config
 from homeostat.core.daily.confidence import Confidence
-from homeostat.core.daily.enactment import code_terms, enactment_reason
+from homeostat.core.daily.enactment import CodeTerms, code_terms, enactment_reason
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.trust import quote_inline
 from homeostat.core.safety.language import Foreign
@@ -53,6 +53,9 @@ class Checks:
     subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects the lesson's text is about
     foreign: tuple[Foreign, ...] = ()  # sentences in a language the team does not accept unread
     target_subjects: tuple[SubjectHit, ...] = ()  # sensitive subjects of the rule a flag disputes
+    # The code a review lesson's change must show, when not its own text's: for a lesson consolidation
+    # folded into a rule, its draft's (the rule it rewrites names code any change may use)
+    enactment_terms: CodeTerms | None = None
 
 
 @dataclass(frozen=True)
@@ -112,19 +115,20 @@ def decide(lesson: Lesson, confidence: Confidence, checks: Checks, config: Confi
     if confidence.total >= threshold:
         if not lesson.from_review and config.scoring.auto_merge.pending == "review":
             return Decision("review", taught_reason(lesson))
-        if lesson.from_review and (unenacted := unenacted_reason(lesson, config)):
+        if lesson.from_review and (unenacted := unenacted_reason(lesson, config, checks.enactment_terms)):
             return Decision("review", f"not enacted by a second person: {unenacted}")
         return Decision("merge", f"confidence {confidence.total} ≥ {threshold}", needs_judge=True)
     return Decision("review", f"confidence {confidence.total} is between {weights.decline} and {threshold}")
 
 
-def unenacted_reason(lesson: Lesson, config: Config) -> str | None:
+def unenacted_reason(lesson: Lesson, config: Config, terms: CodeTerms | None = None) -> str | None:
     """Why a review lesson's change after its comment does not show a second person enacted it (the
-    provenance check, `core.daily.enactment`), or None when it does."""
+    provenance check, `core.daily.enactment`), or None when it does. `terms`: the code the change must
+    show, when not the lesson's own rule's and example's (an update's: its draft's, `Checks`)."""
     return enactment_reason(
         lesson.originator,
         lesson.follow_up,
-        code_terms(lesson.rule, lesson.example),
+        code_terms(lesson.rule, lesson.example) if terms is None else terms,
         need_code=config.scoring.auto_merge.enactment != "author",
         need_signed=config.scoring.auto_merge.enactment == "signed",
     )

@@ -41,6 +41,7 @@ from homeostat.core.daily.consolidate import (
     merge_candidates,
 )
 from homeostat.core.daily.decide import Checks, Decision, decide
+from homeostat.core.daily.enactment import code_terms
 from homeostat.core.daily.field_checks import field_problems
 from homeostat.core.daily.flag_cap import cap_flags, flags_merged_before
 from homeostat.core.daily.judge import JUDGE_CONFIRMATIONS, JudgeBudget, Verdict, judge
@@ -250,6 +251,9 @@ def score_all(
             if consolidation.target in updated_rules:
                 checks = replace(checks, waits_with=f"another update of {consolidation.target} in this run")
             effective = _as_updated(kb, effective, consolidation)
+            # the rewritten rule keeps the old rule's code, which a change uses for reasons of its own:
+            # only the code the comment's draft names shows that its author enacted the comment
+            checks = replace(checks, enactment_terms=code_terms(draft.lesson.rule, draft.lesson.example))
         checks = validate_draft(ctx, kb, config, effective, consolidation, checks)
         checks = replace(checks, untrusted=trust_problems(_drafted_text(effective), effective.trust))
         checks = replace(checks, subjects=lesson_subjects(effective, config))

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from homeostat.core.hosts import PullInfo
+from homeostat.core.hosts import PullInfo, same_commit
 from homeostat.core.state.branch import Claim, DecisionRecord, JournalEntry, PullRef, StateSnapshot
 from homeostat.runs.daily.claim import CLAIM_TTL
 from homeostat.runs.daily.run_state import DAILY_PREFIX, REVIEW_PREFIX, DailyContext, Retirement
@@ -82,10 +82,25 @@ def _finish(
 def _land_left(
     ctx: DailyContext, base: str, dead: Claim, entry: JournalEntry, pull: PullInfo, lines: list[str]
 ) -> list[DecisionRecord]:
-    """Merge the daily PR the dead run opened; a refusal turns its merged lessons into review."""
+    """Merge the daily PR the dead run opened, at the commit its journal names; a refusal turns its
+    merged lessons into review. A PR whose branch moved since (anyone who can push to the KB repo can
+    push to it) is closed unmerged and its lessons are decided again: a daily PR merges with no person
+    reading it, so it merges only what a run decided."""
+    if not pull.head_sha or not same_commit(pull.head_sha, entry.sha):
+        ctx.publisher.close(
+            pull,
+            f"Closed by Homeostat: this branch moved after run {dead.run_id} pushed {entry.sha[:12]}, and a"
+            " daily PR merges with no person reading it, so only what a run pushed is merged. Its lessons"
+            " are decided again.",
+        )
+        lines.append(
+            f"closed daily PR #{pull.number} that run {dead.run_id} left open: its branch moved after that"
+            " run pushed it; its lessons are decided again"
+        )
+        return []
     change = Change(base, dead.base_tip, {}, entry.branch, entry.title, "")
     merged = ctx.publisher.land(
-        Published(change, pull.head_sha or entry.sha, pull),
+        Published(change, entry.sha, pull),
         f"{entry.title} (#{pull.number})",
         entry.merge_message,
     )
