@@ -189,6 +189,15 @@ class AutoMerge(Model):
         "takes a rule out of every agent's context until a reviewer settles it); the member's further flags "
         "that day go to their review PR. 0 sends every flag to a person.",
     )
+    team_flags: int = Field(
+        default=3,
+        ge=0,
+        description="How many rules the whole team's flags may take out of every agent's context unread in "
+        "the daily runs of one day (UTC), whoever flagged them: a member's candidates branch is named for "
+        "them but anyone who can push to the KB repo can write to it, so the per-member `flags` alone "
+        "does not bound one account. Further flags that day go to their member's review PR. 0 sends every "
+        "flag to a person.",
+    )
 
     @field_validator("subjects")
     @classmethod

@@ -252,7 +252,12 @@ JUDGE_OFF = "  curator:\n    judgeCalls: 0\n"
     ("settings", "status", "says"),
     [
         ("", "ok", "nothing merges with no person: scoring.autoMerge lists no area"),
-        ("", "ok", "up to 3 of one member's flags a day (scoring.autoMerge.flags)"),
+        ("", "ok", "up to 3 of one member's flags a day (scoring.autoMerge.flags) and 3 rules of the team's"),
+        (
+            "scoring:\n  autoMerge:\n    teamFlags: 0\n",
+            "ok",
+            "every flag waits for a person (scoring.autoMerge.teamFlags: 0)",
+        ),
         (
             "scoring:\n  autoMerge:\n    flags: 0\n",
             "ok",

@@ -12,6 +12,11 @@ the order the run reads its lessons (stable), so the same lessons always merge: 
 that would merge do until they have disputed `flags` rules, and the rest wait. A flag already sent to
 a person (a rule the subject gate names) or declined (a risky reason) does not use up the count.
 
+The team's flags together are bounded the same way (`scoring.autoMerge.teamFlags`, rules a day): a
+member's `candidates/<member>` branch is named for them, but anyone who can push to the KB repo can
+write to it, so the per-member count alone lets one account spend every member's cap. Rules a flag
+disputed count once for the team whoever flagged them.
+
 A run counts the flags merged unread earlier that UTC day (a second run started by hand shares the
 day's cap) and those after the last finished daily run ended: a run that takes over a killed one
 finishes its journal first (runs.daily.recover), so the flags the killed run merged are on the state
@@ -44,7 +49,8 @@ def cap_flags(
     what the cap guards is rules taken out of agents' context: a second flag on a rule the member's
     first one disputes takes nothing more out and merges with it, and so does a flag on a rule already
     `disputed` (served to no agent)."""
-    cap = config.scoring.auto_merge.flags
+    auto = config.scoring.auto_merge
+    cap, team_cap = auto.flags, auto.team_flags
     wanted: dict[str, set[str]] = defaultdict(set)
     for member, rules in merged_before.items():
         wanted[member] |= rules
@@ -52,16 +58,21 @@ def cap_flags(
         if _merges(lesson, decision) and lesson.target not in disputed:
             wanted[lesson.member.lower()].add(lesson.target)
     taken = {member: set(rules) for member, rules in merged_before.items()}
+    team = set().union(*taken.values())
+    team_wanted = set().union(*wanted.values())
     capped: list[Decision] = []
     for lesson, decision in decided:
         mine = taken.setdefault(lesson.member.lower(), set())
         if _merges(lesson, decision) and lesson.target not in mine and lesson.target not in disputed:
-            if len(mine) < cap:
-                mine.add(lesson.target)
-            else:
+            if len(mine) >= cap:
                 decision = Decision(
                     "review", flag_cap_reason(lesson, len(wanted[lesson.member.lower()]), cap)
                 )
+            elif lesson.target not in team and len(team) >= team_cap:
+                decision = Decision("review", team_cap_reason(lesson, len(team_wanted), team_cap))
+            else:
+                mine.add(lesson.target)
+                team.add(lesson.target)
         capped.append(decision)
     return capped
 
@@ -79,6 +90,19 @@ def flag_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
         )
     return (
         f"{lesson.member} flagged {flagged} rules today (UTC): more than scoring.autoMerge.flags ({cap})"
+        " take rules out of every agent's context only after a person reads them"
+    )
+
+
+def team_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
+    """Why a flag past the team's cap waits for a person: how many rules the team's flags named that day."""
+    if cap == 0:
+        return (
+            f"scoring.autoMerge.teamFlags is 0: a flag takes {lesson.target} out of every agent's context"
+            " only after a person reads it"
+        )
+    return (
+        f"the team's flags named {flagged} rules today (UTC): more than scoring.autoMerge.teamFlags ({cap})"
         " take rules out of every agent's context only after a person reads them"
     )
 

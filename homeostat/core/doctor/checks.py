@@ -323,11 +323,13 @@ def check_unread_merges(config: Config) -> Finding:
 def flags_unread(auto: AutoMerge) -> str:
     """What a flag does with no person (`core.daily.flag_cap`): it takes its rule out of every
     agent's context, so how many one member's agent may do so in a run is part of what merges unread."""
-    if auto.flags == 0:
-        return "every flag waits for a person (scoring.autoMerge.flags: 0)"
+    if auto.flags == 0 or auto.team_flags == 0:
+        key = "flags" if auto.flags == 0 else "teamFlags"
+        return f"every flag waits for a person (scoring.autoMerge.{key}: 0)"
     return (
         "a flag still takes its rule out of service until a reviewer settles it, up to"
-        f" {auto.flags} of one member's flags a day (scoring.autoMerge.flags), unless the rule is"
+        f" {auto.flags} of one member's flags a day (scoring.autoMerge.flags) and {auto.team_flags}"
+        " rules of the team's (scoring.autoMerge.teamFlags), unless the rule is"
         " about a sensitive subject: then a person confirms the flag first"
     )
 

@@ -30,11 +30,14 @@ from homeostat.core.state.branch import (
 T = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
 
 
-def config_with(flags: int | None = None) -> Config:
+def config_with(flags: int | None = None, team_flags: int | None = None) -> Config:
     config = load_kb(example_files()).require_config()
-    if flags is None:
+    update = {
+        key: value for key, value in (("flags", flags), ("team_flags", team_flags)) if value is not None
+    }
+    if not update:
         return config
-    auto = config.scoring.auto_merge.model_copy(update={"flags": flags})
+    auto = config.scoring.auto_merge.model_copy(update=update)
     return config.model_copy(update={"scoring": config.scoring.model_copy(update={"auto_merge": auto})})
 
 
@@ -56,7 +59,7 @@ def verdicts(decisions: list[Decision]) -> list[str]:
 
 
 def test_the_first_three_of_a_members_flags_merge_and_the_rest_wait_with_the_reason() -> None:
-    config = config_with()
+    config = config_with(team_flags=10)  # the team's cap is read on its own below
     lessons = [flag("bo", f"rule-{i}") for i in range(5)] + [flag("cy", "rule-9")]
     capped = cap_flags(decided(lessons, config), {}, config)
     assert verdicts(capped) == ["merge", "merge", "merge", "review", "review", "merge"]
@@ -69,8 +72,29 @@ def test_the_first_three_of_a_members_flags_merge_and_the_rest_wait_with_the_rea
 
 def test_the_default_is_three_and_a_negative_cap_is_refused() -> None:
     assert config_with().scoring.auto_merge.flags == 3
+    assert config_with().scoring.auto_merge.team_flags == 3
     with pytest.raises(ValidationError):
         config_with().scoring.auto_merge.model_validate({"flags": -1})
+    with pytest.raises(ValidationError):
+        config_with().scoring.auto_merge.model_validate({"teamFlags": -1})
+
+
+def test_the_teams_flags_together_dispute_at_most_team_flags_rules_whoever_flagged_them() -> None:
+    """One account can write flags onto every member's candidates branch: the team's cap bounds it.
+    Rules count once (two members flagging one rule use one), and the day's earlier flags count."""
+    config = config_with()
+    lessons = [flag("ana", "rule-0"), flag("bo", "rule-1"), flag("bo", "rule-0"), flag("cy", "rule-2")]
+    lessons += [flag("cy", "rule-3"), flag("ana", "rule-4")]
+    capped = cap_flags(decided(lessons, config), {}, config)
+    assert verdicts(capped) == ["merge", "merge", "merge", "merge", "review", "review"]
+    assert capped[4].reason == (
+        "the team's flags named 5 rules today (UTC): more than scoring.autoMerge.teamFlags (3) take rules"
+        " out of every agent's context only after a person reads them"
+    )
+    earlier = cap_flags(decided([flag("cy", "rule-7")], config), {"ana": {"a", "b"}, "bo": {"c"}}, config)
+    assert verdicts(earlier) == ["review"]
+    off = config_with(team_flags=0)
+    assert verdicts(cap_flags(decided([flag("cy", "rule-7")], off), {}, off)) == ["review"]
 
 
 def test_flags_sent_to_a_person_or_declined_and_other_lessons_do_not_use_up_the_cap() -> None:
@@ -103,7 +127,7 @@ def test_flags_zero_sends_every_flag_to_a_person() -> None:
 
 
 def test_flags_a_killed_run_merged_count_against_the_run_that_finishes_it() -> None:
-    config = config_with()
+    config = config_with(team_flags=10)
     lessons = [flag("Bo", "rule-3"), flag("bo", "rule-0"), flag("cy", "rule-9")]
     capped = cap_flags(decided(lessons, config), {"bo": {"rule-0", "rule-1", "rule-2"}}, config)
     assert verdicts(capped) == ["review", "merge", "merge"]

@@ -44,12 +44,12 @@ def served(world: DailyWorld, capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
-def set_flags(world: DailyWorld, flags: int) -> None:
+def set_flags(world: DailyWorld, flags: int, key: str = "flags") -> None:
     repo = world.bare()
     tip = repo.rev_parse("refs/heads/main")
     assert tip is not None
     config = world.main_files()["homeostat.yaml"].replace(
-        "  autoMerge:\n", f"  autoMerge:\n    flags: {flags}\n"
+        "  autoMerge:\n", f"  autoMerge:\n    {key}: {flags}\n"
     )
     repo.run(
         "update-ref", "refs/heads/main", repo.commit_files(tip, {"homeostat.yaml": config.encode()}, "flags")
@@ -83,6 +83,7 @@ def assert_three_disputed_and_the_last_in_review(
 def test_a_members_fourth_flag_in_a_run_waits_in_their_review_pr_and_its_rule_stays_served(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    set_flags(world, 4, "teamFlags")  # room for cy's flag beside bo's three
     last = flag_four_rules(world)
     world.pending("cy", kind="flag", target="no-router-rewrite", reason="the legacy router is gone")
     assert world.daily() == 0, capsys.readouterr().out

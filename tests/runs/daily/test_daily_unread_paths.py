@@ -397,9 +397,8 @@ def test_a_push_onto_the_daily_prs_branch_before_its_merge_is_never_merged(
 # `scoring.autoMerge.flags` (3) bounds how many rules one member's flags take out of every agent's
 # context in a day. It is counted per `candidates/<member>` branch, and nothing on the host ties a
 # branch to its member: an account that can push to the KB repo (an agent holding one developer's
-# token) can write flags onto every member's branch and spend every member's cap. Not fixed here: a
-# bound that does not trust the branch's name is a team-wide one, a design choice for the
-# maintainers (docs/daily.md says so under "What merges unread").
+# token) can write flags onto every member's branch and spend every member's cap. So the team's flags
+# together are bounded too (`scoring.autoMerge.teamFlags`, 3), whoever's branch they came from.
 
 EXAMPLE_RULES = (
     "billing-api-error-status-table",
@@ -411,16 +410,25 @@ EXAMPLE_RULES = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="the flag cap is counted per candidates branch, whoever pushed it")
-def test_one_account_flagging_from_every_members_branch_disputes_at_most_the_cap(
+def test_one_account_flagging_from_every_members_branch_disputes_at_most_the_team_cap(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     for index, rule in enumerate(EXAMPLE_RULES):  # cy's agent, on ana's, bo's and cy's branches
         member = ("ana", "bo", "cy")[index // 2]
         world.pending(member, kind="flag", target=rule, reason="Outdated since the refactor.")
     assert world.daily() == 0, capsys.readouterr().out
-    disputed = [r for r in world.records().values() if r.kind == "flag" and r.outcome == "disputed"]
-    assert len(disputed) <= 3, [r.rule_id for r in disputed]
+    flags = [r for r in world.records().values() if r.kind == "flag"]
+    disputed = [r for r in flags if r.outcome == "disputed"]
+    assert len(disputed) == 3, [r.rule_id for r in disputed]
+    held = [r for r in flags if r.outcome == "review"]
+    assert len(held) == 3
+    assert all(
+        r.reason == "the team's flags named 6 rules today (UTC): more than scoring.autoMerge.teamFlags (3)"
+        " take rules out of every agent's context only after a person reads them"
+        for r in held
+    ), [r.reason for r in held]
+    assert world.daily() == 0, capsys.readouterr().out  # a second run that day merges none of them
+    assert len([r for r in world.records().values() if r.kind == "flag" and r.outcome == "disputed"]) == 3
 
 
 # --- checkpointed answers are recalled from the state branch ------------------------------------------
