@@ -138,7 +138,7 @@ _FIFTEENTH_MISSES = {
         (1, 2, 5, 6),
     ),
     "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 3, 4, 5, 7)),
-    "the hidden part is code in an element the risky check does not count as hidden": ("hidden", (1, 2, 4)),
+    "the hidden part is code in a collapsed <details> block, which a reviewer can open": ("hidden", (2,)),
     "the knowledge repo's check moved to a manual trigger: a workflow trigger names no control": (
         "hsoff",
         (6,),
