@@ -394,3 +394,18 @@ def test_a_dry_run_says_whether_the_approval_stands(
     assert world.run("review", "merge", "--all", "--dry-run") == 0
     assert f"PR #{number}: dry-run: would merge, level with main, approved by cy" in capsys.readouterr().out
     assert world.state(number)["state"] == "open"
+
+
+def test_a_state_branch_that_cannot_be_read_leaves_every_pr_open(
+    github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = github_world
+    number = retry_refunds(world)
+    world.approve(number, "cy")
+    bare = world.bare()
+    tip = world.branch("homeostat/state")
+    broken = bare.commit_files(tip, {"decisions/ana.json": b"{not json"}, "broken")
+    bare.run("update-ref", "refs/heads/homeostat/state", broken)
+    line = left_open(world, number, capsys)
+    assert line.startswith(f"PR #{number}: left-open: homeostat/state cannot be read (")
+    assert line.endswith("), so who wrote its lessons is unknown")
