@@ -127,6 +127,10 @@ class HostHarness(Protocol):
 
     def close_as(self, repo: RepoRef, number: int, user: str) -> None: ...
 
+    def approve(self, repo: RepoRef, number: int, login: str) -> None:
+        """`login` approves the PR at its head, as a reviewer does on the host."""
+        ...
+
     def edit_comment(self, repo: RepoRef, number: int, comment_id: int, body: str, user: str) -> None:
         """`user` changes the text of their review comment through the host's API, now."""
         ...

@@ -20,9 +20,18 @@ from gitfixtures import git
 from homeostat.adapters.git.plumbing import Git
 from homeostat.core.format.write import render_topic_section
 from homeostat.core.schema import RuleMeta
+from homeostat.core.state.branch import (
+    DecisionRecord,
+    DecisionsFile,
+    LessonSource,
+    PullRef,
+    decisions_path,
+    dump_state,
+)
 
 TOPIC = "knowledge/billing/api/errors.md"
 DAY = "2026-12-01"
+STATE = "homeostat/state"
 
 
 def section(rule_id: str, title: str, text: str = "", area: str = "billing/api") -> str:
@@ -75,11 +84,45 @@ class ReviewWorld:
         bare.run("update-ref", f"refs/heads/{branch}", sha)
         return sha
 
-    def review_pr(self, member: str, files: dict[str, str], *, prefix: str = "homeostat/review-") -> int:
+    def review_pr(
+        self, member: str, files: dict[str, str], *, prefix: str = "homeostat/review-", author: str = ""
+    ) -> int:
+        """A review PR of `member`'s lessons (a dispute PR of `author`'s flags), with the decision
+        record the daily run writes on the state branch for it."""
         branch = f"{prefix}{member}-{DAY}"
         title = f"Homeostat review: {member} {DAY}"
         self.push_branch(branch, files, title)
-        return self.adapter.open_pull(self.kb_repo, branch, "main", title, f"Lessons for {member}.").number
+        pull = self.adapter.open_pull(self.kb_repo, branch, "main", title, f"Lessons for {member}.")
+        self.record(author or member, pull.number, pull.url, branch, dispute=bool(author))
+        return pull.number
+
+    def record(self, member: str, number: int, url: str, branch: str, *, dispute: bool = False) -> None:
+        """`member`'s decision record naming PR `number`, added to the state branch."""
+        bare = self.bare()
+        tip = bare.rev_parse(f"refs/heads/{STATE}")
+        path = decisions_path(member)
+        old = bare.read_file(tip, path) if tip else None
+        records = DecisionsFile.model_validate_json(old).records if old else ()
+        at = dt.datetime(2026, 12, 1, 6, tzinfo=dt.UTC)
+        record = DecisionRecord(
+            hash=f"lesson-{number}",
+            member=member,
+            kind="dispute" if dispute else "new",
+            title=f"Lesson of PR {number}",
+            source=LessonSource(type="flag" if dispute else "manual"),
+            outcome="review",
+            state="in-review",
+            confidence=55,
+            pr=PullRef(number=number, url=url, branch=branch),
+            review_opened_at=at,
+            at=at,
+        )
+        data = dump_state(DecisionsFile(member=member, records=(*records, record)))
+        bare.run("update-ref", f"refs/heads/{STATE}", bare.commit_files(tip, {path: data}, "record"))
+
+    def approve(self, number: int, login: str) -> None:
+        """`login` approves the PR at its head, as a reviewer does on the host."""
+        self.harness.approve(self.kb_repo, number, login)
 
     def with_rule(self, *sections: str, path: str = TOPIC) -> dict[str, str]:
         """The topic file as main holds it, with `sections` added at its end."""

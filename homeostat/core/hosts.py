@@ -215,6 +215,15 @@ class PullInfo:
 
 
 @dataclass(frozen=True)
+class Approval:
+    """A person's approval standing on a PR; `commit` is the head it was given at, None when the host
+    does not record one (Bitbucket Cloud)."""
+
+    login: str
+    commit: str | None = None
+
+
+@dataclass(frozen=True)
 class MergeResult:
     """A merge outcome. A refusal is a value so the caller can leave the PR open and go on."""
 
@@ -321,6 +330,11 @@ class CodeHost(Protocol):
 
     def pull_comments(self, repo: RepoRef, number: int) -> list[str]:
         """The bodies of the PR's general (not inline) comments, oldest first."""
+        ...
+
+    def pull_approvals(self, repo: RepoRef, number: int) -> list[Approval]:
+        """The approvals standing on the PR: each person's latest review when it approves (GitHub,
+        with its commit), or the participants marked approved (Bitbucket, no commit)."""
         ...
 
     def close_pull(self, repo: RepoRef, number: int) -> None: ...

@@ -5,14 +5,17 @@ PR (one by number, or every open one, oldest first, each on the base the last on
 
 1. check: it is open, its head is this repository's `homeostat/review-*` branch (dispute PRs
    included), and it targets `sources.baseBranch`; a merged or closed PR is reported and skipped;
-2. rebuild: when the base moved since the PR's branch left it, the PR's files are merged onto the
+2. approval: a team member who wrote none of its lessons (the decision records on the state branch
+   that name the PR say who did) approved it at the head just fetched, the one the rebuild starts
+   from and the push is leased on; else it is left open, with no comment, and the line says why;
+3. rebuild: when the base moved since the PR's branch left it, the PR's files are merged onto the
    current base section by section (`homeostat.core.format.section_merge`), validated, and committed on
    the base tip; a rule both sides changed (or anything else two sides changed differently) leaves
    the PR open with one comment saying which and why, never repeated by a rerun;
-3. push: the rebuilt commit replaces the branch, leased on the commit it was rebuilt from, so a
+4. push: the rebuilt commit replaces the branch, leased on the commit it was rebuilt from, so a
    person's push in between is never lost; a host that can miss a force push (Bitbucket) gets an
    ordinary push on top; then the run waits until the host shows the pushed commit as the PR head;
-4. merge: squash-merge at exactly that head (the Bitbucket adapter polls its asynchronous merge).
+5. merge: squash-merge at exactly that head (the Bitbucket adapter polls its asynchronous merge).
    A refusal (branch protection, a required check) leaves the PR open, rebuilt, for a person.
 
 Only the PR's own branch is ever force-pushed: never the base branch or the state branch. Nothing
@@ -30,11 +33,12 @@ from typing import Literal, TextIO
 
 from homeostat.adapters.git.plumbing import Git
 from homeostat.adapters.kb_files import load_kb_ref
-from homeostat.adapters.state.state_store import tracking_ref
+from homeostat.adapters.state.state_store import read_state, tracking_ref
 from homeostat.core.config import Config
 from homeostat.core.format.section_merge import Conflict, Rebuild, rebuild
 from homeostat.core.hosts import Capability, CodeHost, PullInfo, PullState, RepoRef, same_commit
-from homeostat.core.state.branch import state_branch
+from homeostat.core.review_approval import Verdict, approval_verdict
+from homeostat.core.state.branch import StateSnapshot, state_branch
 from homeostat.core.validate import validate_files
 from homeostat.errors import AuthError, HomeostatError, HostError
 from homeostat.runs.publish import REBUILDABLE_PREFIX, Publisher
@@ -101,6 +105,7 @@ class _Prepared:
     pull: PullInfo
     head: str
     rebuilt: str | None
+    approver: str
 
 
 class ReviewMerge:
@@ -109,6 +114,7 @@ class ReviewMerge:
         self.options = options
         self.base = deps.config.sources.base_branch
         self.publisher = Publisher(deps.git, deps.host, deps.kb_repo, remote=deps.remote, out=deps.out)
+        self._state: StateSnapshot | None = None  # read once, when the first PR asks who wrote it
 
     def run(self) -> ReviewMergeResult:
         result = ReviewMergeResult()
@@ -143,12 +149,18 @@ class ReviewMerge:
         if pull.state is not PullState.OPEN:
             return PullOutcome(pull.number, pull.url, "skipped", f"already {pull.state.value}")
         head, base_tip = self._fetch(pull)
-        prepared = self._prepare(pull, head, base_tip)
+        verdict = self._approval(pull, head)
+        if verdict.approver is None:
+            if self.options.dry_run:
+                return PullOutcome(pull.number, pull.url, "dry-run", f"would be left open: {verdict.reason}")
+            return PullOutcome(pull.number, pull.url, "left-open", verdict.reason)
+        prepared = self._prepare(pull, head, base_tip, verdict.approver)
         if isinstance(prepared, PullOutcome):
             return prepared
         if self.options.dry_run:
             what = "rebuilt on" if prepared.rebuilt else "level with"
-            return PullOutcome(pull.number, pull.url, "dry-run", f"would merge, {what} {self.base}")
+            reason = f"would merge, {what} {self.base}, {verdict.reason}"
+            return PullOutcome(pull.number, pull.url, "dry-run", reason)
         pushed = self._push(prepared)
         if isinstance(pushed, PullOutcome):
             return pushed
@@ -182,9 +194,40 @@ class ReviewMerge:
             raise HomeostatError(f"the KB repo has no branch {self.base!r} (sources.baseBranch)")
         return head, base_tip
 
-    # .. 2. rebuild ..
+    # .. 2. approval ..
 
-    def _prepare(self, pull: PullInfo, head: str, base_tip: str) -> _Prepared | PullOutcome:
+    def _approval(self, pull: PullInfo, head: str) -> Verdict:
+        """Whether a team member who wrote none of the PR's lessons approved it at `head`, the commit
+        the rebuild starts from and the push is leased on."""
+        authors = self._authors(pull)
+        if isinstance(authors, str):
+            return Verdict(None, f"{authors}, so who wrote its lessons is unknown")
+        host, repo = self.publisher.host
+        approvals = host.pull_approvals(repo, pull.number)
+        return approval_verdict(approvals, authors, head, self._is_member, opener=pull.author)
+
+    def _authors(self, pull: PullInfo) -> frozenset[str] | str:
+        """The members whose lessons (or flags, for a dispute PR) the PR holds, from the decision
+        records on the state branch; why not, when the branch cannot be read or names no author."""
+        branch = state_branch(self.base)
+        if self._state is None:
+            try:
+                self._state = read_state(self.deps.git, self.deps.remote, branch)
+            except HomeostatError as exc:
+                return f"{branch} cannot be read ({exc})"
+        authors = frozenset(
+            record.member
+            for record in self._state.live_records()
+            if record.pr is not None and record.pr.number == pull.number
+        )
+        return authors or f"no decision record on {branch} names this PR"
+
+    def _is_member(self, login: str) -> bool:
+        return self.deps.config.member(login) is not None
+
+    # .. 3. rebuild ..
+
+    def _prepare(self, pull: PullInfo, head: str, base_tip: str, approver: str) -> _Prepared | PullOutcome:
         git = self.deps.git
         fork = git.run("merge-base", head, base_tip, check=False).stdout.decode().strip()
         if not fork:
@@ -192,7 +235,7 @@ class ReviewMerge:
                 pull, [Conflict("", f"{pull.head_branch} shares no history with {self.base}")]
             )
         if fork == base_tip:
-            return _Prepared(pull, head, None)
+            return _Prepared(pull, head, None, approver)
         built = self._rebuild(fork, base_tip, head)
         if built.conflicts:
             return self._leave_open(pull, list(built.conflicts), base_tip, fork)
@@ -206,7 +249,7 @@ class ReviewMerge:
             )
         changes = {path: None if text is None else text.encode("utf-8") for path, text in built.files.items()}
         message = f"{pull.title}\n\nRebuilt on {self.base} at {base_tip[:12]} by homeostat review merge."
-        return _Prepared(pull, head, git.commit_files(base_tip, changes, message))
+        return _Prepared(pull, head, git.commit_files(base_tip, changes, message), approver)
 
     def _rebuild(self, fork: str, base_tip: str, head: str) -> Rebuild:
         paths = set(self._changed(fork, head))
@@ -267,7 +310,7 @@ class ReviewMerge:
         subject = done.stdout.decode("utf-8", "replace").strip()
         return f"{conflict.why} ({self.base} changed it in “{subject}”)" if subject else conflict.why
 
-    # .. 3. push, and wait for the host ..
+    # .. 4. push, and wait for the host ..
 
     def _push(self, prepared: _Prepared) -> str | PullOutcome:
         """The commit the host shows as the PR head, ready to merge at."""
@@ -308,12 +351,13 @@ class ReviewMerge:
                 return False
             self.deps.sleep(self.options.poll)
 
-    # .. 4. merge ..
+    # .. 5. merge ..
 
     def _merge(self, prepared: _Prepared, sha: str) -> PullOutcome:
         pull = prepared.pull
         rebuilt = prepared.rebuilt is not None
-        message = f"Merged by homeostat review merge{', rebuilt on ' + self.base if rebuilt else ''}."
+        rebuilt_on = f", rebuilt on {self.base}" if rebuilt else ""
+        message = f"Merged by homeostat review merge{rebuilt_on}, approved by {prepared.approver}."
         merged = self.publisher.merge(pull.number, sha, f"{pull.title} (#{pull.number})", message)
         if not merged.merged:
             reason = f"the host refused the merge: {merged.reason}"

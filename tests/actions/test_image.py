@@ -308,6 +308,7 @@ def review_merge_setup(request: pytest.FixtureRequest, runner: Runner) -> Prepar
     )
     second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
     world.harness.merge_as(world.kb_repo, first, "ana")  # the other one conflicts for git now
+    world.approve(second, "cy")  # a member who wrote none of its lessons
     return Prepared(
         workspace,
         {"token": world.harness.token, "pr": str(second)},

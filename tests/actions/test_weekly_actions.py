@@ -121,6 +121,7 @@ def test_review_merge_action_merges_every_open_review_pr(
     )
     second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
     world.harness.merge_as(world.kb_repo, first, "ana")  # a person merged one: the other conflicts now
+    world.approve(second, "cy")  # a member who wrote none of its lessons
     run = run_action(
         REPO / "actions" / "review-merge",
         checkout(world, git_http, tmp_path),
@@ -147,6 +148,7 @@ def test_review_merge_action_leaves_a_conflict_open_with_a_warning(
     first = world.review_pr("ana", {topic: text.replace("Never pick a status code", "Never choose a status")})
     second = world.review_pr("bo", {topic: text.replace("Never pick a status code", "Do not pick a status")})
     world.harness.merge_as(world.kb_repo, first, "ana")
+    world.approve(second, "cy")
     run = run_action(
         REPO / "actions" / "review-merge",
         checkout(world, git_http, tmp_path),

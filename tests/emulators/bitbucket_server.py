@@ -787,10 +787,12 @@ class BitbucketEmulator:
                 {
                     "type": "participant",
                     "user": self.users[name].json(),
-                    "role": "REVIEWER",
-                    "approved": False,
+                    "role": "REVIEWER" if name in pull.reviewers else "PARTICIPANT",
+                    "approved": name in pull.approvals,
+                    "state": "approved" if name in pull.approvals else None,
+                    "participated_on": iso(pull.updated) if name in pull.approvals else None,
                 }
-                for name in pull.reviewers
+                for name in [*pull.reviewers, *(a for a in pull.approvals if a not in pull.reviewers)]
             ]
         return data
 
@@ -2019,7 +2021,9 @@ class BitbucketHarness:
     def approve(self, repo: RepoRef, number: int, user: str) -> None:
         self.emulator.user(user)
         with self.emulator.lock:
-            self.emulator.pull(self._repo(repo), number).approvals.append(user)
+            pull = self.emulator.pull(self._repo(repo), number)
+            if user not in pull.approvals:
+                pull.approvals.append(user)
 
     def set_build(self, repo: RepoRef, sha: str, key: str = "ci", result: str = "SUCCESSFUL") -> None:
         state = self._repo(repo)

@@ -344,9 +344,21 @@ class PullRecord:
     review_comments: list[ReviewCommentRecord] = field(default_factory=list)
     comments: list[IssueCommentRecord] = field(default_factory=list)
     fork: bool = False
-    reviews: list[tuple[str, str]] = field(default_factory=list)  # (login, APPROVED | CHANGES_REQUESTED | …)
+    reviews: list[ReviewRecord] = field(default_factory=list)
     opener: Token | None = None  # the token that opened it; pushes to its branch are taken to be its
     seen_head: str = ""  # the head the last pull_request event was sent for
+
+
+@dataclass(frozen=True)
+class ReviewRecord:
+    """A submitted review: who, its verdict (APPROVED, CHANGES_REQUESTED, COMMENTED) and the head
+    commit it was given at, as GitHub records them."""
+
+    id: int
+    login: str
+    state: str
+    commit_id: str
+    submitted_at: datetime
 
 
 @dataclass
@@ -640,7 +652,7 @@ class GitHubEmulator:
         """GitHub's 405 message when a rule blocks this token's merge, else ""."""
         head = self.head_sha(repo, pull)
         writers = {login for login, level in repo.permissions.items() if level in ("admin", "write")}
-        have = approvals(pull.reviews, pull.user, writers)
+        have = approvals([(r.login, r.state) for r in pull.reviews], pull.user, writers)
         login = token.login if token is not None else ""
         app = token.app_id if token is not None else None
         classic = repo.protections.get(pull.base_ref)
@@ -1018,6 +1030,7 @@ class GitHubEmulator:
             ("GET", repo + r"/commits/(?P<ref>[^/]+)/check-runs$", self._list_check_runs),
             ("GET", repo + r"/commits/(?P<ref>[^/]+)/status$", self._combined_status),
             ("POST", repo + r"/pulls/(?P<number>\d+)/reviews$", self._create_review),
+            ("GET", repo + r"/pulls/(?P<number>\d+)/reviews$", self._list_reviews),
             ("GET", repo + r"/actions/variables/(?P<variable>[^/]+)$", self._get_variable),
             ("GET", repo + r"/branches/(?P<branch>.+)$", self._get_branch),
         ]
@@ -1913,9 +1926,31 @@ class GitHubEmulator:
         if event == "APPROVE" and request.login == pull.user:
             raise ApiError(422, "Unprocessable Entity", errors=["Can not approve your own pull request"])
         state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}.get(event, "COMMENTED")
-        pull.reviews.append((request.login, state))
-        review = {"id": self.next_id(), "user": self.user_json(request.login), "state": state, "body": ""}
-        return Response(200, review)
+        record = self.add_review(repo, pull, request.login, state)
+        return Response(200, self.review_json(record))
+
+    def add_review(self, repo: RepoRecord, pull: PullRecord, login: str, state: str) -> ReviewRecord:
+        """A review given now, at the PR's head as it is now."""
+        record = ReviewRecord(self.next_id(), login, state, self.head_sha(repo, pull), _now())
+        pull.reviews.append(record)
+        return record
+
+    def review_json(self, review: ReviewRecord) -> Json:
+        return {
+            "id": review.id,
+            "user": self.user_json(review.login),
+            "state": review.state,
+            "body": "",
+            "commit_id": review.commit_id,
+            "submitted_at": _iso(review.submitted_at),
+        }
+
+    def _list_reviews(self, request: Request) -> Response:
+        _repo, pull = self._pull(request)
+        self._readable(request)
+        page = self.page(request, list(pull.reviews))
+        page.body = [self.review_json(review) for review in page.body]
+        return page
 
 
 def _handler_for(emulator: GitHubEmulator) -> type[BaseHTTPRequestHandler]:
@@ -2197,7 +2232,8 @@ class GitHubHarness:
         with self.emulator.lock:
             self.emulator.add_user(login)
             self._repo(repo).permissions.setdefault(login, "write")
-            self._repo(repo).pulls[number].reviews.append((login, "APPROVED"))
+            record = self._repo(repo)
+            self.emulator.add_review(record, record.pulls[number], login, "APPROVED")
 
     def fail_check(self, name: str, conclusion: str = "failure") -> None:
         """From now on the job `name` reports `conclusion` (failure, in_progress, …) when it runs."""

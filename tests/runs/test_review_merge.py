@@ -32,11 +32,14 @@ def world(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def two_additions(world: ReviewWorld) -> tuple[int, int]:
-    """Two review PRs (ana's, then bo's), each adding a section at the end of the same topic file."""
+    """Two review PRs (ana's, then bo's), each adding a section at the end of the same topic file,
+    both approved by cy, who wrote neither."""
     first = world.review_pr(
         "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
     )
     second = world.review_pr("bo", world.with_rule(section("billing-api-log-codes", "Log the decline code")))
+    world.approve(first, "cy")
+    world.approve(second, "cy")
     return first, second
 
 
@@ -86,6 +89,10 @@ def test_a_run_killed_after_pushing_the_rebuilt_branch_merges_it_on_the_rerun(
     assert world.state(second)["state"] == "open"  # rebuilt and pushed, not merged
     capsys.readouterr()
 
+    if world.host == "github":  # cy's approval was of the head before the rebuild: cy approves again
+        assert world.run("review", "merge", "--all") == 1
+        assert "cy approved" in capsys.readouterr().out and world.state(second)["state"] == "open"
+        world.approve(second, "cy")
     assert world.run("review", "merge", "--all") == 0
     assert f"PR #{second}: merged: merged (" in capsys.readouterr().out  # level with main: no second rebuild
     topic = world.main_text(TOPIC)
@@ -99,6 +106,7 @@ def test_a_pr_level_with_the_base_merges_without_a_rebuild(
     number = world.review_pr(
         "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
     )
+    world.approve(number, "cy")
     assert world.run("review", "merge", str(number)) == 0
     out = capsys.readouterr().out
     assert f"PR #{number}: merged: merged (" in out
@@ -111,6 +119,8 @@ def test_the_same_rule_changed_on_both_sides_is_left_open_with_one_comment(
     text = world.main_text(TOPIC)
     first = world.review_pr("ana", {TOPIC: text.replace("Never pick a status code", "Never choose a status")})
     second = world.review_pr("bo", {TOPIC: text.replace("Never pick a status code", "Do not pick a status")})
+    world.approve(first, "cy")
+    world.approve(second, "cy")
     assert world.run("review", "merge", str(first)) == 0
     capsys.readouterr()
     before = world.branch("homeostat/review-bo-2026-12-01")
@@ -222,7 +232,8 @@ def test_a_dispute_pr_is_a_review_pr_too(
 ) -> None:
     world = github_world
     text = world.main_text(TOPIC).replace("status: accepted", "status: retired", 1)
-    number = world.review_pr(RULE, {TOPIC: text}, prefix="homeostat/review-dispute-")
+    number = world.review_pr(RULE, {TOPIC: text}, prefix="homeostat/review-dispute-", author="dee")
+    world.approve(number, "cy")
     assert world.run("review", "merge", "--all", "--format", "json") == 0
     import json
 
@@ -260,3 +271,141 @@ def test_the_bitbucket_emulator_misses_a_force_push_until_an_ordinary_push(
     bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", nudge)  # an ordinary push
     assert world.adapter.get_pull(world.kb_repo, number).head_sha == nudge[:12]
     assert world.adapter.get_pull(world.kb_repo, number).state is PullState.OPEN
+
+
+# --- the approval review merge asks for ---------------------------------------------------------------
+
+
+def retry_refunds(world: ReviewWorld) -> int:
+    """ana's review PR, adding one section: level with main, so only an approval stands in its way."""
+    return world.review_pr(
+        "ana", world.with_rule(section("billing-api-retry-refunds", "Retry refunds with backoff"))
+    )
+
+
+def left_open(world: ReviewWorld, number: int, capsys: pytest.CaptureFixture[str]) -> str:
+    """What a run says about PR `number`, which it must leave open, unmerged and uncommented."""
+    tip = world.branch("main")
+    assert world.run("review", "merge", "--all") == 1
+    out = capsys.readouterr().out
+    assert world.state(number)["state"] == "open" and world.state(number)["comments"] == []
+    assert world.branch("main") == tip and "{#billing-api-retry-refunds}" not in world.main_text(TOPIC)
+    [line] = [line for line in out.splitlines() if line.startswith(f"PR #{number}:")]
+    return line.split(" (http", 1)[0]
+
+
+def test_a_pr_no_one_approved_is_left_open_saying_who_wrote_it(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    number = retry_refunds(world)
+    expected = f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons (ana wrote them)"
+    assert left_open(world, number, capsys) == expected
+    assert left_open(world, number, capsys) == expected  # a rerun: the same line, still no comment
+
+
+def test_an_approval_by_the_lessons_own_author_does_not_count(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    number = retry_refunds(world)
+    world.approve(number, "ana")  # the host lets her: Homeostat's bot opened the PR
+    assert left_open(world, number, capsys) == (
+        f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons"
+        " (ana wrote them; ana wrote a lesson in it)"
+    )
+    world.approve(number, "bo")
+    assert world.run("review", "merge", str(number)) == 0
+    assert f"PR #{number}: merged: merged (" in capsys.readouterr().out
+    assert "{#billing-api-retry-refunds}" in world.main_text(TOPIC)
+    assert world.bare().run("log", "-1", "--format=%b", "main").stdout.decode().strip() == (
+        "Merged by homeostat review merge, approved by bo."
+    )
+
+
+def test_an_approval_by_someone_not_on_the_team_does_not_count(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    number = retry_refunds(world)
+    world.approve(number, "eve")  # a collaborator homeostat.yaml does not name
+    assert left_open(world, number, capsys) == (
+        f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons"
+        " (ana wrote them; eve is not a team member)"
+    )
+
+
+def test_a_dispute_pr_needs_an_approval_by_someone_other_than_its_flagger(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = world.main_text(TOPIC).replace("status: accepted", "status: retired", 1)
+    number = world.review_pr(RULE, {TOPIC: text}, prefix="homeostat/review-dispute-", author="dee")
+    world.approve(number, "dee")
+    assert world.run("review", "merge", str(number)) == 1
+    assert "(dee wrote them; dee wrote a lesson in it)" in capsys.readouterr().out
+    assert "status: retired" not in world.main_text(TOPIC)
+
+
+def test_a_pr_no_decision_record_names_is_left_open(
+    world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A homeostat/review-* branch the daily run did not open (or whose records are gone): who wrote
+    it is unknown, so no approval can be shown to be a second person's."""
+    world.push_branch("homeostat/review-eve-2026-12-01", world.with_rule(section("billing-api-x", "X")), "x")
+    number = world.adapter.open_pull(world.kb_repo, "homeostat/review-eve-2026-12-01", "main", "X", "").number
+    world.approve(number, "cy")
+    assert world.run("review", "merge", str(number)) == 1
+    assert (
+        f"PR #{number}: left-open: no decision record on homeostat/state names this PR, so who wrote its"
+        " lessons is unknown" in capsys.readouterr().out
+    )
+    assert world.state(number)["state"] == "open"
+
+
+def test_an_approval_of_an_older_commit_does_not_count(
+    github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub records the commit a review approved: a push after it (bo's agent adding a rule to the
+    approved PR) needs a new approval. Bitbucket Cloud records none (docs/weekly.md says so)."""
+    world = github_world
+    number = retry_refunds(world)
+    world.approve(number, "cy")
+    approved = world.branch("homeostat/review-ana-2026-12-01") or ""
+    bare = world.bare()
+    pushed = bare.commit_files(approved, {"knowledge/core/notes.md": b"notes\n"}, "more", parents=[approved])
+    bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", pushed)
+    assert left_open(world, number, capsys) == (
+        f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons"
+        f" (ana wrote them; cy approved {approved[:12]}, not its head {pushed[:12]})"
+    )
+    world.approve(number, "cy")
+    assert world.run("review", "merge", str(number)) == 0
+    assert "notes\n" == world.main_text("knowledge/core/notes.md")
+
+
+def test_a_dry_run_says_whether_the_approval_stands(
+    github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = github_world
+    number = retry_refunds(world)
+    assert world.run("review", "merge", "--all", "--dry-run") == 0
+    assert (
+        f"PR #{number}: dry-run: would be left open: no approval by a team member who wrote none of its"
+        " lessons (ana wrote them)" in capsys.readouterr().out
+    )
+    world.approve(number, "cy")
+    assert world.run("review", "merge", "--all", "--dry-run") == 0
+    assert f"PR #{number}: dry-run: would merge, level with main, approved by cy" in capsys.readouterr().out
+    assert world.state(number)["state"] == "open"
+
+
+def test_a_state_branch_that_cannot_be_read_leaves_every_pr_open(
+    github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    world = github_world
+    number = retry_refunds(world)
+    world.approve(number, "cy")
+    bare = world.bare()
+    tip = world.branch("homeostat/state")
+    broken = bare.commit_files(tip, {"decisions/ana.json": b"{not json"}, "broken")
+    bare.run("update-ref", "refs/heads/homeostat/state", broken)
+    line = left_open(world, number, capsys)
+    assert line.startswith(f"PR #{number}: left-open: homeostat/state cannot be read (")
+    assert line.endswith("), so who wrote its lessons is unknown")

@@ -34,6 +34,7 @@ from homeostat.adapters.hosts.http_retry import (
 from homeostat.adapters.hosts.pace import BITBUCKET_REQUESTS, Pacer, Window
 from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
+    Approval,
     BranchProtection,
     Capability,
     CheckState,
@@ -393,6 +394,16 @@ def pull_info(repo: RepoRef, data: Json) -> PullInfo:
         closed_at=changed if raw_state != "OPEN" else None,
         created_at=parse_time(data.get("created_on")),
     )
+
+
+def participant_approvals(data: Json) -> list[Approval]:
+    """The approvals in a PR's JSON: its participants with `approved: true`, each once."""
+    found: dict[str, Approval] = {}
+    for participant in data.get("participants") or ():
+        if isinstance(participant, dict) and participant.get("approved") is True:
+            login = handle_of(participant.get("user"))
+            found.setdefault(login, Approval(login))
+    return list(found.values())
 
 
 def merged_pull(repo: RepoRef, data: Json) -> MergedPull:
@@ -892,6 +903,10 @@ class BitbucketHost:
         """The PR's general comments (not inline, not deleted), oldest first."""
         found = [c for c in self._comments(repo, number) if not c.path and not c.deleted]
         return [c.body for c in sorted(found, key=lambda c: (c.created, c.id))]
+
+    def pull_approvals(self, repo: RepoRef, number: int) -> list[Approval]:
+        """The participants marked approved; Bitbucket Cloud records no commit for an approval."""
+        return participant_approvals(self.api.get(self._pull_path(repo, number)))
 
     def close_pull(self, repo: RepoRef, number: int) -> None:
         """Decline the PR; a PR already declined or merged is left as it is."""

@@ -23,7 +23,7 @@ import base64
 import json
 import logging
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -61,6 +61,7 @@ from homeostat.adapters.hosts.http_retry import (
 from homeostat.adapters.hosts.pace import GITHUB_WRITE_MARGIN, GITHUB_WRITES, Pacer
 from homeostat.core.deep_dive.code_names import CodeHits, CodeTree
 from homeostat.core.hosts import (
+    Approval,
     BranchProtection,
     Capability,
     CheckState,
@@ -513,6 +514,14 @@ class GitHubHost:
             return [str(item.get("body") or "") for item in self._pages(path)]
 
         return self._call(f"read the comments of PR #{number} of {repo.full_name}", _READ, operation)
+
+    def pull_approvals(self, repo: RepoRef, number: int) -> list[Approval]:
+        """Each reviewer's latest review that approves, with the commit it was given at."""
+
+        def operation(_attempt: int) -> list[Approval]:
+            return standing_approvals(self._pages(f"{_repo_path(repo)}/pulls/{number}/reviews"))
+
+        return self._call(f"read the reviews of PR #{number} of {repo.full_name}", _READ, operation)
 
     def close_pull(self, repo: RepoRef, number: int) -> None:
         def operation(_attempt: int) -> None:
@@ -1104,6 +1113,25 @@ def _login(user: Any) -> str:
 
 def _utc(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+_REVIEW_VERDICTS = ("APPROVED", "CHANGES_REQUESTED", "DISMISSED")
+
+
+def standing_approvals(reviews: Iterable[Mapping[str, Any]]) -> list[Approval]:
+    """The approvals in a PR's reviews (oldest first, as GitHub lists them): each user's latest
+    verdict counts, as GitHub counts it; a comment-only review neither gives nor takes one back."""
+    latest: dict[str, Mapping[str, Any]] = {}
+    for review in reviews:
+        user = review.get("user")
+        login = str(user.get("login") or "") if isinstance(user, Mapping) else ""
+        if login and review.get("state") in _REVIEW_VERDICTS:
+            latest[login] = review
+    return [
+        Approval(login, str(review.get("commit_id") or "") or None)
+        for login, review in latest.items()
+        if review.get("state") == "APPROVED"
+    ]
 
 
 def _repo_path(repo: RepoRef) -> str:

@@ -35,8 +35,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description=(
             "Rebuild a review or dispute PR on the current base branch, merging topic files and documents "
             "section by section (two additions to one section are combined; two rewrites are not), push "
-            "it, wait until the host shows it as the PR's head, and squash-merge it. A PR whose same rule "
-            "changed on both sides is left open with one comment saying which rule and why."
+            "it, wait until the host shows it as the PR's head, and squash-merge it. Only a PR a team member "
+            "who wrote none of its lessons approved at its head is merged. A PR whose same rule changed on "
+            "both sides is left open with one comment saying which rule and why."
         ),
     )
     which = merge.add_mutually_exclusive_group(required=True)
@@ -44,7 +45,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     which.add_argument("--all", action="store_true", help="every open review and dispute PR, oldest first")
     add_kb_option(merge)
     merge.add_argument(
-        "--dry-run", action="store_true", help="rebuild and print; push, comment and merge nothing"
+        "--dry-run",
+        action="store_true",
+        help="check the approval, rebuild and print; push, comment and merge nothing",
     )
     add_format_option(merge)
     merge.set_defaults(run=run)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from hostkit import HostHarness, PullSpec, ReplySpec, ThreadSpec
 
-from homeostat.core.hosts import CommentRef, PullState, RepoRef
+from homeostat.core.hosts import Approval, CommentRef, PullState, RepoRef
 from homeostat.errors import AuthError, HostError
 
 NOW = datetime.now(UTC).replace(microsecond=0)
@@ -148,3 +148,25 @@ def test_pull_comments_read_back_the_prs_general_comments_in_order(
     host.add_comment(repo, pull.number, "first <!-- marker -->")
     host.add_comment(repo, pull.number, "second")
     assert host.pull_comments(repo, pull.number) == ["first <!-- marker -->", "second"]
+
+
+def test_pull_approvals_name_who_approved_and_at_which_commit(
+    harness: HostHarness, repo: RepoRef, tmp_path: Path
+) -> None:
+    """`review merge` merges only with a second person's approval at the head it merges: GitHub says
+    which commit a review approved, Bitbucket Cloud says none."""
+    first = push(harness, repo, "homeostat/review-dev", {"knowledge/core/a.md": "rule\n"}, tmp_path)
+    host = harness.adapter()
+    pull = host.open_pull(repo, "homeostat/review-dev", "main", "Review lessons", "")
+    assert host.pull_approvals(repo, pull.number) == []
+    harness.approve(repo, pull.number, "rita")
+    second = push(harness, repo, "homeostat/review-dev", {"knowledge/core/a.md": "rule 2\n"}, tmp_path)
+    harness.approve(repo, pull.number, "dev")
+    before = sorted(host.pull_approvals(repo, pull.number), key=lambda a: a.login)
+    harness.approve(repo, pull.number, "rita")  # again, at the new head: one approval, the latest
+    after = sorted(host.pull_approvals(repo, pull.number), key=lambda a: a.login)
+    if harness.name == "github":
+        assert before == [Approval("dev", second), Approval("rita", first)] and first != second
+        assert after == [Approval("dev", second), Approval("rita", second)]
+    else:
+        assert before == after == [Approval("dev"), Approval("rita")]
