@@ -219,6 +219,22 @@ def test_a_flag_merged_unread_serves_its_reason_to_no_agent(
 CLEAN = "Raise RefundDeclined from billing.errors instead of returning None."
 
 
+def enacted_refund_thread(world: DailyWorld) -> str:
+    """ana's clean comment on bo's refund endpoint, enacted by bo's next commit; the commented path."""
+    path = "src/billing/api/refunds.py"
+    world.merged_pull(
+        "billing",
+        PullSpec(
+            author="bo",
+            title="Refund endpoint",
+            files={path: "x = 1\n"},
+            merged_at=world.hours_ago(3),
+            threads=(ThreadSpec("ana", CLEAN, path, followed_by_commit=True),),
+        ),
+    )
+    return path
+
+
 def is_judge(system: str, user: str) -> bool:
     return system.startswith("You check a coding rule")
 
@@ -240,17 +256,7 @@ def test_a_judge_that_gives_no_usable_answer_sends_the_lesson_to_a_person(
         world.stub.respond_with(world.script)
     else:
         world.stub.fail_when(is_judge, int(fault), times=50, retry_after="0")
-    path = "src/billing/api/refunds.py"
-    world.merged_pull(
-        "billing",
-        PullSpec(
-            author="bo",
-            title="Refund endpoint",
-            files={path: "x = 1\n"},
-            merged_at=world.hours_ago(3),
-            threads=(ThreadSpec("ana", CLEAN, path, followed_by_commit=True),),
-        ),
-    )
+    enacted_refund_thread(world)
     assert world.daily() == 0, capsys.readouterr().out
     record = next(r for t, r in world.records().items() if t.startswith("Raise RefundDeclined"))
     assert (record.outcome, record.reason) == (
@@ -469,17 +475,7 @@ def test_a_draft_written_onto_the_state_branch_is_not_merged_unread(
         question_key,
     )
 
-    path = "src/billing/api/refunds.py"
-    world.merged_pull(
-        "billing",
-        PullSpec(
-            author="bo",
-            title="Refund endpoint",
-            files={path: "x = 1\n"},
-            merged_at=world.hours_ago(3),
-            threads=(ThreadSpec("ana", CLEAN, path, followed_by_commit=True),),
-        ),
-    )
+    path = enacted_refund_thread(world)
     # the attacker works out the draft's question, as anyone with the code and the KB's config can
     asked: list[str] = []
     ask = asker.ModelAsker.ask
