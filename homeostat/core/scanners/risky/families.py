@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from homeostat.core.scanners.risky import agent_shapes as more
 from homeostat.core.scanners.risky import wider_shapes as wide
+from homeostat.core.scanners.risky.described import Reader
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
@@ -1044,7 +1045,14 @@ def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     )
 
 
-def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
+def _sentence_hits(text: str, s: _Sentence, reader: Reader) -> Iterator[FamilyHit]:
+    """Each family the sentence orders; one it only describes (`described.Reader`) is not reported."""
+    for hit in _sentence_orders(text, s):
+        if not reader.described(hit.start):
+            yield hit
+
+
+def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
     where = _injection(text, s)
     if where is not None:
         yield FamilyHit("injection", *where, INJECTION)
@@ -1064,8 +1072,9 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             yield FamilyHit("credential-handling", *at, EXPOSE)
 
 
-def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
-    """Families read by the shape of a setting or a flag, each negation-aware within its sentence."""
+def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Iterator[FamilyHit]:
+    """Families read by the shape of a setting or a flag, each negation-aware within its sentence, and
+    none the text only describes (`described.Reader`)."""
     for pattern, kind, message, keys in _SHAPES:
         if not (words.has_any(keys[0]) or any(key in text for key in keys[1])):
             continue  # no word starts as every match does, nor any symbol it holds: nothing to find
@@ -1108,6 +1117,8 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             if pattern is wide.FORCE_TO_MAIN and (NEGATION_AFTER.match(after) or _REFUSED_AFTER.match(after)):
                 continue  # "force pushes to main are blocked"
+            if reader.described(m.start()):
+                continue
             yield FamilyHit(kind, m.start(), m.end(), message)
 
 
@@ -1186,16 +1197,18 @@ _MADE_TO_FAIL = re.compile(
 
 
 def family_hits(
-    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True
+    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True, context: str | None = None
 ) -> Iterator[FamilyHit]:
     """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
     are the original's, so line numbers hold). `concepts`, when given, holds every concept a match
     of which the text may hold (`scanners.quiet`): the others are not looked for; `shapes` False
-    when no shape can match."""
+    when no shape can match; `context`, the whole text (casefolded) when `text` holds only some of its
+    lines, is where what a match describes is read (`described.Reader`)."""
     starts = _sentence_bounds(text)
     words = Words(text)
     may_match: Callable[[str], bool] = concepts.__contains__ if concepts is not None else words.may_match
+    reader = Reader(text, context)
     for sentence in _bucket(text, starts, may_match).values():
-        yield from _sentence_hits(text, sentence)
+        yield from _sentence_hits(text, sentence, reader)
     if shapes:
-        yield from _shaped(text, starts, words)
+        yield from _shaped(text, starts, words, reader)
