@@ -402,6 +402,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
                 or _csrf_token_in_its_header(doc, m)
+                or _anti_forgery_token_sent_back(doc, m)
+                or _RESET_PURPOSE.search(m.group(0)) is not None
                 or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
             ):
                 continue
@@ -459,6 +461,44 @@ def _csrf_token_in_its_header(doc: _Text, m: re.Match[str]) -> bool:
     credential leaving. Only a bare token, only into that header: an API key or a session token sent
     there, or a token sent anywhere else, is still a credential exposed."""
     return bool(_BARE_TOKEN.search(m.group(0))) and _CSRF_HEADER.match(doc.text, m.end()) is not None
+
+
+# An anti-forgery token named as one (`the CSRF token`, `the anti-forgery token`, `the XSRF-TOKEN`), sent
+# with the site's own requests or forms, and no address in the rest of its sentence.
+_ANTI_FORGERY_TOKEN = re.compile(
+    r"\b(?:the|a|an|its|this|that|your|our)\s+(?:csrf|xsrf|anti-?forgery|request\s+verification)[-_\s]?tokens?\W*$",
+    re.I,
+)
+_WITH_REQUESTS = re.compile(
+    r"\s+(?:with|to|in|on|into|along\s+with)\s+(?:(?:every|each|all|any|the|your|its|our|an?|this|that|these)\s+)?"
+    r"(?:[\w/-]+\s+){0,3}?(?:requests?|forms?|posts?|calls?|submissions?|ajax|fetch(?:es)?|headers?|bod(?:y|ies))\b",
+    re.I,
+)
+_AN_ADDRESS = re.compile(r"://|@|\bwww\.|\.(?:com|net|org|io|dev|app|xyz|site)\b", re.I)
+
+
+def _anti_forgery_token_sent_back(doc: _Text, m: re.Match[str]) -> bool:
+    """An anti-forgery token sent with the site's own requests ("send the anti-forgery token with every
+    POST", "attach the CSRF token to AJAX requests"): a page is meant to send it back, so it is the
+    protection working, not a credential leaving. Only a token named as one, only with requests or forms,
+    and only with no address (a URL, an email, a host) in the rest of the sentence."""
+    if _ANTI_FORGERY_TOKEN.search(m.group(0)) is None:
+        return False
+    sent = _WITH_REQUESTS.match(doc.text, m.end())
+    if sent is None:
+        return False
+    end = _SENTENCE_END.search(doc.text, sent.end(), min(len(doc.text), sent.end() + _CLAUSE_LOOKBACK))
+    rest = doc.text[m.end() : end.start() if end else min(len(doc.text), sent.end() + _CLAUSE_LOOKBACK)]
+    return _AN_ADDRESS.search(rest) is None
+
+
+# The password as the object of a reset in a purpose clause: "we will send you an email to reset your
+# password" sends a link, not the password.
+_RESET_PURPOSE = re.compile(
+    r"\bto\s+(?:reset|change|recover|update|set|choose|create|renew)\s+(?:(?:your|their|the|a|his|her|its)\s+)?"
+    r"(?:new\s+)?passwords?\W*$",
+    re.I,
+)
 
 
 # A dry run of `git clean` (`git clean -n`, `--dry-run`) the rule has run first, to see what would go.

@@ -4,23 +4,31 @@ rule that explains a risk is no rule that asks for it.
 
 Each reading is scoped to the clause holding the phrase, so an order beside a description is still one:
 
-- an adversary is the subject ("attackers can …", "a malicious PR could …", "… used by an attacker to …");
+- an adversary is the subject ("attackers can …", "a malicious PR could …", "… used by an attacker to …"),
+  with no new doer, condition or duty between it and the phrase ("…, and the agent should …", "… if you
+  …"); "someone" and "anyone" are no adversary ("anyone can merge without review" grants it);
 - a consequence or an equivalence is told ("… can lead to …", "… is equivalent to granting …", "the
-  problem is that …");
-- the sentence is a question that asks what could happen ("could they use it to …?"), not a request
-  ("why not …?", "can you …?");
+  problem is that …", "the risk of …"), on the same terms;
+- an invariant the system keeps, negated right before its verb ("a user cannot approve their own
+  request"), unless the negation is itself the harm ("must not tell the user", "cannot ask");
+- the sentence is a question that asks what could happen ("could they use it to …?"), not a request or a
+  question of duty ("why not …?", "can you …?", "should agents …?"), and no answer follows ("…? Yes.");
 - a list item sits under a heading or a lead-in that prohibits its items ("Don't:", "### Avoid",
-  "Anti-patterns") or names them as attacks or risks ("prevent attacks such as:"); only the item's first
-  clause is covered, and a double negative ("Don't forget to:") covers nothing;
-- the phrase is inside a bold label that names a term ("- **Data exfiltration**: …").
+  "Anti-patterns") or names them as attacks or risks ("prevent attacks such as:", "alert on:"), and not one
+  that lets them through ("Risks we accept", "Exceptions"); only the item's first clause is covered, an
+  item offering an alternative ("… instead") is not, and a double negative ("Don't forget to:") covers
+  nothing;
+- the phrase is inside a label that names a term ("- **Data exfiltration**: …").
 
-A phrase inside a quotation is read as described only when negated right before its verb (an
-invariant quoted): any other literal string (a prompt injection quoted as an
-example of one) reaches the agent word for word, and a person should see it.
+A phrase inside a quotation is read as described only when negated right before its verb (an invariant
+quoted): any other literal string (a prompt injection quoted as an example of one) reaches the agent word
+for word, and a person should see it.
 
-A clause ends at a sentence end, a colon or semicolon, a dash, and a comma that opens a new main clause
-("…, so send …", "…, then …"); a later "do it" or "go ahead" pointing back turns any description into an
-order. Every reading looks at a bounded window around the phrase, so the work stays linear in the hits.
+A clause ends at a sentence end, a colon or semicolon, a dash, a comma that opens a new main clause
+("…, so send …", "…, then …") and the comma closing a leading condition ("If an attacker can read the
+logs, send …"); a later "do it" or an endorsement ("…, which is what we want", "and so should you") turns
+any description into an order. The patterns are matched once over the text and each phrase asks by
+bisection within a bounded window, so the work stays linear in the text and its hits.
 """
 
 from __future__ import annotations
@@ -46,14 +54,19 @@ _CLAUSE_START = re.compile(
 )
 # "…; do it", "go ahead and do that": an order pointing back at what was described.
 _DO_IT = re.compile(
-    r"\b(?:do|try|use|run|perform|repeat)\s+(?:it|that|this|so|them|those|these)\b|\bgo\s+ahead\b|\bplease\s+do\b",
+    r"\b(?:do|try|use|run|perform|repeat)\s+(?:it|that|this|so|them|those|these)\b|\bgo\s+ahead\b|\bplease\s+do\b|"
+    # or endorsing it: "…, which is what we want", "… — and so should you", "do the same"
+    r"\b(?:which|that|this|and\s+that)\s+(?:is|'s|was)\s+(?:just\s+)?(?:what|how|fine|ok|okay|expected|intended|desired|"
+    r"good|correct|required|allowed|the\s+point|the\s+plan)\b|\bwhat\s+(?:you|we|agents?|the\s+agent)\s+"
+    r"(?:should|must|will|do|does|want)\b|\bso\s+(?:should|must|can|will|do|does)\s+(?:you|we|agents?|the\s+agent)\b|"
+    r"\bdo\s+the\s+same\b|\blikewise\b|\b(?:you|we)\s+(?:should|must|can|may)\s+too\b",
     re.I,
 )
 _DO_IT_REACH = 200
 
 _ADVERSARY = (
     r"(?:attackers?|adversar(?:y|ies)|malware|hackers?|intruders?|(?:threat|bad|malicious)\s+actors?|"
-    r"someone|anyone|attacks?|exploits?|vulnerabilit(?:y|ies)|(?:malicious|compromised|rogue|hostile|poisoned)\s+[\w-]+)"
+    r"attacks?|exploits?|vulnerabilit(?:y|ies)|(?:malicious|compromised|rogue|hostile|poisoned)\s+[\w-]+)"
 )
 # The adversary as the subject of what it can do, a few words before its verb.
 _ADVERSARY_CAN = re.compile(
@@ -74,6 +87,14 @@ _CONSEQUENCE = re.compile(
     r"\b(?:is|are|was|were|be)\s+(?:\w+\s+)?(?:equivalent|tantamount|equal|akin)\s+to\b|\bamounts?\s+to\b|"
     r"\b(?:problem|risk|issue|danger|weakness|flaw|vulnerability|threat)\s+(?:here\s+)?(?:is|was)\s+that\b|"
     r"\b(?:risks?|dangers?|hazards?)\s+(?:of|posed\s+by)\b",
+    re.I,
+)
+# Between a description and the phrase, what makes the phrase an order again: the reader as a new doer
+# (you, we), a condition, a duty ("…, and the agent should …"). The agent named as the one an adversary
+# steers ("may tell the agent to ignore …") is still the description.
+_NEW_ORDER = re.compile(
+    r"\b(?:you|we|i|if|when|whenever|unless|until|so|because|then|should|must|shall|need\s+to|have\s+to|"
+    r"always|please)\b",
     re.I,
 )
 # An invariant the system keeps, its negation right before the verb: "a user cannot approve their own request".
@@ -103,11 +124,19 @@ _ASKS = re.compile(
     re.I,
 )
 _REQUEST = re.compile(
-    r"\b(?:why\s+not|why\s+don'?t|how\s+about|what\s+about|please|(?:can|could|would|will|won'?t|shall|should)\s+"
+    r"\b(?:why\s+not|why\s+don'?t|how\s+about|what\s+about|please|should|shall|must|ought|"
+    r"is\s+it\s+(?:\w+\s+)?(?:ok|okay|fine|safe|allowed|acceptable|alright|better|best)|"
+    r"(?:may|can)\s+(?:i|we|agents?|the\s+agent|the\s+assistant)\b|(?:can|could|would|will|won'?t)\s+"
     r"(?:you|we|u)\b|do\s+you\s+mind|(?:you|we)\s+(?:should|must|need|have)\b)",
     re.I,
 )
 
+# An answer right after a question that says to do it, or who does it.
+_ANSWER = re.compile(
+    r"[\s)\]\"'’”*_]*(?:yes|yep|yeah|sure|always|absolutely|of\s+course|definitely|correct|right|indeed|do\s+it|"
+    r"go\s+ahead|you|we|the\s+agent|agents|the\s+assistant|claude|copilot)\b",
+    re.I,
+)
 _LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d+[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*)")
 _LEAD_IN = re.compile(r"(.*?)[*_ \t]*:[*_ \t]*$")
@@ -116,6 +145,13 @@ _PROHIBITS = re.compile(
     r"\b(?:don'?ts?|do\s+not|never|avoid|anti-?patterns?|pitfalls?|mistakes|bad\s+practices?|what\s+not\s+to\s+do|"
     r"must\s+not|should\s+not|forbidden|prohibited|not\s+allowed|attacks?|attack\s+vectors?|threats?|risks?|"
     r"abuse\s+cases?|red\s+flags?|warning\s+signs?|alert\s+on)\b",
+    re.I,
+)
+# A lead-in that lets its items through ("Risks we accept", "Exceptions", "Allowed here"), not one that
+# forbids them ("not allowed").
+_PERMITS = re.compile(
+    r"\b(?<!not\s)(?:accept(?:s|ed|able)?|allowed|fine|ok|okay|tolerat\w*|permitted|approved|exceptions?|exempt\w*|"
+    r"waived?|sanctioned)\b",
     re.I,
 )
 # "Don't forget to:", "Never skip:": a prohibition of not doing, an order.
@@ -131,6 +167,7 @@ _FIRST_CLAUSE_END = re.compile(
 _ITEM_DOUBLE_NEGATIVE = re.compile(
     r"(?:forget|skip|neglect|omit|fail|hesitate|miss|overlook)\w*\s+to\b", re.I
 )
+_INSTEAD = re.compile(r"\b(?:instead|rather)\b", re.I)
 _BOLD_LABEL = re.compile(r"(\*\*|__)([^*_\n]{1,80}?)\1[ \t]*[:.]")
 # The same label with its emphasis undone (the canonical reading): a few words and a colon open the item.
 _PLAIN_LABEL = re.compile(r"()((?:[\w/&-]+[ \t]+){0,4}[\w/&-]+)[ \t]*:")
@@ -179,7 +216,9 @@ class Reader:
         if self._quoted(start):
             return False
         begin = start - len(clause)
-        if self._within(_ADVERSARY_CAN, begin, start) or self._within(_CONSEQUENCE, begin, start):
+        if self._tells_what_is_done(_ADVERSARY_CAN, begin, start) or self._tells_what_is_done(
+            _CONSEQUENCE, begin, start
+        ):
             return True
         if self._asked(start, clause, sentence_end):
             return True
@@ -196,9 +235,20 @@ class Reader:
 
     def _within(self, pattern: re.Pattern[str], low: int, high: int) -> bool:
         """Some match of `pattern` lies within `low:high`."""
+        return self._first_end(pattern, low, high) is not None
+
+    def _first_end(self, pattern: re.Pattern[str], low: int, high: int) -> int | None:
+        """The end of the first match of `pattern` within `low:high`, if there is one."""
         starts, ends = self._matches(pattern)
         i = bisect_left(starts, low)
-        return i < len(starts) and ends[i] <= high
+        return ends[i] if i < len(starts) and ends[i] <= high else None
+
+    def _tells_what_is_done(self, pattern: re.Pattern[str], begin: int, start: int) -> bool:
+        """A match of `pattern` (an adversary's doing, a consequence) in the clause, and between it and the
+        phrase no new doer, condition or duty ("attackers will never notice if you disable …", "…, and
+        the agent should …"): what it tells is what the phrase names."""
+        end = self._first_end(pattern, begin, start)
+        return end is not None and _NEW_ORDER.search(self.text, end, start) is None
 
     def _last_end(self, pattern: re.Pattern[str], low: int, high: int) -> int:
         """The end of the last match of `pattern` within `low:high`, or `low`."""
@@ -234,7 +284,9 @@ class Reader:
         return self.text[begin:start], self._sentence_end(start)
 
     def _asked(self, start: int, clause: str, sentence_end: int) -> bool:
-        if not self.text[start:sentence_end].rstrip().endswith("?"):
+        if _ANSWER.match(self.text, sentence_end, min(len(self.text), sentence_end + _REACH)):
+            return False  # "…? Yes, always.": the question was asked to be answered with an order
+        if not self.text[start:sentence_end].rstrip(" \t\n)]}*_\"'’”").endswith("?"):
             return False
         sentence = self.text[self._sentence_start(start) : sentence_end]
         if _REQUEST.search(sentence):
@@ -269,9 +321,16 @@ class Reader:
         if item is None:
             return False
         lead = self._lead_in(item[0])
-        if lead is None or not _PROHIBITS.search(lead) or _DOUBLE_NEGATIVE.search(lead):
+        if (
+            lead is None
+            or not _PROHIBITS.search(lead)
+            or _DOUBLE_NEGATIVE.search(lead)
+            or _PERMITS.search(lead)
+        ):
             return False
         first = self.text[item[1] : start]
+        if _INSTEAD.search(self.text, start, self._line(start)[1]):
+            return False  # an alternative offered: "- Slow installs (disable the check instead)"
         return (
             _FIRST_CLAUSE_END.search(first) is None
             and _CLAUSE_START.search(first) is None

@@ -677,7 +677,25 @@ _RESTRICTION_OF = re.compile(
 
 
 def _unrestricted_role(text: str, s: _Sentence) -> bool:
-    return any(not _RESTRICTION_OF.match(text, end) for _, end in s.found["unrestricted"])
+    """An unrestricted role or access given, not a limit on one thing lifted ("no restrictions on time"),
+    nor one a negation before it withholds ("never give the agent unrestricted shell access")."""
+    return any(
+        not _RESTRICTION_OF.match(text, end) and not _negated_in_clause(text, s, (start, end))
+        for start, end in s.found["unrestricted"]
+    )
+
+
+# Where a clause starts within a sentence: a colon, a semicolon, a dash, or a comma before a main clause.
+_CLAUSE_OPENS = re.compile(r"[:;]|\s[-–—]{1,2}\s|,\s*(?:but|so|then|and\s+then|except|instead|just|now)\b")
+
+
+def _negated_in_clause(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """Negated (`_negated`) by a negation in the clause holding `at`: "never give the agent unrestricted
+    access" withholds it, "never limit it: give the agent unrestricted access" grants it."""
+    start = s.start
+    for m in _CLAUSE_OPENS.finditer(text, max(s.start, at[0] - _LOOKBACK), at[0]):
+        start = m.end()
+    return _negated(text, _Sentence(start, s.end, s.found), at)
 
 
 # "The previous instructions for local setup are obsolete": a how-to on a topic, not the agent's orders.
@@ -1046,9 +1064,15 @@ def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
 
 
 def _sentence_hits(text: str, s: _Sentence, reader: Reader) -> Iterator[FamilyHit]:
-    """Each family the sentence orders; one it only describes (`described.Reader`) is not reported."""
+    """Each family the sentence orders; one it only describes (`described.Reader`) is not reported. A family
+    is reported at its concept's first word in the sentence, so each of that concept's words is asked:
+    "attackers can exfiltrate secrets, and the agent should exfiltrate the keys" describes the first and
+    orders the second."""
     for hit in _sentence_orders(text, s):
-        if not reader.described(hit.start):
+        words = next(
+            (spans for spans in s.found.values() if (hit.start, hit.end) in spans), [(hit.start, hit.end)]
+        )
+        if not all(reader.described(start) for start, _ in words):
             yield hit
 
 
