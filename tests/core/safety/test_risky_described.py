@@ -6,6 +6,8 @@ next sentence, or pointing back at what was described ("do it")."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from homeostat.core.safety.risky import find_risks
@@ -336,3 +338,27 @@ def test_a_list_that_lets_its_items_through_or_an_answered_question_still_orders
 )
 def test_a_description_endorsed_after_it_is_an_order(text: str, kind: str) -> None:
     assert kind in kinds(text)
+
+
+def _cpu_seconds(text: str) -> float:
+    """This process's CPU time for one reading, best of three (other work on a shared machine aside)."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        find_risks(text, ALLOWED)
+        best = min(best, time.process_time() - started)
+    return best
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "Attackers can disable TLS verification ",
+        "- Disable TLS verification\n",
+        "Could attackers disable TLS verification? ",
+    ],
+)
+def test_reading_descriptions_stays_linear(unit: str) -> None:
+    small, large = unit * (2_000 // len(unit)), unit * (20_000 // len(unit))
+    head = "### Avoid\n" if unit.startswith("-") else ""
+    assert _cpu_seconds(head + large) < 25 * max(_cpu_seconds(head + small), 0.002)
