@@ -171,6 +171,13 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "read backwards ×n": lambda n: "read backwards " * (n // 15),
     "shift by 3 ×n": lambda n: "shift by 3 " * (n // 11),
     "i\\n ×n (a letter a line)": lambda n: "i\n" * (n // 2),
+    # what `scanners.risky.described` reads: an adversary's doing, a prohibited list, nested lead-ins
+    "attackers can disable ×n": lambda n: "Attackers can disable TLS verification " * (n // 39),
+    "### Avoid - item ×n": lambda n: "### Avoid\n" + "- Disable TLS verification\n" * (n // 27),
+    "nested items ×n": lambda n: (
+        "Alert on:\n" + "".join("  " * (i % 30) + "- disable TLS verification\n" for i in range(n // 40))
+    ),
+    "question ×n": lambda n: "Could attackers disable TLS verification? " * (n // 42),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],

@@ -34,6 +34,7 @@ from homeostat.core.scanners.hidden import (
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
+from homeostat.core.scanners.risky.described import Reader
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed, path_scoped
 from homeostat.core.scanners.risky.families import family_hits, named_as_a_case, named_as_a_payload
 from homeostat.core.scanners.risky.quiet import (
@@ -130,10 +131,15 @@ def _excerpt(text: str) -> str:
 class _Text:
     """The scanned text with the lookups the families share, each computed once and only if needed."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, context: str | None = None) -> None:
         self.text = text
+        self.context = context  # the whole text, when this is a reading of some of its lines
         self._occurrences: dict[str, list[int]] = {}
         self._line_holds: dict[tuple[str, int], bool] = {}
+
+    @cached_property
+    def reader(self) -> Reader:
+        return Reader(self.text, self.context)
 
     @cached_property
     def lowered(self) -> str:
@@ -406,11 +412,15 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
                 or _csrf_token_in_its_header(doc, m)
+                or _anti_forgery_token_sent_back(doc, m)
+                or _RESET_PURPOSE.search(m.group(0)) is not None
                 or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
             ):
                 continue
             if rule.kind == "injection" and named_as_a_case(doc.text, s, e):
                 continue  # an attack string named as a case the tests expect refused, not an order
+            if rule.negatable and doc.reader.described(s):
+                continue  # what an attacker can do, a consequence, a question, a prohibited list's item
             if rule.kind == "destructive-command" and (
                 _thrown_away(doc, m)
                 or _asks_first(doc, s, e)
@@ -461,6 +471,44 @@ def _csrf_token_in_its_header(doc: _Text, m: re.Match[str]) -> bool:
     credential leaving. Only a bare token, only into that header: an API key or a session token sent
     there, or a token sent anywhere else, is still a credential exposed."""
     return bool(_BARE_TOKEN.search(m.group(0))) and _CSRF_HEADER.match(doc.text, m.end()) is not None
+
+
+# An anti-forgery token named as one (`the CSRF token`, `the anti-forgery token`, `the XSRF-TOKEN`), sent
+# with the site's own requests or forms, and no address in the rest of its sentence.
+_ANTI_FORGERY_TOKEN = re.compile(
+    r"\b(?:the|a|an|its|this|that|your|our)\s+(?:csrf|xsrf|anti-?forgery|request\s+verification)[-_\s]?tokens?\W*$",
+    re.I,
+)
+_WITH_REQUESTS = re.compile(
+    r"\s+(?:with|to|in|on|into|along\s+with)\s+(?:(?:every|each|all|any|the|your|its|our|an?|this|that|these)\s+)?"
+    r"(?:[\w/-]+\s+){0,3}?(?:requests?|forms?|posts?|calls?|submissions?|ajax|fetch(?:es)?|headers?|bod(?:y|ies))\b",
+    re.I,
+)
+_AN_ADDRESS = re.compile(r"://|@|\bwww\.|\.(?:com|net|org|io|dev|app|xyz|site)\b", re.I)
+
+
+def _anti_forgery_token_sent_back(doc: _Text, m: re.Match[str]) -> bool:
+    """An anti-forgery token sent with the site's own requests ("send the anti-forgery token with every
+    POST", "attach the CSRF token to AJAX requests"): a page is meant to send it back, so it is the
+    protection working, not a credential leaving. Only a token named as one, only with requests or forms,
+    and only with no address (a URL, an email, a host) in the rest of the sentence."""
+    if _ANTI_FORGERY_TOKEN.search(m.group(0)) is None:
+        return False
+    sent = _WITH_REQUESTS.match(doc.text, m.end())
+    if sent is None:
+        return False
+    end = _SENTENCE_END.search(doc.text, sent.end(), min(len(doc.text), sent.end() + _CLAUSE_LOOKBACK))
+    rest = doc.text[m.end() : end.start() if end else min(len(doc.text), sent.end() + _CLAUSE_LOOKBACK)]
+    return _AN_ADDRESS.search(rest) is None
+
+
+# The password as the object of a reset in a purpose clause: "we will send you an email to reset your
+# password" sends a link, not the password.
+_RESET_PURPOSE = re.compile(
+    r"\bto\s+(?:reset|change|recover|update|set|choose|create|renew)\s+(?:(?:your|their|the|a|his|her|its)\s+)?"
+    r"(?:new\s+)?passwords?\W*$",
+    re.I,
+)
 
 
 # A dry run of `git clean` (`git clean -n`, `--dry-run`) the rule has run first, to see what would go.
@@ -592,13 +640,15 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
         )
 
 
-def _family_hits(text: str, seen: Look | None) -> Iterator[RiskHit]:
+def _family_hits(text: str, seen: Look | None, context: str | None = None) -> Iterator[RiskHit]:
     if seen is not None and not seen.fires:
         return
     low = text.casefold()  # the families read it casefolded; its newlines are the text's
     doc = _Text(low)
     concepts = None if seen is None else seen.possible
-    for hit in family_hits(low, concepts, shapes=seen is None or "shape" in seen.possible):
+    shapes = seen is None or "shape" in seen.possible
+    whole = None if context is None else context.casefold()
+    for hit in family_hits(low, concepts, shapes=shapes, context=whole):
         yield RiskHit(
             hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
         )
@@ -610,12 +660,13 @@ def _around(text: str, start: int, end: int) -> str:
     return text[start : min(stop if stop >= 0 else len(text), start + 120)]
 
 
-def _reading_hits(text: str, seen: Look | None) -> list[RiskHit]:
+def _reading_hits(text: str, seen: Look | None, context: str | None = None) -> list[RiskHit]:
     """The phrase rules, commands and families on one reading of the text; what the quick look at it
-    (`seen`, when the text is plain) says none can find is not read."""
-    doc = _Text(text)
+    (`seen`, when the text is plain) says none can find is not read. `context` is the whole text when
+    `text` holds only some of its lines (the others blank): what a phrase describes is read in it."""
+    doc = _Text(text, context)
     shell = seen is None or CLUE in seen.keys or holds_clue_symbol(text)
-    return [*_phrase_hits(doc), *(_shell_hits(doc) if shell else ()), *_family_hits(text, seen)]
+    return [*_phrase_hits(doc), *(_shell_hits(doc) if shell else ()), *_family_hits(text, seen, context)]
 
 
 def _decoded_hits(text: str, allowed_domains: Sequence[str], depth: int, *, quick: bool) -> Iterator[RiskHit]:
@@ -675,9 +726,9 @@ def _scan(
     ]
     canon = canonical(plain.text)  # the same lines, disguises undone
     if canon != plain.text:
-        found += _reading_hits(_changed_lines(plain.text, canon), seen)
+        found += _reading_hits(_changed_lines(plain.text, canon), seen, canon)
     for other in other_readings(plain.text):  # where a disguise reads two ways
-        found += _reading_hits(_changed_lines(canon, other), seen)
+        found += _reading_hits(_changed_lines(canon, other), seen, other)
     if depth < _DECODE_DEPTH and (seen is None or seen.escapes or PAYLOAD in seen.keys):
         found += _decoded_hits(plain.text, allowed_domains, depth, quick=quick)
     return found

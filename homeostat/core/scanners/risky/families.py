@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 from homeostat.core.scanners.risky import agent_shapes as more
 from homeostat.core.scanners.risky import wider_shapes as wide
+from homeostat.core.scanners.risky.described import Reader
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
 from homeostat.core.scanners.risky.risk_rules import (
     ABOUT_A_SECRET,
@@ -676,7 +677,25 @@ _RESTRICTION_OF = re.compile(
 
 
 def _unrestricted_role(text: str, s: _Sentence) -> bool:
-    return any(not _RESTRICTION_OF.match(text, end) for _, end in s.found["unrestricted"])
+    """An unrestricted role or access given, not a limit on one thing lifted ("no restrictions on time"),
+    nor one a negation before it withholds ("never give the agent unrestricted shell access")."""
+    return any(
+        not _RESTRICTION_OF.match(text, end) and not _negated_in_clause(text, s, (start, end))
+        for start, end in s.found["unrestricted"]
+    )
+
+
+# Where a clause starts within a sentence: a colon, a semicolon, a dash, or a comma before a main clause.
+_CLAUSE_OPENS = re.compile(r"[:;]|\s[-–—]{1,2}\s|,\s*(?:but|so|then|and\s+then|except|instead|just|now)\b")
+
+
+def _negated_in_clause(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    """Negated (`_negated`) by a negation in the clause holding `at`: "never give the agent unrestricted
+    access" withholds it, "never limit it: give the agent unrestricted access" grants it."""
+    start = s.start
+    for m in _CLAUSE_OPENS.finditer(text, max(s.start, at[0] - _LOOKBACK), at[0]):
+        start = m.end()
+    return _negated(text, _Sentence(start, s.end, s.found), at)
 
 
 # "The previous instructions for local setup are obsolete": a how-to on a topic, not the agent's orders.
@@ -1044,7 +1063,20 @@ def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     )
 
 
-def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
+def _sentence_hits(text: str, s: _Sentence, reader: Reader) -> Iterator[FamilyHit]:
+    """Each family the sentence orders; one it only describes (`described.Reader`) is not reported. A family
+    is reported at its concept's first word in the sentence, so each of that concept's words is asked:
+    "attackers can exfiltrate secrets, and the agent should exfiltrate the keys" describes the first and
+    orders the second."""
+    for hit in _sentence_orders(text, s):
+        words = next(
+            (spans for spans in s.found.values() if (hit.start, hit.end) in spans), [(hit.start, hit.end)]
+        )
+        if not all(reader.described(start) for start, _ in words):
+            yield hit
+
+
+def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
     where = _injection(text, s)
     if where is not None:
         yield FamilyHit("injection", *where, INJECTION)
@@ -1064,8 +1096,9 @@ def _sentence_hits(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             yield FamilyHit("credential-handling", *at, EXPOSE)
 
 
-def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
-    """Families read by the shape of a setting or a flag, each negation-aware within its sentence."""
+def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Iterator[FamilyHit]:
+    """Families read by the shape of a setting or a flag, each negation-aware within its sentence, and
+    none the text only describes (`described.Reader`)."""
     for pattern, kind, message, keys in _SHAPES:
         if not (words.has_any(keys[0]) or any(key in text for key in keys[1])):
             continue  # no word starts as every match does, nor any symbol it holds: nothing to find
@@ -1108,6 +1141,8 @@ def _shaped(text: str, starts: list[int], words: Words) -> Iterator[FamilyHit]:
                 continue
             if pattern is wide.FORCE_TO_MAIN and (NEGATION_AFTER.match(after) or _REFUSED_AFTER.match(after)):
                 continue  # "force pushes to main are blocked"
+            if reader.described(m.start()):
+                continue
             yield FamilyHit(kind, m.start(), m.end(), message)
 
 
@@ -1186,16 +1221,18 @@ _MADE_TO_FAIL = re.compile(
 
 
 def family_hits(
-    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True
+    text: str, concepts: Collection[str] | None = None, *, shapes: bool = True, context: str | None = None
 ) -> Iterator[FamilyHit]:
     """Every family's hits in `text`, which the caller has casefolded (`str.casefold`: its newlines
     are the original's, so line numbers hold). `concepts`, when given, holds every concept a match
     of which the text may hold (`scanners.quiet`): the others are not looked for; `shapes` False
-    when no shape can match."""
+    when no shape can match; `context`, the whole text (casefolded) when `text` holds only some of its
+    lines, is where what a match describes is read (`described.Reader`)."""
     starts = _sentence_bounds(text)
     words = Words(text)
     may_match: Callable[[str], bool] = concepts.__contains__ if concepts is not None else words.may_match
+    reader = Reader(text, context)
     for sentence in _bucket(text, starts, may_match).values():
-        yield from _sentence_hits(text, sentence)
+        yield from _sentence_hits(text, sentence, reader)
     if shapes:
-        yield from _shaped(text, starts, words)
+        yield from _shaped(text, starts, words, reader)
