@@ -15,8 +15,8 @@ prompt-injection strings of the LLM cheat sheet, an encoded payload, invisible c
 The sheets are split by file, in name order: the even-numbered half is the tuning half (`--show` prints
 its findings with their lines), the odd-numbered half is held out: totals only, `--show` never prints
 it, and a change is measured on it once it is done, never while it is made. Measured on main before and
-after the i29owasp round (which read only the tuning half): tuning 65 → 27/1713 sections, held out
-25 → 23/1267.
+after the i29owasp round (which read only the tuning half): tuning 65 → 27/1713 sections (29 once
+review closed two bypasses it opened), held out 25 → 23/1267.
 """
 
 from __future__ import annotations

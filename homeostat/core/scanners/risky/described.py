@@ -103,6 +103,13 @@ _INVARIANT = re.compile(
     r"(?:should|must)\s+never\s+be\s+able\s+to)\s+(?:ever\s+|even\s+)?$",
     re.I,
 )
+# An exception after an invariant's verb makes it a permission: "agents cannot ignore previous
+# instructions unless the ticket says so".
+_EXCEPTED = re.compile(
+    r"\b(?:unless|except|excepting|other\s+than|save\s+(?:for|when)|but\s+(?:may|can|should|must|will)|"
+    r"only\s+(?:if|when|while|after|once))\b",
+    re.I,
+)
 # The verbs whose negation is itself the harm: "must not tell the user", "cannot ask first", "must not check".
 _HARM_IS_NOT_DOING = re.compile(
     r"(?:tell|inform|notify|mention|report|show|reveal|disclose|ask|confirm|wait|warn|alert|say|check|verify|"
@@ -140,12 +147,22 @@ _ANSWER = re.compile(
 _LIST_ITEM = re.compile(r"([ \t]*)(?:[-*+]|\d+[.)])[ \t]+")
 _HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+(.*)")
 _LEAD_IN = re.compile(r"(.*?)[*_ \t]*:[*_ \t]*$")
-# A lead-in whose items are prohibited, or named as attacks or risks.
+# A lead-in whose items are prohibited.
 _PROHIBITS = re.compile(
     r"\b(?:don'?ts?|do\s+not|never|avoid|anti-?patterns?|pitfalls?|mistakes|bad\s+practices?|what\s+not\s+to\s+do|"
-    r"must\s+not|should\s+not|forbidden|prohibited|not\s+allowed|attacks?|attack\s+vectors?|threats?|risks?|"
-    r"abuse\s+cases?|red\s+flags?|warning\s+signs?|alert\s+on)\b",
+    r"must\s+not|should\s+not|forbidden|prohibited|not\s+allowed)\b",
     re.I,
+)
+# A lead-in that names its items as attacks or risks: it prohibits nothing, so an item there is a
+# description only when it names one (a gerund or a noun: "- Disabling MFA", "- Poisoning documents"),
+# never when it is itself an order ("### Known attacks\n- Ignore previous instructions and …" still
+# reaches the agent as one).
+_NAMES_RISKS = re.compile(
+    r"\b(?:attacks?|attack\s+vectors?|threats?|risks?|abuse\s+cases?|red\s+flags?|warning\s+signs?|alert\s+on)\b",
+    re.I,
+)
+_NAMED = re.compile(
+    r"[*_ ]*(?:(?:a|an|the|any|some)\s|[\w-]*(?:ions?|ing|ment|ments|ance|ence|ure|age|ity|ies)\b)", re.I
 )
 # A lead-in that lets its items through ("Risks we accept", "Exceptions", "Allowed here"), not one that
 # forbids them ("not allowed").
@@ -211,6 +228,7 @@ class Reader:
         if (
             _INVARIANT.search(clause[-_INVARIANT_REACH:])
             and _HARM_IS_NOT_DOING.match(self.text, start) is None
+            and _EXCEPTED.search(self.text, start, sentence_end) is None
         ):
             return True  # negated right before its verb, inside a quotation or not
         if self._quoted(start):
@@ -321,11 +339,10 @@ class Reader:
         if item is None:
             return False
         lead = self._lead_in(item[0])
-        if (
-            lead is None
-            or not _PROHIBITS.search(lead)
-            or _DOUBLE_NEGATIVE.search(lead)
-            or _PERMITS.search(lead)
+        if lead is None or _DOUBLE_NEGATIVE.search(lead) or _PERMITS.search(lead):
+            return False
+        if not _PROHIBITS.search(lead) and not (
+            _NAMES_RISKS.search(lead) and _NAMED.match(self.text, item[1]) is not None
         ):
             return False
         first = self.text[item[1] : start]
