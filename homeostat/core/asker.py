@@ -297,13 +297,17 @@ class Tally:
 class RunStats:
     """What a run's model calls used, in total and per agent; shared by every Asker of the run, and
     by every worker asking for it at once. `ledger` holds the spend against the cap and what running
-    calls have set aside; `memory`, when the run keeps one, the answers it already paid for."""
+    calls have set aside; `memory`, when the run keeps one, the answers it already paid for; `seal`,
+    the key those answers are sealed with (`core.state.checkpoints.seal_key`)."""
 
     total: Tally = field(default_factory=Tally)
     by_agent: dict[str, Tally] = field(default_factory=dict)
     redactions: int = 0
     ledger: Ledger = field(default_factory=Ledger, repr=False, compare=False)
     memory: AnswerMemory | None = field(default=None, repr=False, compare=False)
+    seal: bytes | None = field(
+        default=None, repr=False, compare=False
+    )  # the key checkpointed answers are sealed with
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property

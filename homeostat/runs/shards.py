@@ -85,7 +85,7 @@ def draft_shard(
 
     Whatever stops it (an exception, SIGINT or SIGTERM as KeyboardInterrupt) first writes what it
     paid for, marked unfinished, then goes on up."""
-    branch, state, memory, run = _begin(kb, shard, git, remote, now, since)
+    branch, state, memory, run = _begin(kb, shard, git, remote, now, since, stats.seal)
     stats.memory = memory
     try:
         cited = decided_urls(state, run.since) | review_branch_citations(git, remote)
@@ -124,13 +124,21 @@ def draft_shard(
 
 
 def _begin(
-    kb: KB, shard: Shard, git: Git, remote: str, now: dt.datetime, since: dt.datetime | None
+    kb: KB,
+    shard: Shard,
+    git: Git,
+    remote: str,
+    now: dt.datetime,
+    since: dt.datetime | None,
+    seal: bytes | None,
 ) -> tuple[str, StateSnapshot, AnswerMemory, ShardRun]:
-    """The state branch, what it holds, the answers earlier draft jobs paid for, and this job's run."""
+    """The state branch, what it holds, the answers earlier draft jobs paid for (those sealed with
+    `seal`), and this job's run."""
     config = kb.require_config()
     branch = state_branch(config.sources.base_branch)
     state = read_state(git, remote, branch)
-    memory = AnswerMemory(a for file in read_checkpoints(state.other, "daily") for a in file.answers)
+    answers = (a for file in read_checkpoints(state.other, "daily") for a in file.answers)
+    memory = AnswerMemory(answers, seal=seal)
     run = ShardRun(shard, _window(config, state, now, since), now)
     run.slot = checkpoint_path("daily", shard.slot)
     return branch, state, memory, run

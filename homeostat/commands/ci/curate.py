@@ -28,6 +28,7 @@ from homeostat.core.config import Config
 from homeostat.core.daily.lessons import Lesson
 from homeostat.core.daily.shards import Shard, parse_shard
 from homeostat.core.kb import KB
+from homeostat.core.state.checkpoints import seal_key
 from homeostat.errors import ConfigError, GitError, HomeostatError
 from homeostat.runs.curate import CurateResult, kb_repo_ref, review_branch_citations, run_curate
 from homeostat.runs.model_pool import ModelPool, Pools
@@ -197,7 +198,7 @@ def _run_shard(
     env = os.environ
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env)
-    stats = RunStats()
+    stats = RunStats(seal=seal_key(env))
     pools = Pools(config.agents)
     with stopped_by_signals(), run_events(root, env, show_prompts=False) as sink:
         asker_for = askers_from_args(args, config, stats, sink=sink, env=env)

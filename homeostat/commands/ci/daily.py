@@ -36,6 +36,7 @@ from homeostat.core.notify import Notifier
 from homeostat.core.render import ci_report
 from homeostat.core.render.ci_report import DailyReport, DecisionRow
 from homeostat.core.safety.secrets import redacted
+from homeostat.core.state.checkpoints import seal_key
 from homeostat.errors import ConfigError
 from homeostat.kb_origin import origin_git, origin_host
 from homeostat.runs.daily import CurateOutcome, DailyDeps, DailyOptions, DailyResult, run_daily
@@ -120,7 +121,7 @@ def _run(args: argparse.Namespace, workspace: Workspace, now: Callable[[], dt.da
         merge_shards=shards,
     )
     env = workspace.env
-    stats = RunStats()
+    stats = RunStats(seal=seal_key(env))
     if args.offline:
         deps = DailyDeps(
             git=None, host=None, kb_repo=None, asker_for=_no_asker, stats=stats, out=out, checkout=root

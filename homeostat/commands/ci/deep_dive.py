@@ -26,6 +26,7 @@ from homeostat.core.asker import RunStats
 from homeostat.core.render import ci_report
 from homeostat.core.render.ci_report import DeepDiveReport
 from homeostat.core.schema import Rule
+from homeostat.core.state.checkpoints import seal_key
 from homeostat.runs.deep_dive import DeepDiveDeps, DeepDiveOptions, DeepDiveResult, run_deep_dive
 from homeostat.runs.deep_dive.run_state import Found
 from homeostat.workspace import Workspace
@@ -72,7 +73,7 @@ def run(
     out: TextIO = io.StringIO() if args.format == "json" else workspace.out
     options = DeepDiveOptions(dry_run=args.dry_run, max_cost=args.max_cost, show_prompts=args.show_prompts)
     env = workspace.env
-    stats = RunStats()
+    stats = RunStats(seal=seal_key(env))
     git = origin_git(root, config, env)
     host, kb_repo = origin_host(config, git, env) if not (args.dry_run or args.show_prompts) else (None, None)
     with run_events(root, env, show_prompts=args.show_prompts) as sink:

@@ -14,11 +14,19 @@ time their PR merged, so the next run reads back far enough to draft them.
 
 The answers are the model's own words about redacted threads; they pass redaction again before they
 are written, since the state branch is never force-pushed.
+
+Anyone who can push to the KB repo can write to the state branch, so an answer there could be anyone's
+words: a draft no member wrote, a judge's pass no model gave. Each answer is therefore sealed (an
+HMAC of its key and its words) with a key only the run holds, derived from the model credential the
+run's environment has (or `HOMEOSTAT_CHECKPOINT_KEY`), and a run recalls only answers whose seal it
+can check; a run with no such secret recalls none and asks again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
@@ -44,6 +52,33 @@ class RememberedAnswer(StateModel):
     agent: str
     answer: dict[str, Any]
     at: UtcDatetime
+    seal: str = ""  # HMAC-SHA256 of the key and the answer, with the run's seal key (`seal_key`)
+
+
+# The variables a run's model credential is read from, in order; the first one set keys the seals.
+SEAL_VARIABLES = (
+    "HOMEOSTAT_CHECKPOINT_KEY",
+    "ANTHROPIC_API_KEY",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "AWS_BEARER_TOKEN_BEDROCK",
+    "AWS_SECRET_ACCESS_KEY",
+)
+
+
+def seal_key(env: Mapping[str, str]) -> bytes | None:
+    """The key a run seals its answers with: derived from a secret the run holds and a pusher to the
+    state branch does not (the model credential, or `HOMEOSTAT_CHECKPOINT_KEY` for a runtime whose
+    credential is not a static secret); None when the environment has none."""
+    for name in SEAL_VARIABLES:
+        value = env.get(name, "")
+        if value:
+            return hashlib.sha256(b"homeostat checkpoint seal v1\0" + value.encode("utf-8")).digest()
+    return None
+
+
+def _seal(key: bytes, question: str, answer: Mapping[str, Any]) -> str:
+    words = json.dumps(answer, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hmac.new(key, f"{question}\0{words}".encode(), hashlib.sha256).hexdigest()
 
 
 class RetryThread(StateModel):
@@ -131,9 +166,16 @@ def _redacted_json(value: Any) -> Any:
 class AnswerMemory:
     """Answers by question key: recalled instead of asked, remembered once paid for. Thread-safe."""
 
-    def __init__(self, answers: Iterable[RememberedAnswer] = ()) -> None:
+    def __init__(self, answers: Iterable[RememberedAnswer] = (), *, seal: bytes | None = None) -> None:
+        """`answers` as read from the state branch: only those sealed with `seal` are kept (none without
+        one), so a run recalls only what a run holding the same secret paid for."""
         self._lock = threading.Lock()
-        self._known: dict[str, RememberedAnswer] = {a.key: a for a in answers}
+        self._seal = seal
+        self._known: dict[str, RememberedAnswer] = {
+            a.key: a
+            for a in answers
+            if seal is not None and a.seal and hmac.compare_digest(a.seal, _seal(seal, a.key, a.answer))
+        }
         self._asked: dict[str, int] = {}
         self._used: set[str] = set()
         self._fresh = 0  # answers remembered since the last `mark_written`
@@ -163,8 +205,11 @@ class AnswerMemory:
 
     def remember(self, key: str, value: BaseModel, *, agent: str, work: str, at: datetime) -> None:
         answer = _redacted_json(value.model_dump(mode="json"))
+        sealed = _seal(self._seal, key, answer) if self._seal is not None else ""
         with self._lock:
-            self._known[key] = RememberedAnswer(key=key, work=work, agent=agent, answer=answer, at=at)
+            self._known[key] = RememberedAnswer(
+                key=key, work=work, agent=agent, answer=answer, at=at, seal=sealed
+            )
             self._used.add(key)
             self._fresh += 1
 

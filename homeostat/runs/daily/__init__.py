@@ -147,7 +147,7 @@ class DailyRun:
         ctx = self.ctx
         loaded = collect.load(ctx, state)
         kb, config = loaded.kb, loaded.config
-        checkpoint = ctx.checkpoint = Checkpoint(loaded.snapshot.other, run_id)
+        checkpoint = ctx.checkpoint = Checkpoint(loaded.snapshot.other, run_id, ctx.deps.stats.seal)
         if not ctx.options.show_prompts:
             ctx.deps.stats.memory = checkpoint.memory
             ctx.use_pools(config, tick=self._tick)

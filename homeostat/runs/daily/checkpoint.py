@@ -40,12 +40,12 @@ SLOT = "all"
 class Checkpoint:
     """The run's answer memory and retry list, from every slot on the state branch at its start."""
 
-    def __init__(self, files: Mapping[str, bytes], run_id: str) -> None:
+    def __init__(self, files: Mapping[str, bytes], run_id: str, seal: bytes | None = None) -> None:
         found = read_checkpoints(files, "daily")
         self.slots = [checkpoint_path("daily", file.slot) for file in found]
         # a shard's mark stays when its answers move here: a merge job run again after a failure uses it
         self.marks = {checkpoint_path("daily", file.slot): file.shard for file in found}
-        self.memory = AnswerMemory(answer for file in found for answer in file.answers)
+        self.memory = AnswerMemory((answer for file in found for answer in file.answers), seal=seal)
         self.earlier_retry: list[RetryThread] = _merged_retry(t for file in found for t in file.retry)
         self.failed: list[RetryThread] = []
         self.done: set[str] = set()  # threads drafted this run

@@ -38,7 +38,7 @@ from homeostat.runs.run_context import new_run_id
 class DeepDiveRun:
     def __init__(self, deps: DeepDiveDeps, options: DeepDiveOptions) -> None:
         self.ctx = DeepDiveContext(deps, options)
-        self._memory = AnswerMemory()
+        self._memory = AnswerMemory(seal=deps.stats.seal)
 
     def run(self) -> DeepDiveResult:
         """Claim the base's deep dive (one at a time), then run it; a run that stops on an error

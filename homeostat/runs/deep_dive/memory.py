@@ -24,7 +24,8 @@ from homeostat.runs.deep_dive.run_state import DeepDiveContext
 def recall(ctx: DeepDiveContext, snapshot: StateSnapshot) -> AnswerMemory:
     """The memory the run's calls consult (none under --show-prompts, which sends nothing)."""
     memory = AnswerMemory(
-        answer for file in read_checkpoints(snapshot.other, "deep-dive") for answer in file.answers
+        (answer for file in read_checkpoints(snapshot.other, "deep-dive") for answer in file.answers),
+        seal=ctx.deps.stats.seal,
     )
     if not ctx.options.show_prompts:
         ctx.deps.stats.memory = memory

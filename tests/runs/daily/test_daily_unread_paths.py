@@ -449,16 +449,13 @@ def test_one_account_flagging_from_every_members_branch_disputes_at_most_the_tea
 
 # --- checkpointed answers are recalled from the state branch ------------------------------------------
 #
-# A run recalls every model answer the state branch holds for a question instead of asking it. Nothing
-# proves an answer there came from the model: an account that can push to the KB repo can write one.
-# So a draft for a member's enacted thread can be written to say what no member wrote, and the next run
-# merges it unread; with a judge's pass written beside it, no model reads it at all. The provenance
-# checks still read the host (who commented, who changed the code with which terms), so the forged
-# draft names a term the change used. Not fixed here: answers would need a key only the run holds, or
-# the state branch pushes restricted to the run's token (docs/daily.md, "Overlaps and crashes").
+# A run recalls every model answer the state branch holds for a question instead of asking it, and an
+# account that can push to the KB repo can write one there: a draft for a member's enacted thread that
+# says what no member wrote (with a judge's pass beside it, no model would read it at all). So answers
+# are sealed with a key derived from the run's model credential, which a pusher does not hold, and a
+# run recalls only answers whose seal it can check: the forged draft is asked again.
 
 
-@pytest.mark.xfail(strict=True, reason="a checkpointed answer on the state branch is trusted as the model's")
 def test_a_draft_written_onto_the_state_branch_is_not_merged_unread(
     world: DailyWorld, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
