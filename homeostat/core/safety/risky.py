@@ -30,6 +30,7 @@ from homeostat.core.scanners.hidden import (
     hidden_payload,
     hidden_places,
     instruction_comments,
+    shown_as_code,
 )
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
@@ -214,14 +215,9 @@ class _Text:
         return bisect_right(self.fences, pos) % 2 == 1
 
     @cached_property
-    def _code_spans(self) -> list[int]:
-        """Offsets where one-backtick code spans open and close, in order (one pass: a span ends at
-        its line's end)."""
-        return [edge for m in _CODE_SPAN.finditer(self.text) for edge in (m.start(), m.end())]
-
-    def in_code(self, pos: int) -> bool:
-        """Whether `pos` is shown as code: in a fenced block or a code span."""
-        return self.in_code_block(pos) or bisect_right(self._code_spans, pos) % 2 == 1
+    def in_code(self) -> Callable[[int], bool]:
+        """Whether an offset is shown as code: in a fenced block or a code span (`hidden.shown_as_code`)."""
+        return shown_as_code(self.text)
 
     def clause_before(self, pos: int) -> str:
         """Text from the start of the clause holding `pos` up to it; code blocks are read line by line."""

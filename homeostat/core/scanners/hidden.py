@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -367,6 +368,9 @@ _HIDDEN_ELEMENT = re.compile(
 _UNRENDERED_ELEMENT = re.compile(
     r"<(template|script|style|noscript)\b[^<>\n]{0,200}>([^<]{1,600})", re.IGNORECASE
 )
+# Where Markdown shows HTML as code: fenced blocks (from a fence line to the next) and code spans.
+_FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _ATTRIBUTE_TEXT = re.compile(
     r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE
 )
@@ -384,6 +388,14 @@ class HiddenPlace:
 PLACE_MARKS = ("](", "![", "]:", "<")
 
 
+def shown_as_code(text: str) -> Callable[[int], bool]:
+    """Whether an offset of `text` is shown as code (in a fenced block, an unclosed one running to the
+    end, or a one-backtick code span): HTML there is displayed, not rendered. Each is found once."""
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    spans = [edge for m in _CODE_SPAN.finditer(text) for edge in (m.start(), m.end())]
+    return lambda pos: bisect_right(fences, pos) % 2 == 1 or bisect_right(spans, pos) % 2 == 1
+
+
 def hidden_places(text: str) -> Iterator[HiddenPlace]:
     """Text in the Markdown places a reviewer reading the rendered page does not see."""
     if "](" in text:
@@ -398,8 +410,11 @@ def hidden_places(text: str) -> Iterator[HiddenPlace]:
     if "<" in text:
         for m in _HIDDEN_ELEMENT.finditer(text):
             yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2), element=True)
+        in_code: Callable[[int], bool] | None = None
         for m in _UNRENDERED_ELEMENT.finditer(text):
-            yield HiddenPlace(m.start(2), f"a <{m.group(1).lower()}> element", m.group(2), element=True)
+            in_code = in_code or shown_as_code(text)
+            if not in_code(m.start()):  # an example of the element, shown as code, hides nothing
+                yield HiddenPlace(m.start(2), f"a <{m.group(1).lower()}> element", m.group(2), element=True)
         for m in _ATTRIBUTE_TEXT.finditer(text):
             yield HiddenPlace(m.start(1), "an HTML attribute", m.group(1))
 
