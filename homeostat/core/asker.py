@@ -305,9 +305,7 @@ class RunStats:
     redactions: int = 0
     ledger: Ledger = field(default_factory=Ledger, repr=False, compare=False)
     memory: AnswerMemory | None = field(default=None, repr=False, compare=False)
-    seal: bytes | None = field(
-        default=None, repr=False, compare=False
-    )  # the key checkpointed answers are sealed with
+    seal: bytes | None = field(default=None, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property

@@ -83,27 +83,23 @@ def _merges(lesson: Lesson, decision: Decision) -> bool:
 
 def flag_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
     """Why a flag past the cap waits for a person: how many rules the member flagged that day."""
-    if cap == 0:
-        return (
-            f"scoring.autoMerge.flags is 0: a flag takes {lesson.target} out of every agent's context only"
-            " after a person reads it"
-        )
-    return (
-        f"{lesson.member} flagged {flagged} rules today (UTC): more than scoring.autoMerge.flags ({cap})"
-        " take rules out of every agent's context only after a person reads them"
-    )
+    return _past_cap(lesson, "flags", cap, f"{lesson.member} flagged {flagged} rules today (UTC)")
 
 
 def team_cap_reason(lesson: Lesson, flagged: int, cap: int) -> str:
     """Why a flag past the team's cap waits for a person: how many rules the team's flags named that day."""
+    return _past_cap(lesson, "teamFlags", cap, f"the team's flags named {flagged} rules today (UTC)")
+
+
+def _past_cap(lesson: Lesson, setting: str, cap: int, counted: str) -> str:
     if cap == 0:
         return (
-            f"scoring.autoMerge.teamFlags is 0: a flag takes {lesson.target} out of every agent's context"
+            f"scoring.autoMerge.{setting} is 0: a flag takes {lesson.target} out of every agent's context"
             " only after a person reads it"
         )
     return (
-        f"the team's flags named {flagged} rules today (UTC): more than scoring.autoMerge.teamFlags ({cap})"
-        " take rules out of every agent's context only after a person reads them"
+        f"{counted}: more than scoring.autoMerge.{setting} ({cap}) take rules out of every agent's context"
+        " only after a person reads them"
     )
 
 
