@@ -238,12 +238,18 @@ class MergeResult:
 
 @dataclass(frozen=True)
 class BranchProtection:
+    """How the base branch is protected. `keeps_stale_approvals`: an approval given before a later
+    push still lets the PR merge (GitHub's "Dismiss stale pull request approvals" off; on Bitbucket no
+    "Reset approvals when the source branch is modified"), so a review PR can be changed after a person
+    approved it and merged with the host's button. `known` is False when the token may not read it."""
+
     branch: str
     protected: bool
     required_reviews: int = 0
     required_checks: tuple[str, ...] = ()
     allows_force_push: bool = False
-    known: bool = True  # False when the token may not read it
+    known: bool = True
+    keeps_stale_approvals: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,6 +269,8 @@ class RuleSet:
     bypass_visible: bool = True  # False when the token may not read the bypass list (it takes admin)
     bypass_covers_checks: bool = True  # classic protection's PR allowance skips approvals, not checks
     caller_bypasses: bool | None = None  # whether the token that asked may bypass it (rulesets say)
+    blocks_force_push: bool = False
+    dismisses_stale: bool = False  # a push takes the approvals given before it away
 
 
 @dataclass(frozen=True)

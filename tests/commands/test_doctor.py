@@ -73,7 +73,7 @@ def test_a_protected_base_branch_passes_and_a_missing_validate_check_is_named(
 ) -> None:
     harness, repo, kb = github
     monkeypatch.setenv("HOMEOSTAT_GITHUB_TOKEN", harness.add_token("admin-bot", "admin", scopes=None))
-    harness.protect_branch(repo, "main", ("validate",))
+    harness.protect_branch(repo, "main", ("validate",), dismiss_stale=True)
     code, checks = doctor(kb, capsys)
     assert code == 0
     assert checks["branch-protection"] == {
@@ -82,10 +82,56 @@ def test_a_protected_base_branch_passes_and_a_missing_validate_check_is_named(
         "message": "main is protected: 1 approval(s), checks: validate",
         "fix": "",
     }
-    harness.protect_branch(repo, "main", ("ci",))
+    harness.protect_branch(repo, "main", ("ci",), dismiss_stale=True)
     _, checks = doctor(kb, capsys)
     assert checks["branch-protection"]["status"] == "warn"
     assert "the `validate` check is not required" in checks["branch-protection"]["message"]
+
+
+def test_approvals_that_survive_a_push_are_a_warning_on_github(
+    github: tuple[GitHubHarness, RepoRef, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """GitHub keeps an approval through later pushes unless the rule dismisses stale ones (its
+    default): a review PR approved by a second person could then be changed and merged with the
+    host's button."""
+    harness, repo, kb = github
+    monkeypatch.setenv("HOMEOSTAT_GITHUB_TOKEN", harness.add_token("admin-bot", "admin", scopes=None))
+    harness.protect_branch(repo, "main", ("validate",))
+    _, checks = doctor(kb, capsys)
+    assert checks["branch-protection"]["status"] == "warn"
+    assert checks["branch-protection"]["message"] == (
+        'main is protected, but an approval survives later pushes ("Dismiss stale pull request approvals'
+        ' when new commits are pushed" is off)'
+    )
+    assert "take approvals away on a new push" in checks["branch-protection"]["fix"]
+
+
+def test_a_base_branch_protected_by_a_ruleset_as_setup_md_says_passes(
+    github: tuple[GitHubHarness, RepoRef, Path],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """setup.md protects the base branch with a ruleset, which GitHub's branch-protection API does not
+    show: doctor reads the rulesets too, and names what one leaves out."""
+    harness, repo, kb = github
+    monkeypatch.setenv("HOMEOSTAT_GITHUB_TOKEN", harness.add_token("admin-bot", "admin", scopes=None))
+    rules = {"approvals": 1, "checks": ("validate",)}
+    harness.add_ruleset(repo, "loose", **rules)  # type: ignore[arg-type]
+    _, checks = doctor(kb, capsys)
+    assert checks["branch-protection"]["message"] == (
+        "main is protected, but force pushes are allowed; an approval survives later pushes"
+        ' ("Dismiss stale pull request approvals when new commits are pushed" is off)'
+    )
+    harness.add_ruleset(repo, "main", **rules, block_force_push=True, dismiss_stale=True)  # type: ignore[arg-type]
+    _, checks = doctor(kb, capsys)
+    assert checks["branch-protection"] == {
+        "check": "branch-protection",
+        "status": "ok",
+        "message": "main is protected: 1 approval(s), checks: validate",
+        "fix": "",
+    }
 
 
 def test_a_token_that_cannot_read_the_protection_rule_is_a_warning(
@@ -372,6 +418,15 @@ def test_bitbucket_without_and_with_branch_restrictions(
     state = harness.emulator.repo("acme", "kb")
     harness.emulator.add_restriction(
         state, {"kind": "require_approvals_to_merge", "pattern": "main", "value": 1}
+    )
+    _, checks = doctor(kb, capsys)
+    assert checks["branch-protection"]["status"] == "warn"
+    assert checks["branch-protection"]["message"] == (
+        'main is protected, but an approval survives later pushes ("Reset approvals when the source'
+        ' branch is modified" is off)'
+    )
+    harness.emulator.add_restriction(
+        state, {"kind": "reset_pullrequest_approvals_on_change", "pattern": "main"}
     )
     _, checks = doctor(kb, capsys)
     assert checks["branch-protection"]["status"] == "ok"

@@ -282,6 +282,7 @@ class Pull:
     merge_message: str = ""
     closed_by: str | None = None
     approvals: list[str] = field(default_factory=list)
+    approved_at: dict[str, str] = field(default_factory=dict)  # approver -> the source commit approved
     pipelines_seen: str = ""  # the source commit the PR's pipeline last ran for
 
 
@@ -782,17 +783,18 @@ class BitbucketEmulator:
             },
         }
         if full:
+            approved = self.live_approvals(repo, pull)
             data["reviewers"] = [self.users[name].json() for name in pull.reviewers]
             data["participants"] = [
                 {
                     "type": "participant",
                     "user": self.users[name].json(),
                     "role": "REVIEWER" if name in pull.reviewers else "PARTICIPANT",
-                    "approved": name in pull.approvals,
-                    "state": "approved" if name in pull.approvals else None,
-                    "participated_on": iso(pull.updated) if name in pull.approvals else None,
+                    "approved": name in approved,
+                    "state": "approved" if name in approved else None,
+                    "participated_on": iso(pull.updated) if name in approved else None,
                 }
-                for name in [*pull.reviewers, *(a for a in pull.approvals if a not in pull.reviewers)]
+                for name in [*pull.reviewers, *(a for a in approved if a not in pull.reviewers)]
             ]
         return data
 
@@ -1157,9 +1159,28 @@ class BitbucketEmulator:
         pull = self.pull(found, number)
         if request.user.nickname == pull.author:
             raise ApiError(400, "You can't approve your own pull request.")
-        if request.user.nickname not in pull.approvals:
-            pull.approvals.append(request.user.nickname)
+        self.add_approval(found, pull, request.user.nickname)
         return Reply(200, {"type": "participant", "user": request.user.json(), "approved": True})
+
+    def add_approval(self, repo: Repo, pull: Pull, user: str) -> None:
+        if user not in pull.approvals:
+            pull.approvals.append(user)
+        pull.approved_at[user] = self.source_sha(repo, pull)
+
+    def live_approvals(self, repo: Repo, pull: Pull) -> list[str]:
+        """The approvals still on the PR. With "Reset approvals when the source branch is modified" (or
+        its Premium variant) on the destination, Bitbucket removes an approval when the source branch
+        moves; the emulator's bare git names no push, so an approval given at another source commit is
+        taken as removed."""
+        resets = any(
+            r["kind"] in ("reset_pullrequest_approvals_on_change", "smart_reset_pullrequest_approvals")
+            and _glob_matches(str(r["pattern"]), pull.destination)
+            for r in repo.restrictions
+        )
+        if not resets:
+            return list(pull.approvals)
+        head = self.source_sha(repo, pull)
+        return [name for name in pull.approvals if pull.approved_at.get(name) == head]
 
     def _pin(self, repo: Repo, pull: Pull) -> None:
         """Keep the PR's commits reachable after its branch is deleted, as Bitbucket does."""
@@ -1411,7 +1432,7 @@ class BitbucketEmulator:
                         {"merge_checks": ["require_passing_builds_to_merge"]},
                     )
             elif restriction["kind"] == "require_approvals_to_merge":
-                have = len([name for name in pull.approvals if name != pull.author])
+                have = len([name for name in self.live_approvals(repo, pull) if name != pull.author])
                 if have < needed:
                     raise ApiError(
                         400,
@@ -2021,9 +2042,8 @@ class BitbucketHarness:
     def approve(self, repo: RepoRef, number: int, user: str) -> None:
         self.emulator.user(user)
         with self.emulator.lock:
-            pull = self.emulator.pull(self._repo(repo), number)
-            if user not in pull.approvals:
-                pull.approvals.append(user)
+            state = self._repo(repo)
+            self.emulator.add_approval(state, self.emulator.pull(state, number), user)
 
     def set_build(self, repo: RepoRef, sha: str, key: str = "ci", result: str = "SUCCESSFUL") -> None:
         state = self._repo(repo)

@@ -15,7 +15,9 @@ The facts modelled (GitHub docs, ECOSYSTEM.md "GitHub: tokens, workflows and lim
 - A ruleset (enforcement `active`) adds a `pull_request` rule (approvals) and a
   `required_status_checks` rule; an app on its `bypass_actors` list skips every rule of that ruleset.
   The Actions integration cannot be a bypass actor.
-- Nobody approves their own pull request; the latest review of each user counts.
+- Nobody approves their own pull request; the latest review of each user counts. With classic
+  protection's `dismiss_stale_reviews` (a ruleset's `dismiss_stale_reviews_on_push`) on, a push
+  dismisses the approvals given before it.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Protection:
     approvals: int = 1
     enforce_admins: bool = True
     bypass_apps: tuple[int, ...] = ()  # required_pull_request_reviews.bypass_pull_request_allowances.apps
+    dismiss_stale: bool = False  # dismiss_stale_reviews: a push takes the approvals given before it away
 
 
 @dataclass
@@ -52,6 +55,8 @@ class Ruleset:
     checks: tuple[str, ...] = ()  # a required_status_checks rule when not empty
     bypass_apps: tuple[int, ...] = ()
     enforcement: str = "active"
+    dismiss_stale: bool = False  # the pull_request rule's dismiss_stale_reviews_on_push
+    block_force_push: bool = False  # a non_fast_forward rule
 
     def targets(self, branch: str, default_branch: str) -> bool:
         for pattern in self.include:
@@ -69,13 +74,15 @@ class Ruleset:
                     "type": "pull_request",
                     "parameters": {
                         "required_approving_review_count": self.approvals,
-                        "dismiss_stale_reviews_on_push": False,
+                        "dismiss_stale_reviews_on_push": self.dismiss_stale,
                         "require_code_owner_review": False,
                         "require_last_push_approval": False,
                         "required_review_thread_resolution": False,
                     },
                 }
             )
+        if self.block_force_push:
+            rules.append({"type": "non_fast_forward"})
         if self.checks:
             rules.append(
                 {

@@ -655,12 +655,17 @@ class GitHubEmulator:
         have = approvals([(r.login, r.state) for r in pull.reviews], pull.user, writers)
         login = token.login if token is not None else ""
         app = token.app_id if token is not None else None
+        # GitHub dismisses the approvals given before a push where a rule says so; the emulator's
+        # bare git names no push, so a review given at another head is taken as dismissed
+        fresh = approvals(
+            [(r.login, r.state) for r in pull.reviews if r.commit_id == head], pull.user, writers
+        )
         classic = repo.protections.get(pull.base_ref)
         admin_past = repo.permissions.get(login) == "admin" and token is not None and token.kind == "user"
         if classic is not None and not (admin_past and not classic.enforce_admins):
             blockers = status_blockers(repo.checks, head, classic.checks)
             if app is None or app not in classic.bypass_apps:
-                blockers += approval_blocker(classic.approvals, have)
+                blockers += approval_blocker(classic.approvals, fresh if classic.dismiss_stale else have)
             if blockers:
                 return blockers[0]
         violations: list[str] = []
@@ -670,7 +675,7 @@ class GitHubEmulator:
             if app is not None and app in ruleset.bypass_apps:
                 continue
             if ruleset.approvals is not None:
-                violations += approval_blocker(ruleset.approvals, have)
+                violations += approval_blocker(ruleset.approvals, fresh if ruleset.dismiss_stale else have)
             violations += status_blockers(repo.checks, head, ruleset.checks)
         if violations:
             return "Repository rule violations found\n\n" + "\n\n".join(dict.fromkeys(violations)) + "\n\n"
@@ -1799,7 +1804,7 @@ class GitHubEmulator:
             },
             "required_pull_request_reviews": {
                 "url": f"{url}/required_pull_request_reviews",
-                "dismiss_stale_reviews": False,
+                "dismiss_stale_reviews": protection.dismiss_stale,
                 "require_code_owner_reviews": False,
                 "require_last_push_approval": False,
                 "required_approving_review_count": protection.approvals,
@@ -2160,12 +2165,14 @@ class GitHubHarness:
         approvals: int = 1,
         bypass_apps: tuple[int, ...] = (),
         enforce_admins: bool = True,
+        dismiss_stale: bool = False,
     ) -> None:
         """Classic branch protection: `approvals` and `required_checks`; `bypass_apps` may merge
-        without the approvals (bypass_pull_request_allowances)."""
+        without the approvals (bypass_pull_request_allowances); `dismiss_stale` takes approvals away
+        on a push (off by default, as on GitHub)."""
         with self.emulator.lock:
             self._repo(repo).protections[branch] = Protection(
-                tuple(required_checks), approvals, enforce_admins, tuple(bypass_apps)
+                tuple(required_checks), approvals, enforce_admins, tuple(bypass_apps), dismiss_stale
             )
 
     def unprotect_branch(self, repo: RepoRef, branch: str) -> None:
@@ -2182,8 +2189,12 @@ class GitHubHarness:
         bypass_apps: tuple[int, ...] = (),
         include: tuple[str, ...] = ("~DEFAULT_BRANCH",),
         enforcement: str = "active",
+        dismiss_stale: bool = False,
+        block_force_push: bool = False,
     ) -> int:
-        """A branch ruleset; an app in `bypass_apps` skips all of its rules. Its id."""
+        """A branch ruleset; an app in `bypass_apps` skips all of its rules. Its id. `dismiss_stale`
+        and `block_force_push` are the pull_request rule's "dismiss stale approvals" and a
+        non_fast_forward rule."""
         if ACTIONS_APP_ID in bypass_apps:  # what GitHub answers when one tries
             raise ValueError(
                 "422 Actor GitHub Actions integration must be part of the ruleset source or owner organization"
@@ -2198,6 +2209,8 @@ class GitHubHarness:
                 tuple(checks),
                 tuple(bypass_apps),
                 enforcement,
+                dismiss_stale,
+                block_force_push,
             )
             record.rulesets.append(ruleset)
             return ruleset.id

@@ -486,7 +486,14 @@ def test_github_merge_rules_as_an_admin_and_as_the_app(world: DailyWorld) -> Non
     as_admin = harness.adapter().merge_rules(repo, "main")
     assert as_admin.complete
     assert as_admin.rule_sets == (
-        RuleSet("branch protection", 2, ("validate",), bypass_apps=(APP_ID,), bypass_covers_checks=False),
+        RuleSet(
+            "branch protection",
+            2,
+            ("validate",),
+            bypass_apps=(APP_ID,),
+            bypass_covers_checks=False,
+            blocks_force_push=True,
+        ),
         RuleSet("ruleset 'main'", 1, ("validate", "lint"), bypass_apps=(APP_ID,), caller_bypasses=False),
     )
     as_app = harness.adapter(harness.app_token(APP_ID)).merge_rules(repo, "main")

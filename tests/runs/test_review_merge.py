@@ -380,6 +380,31 @@ def test_an_approval_of_an_older_commit_does_not_count(
     assert "notes\n" == world.main_text("knowledge/core/notes.md")
 
 
+def test_on_bitbucket_an_approval_before_a_push_counts_unless_approvals_reset_on_change(
+    bitbucket_harness, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:  # type: ignore[no-untyped-def]
+    """Bitbucket records no commit for an approval, so review merge cannot tell a stale one: what
+    stops a push after cy's approval is the branch restriction "Reset approvals when the source branch
+    is modified" (doctor warns without it), which takes the approval away."""
+    world = ReviewWorld(bitbucket_harness, tmp_path, monkeypatch)
+    state = bitbucket_harness.emulator.repo(world.kb_repo.owner, world.kb_repo.name)
+    bitbucket_harness.emulator.add_restriction(
+        state, {"kind": "reset_pullrequest_approvals_on_change", "pattern": "main"}
+    )
+    number = retry_refunds(world)
+    world.approve(number, "cy")
+    approved = world.branch("homeostat/review-ana-2026-12-01") or ""
+    bare = world.bare()
+    pushed = bare.commit_files(approved, {"knowledge/core/notes.md": b"notes\n"}, "more", parents=[approved])
+    bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", pushed)
+    assert left_open(world, number, capsys) == (
+        f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons (ana wrote them)"
+    )
+    world.approve(number, "cy")  # cy approves what is there now
+    assert world.run("review", "merge", str(number)) == 0
+    assert "notes\n" == world.main_text("knowledge/core/notes.md")
+
+
 def test_a_dry_run_says_whether_the_approval_stands(
     github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:

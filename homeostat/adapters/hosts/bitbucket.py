@@ -80,6 +80,11 @@ SRC_DEPTH = 64  # folders deep the src listing goes
 SRC_PAGES = 500  # src listing pages read at most (100 entries each)
 _ACCOUNT_ID = re.compile(r"^(?:\d+:[0-9a-fA-F-]{8,}|[0-9a-f]{24})$")
 _RESTRICTION_REVIEW_KINDS = ("require_approvals_to_merge", "require_default_reviewer_approvals_to_merge")
+# "Reset approvals when the source branch is modified", or its Premium variant that keeps them when
+# the diff is unchanged: either way a change to a PR needs a fresh approval.
+_RESTRICTION_RESET_KINDS = frozenset(
+    {"reset_pullrequest_approvals_on_change", "smart_reset_pullrequest_approvals"}
+)
 
 
 class TransientHostError(HostError):
@@ -602,6 +607,7 @@ def protection_from(branch: str, restrictions: Sequence[Json]) -> BranchProtecti
         required_reviews=max(reviews, default=0),
         required_checks=checks,
         allows_force_push="force" not in kinds,
+        keeps_stale_approvals=bool(reviews) and not kinds & _RESTRICTION_RESET_KINDS,
     )
 
 

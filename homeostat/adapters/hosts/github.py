@@ -662,6 +662,8 @@ class GitHubHost:
             protection.required_checks,
             bypass_apps=apps,
             bypass_covers_checks=False,
+            blocks_force_push=not protection.allows_force_push,
+            dismisses_stale=not protection.keeps_stale_approvals,
         )
 
     def _rulesets(self, repo: RepoRef, branch: str) -> tuple[list[RuleSet], str]:
@@ -1400,15 +1402,17 @@ def _protection(branch: str, data: Any) -> BranchProtection:
         required_reviews=int(reviews.get("required_approving_review_count") or 0),
         required_checks=tuple(dict.fromkeys(contexts)),
         allows_force_push=bool(force.get("enabled")),
+        keeps_stale_approvals=bool(reviews) and not reviews.get("dismiss_stale_reviews"),
     )
 
 
 def _ruleset(ruleset_id: int, rules: Sequence[Mapping[str, Any]], data: Mapping[str, Any]) -> RuleSet:
-    approvals, checks = 0, []
+    approvals, checks, fresh = 0, [], False
     for rule in rules:
         parameters = rule.get("parameters") or {}
         if rule.get("type") == "pull_request":
             approvals = max(approvals, int(parameters.get("required_approving_review_count") or 0))
+            fresh = fresh or bool(parameters.get("dismiss_stale_reviews_on_push"))
         elif rule.get("type") == "required_status_checks":
             checks += [str(item.get("context")) for item in parameters.get("required_status_checks") or []]
     actors = data.get("bypass_actors")
@@ -1425,6 +1429,8 @@ def _ruleset(ruleset_id: int, rules: Sequence[Mapping[str, Any]], data: Mapping[
         bypass_apps=apps,
         bypass_visible=isinstance(actors, list),
         caller_bypasses=None if bypass is None else bypass in ("always", "pull_requests_only", "exempt"),
+        blocks_force_push=any(rule.get("type") == "non_fast_forward" for rule in rules),
+        dismisses_stale=fresh,
     )
 
 

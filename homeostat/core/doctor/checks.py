@@ -10,7 +10,7 @@ Credential values are never part of the facts: only whether a variable is set.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from homeostat.core.config import AutoMerge, Config, Runtime
@@ -182,15 +182,15 @@ def check_branch_protection(setup: Setup, config: Config) -> Finding:
     branch = config.sources.base_branch
     fix = (
         f"protect {branch}: require pull requests with at least 1 approval and the `{VALIDATE_CHECK}` check,"
-        " and block force pushes"
+        " take approvals away on a new push, and block force pushes"
     )
     if host.unavailable or (host.protection is None and not host.protection_error):
         return _warn(
             name, f"not checked ({host.unavailable or 'no answer'})", "rerun doctor with the host token set"
         )
-    protection = host.protection
-    if protection is None:
+    if host.protection is None:
         return _warn(name, f"could not read the protection of {branch}: {host.protection_error}", fix)
+    protection = with_rule_sets(host.protection, host.merge_rules)
     if not protection.known and not protection.protected and config.sources.host == "bitbucket":
         # Bitbucket shows its restrictions to admins only; GitHub's fallback still reads the branch's flag.
         return _warn(
@@ -342,6 +342,38 @@ def run_token(setup: Setup, config: Config) -> auto_merge.RunToken:
     return token
 
 
+def with_rule_sets(protection: BranchProtection, rules: MergeRules | None) -> BranchProtection:
+    """The base branch's protection as the host enforces it: classic protection and every rule set in
+    force together. GitHub's rulesets do not show in its branch-protection API, and setup.md protects
+    the branch with one; each requirement is the strictest any of them sets."""
+    sets = rules.rule_sets if rules is not None else ()
+    if not sets:
+        return protection
+    classic = protection.protected
+    approvals = max([protection.required_reviews if classic else 0, *(s.approvals or 0 for s in sets)])
+    checks = [*(protection.required_checks if classic else ()), *(c for s in sets for c in s.checks)]
+    fresh = (classic and protection.required_reviews >= 1 and not protection.keeps_stale_approvals) or any(
+        s.dismisses_stale and (s.approvals or 0) >= 1 for s in sets
+    )
+    return replace(
+        protection,
+        protected=True,
+        known=protection.known or not classic,  # unreadable and unprotected: the rule sets are all of it
+        required_reviews=approvals,
+        required_checks=tuple(dict.fromkeys(checks)),
+        allows_force_push=(protection.allows_force_push or not classic)
+        and not any(s.blocks_force_push for s in sets),
+        keeps_stale_approvals=approvals >= 1 and not fresh,
+    )
+
+
+# The setting that makes a push to a PR take its approvals away, as each host's settings page names it.
+_STALE_SETTING = {
+    "github": '"Dismiss stale pull request approvals when new commits are pushed"',
+    "bitbucket": '"Reset approvals when the source branch is modified"',
+}
+
+
 def _protection_gaps(protection: BranchProtection, host: str) -> list[str]:
     gaps = []
     if protection.required_reviews < 1:
@@ -352,6 +384,8 @@ def _protection_gaps(protection: BranchProtection, host: str) -> list[str]:
         gaps.append(f"the `{VALIDATE_CHECK}` check is not required")
     if protection.allows_force_push:
         gaps.append("force pushes are allowed")
+    if protection.required_reviews >= 1 and protection.keeps_stale_approvals:
+        gaps.append(f"an approval survives later pushes ({_STALE_SETTING[host]} is off)")
     return gaps
 
 

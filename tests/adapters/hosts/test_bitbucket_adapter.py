@@ -702,7 +702,13 @@ def test_branch_protection_from_restrictions(harness: BitbucketHarness, repo: Re
     protection = host.branch_protection(repo, "main")
     assert (protection.protected, protection.known, protection.required_reviews) == (True, True, 2)
     assert (protection.required_checks, protection.allows_force_push) == (("1 passing build",), False)
+    assert protection.keeps_stale_approvals is True  # no reset of approvals on a change
     assert host.branch_protection(repo, "develop").protected is False
+    harness.emulator.add_restriction(
+        harness.emulator.repo("acme", "ledger"),
+        {"kind": "smart_reset_pullrequest_approvals", "pattern": "main"},
+    )
+    assert host.branch_protection(repo, "main").keeps_stale_approvals is False
 
 
 def test_branch_protection_unknown_without_admin(harness: BitbucketHarness, repo: RepoRef) -> None:

@@ -434,6 +434,9 @@ def test_branch_protection_details_for_an_admin_token(harness: GitHubHarness, re
         1,
         False,
     )
+    assert protection.keeps_stale_approvals is True  # GitHub's default: approvals survive a push
+    harness.protect_branch(repo, "main", ("ci", "lint"), dismiss_stale=True)
+    assert harness.adapter().branch_protection(repo, "main").keeps_stale_approvals is False
 
 
 def test_branch_protection_without_admin_falls_back_to_the_branch_flag(
