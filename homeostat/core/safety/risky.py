@@ -614,7 +614,7 @@ def _hidden_comment_hits(doc: _Text, fields: Fields) -> Iterator[RiskHit]:
             "instructions; move the text into the visible rule or delete it",
         )
     for place in hidden_places(doc.text):
-        if addresses_agent(place.text) and not (place.element and doc.in_code(place.start)):
+        if addresses_agent(place.text):
             yield RiskHit(
                 "hidden-comment",
                 doc.line_of(place.start),

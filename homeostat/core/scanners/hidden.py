@@ -381,7 +381,6 @@ class HiddenPlace:
     start: int
     place: str  # what hides it: "a link title", "an image's alt text"…
     text: str
-    element: bool = False  # an HTML element's content: in a fenced code block it is shown, as code
 
 
 # A text with none of these has no hidden place (each pattern above starts from one).
@@ -408,13 +407,17 @@ def hidden_places(text: str) -> Iterator[HiddenPlace]:
         for m in _REFERENCE.finditer(text):
             yield HiddenPlace(m.start(), "a link reference definition", m.group(1) + " " + m.group(2))
     if "<" in text:
-        for m in _HIDDEN_ELEMENT.finditer(text):
-            yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2), element=True)
+        # an HTML element shown as code (an example of the markup) is displayed, not rendered: it
+        # hides nothing from a reviewer, for every reader of these places alike
         in_code: Callable[[int], bool] | None = None
+        for m in _HIDDEN_ELEMENT.finditer(text):
+            in_code = in_code or shown_as_code(text)
+            if not in_code(m.start()):
+                yield HiddenPlace(m.start(2), "a hidden HTML element", m.group(2))
         for m in _UNRENDERED_ELEMENT.finditer(text):
             in_code = in_code or shown_as_code(text)
-            if not in_code(m.start()):  # an example of the element, shown as code, hides nothing
-                yield HiddenPlace(m.start(2), f"a <{m.group(1).lower()}> element", m.group(2), element=True)
+            if not in_code(m.start()):
+                yield HiddenPlace(m.start(2), f"a <{m.group(1).lower()}> element", m.group(2))
         for m in _ATTRIBUTE_TEXT.finditer(text):
             yield HiddenPlace(m.start(1), "an HTML attribute", m.group(1))
 
