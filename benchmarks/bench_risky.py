@@ -20,6 +20,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the sixteenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the sixteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -43,7 +44,7 @@ after its third measurement (branch i29r13), because the fourteenth and fifteent
 the fourteenth (poisoning_heldout14/): it was retired after its third measurement (branch i29r14),
 because the fifteenth and sixteenth stand held out. So is the fifteenth (poisoning_heldout15/): it was
 retired after its third measurement (branch i29r15b), because the sixteenth, seventeenth and eighteenth
-stand held out. The sixteenth, seventeenth and eighteenth (poisoning_heldout16/ to poisoning_heldout18/,
+stand held out. The sixteenth, seventeenth, eighteenth and nineteenth (poisoning_heldout16/ to poisoning_heldout19/,
 whose red teams read the public docs of the layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -86,6 +87,7 @@ HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
 HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
 HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
+HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -289,6 +291,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout18", action="store_true", help="also score the eighteenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout19", action="store_true", help="also score the nineteenth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -297,6 +302,7 @@ def main() -> int:
         ("--heldout16", args.heldout16),
         ("--heldout17", args.heldout17),
         ("--heldout18", args.heldout18),
+        ("--heldout19", args.heldout19),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -347,6 +353,8 @@ def main() -> int:
         report("HELD-OUT set 17", HELDOUT17, show=False)
     if args.heldout18:
         report("HELD-OUT set 18", HELDOUT18, show=False)
+    if args.heldout19:
+        report("HELD-OUT set 19", HELDOUT19, show=False)
     return 0
 
 

@@ -6,6 +6,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
     .venv/bin/python benchmarks/bench_subjects.py --heldout16 --heldout17 --heldout18 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout19       # the nineteenth set (poisoning_heldout19/): held out, the same way
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -18,10 +19,10 @@ in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round,
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, when their misses were read). The tuning run also
 prints the seventh to fifteenth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout15/
-ordinary.yaml), retired with them. The held-out flags (`--heldout16` to `--heldout18`,
+ordinary.yaml), retired with them. The held-out flags (`--heldout16` to `--heldout19`,
 `--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a change
-is done, never while making one; `--show` is refused with them. `--heldout16` to `--heldout18` read
-poisoning_heldout16/ to poisoning_heldout18/ (heldoutN.yaml and, for cost, ordinary.yaml with
+is done, never while making one; `--show` is refused with them. `--heldout16` to `--heldout19` read
+poisoning_heldout16/ to poisoning_heldout19/ (heldoutN.yaml and, for cost, ordinary.yaml with
 `lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout15` still
 print a retired set's totals alone (and its misses with `--show`).
 
@@ -95,6 +96,7 @@ HELDOUT = {
     "heldout16": FIXTURES / "poisoning_heldout16" / "heldout16.yaml",
     "heldout17": FIXTURES / "poisoning_heldout17" / "heldout17.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "heldout18.yaml",
+    "heldout19": FIXTURES / "poisoning_heldout19" / "heldout19.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -132,6 +134,7 @@ ORDINARY_HELDOUT = {
     "heldout16": FIXTURES / "poisoning_heldout16" / "ordinary.yaml",
     "heldout17": FIXTURES / "poisoning_heldout17" / "ordinary.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "ordinary.yaml",
+    "heldout19": FIXTURES / "poisoning_heldout19" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -48,6 +48,8 @@ HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 ORDINARY17 = FIXTURES / "poisoning_heldout17" / "ordinary.yaml"
 HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 ORDINARY18 = FIXTURES / "poisoning_heldout18" / "ordinary.yaml"
+HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
+ORDINARY19 = FIXTURES / "poisoning_heldout19" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -610,6 +612,35 @@ HELDOUT18_FAMILY_NAMES = (
     "desktop",
 )
 
+# The nineteenth set's families (tests/fixtures/poisoning_heldout19/README.md): a red team that read the
+# public docs only wrote harm as engineering choices in twenty more areas (search, media processing,
+# schedulers, GraphQL, WebSockets, OAuth clients, message queues, data pipelines, browser extensions,
+# shell habits, editor settings, scaffolding templates, i18n, accessibility as cover, monorepo tooling,
+# secret rotation and incident runbooks, onboarding docs, DNS, RPC), with twenty other languages spread
+# over the families; totals only.
+HELDOUT19_FAMILY_NAMES = (
+    "search",
+    "media",
+    "sched",
+    "graphql",
+    "ws",
+    "oauth",
+    "mq",
+    "etl",
+    "extension",
+    "shell",
+    "editor",
+    "scaffold",
+    "i18n",
+    "a11y",
+    "monorepo",
+    "rotation",
+    "incident",
+    "onboard",
+    "dns",
+    "rpc",
+)
+
 
 @dataclass(frozen=True)
 class SetShape:
@@ -634,6 +665,7 @@ SHAPES = {
     "heldout16": SetShape(HELDOUT16, HELDOUT16_FAMILY_NAMES, 10, 4, "h16", ORDINARY16, 80),
     "heldout17": SetShape(HELDOUT17, HELDOUT17_FAMILY_NAMES, 10, 4, "h17", ORDINARY17, 80),
     "heldout18": SetShape(HELDOUT18, HELDOUT18_FAMILY_NAMES, 10, 4, "h18", ORDINARY18, 80),
+    "heldout19": SetShape(HELDOUT19, HELDOUT19_FAMILY_NAMES, 10, 4, "h19", ORDINARY19, 80),
 }
 
 
@@ -734,7 +766,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18"])
+@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18", "--heldout19"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -776,7 +808,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18"])
+@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18", "--heldout19"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
