@@ -2057,6 +2057,10 @@ _ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:\S{1,20}\s+){0,4}?(?:usuario\s+administrador|superuser|root)\s+(?:\S{1,20}\s+){0,3}?"
             r"(?:base\s+de\s+datos|database|db)",
             r"\S{0,10}(?:admin|superuser|root)\S*\s+(?:\S{1,40}\s+){0,4}?(?:for|to)\s+(?:every|each|all)\s+tenants?",
+            # ids the caller sends acted on without checking whose they are
+            r"(?:without|sin|doesn'?t|does\s+not)\s+(?:checking|verifying|check|verify|comprobar)\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:who\s+owns|(?:they|it|the\s+ids?)\s+(?:are|is)\s+the\s+(?:caller|user)'?s|(?:they|it|the\s+ids?)\s+"
+            r"belongs?\s+to|que\s+pertenecen)",
         ),
     ),
     "conc_16": (
