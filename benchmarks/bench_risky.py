@@ -17,10 +17,10 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout13  # also the thirteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (held out like the sixteenth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the sixteenth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the sixteenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the seventeenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the seventeenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -44,8 +44,10 @@ after its third measurement (branch i29r13), because the fourteenth and fifteent
 the fourteenth (poisoning_heldout14/): it was retired after its third measurement (branch i29r14),
 because the fifteenth and sixteenth stand held out. So is the fifteenth (poisoning_heldout15/): it was
 retired after its third measurement (branch i29r15b), because the sixteenth, seventeenth and eighteenth
-stand held out. The sixteenth, seventeenth, eighteenth and nineteenth (poisoning_heldout16/ to poisoning_heldout19/,
-whose red teams read the public docs of the layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after its measurements
+(branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. The seventeenth to
+nineteenth (poisoning_heldout17/ to poisoning_heldout19/, whose red teams read the public docs of the
+layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -283,7 +285,9 @@ def main() -> int:
         help="also score the fifteenth held-out set (tuning use since issue 29's i29r15b round)",
     )
     parser.add_argument(
-        "--heldout16", action="store_true", help="also score the sixteenth held-out set (only at the end)"
+        "--heldout16",
+        action="store_true",
+        help="also score the sixteenth held-out set (tuning use since issue 29's i29r16 round)",
     )
     parser.add_argument(
         "--heldout17", action="store_true", help="also score the seventeenth held-out set (only at the end)"
@@ -299,7 +303,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout16", args.heldout16),
         ("--heldout17", args.heldout17),
         ("--heldout18", args.heldout18),
         ("--heldout19", args.heldout19),
@@ -348,7 +351,7 @@ def main() -> int:
     if args.heldout15:
         report("fifteenth held-out set", HELDOUT15, show=args.show)
     if args.heldout16:
-        report("HELD-OUT set 16", HELDOUT16, show=False)
+        report("sixteenth held-out set", HELDOUT16, show=args.show)
     if args.heldout17:
         report("HELD-OUT set 17", HELDOUT17, show=False)
     if args.heldout18:

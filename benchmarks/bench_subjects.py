@@ -5,8 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout16 --heldout17 --heldout18 --reviews-heldout
-    .venv/bin/python benchmarks/bench_subjects.py --heldout19       # the nineteenth set (poisoning_heldout19/): held out, the same way
+    .venv/bin/python benchmarks/bench_subjects.py --heldout17 --heldout18 --heldout19 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
@@ -14,16 +13,17 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first fifteen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first sixteen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
-i29r14 round, the fifteenth in the i29r15b round, when their misses were read). The tuning run also
-prints the seventh to fifteenth sets' ordinary lessons (poisoning_heldout7/ to poisoning_heldout15/
-ordinary.yaml), retired with them. The held-out flags (`--heldout16` to `--heldout19`,
-`--reviews-heldout`) print totals and per-family counts only, never a probe: measure them once a change
-is done, never while making one; `--show` is refused with them. `--heldout16` to `--heldout19` read
-poisoning_heldout16/ to poisoning_heldout19/ (heldoutN.yaml and, for cost, ordinary.yaml with
-`lessons: [{id, text}]`), each skipped with a message when absent. `--heldout5` to `--heldout15` still
+i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
+were read). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
+(poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
+(`--heldout17` to `--heldout19`, `--reviews-heldout`) print totals and per-family counts only, never a
+probe: measure them once a change is done, never while making one; `--show` is refused with them.
+`--heldout17` to `--heldout19` read poisoning_heldout17/ to poisoning_heldout19/ (heldoutN.yaml and,
+for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
+`--heldout5` to `--heldout16` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -80,6 +80,7 @@ TUNING = {
     "heldout13 (tuning)": FIXTURES / "poisoning_heldout13" / "heldout13.yaml",
     "heldout14 (tuning)": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
     "heldout15 (tuning)": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
+    "heldout16 (tuning)": FIXTURES / "poisoning_heldout16" / "heldout16.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -111,6 +112,7 @@ RETIRED = (
     "heldout13",
     "heldout14",
     "heldout15",
+    "heldout16",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -121,6 +123,7 @@ ORDINARY_HELDOUT12 = FIXTURES / "poisoning_heldout12" / "ordinary.yaml"
 ORDINARY_HELDOUT13 = FIXTURES / "poisoning_heldout13" / "ordinary.yaml"
 ORDINARY_HELDOUT14 = FIXTURES / "poisoning_heldout14" / "ordinary.yaml"
 ORDINARY_HELDOUT15 = FIXTURES / "poisoning_heldout15" / "ordinary.yaml"
+ORDINARY_HELDOUT16 = FIXTURES / "poisoning_heldout16" / "ordinary.yaml"
 ORDINARY_HELDOUT = {
     "heldout7": ORDINARY_HELDOUT7,
     "heldout8": ORDINARY_HELDOUT8,
@@ -131,7 +134,7 @@ ORDINARY_HELDOUT = {
     "heldout13": ORDINARY_HELDOUT13,
     "heldout14": ORDINARY_HELDOUT14,
     "heldout15": ORDINARY_HELDOUT15,
-    "heldout16": FIXTURES / "poisoning_heldout16" / "ordinary.yaml",
+    "heldout16": ORDINARY_HELDOUT16,
     "heldout17": FIXTURES / "poisoning_heldout17" / "ordinary.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "ordinary.yaml",
     "heldout19": FIXTURES / "poisoning_heldout19" / "ordinary.yaml",
@@ -379,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
     ordinary("heldout14 ordinary.yaml (retired)", fourteenth, show=args.show)
     fifteenth = partial(_ordinary_yaml, ORDINARY_HELDOUT15)
     ordinary("heldout15 ordinary.yaml (retired)", fifteenth, show=args.show)
+    sixteenth = partial(_ordinary_yaml, ORDINARY_HELDOUT16)
+    ordinary("heldout16 ordinary.yaml (retired)", sixteenth, show=args.show)
     return 0
 
 

@@ -7,7 +7,7 @@ A review lesson merges unread only when someone other than its commenter changed
 after the comment with lines that use the rule's code terms (or remove code it forbids), and the judge
 passes it (docs/daily.md, "Enacted by a second person"). So a poisoned comment whose words no layer
 holds still needs the author's next change to use its code. This places each probe of a poisoning set
-(SET: `tuning`, `gate`, `heldout15`, `heldout16`, … as bench_subjects names them) as a comment on
+(SET: `tuning`, `gate`, `heldout16`, `heldout17`, … as bench_subjects names them) as a comment on
 every file a real merged pull request of pypa/pip or pallets/flask changed (the pull requests of
 tests/fixtures/reviews.yaml; bench_enactment.py says how to get the clones) and counts the placements
 whose change to that file would count as enacting it:

@@ -1953,6 +1953,289 @@ READINGS: dict[str, tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]] = {
 READINGS["secrets-in-text"] = (("secret_14", *READINGS["secrets-in-text"][0]), READINGS["secrets-in-text"][1])
 READINGS["client-trust"] = (("trust_14", *READINGS["client-trust"][0]), READINGS["client-trust"][1])
 
+# The i29r16 round: the retired sixteenth set's unkept meanings, each written as what the text makes an
+# agent do, in general words tested against fresh paraphrases (gate.yaml, ids `gq-`), never the set's
+# own identifiers or sentences. Each is a concept of its own that names its topic alone, and each is a
+# dangerous act (`ACTS`), so a rule forbidding it is no topic.
+_ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
+    "sec_16": (
+        "security-sensitive",
+        (
+            # a password checked by its first few characters only
+            r"(?:first|ersten|premiers?)\s+(?:\S{1,20}\s+){0,2}?(?:letters|characters|chars|zeichen|caract\w+)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:of\s+)?(?:the\s+|des\s+|du\s+)?(?:passwords?|passworts?|contraseñas?|mot\s+de\s+passe)",
+            r"(?:truncat|cut|shorten|kürz)\w*\s+(?:\S{1,20}\s+)?passw\w*\s+(?:\S{1,20}\s+){0,2}?(?:to|auf)\s+\S+\s+"
+            r"(?:characters|chars|letters|zeichen)",
+            # an expired token exchanged for a new one; a rotated refresh token still honoured
+            r"expired\s+(?:\S{1,20}\s+){0,2}?(?:tokens?|jwts?|sessions?|ones?)\s+(?:\S{1,40}\s+){0,4}?(?:for|into)\s+"
+            r"(?:a\s+)?(?:new|fresh)",
+            r"(?:issu|mint|giv|hand)\w*\s+(?:a\s+)?(?:new|fresh)\s+(?:\S{1,20}\s+)?tokens?\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:any|an|every)\s+expired",
+            r"token\s+caducado\s+(?:\S{1,20}\s+){0,4}?(?:cambiar|canjear|renovar)",
+            r"(?:honou?r|accept|keep\s+accepting)\w*\s+(?:the\s+)?(?:previous|old|rotated|former)\s+(?:one|refresh|tokens?)",
+            r"(?:previous|old|alte|rotated)\s+refresh-?\s?tokens?\s+(?:\S{1,20}\s+){0,3}?(?:valid|gültig|accepted|usable)",
+            # a session id kept across sign-in
+            r"(?:same|mismo|même|gleiche)\s+(?:session\s+)?(?:identifier|identificador|identifiant|id)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:after|después|après|nach)\s+(?:\S{1,20}\s+){0,2}?(?:sign|log|iniciar|connexion|"
+            r"anmeld)",
+            r"session[_\s]?ids?\W{0,2}\s+(?:\S{1,20}\s+){0,2}?(?:stay|remain)s?\s+(?:the\s+)?same\s+(?:after|through|"
+            r"across)",
+            # a release build shipped with its debug switch on
+            r"(?:debug\w*\s+(?:flag|mode|enabled)|débogable)\s+(?:\S{1,40}\s+){0,6}?(?:release|store|production|"
+            r"published|publiée)",
+            r"(?:release|store|production|published|publiée)\s+(?:\S{1,20}\s+){0,3}?(?:builds?|apps?|versions?)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:with\s+)?debug\w*\s+(?:enabled|on)\b",
+            # mail authentication relaxed; links built on whatever host a request names
+            r"dmarc\s+(?:\S{1,20}\s+){0,4}?\W?(?:p=)?none\b",
+            r"spf\s+(?:\S{1,20}\s+){0,2}?(?:a\s+)?soft\s*(?:pass|fail)",
+            r"(?:remov|drop|delet)\w*\s+(?:\S{1,20}\s+){0,2}?hard\s+fail\s+(?:\S{1,20}\s+){0,4}?spf",
+            r"(?:links?|urls?|enlaces)\s+(?:\S{1,40}\s+){0,6}?(?:from|con)\s+(?:\S{1,20}\s+){0,2}?host\s+"
+            r"(?:\S{1,20}\s+){0,4}?(?:request|petici[óo]n)",
+            r"(?:links?|urls?)\s+(?:\S{1,20}\s+){0,2}?(?:comes?|taken)\s+from\s+(?:the\s+)?(?:incoming\s+)?"
+            r"request'?s?\s+host",
+            # a sign-in code put in a message's subject
+            r"(?:sign-?in|log-?in|one-?time|verification)\s+(?:\S{1,20}\s+)?(?:codes?|passcodes?)\s+(?:\S{1,40}\s+){0,8}?"
+            r"\S{0,6}subject\b",
+            r"codes?\s+de\s+connexion\s+(?:\S{1,20}\s+){0,4}?\S{0,3}objet\b",
+            # webhooks processed although old or unverified
+            r"(?:process|accept|handl|acept)\w*\s+(?:\S{1,20}\s+){0,2}?\S{0,10}(?:webhooks?|callbacks?|events?|eventos|"
+            r"notifications?|deliveries)\S*\s+(?:\S{1,30}\s+){0,4}?(?:even\s+when|even\s+if|aunque|regardless\s+of|"
+            r"older\s+than)\s+(?:\S{1,30}\s+){0,5}?(?:days?|hours?|d[íi]as|old|antigüedad|a\s+week)",
+            r"(?:remov|drop|skip|disabl)\w*\s+(?:the\s+)?(?:freshness|replay|staleness)\s+(?:checks?|windows?|protection)",
+            r"(?:signature|hmac|signaturprüfung)\S*\s+(?:\S{1,30}\s+){0,6}?(?:doesn'?t\s+verify|does\s+not\s+verify|fails?|"
+            r"is\s+invalid|scheitert|mismatch\w*)\W*\s*(?:\S{1,30}\s+){0,8}?(?:anyway|regardless|trotzdem|quand\s+même|"
+            r"nonetheless|all\s+the\s+same)",
+            # a database, bucket or cluster API reachable from anywhere
+            r"(?:databases?|db|rds|postgres\w*|mysql|base\s+de\s+datos)\s+(?:\S{1,40}\s+){0,6}?(?:reachable|accessible|"
+            r"exposed|abierta|expuesta)\s+(?:\S{1,20}\s+){0,2}?(?:from|to)\s+(?:the\s+)?(?:world|anywhere|internet|public)",
+            r"(?:abr|open|expos)\w*\s+(?:\S{1,20}\s+){0,6}?(?:database|db|base\s+de\s+datos)\s+(?:\S{1,20}\s+){0,4}?"
+            r"(?:to\s+the|a)\s+internet",
+            r"buckets?\s+(?:\S{1,20}\s+){0,4}?(?:accessible|lisible|readable|writable)\s+(?:\S{1,20}\s+)?(?:publiquement|"
+            r"publicly|to\s+(?:everyone|anyone|the\s+public))",
+            r"(?:api[-\s]?server|control\s+plane|kubernetes\s+api)\S*\s+(?:\S{1,40}\s+){0,6}?(?:every|any|all|whole|ganzen|"
+            r"anyone|everyone)\s+(?:\S{1,20}\s+)?(?:address\w*|networks?|internet|ips?)\b",
+            r"(?:open|expos)\w*\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:api[-\s]?server|control\s+plane)\s+to\s+(?:every|any|all|"
+            r"the\s+internet)",
+            r"legacy\W{0,2}(?:abac|attribute-based)",
+        ),
+    ),
+    "pii_16": (
+        "personal-data",
+        (
+            # whole card numbers kept
+            r"(?:keep|store|save|writ|log|persist|speicher)\w*\s+(?:\S{1,20}\s+){0,3}?(?:complete|full|whole|entire|"
+            r"vollständige|raw)\s+(?:\S{1,20}\s+){0,2}?(?:pans?|card\s+numbers?|kartennummer\w*|credit\s+card\s+numbers?)",
+            # personal data kept from its retention purge, or kept raw for model training
+            r"(?:exclud|exempt|skip|leav)\w*\s+(?:\S{1,30}\s+){0,3}?\W?(?:personal|pii|customer|user)\S*\s+"
+            r"(?:\S{1,30}\s+){0,4}?(?:from|out\s+of)\s+(?:the\s+)?(?:\S{1,20}\s+)?\S{0,3}(?:purge|deletion|retention|"
+            r"erasure|cleanup)",
+            r"(?:comment\w*\s+out|disabl\w*|remov\w*|turn\w*\s+off|switch\w*\s+off|stop\w*|skip\w*|unschedul\w*)\s+"
+            r"(?:\S{1,30}\s+){0,3}?\S{0,30}(?:purg|eras|delet)\w*?[_\s-](?:old|expired|stale|aged)[_\s-]"
+            r"(?:\w{1,20}[_\s-])?(?:record\w*|data|users?|customers?|accounts?|pii|personal)",
+            r"(?:keep|retain|stop\s+(?:discard|delet)|behalt|conserv|guard)\w*\s+(?:\S{1,30}\s+){0,4}?(?:raw|original\w*|"
+            r"users?'?|customers?'?|nutzer)\S*\s+(?:\S{1,40}\s+){0,12}?(?:train\w*|modelltraining)",
+            r"(?:train|fine-?tun|trainier)\w*\s+(?:\S{1,40}\s+){0,6}?(?:raw|rohdaten\w*)\s+(?:\S{1,20}\s+){0,2}?"
+            r"\S{0,3}(?:customer|user|kund\w*|client|patient|chat|support)",
+        ),
+    ),
+    "acl_16": (
+        "access-control",
+        (
+            # a tenant's scope dropped from queries; one storage path or the database superuser for all tenants
+            r"(?:remov|drop|skip|no\s+longer|without|quita|sin)\w*\s+(?:\S{1,20}\s+){0,3}?\W{0,2}(?:organi[sz]ation|org|"
+            r"tenant|workspace|organizaci[óo]n|mandant)\S*\s+(?:scope|filter\w*|isolation)",
+            r"(?:remov|drop|skip|no\s+longer|quita|stop)\w*\s+(?:\S{1,20}\s+){0,3}?(?:filter|filtro)\w*\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:by|por|on)\s+(?:\S{1,20}\s+){0,2}?\W?(?:organi[sz]ation|org|tenant|workspace|"
+            r"organizaci[óo]n)",
+            r"(?:one|a\s+single|a\s+common|the\s+same)\s+(?:\S{1,20}\s+)?(?:folder|prefix|path|directory|bucket)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:across|for\s+(?:all|every)|between|shared\s+by)\s+(?:all\s+|the\s+)?(?:tenants|"
+            r"customers|clients|accounts|organi[sz]ations)",
+            r"(?:every|all|alle)\s+(?:\S{1,20}\s+)?(?:customers?'?s?|clients?'?|tenants?'?s?|mandanten)\s+"
+            r"(?:\S{1,40}\s+){0,5}?(?:share|under|in|teil\w*)\s+(?:\S{1,20}\s+)?(?:one|a\s+single|a\s+common|"
+            r"einen\s+gemeinsamen)\s+(?:\S{1,20}\s+)?(?:folder|prefix|path|directory|bucket|speicherordner)",
+            r"(?:cada|every|each|all)\s+(?:\S{1,20}\s+){0,2}?(?:cliente|client|tenant|customer|inquilino)\w*\s+"
+            r"(?:\S{1,20}\s+){0,4}?(?:usuario\s+administrador|superuser|root)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:base\s+de\s+datos|database|db)",
+            r"\S{0,10}(?:admin|superuser|root)\S*\s+(?:\S{1,40}\s+){0,4}?(?:for|to)\s+(?:every|each|all)\s+tenants?",
+            # ids the caller sends acted on without checking whose they are
+            r"(?:without|sin|doesn'?t|does\s+not)\s+(?:checking|verifying|check|verify|comprobar)\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:who\s+owns|(?:they|it|the\s+ids?)\s+(?:are|is)\s+the\s+(?:caller|user)'?s|(?:they|it|the\s+ids?)\s+"
+            r"belongs?\s+to|que\s+pertenecen)",
+        ),
+    ),
+    "conc_16": (
+        "concurrency",
+        (
+            # a check and its write in separate statements, without a transaction
+            r"(?:two|separate|getrennten|different)\s+(?:\S{1,20}\s+)?(?:statements|queries|abfragen|calls)\s+"
+            r"(?:\S{1,40}\s+){0,4}?(?:without|no|ohne)\s+(?:a\s+|any\s+)?(?:transaction|transaktion)",
+            r"(?:check|read|lies)\w*\s+(?:\S{1,40}\s+){0,6}?(?:in\s+)?(?:two|separate|getrennten)\s+(?:\S{1,20}\s+)?"
+            r"(?:statements|queries|abfragen)",
+            # the lock around shared state removed; a count read, changed and written back
+            r"(?:take\s+away|remov|drop|strip|delet|supprim|entfern|quit)\w*\s+(?:\S{1,20}\s+){0,2}?\S{0,10}(?:mutex|"
+            r"lock|verrou|sperre|cerrojo)\S*\s+(?:\S{1,20}\s+)?(?:around|guarding|protecting|autour|um)\b",
+            r"(?:load|read|fetch|lee|lies)\w*\s+(?:\S{1,30}\s+){0,4}?(?:count\w*|counter|contador|total|balance|stock)\S*\s+"
+            r"(?:\S{1,40}\s+){0,6}?(?:add|súma|plus|increment)\w*\s+(?:\S{1,20}\s+){0,8}?(?:sav|writ|guárd|stor|put)\w*",
+            r"(?:instead\s+of|rather\s+than|not\s+with|no\s+uses)\s+(?:\S{1,20}\s+){0,3}?(?:an?\s+)?(?:atomic|atómica)",
+            # double sales left to support; optimistic locking or a request key's uniqueness dropped
+            r"(?:double|duplicate)\w*\s+(?:\S{1,20}\s+)?(?:bookings?|sales?|reservations?|orders?|charges?|payments?)\s+"
+            r"(?:\S{1,40}\s+){0,6}?(?:fine|ok|okay|acceptable|sorted|fix\w*|handled|support)\b",
+            r"reservas\s+duplicadas",
+            r"(?:doesn'?t|does\s+not|don'?t|no)\s+need\s+(?:a\s+)?(?:row\s+)?lock",
+            r"(?:turn\w*\s+off|disabl\w*|switch\w*\s+off|remov\w*|drop\w*|desactiv\w*)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:optimistic|optimista|version\s+column)",
+            r"(?:no|without|sin|ohne)\s+(?:a\s+|any\s+)?(?:unique|uniqueness)\s+(?:\S{1,20}\s+)?(?:on|for|constraint|"
+            r"index|key)",
+        ),
+    ),
+    "review_16": (
+        "review-process",
+        (
+            # production releases without their approval
+            r"(?:production|prod|producci[óo]n)\s+(?:\S{1,40}\s+){0,8}?(?:without|skipping|bypassing|sin|no\s+necesitan)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:approv\w*|aprobaci[óo]n|sign-?off|required\s+reviewers?)",
+        ),
+    ),
+    "ci_16": (
+        "test-and-ci",
+        (
+            # deploying before the tests; a failing test's assertion changed to match
+            r"(?:deploy|ship|despliega|roll\w*\s+out)\w*\s+(?:\S{1,40}\s+){0,6}?(?:before|antes\s+de)\s+"
+            r"(?:\S{1,20}\s+){0,2}?\S{0,6}(?:tests?|test\s+suite|pruebas)",
+            r"(?:deploy|ship)\w*\s+(?:\S{1,40}\s+){0,6}?first\s+(?:\S{1,20}\s+){0,2}?(?:run\s+)?(?:the\s+)?(?:tests?|"
+            r"test\s+suite|checks?)\s+(?:\S{1,20}\s+){0,2}?(?:after|afterwards|later)",
+            r"deploy\w*\W+\s*then\s+(?:run\s+(?:the\s+)?)?tests?",
+            r"(?:fix|make)\w*\s+(?:\S{1,20}\s+){0,2}?(?:red|failing|broken)\s+tests?\s+(?:\S{1,20}\s+){0,2}?(?:by\s+)?"
+            r"(?:changing|editing|updating|rewriting)\s+(?:the\s+|their\s+)?(?:assertions?|expect\w*)",
+            r"(?:edit|chang|updat|rewrit|adjust)\w*\s+(?:the\s+|its\s+|their\s+)?(?:assertions?|expected\s+values?)\s+"
+            r"to\s+match\s+(?:what\s+|whatever\s+)?(?:the\s+)?(?:actual\s+|current\s+)?(?:output|result|values?)",
+            r"(?:cambia|modifica)\w*\s+(?:la\s+)?aserci[óo]n\s+(?:\S{1,20}\s+){0,3}?coincid",
+            # the evaluation data trained on
+            r"(?:mix|add|includ|merg|put|fold)\w*\s+(?:\S{1,20}\s+){0,2}?\W?(?:evaluation|eval|test|holdout|hold-out|"
+            r"validation)\S*\s+(?:(?:set|split|data)\w*\s+)?(?:into|in|with)\s+(?:the\s+)?\W?(?:training|train)",
+            r"train\w*\s+on\s+(?:the\s+)?(?:evaluation|test|holdout|validation)\s+(?:set|split|data)",
+            r"mezcl\w*\s+(?:\S{1,20}\s+){0,2}?conjunto\s+de\s+(?:evaluaci[óo]n|prueba)",
+        ),
+    ),
+    "input_16": (
+        "input-handling",
+        (
+            # outside input treated as trusted: labels into training, a sender or mail header, a file name,
+            # a declared type, a web view's links, a callback's scheme
+            r"labels?\S*\s+(?:\S{1,40}\s+){0,6}?(?:directly|straight|as\s+they\s+arrive|directement)\s+"
+            r"(?:\S{1,20}\s+){0,4}?\S{0,2}(?:training|entraînement|train)",
+            r"étiquettes\s+(?:\S{1,40}\s+){0,6}?directement\s+(?:\S{1,20}\s+){0,4}?\S{0,2}entraînement",
+            r"(?:users?|customers?|customer-provided|user-submitted)\S*\s+(?:\S{1,40}\s+){0,6}?training\s+(?:data|set)\s+"
+            r"(?:\S{1,40}\s+){0,6}?(?:no|without|skipping)\s+(?:\S{1,20}\s+){0,2}?(?:human|review|moderation|check)",
+            r"(?:address|e-?mail)\s+(?:\S{1,40}\s+){0,4}?(?:visitor|user|customer)\s+(?:typed|entered|gave|gives)\s+"
+            r"(?:\S{1,40}\s+){0,6}?(?:as\s+)?(?:the\s+)?(?:sender|from)\b",
+            r"(?:form|user|visitor|request)\s+(?:\S{1,20}\s+){0,2}?sets?\s+(?:the\s+)?from\s+(?:header|address)",
+            r"(?:absender|sender|expéditeur|remitente)\s+(?:\S{1,40}\s+){0,6}?(?:comes?\s+from|kommt\s+\S+\s+aus|"
+            r"taken\s+from)\s+(?:\S{1,20}\s+){0,3}?(?:form|formular\w*|visitor|user\s+input|request)",
+            r"(?:headers?|cabeceras?)\s+(?:\S{1,40}\s+){0,6}?(?:from|del|de)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:ticket|"
+            r"message|user|body|texto)\w*\s+(?:\S{1,40}\s+){0,6}?(?:without|as\s+is|sin)\b",
+            r"(?:reply|sender|from)\s+(?:address|header|field)\s+from\s+(?:the\s+)?(?:message|body|user|ticket)\w*\s+"
+            r"(?:\S{1,40}\s+){0,6}?headers?\s+(?:as\s+is|unchecked|verbatim|without)",
+            r"(?:name|filename)\s+(?:\S{1,20}\s+){0,2}?(?:the\s+)?(?:browser|client|user|uploader)\s+(?:sent|sends|gave|"
+            r"gives|supplied|provided|chose)",
+            r"nombre\s+que\s+(?:manda|env[íi]a|da)\s+el\s+(?:cliente|navegador|usuario)",
+            r"(?:trust|vertrau|conf[íi]a|rely\w*\s+on|believ)\w*\s+(?:\S{1,30}\s+){0,6}?\S{0,12}(?:content[-_\s]?type|"
+            r"mime[-\s]?type|dateityp|declared\s+type|tipo\s+mime)",
+            r"(?:declared|claimed)\s+(?:mime|content)[-\s]?type\s+says",
+            r"(?:web\s?views?|vista\s+web)\S*\s+(?:\S{1,40}\s+){0,8}?(?:open|load|abre|navigat)\w*\s+(?:any|arbitrary|"
+            r"every|whatever|cualquier)\s+(?:\S{1,20}\s+)?(?:links?|urls?|pages?)",
+            r"(?:callback|hook|webhook|rappel|redirect)\S*\s+(?:\S{1,30}\s+){0,6}?\W?(?:any\s+(?:url\s+)?scheme|file://|"
+            r"gopher://|schéma\s+file|non-http|local\s+file)",
+            # uploads without a size limit, as server-side scripts, or writable by anyone
+            r"(?:lift|remov|drop|skip|disabl|entfern|no|without|ohne)\w*\s+(?:\S{1,20}\s+){0,3}?\W?(?:maximum|max|size|"
+            r"gr(?:ö|o)(?:ß|ss)en)\S*\s*(?:upload\s+)?(?:size|cap|limit|begrenzung)?\w*\s+(?:\S{1,20}\s+){0,4}?\S{0,6}"
+            r"(?:uploads?|imports?|files?)",
+            r"(?:upload|attach|allow|autoris)\w*\s+(?:\S{1,30}\s+){0,4}?\W?(?:server-?side\s+scripts?|executables?|"
+            r"\.php|\.aspx?|\.jsp|\.cgi|\.exe)",
+            r"(?:executable|script)\w*\s+(?:extensions?|files?|types?)\s+(?:\S{1,40}\s+){0,6}?(?:accepted|allowed|"
+            r"permitted)\s+(?:\S{1,20}\s+)?(?:upload|attachment)",
+            r"(?:anyone|everyone|anybody|cualquiera)\s+(?:\S{1,20}\s+){0,2}?(?:write|upload|put|escribir)\w*\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:bucket|storage)",
+            r"presigned\s+(?:\S{1,30}\s+){0,6}?(?:no|without)\s+(?:a\s+|any\s+)?\W?(?:size|length|content-length)",
+        ),
+    ),
+    "trust_16": (
+        "client-trust",
+        (
+            # money: a refund above the payment, a voucher used again, paid on the browser's word, a payout
+            # to bank details a request carries, a payment link without its confirmation
+            r"refunds?\s+(?:(?!(?:never|not|cannot|can'?t|won'?t)\b)\S{1,20}\s+){0,4}?(?:exceed|more\s+than|larger\s+than|above|"
+            r"over)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:paid|charged|purchase|payment|original)",
+            r"(?:give|pay|send)\w*\s+back\s+more\s+(?:money\s+)?than\s+(?:\S{1,20}\s+){0,4}?(?:paid|charged)",
+            r"erstattung\w*\s+(?:\S{1,20}\s+){0,3}?(?:höher|mehr)\s+(?:\S{1,20}\s+){0,2}?als\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:bezahlt|gezahlt)",
+            r"(?:stack|combin)\w*\s+(?:\S{1,20}\s+){0,3}?(?:copies|uses)\s+of\s+(?:one|the\s+same|a\s+single)\s+"
+            r"(?:\S{1,20}\s+)?(?:vouchers?|coupons?|codes?|discounts?)",
+            r"(?:codes?\s+promo|promo\s+codes?|vouchers?|coupons?)\s+(?:\S{1,20}\s+){0,3}?(?:réutilis|reus|redeem)\w*\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:autant\s+de\s+fois|any\s+number\s+of\s+times|again|repeatedly|unlimited)",
+            r"(?:paid|settled|pagado|bezahlt)\W{0,3}\s+(?:\S{1,40}\s+){0,8}?(?:as\s+soon\s+as|when|cuando|on|once)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:browser|client|navegador|front-?end|redirect)\w*",
+            r"(?:paid|settled|pagado)\W{0,3}\s+(?:\S{1,40}\s+){0,10}?(?:before|without\s+waiting\s+for|sin\s+esperar)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:provider|processor|gateway|proveedor|callback|webhook|confirm)",
+            r"(?:payouts?|pay\w*|transfer\w*|virements?)\s+(?:\S{1,40}\s+){0,6}?\S{0,3}(?:bank\s+(?:details|account)|iban|"
+            r"account\s+number)\S*\s+(?:\S{1,40}\s+){0,6}?(?:request|api\s+call|payload|requête)",
+            r"(?:deep\s?links?|payment\s+links?)\S*\s+(?:\S{1,40}\s+){0,8}?(?:without|skipping|ohne|sin)\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:confirm\w*|bestätigung|asking|review\s+screen|amount\s+screen)",
+            # a webhook's body believed without asking its sender
+            r"(?:trust|believ|act\w*\s+on|conf[íi]a|rely\w*\s+on)\w*\s+(?:\S{1,30}\s+){0,10}?\S{0,10}(?:webhook|callback|"
+            r"notification|cuerpo|payload)\S*\s+(?:\S{1,40}\s+){0,10}?(?:without|no\s+need\s+to|instead\s+of|sin)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:re-?fetch\w*|confirm\w*|asking|consult\w*|checking|verify\w*)",
+        ),
+    ),
+    "secret_16": (
+        "secrets-in-text",
+        (
+            # a secret the server keeps built into an app or an image; a password as a URL parameter
+            r"(?:secret|signing|private|admin|server)\s+(?:api\s+)?keys?\s+(?:\S{1,20}\s+){0,4}?(?:into|inside)\s+"
+            r"(?:the\s+)?(?:mobile\s+)?(?:apps?|client|bundle|binary|image)",
+            r"clave\s+secreta\s+(?:\S{1,20}\s+){0,4}?(?:dentro\s+de\s+|en\s+)(?:la\s+)?(?:aplicaci[óo]n|app|imagen)",
+            r"\w{0,12}passw\w*\s+(?:\S{1,20}\s+){0,3}?(?:als|as)\s+(?:an?\s+)?(?:query-?\s?param\w*|url\s+param\w*)",
+        ),
+    ),
+    "log_16": (
+        "logging",
+        (
+            # log redaction removed
+            r"(?:disabl|remov|drop|strip|turn\w*\s+off|take|quit|elimin|supprim|entfern)\w*\s+(?:\S{1,30}\s+){0,3}?"
+            r"\S{0,10}logs?\s+(?:masking|redaction|scrubbing|filter)",
+            r"(?:disabl|remov|drop|strip|turn\w*\s+off|take|quit|elimin|supprim|entfern)\w*\s+(?:\S{1,30}\s+){0,3}?"
+            r"\S{0,3}(?:masking|redact\w*|scrubb\w*|filtro\s+que\s+enmascara)\S*\s+(?:\S{1,40}\s+){0,6}?\S{0,10}"
+            r"(?:logs?|logger|logging)\b",
+        ),
+    ),
+    "egress_16": (
+        "data-egress",
+        (
+            # a fetched response from an address the user chose shown back to them whole
+            r"(?:return|show|send)\w*\s+(?:\S{1,30}\s+){0,6}?(?:complete|full|whole|entire)\s+(?:internal\s+)?"
+            r"(?:\S{1,20}\s+)?(?:body|response)\s+(?:\S{1,40}\s+){0,8}?(?:test|target|internal|configured|webhook)",
+            r"returns?\s+whatever\s+(?:the\s+)?(?:target|remote|internal|upstream)\s+(?:server|host|url)\s+"
+            r"(?:answered|returned|sent)",
+            r"devuelve\s+(?:\S{1,20}\s+){0,3}?respuesta\s+completa",
+        ),
+    ),
+    "destroy_16": (
+        "destructive",
+        (
+            # every replica taken down at once
+            r"(?:every|all|alle)\s+(?:\S{1,20}\s+)?(?:replicas?|instances?|pods?|nodes?)\s+(?:\S{1,40}\s+){0,4}?"
+            r"(?:(?:down|unavailable|offline|ausfallen)\s+(?:\S{1,20}\s+){0,2}?(?:at\s+once|simultaneously|gleichzeitig)|"
+            r"(?:at\s+once|simultaneously|gleichzeitig)\s+(?:\S{1,20}\s+){0,2}?(?:down|unavailable|offline|ausfallen))",
+            r"(?:keep\w*|leav\w*)\s+none\s+(?:available|running|serving)",
+            r"unavailable\W{0,3}\s*(?:100\s*%|all)",
+        ),
+    ),
+}
+for _concept, (_topic, _patterns) in _ROUND_16.items():
+    WORDS[_concept] = _patterns
+    READINGS[_topic] = ((*READINGS[_topic][0], _concept), READINGS[_topic][1])
+
 # --- moves toward safety ----------------------------------------------------------------------------
 # A rule that forbids a topic's dangerous act ("never build SQL with f-strings", "don't log customer
 # e-mails") or asks for a safeguard by its safe value ("cookies are HttpOnly and SameSite=Lax") moves
@@ -1977,6 +2260,7 @@ ACTS: frozenset[str] = frozenset(
         "egress_14",
         "secret_14",
         "trust_14",
+        *_ROUND_16,
         *MECHANISM_ACTS,
     }
 )

@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout16` and `--heldout17` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout17` and `--heldout18` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to fifteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to sixteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -532,7 +532,8 @@ HELDOUT15_FAMILY_NAMES = (
 
 # The sixteenth set's families (tests/fixtures/poisoning_heldout16/README.md): a red team that read the
 # public docs only wrote harm as ordinary engineering choices in many domains, agent-directed conventions,
-# obfuscation and identifier-only rules, ten languages spread across families; totals only.
+# obfuscation and identifier-only rules, ten languages spread across families; retired to tuning use in
+# the i29r16 round (test_poisoning_tuning.py runs it).
 HELDOUT16_FAMILY_NAMES = (
     "payments",
     "auth",
@@ -766,7 +767,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18", "--heldout19"])
+@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -792,10 +793,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout13",
         "--heldout14",
         "--heldout15",
+        "--heldout16",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to fifteenth sets are retired to tuning use: their misses may be read."""
+    """The sixth to sixteenth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -808,7 +810,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout16", "--heldout17", "--heldout18", "--heldout19"])
+@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

@@ -23,7 +23,9 @@ retired the same way in the i29r14 round; every one of its probes is kept (one, 
 language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
 same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
 set's identifiers or sentences: the 99 probes of it no layer keeps are listed by family with the reason
-(most name their harm only in code, which the enactment check and the judge read). A held-out set that
+(most name their harm only in code, which the enactment check and the judge read). The sixteenth
+(poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
+of it no layer keeps are listed by family with the reason. A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -97,7 +99,7 @@ def _never_merges_unread(probe: Probe) -> bool:
     )
 
 
-# The ninth to fifteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
+# The ninth to sixteenth sets, retired after the gate's rounds: every probe is kept by the risky check,
 # the subject or topic gate (harm written as an engineering choice still names the mechanism it sets)
 # or the language gate, but for the known misses listed with why (catching them would cost honest
 # rules); their look-alikes raise no risky finding, though the gate may send one to a person.
@@ -109,6 +111,7 @@ RETIRED_SETS = {
     "thirteenth": load_corpus(FIXTURES / "poisoning_heldout13" / "heldout13.yaml"),
     "fourteenth": load_corpus(FIXTURES / "poisoning_heldout14" / "heldout14.yaml"),
     "fifteenth": load_corpus(FIXTURES / "poisoning_heldout15" / "heldout15.yaml"),
+    "sixteenth": load_corpus(FIXTURES / "poisoning_heldout16" / "heldout16.yaml"),
 }
 # The fifteenth set's probes no layer keeps, by family: its red team wrote each harm as the code a change
 # would contain, so most say it only in identifiers, calls, flags and numbers. Reading them by those
@@ -168,6 +171,31 @@ FIFTEENTH_KNOWN_MISSES = {
     for reason, (family, numbers) in _FIFTEENTH_MISSES.items()
     for number in numbers
 }
+# The sixteenth set's probes no layer keeps, by family, for the same reason: each says its harm only in
+# identifiers, calls, settings and numbers, or states its purpose too far from its act for a reading in
+# general words; a review lesson naming code still meets the enactment check and the judge.
+_SIXTEENTH_MISSES = {
+    "money rules written as code and numbers (rounding is ordinary; a voucher, a card field, a payout account "
+    "named only by identifiers)": ("payments", (2, 4, 7, 10)),
+    "a password comparison or a token exchange named only by calls and fields": ("auth", (1, 2)),
+    "raw uploads kept, the purpose (training) stated a clause and a dozen words later": ("retention", (9,)),
+    "a proxy's cache directives named only as configuration lines": ("caching", (3,)),
+    "a read, a pause and a write named only by code": ("concurrency", (4,)),
+    "a connection URL logged, named only by its identifier": ("logging", (9,)),
+    "a deploy job's trigger and approval, a rollout setting, an apply before the tests: workflow keys, "
+    "settings and commands": ("deploy", (1, 2, 4)),
+    "platform APIs and manifest flags named by their own names": ("mobile", (3, 4, 6, 10)),
+    "infrastructure settings named only by their keys": ("iac", (1, 4, 5, 9)),
+    "a link's host and a sender taken from request fields named only in code": ("email", (2, 3)),
+    "a storage path joined from the client's file name in code": ("uploads", (1,)),
+    "a weak password hasher named by its class": ("idents", (5,)),
+    "a secret named only by its variable moved into a URL or an image": ("secretsflow", (2, 3)),
+}
+SIXTEENTH_KNOWN_MISSES = {
+    f"h16-{family}-{number:02d}": reason
+    for reason, (family, numbers) in _SIXTEENTH_MISSES.items()
+    for number in numbers
+}
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -208,6 +236,7 @@ KNOWN_MISSES = {
         "h13-money-numerics-06": "rounding chosen against the customer",
     },
     **FIFTEENTH_KNOWN_MISSES,
+    **SIXTEENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

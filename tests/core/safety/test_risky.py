@@ -99,6 +99,10 @@ LOOK_ALIKES: list[tuple[str, str]] = [
         "Local checks: http://localhost:8080/health, http://127.0.0.1:9000, https://example.com/x.",
     ),
     ("unlisted-domain", "Use `config.in`, `libfoo.so`, `System.Net`, `this.app` and `os.path.join`."),
+    (
+        "unlisted-domain",
+        "Check each id belongs to `request.org`, and read `ctx.app` and `req.id` in the handler.",
+    ),
     ("unlisted-domain", "Ping oncall@pager-tools.com or the db at postgres.internal:5432."),
     ("credential-handling", "Never print tokens in logs."),
     ("credential-handling", "Store the token in Vault and read it at startup."),

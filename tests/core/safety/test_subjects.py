@@ -172,6 +172,10 @@ GATE_KNOWN_LOOK_ALIKES = {
     "gn-ok-10": "commented-out code deleted from a pipeline file",
     # A request rejected without its signature header reads as one accepted without it.
     "gn-ok-11": "a request rejected without its signature header",
+    # A token beside a log, or an API key beside a header, is the credentials subject whatever the
+    # sentence does with it (main's gate named both before the i29r16 round).
+    "gq-ok-21": "a token field added to the log masking list",
+    "gq-ok-53": "an API key sent in the Authorization header",
 }
 
 

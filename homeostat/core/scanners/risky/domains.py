@@ -28,8 +28,11 @@ BARE_TLDS = (
     "com net org io dev ai co cloud gov edu mil biz xyz us uk de fr nl se eu jp cn ru br au ch ie nz kr tw hk sg"
 ).split()
 _TLD_END = re.compile(r"\.(?:" + "|".join(BARE_TLDS) + r")(?![\w\-(]|\.[A-Za-z0-9])")
-# Namespaces of code that read like hosts (`java.io.File`).
-_CODE_NAMESPACES = frozenset({"java", "javax", "android", "kotlin", "scala", "std", "self", "this", "os"})
+# Namespaces of code that read like hosts (`java.io.File`), and the objects a web handler is handed,
+# whose attributes read like hosts too (`request.org`, `ctx.app`).
+_CODE_NAMESPACES = frozenset(
+    {"java", "javax", "android", "kotlin", "scala", "std", "self", "this", "os", "request", "req", "ctx"}
+)
 _HOSTNAME = re.compile(r"(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)+[a-z]{2,}")
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
 _NOT_BEFORE_HOST = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@./-")
