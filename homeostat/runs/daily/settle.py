@@ -14,11 +14,12 @@ import datetime as dt
 import logging
 
 from homeostat.core.config import Config
-from homeostat.core.hosts import CodeHost, PullInfo, PullState, RepoRef
+from homeostat.core.hosts import Approval, CodeHost, PullInfo, PullState, RepoRef, same_commit
 from homeostat.core.review_approval import Verdict, approval_verdict
 from homeostat.core.state.branch import DecisionRecord, Outcome, StateSnapshot
 from homeostat.errors import HomeostatError
 from homeostat.runs.daily.run_state import DailyContext, Retirement, RunState
+from homeostat.runs.review import rebuilt_from
 
 log = logging.getLogger("homeostat.daily")
 
@@ -50,7 +51,7 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
             continue
         if info.state is PullState.MERGED:
             if info.number not in verdicts:
-                verdicts[info.number] = _verdict(host, repo, config, info, _authors(waiting, info.number))
+                verdicts[info.number] = _verdict(ctx, config, run.base, info, _authors(waiting, info.number))
             verdict = verdicts[info.number]
             if verdict is None:  # the approvals were unclear: never read as approved; asked again next run
                 continue
@@ -80,23 +81,62 @@ def _authors(waiting: list[DecisionRecord], number: int) -> set[str]:
 
 
 def _verdict(
-    host: CodeHost, repo: RepoRef, config: Config, info: PullInfo, authors: set[str]
+    ctx: DailyContext, config: Config, base: str, info: PullInfo, authors: set[str]
 ) -> Verdict | None:
-    """Whether a team member who wrote none of the PR's lessons approved it at the head it merged, or
-    merged it; None when the host did not answer clearly (the records are left as they were)."""
+    """Whether a team member who wrote none of the PR's lessons approved it at the head it merged (or
+    at the head review merge rebuilt it from), or merged it; None when the host did not answer
+    clearly (the records are left as they were)."""
+    host, repo = ctx.deps.host, ctx.deps.kb_repo
+    assert host is not None and repo is not None
     try:
         approvals = host.pull_approvals(repo, info.number)
+        verdict = _judged(config, info, approvals, authors, info.head_sha)
+        if verdict.approver is None and any(_other_commit(a, info.head_sha) for a in approvals):
+            source = _rebuilt_from(ctx, base, info)
+            rebuilt = _judged(config, info, approvals, authors, source) if source else verdict
+            if rebuilt.approver is not None and source:
+                return Verdict(
+                    rebuilt.approver, f"{rebuilt.reason} at {source[:12]}, rebuilt by review merge"
+                )
     except HomeostatError as exc:
         log.warning("PR %s: unclear answer about its approvals (%s); left as it was", info.number, exc)
         return None
+    return verdict
+
+
+def _judged(
+    config: Config, info: PullInfo, approvals: list[Approval], authors: set[str], head: str
+) -> Verdict:
     return approval_verdict(
         approvals,
         authors,
-        info.head_sha,
+        head,
         lambda login: config.member(login) is not None,
         opener=info.author,
         merger=info.merged_by or "",
     )
+
+
+def _other_commit(approval: Approval, head: str) -> bool:
+    return approval.commit is not None and not same_commit(approval.commit, head)
+
+
+def _rebuilt_from(ctx: DailyContext, base: str, info: PullInfo) -> str | None:
+    """The head review merge rebuilt the merged PR from (`rebuilt_from`), read from the host's
+    `refs/pull/<n>/head` (GitHub keeps it after the branch is gone); None when it is no such rebuild."""
+    git, remote = ctx.git, ctx.deps.remote
+    local = f"refs/homeostat/settle/pull-{info.number}"
+    try:
+        if not git.fetch(remote, [f"+refs/pull/{info.number}/head:{local}"]):
+            return None
+        merged = git.rev_parse(local)
+        if merged is None or not same_commit(merged, info.head_sha):
+            return None
+        git.unshallow(remote)  # the merge base must be in the history
+        ctx.fetch_base(base)
+        return rebuilt_from(git, merged, ctx.base_tip(base))
+    finally:
+        git.run("update-ref", "-d", local, check=False)
 
 
 def _merged(

@@ -220,3 +220,72 @@ def test_a_dispute_pr_its_own_flagger_merges_is_disputed_again_not_put_in_force(
     ]
     assert [(r.outcome, r.state) for r in settled] == [("disputed", "settled")]
     assert settled[0].reason.startswith(f"merged by @bo in #{dispute.number} with no approval")
+
+
+def test_a_pr_review_merge_rebuilt_from_the_approved_head_counts_as_approved(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On GitHub an approval names its commit, and `review merge` merges a rebuild of it on the moved
+    base, a commit nobody approved. The rebuild keeps the approved commit as its second parent, so
+    the run can make it again from that commit and see it is exactly what merged."""
+    from homeostat.cli import main
+
+    for member, title in (("bo", "Log the decline code"), ("ana", "Retry refunds with backoff")):
+        world.pending(member, title=title, rule=f"{title} in `src/billing/api/refunds.py`.", why="Support asked.",
+                      area="billing/api", topic="errors")  # fmt: skip
+    assert world.daily() == 0, capsys.readouterr().out
+    records = {r.title: r for r in world.state().records()}
+    first, second = (records[t].pr.number for t in ("Log the decline code", "Retry refunds with backoff"))
+    assert first != second
+    world.harness.merge_as(world.kb_repo, first, "cy")  # the other one conflicts for git now
+    world.harness.approve(world.kb_repo, second, "cy")
+    world.env()
+    capsys.readouterr()
+    assert main(["review", "merge", "--all", "--kb", str(world.checkout())]) == 0
+    assert f"PR #{second}: merged: rebuilt on main and merged" in capsys.readouterr().out
+
+    assert world.daily() == 0, capsys.readouterr().out
+
+    record = next(r for r in world.state().records() if r.title == "Retry refunds with backoff")
+    assert (record.outcome, record.state) == ("merged", "settled"), record.reason
+    assert "approvedBy: [cy]" in rule_section(world, record.rule_id)
+    assert dispute_prs(world, record.rule_id) == []
+
+
+def test_a_commit_dressed_as_a_rebuild_of_the_approved_head_is_no_approval_of_what_merged(
+    world: DailyWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ana pushes, onto her approved review PR, the rebuild review merge would make plus one more
+    rule, with the same two parents, and merges it herself: rebuilt again, it is not that commit."""
+    from homeostat.runs.review import rebuild_on
+
+    for member, title in (("bo", "Log the decline code"), ("ana", "Retry refunds with backoff")):
+        world.pending(member, title=title, rule=f"{title} in `src/billing/api/refunds.py`.", why="Support asked.",
+                      area="billing/api", topic="errors")  # fmt: skip
+    assert world.daily() == 0, capsys.readouterr().out
+    records = {r.title: r for r in world.state().records()}
+    first, second = (records[t].pr.number for t in ("Log the decline code", "Retry refunds with backoff"))
+    world.harness.merge_as(world.kb_repo, first, "cy")
+    world.harness.approve(world.kb_repo, second, "cy")
+    bare = world.bare()
+    branch = world.harness.adapter().get_pull(world.kb_repo, second).head_branch
+    approved, onto = bare.rev_parse(f"refs/heads/{branch}"), bare.rev_parse("refs/heads/main")
+    assert approved and onto
+    fork = bare.run("merge-base", approved, onto).stdout.decode().strip()
+    built = rebuild_on(bare, fork, onto, approved)
+    changes = {p: None if t is None else t.encode() for p, t in built.files.items()}
+    changes["knowledge/billing/api/errors.md"] = (changes["knowledge/billing/api/errors.md"] or b"") + (
+        f"\n{HARM}\n".encode()
+    )
+    forged = bare.commit_files(
+        onto, changes, "Rebuilt on main by homeostat review merge.", parents=[onto, approved]
+    )
+    bare.run("update-ref", f"refs/heads/{branch}", forged)
+    world.harness.merge_as(world.kb_repo, second, "ana")
+    capsys.readouterr()
+
+    assert world.daily() == 0, capsys.readouterr().out
+
+    record = next(r for r in world.state().records() if r.title == "Retry refunds with backoff")
+    assert record.outcome == "disputed", record.reason
+    assert f"cy approved {approved[:12]}, not its head {forged[:12]}" in record.reason
