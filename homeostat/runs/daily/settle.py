@@ -56,8 +56,7 @@ def settle(ctx: DailyContext, config: Config, snapshot: StateSnapshot, run: RunS
             if verdict is None:  # the approvals were unclear: never read as approved; asked again next run
                 continue
             settled, retirement = _merged(config, record, info, verdict, now)
-            if verdict.approver is None and record.kind != "flag":
-                print(f"notice: {record.title[:60]!r} {settled.reason}", file=ctx.out)
+            _say_unread(ctx, record, settled, verdict)
         else:
             settled, retirement = _closed(record, now)
         if retirement is not None:
@@ -73,6 +72,12 @@ def _still_open(host: CodeHost, repo: RepoRef) -> set[int]:
     except HomeostatError as exc:
         log.warning("could not list the open PRs (%s); asking about each review PR", exc)
         return set()
+
+
+def _say_unread(ctx: DailyContext, record: DecisionRecord, settled: DecisionRecord, verdict: Verdict) -> None:
+    """The run's output names each lesson merged with no second person's reading, and what became of it."""
+    if verdict.approver is None and record.kind != "flag":
+        print(f"notice: {record.title[:60]!r} {settled.reason}", file=ctx.out)
 
 
 def _authors(waiting: list[DecisionRecord], number: int) -> set[str]:
@@ -91,17 +96,16 @@ def _verdict(
     try:
         approvals = host.pull_approvals(repo, info.number)
         verdict = _judged(config, info, approvals, authors, info.head_sha)
-        if verdict.approver is None and any(_other_commit(a, info.head_sha) for a in approvals):
-            source = _rebuilt_from(ctx, base, info)
-            rebuilt = _judged(config, info, approvals, authors, source) if source else verdict
-            if rebuilt.approver is not None and source:
-                return Verdict(
-                    rebuilt.approver, f"{rebuilt.reason} at {source[:12]}, rebuilt by review merge"
-                )
+        if verdict.approver is not None or not any(_other_commit(a, info.head_sha) for a in approvals):
+            return verdict
+        source = _rebuilt_from(ctx, base, info)
     except HomeostatError as exc:
         log.warning("PR %s: unclear answer about its approvals (%s); left as it was", info.number, exc)
         return None
-    return verdict
+    rebuilt = _judged(config, info, approvals, authors, source) if source else verdict
+    if source is None or rebuilt.approver is None:
+        return verdict
+    return Verdict(rebuilt.approver, f"{rebuilt.reason} at {source[:12]}, rebuilt by review merge")
 
 
 def _judged(
