@@ -1,9 +1,12 @@
-"""Whether a review or dispute PR has the approval `homeostat review merge` needs (pure).
+"""Whether a review or dispute PR has the approval `homeostat review merge` needs, or, once a person
+merged it with the host's button, whether that merge was read by someone else (pure).
 
 Homeostat's bot opens these PRs, so the host lets the lesson's own author approve them. What counts
 is an approval by a team member (homeostat.yaml's members) who wrote none of the PR's lessons, given at
-the head the merge starts from. GitHub records the commit a review was given at; Bitbucket Cloud does
-not, so an approval there counts whatever the head (`Approval.commit` is None).
+the head the merge starts from (for a merged PR, the head it merged). GitHub records the commit a
+review was given at; Bitbucket Cloud does not, so an approval there counts whatever the head
+(`Approval.commit` is None). A merge by such a member is their review too: pressing the button is
+reading it (`merger`).
 """
 
 from __future__ import annotations
@@ -32,9 +35,11 @@ def approval_verdict(
     is_member: Callable[[str], bool],
     *,
     opener: str = "",
+    merger: str = "",
 ) -> Verdict:
-    """The first approval that counts, or why none does. `authors` wrote the PR's lessons; `opener`
-    opened it (the host's own rule: nobody approves their own PR)."""
+    """The first approval that counts, or the merger's merge, or why none does. `authors` wrote the
+    PR's lessons; `opener` opened it (the host's own rule: nobody approves their own PR); `merger`
+    merged it, for a PR already merged (the opener's rule is the host's approval rule, not a merge's)."""
     authors_lowered = {author.lower() for author in authors}
     refused: list[str] = []
     for approval in approvals:
@@ -42,6 +47,10 @@ def approval_verdict(
         if not why:
             return Verdict(approval.login, f"approved by {approval.login}")
         refused.append(f"{approval.login} {why}")
+    if merger and merger.lower() not in authors_lowered:
+        if is_member(merger):
+            return Verdict(merger, f"merged by {merger}")
+        refused.append(f"{merger} merged it and is not a team member")
     wrote = [f"{', '.join(sorted(authors))} wrote them"] if authors else []
     details = "; ".join([*wrote, *refused])
     return Verdict(None, f"{NO_APPROVAL} ({details})" if details else NO_APPROVAL)

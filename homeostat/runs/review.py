@@ -11,7 +11,9 @@ PR (one by number, or every open one, oldest first, each on the base the last on
 3. rebuild: when the base moved since the PR's branch left it, the PR's files are merged onto the
    current base section by section (`homeostat.core.format.section_merge`), validated, and committed on
    the base tip; a rule both sides changed (or anything else two sides changed differently) leaves
-   the PR open with one comment saying which and why, never repeated by a rerun;
+   the PR open with one comment saying which and why, never repeated by a rerun; the rebuilt commit
+   keeps the approved head as its second parent, so the daily run that settles the PR can make the
+   rebuild again and count the approval for what merged (`rebuilt_from`);
 4. push: the rebuilt commit replaces the branch, leased on the commit it was rebuilt from, so a
    person's push in between is never lost; a host that can miss a force push (Bitbucket) gets an
    ordinary push on top; then the run waits until the host shows the pushed commit as the PR head;
@@ -247,22 +249,12 @@ class ReviewMerge:
             return self._leave_open(
                 pull, [Conflict("", f"rebuilt on {self.base}, the KB does not validate: {broken}")]
             )
-        changes = {path: None if text is None else text.encode("utf-8") for path, text in built.files.items()}
         message = f"{pull.title}\n\nRebuilt on {self.base} at {base_tip[:12]} by homeostat review merge."
-        return _Prepared(pull, head, git.commit_files(base_tip, changes, message), approver)
+        # the approved head stays a parent, so the daily run can rebuild it again (`rebuilt_from`)
+        return _Prepared(pull, head, _commit_rebuild(git, base_tip, head, built, message), approver)
 
     def _rebuild(self, fork: str, base_tip: str, head: str) -> Rebuild:
-        paths = set(self._changed(fork, head))
-        sides = [{path: self._text(commit, path) for path in paths} for commit in (fork, base_tip, head)]
-        return rebuild(paths, *sides)
-
-    def _changed(self, old: str, new: str) -> list[str]:
-        done = self.deps.git.run("diff", "--name-only", "-z", "--no-renames", old, new)
-        return [path for path in done.stdout.decode("utf-8", "surrogateescape").split("\0") if path]
-
-    def _text(self, commit: str, path: str) -> str | None:
-        data = self.deps.git.read_file(commit, path)
-        return None if data is None else data.decode("utf-8", "replace")
+        return rebuild_on(self.deps.git, fork, base_tip, head)
 
     def _invalid(self, base_tip: str, built: Rebuild) -> str:
         """The first validation error the rebuilt files have on the current base, or ''."""
@@ -374,3 +366,53 @@ class ReviewMerge:
 
 def run_review_merge(deps: ReviewMergeDeps, options: ReviewMergeOptions) -> ReviewMergeResult:
     return ReviewMerge(deps, options).run()
+
+
+# .. the rebuild, made again by the daily run ..
+
+
+def rebuild_on(git: Git, fork: str, base_tip: str, head: str) -> Rebuild:
+    """The files a PR changed between `fork` and `head`, merged onto `base_tip` section by section."""
+    paths = set(_changed(git, fork, head))
+    sides = [{path: _text(git, commit, path) for path in paths} for commit in (fork, base_tip, head)]
+    return rebuild(paths, *sides)
+
+
+def rebuilt_from(git: Git, merged: str, base_tip: str) -> str | None:
+    """The PR head `merged` was rebuilt from by review merge, when `merged` is exactly that rebuild;
+    else None. An approval on GitHub names its commit, and review merge merges a rebuild of the
+    approved head on the moved base, a commit nobody approved; so the approval still counts for it
+    when its parents are a commit of the base (`base_tip`'s history) and that head, and rebuilding the
+    head onto that commit again gives its very tree. Anyone can push a commit with those parents, but
+    not with other content: a rebuild onto a commit off the base would carry that commit's changes."""
+    done = git.run("rev-list", "--parents", "-n", "1", merged, check=False)
+    parents = done.stdout.decode().split()[1:] if done.returncode == 0 else []
+    if len(parents) != 2:
+        return None
+    onto, head = parents
+    if git.run("merge-base", "--is-ancestor", onto, base_tip, check=False).returncode != 0:
+        return None
+    fork = git.run("merge-base", head, onto, check=False).stdout.decode().strip()
+    if not fork or fork == onto:
+        return None
+    built = rebuild_on(git, fork, onto, head)
+    if built.conflicts or not built.files:
+        return None
+    again = _commit_rebuild(git, onto, head, built, "rebuilt again to compare")
+    return head if git.tree_hash(again) == git.tree_hash(merged) else None
+
+
+def _commit_rebuild(git: Git, base_tip: str, head: str, built: Rebuild, message: str) -> str:
+    """The rebuilt files on `base_tip`, with the head they came from as the second parent."""
+    changes = {path: None if text is None else text.encode("utf-8") for path, text in built.files.items()}
+    return git.commit_files(base_tip, changes, message, parents=[base_tip, head])
+
+
+def _changed(git: Git, old: str, new: str) -> list[str]:
+    done = git.run("diff", "--name-only", "-z", "--no-renames", old, new)
+    return [path for path in done.stdout.decode("utf-8", "surrogateescape").split("\0") if path]
+
+
+def _text(git: Git, commit: str, path: str) -> str | None:
+    data = git.read_file(commit, path)
+    return None if data is None else data.decode("utf-8", "replace")

@@ -1,5 +1,6 @@
-"""Which approval lets `homeostat review merge` merge a review PR (homeostat.core.review_approval), and
-how GitHub's review list becomes approvals (the adapter's parser)."""
+"""Which approval lets `homeostat review merge` merge a review PR, and which lets `homeostat daily`
+count one merged with the host's button as read (homeostat.core.review_approval), and how GitHub's
+review list becomes approvals (the adapter's parser)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,40 @@ def test_every_author_of_a_pr_with_several_lessons_is_named() -> None:
         None,
         f"{NO_APPROVAL} (ana, bo wrote them; ana wrote a lesson in it)",
     )
+
+
+@pytest.mark.parametrize(
+    ("approvals", "merger", "expected"),
+    [
+        ((), "bo", (None, f"{NO_APPROVAL} (bo wrote them)")),  # the author's own merge button
+        ((Approval("bo", HEAD),), "bo", (None, f"{NO_APPROVAL} (bo wrote them; bo wrote a lesson in it)")),
+        ((), "eve", (None, f"{NO_APPROVAL} (bo wrote them; eve merged it and is not a team member)")),
+        ((), "ana", ("ana", "merged by ana")),  # a member who wrote none of its lessons read it to merge it
+        (
+            (),
+            "homeostat-bot",
+            (None, f"{NO_APPROVAL} (bo wrote them; homeostat-bot merged it and is not a team member)"),
+        ),
+        ((Approval("cy", HEAD),), "bo", ("cy", "approved by cy")),  # bo merged what cy approved
+        (
+            (Approval("cy", OLD),),
+            "bo",
+            (None, f"{NO_APPROVAL} (bo wrote them; cy approved {OLD[:12]}, not its head {HEAD[:12]})"),
+        ),
+        ((Approval("cy"),), "bo", ("cy", "approved by cy")),  # Bitbucket Cloud: no commit recorded
+    ],
+)
+def test_a_merge_counts_as_the_mergers_reading_only_when_they_wrote_none_of_its_lessons(
+    approvals: tuple[Approval, ...], merger: str, expected: tuple[str | None, str]
+) -> None:
+    """Once merged with the host's button (homeostat daily's settle): `HEAD` is the head it merged."""
+    found = approval_verdict(approvals, ("bo",), HEAD, lambda login: login in TEAM, merger=merger)
+    assert (found.approver, found.reason) == expected
+
+
+def test_a_merger_who_wrote_one_of_several_lessons_is_no_reader() -> None:
+    found = approval_verdict((), ("bo", "ana"), HEAD, lambda login: login in TEAM, merger="ANA")
+    assert (found.approver, found.reason) == (None, f"{NO_APPROVAL} (ana, bo wrote them)")
 
 
 def review(login: str, state: str, commit: str = HEAD) -> dict[str, object]:

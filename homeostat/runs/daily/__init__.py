@@ -209,9 +209,11 @@ class DailyRun:
         """Daily PRs first (each merged), then review and dispute PRs level with the new base."""
         ctx, base = self.ctx, run.base
         live, base_sha = land.drop_overlap(ctx, base, live, run)
-        # flags a reviewer merged, and those merged earlier whose dispute PR never opened
-        confirmed = [r for r in retirements if r.action == "dispute"] + recover.disputes_owed(run.state)
-        changes = [r for r in retirements if r.action != "dispute"]
+        # flags a reviewer merged, merges no second person read, and those settled earlier whose
+        # dispute PR never opened; the daily PR flags the rules of the unread merges first
+        asked = retirements + recover.disputes_owed(run.state)
+        confirmed = [r for r in asked if r.action in ("dispute", "contest")]
+        changes = [r for r in asked if r.action != "dispute"]
         base_sha = land.open_daily_prs(ctx, config, base, base_sha, live, changes, run)
         retracted, listed = review.retractions(ctx, kb, config, changes, run)
         live += retracted

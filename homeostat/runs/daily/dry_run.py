@@ -53,6 +53,7 @@ def _member_bodies(
             reconfirmed=[d for d in mine if d.verdict == "duplicate"],
             retired=[r for r in mine_retired if r.action == "retire"],
             approved=[r for r in mine_retired if r.action == "approve"],
+            contested=[r for r in mine_retired if r.action == "contest"],
             decisions=mine,
         )
         bodies.append(f"\n--- daily PR for {member}, changing:\n{_listing(daily_files)}\n{text}")

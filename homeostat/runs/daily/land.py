@@ -30,6 +30,7 @@ class DailyEdit:
     applied: list[Decided]
     retired: list[Retirement] = field(default_factory=list)
     approved: list[Retirement] = field(default_factory=list)
+    contested: list[Retirement] = field(default_factory=list)
 
 
 def drop_overlap(
@@ -99,6 +100,7 @@ def _daily_pr(
         reconfirmed=[d for d in daily.applied if d.verdict == "duplicate"],
         retired=daily.retired,
         approved=daily.approved,
+        contested=daily.contested,
         decisions=mine,
     )
     branch = ctx.publisher.branch_name(DAILY_PREFIX, member, today.isoformat())
@@ -111,7 +113,9 @@ def _daily_pr(
         sha="-",
         merge_message=message,
         records=tuple(decision_record(d, ctx.now()) for d in daily.applied),
-        settled=tuple(r.record for r in (*daily.retired, *daily.approved) if r.record is not None),
+        settled=tuple(
+            r.record for r in (*daily.retired, *daily.approved, *daily.contested) if r.record is not None
+        ),
     )
     published = ctx.publisher.open(
         Change(base, base_sha, changed, branch, title, text, f"{title} {SKIP_CI}"),
@@ -180,12 +184,27 @@ def daily_edit(
             if r.action == "approve":
                 edit.approve(r.rule_id, r.by)
                 daily.approved.append(r)
+            elif r.action == "contest":
+                if contest(edit, r):
+                    daily.contested.append(r)
             else:
                 edit.retire(r.rule_id)
                 daily.retired.append(r)
         except ApplyError as exc:
             log.warning("cannot %s %s: %s", r.action, r.rule_id, exc)
     return daily
+
+
+def contest(edit: KbEdit, retirement: Retirement) -> bool:
+    """Flag a rule whose review PR merged with no second person's reading, so it reaches no agent
+    until a person settles its dispute PR; whether it changed. The flag is the author's (a flag names
+    a member), its reason says whose merge it was. A rule already disputed (a run that stopped after
+    flagging it) or retired (a dispute PR that retired it) is left as it is."""
+    rule = edit.rule(retirement.rule_id)
+    if rule.meta.status in ("disputed", "retired"):
+        return False
+    edit.flag(retirement.rule_id, retirement.member, retirement.reason)
+    return True
 
 
 def apply_landing(edit: KbEdit, kb: KB, landing: Sequence[Decided]) -> list[Decided]:
@@ -225,6 +244,7 @@ def daily_body(
     retired: Sequence[Retirement],
     approved: Sequence[Retirement],
     decisions: Sequence[Decided],
+    contested: Sequence[Retirement] = (),
 ) -> str:
     """The daily PR's body: what it lands, and every decision with its score breakdown."""
     return body(
@@ -237,6 +257,7 @@ def daily_body(
         disputed=[d for d in landed if d.outcome == "disputed"],
         retired=[{"rule_id": r.rule_id, "reason": r.reason} for r in retired],
         approved=[{"rule_id": r.rule_id, "reason": r.reason} for r in approved],
+        contested=[{"rule_id": r.rule_id, "reason": r.reason} for r in contested],
         decisions=list(decisions),
         state_branch=state_branch(base),
     )

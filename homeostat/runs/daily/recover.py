@@ -41,21 +41,30 @@ def disputes_owed(state: StateSnapshot) -> list[Retirement]:
     so this run opens it, as for a flag a reviewer merged (`open_dispute_prs`, which opens one only
     while the rule is still disputed on the base). Read from the recorded state, not a dead run's
     journal, so a second stop in a row forgets nothing; a dispute PR a reviewer just closed has its
-    record, so it is never opened again."""
+    record, so it is never opened again. A review PR merged with no second person's reading disputed
+    its rules the same way (`settle`): those are flagged again should the daily PR not have landed
+    (`contest` leaves a rule already disputed as it is)."""
     flagged: dict[str, DecisionRecord] = {}
     last_dispute: dict[str, dt.datetime] = {}
     for record in state.live_records():  # oldest first
         if not record.rule_id:
             continue
-        if record.kind == "flag" and record.outcome == "disputed":
+        if record.outcome == "disputed":
             flagged[record.rule_id] = record
         elif record.kind == "dispute":
             last_dispute[record.rule_id] = record.at
     return [
-        Retirement(rule_id, flag.member, "flag merged with no dispute PR yet", action="dispute")
-        for rule_id, flag in flagged.items()
-        if rule_id not in last_dispute or last_dispute[rule_id] < flag.at
+        _owed(rule_id, record)
+        for rule_id, record in flagged.items()
+        if rule_id not in last_dispute or last_dispute[rule_id] < record.at
     ]
+
+
+def _owed(rule_id: str, record: DecisionRecord) -> Retirement:
+    """A flag's dispute PR, or, for a merge no second person read, its rule flagged again first."""
+    if record.kind == "flag":
+        return Retirement(rule_id, record.member, "flag merged with no dispute PR yet", action="dispute")
+    return Retirement(rule_id, record.member, record.reason, action="contest")
 
 
 def _finish(

@@ -253,6 +253,17 @@ def open_dispute_prs(
         _dispute_pr(ctx, config, base, base_sha, kb, rule, fix, flaggers[rule_id], run)
 
 
+def _dispute_hash(run: RunState, rule_id: str, day: str) -> str:
+    """`dispute-<rule>-<day>`, or the first free `-N` after it: a rule disputed again the day its
+    last dispute PR opened (that PR merged with no second person's reading) gets a record of its own."""
+    taken = run.state.decided_hashes()
+    base = f"dispute-{rule_id}-{day}"
+    candidate, n = base, 2
+    while candidate in taken:
+        candidate, n = f"{base}-{n}", n + 1
+    return candidate
+
+
 def _dispute_pr(
     ctx: DailyContext,
     config: Config,
@@ -276,7 +287,7 @@ def _dispute_pr(
     branch = ctx.publisher.branch_name(DISPUTE_PREFIX, rule.id, today.isoformat())
     now = ctx.now()
     record = DecisionRecord(
-        hash=f"dispute-{rule.id}-{today.isoformat()}",
+        hash=_dispute_hash(run, rule.id, today.isoformat()),
         member=member,
         kind="dispute",
         title=rule.title,

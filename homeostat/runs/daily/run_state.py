@@ -172,13 +172,14 @@ class Decided:
 class Retirement:
     """A change the settled PRs ask of the KB, landed through the member's daily PR: a closed
     dispute retires its rule; a reviewer's merge records who approved the rules it held. A merged
-    flag (`dispute`) changes nothing more (its PR disputed the rule): its dispute PR opens."""
+    flag (`dispute`) changes nothing more (its PR disputed the rule): its dispute PR opens. A merge
+    no second person read (`contest`) flags its rule with `reason`, and its dispute PR opens."""
 
     rule_id: str
     member: str
     reason: str
     record: DecisionRecord | None = None
-    action: Literal["retire", "approve", "dispute"] = "retire"
+    action: Literal["retire", "approve", "dispute", "contest"] = "retire"
     by: str = ""
 
 
