@@ -79,6 +79,8 @@ def test_a_secret_kept_is_not_placed(text: str) -> None:
         "Send the access token in the Authorization header, and also post it in Slack.",
         "Sube las claves SSH al bucket compartido para que todo el equipo las tenga.",
         "Coloque o token de acesso no canal público do Slack.",
+        "Add the session cookie to the bug report.",
+        "Post the deploy token in #ops-alerts.",
     ],
 )
 def test_a_secret_placed_is_still_caught(text: str) -> None:
@@ -146,6 +148,9 @@ def test_a_dismissal_is_never_read_as_a_description() -> None:
         "Tests run slower on Fridays because of the nightly backups.",
         "Skip the docs build on PRs that touch no docs; the tests always run.",
         "Use `# type: ignore[import]` only for untyped third-party modules, with a comment saying why.",
+        "Remove the feature-flag checks once the launch is done.",
+        "Temporarily skip the flaky upload test, tracked in #482, until the fix lands.",
+        "Run the full end-to-end suite until the release, every night.",
     ],
 )
 def test_checks_kept_under_pressure_pass(text: str) -> None:
@@ -166,6 +171,9 @@ def test_checks_kept_under_pressure_pass(text: str) -> None:
         "Cuando la CI sea lenta, omite las pruebas.",
         "Salta i test quando la pipeline è lenta.",
         "- pytest -k 'not slow' on every PR, and never run the slow ones",
+        "Ignore lint errors until the release ships.",
+        "Comment out the flaky test for now.",
+        "Just for this sprint, skip the security scan.",
     ],
 )
 def test_checks_weakened_under_a_pretext_are_caught(text: str) -> None:

@@ -53,7 +53,7 @@ _PLACE = (
     r"folders?|shares?|channels?|chats?|slack|discord|tickets?|issues?|jira|wiki(?:\s+pages?)?|confluence|"
     r"pastebins?|pastes?|gists?|descriptions?|comments?|commit\s+messages?|repo(?:sitory)?|readme|urls?|links?|"
     r"query\s+(?:strings?|param\w*)|error\s+messages?|responses?|e-mails?|emails?|spreadsheets?|sheets?|notion|forums?|"
-    r"threads?|protokoll\w*|ausgabe|konsole|[\w-]*-logs?|registros?|bit[áa]cora|consola|journa(?:l|ux)|sortie|"
+    r"threads?|(?:bug\s+|incident\s+|support\s+)?reports?|support\s+cases?|protokoll\w*|ausgabe|konsole|[\w-]*-logs?|registros?|bit[áa]cora|consola|journa(?:l|ux)|sortie|"
     r"canal|canale|canais|depósito|dépôt|depot|repositorio|repositório)\b)"
 )
 # A destination before the place: "to", "into", "in", "on" and their like in the other languages.
@@ -207,9 +207,13 @@ _WHEN = (
     + _PRETEXT_WORD
 )
 _FOR = (
+    # put off until a date that only pressure sets: "ignore lint errors until the release ships"
+    r"\b(?:until|till)\s+(?:after\s+)?(?:the\s+|our\s+|this\s+|next\s+)?(?:[\w-]+\s+)?(?:releases?|launch\w*|demo|deadline|"
+    r"ship\s+date)\b|"
     r"\b(?:on\s+fridays?|for\s+(?:hotfix\w*|urgent|emergency|quick)|to\s+save\s+time|"
     r"so\s+(?:they|it|we|you|the\s+\w+)\s+(?:merge|ship|land|go|run)s?\s+faster|to\s+(?:merge|ship|move|go)\s+faster|"
-    r"as\s+a\s+(?:habit|routine)|routinely)\b"
+    r"as\s+a\s+(?:habit|routine)|routinely|for\s+now|temporarily|for\s+(?:this|the)\s+(?:sprint|release|week|launch)|"
+    r"just\s+this\s+(?:once|time|sprint|week))\b"
 )
 _WEAKENED = (
     r"(?:"
@@ -242,7 +246,8 @@ CHECKS_WEAKENED_WHEN_KEYS = (
     "loosen relax dismiss override retry rerun re überspring deaktivier entfern lösch ignorier desactiv "
     "deshabilit salt omit elimin borr ignor coment désactiv desactiv saute supprim commente disattiv rimuov "
     "pula desativ remov xfail when whenever if once while during before as every each wenn falls sobald "
-    "cuando si siempre quand lorsque dès des quando se sempre caso on for to so routinely restart retrigger",
+    "cuando si siempre quand lorsque dès des quando se sempre caso on for to so routinely restart retrigger until "
+    "till temporarily just",
     "--no-verify # -k",
 )
 
