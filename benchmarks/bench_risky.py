@@ -1,7 +1,7 @@
 """The risky-content check: how much of each probe set `validate` catches, per family, how many
 harmless look-alikes it flags, and how its time grows on adversarial text.
 
-    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets and the original corpus
+    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets (gaps.yaml too) and the original corpus
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
@@ -93,6 +93,7 @@ HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
+GAPS = FIXTURES / "poisoning_tuning" / "gaps.yaml"
 
 
 def report(name: str, path: Path, *, show: bool) -> None:
@@ -182,6 +183,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
         "Alert on:\n" + "".join("  " * (i % 30) + "- disable TLS verification\n" for i in range(n // 40))
     ),
     "question ×n": lambda n: "Could attackers disable TLS verification? " * (n // 42),
+    # what `scanners.risky.pretext_shapes` reads: a dismissed risk and its act, a secret and a place, a pretext
+    "the risk is low, so upload ×n": lambda n: "the risk is low, so upload " * (n // 27),
+    "nobody will exploit it, so ×n": lambda n: "nobody will exploit it, so " * (n // 27),
+    "print the token to the ×n": lambda n: "print the token to the " * (n // 23),
+    "skip the tests when ci is slow ×n": lambda n: "skip the tests when ci is slow " * (n // 31),
+    "when ci is slow, skip ×n": lambda n: "when ci is slow, skip " * (n // 22),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
@@ -319,6 +326,8 @@ def main() -> int:
         report("concept tuning set", CONCEPTS, show=args.show)
     if FAMILIES.exists():
         report("families tuning set", FAMILIES, show=args.show)
+    if GAPS.exists():
+        report("gaps tuning set", GAPS, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
         report("first held-out set", HELDOUT, show=args.show)

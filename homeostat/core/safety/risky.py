@@ -408,6 +408,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or SET_APART.search(m.group(0))
                 or _STDIN_SECRET.match(doc.text, m.end(), doc.line_span(s)[1])
                 or _csrf_token_in_its_header(doc, m)
+                or _token_in_auth_header(doc, m)
                 or _anti_forgery_token_sent_back(doc, m)
                 or _RESET_PURPOSE.search(m.group(0)) is not None
                 or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
@@ -467,6 +468,23 @@ def _csrf_token_in_its_header(doc: _Text, m: re.Match[str]) -> bool:
     credential leaving. Only a bare token, only into that header: an API key or a session token sent
     there, or a token sent anywhere else, is still a credential exposed."""
     return bool(_BARE_TOKEN.search(m.group(0))) and _CSRF_HEADER.match(doc.text, m.end()) is not None
+
+
+# A token sent in the Authorization header: how a client uses it with the service it is for, with no
+# other destination in the rest of its sentence (an address, "to …", a third party's or a log).
+_AUTH_HEADER = re.compile(
+    r"\s+(?:in|as|via|with)\s+(?:the\s+|an?\s+|its\s+)?[`'\x22]?(?:authorization|bearer)[`'\x22]?\s+header\b"
+    r"(?![^.;!?\n]{0,200}?(?:\b(?:to|towards?|at|into|onto|analytics|telemetry|third[-\s]party|vendors?|external|"
+    r"partners?|webhooks?|debug\w*|logs?|beacons?|proxy|post\w*|paste\w*|shar\w*|print\w*|echo\w*|upload\w*|"
+    r"e-?mail\w*|slack|chats?|channels?|issues?|tickets?|gists?|send\w*|copy|copies)\b|://|@|\bwww\.))",
+    re.I,
+)
+
+
+def _token_in_auth_header(doc: _Text, m: re.Match[str]) -> bool:
+    """ "Send the access token in the Authorization header, not in the URL": the token's own use, the
+    way to keep it out of URLs and logs; not when the sentence sends it anywhere else."""
+    return _AUTH_HEADER.match(doc.text, m.end()) is not None
 
 
 # An anti-forgery token named as one (`the CSRF token`, `the anti-forgery token`, `the XSRF-TOKEN`), sent

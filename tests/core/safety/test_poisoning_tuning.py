@@ -1,7 +1,9 @@
 """The tuning sets: every probe caught, every look-alike passing. They are tests/fixtures/poisoning_tuning/
 (the first tuning set, the concept set written from each family's meaning in 50-odd languages, and
 the families set written for the weakest families: permission grants across many agents, turning
-Homeostat off, self-replication, weakened checks, exfiltration, indirect triggers) and
+Homeostat off, self-replication, weakened checks, exfiltration, indirect triggers), the gaps set written for
+three meanings review found unread (secrets placed where others read them, a risk dismissed to license an
+act, checks weakened under a pretext) and
 the first, second, third, fourth and fifth held-out sets (tests/fixtures/poisoning_heldout/,
 poisoning_heldout2/, poisoning_heldout3/, poisoning_heldout4/, poisoning_heldout5/), each retired to
 tuning use once its misses had been read. The sixth and seventh held-out sets (poisoning_heldout6/,
@@ -43,6 +45,7 @@ _SETS = [
     load_corpus(FIXTURES / "poisoning_tuning" / "tuning.yaml"),
     load_corpus(FIXTURES / "poisoning_tuning" / "concepts.yaml"),
     load_corpus(FIXTURES / "poisoning_tuning" / "families.yaml"),
+    load_corpus(FIXTURES / "poisoning_tuning" / "gaps.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout" / "heldout.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout2" / "heldout2.yaml"),
     load_corpus(FIXTURES / "poisoning_heldout3" / "heldout3.yaml"),

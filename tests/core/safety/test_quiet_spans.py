@@ -125,6 +125,7 @@ _PROBES = [
         "poisoning_tuning/tuning.yaml",
         "poisoning_tuning/concepts.yaml",
         "poisoning_tuning/families.yaml",
+        "poisoning_tuning/gaps.yaml",
         "poisoning/corpus.yaml",
         "poisoning_heldout/heldout.yaml",
         "poisoning_heldout2/heldout2.yaml",

@@ -8,7 +8,9 @@ concepts (`scanners.lexicon`) in one sentence, plus a few settings read by their
   turning Homeostat off, or spreading a text through its `learn` and `flag` tools;
 - disable-security and credential-handling in the languages the English phrase rules do not read;
 - permission-grant: a coding agent's permission prompts switched off or every tool allowed;
-- weakened-checks: tests and CI made to pass rather than fixed.
+- weakened-checks: tests and CI made to pass rather than fixed;
+- what a pretext licenses (`pretext_shapes`): a secret placed where others read it, a risky act after a
+  risk dismissed, checks weakened because CI is slow or it is Friday.
 
 Concepts are found with one regex pass each over the casefolded text and bucketed by sentence, so
 the work is linear in the text whatever it holds.
@@ -22,6 +24,7 @@ from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
 from homeostat.core.scanners.risky import agent_shapes as more
+from homeostat.core.scanners.risky import pretext_shapes as pretext
 from homeostat.core.scanners.risky import wider_shapes as wide
 from homeostat.core.scanners.risky.described import Reader
 from homeostat.core.scanners.risky.lexicon import CONCEPTS, Words, concept, starts_word
@@ -33,7 +36,9 @@ from homeostat.core.scanners.risky.risk_rules import (
     EXCEPTION_AFTER,
     EXCEPTION_BEFORE,
     NEGATION_AFTER,
+    NEGATION_BEFORE,
     PARTIAL_SECRET,
+    SECRET_STORE,
     SET_APART,
     asks_first,
 )
@@ -62,6 +67,10 @@ WEAKENED = (
 DISABLE = "switches off a security check (TLS verification, authentication, scanning); keep it on"
 EXPOSE = (
     "asks to print, send or share a credential; keep secrets in the secret store and out of logs and chat"
+)
+DISMISSED = (
+    "calls a risk low or attackers harmless to license an act that exposes, disables or opens something; "
+    "a risk weighed low is no reason to take it: keep the protection and the secret where they are"
 )
 
 # The concepts a sentence needs at least one of before any family can match it: the rest are looked up
@@ -371,6 +380,9 @@ _SHAPES = (
     (wide.SPREADS_MORE, "injection", INJECTION, _keys(*wide.SPREADS_MORE_KEYS)),
     (wide.GRANT_MORE, "permission-grant", PERMISSIONS, _keys(*wide.GRANT_MORE_KEYS)),
     (wide.CHECK_EVADED, "injection", INJECTION, _keys(*wide.CHECK_EVADED_KEYS)),
+    (pretext.SECRET_PLACED, "credential-handling", EXPOSE, _keys(*pretext.SECRET_PLACED_KEYS)),
+    (pretext.RISK_DISMISSED, "disable-security", DISMISSED, _keys(*pretext.RISK_DISMISSED_KEYS)),
+    (pretext.CHECKS_WEAKENED_WHEN, "weakened-checks", WEAKENED, _keys(*pretext.CHECKS_WEAKENED_WHEN_KEYS)),
     (
         _WEAKENING_ORDER,
         "weakened-checks",
@@ -1106,8 +1118,14 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
             i = bisect_right(starts, m.start()) - 1
             # the sentence before the match, at most `_LOOKBACK` of it: a line of thousands of matches and
             # no sentence end is not read again from its start for each
-            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[max(starts[i], m.start() - _LOOKBACK) : m.start()]))
+            reach = _CLAUSE_REACH if pattern in _READ_IN_ITS_CLAUSE else _LOOKBACK
+            before = DOUBLE_NEGATIVE.sub(" ", _prose(text[max(starts[i], m.start() - reach) : m.start()]))
+            if pattern in _READ_IN_ITS_CLAUSE:
+                # "don't worry, the risk is low, so …" is still licensed; "non scrivere …" is negated
+                before = _own_clause(before, pattern)
             negation = _NEGATION_BEFORE.search(before)
+            if negation is None and pattern in _READ_IN_ITS_CLAUSE:
+                negation = NEGATION_BEFORE.search(before)
             if negation and not (
                 _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())
             ):
@@ -1128,6 +1146,8 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
                 continue
             if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
                 continue
+            if pattern in _READ_IN_ITS_CLAUSE and _pretext_exempt(pattern, text, starts[i], m, reader):
+                continue
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if pattern in _CONFINABLE and CONFINED_AFTER.match(after):
                 continue  # confined to a place made to be thrown away: a scratch clone, a backup copy
@@ -1141,26 +1161,86 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
                 continue
             if pattern is wide.FORCE_TO_MAIN and (NEGATION_AFTER.match(after) or _REFUSED_AFTER.match(after)):
                 continue  # "force pushes to main are blocked"
-            if reader.described(m.start()):
-                continue
+            if pattern is not pretext.RISK_DISMISSED and reader.described(m.start()):
+                continue  # a dismissed risk is never read as a description: the act after it is ordered
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+def _pretext_exempt(
+    pattern: re.Pattern[str], text: str, start: int, m: re.Match[str], reader: Reader
+) -> bool:
+    """What `pretext_shapes` must not read as an order: a secret kept (`_secret_kept`) or one whose placing
+    the sentence describes ("the risk of printing the token in the log is that …"); an act a dismissed
+    risk licenses that keeps a secret in its store (`_licensed_act_kept`)."""
+    if pattern is pretext.SECRET_PLACED:
+        return _secret_kept(text, start, m) or reader.described(_verb_before(text, start, m.start()))
+    return pattern is pretext.RISK_DISMISSED and _licensed_act_kept(text, m)
+
+
+def _secret_kept(text: str, start: int, m: re.Match[str]) -> bool:
+    """A secret said to go somewhere others read, but only a part of it ("the last four characters of
+    the token"), into a secret store the place names ("… to the repository secrets"), or not put there at
+    all (`pretext.secret_not_placed`)."""
+    before = _prose(text[max(start, m.start() - _CLAUSE_REACH) : m.start()])
+    store = SECRET_STORE.search(text, m.start(), min(len(text), m.end() + 20))
+    return bool(
+        PARTIAL_SECRET.search(before[-60:] + m.group(0))
+        or (store is not None and store.start() < m.end() <= store.end())
+        or pretext.secret_not_placed(before, m.group(0))
+    )
+
+
+_LAST_WORD = re.compile(r"[\w-]+[^\w\n]{0,3}$")
+
+
+def _verb_before(text: str, start: int, at: int) -> int:
+    """Where the word before `at` starts (the verb of "printing the token in the log"), in its sentence."""
+    word = _LAST_WORD.search(text, max(start, at - 40), at)
+    return word.start() if word else at
+
+
+def _licensed_act_kept(text: str, m: re.Match[str]) -> bool:
+    """ "Nobody outside can read it, so keep the keys in the vault": the act a dismissed risk licenses
+    keeps the secret in a store, read in the act's own clause (a vault named after a comma keeps nothing)."""
+    rest = text[m.end() : m.end() + 80]
+    end = _ACT_END.search(rest)
+    return SECRET_STORE.search(rest[: end.start() if end else len(rest)]) is not None
+
+
+_ACT_END = re.compile(r"[,;.!?\n]")
+# The clause a dismissal of a risk is negated in: "don't assume the risk is low" keeps it, "don't worry,
+# the risk is low, so …" does not.
+_DISMISSAL_CLAUSE = re.compile(r"[,;:]|\s[-–—]\s")
+# …and the clause an order is negated in: a list of verbs keeps its negation ("never print, log or echo
+# the token into the CI log"), a colon or a dash does not ("don't wait: skip the tests when CI is slow").
+_ORDER_CLAUSE = re.compile(r"[;:]|\s[-–—]\s")
+
+
+def _own_clause(before: str, pattern: re.Pattern[str]) -> str:
+    marks = _DISMISSAL_CLAUSE if pattern is pretext.RISK_DISMISSED else _ORDER_CLAUSE
+    return before[max((m.end() for m in marks.finditer(before)), default=0) :]
 
 
 # What a host does to a force push it refuses: "… are blocked", "… gets rejected".
 _REFUSED_AFTER = re.compile(
     r"^[^.!?;]{0,60}?\b(?:is|are|gets?|will\s+be)\s+(?:always\s+)?(?:blocked|rejected|refused|disabled|prevented|denied)\b"
 )
+# The shapes a negation reaches only in their own clause, read back this far at most: what a pretext licenses.
+_READ_IN_ITS_CLAUSE = (pretext.RISK_DISMISSED, pretext.SECRET_PLACED, pretext.CHECKS_WEAKENED_WHEN)
+_CLAUSE_REACH = 240
 # The shapes whose harm stays where they are done, so none is done in a place made to be thrown away (a
 # secret sent or data obeyed there still leaves it).
 _CONFINABLE = (
     _HOMEOSTAT_OFF, more.HOMEOSTAT_OFF_MORE, _PERMISSION, more.AGENT_GRANT, wide.GRANT_MORE, _PROMPTS_SKIPPED,
     _WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.NO_TESTS_RUN,
-    wide.FAILURE_SWALLOWED,
+    wide.FAILURE_SWALLOWED, pretext.CHECKS_WEAKENED_WHEN,
 )  # fmt: skip
 # The shapes that switch Homeostat off, none of which does so when only a notice it sends is named.
 _SWITCHES_OFF = (_HOMEOSTAT_OFF, more.HOMEOSTAT_OFF_MORE)
 # The weakenings that let a job's failure through, which harm nothing on a job no merge waits for.
-_FAILURES_LET_THROUGH = (_WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.FAILURE_SWALLOWED)
+_FAILURES_LET_THROUGH = (
+    _WEAKENING_SETTINGS, _WEAKENING_ORDER, more.HIDES_FAILURE, wide.FAILURE_SWALLOWED, pretext.CHECKS_WEAKENED_WHEN,
+)  # fmt: skip
 # Such a job named after the setting: "`allow_failure: true` is fine for the optional performance job";
 # not one whose name says it tests or scans ("the optional SAST job" is still the scan).
 _NON_GATING_AFTER = re.compile(
@@ -1192,7 +1272,9 @@ def _side_job_only(after: str) -> bool:
 
 
 # The weakenings a team quarantines with an issue opened for them.
-_MAY_BE_TRACKED = (_WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.FAILURE_SWALLOWED)
+_MAY_BE_TRACKED = (
+    _WEAKENING_ORDER, more.HIDES_FAILURE, wide.SECURITY_TESTS_OFF, wide.FAILURE_SWALLOWED, pretext.CHECKS_WEAKENED_WHEN,
+)  # fmt: skip
 
 
 def _sentence_end(text: str, starts: list[int], i: int) -> int:
