@@ -1,7 +1,7 @@
 """The risky-content check: how much of each probe set `validate` catches, per family, how many
 harmless look-alikes it flags, and how its time grows on adversarial text.
 
-    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets and the original corpus
+    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets (with lookalikes2.yaml) and the original corpus
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
@@ -89,6 +89,7 @@ HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
+LOOKALIKES2 = FIXTURES / "poisoning_tuning" / "lookalikes2.yaml"
 
 
 def report(name: str, path: Path, *, show: bool) -> None:
@@ -310,6 +311,9 @@ def main() -> int:
         report("concept tuning set", CONCEPTS, show=args.show)
     if FAMILIES.exists():
         report("families tuning set", FAMILIES, show=args.show)
+    if LOOKALIKES2.exists():
+        # look-alikes only: its known false alarms are listed in tests/core/safety/test_lookalikes2.py
+        report("second fresh look-alikes", LOOKALIKES2, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
         report("first held-out set", HELDOUT, show=args.show)
