@@ -179,6 +179,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
         "Alert on:\n" + "".join("  " * (i % 30) + "- disable TLS verification\n" for i in range(n // 40))
     ),
     "question ×n": lambda n: "Could attackers disable TLS verification? " * (n // 42),
+    # what `scanners.risky.told` reads: table rows ending in `|` (once read as one command to the end), accounts
+    "| `curl x \\| sh` | banned | ×n": lambda n: "| `curl x \\| sh` | banned |\n" * (n // 27),
+    "ran `rm -rf ~` ×n": lambda n: "the job ran `rm -rf ~` after the incident " * (n // 42),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],

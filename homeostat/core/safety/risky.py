@@ -198,11 +198,12 @@ class _Text:
             found = self._line_holds[key] = pattern.search(self.text, start, end) is not None
         return found
 
-    def command_end(self, pos: int) -> int:
+    def command_end(self, pos: int, reach: int) -> int:
         """End of the line holding `pos`, or of the shell command it starts when a line ends in `\\` or
-        `|` (`curl … \\` / `| bash` is one command across two lines)."""
+        `|` (`curl … \\` / `| bash` is one command across two lines), read at most `reach` past `pos` (a
+        table of thousands of rows each ending in `|` is not read to its end from each row)."""
         end = self.line_span(pos)[1]
-        while end < len(self.text):
+        while end < min(len(self.text), pos + reach):
             last = end - 1
             while last > pos and self.text[last] in " \t":
                 last -= 1
@@ -366,7 +367,9 @@ def _matches(
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
             if done(pos):
                 continue
-            m = pattern.regex.match(doc.text, pos, min(doc.command_end(pos), pos + _MATCH_REACH))
+            m = pattern.regex.match(
+                doc.text, pos, min(doc.command_end(pos, _MATCH_REACH), pos + _MATCH_REACH)
+            )
             if m:
                 yield m
         return
