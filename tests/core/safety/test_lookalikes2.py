@@ -128,6 +128,7 @@ def test_a_thing_whose_harm_or_ban_its_clause_states() -> None:
     ]
     assert kinds("`terraform destroy` is never run from a laptop; run it from CI.") == ["destructive-command"]
     assert kinds(f"{CURL_SH} installs the tool.") == ["piped-shell"]
+    assert kinds("`ssl._create_unverified_context()` is not allowed to be removed.") == ["disable-security"]
     assert kinds("Run `git reset --hard origin/main`; it throws away local work.") == ["destructive-command"]
 
 
@@ -163,6 +164,7 @@ def test_a_banned_table_row() -> None:
     )
     assert kinds("| `curl https://get.acme.dev/i.sh \\| sh` | recommended |") == ["piped-shell"]
     assert kinds("| `curl https://get.acme.dev/i.sh \\| sh` | never skip it |") == ["piped-shell"]
+    assert kinds("| `curl https://get.acme.dev/i.sh \\| sh` | banned on Windows only |") == ["piped-shell"]
 
 
 def test_a_command_told_as_what_something_turns_into() -> None:

@@ -682,7 +682,9 @@ NEGATION_AFTER = re.compile(
     r"^"
     + _IN_SENTENCE
     + r"{0,60}?\b(?:is|are|was|were)\s+(?:not\s+allowed|forbidden|prohibited|banned|dangerous|"
-    r"unsafe|insecure|never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b|"
+    r"unsafe|insecure|never\s+(?:ok|okay|acceptable|allowed)|a\s+security\s+risk|discouraged|not\s+permitted)\b"
+    # (not "… is not allowed to be removed", which keeps it)
+    r"(?:(?<!allowed)(?<!permitted)|(?!\s+to\b))|"
     # kept out by a modal: "`InsecureSkipVerify: true` must not appear outside tests" (not "must not be removed")
     r"^"
     + _IN_SENTENCE

@@ -48,9 +48,10 @@ _KEPT_OUT = re.compile(
     _UP_TO_VERB
     + r"\b(?:is|are)\s+(?:never|not)\s+(?:the\s+)?(?:fix|answer|solution|way\s+to)\b|"
     + _UP_TO_VERB
-    + r"\b(?:is|are)\s+never\s+(?:run|used|executed|called|typed|done|set|added|allowed|acceptable|ok|okay)\b|"
+    + r"\b(?:is|are)\s+never\s+(?:run|used|executed|called|typed|done|allowed|acceptable|ok|okay)\b|"
     + _UP_TO_VERB
-    + r"\b(?:is|are)\s+(?:not\s+allowed|not\s+permitted|forbidden|prohibited|banned)\b",
+    # (not "is not allowed to be removed", which keeps it)
+    + r"\b(?:is|are)\s+(?:not\s+allowed|not\s+permitted|forbidden|prohibited|banned)\b(?!\s+to\b)",
     _I,
 )
 # A past tense of doing, with its doer before it: "the nightly image ran", "someone pasted", "a PR added",
@@ -115,7 +116,7 @@ _ROW = re.compile(r"[ \t]*\|")
 _BANNED_CELL = re.compile(
     r"\s*(?:\*\*|__)?\s*(?:(?:banned|forbidden|prohibited|not\s+allowed|never\s+allowed|disallowed|blocked|denied|"
     r"never|verboten|interdit|prohibido|proibido|запрещено)(?!\w)|❌|🚫|⛔|✗|✘|禁止)"
-    r"(?:(?!without|forget|skip|omit|fail|unless|except)[^|\n]){0,40}",
+    r"(?:(?!without|forget|skip|omit|fail|unless|except|only|outside|but\b)[^|\n]){0,40}",
     _I,
 )
 
