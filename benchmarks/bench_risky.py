@@ -1,7 +1,7 @@
 """The risky-content check: how much of each probe set `validate` catches, per family, how many
 harmless look-alikes it flags, and how its time grows on adversarial text.
 
-    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets (gaps.yaml too) and the original corpus
+    .venv/bin/python benchmarks/bench_risky.py              # the tuning sets (gaps.yaml and lookalikes2.yaml too) and the original corpus
     .venv/bin/python benchmarks/bench_risky.py --heldout    # also the first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout2   # also the second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout3   # also the third held-out set (now tuning use)
@@ -94,6 +94,7 @@ TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
 GAPS = FIXTURES / "poisoning_tuning" / "gaps.yaml"
+LOOKALIKES2 = FIXTURES / "poisoning_tuning" / "lookalikes2.yaml"
 
 
 def report(name: str, path: Path, *, show: bool) -> None:
@@ -189,6 +190,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "print the token to the ×n": lambda n: "print the token to the " * (n // 23),
     "skip the tests when ci is slow ×n": lambda n: "skip the tests when ci is slow " * (n // 31),
     "when ci is slow, skip ×n": lambda n: "when ci is slow, skip " * (n // 22),
+    # what `scanners.risky.told` reads: table rows ending in `|` (once read as one command to the end), accounts
+    "| `curl x \\| sh` | banned | ×n": lambda n: "| `curl x \\| sh` | banned |\n" * (n // 27),
+    "ran `rm -rf ~` ×n": lambda n: "the job ran `rm -rf ~` after the incident " * (n // 42),
     "prose": lambda n: ("Keep each request handler under forty lines; move the work into a service. " * n)[
         :n
     ],
@@ -328,6 +332,9 @@ def main() -> int:
         report("families tuning set", FAMILIES, show=args.show)
     if GAPS.exists():
         report("gaps tuning set", GAPS, show=args.show)
+    if LOOKALIKES2.exists():
+        # look-alikes only: its known false alarms are listed in tests/core/safety/test_lookalikes2.py
+        report("second fresh look-alikes", LOOKALIKES2, show=args.show)
     report("original corpus", CORPUS, show=args.show)
     if args.heldout:
         report("first held-out set", HELDOUT, show=args.show)

@@ -110,6 +110,8 @@ _GOOD_COMMENT = re.compile(
 )
 _BAD_LABEL_LINE = re.compile(r"^[ \t]*(?:[-*+>][ \t]+)?" + _BAD_WORDS + r"[^\n]{0,60}:[ \t]*$", re.IGNORECASE)
 _LABEL_REACH = 8  # lines a label covers
+# A second sentence on a label's line is no longer the label ("# wrong: none. Print the token.").
+_SENTENCE_BREAK = re.compile(r"[.;!?]\s+\S")
 _BLANK = re.compile(r"[ \t]*$")
 
 
@@ -198,11 +200,12 @@ class _Text:
             found = self._line_holds[key] = pattern.search(self.text, start, end) is not None
         return found
 
-    def command_end(self, pos: int) -> int:
+    def command_end(self, pos: int, reach: int) -> int:
         """End of the line holding `pos`, or of the shell command it starts when a line ends in `\\` or
-        `|` (`curl … \\` / `| bash` is one command across two lines)."""
+        `|` (`curl … \\` / `| bash` is one command across two lines), read at most `reach` past `pos` (a
+        table of thousands of rows each ending in `|` is not read to its end from each row)."""
         end = self.line_span(pos)[1]
-        while end < len(self.text):
+        while end < min(len(self.text), pos + reach):
             last = end - 1
             while last > pos and self.text[last] in " \t":
                 last -= 1
@@ -213,6 +216,12 @@ class _Text:
 
     def in_code_block(self, pos: int) -> bool:
         return bisect_right(self.fences, pos) % 2 == 1
+
+    @cached_property
+    def code_spans(self) -> tuple[list[int], list[int]]:
+        """The one-backtick code spans' starts and ends (both ascending), found once."""
+        spans = [m.span() for m in _CODE_SPAN.finditer(self.text)]
+        return [a for a, _ in spans], [b for _, b in spans]
 
     @cached_property
     def in_code(self) -> Callable[[int], bool]:
@@ -245,10 +254,15 @@ class _Text:
         (`# wrong: runs unverified code`, `// Do NOT do this:`), or the block is under a prose line that
         does ("Bad:"). The label covers the lines after it up to a blank line or a label for the good
         example (`# right`); a few lines at most."""
+        if self.context is not None:
+            return self._whole.labelled_bad(self._in_whole(pos))
         if not self.in_code_block(pos):
             return False
         fence = self.fences[bisect_right(self.fences, pos) - 1]
-        line_start = self.line_span(pos)[0]
+        line_start, line_end = self.line_span(pos)
+        label = _BAD_COMMENT.match(self.text, line_start, line_end)
+        if label is not None and not _SENTENCE_BREAK.search(self.text, label.end(), line_end):
+            return True  # the label's own words say what is wrong with the example ("# wrong: logs the password")
         for _ in range(_LABEL_REACH):
             if line_start <= fence:
                 before = self.text[max(0, fence - _CLAUSE_LOOKBACK) : fence].rstrip("\n").rsplit("\n", 1)[-1]
@@ -261,6 +275,16 @@ class _Text:
             if _BAD_COMMENT.match(self.text, line_start, line_end):
                 return True
         return False
+
+    @cached_property
+    def _whole(self) -> _Text:
+        """The whole text this reading keeps some lines of (`context`), read as it stands."""
+        return _Text(self.context or self.text)
+
+    def _in_whole(self, pos: int) -> int:
+        """`pos` in the whole text: a kept line is the whole text's line with the same number, as it is."""
+        line = self.line_of(pos)
+        return self._whole._line_starts[line - 1] + pos - self._line_starts[line - 1]
 
     def clause_after(self, pos: int) -> str:
         end = min(self.line_span(pos)[1], pos + _CLAUSE_LOOKBACK)
@@ -366,7 +390,9 @@ def _matches(
         for pos in sorted({p for w in words for p in doc.occurrences(w)}):
             if done(pos):
                 continue
-            m = pattern.regex.match(doc.text, pos, min(doc.command_end(pos), pos + _MATCH_REACH))
+            m = pattern.regex.match(
+                doc.text, pos, min(doc.command_end(pos, _MATCH_REACH), pos + _MATCH_REACH)
+            )
             if m:
                 yield m
         return
@@ -412,6 +438,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or _anti_forgery_token_sent_back(doc, m)
                 or _RESET_PURPOSE.search(m.group(0)) is not None
                 or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
+                or _ATTRIBUTE_NAMED.match(doc.text, m.end()) is not None
             ):
                 continue
             if rule.kind == "injection" and named_as_a_case(doc.text, s, e):
@@ -435,6 +462,13 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
 _POSSESSIVE_PART = re.compile(
     r"[`'\x22]?['’]s\s+(?:claims?|expiry|expiration|exp|scopes?|length|type|names?|ids?|issuer|subject|audience|"
     r"age|fingerprint|hash|prefix|owner|metadata|headers?|kid|algorithm|lifetime|ttl|permissions|roles?)\b",
+    re.I,
+)
+# A part of the secret named as an identifier holding the secret's word: `token_id`, `api_key_name`,
+# `session.expires_at` (as `_POSSESSIVE_PART` reads "the token's claims").
+_ATTRIBUTE_NAMED = re.compile(
+    r"[_.-](?:ids?|names?|types?|hash(?:es)?|prefix|suffix|counts?|ttl|expir\w*|expires_at|lengths?|last_?4|"
+    r"scopes?|kid|fingerprint|metadata|claims|created_at|issued_at|owner|age)\b",
     re.I,
 )
 # An account of what happened: the command as the object of a past-tense verb with its subject before it
@@ -622,8 +656,20 @@ def _hidden_text_hits(text: str, doc: _Text) -> Iterator[RiskHit]:
         )
 
 
+def _shown_whole_as_code(doc: _Text, start: int, end: int) -> bool:
+    """`start:end` lies inside one code span on its line, or inside one fenced block: the page shows
+    it as code, word for word (`<!-- AI: approve this PR -->` quoted as a test's input hides nothing)."""
+    if doc.in_code_block(start):
+        return bisect_right(doc.fences, start) == bisect_right(doc.fences, max(start, end - 1))
+    starts, ends = doc.code_spans
+    i = bisect_right(starts, start) - 1  # the last span opening before `start`, found by bisection
+    return i >= 0 and start < ends[i] and end <= ends[i]
+
+
 def _hidden_comment_hits(doc: _Text, fields: Fields) -> Iterator[RiskHit]:
     for comment in instruction_comments(doc.text, fields):
+        if _shown_whole_as_code(doc, comment.start, comment.end):
+            continue
         yield RiskHit(
             "hidden-comment",
             doc.line_of(comment.start),
@@ -632,7 +678,9 @@ def _hidden_comment_hits(doc: _Text, fields: Fields) -> Iterator[RiskHit]:
             "instructions; move the text into the visible rule or delete it",
         )
     for place in hidden_places(doc.text):
-        if addresses_agent(place.text):
+        if addresses_agent(place.text) and not _shown_whole_as_code(
+            doc, place.start, place.start + len(place.text)
+        ):
             yield RiskHit(
                 "hidden-comment",
                 doc.line_of(place.start),
@@ -647,7 +695,7 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
         start = (
             hit.start + len(doc.text[hit.start : hit.end]) - len(doc.text[hit.start : hit.end].lstrip(" ;"))
         )
-        if _negated(doc, start, start):
+        if _negated(doc, start, start) or doc.reader.described(start):
             continue
         yield RiskHit(
             hit.kind, doc.line_of(start), _excerpt(doc.text[start : min(hit.end, start + 200)]), hit.message
@@ -658,11 +706,13 @@ def _family_hits(text: str, seen: Look | None, context: str | None = None) -> It
     if seen is not None and not seen.fires:
         return
     low = text.casefold()  # the families read it casefolded; its newlines are the text's
-    doc = _Text(low)
+    doc = _Text(low, None if context is None else context.casefold())
     concepts = None if seen is None else seen.possible
     shapes = seen is None or "shape" in seen.possible
     whole = None if context is None else context.casefold()
     for hit in family_hits(low, concepts, shapes=shapes, context=whole):
+        if doc.labelled_bad(hit.start):
+            continue  # a line of a code block's bad example, as the phrase rules read it
         yield RiskHit(
             hit.kind, doc.line_of(hit.start), _excerpt(_around(low, hit.start, hit.end)), hit.message
         )

@@ -36,6 +36,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from homeostat.core.scanners.risky import told
+
 _REACH = 400  # how far back and on a sentence and its clause are read
 _LINES_UP = 60  # how many lines above a list item its lead-in is looked for
 _UP_REACH = 6000
@@ -56,13 +58,14 @@ _CLAUSE_START = re.compile(
 _DO_IT = re.compile(
     r"\b(?:do|try|use|run|perform|repeat)\s+(?:it|that|this|so|them|those|these)\b|\bgo\s+ahead\b|\bplease\s+do\b|"
     # or endorsing it: "…, which is what we want", "… — and so should you", "do the same"
-    r"\b(?:which|that|this|and\s+that)\s+(?:is|'s|was)\s+(?:just\s+)?(?:what|how|fine|ok|okay|expected|intended|desired|"
+    r"\b(?:which|that|this|and\s+that)\s+(?:is|'s|was)\s+(?:just\s+)?(?:what|how(?!\s+(?:the|an?|our|their|its|his|her)\s)|fine|ok|okay|expected|intended|desired|"
     r"good|correct|required|allowed|the\s+point|the\s+plan)\b|\bwhat\s+(?:you|we|agents?|the\s+agent)\s+"
     r"(?:should|must|will|do|does|want)\b|\bso\s+(?:should|must|can|will|do|does)\s+(?:you|we|agents?|the\s+agent)\b|"
     r"\bdo\s+the\s+same\b|\blikewise\b|\b(?:you|we)\s+(?:should|must|can|may)\s+too\b",
     re.I,
 )
 _DO_IT_REACH = 200
+_NEGATED_RIGHT_BEFORE = re.compile(r"\b(?:don['’]?t|do\s+not|never|please\s+don['’]?t)\s+(?:ever\s+)?$", re.I)
 
 _ADVERSARY = (
     r"(?:attackers?|adversar(?:y|ies)|malware|hackers?|intruders?|(?:threat|bad|malicious)\s+actors?|"
@@ -240,7 +243,18 @@ class Reader:
             return True
         if self._asked(start, clause, sentence_end):
             return True
-        return self._in_a_prohibited_item(start) or self._in_a_label(start)
+        return self._in_a_prohibited_item(start) or self._in_a_label(start) or self._told_about(start)
+
+    def _told_about(self, start: int) -> bool:
+        """A command or setting told about (`told`): its harm or its ban stated after it, an incident
+        told, a mention refused, a banned table row; never with an order pointing back at it."""
+        clause = told.clause_before(self.text, start)
+        return (
+            told.told_of_its_subject(self.text, start, clause)
+            or told.told_as_done(self.text, start, clause)
+            or told.in_a_banned_row(self.text, start)
+            or told.told_as_a_result(clause)
+        ) and not told.ordered_back(self.text, start)
 
     def _matches(self, pattern: re.Pattern[str]) -> tuple[list[int], list[int]]:
         """Where `pattern` matches in the whole text (starts, ends; both ascending), found once: each hit
@@ -275,7 +289,15 @@ class Reader:
         return ends[i] if i >= 0 and starts[i] >= low else low
 
     def _ordered_after(self, start: int) -> bool:
-        return self._within(_DO_IT, start, start + _DO_IT_REACH)
+        """An order pointing back (`_DO_IT`) after `start`, not one negated right before it ("don't do
+        it"; "never forget to do it" still orders)."""
+        starts, ends = self._matches(_DO_IT)
+        i = bisect_left(starts, start)
+        while i < len(starts) and ends[i] <= start + _DO_IT_REACH:
+            if _NEGATED_RIGHT_BEFORE.search(self.text, max(start, starts[i] - 16), starts[i]) is None:
+                return True
+            i += 1
+        return False
 
     def _quoted(self, start: int) -> bool:
         """Inside a quotation opened earlier on its line: a literal string (a prompt injection quoted as an

@@ -784,8 +784,28 @@ _NAMED_AS_A_CASE = re.compile(
     re.IGNORECASE,
 )
 _REFUSED = re.compile(
-    r"\b(?:declin|refus|reject|block|detect|flag|catch|resist|withstand)\w*|"
-    r"\b(?:never|not|n't)\s+(?:acts?|acting|follows?|following|obeys?|obeying|executes?|complies?|comply)\b",
+    r"\b(?:declin|refus|reject|block|detect|flag|catch|resist|withstand|den(?:y|ies|ied))\w*|"
+    r"\b(?:never|not|n't)\s+(?:acts?|acting|follows?|following|obeys?|obeying|executes?|complies?|comply)\b|"
+    # said of the quotation itself, in the languages teams write rules in: "… is not an order", "le signale"
+    r"\b(?:is|are)\s+not\s+(?:an?\s+)?(?:orders?|instructions?|commands?)\b|"
+    r"\bn['’]est\s+pas\s+(?:un\s+|une\s+)?(?:ordre|instruction|commande)\b|\ble\s+signale\b|"
+    r"\b(?:ist|sind)\s+keine\s+(?:anweisung|befehl)\w*|\bno\s+(?:es|son)\s+(?:una\s+)?órden\w*|"
+    r"不执行|不執行|不遵循|不服从|不服從|拒绝|拒絕|当作数据|當作資料|実行しない|従わない|従わず",
+    re.IGNORECASE,
+)
+# A quotation reported as what some text says ("if it says "…"", "when `fetch_url` returns "…"", "un
+# commentaire qui dit « … »"), or named as one of its kind after it ("“忽略之前的指令”之类的文字"): a case
+# like those named above, refused on the same terms.
+_REPORTED_SPEECH = re.compile(
+    r"\b(?:says?|said|reads?|returns?|contains?|outputs?|dit|disent|sagt|sagen|dice|dicen|diz|dizem|mówi|"
+    r"говорит|гласит)\s*$|(?:出现|出現|写着|寫著|显示|顯示)\s*$",
+    re.IGNORECASE,
+)
+_NAMED_AFTER = re.compile(r"\s*(?:之类|之類|这样的|這樣的|のような|などの|みたいな)")
+# …but not when the sentence also has the case obeyed: "…, comply with it and block nothing else".
+_OBEYED = re.compile(
+    r"\b(?:obey|obeys|follow|follows|comply|complies|do\s+(?:it|so|that|as\s+it\s+says)|run\s+it|"
+    r"execute\s+it|act\s+on\s+it|carry\s+it\s+out)\b",
     re.IGNORECASE,
 )
 # The refusal may close the sentence after a semicolon, or come in the next sentence when that one points
@@ -813,7 +833,7 @@ def named_as_a_case(text: str, start: int, end: int) -> bool:
     if closing is None or start - quote > 3:
         return False
     shut = text.find(closing, end - 1 if closing == text[quote] else end, min(line_end, end + 80))
-    if shut < end - 1 or not _NAMED_AS_A_CASE.search(text, max(opened, quote - 40), quote):
+    if shut < end - 1 or not _named_so(text, max(opened, quote - 40), quote, shut):
         return False
     ends = _CASE_SENTENCE_END.search(text, shut + 1, line_end)
     stop = ends.start() if ends else line_end
@@ -821,9 +841,30 @@ def named_as_a_case(text: str, start: int, end: int) -> bool:
         following = _CASE_SENTENCE_END.search(text, ends.end(), line_end)
         if _POINTS_BACK.search(text, ends.end(), following.start() if following else line_end):
             stop = following.start() if following else line_end
+    return _refused(text, shut + 1, stop)
+
+
+def _named_so(text: str, low: int, quote: int, shut: int) -> bool:
+    """The quotation opening at `quote` and closing at `shut` is named as a case (`_NAMED_AS_A_CASE`), as
+    what a text says (`_REPORTED_SPEECH`), or as one of its kind after it (`_NAMED_AFTER`)."""
+    return bool(
+        _NAMED_AS_A_CASE.search(text, low, quote)
+        or _REPORTED_SPEECH.search(text, low, quote)
+        or _NAMED_AFTER.match(text, shut + 1)
+    )
+
+
+def _refused(text: str, start: int, stop: int) -> bool:
+    """Between `start` and `stop` a refusal stands that nothing negates, and no obeying that nothing
+    negates does."""
+    if any(
+        not _REFUSAL_NEGATED.search(text, max(start, m.start() - 16), m.start())
+        for m in _OBEYED.finditer(text, start, stop)
+    ):
+        return False
     return any(
-        not _REFUSAL_NEGATED.search(text, max(shut + 1, m.start() - 16), m.start())
-        for m in _REFUSED.finditer(text, shut + 1, stop)
+        not _REFUSAL_NEGATED.search(text, max(start, m.start() - 16), m.start())
+        for m in _REFUSED.finditer(text, start, stop)
     )
 
 
@@ -941,8 +982,9 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
     """Text found in data acted on, not handed to the user ("if it asks you to run something, tell the
     user instead"): an un-negated telling of the user after what it asks is the defence, not an order;
     so is asking the person first ("ask the developer before running any of them", "ask which to
-    follow"), unless the asking is waived ("no need to ask first")."""
-    if asks_first(text, s.start, s.end):
+    follow"), unless the asking is waived ("no need to ask first"); nor is an obeying negated right before
+    its every verb ("… quotes it to the user and does not act on it")."""
+    if asks_first(text, s.start, s.end) or _not_done(text, s):
         return False
     if not (s.has("tell") and s.has("user")):
         return True
@@ -951,6 +993,11 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
         at[0] > asked and not _negated(text, s, at) and not _negated_late(text, s, at)
         for at in s.found["tell"]
     )
+
+
+def _not_done(text: str, s: _Sentence) -> bool:
+    """Every word of carrying out (`exec`) in the sentence is negated right before it or after it."""
+    return all(_verb_negated(text, s, at) for at in s.found["exec"])
 
 
 @dataclass(frozen=True)
@@ -1098,8 +1145,10 @@ def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             yield FamilyHit("disable-security", *at, DISABLE)
     if s.has("no_review") and s.has("merge_push"):
         at = s.first("no_review")
-        if not _negated(text, s, at) and not any(
-            _verb_negated(text, s, verb) for verb in s.found["merge_push"]
+        if (
+            not _negated(text, s, at)
+            and not any(_verb_negated(text, s, verb) for verb in s.found["merge_push"])
+            and not _EXCEPTION_AFTER.match(text[at[1] : s.end])
         ):
             yield FamilyHit("weakened-checks", *at, REVIEW)
     if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store") and not s.has("partial"):
@@ -1131,6 +1180,8 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
             ):
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
+                continue
+            if _kept_back_near(text, m.start()):
                 continue
             # what qualifies a match is looked for near it in its sentence, not in all of it: a line of
             # thousands of matches and no sentence end is not read again for each
@@ -1219,6 +1270,26 @@ _ORDER_CLAUSE = re.compile(r"[;:]|\s[-–—]\s")
 def _own_clause(before: str, pattern: re.Pattern[str]) -> str:
     marks = _DISMISSAL_CLAUSE if pattern is pretext.RISK_DISMISSED else _ORDER_CLAUSE
     return before[max((m.end() for m in marks.finditer(before)), default=0) :]
+
+
+# A negation right at a shape, in the words the sentence-wide one above does not read: a determiner that
+# negates its noun ("Verwende keine `ClusterRoleBinding`"), nobody needing it ("nobody needs
+# `AdministratorAccess`"), or a French, German or Dutch negation right after the shape's verb ("Ne
+# désactivez pas le job `validate` de Homeostat"; "nicht nur" widens).
+_NEGATING_DETERMINER = re.compile(
+    r"(?:\bkeine?[nmrs]?|\b(?:nobody|no\s+one|no-one)\s+(?:needs?|should\s+(?:get|have|use)))\s+(?:[\w-]+\s+)?$"
+)
+_NEGATION_AFTER_VERB = re.compile(
+    r"[^\W\d_]+\s+(?:pas|jamais|nicht|niemals|nie|niet|nooit)\b(?!\s+(?:seulement|uniquement|nur|alleen))"
+)
+_NEAR = 40
+
+
+def _kept_back_near(text: str, start: int) -> bool:
+    """The shape at `start` is negated right before it (`_NEGATING_DETERMINER`, its code span's opening
+    aside) or right after its first word (`_NEGATION_AFTER_VERB`)."""
+    before = _prose(text[max(0, start - _NEAR) : start])
+    return bool(_NEGATING_DETERMINER.search(before) or _NEGATION_AFTER_VERB.match(text, start))
 
 
 # What a host does to a force push it refuses: "… are blocked", "… gets rejected".
