@@ -359,6 +359,17 @@ def test_a_pr_no_decision_record_names_is_left_open(
     assert world.state(number)["state"] == "open"
 
 
+def approved_then_pushed(world: ReviewWorld, number: int) -> tuple[str, str]:
+    """cy approves ana's review PR, then a commit adding a notes file lands on its branch (bo's agent
+    adding to the approved PR): the approved head and the pushed one."""
+    world.approve(number, "cy")
+    approved = world.branch("homeostat/review-ana-2026-12-01") or ""
+    bare = world.bare()
+    pushed = bare.commit_files(approved, {"knowledge/core/notes.md": b"notes\n"}, "more", parents=[approved])
+    bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", pushed)
+    return approved, pushed
+
+
 def test_an_approval_of_an_older_commit_does_not_count(
     github_world: ReviewWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -366,11 +377,7 @@ def test_an_approval_of_an_older_commit_does_not_count(
     approved PR) needs a new approval. Bitbucket Cloud records none (docs/weekly.md says so)."""
     world = github_world
     number = retry_refunds(world)
-    world.approve(number, "cy")
-    approved = world.branch("homeostat/review-ana-2026-12-01") or ""
-    bare = world.bare()
-    pushed = bare.commit_files(approved, {"knowledge/core/notes.md": b"notes\n"}, "more", parents=[approved])
-    bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", pushed)
+    approved, pushed = approved_then_pushed(world, number)
     assert left_open(world, number, capsys) == (
         f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons"
         f" (ana wrote them; cy approved {approved[:12]}, not its head {pushed[:12]})"
@@ -392,11 +399,7 @@ def test_on_bitbucket_an_approval_before_a_push_counts_unless_approvals_reset_on
         state, {"kind": "reset_pullrequest_approvals_on_change", "pattern": "main"}
     )
     number = retry_refunds(world)
-    world.approve(number, "cy")
-    approved = world.branch("homeostat/review-ana-2026-12-01") or ""
-    bare = world.bare()
-    pushed = bare.commit_files(approved, {"knowledge/core/notes.md": b"notes\n"}, "more", parents=[approved])
-    bare.run("update-ref", "refs/heads/homeostat/review-ana-2026-12-01", pushed)
+    approved_then_pushed(world, number)
     assert left_open(world, number, capsys) == (
         f"PR #{number}: left-open: no approval by a team member who wrote none of its lessons (ana wrote them)"
     )
