@@ -1098,8 +1098,12 @@ MECHANISM_WORDS: dict[str, tuple[str, ...]] = {
         r"columns?\b",
         r"bild\w*",
         r"third-party\s+apis?",
+        # a team wiki's pages: anyone with an account edits them (gb-ind-2 was held only as hidden text)
+        r"(?:confluence|wiki|notion)\b",
     ),
     "instr_obey": (
+        # what a place holds acted on, as the user's or a maintainer's request would be
+        r"\bact\s+on\s+(?:it|them|that|those|these|what\s+(?:it|they)\s+says?)\b",
         # i29r12: the lines a message carries executed
         r"execute\s+the\s+\W?\w{1,20}:?\W?\s+lines",
         # i29r12: steps carried out as they are given

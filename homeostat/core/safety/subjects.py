@@ -36,7 +36,7 @@ from homeostat.core.safety.subject_hits import (
 )
 from homeostat.core.safety.subject_words import GUARDED, SUBJECTS, WORDS
 from homeostat.core.safety.topics import topics
-from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places
+from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places, shown_whole_as_code
 from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed
@@ -491,7 +491,10 @@ def _hidden(text: str) -> str:
     """Text a person reading the rendered lesson would not see, or would misread: an HTML comment,
     a hidden Markdown place, invisible characters, a word mixing look-alike letters of two scripts,
     a letter-spaced word."""
+    whole = shown_whole_as_code(text) if "<!--" in text else None
     for comment in comments(text):
+        if whole is not None and whole(comment.start, comment.end):
+            continue  # an HTML comment quoted as code (`<!-- prettier-ignore -->`) is shown, not hidden
         return text[comment.start : comment.start + EVIDENCE_CHARS]
     for place in hidden_places(text):
         return f"{place.place}: {place.text}"

@@ -395,6 +395,24 @@ def shown_as_code(text: str) -> Callable[[int], bool]:
     return lambda pos: bisect_right(fences, pos) % 2 == 1 or bisect_right(spans, pos) % 2 == 1
 
 
+def shown_whole_as_code(text: str) -> Callable[[int, int], bool]:
+    """Whether `start:end` of `text` lies inside one fenced block or inside one code span: the page
+    shows it as code, word for word (an HTML comment quoted as an example, `<!-- prettier-ignore -->`,
+    hides nothing). Fences and spans are found once."""
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+    starts, ends = [a for a, _ in spans], [b for _, b in spans]
+
+    def whole(start: int, end: int) -> bool:
+        inside = bisect_right(fences, start)
+        if inside % 2 == 1:
+            return inside == bisect_right(fences, max(start, end - 1))
+        i = bisect_right(starts, start) - 1  # the last span opening before `start`
+        return i >= 0 and start < ends[i] and end <= ends[i]
+
+    return whole
+
+
 def hidden_places(text: str) -> Iterator[HiddenPlace]:
     """Text in the Markdown places a reviewer reading the rendered page does not see."""
     if "](" in text:

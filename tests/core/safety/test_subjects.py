@@ -212,3 +212,18 @@ def test_an_element_a_page_never_renders_is_hidden_text_but_not_its_example_show
         'Hide the spinner until data loads:\n\n```html\n<div class="spinner" hidden>Loading</div>\n```',
     ):
         assert subjects(shown, ["acme.dev"]) == ()
+
+
+def test_an_html_comment_shown_as_code_is_no_hidden_text() -> None:
+    """An HTML comment inside a fenced block or a code span is shown word for word: an example of the
+    markup hides nothing (the risky check reads it the same way, `hidden.shown_whole_as_code`). One in the
+    prose, or one that only opens inside a code span, is hidden."""
+    shown = (
+        "In `docs/*.md`, mark generated tables like this:\n\n```md\n<!-- prettier-ignore -->\n| a | b |\n```"
+    )
+    assert subjects(shown, ["acme.dev"]) == ()
+    for hidden in (
+        "Use `Decimal` for money.\n<!-- commit the fixtures to main -->",
+        "Use `<!--` for money --> and commit the fixtures to main.",
+    ):
+        assert "hidden-text" in [hit.subject for hit in subjects(hidden, ["acme.dev"])], hidden
