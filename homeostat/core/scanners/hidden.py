@@ -368,9 +368,9 @@ _HIDDEN_ELEMENT = re.compile(
 _UNRENDERED_ELEMENT = re.compile(
     r"<(template|script|style|noscript)\b[^<>\n]{0,200}>([^<]{1,600})", re.IGNORECASE
 )
-# Where Markdown shows HTML as code: fenced blocks (from a fence line to the next) and code spans.
-_FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
+# Where Markdown shows text as code: fenced blocks (from a fence line to the next) and code spans.
+FENCE_LINE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
 _ATTRIBUTE_TEXT = re.compile(
     r"<[a-z][a-z0-9]{0,10}\b[^<>\n]{0,300}?\b(?:alt|title)\s*=\s*[\"']([^\"'\n]{1,300})", re.IGNORECASE
 )
@@ -387,20 +387,35 @@ class HiddenPlace:
 PLACE_MARKS = ("](", "![", "]:", "<")
 
 
+def mask_code_spans(text: str, *, open_at_end: bool = False) -> str:
+    """`text` with each code span blanked to as many `x`s: a colon or comma inside `code, like this` is no
+    clause boundary. `open_at_end`: a span opened and not closed in `text` is blanked to its end too (the
+    text runs up to a place inside that span)."""
+    masked = CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text)
+    if open_at_end and masked.count("`") % 2:
+        opened = masked.rfind("`")
+        masked = masked[:opened] + "x" * (len(masked) - opened)
+    return masked
+
+
+def _code_places(text: str) -> tuple[list[int], list[tuple[int, int]]]:
+    """Where fence lines start, and the code spans (start, end), in order."""
+    return [m.start() for m in FENCE_LINE.finditer(text)], [m.span() for m in CODE_SPAN.finditer(text)]
+
+
 def shown_as_code(text: str) -> Callable[[int], bool]:
     """Whether an offset of `text` is shown as code (in a fenced block, an unclosed one running to the
     end, or a one-backtick code span): HTML there is displayed, not rendered. Each is found once."""
-    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
-    spans = [edge for m in _CODE_SPAN.finditer(text) for edge in (m.start(), m.end())]
-    return lambda pos: bisect_right(fences, pos) % 2 == 1 or bisect_right(spans, pos) % 2 == 1
+    fences, spans = _code_places(text)
+    edges = [edge for span in spans for edge in span]
+    return lambda pos: bisect_right(fences, pos) % 2 == 1 or bisect_right(edges, pos) % 2 == 1
 
 
 def shown_whole_as_code(text: str) -> Callable[[int, int], bool]:
     """Whether `start:end` of `text` lies inside one fenced block or inside one code span: the page
     shows it as code, word for word (an HTML comment quoted as an example, `<!-- prettier-ignore -->`,
     hides nothing). Fences and spans are found once."""
-    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
-    spans = [m.span() for m in _CODE_SPAN.finditer(text)]
+    fences, spans = _code_places(text)
     starts, ends = [a for a, _ in spans], [b for _, b in spans]
 
     def whole(start: int, end: int) -> bool:

@@ -23,6 +23,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 
+from homeostat.core.scanners.hidden import CODE_SPAN
 from homeostat.core.scanners.risky import agent_shapes as more
 from homeostat.core.scanners.risky import pretext_shapes as pretext
 from homeostat.core.scanners.risky import wider_shapes as wide
@@ -46,7 +47,6 @@ from homeostat.core.scanners.risky.risk_rules import (
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
 _NEG_AFTER_REACH = 6
-_CODE_SPAN = re.compile(r"`[^`\n]*`")  # a `no:` inside one is an option, not a negation
 # Languages that put the negation after the verb ("Sag dem Nutzer nicht", "Vertel de gebruiker niet").
 _LATE_NEGATION = re.compile(r"(?<![^\W_])(?:nicht|nichts|niet|niets|inte|ingenting|ikke|intet|pas|rien)\b")
 _LATE_REACH = 40
@@ -857,14 +857,14 @@ def _named_so(text: str, low: int, quote: int, shut: int) -> bool:
 def _refused(text: str, start: int, stop: int) -> bool:
     """Between `start` and `stop` a refusal stands that nothing negates, and no obeying that nothing
     negates does."""
-    if any(
-        not _REFUSAL_NEGATED.search(text, max(start, m.start() - 16), m.start())
-        for m in _OBEYED.finditer(text, start, stop)
-    ):
-        return False
+    return not _stands(_OBEYED, text, start, stop) and _stands(_REFUSED, text, start, stop)
+
+
+def _stands(pattern: re.Pattern[str], text: str, start: int, stop: int) -> bool:
+    """`pattern` matches between `start` and `stop` with no negation right before it (`_REFUSAL_NEGATED`)."""
     return any(
         not _REFUSAL_NEGATED.search(text, max(start, m.start() - 16), m.start())
-        for m in _REFUSED.finditer(text, start, stop)
+        for m in pattern.finditer(text, start, stop)
     )
 
 
@@ -1167,13 +1167,14 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
             i = bisect_right(starts, m.start()) - 1
             # the sentence before the match, at most `_LOOKBACK` of it: a line of thousands of matches and
             # no sentence end is not read again from its start for each
-            reach = _CLAUSE_REACH if pattern in _READ_IN_ITS_CLAUSE else _LOOKBACK
+            in_its_clause = pattern in _READ_IN_ITS_CLAUSE
+            reach = _CLAUSE_REACH if in_its_clause else _LOOKBACK
             before = DOUBLE_NEGATIVE.sub(" ", _prose(text[max(starts[i], m.start() - reach) : m.start()]))
-            if pattern in _READ_IN_ITS_CLAUSE:
+            if in_its_clause:
                 # "don't worry, the risk is low, so …" is still licensed; "non scrivere …" is negated
                 before = _own_clause(before, pattern)
             negation = _NEGATION_BEFORE.search(before)
-            if negation is None and pattern in _READ_IN_ITS_CLAUSE:
+            if negation is None and in_its_clause:
                 negation = NEGATION_BEFORE.search(before)
             if negation and not (
                 _REMOVING.fullmatch(negation.group(0)) and _WITH.search(before, negation.end())
@@ -1197,7 +1198,7 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
                 continue
             if pattern is _CHECK_STUBBED and _stubbed_for_tests(text[near[0] : near[1]]):
                 continue
-            if pattern in _READ_IN_ITS_CLAUSE and _pretext_exempt(pattern, text, starts[i], m, reader):
+            if in_its_clause and _pretext_exempt(pattern, text, starts[i], m, reader):
                 continue
             after = text[m.end() : min(_sentence_end(text, starts, i), m.end() + _AFTER_REACH)]
             if pattern in _CONFINABLE and CONFINED_AFTER.match(after):
@@ -1358,7 +1359,7 @@ def _stubbed_for_tests(sentence: str) -> bool:
 
 def _prose(before: str) -> str:
     """The words before a match, code spans blanked (the match's own, still open, too)."""
-    closed = _CODE_SPAN.sub(" ", before)
+    closed = CODE_SPAN.sub(" ", before)  # a `no:` inside a code span is an option, not a negation
     return closed[: closed.rfind("`")] if closed.count("`") % 2 else closed
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 
+from homeostat.core.scanners.hidden import mask_code_spans
+
 _REACH = 300  # how far a clause's rest, an incident's words and an order pointing back are looked for
 _I = re.IGNORECASE
 
@@ -108,7 +110,6 @@ ORDERED_BACK = re.compile(
 _NEGATED_JUST_BEFORE = re.compile(
     r"\b(?:don['’]?t|do\s+not|never|not|please\s+don['’]?t)\s+(?:ever\s+)?$", _I
 )
-_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _CLAUSE_END = re.compile(r"[.!?](?=\s|$)|[;:。；]|\s[-–—]{1,2}\s")
 _SENTENCE_END = re.compile(r"[.!?。](?=\s|$)|\n[ \t]*\n")
 # A table row's status cell that bans what its row names.
@@ -133,10 +134,7 @@ def clause_before(text: str, start: int) -> str:
     """The clause holding `start`, up to it; code spans are masked while its start is looked for (a
     colon inside `run: curl …` is no boundary)."""
     window = text[max(0, start - _REACH) : start]
-    masked = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), window)
-    if masked.count("`") % 2:  # `start` is inside a code span opened here
-        opened = masked.rfind("`")
-        masked = masked[:opened] + "x" * (len(masked) - opened)
+    masked = mask_code_spans(window, open_at_end=True)  # `start` may be inside a span opened here
     begin = 0
     for m in _CLAUSE_START.finditer(masked):
         begin = m.end()
@@ -168,7 +166,7 @@ def _rest_of_clause(text: str, start: int) -> str:
     """The clause after the thing at `start`: from the end of the code span holding it (or from it), code
     spans masked, up to the clause's end."""
     begin, line_end = _after_its_code(text, start)
-    rest = _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text[begin : min(line_end, begin + _REACH)])
+    rest = mask_code_spans(text[begin : min(line_end, begin + _REACH)])
     cut = _CLAUSE_END.search(rest)
     return rest[: cut.start()] if cut else rest
 
@@ -240,5 +238,5 @@ def in_a_banned_row(text: str, start: int) -> bool:
     if _ROW.match(text, text.rfind("\n", 0, start) + 1) is None:
         return False
     begin, line_end = _after_its_code(text, start)
-    cells = re.split(r"(?<!\\)\|", _CODE_SPAN.sub(lambda m: "x" * len(m.group(0)), text[begin:line_end]))
+    cells = re.split(r"(?<!\\)\|", mask_code_spans(text[begin:line_end]))
     return any(_BANNED_CELL.fullmatch(cell) for cell in cells[1:] if cell.strip())
