@@ -8,7 +8,8 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py --heldout17 --heldout18 --heldout19 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
-through tests/poisoning.py), the gate names a subject, or the language gate (core.safety.language,
+through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
+core.safety.resemblance: subject `resembles-poisoning`, counted apart as well), or the language gate (core.safety.language,
 in an English KB) finds a sentence in another language. The tuning probes are the original corpus,
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
@@ -56,6 +57,7 @@ from homeostat.core.safety.language import ENGLISH, foreign_sentences  # noqa: E
 from homeostat.core.safety.subjects import subjects  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"
+LEARNED = "resembles-poisoning"
 ALLOWED = tuple(yaml.safe_load(CONFIG)["security"]["allowedDomains"])
 TUNING = {
     "corpus": FIXTURES / "poisoning" / "corpus.yaml",
@@ -150,6 +152,11 @@ def _risky(probe: Probe) -> bool:
     return any(not flag.startswith("error:") for flag in flags)
 
 
+def _learned(text: str) -> bool:
+    """The learned model (core.safety.resemblance) names the text."""
+    return LEARNED in {hit.subject for hit in subjects(text, ALLOWED)}
+
+
 def foreign(text: str) -> bool:
     """The language gate (homeostat.core.safety.language) in an English KB: the third layer."""
     return bool(foreign_sentences(text, {ENGLISH}))
@@ -165,6 +172,7 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     """Print one set's recall (risky alone → risky or subject) and look-alike load; (held, probes)."""
     corpus = load_corpus(path)
     risky_held = subject_held = both_held = language_added = language_named = uncheckable = 0
+    learned_named = learned_added = 0
     families: Counter[str] = Counter()
     families_held: Counter[str] = Counter()
     misses: list[Probe] = []
@@ -178,6 +186,9 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         language_added += not (risky or named) and in_other_language
         held = risky or named or in_other_language
         both_held += held
+        by_words = risky or in_other_language or bool(subjects(probe.text, ALLOWED, learned=False))
+        learned_named += _learned(probe.text)
+        learned_added += held and not by_words
         uncheckable += held or not code_terms(probe.text)
         family = probe.family or probe.check
         families[family] += 1
@@ -187,6 +198,7 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         if not named:
             gate_misses.append(probe)
     load = [p for p in corpus.look_alikes if subjects(p.text, ALLOWED)]
+    learned_load = sum(1 for p in load if not subjects(p.text, ALLOWED, learned=False))
     language_load = sum(1 for p in corpus.look_alikes if foreign(p.text) and p not in load)
     total = len(corpus.probes)
     print(f"\n== {name} ({path.relative_to(ROOT)})")
@@ -200,7 +212,12 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         f"  the language gate alone names {language_named}/{total}; it adds {language_added} the other two missed"
     )
     print(
-        f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)}, +{language_load} by language"
+        f"  the learned model (resembles-poisoning) alone names {learned_named}/{total}; it adds"
+        f" {learned_added} every word layer missed"
+    )
+    print(
+        f"  look-alikes sent to a person: {len(load)}/{len(corpus.look_alikes)} ({learned_load} by the"
+        f" learned model alone), +{language_load} by language"
     )
     print(
         f"  as a review lesson, also those naming no code (no change can show it enacted): {uncheckable}/{total}"
@@ -262,6 +279,8 @@ def ordinary(name: str, lessons: Callable[[], Iterator[tuple[str, str]]], *, sho
     read = list(lessons())
     sent = [(lesson_id, found) for lesson_id, text in read if (found := subjects(text, ALLOWED))]
     print(f"  {name:34} {len(sent)}/{len(read)} sent to a person ({_pct(len(sent), len(read))})")
+    learned_only = sum(1 for _, found in sent if [hit.subject for hit in found] == [LEARNED])
+    print(f"  {'':34} of them {learned_only} by the learned model alone (resembles-poisoning)")
     unnamed = sum(1 for lesson_id, text in read if not code_terms(text) and lesson_id not in dict(sent))
     print(f"  {'':34} +{unnamed} as review lessons naming no code (the enactment check)")
     if show:

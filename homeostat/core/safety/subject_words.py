@@ -21,6 +21,7 @@ SUBJECTS: dict[str, str] = {
     "checks": "it is about making checks pass (tests, lint, CI)",
     "network": "it is about outbound network or a destructive command",
     "hidden-text": "it holds hidden or disguised text",
+    "resembles-poisoning": "it reads like the poisoned rules Homeostat was fitted to (a learned model)",
 }
 
 # Concepts of this module (stems); the lexicon's are named with `lexicon:` where a subject uses them.

@@ -17,6 +17,10 @@ sentence ("skip" and "tests"; "token" and "print"). Texts are read in their cano
 (`scanners.risky.canonical`: confusables folded, emphasis and letter-spacing undone), casefolded.
 Every concept is one regex pass over the text (bounded repeats only), and each match is placed in its
 sentence by a bisect: linear in the text, up to a log factor.
+
+Beside the word tables stands one learned reading (`safety.resemblance`, subject
+`resembles-poisoning`): a model fitted to the poisoned rules and their look-alikes, which carries to
+phrasings nobody listed; `learned=False` leaves it out.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from homeostat.core.safety.resemblance import resembles
 from homeostat.core.safety.subject_hits import (
     EVIDENCE_CHARS,
     SubjectHit,
@@ -374,18 +379,22 @@ def _encoded_blob(text: str) -> str:
     return ""
 
 
-def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit, ...]:
+def subjects(
+    text: str, allowed_domains: Sequence[str] = (), *, learned: bool = True
+) -> tuple[SubjectHit, ...]:
     """The subjects `text` is about, each with its first evidence, in `SUBJECTS` order; () when
-    none. `allowed_domains` is `security.allowedDomains`: a host outside it is the network subject."""
+    none. `allowed_domains` is `security.allowedDomains`: a host outside it is the network subject.
+    `learned=False` reads the word tables alone, leaving out `resembles-poisoning` (the learned
+    model, `safety.resemblance`): how the benchmarks and tests tell the two layers apart."""
     if not text.strip():
         return ()
     plain = normalise(text).text
-    reading = unicodedata.normalize("NFKC", canonical(_JOINED.sub("", plain))).casefold()
-    starts = _sentence_starts(reading)
+    reading = canonical_reading(plain)
+    starts = sentence_starts(reading)
     found = _read(reading, starts)
     joined = _CUT_WORD.sub("", reading) if len(_CUT_WORD.findall(reading)) >= 2 else reading
     if joined != reading:
-        for subject, evidence in _read(joined, _sentence_starts(joined)).items():
+        for subject, evidence in _read(joined, sentence_starts(joined)).items():
             found.setdefault(subject, evidence)
     if "agent-instructions" not in found:
         tag = _ROLE_TAG.search(plain)  # the canonical reading drops tags: read them where they stand
@@ -406,8 +415,19 @@ def subjects(text: str, allowed_domains: Sequence[str] = ()) -> tuple[SubjectHit
     hidden = _hidden(text)
     if hidden:
         found["hidden-text"] = hidden
+    if learned and (likeness := resembles(reading, starts)):
+        found["resembles-poisoning"] = f"{max(likeness.score, likeness.sentence_score):.2f}: " + ", ".join(
+            likeness.words
+        )
     named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
     return named + topics(_TICK.sub(" ", reading), starts)
+
+
+def canonical_reading(plain: str) -> str:
+    """The text as the gate reads it: pieces joined by `' + '` put back together, confusables folded,
+    emphasis and letter-spacing undone (`canonical`), NFKC, casefolded. `plain` is
+    `normalise(text).text`. The resemblance model (`safety.resemblance`) is fitted to this reading."""
+    return unicodedata.normalize("NFKC", canonical(_JOINED.sub("", plain))).casefold()
 
 
 # A backtick that touches a word: code spans read as the words they hold ("the raw `Authorization`
@@ -426,7 +446,7 @@ def _read(reading: str, starts: list[int]) -> dict[str, str]:
     return found
 
 
-def _sentence_starts(reading: str) -> list[int]:
+def sentence_starts(reading: str) -> list[int]:
     return [0, *(m.end() for m in _SENTENCE_END.finditer(reading))]
 
 

@@ -3,11 +3,21 @@ several languages and through disguises; ordinary coding rules are not."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from kit import FIXTURES
 from poisoning import Probe, load_corpus
 
-from homeostat.core.safety.subjects import subjects
+from homeostat.core.safety.subject_hits import SubjectHit
+from homeostat.core.safety.subjects import subjects as read_subjects
+
+
+def subjects(text: str, allowed: Sequence[str] = ()) -> tuple[SubjectHit, ...]:
+    """The word tables' reading, which these tests are about (the learned model is
+    tests/core/safety/test_resemblance.py's)."""
+    return read_subjects(text, allowed, learned=False)
+
 
 ALLOWED = ("acme.dev",)
 

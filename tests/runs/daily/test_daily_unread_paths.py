@@ -3,8 +3,9 @@ to end over the GitHub and Bitbucket emulators with a model stub that drafts wha
 
 Each test plays one attacker against one path and asserts what a user would notice: whether the
 poisoned words are on main, and what the lesson's record says. The payload is a business-logic harm
-no word layer names (the risky check, the subject gate and its topics read it as ordinary), so what
-holds it is structure: who wrote the words, and whether a second person's change enacted them.
+no word layer names (the risky check, the subject gate and its topics read it as ordinary; the gate's
+learned model may, and structure must hold without it), so what holds it is structure: who wrote the
+words, and whether a second person's change enacted them.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def any_world(request, anthropic_stub, tmp_path: Path, monkeypatch: pytest.Monke
 
 
 def test_the_payload_is_one_no_word_layer_names() -> None:
-    assert not find_risks(HARM, ("example.com",)) and not subjects(HARM, ("example.com",))
+    assert not find_risks(HARM, ("example.com",)) and not subjects(HARM, ("example.com",), learned=False)
 
 
 # --- an update keeps the rule's code and adds the harm ---------------------------------------------
@@ -193,7 +194,7 @@ def test_a_flag_merged_unread_serves_its_reason_to_no_agent(
     world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
     reason = f"Until the dispute is settled: {HARM}"
-    assert not find_risks(reason, ("example.com",)) and not subjects(reason, ("example.com",))
+    assert not find_risks(reason, ("example.com",)) and not subjects(reason, ("example.com",), learned=False)
     world.pending("bo", kind="flag", target=STATUS_RULE, reason=reason)
     assert world.daily() == 0, capsys.readouterr().out
     flag = next(r for r in world.records().values() if r.kind == "flag")

@@ -1,0 +1,223 @@
+"""Fit the resemblance model (homeostat/core/safety/resemblance.py) and write it to
+homeostat/data/resemblance.model.
+
+    .venv/bin/python scripts/train_resemblance.py            # fit and write the model
+    .venv/bin/python scripts/train_resemblance.py --check    # is the shipped model fitted to today's texts?
+    .venv/bin/python scripts/train_resemblance.py --folds    # leave one retired set out at a time
+
+Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-16). Harmless: their
+look-alikes and the ordinary lessons (the retired sets' ordinary.yaml, poisoning_tuning/
+ordinary_reasons.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still held out (`HELD_OUT` below) and
+reviews_heldout.yaml; `sources()` names every file it reads, and tests/safety/test_resemblance.py
+checks that none of them is held out.
+
+Logistic regression, fitted here in plain Python (no numerical library in the image for one model):
+stochastic gradient descent with a step that falls with the epoch, both classes weighed equally
+(there are more poisoned texts than harmless ones), L2 on the weights each step touches, a fixed
+seed and order, so a fit is the same on every machine. `--folds` is how the settings were chosen:
+each retired set in turn is left out, the model fitted to the rest, and its probes, look-alikes and
+ordinary lessons scored, so the numbers are a fresh set's; the held-out sets are measured by
+`bench_subjects.py --heldout17 ...` once a change is done, never while making one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(2, str(ROOT / "benchmarks"))
+
+from bench_subjects import (  # noqa: E402
+    FIXTURES,
+    ORDINARY_HELDOUT,
+    RETIRED,
+    TUNING,
+    _kb,
+    _memories,
+    _ordinary_yaml,
+    _reviews,
+)
+from poisoning import load_corpus, plant  # noqa: E402
+
+from homeostat.core.safety.resemblance import (  # noqa: E402
+    BUCKETS,
+    Model,
+    encode,
+    feature_buckets,
+    resembles,
+)
+from homeostat.core.safety.subjects import canonical_reading, sentence_starts  # noqa: E402
+from homeostat.core.scanners.normalise import normalise  # noqa: E402
+
+MODEL = ROOT / "homeostat" / "data" / "resemblance.model"
+# Honest rules that state their reason ("... so diffs stay small"), written for this fit: the probe
+# sets give a poisoned rule its pretext ("... so the partner portal can call us"), and without these
+# the model read a stated reason itself as a sign of poisoning.
+REASONS = FIXTURES / "poisoning_tuning" / "ordinary_reasons.yaml"
+HELD_OUT = ("poisoning_heldout17", "poisoning_heldout18", "poisoning_heldout19", "reviews_heldout")
+EPOCHS = 20
+STEP = 1.0  # the first epoch's step; epoch e takes STEP / (1 + e)
+L2 = 1e-6
+THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and harmless are as likely
+# One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
+# --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
+SENTENCE_THRESHOLD = 0.95
+SEED = 29
+
+
+@dataclass(frozen=True)
+class Example:
+    group: str  # the set it came from (a retired set's name, or "tuning" / an ordinary source)
+    kind: str  # probe, look-alike or ordinary
+    text: str
+
+    @property
+    def poisoned(self) -> bool:
+        return self.kind == "probe"
+
+
+def sources() -> list[Path]:
+    """Every file the fit reads."""
+    ordinary = [ORDINARY_HELDOUT[name] for name in RETIRED if name in ORDINARY_HELDOUT]
+    return [
+        *TUNING.values(),
+        *ordinary,
+        REASONS,
+        FIXTURES / "reviews.yaml",
+        FIXTURES / "eval150",
+        FIXTURES / "memories",
+    ]
+
+
+def _group(name: str) -> str:
+    retired = name.removesuffix(" (tuning)")
+    return retired if retired in RETIRED else "tuning"
+
+
+def examples() -> list[Example]:
+    """The labelled texts, in a fixed order; a probe's `[[secret]]` placeholders planted as the
+    benchmarks plant them (seeded by its id)."""
+    found: list[Example] = []
+    for name, path in TUNING.items():
+        corpus = load_corpus(path)
+        group = _group(name)
+        found += [Example(group, "probe", plant(p.text, p.id)) for p in corpus.probes]
+        found += [Example(group, "look-alike", plant(p.text, p.id)) for p in corpus.look_alikes]
+    for name in RETIRED:
+        if name in ORDINARY_HELDOUT:
+            found += [Example(name, "ordinary", text) for _, text in _ordinary_yaml(ORDINARY_HELDOUT[name])]
+    found += [Example("tuning", "ordinary", text) for _, text in _ordinary_yaml(REASONS)]
+    found += [Example("reviews", "ordinary", text) for _, text in _reviews(FIXTURES / "reviews.yaml")]
+    found += [Example("eval150", "ordinary", text) for _, text in _kb(FIXTURES / "eval150")]
+    found += [Example("memories", "ordinary", text) for _, text in _memories(FIXTURES / "memories")]
+    return found
+
+
+def fingerprint(found: Sequence[Example]) -> str:
+    """sha256 over every text and label, and the fit's settings: what the model was fitted to."""
+    digest = hashlib.sha256(f"{EPOCHS} {STEP} {L2} {THRESHOLD} {SENTENCE_THRESHOLD} {SEED}\n".encode())
+    for example in found:
+        digest.update(f"{example.kind}\0{example.text}\0".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def _vector(text: str) -> tuple[list[int], float]:
+    slots = list(feature_buckets(canonical_reading(normalise(text).text)))
+    return slots, 1 / math.sqrt(len(slots)) if slots else 0.0
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+
+
+def fit(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) -> Model:
+    weights = [0.0] * BUCKETS
+    bias = 0.0
+    poisoned = sum(e.poisoned for e in found)
+    harmless = len(found) - poisoned
+    weigh = {True: len(found) / (2 * poisoned), False: len(found) / (2 * harmless)}
+    order = list(range(len(found)))
+    rng = random.Random(SEED)
+    for epoch in range(EPOCHS):
+        rng.shuffle(order)
+        step = STEP / (1 + epoch)
+        for i in order:
+            slots, value = vectors[i]
+            label = found[i].poisoned
+            z = bias + value * sum(weights[s] for s in slots)
+            gradient = (_sigmoid(z) - label) * weigh[label]
+            bias -= step * gradient
+            change = step * gradient * value
+            decay = 1 - step * L2
+            for s in slots:
+                weights[s] = weights[s] * decay - change
+    scale = max(abs(w) for w in weights) / 127 or 1.0
+    packed = bytes(round(w / scale) & 0xFF for w in weights)
+    return Model(packed, scale, bias, THRESHOLD, SENTENCE_THRESHOLD, fingerprint(found))
+
+
+def _reached(model: Model, text: str) -> bool:
+    """The gate names the text (read whole, or one sentence alone)."""
+    reading = canonical_reading(normalise(text).text)
+    return resembles(reading, sentence_starts(reading), model) is not None
+
+
+def folds(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) -> None:
+    """Leave each retired set (and each real ordinary source) out in turn; print what the model
+    fitted to the rest sends to a person."""
+    counts: dict[str, list[int]] = {}
+    for left_out in [*RETIRED, "reviews", "eval150", "memories"]:
+        train = [i for i, e in enumerate(found) if e.group != left_out]
+        model = fit([found[i] for i in train], [vectors[i] for i in train])
+        test = [i for i, e in enumerate(found) if e.group == left_out]
+        line = []
+        for kind in ("probe", "look-alike", "ordinary"):
+            of_kind = [i for i in test if found[i].kind == kind]
+            held = sum(_reached(model, found[i].text) for i in of_kind)
+            if of_kind:
+                line.append(f"{kind} {held}/{len(of_kind)}")
+                total = counts.setdefault(kind, [0, 0])
+                total[0] += held
+                total[1] += len(of_kind)
+        print(f"{left_out}: " + ", ".join(line), flush=True)
+    for kind, (reached, seen) in counts.items():
+        print(f"all left-out {kind}s: {reached}/{seen} ({reached / seen:.1%}) reach the threshold")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the shipped model is stale")
+    parser.add_argument("--folds", action="store_true", help="leave one retired set out at a time")
+    args = parser.parse_args(argv)
+    found = examples()
+    if args.check:
+        from homeostat.core.safety.resemblance import decode
+
+        if decode(MODEL.read_bytes()).trained_on != fingerprint(found):
+            print(f"{MODEL.relative_to(ROOT)} is stale: run scripts/train_resemblance.py")
+            return 1
+        print(f"{MODEL.relative_to(ROOT)} is fitted to today's {len(found)} texts")
+        return 0
+    vectors = [_vector(e.text) for e in found]
+    if args.folds:
+        folds(found, vectors)
+        return 0
+    model = fit(found, vectors)
+    MODEL.parent.mkdir(exist_ok=True)
+    MODEL.write_bytes(encode(model))
+    print(f"wrote {MODEL.relative_to(ROOT)}: {len(found)} texts, {MODEL.stat().st_size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
