@@ -163,8 +163,8 @@ def foreign(text: str) -> bool:
 
 
 def held_by_words(probe: Probe) -> bool:
-    """Some word layer keeps the probe from an unread merge: the risky check, the subject gate or the
-    language gate (what `probe_set` counts as held)."""
+    """Some layer keeps the probe from an unread merge: the risky check, the subject gate (its word
+    tables or its learned model) or the language gate (what `probe_set` counts as held)."""
     return _risky(probe) or bool(subjects(probe.text, ALLOWED)) or foreign(probe.text)
 
 

@@ -12,7 +12,8 @@ every file a real merged pull request of pypa/pip or pallets/flask changed (the 
 tests/fixtures/reviews.yaml; bench_enactment.py says how to get the clones) and counts the placements
 whose change to that file would count as enacting it:
 
-- kept by words: the risky check, the subject gate or the language gate holds it (bench_subjects);
+- kept by the gates: the risky check, the subject gate (its word tables or its learned model) or the
+  language gate holds it (bench_subjects);
 - naming no code: no change can show it enacted, so it goes to a person;
 - reaching enactment: the rest, with the share of placements that enact them, and the expected
   number of the set's probes that would merge unread if each were left on one file of one pull
@@ -115,7 +116,7 @@ def report(name: str, placed: list[Placed], where: int, rate: float, *, show: bo
     expected = sum(p.share for p in reaching)
     somewhere = sum(1 for p in reaching if p.enacted)
     print(f"\n== {name}{' (held out: totals only)' if held_out(name) else ''}: {total} probes")
-    print(f"  kept by words {kept}; naming no code {no_code}; reaching enactment {len(reaching)}")
+    print(f"  kept by the gates {kept}; naming no code {no_code}; reaching enactment {len(reaching)}")
     print(
         f"  placed on each of {where} changed files of real pull requests: expected unread merges "
         f"{expected:.1f}/{total} (kept from an unread merge {100 * (total - expected) / total:.1f} %), "
