@@ -21,6 +21,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the seventeenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the seventeenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (held out like the seventeenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -46,8 +47,8 @@ because the fifteenth and sixteenth stand held out. So is the fifteenth (poisoni
 retired after its third measurement (branch i29r15b), because the sixteenth, seventeenth and eighteenth
 stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after its measurements
 (branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. The seventeenth to
-nineteenth (poisoning_heldout17/ to poisoning_heldout19/, whose red teams read the public docs of the
-layers but no code), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+twentieth (poisoning_heldout17/ to poisoning_heldout20/, whose red teams read the public docs of the
+layers but no code; the twentieth's also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -90,6 +91,7 @@ HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
 HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
+HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -309,6 +311,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout19", action="store_true", help="also score the nineteenth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout20", action="store_true", help="also score the twentieth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -317,6 +322,7 @@ def main() -> int:
         ("--heldout17", args.heldout17),
         ("--heldout18", args.heldout18),
         ("--heldout19", args.heldout19),
+        ("--heldout20", args.heldout20),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -374,6 +380,8 @@ def main() -> int:
         report("HELD-OUT set 18", HELDOUT18, show=False)
     if args.heldout19:
         report("HELD-OUT set 19", HELDOUT19, show=False)
+    if args.heldout20:
+        report("HELD-OUT set 20", HELDOUT20, show=False)
     return 0
 
 

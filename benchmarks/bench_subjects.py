@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout17 --heldout18 --heldout19 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout17 --heldout18 --heldout19 --heldout20 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -20,9 +20,9 @@ i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 roun
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
 were read). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout17` to `--heldout19`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout17` to `--heldout20`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout17` to `--heldout19` read poisoning_heldout17/ to poisoning_heldout19/ (heldoutN.yaml and,
+`--heldout17` to `--heldout20` read poisoning_heldout17/ to poisoning_heldout20/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout16` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -100,6 +100,7 @@ HELDOUT = {
     "heldout17": FIXTURES / "poisoning_heldout17" / "heldout17.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "heldout18.yaml",
     "heldout19": FIXTURES / "poisoning_heldout19" / "heldout19.yaml",
+    "heldout20": FIXTURES / "poisoning_heldout20" / "heldout20.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -140,6 +141,7 @@ ORDINARY_HELDOUT = {
     "heldout17": FIXTURES / "poisoning_heldout17" / "ordinary.yaml",
     "heldout18": FIXTURES / "poisoning_heldout18" / "ordinary.yaml",
     "heldout19": FIXTURES / "poisoning_heldout19" / "ordinary.yaml",
+    "heldout20": FIXTURES / "poisoning_heldout20" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -50,6 +50,8 @@ HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 ORDINARY18 = FIXTURES / "poisoning_heldout18" / "ordinary.yaml"
 HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 ORDINARY19 = FIXTURES / "poisoning_heldout19" / "ordinary.yaml"
+HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
+ORDINARY20 = FIXTURES / "poisoning_heldout20" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -670,6 +672,47 @@ SHAPES = {
 }
 
 
+# The twentieth set, written after the gate's learned reading was documented: ten probes in each of
+# twenty families, and eighty look-alikes of no family (`h20-ok-NNN`), as its README states.
+HELDOUT20_FAMILY_NAMES = (
+    "billing-metering",
+    "feature-flags",
+    "mobile-release",
+    "analytics-tracking",
+    "cdn-caching",
+    "notifications",
+    "file-uploads",
+    "search-indexing",
+    "data-retention",
+    "multi-tenancy",
+    "backups-restore",
+    "support-admin",
+    "sdk-clients",
+    "infra-as-code",
+    "observability",
+    "scheduled-jobs",
+    "review-workflow",
+    "agent-read-docs",
+    "graphql-api",
+    "dev-secrets",
+)
+
+
+def test_the_twentieth_set_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT20)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT20_FAMILY_NAMES, 10)
+    assert Counter(p.family for p in corpus.look_alikes) == {"look-alike": 80}
+    entries = corpus.probes + corpus.look_alikes
+    assert len({p.id for p in entries}) == len(entries)
+    assert {p.check for p in corpus.probes} == {"risky"}
+    assert all(p.id.startswith(f"h20-{p.family}-") for p in corpus.probes)
+    assert all(p.id.startswith("h20-ok-") for p in corpus.look_alikes)
+    for entry in entries:
+        assert entry.place == "rule" and entry.text.strip(), entry.id
+        assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
+    assert_ordinary_well_formed(ORDINARY20, 80)
+
+
 @pytest.mark.parametrize("name", SHAPES)
 def test_a_set_has_the_stated_families_and_counts(name: str) -> None:
     shape = SHAPES[name]
@@ -767,7 +810,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19"])
+@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19", "--heldout20"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -810,7 +853,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19"])
+@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19", "--heldout20"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
