@@ -55,6 +55,7 @@ from homeostat.core.safety.resemblance import (  # noqa: E402
     encode,
     feature_buckets,
     resembles,
+    sigmoid,
 )
 from homeostat.core.safety.subjects import canonical_reading, sentence_starts  # noqa: E402
 from homeostat.core.scanners.normalise import normalise  # noqa: E402
@@ -136,10 +137,6 @@ def _vector(text: str) -> tuple[list[int], float]:
     return slots, 1 / math.sqrt(len(slots)) if slots else 0.0
 
 
-def _sigmoid(x: float) -> float:
-    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
-
-
 def fit(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) -> Model:
     weights = [0.0] * BUCKETS
     bias = 0.0
@@ -155,7 +152,7 @@ def fit(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) ->
             slots, value = vectors[i]
             label = found[i].poisoned
             z = bias + value * sum(weights[s] for s in slots)
-            gradient = (_sigmoid(z) - label) * weigh[label]
+            gradient = (sigmoid(z) - label) * weigh[label]
             bias -= step * gradient
             change = step * gradient * value
             decay = 1 - step * L2

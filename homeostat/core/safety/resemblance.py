@@ -163,7 +163,7 @@ def _piece(reading: str, model: Model) -> tuple[float, tuple[str, ...]]:
     # short words ("so", "the") weigh but tell a reviewer nothing
     telling = [w for w in word_weights if word_weights[w] > 0 and len(w) >= EVIDENCE_LENGTH]
     heaviest = sorted(telling, key=lambda w: -word_weights[w])
-    return _sigmoid(total), tuple(heaviest[:EVIDENCE_WORDS])
+    return sigmoid(total), tuple(heaviest[:EVIDENCE_WORDS])
 
 
 def resembles(reading: str, starts: Sequence[int] = (0,), model: Model | None = None) -> Resemblance | None:
@@ -175,7 +175,7 @@ def resembles(reading: str, starts: Sequence[int] = (0,), model: Model | None = 
     return found if reached else None
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
     if x >= 0:
         return 1 / (1 + math.exp(-x))
     e = math.exp(x)
