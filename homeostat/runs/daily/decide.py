@@ -308,8 +308,10 @@ def rule_subjects(rule: Rule, config: Config) -> tuple[SubjectHit, ...]:
     """The sensitive subjects of a rule's current text (title, rule, why, example), for a flag on it:
     a flag takes its rule out of every agent's context, so one on a rule about a sensitive subject
     waits for a person (`core.daily.decide`). The rule is the team's own reviewed text, so reading
-    it with the gate's word tables is sound here: an attacker's flag cannot choose the words read."""
-    return subjects(rule.text(), allowed_domains(config))
+    it with the gate's word tables is sound here: an attacker's flag cannot choose the words read.
+    The learned model is left out: it names a rule that reads like poisoning, the opposite of a
+    safety rule to keep in service, and a flag on such a rule should dispute it at once."""
+    return subjects(rule.text(), allowed_domains(config), learned=False)
 
 
 def accepted_languages(kb: KB, config: Config) -> frozenset[str]:
