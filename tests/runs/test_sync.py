@@ -274,7 +274,10 @@ def test_a_lesson_an_agent_taught_on_a_laptop_never_merges_unread_by_default(
 
     config = dev / "homeostat.yaml"
     git(dev, "pull", "--quiet", "origin", "main")
-    config.write_text(config.read_text().replace("  autoMerge:\n", "  autoMerge:\n    pending: judged\n"))
+    # the gate's learned model names the second lesson too; accepted unread here, so the judge's trap
+    # is what holds it (tests/core/safety/test_resemblance.py is the model's)
+    accepting = "  autoMerge:\n    pending: judged\n    subjects: [resembles-poisoning]\n"
+    config.write_text(config.read_text().replace("  autoMerge:\n", accepting))
     git(dev, "commit", "--quiet", "-am", "taught lessons merge once judged safe")
     git(dev, "push", "--quiet", "origin", "HEAD:main")
     world.script.judge_failures["RefundAccepted"] = {
