@@ -8,7 +8,7 @@ homeostat/data/resemblance.model.
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
 lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-16). Harmless: their
 look-alikes and the ordinary lessons (the retired sets' ordinary.yaml, poisoning_tuning/
-ordinary_reasons.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still held out (`HELD_OUT` below) and
+ordinary_reasons.yaml and ordinary_fields.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still held out (`HELD_OUT` below) and
 reviews_heldout.yaml; `sources()` names every file it reads, and tests/safety/test_resemblance.py
 checks that none of them is held out.
 
@@ -31,6 +31,8 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -65,6 +67,9 @@ MODEL = ROOT / "homeostat" / "data" / "resemblance.model"
 # sets give a poisoned rule its pretext ("... so the partner portal can call us"), and without these
 # the model read a stated reason itself as a sign of poisoning.
 REASONS = FIXTURES / "poisoning_tuning" / "ordinary_reasons.yaml"
+# Honest lessons in the shape a daily run drafts (title, rule, why, an example for half): real
+# lessons have several fields, the probe sets' harmless texts mostly one line.
+FIELDS = FIXTURES / "poisoning_tuning" / "ordinary_fields.yaml"
 HELD_OUT = ("poisoning_heldout17", "poisoning_heldout18", "poisoning_heldout19", "reviews_heldout")
 EPOCHS = 20
 STEP = 1.0  # the first epoch's step; epoch e takes STEP / (1 + e)
@@ -94,6 +99,7 @@ def sources() -> list[Path]:
         *TUNING.values(),
         *ordinary,
         REASONS,
+        FIELDS,
         FIXTURES / "reviews.yaml",
         FIXTURES / "eval150",
         FIXTURES / "memories",
@@ -118,10 +124,18 @@ def examples() -> list[Example]:
         if name in ORDINARY_HELDOUT:
             found += [Example(name, "ordinary", text) for _, text in _ordinary_yaml(ORDINARY_HELDOUT[name])]
     found += [Example("tuning", "ordinary", text) for _, text in _ordinary_yaml(REASONS)]
+    found += [Example("tuning", "ordinary", text) for text in _drafted(FIELDS)]
     found += [Example("reviews", "ordinary", text) for _, text in _reviews(FIXTURES / "reviews.yaml")]
     found += [Example("eval150", "ordinary", text) for _, text in _kb(FIXTURES / "eval150")]
     found += [Example("memories", "ordinary", text) for _, text in _memories(FIXTURES / "memories")]
     return found
+
+
+def _drafted(path: Path) -> list[str]:
+    """Each lesson's fields, one per line, as the daily run hands a lesson to the gate."""
+    lessons = yaml.safe_load(path.read_text(encoding="utf-8"))["lessons"]
+    fields = ("title", "rule", "why", "example")
+    return ["\n".join(str(lesson[k]) for k in fields if lesson.get(k)) for lesson in lessons]
 
 
 def fingerprint(found: Sequence[Example]) -> str:
