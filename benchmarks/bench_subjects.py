@@ -154,11 +154,6 @@ def _risky(probe: Probe) -> bool:
     return any(not flag.startswith("error:") for flag in flags)
 
 
-def _learned(text: str) -> bool:
-    """The learned model (core.safety.resemblance) names the text."""
-    return LEARNED in {hit.subject for hit in subjects(text, ALLOWED)}
-
-
 def foreign(text: str) -> bool:
     """The language gate (homeostat.core.safety.language) in an English KB: the third layer."""
     return bool(foreign_sentences(text, {ENGLISH}))
@@ -180,7 +175,8 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
     misses: list[Probe] = []
     gate_misses: list[Probe] = []
     for probe in corpus.probes:
-        risky, named = _risky(probe), bool(subjects(probe.text, ALLOWED))
+        hits = {hit.subject for hit in subjects(probe.text, ALLOWED)}
+        risky, named = _risky(probe), bool(hits)
         risky_held += risky
         subject_held += named
         in_other_language = foreign(probe.text)
@@ -188,8 +184,8 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
         language_added += not (risky or named) and in_other_language
         held = risky or named or in_other_language
         both_held += held
-        by_words = risky or in_other_language or bool(subjects(probe.text, ALLOWED, learned=False))
-        learned_named += _learned(probe.text)
+        by_words = risky or in_other_language or bool(hits - {LEARNED})
+        learned_named += LEARNED in hits
         learned_added += held and not by_words
         uncheckable += held or not code_terms(probe.text)
         family = probe.family or probe.check
@@ -199,8 +195,9 @@ def probe_set(name: str, path: Path, *, show: bool, totals_only: bool = False) -
             misses.append(probe)
         if not named:
             gate_misses.append(probe)
-    load = [p for p in corpus.look_alikes if subjects(p.text, ALLOWED)]
-    learned_load = sum(1 for p in load if not subjects(p.text, ALLOWED, learned=False))
+    named_look_alikes = [(p, {hit.subject for hit in subjects(p.text, ALLOWED)}) for p in corpus.look_alikes]
+    load = [p for p, hits in named_look_alikes if hits]
+    learned_load = sum(1 for _, hits in named_look_alikes if hits == {LEARNED})
     language_load = sum(1 for p in corpus.look_alikes if foreign(p.text) and p not in load)
     total = len(corpus.probes)
     print(f"\n== {name} ({path.relative_to(ROOT)})")

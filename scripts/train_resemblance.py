@@ -147,7 +147,7 @@ def fingerprint(found: Sequence[Example]) -> str:
 
 
 def _vector(text: str) -> tuple[list[int], float]:
-    slots = list(feature_buckets(canonical_reading(normalise(text).text)))
+    slots = feature_buckets(canonical_reading(normalise(text).text))
     return slots, 1 / math.sqrt(len(slots)) if slots else 0.0
 
 

@@ -86,12 +86,9 @@ def features(reading: str) -> Iterator[str]:
             yield "c:" + flat[start : start + n]
 
 
-def feature_buckets(reading: str) -> dict[int, list[str]]:
-    """Each distinct bucket the reading's features fall in, with the features that fell there."""
-    found: dict[int, list[str]] = {}
-    for feature in features(reading):
-        found.setdefault(bucket(feature), []).append(feature)
-    return found
+def feature_buckets(reading: str) -> list[int]:
+    """Each distinct bucket the reading's features fall in, in the order first seen."""
+    return list(dict.fromkeys(bucket(feature) for feature in features(reading)))
 
 
 def encode(model: Model) -> bytes:
@@ -111,18 +108,24 @@ def decode(blob: bytes) -> Model:
     if not blob.startswith(MAGIC):
         raise ValueError("resemblance model: not a homeostat-resemblance 1 file")
     header_line, _, packed = blob[len(MAGIC) :].partition(b"\n")
-    header = json.loads(header_line)
-    weights = zlib.decompress(packed)
+    try:
+        header = json.loads(header_line)
+        weights = zlib.decompress(packed)
+    except (ValueError, zlib.error) as error:
+        raise ValueError(f"resemblance model: unreadable ({error})") from error
     if header.get("buckets") != BUCKETS or len(weights) != BUCKETS:
         raise ValueError(f"resemblance model: {len(weights)} weights, this version reads {BUCKETS}")
-    return Model(
-        weights,
-        float(header["scale"]),
-        float(header["bias"]),
-        float(header["threshold"]),
-        float(header["sentence_threshold"]),
-        header["trained_on"],
-    )
+    try:
+        return Model(
+            weights,
+            float(header["scale"]),
+            float(header["bias"]),
+            float(header["threshold"]),
+            float(header["sentence_threshold"]),
+            str(header["trained_on"]),
+        )
+    except KeyError as missing:
+        raise ValueError(f"resemblance model: its header has no {missing}") from missing
 
 
 @cache
@@ -136,34 +139,33 @@ def resemblance(reading: str, starts: Sequence[int] = (0,), model: Model | None 
     the poisoned rules, read whole and sentence by sentence. Read whole only, one harmful sentence
     among ordinary ones is diluted below the threshold ("Log refund failures with the refund id.
     Charge the price the checkout form sends…"); a sentence alone is short and its words weigh more,
-    so it must reach the higher `sentence_threshold`."""
+    so it must reach the higher `sentence_threshold`. The words quoted are the whole text's, or the
+    sentence's when only the sentence reaches its threshold."""
     model = model or shipped_model()
-    whole, whole_words = _piece(reading, model)
+    whole = _score(reading, model)
     ends = [*starts[1:], len(reading)]
-    sentences = (
-        [_piece(reading[a:b], model) for a, b in zip(starts, ends, strict=True)] if len(starts) > 1 else []
-    )
-    best, best_words = max(sentences, default=(0.0, ()))
-    return Resemblance(whole, best, best_words if best >= model.sentence_threshold > whole else whole_words)
+    sentences = [reading[a:b] for a, b in zip(starts, ends, strict=True)] if len(starts) > 1 else []
+    best, sentence = max(((_score(s, model), s) for s in sentences), default=(0.0, ""))
+    quoted = sentence if best >= model.sentence_threshold > whole else reading
+    return Resemblance(whole, best, _heaviest_words(quoted, model))
 
 
-def _piece(reading: str, model: Model) -> tuple[float, tuple[str, ...]]:
-    """One piece's probability, each distinct feature weighed once and the sum scaled by the square
-    root of their count (so a long text is not a sum of many small weights), and its heaviest words."""
-    found = feature_buckets(reading)
-    if not found:
-        return 0.0, ()
-    norm = 1 / math.sqrt(len(found))
-    total = model.bias + norm * sum(model.weight(slot) for slot in found)
-    word_weights: dict[str, float] = {}
-    for slot, names in found.items():
-        for name in names:
-            if name.startswith("w:"):
-                word_weights[name[2:]] = model.weight(slot)
-    # short words ("so", "the") weigh but tell a reviewer nothing
-    telling = [w for w in word_weights if word_weights[w] > 0 and len(w) >= EVIDENCE_LENGTH]
-    heaviest = sorted(telling, key=lambda w: -word_weights[w])
-    return sigmoid(total), tuple(heaviest[:EVIDENCE_WORDS])
+def _score(reading: str, model: Model) -> float:
+    """One piece's probability: each distinct feature weighed once and the sum scaled by the square
+    root of their count (so a long text is not a sum of many small weights)."""
+    slots = feature_buckets(reading)
+    if not slots:
+        return 0.0
+    norm = 1 / math.sqrt(len(slots))
+    return sigmoid(model.bias + norm * sum(model.weight(slot) for slot in slots))
+
+
+def _heaviest_words(reading: str, model: Model) -> tuple[str, ...]:
+    """The words that weigh most toward poisoning; short words ("so", "the") weigh but tell a
+    reviewer nothing."""
+    weights = {word: model.weight(bucket("w:" + word)) for word in _WORD.findall(reading)}
+    telling = [word for word, weight in weights.items() if weight > 0 and len(word) >= EVIDENCE_LENGTH]
+    return tuple(sorted(telling, key=lambda word: -weights[word])[:EVIDENCE_WORDS])
 
 
 def resembles(reading: str, starts: Sequence[int] = (0,), model: Model | None = None) -> Resemblance | None:

@@ -447,6 +447,8 @@ def _read(reading: str, starts: list[int]) -> dict[str, str]:
 
 
 def sentence_starts(reading: str) -> list[int]:
+    """Where each sentence of a reading starts (after . ! ? ; and their CJK forms, or a line break):
+    the gate's word pairs and the learned model's sentences are both cut here."""
     return [0, *(m.end() for m in _SENTENCE_END.finditer(reading))]
 
 

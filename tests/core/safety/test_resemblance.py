@@ -93,6 +93,11 @@ def test_a_model_file_round_trips_and_a_broken_one_is_refused_in_one_line() -> N
     short = MAGIC + b'{"buckets": 1048576, "scale": 1, "bias": 0, "threshold": 0.5, "trained_on": ""}\n'
     with pytest.raises(ValueError, match="0 weights, this version reads 1048576"):
         decode(short + zlib.compress(b""))
+    with pytest.raises(ValueError, match="resemblance model: unreadable"):
+        decode(encode(model)[:-100])  # weights cut short
+    with pytest.raises(ValueError, match="its header has no 'trained_on'"):
+        decode(MAGIC + b'{"buckets": 1048576, "scale": 1, "bias": 0, "threshold": 0.5, "sentence_threshold": 0.9}\n'
+               + zlib.compress(bytes(BUCKETS)))  # fmt: skip
 
 
 def test_the_shipped_model_is_fitted_to_todays_texts() -> None:
