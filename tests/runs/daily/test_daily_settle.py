@@ -62,6 +62,16 @@ def dispute_prs(world: DailyWorld, rule_id: str) -> list[PullInfo]:
     return world.harness.adapter().list_open_pulls(world.kb_repo, f"homeostat/review-dispute-{rule_id}-")
 
 
+def assert_in_force_read_by(world: DailyWorld, record: Any, reader: str) -> None:
+    """The merged PR counted as `reader`'s reading: its rule is in force with them as its approver,
+    and no dispute PR asks anyone else."""
+    assert (record.outcome, record.state) == ("merged", "settled"), record.reason
+    assert record.rule_id
+    section = rule_section(world, record.rule_id)
+    assert "status: accepted" in section and f"approvedBy: [{reader}]" in section
+    assert dispute_prs(world, record.rule_id) == []
+
+
 def test_an_author_who_merges_their_own_review_pr_gets_a_dispute_not_an_approval(
     any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -100,12 +110,7 @@ def test_a_second_members_approval_at_the_merged_head_counts(
 
     assert world.daily() == 0, capsys.readouterr().out
 
-    record: Any = lesson_record(world)
-    assert (record.outcome, record.state) == ("merged", "settled")
-    assert record.rule_id
-    section = rule_section(world, record.rule_id)
-    assert "status: accepted" in section and "approvedBy: [ana]" in section
-    assert dispute_prs(world, record.rule_id) == []
+    assert_in_force_read_by(world, lesson_record(world), "ana")
 
 
 def test_a_member_who_wrote_none_of_its_lessons_merging_it_is_their_review(
@@ -118,12 +123,7 @@ def test_a_member_who_wrote_none_of_its_lessons_merging_it_is_their_review(
 
     assert world.daily() == 0, capsys.readouterr().out
 
-    record: Any = lesson_record(world)
-    assert (record.outcome, record.state) == ("merged", "settled")
-    assert record.rule_id
-    section = rule_section(world, record.rule_id)
-    assert "status: accepted" in section and "approvedBy: [ana]" in section
-    assert dispute_prs(world, record.rule_id) == []
+    assert_in_force_read_by(world, lesson_record(world), "ana")
 
 
 def test_an_approval_given_before_a_later_push_is_not_an_approval_of_what_merged(
@@ -247,9 +247,7 @@ def test_a_pr_review_merge_rebuilt_from_the_approved_head_counts_as_approved(
     assert world.daily() == 0, capsys.readouterr().out
 
     record = next(r for r in world.state().records() if r.title == "Retry refunds with backoff")
-    assert (record.outcome, record.state) == ("merged", "settled"), record.reason
-    assert "approvedBy: [cy]" in rule_section(world, record.rule_id)
-    assert dispute_prs(world, record.rule_id) == []
+    assert_in_force_read_by(world, record, "cy")
 
 
 def test_a_commit_dressed_as_a_rebuild_of_the_approved_head_is_no_approval_of_what_merged(
