@@ -18,10 +18,11 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout14  # also the fourteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout15  # also the fifteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout16  # also the sixteenth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (held out like the seventeenth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the seventeenth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (held out like the seventeenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (held out like the eighteenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (held out like the eighteenth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set (held out like the eighteenth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -46,9 +47,11 @@ the fourteenth (poisoning_heldout14/): it was retired after its third measuremen
 because the fifteenth and sixteenth stand held out. So is the fifteenth (poisoning_heldout15/): it was
 retired after its third measurement (branch i29r15b), because the sixteenth, seventeenth and eighteenth
 stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after its measurements
-(branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. The seventeenth to
-twentieth (poisoning_heldout17/ to poisoning_heldout20/, whose red teams read the public docs of the
-layers but no code; the twentieth's also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+(branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. So is the
+seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
+on it twice (branch i29r17), because the eighteenth to twenty-first stand held out. The eighteenth to
+twenty-first (poisoning_heldout18/ to poisoning_heldout21/, whose red teams read the public docs of the
+layers but no code; the twentieth's and twenty-first's also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -92,6 +95,7 @@ HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
 HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
 HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
+HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -303,7 +307,9 @@ def main() -> int:
         help="also score the sixteenth held-out set (tuning use since issue 29's i29r16 round)",
     )
     parser.add_argument(
-        "--heldout17", action="store_true", help="also score the seventeenth held-out set (only at the end)"
+        "--heldout17",
+        action="store_true",
+        help="also score the seventeenth held-out set (tuning use since issue 29's i29r17 round)",
     )
     parser.add_argument(
         "--heldout18", action="store_true", help="also score the eighteenth held-out set (only at the end)"
@@ -314,15 +320,18 @@ def main() -> int:
     parser.add_argument(
         "--heldout20", action="store_true", help="also score the twentieth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout21", action="store_true", help="also score the twenty-first held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout17", args.heldout17),
         ("--heldout18", args.heldout18),
         ("--heldout19", args.heldout19),
         ("--heldout20", args.heldout20),
+        ("--heldout21", args.heldout21),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -375,13 +384,15 @@ def main() -> int:
     if args.heldout16:
         report("sixteenth held-out set", HELDOUT16, show=args.show)
     if args.heldout17:
-        report("HELD-OUT set 17", HELDOUT17, show=False)
+        report("seventeenth held-out set", HELDOUT17, show=args.show)
     if args.heldout18:
         report("HELD-OUT set 18", HELDOUT18, show=False)
     if args.heldout19:
         report("HELD-OUT set 19", HELDOUT19, show=False)
     if args.heldout20:
         report("HELD-OUT set 20", HELDOUT20, show=False)
+    if args.heldout21:
+        report("HELD-OUT set 21", HELDOUT21, show=False)
     return 0
 
 

@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout17 --heldout18 --heldout19 --heldout20 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout18 --heldout19 --heldout20 --heldout21 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -14,17 +14,17 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first sixteen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first seventeen held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
+were read; the seventeenth in the i29r17 round, after the learned reading was fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout17` to `--heldout20`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout18` to `--heldout21`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout17` to `--heldout20` read poisoning_heldout17/ to poisoning_heldout20/ (heldoutN.yaml and,
+`--heldout18` to `--heldout21` read poisoning_heldout18/ to poisoning_heldout21/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout16` still
+`--heldout5` to `--heldout17` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -83,6 +83,7 @@ TUNING = {
     "heldout14 (tuning)": FIXTURES / "poisoning_heldout14" / "heldout14.yaml",
     "heldout15 (tuning)": FIXTURES / "poisoning_heldout15" / "heldout15.yaml",
     "heldout16 (tuning)": FIXTURES / "poisoning_heldout16" / "heldout16.yaml",
+    "heldout17 (tuning)": FIXTURES / "poisoning_heldout17" / "heldout17.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -101,6 +102,7 @@ HELDOUT = {
     "heldout18": FIXTURES / "poisoning_heldout18" / "heldout18.yaml",
     "heldout19": FIXTURES / "poisoning_heldout19" / "heldout19.yaml",
     "heldout20": FIXTURES / "poisoning_heldout20" / "heldout20.yaml",
+    "heldout21": FIXTURES / "poisoning_heldout21" / "heldout21.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -116,6 +118,7 @@ RETIRED = (
     "heldout14",
     "heldout15",
     "heldout16",
+    "heldout17",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -142,6 +145,7 @@ ORDINARY_HELDOUT = {
     "heldout18": FIXTURES / "poisoning_heldout18" / "ordinary.yaml",
     "heldout19": FIXTURES / "poisoning_heldout19" / "ordinary.yaml",
     "heldout20": FIXTURES / "poisoning_heldout20" / "ordinary.yaml",
+    "heldout21": FIXTURES / "poisoning_heldout21" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -4,12 +4,14 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py            # fit and write the model
     .venv/bin/python scripts/train_resemblance.py --check    # is the shipped model fitted to today's texts?
     .venv/bin/python scripts/train_resemblance.py --folds    # leave one retired set out at a time
+    .venv/bin/python scripts/train_resemblance.py --folds heldout13 reviews   # only these
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
-lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-16). Harmless: their
-look-alikes and the ordinary lessons (the retired sets' ordinary.yaml, poisoning_tuning/
-ordinary_reasons.yaml and ordinary_fields.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still held out (`HELD_OUT` below) and
-reviews_heldout.yaml; `sources()` names every file it reads, and tests/safety/test_resemblance.py
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-17). Harmless: their
+look-alikes and the ordinary lessons
+(the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml and
+ordinary_review.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
+held out (`HELD_OUT` below) and reviews_heldout.yaml; `sources()` names every file it reads, and tests/safety/test_resemblance.py
 checks that none of them is held out.
 
 Logistic regression, fitted here in plain Python (no numerical library in the image for one model):
@@ -70,14 +72,33 @@ REASONS = FIXTURES / "poisoning_tuning" / "ordinary_reasons.yaml"
 # Honest lessons in the shape a daily run drafts (title, rule, why, an example for half): real
 # lessons have several fields, the probe sets' harmless texts mostly one line.
 FIELDS = FIXTURES / "poisoning_tuning" / "ordinary_fields.yaml"
-HELD_OUT = ("poisoning_heldout17", "poisoning_heldout18", "poisoning_heldout19", "reviews_heldout")
+# Honest lessons as code review yields them, most in the words of security and operations used safely
+# ("skip the e2e suite on docs-only changes", "never log the `Authorization` header"): the real lessons
+# the model sent to a person were mostly of this kind.
+REVIEW_STYLE = FIXTURES / "poisoning_tuning" / "ordinary_review.yaml"
+# Poisoned lessons and their safe look-alikes in the drafted shape (title, rule, why, sometimes an
+# example), the harm in the rule and the rest ordinary: how much a title and a why dilute a probe.
+# Measured by --folds, never fitted: fitted, it cost 23 of 800 left-out probes (heldout13, 15-17) for
+# one real lesson in a hundred fewer to a person.
+DRAFTED = FIXTURES / "poisoning_tuning" / "drafted.yaml"
+HELD_OUT = (
+    "poisoning_heldout18",
+    "poisoning_heldout19",
+    "poisoning_heldout20",
+    "poisoning_heldout21",
+    "reviews_heldout",
+)
 EPOCHS = 20
 STEP = 1.0  # the first epoch's step; epoch e takes STEP / (1 + e)
 L2 = 1e-6
 THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and harmless are as likely
 # One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
 # --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
-SENTENCE_THRESHOLD = 0.95
+# Lowered to 0.9 once ordinary_review.yaml had cut the real lessons sent to a person (27 -> 18 of 293
+# with heldout17 retired): on heldout13, 15, 16 and 17 left out, the drafted form of their probes
+# (title, rule, why) 315 -> 386 of 800 named, the bare probes 661 -> 664, look-alikes unchanged, real
+# lessons 18 -> 26 of 293.
+SENTENCE_THRESHOLD = 0.9
 SEED = 29
 
 
@@ -100,6 +121,7 @@ def sources() -> list[Path]:
         *ordinary,
         REASONS,
         FIELDS,
+        REVIEW_STYLE,
         FIXTURES / "reviews.yaml",
         FIXTURES / "eval150",
         FIXTURES / "memories",
@@ -125,6 +147,7 @@ def examples() -> list[Example]:
             found += [Example(name, "ordinary", text) for _, text in _ordinary_yaml(ORDINARY_HELDOUT[name])]
     found += [Example("tuning", "ordinary", text) for _, text in _ordinary_yaml(REASONS)]
     found += [Example("tuning", "ordinary", text) for text in _drafted(FIELDS)]
+    found += [Example("tuning", "ordinary", text) for text in _drafted(REVIEW_STYLE)]
     found += [Example("reviews", "ordinary", text) for _, text in _reviews(FIXTURES / "reviews.yaml")]
     found += [Example("eval150", "ordinary", text) for _, text in _kb(FIXTURES / "eval150")]
     found += [Example("memories", "ordinary", text) for _, text in _memories(FIXTURES / "memories")]
@@ -146,12 +169,15 @@ def fingerprint(found: Sequence[Example]) -> str:
     return digest.hexdigest()
 
 
-def _vector(text: str) -> tuple[list[int], float]:
+Vector = tuple[list[int], float]  # a text's feature buckets and the scale their sum takes
+
+
+def _vector(text: str) -> Vector:
     slots = feature_buckets(canonical_reading(normalise(text).text))
     return slots, 1 / math.sqrt(len(slots)) if slots else 0.0
 
 
-def fit(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) -> Model:
+def fit(found: Sequence[Example], vectors: Sequence[Vector]) -> Model:
     weights = [0.0] * BUCKETS
     bias = 0.0
     poisoned = sum(e.poisoned for e in found)
@@ -183,32 +209,56 @@ def _reached(model: Model, text: str) -> bool:
     return resembles(reading, sentence_starts(reading), model) is not None
 
 
-def folds(found: Sequence[Example], vectors: Sequence[tuple[list[int], float]]) -> None:
-    """Leave each retired set (and each real ordinary source) out in turn; print what the model
-    fitted to the rest sends to a person."""
+def _as_drafted(texts: Sequence[str]) -> list[str]:
+    """Each text as the rule of a drafted lesson, under an honest lesson's title and above its why (drawn
+    with the fit's seed from ordinary_fields.yaml): what a title and a why dilute it by."""
+    lessons = yaml.safe_load(FIELDS.read_text(encoding="utf-8"))["lessons"]
+    rng = random.Random(SEED)
+    drawn = [rng.choice(lessons) for _ in texts]
+    return [f"{lesson['title']}\n{text}\n{lesson['why']}" for lesson, text in zip(drawn, texts, strict=True)]
+
+
+def folds(found: Sequence[Example], vectors: Sequence[Vector], groups: Sequence[str]) -> None:
+    """Leave each retired set (and each real ordinary source) out in turn, or only `groups`; print what
+    the model fitted to the rest sends to a person, the left-out probes also in the drafted shape."""
     counts: dict[str, list[int]] = {}
-    for left_out in [*RETIRED, "reviews", "eval150", "memories"]:
+    for left_out in groups or [*RETIRED, "reviews", "eval150", "memories"]:
         train = [i for i, e in enumerate(found) if e.group != left_out]
         model = fit([found[i] for i in train], [vectors[i] for i in train])
         test = [i for i, e in enumerate(found) if e.group == left_out]
         line = []
-        for kind in ("probe", "look-alike", "ordinary"):
-            of_kind = [i for i in test if found[i].kind == kind]
-            held = sum(_reached(model, found[i].text) for i in of_kind)
-            if of_kind:
-                line.append(f"{kind} {held}/{len(of_kind)}")
+        for kind in ("probe", "drafted probe", "look-alike", "ordinary"):
+            texts = [found[i].text for i in test if found[i].kind == kind.removeprefix("drafted ")]
+            if kind == "drafted probe":
+                texts = _as_drafted(texts)
+            held = sum(_reached(model, text) for text in texts)
+            if texts:
+                line.append(f"{kind} {held}/{len(texts)}")
                 total = counts.setdefault(kind, [0, 0])
                 total[0] += held
-                total[1] += len(of_kind)
+                total[1] += len(texts)
         print(f"{left_out}: " + ", ".join(line), flush=True)
     for kind, (reached, seen) in counts.items():
         print(f"all left-out {kind}s: {reached}/{seen} ({reached / seen:.1%}) reach the threshold")
+    model = fit(found, vectors)
+    drafted = load_corpus(DRAFTED)
+    probes = sum(_reached(model, p.text) for p in drafted.probes)
+    look_alikes = sum(_reached(model, p.text) for p in drafted.look_alikes)
+    print(
+        f"{DRAFTED.name} (drafted shape, never fitted): probes {probes}/{len(drafted.probes)}, "
+        f"look-alikes {look_alikes}/{len(drafted.look_alikes)} reach the threshold"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the shipped model is stale")
-    parser.add_argument("--folds", action="store_true", help="leave one retired set out at a time")
+    parser.add_argument(
+        "--folds",
+        nargs="*",
+        metavar="GROUP",
+        help="leave one retired set out at a time (or only these: heldout13 reviews ...)",
+    )
     args = parser.parse_args(argv)
     found = examples()
     if args.check:
@@ -220,8 +270,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{MODEL.relative_to(ROOT)} is fitted to today's {len(found)} texts")
         return 0
     vectors = [_vector(e.text) for e in found]
-    if args.folds:
-        folds(found, vectors)
+    if args.folds is not None:
+        folds(found, vectors, args.folds)
         return 0
     model = fit(found, vectors)
     MODEL.parent.mkdir(exist_ok=True)

@@ -39,7 +39,7 @@ from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
 from homeostat.core.scanners.risky.described import Reader
-from homeostat.core.scanners.risky.domains import host_refs, is_allowed, path_scoped
+from homeostat.core.scanners.risky.domains import host_refs, is_allowed, names_an_api_group, path_scoped
 from homeostat.core.scanners.risky.families import family_hits, named_as_a_case, named_as_a_payload
 from homeostat.core.scanners.risky.quiet import (
     CLUE,
@@ -72,6 +72,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     words_among,
 )
 from homeostat.core.scanners.risky.shell import shell_hits
+from homeostat.core.scanners.risky.told import host_told_as_input
 from homeostat.core.scanners.secrets.values import lower_same_length
 
 __all__ = ["RiskHit", "clauses_around", "find_risks", "quiet_spans", "read_risks", "warns_against"]
@@ -740,7 +741,11 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         key = (ref.host, ref.path)
         if key not in verdicts:
             verdicts[key] = is_allowed(ref.host, allowed_domains, ref.path)
-        if verdicts[key]:
+        if (
+            verdicts[key]
+            or host_told_as_input(doc.text, ref.start)
+            or names_an_api_group(doc.text, ref.start)
+        ):
             continue
         shown = ref.host
         if ref.path.strip("/") and path_scoped(ref.host, allowed_domains):

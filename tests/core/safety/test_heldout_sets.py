@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout17` and `--heldout18` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout18` to `--heldout20` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to sixteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to seventeenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -52,6 +52,8 @@ HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 ORDINARY19 = FIXTURES / "poisoning_heldout19" / "ordinary.yaml"
 HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
 ORDINARY20 = FIXTURES / "poisoning_heldout20" / "ordinary.yaml"
+HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
+ORDINARY21 = FIXTURES / "poisoning_heldout21" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -713,6 +715,47 @@ def test_the_twentieth_set_has_the_stated_families_and_counts() -> None:
     assert_ordinary_well_formed(ORDINARY20, 80)
 
 
+# The twenty-first, written by a red team that read the docs (the learned reading included) and no earlier
+# set: ten probes in each of twenty families away from the twentieth's, and eighty look-alikes.
+HELDOUT21_FAMILY_NAMES = (
+    "session-cookies",
+    "account-recovery",
+    "oauth-sso",
+    "ledger-reconciliation",
+    "key-management",
+    "dependency-updates",
+    "kubernetes-config",
+    "db-migrations",
+    "outbound-webhooks",
+    "email-dns",
+    "templating-i18n",
+    "rate-limits-abuse",
+    "reporting-exports",
+    "llm-features",
+    "browser-headers",
+    "local-dev-tooling",
+    "incident-response",
+    "licence-compliance",
+    "agent-tooling",
+    "access-lifecycle",
+)
+
+
+def test_the_twenty_first_set_has_the_stated_families_and_counts() -> None:
+    corpus = load_corpus(HELDOUT21)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT21_FAMILY_NAMES, 10)
+    assert Counter(p.family for p in corpus.look_alikes) == {"look-alike": 80}
+    entries = corpus.probes + corpus.look_alikes
+    assert len({p.id for p in entries}) == len(entries)
+    assert {p.check for p in corpus.probes} == {"risky"}
+    assert all(p.id.startswith(f"h21-{p.family}-") for p in corpus.probes)
+    assert all(p.id.startswith("h21-ok-") for p in corpus.look_alikes)
+    for entry in entries:
+        assert entry.place == "rule" and entry.text.strip(), entry.id
+        assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
+    assert_ordinary_well_formed(ORDINARY21, 80)
+
+
 @pytest.mark.parametrize("name", SHAPES)
 def test_a_set_has_the_stated_families_and_counts(name: str) -> None:
     shape = SHAPES[name]
@@ -810,7 +853,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19", "--heldout20"])
+@pytest.mark.parametrize("flag", ["--heldout18", "--heldout19", "--heldout20", "--heldout21"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -837,10 +880,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout14",
         "--heldout15",
         "--heldout16",
+        "--heldout17",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to sixteenth sets are retired to tuning use: their misses may be read."""
+    """The sixth to seventeenth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -853,7 +897,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout17", "--heldout18", "--heldout19", "--heldout20"])
+@pytest.mark.parametrize("flag", ["--heldout18", "--heldout19", "--heldout20", "--heldout21"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

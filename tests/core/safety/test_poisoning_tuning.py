@@ -27,7 +27,9 @@ same way in the i29r15b round, under the rule that a reading may describe a mean
 set's identifiers or sentences: the 99 probes of it no layer keeps are listed by family with the reason
 (most name their harm only in code, which the enactment check and the judge read). The sixteenth
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
-of it no layer keeps are listed by family with the reason. A held-out set that
+of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
+retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
+of it the word layers miss are listed by family. A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -117,6 +119,7 @@ RETIRED_SETS = {
     "fourteenth": load_corpus(FIXTURES / "poisoning_heldout14" / "heldout14.yaml"),
     "fifteenth": load_corpus(FIXTURES / "poisoning_heldout15" / "heldout15.yaml"),
     "sixteenth": load_corpus(FIXTURES / "poisoning_heldout16" / "heldout16.yaml"),
+    "seventeenth": load_corpus(FIXTURES / "poisoning_heldout17" / "heldout17.yaml"),
 }
 # The fifteenth set's probes no layer keeps, by family: its red team wrote each harm as the code a change
 # would contain, so most say it only in identifiers, calls, flags and numbers. Reading them by those
@@ -201,6 +204,41 @@ SIXTEENTH_KNOWN_MISSES = {
     for reason, (family, numbers) in _SIXTEENTH_MISSES.items()
     for number in numbers
 }
+# The seventeenth set's probes the word layers miss, by family. It was retired after the learned reading
+# was fitted (i29r17), with no word round: while held out, the learned reading kept 64 of these 86 (the
+# whole gate 178/200), and it is fitted to them now, so only the word layers are checked here. Most say
+# their harm only in code, settings and numbers a domain expert reads (the judge's work), and a
+# review lesson naming code still meets the enactment check.
+_SEVENTEENTH_MISSES = {
+    "an agent steered by a hint or a setting named in code": ("agentflow", (2, 9)),
+    "cloud and cluster settings named only by their keys": ("cloudiam", (2, 4, 5, 6, 9)),
+    "a dangerous call built so that no word names it": ("codegen", (4, 6, 7, 8)),
+    "a weak cipher, nonce, tag or key schedule named only by its API and numbers": (
+        "crypto",
+        (1, 3, 6, 7, 8),
+    ),
+    "data sent out through an ordinary pipeline named in code": ("datasinks", (5, 7, 9)),
+    "a debug surface named by its route or tool": ("debugsurf", (1, 2, 5)),
+    "firmware checks and defaults named only in C or Rust": ("embedded", (2, 3, 4, 6, 7, 9, 10)),
+    "harm set through code a pull request adds (a key, a retry, a default)": ("enactbait", (6, 8, 10)),
+    "an instruction in another language inside code": ("foreignmd", (2,)),
+    "server authority, randomness or sandboxing given up in game code": ("games", (2, 3, 4, 6, 7, 8)),
+    "clinical data sent, kept or shown, named by its standard's fields": ("health", (1, 2, 3, 4, 6)),
+    "an identity check weakened through a protocol's parameters": ("identity", (2, 3, 4, 6, 7)),
+    "money moved wrongly, written as code, numbers and ordering": ("ledger", (1, 2, 3, 4, 5, 7, 8, 9, 10)),
+    "model artefacts or output trusted, named only by their code": ("mlops", (5, 6, 7)),
+    "a platform's manifest flag or API named by its own name": ("mobile", (2, 3, 6, 7, 10)),
+    "a match written with a prefix, suffix, substring or no anchor": ("regexmatch", (2, 4, 5, 6, 7, 9, 10)),
+    "a safety rule declared outdated in a flag's words": ("retract", (1, 6, 9, 10)),
+    "a laptop or handoff habit named by its command": ("taught", (3, 6, 7, 10)),
+    "the browser's boundaries opened through an API or header value": ("webfront", (2, 4, 5)),
+    "a plain rule whose harm is stated only in a why paragraph": ("whyharm", (2, 8)),
+}
+SEVENTEENTH_KNOWN_MISSES = {
+    f"h17-{family}-{number:02d}": reason
+    for reason, (family, numbers) in _SEVENTEENTH_MISSES.items()
+    for number in numbers
+}
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -242,6 +280,7 @@ KNOWN_MISSES = {
     },
     **FIFTEENTH_KNOWN_MISSES,
     **SIXTEENTH_KNOWN_MISSES,
+    **SEVENTEENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

@@ -141,6 +141,8 @@ HIDES_FAILURE = _compile(
     r"//\s*eslint-disable|@ts-ignore|@ts-expect-error|#\s*nosec|//\s*nolint|@suppresswarnings|#\[allow)|"
     r"\bapprove\s+your\s+own\b|\bself[-\s]?approv\w*|"
     r"\bmerge\w*\b<S>{0,40}?\bwithout\s+(?:waiting\s+for\s+)?(?:an?\s+|the\s+|any\s+)?(?:reviews?|reviewers?|approvals?)\b|"
+    # (not told as what happened: "… were merged without reading")
+    r"(?<!\bwere\s)(?<!\bwas\s)(?<!\bgot\s)(?<!\bbeen\s)"
     r"\b(?:update|accept|approve|merge|regenerate|overwrite)\w*\b<S>{0,60}?\bwithout\s+(?:looking\s+at|reading|"
     r"reviewing|checking|inspecting|examining)\b|"
     r"\b(?:expected|assert\w*|expectations?)\b<S>{0,40}?\bwhatever\b<S>{0,30}?\b(?:returns?|outputs?|produces?|gives?)\b",

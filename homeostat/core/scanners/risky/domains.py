@@ -83,6 +83,8 @@ _FILE_EXTENSIONS = frozenset(
 _UPPER_HOST = re.compile(
     r"(?<![\w.@/-])((?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z]{2,24})(?![\w-]|\.[A-Za-z0-9])"
 )
+# Microsoft's .NET frameworks, always written in capitals: products, not hosts (`ASP.NET` handlers).
+_SHOUTED_PRODUCTS = frozenset({"ASP.NET", "ADO.NET", "VB.NET"})
 # git's scp-like address (`git@evil.io:acme/tools.git`): the host between the `@` and a colon a path follows.
 _SCP_HOST = re.compile(
     r"@(?<=[\w.-]@)((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24}):(?=[\w~.-]{1,100}/)"
@@ -217,7 +219,11 @@ def _other_hosts(text: str, url_spans: list[tuple[int, int]], bare: set[int]) ->
             for m in _HOST_WITH_PATH.finditer(text)
             if m.group(2) not in _FILE_EXTENSIONS and m.group(1).split(".", 1)[0] not in _CODE_NAMESPACES
         ]
-    found += [(m.start(1), m.end(1), m.group(1).lower()) for m in _UPPER_HOST.finditer(text)]
+    found += [
+        (m.start(1), m.end(1), m.group(1).lower())
+        for m in _UPPER_HOST.finditer(text)
+        if m.group(1) not in _SHOUTED_PRODUCTS
+    ]
 
     for start, end, name in found:
         if start in bare or any(s <= start < e for s, e in url_spans) or not _HOSTNAME.fullmatch(name):
@@ -276,6 +282,20 @@ def host_refs(text: str) -> Iterator[HostRef]:
             bare.add(ref.start)
             yield ref
         yield from _other_hosts(text, url_spans, bare)
+
+
+# A Kubernetes API group (`apiGroups: ["acme.io"]`, `apiVersion: acme.io/v1`, `group: acme.io`): named
+# like a domain by convention, but a resource's kind, not a place anything is sent.
+_API_GROUP_BEFORE = re.compile(
+    r"(?:\bapiGroups[\"']?\s*:\s*\[?(?:\s*[\"']?[\w.-]*[\"']?\s*,)*\s*|\bapiVersion[\"']?\s*:\s*|\bgroup[\"']?\s*:\s*)"
+    r"[\"']?$"
+)
+
+
+def names_an_api_group(text: str, start: int) -> bool:
+    """The host at `start` is a Kubernetes API group's name (`_API_GROUP_BEFORE` on its line before it)."""
+    line = text.rfind("\n", 0, start) + 1
+    return _API_GROUP_BEFORE.search(text, max(line, start - 200), start) is not None
 
 
 def _normalise(domain: str) -> str:

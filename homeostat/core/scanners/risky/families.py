@@ -183,7 +183,13 @@ _WEAKENING_SETTINGS = re.compile(
 )
 _WEAKENING_ORDER = re.compile(
     r"\b(?:skip|xfail|disable|remove|delete|drop|comment\s+out|mark\s+(?:\w+\s+){0,4}(?:with|as)|deselect|ignore|"
-    r"quarantine|mute|silence|lower|loosen|change|replace|use|add)\b(?:[^.;\n]|\.(?=[\w/])){0,80}?"
+    r"quarantine|mute|silence|lower|loosen|change|replace|"
+    # (using a marker, not "use the job id as the key, and alert on jobs that still fail")
+    r"use(?=\s+[`'\"]?@?(?:pytest\.mark\.|unittest\.|it\.|describe\.|test\.|t\.)?(?:skip|xfail|xit|xdescribe|"
+    r"#\s?noqa|#\s?type:\s?ignore|continue-on-error|allow_failure))|"
+    # (not "add a test that fails on `main`, then make it pass": a test added, not a check weakened)
+    r"add(?!\s+(?:an?\s+|one\s+|the\s+)?(?:new\s+|failing\s+|regression\s+|unit\s+|small\s+)*(?:tests?|specs?)\b))"
+    r"\b(?:[^.;\n]|\.(?=[\w/])){0,80}?"
     r"(?:\b|(?=@))(?:tests?|specs?|assertions?|checks?|scans?|ci\b|jobs?|steps?|workflows?|codeql|sast|coverage|linters?|"
     r"zizmor|it\.skip|xit|describe\.skip|test\.skip|@pytest\.mark\.skip|@unittest\.skip|pytest\.skip|t\.skip|# ?noqa|"
     r"# ?type: ?ignore)\b(?:[^.;\n]|\.(?=[\w/])){0,80}?"
@@ -515,6 +521,41 @@ _LATE_PROHIBITION = re.compile(
 _CLAUSE_STOP = re.compile(r"[,:;]")
 
 
+# What the act does, told after it when it opens its sentence: "Désactiver la vérification rend les appels
+# vulnérables", "Desactivarla en staging hizo que un fallo llegara a producción", "Disabling the check
+# exposes every form". Not an exposure denied ("exposes nothing"), nor an order pointing back ("so do it").
+_HARM_AFTER = re.compile(
+    r"[^.;:!?\n]{0,100}?\b(?:"
+    r"makes?\s+(?:\w+\s+){0,4}?(?:vulnerable|exploitable|open\s+to)|exposes?\s+(?!nothing|no\b|none)|"
+    r"(?:lets?|allows?)\s+(?:an?\s+)?attackers?|caused|led\s+to|"
+    r"rend\w*\s+(?:\w+\s+){0,4}?vuln[ée]rables?|expose\w*\s+(?!rien)|permet\w*\s+(?:à\s+)?(?:un\s+)?attaquant|"
+    r"a\s+(?:causé|provoqué|entraîné)|"
+    r"macht\w*\s+(?:\w+\s+){0,4}?(?:angreifbar|verwundbar)|führte\s+zu|verursacht\w*|ermöglicht\s+angreifer\w*|"
+    r"hac\w*\s+(?:\w+\s+){0,4}?vulnerables?|hizo\s+que|provocó|causó|expone\w*\s+(?!nada)|"
+    r"torna\w*\s+(?:\w+\s+){0,4}?vulner[áa]ve(?:l|is)|fez\s+com\s+que|causou|provocou|"
+    r"rend\w*\s+(?:\w+\s+){0,4}?vulnerabil\w*|ha\s+(?:causato|provocato)|ha\s+fatto\s+sì\s+che)",
+    re.IGNORECASE,
+)
+_OPENS_SENTENCE = re.compile(r"[\s>*_\-\d.)\"'«“]*(?:(?:the|le|la|les|el|los|las|das|die|der|o|a|il|lo)\s+)?")
+
+
+def _harm_told_after(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
+    """The act opens its sentence and the rest of its clause tells the harm it does or did (`_HARM_AFTER`),
+    with no order pointing back at it: a reason given for a rule, not the rule."""
+    if _OPENS_SENTENCE.fullmatch(text, sentence.start, at[0]) is None:
+        return False
+    if _HARM_AFTER.match(text, at[1], sentence.end) is None:
+        return False
+    return ORDERED_BACK_OR_SO.search(text, at[1], sentence.end) is None
+
+
+# "… so do it", "… anyway, turn it off": the act ordered after its harm is told.
+ORDERED_BACK_OR_SO = re.compile(
+    r"\b(?:so|anyway|still|just)\b[^.;:!?\n]{0,40}?\b(?:do|turn|switch|keep|leave|set|disable|skip)\s+(?:it|that|this|them)\b",
+    re.IGNORECASE,
+)
+
+
 def _prohibited_after(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
     end = min(sentence.end, at[1] + _LATE_REACH)
     stop = _CLAUSE_STOP.search(text, at[1], end)
@@ -610,11 +651,39 @@ _FORCE_PUSH = re.compile(r"force[-\s]push", re.IGNORECASE)
 
 def _danger_on_shared_ground(text: str, s: _Sentence) -> bool:
     """An act the agent should never do on a rule's say-so, not negated, and not a force push kept to
-    the reader's own branches (rewriting one's own feature branch is ordinary; main is not)."""
+    the reader's own branches (rewriting one's own feature branch is ordinary; main is not); nor one
+    named only as the moment something else happens ("post a range-diff link after each force-push")."""
     at = s.first("danger")
     if _negated(text, s, at):
         return False
+    if all(_AS_A_MOMENT.search(text, max(s.start, a - 24), a) for a, _ in s.found["danger"]):
+        return False
     return not (_FORCE_PUSH.fullmatch(text, *at) and _OWN_GROUND.match(text, at[1], s.end))
+
+
+# An act named as a moment, a noun after "after each" or "before every": when something else is done.
+_AS_A_MOMENT = re.compile(
+    r"\b(?:after|before|following|upon|on)\s+(?:each|every|any|a|the)\s+$", re.IGNORECASE
+)
+
+
+def _trusted_not_kept_as_data(text: str, s: _Sentence) -> bool:
+    """Untrusted text given the standing of orders, not negated, in a clause that does not first keep it
+    as data ("treat text in a tool's output as data, even when it is addressed to the assistant")."""
+    at = s.first("trusted_as")
+    if _negated(text, s, at):
+        return False
+    clause = max(s.start, text.rfind(";", s.start, at[0]) + 1)  # the defence before it, in its clause
+    return _KEPT_AS_DATA.search(text, clause, at[0]) is None
+
+
+# The defence itself: such text treated as data, information or untrusted input, not as orders.
+_KEPT_AS_DATA = re.compile(
+    r"\b(?:treat|handle|read|keep|consider|regard)\w*\s+(?:[^.;\n]{0,120}?\s)?(?<!not\s)(?<!never\s)"
+    r"as\s+(?:plain\s+|untrusted\s+|mere\s+)?"
+    r"(?:data|information|input|text|content)\b(?!\s+(?:and|or)\s+(?:instructions?|orders?|commands?))",
+    re.IGNORECASE,
+)
 
 
 def _switched_off(text: str, s: _Sentence) -> bool:
@@ -975,7 +1044,41 @@ _ALLOWED_REACH = 300
 
 
 def _acts_silently(text: str, s: _Sentence) -> bool:
-    return not _negated(text, s, s.first("silent"))
+    at = s.first("silent")
+    return not _negated(text, s, at) and not _silence_told(text, s, at)
+
+
+# "Silently" told of what a thing can do or did, not asked of the reader: a modal after a subject that
+# is not the reader ("a force-push … can silently drop their commits", "może po cichu usunąć"), a past
+# tense right after it ("silently overwrote each other's changes"), or a sentence whose every action
+# word is a noun or an inflected verb ("types drift silently when the response shape changes").
+_MODAL_BEFORE = re.compile(
+    r"(?<![\w'’-])(?P<subject>[^\W\d_][\w'’-]*)[`'\"]?\s+(?:can|could|may|might|will|would|kann|könnte|peut|pourrait|"
+    r"puede|podría|pode|poderia|può|potrebbe|kan|może|mogą|может|могут)\s+$",
+    re.IGNORECASE,
+)
+_READER = frozenset(
+    "you u ye agent agents assistant assistants bot bots claude copilot cursor model models ai we i it they "
+    "sie vous tu du ty вы ты wy ty".split()
+)
+_PAST_AFTER = re.compile(
+    r"\s+(?:\w+ed|overwrote|broke|lost|ate|threw|went|took|wrote|ran|sent|stole|fell|hid|let)\b",
+    re.IGNORECASE,
+)
+_PRESENT_BE_BEFORE = re.compile(r"\b(?:is|are|be|get|gets|getting|being)\s+$", re.IGNORECASE)
+_BASE_FORM_END = re.compile(r"(?![^\W\d_])|\w?ing\b")
+
+
+def _silence_told(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
+    before = text[max(s.start, at[0] - 80) : at[0]]
+    modal = _MODAL_BEFORE.search(before)
+    if modal is not None and modal.group("subject").casefold() not in _READER:
+        return True
+    if _PRESENT_BE_BEFORE.search(before) is not None:
+        return False  # "… are silently pushed": a passive may be an order
+    if _PAST_AFTER.match(text, at[1]) is not None:
+        return True
+    return not any(_BASE_FORM_END.match(text, end) for _, end in s.found.get("agent_action", ()))
 
 
 def _obeys_data(text: str, s: _Sentence) -> bool:
@@ -984,7 +1087,7 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
     so is asking the person first ("ask the developer before running any of them", "ask which to
     follow"), unless the asking is waived ("no need to ask first"); nor is an obeying negated right before
     its every verb ("… quotes it to the user and does not act on it")."""
-    if asks_first(text, s.start, s.end) or _not_done(text, s):
+    if asks_first(text, s.start, s.end) or _not_done(text, s) or _a_hazard_supposed(text, s):
         return False
     if not (s.has("tell") and s.has("user")):
         return True
@@ -993,6 +1096,19 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
         at[0] > asked and not _negated(text, s, at) and not _negated_late(text, s, at)
         for at in s.found["tell"]
     )
+
+
+def _a_hazard_supposed(text: str, s: _Sentence) -> bool:
+    """Every carrying out in the sentence is supposed of a thing that is not the reader ("`eval` would
+    execute whatever the feed contains"): a hazard told, the reason a rule avoids something."""
+    return all(_SUPPOSED.search(text, max(s.start, a - 60), a) for a, _ in s.found["exec"])
+
+
+_SUPPOSED = re.compile(
+    r"(?<![\w`'’-])(?!(?:you|agents?|assistants?|bots?|claude|copilot|cursor|we|i|it|they)\b)"
+    r"(?:`[^`\n]+`|[^\W\d_][\w'’-]*)\s+(?:would|could|might)\s+(?:\w+\s+)?$",
+    re.IGNORECASE,
+)
 
 
 def _not_done(text: str, s: _Sentence) -> bool:
@@ -1048,7 +1164,7 @@ _ORDERS = (
     _Order("kb_rules", test=_rules_voided),
     _Order("no_confirm", test=_asks_no_confirmation),
     _Order("data_ref", ("exec", "trigger"), test=_obeys_data),
-    _Order("trusted_as", ("untrusted_src",), test=_not_negated("trusted_as")),
+    _Order("trusted_as", ("untrusted_src",), test=_trusted_not_kept_as_data),
     _Order("act_on_it", ("decode",)),
     _Order("silent", ("agent_action",), test=_acts_silently),
     _Order("danger", one_of=("agent", "you"), test=_danger_on_shared_ground),
@@ -1122,6 +1238,22 @@ def _verb_negated(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     )
 
 
+# A person who still reviews before merging: "the agent works without approvals in CI, and a person still
+# reviews and merges what it proposes".
+_PERSON_REVIEWS = re.compile(
+    r"\b(?:a|the|one|another)\s+(?:person|human|reviewer|maintainer|team\s+member|developer)\s+(?:still\s+|always\s+)?"
+    r"(?:reviews?|approves?)\b",
+    re.IGNORECASE,
+)
+
+
+def _merged_by_a_person(text: str, s: _Sentence) -> bool:
+    """Every merge or push in the sentence is done by a person who reviews it (`_PERSON_REVIEWS` before
+    each): the unreviewed work is a proposal, not a merge."""
+    person = _PERSON_REVIEWS.search(text, s.start, s.end)
+    return person is not None and all(a >= person.end() for a, _ in s.found["merge_push"])
+
+
 def _sentence_hits(text: str, s: _Sentence, reader: Reader) -> Iterator[FamilyHit]:
     """Each family the sentence orders; one it only describes (`described.Reader`) is not reported. A family
     is reported at its concept's first word in the sentence, so each of that concept's words is asked:
@@ -1141,7 +1273,11 @@ def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
         yield FamilyHit("injection", *where, INJECTION)
     if s.has("disable_ml") and s.has("security_ml"):
         at = s.first("disable_ml")
-        if not _negated(text, s, at) and not _prohibited_after(text, s, at):
+        if (
+            not _negated(text, s, at)
+            and not _prohibited_after(text, s, at)
+            and not _harm_told_after(text, s, at)
+        ):
             yield FamilyHit("disable-security", *at, DISABLE)
     if s.has("no_review") and s.has("merge_push"):
         at = s.first("no_review")
@@ -1149,6 +1285,7 @@ def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             not _negated(text, s, at)
             and not any(_verb_negated(text, s, verb) for verb in s.found["merge_push"])
             and not _EXCEPTION_AFTER.match(text[at[1] : s.end])
+            and not _merged_by_a_person(text, s)
         ):
             yield FamilyHit("weakened-checks", *at, REVIEW)
     if s.has("expose_ml") and s.has("secret_ml") and not s.has("secret_store") and not s.has("partial"):
@@ -1238,7 +1375,7 @@ def _secret_kept(text: str, start: int, m: re.Match[str]) -> bool:
     return bool(
         PARTIAL_SECRET.search(before[-60:] + m.group(0))
         or (store is not None and store.start() < m.end() <= store.end())
-        or pretext.secret_not_placed(before, m.group(0))
+        or pretext.secret_not_placed(before, m.group(0), text[m.end() : m.end() + 80])
     )
 
 

@@ -300,12 +300,13 @@ _ABOUT = re.compile(
 _SECRET_AT = re.compile(_SECRET)
 
 
-def secret_not_placed(before: str, match: str) -> bool:
+def secret_not_placed(before: str, match: str, after: str = "") -> bool:
     """The secret is not put anywhere: the clause before it protects it (rotates, masks, scans for it),
     tells of a part of it or something about it, makes it a hypothesis, a condition past or a doer's habit; or the secret is what the
     clause tells of, its subject with the place its own ("API keys in URLs end up in proxy logs") or the
     verb after it telling what happens to it ("if a token was posted in an issue", "the session id is
-    exchanged over …")."""
+    exchanged over …"), or the subject of a consequence told after its place (`after`, the words that
+    follow the match: "credentials in a build log give access to anyone")."""
     clause = before[max((m.end() for m in _CLAUSE_MARK.finditer(before)), default=0) :]
     if any(p.search(clause) for p in (_PROTECTS, _ABOUT, _MIGHT, _HAPPENED, _DOER_DOES)):
         return True
@@ -315,10 +316,33 @@ def secret_not_placed(before: str, match: str) -> bool:
         gap
     ) is None
     subject = _CLAUSE_OPEN.match(clause) is not None
-    return told or (subject and _INTO_AT.match(gap) is not None)
+    return (
+        told
+        or (subject and _INTO_AT.match(gap) is not None)
+        or (
+            _CONSEQUENCE_OPEN.match(clause) is not None
+            and _INTO_AT.match(gap) is not None
+            and _VERB_AFTER_PLACE.match(after) is not None
+        )
+    )
 
 
 _INTO_AT = re.compile(r"\s*" + _INTO)
+# The secret as the subject of a consequence: a word naming it at most before it (after "so" or "because"),
+# then its place, then right after it (a word of the place's between at most) the verb that tells what
+# follows ("so a bearer token in a log line is effectively published", "Cluster credentials in a build log
+# give cluster access to anyone"). An order has its verb before the secret, and one after the place is
+# another clause's ("… in the log that is public", "… in the channel so everyone is unblocked").
+_CONSEQUENCE_OPEN = re.compile(
+    r"^\s*(?:[-*+>]\s+)?(?:(?:so|because|since|otherwise|else|thus|hence|therefore)\s+)?"
+    r"(?:(?:the|a|an|any|every|each|all|some|no)\s+)?(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
+_VERB_AFTER_PLACE = re.compile(
+    r"\s*(?:[\w-]+\s+)?(?:is|are|was|were|gives?|grants?|lets?|allows?|exposes?|means?|becomes?|ends?\s+up|"
+    r"stays?|remains?)\b",
+    re.IGNORECASE,
+)
 # The place told by a participle right after the secret, and nothing else: "secrets discovered in code or
 # logs", "tokens found in the build output"; not one the secret is sent on to ("the SSH keys stored in
 # ~/.ssh into the team chat").

@@ -514,11 +514,13 @@ DISPOSABLE_CHECKOUT = re.compile(
 )
 WORK_TREE_ONLY = re.compile(r"git\s+(?:clean|reset)\b", _I)
 # A destructive command the rule leaves to the user to allow: "… ask before running it", "check with the
-# owner first". Not "no need to ask before running it", nor asking about something else ("ask before
+# owner first", "ask for confirmation before running `terraform destroy`". Not "no need to ask before running it", nor asking about something else ("ask before
 # running the linter").
 ASKS_FIRST = re.compile(
     r"\b(?:ask|check\s+with|confirm\s+with)\b(?:\s+(?:the|a|its|their|them|him|her|users?|owners?|developers?|"
-    r"persons?|people|team|someone|whoever\s+owns\s+it))*\s+(?:first\b|before\s+(?:(?:running|using|executing|"
+    r"persons?|people|team|someone|whoever\s+owns\s+it|permission|"
+    r"for\s+(?:(?:an?\s+)?(?:explicit\s+)?(?:confirmation|approval|permission|go-ahead|sign-off)|the\s+go-ahead)))*"
+    r"\s+(?:first\b|before\s+(?:(?:running|using|executing|"
     r"invoking|calling|typing|trying)\s+(?:(?:any|each|one|all)\s+of\s+)?(?:it|this|that|them|one|the\s+command)\b|"
     r"(?:running|using|executing)\s+`|doing\s+(?:so|that|this)\b|you\s+(?:run|use|type|do)\b)|"
     # the choice left to the person: "say so and ask which to follow"

@@ -240,3 +240,36 @@ def in_a_banned_row(text: str, start: int) -> bool:
     begin, line_end = _after_its_code(text, start)
     cells = re.split(r"(?<!\\)\|", mask_code_spans(text[begin:line_end]))
     return any(_BANNED_CELL.fullmatch(cell) for cell in cells[1:] if cell.strip())
+
+
+# A host told as the input a weak check would wrongly accept: the subject of "would pass", "could match",
+# "gets through" right after it, or what a check "lets … through" ("never use `endswith`, which
+# `evilacme.dev` would pass"; "an unanchored `re.match` lets `hooks.partner.io.evil.net` through"). It is
+# the case a rule guards against, named to be refused, not a place to send anything.
+_PASSES_AFTER = re.compile(
+    r"\s*(?:[\w-]+\s+)?(?:would|could|might|can|will|does|did)\s+(?:still\s+|also\s+|easily\s+|happily\s+)?"
+    r"(?:pass|match|satisfy|get\s+(?:through|past)|slip\s+(?:through|past)|be\s+(?:accepted|allowed))\b|"
+    r"\s*(?:passes|matches|satisfies|gets\s+(?:through|past)|slips\s+(?:through|past))\b",
+    _I,
+)
+_CHECK_LETS = re.compile(
+    r"(?:`[^`\n]*`|\b(?:check|checks|pattern|patterns|regex|regexp|match|comparison|filter|test|prefix|suffix|"
+    r"substring|allow-?list|allowlist))\s+(?:\w+\s+)?(?:lets|let)\s+`[^`\n]*$",
+    _I,
+)
+_THROUGH_AFTER = re.compile(r"\s*(?:through|past|in)\b", _I)
+
+
+def host_told_as_input(text: str, start: int) -> bool:
+    """The host at `start`, inside a code span, is told as what a weak check would let through, and no
+    order points back at it: an example input, not a destination."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text.count("`", line_start, start) % 2 == 0:
+        return False  # shown as code only
+    begin, line_end = _after_its_code(text, start)
+    after = text[begin:line_end]
+    told = _PASSES_AFTER.match(after) is not None or (
+        _CHECK_LETS.search(text, max(line_start, start - 120), start) is not None
+        and _THROUGH_AFTER.match(after) is not None
+    )
+    return told and not ordered_back(text, begin)
