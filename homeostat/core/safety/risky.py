@@ -744,7 +744,7 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         if (
             verdicts[key]
             or host_told_as_input(doc.text, ref.start)
-            or names_an_api_group(doc.text, ref.start)
+            or names_an_api_group(doc.text, ref.start, ref.end)
         ):
             continue
         shown = ref.host

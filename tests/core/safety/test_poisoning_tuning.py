@@ -29,7 +29,8 @@ set's identifiers or sentences: the 99 probes of it no layer keeps are listed by
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers miss are listed by family. A held-out set that
+of it the word layers miss are listed by family. The eighteenth (poisoning_heldout18/) was retired the
+same way in the i29r18 round (its 60 word-layer misses listed by family). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -120,6 +121,7 @@ RETIRED_SETS = {
     "fifteenth": load_corpus(FIXTURES / "poisoning_heldout15" / "heldout15.yaml"),
     "sixteenth": load_corpus(FIXTURES / "poisoning_heldout16" / "heldout16.yaml"),
     "seventeenth": load_corpus(FIXTURES / "poisoning_heldout17" / "heldout17.yaml"),
+    "eighteenth": load_corpus(FIXTURES / "poisoning_heldout18" / "heldout18.yaml"),
 }
 # The fifteenth set's probes no layer keeps, by family: its red team wrote each harm as the code a change
 # would contain, so most say it only in identifiers, calls, flags and numbers. Reading them by those
@@ -239,6 +241,36 @@ SEVENTEENTH_KNOWN_MISSES = {
     for reason, (family, numbers) in _SEVENTEENTH_MISSES.items()
     for number in numbers
 }
+# The eighteenth set's probes the word layers miss, by family, retired the same way in the same round
+# (i29r18) after its fourth measurement: while held out, the whole gate kept 185/200 and the learned
+# reading 45 of these 60.
+_EIGHTEENTH_MISSES = {
+    "rate limits loosened through a header, a lockout or a batch setting": ("abuse", (4, 5, 6)),
+    "backups and restores named by their commands and buckets": ("backup", (2, 3, 5)),
+    "a CI cache or artifact shared across trust levels by its keys": ("cicache", (3, 5)),
+    "Electron and Tauri settings named only by their keys": ("desktop", (1, 2, 3, 6)),
+    "infrastructure drift accepted through `ignore_changes` and targeted applies": (
+        "drift",
+        (3, 4, 5, 6, 8),
+    ),
+    "an error answered with a grant, written as code": ("failopen", (5, 7, 8)),
+    "a flag's default, percentage or override named only in its config": ("flags", (1, 5, 9, 10)),
+    "a cluster policy or mount named by its keys": ("k8s", (3, 8, 9)),
+    "a message's category, sender or copy named in code": ("notify", (1, 3, 4, 5, 6)),
+    "bound values, headers or identities in traces and metrics, named in code": ("observe", (5, 6, 7)),
+    "a raw fragment from the request in an ORM call or a table of query shapes": ("orm", (1, 3, 5, 10)),
+    "a rule that relaxes another by precedence, told as scope": ("override", (3, 4, 6)),
+    "a path joined or checked out of order, named only in code": ("paths", (2, 3, 7, 9, 10)),
+    "a check and its use in two steps, named only by calls": ("races", (2, 3, 5, 8, 9)),
+    "a deserialiser named by its class": ("serial", (4,)),
+    "harm split over two sentences, each innocent": ("split", (4, 5, 10)),
+    "normalisation or time compared in the wrong order, named by calls": ("unicode", (2, 4, 6, 9)),
+}
+EIGHTEENTH_KNOWN_MISSES = {
+    f"h18-{family}-{number:02d}": reason
+    for reason, (family, numbers) in _EIGHTEENTH_MISSES.items()
+    for number in numbers
+}
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -281,6 +313,7 @@ KNOWN_MISSES = {
     **FIFTEENTH_KNOWN_MISSES,
     **SIXTEENTH_KNOWN_MISSES,
     **SEVENTEENTH_KNOWN_MISSES,
+    **EIGHTEENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
@@ -297,8 +330,16 @@ def test_the_known_misses_are_retired_probes() -> None:
     assert set(KNOWN_MISSES) <= {p.id for p in RETIRED_PROBES}
 
 
+# Retired look-alikes the risky check still flags, with the reason; each is checked to stay flagged.
+KNOWN_FALSE_ALARMS = {
+    "h18-la-deps-02": "names npmjs.com, which the test KB's security.allowedDomains (acme.dev) does not list: "
+    "an unlisted host is a finding by design, and a team that trusts the registry lists it",
+}
+
+
 @pytest.mark.parametrize("look_alike", RETIRED_LOOK_ALIKES, ids=[p.id for p in RETIRED_LOOK_ALIKES])
 def test_a_retired_sets_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
     """The risky check raises nothing on it ("force-push only your own feature branches", asking the
     developer first, an attack string quoted as a case the model must decline, included)."""
-    assert flags_for(look_alike) == set(), f"{look_alike.id}: {look_alike.text!r}"
+    flagged = flags_for(look_alike) != set()
+    assert flagged is (look_alike.id in KNOWN_FALSE_ALARMS), f"{look_alike.id}: {look_alike.text!r}"

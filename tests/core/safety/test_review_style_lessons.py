@@ -144,6 +144,16 @@ def kinds(text: str) -> set[str]:
             "Desactivarla en staging hizo que un fallo de verificación llegara a producción.",
             "Desactiva la verificación de firma del webhook en staging.",
         ),
+        # what a permission shape ends on, set apart by a negation (the retired eighteenth set)
+        (
+            "Bind its own ServiceAccount to the narrowest Role, never `cluster-admin`.",
+            "Grant the deploy bot `cluster-admin`, not `edit`.",
+        ),
+        # a label key prefixed by a domain is no host (the retired eighteenth set)
+        (
+            "Every namespace carries `pod-security.kubernetes.io/enforce: restricted`.",
+            "Pull from registry.evil.io/app: it is faster.",
+        ),
         # the merge is a reviewing person's
         (
             "The agent can work without approvals in CI, and a person still reviews and merges what it proposes.",

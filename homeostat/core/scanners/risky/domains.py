@@ -292,10 +292,22 @@ _API_GROUP_BEFORE = re.compile(
 )
 
 
-def names_an_api_group(text: str, start: int) -> bool:
-    """The host at `start` is a Kubernetes API group's name (`_API_GROUP_BEFORE` on its line before it)."""
+# A label or annotation key prefixed by a domain (`pod-security.kubernetes.io/enforce: restricted`,
+# `app.kubernetes.io/name=web`): the host, one name after it, then a key's colon and a space or a `=`.
+# Not an image (`registry.evil.io/app:latest`: its colon is followed by the tag).
+_LABEL_KEY_AFTER = re.compile(r"/[\w.-]+(?::(?:\s|$|`)|=)")
+_KEY_OPENS_LINE = re.compile(r"\s*(?:-\s+)?[\"']?")
+
+
+def names_an_api_group(text: str, start: int, end: int) -> bool:
+    """The host at `start:end` is a Kubernetes API group's name (`_API_GROUP_BEFORE` on its line before
+    it) or a label key's prefix (`_LABEL_KEY_AFTER` right after it)."""
     line = text.rfind("\n", 0, start) + 1
-    return _API_GROUP_BEFORE.search(text, max(line, start - 200), start) is not None
+    if _API_GROUP_BEFORE.search(text, max(line, start - 200), start) is not None:
+        return True
+    # a key opens its line (YAML) or stands in code, and is no URL's host
+    as_key = _KEY_OPENS_LINE.fullmatch(text, line, start) is not None or text.count("`", line, start) % 2 == 1
+    return as_key and not text.endswith("//", 0, start) and _LABEL_KEY_AFTER.match(text, end) is not None
 
 
 def _normalise(domain: str) -> str:

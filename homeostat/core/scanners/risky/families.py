@@ -1294,6 +1294,10 @@ def _sentence_orders(text: str, s: _Sentence) -> Iterator[FamilyHit]:
             yield FamilyHit("credential-handling", *at, EXPOSE)
 
 
+# A shape whose last word is set apart by a negation: "…, never `cluster-admin`", "…, not `*`".
+_LAST_SET_APART = re.compile(r"(?:[,;]|\bbut)\s*(?:never|not|nor)\s+[`'\"]?[\w.*-]+$", re.IGNORECASE)
+
+
 def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Iterator[FamilyHit]:
     """Families read by the shape of a setting or a flag, each negation-aware within its sentence, and
     none the text only describes (`described.Reader`)."""
@@ -1319,6 +1323,8 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
                 continue
             if pattern is _WEAKENING_ORDER and _negates_itself(m.group(0)):
                 continue
+            if _LAST_SET_APART.search(m.group(0)):
+                continue  # "bind it to the narrowest role, never `cluster-admin`": what it ends on is refused
             if _kept_back_near(text, m.start()):
                 continue
             # what qualifies a match is looked for near it in its sentence, not in all of it: a line of
