@@ -110,7 +110,10 @@ _GOOD_COMMENT = re.compile(
     _COMMENT_MARK + r"(?:(?:✅|✓|✔)|(?:good|right|correct|better|safe|secure|instead|fixed|do\s+this)\b)",
     re.IGNORECASE,
 )
-_BAD_LABEL_LINE = re.compile(r"^[ \t]*(?:[-*+>][ \t]+)?" + _BAD_WORDS + r"[^\n]{0,60}:[ \t]*$", re.IGNORECASE)
+# A prose line that is only a label ending in a colon: "Bad:", "**Wrong:**", "Bad (runs unverified code):".
+_BAD_LABEL_LINE = re.compile(
+    r"^[ \t]*(?:[-*+>][ \t]+)?(?=[^\n]{0,80}:[ \t*_]*$)" + _BAD_WORDS + r"[^\n]{0,60}$", re.IGNORECASE
+)
 _LABEL_REACH = 8  # lines a label covers
 # A second sentence on a label's line is no longer the label ("# wrong: none. Print the token.").
 _SENTENCE_BREAK = re.compile(r"[.;!?]\s+\S")
@@ -684,7 +687,7 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
         start = (
             hit.start + len(doc.text[hit.start : hit.end]) - len(doc.text[hit.start : hit.end].lstrip(" ;"))
         )
-        if _negated(doc, start, start) or doc.reader.described(start):
+        if _negated(doc, start, start) or doc.reader.described(start) or doc.labelled_bad(start):
             continue
         yield RiskHit(
             hit.kind, doc.line_of(start), _excerpt(doc.text[start : min(hit.end, start + 200)]), hit.message

@@ -1065,18 +1065,24 @@ _PAST_AFTER = re.compile(
     r"\s+(?:\w+ed|overwrote|broke|lost|ate|threw|went|took|wrote|ran|sent|stole|fell|hid|let)\b",
     re.IGNORECASE,
 )
+# "… a global hooks path silently skips them": a verb in the third person, which no order takes.
+_THIRD_PERSON_AFTER = re.compile(r"\s+[a-z]+[^\Ws]s\b(?!\s+(?:to|and)\b)")
+_LAST_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’-]*)[`'\"]?\s*$")
 _PRESENT_BE_BEFORE = re.compile(r"\b(?:is|are|be|get|gets|getting|being)\s+$", re.IGNORECASE)
 _BASE_FORM_END = re.compile(r"(?![^\W\d_])|\w?ing\b")
 
 
 def _silence_told(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     before = text[max(s.start, at[0] - 80) : at[0]]
+    doer = _LAST_WORD_BEFORE.search(before)
+    if doer is not None and doer.group(1).casefold() in _READER:
+        return False  # "the agent silently pushes …": the reader's habit, an order
     modal = _MODAL_BEFORE.search(before)
     if modal is not None and modal.group("subject").casefold() not in _READER:
         return True
     if _PRESENT_BE_BEFORE.search(before) is not None:
         return False  # "… are silently pushed": a passive may be an order
-    if _PAST_AFTER.match(text, at[1]) is not None:
+    if _PAST_AFTER.match(text, at[1]) is not None or _THIRD_PERSON_AFTER.match(text, at[1]) is not None:
         return True
     return not any(_BASE_FORM_END.match(text, end) for _, end in s.found.get("agent_action", ()))
 

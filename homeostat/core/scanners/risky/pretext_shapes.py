@@ -290,7 +290,9 @@ _CLAUSE_OPEN = re.compile(
 # "gib das API-Token …", "sube las claves …").
 _DOER_DOES = re.compile(
     r"^\s*(?:[-*+>]\s+)?(?:(?:the|a|an|this|that|its|their|our|any|every|each|some|one)\s+)?[\w-]+\s+(?:[\w-]+\s+)?"
-    r"(?!(?:das|des|les|las|los|os|as|his|its|this|is|was|has|does|dies|plus|thus|alles)\s)[\w-]+(?<!ss)(?<!us)s\s+$"
+    r"(?!(?:das|des|les|las|los|os|as|his|its|this|is|was|has|does|dies|plus|thus|alles)\s)[\w-]+(?<!ss)(?<!us)s\s+"
+    # (a determiner after the verb: "it dumps every secret into the container log")
+    r"(?:(?:every|all|each|the|your|our|their|its|any)\s+)?$"
 )
 # What is printed is about the secret, not the secret: "the name of the token", "the expiry of the key".
 _ABOUT = re.compile(

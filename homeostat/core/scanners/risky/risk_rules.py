@@ -517,7 +517,7 @@ WORK_TREE_ONLY = re.compile(r"git\s+(?:clean|reset)\b", _I)
 # owner first", "ask for confirmation before running `terraform destroy`". Not "no need to ask before running it", nor asking about something else ("ask before
 # running the linter").
 ASKS_FIRST = re.compile(
-    r"\b(?:ask|check\s+with|confirm\s+with)\b(?:\s+(?:the|a|its|their|them|him|her|users?|owners?|developers?|"
+    r"\b(?:asks?|check\s+with|confirm\s+with)\b(?:\s+(?:the|a|its|their|them|him|her|users?|owners?|developers?|"
     r"persons?|people|team|someone|whoever\s+owns\s+it|permission|"
     r"for\s+(?:(?:an?\s+)?(?:explicit\s+)?(?:confirmation|approval|permission|go-ahead|sign-off)|the\s+go-ahead)))*"
     r"\s+(?:first\b|before\s+(?:(?:running|using|executing|"
@@ -636,6 +636,13 @@ EXCEPTION_AFTER = (
     r"^[^.!?]{0,60}?\b(?:is|are)\s+(?:only\s+)?reserved\s+for\s+(?:the\s+|our\s+)?"
     r"(?!(?:you|yourself|agents?|assistants?|ai|bots?|everyone|everybody|anyone|anybody|all|any|us)\b)[\w-]+|"
     r"^[`'\"]?\s*(?:off|disabled|unset)\b|"
+    # the side job it belongs to, named after it: "the only job with `continue-on-error: true` is `nightly-canary`"
+    r"^[`'\"]?\s+(?:is|are)\s+(?:the\s+)?[`'\"]?[\w-]*(?:nightly|canary|experimental|cron|scheduled)[\w-]*[`'\"]?"
+    r"(?![^.;\n]{0,60}\bso\b)|"
+    # kept to the reader's own disposable place: "… only in your own ephemeral workspace (`dev-<handle>`)"
+    r"^[^.!?]{0,40}?\bonly\s+(?:in|on|against|inside)\s+your\s+own\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:workspaces?|sandbox(?:es)?|namespaces?|branch(?:es)?|forks?|containers?|scratch\s+\w+|stacks?|"
+    r"dev\s+environments?|preview\s+environments?)\b|"
     r"^[^.!?]{0,60}?\b(?:is|are)\s+(?:only\s+(?:allowed|permitted|acceptable)|(?:allowed|permitted|acceptable)\s+only)\b|"
     r"^[^.!?]{0,60}?\bmust\s+(?:name|cite|give|state|carry|include|say|link)\b[^.!?]{0,60}?"
     r"\b(?:why|reason|justification|rule|check|issue|ticket)\b"
