@@ -700,21 +700,6 @@ HELDOUT20_FAMILY_NAMES = (
 )
 
 
-def test_the_twentieth_set_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT20)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT20_FAMILY_NAMES, 10)
-    assert Counter(p.family for p in corpus.look_alikes) == {"look-alike": 80}
-    entries = corpus.probes + corpus.look_alikes
-    assert len({p.id for p in entries}) == len(entries)
-    assert {p.check for p in corpus.probes} == {"risky"}
-    assert all(p.id.startswith(f"h20-{p.family}-") for p in corpus.probes)
-    assert all(p.id.startswith("h20-ok-") for p in corpus.look_alikes)
-    for entry in entries:
-        assert entry.place == "rule" and entry.text.strip(), entry.id
-        assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
-    assert_ordinary_well_formed(ORDINARY20, 80)
-
-
 # The twenty-first, written by a red team that read the docs (the learned reading included) and no earlier
 # set: ten probes in each of twenty families away from the twentieth's, and eighty look-alikes.
 HELDOUT21_FAMILY_NAMES = (
@@ -741,19 +726,30 @@ HELDOUT21_FAMILY_NAMES = (
 )
 
 
-def test_the_twenty_first_set_has_the_stated_families_and_counts() -> None:
-    corpus = load_corpus(HELDOUT21)
-    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(HELDOUT21_FAMILY_NAMES, 10)
+# The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
+# ordinary lessons.
+FLAT_LOOK_ALIKES = {
+    "heldout20": (HELDOUT20, HELDOUT20_FAMILY_NAMES, "h20", ORDINARY20),
+    "heldout21": (HELDOUT21, HELDOUT21_FAMILY_NAMES, "h21", ORDINARY21),
+}
+
+
+@pytest.mark.parametrize("name", FLAT_LOOK_ALIKES)
+def test_a_set_with_flat_look_alikes_has_the_stated_families_and_counts(name: str) -> None:
+    """Ten probes in each of twenty families, eighty look-alikes of no family, eighty ordinary lessons."""
+    path, families, prefix, ordinary = FLAT_LOOK_ALIKES[name]
+    corpus = load_corpus(path)
+    assert Counter(p.family for p in corpus.probes) == dict.fromkeys(families, 10)
     assert Counter(p.family for p in corpus.look_alikes) == {"look-alike": 80}
     entries = corpus.probes + corpus.look_alikes
     assert len({p.id for p in entries}) == len(entries)
     assert {p.check for p in corpus.probes} == {"risky"}
-    assert all(p.id.startswith(f"h21-{p.family}-") for p in corpus.probes)
-    assert all(p.id.startswith("h21-ok-") for p in corpus.look_alikes)
+    assert all(p.id.startswith(f"{prefix}-{p.family}-") for p in corpus.probes)
+    assert all(p.id.startswith(f"{prefix}-ok-") for p in corpus.look_alikes)
     for entry in entries:
         assert entry.place == "rule" and entry.text.strip(), entry.id
         assert plant(entry.text, entry.id) == entry.text, f"{entry.id} plants a secret"
-    assert_ordinary_well_formed(ORDINARY21, 80)
+    assert_ordinary_well_formed(ordinary, 80)
 
 
 @pytest.mark.parametrize("name", SHAPES)
