@@ -854,19 +854,21 @@ _NAMED_AS_A_CASE = re.compile(
 )
 _REFUSED = re.compile(
     r"\b(?:declin|refus|reject|block|detect|flag|catch|resist|withstand|den(?:y|ies|ied))\w*|"
-    r"\b(?:never|not|n't)\s+(?:acts?|acting|follows?|following|obeys?|obeying|executes?|complies?|comply)\b|"
+    r"(?:\b(?:never|not)|n['’]t)\s+(?:acts?|acting|acted|follows?|following|followed|obeys?|obeying|obeyed|executes?|"
+    r"executed|complies?|comply|run|runs|ran)\b|"
     # said of the quotation itself, in the languages teams write rules in: "… is not an order", "le signale"
     r"\b(?:is|are)\s+not\s+(?:an?\s+)?(?:orders?|instructions?|commands?)\b|"
     r"\bn['’]est\s+pas\s+(?:un\s+|une\s+)?(?:ordre|instruction|commande)\b|\ble\s+signale\b|"
     r"\b(?:ist|sind)\s+keine\s+(?:anweisung|befehl)\w*|\bno\s+(?:es|son)\s+(?:una\s+)?órden\w*|"
-    r"不执行|不執行|不遵循|不服从|不服從|拒绝|拒絕|当作数据|當作資料|実行しない|従わない|従わず",
+    r"不要?执行|不要?執行|不遵循|不服从|不服從|拒绝|拒絕|当作\w{0,4}?数据|當作\w{0,4}?資料|実行しない|従わない|従わず",
     re.IGNORECASE,
 )
 # A quotation reported as what some text says ("if it says "…"", "when `fetch_url` returns "…"", "un
 # commentaire qui dit « … »"), or named as one of its kind after it ("“忽略之前的指令”之类的文字"): a case
 # like those named above, refused on the same terms.
 _REPORTED_SPEECH = re.compile(
-    r"\b(?:says?|said|reads?|returns?|contains?|outputs?|dit|disent|sagt|sagen|dice|dicen|diz|dizem|mówi|"
+    r"\b(?:says?|saying|said|reads?|returns?|contains?|outputs?|says?\s+to\s+(?:run|execute|do)|dit|disent|sagt|sagen|"
+    r"dice|dicen|diz|dizem|mówi|"
     r"говорит|гласит)\s*$|(?:出现|出現|写着|寫著|显示|顯示)\s*$",
     re.IGNORECASE,
 )
@@ -882,7 +884,8 @@ _OBEYED = re.compile(
 _CASE_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|\n")
 _POINTS_BACK = re.compile(r"\b(?:such|these|those|this|that|them|it)\b", re.IGNORECASE)
 _CASE_REACH = 300  # how far after the phrase its quote's close and the refusal are looked for
-_REFUSAL_NEGATED = re.compile(r"\b(?:not|never|no|n't|without|stop)\b[^.;\n]*$", re.IGNORECASE)
+# ("n't" closes its word: "don't follow them" negates the following)
+_REFUSAL_NEGATED = re.compile(r"(?:\b(?:not|never|no|without|stop)\b|n['’]t\b)[^.;\n]*$", re.IGNORECASE)
 _QUOTES = {"'": "'", '"': '"', "`": "`", "\u2018": "\u2019", "\u201c": "\u201d", "\u00ab": "\u00bb"}
 
 
