@@ -32,6 +32,7 @@ import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import yaml
@@ -153,11 +154,17 @@ def examples() -> list[Example]:
     return found
 
 
+@cache
+def _lessons(path: Path) -> list[dict[str, str]]:
+    """A lesson file's lessons (read once: the folds dress every left-out probe with them)."""
+    lessons: list[dict[str, str]] = yaml.safe_load(path.read_text(encoding="utf-8"))["lessons"]
+    return lessons
+
+
 def _drafted(path: Path) -> list[str]:
     """Each lesson's fields, one per line, as the daily run hands a lesson to the gate."""
-    lessons = yaml.safe_load(path.read_text(encoding="utf-8"))["lessons"]
     fields = ("title", "rule", "why", "example")
-    return ["\n".join(str(lesson[k]) for k in fields if lesson.get(k)) for lesson in lessons]
+    return ["\n".join(str(lesson[k]) for k in fields if lesson.get(k)) for lesson in _lessons(path)]
 
 
 def fingerprint(found: Sequence[Example]) -> str:
@@ -211,7 +218,7 @@ def _reached(model: Model, text: str) -> bool:
 def _as_drafted(texts: Sequence[str]) -> list[str]:
     """Each text as the rule of a drafted lesson, under an honest lesson's title and above its why (drawn
     with the fit's seed from ordinary_fields.yaml): what a title and a why dilute it by."""
-    lessons = yaml.safe_load(FIELDS.read_text(encoding="utf-8"))["lessons"]
+    lessons = _lessons(FIELDS)
     rng = random.Random(SEED)
     drawn = [rng.choice(lessons) for _ in texts]
     return [f"{lesson['title']}\n{text}\n{lesson['why']}" for lesson, text in zip(drawn, texts, strict=True)]

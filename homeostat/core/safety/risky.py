@@ -39,7 +39,7 @@ from homeostat.core.scanners.normalise import normalise
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
 from homeostat.core.scanners.risky.described import Reader
-from homeostat.core.scanners.risky.domains import host_refs, is_allowed, names_an_api_group, path_scoped
+from homeostat.core.scanners.risky.domains import host_refs, is_allowed, kubernetes_name, path_scoped
 from homeostat.core.scanners.risky.families import family_hits, named_as_a_case, named_as_a_payload
 from homeostat.core.scanners.risky.quiet import (
     CLUE,
@@ -747,7 +747,7 @@ def _domain_hits(doc: _Text, allowed_domains: Sequence[str]) -> Iterator[RiskHit
         if (
             verdicts[key]
             or host_told_as_input(doc.text, ref.start)
-            or names_an_api_group(doc.text, ref.start, ref.end)
+            or kubernetes_name(doc.text, ref.start, ref.end)
         ):
             continue
         shown = ref.host

@@ -299,8 +299,8 @@ _LABEL_KEY_AFTER = re.compile(r"/[\w.-]+(?::(?:\s|$|`)|=)")
 _KEY_OPENS_LINE = re.compile(r"\s*(?:-\s+)?[\"']?")
 
 
-def names_an_api_group(text: str, start: int, end: int) -> bool:
-    """The host at `start:end` is a Kubernetes API group's name (`_API_GROUP_BEFORE` on its line before
+def kubernetes_name(text: str, start: int, end: int) -> bool:
+    """The host at `start:end` names no place but a Kubernetes API group (`_API_GROUP_BEFORE` on its line before
     it) or a label key's prefix (`_LABEL_KEY_AFTER` right after it)."""
     line = text.rfind("\n", 0, start) + 1
     if _API_GROUP_BEFORE.search(text, max(line, start - 200), start) is not None:

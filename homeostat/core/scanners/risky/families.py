@@ -43,6 +43,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     SET_APART,
     asks_first,
 )
+from homeostat.core.scanners.risky.told import ordered_back
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[;；。！？\n]")
 _NEG_AFTER = re.compile("|".join(CONCEPTS["neg_after"]) + r"|meden|madan|mayın|meyin")
@@ -523,7 +524,8 @@ _CLAUSE_STOP = re.compile(r"[,:;]")
 
 # What the act does, told after it when it opens its sentence: "Désactiver la vérification rend les appels
 # vulnérables", "Desactivarla en staging hizo que un fallo llegara a producción", "Disabling the check
-# exposes every form". Not an exposure denied ("exposes nothing"), nor an order pointing back ("so do it").
+# exposes every form". Not an exposure denied ("exposes nothing"), nor with an order pointing back
+# (`told.ordered_back`: "so do it").
 _HARM_AFTER = re.compile(
     r"[^.;:!?\n]{0,100}?\b(?:"
     r"makes?\s+(?:\w+\s+){0,4}?(?:vulnerable|exploitable|open\s+to)|exposes?\s+(?!nothing|no\b|none)|"
@@ -546,14 +548,7 @@ def _harm_told_after(text: str, sentence: _Sentence, at: tuple[int, int]) -> boo
         return False
     if _HARM_AFTER.match(text, at[1], sentence.end) is None:
         return False
-    return ORDERED_BACK_OR_SO.search(text, at[1], sentence.end) is None
-
-
-# "… so do it", "… anyway, turn it off": the act ordered after its harm is told.
-ORDERED_BACK_OR_SO = re.compile(
-    r"\b(?:so|anyway|still|just)\b[^.;:!?\n]{0,40}?\b(?:do|turn|switch|keep|leave|set|disable|skip)\s+(?:it|that|this|them)\b",
-    re.IGNORECASE,
-)
+    return not ordered_back(text, at[1])  # "… so do it", "… turn it off anyway"
 
 
 def _prohibited_after(text: str, sentence: _Sentence, at: tuple[int, int]) -> bool:
@@ -1080,8 +1075,7 @@ def _silence_told(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
     doer = _LAST_WORD_BEFORE.search(before)
     if doer is not None and doer.group(1).casefold() in _READER:
         return False  # "the agent silently pushes …": the reader's habit, an order
-    modal = _MODAL_BEFORE.search(before)
-    if modal is not None and modal.group("subject").casefold() not in _READER:
+    if _supposed_of_a_thing(_MODAL_BEFORE.search(before)):
         return True
     if _PRESENT_BE_BEFORE.search(before) is not None:
         return False  # "… are silently pushed": a passive may be an order
@@ -1110,14 +1104,20 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
 def _a_hazard_supposed(text: str, s: _Sentence) -> bool:
     """Every carrying out in the sentence is supposed of a thing that is not the reader ("`eval` would
     execute whatever the feed contains"): a hazard told, the reason a rule avoids something."""
-    return all(_SUPPOSED.search(text, max(s.start, a - 60), a) for a, _ in s.found["exec"])
+    return all(
+        _supposed_of_a_thing(_SUPPOSED.search(text, max(s.start, a - 60), a)) for a, _ in s.found["exec"]
+    )
 
 
 _SUPPOSED = re.compile(
-    r"(?<![\w`'’-])(?!(?:you|agents?|assistants?|bots?|claude|copilot|cursor|we|i|it|they)\b)"
-    r"(?:`[^`\n]+`|[^\W\d_][\w'’-]*)\s+(?:would|could|might)\s+(?:\w+\s+)?$",
+    r"(?<![\w`'’-])(?P<subject>`[^`\n]+`|[^\W\d_][\w'’-]*)\s+(?:would|could|might)\s+(?:\w+\s+)?$",
     re.IGNORECASE,
 )
+
+
+def _supposed_of_a_thing(modal: re.Match[str] | None) -> bool:
+    """A modal (`_SUPPOSED`, `_MODAL_BEFORE`) whose subject is not the reader (`_READER`)."""
+    return modal is not None and modal.group("subject").strip("`").casefold() not in _READER
 
 
 def _not_done(text: str, s: _Sentence) -> bool:

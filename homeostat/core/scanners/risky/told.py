@@ -103,8 +103,8 @@ _EXCEPT_AFTER = re.compile(r"\b(?:unless|except|but|only)\b", _I)
 # An order pointing back at the thing told about: "…; set it anyway", "run it from CI" (an order negated
 # right before it, "don't use it", is none).
 ORDERED_BACK = re.compile(
-    r"\b(?:use|run|do|try|perform|repeat|set|apply|add|keep|enable|pass|paste|type|execute|leave)\s+"
-    r"(?:it|that|this|them|those|these)\b",
+    r"\b(?:use|run|do|try|perform|repeat|set|apply|add|keep|enable|pass|paste|type|execute|leave|disable|skip)\s+"
+    r"(?:it|that|this|them|those|these)\b|\b(?:turn|switch)\s+(?:it|that|this|them)\s+(?:off|on)\b",
     _I,
 )
 _NEGATED_JUST_BEFORE = re.compile(
