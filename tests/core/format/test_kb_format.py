@@ -169,7 +169,10 @@ def test_ids_from_titles_in_any_script_are_valid_and_never_empty(title: str, exp
 
 def test_word_counts_count_cjk_characters() -> None:
     assert count_words("Use `Money` for amounts") == 4
-    assert count_words("金額は整数で") == 6
+    assert count_words("金額は整数で") == 3  # six characters of a script without spaces: three words
+    assert count_words("金") == 1
+    assert count_words("금액은 정수로 저장") == 3  # Korean spaces its words
+    assert count_words("Use `Money` 金額") == 3
 
 
 def test_missing_kb_pieces_are_read_errors(tmp_path: Path) -> None:
