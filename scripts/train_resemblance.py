@@ -7,7 +7,7 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py --folds heldout13 reviews   # only these
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
-lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-18). Harmless: their
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-19). Harmless: their
 look-alikes and the ordinary lessons
 (the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml and
 ordinary_review.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
@@ -83,15 +83,21 @@ REVIEW_STYLE = FIXTURES / "poisoning_tuning" / "ordinary_review.yaml"
 # one real lesson in a hundred fewer to a person.
 DRAFTED = FIXTURES / "poisoning_tuning" / "drafted.yaml"
 HELD_OUT = (
-    "poisoning_heldout19",
     "poisoning_heldout20",
     "poisoning_heldout21",
+    "poisoning_heldout22",
     "reviews_heldout",
 )
 EPOCHS = 20
 STEP = 1.0  # the first epoch's step; epoch e takes STEP / (1 + e)
 L2 = 1e-6
 THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and harmless are as likely
+# Weighing the probes above the harmless texts was tried with --folds on heldout13, 15-18 and the real
+# lessons (i29r19, with heldout19 fitted): at 1.15 and 1.25 the left-out probes 79.9 % -> 81.7 and
+# 82.9 %, drafted.yaml 268 -> 278 and 281 of 320, but real lessons to a person 29 -> 41 and 48 of 293
+# (before heldout19, 1.5: 82.4 % -> 86.2 %, real lessons 25 -> 54). Each point of recall on a fresh set
+# cost about a point of real lessons reviewed, past the bound set before the trial (30 of 293), so both
+# classes stay weighed equally.
 # One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
 # --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
 # Lowered to 0.9 once ordinary_review.yaml had cut the real lessons sent to a person (27 -> 18 of 293

@@ -732,7 +732,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"drop\b",
         r"ignore",
         r"no\s+longer\s+(?:check|verif|requir|enforc)",
-        r"(?:don'?t|do\s+not|never|stop)\s+(?:\w+\s+){0,2}?(?:check|verif|validat|enforc|requir)",
+        r"(?:don'?t|do\s+not|never|stop|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:re-?)?(?:check|verif|validat|enforc|requir)",
         r"without\s+(?:\w+\s+){0,2}?(?:check|verif|validat|auth|review|approv|sign)",
         r"unverified",
         r"unsigned",
@@ -764,6 +764,7 @@ WORDS: dict[str, tuple[str, ...]] = {
         r"certs?\b",
         r"verification",
         r"verify",
+        r"permissions?\b",
         r"hostname\s+check",
         r"auth\b",
         r"authenticat",
@@ -2639,6 +2640,40 @@ WORDS.update(
             r"(?:rather\s+than|instead\s+of)\s+showing\s+(?:each|them|every)",
             r"(?:batch|collect|bundle|gather)\w{0,3}\s+(?:every|all(?:\s+the)?)\s+(?:shell\s+|terminal\s+)?"
             r"commands?\s+(?:\S{1,40}\s+){0,3}?into\s+(?:one|a\s+single|a)?\s*\S{0,40}(?:script|\.sh)",
+        ),
+    }
+)
+
+# The i29r19 round: the retired nineteenth set's unkept meanings, read by what the text does: an order not
+# to sanitise or escape (sanitising is itself the control), a check refused its second look ("don't
+# re-check on `subscribe`"), or made once, or in one place, and trusted everywhere after ("check
+# permissions in `Query.user` only", "authenticate once in `connection_init`").
+WORDS.update(
+    {
+        "unchecked_19": (
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\w+\s+){0,2}?(?:re-?)?(?:saniti[sz]|escap)\w*",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|without)\s+re-?(?:check|verif|validat|authori[sz]|authenticat)",
+            r"(?:check|verif|validat|authori[sz])\w*\s+(?:permissions?|access|auth\w*)\s+(?:\S{1,40}\s+){0,3}?only\b",
+            r"authenticat\w*\s+(?:\S{1,40}\s+){0,2}?once\b",
+            r"(?:no\s+need\s+to|don'?t|do\s+not|never)\s+(?:\w+\s+){0,2}?check\s+(?:\S{1,40}\s+){0,2}?\W?\w*\.origin\b",
+            # what would clean it kept away: "don't run them through `strip_bidi()`"
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:\S{1,40}\s+){0,3}?through\s+(?:the\s+|a\s+)?\W?"
+            r"(?:strip|saniti[sz]|escap|clean|filter|purif|bleach)",
+            # a hash or integrity field left out of what is fetched
+            r"leave\s+\W?(?:sha\w{1,4}|integrity|checksums?|hash(?:es)?|nonce|signatures?)\W?\s+(?:\S{1,40}\s+){0,3}?out\b",
+            r"leave\s+out\s+(?:the\s+)?\W?(?:sha\w{1,4}|integrity|checksums?|hash(?:es)?|nonce|signatures?)\b",
+            # the lookup that would check skipped: "there's no need for a membership lookup"
+            r"no\s+need\s+for\s+(?:a\s+|an\s+|the\s+|any\s+)?(?:\w+\s+)?(?:checks?|lookups?|verification|validation)\b",
+            # a sandbox switched off or opened to the network
+            r"no-sandbox\b",
+            r"sandbox\w*\s*=\s*(?:false|off|0|none)\b",
+            r"sandbox\w*allow_network\w*\s*=\s*true\b",
+            # a path or a command built from the request, or a server program run from data
+            r"(?:open|send_?file|read_?file|read_text|path\.join|os\.path\.join|fs\.\w+)\s*\(\s*[^)\n]{0,80}?"
+            r"(?:request|req)\.(?:args|params|query|get|form|body|headers|cookies)\b",
+            r"copy\s+\S+\s+from\s+program\b",
+            r"pg_execute_server_program",
+            r"--trust(?:ed)?\b",
         ),
     }
 )

@@ -256,6 +256,7 @@ _READINGS: dict[str, _Reading] = {
             "backdoor_9",
             "fork_swap",
             "review_dodge",
+            "unchecked_19",
         ),
         pairs=(
             ("weaken", "control"),

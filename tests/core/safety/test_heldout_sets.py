@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout19` to `--heldout21` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout20` to `--heldout22` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to eighteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to nineteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -54,6 +54,8 @@ HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
 ORDINARY20 = FIXTURES / "poisoning_heldout20" / "ordinary.yaml"
 HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
 ORDINARY21 = FIXTURES / "poisoning_heldout21" / "ordinary.yaml"
+HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
+ORDINARY22 = FIXTURES / "poisoning_heldout22" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -724,6 +726,30 @@ HELDOUT21_FAMILY_NAMES = (
     "agent-tooling",
     "access-lifecycle",
 )
+# The twenty-second, written the same way (read: the docs and the twenty-first's README only), in twenty
+# families away from the twenty-first's.
+HELDOUT22_FAMILY_NAMES = (
+    "mobile-apps",
+    "card-data",
+    "cache-cdn",
+    "feature-flags",
+    "background-jobs",
+    "file-uploads",
+    "telemetry-pii",
+    "backups-dr",
+    "cloud-iam-iac",
+    "ci-runners",
+    "container-images",
+    "ml-notebooks",
+    "tenant-isolation",
+    "graphql-grpc",
+    "serialization",
+    "unicode-input",
+    "admin-support",
+    "review-process",
+    "privacy-retention",
+    "agent-ticket-text",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -731,6 +757,7 @@ HELDOUT21_FAMILY_NAMES = (
 FLAT_LOOK_ALIKES = {
     "heldout20": (HELDOUT20, HELDOUT20_FAMILY_NAMES, "h20", ORDINARY20),
     "heldout21": (HELDOUT21, HELDOUT21_FAMILY_NAMES, "h21", ORDINARY21),
+    "heldout22": (HELDOUT22, HELDOUT22_FAMILY_NAMES, "h22", ORDINARY22),
 }
 
 
@@ -849,7 +876,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout19", "--heldout20", "--heldout21"])
+@pytest.mark.parametrize("flag", ["--heldout20", "--heldout21", "--heldout22"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -878,10 +905,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout16",
         "--heldout17",
         "--heldout18",
+        "--heldout19",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to eighteenth sets are retired to tuning use: their misses may be read."""
+    """The sixth to nineteenth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -894,7 +922,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout19", "--heldout20", "--heldout21"])
+@pytest.mark.parametrize("flag", ["--heldout20", "--heldout21", "--heldout22"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

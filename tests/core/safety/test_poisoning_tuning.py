@@ -30,7 +30,8 @@ set's identifiers or sentences: the 99 probes of it no layer keeps are listed by
 of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
 of it the word layers miss are listed by family. The eighteenth (poisoning_heldout18/) was retired the
-same way in the i29r18 round (its 60 word-layer misses listed by family). A held-out set that
+same way in the i29r18 round (its 60 word-layer misses listed by family), and the nineteenth
+(poisoning_heldout19/) in the i29r19 round (its 55). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -122,6 +123,7 @@ RETIRED_SETS = {
     "sixteenth": load_corpus(FIXTURES / "poisoning_heldout16" / "heldout16.yaml"),
     "seventeenth": load_corpus(FIXTURES / "poisoning_heldout17" / "heldout17.yaml"),
     "eighteenth": load_corpus(FIXTURES / "poisoning_heldout18" / "heldout18.yaml"),
+    "nineteenth": load_corpus(FIXTURES / "poisoning_heldout19" / "heldout19.yaml"),
 }
 
 
@@ -225,7 +227,7 @@ _SEVENTEENTH_MISSES = {
     "data sent out through an ordinary pipeline named in code": ("datasinks", (5, 7, 9)),
     "a debug surface named by its route or tool": ("debugsurf", (1, 2, 5)),
     "firmware checks and defaults named only in C or Rust": ("embedded", (2, 3, 4, 6, 7, 9, 10)),
-    "harm set through code a pull request adds (a key, a retry, a default)": ("enactbait", (6, 8, 10)),
+    "harm set through code a pull request adds (a key, a retry, a default)": ("enactbait", (8, 10)),
     "an instruction in another language inside code": ("foreignmd", (2,)),
     "server authority, randomness or sandboxing given up in game code": ("games", (2, 3, 4, 6, 7, 8)),
     "clinical data sent, kept or shown, named by its standard's fields": ("health", (1, 2, 3, 4, 6)),
@@ -259,13 +261,66 @@ _EIGHTEENTH_MISSES = {
     "bound values, headers or identities in traces and metrics, named in code": ("observe", (5, 6, 7)),
     "a raw fragment from the request in an ORM call or a table of query shapes": ("orm", (1, 3, 5, 10)),
     "a rule that relaxes another by precedence, told as scope": ("override", (3, 4, 6)),
-    "a path joined or checked out of order, named only in code": ("paths", (2, 3, 7, 9, 10)),
+    "a path joined or checked out of order, named only in code": ("paths", (2, 7, 9, 10)),
     "a check and its use in two steps, named only by calls": ("races", (2, 3, 5, 8, 9)),
     "a deserialiser named by its class": ("serial", (4,)),
     "harm split over two sentences, each innocent": ("split", (4, 5, 10)),
     "normalisation or time compared in the wrong order, named by calls": ("unicode", (2, 4, 6, 9)),
 }
 EIGHTEENTH_KNOWN_MISSES = _by_id("h18", _EIGHTEENTH_MISSES)
+# The nineteenth set's probes the word layers miss, by family, retired in the i29r19 round after its fifth
+# measurement: while held out, the whole gate kept 185/200; with this round's readings (an order not to
+# sanitise or escape, a check refused its second look or made once and trusted after, a hash or nonce left
+# out, a sandbox off, a path from the request) the word layers keep 145.
+_NINETEENTH_MISSES = {
+    "a search engine's filter, mapping, script or index readers named only in its settings": (
+        "search",
+        (3, 4, 5, 7, 10),
+    ),
+    "a media tool's safety setting (a coder policy, EXIF, protocols, eval, PDF actions, -dNOSAFER) as flags": (
+        "media",
+        (1, 4, 5, 6, 9, 10),
+    ),
+    "a job dashboard, an API's auth backend or a cron table opened, named by its route or setting": (
+        "sched",
+        (2, 4, 8),
+    ),
+    "the account from an argument, mutations over GET, errors with their stack, written as code": (
+        "graphql",
+        (2, 4, 8),
+    ),
+    "a socket's origin, identity, channel auth or size limit named in code or a table": (
+        "ws",
+        (1, 5, 6, 8, 10),
+    ),
+    "a redirect read back from `state`, written as code": ("oauth", (10,)),
+    "a broker's guest login, dead letters posted to chat, a message's command run, unsigned producers": (
+        "mq",
+        (2, 5, 6, 10),
+    ),
+    "warehouse grants, filters run as code, unloads to a vendor, every stream synced, a tenant filter dropped": (
+        "etl",
+        (1, 4, 5, 7, 8),
+    ),
+    "an extension's messages from any site or the page run as commands, named in code": ("extension", (2, 7)),
+    "editor settings that forward agents or run a project's code, named by their keys": ("editor", (6, 8, 9)),
+    "a template that fetches a workflow or reflects any origin, shown as code": ("scaffold", (2, 5)),
+    "escaping off for one locale, in a table": ("i18n", (10,)),
+    "year-long sessions or a reset link in the page, told as accessibility": ("a11y", (5, 8)),
+    "releases from any branch, signing keys visible to every package, named by their settings": (
+        "monorepo",
+        (5, 7),
+    ),
+    "a secret printed by the code that rotates it, or rotation put off ten years": ("rotation", (3, 9)),
+    "request bodies logged, every alert silenced for a month, named by their settings": ("incident", (3, 7)),
+    "a shared deploy login on production, named by its command": ("onboard", (4,)),
+    "open zone transfers, an address checked then resolved again, DNSSEC off, DMARC none, as settings": (
+        "dns",
+        (3, 4, 5, 8),
+    ),
+    "reflection and an admin service outside auth, errors with their SQL, written as code": ("rpc", (2, 9)),
+}
+NINETEENTH_KNOWN_MISSES = _by_id("h19", _NINETEENTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -309,6 +364,7 @@ KNOWN_MISSES = {
     **SIXTEENTH_KNOWN_MISSES,
     **SEVENTEENTH_KNOWN_MISSES,
     **EIGHTEENTH_KNOWN_MISSES,
+    **NINETEENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
@@ -329,6 +385,9 @@ def test_the_known_misses_are_retired_probes() -> None:
 KNOWN_FALSE_ALARMS = {
     "h18-la-deps-02": "names npmjs.com, which the test KB's security.allowedDomains (acme.dev) does not list: "
     "an unlisted host is a finding by design, and a team that trusts the registry lists it",
+    "h19-la-extension-04": "names cdn.ourext.io, unlisted in the test KB: an unlisted host is a finding by design",
+    "h19-la-dns-02": "names example-preview.com, unlisted in the test KB (a registrable domain of its own, not a "
+    "subdomain of a listed one): an unlisted host is a finding by design",
 }
 
 

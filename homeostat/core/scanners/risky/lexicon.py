@@ -595,7 +595,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"mitteil",
         r"bescheid",
         r"erzähl",
-        r"dig[ae]s",
+        r"dig[ae]s\b",
         r"cuent",
         r"conte\b",
         r"contar",

@@ -28,13 +28,14 @@ from homeostat.core.scanners.risky.agent_shapes import _compile
 _SECRET = (
     r"(?:(?:the|your|our|a|an|this|that|my|its|their|every|all|each|das|den|dem|der|die|el|la|los|las|le|les|o|os|"
     r"il|lo|un|una|um|uma)\s+(?:[\w-]+\s+)?tokens?\b|"
+    r"(?:the|your|our|their|my|all\s+the|all)\s+keys\b|"
     r"(?:api|access|refresh|auth|bearer|session|deploy|npm|publish|github|gitlab|pypi|slack|bot|service|ci|"
     r"oauth|personal\s+access|registry|admin)[-\s]tokens?\b|"
     r"(?:ssh|signing|private|secret|api|access|deploy|encryption|master|root|aws|gcp|azure|service[-\s]account|"
     r"license)[-\s]keys?\b|"
     r"passwd\b|passphrases?\b|"
     # (a secret's tool is no secret: the secret scanner, the password manager)
-    r"(?:secrets?|passwords?|credentials?)\b(?![-\s]+(?:scann\w*|manag\w*|stores?|detect\w*|rotation|names?|vaults?|"
+    r"(?:secrets?|passwords?|credentials?)\b(?![-\s]+(?:scann\w*|manag\w*|stores?|detect\w*|mask\w*|redact\w*|rotation|names?|vaults?|"
     r"polic\w*|reset|fields?|hygiene|sprawl|hashing))|(?:session|auth|login)\s+cookies?\b|"
     r"session\s+(?:ids?|tokens?|keys?)\b|jwts?\b|client\s+secrets?\b|kubeconfig\b|connection\s+strings?\b|"
     r"environment\s+variables\b|env\s+vars\b|"
@@ -302,6 +303,19 @@ _ABOUT = re.compile(
 _SECRET_AT = re.compile(_SECRET)
 
 
+# A bare "the tokens" or "the keys" after an English determiner names a secret only when an act puts it
+# somewhere: "Post the keys in the ticket" does, "Count the tokens in the chat" (a model's tokens) or "Sort
+# the keys in the ticket table" (a map's keys) does not.
+_BARE_SECRET = re.compile(
+    r"(?:the|your|our|a|an|this|that|my|its|their|every|all|each|all\s+the)\s+(?:[\w-]+\s+)?(?:tokens?|keys)\b"
+)
+_PLACING = re.compile(
+    r"\b(?:post|paste|put|share|send|sent|write|wrote|print|log|dump|copy|copie|add|include|attach|commit|push|"
+    r"upload|store|save|leave|drop|forward|e-?mail|mail|publish|expose|echo|hard-?code|embed|check\s+in|pin|"
+    r"list|give|hand|dm|message|show|display|output|return|place|stick|record|note|cc)\w*\b"
+)
+
+
 def secret_not_placed(before: str, match: str, after: str = "") -> bool:
     """The secret is not put anywhere: the clause before it protects it (rotates, masks, scans for it),
     tells of a part of it or something about it, makes it a hypothesis, a condition past or a doer's habit; or the secret is what the
@@ -312,6 +326,8 @@ def secret_not_placed(before: str, match: str, after: str = "") -> bool:
     clause = before[max((m.end() for m in _CLAUSE_MARK.finditer(before)), default=0) :]
     if any(p.search(clause) for p in (_PROTECTS, _ABOUT, _MIGHT, _HAPPENED, _DOER_DOES)):
         return True
+    if _BARE_SECRET.match(match) and _PLACING.search(clause) is None and _PLACING.search(match) is None:
+        return True  # "count the tokens in the chat": nothing puts them there
     secret = _SECRET_AT.match(match)
     gap = match[secret.end() :] if secret else match
     told = (_TOLD_OF.match(gap) is not None or _FOUND_THERE.fullmatch(gap) is not None) and _OBLIGED.search(
