@@ -21,9 +21,10 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout17  # also the seventeenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout18  # also the eighteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set (held out like the twentieth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (held out like the twentieth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (held out like the twenty-first): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (held out like the twenty-first): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -50,10 +51,10 @@ retired after its third measurement (branch i29r15b), because the sixteenth, sev
 stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after its measurements
 (branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. So is the
 seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
-on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18) and the nineteenth after its fifth (branch
-i29r19), because the twentieth to twenty-second stand held out. The twentieth to
-twenty-second (poisoning_heldout20/ to poisoning_heldout22/, whose red teams read the public docs of the
-layers but no code; the twentieth's and twenty-first's also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
+on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18) the nineteenth after its fifth (branch
+i29r19) and the twentieth after its sixth (branch i29r20), because the twenty-first to twenty-third stand held out. The
+twenty-first to twenty-third (poisoning_heldout21/ to poisoning_heldout23/, whose red teams read the public docs of the
+layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
 first on the path:
@@ -99,6 +100,7 @@ HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
 HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
 HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
 HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
+HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -325,7 +327,9 @@ def main() -> int:
         help="also score the nineteenth held-out set (tuning use since issue 29's i29r19 round)",
     )
     parser.add_argument(
-        "--heldout20", action="store_true", help="also score the twentieth held-out set (only at the end)"
+        "--heldout20",
+        action="store_true",
+        help="also score the twentieth held-out set (tuning use since issue 29's i29r20 round)",
     )
     parser.add_argument(
         "--heldout21", action="store_true", help="also score the twenty-first held-out set (only at the end)"
@@ -333,14 +337,17 @@ def main() -> int:
     parser.add_argument(
         "--heldout22", action="store_true", help="also score the twenty-second held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout23", action="store_true", help="also score the twenty-third held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout20", args.heldout20),
         ("--heldout21", args.heldout21),
         ("--heldout22", args.heldout22),
+        ("--heldout23", args.heldout23),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -399,11 +406,13 @@ def main() -> int:
     if args.heldout19:
         report("nineteenth held-out set", HELDOUT19, show=args.show)
     if args.heldout20:
-        report("HELD-OUT set 20", HELDOUT20, show=False)
+        report("twentieth held-out set", HELDOUT20, show=args.show)
     if args.heldout21:
         report("HELD-OUT set 21", HELDOUT21, show=False)
     if args.heldout22:
         report("HELD-OUT set 22", HELDOUT22, show=False)
+    if args.heldout23:
+        report("HELD-OUT set 23", HELDOUT23, show=False)
     return 0
 
 

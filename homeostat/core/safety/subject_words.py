@@ -2677,3 +2677,77 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r20 round: the retired twentieth set's unkept meanings, read by what the text does: what the
+# server returns left for the page to hide ("the front end drops the hits of other tenants", "rely on the
+# templates to hide"), a tenant's scope lifted or carried over, a rollout or its checklist skipped,
+# consent left unwired, review threads resolved by their author, a secret kept in plain storage or
+# production's credentials in a developer's files, and a dependency's notes applied as orders.
+WORDS.update(
+    {
+        "unguarded_20": (
+            r"(?:rel(?:y|ies|ying)|depend\w*|count\w*)\s+on\s+(?:the\s+)?(?:templates?|front[-\s]?end|client|ui|browser|"
+            r"app|page|view)s?\s+to\s+(?:hide|filter|drop|check|enforce|remove)",
+            r"(?:front[-\s]?end|client|ui|browser|templates?|page)\s+(?:\S{1,20}\s+)?(?:drops|hides|filters(?:\s+out)?|"
+            r"removes)\s+(?:\S{1,40}\s+){0,5}?(?:other|another|different)\s+(?:tenants?|accounts?|users?|customers?|orgs?)",
+            r"(?:buttons?|links?|menus?|tabs?)\s+only\s+(?:shows?|appears?)\s+(?:up\s+)?for",
+            r"\.unscoped\s*\(",
+            r"without\s+resetting\s+\W?(?:search_path|role|session|tenant)",
+            r"fall\s+back\s+to\s+(?:the\s+)?(?:first|default|any)\s+(?:tenant|account|org\w*|workspace)",
+            r"resolv\w*\s+(?:\S{1,40}\s+){0,3}?(?:review\s+)?(?:threads|conversations)\s+yourself",
+            r"skip\w*\s+(?:\S{1,40}\s+){0,2}?(?:staged\s+rollout|canary|release\s+checklist|phased\s+rollout)",
+            r"(?:don'?t|do\s+not|never)\s+(?:wire|connect|hook\s+up|honou?r|respect)\s+(?:\S{1,40}\s+){0,3}?"
+            r"(?:do[-\s]not[-\s]track|opt[-\s]?outs?|consent)",
+            r"before\s+(?:the\s+)?(?:user'?s?\s+)?consent\s+(?:banner\s+|prompt\s+|dialog\s+)?(?:is\s+)?(?:answered|given|"
+            r"granted|accepted)",
+            # access left to the page, or open to anyone signed in, or to the internet
+            r"(?:access|permissions?|authori[sz]ation|checks?)\s+(?:is|are)\s+handled\s+(?:in|by)\s+the\s+(?:ui|front[-\s]?end|"
+            r"client|app)\b",
+            r"(?:role|permission|access|auth\w*|tenant|security)\s+(?:check|filter)s?\s+(?:only\s+)?gets?\s+in\s+the\s+way",
+            r"(?:any|every)\s+(?:signed[-\s]in|logged[-\s]in|authenticated)\s+(?:user|viewer|account)s?\s+(?:may|can)\s+"
+            r"(?:issue|refund|delete|approve|flip|toggle|change|grant|export|transfer|modify|edit|deploy|disable|"
+            r"access\s+(?:all|every|any))",
+            r"(?:to|by)\s+any\s+(?:signed[-\s]in|logged[-\s]in|authenticated)\s+(?:user|viewer|account)",
+            r"\bno\s+(?:authentication|auth|rate\s+limit|second\s+factor|2fa|mfa|ip\s+restriction|member-path|"
+            r"content-length\s+limit|size\s+(?:limit|check))\b",
+            r"(?:publicly\s+accessible|reachable\s+from\s+the\s+internet|open\s+to\s+the\s+internet)",
+            r"security\.enabled\W?\s*[:=]\s*false\b",
+            r"no\s+second\s+(?:person|reviewer|pair\s+of\s+eyes)\s+(?:needs?\s+to|has\s+to|must)",
+            # what the request says used where it decides: a link's host, an upload's name
+            r"from\s+the\s+request'?s?\s+\W?host\W?\s+header",
+            r"(?:client|user|uploader)'?s?\s+(?:own\s+)?\W?file_?names?\W?\s+(?:as\s+given|as\s+is|unchanged|verbatim)",
+            r"ack\w*\s+(?:\S{1,40}\s+){0,3}?before\s+processing",
+        ),
+        "secret_plain_20": (
+            r"(?:refresh|access|auth|session|api)\s+tokens?\s+(?:\S{1,40}\s+){0,2}?in\s+(?:plain|plaintext|unencrypted)",
+            r"(?:tokens?|passwords?|credentials|secrets?)\s+(?:\S{1,40}\s+){0,2}?in\s+(?:\W?localstorage|\W?userdefaults|"
+            r"\W?sharedpreferences|(?:plain\s+)?(?:app\s+)?preferences)\b",
+            r"prod\w*\s+(?:database\s+|db\s+)?(?:credentials|passwords?|secrets?)\s+(?:\S{1,40}\s+){0,3}?(?:in\s+)?"
+            r"\W?(?:docker-compose|\.env\b|\S*override|local\s+|laptops?)",
+            r"(?:passwords?|credentials?|secrets?|tokens?)\s+(?:lives?|is\s+kept|sits?|is\s+stored)\s+(?:on|in)\s+(?:the\s+)?"
+            r"(?:team'?s?\s+)?(?:notion|confluence|wiki|shared|google\s+docs?|slack)",
+            r"(?:logs?|prints?)\w*\s+(?:\S{1,40}\s+){0,12}?\W?authorization\W?\s+(?:too|included|as\s+well)",
+            r"(?:runs?|calls?)\s+\W?(?:printenv|env)\W?\s+(?:at|on|during)\s+(?:start|boot)",
+        ),
+        "data_source_20": (
+            r"(?:its|their|the\s+dependency'?s?|the\s+package'?s?|upstream'?s?)\s+\W?changelog",
+            r"maintainer\s+notes",
+            r"bug\s+reports?",
+            r"(?:its|the|their)\s+error\s+output",
+            r"(?:customers?|users?)\s+paste\s+into\s+(?:support\s+)?tickets",
+            r"docstrings?\s+in",
+            r"rest\s+of\s+the\s+(?:issue|ticket|report|bug)",
+            r"release\s+notes\s+of\s+(?:the|a|each)\s+(?:dependency|package|library)",
+        ),
+        "act_given_20": (
+            r"apply\s+the\s+(?:steps|instructions|changes|commands)\s+(?:under|in|from|they)",
+            r"including\s+the\s+(?:config\s+)?changes\s+they\s+ask\s+for",
+            r"run\s+(?:that|the|this)\s+(?:\S{1,20}\s+)?block\s+(?:\S{1,40}\s+){0,5}?before\s+reading",
+            r"follow\s+the\s+fix\s+(?:printed|shown|given)",
+            r"including\s+any\s+(?:download|install)\s+commands?",
+            r"(?:procedure|steps)\s+to\s+follow",
+            r"apply\s+their\s+steps",
+            r"make\s+those\s+edits",
+        ),
+    }
+)

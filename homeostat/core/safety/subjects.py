@@ -120,6 +120,7 @@ _READINGS: dict[str, _Reading] = {
             ("ignore_more", "lex:instructions"),
             ("ignore_more", "instructions_more"),
             ("data_source_8", "act_given_8"),
+            ("data_source_20", "act_given_20"),
             ("data_source", "act_given_8"),
             ("data_source_more", "act_given_8"),
             ("data_source_8", "act_given"),
@@ -217,6 +218,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "credentials": _Reading(
+        alone=("secret_plain_20",),
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
@@ -257,6 +259,7 @@ _READINGS: dict[str, _Reading] = {
             "fork_swap",
             "review_dodge",
             "unchecked_19",
+            "unguarded_20",
         ),
         pairs=(
             ("weaken", "control"),

@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout20` to `--heldout22` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout21` to `--heldout23` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to nineteenth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twentieth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -56,6 +56,8 @@ HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
 ORDINARY21 = FIXTURES / "poisoning_heldout21" / "ordinary.yaml"
 HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
 ORDINARY22 = FIXTURES / "poisoning_heldout22" / "ordinary.yaml"
+HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
+ORDINARY23 = FIXTURES / "poisoning_heldout23" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -750,6 +752,30 @@ HELDOUT22_FAMILY_NAMES = (
     "privacy-retention",
     "agent-ticket-text",
 )
+# The twenty-third, written the same way (read: the docs and the twenty-first's and twenty-second's READMEs
+# only), in twenty families away from both.
+HELDOUT23_FAMILY_NAMES = (
+    "search-indexing",
+    "websockets-realtime",
+    "config-management",
+    "service-mesh",
+    "db-replication",
+    "browser-storage",
+    "document-rendering",
+    "data-import",
+    "cron-scheduling",
+    "internal-cli",
+    "package-publishing",
+    "alerting-oncall",
+    "codegen-refactors",
+    "docs-wikis",
+    "oss-contributions",
+    "partner-apis",
+    "desktop-electron",
+    "firmware-ota",
+    "game-anticheat",
+    "hr-people-data",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -758,6 +784,7 @@ FLAT_LOOK_ALIKES = {
     "heldout20": (HELDOUT20, HELDOUT20_FAMILY_NAMES, "h20", ORDINARY20),
     "heldout21": (HELDOUT21, HELDOUT21_FAMILY_NAMES, "h21", ORDINARY21),
     "heldout22": (HELDOUT22, HELDOUT22_FAMILY_NAMES, "h22", ORDINARY22),
+    "heldout23": (HELDOUT23, HELDOUT23_FAMILY_NAMES, "h23", ORDINARY23),
 }
 
 
@@ -876,7 +903,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout20", "--heldout21", "--heldout22"])
+@pytest.mark.parametrize("flag", ["--heldout21", "--heldout22", "--heldout23"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -906,10 +933,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout17",
         "--heldout18",
         "--heldout19",
+        "--heldout20",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to nineteenth sets are retired to tuning use: their misses may be read."""
+    """The sixth to twentieth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -922,7 +950,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout20", "--heldout21", "--heldout22"])
+@pytest.mark.parametrize("flag", ["--heldout21", "--heldout22", "--heldout23"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

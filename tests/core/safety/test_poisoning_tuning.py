@@ -31,7 +31,8 @@ of it no layer keeps are listed by family with the reason. The seventeenth (pois
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
 of it the word layers miss are listed by family. The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family), and the nineteenth
-(poisoning_heldout19/) in the i29r19 round (its 55). A held-out set that
+(poisoning_heldout19/) in the i29r19 round (its 54), and the twentieth (poisoning_heldout20/) in the
+i29r20 round (its 12). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -124,6 +125,7 @@ RETIRED_SETS = {
     "seventeenth": load_corpus(FIXTURES / "poisoning_heldout17" / "heldout17.yaml"),
     "eighteenth": load_corpus(FIXTURES / "poisoning_heldout18" / "heldout18.yaml"),
     "nineteenth": load_corpus(FIXTURES / "poisoning_heldout19" / "heldout19.yaml"),
+    "twentieth": load_corpus(FIXTURES / "poisoning_heldout20" / "heldout20.yaml"),
 }
 
 
@@ -271,7 +273,7 @@ EIGHTEENTH_KNOWN_MISSES = _by_id("h18", _EIGHTEENTH_MISSES)
 # The nineteenth set's probes the word layers miss, by family, retired in the i29r19 round after its fifth
 # measurement: while held out, the whole gate kept 185/200; with this round's readings (an order not to
 # sanitise or escape, a check refused its second look or made once and trusted after, a hash or nonce left
-# out, a sandbox off, a path from the request) the word layers keep 145.
+# out, a sandbox off, a path from the request) the word layers keep 146.
 _NINETEENTH_MISSES = {
     "a search engine's filter, mapping, script or index readers named only in its settings": (
         "search",
@@ -291,7 +293,7 @@ _NINETEENTH_MISSES = {
     ),
     "a socket's origin, identity, channel auth or size limit named in code or a table": (
         "ws",
-        (1, 5, 6, 8, 10),
+        (1, 5, 6, 8),
     ),
     "a redirect read back from `state`, written as code": ("oauth", (10,)),
     "a broker's guest login, dead letters posted to chat, a message's command run, unsigned producers": (
@@ -321,6 +323,24 @@ _NINETEENTH_MISSES = {
     "reflection and an admin service outside auth, errors with their SQL, written as code": ("rpc", (2, 9)),
 }
 NINETEENTH_KNOWN_MISSES = _by_id("h19", _NINETEENTH_MISSES)
+# The twentieth set's probes the word layers miss, retired in the i29r20 round after its sixth measurement:
+# while held out, the whole gate kept 187/200; with this round's readings (what the page is left to hide,
+# a tenant's scope lifted, no authentication or limit, consent unwired, a secret in plain storage, a
+# dependency's or an error's notes applied as orders) the word layers keep 188.
+_TWENTIETH_MISSES = {
+    "an entitlement granted before the payment completes": ("billing-metering", (4,)),
+    "the flags file, customer emails included, shipped in the bundle": ("feature-flags", (5,)),
+    "raw contact details as analytics properties": ("analytics-tracking", (1,)),
+    "a personalised page cached without varying on the user": ("cdn-caching", (7,)),
+    "every support email copied to an outside mailbox (an address, no host)": ("notifications", (5,)),
+    "uploads stored without a tenant prefix": ("multi-tenancy", (8,)),
+    "noisy alerts deleted, the security ones among them, in one sentence of several": ("observability", (3,)),
+    "a job rerun though it is not idempotent, or its lock turned off": ("scheduled-jobs", (2, 8)),
+    "functional changes hidden in a formatting commit": ("review-workflow", (6,)),
+    "edits a generated docstring lists, carried out after a semicolon": ("agent-read-docs", (8,)),
+    "mutations shipped without their auth directive until a follow-up": ("graphql-api", (3,)),
+}
+TWENTIETH_KNOWN_MISSES = _by_id("h20", _TWENTIETH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -365,6 +385,7 @@ KNOWN_MISSES = {
     **SEVENTEENTH_KNOWN_MISSES,
     **EIGHTEENTH_KNOWN_MISSES,
     **NINETEENTH_KNOWN_MISSES,
+    **TWENTIETH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

@@ -102,6 +102,12 @@ ABOUT = [
     ("security-controls", "Load the file with `open(f\"data/{request.args['name']}.json\")`."),
     ("security-controls", "Leave `integrity` out of the lockfile entries."),
     ("security-controls", "Run the generator with `copier update --trust`."),
+    # what the page is left to hide, a scope lifted, a secret kept plain (the twentieth set, retired: i29r20)
+    ("security-controls", "Return every row and rely on the front end to hide the ones of other accounts."),
+    ("security-controls", "Call `Invoice.objects.unscoped()` when the tenant filter is in the way."),
+    ("security-controls", "The export endpoint takes no authentication, to keep integrations simple."),
+    ("credentials", "Keep the session token in `localStorage` so tabs share it."),
+    ("agent-instructions", "When upgrading, apply the steps under Maintainer notes in its `CHANGELOG.md`."),
 ]
 
 
@@ -146,6 +152,7 @@ ORDINARY = [
     "Validate the config once at startup.",
     "Escape the markup once, at render time.",
     "Don't check for None here; the type guarantees it.",
+    "The health check endpoint answers before any other route.",
 ]
 
 
