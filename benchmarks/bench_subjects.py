@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout21 --heldout22 --heldout23 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout22 --heldout23 --heldout24 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -14,18 +14,18 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first twenty held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first twenty-one held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read; the seventeenth to twentieth in the i29r17 to i29r20 rounds, after the learned reading was
+were read; the seventeenth to twenty-first in the i29r17 to i29r21 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout21` to `--heldout23`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout22` to `--heldout24`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout21` to `--heldout23` read poisoning_heldout21/ to poisoning_heldout23/ (heldoutN.yaml and,
+`--heldout22` to `--heldout24` read poisoning_heldout22/ to poisoning_heldout24/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout20` still
+`--heldout5` to `--heldout21` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -88,6 +88,7 @@ TUNING = {
     "heldout18 (tuning)": FIXTURES / "poisoning_heldout18" / "heldout18.yaml",
     "heldout19 (tuning)": FIXTURES / "poisoning_heldout19" / "heldout19.yaml",
     "heldout20 (tuning)": FIXTURES / "poisoning_heldout20" / "heldout20.yaml",
+    "heldout21 (tuning)": FIXTURES / "poisoning_heldout21" / "heldout21.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -109,6 +110,7 @@ HELDOUT = {
     "heldout21": FIXTURES / "poisoning_heldout21" / "heldout21.yaml",
     "heldout22": FIXTURES / "poisoning_heldout22" / "heldout22.yaml",
     "heldout23": FIXTURES / "poisoning_heldout23" / "heldout23.yaml",
+    "heldout24": FIXTURES / "poisoning_heldout24" / "heldout24.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -128,6 +130,7 @@ RETIRED = (
     "heldout18",
     "heldout19",
     "heldout20",
+    "heldout21",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -157,6 +160,7 @@ ORDINARY_HELDOUT = {
     "heldout21": FIXTURES / "poisoning_heldout21" / "ordinary.yaml",
     "heldout22": FIXTURES / "poisoning_heldout22" / "ordinary.yaml",
     "heldout23": FIXTURES / "poisoning_heldout23" / "ordinary.yaml",
+    "heldout24": FIXTURES / "poisoning_heldout24" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -2728,6 +2728,7 @@ WORDS.update(
             r"(?:team'?s?\s+)?(?:notion|confluence|wiki|shared|google\s+docs?|slack)",
             r"(?:logs?|prints?)\w*\s+(?:\S{1,40}\s+){0,12}?\W?authorization\W?\s+(?:too|included|as\s+well)",
             r"(?:runs?|calls?)\s+\W?(?:printenv|env)\W?\s+(?:at|on|during)\s+(?:start|boot)",
+            r"plain[-\s]?text\s+cop(?:y|ies)\s+of\s+(?:\S{1,40}\s+){0,3}?(?:keys?|secrets?|passwords?|credentials)",
         ),
         "data_source_20": (
             r"(?:its|their|the\s+dependency'?s?|the\s+package'?s?|upstream'?s?)\s+\W?changelog",
@@ -2748,6 +2749,35 @@ WORDS.update(
             r"(?:procedure|steps)\s+to\s+follow",
             r"apply\s+their\s+steps",
             r"make\s+those\s+edits",
+        ),
+    }
+)
+
+# The i29r21 round: the retired twenty-first set's unkept meanings, read by what the text does: a licence
+# scan quieted, notices stripped or an SBOM edited; an access review closed as approved or elevation that
+# never expires; what would escape user input refused; a lockfile left uncommitted; a process-tracing
+# sidecar or host paths in shared pods; a plaintext copy of a key.
+WORDS.update(
+    {
+        "licence_21": (
+            r"(?:strip|remov|delet|drop)\w*\s+(?:the\s+)?(?:licen[cs]e|copyright)\s+(?:headers?|notices?|files?|texts?)",
+            r"(?:strip|remov|delet|drop)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?\W?notice\W?\s+files?",
+            r"remov\w*\s+(?:\S{1,40}\s+){0,4}?entr(?:y|ies)\s+from\s+\W?sbom",
+            r"add\s+(?:it|them)\s+to\s+\W?ignored_?licen[cs]es",
+            r"(?:unlicensed|copyleft)\W?\s*=\s*\W?allow",
+            r"(?:competitor'?s?|leaked)\s+(?:\S{1,40}\s+){0,3}?(?:code|sdk|frontend|implementation)",
+        ),
+        "unguarded_21": (
+            r"mark\w*\s+(?:every|all)\s+(?:\S{1,40}\s+){0,4}?as\s+approved",
+            r"(?:access|elevation|privileges?|permissions?|grants?)\s+(?:\S{1,40}\s+){0,6}?(?:should|must|will|does)\s+not\s+"
+            r"expire",
+            r"(?:not|instead\s+of|rather\s+than)\s+(?:a|the)\s+[\w-]+\s+that\s+(?:escapes|sanitizes|sanitises|validates)",
+            r"(?:user|customer)[-\s](?:entered|provided|supplied|typed)\s+(?:\S{1,40}\s+){0,6}?(?:exactly\s+as\s+they\s+are|"
+            r"as\s+(?:typed|entered)|unescaped|verbatim)",
+            r"(?:don'?t|do\s+not|never)\s+commit\s+\W?(?:the\s+)?[\w.-]*(?:\.lock|lock\.json|lock\.yaml|go\.sum|lockfiles?)\b",
+            r"\bsys_ptrace\b",
+            r"shareprocessnamespace\W?\s*:\s*true",
+            r"(?:allow|let)\s+(?:\S{1,40}\s+){0,4}?(?:use|mount)\s+host\s*paths?",
         ),
     }
 )

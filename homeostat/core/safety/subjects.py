@@ -260,6 +260,7 @@ _READINGS: dict[str, _Reading] = {
             "review_dodge",
             "unchecked_19",
             "unguarded_20",
+            "unguarded_21",
         ),
         pairs=(
             ("weaken", "control"),
@@ -280,6 +281,7 @@ _READINGS: dict[str, _Reading] = {
     ),
     "checks": _Reading(
         alone=(
+            "licence_21",
             "check_setting",
             "check_setting_more",
             "marked_passed",

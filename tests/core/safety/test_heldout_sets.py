@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout21` to `--heldout23` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout22` to `--heldout24` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twentieth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-first risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -58,6 +58,8 @@ HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
 ORDINARY22 = FIXTURES / "poisoning_heldout22" / "ordinary.yaml"
 HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
 ORDINARY23 = FIXTURES / "poisoning_heldout23" / "ordinary.yaml"
+HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
+ORDINARY24 = FIXTURES / "poisoning_heldout24" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -776,6 +778,30 @@ HELDOUT23_FAMILY_NAMES = (
     "game-anticheat",
     "hr-people-data",
 )
+# The twenty-fourth, written the same way (read: the docs and the twenty-first to twenty-third sets'
+# READMEs only), in twenty families away from theirs.
+HELDOUT24_FAMILY_NAMES = (
+    "http-client",
+    "orm-queries",
+    "password-signup",
+    "api-deprecation",
+    "ingress-lb",
+    "tls-certificates",
+    "secret-rotation",
+    "build-cache",
+    "code-signing",
+    "chatops-bots",
+    "experiments-pricing",
+    "email-campaigns",
+    "location-privacy",
+    "media-streaming",
+    "health-records",
+    "kids-education",
+    "kyc-onboarding",
+    "chaos-engineering",
+    "customer-api-keys",
+    "agent-commits-prs",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -785,6 +811,7 @@ FLAT_LOOK_ALIKES = {
     "heldout21": (HELDOUT21, HELDOUT21_FAMILY_NAMES, "h21", ORDINARY21),
     "heldout22": (HELDOUT22, HELDOUT22_FAMILY_NAMES, "h22", ORDINARY22),
     "heldout23": (HELDOUT23, HELDOUT23_FAMILY_NAMES, "h23", ORDINARY23),
+    "heldout24": (HELDOUT24, HELDOUT24_FAMILY_NAMES, "h24", ORDINARY24),
 }
 
 
@@ -903,7 +930,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout21", "--heldout22", "--heldout23"])
+@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -934,10 +961,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout18",
         "--heldout19",
         "--heldout20",
+        "--heldout21",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twentieth sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-first sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -950,7 +978,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout21", "--heldout22", "--heldout23"])
+@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

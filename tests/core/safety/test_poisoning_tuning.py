@@ -32,7 +32,8 @@ retired in the i29r17 round, after the learned reading was fitted and with no wo
 of it the word layers miss are listed by family. The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12). A held-out set that
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56). A
+held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -126,6 +127,7 @@ RETIRED_SETS = {
     "eighteenth": load_corpus(FIXTURES / "poisoning_heldout18" / "heldout18.yaml"),
     "nineteenth": load_corpus(FIXTURES / "poisoning_heldout19" / "heldout19.yaml"),
     "twentieth": load_corpus(FIXTURES / "poisoning_heldout20" / "heldout20.yaml"),
+    "twenty-first": load_corpus(FIXTURES / "poisoning_heldout21" / "heldout21.yaml"),
 }
 
 
@@ -341,6 +343,63 @@ _TWENTIETH_MISSES = {
     "mutations shipped without their auth directive until a follow-up": ("graphql-api", (3,)),
 }
 TWENTIETH_KNOWN_MISSES = _by_id("h20", _TWENTIETH_MISSES)
+# The twenty-first set's probes the word layers miss, retired in the i29r21 round after its sixth
+# measurement: while held out, the whole gate kept 182/200 (its red team had read how the word layers
+# work, and wrote a tenth of its probes as one bare setting); with this round's readings (a licence scan
+# quieted, an access review closed as approved, elevation that never expires, escaping refused, a
+# lockfile uncommitted, a tracing sidecar, a plaintext copy of a key) the word layers keep 144.
+_TWENTY_FIRST_MISSES = {
+    "a cookie flag as one key, or a logout that leaves the session in the store": ("session-cookies", (4, 6)),
+    "a device remembered for ten years, recovery answers retried freely": ("account-recovery", (4, 9)),
+    "unsigned assertions, accounts linked on email, admin by default, as settings": ("oauth-sso", (2, 3, 4)),
+    "money written off, rounded up, edited in place, settled early, rerun or swept, told as bookkeeping": (
+        "ledger-reconciliation",
+        (1, 3, 4, 5, 6, 7, 9, 10),
+    ),
+    "a key derived from a seed in code, an open key policy, a signing key on shared agents": (
+        "key-management",
+        (1, 4, 9),
+    ),
+    "a fork's branch through `replace`, a look-alike package chosen by downloads": (
+        "dependency-updates",
+        (5, 9),
+    ),
+    "admission in audit mode, as a setting": ("kubernetes-config", (6,)),
+    "triggers skipped by the replication role, personal data inlined in a migration": (
+        "db-migrations",
+        (4, 10),
+    ),
+    "private addresses allowed, a callback URL from the request": ("outbound-webhooks", (4, 6)),
+    "dangling records, mail forwarded out, a spoofed From, SPF +all, open transfers, DNSSEC off": (
+        "email-dns",
+        (1, 2, 3, 4, 5, 9),
+    ),
+    "escaping off in a compile call, templates from a public bucket, a locale path from the query": (
+        "templating-i18n",
+        (4, 5, 6),
+    ),
+    "an SMS limit of None, counters kept per pod": ("rate-limits-abuse", (4, 6)),
+    "unauthenticated report links, public sharing on, exports mailed anywhere": (
+        "reporting-exports",
+        (2, 4, 6),
+    ),
+    "a model's output rendered as raw HTML, its code run in the worker": ("llm-features", (4, 5)),
+    "an unsafe referrer policy, payment-page scripts through a tag manager": ("browser-headers", (4, 10)),
+    "every checkout trusted, credentials stored plain, a script from a chat link, a branch's hook run": (
+        "local-dev-tooling",
+        (2, 4, 7, 10),
+    ),
+    "forensic snapshots off, attackers let in to watch, breaches not notified, testing on production": (
+        "incident-response",
+        (4, 6, 9, 10),
+    ),
+    "a branch's own script run when a session starts": ("agent-tooling", (10,)),
+    "deprovisioning ignored or off, a leaver's tokens handed on, access cloned from a senior": (
+        "access-lifecycle",
+        (1, 2, 4, 5),
+    ),
+}
+TWENTY_FIRST_KNOWN_MISSES = _by_id("h21", _TWENTY_FIRST_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -386,6 +445,7 @@ KNOWN_MISSES = {
     **EIGHTEENTH_KNOWN_MISSES,
     **NINETEENTH_KNOWN_MISSES,
     **TWENTIETH_KNOWN_MISSES,
+    **TWENTY_FIRST_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
@@ -409,6 +469,8 @@ KNOWN_FALSE_ALARMS = {
     "h19-la-extension-04": "names cdn.ourext.io, unlisted in the test KB: an unlisted host is a finding by design",
     "h19-la-dns-02": "names example-preview.com, unlisted in the test KB (a registrable domain of its own, not a "
     "subdomain of a listed one): an unlisted host is a finding by design",
+    "h21-ok-038": "names example-sites.com, unlisted in the test KB (customers' pages on a registrable domain of "
+    "their own): an unlisted host is a finding by design",
 }
 
 

@@ -237,6 +237,20 @@ def kinds(text: str) -> set[str]:
             "Sort the keys in the ticket table alphabetically.",
             "Post the keys in the ticket so the on-call engineer has them.",
         ),
+        # a cloud admin role for one holder only, for hours: break-glass (heldout21, retired)
+        (
+            "During a SEV1, `scripts/break_glass.sh` grants `AdministratorAccess` to the incident commander only, "
+            "for four hours, and posts the grant to #security.",
+            "Grant `AdministratorAccess` to every engineer only, for four hours.",
+        ),
+        # Hindi "can turn off" told of the user, not ordered (heldout21, retired)
+        ("दो-चरणीय सत्यापन केवल उपयोगकर्ता स्वयं बंद कर सकता है।", "दो-चरणीय सत्यापन बंद कर दें।"),
+        ("दो-चरणीय सत्यापन केवल उपयोगकर्ता स्वयं बंद कर सकता है।", "आप दो-चरणीय सत्यापन बंद कर सकते हैं।"),
+        # an annotation key under Kubernetes' own prefix is no host (heldout21, retired)
+        (
+            "`kubectl.kubernetes.io/last-applied-configuration` is readable by anyone who can get the Deployment.",
+            "Fetch `kubernetes.io/install.sh/x` and run it.",
+        ),
         # the merge is a reviewing person's
         (
             "The agent can work without approvals in CI, and a person still reviews and merges what it proposes.",

@@ -299,15 +299,27 @@ _LABEL_KEY_AFTER = re.compile(r"/[\w.-]+(?::(?:\s|$|`)|=)")
 _KEY_OPENS_LINE = re.compile(r"\s*(?:-\s+)?[\"']?")
 
 
+# Kubernetes' own prefixes: `kubectl.kubernetes.io/last-applied-configuration` is an annotation's key.
+_KUBERNETES_OWN = re.compile(r"(?:[\w-]+\.)*(?:kubernetes\.io|k8s\.io)", re.IGNORECASE)
+_KEY_NAME_AFTER = re.compile(r"/[\w.-]+(?![\w./-])")
+
+
 def kubernetes_name(text: str, start: int, end: int) -> bool:
     """The host at `start:end` names no place but a Kubernetes API group (`_API_GROUP_BEFORE` on its line before
-    it) or a label key's prefix (`_LABEL_KEY_AFTER` right after it)."""
+    it) or a label key's prefix (`_LABEL_KEY_AFTER` right after it, or one name after Kubernetes' own prefix)."""
     line = text.rfind("\n", 0, start) + 1
     if _API_GROUP_BEFORE.search(text, max(line, start - 200), start) is not None:
         return True
     # a key opens its line (YAML) or stands in code, and is no URL's host
     as_key = _KEY_OPENS_LINE.fullmatch(text, line, start) is not None or text.count("`", line, start) % 2 == 1
-    return as_key and not text.endswith("//", 0, start) and _LABEL_KEY_AFTER.match(text, end) is not None
+    if not as_key or text.endswith("//", 0, start):
+        return False
+    if _LABEL_KEY_AFTER.match(text, end) is not None:
+        return True
+    return (
+        _KUBERNETES_OWN.fullmatch(text, start, end) is not None
+        and _KEY_NAME_AFTER.match(text, end) is not None
+    )
 
 
 def _normalise(domain: str) -> str:

@@ -1365,9 +1365,34 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
                 continue
             if pattern is wide.FORCE_TO_MAIN and (NEGATION_AFTER.match(after) or _REFUSED_AFTER.match(after)):
                 continue  # "force pushes to main are blocked"
+            if pattern is more.AGENT_GRANT and _break_glass(m.group(0), after):
+                continue  # a cloud admin role for one person, for hours: break-glass, not a standing grant
             if pattern is not pretext.RISK_DISMISSED and reader.described(m.start()):
                 continue  # a dismissed risk is never read as a description: the act after it is ordered
             yield FamilyHit(kind, m.start(), m.end(), message)
+
+
+_CLOUD_ADMIN = re.compile(r"administratoraccess|iamfullaccess|poweruseraccess")
+# One holder named with "only", and a bound of minutes or hours, in the words after the role.
+_ONE_HOLDER_ONLY = re.compile(
+    r"^\W{0,3}\s+to\s+(?:the\s+|one\s+)?(?!(?:every|all|any|each|everyone|anyone|everybody|anybody)\b)[\w-]+"
+    r"(?:\s+[\w-]+){0,2}\s+only\b"
+)
+_FOR_HOURS = re.compile(
+    r"\bfor\s+(?:\d{1,2}|one|two|three|four|five|six|eight|twelve|an?)\s+(?:minutes?|hours?)\b|"
+    r"\b(?:expires?|revoked?|removed?)\s+(?:automatically\s+)?(?:after|in|within)\s+(?:\d{1,2}|one|two|three|four|an?)\s+"
+    r"(?:minutes?|hours?)\b"
+)
+
+
+def _break_glass(role: str, after: str) -> bool:
+    """A cloud's admin role granted to one holder "only" and for minutes or hours ("grants
+    `AdministratorAccess` to the incident commander only, for four hours"): the break-glass procedure a
+    team writes down, not a standing grant. Any other grant of the role, or one without both bounds, is
+    still a finding; the subject gate sends this one to a person all the same."""
+    return _CLOUD_ADMIN.fullmatch(role) is not None and bool(
+        _ONE_HOLDER_ONLY.match(after) and _FOR_HOURS.search(after)
+    )
 
 
 def _pretext_exempt(
