@@ -98,6 +98,9 @@ THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and ha
 # (before heldout19, 1.5: 82.4 % -> 86.2 %, real lessons 25 -> 54). Each point of recall on a fresh set
 # cost about a point of real lessons reviewed, past the bound set before the trial (30 of 293), so both
 # classes stay weighed equally.
+# Averaging the weights of five fits with different shuffle seeds (i29r21, heldout21 fitted; adopted only
+# if left-out recall held and real lessons rose by two at most) named fewer left-out probes on the first
+# five folds, 849 against 860 of 1,000 (drafted 530 against 564), so one fit with one seed stays.
 # One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
 # --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
 # Lowered to 0.9 once ordinary_review.yaml had cut the real lessons sent to a person (27 -> 18 of 293
