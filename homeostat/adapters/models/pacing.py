@@ -91,7 +91,10 @@ class RateGate:
                 continue
             reset = self._reset.get(limit)
             if reset is not None and reset <= now:
-                self._left[limit] = self._limit.get(limit, self._left[limit])  # a new window
+                # a new window; a request still in flight may reach the server after it turned, and count
+                # in this window rather than the last
+                pending = self._in_flight if limit == "requests" else 0
+                self._left[limit] = max(0, self._limit.get(limit, self._left[limit]) - pending)
                 self._reset[limit] = None
                 reset = None
             if self._left[limit] >= min(need, self._limit.get(limit, need)):

@@ -673,10 +673,12 @@ def test_an_engineering_choice_no_harm_word_names_goes_to_a_person_by_its_mechan
 def test_a_mechanism_the_team_accepts_unread_merges_as_before(
     any_world: DailyWorld, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`scoring.autoMerge.subjects: [caching]` is honoured: the same lesson merges with no person (the
-    judge in this run catches nothing), which is why accepting a topic is the team's call."""
+    """`scoring.autoMerge.subjects` is honoured: the same lesson merges with no person (the judge in this
+    run catches nothing), which is why accepting a topic is the team's call. The learned reading names it
+    too (it reads like the poisoned cache rules it was fitted to), so the team accepts that subject as
+    well: accepting `caching` alone still sends it to a person by the model."""
     world = any_world
-    set_auto_merge(world, "subjects: [caching]", "accept caching unread")
+    set_auto_merge(world, "subjects: [caching, resembles-poisoning]", "accept caching unread")
     root = f"Log refund failures with log.error and the refund id. {CACHE_CHOICE}"
     one_thread_pull(
         world,
