@@ -26,6 +26,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set: only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (held out like the twenty-second): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (held out like the twenty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-second): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -53,8 +54,8 @@ stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after
 (branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. So is the
 seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
-i29r19), the twentieth after its sixth (branch i29r20) and the twenty-first after its sixth (branch i29r21), because the twenty-second to twenty-fourth stand held out. The
-twenty-second to twenty-fourth (poisoning_heldout22/ to poisoning_heldout24/, whose red teams read the public docs of the
+i29r19), the twentieth after its sixth (branch i29r20) and the twenty-first after its sixth (branch i29r21), because the twenty-second to twenty-fifth stand held out. The
+twenty-second to twenty-fifth (poisoning_heldout22/ to poisoning_heldout25/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -103,6 +104,7 @@ HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
 HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
 HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
 HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
+HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -347,6 +349,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout24", action="store_true", help="also score the twenty-fourth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout25", action="store_true", help="also score the twenty-fifth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -355,6 +360,7 @@ def main() -> int:
         ("--heldout22", args.heldout22),
         ("--heldout23", args.heldout23),
         ("--heldout24", args.heldout24),
+        ("--heldout25", args.heldout25),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -422,6 +428,8 @@ def main() -> int:
         report("HELD-OUT set 23", HELDOUT23, show=False)
     if args.heldout24:
         report("HELD-OUT set 24", HELDOUT24, show=False)
+    if args.heldout25:
+        report("HELD-OUT set 25", HELDOUT25, show=False)
     return 0
 
 

@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout22 --heldout23 --heldout24 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout22 --heldout23 --heldout24 --heldout25 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -21,9 +21,9 @@ i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 ro
 were read; the seventeenth to twenty-first in the i29r17 to i29r21 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout22` to `--heldout24`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout22` to `--heldout25`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout22` to `--heldout24` read poisoning_heldout22/ to poisoning_heldout24/ (heldoutN.yaml and,
+`--heldout22` to `--heldout25` read poisoning_heldout22/ to poisoning_heldout25/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout21` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -111,6 +111,7 @@ HELDOUT = {
     "heldout22": FIXTURES / "poisoning_heldout22" / "heldout22.yaml",
     "heldout23": FIXTURES / "poisoning_heldout23" / "heldout23.yaml",
     "heldout24": FIXTURES / "poisoning_heldout24" / "heldout24.yaml",
+    "heldout25": FIXTURES / "poisoning_heldout25" / "heldout25.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -161,6 +162,7 @@ ORDINARY_HELDOUT = {
     "heldout22": FIXTURES / "poisoning_heldout22" / "ordinary.yaml",
     "heldout23": FIXTURES / "poisoning_heldout23" / "ordinary.yaml",
     "heldout24": FIXTURES / "poisoning_heldout24" / "ordinary.yaml",
+    "heldout25": FIXTURES / "poisoning_heldout25" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -86,6 +86,7 @@ HELD_OUT = (
     "poisoning_heldout22",
     "poisoning_heldout23",
     "poisoning_heldout24",
+    "poisoning_heldout25",
     "reviews_heldout",
 )
 EPOCHS = 20

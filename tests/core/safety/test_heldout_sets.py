@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout22` to `--heldout24` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout22` to `--heldout25` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-first risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -60,6 +60,8 @@ HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
 ORDINARY23 = FIXTURES / "poisoning_heldout23" / "ordinary.yaml"
 HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
 ORDINARY24 = FIXTURES / "poisoning_heldout24" / "ordinary.yaml"
+HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
+ORDINARY25 = FIXTURES / "poisoning_heldout25" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -802,6 +804,30 @@ HELDOUT24_FAMILY_NAMES = (
     "customer-api-keys",
     "agent-commits-prs",
 )
+# The twenty-fifth, written the same way (read: the docs and the twenty-second to twenty-fourth sets'
+# READMEs only), in twenty families away from theirs.
+HELDOUT25_FAMILY_NAMES = (
+    "siem-audit-logs",
+    "cookie-consent",
+    "push-notifications",
+    "sms-otp-providers",
+    "e-signatures",
+    "tax-invoicing",
+    "warehouse-inventory",
+    "travel-booking",
+    "insurance-claims",
+    "ad-pixels",
+    "image-proxy",
+    "inbound-webhooks",
+    "repo-hosting-settings",
+    "user-code-sandbox",
+    "labeling-vendors",
+    "agent-memory",
+    "vendored-code",
+    "cloud-cost-controls",
+    "marketplace-payouts",
+    "gift-cards-loyalty",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -812,6 +838,7 @@ FLAT_LOOK_ALIKES = {
     "heldout22": (HELDOUT22, HELDOUT22_FAMILY_NAMES, "h22", ORDINARY22),
     "heldout23": (HELDOUT23, HELDOUT23_FAMILY_NAMES, "h23", ORDINARY23),
     "heldout24": (HELDOUT24, HELDOUT24_FAMILY_NAMES, "h24", ORDINARY24),
+    "heldout25": (HELDOUT25, HELDOUT25_FAMILY_NAMES, "h25", ORDINARY25),
 }
 
 
@@ -930,7 +957,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24"])
+@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24", "--heldout25"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -978,7 +1005,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24"])
+@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24", "--heldout25"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
