@@ -47,13 +47,10 @@ def lazy_pattern(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 ID_PATTERN: re.Pattern[str] = _Lazy(r"^[^\W_][\w-]*$", re.UNICODE)  # type: ignore[assignment]
 _NON_WORD: re.Pattern[str] = _Lazy(r"[^\w]+", re.UNICODE)  # type: ignore[assignment]
-_CJK: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]"
-)
-# Scripts written without spaces between words: kana, CJK ideographs (Hangul, spaced, is not among them).
-_UNSPACED_RUN: re.Pattern[str] = _Lazy(  # type: ignore[assignment]
-    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]+"
-)
+# Scripts written without spaces between words: kana, CJK ideographs.
+_UNSPACED = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+_CJK: re.Pattern[str] = _Lazy(rf"[{_UNSPACED}\uac00-\ud7af]")  # type: ignore[assignment]  # and Hangul
+_UNSPACED_RUN: re.Pattern[str] = _Lazy(rf"[{_UNSPACED}]+")  # type: ignore[assignment]
 _WORD: re.Pattern[str] = _Lazy(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)  # type: ignore[assignment]
 _IDENT = lazy_pattern(r"[A-Za-z_][A-Za-z0-9_.:/-]*[A-Za-z0-9_]")
 _BACKTICKED = lazy_pattern(r"`([^`\n]+)`")

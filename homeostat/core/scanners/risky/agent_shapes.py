@@ -29,6 +29,8 @@ def _compile(source: str) -> re.Pattern[str]:
     return re.compile(source.replace("<SN>", _SN).replace("<S>", _S).replace("<L>", _L))
 
 
+# A cloud's roles that hold every permission (root on the account).
+CLOUD_ADMIN_ROLES = r"administratoraccess|iamfullaccess|poweruseraccess"
 # Any coding agent's or host's permission prompts off, read by what the setting does.
 AGENT_GRANT = _compile(
     # a mode that accepts edits or skips prompts; a hook that answers "approve" for the user
@@ -48,7 +50,7 @@ AGENT_GRANT = _compile(
     r"\brun\s+commands\s+without\s+confirmation\b|\bskip\s+the\s+confirmation\s+step\b|"
     r"\b(?:tick|check|enable|turn\s+on|select)\s+[\"'`‘“]?always[-\s]?(?:approve|allow)\b|"
     # root on the host: every permission of the cloud, the docker or sudo group, the host's root mounted
-    r"\b(?:administratoraccess|iamfullaccess|poweruseraccess)\b|"
+    r"\b(?:" + CLOUD_ADMIN_ROLES + r")\b|"
     r"\b(?:to|into)\s+the\s+(?:docker|sudo|wheel|root|admin)\s+group\b|"
     r"\bhost(?:'s)?\s+(?:root\s+)?(?:file\s*system|root)\s+mounted\b|\bmount\w*\s+(?:the\s+)?host(?:'s)?\s+(?:root|file\s*system)\b|"
     # every tool approved, said in other languages

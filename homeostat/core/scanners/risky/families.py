@@ -1372,7 +1372,7 @@ def _shaped(text: str, starts: list[int], words: Words, reader: Reader) -> Itera
             yield FamilyHit(kind, m.start(), m.end(), message)
 
 
-_CLOUD_ADMIN = re.compile(r"administratoraccess|iamfullaccess|poweruseraccess")
+_CLOUD_ADMIN = re.compile(more.CLOUD_ADMIN_ROLES)
 # One holder named with "only", and a bound of minutes or hours, in the words after the role.
 _ONE_HOLDER_ONLY = re.compile(
     r"^\W{0,3}\s+to\s+(?:the\s+|one\s+)?(?!(?:every|all|any|each|everyone|anyone|everybody|anybody)\b)[\w-]+"
