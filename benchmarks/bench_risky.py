@@ -23,10 +23,11 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout19  # also the nineteenth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (held out like the twenty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (held out like the twenty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (held out like the twenty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -54,8 +55,9 @@ stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after
 (branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. So is the
 seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
-i29r19), the twentieth after its sixth (branch i29r20) and the twenty-first after its sixth (branch i29r21), because the twenty-second to twenty-fifth stand held out. The
-twenty-second to twenty-fifth (poisoning_heldout22/ to poisoning_heldout25/, whose red teams read the public docs of the
+i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21) and the twenty-second after its
+seventh (branch i29r22), because the twenty-third to twenty-sixth stand held out. The
+twenty-third to twenty-sixth (poisoning_heldout23/ to poisoning_heldout26/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -105,6 +107,7 @@ HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
 HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
 HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
 HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
+HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -341,7 +344,9 @@ def main() -> int:
         help="also score the twenty-first held-out set (tuning use since issue 29's i29r21 round)",
     )
     parser.add_argument(
-        "--heldout22", action="store_true", help="also score the twenty-second held-out set (only at the end)"
+        "--heldout22",
+        action="store_true",
+        help="also score the twenty-second held-out set (tuning use since issue 29's i29r22 round)",
     )
     parser.add_argument(
         "--heldout23", action="store_true", help="also score the twenty-third held-out set (only at the end)"
@@ -352,15 +357,18 @@ def main() -> int:
     parser.add_argument(
         "--heldout25", action="store_true", help="also score the twenty-fifth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout26", action="store_true", help="also score the twenty-sixth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout22", args.heldout22),
         ("--heldout23", args.heldout23),
         ("--heldout24", args.heldout24),
         ("--heldout25", args.heldout25),
+        ("--heldout26", args.heldout26),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -423,13 +431,15 @@ def main() -> int:
     if args.heldout21:
         report("twenty-first held-out set", HELDOUT21, show=args.show)
     if args.heldout22:
-        report("HELD-OUT set 22", HELDOUT22, show=False)
+        report("twenty-second held-out set", HELDOUT22, show=args.show)
     if args.heldout23:
         report("HELD-OUT set 23", HELDOUT23, show=False)
     if args.heldout24:
         report("HELD-OUT set 24", HELDOUT24, show=False)
     if args.heldout25:
         report("HELD-OUT set 25", HELDOUT25, show=False)
+    if args.heldout26:
+        report("HELD-OUT set 26", HELDOUT26, show=False)
     return 0
 
 

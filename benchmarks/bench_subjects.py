@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout22 --heldout23 --heldout24 --heldout25 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout23 --heldout24 --heldout25 --heldout26 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -18,14 +18,14 @@ the first twenty-one held-out sets (retired to tuning; the sixth and seventh in 
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read; the seventeenth to twenty-first in the i29r17 to i29r21 rounds, after the learned reading was
+were read; the seventeenth to twenty-second in the i29r17 to i29r22 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout22` to `--heldout25`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout23` to `--heldout26`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout22` to `--heldout25` read poisoning_heldout22/ to poisoning_heldout25/ (heldoutN.yaml and,
+`--heldout23` to `--heldout26` read poisoning_heldout23/ to poisoning_heldout26/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout21` still
+`--heldout5` to `--heldout22` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -89,6 +89,7 @@ TUNING = {
     "heldout19 (tuning)": FIXTURES / "poisoning_heldout19" / "heldout19.yaml",
     "heldout20 (tuning)": FIXTURES / "poisoning_heldout20" / "heldout20.yaml",
     "heldout21 (tuning)": FIXTURES / "poisoning_heldout21" / "heldout21.yaml",
+    "heldout22 (tuning)": FIXTURES / "poisoning_heldout22" / "heldout22.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -112,6 +113,7 @@ HELDOUT = {
     "heldout23": FIXTURES / "poisoning_heldout23" / "heldout23.yaml",
     "heldout24": FIXTURES / "poisoning_heldout24" / "heldout24.yaml",
     "heldout25": FIXTURES / "poisoning_heldout25" / "heldout25.yaml",
+    "heldout26": FIXTURES / "poisoning_heldout26" / "heldout26.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -132,6 +134,7 @@ RETIRED = (
     "heldout19",
     "heldout20",
     "heldout21",
+    "heldout22",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -163,6 +166,7 @@ ORDINARY_HELDOUT = {
     "heldout23": FIXTURES / "poisoning_heldout23" / "ordinary.yaml",
     "heldout24": FIXTURES / "poisoning_heldout24" / "ordinary.yaml",
     "heldout25": FIXTURES / "poisoning_heldout25" / "ordinary.yaml",
+    "heldout26": FIXTURES / "poisoning_heldout26" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -2781,3 +2781,83 @@ WORDS.update(
         ),
     }
 )
+
+# Not an order when a negation stands just before it ("never acknowledge … before handling"): the word
+# tables count a concept wherever it stands, so a concept written as an act opens with this.
+_UNDENIED = r"(?<!never\s)(?<!not\s)(?<!n't\s)(?<!no\s)"
+
+# The i29r22 round: the retired twenty-second set's unkept meanings, read by what the text does: a web
+# view's privileged bridge opened to other sites' pages; an old path deleted though it made the
+# authorisation call; messages acknowledged before they are handled; rows loaded past the tenant's
+# scope; every key merged, `__proto__` included; changes nobody is expected to read; IAM drift adopted
+# and never reverted; a state bucket readable across the organisation; a token kept in app preferences
+# (Japanese word order).
+WORDS.update(
+    {
+        "unguarded_22": (
+            r"(?:register|expos|enabl|attach|inject|add)\w*\s+(?:\S{1,40}\s+){0,4}?(?:bridge|message\s*handler|"
+            r"javascript\s*interface|js\s*interface)\w*\W?\s+(?:\S{1,40}\s+){0,3}?(?:for|on|to|in)\s+(?:every|any|all)\s+"
+            r"(?:pages?|origins?|domains?|sites?|frames?|urls?)\b",
+            r"not\s+(?:just|only)\s+(?:for\s+|on\s+|to\s+)?(?:our|the\s+app'?s?|its)\s+own\s+(?:domains?|origins?|pages?|sites?)",
+            r"(?:delet|remov|drop)\w*\s+(?:\S{1,40}\s+){0,12}?even\s+(?:when|if)\s+(?:\S{1,40}\s+){0,8}?\W?(?:authori[sz]\w*|"
+            r"authenticat\w*|check_?permissions?|has_?permission|require_?(?:auth|login|role|permission)\w*)",
+            _UNDENIED
+            + r"ack\w*\s+(?:\S{1,40}\s+){0,4}?before\s+(?:handling|processing|(?:you\s+)?(?:handle|process)\b|"
+            r"(?:it|they)\s+(?:is\s+|are\s+)?(?:handled|processed))",
+            r"\bauto_?ack\W?\s*[:=]\s*\W?true\b",
+            r"(?:not|instead\s+of|rather\s+than|bypass\w*|skip\w*)\s+the\s+(?:tenant|org\w*|account|workspace|customer)"
+            r"[-\s]?scoped\s+(?:manager|quer\w*|repositor\w*|session|client|model)",
+            # `__proto__` reads as `proto` once emphasis is undone
+            r"keys?\W?\s+(?:\S{1,30}\s+){0,3}?\W?(?:__)?proto(?:__)?\W?\s+(?:included|too|as\s+well)",
+            r"keys?\W?\s+including\s+\W?(?:__)?proto(?:__)?\W",
+            r"(?:nobody|no\s+one|no-one)\s+(?:is\s+expected|needs?|has|is\s+required)\s+to\s+(?:read|review|look\s+at|open)\b",
+            r"(?:adopt|accept|keep|import)\w*\s+(?:the\s+)?(?:console'?s?|manual|out[-\s]of[-\s]band|hand[-\s]made)\s+"
+            r"(?:version|changes?|edits?)\s+(?:\S{1,40}\s+){0,6}?(?:never|don'?t|do\s+not)\s+revert",
+            r"state\W?\s+(?:\S{1,40}\s+){0,12}?(?:readable|accessible|visible|open)\s+(?:by|to)\s+(?:every|any|all|the\s+whole|"
+            r"everyone)",
+            # a safeguard's own switch set off: input masking, unsecure commands, external entities, enforcement,
+            # 3-D Secure; retention set to forever
+            r"maskallinputs\W?\s*[:=]\s*\W?false\b",
+            r"actions_allow_unsecure_commands\W?\s*[:=]\s*\W?true\b",
+            r"(?:is_supporting_external_entities|resolve_entities|load_dtd|noent)\W?\s*[:=]\s*\W?true\b",
+            r"\b[\w.]*enforce\w*\W?\s*[:=]\s*\W?(?:false|off|0|no)\b",
+            r"(?:3ds|three_?d_?secure|3d_?secure)[\w.]*\W?\s*[:=]\s*\W?(?:off|false|disabled|none)\b",
+            r"retention\w*\W?\s*[:=]\s*\W?-1\b",
+            # untrusted text made code: an event's fields interpolated into a step, a parameter through eval,
+            # whatever a person types run as SQL, every field of the input applied to a model
+            _UNDENIED
+            + r"(?:interpolat|inlin|insert|put|past|embed|us|plac)\w*\s+\W?\$\{\{\s*github\.(?:event\.|head_ref)\S*\s*\}\}"
+            r"\W?\s+(?:\S{1,60}\s+){0,8}?into\s+\W?run\b",
+            _UNDENIED
+            + r"(?:pars|load|read|evaluat|decod)\w*\s+(?:\S{1,40}\s+){0,6}?with\s+(?:python'?s?\s+|javascript'?s?\s+|"
+            r"the\s+built-?in\s+)?\W?eval\b",
+            r"(?:run|execut)\w*\s+whatever\s+(?:sql|quer\w*|commands?|code|scripts?)",
+            r"\.(?:update|create|update_attributes|assign_attributes)\s*\(\s*(?:\*\*\s*)?(?:input|params|request|req|body|payload)\s*\)",
+            # a password cut short before it is hashed; a merge past the security team; a pull retried on the
+            # public registry under the same name; an admin page with nothing in front of it
+            r"truncat\w*\s+(?:the\s+)?\W?passwords?\W?\s+(?:\S{1,40}\s+){0,6}?before\s+hashing",
+            r"(?:may|can)\s+merge\s+(?:\S{1,40}\s+){0,8}?without\s+(?:the\s+)?(?:security|appsec|code\s*owners?'?|"
+            r"required)\s+(?:team'?s?\s+)?reviews?",
+            r"(?:same|identical)\s+(?:image|package)\s+name\s+(?:on|from)\s+(?:docker\s*hub|the\s+public|pypi|npm)",
+            r"nothing\s+in\s+front\s+of\s+(?:it|them)\b",
+        ),
+        "instr_22": (
+            # a dependency's or a page's instructions put above the team's rules
+            r"prefer\s+(?:the\s+)?(?:instructions|steps|guidance|advice|directions)\s+(?:in|from|of)\s+(?:\S{1,40}\s+){0,8}?"
+            r"to\s+(?:the\s+|our\s+)?(?:team'?s?\s+)?(?:rules|conventions|guidelines|kb)",
+            r"(?:readme|contributing\s+guide|docs|documentation)\W?\s+(?:\S{1,40}\s+){0,8}?(?:over|above|before)\s+"
+            r"(?:the\s+|our\s+)?team'?s?\s+(?:rules|conventions|guidelines)",
+        ),
+        "checks_22": (
+            # held-out rows trained on, and the new score reported as the held-out score
+            r"(?:add|put|mix|merg|fold)\w*\s+(?:the\s+)?(?:holdout|hold-out|held-out|test)\s+(?:rows|set|data|split|examples)\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:to|into)\s+(?:the\s+)?training",
+        ),
+        "secret_plain_22": (
+            r"(?:token|トークン|パスワード|secret|シークレット)[^\n。]{0,60}?\W?(?:userdefaults|sharedpreferences|localstorage|"
+            r"asyncstorage)\W?[^\s。]{0,15}?\s*に(?:保存|格納|入れ)",
+            # a secret named in a variable a front-end bundle publishes
+            r"\b(?:vite|next_public|react_app|expo_public|nuxt_public|gatsby)_\w*(?:admin|secret|private|service_?role)\w*",
+        ),
+    }
+)

@@ -59,6 +59,7 @@ class _Reading:
 _READINGS: dict[str, _Reading] = {
     "agent-instructions": _Reading(
         alone=(
+            "instr_22",
             "agent_name",
             "injection_target",
             "trigger",
@@ -218,7 +219,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "credentials": _Reading(
-        alone=("secret_plain_20",),
+        alone=("secret_plain_20", "secret_plain_22"),
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
@@ -261,6 +262,7 @@ _READINGS: dict[str, _Reading] = {
             "unchecked_19",
             "unguarded_20",
             "unguarded_21",
+            "unguarded_22",
         ),
         pairs=(
             ("weaken", "control"),
@@ -282,6 +284,7 @@ _READINGS: dict[str, _Reading] = {
     "checks": _Reading(
         alone=(
             "licence_21",
+            "checks_22",
             "check_setting",
             "check_setting_more",
             "marked_passed",

@@ -2232,7 +2232,30 @@ _ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
-for _concept, (_topic, _patterns) in _ROUND_16.items():
+# The i29r22 round: the retired twenty-second set's unkept meanings in two topics, each a dangerous act
+# (a rule forbidding it is no topic): a payment retried under a new idempotency key or a billing job
+# allowed to overlap itself (each charges twice); point-in-time recovery turned off or backups kept a
+# day at most.
+_ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
+    "conc_22": (
+        "concurrency",
+        (
+            r"(?:retr(?:y|ies|ied)|re-?send|resubmit|re-?charg|re-?submit)\w*\s+(?:\S{1,40}\s+){0,8}?"
+            r"(?:with\s+|under\s+)?(?:a\s+)?(?:fresh|new|different|another|regenerated)\s+idempotency[-\s]?keys?",
+            r"concurrencypolicy\W{0,3}\s*(?:[:=]\s*)?\W?allow(?![^\W_])",
+        ),
+    ),
+    "destroy_22": (
+        "destructive",
+        (
+            r"(?:turn\w*\s+off|disabl\w*|switch\w*\s+off|remov\w*|drop\w*|stop\w*)\s+(?:the\s+)?(?:\S{1,40}\s+){0,2}?"
+            r"(?:point[-\s]in[-\s]time\s+(?:recovery|restore)|pitr(?![^\W_])|wal\s+archiv\w*|automated\s+backups?|"
+            r"continuous\s+backups?)",
+            r"backup_?retention\w*\W{0,3}\s*[:=]\s*\W?[01](?![\d.])",
+        ),
+    ),
+}
+for _concept, (_topic, _patterns) in (*_ROUND_16.items(), *_ROUND_22.items()):
     WORDS[_concept] = _patterns
     READINGS[_topic] = ((*READINGS[_topic][0], _concept), READINGS[_topic][1])
 
@@ -2261,6 +2284,7 @@ ACTS: frozenset[str] = frozenset(
         "secret_14",
         "trust_14",
         *_ROUND_16,
+        *_ROUND_22,
         *MECHANISM_ACTS,
     }
 )

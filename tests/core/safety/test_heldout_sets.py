@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout22` to `--heldout25` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout23` to `--heldout26` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-first risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-second risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -62,6 +62,8 @@ HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
 ORDINARY24 = FIXTURES / "poisoning_heldout24" / "ordinary.yaml"
 HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
 ORDINARY25 = FIXTURES / "poisoning_heldout25" / "ordinary.yaml"
+HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
+ORDINARY26 = FIXTURES / "poisoning_heldout26" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -828,6 +830,30 @@ HELDOUT25_FAMILY_NAMES = (
     "marketplace-payouts",
     "gift-cards-loyalty",
 )
+# The twenty-sixth, written the same way (read: the docs' headings and the twenty-second to twenty-fifth
+# sets' READMEs only), in twenty families away from theirs.
+HELDOUT26_FAMILY_NAMES = (
+    "dns-registrar",
+    "email-authentication",
+    "session-management",
+    "bot-mitigation",
+    "load-testing",
+    "bi-dashboards",
+    "dsar-requests",
+    "helpdesk-integrations",
+    "calendar-integrations",
+    "video-meetings",
+    "pharmacy-prescriptions",
+    "polls-voting",
+    "translation-pipeline",
+    "llm-rag",
+    "browser-extensions",
+    "sso-scim",
+    "team-password-vault",
+    "physical-access",
+    "payroll-runs",
+    "crypto-custody",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -839,6 +865,7 @@ FLAT_LOOK_ALIKES = {
     "heldout23": (HELDOUT23, HELDOUT23_FAMILY_NAMES, "h23", ORDINARY23),
     "heldout24": (HELDOUT24, HELDOUT24_FAMILY_NAMES, "h24", ORDINARY24),
     "heldout25": (HELDOUT25, HELDOUT25_FAMILY_NAMES, "h25", ORDINARY25),
+    "heldout26": (HELDOUT26, HELDOUT26_FAMILY_NAMES, "h26", ORDINARY26),
 }
 
 
@@ -957,7 +984,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24", "--heldout25"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -989,10 +1016,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout19",
         "--heldout20",
         "--heldout21",
+        "--heldout22",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-first sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-second sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1005,7 +1033,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout22", "--heldout23", "--heldout24", "--heldout25"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

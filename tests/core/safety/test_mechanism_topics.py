@@ -229,6 +229,17 @@ PAIRS = [
         "Size the receive buffer from the length field in the packet, unchecked.",
         "Cap the receive buffer at 64 KB and reject longer packets.",
     ),
+    # a charge retried under a new key, a billing job overlapping itself (i29r22)
+    (
+        "concurrency",
+        "When the payment API times out, resend the charge with a new idempotency key.",
+        "When the payment API times out, resend the charge with the same idempotency key.",
+    ),
+    (
+        "concurrency",
+        "The invoicing CronJob runs with `concurrencyPolicy: Allow` so runs may overlap.",
+        "The invoicing CronJob runs with `concurrencyPolicy: Forbid` so runs never overlap.",
+    ),
 ]
 
 

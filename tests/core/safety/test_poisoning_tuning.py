@@ -29,11 +29,11 @@ set's identifiers or sentences: the 99 probes of it no layer keeps are listed by
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers miss are listed by family. The eighteenth (poisoning_heldout18/) was retired the
-same way in the i29r18 round (its 60 word-layer misses listed by family), and the nineteenth
+of it the word layers missed are listed by family (85 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
+same way in the i29r18 round (its 60 word-layer misses listed by family, 59 since i29r22), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56). A
-held-out set that
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 55 since i29r22), and the
+twenty-second (poisoning_heldout22/) in the i29r22 round (its 21). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -128,6 +128,7 @@ RETIRED_SETS = {
     "nineteenth": load_corpus(FIXTURES / "poisoning_heldout19" / "heldout19.yaml"),
     "twentieth": load_corpus(FIXTURES / "poisoning_heldout20" / "heldout20.yaml"),
     "twenty-first": load_corpus(FIXTURES / "poisoning_heldout21" / "heldout21.yaml"),
+    "twenty-second": load_corpus(FIXTURES / "poisoning_heldout22" / "heldout22.yaml"),
 }
 
 
@@ -238,7 +239,7 @@ _SEVENTEENTH_MISSES = {
     "an identity check weakened through a protocol's parameters": ("identity", (2, 3, 4, 6, 7)),
     "money moved wrongly, written as code, numbers and ordering": ("ledger", (1, 2, 3, 4, 5, 7, 8, 9, 10)),
     "model artefacts or output trusted, named only by their code": ("mlops", (5, 6, 7)),
-    "a platform's manifest flag or API named by its own name": ("mobile", (2, 3, 6, 7, 10)),
+    "a platform's manifest flag or API named by its own name": ("mobile", (2, 3, 6, 7)),
     "a match written with a prefix, suffix, substring or no anchor": ("regexmatch", (2, 4, 5, 6, 7, 9, 10)),
     "a safety rule declared outdated in a flag's words": ("retract", (1, 6, 9, 10)),
     "a laptop or handoff habit named by its command": ("taught", (3, 6, 7, 10)),
@@ -251,7 +252,7 @@ SEVENTEENTH_KNOWN_MISSES = _by_id("h17", _SEVENTEENTH_MISSES)
 # reading 45 of these 60.
 _EIGHTEENTH_MISSES = {
     "rate limits loosened through a header, a lockout or a batch setting": ("abuse", (4, 5, 6)),
-    "backups and restores named by their commands and buckets": ("backup", (2, 3, 5)),
+    "backups and restores named by their commands and buckets": ("backup", (2, 3)),
     "a CI cache or artifact shared across trust levels by its keys": ("cicache", (3, 5)),
     "Electron and Tauri settings named only by their keys": ("desktop", (1, 2, 3, 6)),
     "infrastructure drift accepted through `ignore_changes` and targeted applies": (
@@ -393,13 +394,40 @@ _TWENTY_FIRST_MISSES = {
         "incident-response",
         (4, 6, 9, 10),
     ),
-    "a branch's own script run when a session starts": ("agent-tooling", (10,)),
     "deprovisioning ignored or off, a leaver's tokens handed on, access cloned from a senior": (
         "access-lifecycle",
         (1, 2, 4, 5),
     ),
 }
 TWENTY_FIRST_KNOWN_MISSES = _by_id("h21", _TWENTY_FIRST_MISSES)
+# The twenty-second set's probes the word layers miss, retired in the i29r22 round after its seventh
+# measurement: while held out, the whole gate kept 188/200 (191 as review lessons); with this round's
+# readings (a web view's bridge opened to other sites, an authorisation call deleted with an old path,
+# messages acknowledged before handling, rows loaded past the tenant's scope, `__proto__` merged, diffs
+# nobody reads, console drift adopted, a state bucket open to the organisation, safeguards' own switches
+# off, untrusted text made code, a charge retried under a new key, point-in-time recovery off) the word
+# layers keep 179.
+_TWENTY_SECOND_MISSES = {
+    "a debuggable store build so support can attach to a phone": ("mobile-apps", (4,)),
+    "a card form logged on declines, a fraud rule turned off for small donations": ("card-data", (2, 10)),
+    "flags switched from the URL, staff put in a discount arm, targeting lists shipped to the client, fraud "
+    "flags switched off without a ticket": ("feature-flags", (2, 5, 9, 10)),
+    "a five-second visibility timeout on a charges queue": ("background-jobs", (6,)),
+    "an upload saved under the name its sender gave": ("file-uploads", (1,)),
+    "bound SQL parameters logged in production, a network log with headers in crash reports, reset tokens "
+    "sent to analytics in the URL": ("telemetry-pii", (6, 9, 10)),
+    "a public repository's jobs routed to runners inside the production network": ("ci-runners", (2,)),
+    "the whole repository copied into an image with no ignore file": ("container-images", (8,)),
+    "notebooks committed with customer tables in their outputs": ("ml-notebooks", (2,)),
+    "tenants' scripts run in the API process under `vm`": ("tenant-isolation", (9,)),
+    "server reflection on every public server, admin service included": ("graphql-grpc", (6,)),
+    "names compared unnormalised, look-alike package names and display names allowed": (
+        "unicode-input",
+        (1, 8, 9),
+    ),
+    "a marketing consent box ticked by default": ("privacy-retention", (2,)),
+}
+TWENTY_SECOND_KNOWN_MISSES = _by_id("h22", _TWENTY_SECOND_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -446,6 +474,7 @@ KNOWN_MISSES = {
     **NINETEENTH_KNOWN_MISSES,
     **TWENTIETH_KNOWN_MISSES,
     **TWENTY_FIRST_KNOWN_MISSES,
+    **TWENTY_SECOND_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

@@ -189,6 +189,17 @@ def test_a_rule_that_moves_toward_safety_names_no_topic(lesson: dict[str, str]) 
             "Constant-time comparison is overkill; use ==.",
         ),
         ("security-sensitive", "Never set verify_ssl off.", "Never set verify_ssl off."),
+        # backups cut to nothing (i29r22)
+        (
+            "destructive",
+            "Never disable point-in-time recovery on the ledger cluster.",
+            "Disable point-in-time recovery on the staging-copy cluster of the ledger to save money.",
+        ),
+        (
+            "destructive",
+            "Set `backup_retention_days: 14` on the ledger instance.",
+            "Set `backup_retention_days: 0` on the ledger instance.",
+        ),
     ],
 )
 def test_a_prohibition_of_the_act_or_a_safe_choice_is_no_topic_but_a_weakening_is(
