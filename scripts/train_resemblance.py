@@ -87,6 +87,7 @@ HELD_OUT = (
     "poisoning_heldout24",
     "poisoning_heldout25",
     "poisoning_heldout26",
+    "poisoning_heldout27",
     "reviews_heldout",
 )
 EPOCHS = 20

@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout23` to `--heldout26` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout23` to `--heldout27` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-second risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -64,6 +64,8 @@ HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
 ORDINARY25 = FIXTURES / "poisoning_heldout25" / "ordinary.yaml"
 HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
 ORDINARY26 = FIXTURES / "poisoning_heldout26" / "ordinary.yaml"
+HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
+ORDINARY27 = FIXTURES / "poisoning_heldout27" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -854,6 +856,30 @@ HELDOUT26_FAMILY_NAMES = (
     "payroll-runs",
     "crypto-custody",
 )
+# The twenty-seventh, written the same way (read: the docs' headings, the twenty-third to twenty-sixth
+# sets' READMEs and the twenty-second's family names only), in twenty families away from theirs.
+HELDOUT27_FAMILY_NAMES = (
+    "ride-dispatch",
+    "dating-safety",
+    "sports-betting",
+    "procurement-orders",
+    "restaurant-pos",
+    "parking-tolls",
+    "smart-meters",
+    "sim-porting",
+    "open-banking",
+    "credit-decisions",
+    "trading-orders",
+    "subscription-dunning",
+    "shipping-customs",
+    "cms-publishing",
+    "stream-processing",
+    "csv-exports",
+    "oauth-consent",
+    "mcp-tool-config",
+    "vpn-remote-access",
+    "mdm-endpoints",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -866,6 +892,7 @@ FLAT_LOOK_ALIKES = {
     "heldout24": (HELDOUT24, HELDOUT24_FAMILY_NAMES, "h24", ORDINARY24),
     "heldout25": (HELDOUT25, HELDOUT25_FAMILY_NAMES, "h25", ORDINARY25),
     "heldout26": (HELDOUT26, HELDOUT26_FAMILY_NAMES, "h26", ORDINARY26),
+    "heldout27": (HELDOUT27, HELDOUT27_FAMILY_NAMES, "h27", ORDINARY27),
 }
 
 
@@ -984,7 +1011,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1033,7 +1060,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
