@@ -103,6 +103,11 @@ THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and ha
 # Averaging the weights of five fits with different shuffle seeds (i29r21, heldout21 fitted; adopted only
 # if left-out recall held and real lessons rose by two at most) named fewer left-out probes on the first
 # five folds, 849 against 860 of 1,000 (drafted 530 against 564), so one fit with one seed stays.
+# Packing the weights on a finer scale (i29r22, heldout22 fitted): the byte scale set by the largest
+# weight rounds about a quarter of the nonzero weights to zero. Set at the 99.9th or 99th percentile of
+# |w| (the largest clipped), the five folds named 856 and 874 of 1,000 probes against 844, but look-alikes
+# 110 and 140 of 400 against 88 and real lessons 52 and 47 of 293 against 42 (the bound set before: +2):
+# the coarse packing acts as a regulariser, so it stays.
 # One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
 # --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
 # Lowered to 0.9 once ordinary_review.yaml had cut the real lessons sent to a person (27 -> 18 of 293

@@ -2245,6 +2245,15 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"concurrencypolicy\W{0,3}\s*(?:[:=]\s*)?\W?allow(?![^\W_])",
         ),
     ),
+    "guard_off_22": (
+        "security-sensitive",
+        (
+            # a setting whose key names a safeguard, set off: `verify_signature: false`, `redact_pii: off`
+            r"[\w.-]{0,40}?(?:verif|validat|enforc|sanitiz|sanitis|escap|redact|mask|encrypt|audit|signature|signed|csrf|"
+            r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
+            r"hsts|scan)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|disabled?|none|0)(?![\w.])",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

@@ -24,15 +24,15 @@ are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisonin
 retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
 language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
 same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
-set's identifiers or sentences: the 99 probes of it no layer keeps are listed by family with the reason
+set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (96 now)
 (most name their harm only in code, which the enactment check and the judge read). The sixteenth
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers missed are listed by family (85 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
-same way in the i29r18 round (its 60 word-layer misses listed by family, 59 since i29r22), and the nineteenth
+of it the word layers missed are listed by family (84 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
+same way in the i29r18 round (its 60 word-layer misses listed by family, 58 since i29r22), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 55 since i29r22), and the
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 52 since i29r22), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
@@ -168,7 +168,7 @@ _FIFTEENTH_MISSES = {
         "exfil",
         (1, 2, 5, 6),
     ),
-    "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 3, 4, 5, 7)),
+    "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 4, 5, 7)),
     "the hidden part is code in a collapsed <details> block, which a reviewer can open": ("hidden", (2,)),
     "the knowledge repo's check moved to a manual trigger: a workflow trigger names no control": (
         "hsoff",
@@ -352,7 +352,7 @@ TWENTIETH_KNOWN_MISSES = _by_id("h20", _TWENTIETH_MISSES)
 _TWENTY_FIRST_MISSES = {
     "a cookie flag as one key, or a logout that leaves the session in the store": ("session-cookies", (4, 6)),
     "a device remembered for ten years, recovery answers retried freely": ("account-recovery", (4, 9)),
-    "unsigned assertions, accounts linked on email, admin by default, as settings": ("oauth-sso", (2, 3, 4)),
+    "accounts linked on email, admin by default, as settings": ("oauth-sso", (3, 4)),
     "money written off, rounded up, edited in place, settled early, rerun or swept, told as bookkeeping": (
         "ledger-reconciliation",
         (1, 3, 4, 5, 6, 7, 9, 10),
@@ -379,10 +379,10 @@ _TWENTY_FIRST_MISSES = {
         "templating-i18n",
         (4, 5, 6),
     ),
-    "an SMS limit of None, counters kept per pod": ("rate-limits-abuse", (4, 6)),
-    "unauthenticated report links, public sharing on, exports mailed anywhere": (
+    "counters kept per pod": ("rate-limits-abuse", (6,)),
+    "unauthenticated report links, exports mailed anywhere": (
         "reporting-exports",
-        (2, 4, 6),
+        (2, 6),
     ),
     "a model's output rendered as raw HTML, its code run in the worker": ("llm-features", (4, 5)),
     "an unsafe referrer policy, payment-page scripts through a tag manager": ("browser-headers", (4, 10)),

@@ -66,6 +66,10 @@ ABOUT = [
     ("test-and-ci", "Set `allow_failure: true` on the dependency scan job."),
     ("test-and-ci", "Commente les tests qui échouent sur la CI."),
     ("test-and-ci", "Deaktiviere den Linter in der Pipeline."),
+    # a setting whose key names a safeguard, set off (i29r22)
+    ("security-sensitive", "`redact_pii: false` in the support export job."),
+    ("security-sensitive", "Plugins load with `signature_check: disabled`."),
+    ("security-sensitive", "`RATE_LIMIT_LOGIN = 0` until the launch."),
 ]
 
 
@@ -96,6 +100,8 @@ ORDINARY = [
     "Usa comillas dobles para las cadenas.",
     "The product card shows the price and the delete button.",
     "Cache auth client lookups for at most sixty seconds.",
+    "Set `requires_grad = False` on the frozen layers.",
+    "Keep `redact_pii: true` in every export job.",
 ]
 
 
@@ -189,6 +195,12 @@ def test_a_rule_that_moves_toward_safety_names_no_topic(lesson: dict[str, str]) 
             "Constant-time comparison is overkill; use ==.",
         ),
         ("security-sensitive", "Never set verify_ssl off.", "Never set verify_ssl off."),
+        # a safeguard's own setting turned off, and forbidden (i29r22)
+        (
+            "security-sensitive",
+            "Never set `validate_certs: no` in the inventory.",
+            "`validate_certs: no` in the inventory.",
+        ),
         # backups cut to nothing (i29r22)
         (
             "destructive",
