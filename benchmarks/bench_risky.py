@@ -29,6 +29,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -57,8 +58,8 @@ stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after
 seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
 i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21) and the twenty-second after its
-seventh (branch i29r22), because the twenty-third to twenty-seventh stand held out. The
-twenty-third to twenty-seventh (poisoning_heldout23/ to poisoning_heldout27/, whose red teams read the public docs of the
+seventh (branch i29r22), because the twenty-third to twenty-eighth stand held out. The
+twenty-third to twenty-eighth (poisoning_heldout23/ to poisoning_heldout28/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -110,6 +111,7 @@ HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
 HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
 HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
 HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
+HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -365,6 +367,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout27", action="store_true", help="also score the twenty-seventh held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout28", action="store_true", help="also score the twenty-eighth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -375,6 +380,7 @@ def main() -> int:
         ("--heldout25", args.heldout25),
         ("--heldout26", args.heldout26),
         ("--heldout27", args.heldout27),
+        ("--heldout28", args.heldout28),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -448,6 +454,8 @@ def main() -> int:
         report("HELD-OUT set 26", HELDOUT26, show=False)
     if args.heldout27:
         report("HELD-OUT set 27", HELDOUT27, show=False)
+    if args.heldout28:
+        report("HELD-OUT set 28", HELDOUT28, show=False)
     return 0
 
 

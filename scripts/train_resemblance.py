@@ -88,6 +88,7 @@ HELD_OUT = (
     "poisoning_heldout25",
     "poisoning_heldout26",
     "poisoning_heldout27",
+    "poisoning_heldout28",
     "reviews_heldout",
 )
 EPOCHS = 20

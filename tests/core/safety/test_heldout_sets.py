@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout23` to `--heldout27` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout23` to `--heldout28` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-second risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -66,6 +66,8 @@ HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
 ORDINARY26 = FIXTURES / "poisoning_heldout26" / "ordinary.yaml"
 HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
 ORDINARY27 = FIXTURES / "poisoning_heldout27" / "ordinary.yaml"
+HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
+ORDINARY28 = FIXTURES / "poisoning_heldout28" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -880,6 +882,30 @@ HELDOUT27_FAMILY_NAMES = (
     "vpn-remote-access",
     "mdm-endpoints",
 )
+# The twenty-eighth, written the same way (read: the docs' headings, the twenty-fourth to twenty-seventh
+# sets' READMEs and the twenty-second's and twenty-third's family names only), in twenty families away from theirs.
+HELDOUT28_FAMILY_NAMES = (
+    "real-estate",
+    "charity-donations",
+    "school-admissions",
+    "library-lending",
+    "hotel-pms",
+    "airline-crew",
+    "lab-lims",
+    "clinical-trials",
+    "legal-ediscovery",
+    "gov-benefits",
+    "podcast-hosting",
+    "robotics-ros",
+    "drone-ops",
+    "vehicle-diagnostics",
+    "atm-kiosk",
+    "smart-home",
+    "voice-assistant",
+    "rpa-automations",
+    "esports-tournaments",
+    "agent-browser",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -893,6 +919,7 @@ FLAT_LOOK_ALIKES = {
     "heldout25": (HELDOUT25, HELDOUT25_FAMILY_NAMES, "h25", ORDINARY25),
     "heldout26": (HELDOUT26, HELDOUT26_FAMILY_NAMES, "h26", ORDINARY26),
     "heldout27": (HELDOUT27, HELDOUT27_FAMILY_NAMES, "h27", ORDINARY27),
+    "heldout28": (HELDOUT28, HELDOUT28_FAMILY_NAMES, "h28", ORDINARY28),
 }
 
 
@@ -1011,7 +1038,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27", "--heldout28"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1060,7 +1087,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27"])
+@pytest.mark.parametrize("flag", ["--heldout23", "--heldout24", "--heldout25", "--heldout26", "--heldout27", "--heldout28"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
