@@ -24,12 +24,12 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout20  # also the twentieth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (held out like the twenty-third): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-third): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-third): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-third): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-fourth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-fourth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-fourth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-fourth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -57,9 +57,10 @@ stand held out. So is the sixteenth (poisoning_heldout16/): it was retired after
 (branch i29r16), because the seventeenth, eighteenth and nineteenth stand held out. So is the
 seventeenth (poisoning_heldout17/): it was retired after the learned reading was fitted and measured
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
-i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21) and the twenty-second after its
-seventh (branch i29r22), because the twenty-third to twenty-eighth stand held out. The
-twenty-third to twenty-eighth (poisoning_heldout23/ to poisoning_heldout28/, whose red teams read the public docs of the
+i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21),
+the twenty-second after its
+seventh (branch i29r22) and the twenty-third after its eighth (branch i29r23), because the twenty-fourth to twenty-eighth
+stand held out. The twenty-fourth to twenty-eighth (poisoning_heldout24/ to poisoning_heldout28/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -353,7 +354,9 @@ def main() -> int:
         help="also score the twenty-second held-out set (tuning use since issue 29's i29r22 round)",
     )
     parser.add_argument(
-        "--heldout23", action="store_true", help="also score the twenty-third held-out set (only at the end)"
+        "--heldout23",
+        action="store_true",
+        help="also score the twenty-third held-out set (tuning use since issue 29's i29r23 round)",
     )
     parser.add_argument(
         "--heldout24", action="store_true", help="also score the twenty-fourth held-out set (only at the end)"
@@ -365,7 +368,9 @@ def main() -> int:
         "--heldout26", action="store_true", help="also score the twenty-sixth held-out set (only at the end)"
     )
     parser.add_argument(
-        "--heldout27", action="store_true", help="also score the twenty-seventh held-out set (only at the end)"
+        "--heldout27",
+        action="store_true",
+        help="also score the twenty-seventh held-out set (only at the end)",
     )
     parser.add_argument(
         "--heldout28", action="store_true", help="also score the twenty-eighth held-out set (only at the end)"
@@ -375,7 +380,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout23", args.heldout23),
         ("--heldout24", args.heldout24),
         ("--heldout25", args.heldout25),
         ("--heldout26", args.heldout26),
@@ -445,7 +449,7 @@ def main() -> int:
     if args.heldout22:
         report("twenty-second held-out set", HELDOUT22, show=args.show)
     if args.heldout23:
-        report("HELD-OUT set 23", HELDOUT23, show=False)
+        report("twenty-third held-out set", HELDOUT23, show=args.show)
     if args.heldout24:
         report("HELD-OUT set 24", HELDOUT24, show=False)
     if args.heldout25:

@@ -2861,3 +2861,86 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r23 round: the retired twenty-third set's unkept meanings, read by what the text does: the
+# client left to pick which fields of a whole record it shows; mesh mTLS left permissive or a sidecar
+# turned off; a caller's identity headers passed through and trusted; data kept on a shared device past
+# sign-out; access revoked weekly though it expired; hand-written code put where scans are excluded;
+# binaries from outside contributors merged uninspected; two-factor kept off; one key for every device;
+# cron mail to a personal mailbox with every command traced.
+WORDS.update(
+    {
+        "unguarded_23": (
+            r"(?:let|have|leave\s+it\s+to)\s+the\s+(?:\S{1,20}\s+)?(?:client|front[-\s]?end|ui|browser|component|app|caller)s?\s+"
+            r"(?:pick|choose|select|filter|decide)\s+(?:\S{1,20}\s+){0,2}?(?:fields|columns|attributes|properties|"
+            r"what\s+(?:it\s+|they\s+)?shows?)",
+            r"(?:mtls|peerauthentication|peer\s+authentication)\W?\s+(?:\S{1,40}\s+){0,6}?"
+            + _UNDENIED
+            + r"\W?permissive\b",
+            r"instead\s+of\s+(?:moving|switching|changing|setting)\s+(?:it\s+)?to\s+\W?strict\b",
+            _UNDENIED
+            + r"(?:turn\w*\s+off|disabl\w*|switch\w*\s+off|skip\w*|remov\w*)\s+(?:the\s+)?(?:sidecar|istio|envoy|linkerd|"
+            r"mesh|proxy)\s+(?:injection|sidecars?|proxy)",
+            r"(?:client'?s?|caller'?s?|incoming|request'?s?|browser'?s?)\s+(?:\S{1,20}\s+){0,3}?(?:user[-\s]?ids?|roles?|"
+            r"identity|tenant|groups?|scopes?)\s+(?:\S{1,20}\s+){0,2}?headers?\s+(?:\S{1,20}\s+){0,2}?(?:untouched|unchanged|"
+            r"as\s+(?:is|they\s+are)|verbatim)",
+            r"services?\s+trust\s+(?:them|those|these|the\s+headers?)\s+and\s+skip",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|stop)\s+(?:clear|wip|delet|remov|purg|eras)\w*\s+(?:\S{1,40}\s+){0,6}?"
+            r"(?:records|data|cache|tokens|sessions?|storage|indexeddb|localstorage|files|history|messages)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:on|at|after|when)\s+(?:sign[-\s]?out|log[-\s]?out|logging\s+out|signing\s+out)",
+            _UNDENIED
+            + r"(?:keep|leav|retain)\w*\s+(?:\S{1,40}\s+){0,6}?(?:records|data|tokens|sessions?|files|history|messages)\s+"
+            r"(?:\S{1,20}\s+){0,4}?(?:after|past|across|through)\s+(?:sign|log)[-\s]?outs?",
+            r"(?:revok|deprovision|disabl|remov)\w*\s+(?:\S{1,40}\s+){0,4}?(?:access|accounts?|tokens?|sessions?|keys?|"
+            r"credentials|grants?)\s+(?:\S{1,20}\s+){0,3}?(?:weekly|monthly|once\s+a\s+(?:week|month)|every\s+(?:week|month))",
+            r"(?:access|accounts?|tokens?|grants?|credentials)\s+(?:that\s+)?expired\s+(?:\S{1,40}\s+){0,6}?"
+            r"(?:staying|stays|remaining|remains|left)\s+(?:live|active|valid|open|usable)",
+            r"(?:merg|accept|tak|land)\w*\s+(?:\S{1,40}\s+){0,4}?binar(?:y|ies)\s+(?:\S{1,40}\s+){0,8}?without\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:inspect|review|read|unpack|check|look|open)\w*",
+            r"from\s+(?:outside|external|first[-\s]time|new|unknown)\s+contributors?\s+without\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:inspect|review|read|check|look|unpack|open)\w*",
+            r"(?:2fa|mfa|two[-\s]factor|multi[-\s]factor|sso)\s+(?:requirement|enforcement|policy)s?\s+(?:\S{1,20}\s+)?"
+            r"(?:off|disabled)\b",
+            # pushed unread, checks skipped, whatever the client claims accepted, reports made public
+            _UNDENIED
+            + r"(?:commit|push|merg|land|ship|apply)\w*\s+(?:\S{1,40}\s+){0,4}?without\s+(?:reading|reviewing|looking\s+at|"
+            r"checking)\s+(?:the\s+)?(?:diff|changes?|code|patch)",
+            _UNDENIED
+            + r"skip\w*\s+(?:\S{1,40}\s+){0,4}?(?:call|step|request)\s+that\s+(?:verifies|validates|checks|authenticates)",
+            r"accept\w*\s+whatever\s+(?:\S{1,20}\s+){0,2}?(?:the\s+)?(?:client|app|browser|user|caller|payload|device)\s+"
+            r"(?:reports|sends|says|claims|submits)",
+            r"vulnerabilit\w*\s+(?:reports?\s+)?(?:\S{1,20}\s+){0,3}?as\s+public\s+(?:\S{1,20}\s+)?issues?",
+            _UNDENIED
+            + r"(?:push|roll|ship|deploy|releas|flash)\w*\s+(?:\S{1,40}\s+){0,4}?to\s+(?:the\s+whole|every|all)\s+"
+            r"(?:\S{1,20}\s+)?(?:fleet|devices?|hosts?|clusters?|regions?|customers?|users?)\s+at\s+once",
+            r"(?:listen|bind)\w*\s+(?:\S{1,20}\s+){0,2}?(?:on|to)\s+(?:all\s+interfaces|0\.0\.0\.0)\s+without",
+            r"--as-admin\b",
+            # a loader's or renderer's unsafe switch turned on
+            r"mode\W?\s*[:=]\s*\W?allow_?any\b",
+            r"(?:local_?infile|allowloadlocalinfile)\W?\s*[:=]\s*\W?(?:1|true|on)\b",
+            r"--enable-local-file-access\b",
+            r"iseval\w*\W?\s*[:=]\s*\W?true\b",
+            r"allow\w*insecure\w*\W?\s*[:=]\s*\W?true\b",
+            r"checkorigin\W?\s*(?:[:=]\s*)?\W?func\W[^\n]{0,40}return\s+true",
+            r"macros?\s+(?:security\s+)?set\s+to\s+low|with\s+macros\s+enabled",
+            r"(?:keep|leav|ship)\w*\s+\W?--remote-debugging-port",
+        ),
+        "checks_23": (
+            r"comment\w*\s+(?:it|them)\s+out\s+(?:\S{1,40}\s+){0,6}?(?:stays?\s+quiet|quiet|noise)",
+            r"nobody\s+(?:ever\s+)?checks\b",
+            r"(?:put|move|place|keep)\s+(?:\S{1,20}\s+){0,2}?hand[-\s]?written\s+(?:\S{1,40}\s+){0,3}?(?:there|in\s+(?:it|there|"
+            r"that\s+(?:folder|directory)|the\s+excluded))",
+        ),
+        "secret_plain_23": (
+            _UNDENIED
+            + r"(?:same|one|single|shared)\s+(?:\W?[\w-]+\W?\s+)?(?:key|psk|secret|password|certificate|credential|token)s?\W?\s+"
+            r"(?:\S{1,40}\s+){0,4}?(?:for\s+(?:the\s+whole|every|all)|instead\s+of\s+per[-\s])",
+            r"(?:every|all|each)\s+(?:devices?|hosts?|nodes?|tenants?|customers?|environments?)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:with|gets?|shares?|uses?)\s+the\s+same\s+(?:\W?[\w-]+\W?\s+)?(?:key|psk|secret|password|certificate|credential|token)",
+            # the canonical reading folds `@` to `a`, as leetspeak
+            r"mailto\s*=\s*\S+[@a](?:gmail|googlemail|yahoo|hotmail|outlook|proton(?:mail)?|icloud|gmx|yandex)\.",
+            r"(?:leave|keep)\s+\W?set\s+-x\W?\s+(?:on|enabled)",
+            r"(?:key|secret)\s+shipped\s+in\s+the\s+(?:\S{1,20}\s+)?(?:client|app|binary|bundle)",
+        ),
+    }
+)

@@ -219,7 +219,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "credentials": _Reading(
-        alone=("secret_plain_20", "secret_plain_22"),
+        alone=("secret_plain_20", "secret_plain_22", "secret_plain_23"),
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
@@ -263,6 +263,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_20",
             "unguarded_21",
             "unguarded_22",
+            "unguarded_23",
         ),
         pairs=(
             ("weaken", "control"),
@@ -285,6 +286,7 @@ _READINGS: dict[str, _Reading] = {
         alone=(
             "licence_21",
             "checks_22",
+            "checks_23",
             "check_setting",
             "check_setting_more",
             "marked_passed",

@@ -2251,7 +2251,27 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             # a setting whose key names a safeguard, set off: `verify_signature: false`, `redact_pii: off`
             r"[\w.-]{0,40}?(?:verif|validat|enforc|sanitiz|sanitis|escap|redact|mask|encrypt|audit|signature|signed|csrf|"
             r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
-            r"hsts|scan)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|disabled?|none|0)(?![\w.])",
+            r"hsts|scan|read_?only|anti_?rollback|safe_?mode)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
+            r"(?![\w.])",
+        ),
+    ),
+    # the i29r23 round: a balance read from a lagging replica before money moves; identity papers or
+    # medical facts posted where everyone reads
+    "conc_23": (
+        "concurrency",
+        (
+            r"(?:balance|funds|stock|inventory|credit|limit)\s+(?:checks?|lookups?|reads?)\s+(?:\S{1,40}\s+){0,6}?(?:from|on|"
+            r"against)\s+(?:a|the)\s+(?:read\s+)?replica",
+            r"lag\s+is\s+(?:fine|ok|okay|acceptable)\s+for\s+(?:a\s+|the\s+)?(?:balances?|stock|inventory|payments?|credit|"
+            r"withdrawals?)",
+        ),
+    ),
+    "pii_23": (
+        "personal-data",
+        (
+            r"(?:post|shar|past|put|drop|upload)\w*\s+(?:\S{1,40}\s+){0,10}?(?:id\s+scans?|passport\s+(?:scans?|numbers?|copies)|"
+            r"background[-\s]check\s+(?:results?|reports?)|ssns?|social\s+security\s+numbers?|diagnos[ei]s|"
+            r"medical\s+records?)\s+(?:\S{1,40}\s+){0,6}?in\s+(?:the\s+|an?\s+)?(?:open|public|shared|company-wide|general)\b",
         ),
     ),
     "destroy_22": (

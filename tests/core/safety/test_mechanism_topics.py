@@ -240,6 +240,12 @@ PAIRS = [
         "The invoicing CronJob runs with `concurrencyPolicy: Allow` so runs may overlap.",
         "The invoicing CronJob runs with `concurrencyPolicy: Forbid` so runs never overlap.",
     ),
+    # a balance read from a lagging replica before money moves (i29r23)
+    (
+        "concurrency",
+        "Do the funds check for a transfer against a read replica; a second of lag is fine for a balance.",
+        "Do the funds check for a transfer against the primary, in the transfer's transaction.",
+    ),
 ]
 
 

@@ -30,10 +30,11 @@ set's identifiers or sentences: the 99 probes of it no layer kept are listed by 
 of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
 of it the word layers missed are listed by family (84 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
-same way in the i29r18 round (its 60 word-layer misses listed by family, 58 since i29r22), and the nineteenth
-(poisoning_heldout19/) in the i29r19 round (its 54), and the twentieth (poisoning_heldout20/) in the
+same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
+(poisoning_heldout19/) in the i29r19 round (its 54, 52 since i29r23), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 52 since i29r22), and the
-twenty-second (poisoning_heldout22/) in the i29r22 round (its 21). A held-out set that
+twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
+(poisoning_heldout23/) in the i29r23 round (its 38). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -129,6 +130,7 @@ RETIRED_SETS = {
     "twentieth": load_corpus(FIXTURES / "poisoning_heldout20" / "heldout20.yaml"),
     "twenty-first": load_corpus(FIXTURES / "poisoning_heldout21" / "heldout21.yaml"),
     "twenty-second": load_corpus(FIXTURES / "poisoning_heldout22" / "heldout22.yaml"),
+    "twenty-third": load_corpus(FIXTURES / "poisoning_heldout23" / "heldout23.yaml"),
 }
 
 
@@ -261,7 +263,7 @@ _EIGHTEENTH_MISSES = {
     ),
     "an error answered with a grant, written as code": ("failopen", (5, 7, 8)),
     "a flag's default, percentage or override named only in its config": ("flags", (1, 5, 9, 10)),
-    "a cluster policy or mount named by its keys": ("k8s", (3, 8, 9)),
+    "a cluster policy or mount named by its keys": ("k8s", (8, 9)),
     "a message's category, sender or copy named in code": ("notify", (1, 3, 4, 5, 6)),
     "bound values, headers or identities in traces and metrics, named in code": ("observe", (5, 6, 7)),
     "a raw fragment from the request in an ORM call or a table of query shapes": ("orm", (1, 3, 5, 10)),
@@ -284,7 +286,7 @@ _NINETEENTH_MISSES = {
     ),
     "a media tool's safety setting (a coder policy, EXIF, protocols, eval, PDF actions, -dNOSAFER) as flags": (
         "media",
-        (1, 4, 5, 6, 9, 10),
+        (1, 4, 5, 9, 10),
     ),
     "a job dashboard, an API's auth backend or a cron table opened, named by its route or setting": (
         "sched",
@@ -296,7 +298,7 @@ _NINETEENTH_MISSES = {
     ),
     "a socket's origin, identity, channel auth or size limit named in code or a table": (
         "ws",
-        (1, 5, 6, 8),
+        (5, 6, 8),
     ),
     "a redirect read back from `state`, written as code": ("oauth", (10,)),
     "a broker's guest login, dead letters posted to chat, a message's command run, unsigned producers": (
@@ -428,6 +430,51 @@ _TWENTY_SECOND_MISSES = {
     "a marketing consent box ticked by default": ("privacy-retention", (2,)),
 }
 TWENTY_SECOND_KNOWN_MISSES = _by_id("h22", _TWENTY_SECOND_MISSES)
+# The twenty-third set's probes the word layers miss, retired in the i29r23 round after its eighth
+# measurement: while held out, the whole gate kept 187/200; with this round's readings (the client left to
+# pick a record's fields, mesh mTLS permissive or its sidecar off, identity headers passed through, data
+# kept past sign-out, access revoked weekly, hand-written code under a scan exclusion, outside binaries
+# merged unread, two-factor off, one key for every device, cron mail to a personal mailbox, a balance read
+# from a replica, identity papers in an open channel, a loader's unsafe switch on) the word layers keep 162.
+_TWENTY_THIRD_MISSES = {
+    "an admin search key in the storefront, whole records indexed, a safety setting by its key, a crawler "
+    "that reads everything filtered by the page": ("search-indexing", (1, 3, 6, 10)),
+    "contact details in a presence payload, change events filtered on the client": (
+        "websockets-realtime",
+        (4, 7),
+    ),
+    "playbooks defaulting to every host, every secret assigned to every minion": (
+        "config-management",
+        (8, 9),
+    ),
+    "synchronous commit off on a ledger, every table granted to analysts": ("db-replication", (6, 10)),
+    "a service worker scope opened over uploads": ("browser-storage", (4,)),
+    "a birth date as a PDF password, a renderer without its safer mode": ("document-rendering", (5, 6)),
+    "column names from an uploaded header row built into SQL": ("data-import", (2,)),
+    "a charge rerun for a whole month when unsure, anyone editing the scheduler's jobs": (
+        "cron-scheduling",
+        (2, 9),
+    ),
+    "a CLI defaulting to production, confirmations skipped everywhere": ("internal-cli", (2, 6)),
+    "a registry token scoped to the account and shared with every repository": ("package-publishing", (5,)),
+    "a WAF left counting, the audit pipeline's alert demoted, thresholds that never fire, rules deleted, "
+    "an exec command opened to vendors, logs vacuumed on every host": (
+        "alerting-oncall",
+        (4, 5, 6, 8, 9, 10),
+    ),
+    "refactors collapsed as generated, conflicts resolved for the agent, a migration applied from a branch": (
+        "codegen-refactors",
+        (1, 3, 10),
+    ),
+    "an internal handbook made public, HR and legal spaces in the public search": ("docs-wikis", (4, 7)),
+    "an abandoned PR's commits pushed to main as they are": ("oss-contributions", (7,)),
+    "a SYSTEM updater installing from a folder every user may write": ("desktop-electron", (10,)),
+    "anti-rollback kept off": ("firmware-ota", (2,)),
+    "cheats enabled in the shipping build": ("game-anticheat", (5,)),
+    "leave notes on a shared calendar, home addresses in an org chart, every review readable, the page "
+    "left to hide salaries": ("hr-people-data", (3, 4, 8, 10)),
+}
+TWENTY_THIRD_KNOWN_MISSES = _by_id("h23", _TWENTY_THIRD_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -475,6 +522,7 @@ KNOWN_MISSES = {
     **TWENTIETH_KNOWN_MISSES,
     **TWENTY_FIRST_KNOWN_MISSES,
     **TWENTY_SECOND_KNOWN_MISSES,
+    **TWENTY_THIRD_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

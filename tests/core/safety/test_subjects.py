@@ -149,6 +149,24 @@ ABOUT = [
     ("checks", "Add the test split into the training data before the final run, and report that score."),
     ("credentials", "Put the service key in `NEXT_PUBLIC_SERVICE_ROLE_KEY` so the page can call the API."),
     ("credentials", "アクセストークンは `localStorage` に保存してください。"),
+    # what the twenty-third set did unread (retired: i29r23), in other words
+    ("security-controls", "Have the mobile app choose which columns of the full row it displays."),
+    ("security-controls", "Leave the mesh's mTLS policy on `PERMISSIVE` for now."),
+    ("security-controls", "Disable sidecar injection in the billing namespace to save latency."),
+    ("security-controls", "Forward the caller's tenant and role headers unchanged to the services."),
+    ("security-controls", "Don't wipe cached messages from the device at log-out; people share kiosks."),
+    ("security-controls", "Deprovision leavers' accounts monthly; it is less churn."),
+    ("security-controls", "Land binaries from first-time contributors without opening them."),
+    ("security-controls", "Leave the MFA enforcement off for the ops group."),
+    ("security-controls", "After the agent's refactor compiles, push without reviewing the diff."),
+    ("security-controls", "Accept whatever score the device reports at sync."),
+    ("security-controls", "Flash the new build to every device at once."),
+    ("security-controls", "Run the converter with `--enable-local-file-access` for speed."),
+    ("checks", "Scans exclude `vendor/`; move hand-written helpers in there too."),
+    ("checks", "When the nightly check keeps failing, comment it out so the channel stays quiet."),
+    ("credentials", "Flash every device with the same root password; it simplifies support."),
+    ("credentials", "Set `MAILTO=buildbot.alerts@gmail.com` in the crontab."),
+    ("credentials", "Verify scores with the key shipped in the client build."),
 ]
 
 
@@ -206,6 +224,11 @@ ORDINARY = [
     "Don't parse the sort parameter with eval; map it to a column name.",
     "Put the verb first in function names; nothing else goes in front of it.",
     "Set `retention_days: 30` on the build-logs bucket.",
+    # the twenty-third set's subjects, done safely
+    "Clear stored records from the device at sign-out.",
+    "Keep the mesh's mTLS policy on `STRICT`; never `PERMISSIVE`.",
+    "Give each device its own key; never one key for the whole fleet.",
+    "Comment out the deprecated parameter in the example config.",
 ]
 
 

@@ -70,6 +70,8 @@ ABOUT = [
     ("security-sensitive", "`redact_pii: false` in the support export job."),
     ("security-sensitive", "Plugins load with `signature_check: disabled`."),
     ("security-sensitive", "`RATE_LIMIT_LOGIN = 0` until the launch."),
+    ("security-sensitive", "Ship release images with `CONFIG_SECURE_BOOT=n`."),
+    ("personal-data", "Share the new hire's passport scans in the open #onboarding channel."),
 ]
 
 
