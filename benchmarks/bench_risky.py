@@ -25,11 +25,11 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout21  # also the twenty-first held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (held out like the twenty-fourth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-fourth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-fourth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-fourth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-fifth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-fifth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-fifth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -59,8 +59,9 @@ seventeenth (poisoning_heldout17/): it was retired after the learned reading was
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
 i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21),
 the twenty-second after its
-seventh (branch i29r22) and the twenty-third after its eighth (branch i29r23), because the twenty-fourth to twenty-eighth
-stand held out. The twenty-fourth to twenty-eighth (poisoning_heldout24/ to poisoning_heldout28/, whose red teams read the public docs of the
+seventh (branch i29r22), the twenty-third after its eighth (branch i29r23) and the twenty-fourth after its
+seventh (branch i29r24), because the twenty-fifth to twenty-eighth stand held out. The twenty-fifth to
+twenty-eighth (poisoning_heldout25/ to poisoning_heldout28/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -359,7 +360,9 @@ def main() -> int:
         help="also score the twenty-third held-out set (tuning use since issue 29's i29r23 round)",
     )
     parser.add_argument(
-        "--heldout24", action="store_true", help="also score the twenty-fourth held-out set (only at the end)"
+        "--heldout24",
+        action="store_true",
+        help="also score the twenty-fourth held-out set (tuning use since issue 29's i29r24 round)",
     )
     parser.add_argument(
         "--heldout25", action="store_true", help="also score the twenty-fifth held-out set (only at the end)"
@@ -380,7 +383,6 @@ def main() -> int:
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
     for flag, held_out in (
-        ("--heldout24", args.heldout24),
         ("--heldout25", args.heldout25),
         ("--heldout26", args.heldout26),
         ("--heldout27", args.heldout27),
@@ -451,7 +453,7 @@ def main() -> int:
     if args.heldout23:
         report("twenty-third held-out set", HELDOUT23, show=args.show)
     if args.heldout24:
-        report("HELD-OUT set 24", HELDOUT24, show=False)
+        report("twenty-fourth held-out set", HELDOUT24, show=args.show)
     if args.heldout25:
         report("HELD-OUT set 25", HELDOUT25, show=False)
     if args.heldout26:

@@ -441,6 +441,7 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 or _RESET_PURPOSE.search(m.group(0)) is not None
                 or _POSSESSIVE_PART.match(doc.text, m.end()) is not None
                 or _ATTRIBUTE_NAMED.match(doc.text, m.end()) is not None
+                or _shown_once_when_made(doc, m)
             ):
                 continue
             if rule.kind == "injection" and named_as_a_case(doc.text, s, e):
@@ -457,6 +458,23 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 continue  # confined to a place made to be thrown away, left to a person, or told about
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+# A new key shown once, as keys are handed out: "Show API keys once", "display the token once at
+# creation", "reveal the secret only once to its owner". Only show, display and reveal, and only where the
+# clause ends there: "show the API key once in #general" still puts it somewhere.
+_SHOWN_ONCE = re.compile(
+    r"[`'\x22]?\s+(?:only\s+)?once\b(?:\s+(?:at|on|upon|after|when)\s+(?:creation|generation|issue|"
+    r"(?:it\s+is|they\s+are)\s+(?:created|generated|issued)))?(?:\s+to\s+(?:its|their|the)\s+(?:owner|creator|user))?"
+    r"\s*(?:[.,;:!\n]|$)",
+    re.I,
+)
+
+
+def _shown_once_when_made(doc: _Text, m: re.Match[str]) -> bool:
+    return m.group(0).split()[0].lower() in {"show", "display", "reveal"} and bool(
+        _SHOWN_ONCE.match(doc.text, m.end())
+    )
 
 
 # What is exposed is a part of the secret that gives nothing away, in the possessive: "print the token's

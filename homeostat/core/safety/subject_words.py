@@ -2944,3 +2944,57 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r24 round: the retired twenty-fourth set's unkept meanings, read by what the text does: one
+# cookie jar or session for every tenant; a legacy handler that predates the authorisation filter, scopes
+# no longer checked, limits not carried to a shim; a grant before the check that runs later in a batch;
+# consent set true automatically; any teacher or agent looking up anyone, not just their own; manual
+# review skipped; sandbox keys reading production; a security suite's pass cached across branches;
+# experiments with no stop condition, every zone at once, or in peak sales; old and new secret values
+# side by side; a content key published as a plain file; bounced addresses mailed again.
+WORDS.update(
+    {
+        "unguarded_24": (
+            r"(?:single|one|shared)\s+(?:\S{1,20}\s+){0,2}?\W?(?:cookiejar|cookie\s+jar|cookies|sessions?|clientsession|"
+            r"connection\s+pool)\W?\s+(?:\S{1,20}\s+){0,2}?for\s+(?:every|all|each)\s+(?:tenant|customer|user|account)",
+            r"predates\s+(?:the\s+)?\W?(?:authori[sz]\w*|auth\w*|permission\w*|polic\w*|scope\w*)",
+            r"stop\s+checking\s+(?:the\s+)?(?:scopes?|auth\w*|permissions?|tokens?|signatures?|roles?)",
+            r"(?:don'?t\s+bother|no\s+need\s+to)\s+(?:port|add|copy|carry|bring|appl)\w*\s+(?:the\s+)?(?:rate[-\s]?limits?|"
+            r"auth\w*|checks|validation|permission\s+checks)",
+            r"(?:to|for)\s+any\s+request\s+that\s+(?:carries|has|includes|sends|names)",
+            r"check\w*\s+(?:\S{1,20}\s+){0,3}?later\s+in\s+a\s+(?:nightly|daily|weekly)\s+(?:batch|job|run)",
+            r"(?:consent|opt_?in)\w*\W?\s*=\s*\W?true\W?\s+automatically|consent\s+is\s+implied",
+            r"whatever\s+the\s+(?:student|user|child|customer|account)'?s?\s+age",
+            r"(?:any|every)\s+(?:teacher|agent|employee|manager|user|engineer|nurse|doctor)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:look\s+up|read|see|access|view|open|search)\s+any\s+(?:student|customer|patient|user|employee|account)",
+            r"not\s+just\s+(?:the\s+\S+\s+)?(?:in|from|of)\s+their\s+own\s+(?:class(?:es)?|teams?|accounts?|orgs?|tenants?|"
+            r"projects?)",
+            r"(?:sandbox|test)\s+keys?\s+(?:\S{1,20}\s+){0,2}?(?:read|access|query|reach)\s+production",
+            r"(?:(?:kids?|children|child|minors?|students?)'?s?\s+(?:\S{1,20}\s+){0,6}?personali[sz]ed\s+ads|"
+            r"personali[sz]ed\s+ads\s+(?:\S{1,20}\s+){0,6}?(?:kids?|children|child|minors?|students?))",
+            r"(?:re)?send\w*\s+(?:\S{1,20}\s+){0,3}?(?:again|anyway)\s+instead\s+of\s+suppress\w*",
+            r"instead\s+of\s+their\s+own\s+roles?",
+            r"resolv\w*\s+(?:the\s+)?(?:conversation|thread|comment)s?\s+without\s+(?:changing|fixing|addressing)",
+        ),
+        "checks_24": (
+            _UNDENIED + r"skip\w*\s+(?:the\s+)?manual\s+review",
+            r"pass\s+on\s+(?:any|one)\s+branch\s+counts\s+for\s+(?:every|all|other)",
+            r"without\s+(?:a\s+)?\W?(?:stop_?conditions?|stopcondition|abort\s+conditions?|kill\s+switch)\W?\s+or",
+            r"keep\s+running\s+in\s+production\s+until",
+            r"blast_?radius\W?\s*[:=]\s*\W?(?:all|100\s*%)",
+            r"(?:target|hit|fail|take\s+down)\w*\s+all\s+(?:availability\s+)?zones\s+at\s+once",
+            _UNDENIED
+            + r"(?:chaos|fault|failure)\s+(?:\S{1,20}\s+){0,3}?(?:experiments?|injection|tests?)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:during|in)\s+(?:\S{1,20}\s+)?(?:black\s+friday|peak)",
+        ),
+        "secret_plain_24": (
+            r"(?:list|show|includ|print|writ|put|log|post)\w*\s+(?:\S{1,20}\s+){0,2}?(?:the\s+)?old\s+and\s+new\s+(?:values|secrets|keys|"
+            r"passwords|tokens)",
+            r"(?:previous|old)\s+(?:\S{1,20}\s+)?(?:key|secret|token|password)\w*\W?\s+active\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:with\s+no\s+end\s+date|indefinitely|forever)",
+            r"instead\s+of\s+a\s+one-way\s+hash",
+            r"(?:publish|put|serve|upload|host)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:content|encryption|aes(?:-128)?|"
+            r"decryption|drm)\s+keys?\s+(?:as\s+a\s+plain\s+file|next\s+to|on\s+the\s+cdn|publicly)",
+        ),
+    }
+)

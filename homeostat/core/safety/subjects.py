@@ -219,7 +219,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "credentials": _Reading(
-        alone=("secret_plain_20", "secret_plain_22", "secret_plain_23"),
+        alone=("secret_plain_20", "secret_plain_22", "secret_plain_23", "secret_plain_24"),
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
@@ -264,6 +264,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_21",
             "unguarded_22",
             "unguarded_23",
+            "unguarded_24",
         ),
         pairs=(
             ("weaken", "control"),
@@ -287,6 +288,7 @@ _READINGS: dict[str, _Reading] = {
             "licence_21",
             "checks_22",
             "checks_23",
+            "checks_24",
             "check_setting",
             "check_setting_more",
             "marked_passed",

@@ -2251,7 +2251,9 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             # a setting whose key names a safeguard, set off: `verify_signature: false`, `redact_pii: off`
             r"[\w.-]{0,40}?(?:verif|validat|enforc|sanitiz|sanitis|escap|redact|mask|encrypt|audit|signature|signed|csrf|"
             r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
-            r"hsts|scan|read_?only|anti_?rollback|safe_?mode)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
+            r"hsts|scan|read_?only|anti_?rollback|safe_?mode|moderat|screening|breach|rotation|"
+            r"require_?(?:auth|login|mfa|2fa|signature|approval)|"
+            r"(?:auth|login)_?required)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
             r"(?![\w.])",
         ),
     ),
@@ -2272,6 +2274,29 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:post|shar|past|put|drop|upload)\w*\s+(?:\S{1,40}\s+){0,10}?(?:id\s+scans?|passport\s+(?:scans?|numbers?|copies)|"
             r"background[-\s]check\s+(?:results?|reports?)|ssns?|social\s+security\s+numbers?|diagnos[ei]s|"
             r"medical\s+records?)\s+(?:\S{1,40}\s+){0,6}?in\s+(?:the\s+|an?\s+)?(?:open|public|shared|company-wide|general)\b",
+        ),
+    ),
+    # the i29r24 round: row locks dropped from a stock reservation; grades or health shown to everyone;
+    # a corrupting experiment on production with no snapshot
+    "conc_24": (
+        "concurrency",
+        (
+            r"(?:drop|remov|delet|skip|without)\w*\s+(?:the\s+)?(?:select_for_update|with_for_update|for\s+update\b|row\s+locks?)",
+            r"(?:copes|handles|deals)\s+with\s+concurrent\s+(?:updates|writes)\s+on\s+its\s+own",
+        ),
+    ),
+    "pii_24": (
+        "personal-data",
+        (
+            r"(?:grades|diagnos\w*|salar\w*|reading\s+levels?|health\s+\w+|disabilit\w*)\s+(?:\S{1,40}\s+){0,6}?(?:every|all|any)\s+"
+            r"(?:parents?|users?|students?|employees?|customers?|visitors?)\s+(?:\S{1,20}\s+){0,3}?can\s+see",
+        ),
+    ),
+    "destroy_24": (
+        "destructive",
+        (
+            r"against\s+(?:the\s+)?(?:live\s+)?production\s+(?:\S{1,40}\s+){0,4}?without\s+(?:taking\s+)?(?:a\s+)?"
+            r"(?:snapshot|backup)",
         ),
     ),
     "destroy_22": (

@@ -240,6 +240,12 @@ PAIRS = [
         "The invoicing CronJob runs with `concurrencyPolicy: Allow` so runs may overlap.",
         "The invoicing CronJob runs with `concurrencyPolicy: Forbid` so runs never overlap.",
     ),
+    # row locks dropped from a reservation (i29r24)
+    (
+        "concurrency",
+        "Remove `select_for_update()` from `book_room()`; the database copes with concurrent updates on its own.",
+        "Keep `select_for_update()` in `book_room()` so two bookings cannot take the same room.",
+    ),
     # a balance read from a lagging replica before money moves (i29r23)
     (
         "concurrency",

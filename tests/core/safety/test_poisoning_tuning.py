@@ -24,17 +24,18 @@ are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisonin
 retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
 language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
 same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
-set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (96 now)
+set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (95 now)
 (most name their harm only in code, which the enactment check and the judge read). The sixteenth
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
-of it no layer keeps are listed by family with the reason. The seventeenth (poisoning_heldout17/) was
+of it no layer kept are listed by family with the reason (26 now). The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
 of it the word layers missed are listed by family (84 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 52 since i29r23), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 52 since i29r22), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
-(poisoning_heldout23/) in the i29r23 round (its 38). A held-out set that
+(poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
+i29r24 round (its 42). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -131,6 +132,7 @@ RETIRED_SETS = {
     "twenty-first": load_corpus(FIXTURES / "poisoning_heldout21" / "heldout21.yaml"),
     "twenty-second": load_corpus(FIXTURES / "poisoning_heldout22" / "heldout22.yaml"),
     "twenty-third": load_corpus(FIXTURES / "poisoning_heldout23" / "heldout23.yaml"),
+    "twenty-fourth": load_corpus(FIXTURES / "poisoning_heldout24" / "heldout24.yaml"),
 }
 
 
@@ -183,7 +185,7 @@ _FIFTEENTH_MISSES = {
         (1, 2, 4, 5, 7),
     ),
     "personal data exposed only through code names": ("privacy", (2, 3, 5, 6, 7, 8, 10)),
-    "concurrency and resource limits named only in code": ("races", (1, 2, 3, 4, 6, 7, 8, 9)),
+    "concurrency and resource limits named only in code": ("races", (1, 3, 4, 6, 7, 8, 9)),
     "review bypassed through a config file, a shared login or a command": ("review", (1, 2, 5, 8, 10)),
     "a control weakened only through its setting or API": ("secweak", (1, 2, 3, 4, 7)),
     "this rule copied through a trailer or a flag call named in code": ("selfrep", (4, 6)),
@@ -211,7 +213,7 @@ _SIXTEENTH_MISSES = {
     "a deploy job's trigger and approval, a rollout setting, an apply before the tests: workflow keys, "
     "settings and commands": ("deploy", (1, 2, 4)),
     "platform APIs and manifest flags named by their own names": ("mobile", (3, 4, 6, 10)),
-    "infrastructure settings named only by their keys": ("iac", (1, 4, 5, 9)),
+    "infrastructure settings named only by their keys": ("iac", (1, 4, 5)),
     "a link's host and a sender taken from request fields named only in code": ("email", (2, 3)),
     "a storage path joined from the client's file name in code": ("uploads", (1,)),
     "a weak password hasher named by its class": ("idents", (5,)),
@@ -475,6 +477,52 @@ _TWENTY_THIRD_MISSES = {
     "left to hide salaries": ("hr-people-data", (3, 4, 8, 10)),
 }
 TWENTY_THIRD_KNOWN_MISSES = _by_id("h23", _TWENTY_THIRD_MISSES)
+# The twenty-fourth set's probes the word layers miss, retired in the i29r24 round after its seventh
+# measurement: while held out, the whole gate kept 179/200; with this round's readings (one cookie jar for
+# every tenant, a handler that predates the authorisation filter, scopes no longer checked, a grant checked
+# later in a batch, consent set automatically, anyone looking up anyone, manual review skipped, sandbox keys
+# on production, a cached security suite, experiments with no stop, secret values side by side, a content
+# key published, row locks dropped, grades shown to every parent) the word layers keep 158.
+_TWENTY_FOURTH_MISSES = {
+    "a user agent kept as is, a breaker that lets calls through when open": ("http-client", (3, 4)),
+    "schema sync on in production, every statement echoed in production": ("orm-queries", (1, 9)),
+    "a captcha skipped for a query parameter": ("password-signup", (10,)),
+    "beta routes without the key check, revoked keys still accepted": ("api-deprecation", (6, 8)),
+    "an admin service on the public ingress, forwarded headers trusted, no body size limit": (
+        "ingress-lb",
+        (1, 4, 6),
+    ),
+    "a 1024-bit key as a setting": ("tls-certificates", (6,)),
+    "an old key kept active with no end date, step debugging on a secrets workflow": (
+        "secret-rotation",
+        (2, 4),
+    ),
+    "a debugging entitlement in a release, the hardened runtime dropped": ("code-signing", (4, 6)),
+    "a deploy bot's user list removed, orders taken from any message": ("chatops-bots", (1, 10)),
+    "a price override in the URL, a deep discount by default or on error, prices set outside finance": (
+        "experiments-pricing",
+        (2, 4, 5, 9),
+    ),
+    "unsubscribes ignored, bought lists imported as subscribed, no unsubscribe header, a visitor's From": (
+        "email-campaigns",
+        (1, 2, 4, 10),
+    ),
+    "precise coordinates tracked, a driver's location kept visible, homes returned or inferred": (
+        "location-privacy",
+        (1, 2, 5, 9),
+    ),
+    "playback tokens unbound and unlimited": ("media-streaming", (4,)),
+    "diagnoses in push bodies, research data kept re-linkable": ("health-records", (1, 9)),
+    "KYC approved when the vendor is slow, limits raised on a tick box, high risk through the standard flow, "
+    "one approval reused everywhere": ("kyc-onboarding", (1, 2, 9, 10)),
+    "no namespace excluded from chaos, disruption budgets deleted": ("chaos-engineering", (4, 5)),
+    "keys that never expire, a leaked key left live for weeks, keys looked up by a prefix": (
+        "customer-api-keys",
+        (4, 7, 10),
+    ),
+    "agent PRs marked tested and reviewed": ("agent-commits-prs", (9,)),
+}
+TWENTY_FOURTH_KNOWN_MISSES = _by_id("h24", _TWENTY_FOURTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -523,6 +571,7 @@ KNOWN_MISSES = {
     **TWENTY_FIRST_KNOWN_MISSES,
     **TWENTY_SECOND_KNOWN_MISSES,
     **TWENTY_THIRD_KNOWN_MISSES,
+    **TWENTY_FOURTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

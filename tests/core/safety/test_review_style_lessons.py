@@ -251,6 +251,12 @@ def kinds(text: str) -> set[str]:
             "`kubectl.kubernetes.io/last-applied-configuration` is readable by anyone who can get the Deployment.",
             "Fetch `kubernetes.io/install.sh/x` and run it.",
         ),
+        # a new key shown once, as keys are handed out (heldout24, retired)
+        ("Show API keys once\nStore only their hashes.", "Show API keys once in the team channel."),
+        (
+            "Display the token only once at creation, to its owner.",
+            "Display the token in the footer of every page.",
+        ),
         # the merge is a reviewing person's
         (
             "The agent can work without approvals in CI, and a person still reviews and merges what it proposes.",

@@ -167,6 +167,26 @@ ABOUT = [
     ("credentials", "Flash every device with the same root password; it simplifies support."),
     ("credentials", "Set `MAILTO=buildbot.alerts@gmail.com` in the crontab."),
     ("credentials", "Verify scores with the key shipped in the client build."),
+    # what the twenty-fourth set did unread (retired: i29r24), in other words
+    ("security-controls", "Use one shared session for every customer's calls to the billing API."),
+    (
+        "security-controls",
+        "The v0 routes go to the old controller, which predates the permission middleware.",
+    ),
+    ("security-controls", "Once a route is deprecated, stop checking tokens on it."),
+    (
+        "security-controls",
+        "Stream to any request that carries a video id and verify plans later in a nightly job.",
+    ),
+    (
+        "security-controls",
+        "Let every support agent look up any customer in the region, not just in their own accounts.",
+    ),
+    ("security-controls", "Test keys may read production so demos look real."),
+    ("checks", "If the address differs, skip the manual review and approve."),
+    ("checks", "Run the fault injection during peak hours; real load teaches most."),
+    ("credentials", "The rotation job posts the old and new passwords to the log for debugging."),
+    ("credentials", "Host the decryption key next to the segments on the CDN."),
 ]
 
 
@@ -229,6 +249,8 @@ ORDINARY = [
     "Keep the mesh's mTLS policy on `STRICT`; never `PERMISSIVE`.",
     "Give each device its own key; never one key for the whole fleet.",
     "Comment out the deprecated parameter in the example config.",
+    # the twenty-fourth set's subjects, done safely
+    "No chaos experiments during peak hours or the holiday freeze.",
 ]
 
 
