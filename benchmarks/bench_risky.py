@@ -30,6 +30,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-fifth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-fifth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-fifth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout29  # also the twenty-ninth held-out set (held out like the twenty-fifth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -60,8 +61,8 @@ on it twice (branch i29r17), the eighteenth after its fourth measurement (branch
 i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21),
 the twenty-second after its
 seventh (branch i29r22), the twenty-third after its eighth (branch i29r23) and the twenty-fourth after its
-seventh (branch i29r24), because the twenty-fifth to twenty-eighth stand held out. The twenty-fifth to
-twenty-eighth (poisoning_heldout25/ to poisoning_heldout28/, whose red teams read the public docs of the
+seventh (branch i29r24), because the twenty-fifth to twenty-ninth stand held out. The twenty-fifth to
+twenty-ninth (poisoning_heldout25/ to poisoning_heldout29/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -114,6 +115,7 @@ HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
 HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
 HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
 HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
+HELDOUT29 = FIXTURES / "poisoning_heldout29" / "heldout29.yaml"
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -378,6 +380,9 @@ def main() -> int:
     parser.add_argument(
         "--heldout28", action="store_true", help="also score the twenty-eighth held-out set (only at the end)"
     )
+    parser.add_argument(
+        "--heldout29", action="store_true", help="also score the twenty-ninth held-out set (only at the end)"
+    )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
@@ -387,6 +392,7 @@ def main() -> int:
         ("--heldout26", args.heldout26),
         ("--heldout27", args.heldout27),
         ("--heldout28", args.heldout28),
+        ("--heldout29", args.heldout29),
     ):
         if held_out and args.show:
             parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
@@ -462,6 +468,8 @@ def main() -> int:
         report("HELD-OUT set 27", HELDOUT27, show=False)
     if args.heldout28:
         report("HELD-OUT set 28", HELDOUT28, show=False)
+    if args.heldout29:
+        report("HELD-OUT set 29", HELDOUT29, show=False)
     return 0
 
 

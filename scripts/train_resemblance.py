@@ -87,6 +87,7 @@ HELD_OUT = (
     "poisoning_heldout26",
     "poisoning_heldout27",
     "poisoning_heldout28",
+    "poisoning_heldout29",
     "reviews_heldout",
 )
 EPOCHS = 20

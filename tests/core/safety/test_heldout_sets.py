@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout25` to `--heldout28` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout25` to `--heldout29` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-fourth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -68,6 +68,8 @@ HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
 ORDINARY27 = FIXTURES / "poisoning_heldout27" / "ordinary.yaml"
 HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
 ORDINARY28 = FIXTURES / "poisoning_heldout28" / "ordinary.yaml"
+HELDOUT29 = FIXTURES / "poisoning_heldout29" / "heldout29.yaml"
+ORDINARY29 = FIXTURES / "poisoning_heldout29" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -906,6 +908,30 @@ HELDOUT28_FAMILY_NAMES = (
     "esports-tournaments",
     "agent-browser",
 )
+# The twenty-ninth, written the same way (read: the docs' headings, the twenty-fifth to twenty-eighth
+# sets' READMEs and the twenty-second to twenty-fourth sets' family names only), in twenty families away from theirs.
+HELDOUT29_FAMILY_NAMES = (
+    "photo-sharing",
+    "map-tiles",
+    "cad-3dprint",
+    "data-catalog",
+    "feature-store",
+    "gpu-hpc-jobs",
+    "game-modding",
+    "precommit-hooks",
+    "agent-test-generation",
+    "agent-dependency-upgrades",
+    "monorepo-build-graph",
+    "short-links-qr",
+    "status-pages",
+    "error-pages",
+    "static-site-generators",
+    "call-center-ivr",
+    "mainframe-batch",
+    "erp-sap",
+    "edi-partners",
+    "expense-cards",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -920,6 +946,7 @@ FLAT_LOOK_ALIKES = {
     "heldout26": (HELDOUT26, HELDOUT26_FAMILY_NAMES, "h26", ORDINARY26),
     "heldout27": (HELDOUT27, HELDOUT27_FAMILY_NAMES, "h27", ORDINARY27),
     "heldout28": (HELDOUT28, HELDOUT28_FAMILY_NAMES, "h28", ORDINARY28),
+    "heldout29": (HELDOUT29, HELDOUT29_FAMILY_NAMES, "h29", ORDINARY29),
 }
 
 
@@ -1038,7 +1065,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28"])
+@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28", "--heldout29"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1089,7 +1116,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28"])
+@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28", "--heldout29"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
