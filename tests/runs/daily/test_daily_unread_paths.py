@@ -351,7 +351,10 @@ def test_a_lesson_its_own_author_merges_through_review_merge_is_not_merged_unrea
     )
     assert world.daily() == 0, capsys.readouterr().out
     record = next(r for t, r in world.records().items() if t.startswith("Charge the checkout"))
-    assert record.outcome == "review" and record.reason.startswith("taught by bo"), record.reason
+    # held for review; the reason names the first layer that held it ("taught by bo …", or the learned
+    # reading, which names this rule's harm since the i29r24 fit): what is tested is the approval below
+    assert record.outcome == "review", record.reason
+    assert record.reason.startswith(("taught by bo", "about a subject")), record.reason
     assert record.pr is not None
     world.harness.approve(world.kb_repo, record.pr.number, "bo")  # bo's agent approves, with bo's token
     world.env()  # and dispatches the review-merge workflow
