@@ -108,6 +108,10 @@ THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and ha
 # |w| (the largest clipped), the five folds named 856 and 874 of 1,000 probes against 844, but look-alikes
 # 110 and 140 of 400 against 88 and real lessons 52 and 47 of 293 against 42 (the bound set before: +2):
 # the coarse packing acts as a regulariser, so it stays.
+# After heldout24 was fitted (i29r24) the five folds sent 56 of 293 real lessons to a person (44 with
+# heldout23's fit). L2 1e-5 left that at 55 (probes 848 against 851 of 1,000); 10 epochs instead of 20
+# brought it to 46 but named 840 probes and 531 drafted against 556: neither was adopted in that round
+# (the bound set before: real lessons back to 44 or fewer with 840 or more probes).
 # One sentence read alone (`resemblance`: against dilution among ordinary sentences). Chosen with
 # --folds: at 0.95 it adds 4 of 3,464 left-out probes and 2 of 293 real lessons; at 0.8, 31 and 27.
 # Lowered to 0.9 once ordinary_review.yaml had cut the real lessons sent to a person (27 -> 18 of 293
