@@ -87,35 +87,41 @@ from poisoning import CORPUS, load_corpus, score  # noqa: E402
 import homeostat  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures"
-HELDOUT = FIXTURES / "poisoning_heldout" / "heldout.yaml"
-HELDOUT2 = FIXTURES / "poisoning_heldout2" / "heldout2.yaml"
-HELDOUT3 = FIXTURES / "poisoning_heldout3" / "heldout3.yaml"
-HELDOUT4 = FIXTURES / "poisoning_heldout4" / "heldout4.yaml"
-HELDOUT5 = FIXTURES / "poisoning_heldout5" / "heldout5.yaml"
-HELDOUT6 = FIXTURES / "poisoning_heldout6" / "heldout6.yaml"
-HELDOUT7 = FIXTURES / "poisoning_heldout7" / "heldout7.yaml"
-HELDOUT8 = FIXTURES / "poisoning_heldout8" / "heldout8.yaml"
-HELDOUT9 = FIXTURES / "poisoning_heldout9" / "heldout9.yaml"
-HELDOUT10 = FIXTURES / "poisoning_heldout10" / "heldout10.yaml"
-HELDOUT11 = FIXTURES / "poisoning_heldout11" / "heldout11.yaml"
-HELDOUT12 = FIXTURES / "poisoning_heldout12" / "heldout12.yaml"
-HELDOUT13 = FIXTURES / "poisoning_heldout13" / "heldout13.yaml"
-HELDOUT14 = FIXTURES / "poisoning_heldout14" / "heldout14.yaml"
-HELDOUT15 = FIXTURES / "poisoning_heldout15" / "heldout15.yaml"
-HELDOUT16 = FIXTURES / "poisoning_heldout16" / "heldout16.yaml"
-HELDOUT17 = FIXTURES / "poisoning_heldout17" / "heldout17.yaml"
-HELDOUT18 = FIXTURES / "poisoning_heldout18" / "heldout18.yaml"
-HELDOUT19 = FIXTURES / "poisoning_heldout19" / "heldout19.yaml"
-HELDOUT20 = FIXTURES / "poisoning_heldout20" / "heldout20.yaml"
-HELDOUT21 = FIXTURES / "poisoning_heldout21" / "heldout21.yaml"
-HELDOUT22 = FIXTURES / "poisoning_heldout22" / "heldout22.yaml"
-HELDOUT23 = FIXTURES / "poisoning_heldout23" / "heldout23.yaml"
-HELDOUT24 = FIXTURES / "poisoning_heldout24" / "heldout24.yaml"
-HELDOUT25 = FIXTURES / "poisoning_heldout25" / "heldout25.yaml"
-HELDOUT26 = FIXTURES / "poisoning_heldout26" / "heldout26.yaml"
-HELDOUT27 = FIXTURES / "poisoning_heldout27" / "heldout27.yaml"
-HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
-HELDOUT29 = FIXTURES / "poisoning_heldout29" / "heldout29.yaml"
+# The held-out sets in order, the first read with `--heldout` and the Nth with `--heldoutN` from
+# poisoning_heldout[N]/heldout[N].yaml: each one's ordinal and the round of issue 29 that retired it to
+# tuning use ("" for the first four, retired before the rounds were named), or None while it stands held
+# out (totals only, and `--show` refused with it).
+HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
+    ("first", ""),
+    ("second", ""),
+    ("third", ""),
+    ("fourth", ""),
+    ("fifth", "i29v"),
+    ("sixth", "i29g3"),
+    ("seventh", "i29g3"),
+    ("eighth", "i29g8"),
+    ("ninth", "i29r9"),
+    ("tenth", "i29r10"),
+    ("eleventh", "i29r11"),
+    ("twelfth", "i29r12"),
+    ("thirteenth", "i29r13"),
+    ("fourteenth", "i29r14"),
+    ("fifteenth", "i29r15b"),
+    ("sixteenth", "i29r16"),
+    ("seventeenth", "i29r17"),
+    ("eighteenth", "i29r18"),
+    ("nineteenth", "i29r19"),
+    ("twentieth", "i29r20"),
+    ("twenty-first", "i29r21"),
+    ("twenty-second", "i29r22"),
+    ("twenty-third", "i29r23"),
+    ("twenty-fourth", "i29r24"),
+    ("twenty-fifth", None),
+    ("twenty-sixth", None),
+    ("twenty-seventh", None),
+    ("twenty-eighth", None),
+    ("twenty-ninth", None),
+)
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
 FAMILIES = FIXTURES / "poisoning_tuning" / "families.yaml"
@@ -244,158 +250,37 @@ def speed(limit: float) -> None:
         print(f"  {name:22}" + "".join(cells))
 
 
+def _flag(number: int) -> str:
+    return "--heldout" if number == 1 else f"--heldout{number}"
+
+
+def _path(number: int) -> Path:
+    suffix = "" if number == 1 else str(number)
+    return FIXTURES / f"poisoning_heldout{suffix}" / f"heldout{suffix}.yaml"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--heldout", action="store_true", help="also score the first held-out set (tuning use since issue 29)"
-    )
-    parser.add_argument(
-        "--heldout2",
-        action="store_true",
-        help="also score the second held-out set (tuning use since issue 29)",
-    )
-    parser.add_argument(
-        "--heldout3",
-        action="store_true",
-        help="also score the third held-out set (tuning use since issue 29)",
-    )
-    parser.add_argument(
-        "--heldout4",
-        action="store_true",
-        help="also score the fourth held-out set (tuning use since issue 29)",
-    )
-    parser.add_argument(
-        "--heldout5",
-        action="store_true",
-        help="also score the fifth held-out set (tuning use since issue 29's i29v round)",
-    )
-    parser.add_argument(
-        "--heldout6",
-        action="store_true",
-        help="also score the sixth held-out set (tuning use since issue 29's i29g3 round)",
-    )
-    parser.add_argument(
-        "--heldout7",
-        action="store_true",
-        help="also score the seventh held-out set (tuning use since issue 29's i29g3 round)",
-    )
-    parser.add_argument(
-        "--heldout8",
-        action="store_true",
-        help="also score the eighth held-out set (tuning use since issue 29's i29g8 round)",
-    )
-    parser.add_argument(
-        "--heldout9",
-        action="store_true",
-        help="also score the ninth held-out set (tuning use since issue 29's i29r9 round)",
-    )
-    parser.add_argument(
-        "--heldout10",
-        action="store_true",
-        help="also score the tenth held-out set (tuning use since issue 29's i29r10 round)",
-    )
-    parser.add_argument(
-        "--heldout11",
-        action="store_true",
-        help="also score the eleventh held-out set (tuning use since issue 29's i29r11 round)",
-    )
-    parser.add_argument(
-        "--heldout12",
-        action="store_true",
-        help="also score the twelfth held-out set (tuning use since issue 29's i29r12 round)",
-    )
-    parser.add_argument(
-        "--heldout13",
-        action="store_true",
-        help="also score the thirteenth held-out set (tuning use since issue 29's i29r13 round)",
-    )
-    parser.add_argument(
-        "--heldout14",
-        action="store_true",
-        help="also score the fourteenth held-out set (tuning use since issue 29's i29r14 round)",
-    )
-    parser.add_argument(
-        "--heldout15",
-        action="store_true",
-        help="also score the fifteenth held-out set (tuning use since issue 29's i29r15b round)",
-    )
-    parser.add_argument(
-        "--heldout16",
-        action="store_true",
-        help="also score the sixteenth held-out set (tuning use since issue 29's i29r16 round)",
-    )
-    parser.add_argument(
-        "--heldout17",
-        action="store_true",
-        help="also score the seventeenth held-out set (tuning use since issue 29's i29r17 round)",
-    )
-    parser.add_argument(
-        "--heldout18",
-        action="store_true",
-        help="also score the eighteenth held-out set (tuning use since issue 29's i29r18 round)",
-    )
-    parser.add_argument(
-        "--heldout19",
-        action="store_true",
-        help="also score the nineteenth held-out set (tuning use since issue 29's i29r19 round)",
-    )
-    parser.add_argument(
-        "--heldout20",
-        action="store_true",
-        help="also score the twentieth held-out set (tuning use since issue 29's i29r20 round)",
-    )
-    parser.add_argument(
-        "--heldout21",
-        action="store_true",
-        help="also score the twenty-first held-out set (tuning use since issue 29's i29r21 round)",
-    )
-    parser.add_argument(
-        "--heldout22",
-        action="store_true",
-        help="also score the twenty-second held-out set (tuning use since issue 29's i29r22 round)",
-    )
-    parser.add_argument(
-        "--heldout23",
-        action="store_true",
-        help="also score the twenty-third held-out set (tuning use since issue 29's i29r23 round)",
-    )
-    parser.add_argument(
-        "--heldout24",
-        action="store_true",
-        help="also score the twenty-fourth held-out set (tuning use since issue 29's i29r24 round)",
-    )
-    parser.add_argument(
-        "--heldout25", action="store_true", help="also score the twenty-fifth held-out set (only at the end)"
-    )
-    parser.add_argument(
-        "--heldout26", action="store_true", help="also score the twenty-sixth held-out set (only at the end)"
-    )
-    parser.add_argument(
-        "--heldout27",
-        action="store_true",
-        help="also score the twenty-seventh held-out set (only at the end)",
-    )
-    parser.add_argument(
-        "--heldout28", action="store_true", help="also score the twenty-eighth held-out set (only at the end)"
-    )
-    parser.add_argument(
-        "--heldout29", action="store_true", help="also score the twenty-ninth held-out set (only at the end)"
-    )
+    for number, (ordinal, retired) in enumerate(HELD_OUT_SETS, start=1):
+        if retired is None:
+            state = "only at the end"
+        else:
+            state = "tuning use since issue 29" + (f"'s {retired} round" if retired else "")
+        parser.add_argument(
+            _flag(number), action="store_true", help=f"also score the {ordinal} held-out set ({state})"
+        )
     parser.add_argument("--speed", action="store_true", help="time find_risks on adversarial text instead")
     parser.add_argument("--show", action="store_true", help="print each miss and false alarm")
     parser.add_argument("--limit", type=float, default=30.0, help="stop a speed row past this many seconds")
     args = parser.parse_args()
-    for flag, held_out in (
-        ("--heldout25", args.heldout25),
-        ("--heldout26", args.heldout26),
-        ("--heldout27", args.heldout27),
-        ("--heldout28", args.heldout28),
-        ("--heldout29", args.heldout29),
-    ):
-        if held_out and args.show:
-            parser.error(f"--show prints the misses: never with {flag} (it would stop being held out)")
+    chosen = [number for number in range(1, len(HELD_OUT_SETS) + 1) if getattr(args, _flag(number)[2:])]
+    for number in chosen:
+        if HELD_OUT_SETS[number - 1][1] is None and args.show:
+            parser.error(
+                f"--show prints the misses: never with {_flag(number)} (it would stop being held out)"
+            )
     print(f"homeostat from {Path(homeostat.__file__).parent}")
     if args.speed:
         speed(args.limit)
@@ -412,64 +297,12 @@ def main() -> int:
         # look-alikes only: its known false alarms are listed in tests/core/safety/test_lookalikes2.py
         report("second fresh look-alikes", LOOKALIKES2, show=args.show)
     report("original corpus", CORPUS, show=args.show)
-    if args.heldout:
-        report("first held-out set", HELDOUT, show=args.show)
-    if args.heldout2:
-        report("second held-out set", HELDOUT2, show=args.show)
-    if args.heldout3:
-        report("third held-out set", HELDOUT3, show=args.show)
-    if args.heldout4:
-        report("fourth held-out set", HELDOUT4, show=args.show)
-    if args.heldout5:
-        report("fifth held-out set", HELDOUT5, show=args.show)
-    if args.heldout6:
-        report("sixth held-out set", HELDOUT6, show=args.show)
-    if args.heldout7:
-        report("seventh held-out set", HELDOUT7, show=args.show)
-    if args.heldout8:
-        report("eighth held-out set", HELDOUT8, show=args.show)
-    if args.heldout9:
-        report("ninth held-out set", HELDOUT9, show=args.show)
-    if args.heldout10:
-        report("tenth held-out set", HELDOUT10, show=args.show)
-    if args.heldout11:
-        report("eleventh held-out set", HELDOUT11, show=args.show)
-    if args.heldout12:
-        report("twelfth held-out set", HELDOUT12, show=args.show)
-    if args.heldout13:
-        report("thirteenth held-out set", HELDOUT13, show=args.show)
-    if args.heldout14:
-        report("fourteenth held-out set", HELDOUT14, show=args.show)
-    if args.heldout15:
-        report("fifteenth held-out set", HELDOUT15, show=args.show)
-    if args.heldout16:
-        report("sixteenth held-out set", HELDOUT16, show=args.show)
-    if args.heldout17:
-        report("seventeenth held-out set", HELDOUT17, show=args.show)
-    if args.heldout18:
-        report("eighteenth held-out set", HELDOUT18, show=args.show)
-    if args.heldout19:
-        report("nineteenth held-out set", HELDOUT19, show=args.show)
-    if args.heldout20:
-        report("twentieth held-out set", HELDOUT20, show=args.show)
-    if args.heldout21:
-        report("twenty-first held-out set", HELDOUT21, show=args.show)
-    if args.heldout22:
-        report("twenty-second held-out set", HELDOUT22, show=args.show)
-    if args.heldout23:
-        report("twenty-third held-out set", HELDOUT23, show=args.show)
-    if args.heldout24:
-        report("twenty-fourth held-out set", HELDOUT24, show=args.show)
-    if args.heldout25:
-        report("HELD-OUT set 25", HELDOUT25, show=False)
-    if args.heldout26:
-        report("HELD-OUT set 26", HELDOUT26, show=False)
-    if args.heldout27:
-        report("HELD-OUT set 27", HELDOUT27, show=False)
-    if args.heldout28:
-        report("HELD-OUT set 28", HELDOUT28, show=False)
-    if args.heldout29:
-        report("HELD-OUT set 29", HELDOUT29, show=False)
+    for number in chosen:
+        ordinal, retired = HELD_OUT_SETS[number - 1]
+        if retired is None:
+            report(f"HELD-OUT set {number}", _path(number), show=False)
+        else:
+            report(f"{ordinal} held-out set", _path(number), show=args.show)
     return 0
 
 

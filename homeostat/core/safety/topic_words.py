@@ -2232,10 +2232,11 @@ _ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
-# The i29r22 round: the retired twenty-second set's unkept meanings in two topics, each a dangerous act
-# (a rule forbidding it is no topic): a payment retried under a new idempotency key or a billing job
-# allowed to overlap itself (each charges twice); point-in-time recovery turned off or backups kept a
-# day at most.
+# The i29r22 to i29r24 rounds: the retired twenty-second to twenty-fourth sets' unkept meanings, each a
+# dangerous act (a rule forbidding it is no topic), by round, but destroy_22 stands last: a topic's
+# concepts are tried in order, so moving it would change the evidence of a text two of them read.
+# i29r22: a payment retried under a new idempotency key or a billing job allowed to overlap itself (each
+# charges twice); a safeguard's own setting set off; point-in-time recovery off or backups kept a day.
 _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
     "conc_22": (
         "concurrency",
