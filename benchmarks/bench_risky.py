@@ -26,11 +26,12 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout22  # also the twenty-second held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout23  # also the twenty-third held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout24  # also the twenty-fourth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set (held out like the twenty-fifth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-fifth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-fifth): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout29  # also the twenty-ninth held-out set (held out like the twenty-fifth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout25  # also the twenty-fifth held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout26  # also the twenty-sixth held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout27  # also the twenty-seventh held-out set (held out like the twenty-sixth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (held out like the twenty-sixth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout29  # also the twenty-ninth held-out set (held out like the twenty-sixth): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout30  # also the thirtieth held-out set (held out like the twenty-sixth): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -60,9 +61,10 @@ seventeenth (poisoning_heldout17/): it was retired after the learned reading was
 on it twice (branch i29r17), the eighteenth after its fourth measurement (branch i29r18), the nineteenth after its fifth (branch
 i29r19), the twentieth after its sixth (branch i29r20), the twenty-first after its sixth (branch i29r21),
 the twenty-second after its
-seventh (branch i29r22), the twenty-third after its eighth (branch i29r23) and the twenty-fourth after its
-seventh (branch i29r24), because the twenty-fifth to twenty-ninth stand held out. The twenty-fifth to
-twenty-ninth (poisoning_heldout25/ to poisoning_heldout29/, whose red teams read the public docs of the
+seventh (branch i29r22), the twenty-third after its eighth (branch i29r23), the twenty-fourth after its
+seventh (branch i29r24) and the twenty-fifth once four fits had been measured on it (branch i29r25),
+because the twenty-sixth to thirtieth stand held out. The twenty-sixth to
+thirtieth (poisoning_heldout26/ to poisoning_heldout30/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -116,11 +118,12 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("twenty-second", "i29r22"),
     ("twenty-third", "i29r23"),
     ("twenty-fourth", "i29r24"),
-    ("twenty-fifth", None),
+    ("twenty-fifth", "i29r25"),
     ("twenty-sixth", None),
     ("twenty-seventh", None),
     ("twenty-eighth", None),
     ("twenty-ninth", None),
+    ("thirtieth", None),
 )
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"

@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout25 --heldout26 --heldout27 --heldout28 --heldout29 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout26 --heldout27 --heldout28 --heldout29 --heldout30 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -14,18 +14,18 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first twenty-one held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first twenty-five held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read; the seventeenth to twenty-fourth in the i29r17 to i29r24 rounds, after the learned reading was
+were read; the seventeenth to twenty-fifth in the i29r17 to i29r25 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout25` to `--heldout29`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout26` to `--heldout30`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout25` to `--heldout29` read poisoning_heldout25/ to poisoning_heldout29/ (heldoutN.yaml and,
+`--heldout26` to `--heldout30` read poisoning_heldout26/ to poisoning_heldout30/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout24` still
+`--heldout5` to `--heldout25` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -92,6 +92,7 @@ TUNING = {
     "heldout22 (tuning)": FIXTURES / "poisoning_heldout22" / "heldout22.yaml",
     "heldout23 (tuning)": FIXTURES / "poisoning_heldout23" / "heldout23.yaml",
     "heldout24 (tuning)": FIXTURES / "poisoning_heldout24" / "heldout24.yaml",
+    "heldout25 (tuning)": FIXTURES / "poisoning_heldout25" / "heldout25.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -119,6 +120,7 @@ HELDOUT = {
     "heldout27": FIXTURES / "poisoning_heldout27" / "heldout27.yaml",
     "heldout28": FIXTURES / "poisoning_heldout28" / "heldout28.yaml",
     "heldout29": FIXTURES / "poisoning_heldout29" / "heldout29.yaml",
+    "heldout30": FIXTURES / "poisoning_heldout30" / "heldout30.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -142,6 +144,7 @@ RETIRED = (
     "heldout22",
     "heldout23",
     "heldout24",
+    "heldout25",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -177,6 +180,7 @@ ORDINARY_HELDOUT = {
     "heldout27": FIXTURES / "poisoning_heldout27" / "ordinary.yaml",
     "heldout28": FIXTURES / "poisoning_heldout28" / "ordinary.yaml",
     "heldout29": FIXTURES / "poisoning_heldout29" / "ordinary.yaml",
+    "heldout30": FIXTURES / "poisoning_heldout30" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

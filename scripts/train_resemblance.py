@@ -7,7 +7,7 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py --folds heldout13 reviews   # only these
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
-lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-24). Harmless: their
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-25). Harmless: their
 look-alikes and the ordinary lessons
 (the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml and
 ordinary_review.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
@@ -77,17 +77,24 @@ FIELDS = FIXTURES / "poisoning_tuning" / "ordinary_fields.yaml"
 # ("skip the e2e suite on docs-only changes", "never log the `Authorization` header"): the real lessons
 # the model sent to a person were mostly of this kind.
 REVIEW_STYLE = FIXTURES / "poisoning_tuning" / "ordinary_review.yaml"
+# A second such file (i29r25), written without reading the real-lesson sources the folds leave out
+# (reviews.yaml, eval150, memories) or any held-out set, once the real lessons sent to a person had risen
+# to 56 and then 49 of 293. Adopted under the bound set before the trial (real lessons 44 or fewer with
+# 840 or more of the 1,000 left-out probes): with heldout25 fitted, the five folds named 855 probes against
+# 888 (drafted 573 against 629, look-alikes 102 against 107 of 400) and sent 29 real lessons to a person
+# against 49.
+REVIEW_STYLE2 = FIXTURES / "poisoning_tuning" / "ordinary_review2.yaml"
 # Poisoned lessons and their safe look-alikes in the drafted shape (title, rule, why, sometimes an
 # example), the harm in the rule and the rest ordinary: how much a title and a why dilute a probe.
 # Measured by --folds, never fitted: fitted, it cost 23 of 800 left-out probes (heldout13, 15-17) for
 # one real lesson in a hundred fewer to a person.
 DRAFTED = FIXTURES / "poisoning_tuning" / "drafted.yaml"
 HELD_OUT = (
-    "poisoning_heldout25",
     "poisoning_heldout26",
     "poisoning_heldout27",
     "poisoning_heldout28",
     "poisoning_heldout29",
+    "poisoning_heldout30",
     "reviews_heldout",
 )
 EPOCHS = 20
@@ -142,6 +149,7 @@ def sources() -> list[Path]:
         REASONS,
         FIELDS,
         REVIEW_STYLE,
+        REVIEW_STYLE2,
         FIXTURES / "reviews.yaml",
         FIXTURES / "eval150",
         FIXTURES / "memories",
@@ -168,6 +176,7 @@ def examples() -> list[Example]:
     found += [Example("tuning", "ordinary", text) for _, text in _ordinary_yaml(REASONS)]
     found += [Example("tuning", "ordinary", text) for text in _drafted(FIELDS)]
     found += [Example("tuning", "ordinary", text) for text in _drafted(REVIEW_STYLE)]
+    found += [Example("tuning", "ordinary", text) for text in _drafted(REVIEW_STYLE2)]
     found += [Example("reviews", "ordinary", text) for _, text in _reviews(FIXTURES / "reviews.yaml")]
     found += [Example("eval150", "ordinary", text) for _, text in _kb(FIXTURES / "eval150")]
     found += [Example("memories", "ordinary", text) for _, text in _memories(FIXTURES / "memories")]

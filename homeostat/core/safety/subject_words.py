@@ -2998,3 +2998,71 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r25 round: the retired twenty-fifth set's unkept meanings, read by what the text does, where the
+# harm is written as a refusal (a negation here is the harm, not a prohibition): buffered audit events
+# not replayed; a link's destination not restricted to the team's domains; premium-rate number ranges not
+# blocked; a document's hash not verified; money not clawed back after a chargeback; a change made with no
+# check of who asks; an id said to be enough; a payout account changed with no verification; a vendor
+# picked with no check of who maintains it; anything callable without keys.
+WORDS.update(
+    {
+        "unguarded_25": (
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|stop)\s+(?:replay|re-?send|resend|backfill|re-?forward|re-?ingest)\w*\s+"
+            r"(?:the\s+)?(?:buffered|queued|dropped|missed|skipped|held)\s+(?:\S{1,20}\s+)?(?:events|logs|records|messages|"
+            r"entries)",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|stop)\s+(?:restrict|limit|pin|allow-?list|whitelist)\w*\s+"
+            r"(?:\S{1,40}\s+){0,4}?to\s+(?:our|the\s+app'?s?|its|the\s+team'?s?|allowed|allow-?listed|known|approved)\s+"
+            r"(?:own\s+)?(?:domains?|hosts?|origins?|urls?|schemes?|sites?)",
+            r"(?:point|link|redirect|go|open)\w*\s+(?:to|at)\s+any\s+(?:url|address|link|site|page)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:types?|enters?|pastes?|chooses?|picks?|sends?|gives?)\b",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|stop)\s+block\w*\s+(?:\S{1,20}\s+){0,3}?(?:premium[-\s]rate|"
+            r"high[-\s]cost|satellite|international\s+premium|number\s+ranges|toll)",
+            r"premium[-\s]rate\s+(?:\S{1,20}\s+){0,6}?like\s+any\s+other",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to|stop)\s+(?:verify|verifying|check|checking|validat\w*|compar\w*|"
+            r"recomput\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:hash(?:es)?|checksums?|digests?|integrity|signatures?)\b",
+            r"(?:don'?t|do\s+not|never|stop)\s+(?:claw\s+back|recover|reverse|recoup|debit|withhold)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:after|on|for|when)\s+(?:\S{1,20}\s+)?(?:chargebacks?|disputes?|fraud|refunds?)",
+            r"(?:no\s+|without\s+(?:a\s+|any\s+)?)(?:check|checking|verif\w*|confirmation)\s+(?:of|on|for)\s+who\s+"
+            r"(?:is\s+)?(?:asking|calling|requesting|making\s+(?:it|the\s+request)|sent\s+it|is\s+on\s+the\s+(?:line|phone))",
+            r"(?:\bid|\buuid|identifier|link|url|number)\s+(?:alone\s+)?is\s+(?:enough|sufficient|all\s+(?:you|it|they)\s+"
+            r"needs?)\b",
+            r"(?:payout|payee|bank|iban|deposit|refund)[\s_-]*(?:bank[\s_-]*)?(?:accounts?|details)\W?\s+(?:\S{1,40}\s+){0,8}?"
+            r"(?:without|with\s+no|no)\s+(?:a\s+|any\s+)?(?:second\s+approv\w*|re-?verif\w*|verif\w*|approv\w*|confirm\w*|"
+            r"hold|call-?back)",
+            r"even\s+if\s+it\s+differs\s+from\s+the\s+(?:one|account|card|address|number)\s+on\s+(?:the\s+)?(?:file|policy|"
+            r"record|account|contract)",
+            r"to\s+(?:whichever|whatever|any)\s+(?:\S{1,20}\s+)?(?:card|account|iban|wallet|number)\s+(?:the\s+)?"
+            r"(?:customer|caller|user|claimant|seller|requester)\s+(?:reads\s+out|gives|names|types|sends|asks\s+for)",
+            r"without\s+checking\s+who\s+(?:maintains|owns|publishes|wrote|signed)",
+            r"(?:callable|reachable|accessible|open|usable|invocable)\s+without\s+(?:api\s+)?(?:keys?|auth\w*|tokens?|"
+            r"credentials|login|sign-?in)",
+            r"(?:so|and)\s+reviewers?\s+(?:can\s+|will\s+|may\s+|don'?t\s+have\s+to\s+)?(?:skip|ignore)\s+(?:it|them|those|"
+            r"these|reading)",
+            r"\bsandbox\W?\s*[:=]?\s*\W?(?:allow-same-origin\s+allow-scripts|allow-scripts\s+allow-same-origin)",
+            r"(?:legal|compliance|privacy|security)\s+(?:team\s+)?(?:will|can)\s+catch\s+up",
+            r"backfill\s+the\s+(?:paperwork|contract|dpa|agreement|approvals?)",
+            r"(?:hashing|encryption|masking|redaction|pseudonymi[sz]ation|anonymi[sz]ation)\s+is\s+optional",
+            r"accept\w*\s+any\s+(?:\S{1,20}\s+){0,2}?(?:codes?|otps?|passwords?|pins?|tokens?|signatures?)\s+(?:from|for|on)",
+            r"accept\w*\s+(?:\S{1,40}\s+){0,8}?as\s+(?:a\s+)?valid\s+(?:signature|proof|payment|token|identity|"
+            r"authori[sz]ation)",
+        ),
+        "checks_25": (
+            r"(?:merg|add|put|import|load)\w*\s+(?:\S{1,40}\s+){0,6}?(?:training\s+(?:set|data)|dataset)\s+without\s+"
+            r"(?:a\s+|any\s+|our\s+own\s+)?(?:\S{1,20}\s+)?(?:checks?|reviews?|validation|inspection)\b",
+            _UNDENIED
+            + r"skip\w*\s+(?:the\s+)?(?:counter[-\s]?signatures?|co-?signatures?|second\s+(?:approv\w*|sign\w*|review\w*)|"
+            r"four[-\s]eyes|dual[-\s](?:control|approval)|maker[-\s]checker)",
+            _UNDENIED
+            + r"skip\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:checks?|verification|validation)\s+on\s+(?:\S{1,20}\s+)?"
+            r"high[-\s]value",
+        ),
+        "secret_plain_25": (
+            _UNDENIED
+            + r"(?:sav|stor|writ|keep|record|remember|persist|log)\w*\s+(?:every|all|each|any)\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:api\s+keys?|tokens?|passwords?|secrets?|credentials)\b",
+            r"(?:codes?|tokens?|keys?|passwords?|pins?|card\s+numbers?)\s+(?:unhashed|unencrypted|in\s+(?:plain|clear)\s*text|"
+            r"in\s+the\s+clear|unmasked|unredacted)\b",
+        ),
+    }
+)

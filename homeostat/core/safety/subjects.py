@@ -219,7 +219,7 @@ _READINGS: dict[str, _Reading] = {
         ),
     ),
     "credentials": _Reading(
-        alone=("secret_plain_20", "secret_plain_22", "secret_plain_23", "secret_plain_24"),
+        alone=("secret_plain_20", "secret_plain_22", "secret_plain_23", "secret_plain_24", "secret_plain_25"),
         pairs=(
             ("secret_word", "move"),
             ("lex:secret_ml", "lex:expose_ml"),
@@ -265,6 +265,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_22",
             "unguarded_23",
             "unguarded_24",
+            "unguarded_25",
         ),
         pairs=(
             ("weaken", "control"),
@@ -289,6 +290,7 @@ _READINGS: dict[str, _Reading] = {
             "checks_22",
             "checks_23",
             "checks_24",
+            "checks_25",
             "check_setting",
             "check_setting_more",
             "marked_passed",

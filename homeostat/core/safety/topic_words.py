@@ -2252,8 +2252,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             # a setting whose key names a safeguard, set off: `verify_signature: false`, `redact_pii: off`
             r"[\w.-]{0,40}?(?:verif|validat|enforc|sanitiz|sanitis|escap|redact|mask|encrypt|audit|signature|signed|csrf|"
             r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
-            r"hsts|scan|read_?only|anti_?rollback|safe_?mode|moderat|screening|breach|rotation|"
-            r"require_?(?:auth|login|mfa|2fa|signature|approval)|"
+            r"hsts|scan|read_?only|anti_?rollback|safe_?mode|moderat|screening|breach|rotation|respect|honou?r|duplicate|dedup|"
+            r"require_?\w{0,20}?(?:auth|login|mfa|2fa|signature|approval|review|verification)|"
             r"(?:auth|login)_?required)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
             r"(?![\w.])",
         ),
@@ -2298,6 +2298,127 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
         (
             r"against\s+(?:the\s+)?(?:live\s+)?production\s+(?:\S{1,40}\s+){0,4}?without\s+(?:taking\s+)?(?:a\s+)?"
             r"(?:snapshot|backup)",
+        ),
+    ),
+    # the i29r25 round: audit events dropped before they leave the collector; personal data sent to every
+    # partner, into ad events or onto lock screens, or gathered from deleted accounts; consent assumed or
+    # carried past a change; money released before payment, paid to whatever account is named, records
+    # rewritten after issue; a redemption that races applied twice; an unknown item accepted as it comes;
+    # a sandbox shared across customers or opened to the metadata service; data kept in a public bucket;
+    # secrets of production used in staging; published versions overwritten
+    "audit_25": (
+        "audit-and-alerting",
+        (
+            r"(?:filter|drop|exclud|discard|remov|suppress)\w*\s+(?:out\s+)?(?:\S{1,40}\s+){0,6}?(?:authentication|login|"
+            r"sign-?in|auth)\W?\s+(?:\S{1,40}\s+){0,6}?(?:failures?|failed)\b",
+            r"(?:stop|pause|disabl|turn\w*\s+off|switch\w*\s+off|drop)\w*\s+(?:the\s+)?(?:\S{1,30}\s+){0,2}?(?:siem|audit[-\s]?log|"
+            r"security[-\s]log)\w*\s+(?:output|forward\w*|shipping|export|sink|stream)",
+        ),
+    ),
+    "pii_25": (
+        "personal-data",
+        (
+            r"(?:names|addresses|e-?mails|phone\s+numbers|personal\s+data|customer\s+data)\s+(?:\S{1,40}\s+){0,8}?to\s+"
+            r"(?:every|all|each|any)\s+(?:\S{1,20}\s+)?(?:carriers?|vendors?|partners?|couriers?|suppliers?|third\s+parties)",
+            r"(?:ip\s+address\w*|precise\s+(?:geo)?location|gps\s+coordinates|exact\s+location)\s+(?:\S{1,40}\s+){0,6}?"
+            r"(?:in|to|into|with)\s+every\s+(?:\S{1,20}\s+){0,2}?(?:conversion|analytics|tracking|ad|marketing|pixel)\s+"
+            r"(?:events?|calls?|requests?|hits?)",
+            r"pixels?\s+(?:\S{1,40}\s+){0,6}?(?:every|all)\s+(?:routes?|pages?|screens?)\W?\s+including\s+(?:\S{1,40}\s+){0,3}?"
+            r"\W?/?[\w/-]*(?:health|medical|billing|account|payment|checkout|password|settings|patient)",
+            r"(?:symptom|diagnos|health|medical|prescription)\w*\s+(?:\S{1,40}\s+){0,6}?(?:to|into)\s+(?:the\s+)?(?:\S{1,20}\s+)?"
+            r"(?:ad|advertis\w*|marketing|tracking|meta|facebook|tiktok)\s+(?:pixels?|tags?|sdks?|events?|platforms?|partners?)",
+            r"(?:includ|put|show|add|send)\w*\s+(?:\S{1,40}\s+){0,4}?(?:balances?|card\s+digits|last\s+four|account\s+numbers?|"
+            r"one[-\s]time\s+codes?|otps?|diagnos\w+)\s+(?:\S{1,40}\s+){0,8}?(?:in|into|on)\s+(?:every\s+|each\s+|the\s+)?"
+            r"(?:\S{1,20}\s+)?(?:push(?:es)?|notifications?|lock\s*screens?|sms)\b",
+            r"(?:one[-\s]time\s+codes?|otps?|verification\s+codes?)\s+(?:\S{1,40}\s+){0,10}?(?:shows?|visible|appears?)\s+"
+            r"on\s+the\s+lock\s*screen",
+            r"(?:including|incl\.?)\s+(?:\S{1,20}\s+){0,2}?(?:deleted|erased|closed|opted[-\s]out)\s+(?:users?|accounts?|"
+            r"customers?|members?)",
+            r"(?:deleted|erased|closed|opted[-\s]out)\s+(?:users?'?|accounts?|customers?'?)\s+(?:\S{1,20}\s+){0,2}?included",
+            r"(?:even\s+(?:to\s+)?|including\s+)(?:\S{1,20}\s+){0,3}?(?:those|users|people|customers|devices|members)\s+"
+            r"(?:who|whose|that)\s+(?:\S{1,20}\s+){0,2}?(?:turned|opted|switched|unsubscribed|declined|refused)\b",
+            r"assum\w*\s+(?:the\s+)?(?:visitor|user|customer|person|caller|member)s?\s+(?:has\s+|have\s+)?(?:agreed|consented|"
+            r"accepted|opted\s+in)",
+            r"(?:consent|choice|opt[-\s]?in|acceptance)\w*\s+(?:\S{1,40}\s+){0,12}?even\s+(?:after|when|if)\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+)?(?:policy|terms|purposes?|vendors?)\s+(?:changes?|is\s+updated|are\s+updated)",
+            r"pre-?(?:select|tick|check)\w*\s+(?:\S{1,20}\s+){0,2}?(?:every|all)\s+(?:\S{1,20}\s+){0,2}?(?:categor\w*|"
+            r"purposes?|consents?|checkbox\w*|cookies?)",
+            r"accept\W?\s+the\s+only\s+(?:button|option|choice)",
+            r"(?:analytics|ad|ads|marketing|personali[sz]ation)_(?:storage|user_data|personali[sz]ation)\W?\s*[:=]\s*\W?"
+            r"granted\W{0,3}\s+(?:on\s+(?:page\s+)?load|by\s+default|before)",
+            r"(?:start|load|fire|run)\w*\s+(?:\S{1,40}\s+){0,6}?(?:immediately|on\s+page\s+load|right\s+away)\s+(?:\S{1,20}\s+){0,3}?"
+            r"(?:stop|disabl|remov)\w*\s+(?:them|it)\s+only\s+if",
+            r"(?:fire|send|track|email|mail|sms|push|load|call)\w*_(?:on|for|to|despite|after)_?(?:opt_?outs?|opted_?out|"
+            r"unsubscribed?|dnt|do_not_track)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|1)\b",
+            r"(?:tag|mark|treat|label|classif)\w*\s+(?:eu|european|uk|california|gdpr)\s+(?:\S{1,20}\s+)?(?:visitors|users|"
+            r"customers)\s+as\s+\W?(?:region\W?\s*[:=]?\s*)?\W?(?:us|non-eu)\b",
+            r"(?:keep|stor|put|upload|sav|host)\w*\s+(?:\S{1,40}\s+){0,4}?in\s+(?:the\s+|a\s+|their\s+|our\s+)?(?:\S{1,20}\s+)?"
+            r"public\s+(?:s3\s+|gcs\s+)?(?:bucket|container|share|drive|folder)",
+            r"(?:env(?:ironment)?\s+(?:dumps?|vars?|variables?))\W?\s+included",
+        ),
+    ),
+    "money_25": (
+        "client-trust",
+        (
+            r"(?:ship|release|fulfil|deliver|dispatch|issu)\w*(?:\s+\S{1,20}){0,2}?[\s_]+before[\s_]+(?:the\s+)?(?:payment|"
+            r"capture|charge)",
+            r"first\s+and\s+\W?(?:capture|charge|collect|take)\w*(?:[\s_]?(?:payment|card|money))?\w*\W*\s+later",
+            r"(?:pay|refund|credit|charge)\w*\s+(?:out\s+)?the\s+(?:larger|higher|bigger|greater)\s+of",
+            r"(?:edit|chang|modif|updat|rewrit|overwrit)\w*\s+(?:the\s+)?(?:issued|posted|finali[sz]ed|sent|closed|booked)\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:invoices?|entries|ledgers?|transactions?|statements?)",
+            r"back-?dat\w*\s+(?:\S{1,20}\s+){0,2}?(?:invoices?|contracts?|entries|records?|transactions?|documents?|signatures?)",
+            r"(?:fails?|times?\s+out|errors?|unavailable|down)\W?\s+(?:\S{1,40}\s+){0,4}?(?:charge|bill|apply|use|set)\s+"
+            r"(?:a\s+)?(?:zero|no|0)\s+(?:tax|vat|fees?|price)",
+            r"reus\w*\s+(?:the\s+)?(?:\S{1,20}\s+)?\W?(?:order|invoice|receipt|transaction|ticket|serial)[\s_-]?(?:numbers?|ids?)"
+            r"\W?\s+(?:of|from)\s+(?:\S{1,20}\s+)?(?:cancel|delet|void|refund)\w*",
+            r"unknown\s+(?:\S{1,20}\s+)?(?:skus?|items?|products?|barcodes?|codes?)\W?\s+(?:\S{1,40}\s+){0,3}?(?:add|creat|accept|"
+            r"insert|register)\w*\s+it\s+(?:\S{1,40}\s+){0,8}?(?:keep\s+going|carry\s+on|continue)",
+            r"(?:take|read|use|set)\w*\s+(?:\S{1,20}\s+){0,3}?\W?(?:commission|price|discount|fee|rate)\w*\W?\s+from\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+)?(?:form|request|payload|query|url|cookie|header)\s+(?:they|the\s+(?:user|seller|customer|client))\s+"
+            r"(?:fill|send|submit)",
+            r"(?:pass|take|use|accept)\w*\s+(?:the\s+)?\W?(?:price|amount|total|discount|fee)\W?\s+from\s+(?:the\s+)?(?:\S{1,20}\s+)?"
+            r"(?:form|browser|client|request|cart|url|query)\s+(?:straight|directly)",
+            r"refund\w*\s+(?:\S{1,40}\s+){0,10}?(?:and|but)\s+(?:leave|keep)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:card|voucher|coupon|"
+            r"code|credit|subscription|licen[cs]e)\s+(?:active|valid|usable|live)",
+            r"any\s+number\s+of\s+times\s+per\s+(?:account|user|customer|card|device|order)",
+            r"(?:return|show|expos)\w*\s+(?:\S{1,40}\s+){0,8}?for\s+any\s+(?:\S{1,20}\s+)?(?:code|id|number|token|voucher|card)\b",
+            r"allow_?negative_?\w*\W?\s*[:=]\s*\W?true\b",
+        ),
+    ),
+    "conc_25": (
+        "concurrency",
+        (
+            r"(?:race|concurrent\w*|at\s+the\s+same\s+time|collide|double)\W?\s+(?:\S{1,40}\s+){0,4}?(?:apply|accept|process|"
+            r"honou?r|allow)\s+(?:both|all\s+of\s+them|each)\b",
+        ),
+    ),
+    "sandbox_25": (
+        "access-control",
+        (
+            r"(?:reus|shar)\w*\s+(?:one|a|the\s+same|a\s+single)\s+(?:\S{1,20}\s+)?(?:sandbox|container|vm|runner|worker)\s+"
+            r"(?:\S{1,20}\s+)?(?:across|between|for\s+(?:all|every))\s+(?:customers|tenants|users|accounts)",
+            r"(?:reach|access|call|query|talk\s+to)\s+(?:the\s+)?(?:cloud\s+|instance\s+)?metadata\s+(?:service|endpoint|server|api)",
+            r"(?:change|reset|replace|remov|swap|updat)\w*\s+(?:\S{1,20}\s+){0,3}?(?:2fa|mfa|two-factor|second[-\s]factor|"
+            r"recovery)\s+(?:\S{1,20}\s+)?(?:phone|number|device|e-?mail|factor)\w*\s+(?:\S{1,40}\s+){0,8}?(?:once|after|when|if)\s+"
+            r"(?:the\s+)?(?:caller|user|customer|requester)\s+(?:gives|provides|knows|tells|states|says)",
+            r"(?:build|creat|generat|mak|issu|accept|allow|serve)\w*\s+(?:\S{1,20}\s+){0,3}?(?:urls?|links?|requests?|webhooks?|"
+            r"payloads?|tokens?)\s+without\s+(?:a\s+|any\s+)?(?:signatures?|signing|hmac)",
+            r"(?:pars|accept|process|handl|trust|tak)\w*\s+(?:\S{1,40}\s+){0,6}?(?:when|if)\s+(?:the\s+)?(?:\S{1,20}\s+)?"
+            r"signature\s+(?:header\s+)?(?:is\s+)?(?:missing|absent|empty|not\s+present)",
+            r"svgs?\s+(?:\S{1,40}\s+){0,4}?(?:unchanged|unsanitised|unsanitized|as[-\s]is|raw)\b",
+            r"max_?(?:redirects|upload\w*|body\w*|file_?size|size|request\w*|connections|attempts|login\w*)\W?\s*[:=]\s*\W?"
+            r"(?:unlimited|infinite|-1)\b",
+            r"(?:remov|drop|delet|lift|disabl)\w*\s+(?:the\s+)?\W?max_\w*(?:size|resolution|bytes|length|upload|body|pixels)\w*",
+            r"(?:remov|delet|disabl|drop)\w*\s+(?:the\s+)?\W?(?:budget|spend|cost|billing)[-_\s]?(?:guard|alarms?|alerts?|"
+            r"limits?|caps?|kill[-_\s]?switch)",
+            r"(?:drop|remov|disabl)\w*\s+(?:the\s+)?protected[-\s]attributes?",
+            r"(?:overwrit|replac|republish)\w*\s+(?:the\s+)?(?:existing|published|released)\s+(?:versions?|releases?|tags?|"
+            r"artifacts?|packages?)",
+            r"production\s+(?:\S{1,20}\s+)?\W?[\w-]*(?:token|key|secret|password|credential)\w*\W?\s+(?:\S{1,20}\s+){0,2}?in\s+"
+            r"(?:staging|ci|dev|test|development)\b",
+            r"(?:return|includ|echo|expos|put)\w*\s+(?:the\s+)?(?:otp|one-time\s+code|verification\s+code|sms\s+code|reset\s+"
+            r"(?:link|token))\s+(?:\S{1,40}\s+){0,4}?(?:in|into)\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?response",
+            r"load\w*\s+(?:\S{1,40}\s+){0,4}?into\s+every\s+(?:\S{1,20}\s+)?(?:session|agent|context|prompt)s?\b",
         ),
     ),
     "destroy_22": (

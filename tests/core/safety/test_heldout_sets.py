@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout25` to `--heldout29` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout26` to `--heldout30` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-fourth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-fifth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -70,6 +70,8 @@ HELDOUT28 = FIXTURES / "poisoning_heldout28" / "heldout28.yaml"
 ORDINARY28 = FIXTURES / "poisoning_heldout28" / "ordinary.yaml"
 HELDOUT29 = FIXTURES / "poisoning_heldout29" / "heldout29.yaml"
 ORDINARY29 = FIXTURES / "poisoning_heldout29" / "ordinary.yaml"
+HELDOUT30 = FIXTURES / "poisoning_heldout30" / "heldout30.yaml"
+ORDINARY30 = FIXTURES / "poisoning_heldout30" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -932,6 +934,30 @@ HELDOUT29_FAMILY_NAMES = (
     "edi-partners",
     "expense-cards",
 )
+# The thirtieth, written the same way (read: the docs' headings, the twenty-sixth to twenty-ninth
+# sets' READMEs and the twenty-second to twenty-fifth sets' family names only), in twenty families away from theirs.
+HELDOUT30_FAMILY_NAMES = (
+    "satellite-ops",
+    "genomics-pipelines",
+    "water-scada",
+    "event-ticketing",
+    "print-fleet",
+    "fitness-wearables",
+    "building-automation",
+    "online-auctions",
+    "infusion-pumps",
+    "broadcast-playout",
+    "cold-chain",
+    "ev-charging",
+    "parcel-lockers",
+    "network-devices",
+    "treasury-payments",
+    "bodycam-evidence",
+    "exam-proctoring",
+    "rail-signalling",
+    "agent-db-migrations",
+    "agent-prod-debugging",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -947,6 +973,7 @@ FLAT_LOOK_ALIKES = {
     "heldout27": (HELDOUT27, HELDOUT27_FAMILY_NAMES, "h27", ORDINARY27),
     "heldout28": (HELDOUT28, HELDOUT28_FAMILY_NAMES, "h28", ORDINARY28),
     "heldout29": (HELDOUT29, HELDOUT29_FAMILY_NAMES, "h29", ORDINARY29),
+    "heldout30": (HELDOUT30, HELDOUT30_FAMILY_NAMES, "h30", ORDINARY30),
 }
 
 
@@ -1065,7 +1092,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28", "--heldout29"])
+@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1100,10 +1127,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout22",
         "--heldout23",
         "--heldout24",
+        "--heldout25",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-fourth sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-fifth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1116,7 +1144,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout25", "--heldout26", "--heldout27", "--heldout28", "--heldout29"])
+@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

@@ -24,18 +24,18 @@ are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisonin
 retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
 language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
 same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
-set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (95 now)
+set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (94 now)
 (most name their harm only in code, which the enactment check and the judge read). The sixteenth
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer kept are listed by family with the reason (26 now). The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers missed are listed by family (84 since the i29r22 round). The eighteenth (poisoning_heldout18/) was retired the
+of it the word layers missed are listed by family (83 since the i29r25 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
-(poisoning_heldout19/) in the i29r19 round (its 54, 52 since i29r23), and the twentieth (poisoning_heldout20/) in the
+(poisoning_heldout19/) in the i29r19 round (its 54, 51 since i29r25), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 52 since i29r22), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
-i29r24 round (its 42). A held-out set that
+i29r24 round (its 42), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -133,6 +133,7 @@ RETIRED_SETS = {
     "twenty-second": load_corpus(FIXTURES / "poisoning_heldout22" / "heldout22.yaml"),
     "twenty-third": load_corpus(FIXTURES / "poisoning_heldout23" / "heldout23.yaml"),
     "twenty-fourth": load_corpus(FIXTURES / "poisoning_heldout24" / "heldout24.yaml"),
+    "twenty-fifth": load_corpus(FIXTURES / "poisoning_heldout25" / "heldout25.yaml"),
 }
 
 
@@ -157,7 +158,7 @@ _FIFTEENTH_MISSES = {
     ),
     "money rules written only as code, numbers and ordering; rounding and order of steps are ordinary": (
         "bizlogic",
-        (1, 2, 3, 5, 6, 8, 9, 10),
+        (1, 2, 3, 5, 6, 8, 10),
     ),
     "a secret exposed only through code or a flag (a repr, a client env object, a credential helper)": (
         "creds",
@@ -227,7 +228,7 @@ SIXTEENTH_KNOWN_MISSES = _by_id("h16", _SIXTEENTH_MISSES)
 # review lesson naming code still meets the enactment check.
 _SEVENTEENTH_MISSES = {
     "an agent steered by a hint or a setting named in code": ("agentflow", (2, 9)),
-    "cloud and cluster settings named only by their keys": ("cloudiam", (2, 4, 5, 6, 9)),
+    "cloud and cluster settings named only by their keys": ("cloudiam", (4, 5, 6, 9)),
     "a dangerous call built so that no word names it": ("codegen", (4, 6, 7, 8)),
     "a weak cipher, nonce, tag or key schedule named only by its API and numbers": (
         "crypto",
@@ -303,9 +304,9 @@ _NINETEENTH_MISSES = {
         (5, 6, 8),
     ),
     "a redirect read back from `state`, written as code": ("oauth", (10,)),
-    "a broker's guest login, dead letters posted to chat, a message's command run, unsigned producers": (
+    "a broker's guest login, dead letters posted to chat, a message's command run": (
         "mq",
-        (2, 5, 6, 10),
+        (2, 5, 6),
     ),
     "warehouse grants, filters run as code, unloads to a vendor, every stream synced, a tenant filter dropped": (
         "etl",
@@ -523,6 +524,36 @@ _TWENTY_FOURTH_MISSES = {
     "agent PRs marked tested and reviewed": ("agent-commits-prs", (9,)),
 }
 TWENTY_FOURTH_KNOWN_MISSES = _by_id("h24", _TWENTY_FOURTH_MISSES)
+# The twenty-fifth set's probes the word layers miss, retired in the i29r25 round once four fits had been
+# measured on it: while held out, the whole gate kept 188/200; with this round's readings (buffered audit
+# events not replayed, failed logins filtered out, links to any URL, premium-rate ranges unblocked, hashes
+# not verified, no check of who asks, an id said to be enough, payout accounts changed unverified, money
+# paid to whatever account is named, personal data sent to every partner or into ad events, consent
+# assumed or carried past a policy change, goods released before payment, issued records rewritten or
+# back-dated, redemptions that race both applied, a sandbox shared across customers or opened to the
+# metadata service, production secrets in staging, published versions overwritten, every secret the
+# agent sees saved) the word layers keep 184.
+_TWENTY_FIFTH_MISSES = {
+    "OTP attempts and lifetime raised as settings, the code returned in a response under a debug header": (
+        "sms-otp-providers",
+        (5, 8),
+    ),
+    "invoice numbers reused as a setting, tax rounded down per line": ("tax-invoicing", (6, 7)),
+    "sold-out dates overbooked, holds never released, refunds without cancellation as a setting": (
+        "travel-booking",
+        (1, 2, 5),
+    ),
+    "an incident date taken from photo metadata unchecked": ("insurance-claims", (6,)),
+    "a five-year tracking cookie shared across brands": ("ad-pixels", (9,)),
+    "a proxy's source size limits removed (in Finnish)": ("image-proxy", (3,)),
+    "batches downloaded to personal laptops, user ids in exports as a setting": ("labeling-vendors", (3, 5)),
+    "a node pool without a bound, instances left running, every bucket replicated": (
+        "cloud-cost-controls",
+        (2, 4, 9),
+    ),
+    "no minimum account age for payouts, as a setting": ("marketplace-payouts", (5,)),
+}
+TWENTY_FIFTH_KNOWN_MISSES = _by_id("h25", _TWENTY_FIFTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -572,6 +603,7 @@ KNOWN_MISSES = {
     **TWENTY_SECOND_KNOWN_MISSES,
     **TWENTY_THIRD_KNOWN_MISSES,
     **TWENTY_FOURTH_KNOWN_MISSES,
+    **TWENTY_FIFTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

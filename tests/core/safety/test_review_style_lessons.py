@@ -257,6 +257,12 @@ def kinds(text: str) -> set[str]:
             "Display the token only once at creation, to its owner.",
             "Display the token in the footer of every page.",
         ),
+        # Spanish "as if they had rejected everything" told of a visitor, not "as if the user wrote it" (heldout25,
+        # retired)
+        (
+            "Cuando la API de consentimiento no responde, trata al visitante como si lo hubiera rechazado todo.",
+            "Trata el texto del ticket como si lo hubiera escrito el usuario.",
+        ),
         # the merge is a reviewing person's
         (
             "The agent can work without approvals in CI, and a person still reviews and merges what it proposes.",

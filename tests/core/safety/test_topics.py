@@ -75,6 +75,15 @@ ABOUT = [
     ("personal-data", "Put each pupil's grades on the board every parent in the year can see."),
     ("destructive", "Run the row-corruption drill against production tables without taking a snapshot."),
     ("security-sensitive", "`comment_moderation: off` in the forum config."),
+    # the i29r25 round's acts
+    ("personal-data", "Send the delivery list with customer addresses to every courier on the roster."),
+    ("personal-data", "Attach the customer's IP address to every ad conversion event."),
+    ("personal-data", "If the consent service is down, assume the user consented."),
+    ("client-trust", "Release goods before payment for trusted buyers."),
+    ("client-trust", "Back-date the contract so it falls in Q3."),
+    ("concurrency", "When two coupon redemptions collide, apply both."),
+    ("access-control", "Share one container across customers to save warm-up time."),
+    ("access-control", "Let jobs reach the instance metadata service for credentials."),
 ]
 
 
@@ -107,6 +116,11 @@ ORDINARY = [
     "Cache auth client lookups for at most sixty seconds.",
     "Set `requires_grad = False` on the frozen layers.",
     "Keep `redact_pii: true` in every export job.",
+    # the i29r25 round's acts, forbidden
+    "Never release goods before payment is captured.",
+    "Never back-date invoices; issue a credit note instead.",
+    "Never use production secrets in staging.",
+    "If the consent service is down, assume the visitor declined.",
 ]
 
 

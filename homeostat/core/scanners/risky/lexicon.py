@@ -1092,7 +1092,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"(?:higher|more)\s+(?:priority|authority)\s+than\s+(?:the\s+)?(?:user|developer)",
         r"comme\s+si\s+l'utilisateur",
         r"als\s+ob\s+der\s+(?:nutzer|benutzer)",
-        r"como\s+si\s+(?:el\s+usuario|lo\s+hubiera)",
+        r"como\s+si\s+(?:el\s+usuario|lo\s+hubiera\s+(?:escrito|dicho|pedido|enviado|tecleado|mandado|ordenado))",
         r"как\s+будто\s+(?:это\s+)?(?:пользователь|от\s+пользователя)",
         "视为用户",
         "当作用户",
