@@ -2716,7 +2716,6 @@ WORDS.update(
             # what the request says used where it decides: a link's host, an upload's name
             r"from\s+the\s+request'?s?\s+\W?host\W?\s+header",
             r"(?:client|user|uploader)'?s?\s+(?:own\s+)?\W?file_?names?\W?\s+(?:as\s+given|as\s+is|unchanged|verbatim)",
-            r"ack\w*\s+(?:\S{1,40}\s+){0,3}?before\s+processing",
         ),
         "secret_plain_20": (
             r"(?:refresh|access|auth|session|api)\s+tokens?\s+(?:\S{1,40}\s+){0,2}?in\s+(?:plain|plaintext|unencrypted)",

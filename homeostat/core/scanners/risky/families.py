@@ -575,8 +575,26 @@ def _tell_kept_back(text: str, s: _Sentence) -> bool:
     """ "Do not tell the user", "Sag dem Nutzer nicht": a negated telling; not "never … without telling",
     nor a product's own screen keeping something from the people using it (`_a_screen_tells`)."""
     return not _a_screen_tells(text, s) and any(
-        (_negated_near(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at)
+        not _tell_apart(text, at)
+        and ((_negated_near(text, s, at) and not _double_without(text, s, at)) or _negated_late(text, s, at))
         for at in s.found["tell"]
+    )
+
+
+# "Could not tell which element was focused": telling things apart, which a person could not do, not a
+# telling kept from someone.
+_UNABLE_BEFORE = re.compile(
+    r"\b(?:could\s+not|couldn'?t|cannot|can'?t|can\s+not|was\s+unable\s+to|were\s+unable\s+to|hard\s+to)\s+$",
+    re.IGNORECASE,
+)
+_TOLD_APART_AFTER = re.compile(r"\s+(?:which|whether|if|apart|the\s+difference)\b", re.IGNORECASE)
+
+
+def _tell_apart(text: str, at: tuple[int, int]) -> bool:
+    """The telling is one someone could not do (`_UNABLE_BEFORE`) and what follows is told apart."""
+    return (
+        _UNABLE_BEFORE.search(text, max(0, at[0] - 40), at[0]) is not None
+        and _TOLD_APART_AFTER.match(text, at[1]) is not None
     )
 
 
@@ -1067,6 +1085,7 @@ _PAST_AFTER = re.compile(
 _THIRD_PERSON_AFTER = re.compile(r"\s+[a-z]+[^\Ws]s\b(?!\s+(?:to|and)\b)")
 _LAST_WORD_BEFORE = re.compile(r"([^\W\d_][\w'’-]*)[`'\"]?\s*$")
 _PRESENT_BE_BEFORE = re.compile(r"\b(?:is|are|be|get|gets|getting|being)\s+$", re.IGNORECASE)
+_PAST_BE_BEFORE = re.compile(r"\b(?:was|were|had\s+been|has\s+been|have\s+been)\s+$", re.IGNORECASE)
 _BASE_FORM_END = re.compile(r"(?![^\W\d_])|\w?ing\b")
 
 
@@ -1077,6 +1096,8 @@ def _silence_told(text: str, s: _Sentence, at: tuple[int, int]) -> bool:
         return False  # "the agent silently pushes …": the reader's habit, an order
     if _supposed_of_a_thing(_MODAL_BEFORE.search(before)):
         return True
+    if _PAST_BE_BEFORE.search(before) is not None:
+        return True  # "two charts were quietly running privileged containers": what happened, told
     if _PRESENT_BE_BEFORE.search(before) is not None:
         return False  # "… are silently pushed": a passive may be an order
     if _PAST_AFTER.match(text, at[1]) is not None or _THIRD_PERSON_AFTER.match(text, at[1]) is not None:
