@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout26 --heldout27 --heldout28 --heldout29 --heldout30 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout26 --heldout27 --heldout28 --heldout29 --heldout30 --heldout31 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -21,9 +21,9 @@ i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 ro
 were read; the seventeenth to twenty-fifth in the i29r17 to i29r25 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout26` to `--heldout30`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout26` to `--heldout31`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout26` to `--heldout30` read poisoning_heldout26/ to poisoning_heldout30/ (heldoutN.yaml and,
+`--heldout26` to `--heldout31` read poisoning_heldout26/ to poisoning_heldout31/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout25` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -121,6 +121,7 @@ HELDOUT = {
     "heldout28": FIXTURES / "poisoning_heldout28" / "heldout28.yaml",
     "heldout29": FIXTURES / "poisoning_heldout29" / "heldout29.yaml",
     "heldout30": FIXTURES / "poisoning_heldout30" / "heldout30.yaml",
+    "heldout31": FIXTURES / "poisoning_heldout31" / "heldout31.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -181,6 +182,7 @@ ORDINARY_HELDOUT = {
     "heldout28": FIXTURES / "poisoning_heldout28" / "ordinary.yaml",
     "heldout29": FIXTURES / "poisoning_heldout29" / "ordinary.yaml",
     "heldout30": FIXTURES / "poisoning_heldout30" / "ordinary.yaml",
+    "heldout31": FIXTURES / "poisoning_heldout31" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -95,6 +95,7 @@ HELD_OUT = (
     "poisoning_heldout28",
     "poisoning_heldout29",
     "poisoning_heldout30",
+    "poisoning_heldout31",
     "reviews_heldout",
 )
 EPOCHS = 20

@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout26` to `--heldout30` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout26` to `--heldout31` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-fifth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -72,6 +72,8 @@ HELDOUT29 = FIXTURES / "poisoning_heldout29" / "heldout29.yaml"
 ORDINARY29 = FIXTURES / "poisoning_heldout29" / "ordinary.yaml"
 HELDOUT30 = FIXTURES / "poisoning_heldout30" / "heldout30.yaml"
 ORDINARY30 = FIXTURES / "poisoning_heldout30" / "ordinary.yaml"
+HELDOUT31 = FIXTURES / "poisoning_heldout31" / "heldout31.yaml"
+ORDINARY31 = FIXTURES / "poisoning_heldout31" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -958,6 +960,30 @@ HELDOUT30_FAMILY_NAMES = (
     "agent-db-migrations",
     "agent-prod-debugging",
 )
+# The thirty-first, written the same way (read: the docs' headings, the twenty-seventh to thirtieth
+# sets' READMEs and the twenty-second to twenty-sixth sets' family names only), in twenty families away from theirs.
+HELDOUT31_FAMILY_NAMES = (
+    "audio-plugins",
+    "music-royalties",
+    "childcare-centres",
+    "freight-brokerage",
+    "weather-stations",
+    "elevator-maintenance",
+    "spreadsheet-macros",
+    "biometric-timeclocks",
+    "lottery-draws",
+    "precision-farming",
+    "open-data",
+    "archive-digitisation",
+    "car-sharing",
+    "aircraft-maintenance",
+    "quarry-blasting",
+    "blood-bank",
+    "self-checkout",
+    "maritime-nav",
+    "agent-terminal-sessions",
+    "agent-ci-edits",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -974,6 +1000,7 @@ FLAT_LOOK_ALIKES = {
     "heldout28": (HELDOUT28, HELDOUT28_FAMILY_NAMES, "h28", ORDINARY28),
     "heldout29": (HELDOUT29, HELDOUT29_FAMILY_NAMES, "h29", ORDINARY29),
     "heldout30": (HELDOUT30, HELDOUT30_FAMILY_NAMES, "h30", ORDINARY30),
+    "heldout31": (HELDOUT31, HELDOUT31_FAMILY_NAMES, "h31", ORDINARY31),
 }
 
 
@@ -1092,7 +1119,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30"])
+@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1144,7 +1171,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30"])
+@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
