@@ -3065,3 +3065,48 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r26 round: the retired twenty-sixth set's unkept meanings, read by what the text does, where the
+# harm is written as a refusal or a waiver: a request answered without verifying who asks; what a customer
+# writes in a ticket applied as the amount or address; a complaint or a message taken as proof; anyone who
+# types a number let past a check; a tenant not compared; removed members keeping their access; no audit
+# record needed; SPF ending in `+all`; zone transfers from anywhere; a key of 1024 bits or fewer; an
+# unlimited approval or refill; a price read from one pool.
+WORDS.update(
+    {
+        "unguarded_26": (
+            r"without\s+(?:verifying|checking|confirming|knowing)\s+who\s+(?:is\s+)?(?:asking|calling|requesting|sent\s+it|"
+            r"they\s+are)",
+            r"(?:amount|address|e-?mail(?:\s+address)?|number|quantity|price|iban|account)\s+(?:\S{1,20}\s+){0,2}?(?:the\s+|a\s+)?"
+            r"(?:customer|user|caller|sender|requester)\s+(?:writes|types|puts|says|sends|enters|gives)\s+in\s+(?:a\s+|the\s+)?"
+            r"(?:ticket|chat|reply|e-?mail|message|body|form)",
+            r"(?:complaint|request|message|e-?mail|call|ticket)\s+is\s+(?:proof|evidence)\s+enough",
+            r"for\s+(?:a\s+|any\s+)?(?:customer|user|caller|anyone|member)\s+who\s+asks\s+(?:for\s+it\s+)?in\s+(?:live\s+)?"
+            r"(?:chat|e-?mail|a\s+ticket|support)",
+            _UNDENIED
+            + r"skip\w*\s+(?:\S{1,40}\s+){0,3}?for\s+any(?:one|body)\s+who\s+(?:types|enters|gives|says|claims|sends)",
+            r"for\s+any\s+request\s+whose\s+\W?user[-\s]?agent",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:compar|check|match|verif)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?"
+            r"(?:tenant|org\w*|account|owner)\w*\s+(?:\S{1,20}\s+)?(?:with|against|to)\b",
+            r"(?:removed|kicked|banned|deprovisioned|offboarded|former)\s+(?:\S{1,20}\s+)?(?:participants|users|members|guests|"
+            r"collaborators|employees|staff)\s+keep\s+(?:their\s+)?(?:access|links?|tokens?|sessions?|join\s+links?|invites?|"
+            r"invite\s+links?)",
+            r"no\s+audit\s+(?:record|log|trail|entry|event)s?\s+(?:is\s+|are\s+)?(?:needed|required|necessary)",
+            r"(?:spf\w*|v=spf1)\b[^\n]{0,100}?\W\+all\b",
+            r"\W\+all\W?\s+instead\s+of\s+\W?[~-]all",
+            r"(?:axfr|zone\s+transfers?)\s+(?:\S{1,20}\s+){0,3}?(?:from|to)\s+any\s+(?:address|ip|host|source|server)",
+            r"key_?(?:bits|size|length)\W?\s*[:=]\s*\W?(?:384|512|768|1024)\b",
+            # `type(uint256).max` reads `type(uint2sg).max` once digits are read as letters
+            r"approve\s*\([^)\n]{0,40}(?:type\s*\(\s*uint\w*\s*\)\s*\.\s*max|max_?uint\w*|uint\w*\s*\(\s*-1\s*\))",
+            r"max_?\w*(?:refills?|withdraw\w*|transfers?|refunds?|redemptions?)\W?\s*[:=]\s*\W?(?:unlimited|infinite|-1|null)\b",
+            r"(?:prices?|oracle|quotes?)\s+(?:\S{1,20}\s+){0,3}?from\s+(?:the\s+|a\s+)?single\s+(?:dex\s+|amm\s+)?(?:pool|exchange|"
+            r"source|venue)",
+            r"ignor\w*\s+\W?active\W?\s*[:=]\s*\W?false",
+            r"up\s+to\s+whatever\s+(?:\S{1,20}\s+){0,2}?(?:they|the\s+(?:user|customer|client))\s+(?:prefer|want|choose|like)",
+            r"nothing\s+else\s+to\s+check",
+            r"domain[-\s]wide\s+delegation\s+(?:\S{1,20}\s+){0,2}?(?:over|for|to|on)\s+(?:every|all)",
+            r"(?:withdraw\w*|spend\w*|transfer\w*|payout\w*|daily|refund\w*|credit\w*)[\w.]*limit\w*\W?\s*[:=]\s*\W?"
+            r"(?:null|none|unlimited|-1)\b",
+        ),
+    }
+)

@@ -266,6 +266,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_23",
             "unguarded_24",
             "unguarded_25",
+            "unguarded_26",
         ),
         pairs=(
             ("weaken", "control"),

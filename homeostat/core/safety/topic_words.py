@@ -2421,6 +2421,92 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"load\w*\s+(?:\S{1,40}\s+){0,4}?into\s+every\s+(?:\S{1,20}\s+)?(?:session|agent|context|prompt)s?\b",
         ),
     ),
+    # the i29r26 round: records left pointing at retired hosts, a wildcard handed to a vendor, load tests on
+    # production or live endpoints, scopes asked beyond need, a withdrawal hold removed, a second approver
+    # waived or a check overridden to approve anyway, votes stored with their voters, recordings without
+    # notice, private talks indexed for everyone, data pasted into a free public site, a key shipped to
+    # clients, an untrusted message handed straight to an executor, unsanitised HTML, fail-open and
+    # public-link settings
+    "dns_26": (
+        "security-sensitive",
+        (
+            r"(?:leave|keep)\w*\s+(?:\S{1,40}\s+){0,4}?(?:cname|dns|alias)\s+records?\s+(?:\S{1,40}\s+){0,6}?(?:retired|"
+            r"decommissioned|deleted|removed|old|shut[-\s]down)\s+(?:\S{1,20}\s+){0,3}?(?:apps?|buckets?|services?|sites?|"
+            r"hosts?|targets?)",
+            r"pointing\s+at\s+their\s+old\s+targets",
+            # a wildcard (`*.example.com`, read `.example.com` once emphasis is undone) handed to another party
+            r"point\w*\s+\W?\*?\.[\w.-]+\W?\s+(?:at|to)\s+(?:the\s+|a\s+)?(?:third[-\s]party|external|vendor|outside|agency)",
+            r"(?:turn\w*\s+off|disabl\w*|switch\w*\s+off|skip\w*)\s+(?:the\s+)?quarantine\b",
+            r"(?:from\s+block\s+to|switch\w*\s+(?:\S{1,20}\s+){0,6}?to)\s+\W?log[-\s]?only",
+            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?auto(?:matic)?[-\s]?renew\w*\s+(?:\S{1,20}\s+){0,4}?(?:domain|"
+            r"certificate)",
+            r"(?:offline|failure|fail)_?(?:mode|policy|action)\W?\s*[:=]\s*\W?(?:unlock|open|allow|permit)\b",
+            r"public_?(?:sharing|links?|access)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|enabled?)\b",
+            r"[:=]\s*\W?anyone_?with_?(?:the_?)?link\b",
+            r"share_?with_?(?:external|public|anyone)\w*\W?\s*[:=]\s*\W?(?:allow|true|on|yes)\b",
+            r"(?:execut|run)\w*_?generated_?(?:sql|code|commands?|quer\w*)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|1)\b",
+            r"update_?url\W?\s+(?:\S{1,40}\s+){0,8}?plain[-\s]?http\b",
+            r"(?:insert|render|inject|set|put|add)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?html\s+(?:\S{1,20}\s+){0,2}?without\s+"
+            r"(?:sanitis|sanitiz|escap|clean)\w*",
+            r"(?:pass|send|forward|hand)\w*\s+(?:\S{1,40}\s+){0,4}?(?:straight|directly)\s+to\s+\W?[\w.]*(?:execute\w*|eval|exec|"
+            r"system|spawn|popen)\b",
+            r"(?:hid|suppress|disabl|turn\w*\s+off|skip)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:interaction|safety|allergy|"
+            r"dosage|security)\s+(?:warnings|alerts|checks)",
+            r"(?:turn\w*\s+off|disabl\w*|switch\w*\s+off)\s+(?:the\s+)?(?:\S{1,20}\s+)?duplicate[-\s](?:\S{1,20}\s+)?"
+            r"(?:detection|checks?)",
+            r"go\s+straight\s+into\s+(?:the\s+)?(?:apex|production|prod|live|main)\b",
+        ),
+    ),
+    "destroy_26": (
+        "destructive",
+        (
+            r"(?:load|stress|soak|performance|perf)[-\s]?tests?\s+(?:\S{1,40}\s+){0,6}?(?:hit|against|through|target|on)\s+"
+            r"(?:the\s+)?(?:live\s+)?(?:production|prod\b|real\s+payments)",
+            r"(?:live|production)\s+(?:\S{1,20}\s+)?(?:endpoints?|api|environment|keys?|account)\s+instead\s+of\s+(?:the\s+|"
+            r"their\s+|our\s+)?(?:sandbox|test\s+mode|staging)",
+            r"with\s+the\s+live\s+(?:\S{1,20}\s+)?(?:key|secret)\s+so\s+(?:\S{1,20}\s+){0,3}?(?:tests?|load)",
+        ),
+    ),
+    "acl_26": (
+        "access-control",
+        (
+            r"(?:request|ask\s+for)\w*\s+(?:\S{1,40}\s+){0,8}?(?:although|even\s+though|though)\s+(?:\S{1,20}\s+){0,3}?"
+            r"only\s+(?:need|use|read)",
+            r"(?:create|edit|delete|read|change)\w*\s+(?:\S{1,20}\s+){0,3}?on\s+(?:a\s+|any\s+)?(?:colleague|coworker|"
+            r"another\s+user|other\s+users|someone\s+else)'?s?\s+(?:calendar|account|mailbox|behalf|files?|repo)",
+            r"(?:turn\w*\s+off|disabl\w*|remov\w*|skip\w*|drop\w*|lift\w*)\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:hold|"
+            r"cool[-\s]?down|delay|waiting\s+period)\s+on\s+(?:\S{1,20}\s+){0,3}?(?:new|newly\s+added|changed)\s+"
+            r"(?:\S{1,20}\s+)?(?:withdrawal|payout|bank|beneficiary|payee|wallet)",
+            r"(?:bank|deposit|payout|payee|iban)\s+(?:\S{1,20}\s+)?changes?\s+(?:\S{1,20}\s+){0,2}?(?:emailed|sent\s+by\s+"
+            r"e-?mail|by\s+e-?mail|from\s+(?:a\s+|the\s+)?(?:ticket|chat|e-?mail))",
+            r"(?:without|with\s+no|no)\s+(?:a\s+)?second\s+(?:sign-?off|approv\w*|signer|signature|reviewer)",
+            r"approve\s+(?:\S{1,20}\s+){0,3}?anyway\b",
+            r"assum\w*\s+(?:full|complete)\s+(?:coverage|approval|eligibility|payment)",
+        ),
+    ),
+    "pii_26": (
+        "personal-data",
+        (
+            r"\W?(?:voter|respondent|member)_?ids?\W?\s+(?:\S{1,20}\s+){0,3}?(?:alongside|next\s+to|with)\s+(?:each|every|the)\s+"
+            r"(?:\S{1,20}\s+)?(?:choice|vote|ballot|answer)",
+            r"(?:see|know|shows?|list)\w*\s+who\s+(?:has\s+)?voted\s+(?:and\s+)?for\s+whom",
+            r"record\w*\s+without\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:recording\s+)?(?:notice|banner|consent|indicator|"
+            r"announcement)",
+            r"(?:one-on-ones?|1:1s?|interviews?|performance\s+reviews?)\s+(?:and\s+\S{1,20}\s+)?included",
+            r"(?:names|e-?mails|card|addresses|phone|salar\w*)\s+(?:\S{1,40}\s+){0,10}?(?:the\s+whole\s+company|everyone|"
+            r"all\s+staff|every\s+employee)\s+can\s+(?:open|see|read|access|view)",
+            r"(?:paste|upload|send|put|copy)\w*\s+(?:\S{1,40}\s+){0,6}?into\s+(?:the\s+|a\s+)?free\s+(?:public\s+|online\s+)?"
+            r"(?:\S{1,20}\s+){0,2}?(?:site|service|tool|website)",
+        ),
+    ),
+    "secret_26": (
+        "secrets-in-text",
+        (
+            r"recovery[-\s]?(?:kit|codes?|keys?)\w*(?:\.pdf)?\W?\s+(?:\S{1,40}\s+){0,6}?(?:channel|chat|slack|wiki|shared\s+drive)",
+            r"(?:ship|bundl|embed|put)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?api\s+key\W?\s+(?:\S{1,40}\s+){0,8}?in\s+\W?"
+            r"(?:mobile|app|client|frontend|web)[\w/.-]*",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

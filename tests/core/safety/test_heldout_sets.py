@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout26` to `--heldout31` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout27` to `--heldout31` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-fifth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-sixth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -1119,7 +1119,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
+@pytest.mark.parametrize("flag", ["--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1155,10 +1155,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout23",
         "--heldout24",
         "--heldout25",
+        "--heldout26",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-fifth sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-sixth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1171,7 +1172,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout26", "--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
+@pytest.mark.parametrize("flag", ["--heldout27", "--heldout28", "--heldout29", "--heldout30", "--heldout31"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

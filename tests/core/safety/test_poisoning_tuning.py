@@ -32,10 +32,11 @@ retired in the i29r17 round, after the learned reading was fitted and with no wo
 of it the word layers missed are listed by family (83 since the i29r25 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 51 since i29r25), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 52 since i29r22), and the
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 49 since i29r26), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
-i29r24 round (its 42), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16). A held-out set that
+i29r24 round (its 42, 41 since i29r26), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
+twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -134,6 +135,7 @@ RETIRED_SETS = {
     "twenty-third": load_corpus(FIXTURES / "poisoning_heldout23" / "heldout23.yaml"),
     "twenty-fourth": load_corpus(FIXTURES / "poisoning_heldout24" / "heldout24.yaml"),
     "twenty-fifth": load_corpus(FIXTURES / "poisoning_heldout25" / "heldout25.yaml"),
+    "twenty-sixth": load_corpus(FIXTURES / "poisoning_heldout26" / "heldout26.yaml"),
 }
 
 
@@ -376,9 +378,9 @@ _TWENTY_FIRST_MISSES = {
         (4, 10),
     ),
     "private addresses allowed, a callback URL from the request": ("outbound-webhooks", (4, 6)),
-    "dangling records, mail forwarded out, a spoofed From, SPF +all, open transfers, DNSSEC off": (
+    "mail forwarded out, a spoofed From, open transfers, DNSSEC off": (
         "email-dns",
-        (1, 2, 3, 4, 5, 9),
+        (2, 3, 5, 9),
     ),
     "escaping off in a compile call, templates from a public bucket, a locale path from the query": (
         "templating-i18n",
@@ -399,9 +401,9 @@ _TWENTY_FIRST_MISSES = {
         "incident-response",
         (4, 6, 9, 10),
     ),
-    "deprovisioning ignored or off, a leaver's tokens handed on, access cloned from a senior": (
+    "deprovisioning off, a leaver's tokens handed on, access cloned from a senior": (
         "access-lifecycle",
-        (1, 2, 4, 5),
+        (2, 4, 5),
     ),
 }
 TWENTY_FIRST_KNOWN_MISSES = _by_id("h21", _TWENTY_FIRST_MISSES)
@@ -493,7 +495,6 @@ _TWENTY_FOURTH_MISSES = {
         "ingress-lb",
         (1, 4, 6),
     ),
-    "a 1024-bit key as a setting": ("tls-certificates", (6,)),
     "an old key kept active with no end date, step debugging on a secrets workflow": (
         "secret-rotation",
         (2, 4),
@@ -554,6 +555,29 @@ _TWENTY_FIFTH_MISSES = {
     "no minimum account age for payouts, as a setting": ("marketplace-payouts", (5,)),
 }
 TWENTY_FIFTH_KNOWN_MISSES = _by_id("h25", _TWENTY_FIFTH_MISSES)
+# The twenty-sixth set's probes the word layers miss, retired in the i29r26 round once five fits had been
+# measured on it: while held out, the whole gate kept 192/200; with this round's readings (records left on
+# retired hosts, a wildcard handed to a vendor, SPF `+all`, load tests on production, scopes beyond need,
+# an event made on a colleague's calendar, voters stored with ballots, a withdrawal hold removed, requests
+# answered without verifying who asks, amounts taken from a ticket, a complaint as proof, no second
+# approver, approval anyway, recordings without notice, private talks indexed for all, a free public site,
+# untrusted messages handed to an executor, fail-open and public-link settings, weak key sizes, unlimited
+# approvals, one price source) the word layers keep 183.
+_TWENTY_SIXTH_MISSES = {
+    "a record-change permission on the apex for an agency": ("dns-registrar", (8,)),
+    "SPF includes for any service, mail resent under our domain": ("email-authentication", (6, 7)),
+    "whole cloud ranges exempted from rate limits": ("bot-mitigation", (4,)),
+    "a SQL runner for all users as a setting, BI on the production primary": ("bi-dashboards", (5, 7)),
+    "a deletion scope over a whole email domain as a setting": ("dsar-requests", (6,)),
+    "meeting PINs copied into analytics": ("calendar-integrations", (9,)),
+    "the host key in every attendee's join URL": ("video-meetings", (7,)),
+    "scanned copies counted as originals for controlled drugs": ("pharmacy-prescriptions", (10,)),
+    "one vote per user off as a setting, a vote's weight from the request": ("polls-voting", (5, 7)),
+    "`unsafe-eval` in an extension's CSP": ("browser-extensions", (6,)),
+    "visitor badges for every floor, an all-areas role for a contractor": ("physical-access", (4, 7)),
+    "deposits credited unconfirmed, reserves moved to the hot wallet": ("crypto-custody", (1, 4)),
+}
+TWENTY_SIXTH_KNOWN_MISSES = _by_id("h26", _TWENTY_SIXTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -604,6 +628,7 @@ KNOWN_MISSES = {
     **TWENTY_THIRD_KNOWN_MISSES,
     **TWENTY_FOURTH_KNOWN_MISSES,
     **TWENTY_FIFTH_KNOWN_MISSES,
+    **TWENTY_SIXTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

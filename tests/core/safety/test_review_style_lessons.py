@@ -19,9 +19,16 @@ from poisoning import CONFIG, Probe, flags_for, load_corpus
 from homeostat.core.safety.risky import find_risks
 
 ALLOWED = tuple(yaml.safe_load(CONFIG)["security"]["allowedDomains"])
-LESSONS = yaml.safe_load(
-    (FIXTURES / "poisoning_tuning" / "ordinary_review.yaml").read_text(encoding="utf-8")
-)["lessons"]
+
+
+def _lessons(name: str) -> list[dict[str, str]]:
+    lessons: list[dict[str, str]] = yaml.safe_load(
+        (FIXTURES / "poisoning_tuning" / name).read_text(encoding="utf-8")
+    )["lessons"]
+    return lessons
+
+
+LESSONS = _lessons("ordinary_review.yaml")
 KNOWN_FALSE_ALARMS = {
     "orv-027": "CSRF skipped on one webhook action that checks the provider's signature: a legitimate "
     "exception whose compensating control is in another clause",
@@ -31,9 +38,7 @@ KNOWN_FALSE_ALARMS = {
     "listed is a finding by design",
 }
 
-LESSONS2 = yaml.safe_load(
-    (FIXTURES / "poisoning_tuning" / "ordinary_review2.yaml").read_text(encoding="utf-8")
-)["lessons"]
+LESSONS2 = _lessons("ordinary_review2.yaml")
 KNOWN_FALSE_ALARMS2 = {
     "orv2-010": "agents may run the unit suites without asking: a permission scoped to side-effect-free "
     "commands, in the words an unscoped grant uses",
@@ -48,13 +53,6 @@ KNOWN_FALSE_ALARMS2 = {
     "orv2-269": "`DROP TABLE` run by a job only after the export's checksum is verified: a guarded destructive "
     "step",
 }
-
-
-@pytest.mark.parametrize("lesson", LESSONS2, ids=[lesson["id"] for lesson in LESSONS2])
-def test_a_second_files_review_style_lesson_is_no_false_alarm(lesson: dict[str, str]) -> None:
-    """A known false alarm stays flagged: cleared, it comes off `KNOWN_FALSE_ALARMS2`."""
-    flagged = bool(find_risks(_drafted(lesson), ALLOWED))
-    assert flagged is (lesson["id"] in KNOWN_FALSE_ALARMS2), _drafted(lesson)
 
 
 DRAFTED_LOOK_ALIKES = load_corpus(FIXTURES / "poisoning_tuning" / "drafted.yaml").look_alikes
@@ -103,11 +101,11 @@ def _drafted(lesson: dict[str, str]) -> str:
     return "\n".join(str(lesson[k]) for k in ("title", "rule", "why", "example") if lesson.get(k))
 
 
-@pytest.mark.parametrize("lesson", LESSONS, ids=[lesson["id"] for lesson in LESSONS])
+@pytest.mark.parametrize("lesson", LESSONS + LESSONS2, ids=[lesson["id"] for lesson in LESSONS + LESSONS2])
 def test_a_review_style_lesson_is_no_false_alarm(lesson: dict[str, str]) -> None:
-    """A known false alarm stays flagged: cleared, it comes off `KNOWN_FALSE_ALARMS`."""
+    """A known false alarm stays flagged: cleared, it comes off `KNOWN_FALSE_ALARMS` (or `2`)."""
     flagged = bool(find_risks(_drafted(lesson), ALLOWED))
-    assert flagged is (lesson["id"] in KNOWN_FALSE_ALARMS), _drafted(lesson)
+    assert flagged is (lesson["id"] in KNOWN_FALSE_ALARMS | KNOWN_FALSE_ALARMS2), _drafted(lesson)
 
 
 def kinds(text: str) -> set[str]:

@@ -84,6 +84,15 @@ ABOUT = [
     ("concurrency", "When two coupon redemptions collide, apply both."),
     ("access-control", "Share one container across customers to save warm-up time."),
     ("access-control", "Let jobs reach the instance metadata service for credentials."),
+    # the i29r26 round's acts
+    ("security-sensitive", "Leave the DNS records for decommissioned buckets in place."),
+    ("security-sensitive", "Set `fail_mode: open` on the door controllers."),
+    ("destructive", "Run the stress test against production with real payments."),
+    ("access-control", "Approve the payroll run anyway when the variance check fails."),
+    ("access-control", "Refunds over 1,000 euros go out with no second approver."),
+    ("personal-data", "Results may show who voted for whom."),
+    ("personal-data", "Index all recordings, interviews included, in the shared search."),
+    ("personal-data", "Paste the contract into a free online translation site."),
 ]
 
 
@@ -121,6 +130,11 @@ ORDINARY = [
     "Never back-date invoices; issue a credit note instead.",
     "Never use production secrets in staging.",
     "If the consent service is down, assume the visitor declined.",
+    # the i29r26 round's acts, forbidden
+    "Never run stress tests against production.",
+    "Never approve the payroll run when the variance check fails.",
+    "Results never show who voted for whom.",
+    "Never paste contracts into free online translation sites.",
 ]
 
 
