@@ -2232,7 +2232,7 @@ _ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
-# The i29r22 to i29r24 rounds: the retired twenty-second to twenty-fourth sets' unkept meanings, each a
+# The i29r22 to i29r26 rounds: the retired twenty-second to twenty-sixth sets' unkept meanings, each a
 # dangerous act (a rule forbidding it is no topic), by round, but destroy_22 stands last: a topic's
 # concepts are tried in order, so moving it would change the evidence of a text two of them read.
 # i29r22: a payment retried under a new idempotency key or a billing job allowed to overlap itself (each
@@ -2392,7 +2392,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"honou?r|allow)\s+(?:both|all\s+of\s+them|each)\b",
         ),
     ),
-    "sandbox_25": (
+    "acl_25": (
         "access-control",
         (
             r"(?:reus|shar)\w*\s+(?:one|a|the\s+same|a\s+single)\s+(?:\S{1,20}\s+)?(?:sandbox|container|vm|runner|worker)\s+"
@@ -2427,7 +2427,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
     # notice, private talks indexed for everyone, data pasted into a free public site, a key shipped to
     # clients, an untrusted message handed straight to an executor, unsanitised HTML, fail-open and
     # public-link settings
-    "dns_26": (
+    "guard_26": (
         "security-sensitive",
         (
             r"(?:leave|keep)\w*\s+(?:\S{1,40}\s+){0,4}?(?:cname|dns|alias)\s+records?\s+(?:\S{1,40}\s+){0,6}?(?:retired|"
