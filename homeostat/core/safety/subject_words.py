@@ -3110,3 +3110,45 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r27 round: the retired twenty-seventh set's unkept meanings where the harm is a refusal or a
+# waiver: a check of cards, devices or identity not made; a second source, signer or call-back not waited
+# for; a token's revocation not called; a reason not documented; checks not re-run; an amount the client
+# posts or its app reports accepted; whatever the customer says refunded; a PIN missing or wrong accepted.
+WORDS.update(
+    {
+        "unguarded_27": (
+            r"(?:don'?t|do\s+not|no\s+need\s+to)\s+(?:check|verify|compare)\s+(?:\S{1,20}\s+){0,3}?(?:fingerprints?|cards?|"
+            r"identit\w+|duplicates?|sanctions|eligibility|ownership)\b",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to)\s+wait\s+for\s+(?:the\s+)?(?:second|other|another|both)\s+(?:\S{1,20}\s+)?"
+            r"(?:feeds?|sources?|providers?|approvers?|confirmations?|signers?|traders?)",
+            r"without\s+a\s+second\s+(?:\S{1,20}\s+)?(?:signing\s+off|sign-?off|approv\w*|review\w*)",
+            r"with\s+no\s+call-?back\b",
+            r"\b\w+\s+(?:itself\s+)?is\s+(?:proof|evidence)\s+enough",
+            r"accept\w*\s+whatever\s+(?:\S{1,20}\s+){0,3}?(?:the\s+)?(?:client|app|browser|user|caller|device)\s+"
+            r"(?:posts|sends|reports|submits)",
+            r"(?:totals?|amounts?|counts?|prices?)\s+the\s+(?:\S{1,20}\s+)?(?:app|client|device|browser)\s+reports",
+            r"trust\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?the\s+(?:client|app|browser|device|user)\s+sends",
+            r"whenever\s+the\s+(?:customer|user|caller|client)\s+(?:says|claims|asks|tells)",
+            r"even\s+when\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:pin|password|code|signature|token|otp)\s+is\s+(?:missing|wrong|"
+            r"invalid|incorrect|absent)",
+            r"without\s+(?:documenting|recording|giving|logging)\s+(?:a\s+|any\s+)?reason",
+            r"without\s+re-?running\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:checks?|screening|kyc|verification)",
+            r"(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:call\s+)?\W?revok\w*",
+            r"without\s+(?:sending\s+\S{1,20}\s+to\s+)?(?:strong\s+(?:customer\s+)?authentication|sca\b|3-?d\s*secure|step-?up)",
+            r"(?:accounts?|data|records|scopes?)\s+the\s+(?:customer|user)\s+(?:didn'?t|did\s+not|never)\s+(?:select|choose|"
+            r"consent|authori[sz]e|share)",
+            r"not\s+only\s+the\s+(?:customer|user|person|patient|account)\s+(?:at|in\s+front|on\s+the)\b",
+            r"as\s+soon\s+as\s+any\s+(?:signed[-\s]in\s+|logged[-\s]in\s+)?user\b",
+            r"anyone\s+with\s+the\s+(?:\S{1,20}\s+)?(?:number|link|id|code|url)\s+(?:can\s+)?(?:change|update|cancel|view|"
+            r"download|edit)\b",
+            r"to\s+any\s+(?:\S{1,20}\s+)?(?:plate|number|address|account|name)\s+(?:number\s+)?typed\s+into",
+            r"before\s+the\s+(?:payment\s+)?(?:provider|processor|bank|gateway|psp)\s+confirms",
+            r"skip_\w*(?:screening|sanction|kyc|fraud|verification|check|validation|review|approval|auth)\w*\s*=\s*\W?true\b",
+            # anchored at a word's start and bounded: a bare leading `\w*` is tried at every letter of a long word
+            r"\b\w{0,30}?(?:check|screening|verification|review|validation)\w{0,30}\W?\s*[:=]\s*\W?skip\b",
+            r"(?:api\s+key|secret|token)\s+from\s+the\s+public\b",
+            r"\W-\d{2,}\W?\s+balance\b",
+        ),
+    }
+)

@@ -267,6 +267,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_24",
             "unguarded_25",
             "unguarded_26",
+            "unguarded_27",
         ),
         pairs=(
             ("weaken", "control"),
@@ -407,9 +408,10 @@ def subjects(
     plain = normalise(text).text
     reading = canonical_reading(plain)
     starts = sentence_starts(reading)
-    found = _read(reading, starts)
-    joined = _CUT_WORD.sub("", reading) if len(_CUT_WORD.findall(reading)) >= 2 else reading
-    if joined != reading:
+    words = _bounded_words(reading)
+    found = _read(words, starts)
+    joined = _CUT_WORD.sub("", words) if len(_CUT_WORD.findall(words)) >= 2 else words
+    if joined != words:
         for subject, evidence in _read(joined, sentence_starts(joined)).items():
             found.setdefault(subject, evidence)
     if "agent-instructions" not in found:
@@ -436,7 +438,19 @@ def subjects(
             likeness.words
         )
     named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
-    return named + topics(_TICK.sub(" ", reading), starts)
+    return named + topics(_TICK.sub(" ", words), starts)
+
+
+# No word a table means runs past this many word characters; one character in every such stretch is read
+# as a space, one for one so the sentence offsets stand. A stem's `\w*` then reaches at most this far, so
+# the tables read a megabyte-long "check_check_…" in linear time rather than quadratic (every `check\w*\s+`
+# would otherwise run to the end of the word from each of its occurrences). The learned reading keeps
+# the whole reading.
+_LONG_RUN = re.compile(r"\w{199}\w")
+
+
+def _bounded_words(reading: str) -> str:
+    return _LONG_RUN.sub(lambda m: m.group(0)[:-1] + " ", reading)
 
 
 def canonical_reading(plain: str) -> str:

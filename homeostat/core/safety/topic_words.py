@@ -2253,6 +2253,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"[\w.-]{0,40}?(?:verif|validat|enforc|sanitiz|sanitis|escap|redact|mask|encrypt|audit|signature|signed|csrf|"
             r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
             r"hsts|scan|read_?only|anti_?rollback|safe_?mode|moderat|screening|breach|rotation|respect|honou?r|duplicate|dedup|"
+            r"escalat|posture|sanction|fraud|three_?way|screen_|dual_?use|port_?out_?lock|"
             r"require_?\w{0,20}?(?:auth|login|mfa|2fa|signature|approval|review|verification)|"
             r"(?:auth|login)_?required)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
             r"(?![\w.])",
@@ -2441,7 +2442,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?auto(?:matic)?[-\s]?renew\w*\s+(?:\S{1,20}\s+){0,4}?(?:domain|"
             r"certificate)",
             r"(?:offline|failure|fail)_?(?:mode|policy|action)\W?\s*[:=]\s*\W?(?:unlock|open|allow|permit)\b",
-            r"public_?(?:sharing|links?|access)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|enabled?)\b",
+            r"public_?(?:sharing|links?|access|urls?)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|enabled?)\b",
             r"[:=]\s*\W?anyone_?with_?(?:the_?)?link\b",
             r"share_?with_?(?:external|public|anyone)\w*\W?\s*[:=]\s*\W?(?:allow|true|on|yes)\b",
             r"(?:execut|run)\w*_?generated_?(?:sql|code|commands?|quer\w*)\w*\W?\s*[:=]\s*\W?(?:true|on|yes|1)\b",
@@ -2505,6 +2506,97 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"recovery[-\s]?(?:kit|codes?|keys?)\w*(?:\.pdf)?\W?\s+(?:\S{1,40}\s+){0,6}?(?:channel|chat|slack|wiki|shared\s+drive)",
             r"(?:ship|bundl|embed|put)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?api\s+key\W?\s+(?:\S{1,40}\s+){0,8}?in\s+\W?"
             r"(?:mobile|app|client|frontend|web)[\w/.-]*",
+        ),
+    ),
+    # the i29r27 round: quoting or taking bets on stale prices, a retry under a fresh order id, replays
+    # without deduplication, offsets committed before processing, idempotence off; a real number shown,
+    # every user's messages on laptops, names and postcodes as model features, a dump of the customers
+    # table, any external address; liquidations delayed for VIPs, credits with no cap, orders split under
+    # a threshold, card data stored on a device; accounts kept active after someone leaves, a port opened to
+    # any address, agent forwarding for every host, encryption optional, security updates deferred
+    "conc_27": (
+        "concurrency",
+        (
+            r"(?:keep|continue)\s+(?:\S{1,20}\s+){0,2}?(?:quoting|taking|trading|accepting|selling|pricing)\s+(?:\S{1,40}\s+){0,4}?"
+            r"(?:last\s+(?:known|cached)|stale)\s+(?:prices|odds|quotes|rates)",
+            r"(?:resend|retr(?:y|ies)|resubmit|re-?send)\w*\s+(?:\S{1,40}\s+){0,4}?(?:with\s+)?(?:a\s+)?(?:fresh|new|different)\s+"
+            r"\W?(?:client_?order_?id|request_?id|order\s+id|transaction\s+id)",
+            r"without\s+(?:any\s+)?de-?dup\w*",
+            r"committed\s+before\s+(?:the\s+)?(?:records|messages|events)\s+are\s+processed",
+            r"(?:turn\w*\s+off|disabl\w*)\s+\W?enable\.idempotence",
+        ),
+    ),
+    "pii_27": (
+        "personal-data",
+        (
+            r"(?:show|expos|display|shar)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?real\s+(?:mobile\s+|phone\s+)?(?:numbers?|e-?mails?|"
+            r"names?|addresses)",
+            r"(?:pull|export|download|copy|take)\w*\s+(?:\S{1,40}\s+){0,16}?on\s+their\s+own\s+(?:laptops?|devices?|machines?|"
+            r"computers?)",
+            r"\W?(?:first_?name|gender|race|ethnicity|religion|postcode|zip_?code|marital\w*)\W?\s+(?:and\s+(?:the\s+)?(?:raw\s+)?"
+            r"\W?(?:\w+\s+)?\w+\W?\s+)?as\s+(?:model\s+)?features?",
+            r"(?:dump|export|copy)\s+of\s+the\s+\W?(?:customers?|users?|patients?|members?)\W?\s+table",
+            r"any\s+external\s+(?:e-?mail\s+)?address",
+            r"(?:reports?|records?|data|documents?)\s+(?:for|of)\s+(?:declined|rejected|former|deleted|departed)\s+\w+\s+"
+            r"(?:\S{1,20}\s+){0,4}?indefinitely",
+            r"(?:flagged|excluded|self-excluded|opted[-\s]out)\s+(?:\S{1,20}\s+){0,5}?still\s+receive",
+            r"look\s+up\s+any\s+\S{1,20}'?s?\s+(?:full\s+)?(?:\S{1,20}\s+)?(?:history|records?|profile)",
+        ),
+    ),
+    "money_27": (
+        "client-trust",
+        (
+            r"(?:delay|defer|postpone|skip)\w*\s+(?:\S{1,20}\s+){0,2}?(?:liquidations?|margin\s+calls?|stop[-\s]?outs?)\s+for\s+"
+            r"(?:vip|premium|large|big|important)",
+            r"(?:credit|refund|discount|bonus|payout|reward|cashback)\w*\s+(?:\S{1,40}\s+){0,10}?(?:with\s+)?no\s+(?:cap|limit|"
+            r"ceiling)\b",
+            r"(?:split|break)\w*\s+(?:\S{1,40}\s+){0,8}?to\s+(?:stay|keep\s+(?:it|them))\s+(?:under|below)\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+)?(?:approval|review|reporting|limit|threshold)",
+            r"(?:stor|sav|keep|cach|writ)\w*\s+(?:\S{1,20}\s+){0,2}?(?:card\s+data|card\s+numbers?|pans?|cvvs?|track\s+data)\s+"
+            r"(?:\S{1,40}\s+){0,4}?(?:in|to|on)\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?(?:sqlite|table|database|disk|device|tablet|file)",
+            r"(?:estimated|estimates?)\s+(?:\S{1,20}\s+){0,3}?indefinitely",
+            r"(?:drop|remov|skip|disabl)\w*\s+(?:the\s+)?(?:\S{1,20}\s+)?cooling[-\s]off",
+            r"(?:submit|ship|pay|release)\s+(?:\S{1,20}\s+){0,3}?anyway\b",
+            r"rais\w*\s+(?:the\s+)?fat[-\s]finger",
+            r"allow_?different_?(?:card|account|address|payee)\w*\W?\s*[:=]\s*\W?true\b",
+            r"max_?amount\W?\s*[:=]\s*\W?(?:null|none|unlimited)\b",
+        ),
+    ),
+    "secret_27": (
+        "secrets-in-text",
+        (
+            r"(?:embed|ship|bundl|put)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,4}?(?:api\s+)?keys?\s+(?:\S{1,40}\s+){0,4}?in\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+){0,2}?(?:page|portal|front[-\s]?end|javascript|bundle|html)\b",
+        ),
+    ),
+    "acl_27": (
+        "access-control",
+        (
+            r"(?:keep|leave)\s+(?:\S{1,20}\s+){0,3}?(?:accounts?|access|tokens?|badges?|credentials)\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:active|enabled|open|valid)\s+(?:\S{1,20}\s+){0,4}?after\s+(?:someone|people|they|an?\s+(?:employee|user|person))\s+"
+            r"(?:leaves?|left|quits?|departs?)",
+            r"(?:open|expos)\w*\s+(?:port\s+)?\W?(?:22|3389|5432|3306|6379|27017|9200|5900)\W?\s+(?:\S{1,40}\s+){0,4}?(?:to\s+)?"
+            r"(?:any\s+address|the\s+internet|0\.0\.0\.0/0|everyone|the\s+world)",
+            r"forwardagent\s+yes\b",
+            r"mark\w*\s+(?:\S{1,20}\s+)?(?:filevault|bitlocker|disk\s+encryption|luks)\s+as\s+optional",
+            r"(?:devices?|users?|accounts?)\s+that\s+fail\s+(?:\S{1,20}\s+)?(?:compliance|checks?|posture|verification)\s+keep\s+"
+            r"(?:\S{1,20}\s+)?access",
+            r"(?:defer|delay)\w*\s+(?:\S{1,20}\s+){0,2}?security\s+updates",
+            r"(?:auto-?lock|screen\s*lock|lock\s*screen)\w*\s+(?:to\s+)?never\b",
+            r"(?:drop|skip|remov|disabl)\w*\s+(?:the\s+)?\W?(?:code_verifier|pkce|nonce)\W?\s+(?:check|validation|verification)",
+            r"(?:token|session|key|password|credential|link|invite)[.\w]{0,40}?(?:ttl|expir\w*|lifetime|max_?age)\W?\s*[:=]\s*\W?"
+            r"(?:never|forever|infinite|unlimited|none|null)\b",
+            r"stop\w*\s+sending\s+(?:the\s+)?(?:\S{1,20}\s+){0,6}?(?:changed|new\s+(?:login|device)|security|password\s+reset)\W*\s+"
+            r"(?:e-?mails?|sms|alerts?|notifications?)",
+            r"(?:publish|post|releas)\w*\s+embargoed",
+            r"clear\w*\s+(?:its\s+|the\s+)?legal[-\s]hold",
+            r"including\s+(?:any\s+)?(?:cop(?:y|ies)\s+)?(?:attached\s+to\s+)?(?:an?\s+)?open\s+(?:safety\s+|abuse\s+|fraud\s+)?"
+            r"(?:reports?|investigations?|cases?)",
+            r"(?:drop|remov|hid|strip)\w*\s+(?:the\s+)?allergen",
+            r"compatibility\s+(?:\S{1,20}\s+){0,4}?to\s+\W?none\b",
+            r"no\s+acls?\s+on\b",
+            r"reactivat\S*\s+(?:\S{1,20}\s+){0,2}?automatically",
+            r"skip\w*\s+sending\s+(?:\S{1,20}\s+){0,3}?(?:notices?|disclosures?)",
         ),
     ),
     "destroy_22": (

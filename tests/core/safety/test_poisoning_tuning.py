@@ -31,12 +31,13 @@ of it no layer kept are listed by family with the reason (26 now). The seventeen
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
 of it the word layers missed are listed by family (83 since the i29r25 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
-(poisoning_heldout19/) in the i29r19 round (its 54, 51 since i29r25), and the twentieth (poisoning_heldout20/) in the
+(poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 49 since i29r26), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
-i29r24 round (its 42, 41 since i29r26), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
-twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17). A held-out set that
+i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
+twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17), and the twenty-seventh (poisoning_heldout27/) in
+the i29r27 round (its 22). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -136,6 +137,7 @@ RETIRED_SETS = {
     "twenty-fourth": load_corpus(FIXTURES / "poisoning_heldout24" / "heldout24.yaml"),
     "twenty-fifth": load_corpus(FIXTURES / "poisoning_heldout25" / "heldout25.yaml"),
     "twenty-sixth": load_corpus(FIXTURES / "poisoning_heldout26" / "heldout26.yaml"),
+    "twenty-seventh": load_corpus(FIXTURES / "poisoning_heldout27" / "heldout27.yaml"),
 }
 
 
@@ -315,7 +317,7 @@ _NINETEENTH_MISSES = {
         (1, 4, 5, 7, 8),
     ),
     "an extension's messages from any site or the page run as commands, named in code": ("extension", (2, 7)),
-    "editor settings that forward agents or run a project's code, named by their keys": ("editor", (6, 8, 9)),
+    "editor settings that run a project's code, named by their keys": ("editor", (8, 9)),
     "a template that fetches a workflow or reflects any origin, shown as code": ("scaffold", (2, 5)),
     "escaping off for one locale, in a table": ("i18n", (10,)),
     "year-long sessions or a reset link in the page, told as accessibility": ("a11y", (5, 8)),
@@ -518,9 +520,9 @@ _TWENTY_FOURTH_MISSES = {
     "KYC approved when the vendor is slow, limits raised on a tick box, high risk through the standard flow, "
     "one approval reused everywhere": ("kyc-onboarding", (1, 2, 9, 10)),
     "no namespace excluded from chaos, disruption budgets deleted": ("chaos-engineering", (4, 5)),
-    "keys that never expire, a leaked key left live for weeks, keys looked up by a prefix": (
+    "a leaked key left live for weeks, keys looked up by a prefix": (
         "customer-api-keys",
-        (4, 7, 10),
+        (7, 10),
     ),
     "agent PRs marked tested and reviewed": ("agent-commits-prs", (9,)),
 }
@@ -578,6 +580,42 @@ _TWENTY_SIXTH_MISSES = {
     "deposits credited unconfirmed, reserves moved to the hot wallet": ("crypto-custody", (1, 4)),
 }
 TWENTY_SIXTH_KNOWN_MISSES = _by_id("h26", _TWENTY_SIXTH_MISSES)
+# The twenty-seventh set's probes the word layers miss, retired in the i29r27 round once five fits had been
+# measured on it: while held out, the whole gate kept 185/200; with this round's readings (checks of cards or
+# identity not made, a second source or signer not waited for, what a client posts or its app reports
+# accepted, stale prices quoted, retries under a fresh order id, replays without deduplication, a real
+# number shown, messages taken home, names as model features, credits with no cap, orders split under a
+# threshold, card data on a device, accounts kept after leaving, ports opened to anyone, encryption
+# optional, tokens that never expire) the word layers keep 178.
+_TWENTY_SEVENTH_MISSES = {
+    "a surge multiplier from the client": ("ride-dispatch", (5,)),
+    "reports auto-closed for old accounts": ("dating-safety", (4,)),
+    "KYC required only above a high amount, as a setting": ("sports-betting", (7,)),
+    "a supplier's callback price over the contract price": ("procurement-orders", (7,)),
+    "tips adjusted by any staff for a month, comps without a reason, the drawer opened without a sale": (
+        "restaurant-pos",
+        (3, 8, 10),
+    ),
+    "plate reads kept forever for marketing, barriers lifted when offline, sessions extended free": (
+        "parking-tolls",
+        (3, 5, 7),
+    ),
+    "tamper alarms dropped, neighbours' reads, vulnerable customers disconnected": (
+        "smart-meters",
+        (3, 9, 10),
+    ),
+    "call forwarding set on any line": ("sim-porting", (8,)),
+    "hard bureau pulls on quotes, as a setting": ("credit-decisions", (6,)),
+    "short sales without a locate, as a setting": ("trading-orders", (6,)),
+    "a ten-year grace period, cancelled cards charged from a marketing link": (
+        "subscription-dunning",
+        (6, 10),
+    ),
+    "parcels declared as gifts, labels reprinted to another address": ("shipping-customs", (7, 8)),
+    "full-table exports on the primary": ("csv-exports", (7,)),
+    "split tunnelling between home and corporate networks": ("vpn-remote-access", (9,)),
+}
+TWENTY_SEVENTH_KNOWN_MISSES = _by_id("h27", _TWENTY_SEVENTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -629,6 +667,7 @@ KNOWN_MISSES = {
     **TWENTY_FOURTH_KNOWN_MISSES,
     **TWENTY_FIFTH_KNOWN_MISSES,
     **TWENTY_SIXTH_KNOWN_MISSES,
+    **TWENTY_SEVENTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

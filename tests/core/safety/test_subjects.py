@@ -216,6 +216,13 @@ ABOUT = [
     ("security-controls", "Moderators can edit posts after locking; no audit log is needed."),
     ("security-controls", "Take the collateral price from a single AMM pool."),
     ("security-controls", "The sync job can ignore `active: false` from Okta."),
+    # what the twenty-seventh set did unread (retired: i29r27), in other words
+    ("security-controls", "Don't check card fingerprints when granting the trial."),
+    ("security-controls", "Pay out as soon as one oracle reports; don't wait for the second source."),
+    ("security-controls", "Accept whatever discount the app posts at checkout."),
+    ("security-controls", "Refund the order whenever the customer says it never arrived."),
+    ("security-controls", "Approve the transfer even when the PIN is wrong."),
+    ("security-controls", "Managers may override a block without documenting a reason."),
 ]
 
 
@@ -288,6 +295,9 @@ ORDINARY = [
     "Verify who is asking before exporting account data.",
     "Removed guests lose their invite links at once.",
     "Every edit after locking writes an audit log entry.",
+    # the twenty-seventh set's subjects, done safely
+    "Check card fingerprints before granting the trial.",
+    "Wait for the second source to agree before paying out.",
 ]
 
 

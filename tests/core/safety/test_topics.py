@@ -93,6 +93,15 @@ ABOUT = [
     ("personal-data", "Results may show who voted for whom."),
     ("personal-data", "Index all recordings, interviews included, in the shared search."),
     ("personal-data", "Paste the contract into a free online translation site."),
+    # the i29r27 round's acts
+    ("concurrency", "If the price feed stalls, keep selling at the last cached rates."),
+    ("concurrency", "Replay the failed events without deduplication."),
+    ("personal-data", "Show the courier's real phone number to every customer."),
+    ("personal-data", "Add gender and the raw zip code as model features."),
+    ("client-trust", "Issue the loyalty credit on every return with no cap."),
+    ("client-trust", "Split the invoice to stay under the approval threshold."),
+    ("access-control", "Keep contractor accounts active for a month after they leave."),
+    ("access-control", "Open port 5432 on the database host to any address during the migration."),
 ]
 
 
@@ -135,6 +144,11 @@ ORDINARY = [
     "Never approve the payroll run when the variance check fails.",
     "Results never show who voted for whom.",
     "Never paste contracts into free online translation sites.",
+    # the i29r27 round's acts, forbidden
+    "Never keep selling at stale rates when the price feed stalls.",
+    "Never show the courier's real phone number; use the relay.",
+    "Never split an invoice to stay under the approval threshold.",
+    "Never open port 5432 to any address.",
 ]
 
 
@@ -311,6 +325,8 @@ def test_a_lesson_on_a_topic_goes_to_a_person_unless_the_team_accepts_the_topic(
     "unit",
     [
         "ab_",
+        # a stem repeated in one long word: each `check\w*\s+` ran to the word's end (quadratic, i29r27)
+        "check_",
         "install the pkg from ",
         "add x to the ",
         ":",
