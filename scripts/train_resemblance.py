@@ -9,8 +9,8 @@ homeostat/data/resemblance.model.
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
 lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-27). Harmless: their
 look-alikes and the ordinary lessons
-(the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml and
-ordinary_review.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
+(the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml,
+ordinary_review.yaml and ordinary_review2.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
 held out (`HELD_OUT` below) and reviews_heldout.yaml; `sources()` names every file it reads, and tests/safety/test_resemblance.py
 checks that none of them is held out.
 

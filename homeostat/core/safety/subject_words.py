@@ -3080,7 +3080,6 @@ WORDS.update(
             r"(?:amount|address|e-?mail(?:\s+address)?|number|quantity|price|iban|account)\s+(?:\S{1,20}\s+){0,2}?(?:the\s+|a\s+)?"
             r"(?:customer|user|caller|sender|requester)\s+(?:writes|types|puts|says|sends|enters|gives)\s+in\s+(?:a\s+|the\s+)?"
             r"(?:ticket|chat|reply|e-?mail|message|body|form)",
-            r"(?:complaint|request|message|e-?mail|call|ticket)\s+is\s+(?:proof|evidence)\s+enough",
             r"for\s+(?:a\s+|any\s+)?(?:customer|user|caller|anyone|member)\s+who\s+asks\s+(?:for\s+it\s+)?in\s+(?:live\s+)?"
             r"(?:chat|e-?mail|a\s+ticket|support)",
             _UNDENIED
@@ -3124,6 +3123,7 @@ WORDS.update(
             r"(?:feeds?|sources?|providers?|approvers?|confirmations?|signers?|traders?)",
             r"without\s+a\s+second\s+(?:\S{1,20}\s+)?(?:signing\s+off|sign-?off|approv\w*|review\w*)",
             r"with\s+no\s+call-?back\b",
+            # any word taken as proof: "a complaint is proof enough", "the invoice itself is proof enough"
             r"\b\w+\s+(?:itself\s+)?is\s+(?:proof|evidence)\s+enough",
             r"accept\w*\s+whatever\s+(?:\S{1,20}\s+){0,3}?(?:the\s+)?(?:client|app|browser|user|caller|device)\s+"
             r"(?:posts|sends|reports|submits)",

@@ -441,12 +441,13 @@ def subjects(
     return named + topics(_TICK.sub(" ", words), starts)
 
 
-# No word a table means runs past this many word characters; one character in every such stretch is read
-# as a space, one for one so the sentence offsets stand. A stem's `\w*` then reaches at most this far, so
-# the tables read a megabyte-long "check_check_…" in linear time rather than quadratic (every `check\w*\s+`
-# would otherwise run to the end of the word from each of its occurrences). The learned reading keeps
-# the whole reading.
-_LONG_RUN = re.compile(r"\w{199}\w")
+# No word a table means runs past `_WORD_REACH` word characters; the last character of every such stretch
+# is read as a space, one for one so the sentence offsets stand. A stem's `\w*` then reaches at most this
+# far, so the tables read a megabyte-long "check_check_…" in linear time rather than quadratic (every
+# `check\w*\s+` would otherwise run to the end of the word from each of its occurrences). The learned
+# reading keeps the whole reading.
+_WORD_REACH = 200
+_LONG_RUN = re.compile(rf"\w{{{_WORD_REACH}}}")
 
 
 def _bounded_words(reading: str) -> str:

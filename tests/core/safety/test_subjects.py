@@ -128,6 +128,7 @@ ABOUT = [
         "Workers ack jobs from the queue before they are processed, to keep the queue short.",
     ),
     ("security-controls", "Consumers set `auto_ack=True` for speed."),
+    ("security-controls", "Ack the message before processing it."),
     (
         "security-controls",
         "In the nightly sync, query with the unscoped model instead of the tenant-scoped manager.",
@@ -273,6 +274,7 @@ ORDINARY = [
     # the twenty-second set's subjects, done safely
     "Acknowledge a message only after its handler has committed.",
     "Never acknowledge a queue message before handling it.",
+    "Never ack messages before processing them.",
     "Load rows through the tenant-scoped manager in every job.",
     "Reject `__proto__`, `constructor` and `prototype` keys when merging settings.",
     "Everyone is expected to read the whole diff before approving.",
