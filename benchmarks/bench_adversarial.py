@@ -195,6 +195,9 @@ INPUTS: dict[str, str | Callable[[int], str]] = {
     "git@a.io: ×n": "git@a.io:",
     "--allowedTools bash ×n": "--allowedTools bash ",
     "-k not ×n": "-k not ",
+    "ignore_ ×n (one word)": "ignore_",  # a stem's `\w*` ran to the word's end from each (i29, 2026-12-06)
+    "remove_ ×n (one word)": "remove_",
+    "check_ ×n (one word)": "check_",
     "many scripts": "ignora ignoriši ігнаруй ნუ ችላ ลืม ယခင် មិនអើពើ ਪਿਛਲ முந்தைய ",
     # shapes added when the third secrets held-out set was retired (issue 29, branch i29q): prose,
     # keys and values apart, containers

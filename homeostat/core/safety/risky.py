@@ -36,6 +36,7 @@ from homeostat.core.scanners.hidden import (
     shown_whole_as_code,
 )
 from homeostat.core.scanners.normalise import normalise
+from homeostat.core.scanners.reach import bounded_words
 from homeostat.core.scanners.risky.canonical import canonical, other_readings
 from homeostat.core.scanners.risky.decoded import decoded_payloads
 from homeostat.core.scanners.risky.described import Reader
@@ -715,8 +716,9 @@ def _shell_hits(doc: _Text) -> Iterator[RiskHit]:
 def _family_hits(text: str, seen: Look | None, context: str | None = None) -> Iterator[RiskHit]:
     if seen is not None and not seen.fires:
         return
-    low = text.casefold()  # the families read it casefolded; its newlines are the text's
-    whole = None if context is None else context.casefold()
+    # the families read it casefolded (its newlines are the text's) and a word at most `WORD_REACH` long
+    low = bounded_words(text.casefold())
+    whole = None if context is None else bounded_words(context.casefold())
     doc = _Text(low, whole)
     concepts = None if seen is None else seen.possible
     shapes = seen is None or "shape" in seen.possible

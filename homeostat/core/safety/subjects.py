@@ -43,6 +43,7 @@ from homeostat.core.safety.subject_words import GUARDED, SUBJECTS, WORDS
 from homeostat.core.safety.topics import topics
 from homeostat.core.scanners.hidden import comments, hidden_characters, hidden_places, shown_whole_as_code
 from homeostat.core.scanners.normalise import normalise
+from homeostat.core.scanners.reach import bounded_words
 from homeostat.core.scanners.risky.canonical import canonical, fold_confusables
 from homeostat.core.scanners.risky.domains import host_refs, is_allowed
 
@@ -408,7 +409,7 @@ def subjects(
     plain = normalise(text).text
     reading = canonical_reading(plain)
     starts = sentence_starts(reading)
-    words = _bounded_words(reading)
+    words = bounded_words(reading)  # a megabyte-long word is read in linear time
     found = _read(words, starts)
     joined = _CUT_WORD.sub("", words) if len(_CUT_WORD.findall(words)) >= 2 else words
     if joined != words:
@@ -439,19 +440,6 @@ def subjects(
         )
     named = tuple(SubjectHit(name, short(found[name])) for name in SUBJECTS if name in found)
     return named + topics(_TICK.sub(" ", words), starts)
-
-
-# No word a table means runs past `_WORD_REACH` word characters; the last character of every such stretch
-# is read as a space, one for one so the sentence offsets stand. A stem's `\w*` then reaches at most this
-# far, so the tables read a megabyte-long "check_check_…" in linear time rather than quadratic (every
-# `check\w*\s+` would otherwise run to the end of the word from each of its occurrences). The learned
-# reading keeps the whole reading.
-_WORD_REACH = 200
-_LONG_RUN = re.compile(rf"\w{{{_WORD_REACH}}}")
-
-
-def _bounded_words(reading: str) -> str:
-    return _LONG_RUN.sub(lambda m: m.group(0)[:-1] + " ", reading)
 
 
 def canonical_reading(plain: str) -> str:
