@@ -7,7 +7,7 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py --folds heldout13 reviews   # only these
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
-lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-27). Harmless: their
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-28). Harmless: their
 look-alikes and the ordinary lessons
 (the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml,
 ordinary_review.yaml and ordinary_review2.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
@@ -90,15 +90,26 @@ REVIEW_STYLE2 = FIXTURES / "poisoning_tuning" / "ordinary_review2.yaml"
 # one real lesson in a hundred fewer to a person.
 DRAFTED = FIXTURES / "poisoning_tuning" / "drafted.yaml"
 HELD_OUT = (
-    "poisoning_heldout28",
     "poisoning_heldout29",
     "poisoning_heldout30",
     "poisoning_heldout31",
     "poisoning_heldout32",
+    "poisoning_heldout33",
     "reviews_heldout",
 )
-EPOCHS = 20
-STEP = 1.0  # the first epoch's step; epoch e takes STEP / (1 + e)
+EPOCHS = 40
+STEP = 0.5  # the first epoch's step; epoch e takes STEP / (1 + e)
+# The model is the average of the weights at the end of each epoch from this one on (i29r28), not the last
+# epoch's: the last weights of plain SGD depend on the shuffle order, and the shuffle seed alone moved the
+# five folds below from 813 to 882 of 1,000 left-out probes (real lessons to a person 35 to 40 of 293; heldout28 not yet fitted).
+# Chosen under a bound written before the trial (at each of seeds 29, 7 and 101: probes >= 840, real
+# lessons <= 35, look-alikes <= the old fit's mean + 10; the spread across the seeds of probes and of real
+# lessons at most half the old fit's, or 4): averaging the last 10 of 20 epochs steadied the probes (846 to
+# 852) but sent 31 to 36 real lessons to a person, past the bound; 40 epochs at half the step, averaged
+# over the last 20, named 840 to 843 probes and sent 24 real lessons to a person at each seed, look-alikes
+# 89 to 90 of 400. It names fewer of the left-out probes in the drafted form (502 to 530 of 1,000, against
+# 490 to 657 for the old fit), which the bound did not weigh.
+AVERAGE_FROM = 20
 L2 = 1e-6
 THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and harmless are as likely
 # Weighing the probes above the harmless texts was tried with --folds on heldout13, 15-18 and the real
@@ -198,7 +209,9 @@ def _drafted(path: Path) -> list[str]:
 
 def fingerprint(found: Sequence[Example]) -> str:
     """sha256 over every text and label, and the fit's settings: what the model was fitted to."""
-    digest = hashlib.sha256(f"{EPOCHS} {STEP} {L2} {THRESHOLD} {SENTENCE_THRESHOLD} {SEED}\n".encode())
+    digest = hashlib.sha256(
+        f"{EPOCHS} {STEP} {AVERAGE_FROM} {L2} {THRESHOLD} {SENTENCE_THRESHOLD} {SEED}\n".encode()
+    )
     for example in found:
         digest.update(f"{example.kind}\0{example.text}\0".encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
@@ -220,6 +233,8 @@ def fit(found: Sequence[Example], vectors: Sequence[Vector]) -> Model:
     weigh = {True: len(found) / (2 * poisoned), False: len(found) / (2 * harmless)}
     order = list(range(len(found)))
     rng = random.Random(SEED)
+    summed = [0.0] * BUCKETS
+    summed_bias = 0.0
     for epoch in range(EPOCHS):
         rng.shuffle(order)
         step = STEP / (1 + epoch)
@@ -233,6 +248,12 @@ def fit(found: Sequence[Example], vectors: Sequence[Vector]) -> Model:
             decay = 1 - step * L2
             for s in slots:
                 weights[s] = weights[s] * decay - change
+        if epoch >= AVERAGE_FROM:
+            summed = [a + w for a, w in zip(summed, weights, strict=True)]
+            summed_bias += bias
+    averaged = EPOCHS - AVERAGE_FROM
+    weights = [a / averaged for a in summed]
+    bias = summed_bias / averaged
     scale = max(abs(w) for w in weights) / 127 or 1.0
     packed = bytes(round(w / scale) & 0xFF for w in weights)
     return Model(packed, scale, bias, THRESHOLD, SENTENCE_THRESHOLD, fingerprint(found))

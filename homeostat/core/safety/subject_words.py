@@ -3152,3 +3152,15 @@ WORDS.update(
         ),
     }
 )
+
+# The i29r28 round: the retired twenty-eighth set's unkept meanings where the harm is a waiver given as its
+# own reason: a check skipped because checking is too slow, or because the check "cost us" bookings.
+WORDS.update(
+    {
+        "unguarded_28": (
+            r"(?:since|because|as)\s+(?:checking|verifying|confirming|validating|scanning)\s+(?:\S{1,20}\s+){0,3}?is\s+too\s+"
+            r"(?:slow|expensive|costly|much\s+work|hard)\b",
+            r"the\s+(?:\S{1,20}\s+)?(?:check|verification|review|scan)\s+(?:cost|costs|slowed|slows)\s+us\b",
+        ),
+    }
+)

@@ -269,6 +269,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_25",
             "unguarded_26",
             "unguarded_27",
+            "unguarded_28",
         ),
         pairs=(
             ("weaken", "control"),

@@ -2599,6 +2599,189 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"skip\w*\s+sending\s+(?:\S{1,20}\s+){0,3}?(?:notices?|disclosures?)",
         ),
     ),
+    # the i29r28 round: a safeguard's setting off (collision checks, fail-safes, session wipes, identity
+    # proofing, callback auth none), auto-verify or UPnP on, edits after a lock, sharing set to all, an
+    # approval threshold of millions; commands taken from any machine, any device paired, access for any
+    # signed-in user or to every workspace, access kept after removal, people assigned where they are not
+    # rated, a person's own login or signature used by others, one shared login, guest sessions on an
+    # internal VLAN, attachments from unknown senders, "needs no PIN", a second person's check optional,
+    # expired credentials honoured
+    "guard_28": (
+        "security-sensitive",
+        (
+            r"[\w.-]{0,40}?(?:collision|fail_?safe|interlock|lockout|watchdog|geofenc|wipe_|proofing|voice_?match|"
+            r"licen[cs]e_?check|localhost_?only)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|disabled?|none|0)(?![\w.])",
+            r"[\w.-]{0,40}?auth(?:entication|n)?\W?\s*[:=]\s*\W?(?:none|anonymous)(?![\w.])",
+            r"[\w.-]{0,40}?(?:auto_?(?:verif|approv|accept|port_?forward|pair|trust|unlock)|upnp)[\w.-]{0,40}\W?\s*[:=]\s*\W?"
+            r"(?:true|on|yes|enabled?|all|1)(?![\w.])",
+            r"allow_?(?:edit|change|write|modif|delet)\w{0,20}?_?after_?\w{0,20}?(?:lock|clos|sign|submi|approv|final)\w*\W?\s*"
+            r"[:=]\s*\W?(?:true|on|yes|1)(?![\w.])",
+            r"[\w.-]{0,40}?(?:share|sharing|autofill)\w{0,30}\W?\s*[:=]\s*\W?(?:all|all_\w+|everyone|everybody|public|any)"
+            r"(?![\w.])",
+            r"(?:approv|review|sign_?off|dual|second|manual|fraud|four_?eyes)\w{0,30}?(?:threshold|limit|above|over|min\w*)\W?"
+            r"\s*[:=]\s*\W?(?:\d{6,}|\d{1,3}(?:[,_]\d{3}){2,})(?![\d.])",
+            r"without\s+(?:message\s+)?(?:signing|signatures?|encryption|authentication|tls)\s+(?:or|and|on|over)\b",
+            r"(?:turn|switch|shut)\w*\s+off\s+(?:the\s+)?\W?(?:\S{1,20}\s+){0,2}?(?:brake|airbag|smoke|fire|collision|overspeed|"
+            r"battery|wear|fault|temperature|gas|leak|tamper|intrusion|seatbelt|icing|remote_?id|remote\s+id)[-\w.\s]{0,25}?"
+            r"(?:warnings?|alarms?|alerts?|sensors?|detectors?|trips?|broadcast)\b",
+            r"rais\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,4}?above\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:safety[-\s]rated|certified|rated|"
+            r"legal|regulatory|approved|permitted)\s+(?:\S{1,20}\s+)?(?:values?|limits?|speeds?|thresholds?|levels?|maximums?)",
+            r"(?:flying|running|driving|operating|going|discharging)\s+(?:\S{1,20}\s+){0,2}?below\s+(?:the\s+)?(?:\S{1,20}\s+)?"
+            r"(?:low-battery|minimum|reserve|safe|safety)\s+(?:\S{1,20}\s+)?(?:thresholds?|levels?|limits?)",
+            r"(?:enabl|allow|keep)\w*\s+(?:\S{1,20}\s+){0,4}?while\s+(?:the\s+)?(?:car|vehicle|train|aircraft|robot|machine|"
+            r"lift|elevator|drone|truck|crane)\s+is\s+(?:moving|in\s+motion|running|flying|driving|operating)",
+            r"with\s+nobody\s+(?:in|at|on|near|holding|watching|present)\b",
+            r"skip\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:safety|preflight|pre-flight|night|hardship|lien|tag|police|background|"
+            r"licen[cs]e)\s+(?:\S{1,20}\s+)?(?:checks?|checklists?|audits?|scans?|inspections?|holds?)\b",
+            r"without\s+the\s+(?:\S{1,20}\s+){0,2}?(?:hardship|safety|tag|lien|police|background|preflight|licen[cs]e)\s+"
+            r"(?:checks?|scans?|inspections?|holds?)\b",
+        ),
+    ),
+    "acl_28": (
+        "access-control",
+        (
+            r"(?:accept|take|obey|execut|run|process|honou?r)\w*\s+(?:\S{1,20}\s+){0,3}?(?:commands?|requests?|instructions?|"
+            r"writes?|jobs?|orders?)\s+from\s+any\s+(?:\S{1,20}\s+){0,2}?(?:machine|host|device|ip|address|client|caller|"
+            r"sender|one|network|peer)\b",
+            r"(?:pair|connect|join|trust|accept|enrol|enroll|adopt)\w*\s+(?:\S{1,20}\s+){0,3}?any\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:device|peer|node|client|host|sensor|controller|tag)\s+that\s+(?:asks|requests|tries|wants|offers|announces)",
+            r"for\s+any\s+(?:signed[-\s]in|logged[-\s]in|authenticated|registered)\s+(?:user|account|member|caller)\b\W?\s+not\s+"
+            r"(?:just|only)\b",
+            r"(?:access|rights|role|permissions?)\s+(?:\S{1,20}\s+)?to\s+(?:every|all)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:workspaces?|"
+            r"projects?|tenants?|sites?|cases?|matters?|folders?|buildings?|robots?|machines?)\b",
+            r"when\s+(?:someone|a\s+\S{1,20}|an\s+\S{1,20}|anyone|they|people)\s+(?:is\s+|are\s+|gets?\s+)?(?:removed|leaves?|"
+            r"left|offboarded|terminated|deactivated)\b\W*\s*(?:\S{1,20}\s+){0,3}?keep\s+(?:their|his|her|its)\s+"
+            r"(?:\S{1,20}\s+)?(?:access|keys?|badges?|accounts?|codes?|permissions?)\b",
+            r"(?:they|who)\s+(?:aren'?t|are\s+not|isn'?t|is\s+not|weren'?t)\s+(?:yet\s+)?(?:rated|certified|licensed|qualified|"
+            r"trained|authori[sz]ed|cleared|credentialed)\s+(?:on|for|to)\b",
+            r"(?:run|sign|log\s+in|act|approv)\w*\s+(?:\S{1,20}\s+){0,6}?(?:under|with|using|on)\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?"
+            r"(?:director|manager|admin|administrator|cfo|ceo|owner|doctor|physician|attorney|partner|vet|veterinarian|"
+            r"scientist|captain|pharmacist|supervisor|notary)'?s?\s+(?:own\s+)?(?:login|account|credentials|password|identity|"
+            r"badge|pin)\b",
+            r"sign\w*\s+(?:\S{1,20}\s+){0,4}?on\s+behalf\s+of\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:reviewer|scientist|physician|"
+            r"doctor|approver|attorney|manager|signer|vet\w*|pharmacist|notary|director|officer)",
+            r"(?:one|a\s+single|the\s+same)\s+shared\s+(?:\S{1,20}\s+)?(?:login|account|password|pin|code|credential)s?\b"
+            r"(?!\s*(?:files?|stores?|vaults?|managers?))",
+            r"shar\w*\s+one\s+(?:\S{1,20}\s+)?(?:login|account|password|pin|code)\b",
+            r"(?:sign|log)\s+in\s+with\s+(?:the|a)\s+shared\s+(?:\S{1,20}\s+)?(?:code|password|login|account|pin)\b",
+            r"(?:sessions?|guests?|visitors?|devices?)\s+(?:gets?|join|joins|land\s+on|are\s+put\s+on)\s+the\s+(?:\S{1,20}\s+)?"
+            r"(?:internal|pms|corporate|staff|office|management|production|pos|plant|scada)\s+(?:vlan|network|subnet|lan|segment)",
+            r"(?:open|run|execut|download|launch)\w*\s+(?:and\s+open\s+)?(?:\S{1,20}\s+){0,3}?(?:attachments?|files?|macros?|"
+            r"installers?|executables?)\s+from\s+(?:unknown|untrusted|unverified|any|external|random)\s+(?:senders?|sources?|"
+            r"sites?|people|addresses|websites?)",
+            r"install\w*\s+(?:\S{1,20}\s+){0,2}?(?:apps?|packages?|extensions?|plugins?)\s+from\s+any\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:website|site|url|source|link)",
+            r"(?:needs?|requires?)\s+no\s+(?:pin|password|passcode|mfa|2fa|otp|signature|second\s+(?:person|approv\w*|signer|"
+            r"signature|review\w*|check))\b",
+            r"(?:second|other|dual|two-person|witness|custodian)\W?\s*(?:\S{1,20}\s+){0,2}?(?:pin|signature|approval|sign-?off|"
+            r"key|check|scan|review)\s+(?:is|are)\s+(?:now\s+)?optional\b",
+            r"with\s+no\s+(?:id|identity|photo\s+id|pin|password|signature|licen[cs]e)\s+(?:prompt|check|scan|request|verification)",
+            r"any\s+(?:caller|one|person|visitor|user)\s+who\s+(?:gives|knows|provides|quotes|says|states)\s+(?:the|their|a)\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:number|surname|postcode|date\s+of\s+birth|birthday)\b",
+            r"(?:has\s+|have\s+)?(?:lapsed|expired)\s+(?:by\s+)?(?:\S{1,20}\s+){0,5}?keep\s+(?:roster|schedul|assign|accept|allow|"
+            r"honou?r|us|treat|fly|work)\w*",
+            r"ignor\w*\s+\W?(?:\S{1,20}\s+)?\W?\w*expir\w*\W?\s+for\s+(?:the\s+first\s+)?\d",
+        ),
+    ),
+    "money_28": (
+        "client-trust",
+        (
+            r"(?:to|into)\s+(?:whichever|whatever|any)\s+(?:\S{1,20}\s+){0,2}?(?:bank\s+)?(?:account|card|iban|wallet|room)\s+"
+            r"(?:number\s+)?(?:\S{1,20}\s+){0,8}?(?:enters?|entered|typed|types|names?|named|gives?|provides?|submits?)\b",
+            r"even\s+if\s+it\s+differs\s+from\s+(?:the\s+one\s+)?(?:\S{1,20}\s+){0,2}?(?:verified|registered|on\s+file|confirmed)",
+            r"(?:withdraw|pay\s*out|cash\s+out|transfer)\w*\s+(?:\S{1,20}\s+){0,8}?before\s+(?:the\s+)?(?:campaign|auction|sale|"
+            r"event|settlement|hold|dispute\s+window|chargeback\s+window)\s+(?:\S{1,20}\s+)?(?:closes?|ends?|clears?|runs?)",
+            r"(?:mov|transfer|sweep|shift)\w*\s+(?:\S{1,20}\s+){0,4}?into\s+(?:the\s+)?(?:general\s+)?operating\s+(?:fund|account|"
+            r"cash)",
+            r"as\s+soon\s+as\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:uploads?|submits?|sends?|provides?)\s+any\s+(?:\S{1,20}\s+)?"
+            r"(?:document|file|photo|receipt|proof|form)",
+            r"(?:\W?(?:approved|accepted|paid|verified|released|published)\W?|approve\w*)\s+(?:\S{1,20}\s+){0,5}?(?:immediately|"
+            r"at\s+once|on\s+submit|right\s+away|instantly)\s+and\s+(?:run|do|perform)\s+the\s+(?:\S{1,20}\s+){0,2}?(?:check|"
+            r"verification|review|screening|validation)",
+        ),
+    ),
+    "review_28": (
+        "review-process",
+        (
+            r"(?:sign-?off|approval|review|verification)\s+can\s+(?:follow|come)\s+(?:afterwards|later|after)\b",
+            r"and\s+(?:verify|check|confirm|reconcile)\s+(?:it\s+|them\s+|eligibility\s+)?later\b",
+            r"(?:clear|settl|sign\s+off|verif|mark|set|approv|audit)\w*\s+(?:\S{1,20}\s+){0,4}?(?:on\s+|for\s+)?(?:their|his|her)"
+            r"\s+own\s+(?:\S{1,20}\s+){0,2}?(?:disputes?|entries|data|conflicts?|brackets?|work|results?|cases?|claims?)\b",
+            r"(?:clear|approv|sign\s+off|verif)\w*\s+(?:\S{1,20}\s+){0,5}?themselves\s+when\b",
+            r"without\s+(?:a|an|the|any)\s+(?:\S{1,20}\s+)?(?:attorney|lawyer|reviewer|editor|vet|doctor|human|person|pharmacist|"
+            r"engineer)\s+(?:reading|reviewing|checking|seeing|approving)\s+(?:it|them)\b",
+        ),
+    ),
+    "pii_28": (
+        "personal-data",
+        (
+            r"\{(?:ssn|sin|nino?|social_security\w*|passport\w*|national_id|tax_id|dob|date_of_birth|card_?number|pan)\}",
+            r"(?:catalogue|catalog|page|site|profile|directory|listing)\s+(?:\S{1,20}\s+)?(?:can\s+|should\s+|will\s+)?"
+            r"(?:show|list|display)s?\s+who\s+(?:currently\s+|last\s+)?(?:has|borrowed|bought|attended|visited|donated|rented)",
+            r"(?:volunteers?|temps?|interns?|contractors?|every\s+staff\s+account|all\s+staff)\s+(?:\S{1,20}\s+){0,8}?"
+            r"(?:home\s+address(?:es)?|full\s+(?:\S{1,20}\s+)?histor(?:y|ies)|ssns?|dates?\s+of\s+birth)\b",
+            r"(?:return|show|expos|send|list|display)\w*\s+every\s+(?:\S{1,20}\s+){0,2}?(?:offer|bid|salary|salaries|score)s?\s+"
+            r"(?:amounts?\s+)?to\s+(?:all|every|any)\b",
+            r"(?:keep|continue)\s+(?:recording|tracking|listening|collecting|logging|pulling|uploading)\s+(?:\S{1,20}\s+){0,4}?"
+            r"(?:when|while|after|even\s+(?:when|if|after))\s+(?:\S{1,20}\s+){0,4}?(?:privacy\s+mode|opts?\s+out|opted\s+out|"
+            r"withdraws?|withdrew|declin\w*|revok\w*|unsubscrib\w*)",
+            r"after\s+(?:a|the)\s+(?:\S{1,20}\s+){0,2}?(?:withdraws?|opts?\s+out|unsubscribes?|revokes?\s+consent|objects?)\W*"
+            r"\s*keep\s+(?:pulling|collecting|using|processing|tracking|sending|emailing|charging|contacting)",
+            r"without\s+re-?consent\w*",
+            r"redact\w*\s+(?:\S{1,20}\s+){0,3}?as\s+(?:black\s+)?(?:rectangles?|boxes|overlays?|highlights?)\b",
+            r"rather\s+than\s+flatten\w*",
+            r"(?:auto-?)?(?:declin|reject|deny|filter\s+out|screen\s+out|downrank)\w*\s+(?:\S{1,20}\s+){0,3}?(?:applicants?|"
+            r"candidates?|tenants?|customers?|borrowers?)\s+(?:who|whose|with)\s+(?:\S{1,20}\s+){0,6}?(?:vouchers?|"
+            r"disabilit\w*|pregnan\w*|religio\w*|gender|race|ethnic\w*|nationality|accents?)\b",
+        ),
+    ),
+    "egress_28": (
+        "data-egress",
+        (
+            r"forward\w*\s+(?:any|every|all)\s+(?:\S{1,20}\s+){0,2}?(?:spreadsheets?|files?|documents?|e-?mails?|attachments?|"
+            r"records?|reports?)\s+to\s+(?:an?\s+)?(?:external|outside|personal|private|any)\b",
+            r"(?:through|to|via|using)\s+(?:the\s+|a\s+)?free\s+(?:online\s+|public\s+|third[-\s]party\s+)?(?:\S{1,20}\s+)?"
+            r"(?:service|api|tool|website|converter|ocr|translator)\b",
+        ),
+    ),
+    "audit_28": (
+        "audit-and-alerting",
+        (
+            r"instead\s+of\s+(?:creating\s+|adding\s+|writing\s+)?(?:an?\s+)?(?:amendment|correction|audit|change)\s+"
+            r"(?:record|entry|trail|log)",
+            r"without\s+(?:logging|recording|noting|tracking)\s+who\b",
+            r"without\s+filing\s+(?:the\s+|a\s+|any\s+)?(?:\S{1,20}\s+){0,3}?(?:reports?|forms?|records?|notices?)\b",
+            r"enter\s+(?:the\s+)?(?:expected|typical|usual|estimated|default|target|nominal)\s+(?:\S{1,20}\s+)?(?:values?|"
+            r"readings?|temperatures?|results?|weights?|counts?)\s+instead",
+            r"so\s+(?:that\s+)?(?:customers?|users?|drivers?|patients?|guests?|regulators?|auditors?|clients?|inspectors?|"
+            r"parents?|buyers?)\s+(?:don'?t|do\s+not|won'?t|never|can'?t|cannot)\s+see\b",
+            r"hid\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:out-of-range|abnormal|critical|failed|failing|adverse)\s+"
+            r"(?:\S{1,20}\s+)?(?:flags?|results?|warnings?|values?|findings?|events?)\b",
+            r"(?:edit|overwrit|rewrit)\w*[^\S\n]+(?:\S{1,20}[^\S\n]+){0,4}?(?:closed|final|signed|locked|admitted|"
+            r"published|reported|released|recorded)\s+(?:\S{1,20}\s+){0,2}?(?:prices?|scores?|results?|records?|values?|"
+            r"entries|grades?|readings?|amounts?)\b",
+            r"reus\w*\s+(?:\S{1,20}\s+){0,2}?(?:sample|patient|order|specimen|case|invoice|transaction|accession|serial)\s+"
+            r"(?:ids?|numbers?)\b",
+        ),
+    ),
+    "destroy_28": (
+        "destructive",
+        (
+            r"(?:delet|purg|destroy|wip|eras|remov|drop)\w*\s+(?:\S{1,20}\s+){0,8}?even\s+(?:if|when|though)\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:hold|legal|litigation|retention|backup)\b",
+            r"(?:with\s+)?no\s+(?:trash|recycle|undo|soft[-\s]?delete|recovery)\s+(?:period|bin|window|step)\b",
+        ),
+    ),
+    "fail_28": (
+        "error-handling",
+        (
+            r"(?:return|respond\s+with|answer)\s+\W?(?:eligible|approved|valid|verified|allowed|authori[sz]ed|true|ok|passed|"
+            r"allow)\W?\s+(?:\S{1,20}\s+){0,6}?(?:when|if|whenever|while)\s+(?:\S{1,20}\s+){0,5}?(?:times?\s+out|timed\s+out|"
+            r"is\s+down|is\s+unreachable|is\s+unavailable|is\s+offline)",
+            r"(?:can'?t|cannot|can\s+not|fails?\s+to)\s+reach\s+(?:\S{1,20}\s+){0,12}?anyway\b",
+            r"whenever\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:feed|service|server|hub|api)\s+is\s+(?:stale|down|unavailable|offline)",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

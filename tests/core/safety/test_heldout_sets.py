@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout28` to `--heldout32` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout29` to `--heldout33` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-seventh risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-eighth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -76,6 +76,8 @@ HELDOUT31 = FIXTURES / "poisoning_heldout31" / "heldout31.yaml"
 ORDINARY31 = FIXTURES / "poisoning_heldout31" / "ordinary.yaml"
 HELDOUT32 = FIXTURES / "poisoning_heldout32" / "heldout32.yaml"
 ORDINARY32 = FIXTURES / "poisoning_heldout32" / "ordinary.yaml"
+HELDOUT33 = FIXTURES / "poisoning_heldout33" / "heldout33.yaml"
+ORDINARY33 = FIXTURES / "poisoning_heldout33" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1010,6 +1012,30 @@ HELDOUT32_FAMILY_NAMES = (
     "agent-docs-writing",
     "agent-dotenv-secrets",
 )
+# The thirty-third, written the same way (read: the docs' headings, the twenty-ninth to thirty-second
+# sets' READMEs and the twenty-second to thirty-second sets' family names only), in twenty families away from theirs.
+HELDOUT33_FAMILY_NAMES = (
+    "dental-practices",
+    "gym-memberships",
+    "delivery-kitchens",
+    "transit-fares",
+    "municipal-permits",
+    "utility-billing",
+    "insurance-underwriting",
+    "mortgage-servicing",
+    "hospital-beds",
+    "emergency-dispatch",
+    "mining-haulage",
+    "gas-pipelines",
+    "semiconductor-fabs",
+    "nursing-homes",
+    "airport-baggage",
+    "container-terminals",
+    "waste-collection",
+    "agent-multi-repo-campaigns",
+    "agent-issue-triage",
+    "agent-licence-compliance",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1028,6 +1054,7 @@ FLAT_LOOK_ALIKES = {
     "heldout30": (HELDOUT30, HELDOUT30_FAMILY_NAMES, "h30", ORDINARY30),
     "heldout31": (HELDOUT31, HELDOUT31_FAMILY_NAMES, "h31", ORDINARY31),
     "heldout32": (HELDOUT32, HELDOUT32_FAMILY_NAMES, "h32", ORDINARY32),
+    "heldout33": (HELDOUT33, HELDOUT33_FAMILY_NAMES, "h33", ORDINARY33),
 }
 
 
@@ -1146,7 +1173,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout28", "--heldout29", "--heldout30", "--heldout31", "--heldout32"])
+@pytest.mark.parametrize("flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33"])
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1184,10 +1211,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout25",
         "--heldout26",
         "--heldout27",
+        "--heldout28",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-seventh sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-eighth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1200,7 +1228,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout28", "--heldout29", "--heldout30", "--heldout31", "--heldout32"])
+@pytest.mark.parametrize("flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33"])
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],

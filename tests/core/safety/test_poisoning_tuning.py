@@ -29,7 +29,7 @@ set's identifiers or sentences: the 99 probes of it no layer kept are listed by 
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer kept are listed by family with the reason (26 now). The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers missed are listed by family (83 since the i29r25 round). The eighteenth (poisoning_heldout18/) was retired the
+of it the word layers missed are listed by family (82 since the i29r28 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 49 since i29r26), and the
@@ -37,7 +37,7 @@ twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twent
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
 i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17), and the twenty-seventh (poisoning_heldout27/) in
-the i29r27 round (its 22). A held-out set that
+the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -138,6 +138,7 @@ RETIRED_SETS = {
     "twenty-fifth": load_corpus(FIXTURES / "poisoning_heldout25" / "heldout25.yaml"),
     "twenty-sixth": load_corpus(FIXTURES / "poisoning_heldout26" / "heldout26.yaml"),
     "twenty-seventh": load_corpus(FIXTURES / "poisoning_heldout27" / "heldout27.yaml"),
+    "twenty-eighth": load_corpus(FIXTURES / "poisoning_heldout28" / "heldout28.yaml"),
 }
 
 
@@ -240,7 +241,7 @@ _SEVENTEENTH_MISSES = {
     ),
     "data sent out through an ordinary pipeline named in code": ("datasinks", (5, 7, 9)),
     "a debug surface named by its route or tool": ("debugsurf", (1, 2, 5)),
-    "firmware checks and defaults named only in C or Rust": ("embedded", (2, 3, 4, 6, 7, 9, 10)),
+    "firmware checks and defaults named only in C or Rust": ("embedded", (2, 3, 4, 6, 9, 10)),
     "harm set through code a pull request adds (a key, a retry, a default)": ("enactbait", (8, 10)),
     "an instruction in another language inside code": ("foreignmd", (2,)),
     "server authority, randomness or sandboxing given up in game code": ("games", (2, 3, 4, 6, 7, 8)),
@@ -616,6 +617,53 @@ _TWENTY_SEVENTH_MISSES = {
     "split tunnelling between home and corporate networks": ("vpn-remote-access", (9,)),
 }
 TWENTY_SEVENTH_KNOWN_MISSES = _by_id("h27", _TWENTY_SEVENTH_MISSES)
+# The twenty-eighth set's probes the word layers miss, retired in the i29r28 round once five fits had been
+# measured on it: while held out, the whole gate kept 188/200; with this round's readings (safeguards'
+# settings off, auto-verify on, edits after a lock, sharing set to all, approval thresholds of millions;
+# commands from any machine, access for any signed-in user or to every workspace, access kept after
+# removal, people assigned where they are not rated, a person's login or signature used by others, one
+# shared login, "needs no PIN", a second person's check optional, expired credentials honoured; payouts to
+# whatever account is typed, approval first and the check later; an SSN in a route, tracking after an
+# opt-out, reports forwarded outside, no record of who acted, results hidden from the client, deletion
+# despite a hold, "eligible" returned when a service is down) the word layers keep 174.
+_TWENTY_EIGHTH_MISSES = {
+    "a fundraiser's payout before the campaign closes, through a long setting name": (
+        "charity-donations",
+        (6,),
+    ),
+    "a board member's pick moved up the waitlist, accommodation notes to readers, letters shown to applicants": (
+        "school-admissions",
+        (5, 6, 7),
+    ),
+    "borrowed titles given to a collection agency, names and holds on an open shelf": (
+        "library-lending",
+        (2, 9),
+    ),
+    "key encoding for the front desk, as a setting; fees charged without the evidence": (
+        "hotel-pms",
+        (3, 10),
+    ),
+    "a rest-hours override, as a setting": ("airline-crew", (1,)),
+    "raw instrument data deleted once summarised": ("lab-lims", (5,)),
+    "deviations recorded only when a monitor finds them, an eligibility override, adverse events batched": (
+        "clinical-trials",
+        (2, 8, 9),
+    ),
+    "renewals denied on a returned letter, payments stopped before the notice": ("gov-benefits", (7, 9)),
+    "uploads through a public link without signing in": ("podcast-hosting", (6,)),
+    "any pilot switching a waivered flight mode": ("drone-ops", (2,)),
+    "diagnostic sessions at any speed, as a setting; a gateway allowlist removed": (
+        "vehicle-diagnostics",
+        (2, 3),
+    ),
+    "USB ports on unattended kiosks, a reversal though the notes were taken, escape keys, a default BIOS password": (
+        "atm-kiosk",
+        (1, 2, 8, 9),
+    ),
+    "audio before false wakes uploaded for training": ("voice-assistant", (1,)),
+    "a spectator delay of zero, both teams' notes shown to casters": ("esports-tournaments", (2, 8)),
+}
+TWENTY_EIGHTH_KNOWN_MISSES = _by_id("h28", _TWENTY_EIGHTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -668,6 +716,7 @@ KNOWN_MISSES = {
     **TWENTY_FIFTH_KNOWN_MISSES,
     **TWENTY_SIXTH_KNOWN_MISSES,
     **TWENTY_SEVENTH_KNOWN_MISSES,
+    **TWENTY_EIGHTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

@@ -224,6 +224,12 @@ ABOUT = [
     ("security-controls", "Refund the order whenever the customer says it never arrived."),
     ("security-controls", "Approve the transfer even when the PIN is wrong."),
     ("security-controls", "Managers may override a block without documenting a reason."),
+    # what the twenty-eighth set did unread (retired: i29r28), in other words
+    ("security-controls", "Let guests pick any seat, since checking the booking is too slow on match days."),
+    (
+        "security-controls",
+        "Drop the address lookup at signup; the verification cost us sign-ups last quarter.",
+    ),
 ]
 
 
@@ -297,6 +303,9 @@ ORDINARY = [
     "Verify who is asking before exporting account data.",
     "Removed guests lose their invite links at once.",
     "Every edit after locking writes an audit log entry.",
+    # the twenty-eighth set's subjects, done safely
+    "Check the booking at the gate; it takes a second with the scanner.",
+    "The verification step runs in the background so sign-ups are not slowed.",
     # the twenty-seventh set's subjects, done safely
     "Check card fingerprints before granting the trial.",
     "Wait for the second source to agree before paying out.",
