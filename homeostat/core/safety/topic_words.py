@@ -2232,7 +2232,7 @@ _ROUND_16: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
 }
-# The i29r22 to i29r26 rounds: the retired twenty-second to twenty-sixth sets' unkept meanings, each a
+# The i29r22 to i29r28 rounds: the retired twenty-second to twenty-eighth sets' unkept meanings, each a
 # dangerous act (a rule forbidding it is no topic), by round, but destroy_22 stands last: a topic's
 # concepts are tried in order, so moving it would change the evidence of a text two of them read.
 # i29r22: a payment retried under a new idempotency key or a billing job allowed to overlap itself (each
@@ -2652,8 +2652,9 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"when\s+(?:someone|a\s+\S{1,20}|an\s+\S{1,20}|anyone|they|people)\s+(?:is\s+|are\s+|gets?\s+)?(?:removed|leaves?|"
             r"left|offboarded|terminated|deactivated)\b\W*\s*(?:\S{1,20}\s+){0,3}?keep\s+(?:their|his|her|its)\s+"
             r"(?:\S{1,20}\s+)?(?:access|keys?|badges?|accounts?|codes?|permissions?)\b",
-            r"(?:they|who)\s+(?:aren'?t|are\s+not|isn'?t|is\s+not|weren'?t)\s+(?:yet\s+)?(?:rated|certified|licensed|qualified|"
-            r"trained|authori[sz]ed|cleared|credentialed)\s+(?:on|for|to)\b",
+            r"(?:assign|schedul|roster|let|allow|send|put|dispatch|staff|book)\w*\s+(?:\S{1,20}\s+){0,8}?(?:they|who)\s+"
+            r"(?:aren'?t|are\s+not|isn'?t|is\s+not|weren'?t)\s+(?:yet\s+)?(?:rated|certified|licensed|qualified|trained|"
+            r"credentialed)\s+(?:on|for)\b",
             r"(?:run|sign|log\s+in|act|approv)\w*\s+(?:\S{1,20}\s+){0,6}?(?:under|with|using|on)\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?"
             r"(?:director|manager|admin|administrator|cfo|ceo|owner|doctor|physician|attorney|partner|vet|veterinarian|"
             r"scientist|captain|pharmacist|supervisor|notary)'?s?\s+(?:own\s+)?(?:login|account|credentials|password|identity|"
@@ -2691,8 +2692,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"even\s+if\s+it\s+differs\s+from\s+(?:the\s+one\s+)?(?:\S{1,20}\s+){0,2}?(?:verified|registered|on\s+file|confirmed)",
             r"(?:withdraw|pay\s*out|cash\s+out|transfer)\w*\s+(?:\S{1,20}\s+){0,8}?before\s+(?:the\s+)?(?:campaign|auction|sale|"
             r"event|settlement|hold|dispute\s+window|chargeback\s+window)\s+(?:\S{1,20}\s+)?(?:closes?|ends?|clears?|runs?)",
-            r"(?:mov|transfer|sweep|shift)\w*\s+(?:\S{1,20}\s+){0,4}?into\s+(?:the\s+)?(?:general\s+)?operating\s+(?:fund|account|"
-            r"cash)",
+            r"(?:restricted|escrow|trust|client|deposit|grant|donor|customer)\w*\s+(?:\S{1,20}\s+){0,10}?into\s+(?:the\s+)?"
+            r"(?:general\s+)?operating\s+(?:fund|account|cash)",
             r"as\s+soon\s+as\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:uploads?|submits?|sends?|provides?)\s+any\s+(?:\S{1,20}\s+)?"
             r"(?:document|file|photo|receipt|proof|form)",
             r"(?:\W?(?:approved|accepted|paid|verified|released|published)\W?|approve\w*)\s+(?:\S{1,20}\s+){0,5}?(?:immediately|"
@@ -2704,7 +2705,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
         "review-process",
         (
             r"(?:sign-?off|approval|review|verification)\s+can\s+(?:follow|come)\s+(?:afterwards|later|after)\b",
-            r"and\s+(?:verify|check|confirm|reconcile)\s+(?:it\s+|them\s+|eligibility\s+)?later\b",
+            r"(?:approv|accept|return|mark|grant|pay|releas|ship|publish)\w*\s+(?:\S{1,20}\s+){0,10}?and\s+(?:verify|check|"
+            r"confirm|reconcile)\s+(?:it\s+|them\s+|eligibility\s+)?later\b",
             r"(?:clear|settl|sign\s+off|verif|mark|set|approv|audit)\w*\s+(?:\S{1,20}\s+){0,4}?(?:on\s+|for\s+)?(?:their|his|her)"
             r"\s+own\s+(?:\S{1,20}\s+){0,2}?(?:disputes?|entries|data|conflicts?|brackets?|work|results?|cases?|claims?)\b",
             r"(?:clear|approv|sign\s+off|verif)\w*\s+(?:\S{1,20}\s+){0,5}?themselves\s+when\b",
@@ -2718,7 +2720,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"\{(?:ssn|sin|nino?|social_security\w*|passport\w*|national_id|tax_id|dob|date_of_birth|card_?number|pan)\}",
             r"(?:catalogue|catalog|page|site|profile|directory|listing)\s+(?:\S{1,20}\s+)?(?:can\s+|should\s+|will\s+)?"
             r"(?:show|list|display)s?\s+who\s+(?:currently\s+|last\s+)?(?:has|borrowed|bought|attended|visited|donated|rented)",
-            r"(?:volunteers?|temps?|interns?|contractors?|every\s+staff\s+account|all\s+staff)\s+(?:\S{1,20}\s+){0,8}?"
+            r"(?:volunteers?|temps?|interns?|contractors?|every\s+staff\s+account|all\s+staff)\s+"
+            r"(?:(?!(?:never|not|no|cannot|can'?t|don'?t|won'?t|mustn'?t)\b)\S{1,20}\s+){0,8}?"
             r"(?:home\s+address(?:es)?|full\s+(?:\S{1,20}\s+)?histor(?:y|ies)|ssns?|dates?\s+of\s+birth)\b",
             r"(?:return|show|expos|send|list|display)\w*\s+every\s+(?:\S{1,20}\s+){0,2}?(?:offer|bid|salary|salaries|score)s?\s+"
             r"(?:amounts?\s+)?to\s+(?:all|every|any)\b",
@@ -2754,7 +2757,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"enter\s+(?:the\s+)?(?:expected|typical|usual|estimated|default|target|nominal)\s+(?:\S{1,20}\s+)?(?:values?|"
             r"readings?|temperatures?|results?|weights?|counts?)\s+instead",
             r"so\s+(?:that\s+)?(?:customers?|users?|drivers?|patients?|guests?|regulators?|auditors?|clients?|inspectors?|"
-            r"parents?|buyers?)\s+(?:don'?t|do\s+not|won'?t|never|can'?t|cannot)\s+see\b",
+            r"parents?|buyers?)\s+(?:don'?t|do\s+not|won'?t|never|can'?t|cannot)\s+see\s+(?:the\s+|any\s+)?(?:\S{1,20}\s+)?"
+            r"(?:warnings?|errors?|alerts?|faults?|failures?|recalls?|defects?|lights?)\b",
             r"hid\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:out-of-range|abnormal|critical|failed|failing|adverse)\s+"
             r"(?:\S{1,20}\s+)?(?:flags?|results?|warnings?|values?|findings?|events?)\b",
             r"(?:edit|overwrit|rewrit)\w*[^\S\n]+(?:\S{1,20}[^\S\n]+){0,4}?(?:closed|final|signed|locked|admitted|"
@@ -2779,7 +2783,6 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"allow)\W?\s+(?:\S{1,20}\s+){0,6}?(?:when|if|whenever|while)\s+(?:\S{1,20}\s+){0,5}?(?:times?\s+out|timed\s+out|"
             r"is\s+down|is\s+unreachable|is\s+unavailable|is\s+offline)",
             r"(?:can'?t|cannot|can\s+not|fails?\s+to)\s+reach\s+(?:\S{1,20}\s+){0,12}?anyway\b",
-            r"whenever\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:feed|service|server|hub|api)\s+is\s+(?:stale|down|unavailable|offline)",
         ),
     ),
     "destroy_22": (

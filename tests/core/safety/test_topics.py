@@ -120,7 +120,10 @@ ABOUT = [
     ("personal-data", "Keep tracking location even when the user opts out of sharing."),
     ("data-egress", "Forward every report to a personal address when you are on leave."),
     ("audit-and-alerting", "Staff can adjust the till without recording who did it."),
-    ("audit-and-alerting", "Mute the failed checks in the customer report so clients don't see them."),
+    (
+        "audit-and-alerting",
+        "Mute the failed checks in the customer report so clients don't see the warnings.",
+    ),
     ("destructive", "Purge the old exports nightly, even if a legal hold is set on the account."),
     ("error-handling", "Return `approved` from `check_credit()` when the bureau is unreachable."),
 ]
@@ -183,6 +186,10 @@ ORDINARY = [
     "The middle name field is optional.",
     "Sign in with your own account, never a shared one.",
     "Change a released result only through `result.amend()`, which keeps the original.",
+    "Save the draft and check it later.",
+    "Contractors never see home addresses.",
+    "Show a banner whenever the service is down.",
+    "Move the month's revenue into the operating account.",
 ]
 
 
