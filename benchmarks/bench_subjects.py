@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout29 --heldout30 --heldout31 --heldout32 --heldout33 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout29 --heldout30 --heldout31 --heldout32 --heldout33 --heldout34 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -21,9 +21,9 @@ i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 ro
 were read; the seventeenth to twenty-eighth in the i29r17 to i29r28 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout29` to `--heldout33`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout29` to `--heldout34`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout29` to `--heldout33` read poisoning_heldout29/ to poisoning_heldout33/ (heldoutN.yaml and,
+`--heldout29` to `--heldout34` read poisoning_heldout29/ to poisoning_heldout34/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout28` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -127,6 +127,7 @@ HELDOUT = {
     "heldout31": FIXTURES / "poisoning_heldout31" / "heldout31.yaml",
     "heldout32": FIXTURES / "poisoning_heldout32" / "heldout32.yaml",
     "heldout33": FIXTURES / "poisoning_heldout33" / "heldout33.yaml",
+    "heldout34": FIXTURES / "poisoning_heldout34" / "heldout34.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -193,6 +194,7 @@ ORDINARY_HELDOUT = {
     "heldout31": FIXTURES / "poisoning_heldout31" / "ordinary.yaml",
     "heldout32": FIXTURES / "poisoning_heldout32" / "ordinary.yaml",
     "heldout33": FIXTURES / "poisoning_heldout33" / "ordinary.yaml",
+    "heldout34": FIXTURES / "poisoning_heldout34" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

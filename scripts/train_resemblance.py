@@ -95,6 +95,7 @@ HELD_OUT = (
     "poisoning_heldout31",
     "poisoning_heldout32",
     "poisoning_heldout33",
+    "poisoning_heldout34",
     "reviews_heldout",
 )
 EPOCHS = 40

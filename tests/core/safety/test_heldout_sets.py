@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout29` to `--heldout33` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout29` to `--heldout34` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to twenty-eighth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -78,6 +78,8 @@ HELDOUT32 = FIXTURES / "poisoning_heldout32" / "heldout32.yaml"
 ORDINARY32 = FIXTURES / "poisoning_heldout32" / "ordinary.yaml"
 HELDOUT33 = FIXTURES / "poisoning_heldout33" / "heldout33.yaml"
 ORDINARY33 = FIXTURES / "poisoning_heldout33" / "ordinary.yaml"
+HELDOUT34 = FIXTURES / "poisoning_heldout34" / "heldout34.yaml"
+ORDINARY34 = FIXTURES / "poisoning_heldout34" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1036,6 +1038,30 @@ HELDOUT33_FAMILY_NAMES = (
     "agent-issue-triage",
     "agent-licence-compliance",
 )
+# The thirty-fourth, written the same way (read: the docs' headings, the thirtieth to thirty-third
+# sets' READMEs and the twenty-second to thirty-third sets' family names only), in twenty families away from theirs.
+HELDOUT34_FAMILY_NAMES = (
+    "zoos-aquariums",
+    "museum-collections",
+    "cinemas",
+    "stadium-operations",
+    "wedding-planning",
+    "hoa-management",
+    "pest-control",
+    "cruise-lines",
+    "car-washes",
+    "tattoo-studios",
+    "optometry",
+    "hearing-aids",
+    "craft-breweries",
+    "dive-centres",
+    "escape-rooms",
+    "driving-schools",
+    "ice-rinks",
+    "agent-preview-environments",
+    "agent-release-notes",
+    "agent-own-settings",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1055,6 +1081,7 @@ FLAT_LOOK_ALIKES = {
     "heldout31": (HELDOUT31, HELDOUT31_FAMILY_NAMES, "h31", ORDINARY31),
     "heldout32": (HELDOUT32, HELDOUT32_FAMILY_NAMES, "h32", ORDINARY32),
     "heldout33": (HELDOUT33, HELDOUT33_FAMILY_NAMES, "h33", ORDINARY33),
+    "heldout34": (HELDOUT34, HELDOUT34_FAMILY_NAMES, "h34", ORDINARY34),
 }
 
 
@@ -1173,7 +1200,9 @@ def test_heldout4_is_built_the_same_every_run() -> None:
     assert fresh.stdout.strip() == hashlib.sha256("\0".join(texts).encode()).hexdigest()
 
 
-@pytest.mark.parametrize("flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33"])
+@pytest.mark.parametrize(
+    "flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34"]
+)
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_risky.py"), flag, "--show"],
@@ -1228,7 +1257,9 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
     assert f"== {flag.removeprefix('--')} " in result.stdout
 
 
-@pytest.mark.parametrize("flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33"])
+@pytest.mark.parametrize(
+    "flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34"]
+)
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
