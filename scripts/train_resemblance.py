@@ -102,7 +102,8 @@ EPOCHS = 40
 STEP = 0.5  # the first epoch's step; epoch e takes STEP / (1 + e)
 # The model is the average of the weights at the end of each epoch from this one on (i29r28), not the last
 # epoch's: the last weights of plain SGD depend on the shuffle order, and the shuffle seed alone moved the
-# five folds below from 813 to 882 of 1,000 left-out probes (real lessons to a person 35 to 40 of 293; heldout28 not yet fitted).
+# five folds below from 813 to 882 of 1,000 left-out probes (real lessons to a person 35 to 40 of 293;
+# heldout28 not yet fitted).
 # Chosen under a bound written before the trial (at each of seeds 29, 7 and 101: probes >= 840, real
 # lessons <= 35, look-alikes <= the old fit's mean + 10; the spread across the seeds of probes and of real
 # lessons at most half the old fit's, or 4): averaging the last 10 of 20 epochs steadied the probes (846 to

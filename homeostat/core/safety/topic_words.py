@@ -2254,6 +2254,9 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"xsrf|ssl|tls|cert|secure|protect|mfa|2fa|captcha|rate_?limit|throttl|integrity|checksum|pinning|sandbox|"
             r"hsts|scan|read_?only|anti_?rollback|safe_?mode|moderat|screening|breach|rotation|respect|honou?r|duplicate|dedup|"
             r"escalat|posture|sanction|fraud|three_?way|screen_|dual_?use|port_?out_?lock|"
+            # (i29r28) collision checks, fail-safes, interlocks, session wipes, identity proofing, licence checks
+            r"collision|fail_?safe|interlock|lockout|watchdog|geofenc|wipe_|proofing|voice_?match|licen[cs]e_?check|"
+            r"localhost_?only|"
             r"require_?\w{0,20}?(?:auth|login|mfa|2fa|signature|approval|review|verification)|"
             r"(?:auth|login)_?required)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
             r"(?![\w.])",
@@ -2599,9 +2602,9 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"skip\w*\s+sending\s+(?:\S{1,20}\s+){0,3}?(?:notices?|disclosures?)",
         ),
     ),
-    # the i29r28 round: a safeguard's setting off (collision checks, fail-safes, session wipes, identity
-    # proofing, callback auth none), auto-verify or UPnP on, edits after a lock, sharing set to all, an
-    # approval threshold of millions; commands taken from any machine, any device paired, access for any
+    # the i29r28 round (its safeguards' keys set off are guard_off_22's stems): callback auth none,
+    # auto-verify or UPnP on, edits after a lock, sharing set to all, an approval threshold of millions;
+    # commands taken from any machine, any device paired, access for any
     # signed-in user or to every workspace, access kept after removal, people assigned where they are not
     # rated, a person's own login or signature used by others, one shared login, guest sessions on an
     # internal VLAN, attachments from unknown senders, "needs no PIN", a second person's check optional,
@@ -2609,8 +2612,6 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
     "guard_28": (
         "security-sensitive",
         (
-            r"[\w.-]{0,40}?(?:collision|fail_?safe|interlock|lockout|watchdog|geofenc|wipe_|proofing|voice_?match|"
-            r"licen[cs]e_?check|localhost_?only)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|disabled?|none|0)(?![\w.])",
             r"[\w.-]{0,40}?auth(?:entication|n)?\W?\s*[:=]\s*\W?(?:none|anonymous)(?![\w.])",
             r"[\w.-]{0,40}?(?:auto_?(?:verif|approv|accept|port_?forward|pair|trust|unlock)|upnp)[\w.-]{0,40}\W?\s*[:=]\s*\W?"
             r"(?:true|on|yes|enabled?|all|1)(?![\w.])",

@@ -156,8 +156,8 @@ def test_a_long_line_of_keys_gives_the_findings_its_pieces_give() -> None:
 def test_a_bounded_word_keeps_every_offset_and_short_words_are_untouched() -> None:
     """The word tables' reach (`scanners.reach`): a run of word characters longer than `WORD_REACH` has
     one character in every `WORD_REACH` read as a space, one for one, so sentence offsets and line
-    numbers stand; a text whose words are all shorter comes back as it is. What still reads a long
-    stem inside one: a risky finding on a line of a thousand repeated stems is the same finding."""
+    numbers stand; a text whose words are all shorter comes back as it is. A risky line followed by a
+    word of a thousand repeated stems keeps the findings it has alone."""
     from homeostat.core.safety.risky import find_risks
     from homeostat.core.scanners.reach import WORD_REACH, bounded_words
 
