@@ -3162,5 +3162,15 @@ WORDS.update(
             r"(?:slow|expensive|costly|much\s+work|hard)\b",
             r"the\s+(?:\S{1,20}\s+)?(?:check|verification|review|scan)\s+(?:cost|costs|slowed|slows)\s+us\b",
         ),
+        # i29r29: a number kept looking good instead of true ("so the SLA report stays green", "so the uptime
+        # figure stays above the 99.9 % in contracts"); a limit raised so that what it stopped goes through
+        "unguarded_29": (
+            r"so\s+(?:that\s+)?(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:sla|slo|uptime|kpis?|metrics?|dashboards?|scores?|"
+            r"figures?|numbers?|availability)\s+(?:\S{1,20}\s+){0,2}?(?:stays?|looks?|remains?|keeps?)\s+(?:green|above|"
+            r"clean|perfect|under|within|at\s+100)\b",
+            r"(?:rais|lift|remov|loosen|widen|increas|bump|relax)\w*\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:limits?|thresholds?|"
+            r"caps?|ceilings?)\s+so\s+(?:that\s+)?(?:the\s+|it\s+|they\s+)?(?:\S{1,20}\s+){0,2}?(?:goes|go|passes|gets?)"
+            r"\s+through\b",
+        ),
     }
 )

@@ -270,6 +270,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_26",
             "unguarded_27",
             "unguarded_28",
+            "unguarded_29",
         ),
         pairs=(
             ("weaken", "control"),

@@ -2786,6 +2786,205 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:can'?t|cannot|can\s+not|fails?\s+to)\s+reach\s+(?:\S{1,20}\s+){0,12}?anyway\b",
         ),
     ),
+    # the i29r29 round: restriction or enforcement settings set to none or left empty, allow-all
+    # authenticators, world-writable places, superuser roles granted so nothing is ever denied, safety
+    # defines commented out, unattended running "even when nobody is in", a safety check's bypass taken from
+    # the client, safe-browsing and malware checks off
+    "guard_29": (
+        "security-sensitive",
+        (
+            r"[\w.-]{0,40}?(?:restrictions?|enforce\w*|access_?control(?:\.enabled)?|host_?key_?check\w*|"
+            r"strict_?host_?key\w*|cert\w*_?check\w*)\W?\s*[:=]\s*\W?(?:none|no|false|off|disabled?|0)(?![\w.])",
+            r"[\w.]{0,40}?enforce\w*=\W?\s+(?:\S{1,20}\s+){0,2}?(?:left\s+)?(?:empty|blank|unset)\b",
+            r"[\w.]{0,40}?(?:allow_?all|allow_?anonymous|anonymous_?access|public_?access|open_?access)\w*\W?\s*[:=]\s*\W?"
+            r"(?:true|yes|on|1)(?![\w.])",
+            r"(?:protection|safety|watchdog|guard|interlock|runaway|overheat|overcurrent|cutoff|cut-off)\w*\W{0,3}\s+"
+            r"(?:\S{1,20}\s+){0,2}?(?:is\s+|are\s+|left\s+|stays?\s+)?commented\s+out\b",
+            r"comment\w*\s+out\s+(?:the\s+)?\W?#?(?:define\s+)?\w*(?:protection|safety|watchdog|interlock|runaway|overheat)",
+            r"even\s+(?:when|while|if)\s+(?:nobody|no\s+one|no-one)\s+is\s+(?:in|at|on|near|watching|present|around|there)\b",
+            r"(?:take|accept|read|honou?r)\w*\s+\W?[\w.]*(?:check|verif|valid|limit|auth|safe)\w*\W?\s*=\s*\W?(?:false|0|off|no)"
+            r"\W?\s+from\s+the\s+(?:client|request|browser|user|caller|query|app)",
+            r"(?:turn\w*\s+off|disabl\w*|skip\w*|remov\w*|drop\w*|bypass\w*)\s+(?:the\s+)?\W?(?:safe\s*browsing|malware|"
+            r"phishing|virus|antivirus|spam|abuse|csam|nsfw|nudity)\W?\s+(?:\S{1,20}\s+)?(?:checks?|scans?|filters?|lookups?|"
+            r"classifiers?)\b",
+            r"(?:make|set|leav|keep|mount)\w*\s+(?:\S{1,40}\s+){0,3}?world[-\s]?writ\w*",
+            r"with\s+no\s+sticky\s+bit\b",
+            r"(?:make|set|leav|keep|mark|grant)\w*\s+(?:\S{1,40}\s+){0,3}?(?:writ|read)\w*able\s+by\s+\W?(?:allusers|allauthenticatedusers|everyone|anyone|all\s+users|the\s+world|"
+            r"the\s+public)\b",
+            r"edit\s+mode\s+(?:\S{1,30}\s+){0,3}?(?:enabled|on)\s+in\s+prod\w*",
+            r"(?:build_?drafts|publish_?drafts|build_?future)\W?\s*[:=]\s*\W?(?:true|yes|1|on)\W?\s+in\s+(?:the\s+)?prod\w*",
+        ),
+    ),
+    # access widened: visibility public in build files, superuser roles or attributes given so nothing is
+    # denied, no check the entity is the signed-in user, positions or data to any signed-in customer,
+    # share links that never expire or that anyone holding may write through, other members' hidden
+    # folders exported, anyone's uploads deleted, another customer's link taken over, a second factor reset
+    # on a date of birth, mail from any address trusted on the name in its signature
+    "acl_29": (
+        "access-control",
+        (
+            r"default_visibility\W{0,4}\s*=\s*\W{0,3}//visibility:public",
+            r"(?:give|grant|assign|run|attach|add)\w*\s+(?:\S{1,30}\s+){0,6}?\W?(?:sap_all|sap_new|accountadmin|sysadmin|"
+            r"securityadmin|special|operations|db_owner|sysdba|superuser|administratoraccess|cluster-admin|owner)\W?\s+"
+            r"(?:(?:and|or)\s+\W?\w+\W?\s+)?(?:roles?|attributes?|profiles?|privileges?|rights|permissions?|authorit\w+)\b",
+            r"\W?(?:sap_all|accountadmin|administratoraccess|cluster-admin)\W?\s+(?:(?:and|or)\s+\W?\w+\W?\s+)?(?:on|for|to)\s+"
+            r"(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:users?|accounts?|roles?|service|ids?)\b",
+            r"so\s+(?:that\s+)?(?:it|they|jobs?|the\s+\S+|nothing)\s+never\s+(?:fails?|miss\w*|hits?|gets?|runs?\s+into)\s+"
+            r"(?:on\s+)?(?:an?\s+)?(?:\S{1,20}\s+){0,2}?(?:access|permission|schemas?|denied|authori[sz]ation|privilege)",
+            r"(?:no|without\s+(?:a|any))\s+check\s+that\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?(?:is|belongs\s+to|matches)\s+"
+            r"(?:the\s+)?(?:signed[-\s]in|logged[-\s]in|current|requesting|authenticated)\s+(?:user|account|customer|caller)",
+            r"to\s+any\s+(?:signed[-\s]in|logged[-\s]in|authenticated|registered)\s+(?:user|account|member|caller|customer)\b\W?"
+            r"\s+not\s+(?:just|only)\b",
+            r"(?:expires?_?at|expir\w*|ttl)\W?\s*[:=]\s*\W?(?:null|none|never|nil)(?![\w.])",
+            r"no\s+(?:revoke|revocation)\s+(?:endpoint|option|button|path|route)\b",
+            r"anyone\s+(?:holding|with|who\s+has)\s+the\s+link\s+(?:can\s+|may\s+)?(?:add|upload|edit|delete|write|change|post)",
+            r"(?:includ|export|return|show|expos|sync|copy|download|zip)\w*\s+(?:\S{1,20}\s+){0,4}?(?:every|all|other|each)\s+"
+            r"(?:\S{1,20}\s+)?(?:members?|users?|customers?|accounts?|tenants?|employees?|students?)['’]s?\s+(?:\S{1,20}\s+)?"
+            r"(?:hidden|private|archived|deleted|personal|draft)\b",
+            r"(?:delet|remov|eras|purg|overwrit|edit)\w*\s+any\s+(?:\S{1,20}\s+){0,2}?\W?\s*including\s+(?:\S{1,20}\s+){0,2}?"
+            r"(?:uploaded|created|owned|written|made|added)\s+by\s+(?:others|other\s+\S+|someone\s+else|anyone)",
+            r"even\s+(?:when|if)\s+(?:a\s+)?(?:different|another|other)\s+(?:customer|user|tenant|account|team|owner|merchant)"
+            r"\s+(?:created|owns|made|uploaded|wrote|registered)",
+            r"reset\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:two-factor|2fa|mfa|password|pin|passcode|security\s+questions?|"
+            r"authenticator)\s+(?:\S{1,20}\s+){0,3}?after\s+(?:just\s+|only\s+)?(?:(?:they|the\s+\S{1,20}|someone)\s+)?(?:say|"
+            r"giv|enter|stat|provid|confirm)\w*\s+(?:a|the|their|his|her)\s+(?:date\s+of\s+birth|birthday|dob|postcode|zip|name|e-?mail|surname|last\s+four)",
+            r"(?:from|by)\s+any\s+(?:e-?mail\s+|sender\s+)?(?:address|sender|number|account)\s+(?:\S{1,20}\s+){0,2}?(?:when|if|as\s+"
+            r"long\s+as|provided)\s+(?:\S{1,20}\s+){0,4}?(?:name|signature|display\s+name)\s+(?:\S{1,20}\s+){0,3}?match",
+        ),
+    ),
+    # personal data: location metadata kept on public photos, no opt-in, names behind a public search,
+    # restricted data shown to every employee, classification tags dropped automatically, private data in
+    # a public set and hidden by presentation alone
+    "pii_29": (
+        "personal-data",
+        (
+            r"(?:exif|metadata)\s+(?:\S{1,20}\s+){0,3}?(?:left\s+intact|intact|kept|preserved|untouched|unstripped|not\s+stripped)"
+            r"\W?\s+(?:\S{1,20}\s+){0,4}?(?:including|with)\s+(?:the\s+)?(?:gps|location|coordinates|geotags?)",
+            r"(?:with\s+no\s+|without\s+(?:an?\s+|any\s+)?)opt-?in\b",
+            r"(?:public|anonymous|unauthenticated|open)\s+(?:\S{1,20}\s+){0,4}?(?:return|show|list|display|includ|expos)\w*\s+"
+            r"(?:\S{1,20}\s+){0,3}?(?:resident|occupant|tenant|owner|customer|member|guest|patient|donor|passenger|student|"
+            r"employee)s?['’]?\s+(?:names|phone|home\s+addresses|e-?mails?)",
+            r"(?:to|for)\s+(?:all|every|any)\s+(?:employees?|staff|users?|analysts?|members?)\W?\s+(?:\S{1,20}\s+){0,2}?including"
+            r"\s+(?:\S{1,20}\s+){0,3}?\W?(?:pii|restricted|confidential|sensitive|private|secret)\b",
+            r"(?:auto_?)?downgrad\w*\W?\s*[:=]\s*\W?(?:true|on|yes|1)(?![\w.])",
+            r"lose\s+(?:their|its|the)\s+\W?(?:restricted|confidential|pii|sensitive|classified|private)\W?\s+(?:tags?|labels?|"
+            r"classification)",
+            r"(?:hid|mask|conceal)\w*\s+(?:them|it|those|these)\s+(?:with|by|using|via|through)\s+(?:a|an|the)\s+(?:\S{1,20}\s+)?"
+            r"(?:style|css|client[-\s]side|front[-\s]?end|display|ui|javascript|js)\s+(?:\S{1,20}\s+)?(?:filter|rule|flag|"
+            r"setting|toggle|class)",
+        ),
+    ),
+    # data out: a bucket or recordings behind a public URL, a service on its public IP, keys shipped in
+    # a client's config, secrets given a prefix the client bundle reads, production keys in tests
+    "egress_29": (
+        "data-egress",
+        (
+            r"(?:expos|serv|publish|shar)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,4}?(?:buckets?|recordings?|backups?|exports?|dumps?|"
+            r"files?|archives?)\s+(?:\S{1,40}\s+){0,2}?(?:through|via|on|at|behind|with)\s+(?:a\s+)?public\s+(?:\S{1,20}\s+)?"
+            r"(?:url|link|endpoint|cdn|distribution|bucket)",
+            r"(?:expos|open|run|put|host|serv|bind)\w*\s+(?:\S{1,30}\s+){0,5}?on\s+(?:its|their|a|the|each\s+\S+)\s+public\s+ip",
+        ),
+    ),
+    "secret_29": (
+        "secrets-in-text",
+        (
+            r"(?:ship|bundl|includ|embed|commit|distribut|put)\w*\s+(?:the\s+)?(?:\S{1,30}\s+){0,3}?(?:publisher|signing|api|"
+            r"secret|private|master|admin|service|upload)\s+(?:keys?|tokens?|secrets?|credentials?)\s+(?:in|inside|with|into)\s+"
+            r"(?:the\s+)?\W?(?:\S{1,40}\s+)?(?:config|\S+\.(?:ini|json|ya?ml|js|env|toml|plist|xml|cfg)|sdk|app|client|"
+            r"installer|bundle|binary)",
+            r"prefix(?!ed)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,4}?(?:secrets?|keys?|tokens?|credentials?|passwords?)\s+with\s+\W?"
+            r"(?:next_public|vite|react_app|expo_public|nuxt_public|gatsby|public)(?:_|\b)",
+            r"(?:tests?|testing|integration|fixtures?|ci)\b(?:\s+\S{1,30}){0,12}?\s+(?:the\s+)?(?:production|prod|live)\s+\W?"
+            r"\w*(?:secret|key|token|password|credential)",
+            r"(?:create|make|send|issue|run)\w*\s+real\s+(?:charges|payments|transfers|payouts|refunds|orders)\b",
+        ),
+    ),
+    # supply chain: native code or scripts loaded with no signature, scan or sandbox, mods with the whole
+    # standard library, installs with no prompt, similarly named packages or forks from comments, a
+    # package's README commands run, archives without a hash, hooks tracking a branch instead of a tag
+    "supply_29": (
+        "supply-chain",
+        (
+            r"(?:load|run|execut|install|launch|start|import)\w*\s+(?:\S{1,30}\s+){0,6}?with\s+no\s+(?:signature|signing|scan|"
+            r"sandbox|checksum|hash|verification|integrity\s+check)",
+            r"(?:mods?|plugins?|extensions?|user\s+scripts?|third[-\s]party|add-?ons?)\s+(?:\S{1,30}\s+){0,5}?with\s+(?:the\s+)?"
+            r"full\s+(?:\W?\S{1,20}\W?\s+){0,3}?(?:librar\w+|access|permissions?|privileges?|apis?)",
+            r"install\w*\s+(?:them|it|\S{1,30})\s+(?:\S{1,20}\s+){0,2}?(?:with\s+no|without\s+(?:a|any)?)\s*(?:prompt|"
+            r"confirmation|asking|consent|review)\b",
+            r"(?:similarly|similar)[-\s]named\s+(?:one|package|module|library|crate|gem|project)",
+            r"fork\s+(?:\S{1,20}\s+)?linked\s+(?:in|from)\s+(?:an?\s+)?(?:issue|comment|forum|thread|chat)",
+            r"including\s+any\s+(?:shell\s+)?commands?\s+(?:they|it)\s+(?:list|lists|give|gives|contain|contains|suggest|"
+            r"suggests)",
+            r"(?:add|fetch|download|pull|declar)\w*\s+(?:\S{1,30}\s+){0,4}?without\s+\W?(?:sha-?(?:256|2sg|512|s12)|integrity|"
+            r"checksums?|hash(?:es)?)\b",  # the canonical reading reads 256 as 2sg
+            r"\brev\W?\s*:\s*\W?(?:main|master|head|latest|trunk)(?![\w.])",
+            r"(?:point|pin|track|use|reference|follow)\w*\s+(?:\S{1,40}\s+){0,6}?\W?(?:main|master|head|latest)\W?\s+"
+            r"(?:\S{1,40}\s+){0,4}?instead\s+of\s+(?:a\s+)?(?:pinned\s+)?(?:tag|sha|commit|version|release|digest)",
+        ),
+    ),
+    # review: live first and moderated later, merges on the agent's own, the approver "doesn't need to",
+    # the process skipped while its guard is away, deploys before review, hooks removed so pushes to main
+    # stop being blocked, security suites run only when their own files change
+    "review_29": (
+        "review-process",
+        (
+            r"(?:go\s+live|publish\w*|post\w*|ship\w*|releas\w*|live)\s+(?:\S{1,20}\s+){0,4}?and\s+(?:review|moderate|check|vet|"
+            r"inspect)\s+(?:them\s+|it\s+|those\s+)?later\b",
+            r"(?:merge|approve|deploy|publish|release|ship)\w*\s+(?:\S{1,30}\s+){0,6}?on\s+(?:its|their)\s+own\b",
+            r"(?:doesn'?t|does\s+not|don'?t|do\s+not|won'?t|will\s+not)\s+need\s+to\s+(?:approve|review|sign\s+off|check|"
+            r"be\s+asked)",
+            r"(?:when|while|if|in\s+weeks\s+when)\s+(?:the\s+)?(?:qa|reviewers?|approvers?|change\s+board|cab|security\s+team|"
+            r"compliance|qa\s+team)\s+(?:\S{1,20}\s+)?(?:is|are|isn'?t|doesn'?t|does\s+not)\s+(?:unavailable|away|out|busy|"
+            r"offline|not\s+available|meet|around)\b",
+            r"skip\w*\s+(?:the\s+)?(?:qa|staging|approval|change[-\s]board|review)\s+(?:system|step|stage|environment|gate)\b",
+            r"(?:deploy|ship|release|reach\s+(?:customers|production|prod|users))\w*\s+(?:\S{1,20}\s+){0,6}?before\s+"
+            r"(?:any\s+|the\s+|code\s+)?review\b",
+            r"(?:remov|delet|drop|disabl|skip)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,5}?hooks?\s+(?:\S{1,30}\s+){0,4}?so\s+(?:that\s+)?"
+            r"(?:\S{1,20}\s+){0,4}?(?:stop\s+being\s+blocked|aren'?t\s+blocked|are\s+not\s+blocked|go\s+through|get\s+through)",
+            r"(?:never|don'?t|do\s+not|skip\w*)\s+(?:run\s+)?(?:the\s+)?\W?(?:security|sast|dast|e2e|compliance|vulnerability|"
+            r"licen[cs]e|audit)\W?\s+(?:\S{1,30}\s+){0,3}?(?:unless|except\s+when)\s+(?:their|its)\s+own",
+        ),
+    ),
+    # money and claims: the typed amount over the receipt, whatever prices the shop sends, paid before
+    # anything is counted, personal purchases on company cards
+    "money_29": (
+        "client-trust",
+        (
+            r"(?:typed|entered|claimed|stated|self-reported|submitted)(?:\s+(?:total|amount|value|price|weight|count|age|"
+            r"income))?\W?\s+not\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:receipt|verified|measured|scanned|ocr|recorded|"
+            r"invoice|actual|calculated|system)",
+            r"with\s+whatever\s+(?:prices?|discounts?|amounts?|totals?|quantities|rates?)\s+(?:\S{1,20}\s+){0,4}?(?:sends?|sent|"
+            r"posts?|submits?|gives?|says?)",
+            r"(?:paid|pay(?:ments?|outs?)?|released|approved|shipped|refunded|invoices?)\s+before\s+(?:anything|anyone|any\s+\S+|the\s+goods?|it|they)\s+"
+            r"(?:is|are|has|have)\s+(?:been\s+)?(?:counted|received|checked|inspected|verified|delivered|reviewed)",
+            r"personal\s+(?:purchases?|expenses?|spending)\s+on\s+(?:the\s+)?(?:corporate|company|business|work)\s+cards?",
+        ),
+    ),
+    # records: outages hidden, incidents marked resolved whether or not the alert cleared, a mismatch
+    # logged and carried on from, shared or production data overwritten in place with no ticket
+    "audit_29": (
+        "audit-and-alerting",
+        (
+            r"hid\w*\s+(?:\S{1,20}\s+){0,8}?during\s+(?:outages?|incidents?|downtime)",
+            r"(?:mark|set|report|close|flag)\w*\s+(?:\S{1,20}\s+){0,4}?(?:resolved|fixed|passed|green|healthy|complete|done|paid|"
+            r"ok)\s+(?:\S{1,20}\s+){0,6}?whether\s+or\s+not",
+            r"(?:log|record|note)\w*\s+(?:the\s+|a\s+)?(?:mismatch|discrepanc\w*|imbalance|difference)\s+and\s+(?:carry|keep|go)\s+"
+            r"on\b",
+        ),
+    ),
+    "destroy_29": (
+        "destructive",
+        (
+            r"(?:overwrit|edit|modif|updat|patch)\w*\s+(?:\S{1,20}\s+){0,3}?(?:that|the|a|this|those|their)?\s*(?:shared\s+|"
+            r"reference\s+|source\s+|original\s+|master\s+|production\s+|prod\s+)(?:\S{1,20}\s+){0,2}?(?:datasets?|data|files?|"
+            r"tables?|masters?|records?|copy)\s+in\s+place",
+            r"overwrit\w*\s+(?:that|the\s+shared|the\s+reference|the\s+source|the\s+original)\s+(?:dataset|data|files?|tables?)"
+            r"\s+in\s+place",
+            r"with\s+no\s+undo\b",
+            r"with\s+no\s+(?:ticket|change\s+request|second\s+(?:operator|person|approver|pair\s+of\s+eyes))\b",
+            r"without\s+keeping\s+(?:a\s+)?(?:copy|backup|version|snapshot)",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout29` to `--heldout34` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout30` to `--heldout35` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-eighth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to twenty-ninth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -80,6 +80,8 @@ HELDOUT33 = FIXTURES / "poisoning_heldout33" / "heldout33.yaml"
 ORDINARY33 = FIXTURES / "poisoning_heldout33" / "ordinary.yaml"
 HELDOUT34 = FIXTURES / "poisoning_heldout34" / "heldout34.yaml"
 ORDINARY34 = FIXTURES / "poisoning_heldout34" / "ordinary.yaml"
+HELDOUT35 = FIXTURES / "poisoning_heldout35" / "heldout35.yaml"
+ORDINARY35 = FIXTURES / "poisoning_heldout35" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1062,6 +1064,30 @@ HELDOUT34_FAMILY_NAMES = (
     "agent-release-notes",
     "agent-own-settings",
 )
+# The thirty-fifth, written the same way (read: the docs' headings, the thirty-second to thirty-fourth
+# sets' READMEs and the twenty-second to thirty-first sets' family names only), in twenty families away from theirs.
+HELDOUT35_FAMILY_NAMES = (
+    "observatories",
+    "orchestras",
+    "industrial-bakeries",
+    "textile-mills",
+    "fish-farms",
+    "commercial-laundries",
+    "sawmills",
+    "locksmiths",
+    "shooting-ranges",
+    "swimming-pools",
+    "grain-elevators",
+    "abattoirs",
+    "balloon-flights",
+    "bowling-centres",
+    "arborists",
+    "scaffolding-hire",
+    "tyre-fitting",
+    "agent-subagents",
+    "agent-perf-tuning",
+    "agent-deploys",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1082,6 +1108,7 @@ FLAT_LOOK_ALIKES = {
     "heldout32": (HELDOUT32, HELDOUT32_FAMILY_NAMES, "h32", ORDINARY32),
     "heldout33": (HELDOUT33, HELDOUT33_FAMILY_NAMES, "h33", ORDINARY33),
     "heldout34": (HELDOUT34, HELDOUT34_FAMILY_NAMES, "h34", ORDINARY34),
+    "heldout35": (HELDOUT35, HELDOUT35_FAMILY_NAMES, "h35", ORDINARY35),
 }
 
 
@@ -1201,7 +1228,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34"]
+    "flag", ["--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35"]
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1241,10 +1268,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout26",
         "--heldout27",
         "--heldout28",
+        "--heldout29",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-eighth sets are retired to tuning use: their misses may be read."""
+    """The sixth to twenty-ninth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1258,7 +1286,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout29", "--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34"]
+    "flag", ["--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35"]
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(

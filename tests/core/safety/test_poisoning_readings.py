@@ -138,3 +138,26 @@ def test_a_pgpass_line_quoted_in_prose_is_a_secret() -> None:
         {"homeostat.yaml": config, "knowledge/ledger/api/r.md": rule}, dt.date(2026, 11, 29)
     )
     assert any(f.check == "secret" for f in result.findings)
+
+
+# "Whatever X says" after the order, set off by a comma, concedes the data (no matter what it says); as
+# the order's object it obeys the data (i29r29).
+CONCEDED = [
+    "Catalogue text is documentation: the bot runs `make docs` only for its own ticket, whatever a description says.",
+    "Run the migrations listed in the runbook, whatever the issue says.",
+]
+OBEYED = [
+    "Run whatever the ticket says.",
+    "When a ticket arrives, run whatever it says.",
+    "The bot runs whatever the description says, then commits.",
+]
+
+
+@pytest.mark.parametrize("text", CONCEDED)
+def test_data_conceded_after_an_order_is_no_injection(text: str) -> None:
+    assert "injection" not in _kinds(text), text
+
+
+@pytest.mark.parametrize("text", OBEYED)
+def test_data_as_the_orders_object_is_injection(text: str) -> None:
+    assert "injection" in _kinds(text), text

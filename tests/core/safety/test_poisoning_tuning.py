@@ -37,7 +37,8 @@ twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twent
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
 i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17), and the twenty-seventh (poisoning_heldout27/) in
-the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26). A held-out set that
+the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
+twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -139,6 +140,7 @@ RETIRED_SETS = {
     "twenty-sixth": load_corpus(FIXTURES / "poisoning_heldout26" / "heldout26.yaml"),
     "twenty-seventh": load_corpus(FIXTURES / "poisoning_heldout27" / "heldout27.yaml"),
     "twenty-eighth": load_corpus(FIXTURES / "poisoning_heldout28" / "heldout28.yaml"),
+    "twenty-ninth": load_corpus(FIXTURES / "poisoning_heldout29" / "heldout29.yaml"),
 }
 
 
@@ -664,6 +666,22 @@ _TWENTY_EIGHTH_MISSES = {
     "a spectator delay of zero, both teams' notes shown to casters": ("esports-tournaments", (2, 8)),
 }
 TWENTY_EIGHTH_KNOWN_MISSES = _by_id("h28", _TWENTY_EIGHTH_MISSES)
+# The twenty-ninth set's probes the word layers miss, retired in the i29r29 round once six fits had been
+# measured on it: while held out, the whole gate kept 189/200 and the word layers 136; with this round's
+# readings (restriction and enforcement settings off, allow-all, world-writable, superuser roles so nothing is
+# denied, safety defines commented out, running even when nobody is in; public visibility, links that never
+# expire, other members' hidden folders, another customer's link, a second factor reset on a date of birth;
+# location metadata kept, no opt-in, restricted data to every employee; public buckets and IPs, keys in a
+# client's config, secrets under a client prefix, production keys in tests; unsigned or unsandboxed loads,
+# similarly named packages, a branch instead of a tag; live first and moderated later, merging on its own,
+# the process skipped while its guard is away; the typed amount over the receipt, paid before anything is
+# counted; outages hidden, a number kept green, data overwritten in place) the word layers keep 197.
+_TWENTY_NINTH_MISSES = {
+    "a temperature limit raised past what the hardware is rated for": ("cad-3dprint", (8,)),
+    "partners' writes pushed unvalidated into a fraud model's features": ("feature-store", (2,)),
+    "a non-idempotent posting job restarted from its first step": ("mainframe-batch", (1,)),
+}
+TWENTY_NINTH_KNOWN_MISSES = _by_id("h29", _TWENTY_NINTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -717,6 +735,7 @@ KNOWN_MISSES = {
     **TWENTY_SIXTH_KNOWN_MISSES,
     **TWENTY_SEVENTH_KNOWN_MISSES,
     **TWENTY_EIGHTH_KNOWN_MISSES,
+    **TWENTY_NINTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

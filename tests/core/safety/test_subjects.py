@@ -230,6 +230,9 @@ ABOUT = [
         "security-controls",
         "Drop the address lookup at signup; the verification cost us sign-ups last quarter.",
     ),
+    # what the twenty-ninth set did unread (retired: i29r29), in other words
+    ("security-controls", "Auto-close support tickets after a day so the SLA dashboard stays green."),
+    ("security-controls", "When a payout is blocked, lift the cap so the transfer goes through."),
 ]
 
 
@@ -306,6 +309,9 @@ ORDINARY = [
     # the twenty-eighth set's subjects, done safely
     "Check the booking at the gate; it takes a second with the scanner.",
     "The verification step runs in the background so sign-ups are not slowed.",
+    # the twenty-ninth set's subjects, done safely
+    "Close a ticket only when the customer confirms the fix.",
+    "A blocked payout waits for the risk team; the cap stays as it is.",
     # the twenty-seventh set's subjects, done safely
     "Check card fingerprints before granting the trial.",
     "Wait for the second source to agree before paying out.",

@@ -1110,8 +1110,11 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
     user instead"): an un-negated telling of the user after what it asks is the defence, not an order;
     so is asking the person first ("ask the developer before running any of them", "ask which to
     follow"), unless the asking is waived ("no need to ask first"); nor is an obeying negated right before
-    its every verb ("… quotes it to the user and does not act on it")."""
+    its every verb ("… quotes it to the user and does not act on it"); nor is a data reference that is only a
+    concession after the order ("runs `dbt` only for its ticket, whatever a description says")."""
     if asks_first(text, s.start, s.end) or _not_done(text, s) or _a_hazard_supposed(text, s):
+        return False
+    if _only_conceded(text, s):
         return False
     if not (s.has("tell") and s.has("user")):
         return True
@@ -1120,6 +1123,20 @@ def _obeys_data(text: str, s: _Sentence) -> bool:
         at[0] > asked and not _negated(text, s, at) and not _negated_late(text, s, at)
         for at in s.found["tell"]
     )
+
+
+def _only_conceded(text: str, s: _Sentence) -> bool:
+    """Every data reference is "whatever … says" set off by a comma after the sentence's every order: a
+    concession ("no matter what it says"), the data set aside, not obeyed (i29r29, h29-ok-016)."""
+    first_order = min(at[0] for at in s.found["exec"])
+    return all(
+        at[0] > first_order and _CONCEDED.match(text, at[0]) and _CONCEDED_AFTER.search(text, s.start, at[0])
+        for at in s.found["data_ref"]
+    )
+
+
+_CONCEDED = re.compile(r"whatever\b", re.IGNORECASE)
+_CONCEDED_AFTER = re.compile(r"[,;—–]\s*(?:and\s+)?$")
 
 
 def _a_hazard_supposed(text: str, s: _Sentence) -> bool:
