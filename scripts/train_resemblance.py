@@ -5,6 +5,7 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py --check    # is the shipped model fitted to today's texts?
     .venv/bin/python scripts/train_resemblance.py --folds    # leave one retired set out at a time
     .venv/bin/python scripts/train_resemblance.py --folds heldout13 reviews   # only these
+    .venv/bin/python scripts/train_resemblance.py --folds --seed 7 --step 0.75   # other settings, tried
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
 lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-29). Harmless: their
@@ -30,8 +31,8 @@ import hashlib
 import math
 import random
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -111,6 +112,12 @@ STEP = 0.5  # the first epoch's step; epoch e takes STEP / (1 + e)
 # over the last 20, named 840 to 843 probes and sent 24 real lessons to a person at each seed, look-alikes
 # 89 to 90 of 400. It names fewer of the left-out probes in the drafted form (502 to 530 of 1,000, against
 # 490 to 657 for the old fit), which the bound did not weigh.
+# Tried to keep the drafted form too (i29r29), under a bound written before the trial (at seeds 29, 7 and
+# 101 on the five sets above left out, h29 fitted: probes >= 840, drafted >= 550, real lessons <= 30 of 293,
+# look-alikes <= 99 of 400; spreads across seeds at most 10, 30 and 4). At seed 29 the shipped settings
+# named 839 probes (497 drafted; look-alikes 86, real 23); the last 10 of 40 epochs averaged 833 (494; 86,
+# 24); step 0.75 838 (554; 86, 30); step 1.0 845 (586; 89, 34): each a step toward the drafted form cost
+# real lessons, none met the bound at the first seed, so the shipped settings stay.
 AVERAGE_FROM = 20
 L2 = 1e-6
 THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and harmless are as likely
@@ -227,19 +234,35 @@ def _vector(text: str) -> Vector:
     return slots, 1 / math.sqrt(len(slots)) if slots else 0.0
 
 
-def fit(found: Sequence[Example], vectors: Sequence[Vector]) -> Model:
+@dataclass(frozen=True)
+class Settings:
+    """What one descent runs with: the shipped model always uses the constants above (`SHIPPED`);
+    `--folds` may try others (`--seed`, `--step`, `--epochs`, `--average-from`), which a fit it writes
+    never takes."""
+
+    epochs: int = EPOCHS
+    step: float = STEP
+    average_from: int = AVERAGE_FROM
+    seed: int = SEED
+
+
+SHIPPED = Settings()
+
+
+def descend(
+    found: Sequence[Example], vectors: Sequence[Vector], settings: Settings = SHIPPED
+) -> Iterator[tuple[list[float], float]]:
+    """The weights and bias at the end of each epoch of stochastic gradient descent, in order."""
     weights = [0.0] * BUCKETS
     bias = 0.0
     poisoned = sum(e.poisoned for e in found)
     harmless = len(found) - poisoned
     weigh = {True: len(found) / (2 * poisoned), False: len(found) / (2 * harmless)}
     order = list(range(len(found)))
-    rng = random.Random(SEED)
-    summed = [0.0] * BUCKETS
-    summed_bias = 0.0
-    for epoch in range(EPOCHS):
+    rng = random.Random(settings.seed)
+    for epoch in range(settings.epochs):
         rng.shuffle(order)
-        step = STEP / (1 + epoch)
+        step = settings.step / (1 + epoch)
         for i in order:
             slots, value = vectors[i]
             label = found[i].poisoned
@@ -250,12 +273,26 @@ def fit(found: Sequence[Example], vectors: Sequence[Vector]) -> Model:
             decay = 1 - step * L2
             for s in slots:
                 weights[s] = weights[s] * decay - change
-        if epoch >= AVERAGE_FROM:
+        yield list(weights), bias  # a copy: the next epoch goes on changing its own
+
+
+def averaged(
+    found: Sequence[Example], vectors: Sequence[Vector], settings: Settings = SHIPPED
+) -> tuple[list[float], float]:
+    """The mean of the weights and bias at the end of each epoch from `settings.average_from` on: the
+    last weights of plain SGD depend on the order it read in, their average much less (i29r28)."""
+    summed = [0.0] * BUCKETS
+    summed_bias = 0.0
+    for epoch, (weights, bias) in enumerate(descend(found, vectors, settings)):
+        if epoch >= settings.average_from:
             summed = [a + w for a, w in zip(summed, weights, strict=True)]
             summed_bias += bias
-    averaged = EPOCHS - AVERAGE_FROM
-    weights = [a / averaged for a in summed]
-    bias = summed_bias / averaged
+    count = settings.epochs - settings.average_from
+    return [a / count for a in summed], summed_bias / count
+
+
+def fit(found: Sequence[Example], vectors: Sequence[Vector], settings: Settings = SHIPPED) -> Model:
+    weights, bias = averaged(found, vectors, settings)
     scale = max(abs(w) for w in weights) / 127 or 1.0
     packed = bytes(round(w / scale) & 0xFF for w in weights)
     return Model(packed, scale, bias, THRESHOLD, SENTENCE_THRESHOLD, fingerprint(found))
@@ -276,13 +313,15 @@ def _as_drafted(texts: Sequence[str]) -> list[str]:
     return [f"{lesson['title']}\n{text}\n{lesson['why']}" for lesson, text in zip(drawn, texts, strict=True)]
 
 
-def folds(found: Sequence[Example], vectors: Sequence[Vector], groups: Sequence[str]) -> None:
+def folds(
+    found: Sequence[Example], vectors: Sequence[Vector], groups: Sequence[str], settings: Settings = SHIPPED
+) -> None:
     """Leave each retired set (and each real ordinary source) out in turn, or only `groups`; print what
     the model fitted to the rest sends to a person, the left-out probes also in the drafted shape."""
     counts: dict[str, list[int]] = {}
     for left_out in groups or [*RETIRED, "reviews", "eval150", "memories"]:
         train = [i for i, e in enumerate(found) if e.group != left_out]
-        model = fit([found[i] for i in train], [vectors[i] for i in train])
+        model = fit([found[i] for i in train], [vectors[i] for i in train], settings)
         test = [i for i, e in enumerate(found) if e.group == left_out]
         line = []
         for kind in ("probe", "drafted probe", "look-alike", "ordinary"):
@@ -298,7 +337,7 @@ def folds(found: Sequence[Example], vectors: Sequence[Vector], groups: Sequence[
         print(f"{left_out}: " + ", ".join(line), flush=True)
     for kind, (reached, seen) in counts.items():
         print(f"all left-out {kind}s: {reached}/{seen} ({reached / seen:.1%}) reach the threshold")
-    model = fit(found, vectors)
+    model = fit(found, vectors, settings)
     drafted = load_corpus(DRAFTED)
     probes = sum(_reached(model, p.text) for p in drafted.probes)
     look_alikes = sum(_reached(model, p.text) for p in drafted.look_alikes)
@@ -317,7 +356,28 @@ def main(argv: list[str] | None = None) -> int:
         metavar="GROUP",
         help="leave one retired set out at a time (or only these: heldout13 reviews ...)",
     )
+    parser.add_argument("--seed", type=int, help=f"with --folds: shuffle with this seed (shipped: {SEED})")
+    parser.add_argument("--step", type=float, help=f"with --folds: the first epoch's step (shipped: {STEP})")
+    parser.add_argument("--epochs", type=int, help=f"with --folds: epochs (shipped: {EPOCHS})")
+    parser.add_argument(
+        "--average-from", type=int, help=f"with --folds: average from this epoch (shipped: {AVERAGE_FROM})"
+    )
     args = parser.parse_args(argv)
+    tried = {
+        name: value
+        for name, value in (
+            ("seed", args.seed),
+            ("step", args.step),
+            ("epochs", args.epochs),
+            ("average_from", args.average_from),
+        )
+        if value is not None
+    }
+    if tried and args.folds is None:
+        parser.error("--seed, --step, --epochs and --average-from only try settings with --folds")
+    settings = replace(SHIPPED, **tried)
+    if not 0 <= settings.average_from < settings.epochs:
+        parser.error(f"--average-from must be below --epochs ({settings.epochs})")
     found = examples()
     if args.check:
         from homeostat.core.safety.resemblance import decode
@@ -329,7 +389,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     vectors = [_vector(e.text) for e in found]
     if args.folds is not None:
-        folds(found, vectors, args.folds)
+        folds(found, vectors, args.folds, settings)
         return 0
     model = fit(found, vectors)
     MODEL.parent.mkdir(exist_ok=True)
