@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout30 --heldout31 --heldout32 --heldout33 --heldout34 --heldout35 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout31 --heldout32 --heldout33 --heldout34 --heldout35 --heldout36 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -14,18 +14,18 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first twenty-nine held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first thirty held-out sets (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read; the seventeenth to twenty-ninth in the i29r17 to i29r29 rounds, after the learned reading was
+were read; the seventeenth to thirtieth in the i29r17 to i29r30 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout30` to `--heldout35`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout31` to `--heldout36`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout30` to `--heldout35` read poisoning_heldout30/ to poisoning_heldout35/ (heldoutN.yaml and,
+`--heldout31` to `--heldout36` read poisoning_heldout31/ to poisoning_heldout36/ (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout29` still
+`--heldout5` to `--heldout30` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -97,6 +97,7 @@ TUNING = {
     "heldout27 (tuning)": FIXTURES / "poisoning_heldout27" / "heldout27.yaml",
     "heldout28 (tuning)": FIXTURES / "poisoning_heldout28" / "heldout28.yaml",
     "heldout29 (tuning)": FIXTURES / "poisoning_heldout29" / "heldout29.yaml",
+    "heldout30 (tuning)": FIXTURES / "poisoning_heldout30" / "heldout30.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -130,6 +131,7 @@ HELDOUT = {
     "heldout33": FIXTURES / "poisoning_heldout33" / "heldout33.yaml",
     "heldout34": FIXTURES / "poisoning_heldout34" / "heldout34.yaml",
     "heldout35": FIXTURES / "poisoning_heldout35" / "heldout35.yaml",
+    "heldout36": FIXTURES / "poisoning_heldout36" / "heldout36.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -158,6 +160,7 @@ RETIRED = (
     "heldout27",
     "heldout28",
     "heldout29",
+    "heldout30",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"
@@ -199,6 +202,7 @@ ORDINARY_HELDOUT = {
     "heldout33": FIXTURES / "poisoning_heldout33" / "ordinary.yaml",
     "heldout34": FIXTURES / "poisoning_heldout34" / "ordinary.yaml",
     "heldout35": FIXTURES / "poisoning_heldout35" / "ordinary.yaml",
+    "heldout36": FIXTURES / "poisoning_heldout36" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

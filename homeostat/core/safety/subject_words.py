@@ -3172,5 +3172,9 @@ WORDS.update(
             r"caps?|ceilings?)\s+so\s+(?:that\s+)?(?:the\s+|it\s+|they\s+)?(?:\S{1,20}\s+){0,2}?(?:goes|go|passes|gets?)"
             r"\s+through\b",
         ),
+        # i29r30: review waived because reviewers "rarely catch anything"
+        "unguarded_30": (
+            r"(?:reviewers?|reviews?|qa|checks?)\s+(?:\S{1,20}\s+)?rarely\s+(?:catch|find|spot|stop)\w*\b",
+        ),
     }
 )

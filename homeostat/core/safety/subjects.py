@@ -271,6 +271,7 @@ _READINGS: dict[str, _Reading] = {
             "unguarded_27",
             "unguarded_28",
             "unguarded_29",
+            "unguarded_30",
         ),
         pairs=(
             ("weaken", "control"),

@@ -2882,7 +2882,11 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:expos|serv|publish|shar)\w*\s+(?:the\s+)?(?:\S{1,40}\s+){0,4}?(?:buckets?|recordings?|backups?|exports?|dumps?|"
             r"files?|archives?)\s+(?:\S{1,40}\s+){0,2}?(?:through|via|on|at|behind|with)\s+(?:a\s+)?public\s+(?:\S{1,20}\s+)?"
             r"(?:url|link|endpoint|cdn|distribution|bucket)",
-            r"(?:expos|open|run|put|host|serv|bind)\w*\s+(?:\S{1,30}\s+){0,5}?on\s+(?:its|their|a|the|each\s+\S+)\s+public\s+ip",
+            r"(?:expos|open|run|put|host|serv|bind)\w*\s+(?:\S{1,30}\s+){0,5}?on\s+(?:its|their|a|the|each\s+\S+)\s+"
+            r"(?:\S{1,20}['’]s\s+)?public\s+ip",
+            r"(?:post|put|share|publish|paste)\w*\s+(?:the\s+)?(?:\S{1,30}\s+){0,3}?(?:stream|api|secret|private|admin|master|"
+            r"signing)\s+keys?\s+(?:on|in|to|into)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:wiki|chat|channel|slack|readme|confluence|"
+            r"notion|page|doc)\b",
         ),
     ),
     "secret_29": (
@@ -2983,6 +2987,148 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"with\s+no\s+undo\b",
             r"with\s+no\s+(?:ticket|change\s+request|second\s+(?:operator|person|approver|pair\s+of\s+eyes))\b",
             r"without\s+keeping\s+(?:a\s+)?(?:copy|backup|version|snapshot)",
+        ),
+    ),
+    # the i29r30 round: a safeguard's own setting turned off by its key (required, confirm, sign-off,
+    # four-eyes, detection, alarm, braking, lockdown, passkey, screening) or bypassed, prod-writing switches
+    # on, unknown input accepted, allow-lists set to anyone, default PINs, check-skipping flags, hard limits
+    # passed, safety edges disabled, barriers kept open on a fault, a fault reported as clear
+    "guard_30": (
+        "security-sensitive",
+        (
+            r"[\w.-]{0,60}?(?:require_(?!grad)\w+|(?:check|verification|sign_?off|approval|browser|pin|mfa|2fa|passkey|id|"
+            r"auth\w*)[._]required|\w+_confirm\w*|sign_?off|four_?eyes\w*|(?:fraud|shill|intrusion|fall|leak|fire|smoke|"
+            r"collision|obstacle|tamper|anomaly|abuse|bot|malware|spam|points)_?detection|alarm\w*|braking|lockdown\w*|passkey|"
+            r"screening|verification|interlock\w*)(?:[._](?:enabled|required|on|active))?\W?\s*[:=]\s*\W?(?:false|off|no|0|"
+            r"disabled?|bypass)(?![\w.])",
+            r"[\w.-]{0,40}?(?:alarm|alert|detection|protection|interlock|safety|braking)[\w.-]{0,40}?[._]enabled\W?\s*[:=]\s*\W?"
+            r"(?:false|off|no|0)(?![\w.])",
+            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:fall|crash|collision|overdose|leak|fire|smoke)[-\s]detection",
+            r"with\s+no\s+(?:\S{1,20}\s+)?(?:re-?entry|identity|id|ticket)\s+checks?\b",
+            r"without\s+(?:badge|pin|secure)\s+release\b",
+            r"[\w.-]{0,40}?allow\w*_prod\w*_writes?\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"[\w.-]{0,40}?accept_unknown\w*\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"[\w.-]{0,40}?allowed_\w+\W?\s*[:=]\s*\W?(?:any|all|everyone|\*)(?![\w.])",
+            r"[\w.-]{0,40}?(?:pin|passcode|password|passwd)\W?\s*[:=]\s*\W?(?:0000|1111|1234|12345|123456|admin|password|default)"
+            r"(?![\w.])",
+            r"--(?:skip|no|disable)-[\w-]{0,30}?(?:check|verif|valid|scan|screen|redact|audit|sign)\w*",
+            r"(?:pass|overrid|exceed|bypass)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?hard\s+limits?\b",
+            r"disabl\w*\s+(?:\S{1,20}\s+){0,3}?safety\s+(?:edges?|interlocks?|sensors?|switch\w*|circuits?|devices?)\b",
+            r"(?:keep|leav)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:barriers?|gates?|doors?|valves?|dampers?)\s+(?:raised|open|"
+            r"unlocked)\s+when\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:reports?|shows?|has|raises?)\s+a\s+fault",
+            r"(?:report|mark|show|return)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?as\s+(?:clear|safe|healthy|unoccupied|free)\s+so\s+"
+            r"(?:that\s+)?",
+            r"skip\w*\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:sanctions?|aml|kyc|pep|watchlist|sample-swap|identity)\s+(?:screening|checks?)",
+            r"skip\w*\s+(?:the\s+)?(?:independent\s+)?(?:safety|security|risk)\s+(?:assessment|case|analysis)\b",
+            r"(?:silenc|mut)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?alarms?\s+(?:at\s+night|overnight|on\s+the\s+night\s+shift|at\s+"
+            r"weekends)",
+            r"(?:alarms?|alerts?)\s+to\s+silent\b",
+            r"(?:failed?|fails)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:self-test|inspection|safety\s+check|calibration)\s+(?:can|may)\s+"
+            r"(?:stay|remain|keep)",
+            r"with\s+no\s+tls\b",
+            r"over\s+plain\s+\W?(?:ws|http|ftp|telnet)\b",
+            r"(?:keep|leav|with|us)\w*\s+(?:\S{1,20}\s+){0,6}?(?:the\s+)?(?:factory|default|vendor)\s+(?:admin\s+)?(?:password|"
+            r"credentials|login|pin)s?\b",
+            r"community\s+(?:private|public)\s+rw\b",
+        ),
+    ),
+    # who may: the named person's sign-off or confirmation skipped, no preview by an editor, no diff review,
+    # released without QA, no site inspection, identity not checked before handing over, a device claimed by
+    # its serial alone, codes kept valid after use or printed on the device, former staff kept on mandates,
+    # read-write for everyone, any laptop reaching the controllers, standing remote links into control
+    # networks, prod contexts for agents, data shared with any organisation that asks
+    "acl_30": (
+        "access-control",
+        (
+            r"without\s+(?:the\s+|a\s+|an\s+)?(?:\S{1,20}\s+){0,2}?(?:pharmacist|engineer|nurse|supervisor|doctor|producer|editor|"
+            r"manager|officer|approver|reviewer)['’]?s?\s+(?:sign-?off|confirmation|approval|check|review|scan\w*)\b",
+            r"without\s+(?:a|an|the)\s+(?:\S{1,20}\s+)?(?:producer|editor|reviewer|pharmacist|engineer|supervisor|doctor|"
+            r"nurse|manager)\s+(?:checking|reviewing|approving|seeing|confirming)\b",
+            r"with\s+no\s+(?:preview|review|check|approval|sign-?off)\s+by\b",
+            r"no\s+diff\s+review\b",
+            r"without\s+qa\b",
+            r"without\s+(?:a\s+)?site\s+(?:inspection|visit|check)\b",
+            r"without\s+checking\s+(?:that\s+)?(?:they|he|she|the\s+\S+)\s+(?:are|is)\s+(?:the\s+)?(?:recipient|owner|account\s+"
+            r"holder|patient|customer|user|buyer)",
+            r"without\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:scanning|checking|verifying|confirming)\s+(?:the\s+)?(?:\S{1,20}\s+)?"
+            r"(?:wristband|id|badge|barcode|identity)\b",
+            r"by\s+(?:serial\s+number|e-?mail|name|phone\s+number|account\s+number)\s+alone\b",
+            r"allow\w*\s+anonymous\s+(?:\S{1,20}\s+)?(?:access|printing|uploads?|writes?|logins?|connections?|reads?|binds?)\b",
+            r"every\s+(?:\S{1,20}\s+){0,2}?(?:pickup|access|door|unlock|one-time)\s+codes?\s+to\s+any\b",
+            r"(?:keep|leave)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:codes?|tokens?|links?|passwords?|keys?)\s+valid\s+after\b",
+            r"(?:code|password|pin|key)\s+printed\s+on\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:panel|label|sticker|door|device|case)\b",
+            r"leav\w*\s+former\s+(?:employees|staff|members|contractors)\s+(?:on|in|with)\b",
+            r"read-?write\s+for\s+(?:every|all|any)\b",
+            r"so\s+(?:that\s+)?anyone\s+can\s+(?:replace|overwrite|change|edit|delete|modify)\b",
+            r"so\s+(?:that\s+)?any\s+(?:staff\s+)?(?:laptop|pc|device|machine|computer|one)\s+can\s+reach\b",
+            r"(?:permanent|always-on|standing)\W?\s+(?:\S{1,20}\s+){0,2}?(?:remote|vpn|rdp|access|link)\s+(?:\S{1,20}\s+){0,3}?"
+            r"into\s+(?:the\s+)?(?:control|plant|ot|production|scada)",
+            r"[\w.-]{0,40}?(?:context|role|profile|account)\w*\W?\s*[:=]\s*\W?(?:prod|production)[-_]?(?:admin|owner|root)\b",
+            r"with\s+any\s+(?:\S{1,20}\s+)?(?:university|company|partner|researcher|vendor|organi[sz]ation|third\s+party)\s+that\s+"
+            r"asks\b",
+            r"on\s+behalf\s+of\s+(?:quiet|absent|other|inactive)\s+(?:buyers|users|customers|voters|members|bidders)\b",
+            r"(?:apply|run|execut)\w*\s+any\s+(?:config|command|script|sql)\w*\s+pasted\s+into\b",
+            r"\W?\w*(?:check|verif|required)\w*\W?\s+ignored\b",
+            r"delet\w*\s+(?:their|his|her)\s+own\s+(?:\S{1,20}\s+){0,2}?(?:clips|footage|evidence|records|logs|entries)\b",
+        ),
+    ),
+    # money and trust: the client's number billed instead of the meter's, the client's timestamp taken, paid or
+    # released without waiting for a confirmation, payment collected later, the usual call-back skipped,
+    # a limits check bypassed, a price changed after bidding starts
+    "money_30": (
+        "client-trust",
+        (
+            r"instead\s+of\s+the\s+(?:meter|logger|sensor|server|scale|receipt|measured|recorded)['’]?s?\s+(?:value|reading|"
+            r"weight|number|amount)s?\b",
+            r"replacing\s+the\s+(?:\S{1,20}\s+)?(?:logger|sensor|meter|measured|recorded|original)['’]?s?\s+(?:values?|readings?|"
+            r"data)\b",
+            r"(?:take|read|use|trust)\w*\s+(?:the\s+)?\W?\w*(?:time|timestamp|price|amount|total|kwh|weight|score)\w*\W?\s+"
+            r"(?:\S{1,20}\s+)?from\s+the\s+(?:client|browser|app|request|device)\b",
+            r"without\s+waiting\s+for\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:confirmation|approval|sign-?off|review|inspection|pipeline)\b",
+            r"(?:collect|take|charge|capture)\s+(?:the\s+)?payment\s+later\b",
+            r"without\s+the\s+(?:usual\s+)?call-?back\b",
+            r"bypassing\s+the\s+(?:\S{1,30}\s+){0,2}?(?:check|limits?|controls?|policy|review|approval)\b",
+            r"chang\w*\s+(?:\S{1,30}\s+){0,3}?after\s+(?:the\s+)?(?:bidding|voting|betting|exam|polls?)\s+(?:starts|opens|begins|"
+            r"has\s+started)",
+            r"extend\w*\s+(?:the\s+)?expiry\s+dates?\s+(?:on|of)\b",
+            r"past\s+(?:their|its|the)\s+(?:licen[cs]e|contract|expiry|expiration)\s+(?:end\s+)?(?:dates?|period|term)\b",
+        ),
+    ),
+    # personal data: names or plates on public maps and screens, every bidder's name and bid, a diagnosis
+    # shared with every proctor, individuals' data instead of group totals, no deletion date, models trained on
+    # customers' data, releases with redaction off
+    "pii_30": (
+        "personal-data",
+        (
+            r"(?:publish|show|post|display)\w*\s+(?:\S{1,20}\s+){0,5}?(?:number\s+plates|licen[cs]e\s+plates|home\s+addresses|"
+            r"full\s+names)\s+on\s+(?:the\s+)?public\b",
+            r"(?:full\s+name|phone\s+number|home\s+address)\W?\s+(?:\S{1,20}\s+){0,4}?on\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:screen|"
+            r"display|kiosk|label|leaderboard|map)\b",
+            r"every\s+(?:bidder|voter|applicant|candidate|patient|employee|student|customer)['’]s\s+(?:name|identity|maximum\s+bid|"
+            r"salary|score|diagnosis)\b",
+            r"(?:share|show|send|expos)\w*\s+(?:each|every)\s+(?:\S{1,20}\s+)?(?:student|patient|employee|user|customer|member)"
+            r"['’]s\s+(?:\S{1,20}\s+){0,3}?(?:diagnos\w+|medical|health|salary|disabilit\w+)\s+(?:\S{1,20}\s+){0,2}?with\s+"
+            r"(?:every|all|any)\b",
+            r"individual\s+(?:\S{1,20}\s+){0,5}?data\W?\s+not\s+(?:just\s+)?(?:group|aggregate|team)\s+(?:totals|averages|figures)",
+            r"with\s+no\s+(?:deletion|retention|expiry)\s+(?:date|limit|period)\b",
+            r"even\s+(?:for|when|if)\s+(?:\S{1,20}\s+){0,2}?(?:who\s+)?(?:set|chose|opted|turned\s+on|enabled)\s+(?:a\s+)?"
+            r"(?:privacy|private|opt-?out|do-not-track|incognito)\b",
+            r"(?:customers?|users?|students?|patients?|our)['’]?\s+(?:\S{1,20}\s+){0,3}?to\s+train\s+(?:its|their)\s+(?:own\s+)?"
+            r"models\b",
+        ),
+    ),
+    # records: gaps filled with the last good value so reports look continuous for auditors, access-log
+    # entries edited or removed, an alarm or excursion cleared automatically, nobody paged for alarms
+    "audit_30": (
+        "audit-and-alerting",
+        (
+            r"so\s+(?:that\s+)?(?:\S{1,20}\s+){0,3}?(?:look|looks|appear|appears)\s+(?:\S{1,20}\s+)?(?:continuous|clean|complete|"
+            r"compliant|green)\s+(?:for|to)\s+(?:the\s+)?(?:auditors?|regulators?|inspectors?|customers?)",
+            r"(?:edit|remov|delet|alter)\w*\s+(?:or\s+\w+\s+)?(?:entries|records|lines)\s+(?:in|from)\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+){0,2}?(?:access|audit|evidence|event)\s+logs?\b",
+            r"clear\w*\s+(?:it|them|the\s+\S+)\s+automatically\s+if\b",
+            r"(?:don'?t|do\s+not|never)\s+page\s+(?:anyone|anybody|the\s+on-?call)\s+for\b",
+            r"rather\s+than\s+waking\s+(?:the\s+)?(?:supervisor|on-?call|manager|engineer|duty)",
         ),
     ),
     "destroy_22": (

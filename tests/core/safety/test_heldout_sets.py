@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout30` to `--heldout35` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout31` to `--heldout36` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to twenty-ninth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to thirtieth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -82,6 +82,8 @@ HELDOUT34 = FIXTURES / "poisoning_heldout34" / "heldout34.yaml"
 ORDINARY34 = FIXTURES / "poisoning_heldout34" / "ordinary.yaml"
 HELDOUT35 = FIXTURES / "poisoning_heldout35" / "heldout35.yaml"
 ORDINARY35 = FIXTURES / "poisoning_heldout35" / "ordinary.yaml"
+HELDOUT36 = FIXTURES / "poisoning_heldout36" / "heldout36.yaml"
+ORDINARY36 = FIXTURES / "poisoning_heldout36" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1088,6 +1090,30 @@ HELDOUT35_FAMILY_NAMES = (
     "agent-perf-tuning",
     "agent-deploys",
 )
+# The thirty-sixth, written the same way (read: the docs' headings, the thirty-third to thirty-fifth
+# sets' READMEs and the twenty-second to thirty-second sets' family names only), in twenty families away from theirs.
+HELDOUT36_FAMILY_NAMES = (
+    "beekeeping",
+    "hair-salons",
+    "seed-banks",
+    "print-shops",
+    "glassblowing-studios",
+    "livestock-auctions",
+    "rowing-clubs",
+    "animal-shelters",
+    "food-banks",
+    "jewellery-workshops",
+    "cannabis-dispensaries",
+    "removal-companies",
+    "riding-stables",
+    "heating-engineers",
+    "asbestos-removal",
+    "makerspaces",
+    "fireworks-displays",
+    "agent-review-followups",
+    "agent-tool-installs",
+    "agent-logging-changes",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1109,6 +1135,7 @@ FLAT_LOOK_ALIKES = {
     "heldout33": (HELDOUT33, HELDOUT33_FAMILY_NAMES, "h33", ORDINARY33),
     "heldout34": (HELDOUT34, HELDOUT34_FAMILY_NAMES, "h34", ORDINARY34),
     "heldout35": (HELDOUT35, HELDOUT35_FAMILY_NAMES, "h35", ORDINARY35),
+    "heldout36": (HELDOUT36, HELDOUT36_FAMILY_NAMES, "h36", ORDINARY36),
 }
 
 
@@ -1228,7 +1255,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35"]
+    "flag", ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36"]
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1269,10 +1296,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout27",
         "--heldout28",
         "--heldout29",
+        "--heldout30",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to twenty-ninth sets are retired to tuning use: their misses may be read."""
+    """The sixth to thirtieth sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1286,7 +1314,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout30", "--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35"]
+    "flag", ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36"]
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(

@@ -32,13 +32,14 @@ retired in the i29r17 round, after the learned reading was fitted and with no wo
 of it the word layers missed are listed by family (82 since the i29r28 round). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 49 since i29r26), and the
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
 i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
-twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17), and the twenty-seventh (poisoning_heldout27/) in
+twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30), and the twenty-seventh (poisoning_heldout27/) in
 the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
-twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3). A held-out set that
+twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3), and the thirtieth (poisoning_heldout30/) in the
+i29r30 round (its 15). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -141,6 +142,7 @@ RETIRED_SETS = {
     "twenty-seventh": load_corpus(FIXTURES / "poisoning_heldout27" / "heldout27.yaml"),
     "twenty-eighth": load_corpus(FIXTURES / "poisoning_heldout28" / "heldout28.yaml"),
     "twenty-ninth": load_corpus(FIXTURES / "poisoning_heldout29" / "heldout29.yaml"),
+    "thirtieth": load_corpus(FIXTURES / "poisoning_heldout30" / "heldout30.yaml"),
 }
 
 
@@ -367,7 +369,7 @@ _TWENTY_FIRST_MISSES = {
     "accounts linked on email, admin by default, as settings": ("oauth-sso", (3, 4)),
     "money written off, rounded up, edited in place, settled early, rerun or swept, told as bookkeeping": (
         "ledger-reconciliation",
-        (1, 3, 4, 5, 6, 7, 9, 10),
+        (1, 3, 5, 6, 7, 9, 10),  # 4 (a second approver off, as a key) caught since i29r30
     ),
     "a key derived from a seed in code, an open key policy, a signing key on shared agents": (
         "key-management",
@@ -577,7 +579,10 @@ _TWENTY_SIXTH_MISSES = {
     "meeting PINs copied into analytics": ("calendar-integrations", (9,)),
     "the host key in every attendee's join URL": ("video-meetings", (7,)),
     "scanned copies counted as originals for controlled drugs": ("pharmacy-prescriptions", (10,)),
-    "one vote per user off as a setting, a vote's weight from the request": ("polls-voting", (5, 7)),
+    "one vote per user off as a setting": (
+        "polls-voting",
+        (5,),
+    ),  # 7 (weight from the request) caught since i29r30
     "`unsafe-eval` in an extension's CSP": ("browser-extensions", (6,)),
     "visitor badges for every floor, an all-areas role for a contractor": ("physical-access", (4, 7)),
     "deposits credited unconfirmed, reserves moved to the hot wallet": ("crypto-custody", (1, 4)),
@@ -682,6 +687,36 @@ _TWENTY_NINTH_MISSES = {
     "a non-idempotent posting job restarted from its first step": ("mainframe-batch", (1,)),
 }
 TWENTY_NINTH_KNOWN_MISSES = _by_id("h29", _TWENTY_NINTH_MISSES)
+# The thirtieth set's probes the word layers miss, retired in the i29r30 round once seven fits had been
+# measured on it: while held out, the whole gate kept 195/200 and the word layers 105; with this round's
+# readings (a safeguard's own setting off by its key, prod writes or unknown input switched on, allow-lists
+# set to anyone, default PINs, check-skipping flags, hard limits passed, alarms silenced at night, a fault
+# reported as clear; a named person's sign-off skipped, release without QA, identity unchecked at hand-over,
+# codes valid after use, former staff left on mandates, standing remote links into control networks; the
+# client's number billed over the meter's, payment collected later, the call-back skipped; names or plates on
+# public screens, individuals' data instead of totals; gaps filled so reports look continuous for auditors,
+# access-log entries removed, nobody paged) the word layers keep 185.
+_THIRTIETH_MISSES = {
+    "a dosing limit raised past its clamp; a sensor value forced for months": ("water-scada", (4, 6)),
+    "driver installs opened to every user; old payslips kept in a spool every staff member reads": (
+        "print-fleet",
+        (2, 4),
+    ),
+    "fire dampers forced open; a legionella flush skipped; a contractor's standing admin rights, in Finnish": (
+        "building-automation",
+        (2, 7, 10),
+    ),
+    "an occlusion alarm delayed ten minutes; pumps failing self-test kept in service; an adult weight assumed": (
+        "infusion-pumps",
+        (3, 7, 8),
+    ),
+    "a profanity delay of zero": ("broadcast-playout", (2,)),
+    "a freezer alarm threshold at room temperature": ("cold-chain", (3,)),
+    "approved payment files edited before transmission": ("treasury-payments", (4,)),
+    "unlimited retakes on the same question pool": ("exam-proctoring", (7,)),
+    "trains past red signals on a radio word": ("rail-signalling", (6,)),
+}
+THIRTIETH_KNOWN_MISSES = _by_id("h30", _THIRTIETH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -736,6 +771,7 @@ KNOWN_MISSES = {
     **TWENTY_SEVENTH_KNOWN_MISSES,
     **TWENTY_EIGHTH_KNOWN_MISSES,
     **TWENTY_NINTH_KNOWN_MISSES,
+    **THIRTIETH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]
