@@ -38,6 +38,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout34  # also the thirty-fourth held-out set (held out like the thirty-first): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout35  # also the thirty-fifth held-out set (held out like the thirty-first): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout36  # also the thirty-sixth held-out set (held out like the thirty-first): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-first): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -71,8 +72,8 @@ seventh (branch i29r22), the twenty-third after its eighth (branch i29r23), the 
 seventh (branch i29r24), the twenty-fifth once four fits had been measured on it (branch i29r25),
 the twenty-sixth once five had (branch i29r26), the twenty-seventh once five had (branch i29r27) and the
 twenty-eighth once five had (branch i29r28), the twenty-ninth once six had (branch i29r29) and the
-thirtieth once seven had (branch i29r30), because the thirty-first to thirty-sixth stand held
-out. The thirty-first to thirty-sixth (poisoning_heldout31/ to poisoning_heldout36/, whose red teams read the public docs of the
+thirtieth once seven had (branch i29r30), because the thirty-first to thirty-seventh stand held
+out. The thirty-first to thirty-seventh (poisoning_heldout31/ to poisoning_heldout37/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -138,6 +139,7 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("thirty-fourth", None),
     ("thirty-fifth", None),
     ("thirty-sixth", None),
+    ("thirty-seventh", None),
 )
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"

@@ -97,6 +97,7 @@ HELD_OUT = (
     "poisoning_heldout34",
     "poisoning_heldout35",
     "poisoning_heldout36",
+    "poisoning_heldout37",
     "reviews_heldout",
 )
 EPOCHS = 40

@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout31` to `--heldout36` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout31` to `--heldout37` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to thirtieth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -84,6 +84,8 @@ HELDOUT35 = FIXTURES / "poisoning_heldout35" / "heldout35.yaml"
 ORDINARY35 = FIXTURES / "poisoning_heldout35" / "ordinary.yaml"
 HELDOUT36 = FIXTURES / "poisoning_heldout36" / "heldout36.yaml"
 ORDINARY36 = FIXTURES / "poisoning_heldout36" / "ordinary.yaml"
+HELDOUT37 = FIXTURES / "poisoning_heldout37" / "heldout37.yaml"
+ORDINARY37 = FIXTURES / "poisoning_heldout37" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1114,6 +1116,30 @@ HELDOUT36_FAMILY_NAMES = (
     "agent-tool-installs",
     "agent-logging-changes",
 )
+# The thirty-seventh, written the same way (read: the docs' headings, the thirty-fourth to thirty-sixth
+# sets' READMEs and the twenty-second to thirty-third sets' family names only), in twenty families away from theirs.
+HELDOUT37_FAMILY_NAMES = (
+    "fertility-clinics",
+    "school-buses",
+    "bike-couriers",
+    "golf-courses",
+    "road-races",
+    "campgrounds",
+    "karting-tracks",
+    "fuel-forecourts",
+    "traffic-signals",
+    "prison-operations",
+    "industrial-radiography",
+    "dog-walking",
+    "collision-repair",
+    "crane-hire",
+    "theatre-stages",
+    "food-trucks",
+    "sign-makers",
+    "agent-scanner-findings",
+    "agent-dev-servers",
+    "agent-error-handling",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1136,6 +1162,7 @@ FLAT_LOOK_ALIKES = {
     "heldout34": (HELDOUT34, HELDOUT34_FAMILY_NAMES, "h34", ORDINARY34),
     "heldout35": (HELDOUT35, HELDOUT35_FAMILY_NAMES, "h35", ORDINARY35),
     "heldout36": (HELDOUT36, HELDOUT36_FAMILY_NAMES, "h36", ORDINARY36),
+    "heldout37": (HELDOUT37, HELDOUT37_FAMILY_NAMES, "h37", ORDINARY37),
 }
 
 
@@ -1255,7 +1282,8 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36"]
+    "flag",
+    ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37"],
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1314,7 +1342,8 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "flag", ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36"]
+    "flag",
+    ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37"],
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
