@@ -32,7 +32,7 @@ import math
 import random
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 
@@ -364,16 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         "--average-from", type=int, help=f"with --folds: average from this epoch (shipped: {AVERAGE_FROM})"
     )
     args = parser.parse_args(argv)
-    tried = {
-        name: value
-        for name, value in (
-            ("seed", args.seed),
-            ("step", args.step),
-            ("epochs", args.epochs),
-            ("average_from", args.average_from),
-        )
-        if value is not None
-    }
+    tried = {f.name: getattr(args, f.name) for f in fields(Settings) if getattr(args, f.name) is not None}
     if tried and args.folds is None:
         parser.error("--seed, --step, --epochs and --average-from only try settings with --folds")
     settings = replace(SHIPPED, **tried)

@@ -2257,6 +2257,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             # (i29r28) collision checks, fail-safes, interlocks, session wipes, identity proofing, licence checks
             r"collision|fail_?safe|interlock|lockout|watchdog|geofenc|wipe_|proofing|voice_?match|licen[cs]e_?check|"
             r"localhost_?only|"
+            # (i29r29) key restrictions, access control, host-key checking
+            r"restriction|access_?control|host_?key_?check|strict_?host_?key|"
             r"require_?\w{0,20}?(?:auth|login|mfa|2fa|signature|approval|review|verification)|"
             r"(?:auth|login)_?required)[\w.-]{0,40}\W?\s*[:=]\s*\W?(?:false|off|no|n|disabled?|none|0)"
             r"(?![\w.])",
@@ -2786,15 +2788,13 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:can'?t|cannot|can\s+not|fails?\s+to)\s+reach\s+(?:\S{1,20}\s+){0,12}?anyway\b",
         ),
     ),
-    # the i29r29 round: restriction or enforcement settings set to none or left empty, allow-all
-    # authenticators, world-writable places, superuser roles granted so nothing is ever denied, safety
-    # defines commented out, unattended running "even when nobody is in", a safety check's bypass taken from
-    # the client, safe-browsing and malware checks off
+    # the i29r29 round (its restriction and host-key settings set off are guard_off_22's stems): an
+    # enforcement setting left empty, allow-all authenticators, world-writable places, superuser roles
+    # granted so nothing is ever denied, safety defines commented out, unattended running "even when nobody
+    # is in", a safety check's bypass taken from the client, safe-browsing and malware checks off
     "guard_29": (
         "security-sensitive",
         (
-            r"[\w.-]{0,40}?(?:restrictions?|enforce\w*|access_?control(?:\.enabled)?|host_?key_?check\w*|"
-            r"strict_?host_?key\w*|cert\w*_?check\w*)\W?\s*[:=]\s*\W?(?:none|no|false|off|disabled?|0)(?![\w.])",
             r"[\w.]{0,40}?enforce\w*=\W?\s+(?:\S{1,20}\s+){0,2}?(?:left\s+)?(?:empty|blank|unset)\b",
             r"[\w.]{0,40}?(?:allow_?all|allow_?anonymous|anonymous_?access|public_?access|open_?access)\w*\W?\s*[:=]\s*\W?"
             r"(?:true|yes|on|1)(?![\w.])",
@@ -2809,8 +2809,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"classifiers?)\b",
             r"(?:make|set|leav|keep|mount)\w*\s+(?:\S{1,40}\s+){0,3}?world[-\s]?writ\w*",
             r"with\s+no\s+sticky\s+bit\b",
-            r"(?:make|set|leav|keep|mark|grant)\w*\s+(?:\S{1,40}\s+){0,3}?(?:writ|read)\w*able\s+by\s+\W?(?:allusers|allauthenticatedusers|everyone|anyone|all\s+users|the\s+world|"
-            r"the\s+public)\b",
+            r"(?:make|set|leav|keep|mark|grant)\w*\s+(?:\S{1,40}\s+){0,3}?(?:writ|read)\w*able\s+by\s+\W?(?:allusers|"
+            r"allauthenticatedusers|everyone|anyone|all\s+users|the\s+world|the\s+public)\b",
             r"edit\s+mode\s+(?:\S{1,30}\s+){0,3}?(?:enabled|on)\s+in\s+prod\w*",
             r"(?:build_?drafts|publish_?drafts|build_?future)\W?\s*[:=]\s*\W?(?:true|yes|1|on)\W?\s+in\s+(?:the\s+)?prod\w*",
         ),
@@ -2847,7 +2847,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"\s+(?:created|owns|made|uploaded|wrote|registered)",
             r"reset\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:two-factor|2fa|mfa|password|pin|passcode|security\s+questions?|"
             r"authenticator)\s+(?:\S{1,20}\s+){0,3}?after\s+(?:just\s+|only\s+)?(?:(?:they|the\s+\S{1,20}|someone)\s+)?(?:say|"
-            r"giv|enter|stat|provid|confirm)\w*\s+(?:a|the|their|his|her)\s+(?:date\s+of\s+birth|birthday|dob|postcode|zip|name|e-?mail|surname|last\s+four)",
+            r"giv|enter|stat|provid|confirm)\w*\s+(?:a|the|their|his|her)\s+(?:date\s+of\s+birth|birthday|dob|postcode|zip|"
+            r"name|e-?mail|surname|last\s+four)",
             r"(?:from|by)\s+any\s+(?:e-?mail\s+|sender\s+)?(?:address|sender|number|account)\s+(?:\S{1,20}\s+){0,2}?(?:when|if|as\s+"
             r"long\s+as|provided)\s+(?:\S{1,20}\s+){0,4}?(?:name|signature|display\s+name)\s+(?:\S{1,20}\s+){0,3}?match",
         ),
@@ -2959,7 +2960,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"invoice|actual|calculated|system)",
             r"with\s+whatever\s+(?:prices?|discounts?|amounts?|totals?|quantities|rates?)\s+(?:\S{1,20}\s+){0,4}?(?:sends?|sent|"
             r"posts?|submits?|gives?|says?)",
-            r"(?:paid|pay(?:ments?|outs?)?|released|approved|shipped|refunded|invoices?)\s+before\s+(?:anything|anyone|any\s+\S+|the\s+goods?|it|they)\s+"
+            r"(?:paid|pay(?:ments?|outs?)?|released|approved|shipped|refunded|invoices?)\s+before\s+(?:anything|anyone|"
+            r"any\s+\S+|the\s+goods?|it|they)\s+"
             r"(?:is|are|has|have)\s+(?:been\s+)?(?:counted|received|checked|inspected|verified|delivered|reviewed)",
             r"personal\s+(?:purchases?|expenses?|spending)\s+on\s+(?:the\s+)?(?:corporate|company|business|work)\s+cards?",
         ),
@@ -2982,8 +2984,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"(?:overwrit|edit|modif|updat|patch)\w*\s+(?:\S{1,20}\s+){0,3}?(?:that|the|a|this|those|their)?\s*(?:shared\s+|"
             r"reference\s+|source\s+|original\s+|master\s+|production\s+|prod\s+)(?:\S{1,20}\s+){0,2}?(?:datasets?|data|files?|"
             r"tables?|masters?|records?|copy)\s+in\s+place",
-            r"overwrit\w*\s+(?:that|the\s+shared|the\s+reference|the\s+source|the\s+original)\s+(?:dataset|data|files?|tables?)"
-            r"\s+in\s+place",
+            # "that dataset" unqualified: the pattern above needs "shared", "reference", "production" or the like
+            r"overwrit\w*\s+that\s+(?:dataset|data|files?|tables?)\s+in\s+place",
             r"with\s+no\s+undo\b",
             r"with\s+no\s+(?:ticket|change\s+request|second\s+(?:operator|person|approver|pair\s+of\s+eyes))\b",
             r"without\s+keeping\s+(?:a\s+)?(?:copy|backup|version|snapshot)",
@@ -3003,7 +3005,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"disabled?|bypass)(?![\w.])",
             r"[\w.-]{0,40}?(?:alarm|alert|detection|protection|interlock|safety|braking)[\w.-]{0,40}?[._]enabled\W?\s*[:=]\s*\W?"
             r"(?:false|off|no|0)(?![\w.])",
-            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:fall|crash|collision|overdose|leak|fire|smoke)[-\s]detection",
+            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:fall|crash|collision|overdose|leak|fire|smoke)"
+            r"[-\s]detection",
             r"with\s+no\s+(?:\S{1,20}\s+)?(?:re-?entry|identity|id|ticket)\s+checks?\b",
             r"without\s+(?:badge|pin|secure)\s+release\b",
             r"[\w.-]{0,40}?allow\w*_prod\w*_writes?\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
@@ -3084,7 +3087,8 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"data)\b",
             r"(?:take|read|use|trust)\w*\s+(?:the\s+)?\W?\w*(?:time|timestamp|price|amount|total|kwh|weight|score)\w*\W?\s+"
             r"(?:\S{1,20}\s+)?from\s+the\s+(?:client|browser|app|request|device)\b",
-            r"without\s+waiting\s+for\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:confirmation|approval|sign-?off|review|inspection|pipeline)\b",
+            r"without\s+waiting\s+for\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:confirmation|approval|sign-?off|review|inspection|"
+            r"pipeline)\b",
             r"(?:collect|take|charge|capture)\s+(?:the\s+)?payment\s+later\b",
             r"without\s+the\s+(?:usual\s+)?call-?back\b",
             r"bypassing\s+the\s+(?:\S{1,30}\s+){0,2}?(?:check|limits?|controls?|policy|review|approval)\b",

@@ -13,6 +13,8 @@ import subprocess
 import sys
 import zlib
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 from kit import FIXTURES, REPO
@@ -119,25 +121,28 @@ def held_out_files() -> list[Path]:
 
 
 def test_the_fit_reads_no_held_out_set() -> None:
-    sys.path.insert(0, str(REPO / "scripts"))
-    from train_resemblance import sources
-
-    read = [path.resolve() for path in sources()]
+    read = [path.resolve() for path in _trainer().sources()]
     held = [path.resolve() for path in held_out_files()]
     assert any(p.name == "poisoning_heldout31" for p in held)  # the check sees the held-out sets
     assert not [p for p in read if any(p == h or h in p.parents for h in held)]
 
 
-def _toy() -> tuple[list[object], list[tuple[list[int], float]]]:
-    """Forty short texts in two classes sharing some features, so the order SGD reads them in matters."""
+def _trainer() -> ModuleType:
+    """scripts/train_resemblance.py, imported as the trainer runs it."""
     sys.path.insert(0, str(REPO / "scripts"))
-    from train_resemblance import Example
+    import train_resemblance
 
+    return train_resemblance
+
+
+def _toy() -> tuple[list[Any], list[tuple[list[int], float]]]:
+    """Forty short texts in two classes sharing some features, so the order SGD reads them in matters."""
+    example = _trainer().Example
     found, vectors = [], []
     for i in range(40):
         poisoned = i % 2 == 0
         slots = [i % 7, 10 + (i % 3), 20 if poisoned else 21] + ([30] if i % 5 == 0 else [])
-        found.append(Example("toy", "probe" if poisoned else "ordinary", f"text {i}"))
+        found.append(example("toy", "probe" if poisoned else "ordinary", f"text {i}"))
         vectors.append((slots, 1 / len(slots) ** 0.5))
     return found, vectors
 
@@ -145,18 +150,30 @@ def _toy() -> tuple[list[object], list[tuple[list[int], float]]]:
 def test_the_fit_is_the_mean_of_its_last_epochs_weights() -> None:
     """What the trainer ships (i29r28): the mean of the weights at the end of each epoch from
     `average_from` on, not the last epoch's alone."""
-    sys.path.insert(0, str(REPO / "scripts"))
-    from train_resemblance import Settings, averaged, descend
-
+    trainer = _trainer()
     found, vectors = _toy()
-    settings = Settings(epochs=6, step=0.5, average_from=3, seed=1)
-    snapshots = list(descend(found, vectors, settings))  # type: ignore[arg-type]
-    weights, bias = averaged(found, vectors, settings)  # type: ignore[arg-type]
+    settings = trainer.Settings(epochs=6, step=0.5, average_from=3, seed=1)
+    snapshots = list(trainer.descend(found, vectors, settings))
+    weights, bias = trainer.averaged(found, vectors, settings)
     for slot in (0, 10, 20, 21, 30):
         assert weights[slot] == pytest.approx(sum(s[0][slot] for s in snapshots[3:]) / 3)
     assert bias == pytest.approx(sum(s[1] for s in snapshots[3:]) / 3)
-    last, _ = averaged(found, vectors, Settings(epochs=6, step=0.5, average_from=5, seed=1))  # type: ignore[arg-type]
+    last, _ = trainer.averaged(found, vectors, trainer.Settings(epochs=6, step=0.5, average_from=5, seed=1))
     assert last[20] == pytest.approx(snapshots[-1][0][20])
-    assert snapshots[2][0][20] != pytest.approx(
-        snapshots[-1][0][20]
-    )  # the epochs differ: the mean is no copy
+    # the epochs differ, so the mean is no copy of the last
+    assert snapshots[2][0][20] != pytest.approx(snapshots[-1][0][20])
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["--seed", "7"], "only try settings with --folds"),
+        (["--folds", "heldout13", "--average-from", "40"], "--average-from must be below --epochs (40)"),
+    ],
+)
+def test_the_trainer_refuses_settings_it_would_not_ship(args: list[str], said: str) -> None:
+    """Other settings are for `--folds` trials only, so a model the script writes always has the shipped ones."""
+    done = subprocess.run(
+        [sys.executable, str(TRAINER), *args], capture_output=True, text=True, cwd=REPO, check=False
+    )
+    assert done.returncode == 2 and said in done.stderr, done.stderr
