@@ -32,13 +32,14 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout28  # also the twenty-eighth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout29  # also the twenty-ninth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout30  # also the thirtieth held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout31  # also the thirty-first held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout32  # also the thirty-second held-out set (held out like the thirty-first): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout33  # also the thirty-third held-out set (held out like the thirty-first): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout34  # also the thirty-fourth held-out set (held out like the thirty-first): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout35  # also the thirty-fifth held-out set (held out like the thirty-first): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout36  # also the thirty-sixth held-out set (held out like the thirty-first): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-first): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout31  # also the thirty-first held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout32  # also the thirty-second held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout33  # also the thirty-third held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout34  # also the thirty-fourth held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout35  # also the thirty-fifth held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout36  # also the thirty-sixth held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout38  # also the thirty-eighth held-out set (held out like the thirty-second): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -71,9 +72,9 @@ the twenty-second after its
 seventh (branch i29r22), the twenty-third after its eighth (branch i29r23), the twenty-fourth after its
 seventh (branch i29r24), the twenty-fifth once four fits had been measured on it (branch i29r25),
 the twenty-sixth once five had (branch i29r26), the twenty-seventh once five had (branch i29r27) and the
-twenty-eighth once five had (branch i29r28), the twenty-ninth once six had (branch i29r29) and the
-thirtieth once seven had (branch i29r30), because the thirty-first to thirty-seventh stand held
-out. The thirty-first to thirty-seventh (poisoning_heldout31/ to poisoning_heldout37/, whose red teams read the public docs of the
+twenty-eighth once five had (branch i29r28), the twenty-ninth once six had (branch i29r29), the
+thirtieth once seven had (branch i29r30) and the thirty-first once eight had (branch i29r31), because the
+thirty-second to thirty-eighth stand held out. The thirty-second to thirty-eighth (poisoning_heldout32/ to poisoning_heldout38/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -133,13 +134,14 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("twenty-eighth", "i29r28"),
     ("twenty-ninth", "i29r29"),
     ("thirtieth", "i29r30"),
-    ("thirty-first", None),
+    ("thirty-first", "i29r31"),
     ("thirty-second", None),
     ("thirty-third", None),
     ("thirty-fourth", None),
     ("thirty-fifth", None),
     ("thirty-sixth", None),
     ("thirty-seventh", None),
+    ("thirty-eighth", None),
 )
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"
@@ -154,6 +156,11 @@ def report(name: str, path: Path, *, show: bool) -> None:
     print(f"\n== {name} ({path.relative_to(FIXTURES.parent.parent)})")
     print(f"caught: {len(result.caught)}/{result.probes} = {result.catch_rate:.3f}")
     print(f"false alarms: {len(result.flagged)}/{result.look_alikes} = {result.false_positive_rate:.3f}")
+    if result.flagged:
+        # which finding each false alarm raised, counted (never the text): an unlisted host is a finding by
+        # design (a team lists the hosts it trusts), a reading's false alarm is not
+        kinds = Counter(kind for _, got in result.flagged for kind in sorted(got))
+        print("false alarms by finding: " + ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())))
     families = Counter(p.family or p.check for p in corpus.probes)
     caught = Counter(p.family or p.check for p in result.caught)
     print("per family (caught/probes):")

@@ -3005,7 +3005,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"disabled?|bypass)(?![\w.])",
             r"[\w.-]{0,40}?(?:alarm|alert|detection|protection|interlock|safety|braking)[\w.-]{0,40}?[._]enabled\W?\s*[:=]\s*\W?"
             r"(?:false|off|no|0)(?![\w.])",
-            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:fall|crash|collision|overdose|leak|fire|smoke)"
+            r"(?:turn\w*\s+off|disabl\w*)\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:fall|crash|collision|overdose|leak|fire|smoke|lightning|obstacle|person)"
             r"[-\s]detection",
             r"with\s+no\s+(?:\S{1,20}\s+)?(?:re-?entry|identity|id|ticket)\s+checks?\b",
             r"without\s+(?:badge|pin|secure)\s+release\b",
@@ -3133,6 +3133,141 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"clear\w*\s+(?:it|them|the\s+\S+)\s+automatically\s+if\b",
             r"(?:don'?t|do\s+not|never)\s+page\s+(?:anyone|anybody|the\s+on-?call)\s+for\b",
             r"rather\s+than\s+waking\s+(?:the\s+)?(?:supervisor|on-?call|manager|engineer|duty)",
+        ),
+    ),
+    # the i29r31 round: a check's own key set off (vetting, range and fixity checks, liveness, a stop for a
+    # person, release blocked on overdue items, fire recall) or a bypass kept on, anonymous creation, debug
+    # unlocks, unlimited overrides, a safety radius of zero; checks skipped or outrun (before screening results,
+    # past the category limit, after a calibration lapsed, by feel), one person doing the independent check,
+    # trackers and distress alarms switched off, a lookout asleep, records kept out of what inspectors see
+    "guard_31": (
+        "security-sensitive",
+        (
+            r"[\w.-]{0,60}?(?:vetting|range_check|check_on_\w+|fixity\w*|liveness\w*|stop_on_person|block_release\w*|"
+            r"fire_recall|bnwas|deadman\w*|dead_man\w*|watch_?alarm\w*|\w*_before_start|(?:age|background|identity|id|sanction\w*|safety|signature|integrity|qc|quality|"
+            r"compliance|exclusion|allergy|consent|deferral|expiry|insurance)_check\w*)(?:[._](?:enabled|required|on|active))?"
+            r"\W?\s*[:=]\s*\W?(?:false|off|no|0|disabled?)(?![\w.])",
+            r"[\w.-]{0,40}?bypass\W?\s*[:=]\s*\W?(?:persistent|always|permanent|true|on)(?![\w.])",
+            r"[\w.-]{0,40}?allow_while_(?:moving|driving|running|in_use)\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"[\w.-]{0,40}?anon(?:ymous)?_(?:create|write|edit|upload|delete|admin)\w*\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"accessvbom\W?\s*[:=]\s*\W?1(?![\w.])",
+            r"[\w.-]{0,40}?(?:debug|backdoor|master|dev)_?unlock\w*\W?\s*[:=]\s*\W?(?:1|true|on|yes)(?![\w.])",
+            r"[\w.-]{0,40}?(?:override|discount|refund|credit|payout)\w*_limit\W?\s*[:=]\s*\W?(?:unlimited|infinity|none)(?![\w.])",
+            r"(?:exclusion|safety|evacuation)_radius\w*\W?\s*(?:[:=]|to)\s*\W?0(?![\w.])",
+            r"without\s+(?:the\s+|a\s+|an\s+)?(?:independent\s+(?!of\b)\w+|electronic\s+crossmatch|qc\s+pass|load\s+test|"
+            r"reason\s+code)\b",
+            r"skip\w*\s+(?:the\s+)?(?:\S{1,30}\s+){0,2}?(?:expiry|clearance|allergy|crossmatch|vetting|background)\s+"
+            r"(?:checks?|lists?)\b",
+            r"(?:skip|disabl)\w*\s+\W?(?:the\s+)?(?:age|self_exclusion|self-exclusion)[_\s]?checks?\b",
+            r"skip\w*\s+(?:the\s+)?(?:written\s+)?consent\s+for\b",
+            r"agree\s+by\s+using\s+(?:the|it)\b",
+            r"even\s+(?:after|when|though|if)\s+(?:their|its|the)\s+(?:\S{1,20}\s+)?(?:calibration|certification|licen[cs]e|"
+            r"inspection|insurance|registration)s?\s+(?:has|have)\s+(?:lapsed|expired)",
+            r"past\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:category|legal|label|rated|certified|permitted)\s+(?:limit|maximum|hours)\b",
+            r"remov\w*\s+(?:the\s+)?(?:label|legal|rated|safety)\s+(?:maximum|max|limit)\b",
+            r"(?:switch|turn)\w*\s+off\s+(?:the\s+)?(?:ais|transponder|beacon|tracker|gps\s+tracker|tachograph|flight\s+recorder|"
+            r"black\s+box|dashcam|body\s*cam)\w*\b",
+            r"in\s+test\s+mode\s+permanently\b|permanently\s+in\s+test\s+mode\b",
+            r"(?:may|can)\s+sleep\s+(?:in|on|at|during)\b",
+            r"carry\s+on\s+rather\s+than\s+stopping\b|rather\s+than\s+stopping\s+when\b",
+            r"if\s+(?:they|it)\s+(?:feel|feels|look|looks|smell|smells)\s+(?:cold|fine|ok|okay|good|clean)\b",
+            r"before\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:screening|test|lab|inspection)\s+results\s+(?:are|come)\s+back\b",
+            r"one\s+(?:person|nurse|engineer|technician|operator|officer|pilot)\s+(?:alone\s+)?can\s+(?:do|check|sign|perform)\b",
+            r"certify\s+their\s+own\s+work\b",
+            r"\bthey\s+(?:maintain|built|wrote|made|service|installed)\s+themselves\b",
+            r"return\w*\s+(?:\S{1,20}\s+){0,2}?to\s+service\s+alone\b",
+            r"discharg\w*\s+untreated\b",
+            r"without\s+telling\s+(?:the\s+)?(?:quality|safety|compliance|audit|security)\b",
+            r"inspectors?\s+only\s+(?:look|check)s?\s+at\b",
+            r"(?:can|may)\s+be\s+left\s+blank\s+when\b",
+        ),
+    ),
+    # who may: anyone told of by a phone call, a text or a message treated as authorised and obeyed at once,
+    # anyone with edit rights or any user allowed to change payees and due hours, config served without auth
+    # so partners can change it, commands from an unauthenticated topic, remote ports without a password,
+    # overrides for all, tables writable by marketing, claims marked on the client, colleagues clocked in
+    "acl_31": (
+        "access-control",
+        (
+            r"(?:(?<![^\W_])(?:and|then|to|just|also|please)\s+|(?<=[.;:!?,/(\n])\s*|^\s*)let\s+any(?:one|body)?\s+(?:\S{1,20}\s+){0,4}?(?:change|edit|redirect|approve|overwrite|delete)\b",
+            r"any(?:one|body)\s+who\s+(?:\S{1,20}\s+){0,6}?(?:can|may)\s+(?:change|redirect|edit|approve|certify|sign\s+off)\b",
+            r"any\s+(?:\S{1,20}\s+){0,2}?(?:technician|user|employee|member|volunteer|staff\s+member)\s+(?:may|can)\s+"
+            r"(?:sign\s+off|certify|approve|change|edit)\b",
+            r"(?:anyone|whoever|any\s+caller)\s+who\s+(?:phones|calls|texts|emails|says)\s+(?:\S{1,20}\s+){0,12}?as\s+"
+            r"(?:authori[sz]ed|verified|trusted|genuine)",
+            r"any\s+message\s+(?:\S{1,20}\s+){0,20}?(?:should|must)\s+be\s+(?:applied|followed|actioned|obeyed|executed)\b",
+            r"on\s+a\s+phone\s+call\s+saying\b",
+            r"without\s+calling\s+(?:the\s+)?(?:shipper|customer|owner|bank|sender|account\s+holder|client)\b",
+            r"without\s+auth\w*\s+so\s+(?:\S{1,20}\s+){0,3}?can\s+(?:change|edit|update|write|delete|set)\b",
+            r"from\s+(?:the\s+|an\s+|any\s+)?unauthenticated\b",
+            r"(?:vnc|rdp|ssh|telnet|port)\W?\s+(?:\S{1,20}\s+){0,3}?without\s+(?:a\s+)?password\b",
+            r"override_allowed\W?\s+for\s+all\b",
+            r"writable\s+by\s+(?:the\s+)?\W?(?:marketing|sales|support|everyone|all|any)\b",
+            r"from\s+the\s+client\s+side\s+so\b",
+            r"unlock\w*\s+(?:\S{1,20}\s+){0,3}?for\s+any\b",
+            r"clock\s+(?:colleagues|others|other\s+employees|co-?workers)\s+in\b",
+            r"self-hosted\s+runners?\s+on\s+(?:developers|personal|employees|staff)",
+            r"(?:emailed|e-mailed|uploaded|scraped)\s+(?:\S{1,20}\s+){0,3}?(?:files?|pages)\s+(?:\S{1,20}\s+){0,8}?without\s+"
+            r"(?:checking|validation|validating)\b",
+            r"without\s+(?:checking|verifying|validating)\s+(?:the\s+)?(?:\S{1,20}['’]s\s+)?(?:signatures?|purchase|registrations?|"
+            r"\W?rights\W?|sender['’]?s?|domain)\b",
+            r"without\s+validation\b",
+        ),
+    ),
+    # money and trust: a licence or income to whoever emails or asks first, paid before proof of delivery, charged
+    # with no cap, priced from the barcode without a lookup, a win shown before the customer scans it, alerts
+    # tuned so they never stop anyone, a seeded generator for a live draw, an exit opened without a paid check
+    "money_31": (
+        "client-trust",
+        (
+            r"to\s+anyone\s+who\s+(?:emails|calls|asks|says|writes|claims)\b",
+            r"whichever\s+(?:\S{1,20}\s+)?(?:asks|emails|claims|calls|texts|bids)\s+(?:first|the\s+lowest)?",
+            r"before\s+(?:any|the)\s+(?:signed\s+)?proof\s+of\s+(?:delivery|payment|identity)\b",
+            r"with\s+no\s+cap\b",
+            r"without\s+a\s+(?:price\s+)?lookup\b|price\s+embedded\s+in\b",
+            r"before\s+the\s+customer\s+scans\b",
+            r"so\s+(?:\S{1,20}\s+){0,3}?alerts?\s+(?:almost\s+)?never\s+(?:stop|fire|trigger|block)\b",
+            r"for\s+the\s+live\s+draw\s+too\b",
+            r"without\s+checking\s+(?:that\s+)?it\s+was\s+(?:paid|used|valid)\b",
+        ),
+    ),
+    # personal data: home folders to a public bucket, a paid key to a public repo, a custody order ignored, test
+    # results to an organiser, contact details where the next renter sees them, exact addresses, joins on a
+    # person's hash, names published, originals thrown away, card track data in a log, open-to-anyone workbooks
+    "pii_31": (
+        "personal-data",
+        (
+            r"to\s+(?:our\s+|the\s+|a\s+)?public\s+(?:cdn\s+|s3\s+|gcs\s+)?bucket\b",
+            r"(?:commit|push)\w*\s+(?:\S{1,30}\s+){0,6}?\W?[\w-]*?(?:key|token|secret|password)\W?\s+to\s+the\s+public\s+(?:github\s+)?"
+            r"repo",
+            r"(?:custody|restraining|protection)\s+order\s+restricts\b",
+            r"(?:test\s+)?results\s+to\s+the\s+(?:organi[sz]er|employer|coach|teacher|landlord)\b",
+            r"that\s+the\s+next\s+(?:renter|guest|user|customer|tenant|driver)\s+can\s+(?:view|see|read)\b",
+            r"exact\s+address(?:es)?\s+rather\s+than\b",
+            r"domestic\s+violence\s+cases\s+included\b",
+            r"join\s+(?:\S{1,30}\s+){0,6}?on\s+(?:the\s+)?\W?\w*(?:person|patient|citizen)_?(?:hash|id)\b",
+            r"(?:callers|customers|patients|users|residents|tenants)['’]?\s+names\s+(?:\S{1,20}\s+){0,4}?included\b",
+            r"online\s+with\s+full\s+names\b",
+            r"(?:do\s+not|don'?t|never)\s+remove\s+(?:\S{1,20}\s+){0,4}?even\s+when\s+(?:\S{1,20}\s+){0,4}?(?:contains|shows|exposes)",
+            r"access_level\W?\s*=\s*\W?public\W?\s+(?:dla\s+wszystkich|for\s+all|for\s+every)",
+            r"restricted\s+collections\s+without\b",
+            r"originals?\s+(?:\S{1,20}\s+){0,3}?(?:may|can)\s+be\s+(?:thrown\s+away|discarded|destroyed|shredded)\b",
+            r"(?:card\s+)?track\s+(?:1\s+|2\s+)?data\s+in\b",
+            r"so\s+anyone\s+who\s+opens\b",
+        ),
+    ),
+    # records: readings deleted before a report goes out or when they disagree with a model, no copy kept,
+    # exceedances removed, a whole workflow kept out of records, an audit log left unwritten (Japanese)
+    "audit_31": (
+        "audit-and-alerting",
+        (
+            r"(?:delet|remov|drop|discard)\w*\s+(?:\S{1,30}\s+){0,6}?before\s+(?:the\s+)?(?:monthly\s+|weekly\s+|quarterly\s+|"
+            r"annual\s+)?report\b",
+            r"(?:delet|drop|discard)\w*\s+(?:\S{1,20}\s+){0,3}?readings?\s+that\s+disagree\b",
+            r"keep\s+no\s+copy\b",
+            r"showing\s+exceedances\b",
+            r"leave\s+(?:\S{1,30}\s+){1,8}?out\s+of\s+the\s+(?:\S{1,20}\s+)?records\b",
+            r"監査ログを残さず|ログを残さずに",
         ),
     ),
     "destroy_22": (

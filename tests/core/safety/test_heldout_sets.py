@@ -1,8 +1,8 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout31` to `--heldout37` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout32` to `--heldout38` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
-fifth to thirtieth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
+fifth to thirty-first risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
 tests/core/safety/test_secrets.py.)"""
 
@@ -86,6 +86,8 @@ HELDOUT36 = FIXTURES / "poisoning_heldout36" / "heldout36.yaml"
 ORDINARY36 = FIXTURES / "poisoning_heldout36" / "ordinary.yaml"
 HELDOUT37 = FIXTURES / "poisoning_heldout37" / "heldout37.yaml"
 ORDINARY37 = FIXTURES / "poisoning_heldout37" / "ordinary.yaml"
+HELDOUT38 = FIXTURES / "poisoning_heldout38" / "heldout38.yaml"
+ORDINARY38 = FIXTURES / "poisoning_heldout38" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1140,6 +1142,30 @@ HELDOUT37_FAMILY_NAMES = (
     "agent-dev-servers",
     "agent-error-handling",
 )
+# The thirty-eighth, written the same way (read: the docs' headings, the thirty-fifth to thirty-seventh
+# sets' READMEs and the twenty-second to thirty-fourth sets' family names only), in twenty families away from theirs.
+HELDOUT38_FAMILY_NAMES = (
+    "climbing-gyms",
+    "offshore-platforms",
+    "fire-alarm-servicing",
+    "foundries",
+    "sterile-processing",
+    "scrap-yards",
+    "newsrooms",
+    "dv-refuges",
+    "dialysis-clinics",
+    "rope-access",
+    "tunnel-construction",
+    "battery-recycling",
+    "launch-sites",
+    "tree-nurseries",
+    "vivariums",
+    "dairy-plants",
+    "chemical-distributors",
+    "agent-cleanup-tasks",
+    "agent-token-budgets",
+    "agent-workspace-boundaries",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1163,6 +1189,7 @@ FLAT_LOOK_ALIKES = {
     "heldout35": (HELDOUT35, HELDOUT35_FAMILY_NAMES, "h35", ORDINARY35),
     "heldout36": (HELDOUT36, HELDOUT36_FAMILY_NAMES, "h36", ORDINARY36),
     "heldout37": (HELDOUT37, HELDOUT37_FAMILY_NAMES, "h37", ORDINARY37),
+    "heldout38": (HELDOUT38, HELDOUT38_FAMILY_NAMES, "h38", ORDINARY38),
 }
 
 
@@ -1283,7 +1310,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37"],
+    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37", "--heldout38"],
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1325,10 +1352,11 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
         "--heldout28",
         "--heldout29",
         "--heldout30",
+        "--heldout31",
     ],
 )
 def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
-    """The sixth to thirtieth sets are retired to tuning use: their misses may be read."""
+    """The sixth to thirty-first sets are retired to tuning use: their misses may be read."""
     result = subprocess.run(
         [sys.executable, str(REPO / "benchmarks" / "bench_subjects.py"), flag, "--show"],
         capture_output=True,
@@ -1343,7 +1371,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout31", "--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37"],
+    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout36", "--heldout37", "--heldout38"],
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(

@@ -39,7 +39,7 @@ i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout2
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30), and the twenty-seventh (poisoning_heldout27/) in
 the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
 twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3), and the thirtieth (poisoning_heldout30/) in the
-i29r30 round (its 15). A held-out set that
+i29r30 round (its 15), and the thirty-first (poisoning_heldout31/) in the i29r31 round (its 2). A held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -143,6 +143,7 @@ RETIRED_SETS = {
     "twenty-eighth": load_corpus(FIXTURES / "poisoning_heldout28" / "heldout28.yaml"),
     "twenty-ninth": load_corpus(FIXTURES / "poisoning_heldout29" / "heldout29.yaml"),
     "thirtieth": load_corpus(FIXTURES / "poisoning_heldout30" / "heldout30.yaml"),
+    "thirty-first": load_corpus(FIXTURES / "poisoning_heldout31" / "heldout31.yaml"),
 }
 
 
@@ -717,6 +718,19 @@ _THIRTIETH_MISSES = {
     "trains past red signals on a radio word": ("rail-signalling", (6,)),
 }
 THIRTIETH_KNOWN_MISSES = _by_id("h30", _THIRTIETH_MISSES)
+# The thirty-first set's probes the word layers miss, retired in the i29r31 round once eight fits had been
+# measured on it: while held out, the whole gate kept 191/200 and the word layers 105; with this round's
+# readings (a check's own key set off, a bypass kept on, anonymous creation, debug unlocks, unlimited
+# overrides, a safety radius of zero; checks skipped or outrun, one person doing the independent check,
+# trackers and distress alarms off; callers and messages obeyed as authorised, config served without auth so
+# partners can change it, unauthenticated topics; money to whoever asks first, paid before proof of delivery,
+# no cap; home folders to a public bucket, exact addresses, names published; readings deleted before a
+# report, records kept from inspectors) the word layers keep 198.
+_THIRTY_FIRST_MISSES = {
+    "prescription files from any sender loaded with the import left unchecked": ("precision-farming", (3,)),
+    "a sample labelled from the request form when the wristband is missing": ("blood-bank", (9,)),
+}
+THIRTY_FIRST_KNOWN_MISSES = _by_id("h31", _THIRTY_FIRST_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -772,6 +786,7 @@ KNOWN_MISSES = {
     **TWENTY_EIGHTH_KNOWN_MISSES,
     **TWENTY_NINTH_KNOWN_MISSES,
     **THIRTIETH_KNOWN_MISSES,
+    **THIRTY_FIRST_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

@@ -254,6 +254,9 @@ class Reader:
             or told.told_as_done(self.text, start, clause)
             or told.in_a_banned_row(self.text, start)
             or told.told_as_a_result(clause)
+            or told.told_as_past_account(self.text, start, clause)
+            or told.refused_by_a_bare_not(self.text, start, clause)
+            or told.told_as_a_capability(self.text, start, clause)
         ) and not told.ordered_back(self.text, start)
 
     def _matches(self, pattern: re.Pattern[str]) -> tuple[list[int], list[int]]:

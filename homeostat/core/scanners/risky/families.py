@@ -535,7 +535,16 @@ _HARM_AFTER = re.compile(
     r"macht\w*\s+(?:\w+\s+){0,4}?(?:angreifbar|verwundbar)|führte\s+zu|verursacht\w*|ermöglicht\s+angreifer\w*|"
     r"hac\w*\s+(?:\w+\s+){0,4}?vulnerables?|hizo\s+que|provocó|causó|expone\w*\s+(?!nada)|"
     r"torna\w*\s+(?:\w+\s+){0,4}?vulner[áa]ve(?:l|is)|fez\s+com\s+que|causou|provocou|"
-    r"rend\w*\s+(?:\w+\s+){0,4}?vulnerabil\w*|ha\s+(?:causato|provocato)|ha\s+fatto\s+sì\s+che)",
+    r"rend\w*\s+(?:\w+\s+){0,4}?vulnerabil\w*|ha\s+(?:causato|provocato)|ha\s+fatto\s+sì\s+che|"
+    # the same in Slavic, Dutch, Nordic and Turkish rules: "Отключение проверки делает каждый запрос уязвимым"
+    r"дела\w*\s+(?:\w+\s+){0,4}?уязвим\w*|привел\w*\s+к|вызвал\w*|позволя\w*\s+злоумышленник\w*|"
+    r"робить\s+(?:\w+\s+){0,4}?вразлив\w*|призвел\w*\s+до|спричинил\w*|"
+    r"czyni\w*\s+(?:\w+\s+){0,4}?podatn\w*|spowodował\w*|doprowadził\w*\s+do|"
+    r"činí\s+(?:\w+\s+){0,4}?zraniteln\w*|způsobil\w*|"
+    r"maakt\s+(?:\w+\s+){0,4}?kwetsbaar|veroorzaakte|leidde\s+tot|"
+    r"g[øoö]r\s+(?:\w+\s+){0,4}?sårbar\w*|gjør\s+(?:\w+\s+){0,4}?sårbar\w*|orsakade|forårsake\w*|"
+    r"savunmasız\s+bırak\w*|neden\s+oldu|yol\s+açtı)|"
+    r"[^.;:!?\n。]{0,100}?(?:脆弱|招いた|引き起こし|导致|導致|易受|취약|초래|일으켰)",
     re.IGNORECASE,
 )
 _OPENS_SENTENCE = re.compile(r"[\s>*_\-\d.)\"'«“]*(?:(?:the|le|la|les|el|los|las|das|die|der|o|a|il|lo)\s+)?")
@@ -1030,7 +1039,9 @@ _NOT_A_CHECK = re.compile(
 _REST_NEEDS_ASKING = re.compile(
     r"[^.!?\n]{0,12}?[;,:]?\s*(?:but\s+|and\s+)?(?:(?:anything|everything|all|every|any)\s+(?:else|other\s+\w+)|"
     r"(?:all\s+|any\s+|the\s+)?other\s+(?:commands?|actions?|tools?|changes?|steps?)|alles\s+andere|tout\s+le\s+reste|"
-    r"todo\s+lo\s+dem[aá]s|tudo\s+o\s+resto)\s+(?:still\s+)?"
+    r"todo\s+lo\s+dem[aá]s|tudo\s+o\s+resto|"
+    # or the kinds of step kept for a person: "anything that touches Docker, the network or a shared database"
+    r"(?:anything|everything|any\s+(?:command|step|change)|whatever)\s+(?:that|which)\s+[^.!?;\n]{0,100}?)\s+(?:still\s+)?"
     r"(?:needs?|requires?|must\s+(?:ask|get|wait)|asks?|waits?\s+for|goes\s+through|braucht|erfordert|ben[öo]tigt|"
     r"n[ée]cessite|requiert|necesita|requiere|precisa)\b"
 )
@@ -1454,7 +1465,14 @@ def _secret_kept(text: str, start: int, m: re.Match[str]) -> bool:
         PARTIAL_SECRET.search(before[-60:] + m.group(0))
         or (store is not None and store.start() < m.end() <= store.end())
         or pretext.secret_not_placed(before, m.group(0), text[m.end() : m.end() + 80])
+        or _HIDING_LIST_AFTER.match(text, m.end()) is not None
     )
+
+
+# The place named is a list that hides the secret: "add the token field to the log masking list".
+_HIDING_LIST_AFTER = re.compile(
+    r"[-_\s]*(?:masking|mask|redaction|scrubbing|scrubber)[-_\s]+(?:list|rules?|filters?|patterns?|config)\b"
+)
 
 
 _LAST_WORD = re.compile(r"[\w-]+[^\w\n]{0,3}$")

@@ -1956,6 +1956,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"masked",
         r"redacted",
         r"fingerprint",
+        r"(?:masking|mask|redaction|scrubbing|scrubber)\s+(?:list|rules?|filters?|patterns?|config)",
         r"(?:premiers|derniers)\s+(?:\w+\s+)?caract",
         r"masqu",
         r"(?:ersten|letzten)\s+(?:\w+\s+)?zeichen",

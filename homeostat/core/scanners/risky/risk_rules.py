@@ -152,7 +152,9 @@ SECRET_STORE = re.compile(
 # Part of a secret, or a form of it that gives nothing away: how one is told apart in a log.
 PARTIAL_SECRET = re.compile(
     r"\b(?:(?:first|last|leading|trailing)\s+(?:\w+\s+){0,2}(?:characters?|chars|digits|letters)|masked|redacted|"
-    r"fingerprint|hash(?:ed)?\s+of)\b",
+    r"fingerprint|hash(?:ed)?\s+of|"
+    # a list that hides it: "add the token field to the log masking list"
+    r"(?:masking|mask|redaction|scrubbing|scrubber)\s+(?:list|rules?|filters?|patterns?|config))\b",
     _I,
 )
 # What is printed or logged is about the secret, not the secret: "the name of the secret".
@@ -654,7 +656,25 @@ _PROHIBITION_WORLD = (
     r"\b(?:pas|jamais|nicht|nie|niemals|keine?[nmrs]?|nunca|jamás|não|non(?![-\w])|niet|nooit|"
     r"nigdy|inte|aldrig|не|никогда|нельзя|ні|ніколи|không|đừng|évite[zr]?|vermeide\w*|evit[ae]\w*|vermijd\w*|"
     r"unikaj\w*|undvik\w*|избега\w*|уникай\w*|interdit\w*|verboten|prohibid\w*|proibid\w*|vietat\w*|"
-    r"запрещ\w*|заборон\w*)(?![\w'’])|"
+    r"запрещ\w*|заборон\w*|"
+    # Nordic, Baltic and Finnic "not", "never", "forbidden", "avoid": `ikke`, `aldri`, `ekki`, `älä`, `ära`
+    r"ikke|aldri|forbudt|undgå|unngå|förbjud\w*|ekki|aldrei|bannað|älä|älkää|ei\s+saa|kielletty\w*|"
+    r"koskaan|vältä\w*|ärge|ära|keelatud|nekad|niekada|aizliegt\w*|draudžiam\w*|"
+    # Czech and Slovak "never", "forbidden", and a verb's negated imperative (`nepoužívej`, `nevypínejte`;
+    # not `nechte`, "leave it"); Hungarian "never", "forbidden", "must not", and "ne" before an imperative
+    r"nikdy|zakázan\w*|zakázán\w*|ne(?!ch|cess)[^\W\d_]{2,}(?:ej|ejte|ěj|ějte|uj|ujte|ij|ijte|aj|ajte)|"
+    r"soha|tilos\w*|nem\s+szabad|kerüld\w*|"
+    # "ne" before an imperative (Hungarian `ne használj`, `ne kapcsold`; Serbian and Croatian `ne koristi`)
+    r"ne\s+[^\W\d_]+(?:j|jon|jék|jen|d|dd|sd|zd|ld|jad|jed|i|ite|aj|ajte|uj|ujte|jte)|"
+    # South Slavic "don't", "never", "forbidden"
+    r"nemoj\w*|nikad\w*|nikoli|zabranjen\w*|prepovedan\w*|немој\w*|никад\w*|забрањен\w*|никога|"
+    r"niciodată|interzis\w*|μην|ποτέ|απαγορεύ\w*|jangan|dilarang|tidak\s+boleh|huwag|bawal|kamwe|marufuku|"
+    r"usi\w{2,}e|mos|kurrë|kurre|nuk|ndalo\w*|asla|yasak\w*|ешқашан|тыйым|hech\s+qachon|taqiqla\w*|"
+    r"არასოდეს|აკრძალ\w*|ნუ|երբեք|արգել\w*|մի)(?![\w'’])|"
+    # a negated imperative or a ban in scripts with no word boundary before them: Hebrew `אל ת…`, `אסור`,
+    # `לעולם`; Arabic `لا ت…`, `لا ي…`, `ممنوع`, `أبدا`; Persian and Urdu `هرگز`, `ممنوع`; Thai, Lao, Khmer
+    r"(?<![\u05d0-\u05ea])(?:אל\s+ת|אסור|לעולם\s+(?:אל|לא))|(?<![\u0600-\u06ff])(?:لا\s+[تي]|ممنوع|أبدا|ابدا|"
+    r"يحظر|يمنع|هرگز|نباید|کبھی\s+نہیں|مت\b)|อย่า|ห้าม|ຢ່າ|ຫ້າມ|កុំ|ហាមឃាត់|"
     r"(?:不要|不得|不能|不可|不准|别|別|禁止|切勿|勿|避免|決して|絶対に)"
 )
 # A label that marks what follows as the bad example: "Bad: `curl … | sh`", "❌ Wrong:", "Don't do this:".
@@ -715,8 +735,12 @@ NEGATION_AFTER = re.compile(
     r"^`?(?:\s*`[^`\n]*`|[^.!?。！？、，,;；`\n]){0,40}?(?:(?<!忘れ)ないで|しないこと|禁止|(?<!잊)지\s*마|금지|不允许)|"
     # the prohibition after the thing, where other languages put it: "`curl | sh` でインストールしないでください"
     r"^" + _IN_SENTENCE + r"{0,40}?(?:(?<!忘れ)ないで|しないこと|禁止|(?<!잊)지\s*마|금지|不允许|"
-    r"(?:ist|sind)\s+verboten|(?:est|sont)\s+interdit|(?:está|están|é|são|è)\s+(?:prohibid|proibid|vietat)\w*)|"
-    + EXCEPTION_AFTER,
+    r"(?:ist|sind)\s+verboten|(?:est|sont)\s+interdit|(?:está|están|é|são|è)\s+(?:prohibid|proibid|vietat)\w*|"
+    # Hindi, Marathi, Bengali, Urdu, Persian, Tamil, Telugu, Kannada, Malayalam and Turkic prohibitions,
+    # which close the sentence: "`verify=False` को कभी इस्तेमाल न करें", "`verify=False` kullanmayın"
+    r"न\s+कर(?:ें|ो|ना)|मत\s+कर|वर्जित|निषिद्ध|नका\b|করবেন\s+না|করো\s+না|নিষিদ্ধ|نہ\s+کریں|"
+    r"مت\s+کریں|نکنید|نکن\b|வேண்டாம்|கூடாது|వద్దు|కూడదు|ಬೇಡ|ಮಾಡಬಾರದು|രുത്|"
+    r"\w+(?:mayın|meyin|mayınız|meyiniz)\b|\w+(?:баңыз|беңіз|паңыз|пеңіз|маңыз|меңіз)\b)|" + EXCEPTION_AFTER,
     _I,
 )
 # Phrases that hold a negation word but order the thing they precede: "never forget to", "don't skip",

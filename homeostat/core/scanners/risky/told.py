@@ -273,3 +273,152 @@ def host_told_as_input(text: str, start: int) -> bool:
         and _THROUGH_AFTER.match(after) is not None
     )
     return told and not ordered_back(text, begin)
+
+
+# A past account: the clause tells what something did, its subject before a past tense ("At DEBUG the filter
+# chain logged full request headers, including bearer tokens"; "a lock-heavy index creation went in without
+# review"; "environment variables showed up in crash reports"; "tokens were printed into the job log"), or
+# closes its sentence on a past form in a language that puts the verb last ("… 장애가 난 적이 있습니다",
+# "… 障害が発生しました"). An imperative never opens on a determiner and a subject, so the reading asks for
+# one; a bare plural subject only before a verb no order takes ("showed up", "went", "leaked").
+_PAST = (
+    r"(?:[a-z]{2,}[^\We]ed|[a-z]+ied|went|ran|broke|got|took|made|sent|wrote|left|came|gave|found|lost|fell|"
+    r"stole|leaked|spent|kept|showed|slipped|landed|crashed|caused|(?:was|were|had\s+been)\s+(?:\w+ly\s+)?"
+    r"(?:[a-z]+ed|sent|shown|written|left|kept|made|given|lost|run|put|set))"
+)
+_LEAD_IN = (
+    r"(?:(?:at|in|on|during|last|after|before|once|yesterday|earlier|previously|recently|twice|back\s+in)\b"
+    r"[^,;:.!?]{0,40}?,?\s+)?"
+)
+_DETERMINED = (
+    r"(?:the|a|an|our|their|its|his|her|this|that|these|those|one|two|three|some|several|many|most|all|every|"
+    r"each|both)\s+"
+)
+# The subject's words: none a present or modal verb, a "to" or a relative word ("once a PR is approved",
+# "the way to get the …"), and the last not a determiner ("a failed sign-in": a participle as an adjective).
+_SUBJECT_WORD = (
+    r"(?!(?:is|are|am|be|been|being|has|have|do|does|can|could|may|might|must|should|shall|will|would|to|that|"
+    r"which|who|whose|where|when|if|then|let|make|keep|put|set)\b)[\w`'’./-]+\s+"
+)
+_ACCOUNT = re.compile(
+    r"\s*"
+    + _LEAD_IN
+    + r"(?:"
+    + _DETERMINED
+    + r"(?:"
+    + _SUBJECT_WORD
+    + r"){0,5}?(?<!\bthe\s)(?<!\ba\s)(?<!\ban\s)"
+    r"(?<!\bour\s)(?<!\bits\s)(?<!\byour\s)(?<!\btheir\s)(?<!\bthis\s)(?<!\bthat\s)|"
+    r"[A-Za-z][\w-]*\s+[a-z][\w-]*s\s+)"
+    r"(?:once\s+|accidentally\s+|mistakenly\s+|also\s+|still\s+|quietly\s+|silently\s+|just\s+)?(?P<verb>"
+    + _PAST
+    + r")\b",
+    _I,
+)
+_BARE_PLURAL_VERBS = re.compile(
+    r"(?:showed|turned|ended|went|leaked|broke|landed|slipped|crashed|caused|appeared|got|were|was|had)\b", _I
+)
+# Who did it, when it is the reader or a person: the account then needs words that say it went wrong.
+_PERSON = re.compile(
+    r"\b(?:you|your|we|i|agents?|assistants?|claude|copilot|bots?|ai|someone|somebody|anyone|everyone|nobody|"
+    r"developers?|engineers?|staff|team|people|reviewers?|maintainers?|users?|admins?|operators?)\b",
+    _I,
+)
+# Said to have gone well: an account told to be repeated ("…, which saved us hours", "and it worked fine").
+_WENT_WELL = re.compile(
+    r"\b(?:saved|worked\s+(?:fine|well|great)|was\s+(?:fine|ok|okay|great|faster)|no\s+(?:problems?|issues?|harm)|"
+    r"helped|as\s+(?:it|they|we|you)\s+should|as\s+intended|on\s+purpose|deliberately|by\s+design|"
+    r"keep\s+doing|do\s+(?:it|that|so)\s+again)\b",
+    _I,
+)
+_LAST_PAST = re.compile(
+    r"(?:었|았|였|했|났|됐|렸|겼|웠|졌)(?:습니다|어요|다)|적이\s*있(?:습니다|었습니다|어요|다)|ました|でした|"
+    r"(?<=[\u4e00-\u9fff])了"
+)
+_WRONG_LAST = re.compile(
+    r"장애|사고|유출|실패|오류|중단|롤백|障害|事故|漏洩|流出|停止|失敗|故障|泄露|泄漏|宕机|中断"
+)
+_EN_WRONG = re.compile(
+    r"\b(?:caused|outages?|crash(?:ed|es)?|failed|failures?|went\s+down|(?:showed|turned|ended)\s+up\s+in|"
+    r"appeared\s+in|had\s+to\s+(?:rotate|revoke|restore|roll\s+back)|rolled\s+back|data\s+loss|corrupt\w*|"
+    r"took\s+(?:down|out)|page[ds]?|woke)\b",
+    _I,
+)
+
+
+def told_as_past_account(text: str, start: int, clause: str) -> bool:
+    """The phrase at `start` stands in a past account (`_ACCOUNT`) with nothing said to have gone well;
+    of the reader or a person only where the words around it say something went wrong."""
+    begin, end = _sentence_window(text, start)
+    first_end = _SENTENCE_END.search(text, start, end)
+    sentence = text[begin : first_end.end() if first_end else end]
+    if _WENT_WELL.search(sentence):
+        return False
+    if _LAST_PAST.search(sentence) and _WRONG_LAST.search(sentence):
+        return True
+    whole = mask_code_spans(text[start - len(clause) : min(len(text), start + _REACH)])
+    cut = _CLAUSE_END.search(whole, len(clause))
+    m = _ACCOUNT.match(whole[: cut.start() if cut else len(whole)])
+    if m is None or m.start("verb") > len(clause) + 80:
+        return False
+    if not m.group(0).lstrip()[:1].isalpha() or (
+        _DETERMINED_START.match(m.group(0)) is None and _BARE_PLURAL_VERBS.match(m.group("verb")) is None
+    ):
+        return False
+    after = whole[m.end() : cut.start() if cut else len(whole)]
+    if _SUBORDINATE_OR_RELATIVE.match(after):
+        return False  # "once a PR is approved, keep …", "a message quoted in an issue counts as …"
+    doer = m.group(0)[: m.start("verb") - m.start()]
+    return _PERSON.search(doer) is None or _went_wrong(text, start) or _EN_WRONG.search(sentence) is not None
+
+
+# After the verb: a comma closing a clause it opened, or a present or modal verb its clause goes on to, so
+# the past form was a participle before the main verb.
+_SUBORDINATE_OR_RELATIVE = re.compile(
+    r"[^,;.!?]{0,0},|[^;.!?]{0,120}?\b(?:is|are|counts?|overrides?|means?|gets?|goes|needs?|must|should|can|may|"
+    r"will|has|have|does|do|becomes?|stays?|remains?|wins?|takes?\s+precedence)\b",
+    _I,
+)
+_DETERMINED_START = re.compile(r"\s*" + _LEAD_IN + _DETERMINED, _I)
+# "…, skipping the cache is the point; skipping the permission check is not.": the phrase as the subject
+# of a bare "is not" that closes its clause, a contrast that refuses it.
+_IS_NOT = re.compile(r"[^.!?;:,]{0,80}?\b(?:is|are)\s+not\s*(?:[.!?;]|$)", _I)
+_CONTRAST_BEFORE = re.compile(r"(?:[,;:]|\bbut|\bwhile|\bwhereas)\s*$|^\s*$", _I)
+
+
+def refused_by_a_bare_not(text: str, start: int, clause: str) -> bool:
+    """The phrase opens a clause or follows a comma, and a bare "is not" closes it (`_IS_NOT`)."""
+    rest = mask_code_spans(text[start : min(len(text), start + 120)])
+    return _IS_NOT.match(rest) is not None and _CONTRAST_BEFORE.search(clause) is not None
+
+
+# What a thing can or could do, told of it as the subject of its clause: "the default token can write to the
+# repository", "tracing and process listings can print the secret into the job log": a capability or a
+# hazard, the reason for a rule. Not a passive ("… can be shared in Slack" permits it), not "may" (a
+# permission), and not of the reader or a person ("agents can push …"), nor after an order's lead ("make
+# sure the logger can print …", "so it can …").
+_CAN = r"\b(?:can|could|might|would)\s+(?:also\s+|still\s+|easily\s+|then\s+|silently\s+)?(?!be\b|not\b|never\b|only\b)[a-z]+"
+_CAN_AFTER = re.compile(r"^(?P<subject>[^.!?;:,]{0,60}?)" + _CAN, _I)
+_CAN_BEFORE = re.compile(
+    r"^\s*(?P<subject>(?:[\w`'’./-]+\s+){1,6}?)"
+    + _CAN
+    + r"\s+(?:(?:the|a|an|any|every|all|its|their|our)\s+)?$",
+    _I,
+)
+_ORDER_LEAD = re.compile(
+    r"\b(?:make\s+sure|ensure|let|allow|so|please|if|when|whenever|unless|have|set|configure|keep)\b", _I
+)
+
+
+def told_as_a_capability(text: str, start: int, clause: str) -> bool:
+    """The phrase is a thing told of by what it can or could do (`_CAN_AFTER`, the thing as the subject),
+    or is the object of what a thing can or could do (`_CAN_BEFORE`), with no person as that subject."""
+    if _SUBJECT_LEAD.fullmatch(clause) is not None:
+        m = _CAN_AFTER.match(mask_code_spans(text[start : min(len(text), start + _REACH)]))
+    else:
+        m = _CAN_BEFORE.match(clause)
+    return (
+        m is not None
+        and _PERSON.search(m.group("subject")) is None
+        and _ORDER_LEAD.search(m.group("subject")) is None
+    )
