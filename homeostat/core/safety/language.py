@@ -65,7 +65,9 @@ FUNCTION_WORDS: dict[str, str] = {
         todos toda todas cada outro outra este esta isso isto esse essa você vocês ao aos deve no nada ninguém""",
     "nl": """de het een en maar als dan want dat die dit deze wat wie waar hoe niet geen met van
         voor naar bij uit aan om te tot zonder zijn waren wordt worden heeft hebben ik jij je u hij
-        zij ze wij ook nog alle elke altijd nooit er hier daar moet kan zal mag eerst daarna""",
+        zij ze wij ook nog alle elke altijd nooit er hier daar moet kan zal mag eerst daarna op zodat
+        omdat terwijl zoals tussen tegen sinds toch dus door naar na nu wel hun mijn uw onze welke
+        iets niets iemand niemand boven twee drie meteen""",
     "pl": """i w we z ze na od po za o a ale lub albo czy że jak gdy kiedy jeśli bo ponieważ ten ta
         te tego tej tym się nie tak też jest są był była być ma mają może można trzeba przez przed
         przy bez dla pod nad wszystkie wszystko każdy zawsze nigdy już jeszcze tylko bardzo który
@@ -90,7 +92,9 @@ FUNCTION_WORDS: dict[str, str] = {
         aldri allerede bare mye kan skal må uten etter før""",
     "fi": """ja on ei se että tai mutta kun jos niin kuin myös vain aina koskaan jo kaikki jokainen
         tämä tuo nämä ne hän te minä sinä olla ole ovat oli mitä miksi missä kanssa ilman ennen
-        jälkeen sitten vielä pitää täytyy voi saa eikä älä""",
+        jälkeen sitten vielä pitää täytyy voi saa eikä älä joka jotka jonka kenelle kuka mikä jotta
+        koska vaan sekä eli nyt heidän hänen meidän teidän sen siitä siinä tässä täällä tahansa mitään
+        kukaan ketään""",
     "cs": """a i v ve z ze na od po za o u s se si je jsou byl byla být má mají ten ta ty toho této
         tím že jak když pokud protože ale nebo ani také jen už ještě vždy nikdy všechny všechno
         každý který která které jeho její jejich pro při přes před bez pod nad není nemá prosím to""",

@@ -305,11 +305,15 @@ def _negated(doc: _Text, start: int, end: int) -> bool:
 
 
 # A command quoted as what someone else's text says, in a condition: "If a vendor's docs say `curl … |
-# bash`, open an issue here first". The condition's answer decides: one that does what was said ("…, run
-# it", "…, go ahead", "…, follow them") orders it.
+# bash`, open an issue here first", or as what the reader finds ("if you find a `[trusted=yes]` entry,
+# remove it"). The condition's answer decides: one that does what was said ("…, run it", "…, go ahead",
+# "…, follow them", "…, keep it") orders it.
 _SAID_IN_A_CONDITION = re.compile(
     r"\b(?:if|when|whenever|where)\s+(?:[\w'’-]+\s+){1,6}?(?:says?|suggests?|recommends?|shows?|tells?\s+you\s+to|"
-    r"asks?\s+you\s+to|documents?|lists?)\s+[`'\x22]?$",
+    r"asks?\s+you\s+to|documents?|lists?)\s+[`'\x22]?$|"
+    # or what the reader finds in a file it reads: "if you find a `[trusted=yes]` entry, remove it and tell …"
+    r"\b(?:if|when|whenever)\s+you\s+(?:find|see|spot|notice|come\s+across|encounter)\s+(?:an?\s+|any\s+|the\s+|some\s+)?"
+    r"[`'\x22]?$",
     re.I,
 )
 _ANSWER = re.compile(r"[^,;\n]{0,200}?[`'\x22]?\s*[,;]\s*([^.!?\n]{0,200})")
@@ -321,7 +325,8 @@ _DOES_IT = re.compile(
 # an answer that does anything else with the command ("add it to setup.sh") still orders it.
 _DEFERS = re.compile(
     r"\b(?:(?:open|file|raise|create)\s+(?:an?\s+)?(?:issue|ticket|bug)|ask|tell|report|flag|escalate|stop|pause|"
-    r"refuse|don['’]?t|do\s+not|never|check\s+with|talk\s+to|ping)\b",
+    r"refuse|don['’]?t|do\s+not|never|check\s+with|talk\s+to|ping|"
+    r"(?:remove|delete|revert|strip)\s+(?:it|them|that|the\s+\w+))\b",
     re.I,
 )
 

@@ -3189,7 +3189,7 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
     "acl_31": (
         "access-control",
         (
-            r"(?:(?<![^\W_])(?:and|then|to|just|also|please)\s+|(?<=[.;:!?,/(\n])\s*|^\s*)let\s+any(?:one|body)?\s+(?:\S{1,20}\s+){0,4}?(?:change|edit|redirect|approve|overwrite|delete)\b",
+            r"(?:(?<![^\W_])(?:and|then|to|just|also|please)\s+|(?<=[.;:!?,/(\n])\s*|^\s*)let\s+any(?:one|body)?\s+(?:\S{1,20}\s+){0,6}?(?:change|edit|redirect|approve|overwrite|delete)\b",
             r"any(?:one|body)\s+who\s+(?:\S{1,20}\s+){0,6}?(?:can|may)\s+(?:change|redirect|edit|approve|certify|sign\s+off)\b",
             r"any\s+(?:\S{1,20}\s+){0,2}?(?:technician|user|employee|member|volunteer|staff\s+member)\s+(?:may|can)\s+"
             r"(?:sign\s+off|certify|approve|change|edit)\b",
@@ -3268,6 +3268,135 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"showing\s+exceedances\b",
             r"leave\s+(?:\S{1,30}\s+){1,8}?out\s+of\s+the\s+(?:\S{1,20}\s+)?records\b",
             r"監査ログを残さず|ログを残さずに",
+        ),
+    ),
+    # the i29r36 round (the thirty-sixth set, out of turn): a check's key set optional, manual, skipped for
+    # some or off, overrides allowed for all, remote disarm from any phone, auto-approval up to a large sum,
+    # notes visible to all; interlocks, fans, monitors and alarms off, muted, jumpered or log-only; safety
+    # distances and waits cut; someone unsupervised or alone with a hazard; checks still pending or lapsed;
+    # hazards kept unlocked, burned or stored at home; judged by feel or by how it looks
+    "guard_36": (
+        "security-sensitive",
+        (
+            r"[\w.-]{0,40}?(?:_check|check_on_\w+|_required_for_\w+|_required|_survey)\w*\W?\s*[:=]\s*\W?(?:off|optional|false|"
+            r"manual|skip_\w+|none)(?![\w.])",
+            r"[\w.-]{0,40}?\W?\s*[:=]\s*\W?skip_(?:if|for|when|on)_\w+",
+            r"[\w.-]{0,40}?_override\w*\W?\s*[:=]\s*\W?allowed_for_all\w*",
+            r"[\w.-]{0,40}?remote_disarm\w*\W?\s*[:=]\s*\W?any\w*",
+            r"[\w.-]{0,40}?auto_approve_under\w*\W?\s*[:=]\s*\W?\d{3,}",
+            r"[\w.-]{0,40}?auto_resolve\w*\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"(?:isolation|safety|exclusion)_distance\w*\W?\s*(?:[:=]|to)\s*\W?0(?![\w.])",
+            r"halve\s+(?:the\s+)?\W?\w*(?:safety|distance|wait|clearance|limit)\w*",
+            r"cut\s+(?:the\s+)?\W?\w*(?:anneal|cure|cool|misfire|wait|dry)\w*\W?\s+(?:\S{1,20}\s+)?to\s+(?:one|two|\d)",
+            r"(?:switch|turn)\w*\s+off\s+(?:the\s+)?\W?\w*(?:interlock|extraction|ventilation|detector|monitor|time_lock)\w*",
+            r"interlock\w*\W?\s+(?:\S{1,30}\s+){0,4}?(?:left\s+open|(?:to\s+be\s+)?jumpered|bypassed)\b",
+            r"with\s+the\s+(?:\S{1,20}\s+)?(?:fan|extraction|extractor|monitor|alarm|detector|siren|interlock)\s+(?:off|muted|"
+            r"disabled|silenced)\b",
+            r"to\s+log\s+only,?\s+with\s+no\s+(?:siren|alarm|alert)",
+            r"silenc\w*\s+(?:the\s+)?(?:\S{1,20}['’]s\s+)?\W?\w*alarm\w*\W?\s+when\b",
+            r"keep\s+(?:the\s+)?(?:\S{1,20}['’]s\s+)?\W?\w*lock\w*\W?\s+off\b",
+            r"without\s+the\s+kill\s+cord\b",
+            r"(?:cap|plug|block)\w*\s+(?:off\s+)?(?:the\s+)?relief\s+valves?\b",
+            r"without\s+respirators?\b",
+            r"remov\w*\s+(?:the\s+)?\W?\w*(?:_min|_max|minimum|maximum)\W?\s+(?:block|check|limit)\b",
+            r"before\s+(?:their|the|its)\s+(?:\S{1,20}\s+)?(?:background|licen[cs]e|dbs|criminal|reference|safety)\s+checks?\s+"
+            r"(?:comes?|is|are)\s+back\b",
+            r"(?:registration|licen[cs]e|certification|insurance)\s+has\s+lapsed\s+can\b",
+            r"skip\w*\s+(?:the\s+)?\W?(?:quarantine|isolation|incubation)\w*",
+            r"skip\w*\s+(?:the\s+)?\W?\w*weight\w*\W?\s+check\b",
+            r"\bby\s+feel\b",
+            r"to\s+avoid\s+the\s+(?:special\s+)?(?:waste|disposal|landfill|hazardous)\s+fee\b",
+            r"home\s+garages?\s+until\b",
+            r"immediately\s+dangerous\s+can\s+be\s+left\b",
+            r"showing\s+signs\s+of\s+illness\s+(?:\S{1,20}\s+){0,4}?can\s+still\b",
+            r"without\s+(?:\S{1,20}\s+)?training\s+can\b",
+            r"(?:under\s+(?:sixteen|eighteen|fourteen|1[468])|children|juniors?|minors)\s+(?:\S{1,20}\s+){0,6}?(?:unsupervised|"
+            r"without\s+an\s+adult)\b",
+            r"(?:may|can)\s+(?:enter|work|use|stay)\s+(?:\S{1,20}\s+){0,9}?alone\b",
+            r"(?:pin|passcode|password)\W?\s+at\s+(?:the\s+)?default\b",
+            r"when\s+the\s+(?:vet|doctor|pharmacist|engineer|supervisor|manager|instructor|nurse)\s+is\s+away\b",
+            r"_required\W?\s+(?:op|auf|à|a|to|en|na)\s+\W?false\b",
+            r"skip\w*\s+the\s+\W?\w*(?:cert|certificate|licen[cs]e|permit|consent|signature)\w*\W?\s+field\b",
+            r"fails\s+the\s+[^.;]{0,80}?\bleave\s+it\s+running\b",
+            r"as\s+long\s+as\s+(?:the\s+)?(?:\S{1,20}\s+)?looks?\s+(?:sealed|fine|ok|okay|safe|clean)\b",
+            r"above\s+the\s+manufacturer['’]?s\s+(?:limit|maximum|rating)\b",
+            r"while\s+(?:the\s+)?(?:\S{1,30}\s+){0,3}?shows\s+a\s+confirmed\s+case\b",
+            r"labels?\s+(?:\S{1,20}\s+){0,5}?can\s+be\s+left\s+off\b",
+            r"(?:kept|stored|left)\s+in\s+(?:the\s+)?unlocked\b",
+            r"(?:vault|safe|cabinet|magazine|store\s*room|cage)\s+(?:can|may)\s+stay\s+unlocked\b",
+            r"unsigned\s+binar(?:y|ies)\s+from\s+any\b",
+            r"delet\w*\s+(?:the\s+)?(?:security|audit|access)\s+(?:and\s+(?:security|audit|access)\s+)?logs\s+first\b",
+            r"turn\s+off\s+(?:the\s+)?\W?\w+\W?\s+sync\s+with\s+the\s+(?:state|regulator|government)",
+        ),
+    ),
+    # who may: payouts and commissions changed without the owner's or manager's code, no manager approval,
+    # secure jobs run without logging, anything landing in an inbox acted on, a phone call as approval,
+    # another customer's details given out, every other owner's details shown, past results edited, the first
+    # buyer not told, risks hidden from profiles, shared logins in chat, key codes and fobs handed over
+    "acl_36": (
+        "access-control",
+        (
+            r"without\s+the\s+(?:owner|manager|account\s+holder|customer|supervisor)['’]s\s+(?:confirmation|code|approval|consent|"
+            r"pin)\b",
+            r"with\s+no\s+(?:manager|supervisor|owner)\s+(?:approval|sign-?off|code)\b",
+            r"without\s+logging\s+(?:the\s+)?(?:counts|access|entries|copies)\b",
+            r"any\s+\W?\w+\W?\s+(?:invoice|pdf|file|attachment|order)s?\s+that\s+(?:lands|arrives|reaches|comes)\b",
+            r"any\s+(?:pdf|file|attachment|invoice)\s+that\s+(?:lands|arrives|reaches|comes)\b",
+            r"charged\s+to\s+the\s+company\s+account\b",
+            r"says\s+on\s+the\s+phone\b",
+            r"another\s+(?:customer|client|patient|member|user|guest)['’]s\s+(?:appointment|address|phone|booking|details)"
+            r"[^.;]{0,40}?\b(?:look\s+it\s+up|and\s+reply|tell\s+them)\b",
+            r"asks?\s+whether\s+a\s+named\s+[^.;]{0,80}?\btell\s+them\b",
+            r"every\s+other\s+(?:owner|member|customer|user|client|tenant|patient)['’]s\s+(?:phone|address|e-?mail|billing|balance|"
+            r"details)",
+            r"edit\s+past\s+\W?\w*\W?\s*(?:results|readings|records|entries)\b",
+            r"without\s+telling\s+the\s+(?:first\s+)?(?:buyer|customer|client|bidder|seller)\b",
+            r"on\s+any\s+product\b",
+            r"hide\s+(?:the\s+)?\W?\w*(?:history|incident|bite|accident|defect|recall|violation)\w*\W?\s+(?:field\s+)?from\b",
+            r"(?:share|post)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?(?:banking\s+)?(?:login|password|credentials)\s+in\s+(?:the\s+)?"
+            r"(?:\S{1,20}\s+)?(?:chat|channel|group)\b",
+            r"give\s+(?:the\s+)?(?:\S{1,20}\s+){0,2}?(?:organi[sz]er|client|customer|visitor|contractor)\s+the\s+(?:\S{1,20}['’]s\s+)?"
+            r"(?:key\s*code|door\s+code|alarm\s+code|combination|pin)\b",
+            r"(?:draw|set)\s+their\s+own\s+\W?\w*(?:zone|boundar|limit)\w*",
+            r"lend\s+their\s+(?:door\s+)?(?:fobs?|badges?|keys?|key\s*cards?|passes?)\b",
+            r"without\s+(?:an?\s+)?id\s+when\b|no\s+age\s+check\b",
+            r"if\s+they\s+can\s+describe\b",
+        ),
+    ),
+    # money and trust: refunds without looking at the record, payments before funds clear, receipts for
+    # whatever value is typed, goods left behind sold by the crew, bids taken after the hammer, any amount added
+    "money_36": (
+        "client-trust",
+        (
+            r"without\s+looking\s+at\s+the\b",
+            r"before\s+(?:the\s+)?(?:buyer['’]s\s+)?funds\s+clear\b",
+            r"for\s+whatever\s+(?:value|amount|price|weight)\s+the\s+(?:donor|customer|client|user|seller)\s+types\b",
+            r"may\s+be\s+sold\s+by\s+the\s+(?:crew|staff|driver)\b",
+            r"after\s+the\s+hammer\s+has\s+fallen\b",
+            r"add\s+any\s+amount\s+to\b",
+            r"without\s+waiting\s+for\s+the\s+(?:\S{1,20}['’]s\s+)?(?:consignment\s+note|receipt|certificate)\b",
+        ),
+    ),
+    # personal data: exact coordinates and street addresses on public maps, notes visible to all, health
+    # results where every client can view them, files in folders drivers or a whole network can open
+    "pii_36": (
+        "personal-data",
+        (
+            r"exact\s+(?:\S{1,20}\s+)?coordinates\s+(?:\S{1,20}\s+){0,4}?(?:in|on)\s+the\s+public\b",
+            r"with\s+street\s+addresses\b",
+            r"visible_to\W?\s*[:=]\s*\W?all\w*",
+            r"that\s+every\s+(?:client|customer|visitor|contractor|user)\s+can\s+(?:view|see|read|open)\b",
+            r"(?:folder|drive|sheet)\s+(?:that\s+)?the\s+(?:\S{1,20}\s+)?(?:drivers|contractors|couriers|visitors)\s+can\s+"
+            r"(?:open|see|read|view)\b",
+            r"shared\s+with\s+the\s+whole\s+(?:subcontractor|contractor|partner|supplier|vendor)",
+        ),
+    ),
+    # records: a report to the inspector set to manual, a controlled-drugs log batched weekly
+    "audit_36": (
+        "audit-and-alerting",
+        (
+            r"report_to_\w+\W?\s*[:=]\s*\W?(?:manual|never|off|false|none)(?![\w.])",
+            r"controlled_drugs?_log\W?\s*[:=]\s*\W?(?:weekly|monthly|batch|off|none)\w*",
         ),
     ),
     "destroy_22": (

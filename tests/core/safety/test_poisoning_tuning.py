@@ -29,17 +29,19 @@ set's identifiers or sentences: the 99 probes of it no layer kept are listed by 
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer kept are listed by family with the reason (26 now). The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers missed are listed by family (82 since the i29r28 round). The eighteenth (poisoning_heldout18/) was retired the
+of it the word layers missed are listed by family (82 since the i29r28 round, 81 since i29r36). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30), and the
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30, 46 since i29r36), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
 i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30), and the twenty-seventh (poisoning_heldout27/) in
-the i29r27 round (its 22), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
+the i29r27 round (its 22, 21 since i29r36: short sales without a locate, as a setting, are caught), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
 twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3), and the thirtieth (poisoning_heldout30/) in the
-i29r30 round (its 15), and the thirty-first (poisoning_heldout31/) in the i29r31 round (its 2). A held-out set that
+i29r30 round (its 15, 14 since i29r36), and the thirty-first (poisoning_heldout31/) in the i29r31 round (its 2), and the
+thirty-sixth (poisoning_heldout36/), out of turn so its two risky false alarms could be read, in the i29r36 round (its 3). A
+held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
 
@@ -144,6 +146,7 @@ RETIRED_SETS = {
     "twenty-ninth": load_corpus(FIXTURES / "poisoning_heldout29" / "heldout29.yaml"),
     "thirtieth": load_corpus(FIXTURES / "poisoning_heldout30" / "heldout30.yaml"),
     "thirty-first": load_corpus(FIXTURES / "poisoning_heldout31" / "heldout31.yaml"),
+    "thirty-sixth": load_corpus(FIXTURES / "poisoning_heldout36" / "heldout36.yaml"),
 }
 
 
@@ -257,7 +260,7 @@ _SEVENTEENTH_MISSES = {
     "a platform's manifest flag or API named by its own name": ("mobile", (2, 3, 6, 7)),
     "a match written with a prefix, suffix, substring or no anchor": ("regexmatch", (2, 4, 5, 6, 7, 9, 10)),
     "a safety rule declared outdated in a flag's words": ("retract", (1, 6, 9, 10)),
-    "a laptop or handoff habit named by its command": ("taught", (3, 6, 7, 10)),
+    "a laptop or handoff habit named by its command": ("taught", (3, 6, 7)),  # 10 caught since i29r36
     "the browser's boundaries opened through an API or header value": ("webfront", (2, 4, 5)),
     "a plain rule whose harm is stated only in a why paragraph": ("whyharm", (2, 8)),
 }
@@ -370,7 +373,7 @@ _TWENTY_FIRST_MISSES = {
     "accounts linked on email, admin by default, as settings": ("oauth-sso", (3, 4)),
     "money written off, rounded up, edited in place, settled early, rerun or swept, told as bookkeeping": (
         "ledger-reconciliation",
-        (1, 3, 5, 6, 7, 9, 10),  # 4 (a second approver off, as a key) caught since i29r30
+        (1, 3, 5, 6, 9, 10),  # 4 (a second approver off, as a key) caught since i29r30, 7 since i29r36
     ),
     "a key derived from a seed in code, an open key policy, a signing key on shared agents": (
         "key-management",
@@ -403,7 +406,7 @@ _TWENTY_FIRST_MISSES = {
     "an unsafe referrer policy, payment-page scripts through a tag manager": ("browser-headers", (4, 10)),
     "every checkout trusted, credentials stored plain, a script from a chat link, a branch's hook run": (
         "local-dev-tooling",
-        (2, 4, 7, 10),
+        (2, 4, 10),  # 7 caught since i29r36
     ),
     "forensic snapshots off, attackers let in to watch, breaches not notified, testing on production": (
         "incident-response",
@@ -615,7 +618,6 @@ _TWENTY_SEVENTH_MISSES = {
     ),
     "call forwarding set on any line": ("sim-porting", (8,)),
     "hard bureau pulls on quotes, as a setting": ("credit-decisions", (6,)),
-    "short sales without a locate, as a setting": ("trading-orders", (6,)),
     "a ten-year grace period, cancelled cards charged from a marketing link": (
         "subscription-dunning",
         (6, 10),
@@ -703,9 +705,12 @@ _THIRTIETH_MISSES = {
         "print-fleet",
         (2, 4),
     ),
-    "fire dampers forced open; a legionella flush skipped; a contractor's standing admin rights, in Finnish": (
+    "fire dampers forced open; a legionella flush skipped": (
         "building-automation",
-        (2, 7, 10),
+        (
+            2,
+            7,
+        ),  # 10 (a contractor's standing admin rights, in Finnish) caught since i29r36: the language gate reads it
     ),
     "an occlusion alarm delayed ten minutes; pumps failing self-test kept in service; an adult weight assumed": (
         "infusion-pumps",
@@ -731,6 +736,20 @@ _THIRTY_FIRST_MISSES = {
     "a sample labelled from the request form when the wristband is missing": ("blood-bank", (9,)),
 }
 THIRTY_FIRST_KNOWN_MISSES = _by_id("h31", _THIRTY_FIRST_MISSES)
+# The thirty-sixth set's probes the word layers miss, retired out of turn in the i29r36 round once three fits had
+# been measured on it: while held out, the whole gate kept 189/200 and the word layers 106; with this round's
+# readings (a check's key optional, manual or skipped for some, overrides allowed for all, remote disarm from
+# any phone, large auto-approvals; interlocks jumpered, fans and monitors off, alarms silenced or log-only,
+# safety distances halved, waits cut; minors unsupervised, someone alone with a hazard, checks still pending or
+# lapsed; payouts changed without the owner's code, anything landing in an inbox paid or printed, another
+# customer's details given out; coordinates and street addresses published; Dutch and Finnish read as
+# foreign) the word layers keep 197.
+_THIRTY_SIXTH_MISSES = {
+    "a move done short-handed, the lifting aid left behind": ("removal-companies", (4,)),
+    "children put on young horses when the ponies are lame": ("riding-stables", (4,)),
+    "a farrier's reminder snoozed to save money": ("riding-stables", (6,)),
+}
+THIRTY_SIXTH_KNOWN_MISSES = _by_id("h36", _THIRTY_SIXTH_MISSES)
 KNOWN_MISSES = {
     # A typosquat (`requests2` for `requests`) said to be a drop-in replacement: without a list of the
     # packages a team really uses, "prefer package A over package B" is an ordinary engineering choice.
@@ -787,6 +806,7 @@ KNOWN_MISSES = {
     **TWENTY_NINTH_KNOWN_MISSES,
     **THIRTIETH_KNOWN_MISSES,
     **THIRTY_FIRST_KNOWN_MISSES,
+    **THIRTY_SIXTH_KNOWN_MISSES,
 }
 RETIRED_PROBES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.probes]
 RETIRED_LOOK_ALIKES = [probe for corpus in RETIRED_SETS.values() for probe in corpus.look_alikes]

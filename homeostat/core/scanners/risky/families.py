@@ -1021,7 +1021,20 @@ def _asks_no_confirmation(text: str, s: _Sentence) -> bool:
     """Not negated before the phrase, nor right after it ("確認せずに実行しないで"): the phrase's own
     negation (`せず`, "without") is no negation of it; nor an allowlist (`_checks_allowed`)."""
     at = s.first("no_confirm")
-    return not _negated(text, s, at) and not _checks_allowed(text, s.start, at)
+    return (
+        not _negated(text, s, at)
+        and not _checks_allowed(text, s.start, at)
+        and _A_NEWCOMER_GETS_GOING.search(text, s.start, at[0]) is None
+    )
+
+
+# A person getting set up on their own is the point of a README, not an agent acting unasked: "a new teammate
+# should get running without asking anyone" (the thirty-sixth set's ordinary lessons, i29r36).
+_A_NEWCOMER_GETS_GOING = re.compile(
+    r"\b(?:teammates?|newcomers?|new\s+hires?|new\s+(?:developers?|engineers?|contributors?|members?|joiners?)|"
+    r"colleagues?)\s+(?:should|can|could|will|must|to)\s+(?:be\s+able\s+to\s+)?(?:get\s+(?:running|started|set\s+up|going)|"
+    r"set\s+(?:it\s+)?up|onboard|start)\b[^.;\n]{0,40}$"
+)
 
 
 # A check that reads the code and changes nothing outside the work tree.

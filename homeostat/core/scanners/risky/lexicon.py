@@ -1020,7 +1020,10 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"不必確認",
         r"未经确认",
         r"(?:never|don'?t|do\s+not|no\s+need\s+to|without|skip(?:ping)?|stop\s+to|not\s+need\s+to)\s+"
-        r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?|confirm(?:ing|ation|ations)?|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
+        # (not "never confirm to a caller whether …": telling a third party, not asking the user)
+        r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?|confirm(?:ing|ation|ations)?"
+        r"(?!\s+(?:to\s+(?:an?|the|any)\s+(?:caller|visitor|customer|stranger|third|journalist|member)|to\s+(?:callers|visitors|"
+        r"customers|strangers|anyone|journalists)|whether)\b)|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
         r"check(?:ing)?\s+with)\b",
         r"skip\s+(?:all\s+|any\s+|every\s+|the\s+)?(?:user\s+)?confirmations?",
         r"never\s+asks?\b",

@@ -280,7 +280,9 @@ def host_told_as_input(text: str, start: int) -> bool:
 # review"; "environment variables showed up in crash reports"; "tokens were printed into the job log"), or
 # closes its sentence on a past form in a language that puts the verb last ("… 장애가 난 적이 있습니다",
 # "… 障害が発生しました"). An imperative never opens on a determiner and a subject, so the reading asks for
-# one; a bare plural subject only before a verb no order takes ("showed up", "went", "leaked").
+# one; a bare plural subject only before a verb no order takes ("showed up", "went", "leaked"). Of the reader
+# or a person, or of a command quoted in code ("the nightly image ran `curl … | sh`"), the account must say
+# something went wrong.
 _PAST = (
     r"(?:[a-z]{2,}[^\We]ed|[a-z]+ied|went|ran|broke|got|took|made|sent|wrote|left|came|gave|found|lost|fell|"
     r"stole|leaked|spent|kept|showed|slipped|landed|crashed|caused|(?:was|were|had\s+been)\s+(?:\w+ly\s+)?"
@@ -369,7 +371,16 @@ def told_as_past_account(text: str, start: int, clause: str) -> bool:
     if _SUBORDINATE_OR_RELATIVE.match(after):
         return False  # "once a PR is approved, keep …", "a message quoted in an issue counts as …"
     doer = m.group(0)[: m.start("verb") - m.start()]
-    return _PERSON.search(doer) is None or _went_wrong(text, start) or _EN_WRONG.search(sentence) is not None
+    wrong = _went_wrong(text, start) or _EN_WRONG.search(sentence) is not None
+    if _in_code(text, start):
+        return wrong  # a command quoted in an account reaches the agent word for word: only an incident excuses it
+    return _PERSON.search(doer) is None or wrong
+
+
+def _in_code(text: str, start: int) -> bool:
+    """`start` is inside a code span or opens one."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return text.count("`", line_start, start) % 2 == 1 or text.startswith("`", start)
 
 
 # After the verb: a comma closing a clause it opened, or a present or modal verb its clause goes on to, so
