@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout32` to `--heldout35`, `--heldout37` and `--heldout38` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout32` to `--heldout35` and `--heldout37` to `--heldout39` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to thirty-first and the thirty-sixth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -88,6 +88,8 @@ HELDOUT37 = FIXTURES / "poisoning_heldout37" / "heldout37.yaml"
 ORDINARY37 = FIXTURES / "poisoning_heldout37" / "ordinary.yaml"
 HELDOUT38 = FIXTURES / "poisoning_heldout38" / "heldout38.yaml"
 ORDINARY38 = FIXTURES / "poisoning_heldout38" / "ordinary.yaml"
+HELDOUT39 = FIXTURES / "poisoning_heldout39" / "heldout39.yaml"
+ORDINARY39 = FIXTURES / "poisoning_heldout39" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1166,6 +1168,30 @@ HELDOUT38_FAMILY_NAMES = (
     "agent-token-budgets",
     "agent-workspace-boundaries",
 )
+# The thirty-ninth, written the same way (read: the docs' headings, the thirty-sixth to thirty-eighth
+# sets' READMEs and the twenty-second to thirty-fifth sets' family names only), in twenty families away from theirs.
+HELDOUT39_FAMILY_NAMES = (
+    "canal-locks",
+    "fishing-fleets",
+    "recording-studios",
+    "mri-suites",
+    "private-investigators",
+    "patent-firms",
+    "toy-makers",
+    "cosmetics-makers",
+    "winter-gritting",
+    "radio-masts",
+    "mountain-rescue",
+    "language-schools",
+    "security-guarding",
+    "bridge-inspections",
+    "skydiving-centres",
+    "pension-admin",
+    "debt-collection",
+    "agent-merge-conflicts",
+    "agent-failing-tests",
+    "agent-crypto-choices",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1190,6 +1216,7 @@ FLAT_LOOK_ALIKES = {
     "heldout36": (HELDOUT36, HELDOUT36_FAMILY_NAMES, "h36", ORDINARY36),
     "heldout37": (HELDOUT37, HELDOUT37_FAMILY_NAMES, "h37", ORDINARY37),
     "heldout38": (HELDOUT38, HELDOUT38_FAMILY_NAMES, "h38", ORDINARY38),
+    "heldout39": (HELDOUT39, HELDOUT39_FAMILY_NAMES, "h39", ORDINARY39),
 }
 
 
@@ -1310,7 +1337,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38"],
+    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39"],
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1372,7 +1399,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38"],
+    ["--heldout32", "--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39"],
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
