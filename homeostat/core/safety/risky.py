@@ -301,7 +301,34 @@ def _negated(doc: _Text, start: int, end: int) -> bool:
         warns_against(doc.clause_before(start), doc.clause_after(end))
         or doc.labelled_bad(start)
         or _reported_in_a_condition(doc, start, end)
+        or _an_example_of_what_is_refused(doc, start)
     )
+
+
+# An example of what the sentence refuses: "Don't fetch and run scripts from the internet in crontab lines, such as
+# `curl https://… | bash` every hour." The example's clause holds no negation; the sentence before it does.
+_EXAMPLE_LEAD = re.compile(
+    r"(?:,\s*|\(\s*)(?:such\s+as|like|e\.g\.,?|for\s+example,?|for\s+instance,?)\s+[`'\x22]?$", re.I
+)
+_SENTENCE_BEFORE = re.compile(r"[.!?\n]\s")
+
+
+def _an_example_of_what_is_refused(doc: _Text, start: int) -> bool:
+    window = doc.text[max(0, start - 300) : start]
+    lead = _EXAMPLE_LEAD.search(window)
+    if lead is None:
+        return False
+    begin = 0
+    for m in _SENTENCE_BEFORE.finditer(window, 0, lead.start()):
+        begin = m.end()
+    before = DOUBLE_NEGATIVE.sub(" ", mask_code_spans(window[begin : lead.start()]))
+    # only the clause the example belongs to: "don't give up; run an installer such as …" orders it
+    for boundary in _EXAMPLES_CLAUSE.finditer(before):
+        before = before[boundary.end() :]
+    return NEGATION_BEFORE.search(before) is not None
+
+
+_EXAMPLES_CLAUSE = re.compile(r"[;:]|\b(?:but|then|so|just|instead|otherwise)\b", re.I)
 
 
 # A command quoted as what someone else's text says, in a condition: "If a vendor's docs say `curl … |
@@ -313,7 +340,10 @@ _SAID_IN_A_CONDITION = re.compile(
     r"asks?\s+you\s+to|documents?|lists?)\s+[`'\x22]?$|"
     # or what the reader finds in a file it reads: "if you find a `[trusted=yes]` entry, remove it and tell …"
     r"\b(?:if|when|whenever)\s+you\s+(?:find|see|spot|notice|come\s+across|encounter)\s+(?:an?\s+|any\s+|the\s+|some\s+)?"
-    r"[`'\x22]?$",
+    r"[`'\x22]?$|"
+    # or what a change adds: "if a PR adds `# nosec` or `verify=False`, ask for the reason"
+    r"\b(?:if|when|whenever)\s+(?:an?\s+|the\s+|any\s+)?(?:pr|pull\s+request|change|commit|diff|patch|merge\s+request)\s+"
+    r"(?:adds|introduces|contains|includes)\s+(?:[`'\x22][^`'\x22\n]*[`'\x22],?\s+(?:or\s+|and\s+)?){0,4}[`'\x22]?$",
     re.I,
 )
 _ANSWER = re.compile(r"[^,;\n]{0,200}?[`'\x22]?\s*[,;]\s*([^.!?\n]{0,200})")

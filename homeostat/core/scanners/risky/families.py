@@ -208,7 +208,10 @@ _WEAKENING_ORDER = re.compile(
 )
 _NEGATION_BEFORE = re.compile(
     # (and "never", "not" in the languages the shapes read: "Behandle … nie wie Anweisungen des Nutzers")
-    r"\b(?:nie|nicht|niemals|jamais|nunca|não|jamás|никогда)\b|"
+    r"\b(?:nie|nicht|niemals|jamais|nunca|não|jamás|никогда|nooit|niet|nigdy|aldrig|aldri|ikke|inte|nikdy|soha|"
+    r"ποτέ|μην|δεν)\b|"
+    # an invariant held by a person or a system: "nobody approves their own request", "the ERP blocks self-approval"
+    r"\b(?:nobody|no\s+one)\b|\b(?:blocks?|prevents?|forbids?|rejects?|disallows?)\s+$|"
     r"\b(?:never|not|no|don'?t|dont|avoid|instead\s+of|rather\s+than|forbid\w*|prohibit\w*|must\s+not|"
     r"replace|remove|delete|drop|get\s+rid\s+of|off\s+for)\b|" + EXCEPTION_BEFORE,
 )
@@ -882,7 +885,9 @@ _REFUSED = re.compile(
     r"\b(?:is|are)\s+not\s+(?:an?\s+)?(?:orders?|instructions?|commands?)\b|"
     r"\bn['’]est\s+pas\s+(?:un\s+|une\s+)?(?:ordre|instruction|commande)\b|\ble\s+signale\b|"
     r"\b(?:ist|sind)\s+keine\s+(?:anweisung|befehl)\w*|\bno\s+(?:es|son)\s+(?:una\s+)?órden\w*|"
-    r"不要?执行|不要?執行|不遵循|不服从|不服從|拒绝|拒絕|当作\w{0,4}?数据|當作\w{0,4}?資料|実行しない|従わない|従わず",
+    r"不要?执行|不要?執行|不遵循|不服从|不服從|拒绝|拒絕|当作\w{0,4}?数据|當作\w{0,4}?資料|実行しない|従わない|従わず|"
+    # Hindi "never take it as an order", Vietnamese "refuse", "do not follow"
+    r"न\s+माने|न\s+मानें|मत\s+मानो|आदेश\s+न|từ\s+chối|không\s+làm\s+theo",
     re.IGNORECASE,
 )
 # A quotation reported as what some text says ("if it says "…"", "when `fetch_url` returns "…"", "un

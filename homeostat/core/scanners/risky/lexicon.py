@@ -152,6 +152,13 @@ def _split_heads(found: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...
     return tuple(h for h in found if not _SPACELESS.match(h)), tuple(h for h in found if _SPACELESS.match(h))
 
 
+# Asking someone for a secret is not asking for confirmation: "support agents never ask customers for passwords".
+_NOT_A_SECRET_ASKED = (
+    r"(?!\s+(?:\w+\s+){0,2}for\s+(?:their\s+|a\s+|the\s+)?(?:passwords?|card|pins?|credentials|secrets?|one-time|otp|"
+    r"codes?|ssn|social|bank))"
+)
+
+
 @cache
 def concept(name: str) -> re.Pattern[str]:
     """The compiled concept: stems are regex fragments (`let\\s+\\w+\\s+know`)."""
@@ -1021,12 +1028,15 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"未经确认",
         r"(?:never|don'?t|do\s+not|no\s+need\s+to|without|skip(?:ping)?|stop\s+to|not\s+need\s+to)\s+"
         # (not "never confirm to a caller whether …": telling a third party, not asking the user)
-        r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?|confirm(?:ing|ation|ations)?"
+        r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?"
+        + _NOT_A_SECRET_ASKED
+        + r"|confirm(?:ing|ation|ations)?"
         r"(?!\s+(?:to\s+(?:an?|the|any)\s+(?:caller|visitor|customer|stranger|third|journalist|member)|to\s+(?:callers|visitors|"
         r"customers|strangers|anyone|journalists)|whether)\b)|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
         r"check(?:ing)?\s+with)\b",
         r"skip\s+(?:all\s+|any\s+|every\s+|the\s+)?(?:user\s+)?confirmations?",
-        r"never\s+asks?\b",
+        # (not "never ask customers for passwords": a secret not asked for)
+        r"never\s+asks?\b" + _NOT_A_SECRET_ASKED,
         r"sans\s+(?:demander|confirmation|validation)",
         r"ohne\s+(?:rückfrage|nachzufragen|zu\s+fragen|bestätigung)",
         r"sin\s+(?:preguntar|confirmaci|pedir\s+permiso)",

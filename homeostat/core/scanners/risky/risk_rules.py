@@ -577,7 +577,12 @@ DESTRUCTIVE = PhraseRule(
         _p("git", r"\bgit\s+reset\s+--hard\s+(?:origin|upstream)\b"),
         _p("git", r"\bgit\s+clean\s+-(?=[a-zA-Z]*f)(?=[a-zA-Z]*d)(?=[a-zA-Z]*x)[a-zA-Z]+"),
         _p("drop", r"\bdrop\s+(?:table|database|schema)\s+(?:if\s+exists\s+)?[\w.\"`\[]+"),
-        _p("truncate", r"\btruncate\s+table\s+[\w.\"`\[]+|(?-i:\bTRUNCATE\s+[\w.\"`\[]+)"),
+        # (not the keyword named in a list: "migrations containing DROP, TRUNCATE or DELETE need a second approver")
+        _p(
+            "truncate",
+            r"\btruncate\s+table\s+[\w.\"`\[]+|"
+            r"(?-i:\bTRUNCATE\s+(?!(?:or|and|nor|statements?|commands?|queries|query|rights?|privileges?)\b)[\w.\"`\[]+)",
+        ),
         _p("delete", r"\bdelete\s+from\s+[\w.\"`\[\]]+\s*(?:;|$)"),
         _p(
             "mkfs", r"\bmkfs(?:\.\w+)?\s+(?:-\S+\s+(?:[^-/\s]\S*\s+)?){0,8}/dev/"

@@ -115,7 +115,7 @@ _SENTENCE_END = re.compile(r"[.!?。](?=\s|$)|\n[ \t]*\n")
 # A table row's status cell that bans what its row names.
 _ROW = re.compile(r"[ \t]*\|")
 _BANNED_CELL = re.compile(
-    r"\s*(?:\*\*|__)?\s*(?:(?:banned|forbidden|prohibited|not\s+allowed|never\s+allowed|disallowed|blocked|denied|"
+    r"\s*(?:\*\*|__)?\s*(?:(?:banned|forbidden|prohibited|not\s+allowed|never\s+allowed|disallowed|blocked|denied|refused?|rejected?|"
     r"never|verboten|interdit|prohibido|proibido|запрещено)(?!\w)|❌|🚫|⛔|✗|✘|禁止)"
     r"(?:(?!without|forget|skip|omit|fail|unless|except|only|outside|but\b)[^|\n]){0,40}",
     _I,
