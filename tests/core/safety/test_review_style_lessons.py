@@ -83,14 +83,6 @@ THIRD_KNOWN_FALSE_ALARMS = {
 }
 
 
-@pytest.mark.parametrize("look_alike", THIRD_LOOK_ALIKES, ids=[p.id for p in THIRD_LOOK_ALIKES])
-def test_a_third_fresh_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
-    """Read as validate reads it in a KB (whose code repos' hosts are allowed); a schema error is no
-    false alarm."""
-    flagged = any(not flag.startswith("error:") for flag in flags_for(look_alike))
-    assert flagged is (look_alike.id in THIRD_KNOWN_FALSE_ALARMS), look_alike.text
-
-
 FOURTH_LOOK_ALIKES = load_corpus(FIXTURES / "poisoning_tuning" / "lookalikes4.yaml").look_alikes
 FOURTH_KNOWN_FALSE_ALARMS = {
     "la4-flags-04": "flags that bypass auth checks named as the subject of `must not exist`, a comma before it: "
@@ -113,12 +105,16 @@ FOURTH_KNOWN_FALSE_ALARMS = {
 }
 
 
-@pytest.mark.parametrize("look_alike", FOURTH_LOOK_ALIKES, ids=[p.id for p in FOURTH_LOOK_ALIKES])
-def test_a_fourth_fresh_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
-    """Written without reading the check (i29r37): 16 of 300 had a risky finding when first measured, 9 after
-    the readings beside the told cases below; read as validate reads it in a KB, a schema error no false alarm."""
+FRESH_LOOK_ALIKES = THIRD_LOOK_ALIKES + FOURTH_LOOK_ALIKES
+
+
+@pytest.mark.parametrize("look_alike", FRESH_LOOK_ALIKES, ids=[p.id for p in FRESH_LOOK_ALIKES])
+def test_a_fresh_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
+    """Read as validate reads it in a KB (whose code repos' hosts are allowed); a schema error is no false
+    alarm. The fourth file (i29r37) had 16 of 300 with a risky finding when first measured, 9 after the
+    readings beside the told cases below."""
     flagged = any(not flag.startswith("error:") for flag in flags_for(look_alike))
-    assert flagged is (look_alike.id in FOURTH_KNOWN_FALSE_ALARMS), look_alike.text
+    assert flagged is (look_alike.id in THIRD_KNOWN_FALSE_ALARMS | FOURTH_KNOWN_FALSE_ALARMS), look_alike.text
 
 
 def _drafted(lesson: dict[str, str]) -> str:
