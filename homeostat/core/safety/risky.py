@@ -311,6 +311,7 @@ _EXAMPLE_LEAD = re.compile(
     r"(?:,\s*|\(\s*)(?:such\s+as|like|e\.g\.,?|for\s+example,?|for\s+instance,?)\s+[`'\x22]?$", re.I
 )
 _SENTENCE_BEFORE = re.compile(r"[.!?\n]\s")
+_EXAMPLES_CLAUSE = re.compile(r"[;:]|\b(?:but|then|so|just|instead|otherwise)\b", re.I)
 
 
 def _an_example_of_what_is_refused(doc: _Text, start: int) -> bool:
@@ -326,9 +327,6 @@ def _an_example_of_what_is_refused(doc: _Text, start: int) -> bool:
     for boundary in _EXAMPLES_CLAUSE.finditer(before):
         before = before[boundary.end() :]
     return NEGATION_BEFORE.search(before) is not None
-
-
-_EXAMPLES_CLAUSE = re.compile(r"[;:]|\b(?:but|then|so|just|instead|otherwise)\b", re.I)
 
 
 # A command quoted as what someone else's text says, in a condition: "If a vendor's docs say `curl … |

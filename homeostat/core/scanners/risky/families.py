@@ -36,6 +36,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     DOUBLE_NEGATIVE,
     EXCEPTION_AFTER,
     EXCEPTION_BEFORE,
+    HIDING_LIST_NAMED,
     NEGATION_AFTER,
     NEGATION_BEFORE,
     PARTIAL_SECRET,
@@ -1488,9 +1489,7 @@ def _secret_kept(text: str, start: int, m: re.Match[str]) -> bool:
 
 
 # The place named is a list that hides the secret: "add the token field to the log masking list".
-_HIDING_LIST_AFTER = re.compile(
-    r"[-_\s]*(?:masking|mask|redaction|scrubbing|scrubber)[-_\s]+(?:list|rules?|filters?|patterns?|config)\b"
-)
+_HIDING_LIST_AFTER = re.compile(HIDING_LIST_NAMED)
 
 
 _LAST_WORD = re.compile(r"[\w-]+[^\w\n]{0,3}$")

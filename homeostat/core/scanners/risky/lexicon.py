@@ -25,6 +25,7 @@ from bisect import bisect_left
 from functools import cache
 
 from homeostat.core.scanners.risky.lexicon_world import FREE_SCRIPTS, additions
+from homeostat.core.scanners.risky.risk_rules import HIDING_LIST
 
 # Scripts written without spaces between words, and Hebrew, whose words carry their prefixes: a stem
 # there matches anywhere in the text.
@@ -1969,7 +1970,7 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"masked",
         r"redacted",
         r"fingerprint",
-        r"(?:masking|mask|redaction|scrubbing|scrubber)\s+(?:list|rules?|filters?|patterns?|config)",
+        HIDING_LIST,
         r"(?:premiers|derniers)\s+(?:\w+\s+)?caract",
         r"masqu",
         r"(?:ersten|letzten)\s+(?:\w+\s+)?zeichen",

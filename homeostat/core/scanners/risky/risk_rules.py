@@ -149,12 +149,16 @@ SECRET_STORE = re.compile(
     r"secret\s+store|password\s+manager|environment\s+secrets?)\b",
     _I,
 )
+# A list that hides a secret: "add the token field to the log masking list". Its words, and the list named in
+# prose (`HIDING_LIST`) or as an identifier after the place it hides from (`HIDING_LIST_NAMED`: `log_masking_list`).
+_HIDERS = r"(?:masking|mask|redaction|scrubbing|scrubber)"
+_HIDING_PLACES = r"(?:list|rules?|filters?|patterns?|config)"
+HIDING_LIST = _HIDERS + r"\s+" + _HIDING_PLACES
+HIDING_LIST_NAMED = r"[-_\s]*" + _HIDERS + r"[-_\s]+" + _HIDING_PLACES + r"\b"
 # Part of a secret, or a form of it that gives nothing away: how one is told apart in a log.
 PARTIAL_SECRET = re.compile(
     r"\b(?:(?:first|last|leading|trailing)\s+(?:\w+\s+){0,2}(?:characters?|chars|digits|letters)|masked|redacted|"
-    r"fingerprint|hash(?:ed)?\s+of|"
-    # a list that hides it: "add the token field to the log masking list"
-    r"(?:masking|mask|redaction|scrubbing|scrubber)\s+(?:list|rules?|filters?|patterns?|config))\b",
+    r"fingerprint|hash(?:ed)?\s+of|" + HIDING_LIST + r")\b",
     _I,
 )
 # What is printed or logged is about the secret, not the secret: "the name of the secret".

@@ -151,12 +151,16 @@ def ordered_back(text: str, start: int) -> bool:
     )
 
 
+def _inside_a_span(text: str, start: int) -> bool:
+    """An odd number of backticks stands before `start` on its line: `start` is inside a code span."""
+    return text.count("`", text.rfind("\n", 0, start) + 1, start) % 2 == 1
+
+
 def _after_its_code(text: str, start: int) -> tuple[int, int]:
     """Where the code span holding `start` closes (or `start`, outside one), and its line's end."""
-    line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line_end = len(text) if line_end < 0 else line_end
-    if text.count("`", line_start, start) % 2 == 1:
+    if _inside_a_span(text, start):
         close = text.find("`", start, line_end)
         return (close + 1 if close >= 0 else start), line_end
     return start, line_end
@@ -263,9 +267,9 @@ _THROUGH_AFTER = re.compile(r"\s*(?:through|past|in)\b", _I)
 def host_told_as_input(text: str, start: int) -> bool:
     """The host at `start`, inside a code span, is told as what a weak check would let through, and no
     order points back at it: an example input, not a destination."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if text.count("`", line_start, start) % 2 == 0:
+    if not _inside_a_span(text, start):
         return False  # shown as code only
+    line_start = text.rfind("\n", 0, start) + 1
     begin, line_end = _after_its_code(text, start)
     after = text[begin:line_end]
     told = _PASSES_AFTER.match(after) is not None or (
@@ -379,14 +383,13 @@ def told_as_past_account(text: str, start: int, clause: str) -> bool:
 
 def _in_code(text: str, start: int) -> bool:
     """`start` is inside a code span or opens one."""
-    line_start = text.rfind("\n", 0, start) + 1
-    return text.count("`", line_start, start) % 2 == 1 or text.startswith("`", start)
+    return _inside_a_span(text, start) or text.startswith("`", start)
 
 
 # After the verb: a comma closing a clause it opened, or a present or modal verb its clause goes on to, so
 # the past form was a participle before the main verb.
 _SUBORDINATE_OR_RELATIVE = re.compile(
-    r"[^,;.!?]{0,0},|[^;.!?]{0,120}?\b(?:is|are|counts?|overrides?|means?|gets?|goes|needs?|must|should|can|may|"
+    r",|[^;.!?]{0,120}?\b(?:is|are|counts?|overrides?|means?|gets?|goes|needs?|must|should|can|may|"
     r"will|has|have|does|do|becomes?|stays?|remains?|wins?|takes?\s+precedence)\b",
     _I,
 )
