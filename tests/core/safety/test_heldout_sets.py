@@ -1351,6 +1351,26 @@ def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     assert "caught:" not in result.stdout
 
 
+def test_bench_risky_counts_false_alarms_by_finding_never_by_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """What kind of finding a false alarm raised is printed as a count, so a held-out set's alarms can be
+    told apart (an unlisted host is a finding by design) without a text being shown. Run on a tuning file
+    with known false alarms (poisoning_tuning/lookalikes2.yaml), never on a held-out set."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import bench_risky
+
+    path = FIXTURES / "poisoning_tuning" / "lookalikes2.yaml"
+    bench_risky.report("second fresh look-alikes", path, show=False)
+    out = capsys.readouterr().out
+    [line] = [line for line in out.splitlines() if line.startswith("false alarms by finding: ")]
+    counts = dict(item.rsplit(" ", 1) for item in line.removeprefix("false alarms by finding: ").split(", "))
+    assert counts and all(
+        kind.split(":")[0] in {"risky", "secret"} and int(n) >= 1 for kind, n in counts.items()
+    )
+    flagged = int(out.split("false alarms: ", 1)[1].split("/", 1)[0])
+    assert sum(int(n) for n in counts.values()) >= flagged >= 1
+    assert not any(look_alike.text in out for look_alike in load_corpus(path).look_alikes)
+
+
 @pytest.mark.parametrize(
     "flag",
     [
