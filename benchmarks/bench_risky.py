@@ -33,14 +33,14 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout29  # also the twenty-ninth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout30  # also the thirtieth held-out set (now tuning use)
     .venv/bin/python benchmarks/bench_risky.py --heldout31  # also the thirty-first held-out set (now tuning use)
-    .venv/bin/python benchmarks/bench_risky.py --heldout32  # also the thirty-second held-out set: only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout33  # also the thirty-third held-out set (held out like the thirty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout34  # also the thirty-fourth held-out set (held out like the thirty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout35  # also the thirty-fifth held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout32  # also the thirty-second held-out set (now tuning use)
+    .venv/bin/python benchmarks/bench_risky.py --heldout33  # also the thirty-third held-out set: only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout34  # also the thirty-fourth held-out set (held out like the thirty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout35  # also the thirty-fifth held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout36  # also the thirty-sixth held-out set (now tuning use, out of turn)
-    .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout38  # also the thirty-eighth held-out set (held out like the thirty-second): only at the end
-    .venv/bin/python benchmarks/bench_risky.py --heldout39  # also the thirty-ninth held-out set (held out like the thirty-second): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout38  # also the thirty-eighth held-out set (held out like the thirty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout39  # also the thirty-ninth held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -74,9 +74,9 @@ seventh (branch i29r22), the twenty-third after its eighth (branch i29r23), the 
 seventh (branch i29r24), the twenty-fifth once four fits had been measured on it (branch i29r25),
 the twenty-sixth once five had (branch i29r26), the twenty-seventh once five had (branch i29r27) and the
 twenty-eighth once five had (branch i29r28), the twenty-ninth once six had (branch i29r29), the
-thirtieth once seven had (branch i29r30), the thirty-first once eight had (branch i29r31) and the thirty-sixth,
-out of turn so that its two false alarms could be read, once three had (branch i29r36), because the
-thirty-second to thirty-fifth, the thirty-seventh to thirty-ninth stand held out. Those (poisoning_heldout32/ to poisoning_heldout35/ and poisoning_heldout37/ to poisoning_heldout39/, whose red teams read the public docs of the
+thirtieth once seven had (branch i29r30), the thirty-first once eight had (branch i29r31), the thirty-sixth,
+out of turn so that its two false alarms could be read, once three had (branch i29r36) and the thirty-second once
+ten had (branch i29r32), because the thirty-third to thirty-fifth, the thirty-seventh to thirty-ninth stand held out. Those (poisoning_heldout33/ to poisoning_heldout35/ and poisoning_heldout37/ to poisoning_heldout39/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -137,7 +137,7 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("twenty-ninth", "i29r29"),
     ("thirtieth", "i29r30"),
     ("thirty-first", "i29r31"),
-    ("thirty-second", None),
+    ("thirty-second", "i29r32"),
     ("thirty-third", None),
     ("thirty-fourth", None),
     ("thirty-fifth", None),

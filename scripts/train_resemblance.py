@@ -8,7 +8,7 @@ homeostat/data/resemblance.model.
     .venv/bin/python scripts/train_resemblance.py --folds --seed 7 --step 0.75   # other settings, tried
 
 Poisoned: every probe of the tuning sets (tests/fixtures/poisoning*, as `benchmarks/bench_subjects.py`
-lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-31 and 36). Harmless: their
+lists them: the corpus, poisoning_tuning/ and the retired held-out sets 1-32 and 36). Harmless: their
 look-alikes and the ordinary lessons
 (the retired sets' ordinary.yaml, poisoning_tuning/ ordinary_reasons.yaml, ordinary_fields.yaml,
 ordinary_review.yaml and ordinary_review2.yaml, reviews.yaml, eval150, the imported memories). Never read: the held-out sets still
@@ -91,7 +91,6 @@ REVIEW_STYLE2 = FIXTURES / "poisoning_tuning" / "ordinary_review2.yaml"
 # one real lesson in a hundred fewer to a person.
 DRAFTED = FIXTURES / "poisoning_tuning" / "drafted.yaml"
 HELD_OUT = (
-    "poisoning_heldout32",
     "poisoning_heldout33",
     "poisoning_heldout34",
     "poisoning_heldout35",

@@ -3399,6 +3399,161 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"controlled_drugs?_log\W?\s*[:=]\s*\W?(?:weekly|monthly|batch|off|none)\w*",
         ),
     ),
+    # the i29r32 round: a check's step skipped or kept optional, a sign-off optional or without its second
+    # person, a fail-open setting, an absurd limit of nines, alarms disarmed, muted, cleared or reset and the
+    # work carried on, trips and counterfeit checks off, isolation skipped, work above the posted limit or
+    # during a warning, hazards handled without the person who must be present, a safety meeting skipped
+    "guard_32": (
+        "security-sensitive",
+        (
+            r"skip\w*\s+(?:the\s+)?\W?[\w.]*(?:scan|check|verify|verification|clearance)\w*\W?\s+step\b",
+            r"without\s+the\s+\W?[\w.]*(?:_scan|_check|_verify|_verification|_approval)\w*\W?\s+step\b",
+            r"keep\s+(?:the\s+)?(?:\S{1,30}\s+){0,3}?check\s+(?:\S{1,30}\s+){0,3}?optional\b",
+            r"sign-?off\s+(?:\S{1,30}\s+){0,3}?is\s+optional\b",
+            r"check\s+(?:\S{1,30}\s+){0,3}?is\s+skipped\s+for\b",
+            r"skip\w*\s+(?:the\s+)?\W?(?:height|weight|age|id|identity|licen[cs]e|fraud|stolen|background|safety|"
+            r"temperature|police)_(?:check|scan|verification)\b",
+            r"[\w.-]{0,40}?(?:stolen|counterfeit|fraud|theft|tamper)\w*(?:[._](?:enabled|required|on|active))?\W?\s*[:=]\s*\W?"
+            r"(?:false|off|no|0|disabled?)(?![\w.])",
+            r"[\w.-]{0,40}?(?:id|identity|credential|kyc|age|background|fraud)\w*\W?\s*[:=]\s*\W?skip(?:ped)?(?![\w.])",
+            r"[\w.-]{0,40}?(?:free|open|allow|approve|unlock|vend)\w*_on_\w*(?:error|fail\w*|timeout)\W?\s*[:=]\s*\W?"
+            r"(?:true|1|yes|on)(?![\w.])",
+            r"[\w.-]{0,40}?(?:trip|limit|max)\w*\W?\s*[:=]\s*\W?9{4,}(?![\w.])",
+            r"[\w.-]{0,40}?alarms?\w*\W?\s*[:=]\s*\W?(?:muted|silenced|disarm\w*)(?![\w.])",
+            r"[\w.-]{0,40}?(?:gfci|rcd|gfi|breaker)\w*\W?\s*[:=]\s*\W?(?:off|false|disabled|0|bypass\w*)(?![\w.])",
+            r"(?:turn|switch)\w*\s+off\s+\W?[\w.]*(?:_check|_trip|_alarm|_guard|_verify)\w*\W?",
+            r"reset\s+(?:it|the\s+alarm)\s+and\s+(?:keep|carry\s+on|continue)\b",
+            r"clear\s+it\s+and\s+(?:leave|keep)\b",
+            r"reset\s+an?\s+(?:\S{1,20}\s+){0,2}?fire\s+alarm\b",
+            r"without\s+sending\s+(?:someone|anyone|a\s+\w+)\s+to\s+(?:look|check|inspect)\b",
+            r"skip\w*\s+(?:isolating|grounding|earthing|locking\s+out|the\s+lockout)\b",
+            r"skip\w*\s+the\s+safety\s+(?:meeting|briefing|talk|walk)\b",
+            r"without\s+the\s+\w+\s+present\b",
+            r"(?:climb|work|fly|dive|lift|operate|run|drive|sail|jump)\w*\s+(?:\S{1,20}\s+){0,6}?above\s+the\s+(?:posted|rated|"
+            r"legal|safe|permitted)\s+(?:limit|maximum|speed)\b",
+            r"keep\s+running\s+during\s+a\s+(?:lightning|storm|fire|wind|flood)\s+(?:warning|alarm|alert)\b",
+            r"keep\s+charging\s+in\b",
+            r"(?:may|can)\s+run\s+the\s+(?:\S{1,20}\s+)?(?:lift|crane|press|saw|forklift|hoist|machine)\s+alone\b",
+            r"without\s+the\s+second\s+sign-?off\b|with\s+no\s+second\s+(?:count|check|signature|sign-?off)\b",
+            r"close\s+their\s+own\s+work\s+orders\b",
+            r"without\s+inspecting\s+them\b",
+            r"without\s+running\s+the\s+(?:background|credit|age|identity|id|fraud|stolen)\s+check\b",
+            r"approve\s+after\s+reading\s+only\b",
+            r"and\s+approve\s+if\s+the\s+rest\s+looks\b",
+            r"[\w.-]{0,40}?approve_own\w*\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"[\w.-]{0,40}?without_review\W?\s*[:=]\s*\W?(?:true|yes|on|1)(?![\w.])",
+            r"with\s+no\s+reviewer\b",
+            r"without\s+the\s+(?:ops|security|legal|finance|qa|peer|manager|safety)\s+review\b",
+            r"keep\s+the\s+same\s+(?:\S{1,20}\s+){0,2}?(?:code|password|pin|key)s?\s+for\s+(?:the|a)\s+(?:whole|entire)\b",
+            r"we\s+no\s+longer\s+check\b",
+        ),
+    ),
+    # who may: whoever says they are a parent, a partner or the owner, a message from a friend alone, the
+    # previous owner not contacted, texts customers or candidates write acted on, work filed under another's
+    # login, a permanent code that opens everything, keys taken home, endpoints run without auth, every
+    # member given access to unreleased work, a review agent approving its own
+    "acl_32": (
+        "access-control",
+        (
+            r"(?:(?:if|when)\s+(?:they|he|she)\s+says?|who\s+says)\s+(?:they\s+are|they['’]re|he\s+is|she\s+is)\s+(?:a|the|their|his|her|"
+            r"the\s+\w+['’]s)\s+(?:parent|partner|relative|guardian|owner|tenant|spouse)\b",
+            r"even\s+if\s+they\s+are\s+not\s+the\s+(?:registered|legal|account)\s+(?:owner|holder|guardian)\b",
+            r"consent\s+can\s+be\s+signed\s+by\s+whoever\b",
+            r"without\s+contacting\s+the\s+(?:previous|current|registered|original)\s+owner\b",
+            r"on\s+a\s+(?:message|call|text|email)\s+from\s+(?:\S{1,20}\s+){0,2}?alone\b",
+            r"act\s+on\s+what\s+(?:customers|users|candidates|guests|callers|tenants|people|applicants)\s+write\b",
+            r"act\s+on\s+(?:the\s+)?(?:notes|instructions|requests|text)\s+(?:\S{1,20}\s+)?(?:write|put|leave)\b",
+            r"under\s+(?:their|the|his|her)\s+\w+['’]s\s+(?:username|login|account|credentials|password)\b",
+            r"answer\s+the\s+(?:identity|security|kba)\s+questions\s+for\s+them\b",
+            r"permanent\s+(?:code|key|pass|badge|token)\s+that\s+opens\s+every\b",
+            r"keys\s+to\s+every\s+(?:\S{1,20}\s+){0,5}?home\b",
+            r"(?:endpoint|api|route)\W?\s+run\s+without\s+auth\w*\b",
+            r"without\s+auth\w*\s+to\s+(?:download|read|fetch|view|get)\s+(?:\S{1,20}\s+){0,4}?any\b",
+            r"serve\w*\s+(?:\S{1,30}\s+){0,6}?without\s+(?:a\s+)?(?:login|auth\w*)\s+so\b",
+            r"[\w.-]{0,40}?(?:access|auth\w*|login)\W?\s*[:=]\s*\W?anonymous(?![\w.])",
+            r"give\s+every\s+(?:\S{1,20}\s+){0,2}?(?:read|write|admin)\s+access\s+to\b",
+            r"(?:chat\s*bot|bot|agent)\s+set\s+\W?price_override\b",
+            r"(?:notari[sz]e|sign|approve|witness|certify|inspect|audit|judge|grade)\w*\s+(?:\S{1,20}\s+){0,3}?for\s+their\s+own\s+"
+            r"(?:family|relatives|businesses|companies)\b",
+            r"to\s+any\s+(?:account|email)\s+(?:that\s+asks|on\s+request)\b",
+            r"from\s+(?:sellers|customers|buyers|people|players)\s+under\s+(?:eighteen|18|sixteen|16|twenty-one|21)\b",
+            r"when\s+the\s+\S+\s+agent\s+finds\s+a\s+(?:source\s+)?comment\s+like\b",
+            r"publish\s+the\s+whole\s+file\b",
+            r"(?:hidden|internal|admin)\s+(?:\S{1,20}\s+)?endpoints?\s+in\s+the\s+public\b",
+            r"after\s+the\s+(?:signer|customer|patient|user|witness)\s+has\s+left\b",
+        ),
+    ),
+    # money and trust: any amount asked for in a chat, no daily limit, fees waived for whoever calls, bonuses
+    # paid for people who never start, a price changed after approval, an odometer changed to match, holds and
+    # notice periods cut, a backdated timestamp, a penalty paid if anyone notices, warranties the customer is
+    # never shown, bank details changed that week
+    "money_32": (
+        "client-trust",
+        (
+            r"for\s+any\s+amount\b",
+            r"controlled\s+(?:drugs|substances)\s+included\b",
+            r"asked\s+for\s+in\s+a\s+(?:chat|message|email|ticket)\b",
+            r"with\s+no\s+(?:daily|monthly|weekly|per-\w+)\s+limit\b",
+            r"for\s+any\s+customer\s+who\s+(?:calls|asks|emails|writes)\b",
+            r"waive\s+the\s+fees\b",
+            r"even\s+if\s+they\s+never\s+(?:start|deliver|arrive|pay|show)\b",
+            r"after\s+(?:the\s+)?(?:\S{1,20}\s+)?(?:is|was|has\s+been)\s+approved,?\s+without\b",
+            r"without\s+sending\s+it\s+back\s+through\b",
+            r"change\s+(?:it|the\s+reading)\s+to\s+match\b",
+            r"instead\s+of\s+after\s+the\s+\S+\s+hold\b",
+            r"without\s+the\s+(?:notice|cooling-?off|waiting|grace|hold)\s+period\b",
+            r"without\s+the\s+(?:lien|eviction|court|legal|notice|due)\s+process\b",
+            r"backdate\s+the\s+(?:timestamp|date|record|entry)\b",
+            r"if\s+anyone\s+notices\b",
+            r"without\s+showing\s+the\s+(?:customer|buyer|patient|client)\b",
+            r"bank\s+details\s+changed\b",
+            r"go\s+to\s+the\s+(?:supplier|insurer|vendor|customer)\s+anyway\b",
+            r"(?:police|regulator|compliance|tax|suspicious)\w*_?report\w*(?:\.\w+\(\))?\W?\s+skip\b",
+            r"[\w.-]{0,40}?watermark\w*\W?\s*[:=]\s*\W?(?:false|off|no|none)(?![\w.])",
+        ),
+    ),
+    # personal data: names, rejections, ID numbers, sealed cases or private meetings included, personal details
+    # on an open or public page, a guest's details to any other guest who claims, files kept after a deletion
+    # request while saying they are gone, full ID scans in analytics, exploit steps published before upgrades
+    "pii_32": (
+        "personal-data",
+        (
+            r"(?:guests|players|members|patients|staff|children|students|clients|victims|witnesses)['’]?\s+names\s+"
+            r"(?:\S{1,20}\s+){0,4}?included\b",
+            r"(?:rejections|salaries|diagnoses|grievances|social\s+security\s+numbers)\s+(?:and\s+\S+\s+)?included\b",
+            r"sealed\s+(?:and\s+\w+\s+)?(?:cases|records|files)\s+included\b",
+            r"private\s+(?:\S{1,20}\s+)?(?:meetings|sessions|notes|messages|files)\s+included\b",
+            r"(?:home\s+address(?:es)?|phone\s+numbers)\s+(?:\S{1,20}\s+){0,6}?(?:posted|published|shared)\s+(?:to|on)\s+the\s+"
+            r"(?:open|public)\b",
+            r"(?:names|codes|addresses)\s+(?:and\s+\S+\s+\S+\s+)?on\s+the\s+public\s+(?:website|site|page)\b",
+            r"(?:to|with)\s+any\s+(?:other\s+)?(?:guest|customer|caller|user|member|tenant)\s+who\s+(?:claims|says|asks)\b",
+            r"to\s+any\s+(?:\S{1,20}\s+)?(?:university|company|researcher|journalist|agency|partner|organi[sz]ation)\s+that\s+"
+            r"asks\b",
+            r"even\s+after\s+they\s+ask\s+for\s+(?:deletion|erasure|removal)\b",
+            r"tell\s+them\s+it\s+was\s+(?:removed|deleted|erased)\b",
+            r"(?:full\s+id\s+scans|kba\s+answers|passport\s+scans|thumbprints|fingerprints)\s+(?:\S{1,20}\s+){0,6}?"
+            r"\W?(?:analytics|public)(?![^\W_])",
+            r"in\s+the\s+\W?public/",
+            r"[\w.-]{0,40}?recordings?[\w.]*visibility\W?\s*[:=]\s*\W?public\w*",
+            r"export=all\b",
+            r"no\s+need\s+to\s+scope\s+it\b",
+            r"full\s+exploit\s+(?:steps|details|code)\b",
+            r"before\s+customers\s+have\s+had\s+time\s+to\s+(?:upgrade|patch|update)\b",
+            r"paste\s+the\s+(?:key|token|secret|password)\s+into\s+the\s+(?:team\s+)?(?:channel|chat|slack)\b",
+            r"[\w.-]{0,40}?allow\w*\W?\s*[:=]\s*\W?[^\n]{0,60}?(?:~/\.aws/credentials|~/\.ssh/)",
+        ),
+    ),
+    # records: an alarm or a night call waived for critical results, a regulator's report with something left
+    # out, recordings purged before the time the law says to keep them
+    "audit_32": (
+        "audit-and-alerting",
+        (
+            r"nobody\s+needs\s+to\s+be\s+(?:called|paged|woken|told)\b",
+            r"leave\s+(?:that|it|this|them)\s+out\s+of\s+the\s+(?:\S{1,20}\s+)?report\b",
+            r"(?:law|regulation|regulator|statute)\s+(?:says|requires)\s+(?:us\s+)?to\s+keep\s+(?:\S{1,30}\s+){0,30}?(?:delet|purg|"
+            r"remov)\w*\s+them\s+after\b",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

@@ -40,7 +40,8 @@ twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30
 the i29r27 round (its 22, 21 since i29r36: short sales without a locate, as a setting, are caught), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
 twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3), and the thirtieth (poisoning_heldout30/) in the
 i29r30 round (its 15, 14 since i29r36), and the thirty-first (poisoning_heldout31/) in the i29r31 round (its 2), and the
-thirty-sixth (poisoning_heldout36/), out of turn so its two risky false alarms could be read, in the i29r36 round (its 3). A
+thirty-sixth (poisoning_heldout36/), out of turn so its two risky false alarms could be read, in the i29r36 round (its 3), and the
+thirty-second (poisoning_heldout32/) in the i29r32 round (none: this round's readings keep all 95 the word layers missed). A
 held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
@@ -146,6 +147,7 @@ RETIRED_SETS = {
     "twenty-ninth": load_corpus(FIXTURES / "poisoning_heldout29" / "heldout29.yaml"),
     "thirtieth": load_corpus(FIXTURES / "poisoning_heldout30" / "heldout30.yaml"),
     "thirty-first": load_corpus(FIXTURES / "poisoning_heldout31" / "heldout31.yaml"),
+    "thirty-second": load_corpus(FIXTURES / "poisoning_heldout32" / "heldout32.yaml"),
     "thirty-sixth": load_corpus(FIXTURES / "poisoning_heldout36" / "heldout36.yaml"),
 }
 
@@ -241,7 +243,7 @@ SIXTEENTH_KNOWN_MISSES = _by_id("h16", _SIXTEENTH_MISSES)
 # review lesson naming code still meets the enactment check.
 _SEVENTEENTH_MISSES = {
     "an agent steered by a hint or a setting named in code": ("agentflow", (2, 9)),
-    "cloud and cluster settings named only by their keys": ("cloudiam", (4, 5, 6, 9)),
+    "cloud and cluster settings named only by their keys": ("cloudiam", (4, 5, 6)),
     "a dangerous call built so that no word names it": ("codegen", (4, 6, 7, 8)),
     "a weak cipher, nonce, tag or key schedule named only by its API and numbers": (
         "crypto",

@@ -4,7 +4,7 @@ most, even where no word table names it; an ordinary rule does not; a team may a
 shipped model is the one the fit writes from today's texts, and the fit reads no held-out set.
 
 How well it carries to sets it never saw is measured, not tested: `scripts/train_resemblance.py
---folds` (each retired set left out in turn) and `bench_subjects.py --heldout32 ...` (totals only).
+--folds` (each retired set left out in turn) and `bench_subjects.py --heldout33 ...` (totals only).
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def held_out_files() -> list[Path]:
 def test_the_fit_reads_no_held_out_set() -> None:
     read = [path.resolve() for path in _trainer().sources()]
     held = [path.resolve() for path in held_out_files()]
-    assert any(p.name == "poisoning_heldout32" for p in held)  # the check sees the held-out sets
+    assert any(p.name == "poisoning_heldout33" for p in held)  # the check sees the held-out sets
     assert not [p for p in read if any(p == h or h in p.parents for h in held)]
 
 
