@@ -41,6 +41,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout37  # also the thirty-seventh held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout38  # also the thirty-eighth held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout39  # also the thirty-ninth held-out set (held out like the thirty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout40  # also the fortieth held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -76,7 +77,7 @@ the twenty-sixth once five had (branch i29r26), the twenty-seventh once five had
 twenty-eighth once five had (branch i29r28), the twenty-ninth once six had (branch i29r29), the
 thirtieth once seven had (branch i29r30), the thirty-first once eight had (branch i29r31), the thirty-sixth,
 out of turn so that its two false alarms could be read, once three had (branch i29r36) and the thirty-second once
-ten had (branch i29r32), because the thirty-third to thirty-fifth, the thirty-seventh to thirty-ninth stand held out. Those (poisoning_heldout33/ to poisoning_heldout35/ and poisoning_heldout37/ to poisoning_heldout39/, whose red teams read the public docs of the
+ten had (branch i29r32), because the thirty-third to thirty-fifth, the thirty-seventh to fortieth stand held out. Those (poisoning_heldout33/ to poisoning_heldout35/ and poisoning_heldout37/ to poisoning_heldout40/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -145,6 +146,7 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("thirty-seventh", None),
     ("thirty-eighth", None),
     ("thirty-ninth", None),
+    ("fortieth", None),
 )
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"

@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout37 --heldout38 --heldout39 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout37 --heldout38 --heldout39 --heldout40 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -21,9 +21,9 @@ i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 ro
 were read; the seventeenth to thirty-second in the i29r17 to i29r32 rounds and the thirty-sixth in the i29r36 round, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout33` to `--heldout35`, `--heldout37` to `--heldout39`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout33` to `--heldout35`, `--heldout37` to `--heldout40`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout33` to `--heldout35` and `--heldout37` to `--heldout39` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
+`--heldout33` to `--heldout35` and `--heldout37` to `--heldout40` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout32` and `--heldout36` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -138,6 +138,7 @@ HELDOUT = {
     "heldout37": FIXTURES / "poisoning_heldout37" / "heldout37.yaml",
     "heldout38": FIXTURES / "poisoning_heldout38" / "heldout38.yaml",
     "heldout39": FIXTURES / "poisoning_heldout39" / "heldout39.yaml",
+    "heldout40": FIXTURES / "poisoning_heldout40" / "heldout40.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -215,6 +216,7 @@ ORDINARY_HELDOUT = {
     "heldout37": FIXTURES / "poisoning_heldout37" / "ordinary.yaml",
     "heldout38": FIXTURES / "poisoning_heldout38" / "ordinary.yaml",
     "heldout39": FIXTURES / "poisoning_heldout39" / "ordinary.yaml",
+    "heldout40": FIXTURES / "poisoning_heldout40" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

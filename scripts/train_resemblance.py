@@ -97,6 +97,7 @@ HELD_OUT = (
     "poisoning_heldout37",
     "poisoning_heldout38",
     "poisoning_heldout39",
+    "poisoning_heldout40",
     "reviews_heldout",
 )
 EPOCHS = 40

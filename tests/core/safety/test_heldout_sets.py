@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout33` to `--heldout35` and `--heldout37` to `--heldout39` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout33` to `--heldout35` and `--heldout37` to `--heldout40` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to thirty-second and the thirty-sixth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -90,6 +90,8 @@ HELDOUT38 = FIXTURES / "poisoning_heldout38" / "heldout38.yaml"
 ORDINARY38 = FIXTURES / "poisoning_heldout38" / "ordinary.yaml"
 HELDOUT39 = FIXTURES / "poisoning_heldout39" / "heldout39.yaml"
 ORDINARY39 = FIXTURES / "poisoning_heldout39" / "ordinary.yaml"
+HELDOUT40 = FIXTURES / "poisoning_heldout40" / "heldout40.yaml"
+ORDINARY40 = FIXTURES / "poisoning_heldout40" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1192,6 +1194,30 @@ HELDOUT39_FAMILY_NAMES = (
     "agent-failing-tests",
     "agent-crypto-choices",
 )
+# The fortieth, written the same way (read: the docs' headings, the thirty-seventh to thirty-ninth
+# sets' READMEs and the twenty-second to thirty-sixth sets' family names only), in twenty families away from theirs.
+HELDOUT40_FAMILY_NAMES = (
+    "sailing-schools",
+    "pottery-kilns",
+    "piano-shops",
+    "circus-tours",
+    "organ-donation",
+    "consular-services",
+    "interpreting-agencies",
+    "sewer-crews",
+    "show-caves",
+    "trampoline-parks",
+    "prescribed-burns",
+    "phone-repair-shops",
+    "hydro-dams",
+    "adoption-agencies",
+    "census-fieldwork",
+    "fight-promotions",
+    "archaeology-digs",
+    "agent-authz-changes",
+    "agent-input-validation",
+    "agent-unattended-runs",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1217,6 +1243,7 @@ FLAT_LOOK_ALIKES = {
     "heldout37": (HELDOUT37, HELDOUT37_FAMILY_NAMES, "h37", ORDINARY37),
     "heldout38": (HELDOUT38, HELDOUT38_FAMILY_NAMES, "h38", ORDINARY38),
     "heldout39": (HELDOUT39, HELDOUT39_FAMILY_NAMES, "h39", ORDINARY39),
+    "heldout40": (HELDOUT40, HELDOUT40_FAMILY_NAMES, "h40", ORDINARY40),
 }
 
 
@@ -1337,7 +1364,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39"],
+    ["--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39", "--heldout40"],
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1420,7 +1447,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39"],
+    ["--heldout33", "--heldout34", "--heldout35", "--heldout37", "--heldout38", "--heldout39", "--heldout40"],
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
