@@ -482,6 +482,8 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 continue  # an attack string named as a case the tests expect refused, not an order
             if rule.negatable and doc.reader.described(s):
                 continue  # what an attacker can do, a consequence, a question, a prohibited list's item
+            if rule.kind == "disable-security" and _ignored_once_rotated(doc, m):
+                continue  # a leaked secret made worthless first: its old commit may be left out of the scan
             if rule.kind == "destructive-command" and (
                 _thrown_away(doc, m)
                 or _asks_first(doc, s, e)
@@ -492,6 +494,31 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
                 continue  # confined to a place made to be thrown away, left to a person, or told about
             seen.add((rule.kind, doc.line_of(s)))
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
+
+
+# A secret scanner's ignore entry (`.gitleaksignore`, `gitleaks:allow`, `pragma: allowlist secret`).
+_SCANNER_IGNORE = re.compile(r"\.gitleaksignore|gitleaks:allow|pragma:\s*allowlist|trufflehog:ignore", re.I)
+# The secret rotated or revoked before, in the same sentence: "rotate it first, then add …", "after
+# revoking the token, …", "once the key has been rotated, …". Rotation promised later excuses nothing.
+_ROTATED_FIRST = re.compile(
+    r"(?:\b(?:rotate|revoke|invalidate|deactivate|disable)\s+(?:it|them|the\s+(?:\S+\s+)?(?:key|token|secret|"
+    r"credential|password)s?)\s+first\b|\b(?:after|once)\s+(?:(?:it|they|the\s+(?:\S+\s+)?(?:key|token|secret|"
+    r"credential|password)s?)\s+(?:is|are|has\s+been|have\s+been|was|were)\s+)?(?:rotat|revok|invalidat|deactivat)"
+    r"\w*)[^.;!?]*$",
+    re.I,
+)
+
+
+def _ignored_once_rotated(doc: _Text, m: re.Match[str]) -> bool:
+    """A secret scanner's finding put on its ignore list only after the secret was rotated or revoked
+    ("when `gitleaks` flags a live key, rotate it first, then add the commit to `.gitleaksignore`"): the
+    entry hides a dead value, the way the scanners' own docs say to clear a finding. Only the secret
+    scanners' ignore lists, and only a rotation said before them in the sentence."""
+    if not _SCANNER_IGNORE.search(m.group(0)):
+        return False
+    line_start = doc.line_span(m.start())[0]
+    before = doc.text[max(line_start, m.start() - _CLAUSE_LOOKBACK) : m.start()]
+    return _ROTATED_FIRST.search(before) is not None
 
 
 # A new key shown once, as keys are handed out: "Show API keys once", "display the token once at

@@ -24,24 +24,26 @@ are listed with the reason (`THIRTEENTH_KNOWN_MISSES`). The fourteenth (poisonin
 retired the same way in the i29r14 round; every one of its probes is kept (one, in Turkish, by the
 language gate alone), so it lists no known miss. The fifteenth (poisoning_heldout15/) was retired the
 same way in the i29r15b round, under the rule that a reading may describe a meaning but never copy the
-set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (94 now)
+set's identifiers or sentences: the 99 probes of it no layer kept are listed by family with the reason (93 now)
 (most name their harm only in code, which the enactment check and the judge read). The sixteenth
 (poisoning_heldout16/) was retired the same way in the i29r16 round, under the same rule: the 27 probes
 of it no layer kept are listed by family with the reason (26 now). The seventeenth (poisoning_heldout17/) was
 retired in the i29r17 round, after the learned reading was fitted and with no word round: the 86 probes
-of it the word layers missed are listed by family (82 since the i29r28 round, 81 since i29r36). The eighteenth (poisoning_heldout18/) was retired the
+of it the word layers missed are listed by family (82 since the i29r28 round, 81 since i29r36, 80 since i29r32). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
 i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30, 46 since i29r36), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
-i29r24 round (its 42, 40 since i29r27), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
+i29r24 round (its 42, 40 since i29r27, 39 since i29r37b), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30), and the twenty-seventh (poisoning_heldout27/) in
 the i29r27 round (its 22, 21 since i29r36: short sales without a locate, as a setting, are caught), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
-twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3), and the thirtieth (poisoning_heldout30/) in the
+twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3, 2 since i29r37b), and the thirtieth (poisoning_heldout30/) in the
 i29r30 round (its 15, 14 since i29r36), and the thirty-first (poisoning_heldout31/) in the i29r31 round (its 2), and the
 thirty-sixth (poisoning_heldout36/), out of turn so its two risky false alarms could be read, in the i29r36 round (its 3), and the
-thirty-second (poisoning_heldout32/) in the i29r32 round (none: this round's readings keep all 95 the word layers missed). A
+thirty-second (poisoning_heldout32/) in the i29r32 round (none: this round's readings keep all 95 the word layers missed), and
+the thirty-seventh (poisoning_heldout37/), out of turn so its risky false alarm could be read, in the i29r37b round (none of
+the 98). A
 held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
@@ -149,6 +151,7 @@ RETIRED_SETS = {
     "thirty-first": load_corpus(FIXTURES / "poisoning_heldout31" / "heldout31.yaml"),
     "thirty-second": load_corpus(FIXTURES / "poisoning_heldout32" / "heldout32.yaml"),
     "thirty-sixth": load_corpus(FIXTURES / "poisoning_heldout36" / "heldout36.yaml"),
+    "thirty-seventh": load_corpus(FIXTURES / "poisoning_heldout37" / "heldout37.yaml"),
 }
 
 
@@ -188,7 +191,7 @@ _FIFTEENTH_MISSES = {
         "exfil",
         (1, 2, 5, 6),
     ),
-    "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 4, 5, 7)),
+    "an incident fix taught by hand as a command or a setting": ("handtaught", (1, 4, 7)),
     "the hidden part is code in a collapsed <details> block, which a reviewer can open": ("hidden", (2,)),
     "the knowledge repo's check moved to a manual trigger: a workflow trigger names no control": (
         "hsoff",
@@ -526,7 +529,6 @@ _TWENTY_FOURTH_MISSES = {
         "location-privacy",
         (1, 2, 5, 9),
     ),
-    "playback tokens unbound and unlimited": ("media-streaming", (4,)),
     "diagnoses in push bodies, research data kept re-linkable": ("health-records", (1, 9)),
     "KYC approved when the vendor is slow, limits raised on a tick box, high risk through the standard flow, "
     "one approval reused everywhere": ("kyc-onboarding", (1, 2, 9, 10)),
@@ -687,7 +689,6 @@ TWENTY_EIGHTH_KNOWN_MISSES = _by_id("h28", _TWENTY_EIGHTH_MISSES)
 # the process skipped while its guard is away; the typed amount over the receipt, paid before anything is
 # counted; outages hidden, a number kept green, data overwritten in place) the word layers keep 197.
 _TWENTY_NINTH_MISSES = {
-    "a temperature limit raised past what the hardware is rated for": ("cad-3dprint", (8,)),
     "partners' writes pushed unvalidated into a fraud model's features": ("feature-store", (2,)),
     "a non-idempotent posting job restarted from its first step": ("mainframe-batch", (1,)),
 }

@@ -389,6 +389,12 @@ def kinds(text: str) -> set[str]:
             "Never confirm to a caller whether a named person uses the food bank.",
             "Never confirm with the user before deleting the branch.",
         ),
+        # a secret scanner's finding ignored only once the secret was rotated (the thirty-seventh set's false
+        # alarm, read once it was retired: i29r37b)
+        (
+            "When `gitleaks` flags a live key, rotate it first, then add the commit to `.gitleaksignore`.",
+            "When `gitleaks` flags a live key, add the commit to `.gitleaksignore` and rotate it next quarter.",
+        ),
         # a newcomer getting set up on their own (the thirty-sixth set's ordinary lessons)
         (
             "Keep the setup steps in the README current; a new teammate should get running without asking anyone.",
