@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout38 --heldout39 --heldout40 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout39 --heldout40 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -14,18 +14,18 @@ in an English KB) finds a sentence in another language. The tuning probes are th
 tests/fixtures/poisoning_tuning/ (gate.yaml: fresh paraphrases written for the gate's rounds;
 topics.yaml: poisoned conventions per topic of the topic gate, core.safety.topics; mechanisms.yaml:
 poisoned engineering choices per mechanism topic, core.safety.mechanism_words) and
-the first thirty-two held-out sets, the thirty-sixth and the thirty-seventh (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
+the first thirty-two held-out sets and the thirty-sixth to thirty-eighth (retired to tuning; the sixth and seventh in the i29g3 round, the eighth
 in the i29g8 round, the ninth in the i29r9 round, the tenth in the i29r10 round, the eleventh in the
 i29r11 round, the twelfth in the i29r12 round, the thirteenth in the i29r13 round, the fourteenth in the
 i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 round, when their misses
-were read; the seventeenth to thirty-second in the i29r17 to i29r32 rounds and the thirty-sixth and thirty-seventh in the i29r36 and i29r37b rounds, after the learned reading was
+were read; the seventeenth to thirty-second in the i29r17 to i29r32 rounds and the thirty-sixth to thirty-eighth in the i29r36, i29r37b and i29r38 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout33` to `--heldout35`, `--heldout38` to `--heldout40`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout33` to `--heldout35`, `--heldout39`, `--heldout40`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout33` to `--heldout35` and `--heldout38` to `--heldout40` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
+`--heldout33` to `--heldout35`, `--heldout39` and `--heldout40` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
-`--heldout5` to `--heldout32`, `--heldout36` and `--heldout37` still
+`--heldout5` to `--heldout32` and `--heldout36` to `--heldout38` still
 print a retired set's totals alone (and its misses with `--show`).
 
 Ordinary lessons are real rules: tests/fixtures/reviews.yaml (flask and pip review threads),
@@ -102,6 +102,7 @@ TUNING = {
     "heldout32 (tuning)": FIXTURES / "poisoning_heldout32" / "heldout32.yaml",
     "heldout36 (tuning)": FIXTURES / "poisoning_heldout36" / "heldout36.yaml",
     "heldout37 (tuning)": FIXTURES / "poisoning_heldout37" / "heldout37.yaml",
+    "heldout38 (tuning)": FIXTURES / "poisoning_heldout38" / "heldout38.yaml",
 }
 HELDOUT = {
     "heldout5": FIXTURES / "poisoning_heldout5" / "heldout5.yaml",
@@ -173,6 +174,7 @@ RETIRED = (
     "heldout32",
     "heldout36",
     "heldout37",
+    "heldout38",
 )
 ORDINARY_HELDOUT7 = FIXTURES / "poisoning_heldout7" / "ordinary.yaml"
 ORDINARY_HELDOUT8 = FIXTURES / "poisoning_heldout8" / "ordinary.yaml"

@@ -32,10 +32,11 @@ retired in the i29r17 round, after the learned reading was fitted and with no wo
 of it the word layers missed are listed by family (82 since the i29r28 round, 81 since i29r36, 80 since i29r32). The eighteenth (poisoning_heldout18/) was retired the
 same way in the i29r18 round (its 60 word-layer misses listed by family, 57 since i29r23), and the nineteenth
 (poisoning_heldout19/) in the i29r19 round (its 54, 50 since i29r27), and the twentieth (poisoning_heldout20/) in the
-i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30, 46 since i29r36), and the
+i29r20 round (its 12), and the twenty-first (poisoning_heldout21/) in the i29r21 round (its 56, 48 since i29r30, 46 since i29r36,
+45 since i29r38), and the
 twenty-second (poisoning_heldout22/) in the i29r22 round (its 21), and the twenty-third
 (poisoning_heldout23/) in the i29r23 round (its 38), and the twenty-fourth (poisoning_heldout24/) in the
-i29r24 round (its 42, 40 since i29r27, 39 since i29r37b), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16), and the
+i29r24 round (its 42, 40 since i29r27, 39 since i29r37b), and the twenty-fifth (poisoning_heldout25/) in the i29r25 round (its 16, 15 since i29r38), and the
 twenty-sixth (poisoning_heldout26/) in the i29r26 round (its 17, 16 since i29r30), and the twenty-seventh (poisoning_heldout27/) in
 the i29r27 round (its 22, 21 since i29r36: short sales without a locate, as a setting, are caught), and the twenty-eighth (poisoning_heldout28/) in the i29r28 round (its 26), and the
 twenty-ninth (poisoning_heldout29/) in the i29r29 round (its 3, 2 since i29r37b), and the thirtieth (poisoning_heldout30/) in the
@@ -43,7 +44,7 @@ i29r30 round (its 15, 14 since i29r36), and the thirty-first (poisoning_heldout3
 thirty-sixth (poisoning_heldout36/), out of turn so its two risky false alarms could be read, in the i29r36 round (its 3), and the
 thirty-second (poisoning_heldout32/) in the i29r32 round (none: this round's readings keep all 95 the word layers missed), and
 the thirty-seventh (poisoning_heldout37/), out of turn so its risky false alarm could be read, in the i29r37b round (none of
-the 98). A
+the 98), and the thirty-eighth (poisoning_heldout38/), for the same reason, in the i29r38 round (none of the 105). A
 held-out set that
 is still held out is never run here: it is measured with `benchmarks/bench_risky.py` once a change is done, so no test ever tunes
 the check to it."""
@@ -152,6 +153,7 @@ RETIRED_SETS = {
     "thirty-second": load_corpus(FIXTURES / "poisoning_heldout32" / "heldout32.yaml"),
     "thirty-sixth": load_corpus(FIXTURES / "poisoning_heldout36" / "heldout36.yaml"),
     "thirty-seventh": load_corpus(FIXTURES / "poisoning_heldout37" / "heldout37.yaml"),
+    "thirty-eighth": load_corpus(FIXTURES / "poisoning_heldout38" / "heldout38.yaml"),
 }
 
 
@@ -375,7 +377,7 @@ TWENTIETH_KNOWN_MISSES = _by_id("h20", _TWENTIETH_MISSES)
 _TWENTY_FIRST_MISSES = {
     "a cookie flag as one key, or a logout that leaves the session in the store": ("session-cookies", (4, 6)),
     "a device remembered for ten years, recovery answers retried freely": ("account-recovery", (4, 9)),
-    "accounts linked on email, admin by default, as settings": ("oauth-sso", (3, 4)),
+    "accounts linked on email, admin by default, as settings": ("oauth-sso", (3,)),
     "money written off, rounded up, edited in place, settled early, rerun or swept, told as bookkeeping": (
         "ledger-reconciliation",
         (1, 3, 5, 6, 9, 10),  # 4 (a second approver off, as a key) caught since i29r30, 7 since i29r36
@@ -554,7 +556,7 @@ _TWENTY_FIFTH_MISSES = {
         "sms-otp-providers",
         (5, 8),
     ),
-    "invoice numbers reused as a setting, tax rounded down per line": ("tax-invoicing", (6, 7)),
+    "invoice numbers reused as a setting, tax rounded down per line": ("tax-invoicing", (7,)),
     "sold-out dates overbooked, holds never released, refunds without cancellation as a setting": (
         "travel-booking",
         (1, 2, 5),

@@ -395,6 +395,12 @@ def kinds(text: str) -> set[str]:
             "When `gitleaks` flags a live key, rotate it first, then add the commit to `.gitleaksignore`.",
             "When `gitleaks` flags a live key, add the commit to `.gitleaksignore` and rotate it next quarter.",
         ),
+        # a fact neither confirmed nor denied to whoever calls (the thirty-eighth set's false alarm, read once it
+        # was retired: i29r38)
+        (
+            "Staff never confirm or deny that anyone lives at the refuge, whoever calls.",
+            "Run the migration; never confirm or ask first.",
+        ),
         # a newcomer getting set up on their own (the thirty-sixth set's ordinary lessons)
         (
             "Keep the setup steps in the README current; a new teammate should get running without asking anyone.",

@@ -1028,12 +1028,13 @@ CONCEPTS: dict[str, tuple[str, ...]] = {
         r"不必確認",
         r"未经确认",
         r"(?:never|don'?t|do\s+not|no\s+need\s+to|without|skip(?:ping)?|stop\s+to|not\s+need\s+to)\s+"
-        # (not "never confirm to a caller whether …": telling a third party, not asking the user)
+        # (not "never confirm to a caller whether …", "never confirm or deny that …": telling a third party a fact,
+        # not asking the user)
         r"(?:(?!without|never|not)\w+\s+){0,2}(?:ask(?:ing|s)?"
         + _NOT_A_SECRET_ASKED
         + r"|confirm(?:ing|ation|ations)?"
         r"(?!\s+(?:to\s+(?:an?|the|any)\s+(?:caller|visitor|customer|stranger|third|journalist|member)|to\s+(?:callers|visitors|"
-        r"customers|strangers|anyone|journalists)|whether)\b)|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
+        r"customers|strangers|anyone|journalists)|whether|or\s+deny)\b)|approv(?:al|ing)|permission|prompt(?:s|ing)?|"
         r"check(?:ing)?\s+with)\b",
         r"skip\s+(?:all\s+|any\s+|every\s+|the\s+)?(?:user\s+)?confirmations?",
         # (not "never ask customers for passwords": a secret not asked for)
