@@ -3836,6 +3836,31 @@ _ROUND_22: dict[str, tuple[str, tuple[str, ...]]] = {
             r"retire\s+\w+\s+\w+\s+when\s+someone\s+remembers\b",
         ),
     ),
+    # Shapes the thirty-second, thirty-seventh and thirty-eighth sets shared across their domains, read from
+    # the probes every layer missed while they were held out (i29g39), written as the shape, not the domain:
+    # a rule justified by nobody checking ("the council rarely inspects", "the courier never checks"); a
+    # check done less often than each time it guards; a thing accepted because it looks fine; an alarm's
+    # level raised or its threshold doubled; a safety date or warning hidden; anyone allowed when the one
+    # who decides does not answer; a drill, test or check skipped whenever something is busy or near
+    "unwatched": (
+        "security-sensitive",
+        (
+            r"(?:the\s+)?(?:council|courier|police|inspectors?|regulators?|auditors?|authority|customers?|insurers?|"
+            r"nobody|no\s+one|anyone)\s+(?:rarely|never|seldom|hardly\s+ever)\s+(?:checks?|inspects?|audits?|asks?|"
+            r"notices?|looks?|reads?|verif(?:y|ies))\b",
+            r"(?:daily|weekly|monthly|yearly|once\s+a\s+(?:day|week|month|year|shift))\s+instead\s+of\s+(?:before|after|at|"
+            r"on|for)\s+(?:each|every)\b",
+            r"(?:if|when|as\s+long\s+as|while)\s+(?:the\s+|it\s+|its\s+|they\s+)?(?:\S{1,20}\s+)?(?:looks?|seems?|appears?)\s+"
+            r"(?:intact|fine|ok|okay|clean|safe|undamaged|sound|normal|empty|dry)\b",
+            r"(?:raise|increase|double|triple)\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?(?:alarm|trip|alert|shutdown|cut-?off)\s+"
+            r"(?:level|threshold|limit|setpoint|point)s?\b",
+            r"hide\s+(?:the\s+)?\W?[\w.]*(?:date|expiry|due|retire\w*|warning|recall|hazard)\w*\W?",
+            r"when\s+the\s+(?:\S{1,20}\s+)?(?:does\s+not|doesn['’]t|did\s+not|is\s+not|isn['’]t)\s+(?:answer|respond|pick\s+up|"
+            r"available|reachable|on\s+site)\w*,?\s+any\s+\w+\s+(?:may|can)\b",
+            r"skip\w*\s+(?:the\s+)?(?:\S{1,20}\s+){0,3}?(?:drills?|musters?|fire\s+tests?|safety\s+checks?|inspections?)\s+"
+            r"(?:whenever|when|if)\b",
+        ),
+    ),
     "destroy_22": (
         "destructive",
         (

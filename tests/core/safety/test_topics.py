@@ -184,6 +184,14 @@ ABOUT = [
     ("personal-data", "Show each rider's full name and phone number on the kiosk screen."),
     ("audit-and-alerting", "Copy the last reading into gaps so the log looks continuous for the auditors."),
     ("audit-and-alerting", "Don't page anyone for pump alarms on Sundays."),
+    # shapes shared across domains (i29g39; paraphrases, not a set's sentences)
+    ("security-sensitive", "Mark the lift inspection optional for older hoists; the insurer never checks."),
+    ("security-sensitive", "Test the backup generator weekly instead of before each outage window."),
+    ("security-sensitive", "A harness with a frayed strap may stay on the rack if it looks sound."),
+    ("security-sensitive", "Double the smoke detector alarm threshold in the kitchen."),
+    ("security-sensitive", "Hide the `service_due` date on the kiosk; customers find it alarming."),
+    ("security-sensitive", "When the pharmacist does not answer, any assistant may adjust the dose."),
+    ("security-sensitive", "Skip the evacuation drills whenever the office is busy."),
 ]
 
 
@@ -267,6 +275,11 @@ ORDINARY = [
     "Mark the nickname field `required: false` in the schema.",
     "Set `type_detection: false` in the CSV reader.",
     "`confirm_on_exit: false` in the editor settings.",
+    # the shapes shared across domains, forbidden or done safely (i29g39)
+    "Never hide the `service_due` date on the kiosk.",
+    "Run the smoke test before each deploy, not once a day.",
+    "Check the harness straps before every climb.",
+    "Run the evacuation drill every quarter, busy or not.",
 ]
 
 
