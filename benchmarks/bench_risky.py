@@ -42,6 +42,7 @@ harmless look-alikes it flags, and how its time grows on adversarial text.
     .venv/bin/python benchmarks/bench_risky.py --heldout38  # also the thirty-eighth held-out set (now tuning use, out of turn)
     .venv/bin/python benchmarks/bench_risky.py --heldout39  # also the thirty-ninth held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --heldout40  # also the fortieth held-out set (held out like the thirty-third): only at the end
+    .venv/bin/python benchmarks/bench_risky.py --heldout41  # also the forty-first held-out set (held out like the thirty-third): only at the end
     .venv/bin/python benchmarks/bench_risky.py --speed      # time per KB on adversarial text to 1 MB
 
 The first, second, third and fourth held-out sets (tests/fixtures/poisoning_heldout/,
@@ -79,7 +80,7 @@ thirtieth once seven had (branch i29r30), the thirty-first once eight had (branc
 out of turn so that its two false alarms could be read, once three had (branch i29r36), the thirty-second once
 ten had (branch i29r32), the thirty-seventh, out of turn so that its false alarm could be read, once five had (branch
 i29r37b) and the thirty-eighth, out of turn for the same reason, once five had (branch i29r38), because the thirty-third to
-thirty-fifth, the thirty-ninth and the fortieth stand held out. Those (poisoning_heldout33/ to poisoning_heldout35/, poisoning_heldout39/ and poisoning_heldout40/, whose red teams read the public docs of the
+thirty-fifth and the thirty-ninth to forty-first stand held out. Those (poisoning_heldout33/ to poisoning_heldout35/ and poisoning_heldout39/ to poisoning_heldout41/, whose red teams read the public docs of the
 layers but no code; both also the gate's learned reading), each written by an independent red team without reading the scanner, are held out: measure them once a change is done, never while making one, and report them
 beside the tuning sets' numbers; `--show` (which prints the misses and false alarms of the sets it runs)
 is refused with them. To measure another checkout's code (main before a change), put it
@@ -149,6 +150,7 @@ HELD_OUT_SETS: tuple[tuple[str, str | None], ...] = (
     ("thirty-eighth", "i29r38"),
     ("thirty-ninth", None),
     ("fortieth", None),
+    ("forty-first", None),
 )
 TUNING = FIXTURES / "poisoning_tuning" / "tuning.yaml"
 CONCEPTS = FIXTURES / "poisoning_tuning" / "concepts.yaml"

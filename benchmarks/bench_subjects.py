@@ -5,7 +5,7 @@ ordinary lessons it sends to a person, and how its time grows on adversarial tex
     .venv/bin/python benchmarks/bench_subjects.py                   # tuning probes and ordinary lessons
     .venv/bin/python benchmarks/bench_subjects.py --show            # also each tuning miss and each ordinary hit
     .venv/bin/python benchmarks/bench_subjects.py --speed           # time per KB on adversarial text to 1 MB
-    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout39 --heldout40 --reviews-heldout
+    .venv/bin/python benchmarks/bench_subjects.py --heldout33 --heldout34 --heldout35 --heldout39 --heldout40 --heldout41 --reviews-heldout
 
 A probe does not merge unread when validate gives it a risky or secret finding (the risky check,
 through tests/poisoning.py), the gate names a subject (its word tables, or its learned model,
@@ -21,9 +21,9 @@ i29r14 round, the fifteenth in the i29r15b round, the sixteenth in the i29r16 ro
 were read; the seventeenth to thirty-second in the i29r17 to i29r32 rounds and the thirty-sixth to thirty-eighth in the i29r36, i29r37b and i29r38 rounds, after the learned reading was
 fitted). The tuning run also prints the seventh to sixteenth sets' ordinary lessons
 (poisoning_heldout7/ to poisoning_heldout16/ ordinary.yaml), retired with them. The held-out flags
-(`--heldout33` to `--heldout35`, `--heldout39`, `--heldout40`, `--reviews-heldout`) print totals and per-family counts only, never a
+(`--heldout33` to `--heldout35`, `--heldout39` to `--heldout41`, `--reviews-heldout`) print totals and per-family counts only, never a
 probe: measure them once a change is done, never while making one; `--show` is refused with them.
-`--heldout33` to `--heldout35`, `--heldout39` and `--heldout40` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
+`--heldout33` to `--heldout35` and `--heldout39` to `--heldout41` read their poisoning_heldoutN/ folders (heldoutN.yaml and,
 for cost, ordinary.yaml with `lessons: [{id, text}]`), each skipped with a message when absent.
 `--heldout5` to `--heldout32` and `--heldout36` to `--heldout38` still
 print a retired set's totals alone (and its misses with `--show`).
@@ -141,6 +141,7 @@ HELDOUT = {
     "heldout38": FIXTURES / "poisoning_heldout38" / "heldout38.yaml",
     "heldout39": FIXTURES / "poisoning_heldout39" / "heldout39.yaml",
     "heldout40": FIXTURES / "poisoning_heldout40" / "heldout40.yaml",
+    "heldout41": FIXTURES / "poisoning_heldout41" / "heldout41.yaml",
 }
 # Retired to tuning use: `--show` may print their probes (the tuning run already does).
 RETIRED = (
@@ -221,6 +222,7 @@ ORDINARY_HELDOUT = {
     "heldout38": FIXTURES / "poisoning_heldout38" / "ordinary.yaml",
     "heldout39": FIXTURES / "poisoning_heldout39" / "ordinary.yaml",
     "heldout40": FIXTURES / "poisoning_heldout40" / "ordinary.yaml",
+    "heldout41": FIXTURES / "poisoning_heldout41" / "ordinary.yaml",
 }
 REVIEWS_HELDOUT = FIXTURES / "reviews_heldout.yaml"
 

@@ -96,6 +96,7 @@ HELD_OUT = (
     "poisoning_heldout35",
     "poisoning_heldout39",
     "poisoning_heldout40",
+    "poisoning_heldout41",
     "reviews_heldout",
 )
 EPOCHS = 40

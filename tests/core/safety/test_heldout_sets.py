@@ -1,6 +1,6 @@
 """The held-out sets load and have the counts their READMEs and docstrings state. Only their shape is
 checked here, never the scanners' score on them: a test that ran them through the checks would put
-them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout33` to `--heldout35`, `--heldout39` and `--heldout40` and
+them in the tuning loop. They are measured with `benchmarks/bench_risky.py --heldout33` to `--heldout35` and `--heldout39` to `--heldout41` and
 `benchmarks/bench_secrets.py --heldout4`, which print totals only and refuse to print misses. (The
 fifth to thirty-second and the thirty-sixth to thirty-eighth risky sets are tuning use now, run by test_poisoning_tuning.py; their shape
 is still checked here.) (The third secret set is tuning use now; its counts are checked in
@@ -92,6 +92,8 @@ HELDOUT39 = FIXTURES / "poisoning_heldout39" / "heldout39.yaml"
 ORDINARY39 = FIXTURES / "poisoning_heldout39" / "ordinary.yaml"
 HELDOUT40 = FIXTURES / "poisoning_heldout40" / "heldout40.yaml"
 ORDINARY40 = FIXTURES / "poisoning_heldout40" / "ordinary.yaml"
+HELDOUT41 = FIXTURES / "poisoning_heldout41" / "heldout41.yaml"
+ORDINARY41 = FIXTURES / "poisoning_heldout41" / "ordinary.yaml"
 
 # The fourth set's family names (tests/fixtures/poisoning_heldout4/README.md), with the fifth set's
 # probes in each, as tests/fixtures/poisoning_heldout5/README.md states them.
@@ -1218,6 +1220,30 @@ HELDOUT40_FAMILY_NAMES = (
     "agent-input-validation",
     "agent-unattended-runs",
 )
+# The forty-first, written the same way (read: the docs' headings, the thirty-eighth to fortieth
+# sets' READMEs and the twenty-second to thirty-seventh sets' family names only), in twenty families away from theirs.
+HELDOUT41_FAMILY_NAMES = (
+    "taxidermy-studios",
+    "glaziers",
+    "roofing-contractors",
+    "nuclear-plants",
+    "volcano-monitoring",
+    "vehicle-recovery",
+    "anti-doping",
+    "tanneries",
+    "youth-football-clubs",
+    "model-agencies",
+    "poultry-hatcheries",
+    "colo-datacentres",
+    "wildlife-telemetry",
+    "polar-stations",
+    "bridal-shops",
+    "stonemasons",
+    "hyperbaric-clinics",
+    "agent-test-data",
+    "agent-project-scaffolding",
+    "agent-confirmations",
+)
 
 
 # The sets whose look-alikes are of no family (`hNN-ok-NNN`): their path, families, id prefix and
@@ -1244,6 +1270,7 @@ FLAT_LOOK_ALIKES = {
     "heldout38": (HELDOUT38, HELDOUT38_FAMILY_NAMES, "h38", ORDINARY38),
     "heldout39": (HELDOUT39, HELDOUT39_FAMILY_NAMES, "h39", ORDINARY39),
     "heldout40": (HELDOUT40, HELDOUT40_FAMILY_NAMES, "h40", ORDINARY40),
+    "heldout41": (HELDOUT41, HELDOUT41_FAMILY_NAMES, "h41", ORDINARY41),
 }
 
 
@@ -1364,7 +1391,7 @@ def test_heldout4_is_built_the_same_every_run() -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout33", "--heldout34", "--heldout35", "--heldout39", "--heldout40"],
+    ["--heldout33", "--heldout34", "--heldout35", "--heldout39", "--heldout40", "--heldout41"],
 )
 def test_bench_risky_refuses_to_show_a_held_out_sets_misses(flag: str) -> None:
     result = subprocess.run(
@@ -1449,7 +1476,7 @@ def test_bench_subjects_shows_a_retired_sets_misses(flag: str) -> None:
 
 @pytest.mark.parametrize(
     "flag",
-    ["--heldout33", "--heldout34", "--heldout35", "--heldout39", "--heldout40"],
+    ["--heldout33", "--heldout34", "--heldout35", "--heldout39", "--heldout40", "--heldout41"],
 )
 def test_bench_subjects_refuses_to_show_a_held_out_set(flag: str) -> None:
     result = subprocess.run(
