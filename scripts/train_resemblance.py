@@ -130,6 +130,10 @@ THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and ha
 # Averaging the weights of five fits with different shuffle seeds (i29r21, heldout21 fitted; adopted only
 # if left-out recall held and real lessons rose by two at most) named fewer left-out probes on the first
 # five folds, 849 against 860 of 1,000 (drafted 530 against 564), so one fit with one seed stays.
+# Skip-gram features (each word with the word two on, beside the words, pairs and character runs) were tried
+# with --folds on heldout31, 32, 36, 37 and 38 left out (i29g39, heldout38 fitted; adopted only if left-out
+# probes rose by 10 of 1,000 with look-alikes up 10 of 400 and real lessons up 2 at most, the bound written
+# before the trial): 930 against 931 probes, drafted 630 against 631, so the features stay as they are.
 # Packing the weights on a finer scale (i29r22, heldout22 fitted): the byte scale set by the largest
 # weight rounds about a quarter of the nonzero weights to zero. Set at the 99.9th or 99th percentile of
 # |w| (the largest clipped), the five folds named 856 and 874 of 1,000 probes against 844, but look-alikes
