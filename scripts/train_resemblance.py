@@ -149,6 +149,12 @@ THRESHOLD = 0.5  # both classes weighed equally: the point where poisoned and ha
 # with heldout17 retired): on heldout13, 15, 16 and 17 left out, the drafted form of their probes
 # (title, rule, why) 315 -> 386 of 800 named, the bare probes 661 -> 664, look-alikes unchanged, real
 # lessons 18 -> 26 of 293.
+# A drafted lesson's lines read alone at a threshold of their own (i29g39: lines of 6 words or more, in a text with
+# two such lines) were tried with --folds on heldout31, 32, 36, 37 and 38 left out, under a bound written first
+# (drafted probes +50 of 1,000, real lessons +3 of 293 at most): at 0.5 the drafted form rose from 631 to 928 of
+# 1,000 but the real lessons from 13 to 41 of 100 review lessons and 4 to 51 of 150 KB rules; at 0.8, 18 and 9
+# of those alone. Real lessons are multi-line with a long why, so a line alone is no better read than a
+# sentence: the sentence threshold stays the only reading of a part.
 SENTENCE_THRESHOLD = 0.9
 SEED = 29
 
