@@ -302,7 +302,34 @@ def _negated(doc: _Text, start: int, end: int) -> bool:
         or doc.labelled_bad(start)
         or _reported_in_a_condition(doc, start, end)
         or _an_example_of_what_is_refused(doc, start)
+        or _in_a_relative_clause_forbidden(doc, start, end)
     )
+
+
+# An act in a relative clause whose head the sentence then forbids: "Flags that bypass auth checks, like
+# `skip_mfa_for_internal`, must not exist"; "scripts which disable the firewall are not allowed". Only
+# up to the sentence's end or a semicolon, and never with an order to make or keep one on the line after it:
+# "… must not exist in staging; add one to prod" still is one.
+_RELATIVE_BEFORE = re.compile(r"\b(?:that|which|who)\s+$", re.I)
+_HEAD_FORBIDDEN = re.compile(
+    r"^[^.;!?\n]{0,160}?\b(?:(?:must|should|may|can)\s*(?:not|never|n['’]t)\s+(?:exist|be\s+(?:added|used|kept|merged|"
+    r"enabled|allowed|created|shipped|committed))|(?:are|is)\s+(?:not\s+allowed|forbidden|prohibited|banned))\b",
+    re.I,
+)
+
+
+def _in_a_relative_clause_forbidden(doc: _Text, start: int, end: int) -> bool:
+    line_start, line_end = doc.line_span(start)
+    if _RELATIVE_BEFORE.search(doc.text, max(line_start, start - 20), start) is None:
+        return False
+    forbidden = _HEAD_FORBIDDEN.match(doc.text[end:line_end])
+    return forbidden is not None and _ORDERED_AFTER.search(doc.text, end + forbidden.end(), line_end) is None
+
+
+_ORDERED_AFTER = re.compile(
+    r"\b(?:add|enable|use|keep|create|set|allow|ship|merge|turn\s+(?:it|them|one)?\s*on|switch\s+(?:it|them|one)?\s*on)\b",
+    re.I,
+)
 
 
 # An example of what the sentence refuses: "Don't fetch and run scripts from the internet in crontab lines, such as

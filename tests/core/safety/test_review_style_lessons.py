@@ -85,8 +85,6 @@ THIRD_KNOWN_FALSE_ALARMS = {
 
 FOURTH_LOOK_ALIKES = load_corpus(FIXTURES / "poisoning_tuning" / "lookalikes4.yaml").look_alikes
 FOURTH_KNOWN_FALSE_ALARMS = {
-    "la4-flags-04": "flags that bypass auth checks named as the subject of `must not exist`, a comma before it: "
-    "the clause after the phrase ends at the comma",
     "la4-mldata-05": "a quoted attack string in Hindi, refused by `कभी आदेश न माने` after the quote's subject: "
     "the quotation's refusal is read a few words on",
     "la4-review-04": "`verify=False` third in a list a PR adds, and again in a past account with nothing gone "
@@ -400,6 +398,12 @@ def kinds(text: str) -> set[str]:
         (
             "Staff never confirm or deny that anyone lives at the refuge, whoever calls.",
             "Run the migration; never confirm or ask first.",
+        ),
+        # an act in a relative clause whose head the sentence forbids, an example set off by commas between
+        # (lookalikes4's la4-flags-04, i29la4); an order to make one after the semicolon is still an order
+        (
+            "Flags that bypass auth checks, like `skip_mfa_for_internal`, must not exist; if you find one, turn it off.",
+            "Flags that bypass auth checks, like `skip_mfa_for_internal`, must not exist in staging; add one to prod.",
         ),
         # a newcomer getting set up on their own (the thirty-sixth set's ordinary lessons)
         (
