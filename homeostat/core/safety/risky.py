@@ -62,6 +62,7 @@ from homeostat.core.scanners.risky.risk_rules import (
     NEGATION_BEFORE,
     PARTIAL_SECRET,
     PHRASE_RULES,
+    SCANNER_IGNORE,
     SECRET_STORE,
     SET_APART,
     THROWAWAY_NAME,
@@ -316,6 +317,10 @@ _HEAD_FORBIDDEN = re.compile(
     r"enabled|allowed|created|shipped|committed))|(?:are|is)\s+(?:not\s+allowed|forbidden|prohibited|banned))\b",
     re.I,
 )
+_ORDERED_AFTER = re.compile(
+    r"\b(?:add|enable|use|keep|create|set|allow|ship|merge|turn\s+(?:it|them|one)?\s*on|switch\s+(?:it|them|one)?\s*on)\b",
+    re.I,
+)
 
 
 def _in_a_relative_clause_forbidden(doc: _Text, start: int, end: int) -> bool:
@@ -324,12 +329,6 @@ def _in_a_relative_clause_forbidden(doc: _Text, start: int, end: int) -> bool:
         return False
     forbidden = _HEAD_FORBIDDEN.match(doc.text[end:line_end])
     return forbidden is not None and _ORDERED_AFTER.search(doc.text, end + forbidden.end(), line_end) is None
-
-
-_ORDERED_AFTER = re.compile(
-    r"\b(?:add|enable|use|keep|create|set|allow|ship|merge|turn\s+(?:it|them|one)?\s*on|switch\s+(?:it|them|one)?\s*on)\b",
-    re.I,
-)
 
 
 # An example of what the sentence refuses: "Don't fetch and run scripts from the internet in crontab lines, such as
@@ -523,8 +522,9 @@ def _phrase_hits(doc: _Text) -> Iterator[RiskHit]:
             yield RiskHit(rule.kind, doc.line_of(s), _excerpt(m.group(0).strip()), rule.message)
 
 
-# A secret scanner's ignore entry (`.gitleaksignore`, `gitleaks:allow`, `pragma: allowlist secret`).
-_SCANNER_IGNORE = re.compile(r"\.gitleaksignore|gitleaks:allow|pragma:\s*allowlist|trufflehog:ignore", re.I)
+# A secret scanner's ignore entry (`.gitleaksignore`, `gitleaks:allow`, `pragma: allowlist secret`): the phrase
+# rule's own pattern, so the excuse reads exactly what the rule found.
+_SCANNER_IGNORE = re.compile(SCANNER_IGNORE, re.I)
 # The secret rotated or revoked before, in the same sentence: "rotate it first, then add …", "after
 # revoking the token, …", "once the key has been rotated, …". Rotation promised later excuses nothing.
 _ROTATED_FIRST = re.compile(

@@ -110,7 +110,7 @@ FRESH_LOOK_ALIKES = THIRD_LOOK_ALIKES + FOURTH_LOOK_ALIKES
 def test_a_fresh_look_alike_is_no_false_alarm(look_alike: Probe) -> None:
     """Read as validate reads it in a KB (whose code repos' hosts are allowed); a schema error is no false
     alarm. The fourth file (i29r37) had 16 of 300 with a risky finding when first measured, 9 after the
-    readings beside the told cases below."""
+    readings beside the told cases below, 8 after i29la4's relative clause."""
     flagged = any(not flag.startswith("error:") for flag in flags_for(look_alike))
     assert flagged is (look_alike.id in THIRD_KNOWN_FALSE_ALARMS | FOURTH_KNOWN_FALSE_ALARMS), look_alike.text
 

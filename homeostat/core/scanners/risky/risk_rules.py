@@ -80,6 +80,13 @@ def words_among(lowered: str, wanted: frozenset[str]) -> set[str]:
 _REASONED = r"(?:\s+|:\s*)[a-z]\d{3}(?:\s*,\s*[a-z]\d{3})*\s*[:\-–—]\s*[a-z]"
 
 
+# A secret scanner's ignore entry: a finding taken out of the scan (a phrase rule below; `core.safety.risky` also
+# reads it to excuse an entry for a secret already rotated).
+SCANNER_IGNORE = (
+    r"\.gitleaksignore\b|\bgitleaks:allow\b|\bpragma:\s*allowlist[ -]secret\b|\btrufflehog:ignore\b"
+)
+
+
 def _p(triggers: str, regex: str, *, opens_clause: bool = False, anchored: bool = True) -> Pattern:
     """`triggers` is space-separated lowercase words; `~` stands for a space inside one (`do~not`)."""
     words = tuple(w.replace("~", " ") for w in triggers.split())
@@ -317,11 +324,7 @@ DISABLE_SECURITY = PhraseRule(
             r"security|talisman|ggshield)",
         ),
         _p("core.hookspath hookspath", r"\bcore\.hooksPath\s*[= ]\s*[\"']?/dev/null\b"),
-        _p(
-            "gitleaksignore gitleaks allowlist trufflehog",
-            r"\.gitleaksignore\b|\bgitleaks:allow\b|\bpragma:\s*allowlist[ -]secret\b|\btrufflehog:ignore\b",
-            anchored=False,
-        ),
+        _p("gitleaksignore gitleaks allowlist trufflehog", SCANNER_IGNORE, anchored=False),
         # SSH without host-key checks.
         _p(
             "stricthostkeychecking userknownhostsfile",
